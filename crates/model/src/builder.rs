@@ -1,0 +1,172 @@
+//! Helpers for front ends to allocate nodes of a [`FileModel`].
+
+use crate::ir::*;
+use crate::span::Span;
+
+/// Deepest nesting a front end lowers. Deeper sub-trees are cut off (lowered
+/// as an empty [`ExprKind::Other`]) so that pathological inputs such as ten
+/// thousand nested parentheses cannot exhaust the stack of our own walks.
+pub const MAX_NESTING: u32 = 400;
+
+impl FileModel {
+    /// A model with the module pseudo-function already at `functions[0]`.
+    pub fn new(module: impl Into<String>, span: Span) -> FileModel {
+        let mut m = FileModel {
+            module: module.into(),
+            ..FileModel::default()
+        };
+        let mut f = Function::new(FnKind::Module, span);
+        f.name = "<module>".into();
+        m.functions.push(f);
+        m
+    }
+
+    pub fn add_expr(&mut self, kind: ExprKind, span: Span) -> ExprId {
+        let id = ExprId(self.exprs.len() as u32);
+        self.exprs.push(Expr { kind, span });
+        id
+    }
+
+    pub fn add_stmt(&mut self, kind: StmtKind, span: Span) -> StmtId {
+        let id = StmtId(self.stmts.len() as u32);
+        self.stmts.push(Stmt { kind, span });
+        id
+    }
+
+    pub fn add_function(&mut self, f: Function) -> FuncId {
+        let id = FuncId(self.functions.len() as u32);
+        self.functions.push(f);
+        id
+    }
+
+    pub fn add_type(&mut self, t: TypeDecl) -> TypeId {
+        let id = TypeId(self.types.len() as u32);
+        self.types.push(t);
+        id
+    }
+
+    /// An expression standing for a sub-tree that was not lowered.
+    pub fn opaque(&mut self, span: Span) -> ExprId {
+        self.add_expr(ExprKind::Other(Vec::new()), span)
+    }
+
+    pub fn expr(&self, id: ExprId) -> &Expr {
+        &self.exprs[id.index()]
+    }
+
+    pub fn expr_mut(&mut self, id: ExprId) -> &mut Expr {
+        &mut self.exprs[id.index()]
+    }
+
+    pub fn stmt(&self, id: StmtId) -> &Stmt {
+        &self.stmts[id.index()]
+    }
+
+    pub fn func(&self, id: FuncId) -> &Function {
+        &self.functions[id.index()]
+    }
+
+    pub fn func_mut(&mut self, id: FuncId) -> &mut Function {
+        &mut self.functions[id.index()]
+    }
+
+    pub fn function_ids(&self) -> impl Iterator<Item = FuncId> + use<> {
+        (0..self.functions.len() as u32).map(FuncId)
+    }
+
+    /// The call, if `id` is a call expression.
+    pub fn call(&self, id: ExprId) -> Option<&Call> {
+        match &self.expr(id).kind {
+            ExprKind::Call(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// Looks through parentheses-like wrappers that do not change the value:
+    /// casts, Rust `?` is *not* looked through (it unwraps a Result).
+    pub fn strip(&self, mut id: ExprId) -> ExprId {
+        while let ExprKind::Cast(inner) = &self.expr(id).kind {
+            id = *inner;
+        }
+        id
+    }
+
+    /// The identifier of a plain name expression.
+    pub fn name_of(&self, id: ExprId) -> Option<&str> {
+        match &self.expr(self.strip(id)).kind {
+            ExprKind::Name { id, .. } => Some(id),
+            _ => None,
+        }
+    }
+
+    /// A dotted rendering of a name/attribute/path chain (`self.lock`,
+    /// `a.b.c`, `Ordering::Relaxed`), or `None` for anything else.
+    pub fn dotted(&self, id: ExprId) -> Option<String> {
+        match &self.expr(self.strip(id)).kind {
+            ExprKind::Name { id, .. } => Some(id.clone()),
+            ExprKind::Path { text, .. } => Some(text.clone()),
+            ExprKind::Attr { obj, name, .. } => {
+                let mut s = self.dotted(*obj)?;
+                s.push('.');
+                s.push_str(name);
+                Some(s)
+            }
+            ExprKind::Unary {
+                op: UnOp::Ref | UnOp::Deref,
+                operand,
+            } => self.dotted(*operand),
+            _ => None,
+        }
+    }
+
+    /// The qualified name an expression resolves to, if any.
+    pub fn resolved(&self, id: ExprId) -> Option<&str> {
+        match &self.expr(self.strip(id)).kind {
+            ExprKind::Name { resolved, .. }
+            | ExprKind::Attr { resolved, .. }
+            | ExprKind::Path { resolved, .. } => resolved.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// A literal's value.
+    pub fn literal(&self, id: ExprId) -> Option<&Lit> {
+        match &self.expr(self.strip(id)).kind {
+            ExprKind::Literal(l) => Some(l),
+            ExprKind::Unary {
+                op: UnOp::Neg,
+                operand,
+            } => match &self.expr(*operand).kind {
+                ExprKind::Literal(l) => Some(l),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The integer value of a literal (negated literals included), if it is
+    /// a compile-time integer.
+    pub fn int_value(&self, id: ExprId) -> Option<i128> {
+        let id = self.strip(id);
+        match &self.expr(id).kind {
+            ExprKind::Literal(Lit::Int(v)) => Some(*v),
+            ExprKind::Literal(Lit::Float(f)) if f.fract() == 0.0 && f.abs() < 1e30 => {
+                Some(*f as i128)
+            }
+            ExprKind::Unary {
+                op: UnOp::Neg,
+                operand,
+            } => self.int_value(*operand).map(|v| -v),
+            ExprKind::Binary { op, left, right } => {
+                let (l, r) = (self.int_value(*left)?, self.int_value(*right)?);
+                match op {
+                    BinOp::Add => l.checked_add(r),
+                    BinOp::Sub => l.checked_sub(r),
+                    BinOp::Mul => l.checked_mul(r),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,355 @@
+//! API knowledge as data: which callees block, spawn, offload, lock, build
+//! queues, return awaitables... one TOML table per language under
+//! `knowledge/` at the repository root, extensible from user config.
+//!
+//! A table lists entries per *effect*; each entry names the callees it covers
+//! by qualified name (see [`crate::ir`]), with three pattern forms:
+//!
+//! - `time.sleep`: exactly that callee;
+//! - `requests.*`: any callee under that prefix (`requests.get`,
+//!   `requests.Session.post`);
+//! - `*.create_task`: any method of that name on any receiver, resolved or
+//!   not (use only for distinctive names).
+
+use crate::ir::Language;
+use serde::Deserialize;
+use std::collections::HashMap;
+
+/// What a callee does, as far as concurrency rules care.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Effect {
+    /// Blocks the calling thread on I/O, a sleep, a lock or a wait.
+    Blocking,
+    /// Burns CPU for long enough to stall an event loop.
+    CpuHeavy,
+    /// Starts a task/thread/goroutine that outlives the call; returns a
+    /// handle (or nothing) that must be kept to join or observe it.
+    Spawn,
+    /// Starts a task owned by a scope (TaskGroup, nursery, JoinSet, errgroup).
+    ScopedSpawn,
+    /// Runs a callable argument on another thread (`to_thread`,
+    /// `spawn_blocking`): blocking code inside it is fine.
+    Offload,
+    /// Blocks the current thread until async work completes (`block_on`,
+    /// `run_until_complete`).
+    SyncOverAsync,
+    /// Returns an awaitable (coroutine, promise, future) that must be awaited.
+    AsyncApi,
+    /// Builds a queue or channel; the entry says where its bound is.
+    Queue,
+    /// Builds a lock / semaphore / condition; the entry's `kind` says which.
+    Lock,
+    /// Makes a network or external call that can wait forever without a
+    /// timeout (the entry's `keyword`/`arg` name the timeout parameter).
+    NeedsTimeout,
+    /// Emits log output or other I/O that should not run under a lock.
+    Logging,
+}
+
+impl Effect {
+    pub const ALL: [Effect; 11] = [
+        Effect::Blocking,
+        Effect::CpuHeavy,
+        Effect::Spawn,
+        Effect::ScopedSpawn,
+        Effect::Offload,
+        Effect::SyncOverAsync,
+        Effect::AsyncApi,
+        Effect::Queue,
+        Effect::Lock,
+        Effect::NeedsTimeout,
+        Effect::Logging,
+    ];
+
+    /// The table key of the effect (`blocking`, `cpu_heavy`, ...), also used
+    /// by `[knowledge.<lang>]` in user config.
+    pub fn key(self) -> &'static str {
+        match self {
+            Effect::Blocking => "blocking",
+            Effect::CpuHeavy => "cpu_heavy",
+            Effect::Spawn => "spawn",
+            Effect::ScopedSpawn => "scoped_spawn",
+            Effect::Offload => "offload",
+            Effect::SyncOverAsync => "sync_over_async",
+            Effect::AsyncApi => "async_api",
+            Effect::Queue => "queue",
+            Effect::Lock => "lock",
+            Effect::NeedsTimeout => "needs_timeout",
+            Effect::Logging => "logging",
+        }
+    }
+
+    pub fn from_key(key: &str) -> Option<Effect> {
+        Effect::ALL.into_iter().find(|e| e.key() == key)
+    }
+}
+
+/// When a queue constructor builds an unbounded queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Unbounded {
+    /// Always unbounded (`unbounded_channel()`).
+    Always,
+    /// Unbounded when the bound argument is missing or `<= 0`
+    /// (`asyncio.Queue()`, `asyncio.Queue(0)`).
+    MissingOrNonPositive,
+    /// Bounded only if the bound is a constant below `huge`
+    /// (Go `make(chan T, N)`).
+    Huge,
+}
+
+/// One knowledge entry.
+#[derive(Clone, Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    /// Callee patterns.
+    pub calls: Vec<String>,
+    /// What the call does, as a phrase: "sleeps the calling thread".
+    #[serde(default)]
+    pub what: String,
+    /// The fix in this language: "await asyncio.sleep(...) instead".
+    #[serde(default)]
+    pub fix: String,
+    /// Offload: index of the callable argument (`None` = every closure argument).
+    /// Queue: positional index of the bound. NeedsTimeout: positional index
+    /// of a timeout/context argument.
+    #[serde(default)]
+    pub arg: Option<usize>,
+    /// Queue: keyword of the bound (`maxsize`). NeedsTimeout: keyword of the
+    /// timeout (`timeout`).
+    #[serde(default)]
+    pub keyword: Option<String>,
+    /// Queue: when the queue is unbounded.
+    #[serde(default)]
+    pub unbounded: Option<Unbounded>,
+    /// Queue with `Unbounded::Huge`: the smallest constant bound considered huge.
+    #[serde(default)]
+    pub huge: Option<i128>,
+    /// Lock: `mutex`, `rlock`, `rwlock`, `async-mutex`, `semaphore`,
+    /// `condition`, `event`... Spawn: `task`, `thread`, `process`.
+    #[serde(default)]
+    pub kind: Option<String>,
+}
+
+/// The raw shape of a knowledge TOML file.
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct TableFile {
+    #[serde(default)]
+    blocking: Vec<Entry>,
+    #[serde(default)]
+    cpu_heavy: Vec<Entry>,
+    #[serde(default)]
+    spawn: Vec<Entry>,
+    #[serde(default)]
+    scoped_spawn: Vec<Entry>,
+    #[serde(default)]
+    offload: Vec<Entry>,
+    #[serde(default)]
+    sync_over_async: Vec<Entry>,
+    #[serde(default)]
+    async_api: Vec<Entry>,
+    #[serde(default)]
+    queue: Vec<Entry>,
+    #[serde(default)]
+    lock: Vec<Entry>,
+    #[serde(default)]
+    needs_timeout: Vec<Entry>,
+    #[serde(default)]
+    logging: Vec<Entry>,
+    /// Callee → the type of the value it returns (`sqlite3.connect` →
+    /// `sqlite3.Connection`), for resolving later method calls.
+    #[serde(default)]
+    returns: HashMap<String, String>,
+}
+
+/// The knowledge of one language family.
+#[derive(Debug, Default, Clone)]
+pub struct Table {
+    entries: Vec<(Effect, Entry)>,
+    exact: HashMap<String, Vec<usize>>,
+    prefix: Vec<(String, usize)>,
+    method: HashMap<String, Vec<usize>>,
+    returns: HashMap<String, String>,
+}
+
+impl Table {
+    fn parse(text: &str) -> Result<Table, String> {
+        let file: TableFile = toml::from_str(text).map_err(|e| e.to_string())?;
+        let mut t = Table {
+            returns: file.returns,
+            ..Table::default()
+        };
+        let groups = [
+            (Effect::Blocking, file.blocking),
+            (Effect::CpuHeavy, file.cpu_heavy),
+            (Effect::Spawn, file.spawn),
+            (Effect::ScopedSpawn, file.scoped_spawn),
+            (Effect::Offload, file.offload),
+            (Effect::SyncOverAsync, file.sync_over_async),
+            (Effect::AsyncApi, file.async_api),
+            (Effect::Queue, file.queue),
+            (Effect::Lock, file.lock),
+            (Effect::NeedsTimeout, file.needs_timeout),
+            (Effect::Logging, file.logging),
+        ];
+        for (effect, entries) in groups {
+            for e in entries {
+                t.push(effect, e);
+            }
+        }
+        Ok(t)
+    }
+
+    fn push(&mut self, effect: Effect, entry: Entry) {
+        let idx = self.entries.len();
+        for pat in &entry.calls {
+            if let Some(m) = pat.strip_prefix("*.").or_else(|| pat.strip_prefix("*::")) {
+                self.method.entry(m.to_string()).or_default().push(idx);
+            } else if let Some(p) = pat.strip_suffix('*') {
+                self.prefix.push((p.to_string(), idx));
+            } else {
+                self.exact.entry(pat.clone()).or_default().push(idx);
+            }
+        }
+        self.entries.push((effect, entry));
+    }
+
+    /// The entry of `effect` covering a call to `target` (resolved qualified
+    /// name, if any) whose last name segment is `method`.
+    pub fn find(&self, effect: Effect, target: Option<&str>, method: &str) -> Option<&Entry> {
+        if let Some(target) = target {
+            if let Some(ids) = self.exact.get(target) {
+                if let Some(e) = self.pick(ids.iter().copied(), effect) {
+                    return Some(e);
+                }
+            }
+            let pre = self
+                .prefix
+                .iter()
+                .filter(|(p, _)| target.starts_with(p.as_str()))
+                .map(|(_, i)| *i);
+            if let Some(e) = self.pick(pre, effect) {
+                return Some(e);
+            }
+        }
+        if !method.is_empty() {
+            if let Some(ids) = self.method.get(method) {
+                return self.pick(ids.iter().copied(), effect);
+            }
+        }
+        None
+    }
+
+    /// Every effect known for a callee.
+    pub fn effects(&self, target: Option<&str>, method: &str) -> Vec<(Effect, &Entry)> {
+        Effect::ALL
+            .into_iter()
+            .filter_map(|e| self.find(e, target, method).map(|en| (e, en)))
+            .collect()
+    }
+
+    fn pick(&self, mut ids: impl Iterator<Item = usize>, effect: Effect) -> Option<&Entry> {
+        ids.find(|&i| self.entries[i].0 == effect)
+            .map(|i| &self.entries[i].1)
+    }
+
+    /// The type returned by a known callee.
+    pub fn returns(&self, target: &str) -> Option<&str> {
+        self.returns.get(target).map(String::as_str)
+    }
+
+    /// Adds user-declared callees for an effect (from `[knowledge.<lang>]`).
+    pub fn extend(&mut self, effect: Effect, calls: Vec<String>) {
+        let entry = Entry {
+            what: format!("is declared `{}` in the unsnarl configuration", effect.key()),
+            calls,
+            ..Entry::default()
+        };
+        self.push(effect, entry);
+    }
+}
+
+const PYTHON: &str = include_str!("../../../knowledge/python.toml");
+const JAVASCRIPT: &str = include_str!("../../../knowledge/javascript.toml");
+const GO: &str = include_str!("../../../knowledge/go.toml");
+const RUST: &str = include_str!("../../../knowledge/rust.toml");
+
+/// The knowledge tables of every language.
+#[derive(Debug, Clone)]
+pub struct Knowledge {
+    python: Table,
+    javascript: Table,
+    go: Table,
+    rust: Table,
+}
+
+impl Knowledge {
+    /// The built-in tables. They are part of the binary and are checked by
+    /// tests, so a parse failure here is a bug in unsnarl itself.
+    pub fn builtin() -> Knowledge {
+        let load = |name: &str, text: &str| {
+            Table::parse(text).unwrap_or_else(|e| panic!("built-in knowledge/{name}.toml: {e}"))
+        };
+        Knowledge {
+            python: load("python", PYTHON),
+            javascript: load("javascript", JAVASCRIPT),
+            go: load("go", GO),
+            rust: load("rust", RUST),
+        }
+    }
+
+    pub fn table(&self, lang: Language) -> &Table {
+        match lang {
+            Language::Python => &self.python,
+            Language::JavaScript | Language::TypeScript => &self.javascript,
+            Language::Go => &self.go,
+            Language::Rust => &self.rust,
+        }
+    }
+
+    pub fn table_mut(&mut self, lang: Language) -> &mut Table {
+        match lang {
+            Language::Python => &mut self.python,
+            Language::JavaScript | Language::TypeScript => &mut self.javascript,
+            Language::Go => &mut self.go,
+            Language::Rust => &mut self.rust,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_tables_parse() {
+        let k = Knowledge::builtin();
+        assert!(
+            k.table(Language::Python)
+                .find(Effect::Blocking, Some("time.sleep"), "sleep")
+                .is_some()
+        );
+    }
+
+    #[test]
+    fn patterns_match_exact_prefix_and_method() {
+        let t = Table::parse(
+            r#"
+            [[blocking]]
+            calls = ["time.sleep", "requests.*", "*.acquire_blocking"]
+            "#,
+        )
+        .unwrap();
+        assert!(t.find(Effect::Blocking, Some("time.sleep"), "sleep").is_some());
+        assert!(t.find(Effect::Blocking, Some("time.sleeper"), "sleeper").is_none());
+        assert!(t.find(Effect::Blocking, Some("requests.Session.get"), "get").is_some());
+        assert!(t.find(Effect::Blocking, None, "acquire_blocking").is_some());
+        assert!(t.find(Effect::Spawn, Some("time.sleep"), "sleep").is_none());
+    }
+
+    #[test]
+    fn unknown_keys_are_rejected() {
+        assert!(Table::parse("[[blocking]]\ncalls = []\nwhat = ''\nbogus = 1").is_err());
+    }
+}
