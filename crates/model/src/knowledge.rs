@@ -8,8 +8,9 @@
 //! - `time.sleep`: exactly that callee;
 //! - `requests.*`: any callee under that prefix (`requests.get`,
 //!   `requests.Session.post`);
-//! - `*.create_task`: any method of that name on any receiver, resolved or
-//!   not (use only for distinctive names).
+//! - `*.create_task`: a method of that name on a receiver whose type is
+//!   unknown (a call whose target could not be resolved); a call resolved to
+//!   some other type's method does not match. Use only for distinctive names.
 
 use crate::ir::Language;
 use serde::Deserialize;
@@ -233,7 +234,7 @@ impl Table {
                 return Some(e);
             }
         }
-        if !method.is_empty() {
+        if target.is_none() && !method.is_empty() {
             if let Some(ids) = self.method.get(method) {
                 return self.pick(ids.iter().copied(), effect);
             }
@@ -345,6 +346,7 @@ mod tests {
         assert!(t.find(Effect::Blocking, Some("time.sleeper"), "sleeper").is_none());
         assert!(t.find(Effect::Blocking, Some("requests.Session.get"), "get").is_some());
         assert!(t.find(Effect::Blocking, None, "acquire_blocking").is_some());
+        assert!(t.find(Effect::Blocking, Some("app.Pool.acquire_blocking"), "acquire_blocking").is_none());
         assert!(t.find(Effect::Spawn, Some("time.sleep"), "sleep").is_none());
     }
 

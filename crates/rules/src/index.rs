@@ -1,0 +1,371 @@
+//! The project index: every function of the scanned tree, what it calls and
+//! whether it blocks, so rules can reason across functions and files (an
+//! async handler calling a sync helper that sleeps three calls down).
+
+use std::collections::HashMap;
+use unsnarl_model::walk::{Visitor, walk_block};
+use unsnarl_model::*;
+
+/// A function of the project: file index and function id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FnRef {
+    pub file: u32,
+    pub func: FuncId,
+}
+
+/// A call site inside a function, to a callee named by `target`.
+#[derive(Clone, Debug)]
+pub struct CallSite {
+    pub target: Box<str>,
+    pub span: Span,
+}
+
+/// A direct blocking call inside a function.
+#[derive(Clone, Debug)]
+pub struct BlockingSite {
+    pub callee: Box<str>,
+    pub what: Box<str>,
+    pub fix: Box<str>,
+    pub span: Span,
+}
+
+/// What the index keeps of one function.
+#[derive(Clone, Debug)]
+pub struct FnSummary {
+    pub func: FuncId,
+    pub qualname: Box<str>,
+    pub lang: Language,
+    pub is_async: bool,
+    /// The first blocking call made directly in the body (not offloaded, not
+    /// in a nested function).
+    pub blocking: Option<BlockingSite>,
+    /// Calls whose callee has a qualified name, in source order.
+    pub calls: Vec<CallSite>,
+}
+
+/// Summarizes the functions of one file (run per file, in parallel).
+pub fn summarize(m: &FileModel, kb: &Table, lang: Language) -> Vec<FnSummary> {
+    let mut out = Vec::new();
+    for fid in m.function_ids() {
+        let f = m.func(fid);
+        if f.qualname.is_empty() {
+            continue;
+        }
+        let mut v = SummaryVisitor {
+            kb,
+            blocking: None,
+            calls: Vec::new(),
+        };
+        walk_block(m, &f.body, &mut v);
+        out.push(FnSummary {
+            func: fid,
+            qualname: f.qualname.as_str().into(),
+            lang,
+            is_async: f.is_async,
+            blocking: v.blocking,
+            calls: v.calls,
+        });
+    }
+    out
+}
+
+struct SummaryVisitor<'k> {
+    kb: &'k Table,
+    blocking: Option<BlockingSite>,
+    calls: Vec<CallSite>,
+}
+
+impl Visitor for SummaryVisitor<'_> {
+    fn enter_expr(&mut self, m: &FileModel, id: ExprId) -> bool {
+        let Some(c) = m.call(id) else {
+            return true;
+        };
+        if self.kb.find(Effect::Offload, c.target.as_deref(), &c.name).is_some() {
+            // Whatever is passed to an offload API runs elsewhere.
+            return false;
+        }
+        if self.blocking.is_none()
+            && let Some(e) = self.kb.find(Effect::Blocking, c.target.as_deref(), &c.name)
+        {
+            self.blocking = Some(BlockingSite {
+                callee: c
+                    .target
+                    .clone()
+                    .unwrap_or_else(|| c.name.clone())
+                    .into(),
+                what: e.what.as_str().into(),
+                fix: e.fix.as_str().into(),
+                span: m.expr(id).span,
+            });
+        }
+        if let Some(t) = &c.target {
+            self.calls.push(CallSite {
+                target: t.as_str().into(),
+                span: m.expr(id).span,
+            });
+        }
+        true
+    }
+}
+
+/// One step of a blocking chain: the call made in `from`, at `span`.
+#[derive(Clone, Debug)]
+pub struct ChainStep {
+    pub from: FnRef,
+    pub span: Span,
+    pub callee: Box<str>,
+}
+
+/// How a sync function ends up blocking: the calls through project helpers,
+/// then the blocking call itself.
+#[derive(Clone, Debug)]
+pub struct BlockingChain {
+    /// The calls from the starting function down to the function that blocks.
+    pub steps: Vec<ChainStep>,
+    /// The function making the blocking call and the call itself.
+    pub at: FnRef,
+    pub site: BlockingSite,
+}
+
+/// Every function of the scan.
+#[derive(Debug, Default)]
+pub struct ProjectIndex {
+    paths: Vec<Box<str>>,
+    fns: Vec<(FnRef, FnSummary)>,
+    by_qualname: HashMap<Box<str>, Vec<u32>>,
+    by_last_segment: HashMap<Box<str>, Vec<u32>>,
+    /// For each function (same order as `fns`), how it blocks if it does.
+    blocking: Vec<Option<BlockingChain>>,
+}
+
+/// Longest helper chain followed; deeper chains are not reported.
+const MAX_CHAIN: usize = 8;
+
+impl ProjectIndex {
+    /// Builds the index from the summaries of every file (in file order).
+    pub fn build(files: Vec<(Box<str>, Vec<FnSummary>)>) -> ProjectIndex {
+        let mut ix = ProjectIndex::default();
+        for (file, (path, sums)) in files.into_iter().enumerate() {
+            ix.paths.push(path);
+            for s in sums {
+                let i = ix.fns.len() as u32;
+                ix.by_qualname.entry(s.qualname.clone()).or_default().push(i);
+                let last = last_segment(&s.qualname, s.lang);
+                ix.by_last_segment.entry(last.into()).or_default().push(i);
+                ix.fns.push((
+                    FnRef {
+                        file: file as u32,
+                        func: s.func,
+                    },
+                    s,
+                ));
+            }
+        }
+        ix.compute_blocking();
+        ix
+    }
+
+    pub fn path(&self, file: u32) -> &str {
+        &self.paths[file as usize]
+    }
+
+    /// The function a call target refers to, if it is in the project. An
+    /// exact qualified name wins; otherwise a unique function whose name ends
+    /// with the target, or whose name the target ends with, at a segment
+    /// boundary (module names differ by the package root they are seen from).
+    pub fn resolve(&self, lang: Language, target: &str) -> Option<usize> {
+        let same_family = |i: &u32| family(self.fns[*i as usize].1.lang) == family(lang);
+        if let Some(ids) = self.by_qualname.get(target)
+            && let Some(&i) = ids.iter().find(|i| same_family(i))
+        {
+            return Some(i as usize);
+        }
+        let last = last_segment(target, lang);
+        let cands = self.by_last_segment.get(last)?;
+        let mut found = None;
+        for i in cands.iter().filter(|i| same_family(i)) {
+            let q = &self.fns[*i as usize].1.qualname;
+            if suffix_at_boundary(q, target) || suffix_at_boundary(target, q) {
+                if found.is_some() {
+                    return None; // ambiguous
+                }
+                found = Some(*i as usize);
+            }
+        }
+        found
+    }
+
+    pub fn summary(&self, i: usize) -> &FnSummary {
+        &self.fns[i].1
+    }
+
+    pub fn fn_ref(&self, i: usize) -> FnRef {
+        self.fns[i].0
+    }
+
+    /// How a project function blocks, directly or through sync helpers.
+    pub fn blocking_chain(&self, i: usize) -> Option<&BlockingChain> {
+        self.blocking[i].as_ref()
+    }
+
+    /// Resolves, for every sync function, whether it blocks directly or by
+    /// calling sync project helpers that do (depth-first, memoized, cycles
+    /// cut).
+    fn compute_blocking(&mut self) {
+        #[derive(Clone, Copy, PartialEq)]
+        enum State {
+            Todo,
+            Active,
+            Done,
+        }
+        let n = self.fns.len();
+        let mut state = vec![State::Todo; n];
+        let mut result: Vec<Option<BlockingChain>> = vec![None; n];
+        // Resolve each function's callees once.
+        let callees: Vec<Vec<(usize, Span, Box<str>)>> = (0..n)
+            .map(|i| {
+                let s = &self.fns[i].1;
+                s.calls
+                    .iter()
+                    .filter_map(|c| {
+                        let j = self.resolve(s.lang, &c.target)?;
+                        (j != i && !self.fns[j].1.is_async).then(|| (j, c.span, c.target.clone()))
+                    })
+                    .collect()
+            })
+            .collect();
+        for root in 0..n {
+            if state[root] != State::Todo || self.fns[root].1.is_async {
+                continue;
+            }
+            // Explicit stack: (function, next callee to look at).
+            let mut stack = vec![(root, 0usize)];
+            state[root] = State::Active;
+            while let Some(&(f, cursor)) = stack.last() {
+                let depth = stack.len();
+                if cursor == 0
+                    && let Some(site) = &self.fns[f].1.blocking
+                {
+                    result[f] = Some(BlockingChain {
+                        steps: Vec::new(),
+                        at: self.fns[f].0,
+                        site: site.clone(),
+                    });
+                }
+                if result[f].is_some() || cursor >= callees[f].len() || depth > MAX_CHAIN {
+                    state[f] = State::Done;
+                    stack.pop();
+                    continue;
+                }
+                let (g, span, ref callee) = callees[f][cursor];
+                match state[g] {
+                    State::Todo => {
+                        // Visit the callee first; this callee is looked at
+                        // again (cursor unchanged) once it is done.
+                        state[g] = State::Active;
+                        stack.push((g, 0));
+                        continue;
+                    }
+                    State::Active => {}
+                    State::Done => {
+                        if let Some(chain) = &result[g] {
+                            let mut steps = vec![ChainStep {
+                                from: self.fns[f].0,
+                                span,
+                                callee: callee.clone(),
+                            }];
+                            steps.extend(chain.steps.iter().cloned());
+                            result[f] = Some(BlockingChain {
+                                steps,
+                                at: chain.at,
+                                site: chain.site.clone(),
+                            });
+                        }
+                    }
+                }
+                if let Some(top) = stack.last_mut() {
+                    top.1 += 1;
+                }
+            }
+        }
+        self.blocking = result;
+    }
+}
+
+fn family(l: Language) -> Language {
+    if l.is_js_family() { Language::JavaScript } else { l }
+}
+
+fn last_segment(q: &str, lang: Language) -> &str {
+    let sep = lang.path_sep();
+    q.rsplit(sep).next().unwrap_or(q)
+}
+
+/// True when `long` ends with `short` and the match starts at a segment
+/// boundary (`.`, `::` or `/`).
+fn suffix_at_boundary(long: &str, short: &str) -> bool {
+    if long.len() <= short.len() || !long.ends_with(short) {
+        return false;
+    }
+    let before = &long[..long.len() - short.len()];
+    before.ends_with('.') || before.ends_with("::") || before.ends_with('/')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sum(q: &str, is_async: bool, blocks: bool, calls: &[&str]) -> FnSummary {
+        FnSummary {
+            func: FuncId(1),
+            qualname: q.into(),
+            lang: Language::Python,
+            is_async,
+            blocking: blocks.then(|| BlockingSite {
+                callee: "time.sleep".into(),
+                what: "sleeps".into(),
+                fix: "".into(),
+                span: Span::new(0, 1),
+            }),
+            calls: calls
+                .iter()
+                .map(|c| CallSite {
+                    target: (*c).into(),
+                    span: Span::new(5, 6),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn blocking_propagates_through_sync_helpers_and_stops_at_cycles() {
+        let ix = ProjectIndex::build(vec![(
+            "a.py".into(),
+            vec![
+                sum("app.a", false, false, &["app.b"]),
+                sum("app.b", false, false, &["app.c", "app.a"]),
+                sum("app.c", false, true, &[]),
+                sum("app.d", false, false, &["app.e"]),
+                sum("app.e", false, false, &["app.d"]),
+            ],
+        )]);
+        let a = ix.resolve(Language::Python, "app.a").unwrap();
+        let chain = ix.blocking_chain(a).expect("a blocks through b and c");
+        assert_eq!(chain.steps.len(), 2);
+        assert_eq!(&*chain.steps[0].callee, "app.b");
+        assert_eq!(&*chain.steps[1].callee, "app.c");
+        let d = ix.resolve(Language::Python, "app.d").unwrap();
+        assert!(ix.blocking_chain(d).is_none());
+    }
+
+    #[test]
+    fn resolution_by_suffix_at_segment_boundary() {
+        let ix = ProjectIndex::build(vec![(
+            "x.py".into(),
+            vec![sum("examples.app.db.query", false, false, &[])],
+        )]);
+        assert!(ix.resolve(Language::Python, "app.db.query").is_some());
+        assert!(ix.resolve(Language::Python, "pp.db.query").is_none());
+        assert!(ix.resolve(Language::Go, "app.db.query").is_none());
+    }
+}

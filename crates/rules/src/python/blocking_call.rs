@@ -1,0 +1,200 @@
+//! PY002: a blocking call inside `async def`.
+
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use crate::shared::blocking;
+use unsnarl_model::*;
+
+pub struct BlockingCall;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "PY002",
+    name: "blocking-call-in-async",
+    category: Category::BlockingInAsync,
+    severity: Severity::High,
+    languages: &[Language::Python],
+    summary: "A coroutine makes a blocking call (sleep, file, HTTP, database, subprocess, socket, thread wait), directly or through a project helper.",
+    docs: r#"
+A call that blocks the thread (`time.sleep`, `requests`, `open()`,
+`subprocess.run`, `sqlite3`/`psycopg2`, blocking sockets and DNS,
+`threading` waits, `queue.Queue.get`, `input()`...) made inside an
+`async def`, either directly or through sync functions of the project that
+end up making such a call (the message shows the chain).
+
+## Why
+
+An event loop runs every task on one thread and only switches at `await`.
+A call that blocks keeps the thread: every other request, timer, heartbeat
+and socket of the process waits until it returns. The median latency looks
+fine while the tail grows to the length of the blocking call.
+
+## Example
+
+```python
+import time
+import requests
+
+async def register(req):
+    profile = requests.post("https://kyc.example/check", json=req).json()
+    time.sleep(0.1)
+    return profile
+```
+
+## Fix
+
+Use the async equivalent, or move the blocking work to a thread with
+`asyncio.to_thread` / `loop.run_in_executor`.
+
+```python
+import asyncio
+import httpx
+
+async def register(req):
+    async with httpx.AsyncClient(timeout=5) as client:
+        profile = (await client.post("https://kyc.example/check", json=req)).json()
+    await asyncio.sleep(0.1)
+    return profile
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for BlockingCall {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        blocking::check(cx, &META, |cx, f| cx.runs_on_loop(f), out);
+    }
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Python,
+    fail: &[
+        r#"
+import time
+import requests
+import subprocess
+
+async def handler(req):
+    time.sleep(1)  # expect
+    r = requests.get("http://x")  # expect
+    out = subprocess.run(["ls"])  # expect
+    with open("/tmp/x") as f:  # expect
+        data = f.read()
+    name = input()  # expect
+"#,
+        r#"
+import time as t
+from time import sleep as nap
+from urllib.request import urlopen
+
+async def f():
+    t.sleep(1)  # expect
+    nap(2)  # expect
+    urlopen("http://x")  # expect
+"#,
+        r#"
+import sqlite3, socket
+
+async def q():
+    conn = sqlite3.connect("db.sqlite")  # expect
+    conn.execute("select 1")  # expect
+    socket.gethostbyname("example.com")  # expect
+"#,
+        r#"
+import time
+
+def read_config():
+    with open("cfg.toml") as f:
+        return f.read()
+
+def load():
+    return read_config()
+
+async def handler():
+    cfg = load()  # expect
+"#,
+        r#"
+# file: app/util.py
+import time
+
+def slow_helper():
+    time.sleep(5)
+
+# file: app/views.py
+from .util import slow_helper
+
+async def view():
+    slow_helper()  # expect
+"#,
+        r#"
+import queue, threading
+
+jobs = queue.Queue(maxsize=10)
+lock = threading.Lock()
+
+async def consume():
+    item = jobs.get()  # expect
+    lock.acquire()  # expect
+"#,
+    ],
+    pass: &[
+        r#"
+import asyncio
+import time
+import requests
+
+async def handler(url):
+    await asyncio.sleep(1)
+    r = await asyncio.to_thread(requests.get, url)
+    loop = asyncio.get_running_loop()
+    data = await loop.run_in_executor(None, lambda: open("/tmp/x").read())
+    await asyncio.to_thread(time.sleep, 1)
+    time.sleep(0)
+"#,
+        r#"
+import time
+
+def sync_worker():
+    time.sleep(1)
+    with open("x") as f:
+        return f.read()
+
+async def main():
+    def inner():
+        time.sleep(1)
+    return 1
+"#,
+        r#"
+import aiofiles
+
+async def read(p):
+    async with aiofiles.open(p) as f:
+        return await f.read()
+"#,
+        r#"
+import time
+
+def helper():
+    return 42
+
+async def handler():
+    return helper()
+
+class Clock:
+    def sleep(self, n):
+        return n
+
+async def g(clock: Clock):
+    clock.sleep(3)
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(BlockingCall);
+}

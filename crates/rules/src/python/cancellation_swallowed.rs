@@ -1,0 +1,284 @@
+//! PY006: catching cancellation around an await and not re-raising it.
+
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use crate::util::{always_raises, awaits_in_block};
+use unsnarl_model::walk::{Visitor, walk_block};
+use unsnarl_model::*;
+
+pub struct CancellationSwallowed;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "PY006",
+    name: "cancellation-swallowed",
+    category: Category::CancellationSwallowed,
+    severity: Severity::High,
+    languages: &[Language::Python],
+    summary: "`except BaseException`, bare `except:` or `except CancelledError` around an await, with a path that does not re-raise.",
+    docs: r#"
+A handler that catches cancellation (`asyncio.CancelledError`,
+`BaseException`, a bare `except:`, `trio.Cancelled`) around code that
+awaits, where some path through the handler neither re-raises nor raises
+something else.
+
+## Why
+
+asyncio delivers a cancellation once, as an exception at the next await. A
+handler that catches it and carries on has eaten the only signal: the task
+keeps running after `task.cancel()`, `asyncio.timeout` and `TaskGroup` can no
+longer stop it, and shutdown hangs waiting for a task that will not end.
+
+## Example
+
+```python
+import asyncio
+
+async def worker(queue):
+    while True:
+        try:
+            item = await queue.get()
+            await handle(item)
+        except BaseException:
+            log_failure()
+```
+
+## Fix
+
+Catch ordinary errors with `except Exception`, and when cancellation must
+be intercepted for cleanup, keep the cleanup short and re-raise.
+
+```python
+import asyncio
+
+async def worker(queue):
+    while True:
+        try:
+            item = await queue.get()
+            await handle(item)
+        except asyncio.CancelledError:
+            release_lease()
+            raise
+        except Exception:
+            log_failure()
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+const CANCEL_TYPES: &[&str] = &[
+    "BaseException",
+    "asyncio.CancelledError",
+    "asyncio.exceptions.CancelledError",
+    "concurrent.futures.CancelledError",
+    "trio.Cancelled",
+    "CancelledError",
+];
+
+impl Rule for CancellationSwallowed {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        for fid in cx.model.function_ids() {
+            if !cx.func(fid).is_async {
+                continue;
+            }
+            let mut v = TryFinder(Vec::new());
+            walk_block(cx.model, &cx.func(fid).body, &mut v);
+            for t in v.0 {
+                check_try(cx, fid, t, out);
+            }
+        }
+    }
+}
+
+struct TryFinder(Vec<StmtId>);
+
+impl Visitor for TryFinder {
+    fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
+        if matches!(m.stmt(id).kind, StmtKind::Try { .. }) {
+            self.0.push(id);
+        }
+        true
+    }
+}
+
+fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
+    let StmtKind::Try { body, handlers, .. } = &cx.stmt(t).kind else {
+        return;
+    };
+    if awaits_in_block(cx.model, body).is_empty() || reaps_cancelled_task(cx, fid, t, body) {
+        return;
+    }
+    for h in handlers {
+        let caught = if h.types.is_empty() {
+            "a bare `except:`".to_string()
+        } else if let Some(ty) = h.types.iter().find(|t| CANCEL_TYPES.contains(&t.as_str())) {
+            format!("`except {ty}`")
+        } else {
+            continue;
+        };
+        if always_raises(cx.model, &h.body) || reraises_cancellation(cx, &h.body) {
+            continue;
+        }
+        out.push(cx.finding(
+            &META,
+            h.span,
+            format!(
+                "{caught} catches the task's cancellation around an await and does not re-raise it: `cancel()`, timeouts and task groups can no longer stop this task, and shutdown waits on it forever"
+            ),
+            "catch `Exception` for ordinary errors; if cancellation must be intercepted, do bounded cleanup and end the handler with `raise`",
+        ));
+        // One finding per try: later handlers never see the cancellation.
+        break;
+    }
+}
+
+/// `if isinstance(e, CancelledError): raise` somewhere in the handler.
+fn reraises_cancellation(cx: &FileCx, body: &Block) -> bool {
+    let mentions = unsnarl_model::walk::exprs_in_block(cx.model, body)
+        .into_iter()
+        .any(|e| {
+            cx.model
+                .resolved(e)
+                .or_else(|| cx.model.name_of(e))
+                .is_some_and(|n| n.ends_with("CancelledError") || n.ends_with("Cancelled"))
+        });
+    let mut has_raise = false;
+    struct R<'a>(&'a mut bool);
+    impl Visitor for R<'_> {
+        fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
+            if matches!(m.stmt(id).kind, StmtKind::Raise(_)) {
+                *self.0 = true;
+            }
+            true
+        }
+    }
+    walk_block(cx.model, body, &mut R(&mut has_raise));
+    mentions && has_raise
+}
+
+/// The idiom `task.cancel()` then `try: await task except CancelledError:
+/// pass`: the caught cancellation is the cancelled task's own.
+fn reaps_cancelled_task(cx: &FileCx, fid: FuncId, t: StmtId, body: &Block) -> bool {
+    let [only] = body.as_slice() else {
+        return false;
+    };
+    let StmtKind::Expr(e) = cx.stmt(*only).kind else {
+        return false;
+    };
+    let ExprKind::Await(inner) = cx.expr(e).kind else {
+        return false;
+    };
+    let Some(awaited) = cx.model.dotted(inner) else {
+        return false;
+    };
+    let try_start = cx.stmt(t).span.start;
+    unsnarl_model::walk::calls_in_block(cx.model, &cx.func(fid).body)
+        .into_iter()
+        .any(|c| {
+            let call = cx.call(c).unwrap();
+            call.name == "cancel"
+                && cx.expr(c).span.start < try_start
+                && call.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(awaited.as_str())
+        })
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Python,
+    fail: &[
+        r#"
+import asyncio
+
+async def poll_forever(client):
+    while True:
+        try:
+            await client.poll()
+        except BaseException:  # expect
+            log("oops")
+            return None
+"#,
+        r#"
+import asyncio
+
+async def f():
+    try:
+        await asyncio.sleep(10)
+    except asyncio.CancelledError:  # expect
+        pass
+
+async def g():
+    try:
+        await step()
+    except:  # expect
+        cleanup()
+"#,
+        r#"
+from asyncio import CancelledError
+
+async def h():
+    try:
+        await step()
+    except (ValueError, CancelledError) as e:  # expect
+        if isinstance(e, ValueError):
+            raise
+"#,
+    ],
+    pass: &[
+        r#"
+import asyncio
+
+async def f():
+    try:
+        await poll()
+    except asyncio.CancelledError:
+        await release_lease()
+        raise
+
+async def g():
+    try:
+        await poll()
+    except Exception:
+        log("error")
+
+async def h():
+    try:
+        await poll()
+    except BaseException as e:
+        if isinstance(e, asyncio.CancelledError):
+            raise
+        log(e)
+"#,
+        r#"
+import asyncio
+
+async def stop(task):
+    task.cancel()
+    try:
+        await task
+    except asyncio.CancelledError:
+        pass
+
+def sync_code():
+    try:
+        work()
+    except BaseException:
+        pass
+"#,
+        r#"
+async def no_await_in_body():
+    try:
+        x = compute()
+    except BaseException:
+        x = None
+    return x
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(CancellationSwallowed);
+}

@@ -1,0 +1,314 @@
+//! PY004: a lock held while the coroutine is suspended at an `await`.
+
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::{Visitor, walk_block};
+use unsnarl_model::*;
+
+pub struct LockAcrossAwait;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "PY004",
+    name: "lock-held-across-await",
+    category: Category::LockAcrossAwait,
+    severity: Severity::High,
+    languages: &[Language::Python],
+    summary: "A `threading` lock is held across an `await`, or an asyncio lock is held across network/disk I/O.",
+    docs: r#"
+Two shapes:
+
+- a `threading.Lock`/`RLock`/`Condition`/`Semaphore` taken with `with` in a
+  coroutine whose body awaits: the lock stays held while the coroutine is
+  suspended;
+- an `asyncio.Lock` (or anyio/trio lock) taken with `async with` whose body
+  awaits network or disk I/O (HTTP clients, database drivers, streams).
+
+## Why
+
+A thread lock held across an `await` is a deadlock waiting to happen: while
+the holder is suspended, another task on the same loop reaches `with lock:`
+and blocks the loop thread itself, so the holder can never resume to release
+it. An asyncio lock across I/O does not deadlock by itself, but every other
+task that needs the lock now waits for the full network round trip: the
+lock turns concurrent requests into a queue, and a slow peer stalls them all.
+
+## Example
+
+```python
+import threading
+
+state_lock = threading.Lock()
+
+async def refresh(client):
+    with state_lock:
+        data = await client.fetch()
+        apply(data)
+```
+
+## Fix
+
+Do the I/O outside the critical section: read what you need under the
+lock, await without it, then take the lock again to write (checking that
+the state did not change meanwhile).
+
+```python
+import threading
+
+state_lock = threading.Lock()
+
+async def refresh(client):
+    data = await client.fetch()
+    with state_lock:
+        apply(data)
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+/// Lock kinds of the knowledge table that are thread locks.
+fn is_thread_lock(kind: &str) -> bool {
+    matches!(kind, "mutex" | "rlock" | "condition" | "semaphore")
+}
+
+fn is_async_lock(kind: &str) -> bool {
+    matches!(kind, "async-mutex" | "async-condition")
+}
+
+/// Methods that, on a receiver of unknown type, almost always talk to a
+/// network peer or a database.
+const IO_METHODS: &[&str] = &[
+    "get", "post", "put", "patch", "delete", "head", "request", "fetch", "fetchrow", "fetchval",
+    "fetchall", "fetchone", "execute", "executemany", "query", "send", "send_json", "recv",
+    "receive", "read", "readline", "readexactly", "connect", "publish", "call", "upload",
+    "download",
+];
+
+impl Rule for LockAcrossAwait {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        for fid in cx.model.function_ids() {
+            if !cx.func(fid).is_async {
+                continue;
+            }
+            let mut v = WithFinder(Vec::new());
+            walk_block(cx.model, &cx.func(fid).body, &mut v);
+            for w in v.0 {
+                check_with(cx, w, out);
+            }
+        }
+    }
+}
+
+struct WithFinder(Vec<StmtId>);
+
+impl Visitor for WithFinder {
+    fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
+        if matches!(m.stmt(id).kind, StmtKind::With { .. }) {
+            self.0.push(id);
+        }
+        true
+    }
+}
+
+/// The lock kind of a `with` item, from the type of the context expression.
+pub(crate) fn lock_kind<'a>(cx: &FileCx<'a>, ctx: ExprId) -> Option<&'a str> {
+    let ty = cx.sema.type_of(ctx)?;
+    let entry = cx.kb.find(Effect::Lock, Some(ty), "")?;
+    entry.kind.as_deref()
+}
+
+fn check_with(cx: &FileCx, w: StmtId, out: &mut Vec<Finding>) {
+    let StmtKind::With {
+        items,
+        is_async,
+        body,
+    } = &cx.stmt(w).kind
+    else {
+        return;
+    };
+    for it in items {
+        let Some(kind) = lock_kind(cx, it.ctx) else {
+            continue;
+        };
+        let lock = cx.model.dotted(it.ctx).unwrap_or_else(|| "lock".into());
+        let awaits = body_awaits(cx, body);
+        if is_thread_lock(kind) && !is_async {
+            if let Some(&first) = awaits.first() {
+                let mut f = cx.finding(
+                    &META,
+                    cx.expr(it.ctx).span,
+                    format!(
+                        "thread lock `{lock}` is held across an `await`: while this coroutine is suspended, another task that reaches `with {lock}:` blocks the event loop thread, and the holder can never resume to release it (deadlock)"
+                    ),
+                    "finish the awaits before taking the lock (copy what you need, release, await, re-acquire to write), or use an `asyncio.Lock` if the critical section must span the await",
+                );
+                f.severity = Severity::Critical;
+                f.related.push(Related {
+                    file: None,
+                    span: cx.expr(first).span,
+                    message: "suspends here with the lock held".into(),
+                });
+                out.push(f);
+            }
+        } else if is_async_lock(kind) && *is_async {
+            if let Some(&io) = awaits.iter().find(|&&a| awaits_io(cx, a)) {
+                let mut f = cx.finding(
+                    &META,
+                    cx.expr(it.ctx).span,
+                    format!(
+                        "`{lock}` is held while awaiting I/O (`{}`): every task that needs the lock waits for the whole round trip, and a slow or hung peer stalls them all",
+                        cx.source(cx.expr(io).span).lines().next().unwrap_or("").trim()
+                    ),
+                    "narrow the critical section: read the state under the lock, do the I/O outside it, then re-acquire to apply the result (re-checking the state); if the I/O must be inside, bound it with `asyncio.timeout`",
+                );
+                f.related.push(Related {
+                    file: None,
+                    span: cx.expr(io).span,
+                    message: "awaits I/O with the lock held".into(),
+                });
+                out.push(f);
+            }
+        }
+    }
+}
+
+/// The awaited expressions in a `with` body (`await X` gives X; `async with
+/// X` and `async for _ in X` give X), not counting waits on a condition
+/// (`await cond.wait()` releases the lock).
+fn body_awaits(cx: &FileCx, body: &Block) -> Vec<ExprId> {
+    struct V(Vec<ExprId>);
+    impl Visitor for V {
+        fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
+            match &m.stmt(id).kind {
+                StmtKind::With {
+                    items,
+                    is_async: true,
+                    ..
+                } => self.0.extend(items.iter().map(|i| i.ctx)),
+                StmtKind::For {
+                    iter,
+                    is_async: true,
+                    ..
+                } => self.0.push(*iter),
+                _ => {}
+            }
+            true
+        }
+        fn enter_expr(&mut self, m: &FileModel, id: ExprId) -> bool {
+            if let ExprKind::Await(inner) = m.expr(id).kind {
+                self.0.push(m.strip(inner));
+            }
+            true
+        }
+    }
+    let mut v = V(Vec::new());
+    walk_block(cx.model, body, &mut v);
+    v.0.retain(|&a| {
+        !cx.call(a)
+            .is_some_and(|c| matches!(c.name.as_str(), "wait" | "wait_for" | "notify" | "notify_all"))
+    });
+    v.0
+}
+
+/// True when an awaited expression is network or disk I/O.
+fn awaits_io(cx: &FileCx, awaited: ExprId) -> bool {
+    let Some(c) = cx.call(awaited) else {
+        return false;
+    };
+    if let Some(e) = cx.effect(c, Effect::AsyncApi) {
+        return e.kind.as_deref() == Some("io");
+    }
+    c.target.is_none() && c.receiver.is_some() && IO_METHODS.contains(&c.name.as_str())
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Python,
+    fail: &[
+        r#"
+import threading
+
+lock = threading.Lock()
+
+async def update(client):
+    with lock:  # expect
+        value = await client.get("/v")
+"#,
+        r#"
+import asyncio
+
+class Cache:
+    def __init__(self, session):
+        self._lock = asyncio.Lock()
+        self._session = session
+
+    async def refresh(self):
+        async with self._lock:  # expect
+            resp = await self._session.get("https://api.example/data")
+            self.data = await resp.json()
+"#,
+        r#"
+import asyncio
+import aiohttp
+
+lock = asyncio.Lock()
+
+async def pull(url):
+    async with aiohttp.ClientSession() as s:
+        async with lock:  # expect
+            async with s.get(url) as r:
+                return await r.text()
+"#,
+    ],
+    pass: &[
+        r#"
+import threading
+
+lock = threading.Lock()
+
+async def update(client):
+    value = await client.get("/v")
+    with lock:
+        apply(value)
+"#,
+        r#"
+import asyncio
+
+class Counter:
+    def __init__(self):
+        self._lock = asyncio.Lock()
+        self._cond = asyncio.Condition()
+        self.n = 0
+
+    async def incr(self):
+        async with self._lock:
+            self.n += 1
+            await asyncio.sleep(0)
+
+    async def wait_positive(self):
+        async with self._cond:
+            await self._cond.wait_for(lambda: self.n > 0)
+"#,
+        r#"
+import threading
+
+lock = threading.Lock()
+
+def sync_update():
+    with lock:
+        apply(1)
+
+async def not_a_lock(path):
+    with open(path) as f:
+        await something(f)
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(LockAcrossAwait);
+}

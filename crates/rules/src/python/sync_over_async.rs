@@ -1,0 +1,151 @@
+//! PY005: blocking on the event loop from inside it.
+
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::*;
+
+pub struct SyncOverAsync;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "PY005",
+    name: "loop-blocked-on-itself",
+    category: Category::SyncOverAsync,
+    severity: Severity::Critical,
+    languages: &[Language::Python],
+    summary: "A coroutine runs a nested event loop (`run_until_complete`, `asyncio.run`) or waits on a `run_coroutine_threadsafe` future; or `nest_asyncio` is used.",
+    docs: r#"
+Inside a coroutine (so on the loop's own thread): `loop.run_until_complete`,
+`asyncio.run`, `anyio.run`, `trio.run`, `async_to_sync`, or `.result()` on
+the future returned by `asyncio.run_coroutine_threadsafe`. Anywhere: importing
+`nest_asyncio`, which patches asyncio so that such nesting appears to work.
+
+## Why
+
+The loop thread would wait for a result that only the loop itself can
+produce. `run_until_complete` and `asyncio.run` raise `RuntimeError` on a
+running loop; `fut.result()` on a `run_coroutine_threadsafe` future does not
+raise: it hangs the whole process with zero CPU, because the loop that should
+run the coroutine is the thread now blocked waiting for it. `nest_asyncio`
+hides the design problem by re-entering the loop, breaking the invariants
+other async code relies on.
+
+## Example
+
+```python
+import asyncio
+
+async def handler(loop):
+    fut = asyncio.run_coroutine_threadsafe(work(), loop)
+    return fut.result()
+```
+
+## Fix
+
+Await the coroutine. Keep the sync/async boundary at the top of the program
+(one `asyncio.run` in `main`).
+
+```python
+import asyncio
+
+async def handler(loop):
+    return await work()
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for SyncOverAsync {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        for imp in &cx.model.imports {
+            if imp.target == "nest_asyncio" || imp.target.starts_with("nest_asyncio.") {
+                let mut f = cx.finding(
+                    &META,
+                    imp.span,
+                    "`nest_asyncio` makes a running event loop re-entrant: code that blocks on the loop from inside it appears to work, while tasks now run nested inside each other's callbacks",
+                    "remove `nest_asyncio` and make the callers async (await instead of running a nested loop)",
+                );
+                f.severity = Severity::High;
+                out.push(f);
+            }
+        }
+        for (i, e) in cx.model.exprs.iter().enumerate() {
+            let ExprKind::Call(c) = &e.kind else { continue };
+            let id = ExprId(i as u32);
+            let Some(entry) = cx.effect(c, Effect::SyncOverAsync) else {
+                continue;
+            };
+            let f = cx.func_of(id);
+            if !cx.runs_on_loop(f) {
+                continue;
+            }
+            out.push(cx.finding(
+                &META,
+                e.span,
+                format!(
+                    "`{}` {} inside async {}: the loop thread waits for work only the loop can run, so it raises on a running loop or hangs forever",
+                    cx.callee_display(c),
+                    entry.what,
+                    cx.func_display(f)
+                ),
+                entry.fix.clone(),
+            ));
+        }
+    }
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Python,
+    fail: &[
+        r#"
+import asyncio
+
+async def handler(loop):
+    fut = asyncio.run_coroutine_threadsafe(work(), loop)
+    data = fut.result()  # expect
+    loop.run_until_complete(work())  # expect
+    asyncio.run(work())  # expect
+"#,
+        r#"
+import nest_asyncio  # expect
+nest_asyncio.apply()
+"#,
+        r#"
+import asyncio
+
+async def f(loop):
+    return asyncio.run_coroutine_threadsafe(work(), loop).result(timeout=5)  # expect
+"#,
+    ],
+    pass: &[
+        r#"
+import asyncio
+
+async def main():
+    await work()
+
+if __name__ == "__main__":
+    asyncio.run(main())
+"#,
+        r#"
+import asyncio
+import threading
+
+def from_worker_thread(loop):
+    fut = asyncio.run_coroutine_threadsafe(work(), loop)
+    return fut.result(timeout=2.0)
+
+def sync_facade():
+    return asyncio.get_event_loop().run_until_complete(work())
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(SyncOverAsync);
+}

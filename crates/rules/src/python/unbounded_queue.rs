@@ -1,0 +1,129 @@
+//! PY003: a queue created without a bound.
+
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use crate::util::unbounded_reason;
+use unsnarl_model::*;
+
+pub struct UnboundedQueue;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "PY003",
+    name: "unbounded-queue",
+    category: Category::UnboundedQueue,
+    severity: Severity::Medium,
+    languages: &[Language::Python],
+    summary: "An `asyncio.Queue`, `queue.Queue`, `multiprocessing.Queue` or memory channel is created with no capacity bound.",
+    docs: r#"
+`asyncio.Queue()`, `asyncio.Queue(maxsize=0)`, `queue.Queue()`,
+`multiprocessing.Queue()`, `queue.SimpleQueue()` and memory channels with
+an infinite buffer accept items without limit.
+
+## Why
+
+When the producer is faster than the consumer, and under load it will be,
+the difference piles up in the queue: memory grows, and each item waits
+longer (queue depth divided by throughput is the latency it adds). An
+unbounded queue does not add throughput; it hides overload until the
+process runs out of memory. A bound turns overload into backpressure on the
+producer, or into an explicit decision to shed.
+
+## Example
+
+```python
+import asyncio
+
+jobs = asyncio.Queue()
+```
+
+## Fix
+
+Choose a bound from the latency you accept, and a policy for when it is full
+(`await q.put(...)` waits; `put_nowait` raises `QueueFull` so you can shed).
+
+```python
+import asyncio
+
+jobs = asyncio.Queue(maxsize=256)
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for UnboundedQueue {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        for e in &cx.model.exprs {
+            let ExprKind::Call(c) = &e.kind else { continue };
+            let Some(entry) = cx.effect(c, Effect::Queue) else {
+                continue;
+            };
+            let Some(reason) = unbounded_reason(cx.model, c, entry) else {
+                continue;
+            };
+            out.push(cx.finding(
+                &META,
+                e.span,
+                format!(
+                    "`{}` creates {} with no capacity limit ({reason}): a slow consumer turns it into growing memory and latency instead of backpressure",
+                    cx.callee_display(c),
+                    entry.what
+                ),
+                entry.fix.clone(),
+            ));
+        }
+    }
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Python,
+    fail: &[
+        r#"
+import asyncio, queue, multiprocessing
+from asyncio import Queue as AQ
+
+a = asyncio.Queue()  # expect
+b = asyncio.Queue(maxsize=0)  # expect
+c = queue.Queue()  # expect
+d = multiprocessing.Queue()  # expect
+e = AQ(0)  # expect
+f = asyncio.PriorityQueue(-1)  # expect
+"#,
+        r#"
+import math
+import trio
+
+send, recv = trio.open_memory_channel(math.inf)  # expect
+"#,
+    ],
+    pass: &[
+        r#"
+import asyncio, queue
+
+a = asyncio.Queue(maxsize=256)
+b = asyncio.Queue(100)
+c = queue.Queue(maxsize=1000)
+n = 50
+d = asyncio.Queue(maxsize=n)
+"#,
+        r#"
+import trio
+
+send, recv = trio.open_memory_channel(0)
+
+class Queue:
+    pass
+
+q = Queue()
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(UnboundedQueue);
+}

@@ -1,0 +1,61 @@
+//! Every rule of unsnarl. Adding a rule = one file under the language's
+//! folder and one line here.
+
+use crate::python;
+use crate::rule::Rule;
+
+/// All rules, in id order.
+pub fn all_rules() -> &'static [&'static dyn Rule] {
+    RULES
+}
+
+/// The rule with this id (case-insensitive) or name.
+pub fn find_rule(key: &str) -> Option<&'static dyn Rule> {
+    RULES
+        .iter()
+        .copied()
+        .find(|r| r.meta().id.eq_ignore_ascii_case(key) || r.meta().name == key)
+}
+
+static RULES: &[&dyn Rule] = &[
+    &python::discarded_task::DiscardedTask,
+    &python::blocking_call::BlockingCall,
+    &python::unbounded_queue::UnboundedQueue,
+    &python::lock_across_await::LockAcrossAwait,
+    &python::sync_over_async::SyncOverAsync,
+    &python::cancellation_swallowed::CancellationSwallowed,
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn ids_and_names_are_unique_and_well_formed() {
+        let mut ids = HashSet::new();
+        let mut names = HashSet::new();
+        for r in all_rules() {
+            let m = r.meta();
+            assert!(ids.insert(m.id), "duplicate id {}", m.id);
+            assert!(names.insert(m.name), "duplicate name {}", m.name);
+            assert!(
+                m.name.chars().all(|c| c.is_ascii_lowercase() || c == '-'),
+                "{}: name must be kebab-case",
+                m.id
+            );
+            for section in ["## Why", "## Example", "## Fix"] {
+                assert!(m.docs.contains(section), "{}: docs lack {section}", m.id);
+            }
+            assert!(!m.languages.is_empty(), "{}: no language", m.id);
+        }
+    }
+
+    #[test]
+    fn ids_are_sorted() {
+        let ids: Vec<_> = all_rules().iter().map(|r| r.meta().id).collect();
+        let mut sorted = ids.clone();
+        sorted.sort();
+        assert_eq!(ids, sorted);
+    }
+}

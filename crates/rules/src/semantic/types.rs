@@ -1,0 +1,342 @@
+use std::collections::HashMap;
+use unsnarl_model::walk::{Visitor, walk_block};
+use unsnarl_model::*;
+
+/// Types learned by the pass, for rules that ask "what is this value?".
+#[derive(Debug, Default)]
+pub struct Semantic {
+    /// Type (qualified) of expressions whose type is known.
+    expr_types: HashMap<ExprId, Box<str>>,
+    /// Field types per class/struct qualname.
+    fields: HashMap<String, HashMap<String, String>>,
+    /// Types of module-level names.
+    globals: HashMap<String, String>,
+}
+
+impl Semantic {
+    /// The qualified type of an expression, if known.
+    pub fn type_of(&self, e: ExprId) -> Option<&str> {
+        self.expr_types.get(&e).map(|s| &**s)
+    }
+
+    /// The declared or inferred type of field `name` of type `class`.
+    pub fn field_type(&self, class: &str, name: &str) -> Option<&str> {
+        self.fields.get(class)?.get(name).map(String::as_str)
+    }
+
+    /// The type of a module-level name.
+    pub fn global_type(&self, name: &str) -> Option<&str> {
+        self.globals.get(name).map(String::as_str)
+    }
+}
+
+/// Infers types and resolves method calls on typed receivers, in place.
+pub fn annotate(m: &mut FileModel, kb: &Table, lang: Language) -> Semantic {
+    let mut sema = Semantic::default();
+    for t in &m.types {
+        let fields = sema.fields.entry(t.qualname.clone()).or_default();
+        for f in &t.fields {
+            if let Some(r) = f.ty.resolved.clone() {
+                fields.insert(f.name.clone(), r);
+            }
+        }
+    }
+    let mut pass = Pass {
+        kb,
+        lang,
+        sema,
+        envs: vec![HashMap::new(); m.functions.len()],
+        func: FuncId(0),
+        resolutions: Vec::new(),
+    };
+    // Fields assigned in methods (`self.lock = threading.Lock()`), then every
+    // function in id order: a closure's id is larger than its parent's, so
+    // the parent's bindings are known when the closure is walked.
+    pass.collect_field_assignments(m);
+    for fid in m.function_ids() {
+        pass.func = fid;
+        let f = m.func(fid);
+        for p in &f.params {
+            if let Some(t) = p.ty.as_ref().and_then(|t| t.resolved.clone()) {
+                pass.envs[fid.index()].insert(p.name.clone(), t);
+            }
+        }
+        let body = f.body.clone();
+        walk_block(m, &body, &mut pass);
+        if fid.0 == 0 {
+            pass.sema.globals = pass.envs[0].clone();
+        }
+    }
+    let Pass {
+        mut sema,
+        resolutions,
+        ..
+    } = pass;
+    for (call, target) in resolutions {
+        if let ExprKind::Call(c) = &mut m.expr_mut(call).kind {
+            c.target = Some(target);
+        }
+    }
+    sema.expr_types.shrink_to_fit();
+    sema
+}
+
+struct Pass<'k> {
+    kb: &'k Table,
+    lang: Language,
+    sema: Semantic,
+    /// Variable types per function.
+    envs: Vec<HashMap<String, String>>,
+    func: FuncId,
+    /// Method-call targets found, applied after the walk.
+    resolutions: Vec<(ExprId, String)>,
+}
+
+impl Pass<'_> {
+    fn collect_field_assignments(&mut self, m: &FileModel) {
+        for fid in m.function_ids() {
+            let f = m.func(fid);
+            let (Some(class), Some(recv)) = (&f.class, &f.receiver) else {
+                continue;
+            };
+            for &s in &f.body {
+                let StmtKind::Assign {
+                    targets,
+                    value: Some(v),
+                    ..
+                } = &m.stmt(s).kind
+                else {
+                    continue;
+                };
+                for &t in targets {
+                    if let ExprKind::Attr { obj, name, .. } = &m.expr(t).kind
+                        && m.name_of(*obj) == Some(recv.as_str())
+                        && let Some(ty) = self.value_type(m, *v)
+                    {
+                        self.sema
+                            .fields
+                            .entry(class.clone())
+                            .or_default()
+                            .entry(name.clone())
+                            .or_insert(ty);
+                    }
+                }
+            }
+        }
+    }
+
+    fn lookup_var(&self, m: &FileModel, name: &str) -> Option<String> {
+        let mut cur = Some(self.func);
+        while let Some(f) = cur {
+            if let Some(t) = self.envs[f.index()].get(name) {
+                return Some(t.clone());
+            }
+            cur = m.func(f).parent;
+        }
+        self.envs[0].get(name).cloned()
+    }
+
+    /// The type of the value of an expression (as a receiver or an assigned
+    /// value).
+    fn value_type(&self, m: &FileModel, e: ExprId) -> Option<String> {
+        if let Some(t) = self.sema.type_of(e) {
+            return Some(t.to_string());
+        }
+        match &m.expr(e).kind {
+            ExprKind::Name { id, resolved } => {
+                if resolved.is_some() && self.lookup_var(m, id).is_none() {
+                    return None;
+                }
+                self.lookup_var(m, id)
+            }
+            ExprKind::Attr { obj, name, .. } => {
+                let f = m.func(self.func);
+                let owner = self.owner_class(m, f);
+                if let Some(class) = owner
+                    && m.name_of(*obj).is_some_and(|n| Some(n) == self.receiver_name(m))
+                {
+                    return self.sema.field_type(&class, name).map(str::to_string);
+                }
+                let base = self.value_type(m, *obj)?;
+                self.sema.field_type(&base, name).map(str::to_string)
+            }
+            ExprKind::Call(c) => self.call_type(m, c),
+            ExprKind::Collection { ty: Some(t), .. } => t.resolved.clone(),
+            ExprKind::Unary {
+                op: UnOp::Ref | UnOp::Deref,
+                operand,
+            }
+            | ExprKind::Try(operand)
+            | ExprKind::Cast(operand) => self.value_type(m, *operand),
+            ExprKind::Await(inner) => {
+                // `await asyncio.open_connection(...)` and friends: a
+                // `returns` entry on the coroutine describes the awaited value.
+                let c = m.call(*inner)?;
+                let t = c.target.as_deref()?;
+                self.kb.returns(t).map(str::to_string)
+            }
+            _ => None,
+        }
+    }
+
+    /// The class whose methods see `self`/`this`/the Go receiver: the
+    /// function's own class, or that of the nearest enclosing method (for
+    /// closures inside methods).
+    fn owner_class(&self, m: &FileModel, f: &Function) -> Option<String> {
+        if let Some(c) = &f.class {
+            return Some(c.clone());
+        }
+        let mut cur = f.parent;
+        while let Some(p) = cur {
+            let pf = m.func(p);
+            if pf.class.is_some() {
+                return pf.class.clone();
+            }
+            cur = pf.parent;
+        }
+        None
+    }
+
+    fn receiver_name<'m>(&self, m: &'m FileModel) -> Option<&'m str> {
+        let mut cur = Some(self.func);
+        while let Some(f) = cur {
+            let func = m.func(f);
+            if let Some(r) = &func.receiver {
+                return Some(r);
+            }
+            cur = func.parent;
+        }
+        None
+    }
+
+    fn call_type(&self, m: &FileModel, c: &Call) -> Option<String> {
+        let sep = self.lang.path_sep();
+        let target = match &c.target {
+            Some(t) => t.clone(),
+            None => {
+                // A method of a typed receiver not resolved yet.
+                let recv = c.receiver?;
+                if is_passthrough(self.lang, &c.name) {
+                    return self.value_type(m, recv);
+                }
+                format!("{}{sep}{}", self.value_type(m, recv)?, c.name)
+            }
+        };
+        if let Some(r) = self.kb.returns(&target) {
+            return Some(r.to_string());
+        }
+        if self.lang == Language::Rust {
+            // Smart pointers and cells wrap the interesting type.
+            if matches!(
+                target.as_str(),
+                "std::sync::Arc::new" | "std::rc::Rc::new" | "std::boxed::Box::new" | "Arc::new" | "Rc::new" | "Box::new"
+            ) {
+                return c.positional(0).and_then(|a| self.value_type(m, a));
+            }
+            if matches!(c.name.as_str(), "clone" | "unwrap" | "expect") {
+                return c.receiver.and_then(|r| self.value_type(m, r));
+            }
+        }
+        constructor_type(self.lang, &target, c.is_new)
+    }
+}
+
+/// Methods whose value has the receiver's type (`x.clone()`, `x.unwrap()`).
+fn is_passthrough(lang: Language, method: &str) -> bool {
+    match lang {
+        Language::Rust => matches!(method, "clone" | "unwrap" | "expect" | "to_owned"),
+        _ => false,
+    }
+}
+
+/// The type built by a call to `target`, when it is a constructor: a class
+/// call (`threading.Lock()`, `new Mutex()`), a Rust associated function of a
+/// type (`Mutex::new`, `TcpStream::connect`), a Go `NewT` factory.
+fn constructor_type(lang: Language, target: &str, is_new: bool) -> Option<String> {
+    let sep = lang.path_sep();
+    let (head, last) = match target.rfind(sep) {
+        Some(i) => (&target[..i], &target[i + sep.len()..]),
+        None => ("", target),
+    };
+    let upper = |s: &str| s.chars().next().is_some_and(char::is_uppercase);
+    match lang {
+        Language::Rust => {
+            let type_seg = head.rsplit("::").next().unwrap_or("");
+            (upper(type_seg)).then(|| head.to_string())
+        }
+        Language::Go => {
+            if upper(last) && !last.starts_with("New") {
+                // A conversion or composite type name used as a call.
+                return None;
+            }
+            let name = last.strip_prefix("New").filter(|n| upper(n))?;
+            Some(if head.is_empty() {
+                name.to_string()
+            } else {
+                format!("{head}.{name}")
+            })
+        }
+        _ => (is_new || upper(last)).then(|| target.to_string()),
+    }
+}
+
+impl Visitor for Pass<'_> {
+    fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
+        // `with X() as x:` / `async with asyncio.TaskGroup() as tg:` binds
+        // the context value (close enough: `__aenter__` returns self for the
+        // types that matter here).
+        if let StmtKind::With { items, .. } = &m.stmt(id).kind {
+            for it in items {
+                if let Some(t) = it.target
+                    && let Some(name) = m.name_of(t)
+                    && let Some(ty) = self.value_type(m, it.ctx)
+                {
+                    self.envs[self.func.index()].insert(name.to_string(), ty);
+                }
+            }
+        }
+        true
+    }
+
+    fn exit_expr(&mut self, m: &FileModel, id: ExprId) {
+        match &m.expr(id).kind {
+            ExprKind::Call(c) => {
+                if c.target.is_none()
+                    && let Some(recv) = c.receiver
+                    && let Some(t) = self.value_type(m, recv)
+                {
+                    let target = format!("{t}{}{}", self.lang.path_sep(), c.name);
+                    self.resolutions.push((id, target));
+                }
+                if let Some(t) = self.value_type(m, id) {
+                    self.sema.expr_types.insert(id, t.into());
+                }
+            }
+            ExprKind::Name { .. } | ExprKind::Attr { .. } => {
+                if let Some(t) = self.value_type(m, id) {
+                    self.sema.expr_types.insert(id, t.into());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn exit_stmt(&mut self, m: &FileModel, id: StmtId) {
+        let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } = &m.stmt(id).kind
+        else {
+            return;
+        };
+        let Some(t) = self.value_type(m, *v) else {
+            return;
+        };
+        for &target in targets {
+            if let Some(name) = m.name_of(target) {
+                self.envs[self.func.index()].insert(name.to_string(), t.clone());
+            }
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! Blocking calls on an event loop / async runtime thread, directly or
+//! through project helpers (the project index's blocking chains).
+
+use crate::context::FileCx;
+use crate::rule::RuleMeta;
+use unsnarl_model::walk::{Visitor, walk_block};
+use unsnarl_model::*;
+
+/// Which functions run on the loop, beyond `async` ones (JS handlers).
+pub type LoopContext = fn(&FileCx, FuncId) -> bool;
+
+/// Reports blocking calls made in functions for which `on_loop` holds.
+pub fn check(cx: &FileCx, meta: &'static RuleMeta, on_loop: LoopContext, out: &mut Vec<Finding>) {
+    for fid in cx.model.function_ids() {
+        if !on_loop(cx, fid) {
+            continue;
+        }
+        let mut v = CallCollector { calls: Vec::new() };
+        walk_block(cx.model, &cx.func(fid).body, &mut v);
+        for call in v.calls {
+            if let Some(f) = finding_for(cx, meta, fid, call) {
+                out.push(f);
+            }
+        }
+    }
+}
+
+/// Collects calls, skipping the arguments of offload APIs (they run on
+/// another thread) and never entering nested functions.
+struct CallCollector {
+    calls: Vec<ExprId>,
+}
+
+impl Visitor for CallCollector {
+    fn enter_expr(&mut self, m: &FileModel, id: ExprId) -> bool {
+        if m.call(id).is_some() {
+            self.calls.push(id);
+        }
+        true
+    }
+}
+
+fn finding_for(cx: &FileCx, meta: &'static RuleMeta, fid: FuncId, call: ExprId) -> Option<Finding> {
+    let c = cx.call(call)?;
+    if cx.is_awaited(call) || inside_offload(cx, call) {
+        return None;
+    }
+    let span = cx.expr(call).span;
+    let where_ = format!("in async {}", cx.func_display(fid));
+    if let Some(entry) = cx.effect(c, Effect::Blocking) {
+        if is_zero_sleep(cx, c) {
+            return None;
+        }
+        return Some(cx.finding(
+            meta,
+            span,
+            format!(
+                "`{}` {} {where_}: the event loop thread stops, so every other task, timer and socket waits until it returns",
+                cx.callee_display(c),
+                entry.what
+            ),
+            entry.fix.clone(),
+        ));
+    }
+    // A same-project sync helper that blocks, directly or further down.
+    let target = c.target.as_deref()?;
+    let i = cx.index.resolve(cx.lang, target)?;
+    if cx.index.summary(i).is_async {
+        return None;
+    }
+    let chain = cx.index.blocking_chain(i)?;
+    let mut path = vec![format!("`{}`", short(target))];
+    path.extend(chain.steps.iter().map(|s| format!("`{}`", short(&s.callee))));
+    path.push(format!("`{}`", short(&chain.site.callee)));
+    let mut f = cx.finding(
+        meta,
+        span,
+        format!(
+            "`{}` blocks the event loop {where_}: it calls {} which {}",
+            short(target),
+            path.join(" → "),
+            chain.site.what
+        ),
+        format!(
+            "make the helper async ({}), or call it with `await asyncio.to_thread(...)`/`spawn_blocking`",
+            chain.site.fix
+        ),
+    );
+    for step in &chain.steps {
+        f.related.push(Related {
+            file: Some(step.from.file as usize),
+            span: step.span,
+            message: format!("calls `{}`", short(&step.callee)),
+        });
+    }
+    f.related.push(Related {
+        file: Some(chain.at.file as usize),
+        span: chain.site.span,
+        message: format!("`{}` {}", short(&chain.site.callee), chain.site.what),
+    });
+    Some(f)
+}
+
+/// The last two segments of a qualified name, for readable messages.
+fn short(q: &str) -> &str {
+    let cut = q
+        .char_indices()
+        .filter(|&(_, ch)| ch == '.' || ch == ':' || ch == '/')
+        .map(|(i, _)| i)
+        .collect::<Vec<_>>();
+    if cut.len() < 2 {
+        return q;
+    }
+    let i = cut[cut.len() - 2];
+    let s = &q[i + 1..];
+    s.trim_start_matches(':')
+}
+
+/// True when the call is an argument (at any depth) of an offload API.
+fn inside_offload(cx: &FileCx, call: ExprId) -> bool {
+    cx.tree.expr_ancestors(call).any(|a| {
+        cx.call(a)
+            .is_some_and(|c| a != call && cx.effect(c, Effect::Offload).is_some())
+    })
+}
+
+/// `time.sleep(0)` only yields the GIL.
+fn is_zero_sleep(cx: &FileCx, c: &Call) -> bool {
+    c.name.eq_ignore_ascii_case("sleep") && c.positional(0).and_then(|a| cx.model.int_value(a)) == Some(0)
+}

@@ -1,0 +1,111 @@
+//! Small questions about the model that rules of several languages ask.
+
+use unsnarl_model::walk::{Visitor, walk_block};
+use unsnarl_model::*;
+
+/// True when every path through `block` ends by raising (or by a call that
+/// never returns, such as `sys.exit`).
+pub fn always_raises(m: &FileModel, block: &Block) -> bool {
+    block.iter().any(|&s| stmt_always_raises(m, s))
+}
+
+fn stmt_always_raises(m: &FileModel, s: StmtId) -> bool {
+    match &m.stmt(s).kind {
+        StmtKind::Raise(_) => true,
+        StmtKind::Expr(e) => m.call(*e).is_some_and(|c| {
+            matches!(
+                c.target.as_deref(),
+                Some("sys.exit" | "os._exit" | "os.abort" | "builtins.exit" | "builtins.quit")
+            )
+        }),
+        StmtKind::If { then, orelse, .. } => always_raises(m, then) && always_raises(m, orelse),
+        StmtKind::With { body, .. } | StmtKind::Block(body) => always_raises(m, body),
+        StmtKind::Try {
+            body,
+            handlers,
+            orelse,
+            finally,
+        } => {
+            if finally.as_ref().is_some_and(|f| always_raises(m, f)) {
+                return true;
+            }
+            (always_raises(m, body) || always_raises(m, orelse))
+                && handlers.iter().all(|h| always_raises(m, &h.body))
+        }
+        _ => false,
+    }
+}
+
+/// The await expressions of a block (not in nested functions), in order.
+/// Rust/JS `for await` and Python `async for`/`async with` count as awaits.
+pub fn awaits_in_block(m: &FileModel, block: &Block) -> Vec<Span> {
+    struct V(Vec<Span>);
+    impl Visitor for V {
+        fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
+            match &m.stmt(id).kind {
+                StmtKind::For { is_async: true, .. } | StmtKind::With { is_async: true, .. } => {
+                    self.0.push(m.stmt(id).span)
+                }
+                StmtKind::Select { .. } => self.0.push(m.stmt(id).span),
+                _ => {}
+            }
+            true
+        }
+        fn enter_expr(&mut self, m: &FileModel, id: ExprId) -> bool {
+            if matches!(m.expr(id).kind, ExprKind::Await(_)) {
+                self.0.push(m.expr(id).span);
+            }
+            true
+        }
+    }
+    let mut v = V(Vec::new());
+    walk_block(m, block, &mut v);
+    v.0
+}
+
+/// How a queue constructor call is bounded, per its knowledge entry:
+/// `Some(reason)` when it is unbounded.
+pub fn unbounded_reason(m: &FileModel, c: &Call, entry: &Entry) -> Option<String> {
+    let bound = entry
+        .keyword
+        .as_deref()
+        .and_then(|k| c.kwarg(k))
+        .or_else(|| entry.arg.and_then(|i| c.positional(i)));
+    match entry.unbounded? {
+        Unbounded::Always => Some("it has no capacity limit".into()),
+        Unbounded::MissingOrNonPositive => match bound {
+            None => Some("no bound is given".into()),
+            Some(b) => match m.int_value(b) {
+                Some(v) if v <= 0 => Some(format!("a bound of {v} means unbounded")),
+                _ => None,
+            },
+        },
+        Unbounded::Huge => {
+            let huge = entry.huge.unwrap_or(10_000);
+            let b = bound?;
+            if is_infinite(m, b) {
+                return Some("its buffer is infinite".into());
+            }
+            match m.int_value(b) {
+                Some(v) if v >= huge => Some(format!("a buffer of {v} is unbounded in practice")),
+                _ => None,
+            }
+        }
+    }
+}
+
+/// `math.inf`, `float('inf')`, `sys.maxsize`.
+fn is_infinite(m: &FileModel, e: ExprId) -> bool {
+    if matches!(m.resolved(e), Some("math.inf" | "sys.maxsize" | "numpy.inf")) {
+        return true;
+    }
+    m.call(e).is_some_and(|c| {
+        c.target.as_deref() == Some("builtins.float")
+            && c.positional(0)
+                .and_then(|a| match m.literal(a) {
+                    Some(Lit::Str(s)) => Some(s.trim().trim_start_matches(['+', '-']).eq_ignore_ascii_case("inf")),
+                    _ => None,
+                })
+                .unwrap_or(false)
+    })
+}
