@@ -119,6 +119,7 @@ impl Dumper<'_> {
         let s = m.stmt(id);
         match &s.kind {
             StmtKind::Expr(e) => self.expr("expr", *e),
+            StmtKind::Tail(e) => self.expr("tail", *e),
             StmtKind::Assign { targets, value, op } => {
                 self.line(format!("assign {op:?}"));
                 self.depth += 1;

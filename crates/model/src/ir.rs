@@ -278,6 +278,10 @@ pub struct Stmt {
 pub enum StmtKind {
     /// An expression evaluated for its effect; its value is discarded.
     Expr(ExprId),
+    /// A Rust block's tail expression (no `;`): the value of the enclosing
+    /// `ExprKind::Block`, not discarded. (A function's, closure's or async
+    /// block's own tail expression is lowered as `Return`.)
+    Tail(ExprId),
     /// `a = b`, `let a = b`, `a += b`, `x := f()`, `const {a, b} = f()`.
     /// `value` is `None` for declarations without initializer.
     Assign {

@@ -7,7 +7,8 @@
 //!
 //! - `time.sleep`: exactly that callee;
 //! - `requests.*`: any callee under that prefix (`requests.get`,
-//!   `requests.Session.post`);
+//!   `requests.Session.post`); `fs.*Sync`: any callee with that prefix and
+//!   suffix (`fs.readFileSync`);
 //! - `*.create_task`: a method of that name on a receiver whose type is
 //!   unknown (a call whose target could not be resolved); a call resolved to
 //!   some other type's method does not match. Use only for distinctive names.
@@ -169,7 +170,8 @@ struct TableFile {
 pub struct Table {
     entries: Vec<(Effect, Entry)>,
     exact: HashMap<String, Vec<usize>>,
-    prefix: Vec<(String, usize)>,
+    /// `prefix*suffix` patterns.
+    prefix: Vec<(String, String, usize)>,
     method: HashMap<String, Vec<usize>>,
     returns: HashMap<String, String>,
 }
@@ -207,8 +209,8 @@ impl Table {
         for pat in &entry.calls {
             if let Some(m) = pat.strip_prefix("*.").or_else(|| pat.strip_prefix("*::")) {
                 self.method.entry(m.to_string()).or_default().push(idx);
-            } else if let Some(p) = pat.strip_suffix('*') {
-                self.prefix.push((p.to_string(), idx));
+            } else if let Some((p, sfx)) = pat.split_once('*') {
+                self.prefix.push((p.to_string(), sfx.to_string(), idx));
             } else {
                 self.exact.entry(pat.clone()).or_default().push(idx);
             }
@@ -228,8 +230,12 @@ impl Table {
             let pre = self
                 .prefix
                 .iter()
-                .filter(|(p, _)| target.starts_with(p.as_str()))
-                .map(|(_, i)| *i);
+                .filter(|(p, sfx, _)| {
+                    target.len() >= p.len() + sfx.len()
+                        && target.starts_with(p.as_str())
+                        && target.ends_with(sfx.as_str())
+                })
+                .map(|(_, _, i)| *i);
             if let Some(e) = self.pick(pre, effect) {
                 return Some(e);
             }
@@ -338,7 +344,7 @@ mod tests {
         let t = Table::parse(
             r#"
             [[blocking]]
-            calls = ["time.sleep", "requests.*", "*.acquire_blocking"]
+            calls = ["time.sleep", "requests.*", "*.acquire_blocking", "fs.*Sync"]
             "#,
         )
         .unwrap();
@@ -348,6 +354,8 @@ mod tests {
         assert!(t.find(Effect::Blocking, None, "acquire_blocking").is_some());
         assert!(t.find(Effect::Blocking, Some("app.Pool.acquire_blocking"), "acquire_blocking").is_none());
         assert!(t.find(Effect::Spawn, Some("time.sleep"), "sleep").is_none());
+        assert!(t.find(Effect::Blocking, Some("fs.readFileSync"), "readFileSync").is_some());
+        assert!(t.find(Effect::Blocking, Some("fs.readFile"), "readFile").is_none());
     }
 
     #[test]

@@ -63,7 +63,9 @@ pub enum Child<'a> {
 /// Calls `f` on each direct child of a statement, in source order.
 pub fn for_each_stmt_child<'a>(m: &'a FileModel, id: StmtId, f: &mut dyn FnMut(Child<'a>)) {
     match &m.stmt(id).kind {
-        StmtKind::Expr(e) | StmtKind::Defer(e) | StmtKind::Go(e) => f(Child::Expr(*e)),
+        StmtKind::Expr(e) | StmtKind::Tail(e) | StmtKind::Defer(e) | StmtKind::Go(e) => {
+            f(Child::Expr(*e))
+        }
         StmtKind::Assign { targets, value, .. } => {
             if let Some(v) = value {
                 f(Child::Expr(*v));

@@ -36,6 +36,9 @@ pub struct FnSummary {
     pub qualname: Box<str>,
     pub lang: Language,
     pub is_async: bool,
+    /// Calling it gives something to await: `async`, or declared to return
+    /// a promise/future (`Promise<T>`, `impl Future`).
+    pub returns_awaitable: bool,
     /// The first blocking call made directly in the body (not offloaded, not
     /// in a nested function).
     pub blocking: Option<BlockingSite>,
@@ -62,11 +65,24 @@ pub fn summarize(m: &FileModel, kb: &Table, lang: Language) -> Vec<FnSummary> {
             qualname: f.qualname.as_str().into(),
             lang,
             is_async: f.is_async,
+            returns_awaitable: f.is_async || f.returns.as_ref().is_some_and(is_awaitable_type),
             blocking: v.blocking,
             calls: v.calls,
         });
     }
     out
+}
+
+/// A declared return type that is a promise/future/coroutine.
+fn is_awaitable_type(t: &TypeRef) -> bool {
+    let outer = t.resolved.as_deref().unwrap_or(&t.text);
+    let head = outer.split('<').next().unwrap_or("").trim();
+    let last = head.rsplit(['.', ':']).next().unwrap_or(head);
+    matches!(
+        last,
+        "Promise" | "PromiseLike" | "Awaitable" | "Coroutine" | "Future" | "BoxFuture" | "LocalBoxFuture"
+    ) || t.text.starts_with("impl Future")
+        || t.text.contains("dyn Future")
 }
 
 struct SummaryVisitor<'k> {
@@ -321,6 +337,7 @@ mod tests {
             qualname: q.into(),
             lang: Language::Python,
             is_async,
+            returns_awaitable: is_async,
             blocking: blocks.then(|| BlockingSite {
                 callee: "time.sleep".into(),
                 what: "sleeps".into(),

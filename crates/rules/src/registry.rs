@@ -1,7 +1,7 @@
 //! Every rule of unsnarl. Adding a rule = one file under the language's
 //! folder and one line here.
 
-use crate::python;
+use crate::{go, js, python, rust};
 use crate::rule::Rule;
 
 /// All rules, in id order.
@@ -18,12 +18,22 @@ pub fn find_rule(key: &str) -> Option<&'static dyn Rule> {
 }
 
 static RULES: &[&dyn Rule] = &[
+    &go::unjoined_goroutine::UnjoinedGoroutine,
+    &go::huge_channel_buffer::HugeChannelBuffer,
+    &js::floating_promise::FloatingPromise,
+    &js::blocking_call::BlockingCall,
+    &js::lock_across_await::LockAcrossAwait,
     &python::discarded_task::DiscardedTask,
     &python::blocking_call::BlockingCall,
     &python::unbounded_queue::UnboundedQueue,
     &python::lock_across_await::LockAcrossAwait,
     &python::sync_over_async::SyncOverAsync,
     &python::cancellation_swallowed::CancellationSwallowed,
+    &rust::detached_spawn::DetachedSpawn,
+    &rust::blocking_call::BlockingCall,
+    &rust::unbounded_channel::UnboundedChannel,
+    &rust::guard_across_await::GuardAcrossAwait,
+    &rust::block_on_in_async::BlockOnInAsync,
 ];
 
 #[cfg(test)]

@@ -109,3 +109,18 @@ fn is_infinite(m: &FileModel, e: ExprId) -> bool {
                 .unwrap_or(false)
     })
 }
+
+/// Methods that, on a receiver of unknown type, almost always talk to a
+/// network peer or a database.
+const IO_METHODS: &[&str] = &[
+    "get", "post", "put", "patch", "delete", "head", "request", "fetch", "fetchrow", "fetchval",
+    "fetchall", "fetchone", "execute", "executemany", "query", "send", "send_json", "recv",
+    "receive", "read", "readline", "readexactly", "connect", "publish", "call", "upload",
+    "download", "findOne", "findMany", "findUnique", "insertOne", "updateOne", "create",
+];
+
+/// True for a method call on an unknown receiver whose name is one of the
+/// usual I/O verbs (`client.get(...)`, `db.query(...)`).
+pub fn is_io_method_call(c: &Call) -> bool {
+    c.target.is_none() && c.receiver.is_some() && IO_METHODS.contains(&c.name.as_str())
+}

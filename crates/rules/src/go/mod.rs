@@ -1,1 +1,4 @@
-//! Rules for go.
+//! Rules for Go.
+
+pub mod huge_channel_buffer;
+pub mod unjoined_goroutine;

@@ -74,15 +74,6 @@ fn is_async_lock(kind: &str) -> bool {
     matches!(kind, "async-mutex" | "async-condition")
 }
 
-/// Methods that, on a receiver of unknown type, almost always talk to a
-/// network peer or a database.
-const IO_METHODS: &[&str] = &[
-    "get", "post", "put", "patch", "delete", "head", "request", "fetch", "fetchrow", "fetchval",
-    "fetchall", "fetchone", "execute", "executemany", "query", "send", "send_json", "recv",
-    "receive", "read", "readline", "readexactly", "connect", "publish", "call", "upload",
-    "download",
-];
-
 impl Rule for LockAcrossAwait {
     fn meta(&self) -> &'static RuleMeta {
         &META
@@ -221,7 +212,7 @@ fn awaits_io(cx: &FileCx, awaited: ExprId) -> bool {
     if let Some(e) = cx.effect(c, Effect::AsyncApi) {
         return e.kind.as_deref() == Some("io");
     }
-    c.target.is_none() && c.receiver.is_some() && IO_METHODS.contains(&c.name.as_str())
+    crate::util::is_io_method_call(c)
 }
 
 pub static EXAMPLES: Examples = Examples {

@@ -1,0 +1,259 @@
+//! GO001: a goroutine nobody joins and whose failures reach nobody.
+
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::{Visitor, walk_block};
+use unsnarl_model::*;
+
+pub struct UnjoinedGoroutine;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "GO001",
+    name: "unjoined-goroutine",
+    category: Category::OrphanTask,
+    severity: Severity::High,
+    languages: &[Language::Go],
+    summary: "A `go` statement starts a goroutine that signals no WaitGroup, channel or errgroup and reports its errors to nobody.",
+    docs: r#"
+A goroutine started with `go` whose body (a func literal, or a function of
+the scanned file) has no way to tell anyone it finished or failed: no
+`wg.Done()`, no send on or close of a channel, no `recover()`, and no
+handling of the errors it produces (they are discarded, not logged or
+returned on a channel).
+
+## Why
+
+Nothing waits for the goroutine, so the program cannot know when its work is
+done or make shutdown wait for it; its errors are silently dropped; a panic
+in it kills the whole process with no request context. Under load such
+goroutines accumulate when they block.
+
+## Example
+
+```go
+package app
+
+import "net/http"
+
+func Start() {
+	go http.ListenAndServe(":8080", nil)
+}
+```
+
+## Fix
+
+Join it (errgroup, WaitGroup) or report its result on a channel or to a
+logger.
+
+```go
+package app
+
+import (
+	"log"
+	"net/http"
+)
+
+func Start() {
+	go func() {
+		if err := http.ListenAndServe(":8080", nil); err != nil {
+			log.Printf("http server stopped: %v", err)
+		}
+	}()
+}
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for UnjoinedGoroutine {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        for s in &cx.model.stmts {
+            let StmtKind::Go(call_expr) = s.kind else {
+                continue;
+            };
+            let Some(c) = cx.call(call_expr) else { continue };
+            let verdict = match cx.expr(cx.model.strip(c.func)).kind {
+                ExprKind::Closure(f) => body_signals(cx, &cx.func(f).body),
+                _ => named_goroutine(cx, c),
+            };
+            if verdict {
+                continue;
+            }
+            out.push(cx.finding(
+                &META,
+                s.span,
+                "this goroutine is joined by nothing (no WaitGroup, errgroup or channel signals its end) and its errors and panics reach nobody: the program cannot wait for it on shutdown, and its failures vanish",
+                "run it in an `errgroup.Group` (`g.Go(func() error {...})` + `g.Wait()`), or `wg.Add(1)` before `go` with `defer wg.Done()` inside, and send its error on a channel or log it",
+            ));
+        }
+    }
+}
+
+/// A `go f(args)` of a named function: joined when the function (if it is in
+/// this file) signals, or when a WaitGroup, channel or context-aware value
+/// is handed to it.
+fn named_goroutine(cx: &FileCx, c: &Call) -> bool {
+    if let Some(t) = &c.target
+        && let Some(f) = cx
+            .model
+            .function_ids()
+            .find(|&f| &cx.func(f).qualname == t)
+    {
+        return body_signals(cx, &cx.func(f).body);
+    }
+    // A method value `go s.run()`, or a function of another file: trust
+    // arguments that carry a join or a result channel.
+    c.args.iter().any(|a| {
+        let e = cx.model.strip(a.value);
+        let ty = cx.sema.type_of(e).unwrap_or("");
+        ty.ends_with("WaitGroup")
+            || ty.contains("chan")
+            || cx.model.dotted(e).is_some_and(|n| {
+                let n = n.to_ascii_lowercase();
+                n.contains("wg") || n.ends_with("ch") || n.contains("chan") || n.ends_with("done") || n.contains("errs")
+            })
+    }) || c.receiver.is_some()
+}
+
+/// True when a goroutine body tells someone it ended or failed.
+fn body_signals(cx: &FileCx, body: &Block) -> bool {
+    struct V {
+        signals: bool,
+    }
+    impl Visitor for V {
+        fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
+            if matches!(m.stmt(id).kind, StmtKind::Select { .. }) {
+                self.signals = true;
+            }
+            !self.signals
+        }
+        fn enter_expr(&mut self, m: &FileModel, id: ExprId) -> bool {
+            match &m.expr(id).kind {
+                ExprKind::Send { .. } | ExprKind::Recv(_) => self.signals = true,
+                ExprKind::Call(c) => {
+                    let name = c.name.as_str();
+                    let target = c.target.as_deref().unwrap_or("");
+                    if matches!(name, "Done" | "close" | "recover" | "Go" | "Signal" | "Broadcast")
+                        || target.starts_with("log.")
+                        || target.starts_with("log/slog.")
+                        || target.starts_with("fmt.Print")
+                        || target.starts_with("fmt.Fprint")
+                        || matches!(name, "Error" | "Errorf" | "Fatal" | "Fatalf" | "Warn" | "Warnf" | "Info" | "Infof" | "Println" | "Printf" | "Panic")
+                    {
+                        self.signals = true;
+                    }
+                }
+                _ => {}
+            }
+            !self.signals
+        }
+    }
+    let mut v = V { signals: false };
+    walk_block(cx.model, body, &mut v);
+    // A goroutine that ranges over a channel is a consumer: the producer
+    // closing the channel is its lifecycle.
+    v.signals
+        || body.iter().any(|&s| {
+            matches!(&cx.stmt(s).kind, StmtKind::For { iter, .. }
+                if cx.sema.type_of(*iter).is_some_and(|t| t.contains("chan")))
+        })
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Go,
+    fail: &[
+        r#"
+package app
+
+import "net/http"
+
+func Start() {
+	go http.ListenAndServe(":8080", nil) // expect
+}
+"#,
+        r#"
+package app
+
+func (s *Server) Kick(id string) {
+	go func() { // expect
+		s.store.Delete(id)
+	}()
+}
+"#,
+        r#"
+package app
+
+func flush(items []string) error {
+	return upload(items)
+}
+
+func Save(items []string) {
+	go flush(items) // expect
+}
+"#,
+    ],
+    pass: &[
+        r#"
+package app
+
+import "sync"
+
+func Run(jobs []string) {
+	var wg sync.WaitGroup
+	for _, j := range jobs {
+		wg.Add(1)
+		go func(j string) {
+			defer wg.Done()
+			process(j)
+		}(j)
+	}
+	wg.Wait()
+}
+"#,
+        r#"
+package app
+
+import "log"
+
+func Serve(srv Server) {
+	go func() {
+		if err := srv.ListenAndServe(); err != nil {
+			log.Printf("server: %v", err)
+		}
+	}()
+}
+
+func Fetch(u string) <-chan Result {
+	out := make(chan Result, 1)
+	go func() {
+		out <- fetch(u)
+	}()
+	return out
+}
+"#,
+        r#"
+package app
+
+func worker(jobs <-chan int, wg *sync.WaitGroup) {
+	defer wg.Done()
+	for j := range jobs {
+		handle(j)
+	}
+}
+
+func Pool(jobs <-chan int, wg *sync.WaitGroup) {
+	go worker(jobs, wg)
+}
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(UnjoinedGoroutine);
+}

@@ -1,0 +1,227 @@
+//! JS001: a promise created in statement position and left floating.
+
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::*;
+
+pub struct FloatingPromise;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "JS001",
+    name: "floating-promise",
+    category: Category::OrphanTask,
+    severity: Severity::High,
+    languages: &[Language::JavaScript, Language::TypeScript],
+    summary: "A promise-returning call is made as a statement without `await`, `return`, `void` or a rejection handler; or a `.then()` chain has no `.catch()`.",
+    docs: r#"
+A call of an `async` function of the project (or one declared to return a
+`Promise`), or of a known promise API (`fetch`, `fs/promises`, database and
+HTTP clients), used as a statement: nobody awaits it, returns it or handles
+its rejection. Also `.then(onFulfilled)` chains with no `.catch()` and no
+rejection callback. Write `void promise` to discard one on purpose.
+
+## Why
+
+A floating promise runs unobserved: when it rejects, Node raises an
+`unhandledRejection`, which terminates the process by default since Node 15
+— at some later tick, far from the code that caused it. When it succeeds
+late, the caller has already moved on (responded, closed the connection,
+ended the test), so its work lands out of order or not at all.
+
+## Example
+
+```javascript
+async function auditLog(req) {
+  await fetch("https://audit.example/log", { method: "POST" });
+}
+
+function handle(req) {
+  auditLog(req);
+  return process(req);
+}
+```
+
+## Fix
+
+Await it (or return it); collect concurrent work with `Promise.allSettled`
+when one failure must not hide the others; mark a deliberate fire-and-forget
+with `void` and a `.catch`.
+
+```javascript
+async function auditLog(req) {
+  await fetch("https://audit.example/log", { method: "POST" });
+}
+
+async function handle(req) {
+  const [audit, result] = await Promise.allSettled([auditLog(req), process(req)]);
+  if (result.status === "rejected") throw result.reason;
+  return result.value;
+}
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for FloatingPromise {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        for (i, e) in cx.model.exprs.iter().enumerate() {
+            let ExprKind::Call(c) = &e.kind else { continue };
+            let id = ExprId(i as u32);
+            if !cx.is_discarded(id) {
+                continue;
+            }
+            if let Some(f) = check_chain(cx, id, c) {
+                out.push(f);
+                continue;
+            }
+            if let Some(what) = promise_source(cx, c) {
+                out.push(cx.finding(
+                    &META,
+                    e.span,
+                    format!(
+                        "`{}` returns a promise ({what}) that is neither awaited, returned nor given a rejection handler: a rejection becomes an unhandled rejection that can crash the process later, and the caller continues before the work is done",
+                        callee_text(cx, c)
+                    ),
+                    "`await` it (or `return` it); if it really must run in the background, write `void promise.catch(handleError)`",
+                ));
+            }
+        }
+    }
+}
+
+fn callee_text(cx: &FileCx, c: &Call) -> String {
+    let s = cx.source(cx.expr(c.func).span);
+    let s: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if s.len() > 60 { format!("{}…", &s[..s.floor_char_boundary(57)]) } else { s }
+}
+
+/// Why a call returns a promise: a project `async` function, a function
+/// declared to return a promise, or a known promise API.
+pub(crate) fn promise_source(cx: &FileCx, c: &Call) -> Option<&'static str> {
+    if let Some(t) = c.target.as_deref()
+        && let Some(i) = cx.index.resolve(cx.lang, t)
+    {
+        let s = cx.index.summary(i);
+        if s.is_async {
+            return Some("it is an async function");
+        }
+        if s.returns_awaitable {
+            return Some("it is declared to return a promise");
+        }
+        return None;
+    }
+    if cx.effect(c, Effect::AsyncApi).is_some() {
+        return Some("a promise-returning API");
+    }
+    None
+}
+
+/// A `.then(...)` / `.finally(...)` chain used as a statement with no
+/// rejection handler anywhere in it.
+fn check_chain(cx: &FileCx, id: ExprId, c: &Call) -> Option<Finding> {
+    if !matches!(c.name.as_str(), "then" | "finally") || c.receiver.is_none() {
+        return None;
+    }
+    let mut cur = Some((id, c));
+    while let Some((_, call)) = cur {
+        match call.name.as_str() {
+            "catch" => return None,
+            "then" if call.args.len() >= 2 => return None,
+            _ => {}
+        }
+        cur = call
+            .receiver
+            .map(|r| cx.model.strip(r))
+            .and_then(|r| cx.call(r).map(|rc| (r, rc)));
+    }
+    Some(cx.finding(
+        &META,
+        cx.expr(id).span,
+        "this promise chain has no rejection handler (`.catch()` or a second `.then` argument): if any step rejects, the error surfaces as an unhandled rejection that can crash the process",
+        "end the chain with `.catch(err => ...)`, or `await` it inside a `try`",
+    ))
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::JavaScript,
+    fail: &[
+        r#"
+async function auditLog(req) {
+  await fetch("/audit");
+}
+
+function handle(req) {
+  auditLog(req); // expect
+  fetch("/ping"); // expect
+  return process(req);
+}
+"#,
+        r#"
+import { writeFile } from "node:fs/promises";
+
+export function save(data) {
+  writeFile("/tmp/out.json", JSON.stringify(data)); // expect
+}
+"#,
+        r#"
+function load() {
+  fetch("/data").then(r => r.json()).then(show); // expect
+  fetch("/more").then(r => r.json()).finally(done); // expect
+}
+"#,
+        r#"
+// file: src/db.ts
+export async function saveUser(u: User): Promise<void> {
+  await db.insert(u);
+}
+// file: src/handler.ts
+import { saveUser } from "./db";
+
+export function onSignup(u: User) {
+  saveUser(u); // expect
+}
+"#,
+    ],
+    pass: &[
+        r#"
+async function auditLog(req) {
+  await fetch("/audit");
+}
+
+async function handle(req) {
+  await auditLog(req);
+  void auditLog(req).catch(console.error);
+  const p = auditLog(req);
+  await p;
+  return auditLog(req);
+}
+"#,
+        r#"
+function load() {
+  fetch("/data").then(r => r.json()).then(show).catch(report);
+  fetch("/more").then(show, report);
+  fetch("/x").catch(report);
+}
+"#,
+        r#"
+function notAsync() {
+  return 1;
+}
+
+function caller() {
+  notAsync();
+  [1, 2, 3].map(x => x * 2);
+}
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(FloatingPromise);
+}

@@ -1,0 +1,195 @@
+//! JS003: an async mutex held across awaited I/O.
+
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use crate::util::is_io_method_call;
+use unsnarl_model::walk::exprs_in_block;
+use unsnarl_model::*;
+
+pub struct LockAcrossAwait;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "JS003",
+    name: "mutex-held-across-io",
+    category: Category::LockAcrossAwait,
+    severity: Severity::High,
+    languages: &[Language::JavaScript, Language::TypeScript],
+    summary: "An async mutex is acquired (`await mutex.acquire()`/`lock()`) and network or disk I/O is awaited before it is released.",
+    docs: r#"
+An `async-mutex`-style lock taken with `await lock.acquire()` (or
+`lock.lock()`), followed by an awaited I/O call (`fetch`, a database or HTTP
+client, `fs/promises`) before the matching `release()`.
+
+## Why
+
+While the lock is held across the I/O, every other caller that needs it
+queues behind the full network round trip: the lock serializes the service
+on its slowest dependency, and a hung request holds it forever. If the
+awaited work itself needs the lock (directly or through a callback), it
+never completes.
+
+## Example
+
+```javascript
+import { Mutex } from "async-mutex";
+
+const mutex = new Mutex();
+
+export async function refresh() {
+  const release = await mutex.acquire();
+  const res = await fetch("https://api.example/token");
+  state.token = await res.json();
+  release();
+}
+```
+
+## Fix
+
+Do the I/O without the lock; take the lock only to publish the result (or
+share one in-flight promise instead of locking).
+
+```javascript
+import { Mutex } from "async-mutex";
+
+const mutex = new Mutex();
+
+export async function refresh() {
+  const res = await fetch("https://api.example/token");
+  const token = await res.json();
+  const release = await mutex.acquire();
+  try {
+    state.token = token;
+  } finally {
+    release();
+  }
+}
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for LockAcrossAwait {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        for fid in cx.model.function_ids() {
+            if !cx.func(fid).is_async {
+                continue;
+            }
+            let exprs = exprs_in_block(cx.model, &cx.func(fid).body);
+            for (i, &e) in exprs.iter().enumerate() {
+                let Some(lock) = acquired_lock(cx, e) else {
+                    continue;
+                };
+                // Scan forward (source order) for awaited I/O before a release.
+                for &later in &exprs[i + 1..] {
+                    if is_release(cx, later, &lock) {
+                        break;
+                    }
+                    if let ExprKind::Await(inner) = cx.expr(later).kind
+                        && awaits_io(cx, inner)
+                    {
+                        let mut f = cx.finding(
+                            &META,
+                            cx.expr(e).span,
+                            format!(
+                                "`{lock}` is held while awaiting I/O (`{}`): every other caller waits for the whole round trip, and a hung peer holds the lock forever",
+                                cx.source(cx.expr(inner).span).lines().next().unwrap_or("").trim()
+                            ),
+                            "do the I/O before acquiring (or after releasing) the lock and hold it only to read or publish state; release in a `finally`",
+                        );
+                        f.related.push(Related {
+                            file: None,
+                            span: cx.expr(later).span,
+                            message: "awaits I/O with the lock held".into(),
+                        });
+                        out.push(f);
+                        break;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `await X.acquire()` / `await X.lock()` on an async lock: the lock's name.
+fn acquired_lock(cx: &FileCx, e: ExprId) -> Option<String> {
+    let ExprKind::Await(inner) = cx.expr(e).kind else {
+        return None;
+    };
+    let c = cx.call(cx.model.strip(inner))?;
+    if !matches!(c.name.as_str(), "acquire" | "lock" | "waitForUnlock") {
+        return None;
+    }
+    let recv = c.receiver?;
+    let name = cx.model.dotted(recv)?;
+    let typed = cx
+        .sema
+        .type_of(recv)
+        .and_then(|t| cx.kb.find(Effect::Lock, Some(t), ""))
+        .is_some();
+    let lower = name.to_ascii_lowercase();
+    let named = lower.ends_with("mutex") || lower.ends_with("lock") || lower.ends_with("semaphore");
+    (typed || named).then_some(name)
+}
+
+/// `release()`, `X.release()`, `X.unlock()`.
+fn is_release(cx: &FileCx, e: ExprId, lock: &str) -> bool {
+    let Some(c) = cx.call(e) else { return false };
+    match c.receiver {
+        None => c.name == "release" || c.name == "unlock",
+        Some(r) => {
+            matches!(c.name.as_str(), "release" | "unlock")
+                && cx.model.dotted(r).as_deref() == Some(lock)
+        }
+    }
+}
+
+fn awaits_io(cx: &FileCx, inner: ExprId) -> bool {
+    let Some(c) = cx.call(cx.model.strip(inner)) else {
+        return false;
+    };
+    if let Some(e) = cx.effect(c, Effect::AsyncApi) {
+        return e.kind.as_deref() == Some("io");
+    }
+    is_io_method_call(c)
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::JavaScript,
+    fail: &[
+        r#"
+import { Mutex } from "async-mutex";
+const lock = new Mutex();
+
+async function update(db, id) {
+  const release = await lock.acquire(); // expect
+  const row = await db.query("select * from t where id = $1", [id]);
+  release();
+  return row;
+}
+"#,
+    ],
+    pass: &[
+        r#"
+import { Mutex } from "async-mutex";
+const lock = new Mutex();
+let counter = 0;
+
+async function bump() {
+  const release = await lock.acquire();
+  counter += 1;
+  release();
+  await fetch("/notify");
+}
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(LockAcrossAwait);
+}

@@ -1,0 +1,190 @@
+//! RS001: a spawned task or thread whose handle is dropped.
+
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::Parent;
+use unsnarl_model::*;
+
+pub struct DetachedSpawn;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "RS001",
+    name: "detached-spawn",
+    category: Category::OrphanTask,
+    severity: Severity::High,
+    languages: &[Language::Rust],
+    summary: "`tokio::spawn`, `spawn_blocking`, `std::thread::spawn` (and friends) whose `JoinHandle` is dropped, bound to `_`, or never used.",
+    docs: r#"
+A task or thread spawned with `tokio::spawn`, `tokio::task::spawn_local`,
+`spawn_blocking`, `std::thread::spawn` or `async_std::task::spawn` whose
+`JoinHandle` is discarded: used as a statement, bound with `let _ =`, or bound
+to a name that is never used.
+
+## Why
+
+Dropping a `JoinHandle` detaches the task: it keeps running with no owner.
+Its panic is caught by the runtime and only surfaces through the handle
+nobody holds, its errors are lost, and nothing cancels or waits for it when
+the caller returns or the service shuts down, so in-flight work is cut off
+at exit.
+
+## Example
+
+```rust
+async fn sync_all(items: Vec<Item>) {
+    for item in items {
+        tokio::spawn(async move { sync_to_remote(item).await });
+    }
+}
+```
+
+## Fix
+
+Keep the handles: spawn on a `JoinSet` owned by the caller and drain it
+(errors and panics surface), or await the handle.
+
+```rust
+async fn sync_all(items: Vec<Item>) -> anyhow::Result<()> {
+    let mut set = tokio::task::JoinSet::new();
+    for item in items {
+        set.spawn(sync_to_remote(item));
+    }
+    while let Some(res) = set.join_next().await {
+        res??;
+    }
+    Ok(())
+}
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for DetachedSpawn {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        for (i, e) in cx.model.exprs.iter().enumerate() {
+            let ExprKind::Call(c) = &e.kind else { continue };
+            let id = ExprId(i as u32);
+            if cx.effect(c, Effect::ScopedSpawn).is_some() {
+                continue;
+            }
+            let Some(entry) = cx.effect(c, Effect::Spawn) else {
+                continue;
+            };
+            let how = if cx.is_discarded(id) {
+                "its `JoinHandle` is dropped right away".to_string()
+            } else if let Some(name) = bound_name(cx, id) {
+                if name == "_" {
+                    "`let _ =` drops its `JoinHandle` right away".to_string()
+                } else if !used_later(cx, id, &name) {
+                    format!("its `JoinHandle` is bound to `{name}` and never used")
+                } else {
+                    continue;
+                }
+            } else {
+                continue;
+            };
+            let noun = if entry.kind.as_deref() == Some("thread") { "thread" } else { "task" };
+            out.push(cx.finding(
+                &META,
+                e.span,
+                format!(
+                    "`{}` starts a detached {noun}: {how}, so its panics and errors reach nobody and nothing waits for it or stops it on shutdown",
+                    cx.callee_display(c)
+                ),
+                entry.fix.clone(),
+            ));
+        }
+    }
+}
+
+/// The name a `let NAME = <call>` binds the call's value to.
+fn bound_name(cx: &FileCx, call: ExprId) -> Option<String> {
+    let Parent::Stmt(s) = cx.tree.expr_parent(call) else {
+        return None;
+    };
+    let StmtKind::Assign {
+        targets,
+        value: Some(v),
+        ..
+    } = &cx.stmt(s).kind
+    else {
+        return None;
+    };
+    if *v != call {
+        return None;
+    }
+    match targets.as_slice() {
+        [t] => cx.model.name_of(*t).map(str::to_string),
+        _ => None,
+    }
+}
+
+/// True when `name` is read after the binding at `call`, inside the same
+/// function (closures included).
+fn used_later(cx: &FileCx, call: ExprId, name: &str) -> bool {
+    if name.starts_with('_') {
+        return false;
+    }
+    let after = cx.expr(call).span.end;
+    let func_span = cx.func(cx.func_of(call)).span;
+    cx.model.exprs.iter().any(|e| {
+        e.span.start >= after
+            && e.span.end <= func_span.end
+            && matches!(&e.kind, ExprKind::Name { id, .. } if id == name)
+    })
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Rust,
+    fail: &[
+        r#"
+async fn fire(items: Vec<u32>) {
+    for item in items {
+        tokio::spawn(async move { push(item).await }); // expect
+    }
+    let _ = tokio::task::spawn_blocking(|| compact()); // expect
+}
+"#,
+        r#"
+use std::thread;
+
+fn start() {
+    thread::spawn(|| loop { tick() }); // expect
+    let handle = thread::spawn(|| work()); // expect
+}
+"#,
+    ],
+    pass: &[
+        r#"
+use tokio::task::JoinSet;
+
+async fn run(items: Vec<u32>) {
+    let mut set = JoinSet::new();
+    for item in items {
+        set.spawn(async move { push(item).await });
+    }
+    while let Some(r) = set.join_next().await {
+        r.unwrap();
+    }
+    let h = tokio::spawn(async { 1 });
+    let v = h.await.unwrap();
+    let mut handles = Vec::new();
+    handles.push(tokio::spawn(async { 2 }));
+}
+
+fn start() -> std::thread::JoinHandle<()> {
+    std::thread::spawn(|| work())
+}
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(DetachedSpawn);
+}
