@@ -1,6 +1,165 @@
-//! front end
+//! The Go front end: parses a file with tree-sitter-go and lowers it into
+//! the language-neutral file model.
+//!
+//! Conventions (see `crates/model/src/ir.rs` for the model itself):
+//! - the module is the package directory of the file (`cmd/server/main.go`
+//!   → `cmd/server`, a file at the root → `.`); package-level functions are
+//!   `<module>.<Func>`, methods `<module>.<Type>.<Method>`, types
+//!   `<module>.<Type>`;
+//! - calls through an import resolve to `<import path>.<Name>`
+//!   (`http.Get` → `net/http.Get`), unqualified calls of non-local names to
+//!   `<module>.<name>`, predeclared functions and types to their bare name;
+//!   method calls on values keep a receiver and no target;
+//! - declared types of parameters, results, struct fields and `var`s are
+//!   recorded with the named type they resolve to (`*sync.Mutex` →
+//!   `sync.Mutex`).
+
+mod errors;
+mod kinds;
+mod literal;
+mod lower;
+mod resolve;
+
+use std::cell::RefCell;
+use tree_sitter::{Parser, Tree};
 use unsnarl_model::{FileModel, SourceInput, Span};
 
+/// Lowers one Go file. Never panics; syntax errors are recorded in
+/// `syntax_errors` and the recovered tree is lowered anyway.
 pub fn lower(input: &SourceInput) -> FileModel {
-    FileModel::new(String::new(), Span::new(0, input.text.len() as u32))
+    let text = input.text;
+    let mut m = FileModel::new(module_name(input.rel_path), Span::new(0, text.len() as u32));
+    m.is_test = input.rel_path.ends_with("_test.go");
+    m.is_generated = is_generated(text);
+    let Some(tree) = parse(text) else {
+        return m;
+    };
+    let root = tree.root_node();
+    if m.module == "." {
+        // A file at the scan root: name its package by the package clause
+        // (`package ingest`), which is also the last segment of the import
+        // path other packages use for it.
+        if let Some(name) = package_name(root, text) {
+            m.module = name;
+        }
+    }
+    m.syntax_errors = errors::collect(root, text);
+    let mut l = lower::Lowerer::new(text, m, root);
+    l.lower_file(root);
+    l.finish()
+}
+
+thread_local! {
+    /// Creating a parser and loading the grammar costs more than parsing a
+    /// small file, so each worker thread keeps one.
+    static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
+}
+
+fn new_parser() -> Option<Parser> {
+    let mut p = Parser::new();
+    p.set_language(&kinds::Grammar::get().language).ok()?;
+    Some(p)
+}
+
+fn parse(text: &str) -> Option<Tree> {
+    PARSER.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut slot) => {
+            if slot.is_none() {
+                *slot = new_parser();
+            }
+            slot.as_mut()?.parse(text, None)
+        }
+        // Re-entered on this thread (cannot happen today): parse with a
+        // fresh parser rather than fail.
+        Err(_) => new_parser()?.parse(text, None),
+    })
+}
+
+/// The name in the file's `package` clause.
+fn package_name(root: tree_sitter::Node, text: &str) -> Option<String> {
+    let mut cursor = root.walk();
+    let clause = root
+        .children(&mut cursor)
+        .find(|n| n.kind() == "package_clause")?;
+    let mut cursor = clause.walk();
+    let ident = clause
+        .children(&mut cursor)
+        .find(|n| n.kind() == "package_identifier")?;
+    text.get(ident.byte_range()).map(str::to_string)
+}
+
+/// The package directory of a file: `cmd/server/main.go` → `cmd/server`,
+/// `main.go` → `.` (replaced by the package name once parsed).
+pub fn module_name(rel_path: &str) -> String {
+    let mut p = rel_path;
+    while let Some(rest) = p.strip_prefix("./") {
+        p = rest;
+    }
+    match p.rfind('/') {
+        Some(i) if i > 0 => p[..i].to_string(),
+        _ => ".".to_string(),
+    }
+}
+
+/// Go's generated-file convention: a line `// Code generated ... DO NOT
+/// EDIT.` before the package clause (that is, among the comments and blank
+/// lines at the top of the file).
+pub fn is_generated(text: &str) -> bool {
+    let mut in_block = false;
+    for line in text.lines() {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if in_block {
+            if line.contains("*/") {
+                in_block = false;
+            }
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("// Code generated ")
+            && rest.ends_with(" DO NOT EDIT.")
+        {
+            return true;
+        }
+        let t = line.trim();
+        if t.is_empty() || t.starts_with("//") {
+            continue;
+        }
+        if let Some(rest) = t.strip_prefix("/*") {
+            in_block = !rest.contains("*/");
+            continue;
+        }
+        // The package clause or any code: too late for the marker.
+        return false;
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn module_names() {
+        assert_eq!(module_name("cmd/server/main.go"), "cmd/server");
+        assert_eq!(module_name("main.go"), ".");
+        assert_eq!(module_name("./pkg/store/db.go"), "pkg/store");
+        assert_eq!(module_name("/x.go"), ".");
+    }
+
+    #[test]
+    fn generated_marker() {
+        assert!(is_generated(
+            "// Code generated by protoc-gen-go. DO NOT EDIT.\n\npackage x\n"
+        ));
+        assert!(is_generated(
+            "// Copyright x\n\n/* block\n */\n// Code generated  DO NOT EDIT.\r\npackage x\n"
+        ));
+        assert!(!is_generated(
+            "package x\n// Code generated by hand. DO NOT EDIT.\n"
+        ));
+        assert!(!is_generated("// Code generated DO NOT EDIT.\npackage x\n"));
+        assert!(!is_generated(
+            "// Code generated by x. DO NOT EDIT\npackage x\n"
+        ));
+        assert!(!is_generated(""));
+    }
 }

@@ -1,6 +1,61 @@
-//! front end
-use unsnarl_model::{FileModel, SourceInput, Span};
+//! The Python front end of unsnarl: parses a file with `ruff_python_parser`
+//! (error-recovering, so broken files are still lowered), resolves names
+//! through the file's imports and module-level definitions, and lowers the
+//! syntax tree into the language-neutral [`FileModel`].
+//!
+//! Layout:
+//! - [`path`]: module name, package, test-file and generated-file detection;
+//! - [`scope`]: bindings, scopes and name lookup (with Python's builtins);
+//! - [`collect`]: the pre-pass that finds what each scope binds before its
+//!   body is lowered (Python names are local to the whole function);
+//! - [`types`]: annotations to [`TypeRef`](unsnarl_model::TypeRef);
+//! - [`lower`]: statements, expressions, functions and classes.
 
+mod collect;
+mod lower;
+mod path;
+mod scope;
+mod types;
+
+#[cfg(test)]
+mod tests;
+
+use ruff_python_ast::PySourceType;
+use ruff_text_size::TextRange;
+use unsnarl_model::{FileModel, SourceInput, Span, SyntaxError};
+
+/// Lowers one Python file into its file model. Never panics; syntax errors
+/// are recorded in [`FileModel::syntax_errors`] and the parser's recovered
+/// tree is lowered as far as it goes.
 pub fn lower(input: &SourceInput) -> FileModel {
-    FileModel::new(String::new(), Span::new(0, input.text.len() as u32))
+    let source_type = if input.rel_path.ends_with(".pyi") {
+        PySourceType::Stub
+    } else {
+        PySourceType::Python
+    };
+    let parsed = ruff_python_parser::parse_unchecked_source(input.text, source_type);
+    let names = path::ModulePath::new(input.rel_path);
+    let is_test = path::is_test_path(input.rel_path);
+
+    // The module function covers the whole file (the module node's range
+    // can stop short of trailing comments).
+    let mut model = FileModel::new(names.module.clone(), Span::new(0, input.text.len() as u32));
+    model.functions[0].name_span = Span::new(0, 0);
+    model.functions[0].is_test = is_test;
+    model.is_test = is_test;
+    model.is_generated = path::is_generated(input.text);
+    model.syntax_errors = parsed
+        .errors()
+        .iter()
+        .map(|e| SyntaxError {
+            span: span(e.location),
+            message: e.error.to_string(),
+        })
+        .collect();
+
+    lower::Lowerer::new(input.text, model, names).lower_module(&parsed.syntax().body)
+}
+
+pub(crate) fn span(r: TextRange) -> Span {
+    Span::new(r.start().to_u32(), r.end().to_u32())
 }

@@ -6,7 +6,11 @@ use std::fmt::Write;
 
 /// Renders every function of the model as an indented tree.
 pub fn dump(m: &FileModel) -> String {
-    let mut d = Dumper { m, out: String::new(), depth: 0 };
+    let mut d = Dumper {
+        m,
+        out: String::new(),
+        depth: 0,
+    };
     if !m.module.is_empty() {
         let _ = writeln!(d.out, "module {}", m.module);
     }
@@ -307,14 +311,25 @@ impl Dumper<'_> {
             None => String::new(),
         };
         match &e.kind {
-            ExprKind::Name { id, resolved } => self.line(format!("{label}: name {id}{}", res(resolved))),
-            ExprKind::Path { text, resolved } => self.line(format!("{label}: path {text}{}", res(resolved))),
-            ExprKind::Attr { obj, name, resolved } => {
+            ExprKind::Name { id, resolved } => {
+                self.line(format!("{label}: name {id}{}", res(resolved)))
+            }
+            ExprKind::Path { text, resolved } => {
+                self.line(format!("{label}: path {text}{}", res(resolved)))
+            }
+            ExprKind::Attr {
+                obj,
+                name,
+                resolved,
+            } => {
                 self.line(format!("{label}: attr .{name}{}", res(resolved)));
                 self.child("obj", *obj);
             }
             ExprKind::Call(c) => {
-                let mut head = format!("{label}: call {}", if c.name.is_empty() { "?" } else { &c.name });
+                let mut head = format!(
+                    "{label}: call {}",
+                    if c.name.is_empty() { "?" } else { &c.name }
+                );
                 if let Some(t) = &c.target {
                     let _ = write!(head, " ={t}");
                 }
@@ -330,7 +345,10 @@ impl Dumper<'_> {
                     Some(r) => self.expr("recv", r),
                     None => {
                         // The callee is only interesting when it is not a plain name.
-                        if !matches!(m.expr(c.func).kind, ExprKind::Name { .. } | ExprKind::Path { .. }) {
+                        if !matches!(
+                            m.expr(c.func).kind,
+                            ExprKind::Name { .. } | ExprKind::Path { .. }
+                        ) {
                             self.expr("func", c.func);
                         }
                     }
@@ -366,7 +384,12 @@ impl Dumper<'_> {
                 self.line(format!("{label}: ternary"));
                 self.children(&[("cond", *cond), ("then", *then), ("else", *orelse)]);
             }
-            ExprKind::Collection { kind, elems, keys, ty } => {
+            ExprKind::Collection {
+                kind,
+                elems,
+                keys,
+                ty,
+            } => {
                 let mut head = format!("{label}: {kind:?}");
                 if let Some(t) = ty {
                     let _ = write!(head, " {}", type_str(t));
@@ -381,7 +404,11 @@ impl Dumper<'_> {
                 }
                 self.depth -= 1;
             }
-            ExprKind::Comprehension { kind, elt, generators } => {
+            ExprKind::Comprehension {
+                kind,
+                elt,
+                generators,
+            } => {
                 self.line(format!("{label}: comprehension {kind:?}"));
                 self.depth += 1;
                 self.expr("elt", *elt);

@@ -312,7 +312,9 @@ pub enum StmtKind {
         is_async: bool,
     },
     /// An unconditional loop: Rust `loop {}`, Go `for {}`.
-    Loop { body: Block },
+    Loop {
+        body: Block,
+    },
     Try {
         body: Block,
         handlers: Vec<Handler>,
@@ -335,7 +337,10 @@ pub enum StmtKind {
     /// Go `go f(...)`: the call runs in a new goroutine.
     Go(ExprId),
     /// Go `select {}` and Rust `tokio::select!`/`futures::select!`.
-    Select { arms: Vec<SelectArm>, biased: bool },
+    Select {
+        arms: Vec<SelectArm>,
+        biased: bool,
+    },
     /// `switch`/`match` (Python `match`, Rust `match`, Go `switch`/type switch).
     Switch {
         subject: Option<ExprId>,
@@ -350,7 +355,10 @@ pub enum StmtKind {
     /// A class definition: its methods are separate functions.
     ClassDef(TypeId),
     /// Python `global x` / `nonlocal x`.
-    Global { names: Vec<String>, nonlocal: bool },
+    Global {
+        names: Vec<String>,
+        nonlocal: bool,
+    },
     /// Go `mu.Lock()` style labeled statements, `pass`, type declarations...
     Pass,
 }

@@ -222,10 +222,10 @@ impl Table {
     /// name, if any) whose last name segment is `method`.
     pub fn find(&self, effect: Effect, target: Option<&str>, method: &str) -> Option<&Entry> {
         if let Some(target) = target {
-            if let Some(ids) = self.exact.get(target) {
-                if let Some(e) = self.pick(ids.iter().copied(), effect) {
-                    return Some(e);
-                }
+            if let Some(ids) = self.exact.get(target)
+                && let Some(e) = self.pick(ids.iter().copied(), effect)
+            {
+                return Some(e);
             }
             let pre = self
                 .prefix
@@ -240,10 +240,11 @@ impl Table {
                 return Some(e);
             }
         }
-        if target.is_none() && !method.is_empty() {
-            if let Some(ids) = self.method.get(method) {
-                return self.pick(ids.iter().copied(), effect);
-            }
+        if target.is_none()
+            && !method.is_empty()
+            && let Some(ids) = self.method.get(method)
+        {
+            return self.pick(ids.iter().copied(), effect);
         }
         None
     }
@@ -269,7 +270,10 @@ impl Table {
     /// Adds user-declared callees for an effect (from `[knowledge.<lang>]`).
     pub fn extend(&mut self, effect: Effect, calls: Vec<String>) {
         let entry = Entry {
-            what: format!("is declared `{}` in the unsnarl configuration", effect.key()),
+            what: format!(
+                "is declared `{}` in the unsnarl configuration",
+                effect.key()
+            ),
             calls,
             ..Entry::default()
         };
@@ -348,14 +352,36 @@ mod tests {
             "#,
         )
         .unwrap();
-        assert!(t.find(Effect::Blocking, Some("time.sleep"), "sleep").is_some());
-        assert!(t.find(Effect::Blocking, Some("time.sleeper"), "sleeper").is_none());
-        assert!(t.find(Effect::Blocking, Some("requests.Session.get"), "get").is_some());
+        assert!(
+            t.find(Effect::Blocking, Some("time.sleep"), "sleep")
+                .is_some()
+        );
+        assert!(
+            t.find(Effect::Blocking, Some("time.sleeper"), "sleeper")
+                .is_none()
+        );
+        assert!(
+            t.find(Effect::Blocking, Some("requests.Session.get"), "get")
+                .is_some()
+        );
         assert!(t.find(Effect::Blocking, None, "acquire_blocking").is_some());
-        assert!(t.find(Effect::Blocking, Some("app.Pool.acquire_blocking"), "acquire_blocking").is_none());
+        assert!(
+            t.find(
+                Effect::Blocking,
+                Some("app.Pool.acquire_blocking"),
+                "acquire_blocking"
+            )
+            .is_none()
+        );
         assert!(t.find(Effect::Spawn, Some("time.sleep"), "sleep").is_none());
-        assert!(t.find(Effect::Blocking, Some("fs.readFileSync"), "readFileSync").is_some());
-        assert!(t.find(Effect::Blocking, Some("fs.readFile"), "readFile").is_none());
+        assert!(
+            t.find(Effect::Blocking, Some("fs.readFileSync"), "readFileSync")
+                .is_some()
+        );
+        assert!(
+            t.find(Effect::Blocking, Some("fs.readFile"), "readFile")
+                .is_none()
+        );
     }
 
     #[test]

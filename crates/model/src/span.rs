@@ -45,9 +45,7 @@ pub struct LineIndex {
 impl LineIndex {
     pub fn new(text: &str) -> LineIndex {
         let mut starts = vec![0u32];
-        starts.extend(
-            memchr_iter(b'\n', text.as_bytes()).map(|i| (i + 1) as u32),
-        );
+        starts.extend(memchr_iter(b'\n', text.as_bytes()).map(|i| (i + 1) as u32));
         LineIndex { starts }
     }
 

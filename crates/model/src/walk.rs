@@ -328,14 +328,16 @@ impl Tree {
     /// body.
     pub fn stmt_ancestors(&self, id: StmtId) -> impl Iterator<Item = StmtId> + '_ {
         let mut cur = self.stmt_parent(id);
-        std::iter::from_fn(move || loop {
-            match cur {
-                Parent::Stmt(s) => {
-                    cur = self.stmt_parent(s);
-                    return Some(s);
+        std::iter::from_fn(move || {
+            loop {
+                match cur {
+                    Parent::Stmt(s) => {
+                        cur = self.stmt_parent(s);
+                        return Some(s);
+                    }
+                    Parent::Expr(e) => cur = self.expr_parent(e),
+                    _ => return None,
                 }
-                Parent::Expr(e) => cur = self.expr_parent(e),
-                _ => return None,
             }
         })
     }

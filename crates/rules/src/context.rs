@@ -99,13 +99,13 @@ impl<'a> FileCx<'a> {
         for _ in 0..3 {
             match self.tree.expr_parent(cur) {
                 Parent::Expr(p) => {
-                    if let Some(c) = self.call(p) {
-                        if let Some(e) = self.effect(c, Effect::Offload) {
-                            return match e.arg {
-                                None => true,
-                                Some(i) => c.positional(i).is_some_and(|a| self.contains(a, site)),
-                            };
-                        }
+                    if let Some(c) = self.call(p)
+                        && let Some(e) = self.effect(c, Effect::Offload)
+                    {
+                        return match e.arg {
+                            None => true,
+                            Some(i) => c.positional(i).is_some_and(|a| self.contains(a, site)),
+                        };
                     }
                     cur = p;
                 }
@@ -130,7 +130,9 @@ impl<'a> FileCx<'a> {
         let mut cur = e;
         loop {
             match self.tree.expr_parent(cur) {
-                Parent::Stmt(s) => return matches!(self.stmt(s).kind, StmtKind::Expr(x) if x == cur),
+                Parent::Stmt(s) => {
+                    return matches!(self.stmt(s).kind, StmtKind::Expr(x) if x == cur);
+                }
                 Parent::Expr(p) if matches!(self.expr(p).kind, ExprKind::Cast(_)) => cur = p,
                 _ => return false,
             }
@@ -155,7 +157,9 @@ impl<'a> FileCx<'a> {
     /// Statements enclosing the expression, innermost first.
     pub fn enclosing_stmts(&self, e: ExprId) -> Vec<StmtId> {
         match self.tree.enclosing_stmt(e) {
-            Some(s) => std::iter::once(s).chain(self.tree.stmt_ancestors(s)).collect(),
+            Some(s) => std::iter::once(s)
+                .chain(self.tree.stmt_ancestors(s))
+                .collect(),
             None => Vec::new(),
         }
     }

@@ -80,7 +80,13 @@ fn is_awaitable_type(t: &TypeRef) -> bool {
     let last = head.rsplit(['.', ':']).next().unwrap_or(head);
     matches!(
         last,
-        "Promise" | "PromiseLike" | "Awaitable" | "Coroutine" | "Future" | "BoxFuture" | "LocalBoxFuture"
+        "Promise"
+            | "PromiseLike"
+            | "Awaitable"
+            | "Coroutine"
+            | "Future"
+            | "BoxFuture"
+            | "LocalBoxFuture"
     ) || t.text.starts_with("impl Future")
         || t.text.contains("dyn Future")
 }
@@ -96,7 +102,11 @@ impl Visitor for SummaryVisitor<'_> {
         let Some(c) = m.call(id) else {
             return true;
         };
-        if self.kb.find(Effect::Offload, c.target.as_deref(), &c.name).is_some() {
+        if self
+            .kb
+            .find(Effect::Offload, c.target.as_deref(), &c.name)
+            .is_some()
+        {
             // Whatever is passed to an offload API runs elsewhere.
             return false;
         }
@@ -104,11 +114,7 @@ impl Visitor for SummaryVisitor<'_> {
             && let Some(e) = self.kb.find(Effect::Blocking, c.target.as_deref(), &c.name)
         {
             self.blocking = Some(BlockingSite {
-                callee: c
-                    .target
-                    .clone()
-                    .unwrap_or_else(|| c.name.clone())
-                    .into(),
+                callee: c.target.clone().unwrap_or_else(|| c.name.clone()).into(),
                 what: e.what.as_str().into(),
                 fix: e.fix.as_str().into(),
                 span: m.expr(id).span,
@@ -165,7 +171,10 @@ impl ProjectIndex {
             ix.paths.push(path);
             for s in sums {
                 let i = ix.fns.len() as u32;
-                ix.by_qualname.entry(s.qualname.clone()).or_default().push(i);
+                ix.by_qualname
+                    .entry(s.qualname.clone())
+                    .or_default()
+                    .push(i);
                 let last = last_segment(&s.qualname, s.lang);
                 ix.by_last_segment.entry(last.into()).or_default().push(i);
                 ix.fns.push((
@@ -309,7 +318,11 @@ impl ProjectIndex {
 }
 
 fn family(l: Language) -> Language {
-    if l.is_js_family() { Language::JavaScript } else { l }
+    if l.is_js_family() {
+        Language::JavaScript
+    } else {
+        l
+    }
 }
 
 fn last_segment(q: &str, lang: Language) -> &str {

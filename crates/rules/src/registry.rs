@@ -1,8 +1,8 @@
 //! Every rule of unsnarl. Adding a rule = one file under the language's
 //! folder and one line here.
 
-use crate::{go, js, python, rust};
 use crate::rule::Rule;
+use crate::{go, js, python, rust};
 
 /// All rules, in id order.
 pub fn all_rules() -> &'static [&'static dyn Rule] {
@@ -29,6 +29,7 @@ static RULES: &[&dyn Rule] = &[
     &python::lock_across_await::LockAcrossAwait,
     &python::sync_over_async::SyncOverAsync,
     &python::cancellation_swallowed::CancellationSwallowed,
+    &python::cpu_heavy_call::CpuHeavyCall,
     &rust::detached_spawn::DetachedSpawn,
     &rust::blocking_call::BlockingCall,
     &rust::unbounded_channel::UnboundedChannel,

@@ -1,9 +1,9 @@
 //! Test support: runs a rule on its pass/fail examples and checks findings
 //! against `expect` markers.
 
+use crate::Engine;
 use crate::index::ProjectIndex;
 use crate::rule::{Examples, Rule};
-use crate::Engine;
 use std::collections::BTreeSet;
 use unsnarl_model::{FileModel, Finding, Knowledge, Language, LineIndex, SourceInput};
 
@@ -72,7 +72,11 @@ type Place = (String, u32);
 
 /// Runs one rule over a (possibly multi-file) example; returns the places of
 /// its findings and the places marked `expect`.
-pub fn run_example(rule: &'static dyn Rule, lang: Language, example: &str) -> (Vec<(Place, Finding)>, BTreeSet<Place>) {
+pub fn run_example(
+    rule: &'static dyn Rule,
+    lang: Language,
+    example: &str,
+) -> (Vec<(Place, Finding)>, BTreeSet<Place>) {
     let engine = Engine::new(vec![rule], Knowledge::builtin());
     let files = split_files(lang, example);
     let mut prepared = Vec::new();
@@ -118,10 +122,18 @@ pub fn check_fail(rule: &'static dyn Rule, ex: &Examples) {
     assert!(!ex.fail.is_empty(), "{}: no fail examples", rule.meta().id);
     for (n, example) in ex.fail.iter().enumerate() {
         let (found, expected) = run_example(rule, ex.language, example);
-        assert!(!expected.is_empty(), "{} fail example #{n} has no `expect` marker", rule.meta().id);
+        assert!(
+            !expected.is_empty(),
+            "{} fail example #{n} has no `expect` marker",
+            rule.meta().id
+        );
         let got: BTreeSet<Place> = found.iter().map(|(p, _)| p.clone()).collect();
         let missing: Vec<_> = expected.difference(&got).collect();
-        let extra: Vec<_> = found.iter().filter(|(p, _)| !expected.contains(p)).cloned().collect();
+        let extra: Vec<_> = found
+            .iter()
+            .filter(|(p, _)| !expected.contains(p))
+            .cloned()
+            .collect();
         assert!(
             missing.is_empty() && extra.is_empty(),
             "{} fail example #{n}:\n{example}\nmissing findings at {missing:?}\nunexpected findings:\n{}",
@@ -157,12 +169,22 @@ pub fn check_docs(rule: &'static dyn Rule, lang: Language) {
         let close = rest[body_start..].find("```")?;
         Some(rest[body_start..body_start + close].to_string())
     };
-    let bad = block_after("## Example").unwrap_or_else(|| panic!("{}: no example block", rule.meta().id));
+    let bad =
+        block_after("## Example").unwrap_or_else(|| panic!("{}: no example block", rule.meta().id));
     let (found, _) = run_example(rule, lang, &bad);
-    assert!(!found.is_empty(), "{}: the docs example is not flagged:\n{bad}", rule.meta().id);
+    assert!(
+        !found.is_empty(),
+        "{}: the docs example is not flagged:\n{bad}",
+        rule.meta().id
+    );
     let good = block_after("## Fix").unwrap_or_else(|| panic!("{}: no fix block", rule.meta().id));
     let (found, _) = run_example(rule, lang, &good);
-    assert!(found.is_empty(), "{}: the docs fix is flagged:\n{good}\n{}", rule.meta().id, render(&found));
+    assert!(
+        found.is_empty(),
+        "{}: the docs fix is flagged:\n{good}\n{}",
+        rule.meta().id,
+        render(&found)
+    );
 }
 
 /// Declares the example tests of a rule: `rule_tests!(RuleValue);`

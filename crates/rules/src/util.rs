@@ -96,14 +96,21 @@ pub fn unbounded_reason(m: &FileModel, c: &Call, entry: &Entry) -> Option<String
 
 /// `math.inf`, `float('inf')`, `sys.maxsize`.
 fn is_infinite(m: &FileModel, e: ExprId) -> bool {
-    if matches!(m.resolved(e), Some("math.inf" | "sys.maxsize" | "numpy.inf")) {
+    if matches!(
+        m.resolved(e),
+        Some("math.inf" | "sys.maxsize" | "numpy.inf")
+    ) {
         return true;
     }
     m.call(e).is_some_and(|c| {
         c.target.as_deref() == Some("builtins.float")
             && c.positional(0)
                 .and_then(|a| match m.literal(a) {
-                    Some(Lit::Str(s)) => Some(s.trim().trim_start_matches(['+', '-']).eq_ignore_ascii_case("inf")),
+                    Some(Lit::Str(s)) => Some(
+                        s.trim()
+                            .trim_start_matches(['+', '-'])
+                            .eq_ignore_ascii_case("inf"),
+                    ),
                     _ => None,
                 })
                 .unwrap_or(false)
@@ -113,10 +120,39 @@ fn is_infinite(m: &FileModel, e: ExprId) -> bool {
 /// Methods that, on a receiver of unknown type, almost always talk to a
 /// network peer or a database.
 const IO_METHODS: &[&str] = &[
-    "get", "post", "put", "patch", "delete", "head", "request", "fetch", "fetchrow", "fetchval",
-    "fetchall", "fetchone", "execute", "executemany", "query", "send", "send_json", "recv",
-    "receive", "read", "readline", "readexactly", "connect", "publish", "call", "upload",
-    "download", "findOne", "findMany", "findUnique", "insertOne", "updateOne", "create",
+    "get",
+    "post",
+    "put",
+    "patch",
+    "delete",
+    "head",
+    "request",
+    "fetch",
+    "fetchrow",
+    "fetchval",
+    "fetchall",
+    "fetchone",
+    "execute",
+    "executemany",
+    "query",
+    "send",
+    "send_json",
+    "recv",
+    "receive",
+    "read",
+    "readline",
+    "readexactly",
+    "connect",
+    "publish",
+    "call",
+    "upload",
+    "download",
+    "findOne",
+    "findMany",
+    "findUnique",
+    "insertOne",
+    "updateOne",
+    "create",
 ];
 
 /// True for a method call on an unknown receiver whose name is one of the

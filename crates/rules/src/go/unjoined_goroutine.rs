@@ -75,7 +75,9 @@ impl Rule for UnjoinedGoroutine {
             let StmtKind::Go(call_expr) = s.kind else {
                 continue;
             };
-            let Some(c) = cx.call(call_expr) else { continue };
+            let Some(c) = cx.call(call_expr) else {
+                continue;
+            };
             let verdict = match cx.expr(cx.model.strip(c.func)).kind {
                 ExprKind::Closure(f) => body_signals(cx, &cx.func(f).body),
                 _ => named_goroutine(cx, c),
@@ -98,10 +100,7 @@ impl Rule for UnjoinedGoroutine {
 /// is handed to it.
 fn named_goroutine(cx: &FileCx, c: &Call) -> bool {
     if let Some(t) = &c.target
-        && let Some(f) = cx
-            .model
-            .function_ids()
-            .find(|&f| &cx.func(f).qualname == t)
+        && let Some(f) = cx.model.function_ids().find(|&f| &cx.func(f).qualname == t)
     {
         return body_signals(cx, &cx.func(f).body);
     }
@@ -114,7 +113,11 @@ fn named_goroutine(cx: &FileCx, c: &Call) -> bool {
             || ty.contains("chan")
             || cx.model.dotted(e).is_some_and(|n| {
                 let n = n.to_ascii_lowercase();
-                n.contains("wg") || n.ends_with("ch") || n.contains("chan") || n.ends_with("done") || n.contains("errs")
+                n.contains("wg")
+                    || n.ends_with("ch")
+                    || n.contains("chan")
+                    || n.ends_with("done")
+                    || n.contains("errs")
             })
     }) || c.receiver.is_some()
 }
@@ -137,12 +140,27 @@ fn body_signals(cx: &FileCx, body: &Block) -> bool {
                 ExprKind::Call(c) => {
                     let name = c.name.as_str();
                     let target = c.target.as_deref().unwrap_or("");
-                    if matches!(name, "Done" | "close" | "recover" | "Go" | "Signal" | "Broadcast")
-                        || target.starts_with("log.")
+                    if matches!(
+                        name,
+                        "Done" | "close" | "recover" | "Go" | "Signal" | "Broadcast"
+                    ) || target.starts_with("log.")
                         || target.starts_with("log/slog.")
                         || target.starts_with("fmt.Print")
                         || target.starts_with("fmt.Fprint")
-                        || matches!(name, "Error" | "Errorf" | "Fatal" | "Fatalf" | "Warn" | "Warnf" | "Info" | "Infof" | "Println" | "Printf" | "Panic")
+                        || matches!(
+                            name,
+                            "Error"
+                                | "Errorf"
+                                | "Fatal"
+                                | "Fatalf"
+                                | "Warn"
+                                | "Warnf"
+                                | "Info"
+                                | "Infof"
+                                | "Println"
+                                | "Printf"
+                                | "Panic"
+                        )
                     {
                         self.signals = true;
                     }

@@ -59,7 +59,7 @@ impl Rule for BlockingCall {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
-        blocking::check(cx, &META, |cx, f| cx.runs_on_loop(f), out);
+        blocking::check(cx, &META, Effect::Blocking, |cx, f| cx.runs_on_loop(f), out);
     }
 }
 
@@ -89,8 +89,7 @@ export const handler = async (event) => {
 };
 "#,
     ],
-    pass: &[
-        r#"
+    pass: &[r#"
 import fs from "node:fs";
 import { readFile } from "node:fs/promises";
 
@@ -103,8 +102,7 @@ export async function handler() {
 function startup() {
   fs.mkdirSync("/tmp/cache", { recursive: true });
 }
-"#,
-    ],
+"#],
 };
 
 #[cfg(test)]

@@ -96,7 +96,11 @@ impl Rule for FloatingPromise {
 fn callee_text(cx: &FileCx, c: &Call) -> String {
     let s = cx.source(cx.expr(c.func).span);
     let s: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if s.len() > 60 { format!("{}…", &s[..s.floor_char_boundary(57)]) } else { s }
+    if s.len() > 60 {
+        format!("{}…", &s[..s.floor_char_boundary(57)])
+    } else {
+        s
+    }
 }
 
 /// Why a call returns a promise: a project `async` function, a function

@@ -159,8 +159,7 @@ fn awaits_io(cx: &FileCx, inner: ExprId) -> bool {
 
 pub static EXAMPLES: Examples = Examples {
     language: Language::JavaScript,
-    fail: &[
-        r#"
+    fail: &[r#"
 import { Mutex } from "async-mutex";
 const lock = new Mutex();
 
@@ -170,10 +169,8 @@ async function update(db, id) {
   release();
   return row;
 }
-"#,
-    ],
-    pass: &[
-        r#"
+"#],
+    pass: &[r#"
 import { Mutex } from "async-mutex";
 const lock = new Mutex();
 let counter = 0;
@@ -184,8 +181,7 @@ async function bump() {
   release();
   await fetch("/notify");
 }
-"#,
-    ],
+"#],
 };
 
 #[cfg(test)]

@@ -65,7 +65,7 @@ impl Rule for BlockingCall {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
-        blocking::check(cx, &META, |cx, f| cx.runs_on_loop(f), out);
+        blocking::check(cx, &META, Effect::Blocking, |cx, f| cx.runs_on_loop(f), out);
     }
 }
 

@@ -181,7 +181,8 @@ fn reaps_cancelled_task(cx: &FileCx, fid: FuncId, t: StmtId, body: &Block) -> bo
             let call = cx.call(c).unwrap();
             call.name == "cancel"
                 && cx.expr(c).span.start < try_start
-                && call.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(awaited.as_str())
+                && call.receiver.and_then(|r| cx.model.dotted(r)).as_deref()
+                    == Some(awaited.as_str())
         })
 }
 

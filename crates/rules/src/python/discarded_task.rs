@@ -95,7 +95,11 @@ pub(crate) fn is_scoped_spawn(cx: &FileCx, c: &Call) -> bool {
         && let Some(r) = c.receiver
         && let Some(name) = cx.model.dotted(r)
     {
-        let last = name.rsplit('.').next().unwrap_or(&name).to_ascii_lowercase();
+        let last = name
+            .rsplit('.')
+            .next()
+            .unwrap_or(&name)
+            .to_ascii_lowercase();
         let last = last.trim_start_matches('_');
         return last == "tg"
             || last.ends_with("group")

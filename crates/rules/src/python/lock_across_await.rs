@@ -144,24 +144,25 @@ fn check_with(cx: &FileCx, w: StmtId, out: &mut Vec<Finding>) {
                 });
                 out.push(f);
             }
-        } else if is_async_lock(kind) && *is_async {
-            if let Some(&io) = awaits.iter().find(|&&a| awaits_io(cx, a)) {
-                let mut f = cx.finding(
-                    &META,
-                    cx.expr(it.ctx).span,
-                    format!(
-                        "`{lock}` is held while awaiting I/O (`{}`): every task that needs the lock waits for the whole round trip, and a slow or hung peer stalls them all",
-                        cx.source(cx.expr(io).span).lines().next().unwrap_or("").trim()
-                    ),
-                    "narrow the critical section: read the state under the lock, do the I/O outside it, then re-acquire to apply the result (re-checking the state); if the I/O must be inside, bound it with `asyncio.timeout`",
-                );
-                f.related.push(Related {
-                    file: None,
-                    span: cx.expr(io).span,
-                    message: "awaits I/O with the lock held".into(),
-                });
-                out.push(f);
-            }
+        } else if is_async_lock(kind)
+            && *is_async
+            && let Some(&io) = awaits.iter().find(|&&a| awaits_io(cx, a))
+        {
+            let mut f = cx.finding(
+                &META,
+                cx.expr(it.ctx).span,
+                format!(
+                    "`{lock}` is held while awaiting I/O (`{}`): every task that needs the lock waits for the whole round trip, and a slow or hung peer stalls them all",
+                    cx.source(cx.expr(io).span).lines().next().unwrap_or("").trim()
+                ),
+                "narrow the critical section: read the state under the lock, do the I/O outside it, then re-acquire to apply the result (re-checking the state); if the I/O must be inside, bound it with `asyncio.timeout`",
+            );
+            f.related.push(Related {
+                file: None,
+                span: cx.expr(io).span,
+                message: "awaits I/O with the lock held".into(),
+            });
+            out.push(f);
         }
     }
 }
@@ -198,8 +199,12 @@ fn body_awaits(cx: &FileCx, body: &Block) -> Vec<ExprId> {
     let mut v = V(Vec::new());
     walk_block(cx.model, body, &mut v);
     v.0.retain(|&a| {
-        !cx.call(a)
-            .is_some_and(|c| matches!(c.name.as_str(), "wait" | "wait_for" | "notify" | "notify_all"))
+        !cx.call(a).is_some_and(|c| {
+            matches!(
+                c.name.as_str(),
+                "wait" | "wait_for" | "notify" | "notify_all"
+            )
+        })
     });
     v.0
 }

@@ -9,7 +9,7 @@ pub struct BlockingCall;
 
 pub static META: RuleMeta = RuleMeta {
     id: "RS002",
-    name: "blocking-call-in-async",
+    name: "blocking-call-on-runtime",
     category: Category::BlockingInAsync,
     severity: Severity::High,
     languages: &[Language::Rust],
@@ -60,7 +60,7 @@ impl Rule for BlockingCall {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
-        blocking::check(cx, &META, |cx, f| cx.runs_on_loop(f), out);
+        blocking::check(cx, &META, Effect::Blocking, |cx, f| cx.runs_on_loop(f), out);
     }
 }
 
@@ -99,8 +99,7 @@ async fn get(url: &str) -> String {
 }
 "#,
     ],
-    pass: &[
-        r#"
+    pass: &[r#"
 use std::time::Duration;
 
 async fn poll() {
@@ -113,8 +112,7 @@ async fn poll() {
 fn sync_only() {
     std::thread::sleep(Duration::from_secs(1));
 }
-"#,
-    ],
+"#],
 };
 
 #[cfg(test)]

@@ -87,7 +87,11 @@ impl Rule for DetachedSpawn {
             } else {
                 continue;
             };
-            let noun = if entry.kind.as_deref() == Some("thread") { "thread" } else { "task" };
+            let noun = if entry.kind.as_deref() == Some("thread") {
+                "thread"
+            } else {
+                "task"
+            };
             out.push(cx.finding(
                 &META,
                 e.span,
@@ -158,8 +162,7 @@ fn start() {
 }
 "#,
     ],
-    pass: &[
-        r#"
+    pass: &[r#"
 use tokio::task::JoinSet;
 
 async fn run(items: Vec<u32>) {
@@ -179,8 +182,7 @@ async fn run(items: Vec<u32>) {
 fn start() -> std::thread::JoinHandle<()> {
     std::thread::spawn(|| work())
 }
-"#,
-    ],
+"#],
 };
 
 #[cfg(test)]

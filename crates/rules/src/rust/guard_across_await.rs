@@ -132,7 +132,15 @@ fn guard_call(cx: &FileCx, e: ExprId) -> Option<&'static str> {
     let method = c.name.as_str();
     if !matches!(
         method,
-        "lock" | "read" | "write" | "borrow" | "borrow_mut" | "try_lock" | "try_read" | "try_write" | "upgradable_read"
+        "lock"
+            | "read"
+            | "write"
+            | "borrow"
+            | "borrow_mut"
+            | "try_lock"
+            | "try_read"
+            | "try_write"
+            | "upgradable_read"
     ) {
         return None;
     }
@@ -157,7 +165,9 @@ fn bound_guard(cx: &FileCx, mut e: ExprId) -> Option<(ExprId, &'static str)> {
         }
         match &cx.expr(e).kind {
             ExprKind::Try(inner) => e = *inner,
-            ExprKind::Call(c) if matches!(c.name.as_str(), "unwrap" | "expect" | "unwrap_or_else") => {
+            ExprKind::Call(c)
+                if matches!(c.name.as_str(), "unwrap" | "expect" | "unwrap_or_else") =>
+            {
                 e = c.receiver?;
             }
             _ => return None,
@@ -239,7 +249,10 @@ fn temporaries(cx: &FileCx, root: ExprId, stmt: Span, awaits: &[Span], out: &mut
     for e in exprs_under(cx.model, root) {
         if let Some(kind) = guard_call(cx, e) {
             let after = cx.expr(e).span.end;
-            if let Some(a) = awaits.iter().find(|a| a.start >= after && a.end <= stmt.end) {
+            if let Some(a) = awaits
+                .iter()
+                .find(|a| a.start >= after && a.end <= stmt.end)
+            {
                 report(cx, e, kind, "a temporary", *a, out);
                 return;
             }

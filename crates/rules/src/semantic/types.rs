@@ -153,7 +153,8 @@ impl Pass<'_> {
                 let f = m.func(self.func);
                 let owner = self.owner_class(m, f);
                 if let Some(class) = owner
-                    && m.name_of(*obj).is_some_and(|n| Some(n) == self.receiver_name(m))
+                    && m.name_of(*obj)
+                        .is_some_and(|n| Some(n) == self.receiver_name(m))
                 {
                     return self.sema.field_type(&class, name).map(str::to_string);
                 }
@@ -229,7 +230,12 @@ impl Pass<'_> {
             // Smart pointers and cells wrap the interesting type.
             if matches!(
                 target.as_str(),
-                "std::sync::Arc::new" | "std::rc::Rc::new" | "std::boxed::Box::new" | "Arc::new" | "Rc::new" | "Box::new"
+                "std::sync::Arc::new"
+                    | "std::rc::Rc::new"
+                    | "std::boxed::Box::new"
+                    | "Arc::new"
+                    | "Rc::new"
+                    | "Box::new"
             ) {
                 return c.positional(0).and_then(|a| self.value_type(m, a));
             }

@@ -9,8 +9,16 @@ use unsnarl_model::*;
 /// Which functions run on the loop, beyond `async` ones (JS handlers).
 pub type LoopContext = fn(&FileCx, FuncId) -> bool;
 
-/// Reports blocking calls made in functions for which `on_loop` holds.
-pub fn check(cx: &FileCx, meta: &'static RuleMeta, on_loop: LoopContext, out: &mut Vec<Finding>) {
+/// Reports calls with `effect` (`Blocking` or `CpuHeavy`) made in functions
+/// for which `on_loop` holds; for `Blocking`, also calls of project helpers
+/// that block further down.
+pub fn check(
+    cx: &FileCx,
+    meta: &'static RuleMeta,
+    effect: Effect,
+    on_loop: LoopContext,
+    out: &mut Vec<Finding>,
+) {
     for fid in cx.model.function_ids() {
         if !on_loop(cx, fid) {
             continue;
@@ -18,7 +26,7 @@ pub fn check(cx: &FileCx, meta: &'static RuleMeta, on_loop: LoopContext, out: &m
         let mut v = CallCollector { calls: Vec::new() };
         walk_block(cx.model, &cx.func(fid).body, &mut v);
         for call in v.calls {
-            if let Some(f) = finding_for(cx, meta, fid, call) {
+            if let Some(f) = finding_for(cx, meta, effect, fid, call) {
                 out.push(f);
             }
         }
@@ -40,14 +48,20 @@ impl Visitor for CallCollector {
     }
 }
 
-fn finding_for(cx: &FileCx, meta: &'static RuleMeta, fid: FuncId, call: ExprId) -> Option<Finding> {
+fn finding_for(
+    cx: &FileCx,
+    meta: &'static RuleMeta,
+    effect: Effect,
+    fid: FuncId,
+    call: ExprId,
+) -> Option<Finding> {
     let c = cx.call(call)?;
     if cx.is_awaited(call) || inside_offload(cx, call) {
         return None;
     }
     let span = cx.expr(call).span;
     let where_ = format!("in async {}", cx.func_display(fid));
-    if let Some(entry) = cx.effect(c, Effect::Blocking) {
+    if let Some(entry) = cx.effect(c, effect) {
         if is_zero_sleep(cx, c) {
             return None;
         }
@@ -62,6 +76,9 @@ fn finding_for(cx: &FileCx, meta: &'static RuleMeta, fid: FuncId, call: ExprId) 
             entry.fix.clone(),
         ));
     }
+    if effect != Effect::Blocking {
+        return None;
+    }
     // A same-project sync helper that blocks, directly or further down.
     let target = c.target.as_deref()?;
     let i = cx.index.resolve(cx.lang, target)?;
@@ -70,7 +87,12 @@ fn finding_for(cx: &FileCx, meta: &'static RuleMeta, fid: FuncId, call: ExprId) 
     }
     let chain = cx.index.blocking_chain(i)?;
     let mut path = vec![format!("`{}`", short(target))];
-    path.extend(chain.steps.iter().map(|s| format!("`{}`", short(&s.callee))));
+    path.extend(
+        chain
+            .steps
+            .iter()
+            .map(|s| format!("`{}`", short(&s.callee))),
+    );
     path.push(format!("`{}`", short(&chain.site.callee)));
     let mut f = cx.finding(
         meta,
@@ -126,5 +148,6 @@ fn inside_offload(cx: &FileCx, call: ExprId) -> bool {
 
 /// `time.sleep(0)` only yields the GIL.
 fn is_zero_sleep(cx: &FileCx, c: &Call) -> bool {
-    c.name.eq_ignore_ascii_case("sleep") && c.positional(0).and_then(|a| cx.model.int_value(a)) == Some(0)
+    c.name.eq_ignore_ascii_case("sleep")
+        && c.positional(0).and_then(|a| cx.model.int_value(a)) == Some(0)
 }

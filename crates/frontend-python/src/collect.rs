@@ -1,0 +1,307 @@
+//! The binding pre-pass. In Python a name assigned anywhere in a function is
+//! local to all of it (even before the assignment), so each scope's bindings
+//! are collected before its body is lowered: parameters, assignment and loop
+//! targets, `with ... as`, `except ... as`, imports, nested `def`/`class`,
+//! match captures, `global`/`nonlocal`. Nested function and class bodies
+//! are not entered (they are scopes of their own). Imports are recorded in
+//! the file model here, once.
+
+use crate::lower::Lowerer;
+use crate::path::join;
+use crate::scope::{Binding, Scope, ScopeKind};
+use crate::span;
+use ruff_python_ast::{self as ast, ExceptHandler, Expr, Pattern, Stmt};
+use std::collections::HashMap;
+use unsnarl_model::Import;
+use unsnarl_model::builder::MAX_NESTING;
+
+struct Collector<'a, 's> {
+    scope: &'s mut Scope<'a>,
+    /// What a plain assignment binds: `ModuleVar` at module level, else `Local`.
+    assigned: Binding,
+    is_module: bool,
+    /// Module level only: `X = <name or attribute chain>` candidates for
+    /// aliases, and how often each name is assigned.
+    aliases: Vec<(&'a str, &'a Expr)>,
+    counts: HashMap<&'a str, u32>,
+}
+
+impl<'a> Lowerer<'a> {
+    /// Binds into `scope` everything `body` binds. At module level, returns
+    /// the names assigned exactly once from a name/attribute chain (alias
+    /// candidates, see `resolve_module_aliases`).
+    pub(crate) fn collect(
+        &mut self,
+        body: &'a [Stmt],
+        scope: &mut Scope<'a>,
+    ) -> Vec<(&'a str, &'a Expr)> {
+        let is_module = scope.kind == ScopeKind::Module;
+        let mut c = Collector {
+            scope,
+            assigned: if is_module {
+                Binding::ModuleVar
+            } else {
+                Binding::Local
+            },
+            is_module,
+            aliases: Vec::new(),
+            counts: HashMap::new(),
+        };
+        self.collect_block(&mut c, body, 0);
+        let Collector {
+            aliases, counts, ..
+        } = c;
+        aliases
+            .into_iter()
+            .filter(|(n, _)| counts.get(n) == Some(&1))
+            .collect()
+    }
+
+    fn collect_block(&mut self, c: &mut Collector<'a, '_>, body: &'a [Stmt], depth: u32) {
+        if depth >= MAX_NESTING {
+            return;
+        }
+        for s in body {
+            self.collect_stmt(c, s, depth + 1);
+        }
+    }
+
+    fn collect_stmt(&mut self, c: &mut Collector<'a, '_>, s: &'a Stmt, depth: u32) {
+        match s {
+            Stmt::FunctionDef(f) => {
+                // The caller pushed this scope's own prefix already.
+                let q = join(self.prefix(), f.name.as_str());
+                c.scope.bind(f.name.as_str(), Binding::Qualified(q));
+            }
+            Stmt::ClassDef(k) => {
+                let q = join(self.prefix(), k.name.as_str());
+                c.scope.bind(k.name.as_str(), Binding::Qualified(q));
+            }
+            Stmt::Assign(a) => {
+                for t in &a.targets {
+                    c.target(t);
+                }
+                if c.is_module
+                    && let [Expr::Name(n)] = a.targets.as_slice()
+                    && matches!(&*a.value, Expr::Name(_) | Expr::Attribute(_))
+                {
+                    c.aliases.push((n.id.as_str(), &a.value));
+                }
+            }
+            Stmt::AugAssign(a) => c.target(&a.target),
+            Stmt::AnnAssign(a) => c.target(&a.target),
+            Stmt::TypeAlias(a) => c.target(&a.name),
+            Stmt::Delete(d) => {
+                for t in &d.targets {
+                    c.target(t);
+                }
+            }
+            Stmt::For(f) => {
+                c.target(&f.target);
+                self.collect_block(c, &f.body, depth);
+                self.collect_block(c, &f.orelse, depth);
+            }
+            Stmt::While(w) => {
+                self.collect_block(c, &w.body, depth);
+                self.collect_block(c, &w.orelse, depth);
+            }
+            Stmt::If(i) => {
+                self.collect_block(c, &i.body, depth);
+                for clause in &i.elif_else_clauses {
+                    self.collect_block(c, &clause.body, depth);
+                }
+            }
+            Stmt::With(w) => {
+                for item in &w.items {
+                    if let Some(v) = &item.optional_vars {
+                        c.target(v);
+                    }
+                }
+                self.collect_block(c, &w.body, depth);
+            }
+            Stmt::Match(m) => {
+                for case in &m.cases {
+                    c.pattern(&case.pattern, 0);
+                    self.collect_block(c, &case.body, depth);
+                }
+            }
+            Stmt::Try(t) => {
+                self.collect_block(c, &t.body, depth);
+                for h in &t.handlers {
+                    let ExceptHandler::ExceptHandler(h) = h;
+                    if let Some(n) = &h.name {
+                        c.bind(n.as_str());
+                    }
+                    self.collect_block(c, &h.body, depth);
+                }
+                self.collect_block(c, &t.orelse, depth);
+                self.collect_block(c, &t.finalbody, depth);
+            }
+            Stmt::Import(i) => {
+                for alias in &i.names {
+                    let full = alias.name.as_str();
+                    let (local, target) = match &alias.asname {
+                        Some(asname) => (asname.as_str(), full.to_string()),
+                        // `import a.b.c` binds `a`, the top-level package.
+                        None => {
+                            let top = full.split('.').next().unwrap_or(full);
+                            (top, top.to_string())
+                        }
+                    };
+                    self.add_import(c, local, target, alias);
+                }
+            }
+            Stmt::ImportFrom(i) => {
+                let from = i.module.as_ref().map_or("", |m| m.as_str());
+                let base = if i.level > 0 {
+                    join(self.names.relative_base(i.level), from)
+                } else {
+                    from.to_string()
+                };
+                for alias in &i.names {
+                    let name = alias.name.as_str();
+                    if name == "*" {
+                        if !self.scopes.star_imports.contains(&base) {
+                            self.scopes.star_imports.push(base.clone());
+                        }
+                        self.m.imports.push(Import {
+                            local: "*".to_string(),
+                            target: base.clone(),
+                            span: span(alias.range),
+                        });
+                        continue;
+                    }
+                    let local = alias.asname.as_ref().map_or(name, |a| a.as_str());
+                    self.add_import(c, local, join(&base, name), alias);
+                }
+            }
+            Stmt::Global(g) => {
+                for n in &g.names {
+                    c.scope.bind(n.as_str(), Binding::Global);
+                    // `global x` in a function creates the module variable
+                    // even when no module-level code assigns it.
+                    if let Some(module) = self.scopes.stack.first_mut()
+                        && !c.is_module
+                    {
+                        module.bind(n.as_str(), Binding::ModuleVar);
+                    }
+                }
+            }
+            Stmt::Nonlocal(g) => {
+                for n in &g.names {
+                    c.scope.bind(n.as_str(), Binding::Nonlocal);
+                }
+            }
+            Stmt::Return(_)
+            | Stmt::Raise(_)
+            | Stmt::Assert(_)
+            | Stmt::Expr(_)
+            | Stmt::Pass(_)
+            | Stmt::Break(_)
+            | Stmt::Continue(_)
+            | Stmt::IpyEscapeCommand(_) => {}
+        }
+    }
+
+    fn add_import(
+        &mut self,
+        c: &mut Collector<'a, '_>,
+        local: &'a str,
+        target: String,
+        alias: &ast::Alias,
+    ) {
+        if local.is_empty() || target.is_empty() {
+            // An import the parser recovered from (`import` with no name).
+            return;
+        }
+        self.m.imports.push(Import {
+            local: local.to_string(),
+            target: target.clone(),
+            span: span(alias.range),
+        });
+        c.scope.bind(local, Binding::Qualified(target));
+    }
+}
+
+impl<'a> Collector<'a, '_> {
+    fn bind(&mut self, name: &'a str) {
+        if name.is_empty() {
+            return;
+        }
+        if self.is_module {
+            *self.counts.entry(name).or_insert(0) += 1;
+        }
+        self.scope.bind(name, self.assigned.clone());
+    }
+
+    fn target(&mut self, t: &'a Expr) {
+        target_names(t, 0, &mut |n| self.bind(n));
+    }
+
+    /// The names a match pattern captures.
+    fn pattern(&mut self, p: &'a Pattern, depth: u32) {
+        if depth >= MAX_NESTING {
+            return;
+        }
+        match p {
+            Pattern::MatchValue(_) | Pattern::MatchSingleton(_) => {}
+            Pattern::MatchSequence(s) => {
+                for q in &s.patterns {
+                    self.pattern(q, depth + 1);
+                }
+            }
+            Pattern::MatchMapping(m) => {
+                for q in &m.patterns {
+                    self.pattern(q, depth + 1);
+                }
+                if let Some(rest) = &m.rest {
+                    self.bind(rest.as_str());
+                }
+            }
+            Pattern::MatchClass(k) => {
+                for q in &k.arguments.patterns {
+                    self.pattern(q, depth + 1);
+                }
+                for kw in &k.arguments.keywords {
+                    self.pattern(&kw.pattern, depth + 1);
+                }
+            }
+            Pattern::MatchStar(s) => {
+                if let Some(n) = &s.name {
+                    self.bind(n.as_str());
+                }
+            }
+            Pattern::MatchAs(a) => {
+                if let Some(q) = &a.pattern {
+                    self.pattern(q, depth + 1);
+                }
+                if let Some(n) = &a.name {
+                    self.bind(n.as_str());
+                }
+            }
+            Pattern::MatchOr(o) => {
+                for q in &o.patterns {
+                    self.pattern(q, depth + 1);
+                }
+            }
+        }
+    }
+}
+
+/// Calls `f` with each name an assignment target binds (`a`, `a, (b, *c)`);
+/// attributes and subscripts bind nothing.
+pub(crate) fn target_names<'a>(t: &'a Expr, depth: u32, f: &mut dyn FnMut(&'a str)) {
+    if depth >= MAX_NESTING {
+        return;
+    }
+    match t {
+        Expr::Name(n) => f(n.id.as_str()),
+        Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
+            for e in elts {
+                target_names(e, depth + 1, f);
+            }
+        }
+        Expr::Starred(s) => target_names(&s.value, depth + 1, f),
+        _ => {}
+    }
+}
