@@ -61,6 +61,14 @@ fn finding_for(
     }
     let span = cx.expr(call).span;
     let where_ = format!("in async {}", cx.func_display(fid));
+    let consequence = match cx.lang {
+        Language::Rust => {
+            "the runtime worker thread is held, so every task scheduled on it (and its timers) waits until the call returns"
+        }
+        _ => {
+            "the event loop thread stops, so every other task, timer and socket waits until it returns"
+        }
+    };
     if let Some(entry) = cx.effect(c, effect) {
         if is_zero_sleep(cx, c) {
             return None;
@@ -69,7 +77,7 @@ fn finding_for(
             meta,
             span,
             format!(
-                "`{}` {} {where_}: the event loop thread stops, so every other task, timer and socket waits until it returns",
+                "`{}` {} {where_}: {consequence}",
                 cx.callee_display(c),
                 entry.what
             ),
@@ -86,25 +94,26 @@ fn finding_for(
         return None;
     }
     let chain = cx.index.blocking_chain(i)?;
-    let mut path = vec![format!("`{}`", short(target))];
-    path.extend(
-        chain
-            .steps
-            .iter()
-            .map(|s| format!("`{}`", short(&s.callee))),
-    );
-    path.push(format!("`{}`", short(&chain.site.callee)));
+    let mut path = vec![short(target)];
+    path.extend(chain.steps.iter().map(|s| short(&s.callee)));
+    path.push(short(&chain.site.callee));
+    let path: Vec<String> = path.iter().map(|p| format!("`{p}`")).collect();
+    let offload = match cx.lang {
+        Language::Python => "or call it with `await asyncio.to_thread(...)`",
+        Language::Rust => "or run it in `tokio::task::spawn_blocking`",
+        _ => "or move the blocking work off the event loop (a worker thread)",
+    };
     let mut f = cx.finding(
         meta,
         span,
         format!(
-            "`{}` blocks the event loop {where_}: it calls {} which {}",
+            "`{}` blocks {where_}: {} {}; {consequence}",
             short(target),
             path.join(" → "),
             chain.site.what
         ),
         format!(
-            "make the helper async ({}), or call it with `await asyncio.to_thread(...)`/`spawn_blocking`",
+            "make the helper non-blocking ({}), {offload}",
             chain.site.fix
         ),
     );
