@@ -668,3 +668,33 @@ fn real_findings_set_the_exit_code() {
     t.write("app.py", "import asyncio\nimport time\n\nasync def handler():\n    time.sleep(1)  # unsnarl: ignore[PY002]\n");
     assert_eq!(bin(t.path(), &["check"]).code, 0);
 }
+
+#[test]
+fn debug_model_dumps_the_model_of_one_file() {
+    let t = Tree::new();
+    t.write("pkg/mod.py", "import time\n\ndef f():\n    time.sleep(1)\n").write("notes.txt", "x");
+    let o = bin(t.path(), &["debug-model", "pkg/mod.py"]);
+    assert_eq!(o.code, 0, "{o:?}");
+    assert!(o.stdout.contains("<module>"), "{o:?}");
+    if frontend_ready(Language::Python) {
+        assert!(o.stdout.contains("time.sleep"), "{o:?}");
+    }
+    let o = bin(t.path(), &["debug-model", "notes.txt"]);
+    assert_eq!(o.code, 2);
+    assert!(o.stderr.contains("notes.txt: not a Python"), "{o:?}");
+    let o = bin(t.path(), &["debug-model", "missing.py"]);
+    assert_eq!(o.code, 2);
+    assert!(o.stderr.contains("missing.py"), "{o:?}");
+}
+
+#[test]
+fn generate_docs_writes_the_rules_reference() {
+    let t = Tree::new();
+    let o = bin(t.path(), &["generate-docs", "--output", "-"]);
+    assert_eq!(o.code, 0);
+    assert_eq!(o.stdout, unsnarl::docs::rules_markdown());
+    let o = bin(t.path(), &["generate-docs"]);
+    assert_eq!(o.code, 0, "{o:?}");
+    let written = std::fs::read_to_string(t.join("docs/rules.md")).unwrap();
+    assert_eq!(written, unsnarl::docs::rules_markdown());
+}
