@@ -523,6 +523,22 @@ mod tests {
     }
 
     #[test]
+    fn vanished_and_special_files_are_skipped_not_errors() {
+        assert!(matches!(
+            load(Path::new("/no/such/file.py")),
+            Load::Skip(SkipReason::Vanished)
+        ));
+        assert!(matches!(
+            load(Path::new("/dev/null")),
+            Load::Skip(SkipReason::NotRegular)
+        ));
+        assert!(matches!(
+            load(Path::new("/")),
+            Load::Skip(SkipReason::NotRegular)
+        ));
+    }
+
+    #[test]
     fn globs_are_validated() {
         assert!(check_glob("vendor/**").is_ok());
         assert!(check_glob("a[").is_err());

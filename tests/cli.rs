@@ -378,17 +378,24 @@ fn invalid_utf8_is_an_error_for_that_file_only() {
 #[test]
 fn an_unreadable_file_is_an_error_not_a_crash() {
     let t = Tree::new();
-    t.write("secret.py", "x = 1\n");
+    t.write("secret.py", "x = 1\n").write("ok.py", "x = 1\n");
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(t.join("secret.py"), std::fs::Permissions::from_mode(0o000)).unwrap();
     if std::fs::read(t.join("secret.py")).is_ok() {
-        // Running as root: permissions do not stop reads.
-        eprintln!("note: permissions are not enforced for this user; skipping");
+        // Root reads anything: use a file whose reads fail for everyone
+        // (reading /proc/self/mem at offset 0 is an I/O error).
+        match unsnarl::walk::load(std::path::Path::new("/proc/self/mem")) {
+            unsnarl::walk::Load::Problem(unsnarl::walk::ProblemKind::Unreadable, _) => {}
+            other => panic!("{other:?}"),
+        }
         return;
     }
-    let o = bin(t.path(), &["check"]);
+    let o = bin(t.path(), &["check", "--format", "json"]);
     no_panic(&o);
-    assert!(o.stderr.contains("error: secret.py:"), "{o:?}");
+    let v = o.json();
+    assert_eq!(v["errors"][0]["path"], "secret.py", "{o:?}");
+    assert_eq!(v["errors"][0]["kind"], "unreadable");
+    assert_eq!(v["summary"]["files_scanned"], 1);
 }
 
 #[test]
@@ -672,7 +679,8 @@ fn real_findings_set_the_exit_code() {
 #[test]
 fn debug_model_dumps_the_model_of_one_file() {
     let t = Tree::new();
-    t.write("pkg/mod.py", "import time\n\ndef f():\n    time.sleep(1)\n").write("notes.txt", "x");
+    t.write("pkg/mod.py", "import time\n\ndef f():\n    time.sleep(1)\n")
+        .write("notes.txt", "x");
     let o = bin(t.path(), &["debug-model", "pkg/mod.py"]);
     assert_eq!(o.code, 0, "{o:?}");
     assert!(o.stdout.contains("<module>"), "{o:?}");

@@ -7,7 +7,7 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use unsnarl::frontend::Builtin;
+use unsnarl::frontend::{Builtin, Frontend};
 use unsnarl_model::Language;
 
 /// (path relative to the language folder, line) → codes.
@@ -75,7 +75,7 @@ fn covers(code: &str, g: &Got) -> bool {
 }
 
 /// Checks one language folder; returns the diff (empty when all is well).
-fn check(dir: &Path) -> String {
+fn check(dir: &Path, frontend: &dyn Frontend) -> String {
     let o = common::inproc(
         dir,
         &[
@@ -86,7 +86,7 @@ fn check(dir: &Path) -> String {
             "--include-generated",
             ".",
         ],
-        &Builtin,
+        frontend,
     );
     let v = o.json();
     assert_eq!(v["summary"]["internal_errors"], 0, "{}", o.stderr);
@@ -152,7 +152,7 @@ fn fixtures_match_their_expect_markers() {
             continue;
         }
         checked += 1;
-        let diff = check(&dir);
+        let diff = check(&dir, &Builtin);
         if !diff.is_empty() {
             failures.push_str(&format!("fixtures/{}:\n{diff}", lang.slug()));
         }
@@ -176,4 +176,30 @@ fn markers_are_parsed_with_codes_and_lines() {
     assert_eq!(m.len(), 2);
     assert_eq!(m[&("a.py".to_string(), 1)], ["blocking-in-async", "PY003"]);
     assert_eq!(m[&("b.go".to_string(), 1)], ["orphan-task"]);
+}
+
+#[test]
+fn the_harness_reports_missing_and_extra_findings() {
+    // The toy front end (tests/common/toy.rs) gives PY002 for `time.sleep`
+    // in an async function and PY003 for `asyncio.Queue()`.
+    let t = common::Tree::new();
+    t.write(
+        "a.py",
+        "q = asyncio.Queue()  # expect: unbounded-queue\n\
+         async def h():\n\
+         \x20   time.sleep(1)  # expect: PY002, orphan-task\n\
+         \x20   time.sleep(2)\n\
+         x = 1  # expect: blocking-in-async\n",
+    );
+    let diff = check(t.path(), &common::toy::Toy);
+    let lines: Vec<&str> = diff.lines().collect();
+    assert_eq!(lines.len(), 3, "{diff}");
+    assert_eq!(lines[0], "  missing  a.py:3: expected orphan-task");
+    assert!(
+        lines[1].starts_with("  extra    a.py:4: PY002 [blocking-in-async] `time.sleep`"),
+        "{diff}"
+    );
+    assert_eq!(lines[2], "  missing  a.py:5: expected blocking-in-async");
+    t.write("a.py", "q = asyncio.Queue()  # expect: PY003\n");
+    assert_eq!(check(t.path(), &common::toy::Toy), "");
 }

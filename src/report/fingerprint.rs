@@ -94,7 +94,14 @@ mod tests {
         // purpose only.
         assert_eq!(fnv1a128(&[]), 0x6c62272e07bb014262b821756295c58d);
         assert_eq!(
-            fingerprint("PY002", "src/app.py", "    time.sleep(1)", "time.sleep(1)", 0, 0),
+            fingerprint(
+                "PY002",
+                "src/app.py",
+                "    time.sleep(1)",
+                "time.sleep(1)",
+                0,
+                0
+            ),
             "63b878d01c890bd550e3a7667078208f"
         );
     }
