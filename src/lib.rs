@@ -338,17 +338,27 @@ fn debug_model(file: &Path, io: &mut Io, frontend: &dyn Frontend) -> Result<u8, 
     };
     let rel = walk::slash_path(file);
     let engine = unsnarl_rules::Engine::new(Vec::new(), Knowledge::builtin());
-    let dump = pipeline::contained(|| {
-        let input = unsnarl_model::SourceInput {
-            text: &text,
-            rel_path: &rel,
-            language: lang,
-        };
-        let model = frontend.lower(&input);
-        let (prepared, _) = engine.prepare(model, lang);
-        unsnarl_model::dump::dump(&prepared.model)
-    })
-    .map_err(|m| format!("{}: internal error: {m}", file.display()))?;
+    // On a thread with the scan's deep stack: parsers recurse.
+    let dump = std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .stack_size(pipeline::STACK_SIZE)
+            .spawn_scoped(s, || {
+                pipeline::contained(|| {
+                    let input = unsnarl_model::SourceInput {
+                        text: &text,
+                        rel_path: &rel,
+                        language: lang,
+                    };
+                    let model = frontend.lower(&input);
+                    let (prepared, _) = engine.prepare(model, lang);
+                    unsnarl_model::dump::dump(&prepared.model)
+                })
+            })
+            .map_err(|e| format!("cannot start a thread: {e}"))?
+            .join()
+            .unwrap_or_else(|_| Err("panic".into()))
+            .map_err(|m| format!("{}: internal error: {m}", file.display()))
+    })?;
     write_out(io, &dump)?;
     Ok(EXIT_OK)
 }

@@ -317,4 +317,53 @@ mod tests {
         }
         let _ = parse_bytes(b"#unsnarl: ignore[\xff\xfe]\n");
     }
+
+    /// A poor man's fuzzer until the fuzz target exists: random sequences of
+    /// the tokens the scanner cares about must never panic, and what it
+    /// returns must be consistent with the input.
+    #[test]
+    fn random_token_soup_is_handled() {
+        const TOKENS: &[&[u8]] = &[
+            b"#",
+            b"//",
+            b"unsnarl:",
+            b"ignore",
+            b"ignore-file",
+            b"[",
+            b"]",
+            b",",
+            b" ",
+            b"\t",
+            b"\n",
+            b"\r\n",
+            b"PY002",
+            b"x",
+            b"\xc3\xa9",
+            b"\xff",
+            b"-",
+            b"ignored",
+        ];
+        let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..3000 {
+            let len = (next() % 40) as usize;
+            let mut input = Vec::new();
+            for _ in 0..len {
+                input.extend_from_slice(TOKENS[(next() % TOKENS.len() as u64) as usize]);
+            }
+            let s = parse_bytes(&input);
+            let lines = input.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
+            for d in &s.directives {
+                assert!(d.line >= 1 && d.line <= lines, "{input:?}");
+                if let Scope::Codes(c) = &d.scope {
+                    assert!(!c.is_empty() && c.iter().all(|c| !c.is_empty() && !c.contains(',')));
+                }
+            }
+        }
+    }
 }

@@ -182,3 +182,79 @@ pub fn notices(report: &ScanReport) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{Excerpt, Location, RelatedOut};
+    use unsnarl_model::Category;
+
+    fn finding(text: &str, span: std::ops::Range<usize>) -> FindingOut {
+        FindingOut {
+            rule: "PY004",
+            rule_name: "lock-held-across-await",
+            category: Category::LockAcrossAwait,
+            severity: Severity::Critical,
+            loc: Location {
+                path: "src/a.py".into(),
+                line: 10,
+                column: 5,
+                end_line: 12,
+                end_column: 9,
+            },
+            message: "the lock is held across an await".into(),
+            fix: "release it before awaiting".into(),
+            related: vec![RelatedOut {
+                loc: Location {
+                    path: "src/b.py".into(),
+                    line: 3,
+                    column: 1,
+                    end_line: 3,
+                    end_column: 4,
+                },
+                message: "the lock is created here".into(),
+            }],
+            fingerprint: String::new(),
+            excerpt: Excerpt {
+                first_line: 10,
+                text: text.into(),
+                span,
+            },
+        }
+    }
+
+    #[test]
+    fn multi_line_spans_fixes_and_related_locations_render() {
+        let text = "    with lock:\n        await x()\n        y()";
+        let out = frame(&Renderer::plain(), &finding(text, 4..text.len()));
+        assert!(
+            out.starts_with(
+                "critical[lock-across-await] PY004: the lock is held across an await\n"
+            ),
+            "{out}"
+        );
+        assert!(out.contains("--> src/a.py:10:5"), "{out}");
+        assert!(out.contains("10 |"), "{out}");
+        assert!(out.contains("12 |"), "{out}");
+        assert!(out.contains("fix: release it before awaiting"), "{out}");
+        assert!(
+            out.contains("note: src/b.py:3:1: the lock is created here"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn empty_and_end_of_text_spans_do_not_panic() {
+        for (text, span) in [("abc", 1..1), ("abc", 3..3), ("", 0..0), ("é", 0..0)] {
+            let out = frame(&Renderer::plain(), &finding(text, span));
+            assert!(out.contains("PY004"));
+        }
+    }
+
+    #[test]
+    fn colors_only_when_asked() {
+        let f = finding("x = 1", 0..1);
+        assert!(!frame(&Renderer::plain(), &f).contains('\x1b'));
+        assert!(frame(&Renderer::styled(), &f).contains('\x1b'));
+    }
+}
