@@ -166,10 +166,17 @@ pub fn walk(
             match language_of(&abs_root) {
                 None => out.skipped.push((display, SkipReason::Unsupported)),
                 Some(lang) => {
-                    let rel = abs_root
-                        .file_name()
-                        .map(|n| n.to_string_lossy().into_owned())
-                        .unwrap_or_default();
+                    // Module names come from this path: keep the folders
+                    // when the file is under the current directory
+                    // (`pkg/mod.py` is `pkg.mod`, as when scanning `.`).
+                    let rel = if display.starts_with('/') || display.starts_with("../") {
+                        abs_root
+                            .file_name()
+                            .map(|n| n.to_string_lossy().into_owned())
+                            .unwrap_or_default()
+                    } else {
+                        display.clone()
+                    };
                     out.files.push(SourceFile {
                         display,
                         abs: abs_root,
