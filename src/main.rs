@@ -1,1 +1,31 @@
-fn main() {}
+//! The `unsnarl` binary: wires the real process (arguments, current
+//! directory, terminals) to [`unsnarl::run`].
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cwd = match std::env::current_dir() {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("error: cannot read the current directory: {e}");
+            return ExitCode::from(unsnarl::EXIT_ERROR);
+        }
+    };
+    // anstream decides colors: a terminal, and neither NO_COLOR nor
+    // CLICOLOR=0; CLICOLOR_FORCE forces them. It also strips any escape
+    // sequence from output that ends up not colored. The streams are not
+    // locked: the progress bar writes to stderr from worker threads.
+    let color = anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never;
+    let mut stdout = anstream::AutoStream::auto(std::io::stdout());
+    let mut stderr = anstream::AutoStream::auto(std::io::stderr());
+    let mut io = unsnarl::Io {
+        cwd,
+        stdout: &mut stdout,
+        stderr: &mut stderr,
+        color,
+        progress: std::io::stderr().is_terminal(),
+    };
+    let code = unsnarl::run(std::env::args_os(), &mut io, &unsnarl::frontend::Builtin);
+    ExitCode::from(code)
+}

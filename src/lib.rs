@@ -1,0 +1,379 @@
+//! unsnarl, the application: command line, configuration, the scan
+//! pipeline, filters and reporters. The analysis itself lives in the crates
+//! (`unsnarl-model`, the front ends, `unsnarl-rules`).
+//!
+//! [`run`] is the whole program minus the process: arguments, the current
+//! directory and the output streams are passed in, and the exit code comes
+//! back. `main.rs` wires it to the real process; tests call it in-process.
+
+pub mod cli;
+pub mod config;
+pub mod docs;
+pub mod filter;
+pub mod frontend;
+pub mod pipeline;
+pub mod report;
+pub mod walk;
+
+use clap::Parser;
+use cli::{CheckArgs, Cli, Command, Format, ListFormat};
+use filter::selection::{self, Code};
+use frontend::Frontend;
+use report::ScanReport;
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use unsnarl_model::{Knowledge, Severity};
+
+/// Exit codes (the public contract).
+pub const EXIT_OK: u8 = 0;
+pub const EXIT_FINDINGS: u8 = 1;
+pub const EXIT_ERROR: u8 = 2;
+
+/// The process around a run.
+pub struct Io<'a> {
+    /// Absolute current directory: relative paths on the command line and in
+    /// reports are relative to it.
+    pub cwd: PathBuf,
+    pub stdout: &'a mut dyn Write,
+    pub stderr: &'a mut dyn Write,
+    /// Color the text report (stdout is a terminal and `NO_COLOR` is unset).
+    pub color: bool,
+    /// Draw a progress bar on stderr for long scans.
+    pub progress: bool,
+}
+
+/// Runs the program with `args` (including the program name).
+pub fn run(args: impl IntoIterator<Item = OsString>, io: &mut Io, frontend: &dyn Frontend) -> u8 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let text = if io.color {
+                e.render().ansi().to_string()
+            } else {
+                e.render().to_string()
+            };
+            let stream: &mut dyn Write = if e.use_stderr() { io.stderr } else { io.stdout };
+            let _ = stream.write_all(text.as_bytes());
+            // clap: 0 for --help/--version, 2 for usage errors.
+            return e.exit_code().clamp(0, 2) as u8;
+        }
+    };
+    let result = match cli.command {
+        Command::Check(args) => check(args, io, frontend),
+        Command::Rules(a) => list_rules(a.format, io),
+        Command::Rule(a) => show_rule(&a.rule, a.format, io),
+        Command::DebugModel(a) => debug_model(&a.file, io, frontend),
+        Command::GenerateDocs(a) => generate_docs(&a.output, io),
+    };
+    match result {
+        Ok(code) => code,
+        Err(msg) => {
+            let _ = writeln!(io.stderr, "error: {msg}");
+            EXIT_ERROR
+        }
+    }
+}
+
+/// An error that ends the run with exit code 2.
+type Fatal = String;
+
+fn write_out(io: &mut Io, s: &str) -> Result<(), Fatal> {
+    match io
+        .stdout
+        .write_all(s.as_bytes())
+        .and_then(|_| io.stdout.flush())
+    {
+        Ok(()) => Ok(()),
+        // `unsnarl check | head`: a closed pipe is not an error of ours.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(format!("cannot write the report: {e}")),
+    }
+}
+
+fn absolute(cwd: &Path, p: &Path) -> PathBuf {
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        cwd.join(p)
+    }
+}
+
+/// Shows a config path relative to the current directory (`unsnarl.toml`,
+/// `../../pyproject.toml`); absolute when they share nothing but the root.
+fn shown_path(cwd: &Path, p: &Path) -> PathBuf {
+    let cwd = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    let base: Vec<_> = cwd.components().collect();
+    let target: Vec<_> = p.components().collect();
+    let common = base.iter().zip(&target).take_while(|(a, b)| a == b).count();
+    if common <= 1 {
+        return p.to_path_buf();
+    }
+    let mut rel = PathBuf::new();
+    for _ in common..base.len() {
+        rel.push("..");
+    }
+    for c in &target[common..] {
+        rel.push(c);
+    }
+    rel
+}
+
+/// The settings of a check, after merging flags over the config file.
+struct Settings {
+    format: Format,
+    fail_on: Severity,
+    select: Option<Vec<Code>>,
+    ignore: Vec<Code>,
+    exclude: Vec<String>,
+    threads: usize,
+    knowledge: Knowledge,
+    filter: filter::Filter,
+    include_generated: bool,
+}
+
+fn codes_from_flag(flag: &str, values: &[String]) -> Result<Vec<Code>, Fatal> {
+    selection::parse_codes(values).map_err(|bad| {
+        format!(
+            "unknown rule or category \"{bad}\" in --{flag}; {}",
+            selection::valid_codes()
+        )
+    })
+}
+
+fn settings(args: &CheckArgs, roots: &[walk::Root], io: &Io) -> Result<Settings, Fatal> {
+    let loaded = if args.no_config {
+        config::Loaded::default()
+    } else if let Some(p) = &args.config {
+        config::load_file(&absolute(&io.cwd, p))
+            .map_err(|e| e.map_path(|_| p.clone()).to_string())?
+    } else {
+        let start = roots
+            .first()
+            .map(|r| r.abs.clone())
+            .unwrap_or_else(|| io.cwd.clone());
+        config::discover(&start).map_err(|e| e.map_path(|p| shown_path(&io.cwd, p)).to_string())?
+    };
+    let c = loaded.config;
+    let select = match (&args.select, &c.select) {
+        (Some(v), _) => Some(codes_from_flag("select", v)?),
+        (None, Some(v)) => {
+            Some(selection::parse_codes(v).map_err(|b| format!("unknown code {b}"))?)
+        }
+        (None, None) => None,
+    };
+    let ignore = match (&args.ignore, &c.ignore) {
+        (Some(v), _) => codes_from_flag("ignore", v)?,
+        (None, Some(v)) => selection::parse_codes(v).map_err(|b| format!("unknown code {b}"))?,
+        (None, None) => Vec::new(),
+    };
+    let exclude = args.exclude.clone().or(c.exclude).unwrap_or_default();
+    for g in &exclude {
+        walk::check_glob(g).map_err(|e| format!("--exclude \"{g}\": {e}"))?;
+    }
+    let threads = args
+        .threads
+        .or(c.threads)
+        .map(|n| n as usize)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let mut knowledge = Knowledge::builtin();
+    for (lang, effect, names) in c.knowledge {
+        knowledge.table_mut(lang).extend(effect, names);
+    }
+    let min_severity = args.min_severity.map(|s| s.severity()).or(c.min_severity);
+    let filter = filter::Filter::new(min_severity, &c.per_file_ignores, loaded.dir)?;
+    Ok(Settings {
+        format: args.format.or(c.format).unwrap_or_default(),
+        fail_on: args
+            .fail_on
+            .map(|s| s.severity())
+            .or(c.fail_on)
+            .unwrap_or(Severity::Low),
+        select,
+        ignore,
+        exclude,
+        threads,
+        knowledge,
+        filter,
+        include_generated: args.include_generated || c.include_generated.unwrap_or(false),
+    })
+}
+
+fn check(args: CheckArgs, io: &mut Io, frontend: &dyn Frontend) -> Result<u8, Fatal> {
+    let given = if args.paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        args.paths.clone()
+    };
+    let mut roots = Vec::new();
+    for p in &given {
+        let abs = absolute(&io.cwd, p);
+        if std::fs::metadata(&abs).is_err() {
+            return Err(format!("path does not exist: {}", p.display()));
+        }
+        roots.push(walk::Root {
+            given: p.clone(),
+            abs,
+        });
+    }
+    let s = settings(&args, &roots, io)?;
+    if args.statistics && matches!(s.format, Format::Sarif | Format::Github) {
+        return Err("--statistics works with --format text or json only".into());
+    }
+    let rules = selection::enabled_rules(s.select.as_deref(), &s.ignore);
+    let opts = pipeline::ScanOptions {
+        roots,
+        cwd: io.cwd.clone(),
+        exclude: s.exclude,
+        threads: s.threads,
+        rules,
+        knowledge: s.knowledge,
+        filter: s.filter,
+        include_generated: s.include_generated,
+        progress: io.progress && !args.quiet,
+    };
+    let report = pipeline::scan(opts, frontend)?;
+    let rendered = match (s.format, args.statistics) {
+        (Format::Text, false) => report::text::render(&report, io.color, args.quiet),
+        (Format::Text, true) => report::statistics::render_text(&report, args.quiet),
+        (Format::Json, false) => report::json::render(&report),
+        (Format::Json, true) => report::json::render_statistics(&report),
+        (Format::Sarif, _) => report::sarif::render(&report),
+        (Format::Github, _) => report::github::render(&report),
+    };
+    if s.format == Format::Text && !args.quiet {
+        let notices = report::text::notices(&report);
+        let _ = io.stderr.write_all(notices.as_bytes());
+    } else if report.summary.internal_errors() > 0 {
+        // Internal errors are never silent, whatever the format.
+        for p in report
+            .summary
+            .problems
+            .iter()
+            .filter(|p| p.kind == walk::ProblemKind::Internal)
+        {
+            let _ = writeln!(io.stderr, "error: {}: {}", p.path, p.message);
+        }
+    }
+    write_out(io, &rendered)?;
+    Ok(exit_code(&report, s.fail_on))
+}
+
+/// 2 on internal errors, 1 when a finding is at or above `fail_on`, else 0.
+pub fn exit_code(report: &ScanReport, fail_on: Severity) -> u8 {
+    if report.summary.internal_errors() > 0 {
+        EXIT_ERROR
+    } else if report.findings.iter().any(|f| f.severity >= fail_on) {
+        EXIT_FINDINGS
+    } else {
+        EXIT_OK
+    }
+}
+
+fn list_rules(format: ListFormat, io: &mut Io) -> Result<u8, Fatal> {
+    let text = match format {
+        ListFormat::Text => docs::rules_table(),
+        ListFormat::Json => {
+            let rules: Vec<serde_json::Value> = unsnarl_rules::all_rules()
+                .iter()
+                .map(|r| {
+                    let m = r.meta();
+                    serde_json::json!({
+                        "id": m.id,
+                        "name": m.name,
+                        "category": m.category.slug(),
+                        "severity": m.severity.slug(),
+                        "languages": m.languages.iter().map(|l| l.slug()).collect::<Vec<_>>(),
+                        "summary": m.summary,
+                    })
+                })
+                .collect();
+            pretty(&serde_json::Value::Array(rules))
+        }
+    };
+    write_out(io, &text)?;
+    Ok(EXIT_OK)
+}
+
+fn pretty(v: &serde_json::Value) -> String {
+    let mut s = serde_json::to_string_pretty(v).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+fn show_rule(key: &str, format: ListFormat, io: &mut Io) -> Result<u8, Fatal> {
+    let Some(rule) = unsnarl_rules::find_rule(key).or_else(|| {
+        unsnarl_rules::all_rules()
+            .iter()
+            .copied()
+            .find(|r| r.meta().name.eq_ignore_ascii_case(key))
+    }) else {
+        return Err(format!(
+            "no rule \"{key}\"; did you mean: {}? (`unsnarl rules` lists them all)",
+            docs::close_ids(key).join(", ")
+        ));
+    };
+    let text = match format {
+        ListFormat::Text => docs::rule_text(rule.meta()),
+        ListFormat::Json => pretty(&docs::rule_json(rule.meta())),
+    };
+    write_out(io, &text)?;
+    Ok(EXIT_OK)
+}
+
+fn debug_model(file: &Path, io: &mut Io, frontend: &dyn Frontend) -> Result<u8, Fatal> {
+    let abs = absolute(&io.cwd, file);
+    let lang = walk::language_of(&abs).ok_or_else(|| {
+        format!(
+            "{}: not a Python, JavaScript, TypeScript, Go or Rust file",
+            file.display()
+        )
+    })?;
+    let text = match walk::load(&abs) {
+        walk::Load::Text(t) => t,
+        walk::Load::Skip(r) => {
+            return Err(format!("{}: skipped: {}", file.display(), r.describe()));
+        }
+        walk::Load::Problem(_, m) => return Err(format!("{}: {m}", file.display())),
+    };
+    let rel = walk::slash_path(file);
+    let engine = unsnarl_rules::Engine::new(Vec::new(), Knowledge::builtin());
+    // On a thread with the scan's deep stack: parsers recurse.
+    let dump = std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .stack_size(pipeline::STACK_SIZE)
+            .spawn_scoped(s, || {
+                pipeline::contained(|| {
+                    let input = unsnarl_model::SourceInput {
+                        text: &text,
+                        rel_path: &rel,
+                        language: lang,
+                    };
+                    let model = frontend.lower(&input);
+                    let (prepared, _) = engine.prepare(model, lang);
+                    unsnarl_model::dump::dump(&prepared.model)
+                })
+            })
+            .map_err(|e| format!("cannot start a thread: {e}"))?
+            .join()
+            .unwrap_or_else(|_| Err("panic".into()))
+            .map_err(|m| format!("{}: internal error: {m}", file.display()))
+    })?;
+    write_out(io, &dump)?;
+    Ok(EXIT_OK)
+}
+
+fn generate_docs(output: &Path, io: &mut Io) -> Result<u8, Fatal> {
+    let text = docs::rules_markdown();
+    if output == Path::new("-") {
+        write_out(io, &text)?;
+    } else {
+        let path = absolute(&io.cwd, output);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", output.display()))?;
+        let _ = writeln!(io.stderr, "wrote {}", output.display());
+    }
+    Ok(EXIT_OK)
+}

@@ -1,0 +1,552 @@
+//! The scan: walk, then per file in parallel read + lower + prepare, then
+//! the project index, then per file in parallel the rules and the filters,
+//! then one sort. A panic in one file's analysis is contained and reported
+//! as an internal error for that file; the other files are still analyzed.
+
+use crate::filter::{self, Filter, suppressions::Suppressions};
+use crate::frontend::Frontend;
+use crate::report::{
+    Excerpt, FindingOut, Location, Notice, RelatedOut, ScanReport, Summary, SyntaxErrorOut,
+    fingerprint,
+};
+use crate::walk::{self, FileProblem, Load, ProblemKind, Root, SkipReason, SourceFile};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::PathBuf;
+use std::sync::Once;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use unsnarl_model::{Finding, Knowledge, LineIndex, SourceInput};
+use unsnarl_rules::{Engine, FnSummary, Prepared, ProjectIndex, Rule, find_rule};
+
+/// Parsers recurse; deeply nested input needs deep stacks.
+pub const STACK_SIZE: usize = 256 * 1024 * 1024;
+
+/// Longest code frame, in lines (a finding spanning a whole function shows
+/// its first lines).
+const MAX_EXCERPT_LINES: usize = 8;
+
+pub struct ScanOptions {
+    pub roots: Vec<Root>,
+    /// Absolute current directory (report paths are relative to it).
+    pub cwd: PathBuf,
+    pub exclude: Vec<String>,
+    pub threads: usize,
+    pub rules: Vec<&'static dyn Rule>,
+    pub knowledge: Knowledge,
+    pub filter: Filter,
+    pub include_generated: bool,
+    /// Show a progress bar on stderr if the scan takes more than a second.
+    pub progress: bool,
+}
+
+/// Runs a scan. `Err` only for problems that stop the whole scan (a thread
+/// pool that cannot start, an invalid exclude glob).
+pub fn scan(opts: ScanOptions, frontend: &dyn Frontend) -> Result<ScanReport, String> {
+    let start = Instant::now();
+    install_panic_hook();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.threads)
+        .stack_size(STACK_SIZE)
+        .thread_name(|i| format!("unsnarl-{i}"))
+        .build()
+        .map_err(|e| format!("cannot start the analysis threads: {e}"))?;
+    let walked = walk::walk(&opts.roots, &opts.cwd, &opts.exclude, opts.threads)?;
+    let progress = Progress::new(opts.progress, walked.files.len() as u64 * 2, start);
+    let engine = Engine::new(opts.rules.clone(), opts.knowledge.clone());
+    let mut summary = Summary {
+        skipped: walked.skipped,
+        problems: walked.problems,
+        ..Summary::default()
+    };
+
+    // Stage 1: read, lower, semantic pass (parallel, file order kept).
+    let stage1: Vec<Stage1> = pool.install(|| {
+        walked
+            .files
+            .into_par_iter()
+            .map(|f| {
+                let r = prepare_file(f, &engine, frontend, opts.include_generated);
+                progress.inc();
+                r
+            })
+            .collect()
+    });
+    let mut files: Vec<FileState> = Vec::with_capacity(stage1.len());
+    let mut summaries: Vec<(Box<str>, Vec<FnSummary>)> = Vec::with_capacity(stage1.len());
+    for s in stage1 {
+        match s {
+            Stage1::Ready(mut f, sums) => {
+                if let Some(e) = f.syntax.take() {
+                    summary.syntax_errors.push(e);
+                }
+                summaries.push((f.file.display.as_str().into(), sums));
+                files.push(*f);
+            }
+            Stage1::Skip(path, reason) => summary.skipped.push((path, reason)),
+            Stage1::Problem(p) => summary.problems.push(p),
+        }
+    }
+
+    // Stage 2: the project index (file order = index order).
+    let index = match contained(|| ProjectIndex::build(summaries)) {
+        Ok(ix) => ix,
+        Err(msg) => {
+            summary.problems.push(FileProblem {
+                path: "<project index>".into(),
+                kind: ProblemKind::Internal,
+                message: msg,
+            });
+            ProjectIndex::build(Vec::new())
+        }
+    };
+
+    // Stage 3: rules and filters (parallel).
+    let checked: Vec<Checked> = pool.install(|| {
+        (0..files.len())
+            .into_par_iter()
+            .map(|i| {
+                let r = check_file(i, &files, &engine, &index, &opts.filter);
+                progress.inc();
+                r
+            })
+            .collect()
+    });
+    drop(index);
+    drop(files);
+    let mut findings = Vec::new();
+    let mut notices = Vec::new();
+    for c in checked {
+        match c {
+            Checked::Ok {
+                findings: f,
+                notices: n,
+                suppressed,
+            } => {
+                summary.files_scanned += 1;
+                summary.suppressed += suppressed;
+                findings.extend(f);
+                notices.extend(n);
+            }
+            Checked::Problem(p) => summary.problems.push(p),
+        }
+    }
+    findings.sort_by(|a, b| {
+        (
+            &a.loc.path,
+            a.loc.line,
+            a.loc.column,
+            a.rule,
+            a.loc.end_line,
+            a.loc.end_column,
+            &a.message,
+        )
+            .cmp(&(
+                &b.loc.path,
+                b.loc.line,
+                b.loc.column,
+                b.rule,
+                b.loc.end_line,
+                b.loc.end_column,
+                &b.message,
+            ))
+    });
+    notices.sort();
+    summary.skipped.sort();
+    summary
+        .problems
+        .sort_by(|a, b| (&a.path, a.kind, &a.message).cmp(&(&b.path, b.kind, &b.message)));
+    summary.syntax_errors.sort_by(|a, b| a.path.cmp(&b.path));
+    progress.finish();
+    summary.elapsed = start.elapsed();
+    Ok(ScanReport {
+        findings,
+        summary,
+        notices,
+        rules: opts.rules,
+    })
+}
+
+/// One file after stage 1.
+struct FileState {
+    file: SourceFile,
+    text: String,
+    lines: LineIndex,
+    prepared: Prepared,
+    syntax: Option<SyntaxErrorOut>,
+}
+
+enum Stage1 {
+    Ready(Box<FileState>, Vec<FnSummary>),
+    Skip(String, SkipReason),
+    Problem(FileProblem),
+}
+
+fn prepare_file(
+    file: SourceFile,
+    engine: &Engine,
+    frontend: &dyn Frontend,
+    include_generated: bool,
+) -> Stage1 {
+    let text = match walk::load(&file.abs) {
+        Load::Text(t) => t,
+        Load::Skip(r) => return Stage1::Skip(file.display, r),
+        Load::Problem(kind, message) => {
+            return Stage1::Problem(FileProblem {
+                path: file.display,
+                kind,
+                message,
+            });
+        }
+    };
+    let internal = |path: &str, stage: &str, msg: String| {
+        Stage1::Problem(FileProblem {
+            path: path.to_string(),
+            kind: ProblemKind::Internal,
+            message: format!("internal error while {stage}: {msg}"),
+        })
+    };
+    let input = SourceInput {
+        text: &text,
+        rel_path: &file.rel,
+        language: file.lang,
+    };
+    let model = match contained(|| frontend.lower(&input)) {
+        Ok(m) => m,
+        Err(msg) => return internal(&file.display, "parsing", msg),
+    };
+    if model.is_generated && !include_generated {
+        return Stage1::Skip(file.display, SkipReason::Generated);
+    }
+    let lines = LineIndex::new(&text);
+    let syntax = model.syntax_errors.first().map(|e| {
+        let lc = lines.line_col(&text, e.span.start);
+        SyntaxErrorOut {
+            path: file.display.clone(),
+            line: lc.line,
+            column: lc.column,
+            message: e.message.clone(),
+            count: model.syntax_errors.len(),
+        }
+    });
+    let lang = file.lang;
+    let (prepared, sums) = match contained(move || engine.prepare(model, lang)) {
+        Ok(p) => p,
+        Err(msg) => return internal(&file.display, "running the semantic pass", msg),
+    };
+    Stage1::Ready(
+        Box::new(FileState {
+            file,
+            text,
+            lines,
+            prepared,
+            syntax,
+        }),
+        sums,
+    )
+}
+
+enum Checked {
+    Ok {
+        findings: Vec<FindingOut>,
+        notices: Vec<Notice>,
+        suppressed: usize,
+    },
+    Problem(FileProblem),
+}
+
+fn check_file(
+    i: usize,
+    files: &[FileState],
+    engine: &Engine,
+    index: &ProjectIndex,
+    filter: &Filter,
+) -> Checked {
+    let f = &files[i];
+    let raw = match contained(|| engine.check(i, &f.file.display, &f.text, &f.prepared, index)) {
+        Ok(r) => r,
+        Err(msg) => {
+            return Checked::Problem(FileProblem {
+                path: f.file.display.clone(),
+                kind: ProblemKind::Internal,
+                message: format!("internal error while running the rules: {msg}"),
+            });
+        }
+    };
+    let sup = Suppressions::parse(&f.text);
+    let mut notices = suppression_notices(&f.file.display, &sup);
+    let file_ignores = filter.ignored_for(&f.file.abs);
+    let mut suppressed = 0;
+    let mut out = Vec::with_capacity(raw.len());
+    for finding in raw {
+        if filter.below_threshold(finding.severity) {
+            continue;
+        }
+        let loc = location(&f.file.display, &f.text, &f.lines, finding.span);
+        if filter::is_suppressed(
+            &sup,
+            &file_ignores,
+            loc.line,
+            finding.rule,
+            finding.category,
+        ) {
+            suppressed += 1;
+            continue;
+        }
+        out.push(to_out(finding, loc, f, files));
+    }
+    if out.len() > 1 {
+        out.sort_by(|a, b| {
+            (a.loc.line, a.loc.column, a.rule).cmp(&(b.loc.line, b.loc.column, b.rule))
+        });
+    }
+    assign_fingerprints(&mut out, f);
+    notices.sort();
+    Checked::Ok {
+        findings: out,
+        notices: std::mem::take(&mut notices),
+        suppressed,
+    }
+}
+
+fn suppression_notices(path: &str, sup: &Suppressions) -> Vec<Notice> {
+    let mut out: Vec<Notice> = sup
+        .codes()
+        .filter(|(_, code)| filter::selection::Code::parse(code).is_none())
+        .map(|(line, code)| Notice {
+            path: path.to_string(),
+            line,
+            message: format!("unknown rule or category \"{code}\" in suppression comment"),
+        })
+        .collect();
+    out.extend(sup.malformed.iter().map(|m| Notice {
+        path: path.to_string(),
+        line: m.line,
+        message: m.message.to_string(),
+    }));
+    out
+}
+
+fn location(path: &str, text: &str, lines: &LineIndex, span: unsnarl_model::Span) -> Location {
+    let start = lines.line_col(text, span.start);
+    let end = lines.line_col(text, span.end.max(span.start));
+    Location {
+        path: path.to_string(),
+        line: start.line,
+        column: start.column,
+        end_line: end.line,
+        end_column: end.column,
+    }
+}
+
+fn to_out(finding: Finding, loc: Location, f: &FileState, files: &[FileState]) -> FindingOut {
+    let related = finding
+        .related
+        .iter()
+        .map(|r| {
+            let other = r.file.and_then(|i| files.get(i)).unwrap_or(f);
+            RelatedOut {
+                loc: location(&other.file.display, &other.text, &other.lines, r.span),
+                message: r.message.clone(),
+            }
+        })
+        .collect();
+    let rule_name = find_rule(finding.rule).map(|r| r.meta().name).unwrap_or("");
+    FindingOut {
+        rule: finding.rule,
+        rule_name,
+        category: finding.category,
+        severity: finding.severity,
+        excerpt: excerpt(&f.text, &f.lines, finding.span),
+        loc,
+        message: finding.message,
+        fix: finding.fix,
+        related,
+        fingerprint: String::new(),
+    }
+}
+
+/// The whole lines a span covers (at most [`MAX_EXCERPT_LINES`]).
+fn excerpt(text: &str, lines: &LineIndex, span: unsnarl_model::Span) -> Excerpt {
+    let len = text.len() as u32;
+    let (s, e) = (
+        span.start.min(len),
+        span.end.min(len).max(span.start.min(len)),
+    );
+    let first = lines.line_of(s);
+    let last = lines.line_of(e).min(first + MAX_EXCERPT_LINES - 1);
+    let from = lines.line_start(first) as usize;
+    let to = if last + 1 < lines.line_count() {
+        lines.line_start(last + 1) as usize
+    } else {
+        text.len()
+    };
+    let mut to = to.min(text.len());
+    while to > from && !text.is_char_boundary(to) {
+        to -= 1;
+    }
+    let body = text
+        .get(from..to)
+        .unwrap_or("")
+        .trim_end_matches(['\n', '\r']);
+    let clamp = |x: usize| {
+        let mut x = x.saturating_sub(from).min(body.len());
+        while x > 0 && !body.is_char_boundary(x) {
+            x -= 1;
+        }
+        x
+    };
+    let (a, b) = (clamp(s as usize), clamp(e as usize));
+    Excerpt {
+        first_line: first as u32 + 1,
+        text: body.to_string(),
+        span: a..b,
+    }
+}
+
+fn assign_fingerprints(out: &mut [FindingOut], f: &FileState) {
+    if out.is_empty() {
+        return;
+    }
+    let lines: Vec<&str> = f.text.lines().collect();
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for o in out.iter_mut() {
+        let line0 = o.loc.line as usize - 1;
+        let line_text = lines.get(line0).copied().unwrap_or("");
+        let occ = fingerprint::occurrence(&lines, line0);
+        let ex = &o.excerpt;
+        let flagged = ex.text.get(ex.span.clone()).unwrap_or("");
+        let base = fingerprint::fingerprint(o.rule, &o.loc.path, line_text, flagged, occ, 0);
+        let dup = seen.entry(base.clone()).or_insert(0);
+        o.fingerprint = if *dup == 0 {
+            base
+        } else {
+            fingerprint::fingerprint(o.rule, &o.loc.path, line_text, flagged, occ, *dup)
+        };
+        *dup += 1;
+    }
+}
+
+// ---- panic containment ----
+
+thread_local! {
+    /// Set while this thread runs contained analysis code: the panic hook
+    /// then records the message instead of printing it.
+    static CAPTURING: Cell<bool> = const { Cell::new(false) };
+    static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Installs (once per process) a panic hook that is silent for contained
+/// panics and behaves as before for every other panic.
+fn install_panic_hook() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if CAPTURING.with(Cell::get) {
+                let payload = info.payload();
+                let msg = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "panic with a non-string payload".into());
+                let at = info
+                    .location()
+                    .map(|l| format!(" at {}:{}", l.file(), l.line()))
+                    .unwrap_or_default();
+                LAST_PANIC.with(|p| *p.borrow_mut() = Some(format!("{msg}{at}")));
+            } else {
+                previous(info);
+            }
+        }));
+    });
+}
+
+/// Runs `f`, turning a panic into its message.
+pub fn contained<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    install_panic_hook();
+    let was = CAPTURING.with(|c| c.replace(true));
+    let r = catch_unwind(AssertUnwindSafe(f));
+    CAPTURING.with(|c| c.set(was));
+    r.map_err(|_| {
+        LAST_PANIC
+            .with(|p| p.borrow_mut().take())
+            .unwrap_or_else(|| "panic".into())
+    })
+}
+
+// ---- progress ----
+
+/// A progress bar drawn on stderr only once the scan has run for a second
+/// (short scans stay quiet) and only when asked (stderr is a terminal).
+struct Progress {
+    bar: Option<ProgressBar>,
+    shown: AtomicBool,
+    start: Instant,
+}
+
+impl Progress {
+    fn new(enabled: bool, len: u64, start: Instant) -> Progress {
+        let bar = enabled.then(|| {
+            let b = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::hidden());
+            if let Ok(style) =
+                ProgressStyle::with_template("{spinner} analyzing {pos}/{len} [{elapsed}]")
+            {
+                b.set_style(style);
+            }
+            b
+        });
+        Progress {
+            bar,
+            shown: AtomicBool::new(false),
+            start,
+        }
+    }
+
+    fn inc(&self) {
+        let Some(bar) = &self.bar else { return };
+        if !self.shown.load(Ordering::Relaxed)
+            && self.start.elapsed() > Duration::from_secs(1)
+            && !self.shown.swap(true, Ordering::Relaxed)
+        {
+            bar.set_draw_target(ProgressDrawTarget::stderr());
+        }
+        bar.inc(1);
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn panics_are_contained_and_their_message_kept() {
+        let r: Result<(), String> = contained(|| panic!("boom {}", 42));
+        let msg = r.unwrap_err();
+        assert!(msg.starts_with("boom 42 at "), "{msg}");
+        assert_eq!(contained(|| 7).unwrap(), 7);
+    }
+
+    #[test]
+    fn excerpts_cover_whole_lines_and_locate_the_span() {
+        let text = "a = 1\nb = foo(x)\nc\n";
+        let li = LineIndex::new(text);
+        let s = text.find("foo").unwrap() as u32;
+        let ex = excerpt(text, &li, unsnarl_model::Span::new(s, s + 6));
+        assert_eq!(ex.first_line, 2);
+        assert_eq!(ex.text, "b = foo(x)");
+        assert_eq!(&ex.text[ex.span.clone()], "foo(x)");
+        // Out-of-range spans are clamped, never a panic.
+        let ex = excerpt(text, &li, unsnarl_model::Span::new(999, 2000));
+        assert!(ex.span.end <= ex.text.len());
+    }
+}

@@ -1,0 +1,553 @@
+//! Finding the files to scan, and reading them safely.
+//!
+//! The walk honors `.gitignore`, `.ignore` and `.git/info/exclude` (also
+//! outside a git repository), skips hidden files and a few dependency and
+//! cache folders, applies `--exclude`, and never follows symbolic links (a
+//! link cannot lead the scan out of the tree, and a link loop cannot hang
+//! it). Reading checks the file type from metadata before opening (a FIFO
+//! would block `open`), enforces the size limits, and tells binaries,
+//! minified bundles, vanished files and invalid UTF-8 apart; each such file
+//! is reported with a reason, never silently dropped.
+
+use ignore::overrides::OverrideBuilder;
+use ignore::{WalkBuilder, WalkState};
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Mutex;
+use unsnarl_model::Language;
+
+/// Files larger than this are not read (reported as `too-large`). Hand
+/// written source is far below it; above it is a bundle, a vendored blob or
+/// generated code, and parsing it would dominate the run.
+pub const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
+/// A file of more than [`MINIFIED_MIN_BYTES`] with a line longer than this
+/// is treated as minified (reported as `minified`).
+pub const MINIFIED_LINE_BYTES: usize = 20_000;
+pub const MINIFIED_MIN_BYTES: usize = 100 * 1024;
+/// A NUL byte in this many leading bytes makes a file binary.
+pub const BINARY_SNIFF_BYTES: usize = 8 * 1024;
+
+/// Folders never scanned: installed dependencies and caches. (`.git` and
+/// other hidden folders are skipped as hidden files.)
+pub const DEFAULT_EXCLUDES: &[&str] = &["node_modules/", "__pycache__/", "venv/", "site-packages/"];
+
+/// Why a file was not analyzed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SkipReason {
+    TooLarge,
+    Minified,
+    Binary,
+    NotRegular,
+    Symlink,
+    Vanished,
+    Generated,
+    Unsupported,
+}
+
+impl SkipReason {
+    pub fn slug(self) -> &'static str {
+        match self {
+            SkipReason::TooLarge => "too-large",
+            SkipReason::Minified => "minified",
+            SkipReason::Binary => "binary",
+            SkipReason::NotRegular => "not-a-regular-file",
+            SkipReason::Symlink => "symlink",
+            SkipReason::Vanished => "vanished",
+            SkipReason::Generated => "generated",
+            SkipReason::Unsupported => "unsupported-extension",
+        }
+    }
+
+    /// A phrase for notices and the text summary.
+    pub fn describe(self) -> String {
+        match self {
+            SkipReason::TooLarge => format!("larger than {} MiB", MAX_FILE_BYTES / (1024 * 1024)),
+            SkipReason::Minified => format!(
+                "minified (a line longer than {MINIFIED_LINE_BYTES} bytes in a file over {} KiB, or a .min.js name)",
+                MINIFIED_MIN_BYTES / 1024
+            ),
+            SkipReason::Binary => "binary (NUL byte in the first 8 KiB)".into(),
+            SkipReason::NotRegular => "not a regular file (FIFO, socket or device)".into(),
+            SkipReason::Symlink => "symbolic link (not followed)".into(),
+            SkipReason::Vanished => "removed before it could be read".into(),
+            SkipReason::Generated => "generated code (--include-generated to analyze it)".into(),
+            SkipReason::Unsupported => {
+                "not a Python, JavaScript, TypeScript, Go or Rust file".into()
+            }
+        }
+    }
+}
+
+/// A file to analyze.
+#[derive(Clone, Debug)]
+pub struct SourceFile {
+    /// The path shown in reports: relative to the current directory when
+    /// the file is under it, else as given; `/` separators.
+    pub display: String,
+    /// Where to read it (absolute).
+    pub abs: PathBuf,
+    /// The path relative to its scan root (`/` separators), for module names.
+    pub rel: String,
+    pub lang: Language,
+}
+
+/// A problem found while walking or reading: not a finding, not a skip.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileProblem {
+    pub path: String,
+    pub kind: ProblemKind,
+    pub message: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ProblemKind {
+    /// Permissions, I/O errors.
+    Unreadable,
+    InvalidUtf8,
+    /// A panic in the analysis (a bug in unsnarl).
+    Internal,
+}
+
+impl ProblemKind {
+    pub fn slug(self) -> &'static str {
+        match self {
+            ProblemKind::Unreadable => "unreadable",
+            ProblemKind::InvalidUtf8 => "invalid-utf8",
+            ProblemKind::Internal => "internal-error",
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct WalkResult {
+    pub files: Vec<SourceFile>,
+    pub skipped: Vec<(String, SkipReason)>,
+    pub problems: Vec<FileProblem>,
+}
+
+/// A root to scan: as given on the command line, and resolved.
+#[derive(Clone, Debug)]
+pub struct Root {
+    pub given: PathBuf,
+    pub abs: PathBuf,
+}
+
+/// Validates an `--exclude` glob (gitignore syntax).
+pub fn check_glob(glob: &str) -> Result<(), String> {
+    OverrideBuilder::new("/")
+        .add(&format!("!{glob}"))
+        .map(|_| ())
+        .map_err(|e| format!("not a valid glob: {e}"))
+}
+
+/// Walks every root. `cwd` is absolute; roots must exist (the caller checks
+/// and reports missing ones as usage errors).
+pub fn walk(
+    roots: &[Root],
+    cwd: &Path,
+    exclude: &[String],
+    threads: usize,
+) -> Result<WalkResult, String> {
+    let cwd = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    let mut out = WalkResult::default();
+    let mut seen = std::collections::HashSet::new();
+    for root in roots {
+        let md =
+            std::fs::metadata(&root.abs).map_err(|e| format!("{}: {e}", root.given.display()))?;
+        let abs_root = std::fs::canonicalize(&root.abs).unwrap_or_else(|_| root.abs.clone());
+        if !md.is_dir() {
+            // An explicitly named file is scanned whatever the ignore files
+            // say: the user asked for it.
+            let display = display_path(&root.given, Path::new(""), &abs_root, &cwd);
+            if !seen.insert(abs_root.clone()) {
+                continue;
+            }
+            match language_of(&abs_root) {
+                None => out.skipped.push((display, SkipReason::Unsupported)),
+                Some(lang) => {
+                    // Module names come from this path: keep the folders
+                    // when the file is under the current directory
+                    // (`pkg/mod.py` is `pkg.mod`, as when scanning `.`).
+                    let rel = if display.starts_with('/') || display.starts_with("../") {
+                        abs_root
+                            .file_name()
+                            .map(|n| n.to_string_lossy().into_owned())
+                            .unwrap_or_default()
+                    } else {
+                        display.clone()
+                    };
+                    out.files.push(SourceFile {
+                        display,
+                        abs: abs_root,
+                        rel,
+                        lang,
+                    })
+                }
+            }
+            continue;
+        }
+        let mut overrides = OverrideBuilder::new(&abs_root);
+        for g in DEFAULT_EXCLUDES
+            .iter()
+            .copied()
+            .chain(exclude.iter().map(String::as_str))
+        {
+            overrides
+                .add(&format!("!{g}"))
+                .map_err(|e| format!("--exclude {g}: not a valid glob: {e}"))?;
+        }
+        let overrides = overrides.build().map_err(|e| format!("--exclude: {e}"))?;
+        let mut b = WalkBuilder::new(&abs_root);
+        b.follow_links(false)
+            .require_git(false)
+            .hidden(true)
+            .overrides(overrides)
+            .threads(threads);
+        let found: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
+        b.build_parallel().run(|| {
+            let found = &found;
+            Box::new(move |res| {
+                let e = classify(res);
+                if let Some(e) = e {
+                    found.lock().unwrap_or_else(|p| p.into_inner()).push(e);
+                }
+                WalkState::Continue
+            })
+        });
+        let mut found = found.into_inner().unwrap_or_else(|p| p.into_inner());
+        found.sort_by(|a, b| a.path.cmp(&b.path));
+        for e in found {
+            let rel = e
+                .path
+                .strip_prefix(&abs_root)
+                .unwrap_or(&e.path)
+                .to_path_buf();
+            let display = display_path(&root.given, &rel, &abs_root, &cwd);
+            match e.kind {
+                EntryKind::Source(lang) => {
+                    if seen.insert(e.path.clone()) {
+                        out.files.push(SourceFile {
+                            display,
+                            abs: e.path,
+                            rel: slash_path(&rel),
+                            lang,
+                        });
+                    }
+                }
+                EntryKind::Skip(reason) => out.skipped.push((display, reason)),
+                EntryKind::Problem(message) => out.problems.push(FileProblem {
+                    path: display,
+                    kind: ProblemKind::Unreadable,
+                    message,
+                }),
+            }
+        }
+    }
+    out.files
+        .sort_by(|a, b| a.display.cmp(&b.display).then_with(|| a.abs.cmp(&b.abs)));
+    out.skipped.sort();
+    out.problems.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(out)
+}
+
+struct Entry {
+    path: PathBuf,
+    kind: EntryKind,
+}
+
+enum EntryKind {
+    Source(Language),
+    Skip(SkipReason),
+    Problem(String),
+}
+
+fn classify(res: Result<ignore::DirEntry, ignore::Error>) -> Option<Entry> {
+    let entry = match res {
+        Ok(e) => e,
+        Err(err) => {
+            let path = error_path(&err)?;
+            let vanished = err
+                .io_error()
+                .is_some_and(|e| e.kind() == std::io::ErrorKind::NotFound);
+            let kind = if vanished {
+                EntryKind::Skip(SkipReason::Vanished)
+            } else {
+                EntryKind::Problem(error_message(&err))
+            };
+            return Some(Entry { path, kind });
+        }
+    };
+    let ft = entry.file_type()?;
+    if ft.is_dir() {
+        return None;
+    }
+    let lang = language_of(entry.path())?;
+    let kind = if ft.is_symlink() {
+        EntryKind::Skip(SkipReason::Symlink)
+    } else if ft.is_file() {
+        EntryKind::Source(lang)
+    } else {
+        EntryKind::Skip(SkipReason::NotRegular)
+    };
+    Some(Entry {
+        path: entry.into_path(),
+        kind,
+    })
+}
+
+fn error_path(err: &ignore::Error) -> Option<PathBuf> {
+    match err {
+        ignore::Error::WithPath { path, .. } => Some(path.clone()),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            error_path(err)
+        }
+        ignore::Error::Loop { child, .. } => Some(child.clone()),
+        _ => None,
+    }
+}
+
+fn error_message(err: &ignore::Error) -> String {
+    match err {
+        ignore::Error::WithPath { err, .. } => error_message(err),
+        ignore::Error::WithDepth { err, .. } => error_message(err),
+        other => other.to_string(),
+    }
+}
+
+/// The language of a path from its extension.
+pub fn language_of(path: &Path) -> Option<Language> {
+    Language::from_extension(path.extension()?.to_str()?)
+}
+
+/// Joins path components with `/`.
+pub fn slash_path(p: &Path) -> String {
+    let mut s = String::new();
+    for c in p.components() {
+        let part = match c {
+            Component::RootDir => {
+                s.push('/');
+                continue;
+            }
+            Component::CurDir => continue,
+            Component::Prefix(p) => p.as_os_str().to_string_lossy(),
+            Component::ParentDir => "..".into(),
+            Component::Normal(n) => n.to_string_lossy(),
+        };
+        if !s.is_empty() && !s.ends_with('/') {
+            s.push('/');
+        }
+        s.push_str(&part);
+    }
+    s
+}
+
+/// The report path of a file: relative to `cwd` when under it, else the
+/// root as given joined with the path inside it.
+fn display_path(given: &Path, rel: &Path, abs_root: &Path, cwd: &Path) -> String {
+    let abs = abs_root.join(rel);
+    if let Ok(under) = abs.strip_prefix(cwd)
+        && !under.as_os_str().is_empty()
+    {
+        return slash_path(under);
+    }
+    let shown = slash_path(&given.join(rel));
+    if shown.is_empty() { ".".into() } else { shown }
+}
+
+/// What reading a file gave.
+#[derive(Debug)]
+pub enum Load {
+    Text(String),
+    Skip(SkipReason),
+    Problem(ProblemKind, String),
+}
+
+/// Reads a file, enforcing the limits. Never panics, never blocks on a FIFO.
+pub fn load(path: &Path) -> Load {
+    use std::io::ErrorKind;
+    let gone = |e: &std::io::Error| e.kind() == ErrorKind::NotFound;
+    // The type comes from metadata before `open`: opening a FIFO would block
+    // until a writer appears.
+    let md = match std::fs::metadata(path) {
+        Ok(md) => md,
+        Err(e) if gone(&e) => return Load::Skip(SkipReason::Vanished),
+        Err(e) => return Load::Problem(ProblemKind::Unreadable, e.to_string()),
+    };
+    if !md.is_file() {
+        return Load::Skip(SkipReason::NotRegular);
+    }
+    if md.len() > MAX_FILE_BYTES {
+        return Load::Skip(SkipReason::TooLarge);
+    }
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if gone(&e) => return Load::Skip(SkipReason::Vanished),
+        Err(e) => return Load::Problem(ProblemKind::Unreadable, e.to_string()),
+    };
+    // The file may have been swapped between the two calls.
+    match file.metadata() {
+        Ok(m) if m.is_file() => {}
+        Ok(_) => return Load::Skip(SkipReason::NotRegular),
+        Err(e) => return Load::Problem(ProblemKind::Unreadable, e.to_string()),
+    }
+    let mut bytes = Vec::with_capacity(md.len() as usize);
+    // It may also have grown: never read more than the limit allows.
+    if let Err(e) = file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes) {
+        return Load::Problem(ProblemKind::Unreadable, e.to_string());
+    }
+    classify_bytes(path, bytes)
+}
+
+/// The checks on the content of a file, apart from I/O (unit tested).
+pub fn classify_bytes(path: &Path, mut bytes: Vec<u8>) -> Load {
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Load::Skip(SkipReason::TooLarge);
+    }
+    if memchr::memchr(0, &bytes[..bytes.len().min(BINARY_SNIFF_BYTES)]).is_some() {
+        return Load::Skip(SkipReason::Binary);
+    }
+    if is_minified(path, &bytes) {
+        return Load::Skip(SkipReason::Minified);
+    }
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        bytes.drain(..3);
+    }
+    match String::from_utf8(bytes) {
+        Ok(s) => Load::Text(s),
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+            Load::Problem(
+                ProblemKind::InvalidUtf8,
+                format!("not valid UTF-8 (first invalid byte at line {line}, byte offset {at})"),
+            )
+        }
+    }
+}
+
+fn is_minified(path: &Path, bytes: &[u8]) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    if [".min.js", ".min.mjs", ".min.cjs"]
+        .iter()
+        .any(|s| name.ends_with(s))
+    {
+        return true;
+    }
+    if bytes.len() <= MINIFIED_MIN_BYTES {
+        return false;
+    }
+    let mut start = 0;
+    for nl in memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len())) {
+        if nl - start > MINIFIED_LINE_BYTES {
+            return true;
+        }
+        start = nl + 1;
+    }
+    false
+}
+
+/// Skipped files grouped by reason, for summaries.
+pub fn group_skipped(skipped: &[(String, SkipReason)]) -> BTreeMap<SkipReason, Vec<&str>> {
+    let mut m: BTreeMap<SkipReason, Vec<&str>> = BTreeMap::new();
+    for (p, r) in skipped {
+        m.entry(*r).or_default().push(p);
+    }
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(name: &str, bytes: &[u8]) -> String {
+        match classify_bytes(Path::new(name), bytes.to_vec()) {
+            Load::Text(_) => "text".into(),
+            Load::Skip(r) => r.slug().into(),
+            Load::Problem(k, _) => k.slug().into(),
+        }
+    }
+
+    #[test]
+    fn contents_are_classified() {
+        assert_eq!(kind("a.py", b"x = 1\n"), "text");
+        assert_eq!(kind("a.py", b""), "text");
+        assert_eq!(kind("a.py", b"x\0y"), "binary");
+        assert_eq!(kind("a.py", b"x = '\xff'\n"), "invalid-utf8");
+        assert_eq!(kind("a.min.js", b"x"), "minified");
+        let long = vec![b'a'; MINIFIED_MIN_BYTES + 10];
+        assert_eq!(kind("a.js", &long), "minified");
+        let mut lines = Vec::new();
+        while lines.len() <= MINIFIED_MIN_BYTES {
+            lines.extend_from_slice(b"let x = 1;\n");
+        }
+        assert_eq!(kind("a.js", &lines), "text");
+        let huge = vec![b'\n'; MAX_FILE_BYTES as usize + 1];
+        assert_eq!(kind("a.js", &huge), "too-large");
+    }
+
+    #[test]
+    fn a_bom_is_dropped() {
+        match classify_bytes(Path::new("a.py"), b"\xEF\xBB\xBFx = 1\n".to_vec()) {
+            Load::Text(s) => assert_eq!(s, "x = 1\n"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn display_paths_are_relative_to_cwd_or_as_given() {
+        let cwd = Path::new("/home/u/proj");
+        assert_eq!(
+            display_path(
+                Path::new("."),
+                Path::new("src/a.py"),
+                Path::new("/home/u/proj"),
+                cwd
+            ),
+            "src/a.py"
+        );
+        assert_eq!(
+            display_path(
+                Path::new("../other"),
+                Path::new("b.py"),
+                Path::new("/home/u/other"),
+                cwd
+            ),
+            "../other/b.py"
+        );
+        assert_eq!(
+            display_path(
+                Path::new("/abs/x.go"),
+                Path::new(""),
+                Path::new("/abs/x.go"),
+                cwd
+            ),
+            "/abs/x.go"
+        );
+    }
+
+    #[test]
+    fn vanished_and_special_files_are_skipped_not_errors() {
+        assert!(matches!(
+            load(Path::new("/no/such/file.py")),
+            Load::Skip(SkipReason::Vanished)
+        ));
+        assert!(matches!(
+            load(Path::new("/dev/null")),
+            Load::Skip(SkipReason::NotRegular)
+        ));
+        assert!(matches!(
+            load(Path::new("/")),
+            Load::Skip(SkipReason::NotRegular)
+        ));
+    }
+
+    #[test]
+    fn globs_are_validated() {
+        assert!(check_glob("vendor/**").is_ok());
+        assert!(check_glob("a[").is_err());
+    }
+}
