@@ -1,6 +1,41 @@
-//! front end
-use unsnarl_model::{FileModel, SourceInput, Span};
+//! The Rust front end of unsnarl: parses a file with rust-analyzer's parser
+//! (`ra_ap_syntax`) and lowers it into the language-neutral file model.
+//!
+//! See `lower` for the conventions (module paths, name resolution, how
+//! macros such as `tokio::select!` are recovered).
 
+mod file;
+mod fxhash;
+mod lower;
+mod parse;
+mod resolve;
+
+#[cfg(test)]
+mod tests;
+
+use unsnarl_model::{FileModel, SourceInput, Span, SyntaxError};
+
+/// Lowers one Rust file into the file model.
+///
+/// Never panics: syntax errors are recorded in `FileModel::syntax_errors`
+/// and the recovered tree is lowered as far as it goes. As a last line of
+/// defence against bugs in the parser or here, a panic during lowering is
+/// caught and yields an empty model with an error entry instead of taking
+/// the whole scan down.
 pub fn lower(input: &SourceInput) -> FileModel {
-    FileModel::new(String::new(), Span::new(0, input.text.len() as u32))
+    let text = input.text;
+    let rel_path = input.rel_path;
+    match std::panic::catch_unwind(|| lower::lower_file(text, rel_path)) {
+        Ok(m) => m,
+        Err(_) => {
+            let len = u32::try_from(text.len()).unwrap_or(u32::MAX);
+            let mut m = FileModel::new(file::module_path(rel_path), Span::new(0, len));
+            m.is_test = file::is_test_path(rel_path);
+            m.syntax_errors.push(SyntaxError {
+                span: Span::new(0, 0),
+                message: "internal error: the Rust front end could not lower this file".into(),
+            });
+            m
+        }
+    }
 }

@@ -1,0 +1,238 @@
+//! Parsing a text into a rust-analyzer syntax tree.
+//!
+//! This mirrors `ra_ap_syntax::SourceFile::parse` but builds the green tree
+//! ourselves instead of going through `ra_ap_syntax::Parse`: dropping a
+//! `Parse` sends the tree to a background "ParseNodeDropper" thread that runs
+//! with the default 2 MiB stack, and freeing a deeply nested tree (ten
+//! thousand nested blocks or generic types) recurses deep enough to overflow
+//! it and abort the process. A tree built here is freed on the caller's thread,
+//! which the pipeline gives a 256 MiB stack.
+//!
+//! We also do not use rowan's `GreenNodeBuilder`: its node cache rehashes
+//! whole subtrees (recursively) whenever its table grows, which makes
+//! building a deeply nested tree quadratic — seconds for ten thousand nested
+//! generic types. [`Builder`] assembles green nodes directly, without any
+//! cache (interning tokens measured slower than allocating them).
+
+use ra_ap_syntax::{Edition, NodeOrToken, SyntaxKind, SyntaxNode};
+use rowan::{GreenNode, GreenToken};
+
+/// A parsed text: the root node (`SOURCE_FILE`) and the parser's and lexer's
+/// errors as `(start, end, message)` byte ranges into the text.
+pub(crate) struct Parsed {
+    pub root: SyntaxNode,
+    pub errors: Vec<(u32, u32, String)>,
+    /// The `(..)`/`[..]` bodies of macro calls, recorded while building the
+    /// tree (see `lower/batch.rs`, which re-parses them together).
+    pub macro_bodies: Vec<MacroBody>,
+}
+
+/// The inside of a macro call's token tree, without its delimiters.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MacroBody {
+    pub start: u32,
+    pub end: u32,
+    /// Only names and literals separated by commas (`println!("{}", x)`):
+    /// lowered straight from the tokens, not worth re-parsing.
+    pub simple: bool,
+}
+
+/// The edition we parse with. 2024 is a superset for our purposes: it knows
+/// `async` closures, `gen` blocks and let chains, and older code still parses.
+pub(crate) const EDITION: Edition = Edition::Edition2024;
+
+pub(crate) fn parse(text: &str) -> Parsed {
+    let lexed = ra_ap_parser::LexedStr::new(EDITION, text);
+    let input = lexed.to_input(EDITION);
+    let output = ra_ap_parser::TopEntryPoint::SourceFile.parse(&input);
+
+    let mut builder = Builder::default();
+    let mut errors = Vec::new();
+    lexed.intersperse_trivia(&output, &mut |step| match step {
+        ra_ap_parser::StrStep::Token { kind, text } => builder.token(kind, text),
+        ra_ap_parser::StrStep::Enter { kind } => builder.start_node(kind),
+        ra_ap_parser::StrStep::Exit => builder.finish_node(),
+        ra_ap_parser::StrStep::Error { msg, pos } => {
+            let pos = clamp_u32(pos);
+            errors.push((pos, pos, msg.to_owned()));
+        }
+    });
+    for (i, msg) in lexed.errors() {
+        let r = lexed.text_range(i);
+        errors.push((clamp_u32(r.start), clamp_u32(r.end), msg.to_owned()));
+    }
+    let macro_bodies = std::mem::take(&mut builder.macro_bodies);
+    let green = builder.finish();
+    Parsed {
+        root: SyntaxNode::new_root(green),
+        errors,
+        macro_bodies,
+    }
+}
+
+fn raw(kind: SyntaxKind) -> rowan::SyntaxKind {
+    rowan::SyntaxKind(kind.into())
+}
+
+fn clamp_u32(v: usize) -> u32 {
+    u32::try_from(v).unwrap_or(u32::MAX)
+}
+
+type Element = NodeOrToken<GreenNode, GreenToken>;
+
+/// Builds a green tree from start/token/finish events.
+#[derive(Default)]
+struct Builder {
+    /// Open nodes: their kind and where their children start in `children`.
+    parents: Vec<(SyntaxKind, usize)>,
+    children: Vec<Element>,
+    /// Text offset of the next token.
+    offset: u32,
+    /// The macro call token tree being recorded, if any.
+    body: Option<BodyRec>,
+    macro_bodies: Vec<MacroBody>,
+}
+
+/// State while the direct token tree of a `MACRO_CALL` is being built.
+struct BodyRec {
+    /// `parents.len()` inside the token tree.
+    depth: usize,
+    open: Option<SyntaxKind>,
+    start: u32,
+    /// Start and kind of the last non-trivia direct token.
+    last: Option<(u32, SyntaxKind)>,
+    simple: bool,
+    expect_arg: bool,
+}
+
+impl Builder {
+    fn start_node(&mut self, kind: SyntaxKind) {
+        if let Some(rec) = &mut self.body {
+            if self.parents.len() == rec.depth {
+                // A nested `(..)` inside the body.
+                rec.simple = false;
+            }
+        } else if kind == SyntaxKind::TOKEN_TREE
+            && self
+                .parents
+                .last()
+                .is_some_and(|(k, _)| *k == SyntaxKind::MACRO_CALL)
+        {
+            self.body = Some(BodyRec {
+                depth: self.parents.len() + 1,
+                open: None,
+                start: self.offset,
+                last: None,
+                simple: true,
+                expect_arg: true,
+            });
+        }
+        self.parents.push((kind, self.children.len()));
+    }
+
+    fn token(&mut self, kind: SyntaxKind, text: &str) {
+        let start = self.offset;
+        self.offset = self.offset.saturating_add(clamp_u32(text.len()));
+        if let Some(rec) = &mut self.body
+            && self.parents.len() == rec.depth
+            && !kind.is_trivia()
+        {
+            if rec.open.is_none() {
+                rec.open = Some(kind);
+                rec.start = self.offset;
+            } else {
+                if let Some((_, k)) = rec.last {
+                    track_simple(rec, k);
+                }
+                rec.last = Some((start, kind));
+            }
+        }
+        self.children
+            .push(NodeOrToken::Token(GreenToken::new(raw(kind), text)));
+    }
+
+    fn finish_node(&mut self) {
+        if let Some(rec) = &self.body
+            && self.parents.len() == rec.depth
+        {
+            self.close_body();
+        }
+        // Unbalanced events cannot come out of the parser; ignore rather
+        // than panic if they ever do.
+        let Some((kind, first)) = self.parents.pop() else {
+            return;
+        };
+        let first = first.min(self.children.len());
+        let node = GreenNode::new(raw(kind), self.children.drain(first..));
+        self.children.push(NodeOrToken::Node(node));
+    }
+
+    fn close_body(&mut self) {
+        let Some(mut rec) = self.body.take() else {
+            return;
+        };
+        let close = match rec.open {
+            Some(SyntaxKind::L_PAREN) => SyntaxKind::R_PAREN,
+            Some(SyntaxKind::L_BRACK) => SyntaxKind::R_BRACK,
+            _ => return,
+        };
+        let end = match rec.last {
+            Some((at, k)) if k == close => at,
+            Some((_, k)) => {
+                track_simple(&mut rec, k);
+                self.offset
+            }
+            None => self.offset,
+        };
+        if end > rec.start {
+            self.macro_bodies.push(MacroBody {
+                start: rec.start,
+                end,
+                simple: rec.simple,
+            });
+        }
+    }
+
+    fn finish(mut self) -> GreenNode {
+        while !self.parents.is_empty() {
+            self.finish_node();
+        }
+        match self.children.pop() {
+            Some(NodeOrToken::Node(n)) if self.children.is_empty() => n,
+            // Not a single root: wrap whatever there is.
+            Some(last) => {
+                self.children.push(last);
+                GreenNode::new(raw(SyntaxKind::SOURCE_FILE), self.children.drain(..))
+            }
+            None => GreenNode::new(raw(SyntaxKind::SOURCE_FILE), std::iter::empty()),
+        }
+    }
+}
+
+/// The `name, "lit", name` state machine for a body's direct tokens.
+fn track_simple(rec: &mut BodyRec, kind: SyntaxKind) {
+    if !rec.simple {
+        return;
+    }
+    let is_arg = matches!(
+        kind,
+        SyntaxKind::IDENT
+            | SyntaxKind::SELF_KW
+            | SyntaxKind::INT_NUMBER
+            | SyntaxKind::FLOAT_NUMBER
+            | SyntaxKind::STRING
+            | SyntaxKind::BYTE_STRING
+            | SyntaxKind::C_STRING
+            | SyntaxKind::CHAR
+            | SyntaxKind::BYTE
+            | SyntaxKind::TRUE_KW
+            | SyntaxKind::FALSE_KW
+    );
+    if kind == SyntaxKind::COMMA && !rec.expect_arg {
+        rec.expect_arg = true;
+    } else if rec.expect_arg && is_arg {
+        rec.expect_arg = false;
+    } else {
+        rec.simple = false;
+    }
+}
