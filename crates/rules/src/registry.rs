@@ -20,6 +20,7 @@ pub fn find_rule(key: &str) -> Option<&'static dyn Rule> {
 static RULES: &[&dyn Rule] = &[
     &go::unjoined_goroutine::UnjoinedGoroutine,
     &go::huge_channel_buffer::HugeChannelBuffer,
+    &go::goroutine_channel_leak::GoroutineChannelLeak,
     &js::floating_promise::FloatingPromise,
     &js::blocking_call::BlockingCall,
     &js::lock_across_await::LockAcrossAwait,
