@@ -21,6 +21,8 @@ static RULES: &[&dyn Rule] = &[
     &go::unjoined_goroutine::UnjoinedGoroutine,
     &go::huge_channel_buffer::HugeChannelBuffer,
     &go::goroutine_channel_leak::GoroutineChannelLeak,
+    &go::bad_channel_close::BadChannelClose,
+    &go::range_unclosed_channel::RangeUnclosedChannel,
     &js::floating_promise::FloatingPromise,
     &js::blocking_call::BlockingCall,
     &js::lock_across_await::LockAcrossAwait,

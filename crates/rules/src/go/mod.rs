@@ -4,8 +4,10 @@ pub(crate) mod common;
 pub(crate) mod flow;
 pub(crate) mod locks;
 
+pub mod bad_channel_close;
 pub mod goroutine_channel_leak;
 pub mod huge_channel_buffer;
+pub mod range_unclosed_channel;
 pub mod unjoined_goroutine;
 
 /// The Go fixtures under `tests/fixtures/go`: every line marked
