@@ -533,3 +533,23 @@ pub fn line_of(cx: &FileCx, span: Span) -> usize {
         .count()
         + 1
 }
+
+/// A `sync.WaitGroup` method call: the WaitGroup as written (`wg`, `s.wg`)
+/// and the method (`Add`, `Done`, `Wait`). WaitGroups of unknown type are
+/// recognized by name (`wg`, `...Wg`, `waitGroup`).
+pub fn wg_call<'a>(cx: &FileCx<'a>, e: ExprId) -> Option<(String, &'a str)> {
+    let c = cx.model.call(e)?;
+    if !matches!(c.name.as_str(), "Add" | "Done" | "Wait") {
+        return None;
+    }
+    let recv = c.receiver?;
+    let d = cx.model.dotted(recv)?;
+    let ok = match c.target.as_deref() {
+        Some(t) => t.starts_with("sync.WaitGroup."),
+        None => {
+            let last = d.rsplit('.').next().unwrap_or(&d).to_ascii_lowercase();
+            last == "wg" || last.ends_with("wg") || last.contains("waitgroup")
+        }
+    };
+    ok.then_some((d, c.name.as_str()))
+}

@@ -6,9 +6,12 @@ pub(crate) mod locks;
 
 pub mod bad_channel_close;
 pub mod goroutine_channel_leak;
+pub mod goroutine_per_item;
+pub mod goroutine_per_send;
 pub mod huge_channel_buffer;
 pub mod range_unclosed_channel;
 pub mod unjoined_goroutine;
+pub mod waitgroup_misuse;
 
 /// The Go fixtures under `tests/fixtures/go`: every line marked
 /// `// expect: cat-a, cat-b` gets findings of exactly those categories from
