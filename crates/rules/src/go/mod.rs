@@ -4,11 +4,16 @@ pub(crate) mod common;
 pub(crate) mod flow;
 pub(crate) mod locks;
 
+pub mod background_context;
 pub mod bad_channel_close;
+pub mod cleanup_with_request_context;
+pub mod context_less_call;
 pub mod goroutine_channel_leak;
 pub mod goroutine_per_item;
 pub mod goroutine_per_send;
+pub mod http_without_timeout;
 pub mod huge_channel_buffer;
+pub mod lost_cancel;
 pub mod range_unclosed_channel;
 pub mod unjoined_goroutine;
 pub mod waitgroup_misuse;

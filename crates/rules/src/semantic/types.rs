@@ -390,6 +390,18 @@ impl Visitor for Pass<'_> {
         for &target in targets {
             if let Some(name) = m.name_of(target) {
                 self.envs[self.func.index()].insert(name.to_string(), t.clone());
+            } else if self.lang == Language::Go
+                && m.call(*v).is_some()
+                && let ExprKind::Collection {
+                    kind: CollKind::Tuple,
+                    elems,
+                    ..
+                } = &m.expr(target).kind
+                && let Some(name) = elems.first().and_then(|&e| m.name_of(e))
+            {
+                // `conn, err := net.Dial(...)`: the known type is the first
+                // result's.
+                self.envs[self.func.index()].insert(name.to_string(), t.clone());
             }
         }
     }
