@@ -553,3 +553,67 @@ pub fn wg_call<'a>(cx: &FileCx<'a>, e: ExprId) -> Option<(String, &'a str)> {
     };
     ok.then_some((d, c.name.as_str()))
 }
+
+/// The Go language version of a file, as `(1, minor)`: a `//go:build
+/// go1.N` constraint in the file (which sets the file's version), else the
+/// `go` directive of the nearest `go.mod` above the file on disk. `None`
+/// when neither is found.
+pub fn go_version(cx: &FileCx) -> Option<(u32, u32)> {
+    for line in cx.text.lines().take(40) {
+        let t = line.trim();
+        if let Some(expr) = t.strip_prefix("//go:build ") {
+            if let Some(v) = expr
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '.'))
+                .filter_map(parse_go_tag)
+                .next()
+            {
+                return Some(v);
+            }
+        }
+        if t.starts_with("package ") {
+            break;
+        }
+    }
+    gomod_version(cx.path)
+}
+
+fn parse_go_tag(tok: &str) -> Option<(u32, u32)> {
+    let rest = tok.strip_prefix("go1.")?;
+    Some((1, rest.parse().ok()?))
+}
+
+fn gomod_version(path: &str) -> Option<(u32, u32)> {
+    use std::sync::{Mutex, OnceLock};
+    static CACHE: OnceLock<Mutex<HashMap<std::path::PathBuf, Option<(u32, u32)>>>> =
+        OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    let p = std::path::Path::new(path);
+    let mut dir = p.parent();
+    while let Some(d) = dir {
+        let key = d.to_path_buf();
+        if let Some(v) = cache.lock().ok().and_then(|c| c.get(&key).copied()) {
+            return v;
+        }
+        let gomod = if d.as_os_str().is_empty() {
+            std::path::PathBuf::from("go.mod")
+        } else {
+            d.join("go.mod")
+        };
+        if let Ok(text) = std::fs::read_to_string(&gomod) {
+            let v = text.lines().find_map(|l| {
+                let l = l.trim();
+                let v = l.strip_prefix("go ")?.trim();
+                let mut parts = v.split('.');
+                let major = parts.next()?.parse().ok()?;
+                let minor = parts.next()?.parse().ok()?;
+                Some((major, minor))
+            });
+            if let Ok(mut c) = cache.lock() {
+                c.insert(key, v);
+            }
+            return v;
+        }
+        dir = d.parent();
+    }
+    None
+}
