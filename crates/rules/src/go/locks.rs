@@ -71,7 +71,10 @@ pub fn lock_op(cx: &FileCx, e: ExprId) -> Option<LockOp> {
     })
 }
 
-/// The cross-function identity of a mutex expression.
+/// The cross-function identity of a mutex expression: `<type of the
+/// value holding it>.<field>`, the type itself for an embedded mutex, or
+/// `<module>.<var>` for a package variable; plus the path from the method's
+/// receiver when it starts there.
 fn classify(
     cx: &FileCx,
     f: FuncId,
@@ -89,33 +92,29 @@ fn classify(
         .unwrap_or("")
         .trim_start_matches('.');
     let top = common::outermost(cx, f);
-    if let Some((recv_name, class)) = receiver_of(cx, f)
-        && recv_name == root_name
-        && (f == top || common::name_scope(cx, f, root_name) == common::NameScope::Captured(top))
-    {
-        let cls = if rest.is_empty() {
-            class
-        } else {
-            format!("{class}.{rest}")
-        };
-        return (Some(cls), Some(rest.to_string()));
-    }
-    if let Some(t) = cx.sema.type_of(root)
-        && t != "chan"
-        && t != "map"
-        && !(rest.is_empty() && t.starts_with("sync."))
-    {
-        let cls = if rest.is_empty() {
-            t.to_string()
-        } else {
-            format!("{t}.{rest}")
-        };
-        return (Some(cls), None);
-    }
-    if common::name_scope(cx, f, root_name) == common::NameScope::Package {
-        return (Some(format!("{}.{}", cx.model.module, instance)), None);
-    }
-    (None, None)
+    let on_receiver = receiver_of(cx, f).is_some_and(|(recv_name, _)| {
+        recv_name == root_name
+            && (f == top
+                || common::name_scope(cx, f, root_name) == common::NameScope::Captured(top))
+    });
+    let recv_path = on_receiver.then(|| rest.to_string());
+    let usable = |t: &str| t != "chan" && t != "map" && !t.starts_with("sync.");
+    let class = match &cx.expr(cx.model.strip(recv)).kind {
+        ExprKind::Attr { obj, name, .. } => match cx.sema.type_of(*obj) {
+            Some(t) if usable(t) => Some(format!("{t}.{name}")),
+            _ => None,
+        },
+        ExprKind::Name { .. } => match cx.sema.type_of(root) {
+            Some(t) if usable(t) => Some(t.to_string()),
+            _ => None,
+        },
+        _ => None,
+    };
+    let class = class.or_else(|| {
+        (common::name_scope(cx, f, root_name) == common::NameScope::Package)
+            .then(|| format!("{}.{}", cx.model.module, instance))
+    });
+    (class, recv_path)
 }
 
 /// The receiver name and type of the method `f` is (or is nested in).
@@ -367,6 +366,172 @@ impl Flow for HeldFlow<'_> {
         for x in exprs_under(cx.model, e) {
             apply_expr(cx, x, st, &mut |op, h| cb(cx, op, h));
         }
+    }
+    fn join(&self, a: &HeldSet, b: &HeldSet) -> HeldSet {
+        join_held(a, b)
+    }
+}
+
+/// Two acquisitions of the same mutex instance on one path: a
+/// non-reentrant re-lock, or a recursive read lock.
+#[derive(Clone, Debug)]
+pub struct Reentry {
+    /// Where the second acquisition happens (a Lock call, or the call of a
+    /// function of the file that locks).
+    pub at: Span,
+    pub instance: String,
+    /// The first acquisition (still held).
+    pub held_at: Span,
+    pub held_kind: OpKind,
+    pub kind: OpKind,
+    /// For a re-lock through calls: the calls, outermost first.
+    pub via: Vec<(Span, String)>,
+}
+
+/// "While holding `from`, `to` is acquired": an edge of the lock graph.
+#[derive(Clone, Debug)]
+pub struct Edge {
+    pub from: String,
+    pub to: String,
+    pub func: FuncId,
+    pub held_at: Span,
+    pub at: Span,
+    pub via: Vec<(Span, String)>,
+}
+
+/// Walks every function of the file, collecting lock re-entries and the
+/// edges of the lock graph (through calls of functions of the file).
+pub fn lock_graph(cx: &FileCx) -> (Vec<Reentry>, Vec<Edge>) {
+    let mut sums = Summaries::new(cx);
+    let mut g = GraphFlow {
+        sums: &mut sums,
+        func: FuncId(0),
+        reentries: Vec::new(),
+        edges: Vec::new(),
+    };
+    for f in cx.model.function_ids() {
+        if f.0 == 0 {
+            continue;
+        }
+        g.func = f;
+        super::flow::run_function(cx, &mut g, &cx.func(f).body, HeldSet::new());
+    }
+    (g.reentries, g.edges)
+}
+
+struct GraphFlow<'s, 'a> {
+    sums: &'s mut Summaries<'a>,
+    func: FuncId,
+    reentries: Vec<Reentry>,
+    edges: Vec<Edge>,
+}
+
+impl GraphFlow<'_, '_> {
+    fn acquire(&mut self, op: &LockOp, held: &HeldSet) {
+        for h in held {
+            if h.op.instance == op.instance {
+                self.reentries.push(Reentry {
+                    at: op.span,
+                    instance: op.instance.clone(),
+                    held_at: h.op.span,
+                    held_kind: h.op.kind,
+                    kind: op.kind,
+                    via: Vec::new(),
+                });
+            } else if let (Some(a), Some(b)) = (&h.op.class, &op.class)
+                && a != b
+            {
+                self.edges.push(Edge {
+                    from: a.clone(),
+                    to: b.clone(),
+                    func: self.func,
+                    held_at: h.op.span,
+                    at: op.span,
+                    via: Vec::new(),
+                });
+            }
+        }
+    }
+
+    /// A call of a function of the file while holding locks.
+    fn call(&mut self, cx: &FileCx, e: ExprId, held: &HeldSet) {
+        if held.is_empty() {
+            return;
+        }
+        let Some(c) = cx.call(e) else { return };
+        let Some(g) = self.sums.callee(c) else { return };
+        let recv = c.receiver.and_then(|r| cx.model.dotted(r));
+        for a in self.sums.acquires(cx, g) {
+            let mut via = vec![(cx.expr(e).span, cx.func(g).name.clone())];
+            via.extend(a.via.iter().cloned());
+            // The instance the callee locks, seen from here.
+            let instance = match (&a.recv_path, &recv) {
+                (Some(p), Some(r)) if p.is_empty() => Some(r.clone()),
+                (Some(p), Some(r)) => Some(format!("{r}.{p}")),
+                (None, _) if a.class.as_deref().is_some_and(|c| {
+                    c.strip_prefix(cx.model.module.as_str())
+                        .and_then(|r| r.strip_prefix('.'))
+                        == Some(a.instance.as_str())
+                }) =>
+                {
+                    // A package-level mutex: the same everywhere.
+                    Some(a.instance.clone())
+                }
+                _ => None,
+            };
+            for h in held {
+                if instance.as_deref() == Some(h.op.instance.as_str()) {
+                    self.reentries.push(Reentry {
+                        at: cx.expr(e).span,
+                        instance: h.op.instance.clone(),
+                        held_at: h.op.span,
+                        held_kind: h.op.kind,
+                        kind: a.kind,
+                        via: via.clone(),
+                    });
+                } else if let (Some(x), Some(y)) = (&h.op.class, &a.class)
+                    && x != y
+                {
+                    self.edges.push(Edge {
+                        from: x.clone(),
+                        to: y.clone(),
+                        func: self.func,
+                        held_at: h.op.span,
+                        at: cx.expr(e).span,
+                        via: via.clone(),
+                    });
+                }
+            }
+        }
+    }
+
+    fn exprs(&mut self, cx: &FileCx, exprs: Vec<ExprId>, st: &mut HeldSet) {
+        for e in exprs {
+            if let Some(op) = lock_op(cx, e) {
+                if op.kind.acquires() {
+                    self.acquire(&op, st);
+                }
+                apply_expr(cx, e, st, &mut |_, _| {});
+            } else {
+                self.call(cx, e, st);
+            }
+        }
+    }
+}
+
+impl Flow for GraphFlow<'_, '_> {
+    type S = HeldSet;
+    fn simple(&mut self, cx: &FileCx, s: StmtId, st: &mut HeldSet) {
+        if matches!(cx.stmt(s).kind, StmtKind::Defer(_)) {
+            apply(cx, s, st, &mut |_, _| {});
+            return;
+        }
+        let exprs = evaluated_exprs(cx, s);
+        self.exprs(cx, exprs, st);
+    }
+    fn cond(&mut self, cx: &FileCx, e: ExprId, st: &mut HeldSet) {
+        let exprs = exprs_under(cx.model, e);
+        self.exprs(cx, exprs, st);
     }
     fn join(&self, a: &HeldSet, b: &HeldSet) -> HeldSet {
         join_held(a, b)
