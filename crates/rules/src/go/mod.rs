@@ -7,9 +7,11 @@ pub(crate) mod locks;
 pub mod atomic_load_store;
 pub mod background_context;
 pub mod bad_channel_close;
+pub mod blocking_under_mutex;
 pub mod cleanup_with_request_context;
 pub mod context_less_call;
 pub mod copied_lock;
+pub mod deferred_lock;
 pub mod goroutine_channel_leak;
 pub mod goroutine_per_item;
 pub mod goroutine_per_send;
@@ -23,6 +25,7 @@ pub mod mutex_reacquired;
 pub mod plain_flag_polling;
 pub mod range_unclosed_channel;
 pub mod unjoined_goroutine;
+pub mod unlock_missing_on_path;
 pub mod waitgroup_misuse;
 
 /// The Go fixtures under `tests/fixtures/go`: every line marked
