@@ -617,3 +617,22 @@ fn gomod_version(path: &str) -> Option<(u32, u32)> {
     }
     None
 }
+
+/// A `sync.Cond` method call (`Wait`, `Signal`, `Broadcast`): the condition
+/// variable as written and the method. Conditions of unknown type are
+/// recognized by name (`cond`, `notEmpty`... must contain "cond").
+pub fn cond_call<'a>(cx: &FileCx<'a>, e: ExprId) -> Option<(String, &'a str)> {
+    let c = cx.model.call(e)?;
+    if !matches!(c.name.as_str(), "Wait" | "Signal" | "Broadcast") || !c.args.is_empty() {
+        return None;
+    }
+    let d = cx.model.dotted(c.receiver?)?;
+    let ok = match c.target.as_deref() {
+        Some(t) => t.starts_with("sync.Cond."),
+        None => d
+            .rsplit('.')
+            .next()
+            .is_some_and(|l| l.to_ascii_lowercase().contains("cond")),
+    };
+    ok.then_some((d, c.name.as_str()))
+}
