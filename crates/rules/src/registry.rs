@@ -49,6 +49,8 @@ static RULES: &[&dyn Rule] = &[
     &go::time_after_in_loop::TimeAfterInLoop,
     &go::signal_notify_unbuffered::SignalNotifyUnbuffered,
     &go::broadcast_for_one::BroadcastForOne,
+    &go::poll_without_jitter::PollWithoutJitter,
+    &go::sleep_to_synchronize::SleepToSynchronize,
     &js::floating_promise::FloatingPromise,
     &js::blocking_call::BlockingCall,
     &js::lock_across_await::LockAcrossAwait,
