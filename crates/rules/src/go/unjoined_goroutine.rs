@@ -83,7 +83,7 @@ impl Rule for UnjoinedGoroutine {
                 continue;
             };
             let verdict = match cx.expr(cx.model.strip(c.func)).kind {
-                ExprKind::Closure(f) => body_signals(cx, &cx.func(f).body),
+                ExprKind::Closure(f) => func_signals(cx, f),
                 _ => named_goroutine(cx, c),
             };
             if verdict {
@@ -106,7 +106,7 @@ fn named_goroutine(cx: &FileCx, c: &Call) -> bool {
     if let Some(t) = &c.target
         && let Some(f) = cx.model.function_ids().find(|&f| &cx.func(f).qualname == t)
     {
-        return body_signals(cx, &cx.func(f).body);
+        return func_signals(cx, f);
     }
     // A method value `go s.run()`, or a function of another file: trust
     // arguments that carry a join or a result channel.
@@ -124,6 +124,35 @@ fn named_goroutine(cx: &FileCx, c: &Call) -> bool {
                     || n.contains("errs")
             })
     }) || c.receiver.is_some()
+}
+
+/// True when the goroutine's function, or a func literal inside it (a
+/// deferred `func() { <-sem }()`), tells someone it ended or failed, or
+/// hands its result to the spawning function through a captured variable.
+fn func_signals(cx: &FileCx, f: FuncId) -> bool {
+    common::with_descendants(cx, f).into_iter().any(|g| {
+        body_signals(cx, &cx.func(g).body) || (cx.func(f).kind == FnKind::Closure && assigns_captured(cx, f, g))
+    })
+}
+
+/// `result = compute()` where `result` belongs to the function that started
+/// the goroutine: its outcome is read there (correctly or not).
+fn assigns_captured(cx: &FileCx, goroutine: FuncId, g: FuncId) -> bool {
+    common::stmts_in(cx.model, &cx.func(g).body).into_iter().any(|s| {
+        let StmtKind::Assign { targets, op, .. } = &cx.stmt(s).kind else {
+            return false;
+        };
+        if matches!(op, AssignOp::Declare { .. }) {
+            return false;
+        }
+        targets.iter().any(|&t| {
+            common::names_in_target(cx, t).into_iter().any(|n| {
+                matches!(common::name_scope(cx, g, n), common::NameScope::Captured(owner)
+                    if owner != goroutine
+                        && !cx.tree.func_ancestors(cx.model, owner).any(|a| a == goroutine))
+            })
+        })
+    })
 }
 
 /// True when a goroutine body tells someone it ended or failed.
