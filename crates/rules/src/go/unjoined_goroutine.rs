@@ -1,5 +1,6 @@
 //! GO001: a goroutine nobody joins and whose failures reach nobody.
 
+use super::common::{self, ChanUse};
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
 use unsnarl_model::walk::{Visitor, walk_block};
@@ -71,6 +72,9 @@ impl Rule for UnjoinedGoroutine {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        if common::skip_file(cx) {
+            return;
+        }
         for s in &cx.model.stmts {
             let StmtKind::Go(call_expr) = s.kind else {
                 continue;
@@ -79,7 +83,7 @@ impl Rule for UnjoinedGoroutine {
                 continue;
             };
             let verdict = match cx.expr(cx.model.strip(c.func)).kind {
-                ExprKind::Closure(f) => body_signals(cx, &cx.func(f).body),
+                ExprKind::Closure(f) => func_signals(cx, f),
                 _ => named_goroutine(cx, c),
             };
             if verdict {
@@ -102,7 +106,7 @@ fn named_goroutine(cx: &FileCx, c: &Call) -> bool {
     if let Some(t) = &c.target
         && let Some(f) = cx.model.function_ids().find(|&f| &cx.func(f).qualname == t)
     {
-        return body_signals(cx, &cx.func(f).body);
+        return func_signals(cx, f);
     }
     // A method value `go s.run()`, or a function of another file: trust
     // arguments that carry a join or a result channel.
@@ -122,10 +126,40 @@ fn named_goroutine(cx: &FileCx, c: &Call) -> bool {
     }) || c.receiver.is_some()
 }
 
+/// True when the goroutine's function, or a func literal inside it (a
+/// deferred `func() { <-sem }()`), tells someone it ended or failed, or
+/// hands its result to the spawning function through a captured variable.
+fn func_signals(cx: &FileCx, f: FuncId) -> bool {
+    common::with_descendants(cx, f).into_iter().any(|g| {
+        body_signals(cx, &cx.func(g).body) || (cx.func(f).kind == FnKind::Closure && assigns_captured(cx, f, g))
+    })
+}
+
+/// `result = compute()` where `result` belongs to the function that started
+/// the goroutine: its outcome is read there (correctly or not).
+fn assigns_captured(cx: &FileCx, goroutine: FuncId, g: FuncId) -> bool {
+    common::stmts_in(cx.model, &cx.func(g).body).into_iter().any(|s| {
+        let StmtKind::Assign { targets, op, .. } = &cx.stmt(s).kind else {
+            return false;
+        };
+        if matches!(op, AssignOp::Declare { .. }) {
+            return false;
+        }
+        targets.iter().any(|&t| {
+            common::names_in_target(cx, t).into_iter().any(|n| {
+                matches!(common::name_scope(cx, g, n), common::NameScope::Captured(owner)
+                    if owner != goroutine
+                        && !cx.tree.func_ancestors(cx.model, owner).any(|a| a == goroutine))
+            })
+        })
+    })
+}
+
 /// True when a goroutine body tells someone it ended or failed.
 fn body_signals(cx: &FileCx, body: &Block) -> bool {
     struct V {
         signals: bool,
+        sends: Vec<ExprId>,
     }
     impl Visitor for V {
         fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
@@ -136,7 +170,8 @@ fn body_signals(cx: &FileCx, body: &Block) -> bool {
         }
         fn enter_expr(&mut self, m: &FileModel, id: ExprId) -> bool {
             match &m.expr(id).kind {
-                ExprKind::Send { .. } | ExprKind::Recv(_) => self.signals = true,
+                ExprKind::Send { channel, .. } => self.sends.push(*channel),
+                ExprKind::Recv(_) => self.signals = true,
                 ExprKind::Call(c) => {
                     let name = c.name.as_str();
                     let target = c.target.as_deref().unwrap_or("");
@@ -170,8 +205,14 @@ fn body_signals(cx: &FileCx, body: &Block) -> bool {
             !self.signals
         }
     }
-    let mut v = V { signals: false };
+    let mut v = V {
+        signals: false,
+        sends: Vec::new(),
+    };
     walk_block(cx.model, body, &mut v);
+    // A result sent on a channel reaches someone only if the channel is
+    // received from (or handed on); a local channel nobody reads is no join.
+    v.signals |= v.sends.iter().any(|&ch| has_receiver(cx, ch));
     // A goroutine that ranges over a channel is a consumer: the producer
     // closing the channel is its lifecycle.
     v.signals
@@ -179,6 +220,24 @@ fn body_signals(cx: &FileCx, body: &Block) -> bool {
             matches!(&cx.stmt(s).kind, StmtKind::For { iter, .. }
                 if cx.sema.type_of(*iter).is_some_and(|t| t.contains("chan")))
         })
+}
+
+/// Whether a channel sent on by a goroutine is received by anyone: true
+/// unless it is a local channel whose every other use is a send, a close or
+/// `len`/`cap`.
+fn has_receiver(cx: &FileCx, ch: ExprId) -> bool {
+    let Some(name) = cx.model.name_of(ch) else {
+        return true;
+    };
+    let Some(made) = common::local_chan(cx, cx.func_of(ch), name) else {
+        return true;
+    };
+    common::name_uses(cx, made.func, name).into_iter().any(|u| {
+        !matches!(
+            common::chan_use(cx, u),
+            ChanUse::Send | ChanUse::Close | ChanUse::Inspect
+        )
+    })
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -211,6 +270,17 @@ func flush(items []string) error {
 
 func Save(items []string) {
 	go flush(items) // expect
+}
+"#,
+        r#"
+package app
+
+func FetchAll(urls []string) []Result {
+	out := make(chan Result)
+	for _, u := range urls {
+		go func() { out <- fetch(u) }() // expect
+	}
+	return nil
 }
 "#,
     ],

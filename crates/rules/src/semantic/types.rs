@@ -36,7 +36,7 @@ pub fn annotate(m: &mut FileModel, kb: &Table, lang: Language) -> Semantic {
     for t in &m.types {
         let fields = sema.fields.entry(t.qualname.clone()).or_default();
         for f in &t.fields {
-            if let Some(r) = f.ty.resolved.clone() {
+            if let Some(r) = f.ty.resolved.clone().or_else(|| unnamed_type(lang, &f.ty)) {
                 fields.insert(f.name.clone(), r);
             }
         }
@@ -57,9 +57,22 @@ pub fn annotate(m: &mut FileModel, kb: &Table, lang: Language) -> Semantic {
         pass.func = fid;
         let f = m.func(fid);
         for p in &f.params {
-            if let Some(t) = p.ty.as_ref().and_then(|t| t.resolved.clone()) {
+            if let Some(t) = p
+                .ty
+                .as_ref()
+                .and_then(|t| t.resolved.clone().or_else(|| unnamed_type(lang, t)))
+            {
                 pass.envs[fid.index()].insert(p.name.clone(), t);
             }
+        }
+        // A Go method's receiver has the method's type: `s.helper()` in
+        // `func (s *Server) ...` resolves to `<module>.Server.helper`.
+        if lang == Language::Go
+            && let (Some(class), Some(recv)) = (&f.class, &f.receiver)
+        {
+            pass.envs[fid.index()]
+                .entry(recv.clone())
+                .or_insert_with(|| class.clone());
         }
         let body = f.body.clone();
         walk_block(m, &body, &mut pass);
@@ -162,7 +175,9 @@ impl Pass<'_> {
                 self.sema.field_type(&base, name).map(str::to_string)
             }
             ExprKind::Call(c) => self.call_type(m, c),
-            ExprKind::Collection { ty: Some(t), .. } => t.resolved.clone(),
+            ExprKind::Collection { ty: Some(t), .. } => {
+                t.resolved.clone().or_else(|| unnamed_type(self.lang, t))
+            }
             ExprKind::Unary {
                 op: UnOp::Ref | UnOp::Deref,
                 operand,
@@ -226,6 +241,19 @@ impl Pass<'_> {
         if let Some(r) = self.kb.returns(&target) {
             return Some(r.to_string());
         }
+        if self.lang == Language::Go && c.receiver.is_none() {
+            // `make(chan T, n)`, `make(map[K]V)`, `new(sync.Mutex)`.
+            match target.as_str() {
+                "make" => {
+                    return c.positional(0).and_then(|t| match &m.expr(t).kind {
+                        ExprKind::Path { text, .. } => go_unnamed(text).map(str::to_string),
+                        _ => None,
+                    });
+                }
+                "new" => return c.positional(0).and_then(|t| m.resolved(t).map(str::to_string)),
+                _ => {}
+            }
+        }
         if self.lang == Language::Rust {
             // Smart pointers and cells wrap the interesting type.
             if matches!(
@@ -244,6 +272,26 @@ impl Pass<'_> {
             }
         }
         constructor_type(self.lang, &target, c.is_new)
+    }
+}
+
+/// A pseudo type for Go's unnamed channel and map types (`chan`, `map`),
+/// which have no qualified name but matter to rules.
+fn unnamed_type(lang: Language, t: &TypeRef) -> Option<String> {
+    if lang != Language::Go {
+        return None;
+    }
+    go_unnamed(&t.text).map(str::to_string)
+}
+
+fn go_unnamed(text: &str) -> Option<&'static str> {
+    let t = text.trim_start_matches('*').trim_start();
+    if t.starts_with("chan") || t.starts_with("<-chan") || t.starts_with("<- chan") {
+        Some("chan")
+    } else if t.starts_with("map[") {
+        Some("map")
+    } else {
+        None
     }
 }
 
@@ -341,6 +389,18 @@ impl Visitor for Pass<'_> {
         };
         for &target in targets {
             if let Some(name) = m.name_of(target) {
+                self.envs[self.func.index()].insert(name.to_string(), t.clone());
+            } else if self.lang == Language::Go
+                && m.call(*v).is_some()
+                && let ExprKind::Collection {
+                    kind: CollKind::Tuple,
+                    elems,
+                    ..
+                } = &m.expr(target).kind
+                && let Some(name) = elems.first().and_then(|&e| m.name_of(e))
+            {
+                // `conn, err := net.Dial(...)`: the known type is the first
+                // result's.
                 self.envs[self.func.index()].insert(name.to_string(), t.clone());
             }
         }

@@ -1,0 +1,339 @@
+//! GO009: `context.Background()`/`TODO()` where a context is available.
+
+use super::common;
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::{Parent, exprs_in_block};
+use unsnarl_model::*;
+
+pub struct BackgroundContext;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "GO009",
+    name: "background-context",
+    category: Category::ContextSevered,
+    severity: Severity::Medium,
+    languages: &[Language::Go],
+    summary: "`context.Background()`/`context.TODO()` in a function that has a context (a `ctx` parameter or the request's), or in a helper whose callers pass one.",
+    docs: r#"
+A new root context (`context.Background()`, `context.TODO()`) created in a
+function that already receives a `context.Context` (or an `*http.Request`),
+or in a function of the file that contexts flow into from its callers.
+`main`, `init` and tests may create root contexts; so may shutdown code that
+runs once the request's context is already done.
+
+## Why
+
+Cancellation and deadlines in Go travel only through the context. A fresh
+root context in the middle of a call chain cuts it: when the client goes
+away or the deadline passes, everything below keeps running, holding
+connections and goroutines, and request-scoped values (trace ids,
+credentials) are lost.
+
+## Example
+
+```go
+package app
+
+import (
+	"context"
+	"database/sql"
+)
+
+func Load(ctx context.Context, db *sql.DB, id int) (*sql.Rows, error) {
+	return db.QueryContext(context.Background(), "select * from t where id = $1", id)
+}
+```
+
+## Fix
+
+Pass the context you were given (or `context.WithoutCancel(ctx)` for work
+that must outlive the request but keep its values).
+
+```go
+package app
+
+import (
+	"context"
+	"database/sql"
+)
+
+func Load(ctx context.Context, db *sql.DB, id int) (*sql.Rows, error) {
+	return db.QueryContext(ctx, "select * from t where id = $1", id)
+}
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for BackgroundContext {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        if common::skip_file(cx) || cx.model.is_test {
+            return;
+        }
+        let by_name = common::functions_by_qualname(cx);
+        for (i, e) in cx.model.exprs.iter().enumerate() {
+            let ExprKind::Call(c) = &e.kind else { continue };
+            let which = match c.target.as_deref() {
+                Some("context.Background") => "context.Background()",
+                Some("context.TODO") => "context.TODO()",
+                _ => continue,
+            };
+            let id = ExprId(i as u32);
+            let f = cx.func_of(id);
+            if common::in_test(cx, f) || common::is_entry_point(cx, f) || after_done(cx, id) {
+                continue;
+            }
+            if let Some(ctx) = common::ctx_in_scope(cx, f) {
+                let c = ctx.expr();
+                out.push(cx.finding(
+                    &META,
+                    e.span,
+                    format!(
+                        "{which} here ignores `{c}`, which {} received: cancelling the request or hitting its deadline no longer stops this work, and request values are dropped",
+                        cx.func_display(common::outermost(cx, f))
+                    ),
+                    format!(
+                        "pass `{c}` instead (or `context.WithoutCancel({c})` for work that must outlive the request)"
+                    ),
+                ));
+                continue;
+            }
+            // A helper without a context whose callers in this file have one.
+            let top = common::outermost(cx, f);
+            let q = &cx.func(top).qualname;
+            if q.is_empty() {
+                continue;
+            }
+            let caller = cx.model.function_ids().find(|&g| {
+                g != top
+                    && common::ctx_in_scope(cx, g).is_some()
+                    && exprs_in_block(cx.model, &cx.func(g).body)
+                        .into_iter()
+                        .any(|x| {
+                            cx.call(x).is_some_and(|k| {
+                                common::callee_in_file(&by_name, k) == Some(top)
+                            })
+                        })
+            });
+            if let Some(g) = caller {
+                out.push(cx.finding(
+                    &META,
+                    e.span,
+                    format!(
+                        "{which} in {}, which {} calls with a context in hand: the caller's cancellation and deadline stop at this call",
+                        cx.func_display(top),
+                        cx.func_display(common::outermost(cx, g))
+                    ),
+                    format!(
+                        "give {} a `ctx context.Context` parameter and pass the caller's context down",
+                        cx.func_display(top)
+                    ),
+                ));
+            }
+        }
+    }
+}
+
+/// Shutdown and cleanup code may start from a fresh root: a deferred
+/// function, code after `<-ctx.Done()` (or in its `select` case), and
+/// arguments of `Shutdown`/`Close`/`Stop` calls (directly or through a
+/// `WithTimeout` built for them).
+fn after_done(cx: &FileCx, e: ExprId) -> bool {
+    let f = cx.func_of(e);
+    // In a deferred closure.
+    if cx
+        .tree
+        .func_ancestors(cx.model, f)
+        .any(|g| match cx.tree.func_site(g) {
+            Parent::Expr(site) => cx.tree.enclosing_stmt(site).is_some_and(|s| {
+                matches!(cx.stmt(s).kind, StmtKind::Defer(_))
+            }),
+            _ => false,
+        })
+    {
+        return true;
+    }
+    if let Some(s) = cx.tree.enclosing_stmt(e)
+        && matches!(cx.stmt(s).kind, StmtKind::Defer(_))
+    {
+        return true;
+    }
+    // After a wait on a Done channel earlier in the function (or in a
+    // select case on it).
+    let start = cx.expr(e).span.start;
+    let top = common::outermost(cx, f);
+    let done_before = common::with_descendants(cx, top).into_iter().any(|g| {
+        exprs_in_block(cx.model, &cx.func(g).body)
+            .into_iter()
+            .any(|x| is_done_call(cx, x) && cx.expr(x).span.start < start)
+    }) || cx.model.stmts.iter().any(|st| {
+        matches!(&st.kind, StmtKind::Select { arms, .. } if arms.iter().any(|a| {
+            matches!(a.kind, ArmKind::Recv { channel, .. } if is_done_call(cx, channel))
+                && a.span.start < start && a.span.end > start
+        }))
+    });
+    if done_before {
+        return true;
+    }
+    // Used for shutting something down.
+    let mut cur = e;
+    for _ in 0..4 {
+        let Parent::Expr(p) = cx.tree.expr_parent(cur) else {
+            break;
+        };
+        if let Some(c) = cx.call(p)
+            && matches!(
+                c.name.as_str(),
+                "Shutdown" | "Close" | "Stop" | "GracefulStop" | "Drain"
+            )
+        {
+            return true;
+        }
+        cur = p;
+    }
+    // `sctx, cancel := context.WithTimeout(context.Background(), d)` used
+    // only by a shutdown call.
+    if let Parent::Expr(p) = cx.tree.expr_parent(e)
+        && let Some(c) = cx.call(p)
+        && matches!(
+            c.target.as_deref(),
+            Some("context.WithTimeout" | "context.WithDeadline")
+        )
+        && let Some(s) = cx.tree.enclosing_stmt(p)
+        && let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind
+        && let Some(&t) = targets.first()
+        && let Some(&name) = common::names_in_target(cx, t).first()
+    {
+        let uses = common::name_uses(cx, top, name);
+        let shutdown_only = !uses.is_empty()
+            && uses.iter().all(|&u| {
+                matches!(cx.tree.expr_parent(u), Parent::Expr(q)
+                    if cx.call(q).is_some_and(|c| matches!(c.name.as_str(),
+                        "Shutdown" | "Close" | "Stop" | "GracefulStop" | "Drain")))
+                    || cx.tree.enclosing_stmt(u) == Some(s)
+            });
+        return shutdown_only;
+    }
+    false
+}
+
+fn is_done_call(cx: &FileCx, e: ExprId) -> bool {
+    cx.call(e).is_some_and(|c| c.name == "Done" && c.args.is_empty())
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Go,
+    fail: &[
+        r#"
+package app
+
+import (
+	"context"
+	"net/http"
+)
+
+func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
+	user, err := s.users.Get(context.Background(), r.URL.Query().Get("id")) // expect
+	if err != nil {
+		http.Error(w, err.Error(), 500)
+		return
+	}
+	render(w, user)
+}
+"#,
+        r#"
+package app
+
+import "context"
+
+func publish(topic string, msg []byte) error {
+	return client.Publish(context.TODO(), topic, msg) // expect
+}
+
+func Handle(ctx context.Context, ev Event) error {
+	if err := validate(ctx, ev); err != nil {
+		return err
+	}
+	return publish(ev.Topic, ev.Body)
+}
+"#,
+        r#"
+package app
+
+import "context"
+
+func Sync(ctx context.Context, ids []string) {
+	go func() {
+		refresh(context.Background(), ids) // expect
+	}()
+}
+"#,
+    ],
+    pass: &[
+        r#"
+package app
+
+import "context"
+
+func main() {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	run(ctx)
+}
+
+func init() {
+	go warm(context.Background())
+}
+"#,
+        r#"
+package app
+
+import (
+	"context"
+	"net/http"
+	"time"
+)
+
+func Serve(ctx context.Context, srv *http.Server) error {
+	go srv.ListenAndServe()
+	<-ctx.Done()
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return srv.Shutdown(sctx)
+}
+
+func Commit(ctx context.Context, tx Tx) error {
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		tx.Rollback(cctx)
+	}()
+	return tx.Commit(ctx)
+}
+"#,
+        r#"
+package app
+
+import "context"
+
+func Load(id string) (Item, error) {
+	return LoadContext(context.Background(), id)
+}
+
+func LoadContext(ctx context.Context, id string) (Item, error) {
+	return fetch(ctx, id)
+}
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(BackgroundContext);
+}

@@ -1,0 +1,475 @@
+//! GO004: `close` from the receiving side, from several producers, or twice.
+
+use super::common::{self, ChanUse};
+use super::flow::{self, Flow};
+use super::locks::evaluated_exprs;
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use std::collections::BTreeSet;
+use unsnarl_model::walk::{Parent, exprs_in_block};
+use unsnarl_model::*;
+
+pub struct BadChannelClose;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "GO004",
+    name: "bad-channel-close",
+    category: Category::ChannelMisuse,
+    severity: Severity::High,
+    languages: &[Language::Go],
+    summary: "`close(ch)` by the receiving side, by each of several producer goroutines, or twice on one path.",
+    docs: r#"
+Flags `close(ch)` where it can panic:
+
+- the receiving side closes a channel other goroutines send on (or closes it
+  after ranging over it, when it is already closed);
+- the close sits in a goroutine started once per loop iteration (or in
+  several goroutines), so every producer but the first closes a closed
+  channel;
+- the same channel is closed twice on one path (an explicit `close` next to
+  a `defer close`).
+
+## Why
+
+Closing is a message from the (single) sender: "no more values". A send on
+a closed channel panics, and so does a second close. When a receiver or one
+of several producers closes, any producer still running crashes the
+process, at a time that depends on scheduling.
+
+## Example
+
+```go
+package app
+
+func Produce(parts [][]int, out chan<- int) {
+	for _, p := range parts {
+		go func(p []int) {
+			for _, v := range p {
+				out <- v
+			}
+			close(out)
+		}(p)
+	}
+}
+```
+
+## Fix
+
+Let one owner close the channel after every producer is done: a
+`sync.WaitGroup` and one closer goroutine.
+
+```go
+package app
+
+import "sync"
+
+func Produce(parts [][]int, out chan<- int) {
+	var wg sync.WaitGroup
+	for _, p := range parts {
+		wg.Add(1)
+		go func(p []int) {
+			defer wg.Done()
+			for _, v := range p {
+				out <- v
+			}
+		}(p)
+	}
+	go func() {
+		wg.Wait()
+		close(out)
+	}()
+}
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for BadChannelClose {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        if common::skip_file(cx) {
+            return;
+        }
+        let mut flagged: BTreeSet<ExprId> = BTreeSet::new();
+        for f in cx.model.function_ids() {
+            twice_on_a_path(cx, f, &mut flagged, out);
+        }
+        for e in cx.model.exprs.iter().enumerate().map(|(i, _)| ExprId(i as u32)) {
+            let Some(ch) = closed_channel(cx, e) else {
+                continue;
+            };
+            if flagged.contains(&e) || in_once(cx, e) {
+                continue;
+            }
+            let f = cx.func_of(e);
+            if let Some(msg) = closed_by_many(cx, f, &ch) {
+                flagged.insert(e);
+                out.push(cx.finding(
+                    &META,
+                    cx.expr(e).span,
+                    msg,
+                    "close the channel once, from a single owner: a `sync.WaitGroup` counting the producers and one goroutine that waits for it and then closes",
+                ));
+                continue;
+            }
+            if let Some(msg) = closed_by_receiver(cx, f, &ch) {
+                flagged.insert(e);
+                out.push(cx.finding(
+                    &META,
+                    cx.expr(e).span,
+                    msg,
+                    "only the sending side closes a channel; a receiver that wants the producers to stop should cancel a context (or close a separate `done` channel) they select on",
+                ));
+            }
+        }
+    }
+}
+
+/// The channel (dotted) closed by a `close(ch)` call.
+fn closed_channel(cx: &FileCx, e: ExprId) -> Option<String> {
+    let c = cx.call(e)?;
+    if c.target.as_deref() != Some("close") || c.args.len() != 1 {
+        return None;
+    }
+    cx.model.dotted(c.positional(0)?)
+}
+
+/// A close inside `once.Do(func() { close(ch) })` happens once.
+fn in_once(cx: &FileCx, e: ExprId) -> bool {
+    cx.tree
+        .func_ancestors(cx.model, cx.func_of(e))
+        .any(|f| match cx.tree.func_site(f) {
+            Parent::Expr(site) => matches!(cx.tree.expr_parent(site), Parent::Expr(p)
+                if cx.call(p).is_some_and(|c| c.name == "Do" || c.name == "OnceFunc")),
+            _ => false,
+        })
+}
+
+/// A close in a goroutine started in a loop, or in two different
+/// goroutines, of a channel made outside them.
+fn closed_by_many(cx: &FileCx, f: FuncId, ch: &str) -> Option<String> {
+    let g = cx
+        .tree
+        .func_ancestors(cx.model, f)
+        .find(|&a| common::go_stmt_of_closure(cx, a).is_some())?;
+    let go = common::go_stmt_of_closure(cx, g)?;
+    let root = ch.split('.').next().unwrap_or(ch);
+    // A channel made inside the goroutine or inside the loop body belongs
+    // to one producer.
+    if !matches!(
+        common::name_scope(cx, g, root),
+        common::NameScope::Captured(_) | common::NameScope::Package
+    ) {
+        return None;
+    }
+    if let Some(&lp) = common::enclosing_loops(cx, go).first()
+        && !declared_in(cx, lp, root)
+    {
+        return Some(format!(
+            "`{ch}` is closed by a goroutine started once per loop iteration: the second producer to finish closes a closed channel (panic), and any producer still sending panics too"
+        ));
+    }
+    // Another goroutine of the same function closes it too.
+    let parent = cx.func(g).parent?;
+    let others = common::descendants(cx, parent).into_iter().filter(|&h| {
+        h != g
+            && !cx.tree.func_ancestors(cx.model, h).any(|a| a == g)
+            && common::go_stmt_of_closure(cx, h).is_some()
+            && common::with_descendants(cx, h).into_iter().any(|k| {
+                exprs_in_block(cx.model, &cx.func(k).body)
+                    .into_iter()
+                    .any(|e| closed_channel(cx, e).as_deref() == Some(ch) && !in_once(cx, e))
+            })
+    });
+    if others.count() > 0 {
+        return Some(format!(
+            "`{ch}` is closed by more than one goroutine: whichever closes second panics, and the other producer's sends panic too"
+        ));
+    }
+    None
+}
+
+/// True when `name` is declared inside loop `lp`.
+fn declared_in(cx: &FileCx, lp: StmtId, name: &str) -> bool {
+    let body = match &cx.stmt(lp).kind {
+        StmtKind::For { target, body, .. } => {
+            if target.is_some_and(|t| common::names_in_target(cx, t).contains(&name)) {
+                return true;
+            }
+            body
+        }
+        StmtKind::While { body, .. } | StmtKind::Loop { body } => body,
+        _ => return false,
+    };
+    common::stmts_in(cx.model, body).into_iter().any(|s| {
+        matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, op: AssignOp::Declare { .. }, .. }
+            if targets.iter().any(|&t| common::names_in_target(cx, t).contains(&name)))
+    })
+}
+
+/// A close by a function that receives from the channel while some other
+/// goroutine of the file sends on it, or a close after `for range ch`.
+fn closed_by_receiver(cx: &FileCx, f: FuncId, ch: &str) -> Option<String> {
+    if ch.contains('.') {
+        return None;
+    }
+    let own: Vec<ExprId> = exprs_in_block(cx.model, &cx.func(f).body)
+        .into_iter()
+        .filter(|&e| cx.model.name_of(e) == Some(ch))
+        .collect();
+    let uses: Vec<ChanUse> = own.iter().map(|&u| common::chan_use(cx, u)).collect();
+    if uses.contains(&ChanUse::Send) || uses.contains(&ChanUse::Escape) {
+        return None;
+    }
+    let receives = uses
+        .iter()
+        .any(|u| matches!(u, ChanUse::Recv | ChanUse::Range));
+    if !receives {
+        return None;
+    }
+    // Where the channel is declared: every function that sees it.
+    let scope_root = match common::name_scope(cx, f, ch) {
+        common::NameScope::Own => f,
+        common::NameScope::Captured(a) => a,
+        _ => return None,
+    };
+    let ranged = uses.contains(&ChanUse::Range);
+    let senders = common::with_descendants(cx, scope_root)
+        .into_iter()
+        .filter(|&h| h != f)
+        .any(|h| {
+            exprs_in_block(cx.model, &cx.func(h).body)
+                .into_iter()
+                .any(|e| cx.model.name_of(e) == Some(ch) && common::chan_use(cx, e) == ChanUse::Send)
+        });
+    if senders {
+        return Some(format!(
+            "`{ch}` is closed by the side that receives from it while another goroutine sends on it: the next send panics with \"send on closed channel\""
+        ));
+    }
+    if ranged {
+        return Some(format!(
+            "`{ch}` is closed after ranging over it: the range only ends once the channel is closed, so this second close panics"
+        ));
+    }
+    None
+}
+
+/// Two closes of one channel on one path (including a deferred close).
+fn twice_on_a_path(cx: &FileCx, f: FuncId, flagged: &mut BTreeSet<ExprId>, out: &mut Vec<Finding>) {
+    let mut fl = Closes { found: Vec::new() };
+    flow::run_function(cx, &mut fl, &cx.func(f).body, Vec::new());
+    for (e, ch, first) in fl.found {
+        if !flagged.insert(e) {
+            continue;
+        }
+        out.push(cx.finding(
+            &META,
+            cx.expr(e).span,
+            format!(
+                "`{ch}` is already closed on this path (line {}): closing it again panics",
+                common::line_of(cx, first)
+            ),
+            "close each channel exactly once: keep either the `defer close(...)` or the explicit close",
+        ));
+    }
+}
+
+/// Channels closed so far on a path: (channel, where, deferred).
+struct Closes {
+    found: Vec<(ExprId, String, Span)>,
+}
+
+impl Flow for Closes {
+    type S = Vec<(String, Span)>;
+    fn simple(&mut self, cx: &FileCx, s: StmtId, st: &mut Self::S) {
+        if let StmtKind::Defer(e) = &cx.stmt(s).kind {
+            if let Some(ch) = closed_channel(cx, *e) {
+                if let Some((_, first)) = st.iter().find(|(c, _)| *c == ch) {
+                    self.found.push((*e, ch, *first));
+                } else {
+                    st.push((ch, cx.expr(*e).span));
+                }
+            }
+            return;
+        }
+        for e in evaluated_exprs(cx, s) {
+            if let Some(ch) = closed_channel(cx, e) {
+                if let Some((_, first)) = st.iter().find(|(c, _)| *c == ch) {
+                    self.found.push((e, ch, *first));
+                } else {
+                    st.push((ch, cx.expr(e).span));
+                }
+            }
+            // Re-assigning the channel makes a new one.
+        }
+        if let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind {
+            for &t in targets {
+                if let Some(d) = cx.model.dotted(t) {
+                    st.retain(|(c, _)| *c != d);
+                }
+            }
+        }
+    }
+    fn join(&self, a: &Self::S, b: &Self::S) -> Self::S {
+        a.iter()
+            .filter(|(c, _)| b.iter().any(|(d, _)| d == c))
+            .cloned()
+            .collect()
+    }
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Go,
+    fail: &[
+        r#"
+package app
+
+func Merge(srcs []Source) <-chan Item {
+	out := make(chan Item)
+	for _, s := range srcs {
+		go func(s Source) {
+			for it := range s.Items() {
+				out <- it
+			}
+			close(out) // expect
+		}(s)
+	}
+	return out
+}
+"#,
+        r#"
+package app
+
+func Consume(n int) {
+	jobs := make(chan int)
+	go func() {
+		for i := 0; i < n; i++ {
+			jobs <- i
+		}
+	}()
+	for j := range jobs {
+		if j > 10 {
+			close(jobs) // expect
+			return
+		}
+	}
+}
+"#,
+        r#"
+package app
+
+func Emit(vals []int) <-chan int {
+	ch := make(chan int, len(vals))
+	defer close(ch)
+	for _, v := range vals {
+		ch <- v
+	}
+	close(ch) // expect
+	return ch
+}
+"#,
+        r#"
+package app
+
+func Drain(ch chan int) int {
+	sum := 0
+	for v := range ch {
+		sum += v
+	}
+	close(ch) // expect
+	return sum
+}
+"#,
+    ],
+    pass: &[
+        r#"
+package app
+
+import "sync"
+
+func Merge(srcs []Source) <-chan Item {
+	out := make(chan Item)
+	var wg sync.WaitGroup
+	for _, s := range srcs {
+		wg.Add(1)
+		go func(s Source) {
+			defer wg.Done()
+			for it := range s.Items() {
+				out <- it
+			}
+		}(s)
+	}
+	go func() {
+		wg.Wait()
+		close(out)
+	}()
+	return out
+}
+"#,
+        r#"
+package app
+
+func Workers(n int) {
+	for i := 0; i < n; i++ {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			work()
+		}()
+		<-done
+	}
+}
+"#,
+        r#"
+package app
+
+import "sync"
+
+type Stopper struct {
+	once sync.Once
+	stop chan struct{}
+}
+
+func (s *Stopper) Stop() {
+	for i := 0; i < 3; i++ {
+		go func() {
+			s.once.Do(func() { close(s.stop) })
+		}()
+	}
+}
+"#,
+        r#"
+package app
+
+func Gen(n int) <-chan int {
+	ch := make(chan int)
+	go func() {
+		defer close(ch)
+		for i := 0; i < n; i++ {
+			ch <- i
+		}
+	}()
+	return ch
+}
+
+func Toggle(ok bool) {
+	ch := make(chan int)
+	if ok {
+		close(ch)
+	} else {
+		close(ch)
+	}
+}
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(BadChannelClose);
+}

@@ -1,0 +1,408 @@
+//! GO021: blocking channel operations, I/O and callbacks while holding a
+//! mutex.
+
+use super::common;
+use super::flow::{self, Flow};
+use super::locks::{self, HeldSet};
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use std::collections::BTreeSet;
+use unsnarl_model::walk::exprs_under;
+use unsnarl_model::*;
+
+pub struct BlockingUnderMutex;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "GO021",
+    name: "blocking-under-mutex",
+    category: Category::CriticalSectionIo,
+    severity: Severity::Medium,
+    languages: &[Language::Go],
+    summary: "A channel send/receive, network/disk I/O, a sleep or wait, or a call of a function value while a mutex is held.",
+    docs: r#"
+While a `sync.Mutex`/`RWMutex` is held (between `Lock` and `Unlock`, or
+after `Lock` with a deferred `Unlock`), the code blocks or runs code it does
+not control: a channel send or receive (or a `select` with no `default`),
+an HTTP/database/network/file call, `time.Sleep`, `wg.Wait()`, a call of a
+function of the file that does one of these, or a call of a function value
+(a callback parameter or field).
+
+## Why
+
+Everything else that needs the lock waits as long as the slow operation
+does, so one slow peer stalls every goroutine touching the structure. It is
+also the classic Go deadlock: the goroutine holding the lock waits on a
+channel whose other side first needs the same lock; a callback that calls
+back into the locked type deadlocks on the spot.
+
+## Example
+
+```go
+package app
+
+import "sync"
+
+type Hub struct {
+	mu   sync.Mutex
+	subs []chan Event
+}
+
+func (h *Hub) Publish(e Event) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, s := range h.subs {
+		s <- e
+	}
+}
+```
+
+## Fix
+
+Copy what you need under the lock, release it, then block.
+
+```go
+package app
+
+import "sync"
+
+type Hub struct {
+	mu   sync.Mutex
+	subs []chan Event
+}
+
+func (h *Hub) Publish(e Event) {
+	h.mu.Lock()
+	subs := append([]chan Event(nil), h.subs...)
+	h.mu.Unlock()
+	for _, s := range subs {
+		s <- e
+	}
+}
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for BlockingUnderMutex {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        if common::skip_file(cx) || cx.model.is_test {
+            return;
+        }
+        for f in cx.model.function_ids() {
+            if f.0 == 0 || common::in_test(cx, f) {
+                continue;
+            }
+            let mut fl = Under {
+                f,
+                found: Vec::new(),
+            };
+            flow::run_function(cx, &mut fl, &cx.func(f).body, HeldSet::new());
+            let mut seen = BTreeSet::new();
+            for (span, what, lock, lock_at) in fl.found {
+                if !seen.insert(span.start) {
+                    continue;
+                }
+                out.push(cx.finding(
+                    &META,
+                    span,
+                    format!(
+                        "{what} while holding `{lock}` (locked at line {}): every goroutine that needs `{lock}` waits as long as this does, and if the other side needs `{lock}` too, this is a deadlock",
+                        common::line_of(cx, lock_at)
+                    ),
+                    format!(
+                        "copy what you need under `{lock}`, unlock, then do the blocking work (and re-lock to publish results if needed)"
+                    ),
+                ));
+            }
+        }
+    }
+}
+
+struct Under {
+    f: FuncId,
+    found: Vec<(Span, String, String, Span)>,
+}
+
+impl Under {
+    fn report(&mut self, held: &HeldSet, span: Span, what: String) {
+        let Some(h) = held.last() else { return };
+        self.found
+            .push((span, what, h.op.instance.clone(), h.op.span));
+    }
+
+    /// What blocks in an expression evaluated now.
+    fn blocking(&self, cx: &FileCx, e: ExprId) -> Option<String> {
+        match &cx.expr(e).kind {
+            ExprKind::Send { channel, .. } => {
+                if buffered_local(cx, self.f, *channel) {
+                    return None;
+                }
+                Some(format!(
+                    "sends on `{}` (blocks until a receiver takes it)",
+                    cx.source(cx.expr(*channel).span)
+                ))
+            }
+            ExprKind::Recv(ch) => {
+                if is_done_like(cx, *ch) {
+                    return None;
+                }
+                Some(format!(
+                    "receives from `{}` (blocks until a sender shows up)",
+                    cx.source(cx.expr(*ch).span)
+                ))
+            }
+            ExprKind::Call(c) => {
+                if locks::lock_op(cx, e).is_some() {
+                    return None;
+                }
+                if let Some(entry) = cx.effect(c, Effect::Blocking) {
+                    return Some(format!("`{}` {}", short(&cx.callee_display(c)), entry.what));
+                }
+                if let Some(t) = &c.target
+                    && let Some(i) = cx.index.resolve(cx.lang, t)
+                    && let Some(chain) = cx.index.blocking_chain(i)
+                {
+                    return Some(format!(
+                        "`{}` (which calls `{}`) {}",
+                        short(&cx.callee_display(c)),
+                        short(&chain.site.callee),
+                        chain.site.what
+                    ));
+                }
+                if self.is_callback(cx, c) {
+                    return Some(format!(
+                        "calls the function value `{}` (code this function does not control, which may block or take the same lock)",
+                        cx.source(cx.expr(c.func).span)
+                    ));
+                }
+                None
+            }
+            _ => None,
+        }
+    }
+
+    /// A call of a parameter or struct field whose declared type is a
+    /// function type.
+    fn is_callback(&self, cx: &FileCx, c: &Call) -> bool {
+        match &cx.expr(cx.model.strip(c.func)).kind {
+            ExprKind::Name { id, resolved: None } => {
+                let mut cur = Some(self.f);
+                while let Some(g) = cur {
+                    if let Some(p) = cx.func(g).params.iter().find(|p| p.name == *id) {
+                        return p.ty.as_ref().is_some_and(|t| t.text.trim_start().starts_with("func"));
+                    }
+                    cur = cx.func(g).parent;
+                }
+                false
+            }
+            ExprKind::Attr { obj, name, .. } if c.receiver.is_some() => {
+                let Some(owner) = cx.sema.type_of(*obj) else {
+                    return false;
+                };
+                cx.model.types.iter().any(|t| {
+                    t.qualname == owner
+                        && t.fields.iter().any(|f| {
+                            f.name == *name && f.ty.text.trim_start().starts_with("func")
+                        })
+                })
+            }
+            _ => false,
+        }
+    }
+}
+
+fn short(s: &str) -> &str {
+    s.rsplit('/').next().unwrap_or(s)
+}
+
+/// `<-ctx.Done()`, `<-done`-style waits on cancellation are still blocking
+/// but are how a locked section is aborted; not reported.
+fn is_done_like(cx: &FileCx, ch: ExprId) -> bool {
+    cx.call(ch).is_some_and(|c| c.name == "Done" || c.target.as_deref() == Some("time.After"))
+}
+
+/// A channel made in this function with a constant buffer.
+fn buffered_local(cx: &FileCx, f: FuncId, ch: ExprId) -> bool {
+    let Some(name) = cx.model.name_of(ch) else {
+        return false;
+    };
+    common::local_chan(cx, f, name)
+        .is_some_and(|c| matches!(c.cap, common::ChanCap::Buffered(_)))
+}
+
+impl Flow for Under {
+    type S = HeldSet;
+    fn simple(&mut self, cx: &FileCx, s: StmtId, st: &mut HeldSet) {
+        if !st.is_empty() && !matches!(cx.stmt(s).kind, StmtKind::Defer(_) | StmtKind::Go(_)) {
+            for e in locks::evaluated_exprs(cx, s) {
+                if let Some(what) = self.blocking(cx, e) {
+                    self.report(st, cx.expr(e).span, what);
+                    break;
+                }
+            }
+        }
+        locks::apply(cx, s, st, &mut |_, _| {});
+    }
+    fn cond(&mut self, cx: &FileCx, e: ExprId, st: &mut HeldSet) {
+        if !st.is_empty() {
+            for x in exprs_under(cx.model, e) {
+                if let Some(what) = self.blocking(cx, x) {
+                    self.report(st, cx.expr(x).span, what);
+                    break;
+                }
+            }
+        }
+        for x in exprs_under(cx.model, e) {
+            locks::apply_expr(cx, x, st, &mut |_, _| {});
+        }
+    }
+    fn select(&mut self, cx: &FileCx, s: StmtId, st: &mut HeldSet) {
+        if st.is_empty() {
+            return;
+        }
+        let StmtKind::Select { arms, .. } = &cx.stmt(s).kind else {
+            return;
+        };
+        let has_default = arms.iter().any(|a| matches!(a.kind, ArmKind::Default));
+        let has_exit = arms.iter().any(|a| {
+            matches!(a.kind, ArmKind::Recv { channel, .. } if is_done_like(cx, channel))
+        });
+        if has_default || has_exit {
+            return;
+        }
+        let span = cx.stmt(s).span;
+        self.report(
+            st,
+            Span::new(span.start, span.start + 6),
+            "waits in a `select` with no `default` case".to_string(),
+        );
+    }
+    fn join(&self, a: &HeldSet, b: &HeldSet) -> HeldSet {
+        locks::join_held(a, b)
+    }
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Go,
+    fail: &[
+        r#"
+package app
+
+import (
+	"net/http"
+	"sync"
+	"time"
+)
+
+type Hub struct {
+	mu      sync.Mutex
+	subs    []chan Event
+	client  *http.Client
+	onEvent func(Event)
+}
+
+func (h *Hub) Publish(e Event) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, s := range h.subs {
+		s <- e // expect
+	}
+	h.onEvent(e) // expect
+}
+
+func (h *Hub) Refresh(url string) error {
+	h.mu.Lock()
+	resp, err := h.client.Get(url) // expect
+	h.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return resp.Body.Close()
+}
+
+func (h *Hub) Slow() {
+	h.mu.Lock()
+	time.Sleep(time.Second) // expect
+	h.mu.Unlock()
+}
+"#,
+        r#"
+package app
+
+import "sync"
+
+type Queue struct {
+	mu    sync.Mutex
+	ready chan struct{}
+	items []int
+}
+
+func (q *Queue) Pop() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	<-q.ready // expect
+	it := q.items[0]
+	q.items = q.items[1:]
+	return it
+}
+
+func (q *Queue) Each(fn func(int)) {
+	q.mu.Lock()
+	for _, it := range q.items {
+		fn(it) // expect
+	}
+	q.mu.Unlock()
+}
+"#,
+    ],
+    pass: &[r#"
+package app
+
+import "sync"
+
+type Hub struct {
+	mu   sync.Mutex
+	subs []chan Event
+	n    int
+}
+
+func (h *Hub) Publish(e Event) {
+	h.mu.Lock()
+	subs := append([]chan Event(nil), h.subs...)
+	h.mu.Unlock()
+	for _, s := range subs {
+		s <- e
+	}
+}
+
+func (h *Hub) TryPublish(e Event) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, s := range h.subs {
+		select {
+		case s <- e:
+		default:
+		}
+	}
+	h.n++
+}
+
+func (h *Hub) Later(e Event) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	go func() { h.subs[0] <- e }()
+	done := make(chan int, 1)
+	done <- 1
+}
+"#],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(BlockingUnderMutex);
+}

@@ -1,0 +1,638 @@
+//! Questions the Go rules keep asking of a file: which function is test
+//! code or an entry point, where a context is in scope, what a channel
+//! variable was made with, which statements end a path.
+
+use crate::context::FileCx;
+use std::collections::HashMap;
+use unsnarl_model::walk::{Parent, Visitor, walk_block};
+use unsnarl_model::*;
+
+/// Generated files (`// Code generated ... DO NOT EDIT.`) are skipped.
+pub fn skip_file(cx: &FileCx) -> bool {
+    cx.model.is_generated
+}
+
+/// Test code: a `_test.go` file or a test function.
+pub fn in_test(cx: &FileCx, f: FuncId) -> bool {
+    cx.model.is_test || cx.func(f).is_test
+}
+
+/// The named function (or method) a closure is nested in; itself for named
+/// functions.
+pub fn outermost(cx: &FileCx, f: FuncId) -> FuncId {
+    let mut cur = f;
+    while cx.func(cur).kind == FnKind::Closure {
+        match cx.func(cur).parent {
+            Some(p) => cur = p,
+            None => break,
+        }
+    }
+    cur
+}
+
+/// `main` or `init` (no receiver): entry points that may create root
+/// contexts and long-lived tickers.
+pub fn is_entry_point(cx: &FileCx, f: FuncId) -> bool {
+    let top = cx.func(outermost(cx, f));
+    top.receiver.is_none()
+        && top.class.is_none()
+        && matches!(top.name.as_str(), "main" | "init")
+        && top.kind == FnKind::Function
+}
+
+pub fn is_ctx_type(t: &TypeRef) -> bool {
+    t.resolved.as_deref() == Some("context.Context")
+}
+
+/// The context in scope in `f`: a `context.Context` parameter of `f` or of
+/// an enclosing function, or the request of an HTTP handler (`r.Context()`).
+#[derive(Clone, Debug)]
+pub enum CtxSource {
+    Param(String),
+    Request(String),
+}
+
+impl CtxSource {
+    /// How to write the context in a fix.
+    pub fn expr(&self) -> String {
+        match self {
+            CtxSource::Param(n) => n.clone(),
+            CtxSource::Request(r) => format!("{r}.Context()"),
+        }
+    }
+}
+
+pub fn ctx_in_scope(cx: &FileCx, f: FuncId) -> Option<CtxSource> {
+    let mut cur = Some(f);
+    while let Some(id) = cur {
+        let func = cx.func(id);
+        for p in &func.params {
+            if p.name.is_empty() || p.name == "_" {
+                continue;
+            }
+            if let Some(t) = &p.ty {
+                if is_ctx_type(t) {
+                    return Some(CtxSource::Param(p.name.clone()));
+                }
+                if t.resolved.as_deref() == Some("net/http.Request") && t.text.starts_with('*') {
+                    return Some(CtxSource::Request(p.name.clone()));
+                }
+            }
+        }
+        if func.kind != FnKind::Closure {
+            break;
+        }
+        cur = func.parent;
+    }
+    None
+}
+
+/// Every function nested in `f` (closures), `f` excluded.
+pub fn descendants(cx: &FileCx, f: FuncId) -> Vec<FuncId> {
+    cx.model
+        .function_ids()
+        .filter(|&g| g != f && cx.tree.func_ancestors(cx.model, g).any(|a| a == f))
+        .collect()
+}
+
+/// `f` and every function nested in it.
+pub fn with_descendants(cx: &FileCx, f: FuncId) -> Vec<FuncId> {
+    let mut v = vec![f];
+    v.extend(descendants(cx, f));
+    v
+}
+
+/// Functions of this file by qualified name.
+pub fn functions_by_qualname<'a>(cx: &FileCx<'a>) -> HashMap<&'a str, FuncId> {
+    cx.model
+        .function_ids()
+        .filter(|&f| !cx.func(f).qualname.is_empty())
+        .map(|f| (cx.model.func(f).qualname.as_str(), f))
+        .collect()
+}
+
+/// The function of this file a call refers to (by its resolved target).
+pub fn callee_in_file(by_name: &HashMap<&str, FuncId>, c: &Call) -> Option<FuncId> {
+    by_name.get(c.target.as_deref()?).copied()
+}
+
+/// Every statement of a block, recursively (not into nested functions).
+pub fn stmts_in(m: &FileModel, block: &Block) -> Vec<StmtId> {
+    struct V(Vec<StmtId>);
+    impl Visitor for V {
+        fn enter_stmt(&mut self, _m: &FileModel, id: StmtId) -> bool {
+            self.0.push(id);
+            true
+        }
+    }
+    let mut v = V(Vec::new());
+    walk_block(m, block, &mut v);
+    v.0
+}
+
+/// True when the call never returns: `panic`, `os.Exit`, `log.Fatal*`,
+/// `t.Fatal*`/`t.FailNow`/`t.Skip*`, `runtime.Goexit`.
+pub fn is_noreturn_call(c: &Call) -> bool {
+    match c.target.as_deref() {
+        Some("panic" | "os.Exit" | "runtime.Goexit" | "syscall.Exit") => true,
+        Some(t) if t.starts_with("log.Fatal") || t.starts_with("log.Panic") => true,
+        _ => {
+            c.receiver.is_some()
+                && matches!(
+                    c.name.as_str(),
+                    "Fatal" | "Fatalf" | "FailNow" | "Skip" | "Skipf" | "SkipNow"
+                )
+        }
+    }
+}
+
+/// True when the statement ends the path: `return`, a no-return call,
+/// `continue`/`break` (for the enclosing block), `goto`.
+pub fn ends_path(cx: &FileCx, s: StmtId) -> bool {
+    match &cx.stmt(s).kind {
+        StmtKind::Return(_) | StmtKind::Continue | StmtKind::Break => true,
+        StmtKind::Expr(e) => cx.call(*e).is_some_and(is_noreturn_call),
+        StmtKind::Pass => cx.source(cx.stmt(s).span).starts_with("goto"),
+        StmtKind::If { then, orelse, .. } => {
+            !orelse.is_empty() && block_ends_path(cx, then) && block_ends_path(cx, orelse)
+        }
+        StmtKind::Block(b) => block_ends_path(cx, b),
+        _ => false,
+    }
+}
+
+pub fn block_ends_path(cx: &FileCx, b: &Block) -> bool {
+    b.iter().any(|&s| ends_path(cx, s))
+}
+
+/// How a channel was made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChanCap {
+    Unbuffered,
+    Buffered(i128),
+    /// A non-constant buffer size.
+    Unknown,
+}
+
+/// A channel variable made in a function: `ch := make(chan T[, n])`.
+#[derive(Clone, Debug)]
+pub struct LocalChan {
+    pub func: FuncId,
+    pub cap: ChanCap,
+    pub make: ExprId,
+}
+
+/// The `make(chan ...)` a plain variable is bound to in `f` or an enclosing
+/// function (the last binding in source order; any other binding of the
+/// name makes the answer unknown).
+pub fn local_chan(cx: &FileCx, f: FuncId, name: &str) -> Option<LocalChan> {
+    let mut cur = Some(f);
+    while let Some(id) = cur {
+        let binds = bindings(cx, id, name);
+        if !binds.is_empty() {
+            let mut found = None;
+            for (_, v) in binds {
+                let v = v?;
+                let c = cx.call(v)?;
+                if c.target.as_deref() != Some("make") || !makes_chan(cx, c) {
+                    return None;
+                }
+                let cap = match c.positional(1) {
+                    None => ChanCap::Unbuffered,
+                    Some(n) => match cx.model.int_value(n) {
+                        Some(0) => ChanCap::Unbuffered,
+                        Some(v) => ChanCap::Buffered(v),
+                        None => ChanCap::Unknown,
+                    },
+                };
+                found = Some(LocalChan {
+                    func: id,
+                    cap,
+                    make: v,
+                });
+            }
+            return found;
+        }
+        if cx.func(id).params.iter().any(|p| p.name == name) {
+            return None;
+        }
+        cur = cx.func(id).parent.filter(|p| p.0 != 0);
+    }
+    None
+}
+
+/// `make(chan T, ...)`.
+pub fn makes_chan(cx: &FileCx, c: &Call) -> bool {
+    c.positional(0).is_some_and(|t| {
+        let text = cx.source(cx.expr(t).span).trim_start();
+        text.starts_with("chan") || text.starts_with("<-chan")
+    })
+}
+
+/// The statements of `f` (not nested functions) that bind `name`, with the
+/// value bound (`None` when it cannot be paired: `a, b := f()`, or a
+/// declaration without value).
+pub fn bindings(cx: &FileCx, f: FuncId, name: &str) -> Vec<(StmtId, Option<ExprId>)> {
+    let mut out = Vec::new();
+    for s in stmts_in(cx.model, &cx.func(f).body) {
+        let StmtKind::Assign { targets, value, op } = &cx.stmt(s).kind else {
+            if let StmtKind::For {
+                target: Some(t), ..
+            } = &cx.stmt(s).kind
+                && names_in_target(cx, *t).contains(&name)
+            {
+                out.push((s, None));
+            }
+            continue;
+        };
+        if matches!(op, AssignOp::Augmented(_)) {
+            continue;
+        }
+        for &t in targets {
+            match (&cx.expr(t).kind, value) {
+                (ExprKind::Name { id, .. }, v) if id == name => out.push((s, *v)),
+                (ExprKind::Collection { elems, .. }, v) => {
+                    for (i, &e) in elems.iter().enumerate() {
+                        if cx.model.name_of(e) == Some(name) {
+                            let paired = v.and_then(|v| match &cx.expr(v).kind {
+                                ExprKind::Collection {
+                                    kind: CollKind::Tuple,
+                                    elems: vs,
+                                    ..
+                                } if vs.len() == elems.len() => Some(vs[i]),
+                                _ => None,
+                            });
+                            out.push((s, paired));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// The plain names bound by an assignment or range target.
+pub fn names_in_target<'a>(cx: &FileCx<'a>, t: ExprId) -> Vec<&'a str> {
+    match &cx.model.expr(t).kind {
+        ExprKind::Name { id, .. } => vec![id.as_str()],
+        ExprKind::Collection { elems, .. } => elems
+            .iter()
+            .filter_map(|&e| match &cx.model.expr(e).kind {
+                ExprKind::Name { id, .. } => Some(id.as_str()),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Every expression of `f` and of the closures nested in it.
+pub fn exprs_deep(cx: &FileCx, f: FuncId) -> Vec<ExprId> {
+    let mut out = Vec::new();
+    for g in with_descendants(cx, f) {
+        out.extend(unsnarl_model::walk::exprs_in_block(
+            cx.model,
+            &cx.func(g).body,
+        ));
+    }
+    out
+}
+
+/// The plain-name uses of `name` in `f` and its closures.
+pub fn name_uses(cx: &FileCx, f: FuncId, name: &str) -> Vec<ExprId> {
+    exprs_deep(cx, f)
+        .into_iter()
+        .filter(|&e| matches!(&cx.expr(e).kind, ExprKind::Name { id, .. } if id == name))
+        .collect()
+}
+
+/// What the code around a use of a channel variable does with it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChanUse {
+    Send,
+    Recv,
+    /// `for v := range ch`.
+    Range,
+    Close,
+    /// `len(ch)`/`cap(ch)`: reads nothing.
+    Inspect,
+    /// Anything else: passed, returned, stored, assigned.
+    Escape,
+}
+
+/// Classifies one use (a `Name` expression) of a channel variable.
+pub fn chan_use(cx: &FileCx, e: ExprId) -> ChanUse {
+    match cx.tree.expr_parent(e) {
+        Parent::Expr(p) => match &cx.expr(p).kind {
+            ExprKind::Send { channel, .. } if *channel == e => ChanUse::Send,
+            ExprKind::Recv(_) => ChanUse::Recv,
+            ExprKind::Call(c) if c.func != e => match c.target.as_deref() {
+                Some("close") => ChanUse::Close,
+                Some("len" | "cap") => ChanUse::Inspect,
+                _ => ChanUse::Escape,
+            },
+            _ => ChanUse::Escape,
+        },
+        Parent::Stmt(s) => match &cx.stmt(s).kind {
+            StmtKind::For { iter, .. } if *iter == e => ChanUse::Range,
+            StmtKind::Select { arms, .. } => {
+                for arm in arms {
+                    match &arm.kind {
+                        ArmKind::Recv { channel, .. } if *channel == e => return ChanUse::Recv,
+                        ArmKind::Send { channel, .. } if *channel == e => return ChanUse::Send,
+                        _ => {}
+                    }
+                }
+                ChanUse::Escape
+            }
+            StmtKind::Assign { targets, .. } if targets.contains(&e) => ChanUse::Inspect,
+            _ => ChanUse::Escape,
+        },
+        _ => ChanUse::Escape,
+    }
+}
+
+/// The `go` statement that starts closure `f`, if `f` is the func literal of
+/// `go func() {...}()`.
+pub fn go_stmt_of_closure(cx: &FileCx, f: FuncId) -> Option<StmtId> {
+    let Parent::Expr(site) = cx.tree.func_site(f) else {
+        return None;
+    };
+    let Parent::Expr(call) = cx.tree.expr_parent(site) else {
+        return None;
+    };
+    let c = cx.call(call)?;
+    if cx.model.strip(c.func) != site {
+        return None;
+    }
+    match cx.tree.expr_parent(call) {
+        Parent::Stmt(s) if matches!(cx.stmt(s).kind, StmtKind::Go(g) if g == call) => Some(s),
+        _ => None,
+    }
+}
+
+/// The closure a `go` statement runs, if it is a func literal.
+pub fn go_closure(cx: &FileCx, go_call: ExprId) -> Option<FuncId> {
+    let c = cx.call(go_call)?;
+    match cx.expr(cx.model.strip(c.func)).kind {
+        ExprKind::Closure(f) => Some(f),
+        _ => None,
+    }
+}
+
+/// True when `f` runs in a goroutine of its own: it is the func literal of
+/// a `go` statement, or a closure passed to a known group spawn
+/// (`g.Go(func() error {...})`).
+pub fn runs_in_goroutine(cx: &FileCx, f: FuncId) -> bool {
+    if go_stmt_of_closure(cx, f).is_some() {
+        return true;
+    }
+    let Parent::Expr(site) = cx.tree.func_site(f) else {
+        return false;
+    };
+    matches!(cx.tree.expr_parent(site), Parent::Expr(p)
+        if cx.call(p).is_some_and(|c| c.func != site && is_group_go(cx, c)))
+}
+
+/// `g.Go(...)` / `g.TryGo(...)` of an errgroup-like group (by knowledge, or
+/// by name on an unknown receiver).
+pub fn is_group_go(cx: &FileCx, c: &Call) -> bool {
+    cx.effect(c, Effect::ScopedSpawn).is_some()
+        || (c.target.is_none() && c.receiver.is_some() && matches!(c.name.as_str(), "Go"))
+}
+
+/// The loop statements enclosing a statement, innermost first, stopping at
+/// the function boundary.
+pub fn enclosing_loops(cx: &FileCx, s: StmtId) -> Vec<StmtId> {
+    std::iter::once(s)
+        .chain(cx.tree.stmt_ancestors(s))
+        .filter(|&a| {
+            a != s
+                && matches!(
+                    cx.stmt(a).kind,
+                    StmtKind::For { .. } | StmtKind::While { .. } | StmtKind::Loop { .. }
+                )
+        })
+        .collect()
+}
+
+/// The statement directly containing an expression, and the statement
+/// holding a closure (the `go`/`defer`/assignment it appears in).
+pub fn stmt_of(cx: &FileCx, e: ExprId) -> Option<StmtId> {
+    cx.tree.enclosing_stmt(e)
+}
+
+/// The dotted text of an expression with `&`/`*` peeled (`s.mu`, `mu`).
+pub fn dotted(cx: &FileCx, e: ExprId) -> Option<String> {
+    cx.model.dotted(e)
+}
+
+/// The root name of a dotted chain (`s` in `s.a.b`).
+pub fn root_name(cx: &FileCx, e: ExprId) -> Option<ExprId> {
+    let mut cur = cx.model.strip(e);
+    loop {
+        match &cx.expr(cur).kind {
+            ExprKind::Name { .. } => return Some(cur),
+            ExprKind::Attr { obj, .. } => cur = *obj,
+            ExprKind::Unary {
+                op: UnOp::Ref | UnOp::Deref,
+                operand,
+            } => cur = *operand,
+            ExprKind::Index { obj, .. } => cur = *obj,
+            _ => return None,
+        }
+    }
+}
+
+/// Where a plain name used in function `f` is declared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NameScope {
+    /// Bound in this function (a parameter, a `:=`, a `var`, a range var).
+    Own,
+    /// Bound in an enclosing function: the closure captures it.
+    Captured(FuncId),
+    /// A package-level variable of this file.
+    Package,
+    Unknown,
+}
+
+pub fn name_scope(cx: &FileCx, f: FuncId, name: &str) -> NameScope {
+    let mut cur = Some(f);
+    while let Some(id) = cur {
+        let func = cx.func(id);
+        let declared = id.0 != 0
+            && (func.params.iter().any(|p| p.name == name)
+                || func.receiver.as_deref() == Some(name)
+                || bindings(cx, id, name).iter().any(|(s, _)| {
+                    matches!(
+                        cx.stmt(*s).kind,
+                        StmtKind::Assign {
+                            op: AssignOp::Declare { .. },
+                            ..
+                        } | StmtKind::For { .. }
+                    )
+                })
+                || func.returns.as_ref().is_some_and(|r| {
+                    r.text.starts_with('(') && r.text.split([',', '(', ' ']).any(|w| w == name)
+                }));
+        if declared {
+            return if id == f {
+                NameScope::Own
+            } else {
+                NameScope::Captured(id)
+            };
+        }
+        if id.0 == 0 {
+            break;
+        }
+        cur = func.parent;
+    }
+    let pkg_var = bindings(cx, FuncId(0), name)
+        .iter()
+        .any(|(s, _)| matches!(cx.stmt(*s).kind, StmtKind::Assign { .. }));
+    if pkg_var {
+        NameScope::Package
+    } else {
+        NameScope::Unknown
+    }
+}
+
+/// The literal duration of a `time.Sleep`-like argument, when it is a
+/// constant expression with no call to a random source.
+pub fn is_constant_expr(cx: &FileCx, e: ExprId) -> bool {
+    let mut ok = true;
+    for x in unsnarl_model::walk::exprs_under(cx.model, e) {
+        match &cx.expr(x).kind {
+            ExprKind::Call(c) => {
+                // Conversions such as `time.Duration(3)` keep it constant.
+                let t = c.target.as_deref().unwrap_or("");
+                if t != "time.Duration" {
+                    ok = false;
+                }
+            }
+            ExprKind::Name { id, resolved } => {
+                // A local variable may be a computed backoff.
+                if resolved.is_none() && !id.chars().next().is_some_and(char::is_uppercase) {
+                    ok = false;
+                }
+            }
+            ExprKind::Index { .. } | ExprKind::Closure(_) => ok = false,
+            _ => {}
+        }
+    }
+    ok
+}
+
+/// Lines of the file, for messages that point at another place.
+pub fn line_of(cx: &FileCx, span: Span) -> usize {
+    cx.text[..(span.start as usize).min(cx.text.len())]
+        .bytes()
+        .filter(|&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// A `sync.WaitGroup` method call: the WaitGroup as written (`wg`, `s.wg`)
+/// and the method (`Add`, `Done`, `Wait`). WaitGroups of unknown type are
+/// recognized by name (`wg`, `...Wg`, `waitGroup`).
+pub fn wg_call<'a>(cx: &FileCx<'a>, e: ExprId) -> Option<(String, &'a str)> {
+    let c = cx.model.call(e)?;
+    if !matches!(c.name.as_str(), "Add" | "Done" | "Wait") {
+        return None;
+    }
+    let recv = c.receiver?;
+    let d = cx.model.dotted(recv)?;
+    let ok = match c.target.as_deref() {
+        Some(t) => t.starts_with("sync.WaitGroup."),
+        None => {
+            let last = d.rsplit('.').next().unwrap_or(&d).to_ascii_lowercase();
+            last == "wg" || last.ends_with("wg") || last.contains("waitgroup")
+        }
+    };
+    ok.then_some((d, c.name.as_str()))
+}
+
+/// The Go language version of a file, as `(1, minor)`: a `//go:build
+/// go1.N` constraint in the file (which sets the file's version), else the
+/// `go` directive of the nearest `go.mod` above the file on disk. `None`
+/// when neither is found.
+pub fn go_version(cx: &FileCx) -> Option<(u32, u32)> {
+    for line in cx.text.lines().take(40) {
+        let t = line.trim();
+        if let Some(expr) = t.strip_prefix("//go:build ") {
+            if let Some(v) = expr
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '.'))
+                .filter_map(parse_go_tag)
+                .next()
+            {
+                return Some(v);
+            }
+        }
+        if t.starts_with("package ") {
+            break;
+        }
+    }
+    gomod_version(cx.path)
+}
+
+fn parse_go_tag(tok: &str) -> Option<(u32, u32)> {
+    let rest = tok.strip_prefix("go1.")?;
+    Some((1, rest.parse().ok()?))
+}
+
+fn gomod_version(path: &str) -> Option<(u32, u32)> {
+    use std::sync::{Mutex, OnceLock};
+    static CACHE: OnceLock<Mutex<HashMap<std::path::PathBuf, Option<(u32, u32)>>>> =
+        OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    let p = std::path::Path::new(path);
+    let mut dir = p.parent();
+    while let Some(d) = dir {
+        let key = d.to_path_buf();
+        if let Some(v) = cache.lock().ok().and_then(|c| c.get(&key).copied()) {
+            return v;
+        }
+        let gomod = if d.as_os_str().is_empty() {
+            std::path::PathBuf::from("go.mod")
+        } else {
+            d.join("go.mod")
+        };
+        if let Ok(text) = std::fs::read_to_string(&gomod) {
+            let v = text.lines().find_map(|l| {
+                let l = l.trim();
+                let v = l.strip_prefix("go ")?.trim();
+                let mut parts = v.split('.');
+                let major = parts.next()?.parse().ok()?;
+                let minor = parts.next()?.parse().ok()?;
+                Some((major, minor))
+            });
+            if let Ok(mut c) = cache.lock() {
+                c.insert(key, v);
+            }
+            return v;
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+/// A `sync.Cond` method call (`Wait`, `Signal`, `Broadcast`): the condition
+/// variable as written and the method. Conditions of unknown type are
+/// recognized by name (`cond`, `notEmpty`... must contain "cond").
+pub fn cond_call<'a>(cx: &FileCx<'a>, e: ExprId) -> Option<(String, &'a str)> {
+    let c = cx.model.call(e)?;
+    if !matches!(c.name.as_str(), "Wait" | "Signal" | "Broadcast") || !c.args.is_empty() {
+        return None;
+    }
+    let d = cx.model.dotted(c.receiver?)?;
+    let ok = match c.target.as_deref() {
+        Some(t) => t.starts_with("sync.Cond."),
+        None => d
+            .rsplit('.')
+            .next()
+            .is_some_and(|l| l.to_ascii_lowercase().contains("cond")),
+    };
+    ok.then_some((d, c.name.as_str()))
+}

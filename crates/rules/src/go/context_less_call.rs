@@ -1,0 +1,191 @@
+//! GO011: a call without a context (`http.Get`, `http.NewRequest`,
+//! `db.Query`, `exec.Command`) in a function that has one.
+
+use super::common;
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::*;
+
+pub struct ContextLessCall;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "GO011",
+    name: "context-less-call",
+    category: Category::ContextSevered,
+    severity: Severity::Medium,
+    languages: &[Language::Go],
+    summary: "`http.Get`/`http.NewRequest`/`db.Query`/`exec.Command` (the variants without a context) in a function that has a context.",
+    docs: r#"
+A function that receives a `context.Context` (or an `*http.Request`) calls
+an API variant that takes none: `http.Get`/`Post`/`Head`/`PostForm`,
+`http.NewRequest`, `db.Query`/`QueryRow`/`Exec`/`Begin`/`Prepare`/`Ping`,
+`exec.Command`, while a `...Context` variant exists.
+
+## Why
+
+The context carries the caller's deadline and cancellation. A call made
+without it keeps waiting after the client has gone or the deadline has
+passed, holding a connection from the pool and a goroutine, and a slow
+dependency then exhausts the service.
+
+## Example
+
+```go
+package app
+
+import (
+	"context"
+	"database/sql"
+)
+
+func Count(ctx context.Context, db *sql.DB) (int, error) {
+	var n int
+	err := db.QueryRow("select count(*) from jobs").Scan(&n)
+	return n, err
+}
+```
+
+## Fix
+
+Use the `Context` variant and pass the context along.
+
+```go
+package app
+
+import (
+	"context"
+	"database/sql"
+)
+
+func Count(ctx context.Context, db *sql.DB) (int, error) {
+	var n int
+	err := db.QueryRowContext(ctx, "select count(*) from jobs").Scan(&n)
+	return n, err
+}
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for ContextLessCall {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        if common::skip_file(cx) {
+            return;
+        }
+        for (i, e) in cx.model.exprs.iter().enumerate() {
+            let ExprKind::Call(c) = &e.kind else { continue };
+            let Some(entry) = cx.effect(c, Effect::NeedsTimeout) else {
+                continue;
+            };
+            if !matches!(
+                entry.kind.as_deref(),
+                Some("no-context" | "default-client")
+            ) {
+                continue;
+            }
+            let f = cx.func_of(ExprId(i as u32));
+            if common::in_test(cx, f) {
+                continue;
+            }
+            let Some(ctx) = common::ctx_in_scope(cx, f) else {
+                continue;
+            };
+            let ctx = ctx.expr();
+            let callee = cx.callee_display(c);
+            let short = callee.rsplit('/').next().unwrap_or(&callee);
+            out.push(cx.finding(
+                &META,
+                e.span,
+                format!(
+                    "`{short}` {}, although `{ctx}` is available here: when the caller gives up or the deadline passes, this call keeps waiting and holds its connection",
+                    entry.what
+                ),
+                format!("{} (with `{ctx}`)", entry.fix),
+            ));
+        }
+    }
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Go,
+    fail: &[
+        r#"
+package app
+
+import (
+	"context"
+	"net/http"
+)
+
+func Proxy(ctx context.Context, url string) (*http.Response, error) {
+	return http.Get(url) // expect
+}
+
+func Build(ctx context.Context, url string) (*http.Request, error) {
+	return http.NewRequest("GET", url, nil) // expect
+}
+"#,
+        r#"
+package app
+
+import (
+	"database/sql"
+	"net/http"
+	"os/exec"
+)
+
+type Store struct {
+	db *sql.DB
+}
+
+func (s *Store) Handle(w http.ResponseWriter, r *http.Request) {
+	rows, err := s.db.Query("select id from users") // expect
+	if err != nil {
+		return
+	}
+	defer rows.Close()
+	exec.Command("notify", "users").Run() // expect
+}
+"#,
+    ],
+    pass: &[
+        r#"
+package app
+
+import (
+	"context"
+	"database/sql"
+	"net/http"
+)
+
+func Proxy(ctx context.Context, c *http.Client, url string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, "GET", url, nil)
+	if err != nil {
+		return nil, err
+	}
+	return c.Do(req)
+}
+
+func Count(ctx context.Context, db *sql.DB) (int, error) {
+	var n int
+	err := db.QueryRowContext(ctx, "select count(*) from jobs").Scan(&n)
+	return n, err
+}
+
+func Legacy(db *sql.DB) error {
+	_, err := db.Exec("vacuum")
+	return err
+}
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(ContextLessCall);
+}

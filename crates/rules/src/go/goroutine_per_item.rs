@@ -1,0 +1,334 @@
+//! GO007: a goroutine (or errgroup `Go`) per item of unbounded input.
+
+use super::common;
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::exprs_in_block;
+use unsnarl_model::*;
+
+pub struct GoroutinePerItem;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "GO007",
+    name: "goroutine-per-item",
+    category: Category::UnboundedFanout,
+    severity: Severity::High,
+    languages: &[Language::Go],
+    summary: "A `go` statement (or errgroup `Go` without `SetLimit`) per item of a range over input of unknown size, with no semaphore or worker pool.",
+    docs: r#"
+A loop over a slice, map or channel whose size the code does not control
+starts one goroutine per item (`go` or `g.Go` of an errgroup with no
+`SetLimit`), and nothing in the loop waits for a slot first (a semaphore
+channel send, `sem.Acquire`, a `Wait`).
+
+## Why
+
+Concurrency then equals the input size. With ten items in development this
+is fast; with a million rows, lines or messages in production it is a
+million goroutines, sockets and buffers at once: memory blows up, file
+descriptors run out, and the service being called sees a self-inflicted
+flood.
+
+## Example
+
+```go
+package app
+
+func Notify(users []User) {
+	for _, u := range users {
+		go sendMail(u)
+	}
+}
+```
+
+## Fix
+
+Bound the fan-out: `errgroup` with `SetLimit`, a semaphore channel acquired
+before each `go`, or a fixed pool of workers reading a channel.
+
+```go
+package app
+
+import "golang.org/x/sync/errgroup"
+
+func Notify(users []User) error {
+	var g errgroup.Group
+	g.SetLimit(16)
+	for _, u := range users {
+		g.Go(func() error { return sendMail(u) })
+	}
+	return g.Wait()
+}
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for GoroutinePerItem {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        if common::skip_file(cx) {
+            return;
+        }
+        for (i, st) in cx.model.stmts.iter().enumerate() {
+            let s = StmtId(i as u32);
+            let f = cx.tree.stmt_func(s);
+            if common::in_test(cx, f) {
+                continue;
+            }
+            let (span, group) = match &st.kind {
+                StmtKind::Go(_) => (st.span, None),
+                StmtKind::Expr(e) => match cx.call(*e) {
+                    Some(c) if common::is_group_go(cx, c) && c.name == "Go" => {
+                        (cx.expr(*e).span, c.receiver.and_then(|r| cx.model.dotted(r)))
+                    }
+                    _ => continue,
+                },
+                _ => continue,
+            };
+            let Some(&lp) = common::enclosing_loops(cx, s).first() else {
+                continue;
+            };
+            let StmtKind::For { iter, body, .. } = &cx.stmt(lp).kind else {
+                continue;
+            };
+            if bounded_input(cx, f, *iter) || waits_in_loop(cx, body, s) {
+                continue;
+            }
+            if let Some(g) = &group
+                && limited(cx, g)
+            {
+                continue;
+            }
+            let what = if cx.sema.type_of(*iter) == Some("chan") {
+                "message received from the channel"
+            } else {
+                "item"
+            };
+            let input = cx.source(cx.expr(*iter).span);
+            out.push(cx.finding(
+                &META,
+                span,
+                format!(
+                    "one goroutine per {what} of `{input}`, with no limit: concurrency grows with the input, and a large input means that many goroutines, connections and buffers at once"
+                ),
+                match group {
+                    Some(g) => format!("call `{g}.SetLimit(n)` before the loop so at most n goroutines run at once"),
+                    None => "bound the fan-out: an `errgroup.Group` with `SetLimit(n)`, a semaphore channel (`sem <- struct{}{}` before `go`, `<-sem` when done), or a fixed pool of workers reading a channel".into(),
+                },
+            ));
+        }
+    }
+}
+
+/// A range over a literal, a constant, a count (`range n`, `range
+/// workers`) or a variable bound to a literal list.
+fn bounded_input(cx: &FileCx, f: FuncId, iter: ExprId) -> bool {
+    let iter = cx.model.strip(iter);
+    match &cx.expr(iter).kind {
+        ExprKind::Collection { .. } | ExprKind::Literal(_) => return true,
+        ExprKind::Call(c) if matches!(c.target.as_deref(), Some("len" | "min" | "max")) => {
+            return true;
+        }
+        _ => {}
+    }
+    if cx.model.int_value(iter).is_some() {
+        return true;
+    }
+    if let Some(t) = cx.sema.type_of(iter)
+        && is_int_type(t)
+    {
+        return true;
+    }
+    let Some(name) = cx.model.name_of(iter).or_else(|| {
+        cx.model
+            .dotted(iter)
+            .and_then(|_| match &cx.expr(iter).kind {
+                ExprKind::Attr { name, .. } => Some(name.as_str()),
+                _ => None,
+            })
+    }) else {
+        return false;
+    };
+    let lower = name.to_ascii_lowercase();
+    if matches!(lower.as_str(), "n" | "concurrency" | "parallelism" | "workers")
+        || lower.starts_with("num")
+        || lower.ends_with("count")
+        || lower.ends_with("workers")
+        || lower.ends_with("size")
+        || lower.ends_with("limit")
+    {
+        return true;
+    }
+    // A local or package variable bound to a literal collection.
+    let mut cur = Some(f);
+    while let Some(id) = cur {
+        let binds = common::bindings(cx, id, name);
+        if !binds.is_empty() {
+            return binds.iter().all(|(_, v)| {
+                v.is_some_and(|v| {
+                    matches!(
+                        cx.expr(cx.model.strip(v)).kind,
+                        ExprKind::Collection { .. }
+                    )
+                })
+            });
+        }
+        if id.0 == 0 {
+            break;
+        }
+        cur = cx.func(id).parent;
+    }
+    false
+}
+
+fn is_int_type(t: &str) -> bool {
+    matches!(
+        t,
+        "int" | "int8" | "int16" | "int32" | "int64" | "uint" | "uint8" | "uint16" | "uint32"
+            | "uint64" | "uintptr"
+    )
+}
+
+/// Something in the loop body waits before (or for) the goroutine: a send
+/// on a channel (semaphore), `Acquire`, `Wait`, a receive.
+fn waits_in_loop(cx: &FileCx, body: &Block, spawn: StmtId) -> bool {
+    exprs_in_block(cx.model, body).into_iter().any(|e| {
+        if cx.tree.enclosing_stmt(e) == Some(spawn) {
+            return false;
+        }
+        match &cx.expr(e).kind {
+            ExprKind::Send { .. } | ExprKind::Recv(_) => true,
+            ExprKind::Call(c) => matches!(c.name.as_str(), "Acquire" | "Wait" | "TryAcquire"),
+            _ => false,
+        }
+    }) || common::stmts_in(cx.model, body)
+        .into_iter()
+        .any(|s| matches!(cx.stmt(s).kind, StmtKind::Select { .. }))
+}
+
+/// `g.SetLimit(...)` somewhere in the file for this group.
+fn limited(cx: &FileCx, group: &str) -> bool {
+    let last = group.rsplit('.').next().unwrap_or(group);
+    cx.model.exprs.iter().any(|e| {
+        matches!(&e.kind, ExprKind::Call(c) if c.name == "SetLimit"
+            && c.receiver
+                .and_then(|r| cx.model.dotted(r))
+                .is_some_and(|d| d.rsplit('.').next() == Some(last)))
+    })
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Go,
+    fail: &[
+        r#"
+package app
+
+func Consume(msgs <-chan Msg) {
+	for m := range msgs {
+		go handle(m) // expect
+	}
+}
+"#,
+        r#"
+package app
+
+import (
+	"context"
+
+	"golang.org/x/sync/errgroup"
+)
+
+func Resize(ctx context.Context, paths []string) error {
+	g, ctx := errgroup.WithContext(ctx)
+	for _, p := range paths {
+		g.Go(func() error { return resize(ctx, p) }) // expect
+	}
+	return g.Wait()
+}
+"#,
+        r#"
+package app
+
+import "sync"
+
+func Crawl(links map[string]bool) {
+	var wg sync.WaitGroup
+	for l := range links {
+		wg.Add(1)
+		go func(l string) { // expect
+			defer wg.Done()
+			fetch(l)
+		}(l)
+	}
+	wg.Wait()
+}
+"#,
+    ],
+    pass: &[
+        r#"
+package app
+
+func Consume(msgs <-chan Msg) {
+	sem := make(chan struct{}, 64)
+	for m := range msgs {
+		sem <- struct{}{}
+		go func(m Msg) {
+			defer func() { <-sem }()
+			handle(m)
+		}(m)
+	}
+}
+"#,
+        r#"
+package app
+
+import (
+	"context"
+
+	"golang.org/x/sync/errgroup"
+)
+
+func Resize(ctx context.Context, paths []string) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(8)
+	for _, p := range paths {
+		g.Go(func() error { return resize(ctx, p) })
+	}
+	return g.Wait()
+}
+"#,
+        r#"
+package app
+
+func Pool(jobs <-chan Job, workers int) {
+	for i := 0; i < workers; i++ {
+		go worker(jobs)
+	}
+	for range workers {
+		go worker(jobs)
+	}
+	for _, name := range []string{"a", "b"} {
+		go start(name)
+	}
+}
+
+var shards = []string{"eu", "us"}
+
+func Warm() {
+	for _, s := range shards {
+		go warm(s)
+	}
+}
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(GoroutinePerItem);
+}

@@ -1,0 +1,262 @@
+//! GO013: HTTP clients and dials with no timeout.
+
+use super::common;
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::{Parent, exprs_in_block};
+use unsnarl_model::*;
+
+pub struct HttpWithoutTimeout;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "GO013",
+    name: "http-without-timeout",
+    category: Category::MissingTimeout,
+    severity: Severity::High,
+    languages: &[Language::Go],
+    summary: "`http.Client{}` without `Timeout`, `http.DefaultClient`, `http.Get`/`Post`, or `net.Dial` with no deadline, outside tests and where no context bounds the call.",
+    docs: r#"
+Flags, in non-test code:
+
+- an `http.Client{...}` literal with no `Timeout` field;
+- `http.DefaultClient` and the package-level `http.Get`/`Post`/`Head`/
+  `PostForm` (which use it) in a function with no context to bound them;
+- `net.Dial` whose connection gets no `SetDeadline`.
+
+## Why
+
+Go's default HTTP client and a bare dial wait forever: a peer that accepts
+the connection and then stalls, or a half-open connection, parks the
+goroutine for good. Each stuck request holds a goroutine and a connection;
+under a slow dependency they accumulate until the service falls over.
+
+## Example
+
+```go
+package app
+
+import "net/http"
+
+var client = &http.Client{}
+
+func Fetch(url string) (*http.Response, error) {
+	return client.Get(url)
+}
+```
+
+## Fix
+
+Set a total timeout on every client (and pass a context with a deadline on
+each request).
+
+```go
+package app
+
+import (
+	"net/http"
+	"time"
+)
+
+var client = &http.Client{Timeout: 10 * time.Second}
+
+func Fetch(url string) (*http.Response, error) {
+	return client.Get(url)
+}
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for HttpWithoutTimeout {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        if common::skip_file(cx) || cx.model.is_test {
+            return;
+        }
+        for (i, e) in cx.model.exprs.iter().enumerate() {
+            let id = ExprId(i as u32);
+            let f = cx.func_of(id);
+            if common::in_test(cx, f) {
+                continue;
+            }
+            match &e.kind {
+                ExprKind::Collection {
+                    ty: Some(t), keys, ..
+                } if t.resolved.as_deref() == Some("net/http.Client") => {
+                    if keys.iter().any(|k| k.as_deref() == Some("Timeout")) {
+                        continue;
+                    }
+                    out.push(cx.finding(
+                        &META,
+                        e.span,
+                        "this `http.Client` has no `Timeout`: a server that accepts the connection and then stalls keeps the request (and its goroutine and connection) waiting forever",
+                        "set `Timeout` (a total budget for the request, body included), e.g. `&http.Client{Timeout: 10 * time.Second}`",
+                    ));
+                }
+                ExprKind::Attr {
+                    resolved: Some(r), ..
+                } if r == "net/http.DefaultClient" => {
+                    if common::ctx_in_scope(cx, f).is_some() || compared(cx, id) {
+                        continue;
+                    }
+                    out.push(cx.finding(
+                        &META,
+                        e.span,
+                        "`http.DefaultClient` has no timeout: a stalled server keeps this request waiting forever",
+                        "use your own `http.Client{Timeout: ...}`, or send requests built with `http.NewRequestWithContext` and a context that has a deadline",
+                    ));
+                }
+                ExprKind::Call(c) => {
+                    let Some(entry) = cx.effect(c, Effect::NeedsTimeout) else {
+                        continue;
+                    };
+                    match entry.kind.as_deref() {
+                        Some("default-client") => {
+                            if common::ctx_in_scope(cx, f).is_some() {
+                                // Reported as a missing context instead.
+                                continue;
+                            }
+                        }
+                        Some("dial") => {
+                            if deadline_set(cx, id) {
+                                continue;
+                            }
+                        }
+                        _ => continue,
+                    }
+                    let callee = cx.callee_display(c);
+                    let short = callee.rsplit('/').next().unwrap_or(&callee);
+                    out.push(cx.finding(
+                        &META,
+                        e.span,
+                        format!(
+                            "`{short}` {}: a peer that stalls keeps this goroutine waiting forever",
+                            entry.what
+                        ),
+                        entry.fix.clone(),
+                    ));
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// `c == http.DefaultClient` and similar checks are not uses.
+fn compared(cx: &FileCx, e: ExprId) -> bool {
+    matches!(cx.tree.expr_parent(e), Parent::Expr(p)
+        if matches!(cx.expr(p).kind, ExprKind::Binary { op: BinOp::Eq | BinOp::NotEq, .. }))
+}
+
+/// `conn, err := net.Dial(...)` followed by `conn.SetDeadline`/
+/// `SetReadDeadline`/`SetWriteDeadline` in the same function.
+fn deadline_set(cx: &FileCx, dial: ExprId) -> bool {
+    let f = cx.func_of(dial);
+    let top = common::outermost(cx, f);
+    common::with_descendants(cx, top).into_iter().any(|g| {
+        exprs_in_block(cx.model, &cx.func(g).body)
+            .into_iter()
+            .any(|e| {
+                cx.call(e)
+                    .is_some_and(|c| c.name.starts_with("Set") && c.name.ends_with("Deadline"))
+            })
+    })
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Go,
+    fail: &[
+        r#"
+package app
+
+import (
+	"net"
+	"net/http"
+)
+
+var client = &http.Client{Transport: http.DefaultTransport} // expect
+
+func Status(url string) (int, error) {
+	resp, err := http.Get(url) // expect
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+func Send(req *Req) (*http.Response, error) {
+	return http.DefaultClient.Do(req.HTTP) // expect
+}
+
+func Connect(addr string) (net.Conn, error) {
+	return net.Dial("tcp", addr) // expect
+}
+"#],
+    pass: &[
+        r#"
+package app
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"time"
+)
+
+var client = &http.Client{Timeout: 5 * time.Second}
+
+func Status(ctx context.Context, url string) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, "GET", url, nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+func Connect(addr string) (net.Conn, error) {
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	return conn, nil
+}
+
+func Timed(addr string) (net.Conn, error) {
+	return net.DialTimeout("tcp", addr, 3*time.Second)
+}
+"#,
+        r#"
+// file: app/client_test.go
+package app
+
+import (
+	"net/http"
+	"testing"
+)
+
+func TestGet(t *testing.T) {
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+}
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(HttpWithoutTimeout);
+}

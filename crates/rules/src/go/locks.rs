@@ -1,0 +1,539 @@
+//! Mutex operations of Go code: which calls lock or unlock what, the set of
+//! locks held along a path, and which locks a function of the file takes
+//! (directly or through the calls it makes).
+
+use super::common;
+use super::flow::Flow;
+use crate::context::FileCx;
+use std::collections::HashMap;
+use unsnarl_model::walk::{Child, exprs_under, for_each_stmt_child};
+use unsnarl_model::*;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpKind {
+    Lock,
+    RLock,
+    Unlock,
+    RUnlock,
+}
+
+impl OpKind {
+    pub fn acquires(self) -> bool {
+        matches!(self, OpKind::Lock | OpKind::RLock)
+    }
+    pub fn read(self) -> bool {
+        matches!(self, OpKind::RLock | OpKind::RUnlock)
+    }
+}
+
+/// A `Lock`/`RLock`/`Unlock`/`RUnlock` call on a mutex.
+#[derive(Clone, Debug)]
+pub struct LockOp {
+    pub kind: OpKind,
+    /// The mutex as written: `s.mu`, `mu`, `c` (an embedded mutex).
+    pub instance: String,
+    /// The mutex across functions: `<type>.mu` for a field of a value of a
+    /// known type, `<module>.mu` for a package variable; `None` for a
+    /// local mutex or an unknown root.
+    pub class: Option<String>,
+    /// For a mutex reached from the method's receiver: the path after it
+    /// (`mu` for `s.mu`, empty for `s` itself).
+    pub recv_path: Option<String>,
+    pub call: ExprId,
+    pub span: Span,
+}
+
+/// The lock operation of a call expression, if it is one.
+pub fn lock_op(cx: &FileCx, e: ExprId) -> Option<LockOp> {
+    let c = cx.call(e)?;
+    let kind = match c.name.as_str() {
+        "Lock" => OpKind::Lock,
+        "RLock" => OpKind::RLock,
+        "Unlock" => OpKind::Unlock,
+        "RUnlock" => OpKind::RUnlock,
+        _ => return None,
+    };
+    if !c.args.is_empty() {
+        return None;
+    }
+    // Any zero-argument Lock/Unlock method is taken for a lock: sync's
+    // mutexes, embedded mutexes, lock wrappers, file locks.
+    let recv = c.receiver?;
+    let instance = cx.model.dotted(recv)?;
+    let (class, recv_path) = classify(cx, cx.func_of(e), recv, &instance);
+    Some(LockOp {
+        kind,
+        instance,
+        class,
+        recv_path,
+        call: e,
+        span: cx.expr(e).span,
+    })
+}
+
+/// The cross-function identity of a mutex expression: `<type of the
+/// value holding it>.<field>`, the type itself for an embedded mutex, or
+/// `<module>.<var>` for a package variable; plus the path from the method's
+/// receiver when it starts there.
+fn classify(
+    cx: &FileCx,
+    f: FuncId,
+    recv: ExprId,
+    instance: &str,
+) -> (Option<String>, Option<String>) {
+    let Some(root) = common::root_name(cx, recv) else {
+        return (None, None);
+    };
+    let Some(root_name) = cx.model.name_of(root) else {
+        return (None, None);
+    };
+    let rest = instance
+        .strip_prefix(root_name)
+        .unwrap_or("")
+        .trim_start_matches('.');
+    let top = common::outermost(cx, f);
+    let on_receiver = receiver_of(cx, f).is_some_and(|(recv_name, _)| {
+        recv_name == root_name
+            && (f == top
+                || common::name_scope(cx, f, root_name) == common::NameScope::Captured(top))
+    });
+    let recv_path = on_receiver.then(|| rest.to_string());
+    let usable = |t: &str| t != "chan" && t != "map" && !t.starts_with("sync.");
+    let class = match &cx.expr(cx.model.strip(recv)).kind {
+        ExprKind::Attr { obj, name, .. } => match cx.sema.type_of(*obj) {
+            Some(t) if usable(t) => Some(format!("{t}.{name}")),
+            _ => None,
+        },
+        ExprKind::Name { .. } => match cx.sema.type_of(root) {
+            Some(t) if usable(t) => Some(t.to_string()),
+            _ => None,
+        },
+        _ => None,
+    };
+    let class = class.or_else(|| {
+        (common::name_scope(cx, f, root_name) == common::NameScope::Package)
+            .then(|| format!("{}.{}", cx.model.module, instance))
+    });
+    (class, recv_path)
+}
+
+/// The receiver name and type of the method `f` is (or is nested in).
+pub fn receiver_of(cx: &FileCx, f: FuncId) -> Option<(String, String)> {
+    let top = cx.func(common::outermost(cx, f));
+    Some((top.receiver.clone()?, top.class.clone()?))
+}
+
+/// A lock held at some point of a path.
+#[derive(Clone, Debug)]
+pub struct Held {
+    pub op: LockOp,
+    /// `defer mu.Unlock()` was registered: held until the function returns.
+    pub deferred: bool,
+}
+
+pub type HeldSet = Vec<Held>;
+
+/// The held locks common to two paths.
+pub fn join_held(a: &HeldSet, b: &HeldSet) -> HeldSet {
+    a.iter()
+        .filter(|h| {
+            b.iter()
+                .any(|g| g.op.instance == h.op.instance && g.op.kind.read() == h.op.kind.read())
+        })
+        .cloned()
+        .collect()
+}
+
+/// The expressions a simple statement evaluates now, in source order (not
+/// the deferred call or the goroutine's call of `defer`/`go`, whose
+/// arguments only are evaluated now).
+pub fn evaluated_exprs(cx: &FileCx, s: StmtId) -> Vec<ExprId> {
+    let mut out = Vec::new();
+    match &cx.stmt(s).kind {
+        StmtKind::Go(e) | StmtKind::Defer(e) => {
+            if let Some(c) = cx.call(*e) {
+                for a in &c.args {
+                    out.extend(exprs_under(cx.model, a.value));
+                }
+            }
+        }
+        _ => for_each_stmt_child(cx.model, s, &mut |ch| {
+            if let Child::Expr(e) = ch {
+                out.extend(exprs_under(cx.model, e));
+            }
+        }),
+    }
+    out
+}
+
+/// Applies the lock operations of a simple statement to `held`; calls
+/// `on_acquire` for each acquisition with the locks held just before it.
+pub fn apply(
+    cx: &FileCx,
+    s: StmtId,
+    held: &mut HeldSet,
+    on_acquire: &mut dyn FnMut(&LockOp, &HeldSet),
+) {
+    if let StmtKind::Defer(e) = &cx.stmt(s).kind {
+        for op in deferred_unlocks(cx, *e) {
+            for h in held.iter_mut() {
+                if h.op.instance == op.instance {
+                    h.deferred = true;
+                }
+            }
+        }
+        return;
+    }
+    for e in evaluated_exprs(cx, s) {
+        apply_expr(cx, e, held, on_acquire);
+    }
+}
+
+/// Applies one expression (a call) to `held`.
+pub fn apply_expr(
+    cx: &FileCx,
+    e: ExprId,
+    held: &mut HeldSet,
+    on_acquire: &mut dyn FnMut(&LockOp, &HeldSet),
+) {
+    let Some(op) = lock_op(cx, e) else { return };
+    if op.kind.acquires() {
+        on_acquire(&op, held);
+        held.push(Held { op, deferred: false });
+    } else if let Some(i) = held
+        .iter()
+        .rposition(|h| h.op.instance == op.instance && h.op.kind.read() == op.kind.read())
+    {
+        held.remove(i);
+    } else if let Some(i) = held.iter().rposition(|h| h.op.instance == op.instance) {
+        held.remove(i);
+    }
+}
+
+/// The unlocks a deferred call performs: `defer mu.Unlock()` or
+/// `defer func() { ...; mu.Unlock() }()`.
+pub fn deferred_unlocks(cx: &FileCx, call: ExprId) -> Vec<LockOp> {
+    let mut out = Vec::new();
+    if let Some(op) = lock_op(cx, call) {
+        if !op.kind.acquires() {
+            out.push(op);
+        }
+        return out;
+    }
+    if let Some(f) = common::go_closure(cx, call) {
+        for e in unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(f).body) {
+            if let Some(op) = lock_op(cx, e)
+                && !op.kind.acquires()
+            {
+                out.push(op);
+            }
+        }
+    }
+    out
+}
+
+/// A lock a function takes, directly or through calls of functions of the
+/// same file.
+#[derive(Clone, Debug)]
+pub struct Acquire {
+    pub kind: OpKind,
+    pub class: Option<String>,
+    /// Path from the function's receiver (see [`LockOp::recv_path`]).
+    pub recv_path: Option<String>,
+    /// The instance as written in the function that locks it.
+    pub instance: String,
+    /// Where it is locked (the innermost function's call).
+    pub span: Span,
+    /// Calls from the summarized function down to the lock, outermost first.
+    pub via: Vec<(Span, String)>,
+}
+
+/// Which locks each function of the file takes (not counting closures run
+/// as goroutines), computed on demand and memoized.
+pub struct Summaries<'a> {
+    by_name: HashMap<&'a str, FuncId>,
+    memo: HashMap<FuncId, Vec<Acquire>>,
+    active: Vec<FuncId>,
+}
+
+const MAX_DEPTH: usize = 6;
+
+impl<'a> Summaries<'a> {
+    pub fn new(cx: &FileCx<'a>) -> Summaries<'a> {
+        Summaries {
+            by_name: common::functions_by_qualname(cx),
+            memo: HashMap::new(),
+            active: Vec::new(),
+        }
+    }
+
+    /// The function of the file a call runs synchronously.
+    pub fn callee(&self, c: &Call) -> Option<FuncId> {
+        common::callee_in_file(&self.by_name, c)
+    }
+
+    pub fn acquires(&mut self, cx: &FileCx, f: FuncId) -> Vec<Acquire> {
+        if let Some(v) = self.memo.get(&f) {
+            return v.clone();
+        }
+        if self.active.contains(&f) || self.active.len() >= MAX_DEPTH {
+            return Vec::new();
+        }
+        self.active.push(f);
+        let mut out: Vec<Acquire> = Vec::new();
+        for s in common::stmts_in(cx.model, &cx.func(f).body) {
+            if matches!(cx.stmt(s).kind, StmtKind::Defer(_)) {
+                continue;
+            }
+            let exprs = match &cx.stmt(s).kind {
+                StmtKind::If { cond, .. } | StmtKind::While { cond, .. } => {
+                    exprs_under(cx.model, *cond)
+                }
+                StmtKind::For { iter, .. } => exprs_under(cx.model, *iter),
+                StmtKind::Switch {
+                    subject: Some(e), ..
+                } => exprs_under(cx.model, *e),
+                StmtKind::Select { arms, .. } => arms
+                    .iter()
+                    .flat_map(|a| match &a.kind {
+                        ArmKind::Recv { channel, .. } => exprs_under(cx.model, *channel),
+                        ArmKind::Send { channel, value } => {
+                            let mut v = exprs_under(cx.model, *channel);
+                            v.extend(exprs_under(cx.model, *value));
+                            v
+                        }
+                        _ => Vec::new(),
+                    })
+                    .collect(),
+                StmtKind::Expr(_)
+                | StmtKind::Assign { .. }
+                | StmtKind::Return(_)
+                | StmtKind::Go(_) => evaluated_exprs(cx, s),
+                _ => Vec::new(),
+            };
+            for e in exprs {
+                if let Some(op) = lock_op(cx, e) {
+                    if op.kind.acquires() {
+                        out.push(Acquire {
+                            kind: op.kind,
+                            class: op.class.clone(),
+                            recv_path: op.recv_path.clone(),
+                            instance: op.instance.clone(),
+                            span: op.span,
+                            via: Vec::new(),
+                        });
+                    }
+                    continue;
+                }
+                let Some(c) = cx.call(e) else { continue };
+                let Some(g) = self.callee(c) else { continue };
+                if g == f {
+                    continue;
+                }
+                let on_recv = c.receiver.and_then(|r| cx.model.name_of(r)).is_some_and(|n| {
+                    receiver_of(cx, f).is_some_and(|(rn, _)| rn == n)
+                });
+                for a in self.acquires(cx, g) {
+                    let mut via = vec![(cx.expr(e).span, cx.func(g).name.clone())];
+                    via.extend(a.via.iter().cloned());
+                    out.push(Acquire {
+                        recv_path: if on_recv { a.recv_path.clone() } else { None },
+                        via,
+                        ..a
+                    });
+                }
+            }
+        }
+        self.active.pop();
+        self.memo.insert(f, out.clone());
+        out
+    }
+}
+
+/// A flow over held locks, for rules that only need the held set.
+pub struct HeldFlow<'h> {
+    pub on_acquire: &'h mut dyn FnMut(&FileCx, &LockOp, &HeldSet),
+}
+
+impl Flow for HeldFlow<'_> {
+    type S = HeldSet;
+    fn simple(&mut self, cx: &FileCx, s: StmtId, st: &mut HeldSet) {
+        let cb = &mut self.on_acquire;
+        apply(cx, s, st, &mut |op, h| cb(cx, op, h));
+    }
+    fn cond(&mut self, cx: &FileCx, e: ExprId, st: &mut HeldSet) {
+        let cb = &mut self.on_acquire;
+        for x in exprs_under(cx.model, e) {
+            apply_expr(cx, x, st, &mut |op, h| cb(cx, op, h));
+        }
+    }
+    fn join(&self, a: &HeldSet, b: &HeldSet) -> HeldSet {
+        join_held(a, b)
+    }
+}
+
+/// Two acquisitions of the same mutex instance on one path: a
+/// non-reentrant re-lock, or a recursive read lock.
+#[derive(Clone, Debug)]
+pub struct Reentry {
+    /// Where the second acquisition happens (a Lock call, or the call of a
+    /// function of the file that locks).
+    pub at: Span,
+    pub instance: String,
+    /// The first acquisition (still held).
+    pub held_at: Span,
+    pub held_kind: OpKind,
+    pub kind: OpKind,
+    /// For a re-lock through calls: the calls, outermost first.
+    pub via: Vec<(Span, String)>,
+}
+
+/// "While holding `from`, `to` is acquired": an edge of the lock graph.
+#[derive(Clone, Debug)]
+pub struct Edge {
+    pub from: String,
+    pub to: String,
+    pub func: FuncId,
+    pub held_at: Span,
+    pub at: Span,
+    pub via: Vec<(Span, String)>,
+}
+
+/// Walks every function of the file, collecting lock re-entries and the
+/// edges of the lock graph (through calls of functions of the file).
+pub fn lock_graph(cx: &FileCx) -> (Vec<Reentry>, Vec<Edge>) {
+    let mut sums = Summaries::new(cx);
+    let mut g = GraphFlow {
+        sums: &mut sums,
+        func: FuncId(0),
+        reentries: Vec::new(),
+        edges: Vec::new(),
+    };
+    for f in cx.model.function_ids() {
+        if f.0 == 0 {
+            continue;
+        }
+        g.func = f;
+        super::flow::run_function(cx, &mut g, &cx.func(f).body, HeldSet::new());
+    }
+    (g.reentries, g.edges)
+}
+
+struct GraphFlow<'s, 'a> {
+    sums: &'s mut Summaries<'a>,
+    func: FuncId,
+    reentries: Vec<Reentry>,
+    edges: Vec<Edge>,
+}
+
+impl GraphFlow<'_, '_> {
+    fn acquire(&mut self, op: &LockOp, held: &HeldSet) {
+        for h in held {
+            if h.op.instance == op.instance {
+                self.reentries.push(Reentry {
+                    at: op.span,
+                    instance: op.instance.clone(),
+                    held_at: h.op.span,
+                    held_kind: h.op.kind,
+                    kind: op.kind,
+                    via: Vec::new(),
+                });
+            } else if let (Some(a), Some(b)) = (&h.op.class, &op.class)
+                && a != b
+            {
+                self.edges.push(Edge {
+                    from: a.clone(),
+                    to: b.clone(),
+                    func: self.func,
+                    held_at: h.op.span,
+                    at: op.span,
+                    via: Vec::new(),
+                });
+            }
+        }
+    }
+
+    /// A call of a function of the file while holding locks.
+    fn call(&mut self, cx: &FileCx, e: ExprId, held: &HeldSet) {
+        if held.is_empty() {
+            return;
+        }
+        let Some(c) = cx.call(e) else { return };
+        let Some(g) = self.sums.callee(c) else { return };
+        let recv = c.receiver.and_then(|r| cx.model.dotted(r));
+        for a in self.sums.acquires(cx, g) {
+            let mut via = vec![(cx.expr(e).span, cx.func(g).name.clone())];
+            via.extend(a.via.iter().cloned());
+            // The instance the callee locks, seen from here.
+            let instance = match (&a.recv_path, &recv) {
+                (Some(p), Some(r)) if p.is_empty() => Some(r.clone()),
+                (Some(p), Some(r)) => Some(format!("{r}.{p}")),
+                (None, _) if a.class.as_deref().is_some_and(|c| {
+                    c.strip_prefix(cx.model.module.as_str())
+                        .and_then(|r| r.strip_prefix('.'))
+                        == Some(a.instance.as_str())
+                }) =>
+                {
+                    // A package-level mutex: the same everywhere.
+                    Some(a.instance.clone())
+                }
+                _ => None,
+            };
+            for h in held {
+                if instance.as_deref() == Some(h.op.instance.as_str()) {
+                    self.reentries.push(Reentry {
+                        at: cx.expr(e).span,
+                        instance: h.op.instance.clone(),
+                        held_at: h.op.span,
+                        held_kind: h.op.kind,
+                        kind: a.kind,
+                        via: via.clone(),
+                    });
+                } else if let (Some(x), Some(y)) = (&h.op.class, &a.class)
+                    && x != y
+                {
+                    self.edges.push(Edge {
+                        from: x.clone(),
+                        to: y.clone(),
+                        func: self.func,
+                        held_at: h.op.span,
+                        at: cx.expr(e).span,
+                        via: via.clone(),
+                    });
+                }
+            }
+        }
+    }
+
+    fn exprs(&mut self, cx: &FileCx, exprs: Vec<ExprId>, st: &mut HeldSet) {
+        for e in exprs {
+            if let Some(op) = lock_op(cx, e) {
+                if op.kind.acquires() {
+                    self.acquire(&op, st);
+                }
+                apply_expr(cx, e, st, &mut |_, _| {});
+            } else {
+                self.call(cx, e, st);
+            }
+        }
+    }
+}
+
+impl Flow for GraphFlow<'_, '_> {
+    type S = HeldSet;
+    fn simple(&mut self, cx: &FileCx, s: StmtId, st: &mut HeldSet) {
+        if matches!(cx.stmt(s).kind, StmtKind::Defer(_)) {
+            apply(cx, s, st, &mut |_, _| {});
+            return;
+        }
+        let exprs = evaluated_exprs(cx, s);
+        self.exprs(cx, exprs, st);
+    }
+    fn cond(&mut self, cx: &FileCx, e: ExprId, st: &mut HeldSet) {
+        let exprs = exprs_under(cx.model, e);
+        self.exprs(cx, exprs, st);
+    }
+    fn join(&self, a: &HeldSet, b: &HeldSet) -> HeldSet {
+        join_held(a, b)
+    }
+}

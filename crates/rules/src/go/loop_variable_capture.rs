@@ -1,0 +1,291 @@
+//! GO015: loop variables captured by `go`/`defer` closures before Go 1.22.
+
+use super::common;
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::{Parent, exprs_in_block};
+use unsnarl_model::*;
+
+pub struct LoopVariableCapture;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "GO015",
+    name: "loop-variable-capture",
+    category: Category::SharedStateRace,
+    severity: Severity::High,
+    languages: &[Language::Go],
+    summary: "A goroutine or deferred func literal uses the loop variable, in a module whose `go.mod` says `go` < 1.22 (one variable shared by every iteration).",
+    docs: r#"
+A func literal started with `go`, deferred with `defer`, or handed to an
+errgroup's `Go` inside a loop refers to the loop's variable, and the code
+is built with Go older than 1.22 (the `go` line of `go.mod`, or a
+`//go:build go1.N` constraint on the file). Unknown versions are not
+reported.
+
+## Why
+
+Before Go 1.22 a `for` loop has one variable for all iterations. The
+goroutines read it while the loop keeps changing it: most of them see a
+later value (often the last), some items are processed twice and others
+never, and the unsynchronized read is a data race. Deferred closures all
+see the final value.
+
+## Example
+
+```go
+//go:build go1.21
+
+package app
+
+func Start(jobs []Job) {
+	for _, j := range jobs {
+		go func() {
+			j.Run()
+		}()
+	}
+}
+```
+
+## Fix
+
+Pass the variable as an argument (or copy it with `j := j` inside the
+loop), or move the module to Go 1.22 or later.
+
+```go
+//go:build go1.21
+
+package app
+
+func Start(jobs []Job) {
+	for _, j := range jobs {
+		go func(j Job) {
+			j.Run()
+		}(j)
+	}
+}
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for LoopVariableCapture {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        if common::skip_file(cx) {
+            return;
+        }
+        match common::go_version(cx) {
+            Some((1, minor)) if minor < 22 => {}
+            _ => return,
+        }
+        for g in cx.model.function_ids() {
+            if cx.func(g).kind != FnKind::Closure {
+                continue;
+            }
+            let Some((stmt, how)) = launch(cx, g) else {
+                continue;
+            };
+            for lp in common::enclosing_loops(cx, stmt) {
+                for var in loop_vars(cx, lp) {
+                    if cx.func(g).params.iter().any(|p| p.name == var)
+                        || rebound_in_body(cx, lp, stmt, &var)
+                    {
+                        continue;
+                    }
+                    let Some(first) = first_use(cx, g, &var) else {
+                        continue;
+                    };
+                    out.push(cx.finding(
+                        &META,
+                        cx.expr(first).span,
+                        format!(
+                            "loop variable `{var}` is captured by {how}: before Go 1.22 the loop has a single `{var}` for all iterations, so the closure sees a later value (usually the last) and races with the loop updating it"
+                        ),
+                        format!(
+                            "pass `{var}` as an argument of the func literal, or add `{var} := {var}` at the top of the loop body (or build with Go 1.22+)"
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// How closure `g` outlives the iteration: `go`, `defer`, or a group's `Go`.
+fn launch(cx: &FileCx, g: FuncId) -> Option<(StmtId, &'static str)> {
+    if let Some(s) = common::go_stmt_of_closure(cx, g) {
+        return Some((s, "a goroutine"));
+    }
+    let Parent::Expr(site) = cx.tree.func_site(g) else {
+        return None;
+    };
+    let s = cx.tree.enclosing_stmt(site)?;
+    match cx.stmt(s).kind {
+        StmtKind::Defer(call) => {
+            let c = cx.call(call)?;
+            (cx.model.strip(c.func) == site).then_some((s, "a deferred function"))
+        }
+        StmtKind::Expr(call) => {
+            let c = cx.call(call)?;
+            (common::is_group_go(cx, c) && c.args.iter().any(|a| a.value == site))
+                .then_some((s, "a goroutine of the group"))
+        }
+        _ => None,
+    }
+}
+
+/// The variables a loop declares: range targets (`:=`), or the `:=` of a
+/// three-clause loop's init statement.
+fn loop_vars(cx: &FileCx, lp: StmtId) -> Vec<String> {
+    match &cx.stmt(lp).kind {
+        StmtKind::For {
+            target: Some(t), ..
+        } => {
+            let text = cx.source(cx.stmt(lp).span);
+            let head = text.split('{').next().unwrap_or("");
+            if !head.contains(":=") {
+                return Vec::new();
+            }
+            common::names_in_target(cx, *t)
+                .into_iter()
+                .filter(|n| *n != "_")
+                .map(str::to_string)
+                .collect()
+        }
+        StmtKind::While { .. } | StmtKind::Loop { .. } => {
+            // `for i := 0; ...` lowers as Block[init, loop].
+            let Parent::Stmt(p) = cx.tree.stmt_parent(lp) else {
+                return Vec::new();
+            };
+            let StmtKind::Block(b) = &cx.stmt(p).kind else {
+                return Vec::new();
+            };
+            if b.len() != 2 || b[1] != lp || cx.stmt(p).span != cx.stmt(lp).span {
+                return Vec::new();
+            }
+            match &cx.stmt(b[0]).kind {
+                StmtKind::Assign {
+                    targets,
+                    op: AssignOp::Declare { .. },
+                    ..
+                } => targets
+                    .iter()
+                    .flat_map(|&t| common::names_in_target(cx, t))
+                    .map(str::to_string)
+                    .collect(),
+                _ => Vec::new(),
+            }
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// `v := v` (or any `:=` of the name) in the loop body before the launch.
+fn rebound_in_body(cx: &FileCx, lp: StmtId, launch: StmtId, var: &str) -> bool {
+    let body = match &cx.stmt(lp).kind {
+        StmtKind::For { body, .. } | StmtKind::While { body, .. } | StmtKind::Loop { body } => body,
+        _ => return false,
+    };
+    let at = cx.stmt(launch).span.start;
+    common::stmts_in(cx.model, body).into_iter().any(|s| {
+        cx.stmt(s).span.start < at
+            && matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, op: AssignOp::Declare { .. }, .. }
+                if targets.iter().any(|&t| common::names_in_target(cx, t).contains(&var)))
+    })
+}
+
+/// The first use of `var` in the closure (or closures nested in it) that
+/// refers to the captured variable.
+fn first_use(cx: &FileCx, g: FuncId, var: &str) -> Option<ExprId> {
+    common::with_descendants(cx, g)
+        .into_iter()
+        .flat_map(|h| exprs_in_block(cx.model, &cx.func(h).body))
+        .filter(|&e| cx.model.name_of(e) == Some(var))
+        .filter(|&e| match common::name_scope(cx, cx.func_of(e), var) {
+            // Declared outside the closure: captured from the loop.
+            common::NameScope::Captured(f) => {
+                f != g && !cx.tree.func_ancestors(cx.model, f).any(|a| a == g)
+            }
+            _ => false,
+        })
+        .min_by_key(|&e| cx.expr(e).span.start)
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Go,
+    fail: &[
+        r#"
+//go:build go1.21
+
+package app
+
+import "sync"
+
+func Start(jobs []Job) {
+	var wg sync.WaitGroup
+	for _, j := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			j.Run() // expect
+		}()
+	}
+	wg.Wait()
+}
+
+func Close(files []File) {
+	for i := 0; i < len(files); i++ {
+		defer func() { files[i].Close() }() // expect
+	}
+}
+"#,
+    ],
+    pass: &[
+        r#"
+//go:build go1.21
+
+package app
+
+func Start(jobs []Job) {
+	for _, j := range jobs {
+		go func(j Job) {
+			j.Run()
+		}(j)
+	}
+	for _, j := range jobs {
+		j := j
+		go func() { j.Run() }()
+	}
+}
+"#,
+        r#"
+//go:build go1.22
+
+package app
+
+func Start(jobs []Job) {
+	for _, j := range jobs {
+		go func() { j.Run() }()
+	}
+}
+"#,
+        r#"
+package app
+
+func Start(jobs []Job) {
+	for _, j := range jobs {
+		go func() { j.Run() }()
+	}
+}
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(LoopVariableCapture);
+}

@@ -1,0 +1,310 @@
+//! GO010: the cancel function of `context.WithCancel`/`WithTimeout`/
+//! `WithDeadline` discarded, or not called on every path.
+
+use super::common;
+use super::flow::{self, Flow};
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::{exprs_in_block, exprs_under, for_each_stmt_child, Child};
+use unsnarl_model::*;
+
+pub struct LostCancel;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "GO010",
+    name: "lost-cancel",
+    category: Category::ContextSevered,
+    severity: Severity::Medium,
+    languages: &[Language::Go],
+    summary: "The cancel function of `context.WithCancel`/`WithTimeout`/`WithDeadline` is discarded (`_`) or not called on some path.",
+    docs: r#"
+The `cancel` returned by `context.WithCancel`, `WithTimeout`, `WithDeadline`
+(and their `Cause` variants) is assigned to `_`, or some return path of the
+function never calls (or defers, or hands on) it.
+
+## Why
+
+A derived context holds resources until it is cancelled: a timer for the
+deadline and a link in the parent's list of children (and, for
+`WithCancel`, a goroutine watching the parent in some cases). Without the
+call they live until the parent is cancelled, which for a long-lived parent
+is never: a leak per call, and work below the context is not stopped when
+this function is done with it.
+
+## Example
+
+```go
+package app
+
+import (
+	"context"
+	"time"
+)
+
+func Ping(ctx context.Context, c Client) error {
+	ctx, _ = context.WithTimeout(ctx, time.Second)
+	return c.Ping(ctx)
+}
+```
+
+## Fix
+
+Defer the cancel right after creating the context.
+
+```go
+package app
+
+import (
+	"context"
+	"time"
+)
+
+func Ping(ctx context.Context, c Client) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	return c.Ping(ctx)
+}
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+const WITH: &[&str] = &[
+    "context.WithCancel",
+    "context.WithTimeout",
+    "context.WithDeadline",
+    "context.WithCancelCause",
+    "context.WithTimeoutCause",
+    "context.WithDeadlineCause",
+    "os/signal.NotifyContext",
+];
+
+impl Rule for LostCancel {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        if common::skip_file(cx) {
+            return;
+        }
+        for (i, st) in cx.model.stmts.iter().enumerate() {
+            let StmtKind::Assign {
+                targets,
+                value: Some(v),
+                ..
+            } = &st.kind
+            else {
+                continue;
+            };
+            let Some(c) = cx.call(*v) else { continue };
+            let Some(api) = c.target.as_deref().filter(|t| WITH.contains(t)) else {
+                continue;
+            };
+            let [t] = targets.as_slice() else { continue };
+            let ExprKind::Collection { elems, .. } = &cx.expr(*t).kind else {
+                continue;
+            };
+            let Some(&cancel) = elems.get(1) else { continue };
+            let short = api.rsplit('/').next().unwrap_or(api);
+            let Some(name) = cx.model.name_of(cancel) else {
+                continue;
+            };
+            if name == "_" {
+                out.push(cx.finding(
+                    &META,
+                    st.span,
+                    format!(
+                        "the cancel function of `{short}` is discarded: the context's timer and its link to the parent live until the parent is cancelled, and nothing stops the work below it when this function is done"
+                    ),
+                    "keep the cancel function and `defer cancel()` right after this line",
+                ));
+                continue;
+            }
+            let s = StmtId(i as u32);
+            let f = cx.tree.stmt_func(s);
+            let mut fl = Pending {
+                name,
+                start: s,
+                leaks: Vec::new(),
+            };
+            flow::run_function(cx, &mut fl, &cx.func(f).body, false);
+            let Some(exit) = fl.leaks.first().copied() else {
+                continue;
+            };
+            let (span, at) = match exit {
+                Some(r) => (cx.stmt(r).span, "this return".to_string()),
+                None => (st.span, "the end of the function".to_string()),
+            };
+            out.push(cx.finding(
+                &META,
+                span,
+                format!(
+                    "{at} can be reached without calling `{name}` from `{short}` (line {}): the derived context and its timer leak until the parent is cancelled",
+                    common::line_of(cx, st.span)
+                ),
+                format!("`defer {name}()` right after creating the context"),
+            ));
+        }
+    }
+}
+
+/// Whether the cancel function was created and not yet used on the path.
+struct Pending<'a> {
+    name: &'a str,
+    start: StmtId,
+    leaks: Vec<Option<StmtId>>,
+}
+
+impl Pending<'_> {
+    /// Any mention of the name (call, defer, hand-off, closure capture) in
+    /// the statement, closures included, other than re-binding it.
+    fn mentions(&self, cx: &FileCx, s: StmtId) -> bool {
+        let mut exprs = Vec::new();
+        match &cx.stmt(s).kind {
+            StmtKind::Assign { value, .. } => {
+                if let Some(v) = value {
+                    exprs.extend(exprs_under(cx.model, *v));
+                }
+            }
+            _ => for_each_stmt_child(cx.model, s, &mut |ch| {
+                if let Child::Expr(e) = ch {
+                    exprs.extend(exprs_under(cx.model, e));
+                }
+            }),
+        }
+        exprs.into_iter().any(|e| match &cx.expr(e).kind {
+            ExprKind::Name { id, .. } => id == self.name,
+            ExprKind::Closure(f) => common::with_descendants(cx, *f).into_iter().any(|g| {
+                exprs_in_block(cx.model, &cx.func(g).body)
+                    .into_iter()
+                    .any(|x| cx.model.name_of(x) == Some(self.name))
+            }),
+            _ => false,
+        })
+    }
+}
+
+impl Flow for Pending<'_> {
+    type S = bool;
+    fn simple(&mut self, cx: &FileCx, s: StmtId, st: &mut bool) {
+        if s == self.start {
+            *st = true;
+        } else if *st && self.mentions(cx, s) {
+            *st = false;
+        }
+    }
+    fn cond(&mut self, cx: &FileCx, e: ExprId, st: &mut bool) {
+        if exprs_under(cx.model, e)
+            .into_iter()
+            .any(|x| cx.model.name_of(x) == Some(self.name))
+        {
+            *st = false;
+        }
+    }
+    fn exit(&mut self, cx: &FileCx, ret: Option<StmtId>, st: &bool) {
+        if !*st {
+            return;
+        }
+        // `return ctx, cancel` hands it on (checked by `simple` already);
+        // a return of the error right after a failed call is still a leak.
+        let _ = cx;
+        self.leaks.push(ret);
+    }
+    fn join(&self, a: &bool, b: &bool) -> bool {
+        *a || *b
+    }
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Go,
+    fail: &[
+        r#"
+package app
+
+import (
+	"context"
+	"time"
+)
+
+func Ping(ctx context.Context, c Client) error {
+	ctx, _ = context.WithTimeout(ctx, time.Second) // expect
+	return c.Ping(ctx)
+}
+"#,
+        r#"
+package app
+
+import (
+	"context"
+	"time"
+)
+
+func Fetch(ctx context.Context, c Client, id string) (Item, error) {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	if id == "" {
+		return Item{}, errEmpty // expect
+	}
+	it, err := c.Get(ctx, id)
+	cancel()
+	return it, err
+}
+"#,
+    ],
+    pass: &[
+        r#"
+package app
+
+import (
+	"context"
+	"time"
+)
+
+func Ping(ctx context.Context, c Client) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	return c.Ping(ctx)
+}
+
+func Derive(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	return ctx, cancel
+}
+
+func Watch(ctx context.Context, stop <-chan struct{}) context.Context {
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		<-stop
+		cancel()
+	}()
+	return ctx
+}
+"#,
+        r#"
+package app
+
+import "context"
+
+type Worker struct {
+	cancel context.CancelFunc
+}
+
+func (w *Worker) Start(ctx context.Context) {
+	ctx, w.cancel = context.WithCancel(ctx)
+	go w.loop(ctx)
+}
+
+func (w *Worker) Run(ctx context.Context) {
+	ctx, cancel := context.WithCancel(ctx)
+	w.cancel = cancel
+	go w.loop(ctx)
+}
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(LostCancel);
+}

@@ -1,0 +1,254 @@
+//! GO020: a mutex locked again by the goroutine that holds it (directly or
+//! through a call), and recursive read locks.
+
+use super::common;
+use super::locks::{self, OpKind};
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use std::collections::BTreeSet;
+use unsnarl_model::*;
+
+pub struct MutexReacquired;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "GO020",
+    name: "mutex-reacquired",
+    category: Category::LockOrder,
+    severity: Severity::Critical,
+    languages: &[Language::Go],
+    summary: "A `sync.Mutex` locked again while held (directly, or by a method called with the lock held), or an `RLock` taken recursively.",
+    docs: r#"
+Flags a `Lock` of a mutex the same goroutine already holds: a second
+`mu.Lock()` on one path, or a call made while holding `s.mu` to a function
+or method of the file that locks `s.mu` itself. Also flags a read lock
+taken again while a read lock on the same `RWMutex` is held.
+
+## Why
+
+Go's mutexes are not reentrant: locking a mutex you hold blocks forever,
+and every other goroutine that needs it piles up behind. A recursive
+`RLock` looks harmless but deadlocks as soon as a writer queues between
+the two read locks: the writer waits for the first reader, the second
+`RLock` waits behind the writer.
+
+## Example
+
+```go
+package app
+
+import "sync"
+
+type Registry struct {
+	mu    sync.Mutex
+	items map[string]int
+}
+
+func (r *Registry) Add(k string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.Has(k) {
+		r.items[k] = 1
+	}
+}
+
+func (r *Registry) Has(k string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.items[k]
+	return ok
+}
+```
+
+## Fix
+
+Split each method into a locking wrapper and an unexported `...Locked`
+variant that expects the lock to be held, and call the latter.
+
+```go
+package app
+
+import "sync"
+
+type Registry struct {
+	mu    sync.Mutex
+	items map[string]int
+}
+
+func (r *Registry) Add(k string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.hasLocked(k) {
+		r.items[k] = 1
+	}
+}
+
+func (r *Registry) Has(k string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.hasLocked(k)
+}
+
+func (r *Registry) hasLocked(k string) bool {
+	_, ok := r.items[k]
+	return ok
+}
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for MutexReacquired {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        if common::skip_file(cx) {
+            return;
+        }
+        let (reentries, _) = locks::lock_graph(cx);
+        let mut seen = BTreeSet::new();
+        for r in reentries {
+            if !seen.insert((r.at.start, r.at.end)) {
+                continue;
+            }
+            let both_read = r.held_kind == OpKind::RLock && r.kind == OpKind::RLock;
+            let chain: String = r
+                .via
+                .iter()
+                .map(|(sp, n)| format!(" → `{n}` (line {})", common::line_of(cx, *sp)))
+                .collect();
+            let held_line = common::line_of(cx, r.held_at);
+            let inst = &r.instance;
+            let (msg, fix) = if both_read {
+                (
+                    format!(
+                        "`{inst}` is read-locked again{chain} while the read lock from line {held_line} is held: if a writer queues in between, it waits for the first reader and this `RLock` waits behind the writer, a deadlock"
+                    ),
+                    "take the read lock once, and call helpers that expect it to be held".to_string(),
+                )
+            } else {
+                (
+                    format!(
+                        "`{inst}` is locked again{chain} while this goroutine still holds it (line {held_line}): Go mutexes are not reentrant, so this blocks forever"
+                    ),
+                    format!(
+                        "release `{inst}` before this point, or call an internal `...Locked` variant that expects the lock to be held instead of one that takes it"
+                    ),
+                )
+            };
+            out.push(cx.finding(&META, r.at, msg, fix));
+        }
+    }
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Go,
+    fail: &[
+        r#"
+package app
+
+import "sync"
+
+type Registry struct {
+	mu    sync.RWMutex
+	items map[string]int
+}
+
+func (r *Registry) Add(k string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.Has(k) { // expect
+		r.items[k] = 1
+	}
+}
+
+func (r *Registry) Has(k string) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	_, ok := r.items[k]
+	return ok
+}
+
+func (r *Registry) Total() int {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	n := 0
+	for k := range r.items {
+		if r.Has(k) { // expect
+			n++
+		}
+	}
+	return n
+}
+"#,
+        r#"
+package app
+
+import "sync"
+
+var mu sync.Mutex
+
+func Update(cfg *Config) error {
+	mu.Lock()
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	mu.Lock() // expect
+	apply(cfg)
+	mu.Unlock()
+	return nil
+}
+"#,
+    ],
+    pass: &[r#"
+package app
+
+import "sync"
+
+type Registry struct {
+	mu    sync.Mutex
+	items map[string]int
+}
+
+func (r *Registry) Add(k string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.hasLocked(k) {
+		r.items[k] = 1
+	}
+}
+
+func (r *Registry) Has(k string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.hasLocked(k)
+}
+
+func (r *Registry) hasLocked(k string) bool {
+	_, ok := r.items[k]
+	return ok
+}
+
+func (r *Registry) Swap(other *Registry) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	other.Has("x")
+}
+
+func (r *Registry) Retry() {
+	r.mu.Lock()
+	r.items = nil
+	r.mu.Unlock()
+	r.mu.Lock()
+	r.items = map[string]int{}
+	r.mu.Unlock()
+}
+"#],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(MutexReacquired);
+}

@@ -1,0 +1,367 @@
+//! GO026: retry loops with no backoff, a constant backoff, or a sleep that
+//! ignores the context.
+
+use super::common;
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::exprs_in_block;
+use unsnarl_model::*;
+
+pub struct RetryWithoutBackoff;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "GO026",
+    name: "retry-without-backoff",
+    category: Category::RetryStorm,
+    severity: Severity::High,
+    languages: &[Language::Go],
+    summary: "A loop retrying an operation until `err == nil` with no wait between attempts, a constant sleep, or a `time.Sleep` that ignores the function's context.",
+    docs: r#"
+A retry loop (a counted or endless loop that leaves once the operation
+returns `err == nil`, and goes around again otherwise) that:
+
+- retries immediately, with no sleep or backoff between attempts;
+- sleeps a constant time (no growth, no jitter);
+- sleeps with `time.Sleep` in a function that has a context, so a
+  cancelled caller still waits out every backoff.
+
+## Why
+
+When a dependency fails under load, every client retrying at once, at full
+speed or in lockstep, multiplies the traffic exactly when it has the least
+capacity: the outage feeds itself. A `time.Sleep` cannot be interrupted, so
+cancelled requests keep retrying in the background for the whole budget.
+
+## Example
+
+```go
+package app
+
+import "time"
+
+func Publish(c Client, msg []byte) error {
+	var err error
+	for attempt := 0; attempt < 5; attempt++ {
+		if err = c.Send(msg); err == nil {
+			return nil
+		}
+		time.Sleep(time.Second)
+	}
+	return err
+}
+```
+
+## Fix
+
+Exponential backoff with full jitter, cancellable through the context.
+
+```go
+package app
+
+import (
+	"context"
+	"math/rand"
+	"time"
+)
+
+func Publish(ctx context.Context, c Client, msg []byte) error {
+	var err error
+	for attempt := 0; attempt < 5; attempt++ {
+		if err = c.Send(msg); err == nil {
+			return nil
+		}
+		d := time.Duration(rand.Int63n(int64(100*time.Millisecond) << attempt))
+		select {
+		case <-time.After(d):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return err
+}
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for RetryWithoutBackoff {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        if common::skip_file(cx) {
+            return;
+        }
+        for (i, st) in cx.model.stmts.iter().enumerate() {
+            let s = StmtId(i as u32);
+            let body = match &st.kind {
+                StmtKind::While { body, .. } | StmtKind::Loop { body } => body,
+                StmtKind::For { iter, body, .. } if counted_range(cx, *iter) => body,
+                _ => continue,
+            };
+            let f = cx.tree.stmt_func(s);
+            if common::in_test(cx, f) || !is_retry_loop(cx, body) {
+                continue;
+            }
+            let exprs = exprs_in_block(cx.model, body);
+            let jitter = exprs.iter().any(|&e| {
+                cx.call(e).is_some_and(|c| {
+                    c.target.as_deref().is_some_and(|t| {
+                        t.starts_with("math/rand") || t.starts_with("crypto/rand")
+                    }) || c.name.to_ascii_lowercase().contains("jitter")
+                })
+            });
+            let sleeps: Vec<(ExprId, &Call)> = exprs
+                .iter()
+                .filter_map(|&e| cx.call(e).map(|c| (e, c)))
+                .filter(|(_, c)| c.target.as_deref() == Some("time.Sleep"))
+                .collect();
+            let waits = exprs.iter().any(|&e| {
+                cx.call(e).is_some_and(|c| {
+                    let n = c.name.to_ascii_lowercase();
+                    matches!(
+                        c.target.as_deref(),
+                        Some("time.After" | "time.NewTimer" | "time.Tick" | "time.NewTicker")
+                    ) || n.contains("backoff")
+                        || n.contains("sleep")
+                        || n.contains("delay")
+                        || n == "wait"
+                        || n == "next"
+                })
+            }) || common::stmts_in(cx.model, body)
+                .into_iter()
+                .any(|x| matches!(cx.stmt(x).kind, StmtKind::Select { .. }));
+            if sleeps.is_empty() && !waits {
+                out.push(cx.finding(
+                    &META,
+                    st.span,
+                    "this loop retries the failed operation immediately, with no wait between attempts: when the dependency is struggling, every caller hammers it at full speed and keeps it down",
+                    "wait between attempts with exponential backoff and full jitter (`rand` up to `base << attempt`, capped), and give up when the context is done",
+                ));
+                continue;
+            }
+            let ctx = common::ctx_in_scope(cx, f);
+            for (e, c) in sleeps {
+                let constant = c.positional(0).is_some_and(|a| common::is_constant_expr(cx, a));
+                let msg = match (constant && !jitter, &ctx) {
+                    (true, Some(ctx)) => format!(
+                        "this retry loop sleeps a constant time between attempts, and `time.Sleep` ignores `{}`: retries from many callers stay in lockstep (a retry storm), and a cancelled caller still waits out every sleep",
+                        ctx.expr()
+                    ),
+                    (true, None) => "this retry loop sleeps a constant time between attempts: clients that failed together retry together, in waves that keep the dependency overloaded".to_string(),
+                    (false, Some(ctx)) => format!(
+                        "`time.Sleep` in this retry loop ignores `{}`: after the caller is cancelled or past its deadline, the loop keeps sleeping and retrying",
+                        ctx.expr()
+                    ),
+                    (false, None) => continue,
+                };
+                out.push(cx.finding(
+                    &META,
+                    cx.expr(e).span,
+                    msg,
+                    "back off exponentially with full jitter, and wait with `select { case <-time.After(d): case <-ctx.Done(): return ctx.Err() }`",
+                ));
+                break;
+            }
+        }
+    }
+}
+
+/// `for i := range 5` / `for range maxRetries`: a counted loop.
+fn counted_range(cx: &FileCx, iter: ExprId) -> bool {
+    if cx.model.int_value(iter).is_some() {
+        return true;
+    }
+    cx.model.dotted(iter).is_some_and(|d| {
+        let d = d.to_ascii_lowercase();
+        d.contains("retr") || d.contains("attempt") || d.contains("tries")
+    })
+}
+
+/// An `err` name compared with `nil`: `Some(true)` for `err == nil`,
+/// `Some(false)` for `err != nil`.
+fn err_check(cx: &FileCx, cond: ExprId) -> Option<bool> {
+    let ExprKind::Binary { op, left, right } = &cx.expr(cond).kind else {
+        return None;
+    };
+    let (name, other) = match (cx.model.name_of(*left), cx.model.name_of(*right)) {
+        (Some(n), _) => (n, *right),
+        (_, Some(n)) => (n, *left),
+        _ => return None,
+    };
+    if !(name == "err" || name.ends_with("Err") || name.ends_with("err")) {
+        return None;
+    }
+    if !matches!(cx.model.literal(other), Some(Lit::Null)) {
+        return None;
+    }
+    match op {
+        BinOp::Eq => Some(true),
+        BinOp::NotEq => Some(false),
+        _ => None,
+    }
+}
+
+/// The top-level statements of a loop body, looking through `{}` blocks
+/// and the `Block[init, if]` wrapping of `if x := ...; cond`.
+fn top(cx: &FileCx, body: &Block) -> Vec<StmtId> {
+    let mut out = Vec::new();
+    for &s in body {
+        match &cx.stmt(s).kind {
+            StmtKind::Block(b) => out.extend(top(cx, b)),
+            _ => out.push(s),
+        }
+    }
+    out
+}
+
+fn ends_with(cx: &FileCx, b: &Block, pred: &dyn Fn(&StmtKind) -> bool) -> bool {
+    b.last().is_some_and(|&s| pred(&cx.stmt(s).kind))
+}
+
+/// A loop that exits once an operation succeeds and goes around on error.
+fn is_retry_loop(cx: &FileCx, body: &Block) -> bool {
+    let stmts = top(cx, body);
+    let exits = |k: &StmtKind| matches!(k, StmtKind::Return(_) | StmtKind::Break);
+    let mut success_exit = false;
+    for (i, &s) in stmts.iter().enumerate() {
+        let StmtKind::If { cond, then, orelse } = &cx.stmt(s).kind else {
+            continue;
+        };
+        match err_check(cx, *cond) {
+            Some(true) if ends_with(cx, then, &exits) => success_exit = true,
+            Some(false) => {
+                // `if err != nil { return err }`: errors end the loop, it
+                // does not retry.
+                if ends_with(cx, then, &|k| matches!(k, StmtKind::Return(_))) && orelse.is_empty() {
+                    return false;
+                }
+                if ends_with(cx, then, &|k| matches!(k, StmtKind::Continue))
+                    && stmts[i + 1..]
+                        .iter()
+                        .any(|&t| exits(&cx.stmt(t).kind))
+                {
+                    success_exit = true;
+                }
+                if ends_with(cx, orelse, &exits) {
+                    success_exit = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    success_exit
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Go,
+    fail: &[
+        r#"
+package app
+
+func Connect(addr string) (Conn, error) {
+	var err error
+	for i := 0; i < 10; i++ { // expect
+		c, err := dial(addr)
+		if err == nil {
+			return c, nil
+		}
+	}
+	return nil, err
+}
+"#,
+        r#"
+package app
+
+import (
+	"context"
+	"time"
+)
+
+func Save(ctx context.Context, s Store, rec Record) error {
+	var err error
+	for attempt := 0; attempt < 3; attempt++ {
+		err = s.Put(ctx, rec)
+		if err != nil {
+			time.Sleep(2 * time.Second) // expect
+			continue
+		}
+		return nil
+	}
+	return err
+}
+
+func Load(ctx context.Context, s Store, id string, backoff time.Duration) (Record, error) {
+	for {
+		r, err := s.Get(ctx, id)
+		if err == nil {
+			return r, nil
+		}
+		time.Sleep(backoff) // expect
+		backoff *= 2
+	}
+}
+"#,
+    ],
+    pass: &[
+        r#"
+package app
+
+import (
+	"context"
+	"math/rand"
+	"time"
+)
+
+func Save(ctx context.Context, s Store, rec Record) error {
+	var err error
+	for attempt := 0; attempt < 5; attempt++ {
+		if err = s.Put(ctx, rec); err == nil {
+			return nil
+		}
+		d := time.Duration(rand.Int63n(int64(100*time.Millisecond) << attempt))
+		select {
+		case <-time.After(d):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return err
+}
+"#,
+        r#"
+package app
+
+import "io"
+
+func ReadAll(r io.Reader) ([]byte, error) {
+	var out []byte
+	buf := make([]byte, 512)
+	for {
+		n, err := r.Read(buf)
+		out = append(out, buf[:n]...)
+		if err != nil {
+			return out, err
+		}
+	}
+}
+
+func First(addrs []string) (Conn, error) {
+	for _, a := range addrs {
+		c, err := dial(a)
+		if err == nil {
+			return c, nil
+		}
+	}
+	return nil, errNoAddr
+}
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(RetryWithoutBackoff);
+}

@@ -1,0 +1,235 @@
+//! GO033: `time.Sleep` used to wait for goroutines.
+
+use super::common;
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::{Parent, exprs_in_block};
+use unsnarl_model::*;
+
+pub struct SleepToSynchronize;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "GO033",
+    name: "sleep-to-synchronize",
+    category: Category::SleepSynchronization,
+    severity: Severity::Medium,
+    languages: &[Language::Go],
+    summary: "A `go` statement followed, in the same block, by a `time.Sleep` that waits for the goroutine instead of a WaitGroup or channel.",
+    docs: r#"
+A function starts a goroutine and then, later in the same block and with
+no real wait in between (`wg.Wait()`, a channel receive, a `select`),
+calls `time.Sleep` and carries on: the sleep stands in for "the goroutine
+has finished (or started)". Tests too: use a WaitGroup, a channel, or
+`testing/synctest`.
+
+## Why
+
+A sleep is a guess about scheduling. On a loaded CI machine or in
+production under load the goroutine takes longer, and the code after the
+sleep reads unfinished results or asserts too early: flaky tests,
+occasional wrong answers. When it is long enough to be safe, it wastes
+that time on every run.
+
+## Example
+
+```go
+package app
+
+import "time"
+
+func Warm(c *Cache, keys []string) {
+	go c.Load(keys)
+	time.Sleep(500 * time.Millisecond)
+	c.MarkReady()
+}
+```
+
+## Fix
+
+Wait for the actual event.
+
+```go
+package app
+
+func Warm(c *Cache, keys []string) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c.Load(keys)
+	}()
+	<-done
+	c.MarkReady()
+}
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for SleepToSynchronize {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        if common::skip_file(cx) {
+            return;
+        }
+        for f in cx.model.function_ids() {
+            scan_block(cx, &cx.func(f).body, out);
+            for s in common::stmts_in(cx.model, &cx.func(f).body) {
+                let blocks: Vec<&Block> = match &cx.stmt(s).kind {
+                    StmtKind::If { then, orelse, .. } => vec![then, orelse],
+                    StmtKind::Block(b) => vec![b],
+                    StmtKind::Switch { cases, .. } => cases.iter().map(|c| &c.body).collect(),
+                    _ => Vec::new(),
+                };
+                for b in blocks {
+                    scan_block(cx, b, out);
+                }
+            }
+        }
+    }
+}
+
+/// In one statement list: a `go` statement, then (after no real wait) a
+/// statement-level `time.Sleep` that is not the last statement.
+fn scan_block(cx: &FileCx, block: &Block, out: &mut Vec<Finding>) {
+    let mut started: Option<StmtId> = None;
+    for (i, &s) in block.iter().enumerate() {
+        match &cx.stmt(s).kind {
+            StmtKind::Go(_) => started = Some(s),
+            StmtKind::Expr(e) if started.is_some() => {
+                let Some(c) = cx.call(*e) else {
+                    if waits(cx, s) {
+                        started = None;
+                    }
+                    continue;
+                };
+                if c.target.as_deref() == Some("time.Sleep") {
+                    if i + 1 == block.len() || !in_loop_free_context(cx, s) {
+                        continue;
+                    }
+                    let go = started.take().expect("checked above");
+                    out.push(cx.finding(
+                        &META,
+                        cx.expr(*e).span,
+                        format!(
+                            "this sleep waits for the goroutine started at line {} to get somewhere, instead of waiting for it: under load it takes longer and the code below runs too early (flaky, or wrong results)",
+                            common::line_of(cx, cx.stmt(go).span)
+                        ),
+                        "wait for the real event: a `sync.WaitGroup`, a channel the goroutine closes or sends on, or (in tests) `testing/synctest`",
+                    ));
+                } else if waits(cx, s) {
+                    started = None;
+                }
+            }
+            _ if started.is_some() && waits(cx, s) => started = None,
+            _ => {}
+        }
+    }
+}
+
+/// The sleep is not itself inside a loop of its function (polling).
+fn in_loop_free_context(cx: &FileCx, s: StmtId) -> bool {
+    common::enclosing_loops(cx, s).is_empty()
+        && !matches!(cx.tree.stmt_parent(s), Parent::Stmt(p) if matches!(cx.stmt(p).kind, StmtKind::Select { .. }))
+}
+
+/// A statement that really waits: a receive, a select, a `Wait()`, a
+/// `Done`/`Lock`... or a loop (which may poll).
+fn waits(cx: &FileCx, s: StmtId) -> bool {
+    match &cx.stmt(s).kind {
+        StmtKind::Select { .. }
+        | StmtKind::For { .. }
+        | StmtKind::While { .. }
+        | StmtKind::Loop { .. } => return true,
+        _ => {}
+    }
+    let mut exprs = Vec::new();
+    unsnarl_model::walk::for_each_stmt_child(cx.model, s, &mut |ch| match ch {
+        unsnarl_model::walk::Child::Expr(e) => exprs.extend(unsnarl_model::walk::exprs_under(cx.model, e)),
+        unsnarl_model::walk::Child::Block(b) => exprs.extend(exprs_in_block(cx.model, b)),
+    });
+    exprs.into_iter().any(|e| match &cx.expr(e).kind {
+        ExprKind::Recv(_) => true,
+        ExprKind::Call(c) => matches!(
+            c.name.as_str(),
+            "Wait" | "Eventually" | "WaitFor" | "Lock" | "Acquire" | "Join"
+        ),
+        _ => false,
+    })
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Go,
+    fail: &[
+        r#"
+package app
+
+import "time"
+
+func Start(s *Server) {
+	go s.Listen()
+	time.Sleep(100 * time.Millisecond) // expect
+	s.RegisterRoutes()
+}
+"#,
+        r#"
+// file: app/worker_test.go
+package app
+
+import (
+	"testing"
+	"time"
+)
+
+func TestWorker(t *testing.T) {
+	w := NewWorker()
+	go w.Process("job")
+	time.Sleep(50 * time.Millisecond) // expect
+	if w.Done() != 1 {
+		t.Fatal("not processed")
+	}
+}
+"#,
+    ],
+    pass: &[r#"
+package app
+
+import (
+	"sync"
+	"time"
+)
+
+func Start(s *Server) {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s.Listen()
+	}()
+	wg.Wait()
+	time.Sleep(time.Second)
+	s.RegisterRoutes()
+}
+
+func Retry(s *Server) {
+	for i := 0; i < 3; i++ {
+		go s.Ping()
+		time.Sleep(time.Second)
+		s.Check()
+	}
+}
+
+func Forever(s *Server) {
+	go s.Listen()
+	time.Sleep(time.Hour)
+}
+"#],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(SleepToSynchronize);
+}

@@ -1,0 +1,199 @@
+//! GO027: `time.Tick` in a function that returns.
+
+use super::common;
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::*;
+
+pub struct TimeTickLeak;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "GO027",
+    name: "time-tick-leak",
+    category: Category::ResourceLeak,
+    severity: Severity::Medium,
+    languages: &[Language::Go],
+    summary: "`time.Tick` in a function that can return (not `main`, not a test, not an endless loop): its ticker can never be stopped.",
+    docs: r#"
+`time.Tick(d)` returns only the channel of a ticker that cannot be stopped.
+It is fine in `main`, in tests, and in functions that loop forever; a
+function that returns leaves the ticker behind. (Go 1.23 lets the garbage
+collector reclaim unreferenced tickers; code built for older versions, or
+that keeps the channel, still leaks.)
+
+## Why
+
+Each call creates a ticker that fires forever. A function called per
+request or per connection accumulates tickers, each waking the runtime
+every period: growing CPU and memory with nothing to show for it.
+
+## Example
+
+```go
+package app
+
+import "time"
+
+func Watch(stop <-chan struct{}, check func()) {
+	for {
+		select {
+		case <-time.Tick(time.Second):
+			check()
+		case <-stop:
+			return
+		}
+	}
+}
+```
+
+## Fix
+
+```go
+package app
+
+import "time"
+
+func Watch(stop <-chan struct{}, check func()) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			check()
+		case <-stop:
+			return
+		}
+	}
+}
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for TimeTickLeak {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        if common::skip_file(cx) || cx.model.is_test {
+            return;
+        }
+        for (i, e) in cx.model.exprs.iter().enumerate() {
+            let ExprKind::Call(c) = &e.kind else { continue };
+            if c.target.as_deref() != Some("time.Tick") {
+                continue;
+            }
+            let f = cx.func_of(ExprId(i as u32));
+            if common::in_test(cx, f) || common::is_entry_point(cx, f) || endless(cx, f) {
+                continue;
+            }
+            out.push(cx.finding(
+                &META,
+                e.span,
+                format!(
+                    "`time.Tick` creates a ticker that can never be stopped, and {} returns: every call leaves one more ticker firing",
+                    cx.func_display(f)
+                ),
+                "use `t := time.NewTicker(d)` with `defer t.Stop()`, and read `t.C`",
+            ));
+        }
+    }
+}
+
+/// A function whose body never returns: no `return` anywhere, and it ends
+/// in an unconditional loop with no `break`.
+fn endless(cx: &FileCx, f: FuncId) -> bool {
+    let body = &cx.func(f).body;
+    let stmts = common::stmts_in(cx.model, body);
+    if stmts
+        .iter()
+        .any(|&s| matches!(cx.stmt(s).kind, StmtKind::Return(_)))
+    {
+        return false;
+    }
+    let Some(&last) = body.last() else {
+        return false;
+    };
+    match &cx.stmt(last).kind {
+        StmtKind::Loop { body } => !common::stmts_in(cx.model, body).into_iter().any(|s| {
+            matches!(cx.stmt(s).kind, StmtKind::Break) && cx.source(cx.stmt(s).span).trim() != "break"
+                || matches!(cx.stmt(s).kind, StmtKind::Break)
+                    && !in_select_or_switch(cx, s)
+        }),
+        StmtKind::For { iter, body, .. } => {
+            // `for range time.Tick(d) {}`
+            cx.call(*iter).is_some_and(|c| c.target.as_deref() == Some("time.Tick"))
+                && !common::stmts_in(cx.model, body)
+                    .into_iter()
+                    .any(|s| matches!(cx.stmt(s).kind, StmtKind::Break) && !in_select_or_switch(cx, s))
+        }
+        _ => false,
+    }
+}
+
+fn in_select_or_switch(cx: &FileCx, s: StmtId) -> bool {
+    cx.tree.stmt_ancestors(s).find(|&a| {
+        matches!(
+            cx.stmt(a).kind,
+            StmtKind::Select { .. }
+                | StmtKind::Switch { .. }
+                | StmtKind::Loop { .. }
+                | StmtKind::While { .. }
+                | StmtKind::For { .. }
+        )
+    }).is_some_and(|a| matches!(cx.stmt(a).kind, StmtKind::Select { .. } | StmtKind::Switch { .. }))
+        && cx.source(cx.stmt(s).span).trim() == "break"
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Go,
+    fail: &[r#"
+package app
+
+import "time"
+
+func Poll(stop <-chan struct{}) {
+	tick := time.Tick(time.Minute) // expect
+	for {
+		select {
+		case <-tick:
+			refresh()
+		case <-stop:
+			return
+		}
+	}
+}
+"#],
+    pass: &[r#"
+package app
+
+import "time"
+
+func main() {
+	for range time.Tick(time.Second) {
+		report()
+	}
+}
+
+func loop() {
+	for now := range time.Tick(time.Minute) {
+		flush(now)
+	}
+}
+
+func spin() {
+	c := time.Tick(time.Second)
+	for {
+		<-c
+		beat()
+	}
+}
+"#],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(TimeTickLeak);
+}

@@ -1,0 +1,201 @@
+//! GO028: `time.NewTicker`/`time.NewTimer` never stopped.
+
+use super::common;
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::Parent;
+use unsnarl_model::*;
+
+pub struct TimerNotStopped;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "GO028",
+    name: "timer-not-stopped",
+    category: Category::ResourceLeak,
+    severity: Severity::Medium,
+    languages: &[Language::Go],
+    summary: "A `time.NewTicker`/`time.NewTimer` held in a local variable that is never stopped and not handed on.",
+    docs: r#"
+A ticker or timer created into a local variable on which `Stop` is never
+called (directly or deferred) and which is not returned, stored or passed
+to another function.
+
+## Why
+
+A ticker keeps firing until stopped; a function that returns without
+stopping it leaves it running (and, before Go 1.23, never collected). A
+timer that is not stopped keeps its callback or channel alive until it
+fires. In code that runs per request or per loop iteration they pile up.
+
+## Example
+
+```go
+package app
+
+import "time"
+
+func WaitReady(ready <-chan struct{}) bool {
+	t := time.NewTimer(5 * time.Second)
+	select {
+	case <-ready:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+```
+
+## Fix
+
+```go
+package app
+
+import "time"
+
+func WaitReady(ready <-chan struct{}) bool {
+	t := time.NewTimer(5 * time.Second)
+	defer t.Stop()
+	select {
+	case <-ready:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for TimerNotStopped {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        if common::skip_file(cx) {
+            return;
+        }
+        for (i, st) in cx.model.stmts.iter().enumerate() {
+            let StmtKind::Assign {
+                targets,
+                value: Some(v),
+                ..
+            } = &st.kind
+            else {
+                continue;
+            };
+            let Some(c) = cx.call(*v) else { continue };
+            let what = match c.target.as_deref() {
+                Some("time.NewTicker") => "ticker",
+                Some("time.NewTimer") => "timer",
+                _ => continue,
+            };
+            let [t] = targets.as_slice() else { continue };
+            let Some(name) = cx.model.name_of(*t) else {
+                continue;
+            };
+            let f = cx.tree.stmt_func(StmtId(i as u32));
+            let scope = common::outermost(cx, f);
+            if matches!(common::name_scope(cx, f, name), common::NameScope::Package) {
+                continue;
+            }
+            let handled = common::name_uses(cx, scope, name).into_iter().any(|u| {
+                if u == *t {
+                    return false;
+                }
+                match cx.tree.expr_parent(u) {
+                    Parent::Expr(p) => match &cx.expr(p).kind {
+                        // `t.Stop()` / `t.Reset()`: `t.C` is a read.
+                        ExprKind::Attr { name, .. } => name == "Stop",
+                        _ => true,
+                    },
+                    Parent::Stmt(s) => match &cx.stmt(s).kind {
+                        StmtKind::Assign { targets, .. } => !targets.contains(&u),
+                        _ => true,
+                    },
+                    _ => true,
+                }
+            });
+            if handled {
+                continue;
+            }
+            out.push(cx.finding(
+                &META,
+                st.span,
+                format!(
+                    "this {what} is never stopped: it keeps running (a ticker fires forever) after {} is done with it",
+                    cx.func_display(f)
+                ),
+                format!("`defer {name}.Stop()` right after creating it"),
+            ));
+        }
+    }
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Go,
+    fail: &[r#"
+package app
+
+import "time"
+
+func Heartbeat(stop <-chan struct{}, send func()) {
+	ticker := time.NewTicker(10 * time.Second) // expect
+	for {
+		select {
+		case <-ticker.C:
+			send()
+		case <-stop:
+			return
+		}
+	}
+}
+"#],
+    pass: &[r#"
+package app
+
+import "time"
+
+func Heartbeat(stop <-chan struct{}, send func()) {
+	ticker := time.NewTicker(10 * time.Second)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ticker.C:
+			send()
+		case <-stop:
+			return
+		}
+	}
+}
+
+func Start() *time.Ticker {
+	t := time.NewTicker(time.Second)
+	return t
+}
+
+type Loop struct {
+	t *time.Timer
+}
+
+func (l *Loop) Arm() {
+	t := time.NewTimer(time.Second)
+	l.t = t
+	go watch(t)
+}
+
+func Wait(d time.Duration) {
+	t := time.NewTimer(d)
+	if !t.Stop() {
+		<-t.C
+	}
+}
+"#],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(TimerNotStopped);
+}

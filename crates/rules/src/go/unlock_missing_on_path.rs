@@ -1,0 +1,352 @@
+//! GO022: a mutex (or semaphore channel slot) taken and not released on
+//! some return path.
+
+use super::common;
+use super::flow::{self, Flow};
+use super::locks::{self, Held, HeldSet, LockOp, OpKind};
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use std::collections::BTreeSet;
+use unsnarl_model::walk::{exprs_in_block, exprs_under};
+use unsnarl_model::*;
+
+pub struct UnlockMissingOnPath;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "GO022",
+    name: "unlock-missing-on-path",
+    category: Category::SemaphoreMisuse,
+    severity: Severity::Medium,
+    languages: &[Language::Go],
+    summary: "`Lock()` (or a semaphore-channel acquire) without `defer`, and a return path that leaves without the matching `Unlock()` (or release).",
+    docs: r#"
+A function locks a mutex (or acquires a slot of a semaphore channel with
+`sem <- struct{}{}`) and releases it explicitly, without `defer`, but some
+`return` (typically an early error return) leaves while it is still held.
+
+## Why
+
+The lock stays held after the function returns. The next `Lock` from any
+goroutine blocks forever, so one error path silently freezes every request
+that touches the structure. A semaphore slot that is never released shrinks
+the pool by one each time until nothing can run.
+
+## Example
+
+```go
+package app
+
+import "sync"
+
+type Cache struct {
+	mu    sync.Mutex
+	items map[string]string
+}
+
+func (c *Cache) Set(k, v string) error {
+	c.mu.Lock()
+	if k == "" {
+		return errEmptyKey
+	}
+	c.items[k] = v
+	c.mu.Unlock()
+	return nil
+}
+```
+
+## Fix
+
+Release with `defer` right after acquiring.
+
+```go
+package app
+
+import "sync"
+
+type Cache struct {
+	mu    sync.Mutex
+	items map[string]string
+}
+
+func (c *Cache) Set(k, v string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if k == "" {
+		return errEmptyKey
+	}
+	c.items[k] = v
+	return nil
+}
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for UnlockMissingOnPath {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        if common::skip_file(cx) {
+            return;
+        }
+        for f in cx.model.function_ids() {
+            if f.0 == 0 {
+                continue;
+            }
+            let released = released_in(cx, f);
+            if released.is_empty() {
+                continue;
+            }
+            let mut fl = Paths {
+                leaks: Vec::new(),
+            };
+            flow::run_function(cx, &mut fl, &cx.func(f).body, HeldSet::new());
+            let mut seen = BTreeSet::new();
+            for (ret, h) in fl.leaks {
+                if !released.contains(&h.op.instance) || !seen.insert((h.op.instance.clone(), ret)) {
+                    continue;
+                }
+                let is_sem = h.op.call == ExprId(u32::MAX);
+                let (what, rel) = if is_sem {
+                    ("a slot of semaphore channel", format!("<-{}", h.op.instance))
+                } else {
+                    ("lock", format!("{}.{}", h.op.instance, if h.op.kind == OpKind::RLock { "RUnlock()" } else { "Unlock()" }))
+                };
+                let (span, at) = match ret {
+                    Some(r) => (cx.stmt(r).span, "this return leaves".to_string()),
+                    None => (h.op.span, "a path through the function ends".to_string()),
+                };
+                out.push(cx.finding(
+                    &META,
+                    span,
+                    format!(
+                        "{at} with the {what} `{}` taken at line {} still held: `{rel}` is skipped on this path, and the next acquire blocks forever",
+                        h.op.instance,
+                        common::line_of(cx, h.op.span)
+                    ),
+                    format!("release with `defer {rel}` right after acquiring, so every path releases"),
+                ));
+            }
+        }
+    }
+}
+
+/// The mutexes and semaphore channels the function explicitly releases
+/// (not counting deferred releases).
+fn released_in(cx: &FileCx, f: FuncId) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for s in common::stmts_in(cx.model, &cx.func(f).body) {
+        if matches!(cx.stmt(s).kind, StmtKind::Defer(_) | StmtKind::Go(_)) {
+            continue;
+        }
+        for e in locks::evaluated_exprs(cx, s) {
+            if let Some(op) = locks::lock_op(cx, e)
+                && !op.kind.acquires()
+            {
+                out.insert(op.instance);
+            }
+        }
+        if let StmtKind::Expr(e) = cx.stmt(s).kind
+            && let ExprKind::Recv(ch) = cx.expr(e).kind
+            && let Some(d) = cx.model.dotted(ch)
+        {
+            out.insert(d);
+        }
+    }
+    out
+}
+
+/// `sem <- struct{}{}` on a channel of empty structs: a semaphore acquire.
+fn sem_acquire(cx: &FileCx, s: StmtId) -> Option<String> {
+    let StmtKind::Expr(e) = cx.stmt(s).kind else {
+        return None;
+    };
+    let ExprKind::Send { channel, value } = cx.expr(e).kind else {
+        return None;
+    };
+    let v = cx.source(cx.expr(value).span).replace(' ', "");
+    if v != "struct{}{}" {
+        return None;
+    }
+    cx.model.dotted(channel)
+}
+
+struct Paths {
+    leaks: Vec<(Option<StmtId>, Held)>,
+}
+
+impl Flow for Paths {
+    type S = HeldSet;
+    fn simple(&mut self, cx: &FileCx, s: StmtId, st: &mut HeldSet) {
+        if let Some(ch) = sem_acquire(cx, s) {
+            st.push(Held {
+                op: LockOp {
+                    kind: OpKind::Lock,
+                    instance: ch,
+                    class: None,
+                    recv_path: None,
+                    call: ExprId(u32::MAX),
+                    span: cx.stmt(s).span,
+                },
+                deferred: false,
+            });
+            return;
+        }
+        if let StmtKind::Defer(e) = cx.stmt(s).kind {
+            // `defer func() { <-sem }()` releases a slot at exit.
+            if let Some(g) = common::go_closure(cx, e) {
+                for x in exprs_in_block(cx.model, &cx.func(g).body) {
+                    if let ExprKind::Recv(ch) = cx.expr(x).kind
+                        && let Some(d) = cx.model.dotted(ch)
+                    {
+                        for h in st.iter_mut() {
+                            if h.op.instance == d {
+                                h.deferred = true;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if let StmtKind::Expr(e) = cx.stmt(s).kind
+            && let ExprKind::Recv(ch) = cx.expr(e).kind
+            && let Some(d) = cx.model.dotted(ch)
+            && let Some(i) = st.iter().rposition(|h| h.op.instance == d)
+        {
+            st.remove(i);
+            return;
+        }
+        locks::apply(cx, s, st, &mut |_, _| {});
+    }
+    fn cond(&mut self, cx: &FileCx, e: ExprId, st: &mut HeldSet) {
+        for x in exprs_under(cx.model, e) {
+            locks::apply_expr(cx, x, st, &mut |_, _| {});
+        }
+    }
+    fn exit(&mut self, _cx: &FileCx, ret: Option<StmtId>, st: &HeldSet) {
+        for h in st {
+            if !h.deferred {
+                self.leaks.push((ret, h.clone()));
+            }
+        }
+    }
+    fn join(&self, a: &HeldSet, b: &HeldSet) -> HeldSet {
+        // Held on either path: a path that keeps it is what we look for.
+        let mut v = a.clone();
+        for h in b {
+            if !v.iter().any(|x| x.op.instance == h.op.instance) {
+                v.push(h.clone());
+            }
+        }
+        v
+    }
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Go,
+    fail: &[
+        r#"
+package app
+
+import "sync"
+
+type Cache struct {
+	mu    sync.RWMutex
+	items map[string]string
+}
+
+func (c *Cache) Set(k, v string) error {
+	c.mu.Lock()
+	if k == "" {
+		return errEmptyKey // expect
+	}
+	c.items[k] = v
+	c.mu.Unlock()
+	return nil
+}
+
+func (c *Cache) Get(k string) (string, error) {
+	c.mu.RLock()
+	v, ok := c.items[k]
+	if !ok {
+		return "", errMissing // expect
+	}
+	c.mu.RUnlock()
+	return v, nil
+}
+"#,
+        r#"
+package app
+
+func Run(sem chan struct{}, job Job) error {
+	sem <- struct{}{}
+	if err := job.Prepare(); err != nil {
+		return err // expect
+	}
+	job.Do()
+	<-sem
+	return nil
+}
+"#,
+    ],
+    pass: &[r#"
+package app
+
+import "sync"
+
+type Cache struct {
+	mu    sync.Mutex
+	items map[string]string
+}
+
+func (c *Cache) Set(k, v string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if k == "" {
+		return errEmptyKey
+	}
+	c.items[k] = v
+	return nil
+}
+
+func (c *Cache) Swap(k, v string) (string, error) {
+	c.mu.Lock()
+	old, ok := c.items[k]
+	if !ok {
+		c.mu.Unlock()
+		return "", errMissing
+	}
+	c.items[k] = v
+	c.mu.Unlock()
+	return old, nil
+}
+
+func (c *Cache) lock() {
+	c.mu.Lock()
+}
+
+func Run(sem chan struct{}, job Job) error {
+	sem <- struct{}{}
+	defer func() { <-sem }()
+	return job.Do()
+}
+
+func Spawn(sem chan struct{}, jobs []Job) {
+	for _, j := range jobs {
+		sem <- struct{}{}
+		go func(j Job) {
+			defer func() { <-sem }()
+			j.Do()
+		}(j)
+	}
+}
+"#],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(UnlockMissingOnPath);
+}

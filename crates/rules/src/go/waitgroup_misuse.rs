@@ -1,0 +1,568 @@
+//! GO006: WaitGroup counts that cannot match: `Add` inside the goroutine,
+//! `Done` skipped on a path, `Add(n)` for a different number of goroutines.
+
+use super::common;
+use super::flow::{self, Flow};
+use super::locks::evaluated_exprs;
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::{exprs_in_block, exprs_under};
+use unsnarl_model::*;
+
+pub struct WaitgroupMisuse;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "GO006",
+    name: "waitgroup-misuse",
+    category: Category::OrphanTask,
+    severity: Severity::High,
+    languages: &[Language::Go],
+    summary: "`wg.Add` inside the goroutine it counts, `wg.Done` skipped on some path, or `Add(n)` for a different number of goroutines.",
+    docs: r#"
+Flags WaitGroup bookkeeping that cannot balance:
+
+- `wg.Add(1)` called inside the goroutine it is meant to count, racing
+  with `wg.Wait()`;
+- a goroutine that calls `wg.Done()` without `defer` and can return before
+  it, or that is counted by `Add` but never calls `Done`;
+- `wg.Add(n)` with a constant `n` that differs from the number of
+  goroutines started (one `Add(1)` for a goroutine per loop iteration).
+
+## Why
+
+`Wait` returns when the counter drops to zero. An `Add` inside the goroutine
+may run after `Wait` already returned, so the caller proceeds while work is
+still running (and its results are read half-written). A skipped `Done`
+leaves the counter above zero and `Wait` blocks forever; too many `Done`s
+panic with "negative WaitGroup counter".
+
+## Example
+
+```go
+package app
+
+import "sync"
+
+func Process(items []Item) {
+	var wg sync.WaitGroup
+	for _, it := range items {
+		go func(it Item) {
+			wg.Add(1)
+			defer wg.Done()
+			handle(it)
+		}(it)
+	}
+	wg.Wait()
+}
+```
+
+## Fix
+
+Call `Add` before the `go` statement and `Done` with `defer` as the first
+line of the goroutine.
+
+```go
+package app
+
+import "sync"
+
+func Process(items []Item) {
+	var wg sync.WaitGroup
+	for _, it := range items {
+		wg.Add(1)
+		go func(it Item) {
+			defer wg.Done()
+			handle(it)
+		}(it)
+	}
+	wg.Wait()
+}
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for WaitgroupMisuse {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        if common::skip_file(cx) {
+            return;
+        }
+        add_inside_goroutine(cx, out);
+        for g in cx.model.function_ids() {
+            if common::go_stmt_of_closure(cx, g).is_some() {
+                done_skipped(cx, g, out);
+            }
+        }
+        for f in cx.model.function_ids() {
+            count_mismatch(cx, f, out);
+        }
+    }
+}
+
+/// WaitGroup calls of a block (not in nested functions): (expr, wg, method).
+fn wg_calls<'a>(cx: &FileCx<'a>, body: &Block) -> Vec<(ExprId, String, &'a str)> {
+    exprs_in_block(cx.model, body)
+        .into_iter()
+        .filter_map(|e| common::wg_call(cx, e).map(|(w, m)| (e, w, m)))
+        .collect()
+}
+
+fn waited_in_file(cx: &FileCx, wg: &str) -> bool {
+    let last = wg.rsplit('.').next().unwrap_or(wg);
+    (0..cx.model.exprs.len()).any(|i| {
+        common::wg_call(cx, ExprId(i as u32)).is_some_and(|(w, m)| {
+            m == "Wait" && w.rsplit('.').next().unwrap_or(&w) == last
+        })
+    })
+}
+
+fn add_inside_goroutine(cx: &FileCx, out: &mut Vec<Finding>) {
+    for g in cx.model.function_ids() {
+        if common::go_stmt_of_closure(cx, g).is_none() {
+            continue;
+        }
+        let calls = wg_calls(cx, &cx.func(g).body);
+        for (e, wg, m) in &calls {
+            if *m != "Add" {
+                continue;
+            }
+            let root = wg.split('.').next().unwrap_or(wg);
+            if common::name_scope(cx, g, root) == common::NameScope::Own {
+                continue;
+            }
+            // A goroutine that is itself counted (its `Done` registered
+            // before the `Add`) may add for the goroutines it starts.
+            let counted = calls.iter().any(|(d, w, dm)| {
+                *dm == "Done" && w == wg && cx.expr(*d).span.start < cx.expr(*e).span.start
+            });
+            if counted || !waited_in_file(cx, wg) {
+                continue;
+            }
+            out.push(cx.finding(
+                &META,
+                cx.expr(*e).span,
+                format!(
+                    "`{wg}.Add` runs inside the goroutine it counts: `{wg}.Wait()` can run before it and return while this goroutine is still working"
+                ),
+                format!("call `{wg}.Add(1)` before the `go` statement, and `defer {wg}.Done()` first thing in the goroutine"),
+            ));
+        }
+    }
+}
+
+/// A goroutine calling `Done` without `defer` that can leave before it, or
+/// a goroutine counted right before its `go` statement that never calls
+/// `Done`.
+fn done_skipped(cx: &FileCx, g: FuncId, out: &mut Vec<Finding>) {
+    let body = &cx.func(g).body;
+    let calls = wg_calls(cx, body);
+    let deferred: Vec<String> = common::stmts_in(cx.model, body)
+        .into_iter()
+        .filter_map(|s| match cx.stmt(s).kind {
+            StmtKind::Defer(e) => Some(e),
+            _ => None,
+        })
+        .flat_map(|e| {
+            let mut v: Vec<String> = common::wg_call(cx, e)
+                .filter(|(_, m)| *m == "Done")
+                .map(|(w, _)| w)
+                .into_iter()
+                .collect();
+            if let Some(f) = common::go_closure(cx, e) {
+                v.extend(
+                    wg_calls(cx, &cx.func(f).body)
+                        .into_iter()
+                        .filter(|(_, _, m)| *m == "Done")
+                        .map(|(_, w, _)| w),
+                );
+            }
+            v
+        })
+        .collect();
+    let mut done_wgs: Vec<String> = calls
+        .iter()
+        .filter(|(_, w, m)| *m == "Done" && !deferred.contains(w))
+        .map(|(_, w, _)| w.clone())
+        .collect();
+    done_wgs.dedup();
+    for wg in done_wgs {
+        let mut fl = DoneFlow {
+            wg: &wg,
+            skips: Vec::new(),
+        };
+        flow::run_function(cx, &mut fl, body, false);
+        if let Some(ret) = fl.skips.into_iter().flatten().next() {
+            out.push(cx.finding(
+                &META,
+                cx.stmt(ret).span,
+                format!(
+                    "this return leaves the goroutine without calling `{wg}.Done()`: the counter never reaches zero and `{wg}.Wait()` blocks forever"
+                ),
+                format!("put `defer {wg}.Done()` at the top of the goroutine instead of calling it at the end"),
+            ));
+        }
+    }
+    // Counted by the statement just before `go`, but never done.
+    let Some(go) = common::go_stmt_of_closure(cx, g) else {
+        return;
+    };
+    let Some(prev) = previous_stmt(cx, go) else {
+        return;
+    };
+    let StmtKind::Expr(pe) = cx.stmt(prev).kind else {
+        return;
+    };
+    let Some((wg, "Add")) = common::wg_call(cx, pe) else {
+        return;
+    };
+    let uses_wg = common::with_descendants(cx, g).into_iter().any(|h| {
+        exprs_in_block(cx.model, &cx.func(h).body).into_iter().any(|e| {
+            cx.model.dotted(e).is_some_and(|d| d == wg)
+                || cx.model.name_of(e) == Some(wg.split('.').next().unwrap_or(&wg))
+        })
+    });
+    if !uses_wg && waited_in_file(cx, &wg) {
+        out.push(cx.finding(
+            &META,
+            cx.stmt(go).span,
+            format!(
+                "this goroutine is counted by `{wg}.Add` but never calls `{wg}.Done()`: `{wg}.Wait()` blocks forever"
+            ),
+            format!("add `defer {wg}.Done()` as the first statement of the goroutine"),
+        ));
+    }
+}
+
+/// The statement right before `s` in its block.
+fn previous_stmt(cx: &FileCx, s: StmtId) -> Option<StmtId> {
+    let block: &Block = match cx.tree.stmt_parent(s) {
+        unsnarl_model::walk::Parent::Function(f) => &cx.func(f).body,
+        unsnarl_model::walk::Parent::Stmt(p) => {
+            let mut found = None;
+            unsnarl_model::walk::for_each_stmt_child(cx.model, p, &mut |ch| {
+                if let unsnarl_model::walk::Child::Block(b) = ch
+                    && b.contains(&s)
+                {
+                    found = Some(b);
+                }
+            });
+            found?
+        }
+        _ => return None,
+    };
+    let i = block.iter().position(|&x| x == s)?;
+    i.checked_sub(1).map(|j| block[j])
+}
+
+struct DoneFlow<'a> {
+    wg: &'a str,
+    skips: Vec<Option<StmtId>>,
+}
+
+impl Flow for DoneFlow<'_> {
+    type S = bool;
+    fn simple(&mut self, cx: &FileCx, s: StmtId, st: &mut bool) {
+        if evaluated_exprs(cx, s).into_iter().any(|e| {
+            common::wg_call(cx, e).is_some_and(|(w, m)| m == "Done" && w == self.wg)
+        }) {
+            *st = true;
+        }
+    }
+    fn cond(&mut self, cx: &FileCx, e: ExprId, st: &mut bool) {
+        if exprs_under(cx.model, e).into_iter().any(|x| {
+            common::wg_call(cx, x).is_some_and(|(w, m)| m == "Done" && w == self.wg)
+        }) {
+            *st = true;
+        }
+    }
+    fn exit(&mut self, _cx: &FileCx, ret: Option<StmtId>, st: &bool) {
+        if !*st && ret.is_some() {
+            self.skips.push(ret);
+        }
+    }
+    fn join(&self, a: &bool, b: &bool) -> bool {
+        *a && *b
+    }
+}
+
+/// `wg.Add(n)` with constant `n` in a function that then starts a
+/// different number of goroutines calling `wg.Done()`, and waits.
+fn count_mismatch(cx: &FileCx, f: FuncId, out: &mut Vec<Finding>) {
+    let calls = wg_calls(cx, &cx.func(f).body);
+    let mut waited: Vec<&String> = calls
+        .iter()
+        .filter(|(_, _, m)| *m == "Wait")
+        .map(|(_, w, _)| w)
+        .collect();
+    waited.dedup();
+    for wg in waited {
+        let adds: Vec<ExprId> = calls
+            .iter()
+            .filter(|(_, w, m)| *m == "Add" && w == wg)
+            .map(|(e, _, _)| *e)
+            .collect();
+        let Some(&first_add) = adds.first() else {
+            continue;
+        };
+        let mut total = 0i128;
+        let mut add_in_loop = false;
+        let mut all_const = true;
+        for &a in &adds {
+            let Some(s) = cx.tree.enclosing_stmt(a) else {
+                continue;
+            };
+            if !common::enclosing_loops(cx, s).is_empty() {
+                add_in_loop = true;
+            }
+            match cx.call(a).and_then(|c| c.positional(0)).and_then(|n| cx.model.int_value(n)) {
+                Some(n) => total += n,
+                None => all_const = false,
+            }
+        }
+        if add_in_loop || !all_const {
+            continue;
+        }
+        // The WaitGroup must not be handed to anyone else.
+        let root = wg.split('.').next().unwrap_or(wg);
+        let escapes = exprs_in_block(cx.model, &cx.func(f).body).into_iter().any(|e| {
+            cx.call(e).is_some_and(|c| {
+                c.args.iter().any(|a| {
+                    cx.model.dotted(a.value).is_some_and(|d| d == *wg || d == root)
+                })
+            })
+        });
+        if escapes {
+            continue;
+        }
+        let mut count = 0i128;
+        let mut many = false;
+        for g in common::descendants(cx, f) {
+            if cx.func(g).parent != Some(f) {
+                continue;
+            }
+            let Some(go) = common::go_stmt_of_closure(cx, g) else {
+                continue;
+            };
+            let dones = common::with_descendants(cx, g)
+                .into_iter()
+                .flat_map(|h| wg_calls(cx, &cx.func(h).body))
+                .filter(|(_, w, m)| *m == "Done" && w == wg)
+                .count();
+            if dones == 0 {
+                continue;
+            }
+            if common::enclosing_loops(cx, go).is_empty() {
+                count += 1;
+            } else {
+                many = true;
+            }
+        }
+        if count == 0 && !many {
+            continue;
+        }
+        let msg = if many {
+            format!(
+                "`{wg}.Add({total})` is called once, but a goroutine per loop iteration calls `{wg}.Done()`: the counter goes negative (panic) or `Wait` returns before the work is done"
+            )
+        } else if count != total {
+            format!(
+                "`{wg}.Add({total})` counts {total} goroutine(s) but {count} are started: `{wg}.Wait()` {}",
+                if count < total {
+                    "blocks forever"
+                } else {
+                    "returns early or the counter goes negative (panic)"
+                }
+            )
+        } else {
+            continue;
+        };
+        out.push(cx.finding(
+            &META,
+            cx.expr(first_add).span,
+            msg,
+            format!("call `{wg}.Add(1)` right before each `go` statement (inside the loop), so the count always matches"),
+        ));
+    }
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Go,
+    fail: &[
+        r#"
+package app
+
+import "sync"
+
+func Run(tasks []Task) {
+	var wg sync.WaitGroup
+	for _, t := range tasks {
+		go func(t Task) {
+			wg.Add(1) // expect
+			defer wg.Done()
+			t.Do()
+		}(t)
+	}
+	wg.Wait()
+}
+"#,
+        r#"
+package app
+
+import "sync"
+
+func Run(tasks []Task) error {
+	var wg sync.WaitGroup
+	for _, t := range tasks {
+		wg.Add(1)
+		go func(t Task) {
+			if err := t.Prepare(); err != nil {
+				return // expect
+			}
+			t.Do()
+			wg.Done()
+		}(t)
+	}
+	wg.Wait()
+	return nil
+}
+"#,
+        r#"
+package app
+
+import "sync"
+
+func Run(tasks []Task) {
+	var wg sync.WaitGroup
+	wg.Add(1) // expect
+	for _, t := range tasks {
+		go func(t Task) {
+			defer wg.Done()
+			t.Do()
+		}(t)
+	}
+	wg.Wait()
+}
+"#,
+        r#"
+package app
+
+import "sync"
+
+func Pair(a, b Task) {
+	var wg sync.WaitGroup
+	wg.Add(3) // expect
+	go func() { defer wg.Done(); a.Do() }()
+	go func() { defer wg.Done(); b.Do() }()
+	wg.Wait()
+}
+
+func Lost(a Task) {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // expect
+		a.Do()
+	}()
+	wg.Wait()
+}
+"#,
+    ],
+    pass: &[
+        r#"
+package app
+
+import "sync"
+
+func Run(tasks []Task) {
+	var wg sync.WaitGroup
+	for _, t := range tasks {
+		wg.Add(1)
+		go func(t Task) {
+			defer wg.Done()
+			t.Do()
+		}(t)
+	}
+	wg.Wait()
+}
+"#,
+        r#"
+package app
+
+import "sync"
+
+func Tree(root *Node) {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for _, c := range root.Children {
+			wg.Add(1)
+			go func(c *Node) {
+				defer wg.Done()
+				visit(c)
+			}(c)
+		}
+	}()
+	wg.Wait()
+}
+"#,
+        r#"
+package app
+
+import "sync"
+
+func Pair(a, b Task) {
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); a.Do() }()
+	go func() {
+		if err := b.Prepare(); err != nil {
+			wg.Done()
+			return
+		}
+		b.Do()
+		wg.Done()
+	}()
+	wg.Wait()
+}
+
+func Each(tasks []Task) {
+	var wg sync.WaitGroup
+	wg.Add(len(tasks))
+	for _, t := range tasks {
+		go func(t Task) {
+			defer wg.Done()
+			t.Do()
+		}(t)
+	}
+	wg.Wait()
+}
+"#,
+        r#"
+package app
+
+import "sync"
+
+func Run(tasks []Task) {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go worker(tasks, &wg)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		idle()
+	}()
+	wg.Wait()
+}
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(WaitgroupMisuse);
+}
