@@ -25,7 +25,9 @@ fn lower(lang: Language, text: &str, rel_path: &str) -> FileModel {
 }
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
     for e in rd.flatten() {
         let Ok(ft) = e.file_type() else { continue };
         let p = e.path();
@@ -59,11 +61,17 @@ fn main() {
         else {
             continue;
         };
-        let Ok(text) = std::fs::read_to_string(&p) else { continue };
+        let Ok(text) = std::fs::read_to_string(&p) else {
+            continue;
+        };
         if text.len() > 2 << 20 {
             continue;
         }
-        let rel = p.strip_prefix(&root).unwrap_or(&p).to_string_lossy().replace('\\', "/");
+        let rel = p
+            .strip_prefix(&root)
+            .unwrap_or(&p)
+            .to_string_lossy()
+            .replace('\\', "/");
         files.push((rel, lang, text));
     }
     // Lower on a big-stack thread: parsers recurse.

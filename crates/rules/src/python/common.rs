@@ -1,0 +1,449 @@
+//! Questions the Python rules keep asking: is this shared state, is this
+//! await under a deadline, is this a sleep, which lock is this, who uses
+//! this variable.
+
+use crate::context::FileCx;
+use std::collections::HashSet;
+use unsnarl_model::walk::{Parent, Visitor, walk_block};
+use unsnarl_model::*;
+
+/// `time.sleep`, `asyncio.sleep`, `trio.sleep`, `anyio.sleep`: the call's
+/// duration argument (`None` when there is none) if `c` is a sleep.
+pub fn sleep_arg(c: &Call) -> Option<Option<ExprId>> {
+    match c.target.as_deref()? {
+        "time.sleep"
+        | "asyncio.sleep"
+        | "asyncio.tasks.sleep"
+        | "trio.sleep"
+        | "anyio.sleep"
+        | "gevent.sleep"
+        | "eventlet.sleep" => Some(c.positional(0).or_else(|| {
+            c.kwarg("delay")
+                .or_else(|| c.kwarg("seconds"))
+                .or_else(|| c.kwarg("secs"))
+        })),
+        _ => None,
+    }
+}
+
+/// True when the call is a sleep of a literal zero (a yield, not a wait).
+pub fn is_zero_sleep(cx: &FileCx, c: &Call) -> bool {
+    match sleep_arg(c) {
+        Some(None) => c.target.as_deref() != Some("time.sleep"),
+        Some(Some(a)) => match cx.model.literal(a) {
+            Some(Lit::Int(0)) => true,
+            Some(Lit::Float(f)) => *f == 0.0,
+            _ => false,
+        },
+        None => false,
+    }
+}
+
+/// Context managers that put a deadline on everything awaited inside them.
+const DEADLINE_SCOPES: &[&str] = &[
+    "asyncio.timeout",
+    "asyncio.timeout_at",
+    "asyncio.timeouts.timeout",
+    "async_timeout.timeout",
+    "async_timeout.timeout_at",
+    "anyio.fail_after",
+    "anyio.move_on_after",
+    "trio.fail_after",
+    "trio.move_on_after",
+    "trio.fail_at",
+    "trio.move_on_at",
+];
+
+/// True when a call builds a deadline scope with a real deadline
+/// (`asyncio.timeout(None)` has none).
+pub fn is_deadline_scope(cx: &FileCx, ctx: ExprId) -> bool {
+    let Some(c) = cx.call(cx.model.strip(ctx)) else {
+        return false;
+    };
+    let Some(t) = c.target.as_deref() else {
+        // `async with timeout(5):` from an unknown import.
+        return matches!(
+            c.name.as_str(),
+            "fail_after" | "move_on_after" | "timeout" | "fail_at" | "move_on_at"
+        ) && c.positional(0).is_some_and(|a| !is_none(cx, a));
+    };
+    if DEADLINE_SCOPES.contains(&t) {
+        return c
+            .positional(0)
+            .or_else(|| c.kwarg("delay"))
+            .or_else(|| c.kwarg("seconds"))
+            .or_else(|| c.kwarg("when"))
+            .or_else(|| c.kwarg("deadline"))
+            .is_some_and(|a| !is_none(cx, a));
+    }
+    if matches!(t, "trio.CancelScope" | "anyio.CancelScope") {
+        return c.kwarg("deadline").is_some_and(|a| !is_none(cx, a));
+    }
+    false
+}
+
+pub fn is_none(cx: &FileCx, e: ExprId) -> bool {
+    matches!(cx.model.literal(e), Some(Lit::Null))
+}
+
+/// True when an expression runs under a deadline: inside a timeout scope of
+/// its own function, or wrapped in `asyncio.wait_for(..., t)` /
+/// `asyncio.shield(...)` (when `shield_counts`).
+pub fn under_deadline(cx: &FileCx, e: ExprId, shield_counts: bool) -> bool {
+    for a in cx.tree.expr_ancestors(e) {
+        if let Some(c) = cx.call(a) {
+            match c.target.as_deref() {
+                Some("asyncio.wait_for" | "asyncio.tasks.wait_for" | "anyio.fail_after") => {
+                    let t = c.positional(1).or_else(|| c.kwarg("timeout"));
+                    if t.is_some_and(|t| !is_none(cx, t)) {
+                        return true;
+                    }
+                }
+                Some("asyncio.shield") if shield_counts => return true,
+                _ => {}
+            }
+        }
+    }
+    cx.enclosing_stmts(e)
+        .into_iter()
+        .any(|s| match &cx.stmt(s).kind {
+            StmtKind::With { items, .. } => items
+                .iter()
+                .any(|it| is_deadline_scope(cx, it.ctx) && !cx.contains(it.ctx, e)),
+            _ => false,
+        })
+}
+
+/// The functions nested (at any depth) in `f`, `f` included.
+pub fn func_and_nested(cx: &FileCx, f: FuncId) -> HashSet<FuncId> {
+    let mut out = HashSet::new();
+    out.insert(f);
+    for g in cx.model.function_ids() {
+        if cx.tree.func_ancestors(cx.model, g).any(|a| a == f) {
+            out.insert(g);
+        }
+    }
+    out
+}
+
+/// Every expression of the given functions, in id order.
+pub fn exprs_of(cx: &FileCx, funcs: &HashSet<FuncId>) -> Vec<ExprId> {
+    (0..cx.model.exprs.len() as u32)
+        .map(ExprId)
+        .filter(|&e| {
+            !matches!(cx.tree.expr_parent(e), Parent::Detached) && funcs.contains(&cx.func_of(e))
+        })
+        .collect()
+}
+
+/// The receiver name (`self`) of `f` or of the nearest enclosing method.
+pub fn receiver_of<'a>(cx: &FileCx<'a>, f: FuncId) -> Option<&'a str> {
+    cx.tree
+        .func_ancestors(cx.model, f)
+        .find_map(|g| cx.func(g).receiver.as_deref())
+}
+
+/// The class whose method `f` is (or is nested in).
+pub fn class_of<'a>(cx: &FileCx<'a>, f: FuncId) -> Option<&'a str> {
+    cx.tree
+        .func_ancestors(cx.model, f)
+        .find_map(|g| cx.func(g).class.as_deref())
+}
+
+/// Names assigned at module level (module variables), from the module's
+/// top-level statements (also under `if`/`try`).
+pub fn module_vars(m: &FileModel) -> HashSet<String> {
+    struct V(HashSet<String>);
+    impl Visitor for V {
+        fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
+            match &m.stmt(id).kind {
+                StmtKind::Assign { targets, .. } => {
+                    for &t in targets {
+                        collect_target_names(m, t, &mut self.0);
+                    }
+                    false
+                }
+                StmtKind::If { .. } | StmtKind::Try { .. } | StmtKind::Block(_) => true,
+                _ => false,
+            }
+        }
+    }
+    let mut v = V(HashSet::new());
+    walk_block(m, &m.functions[0].body, &mut v);
+    v.0
+}
+
+fn collect_target_names(m: &FileModel, t: ExprId, out: &mut HashSet<String>) {
+    match &m.expr(t).kind {
+        ExprKind::Name { id, .. } => {
+            out.insert(id.clone());
+        }
+        ExprKind::Collection { elems, .. } => {
+            for &e in elems {
+                collect_target_names(m, e, out);
+            }
+        }
+        ExprKind::Spread(e) => collect_target_names(m, *e, out),
+        _ => {}
+    }
+}
+
+/// Shared state an expression names: a module variable (`cache`, as
+/// `"cache"`) seen from a function, or an attribute of the method's
+/// receiver (`self.cache`, as `"self.cache"`). Subscripts are looked
+/// through (`cache[k]` is `cache`).
+pub fn shared_state(cx: &FileCx, globals: &HashSet<String>, e: ExprId) -> Option<String> {
+    let e = cx.model.strip(e);
+    match &cx.expr(e).kind {
+        ExprKind::Index { obj, .. } => shared_state(cx, globals, *obj),
+        ExprKind::Name { id, resolved } => {
+            let f = cx.func_of(e);
+            if f.0 == 0 {
+                return None;
+            }
+            let module_name = if cx.model.module.is_empty() {
+                id.clone()
+            } else {
+                format!("{}.{id}", cx.model.module)
+            };
+            (globals.contains(id) && resolved.as_deref() == Some(module_name.as_str()))
+                .then(|| id.clone())
+        }
+        ExprKind::Attr { obj, name, .. } => {
+            let recv = receiver_of(cx, cx.func_of(e))?;
+            (cx.model.name_of(*obj) == Some(recv)).then(|| format!("{recv}.{name}"))
+        }
+        _ => None,
+    }
+}
+
+/// A lock taken with `with`/`async with`: a stable identity (`mod.lock`,
+/// `Class.attr`, or the dotted text) and its kind from the knowledge table.
+pub struct LockRef {
+    pub key: String,
+    pub display: String,
+    pub kind: String,
+}
+
+pub fn lock_ref(cx: &FileCx, ctx: ExprId, f: FuncId) -> Option<LockRef> {
+    let ctx = cx.model.strip(ctx);
+    let ty = cx.sema.type_of(ctx)?;
+    let kind = cx.kb.find(Effect::Lock, Some(ty), "")?.kind.clone()?;
+    let display = cx.model.dotted(ctx)?;
+    let key = match &cx.expr(ctx).kind {
+        ExprKind::Name {
+            resolved: Some(r), ..
+        } => r.clone(),
+        ExprKind::Attr { obj, name, .. } => {
+            match (receiver_of(cx, f), class_of(cx, f), cx.model.name_of(*obj)) {
+                (Some(r), Some(c), Some(o)) if r == o => format!("{c}.{name}"),
+                _ => display.clone(),
+            }
+        }
+        _ => display.clone(),
+    };
+    Some(LockRef { key, display, kind })
+}
+
+/// Lock kinds that are thread locks (taken with plain `with`).
+pub fn is_thread_lock(kind: &str) -> bool {
+    matches!(kind, "mutex" | "rlock" | "condition" | "semaphore")
+}
+
+/// The name references (`Name` expressions) of `name` in `funcs`, skipping
+/// functions that bind the name themselves (a parameter of a nested
+/// function shadows it).
+pub fn name_refs(cx: &FileCx, funcs: &HashSet<FuncId>, name: &str) -> Vec<ExprId> {
+    exprs_of(cx, funcs)
+        .into_iter()
+        .filter(|&e| matches!(&cx.expr(e).kind, ExprKind::Name { id, .. } if id == name))
+        .filter(|&e| {
+            let f = cx.func_of(e);
+            !cx.func(f).params.iter().any(|p| p.name == name) || funcs.len() == 1
+        })
+        .collect()
+}
+
+/// True when `e` is (part of) an assignment target.
+pub fn is_store(cx: &FileCx, e: ExprId) -> bool {
+    let mut cur = e;
+    loop {
+        match cx.tree.expr_parent(cur) {
+            Parent::Stmt(s) => {
+                return match &cx.stmt(s).kind {
+                    StmtKind::Assign { targets, .. } => targets.contains(&cur),
+                    StmtKind::For { target, .. } => *target == Some(cur),
+                    StmtKind::With { items, .. } => items.iter().any(|i| i.target == Some(cur)),
+                    _ => false,
+                };
+            }
+            Parent::Expr(p) => match &cx.expr(p).kind {
+                ExprKind::Collection { .. } | ExprKind::Spread(_) => cur = p,
+                ExprKind::AssignExpr { target, .. } => return *target == cur,
+                ExprKind::Comprehension { generators, .. } => {
+                    return generators.iter().any(|g| g.target == cur);
+                }
+                _ => return false,
+            },
+            _ => return false,
+        }
+    }
+}
+
+/// The statement directly after `s` in its block, if any.
+pub fn next_stmt(cx: &FileCx, s: StmtId) -> Option<StmtId> {
+    let block = containing_block(cx, s)?;
+    let i = block.iter().position(|&x| x == s)?;
+    block.get(i + 1).copied()
+}
+
+/// The statements after `s` in its block.
+pub fn stmts_after<'a>(cx: &FileCx<'a>, s: StmtId) -> &'a [StmtId] {
+    match containing_block(cx, s) {
+        Some(b) => match b.iter().position(|&x| x == s) {
+            Some(i) => &b[i + 1..],
+            None => &[],
+        },
+        None => &[],
+    }
+}
+
+/// The block (of a statement or of a function body) that holds `s`.
+pub fn containing_block<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Block> {
+    let holds = |b: &Block| b.contains(&s);
+    match cx.tree.stmt_parent(s) {
+        Parent::Function(f) => Some(&cx.func(f).body).filter(|b| holds(b)),
+        Parent::Stmt(p) => {
+            let mut found = None;
+            unsnarl_model::walk::for_each_stmt_child(cx.model, p, &mut |c| {
+                if let unsnarl_model::walk::Child::Block(b) = c
+                    && found.is_none()
+                    && b.contains(&s)
+                {
+                    found = Some(b);
+                }
+            });
+            found
+        }
+        Parent::Expr(e) => match &cx.expr(e).kind {
+            ExprKind::Block(b) => Some(b).filter(|b| holds(b)),
+            _ => None,
+        },
+        Parent::Detached => None,
+    }
+}
+
+/// True when a statement is a lowered `assert` (an `If` raising in its only
+/// branch, with the same span).
+pub fn is_assert(cx: &FileCx, s: StmtId) -> bool {
+    let st = cx.stmt(s);
+    match &st.kind {
+        StmtKind::If { then, orelse, .. } => {
+            orelse.is_empty()
+                && then.len() == 1
+                && matches!(cx.stmt(then[0]).kind, StmtKind::Raise(_))
+                && cx.stmt(then[0]).span == st.span
+                && cx.source(st.span).starts_with("assert")
+        }
+        _ => false,
+    }
+}
+
+/// The calls of a block, not entering nested functions.
+pub fn calls_in(cx: &FileCx, block: &Block) -> Vec<ExprId> {
+    unsnarl_model::walk::calls_in_block(cx.model, block)
+}
+
+/// True when a block contains an `await` (or `async for`/`async with`).
+pub fn block_awaits(cx: &FileCx, block: &Block) -> bool {
+    !crate::util::awaits_in_block(cx.model, block).is_empty()
+}
+
+/// True for calls that start a task (`create_task`, `ensure_future`,
+/// `loop.create_task`) or a task in a group/nursery.
+pub fn is_task_spawn(cx: &FileCx, c: &Call) -> bool {
+    if crate::python::discarded_task::is_scoped_spawn(cx, c) {
+        return true;
+    }
+    cx.effect(c, Effect::Spawn)
+        .is_some_and(|e| e.kind.as_deref() == Some("task"))
+}
+
+/// The first line of an expression's source, trimmed, for messages.
+pub fn snippet(cx: &FileCx, span: Span) -> String {
+    let s = cx.source(span).lines().next().unwrap_or("").trim();
+    if s.len() > 60 {
+        let mut end = 57;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!("{}...", &s[..end])
+    } else {
+        s.to_string()
+    }
+}
+
+/// True when the expression mentions `random`/`secrets` (jitter).
+pub fn mentions_random(cx: &FileCx, e: ExprId) -> bool {
+    unsnarl_model::walk::exprs_under(cx.model, e)
+        .into_iter()
+        .any(|x| is_random_ref(cx, x))
+}
+
+pub fn is_random_ref(cx: &FileCx, x: ExprId) -> bool {
+    let r = cx
+        .model
+        .resolved(x)
+        .map(str::to_string)
+        .or_else(|| cx.call(x).and_then(|c| c.target.clone()));
+    if let Some(r) = r
+        && (r.starts_with("random.")
+            || r.starts_with("secrets.")
+            || r.starts_with("numpy.random")
+            || r.contains("jitter"))
+    {
+        return true;
+    }
+    match &cx.expr(x).kind {
+        ExprKind::Name { id, .. } => id.to_ascii_lowercase().contains("jitter"),
+        ExprKind::Attr { name, .. } => {
+            let n = name.to_ascii_lowercase();
+            n.contains("jitter") || n == "uniform" || n == "random" || n == "randint"
+        }
+        _ => false,
+    }
+}
+
+/// True when an expression sits in the body of `async with` a task group or
+/// nursery (asyncio, anyio, trio).
+pub fn in_task_group(cx: &FileCx, e: ExprId) -> bool {
+    cx.enclosing_stmts(e)
+        .into_iter()
+        .any(|s| match &cx.stmt(s).kind {
+            StmtKind::With { items, .. } => items
+                .iter()
+                .any(|it| is_task_group_ctx(cx, it.ctx) && !cx.contains(it.ctx, e)),
+            _ => false,
+        })
+}
+
+pub fn is_task_group_ctx(cx: &FileCx, ctx: ExprId) -> bool {
+    let ctx = cx.model.strip(ctx);
+    if let Some(t) = cx.sema.type_of(ctx)
+        && matches!(
+            t,
+            "asyncio.TaskGroup" | "anyio.abc.TaskGroup" | "trio.Nursery"
+        )
+    {
+        return true;
+    }
+    let Some(c) = cx.call(ctx) else {
+        return false;
+    };
+    let name = c.target.as_deref().unwrap_or(&c.name);
+    let last = name.rsplit('.').next().unwrap_or(name);
+    matches!(
+        last,
+        "TaskGroup" | "create_task_group" | "open_nursery" | "Nursery"
+    )
+}
