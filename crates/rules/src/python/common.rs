@@ -447,3 +447,119 @@ pub fn is_task_group_ctx(cx: &FileCx, ctx: ExprId) -> bool {
         "TaskGroup" | "create_task_group" | "open_nursery" | "Nursery"
     )
 }
+
+/// True when `e` is a condition variable (`threading.Condition`,
+/// `asyncio.Condition`, trio/anyio conditions), by type or, for untyped
+/// receivers, by a name like `cond`/`cv`/`condition`.
+pub fn is_condition(cx: &FileCx, e: ExprId) -> bool {
+    let e = cx.model.strip(e);
+    if let Some(t) = cx.sema.type_of(e) {
+        return cx
+            .kb
+            .find(Effect::Lock, Some(t), "")
+            .is_some_and(|en| matches!(en.kind.as_deref(), Some("condition" | "async-condition")));
+    }
+    cx.model.dotted(e).is_some_and(|d| {
+        let last = d
+            .rsplit('.')
+            .next()
+            .unwrap_or(&d)
+            .trim_start_matches('_')
+            .to_ascii_lowercase();
+        last == "cond"
+            || last == "cv"
+            || last == "condition"
+            || last.ends_with("_cond")
+            || last.ends_with("_cv")
+            || last.ends_with("_condition")
+            || last == "not_empty"
+            || last == "not_full"
+    })
+}
+
+/// The `with`/`async with` statements around an expression that take
+/// something whose dotted text is `name`.
+pub fn inside_with_of(cx: &FileCx, e: ExprId, names: &[String]) -> bool {
+    cx.enclosing_stmts(e)
+        .into_iter()
+        .any(|s| match &cx.stmt(s).kind {
+            StmtKind::With { items, .. } => items.iter().any(|it| {
+                !cx.contains(it.ctx, e)
+                    && cx
+                        .model
+                        .dotted(it.ctx)
+                        .is_some_and(|d| names.iter().any(|n| *n == d))
+            }),
+            _ => false,
+        })
+}
+
+/// Methods that close or release: awaited in cleanup on purpose, and
+/// bounded by the transport in practice.
+pub fn is_close_like(name: &str) -> bool {
+    matches!(
+        name,
+        "close"
+            | "aclose"
+            | "wait_closed"
+            | "shutdown"
+            | "release"
+            | "cancel"
+            | "unlink"
+            | "disconnect"
+            | "terminate"
+            | "kill"
+            | "stop"
+            | "__aexit__"
+    )
+}
+
+/// An awaited call that waits on the network or the disk: a known I/O
+/// coroutine, an I/O verb on an untyped receiver, or a coroutine of this
+/// project that itself awaits such a call (one level deep).
+pub fn is_io_call(cx: &FileCx, c: &Call) -> bool {
+    if is_close_like(&c.name) {
+        return false;
+    }
+    if let Some(e) = cx.effect(c, Effect::AsyncApi) {
+        return e.kind.as_deref() == Some("io");
+    }
+    if crate::util::is_io_method_call(c) {
+        return true;
+    }
+    let Some(t) = c.target.as_deref() else {
+        return false;
+    };
+    // A coroutine of this file.
+    if let Some(f) = cx.model.function_ids().find(|&f| cx.func(f).qualname == t) {
+        if !cx.func(f).is_async {
+            return false;
+        }
+        return unsnarl_model::walk::calls_in_block(cx.model, &cx.func(f).body)
+            .into_iter()
+            .any(|e| {
+                cx.is_awaited(e)
+                    && cx.call(e).is_some_and(|ic| {
+                        !is_close_like(&ic.name)
+                            && (cx
+                                .effect(ic, Effect::AsyncApi)
+                                .is_some_and(|en| en.kind.as_deref() == Some("io"))
+                                || crate::util::is_io_method_call(ic))
+                    })
+            });
+    }
+    // A coroutine of another module.
+    let Some(i) = cx.index.resolve(cx.lang, t) else {
+        return false;
+    };
+    let s = cx.index.summary(i);
+    s.is_async
+        && s.calls.iter().any(|site| {
+            let last = site.target.rsplit('.').next().unwrap_or("");
+            !is_close_like(last)
+                && cx
+                    .kb
+                    .find(Effect::AsyncApi, Some(&site.target), last)
+                    .is_some_and(|en| en.kind.as_deref() == Some("io"))
+        })
+}

@@ -1,9 +1,12 @@
 //! Rules for Python (asyncio, threading, trio/anyio).
 
+pub mod acquire_without_release;
+pub mod await_in_cleanup;
 pub mod blocking_call;
 pub mod cancellation_swallowed;
 pub mod check_then_await;
 pub(crate) mod common;
+pub mod condvar_wait_if;
 pub mod cpu_heavy_call;
 pub mod critical_section_io;
 pub mod discarded_task;
@@ -13,10 +16,16 @@ pub mod lock_across_await;
 pub mod lock_order;
 pub mod lost_update;
 pub mod missing_await;
+pub mod network_await_without_deadline;
+pub mod notify_without_lock;
 pub mod path_toctou;
+pub mod request_without_timeout;
+pub mod retry_without_backoff;
 pub mod shield_without_owner;
 pub mod sync_over_async;
 pub mod task_set_leak;
+pub mod tenacity_unbounded;
 pub mod thread_shared_mutation;
 pub mod unbounded_fanout;
 pub mod unbounded_queue;
+pub mod wait_first_completed;

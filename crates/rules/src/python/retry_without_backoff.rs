@@ -1,0 +1,352 @@
+//! PY027: retry loops with no backoff or a fixed one.
+
+use crate::context::FileCx;
+use crate::python::common::{is_random_ref, is_zero_sleep, sleep_arg};
+use crate::rule::{Examples, Rule, RuleMeta};
+use crate::util::always_raises;
+use unsnarl_model::walk::{Visitor, exprs_in_block, exprs_under, walk_block};
+use unsnarl_model::*;
+
+pub struct RetryWithoutBackoff;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "PY027",
+    name: "retry-without-backoff",
+    category: Category::RetryStorm,
+    severity: Severity::High,
+    languages: &[Language::Python],
+    summary: "A retry loop (`for attempt in range(n)` or `while True` around `try`/`except`) retries with no sleep, or sleeps a constant time with no jitter.",
+    docs: r#"
+A loop that retries a call: a `for ... in range(...)`, `itertools.count()`
+or `while` loop around a `try` whose success path leaves the loop
+(`return`/`break`) and whose `except` path goes round again. Reported when
+the loop never sleeps between attempts, or only sleeps a constant duration
+with no random jitter.
+
+## Why
+
+When a dependency blips, every client retries at once. Without backoff
+they hammer it at full speed exactly when it has the least capacity; with
+a fixed delay they come back in synchronized waves. Either way the retries
+can keep the dependency down after the original cause is gone (a
+metastable failure), and with retries at several layers the load is
+multiplied.
+
+## Example
+
+```python
+async def fetch_with_retry(client, url):
+    for attempt in range(5):
+        try:
+            return await client.get(url)
+        except ConnectionError:
+            continue
+    raise RuntimeError("gave up")
+```
+
+## Fix
+
+Exponential backoff with full jitter, within the caller's deadline.
+
+```python
+import asyncio
+import random
+
+async def fetch_with_retry(client, url):
+    for attempt in range(5):
+        try:
+            return await client.get(url)
+        except ConnectionError:
+            await asyncio.sleep(random.uniform(0, min(10, 0.1 * 2 ** attempt)))
+    raise RuntimeError("gave up")
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for RetryWithoutBackoff {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        for s in 0..cx.model.stmts.len() as u32 {
+            let s = StmtId(s);
+            if matches!(
+                cx.tree.stmt_parent(s),
+                unsnarl_model::walk::Parent::Detached
+            ) {
+                continue;
+            }
+            let Some(body) = retry_loop_body(cx, s) else {
+                continue;
+            };
+            if cx.func(cx.tree.stmt_func(s)).is_test {
+                continue;
+            }
+            let sleeps: Vec<ExprId> = exprs_in_block(cx.model, body)
+                .into_iter()
+                .filter(|&e| {
+                    cx.call(e)
+                        .is_some_and(|c| sleep_arg(c).is_some() && !is_zero_sleep(cx, c))
+                })
+                .collect();
+            let jitter = exprs_in_block(cx.model, body)
+                .into_iter()
+                .any(|e| is_random_ref(cx, e));
+            if jitter {
+                continue;
+            }
+            if sleeps.is_empty() {
+                out.push(cx.finding(
+                    &META,
+                    loop_header(cx, s),
+                    "this retry loop tries again immediately after a failure: when the dependency is struggling, every client retries at full speed and keeps it down",
+                    "sleep between attempts with exponential backoff and full jitter (`random.uniform(0, min(cap, base * 2 ** attempt))`), and stop within the caller's deadline",
+                ));
+                continue;
+            }
+            let changing = changing_names(cx, s, body);
+            let constant = sleeps.iter().all(|&e| {
+                let c = cx.call(e).unwrap();
+                sleep_arg(c)
+                    .flatten()
+                    .is_some_and(|a| is_constant(cx, a, &changing))
+            });
+            if constant {
+                out.push(cx.finding(
+                    &META,
+                    cx.expr(sleeps[0]).span,
+                    "this retry loop waits a fixed delay between attempts with no jitter: clients that failed together retry together, in synchronized waves against the recovering dependency",
+                    "use exponential backoff with random jitter (`random.uniform(0, min(cap, base * 2 ** attempt))`)",
+                ));
+            }
+        }
+    }
+}
+
+/// The span of the loop's first line.
+fn loop_header(cx: &FileCx, s: StmtId) -> Span {
+    let sp = cx.stmt(s).span;
+    let text = cx.source(sp);
+    let end = text.find('\n').map_or(sp.end, |i| sp.start + i as u32);
+    Span::new(sp.start, end)
+}
+
+/// The body of a retry loop: a counted or unconditional loop around a
+/// `try` whose success path leaves the loop and whose handler loops again.
+fn retry_loop_body<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Block> {
+    let body = match &cx.stmt(s).kind {
+        StmtKind::For { iter, body, .. } => {
+            let c = cx.call(cx.model.strip(*iter))?;
+            match c.target.as_deref() {
+                Some("builtins.range") => {
+                    // `range(len(xs))` walks alternatives, it does not retry.
+                    if c.args.iter().any(|a| {
+                        cx.call(a.value)
+                            .is_some_and(|ic| ic.target.as_deref() == Some("builtins.len"))
+                    }) {
+                        return None;
+                    }
+                }
+                Some("itertools.count") => {}
+                _ => return None,
+            }
+            body
+        }
+        StmtKind::While { body, .. } | StmtKind::Loop { body } => body,
+        _ => return None,
+    };
+    for &st in body {
+        let StmtKind::Try {
+            body: tb,
+            handlers,
+            orelse,
+            ..
+        } = &cx.stmt(st).kind
+        else {
+            continue;
+        };
+        if handlers.is_empty() || calls_nothing(cx, tb) {
+            continue;
+        }
+        let leaves = exits_loop(cx, tb) || exits_loop(cx, orelse) || after_try_breaks(cx, body, st);
+        let retries = handlers
+            .iter()
+            .any(|h| !always_raises(cx.model, &h.body) && !exits_loop(cx, &h.body));
+        if leaves && retries {
+            return Some(body);
+        }
+    }
+    None
+}
+
+fn calls_nothing(cx: &FileCx, b: &Block) -> bool {
+    unsnarl_model::walk::calls_in_block(cx.model, b).is_empty()
+}
+
+/// A `return` or `break` at this loop's level (not in nested loops).
+fn exits_loop(cx: &FileCx, b: &Block) -> bool {
+    struct V(bool);
+    impl Visitor for V {
+        fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
+            match m.stmt(id).kind {
+                StmtKind::Return(_) | StmtKind::Break => {
+                    self.0 = true;
+                    false
+                }
+                StmtKind::For { .. } | StmtKind::While { .. } | StmtKind::Loop { .. } => false,
+                _ => true,
+            }
+        }
+    }
+    let mut v = V(false);
+    walk_block(cx.model, b, &mut v);
+    v.0
+}
+
+/// `try: ... except: continue` followed by `break`/`return` in the loop.
+fn after_try_breaks(cx: &FileCx, body: &Block, t: StmtId) -> bool {
+    let Some(i) = body.iter().position(|&x| x == t) else {
+        return false;
+    };
+    body[i + 1..]
+        .iter()
+        .any(|&s| matches!(cx.stmt(s).kind, StmtKind::Break | StmtKind::Return(_)))
+}
+
+/// Names assigned in the loop (and the loop variable): a delay that uses
+/// them changes between attempts.
+fn changing_names(cx: &FileCx, s: StmtId, body: &Block) -> Vec<String> {
+    let mut out = Vec::new();
+    if let StmtKind::For {
+        target: Some(t), ..
+    } = &cx.stmt(s).kind
+    {
+        for x in exprs_under(cx.model, *t) {
+            if let Some(n) = cx.model.name_of(x) {
+                out.push(n.to_string());
+            }
+        }
+    }
+    struct V<'a>(&'a mut Vec<String>);
+    impl Visitor for V<'_> {
+        fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
+            if let StmtKind::Assign { targets, .. } = &m.stmt(id).kind {
+                for &t in targets {
+                    if let Some(d) = m.dotted(t) {
+                        self.0.push(d);
+                    }
+                }
+            }
+            true
+        }
+    }
+    walk_block(cx.model, body, &mut V(&mut out));
+    out
+}
+
+/// A delay that is the same on every attempt: literals and names not
+/// assigned in the loop, combined with arithmetic.
+fn is_constant(cx: &FileCx, e: ExprId, changing: &[String]) -> bool {
+    exprs_under(cx.model, e)
+        .into_iter()
+        .all(|x| match &cx.expr(x).kind {
+            ExprKind::Literal(_) | ExprKind::Binary { .. } | ExprKind::Unary { .. } => true,
+            ExprKind::Name { id, .. } => !changing.iter().any(|c| c == id),
+            ExprKind::Attr { .. } => cx
+                .model
+                .dotted(x)
+                .is_some_and(|d| !changing.iter().any(|c| *c == d)),
+            _ => false,
+        })
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Python,
+    fail: &[
+        r#"
+async def fetch_with_retry(client, url):
+    for attempt in range(5):  # expect
+        try:
+            return await client.get(url)
+        except ConnectionError:
+            continue
+    raise RuntimeError("gave up")
+"#,
+        r#"
+import time
+import requests
+
+RETRY_DELAY = 2
+
+def post_event(evt):
+    while True:
+        try:
+            requests.post("https://hooks.example/e", json=evt, timeout=5)
+            break
+        except requests.RequestException:
+            time.sleep(RETRY_DELAY)  # expect
+"#,
+        r#"
+import asyncio
+
+async def connect(host):
+    for _ in range(10):
+        try:
+            conn = await open_db(host)
+        except OSError:
+            await asyncio.sleep(1)  # expect
+        else:
+            return conn
+"#,
+    ],
+    pass: &[
+        r#"
+import asyncio
+import random
+
+async def fetch_with_retry(client, url):
+    for attempt in range(5):
+        try:
+            return await client.get(url)
+        except ConnectionError:
+            await asyncio.sleep(random.uniform(0, min(10, 0.1 * 2 ** attempt)))
+    raise RuntimeError("gave up")
+"#,
+        r#"
+import asyncio
+
+async def worker(queue):
+    while True:
+        try:
+            item = await queue.get()
+            await handle(item)
+        except Exception:
+            log_failure()
+            continue
+
+def first_alive(hosts):
+    for i in range(len(hosts)):
+        try:
+            return ping(hosts[i])
+        except OSError:
+            continue
+
+async def backoff(op):
+    delay = 0.1
+    for attempt in range(5):
+        try:
+            return await op()
+        except OSError:
+            await asyncio.sleep(delay)
+            delay *= 2
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(RetryWithoutBackoff);
+}
