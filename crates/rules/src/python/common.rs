@@ -563,3 +563,28 @@ pub fn is_io_call(cx: &FileCx, c: &Call) -> bool {
                     .is_some_and(|en| en.kind.as_deref() == Some("io"))
         })
 }
+
+/// The function of this file a callable argument names: a lambda, a
+/// module-level or nested `def`, or a method through `self.m`.
+pub fn local_callable(cx: &FileCx, a: ExprId) -> Option<FuncId> {
+    let a = cx.model.strip(a);
+    match &cx.expr(a).kind {
+        ExprKind::Closure(f) => Some(*f),
+        ExprKind::Name { id, resolved } => {
+            let outer = cx.func_of(a);
+            cx.model.function_ids().find(|&f| {
+                let func = cx.func(f);
+                !func.name.is_empty()
+                    && (resolved.as_deref() == Some(func.qualname.as_str())
+                        || (func.name == *id && func.parent == Some(outer)))
+            })
+        }
+        ExprKind::Attr {
+            resolved: Some(r), ..
+        } => cx.model.function_ids().find(|&f| cx.func(f).qualname == *r),
+        ExprKind::Call(c) if c.target.as_deref() == Some("functools.partial") => {
+            local_callable(cx, c.positional(0)?)
+        }
+        _ => None,
+    }
+}

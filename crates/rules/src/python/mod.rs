@@ -1,6 +1,8 @@
 //! Rules for Python (asyncio, threading, trio/anyio).
 
 pub mod acquire_without_release;
+pub mod amqp_no_prefetch;
+pub mod async_generator_not_closed;
 pub mod await_in_cleanup;
 pub mod blocking_call;
 pub mod cancellation_swallowed;
@@ -17,15 +19,23 @@ pub mod lock_order;
 pub mod lost_update;
 pub mod missing_await;
 pub mod network_await_without_deadline;
+pub mod notify_all_for_one;
 pub mod notify_without_lock;
 pub mod path_toctou;
+pub mod periodic_without_jitter;
 pub mod request_without_timeout;
 pub mod retry_without_backoff;
 pub mod shield_without_owner;
+pub mod signal_handler_work;
+pub mod signal_in_asyncio;
+pub mod sleep_synchronization;
+pub mod sync_bridge_from_async;
 pub mod sync_over_async;
 pub mod task_set_leak;
 pub mod tenacity_unbounded;
 pub mod thread_shared_mutation;
 pub mod unbounded_fanout;
 pub mod unbounded_queue;
+pub mod uncancel_in_app_code;
 pub mod wait_first_completed;
+pub mod write_without_drain;
