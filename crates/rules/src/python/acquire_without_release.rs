@@ -86,6 +86,22 @@ fn delegates(name: &str) -> bool {
         || name.starts_with("acquire_")
 }
 
+/// Methods of a class that is itself a synchronization primitive (it
+/// defines `release` or a context manager protocol): acquisition and
+/// release are split across its methods by design.
+fn in_primitive_class(cx: &FileCx, f: FuncId) -> bool {
+    let Some(class) = crate::python::common::class_of(cx, f) else {
+        return false;
+    };
+    cx.model.functions.iter().any(|g| {
+        g.class.as_deref() == Some(class)
+            && matches!(
+                g.name.as_str(),
+                "release" | "__exit__" | "__aexit__" | "__enter__" | "__aenter__"
+            )
+    })
+}
+
 impl Rule for AcquireWithoutRelease {
     fn meta(&self) -> &'static RuleMeta {
         &META
@@ -107,7 +123,7 @@ impl Rule for AcquireWithoutRelease {
             };
             let f = cx.func_of(id);
             let func = cx.func(f);
-            if delegates(&func.name) || func.is_test {
+            if delegates(&func.name) || func.is_test || in_primitive_class(cx, f) {
                 continue;
             }
             let Some(s) = cx.tree.enclosing_stmt(id) else {
@@ -160,6 +176,23 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
             break;
         }
     }
+    // A probe: the release is the very next statement.
+    let first_after = match &cx.stmt(s).kind {
+        StmtKind::If { cond, then, .. } if cx.contains(*cond, acquire) => then.first().copied(),
+        _ => stmts_after(cx, s).first().copied(),
+    };
+    if let Some(n) = first_after
+        && let StmtKind::Expr(x) = cx.stmt(n).kind
+        && cx.call(x).is_some_and(|c| c.name == "release")
+        && cx
+            .call(x)
+            .and_then(|c| c.receiver)
+            .and_then(|r| cx.model.dotted(r))
+            .as_deref()
+            == Some(name)
+    {
+        return None;
+    }
     // `if sem.acquire(blocking=False):` with the try in the branch.
     if let StmtKind::If { cond, then, .. } = &cx.stmt(s).kind
         && cx.contains(*cond, acquire)
@@ -185,8 +218,9 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
                     })
                 })
         };
+        let attr = name.rsplit('.').next().unwrap_or(name);
         let elsewhere = (0..cx.model.exprs.len() as u32).map(ExprId).any(|x| {
-            is_release_of(cx, x, name)
+            is_release_of_attr(cx, x, attr)
                 && !matches!(cx.tree.expr_parent(x), Parent::Detached)
                 && !acquires_in(cx.func_of(x))
         });
@@ -202,6 +236,14 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
 fn is_release_of(cx: &FileCx, e: ExprId, name: &str) -> bool {
     matches!(&cx.expr(e).kind, ExprKind::Attr { obj, name: m, .. }
         if m == "release" && cx.model.dotted(*obj).as_deref() == Some(name))
+}
+
+/// `<anything>.<attr>.release`: a release of the same attribute reached
+/// through another object (`executor._idle_semaphore.release()`).
+fn is_release_of_attr(cx: &FileCx, e: ExprId, attr: &str) -> bool {
+    matches!(&cx.expr(e).kind, ExprKind::Attr { obj, name: m, .. }
+        if m == "release"
+            && cx.model.dotted(*obj).is_some_and(|d| d.rsplit('.').next() == Some(attr)))
 }
 
 fn releases(cx: &FileCx, block: &Block, name: &str) -> bool {
@@ -282,6 +324,12 @@ def nonblocking(state):
             state.apply()
         finally:
             lock.release()
+
+def is_owned(lock2: threading.Lock):
+    if lock2.acquire(False):
+        lock2.release()
+        return False
+    return True
 
 def guarded(state):
     if not lock.acquire(timeout=5):

@@ -80,7 +80,9 @@ impl Rule for AsyncGeneratorNotClosed {
             else {
                 continue;
             };
-            if matches!(cx.tree.stmt_parent(s), Parent::Detached) {
+            if matches!(cx.tree.stmt_parent(s), Parent::Detached)
+                || cx.func(cx.tree.stmt_func(s)).is_test
+            {
                 continue;
             }
             let Some(gen_name) = async_generator_call(cx, *iter) else {

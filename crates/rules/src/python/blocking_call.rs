@@ -7,6 +7,10 @@ use unsnarl_model::*;
 
 pub struct BlockingCall;
 
+/// Longest helper chain reported (calls from the coroutine to the blocking
+/// call, counted as related locations).
+const MAX_CHAIN_SHOWN: usize = 4;
+
 pub static META: RuleMeta = RuleMeta {
     id: "PY002",
     name: "blocking-call-in-async",
@@ -65,7 +69,21 @@ impl Rule for BlockingCall {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
-        blocking::check(cx, &META, Effect::Blocking, |cx, f| cx.runs_on_loop(f), out);
+        let mut found = Vec::new();
+        blocking::check(
+            cx,
+            &META,
+            Effect::Blocking,
+            |cx, f| cx.runs_on_loop(f) && !cx.func(f).is_test,
+            &mut found,
+        );
+        // Chains through many layers of helpers are rarely what the author
+        // of the coroutine can act on (they end deep inside libraries).
+        out.extend(
+            found
+                .into_iter()
+                .filter(|f| f.related.len() <= MAX_CHAIN_SHOWN),
+        );
     }
 }
 

@@ -111,10 +111,21 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
     if awaits_in_block(cx.model, body).is_empty() || reaps_cancelled_task(cx, fid, t, body) {
         return;
     }
-    for h in handlers {
+    for (i, h) in handlers.iter().enumerate() {
+        // An earlier handler already took the cancellation.
+        if handlers[..i]
+            .iter()
+            .any(|p| p.types.iter().any(|t| is_cancel_type(t)))
+        {
+            break;
+        }
         let caught = if h.types.is_empty() {
             "a bare `except:`".to_string()
-        } else if let Some(ty) = h.types.iter().find(|t| CANCEL_TYPES.contains(&t.as_str())) {
+        } else if let Some(ty) = h
+            .types
+            .iter()
+            .find(|t| is_cancel_type(t) || t.as_str() == "BaseException")
+        {
             format!("`except {ty}`")
         } else {
             continue;
@@ -135,6 +146,11 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
     }
 }
 
+/// A handler type that is the cancellation exception itself.
+fn is_cancel_type(t: &str) -> bool {
+    (CANCEL_TYPES.contains(&t) && t != "BaseException") || t.contains("get_cancelled_exc_class")
+}
+
 /// `if isinstance(e, CancelledError): raise` somewhere in the handler.
 fn reraises_cancellation(cx: &FileCx, body: &Block) -> bool {
     let mentions = unsnarl_model::walk::exprs_in_block(cx.model, body)
@@ -143,7 +159,17 @@ fn reraises_cancellation(cx: &FileCx, body: &Block) -> bool {
             cx.model
                 .resolved(e)
                 .or_else(|| cx.model.name_of(e))
-                .is_some_and(|n| n.ends_with("CancelledError") || n.ends_with("Cancelled"))
+                .is_some_and(|n| {
+                    n.ends_with("CancelledError")
+                        || n.ends_with("Cancelled")
+                        // `isinstance(exc, Exception)`: re-raise what is not
+                        // an ordinary error.
+                        || n == "builtins.Exception"
+                        || n == "Exception"
+                })
+                || cx
+                    .call(e)
+                    .is_some_and(|c| c.name == "cancelling" || c.name == "get_cancelled_exc_class")
         });
     let mut has_raise = false;
     struct R<'a>(&'a mut bool);
@@ -260,6 +286,25 @@ async def stop(task):
         await task
     except asyncio.CancelledError:
         pass
+
+async def wait_released(fut):
+    try:
+        await fut
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            raise
+
+async def run_coro(coro, future):
+    try:
+        retval = await coro
+    except asyncio.CancelledError:
+        future.cancel()
+        raise
+    except BaseException as exc:
+        future.set_exception(exc)
+        if not isinstance(exc, Exception):
+            raise
 
 def sync_code():
     try:

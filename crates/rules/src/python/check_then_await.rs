@@ -213,11 +213,67 @@ fn act_after_await(
         let value_awaits = exprs_under(cx.model, *v)
             .into_iter()
             .any(|y| matches!(cx.expr(y).kind, ExprKind::Await(_)));
-        if value_awaits || first_await < cx.stmt(w).span.start {
+        if value_awaits
+            || (first_await < cx.stmt(w).span.start && uses_awaited_value(cx, then, w, *v))
+        {
             return Some((w, key));
         }
     }
     None
+}
+
+/// The written value uses a local that holds an awaited result (`resp =
+/// await ...`, `async with ... as resp`), assigned earlier in the branch.
+fn uses_awaited_value(cx: &FileCx, then: &Block, w: StmtId, value: ExprId) -> bool {
+    let before = cx.stmt(w).span.start;
+    let mut awaited: HashSet<String> = HashSet::new();
+    for s in 0..cx.model.stmts.len() as u32 {
+        let s = StmtId(s);
+        let st = cx.stmt(s);
+        if st.span.start >= before || !in_block(cx, then, s) {
+            continue;
+        }
+        let (targets, source): (Vec<ExprId>, Option<ExprId>) = match &st.kind {
+            StmtKind::Assign {
+                targets,
+                value: Some(v),
+                ..
+            } => (targets.clone(), Some(*v)),
+            StmtKind::With {
+                items,
+                is_async: true,
+                ..
+            } => (items.iter().filter_map(|i| i.target).collect(), None),
+            StmtKind::For {
+                target: Some(t),
+                is_async: true,
+                ..
+            } => (vec![*t], None),
+            _ => continue,
+        };
+        let from_await = source.is_none_or(|v| {
+            exprs_under(cx.model, v).into_iter().any(|y| {
+                matches!(cx.expr(y).kind, ExprKind::Await(_))
+                    || cx.model.name_of(y).is_some_and(|n| awaited.contains(n))
+            })
+        });
+        if from_await {
+            for t in targets {
+                for y in exprs_under(cx.model, t) {
+                    if let Some(n) = cx.model.name_of(y) {
+                        awaited.insert(n.to_string());
+                    }
+                }
+            }
+        }
+    }
+    exprs_under(cx.model, value)
+        .into_iter()
+        .any(|y| cx.model.name_of(y).is_some_and(|n| awaited.contains(n)))
+}
+
+fn in_block(cx: &FileCx, block: &Block, s: StmtId) -> bool {
+    block.contains(&s) || cx.tree.stmt_ancestors(s).any(|a| block.contains(&a))
 }
 
 fn under_lock(cx: &FileCx, s: StmtId) -> bool {
@@ -292,6 +348,19 @@ class Repo:
         if uid not in seen:
             seen[uid] = await fetch(uid)
         return seen
+
+class Lock:
+    async def acquire(self, task):
+        if self._owner is None:
+            await checkpoint()
+            self._owner = task
+
+    async def disconnected(self):
+        if not self._is_disconnected:
+            message = await self._receive()
+            if message["type"] == "http.disconnect":
+                self._is_disconnected = True
+        return self._is_disconnected
 
 def sync_memo(k, d={}):
     if k not in d:

@@ -362,7 +362,7 @@ pub fn block_awaits(cx: &FileCx, block: &Block) -> bool {
 /// True for calls that start a task (`create_task`, `ensure_future`,
 /// `loop.create_task`) or a task in a group/nursery.
 pub fn is_task_spawn(cx: &FileCx, c: &Call) -> bool {
-    if crate::python::discarded_task::is_scoped_spawn(cx, c) {
+    if cx.effect(c, Effect::ScopedSpawn).is_some() {
         return true;
     }
     cx.effect(c, Effect::Spawn)

@@ -201,6 +201,16 @@ fn offence(cx: &FileCx, fid: FuncId, c: &Call, loop_vars: &[String]) -> Option<S
         {
             return None;
         }
+        // `os.waitpid(pid, os.WNOHANG)` polls without blocking.
+        let polls = c.args.iter().any(|a| {
+            cx.model
+                .resolved(a.value)
+                .or_else(|| cx.model.name_of(a.value))
+                .is_some_and(|n| n.ends_with("WNOHANG"))
+        });
+        if polls {
+            return None;
+        }
         return Some(e.what.clone());
     }
     if cx.effect(c, Effect::Logging).is_some() {

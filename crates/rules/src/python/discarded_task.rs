@@ -65,7 +65,7 @@ impl Rule for DiscardedTask {
         for (i, e) in cx.model.exprs.iter().enumerate() {
             let ExprKind::Call(c) = &e.kind else { continue };
             let id = ExprId(i as u32);
-            if is_scoped_spawn(cx, c) {
+            if is_scoped_spawn(cx, c) || cx.func(cx.func_of(id)).is_test {
                 continue;
             }
             let Some(entry) = cx.effect(c, Effect::Spawn) else {

@@ -80,7 +80,7 @@ impl Rule for NotifyWithoutLock {
                 continue;
             }
             let Some(r) = c.receiver else { continue };
-            if !is_condition(cx, r) {
+            if !is_condition(cx, r) || cx.func(cx.func_of(id)).is_test {
                 continue;
             }
             let Some(cond) = cx.model.dotted(r) else {
@@ -107,9 +107,12 @@ impl Rule for NotifyWithoutLock {
     }
 }
 
-/// The condition itself and the lock it was built on (`Condition(lock)`).
+/// The condition itself, the lock it was built on (`Condition(lock)`),
+/// and the other conditions built on that same lock (holding any of them
+/// holds the lock: `queue.Queue`'s `not_empty`/`not_full`).
 fn lock_names(cx: &FileCx, cond: &str) -> Vec<String> {
-    let mut names = vec![cond.to_string()];
+    // (variable, lock it was built on) for every `X = Condition(L)`.
+    let mut built: Vec<(String, String)> = Vec::new();
     for s in &cx.model.stmts {
         let StmtKind::Assign {
             targets,
@@ -119,18 +122,41 @@ fn lock_names(cx: &FileCx, cond: &str) -> Vec<String> {
         else {
             continue;
         };
-        if !targets
-            .iter()
-            .any(|&t| cx.model.dotted(t).as_deref() == Some(cond))
+        let Some(c) = cx.call(*v) else { continue };
+        if !c
+            .target
+            .as_deref()
+            .is_some_and(|t| t.ends_with("Condition"))
         {
             continue;
         }
-        if let Some(c) = cx.call(*v)
-            && let Some(a) = c.positional(0).or_else(|| c.kwarg("lock"))
-            && let Some(d) = cx.model.dotted(a)
-        {
-            names.push(d);
+        let Some(l) = c
+            .positional(0)
+            .or_else(|| c.kwarg("lock"))
+            .and_then(|a| cx.model.dotted(a))
+        else {
+            continue;
+        };
+        for &t in targets {
+            if let Some(d) = cx.model.dotted(t) {
+                built.push((d, l.clone()));
+            }
         }
+    }
+    let mut names = vec![cond.to_string()];
+    let locks: Vec<String> = built
+        .iter()
+        .filter(|(x, _)| x == cond)
+        .map(|(_, l)| l.clone())
+        .collect();
+    for l in &locks {
+        names.push(l.clone());
+        names.extend(
+            built
+                .iter()
+                .filter(|(_, bl)| bl == l)
+                .map(|(x, _)| x.clone()),
+        );
     }
     names
 }
@@ -205,6 +231,8 @@ class Jobs:
     def __init__(self):
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
+        self._not_empty = threading.Condition(self._lock)
+        self._not_full = threading.Condition(self._lock)
         self._items = []
 
     def put(self, item):
@@ -226,6 +254,11 @@ class Jobs:
     def close(self):
         with self._cond:
             self._wake()
+
+    def shared_mutex_put(self, item):
+        with self._not_full:
+            self._items.append(item)
+            self._not_empty.notify()
 
     def manual(self):
         self._cond.acquire()

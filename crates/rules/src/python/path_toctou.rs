@@ -13,14 +13,14 @@ pub static META: RuleMeta = RuleMeta {
     category: Category::CheckThenAct,
     severity: Severity::High,
     languages: &[Language::Python],
-    summary: "`os.path.exists(p)` (or `Path.exists()`) decides whether to create, open or delete `p`: the file system can change in between.",
+    summary: "`os.path.exists(p)` (or `Path.exists()`) decides whether to create or delete `p`: the file system can change in between.",
     docs: r#"
 An `if` on `os.path.exists`/`isfile`/`isdir`/`lexists`, `os.access` or
 `Path.exists()`/`is_file()`/`is_dir()` of a path, whose branch then acts on
-the same path: creates it (`os.mkdir`, `os.makedirs` without
-`exist_ok=True`, `open(p, "w"/"x"/"a")`, `Path.mkdir`, `Path.touch`,
-`Path.write_text`) when it was missing, or opens or deletes it
-(`open(p)`, `os.remove`, `os.unlink`, `shutil.rmtree`) when it was there.
+the same path: creates or opens it (`os.mkdir`, `os.makedirs` without
+`exist_ok=True`, `open(p, ...)`, `Path.mkdir`, `Path.touch`,
+`Path.write_text`) when it was missing, or deletes it (`os.remove`,
+`os.unlink`, `shutil.rmtree`, `Path.unlink`) when it was there.
 
 ## Why
 
@@ -202,7 +202,6 @@ fn act_on(cx: &FileCx, c: &Call, path: &str, missing: bool) -> Option<&'static s
         }
     } else {
         match t {
-            "builtins.open" | "io.open" => return same(c.positional(0)).then_some("opened"),
             "os.remove" | "os.unlink" | "os.rmdir" | "shutil.rmtree" => {
                 return same(c.positional(0)).then_some("removed");
             }

@@ -154,7 +154,13 @@ fn retry_loop_body<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Block> {
             }
             body
         }
-        StmtKind::While { body, .. } | StmtKind::Loop { body } => body,
+        StmtKind::While { cond, body, .. } => {
+            if !is_retry_condition(cx, *cond) {
+                return None;
+            }
+            body
+        }
+        StmtKind::Loop { body } => body,
         _ => return None,
     };
     for &st in body {
@@ -167,7 +173,13 @@ fn retry_loop_body<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Block> {
         else {
             continue;
         };
-        if handlers.is_empty() || calls_nothing(cx, tb) {
+        if handlers.is_empty() {
+            continue;
+        }
+        let network_errors = handlers
+            .iter()
+            .any(|h| h.types.iter().any(|t| is_network_error(t)));
+        if !network_errors && !calls_remote(cx, s, tb) {
             continue;
         }
         let leaves = exits_loop(cx, tb) || exits_loop(cx, orelse) || after_try_breaks(cx, body, st);
@@ -181,8 +193,122 @@ fn retry_loop_body<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Block> {
     None
 }
 
-fn calls_nothing(cx: &FileCx, b: &Block) -> bool {
-    unsnarl_model::walk::calls_in_block(cx.model, b).is_empty()
+/// `while True`, or a condition on a retry counter (`attempt < MAX`,
+/// `retries > 0`).
+fn is_retry_condition(cx: &FileCx, cond: ExprId) -> bool {
+    match cx.model.literal(cond) {
+        Some(Lit::Bool(true)) | Some(Lit::Int(1)) => return true,
+        Some(_) => return false,
+        None => {}
+    }
+    exprs_under(cx.model, cond).into_iter().any(|x| {
+        cx.model
+            .name_of(x)
+            .or_else(|| match &cx.expr(x).kind {
+                ExprKind::Attr { name, .. } => Some(name.as_str()),
+                _ => None,
+            })
+            .is_some_and(|n| {
+                let n = n.to_ascii_lowercase();
+                n.contains("retr") || n.contains("attempt") || n.contains("tries")
+            })
+    })
+}
+
+/// Exceptions raised by network and database clients.
+fn is_network_error(t: &str) -> bool {
+    matches!(
+        t,
+        "OSError"
+            | "ConnectionError"
+            | "ConnectionResetError"
+            | "ConnectionRefusedError"
+            | "TimeoutError"
+            | "socket.timeout"
+            | "socket.error"
+            | "asyncio.TimeoutError"
+            | "asyncio.exceptions.TimeoutError"
+    ) || [
+        "requests.",
+        "aiohttp.",
+        "httpx.",
+        "urllib.error.",
+        "urllib3.",
+        "redis.",
+        "psycopg",
+        "pymysql.",
+        "asyncpg.",
+        "botocore.",
+        "grpc.",
+        "websockets.",
+        "pika.",
+        "aio_pika.",
+        "http.client.",
+    ]
+    .iter()
+    .any(|p| t.starts_with(p))
+}
+
+/// Verbs that, on an untyped receiver, talk to another service.
+const REMOTE_VERBS: &[&str] = &[
+    "connect", "request", "get", "post", "put", "patch", "delete", "fetch", "execute", "query",
+    "publish", "send", "call", "upload", "download", "urlopen", "invoke",
+];
+
+/// The retried block calls another service: a network/database call, an
+/// I/O verb on an untyped client, or the operation handed in as a
+/// parameter (`await op()` in a retry helper).
+fn calls_remote(cx: &FileCx, loop_stmt: StmtId, b: &Block) -> bool {
+    let f = cx.tree.stmt_func(loop_stmt);
+    unsnarl_model::walk::calls_in_block(cx.model, b)
+        .into_iter()
+        .any(|e| {
+            let c = cx.call(e).unwrap();
+            if let Some(t) = c.target.as_deref() {
+                let remote_prefix = [
+                    "requests.",
+                    "urllib.request.",
+                    "urllib3.",
+                    "http.client.",
+                    "socket.",
+                    "httpx.",
+                    "aiohttp.",
+                    "asyncpg.",
+                    "psycopg",
+                    "pymysql.",
+                    "redis.",
+                    "boto3.",
+                    "botocore.",
+                    "smtplib.",
+                    "ftplib.",
+                    "aio_pika.",
+                    "pika.",
+                    "websockets.",
+                ];
+                if remote_prefix.iter().any(|p| t.starts_with(p))
+                    && !t.ends_with("Error")
+                    && !t.ends_with("Exception")
+                {
+                    return true;
+                }
+                // In a coroutine, any awaited operation of another module
+                // (a connection, a client call) is the thing being retried.
+                return cx.is_awaited(e)
+                    && (crate::python::common::is_io_call(cx, c)
+                        || !cx.model.function_ids().any(|g| cx.func(g).qualname == t));
+            }
+            if cx.is_awaited(e) && c.receiver.is_none() {
+                return true;
+            }
+            if c.receiver.is_some() {
+                return REMOTE_VERBS.contains(&c.name.as_str())
+                    && c.receiver.and_then(|r| cx.sema.type_of(r)).is_none();
+            }
+            // A callable parameter: the operation being retried.
+            cx.model
+                .name_of(c.func)
+                .is_some_and(|n| cx.func(f).params.iter().any(|p| p.name == n))
+        })
 }
 
 /// A `return` or `break` at this loop's level (not in nested loops).
@@ -331,6 +457,30 @@ def first_alive(hosts):
         try:
             return ping(hosts[i])
         except OSError:
+            continue
+
+def read_eintr(fd, n):
+    while True:
+        try:
+            return os.read(fd, n)
+        except InterruptedError:
+            continue
+
+def mktemp_name(dir, names):
+    for seq in range(100):
+        name = next(names)
+        try:
+            return make_file(dir, name)
+        except FileExistsError:
+            continue
+
+def parse_all(stack):
+    while stack:
+        try:
+            node = stack.pop()
+            visit(node)
+            break
+        except KeyError:
             continue
 
 async def backoff(op):

@@ -76,6 +76,9 @@ impl Rule for ShieldWithoutOwner {
             }
             let Some(arg) = c.positional(0) else { continue };
             let id = ExprId(i as u32);
+            if cx.func(cx.func_of(id)).is_test {
+                continue;
+            }
             let what = match unowned(cx, id, arg) {
                 Some(w) => w,
                 None => continue,

@@ -66,7 +66,8 @@ impl Rule for SignalInAsyncio {
                 matches!(&e.kind, ExprKind::Call(c) if matches!(c.target.as_deref(),
                     Some("asyncio.run" | "asyncio.get_event_loop" | "asyncio.new_event_loop" | "asyncio.Runner")))
             });
-        if !runs_asyncio {
+        // The event loop's own implementation of `add_signal_handler`.
+        if !runs_asyncio || cx.text.contains("def add_signal_handler") {
             return;
         }
         for (i, e) in cx.model.exprs.iter().enumerate() {

@@ -90,7 +90,7 @@ impl Rule for WaitFirstCompleted {
                 continue;
             }
             let f = cx.func_of(id);
-            if in_task_group(cx, id) || cancels_after(cx, f, e.span) {
+            if cx.func(f).is_test || in_task_group(cx, id) || cancels_after(cx, f, e.span) {
                 continue;
             }
             let Some(pending) = pending_binding(cx, id) else {

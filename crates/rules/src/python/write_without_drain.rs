@@ -78,7 +78,11 @@ impl Rule for WriteWithoutDrain {
             }
             let Some(r) = c.receiver else { continue };
             let f = cx.func_of(id);
-            if !cx.func(f).is_async || !is_writer(cx, r, &writers, streams_file) {
+            if !cx.func(f).is_async
+                || cx.func(f).is_test
+                || cx.is_awaited(id)
+                || !is_writer(cx, r, &writers, streams_file)
+            {
                 continue;
             }
             let Some(lp) = cx.enclosing_stmts(id).into_iter().find(|&s| {
@@ -206,6 +210,10 @@ async def send_rows(host, rows):
 async def once(writer: asyncio.StreamWriter, data):
     writer.write(data)
     await writer.drain()
+
+async def aiohttp_style(writer: asyncio.StreamWriter, chunks):
+    for chunk in chunks:
+        await writer.write(chunk)
 
 def to_file(f, lines):
     for line in lines:
