@@ -130,7 +130,11 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
         } else {
             continue;
         };
-        if always_raises(cx.model, &h.body) || reraises_cancellation(cx, &h.body) {
+        if always_raises(cx.model, &h.body)
+            || reraises_cancellation(cx, &h.body)
+            || ends_in_raising_helper(cx, &h.body)
+            || forwards_exception(cx, h)
+        {
             continue;
         }
         out.push(cx.finding(
@@ -144,6 +148,44 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
         // One finding per try: later handlers never see the cancellation.
         break;
     }
+}
+
+/// The handler ends with a call of a function of this file that always
+/// raises (`self._convert_error(exc)`).
+fn ends_in_raising_helper(cx: &FileCx, body: &Block) -> bool {
+    let Some(&last) = body.last() else {
+        return false;
+    };
+    let StmtKind::Expr(e) = cx.stmt(last).kind else {
+        return false;
+    };
+    let Some(t) = cx.call(e).and_then(|c| c.target.as_deref()) else {
+        return false;
+    };
+    cx.model
+        .function_ids()
+        .find(|&f| cx.func(f).qualname == t)
+        .is_some_and(|f| always_raises(cx.model, &cx.func(f).body))
+}
+
+/// The caught exception is handed on to be raised elsewhere
+/// (`errors.append(exc)`, `future.set_exception(exc)`).
+fn forwards_exception(cx: &FileCx, h: &Handler) -> bool {
+    let Some(name) = h.name.as_deref() else {
+        return false;
+    };
+    unsnarl_model::walk::calls_in_block(cx.model, &h.body)
+        .into_iter()
+        .any(|e| {
+            let c = cx.call(e).unwrap();
+            matches!(
+                c.name.as_str(),
+                "append" | "extend" | "set_exception" | "put" | "put_nowait" | "throw"
+            ) && c
+                .args
+                .iter()
+                .any(|a| cx.model.name_of(a.value) == Some(name))
+        })
 }
 
 /// A handler type that is the cancellation exception itself.
@@ -305,6 +347,26 @@ async def run_coro(coro, future):
         future.set_exception(exc)
         if not isinstance(exc, Exception):
             raise
+
+class Sock:
+    def _convert_error(self, exc):
+        raise OSError(str(exc)) from exc
+
+    async def recv(self):
+        try:
+            return await self._sock.recv(10)
+        except BaseException as exc:
+            self._convert_error(exc)
+
+async def cleanup(exits):
+    errors = []
+    for it in exits:
+        try:
+            await it.close()
+        except (Exception, asyncio.CancelledError) as exc:
+            errors.append(exc)
+    if errors:
+        raise errors[0]
 
 def sync_code():
     try:

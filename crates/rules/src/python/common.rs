@@ -349,16 +349,6 @@ pub fn is_assert(cx: &FileCx, s: StmtId) -> bool {
     }
 }
 
-/// The calls of a block, not entering nested functions.
-pub fn calls_in(cx: &FileCx, block: &Block) -> Vec<ExprId> {
-    unsnarl_model::walk::calls_in_block(cx.model, block)
-}
-
-/// True when a block contains an `await` (or `async for`/`async with`).
-pub fn block_awaits(cx: &FileCx, block: &Block) -> bool {
-    !crate::util::awaits_in_block(cx.model, block).is_empty()
-}
-
 /// True for calls that start a task (`create_task`, `ensure_future`,
 /// `loop.create_task`) or a task in a group/nursery.
 pub fn is_task_spawn(cx: &FileCx, c: &Call) -> bool {
@@ -381,13 +371,6 @@ pub fn snippet(cx: &FileCx, span: Span) -> String {
     } else {
         s.to_string()
     }
-}
-
-/// True when the expression mentions `random`/`secrets` (jitter).
-pub fn mentions_random(cx: &FileCx, e: ExprId) -> bool {
-    unsnarl_model::walk::exprs_under(cx.model, e)
-        .into_iter()
-        .any(|x| is_random_ref(cx, x))
 }
 
 pub fn is_random_ref(cx: &FileCx, x: ExprId) -> bool {
@@ -485,10 +468,7 @@ pub fn inside_with_of(cx: &FileCx, e: ExprId, names: &[String]) -> bool {
         .any(|s| match &cx.stmt(s).kind {
             StmtKind::With { items, .. } => items.iter().any(|it| {
                 !cx.contains(it.ctx, e)
-                    && cx
-                        .model
-                        .dotted(it.ctx)
-                        .is_some_and(|d| names.iter().any(|n| *n == d))
+                    && cx.model.dotted(it.ctx).is_some_and(|d| names.contains(&d))
             }),
             _ => false,
         })

@@ -102,12 +102,13 @@ fn is_unsupervised(cx: &FileCx, c: &Call) -> bool {
         [] => false,
         [one] if !one.spread => false,
         [one] => {
-            !matches!(
+            let fan_out = matches!(
                 cx.expr(cx.model.strip(one.value)).kind,
                 ExprKind::Comprehension { .. }
-            ) && !cx
+            ) || cx
                 .call(one.value)
-                .is_some_and(|m| m.target.as_deref() == Some("builtins.map"))
+                .is_some_and(|m| m.target.as_deref() == Some("builtins.map"));
+            !fan_out
         }
         _ => true,
     }

@@ -19,11 +19,9 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 Awaits that wait on a network peer with nothing bounding them:
 
-- aiohttp requests (`session.get/post/...`, `aiohttp.request`) with no
-  `timeout=` in the call, no `timeout=` where this file builds its
-  `ClientSession`, and no enclosing deadline;
-- `await client.get(...)`-style calls on an untyped HTTP client or session
-  in a file that configures no timeouts;
+- aiohttp requests (`session.get/post/...`) with no `timeout=` in the
+  call, on a session this file builds without `timeout=`, and no
+  enclosing deadline;
 - `asyncio.open_connection(...)` and `StreamReader.read/readline/
   readexactly/readuntil`.
 
@@ -91,11 +89,6 @@ impl Rule for NetworkAwaitWithoutDeadline {
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
         let sessions_configured = sessions_have_timeouts(cx);
         let readers = stream_readers(cx);
-        let uses_httpx = cx
-            .model
-            .imports
-            .iter()
-            .any(|i| i.target.starts_with("httpx"));
         for (i, e) in cx.model.exprs.iter().enumerate() {
             let ExprKind::Call(c) = &e.kind else { continue };
             let id = ExprId(i as u32);
@@ -118,7 +111,7 @@ impl Rule for NetworkAwaitWithoutDeadline {
             }
             let t = c.target.as_deref().unwrap_or("");
             let what = if AIOHTTP_REQUESTS.contains(&t) {
-                if sessions_configured {
+                if sessions_configured && t != "aiohttp.request" {
                     continue;
                 }
                 "an aiohttp request with no timeout in the call or the session"
@@ -131,12 +124,6 @@ impl Rule for NetworkAwaitWithoutDeadline {
                 && c.receiver.is_some_and(|r| is_reader(cx, r, &readers))
             {
                 "reading from a stream"
-            } else if c.target.is_none()
-                && !uses_httpx
-                && !sessions_configured
-                && is_untyped_http_call(cx, c)
-            {
-                "an HTTP request"
             } else {
                 continue;
             };
@@ -160,26 +147,22 @@ fn is_async_with_ctx(cx: &FileCx, id: ExprId) -> bool {
 }
 
 /// True when every `aiohttp.ClientSession(...)` built in this file passes a
-/// timeout, or the file builds none but sets a `ClientTimeout`.
+/// timeout, or when the file builds no session (a session handed in from
+/// elsewhere has a configuration we cannot see).
 fn sessions_have_timeouts(cx: &FileCx) -> bool {
     let mut built = 0;
     let mut with_timeout = 0;
-    let mut client_timeout = false;
     for e in &cx.model.exprs {
         let ExprKind::Call(c) = &e.kind else { continue };
-        match c.target.as_deref() {
-            Some("aiohttp.ClientSession") => {
-                built += 1;
-                if c.kwarg("timeout").is_some() || c.args.iter().any(|a| a.spread) {
-                    with_timeout += 1;
-                }
+        if c.target.as_deref() == Some("aiohttp.ClientSession") {
+            built += 1;
+            if c.kwarg("timeout").is_some() || c.args.iter().any(|a| a.spread) {
+                with_timeout += 1;
             }
-            Some("aiohttp.ClientTimeout") => client_timeout = true,
-            _ => {}
         }
     }
     if built == 0 {
-        return client_timeout;
+        return true;
     }
     with_timeout == built
 }
@@ -240,42 +223,6 @@ fn is_reader(cx: &FileCx, r: ExprId, readers: &HashSet<String>) -> bool {
     cx.model.dotted(r).is_some_and(|d| readers.contains(&d))
 }
 
-/// `await client.get(url)` on an untyped receiver named like an HTTP client.
-fn is_untyped_http_call(cx: &FileCx, c: &Call) -> bool {
-    if !matches!(
-        c.name.as_str(),
-        "get" | "post" | "put" | "patch" | "delete" | "head" | "request"
-    ) {
-        return false;
-    }
-    let Some(r) = c.receiver else { return false };
-    if cx.sema.type_of(r).is_some() {
-        return false;
-    }
-    let Some(d) = cx.model.dotted(r) else {
-        return false;
-    };
-    let last = d
-        .rsplit('.')
-        .next()
-        .unwrap_or(&d)
-        .trim_start_matches('_')
-        .to_ascii_lowercase();
-    // The first argument looks like a URL or path.
-    let url_like = c.positional(0).is_some_and(|a| match cx.model.literal(a) {
-        Some(Lit::Str(s)) => s.starts_with("http") || s.starts_with('/'),
-        Some(_) => false,
-        None => true,
-    });
-    url_like
-        && (last == "client"
-            || last == "session"
-            || last == "http"
-            || last.ends_with("_client")
-            || last.ends_with("_session")
-            || last == "http_client")
-}
-
 pub static EXAMPLES: Examples = Examples {
     language: Language::Python,
     fail: &[
@@ -297,7 +244,7 @@ async def fetch(url):
             return await resp.text()
 
 async def handler(client, url):
-    data = await client.get(url)  # expect
+    data = await client.get(url)
     return data
 "#,
         r#"

@@ -179,7 +179,7 @@ fn acquires_in(cx: &FileCx, f: FuncId, names: &[String]) -> bool {
 /// documented as "call with the lock held").
 fn callers_hold(cx: &FileCx, f: FuncId, names: &[String]) -> bool {
     let func = cx.func(f);
-    if func.name.ends_with("_locked") || func.name.ends_with("_unlocked") {
+    if func.name.ends_with("_locked") {
         return true;
     }
     if func.qualname.is_empty() {

@@ -18,7 +18,8 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 Calls of the `requests` API (`requests.get`, `requests.post`, ...,
 `Session.get`, `Session.request`) and of `urllib.request.urlopen` that do
-not pass a timeout, or pass `timeout=None`.
+not pass a timeout, or pass `timeout=None`. (Inside a coroutine these calls
+are reported as blocking the event loop instead.)
 
 ## Why
 
@@ -66,7 +67,10 @@ impl Rule for RequestWithoutTimeout {
             let Some(entry) = cx.effect(c, Effect::NeedsTimeout) else {
                 continue;
             };
-            if cx.func(cx.func_of(id)).is_test || c.args.iter().any(|a| a.spread) {
+            // In a coroutine the call blocks the loop, which the blocking
+            // rule reports with the real fix (an async client).
+            let f = cx.func_of(id);
+            if cx.func(f).is_test || cx.runs_on_loop(f) || c.args.iter().any(|a| a.spread) {
                 continue;
             }
             let given = entry

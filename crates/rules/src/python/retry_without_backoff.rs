@@ -183,9 +183,11 @@ fn retry_loop_body<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Block> {
             continue;
         }
         let leaves = exits_loop(cx, tb) || exits_loop(cx, orelse) || after_try_breaks(cx, body, st);
-        let retries = handlers
-            .iter()
-            .any(|h| !always_raises(cx.model, &h.body) && !exits_loop(cx, &h.body));
+        let retries = handlers.iter().any(|h| {
+            !always_raises(cx.model, &h.body)
+                && !exits_loop(cx, &h.body)
+                && !waits_for_readiness(cx, &h.body)
+        });
         if leaves && retries {
             return Some(body);
         }
@@ -219,8 +221,7 @@ fn is_retry_condition(cx: &FileCx, cond: ExprId) -> bool {
 fn is_network_error(t: &str) -> bool {
     matches!(
         t,
-        "OSError"
-            | "ConnectionError"
+        "ConnectionError"
             | "ConnectionResetError"
             | "ConnectionRefusedError"
             | "TimeoutError"
@@ -254,6 +255,43 @@ const REMOTE_VERBS: &[&str] = &[
     "connect", "request", "get", "post", "put", "patch", "delete", "fetch", "execute", "query",
     "publish", "send", "call", "upload", "download", "urlopen", "invoke",
 ];
+
+/// A receiver named like a client of another service.
+fn is_client_name(d: &str) -> bool {
+    let last = d
+        .rsplit('.')
+        .next()
+        .unwrap_or(d)
+        .trim_start_matches('_')
+        .to_ascii_lowercase();
+    [
+        "client",
+        "session",
+        "conn",
+        "connection",
+        "db",
+        "api",
+        "http",
+        "sock",
+        "socket",
+        "channel",
+        "stub",
+        "service",
+        "producer",
+        "consumer",
+        "broker",
+        "redis",
+        "cursor",
+        "pool",
+        "transport",
+        "remote",
+        "server",
+        "smtp",
+        "ftp",
+    ]
+    .iter()
+    .any(|k| last == *k || last.ends_with(&format!("_{k}")) || last.starts_with(&format!("{k}_")))
+}
 
 /// The retried block calls another service: a network/database call, an
 /// I/O verb on an untyped client, or the operation handed in as a
@@ -300,14 +338,29 @@ fn calls_remote(cx: &FileCx, loop_stmt: StmtId, b: &Block) -> bool {
             if cx.is_awaited(e) && c.receiver.is_none() {
                 return true;
             }
-            if c.receiver.is_some() {
+            if let Some(r) = c.receiver {
                 return REMOTE_VERBS.contains(&c.name.as_str())
-                    && c.receiver.and_then(|r| cx.sema.type_of(r)).is_none();
+                    && cx.sema.type_of(r).is_none()
+                    && cx.model.dotted(r).is_some_and(|d| is_client_name(&d));
             }
             // A callable parameter: the operation being retried.
             cx.model
                 .name_of(c.func)
                 .is_some_and(|n| cx.func(f).params.iter().any(|p| p.name == n))
+        })
+}
+
+/// A handler that waits for the resource to become ready (`await
+/// wait_readable()`, `select`) rather than retrying blindly.
+fn waits_for_readiness(cx: &FileCx, b: &Block) -> bool {
+    unsnarl_model::walk::calls_in_block(cx.model, b)
+        .into_iter()
+        .any(|e| {
+            let c = cx.call(e).unwrap();
+            sleep_arg(c).is_none()
+                && (c.name.starts_with("wait")
+                    || c.name.starts_with("_wait")
+                    || matches!(c.name.as_str(), "select" | "poll"))
         })
 }
 
@@ -380,10 +433,7 @@ fn is_constant(cx: &FileCx, e: ExprId, changing: &[String]) -> bool {
         .all(|x| match &cx.expr(x).kind {
             ExprKind::Literal(_) | ExprKind::Binary { .. } | ExprKind::Unary { .. } => true,
             ExprKind::Name { id, .. } => !changing.iter().any(|c| c == id),
-            ExprKind::Attr { .. } => cx
-                .model
-                .dotted(x)
-                .is_some_and(|d| !changing.iter().any(|c| *c == d)),
+            ExprKind::Attr { .. } => cx.model.dotted(x).is_some_and(|d| !changing.contains(&d)),
             _ => false,
         })
 }

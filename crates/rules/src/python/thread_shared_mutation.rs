@@ -188,14 +188,14 @@ struct Updates<'a, 'b> {
 impl Visitor for Updates<'_, '_> {
     fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
         match &m.stmt(id).kind {
-            StmtKind::With { items, .. } => {
+            StmtKind::With { items, .. }
                 if items.iter().any(|it| {
                     crate::python::lock_across_await::lock_kind(self.cx, it.ctx).is_some()
                         || m.dotted(it.ctx)
                             .is_some_and(|d| d.to_ascii_lowercase().contains("lock"))
-                }) {
-                    self.locked += 1;
-                }
+                }) =>
+            {
+                self.locked += 1;
             }
             StmtKind::Assign {
                 targets,

@@ -3,7 +3,7 @@
 use crate::context::FileCx;
 use crate::python::common::{is_task_spawn, snippet};
 use crate::rule::{Examples, Rule, RuleMeta};
-use unsnarl_model::walk::{Parent, Visitor, walk_block};
+use unsnarl_model::walk::{Parent, Visitor, exprs_under, walk_block};
 use unsnarl_model::*;
 
 pub struct UnboundedFanout;
@@ -14,12 +14,12 @@ pub static META: RuleMeta = RuleMeta {
     category: Category::UnboundedFanout,
     severity: Severity::High,
     languages: &[Language::Python],
-    summary: "`gather(*(f(x) for x in xs))` or a loop starting a task or thread per item of a non-literal collection, with no semaphore or worker pool bounding it.",
+    summary: "`gather(*(f(x) for x in xs))` or a loop starting a task per item of a non-literal collection, with no semaphore or worker pool bounding it.",
     docs: r#"
 `asyncio.gather(*(f(x) for x in xs))`, `gather(*[f(x) for x in xs])`,
 `gather(*map(f, xs))`, a comprehension of `create_task` calls, or a `for`
 loop that starts a task (`create_task`, `ensure_future`,
-`tg.create_task`, `nursery.start_soon`) or a thread per item, over a
+`tg.create_task`, `nursery.start_soon`) per item, over a
 collection that is not a literal, with nothing limiting how many run at
 once: no semaphore or capacity limiter taken in the loop or inside the
 spawned coroutine, no chunking, no worker pool.
@@ -84,15 +84,11 @@ impl Rule for UnboundedFanout {
                 Some("asyncio.gather" | "asyncio.tasks.gather")
             ) {
                 check_gather(cx, id, c, out);
-            } else if is_task_spawn(cx, c) || is_thread(c) {
+            } else if is_task_spawn(cx, c) {
                 check_spawn(cx, id, c, out);
             }
         }
     }
-}
-
-fn is_thread(c: &Call) -> bool {
-    matches!(c.target.as_deref(), Some("threading.Thread"))
 }
 
 /// `gather(*(f(x) for x in xs))`.
@@ -179,20 +175,15 @@ fn check_spawn(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
     if loop_body.is_some_and(|b| loop_waits_for_slots(cx, b)) {
         return;
     }
-    let spawned = if is_thread(c) {
-        c.kwarg("target").or_else(|| c.positional(1))
-    } else {
-        c.positional(0)
-    };
+    let spawned = c.positional(0);
     if spawned.is_some_and(|p| spawned_is_bounded(cx, p)) {
         return;
     }
-    let what = if is_thread(c) { "thread" } else { "task" };
     out.push(cx.finding(
         &META,
         cx.expr(id).span,
         format!(
-            "a {what} is started for every item of `{}` with no limit on how many run at once: a large input starts that many concurrent operations",
+            "a task is started for every item of `{}` with no limit on how many run at once: a large input starts that many concurrent operations",
             snippet(cx, cx.expr(iter).span)
         ),
         "bound the fan-out: acquire an `asyncio.Semaphore(N)` in the spawned coroutine (or before spawning), or run N workers over a bounded queue",
@@ -203,6 +194,9 @@ fn check_spawn(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
 /// of N workers), chunks of an enclosing loop, slices.
 fn bounded_input(cx: &FileCx, iter: ExprId) -> bool {
     let iter = cx.model.strip(iter);
+    if is_structural(cx, iter) {
+        return true;
+    }
     match &cx.expr(iter).kind {
         ExprKind::Collection { .. } | ExprKind::Literal(_) => true,
         ExprKind::Index { index, .. } => matches!(cx.expr(*index).kind, ExprKind::Other(_)),
@@ -231,6 +225,75 @@ fn bounded_input(cx: &FileCx, iter: ExprId) -> bool {
         }
         _ => false,
     }
+}
+
+/// Collections of the program's own parts (registered listeners, receivers,
+/// callbacks, the awaitables a helper was handed, worker or server lists):
+/// their size is set by the code, not by input data.
+fn is_structural(cx: &FileCx, iter: ExprId) -> bool {
+    let mut names = Vec::new();
+    for x in exprs_under(cx.model, iter) {
+        match &cx.expr(x).kind {
+            ExprKind::Name { id, .. } => names.push(id.clone()),
+            ExprKind::Attr { name, .. } => names.push(name.clone()),
+            ExprKind::Call(c) => names.push(c.name.clone()),
+            _ => {}
+        }
+    }
+    const WRAPPERS: &[&str] = &[
+        "enumerate",
+        "zip",
+        "list",
+        "tuple",
+        "sorted",
+        "reversed",
+        "items",
+        "values",
+        "keys",
+        "iter",
+        "self",
+        "cls",
+        "get",
+        "copy",
+    ];
+    let Some(last) = names.iter().find(|n| !WRAPPERS.contains(&n.as_str())) else {
+        return false;
+    };
+    let n = last.trim_start_matches('_').to_ascii_lowercase();
+    [
+        "listener",
+        "receiver",
+        "handler",
+        "callback",
+        "hook",
+        "coro",
+        "awaitable",
+        "worker",
+        "server",
+        "service",
+        "addr",
+        "arg",
+        "signal",
+        "subscriber",
+        "observer",
+        "plugin",
+        "middleware",
+        "child",
+        "scope",
+        "func",
+        "factor",
+        "consumer",
+        "producer",
+        "shard",
+        "partition",
+        "replica",
+        "node",
+        "peer",
+        "backend",
+        "provider",
+    ]
+    .iter()
+    .any(|k| n.contains(k))
 }
 
 /// Names that say "this limits concurrency".
@@ -387,13 +450,6 @@ async def crawl(links):
     tasks = [asyncio.create_task(visit(l)) for l in links]  # expect
     await asyncio.gather(*tasks)
 "#,
-        r#"
-import threading
-
-def process_rows(rows):
-    for row in rows:
-        threading.Thread(target=handle, args=(row,)).start()  # expect
-"#,
     ],
     pass: &[
         r#"
@@ -435,6 +491,12 @@ async def guarded(urls):
         await sem.acquire()
         t = asyncio.create_task(fetch(u))
         t.add_done_callback(lambda _: sem.release())
+
+async def notify_listeners(self, event):
+    async with asyncio.TaskGroup() as tg:
+        for listener in self._listeners:
+            tg.create_task(listener(event))
+    await asyncio.gather(*(r(event) for r in self.receivers))
 
 async def passed(urls, limiter):
     async with asyncio.TaskGroup() as tg:
