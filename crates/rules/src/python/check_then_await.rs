@@ -88,11 +88,26 @@ impl Rule for CheckThenAwait {
             if !cx.func(f).is_async || cx.func(f).is_test {
                 continue;
             }
-            let checked = absence_checks(cx, &globals, *cond);
-            if checked.is_empty() || under_lock(cx, s) {
+            if under_lock(cx, s) {
                 continue;
             }
-            if let Some((w, key)) = act_after_await(cx, &globals, then, &checked) {
+            // `if k not in d: d[k] = await ...`: the act is in the branch.
+            let checked = absence_checks(cx, &globals, *cond);
+            let mut found = if checked.is_empty() {
+                None
+            } else {
+                act_after_await(cx, &globals, then, &checked)
+            };
+            // `if k in d: return d[k]` then `d[k] = await ...` below.
+            if found.is_none() && exits(cx, then) {
+                let mut present = HashSet::new();
+                collect_absence(cx, &globals, *cond, true, &mut present);
+                if !present.is_empty() {
+                    let rest: Block = crate::python::common::stmts_after(cx, s).to_vec();
+                    found = act_after_await(cx, &globals, &rest, &present);
+                }
+            }
+            if let Some((w, key)) = found {
                 out.push(cx.finding(
                     &META,
                     cx.stmt(w).span,
@@ -106,6 +121,12 @@ impl Rule for CheckThenAwait {
             }
         }
     }
+}
+
+/// The block ends by leaving the function (`return`/`raise`).
+fn exits(cx: &FileCx, b: &Block) -> bool {
+    b.last()
+        .is_some_and(|&l| matches!(cx.stmt(l).kind, StmtKind::Return(_) | StmtKind::Raise(_)))
 }
 
 /// The shared state a condition tests for absence.
@@ -301,6 +322,16 @@ async def get_user(uid):
     return cache[uid]
 "#,
         r#"
+_tokens = {}
+
+async def token_for(user):
+    if user in _tokens:
+        return _tokens[user]
+    token = await issue_token(user)
+    _tokens[user] = token  # expect
+    return token
+"#,
+        r#"
 import asyncpg
 
 class Repo:
@@ -348,6 +379,15 @@ class Repo:
         if uid not in seen:
             seen[uid] = await fetch(uid)
         return seen
+
+_tokens = {}
+
+async def token_for(user):
+    if user in _tokens:
+        return _tokens[user]
+    fut = asyncio.ensure_future(issue_token(user))
+    _tokens[user] = fut
+    return await fut
 
 class Lock:
     async def acquire(self, task):

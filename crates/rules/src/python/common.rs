@@ -568,3 +568,99 @@ pub fn local_callable(cx: &FileCx, a: ExprId) -> Option<FuncId> {
         _ => None,
     }
 }
+
+/// Where the awaitables of a `gather(*xs)` come from, when they are one per
+/// item of a collection: the collection and the per-item expression.
+pub struct FanOut {
+    pub iter: ExprId,
+    pub per_item: Option<ExprId>,
+}
+
+/// The fan-out shape of a `gather` call: `gather(*(f(x) for x in xs))`,
+/// `gather(*map(f, xs))`, or `gather(*coros)` where `coros` is a local
+/// built by a comprehension or appended to in a `for` loop. Lists of tasks
+/// started in a loop are not included (the spawn itself is the fan-out).
+pub fn fanout_source(cx: &FileCx, gather: ExprId) -> Option<FanOut> {
+    let c = cx.call(gather)?;
+    let awaitables: Vec<&Arg> = c.args.iter().filter(|a| a.name.is_none()).collect();
+    let [one] = awaitables.as_slice() else {
+        return None;
+    };
+    if !one.spread {
+        return None;
+    }
+    let v = cx.model.strip(one.value);
+    if let Some(f) = inline_fanout(cx, v) {
+        return Some(f);
+    }
+    let name = cx.model.name_of(v)?;
+    if cx.model.resolved(v).is_some() {
+        return None;
+    }
+    let fid = cx.func_of(gather);
+    let at = cx.expr(gather).span.start;
+    for s in 0..cx.model.stmts.len() as u32 {
+        let s = StmtId(s);
+        if cx.tree.stmt_func(s) != fid || cx.stmt(s).span.start > at {
+            continue;
+        }
+        match &cx.stmt(s).kind {
+            StmtKind::Assign {
+                targets,
+                value: Some(val),
+                ..
+            } if targets.len() == 1 && cx.model.name_of(targets[0]) == Some(name) => {
+                if let Some(f) = inline_fanout(cx, cx.model.strip(*val)) {
+                    return (!f.per_item.is_some_and(|p| is_spawned(cx, p))).then_some(f);
+                }
+            }
+            StmtKind::Expr(e) => {
+                let Some(ac) = cx.call(*e) else { continue };
+                if !matches!(ac.name.as_str(), "append" | "add")
+                    || ac.receiver.and_then(|r| cx.model.name_of(r)) != Some(name)
+                {
+                    continue;
+                }
+                let Some(item) = ac.positional(0) else {
+                    continue;
+                };
+                if is_spawned(cx, item) {
+                    return None;
+                }
+                let lp = cx
+                    .tree
+                    .stmt_ancestors(s)
+                    .find(|&a| matches!(cx.stmt(a).kind, StmtKind::For { .. }))?;
+                if let StmtKind::For { iter, .. } = &cx.stmt(lp).kind {
+                    return Some(FanOut {
+                        iter: *iter,
+                        per_item: Some(item),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+fn is_spawned(cx: &FileCx, e: ExprId) -> bool {
+    cx.call(cx.model.strip(e))
+        .is_some_and(|c| is_task_spawn(cx, c))
+}
+
+fn inline_fanout(cx: &FileCx, v: ExprId) -> Option<FanOut> {
+    match &cx.expr(v).kind {
+        ExprKind::Comprehension {
+            elt, generators, ..
+        } if generators.len() == 1 => Some(FanOut {
+            iter: generators[0].iter,
+            per_item: Some(*elt),
+        }),
+        ExprKind::Call(m) if m.target.as_deref() == Some("builtins.map") => Some(FanOut {
+            iter: m.positional(1)?,
+            per_item: m.positional(0),
+        }),
+        _ => None,
+    }
+}

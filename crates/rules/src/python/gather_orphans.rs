@@ -1,7 +1,7 @@
 //! PY009: `asyncio.gather` whose first failure strands the other awaitables.
 
 use crate::context::FileCx;
-use crate::python::common::in_task_group;
+use crate::python::common::{fanout_source, in_task_group};
 use crate::rule::{Examples, Rule, RuleMeta};
 use unsnarl_model::*;
 
@@ -73,7 +73,7 @@ impl Rule for GatherOrphans {
             }
             let id = ExprId(i as u32);
             let f = cx.func_of(id);
-            if cx.func(f).is_test || !is_unsupervised(cx, c) || in_task_group(cx, id) {
+            if cx.func(f).is_test || !is_unsupervised(cx, id, c) || in_task_group(cx, id) {
                 continue;
             }
             if cancels_something(cx, f) {
@@ -91,7 +91,7 @@ impl Rule for GatherOrphans {
 
 /// Several awaitables, no `return_exceptions`, and not a fan-out over a
 /// comprehension (that shape is judged by the fan-out rule).
-fn is_unsupervised(cx: &FileCx, c: &Call) -> bool {
+fn is_unsupervised(cx: &FileCx, id: ExprId, c: &Call) -> bool {
     if let Some(r) = c.kwarg("return_exceptions")
         && !matches!(cx.model.literal(r), Some(Lit::Bool(false)))
     {
@@ -101,15 +101,8 @@ fn is_unsupervised(cx: &FileCx, c: &Call) -> bool {
     match awaitables.as_slice() {
         [] => false,
         [one] if !one.spread => false,
-        [one] => {
-            let fan_out = matches!(
-                cx.expr(cx.model.strip(one.value)).kind,
-                ExprKind::Comprehension { .. }
-            ) || cx
-                .call(one.value)
-                .is_some_and(|m| m.target.as_deref() == Some("builtins.map"));
-            !fan_out
-        }
+        // One per item of a collection: the fan-out rule judges it.
+        [_] => fanout_source(cx, id).is_none(),
         _ => true,
     }
 }

@@ -293,7 +293,39 @@ fn walk(
     held: &mut Vec<Held>,
     out: &mut Vec<Event>,
 ) {
+    let entry = held.len();
     for &s in block {
+        // `lock.acquire()` / `lock.release()` as statements.
+        if let StmtKind::Expr(e) = cx.stmt(s).kind
+            && let Some(c) = cx.call(cx.model.strip(match cx.expr(e).kind {
+                ExprKind::Await(inner) => inner,
+                _ => e,
+            }))
+            && matches!(c.name.as_str(), "acquire" | "release")
+            && let Some(r) = c.receiver
+            && let Some(l) = lock_ref(cx, r, f)
+            && matches!(
+                l.kind.as_str(),
+                "mutex" | "rlock" | "condition" | "async-mutex"
+            )
+        {
+            if c.name == "acquire" {
+                let lock = Held {
+                    key: l.key,
+                    display: l.display,
+                    reentrant: l.kind == "rlock",
+                };
+                out.push(Event::Acquire {
+                    lock: lock.clone(),
+                    held: held.clone(),
+                    span: cx.expr(e).span,
+                });
+                held.push(lock);
+            } else if let Some(i) = held.iter().rposition(|h| h.key == l.key) {
+                held.remove(i);
+            }
+            continue;
+        }
         if let StmtKind::With { items, body, .. } = &cx.stmt(s).kind {
             let before = held.len();
             for it in items {
@@ -326,6 +358,7 @@ fn walk(
             Child::Block(b) => walk(cx, f, fns, b, held, out),
         });
     }
+    held.truncate(entry.min(held.len()));
 }
 
 fn calls_in(
@@ -403,6 +436,26 @@ class Bank:
         r#"
 import threading
 
+src = threading.Lock()
+dst = threading.Lock()
+
+def forward():
+    src.acquire()
+    dst.acquire()  # expect
+    try:
+        move()
+    finally:
+        dst.release()
+        src.release()
+
+def backward():
+    with dst:
+        with src:  # expect
+            move()
+"#,
+        r#"
+import threading
+
 class Cache:
     def __init__(self):
         self._lock = threading.Lock()
@@ -419,6 +472,27 @@ class Cache:
 "#,
     ],
     pass: &[
+        r#"
+import threading
+
+a_lock = threading.Lock()
+b_lock = threading.Lock()
+
+def one():
+    a_lock.acquire()
+    b_lock.acquire()
+    try:
+        work()
+    finally:
+        b_lock.release()
+        a_lock.release()
+
+def two():
+    b_lock.acquire()
+    b_lock.release()
+    a_lock.acquire()
+    a_lock.release()
+"#,
         r#"
 import threading
 

@@ -245,6 +245,32 @@ fn direct_use(cx: &FileCx, e: ExprId) -> Result<Use, String> {
         }),
         Parent::Expr(p) => Ok(match &cx.expr(p).kind {
             ExprKind::Call(c) if c.func == e => Use::Value,
+            // Handed to code that only looks at the value: printed,
+            // logged, converted, serialized.
+            ExprKind::Call(c) => {
+                let t = c.target.as_deref().unwrap_or("");
+                if t == "builtins.bool" {
+                    Use::Truth
+                } else if matches!(
+                    t,
+                    "builtins.print"
+                        | "builtins.str"
+                        | "builtins.repr"
+                        | "builtins.len"
+                        | "builtins.int"
+                        | "builtins.float"
+                        | "builtins.format"
+                        | "builtins.dict"
+                        | "json.dumps"
+                ) || cx.effect(c, Effect::Logging).is_some()
+                {
+                    Use::Value
+                } else {
+                    Use::Fine
+                }
+            }
+            // f-string interpolation, chained comparisons, slices.
+            ExprKind::Other(_) => Use::Value,
             ExprKind::Attr { obj, name, .. } if *obj == e => {
                 if CORO_METHODS.contains(&name.as_str()) {
                     Use::Fine
@@ -316,6 +342,13 @@ import asyncio
 
 async def producer(q: asyncio.Queue, item):
     q.put(item)  # expect
+
+async def load(key):
+    return key
+
+async def report(key, log):
+    value = load(key)  # expect
+    print(f"loaded {value}")
 "#,
     ],
     pass: &[

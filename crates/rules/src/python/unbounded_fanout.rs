@@ -1,7 +1,7 @@
 //! PY012: one concurrent task per item of an unbounded input.
 
 use crate::context::FileCx;
-use crate::python::common::{is_task_spawn, snippet};
+use crate::python::common::{FanOut, fanout_source, is_task_spawn, snippet};
 use crate::rule::{Examples, Rule, RuleMeta};
 use unsnarl_model::walk::{Parent, Visitor, exprs_under, walk_block};
 use unsnarl_model::*;
@@ -98,23 +98,8 @@ fn check_gather(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
     {
         return;
     }
-    let awaitables: Vec<&Arg> = c.args.iter().filter(|a| a.name.is_none()).collect();
-    let [one] = awaitables.as_slice() else { return };
-    if !one.spread {
+    let Some(FanOut { iter, per_item }) = fanout_source(cx, id) else {
         return;
-    }
-    let v = cx.model.strip(one.value);
-    let (iter, per_item) = match &cx.expr(v).kind {
-        ExprKind::Comprehension {
-            elt, generators, ..
-        } if generators.len() == 1 => (generators[0].iter, Some(*elt)),
-        ExprKind::Call(m) if m.target.as_deref() == Some("builtins.map") => {
-            let (Some(f), Some(xs)) = (m.positional(0), m.positional(1)) else {
-                return;
-            };
-            (xs, Some(f))
-        }
-        _ => return,
     };
     if bounded_input(cx, iter) || per_item.is_some_and(|p| spawned_is_bounded(cx, p)) {
         return;
@@ -435,6 +420,16 @@ async def fetch_all(urls):
 
 async def fetch_list(urls):
     return await asyncio.gather(*[fetch(u) for u in urls])  # expect
+
+async def built(urls):
+    coros = [fetch(u) for u in urls]
+    return await asyncio.gather(*coros)  # expect
+
+async def appended(urls):
+    pending = []
+    for u in urls:
+        pending.append(fetch(u))
+    return await asyncio.gather(*pending)  # expect
 "#,
         r#"
 import asyncio
