@@ -132,7 +132,7 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
         };
         if always_raises(cx.model, &h.body)
             || reraises_cancellation(cx, &h.body)
-            || ends_in_raising_helper(cx, &h.body)
+            || crate::python::common::ends_in_raising_helper(cx, &h.body)
             || forwards_exception(cx, h)
         {
             continue;
@@ -148,24 +148,6 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
         // One finding per try: later handlers never see the cancellation.
         break;
     }
-}
-
-/// The handler ends with a call of a function of this file that always
-/// raises (`self._convert_error(exc)`).
-fn ends_in_raising_helper(cx: &FileCx, body: &Block) -> bool {
-    let Some(&last) = body.last() else {
-        return false;
-    };
-    let StmtKind::Expr(e) = cx.stmt(last).kind else {
-        return false;
-    };
-    let Some(t) = cx.call(e).and_then(|c| c.target.as_deref()) else {
-        return false;
-    };
-    cx.model
-        .function_ids()
-        .find(|&f| cx.func(f).qualname == t)
-        .is_some_and(|f| always_raises(cx.model, &cx.func(f).body))
 }
 
 /// The caught exception is handed on to be raised elsewhere

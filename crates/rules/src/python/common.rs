@@ -664,3 +664,21 @@ fn inline_fanout(cx: &FileCx, v: ExprId) -> Option<FanOut> {
         _ => None,
     }
 }
+
+/// The handler ends with a call of a function of this file that always
+/// raises (`self._convert_error(exc)`).
+pub fn ends_in_raising_helper(cx: &FileCx, body: &Block) -> bool {
+    let Some(&last) = body.last() else {
+        return false;
+    };
+    let StmtKind::Expr(e) = cx.stmt(last).kind else {
+        return false;
+    };
+    let Some(t) = cx.call(e).and_then(|c| c.target.as_deref()) else {
+        return false;
+    };
+    cx.model
+        .function_ids()
+        .find(|&f| cx.func(f).qualname == t)
+        .is_some_and(|f| crate::util::always_raises(cx.model, &cx.func(f).body))
+}

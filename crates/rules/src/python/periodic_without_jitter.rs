@@ -99,7 +99,7 @@ impl Rule for PeriodicWithoutJitter {
             }
             let remote = exprs.iter().any(|&e| {
                 cx.call(e).is_some_and(|ic| {
-                    (cx.is_awaited(e) && is_io_call(cx, ic))
+                    ((cx.is_awaited(e) || is_async_with_ctx(cx, e)) && is_io_call(cx, ic))
                         || ic.target.as_deref().is_some_and(|t| {
                             t.starts_with("requests.") || t.starts_with("urllib.request.")
                         })
@@ -116,6 +116,13 @@ impl Rule for PeriodicWithoutJitter {
             ));
         }
     }
+}
+
+/// `async with session.get(...) as resp:`.
+fn is_async_with_ctx(cx: &FileCx, e: ExprId) -> bool {
+    matches!(cx.tree.expr_parent(e), Parent::Stmt(s)
+        if matches!(&cx.stmt(s).kind, StmtKind::With { items, is_async: true, .. }
+            if items.iter().any(|it| it.ctx == e)))
 }
 
 fn in_handler(cx: &FileCx, e: ExprId, loop_stmt: StmtId) -> bool {

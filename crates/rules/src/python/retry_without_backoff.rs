@@ -93,7 +93,7 @@ impl Rule for RetryWithoutBackoff {
                 .collect();
             let jitter = exprs_in_block(cx.model, body)
                 .into_iter()
-                .any(|e| is_random_ref(cx, e));
+                .any(|e| is_random_ref(cx, e) || is_backoff_helper(cx, e));
             if jitter {
                 continue;
             }
@@ -185,8 +185,10 @@ fn retry_loop_body<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Block> {
         let leaves = exits_loop(cx, tb) || exits_loop(cx, orelse) || after_try_breaks(cx, body, st);
         let retries = handlers.iter().any(|h| {
             !always_raises(cx.model, &h.body)
+                && !crate::python::common::ends_in_raising_helper(cx, &h.body)
                 && !exits_loop(cx, &h.body)
                 && !waits_for_readiness(cx, &h.body)
+                && !h.types.iter().all(|t| is_local_error(t))
         });
         if leaves && retries {
             return Some(body);
@@ -215,6 +217,54 @@ fn is_retry_condition(cx: &FileCx, cond: ExprId) -> bool {
                 n.contains("retr") || n.contains("attempt") || n.contains("tries")
             })
     })
+}
+
+/// A call of the program's own sleep or backoff helper (`self._sleep(d)`,
+/// `backoff.delay(n)`): the delay policy lives there.
+fn is_backoff_helper(cx: &FileCx, e: ExprId) -> bool {
+    cx.call(e).is_some_and(|c| {
+        sleep_arg(c).is_none() && {
+            let n = c.name.to_ascii_lowercase();
+            n.contains("sleep") || n.contains("backoff") || n.contains("delay")
+        }
+    })
+}
+
+/// Errors that say "this input" or "not ready yet" rather than "the other
+/// side failed": loops that catch only these are parsers, probes and
+/// non-blocking I/O state machines, not retries of a dependency.
+fn is_local_error(t: &str) -> bool {
+    matches!(
+        t,
+        "IndexError"
+            | "KeyError"
+            | "ValueError"
+            | "TypeError"
+            | "AttributeError"
+            | "StopIteration"
+            | "StopAsyncIteration"
+            | "LookupError"
+            | "UnicodeError"
+            | "UnicodeDecodeError"
+            | "UnicodeEncodeError"
+            | "FileExistsError"
+            | "FileNotFoundError"
+            | "PermissionError"
+            | "IsADirectoryError"
+            | "NotADirectoryError"
+            | "InterruptedError"
+            | "BlockingIOError"
+            | "OverflowError"
+            | "ZeroDivisionError"
+            | "RecursionError"
+            | "NotImplementedError"
+            | "ImportError"
+            | "ModuleNotFoundError"
+            | "EOFError"
+            | "ssl.SSLWantReadError"
+            | "ssl.SSLWantWriteError"
+            | "json.JSONDecodeError"
+    )
 }
 
 /// Exceptions raised by network and database clients.
@@ -353,15 +403,20 @@ fn calls_remote(cx: &FileCx, loop_stmt: StmtId, b: &Block) -> bool {
 /// A handler that waits for the resource to become ready (`await
 /// wait_readable()`, `select`) rather than retrying blindly.
 fn waits_for_readiness(cx: &FileCx, b: &Block) -> bool {
-    unsnarl_model::walk::calls_in_block(cx.model, b)
+    // `await fut`: waiting for a future someone else completes.
+    let awaits_future = unsnarl_model::walk::exprs_in_block(cx.model, b)
         .into_iter()
-        .any(|e| {
-            let c = cx.call(e).unwrap();
-            sleep_arg(c).is_none()
-                && (c.name.starts_with("wait")
-                    || c.name.starts_with("_wait")
-                    || matches!(c.name.as_str(), "select" | "poll"))
-        })
+        .any(|e| matches!(cx.expr(e).kind, ExprKind::Await(inner) if cx.model.name_of(inner).is_some()));
+    awaits_future
+        || unsnarl_model::walk::calls_in_block(cx.model, b)
+            .into_iter()
+            .any(|e| {
+                let c = cx.call(e).unwrap();
+                sleep_arg(c).is_none()
+                    && (c.name.starts_with("wait")
+                        || c.name.starts_with("_wait")
+                        || matches!(c.name.as_str(), "select" | "poll"))
+            })
 }
 
 /// A `return` or `break` at this loop's level (not in nested loops).

@@ -146,7 +146,17 @@ fn concurrent_targets(cx: &FileCx) -> Vec<(FuncId, String)> {
         else {
             continue;
         };
-        let Some(&f) = by_name.get(name.as_str()) else {
+        let Some(f) = by_name.get(name.as_str()).copied().or_else(|| {
+            // `obj.method` on an untyped receiver: the only method of that
+            // name in this file.
+            let (_, m) = name.rsplit_once('.')?;
+            let mut it = cx
+                .model
+                .function_ids()
+                .filter(|&g| cx.func(g).class.is_some() && cx.func(g).name == m);
+            let first = it.next()?;
+            it.next().is_none().then_some(first)
+        }) else {
             continue;
         };
         let in_loop = cx.in_loop(id)

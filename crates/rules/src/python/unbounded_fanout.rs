@@ -276,6 +276,7 @@ fn is_structural(cx: &FileCx, iter: ExprId) -> bool {
         "peer",
         "backend",
         "provider",
+        "connection",
     ]
     .iter()
     .any(|k| n.contains(k))
