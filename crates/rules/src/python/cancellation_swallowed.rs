@@ -87,6 +87,9 @@ impl Rule for CancellationSwallowed {
             let mut v = TryFinder(Vec::new());
             walk_block(cx.model, &cx.func(fid).body, &mut v);
             for t in v.0 {
+                if cx.func(fid).is_test {
+                    break;
+                }
                 check_try(cx, fid, t, out);
             }
         }
@@ -151,11 +154,38 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
 }
 
 /// The caught exception is handed on to be raised elsewhere
-/// (`errors.append(exc)`, `future.set_exception(exc)`).
+/// (`errors.append(exc)`, `future.set_exception(exc)`, `exc_val = exc`, or
+/// a helper of this file that decides whether to re-raise it).
 fn forwards_exception(cx: &FileCx, h: &Handler) -> bool {
+    if test_failure(cx, &h.body) {
+        return true;
+    }
     let Some(name) = h.name.as_deref() else {
         return false;
     };
+    let stored = unsnarl_model::walk::exprs_in_block(cx.model, &h.body)
+        .into_iter()
+        .any(|e| {
+            cx.model.name_of(e) == Some(name)
+                && matches!(cx.tree.expr_parent(e), unsnarl_model::walk::Parent::Stmt(s)
+                    if matches!(&cx.stmt(s).kind, StmtKind::Assign { value: Some(v), .. } if *v == e))
+        });
+    let to_raising_helper = unsnarl_model::walk::calls_in_block(cx.model, &h.body)
+        .into_iter()
+        .any(|e| {
+            let c = cx.call(e).unwrap();
+            c.args
+                .iter()
+                .any(|a| cx.model.name_of(a.value) == Some(name))
+                && c.target.as_deref().is_some_and(|t| {
+                    cx.model
+                        .function_ids()
+                        .any(|f| cx.func(f).qualname == t && contains_raise(cx, &cx.func(f).body))
+                })
+        });
+    if stored || to_raising_helper {
+        return true;
+    }
     unsnarl_model::walk::calls_in_block(cx.model, &h.body)
         .into_iter()
         .any(|e| {
@@ -168,6 +198,33 @@ fn forwards_exception(cx: &FileCx, h: &Handler) -> bool {
                 .iter()
                 .any(|a| cx.model.name_of(a.value) == Some(name))
         })
+}
+
+/// `pytest.fail(...)`, `self.fail(...)`: the handler fails the test.
+fn test_failure(cx: &FileCx, body: &Block) -> bool {
+    unsnarl_model::walk::calls_in_block(cx.model, body)
+        .into_iter()
+        .any(|e| {
+            let c = cx.call(e).unwrap();
+            matches!(c.target.as_deref(), Some("pytest.fail" | "pytest.skip"))
+                || (c.name == "fail"
+                    && c.receiver.and_then(|r| cx.model.name_of(r)) == Some("self"))
+        })
+}
+
+fn contains_raise(cx: &FileCx, body: &Block) -> bool {
+    struct R(bool);
+    impl Visitor for R {
+        fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
+            if matches!(m.stmt(id).kind, StmtKind::Raise(_)) {
+                self.0 = true;
+            }
+            true
+        }
+    }
+    let mut r = R(false);
+    walk_block(cx.model, body, &mut r);
+    r.0
 }
 
 /// A handler type that is the cancellation exception itself.

@@ -52,6 +52,10 @@ const DEADLINE_SCOPES: &[&str] = &[
     "trio.move_on_after",
     "trio.fail_at",
     "trio.move_on_at",
+    "eventlet.Timeout",
+    "eventlet.timeout.Timeout",
+    "gevent.Timeout",
+    "gevent.timeout.Timeout",
 ];
 
 /// True when a call builds a deadline scope with a real deadline
@@ -64,7 +68,7 @@ pub fn is_deadline_scope(cx: &FileCx, ctx: ExprId) -> bool {
         // `async with timeout(5):` from an unknown import.
         return matches!(
             c.name.as_str(),
-            "fail_after" | "move_on_after" | "timeout" | "fail_at" | "move_on_at"
+            "fail_after" | "move_on_after" | "timeout" | "fail_at" | "move_on_at" | "Timeout"
         ) && c.positional(0).is_some_and(|a| !is_none(cx, a));
     };
     if DEADLINE_SCOPES.contains(&t) {
@@ -463,13 +467,23 @@ pub fn is_condition(cx: &FileCx, e: ExprId) -> bool {
 /// The `with`/`async with` statements around an expression that take
 /// something whose dotted text is `name`.
 pub fn inside_with_of(cx: &FileCx, e: ExprId, names: &[String]) -> bool {
+    inside_with_matching(cx, e, |cx, ctx| {
+        cx.model.dotted(ctx).is_some_and(|d| names.contains(&d))
+            // `with self._locked():`, a helper that takes the object's lock.
+            || cx.call(ctx).is_some_and(|c| {
+                c.receiver.and_then(|r| cx.model.name_of(r)) == Some("self")
+                    && c.name.to_ascii_lowercase().contains("lock")
+            })
+    })
+}
+
+fn inside_with_matching(cx: &FileCx, e: ExprId, pred: impl Fn(&FileCx, ExprId) -> bool) -> bool {
     cx.enclosing_stmts(e)
         .into_iter()
         .any(|s| match &cx.stmt(s).kind {
-            StmtKind::With { items, .. } => items.iter().any(|it| {
-                !cx.contains(it.ctx, e)
-                    && cx.model.dotted(it.ctx).is_some_and(|d| names.contains(&d))
-            }),
+            StmtKind::With { items, .. } => items
+                .iter()
+                .any(|it| !cx.contains(it.ctx, e) && pred(cx, it.ctx)),
             _ => false,
         })
 }

@@ -122,6 +122,7 @@ impl Rule for NetworkAwaitWithoutDeadline {
                 "opening a connection"
             } else if STREAM_READS.contains(&c.name.as_str())
                 && c.receiver.is_some_and(|r| is_reader(cx, r, &readers))
+                && !is_read_wrapper(cx.func(f))
             {
                 "reading from a stream"
             } else {
@@ -214,6 +215,24 @@ fn stream_readers(cx: &FileCx) -> HashSet<String> {
         }
     }
     out
+}
+
+/// A method that is itself a read primitive (`receive`, `read_frame`):
+/// the deadline belongs to its caller.
+fn is_read_wrapper(f: &Function) -> bool {
+    f.class.is_some()
+        && matches!(
+            f.name.trim_start_matches('_'),
+            "receive"
+                | "recv"
+                | "read"
+                | "readline"
+                | "readexactly"
+                | "readuntil"
+                | "receive_some"
+                | "recv_into"
+                | "read_frame"
+        )
 }
 
 fn is_reader(cx: &FileCx, r: ExprId, readers: &HashSet<String>) -> bool {

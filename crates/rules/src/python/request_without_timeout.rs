@@ -70,7 +70,11 @@ impl Rule for RequestWithoutTimeout {
             // In a coroutine the call blocks the loop, which the blocking
             // rule reports with the real fix (an async client).
             let f = cx.func_of(id);
-            if cx.func(f).is_test || cx.runs_on_loop(f) || c.args.iter().any(|a| a.spread) {
+            if cx.func(f).is_test
+                || cx.runs_on_loop(f)
+                || c.args.iter().any(|a| a.spread)
+                || crate::python::common::under_deadline(cx, id, false)
+            {
                 continue;
             }
             let given = entry
@@ -114,6 +118,11 @@ import requests
 from urllib.request import urlopen
 
 TIMEOUT = (3.05, 27)
+
+def green(url):
+    import eventlet
+    with eventlet.Timeout(5, False):
+        return requests.get(url)
 
 def rates(**kw):
     r = requests.get("https://rates.example/today", timeout=5)
