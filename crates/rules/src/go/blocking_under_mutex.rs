@@ -225,13 +225,14 @@ fn is_done_like(cx: &FileCx, ch: ExprId) -> bool {
     cx.call(ch).is_some_and(|c| c.name == "Done" || c.target.as_deref() == Some("time.After"))
 }
 
-/// A channel made in this function with a constant buffer.
+/// A channel made in this function with a buffer (sized for what is sent,
+/// more often than not).
 fn buffered_local(cx: &FileCx, f: FuncId, ch: ExprId) -> bool {
     let Some(name) = cx.model.name_of(ch) else {
         return false;
     };
     common::local_chan(cx, f, name)
-        .is_some_and(|c| matches!(c.cap, common::ChanCap::Buffered(_)))
+        .is_some_and(|c| c.cap != common::ChanCap::Unbuffered)
 }
 
 impl Flow for Under {

@@ -7,9 +7,24 @@ use std::collections::HashMap;
 use unsnarl_model::walk::{Parent, Visitor, walk_block};
 use unsnarl_model::*;
 
-/// Generated files (`// Code generated ... DO NOT EDIT.`) are skipped.
+/// Generated files (`// Code generated ... DO NOT EDIT.`) are skipped, and
+/// so are files excluded from every build (`//go:build ignore`: generator
+/// scripts run by hand).
 pub fn skip_file(cx: &FileCx) -> bool {
-    cx.model.is_generated
+    cx.model.is_generated || build_ignored(cx.text)
+}
+
+fn build_ignored(text: &str) -> bool {
+    for line in text.lines().take(30) {
+        let t = line.trim();
+        if let Some(expr) = t.strip_prefix("//go:build ") {
+            return expr.trim() == "ignore";
+        }
+        if t.starts_with("package ") {
+            break;
+        }
+    }
+    false
 }
 
 /// Test code: a `_test.go` file or a test function.
@@ -635,4 +650,91 @@ pub fn cond_call<'a>(cx: &FileCx<'a>, e: ExprId) -> Option<(String, &'a str)> {
             .is_some_and(|l| l.to_ascii_lowercase().contains("cond")),
     };
     ok.then_some((d, c.name.as_str()))
+}
+
+/// Verbs that, as the start of a function or method name whose callee is
+/// not known, almost always mean network, database or file I/O.
+const IO_VERBS: &[&str] = &[
+    "fetch", "download", "upload", "send", "post", "request", "query", "dial", "connect",
+    "publish", "write", "read", "save", "delete", "remove", "notify", "push", "pull", "sync",
+    "flush", "serve", "listen", "exec", "insert", "update", "upsert", "invoke", "deliver",
+    "report", "persist", "store", "put", "load", "index", "refresh", "subscribe", "consume",
+    "ping", "probe", "emit", "call", "email", "mail", "copy",
+];
+
+fn starts_with_verb(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    if lower == "get" || lower.starts_with("http") {
+        return true;
+    }
+    IO_VERBS.iter().any(|v| {
+        lower.starts_with(v)
+            && name[v.len()..]
+                .chars()
+                .next()
+                .is_none_or(|c| c.is_uppercase() || c == '_' || c.is_ascii_digit())
+    })
+}
+
+/// What I/O a call does, as a short description, when it is known to
+/// (knowledge), is a project function known to block, or is an unknown
+/// callee named like I/O (`fetch(u)`, `s.store.Delete(id)`).
+pub fn io_call(cx: &FileCx, c: &Call) -> Option<String> {
+    let callee = cx.callee_display(c);
+    if let Some(e) = cx.effect(c, Effect::Blocking)
+        && !matches!(
+            c.target.as_deref(),
+            Some("time.Sleep" | "sync.WaitGroup.Wait" | "golang.org/x/sync/errgroup.Group.Wait")
+        )
+    {
+        return Some(format!("`{callee}` {}", e.what));
+    }
+    if let Some(t) = &c.target
+        && let Some(i) = cx.index.resolve(cx.lang, t)
+        && let Some(chain) = cx.index.blocking_chain(i)
+        && !matches!(&*chain.site.callee, "time.Sleep" | "sync.WaitGroup.Wait")
+    {
+        return Some(format!("`{callee}` {}", chain.site.what));
+    }
+    let guessable = match c.target.as_deref() {
+        None => true,
+        Some(t) => {
+            // This package (possibly another file of it), or a third-party
+            // package: judge by the name. The standard library is covered
+            // by the knowledge tables.
+            t.starts_with(&format!("{}.", cx.model.module))
+                || t.split('/').next().is_some_and(|first| first.contains('.'))
+        }
+    };
+    (guessable && starts_with_verb(&c.name)).then(|| format!("`{callee}`"))
+}
+
+/// The I/O a function of the file does, directly or through functions of
+/// the file it calls (a few levels deep), closures included.
+pub fn does_io(cx: &FileCx, f: FuncId, by_name: &HashMap<&str, FuncId>, depth: u32) -> Option<String> {
+    for g in with_descendants(cx, f) {
+        for e in unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(g).body) {
+            let Some(c) = cx.call(e) else { continue };
+            if let Some(h) = callee_in_file(by_name, c) {
+                if depth > 0
+                    && h != f
+                    && let Some(io) = does_io(cx, h, by_name, depth - 1)
+                {
+                    return Some(io);
+                }
+                continue;
+            }
+            if let Some(io) = io_call(cx, c) {
+                return Some(io);
+            }
+        }
+    }
+    None
+}
+
+/// Code of a test, benchmark or example function (`func TestX(t
+/// *testing.T)`), closures in it included. Helpers of `_test.go` files
+/// that are not tests themselves are not.
+pub fn in_test_func(cx: &FileCx, f: FuncId) -> bool {
+    cx.func(outermost(cx, f)).is_test
 }

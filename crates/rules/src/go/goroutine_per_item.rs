@@ -16,8 +16,9 @@ pub static META: RuleMeta = RuleMeta {
     languages: &[Language::Go],
     summary: "A `go` statement (or errgroup `Go` without `SetLimit`) per item of a range over input of unknown size, with no semaphore or worker pool.",
     docs: r#"
-A loop over a slice, map or channel whose size the code does not control
-starts one goroutine per item (`go` or `g.Go` of an errgroup with no
+A loop over a channel (a stream), or over a slice or map whose size the
+code does not control when the goroutines do I/O, starts one goroutine per
+item (`go` or `g.Go` of an errgroup with no
 `SetLimit`), and nothing in the loop waits for a slot first (a semaphore
 channel send, `sem.Acquire`, a `Wait`).
 
@@ -73,6 +74,17 @@ impl Rule for GoroutinePerItem {
         if common::skip_file(cx) {
             return;
         }
+        let by_name = common::functions_by_qualname(cx);
+        let goroutine_io = |call: ExprId| -> Option<String> {
+            let c = cx.call(call)?;
+            match cx.expr(cx.model.strip(c.func)).kind {
+                ExprKind::Closure(g) => common::does_io(cx, g, &by_name, 3),
+                _ => match common::callee_in_file(&by_name, c) {
+                    Some(g) => common::does_io(cx, g, &by_name, 3),
+                    None => common::io_call(cx, c),
+                },
+            }
+        };
         for (i, st) in cx.model.stmts.iter().enumerate() {
             let s = StmtId(i as u32);
             let f = cx.tree.stmt_func(s);
@@ -103,7 +115,24 @@ impl Rule for GoroutinePerItem {
             {
                 continue;
             }
-            let what = if cx.sema.type_of(*iter) == Some("chan") {
+            // A stream (a channel) is unbounded by nature; for a slice or a
+            // map, the goroutines must do I/O (connections, files, calls
+            // to a service) for their number to hurt.
+            let stream = cx.sema.type_of(*iter) == Some("chan");
+            let io = match &st.kind {
+                StmtKind::Go(call) => goroutine_io(*call),
+                StmtKind::Expr(e) => cx.call(*e).and_then(|c| {
+                    c.args.iter().find_map(|a| match cx.expr(a.value).kind {
+                        ExprKind::Closure(g) => common::does_io(cx, g, &by_name, 3),
+                        _ => None,
+                    })
+                }),
+                _ => None,
+            };
+            if !stream && io.is_none() {
+                continue;
+            }
+            let what = if stream {
                 "message received from the channel"
             } else {
                 "item"
@@ -245,7 +274,7 @@ import (
 func Resize(ctx context.Context, paths []string) error {
 	g, ctx := errgroup.WithContext(ctx)
 	for _, p := range paths {
-		g.Go(func() error { return resize(ctx, p) }) // expect
+		g.Go(func() error { return upload(ctx, p) }) // expect
 	}
 	return g.Wait()
 }
@@ -296,7 +325,7 @@ func Resize(ctx context.Context, paths []string) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(8)
 	for _, p := range paths {
-		g.Go(func() error { return resize(ctx, p) })
+		g.Go(func() error { return upload(ctx, p) })
 	}
 	return g.Wait()
 }

@@ -281,8 +281,9 @@ impl<'a> Summaries<'a> {
         }
         self.active.push(f);
         let mut out: Vec<Acquire> = Vec::new();
+        let dropped = released_first(cx, f);
         for s in common::stmts_in(cx.model, &cx.func(f).body) {
-            if matches!(cx.stmt(s).kind, StmtKind::Defer(_)) {
+            if matches!(cx.stmt(s).kind, StmtKind::Defer(_)) || flag_guarded(cx, f, s) {
                 continue;
             }
             let exprs = match &cx.stmt(s).kind {
@@ -313,7 +314,7 @@ impl<'a> Summaries<'a> {
             };
             for e in exprs {
                 if let Some(op) = lock_op(cx, e) {
-                    if op.kind.acquires() {
+                    if op.kind.acquires() && !dropped.contains(&op.instance) {
                         out.push(Acquire {
                             kind: op.kind,
                             class: op.class.clone(),
@@ -348,6 +349,60 @@ impl<'a> Summaries<'a> {
         self.memo.insert(f, out.clone());
         out
     }
+}
+
+/// Mutexes a function unlocks before it first locks them: it expects them
+/// held on entry and drops them for a while (`mu.Unlock(); ...;
+/// mu.Lock()`), so its re-lock is no new acquisition for its callers.
+fn released_first(cx: &FileCx, f: FuncId) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    for e in unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(f).body) {
+        if let Some(op) = lock_op(cx, e)
+            && !seen.contains(&op.instance)
+        {
+            if !op.kind.acquires() {
+                out.push(op.instance.clone());
+            }
+            seen.push(op.instance);
+        }
+    }
+    out
+}
+
+/// A statement under an `if` on a boolean parameter (`if lock { mu.Lock()
+/// }`): callers choose whether it locks, so it is left out of summaries.
+fn flag_guarded(cx: &FileCx, f: FuncId, s: StmtId) -> bool {
+    let flags: Vec<&str> = cx
+        .func(f)
+        .params
+        .iter()
+        .filter(|p| p.ty.as_ref().is_some_and(|t| t.text == "bool"))
+        .map(|p| p.name.as_str())
+        .collect();
+    if flags.is_empty() {
+        return false;
+    }
+    cx.tree.stmt_ancestors(s).any(|a| match &cx.stmt(a).kind {
+        StmtKind::If { cond, .. } => exprs_under(cx.model, *cond)
+            .into_iter()
+            .any(|e| cx.model.name_of(e).is_some_and(|n| flags.contains(&n))),
+        _ => false,
+    })
+}
+
+/// A goroutine started by the function unlocks the mutex: a second `Lock`
+/// waits for that hand-off on purpose.
+fn handed_off(cx: &FileCx, f: FuncId, instance: &str) -> bool {
+    let top = common::outermost(cx, f);
+    common::descendants(cx, top).into_iter().any(|g| {
+        common::runs_in_goroutine(cx, g)
+            && common::with_descendants(cx, g).into_iter().any(|h| {
+                unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(h).body)
+                    .into_iter()
+                    .any(|e| lock_op(cx, e).is_some_and(|o| !o.kind.acquires() && o.instance == instance))
+            })
+    })
 }
 
 /// A flow over held locks, for rules that only need the held set.
@@ -427,9 +482,12 @@ struct GraphFlow<'s, 'a> {
 }
 
 impl GraphFlow<'_, '_> {
-    fn acquire(&mut self, op: &LockOp, held: &HeldSet) {
+    fn acquire(&mut self, cx: &FileCx, op: &LockOp, held: &HeldSet) {
         for h in held {
             if h.op.instance == op.instance {
+                if handed_off(cx, self.func, &op.instance) {
+                    continue;
+                }
                 self.reentries.push(Reentry {
                     at: op.span,
                     instance: op.instance.clone(),
@@ -481,6 +539,11 @@ impl GraphFlow<'_, '_> {
             };
             for h in held {
                 if instance.as_deref() == Some(h.op.instance.as_str()) {
+                    // Long call chains are often cut by conditions we do
+                    // not follow; report direct and one-hop re-locks.
+                    if via.len() > 2 {
+                        continue;
+                    }
                     self.reentries.push(Reentry {
                         at: cx.expr(e).span,
                         instance: h.op.instance.clone(),
@@ -491,6 +554,7 @@ impl GraphFlow<'_, '_> {
                     });
                 } else if let (Some(x), Some(y)) = (&h.op.class, &a.class)
                     && x != y
+                    && via.len() <= 3
                 {
                     self.edges.push(Edge {
                         from: x.clone(),
@@ -509,7 +573,7 @@ impl GraphFlow<'_, '_> {
         for e in exprs {
             if let Some(op) = lock_op(cx, e) {
                 if op.kind.acquires() {
-                    self.acquire(&op, st);
+                    self.acquire(cx, &op, st);
                 }
                 apply_expr(cx, e, st, &mut |_, _| {});
             } else {
