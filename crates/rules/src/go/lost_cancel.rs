@@ -206,9 +206,18 @@ impl Flow for Pending<'_> {
         if !*st {
             return;
         }
-        // `return ctx, cancel` hands it on (checked by `simple` already);
-        // a return of the error right after a failed call is still a leak.
-        let _ = cx;
+        // A bare `return` hands back named results: `(ctx context.Context,
+        // cancel func())`.
+        let f = cx.tree.stmt_func(self.start);
+        let named_result = cx.func(f).returns.as_ref().is_some_and(|r| {
+            r.text
+                .trim_matches(|c| c == '(' || c == ')')
+                .split(',')
+                .any(|part| part.split_whitespace().next() == Some(self.name))
+        });
+        if named_result {
+            return;
+        }
         self.leaks.push(ret);
     }
     fn join(&self, a: &bool, b: &bool) -> bool {
