@@ -24,8 +24,10 @@ While a `sync.Mutex`/`RWMutex` is held (between `Lock` and `Unlock`, or
 after `Lock` with a deferred `Unlock`), the code blocks or runs code it does
 not control: a channel send or receive (or a `select` with no `default`),
 an HTTP/database/network/file call, `time.Sleep`, `wg.Wait()`, a call of a
-function of the file that does one of these, or a call of a function value
-(a callback parameter or field).
+function of the file that does one of these, or a call of a listener (a
+function value taken from a collection being ranged over, or a callback
+named `onX`/`handler`/`hook`...). Reads and writes of a connection are left
+out: a per-connection mutex exists to serialize them.
 
 ## Why
 
@@ -160,11 +162,15 @@ impl Under {
                     return None;
                 }
                 if let Some(entry) = cx.effect(c, Effect::Blocking) {
+                    if serializing_io(&entry.what) {
+                        return None;
+                    }
                     return Some(format!("`{}` {}", short(&cx.callee_display(c)), entry.what));
                 }
                 if let Some(t) = &c.target
                     && let Some(i) = cx.index.resolve(cx.lang, t)
                     && let Some(chain) = cx.index.blocking_chain(i)
+                    && !serializing_io(&chain.site.what)
                 {
                     return Some(format!(
                         "`{}` (which calls `{}`) {}",
@@ -185,10 +191,33 @@ impl Under {
         }
     }
 
-    /// A call of a parameter or struct field whose declared type is a
-    /// function type.
+    /// A call of a listener: a function value taken from a collection
+    /// being ranged over (`for _, fn := range s.listeners { fn(ev) }`), or
+    /// a parameter/field of function type named like a listener (`onX`,
+    /// `handler`, `callback`, `hook`, `notify`). Other function values run
+    /// under a lock on purpose (`once.Do(f)`, `withLock(fn)`, lazy loaders).
     fn is_callback(&self, cx: &FileCx, c: &Call) -> bool {
-        match &cx.expr(cx.model.strip(c.func)).kind {
+        let callee = cx.model.strip(c.func);
+        if let Some(name) = cx.model.name_of(callee)
+            && ranged_over(cx, self.f, name)
+        {
+            return true;
+        }
+        let last = match &cx.expr(callee).kind {
+            ExprKind::Name { id, .. } => id.as_str(),
+            ExprKind::Attr { name, .. } => name.as_str(),
+            _ => return false,
+        };
+        let lower = last.to_ascii_lowercase();
+        let listener_like = (last.starts_with("on") && last[2..].starts_with(char::is_uppercase))
+            || (last.starts_with("On") && last[2..].starts_with(char::is_uppercase))
+            || ["handler", "callback", "hook", "listener", "notify", "subscriber", "observer"]
+                .iter()
+                .any(|w| lower.contains(w));
+        if !listener_like {
+            return false;
+        }
+        match &cx.expr(callee).kind {
             ExprKind::Name { id, resolved: None } => {
                 let mut cur = Some(self.f);
                 while let Some(g) = cur {
@@ -213,6 +242,21 @@ impl Under {
             _ => false,
         }
     }
+}
+
+/// Connection reads/writes and stream copies: what a per-connection write
+/// or read mutex exists to serialize.
+fn serializing_io(what: &str) -> bool {
+    what.contains("connection") || what.contains("stream")
+}
+
+/// `name` is the variable of a range over a collection in `f` or an
+/// enclosing function.
+fn ranged_over(cx: &FileCx, f: FuncId, name: &str) -> bool {
+    common::stmts_in(cx.model, &cx.func(f).body).into_iter().any(|s| {
+        matches!(&cx.stmt(s).kind, StmtKind::For { target: Some(t), .. }
+            if common::names_in_target(cx, *t).contains(&name))
+    })
 }
 
 fn short(s: &str) -> &str {
@@ -351,10 +395,10 @@ func (q *Queue) Pop() int {
 	return it
 }
 
-func (q *Queue) Each(fn func(int)) {
+func (q *Queue) Notify(listeners []func(int)) {
 	q.mu.Lock()
-	for _, it := range q.items {
-		fn(it) // expect
+	for _, fn := range listeners {
+		fn(len(q.items)) // expect
 	}
 	q.mu.Unlock()
 }
@@ -390,6 +434,12 @@ func (h *Hub) TryPublish(e Event) {
 		}
 	}
 	h.n++
+}
+
+func (h *Hub) WithLock(fn func()) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	fn()
 }
 
 func (h *Hub) Later(e Event) {

@@ -656,10 +656,9 @@ pub fn cond_call<'a>(cx: &FileCx<'a>, e: ExprId) -> Option<(String, &'a str)> {
 /// not known, almost always mean network, database or file I/O.
 const IO_VERBS: &[&str] = &[
     "fetch", "download", "upload", "send", "post", "request", "query", "dial", "connect",
-    "publish", "write", "read", "save", "delete", "remove", "notify", "push", "pull", "sync",
-    "flush", "serve", "listen", "exec", "insert", "update", "upsert", "invoke", "deliver",
-    "report", "persist", "store", "put", "load", "index", "refresh", "subscribe", "consume",
-    "ping", "probe", "emit", "call", "email", "mail", "copy",
+    "publish", "write", "read", "save", "delete", "remove", "notify", "push", "pull", "flush",
+    "serve", "listen", "insert", "upsert", "invoke", "deliver", "persist", "refresh",
+    "subscribe", "consume", "ping", "probe", "email", "mail",
 ];
 
 fn starts_with_verb(name: &str) -> bool {
@@ -703,7 +702,7 @@ pub fn io_call(cx: &FileCx, c: &Call) -> Option<String> {
             // package: judge by the name. The standard library is covered
             // by the knowledge tables.
             t.starts_with(&format!("{}.", cx.model.module))
-                || t.split('/').next().is_some_and(|first| first.contains('.'))
+                || (t.contains('/') && t.split('/').next().is_some_and(|first| first.contains('.')))
         }
     };
     (guessable && starts_with_verb(&c.name)).then(|| format!("`{callee}`"))

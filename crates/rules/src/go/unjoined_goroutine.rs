@@ -84,6 +84,11 @@ impl Rule for UnjoinedGoroutine {
             let Some(c) = cx.call(call_expr) else {
                 continue;
             };
+            // A goroutine left behind by a test function dies with the test
+            // binary; helpers and production code are what matter.
+            if common::in_test_func(cx, cx.func_of(call_expr)) {
+                continue;
+            }
             // What the goroutine runs: a func literal, a function of this
             // file, or a callee we only know by name. Function values
             // (`go fn()`) are not judged.
@@ -190,7 +195,16 @@ fn body_signals(cx: &FileCx, body: &Block) -> bool {
                     let target = c.target.as_deref().unwrap_or("");
                     if matches!(
                         name,
-                        "Done" | "close" | "recover" | "Go" | "Signal" | "Broadcast"
+                        "Done"
+                            | "close"
+                            | "recover"
+                            | "Go"
+                            | "Signal"
+                            | "Broadcast"
+                            | "finish"
+                            | "Finish"
+                            | "complete"
+                            | "Complete"
                     ) || ["Log", "Print", "Warn", "Error", "Info", "Debug", "Fatal", "Panic", "Report"]
                         .iter()
                         .any(|p| name.starts_with(p))

@@ -191,10 +191,10 @@ fn excused(cx: &FileCx, f: FuncId) -> BTreeSet<String> {
 /// `if cond { mu.Lock() } ... if cond { mu.Unlock() }`: the paths that
 /// lock are the paths that unlock, which a path-insensitive walk misses.
 fn correlated(cx: &FileCx, f: FuncId, op: &LockOp) -> bool {
-    let cond_of = |e: ExprId| -> Option<String> {
+    let cond_of = |e: ExprId| -> Option<(StmtId, String)> {
         let s = cx.tree.enclosing_stmt(e)?;
         cx.tree.stmt_ancestors(s).find_map(|a| match &cx.stmt(a).kind {
-            StmtKind::If { cond, .. } => Some(cx.source(cx.expr(*cond).span).to_string()),
+            StmtKind::If { cond, .. } => Some((a, cx.source(cx.expr(*cond).span).to_string())),
             _ => None,
         })
     };
@@ -204,9 +204,11 @@ fn correlated(cx: &FileCx, f: FuncId, op: &LockOp) -> bool {
     let Some(lock_cond) = cond_of(op.call) else {
         return false;
     };
+    // Another `if` on the same condition (the one around the lock may hold
+    // the unlock too: that is no correlation).
     exprs_in_block(cx.model, &cx.func(f).body).into_iter().any(|e| {
         locks::lock_op(cx, e).is_some_and(|o| !o.kind.acquires() && o.instance == op.instance)
-            && cond_of(e).as_deref() == Some(lock_cond.as_str())
+            && cond_of(e).is_some_and(|(s, c)| s != lock_cond.0 && c == lock_cond.1)
     })
 }
 
@@ -346,6 +348,17 @@ func (c *Cache) Get(k string) (string, error) {
 "#,
         r#"
 package app
+
+func (c *Cache) Ticket(other *Cache) []string {
+	if other != nil {
+		other.mu.RLock()
+		if other.items == nil {
+			return nil // expect
+		}
+		other.mu.RUnlock()
+	}
+	return nil
+}
 
 func Run(sem chan struct{}, job Job) error {
 	sem <- struct{}{}
