@@ -24,7 +24,10 @@ made by that function, but the function can return without receiving it: a
 return before the receive. The same holds the other way round for a
 goroutine waiting to receive a value the function may never send. It also
 flags a goroutine per loop iteration sending on a channel the function
-receives from only once ("first answer wins").
+receives from only once ("first answer wins"), and, for an unbuffered
+channel kept in a struct field, a plain send (or receive) in one method
+when every receive (or send) elsewhere sits in a `select` that can return
+through another case.
 
 ## Why
 
@@ -118,6 +121,174 @@ impl Rule for GoroutineChannelLeak {
                 }
             }
         }
+        field_channels(cx, out);
+    }
+}
+
+/// Where a struct's channel field is used in the file.
+#[derive(Default)]
+struct FieldUses {
+    unbuffered_makes: usize,
+    other_makes: usize,
+    plain_sends: Vec<ExprId>,
+    plain_recvs: Vec<ExprId>,
+    /// `select` arms on the field in a select that can also leave the
+    /// function (a `ctx.Done()`/`time.After`/stop case that returns).
+    guarded_sends: Vec<Span>,
+    guarded_recvs: Vec<Span>,
+    /// Other select arms (loops waiting on several channels).
+    open_selects: usize,
+    drained: bool,
+}
+
+/// Channels held in struct fields and used across methods: a plain send on
+/// an unbuffered field channel whose every receive is in a `select` that
+/// can return through another case (and the mirror case for receives).
+fn field_channels(cx: &FileCx, out: &mut Vec<Finding>) {
+    for t in &cx.model.types {
+        for fld in &t.fields {
+            let text = fld.ty.text.trim();
+            if !(text.starts_with("chan ") || text.starts_with("chan\t")) {
+                continue;
+            }
+            let Some(u) = field_uses(cx, &t.qualname, &fld.name) else {
+                continue;
+            };
+            if u.unbuffered_makes == 0 || u.other_makes > 0 || u.drained || u.open_selects > 0 {
+                continue;
+            }
+            let short = format!("{}.{}", t.name, fld.name);
+            if u.plain_recvs.is_empty() && u.guarded_sends.is_empty() && !u.guarded_recvs.is_empty() {
+                let line = common::line_of(cx, u.guarded_recvs[0]);
+                for &e in &u.plain_sends {
+                    if common::in_test_func(cx, cx.func_of(e)) {
+                        continue;
+                    }
+                    out.push(cx.finding(
+                        &META,
+                        cx.expr(e).span,
+                        format!(
+                            "this send on unbuffered channel `{short}` blocks until someone receives, but every receive of it (line {line}) is in a `select` that can return through another case: once the receiver has left, this goroutine blocks here forever"
+                        ),
+                        format!(
+                            "select on the same cancellation (`ctx.Done()`, the stop channel) around this send, or give `{short}` a buffer for the values that may be abandoned"
+                        ),
+                    ));
+                }
+            }
+            if u.plain_sends.is_empty() && u.guarded_recvs.is_empty() && !u.guarded_sends.is_empty() {
+                let line = common::line_of(cx, u.guarded_sends[0]);
+                for &e in &u.plain_recvs {
+                    if common::in_test_func(cx, cx.func_of(e)) {
+                        continue;
+                    }
+                    out.push(cx.finding(
+                        &META,
+                        cx.expr(e).span,
+                        format!(
+                            "this receive on unbuffered channel `{short}` waits for a sender, but every send on it (line {line}) is in a `select` that can give up through another case, and nothing closes it: this goroutine can wait here forever"
+                        ),
+                        format!(
+                            "select on the same cancellation around this receive, or close `{short}` when the sender gives up"
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// The uses of field `field` of values of type `ty` in the file; `None`
+/// when the channel escapes (passed, returned, assigned elsewhere).
+fn field_uses(cx: &FileCx, ty: &str, field: &str) -> Option<FieldUses> {
+    let mut u = FieldUses::default();
+    let is_field = |e: ExprId| -> bool {
+        matches!(&cx.expr(e).kind, ExprKind::Attr { obj, name, .. }
+            if name == field && cx.sema.type_of(*obj) == Some(ty))
+    };
+    let mut in_arms = Vec::new();
+    for st in &cx.model.stmts {
+        let StmtKind::Select { arms, .. } = &st.kind else {
+            continue;
+        };
+        let exit_arm = |skip: usize| {
+            arms.iter().enumerate().any(|(j, a)| {
+                j != skip
+                    && matches!(a.kind, ArmKind::Recv { .. })
+                    && common::stmts_in(cx.model, &a.body)
+                        .into_iter()
+                        .any(|s| matches!(cx.stmt(s).kind, StmtKind::Return(_)))
+            })
+        };
+        for (j, arm) in arms.iter().enumerate() {
+            let (ch, send) = match arm.kind {
+                ArmKind::Recv { channel, .. } => (channel, false),
+                ArmKind::Send { channel, .. } => (channel, true),
+                _ => continue,
+            };
+            if !is_field(ch) {
+                continue;
+            }
+            in_arms.push(ch);
+            match (send, exit_arm(j)) {
+                (true, true) => u.guarded_sends.push(arm.span),
+                (false, true) => u.guarded_recvs.push(arm.span),
+                _ => u.open_selects += 1,
+            }
+        }
+    }
+    for (i, e) in cx.model.exprs.iter().enumerate() {
+        let id = ExprId(i as u32);
+        // Struct literals: `&T{ch: make(chan X)}`.
+        if let ExprKind::Collection {
+            ty: Some(t),
+            elems,
+            keys,
+            ..
+        } = &e.kind
+            && t.resolved.as_deref() == Some(ty)
+        {
+            for (k, v) in keys.iter().zip(elems) {
+                if k.as_deref() == Some(field) {
+                    count_make(cx, *v, &mut u);
+                }
+            }
+        }
+        if !is_field(id) || in_arms.contains(&id) {
+            continue;
+        }
+        match cx.tree.expr_parent(id) {
+            Parent::Expr(p) => match &cx.expr(p).kind {
+                ExprKind::Send { channel, .. } if *channel == id => u.plain_sends.push(p),
+                ExprKind::Recv(_) => u.plain_recvs.push(p),
+                ExprKind::Call(c) if c.target.as_deref() == Some("close") => u.drained = true,
+                ExprKind::Call(c) if matches!(c.target.as_deref(), Some("len" | "cap")) => {}
+                _ => return None,
+            },
+            Parent::Stmt(s) => match &cx.stmt(s).kind {
+                StmtKind::For { iter, .. } if *iter == id => u.drained = true,
+                StmtKind::Assign {
+                    targets,
+                    value: Some(v),
+                    ..
+                } if targets.contains(&id) => count_make(cx, *v, &mut u),
+                _ => return None,
+            },
+            _ => return None,
+        }
+    }
+    Some(u)
+}
+
+fn count_make(cx: &FileCx, v: ExprId, u: &mut FieldUses) {
+    match cx.call(v) {
+        Some(c) if c.target.as_deref() == Some("make") && common::makes_chan(cx, c) => {
+            match c.positional(1).map(|n| cx.model.int_value(n)) {
+                None | Some(Some(0)) => u.unbuffered_makes += 1,
+                _ => u.other_makes += 1,
+            }
+        }
+        _ => u.other_makes += 1,
     }
 }
 
@@ -436,6 +607,32 @@ func First(urls []string) string {
         r#"
 package app
 
+import "context"
+
+type Worker struct {
+	results chan Result
+}
+
+func NewWorker() *Worker {
+	return &Worker{results: make(chan Result)}
+}
+
+func (w *Worker) run(job Job) {
+	w.results <- job.Do() // expect
+}
+
+func (w *Worker) Wait(ctx context.Context) (Result, error) {
+	select {
+	case r := <-w.results:
+		return r, nil
+	case <-ctx.Done():
+		return Result{}, ctx.Err()
+	}
+}
+"#,
+        r#"
+package app
+
 func Start(cfg Config) error {
 	ready := make(chan Config)
 	go func() {
@@ -529,6 +726,36 @@ func Pipeline(items []int) []int {
 		res = append(res, v)
 	}
 	return res
+}
+"#,
+        r#"
+package app
+
+import "context"
+
+type Worker struct {
+	results chan Result
+	stop    chan struct{}
+}
+
+func NewWorker() *Worker {
+	return &Worker{results: make(chan Result), stop: make(chan struct{})}
+}
+
+func (w *Worker) run(job Job) {
+	select {
+	case w.results <- job.Do():
+	case <-w.stop:
+	}
+}
+
+func (w *Worker) Wait(ctx context.Context) (Result, error) {
+	select {
+	case r := <-w.results:
+		return r, nil
+	case <-ctx.Done():
+		return Result{}, ctx.Err()
+	}
 }
 "#,
         r#"
