@@ -173,18 +173,23 @@ fn load_of(cx: &FileCx, e: ExprId) -> Option<String> {
 fn has_cas(cx: &FileCx, f: FuncId) -> bool {
     exprs_in_block(cx.model, &cx.func(f).body)
         .into_iter()
-        .any(|e| cx.call(e).is_some_and(|c| c.name.starts_with("CompareAndSwap")))
+        .any(|e| {
+            cx.call(e)
+                .is_some_and(|c| c.name.starts_with("CompareAndSwap"))
+        })
 }
 
 /// A `Lock()` earlier in the function: the update is serialized by it.
 fn locked_before(cx: &FileCx, f: FuncId, e: ExprId) -> bool {
     let at = cx.expr(e).span.start;
-    exprs_in_block(cx.model, &cx.func(f).body).into_iter().any(|x| {
-        cx.expr(x).span.start < at
-            && cx
-                .call(x)
-                .is_some_and(|c| c.name == "Lock" && c.args.is_empty())
-    })
+    exprs_in_block(cx.model, &cx.func(f).body)
+        .into_iter()
+        .any(|x| {
+            cx.expr(x).span.start < at
+                && cx
+                    .call(x)
+                    .is_some_and(|c| c.name == "Lock" && c.args.is_empty())
+        })
 }
 
 pub static EXAMPLES: Examples = Examples {

@@ -119,9 +119,8 @@ impl Rule for BackgroundContext {
                     && exprs_in_block(cx.model, &cx.func(g).body)
                         .into_iter()
                         .any(|x| {
-                            cx.call(x).is_some_and(|k| {
-                                common::callee_in_file(&by_name, k) == Some(top)
-                            })
+                            cx.call(x)
+                                .is_some_and(|k| common::callee_in_file(&by_name, k) == Some(top))
                         })
             });
             if let Some(g) = caller {
@@ -154,9 +153,10 @@ fn after_done(cx: &FileCx, e: ExprId) -> bool {
         .tree
         .func_ancestors(cx.model, f)
         .any(|g| match cx.tree.func_site(g) {
-            Parent::Expr(site) => cx.tree.enclosing_stmt(site).is_some_and(|s| {
-                matches!(cx.stmt(s).kind, StmtKind::Defer(_))
-            }),
+            Parent::Expr(site) => cx
+                .tree
+                .enclosing_stmt(site)
+                .is_some_and(|s| matches!(cx.stmt(s).kind, StmtKind::Defer(_))),
             _ => false,
         })
     {
@@ -263,13 +263,13 @@ fn detached_on_purpose(cx: &FileCx, e: ExprId) -> bool {
             },
             Parent::Stmt(s) => {
                 return matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, .. }
-                    if targets.iter().any(|&t| {
-                        let elems: Vec<ExprId> = match &cx.expr(t).kind {
-                            ExprKind::Collection { elems, .. } => elems.clone(),
-                            _ => vec![t],
-                        };
-                        elems.iter().any(|&x| matches!(cx.expr(x).kind, ExprKind::Attr { .. }))
-                    }));
+                if targets.iter().any(|&t| {
+                    let elems: Vec<ExprId> = match &cx.expr(t).kind {
+                        ExprKind::Collection { elems, .. } => elems.clone(),
+                        _ => vec![t],
+                    };
+                    elems.iter().any(|&x| matches!(cx.expr(x).kind, ExprKind::Attr { .. }))
+                }));
             }
             _ => return false,
         }
@@ -277,7 +277,8 @@ fn detached_on_purpose(cx: &FileCx, e: ExprId) -> bool {
 }
 
 fn is_done_call(cx: &FileCx, e: ExprId) -> bool {
-    cx.call(e).is_some_and(|c| c.name == "Done" && c.args.is_empty())
+    cx.call(e)
+        .is_some_and(|c| c.name == "Done" && c.args.is_empty())
 }
 
 pub static EXAMPLES: Examples = Examples {

@@ -97,7 +97,13 @@ impl Rule for BadChannelClose {
         for f in cx.model.function_ids() {
             twice_on_a_path(cx, f, &mut flagged, out);
         }
-        for e in cx.model.exprs.iter().enumerate().map(|(i, _)| ExprId(i as u32)) {
+        for e in cx
+            .model
+            .exprs
+            .iter()
+            .enumerate()
+            .map(|(i, _)| ExprId(i as u32))
+        {
             let Some(ch) = closed_channel(cx, e) else {
                 continue;
             };
@@ -242,10 +248,15 @@ fn closed_by_receiver(cx: &FileCx, f: FuncId, ch: &str, close: ExprId) -> Option
     let at = cx.expr(close).span.start;
     // `wg.Wait(); close(ch)`: the senders are done, closing is safe (the
     // usual "collect, then drain" pattern).
-    if exprs_in_block(cx.model, &cx.func(f).body).into_iter().any(|e| {
-        cx.expr(e).span.start < at
-            && cx.call(e).is_some_and(|c| c.name == "Wait" && c.args.is_empty())
-    }) {
+    if exprs_in_block(cx.model, &cx.func(f).body)
+        .into_iter()
+        .any(|e| {
+            cx.expr(e).span.start < at
+                && cx
+                    .call(e)
+                    .is_some_and(|c| c.name == "Wait" && c.args.is_empty())
+        })
+    {
         return None;
     }
     let own: Vec<ExprId> = exprs_in_block(cx.model, &cx.func(f).body)
@@ -278,7 +289,9 @@ fn closed_by_receiver(cx: &FileCx, f: FuncId, ch: &str, close: ExprId) -> Option
         .any(|h| {
             exprs_in_block(cx.model, &cx.func(h).body)
                 .into_iter()
-                .any(|e| cx.model.name_of(e) == Some(ch) && common::chan_use(cx, e) == ChanUse::Send)
+                .any(|e| {
+                    cx.model.name_of(e) == Some(ch) && common::chan_use(cx, e) == ChanUse::Send
+                })
         });
     if senders {
         return Some(format!(

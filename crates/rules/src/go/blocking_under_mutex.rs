@@ -211,9 +211,17 @@ impl Under {
         let lower = last.to_ascii_lowercase();
         let listener_like = (last.starts_with("on") && last[2..].starts_with(char::is_uppercase))
             || (last.starts_with("On") && last[2..].starts_with(char::is_uppercase))
-            || ["handler", "callback", "hook", "listener", "notify", "subscriber", "observer"]
-                .iter()
-                .any(|w| lower.contains(w));
+            || [
+                "handler",
+                "callback",
+                "hook",
+                "listener",
+                "notify",
+                "subscriber",
+                "observer",
+            ]
+            .iter()
+            .any(|w| lower.contains(w));
         if !listener_like {
             return false;
         }
@@ -222,7 +230,10 @@ impl Under {
                 let mut cur = Some(self.f);
                 while let Some(g) = cur {
                     if let Some(p) = cx.func(g).params.iter().find(|p| p.name == *id) {
-                        return p.ty.as_ref().is_some_and(|t| t.text.trim_start().starts_with("func"));
+                        return p
+                            .ty
+                            .as_ref()
+                            .is_some_and(|t| t.text.trim_start().starts_with("func"));
                     }
                     cur = cx.func(g).parent;
                 }
@@ -234,9 +245,9 @@ impl Under {
                 };
                 cx.model.types.iter().any(|t| {
                     t.qualname == owner
-                        && t.fields.iter().any(|f| {
-                            f.name == *name && f.ty.text.trim_start().starts_with("func")
-                        })
+                        && t.fields
+                            .iter()
+                            .any(|f| f.name == *name && f.ty.text.trim_start().starts_with("func"))
                 })
             }
             _ => false,
@@ -253,10 +264,12 @@ fn serializing_io(what: &str) -> bool {
 /// `name` is the variable of a range over a collection in `f` or an
 /// enclosing function.
 fn ranged_over(cx: &FileCx, f: FuncId, name: &str) -> bool {
-    common::stmts_in(cx.model, &cx.func(f).body).into_iter().any(|s| {
-        matches!(&cx.stmt(s).kind, StmtKind::For { target: Some(t), .. }
+    common::stmts_in(cx.model, &cx.func(f).body)
+        .into_iter()
+        .any(|s| {
+            matches!(&cx.stmt(s).kind, StmtKind::For { target: Some(t), .. }
             if common::names_in_target(cx, *t).contains(&name))
-    })
+        })
 }
 
 fn short(s: &str) -> &str {
@@ -266,7 +279,8 @@ fn short(s: &str) -> &str {
 /// `<-ctx.Done()`, `<-done`-style waits on cancellation are still blocking
 /// but are how a locked section is aborted; not reported.
 fn is_done_like(cx: &FileCx, ch: ExprId) -> bool {
-    cx.call(ch).is_some_and(|c| c.name == "Done" || c.target.as_deref() == Some("time.After"))
+    cx.call(ch)
+        .is_some_and(|c| c.name == "Done" || c.target.as_deref() == Some("time.After"))
 }
 
 /// A channel made in this function with a buffer (sized for what is sent,
@@ -275,8 +289,7 @@ fn buffered_local(cx: &FileCx, f: FuncId, ch: ExprId) -> bool {
     let Some(name) = cx.model.name_of(ch) else {
         return false;
     };
-    common::local_chan(cx, f, name)
-        .is_some_and(|c| c.cap != common::ChanCap::Unbuffered)
+    common::local_chan(cx, f, name).is_some_and(|c| c.cap != common::ChanCap::Unbuffered)
 }
 
 impl Flow for Under {
@@ -313,9 +326,9 @@ impl Flow for Under {
             return;
         };
         let has_default = arms.iter().any(|a| matches!(a.kind, ArmKind::Default));
-        let has_exit = arms.iter().any(|a| {
-            matches!(a.kind, ArmKind::Recv { channel, .. } if is_done_like(cx, channel))
-        });
+        let has_exit = arms
+            .iter()
+            .any(|a| matches!(a.kind, ArmKind::Recv { channel, .. } if is_done_like(cx, channel)));
         if has_default || has_exit {
             return;
         }

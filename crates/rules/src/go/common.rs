@@ -161,25 +161,6 @@ pub fn is_noreturn_call(c: &Call) -> bool {
     }
 }
 
-/// True when the statement ends the path: `return`, a no-return call,
-/// `continue`/`break` (for the enclosing block), `goto`.
-pub fn ends_path(cx: &FileCx, s: StmtId) -> bool {
-    match &cx.stmt(s).kind {
-        StmtKind::Return(_) | StmtKind::Continue | StmtKind::Break => true,
-        StmtKind::Expr(e) => cx.call(*e).is_some_and(is_noreturn_call),
-        StmtKind::Pass => cx.source(cx.stmt(s).span).starts_with("goto"),
-        StmtKind::If { then, orelse, .. } => {
-            !orelse.is_empty() && block_ends_path(cx, then) && block_ends_path(cx, orelse)
-        }
-        StmtKind::Block(b) => block_ends_path(cx, b),
-        _ => false,
-    }
-}
-
-pub fn block_ends_path(cx: &FileCx, b: &Block) -> bool {
-    b.iter().any(|&s| ends_path(cx, s))
-}
-
 /// How a channel was made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ChanCap {
@@ -194,7 +175,6 @@ pub enum ChanCap {
 pub struct LocalChan {
     pub func: FuncId,
     pub cap: ChanCap,
-    pub make: ExprId,
 }
 
 /// The `make(chan ...)` a plain variable is bound to in `f` or an enclosing
@@ -220,11 +200,7 @@ pub fn local_chan(cx: &FileCx, f: FuncId, name: &str) -> Option<LocalChan> {
                         None => ChanCap::Unknown,
                     },
                 };
-                found = Some(LocalChan {
-                    func: id,
-                    cap,
-                    make: v,
-                });
+                found = Some(LocalChan { func: id, cap });
             }
             return found;
         }
@@ -433,17 +409,6 @@ pub fn enclosing_loops(cx: &FileCx, s: StmtId) -> Vec<StmtId> {
         .collect()
 }
 
-/// The statement directly containing an expression, and the statement
-/// holding a closure (the `go`/`defer`/assignment it appears in).
-pub fn stmt_of(cx: &FileCx, e: ExprId) -> Option<StmtId> {
-    cx.tree.enclosing_stmt(e)
-}
-
-/// The dotted text of an expression with `&`/`*` peeled (`s.mu`, `mu`).
-pub fn dotted(cx: &FileCx, e: ExprId) -> Option<String> {
-    cx.model.dotted(e)
-}
-
 /// The root name of a dotted chain (`s` in `s.a.b`).
 pub fn root_name(cx: &FileCx, e: ExprId) -> Option<ExprId> {
     let mut cur = cx.model.strip(e);
@@ -527,11 +492,11 @@ pub fn is_constant_expr(cx: &FileCx, e: ExprId) -> bool {
                     ok = false;
                 }
             }
-            ExprKind::Name { id, resolved } => {
-                // A local variable may be a computed backoff.
-                if resolved.is_none() && !id.chars().next().is_some_and(char::is_uppercase) {
-                    ok = false;
-                }
+            // A local variable may be a computed backoff.
+            ExprKind::Name { id, resolved }
+                if resolved.is_none() && !id.chars().next().is_some_and(char::is_uppercase) =>
+            {
+                ok = false;
             }
             ExprKind::Index { .. } | ExprKind::Closure(_) => ok = false,
             _ => {}
@@ -576,14 +541,13 @@ pub fn wg_call<'a>(cx: &FileCx<'a>, e: ExprId) -> Option<(String, &'a str)> {
 pub fn go_version(cx: &FileCx) -> Option<(u32, u32)> {
     for line in cx.text.lines().take(40) {
         let t = line.trim();
-        if let Some(expr) = t.strip_prefix("//go:build ") {
-            if let Some(v) = expr
+        if let Some(expr) = t.strip_prefix("//go:build ")
+            && let Some(v) = expr
                 .split(|c: char| !(c.is_ascii_alphanumeric() || c == '.'))
                 .filter_map(parse_go_tag)
                 .next()
-            {
-                return Some(v);
-            }
+        {
+            return Some(v);
         }
         if t.starts_with("package ") {
             break;
@@ -597,10 +561,12 @@ fn parse_go_tag(tok: &str) -> Option<(u32, u32)> {
     Some((1, rest.parse().ok()?))
 }
 
+/// `go.mod` versions by directory.
+type VersionCache = HashMap<std::path::PathBuf, Option<(u32, u32)>>;
+
 fn gomod_version(path: &str) -> Option<(u32, u32)> {
     use std::sync::{Mutex, OnceLock};
-    static CACHE: OnceLock<Mutex<HashMap<std::path::PathBuf, Option<(u32, u32)>>>> =
-        OnceLock::new();
+    static CACHE: OnceLock<Mutex<VersionCache>> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
     let p = std::path::Path::new(path);
     let mut dir = p.parent();
@@ -655,10 +621,39 @@ pub fn cond_call<'a>(cx: &FileCx<'a>, e: ExprId) -> Option<(String, &'a str)> {
 /// Verbs that, as the start of a function or method name whose callee is
 /// not known, almost always mean network, database or file I/O.
 const IO_VERBS: &[&str] = &[
-    "fetch", "download", "upload", "send", "post", "request", "query", "dial", "connect",
-    "publish", "write", "read", "save", "delete", "remove", "notify", "push", "pull", "flush",
-    "serve", "listen", "insert", "upsert", "invoke", "deliver", "persist", "refresh",
-    "subscribe", "consume", "ping", "probe", "email", "mail",
+    "fetch",
+    "download",
+    "upload",
+    "send",
+    "post",
+    "request",
+    "query",
+    "dial",
+    "connect",
+    "publish",
+    "write",
+    "read",
+    "save",
+    "delete",
+    "remove",
+    "notify",
+    "push",
+    "pull",
+    "flush",
+    "serve",
+    "listen",
+    "insert",
+    "upsert",
+    "invoke",
+    "deliver",
+    "persist",
+    "refresh",
+    "subscribe",
+    "consume",
+    "ping",
+    "probe",
+    "email",
+    "mail",
 ];
 
 fn starts_with_verb(name: &str) -> bool {
@@ -710,7 +705,12 @@ pub fn io_call(cx: &FileCx, c: &Call) -> Option<String> {
 
 /// The I/O a function of the file does, directly or through functions of
 /// the file it calls (a few levels deep), closures included.
-pub fn does_io(cx: &FileCx, f: FuncId, by_name: &HashMap<&str, FuncId>, depth: u32) -> Option<String> {
+pub fn does_io(
+    cx: &FileCx,
+    f: FuncId,
+    by_name: &HashMap<&str, FuncId>,
+    depth: u32,
+) -> Option<String> {
     for g in with_descendants(cx, f) {
         for e in unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(g).body) {
             let Some(c) = cx.call(e) else { continue };

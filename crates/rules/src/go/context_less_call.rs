@@ -82,10 +82,7 @@ impl Rule for ContextLessCall {
             let Some(entry) = cx.effect(c, Effect::NeedsTimeout) else {
                 continue;
             };
-            if !matches!(
-                entry.kind.as_deref(),
-                Some("no-context" | "default-client")
-            ) {
+            if !matches!(entry.kind.as_deref(), Some("no-context" | "default-client")) {
                 continue;
             }
             let f = cx.func_of(ExprId(i as u32));
@@ -141,7 +138,10 @@ fn gets_context_later(cx: &FileCx, call: ExprId) -> bool {
         cx.call(p).is_some_and(|c| {
             c.args.iter().any(|a| {
                 cx.sema.type_of(a.value) == Some("context.Context")
-                    || cx.model.name_of(a.value).is_some_and(|n| n == "ctx" || n.ends_with("Ctx"))
+                    || cx
+                        .model
+                        .name_of(a.value)
+                        .is_some_and(|n| n == "ctx" || n.ends_with("Ctx"))
             })
         })
     })
@@ -189,8 +189,7 @@ func (s *Store) Handle(w http.ResponseWriter, r *http.Request) {
 }
 "#,
     ],
-    pass: &[
-        r#"
+    pass: &[r#"
 package app
 
 import (
@@ -226,8 +225,7 @@ func Legacy(db *sql.DB) error {
 	_, err := db.Exec("vacuum")
 	return err
 }
-"#,
-    ],
+"#],
 };
 
 #[cfg(test)]

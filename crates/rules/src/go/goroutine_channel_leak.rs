@@ -158,7 +158,8 @@ fn field_channels(cx: &FileCx, out: &mut Vec<Finding>) {
                 continue;
             }
             let short = format!("{}.{}", t.name, fld.name);
-            if u.plain_recvs.is_empty() && u.guarded_sends.is_empty() && !u.guarded_recvs.is_empty() {
+            if u.plain_recvs.is_empty() && u.guarded_sends.is_empty() && !u.guarded_recvs.is_empty()
+            {
                 let line = common::line_of(cx, u.guarded_recvs[0]);
                 for &e in &u.plain_sends {
                     if common::in_test_func(cx, cx.func_of(e)) {
@@ -176,7 +177,8 @@ fn field_channels(cx: &FileCx, out: &mut Vec<Finding>) {
                     ));
                 }
             }
-            if u.plain_sends.is_empty() && u.guarded_recvs.is_empty() && !u.guarded_sends.is_empty() {
+            if u.plain_sends.is_empty() && u.guarded_recvs.is_empty() && !u.guarded_sends.is_empty()
+            {
                 let line = common::line_of(cx, u.guarded_sends[0]);
                 for &e in &u.plain_recvs {
                     if common::in_test_func(cx, cx.func_of(e)) {
@@ -386,7 +388,11 @@ fn check_op(
     }
     let op_line = cx.expr(op).span;
     let verb = if is_send { "sends on" } else { "receives from" };
-    let other = if is_send { "receiving from" } else { "sending on" };
+    let other = if is_send {
+        "receiving from"
+    } else {
+        "sending on"
+    };
     let fname = cx.func_display(parent);
     // First answer wins: a sender per iteration, one receive.
     let spawned_in_loop = !common::enclosing_loops(cx, start).is_empty();
@@ -421,7 +427,10 @@ fn check_op(
     flow::run_function(cx, &mut fl, &cx.func(parent).body, false);
     let exit = fl.leaks.first().copied()?;
     let at = match exit {
-        Some(s) => format!("the return at line {}", common::line_of(cx, cx.stmt(s).span)),
+        Some(s) => format!(
+            "the return at line {}",
+            common::line_of(cx, cx.stmt(s).span)
+        ),
         None => "the end of the function".to_string(),
     };
     Some(cx.finding(
@@ -521,7 +530,10 @@ impl Flow for Pending<'_> {
             *st = true;
             return;
         }
-        if evaluated_exprs(cx, s).into_iter().any(|e| self.serves(cx, e)) {
+        if evaluated_exprs(cx, s)
+            .into_iter()
+            .any(|e| self.serves(cx, e))
+        {
             *st = false;
         }
     }
@@ -530,7 +542,10 @@ impl Flow for Pending<'_> {
             // `for v := range ch`.
             *st = false;
         }
-        if exprs_under(cx.model, e).into_iter().any(|x| self.serves(cx, x)) {
+        if exprs_under(cx.model, e)
+            .into_iter()
+            .any(|x| self.serves(cx, x))
+        {
             *st = false;
         }
     }

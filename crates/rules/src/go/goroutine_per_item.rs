@@ -94,9 +94,10 @@ impl Rule for GoroutinePerItem {
             let (span, group) = match &st.kind {
                 StmtKind::Go(_) => (st.span, None),
                 StmtKind::Expr(e) => match cx.call(*e) {
-                    Some(c) if common::is_group_go(cx, c) && c.name == "Go" => {
-                        (cx.expr(*e).span, c.receiver.and_then(|r| cx.model.dotted(r)))
-                    }
+                    Some(c) if common::is_group_go(cx, c) && c.name == "Go" => (
+                        cx.expr(*e).span,
+                        c.receiver.and_then(|r| cx.model.dotted(r)),
+                    ),
                     _ => continue,
                 },
                 _ => continue,
@@ -183,8 +184,10 @@ fn bounded_input(cx: &FileCx, f: FuncId, iter: ExprId) -> bool {
         return false;
     };
     let lower = name.to_ascii_lowercase();
-    if matches!(lower.as_str(), "n" | "concurrency" | "parallelism" | "workers")
-        || lower.starts_with("num")
+    if matches!(
+        lower.as_str(),
+        "n" | "concurrency" | "parallelism" | "workers"
+    ) || lower.starts_with("num")
         || lower.ends_with("count")
         || lower.ends_with("workers")
         || lower.ends_with("size")
@@ -199,10 +202,7 @@ fn bounded_input(cx: &FileCx, f: FuncId, iter: ExprId) -> bool {
         if !binds.is_empty() {
             return binds.iter().all(|(_, v)| {
                 v.is_some_and(|v| {
-                    matches!(
-                        cx.expr(cx.model.strip(v)).kind,
-                        ExprKind::Collection { .. }
-                    )
+                    matches!(cx.expr(cx.model.strip(v)).kind, ExprKind::Collection { .. })
                 })
             });
         }
@@ -217,8 +217,17 @@ fn bounded_input(cx: &FileCx, f: FuncId, iter: ExprId) -> bool {
 fn is_int_type(t: &str) -> bool {
     matches!(
         t,
-        "int" | "int8" | "int16" | "int32" | "int64" | "uint" | "uint8" | "uint16" | "uint32"
-            | "uint64" | "uintptr"
+        "int"
+            | "int8"
+            | "int16"
+            | "int32"
+            | "int64"
+            | "uint"
+            | "uint8"
+            | "uint16"
+            | "uint32"
+            | "uint64"
+            | "uintptr"
     )
 }
 

@@ -117,11 +117,9 @@ impl Rule for GoroutineSharedWrite {
                     continue;
                 }
                 let root = var.split(['.', '[']).next().unwrap_or(&var).to_string();
-                let shared_with_sibling = goroutines.iter().any(|&h| {
-                    h != g
-                        && cx.func(h).parent == Some(parent)
-                        && touches(cx, h, &root)
-                });
+                let shared_with_sibling = goroutines
+                    .iter()
+                    .any(|&h| h != g && cx.func(h).parent == Some(parent) && touches(cx, h, &root));
                 // A variable declared inside the loop is one per goroutine.
                 let in_loop = spawn_loop.is_some_and(|lp| !declared_inside(cx, parent, &root, lp));
                 if !in_loop && !shared_with_sibling {
@@ -231,7 +229,9 @@ impl Flow for Writes {
                             ExprKind::Name { .. } | ExprKind::Attr { .. }
                                 if self.shared_root(cx, t) =>
                             {
-                                let Some(d) = cx.model.dotted(t) else { continue };
+                                let Some(d) = cx.model.dotted(t) else {
+                                    continue;
+                                };
                                 let appended = value.and_then(|v| cx.call(v)).is_some_and(|c| {
                                     c.target.as_deref() == Some("append")
                                         && c.positional(0)

@@ -199,7 +199,10 @@ pub fn apply_expr(
     let Some(op) = lock_op(cx, e) else { return };
     if op.kind.acquires() {
         on_acquire(&op, held);
-        held.push(Held { op, deferred: false });
+        held.push(Held {
+            op,
+            deferred: false,
+        });
     } else if let Some(i) = held
         .iter()
         .rposition(|h| h.op.instance == op.instance && h.op.kind.read() == op.kind.read())
@@ -242,8 +245,6 @@ pub struct Acquire {
     pub recv_path: Option<String>,
     /// The instance as written in the function that locks it.
     pub instance: String,
-    /// Where it is locked (the innermost function's call).
-    pub span: Span,
     /// Calls from the summarized function down to the lock, outermost first.
     pub via: Vec<(Span, String)>,
 }
@@ -320,7 +321,6 @@ impl<'a> Summaries<'a> {
                             class: op.class.clone(),
                             recv_path: op.recv_path.clone(),
                             instance: op.instance.clone(),
-                            span: op.span,
                             via: Vec::new(),
                         });
                     }
@@ -331,9 +331,10 @@ impl<'a> Summaries<'a> {
                 if g == f {
                     continue;
                 }
-                let on_recv = c.receiver.and_then(|r| cx.model.name_of(r)).is_some_and(|n| {
-                    receiver_of(cx, f).is_some_and(|(rn, _)| rn == n)
-                });
+                let on_recv = c
+                    .receiver
+                    .and_then(|r| cx.model.name_of(r))
+                    .is_some_and(|n| receiver_of(cx, f).is_some_and(|(rn, _)| rn == n));
                 for a in self.acquires(cx, g) {
                     let mut via = vec![(cx.expr(e).span, cx.func(g).name.clone())];
                     via.extend(a.via.iter().cloned());
@@ -400,31 +401,11 @@ fn handed_off(cx: &FileCx, f: FuncId, instance: &str) -> bool {
             && common::with_descendants(cx, g).into_iter().any(|h| {
                 unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(h).body)
                     .into_iter()
-                    .any(|e| lock_op(cx, e).is_some_and(|o| !o.kind.acquires() && o.instance == instance))
+                    .any(|e| {
+                        lock_op(cx, e).is_some_and(|o| !o.kind.acquires() && o.instance == instance)
+                    })
             })
     })
-}
-
-/// A flow over held locks, for rules that only need the held set.
-pub struct HeldFlow<'h> {
-    pub on_acquire: &'h mut dyn FnMut(&FileCx, &LockOp, &HeldSet),
-}
-
-impl Flow for HeldFlow<'_> {
-    type S = HeldSet;
-    fn simple(&mut self, cx: &FileCx, s: StmtId, st: &mut HeldSet) {
-        let cb = &mut self.on_acquire;
-        apply(cx, s, st, &mut |op, h| cb(cx, op, h));
-    }
-    fn cond(&mut self, cx: &FileCx, e: ExprId, st: &mut HeldSet) {
-        let cb = &mut self.on_acquire;
-        for x in exprs_under(cx.model, e) {
-            apply_expr(cx, x, st, &mut |op, h| cb(cx, op, h));
-        }
-    }
-    fn join(&self, a: &HeldSet, b: &HeldSet) -> HeldSet {
-        join_held(a, b)
-    }
 }
 
 /// Two acquisitions of the same mutex instance on one path: a
@@ -526,11 +507,12 @@ impl GraphFlow<'_, '_> {
             let instance = match (&a.recv_path, &recv) {
                 (Some(p), Some(r)) if p.is_empty() => Some(r.clone()),
                 (Some(p), Some(r)) => Some(format!("{r}.{p}")),
-                (None, _) if a.class.as_deref().is_some_and(|c| {
-                    c.strip_prefix(cx.model.module.as_str())
-                        .and_then(|r| r.strip_prefix('.'))
-                        == Some(a.instance.as_str())
-                }) =>
+                (None, _)
+                    if a.class.as_deref().is_some_and(|c| {
+                        c.strip_prefix(cx.model.module.as_str())
+                            .and_then(|r| r.strip_prefix('.'))
+                            == Some(a.instance.as_str())
+                    }) =>
                 {
                     // A package-level mutex: the same everywhere.
                     Some(a.instance.clone())

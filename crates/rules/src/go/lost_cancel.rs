@@ -5,7 +5,7 @@ use super::common;
 use super::flow::{self, Flow};
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
-use unsnarl_model::walk::{exprs_in_block, exprs_under, for_each_stmt_child, Child};
+use unsnarl_model::walk::{Child, exprs_in_block, exprs_under, for_each_stmt_child};
 use unsnarl_model::*;
 
 pub struct LostCancel;
@@ -105,7 +105,9 @@ impl Rule for LostCancel {
             let ExprKind::Collection { elems, .. } = &cx.expr(*t).kind else {
                 continue;
             };
-            let Some(&cancel) = elems.get(1) else { continue };
+            let Some(&cancel) = elems.get(1) else {
+                continue;
+            };
             let short = api.rsplit('/').next().unwrap_or(api);
             let Some(name) = cx.model.name_of(cancel) else {
                 continue;

@@ -100,7 +100,12 @@ mod fixtures {
                     .entry(line)
                     .or_default()
                     .insert(f.category.slug().to_string());
-                msgs.push(format!("{rel}:{line}: {} {}: {}", f.rule, f.category.slug(), f.message));
+                msgs.push(format!(
+                    "{rel}:{line}: {} {}: {}",
+                    f.rule,
+                    f.category.slug(),
+                    f.message
+                ));
             }
             if found != expected {
                 problems.push(format!(

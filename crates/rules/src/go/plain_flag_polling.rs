@@ -139,12 +139,9 @@ impl Rule for PlainFlagPolling {
 /// The loop body does nothing but yield or sleep (or nothing at all).
 fn is_spin(cx: &FileCx, body: &Block) -> bool {
     body.iter().all(|&s| match &cx.stmt(s).kind {
-        StmtKind::Expr(e) => cx.call(*e).is_some_and(|c| {
-            matches!(
-                c.target.as_deref(),
-                Some("runtime.Gosched" | "time.Sleep")
-            )
-        }),
+        StmtKind::Expr(e) => cx
+            .call(*e)
+            .is_some_and(|c| matches!(c.target.as_deref(), Some("runtime.Gosched" | "time.Sleep"))),
         StmtKind::Pass => true,
         _ => false,
     })
@@ -165,12 +162,17 @@ fn goroutine_writer(cx: &FileCx, f: FuncId, var: &str) -> Option<FuncId> {
     let top = common::outermost(cx, f);
     common::descendants(cx, top).into_iter().find(|&g| {
         g != f
-            && cx.tree.func_ancestors(cx.model, g).any(|a| common::runs_in_goroutine(cx, a))
+            && cx
+                .tree
+                .func_ancestors(cx.model, g)
+                .any(|a| common::runs_in_goroutine(cx, a))
             && declaring(cx, g, root) == Some(decl)
             && common::stmts_in(cx.model, &cx.func(g).body)
                 .into_iter()
                 .any(|s| match &cx.stmt(s).kind {
-                    StmtKind::Assign { targets, op, .. } if !matches!(op, AssignOp::Declare { .. }) => {
+                    StmtKind::Assign { targets, op, .. }
+                        if !matches!(op, AssignOp::Declare { .. }) =>
+                    {
                         targets.iter().any(|&t| {
                             let mut names = vec![cx.model.dotted(t)];
                             if let ExprKind::Collection { elems, .. } = &cx.expr(t).kind {

@@ -110,10 +110,18 @@ impl Rule for RetryWithoutBackoff {
             // Loops that search (next candidate path, bigger buffer) also
             // stop at the first success; a retry loop says so in its names
             // or waits between attempts.
-            let head = cx.source(st.span).split('{').next().unwrap_or("").to_ascii_lowercase();
+            let head = cx
+                .source(st.span)
+                .split('{')
+                .next()
+                .unwrap_or("")
+                .to_ascii_lowercase();
             let vocabulary = |t: &str| {
                 let t = t.to_ascii_lowercase();
-                t.contains("retr") || t.contains("attempt") || t.contains("tries") || t.contains("backoff")
+                t.contains("retr")
+                    || t.contains("attempt")
+                    || t.contains("tries")
+                    || t.contains("backoff")
             };
             let named_retry = vocabulary(&head)
                 || exprs.iter().any(|&e| match &cx.expr(e).kind {
@@ -123,9 +131,10 @@ impl Rule for RetryWithoutBackoff {
                 });
             let jitter = exprs.iter().any(|&e| {
                 cx.call(e).is_some_and(|c| {
-                    c.target.as_deref().is_some_and(|t| {
-                        t.starts_with("math/rand") || t.starts_with("crypto/rand")
-                    }) || c.name.to_ascii_lowercase().contains("jitter")
+                    c.target
+                        .as_deref()
+                        .is_some_and(|t| t.starts_with("math/rand") || t.starts_with("crypto/rand"))
+                        || c.name.to_ascii_lowercase().contains("jitter")
                 })
             });
             let sleeps: Vec<(ExprId, &Call)> = exprs
@@ -162,7 +171,9 @@ impl Rule for RetryWithoutBackoff {
             }
             let ctx = common::ctx_in_scope(cx, f);
             for (e, c) in sleeps {
-                let constant = c.positional(0).is_some_and(|a| common::is_constant_expr(cx, a));
+                let constant = c
+                    .positional(0)
+                    .is_some_and(|a| common::is_constant_expr(cx, a));
                 let msg = match (constant && !jitter, &ctx) {
                     (true, Some(ctx)) => format!(
                         "this retry loop sleeps a constant time between attempts, and `time.Sleep` ignores `{}`: retries from many callers stay in lockstep (a retry storm), and a cancelled caller still waits out every sleep",
@@ -257,9 +268,7 @@ fn is_retry_loop(cx: &FileCx, body: &Block) -> bool {
                     return false;
                 }
                 if ends_with(cx, then, &|k| matches!(k, StmtKind::Continue))
-                    && stmts[i + 1..]
-                        .iter()
-                        .any(|&t| exits(&cx.stmt(t).kind))
+                    && stmts[i + 1..].iter().any(|&t| exits(&cx.stmt(t).kind))
                 {
                     success_exit = true;
                 }

@@ -135,9 +135,14 @@ fn has_call(cx: &FileCx, s: StmtId) -> bool {
     let mut found = false;
     unsnarl_model::walk::for_each_stmt_child(cx.model, s, &mut |ch| {
         if let unsnarl_model::walk::Child::Expr(e) = ch {
-            found |= unsnarl_model::walk::exprs_under(cx.model, e).into_iter().any(|x| {
-                matches!(cx.expr(x).kind, ExprKind::Call(_) | ExprKind::Recv(_) | ExprKind::Send { .. })
-            });
+            found |= unsnarl_model::walk::exprs_under(cx.model, e)
+                .into_iter()
+                .any(|x| {
+                    matches!(
+                        cx.expr(x).kind,
+                        ExprKind::Call(_) | ExprKind::Recv(_) | ExprKind::Send { .. }
+                    )
+                });
         }
     });
     found

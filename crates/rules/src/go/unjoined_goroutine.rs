@@ -149,28 +149,31 @@ fn named_goroutine(cx: &FileCx, c: &Call) -> bool {
 /// hands its result to the spawning function through a captured variable.
 fn func_signals(cx: &FileCx, f: FuncId) -> bool {
     common::with_descendants(cx, f).into_iter().any(|g| {
-        body_signals(cx, &cx.func(g).body) || (cx.func(f).kind == FnKind::Closure && assigns_captured(cx, f, g))
+        body_signals(cx, &cx.func(g).body)
+            || (cx.func(f).kind == FnKind::Closure && assigns_captured(cx, f, g))
     })
 }
 
 /// `result = compute()` where `result` belongs to the function that started
 /// the goroutine: its outcome is read there (correctly or not).
 fn assigns_captured(cx: &FileCx, goroutine: FuncId, g: FuncId) -> bool {
-    common::stmts_in(cx.model, &cx.func(g).body).into_iter().any(|s| {
-        let StmtKind::Assign { targets, op, .. } = &cx.stmt(s).kind else {
-            return false;
-        };
-        if matches!(op, AssignOp::Declare { .. }) {
-            return false;
-        }
-        targets.iter().any(|&t| {
-            common::names_in_target(cx, t).into_iter().any(|n| {
-                matches!(common::name_scope(cx, g, n), common::NameScope::Captured(owner)
+    common::stmts_in(cx.model, &cx.func(g).body)
+        .into_iter()
+        .any(|s| {
+            let StmtKind::Assign { targets, op, .. } = &cx.stmt(s).kind else {
+                return false;
+            };
+            if matches!(op, AssignOp::Declare { .. }) {
+                return false;
+            }
+            targets.iter().any(|&t| {
+                common::names_in_target(cx, t).into_iter().any(|n| {
+                    matches!(common::name_scope(cx, g, n), common::NameScope::Captured(owner)
                     if owner != goroutine
                         && !cx.tree.func_ancestors(cx.model, owner).any(|a| a == goroutine))
+                })
             })
         })
-    })
 }
 
 /// True when a goroutine body tells someone it ended or failed.
@@ -205,9 +208,12 @@ fn body_signals(cx: &FileCx, body: &Block) -> bool {
                             | "Finish"
                             | "complete"
                             | "Complete"
-                    ) || ["Log", "Print", "Warn", "Error", "Info", "Debug", "Fatal", "Panic", "Report"]
-                        .iter()
-                        .any(|p| name.starts_with(p))
+                    ) || [
+                        "Log", "Print", "Warn", "Error", "Info", "Debug", "Fatal", "Panic",
+                        "Report",
+                    ]
+                    .iter()
+                    .any(|p| name.starts_with(p))
                         || target.starts_with("log.")
                         || target.starts_with("log/slog.")
                         || target.starts_with("fmt.Print")

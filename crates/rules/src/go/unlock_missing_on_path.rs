@@ -100,9 +100,7 @@ impl Rule for UnlockMissingOnPath {
                 continue;
             }
             let excused = excused(cx, f);
-            let mut fl = Paths {
-                leaks: Vec::new(),
-            };
+            let mut fl = Paths { leaks: Vec::new() };
             flow::run_function(cx, &mut fl, &cx.func(f).body, HeldSet::new());
             let mut seen = BTreeSet::new();
             for (ret, h) in fl.leaks {
@@ -116,9 +114,23 @@ impl Rule for UnlockMissingOnPath {
                 }
                 let is_sem = h.op.call == ExprId(u32::MAX);
                 let (what, rel) = if is_sem {
-                    ("a slot of semaphore channel", format!("<-{}", h.op.instance))
+                    (
+                        "a slot of semaphore channel",
+                        format!("<-{}", h.op.instance),
+                    )
                 } else {
-                    ("lock", format!("{}.{}", h.op.instance, if h.op.kind == OpKind::RLock { "RUnlock()" } else { "Unlock()" }))
+                    (
+                        "lock",
+                        format!(
+                            "{}.{}",
+                            h.op.instance,
+                            if h.op.kind == OpKind::RLock {
+                                "RUnlock()"
+                            } else {
+                                "Unlock()"
+                            }
+                        ),
+                    )
                 };
                 let (span, at) = match ret {
                     Some(r) => (cx.stmt(r).span, "this return leaves".to_string()),
@@ -193,10 +205,12 @@ fn excused(cx: &FileCx, f: FuncId) -> BTreeSet<String> {
 fn correlated(cx: &FileCx, f: FuncId, op: &LockOp) -> bool {
     let cond_of = |e: ExprId| -> Option<(StmtId, String)> {
         let s = cx.tree.enclosing_stmt(e)?;
-        cx.tree.stmt_ancestors(s).find_map(|a| match &cx.stmt(a).kind {
-            StmtKind::If { cond, .. } => Some((a, cx.source(cx.expr(*cond).span).to_string())),
-            _ => None,
-        })
+        cx.tree
+            .stmt_ancestors(s)
+            .find_map(|a| match &cx.stmt(a).kind {
+                StmtKind::If { cond, .. } => Some((a, cx.source(cx.expr(*cond).span).to_string())),
+                _ => None,
+            })
     };
     if op.call == ExprId(u32::MAX) {
         return false;
@@ -206,10 +220,12 @@ fn correlated(cx: &FileCx, f: FuncId, op: &LockOp) -> bool {
     };
     // Another `if` on the same condition (the one around the lock may hold
     // the unlock too: that is no correlation).
-    exprs_in_block(cx.model, &cx.func(f).body).into_iter().any(|e| {
-        locks::lock_op(cx, e).is_some_and(|o| !o.kind.acquires() && o.instance == op.instance)
-            && cond_of(e).is_some_and(|(s, c)| s != lock_cond.0 && c == lock_cond.1)
-    })
+    exprs_in_block(cx.model, &cx.func(f).body)
+        .into_iter()
+        .any(|e| {
+            locks::lock_op(cx, e).is_some_and(|o| !o.kind.acquires() && o.instance == op.instance)
+                && cond_of(e).is_some_and(|(s, c)| s != lock_cond.0 && c == lock_cond.1)
+        })
 }
 
 /// `return x, tx.unlockFunc, nil`: the caller gets the release function.
@@ -217,14 +233,16 @@ fn hands_back_release(cx: &FileCx, ret: StmtId) -> bool {
     let StmtKind::Return(Some(v)) = cx.stmt(ret).kind else {
         return false;
     };
-    exprs_under(cx.model, v).into_iter().any(|e| match &cx.expr(e).kind {
-        ExprKind::Name { id, .. } | ExprKind::Attr { name: id, .. } => {
-            let l = id.to_ascii_lowercase();
-            l.contains("unlock") || l.contains("release")
-        }
-        ExprKind::Closure(_) => true,
-        _ => false,
-    })
+    exprs_under(cx.model, v)
+        .into_iter()
+        .any(|e| match &cx.expr(e).kind {
+            ExprKind::Name { id, .. } | ExprKind::Attr { name: id, .. } => {
+                let l = id.to_ascii_lowercase();
+                l.contains("unlock") || l.contains("release")
+            }
+            ExprKind::Closure(_) => true,
+            _ => false,
+        })
 }
 
 /// `sem <- struct{}{}` on a channel of empty structs: a semaphore acquire.

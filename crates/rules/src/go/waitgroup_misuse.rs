@@ -114,9 +114,8 @@ fn wg_calls<'a>(cx: &FileCx<'a>, body: &Block) -> Vec<(ExprId, String, &'a str)>
 fn waited_in_file(cx: &FileCx, wg: &str) -> bool {
     let last = wg.rsplit('.').next().unwrap_or(wg);
     (0..cx.model.exprs.len()).any(|i| {
-        common::wg_call(cx, ExprId(i as u32)).is_some_and(|(w, m)| {
-            m == "Wait" && w.rsplit('.').next().unwrap_or(&w) == last
-        })
+        common::wg_call(cx, ExprId(i as u32))
+            .is_some_and(|(w, m)| m == "Wait" && w.rsplit('.').next().unwrap_or(&w) == last)
     })
 }
 
@@ -229,10 +228,12 @@ fn done_skipped(cx: &FileCx, g: FuncId, out: &mut Vec<Finding>) {
         return;
     };
     let uses_wg = common::with_descendants(cx, g).into_iter().any(|h| {
-        exprs_in_block(cx.model, &cx.func(h).body).into_iter().any(|e| {
-            cx.model.dotted(e).is_some_and(|d| d == wg)
-                || cx.model.name_of(e) == Some(wg.split('.').next().unwrap_or(&wg))
-        })
+        exprs_in_block(cx.model, &cx.func(h).body)
+            .into_iter()
+            .any(|e| {
+                cx.model.dotted(e).is_some_and(|d| d == wg)
+                    || cx.model.name_of(e) == Some(wg.split('.').next().unwrap_or(&wg))
+            })
     });
     if !uses_wg && waited_in_file(cx, &wg) {
         out.push(cx.finding(
@@ -275,16 +276,18 @@ struct DoneFlow<'a> {
 impl Flow for DoneFlow<'_> {
     type S = bool;
     fn simple(&mut self, cx: &FileCx, s: StmtId, st: &mut bool) {
-        if evaluated_exprs(cx, s).into_iter().any(|e| {
-            common::wg_call(cx, e).is_some_and(|(w, m)| m == "Done" && w == self.wg)
-        }) {
+        if evaluated_exprs(cx, s)
+            .into_iter()
+            .any(|e| common::wg_call(cx, e).is_some_and(|(w, m)| m == "Done" && w == self.wg))
+        {
             *st = true;
         }
     }
     fn cond(&mut self, cx: &FileCx, e: ExprId, st: &mut bool) {
-        if exprs_under(cx.model, e).into_iter().any(|x| {
-            common::wg_call(cx, x).is_some_and(|(w, m)| m == "Done" && w == self.wg)
-        }) {
+        if exprs_under(cx.model, e)
+            .into_iter()
+            .any(|x| common::wg_call(cx, x).is_some_and(|(w, m)| m == "Done" && w == self.wg))
+        {
             *st = true;
         }
     }
@@ -330,7 +333,11 @@ fn count_mismatch(cx: &FileCx, f: FuncId, out: &mut Vec<Finding>) {
             if !common::enclosing_loops(cx, s).is_empty() {
                 add_in_loop = true;
             }
-            match cx.call(a).and_then(|c| c.positional(0)).and_then(|n| cx.model.int_value(n)) {
+            match cx
+                .call(a)
+                .and_then(|c| c.positional(0))
+                .and_then(|n| cx.model.int_value(n))
+            {
                 Some(n) => total += n,
                 None => all_const = false,
             }
@@ -340,13 +347,17 @@ fn count_mismatch(cx: &FileCx, f: FuncId, out: &mut Vec<Finding>) {
         }
         // The WaitGroup must not be handed to anyone else.
         let root = wg.split('.').next().unwrap_or(wg);
-        let escapes = exprs_in_block(cx.model, &cx.func(f).body).into_iter().any(|e| {
-            cx.call(e).is_some_and(|c| {
-                c.args.iter().any(|a| {
-                    cx.model.dotted(a.value).is_some_and(|d| d == *wg || d == root)
+        let escapes = exprs_in_block(cx.model, &cx.func(f).body)
+            .into_iter()
+            .any(|e| {
+                cx.call(e).is_some_and(|c| {
+                    c.args.iter().any(|a| {
+                        cx.model
+                            .dotted(a.value)
+                            .is_some_and(|d| d == *wg || d == root)
+                    })
                 })
-            })
-        });
+            });
         if escapes {
             continue;
         }

@@ -67,10 +67,9 @@ pub fn annotate(m: &mut FileModel, kb: &Table, lang: Language) -> Semantic {
         pass.func = fid;
         let f = m.func(fid);
         for p in &f.params {
-            if let Some(t) = p
-                .ty
-                .as_ref()
-                .and_then(|t| t.resolved.clone().or_else(|| unnamed_type(lang, t)))
+            if let Some(t) =
+                p.ty.as_ref()
+                    .and_then(|t| t.resolved.clone().or_else(|| unnamed_type(lang, t)))
             {
                 pass.envs[fid.index()].insert(p.name.clone(), t);
             }
@@ -163,7 +162,8 @@ impl Pass<'_> {
             return;
         };
         let t = text.trim().trim_start_matches('*');
-        let (first, second): (Option<&str>, Option<&str>) = if let Some(rest) = t.strip_prefix("[]") {
+        let (first, second): (Option<&str>, Option<&str>) = if let Some(rest) = t.strip_prefix("[]")
+        {
             (None, Some(rest))
         } else if t.starts_with('[') {
             (None, t.find(']').map(|i| &t[i + 1..]))
@@ -187,7 +187,10 @@ impl Pass<'_> {
                 Some(i) => (Some(&rest[..i]), Some(&rest[i + 1..])),
                 None => return,
             }
-        } else if let Some(rest) = t.strip_prefix("<-chan ").or_else(|| t.strip_prefix("chan ")) {
+        } else if let Some(rest) = t
+            .strip_prefix("<-chan ")
+            .or_else(|| t.strip_prefix("chan "))
+        {
             (Some(rest), None)
         } else {
             return;
@@ -351,7 +354,11 @@ impl Pass<'_> {
                         _ => None,
                     });
                 }
-                "new" => return c.positional(0).and_then(|t| m.resolved(t).map(str::to_string)),
+                "new" => {
+                    return c
+                        .positional(0)
+                        .and_then(|t| m.resolved(t).map(str::to_string));
+                }
                 _ => {}
             }
         }
@@ -383,7 +390,12 @@ fn resolve_go_type_text(m: &FileModel, text: &str) -> Option<String> {
     if let Some(u) = go_unnamed(t) {
         return Some(u.to_string());
     }
-    if t.is_empty() || t.starts_with('[') || t.starts_with("func") || t.starts_with("struct") || t.starts_with("interface") {
+    if t.is_empty()
+        || t.starts_with('[')
+        || t.starts_with("func")
+        || t.starts_with("struct")
+        || t.starts_with("interface")
+    {
         return None;
     }
     let t = t.split('[').next()?;
@@ -398,9 +410,27 @@ fn resolve_go_type_text(m: &FileModel, text: &str) -> Option<String> {
             }
             let builtin = matches!(
                 t,
-                "bool" | "byte" | "rune" | "string" | "error" | "any" | "int" | "int8" | "int16"
-                    | "int32" | "int64" | "uint" | "uint8" | "uint16" | "uint32" | "uint64"
-                    | "uintptr" | "float32" | "float64" | "complex64" | "complex128"
+                "bool"
+                    | "byte"
+                    | "rune"
+                    | "string"
+                    | "error"
+                    | "any"
+                    | "int"
+                    | "int8"
+                    | "int16"
+                    | "int32"
+                    | "int64"
+                    | "uint"
+                    | "uint8"
+                    | "uint16"
+                    | "uint32"
+                    | "uint64"
+                    | "uintptr"
+                    | "float32"
+                    | "float64"
+                    | "complex64"
+                    | "complex128"
             );
             (!builtin).then(|| format!("{}.{t}", m.module))
         }
