@@ -121,6 +121,8 @@ impl Rule for GoroutineChannelLeak {
                 }
             }
         }
+        let done: Vec<Span> = out.iter().map(|f| f.span).collect();
+        local_channels(cx, &done, out);
         field_channels(cx, out);
     }
 }
@@ -203,11 +205,105 @@ fn field_channels(cx: &FileCx, out: &mut Vec<Finding>) {
 /// The uses of field `field` of values of type `ty` in the file; `None`
 /// when the channel escapes (passed, returned, assigned elsewhere).
 fn field_uses(cx: &FileCx, ty: &str, field: &str) -> Option<FieldUses> {
-    let mut u = FieldUses::default();
     let is_field = |e: ExprId| -> bool {
         matches!(&cx.expr(e).kind, ExprKind::Attr { obj, name, .. }
             if name == field && cx.sema.type_of(*obj) == Some(ty))
     };
+    chan_uses(cx, &is_field, Some((ty, field)))
+}
+
+/// The uses of local channel `name` made in `maker` (by the function and
+/// its closures).
+fn local_uses(cx: &FileCx, maker: FuncId, name: &str) -> Option<FieldUses> {
+    let is_it = |e: ExprId| -> bool {
+        if cx.model.name_of(e) != Some(name) {
+            return false;
+        }
+        let f = cx.func_of(e);
+        match common::name_scope(cx, f, name) {
+            common::NameScope::Own => f == maker,
+            common::NameScope::Captured(d) => d == maker,
+            _ => false,
+        }
+    };
+    chan_uses(cx, &is_it, None)
+}
+
+/// Plain sends (receives) on unbuffered local channels, in goroutines,
+/// whose every receive (send) is in a `select` that can return through
+/// another case: the goroutine blocks forever once the other side left.
+fn local_channels(cx: &FileCx, done: &[Span], out: &mut Vec<Finding>) {
+    for (i, st) in cx.model.stmts.iter().enumerate() {
+        let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            op: AssignOp::Declare { .. },
+        } = &st.kind
+        else {
+            continue;
+        };
+        let [t] = targets.as_slice() else { continue };
+        let Some(name) = cx.model.name_of(*t) else {
+            continue;
+        };
+        let Some(c) = cx.call(*v) else { continue };
+        if c.target.as_deref() != Some("make") || !common::makes_chan(cx, c) {
+            continue;
+        }
+        let maker = cx.tree.stmt_func(StmtId(i as u32));
+        if common::in_test_func(cx, maker) {
+            continue;
+        }
+        let Some(u) = local_uses(cx, maker, name) else {
+            continue;
+        };
+        if u.unbuffered_makes != 1 || u.other_makes > 0 || u.drained || u.open_selects > 0 {
+            continue;
+        }
+        let in_goroutine = |e: ExprId| {
+            cx.tree
+                .func_ancestors(cx.model, cx.func_of(e))
+                .any(|g| common::runs_in_goroutine(cx, g))
+        };
+        let (ops, other, verb) = if u.plain_recvs.is_empty()
+            && u.guarded_sends.is_empty()
+            && !u.guarded_recvs.is_empty()
+        {
+            (&u.plain_sends, &u.guarded_recvs, "receive from")
+        } else if u.plain_sends.is_empty()
+            && u.guarded_recvs.is_empty()
+            && !u.guarded_sends.is_empty()
+        {
+            (&u.plain_recvs, &u.guarded_sends, "send on")
+        } else {
+            continue;
+        };
+        let line = common::line_of(cx, other[0]);
+        for &e in ops {
+            let sp = cx.expr(e).span;
+            if !in_goroutine(e) || done.contains(&sp) {
+                continue;
+            }
+            out.push(cx.finding(
+                &META,
+                sp,
+                format!(
+                    "this goroutine blocks on unbuffered channel `{name}` until the other side is ready, but every {verb} it (line {line}) is in a `select` that can return through another case: once that side has left, this goroutine waits here forever"
+                ),
+                format!(
+                    "give `{name}` a buffer (`make(chan T, 1)` for a single value), or select on the same cancellation here"
+                ),
+            ));
+        }
+    }
+}
+
+fn chan_uses(
+    cx: &FileCx,
+    is_field: &dyn Fn(ExprId) -> bool,
+    literal_field: Option<(&str, &str)>,
+) -> Option<FieldUses> {
+    let mut u = FieldUses::default();
     let mut in_arms = Vec::new();
     for st in &cx.model.stmts {
         let StmtKind::Select { arms, .. } = &st.kind else {
@@ -242,12 +338,13 @@ fn field_uses(cx: &FileCx, ty: &str, field: &str) -> Option<FieldUses> {
     for (i, e) in cx.model.exprs.iter().enumerate() {
         let id = ExprId(i as u32);
         // Struct literals: `&T{ch: make(chan X)}`.
-        if let ExprKind::Collection {
-            ty: Some(t),
-            elems,
-            keys,
-            ..
-        } = &e.kind
+        if let Some((ty, field)) = literal_field
+            && let ExprKind::Collection {
+                ty: Some(t),
+                elems,
+                keys,
+                ..
+            } = &e.kind
             && t.resolved.as_deref() == Some(ty)
         {
             for (k, v) in keys.iter().zip(elems) {
@@ -617,6 +714,31 @@ func First(urls []string) string {
 		}(u)
 	}
 	return <-out
+}
+"#,
+        r#"
+package app
+
+import "context"
+
+func Pump(ctx context.Context, src Source) {
+	items := make(chan Item)
+	go func() {
+		for {
+			it := src.Next()
+			items <- it // expect
+		}
+	}()
+	go func() {
+		for {
+			select {
+			case it := <-items:
+				handle(it)
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
 }
 "#,
         r#"
