@@ -279,10 +279,23 @@ fn closed_by_receiver(cx: &FileCx, f: FuncId, ch: &str, close: ExprId) -> Option
         common::NameScope::Captured(a) => a,
         _ => return None,
     };
-    let ranged = own
+    // Closing before any receive of our own is "close, then drain what is
+    // buffered", not a receiver closing mid-stream.
+    let received_before = own
         .iter()
         .zip(&uses)
-        .any(|(&u, k)| *k == ChanUse::Range && cx.expr(u).span.start < at);
+        .any(|(&u, k)| matches!(k, ChanUse::Recv | ChanUse::Range) && cx.expr(u).span.start < at);
+    if !received_before {
+        return None;
+    }
+    // A close after a completed `for range ch` loop (not inside it).
+    let ranged = own.iter().zip(&uses).any(|(&u, k)| {
+        *k == ChanUse::Range
+            && cx
+                .tree
+                .enclosing_stmt(u)
+                .is_some_and(|s| cx.stmt(s).span.end < at)
+    });
     let senders = common::with_descendants(cx, scope_root)
         .into_iter()
         .filter(|&h| h != f)

@@ -170,6 +170,7 @@ impl Under {
                 if let Some(t) = &c.target
                     && let Some(i) = cx.index.resolve(cx.lang, t)
                     && let Some(chain) = cx.index.blocking_chain(i)
+                    && chain.steps.len() <= 1
                     && !serializing_io(&chain.site.what)
                 {
                     return Some(format!(
