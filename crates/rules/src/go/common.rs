@@ -703,6 +703,35 @@ pub fn io_call(cx: &FileCx, c: &Call) -> Option<String> {
     (guessable && starts_with_verb(&c.name)).then(|| format!("`{callee}`"))
 }
 
+/// True when everything a function of the file runs is known and does no
+/// I/O: its calls go to functions of the file that are pure in turn, or to
+/// the standard library (minus what the knowledge tables say blocks), or
+/// to builtins. Calls of unknown methods or of other packages' functions
+/// may do anything.
+pub fn provably_pure(cx: &FileCx, f: FuncId, by_name: &HashMap<&str, FuncId>, depth: u32) -> bool {
+    with_descendants(cx, f).into_iter().all(|g| {
+        unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(g).body)
+            .into_iter()
+            .all(|e| {
+                let Some(c) = cx.call(e) else { return true };
+                if let Some(h) = callee_in_file(by_name, c) {
+                    return h == f || (depth > 0 && provably_pure(cx, h, by_name, depth - 1));
+                }
+                if cx.effect(c, Effect::Blocking).is_some() {
+                    return false;
+                }
+                match c.target.as_deref() {
+                    None => false,
+                    Some(t) => {
+                        let std =
+                            !t.contains('/') || !t.split('/').next().unwrap_or("").contains('.');
+                        std && !t.starts_with(&format!("{}.", cx.model.module))
+                    }
+                }
+            })
+    })
+}
+
 /// The I/O a function of the file does, directly or through functions of
 /// the file it calls (a few levels deep), closures included.
 pub fn does_io(

@@ -17,8 +17,8 @@ pub static META: RuleMeta = RuleMeta {
     summary: "A `go` statement (or errgroup `Go` without `SetLimit`) per item of a range over input of unknown size, with no semaphore or worker pool.",
     docs: r#"
 A loop over a channel (a stream), or over a slice or map whose size the
-code does not control when the goroutines do I/O, starts one goroutine per
-item (`go` or `g.Go` of an errgroup with no
+code does not control (unless the goroutines provably only compute with
+code of this file), starts one goroutine per item (`go` or `g.Go` of an errgroup with no
 `SetLimit`), and nothing in the loop waits for a slot first (a semaphore
 channel send, `sem.Acquire`, a `Wait`).
 
@@ -75,13 +75,20 @@ impl Rule for GoroutinePerItem {
             return;
         }
         let by_name = common::functions_by_qualname(cx);
-        let goroutine_io = |call: ExprId| -> Option<String> {
-            let c = cx.call(call)?;
+        // Whether the goroutine may do anything heavy: not provably pure
+        // (calls that are not all in this file, or known to block).
+        let goroutine_work = |call: ExprId| -> bool {
+            let Some(c) = cx.call(call) else { return false };
             match cx.expr(cx.model.strip(c.func)).kind {
-                ExprKind::Closure(g) => common::does_io(cx, g, &by_name, 3),
+                ExprKind::Closure(g) => !common::provably_pure(cx, g, &by_name, 3),
                 _ => match common::callee_in_file(&by_name, c) {
-                    Some(g) => common::does_io(cx, g, &by_name, 3),
-                    None => common::io_call(cx, c),
+                    Some(g) => !common::provably_pure(cx, g, &by_name, 3),
+                    None => {
+                        common::io_call(cx, c).is_some()
+                            || c.target.as_deref().is_none_or(|t| {
+                                t.starts_with(&format!("{}.", cx.model.module)) || t.contains('/')
+                            })
+                    }
                 },
             }
         };
@@ -117,20 +124,20 @@ impl Rule for GoroutinePerItem {
                 continue;
             }
             // A stream (a channel) is unbounded by nature; for a slice or a
-            // map, the goroutines must do I/O (connections, files, calls
-            // to a service) for their number to hurt.
+            // map, goroutines that provably only compute in this file are
+            // left alone (their number is bounded by the cores' work).
             let stream = cx.sema.type_of(*iter) == Some("chan");
-            let io = match &st.kind {
-                StmtKind::Go(call) => goroutine_io(*call),
-                StmtKind::Expr(e) => cx.call(*e).and_then(|c| {
-                    c.args.iter().find_map(|a| match cx.expr(a.value).kind {
-                        ExprKind::Closure(g) => common::does_io(cx, g, &by_name, 3),
-                        _ => None,
+            let work = match &st.kind {
+                StmtKind::Go(call) => goroutine_work(*call),
+                StmtKind::Expr(e) => cx.call(*e).is_some_and(|c| {
+                    c.args.iter().any(|a| match cx.expr(a.value).kind {
+                        ExprKind::Closure(g) => !common::provably_pure(cx, g, &by_name, 3),
+                        _ => true,
                     })
                 }),
-                _ => None,
+                _ => false,
             };
-            if !stream && io.is_none() {
+            if !stream && !work {
                 continue;
             }
             let what = if stream {
@@ -283,9 +290,18 @@ import (
 func Resize(ctx context.Context, paths []string) error {
 	g, ctx := errgroup.WithContext(ctx)
 	for _, p := range paths {
-		g.Go(func() error { return upload(ctx, p) }) // expect
+		g.Go(func() error { return resize(ctx, p) }) // expect
 	}
 	return g.Wait()
+}
+"#,
+        r#"
+package app
+
+func ProcessAll(orders []Order) {
+	for _, o := range orders {
+		go process(o) // expect
+	}
 }
 "#,
         r#"
@@ -334,13 +350,15 @@ func Resize(ctx context.Context, paths []string) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(8)
 	for _, p := range paths {
-		g.Go(func() error { return upload(ctx, p) })
+		g.Go(func() error { return resize(ctx, p) })
 	}
 	return g.Wait()
 }
 "#,
         r#"
 package app
+
+import "sync"
 
 func Pool(jobs <-chan Job, workers int) {
 	for i := 0; i < workers; i++ {
@@ -352,6 +370,22 @@ func Pool(jobs <-chan Job, workers int) {
 	for _, name := range []string{"a", "b"} {
 		go start(name)
 	}
+}
+
+func square(v int) int { return v * v }
+
+func Squares(vals []int) []int {
+	out := make([]int, len(vals))
+	var wg sync.WaitGroup
+	for i, v := range vals {
+		wg.Add(1)
+		go func(i, v int) {
+			defer wg.Done()
+			out[i] = square(v)
+		}(i, v)
+	}
+	wg.Wait()
+	return out
 }
 
 var shards = []string{"eu", "us"}
