@@ -51,6 +51,7 @@ static RULES: &[&dyn Rule] = &[
     &go::broadcast_for_one::BroadcastForOne,
     &go::poll_without_jitter::PollWithoutJitter,
     &go::sleep_to_synchronize::SleepToSynchronize,
+    &go::split_invariant_update::SplitInvariantUpdate,
     &js::floating_promise::FloatingPromise,
     &js::blocking_call::BlockingCall,
     &js::lock_across_await::LockAcrossAwait,

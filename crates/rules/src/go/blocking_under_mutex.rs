@@ -24,8 +24,10 @@ While a `sync.Mutex`/`RWMutex` is held (between `Lock` and `Unlock`, or
 after `Lock` with a deferred `Unlock`), the code blocks or runs code it does
 not control: a channel send or receive (or a `select` with no `default`),
 an HTTP/database/network/file call, `time.Sleep`, `wg.Wait()`, a call of a
-function of the file that does one of these, or a call of a function value
-(a callback parameter or field).
+function of the file that does one of these, or a call of a listener (a
+function value taken from a collection being ranged over, or a callback
+named `onX`/`handler`/`hook`...). Reads and writes of a connection are left
+out: a per-connection mutex exists to serialize them.
 
 ## Why
 
@@ -160,11 +162,16 @@ impl Under {
                     return None;
                 }
                 if let Some(entry) = cx.effect(c, Effect::Blocking) {
+                    if serializing_io(&entry.what) {
+                        return None;
+                    }
                     return Some(format!("`{}` {}", short(&cx.callee_display(c)), entry.what));
                 }
                 if let Some(t) = &c.target
                     && let Some(i) = cx.index.resolve(cx.lang, t)
                     && let Some(chain) = cx.index.blocking_chain(i)
+                    && chain.steps.len() <= 1
+                    && !serializing_io(&chain.site.what)
                 {
                     return Some(format!(
                         "`{}` (which calls `{}`) {}",
@@ -185,15 +192,49 @@ impl Under {
         }
     }
 
-    /// A call of a parameter or struct field whose declared type is a
-    /// function type.
+    /// A call of a listener: a function value taken from a collection
+    /// being ranged over (`for _, fn := range s.listeners { fn(ev) }`), or
+    /// a parameter/field of function type named like a listener (`onX`,
+    /// `handler`, `callback`, `hook`, `notify`). Other function values run
+    /// under a lock on purpose (`once.Do(f)`, `withLock(fn)`, lazy loaders).
     fn is_callback(&self, cx: &FileCx, c: &Call) -> bool {
-        match &cx.expr(cx.model.strip(c.func)).kind {
+        let callee = cx.model.strip(c.func);
+        if let Some(name) = cx.model.name_of(callee)
+            && ranged_over(cx, self.f, name)
+        {
+            return true;
+        }
+        let last = match &cx.expr(callee).kind {
+            ExprKind::Name { id, .. } => id.as_str(),
+            ExprKind::Attr { name, .. } => name.as_str(),
+            _ => return false,
+        };
+        let lower = last.to_ascii_lowercase();
+        let listener_like = (last.starts_with("on") && last[2..].starts_with(char::is_uppercase))
+            || (last.starts_with("On") && last[2..].starts_with(char::is_uppercase))
+            || [
+                "handler",
+                "callback",
+                "hook",
+                "listener",
+                "notify",
+                "subscriber",
+                "observer",
+            ]
+            .iter()
+            .any(|w| lower.contains(w));
+        if !listener_like {
+            return false;
+        }
+        match &cx.expr(callee).kind {
             ExprKind::Name { id, resolved: None } => {
                 let mut cur = Some(self.f);
                 while let Some(g) = cur {
                     if let Some(p) = cx.func(g).params.iter().find(|p| p.name == *id) {
-                        return p.ty.as_ref().is_some_and(|t| t.text.trim_start().starts_with("func"));
+                        return p
+                            .ty
+                            .as_ref()
+                            .is_some_and(|t| t.text.trim_start().starts_with("func"));
                     }
                     cur = cx.func(g).parent;
                 }
@@ -205,14 +246,31 @@ impl Under {
                 };
                 cx.model.types.iter().any(|t| {
                     t.qualname == owner
-                        && t.fields.iter().any(|f| {
-                            f.name == *name && f.ty.text.trim_start().starts_with("func")
-                        })
+                        && t.fields
+                            .iter()
+                            .any(|f| f.name == *name && f.ty.text.trim_start().starts_with("func"))
                 })
             }
             _ => false,
         }
     }
+}
+
+/// Connection reads/writes and stream copies: what a per-connection write
+/// or read mutex exists to serialize.
+fn serializing_io(what: &str) -> bool {
+    what.contains("connection") || what.contains("stream")
+}
+
+/// `name` is the variable of a range over a collection in `f` or an
+/// enclosing function.
+fn ranged_over(cx: &FileCx, f: FuncId, name: &str) -> bool {
+    common::stmts_in(cx.model, &cx.func(f).body)
+        .into_iter()
+        .any(|s| {
+            matches!(&cx.stmt(s).kind, StmtKind::For { target: Some(t), .. }
+            if common::names_in_target(cx, *t).contains(&name))
+        })
 }
 
 fn short(s: &str) -> &str {
@@ -222,16 +280,17 @@ fn short(s: &str) -> &str {
 /// `<-ctx.Done()`, `<-done`-style waits on cancellation are still blocking
 /// but are how a locked section is aborted; not reported.
 fn is_done_like(cx: &FileCx, ch: ExprId) -> bool {
-    cx.call(ch).is_some_and(|c| c.name == "Done" || c.target.as_deref() == Some("time.After"))
+    cx.call(ch)
+        .is_some_and(|c| c.name == "Done" || c.target.as_deref() == Some("time.After"))
 }
 
-/// A channel made in this function with a constant buffer.
+/// A channel made in this function with a buffer (sized for what is sent,
+/// more often than not).
 fn buffered_local(cx: &FileCx, f: FuncId, ch: ExprId) -> bool {
     let Some(name) = cx.model.name_of(ch) else {
         return false;
     };
-    common::local_chan(cx, f, name)
-        .is_some_and(|c| matches!(c.cap, common::ChanCap::Buffered(_)))
+    common::local_chan(cx, f, name).is_some_and(|c| c.cap != common::ChanCap::Unbuffered)
 }
 
 impl Flow for Under {
@@ -268,9 +327,9 @@ impl Flow for Under {
             return;
         };
         let has_default = arms.iter().any(|a| matches!(a.kind, ArmKind::Default));
-        let has_exit = arms.iter().any(|a| {
-            matches!(a.kind, ArmKind::Recv { channel, .. } if is_done_like(cx, channel))
-        });
+        let has_exit = arms
+            .iter()
+            .any(|a| matches!(a.kind, ArmKind::Recv { channel, .. } if is_done_like(cx, channel)));
         if has_default || has_exit {
             return;
         }
@@ -350,10 +409,10 @@ func (q *Queue) Pop() int {
 	return it
 }
 
-func (q *Queue) Each(fn func(int)) {
+func (q *Queue) Notify(listeners []func(int)) {
 	q.mu.Lock()
-	for _, it := range q.items {
-		fn(it) // expect
+	for _, fn := range listeners {
+		fn(len(q.items)) // expect
 	}
 	q.mu.Unlock()
 }
@@ -389,6 +448,12 @@ func (h *Hub) TryPublish(e Event) {
 		}
 	}
 	h.n++
+}
+
+func (h *Hub) WithLock(fn func()) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	fn()
 }
 
 func (h *Hub) Later(e Event) {

@@ -168,8 +168,7 @@ fn deadline_set(cx: &FileCx, dial: ExprId) -> bool {
 
 pub static EXAMPLES: Examples = Examples {
     language: Language::Go,
-    fail: &[
-        r#"
+    fail: &[r#"
 package app
 
 import (

@@ -125,7 +125,8 @@ impl Rule for MutexReacquired {
                     format!(
                         "`{inst}` is read-locked again{chain} while the read lock from line {held_line} is held: if a writer queues in between, it waits for the first reader and this `RLock` waits behind the writer, a deadlock"
                     ),
-                    "take the read lock once, and call helpers that expect it to be held".to_string(),
+                    "take the read lock once, and call helpers that expect it to be held"
+                        .to_string(),
                 )
             } else {
                 (

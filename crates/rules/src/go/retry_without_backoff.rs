@@ -18,7 +18,9 @@ pub static META: RuleMeta = RuleMeta {
     summary: "A loop retrying an operation until `err == nil` with no wait between attempts, a constant sleep, or a `time.Sleep` that ignores the function's context.",
     docs: r#"
 A retry loop (a counted or endless loop that leaves once the operation
-returns `err == nil`, and goes around again otherwise) that:
+returns `err == nil`, goes around again otherwise, and says it retries:
+`attempt`/`retries`/`backoff` in its names, or a sleep between attempts)
+that:
 
 - retries immediately, with no sleep or backoff between attempts;
 - sleeps a constant time (no growth, no jitter);
@@ -105,11 +107,34 @@ impl Rule for RetryWithoutBackoff {
                 continue;
             }
             let exprs = exprs_in_block(cx.model, body);
+            // Loops that search (next candidate path, bigger buffer) also
+            // stop at the first success; a retry loop says so in its names
+            // or waits between attempts.
+            let head = cx
+                .source(st.span)
+                .split('{')
+                .next()
+                .unwrap_or("")
+                .to_ascii_lowercase();
+            let vocabulary = |t: &str| {
+                let t = t.to_ascii_lowercase();
+                t.contains("retr")
+                    || t.contains("attempt")
+                    || t.contains("tries")
+                    || t.contains("backoff")
+            };
+            let named_retry = vocabulary(&head)
+                || exprs.iter().any(|&e| match &cx.expr(e).kind {
+                    ExprKind::Name { id, .. } => vocabulary(id),
+                    ExprKind::Call(c) => vocabulary(&c.name),
+                    _ => false,
+                });
             let jitter = exprs.iter().any(|&e| {
                 cx.call(e).is_some_and(|c| {
-                    c.target.as_deref().is_some_and(|t| {
-                        t.starts_with("math/rand") || t.starts_with("crypto/rand")
-                    }) || c.name.to_ascii_lowercase().contains("jitter")
+                    c.target
+                        .as_deref()
+                        .is_some_and(|t| t.starts_with("math/rand") || t.starts_with("crypto/rand"))
+                        || c.name.to_ascii_lowercase().contains("jitter")
                 })
             });
             let sleeps: Vec<(ExprId, &Call)> = exprs
@@ -132,6 +157,9 @@ impl Rule for RetryWithoutBackoff {
             }) || common::stmts_in(cx.model, body)
                 .into_iter()
                 .any(|x| matches!(cx.stmt(x).kind, StmtKind::Select { .. }));
+            if !named_retry && sleeps.is_empty() {
+                continue;
+            }
             if sleeps.is_empty() && !waits {
                 out.push(cx.finding(
                     &META,
@@ -143,7 +171,9 @@ impl Rule for RetryWithoutBackoff {
             }
             let ctx = common::ctx_in_scope(cx, f);
             for (e, c) in sleeps {
-                let constant = c.positional(0).is_some_and(|a| common::is_constant_expr(cx, a));
+                let constant = c
+                    .positional(0)
+                    .is_some_and(|a| common::is_constant_expr(cx, a));
                 let msg = match (constant && !jitter, &ctx) {
                     (true, Some(ctx)) => format!(
                         "this retry loop sleeps a constant time between attempts, and `time.Sleep` ignores `{}`: retries from many callers stay in lockstep (a retry storm), and a cancelled caller still waits out every sleep",
@@ -238,9 +268,7 @@ fn is_retry_loop(cx: &FileCx, body: &Block) -> bool {
                     return false;
                 }
                 if ends_with(cx, then, &|k| matches!(k, StmtKind::Continue))
-                    && stmts[i + 1..]
-                        .iter()
-                        .any(|&t| exits(&cx.stmt(t).kind))
+                    && stmts[i + 1..].iter().any(|&t| exits(&cx.stmt(t).kind))
                 {
                     success_exit = true;
                 }
@@ -262,7 +290,7 @@ package app
 
 func Connect(addr string) (Conn, error) {
 	var err error
-	for i := 0; i < 10; i++ { // expect
+	for attempt := 0; attempt < 10; attempt++ { // expect
 		c, err := dial(addr)
 		if err == nil {
 			return c, nil
@@ -344,6 +372,17 @@ func ReadAll(r io.Reader) ([]byte, error) {
 		if err != nil {
 			return out, err
 		}
+	}
+}
+
+func Grow(n int) ([]byte, error) {
+	for {
+		b := make([]byte, n)
+		err := fill(b)
+		if err == nil {
+			return b, nil
+		}
+		n *= 2
 	}
 }
 

@@ -117,14 +117,28 @@ impl Rule for TimerNotStopped {
                     _ => true,
                 }
             });
-            if handled {
+            // A timer whose channel is received unconditionally has fired.
+            let fired = what == "timer"
+                && common::stmts_in(cx.model, &cx.func(f).body)
+                    .into_iter()
+                    .any(|s| {
+                        matches!(&cx.stmt(s).kind, StmtKind::Expr(e)
+                        if matches!(cx.expr(*e).kind, ExprKind::Recv(ch)
+                            if cx.model.dotted(ch).as_deref() == Some(&format!("{name}.C"))))
+                    });
+            if handled || fired {
                 continue;
             }
+            let consequence = if what == "ticker" {
+                "it keeps firing forever"
+            } else {
+                "when another case wins, it stays alive until it fires"
+            };
             out.push(cx.finding(
                 &META,
                 st.span,
                 format!(
-                    "this {what} is never stopped: it keeps running (a ticker fires forever) after {} is done with it",
+                    "this {what} is never stopped: {consequence}, after {} is done with it",
                     cx.func_display(f)
                 ),
                 format!("`defer {name}.Stop()` right after creating it"),
