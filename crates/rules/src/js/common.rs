@@ -621,8 +621,11 @@ pub fn shared_state(cx: &FileCx, f: FuncId, e: ExprId) -> Option<&'static str> {
             func.kind != FnKind::Closure || func.class.is_some()
         })?;
         let func = cx.func(owner);
-        // `this` in a plain function is whatever the caller passes.
-        return (func.class.is_some() && func.name != "constructor").then_some("instance state");
+        // `this` in a plain function is whatever the caller passes; the
+        // constructor's own body runs before anyone else sees the object
+        // (closures it creates run later).
+        return (func.class.is_some() && (func.name != "constructor" || owner != f))
+            .then_some("instance state");
     }
     match scope_of(cx, f, root) {
         Scope::Module => Some("module state"),
