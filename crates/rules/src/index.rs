@@ -37,8 +37,15 @@ pub struct FnSummary {
     pub lang: Language,
     pub is_async: bool,
     /// Calling it gives something to await: `async`, or declared to return
-    /// a promise/future (`Promise<T>`, `impl Future`).
+    /// a promise/future (`Promise<T>`, `impl Future`); in JS/TS also a
+    /// function whose every `return` gives a promise expression (a known
+    /// promise API, `new Promise`, a `.then()` chain), across project calls
+    /// (see `returns_via`).
     pub returns_awaitable: bool,
+    /// JS/TS: project callees whose results this function returns (every
+    /// other `return` gives a promise). When all of them return awaitables,
+    /// so does this function; the index settles it across files.
+    pub returns_via: Vec<Box<str>>,
     /// The first blocking call made directly in the body (not offloaded, not
     /// in a nested function).
     pub blocking: Option<BlockingSite>,
@@ -60,12 +67,23 @@ pub fn summarize(m: &FileModel, kb: &Table, lang: Language) -> Vec<FnSummary> {
             calls: Vec::new(),
         };
         walk_block(m, &f.body, &mut v);
+        let mut returns_awaitable =
+            f.is_async || f.returns.as_ref().is_some_and(is_awaitable_type);
+        let mut returns_via = Vec::new();
+        if !returns_awaitable && lang.is_js_family() && !f.is_generator {
+            match js_returned_promises(m, kb, &f.body) {
+                Some(via) if via.is_empty() => returns_awaitable = true,
+                Some(via) => returns_via = via,
+                None => {}
+            }
+        }
         out.push(FnSummary {
             func: fid,
             qualname: f.qualname.as_str().into(),
             lang,
             is_async: f.is_async,
-            returns_awaitable: f.is_async || f.returns.as_ref().is_some_and(is_awaitable_type),
+            returns_awaitable,
+            returns_via,
             blocking: v.blocking,
             calls: v.calls,
         });
@@ -89,6 +107,49 @@ fn is_awaitable_type(t: &TypeRef) -> bool {
             | "LocalBoxFuture"
     ) || t.text.starts_with("impl Future")
         || t.text.contains("dyn Future")
+}
+
+/// JS/TS: whether every `return <value>` of a body (not of nested
+/// functions) gives a promise. `Some(vec![])`: all of them are promise
+/// expressions; `Some(callees)`: the others return calls of these project
+/// callees (promises if they are); `None`: some return gives something else,
+/// or there is no `return <value>` at all.
+fn js_returned_promises(m: &FileModel, kb: &Table, body: &Block) -> Option<Vec<Box<str>>> {
+    struct Returns(Vec<ExprId>, bool);
+    impl Visitor for Returns {
+        fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
+            match &m.stmt(id).kind {
+                StmtKind::Return(Some(v)) => self.0.push(*v),
+                StmtKind::Return(None) => self.1 = true,
+                _ => {}
+            }
+            true
+        }
+        fn enter_expr(&mut self, _m: &FileModel, _id: ExprId) -> bool {
+            false
+        }
+    }
+    let mut r = Returns(Vec::new(), false);
+    walk_block(m, body, &mut r);
+    if r.0.is_empty() || r.1 {
+        return None;
+    }
+    let mut via = Vec::new();
+    for v in r.0 {
+        let c = m.call(m.strip(v))?;
+        let is_promise = (c.is_new && c.target.as_deref() == Some("Promise"))
+            || (c.receiver.is_some()
+                && matches!(c.name.as_str(), "then" | "catch" | "finally")
+                && !c.args.is_empty())
+            || kb
+                .find(Effect::AsyncApi, c.target.as_deref(), &c.name)
+                .is_some_and(|_| c.target.is_some());
+        if is_promise {
+            continue;
+        }
+        via.push(c.target.as_deref()?.into());
+    }
+    Some(via)
 }
 
 struct SummaryVisitor<'k> {
@@ -186,8 +247,53 @@ impl ProjectIndex {
                 ));
             }
         }
+        ix.settle_js_awaitables();
         ix.compute_blocking();
         ix
+    }
+
+    /// JS/TS: a function returning what awaitable project functions return is
+    /// awaitable too (settled to a fixpoint); and a declaration (`.d.ts`)
+    /// that says a function returns a promise speaks for its implementation.
+    fn settle_js_awaitables(&mut self) {
+        let mut by_name: HashMap<Box<str>, bool> = HashMap::new();
+        for (_, s) in &self.fns {
+            if s.lang.is_js_family() && s.returns_awaitable {
+                by_name.insert(s.qualname.clone(), true);
+            }
+        }
+        for (_, s) in &mut self.fns {
+            if s.lang.is_js_family() && by_name.contains_key(&s.qualname) {
+                s.returns_awaitable = true;
+            }
+        }
+        let pending: Vec<usize> = (0..self.fns.len())
+            .filter(|&i| {
+                let s = &self.fns[i].1;
+                s.lang.is_js_family() && !s.returns_awaitable && !s.returns_via.is_empty()
+            })
+            .collect();
+        // Each pass settles at least one more function or stops.
+        for _ in 0..=pending.len().min(MAX_CHAIN * 4) {
+            let mut changed = false;
+            for &i in &pending {
+                if self.fns[i].1.returns_awaitable {
+                    continue;
+                }
+                let s = &self.fns[i].1;
+                let all = s.returns_via.iter().all(|t| {
+                    self.resolve(s.lang, t)
+                        .is_some_and(|j| j != i && self.fns[j].1.returns_awaitable)
+                });
+                if all {
+                    self.fns[i].1.returns_awaitable = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
     }
 
     pub fn path(&self, file: u32) -> &str {
@@ -351,6 +457,7 @@ mod tests {
             lang: Language::Python,
             is_async,
             returns_awaitable: is_async,
+            returns_via: Vec::new(),
             blocking: blocks.then(|| BlockingSite {
                 callee: "time.sleep".into(),
                 what: "sleeps".into(),

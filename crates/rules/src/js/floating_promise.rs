@@ -1,5 +1,6 @@
 //! JS001: a promise created in statement position and left floating.
 
+use super::common;
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
 use unsnarl_model::*;
@@ -18,7 +19,8 @@ A call of an `async` function of the project (or one declared to return a
 `Promise`), or of a known promise API (`fetch`, `fs/promises`, database and
 HTTP clients), used as a statement: nobody awaits it, returns it or handles
 its rejection. Also `.then(onFulfilled)` chains with no `.catch()` and no
-rejection callback. Write `void promise` to discard one on purpose.
+rejection callback, and async IIFEs (`(async () => { ... })()`) whose awaits
+can reject with nothing to catch it. Write `void promise` to discard one on purpose.
 
 ## Why
 
@@ -68,6 +70,9 @@ impl Rule for FloatingPromise {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        if common::skip_file(cx) {
+            return;
+        }
         for (i, e) in cx.model.exprs.iter().enumerate() {
             let ExprKind::Call(c) = &e.kind else { continue };
             let id = ExprId(i as u32);
@@ -78,7 +83,19 @@ impl Rule for FloatingPromise {
                 out.push(f);
                 continue;
             }
-            if let Some(what) = promise_source(cx, c) {
+            if let ExprKind::Closure(f) = cx.expr(cx.model.strip(c.func)).kind {
+                // An async IIFE: only a problem when something in it can reject.
+                if cx.func(f).is_async && common::unguarded_await(cx, f).is_some() {
+                    out.push(cx.finding(
+                        &META,
+                        e.span,
+                        "this async IIFE is called without `.catch()`: if an `await` in it rejects, the error becomes an unhandled rejection that can crash the process",
+                        "wrap its body in `try`/`catch`, or append `.catch(handleError)` to the call",
+                    ));
+                }
+                continue;
+            }
+            if let Some(what) = common::promise_call(cx, c) {
                 out.push(cx.finding(
                     &META,
                     e.span,
@@ -101,27 +118,6 @@ fn callee_text(cx: &FileCx, c: &Call) -> String {
     } else {
         s
     }
-}
-
-/// Why a call returns a promise: a project `async` function, a function
-/// declared to return a promise, or a known promise API.
-pub(crate) fn promise_source(cx: &FileCx, c: &Call) -> Option<&'static str> {
-    if let Some(t) = c.target.as_deref()
-        && let Some(i) = cx.index.resolve(cx.lang, t)
-    {
-        let s = cx.index.summary(i);
-        if s.is_async {
-            return Some("it is an async function");
-        }
-        if s.returns_awaitable {
-            return Some("it is declared to return a promise");
-        }
-        return None;
-    }
-    if cx.effect(c, Effect::AsyncApi).is_some() {
-        return Some("a promise-returning API");
-    }
-    None
 }
 
 /// A `.then(...)` / `.finally(...)` chain used as a statement with no
@@ -178,6 +174,15 @@ function load() {
 }
 "#,
         r#"
+async function main() {
+  await migrate();
+}
+
+(async () => { // expect
+  await main();
+})();
+"#,
+        r#"
 // file: src/db.ts
 export async function saveUser(u: User): Promise<void> {
   await db.insert(u);
@@ -210,6 +215,23 @@ function load() {
   fetch("/more").then(show, report);
   fetch("/x").catch(report);
 }
+"#,
+        r#"
+(async () => {
+  try {
+    await main();
+  } catch (err) {
+    console.error(err);
+    process.exitCode = 1;
+  }
+})();
+
+(async () => {
+  await main();
+})().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
 "#,
         r#"
 function notAsync() {
