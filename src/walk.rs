@@ -169,7 +169,9 @@ pub fn walk(
             if !seen.insert(abs_root.clone()) {
                 continue;
             }
-            match language_of(&abs_root) {
+            // The language comes from the name as given: a link `x.py`
+            // to `/dev/zero` is then read, and skipped as a device.
+            match language_of(&root.abs).or_else(|| language_of(&abs_root)) {
                 None => out.skipped.push((display, SkipReason::Unsupported)),
                 Some(lang) => {
                     // Module names come from this path: keep the folders
