@@ -137,7 +137,7 @@ fn codes_from_flag(flag: &str, values: &[String]) -> Result<Vec<Code>, Fatal> {
     selection::parse_codes(values).map_err(|bad| {
         format!(
             "unknown rule or category \"{bad}\" in --{flag}; {}",
-            selection::valid_codes()
+            selection::unknown_code_hint(&bad)
         )
     })
 }

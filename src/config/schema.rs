@@ -6,7 +6,7 @@
 
 use super::ConfigError;
 use crate::cli::Format;
-use crate::filter::selection::{Code, valid_codes};
+use crate::filter::selection::{Code, unknown_code_hint};
 use std::path::Path;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
@@ -133,8 +133,14 @@ impl Cx<'_> {
         self.strings(key, v)?
             .iter()
             .map(|s| {
-                Code::parse(s.get_ref())
-                    .ok_or_else(|| self.invalid(key, s.span().start, s.get_ref(), valid_codes()))
+                Code::parse(s.get_ref()).ok_or_else(|| {
+                    self.invalid(
+                        key,
+                        s.span().start,
+                        s.get_ref(),
+                        unknown_code_hint(s.get_ref()),
+                    )
+                })
             })
             .collect()
     }
