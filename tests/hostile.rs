@@ -44,6 +44,9 @@ impl Run {
 
 /// Runs the binary in `dir` with `args`; kills it and fails the test if it
 /// is still running after `limit`.
+// The child is reaped by `wait4` (which also gives its rusage), not by
+// `Child::wait`.
+#[allow(clippy::zombie_processes)]
 fn guarded(dir: &Path, args: &[&str], limit: Duration) -> Run {
     let start = Instant::now();
     let mut child = Command::new(env!("CARGO_BIN_EXE_unsnarl"))
