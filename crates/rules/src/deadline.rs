@@ -1,8 +1,8 @@
 //! A per-file time budget, checked cooperatively: the engine looks at the
 //! clock between rules (and the pipeline between stages), so a file that
 //! takes too long is abandoned at the next check instead of stalling the
-//! scan. Threads cannot be killed; a single rule that never returns is not
-//! covered, but every rule is linear or bounded by design.
+//! scan. Threads cannot be killed: one rule or one front end call that
+//! never returns is not covered by it (the fuzz targets look for those).
 
 use std::time::{Duration, Instant};
 
