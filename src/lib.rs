@@ -130,13 +130,14 @@ struct Settings {
     knowledge: Knowledge,
     filter: filter::Filter,
     include_generated: bool,
+    file_timeout: Option<std::time::Duration>,
 }
 
 fn codes_from_flag(flag: &str, values: &[String]) -> Result<Vec<Code>, Fatal> {
     selection::parse_codes(values).map_err(|bad| {
         format!(
             "unknown rule or category \"{bad}\" in --{flag}; {}",
-            selection::valid_codes()
+            selection::unknown_code_hint(&bad)
         )
     })
 }
@@ -196,6 +197,11 @@ fn settings(args: &CheckArgs, roots: &[walk::Root], io: &Io) -> Result<Settings,
         knowledge,
         filter,
         include_generated: args.include_generated || c.include_generated.unwrap_or(false),
+        file_timeout: match args.file_timeout.or(c.file_timeout) {
+            None => Some(pipeline::DEFAULT_FILE_TIMEOUT),
+            Some(0.0) => None,
+            Some(secs) => Some(std::time::Duration::from_secs_f64(secs)),
+        },
     })
 }
 
@@ -230,6 +236,7 @@ fn check(args: CheckArgs, io: &mut Io, frontend: &dyn Frontend) -> Result<u8, Fa
         knowledge: s.knowledge,
         filter: s.filter,
         include_generated: s.include_generated,
+        file_timeout: s.file_timeout,
         progress: io.progress && !args.quiet,
     };
     let report = pipeline::scan(opts, frontend)?;

@@ -20,10 +20,13 @@ use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use unsnarl_model::{Finding, Knowledge, LineIndex, SourceInput};
-use unsnarl_rules::{Engine, FnSummary, Prepared, ProjectIndex, Rule, find_rule};
+use unsnarl_rules::{Deadline, Engine, FnSummary, Prepared, ProjectIndex, Rule, find_rule};
 
 /// Parsers recurse; deeply nested input needs deep stacks.
 pub const STACK_SIZE: usize = 256 * 1024 * 1024;
+
+/// The default per-file time budget (`--file-timeout`).
+pub const DEFAULT_FILE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Longest code frame, in lines (a finding spanning a whole function shows
 /// its first lines).
@@ -39,6 +42,9 @@ pub struct ScanOptions {
     pub knowledge: Knowledge,
     pub filter: Filter,
     pub include_generated: bool,
+    /// Per-file time budget (`None`: unlimited). A file whose analysis runs
+    /// past it is abandoned and reported as skipped (`timeout`).
+    pub file_timeout: Option<Duration>,
     /// Show a progress bar on stderr if the scan takes more than a second.
     pub progress: bool,
 }
@@ -69,7 +75,13 @@ pub fn scan(opts: ScanOptions, frontend: &dyn Frontend) -> Result<ScanReport, St
             .files
             .into_par_iter()
             .map(|f| {
-                let r = prepare_file(f, &engine, frontend, opts.include_generated);
+                let r = prepare_file(
+                    f,
+                    &engine,
+                    frontend,
+                    opts.include_generated,
+                    opts.file_timeout,
+                );
                 progress.inc();
                 r
             })
@@ -109,7 +121,7 @@ pub fn scan(opts: ScanOptions, frontend: &dyn Frontend) -> Result<ScanReport, St
         (0..files.len())
             .into_par_iter()
             .map(|i| {
-                let r = check_file(i, &files, &engine, &index, &opts.filter);
+                let r = check_file(i, &files, &engine, &index, &opts.filter, opts.file_timeout);
                 progress.inc();
                 r
             })
@@ -132,6 +144,7 @@ pub fn scan(opts: ScanOptions, frontend: &dyn Frontend) -> Result<ScanReport, St
                 notices.extend(n);
             }
             Checked::Problem(p) => summary.problems.push(p),
+            Checked::Timeout(path) => summary.skipped.push((path, SkipReason::Timeout)),
         }
     }
     findings.sort_by(|a, b| {
@@ -177,6 +190,8 @@ struct FileState {
     lines: LineIndex,
     prepared: Prepared,
     syntax: Option<SyntaxErrorOut>,
+    /// Time spent on it in stage 1 (counts against the time budget).
+    spent: Duration,
 }
 
 enum Stage1 {
@@ -190,7 +205,10 @@ fn prepare_file(
     engine: &Engine,
     frontend: &dyn Frontend,
     include_generated: bool,
+    budget: Option<Duration>,
 ) -> Stage1 {
+    let started = Instant::now();
+    let deadline = Deadline::after(budget);
     let text = match walk::load(&file.abs) {
         Load::Text(t) => t,
         Load::Skip(r) => return Stage1::Skip(file.display, r),
@@ -221,6 +239,9 @@ fn prepare_file(
     if model.is_generated && !include_generated {
         return Stage1::Skip(file.display, SkipReason::Generated);
     }
+    if deadline.expired() {
+        return Stage1::Skip(file.display, SkipReason::Timeout);
+    }
     let lines = LineIndex::new(&text);
     let syntax = model.syntax_errors.first().map(|e| {
         let lc = lines.line_col(&text, e.span.start);
@@ -237,6 +258,9 @@ fn prepare_file(
         Ok(p) => p,
         Err(msg) => return internal(&file.display, "running the semantic pass", msg),
     };
+    if deadline.expired() {
+        return Stage1::Skip(file.display, SkipReason::Timeout);
+    }
     Stage1::Ready(
         Box::new(FileState {
             file,
@@ -244,6 +268,7 @@ fn prepare_file(
             lines,
             prepared,
             syntax,
+            spent: started.elapsed(),
         }),
         sums,
     )
@@ -256,6 +281,8 @@ enum Checked {
         suppressed: usize,
     },
     Problem(FileProblem),
+    /// Abandoned: past the time budget.
+    Timeout(String),
 }
 
 fn check_file(
@@ -264,10 +291,17 @@ fn check_file(
     engine: &Engine,
     index: &ProjectIndex,
     filter: &Filter,
+    budget: Option<Duration>,
 ) -> Checked {
     let f = &files[i];
-    let raw = match contained(|| engine.check(i, &f.file.display, &f.text, &f.prepared, index)) {
-        Ok(r) => r,
+    // What is left of the budget after stage 1.
+    let deadline = Deadline::after(budget.map(|b| b.saturating_sub(f.spent)));
+    let checked = contained(|| {
+        engine.check_within(i, &f.file.display, &f.text, &f.prepared, index, deadline)
+    });
+    let raw = match checked {
+        Ok(Ok(r)) => r,
+        Ok(Err(_timed_out)) => return Checked::Timeout(f.file.display.clone()),
         Err(msg) => {
             return Checked::Problem(FileProblem {
                 path: f.file.display.clone(),

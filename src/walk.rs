@@ -43,6 +43,8 @@ pub enum SkipReason {
     Vanished,
     Generated,
     Unsupported,
+    /// The analysis ran past the per-file time budget (`--file-timeout`).
+    Timeout,
 }
 
 impl SkipReason {
@@ -56,6 +58,7 @@ impl SkipReason {
             SkipReason::Vanished => "vanished",
             SkipReason::Generated => "generated",
             SkipReason::Unsupported => "unsupported-extension",
+            SkipReason::Timeout => "timeout",
         }
     }
 
@@ -74,6 +77,9 @@ impl SkipReason {
             SkipReason::Generated => "generated code (--include-generated to analyze it)".into(),
             SkipReason::Unsupported => {
                 "not a Python, JavaScript, TypeScript, Go or Rust file".into()
+            }
+            SkipReason::Timeout => {
+                "analysis abandoned: it took longer than the per-file time budget (--file-timeout); findings in this file are not reported".into()
             }
         }
     }
@@ -163,7 +169,9 @@ pub fn walk(
             if !seen.insert(abs_root.clone()) {
                 continue;
             }
-            match language_of(&abs_root) {
+            // The language comes from the name as given: a link `x.py`
+            // to `/dev/zero` is then read, and skipped as a device.
+            match language_of(&root.abs).or_else(|| language_of(&abs_root)) {
                 None => out.skipped.push((display, SkipReason::Unsupported)),
                 Some(lang) => {
                     // Module names come from this path: keep the folders

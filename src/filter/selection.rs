@@ -51,6 +51,34 @@ pub fn valid_codes() -> String {
     )
 }
 
+/// What to say about an unknown code: the closest valid ones (categories,
+/// rule ids and names within two edits), then every valid code.
+pub fn unknown_code_hint(bad: &str) -> String {
+    let bad_l = bad.trim().to_ascii_lowercase();
+    let mut scored: Vec<(usize, String)> = Category::ALL
+        .iter()
+        .map(|c| c.slug().to_string())
+        .chain(all_rules().iter().flat_map(|r| {
+            let m = r.meta();
+            [m.id.to_string(), m.name.to_string()]
+        }))
+        .map(|c| (crate::docs::distance(&bad_l, &c.to_ascii_lowercase()), c))
+        .filter(|(d, _)| *d <= 2)
+        .collect();
+    scored.sort();
+    scored.dedup_by(|a, b| a.1 == b.1);
+    let close: Vec<String> = scored
+        .into_iter()
+        .take(3)
+        .map(|(_, c)| format!("\"{c}\""))
+        .collect();
+    if close.is_empty() {
+        valid_codes()
+    } else {
+        format!("did you mean {}? {}", close.join(" or "), valid_codes())
+    }
+}
+
 /// Resolves a list of codes; the first unknown one is the error.
 pub fn parse_codes(values: &[String]) -> Result<Vec<Code>, String> {
     values
