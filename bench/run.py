@@ -272,7 +272,7 @@ class Env:
             first = out[0].strip() if out else "?"
             if name == "oxlint":
                 return f"oxlint {first.removeprefix('Version: ')}"
-            return f"flake8 {first}" if name == "flake8" else first
+            return ("flake8 " + " ".join(l.strip() for l in out)) if name == "flake8" else first
         except Exception as e:  # noqa: BLE001 - shown in the report
             return f"unknown ({e})"
 
@@ -556,8 +556,10 @@ def main() -> int:
                 targets.append((f"all: -j2 ≥ {TARGET_J2_SPEEDUP}× faster than -j1", ok, f"{sp:.2f}×"))
             else:
                 lines.append(f"| 2 threads vs 1 | failed: {(s1.failure or s2.failure)[:200]} | | | | |")
-            d1, d2, l0, l1 = scaling["double"]
-            if d1.samples and d2.samples:
+            d1, d2, l0, l1 = scaling.get("double", (Series(s1.tool), Series(s2.tool), l1, l1))
+            if "double" not in scaling:
+                pass
+            elif d1.samples and d2.samples:
                 dr = d2.med("wall") / d1.med("wall")
                 ok = dr <= TARGET_DOUBLE
                 lines.append(f"| double vs all | all: {cell_wall(d1)}, CPU {cell_cpu(d1)} | double: {cell_wall(d2)}, CPU {cell_cpu(d2)} "
