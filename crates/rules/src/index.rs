@@ -67,8 +67,7 @@ pub fn summarize(m: &FileModel, kb: &Table, lang: Language) -> Vec<FnSummary> {
             calls: Vec::new(),
         };
         walk_block(m, &f.body, &mut v);
-        let mut returns_awaitable =
-            f.is_async || f.returns.as_ref().is_some_and(is_awaitable_type);
+        let mut returns_awaitable = f.is_async || f.returns.as_ref().is_some_and(is_awaitable_type);
         let mut returns_via = Vec::new();
         if !returns_awaitable && lang.is_js_family() && !f.is_generator {
             match js_returned_promises(m, kb, &f.body) {

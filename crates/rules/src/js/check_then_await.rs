@@ -98,13 +98,17 @@ impl Rule for CheckThenAwait {
                     (t, then.clone(), cx.expr(*cond).span.end)
                 } else if let Some(t) = tests(cx, f, *cond, false)
                     && orelse.is_empty()
-                    && then.last().is_some_and(|&l| matches!(cx.stmt(l).kind, StmtKind::Return(_)))
+                    && then
+                        .last()
+                        .is_some_and(|&l| matches!(cx.stmt(l).kind, StmtKind::Return(_)))
                 {
                     (t, rest_of_block(cx, s), cx.stmt(s).span.end)
                 } else {
                     continue;
                 };
-                if let Some((write, await_span)) = act_after_await(cx, &targets, &region, region_start, *cond) {
+                if let Some((write, await_span)) =
+                    act_after_await(cx, &targets, &region, region_start, *cond)
+                {
                     let mut finding = cx.finding(
                         &META,
                         cx.stmt(write).span,
@@ -168,8 +172,26 @@ fn tests(cx: &FileCx, f: FuncId, cond: ExprId, absent: bool) -> Option<Vec<Targe
         ExprKind::Binary { op, left, right } => {
             let null_side = |e: ExprId| matches!(cx.model.literal(e), Some(Lit::Null));
             let (other, eq) = match op {
-                BinOp::Eq | BinOp::Is => (if null_side(*right) { *left } else if null_side(*left) { *right } else { return None }, true),
-                BinOp::NotEq | BinOp::IsNot => (if null_side(*right) { *left } else if null_side(*left) { *right } else { return None }, false),
+                BinOp::Eq | BinOp::Is => (
+                    if null_side(*right) {
+                        *left
+                    } else if null_side(*left) {
+                        *right
+                    } else {
+                        return None;
+                    },
+                    true,
+                ),
+                BinOp::NotEq | BinOp::IsNot => (
+                    if null_side(*right) {
+                        *left
+                    } else if null_side(*left) {
+                        *right
+                    } else {
+                        return None;
+                    },
+                    false,
+                ),
                 BinOp::In if !absent => {
                     return shared_key(cx, f, *right).map(|k| vec![Target::Container(k)]);
                 }
@@ -256,12 +278,16 @@ fn act_after_await(
         stmts.extend(collect_stmts(cx, s));
     }
     for s in stmts {
-        let Some(written) = writes(cx, s) else { continue };
+        let Some(written) = writes(cx, s) else {
+            continue;
+        };
         if !targets.contains(&written) && !targets.iter().any(|t| same_state(t, &written)) {
             continue;
         }
         let span = cx.stmt(s).span;
-        let Some(await_before) = awaits.iter().find(|a| a.start < span.end && a.start >= first_await)
+        let Some(await_before) = awaits
+            .iter()
+            .find(|a| a.start < span.end && a.start >= first_await)
         else {
             continue;
         };

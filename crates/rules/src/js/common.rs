@@ -108,7 +108,12 @@ pub fn callback_fn(cx: &FileCx, e: ExprId) -> Option<FuncId> {
     let e = cx.model.strip(e);
     match &cx.expr(e).kind {
         ExprKind::Closure(f) => Some(*f),
-        ExprKind::Name { resolved: Some(q), .. } | ExprKind::Attr { resolved: Some(q), .. } => cx
+        ExprKind::Name {
+            resolved: Some(q), ..
+        }
+        | ExprKind::Attr {
+            resolved: Some(q), ..
+        } => cx
             .model
             .function_ids()
             .find(|&f| f.0 != 0 && cx.func(f).qualname == *q),
@@ -242,7 +247,9 @@ fn framework_type(t: &str) -> bool {
 /// Server constructors whose callback handles each request or connection.
 fn server_factory(t: &str) -> Option<&'static str> {
     Some(match t {
-        "http.createServer" | "https.createServer" | "http2.createServer"
+        "http.createServer"
+        | "https.createServer"
+        | "http2.createServer"
         | "http2.createSecureServer" => "an HTTP request handler",
         "net.createServer" | "tls.createServer" => "a connection handler",
         _ => return None,
@@ -315,7 +322,10 @@ pub fn handlers(cx: &FileCx) -> Handlers {
         let mut added = false;
         for &e in &calls {
             let c = cx.call(e).unwrap();
-            if !matches!(c.name.as_str(), "on" | "once" | "addListener" | "addEventListener") {
+            if !matches!(
+                c.name.as_str(),
+                "on" | "once" | "addListener" | "addEventListener"
+            ) {
                 continue;
             }
             let Some(recv) = c.receiver else { continue };
@@ -478,7 +488,14 @@ pub fn loop_place(cx: &FileCx, h: &Handlers, f: FuncId) -> Option<String> {
 fn is_startup_name(name: &str) -> bool {
     matches!(
         name,
-        "main" | "bootstrap" | "cli" | "run_cli" | "runCli" | "setup" | "globalSetup" | "globalTeardown"
+        "main"
+            | "bootstrap"
+            | "cli"
+            | "run_cli"
+            | "runCli"
+            | "setup"
+            | "globalSetup"
+            | "globalTeardown"
     )
 }
 
@@ -541,7 +558,10 @@ pub fn declares_local(cx: &FileCx, f: FuncId, name: &str) -> bool {
                     }
                 }
                 StmtKind::Try { handlers, .. } => {
-                    if handlers.iter().any(|h| h.name.as_deref() == Some(self.name)) {
+                    if handlers
+                        .iter()
+                        .any(|h| h.name.as_deref() == Some(self.name))
+                    {
                         self.found = true;
                     }
                 }
@@ -588,7 +608,11 @@ pub fn scope_of(cx: &FileCx, f: FuncId, name: &str) -> Scope {
             };
         }
         if declares_local(cx, id, name) {
-            return if id == f { Scope::Local } else { Scope::Outer(id) };
+            return if id == f {
+                Scope::Local
+            } else {
+                Scope::Outer(id)
+            };
         }
         cur = cx.func(id).parent;
     }
@@ -833,7 +857,9 @@ pub fn promise_binding(cx: &FileCx, f: FuncId, name: &str) -> Option<ExprId> {
                     }
                 }
             }
-            StmtKind::For { target: Some(t), .. } => {
+            StmtKind::For {
+                target: Some(t), ..
+            } => {
                 if target_binds(cx.model, *t, name) {
                     return None;
                 }

@@ -76,8 +76,13 @@ impl Rule for FixedIntervalNoJitter {
                     Some(h) if cx.func(h).kind == FnKind::Closure => common::calls_of(cx, h)
                         .into_iter()
                         .any(|x| is_reconnect(cx, cx.call(x).unwrap(), reg)),
-                    Some(h) => Some(h) == reg || cx.func(h).name.to_ascii_lowercase().contains("connect"),
-                    None => cx.model.name_of(cb).is_some_and(|n| n.to_ascii_lowercase().contains("connect")),
+                    Some(h) => {
+                        Some(h) == reg || cx.func(h).name.to_ascii_lowercase().contains("connect")
+                    }
+                    None => cx
+                        .model
+                        .name_of(cb)
+                        .is_some_and(|n| n.to_ascii_lowercase().contains("connect")),
                 };
                 if !reconnects || !constant_delay(cx, c.positional(1)) {
                     continue;
@@ -92,7 +97,9 @@ impl Rule for FixedIntervalNoJitter {
         }
         // Periodic network refreshes.
         for (i, ex) in cx.model.exprs.iter().enumerate() {
-            let ExprKind::Call(c) = &ex.kind else { continue };
+            let ExprKind::Call(c) = &ex.kind else {
+                continue;
+            };
             let e = ExprId(i as u32);
             let f = cx.func_of(e);
             if common::in_test(cx, f) {
@@ -139,7 +146,8 @@ fn constant_delay(cx: &FileCx, d: Option<ExprId>) -> bool {
     // SCREAMING_CASE constants and `config.x` style settings.
     cx.model.dotted(d).is_some_and(|n| {
         let last = n.rsplit('.').next().unwrap_or(&n);
-        last.chars().all(|ch| ch.is_ascii_uppercase() || ch == '_' || ch.is_ascii_digit())
+        last.chars()
+            .all(|ch| ch.is_ascii_uppercase() || ch == '_' || ch.is_ascii_digit())
             || last.to_ascii_lowercase().ends_with("interval")
             || last.to_ascii_lowercase().ends_with("delay")
             || last.to_ascii_lowercase().ends_with("ms")
@@ -149,9 +157,17 @@ fn constant_delay(cx: &FileCx, d: Option<ExprId>) -> bool {
 /// The callback (or what it calls in this file) talks to the network.
 fn does_network(cx: &FileCx, f: FuncId) -> bool {
     let name = cx.func(f).name.to_ascii_lowercase();
-    if ["refresh", "poll", "sync", "reload", "fetch", "heartbeat", "ping"]
-        .iter()
-        .any(|w| name.contains(w))
+    if [
+        "refresh",
+        "poll",
+        "sync",
+        "reload",
+        "fetch",
+        "heartbeat",
+        "ping",
+    ]
+    .iter()
+    .any(|w| name.contains(w))
     {
         return true;
     }
@@ -161,10 +177,13 @@ fn does_network(cx: &FileCx, f: FuncId) -> bool {
             if c.is_new {
                 return false;
             }
-            cx.effect(c, Effect::AsyncApi).is_some_and(|en| en.kind.as_deref() == Some("io"))
+            cx.effect(c, Effect::AsyncApi)
+                .is_some_and(|en| en.kind.as_deref() == Some("io"))
                 || {
                     let n = c.name.to_ascii_lowercase();
-                    ["refresh", "poll", "sync", "reload", "fetch", "heartbeat"].iter().any(|w| n.contains(w))
+                    ["refresh", "poll", "sync", "reload", "fetch", "heartbeat"]
+                        .iter()
+                        .any(|w| n.contains(w))
                 }
         })
     })

@@ -63,7 +63,9 @@ impl Rule for RaceWithoutAbort {
             return;
         }
         for (i, ex) in cx.model.exprs.iter().enumerate() {
-            let ExprKind::Call(c) = &ex.kind else { continue };
+            let ExprKind::Call(c) = &ex.kind else {
+                continue;
+            };
             if c.target.as_deref() != Some("Promise.race") {
                 continue;
             }
@@ -133,12 +135,14 @@ fn is_timer(cx: &FileCx, f: FuncId, e: ExprId) -> bool {
 
 /// The operation call is given an AbortSignal.
 fn has_signal(cx: &FileCx, op: ExprId) -> bool {
-    exprs_under(cx.model, op).into_iter().any(|x| match &cx.expr(x).kind {
-        ExprKind::Name { id, .. } => id.to_ascii_lowercase().contains("signal"),
-        ExprKind::Attr { name, .. } => name.to_ascii_lowercase().contains("signal"),
-        ExprKind::Collection { keys, .. } => keys.iter().flatten().any(|k| k == "signal"),
-        _ => false,
-    })
+    exprs_under(cx.model, op)
+        .into_iter()
+        .any(|x| match &cx.expr(x).kind {
+            ExprKind::Name { id, .. } => id.to_ascii_lowercase().contains("signal"),
+            ExprKind::Attr { name, .. } => name.to_ascii_lowercase().contains("signal"),
+            ExprKind::Collection { keys, .. } => keys.iter().flatten().any(|k| k == "signal"),
+            _ => false,
+        })
 }
 
 /// An inline `setTimeout` in a timer element with no `clearTimeout` in the
@@ -150,9 +154,9 @@ fn inline_timer_uncleared(cx: &FileCx, f: FuncId, timers: &[ExprId]) -> bool {
     });
     inline
         && !common::with_nested(cx, f).into_iter().any(|g| {
-            common::calls_of(cx, g).into_iter().any(|x| {
-                cx.call(x).unwrap().target.as_deref() == Some("clearTimeout")
-            })
+            common::calls_of(cx, g)
+                .into_iter()
+                .any(|x| cx.call(x).unwrap().target.as_deref() == Some("clearTimeout"))
         })
 }
 

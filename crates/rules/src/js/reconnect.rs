@@ -71,8 +71,10 @@ pub(crate) fn close_handlers(cx: &FileCx) -> Vec<FuncId> {
             Parent::Expr(site) => {
                 if let Some((call, i)) = common::closure_call_site(cx, g) {
                     let c = cx.call(call).unwrap();
-                    if matches!(c.name.as_str(), "on" | "once" | "addListener" | "addEventListener")
-                        && i == 1
+                    if matches!(
+                        c.name.as_str(),
+                        "on" | "once" | "addListener" | "addEventListener"
+                    ) && i == 1
                         && common::str_arg(cx, c, 0).is_some_and(|e| CLOSE_EVENTS.contains(&e))
                     {
                         out.push(g);
@@ -105,7 +107,8 @@ pub(crate) fn is_reconnect(cx: &FileCx, c: &Call, registrar: Option<FuncId>) -> 
     let Some(r) = registrar else { return false };
     let func = cx.func(r);
     !func.name.is_empty()
-        && (c.target.as_deref() == Some(func.qualname.as_str()) || (c.name == func.name && func.kind != FnKind::Closure))
+        && (c.target.as_deref() == Some(func.qualname.as_str())
+            || (c.name == func.name && func.kind != FnKind::Closure))
 }
 
 /// The named function a handler closure was registered in.
