@@ -89,7 +89,68 @@ impl Rule for LockAcrossAwait {
             for w in v.0 {
                 check_with(cx, w, out);
             }
+            check_explicit_acquires(cx, fid, out);
         }
+    }
+}
+
+/// `lock.acquire()` on a thread lock, then an await before the matching
+/// `release()` (also through `try: ... finally: lock.release()`).
+fn check_explicit_acquires(cx: &FileCx, fid: FuncId, out: &mut Vec<Finding>) {
+    for call in unsnarl_model::walk::calls_in_block(cx.model, &cx.func(fid).body) {
+        let Some(c) = cx.call(call) else { continue };
+        if c.name != "acquire" || cx.is_awaited(call) {
+            continue;
+        }
+        let Some(r) = c.receiver else { continue };
+        let Some(kind) = lock_kind(cx, r) else {
+            continue;
+        };
+        if !is_thread_lock(kind) {
+            continue;
+        }
+        let Some(name) = cx.model.dotted(r) else {
+            continue;
+        };
+        let Some(s) = cx.tree.enclosing_stmt(call) else {
+            continue;
+        };
+        let mut first_await = None;
+        for &next in crate::python::common::stmts_after(cx, s) {
+            let releases_here = matches!(cx.stmt(next).kind, StmtKind::Expr(e)
+                if cx.call(e).is_some_and(|rc| rc.name == "release"
+                    && rc.receiver.and_then(|x| cx.model.dotted(x)).as_deref() == Some(name.as_str())));
+            if releases_here {
+                break;
+            }
+            let body: Block = match &cx.stmt(next).kind {
+                StmtKind::Try { body, .. } => body.clone(),
+                _ => vec![next],
+            };
+            if let Some(&a) = crate::util::awaits_in_block(cx.model, &body).first() {
+                first_await = Some(a);
+                break;
+            }
+            if matches!(cx.stmt(next).kind, StmtKind::Try { .. }) {
+                break;
+            }
+        }
+        let Some(aw) = first_await else { continue };
+        let mut f = cx.finding(
+            &META,
+            cx.expr(call).span,
+            format!(
+                "thread lock `{name}` is held across an `await`: while this coroutine is suspended, another task that acquires `{name}` blocks the event loop thread, and the holder can never resume to release it (deadlock)"
+            ),
+            "finish the awaits before taking the lock (copy what you need, release, await, re-acquire to write), or use an `asyncio.Lock` if the critical section must span the await",
+        );
+        f.severity = Severity::Critical;
+        f.related.push(Related {
+            file: None,
+            span: aw,
+            message: "suspends here with the lock held".into(),
+        });
+        out.push(f);
     }
 }
 
@@ -233,6 +294,18 @@ async def update(client):
         value = await client.get("/v")
 "#,
         r#"
+import threading
+
+lock = threading.Lock()
+
+async def update(client):
+    lock.acquire()  # expect
+    try:
+        value = await client.get("/v")
+    finally:
+        lock.release()
+"#,
+        r#"
 import asyncio
 
 class Cache:
@@ -295,6 +368,14 @@ lock = threading.Lock()
 def sync_update():
     with lock:
         apply(1)
+
+async def short(client):
+    lock.acquire()
+    try:
+        apply(2)
+    finally:
+        lock.release()
+    await client.get("/after")
 
 async def not_a_lock(path):
     with open(path) as f:
