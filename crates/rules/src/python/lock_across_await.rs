@@ -207,6 +207,7 @@ fn check_with(cx: &FileCx, w: StmtId, out: &mut Vec<Finding>) {
             }
         } else if is_async_lock(kind)
             && *is_async
+            && !rechecks_first(cx, body)
             && let Some(&io) = awaits.iter().find(|&&a| awaits_io(cx, a))
         {
             let mut f = cx.finding(
@@ -226,6 +227,25 @@ fn check_with(cx: &FileCx, w: StmtId, out: &mut Vec<Finding>) {
             out.push(f);
         }
     }
+}
+
+/// The body starts by re-checking the state and leaving when another task
+/// already did the work (`if self._token_valid(): return self._token`): a
+/// deliberate single-flight, where waiting for the holder's I/O is the
+/// point (the fix for a cache stampede).
+fn rechecks_first(cx: &FileCx, body: &Block) -> bool {
+    let Some(&first) = body.first() else {
+        return false;
+    };
+    let StmtKind::If { then, .. } = &cx.stmt(first).kind else {
+        return false;
+    };
+    then.last().is_some_and(|&l| {
+        matches!(
+            cx.stmt(l).kind,
+            StmtKind::Return(_) | StmtKind::Raise(_) | StmtKind::Continue | StmtKind::Break
+        )
+    })
 }
 
 /// The awaited expressions in a `with` body (`await X` gives X; `async with
@@ -359,6 +379,23 @@ class Counter:
     async def wait_positive(self):
         async with self._cond:
             await self._cond.wait_for(lambda: self.n > 0)
+"#,
+        r#"
+import asyncio
+
+class Tokens:
+    def __init__(self, session):
+        self._lock = asyncio.Lock()
+        self._session = session
+        self._token = None
+
+    async def token(self):
+        async with self._lock:
+            if self._token is not None:
+                return self._token
+            resp = await self._session.post("https://idp.example/token")
+            self._token = (await resp.json())["access_token"]
+            return self._token
 "#,
         r#"
 import threading

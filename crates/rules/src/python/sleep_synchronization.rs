@@ -94,9 +94,8 @@ impl Rule for SleepSynchronization {
             let long = sleep_arg(c)
                 .flatten()
                 .and_then(|a| match cx.model.literal(a) {
-                    Some(Lit::Int(v)) => Some(*v as f64),
                     Some(Lit::Float(v)) => Some(*v),
-                    _ => None,
+                    _ => cx.model.int_value(a).map(|v| v as f64),
                 })
                 .is_some_and(|v| v >= 60.0);
             if !cx.func(f).is_test
