@@ -309,20 +309,33 @@ fn pretty(v: &serde_json::Value) -> String {
 }
 
 fn show_rule(key: &str, format: ListFormat, io: &mut Io) -> Result<u8, Fatal> {
-    let Some(rule) = unsnarl_rules::find_rule(key).or_else(|| {
-        unsnarl_rules::all_rules()
-            .iter()
-            .copied()
-            .find(|r| r.meta().name.eq_ignore_ascii_case(key))
-    }) else {
+    // An id names one rule; a name may be shared by several languages' rules.
+    let rules: Vec<&'static dyn unsnarl_rules::Rule> = match unsnarl_rules::all_rules()
+        .iter()
+        .copied()
+        .find(|r| r.meta().id.eq_ignore_ascii_case(key))
+    {
+        Some(r) => vec![r],
+        None => unsnarl_rules::rules_named(key),
+    };
+    if rules.is_empty() {
         return Err(format!(
             "no rule \"{key}\"; did you mean: {}? (`unsnarl rules` lists them all)",
             docs::close_ids(key).join(", ")
         ));
-    };
+    }
     let text = match format {
-        ListFormat::Text => docs::rule_text(rule.meta()),
-        ListFormat::Json => pretty(&docs::rule_json(rule.meta())),
+        ListFormat::Text => rules
+            .iter()
+            .map(|r| docs::rule_text(r.meta()))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        ListFormat::Json => match rules.as_slice() {
+            [one] => pretty(&docs::rule_json(one.meta())),
+            many => pretty(&serde_json::Value::Array(
+                many.iter().map(|r| docs::rule_json(r.meta())).collect(),
+            )),
+        },
     };
     write_out(io, &text)?;
     Ok(EXIT_OK)

@@ -24,7 +24,9 @@ fn marked_lines() -> BTreeSet<(String, u32)> {
                 stack.push(p);
                 continue;
             }
-            let Ok(text) = std::fs::read_to_string(&p) else { continue };
+            let Ok(text) = std::fs::read_to_string(&p) else {
+                continue;
+            };
             let rel = p
                 .strip_prefix(root())
                 .unwrap()

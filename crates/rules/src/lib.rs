@@ -26,7 +26,7 @@ mod testing;
 pub use context::FileCx;
 pub use deadline::{Deadline, TimedOut};
 pub use index::{FnSummary, ProjectIndex};
-pub use registry::{all_rules, find_rule};
+pub use registry::{all_rules, find_rule, rules_named};
 pub use rule::{Examples, Rule, RuleMeta};
 pub use semantic::Semantic;
 
