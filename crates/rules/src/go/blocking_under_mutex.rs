@@ -421,7 +421,10 @@ func (q *Queue) Notify(listeners []func(int)) {
     pass: &[r#"
 package app
 
-import "sync"
+import (
+	"os/exec"
+	"sync"
+)
 
 type Hub struct {
 	mu   sync.Mutex
@@ -448,6 +451,20 @@ func (h *Hub) TryPublish(e Event) {
 		}
 	}
 	h.n++
+}
+
+type Repo struct {
+	mu  FileLock
+	dir string
+}
+
+func (r *Repo) Fetch() error {
+	unlock, err := r.mu.Lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return exec.Command("git", "-C", r.dir, "fetch").Run()
 }
 
 func (h *Hub) WithLock(fn func()) {

@@ -764,5 +764,21 @@ pub fn does_io(
 /// *testing.T)`), closures in it included. Helpers of `_test.go` files
 /// that are not tests themselves are not.
 pub fn in_test_func(cx: &FileCx, f: FuncId) -> bool {
-    cx.func(outermost(cx, f)).is_test
+    let top = cx.func(outermost(cx, f));
+    if top.is_test {
+        return true;
+    }
+    // Suite-style tests are methods: `func (s) TestX(t *testing.T)`.
+    cx.model.is_test
+        && ["Test", "Benchmark", "Fuzz"]
+            .iter()
+            .any(|p| top.name.starts_with(p))
+        && top.params.iter().any(|p| {
+            p.ty.as_ref().is_some_and(|t| {
+                matches!(
+                    t.resolved.as_deref(),
+                    Some("testing.T" | "testing.B" | "testing.F")
+                )
+            })
+        })
 }
