@@ -103,9 +103,12 @@ impl Rule for RetryWithoutBackoff {
                 _ => continue,
             };
             let f = cx.tree.stmt_func(s);
-            if common::in_test(cx, f) || !is_retry_loop(cx, body) {
+            if common::in_test(cx, f) {
                 continue;
             }
+            let Some(explicit) = is_retry_loop(cx, body) else {
+                continue;
+            };
             let exprs = exprs_in_block(cx.model, body);
             // Loops that search (next candidate path, bigger buffer) also
             // stop at the first success; a retry loop says so in its names
@@ -157,7 +160,7 @@ impl Rule for RetryWithoutBackoff {
             }) || common::stmts_in(cx.model, body)
                 .into_iter()
                 .any(|x| matches!(cx.stmt(x).kind, StmtKind::Select { .. }));
-            if !named_retry && sleeps.is_empty() {
+            if !named_retry && !explicit && sleeps.is_empty() {
                 continue;
             }
             if sleeps.is_empty() && !waits {
@@ -251,10 +254,15 @@ fn ends_with(cx: &FileCx, b: &Block, pred: &dyn Fn(&StmtKind) -> bool) -> bool {
 }
 
 /// A loop that exits once an operation succeeds and goes around on error.
-fn is_retry_loop(cx: &FileCx, body: &Block) -> bool {
+/// How a loop retries: `Some(true)` when the error path explicitly goes
+/// around again (`if err != nil { ...; continue }` before the exit),
+/// `Some(false)` when it only stops at the first success (which search
+/// loops do too), `None` when it is no retry loop.
+fn is_retry_loop(cx: &FileCx, body: &Block) -> Option<bool> {
     let stmts = top(cx, body);
     let exits = |k: &StmtKind| matches!(k, StmtKind::Return(_) | StmtKind::Break);
     let mut success_exit = false;
+    let mut explicit = false;
     for (i, &s) in stmts.iter().enumerate() {
         let StmtKind::If { cond, then, orelse } = &cx.stmt(s).kind else {
             continue;
@@ -265,12 +273,13 @@ fn is_retry_loop(cx: &FileCx, body: &Block) -> bool {
                 // `if err != nil { return err }`: errors end the loop, it
                 // does not retry.
                 if ends_with(cx, then, &|k| matches!(k, StmtKind::Return(_))) && orelse.is_empty() {
-                    return false;
+                    return None;
                 }
                 if ends_with(cx, then, &|k| matches!(k, StmtKind::Continue))
                     && stmts[i + 1..].iter().any(|&t| exits(&cx.stmt(t).kind))
                 {
                     success_exit = true;
+                    explicit = true;
                 }
                 if ends_with(cx, orelse, &exits) {
                     success_exit = true;
@@ -279,7 +288,7 @@ fn is_retry_loop(cx: &FileCx, body: &Block) -> bool {
             _ => {}
         }
     }
-    success_exit
+    success_exit.then_some(explicit)
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -297,6 +306,19 @@ func Connect(addr string) (Conn, error) {
 		}
 	}
 	return nil, err
+}
+"#,
+        r#"
+package app
+
+func Subscribe(b Broker, topic string) Sub {
+	for { // expect
+		sub, err := b.Subscribe(topic)
+		if err != nil {
+			continue
+		}
+		return sub
+	}
 }
 "#,
         r#"
