@@ -4,7 +4,7 @@
 use super::common;
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
-use unsnarl_model::walk::exprs_in_block;
+use unsnarl_model::walk::{exprs_in_block, exprs_under};
 use unsnarl_model::*;
 
 pub struct RetryWithoutBackoff;
@@ -279,7 +279,10 @@ fn is_retry_loop(cx: &FileCx, body: &Block) -> Option<bool> {
                     && stmts[i + 1..].iter().any(|&t| exits(&cx.stmt(t).kind))
                 {
                     success_exit = true;
-                    explicit = true;
+                    // Retrying means calling again with the same inputs; a
+                    // loop whose inputs move on (parsing the next block)
+                    // is a scan that skips bad items.
+                    explicit |= same_inputs(cx, body, &stmts[..=i], *cond);
                 }
                 if ends_with(cx, orelse, &exits) {
                     success_exit = true;
@@ -289,6 +292,56 @@ fn is_retry_loop(cx: &FileCx, body: &Block) -> Option<bool> {
         }
     }
     success_exit.then_some(explicit)
+}
+
+/// The call that produced the checked error (the last assignment of the
+/// error variable before the check) takes only inputs the loop does not
+/// change.
+fn same_inputs(cx: &FileCx, body: &Block, before: &[StmtId], cond: ExprId) -> bool {
+    let ExprKind::Binary { left, right, .. } = &cx.expr(cond).kind else {
+        return false;
+    };
+    let Some(err) = cx.model.name_of(*left).or_else(|| cx.model.name_of(*right)) else {
+        return false;
+    };
+    let producer = before
+        .iter()
+        .rev()
+        .copied()
+        .find_map(|s| match &cx.stmt(s).kind {
+            StmtKind::Assign {
+                targets,
+                value: Some(v),
+                ..
+            } if targets
+                .iter()
+                .any(|&t| common::names_in_target(cx, t).contains(&err)) =>
+            {
+                cx.call(*v).map(|c| (s, c))
+            }
+            _ => None,
+        });
+    let Some((producer, call)) = producer else {
+        return false;
+    };
+    let mut inputs: Vec<&str> = Vec::new();
+    for e in std::iter::once(call.func).chain(call.args.iter().map(|a| a.value)) {
+        for x in exprs_under(cx.model, e) {
+            if let Some(n) = cx.model.name_of(x) {
+                inputs.push(n);
+            }
+        }
+    }
+    // Nothing else in the loop assigns an input of the call.
+    !common::stmts_in(cx.model, body).into_iter().any(|s| {
+        s != producer
+            && matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, .. }
+                if targets.iter().any(|&t| {
+                    let root = cx.model.dotted(t).map(|d| d.split('.').next().unwrap_or("").to_string());
+                    common::names_in_target(cx, t).iter().any(|n| inputs.contains(n))
+                        || root.is_some_and(|r| inputs.contains(&r.as_str()))
+                }))
+    })
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -405,6 +458,18 @@ func Grow(n int) ([]byte, error) {
 			return b, nil
 		}
 		n *= 2
+	}
+}
+
+func Blocks(data []byte) *Block {
+	rest := data
+	for {
+		blk, next, err := parseBlock(rest)
+		if err != nil {
+			rest = next
+			continue
+		}
+		return blk
 	}
 }
 
