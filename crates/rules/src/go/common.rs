@@ -541,13 +541,24 @@ pub fn wg_call<'a>(cx: &FileCx<'a>, e: ExprId) -> Option<(String, &'a str)> {
 pub fn go_version(cx: &FileCx) -> Option<(u32, u32)> {
     for line in cx.text.lines().take(40) {
         let t = line.trim();
-        if let Some(expr) = t.strip_prefix("//go:build ")
-            && let Some(v) = expr
+        if let Some(expr) = t.strip_prefix("//go:build ") {
+            // `!go1.22` builds only with older toolchains.
+            if let Some(rest) = expr.split("!go1.").nth(1)
+                && let Ok(n) = rest
+                    .split(|c: char| !c.is_ascii_digit())
+                    .next()
+                    .unwrap_or("")
+                    .parse::<u32>()
+            {
+                return Some((1, n.saturating_sub(1)));
+            }
+            if let Some(v) = expr
                 .split(|c: char| !(c.is_ascii_alphanumeric() || c == '.'))
                 .filter_map(parse_go_tag)
                 .next()
-        {
-            return Some(v);
+            {
+                return Some(v);
+            }
         }
         if t.starts_with("package ") {
             break;
