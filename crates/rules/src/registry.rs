@@ -154,12 +154,13 @@ mod tests {
         for r in all_rules() {
             let m = r.meta();
             assert!(ids.insert(m.id), "duplicate id {}", m.id);
-            for lang in m.languages {
-                let family = if lang.is_js_family() {
-                    "js"
-                } else {
-                    lang.slug()
-                };
+            let mut families: Vec<&str> = m
+                .languages
+                .iter()
+                .map(|l| if l.is_js_family() { "js" } else { l.slug() })
+                .collect();
+            families.dedup();
+            for family in families {
                 assert!(
                     names.insert((family, m.name)),
                     "duplicate name {} in {family}",
