@@ -131,6 +131,7 @@ struct Settings {
     filter: filter::Filter,
     include_generated: bool,
     file_timeout: Option<std::time::Duration>,
+    memory_budget: usize,
 }
 
 fn codes_from_flag(flag: &str, values: &[String]) -> Result<Vec<Code>, Fatal> {
@@ -202,6 +203,12 @@ fn settings(args: &CheckArgs, roots: &[walk::Root], io: &Io) -> Result<Settings,
             Some(0.0) => None,
             Some(secs) => Some(std::time::Duration::from_secs_f64(secs)),
         },
+        memory_budget: args
+            .memory_budget
+            .or(c.memory_budget)
+            .map_or(pipeline::DEFAULT_MEMORY_BUDGET, |mib| {
+                mib as usize * 1024 * 1024
+            }),
     })
 }
 
@@ -237,6 +244,7 @@ fn check(args: CheckArgs, io: &mut Io, frontend: &dyn Frontend) -> Result<u8, Fa
         filter: s.filter,
         include_generated: s.include_generated,
         file_timeout: s.file_timeout,
+        memory_budget: s.memory_budget,
         progress: io.progress && !args.quiet,
     };
     let report = pipeline::scan(opts, frontend)?;

@@ -328,6 +328,7 @@ fn a_file_deleted_between_walk_and_read_is_skipped_as_vanished() {
         filter: unsnarl::filter::Filter::default(),
         include_generated: false,
         file_timeout: None,
+        memory_budget: unsnarl::pipeline::DEFAULT_MEMORY_BUDGET,
         progress: false,
     };
     let frontend = Deleter {

@@ -40,6 +40,13 @@ pub struct Prepared {
     pub lang: Language,
 }
 
+impl Prepared {
+    /// A rough count of the heap bytes it holds, for memory budgets.
+    pub fn approx_bytes(&self) -> usize {
+        self.model.approx_bytes() + self.sema.approx_bytes()
+    }
+}
+
 /// The rules to run and the knowledge they consult.
 pub struct Engine {
     pub rules: Vec<&'static dyn Rule>,
