@@ -475,3 +475,37 @@ fn a_pathological_file_is_abandoned_and_the_run_completes() {
         }
     }
 }
+
+#[test]
+fn a_go_mod_that_is_a_fifo_or_dev_zero_does_not_block_the_go_rules() {
+    // GO015 and GO030 read the `go` directive of the nearest go.mod. That
+    // read used to open whatever was named go.mod: a FIFO blocked the scan
+    // forever (the time budget cannot interrupt a blocked read), a link to
+    // /dev/zero never ended.
+    let capture = "package p\n\nfunc f(xs []int) {\n\tfor _, x := range xs {\n\t\tgo func() { println(x) }()\n\t}\n}\n";
+    let t = Tree::new();
+    t.write("fifo/a.go", capture).write("zero/a.go", capture);
+    let st = Command::new("mkfifo")
+        .arg(t.join("fifo/go.mod"))
+        .status()
+        .expect("mkfifo");
+    assert!(st.success());
+    std::os::unix::fs::symlink("/dev/zero", t.join("zero/go.mod")).unwrap();
+    for dir in ["fifo", "zero"] {
+        let r = guarded(
+            &t.join(dir),
+            &[
+                "check",
+                "--no-config",
+                "--format",
+                "json",
+                "--file-timeout",
+                "0",
+            ],
+            MINUTE,
+        );
+        let v = r.completed().json();
+        assert_eq!(v["summary"]["files_scanned"], 1, "{dir}: {r:?}");
+        assert!(r.max_rss_kib < 1024 * 1024, "{dir}: {r:?}");
+    }
+}
