@@ -591,7 +591,7 @@ fn gomod_version(path: &str) -> Option<(u32, u32)> {
         } else {
             d.join("go.mod")
         };
-        if let Ok(text) = std::fs::read_to_string(&gomod) {
+        if let Some(text) = read_gomod(&gomod) {
             let v = text.lines().find_map(|l| {
                 let l = l.trim();
                 let v = l.strip_prefix("go ")?.trim();
@@ -608,6 +608,25 @@ fn gomod_version(path: &str) -> Option<(u32, u32)> {
         dir = d.parent();
     }
     None
+}
+
+/// The text of a `go.mod`, if it is a regular file of sane size. The type is
+/// checked before opening: a FIFO named `go.mod` would block `open` forever,
+/// and a link to `/dev/zero` would never end.
+fn read_gomod(path: &std::path::Path) -> Option<String> {
+    const MAX_GOMOD_BYTES: u64 = 1024 * 1024;
+    let md = std::fs::metadata(path).ok()?;
+    if !md.is_file() || md.len() > MAX_GOMOD_BYTES {
+        return None;
+    }
+    use std::io::Read;
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(MAX_GOMOD_BYTES)
+        .read_to_string(&mut text)
+        .ok()?;
+    Some(text)
 }
 
 /// A `sync.Cond` method call (`Wait`, `Signal`, `Broadcast`): the condition
