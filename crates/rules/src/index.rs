@@ -67,8 +67,11 @@ pub fn summarize(m: &FileModel, kb: &Table, lang: Language) -> Vec<FnSummary> {
             calls: Vec::new(),
         };
         walk_block(m, &f.body, &mut v);
-        let mut returns_awaitable =
-            f.is_async || f.returns.as_ref().is_some_and(is_awaitable_type);
+        let mut returns_awaitable = f.is_async
+            || f.returns.as_ref().is_some_and(|t| {
+                // JS/TS `Promise<T> | undefined`: sometimes no promise at all.
+                is_awaitable_type(t) && !(lang.is_js_family() && is_optional_union(&t.text))
+            });
         let mut returns_via = Vec::new();
         if !returns_awaitable && lang.is_js_family() && !f.is_generator {
             match js_returned_promises(m, kb, &f.body) {
@@ -89,6 +92,14 @@ pub fn summarize(m: &FileModel, kb: &Table, lang: Language) -> Vec<FnSummary> {
         });
     }
     out
+}
+
+/// A TS union type that admits `undefined`/`null`/`void`.
+fn is_optional_union(text: &str) -> bool {
+    text.contains('|')
+        && text
+            .split('|')
+            .any(|part| matches!(part.trim(), "undefined" | "null" | "void"))
 }
 
 /// A declared return type that is a promise/future/coroutine.

@@ -255,12 +255,34 @@ fn act_after_await(
         stmts.push(s);
         stmts.extend(collect_stmts(cx, s));
     }
+    // Locals holding awaited values in the region (`const v = await f()`).
+    let mut awaited_locals: Vec<String> = Vec::new();
+    for &s in &stmts {
+        if let StmtKind::Assign {
+            targets: ts,
+            value: Some(v),
+            op: AssignOp::Declare { .. },
+        } = &cx.stmt(s).kind
+            && has_await_in(cx, *v)
+        {
+            awaited_locals.extend(ts.iter().filter_map(|&t| cx.model.name_of(t)).map(str::to_string));
+        }
+    }
     for s in stmts {
         let Some(written) = writes(cx, s) else { continue };
         if !targets.contains(&written) && !targets.iter().any(|t| same_state(t, &written)) {
             continue;
         }
         let span = cx.stmt(s).span;
+        // Set before any await: the check and the act are atomic.
+        if span.end <= first_await {
+            return None;
+        }
+        // Only a value that comes from the awaited work is a memoized value
+        // (flags and resets are not).
+        if !value_from_await(cx, s, &awaited_locals) {
+            continue;
+        }
         let Some(await_before) = awaits.iter().find(|a| a.start < span.end && a.start >= first_await)
         else {
             continue;
@@ -276,6 +298,36 @@ fn act_after_await(
         return Some((s, *await_before));
     }
     None
+}
+
+/// An await of new work (a call), not of a promise stored earlier (`await
+/// this.readyPromise` is how a memoized promise is shared).
+fn has_await_in(cx: &FileCx, e: ExprId) -> bool {
+    exprs_under(cx.model, e).into_iter().any(|x| awaits_work(cx, x))
+}
+
+fn awaits_work(cx: &FileCx, x: ExprId) -> bool {
+    match cx.expr(x).kind {
+        ExprKind::Await(inner) => exprs_under(cx.model, inner)
+            .into_iter()
+            .any(|y| cx.call(y).is_some()),
+        _ => false,
+    }
+}
+
+/// The written value contains an await or a local holding an awaited value.
+fn value_from_await(cx: &FileCx, s: StmtId, awaited: &[String]) -> bool {
+    let value = match &cx.stmt(s).kind {
+        StmtKind::Assign { value: Some(v), .. } => *v,
+        StmtKind::Expr(e) => match cx.call(*e).and_then(|c| c.positional(1)) {
+            Some(v) => v,
+            None => return false,
+        },
+        _ => return false,
+    };
+    exprs_under(cx.model, value).into_iter().any(|x| {
+        awaits_work(cx, x) || cx.model.name_of(x).is_some_and(|n| awaited.iter().any(|a| a == n))
+    })
 }
 
 fn same_state(check: &Target, write: &Target) -> bool {
@@ -352,7 +404,10 @@ fn stores_promise(cx: &FileCx, s: StmtId) -> bool {
     let has_await = exprs_under(cx.model, value)
         .into_iter()
         .any(|x| matches!(cx.expr(x).kind, ExprKind::Await(_)));
-    !has_await && common::promise_expr(cx, value).is_some()
+    let chain = cx
+        .call(cx.model.strip(value))
+        .is_some_and(common::is_chain_call);
+    !has_await && (chain || common::promise_expr(cx, value).is_some())
 }
 
 pub static EXAMPLES: Examples = Examples {

@@ -24,6 +24,16 @@ pub fn in_test(cx: &FileCx, f: FuncId) -> bool {
 /// to return a promise or returns one; a known promise API; `new Promise`;
 /// an async IIFE. `None` when nothing says so.
 pub fn promise_call(cx: &FileCx, c: &Call) -> Option<&'static str> {
+    promise_call_with(cx, c, true)
+}
+
+/// [`promise_call`] without the guess from database-client method names
+/// (`x.findOne()` on an unknown `x` may be a thenable query builder).
+pub fn promise_call_strict(cx: &FileCx, c: &Call) -> Option<&'static str> {
+    promise_call_with(cx, c, false)
+}
+
+fn promise_call_with(cx: &FileCx, c: &Call, heuristic: bool) -> Option<&'static str> {
     if c.is_new {
         return (c.target.as_deref() == Some("Promise")).then_some("a new promise");
     }
@@ -50,15 +60,44 @@ pub fn promise_call(cx: &FileCx, c: &Call) -> Option<&'static str> {
     if c.target.is_some() && cx.effect(c, Effect::AsyncApi).is_some() {
         return Some("a promise-returning API");
     }
+    if !heuristic {
+        return None;
+    }
     // A method of something unknown (a local, or an import the scan cannot
     // see into) with a database-client name, called without a callback.
-    if c.receiver.is_some()
+    if let Some(r) = c.receiver
+        && db_like(cx, r)
         && cx.kb.find(Effect::AsyncApi, None, &c.name).is_some()
         && !has_callback(cx, c)
     {
         return Some("a promise-returning database call");
     }
     None
+}
+
+/// A receiver named like a database client, pool, repository or model
+/// (`db`, `this.pool`, `userRepository`, `prisma.user`, `User`).
+fn db_like(cx: &FileCx, r: ExprId) -> bool {
+    let Some(d) = cx.model.dotted(r) else {
+        return false;
+    };
+    let mut segs = d.rsplit('.');
+    let last = segs.next().unwrap_or("");
+    let l = last.to_ascii_lowercase();
+    let exact = matches!(
+        l.as_str(),
+        "db" | "database" | "pool" | "client" | "conn" | "prisma" | "knex" | "repo" | "repository"
+            | "collection" | "coll" | "mongo" | "redis" | "pg" | "mysql" | "sequelize" | "em"
+            | "manager" | "tx" | "trx" | "sql"
+    );
+    let suffix = ["repository", "repo", "model", "collection", "db", "pool", "client", "dao", "store"]
+        .iter()
+        .any(|s| l.ends_with(s));
+    // `prisma.user.findMany()`: a model of a client.
+    let of_client = segs
+        .next()
+        .is_some_and(|p| matches!(p.to_ascii_lowercase().as_str(), "prisma" | "db" | "client"));
+    exact || suffix || of_client
 }
 
 /// True when a call is given a function argument (callback-style APIs
@@ -94,12 +133,21 @@ pub fn is_chain_call(c: &Call) -> bool {
 /// Why an expression evaluates to a promise (not awaited): a promise call,
 /// or a `.then`/`.catch`/`.finally` chain on one.
 pub fn promise_expr(cx: &FileCx, e: ExprId) -> Option<&'static str> {
+    promise_expr_with(cx, e, true)
+}
+
+/// [`promise_expr`] from strong evidence only (see [`promise_call_strict`]).
+pub fn promise_expr_strict(cx: &FileCx, e: ExprId) -> Option<&'static str> {
+    promise_expr_with(cx, e, false)
+}
+
+fn promise_expr_with(cx: &FileCx, e: ExprId, heuristic: bool) -> Option<&'static str> {
     let e = cx.model.strip(e);
     let c = cx.call(e)?;
     if is_chain_call(c) {
-        return promise_expr(cx, c.receiver?).map(|_| "a promise chain");
+        return promise_expr_with(cx, c.receiver?, heuristic).map(|_| "a promise chain");
     }
-    promise_call(cx, c)
+    promise_call_with(cx, c, heuristic)
 }
 
 /// The function a callback argument is: an inline closure, or a function of

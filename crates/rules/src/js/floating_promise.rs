@@ -95,6 +95,14 @@ impl Rule for FloatingPromise {
                 }
                 continue;
             }
+            // `Promise.reject(err)` as a statement reports an error as an
+            // unhandled rejection on purpose; `Promise.resolve()` does nothing.
+            if matches!(c.target.as_deref(), Some("Promise.reject" | "Promise.resolve")) {
+                continue;
+            }
+            if guarded_callee(cx, c) {
+                continue;
+            }
             if let Some(what) = common::promise_call(cx, c) {
                 out.push(cx.finding(
                     &META,
@@ -108,6 +116,33 @@ impl Rule for FloatingPromise {
             }
         }
     }
+}
+
+/// An async function of this file whose every await is inside a
+/// `try`/`catch` and that throws nothing itself: its promise cannot reject,
+/// so dropping it loses nothing (a deliberate background task).
+fn guarded_callee(cx: &FileCx, c: &Call) -> bool {
+    let Some(t) = c.target.as_deref() else {
+        return false;
+    };
+    let Some(f) = cx
+        .model
+        .function_ids()
+        .find(|&f| f.0 != 0 && cx.func(f).qualname == t && cx.func(f).is_async)
+    else {
+        return false;
+    };
+    common::unguarded_await(cx, f).is_none()
+        && common::stmts_of(cx, f).into_iter().all(|s| {
+            !matches!(cx.stmt(s).kind, StmtKind::Raise(_)) || {
+                let e = cx.stmt(s).span;
+                common::stmts_of(cx, f).into_iter().any(|t| {
+                    matches!(&cx.stmt(t).kind, StmtKind::Try { body, handlers, .. }
+                        if !handlers.is_empty() && common::block_contains(cx, body, s))
+                        && cx.stmt(t).span.start <= e.start
+                })
+            }
+        })
 }
 
 fn callee_text(cx: &FileCx, c: &Call) -> String {

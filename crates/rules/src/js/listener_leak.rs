@@ -98,6 +98,11 @@ impl Rule for ListenerLeak {
                 continue;
             }
             let e = ExprId(i as u32);
+            // A kept result is a subscription to remove later
+            // (`const sub = BackHandler.addEventListener(...)`).
+            if !cx.is_discarded(e) {
+                continue;
+            }
             let Some(recv) = c.receiver else { continue };
             let Some(ev) = common::str_arg(cx, c, 0) else { continue };
             let f = cx.func_of(e);

@@ -16,12 +16,12 @@ pub static META: RuleMeta = RuleMeta {
     category: Category::CpuInAsync,
     severity: Severity::High,
     languages: &[Language::JavaScript, Language::TypeScript],
-    summary: "A request handler or async function loops over input whose size the client or the database decides (a request field, the rows of a query) doing work per item, with no `await` to yield in between.",
+    summary: "A request handler loops over input whose size the client or the database decides (a request field, the rows of a query) doing work per item, with no `await` to yield in between.",
     docs: r#"
-In an async function or a request/message handler, a loop whose length comes
-from the request (`req.body.items`, `Number(req.query.n)`) or from the
-result of an awaited query, whose body calls other code or loops again, and
-that never awaits.
+In a request/message handler (or code it runs synchronously), a loop whose
+length comes from the request (`req.body.items`, `Number(req.query.n)`) or
+from the result of a query awaited in the handler, whose body calls other
+code or loops again, and that never awaits.
 
 ## Why
 
@@ -77,7 +77,11 @@ impl Rule for LoopWithoutYield {
             let Some(place) = common::loop_place(cx, &h, f) else {
                 continue;
             };
-            let taint = tainted(cx, &h, f);
+            let in_handler = cx
+                .tree
+                .func_ancestors(cx.model, f)
+                .any(|a| a.0 != 0 && h.kind(a).is_some());
+            let taint = tainted(cx, &h, f, in_handler);
             if taint.is_empty() {
                 continue;
             }
@@ -122,7 +126,7 @@ impl Rule for LoopWithoutYield {
 
 /// Locals of `f` (and of the functions it is nested in) that hold request
 /// input or the result of an awaited call.
-fn tainted(cx: &FileCx, h: &common::Handlers, f: FuncId) -> HashSet<String> {
+fn tainted(cx: &FileCx, h: &common::Handlers, f: FuncId, in_handler: bool) -> HashSet<String> {
     let mut names: HashSet<String> = HashSet::new();
     // Request parameters of handlers (the first one: `req`, `ctx`, `event`).
     for a in cx.tree.func_ancestors(cx.model, f) {
@@ -149,7 +153,9 @@ fn tainted(cx: &FileCx, h: &common::Handlers, f: FuncId) -> HashSet<String> {
                 continue;
             };
             let v = cx.model.strip(*v);
-            let from_await = matches!(cx.expr(v).kind, ExprKind::Await(_));
+            // Query results count inside request handlers (where their size
+            // multiplies per request); request fields count everywhere.
+            let from_await = in_handler && matches!(cx.expr(v).kind, ExprKind::Await(_));
             if !from_await && uses_taint(cx, v, &names).is_none() {
                 continue;
             }

@@ -74,11 +74,16 @@ impl Rule for PromiseAsValue {
             let e = ExprId(i as u32);
             // The promise expression whose value is read here.
             let (promise, via_local) = match &ex.kind {
-                ExprKind::Call(_) if common::promise_expr(cx, e).is_some() => (e, false),
+                ExprKind::Call(_) if common::promise_expr_strict(cx, e).is_some() => (e, false),
                 ExprKind::Name { id, .. } => {
                     let f = cx.func_of(e);
                     match common::promise_binding(cx, f, id) {
-                        Some(init) if !is_binding_site(cx, e) => (init, true),
+                        Some(init)
+                            if !is_binding_site(cx, e)
+                                && common::promise_expr_strict(cx, init).is_some() =>
+                        {
+                            (init, true)
+                        }
                         _ => continue,
                     }
                 }
@@ -130,7 +135,11 @@ fn value_use(cx: &FileCx, e: ExprId) -> Option<&'static str> {
     match cx.tree.expr_parent(e) {
         Parent::Expr(p) => match &cx.expr(p).kind {
             ExprKind::Attr { obj, name, .. } if *obj == e => {
-                if matches!(name.as_str(), "then" | "catch" | "finally" | "constructor") {
+                // A method call (`query.exec()`, `q.lean()`) is how thenable
+                // builders are used; a real promise has no such methods, and
+                // calling one fails loudly anyway.
+                let called = matches!(cx.tree.expr_parent(p), Parent::Expr(c) if cx.call(c).is_some_and(|c| c.func == p));
+                if called || matches!(name.as_str(), "then" | "catch" | "finally" | "constructor") {
                     None
                 } else {
                     Some("read as an object (`.property`)")

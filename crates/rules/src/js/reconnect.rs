@@ -99,7 +99,12 @@ pub(crate) fn close_handlers(cx: &FileCx) -> Vec<FuncId> {
 /// registered the handler.
 pub(crate) fn is_reconnect(cx: &FileCx, c: &Call, registrar: Option<FuncId>) -> bool {
     let n = c.name.to_ascii_lowercase();
-    if n.contains("connect") && !n.contains("disconnect") {
+    let n = n.trim_start_matches('_');
+    let connecty = n.starts_with("connect") || n.starts_with("reconnect") || n.ends_with("reconnect") || n == "doconnect";
+    let not_a_connect = ["disconnect", "connection", "connected", "error", "closed", "schedule", "later", "delay", "backoff"]
+        .iter()
+        .any(|w| n.contains(w));
+    if connecty && !not_a_connect {
         return true;
     }
     let Some(r) = registrar else { return false };
@@ -114,6 +119,23 @@ pub(crate) fn registrar(cx: &FileCx, g: FuncId) -> Option<FuncId> {
         .func_ancestors(cx.model, g)
         .skip(1)
         .find(|&a| a.0 != 0 && !cx.func(a).name.is_empty())
+}
+
+/// The reconnect function (of this file) waits or backs off itself.
+fn delays_inside(cx: &FileCx, c: &Call) -> bool {
+    let Some(t) = c.target.as_deref() else {
+        return false;
+    };
+    let Some(f) = cx.model.function_ids().find(|&f| f.0 != 0 && cx.func(f).qualname == t) else {
+        return false;
+    };
+    common::with_nested(cx, f).into_iter().any(|g| {
+        common::calls_of(cx, g).into_iter().any(|e| {
+            let k = cx.call(e).unwrap();
+            let n = k.name.to_ascii_lowercase();
+            common::delay_of(cx, e).is_some() || n.contains("backoff") || n.contains("schedule")
+        })
+    })
 }
 
 impl Rule for ReconnectWithoutDelay {
@@ -132,7 +154,7 @@ impl Rule for ReconnectWithoutDelay {
             let reg = registrar(cx, g);
             for e in common::calls_of(cx, g) {
                 let c = cx.call(e).unwrap();
-                if !is_reconnect(cx, c, reg) {
+                if !is_reconnect(cx, c, reg) || delays_inside(cx, c) {
                     continue;
                 }
                 out.push(cx.finding(

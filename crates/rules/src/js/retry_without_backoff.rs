@@ -209,15 +209,32 @@ fn is_retry_loop(cx: &FileCx, body: &Block) -> bool {
             return false;
         }
         let exits = exits_on_success(cx, tb);
-        let handler_continues = handlers.iter().all(|h| !crate::util::always_raises(cx.model, &h.body) && !ends_with_return(cx, &h.body));
-        exits && handler_continues
+        let handler_continues = handlers.iter().all(|h| {
+            !crate::util::always_raises(cx.model, &h.body) && !ends_with_return(cx, &h.body)
+        });
+        exits && handler_continues && !is_traversal(cx, body, tb, handlers)
     })
 }
 
+/// The `try` body leaves the loop once it got through: a `return`/`break`
+/// among its own statements (not only under a condition).
 fn exits_on_success(cx: &FileCx, b: &Block) -> bool {
-    collect(cx, b)
+    b.iter()
+        .any(|&s| matches!(cx.stmt(s).kind, StmtKind::Return(_) | StmtKind::Break))
+}
+
+/// Each iteration works on something new (`dir = path.dirname(dir)`,
+/// `url = next`): a search, not a retry of the same operation.
+fn is_traversal(cx: &FileCx, loop_body: &Block, try_body: &Block, handlers: &[Handler]) -> bool {
+    let used: Vec<String> = unsnarl_model::walk::exprs_in_block(cx.model, try_body)
         .into_iter()
-        .any(|s| matches!(cx.stmt(s).kind, StmtKind::Return(_) | StmtKind::Break))
+        .filter_map(|x| cx.model.name_of(x).map(str::to_string))
+        .collect();
+    collect(cx, loop_body).into_iter().any(|s| {
+        let in_handler = handlers.iter().any(|h| common::block_contains(cx, &h.body, s));
+        matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, op: AssignOp::Plain, .. }
+            if !in_handler && targets.iter().any(|&t| cx.model.name_of(t).is_some_and(|n| used.iter().any(|u| u == n))))
+    })
 }
 
 fn ends_with_return(cx: &FileCx, b: &Block) -> bool {

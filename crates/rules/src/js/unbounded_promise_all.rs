@@ -221,7 +221,23 @@ fn bounded(cx: &FileCx, e: ExprId) -> bool {
     ["chunk", "batch", "slice", "page", "window", "group", "worker", "pool", "shard"]
         .iter()
         .any(|w| text.contains(w))
+        || program_structure(&text)
         || literal_binding(cx, e)
+}
+
+/// Collections whose size the program or its schema fixes, not the data:
+/// columns, indices and constraints of a table, registered plugins,
+/// providers, listeners, replicas.
+fn program_structure(text: &str) -> bool {
+    [
+        "column", "indices", "index", "constraint", "foreignkey", "schema", "migration",
+        "slave", "replica", "plugin", "module", "provider", "enhancer", "subscriber",
+        "listener", "handler", "hook", "middleware", "dependenc", "metadata", "propert",
+        "option", "args", "param", "queries", "interceptor", "guard", "pipe", "decorator",
+        "validator", "transport", "driver", "adapter", "connection", "server", "microservice",
+    ]
+    .iter()
+    .any(|w| text.contains(w))
 }
 
 /// A local initialized with an array literal.
