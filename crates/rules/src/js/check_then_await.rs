@@ -104,6 +104,15 @@ impl Rule for CheckThenAwait {
                 } else {
                     continue;
                 };
+                // A lazily created value is handed out (`return conn`); a
+                // one-time initializer that returns nothing is not a getter.
+                let targets: Vec<Target> = targets
+                    .into_iter()
+                    .filter(|t| matches!(t, Target::Container(_)) || returns_state(cx, f, t))
+                    .collect();
+                if targets.is_empty() {
+                    continue;
+                }
                 if let Some((write, await_span)) = act_after_await(cx, &targets, &region, region_start, *cond) {
                     let mut finding = cx.finding(
                         &META,
@@ -124,6 +133,15 @@ impl Rule for CheckThenAwait {
             }
         }
     }
+}
+
+/// `f` returns the state (`return conn`, `return this.client`).
+fn returns_state(cx: &FileCx, f: FuncId, t: &Target) -> bool {
+    let Target::Value(key) = t else { return true };
+    common::stmts_of(cx, f).into_iter().any(|s| {
+        matches!(cx.stmt(s).kind, StmtKind::Return(Some(v))
+            if exprs_under(cx.model, v).into_iter().any(|x| common::chain_key(cx, x).as_deref() == Some(key)))
+    })
 }
 
 /// The function takes a lock (then the check is protected).

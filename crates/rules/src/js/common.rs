@@ -762,6 +762,22 @@ pub fn line_of(cx: &FileCx, offset: u32) -> usize {
         + 1
 }
 
+/// The line of `span` (or the one before it) carries an
+/// `eslint-disable(-next)-line` comment naming `rule` (the author looked at
+/// this exact finding and decided).
+pub fn eslint_disabled(cx: &FileCx, span: Span, rule: &str) -> bool {
+    let start = span.start as usize;
+    let line_start = cx.text[..start.min(cx.text.len())].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = cx.text[start.min(cx.text.len())..]
+        .find('\n')
+        .map_or(cx.text.len(), |i| start + i);
+    let prev_start = cx.text[..line_start.saturating_sub(1)].rfind('\n').map_or(0, |i| i + 1);
+    let this_line = &cx.text[line_start..line_end];
+    let prev_line = &cx.text[prev_start..line_start];
+    (this_line.contains("eslint-disable-line") && this_line.contains(rule))
+        || (prev_line.contains("eslint-disable-next-line") && prev_line.contains(rule))
+}
+
 /// A short source excerpt (first line, trimmed, at most 60 characters).
 pub fn excerpt(cx: &FileCx, span: Span) -> String {
     let s = cx.source(span).lines().next().unwrap_or("").trim();
@@ -854,9 +870,20 @@ pub fn grows(cx: &FileCx, e: ExprId) -> bool {
 /// `try` with a `catch`: where a rejection escapes the function. `None` when
 /// every await is guarded (or there is none).
 pub fn unguarded_await(cx: &FileCx, f: FuncId) -> Option<ExprId> {
-    exprs_of(cx, f)
+    let awaits = exprs_of(cx, f)
         .into_iter()
-        .find(|&e| matches!(cx.expr(e).kind, ExprKind::Await(_)) && !in_try_with_catch(cx, e))
+        .find(|&e| matches!(cx.expr(e).kind, ExprKind::Await(_)) && !in_try_with_catch(cx, e));
+    // `for await (x of it)`: each step awaits `it`.
+    awaits.or_else(|| {
+        stmts_of(cx, f).into_iter().find_map(|s| match cx.stmt(s).kind {
+            StmtKind::For {
+                iter,
+                is_async: true,
+                ..
+            } if !in_try_with_catch(cx, iter) => Some(iter),
+            _ => None,
+        })
+    })
 }
 
 /// True when `f` has an `await` (or `for await`) anywhere in its own body.

@@ -149,7 +149,7 @@ fn constant_delay(cx: &FileCx, d: Option<ExprId>) -> bool {
 /// The callback (or what it calls in this file) talks to the network.
 fn does_network(cx: &FileCx, f: FuncId) -> bool {
     let name = cx.func(f).name.to_ascii_lowercase();
-    if ["refresh", "poll", "sync", "reload", "fetch", "heartbeat", "ping"]
+    if ["refresh", "poll", "sync", "reload", "fetch"]
         .iter()
         .any(|w| name.contains(w))
     {
@@ -164,7 +164,7 @@ fn does_network(cx: &FileCx, f: FuncId) -> bool {
             cx.effect(c, Effect::AsyncApi).is_some_and(|en| en.kind.as_deref() == Some("io"))
                 || {
                     let n = c.name.to_ascii_lowercase();
-                    ["refresh", "poll", "sync", "reload", "fetch", "heartbeat"].iter().any(|w| n.contains(w))
+                    ["refresh", "poll", "sync", "reload", "fetch"].iter().any(|w| n.contains(w))
                 }
         })
     })

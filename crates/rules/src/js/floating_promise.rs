@@ -76,7 +76,7 @@ impl Rule for FloatingPromise {
         for (i, e) in cx.model.exprs.iter().enumerate() {
             let ExprKind::Call(c) = &e.kind else { continue };
             let id = ExprId(i as u32);
-            if !cx.is_discarded(id) {
+            if !cx.is_discarded(id) || common::eslint_disabled(cx, e.span, "no-floating-promises") {
                 continue;
             }
             if let Some(f) = check_chain(cx, id, c) {

@@ -235,6 +235,7 @@ fn program_structure(text: &str) -> bool {
         "listener", "handler", "hook", "middleware", "dependenc", "metadata", "propert",
         "option", "args", "param", "queries", "interceptor", "guard", "pipe", "decorator",
         "validator", "transport", "driver", "adapter", "connection", "server", "microservice",
+        "script", "command", "table", "view", "subdoc",
     ]
     .iter()
     .any(|w| text.contains(w))
