@@ -207,6 +207,14 @@ fn tests(cx: &FileCx, f: FuncId, cond: ExprId, absent: bool) -> Option<Vec<Targe
 /// What a truthy test of `e` says is present.
 fn present_target(cx: &FileCx, f: FuncId, e: ExprId) -> Option<Target> {
     let e = cx.model.strip(e);
+    // `const cached = cache.get(k); if (cached) ...`: the local stands for
+    // the read.
+    if let Some(name) = cx.model.name_of(e)
+        && common::scope_of(cx, f, name) == common::Scope::Local
+    {
+        let init = local_init(cx, f, name)?;
+        return present_target(cx, f, init);
+    }
     if let Some(c) = cx.call(e) {
         if matches!(c.name.as_str(), "has" | "get") {
             return shared_key(cx, f, c.receiver?).map(Target::Container);
@@ -217,6 +225,22 @@ fn present_target(cx: &FileCx, f: FuncId, e: ExprId) -> Option<Target> {
         return shared_key(cx, f, obj).map(Target::Container);
     }
     shared_key(cx, f, e).map(Target::Value)
+}
+
+/// The initializer of a local assigned once (`const x = ...`).
+fn local_init(cx: &FileCx, f: FuncId, name: &str) -> Option<ExprId> {
+    let mut found = None;
+    for s in common::stmts_of(cx, f) {
+        if let StmtKind::Assign { targets, value, op } = &cx.stmt(s).kind
+            && targets.iter().any(|&t| cx.model.name_of(t) == Some(name))
+        {
+            if found.is_some() || !matches!(op, AssignOp::Declare { .. }) {
+                return None;
+            }
+            found = Some((*value)?);
+        }
+    }
+    found
 }
 
 /// The key of a shared-state chain.
@@ -456,6 +480,16 @@ async function getOrder(id) {
 }
 "#,
         r#"
+const sessions = new Map();
+
+async function session(token) {
+  const cached = sessions.get(token);
+  if (cached) return cached;
+  const s = await verify(token);
+  sessions.set(token, s); // expect
+  return s;
+}
+
 class TokenSource {
   async token() {
     if (this.cached === undefined) {

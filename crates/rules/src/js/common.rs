@@ -795,6 +795,9 @@ pub fn delay_of(cx: &FileCx, e: ExprId) -> Option<Option<ExprId>> {
     let e = cx.model.strip(e);
     let c = cx.call(e)?;
     let lname = c.name.to_ascii_lowercase();
+    if c.target.as_deref().is_some_and(|t| t.starts_with("AbortSignal.")) {
+        return None;
+    }
     match c.target.as_deref() {
         Some("setTimeout") => return Some(c.positional(1)),
         Some("timers/promises.setTimeout" | "timers/promises.scheduler.wait") => {

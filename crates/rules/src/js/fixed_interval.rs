@@ -130,19 +130,33 @@ impl Rule for FixedIntervalNoJitter {
 /// randomness.
 fn constant_delay(cx: &FileCx, d: Option<ExprId>) -> bool {
     let Some(d) = d else { return true };
-    if common::has_jitter(cx, d) {
+    if common::has_jitter(cx, d) || common::grows(cx, d) {
         return false;
     }
     if cx.model.int_value(d).is_some() {
         return true;
     }
-    // SCREAMING_CASE constants and `config.x` style settings.
+    // A local: judge its initializer.
+    if let Some(name) = cx.model.name_of(d) {
+        let f = cx.func_of(d);
+        if common::declares_local(cx, f, name) {
+            for s in common::stmts_of(cx, f) {
+                if let StmtKind::Assign { targets, value: Some(v), .. } = &cx.stmt(s).kind
+                    && targets.iter().any(|&t| cx.model.name_of(t) == Some(name))
+                {
+                    return cx.model.int_value(*v).is_some()
+                        && !common::has_jitter(cx, *v);
+                }
+            }
+            return false;
+        }
+    }
+    // SCREAMING_CASE constants and `config.pollInterval` style settings.
     cx.model.dotted(d).is_some_and(|n| {
         let last = n.rsplit('.').next().unwrap_or(&n);
+        let l = last.to_ascii_lowercase();
         last.chars().all(|ch| ch.is_ascii_uppercase() || ch == '_' || ch.is_ascii_digit())
-            || last.to_ascii_lowercase().ends_with("interval")
-            || last.to_ascii_lowercase().ends_with("delay")
-            || last.to_ascii_lowercase().ends_with("ms")
+            || (n.contains('.') && (l.ends_with("interval") || l.ends_with("delay") || l.ends_with("ms")))
     })
 }
 

@@ -76,7 +76,10 @@ impl Rule for FloatingPromise {
         for (i, e) in cx.model.exprs.iter().enumerate() {
             let ExprKind::Call(c) = &e.kind else { continue };
             let id = ExprId(i as u32);
-            if !cx.is_discarded(id) || common::eslint_disabled(cx, e.span, "no-floating-promises") {
+            if !cx.is_discarded(id)
+                || common::eslint_disabled(cx, e.span, "no-floating-promises")
+                || common::eslint_disabled(cx, e.span, "catch-or-return")
+            {
                 continue;
             }
             if let Some(f) = check_chain(cx, id, c) {
@@ -167,6 +170,10 @@ fn check_chain(cx: &FileCx, id: ExprId, c: &Call) -> Option<Finding> {
             "catch" => return None,
             "then" if call.args.len() >= 2 => return None,
             _ => {}
+        }
+        // `Promise.allSettled(...)` and `Promise.resolve(x)` never reject.
+        if matches!(call.target.as_deref(), Some("Promise.allSettled" | "Promise.resolve")) {
+            return None;
         }
         cur = call
             .receiver

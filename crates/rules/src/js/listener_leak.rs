@@ -79,9 +79,9 @@ impl Rule for ListenerLeak {
             return;
         }
         let h = common::handlers(cx);
-        // Removals in the file: (receiver text, event).
-        let mut removals: Vec<(String, Option<String>)> = Vec::new();
-        for ex in &cx.model.exprs {
+        // Removals in the file: (receiver text, event, scope).
+        let mut removals: Vec<(String, Option<String>, Owner)> = Vec::new();
+        for (i, ex) in cx.model.exprs.iter().enumerate() {
             if let ExprKind::Call(c) = &ex.kind
                 && REMOVE.contains(&c.name.as_str())
                 && let Some(r) = c.receiver
@@ -89,6 +89,7 @@ impl Rule for ListenerLeak {
                 removals.push((
                     cx.source(cx.expr(r).span).to_string(),
                     common::str_arg(cx, c, 0).map(str::to_string),
+                    owner(cx, cx.func_of(ExprId(i as u32))),
                 ));
             }
         }
@@ -117,10 +118,10 @@ impl Rule for ListenerLeak {
                 continue;
             }
             let rtext = cx.source(cx.expr(recv).span);
-            if removals
-                .iter()
-                .any(|(r, e)| r == rtext && e.as_deref().is_none_or(|e| e == ev))
-            {
+            let here = owner(cx, f);
+            if removals.iter().any(|(r, e, o)| {
+                r == rtext && e.as_deref().is_none_or(|e| e == ev) && *o == here
+            }) {
                 continue;
             }
             out.push(cx.finding(
@@ -133,6 +134,28 @@ impl Rule for ListenerLeak {
             ));
         }
     }
+}
+
+/// Where a removal must be to undo an addition: the same top-level function
+/// (its nested callbacks included), or any method of the same class.
+#[derive(PartialEq)]
+enum Owner {
+    Function(FuncId),
+    Class(String),
+}
+
+fn owner(cx: &FileCx, f: FuncId) -> Owner {
+    let mut top = f;
+    for a in cx.tree.func_ancestors(cx.model, f) {
+        if a.0 == 0 {
+            break;
+        }
+        if let Some(c) = &cx.func(a).class {
+            return Owner::Class(c.clone());
+        }
+        top = a;
+    }
+    Owner::Function(top)
 }
 
 /// The function runs per request/message/call/render: what to call it.

@@ -154,8 +154,16 @@ fn tainted(cx: &FileCx, h: &common::Handlers, f: FuncId, in_handler: bool) -> Ha
             };
             let v = cx.model.strip(*v);
             // Query results count inside request handlers (where their size
-            // multiplies per request); request fields count everywhere.
-            let from_await = in_handler && matches!(cx.expr(v).kind, ExprKind::Await(_));
+            // multiplies per request), and elsewhere when they are rows or
+            // records; request fields count everywhere.
+            let bulk_name = targets.iter().any(|&t| {
+                cx.model.name_of(t).is_some_and(|n| {
+                    let n = n.to_ascii_lowercase();
+                    n == "rows" || n == "records" || n.ends_with("rows") || n.ends_with("records")
+                })
+            });
+            let from_await =
+                (in_handler || bulk_name) && matches!(cx.expr(v).kind, ExprKind::Await(_));
             if !from_await && uses_taint(cx, v, &names).is_none() {
                 continue;
             }

@@ -112,6 +112,9 @@ impl RetryWithoutBackoff {
             .into_iter()
             .filter_map(|e| common::delay_of(cx, e).map(|d| (e, d)))
             .filter(|(e, _)| !is_inner_timer(cx, region, *e))
+            // A wait is awaited (`await sleep(ms)`); a timer handed to an
+            // option (`AbortSignal.timeout(ms)`) bounds the attempt instead.
+            .filter(|(e, _)| cx.is_awaited(*e) || cx.is_discarded(*e))
             .collect();
         let other_wait = calls_in_block(cx.model, region).into_iter().any(|e| {
             let c = cx.call(e).unwrap();
