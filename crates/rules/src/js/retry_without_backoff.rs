@@ -11,7 +11,7 @@ pub struct RetryWithoutBackoff;
 
 pub static META: RuleMeta = RuleMeta {
     id: "JS024",
-    name: "retry-without-backoff",
+    name: "retry-without-jittered-backoff",
     category: Category::RetryStorm,
     severity: Severity::High,
     languages: &[Language::JavaScript, Language::TypeScript],
