@@ -76,7 +76,9 @@ impl Rule for AcquireWithoutFinally {
             return;
         }
         for (i, ex) in cx.model.exprs.iter().enumerate() {
-            let ExprKind::Await(inner) = ex.kind else { continue };
+            let ExprKind::Await(inner) = ex.kind else {
+                continue;
+            };
             let e = ExprId(i as u32);
             let Some(c) = cx.call(cx.model.strip(inner)) else {
                 continue;
@@ -128,7 +130,11 @@ fn lock_name(cx: &FileCx, recv: ExprId) -> Option<String> {
         .type_of(recv)
         .and_then(|t| cx.kb.find(Effect::Lock, Some(t), ""))
         .is_some();
-    let lower = name.rsplit('.').next().unwrap_or(&name).to_ascii_lowercase();
+    let lower = name
+        .rsplit('.')
+        .next()
+        .unwrap_or(&name)
+        .to_ascii_lowercase();
     let named = lower.ends_with("mutex")
         || lower.ends_with("lock")
         || lower.ends_with("semaphore")
@@ -202,7 +208,11 @@ fn in_finally(cx: &FileCx, e: ExprId) -> bool {
 
 /// Some await or call between the acquire and the first release.
 fn can_throw_between(cx: &FileCx, f: FuncId, after: u32, releases: &[ExprId]) -> bool {
-    let first = releases.iter().map(|&r| cx.expr(r).span.start).min().unwrap_or(u32::MAX);
+    let first = releases
+        .iter()
+        .map(|&r| cx.expr(r).span.start)
+        .min()
+        .unwrap_or(u32::MAX);
     common::exprs_of(cx, f).into_iter().any(|x| {
         let sp = cx.expr(x).span;
         sp.start >= after

@@ -97,16 +97,17 @@ impl Rule for ArrayAsQueue {
                     if f.0 == 0 || common::shared_state(cx, f, recv).is_none() {
                         continue;
                     }
-                    let Some(key) = common::chain_key(cx, recv) else { continue };
+                    let Some(key) = common::chain_key(cx, recv) else {
+                        continue;
+                    };
                     match c.name.as_str() {
-                        "push" | "unshift" => {
-                            if in_event_handler(cx, &h, f) {
-                                arrays.entry(key).or_default().pushes.push(e);
-                            }
+                        "push" | "unshift" if in_event_handler(cx, &h, f) => {
+                            arrays.entry(key).or_default().pushes.push(e);
                         }
                         "shift" | "pop" => arrays.entry(key).or_default().shifts = true,
                         "splice" => {
-                            let from_front = c.positional(0).and_then(|a| cx.model.int_value(a)) == Some(0);
+                            let from_front =
+                                c.positional(0).and_then(|a| cx.model.int_value(a)) == Some(0);
                             let u = arrays.entry(key).or_default();
                             if from_front && c.positional(1).is_some() {
                                 u.shifts = true;
@@ -123,11 +124,18 @@ impl Rule for ArrayAsQueue {
                         Parent::Expr(p) => matches!(
                             cx.expr(p).kind,
                             ExprKind::Binary {
-                                op: BinOp::Gt | BinOp::GtE | BinOp::Lt | BinOp::LtE | BinOp::Eq | BinOp::Is,
+                                op: BinOp::Gt
+                                    | BinOp::GtE
+                                    | BinOp::Lt
+                                    | BinOp::LtE
+                                    | BinOp::Eq
+                                    | BinOp::Is,
                                 ..
                             }
                         ),
-                        Parent::Stmt(s) => matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, .. } if targets.contains(&e)),
+                        Parent::Stmt(s) => {
+                            matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, .. } if targets.contains(&e))
+                        }
                         _ => false,
                     };
                     if compared && let Some(key) = common::chain_key(cx, *obj) {
@@ -137,7 +145,10 @@ impl Rule for ArrayAsQueue {
                 _ => {}
             }
         }
-        let mut keys: Vec<_> = arrays.iter().filter(|(_, u)| u.shifts && !u.bounded && !u.pushes.is_empty()).collect();
+        let mut keys: Vec<_> = arrays
+            .iter()
+            .filter(|(_, u)| u.shifts && !u.bounded && !u.pushes.is_empty())
+            .collect();
         keys.sort_by_key(|(k, _)| (*k).clone());
         for (key, u) in keys {
             for &p in &u.pushes {
@@ -166,7 +177,10 @@ fn in_event_handler(cx: &FileCx, h: &common::Handlers, f: FuncId) -> bool {
         }
         common::closure_call_site(cx, a).is_some_and(|(site, _)| {
             let c = cx.call(site).unwrap();
-            matches!(c.name.as_str(), "on" | "addListener" | "addEventListener" | "subscribe")
+            matches!(
+                c.name.as_str(),
+                "on" | "addListener" | "addEventListener" | "subscribe"
+            )
         })
     })
 }

@@ -88,9 +88,16 @@ fn uses_express(cx: &FileCx) -> bool {
         if t == "express" || t.starts_with("express.") {
             express = true;
         }
-        if ["koa", "fastify", "hono", "@nestjs/", "express-async-errors", "express-promise-router"]
-            .iter()
-            .any(|p| t.starts_with(p))
+        if [
+            "koa",
+            "fastify",
+            "hono",
+            "@nestjs/",
+            "express-async-errors",
+            "express-promise-router",
+        ]
+        .iter()
+        .any(|p| t.starts_with(p))
         {
             return false;
         }

@@ -66,7 +66,9 @@ impl Rule for AsyncForEach {
             return;
         }
         for (i, ex) in cx.model.exprs.iter().enumerate() {
-            let ExprKind::Call(c) = &ex.kind else { continue };
+            let ExprKind::Call(c) = &ex.kind else {
+                continue;
+            };
             let id = ExprId(i as u32);
             let dropped_map = matches!(c.name.as_str(), "map" | "flatMap") && cx.is_discarded(id);
             if c.receiver.is_none() || !(c.name == "forEach" || dropped_map) {

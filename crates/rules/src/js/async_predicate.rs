@@ -69,7 +69,9 @@ impl Rule for AsyncPredicate {
             return;
         }
         for ex in &cx.model.exprs {
-            let ExprKind::Call(c) = &ex.kind else { continue };
+            let ExprKind::Call(c) = &ex.kind else {
+                continue;
+            };
             if c.receiver.is_none() || !PREDICATES.contains(&c.name.as_str()) || c.args.len() > 2 {
                 continue;
             }

@@ -98,7 +98,9 @@ impl Rule for CheckThenAwait {
                     (t, then.clone(), cx.expr(*cond).span.end)
                 } else if let Some(t) = tests(cx, f, *cond, false)
                     && orelse.is_empty()
-                    && then.last().is_some_and(|&l| matches!(cx.stmt(l).kind, StmtKind::Return(_)))
+                    && then
+                        .last()
+                        .is_some_and(|&l| matches!(cx.stmt(l).kind, StmtKind::Return(_)))
                 {
                     (t, rest_of_block(cx, s), cx.stmt(s).span.end)
                 } else {
@@ -113,7 +115,9 @@ impl Rule for CheckThenAwait {
                 if targets.is_empty() {
                     continue;
                 }
-                if let Some((write, await_span)) = act_after_await(cx, &targets, &region, region_start, *cond) {
+                if let Some((write, await_span)) =
+                    act_after_await(cx, &targets, &region, region_start, *cond)
+                {
                     let mut finding = cx.finding(
                         &META,
                         cx.stmt(write).span,
@@ -186,8 +190,26 @@ fn tests(cx: &FileCx, f: FuncId, cond: ExprId, absent: bool) -> Option<Vec<Targe
         ExprKind::Binary { op, left, right } => {
             let null_side = |e: ExprId| matches!(cx.model.literal(e), Some(Lit::Null));
             let (other, eq) = match op {
-                BinOp::Eq | BinOp::Is => (if null_side(*right) { *left } else if null_side(*left) { *right } else { return None }, true),
-                BinOp::NotEq | BinOp::IsNot => (if null_side(*right) { *left } else if null_side(*left) { *right } else { return None }, false),
+                BinOp::Eq | BinOp::Is => (
+                    if null_side(*right) {
+                        *left
+                    } else if null_side(*left) {
+                        *right
+                    } else {
+                        return None;
+                    },
+                    true,
+                ),
+                BinOp::NotEq | BinOp::IsNot => (
+                    if null_side(*right) {
+                        *left
+                    } else if null_side(*left) {
+                        *right
+                    } else {
+                        return None;
+                    },
+                    false,
+                ),
                 BinOp::In if !absent => {
                     return shared_key(cx, f, *right).map(|k| vec![Target::Container(k)]);
                 }
@@ -307,11 +329,17 @@ fn act_after_await(
         } = &cx.stmt(s).kind
             && has_await_in(cx, *v)
         {
-            awaited_locals.extend(ts.iter().filter_map(|&t| cx.model.name_of(t)).map(str::to_string));
+            awaited_locals.extend(
+                ts.iter()
+                    .filter_map(|&t| cx.model.name_of(t))
+                    .map(str::to_string),
+            );
         }
     }
     for s in stmts {
-        let Some(written) = writes(cx, s) else { continue };
+        let Some(written) = writes(cx, s) else {
+            continue;
+        };
         if !targets.contains(&written) && !targets.iter().any(|t| same_state(t, &written)) {
             continue;
         }
@@ -325,7 +353,9 @@ fn act_after_await(
         if !value_from_await(cx, s, &awaited_locals) {
             continue;
         }
-        let Some(await_before) = awaits.iter().find(|a| a.start < span.end && a.start >= first_await)
+        let Some(await_before) = awaits
+            .iter()
+            .find(|a| a.start < span.end && a.start >= first_await)
         else {
             continue;
         };
@@ -345,7 +375,9 @@ fn act_after_await(
 /// An await of new work (a call), not of a promise stored earlier (`await
 /// this.readyPromise` is how a memoized promise is shared).
 fn has_await_in(cx: &FileCx, e: ExprId) -> bool {
-    exprs_under(cx.model, e).into_iter().any(|x| awaits_work(cx, x))
+    exprs_under(cx.model, e)
+        .into_iter()
+        .any(|x| awaits_work(cx, x))
 }
 
 fn awaits_work(cx: &FileCx, x: ExprId) -> bool {
@@ -368,7 +400,11 @@ fn value_from_await(cx: &FileCx, s: StmtId, awaited: &[String]) -> bool {
         _ => return false,
     };
     exprs_under(cx.model, value).into_iter().any(|x| {
-        awaits_work(cx, x) || cx.model.name_of(x).is_some_and(|n| awaited.iter().any(|a| a == n))
+        awaits_work(cx, x)
+            || cx
+                .model
+                .name_of(x)
+                .is_some_and(|n| awaited.iter().any(|a| a == n))
     })
 }
 

@@ -27,12 +27,6 @@ pub fn promise_call(cx: &FileCx, c: &Call) -> Option<&'static str> {
     promise_call_with(cx, c, true)
 }
 
-/// [`promise_call`] without the guess from database-client method names
-/// (`x.findOne()` on an unknown `x` may be a thenable query builder).
-pub fn promise_call_strict(cx: &FileCx, c: &Call) -> Option<&'static str> {
-    promise_call_with(cx, c, false)
-}
-
 fn promise_call_with(cx: &FileCx, c: &Call, heuristic: bool) -> Option<&'static str> {
     if c.is_new {
         return (c.target.as_deref() == Some("Promise")).then_some("a new promise");
@@ -86,13 +80,40 @@ fn db_like(cx: &FileCx, r: ExprId) -> bool {
     let l = last.to_ascii_lowercase();
     let exact = matches!(
         l.as_str(),
-        "db" | "database" | "pool" | "client" | "conn" | "prisma" | "knex" | "repo" | "repository"
-            | "collection" | "coll" | "mongo" | "redis" | "pg" | "mysql" | "sequelize" | "em"
-            | "manager" | "tx" | "trx" | "sql"
+        "db" | "database"
+            | "pool"
+            | "client"
+            | "conn"
+            | "prisma"
+            | "knex"
+            | "repo"
+            | "repository"
+            | "collection"
+            | "coll"
+            | "mongo"
+            | "redis"
+            | "pg"
+            | "mysql"
+            | "sequelize"
+            | "em"
+            | "manager"
+            | "tx"
+            | "trx"
+            | "sql"
     );
-    let suffix = ["repository", "repo", "model", "collection", "db", "pool", "client", "dao", "store"]
-        .iter()
-        .any(|s| l.ends_with(s));
+    let suffix = [
+        "repository",
+        "repo",
+        "model",
+        "collection",
+        "db",
+        "pool",
+        "client",
+        "dao",
+        "store",
+    ]
+    .iter()
+    .any(|s| l.ends_with(s));
     // `prisma.user.findMany()`: a model of a client.
     let of_client = segs
         .next()
@@ -156,7 +177,12 @@ pub fn callback_fn(cx: &FileCx, e: ExprId) -> Option<FuncId> {
     let e = cx.model.strip(e);
     match &cx.expr(e).kind {
         ExprKind::Closure(f) => Some(*f),
-        ExprKind::Name { resolved: Some(q), .. } | ExprKind::Attr { resolved: Some(q), .. } => cx
+        ExprKind::Name {
+            resolved: Some(q), ..
+        }
+        | ExprKind::Attr {
+            resolved: Some(q), ..
+        } => cx
             .model
             .function_ids()
             .find(|&f| f.0 != 0 && cx.func(f).qualname == *q),
@@ -290,7 +316,9 @@ fn framework_type(t: &str) -> bool {
 /// Server constructors whose callback handles each request or connection.
 fn server_factory(t: &str) -> Option<&'static str> {
     Some(match t {
-        "http.createServer" | "https.createServer" | "http2.createServer"
+        "http.createServer"
+        | "https.createServer"
+        | "http2.createServer"
         | "http2.createSecureServer" => "an HTTP request handler",
         "net.createServer" | "tls.createServer" => "a connection handler",
         _ => return None,
@@ -363,7 +391,10 @@ pub fn handlers(cx: &FileCx) -> Handlers {
         let mut added = false;
         for &e in &calls {
             let c = cx.call(e).unwrap();
-            if !matches!(c.name.as_str(), "on" | "once" | "addListener" | "addEventListener") {
+            if !matches!(
+                c.name.as_str(),
+                "on" | "once" | "addListener" | "addEventListener"
+            ) {
                 continue;
             }
             let Some(recv) = c.receiver else { continue };
@@ -475,16 +506,10 @@ pub const SYNC_ITERATION: &[&str] = &[
     "sort",
 ];
 
-/// True when code in `f` runs on the event loop at request time: async
-/// functions (not start-up `main`s, not tests), request/message handlers,
-/// and callbacks run synchronously by either (array iteration, promise
-/// executors).
-pub fn on_loop(cx: &FileCx, h: &Handlers, f: FuncId) -> bool {
-    loop_place(cx, h, f).is_some()
-}
-
 /// Where `f` runs on the loop, for messages ("in async `load`", "in a
-/// request handler"), or `None` (see [`on_loop`]).
+/// request handler"), or `None` (async functions that are not start-up `main`s or
+/// tests, request/message handlers, and callbacks run synchronously by
+/// either: array iteration, promise executors).
 pub fn loop_place(cx: &FileCx, h: &Handlers, f: FuncId) -> Option<String> {
     let mut cur = f;
     let mut nested = false;
@@ -526,7 +551,14 @@ pub fn loop_place(cx: &FileCx, h: &Handlers, f: FuncId) -> Option<String> {
 fn is_startup_name(name: &str) -> bool {
     matches!(
         name,
-        "main" | "bootstrap" | "cli" | "run_cli" | "runCli" | "setup" | "globalSetup" | "globalTeardown"
+        "main"
+            | "bootstrap"
+            | "cli"
+            | "run_cli"
+            | "runCli"
+            | "setup"
+            | "globalSetup"
+            | "globalTeardown"
     )
 }
 
@@ -578,20 +610,14 @@ pub fn declares_local(cx: &FileCx, f: FuncId, name: &str) -> bool {
                 }
                 StmtKind::For {
                     target: Some(t), ..
-                } => {
-                    if target_binds(m, *t, self.name) {
-                        self.found = true;
-                    }
-                }
-                StmtKind::FuncDef(f) => {
-                    if m.func(*f).name == self.name {
-                        self.found = true;
-                    }
-                }
-                StmtKind::Try { handlers, .. } => {
-                    if handlers.iter().any(|h| h.name.as_deref() == Some(self.name)) {
-                        self.found = true;
-                    }
+                } if target_binds(m, *t, self.name) => self.found = true,
+                StmtKind::FuncDef(f) if m.func(*f).name == self.name => self.found = true,
+                StmtKind::Try { handlers, .. }
+                    if handlers
+                        .iter()
+                        .any(|h| h.name.as_deref() == Some(self.name)) =>
+                {
+                    self.found = true
                 }
                 _ => {}
             }
@@ -636,7 +662,11 @@ pub fn scope_of(cx: &FileCx, f: FuncId, name: &str) -> Scope {
             };
         }
         if declares_local(cx, id, name) {
-            return if id == f { Scope::Local } else { Scope::Outer(id) };
+            return if id == f {
+                Scope::Local
+            } else {
+                Scope::Outer(id)
+            };
         }
         cur = cx.func(id).parent;
     }
@@ -767,11 +797,15 @@ pub fn line_of(cx: &FileCx, offset: u32) -> usize {
 /// this exact finding and decided).
 pub fn eslint_disabled(cx: &FileCx, span: Span, rule: &str) -> bool {
     let start = span.start as usize;
-    let line_start = cx.text[..start.min(cx.text.len())].rfind('\n').map_or(0, |i| i + 1);
+    let line_start = cx.text[..start.min(cx.text.len())]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
     let line_end = cx.text[start.min(cx.text.len())..]
         .find('\n')
         .map_or(cx.text.len(), |i| start + i);
-    let prev_start = cx.text[..line_start.saturating_sub(1)].rfind('\n').map_or(0, |i| i + 1);
+    let prev_start = cx.text[..line_start.saturating_sub(1)]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
     let this_line = &cx.text[line_start..line_end];
     let prev_line = &cx.text[prev_start..line_start];
     (this_line.contains("eslint-disable-line") && this_line.contains(rule))
@@ -795,7 +829,10 @@ pub fn delay_of(cx: &FileCx, e: ExprId) -> Option<Option<ExprId>> {
     let e = cx.model.strip(e);
     let c = cx.call(e)?;
     let lname = c.name.to_ascii_lowercase();
-    if c.target.as_deref().is_some_and(|t| t.starts_with("AbortSignal.")) {
+    if c.target
+        .as_deref()
+        .is_some_and(|t| t.starts_with("AbortSignal."))
+    {
         return None;
     }
     match c.target.as_deref() {
@@ -878,14 +915,16 @@ pub fn unguarded_await(cx: &FileCx, f: FuncId) -> Option<ExprId> {
         .find(|&e| matches!(cx.expr(e).kind, ExprKind::Await(_)) && !in_try_with_catch(cx, e));
     // `for await (x of it)`: each step awaits `it`.
     awaits.or_else(|| {
-        stmts_of(cx, f).into_iter().find_map(|s| match cx.stmt(s).kind {
-            StmtKind::For {
-                iter,
-                is_async: true,
-                ..
-            } if !in_try_with_catch(cx, iter) => Some(iter),
-            _ => None,
-        })
+        stmts_of(cx, f)
+            .into_iter()
+            .find_map(|s| match cx.stmt(s).kind {
+                StmtKind::For {
+                    iter,
+                    is_async: true,
+                    ..
+                } if !in_try_with_catch(cx, iter) => Some(iter),
+                _ => None,
+            })
     })
 }
 
@@ -911,11 +950,9 @@ pub fn promise_binding(cx: &FileCx, f: FuncId, name: &str) -> Option<ExprId> {
                     }
                 }
             }
-            StmtKind::For { target: Some(t), .. } => {
-                if target_binds(cx.model, *t, name) {
-                    return None;
-                }
-            }
+            StmtKind::For {
+                target: Some(t), ..
+            } if target_binds(cx.model, *t, name) => return None,
             _ => {}
         }
     }

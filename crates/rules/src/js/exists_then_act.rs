@@ -117,9 +117,12 @@ fn exists_check(cx: &FileCx, e: ExprId) -> Option<ExprId> {
         .or_else(|| t.strip_prefix("fs/promises."))
         .or_else(|| t.strip_prefix("fs-extra."))
         .or_else(|| t.strip_prefix("fs."))?;
-    matches!(m, "existsSync" | "exists" | "pathExists" | "pathExistsSync" | "access" | "accessSync")
-        .then(|| c.positional(0))
-        .flatten()
+    matches!(
+        m,
+        "existsSync" | "exists" | "pathExists" | "pathExistsSync" | "access" | "accessSync"
+    )
+    .then(|| c.positional(0))
+    .flatten()
 }
 
 /// The path and the sense of a condition: `(path, absent)`.
@@ -159,7 +162,9 @@ impl Rule for ExistsThenAct {
                 let calls = unsnarl_model::walk::calls_in_block(cx.model, then);
                 for e in calls {
                     let c = cx.call(e).unwrap();
-                    let Some(what) = act(cx, c, absent) else { continue };
+                    let Some(what) = act(cx, c, absent) else {
+                        continue;
+                    };
                     let same = c
                         .positional(0)
                         .is_some_and(|p| cx.source(cx.expr(p).span).trim() == path_text);

@@ -76,8 +76,13 @@ impl Rule for FixedIntervalNoJitter {
                     Some(h) if cx.func(h).kind == FnKind::Closure => common::calls_of(cx, h)
                         .into_iter()
                         .any(|x| is_reconnect(cx, cx.call(x).unwrap(), reg)),
-                    Some(h) => Some(h) == reg || cx.func(h).name.to_ascii_lowercase().contains("connect"),
-                    None => cx.model.name_of(cb).is_some_and(|n| n.to_ascii_lowercase().contains("connect")),
+                    Some(h) => {
+                        Some(h) == reg || cx.func(h).name.to_ascii_lowercase().contains("connect")
+                    }
+                    None => cx
+                        .model
+                        .name_of(cb)
+                        .is_some_and(|n| n.to_ascii_lowercase().contains("connect")),
                 };
                 if !reconnects || !constant_delay(cx, c.positional(1)) {
                     continue;
@@ -92,7 +97,9 @@ impl Rule for FixedIntervalNoJitter {
         }
         // Periodic network refreshes.
         for (i, ex) in cx.model.exprs.iter().enumerate() {
-            let ExprKind::Call(c) = &ex.kind else { continue };
+            let ExprKind::Call(c) = &ex.kind else {
+                continue;
+            };
             let e = ExprId(i as u32);
             let f = cx.func_of(e);
             if common::in_test(cx, f) {
@@ -141,11 +148,14 @@ fn constant_delay(cx: &FileCx, d: Option<ExprId>) -> bool {
         let f = cx.func_of(d);
         if common::declares_local(cx, f, name) {
             for s in common::stmts_of(cx, f) {
-                if let StmtKind::Assign { targets, value: Some(v), .. } = &cx.stmt(s).kind
+                if let StmtKind::Assign {
+                    targets,
+                    value: Some(v),
+                    ..
+                } = &cx.stmt(s).kind
                     && targets.iter().any(|&t| cx.model.name_of(t) == Some(name))
                 {
-                    return cx.model.int_value(*v).is_some()
-                        && !common::has_jitter(cx, *v);
+                    return cx.model.int_value(*v).is_some() && !common::has_jitter(cx, *v);
                 }
             }
             return false;
@@ -155,8 +165,10 @@ fn constant_delay(cx: &FileCx, d: Option<ExprId>) -> bool {
     cx.model.dotted(d).is_some_and(|n| {
         let last = n.rsplit('.').next().unwrap_or(&n);
         let l = last.to_ascii_lowercase();
-        last.chars().all(|ch| ch.is_ascii_uppercase() || ch == '_' || ch.is_ascii_digit())
-            || (n.contains('.') && (l.ends_with("interval") || l.ends_with("delay") || l.ends_with("ms")))
+        last.chars()
+            .all(|ch| ch.is_ascii_uppercase() || ch == '_' || ch.is_ascii_digit())
+            || (n.contains('.')
+                && (l.ends_with("interval") || l.ends_with("delay") || l.ends_with("ms")))
     })
 }
 
@@ -175,10 +187,13 @@ fn does_network(cx: &FileCx, f: FuncId) -> bool {
             if c.is_new {
                 return false;
             }
-            cx.effect(c, Effect::AsyncApi).is_some_and(|en| en.kind.as_deref() == Some("io"))
+            cx.effect(c, Effect::AsyncApi)
+                .is_some_and(|en| en.kind.as_deref() == Some("io"))
                 || {
                     let n = c.name.to_ascii_lowercase();
-                    ["refresh", "poll", "sync", "reload", "fetch"].iter().any(|w| n.contains(w))
+                    ["refresh", "poll", "sync", "reload", "fetch"]
+                        .iter()
+                        .any(|w| n.contains(w))
                 }
         })
     })

@@ -100,7 +100,10 @@ impl Rule for FloatingPromise {
             }
             // `Promise.reject(err)` as a statement reports an error as an
             // unhandled rejection on purpose; `Promise.resolve()` does nothing.
-            if matches!(c.target.as_deref(), Some("Promise.reject" | "Promise.resolve")) {
+            if matches!(
+                c.target.as_deref(),
+                Some("Promise.reject" | "Promise.resolve")
+            ) {
                 continue;
             }
             if guarded_callee(cx, c) {
@@ -172,7 +175,10 @@ fn check_chain(cx: &FileCx, id: ExprId, c: &Call) -> Option<Finding> {
             _ => {}
         }
         // `Promise.allSettled(...)` and `Promise.resolve(x)` never reject.
-        if matches!(call.target.as_deref(), Some("Promise.allSettled" | "Promise.resolve")) {
+        if matches!(
+            call.target.as_deref(),
+            Some("Promise.allSettled" | "Promise.resolve")
+        ) {
             return None;
         }
         cur = call

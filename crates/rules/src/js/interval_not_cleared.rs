@@ -70,7 +70,9 @@ impl Rule for IntervalNotCleared {
             }
         }
         for (i, ex) in cx.model.exprs.iter().enumerate() {
-            let ExprKind::Call(c) = &ex.kind else { continue };
+            let ExprKind::Call(c) = &ex.kind else {
+                continue;
+            };
             if c.target.as_deref() != Some("setInterval") {
                 continue;
             }
@@ -116,14 +118,21 @@ fn holder(cx: &FileCx, e: ExprId) -> Holder {
                         _ => return Holder::Other,
                     }
                 }
-                ExprKind::AssignExpr { target, .. } => return Holder::Stored(last_key(cx, *target)),
+                ExprKind::AssignExpr { target, .. } => {
+                    return Holder::Stored(last_key(cx, *target));
+                }
                 _ => return Holder::Other,
             },
             Parent::Stmt(s) => {
                 return match &cx.stmt(s).kind {
                     StmtKind::Expr(x) if *x == cur => Holder::Dropped,
                     StmtKind::Assign { targets, .. } => match targets.first() {
-                        Some(&t) if matches!(cx.expr(t).kind, ExprKind::Name { .. } | ExprKind::Attr { .. }) => {
+                        Some(&t)
+                            if matches!(
+                                cx.expr(t).kind,
+                                ExprKind::Name { .. } | ExprKind::Attr { .. }
+                            ) =>
+                        {
                             Holder::Stored(last_key(cx, t))
                         }
                         _ => Holder::Other,
@@ -138,7 +147,10 @@ fn holder(cx: &FileCx, e: ExprId) -> Holder {
 
 /// The last segment of a name or member chain (`this.timer` → `timer`).
 fn last_key(cx: &FileCx, e: ExprId) -> String {
-    let d = cx.model.dotted(e).unwrap_or_else(|| cx.source(cx.expr(e).span).to_string());
+    let d = cx
+        .model
+        .dotted(e)
+        .unwrap_or_else(|| cx.source(cx.expr(e).span).to_string());
     d.rsplit('.').next().unwrap_or(&d).to_string()
 }
 

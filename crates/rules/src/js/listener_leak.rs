@@ -94,7 +94,9 @@ impl Rule for ListenerLeak {
             }
         }
         for (i, ex) in cx.model.exprs.iter().enumerate() {
-            let ExprKind::Call(c) = &ex.kind else { continue };
+            let ExprKind::Call(c) = &ex.kind else {
+                continue;
+            };
             if !ADD.contains(&c.name.as_str()) || c.args.len() < 2 {
                 continue;
             }
@@ -105,9 +107,13 @@ impl Rule for ListenerLeak {
                 continue;
             }
             let Some(recv) = c.receiver else { continue };
-            let Some(ev) = common::str_arg(cx, c, 0) else { continue };
+            let Some(ev) = common::str_arg(cx, c, 0) else {
+                continue;
+            };
             let f = cx.func_of(e);
-            let Some(per) = per_call(cx, &h, f) else { continue };
+            let Some(per) = per_call(cx, &h, f) else {
+                continue;
+            };
             if !long_lived(cx, f, recv) {
                 continue;
             }
@@ -119,9 +125,10 @@ impl Rule for ListenerLeak {
             }
             let rtext = cx.source(cx.expr(recv).span);
             let here = owner(cx, f);
-            if removals.iter().any(|(r, e, o)| {
-                r == rtext && e.as_deref().is_none_or(|e| e == ev) && *o == here
-            }) {
+            if removals
+                .iter()
+                .any(|(r, e, o)| r == rtext && e.as_deref().is_none_or(|e| e == ev) && *o == here)
+            {
                 continue;
             }
             out.push(cx.finding(
@@ -177,9 +184,27 @@ fn per_call(cx: &FileCx, h: &common::Handlers, f: FuncId) -> Option<&'static str
         let func = cx.func(a);
         if func.is_async && func.kind != FnKind::Closure {
             let n = func.name.to_ascii_lowercase();
-            let setup = ["init", "setup", "start", "main", "listen", "connect", "open", "register", "bootstrap", "subscribe", "watch", "install", "create", "constructor", "configure", "run", "mount"]
-                .iter()
-                .any(|w| n.starts_with(w));
+            let setup = [
+                "init",
+                "setup",
+                "start",
+                "main",
+                "listen",
+                "connect",
+                "open",
+                "register",
+                "bootstrap",
+                "subscribe",
+                "watch",
+                "install",
+                "create",
+                "constructor",
+                "configure",
+                "run",
+                "mount",
+            ]
+            .iter()
+            .any(|w| n.starts_with(w));
             return (!setup).then_some("on every call");
         }
     }
@@ -192,7 +217,10 @@ fn long_lived(cx: &FileCx, f: FuncId, recv: ExprId) -> bool {
     let recv = cx.model.strip(recv);
     match &cx.expr(recv).kind {
         ExprKind::Name { id, resolved } => {
-            if matches!(id.as_str(), "process" | "window" | "document" | "globalThis") {
+            if matches!(
+                id.as_str(),
+                "process" | "window" | "document" | "globalThis"
+            ) {
                 return resolved.is_some();
             }
             match common::scope_of(cx, f, id) {

@@ -124,7 +124,9 @@ impl Rule for LockAcrossAwait {
 /// ...)` whose callback awaits I/O.
 fn check_callbacks(cx: &FileCx, out: &mut Vec<Finding>) {
     for ex in &cx.model.exprs {
-        let ExprKind::Call(c) = &ex.kind else { continue };
+        let ExprKind::Call(c) = &ex.kind else {
+            continue;
+        };
         let Some(recv) = c.receiver else { continue };
         let cb = match c.name.as_str() {
             "runExclusive" => c.positional(0),

@@ -100,14 +100,16 @@ impl Rule for LoopWithoutYield {
                     continue;
                 };
                 // An outer loop already reported covers this one.
-                if cx
-                    .tree
-                    .stmt_ancestors(s)
-                    .any(|a| matches!(cx.stmt(a).kind, StmtKind::For { .. } | StmtKind::While { .. }))
-                {
+                if cx.tree.stmt_ancestors(s).any(|a| {
+                    matches!(
+                        cx.stmt(a).kind,
+                        StmtKind::For { .. } | StmtKind::While { .. }
+                    )
+                }) {
                     continue;
                 }
-                if !crate::util::awaits_in_block(cx.model, body).is_empty() || !does_work(cx, body) {
+                if !crate::util::awaits_in_block(cx.model, body).is_empty() || !does_work(cx, body)
+                {
                     continue;
                 }
                 out.push(cx.finding(
@@ -133,13 +135,19 @@ fn tainted(cx: &FileCx, h: &common::Handlers, f: FuncId, in_handler: bool) -> Ha
         if a.0 == 0 {
             break;
         }
-        if h.kind(a) == Some("a request handler") || h.kind(a) == Some("an HTTP request handler") {
-            if let Some(p) = cx.func(a).params.first() {
-                names.insert(format!("{}.", p.name));
-            }
+        if (h.kind(a) == Some("a request handler") || h.kind(a) == Some("an HTTP request handler"))
+            && let Some(p) = cx.func(a).params.first()
+        {
+            names.insert(format!("{}.", p.name));
         }
     }
-    for a in cx.tree.func_ancestors(cx.model, f).collect::<Vec<_>>().into_iter().rev() {
+    for a in cx
+        .tree
+        .func_ancestors(cx.model, f)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+    {
         if a.0 == 0 {
             continue;
         }
@@ -180,7 +188,9 @@ fn tainted(cx: &FileCx, h: &common::Handlers, f: FuncId, in_handler: bool) -> Ha
 fn bound_names(cx: &FileCx, t: ExprId) -> Vec<String> {
     match &cx.expr(t).kind {
         ExprKind::Name { id, .. } => vec![id.clone()],
-        ExprKind::Collection { elems, .. } => elems.iter().flat_map(|&e| bound_names(cx, e)).collect(),
+        ExprKind::Collection { elems, .. } => {
+            elems.iter().flat_map(|&e| bound_names(cx, e)).collect()
+        }
         ExprKind::AssignExpr { target, .. } | ExprKind::Spread(target) => bound_names(cx, *target),
         _ => Vec::new(),
     }
@@ -194,7 +204,10 @@ fn uses_taint(cx: &FileCx, e: ExprId, taint: &HashSet<String>) -> Option<String>
             ExprKind::Attr { obj, name, .. } => {
                 if let Some(root) = cx.model.name_of(*obj)
                     && taint.contains(&format!("{root}."))
-                    && matches!(name.as_str(), "body" | "query" | "params" | "files" | "request")
+                    && matches!(
+                        name.as_str(),
+                        "body" | "query" | "params" | "files" | "request"
+                    )
                 {
                     return Some(format!("{root}.{name}"));
                 }
@@ -213,13 +226,48 @@ fn does_work(cx: &FileCx, body: &Block) -> bool {
         .any(|x| match cx.call(x) {
             Some(c) => !matches!(
                 c.name.as_str(),
-                "push" | "set" | "add" | "get" | "has" | "toString" | "String" | "Number"
-                    | "parseInt" | "parseFloat" | "trim" | "toLowerCase" | "toUpperCase"
-                    | "log" | "debug" | "info" | "warn" | "error" | "unshift" | "concat"
-                    | "startsWith" | "endsWith" | "includes" | "indexOf" | "isArray"
-                    | "hasOwnProperty" | "keys" | "values" | "entries" | "assign" | "min" | "max"
-                    | "abs" | "round" | "floor" | "ceil" | "send" | "write" | "emit" | "next"
-                    | "resolve" | "reject"
+                "push"
+                    | "set"
+                    | "add"
+                    | "get"
+                    | "has"
+                    | "toString"
+                    | "String"
+                    | "Number"
+                    | "parseInt"
+                    | "parseFloat"
+                    | "trim"
+                    | "toLowerCase"
+                    | "toUpperCase"
+                    | "log"
+                    | "debug"
+                    | "info"
+                    | "warn"
+                    | "error"
+                    | "unshift"
+                    | "concat"
+                    | "startsWith"
+                    | "endsWith"
+                    | "includes"
+                    | "indexOf"
+                    | "isArray"
+                    | "hasOwnProperty"
+                    | "keys"
+                    | "values"
+                    | "entries"
+                    | "assign"
+                    | "min"
+                    | "max"
+                    | "abs"
+                    | "round"
+                    | "floor"
+                    | "ceil"
+                    | "send"
+                    | "write"
+                    | "emit"
+                    | "next"
+                    | "resolve"
+                    | "reject"
             ),
             None => false,
         })
@@ -230,7 +278,10 @@ fn has_nested_loop(cx: &FileCx, body: &Block) -> bool {
     struct V(bool);
     impl unsnarl_model::walk::Visitor for V {
         fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
-            if matches!(m.stmt(id).kind, StmtKind::For { .. } | StmtKind::While { .. }) {
+            if matches!(
+                m.stmt(id).kind,
+                StmtKind::For { .. } | StmtKind::While { .. }
+            ) {
                 self.0 = true;
             }
             !self.0

@@ -66,7 +66,9 @@ impl Rule for MicrotaskYield {
             return;
         }
         for (i, ex) in cx.model.exprs.iter().enumerate() {
-            let ExprKind::Await(inner) = ex.kind else { continue };
+            let ExprKind::Await(inner) = ex.kind else {
+                continue;
+            };
             let e = ExprId(i as u32);
             let Some(what) = microtask_only(cx, inner) else {
                 continue;
@@ -109,13 +111,15 @@ fn microtask_only(cx: &FileCx, inner: ExprId) -> Option<String> {
         Some("Promise") if c.is_new => {
             let f = common::callback_fn(cx, c.positional(0)?)?;
             let calls = common::calls_of(cx, f);
-            calls.iter().any(|&x| {
-                matches!(
-                    cx.call(x).and_then(|k| k.target.as_deref()),
-                    Some("queueMicrotask" | "process.nextTick")
-                )
-            })
-            .then(|| "new Promise(r => queueMicrotask(r))".into())
+            calls
+                .iter()
+                .any(|&x| {
+                    matches!(
+                        cx.call(x).and_then(|k| k.target.as_deref()),
+                        Some("queueMicrotask" | "process.nextTick")
+                    )
+                })
+                .then(|| "new Promise(r => queueMicrotask(r))".into())
         }
         _ => None,
     }

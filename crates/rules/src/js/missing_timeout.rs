@@ -76,12 +76,16 @@ impl Rule for MissingTimeout {
         let h = common::handlers(cx);
         let axios_defaults = sets_axios_default_timeout(cx);
         for (i, ex) in cx.model.exprs.iter().enumerate() {
-            let ExprKind::Call(c) = &ex.kind else { continue };
+            let ExprKind::Call(c) = &ex.kind else {
+                continue;
+            };
             let e = ExprId(i as u32);
             if common::in_test(cx, cx.func_of(e)) {
                 continue;
             }
-            let Some(t) = c.target.as_deref() else { continue };
+            let Some(t) = c.target.as_deref() else {
+                continue;
+            };
             let (what, fix) = match t {
                 "fetch" | "undici.fetch" | "node-fetch"
                     if is_server_code(cx) && (server || in_handler(cx, &h, e)) =>
@@ -112,7 +116,11 @@ impl Rule for MissingTimeout {
                             common::OptKey::Unknown => false,
                         },
                     };
-                    if !missing || (t == "axios" && c.args.len() == 1 && common::str_arg(cx, c, 0).is_some()) {
+                    if !missing
+                        || (t == "axios"
+                            && c.args.len() == 1
+                            && common::str_arg(cx, c, 0).is_some())
+                    {
                         continue;
                     }
                     if t == "axios.create" {
@@ -149,9 +157,10 @@ impl Rule for MissingTimeout {
                     let has_opt = c.args.iter().any(|a| {
                         let v = cx.model.strip(a.value);
                         match &cx.expr(v).kind {
-                            ExprKind::Collection { .. } => {
-                                !matches!(common::opt_key(cx, v, "timeout"), common::OptKey::Missing)
-                            }
+                            ExprKind::Collection { .. } => !matches!(
+                                common::opt_key(cx, v, "timeout"),
+                                common::OptKey::Missing
+                            ),
                             // An options object built elsewhere may set it.
                             ExprKind::Name { .. } | ExprKind::Attr { .. } => !is_url_name(cx, v),
                             _ => false,
@@ -202,10 +211,10 @@ fn sets_axios_default_timeout(cx: &FileCx) -> bool {
 /// in the same function, or chained on the call.
 fn sets_timeout_later(cx: &FileCx, e: ExprId) -> bool {
     let f = cx.func_of(e);
-    let chained = cx
-        .tree
-        .expr_ancestors(e)
-        .any(|a| cx.call(a).is_some_and(|c| c.name == "setTimeout" && c.receiver.is_some()));
+    let chained = cx.tree.expr_ancestors(e).any(|a| {
+        cx.call(a)
+            .is_some_and(|c| c.name == "setTimeout" && c.receiver.is_some())
+    });
     chained
         || common::calls_of(cx, f).into_iter().any(|x| {
             let c = cx.call(x).unwrap();
@@ -232,7 +241,9 @@ fn in_handler(cx: &FileCx, h: &common::Handlers, e: ExprId) -> bool {
 
 /// The file sets up a server: an HTTP framework or `http.createServer`.
 fn creates_server(cx: &FileCx) -> bool {
-    const SERVERS: &[&str] = &["express", "koa", "fastify", "hono", "@nestjs/", "restify", "@hapi/"];
+    const SERVERS: &[&str] = &[
+        "express", "koa", "fastify", "hono", "@nestjs/", "restify", "@hapi/",
+    ];
     cx.model.imports.iter().any(|i| {
         let t = i.target.as_str();
         SERVERS.iter().any(|s| t == s.trim_end_matches('/') || t.starts_with(s) || t.starts_with(&format!("{s}.")))
@@ -258,9 +269,30 @@ pub fn is_server_code(cx: &FileCx) -> bool {
         return false;
     }
     const NODE: &[&str] = &[
-        "fs", "http", "https", "http2", "net", "child_process", "path", "os", "crypto", "stream",
-        "express", "koa", "fastify", "@nestjs/common", "undici", "node-fetch", "dotenv",
-        "worker_threads", "cluster", "zlib", "events", "util", "url", "dns",
+        "fs",
+        "http",
+        "https",
+        "http2",
+        "net",
+        "child_process",
+        "path",
+        "os",
+        "crypto",
+        "stream",
+        "express",
+        "koa",
+        "fastify",
+        "@nestjs/common",
+        "undici",
+        "node-fetch",
+        "dotenv",
+        "worker_threads",
+        "cluster",
+        "zlib",
+        "events",
+        "util",
+        "url",
+        "dns",
     ];
     cx.model.imports.iter().any(|i| {
         let t = i.target.as_str();

@@ -89,7 +89,9 @@ impl Rule for PromiseAsValue {
                 }
                 _ => continue,
             };
-            let Some(how) = value_use(cx, e) else { continue };
+            let Some(how) = value_use(cx, e) else {
+                continue;
+            };
             if !reported.insert(promise) {
                 continue;
             }
@@ -125,7 +127,9 @@ impl Rule for PromiseAsValue {
 /// The name is the target of its own declaration.
 fn is_binding_site(cx: &FileCx, e: ExprId) -> bool {
     match cx.tree.expr_parent(e) {
-        Parent::Stmt(s) => matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, .. } if targets.contains(&e)),
+        Parent::Stmt(s) => {
+            matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, .. } if targets.contains(&e))
+        }
         _ => false,
     }
 }
@@ -156,9 +160,9 @@ fn value_use(cx: &FileCx, e: ExprId) -> Option<&'static str> {
                 value: Some(v),
                 ..
             } if *v == e
-                && targets.iter().any(|&t| {
-                    matches!(cx.expr(t).kind, ExprKind::Collection { .. })
-                }) =>
+                && targets
+                    .iter()
+                    .any(|&t| matches!(cx.expr(t).kind, ExprKind::Collection { .. })) =>
             {
                 Some("destructured")
             }

@@ -73,7 +73,9 @@ impl Rule for PromiseNeverSettles {
             return;
         }
         for ex in &cx.model.exprs {
-            let ExprKind::Call(c) = &ex.kind else { continue };
+            let ExprKind::Call(c) = &ex.kind else {
+                continue;
+            };
             if !c.is_new || c.target.as_deref() != Some("Promise") {
                 continue;
             }
@@ -94,7 +96,7 @@ impl Rule for PromiseNeverSettles {
                         .any(|x| cx.model.name_of(x) == Some(name))
                 })
             };
-            let reject_used = reject.is_some_and(|r| names_used(r));
+            let reject_used = reject.is_some_and(names_used);
             let msg = if let Some(ev) = event_resolution(cx, exec, resolve) {
                 if reject_used || has_error_listener(cx, &all) || ev == "close" {
                     continue;
@@ -125,10 +127,15 @@ fn event_resolution(cx: &FileCx, exec: FuncId, resolve: &str) -> Option<String> 
     for g in common::with_nested(cx, exec) {
         for e in common::calls_of(cx, g) {
             let c = cx.call(e).unwrap();
-            if !matches!(c.name.as_str(), "on" | "once" | "addListener" | "addEventListener") {
+            if !matches!(
+                c.name.as_str(),
+                "on" | "once" | "addListener" | "addEventListener"
+            ) {
                 continue;
             }
-            let Some(ev) = common::str_arg(cx, c, 0) else { continue };
+            let Some(ev) = common::str_arg(cx, c, 0) else {
+                continue;
+            };
             if ev == "error" {
                 continue;
             }
@@ -136,9 +143,10 @@ fn event_resolution(cx: &FileCx, exec: FuncId, resolve: &str) -> Option<String> 
             let resolves = cx.model.name_of(cb) == Some(resolve)
                 || common::callback_fn(cx, cb).is_some_and(|h| {
                     common::with_nested(cx, h).into_iter().any(|k| {
-                        common::calls_of(cx, k)
-                            .into_iter()
-                            .any(|x| cx.call(x).unwrap().name == resolve && cx.call(x).unwrap().receiver.is_none())
+                        common::calls_of(cx, k).into_iter().any(|x| {
+                            cx.call(x).unwrap().name == resolve
+                                && cx.call(x).unwrap().receiver.is_none()
+                        })
                     })
                 });
             if resolves {
@@ -156,20 +164,34 @@ fn has_error_listener(cx: &FileCx, all: &[FuncId]) -> bool {
     all.iter().any(|&g| {
         common::calls_of(cx, g).into_iter().any(|e| {
             let c = cx.call(e).unwrap();
-            (matches!(c.name.as_str(), "on" | "once" | "addListener" | "addEventListener")
-                && matches!(common::str_arg(cx, c, 0), Some("error" | "abort" | "timeout")))
-                || c.name == "catch"
-                || matches!(c.target.as_deref(), Some("stream.pipeline" | "stream.finished"))
+            (matches!(
+                c.name.as_str(),
+                "on" | "once" | "addListener" | "addEventListener"
+            ) && matches!(
+                common::str_arg(cx, c, 0),
+                Some("error" | "abort" | "timeout")
+            )) || c.name == "catch"
+                || matches!(
+                    c.target.as_deref(),
+                    Some("stream.pipeline" | "stream.finished")
+                )
         })
     })
 }
 
 /// A Node-style callback `(err, ...) => { if (err) { ...; return; } ... }`
 /// whose error branch settles nothing.
-fn dropped_error_branch(cx: &FileCx, all: &[FuncId], resolve: &str, reject: Option<&str>) -> Option<Span> {
+fn dropped_error_branch(
+    cx: &FileCx,
+    all: &[FuncId],
+    resolve: &str,
+    reject: Option<&str>,
+) -> Option<Span> {
     for &g in all {
         let func = cx.func(g);
-        let Some(p0) = func.params.first() else { continue };
+        let Some(p0) = func.params.first() else {
+            continue;
+        };
         if !matches!(p0.name.as_str(), "err" | "error" | "e") || func.kind != FnKind::Closure {
             continue;
         }
@@ -189,7 +211,9 @@ fn dropped_error_branch(cx: &FileCx, all: &[FuncId], resolve: &str, reject: Opti
                     .flatten()
                     .any(|n| has_word(text, n))
             });
-            let returns = then.last().is_some_and(|&l| matches!(cx.stmt(l).kind, StmtKind::Return(_)));
+            let returns = then
+                .last()
+                .is_some_and(|&l| matches!(cx.stmt(l).kind, StmtKind::Return(_)));
             if returns && !settles && !crate::util::always_raises(cx.model, then) {
                 return Some(cx.stmt(s).span);
             }

@@ -63,7 +63,9 @@ impl Rule for RaceWithoutAbort {
             return;
         }
         for (i, ex) in cx.model.exprs.iter().enumerate() {
-            let ExprKind::Call(c) = &ex.kind else { continue };
+            let ExprKind::Call(c) = &ex.kind else {
+                continue;
+            };
             if c.target.as_deref() != Some("Promise.race") {
                 continue;
             }
@@ -151,7 +153,14 @@ fn cancelled_otherwise(cx: &FileCx, f: FuncId, op: ExprId) -> bool {
             let c = cx.call(e).unwrap();
             matches!(
                 c.name.as_str(),
-                "abort" | "cancel" | "destroy" | "disconnect" | "kill" | "close" | "terminate" | "end"
+                "abort"
+                    | "cancel"
+                    | "destroy"
+                    | "disconnect"
+                    | "kill"
+                    | "close"
+                    | "terminate"
+                    | "end"
             ) && c.receiver.and_then(|r| common::root_name(cx, r)) == Some(root)
         })
     })
@@ -159,12 +168,14 @@ fn cancelled_otherwise(cx: &FileCx, f: FuncId, op: ExprId) -> bool {
 
 /// The operation call is given an AbortSignal.
 fn has_signal(cx: &FileCx, op: ExprId) -> bool {
-    exprs_under(cx.model, op).into_iter().any(|x| match &cx.expr(x).kind {
-        ExprKind::Name { id, .. } => id.to_ascii_lowercase().contains("signal"),
-        ExprKind::Attr { name, .. } => name.to_ascii_lowercase().contains("signal"),
-        ExprKind::Collection { keys, .. } => keys.iter().flatten().any(|k| k == "signal"),
-        _ => false,
-    })
+    exprs_under(cx.model, op)
+        .into_iter()
+        .any(|x| match &cx.expr(x).kind {
+            ExprKind::Name { id, .. } => id.to_ascii_lowercase().contains("signal"),
+            ExprKind::Attr { name, .. } => name.to_ascii_lowercase().contains("signal"),
+            ExprKind::Collection { keys, .. } => keys.iter().flatten().any(|k| k == "signal"),
+            _ => false,
+        })
 }
 
 /// An inline `setTimeout` in a timer element with no `clearTimeout` in the
@@ -176,9 +187,9 @@ fn inline_timer_uncleared(cx: &FileCx, f: FuncId, timers: &[ExprId]) -> bool {
     });
     inline
         && !common::with_nested(cx, f).into_iter().any(|g| {
-            common::calls_of(cx, g).into_iter().any(|x| {
-                cx.call(x).unwrap().target.as_deref() == Some("clearTimeout")
-            })
+            common::calls_of(cx, g)
+                .into_iter()
+                .any(|x| cx.call(x).unwrap().target.as_deref() == Some("clearTimeout"))
         })
 }
 

@@ -112,7 +112,10 @@ impl Rule for ReadAwaitWrite {
                 }
                 // A promise chain stored back (`p = p.then(...)`) serializes
                 // on purpose.
-                if cx.call(cx.model.strip(*v)).is_some_and(common::is_chain_call) {
+                if cx
+                    .call(cx.model.strip(*v))
+                    .is_some_and(common::is_chain_call)
+                {
                     continue;
                 }
                 let Some(key) = common::chain_key(cx, t) else {
@@ -127,22 +130,34 @@ impl Rule for ReadAwaitWrite {
                 let mut reason = None;
                 if let Some(aw) = await_in_value {
                     if matches!(op, AssignOp::Augmented(_)) {
-                        reason = Some(format!("`{key}` is read for the compound assignment before the await"));
+                        reason = Some(format!(
+                            "`{key}` is read for the compound assignment before the await"
+                        ));
                     } else if value_exprs.iter().any(|&x| {
-                        cx.expr(x).span.end <= aw.end && common::chain_key(cx, x).as_deref() == Some(&key)
+                        cx.expr(x).span.end <= aw.end
+                            && common::chain_key(cx, x).as_deref() == Some(&key)
                     }) {
-                        reason = Some(format!("`{key}` is read before the await in this expression"));
+                        reason = Some(format!(
+                            "`{key}` is read before the await in this expression"
+                        ));
                     }
                 }
                 if reason.is_none() {
                     // A copy read before an await and written back after it.
                     for &x in &value_exprs {
-                        let Some(n) = cx.model.name_of(x) else { continue };
-                        let Some((k, rspan)) = copies.get(n) else { continue };
+                        let Some(n) = cx.model.name_of(x) else {
+                            continue;
+                        };
+                        let Some((k, rspan)) = copies.get(n) else {
+                            continue;
+                        };
                         if *k != key {
                             continue;
                         }
-                        if awaits.iter().any(|a| a.start > rspan.end && a.end <= wspan.start) {
+                        if awaits
+                            .iter()
+                            .any(|a| a.start > rspan.end && a.end <= wspan.start)
+                        {
                             reason = Some(format!(
                                 "`{n}` was read from `{key}` on line {} and other calls can change `{key}` during the await",
                                 common::line_of(cx, rspan.start)

@@ -67,29 +67,29 @@ const CLOSE_EVENTS: &[&str] = &["close", "error", "end", "disconnect", "disconne
 pub(crate) fn close_handlers(cx: &FileCx) -> Vec<FuncId> {
     let mut out = Vec::new();
     for g in cx.model.function_ids() {
-        match cx.tree.func_site(g) {
-            Parent::Expr(site) => {
-                if let Some((call, i)) = common::closure_call_site(cx, g) {
-                    let c = cx.call(call).unwrap();
-                    if matches!(c.name.as_str(), "on" | "once" | "addListener" | "addEventListener")
-                        && i == 1
-                        && common::str_arg(cx, c, 0).is_some_and(|e| CLOSE_EVENTS.contains(&e))
-                    {
-                        out.push(g);
-                    }
-                    continue;
-                }
-                // `ws.onclose = () => ...`
-                if let Parent::Stmt(s) = cx.tree.expr_parent(site)
-                    && let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind
-                    && targets.iter().any(|&t| {
-                        matches!(&cx.expr(t).kind, ExprKind::Attr { name, .. } if name == "onclose" || name == "onerror")
-                    })
-                {
-                    out.push(g);
-                }
+        let Parent::Expr(site) = cx.tree.func_site(g) else {
+            continue;
+        };
+        if let Some((call, i)) = common::closure_call_site(cx, g) {
+            let c = cx.call(call).unwrap();
+            if matches!(
+                c.name.as_str(),
+                "on" | "once" | "addListener" | "addEventListener"
+            ) && i == 1
+                && common::str_arg(cx, c, 0).is_some_and(|e| CLOSE_EVENTS.contains(&e))
+            {
+                out.push(g);
             }
-            _ => {}
+            continue;
+        }
+        // `ws.onclose = () => ...`
+        if let Parent::Stmt(s) = cx.tree.expr_parent(site)
+            && let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind
+            && targets.iter().any(|&t| {
+                matches!(&cx.expr(t).kind, ExprKind::Attr { name, .. } if name == "onclose" || name == "onerror")
+            })
+        {
+            out.push(g);
         }
     }
     out
@@ -100,17 +100,31 @@ pub(crate) fn close_handlers(cx: &FileCx) -> Vec<FuncId> {
 pub(crate) fn is_reconnect(cx: &FileCx, c: &Call, registrar: Option<FuncId>) -> bool {
     let n = c.name.to_ascii_lowercase();
     let n = n.trim_start_matches('_');
-    let connecty = n.starts_with("connect") || n.starts_with("reconnect") || n.ends_with("reconnect") || n == "doconnect";
-    let not_a_connect = ["disconnect", "connection", "connected", "error", "closed", "schedule", "later", "delay", "backoff"]
-        .iter()
-        .any(|w| n.contains(w));
+    let connecty = n.starts_with("connect")
+        || n.starts_with("reconnect")
+        || n.ends_with("reconnect")
+        || n == "doconnect";
+    let not_a_connect = [
+        "disconnect",
+        "connection",
+        "connected",
+        "error",
+        "closed",
+        "schedule",
+        "later",
+        "delay",
+        "backoff",
+    ]
+    .iter()
+    .any(|w| n.contains(w));
     if connecty && !not_a_connect {
         return true;
     }
     let Some(r) = registrar else { return false };
     let func = cx.func(r);
     !func.name.is_empty()
-        && (c.target.as_deref() == Some(func.qualname.as_str()) || (c.name == func.name && func.kind != FnKind::Closure))
+        && (c.target.as_deref() == Some(func.qualname.as_str())
+            || (c.name == func.name && func.kind != FnKind::Closure))
 }
 
 /// The named function a handler closure was registered in.
@@ -131,7 +145,9 @@ fn opaque_reconnect(cx: &FileCx, c: &Call) -> bool {
     let Some(t) = c.target.as_deref() else {
         return true;
     };
-    !cx.model.function_ids().any(|f| f.0 != 0 && cx.func(f).qualname == t)
+    !cx.model
+        .function_ids()
+        .any(|f| f.0 != 0 && cx.func(f).qualname == t)
 }
 
 /// The reconnect function (of this file) waits or backs off itself.
@@ -139,7 +155,11 @@ fn delays_inside(cx: &FileCx, c: &Call) -> bool {
     let Some(t) = c.target.as_deref() else {
         return false;
     };
-    let Some(f) = cx.model.function_ids().find(|&f| f.0 != 0 && cx.func(f).qualname == t) else {
+    let Some(f) = cx
+        .model
+        .function_ids()
+        .find(|&f| f.0 != 0 && cx.func(f).qualname == t)
+    else {
         return false;
     };
     common::with_nested(cx, f).into_iter().any(|g| {

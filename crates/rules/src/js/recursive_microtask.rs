@@ -72,7 +72,9 @@ impl Rule for RecursiveMicrotask {
             for g in common::with_nested(cx, f) {
                 for e in common::calls_of(cx, g) {
                     let c = cx.call(e).unwrap();
-                    let Some(api) = scheduler(cx, c) else { continue };
+                    let Some(api) = scheduler(cx, c) else {
+                        continue;
+                    };
                     let Some(arg) = c.positional(0) else { continue };
                     if !reenters(cx, f, arg) || on_error_path(cx, e) {
                         continue;
@@ -106,9 +108,11 @@ fn scheduler(cx: &FileCx, c: &Call) -> Option<&'static str> {
         Some("process.nextTick") => Some("process.nextTick"),
         Some("queueMicrotask") => Some("queueMicrotask"),
         _ if c.name == "then"
-            && c.receiver.and_then(|r| cx.call(cx.model.strip(r))).is_some_and(|r| {
-                r.target.as_deref() == Some("Promise.resolve") && r.args.is_empty()
-            }) =>
+            && c.receiver
+                .and_then(|r| cx.call(cx.model.strip(r)))
+                .is_some_and(|r| {
+                    r.target.as_deref() == Some("Promise.resolve") && r.args.is_empty()
+                }) =>
         {
             Some("Promise.resolve().then")
         }
@@ -124,7 +128,8 @@ fn reenters(cx: &FileCx, f: FuncId, arg: ExprId) -> bool {
             || (c.receiver.is_none() && c.name == func.name)
             || (func.class.is_some()
                 && c.name == func.name
-                && c.receiver.is_some_and(|r| cx.model.name_of(r) == Some("this")))
+                && c.receiver
+                    .is_some_and(|r| cx.model.name_of(r) == Some("this")))
     };
     match common::callback_fn(cx, arg) {
         Some(g) if g == f => true,

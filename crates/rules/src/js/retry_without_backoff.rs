@@ -119,7 +119,10 @@ impl RetryWithoutBackoff {
         let other_wait = calls_in_block(cx.model, region).into_iter().any(|e| {
             let c = cx.call(e).unwrap();
             let n = c.name.to_ascii_lowercase();
-            n.contains("backoff") || n.contains("jitter") || n.contains("retryafter") || n == "waitfor"
+            n.contains("backoff")
+                || n.contains("jitter")
+                || n.contains("retryafter")
+                || n == "waitfor"
         });
         if delays.is_empty() {
             if other_wait {
@@ -168,10 +171,18 @@ impl RetryWithoutBackoff {
                         || (c.receiver.is_none() && c.name == func.name)
                         || (func.class.is_some()
                             && c.name == func.name
-                            && c.receiver.is_some_and(|r| cx.model.name_of(r) == Some("this")))
+                            && c.receiver
+                                .is_some_and(|r| cx.model.name_of(r) == Some("this")))
                 });
                 let Some(retry) = retry else { continue };
-                self.judge_delays(cx, f, cx.expr(retry).span, &h.body, "this `catch` retries", out);
+                self.judge_delays(
+                    cx,
+                    f,
+                    cx.expr(retry).span,
+                    &h.body,
+                    "this `catch` retries",
+                    out,
+                );
             }
         }
     }
@@ -183,16 +194,25 @@ fn is_inner_timer(cx: &FileCx, _region: &Block, e: ExprId) -> bool {
     // `setTimeout(cb, ms)` used to time out the attempt rather than wait.
     let c = cx.call(e).unwrap();
     c.target.as_deref() == Some("setTimeout") && !cx.is_awaited(e) && {
-        let inside_promise = cx.tree.expr_ancestors(e).any(|a| cx.call(a).is_some_and(|k| k.is_new));
+        let inside_promise = cx
+            .tree
+            .expr_ancestors(e)
+            .any(|a| cx.call(a).is_some_and(|k| k.is_new));
         !inside_promise
     }
 }
 
 /// A local's initializer when the delay is a local name.
 fn resolve_local(cx: &FileCx, f: FuncId, d: ExprId) -> ExprId {
-    let Some(name) = cx.model.name_of(d) else { return d };
+    let Some(name) = cx.model.name_of(d) else {
+        return d;
+    };
     for s in common::stmts_of(cx, f) {
-        if let StmtKind::Assign { targets, value: Some(v), .. } = &cx.stmt(s).kind
+        if let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } = &cx.stmt(s).kind
             && targets.iter().any(|&t| cx.model.name_of(t) == Some(name))
         {
             return *v;
@@ -205,7 +225,10 @@ fn resolve_local(cx: &FileCx, f: FuncId, d: ExprId) -> ExprId {
 /// (`return`/`break`), with a `catch` that lets the loop go around.
 fn is_retry_loop(cx: &FileCx, body: &Block) -> bool {
     body.iter().any(|&s| {
-        let StmtKind::Try { body: tb, handlers, .. } = &cx.stmt(s).kind else {
+        let StmtKind::Try {
+            body: tb, handlers, ..
+        } = &cx.stmt(s).kind
+        else {
             return false;
         };
         if handlers.is_empty() || crate::util::awaits_in_block(cx.model, tb).is_empty() {
@@ -241,7 +264,8 @@ fn is_traversal(cx: &FileCx, loop_body: &Block, try_body: &Block, handlers: &[Ha
 }
 
 fn ends_with_return(cx: &FileCx, b: &Block) -> bool {
-    b.last().is_some_and(|&s| matches!(cx.stmt(s).kind, StmtKind::Return(_) | StmtKind::Break))
+    b.last()
+        .is_some_and(|&s| matches!(cx.stmt(s).kind, StmtKind::Return(_) | StmtKind::Break))
 }
 
 fn collect(cx: &FileCx, b: &Block) -> Vec<StmtId> {
@@ -250,7 +274,13 @@ fn collect(cx: &FileCx, b: &Block) -> Vec<StmtId> {
         fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
             self.0.push(id);
             // A nested loop's `break` does not leave the retry loop.
-            !matches!(m.stmt(id).kind, StmtKind::While { .. } | StmtKind::For { .. } | StmtKind::Loop { .. } | StmtKind::Switch { .. })
+            !matches!(
+                m.stmt(id).kind,
+                StmtKind::While { .. }
+                    | StmtKind::For { .. }
+                    | StmtKind::Loop { .. }
+                    | StmtKind::Switch { .. }
+            )
         }
     }
     let mut v = V(Vec::new());

@@ -88,14 +88,17 @@ fn takes_signal(t: &str) -> bool {
 fn signal_in_scope(cx: &FileCx, f: FuncId) -> Option<String> {
     let func = cx.func(f);
     for p in &func.params {
-        let is_sig_type = p
-            .ty
-            .as_ref()
-            .is_some_and(|t| t.text.trim_end_matches(['?', ' ']).ends_with("AbortSignal"));
+        let is_sig_type =
+            p.ty.as_ref()
+                .is_some_and(|t| t.text.trim_end_matches(['?', ' ']).ends_with("AbortSignal"));
         if is_sig_type || (p.name == "signal" && !posix_signal(cx, f, p)) {
             return Some(p.name.clone());
         }
-        if p.name.starts_with('{') && p.name.split(|c: char| !c.is_alphanumeric()).any(|w| w == "signal") {
+        if p.name.starts_with('{')
+            && p.name
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|w| w == "signal")
+        {
             return Some("signal".into());
         }
     }
@@ -146,7 +149,9 @@ impl Rule for SignalNotForwarded {
         let takers: Vec<String> = cx
             .model
             .function_ids()
-            .filter(|&f| f.0 != 0 && !cx.func(f).qualname.is_empty() && signal_in_scope(cx, f).is_some())
+            .filter(|&f| {
+                f.0 != 0 && !cx.func(f).qualname.is_empty() && signal_in_scope(cx, f).is_some()
+            })
             .map(|f| cx.func(f).qualname.clone())
             .collect();
         for f in cx.model.function_ids() {
@@ -163,7 +168,9 @@ impl Rule for SignalNotForwarded {
                 }
                 for e in common::calls_of(cx, g) {
                     let c = cx.call(e).unwrap();
-                    let Some(t) = c.target.as_deref() else { continue };
+                    let Some(t) = c.target.as_deref() else {
+                        continue;
+                    };
                     if !takes_signal(t) && !takers.iter().any(|q| q == t) {
                         continue;
                     }
@@ -191,16 +198,22 @@ impl Rule for SignalNotForwarded {
 fn mentions_signal(cx: &FileCx, call: ExprId) -> bool {
     let c = cx.call(call).unwrap();
     c.args.iter().any(|a| {
-        exprs_under(cx.model, a.value).into_iter().any(|x| match &cx.expr(x).kind {
-            ExprKind::Name { id, .. } => {
-                let l = id.to_ascii_lowercase();
-                l.contains("signal") || l.contains("opts") || l.contains("options") || l == "init" || l == "config"
-            }
-            ExprKind::Attr { name, .. } => name.to_ascii_lowercase().contains("signal"),
-            ExprKind::Collection { keys, .. } => keys.iter().flatten().any(|k| k == "signal"),
-            ExprKind::Spread(_) => true,
-            _ => false,
-        })
+        exprs_under(cx.model, a.value)
+            .into_iter()
+            .any(|x| match &cx.expr(x).kind {
+                ExprKind::Name { id, .. } => {
+                    let l = id.to_ascii_lowercase();
+                    l.contains("signal")
+                        || l.contains("opts")
+                        || l.contains("options")
+                        || l == "init"
+                        || l == "config"
+                }
+                ExprKind::Attr { name, .. } => name.to_ascii_lowercase().contains("signal"),
+                ExprKind::Collection { keys, .. } => keys.iter().flatten().any(|k| k == "signal"),
+                ExprKind::Spread(_) => true,
+                _ => false,
+            })
     })
 }
 

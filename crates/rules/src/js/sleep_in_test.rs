@@ -92,8 +92,11 @@ impl Rule for SleepInTest {
                         // `setTimeout(() => { expect(...); done(); }, 100)`.
                         if let Some(c) = cx.call(e)
                             && c.target.as_deref() == Some("setTimeout")
-                            && let Some(cb) = c.positional(0).and_then(|a| common::callback_fn(cx, a))
-                            && common::calls_of(cx, cb).into_iter().any(|x| is_assert(cx, x))
+                            && let Some(cb) =
+                                c.positional(0).and_then(|a| common::callback_fn(cx, a))
+                            && common::calls_of(cx, cb)
+                                .into_iter()
+                                .any(|x| is_assert(cx, x))
                         {
                             out.push(cx.finding(
                                 &META,
@@ -141,7 +144,9 @@ fn is_assert(cx: &FileCx, x: ExprId) -> bool {
     c.name == "expect"
         || c.name.starts_with("assert")
         || matches!(root, Some("assert" | "expect" | "t" | "should"))
-        || c.target.as_deref().is_some_and(|t| t.starts_with("assert") || t.starts_with("node:assert"))
+        || c.target
+            .as_deref()
+            .is_some_and(|t| t.starts_with("assert") || t.starts_with("node:assert"))
 }
 
 pub static EXAMPLES: Examples = Examples {

@@ -75,7 +75,9 @@ impl Rule for UnboundedPromiseAll {
             return;
         }
         for (i, ex) in cx.model.exprs.iter().enumerate() {
-            let ExprKind::Call(c) = &ex.kind else { continue };
+            let ExprKind::Call(c) = &ex.kind else {
+                continue;
+            };
             let e = ExprId(i as u32);
             if !matches!(
                 c.target.as_deref(),
@@ -119,10 +121,9 @@ fn fanout_source(cx: &FileCx, f: FuncId, arg: ExprId) -> Option<String> {
             op: AssignOp::Declare { .. },
         } = &cx.stmt(s).kind
             && targets.iter().any(|&t| cx.model.name_of(t) == Some(name))
+            && let Some(c) = cx.call(cx.model.strip(*v))
         {
-            if let Some(c) = cx.call(cx.model.strip(*v)) {
-                return mapped_source(cx, c);
-            }
+            return mapped_source(cx, c);
         }
     }
     for e in common::calls_of(cx, f) {
@@ -134,10 +135,13 @@ fn fanout_source(cx: &FileCx, f: FuncId, arg: ExprId) -> Option<String> {
         if common::promise_expr(cx, pushed).is_none() {
             continue;
         }
-        let loop_iter = cx.enclosing_stmts(e).into_iter().find_map(|s| match &cx.stmt(s).kind {
-            StmtKind::For { iter, .. } => Some(*iter),
-            _ => None,
-        })?;
+        let loop_iter = cx
+            .enclosing_stmts(e)
+            .into_iter()
+            .find_map(|s| match &cx.stmt(s).kind {
+                StmtKind::For { iter, .. } => Some(*iter),
+                _ => None,
+            })?;
         if bounded(cx, loop_iter) || limited(cx, pushed) {
             return None;
         }
@@ -209,8 +213,10 @@ fn bounded(cx: &FileCx, e: ExprId) -> bool {
             {
                 return bounded(cx, r);
             }
-            if matches!(c.target.as_deref(), Some("Object.keys" | "Object.values" | "Object.entries"))
-                && let Some(a) = c.positional(0)
+            if matches!(
+                c.target.as_deref(),
+                Some("Object.keys" | "Object.values" | "Object.entries")
+            ) && let Some(a) = c.positional(0)
             {
                 return matches!(cx.expr(cx.model.strip(a)).kind, ExprKind::Collection { .. });
             }
@@ -218,9 +224,11 @@ fn bounded(cx: &FileCx, e: ExprId) -> bool {
         _ => {}
     }
     let text = cx.source(cx.expr(e).span).to_ascii_lowercase();
-    ["chunk", "batch", "slice", "page", "window", "group", "worker", "pool", "shard"]
-        .iter()
-        .any(|w| text.contains(w))
+    [
+        "chunk", "batch", "slice", "page", "window", "group", "worker", "pool", "shard",
+    ]
+    .iter()
+    .any(|w| text.contains(w))
         || program_structure(&text)
         || literal_binding(cx, e)
 }
@@ -230,12 +238,47 @@ fn bounded(cx: &FileCx, e: ExprId) -> bool {
 /// providers, listeners, replicas.
 fn program_structure(text: &str) -> bool {
     [
-        "column", "indices", "index", "constraint", "foreignkey", "schema", "migration",
-        "slave", "replica", "plugin", "module", "provider", "enhancer", "subscriber",
-        "listener", "handler", "hook", "middleware", "dependenc", "metadata", "propert",
-        "option", "args", "param", "queries", "interceptor", "guard", "pipe", "decorator",
-        "validator", "transport", "driver", "adapter", "connection", "server", "microservice",
-        "script", "command", "table", "view", "subdoc",
+        "column",
+        "indices",
+        "index",
+        "constraint",
+        "foreignkey",
+        "schema",
+        "migration",
+        "slave",
+        "replica",
+        "plugin",
+        "module",
+        "provider",
+        "enhancer",
+        "subscriber",
+        "listener",
+        "handler",
+        "hook",
+        "middleware",
+        "dependenc",
+        "metadata",
+        "propert",
+        "option",
+        "args",
+        "param",
+        "queries",
+        "interceptor",
+        "guard",
+        "pipe",
+        "decorator",
+        "validator",
+        "transport",
+        "driver",
+        "adapter",
+        "connection",
+        "server",
+        "microservice",
+        "script",
+        "command",
+        "table",
+        "view",
+        "subdoc",
     ]
     .iter()
     .any(|w| text.contains(w))

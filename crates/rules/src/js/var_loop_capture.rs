@@ -71,8 +71,20 @@ impl Rule for VarLoopCapture {
                     target: Some(t),
                     body,
                     ..
-                } if is_var_decl(cx.source(st.span).trim_start_matches("for").trim_start().trim_start_matches('(')) => {
-                    (cx.model.name_of(*t).map(|n| vec![n.to_string()]).unwrap_or_default(), body)
+                } if is_var_decl(
+                    cx.source(st.span)
+                        .trim_start_matches("for")
+                        .trim_start()
+                        .trim_start_matches('('),
+                ) =>
+                {
+                    (
+                        cx.model
+                            .name_of(*t)
+                            .map(|n| vec![n.to_string()])
+                            .unwrap_or_default(),
+                        body,
+                    )
                 }
                 StmtKind::While { cond, body, .. } => match c_style_var(cx, s, *cond) {
                     Some(v) => (v, body),
@@ -102,7 +114,8 @@ impl Rule for VarLoopCapture {
                 let Some(used) = common::with_nested(cx, g).into_iter().find_map(|h| {
                     common::exprs_of(cx, h).into_iter().find_map(|x| {
                         let n = cx.model.name_of(x)?;
-                        (names.contains(n) && !common::declares_local(cx, h, n)).then(|| n.to_string())
+                        (names.contains(n) && !common::declares_local(cx, h, n))
+                            .then(|| n.to_string())
                     })
                 }) else {
                     continue;
@@ -179,16 +192,23 @@ fn deferred(cx: &FileCx, g: FuncId) -> bool {
         return false;
     };
     let c = cx.call(site).unwrap();
-    match c.target.as_deref() {
-        Some("setTimeout" | "setInterval" | "setImmediate" | "process.nextTick" | "queueMicrotask") => {
-            return true;
-        }
-        _ => {}
+    if let Some(
+        "setTimeout" | "setInterval" | "setImmediate" | "process.nextTick" | "queueMicrotask",
+    ) = c.target.as_deref()
+    {
+        return true;
     }
     matches!(
         c.name.as_str(),
-        "then" | "catch" | "finally" | "on" | "once" | "addListener" | "addEventListener"
-            | "subscribe" | "nextTick"
+        "then"
+            | "catch"
+            | "finally"
+            | "on"
+            | "once"
+            | "addListener"
+            | "addEventListener"
+            | "subscribe"
+            | "nextTick"
     )
 }
 

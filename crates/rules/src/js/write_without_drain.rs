@@ -63,9 +63,13 @@ impl Rule for WriteWithoutDrain {
         }
         // `x.on('data', cb)` callbacks.
         for (i, ex) in cx.model.exprs.iter().enumerate() {
-            let ExprKind::Call(c) = &ex.kind else { continue };
+            let ExprKind::Call(c) = &ex.kind else {
+                continue;
+            };
             let _ = i;
-            if !matches!(c.name.as_str(), "on" | "addListener") || common::str_arg(cx, c, 0) != Some("data") {
+            if !matches!(c.name.as_str(), "on" | "addListener")
+                || common::str_arg(cx, c, 0) != Some("data")
+            {
                 continue;
             }
             let Some(cb) = c.positional(1).and_then(|a| common::callback_fn(cx, a)) else {
@@ -83,7 +87,12 @@ impl Rule for WriteWithoutDrain {
         }
         // `for await (const chunk of src) dst.write(chunk)`.
         for st in &cx.model.stmts {
-            let StmtKind::For { is_async: true, body, .. } = &st.kind else {
+            let StmtKind::For {
+                is_async: true,
+                body,
+                ..
+            } = &st.kind
+            else {
                 continue;
             };
             for x in unsnarl_model::walk::calls_in_block(cx.model, body) {
@@ -101,7 +110,11 @@ fn ignored_write(cx: &FileCx, x: ExprId) -> Option<Finding> {
         return None;
     }
     let recv = cx.source(cx.expr(c.receiver?).span);
-    if recv.contains("stdout") || recv.contains("stderr") || recv.contains("console") || recv.contains("hash") {
+    if recv.contains("stdout")
+        || recv.contains("stderr")
+        || recv.contains("console")
+        || recv.contains("hash")
+    {
         return None;
     }
     Some(cx.finding(
@@ -126,7 +139,10 @@ fn concise_return(cx: &FileCx, x: ExprId) -> bool {
 
 /// The file waits for `drain` somewhere (hand-written backpressure).
 fn handles_drain(cx: &FileCx) -> bool {
-    cx.model.exprs.iter().any(|e| matches!(&e.kind, ExprKind::Literal(Lit::Str(s)) if s == "drain"))
+    cx.model
+        .exprs
+        .iter()
+        .any(|e| matches!(&e.kind, ExprKind::Literal(Lit::Str(s)) if s == "drain"))
 }
 
 pub static EXAMPLES: Examples = Examples {
