@@ -329,11 +329,7 @@ fn act_after_await(
         } = &cx.stmt(s).kind
             && has_await_in(cx, *v)
         {
-            awaited_locals.extend(
-                ts.iter()
-                    .filter_map(|&t| cx.model.name_of(t))
-                    .map(str::to_string),
-            );
+            awaited_locals.extend(ts.iter().flat_map(|&t| common::bound_names(cx, t)));
         }
     }
     for s in stmts {

@@ -157,11 +157,6 @@ pub fn promise_expr(cx: &FileCx, e: ExprId) -> Option<&'static str> {
     promise_expr_with(cx, e, true)
 }
 
-/// [`promise_expr`] from strong evidence only (see [`promise_call_strict`]).
-pub fn promise_expr_strict(cx: &FileCx, e: ExprId) -> Option<&'static str> {
-    promise_expr_with(cx, e, false)
-}
-
 fn promise_expr_with(cx: &FileCx, e: ExprId, heuristic: bool) -> Option<&'static str> {
     let e = cx.model.strip(e);
     let c = cx.call(e)?;
@@ -647,6 +642,20 @@ fn target_binds(m: &FileModel, t: ExprId, name: &str) -> bool {
         ExprKind::Spread(e) | ExprKind::Cast(e) => target_binds(m, *e, name),
         ExprKind::AssignExpr { target, .. } => target_binds(m, *target, name),
         _ => false,
+    }
+}
+
+/// The names a binding target (a name or a destructuring pattern) binds.
+pub fn bound_names(cx: &FileCx, t: ExprId) -> Vec<String> {
+    match &cx.expr(t).kind {
+        ExprKind::Name { id, .. } => vec![id.clone()],
+        ExprKind::Collection { elems, .. } => {
+            elems.iter().flat_map(|&e| bound_names(cx, e)).collect()
+        }
+        ExprKind::AssignExpr { target, .. } | ExprKind::Spread(target) | ExprKind::Cast(target) => {
+            bound_names(cx, *target)
+        }
+        _ => Vec::new(),
     }
 }
 

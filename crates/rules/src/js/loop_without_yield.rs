@@ -82,9 +82,6 @@ impl Rule for LoopWithoutYield {
                 .func_ancestors(cx.model, f)
                 .any(|a| a.0 != 0 && h.kind(a).is_some());
             let taint = tainted(cx, &h, f, in_handler);
-            if taint.is_empty() {
-                continue;
-            }
             for s in common::stmts_of(cx, f) {
                 let (head, body) = match &cx.stmt(s).kind {
                     StmtKind::For {
@@ -96,7 +93,8 @@ impl Rule for LoopWithoutYield {
                     StmtKind::While { cond, body, .. } => (*cond, body),
                     _ => continue,
                 };
-                let Some(source) = uses_taint(cx, head, &taint) else {
+                let Some(source) = uses_taint(cx, head, &taint).or_else(|| huge_bound(cx, head))
+                else {
                     continue;
                 };
                 // An outer loop already reported covers this one.
@@ -117,7 +115,13 @@ impl Rule for LoopWithoutYield {
                     cx.stmt(s).span,
                     format!(
                         "this loop runs {place} over `{source}`, whose size the {} decides, without ever yielding: a large input keeps the event loop busy for the whole loop and every other request waits",
-                        if source.contains("req") || source.contains("body") || source.contains("query") { "client" } else { "input" }
+                        if source.contains("req") || source.contains("body") || source.contains("query") {
+                            "client"
+                        } else if source.starts_with(|c: char| c.is_ascii_digit()) {
+                            "code (millions of iterations)"
+                        } else {
+                            "input"
+                        }
                     ),
                     "cap the input size, move the work to a worker thread (`worker_threads`, `piscina`), or yield every N items with `await new Promise(r => setImmediate(r))`",
                 ));
@@ -176,24 +180,13 @@ fn tainted(cx: &FileCx, h: &common::Handlers, f: FuncId, in_handler: bool) -> Ha
                 continue;
             }
             for &t in targets {
-                for n in bound_names(cx, t) {
+                for n in common::bound_names(cx, t) {
                     names.insert(n);
                 }
             }
         }
     }
     names
-}
-
-fn bound_names(cx: &FileCx, t: ExprId) -> Vec<String> {
-    match &cx.expr(t).kind {
-        ExprKind::Name { id, .. } => vec![id.clone()],
-        ExprKind::Collection { elems, .. } => {
-            elems.iter().flat_map(|&e| bound_names(cx, e)).collect()
-        }
-        ExprKind::AssignExpr { target, .. } | ExprKind::Spread(target) => bound_names(cx, *target),
-        _ => Vec::new(),
-    }
 }
 
 /// The tainted name or request field an expression reads.
@@ -216,6 +209,21 @@ fn uses_taint(cx: &FileCx, e: ExprId, taint: &HashSet<String>) -> Option<String>
         }
     }
     None
+}
+
+/// `i < 10_000_000`: a loop bound in the millions.
+fn huge_bound(cx: &FileCx, head: ExprId) -> Option<String> {
+    exprs_under(cx.model, head).into_iter().find_map(|x| match cx.expr(x).kind {
+        ExprKind::Binary {
+            op: BinOp::Lt | BinOp::LtE | BinOp::Gt | BinOp::GtE,
+            left,
+            right,
+        } => [left, right]
+            .into_iter()
+            .find(|&s| cx.model.int_value(s).is_some_and(|v| v >= 1_000_000))
+            .map(|s| cx.source(cx.expr(s).span).to_string()),
+        _ => None,
+    })
 }
 
 /// The loop body calls other code (not just collection bookkeeping) or

@@ -74,16 +74,11 @@ impl Rule for PromiseAsValue {
             let e = ExprId(i as u32);
             // The promise expression whose value is read here.
             let (promise, via_local) = match &ex.kind {
-                ExprKind::Call(_) if common::promise_expr_strict(cx, e).is_some() => (e, false),
+                ExprKind::Call(_) if common::promise_expr(cx, e).is_some() => (e, false),
                 ExprKind::Name { id, .. } => {
                     let f = cx.func_of(e);
                     match common::promise_binding(cx, f, id) {
-                        Some(init)
-                            if !is_binding_site(cx, e)
-                                && common::promise_expr_strict(cx, init).is_some() =>
-                        {
-                            (init, true)
-                        }
+                        Some(init) if !is_binding_site(cx, e) => (init, true),
                         _ => continue,
                     }
                 }
