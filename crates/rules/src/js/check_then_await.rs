@@ -319,15 +319,15 @@ fn act_after_await(
         stmts.push(s);
         stmts.extend(collect_stmts(cx, s));
     }
-    // Locals holding awaited values in the region (`const v = await f()`).
+    // Locals made in the region (`const v = await f()`, `const pool = new
+    // Pool(); await pool.query(...)`): values prepared across the await.
     let mut awaited_locals: Vec<String> = Vec::new();
     for &s in &stmts {
         if let StmtKind::Assign {
             targets: ts,
-            value: Some(v),
+            value: Some(_),
             op: AssignOp::Declare { .. },
         } = &cx.stmt(s).kind
-            && has_await_in(cx, *v)
         {
             awaited_locals.extend(ts.iter().flat_map(|&t| common::bound_names(cx, t)));
         }

@@ -213,17 +213,19 @@ fn uses_taint(cx: &FileCx, e: ExprId, taint: &HashSet<String>) -> Option<String>
 
 /// `i < 10_000_000`: a loop bound in the millions.
 fn huge_bound(cx: &FileCx, head: ExprId) -> Option<String> {
-    exprs_under(cx.model, head).into_iter().find_map(|x| match cx.expr(x).kind {
-        ExprKind::Binary {
-            op: BinOp::Lt | BinOp::LtE | BinOp::Gt | BinOp::GtE,
-            left,
-            right,
-        } => [left, right]
-            .into_iter()
-            .find(|&s| cx.model.int_value(s).is_some_and(|v| v >= 1_000_000))
-            .map(|s| cx.source(cx.expr(s).span).to_string()),
-        _ => None,
-    })
+    exprs_under(cx.model, head)
+        .into_iter()
+        .find_map(|x| match cx.expr(x).kind {
+            ExprKind::Binary {
+                op: BinOp::Lt | BinOp::LtE | BinOp::Gt | BinOp::GtE,
+                left,
+                right,
+            } => [left, right]
+                .into_iter()
+                .find(|&s| cx.model.int_value(s).is_some_and(|v| v >= 1_000_000))
+                .map(|s| cx.source(cx.expr(s).span).to_string()),
+            _ => None,
+        })
 }
 
 /// The loop body calls other code (not just collection bookkeeping) or
