@@ -136,7 +136,25 @@ fn event_resolution(cx: &FileCx, exec: FuncId, resolve: &str) -> Option<String> 
             let Some(ev) = common::str_arg(cx, c, 0) else {
                 continue;
             };
-            if ev == "error" {
+            // Lifecycle events of streams, requests, sockets and processes,
+            // which have an `error` counterpart (custom events do not).
+            if !matches!(
+                ev,
+                "end"
+                    | "finish"
+                    | "close"
+                    | "response"
+                    | "exit"
+                    | "open"
+                    | "connect"
+                    | "ready"
+                    | "listening"
+                    | "drain"
+                    | "data"
+                    | "readable"
+                    | "load"
+                    | "message"
+            ) {
                 continue;
             }
             let Some(cb) = c.positional(1) else { continue };
