@@ -507,6 +507,41 @@ mod tests {
     }
 
     #[test]
+    fn js_functions_returning_awaitables_are_settled_across_files() {
+        let js = |q: &str, awaitable: bool, via: &[&str]| FnSummary {
+            lang: Language::JavaScript,
+            returns_awaitable: awaitable,
+            returns_via: via.iter().map(|v| (*v).into()).collect(),
+            ..sum(q, false, false, &[])
+        };
+        let ix = ProjectIndex::build(vec![
+            (
+                "src/a.js".into(),
+                vec![
+                    js("src/a.load", false, &["src/b.fetchUser"]),
+                    js("src/a.mixed", false, &["src/b.fetchUser", "src/b.plain"]),
+                ],
+            ),
+            (
+                "src/b.js".into(),
+                vec![
+                    js("src/b.fetchUser", false, &["src/c.get"]),
+                    js("src/b.plain", false, &[]),
+                ],
+            ),
+            ("src/c.d.ts".into(), vec![js("src/c.get", true, &[])]),
+        ]);
+        let awaitable = |q: &str| {
+            let i = ix.resolve(Language::JavaScript, q).unwrap();
+            ix.summary(i).returns_awaitable
+        };
+        assert!(awaitable("src/b.fetchUser"));
+        assert!(awaitable("src/a.load"));
+        assert!(!awaitable("src/a.mixed"));
+        assert!(!awaitable("src/b.plain"));
+    }
+
+    #[test]
     fn resolution_by_suffix_at_segment_boundary() {
         let ix = ProjectIndex::build(vec![(
             "x.py".into(),

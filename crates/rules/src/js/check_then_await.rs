@@ -574,6 +574,32 @@ async function refresh() {
   if (!conn) return;
   await conn.ping();
 }
+
+class Driver {
+  async connect() {
+    if (!this.database) {
+      this.database = await this.queryCurrentDatabase();
+    }
+  }
+
+  async start() {
+    if (!this.running) {
+      this.running = true;
+      try {
+        await this.loop();
+      } catch (e) {
+        this.running = false;
+        throw e;
+      }
+    }
+  }
+
+  async raw() {
+    if (this.client) return this.client;
+    this.client = await this.clientPromise;
+    return this.client;
+  }
+}
 "#],
 };
 

@@ -16,9 +16,10 @@ pub static META: RuleMeta = RuleMeta {
     summary: "A promise-returning call is made as a statement without `await`, `return`, `void` or a rejection handler; or a `.then()` chain has no `.catch()`.",
     docs: r#"
 A call of an `async` function of the project (or one declared to return a
-`Promise`), or of a known promise API (`fetch`, `fs/promises`, database and
-HTTP clients), used as a statement: nobody awaits it, returns it or handles
-its rejection. Also `.then(onFulfilled)` chains with no `.catch()` and no
+`Promise`, in source or in a `.d.ts`, or one that returns a promise
+expression, across imports and `require`), or of a known promise API
+(`fetch`, `fs/promises`, database and HTTP clients), used as a statement:
+nobody awaits it, returns it or handles its rejection. Also `.then(onFulfilled)` chains with no `.catch()` and no
 rejection callback, and async IIFEs (`(async () => { ... })()`) whose awaits
 can reject with nothing to catch it. Write `void promise` to discard one on purpose.
 
@@ -280,6 +281,23 @@ function load() {
   console.error(err);
   process.exit(1);
 });
+"#,
+        r#"
+async function drain(queue) {
+  try {
+    await queue.flush();
+  } catch (err) {
+    console.error(err);
+  }
+}
+
+function reportLater(err, results) {
+  Promise.reject(err);
+  drain(results);
+  Promise.allSettled(results).then(log);
+  // eslint-disable-next-line @typescript-eslint/no-floating-promises
+  fetch("/beacon").then(log);
+}
 "#,
         r#"
 function notAsync() {

@@ -287,6 +287,13 @@ bus.on("order", log);
         r#"
 import { useEffect } from "react";
 
+export function useBack(onBack) {
+  useEffect(() => {
+    const sub = BackHandler.addEventListener("hardwareBackPress", onBack);
+    return () => sub.remove();
+  }, [onBack]);
+}
+
 export function useResize(onResize) {
   useEffect(() => {
     window.addEventListener("resize", onResize);

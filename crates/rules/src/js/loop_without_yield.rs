@@ -20,8 +20,9 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 In a request/message handler (or code it runs synchronously), a loop whose
 length comes from the request (`req.body.items`, `Number(req.query.n)`) or
-from the result of a query awaited in the handler, whose body calls other
-code or loops again, and that never awaits.
+from the result of a query awaited in the handler; in any async function, a
+loop over awaited `rows`/`records`; or a loop bound in the millions — whose
+body calls other code or loops again, and that never awaits.
 
 ## Why
 

@@ -78,7 +78,13 @@ impl Rule for PromiseAsValue {
                 ExprKind::Name { id, .. } => {
                     let f = cx.func_of(e);
                     match common::promise_binding(cx, f, id) {
-                        Some(init) if !is_binding_site(cx, e) => (init, true),
+                        // A local also tested for truth is reported there
+                        // (JS006), once.
+                        Some(init)
+                            if !is_binding_site(cx, e) && !truth_tested_anywhere(cx, f, id) =>
+                        {
+                            (init, true)
+                        }
                         _ => continue,
                     }
                 }
@@ -117,6 +123,13 @@ impl Rule for PromiseAsValue {
             out.push(f);
         }
     }
+}
+
+/// Some use of the local `name` in `f` is tested for truth.
+fn truth_tested_anywhere(cx: &FileCx, f: FuncId, name: &str) -> bool {
+    common::exprs_of(cx, f)
+        .into_iter()
+        .any(|x| cx.model.name_of(x) == Some(name) && common::truth_tested(cx, x))
 }
 
 /// The name is the target of its own declaration.
@@ -198,6 +211,11 @@ async function show(id) {
   pending.then(log).catch(report);
   const again = await pending;
   return again.email;
+}
+
+async function byEmail(email) {
+  const q = db.users.findOne({ email });
+  return q.lean().exec();
 }
 "#],
 };

@@ -297,6 +297,17 @@ function readConfig(path) {
 }
 
 const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function refreshed(server) {
+  return new Promise((resolve) => server.once("refreshed", resolve));
+}
+
+function closed(conn) {
+  return new Promise((resolve) => {
+    conn.once("end", resolve);
+    conn.once("close", resolve);
+  });
+}
 "#],
 };
 

@@ -235,6 +235,23 @@ async function withTimer(url) {
   }
 }
 
+async function connectWithTimeout(client, ms) {
+  let timer;
+  try {
+    await Promise.race([
+      client.connect(),
+      new Promise((_, rej) => {
+        timer = setTimeout(() => rej(new Error("connect timeout")), ms);
+      }),
+    ]);
+  } catch (err) {
+    client.disconnect();
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function first(a, b) {
   return Promise.race([a.ready(), b.ready()]);
 }

@@ -243,6 +243,13 @@ async function local(order) {
   sum += await priceOf(order);
   return sum;
 }
+
+class Driver {
+  async afterConnect(runner) {
+    this.version ??= await runner.getVersion();
+    this.queue = this.queue.then(() => runner.flush());
+  }
+}
 "#],
 };
 

@@ -236,6 +236,16 @@ function shutdown(server) {
   server.on("close", () => db.disconnect());
 }
 
+class Redisish {
+  attach(raw) {
+    raw.on("close", () => this._scheduleReconnect());
+    raw.on("error", (err) => {
+      if (isConnectionClosedError(err)) return;
+      this.emit("error", err);
+    });
+  }
+}
+
 class Client {
   open() {
     this.socket = new WebSocket(URL);

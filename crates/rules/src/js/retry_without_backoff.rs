@@ -361,6 +361,17 @@ async function fetchWithRetry(url, retries = 3) {
   }
 }
 
+async function nearestPackageJson(dir) {
+  while (dir !== path.dirname(dir)) {
+    dir = path.dirname(dir);
+    try {
+      return JSON.parse(await fs.promises.readFile(path.join(dir, "package.json"), "utf8"));
+    } catch {
+      // not here: go up
+    }
+  }
+}
+
 async function each(items) {
   for (const item of items) {
     try {

@@ -253,6 +253,11 @@ async function sync(ids, options) {
 async function plain(url) {
   return fetch(url);
 }
+
+async function kill(child, signal = "SIGTERM") {
+  child.kill(signal);
+  await fetch("/children/exited", { method: "POST" });
+}
 "#],
 };
 

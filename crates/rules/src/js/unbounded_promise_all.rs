@@ -375,6 +375,10 @@ async function workers(queue, concurrency) {
 function names(users) {
   return Promise.all(users.map((u) => u.name));
 }
+
+async function dropColumns(runner, table, columns) {
+  await Promise.all(columns.map((c) => runner.dropColumn(table, c)));
+}
 "#],
 };
 
