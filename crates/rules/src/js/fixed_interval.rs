@@ -172,7 +172,8 @@ fn constant_delay(cx: &FileCx, d: Option<ExprId>) -> bool {
     })
 }
 
-/// The callback (or what it calls in this file) talks to the network.
+/// The callback (or what it calls in this file) refreshes something from
+/// the network.
 fn does_network(cx: &FileCx, f: FuncId) -> bool {
     let name = cx.func(f).name.to_ascii_lowercase();
     if ["refresh", "poll", "sync", "reload", "fetch"]
@@ -187,9 +188,15 @@ fn does_network(cx: &FileCx, f: FuncId) -> bool {
             if c.is_new {
                 return false;
             }
-            cx.effect(c, Effect::AsyncApi)
-                .is_some_and(|en| en.kind.as_deref() == Some("io"))
-                || {
+            // Reads from a remote (a refresh), not writes such as a batch
+            // flush or a metrics push.
+            matches!(
+                c.target.as_deref(),
+                Some(
+                    "fetch" | "undici.fetch" | "undici.request" | "node-fetch" | "axios" | "axios.get"
+                        | "axios.request" | "got" | "got.get" | "ky.get" | "http.get" | "https.get"
+                )
+            ) || {
                     let n = c.name.to_ascii_lowercase();
                     ["refresh", "poll", "sync", "reload", "fetch"]
                         .iter()
@@ -226,6 +233,12 @@ function connect(attempt = 0) {
 setInterval(() => {
   metrics.gauge("heap", process.memoryUsage().heapUsed);
 }, 10000);
+
+const batch = [];
+async function flush() {
+  if (batch.length) await db.events.insertMany(batch.splice(0));
+}
+setInterval(() => flush().catch(log.error), 1000);
 
 async function poll() {
   await syncJobs();

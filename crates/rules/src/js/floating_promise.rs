@@ -125,6 +125,25 @@ impl Rule for FloatingPromise {
     }
 }
 
+/// Every link of the chain starting at `id` is `.finally(...)`.
+fn only_finally(cx: &FileCx, id: ExprId) -> bool {
+    let mut cur = cx.call(id);
+    while let Some(c) = cur {
+        if !is_chain_link(c) {
+            return true;
+        }
+        if c.name != "finally" {
+            return false;
+        }
+        cur = c.receiver.and_then(|r| cx.call(cx.model.strip(r)));
+    }
+    true
+}
+
+fn is_chain_link(c: &Call) -> bool {
+    c.receiver.is_some() && matches!(c.name.as_str(), "then" | "catch" | "finally")
+}
+
 /// An async function of this file whose every await is inside a
 /// `try`/`catch` and that throws nothing itself: its promise cannot reject,
 /// so dropping it loses nothing (a deliberate background task).
@@ -175,11 +194,14 @@ fn check_chain(cx: &FileCx, id: ExprId, c: &Call) -> Option<Finding> {
             "then" if call.args.len() >= 2 => return None,
             _ => {}
         }
-        // `Promise.allSettled(...)` and `Promise.resolve(x)` never reject.
+        // `Promise.allSettled(...)` and `Promise.resolve(x)` never reject,
+        // nor does an async function of this file that catches everything
+        // (only a throwing callback could, and `finally` callbacks rarely do).
         if matches!(
             call.target.as_deref(),
             Some("Promise.allSettled" | "Promise.resolve")
-        ) {
+        ) || (guarded_callee(cx, call) && only_finally(cx, id))
+        {
             return None;
         }
         cur = call
