@@ -107,7 +107,7 @@ impl Rule for FloatingPromise {
             ) {
                 continue;
             }
-            if guarded_callee(cx, c) {
+            if guarded_callee(cx, c) || settles_elsewhere(cx, c) {
                 continue;
             }
             if let Some(what) = common::promise_call(cx, c) {
@@ -123,6 +123,16 @@ impl Rule for FloatingPromise {
             }
         }
     }
+}
+
+/// The call is handed the `resolve`/`reject` of an enclosing promise (or a
+/// completion callback): its outcome is routed through them.
+fn settles_elsewhere(cx: &FileCx, c: &Call) -> bool {
+    c.args.iter().any(|a| {
+        let text = cx.source(cx.expr(a.value).span);
+        let last = text.rsplit('.').next().unwrap_or(text);
+        matches!(last, "resolve" | "reject" | "callback" | "cb" | "done")
+    })
 }
 
 /// Every link of the chain starting at `id` is `.finally(...)`.
@@ -311,6 +321,20 @@ async function drain(queue) {
   } catch (err) {
     console.error(err);
   }
+}
+
+async function readAll(reader, onDone, onError) {
+  try {
+    onDone(await reader.read());
+  } catch (e) {
+    onError(e);
+  }
+}
+
+function bodyPromise(reader) {
+  return new Promise((resolve, reject) => {
+    readAll(reader, resolve, reject);
+  });
 }
 
 function reportLater(err, results) {

@@ -157,7 +157,7 @@ fn mapped_source(cx: &FileCx, c: &Call) -> Option<String> {
     }
     let recv = c.receiver?;
     let cb = c.positional(0)?;
-    if bounded(cx, recv) || limited(cx, cb) {
+    if bounded(cx, recv) || limited(cx, cb) || teardown(cx, cb) {
         return None;
     }
     if let Some(f) = common::callback_fn(cx, cb) {
@@ -297,6 +297,22 @@ fn literal_binding(cx: &FileCx, e: ExprId) -> bool {
     })
 }
 
+/// The callback closes, releases or kills something that already exists (a
+/// pool member, a child process, a connection): as many as are open, not
+/// one per input item.
+fn teardown(cx: &FileCx, cb: ExprId) -> bool {
+    let Some(f) = common::callback_fn(cx, cb) else {
+        return false;
+    };
+    common::calls_of(cx, f).into_iter().any(|e| {
+        matches!(
+            cx.call(e).unwrap().name.as_str(),
+            "close" | "quit" | "kill" | "disconnect" | "destroy" | "release" | "end" | "terminate"
+                | "stop" | "abort" | "dispose"
+        )
+    })
+}
+
 /// The callback (or the pushed expression) goes through a limiter.
 fn limited(cx: &FileCx, e: ExprId) -> bool {
     let mut exprs = exprs_under(cx.model, e);
@@ -374,6 +390,10 @@ async function workers(queue, concurrency) {
 
 function names(users) {
   return Promise.all(users.map((u) => u.name));
+}
+
+async function closeAll(pool) {
+  await Promise.all(pool.clients.map((c) => c.release()));
 }
 
 async function dropColumns(runner, table, columns) {
