@@ -193,15 +193,25 @@ fn does_network(cx: &FileCx, f: FuncId) -> bool {
             matches!(
                 c.target.as_deref(),
                 Some(
-                    "fetch" | "undici.fetch" | "undici.request" | "node-fetch" | "axios" | "axios.get"
-                        | "axios.request" | "got" | "got.get" | "ky.get" | "http.get" | "https.get"
+                    "fetch"
+                        | "undici.fetch"
+                        | "undici.request"
+                        | "node-fetch"
+                        | "axios"
+                        | "axios.get"
+                        | "axios.request"
+                        | "got"
+                        | "got.get"
+                        | "ky.get"
+                        | "http.get"
+                        | "https.get"
                 )
             ) || {
-                    let n = c.name.to_ascii_lowercase();
-                    ["refresh", "poll", "sync", "reload", "fetch"]
-                        .iter()
-                        .any(|w| n.contains(w))
-                }
+                let n = c.name.to_ascii_lowercase();
+                ["refresh", "poll", "sync", "reload", "fetch"]
+                    .iter()
+                    .any(|w| n.contains(w))
+            }
         })
     })
 }

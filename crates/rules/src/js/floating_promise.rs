@@ -80,6 +80,7 @@ impl Rule for FloatingPromise {
             if !cx.is_discarded(id)
                 || common::eslint_disabled(cx, e.span, "no-floating-promises")
                 || common::eslint_disabled(cx, e.span, "catch-or-return")
+                || says_cannot_fail(cx, e.span)
             {
                 continue;
             }
@@ -125,6 +126,33 @@ impl Rule for FloatingPromise {
     }
 }
 
+/// The comment right above the statement says it cannot fail ("should not
+/// error", "never rejects"): the author considered it.
+fn says_cannot_fail(cx: &FileCx, span: Span) -> bool {
+    let before = &cx.text[..(span.start as usize).min(cx.text.len())];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let above = &before[..line_start.saturating_sub(1).min(before.len())];
+    let prev = above
+        .rsplit('\n')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    prev.starts_with("//")
+        && [
+            "should not error",
+            "should not reject",
+            "should not throw",
+            "never rejects",
+            "never throws",
+            "cannot reject",
+            "can't reject",
+            "won't reject",
+        ]
+        .iter()
+        .any(|w| prev.contains(w))
+}
+
 /// The call is handed the `resolve`/`reject` of an enclosing promise (or a
 /// completion callback): its outcome is routed through them.
 fn settles_elsewhere(cx: &FileCx, c: &Call) -> bool {
@@ -133,6 +161,44 @@ fn settles_elsewhere(cx: &FileCx, c: &Call) -> bool {
         let last = text.rsplit('.').next().unwrap_or(text);
         matches!(last, "resolve" | "reject" | "callback" | "cb" | "done")
     })
+}
+
+/// `resolved` where every assignment of `resolved` in the file is
+/// `Promise.resolve(...)`.
+fn resolved_promise_var(cx: &FileCx, r: ExprId) -> bool {
+    let Some(name) = cx.model.name_of(r) else {
+        return false;
+    };
+    let is_resolve = |v: ExprId| {
+        cx.call(cx.model.strip(v))
+            .is_some_and(|c| c.target.as_deref() == Some("Promise.resolve"))
+    };
+    let mut any = false;
+    for st in &cx.model.stmts {
+        if let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } = &st.kind
+            && targets.iter().any(|&t| cx.model.name_of(t) == Some(name))
+        {
+            if !is_resolve(*v) {
+                return false;
+            }
+            any = true;
+        }
+    }
+    for ex in &cx.model.exprs {
+        if let ExprKind::AssignExpr { target, value, .. } = &ex.kind
+            && cx.model.name_of(*target) == Some(name)
+        {
+            if !is_resolve(*value) {
+                return false;
+            }
+            any = true;
+        }
+    }
+    any
 }
 
 /// Every link of the chain starting at `id` is `.finally(...)`.
@@ -203,6 +269,10 @@ fn check_chain(cx: &FileCx, id: ExprId, c: &Call) -> Option<Finding> {
             "catch" => return None,
             "then" if call.args.len() >= 2 => return None,
             _ => {}
+        }
+        // A local only ever assigned `Promise.resolve(...)`.
+        if call.receiver.is_some_and(|r| resolved_promise_var(cx, r)) {
+            return None;
         }
         // `Promise.allSettled(...)` and `Promise.resolve(x)` never reject,
         // nor does an async function of this file that catches everything
@@ -335,6 +405,17 @@ function bodyPromise(reader) {
   return new Promise((resolve, reject) => {
     readAll(reader, resolve, reject);
   });
+}
+
+let resolved;
+function setImmediateish(cb) {
+  if (!resolved) resolved = Promise.resolve();
+  resolved.then(() => cb());
+}
+
+function close(dispatcher, onClosed) {
+  // Should not error.
+  dispatcher.close().then(() => queueMicrotask(onClosed));
 }
 
 function reportLater(err, results) {

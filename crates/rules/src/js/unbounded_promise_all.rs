@@ -307,8 +307,17 @@ fn teardown(cx: &FileCx, cb: ExprId) -> bool {
     common::calls_of(cx, f).into_iter().any(|e| {
         matches!(
             cx.call(e).unwrap().name.as_str(),
-            "close" | "quit" | "kill" | "disconnect" | "destroy" | "release" | "end" | "terminate"
-                | "stop" | "abort" | "dispose"
+            "close"
+                | "quit"
+                | "kill"
+                | "disconnect"
+                | "destroy"
+                | "release"
+                | "end"
+                | "terminate"
+                | "stop"
+                | "abort"
+                | "dispose"
         )
     })
 }
