@@ -942,38 +942,49 @@ pub fn has_await(cx: &FileCx, f: FuncId) -> bool {
     !crate::util::awaits_in_block(cx.model, &cx.func(f).body).is_empty()
 }
 
-/// The promise a local of `f` holds: `const p = promiseCall()` (or `let`,
-/// never reassigned) in `f`'s own body. Returns the initializer.
-pub fn promise_binding(cx: &FileCx, f: FuncId, name: &str) -> Option<ExprId> {
-    let mut init = None;
-    let mut writes = 0;
+/// The promises locals of `f` hold: `const p = promiseCall()` (or `let`,
+/// never reassigned) in `f`'s own body; name → initializer.
+pub fn promise_bindings(cx: &FileCx, f: FuncId) -> HashMap<String, ExprId> {
+    let mut writes: HashMap<&str, (usize, Option<ExprId>)> = HashMap::new();
+    let mut spoiled: HashSet<&str> = HashSet::new();
     for s in stmts_of(cx, f) {
         match &cx.stmt(s).kind {
             StmtKind::Assign { targets, value, op } => {
                 for &t in targets {
-                    if cx.model.name_of(t) == Some(name) {
-                        writes += 1;
+                    if let Some(n) = cx.model.name_of(t) {
+                        let w = writes.entry(n).or_insert((0, None));
+                        w.0 += 1;
                         if matches!(op, AssignOp::Declare { .. }) {
-                            init = *value;
+                            w.1 = *value;
                         }
                     }
                 }
             }
             StmtKind::For {
                 target: Some(t), ..
-            } if target_binds(cx.model, *t, name) => return None,
+            } => {
+                if let Some(n) = cx.model.name_of(*t) {
+                    spoiled.insert(n);
+                }
+            }
             _ => {}
         }
     }
     for e in exprs_of(cx, f) {
         if let ExprKind::AssignExpr { target, .. } = cx.expr(e).kind
-            && cx.model.name_of(target) == Some(name)
+            && let Some(n) = cx.model.name_of(target)
         {
-            return None;
+            spoiled.insert(n);
         }
     }
-    let init = init?;
-    (writes == 1 && promise_expr(cx, init).is_some()).then_some(init)
+    writes
+        .into_iter()
+        .filter(|(n, (count, init))| *count == 1 && init.is_some() && !spoiled.contains(n))
+        .filter_map(|(n, (_, init))| {
+            let init = init?;
+            promise_expr(cx, init).map(|_| (n.to_string(), init))
+        })
+        .collect()
 }
 
 /// Every statement of a function body, nested ones included, in order (not

@@ -70,14 +70,26 @@ impl Rule for PromiseAsValue {
             return;
         }
         let mut reported: HashSet<ExprId> = HashSet::new();
+        let mut bindings: std::collections::HashMap<
+            FuncId,
+            std::collections::HashMap<String, ExprId>,
+        > = std::collections::HashMap::new();
         for (i, ex) in cx.model.exprs.iter().enumerate() {
             let e = ExprId(i as u32);
+            if !matches!(ex.kind, ExprKind::Call(_) | ExprKind::Name { .. })
+                || value_use(cx, e).is_none()
+            {
+                continue;
+            }
             // The promise expression whose value is read here.
             let (promise, via_local) = match &ex.kind {
                 ExprKind::Call(_) if common::promise_expr(cx, e).is_some() => (e, false),
                 ExprKind::Name { id, .. } => {
                     let f = cx.func_of(e);
-                    match common::promise_binding(cx, f, id) {
+                    let b = bindings
+                        .entry(f)
+                        .or_insert_with(|| common::promise_bindings(cx, f));
+                    match b.get(id).copied() {
                         // A local also tested for truth is reported there
                         // (JS006), once.
                         Some(init)

@@ -70,16 +70,31 @@ impl Rule for PromiseInCondition {
             return;
         }
         let mut reported: Vec<ExprId> = Vec::new();
+        let mut bindings: std::collections::HashMap<
+            FuncId,
+            std::collections::HashMap<String, ExprId>,
+        > = std::collections::HashMap::new();
         for (i, ex) in cx.model.exprs.iter().enumerate() {
             let e = ExprId(i as u32);
+            if !matches!(ex.kind, ExprKind::Call(_) | ExprKind::Name { .. })
+                || !common::truth_tested(cx, e)
+            {
+                continue;
+            }
             // The promise, and where its missing `await` belongs: the call
             // itself, or the initializer of the local tested later.
             let (why, at) = match &ex.kind {
                 ExprKind::Call(_) => (common::promise_expr(cx, e), e),
-                ExprKind::Name { id, .. } => match common::promise_binding(cx, cx.func_of(e), id) {
-                    Some(init) => (Some("it holds a promise"), init),
-                    None => continue,
-                },
+                ExprKind::Name { id, .. } => {
+                    let f = cx.func_of(e);
+                    let b = bindings
+                        .entry(f)
+                        .or_insert_with(|| common::promise_bindings(cx, f));
+                    match b.get(id) {
+                        Some(&init) => (Some("it holds a promise"), init),
+                        None => continue,
+                    }
+                }
                 _ => continue,
             };
             let Some(why) = why else { continue };
