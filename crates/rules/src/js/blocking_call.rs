@@ -146,6 +146,14 @@ wss.on("connection", (ws) => {
   });
 });
 
+async function upload(req) {
+  await new Promise((resolve) => req.on("end", resolve));
+  return db.query("select 1").then((rows) => {
+    fs.writeFileSync("/tmp/last.json", JSON.stringify(rows)); // expect
+    return rows;
+  });
+}
+
 function syncGet(url) {
   const xhr = new XMLHttpRequest();
   xhr.open("GET", url, false);

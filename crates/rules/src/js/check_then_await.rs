@@ -370,12 +370,6 @@ fn act_after_await(
 
 /// An await of new work (a call), not of a promise stored earlier (`await
 /// this.readyPromise` is how a memoized promise is shared).
-fn has_await_in(cx: &FileCx, e: ExprId) -> bool {
-    exprs_under(cx.model, e)
-        .into_iter()
-        .any(|x| awaits_work(cx, x))
-}
-
 fn awaits_work(cx: &FileCx, x: ExprId) -> bool {
     match cx.expr(x).kind {
         ExprKind::Await(inner) => exprs_under(cx.model, inner)

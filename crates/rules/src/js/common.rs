@@ -484,27 +484,10 @@ pub fn param_owner(cx: &FileCx, f: FuncId, name: &str) -> Option<FuncId> {
     None
 }
 
-/// Array methods that call their callback synchronously, before returning.
-pub const SYNC_ITERATION: &[&str] = &[
-    "map",
-    "forEach",
-    "filter",
-    "reduce",
-    "reduceRight",
-    "some",
-    "every",
-    "find",
-    "findIndex",
-    "findLast",
-    "findLastIndex",
-    "flatMap",
-    "sort",
-];
-
-/// Where `f` runs on the loop, for messages ("in async `load`", "in a
-/// request handler"), or `None` (async functions that are not start-up `main`s or
-/// tests, request/message handlers, and callbacks run synchronously by
-/// either: array iteration, promise executors).
+/// Where `f` runs on the loop at request time, for messages ("in async
+/// `load`", "in a request handler"), or `None`: async functions that are
+/// not start-up `main`s or tests, request/message handlers, and the
+/// callbacks and helpers nested in either.
 pub fn loop_place(cx: &FileCx, h: &Handlers, f: FuncId) -> Option<String> {
     let mut cur = f;
     let mut nested = false;
@@ -528,12 +511,11 @@ pub fn loop_place(cx: &FileCx, h: &Handlers, f: FuncId) -> Option<String> {
             }
             return Some(format!("{inner}async {}", cx.func_display(cur)));
         }
-        // A closure run synchronously by its caller runs where the caller does.
-        let (site, _) = closure_call_site(cx, cur)?;
-        let c = cx.call(site).unwrap();
-        let sync = (c.receiver.is_some() && SYNC_ITERATION.contains(&c.name.as_str()))
-            || (c.is_new && c.target.as_deref() == Some("Promise"));
-        if !sync {
+        // A function nested in request-time code (an array callback, a
+        // promise executor, a `.then` or event callback, a local helper)
+        // also runs on the loop at request time, unless it is handed to a
+        // worker thread.
+        if cx.is_offloaded(cur) {
             return None;
         }
         cur = func.parent?;
