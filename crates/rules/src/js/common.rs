@@ -118,7 +118,17 @@ fn db_like(cx: &FileCx, r: ExprId) -> bool {
     let of_client = segs
         .next()
         .is_some_and(|p| matches!(p.to_ascii_lowercase().as_str(), "prisma" | "db" | "client"));
-    exact || suffix || of_client
+    // `User.findById(id)`: an ORM model class (not a built-in).
+    let model_class = d == last
+        && last.starts_with(|c: char| c.is_ascii_uppercase())
+        && last.chars().any(|c| c.is_ascii_lowercase())
+        && !matches!(
+            last,
+            "Object" | "Array" | "Promise" | "Reflect" | "Proxy" | "JSON" | "Math" | "Date"
+                | "Number" | "String" | "Symbol" | "Buffer" | "Map" | "Set" | "URL" | "Intl"
+                | "Atomics" | "Error" | "RegExp" | "BigInt" | "WeakMap" | "WeakSet"
+        );
+    exact || suffix || of_client || model_class
 }
 
 /// True when a call is given a function argument (callback-style APIs

@@ -319,6 +319,18 @@ export function save(data) {
 }
 "#,
         r#"
+const nodemailer = require("nodemailer");
+const User = require("./models/user");
+
+const transporter = nodemailer.createTransport({ host: "smtp.example" });
+
+function onSignup(user) {
+  transporter.sendMail({ to: user.email, subject: "Welcome" }); // expect
+  User.updateOne({ _id: user.id }, { welcomed: true }); // expect
+  Object.create(null);
+}
+"#,
+        r#"
 function load() {
   fetch("/data").then(r => r.json()).then(show); // expect
   fetch("/more").then(r => r.json()).finally(done); // expect
