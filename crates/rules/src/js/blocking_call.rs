@@ -106,6 +106,14 @@ pub static EXAMPLES: Examples = Examples {
     language: Language::JavaScript,
     fail: &[
         r#"
+// file: pages/api/report.js
+import fs from "node:fs";
+
+export default function handler(req, res) {
+  res.status(200).send(fs.readFileSync(`/reports/${req.query.id}.csv`)); // expect
+}
+"#,
+        r#"
 const fs = require("fs");
 const { execSync } = require("node:child_process");
 
@@ -153,6 +161,14 @@ async function upload(req) {
     return rows;
   });
 }
+
+fastify.route({
+  method: "GET",
+  url: "/config",
+  handler: (request, reply) => {
+    reply.send(fs.readFileSync("/etc/app/config.json")); // expect
+  },
+});
 
 function syncGet(url) {
   const xhr = new XMLHttpRequest();

@@ -124,9 +124,28 @@ fn db_like(cx: &FileCx, r: ExprId) -> bool {
         && last.chars().any(|c| c.is_ascii_lowercase())
         && !matches!(
             last,
-            "Object" | "Array" | "Promise" | "Reflect" | "Proxy" | "JSON" | "Math" | "Date"
-                | "Number" | "String" | "Symbol" | "Buffer" | "Map" | "Set" | "URL" | "Intl"
-                | "Atomics" | "Error" | "RegExp" | "BigInt" | "WeakMap" | "WeakSet"
+            "Object"
+                | "Array"
+                | "Promise"
+                | "Reflect"
+                | "Proxy"
+                | "JSON"
+                | "Math"
+                | "Date"
+                | "Number"
+                | "String"
+                | "Symbol"
+                | "Buffer"
+                | "Map"
+                | "Set"
+                | "URL"
+                | "Intl"
+                | "Atomics"
+                | "Error"
+                | "RegExp"
+                | "BigInt"
+                | "WeakMap"
+                | "WeakSet"
         );
     exact || suffix || of_client || model_class
 }
@@ -368,9 +387,16 @@ fn nest_handler(decorator: &str) -> bool {
 /// NestJS controller methods.
 pub fn handlers(cx: &FileCx) -> Handlers {
     let mut h = Handlers::default();
+    let next_api =
+        cx.model.module.contains("pages/api/") || cx.model.module.starts_with("pages/api");
     for f in cx.model.function_ids() {
-        if cx.func(f).decorators.iter().any(|d| nest_handler(d)) {
+        let func = cx.func(f);
+        if func.decorators.iter().any(|d| nest_handler(d)) {
             h.kinds.insert(f, "a NestJS route handler");
+        }
+        // Next.js API routes: the default export of `pages/api/**`.
+        if next_api && func.qualname.ends_with(".default") && !func.params.is_empty() {
+            h.kinds.insert(f, "a request handler");
         }
     }
     // Handlers first by registration, then the events of their parameters
@@ -387,6 +413,20 @@ pub fn handlers(cx: &FileCx) -> Handlers {
             for a in &c.args {
                 if let Some(f) = callback_fn(cx, a.value) {
                     h.kinds.entry(f).or_insert(kind);
+                }
+            }
+        }
+        // `fastify.route({ method, url, handler })`, hapi's `server.route`.
+        if c.name == "route"
+            && c.receiver
+                .and_then(|r| cx.model.dotted(r))
+                .is_some_and(|n| app_like_name(&n))
+        {
+            for a in &c.args {
+                if let OptKey::Set(v) = opt_key(cx, a.value, "handler")
+                    && let Some(f) = callback_fn(cx, v)
+                {
+                    h.kinds.entry(f).or_insert("a request handler");
                 }
             }
         }
