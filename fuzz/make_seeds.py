@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Regenerates the committed seed corpora in fuzz/seeds/<target>/ from the
-test fixtures, examples/, and the rule examples in docs/rules.md. Run from
-the repository root: python3 fuzz/make_seeds.py"""
+test fixtures, examples/, and the rule examples in docs/rules.md, keeping the
+minimized crash inputs (fuzz/seeds/<target>/regression-*). Run from the
+repository root: python3 fuzz/make_seeds.py"""
 import hashlib, os, re, shutil, sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -31,8 +32,18 @@ def add(target, data):
 
 
 def main():
+    # Minimized crash inputs (`regression-*`) are kept; the rest is rebuilt.
+    kept = {}
     if os.path.isdir(SEEDS):
+        for t in os.listdir(SEEDS):
+            for fn in os.listdir(os.path.join(SEEDS, t)):
+                if fn.startswith("regression-"):
+                    kept[(t, fn)] = open(os.path.join(SEEDS, t, fn), "rb").read()
         shutil.rmtree(SEEDS)
+    for (t, fn), data in kept.items():
+        os.makedirs(os.path.join(SEEDS, t), exist_ok=True)
+        with open(os.path.join(SEEDS, t, fn), "wb") as f:
+            f.write(data)
     for top in ("tests/fixtures", "examples"):
         for dirpath, _, files in os.walk(os.path.join(ROOT, top)):
             for fn in sorted(files):
