@@ -242,4 +242,3 @@ mod tests {
         assert!(!is_generated(""));
     }
 }
-

@@ -11,14 +11,14 @@
 //! chain is complete the deepest element, pushed down by the operators
 //! above it, is checked (`Chain`).
 
+use super::dotted;
 use super::lexer::T;
 use super::types::{TyId, TyK};
-use super::{Bail, Ex, LIMIT, Parser, R};
+use super::{Bail, Ex, Parser, R};
 use crate::literal;
 use crate::resolve::{Local, PkgDecl, Resolution};
-use unsnarl_model::{
-    Arg, BinOp, Call, CollKind, ExprId, ExprKind, Lit, LogicalOp, TypeRef, UnOp,
-};
+use unsnarl_model::builder::MAX_NESTING;
+use unsnarl_model::{Arg, BinOp, Call, CollKind, ExprId, ExprKind, Lit, LogicalOp, TypeRef, UnOp};
 
 /// How tree-sitter reads `B[...]`.
 enum Br {
@@ -45,6 +45,17 @@ fn value_reading(index: Option<i32>, inst: Option<i32>) -> Br {
         (None, Some(_)) => Br::TypeInst,
         (None, None) => Br::Index,
     }
+}
+
+/// An element of a statement-level binary chain, recorded for `cut_chain`:
+/// its tokens, its height (nesting frames below where it was parsed) and
+/// the operator before it (`Eof` for the first).
+#[derive(Clone, Copy)]
+pub(super) struct Elem {
+    start: u32,
+    end: u32,
+    rel: u32,
+    op: T,
 }
 
 /// The deepest point of a left-nested chain being built.
@@ -76,8 +87,10 @@ impl<'s> Parser<'s, '_> {
     }
 
     fn chain_end(&mut self, ch: Chain) -> R<()> {
+        // `hwm` counts frames entered: `limit` of them is the most
+        // `enter` allows.
         let deepest = ch.best + ch.k as i64;
-        if deepest >= LIMIT as i64 {
+        if deepest > self.limit as i64 {
             return Err(Bail);
         }
         self.hwm = ch.saved.max(deepest.max(0) as u32);
@@ -119,8 +132,43 @@ impl<'s> Parser<'s, '_> {
     }
 
     fn binary(&mut self, min_prec: u8) -> R<Ex> {
+        // A chain that is the whole expression of a statement (no other
+        // chain is being built) knows its true depth: when it turns out
+        // deeper than the tree-sitter lowering goes, it is rebuilt with
+        // the same cut-offs (`cut_chain`) instead of giving up.
+        let root = self.chains_open == 0;
+        let mark = root.then(|| self.mark());
+        if root {
+            self.chain_rec.clear();
+        }
+        self.chains_open += 1;
+        let r = self.binary_chain(min_prec, root);
+        self.chains_open -= 1;
+        match (r, mark) {
+            (Err(Bail), Some(mark)) if std::mem::take(&mut self.cut_pending) => {
+                self.rollback(mark);
+                let elems = std::mem::take(&mut self.chain_rec);
+                let r = self.cut_chain(&elems);
+                self.chain_rec = elems;
+                r
+            }
+            (r, _) => r,
+        }
+    }
+
+    fn binary_chain(&mut self, min_prec: u8, root: bool) -> R<Ex> {
         let mut ch = self.chain_start();
+        let start = self.p as u32;
         let mut x = self.unary()?;
+        if root {
+            let rel = self.hwm - self.depth;
+            self.chain_rec.push(Elem {
+                start,
+                end: self.p as u32,
+                rel,
+                op: T::Eof,
+            });
+        }
         self.chain_elem(&mut ch, 0);
         loop {
             let prec = binary_prec(self.k());
@@ -128,14 +176,96 @@ impl<'s> Parser<'s, '_> {
                 break;
             }
             let op = self.next().kind;
+            let start = self.p as u32;
             let y = self.binary(prec + 1)?;
+            if root {
+                let rel = self.hwm - self.depth;
+                self.chain_rec.push(Elem {
+                    start,
+                    end: self.p as u32,
+                    rel,
+                    op,
+                });
+            }
             ch.k += 1;
             let c = ch.k - 1;
             self.chain_elem(&mut ch, c);
             let kind = binary_kind(op, x.id, y.id);
             x = self.add_expr(kind, x.s, y.e);
         }
+        if root && ch.best + ch.k as i64 > self.limit as i64 {
+            self.cut_pending = true;
+        }
         self.chain_end(ch)?;
+        Ok(x)
+    }
+
+    /// Rebuilds a statement-level chain `e0 op1 e1 ... opk ek` (recorded
+    /// in `elems`) with the cut-offs of the tree-sitter lowering: a node
+    /// at depth `MAX_NESTING` or more is an empty `Other` spanning it. The
+    /// left spine is cut from the first operator that deep; elements are
+    /// cut whole or lowered at their true depth (one cut inside an element
+    /// gives up).
+    fn cut_chain(&mut self, elems: &[Elem]) -> R<Ex> {
+        let max = MAX_NESTING as i64;
+        let l = self.depth as i64;
+        let k = elems.len() as i64 - 1;
+        let span_of = |this: &Self, e: &Elem| {
+            (
+                this.toks[e.start as usize].start,
+                this.toks[e.end as usize - 1].end,
+            )
+        };
+        // Operator i sits at depth l + k - i; element 0 at l + k, element
+        // i >= 1 at l + k - i + 1.
+        let cut_ops = l + k - max;
+        let (mut x, mut i) = if cut_ops >= 1 {
+            let (s, _) = span_of(self, &elems[0]);
+            let (_, e) = span_of(self, &elems[cut_ops as usize]);
+            (
+                self.add_expr(ExprKind::Other(Vec::new()), s, e),
+                cut_ops + 1,
+            )
+        } else {
+            (self.cut_elem(&elems[0], l + k, true)?, 1)
+        };
+        while i <= k {
+            let e = &elems[i as usize];
+            let y = self.cut_elem(e, l + k - i + 1, false)?;
+            let kind = binary_kind(e.op, x.id, y.id);
+            x = self.add_expr(kind, x.s, y.e);
+            i += 1;
+        }
+        self.p = elems[k as usize].end as usize;
+        Ok(x)
+    }
+
+    fn cut_elem(&mut self, e: &Elem, depth: i64, first: bool) -> R<Ex> {
+        let max = MAX_NESTING as i64;
+        if depth >= max {
+            let s = self.toks[e.start as usize].start;
+            let end = self.toks[e.end as usize - 1].end;
+            return Ok(self.add_expr(ExprKind::Other(Vec::new()), s, end));
+        }
+        if depth + e.rel as i64 > max {
+            return Err(Bail);
+        }
+        self.p = e.start as usize;
+        let saved = std::mem::replace(&mut self.depth, depth as u32);
+        let saved_limit = std::mem::replace(&mut self.limit, MAX_NESTING);
+        self.chains_open += 1;
+        let r = if first {
+            self.unary()
+        } else {
+            self.binary(binary_prec(e.op) + 1)
+        };
+        self.chains_open -= 1;
+        self.depth = saved;
+        self.limit = saved_limit;
+        let x = r?;
+        if self.p != e.end as usize {
+            return Err(Bail);
+        }
         Ok(x)
     }
 
@@ -191,6 +321,13 @@ impl<'s> Parser<'s, '_> {
     /// An operand with its postfix operators (selectors, index, slice,
     /// calls, type assertions).
     fn primary(&mut self) -> R<Ex> {
+        self.chains_open += 1;
+        let r = self.primary_chain();
+        self.chains_open -= 1;
+        r
+    }
+
+    fn primary_chain(&mut self) -> R<Ex> {
         let mut ch = self.chain_start();
         self.enter()?;
         let r = self.operand();
@@ -406,7 +543,9 @@ impl<'s> Parser<'s, '_> {
         let ii = index1.zip(index2).map(|(a, b)| a + b);
         let ti2 = 2 + tsum1 + tsum2;
         let ti1i = index2.map(|b| -1 + base + tsum1 + b);
-        let best = ti2.max(ii.unwrap_or(i32::MIN)).max(ti1i.unwrap_or(i32::MIN));
+        let best = ti2
+            .max(ii.unwrap_or(i32::MIN))
+            .max(ti1i.unwrap_or(i32::MIN));
         let after = self.kat(close2 + 1);
         if matches!(after, T::LParen | T::LBrack) || (after == T::LBrace && !self.no_lit) {
             // Calls and further brackets bring more readings.
@@ -470,7 +609,11 @@ impl<'s> Parser<'s, '_> {
                     .map(|m| self.t_score(m))
                     .sum::<i32>()
             }
-            TyK::Union => self.ty_list(ty.b).into_iter().map(|m| self.t_score(m)).sum(),
+            TyK::Union => self
+                .ty_list(ty.b)
+                .into_iter()
+                .map(|m| self.t_score(m))
+                .sum(),
         }
     }
 
@@ -482,7 +625,11 @@ impl<'s> Parser<'s, '_> {
             TyK::Pointer | TyK::Paren => self.e_score(TyId(ty.a)),
             TyK::Generic => {
                 let args = self.ty_list(ty.b);
-                let base = if self.tys[ty.a as usize].kind == TyK::Name { -1 } else { 0 };
+                let base = if self.tys[ty.a as usize].kind == TyK::Name {
+                    -1
+                } else {
+                    0
+                };
                 let tsum: i32 = args.iter().map(|&a| self.t_score(a)).sum();
                 let inst = -1 + base + tsum;
                 match args.as_slice() {
@@ -745,7 +892,7 @@ impl<'s> Parser<'s, '_> {
         let t = self.tys[ty.ix()];
         let base = self.tys[t.a as usize];
         if base.kind == TyK::Name {
-            match self.file.resolve(&self.scopes, self.slice(base.start, base.end)) {
+            match self.res(self.slice(base.start, base.end)) {
                 Resolution::Module(Some(PkgDecl::Func | PkgDecl::Type(_)))
                 | Resolution::Local(Local::Type(_)) => return true,
                 Resolution::Local(_) | Resolution::Module(Some(PkgDecl::Var)) => return false,
@@ -757,7 +904,7 @@ impl<'s> Parser<'s, '_> {
                 let m = self.tys[m.ix()];
                 m.kind != TyK::Name
                     || !matches!(
-                        self.file.resolve(&self.scopes, self.slice(m.start, m.end)),
+                        self.res(self.slice(m.start, m.end)),
                         Resolution::Local(Local::Value)
                             | Resolution::Module(Some(PkgDecl::Var | PkgDecl::Func))
                     )
@@ -840,7 +987,7 @@ impl<'s> Parser<'s, '_> {
         if !self.expressible(t) {
             return true;
         }
-        self.kat(close + 1) == T::LParen && -1 + self.t_score(t) >= self.e_score(t)
+        self.kat(close + 1) == T::LParen && self.t_score(t) > self.e_score(t)
     }
 
     /// `T(v)` for an unnamed type `T` already parsed (from `s`): a cast.
@@ -1007,12 +1154,12 @@ impl<'s> Parser<'s, '_> {
 
     /// What an unqualified identifier refers to, as a qualified name.
     pub(super) fn resolve_name(&self, id: &str) -> Option<String> {
-        match self.file.resolve(&self.scopes, id) {
+        match self.res(id) {
             Resolution::Local(Local::Type(t)) => Some(self.m.types[t.index()].qualname.clone()),
             Resolution::Local(_) | Resolution::Unknown => None,
             Resolution::Package(path) => Some(path.to_string()),
             Resolution::Module(_) => Some(self.module_qual(id)),
-            Resolution::DotImport(path) => Some(format!("{path}.{id}")),
+            Resolution::DotImport(path) => Some(dotted(path, id)),
             Resolution::Builtin => Some(id.to_string()),
         }
     }
@@ -1024,7 +1171,7 @@ impl<'s> Parser<'s, '_> {
                 id,
                 resolved: Some(_),
             } => matches!(
-                self.file.resolve(&self.scopes, id),
+                self.res(id),
                 Resolution::Package(_)
                     | Resolution::Module(Some(PkgDecl::Type(_)))
                     | Resolution::Local(Local::Type(_))
@@ -1037,10 +1184,10 @@ impl<'s> Parser<'s, '_> {
         match &self.m.expr(obj).kind {
             ExprKind::Name {
                 resolved: Some(r), ..
-            } if self.is_static(obj) => Some(format!("{r}.{name}")),
+            } if self.is_static(obj) => Some(dotted(r, name)),
             ExprKind::Attr {
                 resolved: Some(r), ..
-            } => Some(format!("{r}.{name}")),
+            } => Some(dotted(r, name)),
             _ => None,
         }
     }
@@ -1090,7 +1237,7 @@ impl<'s> Parser<'s, '_> {
 
     fn is_instantiation(&self, obj: ExprId, index: ExprId) -> bool {
         if let ExprKind::Name { id, .. } = &self.m.expr(obj).kind
-            && self.file.resolve(&self.scopes, id) == Resolution::Module(Some(PkgDecl::Func))
+            && self.res(id) == Resolution::Module(Some(PkgDecl::Func))
         {
             return true;
         }
@@ -1100,7 +1247,7 @@ impl<'s> Parser<'s, '_> {
         match &self.m.expr(index).kind {
             ExprKind::Path { .. } => true,
             ExprKind::Name { id, .. } => matches!(
-                self.file.resolve(&self.scopes, id),
+                self.res(id),
                 Resolution::Builtin
                     | Resolution::Module(Some(PkgDecl::Type(_)))
                     | Resolution::Local(Local::Type(_) | Local::TypeParam)

@@ -167,9 +167,60 @@ fn semi_after(k: T) -> bool {
     )
 }
 
+/// Byte classes for the main loop.
+const C_OTHER: u8 = 0;
+const C_SPACE: u8 = 1;
+const C_NL: u8 = 2;
+const C_IDENT: u8 = 3;
+const C_DIGIT: u8 = 4;
+const C_SLASH: u8 = 5;
+const C_DQUOTE: u8 = 6;
+const C_BQUOTE: u8 = 7;
+const C_SQUOTE: u8 = 8;
+const C_DOT: u8 = 9;
+const C_OP: u8 = 10;
+const C_HIGH: u8 = 11;
+
+static CLASS: [u8; 256] = {
+    let mut t = [C_OTHER; 256];
+    let mut i = 0;
+    while i < 256 {
+        let c = i as u8;
+        t[i] = match c {
+            b' ' | b'\t' | b'\r' => C_SPACE,
+            b'\n' => C_NL,
+            b'a'..=b'z' | b'A'..=b'Z' | b'_' => C_IDENT,
+            b'0'..=b'9' => C_DIGIT,
+            b'/' => C_SLASH,
+            b'"' => C_DQUOTE,
+            b'`' => C_BQUOTE,
+            b'\'' => C_SQUOTE,
+            b'.' => C_DOT,
+            b'(' | b')' | b'[' | b']' | b'{' | b'}' | b',' | b';' | b'~' | b':' | b'+' | b'-'
+            | b'*' | b'%' | b'^' | b'<' | b'>' | b'=' | b'!' | b'&' | b'|' => C_OP,
+            0x80..=0xff => C_HIGH,
+            _ => C_OTHER,
+        };
+        i += 1;
+    }
+    t
+};
+
+/// Bytes that continue an ASCII identifier.
+static IDENT: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        let c = i as u8;
+        t[i] = c.is_ascii_alphanumeric() || c == b'_';
+        i += 1;
+    }
+    t
+};
+
 #[inline]
 fn is_ident_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
+    IDENT[b as usize]
 }
 
 /// Tokenizes `src` into `out` (cleared first).
@@ -184,92 +235,91 @@ pub fn lex(src: &str, out: &mut Tokens) -> Result<(), LexError> {
     toks.reserve(n / 4 + 8);
     let mut i = 0usize;
     let mut semi_ok = false;
-    let push = |toks: &mut Vec<Tok>, kind: T, s: usize, e: usize| {
-        toks.push(Tok {
-            kind,
-            start: s as u32,
-            end: e as u32,
-        })
-    };
-    loop {
-        // Whitespace and comments.
-        while i < n {
-            match b[i] {
-                b'\n' => {
-                    if semi_ok {
-                        push(toks, T::Semi, i, i);
-                        semi_ok = false;
-                    }
-                    i += 1;
-                }
-                b' ' | b'\t' | b'\r' => i += 1,
-                b'/' if i + 1 < n && b[i + 1] == b'/' => {
-                    i = match memchr(b'\n', &b[i..]) {
-                        Some(j) => i + j,
-                        None => n,
-                    };
-                }
-                b'/' if i + 1 < n && b[i + 1] == b'*' => {
-                    let body = &b[i + 2..];
-                    let Some(j) = find2(body, b'*', b'/') else {
-                        return Err(LexError);
-                    };
-                    // A comment spanning lines acts like a newline.
-                    if semi_ok && memchr(b'\n', &body[..j]).is_some() {
-                        push(toks, T::Semi, i, i);
-                        semi_ok = false;
-                    }
-                    i += 2 + j + 2;
-                }
-                _ => break,
-            }
-        }
-        if i >= n {
-            if semi_ok {
-                push(toks, T::Semi, n, n);
-            }
-            push(toks, T::Eof, n, n);
-            break;
-        }
-        let start = i;
+    macro_rules! push {
+        ($kind:expr, $s:expr, $e:expr) => {
+            toks.push(Tok {
+                kind: $kind,
+                start: $s as u32,
+                end: $e as u32,
+            })
+        };
+    }
+    while i < n {
         let c = b[i];
-        let kind = match c {
-            b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
+        let start = i;
+        let kind = match CLASS[c as usize] {
+            C_SPACE => {
                 i += 1;
-                while i < n && is_ident_byte(b[i]) {
+                continue;
+            }
+            C_NL => {
+                if semi_ok {
+                    push!(T::Semi, i, i);
+                    semi_ok = false;
+                }
+                i += 1;
+                continue;
+            }
+            C_IDENT => {
+                i += 1;
+                while i < n && IDENT[b[i] as usize] {
                     i += 1;
                 }
                 if i < n && b[i] >= 0x80 {
                     i = ident_tail(src, i)?;
+                    T::Ident
+                } else if c.is_ascii_lowercase() && i - start >= 2 && i - start <= 11 {
+                    keyword(&b[start..i])
+                } else {
+                    T::Ident
                 }
-                keyword(&b[start..i])
             }
-            b'0'..=b'9' => {
+            C_SLASH if i + 1 < n && b[i + 1] == b'/' => {
+                i = match find_byte(b'\n', &b[i..]) {
+                    Some(j) => i + j,
+                    None => n,
+                };
+                continue;
+            }
+            C_SLASH if i + 1 < n && b[i + 1] == b'*' => {
+                let body = &b[i + 2..];
+                let Some(j) = find2(body, b'*', b'/') else {
+                    return Err(LexError);
+                };
+                // A comment spanning lines acts like a newline.
+                if semi_ok && find_byte(b'\n', &body[..j]).is_some() {
+                    push!(T::Semi, i, i);
+                    semi_ok = false;
+                }
+                i += 2 + j + 2;
+                continue;
+            }
+            C_DIGIT => {
                 let (k, e) = number(b, i)?;
                 i = e;
                 k
             }
-            b'.' if i + 1 < n && b[i + 1].is_ascii_digit() => {
+            C_DOT if i + 1 < n && b[i + 1].is_ascii_digit() => {
                 let (k, e) = number(b, i)?;
                 i = e;
                 k
             }
-            b'"' => {
+            C_DQUOTE => {
                 i = string(b, i)?;
                 T::Str
             }
-            b'`' => {
-                let Some(j) = memchr(b'`', &b[i + 1..]) else {
+            C_BQUOTE => {
+                let Some(j) = find_byte(b'`', &b[i + 1..]) else {
                     return Err(LexError);
                 };
                 i += j + 2;
                 T::RawStr
             }
-            b'\'' => {
+            C_SQUOTE => {
                 i = rune(src, i)?;
                 T::Rune
             }
-            0x80.. => {
+            C_HIGH => {
                 let ch = src[i..].chars().next().ok_or(LexError)?;
                 if !ch.is_alphabetic() {
                     return Err(LexError);
@@ -277,15 +327,20 @@ pub fn lex(src: &str, out: &mut Tokens) -> Result<(), LexError> {
                 i = ident_tail(src, i)?;
                 T::Ident
             }
-            _ => {
+            C_OP | C_SLASH | C_DOT => {
                 let (k, len) = operator(b, i).ok_or(LexError)?;
                 i += len;
                 k
             }
+            _ => return Err(LexError),
         };
-        push(toks, kind, start, i);
+        push!(kind, start, i);
         semi_ok = semi_after(kind);
     }
+    if semi_ok {
+        push!(T::Semi, n, n);
+    }
+    push!(T::Eof, n, n);
     pair_brackets(out)
 }
 
@@ -310,13 +365,26 @@ fn ident_tail(src: &str, mut i: usize) -> Result<usize, LexError> {
     Ok(i)
 }
 
-fn memchr(needle: u8, hay: &[u8]) -> Option<usize> {
-    hay.iter().position(|&c| c == needle)
+/// The first `needle` in `hay`, eight bytes at a time.
+fn find_byte(needle: u8, hay: &[u8]) -> Option<usize> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let pat = LO.wrapping_mul(needle as u64);
+    let mut i = 0;
+    while i + 8 <= hay.len() {
+        let w = u64::from_le_bytes(hay[i..i + 8].try_into().unwrap()) ^ pat;
+        let z = w.wrapping_sub(LO) & !w & HI;
+        if z != 0 {
+            return Some(i + (z.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    hay[i..].iter().position(|&c| c == needle).map(|j| i + j)
 }
 
 fn find2(hay: &[u8], a: u8, b: u8) -> Option<usize> {
     let mut from = 0;
-    while let Some(j) = memchr(a, &hay[from..]) {
+    while let Some(j) = find_byte(a, &hay[from..]) {
         let at = from + j;
         if hay.get(at + 1) == Some(&b) {
             return Some(at);
@@ -330,6 +398,18 @@ fn find2(hay: &[u8], a: u8, b: u8) -> Option<usize> {
 /// scanner; anything it would reject fails.
 fn number(b: &[u8], mut i: usize) -> Result<(T, usize), LexError> {
     let n = b.len();
+    // The common case: a plain decimal integer.
+    if b[i] != b'0' || !(i + 1 < n && (IDENT[b[i + 1] as usize] || b[i + 1] == b'.')) {
+        let mut j = i + 1;
+        if b[i] != b'0' {
+            while j < n && b[j].is_ascii_digit() {
+                j += 1;
+            }
+        }
+        if b[i] != b'.' && (j >= n || !(IDENT[b[j] as usize] || b[j] == b'.' || b[j] >= 0x80)) {
+            return Ok((T::Int, j));
+        }
+    }
     let at = |j: usize| if j < n { b[j] } else { 0 };
     let mut float = false;
     let digits = |i: &mut usize, ok: fn(u8) -> bool| -> bool {
@@ -434,8 +514,7 @@ fn escape_len(b: &[u8], i: usize, quote: u8) -> Result<usize, LexError> {
         b'u' if hex_digits(b, i + 2, 4) => 6,
         b'U' if hex_digits(b, i + 2, 8) => 10,
         b'0'..=b'7'
-            if b
-                .get(i + 1..i + 4)
+            if b.get(i + 1..i + 4)
                 .is_some_and(|d| d.iter().all(|x| (b'0'..=b'7').contains(x))) =>
         {
             4
@@ -448,6 +527,9 @@ fn escape_len(b: &[u8], i: usize, quote: u8) -> Result<usize, LexError> {
 fn string(b: &[u8], mut i: usize) -> Result<usize, LexError> {
     i += 1;
     loop {
+        while i < b.len() && !matches!(b[i], b'"' | b'\\' | b'\n') {
+            i += 1;
+        }
         match b.get(i) {
             None | Some(b'\n') => return Err(LexError),
             Some(b'"') => return Ok(i + 1),
@@ -624,6 +706,21 @@ mod tests {
         t.toks.iter().map(|t| t.kind).collect()
     }
 
+    #[test]
+    fn find_byte_finds_the_first() {
+        let hay = b"abcdefghijklmnop\nqrs\n";
+        assert_eq!(find_byte(b'\n', hay), Some(16));
+        assert_eq!(find_byte(b'a', hay), Some(0));
+        assert_eq!(find_byte(b'h', hay), Some(7));
+        assert_eq!(find_byte(b's', hay), Some(19));
+        assert_eq!(find_byte(b'z', hay), None);
+        for len in 0..20 {
+            let mut v = vec![b'x'; len];
+            v.push(b'\x80');
+            assert_eq!(find_byte(0x80, &v), Some(len));
+        }
+    }
+
     fn fails(src: &str) -> bool {
         lex(src, &mut Tokens::default()).is_err()
     }
@@ -633,7 +730,9 @@ mod tests {
         use T::*;
         assert_eq!(
             kinds("{\nx := f()\nreturn\n}"),
-            vec![LBrace, Ident, Define, Ident, LParen, RParen, Semi, Return, Semi, RBrace, Semi, Eof]
+            vec![
+                LBrace, Ident, Define, Ident, LParen, RParen, Semi, Return, Semi, RBrace, Semi, Eof
+            ]
         );
         // Not after an operator, a comma or an opening bracket.
         assert_eq!(
@@ -643,11 +742,29 @@ mod tests {
         // A line comment ends at the newline; a block comment spanning
         // lines acts like one; one on a single line like a space.
         assert_eq!(kinds("x // c\ny"), vec![Ident, Semi, Ident, Semi, Eof]);
-        assert_eq!(kinds("x /* a\n b */ y"), vec![Ident, Semi, Ident, Semi, Eof]);
+        assert_eq!(
+            kinds("x /* a\n b */ y"),
+            vec![Ident, Semi, Ident, Semi, Eof]
+        );
         assert_eq!(kinds("x /* a */ y"), vec![Ident, Ident, Semi, Eof]);
-        assert_eq!(kinds("break\ncontinue\nfallthrough\ni++\nj--\n"), vec![
-            Break, Semi, Continue, Semi, Fallthrough, Semi, Ident, Inc, Semi, Ident, Dec, Semi, Eof
-        ]);
+        assert_eq!(
+            kinds("break\ncontinue\nfallthrough\ni++\nj--\n"),
+            vec![
+                Break,
+                Semi,
+                Continue,
+                Semi,
+                Fallthrough,
+                Semi,
+                Ident,
+                Inc,
+                Semi,
+                Ident,
+                Dec,
+                Semi,
+                Eof
+            ]
+        );
         // At the end of input too.
         assert_eq!(kinds("x"), vec![Ident, Semi, Eof]);
         // Inserted semicolons are empty; written ones are one byte.
@@ -700,8 +817,8 @@ mod tests {
         }
         for bad in [
             "0x", "0b2", "09", "1__", "1_", "0x1.8", "1e", "'ab'", "''", r"'\q'", r#""\q""#,
-            r#""\x4""#, "\"a\nb\"", "\"abc", "`abc", "/* x", "1abc", "@", "#", "$", "?",
-            "\\", "\u{a0}",
+            r#""\x4""#, "\"a\nb\"", "\"abc", "`abc", "/* x", "1abc", "@", "#", "$", "?", "\\",
+            "\u{a0}",
         ] {
             assert!(fails(bad), "{bad}");
         }
@@ -712,7 +829,22 @@ mod tests {
         use T::*;
         assert_eq!(
             kinds("<-<<=<<<=&^=&^&&...:=.+=++"),
-            vec![Arrow, ShlAssign, Shl, Leq, AndNotAssign, AndNot, LAnd, Ellipsis, Define, Period, AddAssign, Inc, Semi, Eof]
+            vec![
+                Arrow,
+                ShlAssign,
+                Shl,
+                Leq,
+                AndNotAssign,
+                AndNot,
+                LAnd,
+                Ellipsis,
+                Define,
+                Period,
+                AddAssign,
+                Inc,
+                Semi,
+                Eof
+            ]
         );
     }
 

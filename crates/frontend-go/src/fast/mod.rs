@@ -23,7 +23,7 @@ mod lexer;
 mod stmt;
 mod types;
 
-use crate::resolve::{FileScope, Local, PkgDecl, Scopes, default_import_name};
+use crate::resolve::{FxMap, Local, PkgDecl, Resolution, Scopes, default_import_name, is_builtin};
 use lexer::{T, Tok, Tokens};
 use std::cell::RefCell;
 use unsnarl_model::builder::MAX_NESTING;
@@ -79,6 +79,11 @@ pub(crate) fn lower(src: &str, m: FileModel) -> Option<FileModel> {
         };
         lexer::lex(src, tokens).ok()?;
         let mut p = Parser::new(src, m, tokens);
+        // Roughly how many nodes a file of that many tokens makes: growing
+        // the arenas would copy them several times.
+        let n = tokens.toks.len();
+        p.m.exprs.reserve(n / 2);
+        p.m.stmts.reserve(n / 8);
         p.file().ok()?;
         Some(p.m)
     })
@@ -105,7 +110,12 @@ pub(crate) struct Parser<'s, 'k> {
     /// The current token.
     p: usize,
     pub(crate) m: FileModel,
-    file: FileScope<'s>,
+    /// Package-level names: declarations of this file, imports and
+    /// predeclared identifiers, in that order of precedence (see
+    /// `FileScope::resolve`, which this mirrors with one lookup).
+    globals: FxMap<&'s str, Global>,
+    import_paths: Vec<String>,
+    dot_imports: Vec<String>,
     scopes: Scopes<'s>,
     /// The nesting depth the tree-sitter lowering would be at (its count
     /// of `nested` frames), and the highest it reached in the expression
@@ -127,6 +137,88 @@ pub(crate) struct Parser<'s, 'k> {
     guard: Option<Ex>,
     /// The next type parsed may be `[...]T` (a composite literal's).
     implicit_ok: bool,
+    /// The nesting depth at which to give up (`LIMIT`, or exactly
+    /// `MAX_NESTING` while rebuilding a cut chain).
+    limit: u32,
+    /// Binary and postfix chains being built (0: the next binary chain is
+    /// a statement's whole expression).
+    chains_open: u32,
+    /// The elements of the statement-level chain being built.
+    chain_rec: Vec<expr::Elem>,
+    /// Set when a statement-level chain is too deep: rebuild it.
+    cut_pending: bool,
+}
+
+/// Arena lengths to roll back to.
+#[derive(Clone, Copy)]
+pub(crate) struct Mark {
+    exprs: usize,
+    stmts: usize,
+    functions: usize,
+    types: usize,
+    p: usize,
+    hwm: u32,
+}
+
+/// What a package-level name is.
+#[derive(Clone, Copy)]
+enum Global {
+    Decl(PkgDecl),
+    /// An import, by index into `import_paths`.
+    Import(usize),
+    Builtin,
+}
+
+const BUILTINS: &[&str] = &[
+    "append",
+    "cap",
+    "clear",
+    "close",
+    "complex",
+    "copy",
+    "delete",
+    "imag",
+    "len",
+    "make",
+    "max",
+    "min",
+    "new",
+    "panic",
+    "print",
+    "println",
+    "real",
+    "recover",
+    "any",
+    "bool",
+    "byte",
+    "comparable",
+    "complex128",
+    "complex64",
+    "error",
+    "float32",
+    "float64",
+    "int",
+    "int16",
+    "int32",
+    "int64",
+    "int8",
+    "rune",
+    "string",
+    "uint",
+    "uint16",
+    "uint32",
+    "uint64",
+    "uint8",
+    "uintptr",
+];
+
+/// `a.b` in one allocation.
+pub(crate) fn dotted(a: &str, b: &str) -> String {
+    let mut s = String::with_capacity(a.len() + 1 + b.len());
+    s.push_str(a);
+    s.push('.');
+    s.push_str(b);
+    s
 }
 
 /// The receiver of a method, as the tree-sitter lowering reads it.
@@ -166,7 +258,9 @@ impl<'s, 'k> Parser<'s, 'k> {
             pair: &tokens.pair,
             p: 0,
             m,
-            file: FileScope::default(),
+            globals: FxMap::default(),
+            import_paths: Vec::new(),
+            dot_imports: Vec::new(),
             scopes: Scopes::default(),
             depth: 0,
             hwm: 0,
@@ -179,6 +273,10 @@ impl<'s, 'k> Parser<'s, 'k> {
             guard_ok: false,
             guard: None,
             implicit_ok: false,
+            limit: LIMIT,
+            chains_open: 0,
+            chain_rec: Vec::new(),
+            cut_pending: false,
         }
     }
 
@@ -267,10 +365,32 @@ impl<'s, 'k> Parser<'s, 'k> {
 
     // ----- nesting -----
 
+    pub(crate) fn mark(&self) -> Mark {
+        Mark {
+            exprs: self.m.exprs.len(),
+            stmts: self.m.stmts.len(),
+            functions: self.m.functions.len(),
+            types: self.m.types.len(),
+            p: self.p,
+            hwm: self.hwm,
+        }
+    }
+
+    /// Forgets everything built since `mark` (scopes are balanced by then).
+    pub(crate) fn rollback(&mut self, mark: Mark) {
+        self.m.exprs.truncate(mark.exprs);
+        self.m.stmts.truncate(mark.stmts);
+        self.m.functions.truncate(mark.functions);
+        self.m.types.truncate(mark.types);
+        self.p = mark.p;
+        self.hwm = mark.hwm;
+        self.guard = None;
+    }
+
     /// One `nested` frame of the tree-sitter lowering.
     #[inline]
     fn enter(&mut self) -> R<()> {
-        if self.depth >= LIMIT {
+        if self.depth >= self.limit {
             return Err(Bail);
         }
         self.depth += 1;
@@ -297,11 +417,31 @@ impl<'s, 'k> Parser<'s, 'k> {
     // ----- the model -----
 
     fn module_qual(&self, name: &str) -> String {
-        let mut s = String::with_capacity(self.m.module.len() + 1 + name.len());
-        s.push_str(&self.m.module);
-        s.push('.');
-        s.push_str(name);
-        s
+        dotted(&self.m.module, name)
+    }
+
+    /// How an identifier resolves (`FileScope::resolve` of the tree-sitter
+    /// path).
+    pub(crate) fn res(&self, name: &str) -> Resolution<'_> {
+        if name == "_" || name.is_empty() {
+            return Resolution::Unknown;
+        }
+        if let Some(l) = self.scopes.lookup(name) {
+            return Resolution::Local(*l);
+        }
+        match self.globals.get(name) {
+            Some(Global::Decl(d)) => return Resolution::Module(Some(*d)),
+            Some(Global::Import(i)) => return Resolution::Package(&self.import_paths[*i]),
+            Some(Global::Builtin) => return Resolution::Builtin,
+            None => {}
+        }
+        if !self.dot_imports.is_empty() && name.chars().next().is_some_and(char::is_uppercase) {
+            return match self.dot_imports.as_slice() {
+                [one] => Resolution::DotImport(one),
+                _ => Resolution::Unknown,
+            };
+        }
+        Resolution::Module(None)
     }
 
     fn add_expr(&mut self, kind: ExprKind, s: u32, e: u32) -> Ex {
@@ -325,6 +465,10 @@ impl<'s, 'k> Parser<'s, 'k> {
             self.qual = self.m.module.clone();
         }
         self.semi()?;
+        for b in BUILTINS {
+            debug_assert!(is_builtin(b));
+            self.globals.insert(b, Global::Builtin);
+        }
         while self.k() == T::Import {
             self.import_decl()?;
             self.semi()?;
@@ -381,14 +525,24 @@ impl<'s, 'k> Parser<'s, 'k> {
         let local = match name {
             None => default_import_name(&path).to_string(),
             Some(n) if n.kind == T::Period => {
-                self.file.dot_imports.push(path.clone());
+                self.dot_imports.push(path.clone());
                 "*".to_string()
             }
             Some(n) if self.txt(n) == "_" => return Ok(()),
             Some(n) => self.txt(n).to_string(),
         };
         if local != "*" {
-            self.file.imports.insert(local.clone(), path.clone());
+            // The local name borrows from the source when written there.
+            let key: &'s str = match name {
+                Some(n) => self.txt(n),
+                None => match self.src.find(local.as_str()) {
+                    Some(at) => &self.src[at..at + local.len()],
+                    None => return Err(Bail),
+                },
+            };
+            self.globals
+                .insert(key, Global::Import(self.import_paths.len()));
+            self.import_paths.push(path.clone());
         }
         self.m.imports.push(Import {
             local,
@@ -422,7 +576,8 @@ impl<'s, 'k> Parser<'s, 'k> {
                 T::LParen | T::LBrack | T::LBrace => i = self.partner(i) + 1,
                 T::Func => {
                     if toks[i + 1].kind == T::Ident {
-                        self.file.decls.insert(self.ti(i + 1), PkgDecl::Func);
+                        self.globals
+                            .insert(self.ti(i + 1), Global::Decl(PkgDecl::Func));
                     }
                     i += 1;
                 }
@@ -449,14 +604,15 @@ impl<'s, 'k> Parser<'s, 'k> {
                     for mut j in specs {
                         if kind == T::Type {
                             if toks[j].kind == T::Ident {
-                                self.file.decls.insert(self.ti(j), PkgDecl::Type(None));
+                                self.globals
+                                    .insert(self.ti(j), Global::Decl(PkgDecl::Type(None)));
                             }
                             continue;
                         }
                         while toks[j].kind == T::Ident {
                             let name = self.ti(j);
                             if name != "_" {
-                                self.file.decls.insert(name, PkgDecl::Var);
+                                self.globals.insert(name, Global::Decl(PkgDecl::Var));
                             }
                             if toks[j + 1].kind != T::Comma {
                                 break;
@@ -494,7 +650,7 @@ impl<'s, 'k> Parser<'s, 'k> {
         match &recv {
             Some(r) => {
                 let class = self.module_qual(r.type_name);
-                func.qualname = format!("{class}.{name}");
+                func.qualname = dotted(&class, name);
                 func.class = Some(class);
                 func.receiver = r.name.map(str::to_string);
             }
@@ -631,9 +787,7 @@ impl<'s, 'k> Parser<'s, 'k> {
         if self.eat(T::RParen) {
             return Ok(None);
         }
-        let name = if self.k() == T::Ident
-            && matches!(self.kn(1), T::Ident | T::Mul | T::LParen)
-        {
+        let name = if self.k() == T::Ident && matches!(self.kn(1), T::Ident | T::Mul | T::LParen) {
             Some(self.next())
         } else {
             None

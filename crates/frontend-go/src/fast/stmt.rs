@@ -253,9 +253,16 @@ impl<'s> Parser<'s, '_> {
         let fn_start = self.m.functions.len();
         let expr_start = self.m.exprs.len();
         let first = self.expr()?;
-        let mut list = vec![first];
-        while self.eat(T::Comma) {
-            list.push(self.expr()?);
+        let mut list = Vec::new();
+        if self.k() == T::Comma {
+            list.push(first);
+            while self.eat(T::Comma) {
+                list.push(self.expr()?);
+            }
+        }
+        let single = list.is_empty();
+        if single {
+            list.push(first);
         }
         let lhs = |this: &mut Self, list: &[Ex]| -> Ex {
             match list {
@@ -294,7 +301,7 @@ impl<'s> Parser<'s, '_> {
             );
             return Ok(Simple::Stmt(value.e));
         }
-        if list.len() != 1 {
+        if !single {
             return Err(Bail);
         }
         match k {
@@ -375,9 +382,7 @@ impl<'s> Parser<'s, '_> {
         } else {
             Some(self.parse_type()?)
         };
-        let op = AssignOp::Declare {
-            mutable: !is_const,
-        };
+        let op = AssignOp::Declare { mutable: !is_const };
         if self.eat(T::Assign) {
             let value = self.expr_list()?;
             for &n in &names {

@@ -2,9 +2,10 @@
 //! text and what they resolve to), declared type references, and type
 //! declarations with their struct fields.
 
+use super::dotted;
 use super::lexer::T;
 use super::{Bail, Parser, R, TYPE_LIMIT};
-use crate::resolve::{Local, PkgDecl, Resolution};
+use crate::resolve::{Local, Resolution};
 use unsnarl_model::{Block, Field, Span, StmtKind, TypeDecl, TypeRef};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -390,8 +391,8 @@ impl<'s> Parser<'s, '_> {
                 TyK::Qualified => {
                     let pkg = self.ti(ty.a as usize);
                     let name = self.ti(ty.b as usize);
-                    return match self.file.resolve(&self.scopes, pkg) {
-                        Resolution::Package(path) => Some(format!("{path}.{name}")),
+                    return match self.res(pkg) {
+                        Resolution::Package(path) => Some(dotted(path, name)),
                         _ => None,
                     };
                 }
@@ -401,11 +402,11 @@ impl<'s> Parser<'s, '_> {
     }
 
     pub(super) fn resolve_type_name(&self, name: &str) -> Option<String> {
-        match self.file.resolve(&self.scopes, name) {
+        match self.res(name) {
             Resolution::Local(Local::Type(t)) => Some(self.m.types[t.index()].qualname.clone()),
             Resolution::Local(_) | Resolution::Package(_) | Resolution::Unknown => None,
             Resolution::Module(_) => Some(self.module_qual(name)),
-            Resolution::DotImport(path) => Some(format!("{path}.{name}")),
+            Resolution::DotImport(path) => Some(dotted(path, name)),
             Resolution::Builtin => Some(name.to_string()),
         }
     }
@@ -508,7 +509,7 @@ impl<'s> Parser<'s, '_> {
             self.add_stmt(out, StmtKind::Pass, start, end);
             return Ok(());
         }
-        let qualname = format!("{}.{}", self.qual, name);
+        let qualname = dotted(&self.qual, name);
         let id = self.m.add_type(TypeDecl {
             name: name.to_string(),
             qualname,
@@ -517,8 +518,6 @@ impl<'s> Parser<'s, '_> {
         });
         if self.scopes.in_function() {
             self.scopes.declare_as(name, Local::Type(id));
-        } else if let Some(d) = self.file.decls.get_mut(name) {
-            *d = PkgDecl::Type(Some(id));
         }
         self.scopes.push();
         let r = (|| {
