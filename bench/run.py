@@ -503,7 +503,8 @@ def main() -> int:
                      f"{args.warmup} warm-up run{'s' if args.warmup != 1 else ''} each, then {args.runs} counted run{'s' if args.runs != 1 else ''} each; "
                      "wall is the median (min–max), CPU is user+sys of the process tree (median), "
                      "RSS is the median peak RSS of the largest process of the tree. "
-                     "Ratios are unsnarl/peer of the median wall times of the same pair.")
+                     "Ratios are unsnarl/peer of the median wall times of the same pair (in parentheses, of the median CPU times); "
+                     "the targets are on wall time.")
         lines.append("")
         lines.append(f"Load average (1, 5, 15 min) at start {load_start[0]:.2f} {load_start[1]:.2f} {load_start[2]:.2f}, "
                      f"at end {load_end[0]:.2f} {load_end[1]:.2f} {load_end[2]:.2f}, "
@@ -528,7 +529,8 @@ def main() -> int:
                     tgt = None
                 ok = None if (tgt is None or ratio is None) else ratio <= tgt
                 tcell = "" if tgt is None else f"≤ {tgt:g}: {verdict(ok)}"
-                rcell = "" if ratio is None else f"{ratio:.2f}"
+                # The CPU ratio too: much less sensitive to a loaded machine.
+                rcell = "" if ratio is None else f"{ratio:.2f} (CPU {sa.med('cpu') / max(sb.med('cpu'), 1e-9):.2f})"
                 if tgt is not None:
                     targets.append((f"{c}: unsnarl ≤ {tgt:g}× {sb.tool.label}",
                                     ok, "" if ratio is None else f"{ratio:.2f}×"))

@@ -87,7 +87,7 @@ fn trees_dir() -> PathBuf {
 
 /// Every file of `lang` under `root`, sorted by path (deterministic), as
 /// (relative path, absolute path, size).
-fn list(root: &Path, lang: Language) -> Vec<(String, PathBuf, u64)> {
+fn list(root: &Path, lang: Language) -> Vec<Listed> {
     let mut out = Vec::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
@@ -119,7 +119,7 @@ fn list(root: &Path, lang: Language) -> Vec<(String, PathBuf, u64)> {
     out
 }
 
-fn read(files: &[(String, PathBuf, u64)], lang: Language) -> Vec<Source> {
+fn read(files: &[Listed], lang: Language) -> Vec<Source> {
     files
         .par_iter()
         .filter_map(|(rel, p, _)| {
@@ -134,7 +134,7 @@ fn read(files: &[(String, PathBuf, u64)], lang: Language) -> Vec<Source> {
 }
 
 /// The fallback when the corpus is missing: examples/ and tests/fixtures/.
-fn fallback(lang: Language) -> Vec<(String, PathBuf, u64)> {
+fn fallback(lang: Language) -> Vec<Listed> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = list(&root.join("examples"), lang);
     files.extend(list(&root.join("tests/fixtures"), lang));
@@ -196,10 +196,15 @@ fn parse_lower(bencher: Bencher, name: &str) {
     });
 }
 
+/// A file as listed: path relative to the tree, absolute path, size.
+type Listed = (String, PathBuf, u64);
+/// The input of `ProjectIndex::build`: per file, its path and summaries.
+type Summaries = Vec<(Box<str>, Vec<FnSummary>)>;
+
 /// The summaries of every file of the largest corpus (or of
 /// `UNSNARL_BENCH_INDEX_TREE`), made in parallel, once.
-fn index_input() -> &'static (String, Vec<(Box<str>, Vec<FnSummary>)>) {
-    static INPUT: OnceLock<(String, Vec<(Box<str>, Vec<FnSummary>)>)> = OnceLock::new();
+fn index_input() -> &'static (String, Summaries) {
+    static INPUT: OnceLock<(String, Summaries)> = OnceLock::new();
     INPUT.get_or_init(|| {
         let trees = trees_dir();
         let chosen = std::env::var("UNSNARL_BENCH_INDEX_TREE").ok();
@@ -208,7 +213,7 @@ fn index_input() -> &'static (String, Vec<(Box<str>, Vec<FnSummary>)>) {
             None => vec!["python", "jsts", "go", "rust"],
         };
         // Every supported file of each candidate tree; the largest by bytes.
-        let mut best: Option<(String, Vec<(String, PathBuf, u64)>)> = None;
+        let mut best: Option<(String, Vec<Listed>)> = None;
         for t in candidates {
             let root = trees.join(t);
             let mut files = Vec::new();
@@ -256,7 +261,7 @@ fn index_input() -> &'static (String, Vec<(Box<str>, Vec<FnSummary>)>) {
             .build()
             .expect("a thread pool");
         let bytes: u64 = files.iter().map(|f| f.2).sum();
-        let summaries: Vec<(Box<str>, Vec<FnSummary>)> = pool.install(|| {
+        let summaries: Summaries = pool.install(|| {
             files
                 .par_iter()
                 .filter_map(|(rel, p, _)| {

@@ -95,7 +95,16 @@ pub struct CheckArgs {
     /// [default: 10]
     #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
     pub file_timeout: Option<f64>,
+
+    /// Keep at most this many MiB of analyzed files in memory while the
+    /// project index is built; files beyond it are parsed again for the
+    /// rules (slower, same results) [default: 1024]
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u32).range(0..=MAX_MEMORY_BUDGET_MIB as i64))]
+    pub memory_budget: Option<u32>,
 }
+
+/// The largest accepted memory budget (1 TiB).
+pub const MAX_MEMORY_BUDGET_MIB: u32 = 1 << 20;
 
 /// A number of seconds: finite, not negative, at most a year.
 pub fn parse_seconds(s: &str) -> Result<f64, String> {

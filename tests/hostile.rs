@@ -328,6 +328,7 @@ fn a_file_deleted_between_walk_and_read_is_skipped_as_vanished() {
         filter: unsnarl::filter::Filter::default(),
         include_generated: false,
         file_timeout: None,
+        memory_budget: unsnarl::pipeline::DEFAULT_MEMORY_BUDGET,
         progress: false,
     };
     let frontend = Deleter {
@@ -474,4 +475,107 @@ fn a_pathological_file_is_abandoned_and_the_run_completes() {
             _ => assert!(r.stdout.contains("::warning file=big.py,"), "{r:?}"),
         }
     }
+}
+
+#[test]
+fn a_go_mod_that_is_a_fifo_or_dev_zero_does_not_block_the_go_rules() {
+    // GO015 and GO030 read the `go` directive of the nearest go.mod. That
+    // read used to open whatever was named go.mod: a FIFO blocked the scan
+    // forever (the time budget cannot interrupt a blocked read), a link to
+    // /dev/zero never ended.
+    let capture = "package p\n\nfunc f(xs []int) {\n\tfor _, x := range xs {\n\t\tgo func() { println(x) }()\n\t}\n}\n";
+    let t = Tree::new();
+    t.write("fifo/a.go", capture).write("zero/a.go", capture);
+    let st = Command::new("mkfifo")
+        .arg(t.join("fifo/go.mod"))
+        .status()
+        .expect("mkfifo");
+    assert!(st.success());
+    std::os::unix::fs::symlink("/dev/zero", t.join("zero/go.mod")).unwrap();
+    for dir in ["fifo", "zero"] {
+        let r = guarded(
+            &t.join(dir),
+            &[
+                "check",
+                "--no-config",
+                "--format",
+                "json",
+                "--file-timeout",
+                "0",
+            ],
+            MINUTE,
+        );
+        let v = r.completed().json();
+        assert_eq!(v["summary"]["files_scanned"], 1, "{dir}: {r:?}");
+        assert!(r.max_rss_kib < 1024 * 1024, "{dir}: {r:?}");
+    }
+}
+
+#[test]
+fn ignore_files_that_are_fifos_or_devices_neither_block_nor_exhaust_memory() {
+    // The walker reads a folder's .gitignore, .ignore and .git/info/exclude
+    // as it enters it, and used to open them whatever they were: a FIFO
+    // blocked the scan forever, a link to /dev/zero never ended.
+    let mkfifo = |p: PathBuf| {
+        let st = Command::new("mkfifo").arg(p).status().expect("mkfifo");
+        assert!(st.success());
+    };
+    let t = Tree::new();
+    t.write("a.py", "x = 1\n")
+        .write("fifo/b.py", "x = 1\n")
+        .write("zero/c.py", "x = 1\n")
+        .write("repo/.git/info/.keep", "")
+        .write("repo/d.py", "x = 1\n")
+        .write("worktree/e.py", "x = 1\n")
+        .write("gitdir/HEAD", "ref: refs/heads/main\n")
+        .write("fine/.gitignore", "skipped.py\n")
+        .write("fine/skipped.py", "x = 1\n")
+        .write("fine/f.py", "x = 1\n");
+    mkfifo(t.join("fifo/.gitignore"));
+    std::os::unix::fs::symlink("/dev/zero", t.join("zero/.ignore")).unwrap();
+    mkfifo(t.join("repo/.git/info/exclude"));
+    mkfifo(t.join("gitdir/commondir"));
+    t.write(
+        "worktree/.git",
+        format!("gitdir: {}\n", t.join("gitdir").display()),
+    );
+    let r = json_check(t.path(), &[]);
+    let v = r.completed().json();
+    // a.py and fine/f.py; fine/.gitignore is still honored.
+    assert_eq!(v["summary"]["files_scanned"], 2, "{r:?}");
+    let errors: Vec<(String, String)> = v["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["path"].as_str().unwrap().to_string(),
+                e["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let paths: Vec<&str> = errors.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(paths, ["fifo", "repo", "worktree", "zero"], "{r:?}");
+    assert!(
+        errors[0]
+            .1
+            .starts_with("folder not scanned: .gitignore is not a regular file"),
+        "{errors:?}"
+    );
+    assert!(
+        errors[3].1.contains(".ignore is not a regular file"),
+        "{errors:?}"
+    );
+    // The same at the root of the scan: ignore files are then not honored,
+    // and the scan goes on.
+    let r = json_check(&t.join("zero"), &[]);
+    let v = r.completed().json();
+    assert_eq!(v["summary"]["files_scanned"], 1, "{r:?}");
+    assert!(
+        v["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("ignore files not honored: "),
+        "{r:?}"
+    );
 }

@@ -83,7 +83,7 @@ pub fn load_file(path: &Path) -> Result<Loaded, ConfigError> {
 }
 
 /// Configuration files larger than this are not read.
-pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+pub const MAX_CONFIG_BYTES: u64 = 10 * 1024 * 1024;
 
 fn read(path: &Path) -> Result<String, ConfigError> {
     let io = |message: String| ConfigError::Io {
@@ -98,8 +98,8 @@ fn read(path: &Path) -> Result<String, ConfigError> {
     }
     if md.len() > MAX_CONFIG_BYTES {
         return Err(io(format!(
-            "larger than {} KiB; not a configuration file",
-            MAX_CONFIG_BYTES / 1024
+            "larger than {} MiB; not a configuration file",
+            MAX_CONFIG_BYTES / (1024 * 1024)
         )));
     }
     std::fs::read_to_string(path).map_err(|e| io(e.to_string()))

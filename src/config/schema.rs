@@ -23,6 +23,7 @@ pub const KEYS: &[&str] = &[
     "format",
     "include-generated",
     "file-timeout",
+    "memory-budget",
     "knowledge",
     "per-file-ignores",
 ];
@@ -44,6 +45,8 @@ pub struct Config {
     pub include_generated: Option<bool>,
     /// Per-file time budget in seconds (0 = no limit).
     pub file_timeout: Option<f64>,
+    /// How many MiB of file models to keep between the passes.
+    pub memory_budget: Option<u32>,
     /// User knowledge: (language, effect, qualified callee patterns).
     pub knowledge: Vec<(Language, Effect, Vec<String>)>,
     /// (glob relative to the config file's directory, codes).
@@ -283,6 +286,30 @@ fn validate(cx: &Cx, table: &DeTable) -> Result<Config, ConfigError> {
                             format!(
                                 "expected a number of seconds from 0 to {} (0 = no limit)",
                                 crate::cli::MAX_SECONDS
+                            ),
+                        ));
+                    }
+                }
+            }
+            "memory-budget" => {
+                let n = match v.get_ref() {
+                    DeValue::Integer(i) => u32::from_str_radix(i.as_str(), i.radix()).ok(),
+                    _ => return Err(cx.wrong_type(k, v, "an integer number of MiB")),
+                };
+                match n {
+                    Some(n) if n <= crate::cli::MAX_MEMORY_BUDGET_MIB => c.memory_budget = Some(n),
+                    _ => {
+                        let shown = match v.get_ref() {
+                            DeValue::Integer(i) => i.to_string(),
+                            _ => String::new(),
+                        };
+                        return Err(cx.invalid(
+                            k,
+                            v.span().start,
+                            &shown,
+                            format!(
+                                "expected a number of MiB from 0 to {}",
+                                crate::cli::MAX_MEMORY_BUDGET_MIB
                             ),
                         ));
                     }

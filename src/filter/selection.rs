@@ -7,7 +7,11 @@ use unsnarl_rules::{Rule, RuleMeta, all_rules};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Code {
     Category(Category),
+    /// One rule, by id.
     Rule(&'static str),
+    /// Every rule with this name (each language has its own rule for a
+    /// shared concern, e.g. `retry-without-backoff`).
+    Name(&'static str),
 }
 
 impl Code {
@@ -17,11 +21,13 @@ impl Code {
         if let Some(c) = Category::from_slug(&s.to_ascii_lowercase()) {
             return Some(Code::Category(c));
         }
-        all_rules()
-            .iter()
-            .map(|r| r.meta())
-            .find(|m| m.id.eq_ignore_ascii_case(s) || m.name.eq_ignore_ascii_case(s))
-            .map(|m| Code::Rule(m.id))
+        let metas = || all_rules().iter().map(|r| r.meta());
+        if let Some(m) = metas().find(|m| m.id.eq_ignore_ascii_case(s)) {
+            return Some(Code::Rule(m.id));
+        }
+        metas()
+            .find(|m| m.name.eq_ignore_ascii_case(s))
+            .map(|m| Code::Name(m.name))
     }
 
     pub fn matches(self, meta: &RuleMeta) -> bool {
@@ -33,6 +39,9 @@ impl Code {
         match self {
             Code::Category(c) => c == category,
             Code::Rule(id) => id == rule,
+            Code::Name(name) => {
+                unsnarl_rules::find_rule(rule).is_some_and(|r| r.meta().name == name)
+            }
         }
     }
 }
@@ -115,8 +124,23 @@ mod tests {
             Code::parse(&first.id.to_ascii_lowercase()),
             Some(Code::Rule(first.id))
         );
-        assert_eq!(Code::parse(first.name), Some(Code::Rule(first.id)));
+        assert_eq!(Code::parse(first.name), Some(Code::Name(first.name)));
+        assert!(Code::Name(first.name).matches(first));
         assert_eq!(Code::parse("no-such-thing"), None);
+    }
+
+    #[test]
+    fn a_shared_name_selects_the_rule_of_every_language() {
+        let shared: Vec<_> = all_rules()
+            .iter()
+            .map(|r| r.meta())
+            .filter(|m| m.name == "retry-without-backoff")
+            .collect();
+        assert!(shared.len() >= 2, "several languages have this rule");
+        let code = Code::parse("retry-without-backoff").unwrap();
+        assert!(shared.iter().all(|m| code.matches(m)));
+        let other = all_rules()[0].meta();
+        assert!(other.name == "retry-without-backoff" || !code.matches(other));
     }
 
     #[test]

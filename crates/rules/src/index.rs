@@ -67,7 +67,11 @@ pub fn summarize(m: &FileModel, kb: &Table, lang: Language) -> Vec<FnSummary> {
             calls: Vec::new(),
         };
         walk_block(m, &f.body, &mut v);
-        let mut returns_awaitable = f.is_async || f.returns.as_ref().is_some_and(is_awaitable_type);
+        let mut returns_awaitable = f.is_async
+            || f.returns.as_ref().is_some_and(|t| {
+                // JS/TS `Promise<T> | undefined`: sometimes no promise at all.
+                is_awaitable_type(t) && !(lang.is_js_family() && is_optional_union(&t.text))
+            });
         let mut returns_via = Vec::new();
         if !returns_awaitable && lang.is_js_family() && !f.is_generator {
             match js_returned_promises(m, kb, &f.body) {
@@ -88,6 +92,14 @@ pub fn summarize(m: &FileModel, kb: &Table, lang: Language) -> Vec<FnSummary> {
         });
     }
     out
+}
+
+/// A TS union type that admits `undefined`/`null`/`void`.
+fn is_optional_union(text: &str) -> bool {
+    text.contains('|')
+        && text
+            .split('|')
+            .any(|part| matches!(part.trim(), "undefined" | "null" | "void"))
 }
 
 /// A declared return type that is a promise/future/coroutine.
@@ -492,6 +504,41 @@ mod tests {
         assert_eq!(&*chain.steps[1].callee, "app.c");
         let d = ix.resolve(Language::Python, "app.d").unwrap();
         assert!(ix.blocking_chain(d).is_none());
+    }
+
+    #[test]
+    fn js_functions_returning_awaitables_are_settled_across_files() {
+        let js = |q: &str, awaitable: bool, via: &[&str]| FnSummary {
+            lang: Language::JavaScript,
+            returns_awaitable: awaitable,
+            returns_via: via.iter().map(|v| (*v).into()).collect(),
+            ..sum(q, false, false, &[])
+        };
+        let ix = ProjectIndex::build(vec![
+            (
+                "src/a.js".into(),
+                vec![
+                    js("src/a.load", false, &["src/b.fetchUser"]),
+                    js("src/a.mixed", false, &["src/b.fetchUser", "src/b.plain"]),
+                ],
+            ),
+            (
+                "src/b.js".into(),
+                vec![
+                    js("src/b.fetchUser", false, &["src/c.get"]),
+                    js("src/b.plain", false, &[]),
+                ],
+            ),
+            ("src/c.d.ts".into(), vec![js("src/c.get", true, &[])]),
+        ]);
+        let awaitable = |q: &str| {
+            let i = ix.resolve(Language::JavaScript, q).unwrap();
+            ix.summary(i).returns_awaitable
+        };
+        assert!(awaitable("src/b.fetchUser"));
+        assert!(awaitable("src/a.load"));
+        assert!(!awaitable("src/a.mixed"));
+        assert!(!awaitable("src/b.plain"));
     }
 
     #[test]

@@ -26,7 +26,7 @@ mod testing;
 pub use context::FileCx;
 pub use deadline::{Deadline, TimedOut};
 pub use index::{FnSummary, ProjectIndex};
-pub use registry::{all_rules, find_rule};
+pub use registry::{all_rules, find_rule, rules_named};
 pub use rule::{Examples, Rule, RuleMeta};
 pub use semantic::Semantic;
 
@@ -38,6 +38,13 @@ pub struct Prepared {
     pub model: FileModel,
     pub sema: Semantic,
     pub lang: Language,
+}
+
+impl Prepared {
+    /// A rough count of the heap bytes it holds, for memory budgets.
+    pub fn approx_bytes(&self) -> usize {
+        self.model.approx_bytes() + self.sema.approx_bytes()
+    }
 }
 
 /// The rules to run and the knowledge they consult.

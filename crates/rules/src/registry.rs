@@ -9,12 +9,23 @@ pub fn all_rules() -> &'static [&'static dyn Rule] {
     RULES
 }
 
-/// The rule with this id (case-insensitive) or name.
+/// The rule with this id (case-insensitive), else the first rule with this
+/// name (several languages may share a name).
 pub fn find_rule(key: &str) -> Option<&'static dyn Rule> {
     RULES
         .iter()
         .copied()
-        .find(|r| r.meta().id.eq_ignore_ascii_case(key) || r.meta().name == key)
+        .find(|r| r.meta().id.eq_ignore_ascii_case(key))
+        .or_else(|| RULES.iter().copied().find(|r| r.meta().name == key))
+}
+
+/// Every rule with this name (one per language at most).
+pub fn rules_named(name: &str) -> Vec<&'static dyn Rule> {
+    RULES
+        .iter()
+        .copied()
+        .filter(|r| r.meta().name.eq_ignore_ascii_case(name))
+        .collect()
 }
 
 static RULES: &[&dyn Rule] = &[
@@ -137,11 +148,25 @@ mod tests {
     #[test]
     fn ids_and_names_are_unique_and_well_formed() {
         let mut ids = HashSet::new();
+        // A name may be shared across languages (the same concern), never
+        // within one.
         let mut names = HashSet::new();
         for r in all_rules() {
             let m = r.meta();
             assert!(ids.insert(m.id), "duplicate id {}", m.id);
-            assert!(names.insert(m.name), "duplicate name {}", m.name);
+            let mut families: Vec<&str> = m
+                .languages
+                .iter()
+                .map(|l| if l.is_js_family() { "js" } else { l.slug() })
+                .collect();
+            families.dedup();
+            for family in families {
+                assert!(
+                    names.insert((family, m.name)),
+                    "duplicate name {} in {family}",
+                    m.name
+                );
+            }
             assert!(
                 m.name.chars().all(|c| c.is_ascii_lowercase() || c == '-'),
                 "{}: name must be kebab-case",

@@ -140,7 +140,10 @@ impl Under {
     fn blocking(&self, cx: &FileCx, e: ExprId) -> Option<String> {
         match &cx.expr(e).kind {
             ExprKind::Send { channel, .. } => {
-                if buffered_local(cx, self.f, *channel) {
+                if buffered_local(cx, self.f, *channel)
+                    || buffered_field(cx, *channel)
+                    || ranged_channel(cx, self.f, *channel)
+                {
                     return None;
                 }
                 Some(format!(
@@ -284,6 +287,89 @@ fn is_done_like(cx: &FileCx, ch: ExprId) -> bool {
         .is_some_and(|c| c.name == "Done" || c.target.as_deref() == Some("time.After"))
 }
 
+/// A struct field channel made with a buffer somewhere in the file
+/// (`b.readySema = make(chan bool, len(all))`).
+fn buffered_field(cx: &FileCx, ch: ExprId) -> bool {
+    let ExprKind::Attr { name, .. } = &cx.expr(cx.model.strip(ch)).kind else {
+        return false;
+    };
+    cx.model.stmts.iter().any(|st| {
+        let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } = &st.kind
+        else {
+            return false;
+        };
+        targets
+            .iter()
+            .any(|&t| matches!(&cx.expr(t).kind, ExprKind::Attr { name: n, .. } if n == name))
+            && cx.call(*v).is_some_and(|c| {
+                c.target.as_deref() == Some("make")
+                    && common::makes_chan(cx, c)
+                    && c.positional(1)
+                        .is_some_and(|n| cx.model.int_value(n) != Some(0))
+            })
+    })
+}
+
+/// A channel taken from a collection field being ranged over (`for _, ch :=
+/// range c.waiters { ch <- v }`) whose elements, everywhere the file
+/// appends them, are made with a buffer (reply channels with room for the
+/// reply).
+fn ranged_channel(cx: &FileCx, f: FuncId, ch: ExprId) -> bool {
+    let Some(name) = cx.model.name_of(ch) else {
+        return false;
+    };
+    let field = common::stmts_in(cx.model, &cx.func(f).body)
+        .into_iter()
+        .find_map(|s| match &cx.stmt(s).kind {
+            StmtKind::For {
+                target: Some(t),
+                iter,
+                ..
+            } if common::names_in_target(cx, *t).contains(&name) => match &cx.expr(*iter).kind {
+                ExprKind::Attr { name, .. } => Some(name.clone()),
+                _ => None,
+            },
+            _ => None,
+        });
+    let Some(field) = field else { return false };
+    let mut appended = 0;
+    for (i, e) in cx.model.exprs.iter().enumerate() {
+        let ExprKind::Call(c) = &e.kind else { continue };
+        if c.target.as_deref() != Some("append")
+            || !c.positional(0).is_some_and(
+                |a| matches!(&cx.expr(a).kind, ExprKind::Attr { name, .. } if *name == field),
+            )
+        {
+            continue;
+        }
+        let Some(v) = c.positional(1) else {
+            return false;
+        };
+        let made = cx.call(v).or_else(|| {
+            let n = cx.model.name_of(v)?;
+            let g = cx.func_of(ExprId(i as u32));
+            common::bindings(cx, g, n)
+                .into_iter()
+                .find_map(|(_, val)| val.and_then(|val| cx.call(val)))
+        });
+        let buffered = made.is_some_and(|m| {
+            m.target.as_deref() == Some("make")
+                && common::makes_chan(cx, m)
+                && m.positional(1)
+                    .is_some_and(|n| cx.model.int_value(n) != Some(0))
+        });
+        if !buffered {
+            return false;
+        }
+        appended += 1;
+    }
+    appended > 0
+}
+
 /// A channel made in this function with a buffer (sized for what is sent,
 /// more often than not).
 fn buffered_local(cx: &FileCx, f: FuncId, ch: ExprId) -> bool {
@@ -421,7 +507,10 @@ func (q *Queue) Notify(listeners []func(int)) {
     pass: &[r#"
 package app
 
-import "sync"
+import (
+	"os/exec"
+	"sync"
+)
 
 type Hub struct {
 	mu   sync.Mutex
@@ -448,6 +537,56 @@ func (h *Hub) TryPublish(e Event) {
 		}
 	}
 	h.n++
+}
+
+type call struct {
+	chans []chan int
+	val   int
+}
+
+type Group struct {
+	mu    sync.Mutex
+	calls map[string]*call
+	ready chan bool
+}
+
+func NewGroup(n int) *Group {
+	g := &Group{calls: map[string]*call{}}
+	g.ready = make(chan bool, n)
+	return g
+}
+
+func (g *Group) Wait(key string) <-chan int {
+	ch := make(chan int, 1)
+	g.mu.Lock()
+	c := g.calls[key]
+	c.chans = append(c.chans, ch)
+	g.mu.Unlock()
+	return ch
+}
+
+func (g *Group) finish(key string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	c := g.calls[key]
+	for _, ch := range c.chans {
+		ch <- c.val
+	}
+	g.ready <- true
+}
+
+type Repo struct {
+	mu  FileLock
+	dir string
+}
+
+func (r *Repo) Fetch() error {
+	unlock, err := r.mu.Lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return exec.Command("git", "-C", r.dir, "fetch").Run()
 }
 
 func (h *Hub) WithLock(fn func()) {

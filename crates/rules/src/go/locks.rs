@@ -56,8 +56,16 @@ pub fn lock_op(cx: &FileCx, e: ExprId) -> Option<LockOp> {
     if !c.args.is_empty() {
         return None;
     }
-    // Any zero-argument Lock/Unlock method is taken for a lock: sync's
-    // mutexes, embedded mutexes, lock wrappers, file locks.
+    // Any zero-argument Lock/Unlock method whose result is not used is
+    // taken for a lock: sync's mutexes, embedded mutexes, lock wrappers.
+    // (`unlock, err := fileLock.Lock()` is a different kind of lock: a
+    // cross-process file lock meant to be held across I/O.)
+    if matches!(kind, OpKind::Lock | OpKind::RLock)
+        && !matches!(cx.tree.expr_parent(e), unsnarl_model::walk::Parent::Stmt(s)
+            if matches!(cx.stmt(s).kind, StmtKind::Expr(_) | StmtKind::Defer(_)))
+    {
+        return None;
+    }
     let recv = c.receiver?;
     let instance = cx.model.dotted(recv)?;
     let (class, recv_path) = classify(cx, cx.func_of(e), recv, &instance);

@@ -96,6 +96,9 @@ impl Rule for TimerNotStopped {
                 continue;
             };
             let f = cx.tree.stmt_func(StmtId(i as u32));
+            if common::in_test_func(cx, f) {
+                continue;
+            }
             let scope = common::outermost(cx, f);
             if matches!(common::name_scope(cx, f, name), common::NameScope::Package) {
                 continue;
@@ -166,7 +169,26 @@ func Heartbeat(stop <-chan struct{}, send func()) {
 	}
 }
 "#],
-    pass: &[r#"
+    pass: &[
+        r#"
+// file: app/loop_test.go
+package app
+
+import (
+	"testing"
+	"time"
+)
+
+func (s) TestLoop(t *testing.T) {
+	timer := time.NewTimer(time.Second)
+	select {
+	case <-done:
+	case <-timer.C:
+		t.Fatal("timeout")
+	}
+}
+"#,
+        r#"
 package app
 
 import "time"
@@ -205,7 +227,8 @@ func Wait(d time.Duration) {
 		<-t.C
 	}
 }
-"#],
+"#,
+    ],
 };
 
 #[cfg(test)]

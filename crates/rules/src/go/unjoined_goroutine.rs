@@ -3,6 +3,7 @@
 use super::common::{self, ChanUse};
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
+use std::collections::HashMap;
 use unsnarl_model::walk::{Visitor, walk_block};
 use unsnarl_model::*;
 
@@ -148,9 +149,21 @@ fn named_goroutine(cx: &FileCx, c: &Call) -> bool {
 /// deferred `func() { <-sem }()`), tells someone it ended or failed, or
 /// hands its result to the spawning function through a captured variable.
 fn func_signals(cx: &FileCx, f: FuncId) -> bool {
+    signals_deep(cx, f, &common::functions_by_qualname(cx), 2)
+}
+
+/// Like [`func_signals`], following calls of functions of the file a few
+/// levels down (`go c.readLoop()` whose cleanup closes `c.readerDone`).
+fn signals_deep(cx: &FileCx, f: FuncId, by_name: &HashMap<&str, FuncId>, depth: u32) -> bool {
     common::with_descendants(cx, f).into_iter().any(|g| {
         body_signals(cx, &cx.func(g).body)
             || (cx.func(f).kind == FnKind::Closure && assigns_captured(cx, f, g))
+            || (depth > 0
+                && unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(g).body)
+                    .into_iter()
+                    .filter_map(|e| cx.call(e))
+                    .filter_map(|c| common::callee_in_file(by_name, c))
+                    .any(|h| h != f && signals_deep(cx, h, by_name, depth - 1)))
     })
 }
 
@@ -361,6 +374,28 @@ func Fetch(u string) <-chan Result {
 "#,
         r#"
 package app
+
+type Conn struct {
+	done chan struct{}
+	conn Transport
+}
+
+func (c *Conn) Start() {
+	go c.readLoop()
+}
+
+func (c *Conn) readLoop() {
+	defer c.cleanup()
+	for {
+		if _, err := c.conn.Read(); err != nil {
+			return
+		}
+	}
+}
+
+func (c *Conn) cleanup() {
+	close(c.done)
+}
 
 func worker(jobs <-chan int, wg *sync.WaitGroup) {
 	defer wg.Done()

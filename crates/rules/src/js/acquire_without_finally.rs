@@ -11,7 +11,7 @@ pub struct AcquireWithoutFinally;
 
 pub static META: RuleMeta = RuleMeta {
     id: "JS016",
-    name: "acquire-without-finally",
+    name: "release-not-in-finally",
     category: Category::SemaphoreMisuse,
     severity: Severity::Medium,
     languages: &[Language::JavaScript, Language::TypeScript],

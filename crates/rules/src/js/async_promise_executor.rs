@@ -16,7 +16,7 @@ pub static META: RuleMeta = RuleMeta {
     summary: "A `new Promise(...)` executor is an `async` function: an exception after its first `await` rejects a promise nobody sees, and the outer promise never settles.",
     docs: r#"
 `new Promise(async (resolve, reject) => { ... })`: the executor is an async
-function.
+function with an `await` outside `try`/`catch`.
 
 ## Why
 
@@ -70,7 +70,9 @@ impl Rule for AsyncPromiseExecutor {
             let Some(f) = c.positional(0).and_then(|a| common::callback_fn(cx, a)) else {
                 continue;
             };
-            if !cx.func(f).is_async {
+            // Every await inside `try`/`catch` (wired to `reject`): awkward but
+            // nothing escapes.
+            if !cx.func(f).is_async || common::unguarded_await(cx, f).is_none() {
                 continue;
             }
             out.push(cx.finding(
@@ -98,11 +100,9 @@ function readBody(req) {
         r#"
 const wait = (client, key) =>
   new Promise(async function (resolve, reject) { // expect
-    try {
-      resolve(await client.get(key));
-    } catch (e) {
-      reject(e);
-    }
+    const value = await client.get(key);
+    if (!value) reject(new Error("missing"));
+    resolve(value);
   });
 "#,
     ],
@@ -123,6 +123,15 @@ async function readBody(req) {
   for await (const c of req) chunks.push(c);
   return Buffer.concat(chunks);
 }
+
+const wait = (client, key) =>
+  new Promise(async (resolve, reject) => {
+    try {
+      resolve(await client.get(key));
+    } catch (e) {
+      reject(e);
+    }
+  });
 "#],
 };
 

@@ -106,6 +106,14 @@ pub static EXAMPLES: Examples = Examples {
     language: Language::JavaScript,
     fail: &[
         r#"
+// file: pages/api/report.js
+import fs from "node:fs";
+
+export default function handler(req, res) {
+  res.status(200).send(fs.readFileSync(`/reports/${req.query.id}.csv`)); // expect
+}
+"#,
+        r#"
 const fs = require("fs");
 const { execSync } = require("node:child_process");
 
@@ -144,6 +152,22 @@ wss.on("connection", (ws) => {
   ws.on("message", (msg) => {
     fs.appendFileSync("/var/log/chat.log", msg); // expect
   });
+});
+
+async function upload(req) {
+  await new Promise((resolve) => req.on("end", resolve));
+  return db.query("select 1").then((rows) => {
+    fs.writeFileSync("/tmp/last.json", JSON.stringify(rows)); // expect
+    return rows;
+  });
+}
+
+fastify.route({
+  method: "GET",
+  url: "/config",
+  handler: (request, reply) => {
+    reply.send(fs.readFileSync("/etc/app/config.json")); // expect
+  },
 });
 
 function syncGet(url) {

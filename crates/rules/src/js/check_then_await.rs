@@ -106,6 +106,15 @@ impl Rule for CheckThenAwait {
                 } else {
                     continue;
                 };
+                // A lazily created value is handed out (`return conn`); a
+                // one-time initializer that returns nothing is not a getter.
+                let targets: Vec<Target> = targets
+                    .into_iter()
+                    .filter(|t| matches!(t, Target::Container(_)) || returns_state(cx, f, t))
+                    .collect();
+                if targets.is_empty() {
+                    continue;
+                }
                 if let Some((write, await_span)) =
                     act_after_await(cx, &targets, &region, region_start, *cond)
                 {
@@ -128,6 +137,15 @@ impl Rule for CheckThenAwait {
             }
         }
     }
+}
+
+/// `f` returns the state (`return conn`, `return this.client`).
+fn returns_state(cx: &FileCx, f: FuncId, t: &Target) -> bool {
+    let Target::Value(key) = t else { return true };
+    common::stmts_of(cx, f).into_iter().any(|s| {
+        matches!(cx.stmt(s).kind, StmtKind::Return(Some(v))
+            if exprs_under(cx.model, v).into_iter().any(|x| common::chain_key(cx, x).as_deref() == Some(key)))
+    })
 }
 
 /// The function takes a lock (then the check is protected).
@@ -211,6 +229,14 @@ fn tests(cx: &FileCx, f: FuncId, cond: ExprId, absent: bool) -> Option<Vec<Targe
 /// What a truthy test of `e` says is present.
 fn present_target(cx: &FileCx, f: FuncId, e: ExprId) -> Option<Target> {
     let e = cx.model.strip(e);
+    // `const cached = cache.get(k); if (cached) ...`: the local stands for
+    // the read.
+    if let Some(name) = cx.model.name_of(e)
+        && common::scope_of(cx, f, name) == common::Scope::Local
+    {
+        let init = local_init(cx, f, name)?;
+        return present_target(cx, f, init);
+    }
     if let Some(c) = cx.call(e) {
         if matches!(c.name.as_str(), "has" | "get") {
             return shared_key(cx, f, c.receiver?).map(Target::Container);
@@ -221,6 +247,22 @@ fn present_target(cx: &FileCx, f: FuncId, e: ExprId) -> Option<Target> {
         return shared_key(cx, f, obj).map(Target::Container);
     }
     shared_key(cx, f, e).map(Target::Value)
+}
+
+/// The initializer of a local assigned once (`const x = ...`).
+fn local_init(cx: &FileCx, f: FuncId, name: &str) -> Option<ExprId> {
+    let mut found = None;
+    for s in common::stmts_of(cx, f) {
+        if let StmtKind::Assign { targets, value, op } = &cx.stmt(s).kind
+            && targets.iter().any(|&t| cx.model.name_of(t) == Some(name))
+        {
+            if found.is_some() || !matches!(op, AssignOp::Declare { .. }) {
+                return None;
+            }
+            found = Some((*value)?);
+        }
+    }
+    found
 }
 
 /// The key of a shared-state chain.
@@ -277,6 +319,19 @@ fn act_after_await(
         stmts.push(s);
         stmts.extend(collect_stmts(cx, s));
     }
+    // Locals made in the region (`const v = await f()`, `const pool = new
+    // Pool(); await pool.query(...)`): values prepared across the await.
+    let mut awaited_locals: Vec<String> = Vec::new();
+    for &s in &stmts {
+        if let StmtKind::Assign {
+            targets: ts,
+            value: Some(_),
+            op: AssignOp::Declare { .. },
+        } = &cx.stmt(s).kind
+        {
+            awaited_locals.extend(ts.iter().flat_map(|&t| common::bound_names(cx, t)));
+        }
+    }
     for s in stmts {
         let Some(written) = writes(cx, s) else {
             continue;
@@ -285,6 +340,15 @@ fn act_after_await(
             continue;
         }
         let span = cx.stmt(s).span;
+        // Set before any await: the check and the act are atomic.
+        if span.end <= first_await {
+            return None;
+        }
+        // Only a value that comes from the awaited work is a memoized value
+        // (flags and resets are not).
+        if !value_from_await(cx, s, &awaited_locals) {
+            continue;
+        }
         let Some(await_before) = awaits
             .iter()
             .find(|a| a.start < span.end && a.start >= first_await)
@@ -302,6 +366,36 @@ fn act_after_await(
         return Some((s, *await_before));
     }
     None
+}
+
+/// An await of new work (a call), not of a promise stored earlier (`await
+/// this.readyPromise` is how a memoized promise is shared).
+fn awaits_work(cx: &FileCx, x: ExprId) -> bool {
+    match cx.expr(x).kind {
+        ExprKind::Await(inner) => exprs_under(cx.model, inner)
+            .into_iter()
+            .any(|y| cx.call(y).is_some()),
+        _ => false,
+    }
+}
+
+/// The written value contains an await or a local holding an awaited value.
+fn value_from_await(cx: &FileCx, s: StmtId, awaited: &[String]) -> bool {
+    let value = match &cx.stmt(s).kind {
+        StmtKind::Assign { value: Some(v), .. } => *v,
+        StmtKind::Expr(e) => match cx.call(*e).and_then(|c| c.positional(1)) {
+            Some(v) => v,
+            None => return false,
+        },
+        _ => return false,
+    };
+    exprs_under(cx.model, value).into_iter().any(|x| {
+        awaits_work(cx, x)
+            || cx
+                .model
+                .name_of(x)
+                .is_some_and(|n| awaited.iter().any(|a| a == n))
+    })
 }
 
 fn same_state(check: &Target, write: &Target) -> bool {
@@ -378,7 +472,10 @@ fn stores_promise(cx: &FileCx, s: StmtId) -> bool {
     let has_await = exprs_under(cx.model, value)
         .into_iter()
         .any(|x| matches!(cx.expr(x).kind, ExprKind::Await(_)));
-    !has_await && common::promise_expr(cx, value).is_some()
+    let chain = cx
+        .call(cx.model.strip(value))
+        .is_some_and(common::is_chain_call);
+    !has_await && (chain || common::promise_expr(cx, value).is_some())
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -409,6 +506,16 @@ async function getOrder(id) {
 }
 "#,
         r#"
+const sessions = new Map();
+
+async function session(token) {
+  const cached = sessions.get(token);
+  if (cached) return cached;
+  const s = await verify(token);
+  sessions.set(token, s); // expect
+  return s;
+}
+
 class TokenSource {
   async token() {
     if (this.cached === undefined) {
@@ -460,6 +567,32 @@ async function doubleChecked(id) {
 async function refresh() {
   if (!conn) return;
   await conn.ping();
+}
+
+class Driver {
+  async connect() {
+    if (!this.database) {
+      this.database = await this.queryCurrentDatabase();
+    }
+  }
+
+  async start() {
+    if (!this.running) {
+      this.running = true;
+      try {
+        await this.loop();
+      } catch (e) {
+        this.running = false;
+        throw e;
+      }
+    }
+  }
+
+  async raw() {
+    if (this.client) return this.client;
+    this.client = await this.clientPromise;
+    return this.client;
+  }
 }
 "#],
 };

@@ -24,6 +24,10 @@ pub fn in_test(cx: &FileCx, f: FuncId) -> bool {
 /// to return a promise or returns one; a known promise API; `new Promise`;
 /// an async IIFE. `None` when nothing says so.
 pub fn promise_call(cx: &FileCx, c: &Call) -> Option<&'static str> {
+    promise_call_with(cx, c, true)
+}
+
+fn promise_call_with(cx: &FileCx, c: &Call, heuristic: bool) -> Option<&'static str> {
     if c.is_new {
         return (c.target.as_deref() == Some("Promise")).then_some("a new promise");
     }
@@ -50,15 +54,100 @@ pub fn promise_call(cx: &FileCx, c: &Call) -> Option<&'static str> {
     if c.target.is_some() && cx.effect(c, Effect::AsyncApi).is_some() {
         return Some("a promise-returning API");
     }
+    if !heuristic {
+        return None;
+    }
     // A method of something unknown (a local, or an import the scan cannot
     // see into) with a database-client name, called without a callback.
-    if c.receiver.is_some()
+    if let Some(r) = c.receiver
+        && db_like(cx, r)
         && cx.kb.find(Effect::AsyncApi, None, &c.name).is_some()
         && !has_callback(cx, c)
     {
         return Some("a promise-returning database call");
     }
     None
+}
+
+/// A receiver named like a database client, pool, repository or model
+/// (`db`, `this.pool`, `userRepository`, `prisma.user`, `User`).
+fn db_like(cx: &FileCx, r: ExprId) -> bool {
+    let Some(d) = cx.model.dotted(r) else {
+        return false;
+    };
+    let mut segs = d.rsplit('.');
+    let last = segs.next().unwrap_or("");
+    let l = last.to_ascii_lowercase();
+    let exact = matches!(
+        l.as_str(),
+        "db" | "database"
+            | "pool"
+            | "client"
+            | "conn"
+            | "prisma"
+            | "knex"
+            | "repo"
+            | "repository"
+            | "collection"
+            | "coll"
+            | "mongo"
+            | "redis"
+            | "pg"
+            | "mysql"
+            | "sequelize"
+            | "em"
+            | "manager"
+            | "tx"
+            | "trx"
+            | "sql"
+    );
+    let suffix = [
+        "repository",
+        "repo",
+        "model",
+        "collection",
+        "db",
+        "pool",
+        "client",
+        "dao",
+        "store",
+    ]
+    .iter()
+    .any(|s| l.ends_with(s));
+    // `prisma.user.findMany()`: a model of a client.
+    let of_client = segs
+        .next()
+        .is_some_and(|p| matches!(p.to_ascii_lowercase().as_str(), "prisma" | "db" | "client"));
+    // `User.findById(id)`: an ORM model class (not a built-in).
+    let model_class = d == last
+        && last.starts_with(|c: char| c.is_ascii_uppercase())
+        && last.chars().any(|c| c.is_ascii_lowercase())
+        && !matches!(
+            last,
+            "Object"
+                | "Array"
+                | "Promise"
+                | "Reflect"
+                | "Proxy"
+                | "JSON"
+                | "Math"
+                | "Date"
+                | "Number"
+                | "String"
+                | "Symbol"
+                | "Buffer"
+                | "Map"
+                | "Set"
+                | "URL"
+                | "Intl"
+                | "Atomics"
+                | "Error"
+                | "RegExp"
+                | "BigInt"
+                | "WeakMap"
+                | "WeakSet"
+        );
+    exact || suffix || of_client || model_class
 }
 
 /// True when a call is given a function argument (callback-style APIs
@@ -94,12 +183,16 @@ pub fn is_chain_call(c: &Call) -> bool {
 /// Why an expression evaluates to a promise (not awaited): a promise call,
 /// or a `.then`/`.catch`/`.finally` chain on one.
 pub fn promise_expr(cx: &FileCx, e: ExprId) -> Option<&'static str> {
+    promise_expr_with(cx, e, true)
+}
+
+fn promise_expr_with(cx: &FileCx, e: ExprId, heuristic: bool) -> Option<&'static str> {
     let e = cx.model.strip(e);
     let c = cx.call(e)?;
     if is_chain_call(c) {
-        return promise_expr(cx, c.receiver?).map(|_| "a promise chain");
+        return promise_expr_with(cx, c.receiver?, heuristic).map(|_| "a promise chain");
     }
-    promise_call(cx, c)
+    promise_call_with(cx, c, heuristic)
 }
 
 /// The function a callback argument is: an inline closure, or a function of
@@ -294,9 +387,16 @@ fn nest_handler(decorator: &str) -> bool {
 /// NestJS controller methods.
 pub fn handlers(cx: &FileCx) -> Handlers {
     let mut h = Handlers::default();
+    let next_api =
+        cx.model.module.contains("pages/api/") || cx.model.module.starts_with("pages/api");
     for f in cx.model.function_ids() {
-        if cx.func(f).decorators.iter().any(|d| nest_handler(d)) {
+        let func = cx.func(f);
+        if func.decorators.iter().any(|d| nest_handler(d)) {
             h.kinds.insert(f, "a NestJS route handler");
+        }
+        // Next.js API routes: the default export of `pages/api/**`.
+        if next_api && func.qualname.ends_with(".default") && !func.params.is_empty() {
+            h.kinds.insert(f, "a request handler");
         }
     }
     // Handlers first by registration, then the events of their parameters
@@ -313,6 +413,20 @@ pub fn handlers(cx: &FileCx) -> Handlers {
             for a in &c.args {
                 if let Some(f) = callback_fn(cx, a.value) {
                     h.kinds.entry(f).or_insert(kind);
+                }
+            }
+        }
+        // `fastify.route({ method, url, handler })`, hapi's `server.route`.
+        if c.name == "route"
+            && c.receiver
+                .and_then(|r| cx.model.dotted(r))
+                .is_some_and(|n| app_like_name(&n))
+        {
+            for a in &c.args {
+                if let OptKey::Set(v) = opt_key(cx, a.value, "handler")
+                    && let Some(f) = callback_fn(cx, v)
+                {
+                    h.kinds.entry(f).or_insert("a request handler");
                 }
             }
         }
@@ -420,33 +534,10 @@ pub fn param_owner(cx: &FileCx, f: FuncId, name: &str) -> Option<FuncId> {
     None
 }
 
-/// Array methods that call their callback synchronously, before returning.
-pub const SYNC_ITERATION: &[&str] = &[
-    "map",
-    "forEach",
-    "filter",
-    "reduce",
-    "reduceRight",
-    "some",
-    "every",
-    "find",
-    "findIndex",
-    "findLast",
-    "findLastIndex",
-    "flatMap",
-    "sort",
-];
-
-/// True when code in `f` runs on the event loop at request time: async
-/// functions (not start-up `main`s, not tests), request/message handlers,
-/// and callbacks run synchronously by either (array iteration, promise
-/// executors).
-pub fn on_loop(cx: &FileCx, h: &Handlers, f: FuncId) -> bool {
-    loop_place(cx, h, f).is_some()
-}
-
-/// Where `f` runs on the loop, for messages ("in async `load`", "in a
-/// request handler"), or `None` (see [`on_loop`]).
+/// Where `f` runs on the loop at request time, for messages ("in async
+/// `load`", "in a request handler"), or `None`: async functions that are
+/// not start-up `main`s or tests, request/message handlers, and the
+/// callbacks and helpers nested in either.
 pub fn loop_place(cx: &FileCx, h: &Handlers, f: FuncId) -> Option<String> {
     let mut cur = f;
     let mut nested = false;
@@ -470,12 +561,11 @@ pub fn loop_place(cx: &FileCx, h: &Handlers, f: FuncId) -> Option<String> {
             }
             return Some(format!("{inner}async {}", cx.func_display(cur)));
         }
-        // A closure run synchronously by its caller runs where the caller does.
-        let (site, _) = closure_call_site(cx, cur)?;
-        let c = cx.call(site).unwrap();
-        let sync = (c.receiver.is_some() && SYNC_ITERATION.contains(&c.name.as_str()))
-            || (c.is_new && c.target.as_deref() == Some("Promise"));
-        if !sync {
+        // A function nested in request-time code (an array callback, a
+        // promise executor, a `.then` or event callback, a local helper)
+        // also runs on the loop at request time, unless it is handed to a
+        // worker thread.
+        if cx.is_offloaded(cur) {
             return None;
         }
         cur = func.parent?;
@@ -547,23 +637,14 @@ pub fn declares_local(cx: &FileCx, f: FuncId, name: &str) -> bool {
                 }
                 StmtKind::For {
                     target: Some(t), ..
-                } => {
-                    if target_binds(m, *t, self.name) {
-                        self.found = true;
-                    }
-                }
-                StmtKind::FuncDef(f) => {
-                    if m.func(*f).name == self.name {
-                        self.found = true;
-                    }
-                }
-                StmtKind::Try { handlers, .. } => {
+                } if target_binds(m, *t, self.name) => self.found = true,
+                StmtKind::FuncDef(f) if m.func(*f).name == self.name => self.found = true,
+                StmtKind::Try { handlers, .. }
                     if handlers
                         .iter()
-                        .any(|h| h.name.as_deref() == Some(self.name))
-                    {
-                        self.found = true;
-                    }
+                        .any(|h| h.name.as_deref() == Some(self.name)) =>
+                {
+                    self.found = true
                 }
                 _ => {}
             }
@@ -593,6 +674,20 @@ fn target_binds(m: &FileModel, t: ExprId, name: &str) -> bool {
         ExprKind::Spread(e) | ExprKind::Cast(e) => target_binds(m, *e, name),
         ExprKind::AssignExpr { target, .. } => target_binds(m, *target, name),
         _ => false,
+    }
+}
+
+/// The names a binding target (a name or a destructuring pattern) binds.
+pub fn bound_names(cx: &FileCx, t: ExprId) -> Vec<String> {
+    match &cx.expr(t).kind {
+        ExprKind::Name { id, .. } => vec![id.clone()],
+        ExprKind::Collection { elems, .. } => {
+            elems.iter().flat_map(|&e| bound_names(cx, e)).collect()
+        }
+        ExprKind::AssignExpr { target, .. } | ExprKind::Spread(target) | ExprKind::Cast(target) => {
+            bound_names(cx, *target)
+        }
+        _ => Vec::new(),
     }
 }
 
@@ -738,6 +833,26 @@ pub fn line_of(cx: &FileCx, offset: u32) -> usize {
         + 1
 }
 
+/// The line of `span` (or the one before it) carries an
+/// `eslint-disable(-next)-line` comment naming `rule` (the author looked at
+/// this exact finding and decided).
+pub fn eslint_disabled(cx: &FileCx, span: Span, rule: &str) -> bool {
+    let start = span.start as usize;
+    let line_start = cx.text[..start.min(cx.text.len())]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
+    let line_end = cx.text[start.min(cx.text.len())..]
+        .find('\n')
+        .map_or(cx.text.len(), |i| start + i);
+    let prev_start = cx.text[..line_start.saturating_sub(1)]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
+    let this_line = &cx.text[line_start..line_end];
+    let prev_line = &cx.text[prev_start..line_start];
+    (this_line.contains("eslint-disable-line") && this_line.contains(rule))
+        || (prev_line.contains("eslint-disable-next-line") && prev_line.contains(rule))
+}
+
 /// A short source excerpt (first line, trimmed, at most 60 characters).
 pub fn excerpt(cx: &FileCx, span: Span) -> String {
     let s = cx.source(span).lines().next().unwrap_or("").trim();
@@ -755,6 +870,12 @@ pub fn delay_of(cx: &FileCx, e: ExprId) -> Option<Option<ExprId>> {
     let e = cx.model.strip(e);
     let c = cx.call(e)?;
     let lname = c.name.to_ascii_lowercase();
+    if c.target
+        .as_deref()
+        .is_some_and(|t| t.starts_with("AbortSignal."))
+    {
+        return None;
+    }
     match c.target.as_deref() {
         Some("setTimeout") => return Some(c.positional(1)),
         Some("timers/promises.setTimeout" | "timers/promises.scheduler.wait") => {
@@ -830,9 +951,22 @@ pub fn grows(cx: &FileCx, e: ExprId) -> bool {
 /// `try` with a `catch`: where a rejection escapes the function. `None` when
 /// every await is guarded (or there is none).
 pub fn unguarded_await(cx: &FileCx, f: FuncId) -> Option<ExprId> {
-    exprs_of(cx, f)
+    let awaits = exprs_of(cx, f)
         .into_iter()
-        .find(|&e| matches!(cx.expr(e).kind, ExprKind::Await(_)) && !in_try_with_catch(cx, e))
+        .find(|&e| matches!(cx.expr(e).kind, ExprKind::Await(_)) && !in_try_with_catch(cx, e));
+    // `for await (x of it)`: each step awaits `it`.
+    awaits.or_else(|| {
+        stmts_of(cx, f)
+            .into_iter()
+            .find_map(|s| match cx.stmt(s).kind {
+                StmtKind::For {
+                    iter,
+                    is_async: true,
+                    ..
+                } if !in_try_with_catch(cx, iter) => Some(iter),
+                _ => None,
+            })
+    })
 }
 
 /// True when `f` has an `await` (or `for await`) anywhere in its own body.
@@ -840,19 +974,20 @@ pub fn has_await(cx: &FileCx, f: FuncId) -> bool {
     !crate::util::awaits_in_block(cx.model, &cx.func(f).body).is_empty()
 }
 
-/// The promise a local of `f` holds: `const p = promiseCall()` (or `let`,
-/// never reassigned) in `f`'s own body. Returns the initializer.
-pub fn promise_binding(cx: &FileCx, f: FuncId, name: &str) -> Option<ExprId> {
-    let mut init = None;
-    let mut writes = 0;
+/// The promises locals of `f` hold: `const p = promiseCall()` (or `let`,
+/// never reassigned) in `f`'s own body; name → initializer.
+pub fn promise_bindings(cx: &FileCx, f: FuncId) -> HashMap<String, ExprId> {
+    let mut writes: HashMap<&str, (usize, Option<ExprId>)> = HashMap::new();
+    let mut spoiled: HashSet<&str> = HashSet::new();
     for s in stmts_of(cx, f) {
         match &cx.stmt(s).kind {
             StmtKind::Assign { targets, value, op } => {
                 for &t in targets {
-                    if cx.model.name_of(t) == Some(name) {
-                        writes += 1;
+                    if let Some(n) = cx.model.name_of(t) {
+                        let w = writes.entry(n).or_insert((0, None));
+                        w.0 += 1;
                         if matches!(op, AssignOp::Declare { .. }) {
-                            init = *value;
+                            w.1 = *value;
                         }
                     }
                 }
@@ -860,8 +995,8 @@ pub fn promise_binding(cx: &FileCx, f: FuncId, name: &str) -> Option<ExprId> {
             StmtKind::For {
                 target: Some(t), ..
             } => {
-                if target_binds(cx.model, *t, name) {
-                    return None;
+                if let Some(n) = cx.model.name_of(*t) {
+                    spoiled.insert(n);
                 }
             }
             _ => {}
@@ -869,13 +1004,19 @@ pub fn promise_binding(cx: &FileCx, f: FuncId, name: &str) -> Option<ExprId> {
     }
     for e in exprs_of(cx, f) {
         if let ExprKind::AssignExpr { target, .. } = cx.expr(e).kind
-            && cx.model.name_of(target) == Some(name)
+            && let Some(n) = cx.model.name_of(target)
         {
-            return None;
+            spoiled.insert(n);
         }
     }
-    let init = init?;
-    (writes == 1 && promise_expr(cx, init).is_some()).then_some(init)
+    writes
+        .into_iter()
+        .filter(|(n, (count, init))| *count == 1 && init.is_some() && !spoiled.contains(n))
+        .filter_map(|(n, (_, init))| {
+            let init = init?;
+            promise_expr(cx, init).map(|_| (n.to_string(), init))
+        })
+        .collect()
 }
 
 /// Every statement of a function body, nested ones included, in order (not

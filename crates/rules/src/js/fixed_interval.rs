@@ -137,37 +137,48 @@ impl Rule for FixedIntervalNoJitter {
 /// randomness.
 fn constant_delay(cx: &FileCx, d: Option<ExprId>) -> bool {
     let Some(d) = d else { return true };
-    if common::has_jitter(cx, d) {
+    if common::has_jitter(cx, d) || common::grows(cx, d) {
         return false;
     }
     if cx.model.int_value(d).is_some() {
         return true;
     }
-    // SCREAMING_CASE constants and `config.x` style settings.
+    // A local: judge its initializer.
+    if let Some(name) = cx.model.name_of(d) {
+        let f = cx.func_of(d);
+        if common::declares_local(cx, f, name) {
+            for s in common::stmts_of(cx, f) {
+                if let StmtKind::Assign {
+                    targets,
+                    value: Some(v),
+                    ..
+                } = &cx.stmt(s).kind
+                    && targets.iter().any(|&t| cx.model.name_of(t) == Some(name))
+                {
+                    return cx.model.int_value(*v).is_some() && !common::has_jitter(cx, *v);
+                }
+            }
+            return false;
+        }
+    }
+    // SCREAMING_CASE constants and `config.pollInterval` style settings.
     cx.model.dotted(d).is_some_and(|n| {
         let last = n.rsplit('.').next().unwrap_or(&n);
+        let l = last.to_ascii_lowercase();
         last.chars()
             .all(|ch| ch.is_ascii_uppercase() || ch == '_' || ch.is_ascii_digit())
-            || last.to_ascii_lowercase().ends_with("interval")
-            || last.to_ascii_lowercase().ends_with("delay")
-            || last.to_ascii_lowercase().ends_with("ms")
+            || (n.contains('.')
+                && (l.ends_with("interval") || l.ends_with("delay") || l.ends_with("ms")))
     })
 }
 
-/// The callback (or what it calls in this file) talks to the network.
+/// The callback (or what it calls in this file) refreshes something from
+/// the network.
 fn does_network(cx: &FileCx, f: FuncId) -> bool {
     let name = cx.func(f).name.to_ascii_lowercase();
-    if [
-        "refresh",
-        "poll",
-        "sync",
-        "reload",
-        "fetch",
-        "heartbeat",
-        "ping",
-    ]
-    .iter()
-    .any(|w| name.contains(w))
+    if ["refresh", "poll", "sync", "reload", "fetch"]
+        .iter()
+        .any(|w| name.contains(w))
     {
         return true;
     }
@@ -177,14 +188,30 @@ fn does_network(cx: &FileCx, f: FuncId) -> bool {
             if c.is_new {
                 return false;
             }
-            cx.effect(c, Effect::AsyncApi)
-                .is_some_and(|en| en.kind.as_deref() == Some("io"))
-                || {
-                    let n = c.name.to_ascii_lowercase();
-                    ["refresh", "poll", "sync", "reload", "fetch", "heartbeat"]
-                        .iter()
-                        .any(|w| n.contains(w))
-                }
+            // Reads from a remote (a refresh), not writes such as a batch
+            // flush or a metrics push.
+            matches!(
+                c.target.as_deref(),
+                Some(
+                    "fetch"
+                        | "undici.fetch"
+                        | "undici.request"
+                        | "node-fetch"
+                        | "axios"
+                        | "axios.get"
+                        | "axios.request"
+                        | "got"
+                        | "got.get"
+                        | "ky.get"
+                        | "http.get"
+                        | "https.get"
+                )
+            ) || {
+                let n = c.name.to_ascii_lowercase();
+                ["refresh", "poll", "sync", "reload", "fetch"]
+                    .iter()
+                    .any(|w| n.contains(w))
+            }
         })
     })
 }
@@ -216,6 +243,12 @@ function connect(attempt = 0) {
 setInterval(() => {
   metrics.gauge("heap", process.memoryUsage().heapUsed);
 }, 10000);
+
+const batch = [];
+async function flush() {
+  if (batch.length) await db.events.insertMany(batch.splice(0));
+}
+setInterval(() => flush().catch(log.error), 1000);
 
 async function poll() {
   await syncJobs();

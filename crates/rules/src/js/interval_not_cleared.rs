@@ -59,14 +59,15 @@ impl Rule for IntervalNotCleared {
         if common::skip_file(cx) {
             return;
         }
-        // Everything passed to clearInterval/clearTimeout in the file.
-        let mut cleared: Vec<String> = Vec::new();
-        for ex in &cx.model.exprs {
+        // Everything passed to clearInterval/clearTimeout in the file, with
+        // the function that clears it.
+        let mut cleared: Vec<(String, FuncId)> = Vec::new();
+        for (i, ex) in cx.model.exprs.iter().enumerate() {
             if let ExprKind::Call(c) = &ex.kind
                 && matches!(c.target.as_deref(), Some("clearInterval" | "clearTimeout"))
                 && let Some(a) = c.positional(0)
             {
-                cleared.push(last_key(cx, a));
+                cleared.push((last_key(cx, a), cx.func_of(ExprId(i as u32))));
             }
         }
         for (i, ex) in cx.model.exprs.iter().enumerate() {
@@ -83,7 +84,11 @@ impl Rule for IntervalNotCleared {
             }
             let msg = match holder(cx, e) {
                 Holder::Dropped => "the handle of this `setInterval` is dropped, so it can never be cleared: every call of this function leaves one more timer running forever".to_string(),
-                Holder::Stored(key) if !cleared.contains(&key) => format!(
+                Holder::Stored(key, local) if !cleared.iter().any(|(k, g)| {
+                    // A local handle is cleared in its own function (or a
+                    // callback of it); a field or module variable anywhere.
+                    *k == key && (!local || common::with_nested(cx, f).contains(g))
+                }) => format!(
                     "this `setInterval` is kept in `{key}` but nothing ever calls `clearInterval({key})`: the timer outlives its owner and each call adds another"
                 ),
                 _ => continue,
@@ -100,7 +105,8 @@ impl Rule for IntervalNotCleared {
 
 enum Holder {
     Dropped,
-    Stored(String),
+    /// Kept in a variable or field (`true` for a local of the function).
+    Stored(String, bool),
     Other,
 }
 
@@ -119,7 +125,7 @@ fn holder(cx: &FileCx, e: ExprId) -> Holder {
                     }
                 }
                 ExprKind::AssignExpr { target, .. } => {
-                    return Holder::Stored(last_key(cx, *target));
+                    return Holder::Stored(last_key(cx, *target), false);
                 }
                 _ => return Holder::Other,
             },
@@ -133,7 +139,10 @@ fn holder(cx: &FileCx, e: ExprId) -> Holder {
                                 ExprKind::Name { .. } | ExprKind::Attr { .. }
                             ) =>
                         {
-                            Holder::Stored(last_key(cx, t))
+                            let local = cx.model.name_of(t).is_some_and(|n| {
+                                common::declares_local(cx, cx.tree.stmt_func(s), n)
+                            });
+                            Holder::Stored(last_key(cx, t), local)
                         }
                         _ => Holder::Other,
                     },

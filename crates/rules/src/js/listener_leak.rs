@@ -79,9 +79,9 @@ impl Rule for ListenerLeak {
             return;
         }
         let h = common::handlers(cx);
-        // Removals in the file: (receiver text, event).
-        let mut removals: Vec<(String, Option<String>)> = Vec::new();
-        for ex in &cx.model.exprs {
+        // Removals in the file: (receiver text, event, scope).
+        let mut removals: Vec<(String, Option<String>, Owner)> = Vec::new();
+        for (i, ex) in cx.model.exprs.iter().enumerate() {
             if let ExprKind::Call(c) = &ex.kind
                 && REMOVE.contains(&c.name.as_str())
                 && let Some(r) = c.receiver
@@ -89,6 +89,7 @@ impl Rule for ListenerLeak {
                 removals.push((
                     cx.source(cx.expr(r).span).to_string(),
                     common::str_arg(cx, c, 0).map(str::to_string),
+                    owner(cx, cx.func_of(ExprId(i as u32))),
                 ));
             }
         }
@@ -100,6 +101,11 @@ impl Rule for ListenerLeak {
                 continue;
             }
             let e = ExprId(i as u32);
+            // A kept result is a subscription to remove later
+            // (`const sub = BackHandler.addEventListener(...)`).
+            if !cx.is_discarded(e) {
+                continue;
+            }
             let Some(recv) = c.receiver else { continue };
             let Some(ev) = common::str_arg(cx, c, 0) else {
                 continue;
@@ -118,9 +124,10 @@ impl Rule for ListenerLeak {
                 continue;
             }
             let rtext = cx.source(cx.expr(recv).span);
+            let here = owner(cx, f);
             if removals
                 .iter()
-                .any(|(r, e)| r == rtext && e.as_deref().is_none_or(|e| e == ev))
+                .any(|(r, e, o)| r == rtext && e.as_deref().is_none_or(|e| e == ev) && *o == here)
             {
                 continue;
             }
@@ -134,6 +141,28 @@ impl Rule for ListenerLeak {
             ));
         }
     }
+}
+
+/// Where a removal must be to undo an addition: the same top-level function
+/// (its nested callbacks included), or any method of the same class.
+#[derive(PartialEq)]
+enum Owner {
+    Function(FuncId),
+    Class(String),
+}
+
+fn owner(cx: &FileCx, f: FuncId) -> Owner {
+    let mut top = f;
+    for a in cx.tree.func_ancestors(cx.model, f) {
+        if a.0 == 0 {
+            break;
+        }
+        if let Some(c) = &cx.func(a).class {
+            return Owner::Class(c.clone());
+        }
+        top = a;
+    }
+    Owner::Function(top)
 }
 
 /// The function runs per request/message/call/render: what to call it.
@@ -257,6 +286,13 @@ bus.on("order", log);
 "#,
         r#"
 import { useEffect } from "react";
+
+export function useBack(onBack) {
+  useEffect(() => {
+    const sub = BackHandler.addEventListener("hardwareBackPress", onBack);
+    return () => sub.remove();
+  }, [onBack]);
+}
 
 export function useResize(onResize) {
   useEffect(() => {

@@ -212,6 +212,30 @@ fn awaits_io(cx: &FileCx, inner: ExprId) -> bool {
     if let Some(e) = cx.effect(c, Effect::AsyncApi) {
         return e.kind.as_deref() == Some("io");
     }
+    // Any awaited method of a network or database client.
+    const CLIENTS: &[&str] = &[
+        "ioredis",
+        "redis.",
+        "pg.",
+        "mysql2",
+        "mongodb.",
+        "@prisma/client.",
+        "amqplib.",
+        "kafkajs.",
+        "@aws-sdk/",
+        "axios",
+        "undici",
+        "got",
+        "node-fetch",
+        "ky",
+        "fs/promises.",
+        "fs.promises.",
+    ];
+    if let Some(t) = c.target.as_deref()
+        && CLIENTS.iter().any(|p| t.starts_with(p))
+    {
+        return true;
+    }
     is_io_method_call(c)
 }
 

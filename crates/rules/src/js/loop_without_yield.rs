@@ -16,12 +16,13 @@ pub static META: RuleMeta = RuleMeta {
     category: Category::CpuInAsync,
     severity: Severity::High,
     languages: &[Language::JavaScript, Language::TypeScript],
-    summary: "A request handler or async function loops over input whose size the client or the database decides (a request field, the rows of a query) doing work per item, with no `await` to yield in between.",
+    summary: "A request handler loops over input whose size the client or the database decides (a request field, the rows of a query) doing work per item, with no `await` to yield in between.",
     docs: r#"
-In an async function or a request/message handler, a loop whose length comes
-from the request (`req.body.items`, `Number(req.query.n)`) or from the
-result of an awaited query, whose body calls other code or loops again, and
-that never awaits.
+In a request/message handler (or code it runs synchronously), a loop whose
+length comes from the request (`req.body.items`, `Number(req.query.n)`) or
+from the result of a query awaited in the handler; in any async function, a
+loop over awaited `rows`/`records`; or a loop bound in the millions — whose
+body calls other code or loops again, and that never awaits.
 
 ## Why
 
@@ -77,10 +78,11 @@ impl Rule for LoopWithoutYield {
             let Some(place) = common::loop_place(cx, &h, f) else {
                 continue;
             };
-            let taint = tainted(cx, &h, f);
-            if taint.is_empty() {
-                continue;
-            }
+            let in_handler = cx
+                .tree
+                .func_ancestors(cx.model, f)
+                .any(|a| a.0 != 0 && h.kind(a).is_some());
+            let taint = tainted(cx, &h, f, in_handler);
             for s in common::stmts_of(cx, f) {
                 let (head, body) = match &cx.stmt(s).kind {
                     StmtKind::For {
@@ -92,7 +94,8 @@ impl Rule for LoopWithoutYield {
                     StmtKind::While { cond, body, .. } => (*cond, body),
                     _ => continue,
                 };
-                let Some(source) = uses_taint(cx, head, &taint) else {
+                let Some(source) = uses_taint(cx, head, &taint).or_else(|| huge_bound(cx, head))
+                else {
                     continue;
                 };
                 // An outer loop already reported covers this one.
@@ -113,7 +116,13 @@ impl Rule for LoopWithoutYield {
                     cx.stmt(s).span,
                     format!(
                         "this loop runs {place} over `{source}`, whose size the {} decides, without ever yielding: a large input keeps the event loop busy for the whole loop and every other request waits",
-                        if source.contains("req") || source.contains("body") || source.contains("query") { "client" } else { "input" }
+                        if source.contains("req") || source.contains("body") || source.contains("query") {
+                            "client"
+                        } else if source.starts_with(|c: char| c.is_ascii_digit()) {
+                            "code (millions of iterations)"
+                        } else {
+                            "input"
+                        }
                     ),
                     "cap the input size, move the work to a worker thread (`worker_threads`, `piscina`), or yield every N items with `await new Promise(r => setImmediate(r))`",
                 ));
@@ -124,17 +133,17 @@ impl Rule for LoopWithoutYield {
 
 /// Locals of `f` (and of the functions it is nested in) that hold request
 /// input or the result of an awaited call.
-fn tainted(cx: &FileCx, h: &common::Handlers, f: FuncId) -> HashSet<String> {
+fn tainted(cx: &FileCx, h: &common::Handlers, f: FuncId, in_handler: bool) -> HashSet<String> {
     let mut names: HashSet<String> = HashSet::new();
     // Request parameters of handlers (the first one: `req`, `ctx`, `event`).
     for a in cx.tree.func_ancestors(cx.model, f) {
         if a.0 == 0 {
             break;
         }
-        if h.kind(a) == Some("a request handler") || h.kind(a) == Some("an HTTP request handler") {
-            if let Some(p) = cx.func(a).params.first() {
-                names.insert(format!("{}.", p.name));
-            }
+        if (h.kind(a) == Some("a request handler") || h.kind(a) == Some("an HTTP request handler"))
+            && let Some(p) = cx.func(a).params.first()
+        {
+            names.insert(format!("{}.", p.name));
         }
     }
     for a in cx
@@ -157,29 +166,28 @@ fn tainted(cx: &FileCx, h: &common::Handlers, f: FuncId) -> HashSet<String> {
                 continue;
             };
             let v = cx.model.strip(*v);
-            let from_await = matches!(cx.expr(v).kind, ExprKind::Await(_));
+            // Query results count inside request handlers (where their size
+            // multiplies per request), and elsewhere when they are rows or
+            // records; request fields count everywhere.
+            let bulk_name = targets.iter().any(|&t| {
+                cx.model.name_of(t).is_some_and(|n| {
+                    let n = n.to_ascii_lowercase();
+                    n == "rows" || n == "records" || n.ends_with("rows") || n.ends_with("records")
+                })
+            });
+            let from_await =
+                (in_handler || bulk_name) && matches!(cx.expr(v).kind, ExprKind::Await(_));
             if !from_await && uses_taint(cx, v, &names).is_none() {
                 continue;
             }
             for &t in targets {
-                for n in bound_names(cx, t) {
+                for n in common::bound_names(cx, t) {
                     names.insert(n);
                 }
             }
         }
     }
     names
-}
-
-fn bound_names(cx: &FileCx, t: ExprId) -> Vec<String> {
-    match &cx.expr(t).kind {
-        ExprKind::Name { id, .. } => vec![id.clone()],
-        ExprKind::Collection { elems, .. } => {
-            elems.iter().flat_map(|&e| bound_names(cx, e)).collect()
-        }
-        ExprKind::AssignExpr { target, .. } | ExprKind::Spread(target) => bound_names(cx, *target),
-        _ => Vec::new(),
-    }
 }
 
 /// The tainted name or request field an expression reads.
@@ -202,6 +210,23 @@ fn uses_taint(cx: &FileCx, e: ExprId, taint: &HashSet<String>) -> Option<String>
         }
     }
     None
+}
+
+/// `i < 10_000_000`: a loop bound in the millions.
+fn huge_bound(cx: &FileCx, head: ExprId) -> Option<String> {
+    exprs_under(cx.model, head)
+        .into_iter()
+        .find_map(|x| match cx.expr(x).kind {
+            ExprKind::Binary {
+                op: BinOp::Lt | BinOp::LtE | BinOp::Gt | BinOp::GtE,
+                left,
+                right,
+            } => [left, right]
+                .into_iter()
+                .find(|&s| cx.model.int_value(s).is_some_and(|v| v >= 1_000_000))
+                .map(|s| cx.source(cx.expr(s).span).to_string()),
+            _ => None,
+        })
 }
 
 /// The loop body calls other code (not just collection bookkeeping) or

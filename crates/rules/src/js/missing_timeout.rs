@@ -15,9 +15,10 @@ pub static META: RuleMeta = RuleMeta {
     category: Category::MissingTimeout,
     severity: Severity::High,
     languages: &[Language::JavaScript, Language::TypeScript],
-    summary: "An outbound HTTP call can wait forever: `fetch` with no `signal` in server code, an axios call or `axios.create` with no `timeout` (axios waits indefinitely by default), `http.request`/`https.get` with no timeout.",
+    summary: "An outbound HTTP call can wait forever: `fetch` with no `signal` in server code (request handlers, server modules), an axios call or `axios.create` with no `timeout` (axios waits indefinitely by default), `http.request`/`https.get` with no timeout.",
     docs: r#"
-- `fetch(url)` / `fetch(url, options)` without a `signal` in Node code;
+- `fetch(url)` / `fetch(url, options)` without a `signal` in server code (a
+  request handler, or a module that sets up an HTTP server);
 - `axios.get/post/...`, `axios(config)` and `axios.create(config)` without a
   `timeout` (unless the file sets `axios.defaults.timeout`);
 - `http.request`, `http.get`, `https.request`, `https.get` without a
@@ -71,7 +72,8 @@ impl Rule for MissingTimeout {
         if common::skip_file(cx) || cx.model.is_test {
             return;
         }
-        let server = is_server_code(cx);
+        let server = creates_server(cx);
+        let h = common::handlers(cx);
         let axios_defaults = sets_axios_default_timeout(cx);
         for (i, ex) in cx.model.exprs.iter().enumerate() {
             let ExprKind::Call(c) = &ex.kind else {
@@ -85,7 +87,9 @@ impl Rule for MissingTimeout {
                 continue;
             };
             let (what, fix) = match t {
-                "fetch" | "undici.fetch" | "node-fetch" if server => {
+                "fetch" | "undici.fetch" | "node-fetch"
+                    if is_server_code(cx) && (server || in_handler(cx, &h, e)) =>
+                {
                     let missing = match c.positional(1) {
                         None => c.args.len() == 1,
                         Some(o) => common::opt_key(cx, o, "signal") == common::OptKey::Missing,
@@ -227,6 +231,27 @@ fn in_race(cx: &FileCx, e: ExprId) -> bool {
     })
 }
 
+/// The call runs while serving a request (in a handler or a callback of
+/// one).
+fn in_handler(cx: &FileCx, h: &common::Handlers, e: ExprId) -> bool {
+    cx.tree
+        .func_ancestors(cx.model, cx.func_of(e))
+        .any(|a| a.0 != 0 && h.kind(a).is_some())
+}
+
+/// The file sets up a server: an HTTP framework or `http.createServer`.
+fn creates_server(cx: &FileCx) -> bool {
+    const SERVERS: &[&str] = &[
+        "express", "koa", "fastify", "hono", "@nestjs/", "restify", "@hapi/",
+    ];
+    cx.model.imports.iter().any(|i| {
+        let t = i.target.as_str();
+        SERVERS.iter().any(|s| t == s.trim_end_matches('/') || t.starts_with(s) || t.starts_with(&format!("{s}.")))
+    }) || cx.model.exprs.iter().any(|e| {
+        matches!(&e.kind, ExprKind::Call(c) if matches!(c.target.as_deref(), Some("http.createServer" | "https.createServer" | "http2.createServer")))
+    })
+}
+
 /// Node (server) code: it loads Node modules or uses `process`, and does
 /// not touch the DOM.
 pub fn is_server_code(cx: &FileCx) -> bool {
@@ -238,7 +263,7 @@ pub fn is_server_code(cx: &FileCx) -> bool {
                 || t.starts_with("@angular/") || t.starts_with("svelte")
         })
         || cx.model.exprs.iter().any(|e| {
-            matches!(&e.kind, ExprKind::Name { id, resolved: Some(_) } if id == "window" || id == "document" || id == "localStorage")
+            matches!(&e.kind, ExprKind::Name { id, resolved: Some(r) } if r == id && (id == "window" || id == "document" || id == "localStorage"))
         });
     if browser {
         return false;
@@ -273,7 +298,7 @@ pub fn is_server_code(cx: &FileCx) -> bool {
         let t = i.target.as_str();
         NODE.iter().any(|n| t == *n || t.starts_with(&format!("{n}.")) || t.starts_with(&format!("{n}/")))
     }) || cx.model.exprs.iter().any(|e| {
-        matches!(&e.kind, ExprKind::Name { id, resolved: Some(_) } if id == "process" || id == "require")
+        matches!(&e.kind, ExprKind::Name { id, resolved: Some(r) } if r == id && (id == "process" || id == "require"))
     })
 }
 

@@ -70,15 +70,33 @@ impl Rule for PromiseAsValue {
             return;
         }
         let mut reported: HashSet<ExprId> = HashSet::new();
+        let mut bindings: std::collections::HashMap<
+            FuncId,
+            std::collections::HashMap<String, ExprId>,
+        > = std::collections::HashMap::new();
         for (i, ex) in cx.model.exprs.iter().enumerate() {
             let e = ExprId(i as u32);
+            if !matches!(ex.kind, ExprKind::Call(_) | ExprKind::Name { .. })
+                || value_use(cx, e).is_none()
+            {
+                continue;
+            }
             // The promise expression whose value is read here.
             let (promise, via_local) = match &ex.kind {
                 ExprKind::Call(_) if common::promise_expr(cx, e).is_some() => (e, false),
                 ExprKind::Name { id, .. } => {
                     let f = cx.func_of(e);
-                    match common::promise_binding(cx, f, id) {
-                        Some(init) if !is_binding_site(cx, e) => (init, true),
+                    let b = bindings
+                        .entry(f)
+                        .or_insert_with(|| common::promise_bindings(cx, f));
+                    match b.get(id).copied() {
+                        // A local also tested for truth is reported there
+                        // (JS006), once.
+                        Some(init)
+                            if !is_binding_site(cx, e) && !truth_tested_anywhere(cx, f, id) =>
+                        {
+                            (init, true)
+                        }
                         _ => continue,
                     }
                 }
@@ -119,6 +137,13 @@ impl Rule for PromiseAsValue {
     }
 }
 
+/// Some use of the local `name` in `f` is tested for truth.
+fn truth_tested_anywhere(cx: &FileCx, f: FuncId, name: &str) -> bool {
+    common::exprs_of(cx, f)
+        .into_iter()
+        .any(|x| cx.model.name_of(x) == Some(name) && common::truth_tested(cx, x))
+}
+
 /// The name is the target of its own declaration.
 fn is_binding_site(cx: &FileCx, e: ExprId) -> bool {
     match cx.tree.expr_parent(e) {
@@ -134,7 +159,11 @@ fn value_use(cx: &FileCx, e: ExprId) -> Option<&'static str> {
     match cx.tree.expr_parent(e) {
         Parent::Expr(p) => match &cx.expr(p).kind {
             ExprKind::Attr { obj, name, .. } if *obj == e => {
-                if matches!(name.as_str(), "then" | "catch" | "finally" | "constructor") {
+                // A method call (`query.exec()`, `q.lean()`) is how thenable
+                // builders are used; a real promise has no such methods, and
+                // calling one fails loudly anyway.
+                let called = matches!(cx.tree.expr_parent(p), Parent::Expr(c) if cx.call(c).is_some_and(|c| c.func == p));
+                if called || matches!(name.as_str(), "then" | "catch" | "finally" | "constructor") {
                     None
                 } else {
                     Some("read as an object (`.property`)")
@@ -194,6 +223,11 @@ async function show(id) {
   pending.then(log).catch(report);
   const again = await pending;
   return again.email;
+}
+
+async function byEmail(email) {
+  const q = db.users.findOne({ email });
+  return q.lean().exec();
 }
 "#],
 };

@@ -69,29 +69,56 @@ impl Rule for PromiseInCondition {
         if common::skip_file(cx) {
             return;
         }
+        let mut reported: Vec<ExprId> = Vec::new();
+        let mut bindings: std::collections::HashMap<
+            FuncId,
+            std::collections::HashMap<String, ExprId>,
+        > = std::collections::HashMap::new();
         for (i, ex) in cx.model.exprs.iter().enumerate() {
             let e = ExprId(i as u32);
-            let why = match &ex.kind {
-                ExprKind::Call(_) => common::promise_expr(cx, e),
-                ExprKind::Name { id, .. } => {
-                    let f = cx.func_of(e);
-                    common::promise_binding(cx, f, id).map(|_| "it holds a promise")
-                }
-                _ => None,
-            };
-            let Some(why) = why else { continue };
-            if !common::truth_tested(cx, e) {
+            if !matches!(ex.kind, ExprKind::Call(_) | ExprKind::Name { .. })
+                || !common::truth_tested(cx, e)
+            {
                 continue;
             }
+            // The promise, and where its missing `await` belongs: the call
+            // itself, or the initializer of the local tested later.
+            let (why, at) = match &ex.kind {
+                ExprKind::Call(_) => (common::promise_expr(cx, e), e),
+                ExprKind::Name { id, .. } => {
+                    let f = cx.func_of(e);
+                    let b = bindings
+                        .entry(f)
+                        .or_insert_with(|| common::promise_bindings(cx, f));
+                    match b.get(id) {
+                        Some(&init) => (Some("it holds a promise"), init),
+                        None => continue,
+                    }
+                }
+                _ => continue,
+            };
+            let Some(why) = why else { continue };
+            if !common::truth_tested(cx, e) || reported.contains(&at) {
+                continue;
+            }
+            reported.push(at);
             let text = common::excerpt(cx, ex.span);
-            out.push(cx.finding(
+            let mut f = cx.finding(
                 &META,
-                ex.span,
+                cx.expr(at).span,
                 format!(
                     "`{text}` is a promise ({why}) tested for truth without `await`: a promise is always truthy, so this condition never depends on the result and the check it makes is silently skipped"
                 ),
                 format!("await it: `if (await {text})` (the enclosing function must be `async`)"),
-            ));
+            );
+            if at != e {
+                f.related.push(Related {
+                    file: None,
+                    span: ex.span,
+                    message: "tested for truth here".into(),
+                });
+            }
+            out.push(f);
         }
     }
 }
@@ -108,8 +135,8 @@ async function handler(req, res) {
   if (isAllowed(req.user)) { // expect
     return res.send(await secret());
   }
-  const ok = isAllowed(req.user);
-  const label = ok ? "yes" : "no"; // expect
+  const ok = isAllowed(req.user); // expect
+  const label = ok ? "yes" : "no";
   while (!isAllowed(req.user)) { // expect
     await tick();
   }

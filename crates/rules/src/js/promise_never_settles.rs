@@ -96,9 +96,9 @@ impl Rule for PromiseNeverSettles {
                         .any(|x| cx.model.name_of(x) == Some(name))
                 })
             };
-            let reject_used = reject.is_some_and(|r| names_used(r));
+            let reject_used = reject.is_some_and(names_used);
             let msg = if let Some(ev) = event_resolution(cx, exec, resolve) {
-                if reject_used || has_error_listener(cx, &all) {
+                if reject_used || has_error_listener(cx, &all) || ev == "close" {
                     continue;
                 }
                 format!(
@@ -123,6 +123,7 @@ impl Rule for PromiseNeverSettles {
 /// The event whose listener calls `resolve`, when the executor resolves
 /// from an event listener.
 fn event_resolution(cx: &FileCx, exec: FuncId, resolve: &str) -> Option<String> {
+    let mut found: Option<String> = None;
     for g in common::with_nested(cx, exec) {
         for e in common::calls_of(cx, g) {
             let c = cx.call(e).unwrap();
@@ -135,7 +136,25 @@ fn event_resolution(cx: &FileCx, exec: FuncId, resolve: &str) -> Option<String> 
             let Some(ev) = common::str_arg(cx, c, 0) else {
                 continue;
             };
-            if ev == "error" {
+            // Lifecycle events of streams, requests, sockets and processes,
+            // which have an `error` counterpart (custom events do not).
+            if !matches!(
+                ev,
+                "end"
+                    | "finish"
+                    | "close"
+                    | "response"
+                    | "exit"
+                    | "open"
+                    | "connect"
+                    | "ready"
+                    | "listening"
+                    | "drain"
+                    | "data"
+                    | "readable"
+                    | "load"
+                    | "message"
+            ) {
                 continue;
             }
             let Some(cb) = c.positional(1) else { continue };
@@ -149,11 +168,14 @@ fn event_resolution(cx: &FileCx, exec: FuncId, resolve: &str) -> Option<String> 
                     })
                 });
             if resolves {
-                return Some(ev.to_string());
+                // Resolving on `close` as well settles after a failure too.
+                if found.as_deref() != Some("close") {
+                    found = Some(ev.to_string());
+                }
             }
         }
     }
-    None
+    found
 }
 
 fn has_error_listener(cx: &FileCx, all: &[FuncId]) -> bool {
@@ -198,16 +220,15 @@ fn dropped_error_branch(
             if cx.model.name_of(*cond) != Some(p0.name.as_str()) {
                 continue;
             }
-            let settles = unsnarl_model::walk::exprs_in_block(cx.model, then)
-                .into_iter()
-                .any(|x| {
-                    cx.model
-                        .name_of(x)
-                        .is_some_and(|n| n == resolve || Some(n) == reject)
-                        || cx
-                            .call(x)
-                            .is_some_and(|c| c.name == "reject" || c.name == "resolve")
-                });
+            // Any mention of `resolve`/`reject` in the branch, callbacks
+            // included (`return pool.end(() => reject(err))`).
+            let settles = then.iter().any(|&b| {
+                let text = cx.source(cx.stmt(b).span);
+                [Some(resolve), reject, Some("reject"), Some("resolve")]
+                    .into_iter()
+                    .flatten()
+                    .any(|n| has_word(text, n))
+            });
             let returns = then
                 .last()
                 .is_some_and(|&l| matches!(cx.stmt(l).kind, StmtKind::Return(_)));
@@ -217,6 +238,16 @@ fn dropped_error_branch(
         }
     }
     None
+}
+
+fn has_word(text: &str, word: &str) -> bool {
+    text.match_indices(word).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + word.len()..].chars().next();
+        let ident =
+            |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$');
+        !ident(before) && !ident(after)
+    })
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -266,6 +297,17 @@ function readConfig(path) {
 }
 
 const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function refreshed(server) {
+  return new Promise((resolve) => server.once("refreshed", resolve));
+}
+
+function closed(conn) {
+  return new Promise((resolve) => {
+    conn.once("end", resolve);
+    conn.once("close", resolve);
+  });
+}
 "#],
 };
 

@@ -83,7 +83,11 @@ impl Rule for RaceWithoutAbort {
             let unsignalled: Vec<ExprId> = ops
                 .iter()
                 .copied()
-                .filter(|&op| cx.call(cx.model.strip(op)).is_some() && !has_signal(cx, op))
+                .filter(|&op| {
+                    cx.call(cx.model.strip(op)).is_some()
+                        && !has_signal(cx, op)
+                        && !cancelled_otherwise(cx, f, op)
+                })
                 .collect();
             let msg = if let Some(&op) = unsignalled.first() {
                 format!(
@@ -131,6 +135,35 @@ fn is_timer(cx: &FileCx, f: FuncId, e: ExprId) -> bool {
         });
     }
     false
+}
+
+/// The function stops the operation some other way when the timer wins
+/// (`client.disconnect()`, `child.kill()`, `req.destroy()` on the same
+/// object).
+fn cancelled_otherwise(cx: &FileCx, f: FuncId, op: ExprId) -> bool {
+    let Some(root) = cx
+        .call(cx.model.strip(op))
+        .and_then(|c| c.receiver)
+        .and_then(|r| common::root_name(cx, r))
+    else {
+        return false;
+    };
+    common::with_nested(cx, f).into_iter().any(|g| {
+        common::calls_of(cx, g).into_iter().any(|e| {
+            let c = cx.call(e).unwrap();
+            matches!(
+                c.name.as_str(),
+                "abort"
+                    | "cancel"
+                    | "destroy"
+                    | "disconnect"
+                    | "kill"
+                    | "close"
+                    | "terminate"
+                    | "end"
+            ) && c.receiver.and_then(|r| common::root_name(cx, r)) == Some(root)
+        })
+    })
 }
 
 /// The operation call is given an AbortSignal.
@@ -197,6 +230,23 @@ async function withTimer(url) {
         timer = setTimeout(() => { ac.abort(); rej(new Error("t")); }, 1000);
       }),
     ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function connectWithTimeout(client, ms) {
+  let timer;
+  try {
+    await Promise.race([
+      client.connect(),
+      new Promise((_, rej) => {
+        timer = setTimeout(() => rej(new Error("connect timeout")), ms);
+      }),
+    ]);
+  } catch (err) {
+    client.disconnect();
+    throw err;
   } finally {
     clearTimeout(timer);
   }

@@ -99,7 +99,23 @@ impl Rule for ReadAwaitWrite {
                     }
                     continue;
                 }
-                if common::shared_state(cx, f, t).is_none() {
+                // `x ??= await f()` / `x ||= ...` only fill a gap (a
+                // check-then-act, not a read-modify-write).
+                if matches!(op, AssignOp::Augmented(BinOp::Other)) {
+                    continue;
+                }
+                if !matches!(
+                    common::shared_state(cx, f, t),
+                    Some("module state" | "instance state")
+                ) {
+                    continue;
+                }
+                // A promise chain stored back (`p = p.then(...)`) serializes
+                // on purpose.
+                if cx
+                    .call(cx.model.strip(*v))
+                    .is_some_and(common::is_chain_call)
+                {
                     continue;
                 }
                 let Some(key) = common::chain_key(cx, t) else {
@@ -174,7 +190,12 @@ fn plain_shared_read(cx: &FileCx, f: FuncId, v: ExprId) -> Option<String> {
     ) {
         return None;
     }
-    common::shared_state(cx, f, v)?;
+    if !matches!(
+        common::shared_state(cx, f, v)?,
+        "module state" | "instance state"
+    ) {
+        return None;
+    }
     common::chain_key(cx, v)
 }
 
@@ -221,6 +242,13 @@ async function local(order) {
   let sum = 0;
   sum += await priceOf(order);
   return sum;
+}
+
+class Driver {
+  async afterConnect(runner) {
+    this.version ??= await runner.getVersion();
+    this.queue = this.queue.then(() => runner.flush());
+  }
 }
 "#],
 };

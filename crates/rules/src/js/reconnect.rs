@@ -67,31 +67,29 @@ const CLOSE_EVENTS: &[&str] = &["close", "error", "end", "disconnect", "disconne
 pub(crate) fn close_handlers(cx: &FileCx) -> Vec<FuncId> {
     let mut out = Vec::new();
     for g in cx.model.function_ids() {
-        match cx.tree.func_site(g) {
-            Parent::Expr(site) => {
-                if let Some((call, i)) = common::closure_call_site(cx, g) {
-                    let c = cx.call(call).unwrap();
-                    if matches!(
-                        c.name.as_str(),
-                        "on" | "once" | "addListener" | "addEventListener"
-                    ) && i == 1
-                        && common::str_arg(cx, c, 0).is_some_and(|e| CLOSE_EVENTS.contains(&e))
-                    {
-                        out.push(g);
-                    }
-                    continue;
-                }
-                // `ws.onclose = () => ...`
-                if let Parent::Stmt(s) = cx.tree.expr_parent(site)
-                    && let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind
-                    && targets.iter().any(|&t| {
-                        matches!(&cx.expr(t).kind, ExprKind::Attr { name, .. } if name == "onclose" || name == "onerror")
-                    })
-                {
-                    out.push(g);
-                }
+        let Parent::Expr(site) = cx.tree.func_site(g) else {
+            continue;
+        };
+        if let Some((call, i)) = common::closure_call_site(cx, g) {
+            let c = cx.call(call).unwrap();
+            if matches!(
+                c.name.as_str(),
+                "on" | "once" | "addListener" | "addEventListener"
+            ) && i == 1
+                && common::str_arg(cx, c, 0).is_some_and(|e| CLOSE_EVENTS.contains(&e))
+            {
+                out.push(g);
             }
-            _ => {}
+            continue;
+        }
+        // `ws.onclose = () => ...`
+        if let Parent::Stmt(s) = cx.tree.expr_parent(site)
+            && let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind
+            && targets.iter().any(|&t| {
+                matches!(&cx.expr(t).kind, ExprKind::Attr { name, .. } if name == "onclose" || name == "onerror")
+            })
+        {
+            out.push(g);
         }
     }
     out
@@ -101,7 +99,25 @@ pub(crate) fn close_handlers(cx: &FileCx) -> Vec<FuncId> {
 /// registered the handler.
 pub(crate) fn is_reconnect(cx: &FileCx, c: &Call, registrar: Option<FuncId>) -> bool {
     let n = c.name.to_ascii_lowercase();
-    if n.contains("connect") && !n.contains("disconnect") {
+    let n = n.trim_start_matches('_');
+    let connecty = n.starts_with("connect")
+        || n.starts_with("reconnect")
+        || n.ends_with("reconnect")
+        || n == "doconnect";
+    let not_a_connect = [
+        "disconnect",
+        "connection",
+        "connected",
+        "error",
+        "closed",
+        "schedule",
+        "later",
+        "delay",
+        "backoff",
+    ]
+    .iter()
+    .any(|w| n.contains(w));
+    if connecty && !not_a_connect {
         return true;
     }
     let Some(r) = registrar else { return false };
@@ -117,6 +133,42 @@ pub(crate) fn registrar(cx: &FileCx, g: FuncId) -> Option<FuncId> {
         .func_ancestors(cx.model, g)
         .skip(1)
         .find(|&a| a.0 != 0 && !cx.func(a).name.is_empty())
+}
+
+/// A `reconnect()` whose body this file does not show: reconnect routines
+/// usually schedule their own backoff.
+fn opaque_reconnect(cx: &FileCx, c: &Call) -> bool {
+    let n = c.name.to_ascii_lowercase();
+    if !n.contains("reconnect") {
+        return false;
+    }
+    let Some(t) = c.target.as_deref() else {
+        return true;
+    };
+    !cx.model
+        .function_ids()
+        .any(|f| f.0 != 0 && cx.func(f).qualname == t)
+}
+
+/// The reconnect function (of this file) waits or backs off itself.
+fn delays_inside(cx: &FileCx, c: &Call) -> bool {
+    let Some(t) = c.target.as_deref() else {
+        return false;
+    };
+    let Some(f) = cx
+        .model
+        .function_ids()
+        .find(|&f| f.0 != 0 && cx.func(f).qualname == t)
+    else {
+        return false;
+    };
+    common::with_nested(cx, f).into_iter().any(|g| {
+        common::calls_of(cx, g).into_iter().any(|e| {
+            let k = cx.call(e).unwrap();
+            let n = k.name.to_ascii_lowercase();
+            common::delay_of(cx, e).is_some() || n.contains("backoff") || n.contains("schedule")
+        })
+    })
 }
 
 impl Rule for ReconnectWithoutDelay {
@@ -135,7 +187,7 @@ impl Rule for ReconnectWithoutDelay {
             let reg = registrar(cx, g);
             for e in common::calls_of(cx, g) {
                 let c = cx.call(e).unwrap();
-                if !is_reconnect(cx, c, reg) {
+                if !is_reconnect(cx, c, reg) || delays_inside(cx, c) || opaque_reconnect(cx, c) {
                     continue;
                 }
                 out.push(cx.finding(
@@ -163,6 +215,10 @@ function connect() {
     reconnect(); // expect
   };
 }
+
+function reconnect() {
+  connect();
+}
 "#],
     pass: &[r#"
 let attempt = 0;
@@ -178,6 +234,23 @@ function connect() {
 
 function shutdown(server) {
   server.on("close", () => db.disconnect());
+}
+
+class Redisish {
+  attach(raw) {
+    raw.on("close", () => this._scheduleReconnect());
+    raw.on("error", (err) => {
+      if (isConnectionClosedError(err)) return;
+      this.emit("error", err);
+    });
+  }
+}
+
+class Client {
+  open() {
+    this.socket = new WebSocket(URL);
+    this.socket.onclose = () => this.reconnect();
+  }
 }
 "#],
 };

@@ -76,7 +76,7 @@ impl Rule for RecursiveMicrotask {
                         continue;
                     };
                     let Some(arg) = c.positional(0) else { continue };
-                    if !reenters(cx, f, arg) {
+                    if !reenters(cx, f, arg) || on_error_path(cx, e) {
                         continue;
                     }
                     out.push(cx.finding(
@@ -92,6 +92,15 @@ impl Rule for RecursiveMicrotask {
             }
         }
     }
+}
+
+/// The reschedule only happens when something failed (`if (err) ...`): one
+/// extra round per error, not a loop.
+fn on_error_path(cx: &FileCx, e: ExprId) -> bool {
+    cx.enclosing_stmts(e).into_iter().any(|s| {
+        matches!(cx.stmt(s).kind, StmtKind::If { cond, .. }
+            if cx.source(cx.expr(cond).span).to_ascii_lowercase().contains("err"))
+    })
 }
 
 fn scheduler(cx: &FileCx, c: &Call) -> Option<&'static str> {

@@ -11,7 +11,7 @@ pub struct RetryWithoutBackoff;
 
 pub static META: RuleMeta = RuleMeta {
     id: "JS024",
-    name: "retry-without-backoff",
+    name: "retry-without-jittered-backoff",
     category: Category::RetryStorm,
     severity: Severity::High,
     languages: &[Language::JavaScript, Language::TypeScript],
@@ -112,6 +112,9 @@ impl RetryWithoutBackoff {
             .into_iter()
             .filter_map(|e| common::delay_of(cx, e).map(|d| (e, d)))
             .filter(|(e, _)| !is_inner_timer(cx, region, *e))
+            // A wait is awaited (`await sleep(ms)`); a timer handed to an
+            // option (`AbortSignal.timeout(ms)`) bounds the attempt instead.
+            .filter(|(e, _)| cx.is_awaited(*e) || cx.is_discarded(*e))
             .collect();
         let other_wait = calls_in_block(cx.model, region).into_iter().any(|e| {
             let c = cx.call(e).unwrap();
@@ -235,14 +238,29 @@ fn is_retry_loop(cx: &FileCx, body: &Block) -> bool {
         let handler_continues = handlers.iter().all(|h| {
             !crate::util::always_raises(cx.model, &h.body) && !ends_with_return(cx, &h.body)
         });
-        exits && handler_continues
+        exits && handler_continues && !is_traversal(cx, body, tb, handlers)
     })
 }
 
+/// The `try` body leaves the loop once it got through: a `return`/`break`
+/// among its own statements (not only under a condition).
 fn exits_on_success(cx: &FileCx, b: &Block) -> bool {
-    collect(cx, b)
+    b.iter()
+        .any(|&s| matches!(cx.stmt(s).kind, StmtKind::Return(_) | StmtKind::Break))
+}
+
+/// Each iteration works on something new (`dir = path.dirname(dir)`,
+/// `url = next`): a search, not a retry of the same operation.
+fn is_traversal(cx: &FileCx, loop_body: &Block, try_body: &Block, handlers: &[Handler]) -> bool {
+    let used: Vec<String> = unsnarl_model::walk::exprs_in_block(cx.model, try_body)
         .into_iter()
-        .any(|s| matches!(cx.stmt(s).kind, StmtKind::Return(_) | StmtKind::Break))
+        .filter_map(|x| cx.model.name_of(x).map(str::to_string))
+        .collect();
+    collect(cx, loop_body).into_iter().any(|s| {
+        let in_handler = handlers.iter().any(|h| common::block_contains(cx, &h.body, s));
+        matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, op: AssignOp::Plain, .. }
+            if !in_handler && targets.iter().any(|&t| cx.model.name_of(t).is_some_and(|n| used.iter().any(|u| u == n))))
+    })
 }
 
 fn ends_with_return(cx: &FileCx, b: &Block) -> bool {
@@ -340,6 +358,17 @@ async function fetchWithRetry(url, retries = 3) {
     if (retries === 0) throw err;
     await sleep(backoff(retries));
     return fetchWithRetry(url, retries - 1);
+  }
+}
+
+async function nearestPackageJson(dir) {
+  while (dir !== path.dirname(dir)) {
+    dir = path.dirname(dir);
+    try {
+      return JSON.parse(await fs.promises.readFile(path.join(dir, "package.json"), "utf8"));
+    } catch {
+      // not here: go up
+    }
   }
 }
 

@@ -76,6 +76,15 @@ impl Rule for ReturnInTry {
                 let Some(why) = common::promise_expr(cx, v) else {
                     continue;
                 };
+                // `return res.json()` after the request succeeded: only the
+                // body read is left, and the idiom is everywhere.
+                if cx
+                    .call(cx.model.strip(v))
+                    .and_then(|c| c.target.as_deref())
+                    .is_some_and(|t| t.starts_with("Response."))
+                {
+                    continue;
+                }
                 let Some(guard) = guarding_try(cx, s) else {
                     continue;
                 };

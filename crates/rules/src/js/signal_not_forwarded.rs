@@ -91,7 +91,7 @@ fn signal_in_scope(cx: &FileCx, f: FuncId) -> Option<String> {
         let is_sig_type =
             p.ty.as_ref()
                 .is_some_and(|t| t.text.trim_end_matches(['?', ' ']).ends_with("AbortSignal"));
-        if p.name == "signal" || is_sig_type {
+        if is_sig_type || (p.name == "signal" && !posix_signal(cx, f, p)) {
             return Some(p.name.clone());
         }
         if p.name.starts_with('{')
@@ -113,6 +113,27 @@ fn signal_in_scope(cx: &FileCx, f: FuncId) -> Option<String> {
         }
     }
     None
+}
+
+/// A `signal` parameter that is a POSIX signal name (`kill(signal =
+/// 'SIGTERM')`), not an AbortSignal.
+fn posix_signal(cx: &FileCx, f: FuncId, p: &Param) -> bool {
+    if p.default.is_some_and(|d| common::str_lit(cx, d).is_some()) {
+        return true;
+    }
+    if cx.func(f).name.to_ascii_lowercase().contains("kill") {
+        return true;
+    }
+    common::exprs_of(cx, f).into_iter().any(|e| {
+        let Some(c) = cx.call(e) else { return false };
+        let n = c.name.to_ascii_lowercase();
+        (n.contains("kill") || n == "on" || n == "once")
+            && c.args.iter().any(|a| cx.model.name_of(a.value) == Some(p.name.as_str()))
+    }) || common::exprs_of(cx, f).into_iter().any(|e| {
+        matches!(&cx.expr(e).kind, ExprKind::Binary { left, right, .. }
+            if (cx.model.name_of(*left) == Some(p.name.as_str()) && common::str_lit(cx, *right).is_some())
+                || (cx.model.name_of(*right) == Some(p.name.as_str()) && common::str_lit(cx, *left).is_some()))
+    })
 }
 
 impl Rule for SignalNotForwarded {
@@ -231,6 +252,11 @@ async function sync(ids, options) {
 
 async function plain(url) {
   return fetch(url);
+}
+
+async function kill(child, signal = "SIGTERM") {
+  child.kill(signal);
+  await fetch("/children/exited", { method: "POST" });
 }
 "#],
 };

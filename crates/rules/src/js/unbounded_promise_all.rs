@@ -121,10 +121,9 @@ fn fanout_source(cx: &FileCx, f: FuncId, arg: ExprId) -> Option<String> {
             op: AssignOp::Declare { .. },
         } = &cx.stmt(s).kind
             && targets.iter().any(|&t| cx.model.name_of(t) == Some(name))
+            && let Some(c) = cx.call(cx.model.strip(*v))
         {
-            if let Some(c) = cx.call(cx.model.strip(*v)) {
-                return mapped_source(cx, c);
-            }
+            return mapped_source(cx, c);
         }
     }
     for e in common::calls_of(cx, f) {
@@ -158,7 +157,7 @@ fn mapped_source(cx: &FileCx, c: &Call) -> Option<String> {
     }
     let recv = c.receiver?;
     let cb = c.positional(0)?;
-    if bounded(cx, recv) || limited(cx, cb) {
+    if bounded(cx, recv) || limited(cx, cb) || teardown(cx, cb) {
         return None;
     }
     if let Some(f) = common::callback_fn(cx, cb) {
@@ -230,7 +229,59 @@ fn bounded(cx: &FileCx, e: ExprId) -> bool {
     ]
     .iter()
     .any(|w| text.contains(w))
+        || program_structure(&text)
         || literal_binding(cx, e)
+}
+
+/// Collections whose size the program or its schema fixes, not the data:
+/// columns, indices and constraints of a table, registered plugins,
+/// providers, listeners, replicas.
+fn program_structure(text: &str) -> bool {
+    [
+        "column",
+        "indices",
+        "index",
+        "constraint",
+        "foreignkey",
+        "schema",
+        "migration",
+        "slave",
+        "replica",
+        "plugin",
+        "module",
+        "provider",
+        "enhancer",
+        "subscriber",
+        "listener",
+        "handler",
+        "hook",
+        "middleware",
+        "dependenc",
+        "metadata",
+        "propert",
+        "option",
+        "args",
+        "param",
+        "queries",
+        "interceptor",
+        "guard",
+        "pipe",
+        "decorator",
+        "validator",
+        "transport",
+        "driver",
+        "adapter",
+        "connection",
+        "server",
+        "microservice",
+        "script",
+        "command",
+        "table",
+        "view",
+        "subdoc",
+    ]
+    .iter()
+    .any(|w| text.contains(w))
 }
 
 /// A local initialized with an array literal.
@@ -243,6 +294,31 @@ fn literal_binding(cx: &FileCx, e: ExprId) -> bool {
         matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), op: AssignOp::Declare { mutable: false } }
             if targets.iter().any(|&t| cx.model.name_of(t) == Some(name))
                 && matches!(cx.expr(cx.model.strip(*v)).kind, ExprKind::Collection { .. }))
+    })
+}
+
+/// The callback closes, releases or kills something that already exists (a
+/// pool member, a child process, a connection): as many as are open, not
+/// one per input item.
+fn teardown(cx: &FileCx, cb: ExprId) -> bool {
+    let Some(f) = common::callback_fn(cx, cb) else {
+        return false;
+    };
+    common::calls_of(cx, f).into_iter().any(|e| {
+        matches!(
+            cx.call(e).unwrap().name.as_str(),
+            "close"
+                | "quit"
+                | "kill"
+                | "disconnect"
+                | "destroy"
+                | "release"
+                | "end"
+                | "terminate"
+                | "stop"
+                | "abort"
+                | "dispose"
+        )
     })
 }
 
@@ -323,6 +399,14 @@ async function workers(queue, concurrency) {
 
 function names(users) {
   return Promise.all(users.map((u) => u.name));
+}
+
+async function closeAll(pool) {
+  await Promise.all(pool.clients.map((c) => c.release()));
+}
+
+async function dropColumns(runner, table, columns) {
+  await Promise.all(columns.map((c) => runner.dropColumn(table, c)));
 }
 "#],
 };

@@ -192,13 +192,11 @@ fn deferred(cx: &FileCx, g: FuncId) -> bool {
         return false;
     };
     let c = cx.call(site).unwrap();
-    match c.target.as_deref() {
-        Some(
-            "setTimeout" | "setInterval" | "setImmediate" | "process.nextTick" | "queueMicrotask",
-        ) => {
-            return true;
-        }
-        _ => {}
+    if let Some(
+        "setTimeout" | "setInterval" | "setImmediate" | "process.nextTick" | "queueMicrotask",
+    ) = c.target.as_deref()
+    {
+        return true;
     }
     matches!(
         c.name.as_str(),

@@ -603,9 +603,16 @@ pub fn fanout_source(cx: &FileCx, gather: ExprId) -> Option<FanOut> {
     if !one.spread {
         return None;
     }
-    let v = cx.model.strip(one.value);
+    fanout_of_value(cx, gather, one.value)
+}
+
+/// The fan-out shape of a collection of awaitables passed to `call`
+/// (`asyncio.wait(coros)`, the spread of `gather(*coros)`).
+pub fn fanout_of_value(cx: &FileCx, gather: ExprId, value: ExprId) -> Option<FanOut> {
+    let v = cx.model.strip(value);
     if let Some(f) = inline_fanout(cx, v) {
-        return Some(f);
+        // `[create_task(f(x)) for x in xs]`: the spawn is the fan-out.
+        return (!f.per_item.is_some_and(|p| is_spawned(cx, p))).then_some(f);
     }
     let name = cx.model.name_of(v)?;
     if cx.model.resolved(v).is_some() {
@@ -638,7 +645,7 @@ pub fn fanout_source(cx: &FileCx, gather: ExprId) -> Option<FanOut> {
                 let Some(item) = ac.positional(0) else {
                     continue;
                 };
-                if is_spawned(cx, item) {
+                if is_spawned(cx, item) || cx.call(cx.model.strip(item)).is_none() {
                     return None;
                 }
                 let lp = cx
@@ -665,9 +672,10 @@ fn is_spawned(cx: &FileCx, e: ExprId) -> bool {
 
 fn inline_fanout(cx: &FileCx, v: ExprId) -> Option<FanOut> {
     match &cx.expr(v).kind {
+        // The element starts work (a call), it is not an existing task.
         ExprKind::Comprehension {
             elt, generators, ..
-        } if generators.len() == 1 => Some(FanOut {
+        } if generators.len() == 1 && cx.call(cx.model.strip(*elt)).is_some() => Some(FanOut {
             iter: generators[0].iter,
             per_item: Some(*elt),
         }),

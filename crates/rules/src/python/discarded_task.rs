@@ -14,10 +14,15 @@ pub static META: RuleMeta = RuleMeta {
     category: Category::OrphanTask,
     severity: Severity::High,
     languages: &[Language::Python],
-    summary: "A task is created with `create_task`/`ensure_future` and its handle is thrown away.",
+    summary: "A task is created with `create_task`/`ensure_future` and its handle is thrown away, overwritten in a loop, or kept where nothing reads it.",
     docs: r#"
 A task started with `asyncio.create_task`, `asyncio.ensure_future` or
-`loop.create_task` whose returned task is not kept anywhere.
+`loop.create_task` whose returned task is not kept anywhere: dropped on the
+spot, kept only in a local variable nothing reads, overwritten on every
+iteration of a loop (only the last task is awaited), or collected in a
+local list that nothing awaits or drains. Tasks of a `TaskGroup` or a
+trio/anyio nursery, tasks that are returned, awaited, stored on an object
+or passed on are not reported.
 
 ## Why
 

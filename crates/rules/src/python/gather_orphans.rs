@@ -102,7 +102,13 @@ fn is_unsupervised(cx: &FileCx, id: ExprId, c: &Call) -> bool {
         [] => false,
         [one] if !one.spread => false,
         // One per item of a collection: the fan-out rule judges it.
-        [_] => fanout_source(cx, id).is_none(),
+        [one] => {
+            let inline = matches!(
+                cx.expr(cx.model.strip(one.value)).kind,
+                ExprKind::Comprehension { .. }
+            );
+            !inline && fanout_source(cx, id).is_none()
+        }
         _ => true,
     }
 }

@@ -63,6 +63,17 @@ impl Rule for LostUpdate {
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
         let globals = module_vars(cx.model);
+        // Statements of each async function, in id order.
+        let mut by_func: std::collections::HashMap<FuncId, Vec<StmtId>> =
+            std::collections::HashMap::new();
+        for s in 0..cx.model.stmts.len() as u32 {
+            let s = StmtId(s);
+            if !matches!(cx.tree.stmt_parent(s), Parent::Detached)
+                && cx.func(cx.tree.stmt_func(s)).is_async
+            {
+                by_func.entry(cx.tree.stmt_func(s)).or_default().push(s);
+            }
+        }
         for s in 0..cx.model.stmts.len() as u32 {
             let s = StmtId(s);
             if matches!(cx.tree.stmt_parent(s), Parent::Detached) {
@@ -99,7 +110,8 @@ impl Rule for LostUpdate {
                     "`{key}` is read, then an await suspends this task, then `{key}` is written from the old read: updates made by other tasks meanwhile are lost"
                 ))
             } else {
-                stale_local(cx, &globals, f, s, *v, &key).map(|(local, _)| {
+                let stmts = by_func.get(&f).map_or(&[][..], Vec::as_slice);
+                stale_local(cx, &globals, f, stmts, s, *v, &key).map(|(local, _)| {
                     format!(
                         "`{key}` is copied into `{local}`, this task awaits, then `{key}` is written from `{local}`: any update another task made during the await is lost"
                     )
@@ -145,6 +157,7 @@ fn stale_local(
     cx: &FileCx,
     globals: &HashSet<String>,
     f: FuncId,
+    stmts: &[StmtId],
     s: StmtId,
     value: ExprId,
     key: &str,
@@ -159,9 +172,8 @@ fn stale_local(
     let write_at = cx.stmt(s).span.start;
     let body = &cx.func(f).body;
     let awaits = crate::util::awaits_in_block(cx.model, body);
-    for r in 0..cx.model.stmts.len() as u32 {
-        let r = StmtId(r);
-        if cx.tree.stmt_func(r) != f || cx.stmt(r).span.end > write_at {
+    for &r in stmts {
+        if cx.stmt(r).span.end > write_at {
             continue;
         }
         let StmtKind::Assign {
@@ -192,7 +204,7 @@ fn stale_local(
         if awaits
             .iter()
             .any(|a| a.start >= read_end && a.end <= write_at)
-            && !reassigned_between(cx, f, local, read_end, write_at)
+            && !reassigned_between(cx, stmts, local, read_end, write_at)
             && !under_async_lock(cx, r)
         {
             return Some((local.to_string(), r));
@@ -202,10 +214,9 @@ fn stale_local(
 }
 
 /// True when `local` is assigned again between two offsets.
-fn reassigned_between(cx: &FileCx, f: FuncId, local: &str, from: u32, to: u32) -> bool {
-    (0..cx.model.stmts.len() as u32).map(StmtId).any(|r| {
-        cx.tree.stmt_func(r) == f
-            && cx.stmt(r).span.start >= from
+fn reassigned_between(cx: &FileCx, stmts: &[StmtId], local: &str, from: u32, to: u32) -> bool {
+    stmts.iter().any(|&r| {
+        cx.stmt(r).span.start >= from
             && cx.stmt(r).span.end <= to
             && matches!(&cx.stmt(r).kind, StmtKind::Assign { targets, .. }
                 if targets.iter().any(|&t| cx.model.name_of(t) == Some(local)))

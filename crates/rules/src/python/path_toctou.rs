@@ -97,6 +97,9 @@ impl Rule for PathToctou {
                     let Some(act) = act_on(cx, c, &path, missing) else {
                         continue;
                     };
+                    if race_handled(cx, call) {
+                        break;
+                    }
                     let mut f = cx.finding(
                         &META,
                         cx.expr(call).span,
@@ -121,6 +124,41 @@ impl Rule for PathToctou {
             }
         }
     }
+}
+
+/// The act sits in a `try` that catches the error the race produces
+/// (`FileExistsError`, `FileNotFoundError`, `OSError`...): the check is
+/// only an optimization and the code already copes with losing the race.
+fn race_handled(cx: &FileCx, call: ExprId) -> bool {
+    let Some(s) = cx.tree.enclosing_stmt(call) else {
+        return false;
+    };
+    std::iter::once(s)
+        .chain(cx.tree.stmt_ancestors(s))
+        .any(|a| match &cx.stmt(a).kind {
+            StmtKind::Try { body, handlers, .. } => {
+                let in_body = body
+                    .iter()
+                    .any(|&b| b == s || cx.tree.stmt_ancestors(s).any(|x| x == b));
+                in_body
+                    && handlers.iter().any(|h| {
+                        h.types.is_empty()
+                            || h.types.iter().any(|t| {
+                                matches!(
+                                    t.as_str(),
+                                    "FileExistsError"
+                                        | "FileNotFoundError"
+                                        | "OSError"
+                                        | "IOError"
+                                        | "EnvironmentError"
+                                        | "Exception"
+                                        | "BaseException"
+                                )
+                            })
+                    })
+            }
+            _ => false,
+        })
 }
 
 /// `exists(p)` / `not exists(p)` / `p.exists()`: the path (as written) and
@@ -261,6 +299,15 @@ def write_once(path, data):
 def other_path(a, b):
     if not os.path.exists(a):
         os.makedirs(b)
+
+def delete(name):
+    try:
+        if os.path.isdir(name):
+            os.rmdir(name)
+        else:
+            os.remove(name)
+    except FileNotFoundError:
+        pass
 
 def ensure_ok(path):
     if not os.path.exists(path):

@@ -14,11 +14,13 @@ pub static META: RuleMeta = RuleMeta {
     category: Category::ThunderingHerd,
     severity: Severity::Low,
     languages: &[Language::Python],
-    summary: "A service loop calls a network dependency and then sleeps a constant interval, with no jitter.",
+    summary: "A service loop polls (or reconnects to) a network dependency and sleeps a constant interval between rounds, with no jitter.",
     docs: r#"
-A `while` loop whose body calls a network or database API and sleeps a
-constant duration (`await asyncio.sleep(30)`, `time.sleep(POLL_INTERVAL)`)
-with no random component anywhere in the loop.
+A `while` loop whose body calls a network or database API (or reconnects
+after connection errors) and sleeps a constant duration (`await
+asyncio.sleep(30)`, `time.sleep(POLL_INTERVAL)`) with no random component
+anywhere in the loop. Retry loops that leave on success are the retry
+rule's business.
 
 ## Why
 
@@ -85,9 +87,12 @@ impl Rule for PeriodicWithoutJitter {
                 })
                 .collect();
             let [sleep] = sleeps.as_slice() else { continue };
-            // The sleep is on the loop's main path, not in an error handler
-            // (that is a retry; the retry rule judges it).
-            if in_handler(cx, *sleep, s) {
+            // A sleep in an error handler of a loop that leaves on success
+            // is a retry delay: the retry rule judges it. In a loop that
+            // never leaves (reconnect-and-serve), it is a reconnect delay.
+            if in_handler(cx, *sleep, s)
+                && crate::python::retry_without_backoff::retry_loop_body(cx, s).is_some()
+            {
                 continue;
             }
             let c = cx.call(*sleep).unwrap();
@@ -105,7 +110,14 @@ impl Rule for PeriodicWithoutJitter {
                         })
                 })
             });
-            if !remote {
+            // Or it reconnects: it catches connection errors.
+            let reconnects = body.iter().any(|&st| {
+                matches!(&cx.stmt(st).kind, StmtKind::Try { handlers, .. }
+                if handlers.iter().any(|h| h.types.iter().any(|t| {
+                    crate::python::retry_without_backoff::is_network_error(t)
+                })))
+            });
+            if !remote && !reconnects {
                 continue;
             }
             out.push(cx.finding(
@@ -166,6 +178,17 @@ async def refresh_loop(client, cache):
         await asyncio.sleep(30)  # expect
 "#,
         r#"
+import asyncio
+
+async def keep_connected(client, handle):
+    while True:
+        try:
+            async for msg in client.subscribe("events"):
+                await handle(msg)
+        except ConnectionError:
+            await asyncio.sleep(5)  # expect
+"#,
+        r#"
 import time
 import requests
 
@@ -186,6 +209,15 @@ async def refresh_loop(client, cache):
     while True:
         cache.update(await client.get("/config"))
         await asyncio.sleep(30 + random.uniform(-3, 3))
+
+async def reconnect_retry(connect):
+    while True:
+        try:
+            conn = await connect()
+            break
+        except ConnectionError:
+            await asyncio.sleep(5)
+    return conn
 
 async def local_tick(state):
     while True:

@@ -135,7 +135,7 @@ fn loop_header(cx: &FileCx, s: StmtId) -> Span {
 
 /// The body of a retry loop: a counted or unconditional loop around a
 /// `try` whose success path leaves the loop and whose handler loops again.
-fn retry_loop_body<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Block> {
+pub(crate) fn retry_loop_body<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Block> {
     let body = match &cx.stmt(s).kind {
         StmtKind::For { iter, body, .. } => {
             let c = cx.call(cx.model.strip(*iter))?;
@@ -268,7 +268,7 @@ fn is_local_error(t: &str) -> bool {
 }
 
 /// Exceptions raised by network and database clients.
-fn is_network_error(t: &str) -> bool {
+pub(crate) fn is_network_error(t: &str) -> bool {
     matches!(
         t,
         "ConnectionError"

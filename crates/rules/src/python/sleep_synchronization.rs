@@ -89,6 +89,29 @@ impl Rule for SleepSynchronization {
                 continue;
             }
             let f = cx.func_of(id);
+            // "give the worker time to finish": the comment says it (in
+            // production code; tests are judged by what follows the sleep).
+            let long = sleep_arg(c)
+                .flatten()
+                .and_then(|a| match cx.model.literal(a) {
+                    Some(Lit::Float(v)) => Some(*v),
+                    _ => cx.model.int_value(a).map(|v| v as f64),
+                })
+                .is_some_and(|v| v >= 60.0);
+            if !cx.func(f).is_test
+                && !long
+                && let Some(why) = waiting_comment(cx, e.span)
+            {
+                out.push(cx.finding(
+                    &META,
+                    e.span,
+                    format!(
+                        "this sleep stands in for waiting on something (\"{why}\"): the delay is a guess that is too short on a loaded machine and wasted time otherwise, and nothing enforces the ordering"
+                    ),
+                    "wait for the real condition: await the task, an `Event`, `queue.join()`, `thread.join()`, or poll the condition with a deadline",
+                ));
+                continue;
+            }
             let Some(handed) = started_before(cx, f, e.span.start) else {
                 continue;
             };
@@ -163,6 +186,59 @@ fn started_before(cx: &FileCx, f: FuncId, at: u32) -> Option<HashSet<String>> {
     started.then_some(names)
 }
 
+/// The comment on the sleep's line (or the line above) when it says the
+/// sleep waits for something to happen.
+fn waiting_comment(cx: &FileCx, span: Span) -> Option<String> {
+    let text = cx.text;
+    let start = span.start as usize;
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    let mut comments = Vec::new();
+    if let Some(i) = text[line_start..line_end].find('#') {
+        comments.push(&text[line_start + i + 1..line_end]);
+    }
+    if line_start > 0 {
+        let prev_start = text[..line_start - 1].rfind('\n').map_or(0, |i| i + 1);
+        let prev = text[prev_start..line_start - 1].trim();
+        if let Some(c) = prev.strip_prefix('#') {
+            comments.push(c);
+        }
+    }
+    const PHRASES: &[&str] = &[
+        "wait for",
+        "waiting for",
+        "give it",
+        "give the",
+        "give them",
+        "let the",
+        "let it",
+        "let them",
+        "to finish",
+        "to complete",
+        "to start",
+        "to be ready",
+        "to settle",
+        "to propagate",
+        "to catch up",
+        "to pick",
+        "to process",
+        "make sure",
+        "ensure",
+        "hopefully",
+        "enough time",
+        "in time",
+        "until the",
+        "so that the",
+    ];
+    comments.into_iter().find_map(|c| {
+        let lc = c.to_ascii_lowercase();
+        PHRASES
+            .iter()
+            .any(|p| lc.contains(p))
+            .then(|| c.trim().to_string())
+    })
+}
+
 /// `assert not x`, `assert x is None`.
 fn negative_assert(cx: &FileCx, s: StmtId) -> bool {
     let StmtKind::If { cond, .. } = &cx.stmt(s).kind else {
@@ -220,6 +296,20 @@ def run_and_report():
     time.sleep(2)  # expect
     print(len(results))
 "#,
+        r#"
+import asyncio
+
+async def restart(svc):
+    await svc.stop()
+    # give the old process time to release the port
+    await asyncio.sleep(2)  # expect
+    await svc.start()
+
+async def publish(bus, event):
+    await bus.send(event)
+    await asyncio.sleep(0.5)  # expect: wait for the consumers to pick it up
+    return bus.acked(event)
+"#,
     ],
     pass: &[r#"
 import asyncio
@@ -241,6 +331,11 @@ async def not_yet(stream):
     stream.feed(b"partial")
     await asyncio.sleep(0.1)
     assert not task.done()
+
+async def rate_limit(client):
+    await client.send("a")
+    # rate limit: at most one message per second
+    await asyncio.sleep(1)
 
 async def pacing(client):
     await client.send("a")

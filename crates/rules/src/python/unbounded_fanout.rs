@@ -1,7 +1,7 @@
 //! PY012: one concurrent task per item of an unbounded input.
 
 use crate::context::FileCx;
-use crate::python::common::{FanOut, fanout_source, is_task_spawn, snippet};
+use crate::python::common::{FanOut, fanout_of_value, fanout_source, is_task_spawn, snippet};
 use crate::rule::{Examples, Rule, RuleMeta};
 use unsnarl_model::walk::{Parent, Visitor, exprs_under, walk_block};
 use unsnarl_model::*;
@@ -84,6 +84,11 @@ impl Rule for UnboundedFanout {
                 Some("asyncio.gather" | "asyncio.tasks.gather")
             ) {
                 check_gather(cx, id, c, out);
+            } else if matches!(
+                c.target.as_deref(),
+                Some("asyncio.wait" | "asyncio.as_completed" | "asyncio.tasks.wait")
+            ) {
+                check_wait(cx, id, c, out);
             } else if is_task_spawn(cx, c) {
                 check_spawn(cx, id, c, out);
             }
@@ -112,6 +117,32 @@ fn check_gather(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
         cx.expr(id).span,
         format!(
             "`gather` starts one concurrent operation per item of `{}` with no limit: a large input opens that many connections and timers at once and floods the dependency",
+            snippet(cx, cx.expr(iter).span)
+        ),
+        "bound it: take an `asyncio.Semaphore(N)` inside the per-item coroutine, or use N workers reading from a bounded `asyncio.Queue`",
+    ));
+}
+
+/// `asyncio.wait([f(x) for x in xs])`, `as_completed(...)`.
+fn check_wait(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
+    let Some(arg) = c.positional(0).or_else(|| c.kwarg("fs")) else {
+        return;
+    };
+    let Some(FanOut { iter, per_item }) = fanout_of_value(cx, id, arg) else {
+        return;
+    };
+    if bounded_input(cx, iter)
+        || per_item.is_some_and(|p| spawned_is_bounded(cx, p))
+        || guarded_here(cx, id)
+    {
+        return;
+    }
+    out.push(cx.finding(
+        &META,
+        cx.expr(id).span,
+        format!(
+            "`{}` runs one concurrent operation per item of `{}` with no limit: a large input opens that many connections and timers at once and floods the dependency",
+            c.name,
             snippet(cx, cx.expr(iter).span)
         ),
         "bound it: take an `asyncio.Semaphore(N)` inside the per-item coroutine, or use N workers reading from a bounded `asyncio.Queue`",
@@ -425,6 +456,11 @@ async def fetch_list(urls):
 async def built(urls):
     coros = [fetch(u) for u in urls]
     return await asyncio.gather(*coros)  # expect
+
+async def waited(urls):
+    done, _ = await asyncio.wait([fetch(u) for u in urls])  # expect
+    for fut in asyncio.as_completed([fetch(u) for u in urls]):  # expect
+        print(await fut)
 
 async def appended(urls):
     pending = []

@@ -85,6 +85,10 @@ impl Rule for WaitFirstCompleted {
                 .resolved(rw)
                 .map(str::to_string)
                 .or_else(|| cx.model.dotted(rw))
+                .or_else(|| match cx.model.literal(rw) {
+                    Some(Lit::Str(s)) => Some(s.clone()),
+                    _ => None,
+                })
                 .unwrap_or_default();
             if !(mode.ends_with("FIRST_COMPLETED") || mode.ends_with("FIRST_EXCEPTION")) {
                 continue;

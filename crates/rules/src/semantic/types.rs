@@ -14,6 +14,14 @@ pub struct Semantic {
 }
 
 impl Semantic {
+    /// A rough count of the heap bytes held, for memory budgets.
+    pub fn approx_bytes(&self) -> usize {
+        // Map entry (id + boxed str) plus the string itself, on average.
+        self.expr_types.capacity() * 48
+            + self.fields.values().map(|f| f.len() * 64).sum::<usize>()
+            + self.globals.len() * 64
+    }
+
     /// The qualified type of an expression, if known.
     pub fn type_of(&self, e: ExprId) -> Option<&str> {
         self.expr_types.get(&e).map(|s| &**s)
