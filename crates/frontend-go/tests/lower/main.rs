@@ -3,6 +3,7 @@
 //! binary per file costs more than the tests).
 
 mod decls;
+mod differential;
 mod exprs;
 mod files;
 mod imports;
