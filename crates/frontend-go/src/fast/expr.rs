@@ -1061,7 +1061,7 @@ impl<'s> Parser<'s, '_> {
                 kind,
                 elems,
                 keys,
-                ty,
+                ty: ty.map(Box::new),
             },
             s,
             rb.end,
@@ -1221,7 +1221,7 @@ impl<'s> Parser<'s, '_> {
             _ => (String::new(), None, None),
         };
         self.add_expr(
-            ExprKind::Call(Call {
+            ExprKind::Call(Box::new(Call {
                 func: func.id,
                 receiver,
                 name,
@@ -1229,7 +1229,7 @@ impl<'s> Parser<'s, '_> {
                 args,
                 is_new: false,
                 is_macro: false,
-            }),
+            })),
             s,
             e,
         )

@@ -424,7 +424,7 @@ impl<'s> Parser<'s, '_> {
                                 kind: CollKind::Struct,
                                 elems: Vec::new(),
                                 keys: Vec::new(),
-                                ty: Some(tr),
+                                ty: Some(Box::new(tr)),
                             },
                             ty_node.start,
                             ty_node.end,
