@@ -131,6 +131,17 @@ pub struct Entry {
     /// `condition`, `event`... Spawn: `task`, `thread`, `process`.
     #[serde(default)]
     pub kind: Option<String>,
+    /// Blocking: `false` when only a direct call counts, not a call of a
+    /// project helper that makes it (short critical sections).
+    #[serde(default)]
+    pub transitive: Option<bool>,
+}
+
+impl Entry {
+    /// Whether a helper making this call counts as making it too.
+    pub fn transitive(&self) -> bool {
+        self.transitive.unwrap_or(true)
+    }
 }
 
 /// The raw shape of a knowledge TOML file.

@@ -184,6 +184,7 @@ impl Visitor for SummaryVisitor<'_> {
         }
         if self.blocking.is_none()
             && let Some(e) = self.kb.find(Effect::Blocking, c.target.as_deref(), &c.name)
+            && e.transitive()
         {
             self.blocking = Some(BlockingSite {
                 callee: c.target.clone().unwrap_or_else(|| c.name.clone()).into(),
