@@ -66,6 +66,14 @@ static RULES: &[&dyn Rule] = &[
     &rust::unbounded_channel::UnboundedChannel,
     &rust::guard_across_await::GuardAcrossAwait,
     &rust::block_on_in_async::BlockOnInAsync,
+    &rust::cpu_heavy_on_runtime::CpuHeavyOnRuntime,
+    &rust::spawn_per_item::SpawnPerItem,
+    &rust::select_not_cancel_safe::SelectNotCancelSafe,
+    &rust::recv_loop_live_sender::RecvLoopLiveSender,
+    &rust::self_feeding_channel::SelfFeedingChannel,
+    &rust::lock_order_cycle::LockOrderCycle,
+    &rust::relock_while_held::RelockWhileHeld,
+    &rust::async_guard_across_io::AsyncGuardAcrossIo,
 ];
 
 #[cfg(test)]

@@ -186,9 +186,10 @@ fn check_block(cx: &FileCx, block: &Block, awaits: &[Span], out: &mut Vec<Findin
                 op: AssignOp::Declare { .. },
             } => {
                 if let Some((call, kind)) = bound_guard(cx, *v) {
+                    // `let g = ..`, `let mut g = ..`, `let Ok(g) = .. else {..}`.
                     let name = targets
                         .first()
-                        .and_then(|t| cx.model.name_of(*t))
+                        .and_then(|t| super::common::binding_name(cx.model, *t))
                         .unwrap_or("_");
                     if name == "_" {
                         continue; // `let _ = m.lock()` drops at once
@@ -312,6 +313,15 @@ async fn bump() {
     let mut g = STATE.lock().unwrap(); // expect
     let v = fetch().await;
     *g += v;
+}
+"#,
+        r#"
+use std::sync::Mutex;
+
+async fn with_let_else(m: &Mutex<Vec<u32>>) {
+    let Ok(mut g) = m.lock() else { return }; // expect
+    g.push(1);
+    flush().await;
 }
 "#,
         r#"

@@ -1,7 +1,18 @@
 //! Rules for Rust (std threads, tokio and other runtimes).
 
+mod common;
+mod locks;
+
+pub mod async_guard_across_io;
 pub mod block_on_in_async;
 pub mod blocking_call;
+pub mod cpu_heavy_on_runtime;
 pub mod detached_spawn;
 pub mod guard_across_await;
+pub mod lock_order_cycle;
+pub mod recv_loop_live_sender;
+pub mod relock_while_held;
+pub mod select_not_cancel_safe;
+pub mod self_feeding_channel;
+pub mod spawn_per_item;
 pub mod unbounded_channel;

@@ -41,6 +41,11 @@ pub fn annotate(m: &mut FileModel, kb: &Table, lang: Language) -> Semantic {
             }
         }
     }
+    let declared: HashMap<ExprId, String> = m
+        .declared_types
+        .iter()
+        .filter_map(|(e, t)| t.resolved.clone().map(|r| (*e, r)))
+        .collect();
     let mut pass = Pass {
         kb,
         lang,
@@ -48,6 +53,7 @@ pub fn annotate(m: &mut FileModel, kb: &Table, lang: Language) -> Semantic {
         envs: vec![HashMap::new(); m.functions.len()],
         func: FuncId(0),
         resolutions: Vec::new(),
+        declared,
     };
     // Fields assigned in methods (`self.lock = threading.Lock()`), then every
     // function in id order: a closure's id is larger than its parent's, so
@@ -57,17 +63,18 @@ pub fn annotate(m: &mut FileModel, kb: &Table, lang: Language) -> Semantic {
         pass.func = fid;
         let f = m.func(fid);
         for p in &f.params {
-            if let Some(t) = p
-                .ty
-                .as_ref()
-                .and_then(|t| t.resolved.clone().or_else(|| unnamed_type(lang, t)))
+            if let Some(t) =
+                p.ty.as_ref()
+                    .and_then(|t| t.resolved.clone().or_else(|| unnamed_type(lang, t)))
             {
                 pass.envs[fid.index()].insert(p.name.clone(), t);
             }
         }
         // A Go method's receiver has the method's type: `s.helper()` in
         // `func (s *Server) ...` resolves to `<module>.Server.helper`.
-        if lang == Language::Go
+        // Likewise Rust's `self` in a method: `self.helper()` resolves to
+        // `<impl type>::helper`.
+        if matches!(lang, Language::Go | Language::Rust)
             && let (Some(class), Some(recv)) = (&f.class, &f.receiver)
         {
             pass.envs[fid.index()]
@@ -103,6 +110,8 @@ struct Pass<'k> {
     func: FuncId,
     /// Method-call targets found, applied after the walk.
     resolutions: Vec<(ExprId, String)>,
+    /// Declared types of bound names (`FileModel::declared_types`).
+    declared: HashMap<ExprId, String>,
 }
 
 impl Pass<'_> {
@@ -178,6 +187,22 @@ impl Pass<'_> {
             ExprKind::Collection { ty: Some(t), .. } => {
                 t.resolved.clone().or_else(|| unnamed_type(self.lang, t))
             }
+            ExprKind::Collection {
+                kind: CollKind::Tuple,
+                elems,
+                ..
+            } if self.lang == Language::Rust => {
+                // `(Mutex::new(false), Condvar::new())`: a tuple type whose
+                // parts a destructuring `let` binds one by one.
+                let parts: Vec<String> = elems
+                    .iter()
+                    .map(|&e| self.value_type(m, e).unwrap_or_else(|| "_".into()))
+                    .collect();
+                parts
+                    .iter()
+                    .any(|p| p != "_")
+                    .then(|| format!("({})", parts.join(", ")))
+            }
             ExprKind::Unary {
                 op: UnOp::Ref | UnOp::Deref,
                 operand,
@@ -235,7 +260,11 @@ impl Pass<'_> {
                 if is_passthrough(self.lang, &c.name) {
                     return self.value_type(m, recv);
                 }
-                format!("{}{sep}{}", self.value_type(m, recv)?, c.name)
+                let t = self.value_type(m, recv)?;
+                if t.starts_with('(') {
+                    return None;
+                }
+                format!("{t}{sep}{}", c.name)
             }
         };
         if let Some(r) = self.kb.returns(&target) {
@@ -250,7 +279,11 @@ impl Pass<'_> {
                         _ => None,
                     });
                 }
-                "new" => return c.positional(0).and_then(|t| m.resolved(t).map(str::to_string)),
+                "new" => {
+                    return c
+                        .positional(0)
+                        .and_then(|t| m.resolved(t).map(str::to_string));
+                }
                 _ => {}
             }
         }
@@ -267,8 +300,24 @@ impl Pass<'_> {
             ) {
                 return c.positional(0).and_then(|a| self.value_type(m, a));
             }
+            if c.receiver.is_none()
+                && matches!(
+                    target.as_str(),
+                    "std::sync::Arc::clone" | "std::rc::Rc::clone" | "Arc::clone" | "Rc::clone"
+                )
+            {
+                return c.positional(0).and_then(|a| self.value_type(m, a));
+            }
             if matches!(c.name.as_str(), "clone" | "unwrap" | "expect") {
                 return c.receiver.and_then(|r| self.value_type(m, r));
+            }
+            if c.receiver.is_some() {
+                // A method of a typed value returns what its knowledge entry
+                // says; builder methods return the builder; anything else is
+                // unknown (it is not a constructor of the receiver's type).
+                let (head, _) = target.rsplit_once("::")?;
+                let last = head.rsplit("::").next().unwrap_or(head);
+                return last.ends_with("Builder").then(|| head.to_string());
             }
         }
         constructor_type(self.lang, &target, c.is_new)
@@ -293,6 +342,29 @@ fn go_unnamed(text: &str) -> Option<&'static str> {
     } else {
         None
     }
+}
+
+/// The parts of a tuple type written `(A, B, _)` (top-level commas only).
+fn tuple_parts(t: &str) -> Option<Vec<String>> {
+    let inner = t.strip_prefix('(')?.strip_suffix(')')?;
+    let mut parts = Vec::new();
+    let mut depth = 0i32;
+    let mut cur = String::new();
+    for ch in inner.chars() {
+        match ch {
+            '(' | '<' | '[' => depth += 1,
+            ')' | '>' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(cur.trim().to_string());
+                cur.clear();
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(ch);
+    }
+    parts.push(cur.trim().to_string());
+    (parts.len() >= 2).then_some(parts)
 }
 
 /// Methods whose value has the receiver's type (`x.clone()`, `x.unwrap()`).
@@ -358,6 +430,7 @@ impl Visitor for Pass<'_> {
                 if c.target.is_none()
                     && let Some(recv) = c.receiver
                     && let Some(t) = self.value_type(m, recv)
+                    && !t.starts_with('(')
                 {
                     let target = format!("{t}{}{}", self.lang.path_sep(), c.name);
                     self.resolutions.push((id, target));
@@ -376,17 +449,61 @@ impl Visitor for Pass<'_> {
     }
 
     fn exit_stmt(&mut self, m: &FileModel, id: StmtId) {
-        let StmtKind::Assign {
-            targets,
-            value: Some(v),
-            ..
-        } = &m.stmt(id).kind
-        else {
+        let StmtKind::Assign { targets, value, .. } = &m.stmt(id).kind else {
             return;
         };
+        // A declared type (`let x: Arc<Mutex<T>> = ..`) wins over the value's.
+        let mut declared_any = false;
+        for &target in targets {
+            if let Some(t) = self.declared.get(&target)
+                && let Some(name) = m.name_of(target)
+            {
+                self.envs[self.func.index()].insert(name.to_string(), t.clone());
+                declared_any = true;
+            }
+        }
+        let Some(v) = value else { return };
+        if declared_any {
+            return;
+        }
         let Some(t) = self.value_type(m, *v) else {
             return;
         };
+        if self.lang == Language::Rust
+            && let Some(parts) = tuple_parts(&t)
+        {
+            // `let (tx, rx) = mpsc::channel()`: each name gets its part.
+            for &target in targets {
+                if let Some(name) = m.name_of(target) {
+                    self.envs[self.func.index()].insert(name.to_string(), t.clone());
+                    continue;
+                }
+                let target = match &m.expr(target).kind {
+                    ExprKind::Unary {
+                        op: UnOp::Ref,
+                        operand,
+                    } => *operand,
+                    _ => target,
+                };
+                if let ExprKind::Collection {
+                    kind: CollKind::Tuple,
+                    elems,
+                    ..
+                } = &m.expr(target).kind
+                    && elems.len() == parts.len()
+                {
+                    for (&e, part) in elems.iter().zip(&parts) {
+                        if part != "_"
+                            && let Some(name) = m.name_of(e)
+                            && name != "_"
+                        {
+                            self.envs[self.func.index()].insert(name.to_string(), part.clone());
+                        }
+                    }
+                }
+            }
+            return;
+        }
         for &target in targets {
             if let Some(name) = m.name_of(target) {
                 self.envs[self.func.index()].insert(name.to_string(), t.clone());

@@ -1,0 +1,826 @@
+//! Questions the Rust rules keep asking of a file: test code, spawned
+//! closures, sleeps and constant durations, channel pairs, bindings and uses
+//! of local names.
+
+use crate::context::FileCx;
+use std::collections::HashMap;
+use unsnarl_model::walk::{
+    Child, Parent, Visitor, exprs_in_block, for_each_stmt_child, walk_block,
+};
+use unsnarl_model::*;
+
+/// Test code: a test file, a `#[test]`/`#[tokio::test]` function, code
+/// under `#[cfg(test)]`, or a closure inside one.
+pub fn in_test(cx: &FileCx, f: FuncId) -> bool {
+    cx.model.is_test
+        || cx
+            .tree
+            .func_ancestors(cx.model, f)
+            .any(|g| cx.func(g).is_test)
+}
+
+/// Files that are not service code: examples, benches, tests, build
+/// scripts and fuzz targets.
+pub fn non_service_path(cx: &FileCx) -> bool {
+    let p = cx.path.replace('\\', "/");
+    let p = format!("/{p}");
+    ["/examples/", "/benches/", "/tests/", "/fuzz/", "/build.rs"]
+        .iter()
+        .any(|d| p.contains(d))
+}
+
+/// The named function a closure or async block is nested in (itself for
+/// named functions).
+pub fn outermost(cx: &FileCx, f: FuncId) -> FuncId {
+    let mut cur = f;
+    while matches!(cx.func(cur).kind, FnKind::Closure | FnKind::AsyncBlock) {
+        match cx.func(cur).parent {
+            Some(p) => cur = p,
+            None => break,
+        }
+    }
+    cur
+}
+
+/// The function a closure expression defines, looking through `move`-less
+/// wrappers (`Box::pin(async move {..})`, `f.instrument(span)`, a cast).
+pub fn closure_fn(cx: &FileCx, e: ExprId) -> Option<FuncId> {
+    let mut cur = cx.model.strip(e);
+    for _ in 0..4 {
+        match &cx.expr(cur).kind {
+            ExprKind::Closure(f) => return Some(*f),
+            ExprKind::Call(c) => {
+                // `Box::pin(fut)`, `fut.instrument(span)`, `fut.boxed()`.
+                if let Some(r) = c.receiver
+                    && matches!(
+                        c.name.as_str(),
+                        "instrument" | "in_current_span" | "boxed" | "boxed_local" | "fuse"
+                    )
+                {
+                    cur = cx.model.strip(r);
+                } else if c.receiver.is_none()
+                    && matches!(c.name.as_str(), "pin" | "new")
+                    && c.args.len() == 1
+                {
+                    cur = cx.model.strip(c.args[0].value);
+                } else {
+                    return None;
+                }
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The body a spawn call runs: its closure or async block argument.
+pub fn spawned_fn(cx: &FileCx, call: ExprId) -> Option<FuncId> {
+    let c = cx.call(call)?;
+    c.args.iter().rev().find_map(|a| closure_fn(cx, a.value))
+}
+
+/// Every statement of a block, recursively (not into nested functions),
+/// in source order.
+pub fn stmts_in(m: &FileModel, block: &Block) -> Vec<StmtId> {
+    struct V(Vec<StmtId>);
+    impl Visitor for V {
+        fn enter_stmt(&mut self, _m: &FileModel, id: StmtId) -> bool {
+            self.0.push(id);
+            true
+        }
+    }
+    let mut v = V(Vec::new());
+    walk_block(m, block, &mut v);
+    v.0
+}
+
+/// Every expression a statement evaluates (children and nested blocks),
+/// not into nested functions.
+pub fn exprs_of_stmt(m: &FileModel, s: StmtId) -> Vec<ExprId> {
+    exprs_in_block(m, &vec![s])
+}
+
+/// The expressions directly evaluated by a statement itself (not those of
+/// nested blocks).
+pub fn own_exprs(m: &FileModel, s: StmtId) -> Vec<ExprId> {
+    let mut out = Vec::new();
+    for_each_stmt_child(m, s, &mut |ch| {
+        if let Child::Expr(e) = ch {
+            out.extend(unsnarl_model::walk::exprs_under(m, e));
+        }
+    });
+    out
+}
+
+/// A sleep: `tokio::time::sleep`, `std::thread::sleep`,
+/// `async_std::task::sleep`, `smol::Timer::after`, `tokio::time::sleep_until`.
+pub fn is_sleep(c: &Call) -> bool {
+    match c.target.as_deref() {
+        Some(t) => {
+            matches!(
+                t,
+                "tokio::time::sleep"
+                    | "std::thread::sleep"
+                    | "async_std::task::sleep"
+                    | "smol::Timer::after"
+                    | "futures_timer::Delay::new"
+                    | "tokio::time::delay_for"
+                    | "actix_rt::time::sleep"
+            ) || (c.name == "sleep" && c.receiver.is_none())
+        }
+        None => c.name == "sleep" && c.receiver.is_none(),
+    }
+}
+
+/// True when the value of `e` cannot change from one loop iteration to the
+/// next: literals, `Duration::from_*` of constants, constants (UPPERCASE or
+/// resolved module items), and locals not assigned inside `body` (and not
+/// bound by a `for` over `body`).
+pub fn is_constant_in(cx: &FileCx, e: ExprId, body: &Block, loop_vars: &[&str]) -> bool {
+    let assigned = assigned_names(cx.model, body);
+    let mut ok = true;
+    for x in unsnarl_model::walk::exprs_under(cx.model, e) {
+        match &cx.expr(x).kind {
+            ExprKind::Call(c) => {
+                let t = c.target.as_deref().unwrap_or("");
+                let dur = t.starts_with("std::time::Duration::")
+                    || t.starts_with("core::time::Duration::")
+                    || t.starts_with("tokio::time::Duration::")
+                    || (c.receiver.is_none() && c.name.starts_with("from_"));
+                let conv = matches!(c.name.as_str(), "into" | "clone" | "unwrap" | "to_owned");
+                if !dur && !conv {
+                    ok = false;
+                }
+            }
+            ExprKind::Name { id, resolved } => {
+                if resolved.is_some() || id.chars().all(|ch| ch.is_uppercase() || ch == '_') {
+                    continue;
+                }
+                if assigned.contains(id.as_str()) || loop_vars.contains(&id.as_str()) {
+                    ok = false;
+                }
+            }
+            ExprKind::Attr { .. } => {
+                // A field read (`self.retry_delay`): constant unless written
+                // in the loop.
+                if let Some(d) = cx.model.dotted(x)
+                    && assigned.contains(d.as_str())
+                {
+                    ok = false;
+                }
+            }
+            _ => {}
+        }
+        if !ok {
+            return false;
+        }
+    }
+    ok
+}
+
+/// Names (and dotted targets) assigned anywhere in a block.
+pub fn assigned_names(m: &FileModel, body: &Block) -> std::collections::HashSet<String> {
+    let mut out = std::collections::HashSet::new();
+    for s in stmts_in(m, body) {
+        if let StmtKind::Assign { targets, .. } = &m.stmt(s).kind {
+            for &t in targets {
+                for x in unsnarl_model::walk::exprs_under(m, t) {
+                    if let Some(d) = m.dotted(x) {
+                        out.insert(d);
+                    }
+                }
+            }
+        }
+    }
+    for e in exprs_in_block(m, body) {
+        if let ExprKind::AssignExpr { target, .. } = &m.expr(e).kind
+            && let Some(d) = m.dotted(*target)
+        {
+            out.insert(d);
+        }
+        // `delay = delay.saturating_mul(2)` via a method on `&mut`:
+        // `backoff.next()`, `delay.mul_assign(2)`.
+        if let Some(c) = m.call(e)
+            && let Some(r) = c.receiver
+            && let Some(d) = m.dotted(r)
+            && (c.name.starts_with("next") || c.name.ends_with("_assign") || c.name == "step")
+        {
+            out.insert(d);
+        }
+    }
+    out
+}
+
+/// The name a binding target binds: `x`, `mut x`, and the one name inside a
+/// single-binding pattern (`Ok(g)`, `Some(mut g)`, `(g, _)` is not one).
+pub fn binding_name<'a>(m: &'a FileModel, t: ExprId) -> Option<&'a str> {
+    match &m.expr(t).kind {
+        ExprKind::Name { id, resolved: None } if id != "_" => Some(id),
+        ExprKind::Other(kids) => {
+            let names: Vec<&str> = kids
+                .iter()
+                .filter_map(|&k| match &m.expr(k).kind {
+                    ExprKind::Name { id, resolved: None } if id != "_" => Some(id.as_str()),
+                    ExprKind::Other(_) => binding_name(m, k),
+                    _ => None,
+                })
+                .collect();
+            match names.as_slice() {
+                [one] => Some(one),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Uses of a local name in a function (and closures inside it) after
+/// `after`, as expression ids.
+pub fn uses_after(cx: &FileCx, f: FuncId, name: &str, after: u32) -> Vec<ExprId> {
+    let span = cx.func(f).span;
+    cx.model
+        .exprs
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| {
+            e.span.start >= after
+                && e.span.end <= span.end
+                && matches!(&e.kind, ExprKind::Name { id, resolved: None } if id == name)
+        })
+        .map(|(i, _)| ExprId(i as u32))
+        .collect()
+}
+
+/// The 1-based line of a span.
+pub fn line_of(cx: &FileCx, span: Span) -> usize {
+    let end = (span.start as usize).min(cx.text.len());
+    cx.text.as_bytes()[..end]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// Looks through `.await`, `?`, `.unwrap()`, `.expect(..)` and similar
+/// wrappers to the call whose value they pass on.
+pub fn unwrap_value(cx: &FileCx, mut e: ExprId) -> ExprId {
+    for _ in 0..8 {
+        e = cx.model.strip(e);
+        match &cx.expr(e).kind {
+            ExprKind::Await(inner) | ExprKind::Try(inner) => e = *inner,
+            ExprKind::Call(c)
+                if c.receiver.is_some()
+                    && matches!(
+                        c.name.as_str(),
+                        "unwrap"
+                            | "expect"
+                            | "unwrap_or_else"
+                            | "unwrap_or_default"
+                            | "into_inner"
+                            | "map_err"
+                            | "context"
+                            | "with_context"
+                    ) =>
+            {
+                e = c.receiver.expect("checked");
+            }
+            _ => return e,
+        }
+    }
+    e
+}
+
+/// The channel a tuple `let (tx, rx) = <channel ctor>(..)` builds: the
+/// sender and receiver names, the constructor call, and whether it has a
+/// capacity (`channel(n)`, `sync_channel(n)`, `bounded(n)`).
+#[derive(Clone, Debug)]
+pub struct LocalChannel {
+    pub tx: String,
+    pub rx: String,
+    pub ctor: ExprId,
+    pub stmt: StmtId,
+    pub bounded: bool,
+    /// The sender has an async `send().await` (tokio, async_channel, flume).
+    pub async_send: bool,
+}
+
+/// Channels created in a function with `let (tx, rx) = ...`.
+pub fn local_channels(cx: &FileCx, f: FuncId) -> Vec<LocalChannel> {
+    let mut out = Vec::new();
+    for s in stmts_in(cx.model, &cx.func(f).body) {
+        let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            op: AssignOp::Declare { .. },
+        } = &cx.stmt(s).kind
+        else {
+            continue;
+        };
+        let [t] = targets.as_slice() else { continue };
+        let ExprKind::Collection {
+            kind: CollKind::Tuple,
+            elems,
+            ..
+        } = &cx.expr(*t).kind
+        else {
+            continue;
+        };
+        let [a, b] = elems.as_slice() else { continue };
+        let (Some(tx), Some(rx)) = (binding_name(cx.model, *a), binding_name(cx.model, *b)) else {
+            continue;
+        };
+        let call = unwrap_value(cx, *v);
+        let Some(c) = cx.call(call) else { continue };
+        let Some(target) = c.target.as_deref() else {
+            continue;
+        };
+        let (bounded, async_send) = match target {
+            "tokio::sync::mpsc::channel" | "futures::channel::mpsc::channel" => (true, true),
+            "async_channel::bounded" | "flume::bounded" => (true, true),
+            "std::sync::mpsc::sync_channel"
+            | "crossbeam_channel::bounded"
+            | "crossbeam::channel::bounded" => (true, false),
+            "tokio::sync::mpsc::unbounded_channel"
+            | "futures::channel::mpsc::unbounded"
+            | "async_channel::unbounded"
+            | "flume::unbounded"
+            | "std::sync::mpsc::channel"
+            | "crossbeam_channel::unbounded"
+            | "crossbeam::channel::unbounded" => (false, false),
+            _ => continue,
+        };
+        out.push(LocalChannel {
+            tx: tx.to_string(),
+            rx: rx.to_string(),
+            ctor: call,
+            stmt: s,
+            bounded,
+            async_send,
+        });
+    }
+    out
+}
+
+/// Names that alias a sender: `let tx2 = tx.clone();` in the function
+/// (transitively), including the sender itself.
+pub fn sender_aliases(cx: &FileCx, f: FuncId, tx: &str) -> Vec<String> {
+    let mut names = vec![tx.to_string()];
+    let mut changed = true;
+    let stmts = stmts_in(cx.model, &cx.func(f).body);
+    while changed {
+        changed = false;
+        for &s in &stmts {
+            let StmtKind::Assign {
+                targets,
+                value: Some(v),
+                ..
+            } = &cx.stmt(s).kind
+            else {
+                continue;
+            };
+            let Some(c) = cx.call(*v) else { continue };
+            if c.name != "clone" {
+                continue;
+            }
+            let Some(src) = c.receiver.and_then(|r| cx.model.name_of(r)) else {
+                continue;
+            };
+            if !names.iter().any(|n| n == src) {
+                continue;
+            }
+            for &t in targets {
+                if let Some(n) = binding_name(cx.model, t)
+                    && !names.iter().any(|x| x == n)
+                {
+                    names.push(n.to_string());
+                    changed = true;
+                }
+            }
+        }
+    }
+    names
+}
+
+/// Functions of the file by qualified name.
+pub fn functions_by_qualname<'a>(cx: &FileCx<'a>) -> HashMap<&'a str, FuncId> {
+    let mut out = HashMap::new();
+    for f in cx.model.function_ids() {
+        let q = cx.func(f).qualname.as_str();
+        if !q.is_empty() {
+            out.entry(q).or_insert(f);
+        }
+    }
+    out
+}
+
+/// The function of this file a call goes to, when its target names one.
+pub fn callee_in_file(by_name: &HashMap<&str, FuncId>, c: &Call) -> Option<FuncId> {
+    by_name.get(c.target.as_deref()?).copied()
+}
+
+/// True when a statement leaves the enclosing loop or function: `break`,
+/// `return`, or a `?`/`panic!` family call inside it.
+pub fn stmt_exits(cx: &FileCx, s: StmtId) -> bool {
+    matches!(cx.stmt(s).kind, StmtKind::Break | StmtKind::Return(_))
+}
+
+/// True when a loop body has a way out: a `break` or `return` (not inside
+/// a nested loop for `break`), a `?`, or a call that never returns.
+pub fn loop_has_exit(cx: &FileCx, body: &Block) -> bool {
+    fn walk(cx: &FileCx, b: &Block, depth: u32) -> bool {
+        for &s in b {
+            match &cx.stmt(s).kind {
+                StmtKind::Break if depth == 0 => return true,
+                StmtKind::Return(_) => return true,
+                StmtKind::Loop { body }
+                | StmtKind::While { body, .. }
+                | StmtKind::For { body, .. } => {
+                    if walk(cx, body, depth + 1) {
+                        return true;
+                    }
+                }
+                _ => {}
+            }
+            // Children blocks other than nested loops.
+            let mut found = false;
+            for_each_stmt_child(cx.model, s, &mut |ch| match ch {
+                Child::Block(inner) => {
+                    if !matches!(
+                        cx.stmt(s).kind,
+                        StmtKind::Loop { .. } | StmtKind::While { .. } | StmtKind::For { .. }
+                    ) && walk(cx, inner, depth)
+                    {
+                        found = true;
+                    }
+                }
+                Child::Expr(e) => {
+                    for x in unsnarl_model::walk::exprs_under(cx.model, e) {
+                        match &cx.expr(x).kind {
+                            ExprKind::Try(_) => found = true,
+                            ExprKind::Block(inner) if walk(cx, inner, depth) => found = true,
+                            ExprKind::Call(c)
+                                if c.is_macro
+                                    && matches!(
+                                        c.name.as_str(),
+                                        "panic" | "unreachable" | "todo" | "unimplemented"
+                                    ) =>
+                            {
+                                found = true
+                            }
+                            ExprKind::Call(c)
+                                if c.target.as_deref() == Some("std::process::exit") =>
+                            {
+                                found = true
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+            });
+            if found {
+                return true;
+            }
+        }
+        false
+    }
+    walk(cx, body, 0)
+}
+
+/// True when the expression is inside the arguments of a call to a
+/// `tokio::time::timeout`-like wrapper.
+pub fn under_timeout(cx: &FileCx, e: ExprId) -> bool {
+    cx.tree.expr_ancestors(e).any(|a| {
+        cx.call(a).is_some_and(|c| {
+            matches!(
+                c.target.as_deref(),
+                Some(
+                    "tokio::time::timeout"
+                        | "tokio::time::timeout_at"
+                        | "async_std::future::timeout"
+                        | "async_std::io::timeout"
+                )
+            ) || c.name == "timeout"
+                || c.name == "timeout_at"
+                || c.name == "with_timeout"
+        })
+    })
+}
+
+/// The statement directly holding an expression.
+pub fn stmt_of(cx: &FileCx, e: ExprId) -> Option<StmtId> {
+    cx.tree.enclosing_stmt(e)
+}
+
+/// The statements enclosing `s` that are loops, innermost first, within
+/// its function.
+pub fn enclosing_loops(cx: &FileCx, s: StmtId) -> Vec<StmtId> {
+    std::iter::once(s)
+        .chain(cx.tree.stmt_ancestors(s))
+        .skip(1)
+        .filter(|&a| {
+            matches!(
+                cx.stmt(a).kind,
+                StmtKind::Loop { .. } | StmtKind::While { .. } | StmtKind::For { .. }
+            )
+        })
+        .collect()
+}
+
+/// True when `e` sits in the arguments of a call with `effect`.
+pub fn inside_call_with(cx: &FileCx, e: ExprId, effect: Effect) -> bool {
+    cx.tree
+        .expr_ancestors(e)
+        .any(|a| a != e && cx.call(a).is_some_and(|c| cx.effect(c, effect).is_some()))
+}
+
+/// Where a closure is defined: the call it is an argument of, if any.
+pub fn closure_call_site(cx: &FileCx, f: FuncId) -> Option<ExprId> {
+    let Parent::Expr(site) = cx.tree.func_site(f) else {
+        return None;
+    };
+    let mut cur = site;
+    for _ in 0..4 {
+        match cx.tree.expr_parent(cur) {
+            Parent::Expr(p) => {
+                if cx.call(p).is_some() {
+                    return Some(p);
+                }
+                cur = p;
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The source text of an expression with whitespace runs collapsed.
+pub fn text(cx: &FileCx, e: ExprId) -> String {
+    cx.source(cx.expr(e).span)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Crates whose async calls talk to a network peer or a database.
+const NET_CRATES: &[&str] = &[
+    "tokio::net::",
+    "reqwest::",
+    "hyper::",
+    "hyper_util::",
+    "sqlx::",
+    "tokio_postgres::",
+    "deadpool_postgres::",
+    "redis::",
+    "mongodb::",
+    "tonic::",
+    "lapin::",
+    "rdkafka::",
+    "tokio_tungstenite::",
+    "async_nats::",
+    "surf::",
+    "isahc::",
+    "diesel_async::",
+    "sea_orm::",
+    "bb8::",
+    "deadpool::",
+];
+
+/// Methods that, awaited on a value of unknown type, read or write a
+/// stream or talk to a peer.
+const NET_METHODS: &[&str] = &[
+    "read",
+    "read_exact",
+    "read_to_end",
+    "read_to_string",
+    "read_line",
+    "read_buf",
+    "write",
+    "write_all",
+    "write_all_buf",
+    "connect",
+    "accept",
+    "send_request",
+    "ready",
+];
+
+/// True when an awaited call does network (or database) I/O: a call into a
+/// networking crate, a stream read/write, or a usual I/O verb on a value of
+/// unknown type (`client.get(..)`, `db.query(..)`, `req.send()`).
+pub fn is_network_io(cx: &FileCx, call: ExprId) -> bool {
+    let Some(c) = cx.call(call) else { return false };
+    if let Some(t) = c.target.as_deref() {
+        return NET_CRATES.iter().any(|p| t.starts_with(p));
+    }
+    if c.receiver.is_none() {
+        return false;
+    }
+    if NET_METHODS.contains(&c.name.as_str()) || crate::util::is_io_method_call(c) {
+        return true;
+    }
+    // `client.get(url).send()`: a chain rooted in a network call.
+    let mut cur = c.receiver;
+    while let Some(r) = cur {
+        match cx.call(r) {
+            Some(rc) => {
+                if rc
+                    .target
+                    .as_deref()
+                    .is_some_and(|t| NET_CRATES.iter().any(|p| t.starts_with(p)))
+                {
+                    return true;
+                }
+                cur = rc.receiver;
+            }
+            None => break,
+        }
+    }
+    false
+}
+
+/// A loop that drains a receiver: `while let Some(x) = rx.recv().await`,
+/// `while let Ok(x) = rx.recv()`, `for x in rx` / `rx.iter()` /
+/// `&rx`; with the receiver's name.
+pub fn drain_loop<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<(&'a str, &'a Block)> {
+    match &cx.stmt(s).kind {
+        StmtKind::While { cond, body, .. } => {
+            let ExprKind::Let { value, .. } = &cx.expr(*cond).kind else {
+                return None;
+            };
+            let call = unwrap_value(cx, *value);
+            let c = cx.call(call)?;
+            if !matches!(c.name.as_str(), "recv" | "recv_async" | "next") {
+                return None;
+            }
+            let rx = cx.model.name_of(c.receiver?)?;
+            Some((rx, body))
+        }
+        StmtKind::For { iter, body, .. } => {
+            let mut it = cx.model.strip(*iter);
+            if let ExprKind::Unary {
+                op: UnOp::Ref,
+                operand,
+            } = &cx.expr(it).kind
+            {
+                it = *operand;
+            }
+            if let Some(c) = cx.call(it) {
+                if !matches!(c.name.as_str(), "iter" | "into_iter") {
+                    return None;
+                }
+                it = c.receiver?;
+            }
+            let rx = cx.model.name_of(it)?;
+            // Only receivers: the name must come from a channel or be typed
+            // as one.
+            let t = cx.sema.type_of(it)?;
+            t.ends_with("Receiver").then_some((rx, body))
+        }
+        _ => None,
+    }
+}
+
+/// The declaration a use of `name` refers to: the latest `let` of that name
+/// before `at` whose scope (the enclosing statement or function) contains
+/// it.
+pub fn declaration_of(cx: &FileCx, name: &str, at: ExprId) -> Option<StmtId> {
+    let pos = cx.expr(at).span.start;
+    let mut best: Option<(StmtId, u32)> = None;
+    for (i, st) in cx.model.stmts.iter().enumerate() {
+        if st.span.end > pos {
+            continue;
+        }
+        let StmtKind::Assign {
+            targets,
+            op: AssignOp::Declare { .. },
+            ..
+        } = &st.kind
+        else {
+            continue;
+        };
+        let binds = targets.iter().any(|&t| {
+            unsnarl_model::walk::exprs_under(cx.model, t)
+                .into_iter()
+                .any(|x| matches!(&cx.expr(x).kind, ExprKind::Name { id, resolved: None } if id == name))
+        });
+        if !binds {
+            continue;
+        }
+        let s = StmtId(i as u32);
+        let scope = match cx.tree.stmt_parent(s) {
+            Parent::Stmt(p) => cx.stmt(p).span,
+            Parent::Expr(e) => cx.expr(e).span,
+            Parent::Function(f) => cx.func(f).span,
+            Parent::Detached => continue,
+        };
+        if !scope.contains(cx.expr(at).span) {
+            continue;
+        }
+        if best.is_none_or(|(_, start)| st.span.start >= start) {
+            best = Some((s, st.span.start));
+        }
+    }
+    best.map(|(s, _)| s)
+}
+
+/// How a use of a local consumes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UseKind {
+    /// `drop(x)` or moved into a call, a struct, a `move` closure.
+    Consumed,
+    /// Borrowed or used through a method (`x.clone()`, `x.send(..)`, `&x`).
+    Borrowed,
+}
+
+/// How the expression `use_` (a name) uses its value. `owner` is the
+/// function that declares the name.
+pub fn use_kind(cx: &FileCx, use_: ExprId, owner: FuncId) -> UseKind {
+    // Captured by a `move` closure / `async move` block.
+    let mut f = cx.func_of(use_);
+    while f != owner {
+        let src = cx.source(cx.func(f).span).trim_start();
+        if src.starts_with("move")
+            || src.starts_with("async move")
+            || src.starts_with("static move")
+        {
+            return UseKind::Consumed;
+        }
+        match cx.func(f).parent {
+            Some(p) => f = p,
+            None => break,
+        }
+    }
+    match cx.tree.expr_parent(use_) {
+        Parent::Expr(p) => match &cx.expr(p).kind {
+            ExprKind::Call(c) => {
+                if c.receiver == Some(use_) {
+                    if matches!(c.name.as_str(), "into" | "into_inner" | "into_sink") {
+                        UseKind::Consumed
+                    } else {
+                        UseKind::Borrowed
+                    }
+                } else if c.args.iter().any(|a| a.value == use_) {
+                    UseKind::Consumed
+                } else {
+                    UseKind::Borrowed
+                }
+            }
+            ExprKind::Collection { .. } => UseKind::Consumed,
+            _ => UseKind::Borrowed,
+        },
+        Parent::Stmt(s) => match &cx.stmt(s).kind {
+            // `let y = x;` moves; `return x` / a tail moves too.
+            StmtKind::Assign { value: Some(v), .. } if *v == use_ => UseKind::Consumed,
+            StmtKind::Return(Some(v)) | StmtKind::Tail(v) if *v == use_ => UseKind::Consumed,
+            _ => UseKind::Borrowed,
+        },
+        _ => UseKind::Borrowed,
+    }
+}
+
+/// The statement list that directly contains `s`.
+pub fn block_of<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Block> {
+    match cx.tree.stmt_parent(s) {
+        Parent::Function(f) => {
+            let b = &cx.func(f).body;
+            b.contains(&s).then_some(b)
+        }
+        Parent::Stmt(p) => {
+            let mut found = None;
+            for_each_stmt_child(cx.model, p, &mut |ch| {
+                if let Child::Block(b) = ch
+                    && b.contains(&s)
+                {
+                    found = Some(b);
+                }
+            });
+            found
+        }
+        Parent::Expr(e) => match &cx.expr(e).kind {
+            ExprKind::Block(b) if b.contains(&s) => Some(b),
+            _ => None,
+        },
+        Parent::Detached => None,
+    }
+}
+
+/// `Ok(())`, `()`, or nothing: a statement that does no work.
+pub fn is_trivial_stmt(cx: &FileCx, s: StmtId) -> bool {
+    let e = match &cx.stmt(s).kind {
+        StmtKind::Return(None) | StmtKind::Pass => return true,
+        StmtKind::Return(Some(e)) | StmtKind::Tail(e) | StmtKind::Expr(e) => *e,
+        _ => return false,
+    };
+    let t = text(cx, e);
+    matches!(t.as_str(), "()" | "Ok(())" | "Ok(( ))")
+}
+
+/// Every function whose body lies inside `f` (itself included).
+pub fn fns_within(cx: &FileCx, f: FuncId) -> Vec<FuncId> {
+    let span = cx.func(f).span;
+    cx.model
+        .function_ids()
+        .filter(|&g| {
+            g == f || (span.contains(cx.func(g).span) && cx.func(g).kind != FnKind::Module)
+        })
+        .collect()
+}
