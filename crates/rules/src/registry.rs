@@ -74,6 +74,12 @@ static RULES: &[&dyn Rule] = &[
     &rust::lock_order_cycle::LockOrderCycle,
     &rust::relock_while_held::RelockWhileHeld,
     &rust::async_guard_across_io::AsyncGuardAcrossIo,
+    &rust::relaxed_publish_flag::RelaxedPublishFlag,
+    &rust::double_checked_init::DoubleCheckedInit,
+    &rust::static_mut_from_thread::StaticMutFromThread,
+    &rust::atomic_load_store_race::AtomicLoadStoreRace,
+    &rust::condvar_wait_outside_loop::CondvarWaitOutsideLoop,
+    &rust::condvar_notify_one_mixed::CondvarNotifyOneMixed,
 ];
 
 #[cfg(test)]

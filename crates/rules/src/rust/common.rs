@@ -824,3 +824,168 @@ pub fn fns_within(cx: &FileCx, f: FuncId) -> Vec<FuncId> {
         })
         .collect()
 }
+
+/// An operation on an atomic: `X.load(o)`, `X.store(v, o)`, `fetch_*`,
+/// `swap`, `compare_exchange*`.
+#[derive(Clone, Debug)]
+pub struct AtomicOp<'a> {
+    pub call: ExprId,
+    pub recv: ExprId,
+    /// The receiver as written (`READY`, `self.ready`).
+    pub key: String,
+    pub method: &'a str,
+    /// `Relaxed`, `Acquire`, `Release`, `AcqRel`, `SeqCst` (the last
+    /// ordering argument), if written.
+    pub ordering: Option<&'a str>,
+}
+
+/// The atomic operation of a call, if it is one: the receiver is typed as
+/// an atomic, or an `Ordering::*` argument says so.
+pub fn atomic_op<'a>(cx: &FileCx<'a>, e: ExprId) -> Option<AtomicOp<'a>> {
+    let c = cx.call(e)?;
+    let method = c.name.as_str();
+    if !(matches!(method, "load" | "store" | "swap")
+        || method.starts_with("fetch_")
+        || method.starts_with("compare_exchange")
+        || method == "compare_and_swap")
+    {
+        return None;
+    }
+    let recv = c.receiver?;
+    let ordering = c.args.iter().rev().find_map(|a| ordering_of(cx, a.value));
+    let typed = cx.sema.type_of(recv).is_some_and(|t| {
+        t.rsplit("::")
+            .next()
+            .is_some_and(|l| l.starts_with("Atomic"))
+    });
+    if !typed && ordering.is_none() {
+        return None;
+    }
+    let key = cx.model.dotted(recv)?;
+    Some(AtomicOp {
+        call: e,
+        recv,
+        key,
+        method,
+        ordering,
+    })
+}
+
+/// `Ordering::Relaxed` (any path spelling) → `Relaxed`.
+pub fn ordering_of<'a>(cx: &FileCx<'a>, e: ExprId) -> Option<&'a str> {
+    let e = cx.model.strip(e);
+    let last = match &cx.expr(e).kind {
+        ExprKind::Path { text, resolved } => {
+            let r = resolved.as_deref().unwrap_or(text);
+            if !(r.contains("atomic::Ordering::") || text.starts_with("Ordering::")) {
+                return None;
+            }
+            text.rsplit("::").next()?
+        }
+        ExprKind::Name {
+            id,
+            resolved: Some(r),
+        } if r.contains("atomic::Ordering::") => id.as_str(),
+        _ => return None,
+    };
+    matches!(
+        last,
+        "Relaxed" | "Acquire" | "Release" | "AcqRel" | "SeqCst"
+    )
+    .then_some(last)
+}
+
+/// The last segment of an atomic's key, to match the same flag seen
+/// through different roots (`self.ready`, `shared.ready`).
+pub fn key_tail(key: &str) -> &str {
+    key.rsplit('.').next().unwrap_or(key)
+}
+
+/// Module-level `static mut` items of the file, by qualified name.
+pub fn static_muts(cx: &FileCx) -> std::collections::HashSet<String> {
+    let mut out = std::collections::HashSet::new();
+    for st in &cx.model.stmts {
+        if let StmtKind::Assign {
+            targets,
+            op: AssignOp::Declare { mutable: true },
+            ..
+        } = &st.kind
+            && let [t] = targets.as_slice()
+            && let ExprKind::Name {
+                resolved: Some(r), ..
+            } = &cx.expr(*t).kind
+        {
+            out.insert(r.clone());
+        }
+    }
+    out
+}
+
+/// The `static mut` an expression reads or writes (its root name).
+pub fn static_mut_root(
+    cx: &FileCx,
+    e: ExprId,
+    muts: &std::collections::HashSet<String>,
+) -> Option<String> {
+    let mut cur = cx.model.strip(e);
+    loop {
+        match &cx.expr(cur).kind {
+            ExprKind::Attr { obj, .. } | ExprKind::Index { obj, .. } => cur = cx.model.strip(*obj),
+            ExprKind::Unary { operand, .. } => cur = cx.model.strip(*operand),
+            ExprKind::Name {
+                resolved: Some(r), ..
+            } if muts.contains(r) => return Some(r.clone()),
+            _ => return None,
+        }
+    }
+}
+
+/// A `Condvar` wait: `cv.wait(guard)`, `wait_timeout`, `wait_while`... on a
+/// receiver typed as a condvar, or, when the type is unknown, with a lock
+/// guard as its first argument. Returns the method name.
+pub fn condvar_wait<'a>(cx: &FileCx<'a>, e: ExprId) -> Option<&'a str> {
+    let c = cx.call(e)?;
+    let m = c.name.as_str();
+    if !matches!(
+        m,
+        "wait"
+            | "wait_timeout"
+            | "wait_while"
+            | "wait_timeout_while"
+            | "wait_for"
+            | "wait_until"
+            | "wait_while_for"
+            | "wait_while_until"
+    ) {
+        return None;
+    }
+    let recv = c.receiver?;
+    match cx.sema.type_of(recv) {
+        Some(t) => t.ends_with("Condvar").then_some(m),
+        None => {
+            let g = c.positional(0)?;
+            let g = match &cx.expr(cx.model.strip(g)).kind {
+                ExprKind::Unary { operand, .. } => *operand,
+                _ => g,
+            };
+            cx.sema
+                .type_of(g)
+                .is_some_and(|t| t.ends_with("Guard"))
+                .then_some(m)
+        }
+    }
+}
+
+/// A `notify_one`/`notify_all` call on a condvar (typed, or of unknown type
+/// with no arguments).
+pub fn condvar_notify<'a>(cx: &FileCx<'a>, e: ExprId) -> Option<&'a str> {
+    let c = cx.call(e)?;
+    let m = c.name.as_str();
+    if !matches!(m, "notify_one" | "notify_all") || !c.args.is_empty() {
+        return None;
+    }
+    match cx.sema.type_of(c.receiver?) {
+        Some(t) if !t.ends_with("Condvar") => None,
+        _ => Some(m),
+    }
+}
