@@ -80,6 +80,14 @@ static RULES: &[&dyn Rule] = &[
     &rust::atomic_load_store_race::AtomicLoadStoreRace,
     &rust::condvar_wait_outside_loop::CondvarWaitOutsideLoop,
     &rust::condvar_notify_one_mixed::CondvarNotifyOneMixed,
+    &rust::reqwest_without_timeout::ReqwestWithoutTimeout,
+    &rust::connect_without_timeout::ConnectWithoutTimeout,
+    &rust::retry_loop_without_backoff::RetryLoopWithoutBackoff,
+    &rust::endless_spawned_loop::EndlessSpawnedLoop,
+    &rust::forgotten_guard::ForgottenGuard,
+    &rust::notify_all_for_one::NotifyAllForOne,
+    &rust::reconnect_without_jitter::ReconnectWithoutJitter,
+    &rust::sleep_before_assert::SleepBeforeAssert,
 ];
 
 #[cfg(test)]

@@ -989,3 +989,202 @@ pub fn condvar_notify<'a>(cx: &FileCx<'a>, e: ExprId) -> Option<&'a str> {
         _ => Some(m),
     }
 }
+
+/// Calls whose failure a loop should not retry by spinning (CAS loops,
+/// non-blocking polls): not retries of an I/O operation.
+const SPIN_OPS: &[&str] = &[
+    "compare_exchange",
+    "compare_exchange_weak",
+    "compare_and_swap",
+    "fetch_update",
+    "try_lock",
+    "try_read",
+    "try_write",
+    "try_recv",
+    "try_send",
+    "try_acquire",
+    "try_acquire_owned",
+    "try_pop",
+    "pop",
+    "steal",
+    "try_reserve",
+    "poll",
+    "try_wait",
+    "parse",
+    "from_str",
+    "try_from",
+    "next",
+];
+
+/// A retry loop: a loop (not over a collection) around a fallible call,
+/// where `Ok` leaves the loop and `Err` goes around again. Returns the
+/// retried call.
+pub fn retried_call(cx: &FileCx, s: StmtId) -> Option<ExprId> {
+    let body = match &cx.stmt(s).kind {
+        StmtKind::Loop { body } => body,
+        StmtKind::While { cond, body, .. } => {
+            if let ExprKind::Let { pattern, value } = &cx.expr(*cond).kind {
+                // `while let Err(e) = op().await { .. }`
+                if cx
+                    .source(cx.expr(*pattern).span)
+                    .trim_start()
+                    .starts_with("Err")
+                {
+                    return fallible_op(cx, *value);
+                }
+                return None;
+            }
+            body
+        }
+        StmtKind::For { iter, body, .. } => {
+            let t = cx.source(cx.expr(*iter).span);
+            if !(matches!(cx.expr(cx.model.strip(*iter)).kind, ExprKind::Other(_))
+                && t.contains(".."))
+            {
+                return None;
+            }
+            body
+        }
+        _ => return None,
+    };
+    for x in top_stmts(cx, body) {
+        match &cx.stmt(x).kind {
+            StmtKind::Switch {
+                subject: Some(sub),
+                cases,
+            } => {
+                let ok_exits = cases
+                    .iter()
+                    .any(|c| pat_starts(cx, c, "Ok") && block_exits(cx, &c.body));
+                let err_retries = cases
+                    .iter()
+                    .any(|c| pat_starts(cx, c, "Err") && !block_exits(cx, &c.body));
+                if ok_exits && err_retries {
+                    return fallible_op(cx, *sub);
+                }
+            }
+            StmtKind::If { cond, then, orelse } => {
+                if let ExprKind::Let { pattern, value } = &cx.expr(*cond).kind {
+                    let p = cx.source(cx.expr(*pattern).span).trim_start();
+                    if p.starts_with("Ok") && block_exits(cx, then) && !block_exits(cx, orelse) {
+                        return fallible_op(cx, *value);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+fn pat_starts(cx: &FileCx, c: &Case, prefix: &str) -> bool {
+    c.patterns
+        .iter()
+        .any(|&p| cx.source(cx.expr(p).span).trim_start().starts_with(prefix))
+}
+
+/// The statements of a block, looking into plain nested blocks.
+fn top_stmts(cx: &FileCx, b: &Block) -> Vec<StmtId> {
+    let mut out = Vec::new();
+    for &s in b {
+        match &cx.stmt(s).kind {
+            StmtKind::Block(inner) => out.extend(top_stmts(cx, inner)),
+            _ => out.push(s),
+        }
+    }
+    out
+}
+
+/// Every path through the block leaves the loop or function (its last
+/// statement is a `break`/`return`, or an `if`/`match` all of whose
+/// branches do).
+pub fn block_exits(cx: &FileCx, b: &Block) -> bool {
+    let Some(&last) = b.last() else { return false };
+    match &cx.stmt(last).kind {
+        StmtKind::Break | StmtKind::Return(_) => true,
+        StmtKind::Block(inner) => block_exits(cx, inner),
+        StmtKind::If { then, orelse, .. } => block_exits(cx, then) && block_exits(cx, orelse),
+        StmtKind::Switch { cases, .. } => {
+            !cases.is_empty() && cases.iter().all(|c| block_exits(cx, &c.body))
+        }
+        _ => false,
+    }
+}
+
+/// The call a retry loop retries, when it is worth retrying with backoff:
+/// awaited (async I/O), a network call, or an I/O-sounding name; not a CAS
+/// or a non-blocking poll.
+fn fallible_op(cx: &FileCx, value: ExprId) -> Option<ExprId> {
+    let call = unwrap_value(cx, value);
+    let c = cx.call(call)?;
+    if SPIN_OPS.contains(&c.name.as_str()) {
+        return None;
+    }
+    let awaited = unsnarl_model::walk::exprs_under(cx.model, value)
+        .into_iter()
+        .any(|x| matches!(cx.expr(x).kind, ExprKind::Await(_)));
+    let io_name = {
+        let n = c.name.to_ascii_lowercase();
+        [
+            "connect",
+            "send",
+            "request",
+            "fetch",
+            "query",
+            "execute",
+            "call",
+            "post",
+            "get",
+            "put",
+            "open",
+            "bind",
+            "upload",
+            "download",
+            "publish",
+            "login",
+            "dial",
+            "handshake",
+            "resolve",
+            "lookup",
+        ]
+        .iter()
+        .any(|w| n.contains(w))
+    };
+    (awaited || io_name || is_network_io(cx, call)).then_some(call)
+}
+
+/// A call that introduces randomness into a delay (`rand`, `fastrand`,
+/// a jitter helper).
+pub fn is_jitter(cx: &FileCx, e: ExprId) -> bool {
+    let Some(c) = cx.call(e) else { return false };
+    let n = c.name.to_ascii_lowercase();
+    let t = c.target.as_deref().unwrap_or("");
+    n.contains("jitter")
+        || n.contains("random")
+        || n == "gen_range"
+        || n == "thread_rng"
+        || n == "rng"
+        || t.starts_with("rand::")
+        || t.starts_with("fastrand::")
+        || t.starts_with("nanorand::")
+}
+
+/// A call that waits in a way that is not a constant sleep: a backoff
+/// helper, an interval tick, a rate limiter.
+pub fn is_smart_wait(cx: &FileCx, e: ExprId) -> bool {
+    let Some(c) = cx.call(e) else { return false };
+    let n = c.name.to_ascii_lowercase();
+    n.contains("backoff")
+        || n.contains("delay")
+        || n == "tick"
+        || n.contains("until_ready")
+        || n.contains("wait")
+}
+
+/// A call that connects (or reconnects) to a peer.
+pub fn is_connect(cx: &FileCx, e: ExprId) -> bool {
+    cx.call(e).is_some_and(|c| {
+        let n = c.name.to_ascii_lowercase();
+        n.contains("connect") || n == "dial" || n.contains("subscribe")
+    })
+}
