@@ -74,6 +74,9 @@ impl Rule for DetachedSpawn {
             let Some(entry) = cx.effect(c, Effect::Spawn) else {
                 continue;
             };
+            // `Builder::new().spawn(f).unwrap()` / `..spawn(f)?`: the handle
+            // is the unwrapped value.
+            let id = through_unwrap(cx, id);
             let how = if cx.is_discarded(id) {
                 "its `JoinHandle` is dropped right away".to_string()
             } else if let Some(name) = bound_name(cx, id) {
@@ -105,6 +108,33 @@ impl Rule for DetachedSpawn {
     }
 }
 
+/// The outermost `.unwrap()`/`.expect(..)`/`?` applied to a call's value.
+fn through_unwrap(cx: &FileCx, mut e: ExprId) -> ExprId {
+    loop {
+        match cx.tree.expr_parent(e) {
+            Parent::Expr(p) => match &cx.expr(p).kind {
+                ExprKind::Try(_) | ExprKind::Cast(_) => e = p,
+                ExprKind::Attr { .. } => {
+                    let Parent::Expr(pp) = cx.tree.expr_parent(p) else {
+                        return e;
+                    };
+                    match cx.call(pp) {
+                        Some(c)
+                            if c.receiver == Some(e)
+                                && matches!(c.name.as_str(), "unwrap" | "expect") =>
+                        {
+                            e = pp
+                        }
+                        _ => return e,
+                    }
+                }
+                _ => return e,
+            },
+            _ => return e,
+        }
+    }
+}
+
 /// The name a `let NAME = <call>` binds the call's value to.
 fn bound_name(cx: &FileCx, call: ExprId) -> Option<String> {
     let Parent::Stmt(s) = cx.tree.expr_parent(call) else {
@@ -130,9 +160,6 @@ fn bound_name(cx: &FileCx, call: ExprId) -> Option<String> {
 /// True when `name` is read after the binding at `call`, inside the same
 /// function (closures included).
 fn used_later(cx: &FileCx, call: ExprId, name: &str) -> bool {
-    if name.starts_with('_') {
-        return false;
-    }
     let after = cx.expr(call).span.end;
     let func_span = cx.func(cx.func_of(call)).span;
     cx.model.exprs.iter().any(|e| {
@@ -159,6 +186,7 @@ use std::thread;
 fn start() {
     thread::spawn(|| loop { tick() }); // expect
     let handle = thread::spawn(|| work()); // expect
+    thread::Builder::new().name("flusher".into()).spawn(flush).unwrap(); // expect
 }
 "#,
     ],
