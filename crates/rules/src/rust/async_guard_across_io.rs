@@ -88,7 +88,7 @@ impl Rule for AsyncGuardAcrossIo {
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
         let mut seen = HashSet::new();
         for f in cx.model.function_ids() {
-            if !cx.func(f).is_async || common::in_test(cx, f) {
+            if !cx.func(f).is_async || common::test_like(cx, f) {
                 continue;
             }
             let mut sink = IoSink { found: Vec::new() };

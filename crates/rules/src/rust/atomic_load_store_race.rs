@@ -72,11 +72,19 @@ impl Rule for AtomicLoadStoreRace {
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
         let mut seen = HashSet::new();
         for f in cx.model.function_ids() {
-            if common::in_test(cx, f) || takes_mut_self(cx, f) {
+            if common::test_like(cx, f) || takes_mut_self(cx, f) {
                 continue;
             }
             let body = &cx.func(f).body;
             let exprs = unsnarl_model::walk::exprs_in_block(cx.model, body);
+            // Locks taken by the enclosing function before a closure runs
+            // (`tail.lock()` then `list.for_each(|w| ..)`) count too.
+            let outer = common::outermost(cx, f);
+            let outer_exprs = if outer == f {
+                Vec::new()
+            } else {
+                unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(outer).body)
+            };
             let ops: Vec<_> = exprs
                 .iter()
                 .filter_map(|&e| common::atomic_op(cx, e))
@@ -84,14 +92,37 @@ impl Rule for AtomicLoadStoreRace {
             if ops.is_empty() {
                 continue;
             }
-            let locks = exprs.iter().any(|&e| {
+            let locks = exprs.iter().chain(outer_exprs.iter()).any(|&e| {
                 cx.call(e).is_some_and(|c| {
                     c.receiver.is_some()
                         && c.args.is_empty()
-                        && matches!(c.name.as_str(), "lock" | "write" | "borrow_mut")
+                        && matches!(
+                            c.name.as_str(),
+                            "lock" | "write" | "borrow_mut" | "try_lock"
+                        )
                 })
             });
-            if locks {
+            // Lock-free code that orders its own accesses (fences, CAS on
+            // some other atomic) is written against single-writer
+            // invariants this rule cannot see; `unsafe fn`s document their
+            // preconditions; a guard parameter means the caller holds a lock.
+            let lock_free = ops.iter().any(|o| {
+                o.method.starts_with("compare_exchange")
+                    || o.method == "fetch_update"
+                    || o.method == "compare_and_swap"
+            }) || exprs.iter().any(|&e| {
+                cx.call(e)
+                    .is_some_and(|c| matches!(c.name.as_str(), "fence" | "compiler_fence"))
+            });
+            let func = cx.func(common::outermost(cx, f));
+            let head = cx.source(func.span);
+            let head = head.split('{').next().unwrap_or("");
+            let guarded = head.contains("unsafe fn")
+                || func
+                    .params
+                    .iter()
+                    .any(|p| p.ty.as_ref().is_some_and(|t| t.text.contains("Guard")));
+            if locks || lock_free || guarded {
                 continue;
             }
             for st in &ops {
@@ -117,7 +148,15 @@ impl Rule for AtomicLoadStoreRace {
                                 .is_some_and(|n| loaded_into(cx, f, n, &st.key, st.call))
                     })
                 });
-                let decided = !from_value && guarded_by_load(cx, st.call, &st.key);
+                // A flag stored after a check of it, with something done
+                // once in between (`if !started { started = true; spawn() }`).
+                let literal = value.is_some_and(|v| {
+                    matches!(cx.model.literal(v), Some(Lit::Bool(_) | Lit::Int(_)))
+                });
+                let decided = !from_value
+                    && literal
+                    && guarded_by_load(cx, st.call, &st.key)
+                    && acts_in_branch(cx, st.call);
                 if !(from_value || decided) || !seen.insert(st.call) {
                     continue;
                 }
@@ -143,31 +182,70 @@ impl Rule for AtomicLoadStoreRace {
     }
 }
 
-/// `name` was bound from `key.load(..)` in `f` before `before`.
+/// The branch holding the store also calls something else (an action that
+/// is meant to run once), logging aside.
+fn acts_in_branch(cx: &FileCx, store: ExprId) -> bool {
+    let Some(s) = cx.tree.enclosing_stmt(store) else {
+        return false;
+    };
+    let Some(block) = common::block_of(cx, s) else {
+        return false;
+    };
+    let exprs = unsnarl_model::walk::exprs_in_block(cx.model, block);
+    // Another atomic written in the branch: a lazily computed value being
+    // cached (`HASH.store(h); HASHED.store(true)`), not a once-only action.
+    if exprs.iter().any(|&e| {
+        e != store
+            && common::atomic_op(cx, e).is_some_and(|o| o.method == "store" || o.method == "swap")
+    }) {
+        return false;
+    }
+    exprs.into_iter().any(|e| {
+        e != store
+            && cx.call(e).is_some_and(|c| {
+                !c.is_macro
+                    && common::atomic_op(cx, e).is_none()
+                    && !matches!(c.name.as_str(), "clone" | "unwrap" | "into" | "get")
+            })
+    })
+}
+
+/// `name` was bound from `key.load(..)` in `f` before `before`, and not
+/// reassigned in between.
 fn loaded_into(cx: &FileCx, f: FuncId, name: &str, key: &str, before: ExprId) -> bool {
     let end = cx.expr(before).span.start;
-    common::stmts_in(cx.model, &cx.func(f).body)
-        .into_iter()
-        .any(|s| {
+    let stmts = common::stmts_in(cx.model, &cx.func(f).body);
+    let reassigned = |after: u32| {
+        stmts.iter().any(|&s| {
             let st = cx.stmt(s);
-            if st.span.end > end {
-                return false;
-            }
-            let StmtKind::Assign {
-                targets,
-                value: Some(v),
-                ..
-            } = &st.kind
-            else {
-                return false;
-            };
-            targets
-                .first()
-                .and_then(|&t| common::binding_name(cx.model, t))
-                == Some(name)
-                && common::atomic_op(cx, common::unwrap_value(cx, *v))
-                    .is_some_and(|o| o.key == key && o.method == "load")
+            st.span.start >= after
+                && st.span.end <= end
+                && matches!(&st.kind, StmtKind::Assign { targets, op, .. }
+                    if !matches!(op, AssignOp::Declare { .. })
+                        && targets.iter().any(|&t| cx.model.name_of(t) == Some(name)))
         })
+    };
+    stmts.iter().any(|&s| {
+        let st = cx.stmt(s);
+        if st.span.end > end {
+            return false;
+        }
+        let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } = &st.kind
+        else {
+            return false;
+        };
+        targets
+            .first()
+            .and_then(|&t| common::binding_name(cx.model, t))
+            == Some(name)
+            && common::atomic_op(cx, common::unwrap_value(cx, *v))
+                .is_some_and(|o| o.key == key && o.method == "load")
+            && !reassigned(st.span.end)
+    })
 }
 
 /// The store sits in an `if`/`match` whose condition loads the same atomic.

@@ -63,7 +63,7 @@ impl Rule for BlockOnInAsync {
                 continue;
             };
             let f = cx.func_of(id);
-            if !cx.runs_on_loop(f) {
+            if !cx.runs_on_loop(f) || common::test_like(cx, f) {
                 continue;
             }
             out.push(cx.finding(
@@ -88,7 +88,7 @@ impl Rule for BlockOnInAsync {
 fn through_helpers(cx: &FileCx, out: &mut Vec<Finding>) {
     let by_name = common::functions_by_qualname(cx);
     for f in cx.model.function_ids() {
-        if !cx.runs_on_loop(f) {
+        if !cx.runs_on_loop(f) || common::test_like(cx, f) {
             continue;
         }
         for e in exprs_in_block(cx.model, &cx.func(f).body) {
@@ -182,7 +182,7 @@ fn handle_block_on_on_worker(cx: &FileCx, out: &mut Vec<Finding>) {
             continue;
         }
         let f = cx.func_of(e);
-        if cx.runs_on_loop(f) || common::in_test(cx, f) {
+        if cx.runs_on_loop(f) || common::test_like(cx, f) {
             continue; // async code is reported above
         }
         let Some(recv) = c.receiver else { continue };

@@ -63,7 +63,15 @@ impl Rule for BlockingCall {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
-        blocking::check(cx, &META, Effect::Blocking, |cx, f| cx.runs_on_loop(f), out);
+        // Test scaffolding (`thread::sleep` in an async test) is not a
+        // service stalling its runtime.
+        blocking::check(
+            cx,
+            &META,
+            Effect::Blocking,
+            |cx, f| cx.runs_on_loop(f) && !common::test_like(cx, f),
+            out,
+        );
         contended_locks(cx, out);
     }
 }

@@ -19,6 +19,26 @@ pub fn in_test(cx: &FileCx, f: FuncId) -> bool {
             .any(|g| cx.func(g).is_test)
 }
 
+/// Test or benchmark code: where unbounded channels, detached tasks and
+/// blocking calls are test scaffolding, not bugs.
+pub fn test_like(cx: &FileCx, f: FuncId) -> bool {
+    in_test(cx, f)
+        || cx.path.split(['/', '\\']).any(|c| {
+            let c = c.strip_suffix(".rs").unwrap_or(c);
+            matches!(
+                c,
+                "benches"
+                    | "tests"
+                    | "test"
+                    | "testing"
+                    | "test_helpers"
+                    | "test_util"
+                    | "test_utils"
+                    | "testutil"
+            )
+        })
+}
+
 /// Files that are not service code: examples, benches, tests, build
 /// scripts and fuzz targets.
 pub fn non_service_path(cx: &FileCx) -> bool {
@@ -608,6 +628,13 @@ const NET_METHODS: &[&str] = &[
 /// unknown type (`client.get(..)`, `db.query(..)`, `req.send()`).
 pub fn is_network_io(cx: &FileCx, call: ExprId) -> bool {
     let Some(c) = cx.call(call) else { return false };
+    // `timeout(d, fut)`: what the timeout wraps.
+    if c.receiver.is_none()
+        && matches!(c.name.as_str(), "timeout" | "timeout_at")
+        && let Some(fut) = c.args.last()
+    {
+        return is_network_io(cx, unwrap_value(cx, fut.value));
+    }
     if let Some(t) = c.target.as_deref() {
         return NET_CRATES.iter().any(|p| t.starts_with(p));
     }
@@ -1056,9 +1083,12 @@ pub fn retried_call(cx: &FileCx, s: StmtId) -> Option<ExprId> {
                 let ok_exits = cases
                     .iter()
                     .any(|c| pat_starts(cx, c, "Ok") && block_exits(cx, &c.body));
-                let err_retries = cases
-                    .iter()
-                    .any(|c| pat_starts(cx, c, "Err") && !block_exits(cx, &c.body));
+                let err_retries = cases.iter().any(|c| {
+                    pat_starts(cx, c, "Err")
+                        && !block_exits(cx, &c.body)
+                        && !transient_os_error(cx, c)
+                        && !specific_variant(cx, c)
+                });
                 if ok_exits && err_retries {
                     return fallible_op(cx, *sub);
                 }
@@ -1075,6 +1105,24 @@ pub fn retried_call(cx: &FileCx, s: StmtId) -> Option<ExprId> {
         }
     }
     None
+}
+
+/// `Err(e) if e.kind() == Interrupted => continue`: retrying EINTR or
+/// `WouldBlock` is how OS-level I/O is done, not a retry storm.
+fn transient_os_error(cx: &FileCx, c: &Case) -> bool {
+    let text = cx.source(c.span);
+    ["Interrupted", "WouldBlock", "EINTR", "EAGAIN", "TryAgain"]
+        .iter()
+        .any(|w| text.contains(w))
+}
+
+/// `Err(Error::CheckoutClosed(..))`: a retry of one classified error.
+fn specific_variant(cx: &FileCx, c: &Case) -> bool {
+    c.patterns.iter().any(|&p| {
+        let t = cx.source(cx.expr(p).span).trim_start();
+        t.strip_prefix("Err(")
+            .is_some_and(|inner| inner.contains("::") || inner.contains('('))
+    })
 }
 
 fn pat_starts(cx: &FileCx, c: &Case, prefix: &str) -> bool {
@@ -1123,32 +1171,36 @@ fn fallible_op(cx: &FileCx, value: ExprId) -> Option<ExprId> {
     let awaited = unsnarl_model::walk::exprs_under(cx.model, value)
         .into_iter()
         .any(|x| matches!(cx.expr(x).kind, ExprKind::Await(_)));
+    if c.name.starts_with("try_") || c.name.starts_with("poll") {
+        return None;
+    }
     let io_name = {
         let n = c.name.to_ascii_lowercase();
-        [
-            "connect",
-            "send",
-            "request",
-            "fetch",
-            "query",
-            "execute",
-            "call",
-            "post",
-            "get",
-            "put",
-            "open",
-            "bind",
-            "upload",
-            "download",
-            "publish",
-            "login",
-            "dial",
-            "handshake",
-            "resolve",
-            "lookup",
-        ]
-        .iter()
-        .any(|w| n.contains(w))
+        n.split('_').any(|w| {
+            matches!(
+                w,
+                "connect"
+                    | "reconnect"
+                    | "send"
+                    | "request"
+                    | "fetch"
+                    | "query"
+                    | "execute"
+                    | "call"
+                    | "post"
+                    | "get"
+                    | "put"
+                    | "open"
+                    | "upload"
+                    | "download"
+                    | "publish"
+                    | "login"
+                    | "dial"
+                    | "handshake"
+                    | "resolve"
+                    | "lookup"
+            )
+        })
     };
     (awaited || io_name || is_network_io(cx, call)).then_some(call)
 }
@@ -1185,6 +1237,9 @@ pub fn is_smart_wait(cx: &FileCx, e: ExprId) -> bool {
 pub fn is_connect(cx: &FileCx, e: ExprId) -> bool {
     cx.call(e).is_some_and(|c| {
         let n = c.name.to_ascii_lowercase();
-        n.contains("connect") || n == "dial" || n.contains("subscribe")
+        n.starts_with("connect")
+            || n.starts_with("reconnect")
+            || n.split('_')
+                .any(|w| matches!(w, "connect" | "reconnect" | "dial" | "subscribe"))
     })
 }

@@ -120,7 +120,17 @@ impl Rule for CondvarNotifyOneMixed {
                     continue;
                 };
                 let pred = if m.contains("while") {
-                    c.positional(1).map(|p| common::text(cx, p))
+                    // The closure's body: `|q| q.is_empty()` → `q.is_empty()`.
+                    c.positional(1).map(|p| match common::closure_fn(cx, p) {
+                        Some(f) => match cx.func(f).body.as_slice() {
+                            [s] => match &cx.stmt(*s).kind {
+                                StmtKind::Return(Some(e)) => common::text(cx, *e),
+                                _ => common::text(cx, p),
+                            },
+                            _ => common::text(cx, p),
+                        },
+                        None => common::text(cx, p),
+                    })
                 } else {
                     enclosing_while_cond(cx, e)
                 };
@@ -134,6 +144,9 @@ impl Rule for CondvarNotifyOneMixed {
             }
         }
         for (id, e) in notifies {
+            if common::test_like(cx, cx.func_of(e)) {
+                continue;
+            }
             let Some(ps) = preds.get(&id) else { continue };
             if ps.len() < 2 {
                 continue;

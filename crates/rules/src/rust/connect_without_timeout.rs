@@ -80,7 +80,7 @@ impl Rule for ConnectWithoutTimeout {
                 _ => continue,
             };
             let f = cx.func_of(e);
-            if common::in_test(cx, f) || common::under_timeout(cx, e) || loopback(cx, c) {
+            if common::test_like(cx, f) || common::under_timeout(cx, e) || loopback(cx, c) {
                 continue;
             }
             // The connect future is built here and awaited inside a timeout

@@ -74,6 +74,9 @@ impl Rule for DetachedSpawn {
             let Some(entry) = cx.effect(c, Effect::Spawn) else {
                 continue;
             };
+            if super::common::test_like(cx, cx.func_of(id)) || forwards_param(cx, id, c) {
+                continue;
+            }
             // `Builder::new().spawn(f).unwrap()` / `..spawn(f)?`: the handle
             // is the unwrapped value.
             let id = through_unwrap(cx, id);
@@ -106,6 +109,27 @@ impl Rule for DetachedSpawn {
             ));
         }
     }
+}
+
+/// An executor adapter: the spawned future is a parameter of the function
+/// (`fn execute(&self, fut: F) { tokio::spawn(fut); }`), so its owner is the
+/// caller that built it.
+fn forwards_param(cx: &FileCx, call: ExprId, c: &Call) -> bool {
+    let f = super::common::outermost(cx, cx.func_of(call));
+    let params = &cx.func(f).params;
+    c.args.len() == 1
+        && c.args.iter().all(|a| {
+            let v = super::common::unwrap_value(cx, a.value);
+            let v = match cx.call(v) {
+                // `fut.in_current_span()`, `Box::pin(fut)`.
+                Some(m) if m.receiver.is_some() && m.args.is_empty() => m.receiver.unwrap_or(v),
+                Some(m) if m.receiver.is_none() && m.args.len() == 1 => m.args[0].value,
+                _ => v,
+            };
+            cx.model
+                .name_of(v)
+                .is_some_and(|n| params.iter().any(|p| p.name == n))
+        })
 }
 
 /// The outermost `.unwrap()`/`.expect(..)`/`?` applied to a call's value.

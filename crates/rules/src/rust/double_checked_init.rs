@@ -91,9 +91,11 @@ impl Rule for DoubleCheckedInit {
                 continue;
             };
             let again = inner[lock_at..].iter().any(|&x| match &cx.stmt(x).kind {
-                StmtKind::If { cond: c2, .. } => checked(cx, x, *c2, &muts)
-                    .iter()
-                    .any(|(k, _)| first.iter().any(|(k1, _)| k1 == k)),
+                StmtKind::If {
+                    cond: c2, then: t2, ..
+                } => checked(cx, x, *c2, &muts).iter().any(|(k, _)| {
+                    first.iter().any(|(k1, _)| k1 == k) && initializes(cx, t2, k, &muts)
+                }),
                 _ => false,
             });
             if !again {
@@ -156,6 +158,33 @@ fn checked(cx: &FileCx, s: StmtId, cond: ExprId, muts: &HashSet<String>) -> Vec<
         }
     }
     out
+}
+
+/// The block sets the checked value: a literal or pointer stored to the
+/// atomic (`INIT.store(true, ..)`, `PTR.store(Box::into_raw(..), ..)`), or
+/// an assignment to the `static mut`.
+fn initializes(cx: &FileCx, b: &Block, key: &str, muts: &HashSet<String>) -> bool {
+    let exprs = unsnarl_model::walk::exprs_in_block(cx.model, b);
+    exprs.iter().any(|&e| {
+        if let Some(op) = common::atomic_op(cx, e)
+            && op.key == key
+            && matches!(op.method, "store" | "swap")
+        {
+            let v = cx.call(e).and_then(|c| c.positional(0));
+            return v.is_some_and(|v| {
+                matches!(cx.model.literal(v), Some(Lit::Bool(_) | Lit::Int(_)))
+                    || cx
+                        .sema
+                        .type_of(op.recv)
+                        .is_some_and(|t| t.ends_with("AtomicPtr"))
+                    || cx.call(v).is_some_and(|c| c.name == "into_raw")
+            });
+        }
+        false
+    }) || common::stmts_in(cx.model, b).into_iter().any(|s| {
+        matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, op: AssignOp::Plain, .. }
+            if targets.iter().any(|&t| common::static_mut_root(cx, t, muts).as_deref() == Some(key)))
+    })
 }
 
 fn takes_lock(cx: &FileCx, s: StmtId) -> bool {

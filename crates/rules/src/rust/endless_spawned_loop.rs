@@ -89,7 +89,7 @@ impl Rule for EndlessSpawnedLoop {
             if cx.effect(c, Effect::Spawn).is_none() {
                 continue;
             }
-            if common::in_test(cx, cx.func_of(e)) {
+            if common::test_like(cx, cx.func_of(e)) {
                 continue;
             }
             if aborts && !cx.is_discarded(e) {

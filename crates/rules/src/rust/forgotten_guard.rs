@@ -92,6 +92,9 @@ impl Rule for ForgottenGuard {
             ) {
                 continue;
             }
+            if common::test_like(cx, cx.func_of(e)) {
+                continue;
+            }
             let Some(arg) = c.positional(0) else { continue };
             let Some(what) = guard_kind(cx, arg) else {
                 continue;
@@ -113,19 +116,17 @@ impl Rule for ForgottenGuard {
     }
 }
 
-/// What a value is when it is a guard or permit.
+/// What a value is when it is a guard or permit taken in this function:
+/// the call itself, or a local bound from it (`let g = m.lock().unwrap()`).
+/// Parameters and `self` are not: guard implementations forget themselves
+/// on purpose to hand the lock over (`MutexGuard::map`).
 fn guard_kind(cx: &FileCx, arg: ExprId) -> Option<&'static str> {
-    if let Some(t) = cx.sema.type_of(arg) {
-        if t.ends_with("Permit") {
-            return Some("a semaphore permit");
-        }
-        if t.ends_with("Guard") {
-            return Some("a lock guard");
-        }
-    }
     let value = match cx.model.name_of(arg) {
         Some(n) => {
             let decl = common::declaration_of(cx, n, arg)?;
+            if cx.tree.stmt_func(decl) != cx.func_of(arg) {
+                return None;
+            }
             match &cx.stmt(decl).kind {
                 StmtKind::Assign { value: Some(v), .. } => *v,
                 _ => return None,
@@ -135,21 +136,26 @@ fn guard_kind(cx: &FileCx, arg: ExprId) -> Option<&'static str> {
     };
     let call = common::unwrap_value(cx, value);
     let c = cx.call(call)?;
-    c.receiver?;
-    if !GUARD_METHODS.contains(&c.name.as_str()) {
+    let recv = c.receiver?;
+    if !GUARD_METHODS.contains(&c.name.as_str())
+        || !c.args.is_empty() && !c.name.starts_with("acquire_many")
+    {
         return None;
     }
-    // `file.read(..)`/`io.write(..)` take arguments; guards do not.
-    if matches!(c.name.as_str(), "read" | "write") && !c.args.is_empty() {
-        return None;
+    let ty = cx.sema.type_of(recv);
+    if c.name.contains("acquire") {
+        return ty
+            .is_none_or(|t| t.ends_with("Semaphore"))
+            .then_some("a semaphore permit");
     }
-    Some(if c.name.contains("acquire") {
-        "a semaphore permit"
-    } else if c.name.starts_with("borrow") {
-        "a `RefCell` borrow"
-    } else {
-        "a lock guard"
-    })
+    if c.name.starts_with("borrow") {
+        return ty
+            .is_none_or(|t| t.ends_with("RefCell"))
+            .then_some("a `RefCell` borrow");
+    }
+    // `lock`/`read`/`write`: a known lock, or `lock()` on an unknown type.
+    let lock = ty.is_some_and(|t| super::locks::lock_kind(cx, t).is_some());
+    (lock || ty.is_none() && c.name == "lock").then_some("a lock guard")
 }
 
 pub static EXAMPLES: Examples = Examples {

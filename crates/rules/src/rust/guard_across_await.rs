@@ -71,7 +71,7 @@ impl Rule for GuardAcrossAwait {
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
         for fid in cx.model.function_ids() {
-            if !cx.runs_on_loop(fid) {
+            if !cx.runs_on_loop(fid) || super::common::test_like(cx, fid) {
                 continue;
             }
             let awaits = await_points(cx, &cx.func(fid).body);
@@ -114,8 +114,11 @@ fn await_points(cx: &FileCx, body: &Block) -> Vec<Span> {
             true
         }
         fn enter_expr(&mut self, m: &FileModel, id: ExprId) -> bool {
-            if matches!(m.expr(id).kind, ExprKind::Await(_)) {
-                self.0.push(m.expr(id).span);
+            match &m.expr(id).kind {
+                ExprKind::Await(_) => self.0.push(m.expr(id).span),
+                // `tokio::join!(..)` / `try_join!` await their futures.
+                ExprKind::Call(c) if super::locks::is_join_macro(c) => self.0.push(m.expr(id).span),
+                _ => {}
             }
             true
         }
@@ -318,6 +321,16 @@ async fn bump() {
         r#"
 use std::sync::Mutex;
 
+static STATE: Mutex<u64> = Mutex::new(0);
+
+async fn joined() {
+    let g = STATE.lock().unwrap(); // expect
+    tokio::join!(fetch(*g), fetch(*g + 1));
+}
+"#,
+        r#"
+use std::sync::Mutex;
+
 async fn with_let_else(m: &Mutex<Vec<u32>>) {
     let Ok(mut g) = m.lock() else { return }; // expect
     g.push(1);
@@ -352,6 +365,11 @@ impl Cache {
 use std::sync::Mutex;
 
 static STATE: Mutex<u64> = Mutex::new(0);
+
+async fn joined() {
+    let n = { *STATE.lock().unwrap() };
+    tokio::join!(fetch(n), fetch(n + 1));
+}
 
 async fn bump() {
     let key = { *STATE.lock().unwrap() };

@@ -99,6 +99,11 @@ pub fn acquisition(cx: &FileCx, e: ExprId) -> Option<Acq> {
         _ => return None,
     };
     let is_async = kind.starts_with("async") && method != "blocking_lock";
+    // An async lock is taken when its future is awaited, not when built
+    // (`spawn(lock.read())` only creates the future).
+    if is_async && !cx.is_awaited(e) {
+        return None;
+    }
     let reentrant = ty.is_some_and(|t| t.contains("Reentrant"));
     Some(Acq {
         call: e,
@@ -334,6 +339,18 @@ impl Walker<'_, '_, '_> {
         let cx = self.cx;
         match &cx.stmt(s).kind {
             StmtKind::Assign { targets, value, op } => {
+                // `#[cfg(a)] let g = m.lock(); #[cfg(not(a))] let g = m.lock();`:
+                // the second binding of the same name to the same lock is
+                // the other cfg branch, not a second acquisition.
+                if let (Some(v), AssignOp::Declare { .. }) = (value, op)
+                    && let Some(acq) = bound_guard(cx, *v)
+                    && let Some(name) = targets
+                        .first()
+                        .and_then(|&t| common::binding_name(cx.model, t))
+                {
+                    self.held
+                        .retain(|h| !(h.name.as_deref() == Some(name) && h.acq.id == acq.id));
+                }
                 let mark = self.held.len();
                 if let Some(v) = value {
                     self.expr(*v);
@@ -431,7 +448,16 @@ impl Walker<'_, '_, '_> {
                     }
                 }
                 let span = cx.stmt(s).span;
-                self.sink.suspend(cx, span, None, &self.held);
+                let mut any = false;
+                for arm in arms {
+                    if let ArmKind::Future { future, .. } = &arm.kind {
+                        self.sink.suspend(cx, span, Some(*future), &self.held);
+                        any = true;
+                    }
+                }
+                if !any {
+                    self.sink.suspend(cx, span, None, &self.held);
+                }
                 for arm in arms {
                     self.block(&arm.body);
                 }
@@ -533,6 +559,13 @@ impl Walker<'_, '_, '_> {
                     self.held.push(Held { acq, name: None });
                 } else {
                     self.sink.call(cx, e, &self.held);
+                    // `tokio::join!(a, b)`: each future is awaited here.
+                    if is_join_macro(c) {
+                        let span = cx.expr(e).span;
+                        for a in &c.args {
+                            self.sink.suspend(cx, span, Some(a.value), &self.held);
+                        }
+                    }
                 }
             }
             _ => {
@@ -786,7 +819,7 @@ pub fn nestings(cx: &FileCx) -> Vec<Nesting> {
     let sums = LockSummaries::build(cx);
     let mut out = Vec::new();
     for f in cx.model.function_ids() {
-        if cx.func(f).kind == FnKind::Module {
+        if cx.func(f).kind == FnKind::Module || common::test_like(cx, f) {
             continue;
         }
         let mut sink = NestSink {
@@ -815,4 +848,16 @@ pub fn fn_label(cx: &FileCx, f: FuncId) -> String {
     } else {
         format!("a closure in `{base}`")
     }
+}
+
+/// `tokio::join!` / `try_join!` / `futures::join!`: a macro that awaits its
+/// arguments.
+pub fn is_join_macro(c: &Call) -> bool {
+    c.is_macro
+        && matches!(c.name.as_str(), "join" | "try_join")
+        && c.target.as_deref().is_none_or(|t| {
+            t.starts_with("tokio::")
+                || t.starts_with("futures::")
+                || t.starts_with("futures_util::")
+        })
 }

@@ -91,6 +91,9 @@ impl Rule for NotifyAllForOne {
             if !broadcast {
                 continue;
             }
+            if common::test_like(cx, cx.func_of(e)) {
+                continue;
+            }
             let Some(s) = cx.tree.enclosing_stmt(e) else {
                 continue;
             };
@@ -115,19 +118,42 @@ impl Rule for NotifyAllForOne {
             let adds = exprs
                 .iter()
                 .filter(|&&x| {
-                    cx.call(x)
-                        .is_some_and(|c| ADDS.contains(&c.name.as_str()) && c.receiver.is_some())
+                    cx.call(x).is_some_and(|c| {
+                        ADDS.contains(&c.name.as_str())
+                            && c.receiver.is_some()
+                            // `tx.send(())` signals, it adds no item.
+                            && !c
+                                .positional(0)
+                                .is_some_and(|a| matches!(cx.model.literal(a), Some(Lit::Null)))
+                    })
                 })
                 .count();
             let state_change = exprs.iter().any(|&x| match &cx.expr(x).kind {
                 ExprKind::Call(c) => {
-                    matches!(c.name.as_str(), "clear" | "close" | "extend" | "append" | "drain" | "store" | "cancel")
-                        || c.name.contains("shutdown")
+                    matches!(
+                        c.name.as_str(),
+                        "clear"
+                            | "close"
+                            | "extend"
+                            | "append"
+                            | "drain"
+                            | "store"
+                            | "cancel"
+                            | "take"
+                            | "wake_all"
+                    ) || c.name.contains("shutdown")
                 }
                 _ => false,
             }) || common::stmts_in(cx.model, &before).into_iter().any(|x| {
-                matches!(&cx.stmt(x).kind, StmtKind::Assign { value: Some(v), op: AssignOp::Plain, .. }
-                    if matches!(cx.model.literal(*v), Some(Lit::Bool(_))))
+                // Any state written in place (`self.error = Some(e)`,
+                // `*closed = true`) is news for every waiter.
+                matches!(
+                    &cx.stmt(x).kind,
+                    StmtKind::Assign {
+                        op: AssignOp::Plain,
+                        ..
+                    }
+                )
             });
             if adds != 1 || state_change {
                 continue;

@@ -86,7 +86,7 @@ impl Rule for ReconnectWithoutJitter {
             let Some(&first) = exprs.first() else {
                 continue;
             };
-            if common::in_test(cx, cx.func_of(first)) {
+            if common::test_like(cx, cx.func_of(first)) {
                 continue;
             }
             for &e in &exprs {

@@ -98,7 +98,7 @@ impl Rule for RelaxedPublishFlag {
         }
         let mut seen = HashSet::new();
         for f in cx.model.function_ids() {
-            if common::in_test(cx, f) {
+            if common::test_like(cx, f) {
                 continue;
             }
             let mut blocks = vec![cx.func(f).body.clone()];

@@ -82,7 +82,7 @@ impl Rule for ReqwestWithoutTimeout {
             let Some(t) = c.target.as_deref() else {
                 continue;
             };
-            if common::in_test(cx, cx.func_of(e)) {
+            if common::test_like(cx, cx.func_of(e)) {
                 continue;
             }
             let msg = match t {

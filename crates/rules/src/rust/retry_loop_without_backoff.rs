@@ -87,7 +87,9 @@ impl Rule for RetryLoopWithoutBackoff {
             let Some(op) = common::retried_call(cx, s) else {
                 continue;
             };
-            if common::in_test(cx, cx.tree.stmt_func(s)) {
+            let f = cx.tree.stmt_func(s);
+            let fname = &cx.func(common::outermost(cx, f)).name;
+            if common::test_like(cx, f) || fname == "poll" || fname.starts_with("poll_") {
                 continue;
             }
             let body = loop_body(cx, s);
@@ -103,7 +105,13 @@ impl Rule for RetryLoopWithoutBackoff {
             let smart = exprs.iter().any(|&e| common::is_smart_wait(cx, e));
             let jitter = exprs.iter().any(|&e| common::is_jitter(cx, e));
             let op_text = common::text(cx, cx.call(op).map(|c| c.func).unwrap_or(op));
-            if sleeps.is_empty() && !smart && !has_select {
+            // Another await in the loop (a readiness wait, an error
+            // handler that may back off) may be the wait.
+            let other_awaits = exprs.iter().any(|&e| match cx.expr(e).kind {
+                ExprKind::Await(inner) => common::unwrap_value(cx, inner) != op,
+                _ => false,
+            });
+            if sleeps.is_empty() && !smart && !has_select && !other_awaits {
                 out.push(cx.finding(
                     &META,
                     st.span,

@@ -72,7 +72,7 @@ impl Rule for SleepBeforeAssert {
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
         let mut seen = HashSet::new();
         for f in cx.model.function_ids() {
-            let test = common::in_test(cx, f);
+            let test = common::test_like(cx, f);
             if !test && common::non_service_path(cx) {
                 continue;
             }
@@ -111,13 +111,20 @@ fn scan(
                 continue;
             }
             let rest = &block[i + 1..];
+            let later = exprs_in_block(cx.model, &rest.to_vec());
+            // A test of the clock itself (`assert!(start.elapsed() >= d)`)
+            // needs the real sleep.
+            let times = later.iter().any(|&e| {
+                cx.call(e).is_some_and(|c| {
+                    matches!(c.name.as_str(), "elapsed" | "now" | "duration_since")
+                })
+            });
             let asserts = test
-                && exprs_in_block(cx.model, &rest.to_vec())
-                    .into_iter()
-                    .any(|e| {
-                        cx.call(e)
-                            .is_some_and(|c| c.is_macro && c.name.starts_with("assert"))
-                    });
+                && !times
+                && later.iter().any(|&e| {
+                    cx.call(e)
+                        .is_some_and(|c| c.is_macro && c.name.starts_with("assert"))
+                });
             let after_spawn =
                 spawned.is_some() && rest.iter().any(|&x| !common::is_trivial_stmt(cx, x));
             if !(asserts || after_spawn) || !seen.insert(sleep) {

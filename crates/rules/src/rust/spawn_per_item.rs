@@ -81,7 +81,7 @@ impl Rule for SpawnPerItem {
                 continue;
             };
             let f = cx.tree.stmt_func(s);
-            if common::in_test(cx, f) || bounded_iter(cx, *iter) || capped_fn(cx, f) {
+            if common::test_like(cx, f) || bounded_iter(cx, *iter) || capped_fn(cx, f) {
                 continue;
             }
             let exprs = exprs_in_block(cx.model, body);
@@ -114,7 +114,7 @@ impl Rule for SpawnPerItem {
                 continue;
             };
             let f = cx.func_of(e);
-            if common::in_test(cx, f) {
+            if common::test_like(cx, f) {
                 continue;
             }
             if c.name == "map"

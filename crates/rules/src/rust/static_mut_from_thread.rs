@@ -107,10 +107,16 @@ impl Rule for StaticMutFromThread {
             {
                 continue;
             }
+            if common::test_like(cx, cx.func_of(e)) {
+                continue;
+            }
             let Some(body) = common::spawned_fn(cx, e) else {
                 continue;
             };
             for g in common::fns_within(cx, body) {
+                if synchronized_closure(cx, g, body) {
+                    continue;
+                }
                 for s in common::stmts_in(cx.model, &cx.func(g).body) {
                     if let StmtKind::Assign { targets, op, .. } = &cx.stmt(s).kind
                         && !matches!(op, AssignOp::Declare { .. })
@@ -140,6 +146,33 @@ impl Rule for StaticMutFromThread {
             }
         }
     }
+}
+
+/// A closure run under synchronization: the initializer of `call_once`,
+/// `get_or_init`... (the `Once` orders it with every later reader).
+fn synchronized_closure(cx: &FileCx, g: FuncId, spawned: FuncId) -> bool {
+    let mut cur = g;
+    while cur != spawned {
+        if let Some(site) = common::closure_call_site(cx, cur)
+            && cx.call(site).is_some_and(|c| {
+                matches!(
+                    c.name.as_str(),
+                    "call_once"
+                        | "call_once_force"
+                        | "get_or_init"
+                        | "get_or_try_init"
+                        | "init_once"
+                )
+            })
+        {
+            return true;
+        }
+        match cx.func(cur).parent {
+            Some(p) => cur = p,
+            None => return false,
+        }
+    }
+    false
 }
 
 fn report(cx: &FileCx, at: ExprId, name: &str, spawn: &Call) -> Finding {
