@@ -355,6 +355,9 @@ pub fn local_channels(cx: &FileCx, f: FuncId) -> Vec<LocalChannel> {
             continue;
         };
         let (bounded, async_send) = match target {
+            // A oneshot carries one value: "bounded" (and never drained in
+            // a loop).
+            "tokio::sync::oneshot::channel" | "futures::channel::oneshot::channel" => (true, false),
             "tokio::sync::mpsc::channel" | "futures::channel::mpsc::channel" => (true, true),
             "async_channel::bounded" | "flume::bounded" => (true, true),
             "std::sync::mpsc::sync_channel"

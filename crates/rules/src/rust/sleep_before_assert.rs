@@ -119,8 +119,12 @@ fn scan(
                     matches!(c.name.as_str(), "elapsed" | "now" | "duration_since")
                 })
             });
+            // An async (tokio) test has background tasks and paused time
+            // available; a sync test needs something running alongside.
+            let async_test = cx.func(common::outermost(cx, cx.func_of(sleep))).is_async;
             let asserts = test
                 && !times
+                && (async_test || concurrent_before(cx, sleep))
                 && later.iter().any(|&e| {
                     cx.call(e)
                         .is_some_and(|c| c.is_macro && c.name.starts_with("assert"))
@@ -154,6 +158,30 @@ fn scan(
             spawned = None;
         }
     }
+}
+
+/// Something runs concurrently with the sleeping code: the sleep is inside
+/// a spawned closure, or something was spawned (a task, a thread, a child
+/// process) earlier in the test. A test of a timer alone has no one to wait
+/// for.
+fn concurrent_before(cx: &FileCx, sleep: ExprId) -> bool {
+    let f = cx.func_of(sleep);
+    let spawned_here = cx.tree.func_ancestors(cx.model, f).any(|g| {
+        common::closure_call_site(cx, g)
+            .and_then(|site| cx.call(site))
+            .is_some_and(|c| c.name.starts_with("spawn"))
+    });
+    if spawned_here {
+        return true;
+    }
+    let top = common::outermost(cx, f);
+    let start = cx.expr(sleep).span.start;
+    let span = cx.func(top).span;
+    cx.model.exprs.iter().any(|e| {
+        e.span.end <= start
+            && span.contains(e.span)
+            && matches!(&e.kind, ExprKind::Call(c) if c.name.starts_with("spawn") || c.name == "serve" || c.name == "start")
+    })
 }
 
 /// The sleep call of a statement that is just a sleep.
@@ -260,6 +288,13 @@ async fn poll(flag: &std::sync::atomic::AtomicBool) {
     while !flag.load(std::sync::atomic::Ordering::Acquire) {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+}
+
+#[test]
+fn timer_fires() {
+    let t = Timer::after(Duration::from_millis(50));
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(t.fired());
 }
 
 async fn pace(items: Vec<u32>) {

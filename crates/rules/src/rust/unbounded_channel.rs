@@ -68,7 +68,9 @@ impl Rule for UnboundedChannel {
             if super::common::test_like(cx, cx.func_of(ExprId(i as u32))) {
                 continue;
             }
-            if unbounded_reason(cx.model, c, entry).is_none() {
+            if unbounded_reason(cx.model, c, entry).is_none()
+                || used_as_oneshot(cx, ExprId(i as u32))
+            {
                 continue;
             }
             out.push(cx.finding(
@@ -83,6 +85,52 @@ impl Rule for UnboundedChannel {
             ));
         }
     }
+}
+
+/// `let (tx, rx) = channel();` whose sender sends exactly once, outside any
+/// loop, and is never cloned: a oneshot in disguise, it cannot grow.
+fn used_as_oneshot(cx: &FileCx, ctor: ExprId) -> bool {
+    use super::common;
+    let f = cx.func_of(ctor);
+    let Some(ch) = common::local_channels(cx, f)
+        .into_iter()
+        .find(|ch| ch.ctor == ctor)
+    else {
+        return false;
+    };
+    let top = common::outermost(cx, f);
+    let uses = common::uses_after(cx, top, &ch.tx, cx.stmt(ch.stmt).span.end);
+    let mut sends = 0;
+    for u in &uses {
+        // A method call's receiver hangs under the callee `Attr`.
+        let parent = match cx.tree.expr_parent(*u) {
+            unsnarl_model::walk::Parent::Expr(a)
+                if matches!(cx.expr(a).kind, ExprKind::Attr { .. }) =>
+            {
+                cx.tree.expr_parent(a)
+            }
+            p => p,
+        };
+        match parent {
+            unsnarl_model::walk::Parent::Expr(p) => match cx.call(p) {
+                Some(c) if c.receiver == Some(*u) => {
+                    if c.name == "send" {
+                        let s = cx.tree.enclosing_stmt(p);
+                        if s.is_some_and(|s| !common::enclosing_loops(cx, s).is_empty()) {
+                            return false;
+                        }
+                        sends += 1;
+                    } else if c.name == "clone" {
+                        return false;
+                    }
+                }
+                Some(_) => return false, // passed to a function
+                None => {}
+            },
+            _ => {}
+        }
+    }
+    sends == 1
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -110,6 +158,15 @@ fn channel() {}
 
 fn other() {
     channel();
+}
+
+fn close_signal(conn: Conn) -> std::sync::mpsc::Receiver<Error> {
+    let (close_tx, close_rx) = std::sync::mpsc::channel();
+    tokio::spawn(async move {
+        let e = conn.closed().await;
+        let _ = close_tx.send(e);
+    });
+    close_rx
 }
 "#],
 };
