@@ -114,12 +114,6 @@ pub fn stmts_in(m: &FileModel, block: &Block) -> Vec<StmtId> {
     v.0
 }
 
-/// Every expression a statement evaluates (children and nested blocks),
-/// not into nested functions.
-pub fn exprs_of_stmt(m: &FileModel, s: StmtId) -> Vec<ExprId> {
-    exprs_in_block(m, &vec![s])
-}
-
 /// The expressions directly evaluated by a statement itself (not those of
 /// nested blocks).
 pub fn own_exprs(m: &FileModel, s: StmtId) -> Vec<ExprId> {
@@ -233,7 +227,7 @@ pub fn assigned_names(m: &FileModel, body: &Block) -> std::collections::HashSet<
 
 /// The name a binding target binds: `x`, `mut x`, and the one name inside a
 /// single-binding pattern (`Ok(g)`, `Some(mut g)`, `(g, _)` is not one).
-pub fn binding_name<'a>(m: &'a FileModel, t: ExprId) -> Option<&'a str> {
+pub fn binding_name(m: &FileModel, t: ExprId) -> Option<&str> {
     match &m.expr(t).kind {
         ExprKind::Name { id, resolved: None } if id != "_" => Some(id),
         ExprKind::Other(kids) => {
@@ -384,46 +378,6 @@ pub fn local_channels(cx: &FileCx, f: FuncId) -> Vec<LocalChannel> {
     out
 }
 
-/// Names that alias a sender: `let tx2 = tx.clone();` in the function
-/// (transitively), including the sender itself.
-pub fn sender_aliases(cx: &FileCx, f: FuncId, tx: &str) -> Vec<String> {
-    let mut names = vec![tx.to_string()];
-    let mut changed = true;
-    let stmts = stmts_in(cx.model, &cx.func(f).body);
-    while changed {
-        changed = false;
-        for &s in &stmts {
-            let StmtKind::Assign {
-                targets,
-                value: Some(v),
-                ..
-            } = &cx.stmt(s).kind
-            else {
-                continue;
-            };
-            let Some(c) = cx.call(*v) else { continue };
-            if c.name != "clone" {
-                continue;
-            }
-            let Some(src) = c.receiver.and_then(|r| cx.model.name_of(r)) else {
-                continue;
-            };
-            if !names.iter().any(|n| n == src) {
-                continue;
-            }
-            for &t in targets {
-                if let Some(n) = binding_name(cx.model, t)
-                    && !names.iter().any(|x| x == n)
-                {
-                    names.push(n.to_string());
-                    changed = true;
-                }
-            }
-        }
-    }
-    names
-}
-
 /// Functions of the file by qualified name.
 pub fn functions_by_qualname<'a>(cx: &FileCx<'a>) -> HashMap<&'a str, FuncId> {
     let mut out = HashMap::new();
@@ -441,12 +395,6 @@ pub fn callee_in_file(by_name: &HashMap<&str, FuncId>, c: &Call) -> Option<FuncI
     by_name.get(c.target.as_deref()?).copied()
 }
 
-/// True when a statement leaves the enclosing loop or function: `break`,
-/// `return`, or a `?`/`panic!` family call inside it.
-pub fn stmt_exits(cx: &FileCx, s: StmtId) -> bool {
-    matches!(cx.stmt(s).kind, StmtKind::Break | StmtKind::Return(_))
-}
-
 /// True when a loop body has a way out: a `break` or `return` (not inside
 /// a nested loop for `break`), a `?`, or a call that never returns.
 pub fn loop_has_exit(cx: &FileCx, body: &Block) -> bool {
@@ -457,10 +405,10 @@ pub fn loop_has_exit(cx: &FileCx, body: &Block) -> bool {
                 StmtKind::Return(_) => return true,
                 StmtKind::Loop { body }
                 | StmtKind::While { body, .. }
-                | StmtKind::For { body, .. } => {
-                    if walk(cx, body, depth + 1) {
-                        return true;
-                    }
+                | StmtKind::For { body, .. }
+                    if walk(cx, body, depth + 1) =>
+                {
+                    return true;
                 }
                 _ => {}
             }
@@ -527,11 +475,6 @@ pub fn under_timeout(cx: &FileCx, e: ExprId) -> bool {
                 || c.name == "with_timeout"
         })
     })
-}
-
-/// The statement directly holding an expression.
-pub fn stmt_of(cx: &FileCx, e: ExprId) -> Option<StmtId> {
-    cx.tree.enclosing_stmt(e)
 }
 
 /// The statements enclosing `s` that are loops, innermost first, within

@@ -80,6 +80,11 @@ impl Rule for ConnectWithoutTimeout {
                 _ => continue,
             };
             let f = cx.func_of(e);
+            // In async code a std connect is first a blocking call
+            // (`blocking-call-on-runtime` reports it).
+            if c.target.as_deref() == Some("std::net::TcpStream::connect") && cx.runs_on_loop(f) {
+                continue;
+            }
             if common::test_like(cx, f) || common::under_timeout(cx, e) || loopback(cx, c) {
                 continue;
             }

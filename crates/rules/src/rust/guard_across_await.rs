@@ -147,7 +147,21 @@ fn guard_call(cx: &FileCx, e: ExprId) -> Option<&'static str> {
     ) {
         return None;
     }
-    let ty = cx.sema.type_of(c.receiver?)?;
+    let recv = c.receiver?;
+    let Some(ty) = cx.sema.type_of(recv) else {
+        // A lock of unknown type: `x.lock().unwrap()` / `x.write().expect(..)`
+        // with no arguments is std's `Mutex`/`RwLock` (tokio's `lock()` is
+        // awaited, parking_lot's is not unwrapped).
+        if !c.args.is_empty() || !unwrapped(cx, e) {
+            return None;
+        }
+        return match method {
+            "lock" => Some("mutex guard"),
+            "read" => Some("read guard"),
+            "write" => Some("write guard"),
+            _ => None,
+        };
+    };
     let kind = cx.kb.find(Effect::Lock, Some(ty), "")?.kind.as_deref()?;
     match (kind, method) {
         ("mutex", "lock" | "try_lock") => Some("mutex guard"),
@@ -156,6 +170,21 @@ fn guard_call(cx: &FileCx, e: ExprId) -> Option<&'static str> {
         ("refcell", "borrow" | "borrow_mut") => Some("RefCell borrow"),
         _ => None,
     }
+}
+
+/// The call's value is unwrapped right away: `.unwrap()` / `.expect(..)`.
+fn unwrapped(cx: &FileCx, e: ExprId) -> bool {
+    let unsnarl_model::walk::Parent::Expr(a) = cx.tree.expr_parent(e) else {
+        return false;
+    };
+    if !matches!(cx.expr(a).kind, ExprKind::Attr { .. }) {
+        return false;
+    }
+    let unsnarl_model::walk::Parent::Expr(p) = cx.tree.expr_parent(a) else {
+        return false;
+    };
+    cx.call(p)
+        .is_some_and(|c| c.receiver == Some(e) && matches!(c.name.as_str(), "unwrap" | "expect"))
 }
 
 /// The guard call a `let` initializer evaluates to, looking through
@@ -330,6 +359,11 @@ async fn joined() {
 "#,
         r#"
 use std::sync::Mutex;
+
+async fn untyped(state: &AppState) {
+    let mut sessions = state.sessions.lock().unwrap(); // expect
+    sessions.insert(1, refresh_token().await);
+}
 
 async fn with_let_else(m: &Mutex<Vec<u32>>) {
     let Ok(mut g) = m.lock() else { return }; // expect

@@ -157,7 +157,7 @@ pub fn identity(cx: &FileCx, recv: ExprId) -> (Option<String>, Option<Root>) {
                 };
             }
             if let Some(r) = resolved
-                && is_static_name(cx, id)
+                && is_static_name(id)
             {
                 let base = r.clone();
                 let full = if path.is_empty() {
@@ -279,7 +279,7 @@ fn strip_refs(cx: &FileCx, mut e: ExprId) -> ExprId {
 
 /// A name bound by a module-level (or block-level) `static`/`const` item:
 /// a resolved name whose declaration is an item, not a local.
-fn is_static_name(cx: &FileCx, id: &str) -> bool {
+fn is_static_name(id: &str) -> bool {
     id.chars().next().is_some_and(|c| c.is_uppercase())
         && id
             .chars()
@@ -651,11 +651,15 @@ impl Sink for Collect {
 
 const MAX_VIA: usize = 4;
 
+/// Per function: its direct acquisitions, and its calls of functions of
+/// the file.
+type Direct = Vec<(Vec<Acq>, Vec<(ExprId, FuncId)>)>;
+
 impl LockSummaries {
     pub fn build(cx: &FileCx) -> LockSummaries {
         let by_name = common::functions_by_qualname(cx);
         let n = cx.model.functions.len();
-        let mut direct: Vec<(Vec<Acq>, Vec<(ExprId, FuncId)>)> = Vec::with_capacity(n);
+        let mut direct: Direct = Vec::with_capacity(n);
         for f in cx.model.function_ids() {
             let mut c = Collect {
                 acqs: Vec::new(),
@@ -693,7 +697,7 @@ impl LockSummaries {
 fn compute(
     cx: &FileCx,
     f: usize,
-    direct: &[(Vec<Acq>, Vec<(ExprId, FuncId)>)],
+    direct: &Direct,
     reach: &mut Vec<Option<Vec<Reach>>>,
     stack: &mut Vec<usize>,
 ) {

@@ -136,9 +136,17 @@ impl Rule for SpawnPerItem {
                     }
                 }
             }
-            if matches!(c.name.as_str(), "join_all" | "try_join_all")
-                && c.receiver.is_none()
-                && let Some(arg) = c.positional(0)
+            // `join_all(items.iter().map(f))`, and
+            // `items.iter().map(f).collect::<FuturesUnordered<_>>()`.
+            let mapped =
+                if matches!(c.name.as_str(), "join_all" | "try_join_all") && c.receiver.is_none() {
+                    c.positional(0)
+                } else if c.name == "collect" && cx.source(ex.span).contains("FuturesUnordered") {
+                    c.receiver
+                } else {
+                    None
+                };
+            if let Some(arg) = mapped
                 && let Some(m) = cx.call(arg)
                 && m.name == "map"
                 && let Some(recv) = m.receiver
@@ -150,12 +158,17 @@ impl Rule for SpawnPerItem {
                     .is_some_and(|cl| fn_takes_permit(cx, cl))
                 && seen.insert(e)
             {
+                let what = if c.name == "collect" {
+                    "`FuturesUnordered`"
+                } else {
+                    c.name.as_str()
+                };
                 out.push(cx.finding(
                     &META,
                     ex.span,
                     format!(
-                        "`{}` runs one future per item of `{}` all at once, with nothing capping how many are in flight: a large input opens that many connections to the downstream at the same time",
-                        c.name,
+                        "{} runs one future per item of `{}` all at once, with nothing capping how many are in flight: a large input opens that many connections to the downstream at the same time",
+                        if c.name == "collect" { what.to_string() } else { format!("`{what}`") },
                         common::text(cx, chain_base(cx, recv))
                     ),
                     "bound the concurrency: `futures::stream::iter(items).map(..).buffer_unordered(n)`, or a `tokio::sync::Semaphore` permit per future",
@@ -381,9 +394,15 @@ fn resize_all(paths: Vec<std::path::PathBuf>) {
 "#,
         r#"
 use futures::future::join_all;
+use futures::stream::{FuturesUnordered, StreamExt};
 
 async fn notify(users: &[User]) {
     join_all(users.iter().map(|u| send_mail(u))).await; // expect
+    let mut pending = users // expect
+        .iter()
+        .map(|u| send_mail(u))
+        .collect::<FuturesUnordered<_>>();
+    while let Some(_r) = pending.next().await {}
 }
 "#,
     ],

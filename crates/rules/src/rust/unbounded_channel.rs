@@ -111,8 +111,8 @@ fn used_as_oneshot(cx: &FileCx, ctor: ExprId) -> bool {
             }
             p => p,
         };
-        match parent {
-            unsnarl_model::walk::Parent::Expr(p) => match cx.call(p) {
+        if let unsnarl_model::walk::Parent::Expr(p) = parent {
+            match cx.call(p) {
                 Some(c) if c.receiver == Some(*u) => {
                     if c.name == "send" {
                         let s = cx.tree.enclosing_stmt(p);
@@ -126,8 +126,7 @@ fn used_as_oneshot(cx: &FileCx, ctor: ExprId) -> bool {
                 }
                 Some(_) => return false, // passed to a function
                 None => {}
-            },
-            _ => {}
+            }
         }
     }
     sends == 1
