@@ -305,6 +305,20 @@ fn bounded_chain(cx: &FileCx, e: ExprId) -> bool {
     bounded_iter(cx, cur)
 }
 
+/// A literal list: `[a, b, c]`, `vec![a, b]`, `&[..]`.
+fn literal_list(cx: &FileCx, e: ExprId) -> bool {
+    let e = cx.model.strip(e);
+    match &cx.expr(e).kind {
+        ExprKind::Collection {
+            kind: CollKind::List | CollKind::Tuple,
+            ..
+        } => true,
+        ExprKind::Unary { operand, .. } => literal_list(cx, *operand),
+        ExprKind::Call(c) => c.is_macro && c.name == "vec" && !c.args.is_empty(),
+        _ => false,
+    }
+}
+
 /// Inputs whose size the code controls: numeric ranges (worker pools),
 /// literal arrays and `vec![..]` literals, `.chunks(n)`, `.take(n)`.
 fn bounded_iter(cx: &FileCx, e: ExprId) -> bool {
@@ -319,7 +333,30 @@ fn bounded_iter(cx: &FileCx, e: ExprId) -> bool {
             let t = cx.source(cx.expr(e).span);
             t.contains("..") || t.trim_start().starts_with('[')
         }
-        ExprKind::Name { id, resolved: None } => {
+        ExprKind::Name { id, resolved } => {
+            // A local (or constant) bound to a literal list:
+            // `let styles = [..];`, `const HOSTS: [&str; 3] = [..]`.
+            let decl = if resolved.is_none() {
+                common::declaration_of(cx, id, e)
+            } else {
+                cx.model
+                    .stmts
+                    .iter()
+                    .position(|st| {
+                        matches!(&st.kind, StmtKind::Assign { targets, op: AssignOp::Declare { .. }, .. }
+                        if targets.iter().any(|&t| matches!(&cx.expr(t).kind, ExprKind::Name { resolved: r, .. } if r == resolved)))
+                    })
+                    .map(|i| StmtId(i as u32))
+            };
+            if let Some(d) = decl
+                && let StmtKind::Assign { value: Some(v), .. } = &cx.stmt(d).kind
+                && literal_list(cx, *v)
+            {
+                return true;
+            }
+            if resolved.is_some() {
+                return false;
+            }
             // The variable of an enclosing `for chunk in items.chunks(n)`.
             cx.enclosing_stmts(e)
                 .into_iter()
@@ -451,6 +488,17 @@ async fn set(items: Vec<Item>) {
     }
     while let Some(r) = set.join_next().await {
         r.unwrap();
+    }
+}
+
+async fn named_list() {
+    let hosts = ["a", "b", "c"];
+    let mut hs = Vec::new();
+    for h in hosts {
+        hs.push(tokio::spawn(load(h)));
+    }
+    for h in hs {
+        h.await.unwrap();
     }
 }
 
