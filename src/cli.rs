@@ -89,7 +89,35 @@ pub struct CheckArgs {
     /// Also analyze files that say they are generated ("Code generated ... DO NOT EDIT").
     #[arg(long)]
     pub include_generated: bool,
+
+    /// Give up on a file whose analysis takes longer than this many seconds
+    /// (decimals allowed; 0 = no limit); it is reported as skipped (timeout)
+    /// [default: 10]
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
+    pub file_timeout: Option<f64>,
+
+    /// Keep at most this many MiB of analyzed files in memory while the
+    /// project index is built; files beyond it are parsed again for the
+    /// rules (slower, same results) [default: 1024]
+    #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u32).range(0..=MAX_MEMORY_BUDGET_MIB as i64))]
+    pub memory_budget: Option<u32>,
 }
+
+/// The largest accepted memory budget (1 TiB).
+pub const MAX_MEMORY_BUDGET_MIB: u32 = 1 << 20;
+
+/// A number of seconds: finite, not negative, at most a year.
+pub fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && (0.0..=MAX_SECONDS).contains(&x) => Ok(x),
+        _ => Err(format!(
+            "expected a number of seconds from 0 to {MAX_SECONDS} (0 = no limit)"
+        )),
+    }
+}
+
+/// The largest accepted time budget (a year).
+pub const MAX_SECONDS: f64 = 365.0 * 24.0 * 3600.0;
 
 #[derive(Debug, Args)]
 pub struct ListArgs {
@@ -189,5 +217,14 @@ mod tests {
         };
         assert_eq!(c.select.unwrap(), ["a", "b"]);
         assert_eq!(c.exclude.unwrap(), ["x", "y", "z"]);
+    }
+
+    #[test]
+    fn file_timeout_takes_non_negative_seconds() {
+        assert_eq!(parse_seconds("2.5"), Ok(2.5));
+        assert_eq!(parse_seconds("0"), Ok(0.0));
+        for bad in ["-1", "NaN", "inf", "1e300", "soon", ""] {
+            assert!(parse_seconds(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -130,13 +130,15 @@ struct Settings {
     knowledge: Knowledge,
     filter: filter::Filter,
     include_generated: bool,
+    file_timeout: Option<std::time::Duration>,
+    memory_budget: usize,
 }
 
 fn codes_from_flag(flag: &str, values: &[String]) -> Result<Vec<Code>, Fatal> {
     selection::parse_codes(values).map_err(|bad| {
         format!(
             "unknown rule or category \"{bad}\" in --{flag}; {}",
-            selection::valid_codes()
+            selection::unknown_code_hint(&bad)
         )
     })
 }
@@ -196,6 +198,17 @@ fn settings(args: &CheckArgs, roots: &[walk::Root], io: &Io) -> Result<Settings,
         knowledge,
         filter,
         include_generated: args.include_generated || c.include_generated.unwrap_or(false),
+        file_timeout: match args.file_timeout.or(c.file_timeout) {
+            None => Some(pipeline::DEFAULT_FILE_TIMEOUT),
+            Some(0.0) => None,
+            Some(secs) => Some(std::time::Duration::from_secs_f64(secs)),
+        },
+        memory_budget: args
+            .memory_budget
+            .or(c.memory_budget)
+            .map_or(pipeline::DEFAULT_MEMORY_BUDGET, |mib| {
+                mib as usize * 1024 * 1024
+            }),
     })
 }
 
@@ -230,6 +243,8 @@ fn check(args: CheckArgs, io: &mut Io, frontend: &dyn Frontend) -> Result<u8, Fa
         knowledge: s.knowledge,
         filter: s.filter,
         include_generated: s.include_generated,
+        file_timeout: s.file_timeout,
+        memory_budget: s.memory_budget,
         progress: io.progress && !args.quiet,
     };
     let report = pipeline::scan(opts, frontend)?;
@@ -302,20 +317,33 @@ fn pretty(v: &serde_json::Value) -> String {
 }
 
 fn show_rule(key: &str, format: ListFormat, io: &mut Io) -> Result<u8, Fatal> {
-    let Some(rule) = unsnarl_rules::find_rule(key).or_else(|| {
-        unsnarl_rules::all_rules()
-            .iter()
-            .copied()
-            .find(|r| r.meta().name.eq_ignore_ascii_case(key))
-    }) else {
+    // An id names one rule; a name may be shared by several languages' rules.
+    let rules: Vec<&'static dyn unsnarl_rules::Rule> = match unsnarl_rules::all_rules()
+        .iter()
+        .copied()
+        .find(|r| r.meta().id.eq_ignore_ascii_case(key))
+    {
+        Some(r) => vec![r],
+        None => unsnarl_rules::rules_named(key),
+    };
+    if rules.is_empty() {
         return Err(format!(
             "no rule \"{key}\"; did you mean: {}? (`unsnarl rules` lists them all)",
             docs::close_ids(key).join(", ")
         ));
-    };
+    }
     let text = match format {
-        ListFormat::Text => docs::rule_text(rule.meta()),
-        ListFormat::Json => pretty(&docs::rule_json(rule.meta())),
+        ListFormat::Text => rules
+            .iter()
+            .map(|r| docs::rule_text(r.meta()))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        ListFormat::Json => match rules.as_slice() {
+            [one] => pretty(&docs::rule_json(one.meta())),
+            many => pretty(&serde_json::Value::Array(
+                many.iter().map(|r| docs::rule_json(r.meta())).collect(),
+            )),
+        },
     };
     write_out(io, &text)?;
     Ok(EXIT_OK)

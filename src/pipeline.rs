@@ -2,6 +2,12 @@
 //! the project index, then per file in parallel the rules and the filters,
 //! then one sort. A panic in one file's analysis is contained and reported
 //! as an internal error for that file; the other files are still analyzed.
+//!
+//! The rules need the whole project index, so a file's model must survive
+//! until every file has been summarized. Models are kept up to a memory
+//! budget; a file analyzed after the budget is spent keeps only its summary,
+//! and is read and lowered again for the rules. The results are the same
+//! either way; only time and memory differ.
 
 use crate::filter::{self, Filter, suppressions::Suppressions};
 use crate::frontend::Frontend;
@@ -20,10 +26,17 @@ use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use unsnarl_model::{Finding, Knowledge, LineIndex, SourceInput};
-use unsnarl_rules::{Engine, FnSummary, Prepared, ProjectIndex, Rule, find_rule};
+use unsnarl_rules::{Deadline, Engine, FnSummary, Prepared, ProjectIndex, Rule, find_rule};
 
 /// Parsers recurse; deeply nested input needs deep stacks.
 pub const STACK_SIZE: usize = 256 * 1024 * 1024;
+
+/// The default memory budget for models kept between the passes
+/// (`--memory-budget`).
+pub const DEFAULT_MEMORY_BUDGET: usize = 1024 * 1024 * 1024;
+
+/// The default per-file time budget (`--file-timeout`).
+pub const DEFAULT_FILE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Longest code frame, in lines (a finding spanning a whole function shows
 /// its first lines).
@@ -39,6 +52,12 @@ pub struct ScanOptions {
     pub knowledge: Knowledge,
     pub filter: Filter,
     pub include_generated: bool,
+    /// Per-file time budget (`None`: unlimited). A file whose analysis runs
+    /// past it is abandoned and reported as skipped (`timeout`).
+    pub file_timeout: Option<Duration>,
+    /// Bytes of file models (and their texts) kept between stage 1 and the
+    /// rules; files past it are lowered again in stage 3.
+    pub memory_budget: usize,
     /// Show a progress bar on stderr if the scan takes more than a second.
     pub progress: bool,
 }
@@ -64,12 +83,20 @@ pub fn scan(opts: ScanOptions, frontend: &dyn Frontend) -> Result<ScanReport, St
     };
 
     // Stage 1: read, lower, semantic pass (parallel, file order kept).
+    let memory = MemoryBudget::new(opts.memory_budget);
     let stage1: Vec<Stage1> = pool.install(|| {
         walked
             .files
             .into_par_iter()
             .map(|f| {
-                let r = prepare_file(f, &engine, frontend, opts.include_generated);
+                let r = prepare_file(
+                    f,
+                    &engine,
+                    frontend,
+                    opts.include_generated,
+                    opts.file_timeout,
+                    &memory,
+                );
                 progress.inc();
                 r
             })
@@ -109,7 +136,15 @@ pub fn scan(opts: ScanOptions, frontend: &dyn Frontend) -> Result<ScanReport, St
         (0..files.len())
             .into_par_iter()
             .map(|i| {
-                let r = check_file(i, &files, &engine, &index, &opts.filter);
+                let r = check_file(
+                    i,
+                    &files,
+                    &engine,
+                    frontend,
+                    &index,
+                    &opts.filter,
+                    opts.file_timeout,
+                );
                 progress.inc();
                 r
             })
@@ -132,6 +167,7 @@ pub fn scan(opts: ScanOptions, frontend: &dyn Frontend) -> Result<ScanReport, St
                 notices.extend(n);
             }
             Checked::Problem(p) => summary.problems.push(p),
+            Checked::Timeout(path) => summary.skipped.push((path, SkipReason::Timeout)),
         }
     }
     findings.sort_by(|a, b| {
@@ -173,10 +209,41 @@ pub fn scan(opts: ScanOptions, frontend: &dyn Frontend) -> Result<ScanReport, St
 /// One file after stage 1.
 struct FileState {
     file: SourceFile,
+    /// The analyzed file, unless dropped to stay within the memory budget
+    /// (stage 3 then reads and lowers it again).
+    kept: Option<Analyzed>,
+    syntax: Option<SyntaxErrorOut>,
+    /// Time spent on it in stage 1 (counts against the time budget).
+    spent: Duration,
+}
+
+/// A file's text and its model after the semantic pass.
+struct Analyzed {
     text: String,
     lines: LineIndex,
     prepared: Prepared,
-    syntax: Option<SyntaxErrorOut>,
+}
+
+/// Bytes of models still allowed to stay in memory between the passes.
+struct MemoryBudget {
+    left: std::sync::atomic::AtomicUsize,
+}
+
+impl MemoryBudget {
+    fn new(bytes: usize) -> MemoryBudget {
+        MemoryBudget {
+            left: std::sync::atomic::AtomicUsize::new(bytes),
+        }
+    }
+
+    /// Reserves `bytes` if that much is left.
+    fn take(&self, bytes: usize) -> bool {
+        self.left
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+                left.checked_sub(bytes)
+            })
+            .is_ok()
+    }
 }
 
 enum Stage1 {
@@ -190,7 +257,11 @@ fn prepare_file(
     engine: &Engine,
     frontend: &dyn Frontend,
     include_generated: bool,
+    budget: Option<Duration>,
+    memory: &MemoryBudget,
 ) -> Stage1 {
+    let started = Instant::now();
+    let deadline = Deadline::after(budget);
     let text = match walk::load(&file.abs) {
         Load::Text(t) => t,
         Load::Skip(r) => return Stage1::Skip(file.display, r),
@@ -221,6 +292,9 @@ fn prepare_file(
     if model.is_generated && !include_generated {
         return Stage1::Skip(file.display, SkipReason::Generated);
     }
+    if deadline.expired() {
+        return Stage1::Skip(file.display, SkipReason::Timeout);
+    }
     let lines = LineIndex::new(&text);
     let syntax = model.syntax_errors.first().map(|e| {
         let lc = lines.line_col(&text, e.span.start);
@@ -237,16 +311,50 @@ fn prepare_file(
         Ok(p) => p,
         Err(msg) => return internal(&file.display, "running the semantic pass", msg),
     };
+    if deadline.expired() {
+        return Stage1::Skip(file.display, SkipReason::Timeout);
+    }
+    let cost = prepared.approx_bytes() + text.len() + lines.line_count() * 4;
+    let kept = memory.take(cost).then_some(Analyzed {
+        text,
+        lines,
+        prepared,
+    });
     Stage1::Ready(
         Box::new(FileState {
             file,
-            text,
-            lines,
-            prepared,
+            kept,
             syntax,
+            spent: started.elapsed(),
         }),
         sums,
     )
+}
+
+/// Reads and analyzes a file again in stage 3 (its model was not kept).
+fn reanalyze(
+    file: &SourceFile,
+    engine: &Engine,
+    frontend: &dyn Frontend,
+) -> Result<Analyzed, String> {
+    let text = match walk::load(&file.abs) {
+        Load::Text(t) => t,
+        Load::Skip(r) => return Err(format!("the file changed during the scan ({})", r.slug())),
+        Load::Problem(_, message) => return Err(message),
+    };
+    let input = SourceInput {
+        text: &text,
+        rel_path: &file.rel,
+        language: file.lang,
+    };
+    let model = frontend.lower(&input);
+    let (prepared, _) = engine.prepare(model, file.lang);
+    let lines = LineIndex::new(&text);
+    Ok(Analyzed {
+        text,
+        lines,
+        prepared,
+    })
 }
 
 enum Checked {
@@ -256,18 +364,52 @@ enum Checked {
         suppressed: usize,
     },
     Problem(FileProblem),
+    /// Abandoned: past the time budget.
+    Timeout(String),
 }
 
 fn check_file(
     i: usize,
     files: &[FileState],
     engine: &Engine,
+    frontend: &dyn Frontend,
     index: &ProjectIndex,
     filter: &Filter,
+    budget: Option<Duration>,
 ) -> Checked {
     let f = &files[i];
-    let raw = match contained(|| engine.check(i, &f.file.display, &f.text, &f.prepared, index)) {
-        Ok(r) => r,
+    // What is left of the budget after stage 1.
+    let deadline = Deadline::after(budget.map(|b| b.saturating_sub(f.spent)));
+    let again;
+    let a = match &f.kept {
+        Some(a) => a,
+        None => match contained(|| reanalyze(&f.file, engine, frontend)) {
+            Ok(Ok(a)) => {
+                again = a;
+                &again
+            }
+            Ok(Err(message)) => {
+                return Checked::Problem(FileProblem {
+                    path: f.file.display.clone(),
+                    kind: ProblemKind::Unreadable,
+                    message,
+                });
+            }
+            Err(msg) => {
+                return Checked::Problem(FileProblem {
+                    path: f.file.display.clone(),
+                    kind: ProblemKind::Internal,
+                    message: format!("internal error while parsing: {msg}"),
+                });
+            }
+        },
+    };
+    let checked = contained(|| {
+        engine.check_within(i, &f.file.display, &a.text, &a.prepared, index, deadline)
+    });
+    let raw = match checked {
+        Ok(Ok(r)) => r,
+        Ok(Err(_timed_out)) => return Checked::Timeout(f.file.display.clone()),
         Err(msg) => {
             return Checked::Problem(FileProblem {
                 path: f.file.display.clone(),
@@ -276,7 +418,7 @@ fn check_file(
             });
         }
     };
-    let sup = Suppressions::parse(&f.text);
+    let sup = Suppressions::parse(&a.text);
     let mut notices = suppression_notices(&f.file.display, &sup);
     let file_ignores = filter.ignored_for(&f.file.abs);
     let mut suppressed = 0;
@@ -285,7 +427,7 @@ fn check_file(
         if filter.below_threshold(finding.severity) {
             continue;
         }
-        let loc = location(&f.file.display, &f.text, &f.lines, finding.span);
+        let loc = location(&f.file.display, &a.text, &a.lines, finding.span);
         if filter::is_suppressed(
             &sup,
             &file_ignores,
@@ -296,14 +438,14 @@ fn check_file(
             suppressed += 1;
             continue;
         }
-        out.push(to_out(finding, loc, f, files));
+        out.push(to_out(finding, loc, f, a, files));
     }
     if out.len() > 1 {
         out.sort_by(|a, b| {
             (a.loc.line, a.loc.column, a.rule).cmp(&(b.loc.line, b.loc.column, b.rule))
         });
     }
-    assign_fingerprints(&mut out, f);
+    assign_fingerprints(&mut out, a);
     notices.sort();
     Checked::Ok {
         findings: out,
@@ -342,14 +484,25 @@ fn location(path: &str, text: &str, lines: &LineIndex, span: unsnarl_model::Span
     }
 }
 
-fn to_out(finding: Finding, loc: Location, f: &FileState, files: &[FileState]) -> FindingOut {
+fn to_out(
+    finding: Finding,
+    loc: Location,
+    f: &FileState,
+    a: &Analyzed,
+    files: &[FileState],
+) -> FindingOut {
     let related = finding
         .related
         .iter()
         .map(|r| {
             let other = r.file.and_then(|i| files.get(i)).unwrap_or(f);
+            let loc = if std::ptr::eq(other, f) {
+                location(&f.file.display, &a.text, &a.lines, r.span)
+            } else {
+                related_location(other, r.span)
+            };
             RelatedOut {
-                loc: location(&other.file.display, &other.text, &other.lines, r.span),
+                loc,
                 message: r.message.clone(),
             }
         })
@@ -360,13 +513,26 @@ fn to_out(finding: Finding, loc: Location, f: &FileState, files: &[FileState]) -
         rule_name,
         category: finding.category,
         severity: finding.severity,
-        excerpt: excerpt(&f.text, &f.lines, finding.span),
+        excerpt: excerpt(&a.text, &a.lines, finding.span),
         loc,
         message: finding.message,
         fix: finding.fix,
         related,
         fingerprint: String::new(),
     }
+}
+
+/// A location in another file, whose text may have been dropped after stage
+/// 1 (then it is read again: related locations are few).
+fn related_location(other: &FileState, span: unsnarl_model::Span) -> Location {
+    if let Some(a) = &other.kept {
+        return location(&other.file.display, &a.text, &a.lines, span);
+    }
+    let text = match walk::load(&other.file.abs) {
+        Load::Text(t) => t,
+        _ => String::new(),
+    };
+    location(&other.file.display, &text, &LineIndex::new(&text), span)
 }
 
 /// The whole lines a span covers (at most [`MAX_EXCERPT_LINES`]).
@@ -407,11 +573,11 @@ fn excerpt(text: &str, lines: &LineIndex, span: unsnarl_model::Span) -> Excerpt 
     }
 }
 
-fn assign_fingerprints(out: &mut [FindingOut], f: &FileState) {
+fn assign_fingerprints(out: &mut [FindingOut], a: &Analyzed) {
     if out.is_empty() {
         return;
     }
-    let lines: Vec<&str> = f.text.lines().collect();
+    let lines: Vec<&str> = a.text.lines().collect();
     let mut seen: HashMap<String, usize> = HashMap::new();
     for o in out.iter_mut() {
         let line0 = o.loc.line as usize - 1;

@@ -14,7 +14,7 @@ use ignore::{WalkBuilder, WalkState};
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use unsnarl_model::Language;
 
 /// Files larger than this are not read (reported as `too-large`). Hand
@@ -43,6 +43,8 @@ pub enum SkipReason {
     Vanished,
     Generated,
     Unsupported,
+    /// The analysis ran past the per-file time budget (`--file-timeout`).
+    Timeout,
 }
 
 impl SkipReason {
@@ -56,6 +58,7 @@ impl SkipReason {
             SkipReason::Vanished => "vanished",
             SkipReason::Generated => "generated",
             SkipReason::Unsupported => "unsupported-extension",
+            SkipReason::Timeout => "timeout",
         }
     }
 
@@ -74,6 +77,9 @@ impl SkipReason {
             SkipReason::Generated => "generated code (--include-generated to analyze it)".into(),
             SkipReason::Unsupported => {
                 "not a Python, JavaScript, TypeScript, Go or Rust file".into()
+            }
+            SkipReason::Timeout => {
+                "analysis abandoned: it took longer than the per-file time budget (--file-timeout); findings in this file are not reported".into()
             }
         }
     }
@@ -163,7 +169,9 @@ pub fn walk(
             if !seen.insert(abs_root.clone()) {
                 continue;
             }
-            match language_of(&abs_root) {
+            // The language comes from the name as given: a link `x.py`
+            // to `/dev/zero` is then read, and skipped as a device.
+            match language_of(&root.abs).or_else(|| language_of(&abs_root)) {
                 None => out.skipped.push((display, SkipReason::Unsupported)),
                 Some(lang) => {
                     // Module names come from this path: keep the folders
@@ -204,7 +212,44 @@ pub fn walk(
             .hidden(true)
             .overrides(overrides)
             .threads(threads);
-        let found: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
+        let found: Arc<Mutex<Vec<Entry>>> = Arc::default();
+        // The walker reads a folder's ignore files as it enters it, opening
+        // whatever bears their names: a folder whose ignore file is a FIFO
+        // (which would block forever) or a device is not entered.
+        let root_hostile = abs_root
+            .ancestors()
+            .find_map(|d| unsafe_ignore_file(d).map(|why| (d.to_path_buf(), why)));
+        if let Some((dir, why)) = root_hostile {
+            b.git_ignore(false)
+                .git_exclude(false)
+                .ignore(false)
+                .parents(false);
+            found.lock().unwrap_or_else(|p| p.into_inner()).push(Entry {
+                path: abs_root.clone(),
+                kind: EntryKind::Problem(format!(
+                    "ignore files not honored: {}: {why}",
+                    dir.display()
+                )),
+            });
+        }
+        let pruned = Arc::clone(&found);
+        b.filter_entry(move |e| {
+            if !e.file_type().is_some_and(|t| t.is_dir()) {
+                return true;
+            }
+            match unsafe_ignore_file(e.path()) {
+                None => true,
+                Some(why) => {
+                    pruned.lock().unwrap_or_else(|p| p.into_inner()).push(Entry {
+                        path: e.path().to_path_buf(),
+                        kind: EntryKind::Problem(format!(
+                            "folder not scanned: {why} (ignore files are read before a folder's files)"
+                        )),
+                    });
+                    false
+                }
+            }
+        });
         b.build_parallel().run(|| {
             let found = &found;
             Box::new(move |res| {
@@ -215,7 +260,7 @@ pub fn walk(
                 WalkState::Continue
             })
         });
-        let mut found = found.into_inner().unwrap_or_else(|p| p.into_inner());
+        let mut found = std::mem::take(&mut *found.lock().unwrap_or_else(|p| p.into_inner()));
         found.sort_by(|a, b| a.path.cmp(&b.path));
         for e in found {
             let rel = e
@@ -294,6 +339,78 @@ fn classify(res: Result<ignore::DirEntry, ignore::Error>) -> Option<Entry> {
         path: entry.into_path(),
         kind,
     })
+}
+
+/// Ignore files larger than this are not read.
+const MAX_IGNORE_FILE_BYTES: u64 = MAX_FILE_BYTES;
+
+/// Why the ignore files the walker would read on entering `dir` are unsafe
+/// to open (`None`: absent, or regular files of sane size): `.gitignore`,
+/// `.ignore`, `.git/info/exclude`, and for a `.git` file (worktrees,
+/// submodules) the `commondir` and `info/exclude` of the folder it names.
+fn unsafe_ignore_file(dir: &Path) -> Option<String> {
+    let shown = |p: &Path| slash_path(p.strip_prefix(dir).unwrap_or(p));
+    let check = |p: &Path| -> Result<bool, String> {
+        match std::fs::metadata(p) {
+            Err(_) => Ok(false),
+            Ok(md) if md.is_dir() => Ok(false),
+            Ok(md) if !md.is_file() => Err(format!(
+                "{} is not a regular file (FIFO, socket or device)",
+                shown(p)
+            )),
+            Ok(md) if md.len() > MAX_IGNORE_FILE_BYTES => Err(format!(
+                "{} is larger than {} MiB",
+                shown(p),
+                MAX_IGNORE_FILE_BYTES / (1024 * 1024)
+            )),
+            Ok(_) => Ok(true),
+        }
+    };
+    fn first_line(p: &Path) -> Option<String> {
+        let text = std::fs::read(p).ok()?;
+        let line = text.split(|&b| b == b'\n').next()?;
+        Some(
+            String::from_utf8_lossy(line)
+                .trim_end_matches('\r')
+                .to_string(),
+        )
+    }
+    let run = || -> Result<(), String> {
+        check(&dir.join(".gitignore"))?;
+        check(&dir.join(".ignore"))?;
+        let git = dir.join(".git");
+        let git_type = std::fs::metadata(&git).map(|m| m.file_type());
+        if git_type.is_ok_and(|t| !t.is_dir() && !t.is_file()) {
+            // The walker reads a `.git` only when it is a file or a folder.
+            return Ok(());
+        }
+        if !check(&git)? {
+            // A folder (or nothing): its exclude file.
+            check(&git.join("info").join("exclude"))?;
+            return Ok(());
+        }
+        // A `.git` file: `gitdir: <path>`, whose `commondir` names the
+        // folder holding `info/exclude`.
+        let Some(gitdir) =
+            first_line(&git).and_then(|l| l.strip_prefix("gitdir: ").map(PathBuf::from))
+        else {
+            return Ok(());
+        };
+        check(&gitdir.join("info").join("exclude"))?;
+        let commondir = gitdir.join("commondir");
+        if check(&commondir)?
+            && let Some(c) = first_line(&commondir)
+        {
+            let c = if c.starts_with('.') {
+                gitdir.join(c)
+            } else {
+                PathBuf::from(c)
+            };
+            check(&c.join("info").join("exclude"))?;
+        }
+        Ok(())
+    };
+    run().err()
 }
 
 fn error_path(err: &ignore::Error) -> Option<PathBuf> {

@@ -224,6 +224,98 @@ fn config_wrong_type_and_unknown_rule_and_syntax_errors_exit_2() {
 }
 
 #[test]
+fn config_unknown_category_or_rule_names_the_closest_ones() {
+    config_error(
+        "unsnarl.toml",
+        "select = [\"orphan-taks\"]\n",
+        "",
+        "unsnarl.toml:1: invalid value \"orphan-taks\" for key \"select\"; did you mean \"orphan-task\"? expected a category",
+    );
+    config_error(
+        "unsnarl.toml",
+        "\nignore = [\"PY00\"]\n",
+        "",
+        "unsnarl.toml:2: invalid value \"PY00\" for key \"ignore\"; did you mean",
+    );
+    config_error(
+        "unsnarl.toml",
+        "[per-file-ignores]\n\"tests/**\" = [\"blocking-in-asink\"]\n",
+        "",
+        "unsnarl.toml:2: invalid value \"blocking-in-asink\" for key \"per-file-ignores.\"tests/**\"\"; did you mean \"blocking-in-async\"?",
+    );
+    config_error(
+        "unsnarl.toml",
+        "file-timeout = \"10s\"\n",
+        "",
+        "unsnarl.toml:1: key \"file-timeout\" must be a number of seconds, found string",
+    );
+    config_error(
+        "unsnarl.toml",
+        "threads = 2\nthreads = 3\n",
+        "",
+        "unsnarl.toml:2: invalid TOML: duplicate key",
+    );
+    config_error(
+        "unsnarl.toml",
+        "fail-on = high\n",
+        "",
+        "unsnarl.toml:1: invalid TOML: string values must be quoted",
+    );
+    config_error(
+        "pyproject.toml",
+        "[tool.unsnarl]\nselect = [\"PY002\", 7]\n",
+        "",
+        "pyproject.toml:2: key \"tool.unsnarl.select\" must be an array of strings, found integer",
+    );
+    config_error(
+        "unsnarl.toml",
+        "format = \"xml\"\n",
+        "",
+        "unsnarl.toml:1: invalid value \"xml\" for key \"format\"; expected one of: text, json, sarif, github",
+    );
+}
+
+#[test]
+fn a_config_that_is_not_a_regular_file_is_an_error_not_a_hang() {
+    let t = Tree::new();
+    t.write("a.py", "x = 1\n");
+    let st = std::process::Command::new("mkfifo")
+        .arg(t.join("fifo.toml"))
+        .status()
+        .expect("mkfifo");
+    assert!(st.success());
+    let o = bin(t.path(), &["check", "--config", "fifo.toml"]);
+    assert_eq!(o.code, 2, "{o:?}");
+    assert!(
+        o.stderr
+            .contains("fifo.toml: cannot read: not a regular file"),
+        "{o:?}"
+    );
+    let o = bin(t.path(), &["check", "--config", "/dev/zero"]);
+    assert_eq!(o.code, 2, "{o:?}");
+    t.write("big.toml", "# x\n".repeat(3_000_000));
+    let o = bin(t.path(), &["check", "--config", "big.toml"]);
+    assert_eq!(o.code, 2, "{o:?}");
+    assert!(o.stderr.contains("larger than 10 MiB"), "{o:?}");
+    t.write("latin1.toml", b"# caf\xe9\n");
+    let o = bin(t.path(), &["check", "--config", "latin1.toml"]);
+    assert_eq!(o.code, 2, "{o:?}");
+    assert!(o.stderr.contains("latin1.toml: cannot read"), "{o:?}");
+}
+
+#[test]
+fn unknown_codes_on_the_command_line_suggest_the_closest() {
+    let t = Tree::new();
+    let o = bin(t.path(), &["check", "--select", "blocking-in-asyn"]);
+    assert_eq!(o.code, 2, "{o:?}");
+    assert!(
+        o.stderr
+            .contains("\"blocking-in-asyn\" in --select; did you mean \"blocking-in-async\"?"),
+        "{o:?}"
+    );
+}
+
+#[test]
 fn config_values_apply_and_flags_win() {
     let t = Tree::new();
     t.write("pyproject.toml", "[tool.unsnarl]\nformat = \"json\"\n")
@@ -580,6 +672,75 @@ fn json_and_sarif_are_identical_for_one_and_four_threads() {
     }
 }
 
+/// The report with the one field that may differ between identical runs
+/// (`"elapsed_ms": N`) masked, and nothing else touched: the rest must be
+/// byte-identical.
+fn mask_elapsed(out: &str) -> String {
+    const KEY: &str = "\"elapsed_ms\": ";
+    match out.find(KEY) {
+        None => out.to_string(),
+        Some(i) => {
+            let rest = &out[i + KEY.len()..];
+            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+            format!("{}{KEY}0{}", &out[..i], &rest[digits..])
+        }
+    }
+}
+
+/// `(path, line, column, rule)` of each finding, in report order.
+fn finding_keys(v: &serde_json::Value) -> Vec<(String, u64, u64, String)> {
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["path"].as_str().unwrap().to_string(),
+                f["line"].as_u64().unwrap(),
+                f["column"].as_u64().unwrap(),
+                f["rule"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn reports_on_examples_and_fixtures_are_byte_identical_across_threads_and_runs() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for target in ["examples", "tests/fixtures"] {
+        for format in ["json", "sarif"] {
+            let run = |j: &str| {
+                let o = bin(
+                    repo,
+                    &["check", "--no-config", "--format", format, j, target],
+                );
+                assert!(o.code == 0 || o.code == 1, "{target} {format} {j}: {o:?}");
+                o.stdout
+            };
+            let one = mask_elapsed(&run("-j1"));
+            let four = mask_elapsed(&run("-j4"));
+            let again = mask_elapsed(&run("-j4"));
+            let one_again = mask_elapsed(&run("-j1"));
+            assert!(one == four, "{target} {format}: -j1 and -j4 differ");
+            assert!(four == again, "{target} {format}: two -j4 runs differ");
+            assert!(one == one_again, "{target} {format}: two -j1 runs differ");
+            if format == "json" {
+                let v: serde_json::Value = serde_json::from_str(&one).unwrap();
+                let keys = finding_keys(&v);
+                if frontend_ready(Language::Python) {
+                    assert!(!keys.is_empty(), "{target}: no findings at all?");
+                }
+                let mut sorted = keys.clone();
+                sorted.sort();
+                assert_eq!(
+                    keys, sorted,
+                    "{target}: findings not sorted by path, line, column, rule"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn json_summary_has_every_documented_key() {
     let t = Tree::new();
@@ -705,4 +866,47 @@ fn generate_docs_writes_the_rules_reference() {
     assert_eq!(o.code, 0, "{o:?}");
     let written = std::fs::read_to_string(t.join("docs/rules.md")).unwrap();
     assert_eq!(written, unsnarl::docs::rules_markdown());
+}
+
+#[test]
+fn a_memory_budget_too_small_to_keep_models_gives_the_same_reports() {
+    // With no room to keep models between the passes, every file is read
+    // and lowered again for the rules: slower, but the same results, cross-
+    // file findings (helper chains, related locations) included.
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for target in ["examples", "tests/fixtures"] {
+        for format in ["json", "sarif"] {
+            let run = |budget: &str| {
+                let o = bin(
+                    repo,
+                    &[
+                        "check",
+                        "--no-config",
+                        "--format",
+                        format,
+                        "--memory-budget",
+                        budget,
+                        target,
+                    ],
+                );
+                assert!(o.code == 0 || o.code == 1, "{target} {format}: {o:?}");
+                mask_elapsed(&o.stdout)
+            };
+            assert!(
+                run("0") == run("1024"),
+                "{target} {format}: reports differ with and without kept models"
+            );
+        }
+    }
+}
+
+#[test]
+fn memory_budget_must_be_a_number_of_mib() {
+    let t = tempfile::tempdir().unwrap();
+    let o = bin(t.path(), &["check", "--memory-budget", "lots"]);
+    assert_eq!(o.code, 2, "{o:?}");
+    std::fs::write(t.path().join("unsnarl.toml"), "memory-budget = \"lots\"\n").unwrap();
+    let o = bin(t.path(), &["check"]);
+    assert_eq!(o.code, 2, "{o:?}");
+    assert!(o.stderr.contains("memory-budget"), "{o:?}");
 }

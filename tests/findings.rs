@@ -215,6 +215,56 @@ fn user_knowledge_extends_the_tables() {
 }
 
 #[test]
+fn a_file_past_its_time_budget_is_skipped_as_timeout_in_every_format() {
+    let t = tree(&[("a.py", APP), ("slow.py", "# TOY_SLOW\n")]);
+    let args = ["check", "--no-config", "--file-timeout", "0.05"];
+    let o = toy(t.path(), &args);
+    assert_eq!(o.code, 1, "a timeout is not an error: {o:?}");
+    assert!(
+        o.stderr
+            .contains("note: skipped slow.py: analysis abandoned: it took longer than the per-file time budget"),
+        "{o:?}"
+    );
+    assert!(o.stdout.contains("1 file skipped (1 timeout)"), "{o:?}");
+    assert!(o.stdout.contains("PY002"), "the other files: {o:?}");
+    let (code, v) = json(&t, &["--file-timeout", "0.05"]);
+    assert_eq!(code, 1);
+    assert_eq!(v["summary"]["files_scanned"], 1);
+    assert_eq!(
+        v["summary"]["files_skipped"]["by_reason"]["timeout"]["paths"][0],
+        "slow.py"
+    );
+    let mut a = args.to_vec();
+    a.extend(["--format", "sarif"]);
+    let s = toy(t.path(), &a).json();
+    let n = &s["runs"][0]["invocations"][0]["toolExecutionNotifications"][0];
+    assert_eq!(n["descriptor"]["id"], "timeout", "{s}");
+    assert_eq!(n["level"], "warning");
+    let mut a = args.to_vec();
+    a.extend(["--format", "github"]);
+    let o = toy(t.path(), &a);
+    assert!(
+        o.stdout.contains(
+            "::warning file=slow.py,title=unsnarl gave up on this file (timeout)::analysis abandoned"
+        ),
+        "{o:?}"
+    );
+    // 0 is no limit; the config file sets it too; the flag wins.
+    let (_, v) = json(&t, &["--file-timeout", "0"]);
+    assert_eq!(v["summary"]["files_scanned"], 2, "{v}");
+    t.write("unsnarl.toml", "file-timeout = 0.05\n");
+    let o = toy(t.path(), &["check", "--format", "json"]);
+    assert_eq!(o.json()["summary"]["files_scanned"], 1, "{o:?}");
+    let o = toy(
+        t.path(),
+        &["check", "--format", "json", "--file-timeout", "60"],
+    );
+    assert_eq!(o.json()["summary"]["files_scanned"], 2, "{o:?}");
+    let o = toy(t.path(), &["check", "--file-timeout", "-1"]);
+    assert_eq!(o.code, 2, "{o:?}");
+}
+
+#[test]
 fn a_panic_in_one_file_is_an_internal_error_and_the_scan_goes_on() {
     let t = tree(&[("a.py", APP), ("boom.py", "TOY_PANIC\n")]);
     let o = toy(t.path(), &["check", "--no-config"]);

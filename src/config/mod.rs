@@ -82,11 +82,27 @@ pub fn load_file(path: &Path) -> Result<Loaded, ConfigError> {
     })
 }
 
+/// Configuration files larger than this are not read.
+pub const MAX_CONFIG_BYTES: u64 = 10 * 1024 * 1024;
+
 fn read(path: &Path) -> Result<String, ConfigError> {
-    std::fs::read_to_string(path).map_err(|e| ConfigError::Io {
+    let io = |message: String| ConfigError::Io {
         path: path.to_path_buf(),
-        message: e.to_string(),
-    })
+        message,
+    };
+    // Checked before opening: `--config` naming a FIFO would block, and
+    // `/dev/zero` would never end.
+    let md = std::fs::metadata(path).map_err(|e| io(e.to_string()))?;
+    if !md.is_file() {
+        return Err(io("not a regular file".into()));
+    }
+    if md.len() > MAX_CONFIG_BYTES {
+        return Err(io(format!(
+            "larger than {} MiB; not a configuration file",
+            MAX_CONFIG_BYTES / (1024 * 1024)
+        )));
+    }
+    std::fs::read_to_string(path).map_err(|e| io(e.to_string()))
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 
 use super::ConfigError;
 use crate::cli::Format;
-use crate::filter::selection::{Code, valid_codes};
+use crate::filter::selection::{Code, unknown_code_hint};
 use std::path::Path;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
@@ -22,6 +22,8 @@ pub const KEYS: &[&str] = &[
     "threads",
     "format",
     "include-generated",
+    "file-timeout",
+    "memory-budget",
     "knowledge",
     "per-file-ignores",
 ];
@@ -41,6 +43,10 @@ pub struct Config {
     pub threads: Option<u32>,
     pub format: Option<Format>,
     pub include_generated: Option<bool>,
+    /// Per-file time budget in seconds (0 = no limit).
+    pub file_timeout: Option<f64>,
+    /// How many MiB of file models to keep between the passes.
+    pub memory_budget: Option<u32>,
     /// User knowledge: (language, effect, qualified callee patterns).
     pub knowledge: Vec<(Language, Effect, Vec<String>)>,
     /// (glob relative to the config file's directory, codes).
@@ -130,8 +136,14 @@ impl Cx<'_> {
         self.strings(key, v)?
             .iter()
             .map(|s| {
-                Code::parse(s.get_ref())
-                    .ok_or_else(|| self.invalid(key, s.span().start, s.get_ref(), valid_codes()))
+                Code::parse(s.get_ref()).ok_or_else(|| {
+                    self.invalid(
+                        key,
+                        s.span().start,
+                        s.get_ref(),
+                        unknown_code_hint(s.get_ref()),
+                    )
+                })
             })
             .collect()
     }
@@ -216,14 +228,14 @@ fn validate(cx: &Cx, table: &DeTable) -> Result<Config, ConfigError> {
             "min-severity" => c.min_severity = Some(cx.severity(k, v)?),
             "threads" => {
                 let n = match v.get_ref() {
-                    DeValue::Integer(i) => i.as_str().parse::<u32>().ok(),
+                    DeValue::Integer(i) => u32::from_str_radix(i.as_str(), i.radix()).ok(),
                     _ => return Err(cx.wrong_type(k, v, "an integer")),
                 };
                 match n {
                     Some(n @ 1..=1024) => c.threads = Some(n),
                     _ => {
                         let shown = match v.get_ref() {
-                            DeValue::Integer(i) => i.as_str().to_string(),
+                            DeValue::Integer(i) => i.to_string(),
                             _ => String::new(),
                         };
                         return Err(cx.invalid(
@@ -252,6 +264,57 @@ fn validate(cx: &Cx, table: &DeTable) -> Result<Config, ConfigError> {
                 DeValue::Boolean(b) => c.include_generated = Some(*b),
                 _ => return Err(cx.wrong_type(k, v, "a boolean")),
             },
+            "file-timeout" => {
+                let (x, shown) = match v.get_ref() {
+                    DeValue::Integer(i) => (
+                        i64::from_str_radix(i.as_str(), i.radix())
+                            .ok()
+                            .map(|n| n as f64),
+                        i.to_string(),
+                    ),
+                    DeValue::Float(f) => (f.as_str().parse::<f64>().ok(), f.to_string()),
+                    _ => return Err(cx.wrong_type(k, v, "a number of seconds")),
+                };
+                let ok = x.and_then(|x| crate::cli::parse_seconds(&x.to_string()).ok());
+                match ok {
+                    Some(x) => c.file_timeout = Some(x),
+                    None => {
+                        return Err(cx.invalid(
+                            k,
+                            v.span().start,
+                            &shown,
+                            format!(
+                                "expected a number of seconds from 0 to {} (0 = no limit)",
+                                crate::cli::MAX_SECONDS
+                            ),
+                        ));
+                    }
+                }
+            }
+            "memory-budget" => {
+                let n = match v.get_ref() {
+                    DeValue::Integer(i) => u32::from_str_radix(i.as_str(), i.radix()).ok(),
+                    _ => return Err(cx.wrong_type(k, v, "an integer number of MiB")),
+                };
+                match n {
+                    Some(n) if n <= crate::cli::MAX_MEMORY_BUDGET_MIB => c.memory_budget = Some(n),
+                    _ => {
+                        let shown = match v.get_ref() {
+                            DeValue::Integer(i) => i.to_string(),
+                            _ => String::new(),
+                        };
+                        return Err(cx.invalid(
+                            k,
+                            v.span().start,
+                            &shown,
+                            format!(
+                                "expected a number of MiB from 0 to {}",
+                                crate::cli::MAX_MEMORY_BUDGET_MIB
+                            ),
+                        ));
+                    }
+                }
+            }
             "knowledge" => c.knowledge = knowledge(cx, v)?,
             "per-file-ignores" => c.per_file_ignores = per_file_ignores(cx, v)?,
             _ => return Err(cx.unknown_key(key, KEYS)),
@@ -374,6 +437,7 @@ min-severity = "medium"
 threads = 3
 format = "json"
 include-generated = true
+file-timeout = 2.5
 
 [knowledge.python]
 blocking = ["myapp.db.query"]
@@ -394,6 +458,7 @@ spawn = ["myapp.tasks.fire"]
         assert_eq!(c.threads, Some(3));
         assert_eq!(c.format, Some(Format::Json));
         assert_eq!(c.include_generated, Some(true));
+        assert_eq!(c.file_timeout, Some(2.5));
         assert_eq!(c.knowledge.len(), 2);
         assert_eq!(c.knowledge[0].0, Language::Python);
         assert_eq!(c.knowledge[0].1, Effect::Blocking);
@@ -439,8 +504,26 @@ spawn = ["myapp.tasks.fire"]
             e.starts_with("unsnarl.toml:1: unknown key \"knowledge.cobol\""),
             "{e}"
         );
+        // Integers in other bases mean their value.
+        let c = parse(
+            Path::new("unsnarl.toml"),
+            "threads = 0x10\nfile-timeout = 0o7\n",
+            Root::Document,
+        );
+        let c = c.unwrap().unwrap();
+        assert_eq!((c.threads, c.file_timeout), (Some(16), Some(7.0)));
         let e = err("threads = 0");
         assert!(e.contains("from 1 to 1024"), "{e}");
+        let e = err("\nfile-timeout = -1");
+        assert!(
+            e.starts_with("unsnarl.toml:2: invalid value \"-1\" for key \"file-timeout\"; expected a number of seconds"),
+            "{e}"
+        );
+        let e = err("file-timeout = \"5s\"");
+        assert_eq!(
+            e,
+            "unsnarl.toml:1: key \"file-timeout\" must be a number of seconds, found string"
+        );
     }
 
     #[test]

@@ -7,7 +7,11 @@ use unsnarl_rules::{Rule, RuleMeta, all_rules};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Code {
     Category(Category),
+    /// One rule, by id.
     Rule(&'static str),
+    /// Every rule with this name (each language has its own rule for a
+    /// shared concern, e.g. `retry-without-backoff`).
+    Name(&'static str),
 }
 
 impl Code {
@@ -17,11 +21,13 @@ impl Code {
         if let Some(c) = Category::from_slug(&s.to_ascii_lowercase()) {
             return Some(Code::Category(c));
         }
-        all_rules()
-            .iter()
-            .map(|r| r.meta())
-            .find(|m| m.id.eq_ignore_ascii_case(s) || m.name.eq_ignore_ascii_case(s))
-            .map(|m| Code::Rule(m.id))
+        let metas = || all_rules().iter().map(|r| r.meta());
+        if let Some(m) = metas().find(|m| m.id.eq_ignore_ascii_case(s)) {
+            return Some(Code::Rule(m.id));
+        }
+        metas()
+            .find(|m| m.name.eq_ignore_ascii_case(s))
+            .map(|m| Code::Name(m.name))
     }
 
     pub fn matches(self, meta: &RuleMeta) -> bool {
@@ -33,6 +39,9 @@ impl Code {
         match self {
             Code::Category(c) => c == category,
             Code::Rule(id) => id == rule,
+            Code::Name(name) => {
+                unsnarl_rules::find_rule(rule).is_some_and(|r| r.meta().name == name)
+            }
         }
     }
 }
@@ -49,6 +58,34 @@ pub fn valid_codes() -> String {
         cats.join(", "),
         rules.join(", ")
     )
+}
+
+/// What to say about an unknown code: the closest valid ones (categories,
+/// rule ids and names within two edits), then every valid code.
+pub fn unknown_code_hint(bad: &str) -> String {
+    let bad_l = bad.trim().to_ascii_lowercase();
+    let mut scored: Vec<(usize, String)> = Category::ALL
+        .iter()
+        .map(|c| c.slug().to_string())
+        .chain(all_rules().iter().flat_map(|r| {
+            let m = r.meta();
+            [m.id.to_string(), m.name.to_string()]
+        }))
+        .map(|c| (crate::docs::distance(&bad_l, &c.to_ascii_lowercase()), c))
+        .filter(|(d, _)| *d <= 2)
+        .collect();
+    scored.sort();
+    scored.dedup_by(|a, b| a.1 == b.1);
+    let close: Vec<String> = scored
+        .into_iter()
+        .take(3)
+        .map(|(_, c)| format!("\"{c}\""))
+        .collect();
+    if close.is_empty() {
+        valid_codes()
+    } else {
+        format!("did you mean {}? {}", close.join(" or "), valid_codes())
+    }
 }
 
 /// Resolves a list of codes; the first unknown one is the error.
@@ -87,8 +124,23 @@ mod tests {
             Code::parse(&first.id.to_ascii_lowercase()),
             Some(Code::Rule(first.id))
         );
-        assert_eq!(Code::parse(first.name), Some(Code::Rule(first.id)));
+        assert_eq!(Code::parse(first.name), Some(Code::Name(first.name)));
+        assert!(Code::Name(first.name).matches(first));
         assert_eq!(Code::parse("no-such-thing"), None);
+    }
+
+    #[test]
+    fn a_shared_name_selects_the_rule_of_every_language() {
+        let shared: Vec<_> = all_rules()
+            .iter()
+            .map(|r| r.meta())
+            .filter(|m| m.name == "retry-without-backoff")
+            .collect();
+        assert!(shared.len() >= 2, "several languages have this rule");
+        let code = Code::parse("retry-without-backoff").unwrap();
+        assert!(shared.iter().all(|m| code.matches(m)));
+        let other = all_rules()[0].meta();
+        assert!(other.name == "retry-without-backoff" || !code.matches(other));
     }
 
     #[test]

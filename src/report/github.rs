@@ -2,7 +2,7 @@
 //! <https://docs.github.com/en/actions/reference/workflow-commands-for-github-actions>
 
 use super::ScanReport;
-use crate::walk::ProblemKind;
+use crate::walk::{ProblemKind, SkipReason};
 use std::fmt::Write;
 use unsnarl_model::Severity;
 
@@ -63,6 +63,17 @@ pub fn render(report: &ScanReport) -> String {
             escape_property(title),
             escape_data(&p.message)
         );
+    }
+    for (path, reason) in &report.summary.skipped {
+        if *reason == SkipReason::Timeout {
+            let _ = writeln!(
+                out,
+                "::warning file={},title={}::{}",
+                escape_property(path),
+                escape_property("unsnarl gave up on this file (timeout)"),
+                escape_data(&reason.describe())
+            );
+        }
     }
     out
 }

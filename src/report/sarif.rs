@@ -2,6 +2,7 @@
 //! absolute paths of the machine: the log is identical across runs.
 
 use super::{FindingOut, ScanReport};
+use crate::walk::SkipReason;
 use serde_json::{Value, json};
 use unsnarl_model::Severity;
 use unsnarl_rules::RuleMeta;
@@ -154,6 +155,20 @@ fn notifications(report: &ScanReport) -> Vec<Value> {
             })
         })
         .collect();
+    // A file abandoned past its time budget may hide findings: say so.
+    out.extend(
+        s.skipped
+            .iter()
+            .filter(|(_, r)| *r == SkipReason::Timeout)
+            .map(|(path, r)| {
+                json!({
+                    "level": "warning",
+                    "message": { "text": format!("{path}: skipped: {}", r.describe()) },
+                    "descriptor": { "id": r.slug() },
+                    "locations": [{ "physicalLocation": { "artifactLocation": artifact(path) } }],
+                })
+            }),
+    );
     out.extend(s.syntax_errors.iter().map(|e| {
         json!({
             "level": "warning",

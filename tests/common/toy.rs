@@ -8,7 +8,8 @@
 //!   in an async function, `asyncio.Queue()` gives PY003 anywhere;
 //! - a line containing `TOY_PANIC` makes the front end panic;
 //! - a line containing `TOY_SYNTAX` is a syntax error at its first column;
-//! - `TOY_GENERATED` anywhere marks the file as generated.
+//! - `TOY_GENERATED` anywhere marks the file as generated;
+//! - `TOY_SLOW` anywhere makes lowering take 200 ms (for time budgets).
 
 use unsnarl::frontend::Frontend;
 use unsnarl_model::*;
@@ -45,6 +46,9 @@ impl Frontend for Toy {
         let text = input.text;
         if text.contains("TOY_PANIC") {
             panic!("toy front end: TOY_PANIC found");
+        }
+        if text.contains("TOY_SLOW") {
+            std::thread::sleep(std::time::Duration::from_millis(200));
         }
         let mut m = FileModel::new("toy", Span::new(0, text.len() as u32));
         m.is_generated = text.contains("TOY_GENERATED");

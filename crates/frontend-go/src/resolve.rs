@@ -1,33 +1,11 @@
 //! Name resolution: import bindings, package-level declarations of this
 //! file, lexical scopes of locals, and Go's predeclared identifiers.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use unsnarl_model::TypeId;
 
-/// FxHash: identifiers are short and not attacker-controlled in a way
-/// that matters here, and SipHash showed up in profiles.
-#[derive(Default)]
-pub struct FxHasher(u64);
-
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut buf = [0u8; 8];
-            buf[..chunk.len()].copy_from_slice(chunk);
-            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(buf))
-                .wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-        }
-    }
-    fn write_u8(&mut self, i: u8) {
-        self.0 = (self.0.rotate_left(5) ^ i as u64).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-pub type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+/// Maps keyed by identifiers: rustc's FxHash, since SipHash showed up in
+/// profiles and these keys come from one file.
+pub type FxMap<K, V> = rustc_hash::FxHashMap<K, V>;
 
 /// Predeclared functions: calls of them resolve to the bare name.
 const BUILTIN_FUNCS: &[&str] = &[

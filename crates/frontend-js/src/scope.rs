@@ -12,9 +12,6 @@
 //! `lock.acquire` is left for the semantic pass to resolve by the variable's
 //! type (`async-mutex.Mutex.acquire`).
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
 /// What a declared name refers to: its qualified name, and whether member
 /// chains on it have qualified names too.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -46,7 +43,7 @@ const SMALL: usize = 12;
 #[derive(Default)]
 pub struct Scope<'a> {
     small: Vec<(&'a str, Binding)>,
-    map: HashMap<&'a str, Binding, BuildHasherDefault<FxHasher>>,
+    map: rustc_hash::FxHashMap<&'a str, Binding>,
 }
 
 impl<'a> Scope<'a> {
@@ -108,53 +105,6 @@ impl<'a> Scope<'a> {
             Some(existing) => *existing = binding,
             None => self.insert(name, binding),
         }
-    }
-}
-
-/// A small, fast, non-cryptographic hash (the `FxHasher` of rustc) for
-/// identifier keys: scopes are hashed for every identifier of a file.
-#[derive(Default, Clone, Copy)]
-pub struct FxHasher {
-    hash: u64,
-}
-
-const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-
-impl FxHasher {
-    #[inline]
-    fn add(&mut self, word: u64) {
-        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(SEED);
-    }
-}
-
-impl Hasher for FxHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            self.add(u64::from_le_bytes(c.try_into().unwrap()));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut buf = [0u8; 8];
-            buf[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(buf));
-        }
-    }
-
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-
-    #[inline]
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.hash
     }
 }
 

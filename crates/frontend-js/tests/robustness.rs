@@ -103,6 +103,27 @@ fn arbitrary_bytes_do_not_panic() {
     }
 }
 
+/// Found by the `js` fuzz target: a `#__PURE__` comment before a labeled
+/// statement panicked in oxc's parser (a debug assertion).
+#[test]
+fn a_pure_annotation_before_a_label_does_not_panic() {
+    for src in [
+        "//#__PURE__\r:",
+        "/* #__PURE__ */ x:\n",
+        "/* @__PURE__ */ outer: for (;;) { break outer; }\n",
+        "// @__PURE__\nlabel: { f(); }\n",
+    ] {
+        for path in ["x.js", "x.jsx", "x.ts", "x.tsx"] {
+            let _ = lower_at(path, src);
+        }
+    }
+    // The annotation is defused without moving anything.
+    let m = js("const a = /* @__PURE__ */ make();\nlater();\n");
+    call(&m, "make");
+    call(&m, "later");
+    assert!(m.syntax_errors.is_empty());
+}
+
 fn nesting_model(src: String, path: &'static str) -> unsnarl_model::FileModel {
     on_big_stack(move || lower_at(path, &src))
 }

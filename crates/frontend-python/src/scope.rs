@@ -5,7 +5,6 @@
 //! builtins.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 /// What a name is bound to in one scope.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,7 +36,7 @@ pub(crate) enum ScopeKind {
 
 pub(crate) struct Scope<'a> {
     pub kind: ScopeKind,
-    pub names: HashMap<&'a str, Binding, BuildHasherDefault<FxHasher>>,
+    pub names: rustc_hash::FxHashMap<&'a str, Binding>,
 }
 
 impl<'a> Scope<'a> {
@@ -317,53 +316,6 @@ const BUILTINS: &[&str] = &[
 
 pub(crate) fn is_builtin(name: &str) -> bool {
     BUILTINS.binary_search(&name).is_ok()
-}
-
-/// FxHash (rustc's hasher): scope tables are keyed by short identifiers,
-/// for which SipHash's DoS resistance buys nothing and costs a lot.
-#[derive(Default, Clone, Copy)]
-pub(crate) struct FxHasher {
-    hash: u64,
-}
-
-const FX_SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-
-impl FxHasher {
-    #[inline]
-    fn add(&mut self, word: u64) {
-        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(FX_SEED);
-    }
-}
-
-impl Hasher for FxHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            self.add(u64::from_le_bytes(c.try_into().unwrap_or([0; 8])));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut buf = [0u8; 8];
-            buf[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(buf));
-        }
-    }
-
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.add(i as u64);
-    }
-
-    #[inline]
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.hash
-    }
 }
 
 #[cfg(test)]

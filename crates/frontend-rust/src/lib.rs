@@ -5,7 +5,6 @@
 //! macros such as `tokio::select!` are recovered).
 
 mod file;
-mod fxhash;
 mod lower;
 mod parse;
 mod resolve;

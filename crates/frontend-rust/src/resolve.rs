@@ -15,8 +15,8 @@
 //!   crate path (`tokio::spawn`); unknown capitalized first segments are
 //!   generic parameters or glob-imported types and stay unresolved.
 
-use crate::fxhash::FxHashMap as HashMap;
 use ra_ap_syntax::SmolStr;
+use rustc_hash::FxHashMap as HashMap;
 
 #[derive(Clone, Debug)]
 pub(crate) enum Binding {

@@ -37,8 +37,15 @@ pub struct FnSummary {
     pub lang: Language,
     pub is_async: bool,
     /// Calling it gives something to await: `async`, or declared to return
-    /// a promise/future (`Promise<T>`, `impl Future`).
+    /// a promise/future (`Promise<T>`, `impl Future`); in JS/TS also a
+    /// function whose every `return` gives a promise expression (a known
+    /// promise API, `new Promise`, a `.then()` chain), across project calls
+    /// (see `returns_via`).
     pub returns_awaitable: bool,
+    /// JS/TS: project callees whose results this function returns (every
+    /// other `return` gives a promise). When all of them return awaitables,
+    /// so does this function; the index settles it across files.
+    pub returns_via: Vec<Box<str>>,
     /// The first blocking call made directly in the body (not offloaded, not
     /// in a nested function).
     pub blocking: Option<BlockingSite>,
@@ -60,17 +67,39 @@ pub fn summarize(m: &FileModel, kb: &Table, lang: Language) -> Vec<FnSummary> {
             calls: Vec::new(),
         };
         walk_block(m, &f.body, &mut v);
+        let mut returns_awaitable = f.is_async
+            || f.returns.as_ref().is_some_and(|t| {
+                // JS/TS `Promise<T> | undefined`: sometimes no promise at all.
+                is_awaitable_type(t) && !(lang.is_js_family() && is_optional_union(&t.text))
+            });
+        let mut returns_via = Vec::new();
+        if !returns_awaitable && lang.is_js_family() && !f.is_generator {
+            match js_returned_promises(m, kb, &f.body) {
+                Some(via) if via.is_empty() => returns_awaitable = true,
+                Some(via) => returns_via = via,
+                None => {}
+            }
+        }
         out.push(FnSummary {
             func: fid,
             qualname: f.qualname.as_str().into(),
             lang,
             is_async: f.is_async,
-            returns_awaitable: f.is_async || f.returns.as_ref().is_some_and(is_awaitable_type),
+            returns_awaitable,
+            returns_via,
             blocking: v.blocking,
             calls: v.calls,
         });
     }
     out
+}
+
+/// A TS union type that admits `undefined`/`null`/`void`.
+fn is_optional_union(text: &str) -> bool {
+    text.contains('|')
+        && text
+            .split('|')
+            .any(|part| matches!(part.trim(), "undefined" | "null" | "void"))
 }
 
 /// A declared return type that is a promise/future/coroutine.
@@ -89,6 +118,49 @@ fn is_awaitable_type(t: &TypeRef) -> bool {
             | "LocalBoxFuture"
     ) || t.text.starts_with("impl Future")
         || t.text.contains("dyn Future")
+}
+
+/// JS/TS: whether every `return <value>` of a body (not of nested
+/// functions) gives a promise. `Some(vec![])`: all of them are promise
+/// expressions; `Some(callees)`: the others return calls of these project
+/// callees (promises if they are); `None`: some return gives something else,
+/// or there is no `return <value>` at all.
+fn js_returned_promises(m: &FileModel, kb: &Table, body: &Block) -> Option<Vec<Box<str>>> {
+    struct Returns(Vec<ExprId>, bool);
+    impl Visitor for Returns {
+        fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
+            match &m.stmt(id).kind {
+                StmtKind::Return(Some(v)) => self.0.push(*v),
+                StmtKind::Return(None) => self.1 = true,
+                _ => {}
+            }
+            true
+        }
+        fn enter_expr(&mut self, _m: &FileModel, _id: ExprId) -> bool {
+            false
+        }
+    }
+    let mut r = Returns(Vec::new(), false);
+    walk_block(m, body, &mut r);
+    if r.0.is_empty() || r.1 {
+        return None;
+    }
+    let mut via = Vec::new();
+    for v in r.0 {
+        let c = m.call(m.strip(v))?;
+        let is_promise = (c.is_new && c.target.as_deref() == Some("Promise"))
+            || (c.receiver.is_some()
+                && matches!(c.name.as_str(), "then" | "catch" | "finally")
+                && !c.args.is_empty())
+            || kb
+                .find(Effect::AsyncApi, c.target.as_deref(), &c.name)
+                .is_some_and(|_| c.target.is_some());
+        if is_promise {
+            continue;
+        }
+        via.push(c.target.as_deref()?.into());
+    }
+    Some(via)
 }
 
 struct SummaryVisitor<'k> {
@@ -186,8 +258,53 @@ impl ProjectIndex {
                 ));
             }
         }
+        ix.settle_js_awaitables();
         ix.compute_blocking();
         ix
+    }
+
+    /// JS/TS: a function returning what awaitable project functions return is
+    /// awaitable too (settled to a fixpoint); and a declaration (`.d.ts`)
+    /// that says a function returns a promise speaks for its implementation.
+    fn settle_js_awaitables(&mut self) {
+        let mut by_name: HashMap<Box<str>, bool> = HashMap::new();
+        for (_, s) in &self.fns {
+            if s.lang.is_js_family() && s.returns_awaitable {
+                by_name.insert(s.qualname.clone(), true);
+            }
+        }
+        for (_, s) in &mut self.fns {
+            if s.lang.is_js_family() && by_name.contains_key(&s.qualname) {
+                s.returns_awaitable = true;
+            }
+        }
+        let pending: Vec<usize> = (0..self.fns.len())
+            .filter(|&i| {
+                let s = &self.fns[i].1;
+                s.lang.is_js_family() && !s.returns_awaitable && !s.returns_via.is_empty()
+            })
+            .collect();
+        // Each pass settles at least one more function or stops.
+        for _ in 0..=pending.len().min(MAX_CHAIN * 4) {
+            let mut changed = false;
+            for &i in &pending {
+                if self.fns[i].1.returns_awaitable {
+                    continue;
+                }
+                let s = &self.fns[i].1;
+                let all = s.returns_via.iter().all(|t| {
+                    self.resolve(s.lang, t)
+                        .is_some_and(|j| j != i && self.fns[j].1.returns_awaitable)
+                });
+                if all {
+                    self.fns[i].1.returns_awaitable = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
     }
 
     pub fn path(&self, file: u32) -> &str {
@@ -351,6 +468,7 @@ mod tests {
             lang: Language::Python,
             is_async,
             returns_awaitable: is_async,
+            returns_via: Vec::new(),
             blocking: blocks.then(|| BlockingSite {
                 callee: "time.sleep".into(),
                 what: "sleeps".into(),
@@ -386,6 +504,41 @@ mod tests {
         assert_eq!(&*chain.steps[1].callee, "app.c");
         let d = ix.resolve(Language::Python, "app.d").unwrap();
         assert!(ix.blocking_chain(d).is_none());
+    }
+
+    #[test]
+    fn js_functions_returning_awaitables_are_settled_across_files() {
+        let js = |q: &str, awaitable: bool, via: &[&str]| FnSummary {
+            lang: Language::JavaScript,
+            returns_awaitable: awaitable,
+            returns_via: via.iter().map(|v| (*v).into()).collect(),
+            ..sum(q, false, false, &[])
+        };
+        let ix = ProjectIndex::build(vec![
+            (
+                "src/a.js".into(),
+                vec![
+                    js("src/a.load", false, &["src/b.fetchUser"]),
+                    js("src/a.mixed", false, &["src/b.fetchUser", "src/b.plain"]),
+                ],
+            ),
+            (
+                "src/b.js".into(),
+                vec![
+                    js("src/b.fetchUser", false, &["src/c.get"]),
+                    js("src/b.plain", false, &[]),
+                ],
+            ),
+            ("src/c.d.ts".into(), vec![js("src/c.get", true, &[])]),
+        ]);
+        let awaitable = |q: &str| {
+            let i = ix.resolve(Language::JavaScript, q).unwrap();
+            ix.summary(i).returns_awaitable
+        };
+        assert!(awaitable("src/b.fetchUser"));
+        assert!(awaitable("src/a.load"));
+        assert!(!awaitable("src/a.mixed"));
+        assert!(!awaitable("src/b.plain"));
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! 3. [`Engine::check`] each file (parallel): every enabled rule.
 
 pub mod context;
+pub mod deadline;
 pub mod index;
 pub mod registry;
 pub mod rule;
@@ -23,8 +24,9 @@ mod util;
 mod testing;
 
 pub use context::FileCx;
+pub use deadline::{Deadline, TimedOut};
 pub use index::{FnSummary, ProjectIndex};
-pub use registry::{all_rules, find_rule};
+pub use registry::{all_rules, find_rule, rules_named};
 pub use rule::{Examples, Rule, RuleMeta};
 pub use semantic::Semantic;
 
@@ -36,6 +38,13 @@ pub struct Prepared {
     pub model: FileModel,
     pub sema: Semantic,
     pub lang: Language,
+}
+
+impl Prepared {
+    /// A rough count of the heap bytes it holds, for memory budgets.
+    pub fn approx_bytes(&self) -> usize {
+        self.model.approx_bytes() + self.sema.approx_bytes()
+    }
 }
 
 /// The rules to run and the knowledge they consult.
@@ -67,6 +76,22 @@ impl Engine {
         prepared: &Prepared,
         index: &ProjectIndex,
     ) -> Vec<Finding> {
+        self.check_within(file, path, text, prepared, index, Deadline::NONE)
+            .unwrap_or_default()
+    }
+
+    /// [`Engine::check`] under a deadline, looked at before each rule: once
+    /// it has passed, the file is abandoned (its findings so far dropped).
+    pub fn check_within(
+        &self,
+        file: usize,
+        path: &str,
+        text: &str,
+        prepared: &Prepared,
+        index: &ProjectIndex,
+        deadline: Deadline,
+    ) -> Result<Vec<Finding>, TimedOut> {
+        deadline.check()?;
         let tree = Tree::build(&prepared.model);
         let cx = FileCx {
             file,
@@ -82,9 +107,36 @@ impl Engine {
         let mut out = Vec::new();
         for rule in &self.rules {
             if rule.meta().applies_to(prepared.lang) {
+                deadline.check()?;
                 rule.check(&cx, &mut out);
             }
         }
-        out
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn a_passed_deadline_abandons_the_check_before_any_rule() {
+        let engine = Engine::new(all_rules().to_vec(), Knowledge::builtin());
+        let text = "import asyncio, time\nasync def f():\n    time.sleep(1)\n";
+        let model = testing::lower(Language::Python, text, "a.py");
+        let (prepared, sums) = engine.prepare(model, Language::Python);
+        let index = ProjectIndex::build(vec![("a.py".into(), sums)]);
+        let expired = Deadline::after(Some(Duration::ZERO));
+        assert_eq!(
+            engine.check_within(0, "a.py", text, &prepared, &index, expired),
+            Err(TimedOut)
+        );
+        let later = Deadline::after(Some(Duration::from_secs(3600)));
+        let found = engine
+            .check_within(0, "a.py", text, &prepared, &index, later)
+            .unwrap();
+        assert!(!found.is_empty());
+        assert_eq!(found, engine.check(0, "a.py", text, &prepared, &index));
     }
 }

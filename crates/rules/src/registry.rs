@@ -9,12 +9,23 @@ pub fn all_rules() -> &'static [&'static dyn Rule] {
     RULES
 }
 
-/// The rule with this id (case-insensitive) or name.
+/// The rule with this id (case-insensitive), else the first rule with this
+/// name (several languages may share a name).
 pub fn find_rule(key: &str) -> Option<&'static dyn Rule> {
     RULES
         .iter()
         .copied()
-        .find(|r| r.meta().id.eq_ignore_ascii_case(key) || r.meta().name == key)
+        .find(|r| r.meta().id.eq_ignore_ascii_case(key))
+        .or_else(|| RULES.iter().copied().find(|r| r.meta().name == key))
+}
+
+/// Every rule with this name (one per language at most).
+pub fn rules_named(name: &str) -> Vec<&'static dyn Rule> {
+    RULES
+        .iter()
+        .copied()
+        .filter(|r| r.meta().name.eq_ignore_ascii_case(name))
+        .collect()
 }
 
 static RULES: &[&dyn Rule] = &[
@@ -51,9 +62,39 @@ static RULES: &[&dyn Rule] = &[
     &go::broadcast_for_one::BroadcastForOne,
     &go::poll_without_jitter::PollWithoutJitter,
     &go::sleep_to_synchronize::SleepToSynchronize,
+    &go::split_invariant_update::SplitInvariantUpdate,
     &js::floating_promise::FloatingPromise,
     &js::blocking_call::BlockingCall,
     &js::lock_across_await::LockAcrossAwait,
+    &js::async_promise_executor::AsyncPromiseExecutor,
+    &js::async_callback_ignored::AsyncCallbackIgnored,
+    &js::promise_in_condition::PromiseInCondition,
+    &js::async_predicate::AsyncPredicate,
+    &js::async_foreach::AsyncForEach,
+    &js::return_in_try::ReturnInTry,
+    &js::promise_as_value::PromiseAsValue,
+    &js::cpu_heavy_call::CpuHeavyCall,
+    &js::unbounded_promise_all::UnboundedPromiseAll,
+    &js::loop_without_yield::LoopWithoutYield,
+    &js::microtask_yield::MicrotaskYield,
+    &js::recursive_microtask::RecursiveMicrotask,
+    &js::acquire_without_finally::AcquireWithoutFinally,
+    &js::check_then_await::CheckThenAwait,
+    &js::exists_then_act::ExistsThenAct,
+    &js::read_await_write::ReadAwaitWrite,
+    &js::var_loop_capture::VarLoopCapture,
+    &js::race_without_abort::RaceWithoutAbort,
+    &js::missing_timeout::MissingTimeout,
+    &js::signal_not_forwarded::SignalNotForwarded,
+    &js::retry_without_backoff::RetryWithoutBackoff,
+    &js::reconnect::ReconnectWithoutDelay,
+    &js::fixed_interval::FixedIntervalNoJitter,
+    &js::listener_leak::ListenerLeak,
+    &js::interval_not_cleared::IntervalNotCleared,
+    &js::promise_never_settles::PromiseNeverSettles,
+    &js::write_without_drain::WriteWithoutDrain,
+    &js::array_as_queue::ArrayAsQueue,
+    &js::sleep_in_test::SleepInTest,
     &python::discarded_task::DiscardedTask,
     &python::blocking_call::BlockingCall,
     &python::unbounded_queue::UnboundedQueue,
@@ -61,6 +102,37 @@ static RULES: &[&dyn Rule] = &[
     &python::sync_over_async::SyncOverAsync,
     &python::cancellation_swallowed::CancellationSwallowed,
     &python::cpu_heavy_call::CpuHeavyCall,
+    &python::task_set_leak::TaskSetLeak,
+    &python::gather_orphans::GatherOrphans,
+    &python::shield_without_owner::ShieldWithoutOwner,
+    &python::missing_await::MissingAwait,
+    &python::unbounded_fanout::UnboundedFanout,
+    &python::critical_section_io::CriticalSectionIo,
+    &python::lock_order::LockOrder,
+    &python::lost_update::LostUpdate,
+    &python::thread_shared_mutation::ThreadSharedMutation,
+    &python::late_binding_closure::LateBindingClosure,
+    &python::check_then_await::CheckThenAwait,
+    &python::path_toctou::PathToctou,
+    &python::condvar_wait_if::CondvarWaitIf,
+    &python::notify_without_lock::NotifyWithoutLock,
+    &python::acquire_without_release::AcquireWithoutRelease,
+    &python::wait_first_completed::WaitFirstCompleted,
+    &python::await_in_cleanup::AwaitInCleanup,
+    &python::request_without_timeout::RequestWithoutTimeout,
+    &python::network_await_without_deadline::NetworkAwaitWithoutDeadline,
+    &python::retry_without_backoff::RetryWithoutBackoff,
+    &python::tenacity_unbounded::TenacityUnbounded,
+    &python::notify_all_for_one::NotifyAllForOne,
+    &python::periodic_without_jitter::PeriodicWithoutJitter,
+    &python::write_without_drain::WriteWithoutDrain,
+    &python::amqp_no_prefetch::AmqpNoPrefetch,
+    &python::signal_in_asyncio::SignalInAsyncio,
+    &python::signal_handler_work::SignalHandlerWork,
+    &python::async_generator_not_closed::AsyncGeneratorNotClosed,
+    &python::sleep_synchronization::SleepSynchronization,
+    &python::uncancel_in_app_code::UncancelInAppCode,
+    &python::sync_bridge_from_async::SyncBridgeFromAsync,
     &rust::detached_spawn::DetachedSpawn,
     &rust::blocking_call::BlockingCall,
     &rust::unbounded_channel::UnboundedChannel,
@@ -98,11 +170,25 @@ mod tests {
     #[test]
     fn ids_and_names_are_unique_and_well_formed() {
         let mut ids = HashSet::new();
+        // A name may be shared across languages (the same concern), never
+        // within one.
         let mut names = HashSet::new();
         for r in all_rules() {
             let m = r.meta();
             assert!(ids.insert(m.id), "duplicate id {}", m.id);
-            assert!(names.insert(m.name), "duplicate name {}", m.name);
+            let mut families: Vec<&str> = m
+                .languages
+                .iter()
+                .map(|l| if l.is_js_family() { "js" } else { l.slug() })
+                .collect();
+            families.dedup();
+            for family in families {
+                assert!(
+                    names.insert((family, m.name)),
+                    "duplicate name {} in {family}",
+                    m.name
+                );
+            }
             assert!(
                 m.name.chars().all(|c| c.is_ascii_lowercase() || c == '-'),
                 "{}: name must be kebab-case",

@@ -15,7 +15,7 @@ type Event struct {
 
 type Store interface {
 	Save(ctx context.Context, batch []Event) error
-	Purge(id string) error
+	Delete(id string) error
 }
 
 type Service struct {
@@ -45,9 +45,9 @@ func (s *Service) StartFixed() {
 }
 
 func (s *Service) Forget(id string) {
-	// BUG: fire-and-forget: a failed purge is never reported.
+	// BUG: fire-and-forget: a failed delete is never reported.
 	go func() {
-		s.store.Purge(id)
+		s.store.Delete(id)
 	}()
 }
 

@@ -35,10 +35,12 @@ fn functions_get_qualnames_spans_and_module_funcdefs() {
 }
 
 #[test]
-fn root_package_module_is_dot() {
+fn root_package_module_is_the_package_name() {
+    // A file at the scan root is named by its package clause (see
+    // `lower` in src/lib.rs), not by its directory `.`.
     let m = lower_at("main.go", "package main\nfunc main() {}\n");
-    assert_eq!(m.module, ".");
-    assert_eq!(func(&m, "main").1.qualname, "..main");
+    assert_eq!(m.module, "main");
+    assert_eq!(func(&m, "main").1.qualname, "main.main");
 }
 
 #[test]

@@ -11,10 +11,10 @@
 //! lowered straight from their tokens), and bodies with parse errors are left
 //! to the one-by-one path (which may try another form, as for `vec![x; n]`).
 
-use crate::fxhash::FxHashMap;
 use crate::parse::{self, MacroBody};
 use ra_ap_syntax::SyntaxNode;
 use ra_ap_syntax::ast::{self, HasArgList};
+use rustc_hash::FxHashMap;
 
 const PREFIX: &str = "fn __f(){";
 const OPEN: &str = "__m(";

@@ -16,11 +16,11 @@ mod stmt;
 mod types;
 
 use crate::file;
-use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use crate::parse;
 use crate::resolve::{Scopes, normalize_crate, parent_module};
 use ra_ap_syntax::ast::{self, AstNode, HasModuleItem};
 use ra_ap_syntax::{SmolStr, SyntaxNode, TextRange};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use unsnarl_model::builder::MAX_NESTING;
 use unsnarl_model::{ExprId, FileModel, FuncId, Span, SyntaxError};
 

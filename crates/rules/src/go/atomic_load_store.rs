@@ -81,7 +81,7 @@ impl Rule for AtomicLoadStore {
                 continue;
             };
             let f = cx.func_of(id);
-            if has_cas(cx, f) || locked_before(cx, f, id) {
+            if has_cas(cx, f) || locked_before(cx, f, id) || common::in_test_func(cx, f) {
                 continue;
             }
             // The stored value reads the same variable: directly, or through
@@ -94,13 +94,17 @@ impl Rule for AtomicLoadStore {
                     let Some(n) = cx.model.name_of(x) else {
                         return false;
                     };
-                    common::bindings(cx, f, n).iter().any(|(s, v)| {
-                        cx.stmt(*s).span.start < e.span.start
-                            && v.is_some_and(|v| {
-                                exprs_under(cx.model, v)
-                                    .into_iter()
-                                    .any(|y| load_of(cx, y).as_deref() == Some(var.as_str()))
-                            })
+                    // The last binding of the local before the store.
+                    let last = common::bindings(cx, f, n)
+                        .into_iter()
+                        .filter(|(s, _)| cx.stmt(*s).span.start < e.span.start)
+                        .max_by_key(|(s, _)| cx.stmt(*s).span.start);
+                    last.is_some_and(|(_, v)| {
+                        v.is_some_and(|v| {
+                            exprs_under(cx.model, v)
+                                .into_iter()
+                                .any(|y| load_of(cx, y).as_deref() == Some(var.as_str()))
+                        })
                     })
                 });
             if !direct && !via_local {
@@ -169,18 +173,23 @@ fn load_of(cx: &FileCx, e: ExprId) -> Option<String> {
 fn has_cas(cx: &FileCx, f: FuncId) -> bool {
     exprs_in_block(cx.model, &cx.func(f).body)
         .into_iter()
-        .any(|e| cx.call(e).is_some_and(|c| c.name.starts_with("CompareAndSwap")))
+        .any(|e| {
+            cx.call(e)
+                .is_some_and(|c| c.name.starts_with("CompareAndSwap"))
+        })
 }
 
 /// A `Lock()` earlier in the function: the update is serialized by it.
 fn locked_before(cx: &FileCx, f: FuncId, e: ExprId) -> bool {
     let at = cx.expr(e).span.start;
-    exprs_in_block(cx.model, &cx.func(f).body).into_iter().any(|x| {
-        cx.expr(x).span.start < at
-            && cx
-                .call(x)
-                .is_some_and(|c| c.name == "Lock" && c.args.is_empty())
-    })
+    exprs_in_block(cx.model, &cx.func(f).body)
+        .into_iter()
+        .any(|x| {
+            cx.expr(x).span.start < at
+                && cx
+                    .call(x)
+                    .is_some_and(|c| c.name == "Lock" && c.args.is_empty())
+        })
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -240,6 +249,16 @@ func Double(a *Account) {
 func Reset(a, b *Account) {
 	a.balance.Store(b.balance.Load())
 	a.balance.Store(0)
+}
+
+func Cache(a *Account, find func() int64) int64 {
+	v := a.balance.Load()
+	if v != 0 {
+		return v
+	}
+	v = find()
+	a.balance.Store(v)
+	return v
 }
 
 func Locked(a *Account) {

@@ -85,7 +85,11 @@ impl Rule for BackgroundContext {
             };
             let id = ExprId(i as u32);
             let f = cx.func_of(id);
-            if common::in_test(cx, f) || common::is_entry_point(cx, f) || after_done(cx, id) {
+            if common::in_test(cx, f)
+                || common::is_entry_point(cx, f)
+                || after_done(cx, id)
+                || detached_on_purpose(cx, id)
+            {
                 continue;
             }
             if let Some(ctx) = common::ctx_in_scope(cx, f) {
@@ -115,9 +119,8 @@ impl Rule for BackgroundContext {
                     && exprs_in_block(cx.model, &cx.func(g).body)
                         .into_iter()
                         .any(|x| {
-                            cx.call(x).is_some_and(|k| {
-                                common::callee_in_file(&by_name, k) == Some(top)
-                            })
+                            cx.call(x)
+                                .is_some_and(|k| common::callee_in_file(&by_name, k) == Some(top))
                         })
             });
             if let Some(g) = caller {
@@ -150,9 +153,10 @@ fn after_done(cx: &FileCx, e: ExprId) -> bool {
         .tree
         .func_ancestors(cx.model, f)
         .any(|g| match cx.tree.func_site(g) {
-            Parent::Expr(site) => cx.tree.enclosing_stmt(site).is_some_and(|s| {
-                matches!(cx.stmt(s).kind, StmtKind::Defer(_))
-            }),
+            Parent::Expr(site) => cx
+                .tree
+                .enclosing_stmt(site)
+                .is_some_and(|s| matches!(cx.stmt(s).kind, StmtKind::Defer(_))),
             _ => false,
         })
     {
@@ -222,8 +226,59 @@ fn after_done(cx: &FileCx, e: ExprId) -> bool {
     false
 }
 
+/// Uses of a root context that are not a severed chain: comparisons
+/// (`ctx != context.Background()`), the lifetime context of a long-lived
+/// object stored in a field (`c.ctx, c.cancel =
+/// context.WithCancel(context.Background())`), and a context type built
+/// around it (`&valuesOnly{Context: context.Background(), ...}`).
+fn detached_on_purpose(cx: &FileCx, e: ExprId) -> bool {
+    let mut cur = e;
+    loop {
+        match cx.tree.expr_parent(cur) {
+            Parent::Expr(p) => match &cx.expr(p).kind {
+                ExprKind::Binary {
+                    op: BinOp::Eq | BinOp::NotEq,
+                    ..
+                } => return true,
+                ExprKind::Collection {
+                    kind: CollKind::Struct,
+                    ..
+                } => return true,
+                ExprKind::Call(c)
+                    if c.func != cur
+                        && matches!(
+                            c.target.as_deref(),
+                            Some(
+                                "context.WithCancel"
+                                    | "context.WithTimeout"
+                                    | "context.WithDeadline"
+                                    | "context.WithValue"
+                                    | "context.WithCancelCause"
+                            )
+                        ) =>
+                {
+                    cur = p;
+                }
+                _ => return false,
+            },
+            Parent::Stmt(s) => {
+                return matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, .. }
+                if targets.iter().any(|&t| {
+                    let elems: Vec<ExprId> = match &cx.expr(t).kind {
+                        ExprKind::Collection { elems, .. } => elems.clone(),
+                        _ => vec![t],
+                    };
+                    elems.iter().any(|&x| matches!(cx.expr(x).kind, ExprKind::Attr { .. }))
+                }));
+            }
+            _ => return false,
+        }
+    }
+}
+
 fn is_done_call(cx: &FileCx, e: ExprId) -> bool {
-    cx.call(e).is_some_and(|c| c.name == "Done" && c.args.is_empty())
+    cx.call(e)
+        .is_some_and(|c| c.name == "Done" && c.args.is_empty())
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -320,6 +375,20 @@ func Commit(ctx context.Context, tx Tx) error {
 package app
 
 import "context"
+
+type Client struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+func Dial(ctx context.Context, addr string) (*Client, error) {
+	c := &Client{}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	if ctx == context.Background() {
+		return c, nil
+	}
+	return c, connect(ctx, addr)
+}
 
 func Load(id string) (Item, error) {
 	return LoadContext(context.Background(), id)

@@ -97,7 +97,13 @@ impl Rule for BadChannelClose {
         for f in cx.model.function_ids() {
             twice_on_a_path(cx, f, &mut flagged, out);
         }
-        for e in cx.model.exprs.iter().enumerate().map(|(i, _)| ExprId(i as u32)) {
+        for e in cx
+            .model
+            .exprs
+            .iter()
+            .enumerate()
+            .map(|(i, _)| ExprId(i as u32))
+        {
             let Some(ch) = closed_channel(cx, e) else {
                 continue;
             };
@@ -115,7 +121,7 @@ impl Rule for BadChannelClose {
                 ));
                 continue;
             }
-            if let Some(msg) = closed_by_receiver(cx, f, &ch) {
+            if let Some(msg) = closed_by_receiver(cx, f, &ch, e) {
                 flagged.insert(e);
                 out.push(cx.finding(
                     &META,
@@ -157,6 +163,11 @@ fn closed_by_many(cx: &FileCx, f: FuncId, ch: &str) -> Option<String> {
         .find(|&a| common::go_stmt_of_closure(cx, a).is_some())?;
     let go = common::go_stmt_of_closure(cx, g)?;
     let root = ch.split('.').next().unwrap_or(ch);
+    // A close under a condition (`if atomic.AddInt32(&n, -1) == 0`, `if k
+    // == last`) is meant for one of the goroutines only.
+    if under_if(cx, close_expr_stmt(cx, f, ch)?) {
+        return None;
+    }
     // A channel made inside the goroutine or inside the loop body belongs
     // to one producer.
     if !matches!(
@@ -192,6 +203,24 @@ fn closed_by_many(cx: &FileCx, f: FuncId, ch: &str) -> Option<String> {
     None
 }
 
+/// The statement of `f` closing `ch`.
+fn close_expr_stmt(cx: &FileCx, f: FuncId, ch: &str) -> Option<StmtId> {
+    exprs_in_block(cx.model, &cx.func(f).body)
+        .into_iter()
+        .find(|&e| closed_channel(cx, e).as_deref() == Some(ch))
+        .and_then(|e| cx.tree.enclosing_stmt(e))
+}
+
+/// Inside an `if`/`switch`/`select` of its function.
+fn under_if(cx: &FileCx, s: StmtId) -> bool {
+    cx.tree.stmt_ancestors(s).any(|a| {
+        matches!(
+            cx.stmt(a).kind,
+            StmtKind::If { .. } | StmtKind::Switch { .. } | StmtKind::Select { .. }
+        )
+    })
+}
+
 /// True when `name` is declared inside loop `lp`.
 fn declared_in(cx: &FileCx, lp: StmtId, name: &str) -> bool {
     let body = match &cx.stmt(lp).kind {
@@ -212,8 +241,22 @@ fn declared_in(cx: &FileCx, lp: StmtId, name: &str) -> bool {
 
 /// A close by a function that receives from the channel while some other
 /// goroutine of the file sends on it, or a close after `for range ch`.
-fn closed_by_receiver(cx: &FileCx, f: FuncId, ch: &str) -> Option<String> {
+fn closed_by_receiver(cx: &FileCx, f: FuncId, ch: &str, close: ExprId) -> Option<String> {
     if ch.contains('.') {
+        return None;
+    }
+    let at = cx.expr(close).span.start;
+    // `wg.Wait(); close(ch)`: the senders are done, closing is safe (the
+    // usual "collect, then drain" pattern).
+    if exprs_in_block(cx.model, &cx.func(f).body)
+        .into_iter()
+        .any(|e| {
+            cx.expr(e).span.start < at
+                && cx
+                    .call(e)
+                    .is_some_and(|c| c.name == "Wait" && c.args.is_empty())
+        })
+    {
         return None;
     }
     let own: Vec<ExprId> = exprs_in_block(cx.model, &cx.func(f).body)
@@ -236,14 +279,32 @@ fn closed_by_receiver(cx: &FileCx, f: FuncId, ch: &str) -> Option<String> {
         common::NameScope::Captured(a) => a,
         _ => return None,
     };
-    let ranged = uses.contains(&ChanUse::Range);
+    // Closing before any receive of our own is "close, then drain what is
+    // buffered", not a receiver closing mid-stream.
+    let received_before = own
+        .iter()
+        .zip(&uses)
+        .any(|(&u, k)| matches!(k, ChanUse::Recv | ChanUse::Range) && cx.expr(u).span.start < at);
+    if !received_before {
+        return None;
+    }
+    // A close after a completed `for range ch` loop (not inside it).
+    let ranged = own.iter().zip(&uses).any(|(&u, k)| {
+        *k == ChanUse::Range
+            && cx
+                .tree
+                .enclosing_stmt(u)
+                .is_some_and(|s| cx.stmt(s).span.end < at)
+    });
     let senders = common::with_descendants(cx, scope_root)
         .into_iter()
         .filter(|&h| h != f)
         .any(|h| {
             exprs_in_block(cx.model, &cx.func(h).body)
                 .into_iter()
-                .any(|e| cx.model.name_of(e) == Some(ch) && common::chan_use(cx, e) == ChanUse::Send)
+                .any(|e| {
+                    cx.model.name_of(e) == Some(ch) && common::chan_use(cx, e) == ChanUse::Send
+                })
         });
     if senders {
         return Some(format!(
@@ -445,6 +506,11 @@ func (s *Stopper) Stop() {
         r#"
 package app
 
+import (
+	"sync"
+	"sync/atomic"
+)
+
 func Gen(n int) <-chan int {
 	ch := make(chan int)
 	go func() {
@@ -454,6 +520,35 @@ func Gen(n int) <-chan int {
 		}
 	}()
 	return ch
+}
+
+func Collect(srcs []Source) []Item {
+	out := make(chan Item, len(srcs))
+	var wg sync.WaitGroup
+	for _, s := range srcs {
+		wg.Add(1)
+		go func(s Source) { defer wg.Done(); out <- s.One() }(s)
+	}
+	wg.Wait()
+	close(out)
+	var items []Item
+	for it := range out {
+		items = append(items, it)
+	}
+	return items
+}
+
+func Last(n int) {
+	done := make(chan struct{})
+	var left int32 = int32(n)
+	for i := 0; i < n; i++ {
+		go func() {
+			if atomic.AddInt32(&left, -1) == 0 {
+				close(done)
+			}
+		}()
+	}
+	<-done
 }
 
 func Toggle(ok bool) {

@@ -24,8 +24,10 @@ While a `sync.Mutex`/`RWMutex` is held (between `Lock` and `Unlock`, or
 after `Lock` with a deferred `Unlock`), the code blocks or runs code it does
 not control: a channel send or receive (or a `select` with no `default`),
 an HTTP/database/network/file call, `time.Sleep`, `wg.Wait()`, a call of a
-function of the file that does one of these, or a call of a function value
-(a callback parameter or field).
+function of the file that does one of these, or a call of a listener (a
+function value taken from a collection being ranged over, or a callback
+named `onX`/`handler`/`hook`...). Reads and writes of a connection are left
+out: a per-connection mutex exists to serialize them.
 
 ## Why
 
@@ -138,7 +140,10 @@ impl Under {
     fn blocking(&self, cx: &FileCx, e: ExprId) -> Option<String> {
         match &cx.expr(e).kind {
             ExprKind::Send { channel, .. } => {
-                if buffered_local(cx, self.f, *channel) {
+                if buffered_local(cx, self.f, *channel)
+                    || buffered_field(cx, *channel)
+                    || ranged_channel(cx, self.f, *channel)
+                {
                     return None;
                 }
                 Some(format!(
@@ -160,11 +165,16 @@ impl Under {
                     return None;
                 }
                 if let Some(entry) = cx.effect(c, Effect::Blocking) {
+                    if serializing_io(&entry.what) {
+                        return None;
+                    }
                     return Some(format!("`{}` {}", short(&cx.callee_display(c)), entry.what));
                 }
                 if let Some(t) = &c.target
                     && let Some(i) = cx.index.resolve(cx.lang, t)
                     && let Some(chain) = cx.index.blocking_chain(i)
+                    && chain.steps.len() <= 1
+                    && !serializing_io(&chain.site.what)
                 {
                     return Some(format!(
                         "`{}` (which calls `{}`) {}",
@@ -185,15 +195,49 @@ impl Under {
         }
     }
 
-    /// A call of a parameter or struct field whose declared type is a
-    /// function type.
+    /// A call of a listener: a function value taken from a collection
+    /// being ranged over (`for _, fn := range s.listeners { fn(ev) }`), or
+    /// a parameter/field of function type named like a listener (`onX`,
+    /// `handler`, `callback`, `hook`, `notify`). Other function values run
+    /// under a lock on purpose (`once.Do(f)`, `withLock(fn)`, lazy loaders).
     fn is_callback(&self, cx: &FileCx, c: &Call) -> bool {
-        match &cx.expr(cx.model.strip(c.func)).kind {
+        let callee = cx.model.strip(c.func);
+        if let Some(name) = cx.model.name_of(callee)
+            && ranged_over(cx, self.f, name)
+        {
+            return true;
+        }
+        let last = match &cx.expr(callee).kind {
+            ExprKind::Name { id, .. } => id.as_str(),
+            ExprKind::Attr { name, .. } => name.as_str(),
+            _ => return false,
+        };
+        let lower = last.to_ascii_lowercase();
+        let listener_like = (last.starts_with("on") && last[2..].starts_with(char::is_uppercase))
+            || (last.starts_with("On") && last[2..].starts_with(char::is_uppercase))
+            || [
+                "handler",
+                "callback",
+                "hook",
+                "listener",
+                "notify",
+                "subscriber",
+                "observer",
+            ]
+            .iter()
+            .any(|w| lower.contains(w));
+        if !listener_like {
+            return false;
+        }
+        match &cx.expr(callee).kind {
             ExprKind::Name { id, resolved: None } => {
                 let mut cur = Some(self.f);
                 while let Some(g) = cur {
                     if let Some(p) = cx.func(g).params.iter().find(|p| p.name == *id) {
-                        return p.ty.as_ref().is_some_and(|t| t.text.trim_start().starts_with("func"));
+                        return p
+                            .ty
+                            .as_ref()
+                            .is_some_and(|t| t.text.trim_start().starts_with("func"));
                     }
                     cur = cx.func(g).parent;
                 }
@@ -205,14 +249,31 @@ impl Under {
                 };
                 cx.model.types.iter().any(|t| {
                     t.qualname == owner
-                        && t.fields.iter().any(|f| {
-                            f.name == *name && f.ty.text.trim_start().starts_with("func")
-                        })
+                        && t.fields
+                            .iter()
+                            .any(|f| f.name == *name && f.ty.text.trim_start().starts_with("func"))
                 })
             }
             _ => false,
         }
     }
+}
+
+/// Connection reads/writes and stream copies: what a per-connection write
+/// or read mutex exists to serialize.
+fn serializing_io(what: &str) -> bool {
+    what.contains("connection") || what.contains("stream")
+}
+
+/// `name` is the variable of a range over a collection in `f` or an
+/// enclosing function.
+fn ranged_over(cx: &FileCx, f: FuncId, name: &str) -> bool {
+    common::stmts_in(cx.model, &cx.func(f).body)
+        .into_iter()
+        .any(|s| {
+            matches!(&cx.stmt(s).kind, StmtKind::For { target: Some(t), .. }
+            if common::names_in_target(cx, *t).contains(&name))
+        })
 }
 
 fn short(s: &str) -> &str {
@@ -222,16 +283,100 @@ fn short(s: &str) -> &str {
 /// `<-ctx.Done()`, `<-done`-style waits on cancellation are still blocking
 /// but are how a locked section is aborted; not reported.
 fn is_done_like(cx: &FileCx, ch: ExprId) -> bool {
-    cx.call(ch).is_some_and(|c| c.name == "Done" || c.target.as_deref() == Some("time.After"))
+    cx.call(ch)
+        .is_some_and(|c| c.name == "Done" || c.target.as_deref() == Some("time.After"))
 }
 
-/// A channel made in this function with a constant buffer.
+/// A struct field channel made with a buffer somewhere in the file
+/// (`b.readySema = make(chan bool, len(all))`).
+fn buffered_field(cx: &FileCx, ch: ExprId) -> bool {
+    let ExprKind::Attr { name, .. } = &cx.expr(cx.model.strip(ch)).kind else {
+        return false;
+    };
+    cx.model.stmts.iter().any(|st| {
+        let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } = &st.kind
+        else {
+            return false;
+        };
+        targets
+            .iter()
+            .any(|&t| matches!(&cx.expr(t).kind, ExprKind::Attr { name: n, .. } if n == name))
+            && cx.call(*v).is_some_and(|c| {
+                c.target.as_deref() == Some("make")
+                    && common::makes_chan(cx, c)
+                    && c.positional(1)
+                        .is_some_and(|n| cx.model.int_value(n) != Some(0))
+            })
+    })
+}
+
+/// A channel taken from a collection field being ranged over (`for _, ch :=
+/// range c.waiters { ch <- v }`) whose elements, everywhere the file
+/// appends them, are made with a buffer (reply channels with room for the
+/// reply).
+fn ranged_channel(cx: &FileCx, f: FuncId, ch: ExprId) -> bool {
+    let Some(name) = cx.model.name_of(ch) else {
+        return false;
+    };
+    let field = common::stmts_in(cx.model, &cx.func(f).body)
+        .into_iter()
+        .find_map(|s| match &cx.stmt(s).kind {
+            StmtKind::For {
+                target: Some(t),
+                iter,
+                ..
+            } if common::names_in_target(cx, *t).contains(&name) => match &cx.expr(*iter).kind {
+                ExprKind::Attr { name, .. } => Some(name.clone()),
+                _ => None,
+            },
+            _ => None,
+        });
+    let Some(field) = field else { return false };
+    let mut appended = 0;
+    for (i, e) in cx.model.exprs.iter().enumerate() {
+        let ExprKind::Call(c) = &e.kind else { continue };
+        if c.target.as_deref() != Some("append")
+            || !c.positional(0).is_some_and(
+                |a| matches!(&cx.expr(a).kind, ExprKind::Attr { name, .. } if *name == field),
+            )
+        {
+            continue;
+        }
+        let Some(v) = c.positional(1) else {
+            return false;
+        };
+        let made = cx.call(v).or_else(|| {
+            let n = cx.model.name_of(v)?;
+            let g = cx.func_of(ExprId(i as u32));
+            common::bindings(cx, g, n)
+                .into_iter()
+                .find_map(|(_, val)| val.and_then(|val| cx.call(val)))
+        });
+        let buffered = made.is_some_and(|m| {
+            m.target.as_deref() == Some("make")
+                && common::makes_chan(cx, m)
+                && m.positional(1)
+                    .is_some_and(|n| cx.model.int_value(n) != Some(0))
+        });
+        if !buffered {
+            return false;
+        }
+        appended += 1;
+    }
+    appended > 0
+}
+
+/// A channel made in this function with a buffer (sized for what is sent,
+/// more often than not).
 fn buffered_local(cx: &FileCx, f: FuncId, ch: ExprId) -> bool {
     let Some(name) = cx.model.name_of(ch) else {
         return false;
     };
-    common::local_chan(cx, f, name)
-        .is_some_and(|c| matches!(c.cap, common::ChanCap::Buffered(_)))
+    common::local_chan(cx, f, name).is_some_and(|c| c.cap != common::ChanCap::Unbuffered)
 }
 
 impl Flow for Under {
@@ -268,9 +413,9 @@ impl Flow for Under {
             return;
         };
         let has_default = arms.iter().any(|a| matches!(a.kind, ArmKind::Default));
-        let has_exit = arms.iter().any(|a| {
-            matches!(a.kind, ArmKind::Recv { channel, .. } if is_done_like(cx, channel))
-        });
+        let has_exit = arms
+            .iter()
+            .any(|a| matches!(a.kind, ArmKind::Recv { channel, .. } if is_done_like(cx, channel)));
         if has_default || has_exit {
             return;
         }
@@ -350,10 +495,10 @@ func (q *Queue) Pop() int {
 	return it
 }
 
-func (q *Queue) Each(fn func(int)) {
+func (q *Queue) Notify(listeners []func(int)) {
 	q.mu.Lock()
-	for _, it := range q.items {
-		fn(it) // expect
+	for _, fn := range listeners {
+		fn(len(q.items)) // expect
 	}
 	q.mu.Unlock()
 }
@@ -362,7 +507,10 @@ func (q *Queue) Each(fn func(int)) {
     pass: &[r#"
 package app
 
-import "sync"
+import (
+	"os/exec"
+	"sync"
+)
 
 type Hub struct {
 	mu   sync.Mutex
@@ -389,6 +537,62 @@ func (h *Hub) TryPublish(e Event) {
 		}
 	}
 	h.n++
+}
+
+type call struct {
+	chans []chan int
+	val   int
+}
+
+type Group struct {
+	mu    sync.Mutex
+	calls map[string]*call
+	ready chan bool
+}
+
+func NewGroup(n int) *Group {
+	g := &Group{calls: map[string]*call{}}
+	g.ready = make(chan bool, n)
+	return g
+}
+
+func (g *Group) Wait(key string) <-chan int {
+	ch := make(chan int, 1)
+	g.mu.Lock()
+	c := g.calls[key]
+	c.chans = append(c.chans, ch)
+	g.mu.Unlock()
+	return ch
+}
+
+func (g *Group) finish(key string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	c := g.calls[key]
+	for _, ch := range c.chans {
+		ch <- c.val
+	}
+	g.ready <- true
+}
+
+type Repo struct {
+	mu  FileLock
+	dir string
+}
+
+func (r *Repo) Fetch() error {
+	unlock, err := r.mu.Lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return exec.Command("git", "-C", r.dir, "fetch").Run()
+}
+
+func (h *Hub) WithLock(fn func()) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	fn()
 }
 
 func (h *Hub) Later(e Event) {

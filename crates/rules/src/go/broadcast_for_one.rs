@@ -99,9 +99,12 @@ impl Rule for BroadcastForOne {
                 let single_append = value.and_then(|v| cx.call(v)).is_some_and(|c| {
                     c.target.as_deref() == Some("append") && c.args.len() == 2 && !c.has_spread()
                 });
-                let field_write = targets
-                    .iter()
-                    .any(|&t| matches!(cx.expr(t).kind, ExprKind::Attr { .. } | ExprKind::Index { .. }));
+                let field_write = targets.iter().any(|&t| {
+                    matches!(
+                        cx.expr(t).kind,
+                        ExprKind::Attr { .. } | ExprKind::Index { .. }
+                    )
+                });
                 if single_append && field_write {
                     if common::enclosing_loops(cx, *s).is_empty() {
                         appends_one += 1;

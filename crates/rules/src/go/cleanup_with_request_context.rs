@@ -185,7 +185,12 @@ fn is_request_ctx(cx: &FileCx, f: FuncId, e: ExprId, param: &str) -> bool {
             v.and_then(|v| cx.call(v)).is_some_and(|c| {
                 matches!(
                     c.target.as_deref(),
-                    Some("context.WithTimeout" | "context.WithDeadline" | "context.WithCancel" | "context.WithValue")
+                    Some(
+                        "context.WithTimeout"
+                            | "context.WithDeadline"
+                            | "context.WithCancel"
+                            | "context.WithValue"
+                    )
                 ) && c.positional(0).and_then(|a| cx.model.name_of(a)) == Some(param)
             })
         })
@@ -233,8 +238,7 @@ func Job(ctx context.Context, locks Locker, key string) error {
 }
 "#,
     ],
-    pass: &[
-        r#"
+    pass: &[r#"
 package app
 
 import (
@@ -260,8 +264,7 @@ func Read(ctx context.Context, f File) error {
 	defer cancelWatch()
 	return f.Read(ctx)
 }
-"#,
-    ],
+"#],
 };
 
 #[cfg(test)]

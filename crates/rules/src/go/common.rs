@@ -7,9 +7,24 @@ use std::collections::HashMap;
 use unsnarl_model::walk::{Parent, Visitor, walk_block};
 use unsnarl_model::*;
 
-/// Generated files (`// Code generated ... DO NOT EDIT.`) are skipped.
+/// Generated files (`// Code generated ... DO NOT EDIT.`) are skipped, and
+/// so are files excluded from every build (`//go:build ignore`: generator
+/// scripts run by hand).
 pub fn skip_file(cx: &FileCx) -> bool {
-    cx.model.is_generated
+    cx.model.is_generated || build_ignored(cx.text)
+}
+
+fn build_ignored(text: &str) -> bool {
+    for line in text.lines().take(30) {
+        let t = line.trim();
+        if let Some(expr) = t.strip_prefix("//go:build ") {
+            return expr.trim() == "ignore";
+        }
+        if t.starts_with("package ") {
+            break;
+        }
+    }
+    false
 }
 
 /// Test code: a `_test.go` file or a test function.
@@ -146,25 +161,6 @@ pub fn is_noreturn_call(c: &Call) -> bool {
     }
 }
 
-/// True when the statement ends the path: `return`, a no-return call,
-/// `continue`/`break` (for the enclosing block), `goto`.
-pub fn ends_path(cx: &FileCx, s: StmtId) -> bool {
-    match &cx.stmt(s).kind {
-        StmtKind::Return(_) | StmtKind::Continue | StmtKind::Break => true,
-        StmtKind::Expr(e) => cx.call(*e).is_some_and(is_noreturn_call),
-        StmtKind::Pass => cx.source(cx.stmt(s).span).starts_with("goto"),
-        StmtKind::If { then, orelse, .. } => {
-            !orelse.is_empty() && block_ends_path(cx, then) && block_ends_path(cx, orelse)
-        }
-        StmtKind::Block(b) => block_ends_path(cx, b),
-        _ => false,
-    }
-}
-
-pub fn block_ends_path(cx: &FileCx, b: &Block) -> bool {
-    b.iter().any(|&s| ends_path(cx, s))
-}
-
 /// How a channel was made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ChanCap {
@@ -179,7 +175,6 @@ pub enum ChanCap {
 pub struct LocalChan {
     pub func: FuncId,
     pub cap: ChanCap,
-    pub make: ExprId,
 }
 
 /// The `make(chan ...)` a plain variable is bound to in `f` or an enclosing
@@ -205,11 +200,7 @@ pub fn local_chan(cx: &FileCx, f: FuncId, name: &str) -> Option<LocalChan> {
                         None => ChanCap::Unknown,
                     },
                 };
-                found = Some(LocalChan {
-                    func: id,
-                    cap,
-                    make: v,
-                });
+                found = Some(LocalChan { func: id, cap });
             }
             return found;
         }
@@ -418,17 +409,6 @@ pub fn enclosing_loops(cx: &FileCx, s: StmtId) -> Vec<StmtId> {
         .collect()
 }
 
-/// The statement directly containing an expression, and the statement
-/// holding a closure (the `go`/`defer`/assignment it appears in).
-pub fn stmt_of(cx: &FileCx, e: ExprId) -> Option<StmtId> {
-    cx.tree.enclosing_stmt(e)
-}
-
-/// The dotted text of an expression with `&`/`*` peeled (`s.mu`, `mu`).
-pub fn dotted(cx: &FileCx, e: ExprId) -> Option<String> {
-    cx.model.dotted(e)
-}
-
 /// The root name of a dotted chain (`s` in `s.a.b`).
 pub fn root_name(cx: &FileCx, e: ExprId) -> Option<ExprId> {
     let mut cur = cx.model.strip(e);
@@ -512,11 +492,11 @@ pub fn is_constant_expr(cx: &FileCx, e: ExprId) -> bool {
                     ok = false;
                 }
             }
-            ExprKind::Name { id, resolved } => {
-                // A local variable may be a computed backoff.
-                if resolved.is_none() && !id.chars().next().is_some_and(char::is_uppercase) {
-                    ok = false;
-                }
+            // A local variable may be a computed backoff.
+            ExprKind::Name { id, resolved }
+                if resolved.is_none() && !id.chars().next().is_some_and(char::is_uppercase) =>
+            {
+                ok = false;
             }
             ExprKind::Index { .. } | ExprKind::Closure(_) => ok = false,
             _ => {}
@@ -562,6 +542,16 @@ pub fn go_version(cx: &FileCx) -> Option<(u32, u32)> {
     for line in cx.text.lines().take(40) {
         let t = line.trim();
         if let Some(expr) = t.strip_prefix("//go:build ") {
+            // `!go1.22` builds only with older toolchains.
+            if let Some(rest) = expr.split("!go1.").nth(1)
+                && let Ok(n) = rest
+                    .split(|c: char| !c.is_ascii_digit())
+                    .next()
+                    .unwrap_or("")
+                    .parse::<u32>()
+            {
+                return Some((1, n.saturating_sub(1)));
+            }
             if let Some(v) = expr
                 .split(|c: char| !(c.is_ascii_alphanumeric() || c == '.'))
                 .filter_map(parse_go_tag)
@@ -582,10 +572,12 @@ fn parse_go_tag(tok: &str) -> Option<(u32, u32)> {
     Some((1, rest.parse().ok()?))
 }
 
+/// `go.mod` versions by directory.
+type VersionCache = HashMap<std::path::PathBuf, Option<(u32, u32)>>;
+
 fn gomod_version(path: &str) -> Option<(u32, u32)> {
     use std::sync::{Mutex, OnceLock};
-    static CACHE: OnceLock<Mutex<HashMap<std::path::PathBuf, Option<(u32, u32)>>>> =
-        OnceLock::new();
+    static CACHE: OnceLock<Mutex<VersionCache>> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
     let p = std::path::Path::new(path);
     let mut dir = p.parent();
@@ -599,7 +591,7 @@ fn gomod_version(path: &str) -> Option<(u32, u32)> {
         } else {
             d.join("go.mod")
         };
-        if let Ok(text) = std::fs::read_to_string(&gomod) {
+        if let Some(text) = read_gomod(&gomod) {
             let v = text.lines().find_map(|l| {
                 let l = l.trim();
                 let v = l.strip_prefix("go ")?.trim();
@@ -616,6 +608,25 @@ fn gomod_version(path: &str) -> Option<(u32, u32)> {
         dir = d.parent();
     }
     None
+}
+
+/// The text of a `go.mod`, if it is a regular file of sane size. The type is
+/// checked before opening: a FIFO named `go.mod` would block `open` forever,
+/// and a link to `/dev/zero` would never end.
+fn read_gomod(path: &std::path::Path) -> Option<String> {
+    const MAX_GOMOD_BYTES: u64 = 1024 * 1024;
+    let md = std::fs::metadata(path).ok()?;
+    if !md.is_file() || md.len() > MAX_GOMOD_BYTES {
+        return None;
+    }
+    use std::io::Read;
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(MAX_GOMOD_BYTES)
+        .read_to_string(&mut text)
+        .ok()?;
+    Some(text)
 }
 
 /// A `sync.Cond` method call (`Wait`, `Signal`, `Broadcast`): the condition
@@ -635,4 +646,175 @@ pub fn cond_call<'a>(cx: &FileCx<'a>, e: ExprId) -> Option<(String, &'a str)> {
             .is_some_and(|l| l.to_ascii_lowercase().contains("cond")),
     };
     ok.then_some((d, c.name.as_str()))
+}
+
+/// Verbs that, as the start of a function or method name whose callee is
+/// not known, almost always mean network, database or file I/O.
+const IO_VERBS: &[&str] = &[
+    "fetch",
+    "download",
+    "upload",
+    "send",
+    "post",
+    "request",
+    "query",
+    "dial",
+    "connect",
+    "publish",
+    "write",
+    "read",
+    "save",
+    "delete",
+    "remove",
+    "notify",
+    "push",
+    "pull",
+    "flush",
+    "serve",
+    "listen",
+    "insert",
+    "upsert",
+    "invoke",
+    "deliver",
+    "persist",
+    "refresh",
+    "subscribe",
+    "consume",
+    "ping",
+    "probe",
+    "email",
+    "mail",
+];
+
+fn starts_with_verb(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    if lower == "get" || lower.starts_with("http") {
+        return true;
+    }
+    IO_VERBS.iter().any(|v| {
+        lower.starts_with(v)
+            && name[v.len()..]
+                .chars()
+                .next()
+                .is_none_or(|c| c.is_uppercase() || c == '_' || c.is_ascii_digit())
+    })
+}
+
+/// What I/O a call does, as a short description, when it is known to
+/// (knowledge), is a project function known to block, or is an unknown
+/// callee named like I/O (`fetch(u)`, `s.store.Delete(id)`).
+pub fn io_call(cx: &FileCx, c: &Call) -> Option<String> {
+    let callee = cx.callee_display(c);
+    if let Some(e) = cx.effect(c, Effect::Blocking)
+        && !matches!(
+            c.target.as_deref(),
+            Some("time.Sleep" | "sync.WaitGroup.Wait" | "golang.org/x/sync/errgroup.Group.Wait")
+        )
+    {
+        return Some(format!("`{callee}` {}", e.what));
+    }
+    if let Some(t) = &c.target
+        && let Some(i) = cx.index.resolve(cx.lang, t)
+        && let Some(chain) = cx.index.blocking_chain(i)
+        && !matches!(&*chain.site.callee, "time.Sleep" | "sync.WaitGroup.Wait")
+    {
+        return Some(format!("`{callee}` {}", chain.site.what));
+    }
+    let guessable = match c.target.as_deref() {
+        None => true,
+        Some(t) => {
+            // This package (possibly another file of it), or a third-party
+            // package: judge by the name. The standard library is covered
+            // by the knowledge tables.
+            t.starts_with(&format!("{}.", cx.model.module))
+                || (t.contains('/') && t.split('/').next().is_some_and(|first| first.contains('.')))
+        }
+    };
+    (guessable && starts_with_verb(&c.name)).then(|| format!("`{callee}`"))
+}
+
+/// True when everything a function of the file runs is known and does no
+/// I/O: its calls go to functions of the file that are pure in turn, or to
+/// the standard library (minus what the knowledge tables say blocks), or
+/// to builtins. Calls of unknown methods or of other packages' functions
+/// may do anything.
+pub fn provably_pure(cx: &FileCx, f: FuncId, by_name: &HashMap<&str, FuncId>, depth: u32) -> bool {
+    with_descendants(cx, f).into_iter().all(|g| {
+        unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(g).body)
+            .into_iter()
+            .all(|e| {
+                let Some(c) = cx.call(e) else { return true };
+                if let Some(h) = callee_in_file(by_name, c) {
+                    return h == f || (depth > 0 && provably_pure(cx, h, by_name, depth - 1));
+                }
+                if cx.effect(c, Effect::Blocking).is_some() {
+                    return false;
+                }
+                match c.target.as_deref() {
+                    None => false,
+                    Some(t) => {
+                        let std =
+                            !t.contains('/') || !t.split('/').next().unwrap_or("").contains('.');
+                        std && !t.starts_with(&format!("{}.", cx.model.module))
+                    }
+                }
+            })
+    })
+}
+
+/// The I/O a function of the file does, directly or through functions of
+/// the file it calls (a few levels deep), closures included.
+pub fn does_io(
+    cx: &FileCx,
+    f: FuncId,
+    by_name: &HashMap<&str, FuncId>,
+    depth: u32,
+) -> Option<String> {
+    // A function of the file named like I/O (`sendEmail`) whose body hides
+    // it behind helpers we cannot see.
+    let name = &cx.func(f).name;
+    if !name.is_empty() && starts_with_verb(name) {
+        return Some(format!("`{name}`"));
+    }
+    for g in with_descendants(cx, f) {
+        for e in unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(g).body) {
+            let Some(c) = cx.call(e) else { continue };
+            if let Some(h) = callee_in_file(by_name, c) {
+                if depth > 0
+                    && h != f
+                    && let Some(io) = does_io(cx, h, by_name, depth - 1)
+                {
+                    return Some(io);
+                }
+                continue;
+            }
+            if let Some(io) = io_call(cx, c) {
+                return Some(io);
+            }
+        }
+    }
+    None
+}
+
+/// Code of a test, benchmark or example function (`func TestX(t
+/// *testing.T)`), closures in it included. Helpers of `_test.go` files
+/// that are not tests themselves are not.
+pub fn in_test_func(cx: &FileCx, f: FuncId) -> bool {
+    let top = cx.func(outermost(cx, f));
+    if top.is_test {
+        return true;
+    }
+    // Suite-style tests are methods: `func (s) TestX(t *testing.T)`.
+    cx.model.is_test
+        && ["Test", "Benchmark", "Fuzz"]
+            .iter()
+            .any(|p| top.name.starts_with(p))
+        && top.params.iter().any(|p| {
+            p.ty.as_ref().is_some_and(|t| {
+                matches!(
+                    t.resolved.as_deref(),
+                    Some("testing.T" | "testing.B" | "testing.F")
+                )
+            })
+        })
 }

@@ -114,12 +114,18 @@ func (b *Buffer) Take() int {
 /// hangs off the receiver, else as written.
 fn cond_key(cx: &FileCx, e: ExprId, written: &str) -> String {
     let f = common::outermost(cx, cx.func_of(e));
-    match (&cx.func(f).receiver, &cx.func(f).class) {
-        (Some(r), Some(c)) => match written.strip_prefix(r.as_str()) {
-            Some(rest) if rest.starts_with('.') => format!("{c}{rest}"),
-            _ => written.to_string(),
-        },
-        _ => written.to_string(),
+    if let (Some(r), Some(c)) = (&cx.func(f).receiver, &cx.func(f).class)
+        && let Some(rest) = written.strip_prefix(r.as_str())
+        && rest.starts_with('.')
+    {
+        return format!("{c}{rest}");
+    }
+    let root = written.split('.').next().unwrap_or(written);
+    match common::name_scope(cx, cx.func_of(e), root) {
+        common::NameScope::Package => written.to_string(),
+        // A local (or a parameter): the same name in another function is
+        // another condition variable.
+        _ => format!("{}#{written}", f.0),
     }
 }
 
@@ -139,6 +145,9 @@ impl Rule for CondSignalHeterogeneous {
             let Some((cond, m)) = common::cond_call(cx, id) else {
                 continue;
             };
+            if common::in_test_func(cx, cx.func_of(id)) {
+                continue;
+            }
             let key = cond_key(cx, id, &cond);
             match m {
                 "Wait" => {

@@ -4,6 +4,7 @@
 use super::common;
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::Parent;
 use unsnarl_model::*;
 
 pub struct ContextLessCall;
@@ -81,10 +82,7 @@ impl Rule for ContextLessCall {
             let Some(entry) = cx.effect(c, Effect::NeedsTimeout) else {
                 continue;
             };
-            if !matches!(
-                entry.kind.as_deref(),
-                Some("no-context" | "default-client")
-            ) {
+            if !matches!(entry.kind.as_deref(), Some("no-context" | "default-client")) {
                 continue;
             }
             let f = cx.func_of(ExprId(i as u32));
@@ -94,6 +92,9 @@ impl Rule for ContextLessCall {
             let Some(ctx) = common::ctx_in_scope(cx, f) else {
                 continue;
             };
+            if gets_context_later(cx, ExprId(i as u32)) {
+                continue;
+            }
             let ctx = ctx.expr();
             let callee = cx.callee_display(c);
             let short = callee.rsplit('/').next().unwrap_or(&callee);
@@ -108,6 +109,42 @@ impl Rule for ContextLessCall {
             ));
         }
     }
+}
+
+/// `req, err := http.NewRequest(...)` followed by `req.WithContext(ctx)`,
+/// `req.Clone(ctx)`, or a call taking both the request and a context
+/// (`client.Do(ctx, req)`): the context is attached after all.
+fn gets_context_later(cx: &FileCx, call: ExprId) -> bool {
+    let Some(s) = cx.tree.enclosing_stmt(call) else {
+        return false;
+    };
+    let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind else {
+        return false;
+    };
+    let Some(&t) = targets.first() else {
+        return false;
+    };
+    let Some(&req) = common::names_in_target(cx, t).first() else {
+        return false;
+    };
+    let f = common::outermost(cx, cx.func_of(call));
+    common::name_uses(cx, f, req).into_iter().any(|u| {
+        let Parent::Expr(p) = cx.tree.expr_parent(u) else {
+            return false;
+        };
+        if let ExprKind::Attr { name, .. } = &cx.expr(p).kind {
+            return matches!(name.as_str(), "WithContext" | "Clone");
+        }
+        cx.call(p).is_some_and(|c| {
+            c.args.iter().any(|a| {
+                cx.sema.type_of(a.value) == Some("context.Context")
+                    || cx
+                        .model
+                        .name_of(a.value)
+                        .is_some_and(|n| n == "ctx" || n.ends_with("Ctx"))
+            })
+        })
+    })
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -152,8 +189,7 @@ func (s *Store) Handle(w http.ResponseWriter, r *http.Request) {
 }
 "#,
     ],
-    pass: &[
-        r#"
+    pass: &[r#"
 package app
 
 import (
@@ -176,12 +212,20 @@ func Count(ctx context.Context, db *sql.DB) (int, error) {
 	return n, err
 }
 
+func Send(ctx context.Context, c *Client, url string) error {
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		return err
+	}
+	_, err = c.Do(ctx, req)
+	return err
+}
+
 func Legacy(db *sql.DB) error {
 	_, err := db.Exec("vacuum")
 	return err
 }
-"#,
-    ],
+"#],
 };
 
 #[cfg(test)]

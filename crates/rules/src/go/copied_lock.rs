@@ -361,7 +361,8 @@ fn resolve_type_text(cx: &FileCx, text: &str) -> Option<String> {
             Some(format!("{}.{name}", imp.target))
         }
         None => {
-            if text.chars().next()?.is_lowercase() && cx.model.types.iter().all(|t| t.name != text) {
+            if text.chars().next()?.is_lowercase() && cx.model.types.iter().all(|t| t.name != text)
+            {
                 return None;
             }
             Some(format!("{}.{text}", cx.model.module))

@@ -72,7 +72,9 @@ impl Rule for DeferredLock {
             return;
         }
         for st in &cx.model.stmts {
-            let StmtKind::Defer(e) = st.kind else { continue };
+            let StmtKind::Defer(e) = st.kind else {
+                continue;
+            };
             let Some(op) = locks::lock_op(cx, e) else {
                 continue;
             };

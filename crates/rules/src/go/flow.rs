@@ -111,7 +111,9 @@ impl<F: Flow> Walker<'_, F> {
                 self.flow.cond(cx, *cond, &mut st);
                 self.looped(cx, body, st, true)
             }
-            StmtKind::For { iter, target, body, .. } => {
+            StmtKind::For {
+                iter, target, body, ..
+            } => {
                 self.flow.cond(cx, *iter, &mut st);
                 if let Some(t) = target {
                     self.flow.cond(cx, *t, &mut st);
@@ -149,10 +151,7 @@ impl<F: Flow> Walker<'_, F> {
             StmtKind::Try { body, .. } | StmtKind::With { body, .. } => self.block(cx, body, st),
             StmtKind::FuncDef(_) | StmtKind::ClassDef(_) | StmtKind::Global { .. } => Some(st),
             StmtKind::Raise(_) => None,
-            StmtKind::Assign { .. }
-            | StmtKind::Defer(_)
-            | StmtKind::Go(_)
-            | StmtKind::Tail(_) => {
+            StmtKind::Assign { .. } | StmtKind::Defer(_) | StmtKind::Go(_) | StmtKind::Tail(_) => {
                 self.flow.simple(cx, s, &mut st);
                 Some(st)
             }

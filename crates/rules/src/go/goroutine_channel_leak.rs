@@ -24,7 +24,10 @@ made by that function, but the function can return without receiving it: a
 return before the receive. The same holds the other way round for a
 goroutine waiting to receive a value the function may never send. It also
 flags a goroutine per loop iteration sending on a channel the function
-receives from only once ("first answer wins").
+receives from only once ("first answer wins"), and, for an unbuffered
+channel kept in a struct field, a plain send (or receive) in one method
+when every receive (or send) elsewhere sits in a `select` that can return
+through another case.
 
 ## Why
 
@@ -99,6 +102,11 @@ impl Rule for GoroutineChannelLeak {
             let Some(parent) = cx.func(g).parent else {
                 continue;
             };
+            // A test that gives up on a hung goroutine after a timeout is
+            // reporting a failure, not leaking in production.
+            if common::in_test_func(cx, parent) {
+                continue;
+            }
             let Some(start) = spawn_stmt(cx, g) else {
                 continue;
             };
@@ -113,6 +121,273 @@ impl Rule for GoroutineChannelLeak {
                 }
             }
         }
+        let done: Vec<Span> = out.iter().map(|f| f.span).collect();
+        local_channels(cx, &done, out);
+        field_channels(cx, out);
+    }
+}
+
+/// Where a struct's channel field is used in the file.
+#[derive(Default)]
+struct FieldUses {
+    unbuffered_makes: usize,
+    other_makes: usize,
+    plain_sends: Vec<ExprId>,
+    plain_recvs: Vec<ExprId>,
+    /// `select` arms on the field in a select that can also leave the
+    /// function (a `ctx.Done()`/`time.After`/stop case that returns).
+    guarded_sends: Vec<Span>,
+    guarded_recvs: Vec<Span>,
+    /// Other select arms (loops waiting on several channels).
+    open_selects: usize,
+    drained: bool,
+}
+
+/// Channels held in struct fields and used across methods: a plain send on
+/// an unbuffered field channel whose every receive is in a `select` that
+/// can return through another case (and the mirror case for receives).
+fn field_channels(cx: &FileCx, out: &mut Vec<Finding>) {
+    for t in &cx.model.types {
+        for fld in &t.fields {
+            let text = fld.ty.text.trim();
+            if !(text.starts_with("chan ") || text.starts_with("chan\t")) {
+                continue;
+            }
+            let Some(u) = field_uses(cx, &t.qualname, &fld.name) else {
+                continue;
+            };
+            if u.unbuffered_makes == 0 || u.other_makes > 0 || u.drained || u.open_selects > 0 {
+                continue;
+            }
+            let short = format!("{}.{}", t.name, fld.name);
+            if u.plain_recvs.is_empty() && u.guarded_sends.is_empty() && !u.guarded_recvs.is_empty()
+            {
+                let line = common::line_of(cx, u.guarded_recvs[0]);
+                for &e in &u.plain_sends {
+                    if common::in_test_func(cx, cx.func_of(e)) {
+                        continue;
+                    }
+                    out.push(cx.finding(
+                        &META,
+                        cx.expr(e).span,
+                        format!(
+                            "this send on unbuffered channel `{short}` blocks until someone receives, but every receive of it (line {line}) is in a `select` that can return through another case: once the receiver has left, this goroutine blocks here forever"
+                        ),
+                        format!(
+                            "select on the same cancellation (`ctx.Done()`, the stop channel) around this send, or give `{short}` a buffer for the values that may be abandoned"
+                        ),
+                    ));
+                }
+            }
+            if u.plain_sends.is_empty() && u.guarded_recvs.is_empty() && !u.guarded_sends.is_empty()
+            {
+                let line = common::line_of(cx, u.guarded_sends[0]);
+                for &e in &u.plain_recvs {
+                    if common::in_test_func(cx, cx.func_of(e)) {
+                        continue;
+                    }
+                    out.push(cx.finding(
+                        &META,
+                        cx.expr(e).span,
+                        format!(
+                            "this receive on unbuffered channel `{short}` waits for a sender, but every send on it (line {line}) is in a `select` that can give up through another case, and nothing closes it: this goroutine can wait here forever"
+                        ),
+                        format!(
+                            "select on the same cancellation around this receive, or close `{short}` when the sender gives up"
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// The uses of field `field` of values of type `ty` in the file; `None`
+/// when the channel escapes (passed, returned, assigned elsewhere).
+fn field_uses(cx: &FileCx, ty: &str, field: &str) -> Option<FieldUses> {
+    let is_field = |e: ExprId| -> bool {
+        matches!(&cx.expr(e).kind, ExprKind::Attr { obj, name, .. }
+            if name == field && cx.sema.type_of(*obj) == Some(ty))
+    };
+    chan_uses(cx, &is_field, Some((ty, field)))
+}
+
+/// The uses of local channel `name` made in `maker` (by the function and
+/// its closures).
+fn local_uses(cx: &FileCx, maker: FuncId, name: &str) -> Option<FieldUses> {
+    let is_it = |e: ExprId| -> bool {
+        if cx.model.name_of(e) != Some(name) {
+            return false;
+        }
+        let f = cx.func_of(e);
+        match common::name_scope(cx, f, name) {
+            common::NameScope::Own => f == maker,
+            common::NameScope::Captured(d) => d == maker,
+            _ => false,
+        }
+    };
+    chan_uses(cx, &is_it, None)
+}
+
+/// Plain sends (receives) on unbuffered local channels, in goroutines,
+/// whose every receive (send) is in a `select` that can return through
+/// another case: the goroutine blocks forever once the other side left.
+fn local_channels(cx: &FileCx, done: &[Span], out: &mut Vec<Finding>) {
+    for (i, st) in cx.model.stmts.iter().enumerate() {
+        let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            op: AssignOp::Declare { .. },
+        } = &st.kind
+        else {
+            continue;
+        };
+        let [t] = targets.as_slice() else { continue };
+        let Some(name) = cx.model.name_of(*t) else {
+            continue;
+        };
+        let Some(c) = cx.call(*v) else { continue };
+        if c.target.as_deref() != Some("make") || !common::makes_chan(cx, c) {
+            continue;
+        }
+        let maker = cx.tree.stmt_func(StmtId(i as u32));
+        if common::in_test_func(cx, maker) {
+            continue;
+        }
+        let Some(u) = local_uses(cx, maker, name) else {
+            continue;
+        };
+        if u.unbuffered_makes != 1 || u.other_makes > 0 || u.drained || u.open_selects > 0 {
+            continue;
+        }
+        let in_goroutine = |e: ExprId| {
+            cx.tree
+                .func_ancestors(cx.model, cx.func_of(e))
+                .any(|g| common::runs_in_goroutine(cx, g))
+        };
+        let (ops, other, verb) = if u.plain_recvs.is_empty()
+            && u.guarded_sends.is_empty()
+            && !u.guarded_recvs.is_empty()
+        {
+            (&u.plain_sends, &u.guarded_recvs, "receive from")
+        } else if u.plain_sends.is_empty()
+            && u.guarded_recvs.is_empty()
+            && !u.guarded_sends.is_empty()
+        {
+            (&u.plain_recvs, &u.guarded_sends, "send on")
+        } else {
+            continue;
+        };
+        let line = common::line_of(cx, other[0]);
+        for &e in ops {
+            let sp = cx.expr(e).span;
+            if !in_goroutine(e) || done.contains(&sp) {
+                continue;
+            }
+            out.push(cx.finding(
+                &META,
+                sp,
+                format!(
+                    "this goroutine blocks on unbuffered channel `{name}` until the other side is ready, but every {verb} it (line {line}) is in a `select` that can return through another case: once that side has left, this goroutine waits here forever"
+                ),
+                format!(
+                    "give `{name}` a buffer (`make(chan T, 1)` for a single value), or select on the same cancellation here"
+                ),
+            ));
+        }
+    }
+}
+
+fn chan_uses(
+    cx: &FileCx,
+    is_field: &dyn Fn(ExprId) -> bool,
+    literal_field: Option<(&str, &str)>,
+) -> Option<FieldUses> {
+    let mut u = FieldUses::default();
+    let mut in_arms = Vec::new();
+    for st in &cx.model.stmts {
+        let StmtKind::Select { arms, .. } = &st.kind else {
+            continue;
+        };
+        let exit_arm = |skip: usize| {
+            arms.iter().enumerate().any(|(j, a)| {
+                j != skip
+                    && matches!(a.kind, ArmKind::Recv { .. })
+                    && common::stmts_in(cx.model, &a.body)
+                        .into_iter()
+                        .any(|s| matches!(cx.stmt(s).kind, StmtKind::Return(_)))
+            })
+        };
+        for (j, arm) in arms.iter().enumerate() {
+            let (ch, send) = match arm.kind {
+                ArmKind::Recv { channel, .. } => (channel, false),
+                ArmKind::Send { channel, .. } => (channel, true),
+                _ => continue,
+            };
+            if !is_field(ch) {
+                continue;
+            }
+            in_arms.push(ch);
+            match (send, exit_arm(j)) {
+                (true, true) => u.guarded_sends.push(arm.span),
+                (false, true) => u.guarded_recvs.push(arm.span),
+                _ => u.open_selects += 1,
+            }
+        }
+    }
+    for (i, e) in cx.model.exprs.iter().enumerate() {
+        let id = ExprId(i as u32);
+        // Struct literals: `&T{ch: make(chan X)}`.
+        if let Some((ty, field)) = literal_field
+            && let ExprKind::Collection {
+                ty: Some(t),
+                elems,
+                keys,
+                ..
+            } = &e.kind
+            && t.resolved.as_deref() == Some(ty)
+        {
+            for (k, v) in keys.iter().zip(elems) {
+                if k.as_deref() == Some(field) {
+                    count_make(cx, *v, &mut u);
+                }
+            }
+        }
+        if !is_field(id) || in_arms.contains(&id) {
+            continue;
+        }
+        match cx.tree.expr_parent(id) {
+            Parent::Expr(p) => match &cx.expr(p).kind {
+                ExprKind::Send { channel, .. } if *channel == id => u.plain_sends.push(p),
+                ExprKind::Recv(_) => u.plain_recvs.push(p),
+                ExprKind::Call(c) if c.target.as_deref() == Some("close") => u.drained = true,
+                ExprKind::Call(c) if matches!(c.target.as_deref(), Some("len" | "cap")) => {}
+                _ => return None,
+            },
+            Parent::Stmt(s) => match &cx.stmt(s).kind {
+                StmtKind::For { iter, .. } if *iter == id => u.drained = true,
+                StmtKind::Assign {
+                    targets,
+                    value: Some(v),
+                    ..
+                } if targets.contains(&id) => count_make(cx, *v, &mut u),
+                _ => return None,
+            },
+            _ => return None,
+        }
+    }
+    Some(u)
+}
+
+fn count_make(cx: &FileCx, v: ExprId, u: &mut FieldUses) {
+    match cx.call(v) {
+        Some(c) if c.target.as_deref() == Some("make") && common::makes_chan(cx, c) => {
+            match c.positional(1).map(|n| cx.model.int_value(n)) {
+                None | Some(Some(0)) => u.unbuffered_makes += 1,
+                _ => u.other_makes += 1,
+            }
+        }
+        _ => u.other_makes += 1,
     }
 }
 
@@ -204,13 +479,17 @@ fn check_op(
             }
         }
     }
-    if own_other_side == 0 {
+    if own_other_side == 0 || deferred_serve(cx, parent, ch, is_send) {
         // Nobody receives at all: reported as an orphan goroutine.
         return None;
     }
     let op_line = cx.expr(op).span;
     let verb = if is_send { "sends on" } else { "receives from" };
-    let other = if is_send { "receiving from" } else { "sending on" };
+    let other = if is_send {
+        "receiving from"
+    } else {
+        "sending on"
+    };
     let fname = cx.func_display(parent);
     // First answer wins: a sender per iteration, one receive.
     let spawned_in_loop = !common::enclosing_loops(cx, start).is_empty();
@@ -245,7 +524,10 @@ fn check_op(
     flow::run_function(cx, &mut fl, &cx.func(parent).body, false);
     let exit = fl.leaks.first().copied()?;
     let at = match exit {
-        Some(s) => format!("the return at line {}", common::line_of(cx, cx.stmt(s).span)),
+        Some(s) => format!(
+            "the return at line {}",
+            common::line_of(cx, cx.stmt(s).span)
+        ),
         None => "the end of the function".to_string(),
     };
     Some(cx.finding(
@@ -264,6 +546,35 @@ fn check_op(
             )
         },
     ))
+}
+
+/// `defer close(ch)` (or a deferred func literal that sends/receives/closes
+/// `ch`) serves the goroutine on every exit.
+fn deferred_serve(cx: &FileCx, parent: FuncId, ch: &str, is_send: bool) -> bool {
+    common::stmts_in(cx.model, &cx.func(parent).body)
+        .into_iter()
+        .any(|s| {
+            let StmtKind::Defer(call) = cx.stmt(s).kind else {
+                return false;
+            };
+            let mut exprs = vec![call];
+            if let Some(g) = common::go_closure(cx, call) {
+                exprs.extend(exprs_in_block(cx.model, &cx.func(g).body));
+            }
+            exprs.into_iter().any(|e| {
+                let named = |x: ExprId| cx.model.name_of(x) == Some(ch);
+                match &cx.expr(e).kind {
+                    ExprKind::Call(c) => {
+                        !is_send
+                            && c.target.as_deref() == Some("close")
+                            && c.positional(0).is_some_and(named)
+                    }
+                    ExprKind::Recv(x) => is_send && named(*x),
+                    ExprKind::Send { channel, .. } => !is_send && named(*channel),
+                    _ => false,
+                }
+            })
+        })
 }
 
 /// A loop over a literal list or with a constant bound: the number of
@@ -316,7 +627,10 @@ impl Flow for Pending<'_> {
             *st = true;
             return;
         }
-        if evaluated_exprs(cx, s).into_iter().any(|e| self.serves(cx, e)) {
+        if evaluated_exprs(cx, s)
+            .into_iter()
+            .any(|e| self.serves(cx, e))
+        {
             *st = false;
         }
     }
@@ -325,7 +639,10 @@ impl Flow for Pending<'_> {
             // `for v := range ch`.
             *st = false;
         }
-        if exprs_under(cx.model, e).into_iter().any(|x| self.serves(cx, x)) {
+        if exprs_under(cx.model, e)
+            .into_iter()
+            .any(|x| self.serves(cx, x))
+        {
             *st = false;
         }
     }
@@ -397,6 +714,57 @@ func First(urls []string) string {
 		}(u)
 	}
 	return <-out
+}
+"#,
+        r#"
+package app
+
+import "context"
+
+func Pump(ctx context.Context, src Source) {
+	items := make(chan Item)
+	go func() {
+		for {
+			it := src.Next()
+			items <- it // expect
+		}
+	}()
+	go func() {
+		for {
+			select {
+			case it := <-items:
+				handle(it)
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+}
+"#,
+        r#"
+package app
+
+import "context"
+
+type Worker struct {
+	results chan Result
+}
+
+func NewWorker() *Worker {
+	return &Worker{results: make(chan Result)}
+}
+
+func (w *Worker) run(job Job) {
+	w.results <- job.Do() // expect
+}
+
+func (w *Worker) Wait(ctx context.Context) (Result, error) {
+	select {
+	case r := <-w.results:
+		return r, nil
+	case <-ctx.Done():
+		return Result{}, ctx.Err()
+	}
 }
 "#,
         r#"
@@ -495,6 +863,36 @@ func Pipeline(items []int) []int {
 		res = append(res, v)
 	}
 	return res
+}
+"#,
+        r#"
+package app
+
+import "context"
+
+type Worker struct {
+	results chan Result
+	stop    chan struct{}
+}
+
+func NewWorker() *Worker {
+	return &Worker{results: make(chan Result), stop: make(chan struct{})}
+}
+
+func (w *Worker) run(job Job) {
+	select {
+	case w.results <- job.Do():
+	case <-w.stop:
+	}
+}
+
+func (w *Worker) Wait(ctx context.Context) (Result, error) {
+	select {
+	case r := <-w.results:
+		return r, nil
+	case <-ctx.Done():
+		return Result{}, ctx.Err()
+	}
 }
 "#,
         r#"

@@ -16,8 +16,9 @@ pub static META: RuleMeta = RuleMeta {
     languages: &[Language::Go],
     summary: "A `go` statement (or errgroup `Go` without `SetLimit`) per item of a range over input of unknown size, with no semaphore or worker pool.",
     docs: r#"
-A loop over a slice, map or channel whose size the code does not control
-starts one goroutine per item (`go` or `g.Go` of an errgroup with no
+A loop over a channel (a stream), or over a slice or map whose size the
+code does not control (unless the goroutines provably only compute with
+code of this file), starts one goroutine per item (`go` or `g.Go` of an errgroup with no
 `SetLimit`), and nothing in the loop waits for a slot first (a semaphore
 channel send, `sem.Acquire`, a `Wait`).
 
@@ -73,6 +74,24 @@ impl Rule for GoroutinePerItem {
         if common::skip_file(cx) {
             return;
         }
+        let by_name = common::functions_by_qualname(cx);
+        // Whether the goroutine may do anything heavy: not provably pure
+        // (calls that are not all in this file, or known to block).
+        let goroutine_work = |call: ExprId| -> bool {
+            let Some(c) = cx.call(call) else { return false };
+            match cx.expr(cx.model.strip(c.func)).kind {
+                ExprKind::Closure(g) => !common::provably_pure(cx, g, &by_name, 3),
+                _ => match common::callee_in_file(&by_name, c) {
+                    Some(g) => !common::provably_pure(cx, g, &by_name, 3),
+                    None => {
+                        common::io_call(cx, c).is_some()
+                            || c.target.as_deref().is_none_or(|t| {
+                                t.starts_with(&format!("{}.", cx.model.module)) || t.contains('/')
+                            })
+                    }
+                },
+            }
+        };
         for (i, st) in cx.model.stmts.iter().enumerate() {
             let s = StmtId(i as u32);
             let f = cx.tree.stmt_func(s);
@@ -82,9 +101,10 @@ impl Rule for GoroutinePerItem {
             let (span, group) = match &st.kind {
                 StmtKind::Go(_) => (st.span, None),
                 StmtKind::Expr(e) => match cx.call(*e) {
-                    Some(c) if common::is_group_go(cx, c) && c.name == "Go" => {
-                        (cx.expr(*e).span, c.receiver.and_then(|r| cx.model.dotted(r)))
-                    }
+                    Some(c) if common::is_group_go(cx, c) && c.name == "Go" => (
+                        cx.expr(*e).span,
+                        c.receiver.and_then(|r| cx.model.dotted(r)),
+                    ),
                     _ => continue,
                 },
                 _ => continue,
@@ -103,7 +123,32 @@ impl Rule for GoroutinePerItem {
             {
                 continue;
             }
-            let what = if cx.sema.type_of(*iter) == Some("chan") {
+            // A stream (a channel) is unbounded by nature; for a slice or a
+            // map, goroutines that provably only compute in this file are
+            // left alone (their number is bounded by the cores' work).
+            let stream = cx.sema.type_of(*iter) == Some("chan");
+            let work = match &st.kind {
+                StmtKind::Go(call) => goroutine_work(*call),
+                StmtKind::Expr(e) => cx.call(*e).is_some_and(|c| {
+                    c.args.iter().any(|a| match cx.expr(a.value).kind {
+                        ExprKind::Closure(g) => !common::provably_pure(cx, g, &by_name, 3),
+                        _ => true,
+                    })
+                }),
+                _ => false,
+            };
+            if !stream && !work {
+                continue;
+            }
+            // A goroutine that first waits for a go-ahead (`<-w.start`) is
+            // admitted by a scheduler.
+            if let StmtKind::Go(call) = &st.kind
+                && let Some(g) = common::go_closure(cx, *call)
+                && first_waits(cx, g)
+            {
+                continue;
+            }
+            let what = if stream {
                 "message received from the channel"
             } else {
                 "item"
@@ -122,6 +167,25 @@ impl Rule for GoroutinePerItem {
             ));
         }
     }
+}
+
+/// The goroutine's first statement receives from a channel (or acquires).
+fn first_waits(cx: &FileCx, g: FuncId) -> bool {
+    let Some(&first) = cx.func(g).body.first() else {
+        return false;
+    };
+    let mut found = false;
+    unsnarl_model::walk::for_each_stmt_child(cx.model, first, &mut |ch| {
+        if let unsnarl_model::walk::Child::Expr(e) = ch {
+            found |= unsnarl_model::walk::exprs_under(cx.model, e)
+                .into_iter()
+                .any(|x| {
+                    matches!(cx.expr(x).kind, ExprKind::Recv(_))
+                        || cx.call(x).is_some_and(|c| c.name == "Acquire")
+                });
+        }
+    });
+    found
 }
 
 /// A range over a literal, a constant, a count (`range n`, `range
@@ -154,8 +218,10 @@ fn bounded_input(cx: &FileCx, f: FuncId, iter: ExprId) -> bool {
         return false;
     };
     let lower = name.to_ascii_lowercase();
-    if matches!(lower.as_str(), "n" | "concurrency" | "parallelism" | "workers")
-        || lower.starts_with("num")
+    if matches!(
+        lower.as_str(),
+        "n" | "concurrency" | "parallelism" | "workers"
+    ) || lower.starts_with("num")
         || lower.ends_with("count")
         || lower.ends_with("workers")
         || lower.ends_with("size")
@@ -170,10 +236,7 @@ fn bounded_input(cx: &FileCx, f: FuncId, iter: ExprId) -> bool {
         if !binds.is_empty() {
             return binds.iter().all(|(_, v)| {
                 v.is_some_and(|v| {
-                    matches!(
-                        cx.expr(cx.model.strip(v)).kind,
-                        ExprKind::Collection { .. }
-                    )
+                    matches!(cx.expr(cx.model.strip(v)).kind, ExprKind::Collection { .. })
                 })
             });
         }
@@ -188,8 +251,17 @@ fn bounded_input(cx: &FileCx, f: FuncId, iter: ExprId) -> bool {
 fn is_int_type(t: &str) -> bool {
     matches!(
         t,
-        "int" | "int8" | "int16" | "int32" | "int64" | "uint" | "uint8" | "uint16" | "uint32"
-            | "uint64" | "uintptr"
+        "int"
+            | "int8"
+            | "int16"
+            | "int32"
+            | "int64"
+            | "uint"
+            | "uint8"
+            | "uint16"
+            | "uint32"
+            | "uint64"
+            | "uintptr"
     )
 }
 
@@ -253,6 +325,15 @@ func Resize(ctx context.Context, paths []string) error {
         r#"
 package app
 
+func ProcessAll(orders []Order) {
+	for _, o := range orders {
+		go process(o) // expect
+	}
+}
+"#,
+        r#"
+package app
+
 import "sync"
 
 func Crawl(links map[string]bool) {
@@ -304,6 +385,8 @@ func Resize(ctx context.Context, paths []string) error {
         r#"
 package app
 
+import "sync"
+
 func Pool(jobs <-chan Job, workers int) {
 	for i := 0; i < workers; i++ {
 		go worker(jobs)
@@ -314,6 +397,34 @@ func Pool(jobs <-chan Job, workers int) {
 	for _, name := range []string{"a", "b"} {
 		go start(name)
 	}
+}
+
+func RunGated(work []*Work) {
+	for _, w := range work {
+		go func(w *Work) {
+			if !<-w.start {
+				return
+			}
+			w.Run()
+			w.end <- true
+		}(w)
+	}
+}
+
+func square(v int) int { return v * v }
+
+func Squares(vals []int) []int {
+	out := make([]int, len(vals))
+	var wg sync.WaitGroup
+	for i, v := range vals {
+		wg.Add(1)
+		go func(i, v int) {
+			defer wg.Done()
+			out[i] = square(v)
+		}(i, v)
+	}
+	wg.Wait()
+	return out
 }
 
 var shards = []string{"eu", "us"}

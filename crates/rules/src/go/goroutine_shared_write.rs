@@ -104,7 +104,8 @@ impl Rule for GoroutineSharedWrite {
             let Some(parent) = cx.func(g).parent else {
                 continue;
             };
-            let in_loop = spawn_stmt(cx, g).is_some_and(|s| !common::enclosing_loops(cx, s).is_empty());
+            let spawn = spawn_stmt(cx, g);
+            let spawn_loop = spawn.and_then(|s| common::enclosing_loops(cx, s).first().copied());
             let mut fl = Writes {
                 g,
                 found: Vec::new(),
@@ -116,11 +117,11 @@ impl Rule for GoroutineSharedWrite {
                     continue;
                 }
                 let root = var.split(['.', '[']).next().unwrap_or(&var).to_string();
-                let shared_with_sibling = goroutines.iter().any(|&h| {
-                    h != g
-                        && cx.func(h).parent == Some(parent)
-                        && touches(cx, h, &root)
-                });
+                let shared_with_sibling = goroutines
+                    .iter()
+                    .any(|&h| h != g && cx.func(h).parent == Some(parent) && touches(cx, h, &root));
+                // A variable declared inside the loop is one per goroutine.
+                let in_loop = spawn_loop.is_some_and(|lp| !declared_inside(cx, parent, &root, lp));
                 if !in_loop && !shared_with_sibling {
                     continue;
                 }
@@ -147,6 +148,20 @@ impl Rule for GoroutineSharedWrite {
             }
         }
     }
+}
+
+/// `name` is declared (`:=`, `var`, range variable) inside loop `lp`.
+fn declared_inside(cx: &FileCx, f: FuncId, name: &str, lp: StmtId) -> bool {
+    common::bindings(cx, f, name).into_iter().any(|(s, _)| {
+        let declares = matches!(
+            cx.stmt(s).kind,
+            StmtKind::Assign {
+                op: AssignOp::Declare { .. },
+                ..
+            } | StmtKind::For { .. }
+        );
+        declares && (s == lp || cx.tree.stmt_ancestors(s).any(|a| a == lp))
+    })
 }
 
 fn spawn_stmt(cx: &FileCx, g: FuncId) -> Option<StmtId> {
@@ -214,7 +229,9 @@ impl Flow for Writes {
                             ExprKind::Name { .. } | ExprKind::Attr { .. }
                                 if self.shared_root(cx, t) =>
                             {
-                                let Some(d) = cx.model.dotted(t) else { continue };
+                                let Some(d) = cx.model.dotted(t) else {
+                                    continue;
+                                };
                                 let appended = value.and_then(|v| cx.call(v)).is_some_and(|c| {
                                     c.target.as_deref() == Some("append")
                                         && c.positional(0)
@@ -362,6 +379,19 @@ func Once(cfg Config) {
 	go func() {
 		loaded++
 	}()
+}
+
+func PerIteration(items []int) {
+	for _, it := range items {
+		n := 0
+		done := make(chan bool)
+		go func() {
+			n += it
+			close(done)
+		}()
+		<-done
+		use(n)
+	}
 }
 
 func Local(items []int) {

@@ -117,7 +117,10 @@ impl Rule for LockOrderInversion {
                     common::line_of(cx, x.held_at)
                 );
                 for (sp, name) in &x.via {
-                    p.push_str(&format!(", calls `{name}` (line {})", common::line_of(cx, *sp)));
+                    p.push_str(&format!(
+                        ", calls `{name}` (line {})",
+                        common::line_of(cx, *sp)
+                    ));
                 }
                 p.push_str(&format!(", then `{}`", short(&x.to)));
                 if x.via.is_empty() {

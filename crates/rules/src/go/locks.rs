@@ -56,8 +56,16 @@ pub fn lock_op(cx: &FileCx, e: ExprId) -> Option<LockOp> {
     if !c.args.is_empty() {
         return None;
     }
-    // Any zero-argument Lock/Unlock method is taken for a lock: sync's
-    // mutexes, embedded mutexes, lock wrappers, file locks.
+    // Any zero-argument Lock/Unlock method whose result is not used is
+    // taken for a lock: sync's mutexes, embedded mutexes, lock wrappers.
+    // (`unlock, err := fileLock.Lock()` is a different kind of lock: a
+    // cross-process file lock meant to be held across I/O.)
+    if matches!(kind, OpKind::Lock | OpKind::RLock)
+        && !matches!(cx.tree.expr_parent(e), unsnarl_model::walk::Parent::Stmt(s)
+            if matches!(cx.stmt(s).kind, StmtKind::Expr(_) | StmtKind::Defer(_)))
+    {
+        return None;
+    }
     let recv = c.receiver?;
     let instance = cx.model.dotted(recv)?;
     let (class, recv_path) = classify(cx, cx.func_of(e), recv, &instance);
@@ -199,7 +207,10 @@ pub fn apply_expr(
     let Some(op) = lock_op(cx, e) else { return };
     if op.kind.acquires() {
         on_acquire(&op, held);
-        held.push(Held { op, deferred: false });
+        held.push(Held {
+            op,
+            deferred: false,
+        });
     } else if let Some(i) = held
         .iter()
         .rposition(|h| h.op.instance == op.instance && h.op.kind.read() == op.kind.read())
@@ -242,8 +253,6 @@ pub struct Acquire {
     pub recv_path: Option<String>,
     /// The instance as written in the function that locks it.
     pub instance: String,
-    /// Where it is locked (the innermost function's call).
-    pub span: Span,
     /// Calls from the summarized function down to the lock, outermost first.
     pub via: Vec<(Span, String)>,
 }
@@ -281,8 +290,9 @@ impl<'a> Summaries<'a> {
         }
         self.active.push(f);
         let mut out: Vec<Acquire> = Vec::new();
+        let dropped = released_first(cx, f);
         for s in common::stmts_in(cx.model, &cx.func(f).body) {
-            if matches!(cx.stmt(s).kind, StmtKind::Defer(_)) {
+            if matches!(cx.stmt(s).kind, StmtKind::Defer(_)) || flag_guarded(cx, f, s) {
                 continue;
             }
             let exprs = match &cx.stmt(s).kind {
@@ -313,13 +323,12 @@ impl<'a> Summaries<'a> {
             };
             for e in exprs {
                 if let Some(op) = lock_op(cx, e) {
-                    if op.kind.acquires() {
+                    if op.kind.acquires() && !dropped.contains(&op.instance) {
                         out.push(Acquire {
                             kind: op.kind,
                             class: op.class.clone(),
                             recv_path: op.recv_path.clone(),
                             instance: op.instance.clone(),
-                            span: op.span,
                             via: Vec::new(),
                         });
                     }
@@ -330,9 +339,10 @@ impl<'a> Summaries<'a> {
                 if g == f {
                     continue;
                 }
-                let on_recv = c.receiver.and_then(|r| cx.model.name_of(r)).is_some_and(|n| {
-                    receiver_of(cx, f).is_some_and(|(rn, _)| rn == n)
-                });
+                let on_recv = c
+                    .receiver
+                    .and_then(|r| cx.model.name_of(r))
+                    .is_some_and(|n| receiver_of(cx, f).is_some_and(|(rn, _)| rn == n));
                 for a in self.acquires(cx, g) {
                     let mut via = vec![(cx.expr(e).span, cx.func(g).name.clone())];
                     via.extend(a.via.iter().cloned());
@@ -350,26 +360,60 @@ impl<'a> Summaries<'a> {
     }
 }
 
-/// A flow over held locks, for rules that only need the held set.
-pub struct HeldFlow<'h> {
-    pub on_acquire: &'h mut dyn FnMut(&FileCx, &LockOp, &HeldSet),
-}
-
-impl Flow for HeldFlow<'_> {
-    type S = HeldSet;
-    fn simple(&mut self, cx: &FileCx, s: StmtId, st: &mut HeldSet) {
-        let cb = &mut self.on_acquire;
-        apply(cx, s, st, &mut |op, h| cb(cx, op, h));
-    }
-    fn cond(&mut self, cx: &FileCx, e: ExprId, st: &mut HeldSet) {
-        let cb = &mut self.on_acquire;
-        for x in exprs_under(cx.model, e) {
-            apply_expr(cx, x, st, &mut |op, h| cb(cx, op, h));
+/// Mutexes a function unlocks before it first locks them: it expects them
+/// held on entry and drops them for a while (`mu.Unlock(); ...;
+/// mu.Lock()`), so its re-lock is no new acquisition for its callers.
+fn released_first(cx: &FileCx, f: FuncId) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    for e in unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(f).body) {
+        if let Some(op) = lock_op(cx, e)
+            && !seen.contains(&op.instance)
+        {
+            if !op.kind.acquires() {
+                out.push(op.instance.clone());
+            }
+            seen.push(op.instance);
         }
     }
-    fn join(&self, a: &HeldSet, b: &HeldSet) -> HeldSet {
-        join_held(a, b)
+    out
+}
+
+/// A statement under an `if` on a boolean parameter (`if lock { mu.Lock()
+/// }`): callers choose whether it locks, so it is left out of summaries.
+fn flag_guarded(cx: &FileCx, f: FuncId, s: StmtId) -> bool {
+    let flags: Vec<&str> = cx
+        .func(f)
+        .params
+        .iter()
+        .filter(|p| p.ty.as_ref().is_some_and(|t| t.text == "bool"))
+        .map(|p| p.name.as_str())
+        .collect();
+    if flags.is_empty() {
+        return false;
     }
+    cx.tree.stmt_ancestors(s).any(|a| match &cx.stmt(a).kind {
+        StmtKind::If { cond, .. } => exprs_under(cx.model, *cond)
+            .into_iter()
+            .any(|e| cx.model.name_of(e).is_some_and(|n| flags.contains(&n))),
+        _ => false,
+    })
+}
+
+/// A goroutine started by the function unlocks the mutex: a second `Lock`
+/// waits for that hand-off on purpose.
+fn handed_off(cx: &FileCx, f: FuncId, instance: &str) -> bool {
+    let top = common::outermost(cx, f);
+    common::descendants(cx, top).into_iter().any(|g| {
+        common::runs_in_goroutine(cx, g)
+            && common::with_descendants(cx, g).into_iter().any(|h| {
+                unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(h).body)
+                    .into_iter()
+                    .any(|e| {
+                        lock_op(cx, e).is_some_and(|o| !o.kind.acquires() && o.instance == instance)
+                    })
+            })
+    })
 }
 
 /// Two acquisitions of the same mutex instance on one path: a
@@ -427,9 +471,12 @@ struct GraphFlow<'s, 'a> {
 }
 
 impl GraphFlow<'_, '_> {
-    fn acquire(&mut self, op: &LockOp, held: &HeldSet) {
+    fn acquire(&mut self, cx: &FileCx, op: &LockOp, held: &HeldSet) {
         for h in held {
             if h.op.instance == op.instance {
+                if handed_off(cx, self.func, &op.instance) {
+                    continue;
+                }
                 self.reentries.push(Reentry {
                     at: op.span,
                     instance: op.instance.clone(),
@@ -468,11 +515,12 @@ impl GraphFlow<'_, '_> {
             let instance = match (&a.recv_path, &recv) {
                 (Some(p), Some(r)) if p.is_empty() => Some(r.clone()),
                 (Some(p), Some(r)) => Some(format!("{r}.{p}")),
-                (None, _) if a.class.as_deref().is_some_and(|c| {
-                    c.strip_prefix(cx.model.module.as_str())
-                        .and_then(|r| r.strip_prefix('.'))
-                        == Some(a.instance.as_str())
-                }) =>
+                (None, _)
+                    if a.class.as_deref().is_some_and(|c| {
+                        c.strip_prefix(cx.model.module.as_str())
+                            .and_then(|r| r.strip_prefix('.'))
+                            == Some(a.instance.as_str())
+                    }) =>
                 {
                     // A package-level mutex: the same everywhere.
                     Some(a.instance.clone())
@@ -481,6 +529,11 @@ impl GraphFlow<'_, '_> {
             };
             for h in held {
                 if instance.as_deref() == Some(h.op.instance.as_str()) {
+                    // Long call chains are often cut by conditions we do
+                    // not follow; report direct and one-hop re-locks.
+                    if via.len() > 2 {
+                        continue;
+                    }
                     self.reentries.push(Reentry {
                         at: cx.expr(e).span,
                         instance: h.op.instance.clone(),
@@ -491,6 +544,7 @@ impl GraphFlow<'_, '_> {
                     });
                 } else if let (Some(x), Some(y)) = (&h.op.class, &a.class)
                     && x != y
+                    && via.len() <= 3
                 {
                     self.edges.push(Edge {
                         from: x.clone(),
@@ -509,7 +563,7 @@ impl GraphFlow<'_, '_> {
         for e in exprs {
             if let Some(op) = lock_op(cx, e) {
                 if op.kind.acquires() {
-                    self.acquire(&op, st);
+                    self.acquire(cx, &op, st);
                 }
                 apply_expr(cx, e, st, &mut |_, _| {});
             } else {

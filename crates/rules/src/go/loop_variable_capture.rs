@@ -216,8 +216,7 @@ fn first_use(cx: &FileCx, g: FuncId, var: &str) -> Option<ExprId> {
 
 pub static EXAMPLES: Examples = Examples {
     language: Language::Go,
-    fail: &[
-        r#"
+    fail: &[r#"
 //go:build go1.21
 
 package app
@@ -241,8 +240,7 @@ func Close(files []File) {
 		defer func() { files[i].Close() }() // expect
 	}
 }
-"#,
-    ],
+"#],
     pass: &[
         r#"
 //go:build go1.21

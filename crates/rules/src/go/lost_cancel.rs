@@ -5,7 +5,7 @@ use super::common;
 use super::flow::{self, Flow};
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
-use unsnarl_model::walk::{exprs_in_block, exprs_under, for_each_stmt_child, Child};
+use unsnarl_model::walk::{Child, exprs_in_block, exprs_under, for_each_stmt_child};
 use unsnarl_model::*;
 
 pub struct LostCancel;
@@ -105,7 +105,9 @@ impl Rule for LostCancel {
             let ExprKind::Collection { elems, .. } = &cx.expr(*t).kind else {
                 continue;
             };
-            let Some(&cancel) = elems.get(1) else { continue };
+            let Some(&cancel) = elems.get(1) else {
+                continue;
+            };
             let short = api.rsplit('/').next().unwrap_or(api);
             let Some(name) = cx.model.name_of(cancel) else {
                 continue;
@@ -206,9 +208,18 @@ impl Flow for Pending<'_> {
         if !*st {
             return;
         }
-        // `return ctx, cancel` hands it on (checked by `simple` already);
-        // a return of the error right after a failed call is still a leak.
-        let _ = cx;
+        // A bare `return` hands back named results: `(ctx context.Context,
+        // cancel func())`.
+        let f = cx.tree.stmt_func(self.start);
+        let named_result = cx.func(f).returns.as_ref().is_some_and(|r| {
+            r.text
+                .trim_matches(|c| c == '(' || c == ')')
+                .split(',')
+                .any(|part| part.split_whitespace().next() == Some(self.name))
+        });
+        if named_result {
+            return;
+        }
         self.leaks.push(ret);
     }
     fn join(&self, a: &bool, b: &bool) -> bool {

@@ -31,6 +31,7 @@ pub mod range_unclosed_channel;
 pub mod retry_without_backoff;
 pub mod signal_notify_unbuffered;
 pub mod sleep_to_synchronize;
+pub mod split_invariant_update;
 pub mod time_after_in_loop;
 pub mod time_tick_leak;
 pub mod timer_not_stopped;
@@ -100,7 +101,12 @@ mod fixtures {
                     .entry(line)
                     .or_default()
                     .insert(f.category.slug().to_string());
-                msgs.push(format!("{rel}:{line}: {} {}: {}", f.rule, f.category.slug(), f.message));
+                msgs.push(format!(
+                    "{rel}:{line}: {} {}: {}",
+                    f.rule,
+                    f.category.slug(),
+                    f.message
+                ));
             }
             if found != expected {
                 problems.push(format!(

@@ -125,7 +125,8 @@ impl Rule for MutexReacquired {
                     format!(
                         "`{inst}` is read-locked again{chain} while the read lock from line {held_line} is held: if a writer queues in between, it waits for the first reader and this `RLock` waits behind the writer, a deadlock"
                     ),
-                    "take the read lock once, and call helpers that expect it to be held".to_string(),
+                    "take the read lock once, and call helpers that expect it to be held"
+                        .to_string(),
                 )
             } else {
                 (
@@ -234,6 +235,48 @@ func (r *Registry) Swap(other *Registry) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	other.Has("x")
+}
+
+// slowLocked is called with r.mu held; it drops the lock around the load.
+func (r *Registry) slowLocked(k string) {
+	r.mu.Unlock()
+	v := load(k)
+	r.mu.Lock()
+	r.items[k] = v
+}
+
+func (r *Registry) Refresh(k string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.slowLocked(k)
+}
+
+func (r *Registry) get(k string, lock bool) int {
+	if lock {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+	}
+	return r.items[k]
+}
+
+func (r *Registry) Sum(keys []string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, k := range keys {
+		n += r.get(k, false)
+	}
+	return n
+}
+
+func HandOff() {
+	var mu sync.Mutex
+	mu.Lock()
+	go func() {
+		work()
+		mu.Unlock()
+	}()
+	mu.Lock()
 }
 
 func (r *Registry) Retry() {

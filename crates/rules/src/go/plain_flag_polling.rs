@@ -102,6 +102,9 @@ impl Rule for PlainFlagPolling {
             }
             let spin = is_spin(cx, body);
             for var in vars {
+                if written_in(cx, body, &var) {
+                    continue;
+                }
                 let root = var.split('.').next().unwrap_or(&var);
                 let scope = common::name_scope(cx, f, root);
                 // A local of this loop's function that nobody else sees
@@ -136,12 +139,9 @@ impl Rule for PlainFlagPolling {
 /// The loop body does nothing but yield or sleep (or nothing at all).
 fn is_spin(cx: &FileCx, body: &Block) -> bool {
     body.iter().all(|&s| match &cx.stmt(s).kind {
-        StmtKind::Expr(e) => cx.call(*e).is_some_and(|c| {
-            matches!(
-                c.target.as_deref(),
-                Some("runtime.Gosched" | "time.Sleep")
-            )
-        }),
+        StmtKind::Expr(e) => cx
+            .call(*e)
+            .is_some_and(|c| matches!(c.target.as_deref(), Some("runtime.Gosched" | "time.Sleep"))),
         StmtKind::Pass => true,
         _ => false,
     })
@@ -154,25 +154,54 @@ fn locks_in(cx: &FileCx, body: &Block) -> bool {
     })
 }
 
-/// A goroutine closure started in `f` (or in the function declaring the
-/// variable) that assigns `var`.
+/// A goroutine closure started in `f`'s function that assigns the same
+/// variable `var` (same declaration) that `f` reads.
 fn goroutine_writer(cx: &FileCx, f: FuncId, var: &str) -> Option<FuncId> {
+    let root = var.split('.').next().unwrap_or(var);
+    let decl = declaring(cx, f, root)?;
     let top = common::outermost(cx, f);
     common::descendants(cx, top).into_iter().find(|&g| {
         g != f
-            && cx.tree.func_ancestors(cx.model, g).any(|a| common::runs_in_goroutine(cx, a))
+            && cx
+                .tree
+                .func_ancestors(cx.model, g)
+                .any(|a| common::runs_in_goroutine(cx, a))
+            && declaring(cx, g, root) == Some(decl)
             && common::stmts_in(cx.model, &cx.func(g).body)
                 .into_iter()
                 .any(|s| match &cx.stmt(s).kind {
-                    StmtKind::Assign { targets, .. } => targets.iter().any(|&t| {
-                        let mut names = vec![cx.model.dotted(t)];
-                        if let ExprKind::Collection { elems, .. } = &cx.expr(t).kind {
-                            names = elems.iter().map(|&x| cx.model.dotted(x)).collect();
-                        }
-                        names.into_iter().flatten().any(|n| n == var)
-                    }),
+                    StmtKind::Assign { targets, op, .. }
+                        if !matches!(op, AssignOp::Declare { .. }) =>
+                    {
+                        targets.iter().any(|&t| {
+                            let mut names = vec![cx.model.dotted(t)];
+                            if let ExprKind::Collection { elems, .. } = &cx.expr(t).kind {
+                                names = elems.iter().map(|&x| cx.model.dotted(x)).collect();
+                            }
+                            names.into_iter().flatten().any(|n| n == var)
+                        })
+                    }
                     _ => false,
                 })
+    })
+}
+
+/// The function declaring a name seen from `f` (the module for package
+/// variables).
+fn declaring(cx: &FileCx, f: FuncId, name: &str) -> Option<FuncId> {
+    match common::name_scope(cx, f, name) {
+        NameScope::Own => Some(f),
+        NameScope::Captured(d) => Some(d),
+        NameScope::Package => Some(FuncId(0)),
+        NameScope::Unknown => None,
+    }
+}
+
+/// The loop body assigns the variable itself (a counter, not a flag).
+fn written_in(cx: &FileCx, body: &Block, var: &str) -> bool {
+    common::stmts_in(cx.model, body).into_iter().any(|s| {
+        matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, .. }
+            if targets.iter().any(|&t| cx.model.dotted(t).as_deref() == Some(var)))
     })
 }
 

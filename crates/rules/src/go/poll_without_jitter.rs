@@ -116,9 +116,13 @@ impl Rule for PollWithoutJitter {
             }
             let remote = calls.iter().any(|c| {
                 let n = c.name.to_ascii_lowercase();
-                REMOTE_WORDS.iter().any(|w| n.starts_with(w) || n.ends_with(w))
+                REMOTE_WORDS
+                    .iter()
+                    .any(|w| n.starts_with(w) || n.ends_with(w))
                     || cx.effect(c, Effect::Blocking).is_some_and(|e| {
-                        e.what.contains("network") || e.what.contains("HTTP") || e.what.contains("database")
+                        e.what.contains("network")
+                            || e.what.contains("HTTP")
+                            || e.what.contains("database")
                     })
             });
             if !remote {
@@ -127,7 +131,8 @@ impl Rule for PollWithoutJitter {
             let Some(sleep) = exprs.iter().copied().find(|&e| {
                 cx.call(e).is_some_and(|c| {
                     c.target.as_deref() == Some("time.Sleep")
-                        && c.positional(0).is_some_and(|a| common::is_constant_expr(cx, a))
+                        && c.positional(0)
+                            .is_some_and(|a| common::is_constant_expr(cx, a))
                 })
             }) else {
                 continue;

@@ -93,9 +93,9 @@ impl Rule for RangeUnclosedChannel {
                 continue;
             }
             let uses = common::name_uses(cx, made.func, name);
-            let closed_or_escapes = uses.iter().any(|&u| {
-                matches!(common::chan_use(cx, u), ChanUse::Close | ChanUse::Escape)
-            });
+            let closed_or_escapes = uses
+                .iter()
+                .any(|&u| matches!(common::chan_use(cx, u), ChanUse::Close | ChanUse::Escape));
             if closed_or_escapes {
                 continue;
             }

@@ -4,7 +4,7 @@
 use super::common;
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
-use unsnarl_model::walk::exprs_in_block;
+use unsnarl_model::walk::{exprs_in_block, exprs_under};
 use unsnarl_model::*;
 
 pub struct RetryWithoutBackoff;
@@ -18,7 +18,9 @@ pub static META: RuleMeta = RuleMeta {
     summary: "A loop retrying an operation until `err == nil` with no wait between attempts, a constant sleep, or a `time.Sleep` that ignores the function's context.",
     docs: r#"
 A retry loop (a counted or endless loop that leaves once the operation
-returns `err == nil`, and goes around again otherwise) that:
+returns `err == nil`, goes around again otherwise, and says it retries:
+`attempt`/`retries`/`backoff` in its names, or a sleep between attempts)
+that:
 
 - retries immediately, with no sleep or backoff between attempts;
 - sleeps a constant time (no growth, no jitter);
@@ -101,15 +103,41 @@ impl Rule for RetryWithoutBackoff {
                 _ => continue,
             };
             let f = cx.tree.stmt_func(s);
-            if common::in_test(cx, f) || !is_retry_loop(cx, body) {
+            if common::in_test(cx, f) {
                 continue;
             }
+            let Some(explicit) = is_retry_loop(cx, body) else {
+                continue;
+            };
             let exprs = exprs_in_block(cx.model, body);
+            // Loops that search (next candidate path, bigger buffer) also
+            // stop at the first success; a retry loop says so in its names
+            // or waits between attempts.
+            let head = cx
+                .source(st.span)
+                .split('{')
+                .next()
+                .unwrap_or("")
+                .to_ascii_lowercase();
+            let vocabulary = |t: &str| {
+                let t = t.to_ascii_lowercase();
+                t.contains("retr")
+                    || t.contains("attempt")
+                    || t.contains("tries")
+                    || t.contains("backoff")
+            };
+            let named_retry = vocabulary(&head)
+                || exprs.iter().any(|&e| match &cx.expr(e).kind {
+                    ExprKind::Name { id, .. } => vocabulary(id),
+                    ExprKind::Call(c) => vocabulary(&c.name),
+                    _ => false,
+                });
             let jitter = exprs.iter().any(|&e| {
                 cx.call(e).is_some_and(|c| {
-                    c.target.as_deref().is_some_and(|t| {
-                        t.starts_with("math/rand") || t.starts_with("crypto/rand")
-                    }) || c.name.to_ascii_lowercase().contains("jitter")
+                    c.target
+                        .as_deref()
+                        .is_some_and(|t| t.starts_with("math/rand") || t.starts_with("crypto/rand"))
+                        || c.name.to_ascii_lowercase().contains("jitter")
                 })
             });
             let sleeps: Vec<(ExprId, &Call)> = exprs
@@ -132,6 +160,9 @@ impl Rule for RetryWithoutBackoff {
             }) || common::stmts_in(cx.model, body)
                 .into_iter()
                 .any(|x| matches!(cx.stmt(x).kind, StmtKind::Select { .. }));
+            if !named_retry && !explicit && sleeps.is_empty() {
+                continue;
+            }
             if sleeps.is_empty() && !waits {
                 out.push(cx.finding(
                     &META,
@@ -143,7 +174,9 @@ impl Rule for RetryWithoutBackoff {
             }
             let ctx = common::ctx_in_scope(cx, f);
             for (e, c) in sleeps {
-                let constant = c.positional(0).is_some_and(|a| common::is_constant_expr(cx, a));
+                let constant = c
+                    .positional(0)
+                    .is_some_and(|a| common::is_constant_expr(cx, a));
                 let msg = match (constant && !jitter, &ctx) {
                     (true, Some(ctx)) => format!(
                         "this retry loop sleeps a constant time between attempts, and `time.Sleep` ignores `{}`: retries from many callers stay in lockstep (a retry storm), and a cancelled caller still waits out every sleep",
@@ -221,10 +254,15 @@ fn ends_with(cx: &FileCx, b: &Block, pred: &dyn Fn(&StmtKind) -> bool) -> bool {
 }
 
 /// A loop that exits once an operation succeeds and goes around on error.
-fn is_retry_loop(cx: &FileCx, body: &Block) -> bool {
+/// How a loop retries: `Some(true)` when the error path explicitly goes
+/// around again (`if err != nil { ...; continue }` before the exit),
+/// `Some(false)` when it only stops at the first success (which search
+/// loops do too), `None` when it is no retry loop.
+fn is_retry_loop(cx: &FileCx, body: &Block) -> Option<bool> {
     let stmts = top(cx, body);
     let exits = |k: &StmtKind| matches!(k, StmtKind::Return(_) | StmtKind::Break);
     let mut success_exit = false;
+    let mut explicit = false;
     for (i, &s) in stmts.iter().enumerate() {
         let StmtKind::If { cond, then, orelse } = &cx.stmt(s).kind else {
             continue;
@@ -235,14 +273,16 @@ fn is_retry_loop(cx: &FileCx, body: &Block) -> bool {
                 // `if err != nil { return err }`: errors end the loop, it
                 // does not retry.
                 if ends_with(cx, then, &|k| matches!(k, StmtKind::Return(_))) && orelse.is_empty() {
-                    return false;
+                    return None;
                 }
                 if ends_with(cx, then, &|k| matches!(k, StmtKind::Continue))
-                    && stmts[i + 1..]
-                        .iter()
-                        .any(|&t| exits(&cx.stmt(t).kind))
+                    && stmts[i + 1..].iter().any(|&t| exits(&cx.stmt(t).kind))
                 {
                     success_exit = true;
+                    // Retrying means calling again with the same inputs; a
+                    // loop whose inputs move on (parsing the next block)
+                    // is a scan that skips bad items.
+                    explicit |= same_inputs(cx, body, &stmts[..=i], *cond);
                 }
                 if ends_with(cx, orelse, &exits) {
                     success_exit = true;
@@ -251,7 +291,57 @@ fn is_retry_loop(cx: &FileCx, body: &Block) -> bool {
             _ => {}
         }
     }
-    success_exit
+    success_exit.then_some(explicit)
+}
+
+/// The call that produced the checked error (the last assignment of the
+/// error variable before the check) takes only inputs the loop does not
+/// change.
+fn same_inputs(cx: &FileCx, body: &Block, before: &[StmtId], cond: ExprId) -> bool {
+    let ExprKind::Binary { left, right, .. } = &cx.expr(cond).kind else {
+        return false;
+    };
+    let Some(err) = cx.model.name_of(*left).or_else(|| cx.model.name_of(*right)) else {
+        return false;
+    };
+    let producer = before
+        .iter()
+        .rev()
+        .copied()
+        .find_map(|s| match &cx.stmt(s).kind {
+            StmtKind::Assign {
+                targets,
+                value: Some(v),
+                ..
+            } if targets
+                .iter()
+                .any(|&t| common::names_in_target(cx, t).contains(&err)) =>
+            {
+                cx.call(*v).map(|c| (s, c))
+            }
+            _ => None,
+        });
+    let Some((producer, call)) = producer else {
+        return false;
+    };
+    let mut inputs: Vec<&str> = Vec::new();
+    for e in std::iter::once(call.func).chain(call.args.iter().map(|a| a.value)) {
+        for x in exprs_under(cx.model, e) {
+            if let Some(n) = cx.model.name_of(x) {
+                inputs.push(n);
+            }
+        }
+    }
+    // Nothing else in the loop assigns an input of the call.
+    !common::stmts_in(cx.model, body).into_iter().any(|s| {
+        s != producer
+            && matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, .. }
+                if targets.iter().any(|&t| {
+                    let root = cx.model.dotted(t).map(|d| d.split('.').next().unwrap_or("").to_string());
+                    common::names_in_target(cx, t).iter().any(|n| inputs.contains(n))
+                        || root.is_some_and(|r| inputs.contains(&r.as_str()))
+                }))
+    })
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -262,13 +352,26 @@ package app
 
 func Connect(addr string) (Conn, error) {
 	var err error
-	for i := 0; i < 10; i++ { // expect
+	for attempt := 0; attempt < 10; attempt++ { // expect
 		c, err := dial(addr)
 		if err == nil {
 			return c, nil
 		}
 	}
 	return nil, err
+}
+"#,
+        r#"
+package app
+
+func Subscribe(b Broker, topic string) Sub {
+	for { // expect
+		sub, err := b.Subscribe(topic)
+		if err != nil {
+			continue
+		}
+		return sub
+	}
 }
 "#,
         r#"
@@ -344,6 +447,29 @@ func ReadAll(r io.Reader) ([]byte, error) {
 		if err != nil {
 			return out, err
 		}
+	}
+}
+
+func Grow(n int) ([]byte, error) {
+	for {
+		b := make([]byte, n)
+		err := fill(b)
+		if err == nil {
+			return b, nil
+		}
+		n *= 2
+	}
+}
+
+func Blocks(data []byte) *Block {
+	rest := data
+	for {
+		blk, next, err := parseBlock(rest)
+		if err != nil {
+			rest = next
+			continue
+		}
+		return blk
 	}
 }
 

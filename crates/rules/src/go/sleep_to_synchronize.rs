@@ -3,7 +3,7 @@
 use super::common;
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
-use unsnarl_model::walk::{Parent, exprs_in_block};
+use unsnarl_model::walk::Parent;
 use unsnarl_model::*;
 
 pub struct SleepToSynchronize;
@@ -16,9 +16,9 @@ pub static META: RuleMeta = RuleMeta {
     languages: &[Language::Go],
     summary: "A `go` statement followed, in the same block, by a `time.Sleep` that waits for the goroutine instead of a WaitGroup or channel.",
     docs: r#"
-A function starts a goroutine and then, later in the same block and with
-no real wait in between (`wg.Wait()`, a channel receive, a `select`),
-calls `time.Sleep` and carries on: the sleep stands in for "the goroutine
+A function starts a goroutine and then, right after it (nothing but other
+`go` statements or plain assignments in between), calls `time.Sleep` and
+carries on: the sleep stands in for "the goroutine
 has finished (or started)". Tests too: use a WaitGroup, a channel, or
 `testing/synctest`.
 
@@ -91,73 +91,67 @@ impl Rule for SleepToSynchronize {
     }
 }
 
-/// In one statement list: a `go` statement, then (after no real wait) a
-/// statement-level `time.Sleep` that is not the last statement.
+/// In one statement list: a `go` statement, then (with only other `go`
+/// statements or call-free statements in between) a statement-level
+/// `time.Sleep` that is not the last statement.
 fn scan_block(cx: &FileCx, block: &Block, out: &mut Vec<Finding>) {
     let mut started: Option<StmtId> = None;
     for (i, &s) in block.iter().enumerate() {
-        match &cx.stmt(s).kind {
-            StmtKind::Go(_) => started = Some(s),
-            StmtKind::Expr(e) if started.is_some() => {
-                let Some(c) = cx.call(*e) else {
-                    if waits(cx, s) {
-                        started = None;
-                    }
-                    continue;
-                };
-                if c.target.as_deref() == Some("time.Sleep") {
-                    if i + 1 == block.len() || !in_loop_free_context(cx, s) {
-                        continue;
-                    }
-                    let go = started.take().expect("checked above");
-                    out.push(cx.finding(
-                        &META,
-                        cx.expr(*e).span,
-                        format!(
-                            "this sleep waits for the goroutine started at line {} to get somewhere, instead of waiting for it: under load it takes longer and the code below runs too early (flaky, or wrong results)",
-                            common::line_of(cx, cx.stmt(go).span)
-                        ),
-                        "wait for the real event: a `sync.WaitGroup`, a channel the goroutine closes or sends on, or (in tests) `testing/synctest`",
-                    ));
-                } else if waits(cx, s) {
-                    started = None;
-                }
-            }
-            _ if started.is_some() && waits(cx, s) => started = None,
-            _ => {}
+        if let StmtKind::Go(_) = cx.stmt(s).kind {
+            started = Some(s);
+            continue;
         }
+        let Some(go) = started else { continue };
+        let is_sleep = matches!(&cx.stmt(s).kind, StmtKind::Expr(e)
+            if cx.call(*e).is_some_and(|c| c.target.as_deref() == Some("time.Sleep")));
+        if !is_sleep {
+            if has_call(cx, s) {
+                started = None;
+            }
+            continue;
+        }
+        started = None;
+        if i + 1 == block.len() || !in_loop_free_context(cx, s) {
+            continue;
+        }
+        out.push(cx.finding(
+            &META,
+            cx.stmt(s).span,
+            format!(
+                "this sleep waits for the goroutine started at line {} to get somewhere, instead of waiting for it: under load it takes longer and the code below runs too early (flaky, or wrong results)",
+                common::line_of(cx, cx.stmt(go).span)
+            ),
+            "wait for the real event: a `sync.WaitGroup`, a channel the goroutine closes or sends on, or (in tests) `testing/synctest`",
+        ));
     }
+}
+
+/// Any call, receive or select in the statement: it does real work (or
+/// waits) between the `go` and the sleep.
+fn has_call(cx: &FileCx, s: StmtId) -> bool {
+    if !matches!(cx.stmt(s).kind, StmtKind::Expr(_) | StmtKind::Assign { .. }) {
+        return true;
+    }
+    let mut found = false;
+    unsnarl_model::walk::for_each_stmt_child(cx.model, s, &mut |ch| {
+        if let unsnarl_model::walk::Child::Expr(e) = ch {
+            found |= unsnarl_model::walk::exprs_under(cx.model, e)
+                .into_iter()
+                .any(|x| {
+                    matches!(
+                        cx.expr(x).kind,
+                        ExprKind::Call(_) | ExprKind::Recv(_) | ExprKind::Send { .. }
+                    )
+                });
+        }
+    });
+    found
 }
 
 /// The sleep is not itself inside a loop of its function (polling).
 fn in_loop_free_context(cx: &FileCx, s: StmtId) -> bool {
     common::enclosing_loops(cx, s).is_empty()
         && !matches!(cx.tree.stmt_parent(s), Parent::Stmt(p) if matches!(cx.stmt(p).kind, StmtKind::Select { .. }))
-}
-
-/// A statement that really waits: a receive, a select, a `Wait()`, a
-/// `Done`/`Lock`... or a loop (which may poll).
-fn waits(cx: &FileCx, s: StmtId) -> bool {
-    match &cx.stmt(s).kind {
-        StmtKind::Select { .. }
-        | StmtKind::For { .. }
-        | StmtKind::While { .. }
-        | StmtKind::Loop { .. } => return true,
-        _ => {}
-    }
-    let mut exprs = Vec::new();
-    unsnarl_model::walk::for_each_stmt_child(cx.model, s, &mut |ch| match ch {
-        unsnarl_model::walk::Child::Expr(e) => exprs.extend(unsnarl_model::walk::exprs_under(cx.model, e)),
-        unsnarl_model::walk::Child::Block(b) => exprs.extend(exprs_in_block(cx.model, b)),
-    });
-    exprs.into_iter().any(|e| match &cx.expr(e).kind {
-        ExprKind::Recv(_) => true,
-        ExprKind::Call(c) => matches!(
-            c.name.as_str(),
-            "Wait" | "Eventually" | "WaitFor" | "Lock" | "Acquire" | "Join"
-        ),
-        _ => false,
-    })
 }
 
 pub static EXAMPLES: Examples = Examples {

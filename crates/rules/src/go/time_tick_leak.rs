@@ -117,32 +117,41 @@ fn endless(cx: &FileCx, f: FuncId) -> bool {
     };
     match &cx.stmt(last).kind {
         StmtKind::Loop { body } => !common::stmts_in(cx.model, body).into_iter().any(|s| {
-            matches!(cx.stmt(s).kind, StmtKind::Break) && cx.source(cx.stmt(s).span).trim() != "break"
-                || matches!(cx.stmt(s).kind, StmtKind::Break)
-                    && !in_select_or_switch(cx, s)
+            matches!(cx.stmt(s).kind, StmtKind::Break)
+                && cx.source(cx.stmt(s).span).trim() != "break"
+                || matches!(cx.stmt(s).kind, StmtKind::Break) && !in_select_or_switch(cx, s)
         }),
         StmtKind::For { iter, body, .. } => {
             // `for range time.Tick(d) {}`
-            cx.call(*iter).is_some_and(|c| c.target.as_deref() == Some("time.Tick"))
-                && !common::stmts_in(cx.model, body)
-                    .into_iter()
-                    .any(|s| matches!(cx.stmt(s).kind, StmtKind::Break) && !in_select_or_switch(cx, s))
+            cx.call(*iter)
+                .is_some_and(|c| c.target.as_deref() == Some("time.Tick"))
+                && !common::stmts_in(cx.model, body).into_iter().any(|s| {
+                    matches!(cx.stmt(s).kind, StmtKind::Break) && !in_select_or_switch(cx, s)
+                })
         }
         _ => false,
     }
 }
 
 fn in_select_or_switch(cx: &FileCx, s: StmtId) -> bool {
-    cx.tree.stmt_ancestors(s).find(|&a| {
-        matches!(
-            cx.stmt(a).kind,
-            StmtKind::Select { .. }
-                | StmtKind::Switch { .. }
-                | StmtKind::Loop { .. }
-                | StmtKind::While { .. }
-                | StmtKind::For { .. }
-        )
-    }).is_some_and(|a| matches!(cx.stmt(a).kind, StmtKind::Select { .. } | StmtKind::Switch { .. }))
+    cx.tree
+        .stmt_ancestors(s)
+        .find(|&a| {
+            matches!(
+                cx.stmt(a).kind,
+                StmtKind::Select { .. }
+                    | StmtKind::Switch { .. }
+                    | StmtKind::Loop { .. }
+                    | StmtKind::While { .. }
+                    | StmtKind::For { .. }
+            )
+        })
+        .is_some_and(|a| {
+            matches!(
+                cx.stmt(a).kind,
+                StmtKind::Select { .. } | StmtKind::Switch { .. }
+            )
+        })
         && cx.source(cx.stmt(s).span).trim() == "break"
 }
 

@@ -96,6 +96,9 @@ impl Rule for TimerNotStopped {
                 continue;
             };
             let f = cx.tree.stmt_func(StmtId(i as u32));
+            if common::in_test_func(cx, f) {
+                continue;
+            }
             let scope = common::outermost(cx, f);
             if matches!(common::name_scope(cx, f, name), common::NameScope::Package) {
                 continue;
@@ -117,14 +120,28 @@ impl Rule for TimerNotStopped {
                     _ => true,
                 }
             });
-            if handled {
+            // A timer whose channel is received unconditionally has fired.
+            let fired = what == "timer"
+                && common::stmts_in(cx.model, &cx.func(f).body)
+                    .into_iter()
+                    .any(|s| {
+                        matches!(&cx.stmt(s).kind, StmtKind::Expr(e)
+                        if matches!(cx.expr(*e).kind, ExprKind::Recv(ch)
+                            if cx.model.dotted(ch).as_deref() == Some(&format!("{name}.C"))))
+                    });
+            if handled || fired {
                 continue;
             }
+            let consequence = if what == "ticker" {
+                "it keeps firing forever"
+            } else {
+                "when another case wins, it stays alive until it fires"
+            };
             out.push(cx.finding(
                 &META,
                 st.span,
                 format!(
-                    "this {what} is never stopped: it keeps running (a ticker fires forever) after {} is done with it",
+                    "this {what} is never stopped: {consequence}, after {} is done with it",
                     cx.func_display(f)
                 ),
                 format!("`defer {name}.Stop()` right after creating it"),
@@ -152,7 +169,26 @@ func Heartbeat(stop <-chan struct{}, send func()) {
 	}
 }
 "#],
-    pass: &[r#"
+    pass: &[
+        r#"
+// file: app/loop_test.go
+package app
+
+import (
+	"testing"
+	"time"
+)
+
+func (s) TestLoop(t *testing.T) {
+	timer := time.NewTimer(time.Second)
+	select {
+	case <-done:
+	case <-timer.C:
+		t.Fatal("timeout")
+	}
+}
+"#,
+        r#"
 package app
 
 import "time"
@@ -191,7 +227,8 @@ func Wait(d time.Duration) {
 		<-t.C
 	}
 }
-"#],
+"#,
+    ],
 };
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 use super::common::{self, ChanUse};
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
+use std::collections::HashMap;
 use unsnarl_model::walk::{Visitor, walk_block};
 use unsnarl_model::*;
 
@@ -14,9 +15,10 @@ pub static META: RuleMeta = RuleMeta {
     category: Category::OrphanTask,
     severity: Severity::High,
     languages: &[Language::Go],
-    summary: "A `go` statement starts a goroutine that signals no WaitGroup, channel or errgroup and reports its errors to nobody.",
+    summary: "A `go` statement starts a goroutine that does I/O, signals no WaitGroup, channel or errgroup, and reports its errors to nobody.",
     docs: r#"
-A goroutine started with `go` whose body (a func literal, or a function of
+A goroutine started with `go` that does I/O (a network, database or file
+call, or a call named like one) and whose body (a func literal, or a function of
 the scanned file) has no way to tell anyone it finished or failed: no
 `wg.Done()`, no send on or close of a channel, no `recover()`, and no
 handling of the errors it produces (they are discarded, not logged or
@@ -75,6 +77,7 @@ impl Rule for UnjoinedGoroutine {
         if common::skip_file(cx) {
             return;
         }
+        let by_name = common::functions_by_qualname(cx);
         for s in &cx.model.stmts {
             let StmtKind::Go(call_expr) = s.kind else {
                 continue;
@@ -82,17 +85,38 @@ impl Rule for UnjoinedGoroutine {
             let Some(c) = cx.call(call_expr) else {
                 continue;
             };
-            let verdict = match cx.expr(cx.model.strip(c.func)).kind {
-                ExprKind::Closure(f) => func_signals(cx, f),
-                _ => named_goroutine(cx, c),
-            };
-            if verdict {
+            // A goroutine left behind by a test function dies with the test
+            // binary; helpers and production code are what matter.
+            if common::in_test_func(cx, cx.func_of(call_expr)) {
                 continue;
             }
+            // What the goroutine runs: a func literal, a function of this
+            // file, or a callee we only know by name. Function values
+            // (`go fn()`) are not judged.
+            let (signals, io) = match cx.expr(cx.model.strip(c.func)).kind {
+                ExprKind::Closure(f) => (func_signals(cx, f), common::does_io(cx, f, &by_name, 3)),
+                ExprKind::Name { resolved: None, .. } => continue,
+                ExprKind::Name { .. } | ExprKind::Attr { .. } => {
+                    match common::callee_in_file(&by_name, c) {
+                        Some(f) => (func_signals(cx, f), common::does_io(cx, f, &by_name, 3)),
+                        None => (named_goroutine(cx, c), common::io_call(cx, c)),
+                    }
+                }
+                _ => continue,
+            };
+            if signals {
+                continue;
+            }
+            // Goroutines that do no I/O (computations, bookkeeping, runtime
+            // daemons) are not reported: the rule is about lost work and
+            // lost errors.
+            let Some(io) = io else { continue };
             out.push(cx.finding(
                 &META,
                 s.span,
-                "this goroutine is joined by nothing (no WaitGroup, errgroup or channel signals its end) and its errors and panics reach nobody: the program cannot wait for it on shutdown, and its failures vanish",
+                format!(
+                    "this goroutine does I/O ({io}) but is joined by nothing (no WaitGroup, errgroup or channel signals its end) and its errors and panics reach nobody: the program cannot wait for it on shutdown, and its failures vanish"
+                ),
                 "run it in an `errgroup.Group` (`g.Go(func() error {...})` + `g.Wait()`), or `wg.Add(1)` before `go` with `defer wg.Done()` inside, and send its error on a channel or log it",
             ));
         }
@@ -103,11 +127,6 @@ impl Rule for UnjoinedGoroutine {
 /// this file) signals, or when a WaitGroup, channel or context-aware value
 /// is handed to it.
 fn named_goroutine(cx: &FileCx, c: &Call) -> bool {
-    if let Some(t) = &c.target
-        && let Some(f) = cx.model.function_ids().find(|&f| &cx.func(f).qualname == t)
-    {
-        return func_signals(cx, f);
-    }
     // A method value `go s.run()`, or a function of another file: trust
     // arguments that carry a join or a result channel.
     c.args.iter().any(|a| {
@@ -130,29 +149,44 @@ fn named_goroutine(cx: &FileCx, c: &Call) -> bool {
 /// deferred `func() { <-sem }()`), tells someone it ended or failed, or
 /// hands its result to the spawning function through a captured variable.
 fn func_signals(cx: &FileCx, f: FuncId) -> bool {
+    signals_deep(cx, f, &common::functions_by_qualname(cx), 2)
+}
+
+/// Like [`func_signals`], following calls of functions of the file a few
+/// levels down (`go c.readLoop()` whose cleanup closes `c.readerDone`).
+fn signals_deep(cx: &FileCx, f: FuncId, by_name: &HashMap<&str, FuncId>, depth: u32) -> bool {
     common::with_descendants(cx, f).into_iter().any(|g| {
-        body_signals(cx, &cx.func(g).body) || (cx.func(f).kind == FnKind::Closure && assigns_captured(cx, f, g))
+        body_signals(cx, &cx.func(g).body)
+            || (cx.func(f).kind == FnKind::Closure && assigns_captured(cx, f, g))
+            || (depth > 0
+                && unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(g).body)
+                    .into_iter()
+                    .filter_map(|e| cx.call(e))
+                    .filter_map(|c| common::callee_in_file(by_name, c))
+                    .any(|h| h != f && signals_deep(cx, h, by_name, depth - 1)))
     })
 }
 
 /// `result = compute()` where `result` belongs to the function that started
 /// the goroutine: its outcome is read there (correctly or not).
 fn assigns_captured(cx: &FileCx, goroutine: FuncId, g: FuncId) -> bool {
-    common::stmts_in(cx.model, &cx.func(g).body).into_iter().any(|s| {
-        let StmtKind::Assign { targets, op, .. } = &cx.stmt(s).kind else {
-            return false;
-        };
-        if matches!(op, AssignOp::Declare { .. }) {
-            return false;
-        }
-        targets.iter().any(|&t| {
-            common::names_in_target(cx, t).into_iter().any(|n| {
-                matches!(common::name_scope(cx, g, n), common::NameScope::Captured(owner)
+    common::stmts_in(cx.model, &cx.func(g).body)
+        .into_iter()
+        .any(|s| {
+            let StmtKind::Assign { targets, op, .. } = &cx.stmt(s).kind else {
+                return false;
+            };
+            if matches!(op, AssignOp::Declare { .. }) {
+                return false;
+            }
+            targets.iter().any(|&t| {
+                common::names_in_target(cx, t).into_iter().any(|n| {
+                    matches!(common::name_scope(cx, g, n), common::NameScope::Captured(owner)
                     if owner != goroutine
                         && !cx.tree.func_ancestors(cx.model, owner).any(|a| a == goroutine))
+                })
             })
         })
-    })
 }
 
 /// True when a goroutine body tells someone it ended or failed.
@@ -177,8 +211,23 @@ fn body_signals(cx: &FileCx, body: &Block) -> bool {
                     let target = c.target.as_deref().unwrap_or("");
                     if matches!(
                         name,
-                        "Done" | "close" | "recover" | "Go" | "Signal" | "Broadcast"
-                    ) || target.starts_with("log.")
+                        "Done"
+                            | "close"
+                            | "recover"
+                            | "Go"
+                            | "Signal"
+                            | "Broadcast"
+                            | "finish"
+                            | "Finish"
+                            | "complete"
+                            | "Complete"
+                    ) || [
+                        "Log", "Print", "Warn", "Error", "Info", "Debug", "Fatal", "Panic",
+                        "Report",
+                    ]
+                    .iter()
+                    .any(|p| name.starts_with(p))
+                        || target.starts_with("log.")
                         || target.starts_with("log/slog.")
                         || target.starts_with("fmt.Print")
                         || target.starts_with("fmt.Fprint")
@@ -325,6 +374,28 @@ func Fetch(u string) <-chan Result {
 "#,
         r#"
 package app
+
+type Conn struct {
+	done chan struct{}
+	conn Transport
+}
+
+func (c *Conn) Start() {
+	go c.readLoop()
+}
+
+func (c *Conn) readLoop() {
+	defer c.cleanup()
+	for {
+		if _, err := c.conn.Read(); err != nil {
+			return
+		}
+	}
+}
+
+func (c *Conn) cleanup() {
+	close(c.done)
+}
 
 func worker(jobs <-chan int, wg *sync.WaitGroup) {
 	defer wg.Done()

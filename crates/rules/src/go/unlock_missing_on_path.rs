@@ -99,20 +99,38 @@ impl Rule for UnlockMissingOnPath {
             if released.is_empty() {
                 continue;
             }
-            let mut fl = Paths {
-                leaks: Vec::new(),
-            };
+            let excused = excused(cx, f);
+            let mut fl = Paths { leaks: Vec::new() };
             flow::run_function(cx, &mut fl, &cx.func(f).body, HeldSet::new());
             let mut seen = BTreeSet::new();
             for (ret, h) in fl.leaks {
-                if !released.contains(&h.op.instance) || !seen.insert((h.op.instance.clone(), ret)) {
+                if !released.contains(&h.op.instance)
+                    || excused.contains(&h.op.instance)
+                    || correlated(cx, f, &h.op)
+                    || ret.is_some_and(|r| hands_back_release(cx, r))
+                    || !seen.insert((h.op.instance.clone(), ret))
+                {
                     continue;
                 }
                 let is_sem = h.op.call == ExprId(u32::MAX);
                 let (what, rel) = if is_sem {
-                    ("a slot of semaphore channel", format!("<-{}", h.op.instance))
+                    (
+                        "a slot of semaphore channel",
+                        format!("<-{}", h.op.instance),
+                    )
                 } else {
-                    ("lock", format!("{}.{}", h.op.instance, if h.op.kind == OpKind::RLock { "RUnlock()" } else { "Unlock()" }))
+                    (
+                        "lock",
+                        format!(
+                            "{}.{}",
+                            h.op.instance,
+                            if h.op.kind == OpKind::RLock {
+                                "RUnlock()"
+                            } else {
+                                "Unlock()"
+                            }
+                        ),
+                    )
                 };
                 let (span, at) = match ret {
                     Some(r) => (cx.stmt(r).span, "this return leaves".to_string()),
@@ -156,6 +174,75 @@ fn released_in(cx: &FileCx, f: FuncId) -> BTreeSet<String> {
         }
     }
     out
+}
+
+/// Mutexes the function may legitimately leave held on some path: those it
+/// unlocks before it first locks them (it expects them held on entry and
+/// drops them for a while), and those with a deferred unlock somewhere.
+fn excused(cx: &FileCx, f: FuncId) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut seen = BTreeSet::new();
+    for e in exprs_in_block(cx.model, &cx.func(f).body) {
+        if let Some(op) = locks::lock_op(cx, e)
+            && seen.insert(op.instance.clone())
+            && !op.kind.acquires()
+        {
+            out.insert(op.instance);
+        }
+    }
+    for s in common::stmts_in(cx.model, &cx.func(f).body) {
+        if let StmtKind::Defer(e) = cx.stmt(s).kind {
+            for op in locks::deferred_unlocks(cx, e) {
+                out.insert(op.instance);
+            }
+        }
+    }
+    out
+}
+
+/// `if cond { mu.Lock() } ... if cond { mu.Unlock() }`: the paths that
+/// lock are the paths that unlock, which a path-insensitive walk misses.
+fn correlated(cx: &FileCx, f: FuncId, op: &LockOp) -> bool {
+    let cond_of = |e: ExprId| -> Option<(StmtId, String)> {
+        let s = cx.tree.enclosing_stmt(e)?;
+        cx.tree
+            .stmt_ancestors(s)
+            .find_map(|a| match &cx.stmt(a).kind {
+                StmtKind::If { cond, .. } => Some((a, cx.source(cx.expr(*cond).span).to_string())),
+                _ => None,
+            })
+    };
+    if op.call == ExprId(u32::MAX) {
+        return false;
+    }
+    let Some(lock_cond) = cond_of(op.call) else {
+        return false;
+    };
+    // Another `if` on the same condition (the one around the lock may hold
+    // the unlock too: that is no correlation).
+    exprs_in_block(cx.model, &cx.func(f).body)
+        .into_iter()
+        .any(|e| {
+            locks::lock_op(cx, e).is_some_and(|o| !o.kind.acquires() && o.instance == op.instance)
+                && cond_of(e).is_some_and(|(s, c)| s != lock_cond.0 && c == lock_cond.1)
+        })
+}
+
+/// `return x, tx.unlockFunc, nil`: the caller gets the release function.
+fn hands_back_release(cx: &FileCx, ret: StmtId) -> bool {
+    let StmtKind::Return(Some(v)) = cx.stmt(ret).kind else {
+        return false;
+    };
+    exprs_under(cx.model, v)
+        .into_iter()
+        .any(|e| match &cx.expr(e).kind {
+            ExprKind::Name { id, .. } | ExprKind::Attr { name: id, .. } => {
+                let l = id.to_ascii_lowercase();
+                l.contains("unlock") || l.contains("release")
+            }
+            ExprKind::Closure(_) => true,
+            _ => false,
+        })
 }
 
 /// `sem <- struct{}{}` on a channel of empty structs: a semaphore acquire.
@@ -280,6 +367,17 @@ func (c *Cache) Get(k string) (string, error) {
         r#"
 package app
 
+func (c *Cache) Ticket(other *Cache) []string {
+	if other != nil {
+		other.mu.RLock()
+		if other.items == nil {
+			return nil // expect
+		}
+		other.mu.RUnlock()
+	}
+	return nil
+}
+
 func Run(sem chan struct{}, job Job) error {
 	sem <- struct{}{}
 	if err := job.Prepare(); err != nil {
@@ -325,6 +423,33 @@ func (c *Cache) Swap(k, v string) (string, error) {
 
 func (c *Cache) lock() {
 	c.mu.Lock()
+}
+
+func (c *Cache) slowLocked(k string) error {
+	c.mu.Unlock()
+	v, err := load(k)
+	c.mu.Lock()
+	if err != nil {
+		return err
+	}
+	c.items[k] = v
+	return nil
+}
+
+func (c *Cache) Maybe(shared bool) []string {
+	if shared {
+		c.mu.Lock()
+	}
+	out := c.keys()
+	if shared {
+		c.mu.Unlock()
+	}
+	return out
+}
+
+func (c *Cache) Acquire() (func(), error) {
+	c.mu.Lock()
+	return c.mu.Unlock, nil
 }
 
 func Run(sem chan struct{}, job Job) error {

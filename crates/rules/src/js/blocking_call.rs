@@ -1,5 +1,7 @@
-//! JS002: synchronous I/O inside an async function.
+//! JS002: synchronous I/O inside an async function or a request/message
+//! handler.
 
+use super::common;
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
 use crate::shared::blocking;
@@ -13,12 +15,16 @@ pub static META: RuleMeta = RuleMeta {
     category: Category::BlockingInAsync,
     severity: Severity::High,
     languages: &[Language::JavaScript, Language::TypeScript],
-    summary: "An async function calls a synchronous API that blocks the event loop (`fs.*Sync`, `child_process.*Sync`, `Atomics.wait`), directly or through a project helper.",
+    summary: "An async function or a request/message handler calls a synchronous API that blocks the event loop (`fs.*Sync`, `child_process.*Sync`, `zlib.*Sync`, sync `XMLHttpRequest`, `Atomics.wait`), directly or through a project helper.",
     docs: r#"
-Inside an `async` function: `fs.readFileSync` and the other `fs.*Sync` calls,
-`execSync`/`execFileSync`/`spawnSync`, `Atomics.wait`, or a call to a sync
-function of the project that ends up making one of them (the message shows
-the chain).
+Inside an `async` function, or inside a request or message handler (express,
+koa, fastify or restify routes, `http.createServer`, `ws`/socket.io
+`connection` and `message` callbacks, NestJS controller methods), which run
+on the event loop even when they are not `async`: `fs.readFileSync` and the
+other `fs.*Sync` calls, `execSync`/`execFileSync`/`spawnSync`, `zlib.*Sync`,
+a synchronous `XMLHttpRequest` (`open(method, url, false)`), `Atomics.wait`,
+or a call to a sync function of the project that ends up making one of them
+(the message shows the chain). Module-level start-up code is not flagged.
 
 ## Why
 
@@ -59,13 +65,54 @@ impl Rule for BlockingCall {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
-        blocking::check(cx, &META, Effect::Blocking, |cx, f| cx.runs_on_loop(f), out);
+        if common::skip_file(cx) {
+            return;
+        }
+        let h = common::handlers(cx);
+        blocking::check_where(
+            cx,
+            &META,
+            Effect::Blocking,
+            &|f| common::loop_place(cx, &h, f),
+            out,
+        );
+        // `xhr.open(method, url, false)`: a synchronous request.
+        for f in cx.model.function_ids() {
+            let Some(place) = common::loop_place(cx, &h, f) else {
+                continue;
+            };
+            for e in common::calls_of(cx, f) {
+                let c = cx.call(e).unwrap();
+                if c.name != "open" || c.target.as_deref() != Some("XMLHttpRequest.open") {
+                    continue;
+                }
+                let sync = c
+                    .positional(2)
+                    .is_some_and(|a| cx.model.literal(a) == Some(&Lit::Bool(false)));
+                if sync {
+                    out.push(cx.finding(
+                        &META,
+                        cx.expr(e).span,
+                        format!("this `XMLHttpRequest` is opened synchronously (`false`) {place}: `send()` will block the thread until the server answers, and nothing else runs meanwhile"),
+                        "open it asynchronously (drop the `false`) or use `await fetch(...)`",
+                    ));
+                }
+            }
+        }
     }
 }
 
 pub static EXAMPLES: Examples = Examples {
     language: Language::JavaScript,
     fail: &[
+        r#"
+// file: pages/api/report.js
+import fs from "node:fs";
+
+export default function handler(req, res) {
+  res.status(200).send(fs.readFileSync(`/reports/${req.query.id}.csv`)); // expect
+}
+"#,
         r#"
 const fs = require("fs");
 const { execSync } = require("node:child_process");
@@ -88,8 +135,75 @@ export const handler = async (event) => {
   return cfg.name;
 };
 "#,
+        r#"
+const fs = require("fs");
+const zlib = require("zlib");
+const express = require("express");
+const { WebSocketServer } = require("ws");
+
+const app = express();
+app.get("/report", (req, res) => {
+  const csv = fs.readFileSync(`/data/${req.query.day}.csv`); // expect
+  res.send(zlib.gzipSync(csv)); // expect
+});
+
+const wss = new WebSocketServer({ port: 8080 });
+wss.on("connection", (ws) => {
+  ws.on("message", (msg) => {
+    fs.appendFileSync("/var/log/chat.log", msg); // expect
+  });
+});
+
+async function upload(req) {
+  await new Promise((resolve) => req.on("end", resolve));
+  return db.query("select 1").then((rows) => {
+    fs.writeFileSync("/tmp/last.json", JSON.stringify(rows)); // expect
+    return rows;
+  });
+}
+
+fastify.route({
+  method: "GET",
+  url: "/config",
+  handler: (request, reply) => {
+    reply.send(fs.readFileSync("/etc/app/config.json")); // expect
+  },
+});
+
+function syncGet(url) {
+  const xhr = new XMLHttpRequest();
+  xhr.open("GET", url, false);
+  return xhr.responseText;
+}
+
+async function load(url) {
+  const xhr = new XMLHttpRequest();
+  xhr.open("GET", url, false); // expect
+  xhr.send();
+}
+"#,
     ],
-    pass: &[r#"
+    pass: &[
+        r#"
+const fs = require("fs");
+const http = require("http");
+const express = require("express");
+
+const app = express();
+const template = fs.readFileSync("./index.html", "utf8");
+
+app.get("/", (req, res) => res.send(template));
+
+http.createServer((req, res) => {
+  fs.readFile("./big.json", (err, data) => res.end(data));
+}).listen(8080);
+
+function buildAtStartup() {
+  fs.writeFileSync("./dist/manifest.json", "{}");
+}
+buildAtStartup();
+"#,
+        r#"
 import fs from "node:fs";
 import { readFile } from "node:fs/promises";
 
@@ -102,7 +216,8 @@ export async function handler() {
 function startup() {
   fs.mkdirSync("/tmp/cache", { recursive: true });
 }
-"#],
+"#,
+    ],
 };
 
 #[cfg(test)]

@@ -14,11 +14,13 @@ pub static META: RuleMeta = RuleMeta {
     category: Category::LockAcrossAwait,
     severity: Severity::High,
     languages: &[Language::JavaScript, Language::TypeScript],
-    summary: "An async mutex is acquired (`await mutex.acquire()`/`lock()`) and network or disk I/O is awaited before it is released.",
+    summary: "An async mutex is acquired (`await mutex.acquire()`/`lock()`, `runExclusive`, `lock.acquire(key, fn)`) and network or disk I/O is awaited before it is released.",
     docs: r#"
 An `async-mutex`-style lock taken with `await lock.acquire()` (or
 `lock.lock()`), followed by an awaited I/O call (`fetch`, a database or HTTP
-client, `fs/promises`) before the matching `release()`.
+client, `fs/promises`) before the matching `release()`; or a critical
+section passed as a callback (`mutex.runExclusive(async () => ...)`,
+`lock.acquire(key, async () => ...)` of `async-lock`) that awaits I/O.
 
 ## Why
 
@@ -74,6 +76,10 @@ impl Rule for LockAcrossAwait {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        if super::common::skip_file(cx) {
+            return;
+        }
+        check_callbacks(cx, out);
         for fid in cx.model.function_ids() {
             if !cx.func(fid).is_async {
                 continue;
@@ -114,6 +120,64 @@ impl Rule for LockAcrossAwait {
     }
 }
 
+/// `mutex.runExclusive(async () => ...)` / `lock.acquire(key, async () =>
+/// ...)` whose callback awaits I/O.
+fn check_callbacks(cx: &FileCx, out: &mut Vec<Finding>) {
+    for ex in &cx.model.exprs {
+        let ExprKind::Call(c) = &ex.kind else {
+            continue;
+        };
+        let Some(recv) = c.receiver else { continue };
+        let cb = match c.name.as_str() {
+            "runExclusive" => c.positional(0),
+            "acquire" => c.positional(1),
+            _ => None,
+        };
+        let Some(f) = cb.and_then(|a| super::common::callback_fn(cx, a)) else {
+            continue;
+        };
+        let Some(lock) = lock_name(cx, recv) else {
+            continue;
+        };
+        let io = exprs_in_block(cx.model, &cx.func(f).body)
+            .into_iter()
+            .find(|&x| matches!(cx.expr(x).kind, ExprKind::Await(inner) if awaits_io(cx, inner)));
+        let Some(io) = io else { continue };
+        let mut f = cx.finding(
+            &META,
+            ex.span,
+            format!(
+                "`{lock}` is held while this critical section awaits I/O (`{}`): every other caller waits for the whole round trip, and a hung peer holds the lock forever",
+                cx.source(cx.expr(io).span).lines().next().unwrap_or("").trim()
+            ),
+            "do the I/O outside the critical section and keep only the read/update of shared state inside it",
+        );
+        f.related.push(Related {
+            file: None,
+            span: cx.expr(io).span,
+            message: "awaits I/O with the lock held".into(),
+        });
+        out.push(f);
+    }
+}
+
+/// The name of an async lock receiver (typed by a lock constructor, or
+/// named like one).
+fn lock_name(cx: &FileCx, recv: ExprId) -> Option<String> {
+    let name = cx.model.dotted(recv)?;
+    let typed = cx
+        .sema
+        .type_of(recv)
+        .and_then(|t| cx.kb.find(Effect::Lock, Some(t), ""))
+        .is_some();
+    let lower = name.to_ascii_lowercase();
+    let named = lower.ends_with("mutex")
+        || lower.ends_with("lock")
+        || lower.ends_with("semaphore")
+        || lower.ends_with("sem");
+    (typed || named).then_some(name)
+}
+
 /// `await X.acquire()` / `await X.lock()` on an async lock: the lock's name.
 fn acquired_lock(cx: &FileCx, e: ExprId) -> Option<String> {
     let ExprKind::Await(inner) = cx.expr(e).kind else {
@@ -123,16 +187,10 @@ fn acquired_lock(cx: &FileCx, e: ExprId) -> Option<String> {
     if !matches!(c.name.as_str(), "acquire" | "lock" | "waitForUnlock") {
         return None;
     }
-    let recv = c.receiver?;
-    let name = cx.model.dotted(recv)?;
-    let typed = cx
-        .sema
-        .type_of(recv)
-        .and_then(|t| cx.kb.find(Effect::Lock, Some(t), ""))
-        .is_some();
-    let lower = name.to_ascii_lowercase();
-    let named = lower.ends_with("mutex") || lower.ends_with("lock") || lower.ends_with("semaphore");
-    (typed || named).then_some(name)
+    if !c.args.is_empty() {
+        return None;
+    }
+    lock_name(cx, c.receiver?)
 }
 
 /// `release()`, `X.release()`, `X.unlock()`.
@@ -154,12 +212,37 @@ fn awaits_io(cx: &FileCx, inner: ExprId) -> bool {
     if let Some(e) = cx.effect(c, Effect::AsyncApi) {
         return e.kind.as_deref() == Some("io");
     }
+    // Any awaited method of a network or database client.
+    const CLIENTS: &[&str] = &[
+        "ioredis",
+        "redis.",
+        "pg.",
+        "mysql2",
+        "mongodb.",
+        "@prisma/client.",
+        "amqplib.",
+        "kafkajs.",
+        "@aws-sdk/",
+        "axios",
+        "undici",
+        "got",
+        "node-fetch",
+        "ky",
+        "fs/promises.",
+        "fs.promises.",
+    ];
+    if let Some(t) = c.target.as_deref()
+        && CLIENTS.iter().any(|p| t.starts_with(p))
+    {
+        return true;
+    }
     is_io_method_call(c)
 }
 
 pub static EXAMPLES: Examples = Examples {
     language: Language::JavaScript,
-    fail: &[r#"
+    fail: &[
+        r#"
 import { Mutex } from "async-mutex";
 const lock = new Mutex();
 
@@ -169,8 +252,30 @@ async function update(db, id) {
   release();
   return row;
 }
-"#],
-    pass: &[r#"
+"#,
+        r#"
+import { Mutex } from "async-mutex";
+import AsyncLock from "async-lock";
+import fs from "node:fs";
+const mutex = new Mutex();
+const lock = new AsyncLock();
+
+export function refresh(key) {
+  return mutex.runExclusive(async () => { // expect
+    const res = await fetch(`https://api.example/${key}`);
+    cache.set(key, await res.json());
+  });
+}
+
+export function save(key, value) {
+  return lock.acquire(key, async () => { // expect
+    await fs.promises.writeFile(`/data/${key}`, value);
+  });
+}
+"#,
+    ],
+    pass: &[
+        r#"
 import { Mutex } from "async-mutex";
 const lock = new Mutex();
 let counter = 0;
@@ -181,7 +286,20 @@ async function bump() {
   release();
   await fetch("/notify");
 }
-"#],
+"#,
+        r#"
+import { Mutex } from "async-mutex";
+const mutex = new Mutex();
+
+export async function refresh(key) {
+  const res = await fetch(`https://api.example/${key}`);
+  const value = await res.json();
+  await mutex.runExclusive(() => {
+    cache.set(key, value);
+  });
+}
+"#,
+    ],
 };
 
 #[cfg(test)]

@@ -1,5 +1,35 @@
 //! Rules for JavaScript and TypeScript (Node and browsers).
 
+pub mod acquire_without_finally;
+pub mod array_as_queue;
+pub mod async_callback_ignored;
+pub mod async_foreach;
+pub mod async_predicate;
+pub mod async_promise_executor;
 pub mod blocking_call;
+pub mod check_then_await;
+pub mod common;
+pub mod cpu_heavy_call;
+pub mod exists_then_act;
+pub mod fixed_interval;
 pub mod floating_promise;
+pub mod interval_not_cleared;
+pub mod listener_leak;
 pub mod lock_across_await;
+pub mod loop_without_yield;
+pub mod microtask_yield;
+pub mod missing_timeout;
+pub mod promise_as_value;
+pub mod promise_in_condition;
+pub mod promise_never_settles;
+pub mod race_without_abort;
+pub mod read_await_write;
+pub mod reconnect;
+pub mod recursive_microtask;
+pub mod retry_without_backoff;
+pub mod return_in_try;
+pub mod signal_not_forwarded;
+pub mod sleep_in_test;
+pub mod unbounded_promise_all;
+pub mod var_loop_capture;
+pub mod write_without_drain;

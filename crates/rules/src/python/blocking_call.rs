@@ -7,6 +7,10 @@ use unsnarl_model::*;
 
 pub struct BlockingCall;
 
+/// Longest helper chain reported (calls from the coroutine to the blocking
+/// call, counted as related locations).
+const MAX_CHAIN_SHOWN: usize = 4;
+
 pub static META: RuleMeta = RuleMeta {
     id: "PY002",
     name: "blocking-call-in-async",
@@ -65,8 +69,45 @@ impl Rule for BlockingCall {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
-        blocking::check(cx, &META, Effect::Blocking, |cx, f| cx.runs_on_loop(f), out);
+        let mut found = Vec::new();
+        blocking::check(
+            cx,
+            &META,
+            Effect::Blocking,
+            |cx, f| cx.runs_on_loop(f) && !cx.func(f).is_test,
+            &mut found,
+        );
+        // Chains through many layers of helpers are rarely what the author
+        // of the coroutine can act on (they end deep inside libraries).
+        out.extend(
+            found
+                .into_iter()
+                .filter(|f| f.related.len() <= MAX_CHAIN_SHOWN && !in_nonblocking_try(cx, f.span)),
+        );
     }
+}
+
+/// Inside `try:` with `except BlockingIOError`: a socket in non-blocking
+/// mode, where the call returns at once or raises.
+fn in_nonblocking_try(cx: &FileCx, span: Span) -> bool {
+    cx.model.stmts.iter().any(|s| {
+        let StmtKind::Try { body, handlers, .. } = &s.kind else {
+            return false;
+        };
+        let (Some(&first), Some(&last)) = (body.first(), body.last()) else {
+            return false;
+        };
+        let covered = Span::new(cx.stmt(first).span.start, cx.stmt(last).span.end);
+        covered.contains(span)
+            && handlers.iter().any(|h| {
+                h.types.iter().any(|t| {
+                    matches!(
+                        t.as_str(),
+                        "BlockingIOError" | "ssl.SSLWantReadError" | "ssl.SSLWantWriteError"
+                    )
+                })
+            })
+    })
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -175,6 +216,7 @@ async def read(p):
         return await f.read()
 "#,
         r#"
+import socket
 import time
 
 def helper():
@@ -186,6 +228,14 @@ async def handler():
 class Clock:
     def sleep(self, n):
         return n
+
+async def nonblocking(sock: socket.socket, loop):
+    sock.setblocking(False)
+    while True:
+        try:
+            return sock.recv(4096)
+        except BlockingIOError:
+            await loop.sock_recv(sock, 0)
 
 async def g(clock: Clock):
     clock.sleep(3)

@@ -87,6 +87,9 @@ impl Rule for CancellationSwallowed {
             let mut v = TryFinder(Vec::new());
             walk_block(cx.model, &cx.func(fid).body, &mut v);
             for t in v.0 {
+                if cx.func(fid).is_test {
+                    break;
+                }
                 check_try(cx, fid, t, out);
             }
         }
@@ -111,15 +114,30 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
     if awaits_in_block(cx.model, body).is_empty() || reaps_cancelled_task(cx, fid, t, body) {
         return;
     }
-    for h in handlers {
+    for (i, h) in handlers.iter().enumerate() {
+        // An earlier handler already took the cancellation.
+        if handlers[..i]
+            .iter()
+            .any(|p| p.types.iter().any(|t| is_cancel_type(t)))
+        {
+            break;
+        }
         let caught = if h.types.is_empty() {
             "a bare `except:`".to_string()
-        } else if let Some(ty) = h.types.iter().find(|t| CANCEL_TYPES.contains(&t.as_str())) {
+        } else if let Some(ty) = h
+            .types
+            .iter()
+            .find(|t| is_cancel_type(t) || t.as_str() == "BaseException")
+        {
             format!("`except {ty}`")
         } else {
             continue;
         };
-        if always_raises(cx.model, &h.body) || reraises_cancellation(cx, &h.body) {
+        if always_raises(cx.model, &h.body)
+            || reraises_cancellation(cx, &h.body)
+            || crate::python::common::ends_in_raising_helper(cx, &h.body)
+            || forwards_exception(cx, h)
+        {
             continue;
         }
         out.push(cx.finding(
@@ -135,6 +153,85 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
     }
 }
 
+/// The caught exception is handed on to be raised elsewhere
+/// (`errors.append(exc)`, `future.set_exception(exc)`, `exc_val = exc`, or
+/// a helper of this file that decides whether to re-raise it).
+fn forwards_exception(cx: &FileCx, h: &Handler) -> bool {
+    if test_failure(cx, &h.body) {
+        return true;
+    }
+    let Some(name) = h.name.as_deref() else {
+        return false;
+    };
+    let stored = unsnarl_model::walk::exprs_in_block(cx.model, &h.body)
+        .into_iter()
+        .any(|e| {
+            cx.model.name_of(e) == Some(name)
+                && matches!(cx.tree.expr_parent(e), unsnarl_model::walk::Parent::Stmt(s)
+                    if matches!(&cx.stmt(s).kind, StmtKind::Assign { value: Some(v), .. } if *v == e))
+        });
+    let to_raising_helper = unsnarl_model::walk::calls_in_block(cx.model, &h.body)
+        .into_iter()
+        .any(|e| {
+            let c = cx.call(e).unwrap();
+            c.args
+                .iter()
+                .any(|a| cx.model.name_of(a.value) == Some(name))
+                && c.target.as_deref().is_some_and(|t| {
+                    cx.model
+                        .function_ids()
+                        .any(|f| cx.func(f).qualname == t && contains_raise(cx, &cx.func(f).body))
+                })
+        });
+    if stored || to_raising_helper {
+        return true;
+    }
+    unsnarl_model::walk::calls_in_block(cx.model, &h.body)
+        .into_iter()
+        .any(|e| {
+            let c = cx.call(e).unwrap();
+            matches!(
+                c.name.as_str(),
+                "append" | "extend" | "set_exception" | "put" | "put_nowait" | "throw"
+            ) && c
+                .args
+                .iter()
+                .any(|a| cx.model.name_of(a.value) == Some(name))
+        })
+}
+
+/// `pytest.fail(...)`, `self.fail(...)`: the handler fails the test.
+fn test_failure(cx: &FileCx, body: &Block) -> bool {
+    unsnarl_model::walk::calls_in_block(cx.model, body)
+        .into_iter()
+        .any(|e| {
+            let c = cx.call(e).unwrap();
+            matches!(c.target.as_deref(), Some("pytest.fail" | "pytest.skip"))
+                || (c.name == "fail"
+                    && c.receiver.and_then(|r| cx.model.name_of(r)) == Some("self"))
+        })
+}
+
+fn contains_raise(cx: &FileCx, body: &Block) -> bool {
+    struct R(bool);
+    impl Visitor for R {
+        fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
+            if matches!(m.stmt(id).kind, StmtKind::Raise(_)) {
+                self.0 = true;
+            }
+            true
+        }
+    }
+    let mut r = R(false);
+    walk_block(cx.model, body, &mut r);
+    r.0
+}
+
+/// A handler type that is the cancellation exception itself.
+fn is_cancel_type(t: &str) -> bool {
+    (CANCEL_TYPES.contains(&t) && t != "BaseException") || t.contains("get_cancelled_exc_class")
+}
+
 /// `if isinstance(e, CancelledError): raise` somewhere in the handler.
 fn reraises_cancellation(cx: &FileCx, body: &Block) -> bool {
     let mentions = unsnarl_model::walk::exprs_in_block(cx.model, body)
@@ -143,7 +240,17 @@ fn reraises_cancellation(cx: &FileCx, body: &Block) -> bool {
             cx.model
                 .resolved(e)
                 .or_else(|| cx.model.name_of(e))
-                .is_some_and(|n| n.ends_with("CancelledError") || n.ends_with("Cancelled"))
+                .is_some_and(|n| {
+                    n.ends_with("CancelledError")
+                        || n.ends_with("Cancelled")
+                        // `isinstance(exc, Exception)`: re-raise what is not
+                        // an ordinary error.
+                        || n == "builtins.Exception"
+                        || n == "Exception"
+                })
+                || cx
+                    .call(e)
+                    .is_some_and(|c| c.name == "cancelling" || c.name == "get_cancelled_exc_class")
         });
     let mut has_raise = false;
     struct R<'a>(&'a mut bool);
@@ -260,6 +367,45 @@ async def stop(task):
         await task
     except asyncio.CancelledError:
         pass
+
+async def wait_released(fut):
+    try:
+        await fut
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            raise
+
+async def run_coro(coro, future):
+    try:
+        retval = await coro
+    except asyncio.CancelledError:
+        future.cancel()
+        raise
+    except BaseException as exc:
+        future.set_exception(exc)
+        if not isinstance(exc, Exception):
+            raise
+
+class Sock:
+    def _convert_error(self, exc):
+        raise OSError(str(exc)) from exc
+
+    async def recv(self):
+        try:
+            return await self._sock.recv(10)
+        except BaseException as exc:
+            self._convert_error(exc)
+
+async def cleanup(exits):
+    errors = []
+    for it in exits:
+        try:
+            await it.close()
+        except (Exception, asyncio.CancelledError) as exc:
+            errors.append(exc)
+    if errors:
+        raise errors[0]
 
 def sync_code():
     try:

@@ -56,7 +56,13 @@ impl Rule for CpuHeavyCall {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
-        blocking::check(cx, &META, Effect::CpuHeavy, |cx, f| cx.runs_on_loop(f), out);
+        blocking::check(
+            cx,
+            &META,
+            Effect::CpuHeavy,
+            |cx, f| cx.runs_on_loop(f) && !cx.func(f).is_test,
+            out,
+        );
     }
 }
 

@@ -1,7 +1,9 @@
 //! PY001: a task created and dropped on the floor.
 
 use crate::context::FileCx;
+use crate::python::common::{func_and_nested, is_store, name_refs};
 use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::Parent;
 use unsnarl_model::*;
 
 pub struct DiscardedTask;
@@ -12,10 +14,15 @@ pub static META: RuleMeta = RuleMeta {
     category: Category::OrphanTask,
     severity: Severity::High,
     languages: &[Language::Python],
-    summary: "A task is created with `create_task`/`ensure_future` and its handle is thrown away.",
+    summary: "A task is created with `create_task`/`ensure_future` and its handle is thrown away, overwritten in a loop, or kept where nothing reads it.",
     docs: r#"
 A task started with `asyncio.create_task`, `asyncio.ensure_future` or
-`loop.create_task` whose returned task is not kept anywhere.
+`loop.create_task` whose returned task is not kept anywhere: dropped on the
+spot, kept only in a local variable nothing reads, overwritten on every
+iteration of a loop (only the last task is awaited), or collected in a
+local list that nothing awaits or drains. Tasks of a `TaskGroup` or a
+trio/anyio nursery, tasks that are returned, awaited, stored on an object
+or passed on are not reported.
 
 ## Why
 
@@ -63,7 +70,7 @@ impl Rule for DiscardedTask {
         for (i, e) in cx.model.exprs.iter().enumerate() {
             let ExprKind::Call(c) = &e.kind else { continue };
             let id = ExprId(i as u32);
-            if !cx.is_discarded(id) || is_scoped_spawn(cx, c) {
+            if is_scoped_spawn(cx, c) || cx.func(cx.func_of(id)).is_test {
                 continue;
             }
             let Some(entry) = cx.effect(c, Effect::Spawn) else {
@@ -72,17 +79,114 @@ impl Rule for DiscardedTask {
             if entry.kind.as_deref() != Some("task") {
                 continue;
             }
+            let Some(how) = lost_how(cx, id) else {
+                continue;
+            };
             out.push(cx.finding(
                 &META,
                 e.span,
                 format!(
-                    "`{}` starts a task and drops it: its exception is never observed, nothing cancels it on shutdown, and the loop may garbage-collect it mid-flight",
+                    "`{}` starts a task and {how}: its exception is never observed, nothing cancels it on shutdown, and the loop may garbage-collect it mid-flight",
                     cx.callee_display(c)
                 ),
                 "create the task in an `asyncio.TaskGroup`, await it, or keep it in a set with `task.add_done_callback(tasks.discard)`",
             ));
         }
     }
+}
+
+/// How the handle of the task created by `call` is lost, if it is: dropped
+/// on the spot, kept in a local nobody reads, overwritten on every loop
+/// iteration, or collected in a local list nobody drains.
+fn lost_how(cx: &FileCx, call: ExprId) -> Option<String> {
+    if cx.is_discarded(call) {
+        return Some("drops it".into());
+    }
+    let f = cx.func_of(call);
+    if f.0 == 0 {
+        return None;
+    }
+    match cx.tree.expr_parent(call) {
+        Parent::Stmt(s) => {
+            let StmtKind::Assign { targets, value, .. } = &cx.stmt(s).kind else {
+                return None;
+            };
+            if *value != Some(call) || targets.len() != 1 {
+                return None;
+            }
+            let name = cx.model.name_of(targets[0])?;
+            if cx.model.resolved(targets[0]).is_some() {
+                return None; // a module variable or a global
+            }
+            let funcs = func_and_nested(cx, f);
+            let reads: Vec<ExprId> = name_refs(cx, &funcs, name)
+                .into_iter()
+                .filter(|&r| !is_store(cx, r) && !is_bookkeeping_use(cx, r))
+                .collect();
+            if reads.is_empty() {
+                return Some(format!("keeps it only in `{name}`, which nothing reads"));
+            }
+            // In a loop, a handle read only after the loop is the last one:
+            // every earlier task was overwritten.
+            let loop_stmt = enclosing_loop(cx, s)?;
+            let loop_span = cx.stmt(loop_stmt).span;
+            if reads.iter().all(|&r| !loop_span.contains(cx.expr(r).span)) {
+                return Some(format!(
+                    "overwrites `{name}` on every iteration of the loop: only the last task is kept"
+                ));
+            }
+            None
+        }
+        Parent::Expr(p) => {
+            // `tasks.append(create_task(...))` into a local list nobody
+            // drains.
+            let outer = cx.call(p)?;
+            if !matches!(outer.name.as_str(), "append" | "add") || !cx.is_discarded(p) {
+                return None;
+            }
+            let recv = outer.receiver?;
+            let name = cx.model.name_of(recv)?;
+            if cx.model.resolved(recv).is_some() {
+                return None;
+            }
+            let funcs = func_and_nested(cx, f);
+            let drained = name_refs(cx, &funcs, name).into_iter().any(|r| {
+                if is_store(cx, r) {
+                    return false;
+                }
+                match cx.tree.expr_parent(r) {
+                    Parent::Expr(a) => match &cx.expr(a).kind {
+                        ExprKind::Attr { name: m, .. } => {
+                            !matches!(m.as_str(), "append" | "add" | "extend" | "update")
+                        }
+                        _ => true,
+                    },
+                    _ => true,
+                }
+            });
+            (!drained).then(|| format!("collects it in `{name}`, which nothing awaits or drains"))
+        }
+        _ => None,
+    }
+}
+
+/// `t.add_done_callback(...)`, `t.set_name(...)`: uses of a task handle
+/// that do not own it.
+fn is_bookkeeping_use(cx: &FileCx, r: ExprId) -> bool {
+    let Parent::Expr(a) = cx.tree.expr_parent(r) else {
+        return false;
+    };
+    matches!(&cx.expr(a).kind, ExprKind::Attr { name, .. } if matches!(name.as_str(), "add_done_callback" | "set_name" | "get_name"))
+}
+
+/// The innermost loop (of the same function) around a statement.
+fn enclosing_loop(cx: &FileCx, s: StmtId) -> Option<StmtId> {
+    cx.tree.stmt_ancestors(s).find(|&a| {
+        matches!(
+            cx.stmt(a).kind,
+            StmtKind::For { .. } | StmtKind::While { .. } | StmtKind::Loop { .. }
+        )
+    })
 }
 
 /// A spawn on a task group / nursery (typed, or named like one when the
@@ -139,6 +243,25 @@ class Service:
     def start(self, loop):
         loop.create_task(self.poll())  # expect
 "#,
+        r#"
+import asyncio
+
+async def fan_out(urls):
+    for u in urls:
+        t = asyncio.create_task(fetch(u))  # expect
+    await t
+
+async def fire(evt):
+    task = asyncio.ensure_future(send(evt))  # expect
+    task.add_done_callback(lambda t: None)
+    return "ok"
+
+async def collect(items):
+    pending = []
+    for it in items:
+        pending.append(asyncio.create_task(handle(it)))  # expect
+    return len(items)
+"#,
     ],
     pass: &[
         r#"
@@ -183,6 +306,35 @@ class Jobs:
 
 def f(jobs: Jobs):
     jobs.create_task("x")
+"#,
+        r#"
+import asyncio
+
+async def fan_out(urls):
+    tasks = []
+    for u in urls:
+        t = asyncio.create_task(fetch(u))
+        tasks.append(t)
+    return await asyncio.gather(*tasks)
+
+async def each(urls):
+    for u in urls:
+        t = asyncio.create_task(fetch(u))
+        await t
+
+async def keep(self, coro):
+    t = asyncio.create_task(coro)
+    self._tasks.add(t)
+    t.add_done_callback(self._tasks.discard)
+
+async def named():
+    t = asyncio.create_task(work())
+    t.set_name("worker")
+    return t
+
+async def comp(urls):
+    tasks = [asyncio.create_task(fetch(u)) for u in urls]
+    done, pending = await asyncio.wait(tasks)
 "#,
     ],
 };

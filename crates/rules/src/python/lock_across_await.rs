@@ -89,7 +89,68 @@ impl Rule for LockAcrossAwait {
             for w in v.0 {
                 check_with(cx, w, out);
             }
+            check_explicit_acquires(cx, fid, out);
         }
+    }
+}
+
+/// `lock.acquire()` on a thread lock, then an await before the matching
+/// `release()` (also through `try: ... finally: lock.release()`).
+fn check_explicit_acquires(cx: &FileCx, fid: FuncId, out: &mut Vec<Finding>) {
+    for call in unsnarl_model::walk::calls_in_block(cx.model, &cx.func(fid).body) {
+        let Some(c) = cx.call(call) else { continue };
+        if c.name != "acquire" || cx.is_awaited(call) {
+            continue;
+        }
+        let Some(r) = c.receiver else { continue };
+        let Some(kind) = lock_kind(cx, r) else {
+            continue;
+        };
+        if !is_thread_lock(kind) {
+            continue;
+        }
+        let Some(name) = cx.model.dotted(r) else {
+            continue;
+        };
+        let Some(s) = cx.tree.enclosing_stmt(call) else {
+            continue;
+        };
+        let mut first_await = None;
+        for &next in crate::python::common::stmts_after(cx, s) {
+            let releases_here = matches!(cx.stmt(next).kind, StmtKind::Expr(e)
+                if cx.call(e).is_some_and(|rc| rc.name == "release"
+                    && rc.receiver.and_then(|x| cx.model.dotted(x)).as_deref() == Some(name.as_str())));
+            if releases_here {
+                break;
+            }
+            let body: Block = match &cx.stmt(next).kind {
+                StmtKind::Try { body, .. } => body.clone(),
+                _ => vec![next],
+            };
+            if let Some(&a) = crate::util::awaits_in_block(cx.model, &body).first() {
+                first_await = Some(a);
+                break;
+            }
+            if matches!(cx.stmt(next).kind, StmtKind::Try { .. }) {
+                break;
+            }
+        }
+        let Some(aw) = first_await else { continue };
+        let mut f = cx.finding(
+            &META,
+            cx.expr(call).span,
+            format!(
+                "thread lock `{name}` is held across an `await`: while this coroutine is suspended, another task that acquires `{name}` blocks the event loop thread, and the holder can never resume to release it (deadlock)"
+            ),
+            "finish the awaits before taking the lock (copy what you need, release, await, re-acquire to write), or use an `asyncio.Lock` if the critical section must span the await",
+        );
+        f.severity = Severity::Critical;
+        f.related.push(Related {
+            file: None,
+            span: aw,
+            message: "suspends here with the lock held".into(),
+        });
+        out.push(f);
     }
 }
 
@@ -146,6 +207,7 @@ fn check_with(cx: &FileCx, w: StmtId, out: &mut Vec<Finding>) {
             }
         } else if is_async_lock(kind)
             && *is_async
+            && !rechecks_first(cx, body)
             && let Some(&io) = awaits.iter().find(|&&a| awaits_io(cx, a))
         {
             let mut f = cx.finding(
@@ -165,6 +227,25 @@ fn check_with(cx: &FileCx, w: StmtId, out: &mut Vec<Finding>) {
             out.push(f);
         }
     }
+}
+
+/// The body starts by re-checking the state and leaving when another task
+/// already did the work (`if self._token_valid(): return self._token`): a
+/// deliberate single-flight, where waiting for the holder's I/O is the
+/// point (the fix for a cache stampede).
+fn rechecks_first(cx: &FileCx, body: &Block) -> bool {
+    let Some(&first) = body.first() else {
+        return false;
+    };
+    let StmtKind::If { then, .. } = &cx.stmt(first).kind else {
+        return false;
+    };
+    then.last().is_some_and(|&l| {
+        matches!(
+            cx.stmt(l).kind,
+            StmtKind::Return(_) | StmtKind::Raise(_) | StmtKind::Continue | StmtKind::Break
+        )
+    })
 }
 
 /// The awaited expressions in a `with` body (`await X` gives X; `async with
@@ -233,6 +314,18 @@ async def update(client):
         value = await client.get("/v")
 "#,
         r#"
+import threading
+
+lock = threading.Lock()
+
+async def update(client):
+    lock.acquire()  # expect
+    try:
+        value = await client.get("/v")
+    finally:
+        lock.release()
+"#,
+        r#"
 import asyncio
 
 class Cache:
@@ -288,6 +381,23 @@ class Counter:
             await self._cond.wait_for(lambda: self.n > 0)
 "#,
         r#"
+import asyncio
+
+class Tokens:
+    def __init__(self, session):
+        self._lock = asyncio.Lock()
+        self._session = session
+        self._token = None
+
+    async def token(self):
+        async with self._lock:
+            if self._token is not None:
+                return self._token
+            resp = await self._session.post("https://idp.example/token")
+            self._token = (await resp.json())["access_token"]
+            return self._token
+"#,
+        r#"
 import threading
 
 lock = threading.Lock()
@@ -295,6 +405,14 @@ lock = threading.Lock()
 def sync_update():
     with lock:
         apply(1)
+
+async def short(client):
+    lock.acquire()
+    try:
+        apply(2)
+    finally:
+        lock.release()
+    await client.get("/after")
 
 async def not_a_lock(path):
     with open(path) as f:

@@ -56,11 +56,19 @@ impl Rule for UnboundedQueue {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
-        for e in &cx.model.exprs {
+        for (i, e) in cx.model.exprs.iter().enumerate() {
             let ExprKind::Call(c) = &e.kind else { continue };
             let Some(entry) = cx.effect(c, Effect::Queue) else {
                 continue;
             };
+            let id = ExprId(i as u32);
+            if matches!(
+                cx.tree.expr_parent(id),
+                unsnarl_model::walk::Parent::Detached
+            ) || cx.func(cx.func_of(id)).is_test
+            {
+                continue;
+            }
             let Some(reason) = unbounded_reason(cx.model, c, entry) else {
                 continue;
             };

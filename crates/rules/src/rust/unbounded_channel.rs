@@ -99,7 +99,28 @@ fn used_as_oneshot(cx: &FileCx, ctor: ExprId) -> bool {
         return false;
     };
     let top = common::outermost(cx, f);
-    let uses = common::uses_after(cx, top, &ch.tx, cx.stmt(ch.stmt).span.end);
+    let after = cx.stmt(ch.stmt).span.end;
+    // A receiver drained in a loop (`while let Some(x) = rx.recv().await`,
+    // `for x in rx`) is a stream, whatever the sends seen here.
+    let ctor_span = cx.stmt(ch.stmt).span;
+    let drained = common::uses_after(cx, top, &ch.rx, after)
+        .into_iter()
+        .filter_map(|u| cx.tree.enclosing_stmt(u))
+        .any(|s| {
+            std::iter::once(s)
+                .chain(cx.tree.stmt_ancestors(s))
+                .any(|a| {
+                    let st = cx.stmt(a);
+                    matches!(
+                        st.kind,
+                        StmtKind::Loop { .. } | StmtKind::While { .. } | StmtKind::For { .. }
+                    ) && !(st.span.start <= ctor_span.start && ctor_span.end <= st.span.end)
+                })
+        });
+    if drained {
+        return false;
+    }
+    let uses = common::uses_after(cx, top, &ch.tx, after);
     let mut sends = 0;
     for u in &uses {
         // A method call's receiver hangs under the callee `Attr`.
@@ -142,6 +163,21 @@ fn setup() {
     let (a, b) = mpsc::channel::<u32>(); // expect
     let (c, d) = unbounded_channel::<u32>(); // expect
     let (e, f) = crossbeam_channel::unbounded::<u32>(); // expect
+}
+
+#[tokio::main]
+async fn main() {
+    let (audit_tx, mut audit_rx) = tokio::sync::mpsc::unbounded_channel::<String>(); // expect
+    let consumer = tokio::spawn(async move {
+        while let Some(line) = audit_rx.recv().await {
+            println!("{line}");
+        }
+    });
+    let (events_tx, events_rx) = tokio::sync::mpsc::channel::<String>(16);
+    run(events_rx).await;
+    audit_tx.send("done".into()).unwrap();
+    drop((audit_tx, events_tx));
+    consumer.await.unwrap();
 }
 "#],
     pass: &[r#"

@@ -14,6 +14,14 @@ pub struct Semantic {
 }
 
 impl Semantic {
+    /// A rough count of the heap bytes held, for memory budgets.
+    pub fn approx_bytes(&self) -> usize {
+        // Map entry (id + boxed str) plus the string itself, on average.
+        self.expr_types.capacity() * 48
+            + self.fields.values().map(|f| f.len() * 64).sum::<usize>()
+            + self.globals.len() * 64
+    }
+
     /// The qualified type of an expression, if known.
     pub fn type_of(&self, e: ExprId) -> Option<&str> {
         self.expr_types.get(&e).map(|s| &**s)
@@ -54,7 +62,17 @@ pub fn annotate(m: &mut FileModel, kb: &Table, lang: Language) -> Semantic {
         func: FuncId(0),
         resolutions: Vec::new(),
         declared,
+        texts: vec![HashMap::new(); m.functions.len()],
+        field_texts: HashMap::new(),
     };
+    if lang == Language::Go {
+        for t in &m.types {
+            let fields = pass.field_texts.entry(t.qualname.clone()).or_default();
+            for f in &t.fields {
+                fields.insert(f.name.clone(), f.ty.text.clone());
+            }
+        }
+    }
     // Fields assigned in methods (`self.lock = threading.Lock()`), then every
     // function in id order: a closure's id is larger than its parent's, so
     // the parent's bindings are known when the closure is walked.
@@ -68,6 +86,13 @@ pub fn annotate(m: &mut FileModel, kb: &Table, lang: Language) -> Semantic {
                     .and_then(|t| t.resolved.clone().or_else(|| unnamed_type(lang, t)))
             {
                 pass.envs[fid.index()].insert(p.name.clone(), t);
+            }
+        }
+        if lang == Language::Go {
+            for p in &f.params {
+                if let Some(t) = &p.ty {
+                    pass.texts[fid.index()].insert(p.name.clone(), t.text.clone());
+                }
             }
         }
         // A Go method's receiver has the method's type: `s.helper()` in
@@ -112,9 +137,97 @@ struct Pass<'k> {
     resolutions: Vec<(ExprId, String)>,
     /// Declared types of bound names (`FileModel::declared_types`).
     declared: HashMap<ExprId, String>,
+    /// Go: declared type texts of variables per function and of struct
+    /// fields, to type the variables of `for ... range` loops.
+    texts: Vec<HashMap<String, String>>,
+    field_texts: HashMap<String, HashMap<String, String>>,
 }
 
 impl Pass<'_> {
+    /// Go: the declared type text of a value (`[]*Conn`, `map[string]Job`).
+    fn value_text(&self, m: &FileModel, e: ExprId) -> Option<String> {
+        match &m.expr(m.strip(e)).kind {
+            ExprKind::Name { id, .. } => {
+                let mut cur = Some(self.func);
+                while let Some(f) = cur {
+                    if let Some(t) = self.texts[f.index()].get(id) {
+                        return Some(t.clone());
+                    }
+                    cur = m.func(f).parent;
+                }
+                None
+            }
+            ExprKind::Attr { obj, name, .. } => {
+                let owner = self.value_type(m, *obj)?;
+                self.field_texts.get(&owner)?.get(name).cloned()
+            }
+            ExprKind::Call(c) if c.target.as_deref() == Some("make") => {
+                match &m.expr(c.positional(0)?).kind {
+                    ExprKind::Path { text, .. } => Some(text.clone()),
+                    _ => None,
+                }
+            }
+            ExprKind::Collection { ty: Some(t), .. } => Some(t.text.clone()),
+            _ => None,
+        }
+    }
+
+    /// Go: types the variables of `for k, v := range x` from the declared
+    /// type of `x`: slice/array elements, map keys and values, channel
+    /// elements.
+    fn bind_range_vars(&mut self, m: &FileModel, target: ExprId, iter: ExprId) {
+        let Some(text) = self.value_text(m, iter) else {
+            return;
+        };
+        let t = text.trim().trim_start_matches('*');
+        let (first, second): (Option<&str>, Option<&str>) = if let Some(rest) = t.strip_prefix("[]")
+        {
+            (None, Some(rest))
+        } else if t.starts_with('[') {
+            (None, t.find(']').map(|i| &t[i + 1..]))
+        } else if let Some(rest) = t.strip_prefix("map[") {
+            let mut depth = 1;
+            let mut end = None;
+            for (i, ch) in rest.char_indices() {
+                match ch {
+                    '[' => depth += 1,
+                    ']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            end = Some(i);
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            match end {
+                Some(i) => (Some(&rest[..i]), Some(&rest[i + 1..])),
+                None => return,
+            }
+        } else if let Some(rest) = t
+            .strip_prefix("<-chan ")
+            .or_else(|| t.strip_prefix("chan "))
+        {
+            (Some(rest), None)
+        } else {
+            return;
+        };
+        let names: Vec<Option<&str>> = match &m.expr(target).kind {
+            ExprKind::Collection { elems, .. } => elems.iter().map(|&e| m.name_of(e)).collect(),
+            _ => vec![m.name_of(target)],
+        };
+        for (name, ty) in names.into_iter().zip([first, second]) {
+            if let (Some(name), Some(ty)) = (name, ty)
+                && name != "_"
+                && let Some(q) = resolve_go_type_text(m, ty)
+            {
+                self.envs[self.func.index()].insert(name.to_string(), q);
+                self.texts[self.func.index()].insert(name.to_string(), ty.trim().to_string());
+            }
+        }
+    }
+
     fn collect_field_assignments(&mut self, m: &FileModel) {
         for fid in m.function_ids() {
             let f = m.func(fid);
@@ -324,6 +437,60 @@ impl Pass<'_> {
     }
 }
 
+/// A Go type as written (`*Conn`, `pkg.Job`, `[]int`) to the qualified name
+/// the rules use (pseudo types for channels and maps).
+fn resolve_go_type_text(m: &FileModel, text: &str) -> Option<String> {
+    let t = text.trim().trim_start_matches('*').trim();
+    if let Some(u) = go_unnamed(t) {
+        return Some(u.to_string());
+    }
+    if t.is_empty()
+        || t.starts_with('[')
+        || t.starts_with("func")
+        || t.starts_with("struct")
+        || t.starts_with("interface")
+    {
+        return None;
+    }
+    let t = t.split('[').next()?;
+    match t.split_once('.') {
+        Some((pkg, name)) => {
+            let imp = m.imports.iter().find(|i| i.local == pkg)?;
+            Some(format!("{}.{name}", imp.target))
+        }
+        None => {
+            if let Some(d) = m.types.iter().find(|d| d.name == t) {
+                return Some(d.qualname.clone());
+            }
+            let builtin = matches!(
+                t,
+                "bool"
+                    | "byte"
+                    | "rune"
+                    | "string"
+                    | "error"
+                    | "any"
+                    | "int"
+                    | "int8"
+                    | "int16"
+                    | "int32"
+                    | "int64"
+                    | "uint"
+                    | "uint8"
+                    | "uint16"
+                    | "uint32"
+                    | "uint64"
+                    | "uintptr"
+                    | "float32"
+                    | "float64"
+                    | "complex64"
+                    | "complex128"
+            );
+            (!builtin).then(|| format!("{}.{t}", m.module))
+        }
+    }
+}
+
 /// A pseudo type for Go's unnamed channel and map types (`chan`, `map`),
 /// which have no qualified name but matter to rules.
 fn unnamed_type(lang: Language, t: &TypeRef) -> Option<String> {
@@ -408,6 +575,15 @@ fn constructor_type(lang: Language, target: &str, is_new: bool) -> Option<String
 
 impl Visitor for Pass<'_> {
     fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
+        if self.lang == Language::Go
+            && let StmtKind::For {
+                target: Some(t),
+                iter,
+                ..
+            } = &m.stmt(id).kind
+        {
+            self.bind_range_vars(m, *t, *iter);
+        }
         // `with X() as x:` / `async with asyncio.TaskGroup() as tg:` binds
         // the context value (close enough: `__aenter__` returns self for the
         // types that matter here).
@@ -463,6 +639,15 @@ impl Visitor for Pass<'_> {
             }
         }
         let Some(v) = value else { return };
+        if self.lang == Language::Go
+            && let Some(text) = self.value_text(m, *v)
+        {
+            for &target in targets {
+                if let Some(name) = m.name_of(target) {
+                    self.texts[self.func.index()].insert(name.to_string(), text.clone());
+                }
+            }
+        }
         if declared_any {
             return;
         }

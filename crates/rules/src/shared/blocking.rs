@@ -19,14 +19,34 @@ pub fn check(
     on_loop: LoopContext,
     out: &mut Vec<Finding>,
 ) {
+    check_where(
+        cx,
+        meta,
+        effect,
+        &|f| on_loop(cx, f).then(|| format!("in async {}", cx.func_display(f))),
+        out,
+    );
+}
+
+/// [`check`] with a predicate that can capture state: `where_` says, for a
+/// function that runs on the loop, where it is in messages ("in async
+/// `handler`", "in a request handler"); `None` for functions that do not
+/// run on the loop.
+pub fn check_where(
+    cx: &FileCx,
+    meta: &'static RuleMeta,
+    effect: Effect,
+    where_: &dyn Fn(FuncId) -> Option<String>,
+    out: &mut Vec<Finding>,
+) {
     for fid in cx.model.function_ids() {
-        if !on_loop(cx, fid) {
+        let Some(place) = where_(fid) else {
             continue;
-        }
+        };
         let mut v = CallCollector { calls: Vec::new() };
         walk_block(cx.model, &cx.func(fid).body, &mut v);
         for call in v.calls {
-            if let Some(f) = finding_for(cx, meta, effect, fid, call) {
+            if let Some(f) = finding_for(cx, meta, effect, &place, call) {
                 out.push(f);
             }
         }
@@ -52,7 +72,7 @@ fn finding_for(
     cx: &FileCx,
     meta: &'static RuleMeta,
     effect: Effect,
-    fid: FuncId,
+    where_: &str,
     call: ExprId,
 ) -> Option<Finding> {
     let c = cx.call(call)?;
@@ -60,7 +80,6 @@ fn finding_for(
         return None;
     }
     let span = cx.expr(call).span;
-    let where_ = format!("in async {}", cx.func_display(fid));
     let consequence = match cx.lang {
         Language::Rust => {
             "the runtime worker thread is held, so every task scheduled on it (and its timers) waits until the call returns"

@@ -1,0 +1,229 @@
+//! JS005: an async callback handed to an API that ignores the promise it
+//! returns (timers, event emitters, DOM listeners, express routes).
+
+use super::common;
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::*;
+
+pub struct AsyncCallbackIgnored;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "JS005",
+    name: "async-callback-ignored",
+    category: Category::OrphanTask,
+    severity: Severity::High,
+    languages: &[Language::JavaScript, Language::TypeScript],
+    summary: "An async function is passed as a callback to an API that ignores the returned promise (`setTimeout`, `setInterval`, `emitter.on`, `addEventListener`, express routes) and its awaits are not wrapped in `try`/`catch`.",
+    docs: r#"
+An `async` callback given to `setTimeout`/`setInterval`/`setImmediate`,
+`process.nextTick`, `emitter.on`/`once`, `process.on`, `addEventListener`, or
+an express route (`app.get(path, async (req, res) => ...)`), where an `await`
+of the callback is outside any `try`/`catch`.
+
+## Why
+
+These APIs call the callback and drop what it returns. When an awaited call
+inside it rejects, the promise the callback returned rejects with nobody
+listening: Node reports an `unhandledRejection` and, by default, exits. In an
+express 4 route the request also never gets a response, so the client hangs
+until its own timeout.
+
+## Example
+
+```javascript
+setInterval(async () => {
+  const res = await fetch("https://config.example/flags");
+  flags = await res.json();
+}, 30_000);
+```
+
+## Fix
+
+Catch inside the callback (or call a function that returns a promise and
+attach `.catch`).
+
+```javascript
+setInterval(async () => {
+  try {
+    const res = await fetch("https://config.example/flags");
+    flags = await res.json();
+  } catch (err) {
+    log.warn({ err }, "flag refresh failed");
+  }
+}, 30_000);
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+/// What ignores the callback's promise, if the call does.
+fn ignoring_api(cx: &FileCx, c: &Call, express: bool) -> Option<&'static str> {
+    match c.target.as_deref() {
+        Some("setTimeout" | "setInterval" | "setImmediate") => return Some("the timer"),
+        Some("process.nextTick" | "queueMicrotask") => return Some("the scheduler"),
+        _ => {}
+    }
+    c.receiver?;
+    match c.name.as_str() {
+        "on" | "once" | "addListener" | "prependListener" | "prependOnceListener" => {
+            Some("the event emitter")
+        }
+        "addEventListener" => Some("the event target"),
+        "get" | "post" | "put" | "patch" | "delete" | "all" | "use" if express => {
+            let path = common::str_arg(cx, c, 0);
+            (c.name == "use" || path.is_some_and(|p| p.starts_with('/') || p == "*"))
+                .then_some("express")
+        }
+        _ => None,
+    }
+}
+
+/// The file uses express (whose v4 routes ignore returned promises) and no
+/// framework that awaits handlers.
+fn uses_express(cx: &FileCx) -> bool {
+    let mut express = false;
+    for i in &cx.model.imports {
+        let t = i.target.as_str();
+        if t == "express" || t.starts_with("express.") {
+            express = true;
+        }
+        if [
+            "koa",
+            "fastify",
+            "hono",
+            "@nestjs/",
+            "express-async-errors",
+            "express-promise-router",
+        ]
+        .iter()
+        .any(|p| t.starts_with(p))
+        {
+            return false;
+        }
+    }
+    express
+}
+
+impl Rule for AsyncCallbackIgnored {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        if common::skip_file(cx) {
+            return;
+        }
+        let express = uses_express(cx);
+        for f in cx.model.function_ids() {
+            if !cx.func(f).is_async || cx.func(f).kind != FnKind::Closure {
+                continue;
+            }
+            let Some((site, _)) = common::closure_call_site(cx, f) else {
+                continue;
+            };
+            let c = cx.call(site).unwrap();
+            let Some(api) = ignoring_api(cx, c, express) else {
+                continue;
+            };
+            let Some(aw) = common::unguarded_await(cx, f) else {
+                continue;
+            };
+            let what = if api == "express" {
+                "express calls this async route handler and ignores the promise it returns: if the await rejects, the rejection is unhandled (the process may exit) and the request never gets a response"
+                    .to_string()
+            } else {
+                format!(
+                    "{api} calls this async callback and ignores the promise it returns: if `{}` rejects, nobody handles it and Node reports an unhandled rejection (exiting by default)",
+                    common::excerpt(cx, cx.expr(aw).span)
+                )
+            };
+            let mut finding = cx.finding(
+                &META,
+                cx.func(f).span,
+                what,
+                "wrap the callback's body in `try`/`catch` and handle the error there (respond with an error, log, retry), or pass a non-async function that calls `promise.catch(...)`",
+            );
+            finding.related.push(Related {
+                file: None,
+                span: cx.expr(aw).span,
+                message: "can reject here".into(),
+            });
+            out.push(finding);
+        }
+    }
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::JavaScript,
+    fail: &[
+        r#"
+const express = require("express");
+const app = express();
+
+app.get("/users/:id", async (req, res) => { // expect
+  const user = await db.findUser(req.params.id);
+  res.json(user);
+});
+
+process.on("message", async (msg) => { // expect
+  await handle(msg);
+});
+
+setTimeout(async () => { // expect
+  await refresh();
+}, 1000);
+"#,
+        r#"
+button.addEventListener("click", async () => { // expect
+  const res = await fetch("/api/like", { method: "POST" });
+  render(await res.json());
+});
+"#,
+    ],
+    pass: &[
+        r#"
+const express = require("express");
+const app = express();
+
+app.get("/users/:id", async (req, res, next) => {
+  try {
+    res.json(await db.findUser(req.params.id));
+  } catch (err) {
+    next(err);
+  }
+});
+
+setInterval(() => {
+  refresh().catch((err) => log.warn(err));
+}, 1000);
+
+emitter.on("job", async (job) => {
+  try {
+    await run(job);
+  } catch (err) {
+    log.error(err);
+  }
+});
+
+setTimeout(async () => {
+  counter += 1;
+}, 10);
+"#,
+        r#"
+import Koa from "koa";
+import Router from "@koa/router";
+
+const router = new Router();
+router.get("/users/:id", async (ctx) => {
+  ctx.body = await db.findUser(ctx.params.id);
+});
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(AsyncCallbackIgnored);
+}

@@ -1,0 +1,604 @@
+//! JS017: shared state checked, an `await`, then set: memoizing a value
+//! instead of the promise, `if (!cache.has(k)) { await ...; cache.set(k, v) }`.
+
+use super::common;
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::{Parent, exprs_under};
+use unsnarl_model::*;
+
+pub struct CheckThenAwait;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "JS017",
+    name: "check-await-set",
+    category: Category::CheckThenAct,
+    severity: Severity::High,
+    languages: &[Language::JavaScript, Language::TypeScript],
+    summary: "Shared state (module, `this` or captured) is checked for absence, then set after an `await`: every caller arriving during the await passes the check too (memoize the promise, not the value).",
+    docs: r#"
+An async function tests module-level, `this` or captured state for absence
+(`if (!conn)`, `if (!cache.has(key))`, `if (!this.token)`, `if (cache[k] ===
+undefined)`, or returns early when it is present), then awaits, then writes
+that state: `conn = await connect()`, `cache.set(key, await load(key))`.
+Only a read of shared state, an await, and a write of the same state guarded
+by the read are reported.
+
+## Why
+
+The await lets other callers run between the check and the write. All of
+them see the state still missing and start their own connection, token
+refresh or load: N concurrent first calls open N connections (the last one
+wins, the others leak), hit the backend N times, or overwrite each other's
+fresher values.
+
+## Example
+
+```javascript
+let client;
+
+export async function getClient() {
+  if (!client) {
+    client = await createClient(process.env.REDIS_URL);
+  }
+  return client;
+}
+```
+
+## Fix
+
+Store the promise synchronously, before any await, so concurrent callers
+share it; forget it if it fails.
+
+```javascript
+let clientPromise;
+
+export function getClient() {
+  if (!clientPromise) {
+    clientPromise = createClient(process.env.REDIS_URL).catch((err) => {
+      clientPromise = undefined;
+      throw err;
+    });
+  }
+  return clientPromise;
+}
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+/// What an absence test is about.
+#[derive(Clone, Debug, PartialEq)]
+enum Target {
+    /// A variable or member (`conn`, `this.token`, `cache[k]`).
+    Value(String),
+    /// A collection tested for a key (`cache.has(k)`, `k in cache`).
+    Container(String),
+}
+
+impl Rule for CheckThenAwait {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        if common::skip_file(cx) {
+            return;
+        }
+        for f in cx.model.function_ids() {
+            if !cx.func(f).is_async || common::in_test(cx, f) || uses_lock(cx, f) {
+                continue;
+            }
+            for s in common::stmts_of(cx, f) {
+                let StmtKind::If { cond, then, orelse } = &cx.stmt(s).kind else {
+                    continue;
+                };
+                // `if (!x) { ...act... }` or `if (x) return x; ...act...`.
+                let (targets, region, region_start) = if let Some(t) = tests(cx, f, *cond, true) {
+                    (t, then.clone(), cx.expr(*cond).span.end)
+                } else if let Some(t) = tests(cx, f, *cond, false)
+                    && orelse.is_empty()
+                    && then
+                        .last()
+                        .is_some_and(|&l| matches!(cx.stmt(l).kind, StmtKind::Return(_)))
+                {
+                    (t, rest_of_block(cx, s), cx.stmt(s).span.end)
+                } else {
+                    continue;
+                };
+                // A lazily created value is handed out (`return conn`); a
+                // one-time initializer that returns nothing is not a getter.
+                let targets: Vec<Target> = targets
+                    .into_iter()
+                    .filter(|t| matches!(t, Target::Container(_)) || returns_state(cx, f, t))
+                    .collect();
+                if targets.is_empty() {
+                    continue;
+                }
+                if let Some((write, await_span)) =
+                    act_after_await(cx, &targets, &region, region_start, *cond)
+                {
+                    let mut finding = cx.finding(
+                        &META,
+                        cx.stmt(write).span,
+                        format!(
+                            "`{}` is checked and then set after an `await`: callers arriving during the await all see it missing and each start their own work (duplicate connections or loads, and the last write wins)",
+                            common::excerpt(cx, cx.expr(*cond).span)
+                        ),
+                        "store the promise before awaiting (`p ??= load().catch(e => { p = undefined; throw e; })`, `cache.set(k, promise)`) so concurrent callers await the same one",
+                    );
+                    finding.related.push(Related {
+                        file: None,
+                        span: await_span,
+                        message: "other callers run here, between the check and the write".into(),
+                    });
+                    out.push(finding);
+                }
+            }
+        }
+    }
+}
+
+/// `f` returns the state (`return conn`, `return this.client`).
+fn returns_state(cx: &FileCx, f: FuncId, t: &Target) -> bool {
+    let Target::Value(key) = t else { return true };
+    common::stmts_of(cx, f).into_iter().any(|s| {
+        matches!(cx.stmt(s).kind, StmtKind::Return(Some(v))
+            if exprs_under(cx.model, v).into_iter().any(|x| common::chain_key(cx, x).as_deref() == Some(key)))
+    })
+}
+
+/// The function takes a lock (then the check is protected).
+fn uses_lock(cx: &FileCx, f: FuncId) -> bool {
+    common::calls_of(cx, f).into_iter().any(|e| {
+        let c = cx.call(e).unwrap();
+        matches!(c.name.as_str(), "acquire" | "runExclusive" | "lock")
+    })
+}
+
+/// The shared state `cond` tests for absence (`absent`) or presence.
+fn tests(cx: &FileCx, f: FuncId, cond: ExprId, absent: bool) -> Option<Vec<Target>> {
+    let cond = cx.model.strip(cond);
+    let mut out = Vec::new();
+    match &cx.expr(cond).kind {
+        ExprKind::Logical {
+            op: LogicalOp::Or,
+            left,
+            right,
+        } if absent => {
+            for side in [*left, *right] {
+                if let Some(t) = tests(cx, f, side, true) {
+                    out.extend(t);
+                }
+            }
+        }
+        ExprKind::Logical {
+            op: LogicalOp::And,
+            left,
+            right,
+        } if !absent => {
+            for side in [*left, *right] {
+                if let Some(t) = tests(cx, f, side, false) {
+                    out.extend(t);
+                }
+            }
+        }
+        ExprKind::Unary {
+            op: UnOp::Not,
+            operand,
+        } => return tests(cx, f, *operand, !absent),
+        ExprKind::Binary { op, left, right } => {
+            let null_side = |e: ExprId| matches!(cx.model.literal(e), Some(Lit::Null));
+            let (other, eq) = match op {
+                BinOp::Eq | BinOp::Is => (
+                    if null_side(*right) {
+                        *left
+                    } else if null_side(*left) {
+                        *right
+                    } else {
+                        return None;
+                    },
+                    true,
+                ),
+                BinOp::NotEq | BinOp::IsNot => (
+                    if null_side(*right) {
+                        *left
+                    } else if null_side(*left) {
+                        *right
+                    } else {
+                        return None;
+                    },
+                    false,
+                ),
+                BinOp::In if !absent => {
+                    return shared_key(cx, f, *right).map(|k| vec![Target::Container(k)]);
+                }
+                _ => return None,
+            };
+            if eq != absent {
+                return None;
+            }
+            return present_target(cx, f, other).map(|t| vec![t]);
+        }
+        _ if !absent => return present_target(cx, f, cond).map(|t| vec![t]),
+        _ => return None,
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// What a truthy test of `e` says is present.
+fn present_target(cx: &FileCx, f: FuncId, e: ExprId) -> Option<Target> {
+    let e = cx.model.strip(e);
+    // `const cached = cache.get(k); if (cached) ...`: the local stands for
+    // the read.
+    if let Some(name) = cx.model.name_of(e)
+        && common::scope_of(cx, f, name) == common::Scope::Local
+    {
+        let init = local_init(cx, f, name)?;
+        return present_target(cx, f, init);
+    }
+    if let Some(c) = cx.call(e) {
+        if matches!(c.name.as_str(), "has" | "get") {
+            return shared_key(cx, f, c.receiver?).map(Target::Container);
+        }
+        return None;
+    }
+    if let ExprKind::Index { obj, .. } = cx.expr(e).kind {
+        return shared_key(cx, f, obj).map(Target::Container);
+    }
+    shared_key(cx, f, e).map(Target::Value)
+}
+
+/// The initializer of a local assigned once (`const x = ...`).
+fn local_init(cx: &FileCx, f: FuncId, name: &str) -> Option<ExprId> {
+    let mut found = None;
+    for s in common::stmts_of(cx, f) {
+        if let StmtKind::Assign { targets, value, op } = &cx.stmt(s).kind
+            && targets.iter().any(|&t| cx.model.name_of(t) == Some(name))
+        {
+            if found.is_some() || !matches!(op, AssignOp::Declare { .. }) {
+                return None;
+            }
+            found = Some((*value)?);
+        }
+    }
+    found
+}
+
+/// The key of a shared-state chain.
+fn shared_key(cx: &FileCx, f: FuncId, e: ExprId) -> Option<String> {
+    if !matches!(
+        cx.expr(cx.model.strip(e)).kind,
+        ExprKind::Name { .. } | ExprKind::Attr { .. }
+    ) {
+        return None;
+    }
+    common::shared_state(cx, f, e)?;
+    common::chain_key(cx, e)
+}
+
+/// The statements after `s` in its block.
+fn rest_of_block(cx: &FileCx, s: StmtId) -> Block {
+    let f = cx.tree.stmt_func(s);
+    let parent_block: Option<Block> = match cx.tree.stmt_parent(s) {
+        Parent::Function(_) => Some(cx.func(f).body.clone()),
+        Parent::Stmt(p) => {
+            let mut found = None;
+            unsnarl_model::walk::for_each_stmt_child(cx.model, p, &mut |ch| {
+                if let unsnarl_model::walk::Child::Block(b) = ch
+                    && b.contains(&s)
+                {
+                    found = Some(b.clone());
+                }
+            });
+            found
+        }
+        _ => None,
+    };
+    let Some(b) = parent_block else {
+        return Vec::new();
+    };
+    let i = b.iter().position(|&x| x == s).unwrap_or(b.len());
+    b[i + 1..].to_vec()
+}
+
+/// A write of one of `targets` in `region` preceded by (or containing) an
+/// await after the check, and not re-checked after the await.
+fn act_after_await(
+    cx: &FileCx,
+    targets: &[Target],
+    region: &Block,
+    after: u32,
+    cond: ExprId,
+) -> Option<(StmtId, Span)> {
+    let mut awaits: Vec<Span> = crate::util::awaits_in_block(cx.model, region);
+    awaits.retain(|a| a.start >= after);
+    let first_await = awaits.iter().map(|a| a.start).min()?;
+    let mut stmts = Vec::new();
+    for &s in region {
+        stmts.push(s);
+        stmts.extend(collect_stmts(cx, s));
+    }
+    // Locals made in the region (`const v = await f()`, `const pool = new
+    // Pool(); await pool.query(...)`): values prepared across the await.
+    let mut awaited_locals: Vec<String> = Vec::new();
+    for &s in &stmts {
+        if let StmtKind::Assign {
+            targets: ts,
+            value: Some(_),
+            op: AssignOp::Declare { .. },
+        } = &cx.stmt(s).kind
+        {
+            awaited_locals.extend(ts.iter().flat_map(|&t| common::bound_names(cx, t)));
+        }
+    }
+    for s in stmts {
+        let Some(written) = writes(cx, s) else {
+            continue;
+        };
+        if !targets.contains(&written) && !targets.iter().any(|t| same_state(t, &written)) {
+            continue;
+        }
+        let span = cx.stmt(s).span;
+        // Set before any await: the check and the act are atomic.
+        if span.end <= first_await {
+            return None;
+        }
+        // Only a value that comes from the awaited work is a memoized value
+        // (flags and resets are not).
+        if !value_from_await(cx, s, &awaited_locals) {
+            continue;
+        }
+        let Some(await_before) = awaits
+            .iter()
+            .find(|a| a.start < span.end && a.start >= first_await)
+        else {
+            continue;
+        };
+        // Re-checked after the await (double-checked): fine.
+        if rechecked(cx, s, await_before.start, cond) {
+            continue;
+        }
+        // A stored promise, not a value.
+        if stores_promise(cx, s) {
+            continue;
+        }
+        return Some((s, *await_before));
+    }
+    None
+}
+
+/// An await of new work (a call), not of a promise stored earlier (`await
+/// this.readyPromise` is how a memoized promise is shared).
+fn awaits_work(cx: &FileCx, x: ExprId) -> bool {
+    match cx.expr(x).kind {
+        ExprKind::Await(inner) => exprs_under(cx.model, inner)
+            .into_iter()
+            .any(|y| cx.call(y).is_some()),
+        _ => false,
+    }
+}
+
+/// The written value contains an await or a local holding an awaited value.
+fn value_from_await(cx: &FileCx, s: StmtId, awaited: &[String]) -> bool {
+    let value = match &cx.stmt(s).kind {
+        StmtKind::Assign { value: Some(v), .. } => *v,
+        StmtKind::Expr(e) => match cx.call(*e).and_then(|c| c.positional(1)) {
+            Some(v) => v,
+            None => return false,
+        },
+        _ => return false,
+    };
+    exprs_under(cx.model, value).into_iter().any(|x| {
+        awaits_work(cx, x)
+            || cx
+                .model
+                .name_of(x)
+                .is_some_and(|n| awaited.iter().any(|a| a == n))
+    })
+}
+
+fn same_state(check: &Target, write: &Target) -> bool {
+    match (check, write) {
+        (Target::Container(a), Target::Value(b)) => b.starts_with(&format!("{a}[")),
+        (Target::Value(a), Target::Container(b)) => a.starts_with(&format!("{b}[")),
+        _ => false,
+    }
+}
+
+fn collect_stmts(cx: &FileCx, s: StmtId) -> Vec<StmtId> {
+    struct V(Vec<StmtId>);
+    impl unsnarl_model::walk::Visitor for V {
+        fn enter_stmt(&mut self, _m: &FileModel, id: StmtId) -> bool {
+            self.0.push(id);
+            true
+        }
+    }
+    let mut v = V(Vec::new());
+    unsnarl_model::walk::walk_stmt(cx.model, s, &mut v);
+    v.0.retain(|&x| x != s);
+    v.0
+}
+
+/// What a statement writes: `x = ...`, `obj.f = ...`, `m[k] = ...`,
+/// `m.set(k, ...)`.
+fn writes(cx: &FileCx, s: StmtId) -> Option<Target> {
+    match &cx.stmt(s).kind {
+        StmtKind::Assign {
+            targets,
+            op: AssignOp::Plain | AssignOp::Augmented(BinOp::Other),
+            ..
+        } => {
+            let t = *targets.first()?;
+            if let ExprKind::Index { obj, .. } = cx.expr(t).kind {
+                return common::chain_key(cx, obj).map(Target::Container);
+            }
+            common::chain_key(cx, t).map(Target::Value)
+        }
+        StmtKind::Expr(e) => {
+            let e = match cx.expr(*e).kind {
+                ExprKind::Await(inner) => inner,
+                _ => *e,
+            };
+            let c = cx.call(e)?;
+            if c.name != "set" {
+                return None;
+            }
+            common::chain_key(cx, c.receiver?).map(Target::Container)
+        }
+        _ => None,
+    }
+}
+
+/// Between the await and the write, an `if` tests the same state again.
+fn rechecked(cx: &FileCx, write: StmtId, await_at: u32, cond: ExprId) -> bool {
+    let cond_text = cx.source(cx.expr(cond).span);
+    cx.tree.stmt_ancestors(write).any(|a| {
+        matches!(&cx.stmt(a).kind, StmtKind::If { cond: c2, .. }
+            if cx.expr(*c2).span.start > await_at && cx.source(cx.expr(*c2).span) == cond_text)
+    })
+}
+
+/// The write stores something that is not an awaited value: a promise.
+fn stores_promise(cx: &FileCx, s: StmtId) -> bool {
+    let value = match &cx.stmt(s).kind {
+        StmtKind::Assign { value: Some(v), .. } => *v,
+        StmtKind::Expr(e) => match cx.call(*e).and_then(|c| c.positional(1)) {
+            Some(v) => v,
+            None => return false,
+        },
+        _ => return false,
+    };
+    let has_await = exprs_under(cx.model, value)
+        .into_iter()
+        .any(|x| matches!(cx.expr(x).kind, ExprKind::Await(_)));
+    let chain = cx
+        .call(cx.model.strip(value))
+        .is_some_and(common::is_chain_call);
+    !has_await && (chain || common::promise_expr(cx, value).is_some())
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::JavaScript,
+    fail: &[
+        r#"
+let conn;
+const cache = new Map();
+
+async function getConn() {
+  if (!conn) conn = await connect(); // expect
+  return conn;
+}
+
+async function getUser(id) {
+  if (!cache.has(id)) {
+    const res = await fetch(`/users/${id}`);
+    cache.set(id, await res.json()); // expect
+  }
+  return cache.get(id);
+}
+
+async function getOrder(id) {
+  if (cache.has(id)) return cache.get(id);
+  const order = await db.orders.get(id);
+  cache.set(id, order); // expect
+  return order;
+}
+"#,
+        r#"
+const sessions = new Map();
+
+async function session(token) {
+  const cached = sessions.get(token);
+  if (cached) return cached;
+  const s = await verify(token);
+  sessions.set(token, s); // expect
+  return s;
+}
+
+class TokenSource {
+  async token() {
+    if (this.cached === undefined) {
+      const res = await fetch("/oauth/token", { method: "POST" });
+      this.cached = (await res.json()).access_token; // expect
+    }
+    return this.cached;
+  }
+}
+"#,
+    ],
+    pass: &[r#"
+let connPromise;
+const cache = new Map();
+
+function getConn() {
+  if (!connPromise) {
+    connPromise = connect().catch((e) => {
+      connPromise = undefined;
+      throw e;
+    });
+  }
+  return connPromise;
+}
+
+async function getUser(id) {
+  let p = cache.get(id);
+  if (!p) {
+    p = fetch(`/users/${id}`).then((r) => r.json());
+    cache.set(id, p);
+  }
+  return p;
+}
+
+async function local(id) {
+  let v;
+  if (!v) v = await load(id);
+  return v;
+}
+
+async function doubleChecked(id) {
+  if (!cache.has(id)) {
+    const v = await load(id);
+    if (!cache.has(id)) cache.set(id, v);
+  }
+  return cache.get(id);
+}
+
+async function refresh() {
+  if (!conn) return;
+  await conn.ping();
+}
+
+class Driver {
+  async connect() {
+    if (!this.database) {
+      this.database = await this.queryCurrentDatabase();
+    }
+  }
+
+  async start() {
+    if (!this.running) {
+      this.running = true;
+      try {
+        await this.loop();
+      } catch (e) {
+        this.running = false;
+        throw e;
+      }
+    }
+  }
+
+  async raw() {
+    if (this.client) return this.client;
+    this.client = await this.clientPromise;
+    return this.client;
+  }
+}
+"#],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(CheckThenAwait);
+}

@@ -1,0 +1,1070 @@
+//! Questions the JS/TS rules keep asking of a file: does this call give a
+//! promise, which functions run on the event loop (async functions and the
+//! request/message handlers of servers, which are often not `async`), what
+//! is shared state, what an options object says.
+
+use crate::context::FileCx;
+use std::collections::{HashMap, HashSet};
+use unsnarl_model::walk::{Parent, Visitor, walk_block};
+use unsnarl_model::*;
+
+/// Generated files are skipped.
+pub fn skip_file(cx: &FileCx) -> bool {
+    cx.model.is_generated
+}
+
+/// Test code: a test file (`*.test.ts`, `__tests__/`...) or a test function.
+pub fn in_test(cx: &FileCx, f: FuncId) -> bool {
+    cx.model.is_test || cx.func(f).is_test
+}
+
+// ------------------------------------------------------------- promises --
+
+/// Why a call gives a promise: a project function that is `async`, declared
+/// to return a promise or returns one; a known promise API; `new Promise`;
+/// an async IIFE. `None` when nothing says so.
+pub fn promise_call(cx: &FileCx, c: &Call) -> Option<&'static str> {
+    promise_call_with(cx, c, true)
+}
+
+fn promise_call_with(cx: &FileCx, c: &Call, heuristic: bool) -> Option<&'static str> {
+    if c.is_new {
+        return (c.target.as_deref() == Some("Promise")).then_some("a new promise");
+    }
+    if let ExprKind::Closure(f) = cx.expr(cx.model.strip(c.func)).kind {
+        return cx.func(f).is_async.then_some("an async function");
+    }
+    if let Some(t) = c.target.as_deref()
+        && let Some(i) = cx.index.resolve(cx.lang, t)
+    {
+        let s = cx.index.summary(i);
+        if s.is_async {
+            return Some("it is an async function");
+        }
+        if s.returns_awaitable {
+            return Some("it returns a promise");
+        }
+        return None;
+    }
+    if let Some(t) = c.target.as_deref()
+        && let Some(kind) = local_fn_kind(cx, t)
+    {
+        return kind;
+    }
+    if c.target.is_some() && cx.effect(c, Effect::AsyncApi).is_some() {
+        return Some("a promise-returning API");
+    }
+    if !heuristic {
+        return None;
+    }
+    // A method of something unknown (a local, or an import the scan cannot
+    // see into) with a database-client name, called without a callback.
+    if let Some(r) = c.receiver
+        && db_like(cx, r)
+        && cx.kb.find(Effect::AsyncApi, None, &c.name).is_some()
+        && !has_callback(cx, c)
+    {
+        return Some("a promise-returning database call");
+    }
+    None
+}
+
+/// A receiver named like a database client, pool, repository or model
+/// (`db`, `this.pool`, `userRepository`, `prisma.user`, `User`).
+fn db_like(cx: &FileCx, r: ExprId) -> bool {
+    let Some(d) = cx.model.dotted(r) else {
+        return false;
+    };
+    let mut segs = d.rsplit('.');
+    let last = segs.next().unwrap_or("");
+    let l = last.to_ascii_lowercase();
+    let exact = matches!(
+        l.as_str(),
+        "db" | "database"
+            | "pool"
+            | "client"
+            | "conn"
+            | "prisma"
+            | "knex"
+            | "repo"
+            | "repository"
+            | "collection"
+            | "coll"
+            | "mongo"
+            | "redis"
+            | "pg"
+            | "mysql"
+            | "sequelize"
+            | "em"
+            | "manager"
+            | "tx"
+            | "trx"
+            | "sql"
+    );
+    let suffix = [
+        "repository",
+        "repo",
+        "model",
+        "collection",
+        "db",
+        "pool",
+        "client",
+        "dao",
+        "store",
+    ]
+    .iter()
+    .any(|s| l.ends_with(s));
+    // `prisma.user.findMany()`: a model of a client.
+    let of_client = segs
+        .next()
+        .is_some_and(|p| matches!(p.to_ascii_lowercase().as_str(), "prisma" | "db" | "client"));
+    // `User.findById(id)`: an ORM model class (not a built-in).
+    let model_class = d == last
+        && last.starts_with(|c: char| c.is_ascii_uppercase())
+        && last.chars().any(|c| c.is_ascii_lowercase())
+        && !matches!(
+            last,
+            "Object"
+                | "Array"
+                | "Promise"
+                | "Reflect"
+                | "Proxy"
+                | "JSON"
+                | "Math"
+                | "Date"
+                | "Number"
+                | "String"
+                | "Symbol"
+                | "Buffer"
+                | "Map"
+                | "Set"
+                | "URL"
+                | "Intl"
+                | "Atomics"
+                | "Error"
+                | "RegExp"
+                | "BigInt"
+                | "WeakMap"
+                | "WeakSet"
+        );
+    exact || suffix || of_client || model_class
+}
+
+/// True when a call is given a function argument (callback-style APIs
+/// return no promise).
+pub fn has_callback(cx: &FileCx, c: &Call) -> bool {
+    c.args.iter().any(|a| {
+        let v = cx.model.strip(a.value);
+        matches!(cx.expr(v).kind, ExprKind::Closure(_))
+            || callback_fn(cx, v).is_some()
+            || cx.model.name_of(v).is_some_and(|n| {
+                matches!(n, "cb" | "callback" | "done" | "next" | "fn" | "handler")
+            })
+    })
+}
+
+/// A function of this file by qualified name (the index may not hold
+/// anonymous-but-named locals): `Some(Some(why))` if it is async.
+fn local_fn_kind(cx: &FileCx, target: &str) -> Option<Option<&'static str>> {
+    let f = cx
+        .model
+        .function_ids()
+        .find(|&f| cx.func(f).qualname == target)?;
+    Some(cx.func(f).is_async.then_some("it is an async function"))
+}
+
+/// True for `.then(...)`, `.catch(...)`, `.finally(...)` calls.
+pub fn is_chain_call(c: &Call) -> bool {
+    c.receiver.is_some()
+        && !c.args.is_empty()
+        && matches!(c.name.as_str(), "then" | "catch" | "finally")
+}
+
+/// Why an expression evaluates to a promise (not awaited): a promise call,
+/// or a `.then`/`.catch`/`.finally` chain on one.
+pub fn promise_expr(cx: &FileCx, e: ExprId) -> Option<&'static str> {
+    promise_expr_with(cx, e, true)
+}
+
+fn promise_expr_with(cx: &FileCx, e: ExprId, heuristic: bool) -> Option<&'static str> {
+    let e = cx.model.strip(e);
+    let c = cx.call(e)?;
+    if is_chain_call(c) {
+        return promise_expr_with(cx, c.receiver?, heuristic).map(|_| "a promise chain");
+    }
+    promise_call_with(cx, c, heuristic)
+}
+
+/// The function a callback argument is: an inline closure, or a function of
+/// this file passed by name.
+pub fn callback_fn(cx: &FileCx, e: ExprId) -> Option<FuncId> {
+    let e = cx.model.strip(e);
+    match &cx.expr(e).kind {
+        ExprKind::Closure(f) => Some(*f),
+        ExprKind::Name {
+            resolved: Some(q), ..
+        }
+        | ExprKind::Attr {
+            resolved: Some(q), ..
+        } => cx
+            .model
+            .function_ids()
+            .find(|&f| f.0 != 0 && cx.func(f).qualname == *q),
+        _ => None,
+    }
+}
+
+/// The call a closure is passed to directly (as an argument), and the
+/// argument's position.
+pub fn closure_call_site(cx: &FileCx, f: FuncId) -> Option<(ExprId, usize)> {
+    let Parent::Expr(site) = cx.tree.func_site(f) else {
+        return None;
+    };
+    let mut cur = site;
+    loop {
+        match cx.tree.expr_parent(cur) {
+            Parent::Expr(p) => {
+                if let Some(c) = cx.call(p) {
+                    let i = c.args.iter().position(|a| a.value == cur)?;
+                    return Some((p, i));
+                }
+                if matches!(cx.expr(p).kind, ExprKind::Cast(_)) {
+                    cur = p;
+                    continue;
+                }
+                return None;
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// The string value of a literal argument.
+pub fn str_arg<'a>(cx: &FileCx<'a>, c: &Call, i: usize) -> Option<&'a str> {
+    match cx.model.literal(c.positional(i)?) {
+        Some(Lit::Str(s)) => Some(s.as_str()),
+        _ => None,
+    }
+}
+
+/// The string value of a literal expression.
+pub fn str_lit<'a>(cx: &FileCx<'a>, e: ExprId) -> Option<&'a str> {
+    match cx.model.literal(e) {
+        Some(Lit::Str(s)) => Some(s.as_str()),
+        _ => None,
+    }
+}
+
+/// What an options object says about a key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptKey {
+    /// The key is set (to this value).
+    Set(ExprId),
+    /// The object cannot be read (a variable, a spread): it may be set.
+    Unknown,
+    /// An object literal without the key.
+    Missing,
+}
+
+/// Looks up `key` in an options argument.
+pub fn opt_key(cx: &FileCx, obj: ExprId, key: &str) -> OptKey {
+    let obj = cx.model.strip(obj);
+    match &cx.expr(obj).kind {
+        ExprKind::Collection {
+            kind: CollKind::Dict,
+            elems,
+            keys,
+            ..
+        } => {
+            for (k, v) in keys.iter().zip(elems) {
+                if k.as_deref() == Some(key) {
+                    return OptKey::Set(*v);
+                }
+                if matches!(cx.expr(*v).kind, ExprKind::Spread(_)) || k.is_none() {
+                    return OptKey::Unknown;
+                }
+            }
+            OptKey::Missing
+        }
+        _ => OptKey::Unknown,
+    }
+}
+
+// ------------------------------------------------------- loop and handlers --
+
+/// HTTP/WebSocket/socket.io callbacks that run per request or message.
+#[derive(Debug, Default)]
+pub struct Handlers {
+    kinds: HashMap<FuncId, &'static str>,
+}
+
+impl Handlers {
+    /// What kind of handler `f` is, if it is one.
+    pub fn kind(&self, f: FuncId) -> Option<&'static str> {
+        self.kinds.get(&f).copied()
+    }
+}
+
+/// Route registration methods of express/koa-router/fastify/restify apps.
+const ROUTE_METHODS: &[&str] = &[
+    "get", "post", "put", "patch", "delete", "del", "all", "options", "head", "use",
+];
+
+/// Receivers that are server apps or routers by name, when their type is
+/// not known.
+fn app_like_name(name: &str) -> bool {
+    let last = name.rsplit('.').next().unwrap_or(name).to_ascii_lowercase();
+    matches!(
+        last.as_str(),
+        "app" | "router" | "server" | "api" | "fastify" | "routes" | "route" | "instance"
+    ) || last.ends_with("router")
+        || last.ends_with("app")
+}
+
+/// Packages whose apps and routers register request handlers.
+fn framework_type(t: &str) -> bool {
+    [
+        "express",
+        "koa",
+        "@koa/router",
+        "koa-router",
+        "fastify",
+        "restify",
+        "hono",
+        "polka",
+    ]
+    .iter()
+    .any(|p| t == *p || t.starts_with(&format!("{p}.")))
+}
+
+/// Server constructors whose callback handles each request or connection.
+fn server_factory(t: &str) -> Option<&'static str> {
+    Some(match t {
+        "http.createServer"
+        | "https.createServer"
+        | "http2.createServer"
+        | "http2.createSecureServer" => "an HTTP request handler",
+        "net.createServer" | "tls.createServer" => "a connection handler",
+        _ => return None,
+    })
+}
+
+/// Events that fire per request, connection or message.
+fn per_request_event(ev: &str) -> Option<&'static str> {
+    Some(match ev {
+        "request" | "stream" => "an HTTP request handler",
+        "connection" | "connect" => "a connection handler",
+        "message" | "upgrade" => "a message handler",
+        _ => return None,
+    })
+}
+
+/// NestJS controller and gateway decorators.
+fn nest_handler(decorator: &str) -> bool {
+    let last = decorator.rsplit('.').next().unwrap_or(decorator);
+    decorator.starts_with("@nestjs/")
+        && matches!(
+            last,
+            "Get"
+                | "Post"
+                | "Put"
+                | "Patch"
+                | "Delete"
+                | "All"
+                | "Head"
+                | "Options"
+                | "SubscribeMessage"
+                | "MessagePattern"
+                | "EventPattern"
+        )
+}
+
+/// Finds the request/message handlers of a file: callbacks given to route
+/// registrations (`app.get('/x', (req, res) => ...)`), to server factories
+/// (`http.createServer(cb)`), to per-request events (`wss.on('connection',
+/// ...)`, `ws.on('message', ...)`), events of the sockets and requests those
+/// handlers receive (`socket.on('chat', ...)`, `req.on('end', ...)`), and
+/// NestJS controller methods.
+pub fn handlers(cx: &FileCx) -> Handlers {
+    let mut h = Handlers::default();
+    let next_api =
+        cx.model.module.contains("pages/api/") || cx.model.module.starts_with("pages/api");
+    for f in cx.model.function_ids() {
+        let func = cx.func(f);
+        if func.decorators.iter().any(|d| nest_handler(d)) {
+            h.kinds.insert(f, "a NestJS route handler");
+        }
+        // Next.js API routes: the default export of `pages/api/**`.
+        if next_api && func.qualname.ends_with(".default") && !func.params.is_empty() {
+            h.kinds.insert(f, "a request handler");
+        }
+    }
+    // Handlers first by registration, then the events of their parameters
+    // (in id order, parents before children).
+    let mut calls: Vec<ExprId> = Vec::new();
+    for (i, e) in cx.model.exprs.iter().enumerate() {
+        if matches!(e.kind, ExprKind::Call(_)) {
+            calls.push(ExprId(i as u32));
+        }
+    }
+    for &e in &calls {
+        let c = cx.call(e).unwrap();
+        if let Some(kind) = registration_kind(cx, c) {
+            for a in &c.args {
+                if let Some(f) = callback_fn(cx, a.value) {
+                    h.kinds.entry(f).or_insert(kind);
+                }
+            }
+        }
+        // `fastify.route({ method, url, handler })`, hapi's `server.route`.
+        if c.name == "route"
+            && c.receiver
+                .and_then(|r| cx.model.dotted(r))
+                .is_some_and(|n| app_like_name(&n))
+        {
+            for a in &c.args {
+                if let OptKey::Set(v) = opt_key(cx, a.value, "handler")
+                    && let Some(f) = callback_fn(cx, v)
+                {
+                    h.kinds.entry(f).or_insert("a request handler");
+                }
+            }
+        }
+    }
+    // Events on the parameters of handlers (`socket.on('chat', ...)`).
+    for _ in 0..3 {
+        let mut added = false;
+        for &e in &calls {
+            let c = cx.call(e).unwrap();
+            if !matches!(
+                c.name.as_str(),
+                "on" | "once" | "addListener" | "addEventListener"
+            ) {
+                continue;
+            }
+            let Some(recv) = c.receiver else { continue };
+            let Some(root) = root_name(cx, recv) else {
+                continue;
+            };
+            let owner = cx.func_of(e);
+            let Some(param_of) = param_owner(cx, owner, root) else {
+                continue;
+            };
+            let Some(kind) = h.kind(param_of) else {
+                continue;
+            };
+            let kind = if kind == "a connection handler" {
+                "a message handler"
+            } else {
+                kind
+            };
+            for a in c.args.iter().skip(1) {
+                if let Some(f) = callback_fn(cx, a.value)
+                    && !h.kinds.contains_key(&f)
+                {
+                    h.kinds.insert(f, kind);
+                    added = true;
+                }
+            }
+        }
+        if !added {
+            break;
+        }
+    }
+    h
+}
+
+fn registration_kind(cx: &FileCx, c: &Call) -> Option<&'static str> {
+    if let Some(t) = c.target.as_deref()
+        && let Some(k) = server_factory(t)
+    {
+        return Some(k);
+    }
+    let recv = c.receiver?;
+    if matches!(c.name.as_str(), "on" | "once" | "addListener") {
+        let ev = str_arg(cx, c, 0)?;
+        let kind = per_request_event(ev)?;
+        let r = cx.model.dotted(recv).unwrap_or_default();
+        // A worker's own message port: blocking there blocks only the worker.
+        if r.ends_with("parentPort") || r == "self" {
+            return None;
+        }
+        if ev == "connect" && !app_like_name(&r) && !r.ends_with("io") {
+            return None;
+        }
+        return Some(kind);
+    }
+    if !ROUTE_METHODS.contains(&c.name.as_str()) {
+        return None;
+    }
+    let typed = cx.sema.type_of(recv).is_some_and(framework_type)
+        || c.target.as_deref().is_some_and(framework_type);
+    let named = cx.model.dotted(recv).is_some_and(|n| app_like_name(&n));
+    if !typed && !named {
+        return None;
+    }
+    // A route path (or `use`), then handler callbacks taking a request.
+    let path_ok = c.name == "use"
+        || str_arg(cx, c, 0).is_some_and(|p| p.starts_with('/') || p == "*")
+        || typed;
+    let has_req_callback = c.args.iter().any(|a| {
+        callback_fn(cx, a.value).is_some_and(|f| {
+            let ps = &cx.func(f).params;
+            !ps.is_empty() && ps.len() <= 4
+        })
+    });
+    (path_ok && has_req_callback).then_some("a request handler")
+}
+
+/// The function among `f` and its ancestors that has a parameter `name`.
+pub fn param_owner(cx: &FileCx, f: FuncId, name: &str) -> Option<FuncId> {
+    let mut cur = Some(f);
+    while let Some(id) = cur {
+        if id.0 == 0 {
+            return None;
+        }
+        if cx.func(id).params.iter().any(|p| p.name == name) {
+            return Some(id);
+        }
+        if declares_local(cx, id, name) {
+            return None;
+        }
+        cur = cx.func(id).parent;
+    }
+    None
+}
+
+/// Where `f` runs on the loop at request time, for messages ("in async
+/// `load`", "in a request handler"), or `None`: async functions that are
+/// not start-up `main`s or tests, request/message handlers, and the
+/// callbacks and helpers nested in either.
+pub fn loop_place(cx: &FileCx, h: &Handlers, f: FuncId) -> Option<String> {
+    let mut cur = f;
+    let mut nested = false;
+    for _ in 0..8 {
+        if in_test(cx, cur) || cur.0 == 0 {
+            return None;
+        }
+        let func = cx.func(cur);
+        let inner = if nested { "in a callback of " } else { "in " };
+        if let Some(kind) = h.kind(cur) {
+            let name = if func.name.is_empty() {
+                String::new()
+            } else {
+                format!(" `{}`", func.name)
+            };
+            return Some(format!("{inner}{kind}{name}"));
+        }
+        if func.is_async {
+            if cx.is_offloaded(cur) || is_startup_name(&func.name) {
+                return None;
+            }
+            return Some(format!("{inner}async {}", cx.func_display(cur)));
+        }
+        // A function nested in request-time code (an array callback, a
+        // promise executor, a `.then` or event callback, a local helper)
+        // also runs on the loop at request time, unless it is handed to a
+        // worker thread.
+        if cx.is_offloaded(cur) {
+            return None;
+        }
+        cur = func.parent?;
+        nested = true;
+    }
+    None
+}
+
+/// Functions that by name run once at start-up.
+fn is_startup_name(name: &str) -> bool {
+    matches!(
+        name,
+        "main"
+            | "bootstrap"
+            | "cli"
+            | "run_cli"
+            | "runCli"
+            | "setup"
+            | "globalSetup"
+            | "globalTeardown"
+    )
+}
+
+// ---------------------------------------------------------- shared state --
+
+/// Where a name used in a function lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// A parameter or local of the function itself.
+    Local,
+    /// A variable of an enclosing function (shared by every call of the
+    /// closure that captured it).
+    Outer(FuncId),
+    /// A module-level variable.
+    Module,
+    /// An import, a global, or something not declared in this file.
+    Unknown,
+}
+
+/// True when `f` itself (not a nested function) declares `name`: a
+/// parameter, a `let`/`const`/`var`, a function declaration, a catch or
+/// loop binding.
+pub fn declares_local(cx: &FileCx, f: FuncId, name: &str) -> bool {
+    let func = cx.func(f);
+    if func.params.iter().any(|p| {
+        p.name == name
+            || p.name.strip_prefix("...") == Some(name)
+            || (p.name.starts_with(['{', '[']) && pattern_has(&p.name, name))
+    }) {
+        return true;
+    }
+    struct V<'n> {
+        name: &'n str,
+        found: bool,
+    }
+    impl Visitor for V<'_> {
+        fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
+            match &m.stmt(id).kind {
+                StmtKind::Assign {
+                    targets,
+                    op: AssignOp::Declare { .. },
+                    ..
+                } => {
+                    for &t in targets {
+                        if target_binds(m, t, self.name) {
+                            self.found = true;
+                        }
+                    }
+                }
+                StmtKind::For {
+                    target: Some(t), ..
+                } if target_binds(m, *t, self.name) => self.found = true,
+                StmtKind::FuncDef(f) if m.func(*f).name == self.name => self.found = true,
+                StmtKind::Try { handlers, .. }
+                    if handlers
+                        .iter()
+                        .any(|h| h.name.as_deref() == Some(self.name)) =>
+                {
+                    self.found = true
+                }
+                _ => {}
+            }
+            !self.found
+        }
+        fn enter_expr(&mut self, _m: &FileModel, _id: ExprId) -> bool {
+            false
+        }
+    }
+    let mut v = V { name, found: false };
+    walk_block(cx.model, &func.body, &mut v);
+    v.found
+}
+
+fn pattern_has(pattern: &str, name: &str) -> bool {
+    pattern
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+        .any(|w| w == name)
+}
+
+/// True when the binding target `t` (a name or a destructuring pattern)
+/// binds `name`.
+fn target_binds(m: &FileModel, t: ExprId, name: &str) -> bool {
+    match &m.expr(t).kind {
+        ExprKind::Name { id, .. } => id == name,
+        ExprKind::Collection { elems, .. } => elems.iter().any(|&e| target_binds(m, e, name)),
+        ExprKind::Spread(e) | ExprKind::Cast(e) => target_binds(m, *e, name),
+        ExprKind::AssignExpr { target, .. } => target_binds(m, *target, name),
+        _ => false,
+    }
+}
+
+/// The names a binding target (a name or a destructuring pattern) binds.
+pub fn bound_names(cx: &FileCx, t: ExprId) -> Vec<String> {
+    match &cx.expr(t).kind {
+        ExprKind::Name { id, .. } => vec![id.clone()],
+        ExprKind::Collection { elems, .. } => {
+            elems.iter().flat_map(|&e| bound_names(cx, e)).collect()
+        }
+        ExprKind::AssignExpr { target, .. } | ExprKind::Spread(target) | ExprKind::Cast(target) => {
+            bound_names(cx, *target)
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Where `name`, used in `f`, is declared.
+pub fn scope_of(cx: &FileCx, f: FuncId, name: &str) -> Scope {
+    let mut cur = Some(f);
+    while let Some(id) = cur {
+        if id.0 == 0 {
+            return if declares_local(cx, id, name) {
+                Scope::Module
+            } else {
+                Scope::Unknown
+            };
+        }
+        if declares_local(cx, id, name) {
+            return if id == f {
+                Scope::Local
+            } else {
+                Scope::Outer(id)
+            };
+        }
+        cur = cx.func(id).parent;
+    }
+    Scope::Unknown
+}
+
+/// The root identifier of a member chain (`a` of `a.b[c].d`), `this`
+/// included.
+pub fn root_name<'a>(cx: &FileCx<'a>, e: ExprId) -> Option<&'a str> {
+    let mut cur = cx.model.strip(e);
+    for _ in 0..32 {
+        match &cx.expr(cur).kind {
+            ExprKind::Name { id, .. } => return Some(id),
+            ExprKind::Attr { obj, .. } | ExprKind::Index { obj, .. } => cur = cx.model.strip(*obj),
+            ExprKind::Call(c) if c.receiver.is_some() => cur = cx.model.strip(c.receiver?),
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// What kind of shared state an expression (a name or member chain) is in
+/// function `f`: module state, `this` state, or a captured outer variable.
+/// `None` for locals and unknown things.
+pub fn shared_state(cx: &FileCx, f: FuncId, e: ExprId) -> Option<&'static str> {
+    let root = root_name(cx, e)?;
+    if root == "this" {
+        let owner = cx.tree.func_ancestors(cx.model, f).find(|&a| {
+            let func = cx.func(a);
+            func.kind != FnKind::Closure || func.class.is_some()
+        })?;
+        let func = cx.func(owner);
+        // `this` in a plain function is whatever the caller passes; the
+        // constructor's own body runs before anyone else sees the object
+        // (closures it creates run later).
+        return (func.class.is_some() && (func.name != "constructor" || owner != f))
+            .then_some("instance state");
+    }
+    match scope_of(cx, f, root) {
+        Scope::Module => Some("module state"),
+        Scope::Outer(_) => Some("a variable shared with an enclosing function"),
+        Scope::Local | Scope::Unknown => None,
+    }
+}
+
+/// A canonical text for a member chain (`this.cache`, `cache[key]` →
+/// `cache[]`), to compare reads and writes of the same state.
+pub fn chain_key(cx: &FileCx, e: ExprId) -> Option<String> {
+    let e = cx.model.strip(e);
+    match &cx.expr(e).kind {
+        ExprKind::Name { id, .. } => Some(id.clone()),
+        ExprKind::Attr { obj, name, .. } => Some(format!("{}.{name}", chain_key(cx, *obj)?)),
+        ExprKind::Index { obj, index } => {
+            let idx = match cx.model.literal(*index) {
+                Some(Lit::Str(s)) => format!("[{s:?}]"),
+                Some(Lit::Int(v)) => format!("[{v}]"),
+                _ => match cx.model.dotted(*index) {
+                    Some(d) => format!("[{d}]"),
+                    None => "[]".into(),
+                },
+            };
+            Some(format!("{}{idx}", chain_key(cx, *obj)?))
+        }
+        _ => None,
+    }
+}
+
+// ------------------------------------------------------------ statements --
+
+/// The statement an expression belongs to.
+pub fn stmt_of(cx: &FileCx, e: ExprId) -> Option<StmtId> {
+    cx.tree.enclosing_stmt(e)
+}
+
+/// True when the expression sits in the body of a `try` that has a `catch`
+/// (in its own function).
+pub fn in_try_with_catch(cx: &FileCx, e: ExprId) -> bool {
+    let Some(s) = stmt_of(cx, e) else {
+        return false;
+    };
+    cx.tree.stmt_ancestors(s).any(|a| {
+        matches!(&cx.stmt(a).kind, StmtKind::Try { body, handlers, .. }
+            if !handlers.is_empty() && block_contains(cx, body, s))
+    })
+}
+
+/// True when `s` is one of `block`'s statements or nested in one.
+pub fn block_contains(cx: &FileCx, block: &Block, s: StmtId) -> bool {
+    block.contains(&s) || cx.tree.stmt_ancestors(s).any(|a| block.contains(&a))
+}
+
+/// Every call expression of a function body, in source order (not in
+/// nested functions).
+pub fn calls_of(cx: &FileCx, f: FuncId) -> Vec<ExprId> {
+    unsnarl_model::walk::calls_in_block(cx.model, &cx.func(f).body)
+}
+
+/// Every expression of a function body (not nested functions).
+pub fn exprs_of(cx: &FileCx, f: FuncId) -> Vec<ExprId> {
+    unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(f).body)
+}
+
+/// `f` and every function nested in it.
+pub fn with_nested(cx: &FileCx, f: FuncId) -> Vec<FuncId> {
+    let mut out = vec![f];
+    let mut set: HashSet<FuncId> = HashSet::from([f]);
+    for g in cx.model.function_ids() {
+        if let Some(p) = cx.func(g).parent
+            && set.contains(&p)
+        {
+            set.insert(g);
+            out.push(g);
+        }
+    }
+    out
+}
+
+/// The 1-based line of a byte offset.
+pub fn line_of(cx: &FileCx, offset: u32) -> usize {
+    cx.text
+        .get(..offset as usize)
+        .map_or(0, |t| t.bytes().filter(|&b| b == b'\n').count())
+        + 1
+}
+
+/// The line of `span` (or the one before it) carries an
+/// `eslint-disable(-next)-line` comment naming `rule` (the author looked at
+/// this exact finding and decided).
+pub fn eslint_disabled(cx: &FileCx, span: Span, rule: &str) -> bool {
+    let start = span.start as usize;
+    let line_start = cx.text[..start.min(cx.text.len())]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
+    let line_end = cx.text[start.min(cx.text.len())..]
+        .find('\n')
+        .map_or(cx.text.len(), |i| start + i);
+    let prev_start = cx.text[..line_start.saturating_sub(1)]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
+    let this_line = &cx.text[line_start..line_end];
+    let prev_line = &cx.text[prev_start..line_start];
+    (this_line.contains("eslint-disable-line") && this_line.contains(rule))
+        || (prev_line.contains("eslint-disable-next-line") && prev_line.contains(rule))
+}
+
+/// A short source excerpt (first line, trimmed, at most 60 characters).
+pub fn excerpt(cx: &FileCx, span: Span) -> String {
+    let s = cx.source(span).lines().next().unwrap_or("").trim();
+    if s.len() > 60 {
+        format!("{}…", &s[..s.floor_char_boundary(57)])
+    } else {
+        s.to_string()
+    }
+}
+
+/// A timer-like delay call: `setTimeout(fn, ms)`, `sleep(ms)`,
+/// `delay(ms)`, `timers/promises.setTimeout(ms)`, `new Promise(r =>
+/// setTimeout(r, ms))`. Returns the delay expression when there is one.
+pub fn delay_of(cx: &FileCx, e: ExprId) -> Option<Option<ExprId>> {
+    let e = cx.model.strip(e);
+    let c = cx.call(e)?;
+    let lname = c.name.to_ascii_lowercase();
+    if c.target
+        .as_deref()
+        .is_some_and(|t| t.starts_with("AbortSignal."))
+    {
+        return None;
+    }
+    match c.target.as_deref() {
+        Some("setTimeout") => return Some(c.positional(1)),
+        Some("timers/promises.setTimeout" | "timers/promises.scheduler.wait") => {
+            return Some(c.positional(0));
+        }
+        Some("Promise") if c.is_new => {
+            // `new Promise(r => setTimeout(r, ms))`.
+            let f = callback_fn(cx, c.positional(0)?)?;
+            for inner in calls_of(cx, f) {
+                if let Some(d) = delay_of(cx, inner) {
+                    return Some(d);
+                }
+            }
+            return None;
+        }
+        _ => {}
+    }
+    let sleepy = lname == "sleep"
+        || lname == "delay"
+        || lname == "wait"
+        || lname == "pause"
+        || lname == "timeout"
+        || lname.ends_with("sleep")
+        || lname.ends_with("delay");
+    (sleepy && c.args.len() <= 2).then(|| c.positional(0))
+}
+
+/// True when an expression involves randomness (`Math.random()`, a
+/// `jitter` helper, `crypto.randomInt`).
+pub fn has_jitter(cx: &FileCx, e: ExprId) -> bool {
+    unsnarl_model::walk::exprs_under(cx.model, e)
+        .into_iter()
+        .any(|x| match &cx.expr(x).kind {
+            ExprKind::Call(c) => {
+                let n = c.name.to_ascii_lowercase();
+                n.contains("random") || n.contains("jitter")
+            }
+            ExprKind::Name { id, .. } | ExprKind::Attr { name: id, .. } => {
+                let n = id.to_ascii_lowercase();
+                n.contains("jitter") || n.contains("random")
+            }
+            _ => false,
+        })
+}
+
+/// True when a delay expression grows (an exponent, a multiplication by a
+/// variable, a `backoff` helper) rather than being constant.
+pub fn grows(cx: &FileCx, e: ExprId) -> bool {
+    if cx.model.int_value(e).is_some() {
+        return false;
+    }
+    unsnarl_model::walk::exprs_under(cx.model, e)
+        .into_iter()
+        .any(|x| match &cx.expr(x).kind {
+            ExprKind::Binary {
+                op: BinOp::Mul | BinOp::Other | BinOp::Bit,
+                left,
+                right,
+            } => cx.model.int_value(*left).is_none() || cx.model.int_value(*right).is_none(),
+            ExprKind::Call(c) => {
+                let n = c.name.to_ascii_lowercase();
+                n == "pow" || n.contains("backoff") || n.contains("exponential")
+            }
+            ExprKind::Name { id, .. } | ExprKind::Attr { name: id, .. } => {
+                let n = id.to_ascii_lowercase();
+                n.contains("backoff") || n.contains("attempt") || n.contains("retry")
+            }
+            _ => false,
+        })
+}
+
+/// The first `await` of `f` (not of nested functions) that is not inside a
+/// `try` with a `catch`: where a rejection escapes the function. `None` when
+/// every await is guarded (or there is none).
+pub fn unguarded_await(cx: &FileCx, f: FuncId) -> Option<ExprId> {
+    let awaits = exprs_of(cx, f)
+        .into_iter()
+        .find(|&e| matches!(cx.expr(e).kind, ExprKind::Await(_)) && !in_try_with_catch(cx, e));
+    // `for await (x of it)`: each step awaits `it`.
+    awaits.or_else(|| {
+        stmts_of(cx, f)
+            .into_iter()
+            .find_map(|s| match cx.stmt(s).kind {
+                StmtKind::For {
+                    iter,
+                    is_async: true,
+                    ..
+                } if !in_try_with_catch(cx, iter) => Some(iter),
+                _ => None,
+            })
+    })
+}
+
+/// True when `f` has an `await` (or `for await`) anywhere in its own body.
+pub fn has_await(cx: &FileCx, f: FuncId) -> bool {
+    !crate::util::awaits_in_block(cx.model, &cx.func(f).body).is_empty()
+}
+
+/// The promises locals of `f` hold: `const p = promiseCall()` (or `let`,
+/// never reassigned) in `f`'s own body; name → initializer.
+pub fn promise_bindings(cx: &FileCx, f: FuncId) -> HashMap<String, ExprId> {
+    let mut writes: HashMap<&str, (usize, Option<ExprId>)> = HashMap::new();
+    let mut spoiled: HashSet<&str> = HashSet::new();
+    for s in stmts_of(cx, f) {
+        match &cx.stmt(s).kind {
+            StmtKind::Assign { targets, value, op } => {
+                for &t in targets {
+                    if let Some(n) = cx.model.name_of(t) {
+                        let w = writes.entry(n).or_insert((0, None));
+                        w.0 += 1;
+                        if matches!(op, AssignOp::Declare { .. }) {
+                            w.1 = *value;
+                        }
+                    }
+                }
+            }
+            StmtKind::For {
+                target: Some(t), ..
+            } => {
+                if let Some(n) = cx.model.name_of(*t) {
+                    spoiled.insert(n);
+                }
+            }
+            _ => {}
+        }
+    }
+    for e in exprs_of(cx, f) {
+        if let ExprKind::AssignExpr { target, .. } = cx.expr(e).kind
+            && let Some(n) = cx.model.name_of(target)
+        {
+            spoiled.insert(n);
+        }
+    }
+    writes
+        .into_iter()
+        .filter(|(n, (count, init))| *count == 1 && init.is_some() && !spoiled.contains(n))
+        .filter_map(|(n, (_, init))| {
+            let init = init?;
+            promise_expr(cx, init).map(|_| (n.to_string(), init))
+        })
+        .collect()
+}
+
+/// Every statement of a function body, nested ones included, in order (not
+/// in nested functions).
+pub fn stmts_of(cx: &FileCx, f: FuncId) -> Vec<StmtId> {
+    struct V(Vec<StmtId>);
+    impl Visitor for V {
+        fn enter_stmt(&mut self, _m: &FileModel, id: StmtId) -> bool {
+            self.0.push(id);
+            true
+        }
+    }
+    let mut v = V(Vec::new());
+    walk_block(cx.model, &cx.func(f).body, &mut v);
+    v.0
+}
+
+/// True when the value of `e` is tested for truth: an `if`/`while`/ternary
+/// condition, the operand of `!`, the left side of `&&`/`||` (or the right
+/// side of one that is itself tested).
+pub fn truth_tested(cx: &FileCx, e: ExprId) -> bool {
+    let mut cur = e;
+    for _ in 0..16 {
+        match cx.tree.expr_parent(cur) {
+            Parent::Expr(p) => match &cx.expr(p).kind {
+                ExprKind::Cast(_) => cur = p,
+                ExprKind::Unary { op: UnOp::Not, .. } => return true,
+                ExprKind::Ternary { cond, .. } => return *cond == cur,
+                ExprKind::Logical {
+                    op: LogicalOp::And | LogicalOp::Or,
+                    left,
+                    ..
+                } => {
+                    if *left == cur {
+                        return true;
+                    }
+                    cur = p;
+                }
+                _ => return false,
+            },
+            Parent::Stmt(s) => {
+                return match &cx.stmt(s).kind {
+                    StmtKind::If { cond, .. } | StmtKind::While { cond, .. } => *cond == cur,
+                    _ => false,
+                };
+            }
+            _ => return false,
+        }
+    }
+    false
+}

@@ -1,0 +1,206 @@
+//! JS028: `setInterval` started per call whose handle is never cleared.
+
+use super::common;
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::Parent;
+use unsnarl_model::*;
+
+pub struct IntervalNotCleared;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "JS028",
+    name: "interval-not-cleared",
+    category: Category::ResourceLeak,
+    severity: Severity::Medium,
+    languages: &[Language::JavaScript, Language::TypeScript],
+    summary: "A function starts a `setInterval` whose handle is dropped or never passed to `clearInterval`: every call leaves one more timer running forever.",
+    docs: r#"
+`setInterval(...)` inside a function (not module start-up code), whose
+return value is discarded, or stored in a variable or field that no
+`clearInterval` in the file ever receives.
+
+## Why
+
+An interval runs until it is cleared. Started per request, per connection,
+per component mount or per object, each one keeps its callback and
+everything the callback captured alive, keeps firing after its owner is
+gone (writing to closed sockets, polling for nobody), and keeps the process
+from exiting.
+
+## Example
+
+```javascript
+wss.on("connection", (ws) => {
+  setInterval(() => ws.ping(), 30_000);
+});
+```
+
+## Fix
+
+Keep the handle and clear it when the owner goes away.
+
+```javascript
+wss.on("connection", (ws) => {
+  const heartbeat = setInterval(() => ws.ping(), 30_000);
+  ws.on("close", () => clearInterval(heartbeat));
+});
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for IntervalNotCleared {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        if common::skip_file(cx) {
+            return;
+        }
+        // Everything passed to clearInterval/clearTimeout in the file, with
+        // the function that clears it.
+        let mut cleared: Vec<(String, FuncId)> = Vec::new();
+        for (i, ex) in cx.model.exprs.iter().enumerate() {
+            if let ExprKind::Call(c) = &ex.kind
+                && matches!(c.target.as_deref(), Some("clearInterval" | "clearTimeout"))
+                && let Some(a) = c.positional(0)
+            {
+                cleared.push((last_key(cx, a), cx.func_of(ExprId(i as u32))));
+            }
+        }
+        for (i, ex) in cx.model.exprs.iter().enumerate() {
+            let ExprKind::Call(c) = &ex.kind else {
+                continue;
+            };
+            if c.target.as_deref() != Some("setInterval") {
+                continue;
+            }
+            let e = ExprId(i as u32);
+            let f = cx.func_of(e);
+            if f.0 == 0 || common::in_test(cx, f) {
+                continue;
+            }
+            let msg = match holder(cx, e) {
+                Holder::Dropped => "the handle of this `setInterval` is dropped, so it can never be cleared: every call of this function leaves one more timer running forever".to_string(),
+                Holder::Stored(key, local) if !cleared.iter().any(|(k, g)| {
+                    // A local handle is cleared in its own function (or a
+                    // callback of it); a field or module variable anywhere.
+                    *k == key && (!local || common::with_nested(cx, f).contains(g))
+                }) => format!(
+                    "this `setInterval` is kept in `{key}` but nothing ever calls `clearInterval({key})`: the timer outlives its owner and each call adds another"
+                ),
+                _ => continue,
+            };
+            out.push(cx.finding(
+                &META,
+                ex.span,
+                msg,
+                "keep the handle and `clearInterval` it when the owner goes away (connection closed, component unmounted, object disposed)",
+            ));
+        }
+    }
+}
+
+enum Holder {
+    Dropped,
+    /// Kept in a variable or field (`true` for a local of the function).
+    Stored(String, bool),
+    Other,
+}
+
+/// Where the interval handle goes.
+fn holder(cx: &FileCx, e: ExprId) -> Holder {
+    let mut cur = e;
+    loop {
+        match cx.tree.expr_parent(cur) {
+            Parent::Expr(p) => match &cx.expr(p).kind {
+                ExprKind::Cast(_) => cur = p,
+                // `setInterval(...).unref()`: still the same timer.
+                ExprKind::Attr { name, .. } if name == "unref" || name == "ref" => {
+                    match cx.tree.expr_parent(p) {
+                        Parent::Expr(call) if cx.call(call).is_some() => cur = call,
+                        _ => return Holder::Other,
+                    }
+                }
+                ExprKind::AssignExpr { target, .. } => {
+                    return Holder::Stored(last_key(cx, *target), false);
+                }
+                _ => return Holder::Other,
+            },
+            Parent::Stmt(s) => {
+                return match &cx.stmt(s).kind {
+                    StmtKind::Expr(x) if *x == cur => Holder::Dropped,
+                    StmtKind::Assign { targets, .. } => match targets.first() {
+                        Some(&t)
+                            if matches!(
+                                cx.expr(t).kind,
+                                ExprKind::Name { .. } | ExprKind::Attr { .. }
+                            ) =>
+                        {
+                            let local = cx.model.name_of(t).is_some_and(|n| {
+                                common::declares_local(cx, cx.tree.stmt_func(s), n)
+                            });
+                            Holder::Stored(last_key(cx, t), local)
+                        }
+                        _ => Holder::Other,
+                    },
+                    _ => Holder::Other,
+                };
+            }
+            _ => return Holder::Other,
+        }
+    }
+}
+
+/// The last segment of a name or member chain (`this.timer` → `timer`).
+fn last_key(cx: &FileCx, e: ExprId) -> String {
+    let d = cx
+        .model
+        .dotted(e)
+        .unwrap_or_else(|| cx.source(cx.expr(e).span).to_string());
+    d.rsplit('.').next().unwrap_or(&d).to_string()
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::JavaScript,
+    fail: &[r#"
+wss.on("connection", (ws) => {
+  setInterval(() => ws.ping(), 30000); // expect
+});
+
+class Poller {
+  start() {
+    this.timer = setInterval(() => this.poll(), 1000); // expect
+  }
+}
+"#],
+    pass: &[r#"
+const metrics = setInterval(flushMetrics, 10000);
+
+wss.on("connection", (ws) => {
+  const heartbeat = setInterval(() => ws.ping(), 30000);
+  ws.on("close", () => clearInterval(heartbeat));
+});
+
+class Poller {
+  start() {
+    this.timer = setInterval(() => this.poll(), 1000);
+  }
+  stop() {
+    clearInterval(this.timer);
+  }
+}
+
+function every(ms, fn) {
+  return setInterval(fn, ms);
+}
+"#],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(IntervalNotCleared);
+}

@@ -1,0 +1,370 @@
+//! JS022: outbound HTTP calls with no deadline: `fetch` without a signal in
+//! server code, axios calls and instances without `timeout`, `http.request`
+//! without a timeout.
+
+use super::common;
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::*;
+
+pub struct MissingTimeout;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "JS022",
+    name: "http-call-without-timeout",
+    category: Category::MissingTimeout,
+    severity: Severity::High,
+    languages: &[Language::JavaScript, Language::TypeScript],
+    summary: "An outbound HTTP call can wait forever: `fetch` with no `signal` in server code (request handlers, server modules), an axios call or `axios.create` with no `timeout` (axios waits indefinitely by default), `http.request`/`https.get` with no timeout.",
+    docs: r#"
+- `fetch(url)` / `fetch(url, options)` without a `signal` in server code (a
+  request handler, or a module that sets up an HTTP server);
+- `axios.get/post/...`, `axios(config)` and `axios.create(config)` without a
+  `timeout` (unless the file sets `axios.defaults.timeout`);
+- `http.request`, `http.get`, `https.request`, `https.get` without a
+  `timeout` option and without `req.setTimeout(...)`.
+
+## Why
+
+None of these give up on their own: axios's default timeout is 0 (none),
+Node's `http` has no response deadline, and `fetch` waits as long as the
+server keeps the connection open. One stuck dependency then holds every
+request that calls it, with its socket and memory, until the process runs
+out of both; the caller's own timeout fires, but the work behind it
+continues.
+
+## Example
+
+```javascript
+import axios from "axios";
+
+export async function getRates() {
+  const { data } = await axios.get("https://rates.example/latest");
+  return data;
+}
+```
+
+## Fix
+
+Give every call a deadline (and share it down the call tree).
+
+```javascript
+import axios from "axios";
+
+export async function getRates() {
+  const { data } = await axios.get("https://rates.example/latest", { timeout: 5000 });
+  return data;
+}
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+const AXIOS_NO_DATA: &[&str] = &["get", "delete", "head", "options"];
+const AXIOS_DATA: &[&str] = &["post", "put", "patch", "postForm", "putForm", "patchForm"];
+
+impl Rule for MissingTimeout {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        if common::skip_file(cx) || cx.model.is_test {
+            return;
+        }
+        let server = creates_server(cx);
+        let h = common::handlers(cx);
+        let axios_defaults = sets_axios_default_timeout(cx);
+        for (i, ex) in cx.model.exprs.iter().enumerate() {
+            let ExprKind::Call(c) = &ex.kind else {
+                continue;
+            };
+            let e = ExprId(i as u32);
+            if common::in_test(cx, cx.func_of(e)) {
+                continue;
+            }
+            let Some(t) = c.target.as_deref() else {
+                continue;
+            };
+            let (what, fix) = match t {
+                "fetch" | "undici.fetch" | "node-fetch"
+                    if is_server_code(cx) && (server || in_handler(cx, &h, e)) =>
+                {
+                    let missing = match c.positional(1) {
+                        None => c.args.len() == 1,
+                        Some(o) => common::opt_key(cx, o, "signal") == common::OptKey::Missing,
+                    };
+                    if !missing || in_race(cx, e) {
+                        continue;
+                    }
+                    (
+                        "this `fetch` has no `signal`: it waits as long as the server keeps the connection open, holding the caller and its socket when the dependency hangs",
+                        "pass `{ signal: AbortSignal.timeout(ms) }` (combined with the caller's signal when there is one)",
+                    )
+                }
+                "axios" | "axios.request" | "axios.create" if !axios_defaults => {
+                    let cfg = if t == "axios" && c.args.len() == 2 {
+                        c.positional(1)
+                    } else {
+                        c.positional(0)
+                    };
+                    let missing = match cfg {
+                        None => t == "axios.create",
+                        Some(o) => match common::opt_key(cx, o, "timeout") {
+                            common::OptKey::Missing => true,
+                            common::OptKey::Set(v) => cx.model.int_value(v) == Some(0),
+                            common::OptKey::Unknown => false,
+                        },
+                    };
+                    if !missing
+                        || (t == "axios"
+                            && c.args.len() == 1
+                            && common::str_arg(cx, c, 0).is_some())
+                    {
+                        continue;
+                    }
+                    if t == "axios.create" {
+                        (
+                            "this axios instance has no `timeout`: axios waits forever by default, so every call made through it can hang on a stuck server",
+                            "set `timeout` (ms) in `axios.create({ ... })`",
+                        )
+                    } else {
+                        (
+                            "this axios request has no `timeout`: axios waits forever by default, so a stuck server holds this call and its caller indefinitely",
+                            "pass `timeout` (ms) in the request config, or create an instance with a default `timeout`",
+                        )
+                    }
+                }
+                _ if !axios_defaults && axios_method(t).is_some() => {
+                    let idx = axios_method(t).unwrap();
+                    let missing = match c.positional(idx) {
+                        None => true,
+                        Some(o) => match common::opt_key(cx, o, "timeout") {
+                            common::OptKey::Missing => true,
+                            common::OptKey::Set(v) => cx.model.int_value(v) == Some(0),
+                            common::OptKey::Unknown => false,
+                        },
+                    };
+                    if !missing {
+                        continue;
+                    }
+                    (
+                        "this axios request has no `timeout`: axios waits forever by default, so a stuck server holds this call and its caller indefinitely",
+                        "pass `{ timeout: ms }` as the request config, or create an instance with a default `timeout`",
+                    )
+                }
+                "http.request" | "http.get" | "https.request" | "https.get" => {
+                    let has_opt = c.args.iter().any(|a| {
+                        let v = cx.model.strip(a.value);
+                        match &cx.expr(v).kind {
+                            ExprKind::Collection { .. } => !matches!(
+                                common::opt_key(cx, v, "timeout"),
+                                common::OptKey::Missing
+                            ),
+                            // An options object built elsewhere may set it.
+                            ExprKind::Name { .. } | ExprKind::Attr { .. } => !is_url_name(cx, v),
+                            _ => false,
+                        }
+                    });
+                    if has_opt || sets_timeout_later(cx, e) {
+                        continue;
+                    }
+                    (
+                        "this request has no timeout: Node's `http` client has no response deadline, so a server that accepts the connection and never answers holds it forever",
+                        "pass `timeout` in the options and handle the `timeout` event (`req.destroy(err)`), or call `req.setTimeout(ms, ...)`; or use `fetch` with `AbortSignal.timeout(ms)`",
+                    )
+                }
+                _ => continue,
+            };
+            out.push(cx.finding(&META, ex.span, what, fix));
+        }
+    }
+}
+
+/// `axios.get(url, config)` and friends: the index of the config argument.
+fn axios_method(t: &str) -> Option<usize> {
+    let m = t.strip_prefix("axios.")?;
+    if AXIOS_NO_DATA.contains(&m) {
+        Some(1)
+    } else if AXIOS_DATA.contains(&m) {
+        Some(2)
+    } else {
+        None
+    }
+}
+
+fn is_url_name(cx: &FileCx, e: ExprId) -> bool {
+    cx.model
+        .name_of(e)
+        .is_some_and(|n| n.to_ascii_lowercase().contains("url") || n == "href")
+}
+
+/// `axios.defaults.timeout = ...` somewhere in the file.
+fn sets_axios_default_timeout(cx: &FileCx) -> bool {
+    cx.model.stmts.iter().any(|s| {
+        matches!(&s.kind, StmtKind::Assign { targets, .. }
+            if targets.iter().any(|&t| cx.model.dotted(t).is_some_and(|d| d.ends_with("defaults.timeout"))))
+    })
+}
+
+/// `req.setTimeout(...)` / `req.on('timeout', ...)` / `{ timeout }` later
+/// in the same function, or chained on the call.
+fn sets_timeout_later(cx: &FileCx, e: ExprId) -> bool {
+    let f = cx.func_of(e);
+    let chained = cx.tree.expr_ancestors(e).any(|a| {
+        cx.call(a)
+            .is_some_and(|c| c.name == "setTimeout" && c.receiver.is_some())
+    });
+    chained
+        || common::calls_of(cx, f).into_iter().any(|x| {
+            let c = cx.call(x).unwrap();
+            (c.name == "setTimeout" && c.receiver.is_some())
+                || (c.name == "on" && common::str_arg(cx, c, 0) == Some("timeout"))
+        })
+}
+
+/// The call is an element of a `Promise.race` (reported as a race loser).
+fn in_race(cx: &FileCx, e: ExprId) -> bool {
+    cx.tree.expr_ancestors(e).any(|a| {
+        cx.call(a)
+            .is_some_and(|c| c.target.as_deref() == Some("Promise.race"))
+    })
+}
+
+/// The call runs while serving a request (in a handler or a callback of
+/// one).
+fn in_handler(cx: &FileCx, h: &common::Handlers, e: ExprId) -> bool {
+    cx.tree
+        .func_ancestors(cx.model, cx.func_of(e))
+        .any(|a| a.0 != 0 && h.kind(a).is_some())
+}
+
+/// The file sets up a server: an HTTP framework or `http.createServer`.
+fn creates_server(cx: &FileCx) -> bool {
+    const SERVERS: &[&str] = &[
+        "express", "koa", "fastify", "hono", "@nestjs/", "restify", "@hapi/",
+    ];
+    cx.model.imports.iter().any(|i| {
+        let t = i.target.as_str();
+        SERVERS.iter().any(|s| t == s.trim_end_matches('/') || t.starts_with(s) || t.starts_with(&format!("{s}.")))
+    }) || cx.model.exprs.iter().any(|e| {
+        matches!(&e.kind, ExprKind::Call(c) if matches!(c.target.as_deref(), Some("http.createServer" | "https.createServer" | "http2.createServer")))
+    })
+}
+
+/// Node (server) code: it loads Node modules or uses `process`, and does
+/// not touch the DOM.
+pub fn is_server_code(cx: &FileCx) -> bool {
+    let browser = cx.path.ends_with(".jsx")
+        || cx.path.ends_with(".tsx")
+        || cx.model.imports.iter().any(|i| {
+            let t = i.target.as_str();
+            t == "react" || t.starts_with("react.") || t.starts_with("react-dom") || t == "vue"
+                || t.starts_with("@angular/") || t.starts_with("svelte")
+        })
+        || cx.model.exprs.iter().any(|e| {
+            matches!(&e.kind, ExprKind::Name { id, resolved: Some(r) } if r == id && (id == "window" || id == "document" || id == "localStorage"))
+        });
+    if browser {
+        return false;
+    }
+    const NODE: &[&str] = &[
+        "fs",
+        "http",
+        "https",
+        "http2",
+        "net",
+        "child_process",
+        "path",
+        "os",
+        "crypto",
+        "stream",
+        "express",
+        "koa",
+        "fastify",
+        "@nestjs/common",
+        "undici",
+        "node-fetch",
+        "dotenv",
+        "worker_threads",
+        "cluster",
+        "zlib",
+        "events",
+        "util",
+        "url",
+        "dns",
+    ];
+    cx.model.imports.iter().any(|i| {
+        let t = i.target.as_str();
+        NODE.iter().any(|n| t == *n || t.starts_with(&format!("{n}.")) || t.starts_with(&format!("{n}/")))
+    }) || cx.model.exprs.iter().any(|e| {
+        matches!(&e.kind, ExprKind::Name { id, resolved: Some(r) } if r == id && (id == "process" || id == "require"))
+    })
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::JavaScript,
+    fail: &[
+        r#"
+const axios = require("axios");
+const https = require("https");
+
+const api = axios.create({ baseURL: "https://api.example" }); // expect
+
+async function rates() {
+  const { data } = await axios.get("https://rates.example/latest"); // expect
+  await axios.post("https://audit.example", { event: "rates" }); // expect
+  return data;
+}
+
+function ping(cb) {
+  https.get("https://status.example/health", (res) => cb(res.statusCode)); // expect
+}
+"#,
+        r#"
+import express from "express";
+
+const app = express();
+app.get("/weather", async (req, res) => {
+  const r = await fetch(`https://weather.example/${req.query.city}`); // expect
+  res.json(await r.json());
+});
+"#,
+    ],
+    pass: &[
+        r#"
+const axios = require("axios");
+const https = require("https");
+
+const api = axios.create({ baseURL: "https://api.example", timeout: 5000 });
+
+async function rates(signal) {
+  const { data } = await axios.get("https://rates.example/latest", { timeout: 3000 });
+  await api.post("/audit", { event: "rates" });
+  const r = await fetch("https://x.example", { signal: AbortSignal.timeout(2000) });
+  return data;
+}
+
+function ping(cb) {
+  const req = https.get("https://status.example/health", { timeout: 2000 }, (res) => cb(res.statusCode));
+  req.on("timeout", () => req.destroy(new Error("timeout")));
+}
+"#,
+        r#"
+import React, { useEffect } from "react";
+
+export function Profile() {
+  useEffect(() => {
+    fetch("/api/me").then((r) => r.json()).then(setMe).catch(setErr);
+  }, []);
+  return null;
+}
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(MissingTimeout);
+}

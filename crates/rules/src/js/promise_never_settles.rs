@@ -1,0 +1,318 @@
+//! JS029: a `new Promise` executor with a path that neither resolves nor
+//! rejects (an `error` event or an error callback not wired to `reject`).
+
+use super::common;
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::*;
+
+pub struct PromiseNeverSettles;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "JS029",
+    name: "promise-never-settles",
+    category: Category::ResourceLeak,
+    severity: Severity::Medium,
+    languages: &[Language::JavaScript, Language::TypeScript],
+    summary: "A `new Promise` executor resolves from an event or callback but has a failure path that never settles it: no `error` listener wired to `reject`, or an error branch that returns without rejecting.",
+    docs: r#"
+A `new Promise((resolve, reject) => ...)` whose executor:
+
+- listens to events of a stream, request or socket (`end`, `finish`,
+  `close`, `response`...) and resolves from them, with no `error` listener
+  and no use of `reject`; or
+- passes a Node-style callback `(err, value) => ...` whose `if (err)` branch
+  returns without calling `reject` (or `resolve`).
+
+## Why
+
+On that path the promise stays pending forever. Everything awaiting it
+hangs — the request, the job, the shutdown sequence — holding its memory,
+sockets and locks, and nothing is logged because no error ever surfaces. For
+an emitter, an `error` event with no listener is worse: Node throws it and
+crashes the process.
+
+## Example
+
+```javascript
+function readAll(stream) {
+  return new Promise((resolve) => {
+    const chunks = [];
+    stream.on("data", (c) => chunks.push(c));
+    stream.on("end", () => resolve(Buffer.concat(chunks)));
+  });
+}
+```
+
+## Fix
+
+Wire every failure path to `reject` (or use `events.once`,
+`stream.promises.finished`, `util.promisify`).
+
+```javascript
+function readAll(stream) {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    stream.on("data", (c) => chunks.push(c));
+    stream.on("end", () => resolve(Buffer.concat(chunks)));
+    stream.on("error", reject);
+  });
+}
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for PromiseNeverSettles {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        if common::skip_file(cx) {
+            return;
+        }
+        for ex in &cx.model.exprs {
+            let ExprKind::Call(c) = &ex.kind else {
+                continue;
+            };
+            if !c.is_new || c.target.as_deref() != Some("Promise") {
+                continue;
+            }
+            let Some(exec) = c.positional(0).and_then(|a| common::callback_fn(cx, a)) else {
+                continue;
+            };
+            let params = &cx.func(exec).params;
+            let resolve = params.first().map(|p| p.name.as_str()).unwrap_or("");
+            let reject = params.get(1).map(|p| p.name.as_str());
+            if resolve.is_empty() || resolve.starts_with(['{', '[']) {
+                continue;
+            }
+            let all = common::with_nested(cx, exec);
+            let names_used = |name: &str| {
+                all.iter().any(|&g| {
+                    common::exprs_of(cx, g)
+                        .into_iter()
+                        .any(|x| cx.model.name_of(x) == Some(name))
+                })
+            };
+            let reject_used = reject.is_some_and(names_used);
+            let msg = if let Some(ev) = event_resolution(cx, exec, resolve) {
+                if reject_used || has_error_listener(cx, &all) || ev == "close" {
+                    continue;
+                }
+                format!(
+                    "this promise resolves on `{ev}` but nothing rejects it on `error`: if the stream or request fails, it stays pending forever and everything awaiting it hangs (and an `error` event with no listener crashes the process)"
+                )
+            } else if let Some(span) = dropped_error_branch(cx, &all, resolve, reject) {
+                let _ = span;
+                "the error branch of this callback returns without calling `reject`: on failure the promise never settles and its awaiters hang forever".to_string()
+            } else {
+                continue;
+            };
+            out.push(cx.finding(
+                &META,
+                ex.span,
+                msg,
+                "wire every failure path to `reject` (`emitter.on('error', reject)`, `if (err) return reject(err)`), or use `events.once`/`stream.promises.finished`/`util.promisify`",
+            ));
+        }
+    }
+}
+
+/// The event whose listener calls `resolve`, when the executor resolves
+/// from an event listener.
+fn event_resolution(cx: &FileCx, exec: FuncId, resolve: &str) -> Option<String> {
+    let mut found: Option<String> = None;
+    for g in common::with_nested(cx, exec) {
+        for e in common::calls_of(cx, g) {
+            let c = cx.call(e).unwrap();
+            if !matches!(
+                c.name.as_str(),
+                "on" | "once" | "addListener" | "addEventListener"
+            ) {
+                continue;
+            }
+            let Some(ev) = common::str_arg(cx, c, 0) else {
+                continue;
+            };
+            // Lifecycle events of streams, requests, sockets and processes,
+            // which have an `error` counterpart (custom events do not).
+            if !matches!(
+                ev,
+                "end"
+                    | "finish"
+                    | "close"
+                    | "response"
+                    | "exit"
+                    | "open"
+                    | "connect"
+                    | "ready"
+                    | "listening"
+                    | "drain"
+                    | "data"
+                    | "readable"
+                    | "load"
+                    | "message"
+            ) {
+                continue;
+            }
+            let Some(cb) = c.positional(1) else { continue };
+            let resolves = cx.model.name_of(cb) == Some(resolve)
+                || common::callback_fn(cx, cb).is_some_and(|h| {
+                    common::with_nested(cx, h).into_iter().any(|k| {
+                        common::calls_of(cx, k).into_iter().any(|x| {
+                            cx.call(x).unwrap().name == resolve
+                                && cx.call(x).unwrap().receiver.is_none()
+                        })
+                    })
+                });
+            if resolves {
+                // Resolving on `close` as well settles after a failure too.
+                if found.as_deref() != Some("close") {
+                    found = Some(ev.to_string());
+                }
+            }
+        }
+    }
+    found
+}
+
+fn has_error_listener(cx: &FileCx, all: &[FuncId]) -> bool {
+    all.iter().any(|&g| {
+        common::calls_of(cx, g).into_iter().any(|e| {
+            let c = cx.call(e).unwrap();
+            (matches!(
+                c.name.as_str(),
+                "on" | "once" | "addListener" | "addEventListener"
+            ) && matches!(
+                common::str_arg(cx, c, 0),
+                Some("error" | "abort" | "timeout")
+            )) || c.name == "catch"
+                || matches!(
+                    c.target.as_deref(),
+                    Some("stream.pipeline" | "stream.finished")
+                )
+        })
+    })
+}
+
+/// A Node-style callback `(err, ...) => { if (err) { ...; return; } ... }`
+/// whose error branch settles nothing.
+fn dropped_error_branch(
+    cx: &FileCx,
+    all: &[FuncId],
+    resolve: &str,
+    reject: Option<&str>,
+) -> Option<Span> {
+    for &g in all {
+        let func = cx.func(g);
+        let Some(p0) = func.params.first() else {
+            continue;
+        };
+        if !matches!(p0.name.as_str(), "err" | "error" | "e") || func.kind != FnKind::Closure {
+            continue;
+        }
+        for s in common::stmts_of(cx, g) {
+            let StmtKind::If { cond, then, .. } = &cx.stmt(s).kind else {
+                continue;
+            };
+            if cx.model.name_of(*cond) != Some(p0.name.as_str()) {
+                continue;
+            }
+            // Any mention of `resolve`/`reject` in the branch, callbacks
+            // included (`return pool.end(() => reject(err))`).
+            let settles = then.iter().any(|&b| {
+                let text = cx.source(cx.stmt(b).span);
+                [Some(resolve), reject, Some("reject"), Some("resolve")]
+                    .into_iter()
+                    .flatten()
+                    .any(|n| has_word(text, n))
+            });
+            let returns = then
+                .last()
+                .is_some_and(|&l| matches!(cx.stmt(l).kind, StmtKind::Return(_)));
+            if returns && !settles && !crate::util::always_raises(cx.model, then) {
+                return Some(cx.stmt(s).span);
+            }
+        }
+    }
+    None
+}
+
+fn has_word(text: &str, word: &str) -> bool {
+    text.match_indices(word).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + word.len()..].chars().next();
+        let ident =
+            |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$');
+        !ident(before) && !ident(after)
+    })
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::JavaScript,
+    fail: &[r#"
+const fs = require("fs");
+
+function readAll(stream) {
+  return new Promise((resolve) => { // expect
+    const chunks = [];
+    stream.on("data", (c) => chunks.push(c));
+    stream.on("end", () => resolve(Buffer.concat(chunks)));
+  });
+}
+
+function readConfig(path) {
+  return new Promise((resolve, reject) => { // expect
+    fs.readFile(path, "utf8", (err, text) => {
+      if (err) {
+        console.error(err);
+        return;
+      }
+      resolve(JSON.parse(text));
+    });
+  });
+}
+"#],
+    pass: &[r#"
+const fs = require("fs");
+
+function readAll(stream) {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    stream.on("data", (c) => chunks.push(c));
+    stream.on("end", () => resolve(Buffer.concat(chunks)));
+    stream.on("error", reject);
+  });
+}
+
+function readConfig(path) {
+  return new Promise((resolve, reject) => {
+    fs.readFile(path, "utf8", (err, text) => {
+      if (err) return reject(err);
+      resolve(JSON.parse(text));
+    });
+  });
+}
+
+const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function refreshed(server) {
+  return new Promise((resolve) => server.once("refreshed", resolve));
+}
+
+function closed(conn) {
+  return new Promise((resolve) => {
+    conn.once("end", resolve);
+    conn.once("close", resolve);
+  });
+}
+"#],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(PromiseNeverSettles);
+}

@@ -1,0 +1,265 @@
+//! JS021: `Promise.race([op(), timeout(ms)])` that never stops the loser.
+
+use super::common;
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::exprs_under;
+use unsnarl_model::*;
+
+pub struct RaceWithoutAbort;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "JS021",
+    name: "race-without-abort",
+    category: Category::RaceLoserLeak,
+    severity: Severity::Medium,
+    languages: &[Language::JavaScript, Language::TypeScript],
+    summary: "`Promise.race` against a timer abandons the operation instead of cancelling it (no AbortSignal), or leaves the timer running after the operation wins.",
+    docs: r#"
+`Promise.race([operation(...), timeout(ms)])` (a sleep/delay helper, or a
+`new Promise` rejecting from `setTimeout`) where the operation is given no
+`AbortSignal`, or where the timer set up for the race is never cleared.
+
+## Why
+
+A race settles with the first promise; it does not stop the others. When the
+timer wins, the request, query or child process keeps running, holding its
+socket and pool slot, and its result is thrown away: under a slow
+dependency, timed-out work piles up behind the "timeout". When the operation
+wins, an uncleared timer keeps the process alive and fires for nothing.
+
+## Example
+
+```javascript
+const timeout = (ms) =>
+  new Promise((_, reject) => setTimeout(() => reject(new Error("timeout")), ms));
+
+async function getPrice(sku) {
+  return Promise.race([fetch(`https://prices.example/${sku}`), timeout(2000)]);
+}
+```
+
+## Fix
+
+Cancel the operation itself: pass `AbortSignal.timeout(ms)` (or an
+`AbortController`'s signal aborted by the timer, cleared in `finally`).
+
+```javascript
+async function getPrice(sku) {
+  return fetch(`https://prices.example/${sku}`, { signal: AbortSignal.timeout(2000) });
+}
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for RaceWithoutAbort {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        if common::skip_file(cx) {
+            return;
+        }
+        for (i, ex) in cx.model.exprs.iter().enumerate() {
+            let ExprKind::Call(c) = &ex.kind else {
+                continue;
+            };
+            if c.target.as_deref() != Some("Promise.race") {
+                continue;
+            }
+            let e = ExprId(i as u32);
+            let f = cx.func_of(e);
+            let Some(arg) = c.positional(0) else { continue };
+            let ExprKind::Collection { elems, .. } = &cx.expr(cx.model.strip(arg)).kind else {
+                continue;
+            };
+            let (timers, ops): (Vec<ExprId>, Vec<ExprId>) =
+                elems.iter().partition(|&&x| is_timer(cx, f, x));
+            if timers.is_empty() || ops.is_empty() {
+                continue;
+            }
+            let unsignalled: Vec<ExprId> = ops
+                .iter()
+                .copied()
+                .filter(|&op| {
+                    cx.call(cx.model.strip(op)).is_some()
+                        && !has_signal(cx, op)
+                        && !cancelled_otherwise(cx, f, op)
+                })
+                .collect();
+            let msg = if let Some(&op) = unsignalled.first() {
+                format!(
+                    "when the timer wins this race, `{}` keeps running: nothing cancels it, so timed-out work keeps its socket or connection and piles up while the dependency is slow",
+                    common::excerpt(cx, cx.expr(op).span)
+                )
+            } else if inline_timer_uncleared(cx, f, &timers) {
+                "the timer of this race is never cleared: when the operation wins, the timer stays armed, keeps the process alive and fires for nothing".to_string()
+            } else {
+                continue;
+            };
+            out.push(cx.finding(
+                &META,
+                ex.span,
+                msg,
+                "give the operation an `AbortSignal` (`{ signal: AbortSignal.timeout(ms) }`, or a controller aborted by the timer) and clear the timer in `finally`",
+            ));
+        }
+    }
+}
+
+/// A timer promise: `timeout(ms)`, `sleep(ms)`, `delay(ms)`, `new
+/// Promise((_, rej) => setTimeout(...))`, or a local bound to one.
+fn is_timer(cx: &FileCx, f: FuncId, e: ExprId) -> bool {
+    let e = cx.model.strip(e);
+    if common::delay_of(cx, e).is_some() {
+        return true;
+    }
+    if let Some(c) = cx.call(e) {
+        if common::is_chain_call(c) {
+            return is_timer(cx, f, c.receiver.unwrap());
+        }
+        let n = c.name.to_ascii_lowercase();
+        return n.contains("timeout") || n.contains("deadline") || n.contains("timer");
+    }
+    if let Some(name) = cx.model.name_of(e) {
+        let n = name.to_ascii_lowercase();
+        if n.contains("timeout") || n.contains("timer") || n.contains("deadline") {
+            return true;
+        }
+        return common::stmts_of(cx, f).into_iter().any(|s| {
+            matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), .. }
+                if targets.iter().any(|&t| cx.model.name_of(t) == Some(name))
+                    && common::delay_of(cx, *v).is_some())
+        });
+    }
+    false
+}
+
+/// The function stops the operation some other way when the timer wins
+/// (`client.disconnect()`, `child.kill()`, `req.destroy()` on the same
+/// object).
+fn cancelled_otherwise(cx: &FileCx, f: FuncId, op: ExprId) -> bool {
+    let Some(root) = cx
+        .call(cx.model.strip(op))
+        .and_then(|c| c.receiver)
+        .and_then(|r| common::root_name(cx, r))
+    else {
+        return false;
+    };
+    common::with_nested(cx, f).into_iter().any(|g| {
+        common::calls_of(cx, g).into_iter().any(|e| {
+            let c = cx.call(e).unwrap();
+            matches!(
+                c.name.as_str(),
+                "abort"
+                    | "cancel"
+                    | "destroy"
+                    | "disconnect"
+                    | "kill"
+                    | "close"
+                    | "terminate"
+                    | "end"
+            ) && c.receiver.and_then(|r| common::root_name(cx, r)) == Some(root)
+        })
+    })
+}
+
+/// The operation call is given an AbortSignal.
+fn has_signal(cx: &FileCx, op: ExprId) -> bool {
+    exprs_under(cx.model, op)
+        .into_iter()
+        .any(|x| match &cx.expr(x).kind {
+            ExprKind::Name { id, .. } => id.to_ascii_lowercase().contains("signal"),
+            ExprKind::Attr { name, .. } => name.to_ascii_lowercase().contains("signal"),
+            ExprKind::Collection { keys, .. } => keys.iter().flatten().any(|k| k == "signal"),
+            _ => false,
+        })
+}
+
+/// An inline `setTimeout` in a timer element with no `clearTimeout` in the
+/// function.
+fn inline_timer_uncleared(cx: &FileCx, f: FuncId, timers: &[ExprId]) -> bool {
+    let inline = timers.iter().any(|&t| {
+        cx.call(cx.model.strip(t))
+            .is_some_and(|c| c.is_new && c.target.as_deref() == Some("Promise"))
+    });
+    inline
+        && !common::with_nested(cx, f).into_iter().any(|g| {
+            common::calls_of(cx, g)
+                .into_iter()
+                .any(|x| cx.call(x).unwrap().target.as_deref() == Some("clearTimeout"))
+        })
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::JavaScript,
+    fail: &[r#"
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function getPrice(sku) {
+  const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error("timeout")), 2000));
+  return Promise.race([fetch(`/prices/${sku}`), timeout]); // expect
+}
+
+async function query(db, sql) {
+  return Promise.race([db.query(sql), sleep(5000).then(() => { throw new Error("slow"); })]); // expect
+}
+
+async function signalled(url) {
+  const ac = new AbortController();
+  return Promise.race([ // expect
+    fetch(url, { signal: ac.signal }),
+    new Promise((_, rej) => setTimeout(() => { ac.abort(); rej(new Error("t")); }, 1000)),
+  ]);
+}
+"#],
+    pass: &[r#"
+async function getPrice(sku) {
+  return fetch(`/prices/${sku}`, { signal: AbortSignal.timeout(2000) });
+}
+
+async function withTimer(url) {
+  const ac = new AbortController();
+  let timer;
+  try {
+    return await Promise.race([
+      fetch(url, { signal: ac.signal }),
+      new Promise((_, rej) => {
+        timer = setTimeout(() => { ac.abort(); rej(new Error("t")); }, 1000);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function connectWithTimeout(client, ms) {
+  let timer;
+  try {
+    await Promise.race([
+      client.connect(),
+      new Promise((_, rej) => {
+        timer = setTimeout(() => rej(new Error("connect timeout")), ms);
+      }),
+    ]);
+  } catch (err) {
+    client.disconnect();
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function first(a, b) {
+  return Promise.race([a.ready(), b.ready()]);
+}
+"#],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(RaceWithoutAbort);
+}

@@ -1,0 +1,174 @@
+//! JS015: a function that reschedules itself with `process.nextTick` or
+//! `queueMicrotask`.
+
+use super::common;
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::*;
+
+pub struct RecursiveMicrotask;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "JS015",
+    name: "recursive-microtask",
+    category: Category::MicrotaskStarvation,
+    severity: Severity::Medium,
+    languages: &[Language::JavaScript, Language::TypeScript],
+    summary: "A function schedules itself again with `process.nextTick`, `queueMicrotask` or `Promise.resolve().then`: as long as it keeps going, no I/O, timer or request is processed.",
+    docs: r#"
+A function that passes itself (or a callback calling it) to
+`process.nextTick`, `queueMicrotask` or `Promise.resolve().then(...)`.
+
+## Why
+
+`process.nextTick` callbacks and microtasks run before the event loop
+continues, and callbacks they schedule run in the same drain. A function
+that keeps rescheduling itself this way never lets the loop reach timers or
+I/O: the process stops answering while the recursion lasts, which is worse
+than a plain synchronous loop because it looks asynchronous.
+
+## Example
+
+```javascript
+function pump(queue) {
+  const job = queue.shift();
+  if (!job) return;
+  job.run();
+  process.nextTick(() => pump(queue));
+}
+```
+
+## Fix
+
+Reschedule through the macrotask queue (`setImmediate`), which lets I/O run
+between iterations.
+
+```javascript
+function pump(queue) {
+  const job = queue.shift();
+  if (!job) return;
+  job.run();
+  setImmediate(() => pump(queue));
+}
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for RecursiveMicrotask {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        if common::skip_file(cx) {
+            return;
+        }
+        for f in cx.model.function_ids() {
+            let func = cx.func(f);
+            if func.name.is_empty() || f.0 == 0 {
+                continue;
+            }
+            for g in common::with_nested(cx, f) {
+                for e in common::calls_of(cx, g) {
+                    let c = cx.call(e).unwrap();
+                    let Some(api) = scheduler(cx, c) else {
+                        continue;
+                    };
+                    let Some(arg) = c.positional(0) else { continue };
+                    if !reenters(cx, f, arg) || on_error_path(cx, e) {
+                        continue;
+                    }
+                    out.push(cx.finding(
+                        &META,
+                        cx.expr(e).span,
+                        format!(
+                            "`{}` reschedules itself with `{api}`: each round runs before the event loop continues, so while it keeps going no I/O, timer or request is handled",
+                            func.name
+                        ),
+                        "reschedule with `setImmediate(...)` (macrotask) so I/O runs between rounds, or loop synchronously over a bounded batch",
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// The reschedule only happens when something failed (`if (err) ...`): one
+/// extra round per error, not a loop.
+fn on_error_path(cx: &FileCx, e: ExprId) -> bool {
+    cx.enclosing_stmts(e).into_iter().any(|s| {
+        matches!(cx.stmt(s).kind, StmtKind::If { cond, .. }
+            if cx.source(cx.expr(cond).span).to_ascii_lowercase().contains("err"))
+    })
+}
+
+fn scheduler(cx: &FileCx, c: &Call) -> Option<&'static str> {
+    match c.target.as_deref() {
+        Some("process.nextTick") => Some("process.nextTick"),
+        Some("queueMicrotask") => Some("queueMicrotask"),
+        _ if c.name == "then"
+            && c.receiver
+                .and_then(|r| cx.call(cx.model.strip(r)))
+                .is_some_and(|r| {
+                    r.target.as_deref() == Some("Promise.resolve") && r.args.is_empty()
+                }) =>
+        {
+            Some("Promise.resolve().then")
+        }
+        _ => None,
+    }
+}
+
+/// The scheduled callback is `f` itself or calls it.
+fn reenters(cx: &FileCx, f: FuncId, arg: ExprId) -> bool {
+    let func = cx.func(f);
+    let calls_f = |c: &Call| {
+        c.target.as_deref() == Some(func.qualname.as_str())
+            || (c.receiver.is_none() && c.name == func.name)
+            || (func.class.is_some()
+                && c.name == func.name
+                && c.receiver
+                    .is_some_and(|r| cx.model.name_of(r) == Some("this")))
+    };
+    match common::callback_fn(cx, arg) {
+        Some(g) if g == f => true,
+        Some(g) if cx.func(g).kind == FnKind::Closure => common::calls_of(cx, g)
+            .into_iter()
+            .any(|e| calls_f(cx.call(e).unwrap())),
+        _ => cx.model.name_of(arg) == Some(func.name.as_str()),
+    }
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::JavaScript,
+    fail: &[r#"
+function tick(state) {
+  state.step();
+  if (!state.done) process.nextTick(tick, state); // expect
+}
+
+class Pump {
+  run() {
+    this.flush();
+    queueMicrotask(() => this.run()); // expect
+  }
+}
+"#],
+    pass: &[r#"
+function tick(state) {
+  state.step();
+  if (!state.done) setImmediate(tick, state);
+}
+
+function emitLater(emitter, ev) {
+  process.nextTick(() => emitter.emit(ev));
+}
+"#],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(RecursiveMicrotask);
+}

@@ -1,0 +1,391 @@
+//! JS024: retry loops (and recursive retries) with no delay or a constant
+//! delay between attempts.
+
+use super::common;
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::calls_in_block;
+use unsnarl_model::*;
+
+pub struct RetryWithoutBackoff;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "JS024",
+    name: "retry-without-jittered-backoff",
+    category: Category::RetryStorm,
+    severity: Severity::High,
+    languages: &[Language::JavaScript, Language::TypeScript],
+    summary: "A retry loop (`for`/`while` with `try`/`catch` around an await) or a recursive retry in a `catch` tries again immediately or after a constant delay, with no backoff or jitter.",
+    docs: r#"
+A loop whose body awaits an operation in a `try`, leaves the loop when it
+succeeds, and goes around again from the `catch`; or an async function that
+calls itself again from its `catch`. Reported when nothing waits between
+attempts (at the loop) or when the wait is a constant with no jitter (at the
+sleep).
+
+## Why
+
+When the dependency fails because it is overloaded, immediate retries
+multiply the load exactly when it has the least capacity: every client turns
+one request into five within milliseconds, and the outage feeds itself.
+Constant delays keep clients in lockstep, so the retries arrive in waves.
+
+## Example
+
+```javascript
+async function send(payload) {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    try {
+      return await fetch("https://hooks.example/in", { method: "POST", body: payload });
+    } catch (err) {
+      console.warn("retrying", err);
+    }
+  }
+  throw new Error("gave up");
+}
+```
+
+## Fix
+
+Exponential backoff with full jitter, capped, and only for retryable
+errors.
+
+```javascript
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function send(payload) {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    try {
+      return await fetch("https://hooks.example/in", { method: "POST", body: payload });
+    } catch (err) {
+      await sleep(Math.random() * Math.min(30_000, 200 * 2 ** attempt));
+    }
+  }
+  throw new Error("gave up");
+}
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for RetryWithoutBackoff {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        if common::skip_file(cx) {
+            return;
+        }
+        for f in cx.model.function_ids() {
+            if common::in_test(cx, f) {
+                continue;
+            }
+            for s in common::stmts_of(cx, f) {
+                let body = match &cx.stmt(s).kind {
+                    StmtKind::While { body, .. } | StmtKind::Loop { body } => body,
+                    _ => continue,
+                };
+                if !is_retry_loop(cx, body) {
+                    continue;
+                }
+                self.judge_delays(cx, f, cx.stmt(s).span, body, "this loop retries", out);
+            }
+            self.check_recursive(cx, f, out);
+        }
+    }
+}
+
+impl RetryWithoutBackoff {
+    /// Reports a retry region with no delay (at `span`) or with a constant
+    /// delay (at the delay).
+    fn judge_delays(
+        &self,
+        cx: &FileCx,
+        f: FuncId,
+        span: Span,
+        region: &Block,
+        what: &str,
+        out: &mut Vec<Finding>,
+    ) {
+        let delays: Vec<(ExprId, Option<ExprId>)> = calls_in_block(cx.model, region)
+            .into_iter()
+            .filter_map(|e| common::delay_of(cx, e).map(|d| (e, d)))
+            .filter(|(e, _)| !is_inner_timer(cx, region, *e))
+            // A wait is awaited (`await sleep(ms)`); a timer handed to an
+            // option (`AbortSignal.timeout(ms)`) bounds the attempt instead.
+            .filter(|(e, _)| cx.is_awaited(*e) || cx.is_discarded(*e))
+            .collect();
+        let other_wait = calls_in_block(cx.model, region).into_iter().any(|e| {
+            let c = cx.call(e).unwrap();
+            let n = c.name.to_ascii_lowercase();
+            n.contains("backoff")
+                || n.contains("jitter")
+                || n.contains("retryafter")
+                || n == "waitfor"
+        });
+        if delays.is_empty() {
+            if other_wait {
+                return;
+            }
+            out.push(cx.finding(
+                &META,
+                span,
+                format!("{what} the failed operation immediately, with no wait between attempts: when the dependency is struggling, every caller hammers it at full speed and keeps it down"),
+                "wait between attempts with exponential backoff and full jitter (`Math.random() * Math.min(cap, base * 2 ** attempt)`), and retry only retryable errors",
+            ));
+            return;
+        }
+        for (e, d) in delays {
+            let Some(d) = d else { continue };
+            let d = resolve_local(cx, f, d);
+            if common::has_jitter(cx, d) || common::grows(cx, d) || other_wait {
+                continue;
+            }
+            out.push(cx.finding(
+                &META,
+                cx.expr(e).span,
+                format!("{what} after a constant delay (`{}`): every client retries in lockstep, so retries arrive in synchronized waves that keep an overloaded dependency down", common::excerpt(cx, cx.expr(d).span)),
+                "grow the delay exponentially and add full jitter (`Math.random() * Math.min(cap, base * 2 ** attempt)`)",
+            ));
+        }
+    }
+
+    /// `catch (e) { ...; return self(...) }` in an async function.
+    fn check_recursive(&self, cx: &FileCx, f: FuncId, out: &mut Vec<Finding>) {
+        let func = cx.func(f);
+        if !func.is_async || func.name.is_empty() {
+            return;
+        }
+        for s in common::stmts_of(cx, f) {
+            let StmtKind::Try { body, handlers, .. } = &cx.stmt(s).kind else {
+                continue;
+            };
+            if crate::util::awaits_in_block(cx.model, body).is_empty() {
+                continue;
+            }
+            for h in handlers {
+                let retry = calls_in_block(cx.model, &h.body).into_iter().find(|&e| {
+                    let c = cx.call(e).unwrap();
+                    c.target.as_deref() == Some(func.qualname.as_str())
+                        || (c.receiver.is_none() && c.name == func.name)
+                        || (func.class.is_some()
+                            && c.name == func.name
+                            && c.receiver
+                                .is_some_and(|r| cx.model.name_of(r) == Some("this")))
+                });
+                let Some(retry) = retry else { continue };
+                self.judge_delays(
+                    cx,
+                    f,
+                    cx.expr(retry).span,
+                    &h.body,
+                    "this `catch` retries",
+                    out,
+                );
+            }
+        }
+    }
+}
+
+/// A timer inside a nested callback of the region (a timeout for the
+/// operation, not a wait between attempts) — only direct delays count.
+fn is_inner_timer(cx: &FileCx, _region: &Block, e: ExprId) -> bool {
+    // `setTimeout(cb, ms)` used to time out the attempt rather than wait.
+    let c = cx.call(e).unwrap();
+    c.target.as_deref() == Some("setTimeout") && !cx.is_awaited(e) && {
+        let inside_promise = cx
+            .tree
+            .expr_ancestors(e)
+            .any(|a| cx.call(a).is_some_and(|k| k.is_new));
+        !inside_promise
+    }
+}
+
+/// A local's initializer when the delay is a local name.
+fn resolve_local(cx: &FileCx, f: FuncId, d: ExprId) -> ExprId {
+    let Some(name) = cx.model.name_of(d) else {
+        return d;
+    };
+    for s in common::stmts_of(cx, f) {
+        if let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } = &cx.stmt(s).kind
+            && targets.iter().any(|&t| cx.model.name_of(t) == Some(name))
+        {
+            return *v;
+        }
+    }
+    d
+}
+
+/// A loop whose body awaits in a `try` that leaves the loop on success
+/// (`return`/`break`), with a `catch` that lets the loop go around.
+fn is_retry_loop(cx: &FileCx, body: &Block) -> bool {
+    body.iter().any(|&s| {
+        let StmtKind::Try {
+            body: tb, handlers, ..
+        } = &cx.stmt(s).kind
+        else {
+            return false;
+        };
+        if handlers.is_empty() || crate::util::awaits_in_block(cx.model, tb).is_empty() {
+            return false;
+        }
+        let exits = exits_on_success(cx, tb);
+        let handler_continues = handlers.iter().all(|h| {
+            !crate::util::always_raises(cx.model, &h.body) && !ends_with_return(cx, &h.body)
+        });
+        exits && handler_continues && !is_traversal(cx, body, tb, handlers)
+    })
+}
+
+/// The `try` body leaves the loop once it got through: a `return`/`break`
+/// among its own statements (not only under a condition).
+fn exits_on_success(cx: &FileCx, b: &Block) -> bool {
+    b.iter()
+        .any(|&s| matches!(cx.stmt(s).kind, StmtKind::Return(_) | StmtKind::Break))
+}
+
+/// Each iteration works on something new (`dir = path.dirname(dir)`,
+/// `url = next`): a search, not a retry of the same operation.
+fn is_traversal(cx: &FileCx, loop_body: &Block, try_body: &Block, handlers: &[Handler]) -> bool {
+    let used: Vec<String> = unsnarl_model::walk::exprs_in_block(cx.model, try_body)
+        .into_iter()
+        .filter_map(|x| cx.model.name_of(x).map(str::to_string))
+        .collect();
+    collect(cx, loop_body).into_iter().any(|s| {
+        let in_handler = handlers.iter().any(|h| common::block_contains(cx, &h.body, s));
+        matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, op: AssignOp::Plain, .. }
+            if !in_handler && targets.iter().any(|&t| cx.model.name_of(t).is_some_and(|n| used.iter().any(|u| u == n))))
+    })
+}
+
+fn ends_with_return(cx: &FileCx, b: &Block) -> bool {
+    b.last()
+        .is_some_and(|&s| matches!(cx.stmt(s).kind, StmtKind::Return(_) | StmtKind::Break))
+}
+
+fn collect(cx: &FileCx, b: &Block) -> Vec<StmtId> {
+    struct V(Vec<StmtId>);
+    impl unsnarl_model::walk::Visitor for V {
+        fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
+            self.0.push(id);
+            // A nested loop's `break` does not leave the retry loop.
+            !matches!(
+                m.stmt(id).kind,
+                StmtKind::While { .. }
+                    | StmtKind::For { .. }
+                    | StmtKind::Loop { .. }
+                    | StmtKind::Switch { .. }
+            )
+        }
+    }
+    let mut v = V(Vec::new());
+    unsnarl_model::walk::walk_block(cx.model, b, &mut v);
+    v.0
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::JavaScript,
+    fail: &[
+        r#"
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function publish(msg) {
+  for (let i = 0; i < 5; i++) { // expect
+    try {
+      await broker.send(msg);
+      return;
+    } catch (err) {
+      log.warn(err);
+    }
+  }
+}
+
+async function connect() {
+  while (true) {
+    try {
+      return await db.connect();
+    } catch (err) {
+      await sleep(1000); // expect
+    }
+  }
+}
+"#,
+        r#"
+async function fetchWithRetry(url, retries = 3) {
+  try {
+    return await fetch(url);
+  } catch (err) {
+    if (retries === 0) throw err;
+    return fetchWithRetry(url, retries - 1); // expect
+  }
+}
+"#,
+    ],
+    pass: &[r#"
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function publish(msg) {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    try {
+      await broker.send(msg);
+      return;
+    } catch (err) {
+      await sleep(Math.random() * Math.min(10000, 100 * 2 ** attempt));
+    }
+  }
+}
+
+async function consume(queue) {
+  while (running) {
+    try {
+      const job = await queue.next();
+      await handle(job);
+    } catch (err) {
+      log.error(err);
+    }
+  }
+}
+
+async function fetchWithRetry(url, retries = 3) {
+  try {
+    return await fetch(url);
+  } catch (err) {
+    if (retries === 0) throw err;
+    await sleep(backoff(retries));
+    return fetchWithRetry(url, retries - 1);
+  }
+}
+
+async function nearestPackageJson(dir) {
+  while (dir !== path.dirname(dir)) {
+    dir = path.dirname(dir);
+    try {
+      return JSON.parse(await fs.promises.readFile(path.join(dir, "package.json"), "utf8"));
+    } catch {
+      // not here: go up
+    }
+  }
+}
+
+async function each(items) {
+  for (const item of items) {
+    try {
+      await save(item);
+    } catch (err) {
+      log.error(err);
+    }
+  }
+}
+"#],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(RetryWithoutBackoff);
+}

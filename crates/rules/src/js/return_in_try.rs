@@ -1,0 +1,183 @@
+//! JS009: `return promise` (without `await`) inside `try` of an async
+//! function.
+
+use super::common;
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::*;
+
+pub struct ReturnInTry;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "JS009",
+    name: "return-without-await-in-try",
+    category: Category::MissingAwait,
+    severity: Severity::High,
+    languages: &[Language::JavaScript, Language::TypeScript],
+    summary: "An async function returns a promise from inside `try` without `await`: its rejection escapes the `catch`, and the `finally` runs before the work is done.",
+    docs: r#"
+`return promiseCall()` inside the `try` block of an async function whose
+`try` has a `catch` or a `finally`.
+
+## Why
+
+Returning a promise from an async function does not wait for it inside the
+`try`: the function leaves the `try` at once, and the promise settles later.
+If it rejects, the `catch` never sees it (the fallback, the retry, the error
+translation are skipped), and a `finally` that releases a lock, closes a
+connection or stops a timer runs while the operation is still using them.
+
+## Example
+
+```javascript
+async function loadProfile(id) {
+  try {
+    return fetch(`/api/profiles/${id}`);
+  } catch (err) {
+    return DEFAULT_PROFILE;
+  }
+}
+```
+
+## Fix
+
+`return await` inside `try`.
+
+```javascript
+async function loadProfile(id) {
+  try {
+    return await fetch(`/api/profiles/${id}`);
+  } catch (err) {
+    return DEFAULT_PROFILE;
+  }
+}
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for ReturnInTry {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        if common::skip_file(cx) {
+            return;
+        }
+        for f in cx.model.function_ids() {
+            if !cx.func(f).is_async {
+                continue;
+            }
+            for s in common::stmts_of(cx, f) {
+                let StmtKind::Return(Some(v)) = cx.stmt(s).kind else {
+                    continue;
+                };
+                let Some(why) = common::promise_expr(cx, v) else {
+                    continue;
+                };
+                // `return res.json()` after the request succeeded: only the
+                // body read is left, and the idiom is everywhere.
+                if cx
+                    .call(cx.model.strip(v))
+                    .and_then(|c| c.target.as_deref())
+                    .is_some_and(|t| t.starts_with("Response."))
+                {
+                    continue;
+                }
+                let Some(guard) = guarding_try(cx, s) else {
+                    continue;
+                };
+                out.push(cx.finding(
+                    &META,
+                    cx.stmt(s).span,
+                    format!(
+                        "`{}` returns a promise ({why}) from inside `try` without awaiting it: the function leaves the `try` at once, so a rejection escapes the {guard} runs before the work finishes",
+                        common::excerpt(cx, cx.expr(v).span)
+                    ),
+                    "write `return await ...` inside `try` blocks",
+                ));
+            }
+        }
+    }
+}
+
+/// The `try` whose body holds `s`, described by what it misses.
+fn guarding_try(cx: &FileCx, s: StmtId) -> Option<&'static str> {
+    for a in cx.tree.stmt_ancestors(s) {
+        if let StmtKind::Try {
+            body,
+            handlers,
+            finally,
+            ..
+        } = &cx.stmt(a).kind
+            && common::block_contains(cx, body, s)
+        {
+            return Some(match (handlers.is_empty(), finally.is_some()) {
+                (false, true) => "`catch`, and the `finally`",
+                (false, false) => "`catch` (its handling never happens), and nothing",
+                (true, true) => "error handling, and the `finally`",
+                (true, false) => continue,
+            });
+        }
+    }
+    None
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::JavaScript,
+    fail: &[r#"
+async function withConn(pool, sql) {
+  const conn = await pool.connect();
+  try {
+    return conn.query(sql); // expect
+  } finally {
+    conn.release();
+  }
+}
+
+async function load(id) {
+  try {
+    if (id) {
+      return fetch(`/api/${id}`); // expect
+    }
+  } catch (e) {
+    return null;
+  }
+}
+"#],
+    pass: &[r#"
+async function withConn(pool, sql) {
+  const conn = await pool.connect();
+  try {
+    return await conn.query(sql);
+  } finally {
+    conn.release();
+  }
+}
+
+async function load(id) {
+  try {
+    const res = await fetch(`/api/${id}`);
+    return res.json();
+  } catch (e) {
+    return null;
+  }
+  return fetch("/fallback");
+}
+
+function plain(id) {
+  try {
+    return fetch(`/api/${id}`);
+  } catch (e) {
+    return null;
+  }
+}
+"#],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(ReturnInTry);
+}

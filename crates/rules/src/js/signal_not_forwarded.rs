@@ -1,0 +1,268 @@
+//! JS023: a function that receives an AbortSignal calls `fetch` (or another
+//! signal-taking API) without passing it on.
+
+use super::common;
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::exprs_under;
+use unsnarl_model::*;
+
+pub struct SignalNotForwarded;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "JS023",
+    name: "signal-not-forwarded",
+    category: Category::ContextSevered,
+    severity: Severity::Medium,
+    languages: &[Language::JavaScript, Language::TypeScript],
+    summary: "A function that receives an AbortSignal (`signal` parameter or `options.signal`) calls `fetch`, axios, a timer or a helper that takes a signal without passing it on: cancelling the caller does not stop that work.",
+    docs: r#"
+A function with a `signal` parameter (or `{ signal }`, or an options
+parameter whose `.signal` it reads) that calls `fetch`, `undici.request`,
+axios, `timers/promises.setTimeout`, `events.once`, `stream.pipeline`, or a
+function of the same file that accepts a `signal`, without giving it a
+signal.
+
+## Why
+
+Cancellation in JavaScript only reaches the code that is handed the signal.
+The caller aborts (the user navigated away, the request timed out, the
+server is shutting down) and this function's own work carries on: the HTTP
+request runs to completion, the backoff sleep keeps the process alive, and
+their results are thrown away.
+
+## Example
+
+```javascript
+export async function loadReport(id, { signal } = {}) {
+  const meta = await fetch(`/api/reports/${id}`, { signal });
+  const body = await fetch(`/api/reports/${id}/body`);
+  return { meta: await meta.json(), body: await body.text() };
+}
+```
+
+## Fix
+
+Pass the signal to every call that accepts one.
+
+```javascript
+export async function loadReport(id, { signal } = {}) {
+  const meta = await fetch(`/api/reports/${id}`, { signal });
+  const body = await fetch(`/api/reports/${id}/body`, { signal });
+  return { meta: await meta.json(), body: await body.text() };
+}
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+/// Known APIs that accept an AbortSignal.
+fn takes_signal(t: &str) -> bool {
+    matches!(
+        t,
+        "fetch"
+            | "undici.fetch"
+            | "undici.request"
+            | "undici.stream"
+            | "node-fetch"
+            | "axios"
+            | "axios.get"
+            | "axios.post"
+            | "axios.put"
+            | "axios.patch"
+            | "axios.delete"
+            | "axios.request"
+            | "timers/promises.setTimeout"
+            | "timers/promises.setInterval"
+            | "events.once"
+            | "events.on"
+            | "stream/promises.pipeline"
+            | "stream/promises.finished"
+            | "child_process.exec"
+            | "child_process.spawn"
+            | "child_process.execFile"
+    )
+}
+
+/// How `f` receives a signal: the expression to pass, if it does.
+fn signal_in_scope(cx: &FileCx, f: FuncId) -> Option<String> {
+    let func = cx.func(f);
+    for p in &func.params {
+        let is_sig_type =
+            p.ty.as_ref()
+                .is_some_and(|t| t.text.trim_end_matches(['?', ' ']).ends_with("AbortSignal"));
+        if is_sig_type || (p.name == "signal" && !posix_signal(cx, f, p)) {
+            return Some(p.name.clone());
+        }
+        if p.name.starts_with('{')
+            && p.name
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|w| w == "signal")
+        {
+            return Some("signal".into());
+        }
+    }
+    // `options.signal` read in the body.
+    for e in common::exprs_of(cx, f) {
+        if let ExprKind::Attr { obj, name, .. } = &cx.expr(e).kind
+            && name == "signal"
+            && let Some(o) = cx.model.name_of(*obj)
+            && func.params.iter().any(|p| p.name == o)
+        {
+            return Some(format!("{o}.signal"));
+        }
+    }
+    None
+}
+
+/// A `signal` parameter that is a POSIX signal name (`kill(signal =
+/// 'SIGTERM')`), not an AbortSignal.
+fn posix_signal(cx: &FileCx, f: FuncId, p: &Param) -> bool {
+    if p.default.is_some_and(|d| common::str_lit(cx, d).is_some()) {
+        return true;
+    }
+    if cx.func(f).name.to_ascii_lowercase().contains("kill") {
+        return true;
+    }
+    common::exprs_of(cx, f).into_iter().any(|e| {
+        let Some(c) = cx.call(e) else { return false };
+        let n = c.name.to_ascii_lowercase();
+        (n.contains("kill") || n == "on" || n == "once")
+            && c.args.iter().any(|a| cx.model.name_of(a.value) == Some(p.name.as_str()))
+    }) || common::exprs_of(cx, f).into_iter().any(|e| {
+        matches!(&cx.expr(e).kind, ExprKind::Binary { left, right, .. }
+            if (cx.model.name_of(*left) == Some(p.name.as_str()) && common::str_lit(cx, *right).is_some())
+                || (cx.model.name_of(*right) == Some(p.name.as_str()) && common::str_lit(cx, *left).is_some()))
+    })
+}
+
+impl Rule for SignalNotForwarded {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        if common::skip_file(cx) {
+            return;
+        }
+        // Functions of this file that take a signal.
+        let takers: Vec<String> = cx
+            .model
+            .function_ids()
+            .filter(|&f| {
+                f.0 != 0 && !cx.func(f).qualname.is_empty() && signal_in_scope(cx, f).is_some()
+            })
+            .map(|f| cx.func(f).qualname.clone())
+            .collect();
+        for f in cx.model.function_ids() {
+            if f.0 == 0 || common::in_test(cx, f) {
+                continue;
+            }
+            let Some(sig) = signal_in_scope(cx, f) else {
+                continue;
+            };
+            // The function and its closures (which see the same signal).
+            for g in common::with_nested(cx, f) {
+                if g != f && signal_in_scope(cx, g).is_some() {
+                    continue;
+                }
+                for e in common::calls_of(cx, g) {
+                    let c = cx.call(e).unwrap();
+                    let Some(t) = c.target.as_deref() else {
+                        continue;
+                    };
+                    if !takes_signal(t) && !takers.iter().any(|q| q == t) {
+                        continue;
+                    }
+                    if mentions_signal(cx, e) || t == cx.func(f).qualname {
+                        continue;
+                    }
+                    out.push(cx.finding(
+                        &META,
+                        cx.expr(e).span,
+                        format!(
+                            "{} receives an AbortSignal (`{sig}`) but calls `{}` without it: when the caller aborts, this call keeps running and its result is thrown away",
+                            cx.func_display(f),
+                            common::excerpt(cx, cx.expr(c.func).span)
+                        ),
+                        format!("pass the signal on (`{{ signal: {sig} }}`, combined with a timeout via `AbortSignal.any([...])` if needed)"),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// Some argument of the call mentions a signal (or spreads options that
+/// may carry one).
+fn mentions_signal(cx: &FileCx, call: ExprId) -> bool {
+    let c = cx.call(call).unwrap();
+    c.args.iter().any(|a| {
+        exprs_under(cx.model, a.value)
+            .into_iter()
+            .any(|x| match &cx.expr(x).kind {
+                ExprKind::Name { id, .. } => {
+                    let l = id.to_ascii_lowercase();
+                    l.contains("signal")
+                        || l.contains("opts")
+                        || l.contains("options")
+                        || l == "init"
+                        || l == "config"
+                }
+                ExprKind::Attr { name, .. } => name.to_ascii_lowercase().contains("signal"),
+                ExprKind::Collection { keys, .. } => keys.iter().flatten().any(|k| k == "signal"),
+                ExprKind::Spread(_) => true,
+                _ => false,
+            })
+    })
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::JavaScript,
+    fail: &[r#"
+import { setTimeout as sleep } from "node:timers/promises";
+
+async function download(url, signal) {
+  const res = await fetch(url); // expect
+  await sleep(100); // expect
+  return res.text();
+}
+
+async function sync(ids, options) {
+  if (options.signal.aborted) return;
+  for (const id of ids) {
+    await download(`/items/${id}`); // expect
+  }
+}
+"#],
+    pass: &[r#"
+import { setTimeout as sleep } from "node:timers/promises";
+
+async function download(url, signal) {
+  const res = await fetch(url, { signal });
+  await sleep(100, undefined, { signal });
+  return res.text();
+}
+
+async function sync(ids, options) {
+  for (const id of ids) {
+    await download(`/items/${id}`, options.signal);
+  }
+}
+
+async function plain(url) {
+  return fetch(url);
+}
+
+async function kill(child, signal = "SIGTERM") {
+  child.kill(signal);
+  await fetch("/children/exited", { method: "POST" });
+}
+"#],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(SignalNotForwarded);
+}

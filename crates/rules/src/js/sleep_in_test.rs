@@ -1,0 +1,194 @@
+//! JS032: tests that sleep and then assert, instead of waiting for the
+//! condition.
+
+use super::common;
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::*;
+
+pub struct SleepInTest;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "JS032",
+    name: "sleep-then-assert",
+    category: Category::SleepSynchronization,
+    severity: Severity::Medium,
+    languages: &[Language::JavaScript, Language::TypeScript],
+    summary: "A test waits a fixed time (`await sleep(n)`, `await new Promise(r => setTimeout(r, n))`, `setTimeout(() => expect(...), n)`) and then asserts, hoping the work is done by then.",
+    docs: r#"
+In a test file: an awaited sleep (`sleep`/`delay`/`wait`, `setTimeout` from
+`timers/promises`, `new Promise(r => setTimeout(r, n))`) followed by an
+assertion (`expect`, `assert`, `t.is`...), or assertions inside a
+`setTimeout` callback.
+
+## Why
+
+The sleep is a guess at how long the background work takes. On a loaded CI
+machine it is too short and the test fails at random; everywhere else it is
+too long and slows the suite. It also hides real ordering bugs: the test
+passes when the timing happens to work, not because the code waits for what
+it depends on.
+
+## Example
+
+```javascript
+test("publishes the event", async () => {
+  service.start();
+  await new Promise((r) => setTimeout(r, 500));
+  expect(bus.published).toContain("started");
+});
+```
+
+## Fix
+
+Wait for the condition itself: await the operation, an event, or poll with
+a deadline (or use fake timers).
+
+```javascript
+import { once } from "node:events";
+
+test("publishes the event", async () => {
+  const published = once(bus, "published");
+  service.start();
+  const [name] = await published;
+  expect(name).toBe("started");
+});
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for SleepInTest {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        if common::skip_file(cx) || !is_test_file(cx) || uses_fake_timers(cx) {
+            return;
+        }
+        for f in cx.model.function_ids() {
+            if f.0 == 0 {
+                continue;
+            }
+            for s in common::stmts_of(cx, f) {
+                match &cx.stmt(s).kind {
+                    StmtKind::Expr(e) => {
+                        let e = *e;
+                        // `await sleep(100); expect(...)`.
+                        if let ExprKind::Await(inner) = cx.expr(e).kind
+                            && let Some(Some(d)) = common::delay_of(cx, inner)
+                            && cx.model.int_value(d).is_some_and(|v| v > 0)
+                            && asserts_after(cx, s)
+                        {
+                            out.push(cx.finding(
+                                &META,
+                                cx.expr(e).span,
+                                format!("the test sleeps `{}` ms and then asserts: it passes only if the work happens to finish in time, so it is flaky under load and slow otherwise", cx.source(cx.expr(d).span)),
+                                "wait for the condition itself (await the operation or an event, poll with a deadline) or use fake timers",
+                            ));
+                            continue;
+                        }
+                        // `setTimeout(() => { expect(...); done(); }, 100)`.
+                        if let Some(c) = cx.call(e)
+                            && c.target.as_deref() == Some("setTimeout")
+                            && let Some(cb) =
+                                c.positional(0).and_then(|a| common::callback_fn(cx, a))
+                            && common::calls_of(cx, cb)
+                                .into_iter()
+                                .any(|x| is_assert(cx, x))
+                        {
+                            out.push(cx.finding(
+                                &META,
+                                cx.expr(e).span,
+                                "the test asserts from a `setTimeout` callback, guessing how long the work takes: flaky under load and slow otherwise",
+                                "wait for the condition itself (await the operation or an event, poll with a deadline) or use fake timers",
+                            ));
+                        }
+                    }
+                    _ => continue,
+                }
+            }
+        }
+    }
+}
+
+fn is_test_file(cx: &FileCx) -> bool {
+    cx.model.is_test
+        || cx.model.exprs.iter().any(|e| {
+            matches!(&e.kind, ExprKind::Call(c) if c.receiver.is_none()
+                && matches!(c.name.as_str(), "describe" | "it" | "test")
+                && c.args.len() >= 2)
+        }) && cx.model.exprs.iter().any(|e| matches!(&e.kind, ExprKind::Call(c) if c.name == "expect" || c.name.starts_with("assert")))
+}
+
+fn uses_fake_timers(cx: &FileCx) -> bool {
+    cx.model.exprs.iter().any(|e| {
+        matches!(&e.kind, ExprKind::Call(c) if c.name == "useFakeTimers" || c.name == "install" && cx.source(e.span).contains("clock"))
+    })
+}
+
+/// An assertion follows the statement in its block (or later in the
+/// function).
+fn asserts_after(cx: &FileCx, s: StmtId) -> bool {
+    let f = cx.tree.stmt_func(s);
+    let end = cx.stmt(s).span.end;
+    common::calls_of(cx, f)
+        .into_iter()
+        .any(|x| cx.expr(x).span.start >= end && is_assert(cx, x))
+}
+
+fn is_assert(cx: &FileCx, x: ExprId) -> bool {
+    let c = cx.call(x).unwrap();
+    let root = c.receiver.and_then(|r| common::root_name(cx, r));
+    c.name == "expect"
+        || c.name.starts_with("assert")
+        || matches!(root, Some("assert" | "expect" | "t" | "should"))
+        || c.target
+            .as_deref()
+            .is_some_and(|t| t.starts_with("assert") || t.starts_with("node:assert"))
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::JavaScript,
+    fail: &[r#"
+// file: test/worker.test.js
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+test("processes the job", async () => {
+  queue.add({ id: 1 });
+  await sleep(200); // expect
+  expect(db.rows).toHaveLength(1);
+});
+
+it("emits", (done) => {
+  emitter.start();
+  setTimeout(() => { // expect
+    expect(emitter.count).toBe(3);
+    done();
+  }, 100);
+});
+"#],
+    pass: &[r#"
+// file: test/worker.test.js
+import { once } from "node:events";
+
+test("processes the job", async () => {
+  const done = once(queue, "done");
+  queue.add({ id: 1 });
+  await done;
+  expect(db.rows).toHaveLength(1);
+});
+
+test("throttles", async () => {
+  await sleep(10);
+  server.close();
+});
+"#],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(SleepInTest);
+}

@@ -1,0 +1,195 @@
+//! JS030: `src.on('data', c => dst.write(c))` ignoring `write()`'s return
+//! value.
+
+use super::common;
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::*;
+
+pub struct WriteWithoutDrain;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "JS030",
+    name: "write-without-drain",
+    category: Category::BackpressureIgnored,
+    severity: Severity::Medium,
+    languages: &[Language::JavaScript, Language::TypeScript],
+    summary: "A `data` handler (or a `for await` loop) writes every chunk to a stream and ignores `write()` returning `false`: the writable buffers without bound.",
+    docs: r#"
+`src.on('data', (chunk) => dst.write(chunk))`, or a `for await (const chunk
+of src)` loop calling `dst.write(chunk)`, where the result of `write()` is
+ignored and the file never waits for `drain` (nor pauses the source).
+
+## Why
+
+`write()` returns `false` when the destination's buffer is full: that is the
+signal to stop until `drain`. Ignoring it keeps reading at the source's
+speed and queues everything the destination cannot absorb in memory. A fast
+producer and a slow consumer (a disk, a slow client, a throttled upload)
+then grow the process until it runs out of memory.
+
+## Example
+
+```javascript
+function copy(src, dst) {
+  src.on("data", (chunk) => dst.write(transform(chunk)));
+  src.on("end", () => dst.end());
+}
+```
+
+## Fix
+
+Use `pipeline()`, which handles backpressure, errors and teardown.
+
+```javascript
+import { pipeline } from "node:stream/promises";
+
+async function copy(src, transformStream, dst) {
+  await pipeline(src, transformStream, dst);
+}
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for WriteWithoutDrain {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        if common::skip_file(cx) || handles_drain(cx) {
+            return;
+        }
+        // `x.on('data', cb)` callbacks.
+        for (i, ex) in cx.model.exprs.iter().enumerate() {
+            let ExprKind::Call(c) = &ex.kind else {
+                continue;
+            };
+            let _ = i;
+            if !matches!(c.name.as_str(), "on" | "addListener")
+                || common::str_arg(cx, c, 0) != Some("data")
+            {
+                continue;
+            }
+            let Some(cb) = c.positional(1).and_then(|a| common::callback_fn(cx, a)) else {
+                continue;
+            };
+            let calls = common::calls_of(cx, cb);
+            if calls.iter().any(|&x| cx.call(x).unwrap().name == "pause") {
+                continue;
+            }
+            for x in calls {
+                if let Some(f) = ignored_write(cx, x) {
+                    out.push(f);
+                }
+            }
+        }
+        // `for await (const chunk of src) dst.write(chunk)`.
+        for st in &cx.model.stmts {
+            let StmtKind::For {
+                is_async: true,
+                body,
+                ..
+            } = &st.kind
+            else {
+                continue;
+            };
+            for x in unsnarl_model::walk::calls_in_block(cx.model, body) {
+                if let Some(f) = ignored_write(cx, x) {
+                    out.push(f);
+                }
+            }
+        }
+    }
+}
+
+fn ignored_write(cx: &FileCx, x: ExprId) -> Option<Finding> {
+    let c = cx.call(x)?;
+    if c.name != "write" || c.receiver.is_none() || !(cx.is_discarded(x) || concise_return(cx, x)) {
+        return None;
+    }
+    let recv = cx.source(cx.expr(c.receiver?).span);
+    if recv.contains("stdout")
+        || recv.contains("stderr")
+        || recv.contains("console")
+        || recv.contains("hash")
+    {
+        return None;
+    }
+    Some(cx.finding(
+        &META,
+        cx.expr(x).span,
+        format!(
+            "`{recv}.write(...)` ignores the `false` it returns when its buffer is full: the source keeps pushing and the destination buffers everything in memory, without bound, when it is slower"
+        ),
+        "use `stream.pipeline(src, ..., dst)` (or `pipe`); by hand, pause (or stop reading) when `write()` returns `false` and resume on `'drain'`",
+    ))
+}
+
+/// `chunk => dst.write(chunk)`: the value goes back to an event emitter that
+/// ignores it.
+fn concise_return(cx: &FileCx, x: ExprId) -> bool {
+    let f = cx.func_of(x);
+    let body = &cx.func(f).body;
+    cx.func(f).kind == FnKind::Closure
+        && body.len() == 1
+        && matches!(cx.stmt(body[0]).kind, StmtKind::Return(Some(v)) if v == x)
+}
+
+/// The file waits for `drain` somewhere (hand-written backpressure).
+fn handles_drain(cx: &FileCx) -> bool {
+    cx.model
+        .exprs
+        .iter()
+        .any(|e| matches!(&e.kind, ExprKind::Literal(Lit::Str(s)) if s == "drain"))
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::JavaScript,
+    fail: &[r#"
+function relay(src, dst) {
+  src.on("data", (chunk) => {
+    dst.write(transform(chunk)); // expect
+  });
+}
+
+async function upload(file, sock) {
+  for await (const chunk of file) {
+    sock.write(chunk); // expect
+  }
+}
+"#],
+    pass: &[
+        r#"
+const { pipeline } = require("stream/promises");
+
+async function relay(src, transformStream, dst) {
+  await pipeline(src, transformStream, dst);
+}
+
+function paused(src, dst) {
+  src.on("data", (chunk) => {
+    if (!dst.write(chunk)) src.pause();
+  });
+}
+"#,
+        r#"
+function relay(src, dst) {
+  src.on("data", (chunk) => {
+    const ok = dst.write(chunk);
+    if (!ok) {
+      src.pause();
+      dst.once("drain", () => src.resume());
+    }
+  });
+}
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(WriteWithoutDrain);
+}

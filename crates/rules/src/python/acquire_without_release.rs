@@ -1,0 +1,375 @@
+//! PY022: a lock or semaphore acquired without a release on every path.
+
+use crate::context::FileCx;
+use crate::python::common::stmts_after;
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::{Parent, Visitor, walk_block};
+use unsnarl_model::*;
+
+pub struct AcquireWithoutRelease;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "PY022",
+    name: "acquire-without-finally",
+    category: Category::SemaphoreMisuse,
+    severity: Severity::Medium,
+    languages: &[Language::Python],
+    summary: "`sem.acquire()`/`lock.acquire()` whose `release()` is not in a `finally` (or context manager) covering every path, or is missing.",
+    docs: r#"
+An explicit `acquire()` on a semaphore, lock or capacity limiter (asyncio,
+threading, trio/anyio), where the matching `release()` is not in the
+`finally` of a `try` that starts right after the acquire, or there is no
+release at all.
+
+## Why
+
+Any exception or cancellation between the acquire and a plain `release()`
+skips the release. A semaphore then loses a permit for good: after enough
+errors the service runs with fewer slots, then with none, and every request
+waits forever. A lock left held deadlocks the next caller.
+
+## Example
+
+```python
+import asyncio
+
+sem = asyncio.Semaphore(10)
+
+async def call(api):
+    await sem.acquire()
+    result = await api.get()
+    sem.release()
+    return result
+```
+
+## Fix
+
+Use the context manager (or `try`/`finally` right after the acquire).
+
+```python
+import asyncio
+
+sem = asyncio.Semaphore(10)
+
+async def call(api):
+    async with sem:
+        return await api.get()
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+fn is_limiter(cx: &FileCx, r: ExprId) -> bool {
+    let r = cx.model.strip(r);
+    if let Some(t) = cx.sema.type_of(r) {
+        return cx.kb.find(Effect::Lock, Some(t), "").is_some();
+    }
+    cx.model.dotted(r).is_some_and(|d| {
+        let last = d.rsplit('.').next().unwrap_or(&d).to_ascii_lowercase();
+        let last = last.trim_start_matches('_');
+        last == "sem"
+            || last.contains("semaphore")
+            || last.ends_with("_sem")
+            || last == "lock"
+            || last.ends_with("_lock")
+            || last.contains("limiter")
+            || last == "mutex"
+    })
+}
+
+/// Methods that hand an acquisition to their caller.
+fn delegates(name: &str) -> bool {
+    matches!(
+        name,
+        "__enter__" | "__aenter__" | "acquire" | "lock" | "__init__"
+    ) || name.starts_with("_acquire")
+        || name.starts_with("acquire_")
+}
+
+/// Methods of a class that is itself a synchronization primitive (it
+/// defines `release` or a context manager protocol): acquisition and
+/// release are split across its methods by design.
+fn in_primitive_class(cx: &FileCx, f: FuncId) -> bool {
+    let Some(class) = crate::python::common::class_of(cx, f) else {
+        return false;
+    };
+    cx.model.functions.iter().any(|g| {
+        g.class.as_deref() == Some(class)
+            && matches!(
+                g.name.as_str(),
+                "release" | "__exit__" | "__aexit__" | "__enter__" | "__aenter__"
+            )
+    })
+}
+
+impl Rule for AcquireWithoutRelease {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        for (i, e) in cx.model.exprs.iter().enumerate() {
+            let ExprKind::Call(c) = &e.kind else { continue };
+            let id = ExprId(i as u32);
+            if c.name != "acquire" || matches!(cx.tree.expr_parent(id), Parent::Detached) {
+                continue;
+            }
+            let Some(r) = c.receiver else { continue };
+            if !is_limiter(cx, r) {
+                continue;
+            }
+            let Some(name) = cx.model.dotted(r) else {
+                continue;
+            };
+            let f = cx.func_of(id);
+            let func = cx.func(f);
+            if delegates(&func.name) || func.is_test || in_primitive_class(cx, f) {
+                continue;
+            }
+            let Some(s) = cx.tree.enclosing_stmt(id) else {
+                continue;
+            };
+            let problem = match classify(cx, f, s, id, &name) {
+                Some(p) => p,
+                None => continue,
+            };
+            out.push(cx.finding(
+                &META,
+                e.span,
+                format!("`{name}.acquire()` {problem}: an exception or cancellation in between leaks the permit (or leaves the lock held), and after enough failures every caller waits forever"),
+                format!("use `with {name}:` / `async with {name}:`, or put `{name}.release()` in the `finally` of a `try` that starts right after the acquire"),
+            ));
+        }
+    }
+}
+
+/// What is wrong with the release of an acquisition made in statement `s`.
+fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> Option<String> {
+    // The acquisition's result is returned or kept: someone else releases.
+    if matches!(cx.stmt(s).kind, StmtKind::Return(_)) {
+        return None;
+    }
+    // Inside a `try` whose `finally` releases.
+    for a in cx.tree.stmt_ancestors(s) {
+        if let StmtKind::Try {
+            finally: Some(fin),
+            body,
+            ..
+        } = &cx.stmt(a).kind
+            && releases(cx, fin, name)
+            && body_contains(cx, body, s)
+        {
+            return None;
+        }
+    }
+    // `acquire()` (or `if not acquire(): return`) followed by try/finally.
+    for &next in stmts_after(cx, s).iter().take(2) {
+        if let StmtKind::Try {
+            finally: Some(fin), ..
+        } = &cx.stmt(next).kind
+            && releases(cx, fin, name)
+        {
+            return None;
+        }
+        // Only a guard may sit between the acquire and the try.
+        if !matches!(cx.stmt(next).kind, StmtKind::If { .. }) {
+            break;
+        }
+    }
+    // A probe: the release is the very next statement.
+    let first_after = match &cx.stmt(s).kind {
+        StmtKind::If { cond, then, .. } if cx.contains(*cond, acquire) => then.first().copied(),
+        _ => stmts_after(cx, s).first().copied(),
+    };
+    if let Some(n) = first_after
+        && let StmtKind::Expr(x) = cx.stmt(n).kind
+        && cx.call(x).is_some_and(|c| c.name == "release")
+        && cx
+            .call(x)
+            .and_then(|c| c.receiver)
+            .and_then(|r| cx.model.dotted(r))
+            .as_deref()
+            == Some(name)
+    {
+        return None;
+    }
+    // `if sem.acquire(blocking=False):` with the try in the branch.
+    if let StmtKind::If { cond, then, .. } = &cx.stmt(s).kind
+        && cx.contains(*cond, acquire)
+        && then.iter().any(|&t| matches!(&cx.stmt(t).kind, StmtKind::Try { finally: Some(fin), .. } if releases(cx, fin, name)))
+    {
+        return None;
+    }
+    let funcs = crate::python::common::func_and_nested(cx, f);
+    let release_sites: Vec<ExprId> = crate::python::common::exprs_of(cx, &funcs)
+        .into_iter()
+        .filter(|&e| is_release_of(cx, e, name))
+        .collect();
+    if release_sites.is_empty() {
+        // Released by another method of the file (start/stop pairs), or a
+        // `release` passed as a callback.
+        let acquires_in = |g: FuncId| {
+            unsnarl_model::walk::calls_in_block(cx.model, &cx.func(g).body)
+                .into_iter()
+                .any(|e| {
+                    cx.call(e).is_some_and(|c| {
+                        c.name == "acquire"
+                            && c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(name)
+                    })
+                })
+        };
+        let attr = name.rsplit('.').next().unwrap_or(name);
+        let elsewhere = (0..cx.model.exprs.len() as u32).map(ExprId).any(|x| {
+            is_release_of_attr(cx, x, attr)
+                && !matches!(cx.tree.expr_parent(x), Parent::Detached)
+                && !acquires_in(cx.func_of(x))
+        });
+        return (!elsewhere).then(|| "is never followed by a `release()`".to_string());
+    }
+    // Released in a callback (a task's done-callback): ownership moved.
+    if release_sites.iter().any(|&r| cx.func_of(r) != f) {
+        return None;
+    }
+    Some("is not immediately followed by a `try` whose `finally` releases it".into())
+}
+
+fn is_release_of(cx: &FileCx, e: ExprId, name: &str) -> bool {
+    matches!(&cx.expr(e).kind, ExprKind::Attr { obj, name: m, .. }
+        if m == "release" && cx.model.dotted(*obj).as_deref() == Some(name))
+}
+
+/// `<anything>.<attr>.release`: a release of the same attribute reached
+/// through another object (`executor._idle_semaphore.release()`).
+fn is_release_of_attr(cx: &FileCx, e: ExprId, attr: &str) -> bool {
+    matches!(&cx.expr(e).kind, ExprKind::Attr { obj, name: m, .. }
+        if m == "release"
+            && cx.model.dotted(*obj).is_some_and(|d| d.rsplit('.').next() == Some(attr)))
+}
+
+fn releases(cx: &FileCx, block: &Block, name: &str) -> bool {
+    unsnarl_model::walk::exprs_in_block(cx.model, block)
+        .into_iter()
+        .any(|e| is_release_of(cx, e, name))
+}
+
+fn body_contains(cx: &FileCx, body: &Block, s: StmtId) -> bool {
+    struct V(StmtId, bool);
+    impl Visitor for V {
+        fn enter_stmt(&mut self, _m: &FileModel, id: StmtId) -> bool {
+            if id == self.0 {
+                self.1 = true;
+            }
+            !self.1
+        }
+    }
+    let mut v = V(s, false);
+    walk_block(cx.model, body, &mut v);
+    v.1
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Python,
+    fail: &[
+        r#"
+import asyncio
+
+sem = asyncio.Semaphore(10)
+
+async def call(api):
+    await sem.acquire()  # expect
+    result = await api.get()
+    sem.release()
+    return result
+"#,
+        r#"
+import threading
+
+lock = threading.Lock()
+
+def update(state):
+    lock.acquire()  # expect
+    state.apply()
+
+def careful(state):
+    lock.acquire()  # expect
+    state.prepare()
+    try:
+        state.apply()
+    finally:
+        lock.release()
+"#,
+    ],
+    pass: &[
+        r#"
+import asyncio
+import threading
+
+sem = asyncio.Semaphore(10)
+lock = threading.Lock()
+
+async def call(api):
+    async with sem:
+        return await api.get()
+
+async def manual(api):
+    await sem.acquire()
+    try:
+        return await api.get()
+    finally:
+        sem.release()
+
+def nonblocking(state):
+    if lock.acquire(blocking=False):
+        try:
+            state.apply()
+        finally:
+            lock.release()
+
+def is_owned(lock2: threading.Lock):
+    if lock2.acquire(False):
+        lock2.release()
+        return False
+    return True
+
+def guarded(state):
+    if not lock.acquire(timeout=5):
+        raise TimeoutError()
+    try:
+        state.apply()
+    finally:
+        lock.release()
+"#,
+        r#"
+import asyncio
+
+class Limiter:
+    def __init__(self):
+        self._sem = asyncio.Semaphore(4)
+
+    async def __aenter__(self):
+        await self._sem.acquire()
+        return self
+
+    async def __aexit__(self, *exc):
+        self._sem.release()
+
+    async def spawn(self, coro):
+        await self._sem.acquire()
+        t = asyncio.create_task(coro)
+        t.add_done_callback(lambda _: self._sem.release())
+        return t
+
+    def start(self):
+        self._sem.acquire()
+
+    def stop(self):
+        self._sem.release()
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(AcquireWithoutRelease);
+}

@@ -1,0 +1,152 @@
+//! PY032: an AMQP consumer with no prefetch limit.
+
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::Parent;
+use unsnarl_model::*;
+
+pub struct AmqpNoPrefetch;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "PY032",
+    name: "amqp-consumer-without-prefetch",
+    category: Category::BackpressureIgnored,
+    severity: Severity::Medium,
+    languages: &[Language::Python],
+    summary: "A pika `basic_consume` or aio-pika `queue.consume()`/`queue.iterator()` in a file that never sets a prefetch count (`basic_qos`/`set_qos`).",
+    docs: r#"
+A RabbitMQ consumer started with pika's `channel.basic_consume(...)` or
+aio-pika's `queue.consume(...)`/`queue.iterator()`, in a module that never
+calls `basic_qos(prefetch_count=...)` (pika) or
+`set_qos(prefetch_count=...)` (aio-pika).
+
+## Why
+
+RabbitMQ pushes messages to consumers. The prefetch count is the only
+demand signal: it caps how many unacknowledged messages the broker sends
+before waiting. Left unset it is unlimited, so a slow consumer receives
+the whole queue into its memory, other consumers starve, and a crash
+redelivers everything it had buffered.
+
+## Example
+
+```python
+import aio_pika
+
+async def consume(url, handle):
+    conn = await aio_pika.connect_robust(url)
+    channel = await conn.channel()
+    queue = await channel.declare_queue("jobs", durable=True)
+    await queue.consume(handle)
+```
+
+## Fix
+
+Set the prefetch count on the channel before consuming, sized to what the
+consumer processes concurrently.
+
+```python
+import aio_pika
+
+async def consume(url, handle):
+    conn = await aio_pika.connect_robust(url)
+    channel = await conn.channel()
+    await channel.set_qos(prefetch_count=32)
+    queue = await channel.declare_queue("jobs", durable=True)
+    await queue.consume(handle)
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for AmqpNoPrefetch {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        let imports = |p: &str| {
+            cx.model
+                .imports
+                .iter()
+                .any(|i| i.target == p || i.target.starts_with(&format!("{p}.")))
+        };
+        let pika = imports("pika");
+        let aio_pika = imports("aio_pika");
+        if !pika && !aio_pika {
+            return;
+        }
+        let has_qos = cx.model.exprs.iter().any(|e| {
+            matches!(&e.kind, ExprKind::Call(c)
+                if matches!(c.name.as_str(), "basic_qos" | "set_qos")
+                    && (c.kwarg("prefetch_count").is_some() || c.kwarg("prefetch_size").is_some() || c.positional(0).is_some()))
+        });
+        if has_qos {
+            return;
+        }
+        for (i, e) in cx.model.exprs.iter().enumerate() {
+            let ExprKind::Call(c) = &e.kind else { continue };
+            let id = ExprId(i as u32);
+            if matches!(cx.tree.expr_parent(id), Parent::Detached) || c.receiver.is_none() {
+                continue;
+            }
+            let hit = (pika && c.name == "basic_consume")
+                || (aio_pika && matches!(c.name.as_str(), "consume" | "iterator"));
+            if !hit {
+                continue;
+            }
+            out.push(cx.finding(
+                &META,
+                e.span,
+                "this consumer runs with no prefetch limit (no `basic_qos`/`set_qos` in this module): the broker pushes the whole queue into this process's memory, and a slow consumer never pushes back",
+                "set `prefetch_count` on the channel before consuming (`channel.basic_qos(prefetch_count=N)` / `await channel.set_qos(prefetch_count=N)`), sized to the handler's concurrency",
+            ));
+        }
+    }
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Python,
+    fail: &[
+        r#"
+import aio_pika
+
+async def consume(url, handle):
+    conn = await aio_pika.connect_robust(url)
+    channel = await conn.channel()
+    queue = await channel.declare_queue("jobs", durable=True)
+    await queue.consume(handle)  # expect
+"#,
+        r#"
+import pika
+
+def run(on_message):
+    conn = pika.BlockingConnection(pika.ConnectionParameters("localhost"))
+    ch = conn.channel()
+    ch.basic_consume(queue="jobs", on_message_callback=on_message)  # expect
+    ch.start_consuming()
+"#,
+    ],
+    pass: &[
+        r#"
+import pika
+
+def run(on_message):
+    conn = pika.BlockingConnection(pika.ConnectionParameters("localhost"))
+    ch = conn.channel()
+    ch.basic_qos(prefetch_count=16)
+    ch.basic_consume(queue="jobs", on_message_callback=on_message)
+    ch.start_consuming()
+"#,
+        r#"
+async def consume(queue, handle):
+    await queue.consume(handle)
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(AmqpNoPrefetch);
+}

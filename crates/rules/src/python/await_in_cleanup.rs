@@ -1,0 +1,209 @@
+//! PY024: unbounded network waits in `finally` or cancellation handlers.
+
+use crate::context::FileCx;
+use crate::python::common::{is_io_call, snippet, under_deadline};
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::{Visitor, walk_block};
+use unsnarl_model::*;
+
+pub struct AwaitInCleanup;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "PY024",
+    name: "unbounded-await-in-cleanup",
+    category: Category::AwaitInCleanup,
+    severity: Severity::Medium,
+    languages: &[Language::Python],
+    summary: "A `finally` block or a handler that catches cancellation awaits network or disk I/O with no timeout.",
+    docs: r#"
+In an `async def`, an `await` of I/O (HTTP and database calls, streams,
+connections, or a coroutine of the project that does such I/O) inside a
+`finally:` block or inside `except asyncio.CancelledError`/`except
+BaseException`/bare `except:`, with no `asyncio.timeout`/`wait_for`/
+`shield` bounding it. Closing calls (`close`, `aclose`, `wait_closed`,
+`release`) are not reported.
+
+## Why
+
+Cleanup runs while the task is being cancelled: during shutdown, a
+timeout, or a task group tearing down. asyncio gives it one free pass
+through the cancellation, so a slow or hung peer in cleanup delays the
+shutdown without bound (a deploy waits for it, then gets killed), and if
+the await is cancelled again the cleanup is cut in the middle.
+
+## Example
+
+```python
+import asyncio
+
+async def process(job, client):
+    try:
+        await job.run()
+    finally:
+        await client.post("/jobs/release", json={"id": job.id})
+```
+
+## Fix
+
+Give the cleanup its own short budget (and shield it if it must finish).
+
+```python
+import asyncio
+
+async def process(job, client):
+    try:
+        await job.run()
+    finally:
+        async with asyncio.timeout(2):
+            await client.post("/jobs/release", json={"id": job.id})
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+const CANCEL_CATCHERS: &[&str] = &[
+    "asyncio.CancelledError",
+    "asyncio.exceptions.CancelledError",
+    "CancelledError",
+    "BaseException",
+    "builtins.BaseException",
+    "trio.Cancelled",
+];
+
+impl Rule for AwaitInCleanup {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        for fid in cx.model.function_ids() {
+            let func = cx.func(fid);
+            if !func.is_async || func.is_test {
+                continue;
+            }
+            for (block, where_) in cleanups(cx, fid) {
+                for e in unsnarl_model::walk::exprs_in_block(cx.model, block) {
+                    let ExprKind::Await(inner) = cx.expr(e).kind else {
+                        continue;
+                    };
+                    let inner = cx.model.strip(inner);
+                    let Some(c) = cx.call(inner) else { continue };
+                    if !is_io_call(cx, c) || under_deadline(cx, e, true) {
+                        continue;
+                    }
+                    out.push(cx.finding(
+                        &META,
+                        cx.expr(e).span,
+                        format!(
+                            "`{}` waits on I/O {where_} with no deadline: this code runs during cancellation and shutdown, so a slow or hung peer delays them without bound",
+                            snippet(cx, cx.expr(e).span)
+                        ),
+                        "bound the cleanup: `async with asyncio.timeout(...)` (shielded with `asyncio.shield` if it must complete), or hand it to an owner that drains it at shutdown",
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// The `try` statements of a function.
+struct Tries(Vec<StmtId>);
+
+impl Visitor for Tries {
+    fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
+        if matches!(m.stmt(id).kind, StmtKind::Try { .. }) {
+            self.0.push(id);
+        }
+        true
+    }
+}
+
+/// `finally` blocks and cancellation handlers of a function.
+fn cleanups<'a>(cx: &FileCx<'a>, f: FuncId) -> Vec<(&'a Block, &'static str)> {
+    let mut v = Tries(Vec::new());
+    walk_block(cx.model, &cx.func(f).body, &mut v);
+    let mut out = Vec::new();
+    for t in v.0 {
+        let StmtKind::Try {
+            handlers, finally, ..
+        } = &cx.model.stmt(t).kind
+        else {
+            continue;
+        };
+        for h in handlers {
+            if h.types.is_empty()
+                || h.types
+                    .iter()
+                    .any(|t| CANCEL_CATCHERS.contains(&t.as_str()))
+            {
+                out.push((&h.body, "in a handler that catches cancellation"));
+            }
+        }
+        if let Some(fin) = finally {
+            out.push((fin, "in a `finally` block"));
+        }
+    }
+    out
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Python,
+    fail: &[
+        r#"
+import asyncio
+import aiohttp
+
+async def process(job, client):
+    try:
+        await job.run()
+    finally:
+        await client.post("/jobs/release", json={"id": job.id})  # expect
+
+async def worker(session: aiohttp.ClientSession, job):
+    try:
+        await job.run()
+    except asyncio.CancelledError:
+        await session.put(f"https://api/jobs/{job.id}", json={"state": "requeue"})  # expect
+        raise
+"#,
+        r#"
+async def notify_server(conn, job):
+    await conn.execute("UPDATE jobs SET state = 'failed' WHERE id = $1", job)
+
+async def run(conn, job):
+    try:
+        await job.go()
+    finally:
+        await notify_server(conn, job)  # expect
+"#,
+    ],
+    pass: &[r#"
+import asyncio
+
+async def process(job, client, writer):
+    try:
+        await job.run()
+    finally:
+        async with asyncio.timeout(2):
+            await client.post("/jobs/release", json={"id": job.id})
+        await asyncio.wait_for(client.post("/x"), timeout=1)
+        writer.close()
+        await writer.wait_closed()
+        await client.aclose()
+
+async def discipline():
+    try:
+        await work()
+    except asyncio.CancelledError:
+        await _fast_cleanup()
+        raise
+    except Exception:
+        await client.post("/error")
+"#],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(AwaitInCleanup);
+}

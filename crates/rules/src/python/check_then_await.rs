@@ -1,0 +1,417 @@
+//! PY018: a check of shared state, an await, then the act the check
+//! guarded.
+
+use crate::context::FileCx;
+use crate::python::common::{module_vars, shared_state};
+use crate::rule::{Examples, Rule, RuleMeta};
+use std::collections::HashSet;
+use unsnarl_model::walk::{Parent, exprs_under};
+use unsnarl_model::*;
+
+pub struct CheckThenAwait;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "PY018",
+    name: "check-then-await-then-set",
+    category: Category::CheckThenAct,
+    severity: Severity::High,
+    languages: &[Language::Python],
+    summary: "A coroutine checks module-level or `self` state (`if key not in cache`, `if not self.conn`), awaits, then sets it: concurrent callers all pass the check.",
+    docs: r#"
+In an `async def`, an `if` that tests shared state for absence (`k not in
+d`, `not d.get(k)`, `d.get(k) is None`, `not self.x`, `self.x is None`) and
+whose body writes that state after (or with) an `await`:
+`cache[k] = await fetch(k)`, `self.conn = await connect()`. Shared state is
+a module-level variable or an attribute of `self`; bodies under an
+`asyncio.Lock` are not reported.
+
+## Why
+
+The check and the act are separated by a suspension point. Every task that
+arrives while the first one is awaiting sees the same "missing" state and
+starts its own fetch or connection: N concurrent callers make N requests,
+open N connections and overwrite each other's results (a cache stampede in
+miniature; with non-idempotent actions, a double charge).
+
+## Example
+
+```python
+_cache = {}
+
+async def get_user(uid):
+    if uid not in _cache:
+        _cache[uid] = await fetch_user(uid)
+    return _cache[uid]
+```
+
+## Fix
+
+Memoize the future, not the value: store the task before any await, so
+concurrent callers await the same one (and drop it if it fails).
+
+```python
+import asyncio
+
+_cache = {}
+
+async def get_user(uid):
+    fut = _cache.get(uid)
+    if fut is None:
+        fut = asyncio.ensure_future(fetch_user(uid))
+        _cache[uid] = fut
+    try:
+        return await fut
+    except Exception:
+        _cache.pop(uid, None)
+        raise
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for CheckThenAwait {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        let globals = module_vars(cx.model);
+        for s in 0..cx.model.stmts.len() as u32 {
+            let s = StmtId(s);
+            let StmtKind::If { cond, then, .. } = &cx.stmt(s).kind else {
+                continue;
+            };
+            if matches!(cx.tree.stmt_parent(s), Parent::Detached) {
+                continue;
+            }
+            let f = cx.tree.stmt_func(s);
+            if !cx.func(f).is_async || cx.func(f).is_test {
+                continue;
+            }
+            if under_lock(cx, s) {
+                continue;
+            }
+            // `if k not in d: d[k] = await ...`: the act is in the branch.
+            let checked = absence_checks(cx, &globals, *cond);
+            let mut found = if checked.is_empty() {
+                None
+            } else {
+                act_after_await(cx, &globals, then, &checked)
+            };
+            // `if k in d: return d[k]` then `d[k] = await ...` below.
+            if found.is_none() && exits(cx, then) {
+                let mut present = HashSet::new();
+                collect_absence(cx, &globals, *cond, true, &mut present);
+                if !present.is_empty() {
+                    let rest: Block = crate::python::common::stmts_after(cx, s).to_vec();
+                    found = act_after_await(cx, &globals, &rest, &present);
+                }
+            }
+            if let Some((w, key)) = found {
+                out.push(cx.finding(
+                    &META,
+                    cx.stmt(w).span,
+                    format!(
+                        "`{key}` was checked before an `await` and is set after it: every task that runs the check while this one is suspended also sees it missing, so the work runs once per concurrent caller and the results overwrite each other"
+                    ),
+                    format!(
+                        "store a future/task in `{key}` before awaiting (concurrent callers await the same one; drop it on failure), or hold an `asyncio.Lock` and re-check under it"
+                    ),
+                ));
+            }
+        }
+    }
+}
+
+/// The block ends by leaving the function (`return`/`raise`).
+fn exits(cx: &FileCx, b: &Block) -> bool {
+    b.last()
+        .is_some_and(|&l| matches!(cx.stmt(l).kind, StmtKind::Return(_) | StmtKind::Raise(_)))
+}
+
+/// The shared state a condition tests for absence.
+fn absence_checks(cx: &FileCx, globals: &HashSet<String>, cond: ExprId) -> HashSet<String> {
+    let mut out = HashSet::new();
+    collect_absence(cx, globals, cond, false, &mut out);
+    out
+}
+
+fn collect_absence(
+    cx: &FileCx,
+    globals: &HashSet<String>,
+    e: ExprId,
+    negated: bool,
+    out: &mut HashSet<String>,
+) {
+    let e = cx.model.strip(e);
+    match &cx.expr(e).kind {
+        ExprKind::Unary {
+            op: UnOp::Not,
+            operand,
+        } => collect_absence(cx, globals, *operand, !negated, out),
+        ExprKind::Logical { left, right, .. } => {
+            collect_absence(cx, globals, *left, negated, out);
+            collect_absence(cx, globals, *right, negated, out);
+        }
+        ExprKind::Binary { op, left, right } => {
+            let absent = match op {
+                BinOp::NotIn => !negated,
+                BinOp::In => negated,
+                BinOp::Is | BinOp::Eq => {
+                    !negated && matches!(cx.model.literal(*right), Some(Lit::Null))
+                }
+                BinOp::IsNot | BinOp::NotEq => {
+                    negated && matches!(cx.model.literal(*right), Some(Lit::Null))
+                }
+                _ => false,
+            };
+            if !absent {
+                return;
+            }
+            let subject = if matches!(op, BinOp::In | BinOp::NotIn) {
+                *right
+            } else {
+                *left
+            };
+            if let Some(k) = state_of(cx, globals, subject) {
+                out.insert(k);
+            }
+        }
+        _ if negated => {
+            if let Some(k) = state_of(cx, globals, e) {
+                out.insert(k);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `d`, `d[k]`, `d.get(k)`, `self.x`.
+fn state_of(cx: &FileCx, globals: &HashSet<String>, e: ExprId) -> Option<String> {
+    let e = cx.model.strip(e);
+    if let Some(c) = cx.call(e)
+        && c.name == "get"
+        && let Some(r) = c.receiver
+    {
+        return shared_state(cx, globals, r);
+    }
+    shared_state(cx, globals, e)
+}
+
+/// A write of a checked key in the branch with an await before or in it.
+fn act_after_await(
+    cx: &FileCx,
+    globals: &HashSet<String>,
+    then: &Block,
+    checked: &HashSet<String>,
+) -> Option<(StmtId, String)> {
+    let awaits = crate::util::awaits_in_block(cx.model, then);
+    let first_await = awaits.iter().map(|a| a.start).min()?;
+    for x in unsnarl_model::walk::exprs_in_block(cx.model, then) {
+        let Parent::Stmt(w) = cx.tree.expr_parent(x) else {
+            continue;
+        };
+        let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } = &cx.stmt(w).kind
+        else {
+            continue;
+        };
+        if !targets.contains(&x) {
+            continue;
+        }
+        let Some(key) = shared_state(cx, globals, x) else {
+            continue;
+        };
+        if !checked.contains(&key) || under_lock(cx, w) {
+            continue;
+        }
+        // The stored value is the awaited result, or is computed after an
+        // await in the branch (storing a task/future before awaiting is the
+        // fix, not the bug).
+        let value_awaits = exprs_under(cx.model, *v)
+            .into_iter()
+            .any(|y| matches!(cx.expr(y).kind, ExprKind::Await(_)));
+        if value_awaits
+            || (first_await < cx.stmt(w).span.start && uses_awaited_value(cx, then, w, *v))
+        {
+            return Some((w, key));
+        }
+    }
+    None
+}
+
+/// The written value uses a local that holds an awaited result (`resp =
+/// await ...`, `async with ... as resp`), assigned earlier in the branch.
+fn uses_awaited_value(cx: &FileCx, then: &Block, w: StmtId, value: ExprId) -> bool {
+    let before = cx.stmt(w).span.start;
+    let mut awaited: HashSet<String> = HashSet::new();
+    for s in 0..cx.model.stmts.len() as u32 {
+        let s = StmtId(s);
+        let st = cx.stmt(s);
+        if st.span.start >= before || !in_block(cx, then, s) {
+            continue;
+        }
+        let (targets, source): (Vec<ExprId>, Option<ExprId>) = match &st.kind {
+            StmtKind::Assign {
+                targets,
+                value: Some(v),
+                ..
+            } => (targets.clone(), Some(*v)),
+            StmtKind::With {
+                items,
+                is_async: true,
+                ..
+            } => (items.iter().filter_map(|i| i.target).collect(), None),
+            StmtKind::For {
+                target: Some(t),
+                is_async: true,
+                ..
+            } => (vec![*t], None),
+            _ => continue,
+        };
+        let from_await = source.is_none_or(|v| {
+            exprs_under(cx.model, v).into_iter().any(|y| {
+                matches!(cx.expr(y).kind, ExprKind::Await(_))
+                    || cx.model.name_of(y).is_some_and(|n| awaited.contains(n))
+            })
+        });
+        if from_await {
+            for t in targets {
+                for y in exprs_under(cx.model, t) {
+                    if let Some(n) = cx.model.name_of(y) {
+                        awaited.insert(n.to_string());
+                    }
+                }
+            }
+        }
+    }
+    exprs_under(cx.model, value)
+        .into_iter()
+        .any(|y| cx.model.name_of(y).is_some_and(|n| awaited.contains(n)))
+}
+
+fn in_block(cx: &FileCx, block: &Block, s: StmtId) -> bool {
+    block.contains(&s) || cx.tree.stmt_ancestors(s).any(|a| block.contains(&a))
+}
+
+fn under_lock(cx: &FileCx, s: StmtId) -> bool {
+    cx.tree.stmt_ancestors(s).any(|a| match &cx.stmt(a).kind {
+        StmtKind::With { items, .. } => items.iter().any(|it| {
+            crate::python::lock_across_await::lock_kind(cx, it.ctx).is_some()
+                || cx
+                    .model
+                    .dotted(it.ctx)
+                    .is_some_and(|d| d.to_ascii_lowercase().contains("lock"))
+        }),
+        _ => false,
+    })
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Python,
+    fail: &[
+        r#"
+cache = {}
+
+async def get_user(uid):
+    if uid not in cache:
+        cache[uid] = await fetch(uid)  # expect
+    return cache[uid]
+"#,
+        r#"
+_tokens = {}
+
+async def token_for(user):
+    if user in _tokens:
+        return _tokens[user]
+    token = await issue_token(user)
+    _tokens[user] = token  # expect
+    return token
+"#,
+        r#"
+import asyncpg
+
+class Repo:
+    async def conn(self):
+        if not self._conn:
+            self._conn = await asyncpg.connect("postgres://db")  # expect
+        return self._conn
+
+    async def token(self):
+        if self._token is None:
+            resp = await self.http.post("/token")
+            self._token = resp["token"]  # expect
+        return self._token
+"#,
+    ],
+    pass: &[
+        r#"
+import asyncio
+
+cache = {}
+
+async def get_user(uid):
+    fut = cache.get(uid)
+    if fut is None:
+        fut = asyncio.ensure_future(fetch(uid))
+        cache[uid] = fut
+    return await fut
+"#,
+        r#"
+import asyncio
+
+class Repo:
+    def __init__(self):
+        self._lock = asyncio.Lock()
+
+    async def conn(self):
+        if self._conn is None:
+            async with self._lock:
+                if self._conn is None:
+                    self._conn = await connect()
+        return self._conn
+
+    async def local(self, uid):
+        seen = {}
+        if uid not in seen:
+            seen[uid] = await fetch(uid)
+        return seen
+
+_tokens = {}
+
+async def token_for(user):
+    if user in _tokens:
+        return _tokens[user]
+    fut = asyncio.ensure_future(issue_token(user))
+    _tokens[user] = fut
+    return await fut
+
+class Lock:
+    async def acquire(self, task):
+        if self._owner is None:
+            await checkpoint()
+            self._owner = task
+
+    async def disconnected(self):
+        if not self._is_disconnected:
+            message = await self._receive()
+            if message["type"] == "http.disconnect":
+                self._is_disconnected = True
+        return self._is_disconnected
+
+def sync_memo(k, d={}):
+    if k not in d:
+        d[k] = compute(k)
+    return d[k]
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(CheckThenAwait);
+}

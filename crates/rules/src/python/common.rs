@@ -1,0 +1,706 @@
+//! Questions the Python rules keep asking: is this shared state, is this
+//! await under a deadline, is this a sleep, which lock is this, who uses
+//! this variable.
+
+use crate::context::FileCx;
+use std::collections::HashSet;
+use unsnarl_model::walk::{Parent, Visitor, walk_block};
+use unsnarl_model::*;
+
+/// `time.sleep`, `asyncio.sleep`, `trio.sleep`, `anyio.sleep`: the call's
+/// duration argument (`None` when there is none) if `c` is a sleep.
+pub fn sleep_arg(c: &Call) -> Option<Option<ExprId>> {
+    match c.target.as_deref()? {
+        "time.sleep"
+        | "asyncio.sleep"
+        | "asyncio.tasks.sleep"
+        | "trio.sleep"
+        | "anyio.sleep"
+        | "gevent.sleep"
+        | "eventlet.sleep" => Some(c.positional(0).or_else(|| {
+            c.kwarg("delay")
+                .or_else(|| c.kwarg("seconds"))
+                .or_else(|| c.kwarg("secs"))
+        })),
+        _ => None,
+    }
+}
+
+/// True when the call is a sleep of a literal zero (a yield, not a wait).
+pub fn is_zero_sleep(cx: &FileCx, c: &Call) -> bool {
+    match sleep_arg(c) {
+        Some(None) => c.target.as_deref() != Some("time.sleep"),
+        Some(Some(a)) => match cx.model.literal(a) {
+            Some(Lit::Int(0)) => true,
+            Some(Lit::Float(f)) => *f == 0.0,
+            _ => false,
+        },
+        None => false,
+    }
+}
+
+/// Context managers that put a deadline on everything awaited inside them.
+const DEADLINE_SCOPES: &[&str] = &[
+    "asyncio.timeout",
+    "asyncio.timeout_at",
+    "asyncio.timeouts.timeout",
+    "async_timeout.timeout",
+    "async_timeout.timeout_at",
+    "anyio.fail_after",
+    "anyio.move_on_after",
+    "trio.fail_after",
+    "trio.move_on_after",
+    "trio.fail_at",
+    "trio.move_on_at",
+    "eventlet.Timeout",
+    "eventlet.timeout.Timeout",
+    "gevent.Timeout",
+    "gevent.timeout.Timeout",
+];
+
+/// True when a call builds a deadline scope with a real deadline
+/// (`asyncio.timeout(None)` has none).
+pub fn is_deadline_scope(cx: &FileCx, ctx: ExprId) -> bool {
+    let Some(c) = cx.call(cx.model.strip(ctx)) else {
+        return false;
+    };
+    let Some(t) = c.target.as_deref() else {
+        // `async with timeout(5):` from an unknown import.
+        return matches!(
+            c.name.as_str(),
+            "fail_after" | "move_on_after" | "timeout" | "fail_at" | "move_on_at" | "Timeout"
+        ) && c.positional(0).is_some_and(|a| !is_none(cx, a));
+    };
+    if DEADLINE_SCOPES.contains(&t) {
+        return c
+            .positional(0)
+            .or_else(|| c.kwarg("delay"))
+            .or_else(|| c.kwarg("seconds"))
+            .or_else(|| c.kwarg("when"))
+            .or_else(|| c.kwarg("deadline"))
+            .is_some_and(|a| !is_none(cx, a));
+    }
+    if matches!(t, "trio.CancelScope" | "anyio.CancelScope") {
+        return c.kwarg("deadline").is_some_and(|a| !is_none(cx, a));
+    }
+    false
+}
+
+pub fn is_none(cx: &FileCx, e: ExprId) -> bool {
+    matches!(cx.model.literal(e), Some(Lit::Null))
+}
+
+/// True when an expression runs under a deadline: inside a timeout scope of
+/// its own function, or wrapped in `asyncio.wait_for(..., t)` /
+/// `asyncio.shield(...)` (when `shield_counts`).
+pub fn under_deadline(cx: &FileCx, e: ExprId, shield_counts: bool) -> bool {
+    for a in cx.tree.expr_ancestors(e) {
+        if let Some(c) = cx.call(a) {
+            match c.target.as_deref() {
+                Some("asyncio.wait_for" | "asyncio.tasks.wait_for" | "anyio.fail_after") => {
+                    let t = c.positional(1).or_else(|| c.kwarg("timeout"));
+                    if t.is_some_and(|t| !is_none(cx, t)) {
+                        return true;
+                    }
+                }
+                Some("asyncio.shield") if shield_counts => return true,
+                _ => {}
+            }
+        }
+    }
+    cx.enclosing_stmts(e)
+        .into_iter()
+        .any(|s| match &cx.stmt(s).kind {
+            StmtKind::With { items, .. } => items
+                .iter()
+                .any(|it| is_deadline_scope(cx, it.ctx) && !cx.contains(it.ctx, e)),
+            _ => false,
+        })
+}
+
+/// The functions nested (at any depth) in `f`, `f` included.
+pub fn func_and_nested(cx: &FileCx, f: FuncId) -> HashSet<FuncId> {
+    let mut out = HashSet::new();
+    out.insert(f);
+    for g in cx.model.function_ids() {
+        if cx.tree.func_ancestors(cx.model, g).any(|a| a == f) {
+            out.insert(g);
+        }
+    }
+    out
+}
+
+/// Every expression of the given functions, in id order.
+pub fn exprs_of(cx: &FileCx, funcs: &HashSet<FuncId>) -> Vec<ExprId> {
+    (0..cx.model.exprs.len() as u32)
+        .map(ExprId)
+        .filter(|&e| {
+            !matches!(cx.tree.expr_parent(e), Parent::Detached) && funcs.contains(&cx.func_of(e))
+        })
+        .collect()
+}
+
+/// The receiver name (`self`) of `f` or of the nearest enclosing method.
+pub fn receiver_of<'a>(cx: &FileCx<'a>, f: FuncId) -> Option<&'a str> {
+    cx.tree
+        .func_ancestors(cx.model, f)
+        .find_map(|g| cx.func(g).receiver.as_deref())
+}
+
+/// The class whose method `f` is (or is nested in).
+pub fn class_of<'a>(cx: &FileCx<'a>, f: FuncId) -> Option<&'a str> {
+    cx.tree
+        .func_ancestors(cx.model, f)
+        .find_map(|g| cx.func(g).class.as_deref())
+}
+
+/// Names assigned at module level (module variables), from the module's
+/// top-level statements (also under `if`/`try`).
+pub fn module_vars(m: &FileModel) -> HashSet<String> {
+    struct V(HashSet<String>);
+    impl Visitor for V {
+        fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
+            match &m.stmt(id).kind {
+                StmtKind::Assign { targets, .. } => {
+                    for &t in targets {
+                        collect_target_names(m, t, &mut self.0);
+                    }
+                    false
+                }
+                StmtKind::If { .. } | StmtKind::Try { .. } | StmtKind::Block(_) => true,
+                _ => false,
+            }
+        }
+    }
+    let mut v = V(HashSet::new());
+    walk_block(m, &m.functions[0].body, &mut v);
+    v.0
+}
+
+fn collect_target_names(m: &FileModel, t: ExprId, out: &mut HashSet<String>) {
+    match &m.expr(t).kind {
+        ExprKind::Name { id, .. } => {
+            out.insert(id.clone());
+        }
+        ExprKind::Collection { elems, .. } => {
+            for &e in elems {
+                collect_target_names(m, e, out);
+            }
+        }
+        ExprKind::Spread(e) => collect_target_names(m, *e, out),
+        _ => {}
+    }
+}
+
+/// Shared state an expression names: a module variable (`cache`, as
+/// `"cache"`) seen from a function, or an attribute of the method's
+/// receiver (`self.cache`, as `"self.cache"`). Subscripts are looked
+/// through (`cache[k]` is `cache`).
+pub fn shared_state(cx: &FileCx, globals: &HashSet<String>, e: ExprId) -> Option<String> {
+    let e = cx.model.strip(e);
+    match &cx.expr(e).kind {
+        ExprKind::Index { obj, .. } => shared_state(cx, globals, *obj),
+        ExprKind::Name { id, resolved } => {
+            let f = cx.func_of(e);
+            if f.0 == 0 {
+                return None;
+            }
+            let module_name = if cx.model.module.is_empty() {
+                id.clone()
+            } else {
+                format!("{}.{id}", cx.model.module)
+            };
+            (globals.contains(id) && resolved.as_deref() == Some(module_name.as_str()))
+                .then(|| id.clone())
+        }
+        ExprKind::Attr { obj, name, .. } => {
+            let recv = receiver_of(cx, cx.func_of(e))?;
+            (cx.model.name_of(*obj) == Some(recv)).then(|| format!("{recv}.{name}"))
+        }
+        _ => None,
+    }
+}
+
+/// A lock taken with `with`/`async with`: a stable identity (`mod.lock`,
+/// `Class.attr`, or the dotted text) and its kind from the knowledge table.
+pub struct LockRef {
+    pub key: String,
+    pub display: String,
+    pub kind: String,
+}
+
+pub fn lock_ref(cx: &FileCx, ctx: ExprId, f: FuncId) -> Option<LockRef> {
+    let ctx = cx.model.strip(ctx);
+    let ty = cx.sema.type_of(ctx)?;
+    let kind = cx.kb.find(Effect::Lock, Some(ty), "")?.kind.clone()?;
+    let display = cx.model.dotted(ctx)?;
+    let key = match &cx.expr(ctx).kind {
+        ExprKind::Name {
+            resolved: Some(r), ..
+        } => r.clone(),
+        ExprKind::Attr { obj, name, .. } => {
+            match (receiver_of(cx, f), class_of(cx, f), cx.model.name_of(*obj)) {
+                (Some(r), Some(c), Some(o)) if r == o => format!("{c}.{name}"),
+                _ => display.clone(),
+            }
+        }
+        _ => display.clone(),
+    };
+    Some(LockRef { key, display, kind })
+}
+
+/// Lock kinds that are thread locks (taken with plain `with`).
+pub fn is_thread_lock(kind: &str) -> bool {
+    matches!(kind, "mutex" | "rlock" | "condition" | "semaphore")
+}
+
+/// The name references (`Name` expressions) of `name` in `funcs`, skipping
+/// functions that bind the name themselves (a parameter of a nested
+/// function shadows it).
+pub fn name_refs(cx: &FileCx, funcs: &HashSet<FuncId>, name: &str) -> Vec<ExprId> {
+    exprs_of(cx, funcs)
+        .into_iter()
+        .filter(|&e| matches!(&cx.expr(e).kind, ExprKind::Name { id, .. } if id == name))
+        .filter(|&e| {
+            let f = cx.func_of(e);
+            !cx.func(f).params.iter().any(|p| p.name == name) || funcs.len() == 1
+        })
+        .collect()
+}
+
+/// True when `e` is (part of) an assignment target.
+pub fn is_store(cx: &FileCx, e: ExprId) -> bool {
+    let mut cur = e;
+    loop {
+        match cx.tree.expr_parent(cur) {
+            Parent::Stmt(s) => {
+                return match &cx.stmt(s).kind {
+                    StmtKind::Assign { targets, .. } => targets.contains(&cur),
+                    StmtKind::For { target, .. } => *target == Some(cur),
+                    StmtKind::With { items, .. } => items.iter().any(|i| i.target == Some(cur)),
+                    _ => false,
+                };
+            }
+            Parent::Expr(p) => match &cx.expr(p).kind {
+                ExprKind::Collection { .. } | ExprKind::Spread(_) => cur = p,
+                ExprKind::AssignExpr { target, .. } => return *target == cur,
+                ExprKind::Comprehension { generators, .. } => {
+                    return generators.iter().any(|g| g.target == cur);
+                }
+                _ => return false,
+            },
+            _ => return false,
+        }
+    }
+}
+
+/// The statement directly after `s` in its block, if any.
+pub fn next_stmt(cx: &FileCx, s: StmtId) -> Option<StmtId> {
+    let block = containing_block(cx, s)?;
+    let i = block.iter().position(|&x| x == s)?;
+    block.get(i + 1).copied()
+}
+
+/// The statements after `s` in its block.
+pub fn stmts_after<'a>(cx: &FileCx<'a>, s: StmtId) -> &'a [StmtId] {
+    match containing_block(cx, s) {
+        Some(b) => match b.iter().position(|&x| x == s) {
+            Some(i) => &b[i + 1..],
+            None => &[],
+        },
+        None => &[],
+    }
+}
+
+/// The block (of a statement or of a function body) that holds `s`.
+pub fn containing_block<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Block> {
+    let holds = |b: &Block| b.contains(&s);
+    match cx.tree.stmt_parent(s) {
+        Parent::Function(f) => Some(&cx.func(f).body).filter(|b| holds(b)),
+        Parent::Stmt(p) => {
+            let mut found = None;
+            unsnarl_model::walk::for_each_stmt_child(cx.model, p, &mut |c| {
+                if let unsnarl_model::walk::Child::Block(b) = c
+                    && found.is_none()
+                    && b.contains(&s)
+                {
+                    found = Some(b);
+                }
+            });
+            found
+        }
+        Parent::Expr(e) => match &cx.expr(e).kind {
+            ExprKind::Block(b) => Some(b).filter(|b| holds(b)),
+            _ => None,
+        },
+        Parent::Detached => None,
+    }
+}
+
+/// True when a statement is a lowered `assert` (an `If` raising in its only
+/// branch, with the same span).
+pub fn is_assert(cx: &FileCx, s: StmtId) -> bool {
+    let st = cx.stmt(s);
+    match &st.kind {
+        StmtKind::If { then, orelse, .. } => {
+            orelse.is_empty()
+                && then.len() == 1
+                && matches!(cx.stmt(then[0]).kind, StmtKind::Raise(_))
+                && cx.stmt(then[0]).span == st.span
+                && cx.source(st.span).starts_with("assert")
+        }
+        _ => false,
+    }
+}
+
+/// True for calls that start a task (`create_task`, `ensure_future`,
+/// `loop.create_task`) or a task in a group/nursery.
+pub fn is_task_spawn(cx: &FileCx, c: &Call) -> bool {
+    if cx.effect(c, Effect::ScopedSpawn).is_some() {
+        return true;
+    }
+    cx.effect(c, Effect::Spawn)
+        .is_some_and(|e| e.kind.as_deref() == Some("task"))
+}
+
+/// The first line of an expression's source, trimmed, for messages.
+pub fn snippet(cx: &FileCx, span: Span) -> String {
+    let s = cx.source(span).lines().next().unwrap_or("").trim();
+    if s.len() > 60 {
+        let mut end = 57;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!("{}...", &s[..end])
+    } else {
+        s.to_string()
+    }
+}
+
+pub fn is_random_ref(cx: &FileCx, x: ExprId) -> bool {
+    let r = cx
+        .model
+        .resolved(x)
+        .map(str::to_string)
+        .or_else(|| cx.call(x).and_then(|c| c.target.clone()));
+    if let Some(r) = r
+        && (r.starts_with("random.")
+            || r.starts_with("secrets.")
+            || r.starts_with("numpy.random")
+            || r.contains("jitter"))
+    {
+        return true;
+    }
+    match &cx.expr(x).kind {
+        ExprKind::Name { id, .. } => id.to_ascii_lowercase().contains("jitter"),
+        ExprKind::Attr { name, .. } => {
+            let n = name.to_ascii_lowercase();
+            n.contains("jitter") || n == "uniform" || n == "random" || n == "randint"
+        }
+        _ => false,
+    }
+}
+
+/// True when an expression sits in the body of `async with` a task group or
+/// nursery (asyncio, anyio, trio).
+pub fn in_task_group(cx: &FileCx, e: ExprId) -> bool {
+    cx.enclosing_stmts(e)
+        .into_iter()
+        .any(|s| match &cx.stmt(s).kind {
+            StmtKind::With { items, .. } => items
+                .iter()
+                .any(|it| is_task_group_ctx(cx, it.ctx) && !cx.contains(it.ctx, e)),
+            _ => false,
+        })
+}
+
+pub fn is_task_group_ctx(cx: &FileCx, ctx: ExprId) -> bool {
+    let ctx = cx.model.strip(ctx);
+    if let Some(t) = cx.sema.type_of(ctx)
+        && matches!(
+            t,
+            "asyncio.TaskGroup" | "anyio.abc.TaskGroup" | "trio.Nursery"
+        )
+    {
+        return true;
+    }
+    let Some(c) = cx.call(ctx) else {
+        return false;
+    };
+    let name = c.target.as_deref().unwrap_or(&c.name);
+    let last = name.rsplit('.').next().unwrap_or(name);
+    matches!(
+        last,
+        "TaskGroup" | "create_task_group" | "open_nursery" | "Nursery"
+    )
+}
+
+/// True when `e` is a condition variable (`threading.Condition`,
+/// `asyncio.Condition`, trio/anyio conditions), by type or, for untyped
+/// receivers, by a name like `cond`/`cv`/`condition`.
+pub fn is_condition(cx: &FileCx, e: ExprId) -> bool {
+    let e = cx.model.strip(e);
+    if let Some(t) = cx.sema.type_of(e) {
+        return cx
+            .kb
+            .find(Effect::Lock, Some(t), "")
+            .is_some_and(|en| matches!(en.kind.as_deref(), Some("condition" | "async-condition")));
+    }
+    cx.model.dotted(e).is_some_and(|d| {
+        let last = d
+            .rsplit('.')
+            .next()
+            .unwrap_or(&d)
+            .trim_start_matches('_')
+            .to_ascii_lowercase();
+        last == "cond"
+            || last == "cv"
+            || last == "condition"
+            || last.ends_with("_cond")
+            || last.ends_with("_cv")
+            || last.ends_with("_condition")
+            || last == "not_empty"
+            || last == "not_full"
+    })
+}
+
+/// The `with`/`async with` statements around an expression that take
+/// something whose dotted text is `name`.
+pub fn inside_with_of(cx: &FileCx, e: ExprId, names: &[String]) -> bool {
+    inside_with_matching(cx, e, |cx, ctx| {
+        cx.model.dotted(ctx).is_some_and(|d| names.contains(&d))
+            // `with self._locked():`, a helper that takes the object's lock.
+            || cx.call(ctx).is_some_and(|c| {
+                c.receiver.and_then(|r| cx.model.name_of(r)) == Some("self")
+                    && c.name.to_ascii_lowercase().contains("lock")
+            })
+    })
+}
+
+fn inside_with_matching(cx: &FileCx, e: ExprId, pred: impl Fn(&FileCx, ExprId) -> bool) -> bool {
+    cx.enclosing_stmts(e)
+        .into_iter()
+        .any(|s| match &cx.stmt(s).kind {
+            StmtKind::With { items, .. } => items
+                .iter()
+                .any(|it| !cx.contains(it.ctx, e) && pred(cx, it.ctx)),
+            _ => false,
+        })
+}
+
+/// Methods that close or release: awaited in cleanup on purpose, and
+/// bounded by the transport in practice.
+pub fn is_close_like(name: &str) -> bool {
+    matches!(
+        name,
+        "close"
+            | "aclose"
+            | "wait_closed"
+            | "shutdown"
+            | "release"
+            | "cancel"
+            | "unlink"
+            | "disconnect"
+            | "terminate"
+            | "kill"
+            | "stop"
+            | "__aexit__"
+    )
+}
+
+/// An awaited call that waits on the network or the disk: a known I/O
+/// coroutine, an I/O verb on an untyped receiver, or a coroutine of this
+/// project that itself awaits such a call (one level deep).
+pub fn is_io_call(cx: &FileCx, c: &Call) -> bool {
+    if is_close_like(&c.name) {
+        return false;
+    }
+    if let Some(e) = cx.effect(c, Effect::AsyncApi) {
+        return e.kind.as_deref() == Some("io");
+    }
+    if crate::util::is_io_method_call(c) {
+        return true;
+    }
+    let Some(t) = c.target.as_deref() else {
+        return false;
+    };
+    // A coroutine of this file.
+    if let Some(f) = cx.model.function_ids().find(|&f| cx.func(f).qualname == t) {
+        if !cx.func(f).is_async {
+            return false;
+        }
+        return unsnarl_model::walk::calls_in_block(cx.model, &cx.func(f).body)
+            .into_iter()
+            .any(|e| {
+                cx.is_awaited(e)
+                    && cx.call(e).is_some_and(|ic| {
+                        !is_close_like(&ic.name)
+                            && (cx
+                                .effect(ic, Effect::AsyncApi)
+                                .is_some_and(|en| en.kind.as_deref() == Some("io"))
+                                || crate::util::is_io_method_call(ic))
+                    })
+            });
+    }
+    // A coroutine of another module.
+    let Some(i) = cx.index.resolve(cx.lang, t) else {
+        return false;
+    };
+    let s = cx.index.summary(i);
+    s.is_async
+        && s.calls.iter().any(|site| {
+            let last = site.target.rsplit('.').next().unwrap_or("");
+            !is_close_like(last)
+                && cx
+                    .kb
+                    .find(Effect::AsyncApi, Some(&site.target), last)
+                    .is_some_and(|en| en.kind.as_deref() == Some("io"))
+        })
+}
+
+/// The function of this file a callable argument names: a lambda, a
+/// module-level or nested `def`, or a method through `self.m`.
+pub fn local_callable(cx: &FileCx, a: ExprId) -> Option<FuncId> {
+    let a = cx.model.strip(a);
+    match &cx.expr(a).kind {
+        ExprKind::Closure(f) => Some(*f),
+        ExprKind::Name { id, resolved } => {
+            let outer = cx.func_of(a);
+            cx.model.function_ids().find(|&f| {
+                let func = cx.func(f);
+                !func.name.is_empty()
+                    && (resolved.as_deref() == Some(func.qualname.as_str())
+                        || (func.name == *id && func.parent == Some(outer)))
+            })
+        }
+        ExprKind::Attr {
+            resolved: Some(r), ..
+        } => cx.model.function_ids().find(|&f| cx.func(f).qualname == *r),
+        ExprKind::Call(c) if c.target.as_deref() == Some("functools.partial") => {
+            local_callable(cx, c.positional(0)?)
+        }
+        _ => None,
+    }
+}
+
+/// Where the awaitables of a `gather(*xs)` come from, when they are one per
+/// item of a collection: the collection and the per-item expression.
+pub struct FanOut {
+    pub iter: ExprId,
+    pub per_item: Option<ExprId>,
+}
+
+/// The fan-out shape of a `gather` call: `gather(*(f(x) for x in xs))`,
+/// `gather(*map(f, xs))`, or `gather(*coros)` where `coros` is a local
+/// built by a comprehension or appended to in a `for` loop. Lists of tasks
+/// started in a loop are not included (the spawn itself is the fan-out).
+pub fn fanout_source(cx: &FileCx, gather: ExprId) -> Option<FanOut> {
+    let c = cx.call(gather)?;
+    let awaitables: Vec<&Arg> = c.args.iter().filter(|a| a.name.is_none()).collect();
+    let [one] = awaitables.as_slice() else {
+        return None;
+    };
+    if !one.spread {
+        return None;
+    }
+    fanout_of_value(cx, gather, one.value)
+}
+
+/// The fan-out shape of a collection of awaitables passed to `call`
+/// (`asyncio.wait(coros)`, the spread of `gather(*coros)`).
+pub fn fanout_of_value(cx: &FileCx, gather: ExprId, value: ExprId) -> Option<FanOut> {
+    let v = cx.model.strip(value);
+    if let Some(f) = inline_fanout(cx, v) {
+        // `[create_task(f(x)) for x in xs]`: the spawn is the fan-out.
+        return (!f.per_item.is_some_and(|p| is_spawned(cx, p))).then_some(f);
+    }
+    let name = cx.model.name_of(v)?;
+    if cx.model.resolved(v).is_some() {
+        return None;
+    }
+    let fid = cx.func_of(gather);
+    let at = cx.expr(gather).span.start;
+    for s in 0..cx.model.stmts.len() as u32 {
+        let s = StmtId(s);
+        if cx.tree.stmt_func(s) != fid || cx.stmt(s).span.start > at {
+            continue;
+        }
+        match &cx.stmt(s).kind {
+            StmtKind::Assign {
+                targets,
+                value: Some(val),
+                ..
+            } if targets.len() == 1 && cx.model.name_of(targets[0]) == Some(name) => {
+                if let Some(f) = inline_fanout(cx, cx.model.strip(*val)) {
+                    return (!f.per_item.is_some_and(|p| is_spawned(cx, p))).then_some(f);
+                }
+            }
+            StmtKind::Expr(e) => {
+                let Some(ac) = cx.call(*e) else { continue };
+                if !matches!(ac.name.as_str(), "append" | "add")
+                    || ac.receiver.and_then(|r| cx.model.name_of(r)) != Some(name)
+                {
+                    continue;
+                }
+                let Some(item) = ac.positional(0) else {
+                    continue;
+                };
+                if is_spawned(cx, item) || cx.call(cx.model.strip(item)).is_none() {
+                    return None;
+                }
+                let lp = cx
+                    .tree
+                    .stmt_ancestors(s)
+                    .find(|&a| matches!(cx.stmt(a).kind, StmtKind::For { .. }))?;
+                if let StmtKind::For { iter, .. } = &cx.stmt(lp).kind {
+                    return Some(FanOut {
+                        iter: *iter,
+                        per_item: Some(item),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+fn is_spawned(cx: &FileCx, e: ExprId) -> bool {
+    cx.call(cx.model.strip(e))
+        .is_some_and(|c| is_task_spawn(cx, c))
+}
+
+fn inline_fanout(cx: &FileCx, v: ExprId) -> Option<FanOut> {
+    match &cx.expr(v).kind {
+        // The element starts work (a call), it is not an existing task.
+        ExprKind::Comprehension {
+            elt, generators, ..
+        } if generators.len() == 1 && cx.call(cx.model.strip(*elt)).is_some() => Some(FanOut {
+            iter: generators[0].iter,
+            per_item: Some(*elt),
+        }),
+        ExprKind::Call(m) if m.target.as_deref() == Some("builtins.map") => Some(FanOut {
+            iter: m.positional(1)?,
+            per_item: m.positional(0),
+        }),
+        _ => None,
+    }
+}
+
+/// The handler ends with a call of a function of this file that always
+/// raises (`self._convert_error(exc)`).
+pub fn ends_in_raising_helper(cx: &FileCx, body: &Block) -> bool {
+    let Some(&last) = body.last() else {
+        return false;
+    };
+    let StmtKind::Expr(e) = cx.stmt(last).kind else {
+        return false;
+    };
+    let Some(t) = cx.call(e).and_then(|c| c.target.as_deref()) else {
+        return false;
+    };
+    cx.model
+        .function_ids()
+        .find(|&f| cx.func(f).qualname == t)
+        .is_some_and(|f| crate::util::always_raises(cx.model, &cx.func(f).body))
+}

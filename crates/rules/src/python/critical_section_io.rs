@@ -1,0 +1,321 @@
+//! PY013: I/O, logging or callbacks run while a thread lock is held.
+
+use crate::context::FileCx;
+use crate::python::common::{is_thread_lock, lock_ref};
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::{Visitor, walk_block};
+use unsnarl_model::*;
+
+pub struct CriticalSectionIo;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "PY013",
+    name: "io-under-thread-lock",
+    category: Category::CriticalSectionIo,
+    severity: Severity::Medium,
+    languages: &[Language::Python],
+    summary: "Blocking I/O, logging, or a caller-supplied callback runs inside `with <threading lock>:`.",
+    docs: r#"
+Inside `with lock:` where `lock` is a `threading.Lock`/`RLock`/`Condition`/
+`Semaphore`: a blocking I/O call (files, sockets, HTTP, subprocess,
+database, sleep), a logging call, or a call of a callback (a callable
+parameter, a registered listener or hook).
+
+## Why
+
+Every other thread that needs the lock waits for the whole I/O operation:
+a slow disk, DNS or peer turns the critical section into a global stall,
+and a hung one into a global hang. Logging handlers take their own locks
+and may write to the network. Callbacks are unknown code: they can block,
+take other locks in another order (a deadlock), or call back into this
+object and try to take the same lock.
+
+## Example
+
+```python
+import logging
+import threading
+
+log = logging.getLogger(__name__)
+_lock = threading.Lock()
+_config = {}
+
+def reload(path):
+    with _lock:
+        with open(path) as f:
+            _config.update(parse(f.read()))
+        log.info("config reloaded")
+```
+
+## Fix
+
+Do the slow or foreign work outside the lock; hold the lock only to read or
+swap the shared state.
+
+```python
+import logging
+import threading
+
+log = logging.getLogger(__name__)
+_lock = threading.Lock()
+_config = {}
+
+def reload(path):
+    with open(path) as f:
+        fresh = parse(f.read())
+    with _lock:
+        _config.clear()
+        _config.update(fresh)
+    log.info("config reloaded")
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+/// Names of collections of callbacks.
+fn is_callback_name(n: &str) -> bool {
+    let n = n.trim_start_matches('_').to_ascii_lowercase();
+    n.contains("callback")
+        || n.contains("listener")
+        || n.contains("hook")
+        || n.contains("observer")
+        || n.contains("subscriber")
+        || n.starts_with("on_")
+        || n == "cb"
+        || n == "fn"
+        || n == "func"
+        || n.ends_with("_cb")
+}
+
+impl Rule for CriticalSectionIo {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        for fid in cx.model.function_ids() {
+            if cx.func(fid).is_test {
+                continue;
+            }
+            let mut v = WithFinder(Vec::new());
+            walk_block(cx.model, &cx.func(fid).body, &mut v);
+            for w in v.0 {
+                check_with(cx, fid, w, out);
+            }
+        }
+    }
+}
+
+struct WithFinder(Vec<StmtId>);
+
+impl Visitor for WithFinder {
+    fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
+        if matches!(
+            m.stmt(id).kind,
+            StmtKind::With {
+                is_async: false,
+                ..
+            }
+        ) {
+            self.0.push(id);
+        }
+        true
+    }
+}
+
+fn check_with(cx: &FileCx, fid: FuncId, w: StmtId, out: &mut Vec<Finding>) {
+    let StmtKind::With { items, body, .. } = &cx.stmt(w).kind else {
+        return;
+    };
+    let Some(lock) = items
+        .iter()
+        .filter_map(|it| lock_ref(cx, it.ctx, fid))
+        .find(|l| is_thread_lock(&l.kind))
+    else {
+        return;
+    };
+    let loop_vars = callback_loop_vars(cx, body);
+    let mut reported = 0;
+    for call in unsnarl_model::walk::calls_in_block(cx.model, body) {
+        if reported >= 3 {
+            break;
+        }
+        let Some(c) = cx.call(call) else { continue };
+        let Some(what) = offence(cx, fid, c, &loop_vars) else {
+            continue;
+        };
+        reported += 1;
+        let mut f = cx.finding(
+            &META,
+            cx.expr(call).span,
+            format!(
+                "`{}` {what} while `{}` is held: every thread that needs the lock waits for it, and a hang here hangs them all",
+                cx.callee_display(c),
+                lock.display
+            ),
+            "move it out of the `with` block: compute or fetch before taking the lock, log and notify after releasing it; hold the lock only to read or swap the shared state",
+        );
+        f.related.push(Related {
+            file: None,
+            span: cx.stmt(w).span,
+            message: format!("`{}` taken here", lock.display),
+        });
+        out.push(f);
+    }
+}
+
+/// Loop variables of `for cb in self._callbacks:` inside the block.
+fn callback_loop_vars(cx: &FileCx, body: &Block) -> Vec<String> {
+    struct V(Vec<String>);
+    impl Visitor for V {
+        fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
+            if let StmtKind::For {
+                target: Some(t),
+                iter,
+                ..
+            } = &m.stmt(id).kind
+                && let Some(n) = m.name_of(*t)
+                && let Some(d) = m.dotted(*iter)
+                && is_callback_name(d.rsplit('.').next().unwrap_or(&d))
+            {
+                self.0.push(n.to_string());
+            }
+            true
+        }
+    }
+    let mut v = V(Vec::new());
+    walk_block(cx.model, body, &mut v);
+    v.0
+}
+
+/// What is wrong with calling `c` under the lock.
+fn offence(cx: &FileCx, fid: FuncId, c: &Call, loop_vars: &[String]) -> Option<String> {
+    if let Some(e) = cx.effect(c, Effect::Blocking) {
+        let t = c.target.as_deref().unwrap_or("");
+        // Waits on threading primitives are lock-order / condition
+        // business, not I/O.
+        if t.starts_with("threading.")
+            || t.starts_with("concurrent.futures.")
+            || t.starts_with("queue.")
+            || t.starts_with("multiprocessing.")
+        {
+            return None;
+        }
+        // `os.waitpid(pid, os.WNOHANG)` polls without blocking.
+        let polls = c.args.iter().any(|a| {
+            cx.model
+                .resolved(a.value)
+                .or_else(|| cx.model.name_of(a.value))
+                .is_some_and(|n| n.ends_with("WNOHANG"))
+        });
+        if polls {
+            return None;
+        }
+        return Some(e.what.clone());
+    }
+    if cx.effect(c, Effect::Logging).is_some() {
+        return Some("writes log output (handlers take their own locks and may do I/O)".into());
+    }
+    if c.receiver.is_none()
+        && let Some(n) = cx.model.name_of(c.func)
+    {
+        let f = cx.func(fid);
+        let is_param = f
+            .params
+            .iter()
+            .any(|p| p.name == n && p.ty.as_ref().is_none_or(|t| t.text.contains("Callable")));
+        if (is_param && is_callback_name(n)) || loop_vars.iter().any(|v| v == n) {
+            return Some("calls a caller-supplied callback (unknown code that may block or take other locks)".into());
+        }
+    }
+    if c.target.is_none()
+        && let Some(r) = c.receiver
+        && cx.model.name_of(r).is_some_and(|n| n == "self")
+        && is_callback_name(&c.name)
+    {
+        return Some(
+            "calls a registered callback (unknown code that may block or take other locks)".into(),
+        );
+    }
+    None
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Python,
+    fail: &[
+        r#"
+import logging
+import threading
+import requests
+
+log = logging.getLogger(__name__)
+lock = threading.Lock()
+cache = {}
+
+def refresh(key):
+    with lock:
+        resp = requests.get("https://api.example/" + key, timeout=5)  # expect
+        cache[key] = resp.json()
+        log.info("refreshed %s", key)  # expect
+"#,
+        r#"
+import threading
+
+class Bus:
+    def __init__(self):
+        self._lock = threading.RLock()
+        self._listeners = []
+
+    def publish(self, event):
+        with self._lock:
+            for listener in self._listeners:
+                listener(event)  # expect
+
+    def update(self, value, on_change):
+        with self._lock:
+            self.value = value
+            on_change(value)  # expect
+"#,
+    ],
+    pass: &[
+        r#"
+import logging
+import threading
+
+log = logging.getLogger(__name__)
+lock = threading.Lock()
+cache = {}
+
+def refresh(key, fetch):
+    value = fetch(key)
+    with lock:
+        cache[key] = value
+        n = len(cache)
+    log.info("refreshed %s (%d keys)", key, n)
+"#,
+        r#"
+import threading
+
+class Queue:
+    def __init__(self):
+        self._cond = threading.Condition()
+        self._items = []
+
+    def get(self):
+        with self._cond:
+            while not self._items:
+                self._cond.wait()
+            return self._items.pop(0)
+
+def not_a_lock(path):
+    with open(path) as f:
+        print(f.read())
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(CriticalSectionIo);
+}

@@ -1,0 +1,190 @@
+//! PY009: `asyncio.gather` whose first failure strands the other awaitables.
+
+use crate::context::FileCx;
+use crate::python::common::{fanout_source, in_task_group};
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::*;
+
+pub struct GatherOrphans;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "PY009",
+    name: "gather-without-supervision",
+    category: Category::GatherOrphans,
+    severity: Severity::Medium,
+    languages: &[Language::Python],
+    summary: "`asyncio.gather` of several awaitables without `return_exceptions=True`, outside a task group: one failure leaves the others running.",
+    docs: r#"
+`await asyncio.gather(a(), b(), ...)` with more than one awaitable, no
+`return_exceptions=True`, not inside an `asyncio.TaskGroup` (or anyio/trio
+task group) and with no cancellation of the siblings in the function.
+
+## Why
+
+When one of the gathered operations raises, `gather` re-raises that
+exception to the caller immediately, but it does not cancel the others:
+they keep running with nobody awaiting them. The caller believes the
+operation failed and moved on, while the siblings go on writing, holding
+connections and spending quota on behalf of a request that already
+returned an error. Their own exceptions are never seen.
+
+## Example
+
+```python
+import asyncio
+
+async def load_dashboard(user_id):
+    profile, orders = await asyncio.gather(fetch_profile(user_id), fetch_orders(user_id))
+    return profile, orders
+```
+
+## Fix
+
+Use a `TaskGroup`, which cancels the siblings when one fails; or, when
+partial results are useful, pass `return_exceptions=True` and look at each
+result.
+
+```python
+import asyncio
+
+async def load_dashboard(user_id):
+    async with asyncio.TaskGroup() as tg:
+        profile = tg.create_task(fetch_profile(user_id))
+        orders = tg.create_task(fetch_orders(user_id))
+    return profile.result(), orders.result()
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for GatherOrphans {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        for (i, e) in cx.model.exprs.iter().enumerate() {
+            let ExprKind::Call(c) = &e.kind else { continue };
+            if !matches!(
+                c.target.as_deref(),
+                Some("asyncio.gather" | "asyncio.tasks.gather")
+            ) {
+                continue;
+            }
+            let id = ExprId(i as u32);
+            let f = cx.func_of(id);
+            if cx.func(f).is_test || !is_unsupervised(cx, id, c) || in_task_group(cx, id) {
+                continue;
+            }
+            if cancels_something(cx, f) {
+                continue;
+            }
+            out.push(cx.finding(
+                &META,
+                e.span,
+                "if one of the gathered awaitables raises, `gather` re-raises at once and does not cancel the others: they keep running unsupervised and their errors are lost",
+                "use `async with asyncio.TaskGroup() as tg:` (siblings are cancelled on failure), or pass `return_exceptions=True` and check each result",
+            ));
+        }
+    }
+}
+
+/// Several awaitables, no `return_exceptions`, and not a fan-out over a
+/// comprehension (that shape is judged by the fan-out rule).
+fn is_unsupervised(cx: &FileCx, id: ExprId, c: &Call) -> bool {
+    if let Some(r) = c.kwarg("return_exceptions")
+        && !matches!(cx.model.literal(r), Some(Lit::Bool(false)))
+    {
+        return false;
+    }
+    let awaitables: Vec<&Arg> = c.args.iter().filter(|a| a.name.is_none()).collect();
+    match awaitables.as_slice() {
+        [] => false,
+        [one] if !one.spread => false,
+        // One per item of a collection: the fan-out rule judges it.
+        [one] => {
+            let inline = matches!(
+                cx.expr(cx.model.strip(one.value)).kind,
+                ExprKind::Comprehension { .. }
+            );
+            !inline && fanout_source(cx, id).is_none()
+        }
+        _ => true,
+    }
+}
+
+/// True when the function cancels tasks somewhere (reaping after cancel, or
+/// cancelling siblings on failure).
+fn cancels_something(cx: &FileCx, f: FuncId) -> bool {
+    unsnarl_model::walk::calls_in_block(cx.model, &cx.func(f).body)
+        .into_iter()
+        .any(|e| {
+            cx.call(e)
+                .is_some_and(|c| c.name == "cancel" && c.receiver.is_some())
+        })
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Python,
+    fail: &[
+        r#"
+import asyncio
+
+async def refresh(user):
+    await asyncio.gather(sync_profile(user), sync_billing(user))  # expect
+
+async def start(tasks):
+    results = await asyncio.gather(*tasks)  # expect
+    return results
+"#,
+        r#"
+from asyncio import gather
+
+async def both():
+    a, b = await gather(  # expect
+        step_one(),
+        step_two(),
+        return_exceptions=False,
+    )
+"#,
+    ],
+    pass: &[
+        r#"
+import asyncio
+
+async def caches(urls):
+    results = await asyncio.gather(*(fetch(u) for u in urls), return_exceptions=True)
+    return [r for r in results if not isinstance(r, BaseException)]
+
+async def one():
+    return await asyncio.gather(fetch("a"))
+
+async def grouped():
+    async with asyncio.TaskGroup() as tg:
+        await asyncio.gather(a(), b())
+"#,
+        r#"
+import asyncio
+
+async def shutdown(tasks):
+    for t in tasks:
+        t.cancel()
+    await asyncio.gather(*tasks)
+
+async def bounded(urls):
+    sem = asyncio.Semaphore(10)
+
+    async def limited(u):
+        async with sem:
+            return await fetch(u)
+
+    return await asyncio.gather(*(limited(u) for u in urls))
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(GatherOrphans);
+}

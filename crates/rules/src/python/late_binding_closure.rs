@@ -1,0 +1,262 @@
+//! PY017: a loop variable captured by a callback that runs later.
+
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use std::collections::HashSet;
+use unsnarl_model::walk::Parent;
+use unsnarl_model::*;
+
+pub struct LateBindingClosure;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "PY017",
+    name: "loop-variable-captured-by-callback",
+    category: Category::SharedStateRace,
+    severity: Severity::High,
+    languages: &[Language::Python],
+    summary: "A lambda or nested function created in a loop refers to the loop variable and is scheduled to run later (`call_soon`, `call_later`, `Thread(target=...)`, `add_done_callback`, `submit`).",
+    docs: r#"
+Inside a `for` loop (or a comprehension), a `lambda` or nested `def` that
+uses the loop variable without binding it (`lambda: handle(item)`) is
+passed to something that calls it later: `loop.call_soon`/`call_later`/
+`call_at`/`call_soon_threadsafe`, `threading.Thread(target=...)`,
+`threading.Timer`, `future.add_done_callback`, `executor.submit`,
+`run_in_executor`, `signal.signal`.
+
+## Why
+
+Python closures capture variables, not values. By the time the callback
+runs the loop has moved on, so every callback sees the variable's latest
+value: all the threads process the last item, all the timers fire for the
+last key, and the other items are silently skipped.
+
+## Example
+
+```python
+import asyncio
+
+def schedule_all(loop, jobs):
+    for job in jobs:
+        loop.call_soon(lambda: run(job))
+```
+
+## Fix
+
+Bind the current value when the callback is created: pass it as an
+argument, use `functools.partial`, or a default argument.
+
+```python
+import asyncio
+import functools
+
+def schedule_all(loop, jobs):
+    for job in jobs:
+        loop.call_soon(functools.partial(run, job))
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+/// Calls that store a callable to run later, with the argument position of
+/// the callable (`None`: any positional argument or `target=`).
+fn deferred_slot(c: &Call) -> Option<Option<usize>> {
+    match c.target.as_deref() {
+        Some("threading.Thread") => return Some(None),
+        Some("threading.Timer") => return Some(Some(1)),
+        Some("signal.signal") => return Some(Some(1)),
+        Some("atexit.register") => return Some(Some(0)),
+        _ => {}
+    }
+    match c.name.as_str() {
+        "call_soon" | "call_soon_threadsafe" | "add_done_callback" | "submit" => Some(Some(0)),
+        "call_later" | "call_at" | "run_in_executor" => Some(Some(1)),
+        _ => None,
+    }
+}
+
+impl Rule for LateBindingClosure {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        for (i, e) in cx.model.exprs.iter().enumerate() {
+            let ExprKind::Call(c) = &e.kind else { continue };
+            let call = ExprId(i as u32);
+            if matches!(cx.tree.expr_parent(call), Parent::Detached) {
+                continue;
+            }
+            let Some(slot) = deferred_slot(c) else {
+                continue;
+            };
+            let args: Vec<ExprId> = match slot {
+                Some(i) => c.positional(i).into_iter().collect(),
+                None => c
+                    .kwarg("target")
+                    .into_iter()
+                    .chain(c.positional(1))
+                    .collect(),
+            };
+            for a in args {
+                let Some((fid, site)) = callable_of(cx, a) else {
+                    continue;
+                };
+                let loop_vars = loop_vars_around(cx, call);
+                if loop_vars.is_empty() {
+                    continue;
+                }
+                let Some(v) = free_loop_var(cx, fid, &loop_vars) else {
+                    continue;
+                };
+                out.push(cx.finding(
+                    &META,
+                    cx.expr(site).span,
+                    format!(
+                        "the callback uses the loop variable `{v}`, but it runs after the loop has moved on: closures capture the variable, not its value, so every scheduled callback sees the last `{v}`"
+                    ),
+                    format!("bind the value now: `functools.partial(f, {v})`, pass it as an argument, or `lambda {v}={v}: ...`"),
+                ));
+            }
+        }
+    }
+}
+
+/// The function of a callable argument: a lambda, or a nested `def` of the
+/// enclosing function named here. Returns the function and where to report.
+fn callable_of(cx: &FileCx, a: ExprId) -> Option<(FuncId, ExprId)> {
+    let a = cx.model.strip(a);
+    match &cx.expr(a).kind {
+        ExprKind::Closure(f) => Some((*f, a)),
+        ExprKind::Name { id, .. } => {
+            let outer = cx.func_of(a);
+            let f = cx
+                .model
+                .function_ids()
+                .find(|&f| cx.func(f).parent == Some(outer) && cx.func(f).name == *id)?;
+            Some((f, a))
+        }
+        _ => None,
+    }
+}
+
+/// Names bound by the loops (and comprehensions) around an expression.
+fn loop_vars_around(cx: &FileCx, e: ExprId) -> HashSet<String> {
+    let mut out = HashSet::new();
+    for a in cx.tree.expr_ancestors(e) {
+        if let ExprKind::Comprehension {
+            generators, elt, ..
+        } = &cx.expr(a).kind
+            && cx.contains(*elt, e)
+        {
+            for g in generators {
+                names(cx, g.target, &mut out);
+            }
+        }
+    }
+    for s in cx.enclosing_stmts(e) {
+        if let StmtKind::For {
+            target: Some(t), ..
+        } = &cx.stmt(s).kind
+        {
+            names(cx, *t, &mut out);
+        }
+    }
+    out
+}
+
+fn names(cx: &FileCx, t: ExprId, out: &mut HashSet<String>) {
+    for x in unsnarl_model::walk::exprs_under(cx.model, t) {
+        if let Some(n) = cx.model.name_of(x) {
+            out.insert(n.to_string());
+        }
+    }
+}
+
+/// A loop variable the function reads without binding it itself.
+fn free_loop_var(cx: &FileCx, f: FuncId, vars: &HashSet<String>) -> Option<String> {
+    let func = cx.func(f);
+    let bound: HashSet<&str> = func
+        .params
+        .iter()
+        .map(|p| p.name.trim_start_matches('*'))
+        .collect();
+    let funcs = crate::python::common::func_and_nested(cx, f);
+    crate::python::common::exprs_of(cx, &funcs)
+        .into_iter()
+        .filter_map(|x| match &cx.expr(x).kind {
+            ExprKind::Name { id, resolved: None } => Some((x, id)),
+            _ => None,
+        })
+        .find(|(x, id)| {
+            vars.contains(id.as_str())
+                && !bound.contains(id.as_str())
+                && !crate::python::common::is_store(cx, *x)
+                && !assigned_in(cx, f, id)
+        })
+        .map(|(_, id)| id.clone())
+}
+
+/// True when the function assigns the name itself (a local of its own).
+fn assigned_in(cx: &FileCx, f: FuncId, name: &str) -> bool {
+    unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(f).body)
+        .into_iter()
+        .any(|x| cx.model.name_of(x) == Some(name) && crate::python::common::is_store(cx, x))
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Python,
+    fail: &[
+        r#"
+import asyncio
+import threading
+
+def schedule(loop, jobs):
+    for job in jobs:
+        loop.call_soon(lambda: run(job))  # expect
+
+def start_workers(names):
+    for i, name in enumerate(names):
+        threading.Thread(target=lambda: work(i, name)).start()  # expect
+
+def watch(futures):
+    for key, fut in futures.items():
+        fut.add_done_callback(lambda f: done(key, f))  # expect
+"#,
+        r#"
+def delayed(loop, keys):
+    for k in keys:
+        def fire():
+            expire(k)
+        loop.call_later(5, fire)  # expect
+"#,
+    ],
+    pass: &[r#"
+import functools
+import threading
+
+def schedule(loop, jobs):
+    for job in jobs:
+        loop.call_soon(functools.partial(run, job))
+        loop.call_soon(lambda job=job: run(job))
+        loop.call_soon(run, job)
+
+def start_workers(names):
+    for name in names:
+        threading.Thread(target=work, args=(name,)).start()
+
+def sort_all(groups):
+    for g in groups:
+        g.sort(key=lambda x: x.rank)
+
+def after_loop(loop, jobs):
+    for job in jobs:
+        pass
+    loop.call_soon(lambda: run(jobs))
+"#],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(LateBindingClosure);
+}

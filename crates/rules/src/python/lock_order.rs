@@ -1,0 +1,541 @@
+//! PY014: two locks taken in opposite orders, or a non-reentrant lock taken
+//! again by its holder.
+
+use crate::context::FileCx;
+use crate::python::common::lock_ref;
+use crate::rule::{Examples, Rule, RuleMeta};
+use std::collections::{HashMap, HashSet};
+use unsnarl_model::walk::{Child, Visitor, for_each_stmt_child, walk_expr};
+use unsnarl_model::*;
+
+pub struct LockOrder;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "PY014",
+    name: "inconsistent-lock-order",
+    category: Category::LockOrder,
+    severity: Severity::Critical,
+    languages: &[Language::Python],
+    summary: "Two locks are taken in opposite orders on two paths (directly or through calls), or a non-reentrant lock is taken again by code that already holds it.",
+    docs: r#"
+Locks are identified as module globals (`_accounts_lock`) or as attributes
+of `self` within a class (`Store._lock`). The rule records, for every
+function of the file, which locks it takes while holding others (directly
+nested `with` blocks, or calls to functions of the file that take locks),
+and reports:
+
+- a pair of locks taken as A then B on one path and B then A on another;
+- a `threading.Lock` (not `RLock`) taken again while held, directly or by
+  a called function.
+
+## Why
+
+Two threads running the two paths at once can each take their first lock
+and wait forever for the other's: a deadlock that only shows under load and
+never in tests. Re-taking a non-reentrant lock deadlocks the thread against
+itself on the first call.
+
+## Example
+
+```python
+import threading
+
+accounts_lock = threading.Lock()
+ledger_lock = threading.Lock()
+
+def post_payment(entry):
+    with accounts_lock:
+        with ledger_lock:
+            record(entry)
+
+def audit():
+    with ledger_lock:
+        with accounts_lock:
+            check()
+```
+
+## Fix
+
+Pick one global order and take the locks in that order everywhere (or
+merge them into one lock).
+
+```python
+import threading
+
+accounts_lock = threading.Lock()
+ledger_lock = threading.Lock()
+
+def post_payment(entry):
+    with accounts_lock:
+        with ledger_lock:
+            record(entry)
+
+def audit():
+    with accounts_lock:
+        with ledger_lock:
+            check()
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+/// A lock known by identity.
+#[derive(Clone)]
+struct Held {
+    key: String,
+    display: String,
+    reentrant: bool,
+}
+
+/// Something a function does while holding locks.
+#[derive(Clone)]
+enum Event {
+    /// A `with` of a lock.
+    Acquire {
+        lock: Held,
+        held: Vec<Held>,
+        span: Span,
+    },
+    /// A call of a function of this file.
+    Call {
+        callee: FuncId,
+        held: Vec<Held>,
+        span: Span,
+    },
+}
+
+impl Rule for LockOrder {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        let by_qualname: HashMap<&str, FuncId> = cx
+            .model
+            .function_ids()
+            .filter(|&f| !cx.func(f).qualname.is_empty())
+            .map(|f| (cx.func(f).qualname.as_str(), f))
+            .collect();
+        let events: Vec<Vec<Event>> = cx
+            .model
+            .function_ids()
+            .map(|f| collect_events(cx, f, &by_qualname))
+            .collect();
+        if events.iter().all(|e| e.is_empty()) {
+            return;
+        }
+        // Locks each function takes, directly or through calls.
+        let mut memo: HashMap<FuncId, Vec<(Held, Vec<String>)>> = HashMap::new();
+        // Edges A -> B: (function, span, how).
+        let mut edges: Vec<(String, String, FuncId, Span, String)> = Vec::new();
+        let mut reported: HashSet<u32> = HashSet::new();
+        for f in cx.model.function_ids() {
+            if cx.func(f).is_test {
+                continue;
+            }
+            for ev in &events[f.index()] {
+                match ev {
+                    Event::Acquire { lock, held, span } => {
+                        for h in held {
+                            if h.key == lock.key {
+                                if !lock.reentrant && reported.insert(span.start) {
+                                    out.push(reacquire(cx, lock, *span, None));
+                                }
+                            } else {
+                                edges.push((
+                                    h.key.clone(),
+                                    lock.key.clone(),
+                                    f,
+                                    *span,
+                                    format!(
+                                        "{} takes `{}` while holding `{}`",
+                                        cx.func_display(f),
+                                        lock.display,
+                                        h.display
+                                    ),
+                                ));
+                            }
+                        }
+                    }
+                    Event::Call { callee, held, span } => {
+                        if held.is_empty() {
+                            continue;
+                        }
+                        let taken = locks_taken(cx, *callee, &events, &mut memo, &mut Vec::new());
+                        for (lock, path) in taken {
+                            for h in held {
+                                if h.key == lock.key {
+                                    if !lock.reentrant && reported.insert(span.start) {
+                                        out.push(reacquire(cx, &lock, *span, Some(&path)));
+                                    }
+                                } else {
+                                    edges.push((
+                                        h.key.clone(),
+                                        lock.key.clone(),
+                                        f,
+                                        *span,
+                                        format!(
+                                            "{} holds `{}` and calls {}, which takes `{}`",
+                                            cx.func_display(f),
+                                            h.display,
+                                            path.join(" → "),
+                                            lock.display
+                                        ),
+                                    ));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Opposite pairs.
+        for (i, (a, b, _, sa, how_a)) in edges.iter().enumerate() {
+            let Some((_, _, _, sb, how_b)) = edges
+                .iter()
+                .enumerate()
+                .find(|(j, (x, y, _, sb, _))| *j != i && x == b && y == a && sb != sa)
+                .map(|(_, e)| e)
+            else {
+                continue;
+            };
+            if !reported.insert(sa.start) {
+                continue;
+            }
+            let mut f = cx.finding(
+                &META,
+                *sa,
+                format!(
+                    "lock order inversion: {how_a}, but {how_b}; two threads on these paths can each take one lock and wait forever for the other"
+                ),
+                "choose one global order for these locks and take them in that order on every path (or protect both with one lock)",
+            );
+            f.related.push(Related {
+                file: None,
+                span: *sb,
+                message: "the opposite order is taken here".into(),
+            });
+            out.push(f);
+        }
+    }
+}
+
+fn reacquire(cx: &FileCx, lock: &Held, span: Span, path: Option<&[String]>) -> Finding {
+    let via = match path {
+        Some(p) => format!(" through {}", p.join(" → ")),
+        None => String::new(),
+    };
+    cx.finding(
+        &META,
+        span,
+        format!(
+            "`{}` is a non-reentrant lock and is already held here; taking it again{via} blocks this thread on itself forever",
+            lock.display
+        ),
+        "split the function into a public one that takes the lock and a `_locked` helper that expects it held, or use `threading.RLock` if re-entry is intended",
+    )
+}
+
+/// Locks a function takes anywhere (directly or through calls of this
+/// file), with the call path to each.
+fn locks_taken(
+    cx: &FileCx,
+    f: FuncId,
+    events: &[Vec<Event>],
+    memo: &mut HashMap<FuncId, Vec<(Held, Vec<String>)>>,
+    stack: &mut Vec<FuncId>,
+) -> Vec<(Held, Vec<String>)> {
+    if let Some(v) = memo.get(&f) {
+        return v.clone();
+    }
+    if stack.contains(&f) || stack.len() > 6 {
+        return Vec::new();
+    }
+    stack.push(f);
+    let name = format!("`{}`", cx.func(f).name);
+    let mut out: Vec<(Held, Vec<String>)> = Vec::new();
+    for ev in &events[f.index()] {
+        match ev {
+            Event::Acquire { lock, .. } => {
+                if !out.iter().any(|(h, _)| h.key == lock.key) {
+                    out.push((lock.clone(), vec![name.clone()]));
+                }
+            }
+            Event::Call { callee, .. } => {
+                for (lock, path) in locks_taken(cx, *callee, events, memo, stack) {
+                    if !out.iter().any(|(h, _)| h.key == lock.key) {
+                        let mut p = vec![name.clone()];
+                        p.extend(path);
+                        out.push((lock, p));
+                    }
+                }
+            }
+        }
+    }
+    stack.pop();
+    memo.insert(f, out.clone());
+    out
+}
+
+/// Walks a function's body tracking the locks held by `with` blocks.
+fn collect_events(cx: &FileCx, f: FuncId, fns: &HashMap<&str, FuncId>) -> Vec<Event> {
+    let mut out = Vec::new();
+    let mut held = Vec::new();
+    walk(cx, f, fns, &cx.func(f).body, &mut held, &mut out);
+    out
+}
+
+fn walk(
+    cx: &FileCx,
+    f: FuncId,
+    fns: &HashMap<&str, FuncId>,
+    block: &Block,
+    held: &mut Vec<Held>,
+    out: &mut Vec<Event>,
+) {
+    let entry = held.len();
+    for &s in block {
+        // `lock.acquire()` / `lock.release()` as statements.
+        if let StmtKind::Expr(e) = cx.stmt(s).kind
+            && let Some(c) = cx.call(cx.model.strip(match cx.expr(e).kind {
+                ExprKind::Await(inner) => inner,
+                _ => e,
+            }))
+            && matches!(c.name.as_str(), "acquire" | "release")
+            && let Some(r) = c.receiver
+            && let Some(l) = lock_ref(cx, r, f)
+            && matches!(
+                l.kind.as_str(),
+                "mutex" | "rlock" | "condition" | "async-mutex"
+            )
+        {
+            if c.name == "acquire" {
+                let lock = Held {
+                    key: l.key,
+                    display: l.display,
+                    reentrant: l.kind == "rlock",
+                };
+                out.push(Event::Acquire {
+                    lock: lock.clone(),
+                    held: held.clone(),
+                    span: cx.expr(e).span,
+                });
+                held.push(lock);
+            } else if let Some(i) = held.iter().rposition(|h| h.key == l.key) {
+                held.remove(i);
+            }
+            continue;
+        }
+        if let StmtKind::With { items, body, .. } = &cx.stmt(s).kind {
+            let before = held.len();
+            for it in items {
+                calls_in(cx, fns, it.ctx, held, out);
+                if let Some(l) = lock_ref(cx, it.ctx, f)
+                    && matches!(
+                        l.kind.as_str(),
+                        "mutex" | "rlock" | "condition" | "async-mutex"
+                    )
+                {
+                    let lock = Held {
+                        key: l.key,
+                        display: l.display,
+                        reentrant: l.kind == "rlock",
+                    };
+                    out.push(Event::Acquire {
+                        lock: lock.clone(),
+                        held: held.clone(),
+                        span: cx.expr(it.ctx).span,
+                    });
+                    held.push(lock);
+                }
+            }
+            walk(cx, f, fns, body, held, out);
+            held.truncate(before);
+            continue;
+        }
+        for_each_stmt_child(cx.model, s, &mut |c| match c {
+            Child::Expr(e) => calls_in(cx, fns, e, held, out),
+            Child::Block(b) => walk(cx, f, fns, b, held, out),
+        });
+    }
+    held.truncate(entry.min(held.len()));
+}
+
+fn calls_in(
+    cx: &FileCx,
+    fns: &HashMap<&str, FuncId>,
+    e: ExprId,
+    held: &[Held],
+    out: &mut Vec<Event>,
+) {
+    struct V<'a, 'b> {
+        cx: &'b FileCx<'a>,
+        fns: &'b HashMap<&'b str, FuncId>,
+        held: &'b [Held],
+        out: &'b mut Vec<Event>,
+    }
+    impl Visitor for V<'_, '_> {
+        fn enter_expr(&mut self, _m: &FileModel, id: ExprId) -> bool {
+            if let Some(c) = self.cx.call(id)
+                && let Some(t) = c.target.as_deref()
+                && let Some(&callee) = self.fns.get(t)
+            {
+                self.out.push(Event::Call {
+                    callee,
+                    held: self.held.to_vec(),
+                    span: self.cx.expr(id).span,
+                });
+            }
+            true
+        }
+    }
+    let mut v = V { cx, fns, held, out };
+    walk_expr(cx.model, e, &mut v);
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Python,
+    fail: &[
+        r#"
+import threading
+
+a_lock = threading.Lock()
+b_lock = threading.Lock()
+
+def one():
+    with a_lock:
+        with b_lock:  # expect
+            work()
+
+def two():
+    with b_lock:
+        with a_lock:  # expect
+            work()
+"#,
+        r#"
+import threading
+
+class Bank:
+    def __init__(self):
+        self._accounts = threading.Lock()
+        self._ledger = threading.Lock()
+
+    def _log(self, entry):
+        with self._ledger:
+            self.entries.append(entry)
+
+    def transfer(self, entry):
+        with self._accounts:
+            self._log(entry)  # expect
+
+    def report(self):
+        with self._ledger:
+            with self._accounts:  # expect
+                return list(self.entries)
+"#,
+        r#"
+import threading
+
+src = threading.Lock()
+dst = threading.Lock()
+
+def forward():
+    src.acquire()
+    dst.acquire()  # expect
+    try:
+        move()
+    finally:
+        dst.release()
+        src.release()
+
+def backward():
+    with dst:
+        with src:  # expect
+            move()
+"#,
+        r#"
+import threading
+
+class Cache:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._data = {}
+
+    def get(self, k):
+        with self._lock:
+            return self._data.get(k)
+
+    def get_or_set(self, k, v):
+        with self._lock:
+            if self.get(k) is None:  # expect
+                self._data[k] = v
+"#,
+    ],
+    pass: &[
+        r#"
+import threading
+
+a_lock = threading.Lock()
+b_lock = threading.Lock()
+
+def one():
+    a_lock.acquire()
+    b_lock.acquire()
+    try:
+        work()
+    finally:
+        b_lock.release()
+        a_lock.release()
+
+def two():
+    b_lock.acquire()
+    b_lock.release()
+    a_lock.acquire()
+    a_lock.release()
+"#,
+        r#"
+import threading
+
+a_lock = threading.Lock()
+b_lock = threading.Lock()
+
+def one():
+    with a_lock:
+        with b_lock:
+            work()
+
+def two():
+    with a_lock:
+        with b_lock:
+            other()
+"#,
+        r#"
+import threading
+
+class Cache:
+    def __init__(self):
+        self._lock = threading.RLock()
+        self._data = {}
+
+    def get(self, k):
+        with self._lock:
+            return self._data.get(k)
+
+    def get_or_set(self, k, v):
+        with self._lock:
+            if self.get(k) is None:
+                self._data[k] = v
+
+def transfer(a, b, amount):
+    first, second = sorted((a, b), key=lambda acct: acct.id)
+    with first.lock, second.lock:
+        move(a, b, amount)
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(LockOrder);
+}

@@ -1,0 +1,310 @@
+//! PY015: shared state read before an `await` and written back after it.
+
+use crate::context::FileCx;
+use crate::python::common::{module_vars, shared_state};
+use crate::rule::{Examples, Rule, RuleMeta};
+use std::collections::HashSet;
+use unsnarl_model::walk::{Parent, exprs_under};
+use unsnarl_model::*;
+
+pub struct LostUpdate;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "PY015",
+    name: "update-across-await",
+    category: Category::SharedStateRace,
+    severity: Severity::High,
+    languages: &[Language::Python],
+    summary: "A coroutine reads module-level or `self` state, awaits, then writes back a value computed from the stale read (lost update).",
+    docs: r#"
+In an `async def`: `self.total += await fetch()`, `count = count + await
+f()`, or a read of shared state into a local (`v = self.balance`)
+followed, after an `await`, by a write of a value computed from that local
+(`self.balance = v - amount`). Shared state is a module-level variable or
+an attribute of `self`. Updates inside `async with <asyncio.Lock>` are not
+reported.
+
+## Why
+
+Every `await` lets other tasks run. Two tasks that both read the value,
+both suspend, and both write back compute from the same old value: one
+update is silently lost. `x += await f()` has the same gap, because Python
+reads `x` before evaluating the awaited operand.
+
+## Example
+
+```python
+class Wallet:
+    async def withdraw(self, amount):
+        balance = self.balance
+        await self.audit.record("withdraw", amount)
+        self.balance = balance - amount
+```
+
+## Fix
+
+Do the read-modify-write with no `await` in between (or hold an
+`asyncio.Lock` across the whole transition).
+
+```python
+class Wallet:
+    async def withdraw(self, amount):
+        await self.audit.record("withdraw", amount)
+        self.balance -= amount
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for LostUpdate {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        let globals = module_vars(cx.model);
+        // Statements of each async function, in id order.
+        let mut by_func: std::collections::HashMap<FuncId, Vec<StmtId>> =
+            std::collections::HashMap::new();
+        for s in 0..cx.model.stmts.len() as u32 {
+            let s = StmtId(s);
+            if !matches!(cx.tree.stmt_parent(s), Parent::Detached)
+                && cx.func(cx.tree.stmt_func(s)).is_async
+            {
+                by_func.entry(cx.tree.stmt_func(s)).or_default().push(s);
+            }
+        }
+        for s in 0..cx.model.stmts.len() as u32 {
+            let s = StmtId(s);
+            if matches!(cx.tree.stmt_parent(s), Parent::Detached) {
+                continue;
+            }
+            let f = cx.tree.stmt_func(s);
+            if !cx.func(f).is_async {
+                continue;
+            }
+            let StmtKind::Assign {
+                targets,
+                value: Some(v),
+                op,
+            } = &cx.stmt(s).kind
+            else {
+                continue;
+            };
+            let [t] = targets.as_slice() else { continue };
+            let Some(key) = shared_state(cx, &globals, *t) else {
+                continue;
+            };
+            if under_async_lock(cx, s) {
+                continue;
+            }
+            let value_awaits = first_await(cx, *v);
+            let msg = if let (AssignOp::Augmented(_), Some(_)) = (op, value_awaits) {
+                Some(format!(
+                    "`{key}` is read, then the operand is awaited, then the sum is written: tasks that run during the await update `{key}` and this write erases their updates"
+                ))
+            } else if let Some(aw) = value_awaits
+                && reads_before(cx, &globals, *v, &key, aw)
+            {
+                Some(format!(
+                    "`{key}` is read, then an await suspends this task, then `{key}` is written from the old read: updates made by other tasks meanwhile are lost"
+                ))
+            } else {
+                let stmts = by_func.get(&f).map_or(&[][..], Vec::as_slice);
+                stale_local(cx, &globals, f, stmts, s, *v, &key).map(|(local, _)| {
+                    format!(
+                        "`{key}` is copied into `{local}`, this task awaits, then `{key}` is written from `{local}`: any update another task made during the await is lost"
+                    )
+                })
+            };
+            let Some(msg) = msg else { continue };
+            out.push(cx.finding(
+                &META,
+                cx.stmt(s).span,
+                msg,
+                format!(
+                    "do the read-modify-write of `{key}` with no await in between (await first, then update in one statement), or hold an `asyncio.Lock` across the whole update"
+                ),
+            ));
+        }
+    }
+}
+
+/// The span of the first await inside an expression.
+fn first_await(cx: &FileCx, e: ExprId) -> Option<Span> {
+    exprs_under(cx.model, e)
+        .into_iter()
+        .filter(|&x| matches!(cx.expr(x).kind, ExprKind::Await(_)))
+        .map(|x| cx.expr(x).span)
+        .min_by_key(|s| s.start)
+}
+
+/// True when `e` reads `key` before the await at `aw`.
+fn reads_before(cx: &FileCx, globals: &HashSet<String>, e: ExprId, key: &str, aw: Span) -> bool {
+    exprs_under(cx.model, e).into_iter().any(|x| {
+        cx.expr(x).span.end <= aw.start
+            && matches!(
+                cx.expr(x).kind,
+                ExprKind::Name { .. } | ExprKind::Attr { .. }
+            )
+            && shared_state(cx, globals, x).as_deref() == Some(key)
+    })
+}
+
+/// `v = <read of key>` earlier in the function, an await between it and
+/// `s`, and `v` used in the written value.
+fn stale_local(
+    cx: &FileCx,
+    globals: &HashSet<String>,
+    f: FuncId,
+    stmts: &[StmtId],
+    s: StmtId,
+    value: ExprId,
+    key: &str,
+) -> Option<(String, StmtId)> {
+    let used: HashSet<&str> = exprs_under(cx.model, value)
+        .into_iter()
+        .filter_map(|x| cx.model.name_of(x))
+        .collect();
+    if used.is_empty() {
+        return None;
+    }
+    let write_at = cx.stmt(s).span.start;
+    let body = &cx.func(f).body;
+    let awaits = crate::util::awaits_in_block(cx.model, body);
+    for &r in stmts {
+        if cx.stmt(r).span.end > write_at {
+            continue;
+        }
+        let StmtKind::Assign {
+            targets,
+            value: Some(rv),
+            op: AssignOp::Plain | AssignOp::Declare { .. },
+        } = &cx.stmt(r).kind
+        else {
+            continue;
+        };
+        let [t] = targets.as_slice() else { continue };
+        let Some(local) = cx.model.name_of(*t) else {
+            continue;
+        };
+        if !used.contains(local) || cx.model.resolved(*t).is_some() {
+            continue;
+        }
+        // The local is a snapshot of the state (not a call result).
+        let rv = cx.model.strip(*rv);
+        let is_snapshot = matches!(
+            cx.expr(rv).kind,
+            ExprKind::Name { .. } | ExprKind::Attr { .. } | ExprKind::Index { .. }
+        ) && shared_state(cx, globals, rv).as_deref() == Some(key);
+        if !is_snapshot {
+            continue;
+        }
+        let read_end = cx.stmt(r).span.end;
+        if awaits
+            .iter()
+            .any(|a| a.start >= read_end && a.end <= write_at)
+            && !reassigned_between(cx, stmts, local, read_end, write_at)
+            && !under_async_lock(cx, r)
+        {
+            return Some((local.to_string(), r));
+        }
+    }
+    None
+}
+
+/// True when `local` is assigned again between two offsets.
+fn reassigned_between(cx: &FileCx, stmts: &[StmtId], local: &str, from: u32, to: u32) -> bool {
+    stmts.iter().any(|&r| {
+        cx.stmt(r).span.start >= from
+            && cx.stmt(r).span.end <= to
+            && matches!(&cx.stmt(r).kind, StmtKind::Assign { targets, .. }
+                if targets.iter().any(|&t| cx.model.name_of(t) == Some(local)))
+    })
+}
+
+/// Inside `async with <some lock>`.
+fn under_async_lock(cx: &FileCx, s: StmtId) -> bool {
+    cx.tree.stmt_ancestors(s).any(|a| match &cx.stmt(a).kind {
+        StmtKind::With { items, .. } => items.iter().any(|it| {
+            crate::python::lock_across_await::lock_kind(cx, it.ctx).is_some()
+                || cx
+                    .model
+                    .dotted(it.ctx)
+                    .is_some_and(|d| d.to_ascii_lowercase().contains("lock"))
+        }),
+        _ => false,
+    })
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Python,
+    fail: &[
+        r#"
+class Wallet:
+    async def withdraw(self, amount):
+        balance = self.balance
+        await self.audit.record(amount)
+        self.balance = balance - amount  # expect
+
+    async def deposit(self, source):
+        self.balance += await source.collect()  # expect
+"#,
+        r#"
+stats = {"total": 0}
+hits = 0
+
+async def record(order):
+    current = stats["total"]
+    price = await fetch_price(order)
+    stats["total"] = current + price  # expect
+
+async def count(req):
+    global hits
+    hits = hits + await weight(req)  # expect
+"#,
+    ],
+    pass: &[
+        r#"
+import asyncio
+
+class Wallet:
+    def __init__(self):
+        self._lock = asyncio.Lock()
+
+    async def withdraw(self, amount):
+        await self.audit.record(amount)
+        self.balance -= amount
+
+    async def locked(self, amount):
+        async with self._lock:
+            balance = self.balance
+            await self.audit.record(amount)
+            self.balance = balance - amount
+
+    async def reset(self):
+        old = self.balance
+        await self.audit.record(old)
+        self.balance = 0
+"#,
+        r#"
+async def local_only(items):
+    total = 0
+    for it in items:
+        total += await price(it)
+    return total
+
+stats = {"total": 0}
+
+async def handle(order):
+    amount = await fetch_amount(order)
+    stats["total"] += amount
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(LostUpdate);
+}

@@ -1,0 +1,420 @@
+//! PY011: a coroutine created and never awaited.
+
+use crate::context::FileCx;
+use crate::python::common::{func_and_nested, is_store, name_refs};
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::Parent;
+use unsnarl_model::*;
+
+pub struct MissingAwait;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "PY011",
+    name: "coroutine-not-awaited",
+    category: Category::MissingAwait,
+    severity: Severity::High,
+    languages: &[Language::Python],
+    summary: "A call to an `async def` of the project or to a coroutine API is not awaited: dropped, used as a value, or tested for truth.",
+    docs: r#"
+A call that returns a coroutine (an `async def` of the scanned project,
+found across modules and through `self.method()`, or a coroutine API such
+as `asyncio.sleep`, `asyncio.wait_for`, `Queue.put`, aiohttp/httpx client
+methods) whose result is not awaited, returned, or passed on (to a task,
+`gather`, `asyncio.run`...): it is a statement on its own, it is stored in a
+variable that is only used as a value, or it is tested in an
+`if`/`while`/`assert`/`and`/`or`/`not`.
+
+## Why
+
+Calling a coroutine function does not run it: it builds a coroutine object.
+Dropped, the work silently never happens (Python only warns "coroutine ...
+was never awaited" when it is collected). Used as a value, it fails later
+with an `AttributeError` far from the cause. Tested for truth, it is always
+true: `if await_less_check(user):` lets everyone through, which is why that
+shape is reported as critical.
+
+## Example
+
+```python
+async def is_admin(user):
+    return await lookup_role(user) == "admin"
+
+async def delete_account(user, target):
+    if is_admin(user):
+        await remove(target)
+```
+
+## Fix
+
+Await the call (or hand the coroutine to a task / `gather` on purpose).
+
+```python
+async def is_admin(user):
+    return await lookup_role(user) == "admin"
+
+async def delete_account(user, target):
+    if await is_admin(user):
+        await remove(target)
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+/// What happens to a value.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Use {
+    /// Awaited, passed on, returned, stored: not this rule's business.
+    Fine,
+    /// Thrown away.
+    Dropped,
+    /// Tested for truth: always true.
+    Truth,
+    /// Used as if it were the result.
+    Value,
+}
+
+/// Coroutine-object methods: using them is using the coroutine on purpose.
+const CORO_METHODS: &[&str] = &[
+    "send",
+    "throw",
+    "close",
+    "cr_frame",
+    "cr_code",
+    "cr_running",
+    "cr_await",
+    "__await__",
+    "__anext__",
+    "aclose",
+    "asend",
+    "athrow",
+    "__aenter__",
+    "__aexit__",
+    "__aiter__",
+];
+
+impl Rule for MissingAwait {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        for (i, e) in cx.model.exprs.iter().enumerate() {
+            let ExprKind::Call(c) = &e.kind else { continue };
+            let id = ExprId(i as u32);
+            if matches!(cx.tree.expr_parent(id), Parent::Detached) {
+                continue;
+            }
+            let Some(what) = coroutine_call(cx, c) else {
+                continue;
+            };
+            let (usage, via) = match use_of(cx, id) {
+                (Use::Fine, _) => continue,
+                // Tests create coroutines on purpose (to test warnings,
+                // `asyncio.run`...); only an always-true check is a bug there.
+                (u, _) if u != Use::Truth && cx.func(cx.func_of(id)).is_test => continue,
+                u => u,
+            };
+            let callee = cx.callee_display(c);
+            let via = via.map(|n| format!(" (kept in `{n}`)")).unwrap_or_default();
+            let mut f = match usage {
+                Use::Dropped => cx.finding(
+                    &META,
+                    e.span,
+                    format!(
+                        "`{callee}` {what}, but the call is not awaited{via}: it only builds a coroutine object, so the work never runs and its errors are never seen"
+                    ),
+                    format!("`await {}`", crate::python::common::snippet(cx, e.span)),
+                ),
+                Use::Truth => {
+                    let mut f = cx.finding(
+                        &META,
+                        e.span,
+                        format!(
+                            "`{callee}` {what}, but its result is tested for truth without `await`{via}: a coroutine object is always truthy, so the condition always holds and the check never runs"
+                        ),
+                        format!("test `await {}`", crate::python::common::snippet(cx, e.span)),
+                    );
+                    f.severity = Severity::Critical;
+                    f
+                }
+                _ => cx.finding(
+                    &META,
+                    e.span,
+                    format!(
+                        "`{callee}` {what}, but its result is used as a value without `await`{via}: the code gets a coroutine object instead of the result, and the work never runs"
+                    ),
+                    format!("`await {}`", crate::python::common::snippet(cx, e.span)),
+                ),
+            };
+            f.related.clear();
+            out.push(f);
+        }
+    }
+}
+
+/// Why a call returns a coroutine, if it does.
+fn coroutine_call(cx: &FileCx, c: &Call) -> Option<String> {
+    if let Some(t) = c.target.as_deref() {
+        if let Some(local) = cx.model.function_ids().find(|&f| cx.func(f).qualname == t) {
+            let f = cx.func(local);
+            if !f.is_async || f.is_generator || makes_sync(f) {
+                return None;
+            }
+            return Some("is an `async def`".into());
+        }
+        if let Some(i) = cx.index.resolve(cx.lang, t) {
+            let s = cx.index.summary(i);
+            if s.is_async && s.lang == cx.lang {
+                return Some("is an `async def` of this project".into());
+            }
+            return None;
+        }
+    }
+    if cx.effect(c, Effect::AsyncApi).is_some()
+        && !matches!(
+            c.target.as_deref(),
+            Some("asyncio.gather" | "asyncio.shield")
+        )
+        && c.target.is_some()
+    {
+        return Some("returns a coroutine".into());
+    }
+    None
+}
+
+/// Decorators that turn an `async def` into a sync callable.
+fn makes_sync(f: &Function) -> bool {
+    f.decorators.iter().any(|d| {
+        d.ends_with("async_to_sync")
+            || d.ends_with("asynccontextmanager")
+            || d.ends_with("syncify")
+            || d == "builtins.property"
+            || d.ends_with(".setter")
+    })
+}
+
+/// How the value of `e` is used; for a local it was stored in, the most
+/// telling use of that local (and its name).
+fn use_of(cx: &FileCx, e: ExprId) -> (Use, Option<String>) {
+    match direct_use(cx, e) {
+        Err(name) => {
+            let f = cx.func_of(e);
+            let funcs = func_and_nested(cx, f);
+            let uses: Vec<Use> = name_refs(cx, &funcs, &name)
+                .into_iter()
+                .filter(|&r| !is_store(cx, r))
+                .map(|r| direct_use(cx, r).unwrap_or(Use::Fine))
+                .collect();
+            let u = if uses.contains(&Use::Fine) {
+                Use::Fine
+            } else if uses.contains(&Use::Truth) {
+                Use::Truth
+            } else if uses.contains(&Use::Value) {
+                Use::Value
+            } else {
+                Use::Dropped
+            };
+            (u, Some(name))
+        }
+        Ok(u) => (u, None),
+    }
+}
+
+/// The use of `e` by its parent; `Err(name)` when it is assigned to a plain
+/// local.
+fn direct_use(cx: &FileCx, e: ExprId) -> Result<Use, String> {
+    match cx.tree.expr_parent(e) {
+        Parent::Stmt(s) => Ok(match &cx.stmt(s).kind {
+            StmtKind::Expr(_) => Use::Dropped,
+            StmtKind::If { cond, .. } | StmtKind::While { cond, .. } if *cond == e => Use::Truth,
+            StmtKind::Assign {
+                targets,
+                value: Some(v),
+                op,
+            } if *v == e => {
+                if let ([t], AssignOp::Plain | AssignOp::Declare { .. }) = (targets.as_slice(), op)
+                    && let Some(n) = cx.model.name_of(*t)
+                    && cx.model.resolved(*t).is_none()
+                    && cx.func_of(e).0 != 0
+                {
+                    return Err(n.to_string());
+                }
+                Use::Fine
+            }
+            _ => Use::Fine,
+        }),
+        Parent::Expr(p) => Ok(match &cx.expr(p).kind {
+            ExprKind::Call(c) if c.func == e => Use::Value,
+            // Handed to code that only looks at the value: printed,
+            // logged, converted, serialized.
+            ExprKind::Call(c) => {
+                let t = c.target.as_deref().unwrap_or("");
+                if t == "builtins.bool" {
+                    Use::Truth
+                } else if matches!(
+                    t,
+                    "builtins.print"
+                        | "builtins.str"
+                        | "builtins.repr"
+                        | "builtins.len"
+                        | "builtins.int"
+                        | "builtins.float"
+                        | "builtins.format"
+                        | "builtins.dict"
+                        | "json.dumps"
+                ) || cx.effect(c, Effect::Logging).is_some()
+                {
+                    Use::Value
+                } else {
+                    Use::Fine
+                }
+            }
+            // f-string interpolation, chained comparisons, slices.
+            ExprKind::Other(_) => Use::Value,
+            ExprKind::Attr { obj, name, .. } if *obj == e => {
+                if CORO_METHODS.contains(&name.as_str()) {
+                    Use::Fine
+                } else {
+                    Use::Value
+                }
+            }
+            ExprKind::Index { obj, .. } if *obj == e => Use::Value,
+            ExprKind::Binary { op, .. } => match op {
+                BinOp::Is | BinOp::IsNot => Use::Fine,
+                _ => Use::Value,
+            },
+            ExprKind::Logical { .. } => Use::Truth,
+            ExprKind::Unary { op: UnOp::Not, .. } => Use::Truth,
+            ExprKind::Unary { .. } => Use::Value,
+            ExprKind::Ternary { cond, .. } if *cond == e => Use::Truth,
+            ExprKind::Ternary { .. } | ExprKind::Cast(_) => return direct_use(cx, p),
+            _ => Use::Fine,
+        }),
+        _ => Ok(Use::Fine),
+    }
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Python,
+    fail: &[
+        r#"
+import asyncio
+
+async def has_permission(user, action):
+    return await policy_check(user, action)
+
+async def handle(user):
+    if has_permission(user, "delete"):  # expect
+        await do_delete(user)
+    asyncio.sleep(1)  # expect
+    notify(user)  # expect
+
+async def notify(user):
+    await asyncio.sleep(0)
+"#,
+        r#"
+class Repo:
+    async def fetch_user(self, uid):
+        return await self.db.fetchrow(uid)
+
+    async def name_of(self, uid):
+        user = self.fetch_user(uid)  # expect
+        return user.name
+
+    def sync_touch(self, uid):
+        self.fetch_user(uid)  # expect
+"#,
+        r#"
+# file: app/auth.py
+async def is_admin(user):
+    return user.role == "admin"
+
+# file: app/views.py
+from .auth import is_admin
+
+async def view(user):
+    allowed = is_admin(user)  # expect
+    if not allowed:
+        raise PermissionError()
+"#,
+        r#"
+import asyncio
+
+async def producer(q: asyncio.Queue, item):
+    q.put(item)  # expect
+
+async def load(key):
+    return key
+
+async def report(key, log):
+    value = load(key)  # expect
+    print(f"loaded {value}")
+"#,
+    ],
+    pass: &[
+        r#"
+import asyncio
+
+async def work(x):
+    await asyncio.sleep(x)
+
+async def main(xs):
+    await work(1)
+    t = asyncio.create_task(work(2))
+    coros = [work(x) for x in xs]
+    await asyncio.gather(*coros)
+    c = work(3)
+    await c
+    return work(4)
+
+def entry():
+    asyncio.run(main([1]))
+"#,
+        r#"
+import asyncio
+from contextlib import asynccontextmanager
+
+@asynccontextmanager
+async def connection():
+    yield 1
+
+async def stream():
+    yield 1
+
+async def use():
+    async with connection() as c:
+        pass
+    gen = stream()
+    async for x in gen:
+        pass
+    await gen.aclose()
+
+def sync_helper():
+    return 1
+
+async def caller():
+    if sync_helper():
+        pass
+"#,
+        r#"
+import asyncio
+
+async def fetch(u):
+    return u
+
+async def later(loop, urls):
+    coro = fetch(urls[0])
+    fut = asyncio.ensure_future(coro)
+    pending = {fetch(u) for u in urls}
+    done, _ = await asyncio.wait([asyncio.create_task(p) for p in pending])
+    loop.run_until_complete(fetch("x"))
+    return fut
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(MissingAwait);
+}

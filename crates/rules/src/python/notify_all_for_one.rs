@@ -1,0 +1,206 @@
+//! PY029: `notify_all()` after adding a single item.
+
+use crate::context::FileCx;
+use crate::python::common::{containing_block, is_condition};
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::Parent;
+use unsnarl_model::*;
+
+pub struct NotifyAllForOne;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "PY029",
+    name: "notify-all-for-one-item",
+    category: Category::ThunderingHerd,
+    severity: Severity::Medium,
+    languages: &[Language::Python],
+    summary: "A condition's `notify_all()` right after adding one item (`append`, `put`, `add`, `heappush`): every waiter wakes for one item.",
+    docs: r#"
+On a `threading.Condition` or `asyncio.Condition`: a `notify_all()` whose
+preceding statement adds exactly one item to a collection (`append`,
+`appendleft`, `add`, `put`, `put_nowait`, `insert`, `heapq.heappush`).
+
+## Why
+
+One item can satisfy one waiter. `notify_all` wakes all of them: they all
+contend for the lock, one wins the item, and the rest re-check the
+predicate and go back to sleep. With many waiters this is a burst of
+context switches and lock contention on every single item (a thundering
+herd), which grows with the number of consumers.
+
+## Example
+
+```python
+import threading
+
+class WorkQueue:
+    def __init__(self):
+        self._cond = threading.Condition()
+        self._items = []
+
+    def put(self, item):
+        with self._cond:
+            self._items.append(item)
+            self._cond.notify_all()
+```
+
+## Fix
+
+Wake one waiter per item when the waiters are interchangeable (keep
+`notify_all` for state changes every waiter must see, like shutdown).
+
+```python
+import threading
+
+class WorkQueue:
+    def __init__(self):
+        self._cond = threading.Condition()
+        self._items = []
+
+    def put(self, item):
+        with self._cond:
+            self._items.append(item)
+            self._cond.notify()
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+const ADDS: &[&str] = &[
+    "append",
+    "appendleft",
+    "add",
+    "put",
+    "put_nowait",
+    "insert",
+    "heappush",
+];
+
+impl Rule for NotifyAllForOne {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        for (i, e) in cx.model.exprs.iter().enumerate() {
+            let ExprKind::Call(c) = &e.kind else { continue };
+            let id = ExprId(i as u32);
+            if !matches!(c.name.as_str(), "notify_all" | "notifyAll") {
+                continue;
+            }
+            let Some(r) = c.receiver else { continue };
+            if !is_condition(cx, r) {
+                continue;
+            }
+            let Parent::Stmt(s) = cx.tree.expr_parent(id) else {
+                let Parent::Expr(aw) = cx.tree.expr_parent(id) else {
+                    continue;
+                };
+                let Parent::Stmt(s) = cx.tree.expr_parent(aw) else {
+                    continue;
+                };
+                check_at(cx, s, id, e.span, out);
+                continue;
+            };
+            check_at(cx, s, id, e.span, out);
+        }
+    }
+}
+
+fn check_at(cx: &FileCx, s: StmtId, _call: ExprId, span: Span, out: &mut Vec<Finding>) {
+    let Some(block) = containing_block(cx, s) else {
+        return;
+    };
+    let Some(i) = block.iter().position(|&x| x == s) else {
+        return;
+    };
+    if i == 0 {
+        return;
+    }
+    let prev = block[i - 1];
+    let StmtKind::Expr(pe) = cx.stmt(prev).kind else {
+        return;
+    };
+    let Some(pc) = cx.call(cx.model.strip(pe)) else {
+        return;
+    };
+    if !ADDS.contains(&pc.name.as_str()) {
+        return;
+    }
+    // The other statements of the block must not change a flag every
+    // waiter cares about (`self.closed = True`).
+    let sets_flag = block.iter().any(|&x| {
+        matches!(&cx.stmt(x).kind, StmtKind::Assign { value: Some(v), .. }
+            if matches!(cx.model.literal(*v), Some(Lit::Bool(_))))
+    });
+    if sets_flag {
+        return;
+    }
+    out.push(cx.finding(
+        &META,
+        span,
+        "`notify_all()` after adding one item wakes every waiter for an item only one of them can take: the rest contend for the lock and go back to sleep, on every item",
+        "use `notify()` (or `notify(n)` for n items) when waiters are interchangeable; keep `notify_all()` for changes every waiter must see",
+    ));
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Python,
+    fail: &[
+        r#"
+import threading
+
+class WorkQueue:
+    def __init__(self):
+        self._cond = threading.Condition()
+        self._items = []
+
+    def put(self, item):
+        with self._cond:
+            self._items.append(item)
+            self._cond.notify_all()  # expect
+"#,
+        r#"
+import asyncio
+import heapq
+
+cond = asyncio.Condition()
+heap = []
+
+async def schedule(job):
+    async with cond:
+        heapq.heappush(heap, job)
+        cond.notify_all()  # expect
+"#,
+    ],
+    pass: &[r#"
+import threading
+
+class WorkQueue:
+    def __init__(self):
+        self._cond = threading.Condition()
+        self._items = []
+        self.closed = False
+
+    def put(self, item):
+        with self._cond:
+            self._items.append(item)
+            self._cond.notify()
+
+    def close(self):
+        with self._cond:
+            self.closed = True
+            self._cond.notify_all()
+
+    def put_many(self, items):
+        with self._cond:
+            self._items.extend(items)
+            self._cond.notify_all()
+"#],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(NotifyAllForOne);
+}

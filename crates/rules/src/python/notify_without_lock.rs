@@ -1,0 +1,276 @@
+//! PY021: a condition notified without holding its lock.
+
+use crate::context::FileCx;
+use crate::python::common::{inside_with_of, is_condition};
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::Parent;
+use unsnarl_model::*;
+
+pub struct NotifyWithoutLock;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "PY021",
+    name: "notify-without-lock",
+    category: Category::CondvarMisuse,
+    severity: Severity::High,
+    languages: &[Language::Python],
+    summary: "`notify()`/`notify_all()` on a condition outside `with cond:` (and outside the lock the condition was built on).",
+    docs: r#"
+A call to `notify()` or `notify_all()` on a `threading.Condition` or
+`asyncio.Condition` that is not inside `with cond:`/`async with cond:` (or
+`with lock:` for `Condition(lock)`), in a function that does not acquire
+the condition itself and is not only called from under it.
+
+## Why
+
+Python raises `RuntimeError: cannot notify on un-acquired lock` when this
+path runs, usually an error path nobody tested. Even in languages that
+allow it, changing the predicate or notifying outside the lock races with a
+waiter that has just checked the predicate and is about to sleep: the
+notification is lost and the waiter sleeps forever.
+
+## Example
+
+```python
+import threading
+
+class Jobs:
+    def __init__(self):
+        self._cond = threading.Condition()
+        self._items = []
+
+    def put(self, item):
+        self._items.append(item)
+        self._cond.notify()
+```
+
+## Fix
+
+Change the shared state and notify while holding the condition.
+
+```python
+import threading
+
+class Jobs:
+    def __init__(self):
+        self._cond = threading.Condition()
+        self._items = []
+
+    def put(self, item):
+        with self._cond:
+            self._items.append(item)
+            self._cond.notify()
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for NotifyWithoutLock {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        for (i, e) in cx.model.exprs.iter().enumerate() {
+            let ExprKind::Call(c) = &e.kind else { continue };
+            let id = ExprId(i as u32);
+            if !matches!(c.name.as_str(), "notify" | "notify_all" | "notifyAll")
+                || matches!(cx.tree.expr_parent(id), Parent::Detached)
+            {
+                continue;
+            }
+            let Some(r) = c.receiver else { continue };
+            if !is_condition(cx, r) || cx.func(cx.func_of(id)).is_test {
+                continue;
+            }
+            let Some(cond) = cx.model.dotted(r) else {
+                continue;
+            };
+            let names = lock_names(cx, &cond);
+            if inside_with_of(cx, id, &names) {
+                continue;
+            }
+            let f = cx.func_of(id);
+            if acquires_in(cx, f, &names) || callers_hold(cx, f, &names) {
+                continue;
+            }
+            out.push(cx.finding(
+                &META,
+                e.span,
+                format!(
+                    "`{cond}.{}()` is called without holding `{cond}`: Python raises `RuntimeError` here, and a notify outside the lock can be lost between a waiter's check and its sleep",
+                    c.name
+                ),
+                format!("update the shared state and notify inside `with {cond}:`"),
+            ));
+        }
+    }
+}
+
+/// The condition itself, the lock it was built on (`Condition(lock)`),
+/// and the other conditions built on that same lock (holding any of them
+/// holds the lock: `queue.Queue`'s `not_empty`/`not_full`).
+fn lock_names(cx: &FileCx, cond: &str) -> Vec<String> {
+    // (variable, lock it was built on) for every `X = Condition(L)`.
+    let mut built: Vec<(String, String)> = Vec::new();
+    for s in &cx.model.stmts {
+        let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } = &s.kind
+        else {
+            continue;
+        };
+        let Some(c) = cx.call(*v) else { continue };
+        if !c
+            .target
+            .as_deref()
+            .is_some_and(|t| t.ends_with("Condition"))
+        {
+            continue;
+        }
+        let Some(l) = c
+            .positional(0)
+            .or_else(|| c.kwarg("lock"))
+            .and_then(|a| cx.model.dotted(a))
+        else {
+            continue;
+        };
+        for &t in targets {
+            if let Some(d) = cx.model.dotted(t) {
+                built.push((d, l.clone()));
+            }
+        }
+    }
+    let mut names = vec![cond.to_string()];
+    let locks: Vec<String> = built
+        .iter()
+        .filter(|(x, _)| x == cond)
+        .map(|(_, l)| l.clone())
+        .collect();
+    for l in &locks {
+        names.push(l.clone());
+        names.extend(
+            built
+                .iter()
+                .filter(|(_, bl)| bl == l)
+                .map(|(x, _)| x.clone()),
+        );
+    }
+    names
+}
+
+/// `cond.acquire()` somewhere in the function.
+fn acquires_in(cx: &FileCx, f: FuncId, names: &[String]) -> bool {
+    unsnarl_model::walk::calls_in_block(cx.model, &cx.func(f).body)
+        .into_iter()
+        .any(|e| {
+            cx.call(e).is_some_and(|c| {
+                c.name == "acquire"
+                    && c.receiver
+                        .and_then(|r| cx.model.dotted(r))
+                        .is_some_and(|d| names.contains(&d))
+            })
+        })
+}
+
+/// Every call of the function in this file is under the lock (a helper
+/// documented as "call with the lock held").
+fn callers_hold(cx: &FileCx, f: FuncId, names: &[String]) -> bool {
+    let func = cx.func(f);
+    if func.name.ends_with("_locked") {
+        return true;
+    }
+    if func.qualname.is_empty() {
+        return false;
+    }
+    let sites: Vec<ExprId> = (0..cx.model.exprs.len() as u32)
+        .map(ExprId)
+        .filter(|&e| {
+            cx.call(e)
+                .is_some_and(|c| c.target.as_deref() == Some(func.qualname.as_str()))
+        })
+        .collect();
+    !sites.is_empty() && sites.iter().all(|&s| inside_with_of(cx, s, names))
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Python,
+    fail: &[
+        r#"
+import threading
+
+class Jobs:
+    def __init__(self):
+        self._cond = threading.Condition()
+        self._items = []
+
+    def put(self, item):
+        self._items.append(item)
+        self._cond.notify()  # expect
+
+    def close(self):
+        self.closed = True
+        self._cond.notify_all()  # expect
+"#,
+        r#"
+import asyncio
+
+ready = asyncio.Condition()
+
+async def publish(state, value):
+    state.append(value)
+    ready.notify_all()  # expect
+"#,
+    ],
+    pass: &[r#"
+import threading
+
+class Jobs:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
+        self._not_empty = threading.Condition(self._lock)
+        self._not_full = threading.Condition(self._lock)
+        self._items = []
+
+    def put(self, item):
+        with self._cond:
+            self._items.append(item)
+            self._cond.notify()
+
+    def put_raw(self, item):
+        with self._lock:
+            self._items.append(item)
+            self._cond.notify()
+
+    def _wake_locked(self):
+        self._cond.notify_all()
+
+    def _wake(self):
+        self._cond.notify_all()
+
+    def close(self):
+        with self._cond:
+            self._wake()
+
+    def shared_mutex_put(self, item):
+        with self._not_full:
+            self._items.append(item)
+            self._not_empty.notify()
+
+    def manual(self):
+        self._cond.acquire()
+        try:
+            self._cond.notify()
+        finally:
+            self._cond.release()
+"#],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(NotifyWithoutLock);
+}

@@ -1,0 +1,322 @@
+//! PY019: a file-system check followed by the act it was meant to guard.
+
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::Parent;
+use unsnarl_model::*;
+
+pub struct PathToctou;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "PY019",
+    name: "exists-then-create",
+    category: Category::CheckThenAct,
+    severity: Severity::High,
+    languages: &[Language::Python],
+    summary: "`os.path.exists(p)` (or `Path.exists()`) decides whether to create or delete `p`: the file system can change in between.",
+    docs: r#"
+An `if` on `os.path.exists`/`isfile`/`isdir`/`lexists`, `os.access` or
+`Path.exists()`/`is_file()`/`is_dir()` of a path, whose branch then acts on
+the same path: creates or opens it (`os.mkdir`, `os.makedirs` without
+`exist_ok=True`, `open(p, ...)`, `Path.mkdir`, `Path.touch`,
+`Path.write_text`) when it was missing, or deletes it (`os.remove`,
+`os.unlink`, `shutil.rmtree`, `Path.unlink`) when it was there.
+
+## Why
+
+Another process or thread can create or delete the path between the check
+and the act: two workers both see "missing" and both create (one crashes
+with `FileExistsError`, or one truncates the other's file), or the file
+vanishes and the open raises anyway. On shared or world-writable
+directories the gap is also a security hole (a symlink swapped in between).
+The check does not make the act safe; the act must be atomic by itself.
+
+## Example
+
+```python
+import os
+
+def ensure_dir(path):
+    if not os.path.exists(path):
+        os.makedirs(path)
+```
+
+## Fix
+
+Make the act atomic and handle the outcome: `exist_ok=True`, exclusive
+creation with `open(p, "x")`, or try and catch `FileNotFoundError`.
+
+```python
+import os
+
+def ensure_dir(path):
+    os.makedirs(path, exist_ok=True)
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+const CHECKS: &[&str] = &[
+    "os.path.exists",
+    "os.path.isfile",
+    "os.path.isdir",
+    "os.path.lexists",
+    "os.access",
+    "genericpath.exists",
+];
+
+impl Rule for PathToctou {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        for s in 0..cx.model.stmts.len() as u32 {
+            let s = StmtId(s);
+            let StmtKind::If { cond, then, orelse } = &cx.stmt(s).kind else {
+                continue;
+            };
+            if matches!(cx.tree.stmt_parent(s), Parent::Detached)
+                || cx.func(cx.tree.stmt_func(s)).is_test
+            {
+                continue;
+            }
+            let Some((path, negated)) = path_check(cx, *cond, false) else {
+                continue;
+            };
+            // `if not exists(p)`: the then-branch creates; `if exists(p)`:
+            // the then-branch opens/deletes, the else-branch creates.
+            let (missing_branch, present_branch) = if negated {
+                (then, orelse)
+            } else {
+                (orelse, then)
+            };
+            for (branch, missing) in [(missing_branch, true), (present_branch, false)] {
+                for call in unsnarl_model::walk::calls_in_block(cx.model, branch) {
+                    let Some(c) = cx.call(call) else { continue };
+                    let Some(act) = act_on(cx, c, &path, missing) else {
+                        continue;
+                    };
+                    if race_handled(cx, call) {
+                        break;
+                    }
+                    let mut f = cx.finding(
+                        &META,
+                        cx.expr(call).span,
+                        format!(
+                            "`{path}` was checked with `{}` and is now {act}: another process or thread can create or remove it in between, so this fails or clobbers anyway",
+                            cx.source(cx.expr(*cond).span).trim_start_matches("not ").trim()
+                        ),
+                        if missing {
+                            "make the creation atomic: `os.makedirs(p, exist_ok=True)`, `Path.mkdir(exist_ok=True)`, or `open(p, \"x\")` and handle `FileExistsError`"
+                        } else {
+                            "drop the check and handle the outcome: `try: ... except FileNotFoundError:` (or `missing_ok=True`)"
+                        },
+                    );
+                    f.related.push(Related {
+                        file: None,
+                        span: cx.expr(*cond).span,
+                        message: "checked here".into(),
+                    });
+                    out.push(f);
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/// The act sits in a `try` that catches the error the race produces
+/// (`FileExistsError`, `FileNotFoundError`, `OSError`...): the check is
+/// only an optimization and the code already copes with losing the race.
+fn race_handled(cx: &FileCx, call: ExprId) -> bool {
+    let Some(s) = cx.tree.enclosing_stmt(call) else {
+        return false;
+    };
+    std::iter::once(s)
+        .chain(cx.tree.stmt_ancestors(s))
+        .any(|a| match &cx.stmt(a).kind {
+            StmtKind::Try { body, handlers, .. } => {
+                let in_body = body
+                    .iter()
+                    .any(|&b| b == s || cx.tree.stmt_ancestors(s).any(|x| x == b));
+                in_body
+                    && handlers.iter().any(|h| {
+                        h.types.is_empty()
+                            || h.types.iter().any(|t| {
+                                matches!(
+                                    t.as_str(),
+                                    "FileExistsError"
+                                        | "FileNotFoundError"
+                                        | "OSError"
+                                        | "IOError"
+                                        | "EnvironmentError"
+                                        | "Exception"
+                                        | "BaseException"
+                                )
+                            })
+                    })
+            }
+            _ => false,
+        })
+}
+
+/// `exists(p)` / `not exists(p)` / `p.exists()`: the path (as written) and
+/// whether the test is negated.
+fn path_check(cx: &FileCx, cond: ExprId, negated: bool) -> Option<(String, bool)> {
+    let cond = cx.model.strip(cond);
+    match &cx.expr(cond).kind {
+        ExprKind::Unary {
+            op: UnOp::Not,
+            operand,
+        } => path_check(cx, *operand, !negated),
+        ExprKind::Call(c) => {
+            if let Some(t) = c.target.as_deref()
+                && CHECKS.contains(&t)
+            {
+                return Some((path_text(cx, c.positional(0)?)?, negated));
+            }
+            let is_path_method = matches!(c.name.as_str(), "exists" | "is_file" | "is_dir")
+                && c.args.is_empty()
+                && c.receiver.is_some_and(|r| {
+                    cx.sema
+                        .type_of(r)
+                        .is_some_and(|t| t.starts_with("pathlib."))
+                        || cx.call(r).is_some_and(|rc| {
+                            rc.target
+                                .as_deref()
+                                .is_some_and(|t| t.starts_with("pathlib."))
+                        })
+                });
+            if is_path_method {
+                return Some((path_text(cx, c.receiver?)?, negated));
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+fn path_text(cx: &FileCx, e: ExprId) -> Option<String> {
+    let s: String = cx
+        .source(cx.expr(e).span)
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    (!s.is_empty()).then_some(s)
+}
+
+/// What the call does to `path`, when it is an act the check was guarding.
+fn act_on(cx: &FileCx, c: &Call, path: &str, missing: bool) -> Option<&'static str> {
+    let same = |e: Option<ExprId>| e.and_then(|e| path_text(cx, e)).as_deref() == Some(path);
+    let t = c.target.as_deref().unwrap_or("");
+    if missing {
+        match t {
+            "os.mkdir" | "os.mkfifo" => return same(c.positional(0)).then_some("created"),
+            "os.makedirs" => {
+                let exist_ok = c
+                    .kwarg("exist_ok")
+                    .or_else(|| c.positional(2))
+                    .is_some_and(|v| !matches!(cx.model.literal(v), Some(Lit::Bool(false))));
+                return (!exist_ok && same(c.positional(0))).then_some("created");
+            }
+            "builtins.open" | "io.open" | "os.open" => {
+                return same(c.positional(0)).then_some("created");
+            }
+            "os.symlink" | "os.link" | "shutil.copy" | "shutil.copy2" | "shutil.copyfile"
+            | "shutil.move" | "os.rename" => {
+                return same(c.positional(1)).then_some("created");
+            }
+            _ => {}
+        }
+        if matches!(
+            c.name.as_str(),
+            "mkdir" | "touch" | "write_text" | "write_bytes"
+        ) && c.kwarg("exist_ok").is_none()
+            && c.receiver
+                .is_some_and(|r| path_text(cx, r).as_deref() == Some(path))
+        {
+            return Some("created");
+        }
+    } else {
+        match t {
+            "os.remove" | "os.unlink" | "os.rmdir" | "shutil.rmtree" => {
+                return same(c.positional(0)).then_some("removed");
+            }
+            _ => {}
+        }
+        if matches!(c.name.as_str(), "unlink" | "rmdir")
+            && c.kwarg("missing_ok").is_none()
+            && c.receiver
+                .is_some_and(|r| path_text(cx, r).as_deref() == Some(path))
+        {
+            return Some("removed");
+        }
+    }
+    None
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Python,
+    fail: &[
+        r#"
+import os
+
+def ensure(path):
+    if not os.path.exists(path):
+        os.makedirs(path)  # expect
+
+def write_once(path, data):
+    if not os.path.isfile(path):
+        with open(path, "w") as f:  # expect
+            f.write(data)
+
+def cleanup(tmp):
+    if os.path.exists(tmp):
+        os.remove(tmp)  # expect
+"#,
+        r#"
+from pathlib import Path
+
+def init(root: Path):
+    if not root.exists():
+        root.mkdir()  # expect
+"#,
+    ],
+    pass: &[r#"
+import os
+
+def ensure(path):
+    os.makedirs(path, exist_ok=True)
+
+def write_once(path, data):
+    try:
+        with open(path, "x") as f:
+            f.write(data)
+    except FileExistsError:
+        pass
+
+def other_path(a, b):
+    if not os.path.exists(a):
+        os.makedirs(b)
+
+def delete(name):
+    try:
+        if os.path.isdir(name):
+            os.rmdir(name)
+        else:
+            os.remove(name)
+    except FileNotFoundError:
+        pass
+
+def ensure_ok(path):
+    if not os.path.exists(path):
+        os.makedirs(path, exist_ok=True)
+"#],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(PathToctou);
+}

@@ -1,0 +1,237 @@
+//! PY030: a polling loop that calls a remote service on a fixed period.
+
+use crate::context::FileCx;
+use crate::python::common::{is_io_call, is_random_ref, is_zero_sleep, sleep_arg};
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::{Parent, exprs_in_block, exprs_under};
+use unsnarl_model::*;
+
+pub struct PeriodicWithoutJitter;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "PY030",
+    name: "fixed-period-polling",
+    category: Category::ThunderingHerd,
+    severity: Severity::Low,
+    languages: &[Language::Python],
+    summary: "A service loop polls (or reconnects to) a network dependency and sleeps a constant interval between rounds, with no jitter.",
+    docs: r#"
+A `while` loop whose body calls a network or database API (or reconnects
+after connection errors) and sleeps a constant duration (`await
+asyncio.sleep(30)`, `time.sleep(POLL_INTERVAL)`) with no random component
+anywhere in the loop. Retry loops that leave on success are the retry
+rule's business.
+
+## Why
+
+Every instance of the service starts at about the same time (a deploy, a
+restart, a broker coming back) and then polls on exactly the same period:
+the dependency sees all of them in the same instant, every period, forever.
+The load is a comb of spikes instead of a flat line, and a dependency that
+could serve the average falls over at the peaks.
+
+## Example
+
+```python
+import asyncio
+
+async def refresh_loop(client, cache):
+    while True:
+        cache.update(await client.get("/config"))
+        await asyncio.sleep(30)
+```
+
+## Fix
+
+Add jitter to the period (and to the first delay).
+
+```python
+import asyncio
+import random
+
+async def refresh_loop(client, cache):
+    while True:
+        cache.update(await client.get("/config"))
+        await asyncio.sleep(30 + random.uniform(-3, 3))
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for PeriodicWithoutJitter {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        for s in 0..cx.model.stmts.len() as u32 {
+            let s = StmtId(s);
+            let StmtKind::While { body, .. } = &cx.stmt(s).kind else {
+                continue;
+            };
+            if matches!(cx.tree.stmt_parent(s), Parent::Detached)
+                || cx.func(cx.tree.stmt_func(s)).is_test
+            {
+                continue;
+            }
+            let exprs = exprs_in_block(cx.model, body);
+            if exprs.iter().any(|&e| is_random_ref(cx, e)) {
+                continue;
+            }
+            let sleeps: Vec<ExprId> = exprs
+                .iter()
+                .copied()
+                .filter(|&e| {
+                    cx.call(e)
+                        .is_some_and(|c| sleep_arg(c).is_some() && !is_zero_sleep(cx, c))
+                })
+                .collect();
+            let [sleep] = sleeps.as_slice() else { continue };
+            // A sleep in an error handler of a loop that leaves on success
+            // is a retry delay: the retry rule judges it. In a loop that
+            // never leaves (reconnect-and-serve), it is a reconnect delay.
+            if in_handler(cx, *sleep, s)
+                && crate::python::retry_without_backoff::retry_loop_body(cx, s).is_some()
+            {
+                continue;
+            }
+            let c = cx.call(*sleep).unwrap();
+            let Some(Some(arg)) = sleep_arg(c) else {
+                continue;
+            };
+            if !constant(cx, arg) {
+                continue;
+            }
+            let remote = exprs.iter().any(|&e| {
+                cx.call(e).is_some_and(|ic| {
+                    ((cx.is_awaited(e) || is_async_with_ctx(cx, e)) && is_io_call(cx, ic))
+                        || ic.target.as_deref().is_some_and(|t| {
+                            t.starts_with("requests.") || t.starts_with("urllib.request.")
+                        })
+                })
+            });
+            // Or it reconnects: it catches connection errors.
+            let reconnects = body.iter().any(|&st| {
+                matches!(&cx.stmt(st).kind, StmtKind::Try { handlers, .. }
+                if handlers.iter().any(|h| h.types.iter().any(|t| {
+                    crate::python::retry_without_backoff::is_network_error(t)
+                })))
+            });
+            if !remote && !reconnects {
+                continue;
+            }
+            out.push(cx.finding(
+                &META,
+                cx.expr(*sleep).span,
+                "this loop polls a remote dependency on a fixed period with no jitter: instances that start together hit the dependency in the same instant on every cycle",
+                "add random jitter to the interval (e.g. `interval * random.uniform(0.8, 1.2)`), including the first wait",
+            ));
+        }
+    }
+}
+
+/// `async with session.get(...) as resp:`.
+fn is_async_with_ctx(cx: &FileCx, e: ExprId) -> bool {
+    matches!(cx.tree.expr_parent(e), Parent::Stmt(s)
+        if matches!(&cx.stmt(s).kind, StmtKind::With { items, is_async: true, .. }
+            if items.iter().any(|it| it.ctx == e)))
+}
+
+fn in_handler(cx: &FileCx, e: ExprId, loop_stmt: StmtId) -> bool {
+    for s in cx.enclosing_stmts(e) {
+        if s == loop_stmt {
+            return false;
+        }
+        if let Some(p) = cx.tree.stmt_ancestors(s).next()
+            && let StmtKind::Try { handlers, .. } = &cx.stmt(p).kind
+            && handlers.iter().any(|h| h.body.contains(&s))
+        {
+            return true;
+        }
+    }
+    false
+}
+
+/// Literals, constants and attribute reads (configured intervals).
+fn constant(cx: &FileCx, e: ExprId) -> bool {
+    exprs_under(cx.model, e).into_iter().all(|x| {
+        matches!(
+            cx.expr(x).kind,
+            ExprKind::Literal(_)
+                | ExprKind::Binary { .. }
+                | ExprKind::Unary { .. }
+                | ExprKind::Name { .. }
+                | ExprKind::Attr { .. }
+        )
+    })
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Python,
+    fail: &[
+        r#"
+import asyncio
+
+async def refresh_loop(client, cache):
+    while True:
+        cache.update(await client.get("/config"))
+        await asyncio.sleep(30)  # expect
+"#,
+        r#"
+import asyncio
+
+async def keep_connected(client, handle):
+    while True:
+        try:
+            async for msg in client.subscribe("events"):
+                await handle(msg)
+        except ConnectionError:
+            await asyncio.sleep(5)  # expect
+"#,
+        r#"
+import time
+import requests
+
+POLL = 10
+
+def poll_jobs(stop):
+    while not stop.is_set():
+        jobs = requests.get("https://ci.example/jobs", timeout=5).json()
+        handle(jobs)
+        time.sleep(POLL)  # expect
+"#,
+    ],
+    pass: &[r#"
+import asyncio
+import random
+
+async def refresh_loop(client, cache):
+    while True:
+        cache.update(await client.get("/config"))
+        await asyncio.sleep(30 + random.uniform(-3, 3))
+
+async def reconnect_retry(connect):
+    while True:
+        try:
+            conn = await connect()
+            break
+        except ConnectionError:
+            await asyncio.sleep(5)
+    return conn
+
+async def local_tick(state):
+    while True:
+        state.tick()
+        await asyncio.sleep(1)
+
+async def wait_ready(flag):
+    while not flag.ready:
+        await asyncio.sleep(0.1)
+"#],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(PeriodicWithoutJitter);
+}

@@ -1,0 +1,607 @@
+//! PY027: retry loops with no backoff or a fixed one.
+
+use crate::context::FileCx;
+use crate::python::common::{is_random_ref, is_zero_sleep, sleep_arg};
+use crate::rule::{Examples, Rule, RuleMeta};
+use crate::util::always_raises;
+use unsnarl_model::walk::{Visitor, exprs_in_block, exprs_under, walk_block};
+use unsnarl_model::*;
+
+pub struct RetryWithoutBackoff;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "PY027",
+    name: "retry-without-backoff",
+    category: Category::RetryStorm,
+    severity: Severity::High,
+    languages: &[Language::Python],
+    summary: "A retry loop (`for attempt in range(n)` or `while True` around `try`/`except`) retries with no sleep, or sleeps a constant time with no jitter.",
+    docs: r#"
+A loop that retries a call: a `for ... in range(...)`, `itertools.count()`
+or `while` loop around a `try` whose success path leaves the loop
+(`return`/`break`) and whose `except` path goes round again. Reported when
+the loop never sleeps between attempts, or only sleeps a constant duration
+with no random jitter.
+
+## Why
+
+When a dependency blips, every client retries at once. Without backoff
+they hammer it at full speed exactly when it has the least capacity; with
+a fixed delay they come back in synchronized waves. Either way the retries
+can keep the dependency down after the original cause is gone (a
+metastable failure), and with retries at several layers the load is
+multiplied.
+
+## Example
+
+```python
+async def fetch_with_retry(client, url):
+    for attempt in range(5):
+        try:
+            return await client.get(url)
+        except ConnectionError:
+            continue
+    raise RuntimeError("gave up")
+```
+
+## Fix
+
+Exponential backoff with full jitter, within the caller's deadline.
+
+```python
+import asyncio
+import random
+
+async def fetch_with_retry(client, url):
+    for attempt in range(5):
+        try:
+            return await client.get(url)
+        except ConnectionError:
+            await asyncio.sleep(random.uniform(0, min(10, 0.1 * 2 ** attempt)))
+    raise RuntimeError("gave up")
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for RetryWithoutBackoff {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        for s in 0..cx.model.stmts.len() as u32 {
+            let s = StmtId(s);
+            if matches!(
+                cx.tree.stmt_parent(s),
+                unsnarl_model::walk::Parent::Detached
+            ) {
+                continue;
+            }
+            let Some(body) = retry_loop_body(cx, s) else {
+                continue;
+            };
+            if cx.func(cx.tree.stmt_func(s)).is_test {
+                continue;
+            }
+            let sleeps: Vec<ExprId> = exprs_in_block(cx.model, body)
+                .into_iter()
+                .filter(|&e| {
+                    cx.call(e)
+                        .is_some_and(|c| sleep_arg(c).is_some() && !is_zero_sleep(cx, c))
+                })
+                .collect();
+            let jitter = exprs_in_block(cx.model, body)
+                .into_iter()
+                .any(|e| is_random_ref(cx, e) || is_backoff_helper(cx, e));
+            if jitter {
+                continue;
+            }
+            if sleeps.is_empty() {
+                out.push(cx.finding(
+                    &META,
+                    loop_header(cx, s),
+                    "this retry loop tries again immediately after a failure: when the dependency is struggling, every client retries at full speed and keeps it down",
+                    "sleep between attempts with exponential backoff and full jitter (`random.uniform(0, min(cap, base * 2 ** attempt))`), and stop within the caller's deadline",
+                ));
+                continue;
+            }
+            let changing = changing_names(cx, s, body);
+            let constant = sleeps.iter().all(|&e| {
+                let c = cx.call(e).unwrap();
+                sleep_arg(c)
+                    .flatten()
+                    .is_some_and(|a| is_constant(cx, a, &changing))
+            });
+            if constant {
+                out.push(cx.finding(
+                    &META,
+                    cx.expr(sleeps[0]).span,
+                    "this retry loop waits a fixed delay between attempts with no jitter: clients that failed together retry together, in synchronized waves against the recovering dependency",
+                    "use exponential backoff with random jitter (`random.uniform(0, min(cap, base * 2 ** attempt))`)",
+                ));
+            }
+        }
+    }
+}
+
+/// The span of the loop's first line.
+fn loop_header(cx: &FileCx, s: StmtId) -> Span {
+    let sp = cx.stmt(s).span;
+    let text = cx.source(sp);
+    let end = text.find('\n').map_or(sp.end, |i| sp.start + i as u32);
+    Span::new(sp.start, end)
+}
+
+/// The body of a retry loop: a counted or unconditional loop around a
+/// `try` whose success path leaves the loop and whose handler loops again.
+pub(crate) fn retry_loop_body<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Block> {
+    let body = match &cx.stmt(s).kind {
+        StmtKind::For { iter, body, .. } => {
+            let c = cx.call(cx.model.strip(*iter))?;
+            match c.target.as_deref() {
+                Some("builtins.range") => {
+                    // `range(len(xs))` walks alternatives, it does not retry.
+                    if c.args.iter().any(|a| {
+                        cx.call(a.value)
+                            .is_some_and(|ic| ic.target.as_deref() == Some("builtins.len"))
+                    }) {
+                        return None;
+                    }
+                }
+                Some("itertools.count") => {}
+                _ => return None,
+            }
+            body
+        }
+        StmtKind::While { cond, body, .. } => {
+            if !is_retry_condition(cx, *cond) {
+                return None;
+            }
+            body
+        }
+        StmtKind::Loop { body } => body,
+        _ => return None,
+    };
+    for &st in body {
+        let StmtKind::Try {
+            body: tb,
+            handlers,
+            orelse,
+            ..
+        } = &cx.stmt(st).kind
+        else {
+            continue;
+        };
+        if handlers.is_empty() {
+            continue;
+        }
+        let network_errors = handlers
+            .iter()
+            .any(|h| h.types.iter().any(|t| is_network_error(t)));
+        if !network_errors && !calls_remote(cx, s, tb) {
+            continue;
+        }
+        let leaves = exits_loop(cx, tb) || exits_loop(cx, orelse) || after_try_breaks(cx, body, st);
+        let retries = handlers.iter().any(|h| {
+            !always_raises(cx.model, &h.body)
+                && !crate::python::common::ends_in_raising_helper(cx, &h.body)
+                && !exits_loop(cx, &h.body)
+                && !waits_for_readiness(cx, &h.body)
+                && !h.types.iter().all(|t| is_local_error(t))
+        });
+        if leaves && retries {
+            return Some(body);
+        }
+    }
+    None
+}
+
+/// `while True`, or a condition on a retry counter (`attempt < MAX`,
+/// `retries > 0`).
+fn is_retry_condition(cx: &FileCx, cond: ExprId) -> bool {
+    match cx.model.literal(cond) {
+        Some(Lit::Bool(true)) | Some(Lit::Int(1)) => return true,
+        Some(_) => return false,
+        None => {}
+    }
+    exprs_under(cx.model, cond).into_iter().any(|x| {
+        cx.model
+            .name_of(x)
+            .or_else(|| match &cx.expr(x).kind {
+                ExprKind::Attr { name, .. } => Some(name.as_str()),
+                _ => None,
+            })
+            .is_some_and(|n| {
+                let n = n.to_ascii_lowercase();
+                n.contains("retr") || n.contains("attempt") || n.contains("tries")
+            })
+    })
+}
+
+/// A call of the program's own sleep or backoff helper (`self._sleep(d)`,
+/// `backoff.delay(n)`): the delay policy lives there.
+fn is_backoff_helper(cx: &FileCx, e: ExprId) -> bool {
+    cx.call(e).is_some_and(|c| {
+        sleep_arg(c).is_none() && {
+            let n = c.name.to_ascii_lowercase();
+            n.contains("sleep") || n.contains("backoff") || n.contains("delay")
+        }
+    })
+}
+
+/// Errors that say "this input" or "not ready yet" rather than "the other
+/// side failed": loops that catch only these are parsers, probes and
+/// non-blocking I/O state machines, not retries of a dependency.
+fn is_local_error(t: &str) -> bool {
+    matches!(
+        t,
+        "IndexError"
+            | "KeyError"
+            | "ValueError"
+            | "TypeError"
+            | "AttributeError"
+            | "StopIteration"
+            | "StopAsyncIteration"
+            | "LookupError"
+            | "UnicodeError"
+            | "UnicodeDecodeError"
+            | "UnicodeEncodeError"
+            | "FileExistsError"
+            | "FileNotFoundError"
+            | "PermissionError"
+            | "IsADirectoryError"
+            | "NotADirectoryError"
+            | "InterruptedError"
+            | "BlockingIOError"
+            | "OverflowError"
+            | "ZeroDivisionError"
+            | "RecursionError"
+            | "NotImplementedError"
+            | "ImportError"
+            | "ModuleNotFoundError"
+            | "EOFError"
+            | "ssl.SSLWantReadError"
+            | "ssl.SSLWantWriteError"
+            | "json.JSONDecodeError"
+    )
+}
+
+/// Exceptions raised by network and database clients.
+pub(crate) fn is_network_error(t: &str) -> bool {
+    matches!(
+        t,
+        "ConnectionError"
+            | "ConnectionResetError"
+            | "ConnectionRefusedError"
+            | "TimeoutError"
+            | "socket.timeout"
+            | "socket.error"
+            | "asyncio.TimeoutError"
+            | "asyncio.exceptions.TimeoutError"
+    ) || [
+        "requests.",
+        "aiohttp.",
+        "httpx.",
+        "urllib.error.",
+        "urllib3.",
+        "redis.",
+        "psycopg",
+        "pymysql.",
+        "asyncpg.",
+        "botocore.",
+        "grpc.",
+        "websockets.",
+        "pika.",
+        "aio_pika.",
+        "http.client.",
+    ]
+    .iter()
+    .any(|p| t.starts_with(p))
+}
+
+/// Verbs that, on an untyped receiver, talk to another service.
+const REMOTE_VERBS: &[&str] = &[
+    "connect", "request", "get", "post", "put", "patch", "delete", "fetch", "execute", "query",
+    "publish", "send", "call", "upload", "download", "urlopen", "invoke",
+];
+
+/// A receiver named like a client of another service.
+fn is_client_name(d: &str) -> bool {
+    let last = d
+        .rsplit('.')
+        .next()
+        .unwrap_or(d)
+        .trim_start_matches('_')
+        .to_ascii_lowercase();
+    [
+        "client",
+        "session",
+        "conn",
+        "connection",
+        "db",
+        "api",
+        "http",
+        "sock",
+        "socket",
+        "channel",
+        "stub",
+        "service",
+        "producer",
+        "consumer",
+        "broker",
+        "redis",
+        "cursor",
+        "pool",
+        "transport",
+        "remote",
+        "server",
+        "smtp",
+        "ftp",
+    ]
+    .iter()
+    .any(|k| last == *k || last.ends_with(&format!("_{k}")) || last.starts_with(&format!("{k}_")))
+}
+
+/// The retried block calls another service: a network/database call, an
+/// I/O verb on an untyped client, or the operation handed in as a
+/// parameter (`await op()` in a retry helper).
+fn calls_remote(cx: &FileCx, loop_stmt: StmtId, b: &Block) -> bool {
+    let f = cx.tree.stmt_func(loop_stmt);
+    unsnarl_model::walk::calls_in_block(cx.model, b)
+        .into_iter()
+        .any(|e| {
+            let c = cx.call(e).unwrap();
+            if let Some(t) = c.target.as_deref() {
+                let remote_prefix = [
+                    "requests.",
+                    "urllib.request.",
+                    "urllib3.",
+                    "http.client.",
+                    "socket.",
+                    "httpx.",
+                    "aiohttp.",
+                    "asyncpg.",
+                    "psycopg",
+                    "pymysql.",
+                    "redis.",
+                    "boto3.",
+                    "botocore.",
+                    "smtplib.",
+                    "ftplib.",
+                    "aio_pika.",
+                    "pika.",
+                    "websockets.",
+                ];
+                if remote_prefix.iter().any(|p| t.starts_with(p))
+                    && !t.ends_with("Error")
+                    && !t.ends_with("Exception")
+                {
+                    return true;
+                }
+                // In a coroutine, any awaited operation of another module
+                // (a connection, a client call) is the thing being retried.
+                return cx.is_awaited(e)
+                    && (crate::python::common::is_io_call(cx, c)
+                        || !cx.model.function_ids().any(|g| cx.func(g).qualname == t));
+            }
+            if cx.is_awaited(e) && c.receiver.is_none() {
+                return true;
+            }
+            if let Some(r) = c.receiver {
+                return REMOTE_VERBS.contains(&c.name.as_str())
+                    && cx.sema.type_of(r).is_none()
+                    && cx.model.dotted(r).is_some_and(|d| is_client_name(&d));
+            }
+            // A callable parameter: the operation being retried.
+            cx.model
+                .name_of(c.func)
+                .is_some_and(|n| cx.func(f).params.iter().any(|p| p.name == n))
+        })
+}
+
+/// A handler that waits for the resource to become ready (`await
+/// wait_readable()`, `select`) rather than retrying blindly.
+fn waits_for_readiness(cx: &FileCx, b: &Block) -> bool {
+    // `await fut`: waiting for a future someone else completes.
+    let awaits_future = unsnarl_model::walk::exprs_in_block(cx.model, b)
+        .into_iter()
+        .any(|e| matches!(cx.expr(e).kind, ExprKind::Await(inner) if cx.model.name_of(inner).is_some()));
+    awaits_future
+        || unsnarl_model::walk::calls_in_block(cx.model, b)
+            .into_iter()
+            .any(|e| {
+                let c = cx.call(e).unwrap();
+                sleep_arg(c).is_none()
+                    && (c.name.starts_with("wait")
+                        || c.name.starts_with("_wait")
+                        || matches!(c.name.as_str(), "select" | "poll"))
+            })
+}
+
+/// A `return` or `break` at this loop's level (not in nested loops).
+fn exits_loop(cx: &FileCx, b: &Block) -> bool {
+    struct V(bool);
+    impl Visitor for V {
+        fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
+            match m.stmt(id).kind {
+                StmtKind::Return(_) | StmtKind::Break => {
+                    self.0 = true;
+                    false
+                }
+                StmtKind::For { .. } | StmtKind::While { .. } | StmtKind::Loop { .. } => false,
+                _ => true,
+            }
+        }
+    }
+    let mut v = V(false);
+    walk_block(cx.model, b, &mut v);
+    v.0
+}
+
+/// `try: ... except: continue` followed by `break`/`return` in the loop.
+fn after_try_breaks(cx: &FileCx, body: &Block, t: StmtId) -> bool {
+    let Some(i) = body.iter().position(|&x| x == t) else {
+        return false;
+    };
+    body[i + 1..]
+        .iter()
+        .any(|&s| matches!(cx.stmt(s).kind, StmtKind::Break | StmtKind::Return(_)))
+}
+
+/// Names assigned in the loop (and the loop variable): a delay that uses
+/// them changes between attempts.
+fn changing_names(cx: &FileCx, s: StmtId, body: &Block) -> Vec<String> {
+    let mut out = Vec::new();
+    if let StmtKind::For {
+        target: Some(t), ..
+    } = &cx.stmt(s).kind
+    {
+        for x in exprs_under(cx.model, *t) {
+            if let Some(n) = cx.model.name_of(x) {
+                out.push(n.to_string());
+            }
+        }
+    }
+    struct V<'a>(&'a mut Vec<String>);
+    impl Visitor for V<'_> {
+        fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
+            if let StmtKind::Assign { targets, .. } = &m.stmt(id).kind {
+                for &t in targets {
+                    if let Some(d) = m.dotted(t) {
+                        self.0.push(d);
+                    }
+                }
+            }
+            true
+        }
+    }
+    walk_block(cx.model, body, &mut V(&mut out));
+    out
+}
+
+/// A delay that is the same on every attempt: literals and names not
+/// assigned in the loop, combined with arithmetic.
+fn is_constant(cx: &FileCx, e: ExprId, changing: &[String]) -> bool {
+    exprs_under(cx.model, e)
+        .into_iter()
+        .all(|x| match &cx.expr(x).kind {
+            ExprKind::Literal(_) | ExprKind::Binary { .. } | ExprKind::Unary { .. } => true,
+            ExprKind::Name { id, .. } => !changing.iter().any(|c| c == id),
+            ExprKind::Attr { .. } => cx.model.dotted(x).is_some_and(|d| !changing.contains(&d)),
+            _ => false,
+        })
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Python,
+    fail: &[
+        r#"
+async def fetch_with_retry(client, url):
+    for attempt in range(5):  # expect
+        try:
+            return await client.get(url)
+        except ConnectionError:
+            continue
+    raise RuntimeError("gave up")
+"#,
+        r#"
+import time
+import requests
+
+RETRY_DELAY = 2
+
+def post_event(evt):
+    while True:
+        try:
+            requests.post("https://hooks.example/e", json=evt, timeout=5)
+            break
+        except requests.RequestException:
+            time.sleep(RETRY_DELAY)  # expect
+"#,
+        r#"
+import asyncio
+
+async def connect(host):
+    for _ in range(10):
+        try:
+            conn = await open_db(host)
+        except OSError:
+            await asyncio.sleep(1)  # expect
+        else:
+            return conn
+"#,
+    ],
+    pass: &[
+        r#"
+import asyncio
+import random
+
+async def fetch_with_retry(client, url):
+    for attempt in range(5):
+        try:
+            return await client.get(url)
+        except ConnectionError:
+            await asyncio.sleep(random.uniform(0, min(10, 0.1 * 2 ** attempt)))
+    raise RuntimeError("gave up")
+"#,
+        r#"
+import asyncio
+
+async def worker(queue):
+    while True:
+        try:
+            item = await queue.get()
+            await handle(item)
+        except Exception:
+            log_failure()
+            continue
+
+def first_alive(hosts):
+    for i in range(len(hosts)):
+        try:
+            return ping(hosts[i])
+        except OSError:
+            continue
+
+def read_eintr(fd, n):
+    while True:
+        try:
+            return os.read(fd, n)
+        except InterruptedError:
+            continue
+
+def mktemp_name(dir, names):
+    for seq in range(100):
+        name = next(names)
+        try:
+            return make_file(dir, name)
+        except FileExistsError:
+            continue
+
+def parse_all(stack):
+    while stack:
+        try:
+            node = stack.pop()
+            visit(node)
+            break
+        except KeyError:
+            continue
+
+async def backoff(op):
+    delay = 0.1
+    for attempt in range(5):
+        try:
+            return await op()
+        except OSError:
+            await asyncio.sleep(delay)
+            delay *= 2
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(RetryWithoutBackoff);
+}

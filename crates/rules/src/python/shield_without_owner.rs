@@ -1,0 +1,214 @@
+//! PY010: `asyncio.shield` of work nobody else keeps.
+
+use crate::context::FileCx;
+use crate::python::common::{func_and_nested, is_store, name_refs};
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::Parent;
+use unsnarl_model::*;
+
+pub struct ShieldWithoutOwner;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "PY010",
+    name: "shield-without-owner",
+    category: Category::ShieldWithoutOwner,
+    severity: Severity::High,
+    languages: &[Language::Python],
+    summary: "`asyncio.shield` of a coroutine or of a task that nothing outside the caller keeps.",
+    docs: r#"
+`asyncio.shield(coro())`, `asyncio.shield(asyncio.create_task(...))`, or a
+shield of a task held only in a local variable of the function.
+
+## Why
+
+`shield` does not protect the caller: when the caller is cancelled it gets
+its `CancelledError` right away, and the shielded work runs on alone. If
+nothing else holds that work, it has become an orphan by design: its
+result and exception are never observed, shutdown cannot wait for it, and
+the loop keeps only a weak reference to it. Shielding is right for work
+that must finish (a commit, a lease release), and exactly that work needs
+an owner that outlives the caller.
+
+## Example
+
+```python
+import asyncio
+
+async def commit_and_reply(txn):
+    await asyncio.shield(txn.commit())
+    return "ok"
+```
+
+## Fix
+
+Start the work as a task, register it with something that outlives the
+caller (a module-level set drained at shutdown), then shield it.
+
+```python
+import asyncio
+
+_critical = set()
+
+async def commit_and_reply(txn):
+    task = asyncio.create_task(txn.commit())
+    _critical.add(task)
+    task.add_done_callback(_critical.discard)
+    await asyncio.shield(task)
+    return "ok"
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for ShieldWithoutOwner {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        for (i, e) in cx.model.exprs.iter().enumerate() {
+            let ExprKind::Call(c) = &e.kind else { continue };
+            if !matches!(
+                c.target.as_deref(),
+                Some("asyncio.shield" | "asyncio.tasks.shield")
+            ) {
+                continue;
+            }
+            let Some(arg) = c.positional(0) else { continue };
+            let id = ExprId(i as u32);
+            if cx.func(cx.func_of(id)).is_test {
+                continue;
+            }
+            let what = match unowned(cx, id, arg) {
+                Some(w) => w,
+                None => continue,
+            };
+            out.push(cx.finding(
+                &META,
+                e.span,
+                format!(
+                    "{what}: when this caller is cancelled, the shielded work runs on with no owner, so its result and exception are lost and shutdown cannot drain it"
+                ),
+                "create the work as a task, keep it in a collection that outlives the caller (e.g. a module-level set with `add_done_callback(set.discard)`, drained at shutdown), then shield that task",
+            ));
+        }
+    }
+}
+
+/// Describes the shielded value when nothing else owns it.
+fn unowned(cx: &FileCx, shield: ExprId, arg: ExprId) -> Option<String> {
+    let arg = cx.model.strip(arg);
+    if let Some(c) = cx.call(arg) {
+        return Some(format!(
+            "`{}` is shielded directly, so the task `shield` wraps it in is referenced by nobody else",
+            cx.callee_display(c)
+        ));
+    }
+    let name = cx.model.name_of(arg)?;
+    if cx.model.resolved(arg).is_some() {
+        return None;
+    }
+    let f = cx.func_of(shield);
+    // Where does the local come from? Only judge locals made from a call
+    // in this function.
+    let funcs = func_and_nested(cx, f);
+    let refs = name_refs(cx, &funcs, name);
+    let from_call = refs.iter().any(|&r| {
+        is_store(cx, r)
+            && matches!(cx.tree.expr_parent(r), Parent::Stmt(s)
+                if matches!(&cx.stmt(s).kind, StmtKind::Assign { value: Some(v), .. } if cx.call(cx.model.strip(*v)).is_some()))
+    });
+    if !from_call {
+        return None;
+    }
+    // Owned when handed to anything else: stored in an attribute or a
+    // collection, passed to a call other than the shield, returned.
+    let owned = refs.iter().any(|&r| {
+        if is_store(cx, r) || cx.contains(shield, r) {
+            return false;
+        }
+        match cx.tree.expr_parent(r) {
+            Parent::Expr(p) => match &cx.expr(p).kind {
+                ExprKind::Call(_) => true,
+                ExprKind::Attr { name: m, .. } => !matches!(
+                    m.as_str(),
+                    "done"
+                        | "cancelled"
+                        | "result"
+                        | "exception"
+                        | "cancel"
+                        | "set_name"
+                        | "get_name"
+                ),
+                ExprKind::Await(_) => false,
+                _ => true,
+            },
+            Parent::Stmt(s) => !matches!(cx.stmt(s).kind, StmtKind::Expr(_)),
+            _ => false,
+        }
+    });
+    (!owned).then(|| format!("`{name}` is only held by this function"))
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Python,
+    fail: &[
+        r#"
+import asyncio
+
+async def release(lease):
+    await asyncio.shield(lease.release())  # expect
+
+async def commit(txn):
+    task = asyncio.create_task(txn.commit())
+    try:
+        return await asyncio.shield(task)  # expect
+    except asyncio.CancelledError:
+        raise
+"#,
+        r#"
+from asyncio import shield, ensure_future
+
+async def flush(buf):
+    await shield(ensure_future(buf.flush()))  # expect
+"#,
+    ],
+    pass: &[
+        r#"
+import asyncio
+
+_critical = set()
+
+async def commit_and_reply(txn):
+    t = asyncio.create_task(txn.commit())
+    _critical.add(t)
+    t.add_done_callback(_critical.discard)
+    try:
+        return await asyncio.shield(t)
+    except asyncio.CancelledError:
+        raise
+"#,
+        r#"
+import asyncio
+
+class Uploader:
+    async def upload(self, data):
+        self._task = asyncio.create_task(self._send(data))
+        return await asyncio.shield(self._task)
+
+async def wait_for_it(task):
+    return await asyncio.shield(task)
+
+async def registered(registry, coro):
+    t = asyncio.ensure_future(coro)
+    registry.track(t)
+    return await asyncio.shield(t)
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(ShieldWithoutOwner);
+}

@@ -1,0 +1,155 @@
+//! PY033: `signal.signal` in a program that runs an asyncio loop.
+
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::Parent;
+use unsnarl_model::*;
+
+pub struct SignalInAsyncio;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "PY033",
+    name: "signal-signal-in-asyncio",
+    category: Category::SignalHandlerWork,
+    severity: Severity::Medium,
+    languages: &[Language::Python],
+    summary: "A handler is installed with `signal.signal` in a module that runs asyncio code, instead of `loop.add_signal_handler`.",
+    docs: r#"
+`signal.signal(sig, handler)` with a real handler (not `SIG_DFL`/`SIG_IGN`)
+in a module that runs coroutines (it defines `async def` functions or
+starts a loop), where the handler does not hand off with
+`call_soon_threadsafe`.
+
+## Why
+
+A `signal.signal` handler runs between two bytecodes of whatever the main
+thread was doing, possibly in the middle of the event loop's own
+bookkeeping. Touching the loop, tasks, futures or locks from there is not
+safe, and the loop does not wake up to react until its next I/O event.
+`loop.add_signal_handler` integrates with the loop's wakeup pipe and runs
+the callback as an ordinary loop callback.
+
+## Example
+
+```python
+import asyncio
+import signal
+
+async def main(stop: asyncio.Event):
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    await stop.wait()
+```
+
+## Fix
+
+```python
+import asyncio
+import signal
+
+async def main(stop: asyncio.Event):
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGTERM, stop.set)
+    await stop.wait()
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for SignalInAsyncio {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        let runs_asyncio = cx.model.functions.iter().any(|f| f.is_async)
+            || cx.model.exprs.iter().any(|e| {
+                matches!(&e.kind, ExprKind::Call(c) if matches!(c.target.as_deref(),
+                    Some("asyncio.run" | "asyncio.get_event_loop" | "asyncio.new_event_loop" | "asyncio.Runner")))
+            });
+        // The event loop's own implementation of `add_signal_handler`.
+        if !runs_asyncio || cx.text.contains("def add_signal_handler") {
+            return;
+        }
+        for (i, e) in cx.model.exprs.iter().enumerate() {
+            let ExprKind::Call(c) = &e.kind else { continue };
+            let id = ExprId(i as u32);
+            if c.target.as_deref() != Some("signal.signal")
+                || matches!(cx.tree.expr_parent(id), Parent::Detached)
+                || cx.func(cx.func_of(id)).is_test
+            {
+                continue;
+            }
+            let Some(h) = c.positional(1).or_else(|| c.kwarg("handler")) else {
+                continue;
+            };
+            let Some(f) = crate::python::common::local_callable(cx, h) else {
+                continue;
+            };
+            let hands_off = unsnarl_model::walk::calls_in_block(cx.model, &cx.func(f).body)
+                .into_iter()
+                .any(|x| {
+                    cx.call(x)
+                        .is_some_and(|hc| hc.name == "call_soon_threadsafe")
+                });
+            if hands_off {
+                continue;
+            }
+            out.push(cx.finding(
+                &META,
+                e.span,
+                "`signal.signal` installs a handler that runs between arbitrary bytecodes of the event loop's thread: it cannot safely touch the loop, tasks or locks, and the loop does not wake up to react",
+                "use `asyncio.get_running_loop().add_signal_handler(sig, callback)`; where it is unavailable (Windows), keep the handler to `loop.call_soon_threadsafe(callback)`",
+            ));
+        }
+    }
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Python,
+    fail: &[r#"
+import asyncio
+import signal
+
+def on_term(signum, frame):
+    for t in asyncio.all_tasks():
+        t.cancel()
+
+async def main():
+    signal.signal(signal.SIGTERM, on_term)  # expect
+    await serve()
+
+asyncio.run(main())
+"#],
+    pass: &[
+        r#"
+import asyncio
+import signal
+
+async def main(stop):
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGTERM, stop.set)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    await stop.wait()
+
+def windows(loop, stop):
+    def handler(signum, frame):
+        loop.call_soon_threadsafe(stop.set)
+    signal.signal(signal.SIGINT, handler)
+"#,
+        r#"
+import signal
+
+def on_term(signum, frame):
+    raise SystemExit(0)
+
+def main():
+    signal.signal(signal.SIGTERM, on_term)
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(SignalInAsyncio);
+}

@@ -1,0 +1,351 @@
+//! PY036: sleeping "long enough" for another task, then reading its work.
+
+use crate::context::FileCx;
+use crate::python::common::{is_assert, is_task_spawn, is_zero_sleep, next_stmt, sleep_arg};
+use crate::rule::{Examples, Rule, RuleMeta};
+use std::collections::HashSet;
+use unsnarl_model::walk::{Parent, exprs_under};
+use unsnarl_model::*;
+
+pub struct SleepSynchronization;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "PY036",
+    name: "sleep-as-synchronization",
+    category: Category::SleepSynchronization,
+    severity: Severity::Medium,
+    languages: &[Language::Python],
+    summary: "After starting a task or thread, the code sleeps and then immediately asserts or reads what that task was supposed to produce.",
+    docs: r#"
+A sleep (`time.sleep`, `asyncio.sleep`, trio/anyio `sleep`) with a
+non-zero delay, not in a loop, in a function that earlier started a task,
+thread or process (`create_task`, `start_soon`, `Thread.start`,
+`executor.submit`...), directly followed by an `assert`, or by a statement
+that reads the started work's result (`.result()`, `.done()`,
+`.is_set()`), or a variable handed to it.
+
+## Why
+
+The sleep encodes a guess: "the worker will be done by then". On a loaded
+CI machine or a busy production host the guess is wrong, and the test is
+flaky or the code reads half-written state; when it is right, it wastes
+the whole delay every time. The ordering has no enforcement at all.
+
+## Example
+
+```python
+import asyncio
+
+async def test_worker_processes_job(queue, results):
+    asyncio.create_task(worker(queue, results))
+    await queue.put("job-1")
+    await asyncio.sleep(0.1)
+    assert results == ["job-1"]
+```
+
+## Fix
+
+Wait for the actual condition: join the queue, await the task or an
+event, or poll the condition with a deadline.
+
+```python
+import asyncio
+
+async def test_worker_processes_job(queue, results):
+    task = asyncio.create_task(worker(queue, results))
+    await queue.put("job-1")
+    await asyncio.wait_for(queue.join(), timeout=5)
+    assert results == ["job-1"]
+    task.cancel()
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for SleepSynchronization {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        for (i, e) in cx.model.exprs.iter().enumerate() {
+            let ExprKind::Call(c) = &e.kind else { continue };
+            let id = ExprId(i as u32);
+            if sleep_arg(c).is_none() || is_zero_sleep(cx, c) || cx.in_loop(id) {
+                continue;
+            }
+            // A statement of its own: `time.sleep(x)` / `await asyncio.sleep(x)`.
+            let stmt = match cx.tree.expr_parent(id) {
+                Parent::Stmt(s) => s,
+                Parent::Expr(aw) if matches!(cx.expr(aw).kind, ExprKind::Await(_)) => {
+                    match cx.tree.expr_parent(aw) {
+                        Parent::Stmt(s) => s,
+                        _ => continue,
+                    }
+                }
+                _ => continue,
+            };
+            if !matches!(cx.stmt(stmt).kind, StmtKind::Expr(_)) {
+                continue;
+            }
+            let f = cx.func_of(id);
+            // "give the worker time to finish": the comment says it (in
+            // production code; tests are judged by what follows the sleep).
+            let long = sleep_arg(c)
+                .flatten()
+                .and_then(|a| match cx.model.literal(a) {
+                    Some(Lit::Float(v)) => Some(*v),
+                    _ => cx.model.int_value(a).map(|v| v as f64),
+                })
+                .is_some_and(|v| v >= 60.0);
+            if !cx.func(f).is_test
+                && !long
+                && let Some(why) = waiting_comment(cx, e.span)
+            {
+                out.push(cx.finding(
+                    &META,
+                    e.span,
+                    format!(
+                        "this sleep stands in for waiting on something (\"{why}\"): the delay is a guess that is too short on a loaded machine and wasted time otherwise, and nothing enforces the ordering"
+                    ),
+                    "wait for the real condition: await the task, an `Event`, `queue.join()`, `thread.join()`, or poll the condition with a deadline",
+                ));
+                continue;
+            }
+            let Some(handed) = started_before(cx, f, e.span.start) else {
+                continue;
+            };
+            let Some(next) = next_stmt(cx, stmt) else {
+                continue;
+            };
+            let reads = if is_assert(cx, next) {
+                // `assert not task.done()`: checking that something did
+                // *not* happen has no condition to wait for instead.
+                if negative_assert(cx, next) {
+                    continue;
+                }
+                Some("asserts")
+            } else if reads_work(cx, next, &handed) {
+                Some("reads")
+            } else {
+                None
+            };
+            let Some(what) = reads else { continue };
+            out.push(cx.finding(
+                &META,
+                e.span,
+                format!(
+                    "this sleep waits a fixed time for work started above and the next statement {what} its outcome: on a slow or loaded machine the work is not done yet (flaky), and when it is, the delay is wasted"
+                ),
+                "wait for the real condition: await the task or `queue.join()`, wait on an `Event`, `thread.join()`, or poll the condition with a deadline",
+            ));
+        }
+    }
+}
+
+/// Names handed to work started in `f` before `at` (the spawn's arguments
+/// and the handle), if any work was started.
+fn started_before(cx: &FileCx, f: FuncId, at: u32) -> Option<HashSet<String>> {
+    let mut names = HashSet::new();
+    let mut started = false;
+    for e in unsnarl_model::walk::calls_in_block(cx.model, &cx.func(f).body) {
+        if cx.expr(e).span.start >= at {
+            continue;
+        }
+        let c = cx.call(e).unwrap();
+        let spawn = is_task_spawn(cx, c)
+            || matches!(
+                c.target.as_deref(),
+                Some("threading.Thread" | "multiprocessing.Process" | "threading.Timer")
+            )
+            || (matches!(
+                c.name.as_str(),
+                "submit" | "start" | "call_soon_threadsafe" | "run_in_executor"
+            ) && c.receiver.is_some());
+        if !spawn {
+            continue;
+        }
+        started = true;
+        for a in &c.args {
+            for x in exprs_under(cx.model, a.value) {
+                if let Some(n) = cx.model.dotted(x) {
+                    names.insert(n);
+                }
+            }
+        }
+        if let Parent::Stmt(s) = cx.tree.expr_parent(e)
+            && let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind
+        {
+            for &t in targets {
+                if let Some(n) = cx.model.dotted(t) {
+                    names.insert(n);
+                }
+            }
+        }
+    }
+    started.then_some(names)
+}
+
+/// The comment on the sleep's line (or the line above) when it says the
+/// sleep waits for something to happen.
+fn waiting_comment(cx: &FileCx, span: Span) -> Option<String> {
+    let text = cx.text;
+    let start = span.start as usize;
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    let mut comments = Vec::new();
+    if let Some(i) = text[line_start..line_end].find('#') {
+        comments.push(&text[line_start + i + 1..line_end]);
+    }
+    if line_start > 0 {
+        let prev_start = text[..line_start - 1].rfind('\n').map_or(0, |i| i + 1);
+        let prev = text[prev_start..line_start - 1].trim();
+        if let Some(c) = prev.strip_prefix('#') {
+            comments.push(c);
+        }
+    }
+    const PHRASES: &[&str] = &[
+        "wait for",
+        "waiting for",
+        "give it",
+        "give the",
+        "give them",
+        "let the",
+        "let it",
+        "let them",
+        "to finish",
+        "to complete",
+        "to start",
+        "to be ready",
+        "to settle",
+        "to propagate",
+        "to catch up",
+        "to pick",
+        "to process",
+        "make sure",
+        "ensure",
+        "hopefully",
+        "enough time",
+        "in time",
+        "until the",
+        "so that the",
+    ];
+    comments.into_iter().find_map(|c| {
+        let lc = c.to_ascii_lowercase();
+        PHRASES
+            .iter()
+            .any(|p| lc.contains(p))
+            .then(|| c.trim().to_string())
+    })
+}
+
+/// `assert not x`, `assert x is None`.
+fn negative_assert(cx: &FileCx, s: StmtId) -> bool {
+    let StmtKind::If { cond, .. } = &cx.stmt(s).kind else {
+        return false;
+    };
+    match &cx.expr(cx.model.strip(*cond)).kind {
+        ExprKind::Unary { op: UnOp::Not, .. } => true,
+        ExprKind::Binary {
+            op: BinOp::Is | BinOp::Eq,
+            right,
+            ..
+        } => matches!(cx.model.literal(*right), Some(Lit::Null | Lit::Bool(false))),
+        _ => false,
+    }
+}
+
+/// The statement checks a result (`.result()`, `.done()`, `.is_set()`) or
+/// reads a variable handed to the started work.
+fn reads_work(cx: &FileCx, s: StmtId, handed: &HashSet<String>) -> bool {
+    let exprs = unsnarl_model::walk::exprs_in_block(cx.model, &vec![s]);
+    exprs.into_iter().any(|x| match &cx.expr(x).kind {
+        ExprKind::Call(c) => matches!(
+            c.name.as_str(),
+            "result" | "done" | "is_set" | "exception" | "is_alive" | "qsize" | "empty"
+        ),
+        ExprKind::Name { .. } | ExprKind::Attr { .. } => {
+            !crate::python::common::is_store(cx, x)
+                && cx.model.dotted(x).is_some_and(|d| handed.contains(&d))
+                && !matches!(cx.tree.expr_parent(x), Parent::Expr(p) if matches!(cx.expr(p).kind, ExprKind::Call(_)) && cx.call(p).is_some_and(|c| c.func == x))
+        }
+        _ => false,
+    })
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Python,
+    fail: &[
+        r#"
+import asyncio
+
+async def test_worker(queue, results):
+    asyncio.create_task(worker(queue, results))
+    await queue.put("job-1")
+    await asyncio.sleep(0.1)  # expect
+    assert results == ["job-1"]
+"#,
+        r#"
+import threading
+import time
+
+def run_and_report():
+    results = []
+    t = threading.Thread(target=crunch, args=(results,))
+    t.start()
+    time.sleep(2)  # expect
+    print(len(results))
+"#,
+        r#"
+import asyncio
+
+async def restart(svc):
+    await svc.stop()
+    # give the old process time to release the port
+    await asyncio.sleep(2)  # expect
+    await svc.start()
+
+async def publish(bus, event):
+    await bus.send(event)
+    await asyncio.sleep(0.5)  # expect: wait for the consumers to pick it up
+    return bus.acked(event)
+"#,
+    ],
+    pass: &[r#"
+import asyncio
+
+async def test_worker(queue, results):
+    task = asyncio.create_task(worker(queue, results))
+    await queue.put("job-1")
+    await asyncio.wait_for(queue.join(), timeout=5)
+    assert results == ["job-1"]
+    task.cancel()
+
+async def poll(flag):
+    asyncio.create_task(setter(flag))
+    while not flag.ready:
+        await asyncio.sleep(0.05)
+
+async def not_yet(stream):
+    task = asyncio.create_task(stream.read())
+    stream.feed(b"partial")
+    await asyncio.sleep(0.1)
+    assert not task.done()
+
+async def rate_limit(client):
+    await client.send("a")
+    # rate limit: at most one message per second
+    await asyncio.sleep(1)
+
+async def pacing(client):
+    await client.send("a")
+    await asyncio.sleep(1)
+    assert client.connected
+"#],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(SleepSynchronization);
+}

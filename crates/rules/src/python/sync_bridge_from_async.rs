@@ -1,0 +1,275 @@
+//! PY038: a sync function that runs the event loop, reachable from a
+//! coroutine.
+
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use std::collections::HashMap;
+use unsnarl_model::walk::Parent;
+use unsnarl_model::*;
+
+pub struct SyncBridgeFromAsync;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "PY038",
+    name: "sync-bridge-called-from-async",
+    category: Category::SyncOverAsync,
+    severity: Severity::Critical,
+    languages: &[Language::Python],
+    summary: "A sync function runs or waits on the event loop (`run_until_complete`, `asyncio.run`, `run_coroutine_threadsafe(...).result()`) and is called, directly or through sync helpers, from a coroutine.",
+    docs: r#"
+A sync facade over async code (`def get(self): return
+asyncio.get_event_loop().run_until_complete(self._aget())`) is harmless in a
+script and a deadlock inside a server. This rule follows the calls: the
+bridge call is reported when a coroutine of the file reaches the sync
+function (through other sync helpers of the file), and a coroutine's call
+is reported when it reaches such a bridge in another module of the project.
+
+## Why
+
+The coroutine runs on the loop's thread. When it calls the sync facade,
+the facade asks the already-running loop to run something and wait: asyncio
+raises `RuntimeError: This event loop is already running`, or, with
+`run_coroutine_threadsafe(...).result()`, the thread waits forever for a
+loop that can no longer run. It works in every test that calls the facade
+from sync code, and fails the first time a handler uses it.
+
+## Example
+
+```python
+import asyncio
+
+def load_settings():
+    return asyncio.get_event_loop().run_until_complete(fetch_settings())
+
+async def handler(request):
+    settings = load_settings()
+    return settings["greeting"]
+```
+
+## Fix
+
+Make the callers async and await the coroutine; keep one bridge at the top
+of the program.
+
+```python
+import asyncio
+
+async def load_settings():
+    return await fetch_settings()
+
+async def handler(request):
+    settings = await load_settings()
+    return settings["greeting"]
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for SyncBridgeFromAsync {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        let by_qualname: HashMap<&str, FuncId> = cx
+            .model
+            .function_ids()
+            .filter(|&f| !cx.func(f).qualname.is_empty())
+            .map(|f| (cx.func(f).qualname.as_str(), f))
+            .collect();
+        // Callers of each function of this file: (caller, call site).
+        let mut callers: HashMap<FuncId, Vec<(FuncId, ExprId)>> = HashMap::new();
+        for (i, e) in cx.model.exprs.iter().enumerate() {
+            let ExprKind::Call(c) = &e.kind else { continue };
+            let id = ExprId(i as u32);
+            if matches!(cx.tree.expr_parent(id), Parent::Detached) {
+                continue;
+            }
+            if let Some(t) = c.target.as_deref()
+                && let Some(&callee) = by_qualname.get(t)
+            {
+                callers
+                    .entry(callee)
+                    .or_default()
+                    .push((cx.func_of(id), id));
+            }
+        }
+        for (i, e) in cx.model.exprs.iter().enumerate() {
+            let ExprKind::Call(c) = &e.kind else { continue };
+            let id = ExprId(i as u32);
+            if matches!(cx.tree.expr_parent(id), Parent::Detached) {
+                continue;
+            }
+            let f = cx.func_of(id);
+            // (1) A bridge in a sync function of this file reached from a
+            // coroutine of this file.
+            if let Some(entry) = cx.effect(c, Effect::SyncOverAsync)
+                && !cx.func(f).is_async
+                && f.0 != 0
+                && let Some(path) = async_caller(cx, f, &callers)
+            {
+                out.push(cx.finding(
+                    &META,
+                    e.span,
+                    format!(
+                        "`{}` {} in sync {}, which is called from async code ({}): on the loop's thread this raises `RuntimeError` or waits forever for a loop that cannot run",
+                        cx.callee_display(c),
+                        entry.what,
+                        cx.func_display(f),
+                        path
+                    ),
+                    "make this function and its callers async and `await` the coroutine; keep a single sync/async bridge at the program's entry point",
+                ));
+                continue;
+            }
+            // (2) A coroutine calling a sync function of another module that
+            // bridges.
+            if !cx.runs_on_loop(f) || cx.is_awaited(id) {
+                continue;
+            }
+            let Some(t) = c.target.as_deref() else {
+                continue;
+            };
+            if by_qualname.contains_key(t) {
+                continue;
+            }
+            if let Some(chain) = remote_bridge(cx, t, 0) {
+                out.push(cx.finding(
+                    &META,
+                    e.span,
+                    format!(
+                        "async {} calls `{t}`, which blocks on the event loop ({chain}): from the loop's thread this raises `RuntimeError` or deadlocks",
+                        cx.func_display(f)
+                    ),
+                    "make the callee async and await it here, or move the sync facade out of the async call path",
+                ));
+            }
+        }
+    }
+}
+
+/// A path from a coroutine of the file down to `f` through sync functions
+/// of the file, rendered for the message.
+fn async_caller(
+    cx: &FileCx,
+    f: FuncId,
+    callers: &HashMap<FuncId, Vec<(FuncId, ExprId)>>,
+) -> Option<String> {
+    let mut frontier = vec![(f, vec![cx.func(f).name.clone()])];
+    let mut seen = vec![f];
+    for _ in 0..5 {
+        let mut next = Vec::new();
+        for (g, path) in frontier {
+            for &(caller, site) in callers.get(&g).into_iter().flatten() {
+                if cx.func(caller).is_async {
+                    if cx.is_offloaded(caller) || inside_offload(cx, site) {
+                        continue;
+                    }
+                    let mut p = vec![format!("async `{}`", cx.func(caller).name)];
+                    p.extend(path.iter().map(|n| format!("`{n}`")));
+                    return Some(p.join(" → "));
+                }
+                if !seen.contains(&caller) && caller.0 != 0 {
+                    seen.push(caller);
+                    let mut p = vec![cx.func(caller).name.clone()];
+                    p.extend(path.iter().cloned());
+                    next.push((caller, p));
+                }
+            }
+        }
+        frontier = next;
+    }
+    None
+}
+
+fn inside_offload(cx: &FileCx, call: ExprId) -> bool {
+    cx.tree.expr_ancestors(call).any(|a| {
+        cx.call(a)
+            .is_some_and(|c| a != call && cx.effect(c, Effect::Offload).is_some())
+    })
+}
+
+/// A project function (another module) that is sync and calls a bridge,
+/// directly or through sync project functions.
+fn remote_bridge(cx: &FileCx, target: &str, depth: u32) -> Option<String> {
+    if depth > 3 {
+        return None;
+    }
+    let i = cx.index.resolve(cx.lang, target)?;
+    let s = cx.index.summary(i);
+    if s.is_async || s.lang != cx.lang {
+        return None;
+    }
+    for site in &s.calls {
+        let last = site.target.rsplit('.').next().unwrap_or("");
+        if cx
+            .kb
+            .find(Effect::SyncOverAsync, Some(&site.target), last)
+            .is_some()
+        {
+            return Some(format!("`{}` calls `{}`", short(target), site.target));
+        }
+    }
+    for site in &s.calls {
+        if let Some(chain) = remote_bridge(cx, &site.target, depth + 1) {
+            return Some(format!("`{}` → {chain}", short(target)));
+        }
+    }
+    None
+}
+
+fn short(q: &str) -> &str {
+    q.rsplit('.').next().unwrap_or(q)
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Python,
+    fail: &[
+        r#"
+import asyncio
+
+def load_settings():
+    return asyncio.get_event_loop().run_until_complete(fetch_settings())  # expect
+
+def greeting():
+    return load_settings()["greeting"]
+
+async def handler(request):
+    return greeting()
+"#,
+        r#"
+# file: app/facade.py
+import asyncio
+
+def get_user_sync(uid):
+    return asyncio.run(get_user(uid))
+
+# file: app/views.py
+from .facade import get_user_sync
+
+async def view(uid):
+    return get_user_sync(uid)  # expect
+"#,
+    ],
+    pass: &[r#"
+import asyncio
+
+def load_settings():
+    return asyncio.get_event_loop().run_until_complete(fetch_settings())
+
+def main():
+    print(load_settings())
+
+async def handler(request):
+    return await asyncio.to_thread(load_settings)
+
+if __name__ == "__main__":
+    main()
+"#],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(SyncBridgeFromAsync);
+}

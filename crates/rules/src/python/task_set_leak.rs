@@ -1,0 +1,346 @@
+//! PY008: task handles kept in a long-lived set that never forgets them.
+
+use crate::context::FileCx;
+use crate::python::common::{is_task_spawn, module_vars, shared_state};
+use crate::rule::{Examples, Rule, RuleMeta};
+use std::collections::HashSet;
+use unsnarl_model::walk::Parent;
+use unsnarl_model::*;
+
+pub struct TaskSetLeak;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "PY008",
+    name: "task-set-never-pruned",
+    category: Category::TaskSetLeak,
+    severity: Severity::Medium,
+    languages: &[Language::Python],
+    summary: "Tasks are added to a module-level or `self` collection that nothing ever removes them from.",
+    docs: r#"
+A task created with `create_task`/`ensure_future` is added to a set, list
+or dict that lives at module level or on `self`, and no code in the file
+removes finished tasks from it: no `add_done_callback(tasks.discard)`, no
+`discard`/`remove`/`pop`/`clear`, no reassignment.
+
+## Why
+
+Keeping a strong reference to background tasks is the right instinct (the
+loop itself only keeps weak ones), but a collection that only grows holds
+every task object, its coroutine frame and its result or exception for the
+life of the process. In a long-running service that is a slow memory leak
+that looks like an application leak, and the collection is useless for
+shutdown because it is mostly finished tasks.
+
+## Example
+
+```python
+import asyncio
+
+_background = set()
+
+def spawn(coro):
+    task = asyncio.create_task(coro)
+    _background.add(task)
+    return task
+```
+
+## Fix
+
+Let each task remove itself when it finishes.
+
+```python
+import asyncio
+
+_background = set()
+
+def spawn(coro):
+    task = asyncio.create_task(coro)
+    _background.add(task)
+    task.add_done_callback(_background.discard)
+    return task
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+/// Methods that take something out of a collection.
+const REMOVALS: &[&str] = &[
+    "discard",
+    "remove",
+    "pop",
+    "popitem",
+    "popleft",
+    "clear",
+    "difference_update",
+    "intersection_update",
+];
+
+impl Rule for TaskSetLeak {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        let globals = module_vars(cx.model);
+        let mut pruned: Option<HashSet<String>> = None;
+        for e in &cx.model.exprs {
+            let (coll, value) = match &e.kind {
+                ExprKind::Call(c) if matches!(c.name.as_str(), "add" | "append") => {
+                    let (Some(r), Some(v)) = (c.receiver, c.positional(0)) else {
+                        continue;
+                    };
+                    (r, v)
+                }
+                _ => continue,
+            };
+            if !is_task_value(cx, value) {
+                continue;
+            }
+            let Some(key) = shared_state(cx, &globals, coll) else {
+                continue;
+            };
+            let pruned = pruned.get_or_insert_with(|| pruned_collections(cx, &globals));
+            if pruned.contains(&key) {
+                continue;
+            }
+            out.push(cx.finding(
+                &META,
+                e.span,
+                format!(
+                    "task added to `{key}`, which nothing in this file ever removes tasks from: every finished task, its frame and its result stay referenced for the life of the process"
+                ),
+                format!(
+                    "call `task.add_done_callback({key}.discard)` right after adding it (or remove it when it is awaited)"
+                ),
+            ));
+        }
+        // `self._tasks[key] = task` into a dict that is never popped.
+        for s in 0..cx.model.stmts.len() as u32 {
+            let s = StmtId(s);
+            let StmtKind::Assign {
+                targets,
+                value: Some(v),
+                op: AssignOp::Plain,
+            } = &cx.stmt(s).kind
+            else {
+                continue;
+            };
+            let [t] = targets.as_slice() else { continue };
+            let ExprKind::Index { obj, .. } = &cx.expr(*t).kind else {
+                continue;
+            };
+            if matches!(cx.tree.stmt_parent(s), Parent::Detached) || !is_task_value(cx, *v) {
+                continue;
+            }
+            let Some(key) = shared_state(cx, &globals, *obj) else {
+                continue;
+            };
+            let pruned = pruned.get_or_insert_with(|| pruned_collections(cx, &globals));
+            if pruned.contains(&key) {
+                continue;
+            }
+            out.push(cx.finding(
+                &META,
+                cx.stmt(s).span,
+                format!(
+                    "task stored in `{key}`, which nothing in this file ever removes entries from: finished tasks accumulate for the life of the process"
+                ),
+                format!("remove the entry when the task finishes (`task.add_done_callback(lambda _: {key}.pop(k, None))`)"),
+            ));
+        }
+    }
+}
+
+/// A task: a spawn call, or a local assigned from one in the same function.
+fn is_task_value(cx: &FileCx, v: ExprId) -> bool {
+    let v = cx.model.strip(v);
+    if let Some(c) = cx.call(v) {
+        return is_task_spawn(cx, c);
+    }
+    let Some(name) = cx.model.name_of(v) else {
+        return false;
+    };
+    let f = cx.func_of(v);
+    unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(f).body)
+        .into_iter()
+        .filter_map(|e| cx.call(e).map(|c| (e, c)))
+        .any(|(e, c)| {
+            is_task_spawn(cx, c)
+                && match cx.tree.expr_parent(e) {
+                    Parent::Stmt(s) => matches!(&cx.stmt(s).kind,
+                        StmtKind::Assign { targets, .. }
+                            if targets.iter().any(|&t| cx.model.name_of(t) == Some(name))),
+                    _ => false,
+                }
+        })
+}
+
+/// Shared collections something removes entries from (or rebuilds).
+fn pruned_collections(cx: &FileCx, globals: &HashSet<String>) -> HashSet<String> {
+    let mut out = HashSet::new();
+    for (i, e) in cx.model.exprs.iter().enumerate() {
+        let id = ExprId(i as u32);
+        if matches!(cx.tree.expr_parent(id), Parent::Detached) {
+            continue;
+        }
+        match &e.kind {
+            // `tasks.discard` called or passed as a callback.
+            ExprKind::Attr { obj, name, .. } if REMOVALS.contains(&name.as_str()) => {
+                if let Some(k) = shared_state(cx, globals, *obj) {
+                    out.insert(k);
+                }
+            }
+            // `weakref.WeakSet()` forgets by itself.
+            ExprKind::Call(c)
+                if matches!(
+                    c.target.as_deref(),
+                    Some("weakref.WeakSet" | "weakref.WeakValueDictionary")
+                ) =>
+            {
+                if let Parent::Stmt(s) = cx.tree.expr_parent(id)
+                    && let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind
+                {
+                    for &t in targets {
+                        if let Some(k) = shared_state_any(cx, globals, t) {
+                            out.insert(k);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    // Reassignments and in-place subtraction outside `__init__` and module
+    // code.
+    for s in 0..cx.model.stmts.len() as u32 {
+        let s = StmtId(s);
+        let StmtKind::Assign { targets, op, .. } = &cx.stmt(s).kind else {
+            continue;
+        };
+        let f = cx.tree.stmt_func(s);
+        if f.0 == 0 || cx.func(f).name == "__init__" {
+            continue;
+        }
+        if matches!(op, AssignOp::Augmented(_)) || matches!(op, AssignOp::Plain) {
+            for &t in targets {
+                if matches!(cx.expr(t).kind, ExprKind::Index { .. }) {
+                    continue;
+                }
+                if let Some(k) = shared_state(cx, globals, t) {
+                    out.insert(k);
+                }
+            }
+        }
+    }
+    // `del tasks[k]` is not in the model: look at the text.
+    for line in cx.text.lines() {
+        let t = line.trim_start();
+        if let Some(rest) = t.strip_prefix("del ") {
+            let target = rest.split('[').next().unwrap_or("").trim();
+            if !target.is_empty() {
+                out.insert(target.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// Like `shared_state`, also for module-level assignments.
+fn shared_state_any(cx: &FileCx, globals: &HashSet<String>, t: ExprId) -> Option<String> {
+    if cx.func_of(t).0 == 0 {
+        return cx.model.name_of(t).map(str::to_string);
+    }
+    shared_state(cx, globals, t)
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Python,
+    fail: &[
+        r#"
+import asyncio
+
+_background = set()
+
+def spawn(coro):
+    t = asyncio.create_task(coro)
+    _background.add(t)  # expect
+    return t
+"#,
+        r#"
+import asyncio
+
+class Dispatcher:
+    def __init__(self):
+        self._tasks = []
+        self._by_id = {}
+
+    def dispatch(self, event):
+        self._tasks.append(asyncio.create_task(self.handle(event)))  # expect
+
+    def track(self, key, coro):
+        self._by_id[key] = asyncio.ensure_future(coro)  # expect
+
+    async def handle(self, event):
+        await asyncio.sleep(0)
+"#,
+    ],
+    pass: &[
+        r#"
+import asyncio
+
+_background = set()
+
+def spawn(coro):
+    t = asyncio.create_task(coro)
+    _background.add(t)
+    t.add_done_callback(_background.discard)
+    return t
+"#,
+        r#"
+import asyncio
+
+class Pool:
+    def __init__(self):
+        self._tasks = set()
+        self._jobs = {}
+
+    def start(self, coro):
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        return task
+
+    def track(self, key, coro):
+        self._jobs[key] = asyncio.create_task(coro)
+
+    async def close(self):
+        for t in self._tasks:
+            t.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks.clear()
+        for key in list(self._jobs):
+            del self._jobs[key]
+"#,
+        r#"
+import asyncio
+
+async def local_only(items):
+    tasks = set()
+    for it in items:
+        tasks.add(asyncio.create_task(work(it)))
+    await asyncio.gather(*tasks)
+
+class Registry:
+    def __init__(self):
+        self._seen = set()
+
+    def note(self, name):
+        self._seen.add(name)
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(TaskSetLeak);
+}

@@ -1,0 +1,183 @@
+//! PY028: tenacity `@retry` without a wait or a stop.
+
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::*;
+
+pub struct TenacityUnbounded;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "PY028",
+    name: "retry-decorator-without-wait-or-stop",
+    category: Category::RetryStorm,
+    severity: Severity::High,
+    languages: &[Language::Python],
+    summary: "tenacity's `@retry` is used bare or without `wait=` or `stop=`: immediate retries, forever.",
+    docs: r#"
+A function decorated with tenacity's `@retry` (bare, or called without a
+`wait=` or without a `stop=` argument).
+
+## Why
+
+tenacity's defaults are "retry immediately" and "never stop". A failing
+dependency is then called in a tight loop, from every instance at once,
+for as long as it is down: a retry storm that turns a blip into an outage,
+and a request that never returns to its caller.
+
+## Example
+
+```python
+from tenacity import retry
+
+@retry
+def charge(card, amount):
+    return gateway.charge(card, amount)
+```
+
+## Fix
+
+Always bound the attempts and back off with jitter.
+
+```python
+from tenacity import retry, stop_after_attempt, wait_random_exponential
+
+@retry(stop=stop_after_attempt(5), wait=wait_random_exponential(multiplier=0.2, max=10))
+def charge(card, amount):
+    return gateway.charge(card, amount)
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+fn is_tenacity_retry(name: &str) -> bool {
+    matches!(
+        name,
+        "tenacity.retry" | "tenacity.Retrying" | "tenacity.AsyncRetrying"
+    )
+}
+
+impl Rule for TenacityUnbounded {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        for fid in cx.model.function_ids() {
+            let f = cx.func(fid);
+            if f.is_test {
+                continue;
+            }
+            // Called decorators: `@retry(...)`.
+            let mut called = 0;
+            for &d in &f.decorator_calls {
+                let Some(c) = cx.call(d) else { continue };
+                if !c.target.as_deref().is_some_and(is_tenacity_retry) {
+                    continue;
+                }
+                called += 1;
+                let missing: Vec<&str> = ["wait", "stop"]
+                    .into_iter()
+                    .filter(|k| c.kwarg(k).is_none())
+                    .collect();
+                if missing.is_empty() || c.args.iter().any(|a| a.spread) {
+                    continue;
+                }
+                out.push(finding(cx, cx.expr(d).span, &missing));
+            }
+            // Bare `@retry`.
+            let bare = f.decorators.iter().filter(|d| is_tenacity_retry(d)).count();
+            if bare > called
+                && let Some(span) = bare_decorator_span(cx, f)
+            {
+                out.push(finding(cx, span, &["wait", "stop"]));
+            }
+        }
+    }
+}
+
+fn finding(cx: &FileCx, span: Span, missing: &[&str]) -> Finding {
+    let what = match missing {
+        [_, _] => "retries immediately and forever (no `wait=`, no `stop=`)",
+        ["wait"] => "retries immediately, with no wait between attempts (no `wait=`)",
+        _ => "never stops retrying (no `stop=`)",
+    };
+    cx.finding(
+        &META,
+        span,
+        format!("this tenacity `@retry` {what}: a failing dependency is hammered in a tight loop from every caller at once"),
+        "pass `stop=stop_after_attempt(n)` (or `stop_after_delay`) and `wait=wait_random_exponential(...)`",
+    )
+}
+
+/// The `@retry` line of a function whose decorator is not called: the
+/// decorator lines are the ones right above `def` (or inside the
+/// function's span, depending on the parser's range).
+fn bare_decorator_span(cx: &FileCx, f: &Function) -> Option<Span> {
+    let end = f.name_span.start as usize;
+    let head = cx.text.get(..end)?;
+    // Walk back line by line from the `def` line.
+    let mut line_end = head.rfind('\n')?;
+    for _ in 0..16 {
+        let start = head[..line_end].rfind('\n').map_or(0, |i| i + 1);
+        let line = &head[start..line_end];
+        let t = line.split('#').next().unwrap_or("").trim();
+        if let Some(rest) = t.strip_prefix('@') {
+            let name = rest.trim();
+            if (name == "retry" || name.ends_with(".retry")) && !name.contains('(') {
+                let at = start + line.find('@').unwrap_or(0);
+                return Some(Span::new(at as u32, (at + 1 + name.len()) as u32));
+            }
+        } else if !t.is_empty() && !t.starts_with(')') && !t.ends_with(',') {
+            return None;
+        }
+        if start == 0 {
+            return None;
+        }
+        line_end = start - 1;
+    }
+    None
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Python,
+    fail: &[r#"
+import tenacity
+from tenacity import retry, stop_after_attempt
+
+@retry  # expect
+def charge(card, amount):
+    return gateway.charge(card, amount)
+
+@retry(stop=stop_after_attempt(3))  # expect
+async def refresh(token):
+    return await idp.refresh(token)
+
+@tenacity.retry(reraise=True)  # expect
+def sync_user(uid):
+    return api.get(uid)
+"#],
+    pass: &[
+        r#"
+from tenacity import retry, stop_after_attempt, wait_random_exponential
+
+@retry(stop=stop_after_attempt(5), wait=wait_random_exponential(multiplier=0.2, max=10))
+def charge(card, amount):
+    return gateway.charge(card, amount)
+
+"#,
+        r#"
+def retry(f):
+    return f
+
+@retry
+def local_decorator():
+    pass
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(TenacityUnbounded);
+}

@@ -1,0 +1,545 @@
+//! PY012: one concurrent task per item of an unbounded input.
+
+use crate::context::FileCx;
+use crate::python::common::{FanOut, fanout_of_value, fanout_source, is_task_spawn, snippet};
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::{Parent, Visitor, exprs_under, walk_block};
+use unsnarl_model::*;
+
+pub struct UnboundedFanout;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "PY012",
+    name: "unbounded-task-fanout",
+    category: Category::UnboundedFanout,
+    severity: Severity::High,
+    languages: &[Language::Python],
+    summary: "`gather(*(f(x) for x in xs))` or a loop starting a task per item of a non-literal collection, with no semaphore or worker pool bounding it.",
+    docs: r#"
+`asyncio.gather(*(f(x) for x in xs))`, `gather(*[f(x) for x in xs])`,
+`gather(*map(f, xs))`, a comprehension of `create_task` calls, or a `for`
+loop that starts a task (`create_task`, `ensure_future`,
+`tg.create_task`, `nursery.start_soon`) per item, over a
+collection that is not a literal, with nothing limiting how many run at
+once: no semaphore or capacity limiter taken in the loop or inside the
+spawned coroutine, no chunking, no worker pool.
+
+## Why
+
+Concurrency is not free: each in-flight operation holds a socket, a file
+descriptor, buffers and timers, and the service on the other side sees all
+of them at once. The input is small in tests and large in production, so
+the code works until the day it opens ten thousand connections, runs out
+of file descriptors or gets rate-limited, and becomes the thundering herd
+against its own dependency.
+
+## Example
+
+```python
+import asyncio
+
+async def fetch_all(urls):
+    return await asyncio.gather(*(fetch(u) for u in urls))
+```
+
+## Fix
+
+Bound the concurrency: a semaphore around the operation, or a fixed pool
+of workers reading from a bounded queue.
+
+```python
+import asyncio
+
+sem = asyncio.Semaphore(50)
+
+async def bounded_fetch(u):
+    async with sem:
+        return await fetch(u)
+
+async def fetch_all(urls):
+    async with asyncio.TaskGroup() as tg:
+        tasks = [tg.create_task(bounded_fetch(u)) for u in urls]
+    return [t.result() for t in tasks]
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for UnboundedFanout {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        for (i, e) in cx.model.exprs.iter().enumerate() {
+            let ExprKind::Call(c) = &e.kind else { continue };
+            let id = ExprId(i as u32);
+            if matches!(cx.tree.expr_parent(id), Parent::Detached)
+                || cx.func(cx.func_of(id)).is_test
+            {
+                continue;
+            }
+            if matches!(
+                c.target.as_deref(),
+                Some("asyncio.gather" | "asyncio.tasks.gather")
+            ) {
+                check_gather(cx, id, c, out);
+            } else if matches!(
+                c.target.as_deref(),
+                Some("asyncio.wait" | "asyncio.as_completed" | "asyncio.tasks.wait")
+            ) {
+                check_wait(cx, id, c, out);
+            } else if is_task_spawn(cx, c) {
+                check_spawn(cx, id, c, out);
+            }
+        }
+    }
+}
+
+/// `gather(*(f(x) for x in xs))`.
+fn check_gather(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
+    if c.kwarg("return_exceptions")
+        .is_some_and(|r| !matches!(cx.model.literal(r), Some(Lit::Bool(false))))
+    {
+        return;
+    }
+    let Some(FanOut { iter, per_item }) = fanout_source(cx, id) else {
+        return;
+    };
+    if bounded_input(cx, iter) || per_item.is_some_and(|p| spawned_is_bounded(cx, p)) {
+        return;
+    }
+    if guarded_here(cx, id) {
+        return;
+    }
+    out.push(cx.finding(
+        &META,
+        cx.expr(id).span,
+        format!(
+            "`gather` starts one concurrent operation per item of `{}` with no limit: a large input opens that many connections and timers at once and floods the dependency",
+            snippet(cx, cx.expr(iter).span)
+        ),
+        "bound it: take an `asyncio.Semaphore(N)` inside the per-item coroutine, or use N workers reading from a bounded `asyncio.Queue`",
+    ));
+}
+
+/// `asyncio.wait([f(x) for x in xs])`, `as_completed(...)`.
+fn check_wait(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
+    let Some(arg) = c.positional(0).or_else(|| c.kwarg("fs")) else {
+        return;
+    };
+    let Some(FanOut { iter, per_item }) = fanout_of_value(cx, id, arg) else {
+        return;
+    };
+    if bounded_input(cx, iter)
+        || per_item.is_some_and(|p| spawned_is_bounded(cx, p))
+        || guarded_here(cx, id)
+    {
+        return;
+    }
+    out.push(cx.finding(
+        &META,
+        cx.expr(id).span,
+        format!(
+            "`{}` runs one concurrent operation per item of `{}` with no limit: a large input opens that many connections and timers at once and floods the dependency",
+            c.name,
+            snippet(cx, cx.expr(iter).span)
+        ),
+        "bound it: take an `asyncio.Semaphore(N)` inside the per-item coroutine, or use N workers reading from a bounded `asyncio.Queue`",
+    ));
+}
+
+/// A spawn inside a loop (or a comprehension) over a non-literal input.
+fn check_spawn(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
+    // In a comprehension: `[create_task(f(x)) for x in xs]`.
+    let mut iter = None;
+    for a in cx.tree.expr_ancestors(id) {
+        if let ExprKind::Comprehension {
+            elt, generators, ..
+        } = &cx.expr(a).kind
+        {
+            if cx.contains(*elt, id) && generators.len() == 1 {
+                iter = Some(generators[0].iter);
+            }
+            break;
+        }
+    }
+    let mut loop_body = None;
+    if iter.is_none() {
+        let s = cx.tree.enclosing_stmt(id);
+        let lp = s.and_then(|s| {
+            std::iter::once(s)
+                .chain(cx.tree.stmt_ancestors(s))
+                .find(|&a| {
+                    matches!(
+                        cx.stmt(a).kind,
+                        StmtKind::For { .. } | StmtKind::While { .. }
+                    )
+                })
+        });
+        if let Some(lp) = lp
+            && let StmtKind::For { iter: it, body, .. } = &cx.stmt(lp).kind
+        {
+            iter = Some(*it);
+            loop_body = Some(body);
+        }
+    }
+    let Some(iter) = iter else { return };
+    if bounded_input(cx, iter) || guarded_here(cx, id) {
+        return;
+    }
+    if loop_body.is_some_and(|b| loop_waits_for_slots(cx, b)) {
+        return;
+    }
+    let spawned = c.positional(0);
+    if spawned.is_some_and(|p| spawned_is_bounded(cx, p)) {
+        return;
+    }
+    out.push(cx.finding(
+        &META,
+        cx.expr(id).span,
+        format!(
+            "a task is started for every item of `{}` with no limit on how many run at once: a large input starts that many concurrent operations",
+            snippet(cx, cx.expr(iter).span)
+        ),
+        "bound the fan-out: acquire an `asyncio.Semaphore(N)` in the spawned coroutine (or before spawning), or run N workers over a bounded queue",
+    ));
+}
+
+/// Inputs whose size is fixed in the code: literals, `range(...)` (a pool
+/// of N workers), chunks of an enclosing loop, slices.
+fn bounded_input(cx: &FileCx, iter: ExprId) -> bool {
+    let iter = cx.model.strip(iter);
+    if is_structural(cx, iter) {
+        return true;
+    }
+    match &cx.expr(iter).kind {
+        ExprKind::Collection { .. } | ExprKind::Literal(_) => true,
+        ExprKind::Index { index, .. } => matches!(cx.expr(*index).kind, ExprKind::Other(_)),
+        ExprKind::Call(c) => {
+            matches!(
+                c.target.as_deref(),
+                Some("builtins.range" | "itertools.repeat")
+            ) || (matches!(
+                c.target.as_deref(),
+                Some("builtins.enumerate" | "builtins.zip")
+            ) && c.positional(0).is_some_and(|a| bounded_input(cx, a)))
+        }
+        ExprKind::Name { id, .. } => {
+            // The loop variable of an enclosing `for chunk in batched(...)`.
+            let Some(s) = cx.tree.enclosing_stmt(iter) else {
+                return false;
+            };
+            std::iter::once(s)
+                .chain(cx.tree.stmt_ancestors(s))
+                .any(|a| match &cx.stmt(a).kind {
+                    StmtKind::For {
+                        target: Some(t), ..
+                    } => cx.model.name_of(*t) == Some(id.as_str()),
+                    _ => false,
+                })
+        }
+        _ => false,
+    }
+}
+
+/// Collections of the program's own parts (registered listeners, receivers,
+/// callbacks, the awaitables a helper was handed, worker or server lists):
+/// their size is set by the code, not by input data.
+fn is_structural(cx: &FileCx, iter: ExprId) -> bool {
+    let mut names = Vec::new();
+    for x in exprs_under(cx.model, iter) {
+        match &cx.expr(x).kind {
+            ExprKind::Name { id, .. } => names.push(id.clone()),
+            ExprKind::Attr { name, .. } => names.push(name.clone()),
+            ExprKind::Call(c) => names.push(c.name.clone()),
+            _ => {}
+        }
+    }
+    const WRAPPERS: &[&str] = &[
+        "enumerate",
+        "zip",
+        "list",
+        "tuple",
+        "sorted",
+        "reversed",
+        "items",
+        "values",
+        "keys",
+        "iter",
+        "self",
+        "cls",
+        "get",
+        "copy",
+    ];
+    let Some(last) = names.iter().find(|n| !WRAPPERS.contains(&n.as_str())) else {
+        return false;
+    };
+    let n = last.trim_start_matches('_').to_ascii_lowercase();
+    [
+        "listener",
+        "receiver",
+        "handler",
+        "callback",
+        "hook",
+        "coro",
+        "awaitable",
+        "worker",
+        "server",
+        "service",
+        "addr",
+        "arg",
+        "signal",
+        "subscriber",
+        "observer",
+        "plugin",
+        "middleware",
+        "child",
+        "scope",
+        "func",
+        "factor",
+        "consumer",
+        "producer",
+        "shard",
+        "partition",
+        "replica",
+        "node",
+        "peer",
+        "backend",
+        "provider",
+        "connection",
+    ]
+    .iter()
+    .any(|k| n.contains(k))
+}
+
+/// Names that say "this limits concurrency".
+fn is_limiter_name(n: &str) -> bool {
+    let n = n.to_ascii_lowercase();
+    n.contains("sem") || n.contains("limit") || n.contains("throttle")
+}
+
+fn is_limiter(cx: &FileCx, e: ExprId) -> bool {
+    let e = cx.model.strip(e);
+    if let Some(t) = cx.sema.type_of(e)
+        && let Some(entry) = cx.kb.find(Effect::Lock, Some(t), "")
+        && matches!(entry.kind.as_deref(), Some("semaphore" | "async-semaphore"))
+    {
+        return true;
+    }
+    cx.model
+        .dotted(e)
+        .is_some_and(|d| is_limiter_name(d.rsplit('.').next().unwrap_or(&d)))
+        || cx.call(e).is_some_and(|c| {
+            is_limiter_name(&c.name) || c.receiver.is_some_and(|r| is_limiter(cx, r))
+        })
+}
+
+/// The spawn sits in `async with sem:` or after `await sem.acquire()` in
+/// the same loop body / function.
+fn guarded_here(cx: &FileCx, id: ExprId) -> bool {
+    let in_with = cx
+        .enclosing_stmts(id)
+        .into_iter()
+        .any(|s| match &cx.stmt(s).kind {
+            StmtKind::With { items, .. } => items.iter().any(|it| is_limiter(cx, it.ctx)),
+            _ => false,
+        });
+    if in_with {
+        return true;
+    }
+    let f = cx.func_of(id);
+    unsnarl_model::walk::calls_in_block(cx.model, &cx.func(f).body)
+        .into_iter()
+        .any(|e| {
+            cx.call(e).is_some_and(|c| {
+                c.name == "acquire" && c.receiver.is_some_and(|r| is_limiter(cx, r))
+            })
+        })
+}
+
+/// A loop that waits for running tasks before starting more (`await
+/// asyncio.wait(...)`, `gather` of a batch, a queue `join`).
+fn loop_waits_for_slots(cx: &FileCx, body: &Block) -> bool {
+    unsnarl_model::walk::calls_in_block(cx.model, body)
+        .into_iter()
+        .any(|e| {
+            cx.is_awaited(e)
+                && cx.call(e).is_some_and(|c| {
+                    matches!(
+                        c.target.as_deref(),
+                        Some("asyncio.wait" | "asyncio.gather" | "asyncio.wait_for")
+                    ) || matches!(c.name.as_str(), "join" | "acquire" | "put")
+                })
+        })
+}
+
+/// The per-item coroutine (a call, or a function passed to `map`/a
+/// thread) limits itself: its body takes a semaphore, or it is handed one.
+fn spawned_is_bounded(cx: &FileCx, per_item: ExprId) -> bool {
+    let per_item = cx.model.strip(per_item);
+    let (callee, args): (Option<String>, Vec<ExprId>) = match &cx.expr(per_item).kind {
+        ExprKind::Call(c) => (
+            c.target.clone().or_else(|| Some(c.name.clone())),
+            c.args.iter().map(|a| a.value).collect(),
+        ),
+        ExprKind::Name { id, resolved } => (resolved.clone().or_else(|| Some(id.clone())), vec![]),
+        ExprKind::Attr { resolved, name, .. } => {
+            (resolved.clone().or_else(|| Some(name.clone())), vec![])
+        }
+        _ => (None, vec![]),
+    };
+    if args.iter().any(|&a| is_limiter(cx, a)) {
+        return true;
+    }
+    let Some(callee) = callee else { return false };
+    // A function of this file (module level, method, or nested def).
+    let found = cx.model.function_ids().find(|&f| {
+        let func = cx.func(f);
+        !func.name.is_empty() && (func.qualname == callee || func.name == callee)
+    });
+    match found {
+        Some(f) => body_takes_limiter(cx, f),
+        None => {
+            // Another module: the index tells us what it calls.
+            cx.index.resolve(cx.lang, &callee).is_some_and(|i| {
+                cx.index.summary(i).calls.iter().any(|c| {
+                    c.target.ends_with("Semaphore.acquire")
+                        || c.target.ends_with("CapacityLimiter.acquire")
+                })
+            })
+        }
+    }
+}
+
+fn body_takes_limiter(cx: &FileCx, f: FuncId) -> bool {
+    struct V<'a, 'b> {
+        cx: &'b FileCx<'a>,
+        found: bool,
+    }
+    impl Visitor for V<'_, '_> {
+        fn enter_stmt(&mut self, _m: &FileModel, id: StmtId) -> bool {
+            if let StmtKind::With { items, .. } = &self.cx.stmt(id).kind
+                && items.iter().any(|it| is_limiter(self.cx, it.ctx))
+            {
+                self.found = true;
+            }
+            true
+        }
+        fn enter_expr(&mut self, _m: &FileModel, id: ExprId) -> bool {
+            if let Some(c) = self.cx.call(id)
+                && c.name == "acquire"
+                && c.receiver.is_some_and(|r| is_limiter(self.cx, r))
+            {
+                self.found = true;
+            }
+            true
+        }
+    }
+    let mut v = V { cx, found: false };
+    walk_block(cx.model, &cx.func(f).body, &mut v);
+    v.found
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Python,
+    fail: &[
+        r#"
+import asyncio
+
+async def fetch_all(urls):
+    return await asyncio.gather(*(fetch(u) for u in urls))  # expect
+
+async def fetch_list(urls):
+    return await asyncio.gather(*[fetch(u) for u in urls])  # expect
+
+async def built(urls):
+    coros = [fetch(u) for u in urls]
+    return await asyncio.gather(*coros)  # expect
+
+async def waited(urls):
+    done, _ = await asyncio.wait([fetch(u) for u in urls])  # expect
+    for fut in asyncio.as_completed([fetch(u) for u in urls]):  # expect
+        print(await fut)
+
+async def appended(urls):
+    pending = []
+    for u in urls:
+        pending.append(fetch(u))
+    return await asyncio.gather(*pending)  # expect
+"#,
+        r#"
+import asyncio
+
+async def notify_all(users):
+    for user in users:
+        asyncio.create_task(send_email(user))  # expect
+
+async def crawl(links):
+    async with asyncio.TaskGroup() as tg:
+        for link in links:
+            tg.create_task(visit(link))  # expect
+    tasks = [asyncio.create_task(visit(l)) for l in links]  # expect
+    await asyncio.gather(*tasks)
+"#,
+    ],
+    pass: &[
+        r#"
+import asyncio
+
+sem = asyncio.Semaphore(20)
+
+async def limited(u):
+    async with sem:
+        return await fetch(u)
+
+async def fetch_all(urls):
+    await asyncio.gather(*(limited(u) for u in urls))
+    async with asyncio.TaskGroup() as tg:
+        tasks = [tg.create_task(limited(u)) for u in urls]
+"#,
+        r#"
+import asyncio
+
+async def workers(queue, n):
+    tasks = [asyncio.create_task(worker(queue)) for _ in range(n)]
+    for i in range(n):
+        asyncio.ensure_future(worker(queue))
+    await queue.join()
+
+async def fixed():
+    await asyncio.gather(*(ping(h) for h in ["a", "b", "c"]))
+
+async def chunked(items):
+    for chunk in batched(items, 100):
+        await asyncio.gather(*(handle(x) for x in chunk))
+"#,
+        r#"
+import asyncio
+
+async def guarded(urls):
+    sem = asyncio.Semaphore(10)
+    for u in urls:
+        await sem.acquire()
+        t = asyncio.create_task(fetch(u))
+        t.add_done_callback(lambda _: sem.release())
+
+async def notify_listeners(self, event):
+    async with asyncio.TaskGroup() as tg:
+        for listener in self._listeners:
+            tg.create_task(listener(event))
+    await asyncio.gather(*(r(event) for r in self.receivers))
+
+async def passed(urls, limiter):
+    async with asyncio.TaskGroup() as tg:
+        for u in urls:
+            tg.create_task(fetch_with(limiter, u))
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(UnboundedFanout);
+}

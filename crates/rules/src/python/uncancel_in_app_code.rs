@@ -1,0 +1,147 @@
+//! PY037: `Task.uncancel()` outside scope-like framework code.
+
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::Parent;
+use unsnarl_model::*;
+
+pub struct UncancelInAppCode;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "PY037",
+    name: "uncancel-outside-scope",
+    category: Category::CancellationSwallowed,
+    severity: Severity::High,
+    languages: &[Language::Python],
+    summary: "`task.uncancel()` is called outside a scope-like class (an async context manager that owns the cancellation it undoes).",
+    docs: r#"
+A call to `.uncancel()` that is not inside a class implementing
+`__aexit__`/`__exit__` (a cancel scope, a timeout, a task group), and whose
+result is not checked (`if task.uncancel() == 0`).
+
+## Why
+
+`cancel()` and `uncancel()` keep a count so that nested scopes can tell
+whose cancellation arrived. `uncancel()` claims a cancellation as yours.
+Application code that calls it may be claiming a cancellation that belongs
+to an enclosing `TaskGroup` or `asyncio.timeout`: that outer scope then
+never sees its cancellation complete, and the task runs on when it should
+have stopped (or the scope hangs waiting for it).
+
+## Example
+
+```python
+import asyncio
+
+async def resilient(step):
+    try:
+        await step()
+    except asyncio.CancelledError:
+        asyncio.current_task().uncancel()
+        return None
+```
+
+## Fix
+
+Let cancellation propagate; to bound a step, use a scope that does the
+bookkeeping for you.
+
+```python
+import asyncio
+
+async def resilient(step):
+    try:
+        async with asyncio.timeout(5):
+            await step()
+    except TimeoutError:
+        return None
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for UncancelInAppCode {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        for (i, e) in cx.model.exprs.iter().enumerate() {
+            let ExprKind::Call(c) = &e.kind else { continue };
+            let id = ExprId(i as u32);
+            if c.name != "uncancel"
+                || c.receiver.is_none()
+                || matches!(cx.tree.expr_parent(id), Parent::Detached)
+            {
+                continue;
+            }
+            let f = cx.func_of(id);
+            if in_scope_class(cx, f) || result_checked(cx, id) || cx.func(f).is_test {
+                continue;
+            }
+            out.push(cx.finding(
+                &META,
+                e.span,
+                "`uncancel()` claims a cancellation as this code's own: if it came from an enclosing `TaskGroup` or `asyncio.timeout`, that scope never sees it and the task keeps running when it should stop",
+                "let the `CancelledError` propagate; use `asyncio.timeout`/`TaskGroup` for scoped cancellation (they do the `uncancel` bookkeeping)",
+            ));
+        }
+    }
+}
+
+/// The function is a method of a class with `__aexit__`/`__exit__`.
+fn in_scope_class(cx: &FileCx, f: FuncId) -> bool {
+    let Some(class) = crate::python::common::class_of(cx, f) else {
+        return false;
+    };
+    cx.model.functions.iter().any(|g| {
+        g.class.as_deref() == Some(class) && matches!(g.name.as_str(), "__aexit__" | "__exit__")
+    })
+}
+
+/// `if task.uncancel() == 0:` / `n = task.uncancel()`: bookkeeping that
+/// looks at the count.
+fn result_checked(cx: &FileCx, id: ExprId) -> bool {
+    !cx.is_discarded(id)
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Python,
+    fail: &[r#"
+import asyncio
+
+async def resilient(step):
+    try:
+        await step()
+    except asyncio.CancelledError:
+        asyncio.current_task().uncancel()  # expect
+        return None
+"#],
+    pass: &[r#"
+import asyncio
+
+class Deadline:
+    def __init__(self, task):
+        self._task = task
+        self._expired = False
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, exc_type, exc, tb):
+        if exc_type is asyncio.CancelledError and self._expired:
+            if self._task.uncancel() == 0:
+                raise TimeoutError from None
+        return None
+
+    def expire(self):
+        self._expired = True
+        self._task.uncancel()
+"#],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(UncancelInAppCode);
+}

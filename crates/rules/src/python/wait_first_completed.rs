@@ -1,0 +1,217 @@
+//! PY023: `asyncio.wait(..., FIRST_COMPLETED)` whose losers keep running.
+
+use crate::context::FileCx;
+use crate::python::common::{func_and_nested, in_task_group, is_store, name_refs};
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::Parent;
+use unsnarl_model::*;
+
+pub struct WaitFirstCompleted;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "PY023",
+    name: "race-losers-not-cancelled",
+    category: Category::RaceLoserLeak,
+    severity: Severity::Medium,
+    languages: &[Language::Python],
+    summary: "`asyncio.wait(..., return_when=FIRST_COMPLETED/FIRST_EXCEPTION)` whose pending set is never cancelled or awaited.",
+    docs: r#"
+`done, pending = await asyncio.wait(tasks, return_when=FIRST_COMPLETED)`
+(or `FIRST_EXCEPTION`) where the pending set is ignored (`_`, or never
+used) and nothing in the function cancels the tasks.
+
+## Why
+
+`asyncio.wait` returns as soon as the first task finishes; the others are
+still running. A race that does not cancel its losers keeps them going
+with nobody watching: the slower request still holds its connection and
+quota, its exception is never retrieved, and in a loop the abandoned tasks
+pile up.
+
+## Example
+
+```python
+import asyncio
+
+async def fastest(primary, fallback):
+    done, _ = await asyncio.wait(
+        {asyncio.create_task(primary()), asyncio.create_task(fallback())},
+        return_when=asyncio.FIRST_COMPLETED,
+    )
+    return done.pop().result()
+```
+
+## Fix
+
+Cancel the pending tasks and reap them.
+
+```python
+import asyncio
+
+async def fastest(primary, fallback):
+    done, pending = await asyncio.wait(
+        {asyncio.create_task(primary()), asyncio.create_task(fallback())},
+        return_when=asyncio.FIRST_COMPLETED,
+    )
+    for t in pending:
+        t.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
+    return done.pop().result()
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for WaitFirstCompleted {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        for (i, e) in cx.model.exprs.iter().enumerate() {
+            let ExprKind::Call(c) = &e.kind else { continue };
+            let id = ExprId(i as u32);
+            if !matches!(
+                c.target.as_deref(),
+                Some("asyncio.wait" | "asyncio.tasks.wait")
+            ) {
+                continue;
+            }
+            let Some(rw) = c.kwarg("return_when").or_else(|| c.positional(3)) else {
+                continue;
+            };
+            let mode = cx
+                .model
+                .resolved(rw)
+                .map(str::to_string)
+                .or_else(|| cx.model.dotted(rw))
+                .or_else(|| match cx.model.literal(rw) {
+                    Some(Lit::Str(s)) => Some(s.clone()),
+                    _ => None,
+                })
+                .unwrap_or_default();
+            if !(mode.ends_with("FIRST_COMPLETED") || mode.ends_with("FIRST_EXCEPTION")) {
+                continue;
+            }
+            let f = cx.func_of(id);
+            if cx.func(f).is_test || in_task_group(cx, id) || cancels_after(cx, f, e.span) {
+                continue;
+            }
+            let Some(pending) = pending_binding(cx, id) else {
+                continue;
+            };
+            if let Some(name) = &pending {
+                let funcs = func_and_nested(cx, f);
+                let used = name_refs(cx, &funcs, name)
+                    .into_iter()
+                    .any(|r| !is_store(cx, r) && !cx.contains(id, r));
+                if used {
+                    continue;
+                }
+            }
+            out.push(cx.finding(
+                &META,
+                e.span,
+                "the tasks that lose this race are left running: `asyncio.wait` returns at the first completion, and the pending set is never cancelled or awaited, so the losers keep their connections and their errors are never seen",
+                "cancel the pending tasks and reap them: `for t in pending: t.cancel()` then `await asyncio.gather(*pending, return_exceptions=True)`",
+            ));
+        }
+    }
+}
+
+/// `Some(Some(name))`: the pending set is bound to `name`; `Some(None)`: it
+/// is discarded (`_`, or the result is not unpacked and not kept); `None`:
+/// the result goes somewhere we do not follow.
+fn pending_binding(cx: &FileCx, call: ExprId) -> Option<Option<String>> {
+    let Parent::Expr(aw) = cx.tree.expr_parent(call) else {
+        return None;
+    };
+    if !matches!(cx.expr(aw).kind, ExprKind::Await(_)) {
+        return None;
+    }
+    match cx.tree.expr_parent(aw) {
+        Parent::Stmt(s) => match &cx.stmt(s).kind {
+            StmtKind::Expr(_) => Some(None),
+            StmtKind::Assign { targets, .. } => {
+                let [t] = targets.as_slice() else { return None };
+                let ExprKind::Collection { elems, .. } = &cx.expr(*t).kind else {
+                    return None;
+                };
+                let p = *elems.get(1)?;
+                match cx.model.name_of(p) {
+                    Some("_") => Some(None),
+                    Some(n) => Some(Some(n.to_string())),
+                    None => None,
+                }
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A `.cancel()` call after the wait in the same function.
+fn cancels_after(cx: &FileCx, f: FuncId, at: Span) -> bool {
+    let funcs = func_and_nested(cx, f);
+    crate::python::common::exprs_of(cx, &funcs)
+        .into_iter()
+        .any(|e| {
+            cx.expr(e).span.start > at.start
+                && cx
+                    .call(e)
+                    .is_some_and(|c| c.name == "cancel" && c.receiver.is_some())
+        })
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Python,
+    fail: &[r#"
+import asyncio
+
+async def fastest(primary, fallback):
+    done, _ = await asyncio.wait(  # expect
+        {asyncio.create_task(primary()), asyncio.create_task(fallback())},
+        return_when=asyncio.FIRST_COMPLETED,
+    )
+    return done.pop().result()
+
+async def first_error(tasks):
+    done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)  # expect
+    for t in done:
+        t.result()
+"#],
+    pass: &[r#"
+import asyncio
+
+async def fastest(primary, fallback):
+    done, pending = await asyncio.wait(
+        {asyncio.create_task(primary()), asyncio.create_task(fallback())},
+        return_when=asyncio.FIRST_COMPLETED,
+    )
+    for t in pending:
+        t.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
+    return done.pop().result()
+
+async def all_of(tasks):
+    done, _ = await asyncio.wait(tasks)
+    return done
+
+async def drain(tasks):
+    pending = set(tasks)
+    while pending:
+        done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+        for t in done:
+            handle(t.result())
+
+async def race(tasks):
+    done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    return done, pending
+"#],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(WaitFirstCompleted);
+}

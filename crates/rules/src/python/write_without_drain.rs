@@ -1,0 +1,228 @@
+//! PY031: `StreamWriter.write` in a loop with no `await drain()`.
+
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use std::collections::HashSet;
+use unsnarl_model::walk::Parent;
+use unsnarl_model::*;
+
+pub struct WriteWithoutDrain;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "PY031",
+    name: "stream-write-without-drain",
+    category: Category::BackpressureIgnored,
+    severity: Severity::Medium,
+    languages: &[Language::Python],
+    summary: "An asyncio `StreamWriter.write()` inside a loop whose body never awaits `drain()`.",
+    docs: r#"
+`writer.write(...)` (or `writelines`) on an asyncio `StreamWriter` inside
+a `for`/`while` loop, when the loop body has no `await writer.drain()`.
+Writers are recognized by type, as the second value of
+`asyncio.open_connection`, or as the second parameter of a
+`start_server` handler.
+
+## Why
+
+`write()` never blocks: it appends to the transport's buffer and returns.
+`drain()` is the only place where a slow reader pushes back. A loop that
+writes without draining buffers everything the peer has not read yet: a
+slow or stalled client makes the server's memory grow without bound, one
+connection at a time.
+
+## Example
+
+```python
+import asyncio
+
+async def send_rows(writer: asyncio.StreamWriter, rows):
+    for row in rows:
+        writer.write(row.encode() + b"\n")
+    await writer.drain()
+```
+
+## Fix
+
+Await `drain()` inside the loop (every write, or every few writes).
+
+```python
+import asyncio
+
+async def send_rows(writer: asyncio.StreamWriter, rows):
+    for row in rows:
+        writer.write(row.encode() + b"\n")
+        await writer.drain()
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for WriteWithoutDrain {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        let writers = writer_names(cx);
+        let streams_file = cx.text.contains("open_connection")
+            || cx.text.contains("start_server")
+            || cx.text.contains("StreamWriter");
+        let mut reported: HashSet<u32> = HashSet::new();
+        for (i, e) in cx.model.exprs.iter().enumerate() {
+            let ExprKind::Call(c) = &e.kind else { continue };
+            let id = ExprId(i as u32);
+            if !matches!(c.name.as_str(), "write" | "writelines")
+                || matches!(cx.tree.expr_parent(id), Parent::Detached)
+            {
+                continue;
+            }
+            let Some(r) = c.receiver else { continue };
+            let f = cx.func_of(id);
+            if !cx.func(f).is_async
+                || cx.func(f).is_test
+                || cx.is_awaited(id)
+                || !is_writer(cx, r, &writers, streams_file)
+            {
+                continue;
+            }
+            let Some(lp) = cx.enclosing_stmts(id).into_iter().find(|&s| {
+                matches!(
+                    cx.stmt(s).kind,
+                    StmtKind::For { .. } | StmtKind::While { .. }
+                )
+            }) else {
+                continue;
+            };
+            let body = match &cx.stmt(lp).kind {
+                StmtKind::For { body, .. } | StmtKind::While { body, .. } => body,
+                _ => continue,
+            };
+            let drains = unsnarl_model::walk::calls_in_block(cx.model, body)
+                .into_iter()
+                .any(|x| cx.call(x).is_some_and(|dc| dc.name == "drain"));
+            if drains || !reported.insert(cx.stmt(lp).span.start) {
+                continue;
+            }
+            let w = cx.model.dotted(r).unwrap_or_else(|| "writer".into());
+            out.push(cx.finding(
+                &META,
+                e.span,
+                format!(
+                    "`{w}.{}()` runs in a loop that never awaits `{w}.drain()`: writes only fill the transport buffer, so a slow or stalled peer makes memory grow without bound",
+                    c.name
+                ),
+                format!("`await {w}.drain()` inside the loop, so the peer's reading speed paces the writer"),
+            ));
+        }
+    }
+}
+
+/// Names bound to stream writers in this file.
+fn writer_names(cx: &FileCx) -> HashSet<String> {
+    let mut out = HashSet::new();
+    for (i, e) in cx.model.exprs.iter().enumerate() {
+        let ExprKind::Call(c) = &e.kind else { continue };
+        match c.target.as_deref() {
+            Some("asyncio.open_connection" | "asyncio.open_unix_connection") => {
+                let id = ExprId(i as u32);
+                let Parent::Expr(aw) = cx.tree.expr_parent(id) else {
+                    continue;
+                };
+                let Parent::Stmt(s) = cx.tree.expr_parent(aw) else {
+                    continue;
+                };
+                if let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind
+                    && let [t] = targets.as_slice()
+                    && let ExprKind::Collection { elems, .. } = &cx.expr(*t).kind
+                    && let Some(n) = elems.get(1).and_then(|&w| cx.model.dotted(w))
+                {
+                    out.insert(n);
+                }
+            }
+            Some("asyncio.start_server" | "asyncio.start_unix_server") => {
+                let Some(h) = c.positional(0) else { continue };
+                let Some(name) = cx
+                    .model
+                    .resolved(h)
+                    .map(str::to_string)
+                    .or_else(|| cx.model.dotted(h))
+                else {
+                    continue;
+                };
+                if let Some(f) = cx
+                    .model
+                    .function_ids()
+                    .find(|&f| cx.func(f).qualname == name || cx.func(f).name == name)
+                    && let Some(p) = cx.func(f).params.get(1)
+                {
+                    out.insert(p.name.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn is_writer(cx: &FileCx, r: ExprId, writers: &HashSet<String>, streams_file: bool) -> bool {
+    if let Some(t) = cx.sema.type_of(r) {
+        return t == "asyncio.StreamWriter" || t == "asyncio.streams.StreamWriter";
+    }
+    let Some(d) = cx.model.dotted(r) else {
+        return false;
+    };
+    if writers.contains(&d) {
+        return true;
+    }
+    let last = d.rsplit('.').next().unwrap_or(&d).trim_start_matches('_');
+    streams_file && (last == "writer" || last.ends_with("_writer"))
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Python,
+    fail: &[
+        r#"
+import asyncio
+
+async def send_rows(host, rows):
+    reader, writer = await asyncio.open_connection(host, 9000)
+    for row in rows:
+        writer.write(row.encode() + b"\n")  # expect
+    await writer.drain()
+"#,
+        r#"
+import asyncio
+
+async def stream(writer: asyncio.StreamWriter, source):
+    async for chunk in source:
+        writer.write(chunk)  # expect
+"#,
+    ],
+    pass: &[r#"
+import asyncio
+
+async def send_rows(host, rows):
+    reader, writer = await asyncio.open_connection(host, 9000)
+    for row in rows:
+        writer.write(row.encode() + b"\n")
+        await writer.drain()
+
+async def once(writer: asyncio.StreamWriter, data):
+    writer.write(data)
+    await writer.drain()
+
+async def aiohttp_style(writer: asyncio.StreamWriter, chunks):
+    for chunk in chunks:
+        await writer.write(chunk)
+
+def to_file(f, lines):
+    for line in lines:
+        f.write(line)
+"#],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(WriteWithoutDrain);
+}
