@@ -119,11 +119,13 @@ fn scan(
                     matches!(c.name.as_str(), "elapsed" | "now" | "duration_since")
                 })
             });
+            if times {
+                continue;
+            }
             // An async (tokio) test has background tasks and paused time
             // available; a sync test needs something running alongside.
             let async_test = cx.func(common::outermost(cx, cx.func_of(sleep))).is_async;
             let asserts = test
-                && !times
                 && (async_test || concurrent_before(cx, sleep))
                 && later.iter().any(|&e| {
                     cx.call(e)
@@ -267,7 +269,8 @@ async fn start(server: Server, client: Client) {
 }
 "#,
     ],
-    pass: &[r#"
+    pass: &[
+        r#"
 use std::time::Duration;
 
 #[tokio::test(start_paused = true)]
@@ -303,7 +306,23 @@ async fn pace(items: Vec<u32>) {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
-"#],
+"#,
+        r#"
+use std::time::{Duration, Instant};
+
+// A test of the timer itself: the real sleep is the subject.
+#[tokio::test]
+async fn farther_timer_survives() {
+    let start = Instant::now();
+    let near = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    });
+    tokio::time::sleep(Duration::from_millis(25)).await;
+    assert!(start.elapsed() >= Duration::from_millis(25), "deadline not held");
+    near.await.unwrap();
+}
+"#,
+    ],
 };
 
 #[cfg(test)]
