@@ -136,6 +136,11 @@ pub struct FileModel {
     /// Syntax errors the parser recovered from. The rest of the file is still
     /// lowered and analyzed.
     pub syntax_errors: Vec<SyntaxError>,
+    /// Types declared on bindings, where the language writes them apart from
+    /// the value: Rust `let x: T = ..`, `static X: T = ..`, `const X: T = ..`.
+    /// Each entry is the bound name expression (an `Assign` target) and the
+    /// declared type. Front ends that have no such annotations leave it empty.
+    pub declared_types: Vec<(ExprId, TypeRef)>,
     /// True for test files (`test_*.py`, `*_test.go`, `*.test.ts`, Rust files
     /// under `tests/` or code under `#[cfg(test)]` is marked per function).
     pub is_test: bool,

@@ -252,11 +252,13 @@ impl Lowerer {
             ast::Item::Module(m) => self.lower_inline_module(m, out),
             ast::Item::Const(c) => {
                 let value = c.body();
-                self.lower_global(c.name(), value, false, span, out);
+                let ty = c.ty();
+                self.lower_global(c.name(), ty, value, false, span, out);
             }
             ast::Item::Static(s) => {
                 let value = s.body();
-                self.lower_global(s.name(), value, s.mut_token().is_some(), span, out);
+                let ty = s.ty();
+                self.lower_global(s.name(), ty, value, s.mut_token().is_some(), span, out);
             }
             ast::Item::MacroCall(mc) => self.lower_item_macro(mc, out),
             ast::Item::Use(_)
@@ -323,6 +325,7 @@ impl Lowerer {
     fn lower_global(
         &mut self,
         name: Option<ast::Name>,
+        ty: Option<ast::Type>,
         value: Option<ast::Expr>,
         mutable: bool,
         span: unsnarl_model::Span,
@@ -338,6 +341,10 @@ impl Lowerer {
         };
         let value = value.map(|v| self.lower_expr(&v));
         let target = self.m.add_expr(ExprKind::Name { id, resolved }, nspan);
+        if let Some(ty) = ty {
+            let t = self.type_ref(&ty);
+            self.m.declared_types.push((target, t));
+        }
         out.push(self.m.add_stmt(
             StmtKind::Assign {
                 targets: vec![target],

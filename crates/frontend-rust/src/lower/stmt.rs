@@ -110,6 +110,13 @@ impl Lowerer {
             Some(p) => self.lower_pat(&p, true),
             None => self.opaque(l.syntax()),
         };
+        // `let x: T = ..`: the declared type of a plain binding.
+        if let Some(ty) = l.ty()
+            && matches!(self.m.expr(target).kind, ExprKind::Name { .. })
+        {
+            let t = self.type_ref(&ty);
+            self.m.declared_types.push((target, t));
+        }
         out.push(self.m.add_stmt(
             StmtKind::Assign {
                 targets: vec![target],

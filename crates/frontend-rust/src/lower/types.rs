@@ -18,6 +18,10 @@ const PEELED: &[&str] = &[
     "Pin",
     "Weak",
     "ManuallyDrop",
+    // Lazily initialized statics deref to the value they hold.
+    "Lazy",
+    "LazyLock",
+    "LazyCell",
 ];
 
 /// Deepest type nesting we follow when peeling.

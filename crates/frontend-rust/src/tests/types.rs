@@ -111,3 +111,26 @@ fn param_and_return_types() {
         Some("std::fs::File")
     );
 }
+
+#[test]
+fn declared_types_of_lets_and_statics() {
+    let m = lower(
+        "use std::sync::{Arc, Mutex};\nuse once_cell::sync::Lazy;\n\
+         static M: Lazy<Mutex<u8>> = Lazy::new(|| Mutex::new(0));\n\
+         const N: usize = 3;\n\
+         fn f() { let x: Arc<Mutex<u8>> = make(); let (a, b): (u8, u8) = (1, 2); let y = 1; }",
+    );
+    let decl: Vec<(String, Option<String>)> = m
+        .declared_types
+        .iter()
+        .map(|(e, t)| (m.name_of(*e).unwrap().to_string(), t.resolved.clone()))
+        .collect();
+    assert_eq!(
+        decl,
+        vec![
+            ("M".to_string(), Some("std::sync::Mutex".to_string())),
+            ("N".to_string(), None),
+            ("x".to_string(), Some("std::sync::Mutex".to_string())),
+        ]
+    );
+}

@@ -1,8 +1,11 @@
 //! RS002: a blocking call on an async runtime thread.
 
+use super::common;
+use super::locks::{self, Held, Sink};
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
 use crate::shared::blocking;
+use std::collections::HashMap;
 use unsnarl_model::*;
 
 pub struct BlockingCall;
@@ -60,7 +63,95 @@ impl Rule for BlockingCall {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
-        blocking::check(cx, &META, Effect::Blocking, |cx, f| cx.runs_on_loop(f), out);
+        // Test scaffolding (`thread::sleep` in an async test) is not a
+        // service stalling its runtime.
+        blocking::check(
+            cx,
+            &META,
+            Effect::Blocking,
+            |cx, f| cx.runs_on_loop(f) && !common::test_like(cx, f),
+            out,
+        );
+        contended_locks(cx, out);
+    }
+}
+
+/// Locks whose guard some function of the file holds across a blocking
+/// call: the first such call per lock.
+struct HeldAcrossBlocking {
+    found: HashMap<String, (FuncId, ExprId, Span)>,
+}
+
+impl Sink for HeldAcrossBlocking {
+    fn call(&mut self, cx: &FileCx, call: ExprId, held: &[Held]) {
+        let Some(c) = cx.call(call) else { return };
+        if cx.effect(c, Effect::Blocking).is_none() {
+            return;
+        }
+        for h in held {
+            if let Some(id) = &h.acq.id
+                && !h.acq.is_async
+                && h.acq.typed
+            {
+                self.found
+                    .entry(id.clone())
+                    .or_insert((cx.func_of(call), call, h.acq.span));
+            }
+        }
+    }
+}
+
+/// `lock()` of a std/parking_lot mutex in async code, when some function
+/// of the file holds that same lock across blocking I/O: the runtime
+/// worker waits for that I/O too.
+fn contended_locks(cx: &FileCx, out: &mut Vec<Finding>) {
+    let mut sink = HeldAcrossBlocking {
+        found: HashMap::new(),
+    };
+    for f in cx.model.function_ids() {
+        if cx.func(f).kind != FnKind::Module {
+            locks::walk_fn(cx, f, &mut sink);
+        }
+    }
+    if sink.found.is_empty() {
+        return;
+    }
+    for (i, _) in cx.model.exprs.iter().enumerate() {
+        let e = ExprId(i as u32);
+        let Some(acq) = locks::acquisition(cx, e) else {
+            continue;
+        };
+        if acq.is_async || !cx.runs_on_loop(cx.func_of(e)) {
+            continue;
+        }
+        let Some(id) = &acq.id else { continue };
+        let Some((holder, io, _)) = sink.found.get(id) else {
+            continue;
+        };
+        if *holder == cx.func_of(e) {
+            continue;
+        }
+        let io_call = cx.call(*io).expect("a call");
+        let mut f = cx.finding(
+            &META,
+            acq.span,
+            format!(
+                "`{}.{}()` in async {} waits for a blocking lock that {} holds across blocking I/O (`{}` at line {}): while that I/O runs, this runtime worker thread is blocked too, and every task on it stalls",
+                acq.text,
+                cx.call(e).map(|c| c.name.as_str()).unwrap_or("lock"),
+                cx.func_display(cx.func_of(e)),
+                locks::fn_label(cx, *holder),
+                cx.callee_display(io_call),
+                common::line_of(cx, cx.expr(*io).span)
+            ),
+            "do not hold the lock across I/O (copy what the I/O needs, drop the guard, then do it), or take the lock in `tokio::task::spawn_blocking` / switch to `tokio::sync::Mutex`",
+        );
+        f.related.push(Related {
+            file: None,
+            span: cx.expr(*io).span,
+            message: "blocking I/O while holding the lock".into(),
+        });
+        out.push(f);
     }
 }
 
@@ -96,6 +187,24 @@ async fn handler() {
         r#"
 async fn get(url: &str) -> String {
     reqwest::blocking::get(url).unwrap().text().unwrap() // expect
+}
+"#,
+        r#"
+use std::io::Write;
+use std::sync::Mutex;
+
+static LOG: Mutex<Option<std::fs::File>> = Mutex::new(None);
+
+fn rotate() {
+    let mut g = LOG.lock().unwrap();
+    *g = Some(std::fs::File::create("app.log").unwrap());
+}
+
+async fn record(line: &str) {
+    let mut g = LOG.lock().unwrap(); // expect
+    if let Some(f) = g.as_mut() {
+        let _ = f.write_all(line.as_bytes());
+    }
 }
 "#,
     ],

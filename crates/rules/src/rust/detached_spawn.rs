@@ -74,6 +74,16 @@ impl Rule for DetachedSpawn {
             let Some(entry) = cx.effect(c, Effect::Spawn) else {
                 continue;
             };
+            if super::common::test_like(cx, cx.func_of(id))
+                || forwards_param(cx, id, c)
+                || tracked(cx, id)
+                || reports_back(cx, id)
+            {
+                continue;
+            }
+            // `Builder::new().spawn(f).unwrap()` / `..spawn(f)?`: the handle
+            // is the unwrapped value.
+            let id = through_unwrap(cx, id);
             let how = if cx.is_discarded(id) {
                 "its `JoinHandle` is dropped right away".to_string()
             } else if let Some(name) = bound_name(cx, id) {
@@ -105,6 +115,128 @@ impl Rule for DetachedSpawn {
     }
 }
 
+/// An executor adapter: the spawned future is a parameter of the function
+/// (`fn execute(&self, fut: F) { tokio::spawn(fut); }`), so its owner is the
+/// caller that built it.
+fn forwards_param(cx: &FileCx, call: ExprId, c: &Call) -> bool {
+    let f = super::common::outermost(cx, cx.func_of(call));
+    let params = &cx.func(f).params;
+    let is_param = |e: ExprId| {
+        cx.model
+            .name_of(e)
+            .is_some_and(|n| params.iter().any(|p| p.name == n))
+    };
+    c.args.len() == 1
+        && c.args.iter().all(|a| {
+            // `move || thread.run()` / `move || f()`: a closure that only
+            // runs what the caller handed in.
+            if let Some(cl) = super::common::closure_fn(cx, a.value)
+                && let [s] = cx.func(cl).body.as_slice()
+                && let StmtKind::Return(Some(e)) | StmtKind::Expr(e) = &cx.stmt(*s).kind
+                && let Some(inner) = cx.call(super::common::unwrap_value(cx, *e))
+            {
+                return inner.receiver.is_some_and(is_param)
+                    || (inner.receiver.is_none() && is_param(inner.func));
+            }
+            let v = super::common::unwrap_value(cx, a.value);
+            let v = match cx.call(v) {
+                // `fut.in_current_span()`, `Box::pin(fut)`.
+                Some(m) if m.receiver.is_some() && m.args.is_empty() => m.receiver.unwrap_or(v),
+                Some(m) if m.receiver.is_none() && m.args.len() == 1 => m.args[0].value,
+                _ => v,
+            };
+            cx.model
+                .name_of(v)
+                .is_some_and(|n| params.iter().any(|p| p.name == n))
+        })
+}
+
+/// The task reports back: its body sends on a channel created by the
+/// spawning function (`let (tx, rx) = oneshot::channel(); spawn(async move
+/// { tx.send(r) })`), whose receiver sees the result, or the sender drop
+/// if it panics.
+fn reports_back(cx: &FileCx, spawn: ExprId) -> bool {
+    let Some(body) = super::common::spawned_fn(cx, spawn) else {
+        return false;
+    };
+    let owner = super::common::outermost(cx, cx.func_of(spawn));
+    let senders: Vec<String> = super::common::local_channels(cx, owner)
+        .into_iter()
+        .map(|ch| ch.tx)
+        .collect();
+    if senders.is_empty() {
+        return false;
+    }
+    unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(body).body)
+        .into_iter()
+        .any(|e| {
+            cx.call(e).is_some_and(|c| {
+                c.name.starts_with("send")
+                    && c.receiver
+                        .and_then(|r| cx.model.name_of(r))
+                        .is_some_and(|n| senders.iter().any(|s| s == n))
+            })
+        })
+}
+
+/// The spawned future is tracked elsewhere: it awaits a value made by a
+/// graceful-shutdown watcher or task tracker (`graceful.watch(conn)`,
+/// `tracker.track_future(fut)`), which waits for it on shutdown.
+fn tracked(cx: &FileCx, spawn: ExprId) -> bool {
+    let Some(c) = cx.call(spawn) else {
+        return false;
+    };
+    let is_track = |e: ExprId| {
+        cx.call(super::common::unwrap_value(cx, e))
+            .is_some_and(|t| matches!(t.name.as_str(), "watch" | "track_future" | "track"))
+    };
+    c.args.iter().any(|a| {
+        if is_track(a.value) {
+            return true;
+        }
+        let Some(f) = super::common::closure_fn(cx, a.value) else {
+            return false;
+        };
+        unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(f).body)
+            .into_iter()
+            .any(|e| {
+                is_track(e)
+                    || cx.model.name_of(e).is_some_and(|n| {
+                        super::common::declaration_of(cx, n, e).is_some_and(|d| {
+                            matches!(&cx.stmt(d).kind, StmtKind::Assign { value: Some(v), .. } if is_track(*v))
+                        })
+                    })
+            })
+    })
+}
+
+/// The outermost `.unwrap()`/`.expect(..)`/`?` applied to a call's value.
+fn through_unwrap(cx: &FileCx, mut e: ExprId) -> ExprId {
+    loop {
+        match cx.tree.expr_parent(e) {
+            Parent::Expr(p) => match &cx.expr(p).kind {
+                ExprKind::Try(_) | ExprKind::Cast(_) => e = p,
+                ExprKind::Attr { .. } => {
+                    let Parent::Expr(pp) = cx.tree.expr_parent(p) else {
+                        return e;
+                    };
+                    match cx.call(pp) {
+                        Some(c)
+                            if c.receiver == Some(e)
+                                && matches!(c.name.as_str(), "unwrap" | "expect") =>
+                        {
+                            e = pp
+                        }
+                        _ => return e,
+                    }
+                }
+                _ => return e,
+            },
+            _ => return e,
+        }
+    }
+}
+
 /// The name a `let NAME = <call>` binds the call's value to.
 fn bound_name(cx: &FileCx, call: ExprId) -> Option<String> {
     let Parent::Stmt(s) = cx.tree.expr_parent(call) else {
@@ -130,9 +262,6 @@ fn bound_name(cx: &FileCx, call: ExprId) -> Option<String> {
 /// True when `name` is read after the binding at `call`, inside the same
 /// function (closures included).
 fn used_later(cx: &FileCx, call: ExprId, name: &str) -> bool {
-    if name.starts_with('_') {
-        return false;
-    }
     let after = cx.expr(call).span.end;
     let func_span = cx.func(cx.func_of(call)).span;
     cx.model.exprs.iter().any(|e| {
@@ -159,6 +288,7 @@ use std::thread;
 fn start() {
     thread::spawn(|| loop { tick() }); // expect
     let handle = thread::spawn(|| work()); // expect
+    thread::Builder::new().name("flusher".into()).spawn(flush).unwrap(); // expect
 }
 "#,
     ],
@@ -181,6 +311,31 @@ async fn run(items: Vec<u32>) {
 
 fn start() -> std::thread::JoinHandle<()> {
     std::thread::spawn(|| work())
+}
+
+struct TokioExecutor;
+
+impl<F: std::future::Future + Send + 'static> hyper::rt::Executor<F> for TokioExecutor {
+    fn execute(&self, fut: F) {
+        tokio::spawn(fut);
+    }
+}
+
+async fn fetch_in_background(url: String) -> Result<String, Error> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    tokio::spawn(async move {
+        let _ = tx.send(fetch(&url).await);
+    });
+    rx.await?
+}
+
+async fn graceful_serve(graceful: GracefulShutdown, conn: Connection) {
+    let conn = graceful.watch(conn);
+    tokio::spawn(async move {
+        if let Err(e) = conn.await {
+            eprintln!("connection error: {e}");
+        }
+    });
 }
 "#],
 };

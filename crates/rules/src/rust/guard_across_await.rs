@@ -71,7 +71,7 @@ impl Rule for GuardAcrossAwait {
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
         for fid in cx.model.function_ids() {
-            if !cx.runs_on_loop(fid) {
+            if !cx.runs_on_loop(fid) || super::common::test_like(cx, fid) {
                 continue;
             }
             let awaits = await_points(cx, &cx.func(fid).body);
@@ -114,8 +114,11 @@ fn await_points(cx: &FileCx, body: &Block) -> Vec<Span> {
             true
         }
         fn enter_expr(&mut self, m: &FileModel, id: ExprId) -> bool {
-            if matches!(m.expr(id).kind, ExprKind::Await(_)) {
-                self.0.push(m.expr(id).span);
+            match &m.expr(id).kind {
+                ExprKind::Await(_) => self.0.push(m.expr(id).span),
+                // `tokio::join!(..)` / `try_join!` await their futures.
+                ExprKind::Call(c) if super::locks::is_join_macro(c) => self.0.push(m.expr(id).span),
+                _ => {}
             }
             true
         }
@@ -144,7 +147,21 @@ fn guard_call(cx: &FileCx, e: ExprId) -> Option<&'static str> {
     ) {
         return None;
     }
-    let ty = cx.sema.type_of(c.receiver?)?;
+    let recv = c.receiver?;
+    let Some(ty) = cx.sema.type_of(recv) else {
+        // A lock of unknown type: `x.lock().unwrap()` / `x.write().expect(..)`
+        // with no arguments is std's `Mutex`/`RwLock` (tokio's `lock()` is
+        // awaited, parking_lot's is not unwrapped).
+        if !c.args.is_empty() || !unwrapped(cx, e) {
+            return None;
+        }
+        return match method {
+            "lock" => Some("mutex guard"),
+            "read" => Some("read guard"),
+            "write" => Some("write guard"),
+            _ => None,
+        };
+    };
     let kind = cx.kb.find(Effect::Lock, Some(ty), "")?.kind.as_deref()?;
     match (kind, method) {
         ("mutex", "lock" | "try_lock") => Some("mutex guard"),
@@ -153,6 +170,21 @@ fn guard_call(cx: &FileCx, e: ExprId) -> Option<&'static str> {
         ("refcell", "borrow" | "borrow_mut") => Some("RefCell borrow"),
         _ => None,
     }
+}
+
+/// The call's value is unwrapped right away: `.unwrap()` / `.expect(..)`.
+fn unwrapped(cx: &FileCx, e: ExprId) -> bool {
+    let unsnarl_model::walk::Parent::Expr(a) = cx.tree.expr_parent(e) else {
+        return false;
+    };
+    if !matches!(cx.expr(a).kind, ExprKind::Attr { .. }) {
+        return false;
+    }
+    let unsnarl_model::walk::Parent::Expr(p) = cx.tree.expr_parent(a) else {
+        return false;
+    };
+    cx.call(p)
+        .is_some_and(|c| c.receiver == Some(e) && matches!(c.name.as_str(), "unwrap" | "expect"))
 }
 
 /// The guard call a `let` initializer evaluates to, looking through
@@ -186,9 +218,10 @@ fn check_block(cx: &FileCx, block: &Block, awaits: &[Span], out: &mut Vec<Findin
                 op: AssignOp::Declare { .. },
             } => {
                 if let Some((call, kind)) = bound_guard(cx, *v) {
+                    // `let g = ..`, `let mut g = ..`, `let Ok(g) = .. else {..}`.
                     let name = targets
                         .first()
-                        .and_then(|t| cx.model.name_of(*t))
+                        .and_then(|t| super::common::binding_name(cx.model, *t))
                         .unwrap_or("_");
                     if name == "_" {
                         continue; // `let _ = m.lock()` drops at once
@@ -315,6 +348,30 @@ async fn bump() {
 }
 "#,
         r#"
+use std::sync::Mutex;
+
+static STATE: Mutex<u64> = Mutex::new(0);
+
+async fn joined() {
+    let g = STATE.lock().unwrap(); // expect
+    tokio::join!(fetch(*g), fetch(*g + 1));
+}
+"#,
+        r#"
+use std::sync::Mutex;
+
+async fn untyped(state: &AppState) {
+    let mut sessions = state.sessions.lock().unwrap(); // expect
+    sessions.insert(1, refresh_token().await);
+}
+
+async fn with_let_else(m: &Mutex<Vec<u32>>) {
+    let Ok(mut g) = m.lock() else { return }; // expect
+    g.push(1);
+    flush().await;
+}
+"#,
+        r#"
 use std::sync::{Arc, RwLock};
 
 struct Cache {
@@ -342,6 +399,11 @@ impl Cache {
 use std::sync::Mutex;
 
 static STATE: Mutex<u64> = Mutex::new(0);
+
+async fn joined() {
+    let n = { *STATE.lock().unwrap() };
+    tokio::join!(fetch(n), fetch(n + 1));
+}
 
 async fn bump() {
     let key = { *STATE.lock().unwrap() };

@@ -49,6 +49,11 @@ pub fn annotate(m: &mut FileModel, kb: &Table, lang: Language) -> Semantic {
             }
         }
     }
+    let declared: HashMap<ExprId, String> = m
+        .declared_types
+        .iter()
+        .filter_map(|(e, t)| t.resolved.clone().map(|r| (*e, r)))
+        .collect();
     let mut pass = Pass {
         kb,
         lang,
@@ -56,6 +61,7 @@ pub fn annotate(m: &mut FileModel, kb: &Table, lang: Language) -> Semantic {
         envs: vec![HashMap::default(); m.functions.len()],
         func: FuncId(0),
         resolutions: Vec::new(),
+        declared,
         texts: vec![HashMap::default(); m.functions.len()],
         field_texts: HashMap::default(),
     };
@@ -91,7 +97,9 @@ pub fn annotate(m: &mut FileModel, kb: &Table, lang: Language) -> Semantic {
         }
         // A Go method's receiver has the method's type: `s.helper()` in
         // `func (s *Server) ...` resolves to `<module>.Server.helper`.
-        if lang == Language::Go
+        // Likewise Rust's `self` in a method: `self.helper()` resolves to
+        // `<impl type>::helper`.
+        if matches!(lang, Language::Go | Language::Rust)
             && let (Some(class), Some(recv)) = (&f.class, &f.receiver)
         {
             pass.envs[fid.index()]
@@ -127,6 +135,8 @@ struct Pass<'k> {
     func: FuncId,
     /// Method-call targets found, applied after the walk.
     resolutions: Vec<(ExprId, String)>,
+    /// Declared types of bound names (`FileModel::declared_types`).
+    declared: HashMap<ExprId, String>,
     /// Go: declared type texts of variables per function and of struct
     /// fields, to type the variables of `for ... range` loops.
     texts: Vec<HashMap<String, String>>,
@@ -290,6 +300,22 @@ impl Pass<'_> {
             ExprKind::Collection { ty: Some(t), .. } => {
                 t.resolved.clone().or_else(|| unnamed_type(self.lang, t))
             }
+            ExprKind::Collection {
+                kind: CollKind::Tuple,
+                elems,
+                ..
+            } if self.lang == Language::Rust => {
+                // `(Mutex::new(false), Condvar::new())`: a tuple type whose
+                // parts a destructuring `let` binds one by one.
+                let parts: Vec<String> = elems
+                    .iter()
+                    .map(|&e| self.value_type(m, e).unwrap_or_else(|| "_".into()))
+                    .collect();
+                parts
+                    .iter()
+                    .any(|p| p != "_")
+                    .then(|| format!("({})", parts.join(", ")))
+            }
             ExprKind::Unary {
                 op: UnOp::Ref | UnOp::Deref,
                 operand,
@@ -347,7 +373,11 @@ impl Pass<'_> {
                 if is_passthrough(self.lang, &c.name) {
                     return self.value_type(m, recv);
                 }
-                format!("{}{sep}{}", self.value_type(m, recv)?, c.name)
+                let t = self.value_type(m, recv)?;
+                if t.starts_with('(') {
+                    return None;
+                }
+                format!("{t}{sep}{}", c.name)
             }
         };
         if let Some(r) = self.kb.returns(&target) {
@@ -383,8 +413,24 @@ impl Pass<'_> {
             ) {
                 return c.positional(0).and_then(|a| self.value_type(m, a));
             }
+            if c.receiver.is_none()
+                && matches!(
+                    target.as_str(),
+                    "std::sync::Arc::clone" | "std::rc::Rc::clone" | "Arc::clone" | "Rc::clone"
+                )
+            {
+                return c.positional(0).and_then(|a| self.value_type(m, a));
+            }
             if matches!(c.name.as_str(), "clone" | "unwrap" | "expect") {
                 return c.receiver.and_then(|r| self.value_type(m, r));
+            }
+            if c.receiver.is_some() {
+                // A method of a typed value returns what its knowledge entry
+                // says; builder methods return the builder; anything else is
+                // unknown (it is not a constructor of the receiver's type).
+                let (head, _) = target.rsplit_once("::")?;
+                let last = head.rsplit("::").next().unwrap_or(head);
+                return last.ends_with("Builder").then(|| head.to_string());
             }
         }
         constructor_type(self.lang, &target, c.is_new)
@@ -465,6 +511,29 @@ fn go_unnamed(text: &str) -> Option<&'static str> {
     }
 }
 
+/// The parts of a tuple type written `(A, B, _)` (top-level commas only).
+fn tuple_parts(t: &str) -> Option<Vec<String>> {
+    let inner = t.strip_prefix('(')?.strip_suffix(')')?;
+    let mut parts = Vec::new();
+    let mut depth = 0i32;
+    let mut cur = String::new();
+    for ch in inner.chars() {
+        match ch {
+            '(' | '<' | '[' => depth += 1,
+            ')' | '>' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(cur.trim().to_string());
+                cur.clear();
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(ch);
+    }
+    parts.push(cur.trim().to_string());
+    (parts.len() >= 2).then_some(parts)
+}
+
 /// Methods whose value has the receiver's type (`x.clone()`, `x.unwrap()`).
 fn is_passthrough(lang: Language, method: &str) -> bool {
     match lang {
@@ -537,6 +606,7 @@ impl Visitor for Pass<'_> {
                 if c.target.is_none()
                     && let Some(recv) = c.receiver
                     && let Some(t) = self.value_type(m, recv)
+                    && !t.starts_with('(')
                 {
                     let target = format!("{t}{}{}", self.lang.path_sep(), c.name);
                     self.resolutions.push((id, target));
@@ -555,14 +625,20 @@ impl Visitor for Pass<'_> {
     }
 
     fn exit_stmt(&mut self, m: &FileModel, id: StmtId) {
-        let StmtKind::Assign {
-            targets,
-            value: Some(v),
-            ..
-        } = &m.stmt(id).kind
-        else {
+        let StmtKind::Assign { targets, value, .. } = &m.stmt(id).kind else {
             return;
         };
+        // A declared type (`let x: Arc<Mutex<T>> = ..`) wins over the value's.
+        let mut declared_any = false;
+        for &target in targets {
+            if let Some(t) = self.declared.get(&target)
+                && let Some(name) = m.name_of(target)
+            {
+                self.envs[self.func.index()].insert(name.to_string(), t.clone());
+                declared_any = true;
+            }
+        }
+        let Some(v) = value else { return };
         if self.lang == Language::Go
             && let Some(text) = self.value_text(m, *v)
         {
@@ -572,9 +648,47 @@ impl Visitor for Pass<'_> {
                 }
             }
         }
+        if declared_any {
+            return;
+        }
         let Some(t) = self.value_type(m, *v) else {
             return;
         };
+        if self.lang == Language::Rust
+            && let Some(parts) = tuple_parts(&t)
+        {
+            // `let (tx, rx) = mpsc::channel()`: each name gets its part.
+            for &target in targets {
+                if let Some(name) = m.name_of(target) {
+                    self.envs[self.func.index()].insert(name.to_string(), t.clone());
+                    continue;
+                }
+                let target = match &m.expr(target).kind {
+                    ExprKind::Unary {
+                        op: UnOp::Ref,
+                        operand,
+                    } => *operand,
+                    _ => target,
+                };
+                if let ExprKind::Collection {
+                    kind: CollKind::Tuple,
+                    elems,
+                    ..
+                } = &m.expr(target).kind
+                    && elems.len() == parts.len()
+                {
+                    for (&e, part) in elems.iter().zip(&parts) {
+                        if part != "_"
+                            && let Some(name) = m.name_of(e)
+                            && name != "_"
+                        {
+                            self.envs[self.func.index()].insert(name.to_string(), part.clone());
+                        }
+                    }
+                }
+            }
+            return;
+        }
         for &target in targets {
             if let Some(name) = m.name_of(target) {
                 self.envs[self.func.index()].insert(name.to_string(), t.clone());

@@ -1,0 +1,189 @@
+//! RS021: `TcpStream::connect` with no timeout in service code.
+
+use super::common;
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::exprs_under;
+use unsnarl_model::*;
+
+pub struct ConnectWithoutTimeout;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "RS021",
+    name: "connect-without-timeout",
+    category: Category::MissingTimeout,
+    severity: Severity::High,
+    languages: &[Language::Rust],
+    summary: "`tokio::net::TcpStream::connect(..).await` not wrapped in `tokio::time::timeout`, or `std::net::TcpStream::connect` instead of `connect_timeout`, in service code.",
+    docs: r#"
+A TCP connect with no deadline: `tokio::net::TcpStream::connect(addr).await`
+outside `tokio::time::timeout(..)`, or `std::net::TcpStream::connect(addr)`
+(use `connect_timeout`). Test code, examples, benches and connects to a
+literal loopback address are left alone.
+
+## Why
+
+A connect to a host that drops SYN packets (a firewall, a dead peer behind
+a load balancer) waits for the operating system's own timeout, often two
+minutes or more, with retries. During that time the caller, and everyone
+waiting on it, is stuck; under an outage every request piles up there.
+
+## Example
+
+```rust
+use tokio::net::TcpStream;
+
+async fn open(addr: &str) -> std::io::Result<TcpStream> {
+    TcpStream::connect(addr).await
+}
+```
+
+## Fix
+
+Bound the connect with a timeout.
+
+```rust
+use std::time::Duration;
+use tokio::net::TcpStream;
+
+async fn open(addr: &str) -> std::io::Result<TcpStream> {
+    tokio::time::timeout(Duration::from_secs(3), TcpStream::connect(addr))
+        .await
+        .map_err(|_| std::io::Error::from(std::io::ErrorKind::TimedOut))?
+}
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for ConnectWithoutTimeout {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        if common::non_service_path(cx) || cx.model.is_test {
+            return;
+        }
+        for (i, ex) in cx.model.exprs.iter().enumerate() {
+            let e = ExprId(i as u32);
+            let ExprKind::Call(c) = &ex.kind else {
+                continue;
+            };
+            let fix = match c.target.as_deref() {
+                Some("tokio::net::TcpStream::connect" | "async_std::net::TcpStream::connect") => {
+                    "wrap it: `tokio::time::timeout(Duration::from_secs(..), TcpStream::connect(addr)).await`"
+                }
+                Some("std::net::TcpStream::connect") => {
+                    "use `std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(..))`"
+                }
+                _ => continue,
+            };
+            let f = cx.func_of(e);
+            // In async code a std connect is first a blocking call
+            // (`blocking-call-on-runtime` reports it).
+            if c.target.as_deref() == Some("std::net::TcpStream::connect") && cx.runs_on_loop(f) {
+                continue;
+            }
+            if common::test_like(cx, f) || common::under_timeout(cx, e) || loopback(cx, c) {
+                continue;
+            }
+            // The connect future is built here and awaited inside a timeout
+            // elsewhere in the function (`let fut = connect(..); timeout(d, fut)`).
+            if bound_then_timed(cx, e) {
+                continue;
+            }
+            out.push(cx.finding(
+                &META,
+                ex.span,
+                format!(
+                    "`{}` has no timeout: a peer that drops the SYN (a firewall, a dead host) keeps this connect waiting for the OS timeout, minutes, and every caller waits with it",
+                    cx.callee_display(c)
+                ),
+                fix,
+            ));
+        }
+    }
+}
+
+/// A connect to a literal loopback address.
+fn loopback(cx: &FileCx, c: &Call) -> bool {
+    c.args.iter().any(|a| {
+        exprs_under(cx.model, a.value)
+            .into_iter()
+            .any(|x| match cx.model.literal(x) {
+                Some(Lit::Str(s)) => {
+                    s.starts_with("127.") || s.starts_with("localhost") || s.starts_with("[::1]")
+                }
+                _ => false,
+            })
+    })
+}
+
+fn bound_then_timed(cx: &FileCx, e: ExprId) -> bool {
+    let Some(s) = cx.tree.enclosing_stmt(e) else {
+        return false;
+    };
+    let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind else {
+        return false;
+    };
+    let Some(name) = targets
+        .first()
+        .and_then(|&t| common::binding_name(cx.model, t))
+    else {
+        return false;
+    };
+    let f = cx.func_of(e);
+    common::uses_after(cx, f, name, cx.stmt(s).span.end)
+        .into_iter()
+        .any(|u| common::under_timeout(cx, u))
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Rust,
+    fail: &[r#"
+use tokio::net::TcpStream;
+
+async fn dial(addr: std::net::SocketAddr) -> std::io::Result<TcpStream> {
+    let s = TcpStream::connect(addr).await?; // expect
+    s.set_nodelay(true)?;
+    Ok(s)
+}
+
+fn dial_sync(addr: &str) -> std::io::Result<std::net::TcpStream> {
+    std::net::TcpStream::connect(addr) // expect
+}
+"#],
+    pass: &[r#"
+use std::time::Duration;
+use tokio::net::TcpStream;
+use tokio::time::timeout;
+
+async fn dial(addr: std::net::SocketAddr) -> std::io::Result<TcpStream> {
+    let s = timeout(Duration::from_secs(3), TcpStream::connect(addr)).await??;
+    Ok(s)
+}
+
+async fn local() -> std::io::Result<TcpStream> {
+    TcpStream::connect("127.0.0.1:8080").await
+}
+
+fn dial_sync(addr: &std::net::SocketAddr) -> std::io::Result<std::net::TcpStream> {
+    std::net::TcpStream::connect_timeout(addr, Duration::from_secs(3))
+}
+
+#[cfg(test)]
+mod tests {
+    #[tokio::test]
+    async fn connects() {
+        let s = tokio::net::TcpStream::connect("example.com:80").await.unwrap();
+    }
+}
+"#],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(ConnectWithoutTimeout);
+}

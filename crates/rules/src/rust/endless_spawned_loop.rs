@@ -1,0 +1,202 @@
+//! RS023: a spawned task or thread running a `loop` nothing can stop.
+
+use super::common;
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use std::collections::HashSet;
+use unsnarl_model::walk::exprs_in_block;
+use unsnarl_model::*;
+
+pub struct EndlessSpawnedLoop;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "RS023",
+    name: "endless-spawned-loop",
+    category: Category::ResourceLeak,
+    severity: Severity::Medium,
+    languages: &[Language::Rust],
+    summary: "A `tokio::spawn`/`thread::spawn` body with a `loop` that has no way out: no `break`/`return`/`?`, no `select!` on a shutdown signal, no cancellation token, and a task handle nobody aborts.",
+    docs: r#"
+The closure or async block given to `tokio::spawn`, `spawn_blocking`,
+`std::thread::spawn` (and friends) runs a `loop { .. }` with no exit: no
+`break`, `return` or `?` in it, no `select!` (where a shutdown branch would
+go), no cancellation-token or shutdown-channel check. Tasks whose handle is
+kept and aborted somewhere in the file are left alone.
+
+## Why
+
+Such a task lives until the process exits. On shutdown nothing can tell it
+to stop, so it keeps its sockets, buffers and timers, races with teardown
+(writing to closed resources, logging after the subscriber is gone), and
+in tests or a restarted subsystem each start adds one more forever-task.
+
+## Example
+
+```rust
+use std::time::Duration;
+
+fn start_reporter(stats: Stats) {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(10));
+        loop {
+            tick.tick().await;
+            stats.flush().await;
+        }
+    });
+}
+```
+
+## Fix
+
+Give the loop a shutdown signal (a `CancellationToken`, a `watch`/`oneshot`
+channel) and `select!` on it, and keep the handle to await it on shutdown.
+
+```rust
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+fn start_reporter(stats: Stats, token: CancellationToken) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(10));
+        loop {
+            tokio::select! {
+                _ = token.cancelled() => break,
+                _ = tick.tick() => stats.flush().await,
+            }
+        }
+    })
+}
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for EndlessSpawnedLoop {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        let aborts = cx.model.exprs.iter().any(|e| {
+            matches!(&e.kind, ExprKind::Call(c) if c.name.contains("abort") || c.name == "shutdown_timeout" || c.name == "shutdown_background")
+        });
+        let mut seen = HashSet::new();
+        for (i, ex) in cx.model.exprs.iter().enumerate() {
+            let e = ExprId(i as u32);
+            let ExprKind::Call(c) = &ex.kind else {
+                continue;
+            };
+            if cx.effect(c, Effect::Spawn).is_none() {
+                continue;
+            }
+            if common::test_like(cx, cx.func_of(e)) {
+                continue;
+            }
+            if aborts && !cx.is_discarded(e) {
+                continue;
+            }
+            let Some(body) = common::spawned_fn(cx, e) else {
+                continue;
+            };
+            for s in common::stmts_in(cx.model, &cx.func(body).body) {
+                let StmtKind::Loop { body: lb } = &cx.stmt(s).kind else {
+                    continue;
+                };
+                if common::loop_has_exit(cx, lb) || stoppable(cx, lb) || !seen.insert(s) {
+                    continue;
+                }
+                out.push(cx.finding(
+                    &META,
+                    cx.stmt(s).span,
+                    format!(
+                        "this `loop` in the body given to `{}` has no way out (no `break`/`return`/`?`, no shutdown signal), so the task runs until the process exits: nothing stops it on shutdown, and it keeps its resources and races with teardown",
+                        cx.callee_display(c)
+                    ),
+                    "pass a shutdown signal (`tokio_util::sync::CancellationToken`, a `watch` channel) and `select!` on it to `break`, and keep the `JoinHandle` to await the task on shutdown",
+                ));
+            }
+        }
+    }
+}
+
+/// The loop selects (a shutdown branch may end it) or checks a
+/// cancellation token / shutdown flag.
+fn stoppable(cx: &FileCx, body: &Block) -> bool {
+    if common::stmts_in(cx.model, body)
+        .into_iter()
+        .any(|s| matches!(cx.stmt(s).kind, StmtKind::Select { .. }))
+    {
+        return true;
+    }
+    exprs_in_block(cx.model, body).into_iter().any(|e| {
+        cx.call(e).is_some_and(|c| {
+            let n = c.name.as_str();
+            matches!(
+                n,
+                "cancelled" | "is_cancelled" | "is_closed" | "exit" | "changed"
+            ) || n.contains("shutdown")
+                || n.contains("stop")
+        })
+    })
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Rust,
+    fail: &[r#"
+use std::time::Duration;
+
+fn start(cache: Cache) {
+    tokio::spawn(async move {
+        loop { // expect
+            tokio::time::sleep(Duration::from_secs(60)).await;
+            cache.evict_expired();
+        }
+    });
+    std::thread::spawn(move || loop { // expect
+        std::thread::sleep(Duration::from_secs(1));
+        heartbeat();
+    });
+}
+"#],
+    pass: &[r#"
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+fn start(cache: Cache, token: CancellationToken) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                _ = token.cancelled() => break,
+                _ = tokio::time::sleep(Duration::from_secs(60)) => cache.evict_expired(),
+            }
+        }
+    })
+}
+
+fn worker(rx: std::sync::mpsc::Receiver<Job>) {
+    std::thread::spawn(move || loop {
+        match rx.recv() {
+            Ok(job) => job.run(),
+            Err(_) => break,
+        }
+    });
+}
+
+fn pump(mut rx: tokio::sync::mpsc::Receiver<Msg>, sink: Sink) {
+    tokio::spawn(async move {
+        loop {
+            let msg = rx.recv().await.ok_or(Closed)?;
+            sink.write(msg).await?;
+        }
+        #[allow(unreachable_code)]
+        Ok::<(), Closed>(())
+    });
+}
+"#],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(EndlessSpawnedLoop);
+}

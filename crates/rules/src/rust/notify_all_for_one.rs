@@ -1,0 +1,235 @@
+//! RS025: every waiter woken for a single new item.
+
+use super::common;
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::exprs_in_block;
+use unsnarl_model::*;
+
+pub struct NotifyAllForOne;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "RS025",
+    name: "notify-all-for-one",
+    category: Category::ThunderingHerd,
+    severity: Severity::Medium,
+    languages: &[Language::Rust],
+    summary: "`Condvar::notify_all()` or `tokio::sync::Notify::notify_waiters()` right after adding a single item (`push`, `push_back`, `insert`, `send`).",
+    docs: r#"
+A single item is added to a shared queue or map (`push`, `push_back`,
+`insert`, `send`...) and then every waiter is woken with
+`Condvar::notify_all()` or `Notify::notify_waiters()`. Broadcasts that
+follow a state change all waiters care about (a shutdown flag set to
+`true`, a `clear()`) are not flagged.
+
+## Why
+
+All waiters wake up, contend for the mutex, and all but one find nothing
+to do and go back to sleep. With many workers that is a burst of context
+switches and lock contention for every item: CPU spent on the herd instead
+of the work.
+
+## Example
+
+```rust
+use std::sync::{Condvar, Mutex};
+
+fn submit(queue: &Mutex<Vec<Job>>, ready: &Condvar, job: Job) {
+    queue.lock().unwrap().push(job);
+    ready.notify_all();
+}
+```
+
+## Fix
+
+Wake one waiter per item when the waiters are interchangeable
+(`notify_one`, `Notify::notify_one`).
+
+```rust
+use std::sync::{Condvar, Mutex};
+
+fn submit(queue: &Mutex<Vec<Job>>, ready: &Condvar, job: Job) {
+    queue.lock().unwrap().push(job);
+    ready.notify_one();
+}
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+const ADDS: &[&str] = &[
+    "push",
+    "push_back",
+    "push_front",
+    "insert",
+    "send",
+    "enqueue",
+    "try_send",
+];
+
+impl Rule for NotifyAllForOne {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        for (i, ex) in cx.model.exprs.iter().enumerate() {
+            let e = ExprId(i as u32);
+            let ExprKind::Call(c) = &ex.kind else {
+                continue;
+            };
+            let broadcast = match c.name.as_str() {
+                "notify_all" => common::condvar_notify(cx, e).is_some(),
+                "notify_waiters" => {
+                    c.args.is_empty()
+                        && c.receiver
+                            .and_then(|r| cx.sema.type_of(r))
+                            .is_none_or(|t| t.ends_with("Notify"))
+                }
+                _ => false,
+            };
+            if !broadcast {
+                continue;
+            }
+            if common::test_like(cx, cx.func_of(e)) {
+                continue;
+            }
+            let Some(s) = cx.tree.enclosing_stmt(e) else {
+                continue;
+            };
+            let Some(block) = common::block_of(cx, s) else {
+                continue;
+            };
+            let i = block.iter().position(|&x| x == s).unwrap_or(0);
+            let before: Vec<StmtId> = block[..i]
+                .iter()
+                .copied()
+                .filter(|&x| {
+                    !matches!(
+                        cx.stmt(x).kind,
+                        StmtKind::For { .. } | StmtKind::While { .. } | StmtKind::Loop { .. }
+                    )
+                })
+                .collect();
+            if block[..i].len() != before.len() {
+                continue; // items added in a loop: many items.
+            }
+            let exprs = exprs_in_block(cx.model, &before);
+            let adds = exprs
+                .iter()
+                .filter(|&&x| {
+                    cx.call(x).is_some_and(|c| {
+                        ADDS.contains(&c.name.as_str())
+                            && c.receiver.is_some()
+                            // `tx.send(())` signals, it adds no item.
+                            && !c
+                                .positional(0)
+                                .is_some_and(|a| matches!(cx.model.literal(a), Some(Lit::Null)))
+                    })
+                })
+                .count();
+            let state_change = exprs.iter().any(|&x| match &cx.expr(x).kind {
+                ExprKind::Call(c) => {
+                    matches!(
+                        c.name.as_str(),
+                        "clear"
+                            | "close"
+                            | "extend"
+                            | "append"
+                            | "drain"
+                            | "store"
+                            | "cancel"
+                            | "take"
+                            | "wake_all"
+                    ) || c.name.contains("shutdown")
+                }
+                _ => false,
+            }) || common::stmts_in(cx.model, &before).into_iter().any(|x| {
+                // Any state written in place (`self.error = Some(e)`,
+                // `*closed = true`) is news for every waiter.
+                matches!(
+                    &cx.stmt(x).kind,
+                    StmtKind::Assign {
+                        op: AssignOp::Plain,
+                        ..
+                    }
+                )
+            });
+            if adds != 1 || state_change {
+                continue;
+            }
+            out.push(cx.finding(
+                &META,
+                ex.span,
+                format!(
+                    "`{}` wakes every waiter for a single new item: all of them wake and contend for the lock, one takes the item and the rest go back to sleep, a burst of wasted wakeups per item",
+                    c.name
+                ),
+                "wake one waiter per item with `notify_one()` (waiters must be interchangeable; otherwise use one condvar per condition)",
+            ));
+        }
+    }
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Rust,
+    fail: &[r#"
+use std::collections::VecDeque;
+use std::sync::{Condvar, Mutex};
+
+struct Queue {
+    items: Mutex<VecDeque<Job>>,
+    cv: Condvar,
+    notify: tokio::sync::Notify,
+}
+
+impl Queue {
+    fn push(&self, job: Job) {
+        let mut q = self.items.lock().unwrap();
+        q.push_back(job);
+        self.cv.notify_all(); // expect
+    }
+
+    fn push_async(&self, job: Job) {
+        self.items.lock().unwrap().push_back(job);
+        self.notify.notify_waiters(); // expect
+    }
+}
+"#],
+    pass: &[r#"
+use std::collections::VecDeque;
+use std::sync::{Condvar, Mutex};
+
+struct Queue {
+    items: Mutex<VecDeque<Job>>,
+    closed: Mutex<bool>,
+    cv: Condvar,
+}
+
+impl Queue {
+    fn push(&self, job: Job) {
+        self.items.lock().unwrap().push_back(job);
+        self.cv.notify_one();
+    }
+
+    fn push_many(&self, jobs: Vec<Job>) {
+        let mut q = self.items.lock().unwrap();
+        for j in jobs {
+            q.push_back(j);
+        }
+        self.cv.notify_all();
+    }
+
+    fn close(&self) {
+        *self.closed.lock().unwrap() = true;
+        self.cv.notify_all();
+    }
+}
+"#],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(NotifyAllForOne);
+}

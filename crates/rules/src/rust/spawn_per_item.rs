@@ -1,0 +1,543 @@
+//! RS007: a task or thread spawned per item of an unbounded input.
+
+use super::common;
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use std::collections::HashSet;
+use unsnarl_model::walk::{exprs_in_block, exprs_under};
+use unsnarl_model::*;
+
+pub struct SpawnPerItem;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "RS007",
+    name: "spawn-per-item",
+    category: Category::UnboundedFanout,
+    severity: Severity::High,
+    languages: &[Language::Rust],
+    summary: "`tokio::spawn`/`std::thread::spawn` per item of a collection or stream with no `Semaphore`/`buffer_unordered` cap, or `join_all` over an unbounded iterator.",
+    docs: r#"
+A task or thread is started for every item of an input whose size the code
+does not control: a `for` loop over a collection, a stream or an iterator
+(not a numeric range, not a literal list) with `tokio::spawn`,
+`std::thread::spawn`, `spawn_blocking` or `Handle::spawn` in its body, the
+same in an iterator `.map(|x| tokio::spawn(..))`, or `join_all` /
+`try_join_all` over `items.iter().map(..)`. Not flagged: a `Semaphore`
+permit taken in the loop or inside the task, `buffer_unordered(n)` /
+`buffered(n)` in the function, handles awaited inside the loop body (one at
+a time), `JoinSet`/scoped spawns, and chunked inputs (`.chunks(n)`).
+
+## Why
+
+The number of concurrent tasks becomes whatever the input size is: ten in
+development, a million in production. Each one holds memory, sockets and
+file descriptors, and all of them hit the downstream service at once, which
+then slows down or fails for everyone (you become the thundering herd).
+
+## Example
+
+```rust
+async fn fetch_all(urls: Vec<String>) {
+    let mut handles = Vec::new();
+    for url in urls {
+        handles.push(tokio::spawn(async move { fetch(&url).await }));
+    }
+    for h in handles {
+        let _ = h.await;
+    }
+}
+```
+
+## Fix
+
+Cap the number of operations in flight: a stream with `buffer_unordered`,
+or a `Semaphore` permit held by each task.
+
+```rust
+use futures::stream::{self, StreamExt};
+
+async fn fetch_all(urls: Vec<String>) {
+    let results: Vec<_> = stream::iter(urls)
+        .map(|url| async move { fetch(&url).await })
+        .buffer_unordered(16)
+        .collect()
+        .await;
+}
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for SpawnPerItem {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        let mut seen = HashSet::new();
+        for (i, st) in cx.model.stmts.iter().enumerate() {
+            let s = StmtId(i as u32);
+            let StmtKind::For { iter, body, .. } = &st.kind else {
+                continue;
+            };
+            let f = cx.tree.stmt_func(s);
+            if common::test_like(cx, f) || bounded_iter(cx, *iter) || capped_fn(cx, f) {
+                continue;
+            }
+            let exprs = exprs_in_block(cx.model, body);
+            // Handles awaited or joined in the loop body: one at a time.
+            if exprs.iter().any(|&e| {
+                matches!(cx.expr(e).kind, ExprKind::Await(_))
+                    || cx.call(e).is_some_and(|c| {
+                        matches!(
+                            c.name.as_str(),
+                            "join" | "join_next" | "acquire" | "acquire_owned"
+                        )
+                    })
+            }) {
+                continue;
+            }
+            for e in exprs {
+                if let Some(kind) = unscoped_spawn(cx, e)
+                    && !task_takes_permit(cx, e)
+                    && seen.insert(e)
+                {
+                    out.push(report(cx, e, kind, &common::text(cx, *iter)));
+                }
+            }
+        }
+        // `items.iter().map(|x| tokio::spawn(..))` and
+        // `join_all(items.iter().map(..))`.
+        for (i, ex) in cx.model.exprs.iter().enumerate() {
+            let e = ExprId(i as u32);
+            let ExprKind::Call(c) = &ex.kind else {
+                continue;
+            };
+            let f = cx.func_of(e);
+            if common::test_like(cx, f) {
+                continue;
+            }
+            if c.name == "map"
+                && let Some(recv) = c.receiver
+                && let Some(cl) = c.positional(0).and_then(|a| common::closure_fn(cx, a))
+                && !bounded_chain(cx, recv)
+                && !capped_fn(cx, f)
+            {
+                for s in &cx.func(cl).body {
+                    let StmtKind::Return(Some(v)) = &cx.stmt(*s).kind else {
+                        continue;
+                    };
+                    let v = common::unwrap_value(cx, *v);
+                    if let Some(kind) = unscoped_spawn(cx, v)
+                        && !task_takes_permit(cx, v)
+                        && seen.insert(v)
+                    {
+                        out.push(report(cx, v, kind, &common::text(cx, chain_base(cx, recv))));
+                    }
+                }
+            }
+            // `join_all(items.iter().map(f))`, and
+            // `items.iter().map(f).collect::<FuturesUnordered<_>>()`.
+            let mapped =
+                if matches!(c.name.as_str(), "join_all" | "try_join_all") && c.receiver.is_none() {
+                    c.positional(0)
+                } else if c.name == "collect" && cx.source(ex.span).contains("FuturesUnordered") {
+                    c.receiver
+                } else {
+                    None
+                };
+            if let Some(arg) = mapped
+                && let Some(m) = cx.call(arg)
+                && m.name == "map"
+                && let Some(recv) = m.receiver
+                && !bounded_chain(cx, recv)
+                && !capped_fn(cx, f)
+                && !m
+                    .positional(0)
+                    .and_then(|a| common::closure_fn(cx, a))
+                    .is_some_and(|cl| fn_takes_permit(cx, cl))
+                && seen.insert(e)
+            {
+                let what = if c.name == "collect" {
+                    "`FuturesUnordered`"
+                } else {
+                    c.name.as_str()
+                };
+                out.push(cx.finding(
+                    &META,
+                    ex.span,
+                    format!(
+                        "{} runs one future per item of `{}` all at once, with nothing capping how many are in flight: a large input opens that many connections to the downstream at the same time",
+                        if c.name == "collect" { what.to_string() } else { format!("`{what}`") },
+                        common::text(cx, chain_base(cx, recv))
+                    ),
+                    "bound the concurrency: `futures::stream::iter(items).map(..).buffer_unordered(n)`, or a `tokio::sync::Semaphore` permit per future",
+                ));
+            }
+        }
+    }
+}
+
+fn report(cx: &FileCx, e: ExprId, kind: &str, input: &str) -> Finding {
+    let c = cx.call(e).expect("a spawn call");
+    cx.finding(
+        &META,
+        cx.expr(e).span,
+        format!(
+            "`{}` starts a {kind} per item of `{input}` with nothing capping how many run at once: a large input starts that many {kind}s together, exhausting memory and file descriptors and flooding whatever they call",
+            cx.callee_display(c)
+        ),
+        "cap the concurrency: a `tokio::sync::Semaphore` permit (`acquire_owned`) held by each task, `futures::stream::iter(..).buffer_unordered(n)`, or a fixed pool of workers fed by a bounded channel",
+    )
+}
+
+/// A spawn that is not owned by a scope or set: `tokio::spawn`,
+/// `thread::spawn`, `spawn_blocking`, `Handle::spawn`... ("task"/"thread").
+fn unscoped_spawn(cx: &FileCx, e: ExprId) -> Option<&'static str> {
+    let c = cx.call(e)?;
+    if cx.effect(c, Effect::ScopedSpawn).is_some() {
+        return None;
+    }
+    let entry = cx.effect(c, Effect::Spawn)?;
+    Some(if entry.kind.as_deref() == Some("thread") {
+        "thread"
+    } else {
+        "task"
+    })
+}
+
+/// The spawned body takes a semaphore permit before working.
+fn task_takes_permit(cx: &FileCx, spawn: ExprId) -> bool {
+    common::spawned_fn(cx, spawn).is_some_and(|f| fn_takes_permit(cx, f))
+        || cx.call(spawn).is_some_and(|c| {
+            c.args.iter().any(|a| {
+                exprs_under(cx.model, a.value)
+                    .iter()
+                    .any(|&x| is_permit_call(cx, x))
+            })
+        })
+}
+
+fn fn_takes_permit(cx: &FileCx, f: FuncId) -> bool {
+    let mut fns = vec![f];
+    let mut i = 0;
+    while i < fns.len() {
+        for e in exprs_in_block(cx.model, &cx.func(fns[i]).body) {
+            if is_permit_call(cx, e) {
+                return true;
+            }
+            if let ExprKind::Closure(g) = cx.expr(e).kind {
+                fns.push(g);
+            }
+        }
+        i += 1;
+    }
+    false
+}
+
+fn is_permit_call(cx: &FileCx, e: ExprId) -> bool {
+    cx.call(e).is_some_and(|c| {
+        c.name.starts_with("acquire")
+            || c.name.starts_with("try_acquire")
+            || c.target
+                .as_deref()
+                .is_some_and(|t| t.contains("Semaphore") || t.contains("RateLimiter"))
+    })
+}
+
+/// The function bounds its fan-out: a semaphore, `buffer_unordered`,
+/// `buffered`, a `JoinSet` length check...
+fn capped_fn(cx: &FileCx, f: FuncId) -> bool {
+    let top = common::outermost(cx, f);
+    let span = cx.func(top).span;
+    cx.model.exprs.iter().any(|e| {
+        span.contains(e.span)
+            && match &e.kind {
+                ExprKind::Call(c) => {
+                    matches!(
+                        c.name.as_str(),
+                        "buffer_unordered"
+                            | "buffered"
+                            | "for_each_concurrent"
+                            | "try_for_each_concurrent"
+                            | "try_buffer_unordered"
+                            | "try_buffered"
+                    ) || c.target.as_deref().is_some_and(|t| t.contains("Semaphore"))
+                }
+                ExprKind::Path { text, .. } => text.contains("Semaphore"),
+                ExprKind::Name { id, .. } => id == "Semaphore",
+                _ => false,
+            }
+    })
+}
+
+/// The first receiver of a method chain (`items` in `items.iter().map(..)`).
+fn chain_base(cx: &FileCx, mut e: ExprId) -> ExprId {
+    for _ in 0..16 {
+        match cx.call(e) {
+            Some(c) if c.receiver.is_some() => e = c.receiver.expect("checked"),
+            _ => break,
+        }
+    }
+    e
+}
+
+/// A chain whose base is a bounded iterable.
+fn bounded_chain(cx: &FileCx, e: ExprId) -> bool {
+    let mut cur = e;
+    for _ in 0..16 {
+        if bounded_iter(cx, cur) {
+            return true;
+        }
+        match cx.call(cur) {
+            Some(c) if c.receiver.is_some() => {
+                if matches!(
+                    c.name.as_str(),
+                    "take" | "chunks" | "chunks_exact" | "step_by"
+                ) {
+                    return true;
+                }
+                cur = c.receiver.expect("checked");
+            }
+            _ => break,
+        }
+    }
+    bounded_iter(cx, cur)
+}
+
+/// A literal list: `[a, b, c]`, `vec![a, b]`, `&[..]`.
+fn literal_list(cx: &FileCx, e: ExprId) -> bool {
+    let e = cx.model.strip(e);
+    match &cx.expr(e).kind {
+        ExprKind::Collection {
+            kind: CollKind::List | CollKind::Tuple,
+            ..
+        } => true,
+        ExprKind::Unary { operand, .. } => literal_list(cx, *operand),
+        ExprKind::Call(c) => c.is_macro && c.name == "vec" && !c.args.is_empty(),
+        _ => false,
+    }
+}
+
+/// Inputs whose size the code controls: numeric ranges (worker pools),
+/// literal arrays and `vec![..]` literals, `.chunks(n)`, `.take(n)`.
+fn bounded_iter(cx: &FileCx, e: ExprId) -> bool {
+    let e = cx.model.strip(e);
+    match &cx.expr(e).kind {
+        ExprKind::Collection {
+            kind: CollKind::List | CollKind::Tuple,
+            ..
+        } => true,
+        ExprKind::Other(_) => {
+            // Ranges (`0..n`, `1..=workers`) and `[x; n]` arrays.
+            let t = cx.source(cx.expr(e).span);
+            t.contains("..") || t.trim_start().starts_with('[')
+        }
+        ExprKind::Name { id, resolved } => {
+            // A local (or constant) bound to a literal list:
+            // `let styles = [..];`, `const HOSTS: [&str; 3] = [..]`.
+            let decl = if resolved.is_none() {
+                common::declaration_of(cx, id, e)
+            } else {
+                cx.model
+                    .stmts
+                    .iter()
+                    .position(|st| {
+                        matches!(&st.kind, StmtKind::Assign { targets, op: AssignOp::Declare { .. }, .. }
+                        if targets.iter().any(|&t| matches!(&cx.expr(t).kind, ExprKind::Name { resolved: r, .. } if r == resolved)))
+                    })
+                    .map(|i| StmtId(i as u32))
+            };
+            if let Some(d) = decl
+                && let StmtKind::Assign { value: Some(v), .. } = &cx.stmt(d).kind
+                && literal_list(cx, *v)
+            {
+                return true;
+            }
+            if resolved.is_some() {
+                return false;
+            }
+            // The variable of an enclosing `for chunk in items.chunks(n)`.
+            cx.enclosing_stmts(e)
+                .into_iter()
+                .any(|s| match &cx.stmt(s).kind {
+                    StmtKind::For {
+                        target: Some(t),
+                        iter,
+                        ..
+                    } => {
+                        cx.model.name_of(*t) == Some(id.as_str())
+                            && !cx.contains(*iter, e)
+                            && bounded_chain(cx, *iter)
+                    }
+                    _ => false,
+                })
+        }
+        ExprKind::Unary { operand, .. } => bounded_iter(cx, *operand),
+        ExprKind::Call(c) => {
+            if c.is_macro && c.name == "vec" {
+                return true;
+            }
+            if matches!(
+                c.name.as_str(),
+                "take" | "chunks" | "chunks_exact" | "step_by"
+            ) {
+                return true;
+            }
+            if matches!(
+                c.name.as_str(),
+                "iter"
+                    | "into_iter"
+                    | "iter_mut"
+                    | "enumerate"
+                    | "zip"
+                    | "drain"
+                    | "cloned"
+                    | "copied"
+                    | "rev"
+            ) && let Some(r) = c.receiver
+            {
+                return bounded_iter(cx, r);
+            }
+            false
+        }
+        _ => false,
+    }
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Rust,
+    fail: &[
+        r#"
+async fn sync_all(items: Vec<Item>) {
+    let mut handles = Vec::new();
+    for item in items {
+        handles.push(tokio::spawn(async move { push(item).await })); // expect
+    }
+    for h in handles {
+        h.await.unwrap();
+    }
+}
+
+fn resize_all(paths: Vec<std::path::PathBuf>) {
+    let handles: Vec<_> = paths
+        .into_iter()
+        .map(|p| std::thread::spawn(move || resize(p))) // expect
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+}
+"#,
+        r#"
+use futures::future::join_all;
+use futures::stream::{FuturesUnordered, StreamExt};
+
+async fn notify(users: &[User]) {
+    join_all(users.iter().map(|u| send_mail(u))).await; // expect
+    let mut pending = users // expect
+        .iter()
+        .map(|u| send_mail(u))
+        .collect::<FuturesUnordered<_>>();
+    while let Some(_r) = pending.next().await {}
+}
+"#,
+    ],
+    pass: &[
+        r#"
+use std::sync::Arc;
+use tokio::sync::Semaphore;
+
+async fn capped(urls: Vec<String>) {
+    let sem = Arc::new(Semaphore::new(16));
+    let mut handles = Vec::new();
+    for url in urls {
+        let permit = sem.clone().acquire_owned().await.unwrap();
+        handles.push(tokio::spawn(async move {
+            let _p = permit;
+            fetch(&url).await
+        }));
+    }
+}
+
+async fn workers(rx: async_channel::Receiver<Job>) {
+    let mut handles = Vec::new();
+    for _ in 0..8 {
+        let rx = rx.clone();
+        handles.push(tokio::spawn(async move {
+            while let Ok(job) = rx.recv().await {
+                job.run().await;
+            }
+        }));
+    }
+    for h in handles {
+        h.await.unwrap();
+    }
+}
+
+async fn sequential(items: Vec<Item>) {
+    for item in items {
+        tokio::spawn(async move { push(item).await }).await.unwrap();
+    }
+}
+
+async fn set(items: Vec<Item>) {
+    let mut set = tokio::task::JoinSet::new();
+    for item in items {
+        set.spawn(push(item));
+    }
+    while let Some(r) = set.join_next().await {
+        r.unwrap();
+    }
+}
+
+async fn named_list() {
+    let hosts = ["a", "b", "c"];
+    let mut hs = Vec::new();
+    for h in hosts {
+        hs.push(tokio::spawn(load(h)));
+    }
+    for h in hs {
+        h.await.unwrap();
+    }
+}
+
+async fn fixed() {
+    let hs: Vec<_> = ["a", "b", "c"].into_iter().map(|n| tokio::spawn(load(n))).collect();
+    for h in hs {
+        h.await.unwrap();
+    }
+}
+"#,
+        r#"
+use futures::stream::{self, StreamExt};
+
+async fn fetch_all(urls: Vec<String>) {
+    let results: Vec<_> = stream::iter(urls)
+        .map(|url| async move { fetch(&url).await })
+        .buffer_unordered(16)
+        .collect()
+        .await;
+}
+
+async fn semaphore_in_task(urls: Vec<String>, sem: std::sync::Arc<tokio::sync::Semaphore>) {
+    let tasks = urls.into_iter().map(|u| {
+        let permit = sem.clone();
+        tokio::spawn(async move { let _p = permit.acquire_owned().await.unwrap(); fetch(&u).await })
+    });
+}
+
+async fn chunked(items: Vec<Item>) {
+    for chunk in items.chunks(50) {
+        futures::future::join_all(chunk.iter().map(|i| push_ref(i))).await;
+    }
+}
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(SpawnPerItem);
+}
