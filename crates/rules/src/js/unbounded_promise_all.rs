@@ -446,10 +446,8 @@ fn camel_words(name: &str) -> Vec<String> {
     let mut words: Vec<String> = Vec::new();
     let mut cur = String::new();
     for ch in name.chars() {
-        if ch == '_' || ch == '$' || (ch.is_ascii_uppercase() && !cur.is_empty()) {
-            if !cur.is_empty() {
-                words.push(std::mem::take(&mut cur));
-            }
+        if (ch == '_' || ch == '$' || ch.is_ascii_uppercase()) && !cur.is_empty() {
+            words.push(std::mem::take(&mut cur));
         }
         if ch != '_' && ch != '$' {
             cur.push(ch.to_ascii_lowercase());
