@@ -169,9 +169,16 @@ fn resolved_promise_var(cx: &FileCx, r: ExprId) -> bool {
     let Some(name) = cx.model.name_of(r) else {
         return false;
     };
+    // `Promise.resolve()`, or the `resolve()` of a promise constructor kept
+    // under another name (`NativePromise.resolve()`).
     let is_resolve = |v: ExprId| {
-        cx.call(cx.model.strip(v))
-            .is_some_and(|c| c.target.as_deref() == Some("Promise.resolve"))
+        cx.call(cx.model.strip(v)).is_some_and(|c| {
+            c.target.as_deref() == Some("Promise.resolve")
+                || (c.name == "resolve"
+                    && c.receiver
+                        .and_then(|r| cx.model.dotted(r))
+                        .is_some_and(|d| d.ends_with("Promise")))
+        })
     };
     let mut any = false;
     for st in &cx.model.stmts {
@@ -224,16 +231,12 @@ fn is_chain_link(c: &Call) -> bool {
 /// `try`/`catch` and that throws nothing itself: its promise cannot reject,
 /// so dropping it loses nothing (a deliberate background task).
 fn guarded_callee(cx: &FileCx, c: &Call) -> bool {
-    let Some(t) = c.target.as_deref() else {
+    let Some(f) = local_callee(cx, c) else {
         return false;
     };
-    let Some(f) = cx
-        .model
-        .function_ids()
-        .find(|&f| f.0 != 0 && cx.func(f).qualname == t && cx.func(f).is_async)
-    else {
-        return false;
-    };
+    if !cx.func(f).is_async {
+        return returns_only_handled(cx, f);
+    }
     common::unguarded_await(cx, f).is_none()
         && common::stmts_of(cx, f).into_iter().all(|s| {
             !matches!(cx.stmt(s).kind, StmtKind::Raise(_)) || {
@@ -245,6 +248,126 @@ fn guarded_callee(cx: &FileCx, c: &Call) -> bool {
                 })
             }
         })
+}
+
+/// The function of this file a call resolves to.
+fn local_callee(cx: &FileCx, c: &Call) -> Option<FuncId> {
+    let t = c.target.as_deref()?;
+    cx.model
+        .function_ids()
+        .find(|&f| f.0 != 0 && cx.func(f).qualname == t)
+}
+
+/// A plain function every `return` of which gives a promise that cannot
+/// reject: a chain ending in `.catch(...)` or a two-callback `.then`,
+/// `Promise.resolve()`, or a local the function itself wraps with
+/// `.catch(...)` (`p = p.catch(noop)`). The callee already handles the
+/// rejection, so the caller has nothing to add.
+fn returns_only_handled(cx: &FileCx, f: FuncId) -> bool {
+    let mut any = false;
+    for s in common::stmts_of(cx, f) {
+        if let StmtKind::Return(Some(v)) = cx.stmt(s).kind {
+            if !handled_promise(cx, f, v, 0) {
+                return false;
+            }
+            any = true;
+        }
+    }
+    any
+}
+
+fn handled_promise(cx: &FileCx, f: FuncId, v: ExprId, depth: usize) -> bool {
+    if depth > 6 {
+        return false;
+    }
+    let v = cx.model.strip(v);
+    match &cx.expr(v).kind {
+        ExprKind::Ternary { then, orelse, .. } => {
+            handled_promise(cx, f, *then, depth + 1) && handled_promise(cx, f, *orelse, depth + 1)
+        }
+        ExprKind::Call(c) => {
+            if matches!(
+                c.target.as_deref(),
+                Some("Promise.resolve" | "Promise.allSettled")
+            ) {
+                return true;
+            }
+            if !is_chain_link(c) {
+                return false;
+            }
+            match c.name.as_str() {
+                "catch" => true,
+                "then" if c.args.len() >= 2 => true,
+                _ => c
+                    .receiver
+                    .is_some_and(|r| c.name == "finally" && handled_promise(cx, f, r, depth + 1)),
+            }
+        }
+        ExprKind::Name { id, .. } => {
+            // `promise = promise.catch(noop)` somewhere in the function.
+            common::exprs_of(cx, f).into_iter().any(|e| {
+                matches!(&cx.expr(e).kind, ExprKind::AssignExpr { target, value, .. }
+                    if cx.model.name_of(*target) == Some(id.as_str())
+                        && handled_promise(cx, f, *value, depth + 1))
+            }) || common::stmts_of(cx, f).into_iter().any(|s| {
+                matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(val), op: AssignOp::Plain }
+                    if targets.iter().any(|&t| cx.model.name_of(t) == Some(id.as_str()))
+                        && handled_promise(cx, f, *val, depth + 1))
+            })
+        }
+        _ => false,
+    }
+}
+
+/// The root of a chain is a promise that only ever resolves: a sleep
+/// (`sleep(ms)`, `delay(ms)`, `timers/promises.setTimeout`) or a function
+/// of this file that returns a `new Promise` whose executor takes no
+/// `reject`.
+fn never_rejects(cx: &FileCx, c: &Call) -> bool {
+    let l = c.name.to_ascii_lowercase();
+    if c.receiver.is_none() && (l.ends_with("sleep") || l.ends_with("delay")) {
+        return true;
+    }
+    if c.target.as_deref() == Some("timers/promises.setTimeout") {
+        return true;
+    }
+    let Some(f) = local_callee(cx, c) else {
+        return false;
+    };
+    if cx.func(f).is_async {
+        return false;
+    }
+    let mut any = false;
+    for s in common::stmts_of(cx, f) {
+        if let StmtKind::Return(Some(v)) = cx.stmt(s).kind {
+            if !resolve_only_promise(cx, v) {
+                return false;
+            }
+            any = true;
+        }
+    }
+    any
+}
+
+/// `new Promise(resolve => ...)` (no `reject` parameter), possibly followed
+/// by `.then`/`.finally` steps.
+fn resolve_only_promise(cx: &FileCx, v: ExprId) -> bool {
+    let mut cur = cx.model.strip(v);
+    for _ in 0..8 {
+        let Some(c) = cx.call(cur) else { return false };
+        if c.is_new {
+            return c.target.as_deref() == Some("Promise")
+                && c.positional(0)
+                    .and_then(|a| common::callback_fn(cx, a))
+                    .is_some_and(|exec| cx.func(exec).params.len() == 1);
+        }
+        if !is_chain_link(c) || c.name == "catch" {
+            return false;
+        }
+        let Some(r) = c.receiver else { return false };
+        cur = cx.model.strip(r);
+    }
+    false
 }
 
 fn callee_text(cx: &FileCx, c: &Call) -> String {
@@ -280,7 +403,8 @@ fn check_chain(cx: &FileCx, id: ExprId, c: &Call) -> Option<Finding> {
         if matches!(
             call.target.as_deref(),
             Some("Promise.allSettled" | "Promise.resolve")
-        ) || (guarded_callee(cx, call) && only_finally(cx, id))
+        ) || (!is_chain_link(call) && never_rejects(cx, call))
+            || (guarded_callee(cx, call) && only_finally(cx, id))
         {
             return None;
         }
@@ -425,6 +549,12 @@ function setImmediateish(cb) {
   resolved.then(() => cb());
 }
 
+const NativePromise = globalThis.Promise;
+const settled = NativePromise.resolve();
+function microtask(fn) {
+  settled.then(fn);
+}
+
 function close(dispatcher, onClosed) {
   // Should not error.
   dispatcher.close().then(() => queueMicrotask(onClosed));
@@ -436,6 +566,51 @@ function reportLater(err, results) {
   Promise.allSettled(results).then(log);
   // eslint-disable-next-line @typescript-eslint/no-floating-promises
   fetch("/beacon").then(log);
+}
+"#,
+        r#"
+const noop = () => {};
+
+class Loader {
+  cancel() {
+    const pending = this.pending;
+    return pending ? pending.then(noop).catch(noop) : Promise.resolve();
+  }
+
+  refetch(url, opts) {
+    let p = fetch(url);
+    if (!opts.throwOnError) {
+      p = p.catch(noop);
+    }
+    return p;
+  }
+
+  reset(url) {
+    this.cancel();
+    this.refetch(url, {});
+  }
+}
+
+function nextRow(cursor, cb) {
+  return cursor.read().then((row) => cb(null, row), (err) => cb(err));
+}
+
+function pump(cursor, onRow) {
+  nextRow(cursor, (err, row) => onRow(err, row));
+}
+"#,
+        r#"
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function whenOnline(isOnline) {
+  return new Promise((resolve) => {
+    window.addEventListener("online", () => isOnline() && resolve());
+  }).then(() => console.log("back online"));
+}
+
+function scheduleRetry(ms, attempt) {
+  sleep(ms).then(() => attempt());
+  whenOnline(() => navigator.onLine).then(attempt);
 }
 "#,
         r#"

@@ -97,6 +97,9 @@ impl Rule for LockAcrossAwait {
                     if let ExprKind::Await(inner) = cx.expr(later).kind
                         && awaits_io(cx, inner)
                     {
+                        if own_connection(cx, &lock, inner) {
+                            break;
+                        }
                         let mut f = cx.finding(
                             &META,
                             cx.expr(e).span,
@@ -176,6 +179,22 @@ fn lock_name(cx: &FileCx, recv: ExprId) -> Option<String> {
         || lower.ends_with("semaphore")
         || lower.ends_with("sem");
     (typed || named).then_some(name)
+}
+
+/// A lock of the instance (`this.lock`) held while the I/O goes over a
+/// connection or socket: the object wraps one connection that carries one
+/// exchange at a time, and the lock exists to serialize exactly that round
+/// trip.
+fn own_connection(cx: &FileCx, lock: &str, io: ExprId) -> bool {
+    if !lock.starts_with("this.") {
+        return false;
+    }
+    let text = cx.source(cx.expr(io).span);
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+        .any(|w| {
+            let w = w.to_ascii_lowercase();
+            w.ends_with("connection") || w == "conn" || w.ends_with("socket")
+        })
 }
 
 /// `await X.acquire()` / `await X.lock()` on an async lock: the lock's name.
@@ -275,6 +294,26 @@ export function save(key, value) {
 "#,
     ],
     pass: &[
+        r#"
+import { Mutex } from "async-mutex";
+
+// One connection carries one statement at a time: the lock serializes them.
+class SerialSession {
+  constructor(connection) {
+    this.connection = connection;
+    this.lock = new Mutex();
+  }
+
+  async run(sql, params) {
+    const release = await this.lock.acquire();
+    try {
+      return await this.connection.query(sql, params);
+    } finally {
+      release();
+    }
+  }
+}
+"#,
         r#"
 import { Mutex } from "async-mutex";
 const lock = new Mutex();

@@ -98,7 +98,11 @@ impl Rule for PromiseNeverSettles {
             };
             let reject_used = reject.is_some_and(names_used);
             let msg = if let Some(ev) = event_resolution(cx, exec, resolve) {
-                if reject_used || has_error_listener(cx, &all) || ev == "close" {
+                // `close` and a process's `exit` fire after a failure too.
+                if reject_used
+                    || has_error_listener(cx, &all)
+                    || matches!(ev.as_str(), "close" | "exit")
+                {
                     continue;
                 }
                 format!(
@@ -306,6 +310,13 @@ function closed(conn) {
   return new Promise((resolve) => {
     conn.once("end", resolve);
     conn.once("close", resolve);
+  });
+}
+
+// A running child process always exits, whatever went wrong in it.
+function exited(child) {
+  return new Promise((resolve) => {
+    child.once("exit", (code) => resolve(code));
   });
 }
 "#],

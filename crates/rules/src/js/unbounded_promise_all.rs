@@ -4,7 +4,7 @@
 use super::common;
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
-use unsnarl_model::walk::exprs_under;
+use unsnarl_model::walk::{Parent, exprs_under};
 use unsnarl_model::*;
 
 pub struct UnboundedPromiseAll;
@@ -93,6 +93,9 @@ impl Rule for UnboundedPromiseAll {
             let Some(source) = fanout_source(cx, f, arg) else {
                 continue;
             };
+            if sequential_alternative(cx, e, &source) {
+                continue;
+            }
             out.push(cx.finding(
                 &META,
                 ex.span,
@@ -132,7 +135,7 @@ fn fanout_source(cx: &FileCx, f: FuncId, arg: ExprId) -> Option<String> {
             continue;
         }
         let pushed = c.positional(0)?;
-        if common::promise_expr(cx, pushed).is_none() {
+        if common::promise_expr(cx, pushed).is_none() || waits_on_values(cx, f, pushed) {
             continue;
         }
         let loop_iter = cx
@@ -150,6 +153,36 @@ fn fanout_source(cx: &FileCx, f: FuncId, arg: ExprId) -> Option<String> {
     None
 }
 
+/// The pushed promise only waits on values the loop already has
+/// (`Promise.all([a, b]).then(...)` over locals that hold whatever a
+/// validator or hook returned, sometimes a promise): it starts no work, so
+/// collecting it limits nothing and adds no concurrency.
+fn waits_on_values(cx: &FileCx, f: FuncId, e: ExprId) -> bool {
+    let e = cx.model.strip(e);
+    let Some(c) = cx.call(e) else { return false };
+    if common::is_chain_call(c) {
+        return c.receiver.is_some_and(|r| waits_on_values(cx, f, r));
+    }
+    if !matches!(
+        c.target.as_deref(),
+        Some("Promise.all" | "Promise.allSettled" | "Promise.race" | "Promise.any")
+    ) {
+        return false;
+    }
+    let Some(ExprKind::Collection { elems, .. }) =
+        c.positional(0).map(|a| &cx.expr(cx.model.strip(a)).kind)
+    else {
+        return false;
+    };
+    let promises = common::promise_bindings(cx, f);
+    !elems.is_empty()
+        && elems.iter().all(|&x| {
+            cx.model
+                .name_of(x)
+                .is_some_and(|n| !promises.contains_key(n))
+        })
+}
+
 /// `xs.map(cb)` with a callback that makes promises, over an unbounded `xs`.
 fn mapped_source(cx: &FileCx, c: &Call) -> Option<String> {
     if !matches!(c.name.as_str(), "map" | "flatMap") {
@@ -161,7 +194,15 @@ fn mapped_source(cx: &FileCx, c: &Call) -> Option<String> {
         return None;
     }
     if let Some(f) = common::callback_fn(cx, cb) {
-        if !makes_promise(cx, f) {
+        // `toDrop.map((indexName) => ...)`: the element says what it is.
+        if cx.func(f).params.first().is_some_and(|p| {
+            camel_words(&p.name)
+                .iter()
+                .any(|w| STRUCTURE.iter().any(|t| w.starts_with(t)))
+        }) {
+            return None;
+        }
+        if !makes_promise(cx, f) || !may_do_io(cx, f, 4, &mut Vec::new()) {
             return None;
         }
     } else if cx.model.resolved(cb).is_none() && cx.call(cb).is_some() {
@@ -169,6 +210,121 @@ fn mapped_source(cx: &FileCx, c: &Call) -> Option<String> {
         return None;
     }
     Some(common::excerpt(cx, cx.expr(recv).span))
+}
+
+/// The fan-out sits in one branch of an `if` whose other branch walks the
+/// same collection one element at a time (`for (const x of xs) await
+/// work(x)`): the author chose between sequential and concurrent execution
+/// for this case on purpose (e.g. per database driver).
+fn sequential_alternative(cx: &FileCx, e: ExprId, source: &str) -> bool {
+    let Some(s) = common::stmt_of(cx, e) else {
+        return false;
+    };
+    let f = cx.func_of(e);
+    let walks_sequentially = |block: &Block| {
+        common::stmts_of(cx, f).into_iter().any(|t| {
+            matches!(&cx.stmt(t).kind, StmtKind::For { iter, body, .. }
+                if common::block_contains(cx, block, t)
+                    && common::excerpt(cx, cx.expr(*iter).span) == source
+                    && !crate::util::awaits_in_block(cx.model, body).is_empty())
+        })
+    };
+    // `if (serial) { for (...) await ...; return; }` before the fan-out.
+    let early_return = common::stmts_of(cx, f).into_iter().any(|t| {
+        matches!(&cx.stmt(t).kind, StmtKind::If { then, .. }
+            if cx.stmt(t).span.end <= cx.expr(e).span.start
+                && then.last().is_some_and(|&l| matches!(cx.stmt(l).kind, StmtKind::Return(_)))
+                && walks_sequentially(then))
+    });
+    early_return
+        || cx.enclosing_stmts(e).into_iter().any(|a| {
+            let StmtKind::If { then, orelse, .. } = &cx.stmt(a).kind else {
+                return false;
+            };
+            let other = if common::block_contains(cx, then, s) {
+                orelse
+            } else if common::block_contains(cx, orelse, s) {
+                then
+            } else {
+                return false;
+            };
+            walks_sequentially(other)
+        })
+}
+
+/// Whether the callback (or what it calls in this file, a few levels deep)
+/// can do I/O: it calls a known promise API or an async function of another
+/// file, or awaits or returns a call this file does not define. Callbacks
+/// that only collect entries in memory (to send them later in one batch)
+/// open nothing per element.
+fn may_do_io(cx: &FileCx, f: FuncId, depth: usize, seen: &mut Vec<FuncId>) -> bool {
+    if depth == 0 {
+        return true;
+    }
+    seen.push(f);
+    // `f` and the callbacks it hands to calls (not closures it only stores,
+    // like the methods of an object it returns).
+    let mut run: Vec<FuncId> = Vec::new();
+    for g in common::with_nested(cx, f) {
+        if g == f
+            || (cx.func(g).parent.is_some_and(|p| run.contains(&p))
+                && common::closure_call_site(cx, g).is_some())
+        {
+            run.push(g);
+        }
+    }
+    for g in run {
+        for s in common::stmts_of(cx, g) {
+            if matches!(cx.stmt(s).kind, StmtKind::For { is_async: true, .. }) {
+                return true;
+            }
+        }
+        for e in common::calls_of(cx, g) {
+            let c = cx.call(e).unwrap();
+            let local = c.target.as_deref().and_then(|t| {
+                cx.model
+                    .function_ids()
+                    .find(|&h| h.0 != 0 && cx.func(h).qualname == t)
+            });
+            // `Promise.all(...)` and friends only combine what their
+            // arguments (looked at here too) start.
+            if c.target
+                .as_deref()
+                .is_some_and(|t| t.starts_with("Promise."))
+            {
+                continue;
+            }
+            if let Some(h) = local {
+                if !seen.contains(&h) && may_do_io(cx, h, depth - 1, seen) {
+                    return true;
+                }
+                continue;
+            }
+            if c.target.is_some() && cx.effect(c, Effect::AsyncApi).is_some() {
+                return true;
+            }
+            // A wrapper that runs a callback (`trace(span, async () => ...)`,
+            // `withRetry(() => ...)`): the callback is looked at here too.
+            if c.args
+                .iter()
+                .any(|a| matches!(cx.expr(cx.model.strip(a.value)).kind, ExprKind::Closure(_)))
+            {
+                continue;
+            }
+            if common::promise_call(cx, c).is_some() {
+                return true;
+            }
+            let consumed = match cx.tree.expr_parent(e) {
+                Parent::Expr(p) => matches!(cx.expr(p).kind, ExprKind::Await(_)),
+                Parent::Stmt(st) => matches!(cx.stmt(st).kind, StmtKind::Return(Some(_))),
+                _ => false,
+            };
+            if consumed {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// The callback is async or returns what a call gives (not a plain value).
@@ -237,51 +393,70 @@ fn bounded(cx: &FileCx, e: ExprId) -> bool {
 /// columns, indices and constraints of a table, registered plugins,
 /// providers, listeners, replicas.
 fn program_structure(text: &str) -> bool {
-    [
-        "column",
-        "indices",
-        "index",
-        "constraint",
-        "foreignkey",
-        "schema",
-        "migration",
-        "slave",
-        "replica",
-        "plugin",
-        "module",
-        "provider",
-        "enhancer",
-        "subscriber",
-        "listener",
-        "handler",
-        "hook",
-        "middleware",
-        "dependenc",
-        "metadata",
-        "propert",
-        "option",
-        "args",
-        "param",
-        "queries",
-        "interceptor",
-        "guard",
-        "pipe",
-        "decorator",
-        "validator",
-        "transport",
-        "driver",
-        "adapter",
-        "connection",
-        "server",
-        "microservice",
-        "script",
-        "command",
-        "table",
-        "view",
-        "subdoc",
-    ]
-    .iter()
-    .any(|w| text.contains(w))
+    STRUCTURE.iter().any(|w| text.contains(w))
+}
+
+const STRUCTURE: &[&str] = &[
+    "column",
+    "indices",
+    "index",
+    "constraint",
+    "foreignkey",
+    "schema",
+    "migration",
+    "slave",
+    "replica",
+    "plugin",
+    "module",
+    "provider",
+    "enhancer",
+    "subscriber",
+    "listener",
+    "handler",
+    "hook",
+    "middleware",
+    "dependenc",
+    "metadata",
+    "propert",
+    "option",
+    "args",
+    "param",
+    "queries",
+    "interceptor",
+    "guard",
+    "pipe",
+    "decorator",
+    "validator",
+    "transport",
+    "driver",
+    "adapter",
+    "connection",
+    "server",
+    "microservice",
+    "script",
+    "command",
+    "table",
+    "view",
+    "subdoc",
+];
+
+/// The lowercase words of a camelCase or snake_case name (`indexName` →
+/// `index`, `name`), each starting a word so `review` is not `view`.
+fn camel_words(name: &str) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for ch in name.chars() {
+        if (ch == '_' || ch == '$' || ch.is_ascii_uppercase()) && !cur.is_empty() {
+            words.push(std::mem::take(&mut cur));
+        }
+        if ch != '_' && ch != '$' {
+            cur.push(ch.to_ascii_lowercase());
+        }
+    }
+    if !cur.is_empty() {
+        words.push(cur);
+    }
+    words
 }
 
 /// A local initialized with an array literal.
@@ -372,7 +547,8 @@ async function sendMail(to) {
 }
 "#,
     ],
-    pass: &[r#"
+    pass: &[
+        r#"
 import pLimit from "p-limit";
 
 const limit = pLimit(10);
@@ -408,7 +584,106 @@ async function closeAll(pool) {
 async function dropColumns(runner, table, columns) {
   await Promise.all(columns.map((c) => runner.dropColumn(table, c)));
 }
-"#],
+
+async function checkEntries(entries, keyCheck, valueCheck) {
+  const pending = [];
+  for (const [key, value] of entries) {
+    const k = keyCheck(key);
+    const v = valueCheck(value);
+    if (k instanceof Promise || v instanceof Promise) {
+      pending.push(Promise.all([k, v]).then(([a, b]) => record(key, a, b)));
+    }
+  }
+  await Promise.all(pending);
+}
+
+async function hideIndexes(db, collection, toHide) {
+  await Promise.all(toHide.map((indexName) => db.command({ collMod: collection, index: indexName })));
+}
+"#,
+        r#"
+class Archiver {
+  async archiveAll(items) {
+    if (this.driver.serialOnly) {
+      for (const item of items) {
+        await this.archive(item);
+      }
+    } else {
+      await Promise.all(items.map((item) => this.archive(item)));
+    }
+  }
+
+  async archive(item) {
+    await this.store.put(item.id, item);
+  }
+
+  async restoreAll(items) {
+    if (this.driver.serialOnly) {
+      const restored = [];
+      for (const item of items) {
+        restored.push(await this.restore(item));
+      }
+      return restored;
+    }
+    return Promise.all(items.map((item) => this.restore(item)));
+  }
+
+  async restore(item) {
+    return this.store.get(item.id);
+  }
+}
+"#,
+        r#"
+// file: src/trace.js
+export async function traced(name, fn) {
+  const started = Date.now();
+  try {
+    return await fn();
+  } finally {
+    console.debug(name, Date.now() - started);
+  }
+}
+// file: src/planner.js
+import { traced } from "./trace";
+
+class Planner {
+  // Walks a tree of steps and only records them; the caller sends the
+  // whole plan in one request afterwards.
+  planAll(plan, steps) {
+    return Promise.all(steps.map((step) => this.planStep(plan, step)));
+  }
+
+  planChildren(plan, steps) {
+    return Promise.all(steps.map(async (step) => {
+      await this.record(plan, step);
+      return Promise.all(step.children.map((c) => this.planStep(plan, c)));
+    }));
+  }
+
+  planStep(plan, step) {
+    return traced("plan", async () => {
+      await this.record(plan, step);
+      if (step.children) {
+        await this.planAll(plan, step.children);
+      }
+    });
+  }
+
+  async record(plan, step) {
+    plan.push({ name: step.name, args: step.args, target: this.targetOf(step) });
+  }
+
+  targetOf(step) {
+    return {
+      name: step.target,
+      ready: async () => {
+        await this.client.ping(step.target);
+      },
+    };
+  }
+}
+"#,
+    ],
 };
 
 #[cfg(test)]
