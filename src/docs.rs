@@ -67,6 +67,77 @@ pub fn rules_markdown() -> String {
     out
 }
 
+/// Where the generated rule overview sits in README.md.
+pub const OVERVIEW_START: &str =
+    "<!-- rules-overview:start (generated: UPDATE_DOCS=1 cargo test --test docs) -->";
+pub const OVERVIEW_END: &str = "<!-- rules-overview:end -->";
+
+/// The README's rule overview: per category, the rules of each language
+/// family, so a reader sees at a glance what is covered where.
+pub fn rules_overview_markdown() -> String {
+    use unsnarl_model::finding::Category;
+    let families = ["python", "javascript", "go", "rust"];
+    let in_family = |m: &RuleMeta, fam: &str| {
+        m.languages.iter().any(|l| {
+            let slug = l.slug();
+            slug == fam || (fam == "javascript" && slug == "typescript")
+        })
+    };
+    let rules: Vec<&RuleMeta> = all_rules().iter().map(|r| r.meta()).collect();
+    let mut out = String::new();
+    let count = |fam: &str| rules.iter().filter(|m| in_family(m, fam)).count();
+    let _ = writeln!(
+        out,
+        "{} rules: {} for Python, {} for JavaScript/TypeScript, {} for Go, {} for Rust.\n",
+        rules.len(),
+        count("python"),
+        count("javascript"),
+        count("go"),
+        count("rust")
+    );
+    out.push_str(
+        "| category | Python | JavaScript / TypeScript | Go | Rust |\n|---|---|---|---|---|\n",
+    );
+    for cat in Category::ALL {
+        let of_cat: Vec<&&RuleMeta> = rules.iter().filter(|m| m.category == *cat).collect();
+        if of_cat.is_empty() {
+            continue;
+        }
+        let _ = write!(out, "| `{}` |", cat.slug());
+        for fam in families {
+            let ids: Vec<String> = of_cat
+                .iter()
+                .filter(|m| in_family(m, fam))
+                .map(|m| format!("[{}](docs/rules.md#{})", m.id, m.id.to_ascii_lowercase()))
+                .collect();
+            let _ = write!(
+                out,
+                " {} |",
+                if ids.is_empty() {
+                    "".into()
+                } else {
+                    ids.join(" ")
+                }
+            );
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// `readme` with its generated overview section replaced by the current one,
+/// or `None` when the markers are missing.
+pub fn readme_with_overview(readme: &str) -> Option<String> {
+    let start = readme.find(OVERVIEW_START)? + OVERVIEW_START.len();
+    let end = readme[start..].find(OVERVIEW_END)? + start;
+    Some(format!(
+        "{}\n\n{}\n{}",
+        &readme[..start],
+        rules_overview_markdown(),
+        &readme[end..]
+    ))
+}
+
 /// `unsnarl rule ID` in text: the header fields, the summary, the docs.
 pub fn rule_text(m: &RuleMeta) -> String {
     format!(

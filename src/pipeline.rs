@@ -150,8 +150,13 @@ pub fn scan(opts: ScanOptions, frontend: &dyn Frontend) -> Result<ScanReport, St
             })
             .collect()
     });
-    drop(index);
-    drop(files);
+    // Freeing every file model and the index is a tenth of a large scan
+    // and nothing waits for it: a background thread does it while the
+    // report is written (and the process may exit before it is done).
+    std::thread::Builder::new()
+        .name("unsnarl-free".into())
+        .spawn(move || drop((index, files)))
+        .map_err(|e| format!("cannot start a thread: {e}"))?;
     let mut findings = Vec::new();
     let mut notices = Vec::new();
     for c in checked {

@@ -108,7 +108,7 @@ impl Frontend for Toy {
                     Span::new(s, s + dotted.len() as u32),
                 );
                 let call = m.add_expr(
-                    ExprKind::Call(Call {
+                    ExprKind::Call(Box::new(Call {
                         func,
                         receiver: None,
                         name: name.to_string(),
@@ -116,7 +116,7 @@ impl Frontend for Toy {
                         args: Vec::new(),
                         is_new: false,
                         is_macro: false,
-                    }),
+                    })),
                     Span::new(s, e),
                 );
                 let stmt = m.add_stmt(StmtKind::Expr(call), Span::new(s, e));

@@ -1,5 +1,11 @@
-//! The Go front end: parses a file with tree-sitter-go and lowers it into
-//! the language-neutral file model.
+//! The Go front end: parses a file and lowers it into the language-neutral
+//! file model.
+//!
+//! Two paths produce the same model: a hand-written parser that builds the
+//! model directly (`fast`, the default), and tree-sitter-go with a lowering
+//! of its syntax tree (`lower`), which every file the fast parser does not
+//! take goes to: files with syntax errors (tree-sitter recovers from them
+//! and reports them), and the rare shapes the fast parser leaves alone.
 //!
 //! Conventions (see `crates/model/src/ir.rs` for the model itself):
 //! - the module is the package directory of the file (`cmd/server/main.go`
@@ -15,6 +21,7 @@
 //!   `sync.Mutex`).
 
 mod errors;
+mod fast;
 mod kinds;
 mod literal;
 mod lower;
@@ -27,10 +34,33 @@ use unsnarl_model::{FileModel, SourceInput, Span};
 /// Lowers one Go file. Never panics; syntax errors are recorded in
 /// `syntax_errors` and the recovered tree is lowered anyway.
 pub fn lower(input: &SourceInput) -> FileModel {
+    match lower_fast(input) {
+        Some(m) => m,
+        None => lower_tree_sitter(input),
+    }
+}
+
+/// The fast path alone: `None` when the file has a syntax error or a shape
+/// the fast parser leaves to tree-sitter. (Public for the differential
+/// tests and benchmarks.)
+#[doc(hidden)]
+pub fn lower_fast(input: &SourceInput) -> Option<FileModel> {
+    fast::lower(input.text, new_model(input))
+}
+
+/// Where the fast path gives up on a file (a byte offset), or `None`
+/// when it takes it. (For the differential tools.)
+#[doc(hidden)]
+pub fn fast_bail_offset(input: &SourceInput) -> Option<u32> {
+    fast::bail_offset(input.text, new_model(input))
+}
+
+/// The tree-sitter path alone. (Public for the differential tests and
+/// benchmarks.)
+#[doc(hidden)]
+pub fn lower_tree_sitter(input: &SourceInput) -> FileModel {
     let text = input.text;
-    let mut m = FileModel::new(module_name(input.rel_path), Span::new(0, text.len() as u32));
-    m.is_test = input.rel_path.ends_with("_test.go");
-    m.is_generated = is_generated(text);
+    let mut m = new_model(input);
     let Some(tree) = parse(text) else {
         return m;
     };
@@ -47,6 +77,55 @@ pub fn lower(input: &SourceInput) -> FileModel {
     let mut l = lower::Lowerer::new(text, m, root);
     l.lower_file(root);
     l.finish()
+}
+
+/// tree-sitter's syntax tree of `text` as an indented outline with byte
+/// ranges and field names (a debugging aid for the differential tools).
+#[doc(hidden)]
+pub fn tree_sitter_outline(text: &str) -> String {
+    fn walk(n: tree_sitter::Node, text: &str, depth: usize, field: Option<&str>, out: &mut String) {
+        if !n.is_named() && !n.is_missing() {
+            return;
+        }
+        out.push_str(&"  ".repeat(depth));
+        if let Some(f) = field {
+            out.push_str(f);
+            out.push_str(": ");
+        }
+        out.push_str(n.kind());
+        out.push_str(&format!(" [{}..{}]", n.start_byte(), n.end_byte()));
+        if n.child_count() == 0 || n.kind().ends_with("identifier") {
+            out.push_str(&format!(" `{}`", text.get(n.byte_range()).unwrap_or("")));
+        }
+        if n.is_missing() {
+            out.push_str(" MISSING");
+        }
+        out.push('\n');
+        let mut c = n.walk();
+        if c.goto_first_child() {
+            loop {
+                let fname = c.field_name();
+                walk(c.node(), text, depth + 1, fname, out);
+                if !c.goto_next_sibling() {
+                    break;
+                }
+            }
+        }
+    }
+    let mut out = String::new();
+    if let Some(tree) = parse(text) {
+        walk(tree.root_node(), text, 0, None, &mut out);
+    }
+    out
+}
+
+/// An empty model for the file: its module, test and generated flags.
+fn new_model(input: &SourceInput) -> FileModel {
+    let text = input.text;
+    let mut m = FileModel::new(module_name(input.rel_path), Span::new(0, text.len() as u32));
+    m.is_test = input.rel_path.ends_with("_test.go");
+    m.is_generated = is_generated(text);
+    m
 }
 
 thread_local! {

@@ -6,7 +6,9 @@ use unsnarl_model::Lit;
 /// An integer literal (`42`, `1_000_000`, `0x1F`, `0o17`, `017`, `0b101`).
 /// Out-of-range values become `Lit::Other`.
 pub fn int(text: &str) -> Lit {
-    parse_int(text).map_or(Lit::Other, Lit::Int)
+    parse_int(text)
+        .and_then(|v| i64::try_from(v).ok())
+        .map_or(Lit::Other, Lit::Int)
 }
 
 fn parse_int(text: &str) -> Option<i128> {
@@ -94,14 +96,14 @@ pub fn rune(text: &str) -> Lit {
         .unwrap_or(text);
     if inner.starts_with('\\') {
         return match escape(inner).0 {
-            Escape::Byte(b) => Lit::Int(b as i128),
-            Escape::Char(c) => Lit::Int(c as i128),
+            Escape::Byte(b) => Lit::Int(i64::from(b)),
+            Escape::Char(c) => Lit::Int(i64::from(u32::from(c))),
         };
     }
     inner
         .chars()
         .next()
-        .map_or(Lit::Other, |c| Lit::Int(c as i128))
+        .map_or(Lit::Other, |c| Lit::Int(i64::from(u32::from(c))))
 }
 
 enum Escape {

@@ -163,7 +163,7 @@ impl FileModel {
     pub fn int_value(&self, id: ExprId) -> Option<i128> {
         let id = self.strip(id);
         match &self.expr(id).kind {
-            ExprKind::Literal(Lit::Int(v)) => Some(*v),
+            ExprKind::Literal(Lit::Int(v)) => Some(i128::from(*v)),
             ExprKind::Literal(Lit::Float(f)) if f.fract() == 0.0 && f.abs() < 1e30 => {
                 Some(*f as i128)
             }

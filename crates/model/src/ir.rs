@@ -463,7 +463,9 @@ pub enum ExprKind {
         text: String,
         resolved: Option<String>,
     },
-    Call(Call),
+    /// Boxed: calls are common but large, and every other expression
+    /// would pay for their size.
+    Call(Box<Call>),
     /// `await x` / `x.await`.
     Await(ExprId),
     Literal(Lit),
@@ -495,8 +497,9 @@ pub enum ExprKind {
         kind: CollKind,
         elems: Vec<ExprId>,
         keys: Vec<Option<String>>,
-        /// For Go composite literals / Rust struct literals: the type.
-        ty: Option<TypeRef>,
+        /// For Go composite literals / Rust struct literals: the type
+        /// (boxed to keep every expression small).
+        ty: Option<Box<TypeRef>>,
     },
     /// Comprehensions and generator expressions: `[f(x) for x in xs if c]`.
     Comprehension {
@@ -613,7 +616,8 @@ pub struct Arg {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Lit {
-    Int(i128),
+    /// Integers that fit in 64 bits (larger ones are `Other`).
+    Int(i64),
     Float(f64),
     Str(String),
     Bool(bool),
@@ -680,4 +684,15 @@ pub enum CollKind {
     Struct,
     /// A generator expression.
     Generator,
+}
+
+#[cfg(test)]
+mod size {
+    /// Every expression of a scan is kept in memory until its rules have
+    /// run, so its size is most of a scan's peak memory: large payloads are
+    /// boxed (calls, struct-literal types) and this guards against growth.
+    #[test]
+    fn expressions_stay_small() {
+        assert!(std::mem::size_of::<super::Expr>() <= 72);
+    }
 }

@@ -14,8 +14,8 @@
 //!   some other type's method does not match. Use only for distinctive names.
 
 use crate::ir::Language;
+use rustc_hash::FxHashMap as HashMap;
 use serde::Deserialize;
-use std::collections::HashMap;
 
 /// What a callee does, as far as concurrency rules care.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -131,6 +131,17 @@ pub struct Entry {
     /// `condition`, `event`... Spawn: `task`, `thread`, `process`.
     #[serde(default)]
     pub kind: Option<String>,
+    /// Blocking: `false` when only a direct call counts, not a call of a
+    /// project helper that makes it (short critical sections).
+    #[serde(default)]
+    pub transitive: Option<bool>,
+}
+
+impl Entry {
+    /// Whether a helper making this call counts as making it too.
+    pub fn transitive(&self) -> bool {
+        self.transitive.unwrap_or(true)
+    }
 }
 
 /// The raw shape of a knowledge TOML file.
@@ -172,6 +183,10 @@ pub struct Table {
     exact: HashMap<String, Vec<usize>>,
     /// `prefix*suffix` patterns.
     prefix: Vec<(String, String, usize)>,
+    /// Indices into `prefix` by the pattern's first name segment, so a
+    /// lookup only tries the patterns of the target's package; patterns
+    /// whose prefix has no separator are under "".
+    prefix_by_head: HashMap<String, Vec<usize>>,
     method: HashMap<String, Vec<usize>>,
     returns: HashMap<String, String>,
 }
@@ -210,6 +225,11 @@ impl Table {
             if let Some(m) = pat.strip_prefix("*.").or_else(|| pat.strip_prefix("*::")) {
                 self.method.entry(m.to_string()).or_default().push(idx);
             } else if let Some((p, sfx)) = pat.split_once('*') {
+                let head = if p.contains(['.', ':']) { head(p) } else { "" };
+                self.prefix_by_head
+                    .entry(head.to_string())
+                    .or_default()
+                    .push(self.prefix.len());
                 self.prefix.push((p.to_string(), sfx.to_string(), idx));
             } else {
                 self.exact.entry(pat.clone()).or_default().push(idx);
@@ -227,9 +247,10 @@ impl Table {
             {
                 return Some(e);
             }
-            let pre = self
-                .prefix
-                .iter()
+            let tried = |h: &str| self.prefix_by_head.get(h).into_iter().flatten();
+            let pre = tried(head(target))
+                .chain(tried(""))
+                .map(|&i| &self.prefix[i])
                 .filter(|(p, sfx, _)| {
                     target.len() >= p.len() + sfx.len()
                         && target.starts_with(p.as_str())
@@ -279,6 +300,11 @@ impl Table {
         };
         self.push(effect, entry);
     }
+}
+
+/// A name's first segment (before the first `.` or `:`).
+fn head(name: &str) -> &str {
+    name.split(['.', ':']).next().unwrap_or(name)
 }
 
 const PYTHON: &str = include_str!("../../../knowledge/python.toml");

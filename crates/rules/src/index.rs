@@ -2,7 +2,7 @@
 //! whether it blocks, so rules can reason across functions and files (an
 //! async handler calling a sync helper that sleeps three calls down).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use unsnarl_model::walk::{Visitor, walk_block};
 use unsnarl_model::*;
 
@@ -184,6 +184,7 @@ impl Visitor for SummaryVisitor<'_> {
         }
         if self.blocking.is_none()
             && let Some(e) = self.kb.find(Effect::Blocking, c.target.as_deref(), &c.name)
+            && e.transitive()
         {
             self.blocking = Some(BlockingSite {
                 callee: c.target.clone().unwrap_or_else(|| c.name.clone()).into(),
@@ -228,6 +229,12 @@ pub struct ProjectIndex {
     fns: Vec<(FnRef, FnSummary)>,
     by_qualname: HashMap<Box<str>, Vec<u32>>,
     by_last_segment: HashMap<Box<str>, Vec<u32>>,
+    /// Qualified names of two or more segments, keyed by their last two: a
+    /// dotted call target can only match a name ending with the same two
+    /// segments, so resolving it never scans every function sharing a
+    /// common last name (`get`, `run`), which would grow with the square of
+    /// the project.
+    by_tail2: HashMap<Box<str>, Vec<u32>>,
     /// For each function (same order as `fns`), how it blocks if it does.
     blocking: Vec<Option<BlockingChain>>,
 }
@@ -249,6 +256,9 @@ impl ProjectIndex {
                     .push(i);
                 let last = last_segment(&s.qualname, s.lang);
                 ix.by_last_segment.entry(last.into()).or_default().push(i);
+                if let Some(tail) = tail2(&s.qualname) {
+                    ix.by_tail2.entry(tail.into()).or_default().push(i);
+                }
                 ix.fns.push((
                     FnRef {
                         file: file as u32,
@@ -267,7 +277,7 @@ impl ProjectIndex {
     /// awaitable too (settled to a fixpoint); and a declaration (`.d.ts`)
     /// that says a function returns a promise speaks for its implementation.
     fn settle_js_awaitables(&mut self) {
-        let mut by_name: HashMap<Box<str>, bool> = HashMap::new();
+        let mut by_name: HashMap<Box<str>, bool> = HashMap::default();
         for (_, s) in &self.fns {
             if s.lang.is_js_family() && s.returns_awaitable {
                 by_name.insert(s.qualname.clone(), true);
@@ -323,18 +333,43 @@ impl ProjectIndex {
             return Some(i as usize);
         }
         let last = last_segment(target, lang);
-        let cands = self.by_last_segment.get(last)?;
+        let matches = |i: &&u32| {
+            let s = &self.fns[**i as usize].1;
+            same_family(i)
+                && last_segment(&s.qualname, s.lang) == last
+                && (suffix_at_boundary(&s.qualname, target)
+                    || suffix_at_boundary(target, &s.qualname))
+        };
         let mut found = None;
-        for i in cands.iter().filter(|i| same_family(i)) {
-            let q = &self.fns[*i as usize].1.qualname;
-            if suffix_at_boundary(q, target) || suffix_at_boundary(target, q) {
-                if found.is_some() {
-                    return None; // ambiguous
+        let mut consider = |i: u32| {
+            if found.is_some_and(|f| f != i) {
+                return false; // ambiguous
+            }
+            found = Some(i);
+            true
+        };
+        match tail2(target) {
+            // A single name: every function ending with it matches.
+            None => {
+                for i in self.by_last_segment.get(last)?.iter().filter(matches) {
+                    if !consider(*i) {
+                        return None;
+                    }
                 }
-                found = Some(*i as usize);
+            }
+            // A dotted name: a longer name ends with the same two segments;
+            // a shorter one is a single segment, its whole name.
+            Some(tail) => {
+                let longer = self.by_tail2.get(tail).into_iter().flatten();
+                let shorter = self.by_qualname.get(last_fine_segment(target));
+                for i in longer.chain(shorter.into_iter().flatten()).filter(matches) {
+                    if !consider(*i) {
+                        return None;
+                    }
+                }
             }
         }
-        found
+        found.map(|i| i as usize)
     }
 
     pub fn summary(&self, i: usize) -> &FnSummary {
@@ -447,6 +482,27 @@ fn last_segment(q: &str, lang: Language) -> &str {
     q.rsplit(sep).next().unwrap_or(q)
 }
 
+/// Where the segment boundaries of a name are: after `.`, `::` or `/`.
+fn boundaries(q: &str) -> impl Iterator<Item = usize> + '_ {
+    q.char_indices().rev().filter_map(move |(i, c)| match c {
+        '.' | '/' => Some(i + 1),
+        ':' if q[..i].ends_with(':') => Some(i + 1),
+        _ => None,
+    })
+}
+
+/// The last two segments of a name (split at `.`, `::` or `/`), if it has
+/// two or more.
+fn tail2(q: &str) -> Option<&str> {
+    let start = boundaries(q).nth(1).unwrap_or(0);
+    (boundaries(q).next().is_some()).then(|| &q[start..])
+}
+
+/// The last segment of a name, split at any separator.
+fn last_fine_segment(q: &str) -> &str {
+    &q[boundaries(q).next().unwrap_or(0)..]
+}
+
 /// True when `long` ends with `short` and the match starts at a segment
 /// boundary (`.`, `::` or `/`).
 fn suffix_at_boundary(long: &str, short: &str) -> bool {
@@ -504,6 +560,63 @@ mod tests {
         assert_eq!(&*chain.steps[1].callee, "app.c");
         let d = ix.resolve(Language::Python, "app.d").unwrap();
         assert!(ix.blocking_chain(d).is_none());
+    }
+
+    /// The keyed lookup must give what comparing the target with every
+    /// function would: the unique function whose name ends with the target
+    /// (or that the target ends with) at a segment boundary, else nothing.
+    #[test]
+    fn resolve_by_suffix_agrees_with_a_full_scan() {
+        let names = [
+            "pkg.client.Session.get",
+            "other.Session.get",
+            "pkg.cache.get",
+            "util.helpers.fetch",
+            "fetch",
+            "pkg.db.connect",
+            "src/lib/io.read",
+            "tools::net::connect",
+        ];
+        let ix = ProjectIndex::build(vec![(
+            "a.py".into(),
+            names.iter().map(|q| sum(q, false, false, &[])).collect(),
+        )]);
+        let targets = [
+            "Session.get",
+            "client.Session.get",
+            "get",
+            "cache.get",
+            "x.pkg.cache.get",
+            "helpers.fetch",
+            "app.helpers.fetch",
+            "mod.fetch",
+            "fetch",
+            "db.connect",
+            "connect",
+            "lib/io.read",
+            "io.read",
+            "net::connect",
+            "nothing.here",
+        ];
+        for t in targets {
+            let last = last_segment(t, Language::Python);
+            let by_exact = names.iter().position(|q| *q == t);
+            let scanned: Vec<usize> = (0..names.len())
+                .filter(|&i| {
+                    last_segment(names[i], Language::Python) == last
+                        && (suffix_at_boundary(names[i], t) || suffix_at_boundary(t, names[i]))
+                })
+                .collect();
+            let want = by_exact.or(match scanned[..] {
+                [one] => Some(one),
+                _ => None,
+            });
+            assert_eq!(ix.resolve(Language::Python, t), want, "target {t}");
+        }
+        assert_eq!(ix.resolve(Language::Python, "client.Session.get"), Some(0));
+        assert_eq!(ix.resolve(Language::Python, "Session.get"), None);
+        // Only the bare `fetch` is a suffix of it; `util.helpers.fetch` is not.
+        assert_eq!(ix.resolve(Language::Python, "app.helpers.fetch"), Some(4));
     }
 
     #[test]

@@ -53,7 +53,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                 kind,
                 elems,
                 keys,
-                ty,
+                ty: ty.map(Box::new),
             },
             sp,
         )
@@ -310,7 +310,7 @@ impl<'s, 't> Lowerer<'s, 't> {
             _ => (String::new(), None, None),
         };
         self.m.add_expr(
-            ExprKind::Call(Call {
+            ExprKind::Call(Box::new(Call {
                 func,
                 receiver,
                 name,
@@ -318,7 +318,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                 args,
                 is_new: false,
                 is_macro: false,
-            }),
+            })),
             sp,
         )
     }

@@ -274,7 +274,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                 kind: CollKind::Struct,
                 elems: Vec::new(),
                 keys: Vec::new(),
-                ty: Some(ty),
+                ty: Some(Box::new(ty)),
             },
             span(t),
         )

@@ -308,7 +308,7 @@ fn var_without_value_is_the_zero_value_of_its_type() {
         } => {
             assert_eq!(*kind, CollKind::Struct);
             assert!(elems.is_empty());
-            assert_eq!(ty, &tr("sync.WaitGroup", Some("sync.WaitGroup")));
+            assert_eq!(&**ty, &tr("sync.WaitGroup", Some("sync.WaitGroup")));
         }
         k => panic!("{k:?}"),
     }

@@ -30,7 +30,7 @@ fn literals() {
             Lit::Float(1.5),
             Lit::Str("a\tb".into()),
             Lit::Str("raw\\n".into()),
-            Lit::Int('x' as i128),
+            Lit::Int('x' as i64),
             Lit::Null,
             Lit::Bool(true),
             Lit::Bool(false),

@@ -3,6 +3,7 @@
 //! binary per file costs more than the tests).
 
 mod decls;
+mod differential;
 mod exprs;
 mod files;
 mod imports;
@@ -44,7 +45,7 @@ pub fn calls(m: &FileModel) -> Vec<&Call> {
     m.exprs
         .iter()
         .filter_map(|e| match &e.kind {
-            ExprKind::Call(c) => Some(c),
+            ExprKind::Call(c) => Some(&**c),
             _ => None,
         })
         .collect()

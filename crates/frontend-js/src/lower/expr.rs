@@ -167,7 +167,7 @@ impl<'a> Lowerer<'a> {
                         spread: false,
                     });
                 }
-                ExprKind::Call(Call {
+                ExprKind::Call(Box::new(Call {
                     func,
                     receiver: None,
                     name: "import".into(),
@@ -175,7 +175,7 @@ impl<'a> Lowerer<'a> {
                     args,
                     is_new: false,
                     is_macro: false,
-                })
+                }))
             }
             Expression::LogicalExpression(l) => {
                 let left = self.lower_expr(&l.left);
@@ -214,7 +214,7 @@ impl<'a> Lowerer<'a> {
                         spread: false,
                     });
                 }
-                ExprKind::Call(Call {
+                ExprKind::Call(Box::new(Call {
                     func,
                     receiver,
                     name,
@@ -222,7 +222,7 @@ impl<'a> Lowerer<'a> {
                     args,
                     is_new: false,
                     is_macro: false,
-                })
+                }))
             }
             Expression::UnaryExpression(u) => {
                 let operand = self.lower_expr(&u.argument);
@@ -448,7 +448,7 @@ impl<'a> Lowerer<'a> {
             .or_else(|| self.inherited_target(callee, &name));
         let args = self.lower_args(arguments);
         self.m.add_expr(
-            ExprKind::Call(Call {
+            ExprKind::Call(Box::new(Call {
                 func,
                 receiver,
                 name,
@@ -456,7 +456,7 @@ impl<'a> Lowerer<'a> {
                 args,
                 is_new,
                 is_macro: false,
-            }),
+            })),
             span,
         )
     }
@@ -699,7 +699,7 @@ fn name_kind(id: &str) -> ExprKind {
 /// rules can read bounds and delays (`new Semaphore(10)`, `setTimeout(f, 1000)`).
 fn number(v: f64) -> Lit {
     if v.fract() == 0.0 && v.abs() <= 9_007_199_254_740_992.0 {
-        Lit::Int(v as i128)
+        Lit::Int(v as i64)
     } else {
         Lit::Float(v)
     }

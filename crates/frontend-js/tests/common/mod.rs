@@ -93,7 +93,7 @@ pub fn calls(m: &FileModel) -> Vec<&Call> {
     m.exprs
         .iter()
         .filter_map(|e| match &e.kind {
-            ExprKind::Call(c) => Some(c),
+            ExprKind::Call(c) => Some(&**c),
             _ => None,
         })
         .collect()

@@ -185,8 +185,8 @@ impl<'a> Lowerer<'a> {
             Expr::StringLiteral(s) => ExprKind::Literal(Lit::Str(s.value.to_str().to_string())),
             Expr::BytesLiteral(_) | Expr::EllipsisLiteral(_) => ExprKind::Literal(Lit::Other),
             Expr::NumberLiteral(n) => ExprKind::Literal(match &n.value {
-                Number::Int(i) => match i.as_u64() {
-                    Some(v) => Lit::Int(v as i128),
+                Number::Int(i) => match i.as_i64() {
+                    Some(v) => Lit::Int(v),
                     None => Lit::Other,
                 },
                 Number::Float(f) => Lit::Float(*f),
@@ -306,7 +306,7 @@ impl<'a> Lowerer<'a> {
             });
         }
         self.m.add_expr(
-            ExprKind::Call(Call {
+            ExprKind::Call(Box::new(Call {
                 func,
                 receiver,
                 name,
@@ -314,7 +314,7 @@ impl<'a> Lowerer<'a> {
                 args,
                 is_new: false,
                 is_macro: false,
-            }),
+            })),
             r,
         )
     }

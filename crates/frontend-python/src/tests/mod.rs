@@ -29,7 +29,7 @@ pub(crate) fn calls<'m>(m: &'m FileModel, name: &str) -> Vec<&'m Call> {
     m.exprs
         .iter()
         .filter_map(|e| match &e.kind {
-            ExprKind::Call(c) if c.name == name => Some(c),
+            ExprKind::Call(c) if c.name == name => Some(&**c),
             _ => None,
         })
         .collect()

@@ -123,7 +123,8 @@ impl Lowerer {
                         is_new: false,
                         is_macro: false,
                     };
-                    out.calls.push(self.m.add_expr(ExprKind::Call(call), span));
+                    out.calls
+                        .push(self.m.add_expr(ExprKind::Call(Box::new(call)), span));
                 }
             }
         }

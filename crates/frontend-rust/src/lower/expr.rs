@@ -41,8 +41,8 @@ impl Lowerer {
         let span = self.span(e.syntax());
         let kind = match e {
             ast::Expr::PathExpr(p) => return self.lower_path_expr(p),
-            ast::Expr::CallExpr(c) => ExprKind::Call(self.lower_call(c)),
-            ast::Expr::MethodCallExpr(mc) => ExprKind::Call(self.lower_method_call(mc)),
+            ast::Expr::CallExpr(c) => ExprKind::Call(Box::new(self.lower_call(c))),
+            ast::Expr::MethodCallExpr(mc) => ExprKind::Call(Box::new(self.lower_method_call(mc))),
             ast::Expr::FieldExpr(f) => {
                 let obj = self.lower_opt_expr(f.expr(), f.syntax());
                 let name = f
@@ -339,7 +339,7 @@ impl Lowerer {
             kind: CollKind::Struct,
             elems,
             keys,
-            ty,
+            ty: ty.map(Box::new),
         }
     }
 
@@ -501,7 +501,7 @@ pub(super) fn literal_token(tok: ra_ap_syntax::SyntaxToken) -> Lit {
     match tok.kind() {
         SyntaxKind::INT_NUMBER => ast::IntNumber::cast(tok)
             .and_then(|n| n.value().ok())
-            .and_then(|v| i128::try_from(v).ok())
+            .and_then(|v| i64::try_from(v).ok())
             .map_or(Lit::Other, Lit::Int),
         SyntaxKind::FLOAT_NUMBER => ast::FloatNumber::cast(tok)
             .and_then(|n| n.value_string().parse::<f64>().ok())
@@ -516,7 +516,7 @@ pub(super) fn literal_token(tok: ra_ap_syntax::SyntaxToken) -> Lit {
             .map_or(Lit::Other, |c| Lit::Str(c.to_string())),
         SyntaxKind::BYTE => ast::Byte::cast(tok)
             .and_then(|b| b.value().ok())
-            .map_or(Lit::Other, |b| Lit::Int(i128::from(b))),
+            .map_or(Lit::Other, |b| Lit::Int(i64::from(b))),
         T![true] => Lit::Bool(true),
         T![false] => Lit::Bool(false),
         _ => Lit::Other,

@@ -173,7 +173,7 @@ impl Lowerer {
             is_new: false,
             is_macro: true,
         };
-        self.m.add_expr(ExprKind::Call(call), span)
+        self.m.add_expr(ExprKind::Call(Box::new(call)), span)
     }
 
     // ----- re-parsing -----

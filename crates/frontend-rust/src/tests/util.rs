@@ -28,7 +28,7 @@ pub fn calls(m: &FileModel) -> Vec<(ExprId, &Call)> {
         .iter()
         .enumerate()
         .filter_map(|(i, e)| match &e.kind {
-            ExprKind::Call(c) => Some((ExprId(i as u32), c)),
+            ExprKind::Call(c) => Some((ExprId(i as u32), &**c)),
             _ => None,
         })
         .collect()

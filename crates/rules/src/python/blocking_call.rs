@@ -183,6 +183,23 @@ async def consume():
     ],
     pass: &[
         r#"
+import threading
+
+_lock = threading.RLock()
+_cache = {}
+
+def remember(key, value):
+    # A short critical section in a sync helper does not stall the loop.
+    _lock.acquire()
+    try:
+        _cache[key] = value
+    finally:
+        _lock.release()
+
+async def handler(key, value):
+    remember(key, value)
+"#,
+        r#"
 import asyncio
 import time
 import requests

@@ -1,4 +1,4 @@
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use unsnarl_model::walk::{Visitor, walk_block};
 use unsnarl_model::*;
 
@@ -58,12 +58,12 @@ pub fn annotate(m: &mut FileModel, kb: &Table, lang: Language) -> Semantic {
         kb,
         lang,
         sema,
-        envs: vec![HashMap::new(); m.functions.len()],
+        envs: vec![HashMap::default(); m.functions.len()],
         func: FuncId(0),
         resolutions: Vec::new(),
         declared,
-        texts: vec![HashMap::new(); m.functions.len()],
-        field_texts: HashMap::new(),
+        texts: vec![HashMap::default(); m.functions.len()],
+        field_texts: HashMap::default(),
     };
     if lang == Language::Go {
         for t in &m.types {
