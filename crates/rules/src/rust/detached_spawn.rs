@@ -27,8 +27,8 @@ end the spawner waits on afterwards), a background worker spawned next to
 the handle the function returns (`let (svc, worker) = pair(); spawn(worker);
 svc`, or a connection driver `conn` from `let (client, conn) =
 handshake(io).await?` with `client` used afterwards: it ends when the handle
-is dropped), and tasks that report back on a
-channel or reply sender the caller holds.
+is dropped), and tasks that report back on a channel or reply sender the
+caller holds.
 
 ## Why
 
