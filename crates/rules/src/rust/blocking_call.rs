@@ -24,7 +24,9 @@ Inside an `async fn` or `async` block: `std::thread::sleep`, `std::fs::*`,
 `crossbeam_channel` blocking receives and sends, `Condvar::wait`,
 `Barrier::wait`, `JoinHandle::join`; or a call to a sync function of the
 project that makes one of them. Code inside `spawn_blocking` and
-`block_in_place` closures is exempt.
+`block_in_place` closures is exempt, and so is the entry function
+(`#[tokio::main]`) of an example or bench program up to its first spawn or
+serve: nothing else runs on the runtime yet.
 
 ## Why
 
@@ -65,15 +67,45 @@ impl Rule for BlockingCall {
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
         // Test scaffolding (`thread::sleep` in an async test) is not a
         // service stalling its runtime.
+        let mut found = Vec::new();
         blocking::check(
             cx,
             &META,
             Effect::Blocking,
             |cx, f| cx.runs_on_loop(f) && !common::test_like(cx, f),
-            out,
+            &mut found,
         );
+        out.extend(found.into_iter().filter(|f| !example_startup(cx, f.span)));
         contended_locks(cx, out);
     }
+}
+
+/// An example or bench program's runtime entry (`#[tokio::main]`) reading
+/// its certificates or settings before it spawns or serves anything: no
+/// other task exists yet for the blocking call to stall.
+fn example_startup(cx: &FileCx, at: Span) -> bool {
+    if !common::non_service_path(cx) {
+        return false;
+    }
+    let Some(entry) = cx.model.function_ids().find(|&f| {
+        let func = cx.func(f);
+        func.is_async
+            && func.span.contains(at)
+            && func
+                .decorators
+                .iter()
+                .any(|d| d == "main" || d.ends_with("::main"))
+    }) else {
+        return false;
+    };
+    let span = cx.func(entry).span;
+    !cx.model.exprs.iter().any(|e| {
+        e.span.end <= at.start
+            && span.contains(e.span)
+            && matches!(&e.kind, ExprKind::Call(c) if cx.effect(c, Effect::Spawn).is_some()
+                || c.name.starts_with("spawn")
+                || matches!(c.name.as_str(), "serve" | "accept" | "run" | "start" | "block_on"))
+    })
 }
 
 /// Locks whose guard some function of the file holds across a blocking
@@ -207,8 +239,21 @@ async fn record(line: &str) {
     }
 }
 "#,
+        r#"
+// file: examples/watch.rs
+// Once tasks run, the entry function's blocking read stalls them.
+#[tokio::main]
+async fn main() {
+    tokio::spawn(report_forever());
+    loop {
+        let cfg = std::fs::read_to_string("watch.toml").unwrap(); // expect
+        apply(cfg).await;
+    }
+}
+"#,
     ],
-    pass: &[r#"
+    pass: &[
+        r#"
 use std::time::Duration;
 
 async fn poll() {
@@ -221,7 +266,18 @@ async fn poll() {
 fn sync_only() {
     std::thread::sleep(Duration::from_secs(1));
 }
-"#],
+"#,
+        r#"
+// file: examples/echo.rs
+// An example program reads its certificate before it starts anything.
+#[tokio::main]
+async fn main() {
+    let cert = std::fs::read("cert.der").unwrap();
+    let listener = tokio::net::TcpListener::bind("0.0.0.0:4433").await.unwrap();
+    serve(listener, cert).await;
+}
+"#,
+    ],
 };
 
 #[cfg(test)]

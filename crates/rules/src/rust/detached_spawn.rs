@@ -20,6 +20,16 @@ A task or thread spawned with `tokio::spawn`, `tokio::task::spawn_local`,
 `JoinHandle` is discarded: used as a statement, bound with `let _ =`, or bound
 to a name that is never used.
 
+Not findings: tasks the shutdown path owns (they wait on a cancellation
+token's `cancelled()`, a watch receiver's `changed()` or a sender's
+`closed()`, hold a shutdown signal, or hold one end of a channel whose other
+end the spawner waits on afterwards), a background worker spawned next to
+the handle the function returns (`let (svc, worker) = pair(); spawn(worker);
+svc`, or a connection driver `conn` from `let (client, conn) =
+handshake(io).await?` with `client` used afterwards: it ends when the handle
+is dropped), and tasks that report back on a channel or reply sender the
+caller holds.
+
 ## Why
 
 Dropping a `JoinHandle` detaches the task: it keeps running with no owner.
@@ -78,6 +88,8 @@ impl Rule for DetachedSpawn {
                 || forwards_param(cx, id, c)
                 || tracked(cx, id)
                 || reports_back(cx, id)
+                || stops_on_shutdown(cx, id)
+                || worker_of_returned_handle(cx, id)
             {
                 continue;
             }
@@ -156,6 +168,9 @@ fn forwards_param(cx: &FileCx, call: ExprId, c: &Call) -> bool {
 /// { tx.send(r) })`), whose receiver sees the result, or the sender drop
 /// if it panics.
 fn reports_back(cx: &FileCx, spawn: ExprId) -> bool {
+    if replies_through_callee(cx, spawn) {
+        return true;
+    }
     let Some(body) = super::common::spawned_fn(cx, spawn) else {
         return false;
     };
@@ -175,6 +190,48 @@ fn reports_back(cx: &FileCx, spawn: ExprId) -> bool {
                     && c.receiver
                         .and_then(|r| cx.model.name_of(r))
                         .is_some_and(|n| senders.iter().any(|s| s == n))
+            })
+        })
+}
+
+/// `tokio::spawn(forward(fut, reply_tx))`: the spawned future is a call of
+/// a function of this file that sends its result on one of its parameters
+/// (a reply sender the caller handed in), so whoever holds the receiver sees
+/// the result, or the sender drop if it panics.
+fn replies_through_callee(cx: &FileCx, spawn: ExprId) -> bool {
+    let Some(c) = cx.call(spawn) else {
+        return false;
+    };
+    let [arg] = c.args.as_slice() else {
+        return false;
+    };
+    let Some(inner) = cx.call(super::common::unwrap_value(cx, arg.value)) else {
+        return false;
+    };
+    if inner.receiver.is_some() || inner.args.is_empty() {
+        return false;
+    }
+    let by_name = super::common::functions_by_qualname(cx);
+    let callee = super::common::callee_in_file(&by_name, inner).or_else(|| {
+        // A free function of this file called by its bare name.
+        let name = cx.model.name_of(inner.func)?;
+        let mut found = cx
+            .model
+            .function_ids()
+            .filter(|&f| cx.func(f).name == name && cx.func(f).class.is_none());
+        let f = found.next()?;
+        found.next().is_none().then_some(f)
+    });
+    let Some(callee) = callee else { return false };
+    let params = &cx.func(callee).params;
+    unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(callee).body)
+        .into_iter()
+        .any(|e| {
+            cx.call(e).is_some_and(|s| {
+                s.name == "send"
+                    && s.receiver
+                        .and_then(|r| cx.model.name_of(r))
+                        .is_some_and(|n| params.iter().any(|p| p.name == n))
             })
         })
 }
@@ -208,6 +265,228 @@ fn tracked(cx: &FileCx, spawn: ExprId) -> bool {
                     })
             })
     })
+}
+
+/// Every expression inside a call (its arguments, closures and async blocks
+/// included).
+fn exprs_within(cx: &FileCx, call: ExprId) -> Vec<ExprId> {
+    let span = cx.expr(call).span;
+    (0..cx.model.exprs.len() as u32)
+        .map(ExprId)
+        .filter(|&e| e != call && span.contains(cx.expr(e).span))
+        .collect()
+}
+
+/// A name or type that says "shutdown signal": a cancellation token, a
+/// shutdown/close receiver.
+fn shutdown_word(s: &str) -> bool {
+    let s = s.to_ascii_lowercase();
+    let segs: Vec<&str> = s.split('_').collect();
+    let has = |set: &[&str]| segs.iter().any(|g| set.contains(g));
+    s == "signal"
+        || has(&["shutdown", "cancellation", "graceful"])
+        || (has(&["cancel", "stop", "quit", "close", "signal"])
+            && has(&["rx", "tx", "token", "signal", "sig", "notify"]))
+}
+
+/// The task is part of a graceful shutdown: it waits on a shutdown signal
+/// (`token.cancelled()`, a watch receiver's `changed()`, a sender's
+/// `closed()`), holds a cancellation token or shutdown receiver, is handed
+/// one (`spawn(run(listener, shutdown_rx))`), or holds one end of a channel
+/// whose other end the spawner waits on after the spawn (`close_tx.closed()`
+/// returns once every task holding a receiver clone is gone; `rx.recv()` /
+/// `rx.iter()` end when the producer task does). The shutdown path or the
+/// spawner owns its lifetime, even though the `JoinHandle` is dropped.
+fn stops_on_shutdown(cx: &FileCx, spawn: ExprId) -> bool {
+    let inner = exprs_within(cx, spawn);
+    let waits_on_signal = inner.iter().any(|&e| {
+        cx.call(e).is_some_and(|c| {
+            c.receiver.is_some()
+                && matches!(
+                    c.name.as_str(),
+                    "cancelled" | "cancelled_owned" | "is_cancelled" | "changed" | "closed"
+                )
+        })
+    });
+    if waits_on_signal {
+        return true;
+    }
+    let holds_signal = inner.iter().any(|&e| match &cx.expr(e).kind {
+        ExprKind::Name { id, resolved: None } if !is_callee(cx, e) => {
+            shutdown_word(id) || cx.sema.type_of(e).is_some_and(shutdown_type)
+        }
+        ExprKind::Attr { name, .. } if !is_callee(cx, e) => shutdown_word(name),
+        _ => false,
+    });
+    if holds_signal {
+        return true;
+    }
+    // One end of a local channel pair moves into the task; the spawner
+    // waits on the other end afterwards.
+    let owner = super::common::outermost(cx, cx.func_of(spawn));
+    let after = cx.expr(spawn).span.end;
+    local_pairs(cx, owner).into_iter().any(|(a, b)| {
+        [(&a, &b), (&b, &a)].into_iter().any(|(held, kept)| {
+            inner
+                .iter()
+                .any(|&e| matches!(&cx.expr(e).kind, ExprKind::Name { id, resolved: None } if id == held))
+                && super::common::uses_after(cx, owner, kept, after)
+                    .into_iter()
+                    .any(|u| {
+                        waiting_call_on(cx, u).is_some_and(|n| {
+                            matches!(
+                                n,
+                                "closed" | "recv" | "changed" | "join" | "wait" | "iter"
+                            )
+                        })
+                    })
+        })
+    })
+}
+
+fn shutdown_type(t: &str) -> bool {
+    let l = t.to_ascii_lowercase();
+    t.contains("CancellationToken")
+        || t.contains("watch::Receiver")
+        || t.contains("broadcast::Receiver")
+        || l.contains("shutdown")
+        || l.contains("graceful")
+}
+
+/// `x` is what a call calls (`f` in `f(..)`, `o.m` in `o.m(..)`).
+fn is_callee(cx: &FileCx, x: ExprId) -> bool {
+    matches!(cx.tree.expr_parent(x), Parent::Expr(p) if cx.call(p).is_some_and(|c| c.func == x))
+}
+
+/// The method called on a name (`x.closed()` → `closed`).
+fn waiting_call_on<'a>(cx: &FileCx<'a>, name: ExprId) -> Option<&'a str> {
+    let parent = match cx.tree.expr_parent(name) {
+        Parent::Expr(a) if matches!(cx.expr(a).kind, ExprKind::Attr { .. }) => {
+            cx.tree.expr_parent(a)
+        }
+        p => p,
+    };
+    let Parent::Expr(p) = parent else { return None };
+    cx.call(p)
+        .filter(|c| c.receiver == Some(name))
+        .map(|c| c.name.as_str())
+}
+
+/// `let (a, b) = <...>channel(..)` pairs of a function (any channel kind:
+/// mpsc, watch, broadcast, oneshot).
+fn local_pairs(cx: &FileCx, f: FuncId) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for s in super::common::stmts_in(cx.model, &cx.func(f).body) {
+        let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            op: AssignOp::Declare { .. },
+        } = &cx.stmt(s).kind
+        else {
+            continue;
+        };
+        let [t] = targets.as_slice() else { continue };
+        let ExprKind::Collection {
+            kind: CollKind::Tuple,
+            elems,
+            ..
+        } = &cx.expr(*t).kind
+        else {
+            continue;
+        };
+        let [a, b] = elems.as_slice() else { continue };
+        let is_channel = cx
+            .call(super::common::unwrap_value(cx, *v))
+            .is_some_and(|c| {
+                c.name.ends_with("channel") || c.name == "unbounded" || c.name == "bounded"
+            });
+        if let (true, Some(a), Some(b)) = (
+            is_channel,
+            super::common::binding_name(cx.model, *a),
+            super::common::binding_name(cx.model, *b),
+        ) {
+            out.push((a.to_string(), b.to_string()));
+        }
+    }
+    out
+}
+
+/// A background worker or connection driver built together with the handle
+/// that drives it: `let (service, worker) = Self::pair(..);
+/// tokio::spawn(worker); service`, or `let (client, conn) =
+/// handshake(io).await?; tokio::spawn(async move { conn.await })` with the
+/// client used afterwards. The worker runs for as long as the handle (and
+/// its clones) live: dropping them closes its queue and it ends.
+fn worker_of_returned_handle(cx: &FileCx, spawn: ExprId) -> bool {
+    let Some(c) = cx.call(spawn) else {
+        return false;
+    };
+    let [arg] = c.args.as_slice() else {
+        return false;
+    };
+    // The spawned future is the worker itself, or a block that awaits it.
+    let worker_use = match cx.model.name_of(cx.model.strip(arg.value)) {
+        Some(_) => Some(cx.model.strip(arg.value)),
+        None => super::common::closure_fn(cx, arg.value).and_then(|f| {
+            unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(f).body)
+                .into_iter()
+                .find_map(|e| match &cx.expr(e).kind {
+                    ExprKind::Await(inner) if cx.model.name_of(*inner).is_some() => Some(*inner),
+                    _ => None,
+                })
+        }),
+    };
+    let Some(worker_use) = worker_use else {
+        return false;
+    };
+    let Some(worker) = cx.model.name_of(worker_use) else {
+        return false;
+    };
+    let Some(decl) = super::common::declaration_of(cx, worker, worker_use) else {
+        return false;
+    };
+    let StmtKind::Assign {
+        targets,
+        value: Some(v),
+        ..
+    } = &cx.stmt(decl).kind
+    else {
+        return false;
+    };
+    // Made by one call, not taken from a queue.
+    let made = cx
+        .call(super::common::unwrap_value(cx, *v))
+        .is_some_and(|m| {
+            !matches!(
+                m.name.as_str(),
+                "recv" | "try_recv" | "pop" | "next" | "take"
+            )
+        });
+    let [t] = targets.as_slice() else {
+        return false;
+    };
+    let ExprKind::Collection {
+        kind: CollKind::Tuple,
+        elems,
+        ..
+    } = &cx.expr(*t).kind
+    else {
+        return false;
+    };
+    let siblings: Vec<&str> = elems
+        .iter()
+        .filter_map(|&e| super::common::binding_name(cx.model, e))
+        .filter(|&n| n != worker && !n.starts_with('_'))
+        .collect();
+    if !made || siblings.is_empty() {
+        return false;
+    }
+    // A sibling is used (the function's value, or driven by the function).
+    let owner = super::common::outermost(cx, cx.func_of(spawn));
+    let after = cx.stmt(decl).span.end;
+    siblings
+        .iter()
+        .any(|n| !super::common::uses_after(cx, owner, n, after).is_empty())
 }
 
 /// The outermost `.unwrap()`/`.expect(..)`/`?` applied to a call's value.
@@ -291,8 +570,28 @@ fn start() {
     thread::Builder::new().name("flusher".into()).spawn(flush).unwrap(); // expect
 }
 "#,
+        r#"
+// The task holds a channel end, but the spawner never waits on the other.
+async fn publish(events: Vec<Event>) {
+    let (tx, mut rx) = tokio::sync::mpsc::channel(16);
+    tokio::spawn(async move { // expect
+        while let Some(e) = rx.recv().await {
+            store(e).await;
+        }
+    });
+    for e in events {
+        tx.send(e).await.unwrap();
+    }
+    // The handle that would own the worker is thrown away.
+    let (worker, _handle) = Worker::pair();
+    tokio::spawn(worker); // expect
+    // Calling something named "cancel" is not holding a shutdown signal.
+    tokio::spawn(async move { cancel_order(42).await }); // expect
+}
+"#,
     ],
-    pass: &[r#"
+    pass: &[
+        r#"
 use tokio::task::JoinSet;
 
 async fn run(items: Vec<u32>) {
@@ -337,7 +636,80 @@ async fn graceful_serve(graceful: GracefulShutdown, conn: Connection) {
         }
     });
 }
-"#],
+"#,
+        r#"
+use tokio_util::sync::CancellationToken;
+
+// Connection tasks stop when the server's token is cancelled.
+async fn accept_loop(listener: TcpListener, token: CancellationToken) {
+    loop {
+        let (sock, _) = listener.accept().await.unwrap();
+        let token = token.clone();
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = handle(sock) => {}
+                _ = token.cancelled() => {}
+            }
+        });
+    }
+}
+
+// The connection driver ends when the client handle made with it is
+// dropped.
+async fn fetch(io: TcpStream) -> Result<Response, Error> {
+    let (mut client, conn) = handshake(io).await?;
+    tokio::spawn(async move {
+        if let Err(e) = conn.await {
+            eprintln!("connection failed: {e}");
+        }
+    });
+    client.send(request()).await
+}
+
+// Each task holds a receiver clone; the spawner waits for all of them to
+// be dropped before returning.
+async fn run_all(conns: Vec<Conn>) {
+    let (done_tx, done_rx) = tokio::sync::watch::channel(());
+    for conn in conns {
+        let done_rx = done_rx.clone();
+        tokio::spawn(async move {
+            conn.run().await;
+            drop(done_rx);
+        });
+    }
+    drop(done_rx);
+    done_tx.closed().await;
+}
+
+// A producer thread: the spawner consumes its output, and the thread ends
+// (its send fails) once the receiver is dropped.
+fn first_squares() -> Vec<u64> {
+    let (s, r) = std::sync::mpsc::sync_channel(0);
+    std::thread::spawn(move || produce_squares(s));
+    r.iter().take(10).collect()
+}
+
+// The worker lives as long as the handle returned with it.
+impl Queue {
+    pub fn new(cap: usize) -> Queue {
+        let (queue, worker) = Queue::pair(cap);
+        tokio::spawn(worker);
+        queue
+    }
+}
+
+// Every request carries its reply sender; the callee answers on it.
+async fn dispatch(mut rx: UnboundedReceiver<(Request, oneshot::Sender<Response>)>) {
+    while let Some((req, reply)) = rx.recv().await {
+        tokio::spawn(answer(req, reply));
+    }
+}
+
+async fn answer(req: Request, reply: oneshot::Sender<Response>) {
+    let _ = reply.send(handle(req).await);
+}
+"#,
+    ],
 };
 
 #[cfg(test)]

@@ -22,7 +22,16 @@ sleep followed later in the same block by an `assert!`-family check, when
 the test does not run on paused time (`start_paused = true`,
 `tokio::time::pause()`); anywhere outside examples and benches, a spawn
 followed by a sleep and then more code in the same block. Sleeps inside
-loops (polling) are not flagged.
+loops (polling) are not flagged, and neither are sleeps whose following
+checks block until the other side acts (`assert_eq!(rx.recv(), Ok(1))`, a
+`join()`, a `select`, an `accept`, a `send` the assertion checks; not the
+`try_*`/`*_timeout` forms) or read only what the sleeping code owns (its
+own locals built from literals, task-locals, thread-locals): those pass
+however long the other side takes. On a current-thread runtime
+(`#[tokio::test]`'s default, `Builder::new_current_thread()`), a test whose
+only concurrency is spawned tasks that wait on nothing but timers is not
+flagged either: the sleep is a yield to them, and they run until they park
+whatever the load.
 
 ## Why
 
@@ -131,9 +140,18 @@ fn scan(
                     cx.call(e)
                         .is_some_and(|c| c.is_macro && c.name.starts_with("assert"))
                 });
-            let after_spawn =
-                spawned.is_some() && rest.iter().any(|&x| !common::is_trivial_stmt(cx, x));
-            if !(asserts || after_spawn) || !seen.insert(sleep) {
+            // The checks after the sleep block until the other side acts
+            // (`assert_eq!(rx.recv(), Ok(7))`, a `join`, a `select!`): they
+            // pass however long the other side takes, and the sleep only
+            // makes the interleaving under test likely.
+            let asserts = asserts
+                && !observes_by_blocking(cx, rest)
+                && !private_assertions(cx, cx.func_of(sleep), rest);
+            let next = rest.iter().find(|&&x| !common::is_trivial_stmt(cx, x));
+            let after_spawn = spawned.is_some()
+                && next.is_some_and(|&x| !observes_by_blocking(cx, std::slice::from_ref(&x)));
+            if !(asserts || after_spawn) || (test && only_yields(cx, sleep)) || !seen.insert(sleep)
+            {
                 continue;
             }
             let msg = if asserts {
@@ -186,6 +204,96 @@ fn concurrent_before(cx: &FileCx, sleep: ExprId) -> bool {
     })
 }
 
+/// On a current-thread runtime (`#[tokio::test]`'s default flavor,
+/// `Builder::new_current_thread()`), a test whose only concurrency is tasks
+/// it spawned that never wait on anything but timers: the sleep hands the
+/// thread to those tasks, which run until they park in their own sleep or
+/// finish, whatever the load. The sleep is a yield; the outcome does not
+/// depend on its length.
+fn only_yields(cx: &FileCx, sleep: ExprId) -> bool {
+    let top = common::outermost(cx, cx.func_of(sleep));
+    if !current_thread(cx, top) {
+        return false;
+    }
+    let start = cx.expr(sleep).span.start;
+    let span = cx.func(top).span;
+    let mut spawns = 0;
+    for (i, e) in cx.model.exprs.iter().enumerate() {
+        if e.span.end > start || !span.contains(e.span) {
+            continue;
+        }
+        let ExprKind::Call(c) = &e.kind else { continue };
+        let spawn = cx.effect(c, Effect::Spawn);
+        let concurrent = spawn.is_some()
+            || cx.effect(c, Effect::ScopedSpawn).is_some()
+            || c.name.starts_with("spawn")
+            || matches!(c.name.as_str(), "serve" | "start");
+        if !concurrent {
+            continue;
+        }
+        let task = spawn.is_some_and(|entry| entry.kind.as_deref() != Some("thread"))
+            && matches!(c.name.as_str(), "spawn" | "spawn_local");
+        let Some(body) = common::spawned_fn(cx, ExprId(i as u32)).filter(|_| task) else {
+            return false;
+        };
+        if !timer_only(cx, body) {
+            return false;
+        }
+        spawns += 1;
+    }
+    spawns > 0
+}
+
+/// The runtime the test runs on is tokio's current-thread one.
+fn current_thread(cx: &FileCx, top: FuncId) -> bool {
+    let func = cx.func(top);
+    let calls: Vec<&Call> = exprs_in_block(cx.model, &func.body)
+        .into_iter()
+        .filter_map(|e| cx.call(e))
+        .collect();
+    if calls.iter().any(|c| c.name == "new_current_thread") {
+        return true;
+    }
+    if calls.iter().any(|c| {
+        c.name == "new_multi_thread"
+            || c.target
+                .as_deref()
+                .is_some_and(|t| t.ends_with("Runtime::new"))
+    }) {
+        return false;
+    }
+    let tokio_test = func.decorators.iter().any(|d| d == "tokio::test");
+    let multi = func.decorator_calls.iter().any(|&d| {
+        cx.call(d).is_some_and(|c| {
+            c.kwarg("flavor")
+                .and_then(|v| match cx.model.literal(v) {
+                    Some(Lit::Str(s)) => Some(s.contains("multi")),
+                    _ => None,
+                })
+                .unwrap_or(false)
+        })
+    });
+    tokio_test && !multi
+}
+
+/// A spawned body that awaits nothing but sleeps and makes no blocking or
+/// I/O call: once polled, it runs until it parks on a timer or ends.
+fn timer_only(cx: &FileCx, body: FuncId) -> bool {
+    common::fns_within(cx, body).into_iter().all(|f| {
+        exprs_in_block(cx.model, &cx.func(f).body)
+            .into_iter()
+            .all(|e| match &cx.expr(e).kind {
+                ExprKind::Await(inner) => cx
+                    .call(common::unwrap_value(cx, *inner))
+                    .is_some_and(common::is_sleep),
+                ExprKind::Call(c) => {
+                    cx.effect(c, Effect::Blocking).is_none() && !common::is_network_io(cx, e)
+                }
+                _ => true,
+            })
+    })
+}
+
 /// The sleep call of a statement that is just a sleep.
 fn stmt_sleep(cx: &FileCx, s: StmtId) -> Option<ExprId> {
     let e = match &cx.stmt(s).kind {
@@ -214,6 +322,211 @@ fn waits(cx: &FileCx, s: StmtId) -> bool {
             ),
             _ => false,
         })
+}
+
+/// The statements after a sleep, up to the first assertion, wait for the
+/// concurrent side with a blocking operation: a receive, a join, a wait, a
+/// `select`, an accept, a `changed()`/`notified()`, or a send that the
+/// assertion itself checks (`assert_eq!(s.send(5), Err(SendError(5)))`,
+/// which waits for room or for the receiver to go). `try_*` and `*_timeout`
+/// forms do not count: they observe a moment.
+fn observes_by_blocking(cx: &FileCx, rest: &[StmtId]) -> bool {
+    let window = up_to_first_assert(cx, rest);
+    if common::stmts_in(cx.model, &window)
+        .into_iter()
+        .any(|s| matches!(cx.stmt(s).kind, StmtKind::Select { .. }))
+    {
+        return true;
+    }
+    let exprs = exprs_in_block(cx.model, &window);
+    let asserted: Vec<ExprId> = exprs
+        .iter()
+        .copied()
+        .filter(|&e| is_assert(cx, e))
+        .flat_map(|a| unsnarl_model::walk::exprs_under(cx.model, a))
+        .collect();
+    exprs.iter().any(|&e| {
+        let Some(c) = cx.call(e) else { return false };
+        let method = c.receiver.is_some();
+        match c.name.as_str() {
+            "select" => c.is_macro || (method && c.args.is_empty()),
+            "recv" | "recv_async" | "ready" | "changed" | "notified" | "accept" | "accept_uni"
+            | "accept_bi" | "join_next" => method,
+            // `handle.join()`, not `path.join("x")`.
+            "join" => method && c.args.is_empty(),
+            "wait" | "acquire" => method && c.args.len() <= 1,
+            "send" | "send_async" => method && asserted.contains(&e),
+            _ => false,
+        }
+    })
+}
+
+fn is_assert(cx: &FileCx, e: ExprId) -> bool {
+    cx.call(e)
+        .is_some_and(|c| c.is_macro && c.name.starts_with("assert"))
+}
+
+/// The statements after a sleep up to (and including) the first one with
+/// an assertion in it.
+fn up_to_first_assert(cx: &FileCx, rest: &[StmtId]) -> Vec<StmtId> {
+    let end = rest
+        .iter()
+        .position(|&s| {
+            exprs_in_block(cx.model, &vec![s])
+                .into_iter()
+                .any(|e| is_assert(cx, e))
+        })
+        .map_or(rest.len(), |i| i + 1);
+    rest[..end].to_vec()
+}
+
+/// The first assertions after the sleep read only what the sleeping code
+/// owns: its locals built from literals and constants, loop variables over
+/// those, task-locals and thread-locals (`REQ_ID.get()`, `FLAG.with(..)`).
+/// Nothing running concurrently can change them, so the outcome does not
+/// hang on the sleep's length (the sleep is there to let other tasks
+/// interleave, not to wait for them).
+fn private_assertions(cx: &FileCx, f: FuncId, rest: &[StmtId]) -> bool {
+    let asserts: Vec<ExprId> = exprs_in_block(cx.model, &up_to_first_assert(cx, rest))
+        .into_iter()
+        .filter(|&e| is_assert(cx, e))
+        .collect();
+    !asserts.is_empty() && asserts.iter().all(|&a| private_expr(cx, f, a, &[], 0))
+}
+
+fn private_expr(cx: &FileCx, f: FuncId, e: ExprId, params: &[String], depth: u32) -> bool {
+    if depth > 4 {
+        return false;
+    }
+    unsnarl_model::walk::exprs_under(cx.model, e)
+        .into_iter()
+        .all(|x| match &cx.expr(x).kind {
+            // A free function or constructor call: only constructors
+            // (`Some(..)`, `Ok(..)`, `Point { .. }`) are known to read
+            // nothing shared.
+            ExprKind::Call(c) if !c.is_macro && c.receiver.is_none() => {
+                c.name.starts_with(|ch: char| ch.is_ascii_uppercase())
+            }
+            ExprKind::Closure(g) => {
+                let mut inner: Vec<String> = params.to_vec();
+                inner.extend(cx.func(*g).params.iter().map(|p| p.name.clone()));
+                exprs_in_block(cx.model, &cx.func(*g).body)
+                    .into_iter()
+                    .all(|y| private_expr(cx, f, y, &inner, depth + 1))
+            }
+            ExprKind::Name { id, resolved: None } => {
+                is_callee(cx, x) || params.contains(id) || private_name(cx, f, x, id, depth)
+            }
+            _ => true,
+        })
+}
+
+/// `x` is the callee of a call (`f` in `f(..)`), judged with the call.
+fn is_callee(cx: &FileCx, x: ExprId) -> bool {
+    matches!(cx.tree.expr_parent(x), unsnarl_model::walk::Parent::Expr(p)
+        if cx.call(p).is_some_and(|c| c.func == x))
+}
+
+fn private_name(cx: &FileCx, f: FuncId, x: ExprId, id: &str, depth: u32) -> bool {
+    let constant = id.chars().any(|c| c.is_ascii_uppercase())
+        && id
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+    if constant {
+        return match receiver_of(cx, x) {
+            None => true,
+            Some(m) => {
+                matches!(m, "get" | "with" | "try_with" | "with_borrow")
+                    && declared_in_local_macro(cx, id)
+            }
+        };
+    }
+    // A loop variable over something private.
+    if let Some(s) = cx.tree.enclosing_stmt(x) {
+        for a in std::iter::once(s).chain(cx.tree.stmt_ancestors(s)) {
+            if let StmtKind::For {
+                target: Some(t),
+                iter,
+                ..
+            } = &cx.stmt(a).kind
+                && unsnarl_model::walk::exprs_under(cx.model, *t)
+                    .into_iter()
+                    .any(|y| cx.model.name_of(y) == Some(id))
+            {
+                return cx.func_of(*t) == f && private_expr(cx, f, *iter, &[], depth + 1);
+            }
+        }
+    }
+    // A `let` of the sleeping function built from private values.
+    let Some(d) = common::declaration_of(cx, id, x) else {
+        return false;
+    };
+    match &cx.stmt(d).kind {
+        StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } => {
+            targets.first().is_some_and(|&t| cx.func_of(t) == f)
+                && private_expr(cx, f, *v, &[], depth + 1)
+        }
+        _ => false,
+    }
+}
+
+/// The method called on `x` (`x.get()` → `get`).
+fn receiver_of<'a>(cx: &FileCx<'a>, x: ExprId) -> Option<&'a str> {
+    let parent = match cx.tree.expr_parent(x) {
+        unsnarl_model::walk::Parent::Expr(a)
+            if matches!(cx.expr(a).kind, ExprKind::Attr { .. }) =>
+        {
+            cx.tree.expr_parent(a)
+        }
+        p => p,
+    };
+    let unsnarl_model::walk::Parent::Expr(p) = parent else {
+        return None;
+    };
+    cx.call(p)
+        .filter(|c| c.receiver == Some(x))
+        .map(|c| c.name.as_str())
+}
+
+/// `static NAME` is declared inside a `thread_local!` or `task_local!`
+/// block of this file: every thread or task has its own.
+fn declared_in_local_macro(cx: &FileCx, name: &str) -> bool {
+    let text = cx.text;
+    ["thread_local!", "task_local!"].iter().any(|m| {
+        text.match_indices(m).any(|(i, _)| {
+            let rest = &text[i + m.len()..];
+            let Some(open) = rest.find(['{', '(']) else {
+                return false;
+            };
+            let mut level = 0usize;
+            let mut end = rest.len();
+            for (j, ch) in rest[open..].char_indices() {
+                match ch {
+                    '{' | '(' => level += 1,
+                    '}' | ')' => {
+                        level -= 1;
+                        if level == 0 {
+                            end = open + j;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let body = &rest[open..end];
+            body.match_indices("static").any(|(k, _)| {
+                let after = body[k + "static".len()..].trim_start();
+                let after = after.strip_prefix("mut ").unwrap_or(after).trim_start();
+                after
+                    .strip_prefix(name)
+                    .is_some_and(|t| t.trim_start().starts_with(':'))
+            })
+        })
+    })
 }
 
 /// The test runs on tokio's paused clock.
@@ -268,6 +581,34 @@ async fn start(server: Server, client: Client) {
     client.connect().await;
 }
 "#,
+        r#"
+use std::time::Duration;
+
+static HITS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+// A static is shared with the spawned task, which runs on another worker.
+#[tokio::test(flavor = "multi_thread")]
+async fn counts_hits() {
+    tokio::spawn(async {
+        HITS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    });
+    tokio::time::sleep(Duration::from_millis(10)).await; // expect
+    assert_eq!(HITS.load(std::sync::atomic::Ordering::SeqCst), 1);
+}
+
+// `try_recv` looks once: whether the value is there depends on the sleep.
+#[test]
+fn value_arrives() {
+    let (s, r) = crossbeam_channel::unbounded();
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            std::thread::sleep(Duration::from_millis(100)); // expect
+            assert_eq!(r.try_recv(), Ok(1));
+        });
+        s.send(1).unwrap();
+    });
+}
+"#,
     ],
     pass: &[
         r#"
@@ -320,6 +661,98 @@ async fn farther_timer_survives() {
     tokio::time::sleep(Duration::from_millis(25)).await;
     assert!(start.elapsed() >= Duration::from_millis(25), "deadline not held");
     near.await.unwrap();
+}
+"#,
+        r#"
+use std::time::Duration;
+
+// The checks after the sleep block until the other side acts, so they pass
+// however long it takes; the sleep only makes the interleaving likely.
+#[test]
+fn recv_waits_for_sender() {
+    let (s, r) = crossbeam_channel::bounded(1);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            std::thread::sleep(Duration::from_millis(100));
+            assert_eq!(r.recv(), Ok(1));
+        });
+        s.send(1).unwrap();
+    });
+}
+
+#[tokio::test]
+async fn reply_arrives() {
+    let (tx, mut rx) = tokio::sync::mpsc::channel(1);
+    tokio::spawn(async move {
+        tx.send(5).await.unwrap();
+    });
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    assert_eq!(rx.recv().await, Some(5));
+}
+
+tokio::task_local! {
+    static TRACE_ID: u64;
+}
+
+// The checks after the sleep read only what the sleeping task owns (a
+// task-local, its own buffer): nothing concurrent can change them.
+#[tokio::test]
+async fn trace_id_survives_a_yield() {
+    let t = tokio::spawn(TRACE_ID.scope(7, async move {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        assert_eq!(TRACE_ID.get(), 7);
+    }));
+    tokio::spawn(TRACE_ID.scope(8, async {}));
+    t.await.unwrap();
+}
+
+#[tokio::test]
+async fn buffer_survives_suspension() {
+    let h = tokio::spawn(async {
+        let mut buf = [0u8; 64];
+        for (i, b) in buf.iter_mut().enumerate() {
+            *b = i as u8;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        for (i, b) in buf.iter().enumerate() {
+            assert_eq!(*b, i as u8);
+        }
+    });
+    h.await.unwrap();
+}
+
+// On the current-thread runtime the sleep hands the thread to the task,
+// which runs until it parks in its own sleep: a yield, not a guess.
+#[test]
+fn abort_parked_task() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let guard = std::sync::Arc::new(());
+        let weak = std::sync::Arc::downgrade(&guard);
+        let h = tokio::spawn(async move {
+            let _guard = guard;
+            tokio::time::sleep(Duration::from_secs(60)).await;
+        });
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        h.abort();
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        assert!(weak.upgrade().is_none());
+    });
+}
+
+#[test]
+fn send_fails_once_receiver_leaves() {
+    let (s, r) = std::sync::mpsc::sync_channel::<u32>(0);
+    let h = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(50));
+        drop(r);
+    });
+    std::thread::sleep(Duration::from_millis(10));
+    assert!(s.send(1).is_err());
+    h.join().unwrap();
 }
 "#,
     ],

@@ -20,6 +20,12 @@ A channel constructor that has no capacity: `unbounded_channel()`,
 `crossbeam_channel::unbounded()`, `flume::unbounded()`,
 `async_channel::unbounded()`, `futures::channel::mpsc::unbounded()`.
 
+Not findings: a request/reply channel whose every send (through the
+struct fields the sender is stored in) carries a oneshot reply sender the
+caller then waits on, so each caller has at most one message queued; a
+channel used as a oneshot (one send, or one `recv()` by the function that
+made it).
+
 ## Why
 
 Sending never waits, so when receivers fall behind, messages pile up in
@@ -70,6 +76,8 @@ impl Rule for UnboundedChannel {
             }
             if unbounded_reason(cx.model, c, entry).is_none()
                 || used_as_oneshot(cx, ExprId(i as u32))
+                || received_once(cx, ExprId(i as u32))
+                || request_reply(cx, ExprId(i as u32))
             {
                 continue;
             }
@@ -153,9 +161,172 @@ fn used_as_oneshot(cx: &FileCx, ctor: ExprId) -> bool {
     sends == 1
 }
 
+/// The receiver is read once (`rx.recv()` outside any loop) by the
+/// function that made the channel and never leaves it: an answer channel
+/// for a startup handshake. Nothing reads a second message, and the queue
+/// goes away with the function.
+fn received_once(cx: &FileCx, ctor: ExprId) -> bool {
+    use super::common;
+    let f = cx.func_of(ctor);
+    let Some(ch) = common::local_channels(cx, f)
+        .into_iter()
+        .find(|ch| ch.ctor == ctor)
+    else {
+        return false;
+    };
+    let top = common::outermost(cx, f);
+    let after = cx.stmt(ch.stmt).span.end;
+    let uses = common::uses_after(cx, top, &ch.rx, after);
+    let [u] = uses.as_slice() else { return false };
+    if cx.func_of(*u) != f {
+        return false;
+    }
+    let Some(c) = method_on(cx, *u) else {
+        return false;
+    };
+    let is_loop = |s: StmtId| {
+        matches!(
+            cx.stmt(s).kind,
+            StmtKind::Loop { .. } | StmtKind::While { .. } | StmtKind::For { .. }
+        )
+    };
+    // The loop header (`while let Ok(x) = rx.recv()`) counts as in the loop.
+    matches!(c.name.as_str(), "recv" | "recv_timeout" | "try_recv")
+        && cx
+            .tree
+            .enclosing_stmt(*u)
+            .is_some_and(|s| !is_loop(s) && common::enclosing_loops(cx, s).is_empty())
+}
+
+/// The call of which `name` is the method receiver (`name.method(..)`).
+fn method_on<'a>(cx: &FileCx<'a>, name: ExprId) -> Option<&'a Call> {
+    let parent = match cx.tree.expr_parent(name) {
+        unsnarl_model::walk::Parent::Expr(a)
+            if matches!(cx.expr(a).kind, ExprKind::Attr { .. }) =>
+        {
+            cx.tree.expr_parent(a)
+        }
+        p => p,
+    };
+    let unsnarl_model::walk::Parent::Expr(p) = parent else {
+        return None;
+    };
+    cx.call(p).filter(|c| c.receiver == Some(name))
+}
+
+/// A request/reply channel: the sender is stored in struct fields, and every
+/// send through those fields in this file carries a reply sender made just
+/// before (`let (tx, rx) = oneshot::channel(); self.inner.send((req, tx));`)
+/// whose receiver the sending function keeps and waits on. Each caller has at
+/// most one request in the queue, so it cannot outgrow the callers.
+fn request_reply(cx: &FileCx, ctor: ExprId) -> bool {
+    use super::common;
+    let f = cx.func_of(ctor);
+    let Some(ch) = common::local_channels(cx, f)
+        .into_iter()
+        .find(|ch| ch.ctor == ctor)
+    else {
+        return false;
+    };
+    let top = common::outermost(cx, f);
+    let after = cx.stmt(ch.stmt).span.end;
+    // Where the sender goes: `Struct { field: tx }`, `field: Some(tx)`,
+    // `field: Mutex::new(tx)`. Anything else (a send here, a clone, a
+    // function argument) and we cannot see all the senders.
+    let mut fields = Vec::new();
+    for u in common::uses_after(cx, top, &ch.tx, after) {
+        // `let tx = Sender { inner: tx, .. }` shadows the raw sender: later
+        // uses are of the wrapper.
+        let rebinds = matches!(
+            cx.tree.expr_parent(u),
+            unsnarl_model::walk::Parent::Stmt(s)
+                if matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, .. } if targets.contains(&u))
+        );
+        if rebinds || common::declaration_of(cx, &ch.tx, u) != Some(ch.stmt) {
+            continue;
+        }
+        let mut cur = u;
+        let field = loop {
+            match cx.tree.expr_parent(cur) {
+                unsnarl_model::walk::Parent::Expr(p) => match &cx.expr(p).kind {
+                    ExprKind::Call(c)
+                        if c.receiver.is_none() && c.args.iter().any(|a| a.value == cur) =>
+                    {
+                        cur = p
+                    }
+                    ExprKind::Collection { elems, keys, .. } => {
+                        break elems
+                            .iter()
+                            .position(|&e| e == cur)
+                            .and_then(|i| keys.get(i).cloned().flatten());
+                    }
+                    _ => break None,
+                },
+                _ => break None,
+            }
+        };
+        match field {
+            Some(k) => fields.push(k),
+            None => return false,
+        }
+    }
+    if fields.is_empty() {
+        return false;
+    }
+    let mut sends = 0;
+    for (i, e) in cx.model.exprs.iter().enumerate() {
+        let ExprKind::Call(c) = &e.kind else { continue };
+        if !matches!(c.name.as_str(), "send" | "unbounded_send" | "try_send") {
+            continue;
+        }
+        let Some(r) = c.receiver else { continue };
+        if !field_root(cx, r).is_some_and(|n| fields.iter().any(|k| k == n)) {
+            continue;
+        }
+        let id = ExprId(i as u32);
+        let sender_fn = cx.func_of(id);
+        let replies = common::local_channels(cx, common::outermost(cx, sender_fn));
+        let carries_reply = c.args.iter().any(|a| {
+            unsnarl_model::walk::exprs_under(cx.model, a.value)
+                .into_iter()
+                .filter_map(|x| cx.model.name_of(x))
+                .any(|n| {
+                    replies.iter().any(|ch| {
+                        ch.tx == n
+                            && cx
+                                .call(ch.ctor)
+                                .and_then(|k| k.target.as_deref())
+                                .is_some_and(|t| t.ends_with("oneshot::channel"))
+                    })
+                })
+        });
+        if !carries_reply {
+            return false;
+        }
+        sends += 1;
+    }
+    sends > 0
+}
+
+/// The field a method receiver chain starts from: `self.inner.tx.as_ref()
+/// .expect(..)` → `tx`.
+fn field_root<'a>(cx: &FileCx<'a>, mut e: ExprId) -> Option<&'a str> {
+    for _ in 0..8 {
+        e = cx.model.strip(e);
+        match &cx.expr(e).kind {
+            ExprKind::Attr { name, .. } => return Some(name),
+            ExprKind::Try(inner) => e = *inner,
+            ExprKind::Call(c) if c.receiver.is_some() => e = c.receiver?,
+            _ => return None,
+        }
+    }
+    None
+}
+
 pub static EXAMPLES: Examples = Examples {
     language: Language::Rust,
-    fail: &[r#"
+    fail: &[
+        r#"
 use std::sync::mpsc;
 use tokio::sync::mpsc::unbounded_channel;
 
@@ -179,7 +350,47 @@ async fn main() {
     drop((audit_tx, events_tx));
     consumer.await.unwrap();
 }
-"#],
+"#,
+        r#"
+// Some sends carry no reply: nothing bounds those.
+struct Bus {
+    tx: tokio::sync::mpsc::UnboundedSender<(Event, Option<tokio::sync::oneshot::Sender<()>>)>,
+}
+
+impl Bus {
+    fn new() -> Bus {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel(); // expect
+        tokio::spawn(drain(rx));
+        Bus { tx }
+    }
+
+    async fn publish_and_wait(&self, e: Event) {
+        let (done_tx, done_rx) = tokio::sync::oneshot::channel();
+        self.tx.send((e, Some(done_tx))).unwrap();
+        done_rx.await.unwrap();
+    }
+
+    fn publish(&self, e: Event) {
+        self.tx.send((e, None)).unwrap();
+    }
+}
+
+// The receiver is read in a loop: a stream of results, not one answer.
+fn collect(jobs: Vec<Job>) -> Vec<Out> {
+    let (tx, rx) = std::sync::mpsc::channel(); // expect
+    for j in jobs {
+        let tx = tx.clone();
+        std::thread::spawn(move || tx.send(j.run()).unwrap());
+    }
+    drop(tx);
+    let mut out = Vec::new();
+    while let Ok(o) = rx.recv() {
+        out.push(o);
+    }
+    out
+}
+"#,
+    ],
     pass: &[r#"
 use std::sync::mpsc;
 
@@ -193,6 +404,52 @@ fn channel() {}
 
 fn other() {
     channel();
+}
+
+// Every request carries a oneshot reply sender its caller waits on.
+struct Handle {
+    tx: tokio::sync::mpsc::UnboundedSender<(Query, tokio::sync::oneshot::Sender<Row>)>,
+}
+
+impl Handle {
+    fn start() -> Handle {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(serve_queries(rx));
+        Handle { tx }
+    }
+
+    async fn query(&self, q: Query) -> Row {
+        let (reply_tx, reply_rx) = tokio::sync::oneshot::channel();
+        self.tx.send((q, reply_tx)).expect("worker gone");
+        reply_rx.await.expect("worker dropped the query")
+    }
+}
+
+// The same through a wrapper that shadows the raw sender.
+struct Client {
+    chan: Chan,
+}
+
+impl Client {
+    fn connect() -> Client {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(serve_queries(rx));
+        let tx = Chan { raw: tx };
+        Client { chan: tx }
+    }
+
+    async fn call(&self, q: Query) -> Row {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.chan.raw.send((q, tx)).ok();
+        rx.await.unwrap()
+    }
+}
+
+// A startup handshake: one answer, read once, then the channel is gone.
+fn start_worker() -> Runtime {
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || run_worker(ready_tx));
+    ready_rx.recv().expect("worker failed to start")
 }
 
 fn close_signal(conn: Conn) -> std::sync::mpsc::Receiver<Error> {
