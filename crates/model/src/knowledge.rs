@@ -225,9 +225,9 @@ impl Table {
             if let Some(m) = pat.strip_prefix("*.").or_else(|| pat.strip_prefix("*::")) {
                 self.method.entry(m.to_string()).or_default().push(idx);
             } else if let Some((p, sfx)) = pat.split_once('*') {
-                let head = if p.contains(['.', ':']) { head(p) } else { "" };
+                let group = if p.contains(['.', ':']) { head(p) } else { "" };
                 self.prefix_by_head
-                    .entry(head.to_string())
+                    .entry(group.to_string())
                     .or_default()
                     .push(self.prefix.len());
                 self.prefix.push((p.to_string(), sfx.to_string(), idx));
