@@ -40,6 +40,11 @@ const BUILTIN_TYPES: &[&str] = &[
     "uintptr",
 ];
 
+/// Every predeclared function and type name.
+pub fn builtins() -> impl Iterator<Item = &'static str> {
+    BUILTIN_FUNCS.iter().chain(BUILTIN_TYPES).copied()
+}
+
 pub fn is_builtin(name: &str) -> bool {
     BUILTIN_FUNCS.contains(&name) || BUILTIN_TYPES.contains(&name)
 }

@@ -23,7 +23,7 @@ mod lexer;
 mod stmt;
 mod types;
 
-use crate::resolve::{FxMap, Local, PkgDecl, Resolution, Scopes, default_import_name, is_builtin};
+use crate::resolve::{FxMap, Local, PkgDecl, Resolution, Scopes, builtins, default_import_name};
 use lexer::{T, Tok, Tokens};
 use std::cell::RefCell;
 use unsnarl_model::builder::MAX_NESTING;
@@ -168,49 +168,6 @@ enum Global {
     Import(usize),
     Builtin,
 }
-
-const BUILTINS: &[&str] = &[
-    "append",
-    "cap",
-    "clear",
-    "close",
-    "complex",
-    "copy",
-    "delete",
-    "imag",
-    "len",
-    "make",
-    "max",
-    "min",
-    "new",
-    "panic",
-    "print",
-    "println",
-    "real",
-    "recover",
-    "any",
-    "bool",
-    "byte",
-    "comparable",
-    "complex128",
-    "complex64",
-    "error",
-    "float32",
-    "float64",
-    "int",
-    "int16",
-    "int32",
-    "int64",
-    "int8",
-    "rune",
-    "string",
-    "uint",
-    "uint16",
-    "uint32",
-    "uint64",
-    "uint8",
-    "uintptr",
-];
 
 /// `a.b` in one allocation.
 pub(crate) fn dotted(a: &str, b: &str) -> String {
@@ -465,8 +422,7 @@ impl<'s, 'k> Parser<'s, 'k> {
             self.qual = self.m.module.clone();
         }
         self.semi()?;
-        for b in BUILTINS {
-            debug_assert!(is_builtin(b));
+        for b in builtins() {
             self.globals.insert(b, Global::Builtin);
         }
         while self.k() == T::Import {
