@@ -40,6 +40,33 @@ const BUILTIN_TYPES: &[&str] = &[
     "uintptr",
 ];
 
+/// What a call takes from its callee expression: the called name, the
+/// receiver of a method call (an `Attr` whose object is not a package or
+/// type, as `is_static` tells) and the resolved target. Shared by both Go
+/// parsers so that they build the same calls.
+pub fn callee_parts(
+    callee: &unsnarl_model::ExprKind,
+    is_static: impl Fn(unsnarl_model::ExprId) -> bool,
+) -> (String, Option<unsnarl_model::ExprId>, Option<String>) {
+    use unsnarl_model::ExprKind;
+    match callee {
+        ExprKind::Name { id, resolved } => (id.clone(), None, resolved.clone()),
+        ExprKind::Attr {
+            obj,
+            name,
+            resolved,
+        } => {
+            let receiver = (!is_static(*obj)).then_some(*obj);
+            (name.clone(), receiver, resolved.clone())
+        }
+        ExprKind::Path { text, resolved } => {
+            let last = text.rsplit('.').next().unwrap_or(text);
+            (last.to_string(), None, resolved.clone())
+        }
+        _ => (String::new(), None, None),
+    }
+}
+
 /// Every predeclared function and type name.
 pub fn builtins() -> impl Iterator<Item = &'static str> {
     BUILTIN_FUNCS.iter().chain(BUILTIN_TYPES).copied()

@@ -1200,26 +1200,8 @@ impl<'s> Parser<'s, '_> {
         {
             head = *obj;
         }
-        let (name, receiver, target) = match &self.m.expr(head).kind {
-            ExprKind::Name { id, resolved } => (id.clone(), None, resolved.clone()),
-            ExprKind::Attr {
-                obj,
-                name,
-                resolved,
-            } => {
-                let receiver = if self.is_static(*obj) {
-                    None
-                } else {
-                    Some(*obj)
-                };
-                (name.clone(), receiver, resolved.clone())
-            }
-            ExprKind::Path { text, resolved } => {
-                let last = text.rsplit('.').next().unwrap_or(text);
-                (last.to_string(), None, resolved.clone())
-            }
-            _ => (String::new(), None, None),
-        };
+        let (name, receiver, target) =
+            crate::resolve::callee_parts(&self.m.expr(head).kind, |e| self.is_static(e));
         self.add_expr(
             ExprKind::Call(Box::new(Call {
                 func: func.id,
