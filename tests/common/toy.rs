@@ -75,8 +75,8 @@ impl Frontend for Toy {
                     .to_string();
                 let span = Span::new(start as u32, (start + trimmed.len()) as u32);
                 let mut f = Function::new(FnKind::Function, span);
-                f.qualname = format!("toy.{name}");
-                f.name = name;
+                f.qualname = format!("toy.{name}").into();
+                f.name = name.into();
                 f.is_async = is_async;
                 f.parent = Some(FuncId(0));
                 let fid = m.add_function(f);
@@ -94,16 +94,16 @@ impl Frontend for Toy {
                 let (module, name) = dotted.rsplit_once('.').unwrap_or(("", dotted));
                 let obj = m.add_expr(
                     ExprKind::Name {
-                        id: module.to_string(),
-                        resolved: Some(module.to_string()),
+                        id: module.into(),
+                        resolved: Some(module.into()),
                     },
                     Span::new(s, s + module.len() as u32),
                 );
                 let func = m.add_expr(
                     ExprKind::Attr {
                         obj,
-                        name: name.to_string(),
-                        resolved: Some(dotted.to_string()),
+                        name: name.into(),
+                        resolved: Some(dotted.into()),
                     },
                     Span::new(s, s + dotted.len() as u32),
                 );
@@ -111,8 +111,8 @@ impl Frontend for Toy {
                     ExprKind::Call(Box::new(Call {
                         func,
                         receiver: None,
-                        name: name.to_string(),
-                        target: Some(dotted.to_string()),
+                        name: name.into(),
+                        target: Some(dotted.into()),
                         args: Vec::new(),
                         is_new: false,
                         is_macro: false,

@@ -70,7 +70,7 @@ pub fn lower_tree_sitter(input: &SourceInput) -> FileModel {
         // (`package ingest`), which is also the last segment of the import
         // path other packages use for it.
         if let Some(name) = package_name(root, text) {
-            m.module = name;
+            m.module = name.into();
         }
     }
     m.syntax_errors = errors::collect(root, text);

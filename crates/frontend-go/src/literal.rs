@@ -56,7 +56,7 @@ pub fn raw_string(text: &str) -> Lit {
         .strip_prefix('`')
         .map(|s| s.strip_suffix('`').unwrap_or(s))
         .unwrap_or(text);
-    Lit::Str(inner.replace('\r', ""))
+    Lit::Str(inner.replace('\r', "").into())
 }
 
 /// An interpreted string `"..."` with its escapes decoded. Escapes that
@@ -67,7 +67,7 @@ pub fn interpreted_string(text: &str) -> Lit {
         .map(|s| s.strip_suffix('"').unwrap_or(s))
         .unwrap_or(text);
     if !inner.contains('\\') {
-        return Lit::Str(inner.to_string());
+        return Lit::Str(inner.into());
     }
     let mut bytes: Vec<u8> = Vec::with_capacity(inner.len());
     let mut rest = inner;
@@ -85,7 +85,7 @@ pub fn interpreted_string(text: &str) -> Lit {
         rest = &rest[len.min(rest.len())..];
     }
     bytes.extend_from_slice(rest.as_bytes());
-    Lit::Str(String::from_utf8_lossy(&bytes).into_owned())
+    Lit::Str(String::from_utf8_lossy(&bytes).into_owned().into())
 }
 
 /// A rune literal: its code point as an integer (runes are `int32`).

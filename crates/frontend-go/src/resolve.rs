@@ -47,8 +47,12 @@ const BUILTIN_TYPES: &[&str] = &[
 pub fn callee_parts(
     callee: &unsnarl_model::ExprKind,
     is_static: impl Fn(unsnarl_model::ExprId) -> bool,
-) -> (String, Option<unsnarl_model::ExprId>, Option<String>) {
-    use unsnarl_model::ExprKind;
+) -> (
+    unsnarl_model::Str,
+    Option<unsnarl_model::ExprId>,
+    Option<unsnarl_model::Str>,
+) {
+    use unsnarl_model::{ExprKind, Str};
     match callee {
         ExprKind::Name { id, resolved } => (id.clone(), None, resolved.clone()),
         ExprKind::Attr {
@@ -61,9 +65,9 @@ pub fn callee_parts(
         }
         ExprKind::Path { text, resolved } => {
             let last = text.rsplit('.').next().unwrap_or(text);
-            (last.to_string(), None, resolved.clone())
+            (Str::from(last), None, resolved.clone())
         }
-        _ => (String::new(), None, None),
+        _ => (Str::default(), None, None),
     }
 }
 

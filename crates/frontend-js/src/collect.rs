@@ -352,8 +352,8 @@ impl<'a> Lowerer<'a> {
 
     pub fn record_import(&mut self, local: &str, target: String, span: Span) {
         self.m.imports.push(Import {
-            local: local.to_string(),
-            target,
+            local: local.into(),
+            target: target.into(),
             span,
         });
     }

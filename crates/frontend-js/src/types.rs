@@ -12,8 +12,8 @@ use crate::lower::Lowerer;
 impl<'a> Lowerer<'a> {
     pub fn type_ref(&self, ty: &TSType<'a>) -> TypeRef {
         TypeRef {
-            text: self.slice(ty.span()).to_string(),
-            resolved: self.resolve_type(ty, 0),
+            text: self.slice(ty.span()).into(),
+            resolved: self.resolve_type(ty, 0).map(Into::into),
         }
     }
 

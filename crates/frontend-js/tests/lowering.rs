@@ -70,12 +70,7 @@ fn destructuring_targets_are_collections_of_names() {
     assert_eq!(*kind, CollKind::Dict);
     assert_eq!(
         keys,
-        &[
-            Some("a".to_string()),
-            Some("b".into()),
-            Some("d".into()),
-            None
-        ]
+        &[Some("a".into()), Some("b".into()), Some("d".into()), None]
     );
     assert_eq!(m.name_of(elems[1]), Some("c"));
     // A default keeps its (call) value next to the name.

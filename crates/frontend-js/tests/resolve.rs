@@ -7,7 +7,7 @@ use common::*;
 fn imports(m: &unsnarl_model::FileModel) -> Vec<(String, String)> {
     m.imports
         .iter()
-        .map(|i| (i.local.clone(), i.target.clone()))
+        .map(|i| (i.local.to_string(), i.target.to_string()))
         .collect()
 }
 

@@ -165,8 +165,8 @@ impl<'a> Lowerer<'a> {
                             self.scopes.star_imports.push(base.clone());
                         }
                         self.m.imports.push(Import {
-                            local: "*".to_string(),
-                            target: base.clone(),
+                            local: "*".into(),
+                            target: base.clone().into(),
                             span: span(alias.range),
                         });
                         continue;
@@ -215,8 +215,8 @@ impl<'a> Lowerer<'a> {
             return;
         }
         self.m.imports.push(Import {
-            local: local.to_string(),
-            target: target.clone(),
+            local: local.into(),
+            target: target.clone().into(),
             span: span(alias.range),
         });
         c.scope.bind(local, Binding::Qualified(target));

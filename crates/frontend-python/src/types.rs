@@ -48,8 +48,8 @@ impl Lowerer<'_> {
             _ => self.source(ann.range()).to_string(),
         };
         TypeRef {
-            text,
-            resolved: self.resolve_type(ann, 0),
+            text: text.into(),
+            resolved: self.resolve_type(ann, 0).map(Into::into),
         }
     }
 

@@ -10,7 +10,7 @@ pub const MAX_NESTING: u32 = 400;
 
 impl FileModel {
     /// A model with the module pseudo-function already at `functions[0]`.
-    pub fn new(module: impl Into<String>, span: Span) -> FileModel {
+    pub fn new(module: impl Into<Str>, span: Span) -> FileModel {
         let mut m = FileModel {
             module: module.into(),
             ..FileModel::default()
@@ -117,8 +117,8 @@ impl FileModel {
     /// `a.b.c`, `Ordering::Relaxed`), or `None` for anything else.
     pub fn dotted(&self, id: ExprId) -> Option<String> {
         match &self.expr(self.strip(id)).kind {
-            ExprKind::Name { id, .. } => Some(id.clone()),
-            ExprKind::Path { text, .. } => Some(text.clone()),
+            ExprKind::Name { id, .. } => Some(id.to_string()),
+            ExprKind::Path { text, .. } => Some(text.to_string()),
             ExprKind::Attr { obj, name, .. } => {
                 let mut s = self.dotted(*obj)?;
                 s.push('.');

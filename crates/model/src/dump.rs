@@ -36,7 +36,7 @@ pub fn dump(m: &FileModel) -> String {
 fn type_str(t: &TypeRef) -> String {
     match &t.resolved {
         Some(r) if *r != t.text => format!("{}={}", t.text, r),
-        _ => t.text.clone(),
+        _ => t.text.to_string(),
     }
 }
 
@@ -86,7 +86,7 @@ impl Dumper<'_> {
             .iter()
             .map(|p| match &p.ty {
                 Some(t) => format!("{}:{}", p.name, type_str(t)),
-                None => p.name.clone(),
+                None => p.name.to_string(),
             })
             .collect();
         let _ = write!(head, " ({})", params.join(", "));
@@ -306,7 +306,7 @@ impl Dumper<'_> {
     fn expr(&mut self, label: &str, id: ExprId) {
         let m = self.m;
         let e = m.expr(id);
-        let res = |r: &Option<String>| match r {
+        let res = |r: &Option<Str>| match r {
             Some(r) => format!(" ={r}"),
             None => String::new(),
         };

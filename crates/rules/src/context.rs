@@ -67,7 +67,7 @@ impl<'a> FileCx<'a> {
     /// known, else the callee as written.
     pub fn callee_display(&self, c: &Call) -> String {
         match &c.target {
-            Some(t) => t.clone(),
+            Some(t) => t.to_string(),
             None => {
                 let s = self.source(self.expr(c.func).span);
                 s.split_whitespace().collect::<Vec<_>>().join(" ")

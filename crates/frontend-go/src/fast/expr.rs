@@ -345,8 +345,8 @@ impl<'s> Parser<'s, '_> {
                         x = self.add_expr(
                             ExprKind::Attr {
                                 obj: x.id,
-                                name: name.to_string(),
-                                resolved,
+                                name: name.into(),
+                                resolved: resolved.map(Into::into),
                             },
                             x.s,
                             f.end,
@@ -936,8 +936,8 @@ impl<'s> Parser<'s, '_> {
                 self.add_expr(
                     ExprKind::Attr {
                         obj,
-                        name: name.to_string(),
-                        resolved,
+                        name: name.into(),
+                        resolved: resolved.map(Into::into),
                     },
                     ty.start,
                     ty.end,
@@ -1072,7 +1072,7 @@ impl<'s> Parser<'s, '_> {
     fn literal_elements(
         &mut self,
         elem_ty: Option<TyId>,
-    ) -> R<(Vec<ExprId>, Vec<Option<String>>, bool)> {
+    ) -> R<(Vec<ExprId>, Vec<Option<unsnarl_model::Str>>, bool)> {
         let mut elems = Vec::new();
         let mut keys = Vec::new();
         let mut keyed = false;
@@ -1092,7 +1092,7 @@ impl<'s> Parser<'s, '_> {
                 };
                 self.p = colon + 1;
                 keyed = true;
-                keys.push(Some(text));
+                keys.push(Some(text.into()));
             } else {
                 keys.push(None);
             }
@@ -1145,8 +1145,8 @@ impl<'s> Parser<'s, '_> {
         let resolved = self.resolve_name(id);
         self.m.add_expr(
             ExprKind::Name {
-                id: id.to_string(),
-                resolved,
+                id: id.into(),
+                resolved: resolved.map(Into::into),
             },
             unsnarl_model::Span::new(s, e),
         )
@@ -1155,7 +1155,7 @@ impl<'s> Parser<'s, '_> {
     /// What an unqualified identifier refers to, as a qualified name.
     pub(super) fn resolve_name(&self, id: &str) -> Option<String> {
         match self.res(id) {
-            Resolution::Local(Local::Type(t)) => Some(self.m.types[t.index()].qualname.clone()),
+            Resolution::Local(Local::Type(t)) => Some(self.m.types[t.index()].qualname.to_string()),
             Resolution::Local(_) | Resolution::Unknown => None,
             Resolution::Package(path) => Some(path.to_string()),
             Resolution::Module(_) => Some(self.module_qual(id)),

@@ -223,7 +223,7 @@ impl<'s, 'k> Parser<'s, 'k> {
             hwm: 0,
             tdepth: 0,
             cur_fn: FuncId(0),
-            qual,
+            qual: qual.to_string(),
             tys: Vec::new(),
             ty_lists: Vec::new(),
             no_lit: false,
@@ -418,8 +418,8 @@ impl<'s, 'k> Parser<'s, 'k> {
         if self.m.module == "." {
             // See `crate::lower`: a file at the scan root is named by its
             // package clause.
-            self.m.module = self.txt(name).to_string();
-            self.qual = self.m.module.clone();
+            self.m.module = self.txt(name).into();
+            self.qual = self.m.module.to_string();
         }
         self.semi()?;
         for b in builtins() {
@@ -501,8 +501,8 @@ impl<'s, 'k> Parser<'s, 'k> {
             self.import_paths.push(path.clone());
         }
         self.m.imports.push(Import {
-            local,
-            target: path,
+            local: local.into(),
+            target: path.into(),
             span: Span::new(first.start, path_tok.end),
         });
         Ok(())
@@ -516,7 +516,7 @@ impl<'s, 'k> Parser<'s, 'k> {
             _ => return None,
         };
         match lit {
-            Lit::Str(s) => Some(s),
+            Lit::Str(s) => Some(s.to_string()),
             _ => None,
         }
     }
@@ -600,29 +600,29 @@ impl<'s, 'k> Parser<'s, 'k> {
             },
             Span::new(ftok.start, name_tok.end),
         );
-        func.name = name.to_string();
+        func.name = name.into();
         func.name_span = Span::new(name_tok.start, name_tok.end);
         func.parent = Some(self.cur_fn);
         match &recv {
             Some(r) => {
                 let class = self.module_qual(r.type_name);
-                func.qualname = dotted(&class, name);
-                func.class = Some(class);
-                func.receiver = r.name.map(str::to_string);
+                func.qualname = dotted(&class, name).into();
+                func.class = Some(class.into());
+                func.receiver = r.name.map(Into::into);
             }
             None if is_method => {
                 // `func () m()`: a receiver list without a receiver.
-                func.qualname = self.module_qual(name);
+                func.qualname = self.module_qual(name).into();
             }
             None => {
-                func.qualname = self.module_qual(name);
+                func.qualname = self.module_qual(name).into();
                 func.is_test = self.m.is_test && crate::lower::is_test_func_name(name);
             }
         }
         let qual = func.qualname.clone();
         let id = self.m.add_function(func);
         let saved_fn = std::mem::replace(&mut self.cur_fn, id);
-        let saved_qual = std::mem::replace(&mut self.qual, qual);
+        let saved_qual = std::mem::replace(&mut self.qual, qual.to_string());
         self.scopes.push();
         let r = (|| {
             if let Some(r) = &recv {
@@ -659,7 +659,7 @@ impl<'s, 'k> Parser<'s, 'k> {
                 _ => None,
             };
             Some(TypeRef {
-                text: self.slice(start, end).to_string(),
+                text: self.slice(start, end).into(),
                 resolved,
             })
         } else if types::starts_type(self.k()) {
@@ -807,9 +807,9 @@ impl<'s, 'k> Parser<'s, 'k> {
                 let name = name.map_or("", |n| self.txt(n));
                 seen.push(name);
                 out.push(Param {
-                    name: name.to_string(),
+                    name: name.into(),
                     ty: Some(TypeRef {
-                        text: text.to_string(),
+                        text: text.into(),
                         resolved: None,
                     }),
                     default: None,
@@ -820,7 +820,7 @@ impl<'s, 'k> Parser<'s, 'k> {
             let ty = self.type_ref(d.ty);
             if d.names.is_empty() {
                 out.push(Param {
-                    name: String::new(),
+                    name: String::new().into(),
                     ty: Some(ty),
                     default: None,
                     span: Span::new(t.start, t.end),
@@ -832,7 +832,7 @@ impl<'s, 'k> Parser<'s, 'k> {
                 let text = self.txt(nt);
                 seen.push(text);
                 out.push(Param {
-                    name: text.to_string(),
+                    name: text.into(),
                     ty: Some(ty.clone()),
                     default: None,
                     span: Span::new(nt.start, nt.end),

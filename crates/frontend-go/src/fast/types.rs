@@ -316,10 +316,10 @@ impl<'s> Parser<'s, '_> {
             if let Some(fields) = fields {
                 let text = self.slice(start, self.tys[ty.ix()].end).to_string();
                 fields.push(Field {
-                    name: self.embedded_name(ty).to_string(),
+                    name: self.embedded_name(ty).into(),
                     ty: TypeRef {
-                        text,
-                        resolved: self.resolve_type(ty),
+                        text: text.into(),
+                        resolved: self.resolve_type(ty).map(Into::into),
                     },
                     span: Span::new(start, end),
                 });
@@ -338,7 +338,7 @@ impl<'s> Parser<'s, '_> {
             let tr = self.type_ref(ty);
             for n in names {
                 fields.push(Field {
-                    name: self.txt(n).to_string(),
+                    name: self.txt(n).into(),
                     ty: tr.clone(),
                     span: Span::new(n.start, n.end),
                 });
@@ -373,8 +373,8 @@ impl<'s> Parser<'s, '_> {
     /// A type as written plus what it resolves to.
     pub(super) fn type_ref(&self, t: TyId) -> TypeRef {
         TypeRef {
-            text: self.ty_text(t).to_string(),
-            resolved: self.resolve_type(t),
+            text: self.ty_text(t).into(),
+            resolved: self.resolve_type(t).map(Into::into),
         }
     }
 
@@ -403,7 +403,7 @@ impl<'s> Parser<'s, '_> {
 
     pub(super) fn resolve_type_name(&self, name: &str) -> Option<String> {
         match self.res(name) {
-            Resolution::Local(Local::Type(t)) => Some(self.m.types[t.index()].qualname.clone()),
+            Resolution::Local(Local::Type(t)) => Some(self.m.types[t.index()].qualname.to_string()),
             Resolution::Local(_) | Resolution::Package(_) | Resolution::Unknown => None,
             Resolution::Module(_) => Some(self.module_qual(name)),
             Resolution::DotImport(path) => Some(dotted(path, name)),
@@ -511,8 +511,8 @@ impl<'s> Parser<'s, '_> {
         }
         let qualname = dotted(&self.qual, name);
         let id = self.m.add_type(TypeDecl {
-            name: name.to_string(),
-            qualname,
+            name: name.into(),
+            qualname: qualname.into(),
             fields: Vec::new(),
             span: Span::new(start, name_tok.end),
         });

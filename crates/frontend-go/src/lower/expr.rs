@@ -44,7 +44,7 @@ impl<'s, 't> Lowerer<'s, 't> {
         &mut self,
         kind: CollKind,
         elems: Vec<ExprId>,
-        keys: Vec<Option<String>>,
+        keys: Vec<Option<unsnarl_model::Str>>,
         ty: Option<TypeRef>,
         sp: Span,
     ) -> ExprId {
@@ -83,8 +83,8 @@ impl<'s, 't> Lowerer<'s, 't> {
                 let resolved = self.attr_resolved(obj, name);
                 ExprKind::Attr {
                     obj,
-                    name: name.to_string(),
-                    resolved,
+                    name: name.into(),
+                    resolved: resolved.map(Into::into),
                 }
             }
             K::CallExpression => return self.call(n),
@@ -188,8 +188,8 @@ impl<'s, 't> Lowerer<'s, 't> {
         let resolved = self.resolve_name(id);
         self.m.add_expr(
             ExprKind::Name {
-                id: id.to_string(),
-                resolved,
+                id: id.into(),
+                resolved: resolved.map(Into::into),
             },
             span(n),
         )
@@ -198,7 +198,7 @@ impl<'s, 't> Lowerer<'s, 't> {
     /// What an unqualified identifier refers to, as a qualified name.
     fn resolve_name(&self, id: &str) -> Option<String> {
         match self.file.resolve(&self.scopes, id) {
-            Resolution::Local(Local::Type(t)) => Some(self.m.types[t.index()].qualname.clone()),
+            Resolution::Local(Local::Type(t)) => Some(self.m.types[t.index()].qualname.to_string()),
             Resolution::Local(_) | Resolution::Unknown => None,
             Resolution::Package(path) => Some(path.to_string()),
             Resolution::Module(_) => Some(self.module_qual(id)),
@@ -428,8 +428,8 @@ impl<'s, 't> Lowerer<'s, 't> {
                 self.m.add_expr(
                     ExprKind::Attr {
                         obj,
-                        name: name.to_string(),
-                        resolved,
+                        name: name.into(),
+                        resolved: resolved.map(Into::into),
                     },
                     span(t),
                 )
@@ -489,7 +489,7 @@ impl<'s, 't> Lowerer<'s, 't> {
             match self.k(c) {
                 K::KeyedElement => {
                     keyed = true;
-                    keys.push(self.field(c, f.key).map(|k| self.key_text(k)));
+                    keys.push(self.field(c, f.key).map(|k| self.key_text(k).into()));
                     let v = self.field(c, f.value);
                     elems.push(self.element(v, elem_ty, c));
                 }

@@ -61,7 +61,7 @@ impl<'s, 't> Lowerer<'s, 't> {
             scopes: Scopes::default(),
             depth: 0,
             cur_fn: FuncId(0),
-            qual,
+            qual: qual.to_string(),
             adopted_error: None,
             cursor: RefCell::new(root.walk()),
         }
@@ -284,8 +284,8 @@ impl<'s, 't> Lowerer<'s, 't> {
                 self.file.imports.insert(local.clone(), path.clone());
             }
             self.m.imports.push(Import {
-                local,
-                target: path,
+                local: local.into(),
+                target: path.into(),
                 span: span(spec),
             });
         }
@@ -299,7 +299,7 @@ impl<'s, 't> Lowerer<'s, 't> {
             _ => return None,
         };
         match lit {
-            Lit::Str(s) => Some(s),
+            Lit::Str(s) => Some(s.to_string()),
             _ => None,
         }
     }
@@ -322,7 +322,7 @@ impl<'s, 't> Lowerer<'s, 't> {
             },
             span(n),
         );
-        func.name = name.to_string();
+        func.name = name.into();
         func.name_span = name_node.map_or_else(|| head_span(n), span);
         func.parent = Some(self.cur_fn);
         let recv = if is_method {
@@ -333,22 +333,22 @@ impl<'s, 't> Lowerer<'s, 't> {
         match &recv {
             Some(r) => {
                 let class = self.module_qual(r.type_name);
-                func.qualname = format!("{class}.{name}");
-                func.class = Some(class);
-                func.receiver = r.name.map(str::to_string);
+                func.qualname = format!("{class}.{name}").into();
+                func.class = Some(class.into());
+                func.receiver = r.name.map(Into::into);
             }
             None if is_method => {
                 // A receiver we could not make sense of (syntax error).
-                func.qualname = self.module_qual(name);
+                func.qualname = self.module_qual(name).into();
             }
             None => {
-                func.qualname = self.module_qual(name);
+                func.qualname = self.module_qual(name).into();
                 func.is_test = self.m.is_test && is_test_func_name(name);
             }
         }
         let qual = func.qualname.clone();
         let id = self.m.add_function(func);
-        self.in_function(id, Some(qual), |this| {
+        self.in_function(id, Some(qual.to_string()), |this| {
             if let Some(r) = &recv {
                 if let Some(name) = r.name {
                     this.scopes.declare(name);
@@ -453,7 +453,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                     let names = self.fields(p, self.g.f.name);
                     if names.is_empty() {
                         out.push(Param {
-                            name: String::new(),
+                            name: String::new().into(),
                             ty,
                             default: None,
                             span: span(p),
@@ -464,7 +464,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                         let text = self.text(name);
                         names_seen.push(text);
                         out.push(Param {
-                            name: text.to_string(),
+                            name: text.into(),
                             ty: ty.clone(),
                             default: None,
                             span: span(name),
@@ -479,9 +479,9 @@ impl<'s, 't> Lowerer<'s, 't> {
                     let name = name.map_or("", |n| self.text(n));
                     names_seen.push(name);
                     out.push(Param {
-                        name: name.to_string(),
+                        name: name.into(),
                         ty: Some(TypeRef {
-                            text: text.to_string(),
+                            text: text.into(),
                             resolved: None,
                         }),
                         default: None,
@@ -511,7 +511,7 @@ impl<'s, 't> Lowerer<'s, 't> {
             _ => None,
         };
         TypeRef {
-            text: self.text(r).to_string(),
+            text: self.text(r).into(),
             resolved,
         }
     }

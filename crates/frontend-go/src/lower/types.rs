@@ -11,8 +11,8 @@ impl<'s, 't> Lowerer<'s, 't> {
     /// A type as written plus what it resolves to.
     pub(super) fn type_ref(&self, n: Node<'t>) -> TypeRef {
         TypeRef {
-            text: self.text(n).to_string(),
-            resolved: self.resolve_type(n),
+            text: self.text(n).into(),
+            resolved: self.resolve_type(n).map(Into::into),
         }
     }
 
@@ -45,7 +45,7 @@ impl<'s, 't> Lowerer<'s, 't> {
     /// a predeclared type, or a type of this package.
     fn resolve_type_name(&self, name: &str) -> Option<String> {
         match self.file.resolve(&self.scopes, name) {
-            Resolution::Local(Local::Type(t)) => Some(self.m.types[t.index()].qualname.clone()),
+            Resolution::Local(Local::Type(t)) => Some(self.m.types[t.index()].qualname.to_string()),
             Resolution::Local(_) | Resolution::Package(_) | Resolution::Unknown => None,
             Resolution::Module(_) => Some(self.module_qual(name)),
             Resolution::DotImport(path) => Some(format!("{path}.{name}")),
@@ -79,8 +79,8 @@ impl<'s, 't> Lowerer<'s, 't> {
         let name = self.field(spec, self.g.f.name).map_or("", |n| self.text(n));
         let qualname = format!("{}.{}", self.qual, name);
         let id = self.m.add_type(TypeDecl {
-            name: name.to_string(),
-            qualname,
+            name: name.into(),
+            qualname: qualname.into(),
             fields: Vec::new(),
             span: span(spec),
         });
@@ -129,10 +129,10 @@ impl<'s, 't> Lowerer<'s, 't> {
                 let start = fd.start_byte();
                 let text = self.src.get(start..ty.end_byte()).unwrap_or("");
                 out.push(Field {
-                    name: self.embedded_name(ty).to_string(),
+                    name: self.embedded_name(ty).into(),
                     ty: TypeRef {
-                        text: text.to_string(),
-                        resolved: self.resolve_type(ty),
+                        text: text.into(),
+                        resolved: self.resolve_type(ty).map(Into::into),
                     },
                     span: span(fd),
                 });
@@ -141,7 +141,7 @@ impl<'s, 't> Lowerer<'s, 't> {
             let tr = self.type_ref(ty);
             for name in names {
                 out.push(Field {
-                    name: self.text(name).to_string(),
+                    name: self.text(name).into(),
                     ty: tr.clone(),
                     span: span(name),
                 });

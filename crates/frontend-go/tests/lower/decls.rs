@@ -3,8 +3,8 @@ use unsnarl_model::{CollKind, ExprKind, FnKind, StmtKind, TypeRef};
 
 fn tr(text: &str, resolved: Option<&str>) -> TypeRef {
     TypeRef {
-        text: text.to_string(),
-        resolved: resolved.map(str::to_string),
+        text: text.into(),
+        resolved: resolved.map(Into::into),
     }
 }
 
@@ -236,7 +236,7 @@ var handler = func() {}
     // recover() is inside the inner closure's body, not f's.
     let f_calls: Vec<String> = unsnarl_model::walk::calls_in_block(&m, &m.func(fid).body)
         .into_iter()
-        .map(|c| m.call(c).unwrap().name.clone())
+        .map(|c| m.call(c).unwrap().name.to_string())
         .collect();
     assert!(!f_calls.contains(&"recover".to_string()));
 }

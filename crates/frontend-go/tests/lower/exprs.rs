@@ -115,10 +115,7 @@ func f() {
     let (kind, elems, keys, ty) = coll(0);
     assert_eq!(kind, CollKind::Struct);
     assert_eq!(elems.len(), 2);
-    assert_eq!(
-        keys,
-        vec![Some("Name".to_string()), Some("Timeout".to_string())]
-    );
+    assert_eq!(keys, vec![Some("Name".into()), Some("Timeout".into())]);
     assert_eq!(ty.unwrap().resolved.as_deref(), Some("pkg.Config"));
     let (kind, elems, _, ty) = coll(1);
     assert_eq!(kind, CollKind::Struct);
@@ -130,7 +127,7 @@ func f() {
     ));
     let (kind, _, keys, _) = coll(2);
     assert_eq!(kind, CollKind::Dict);
-    assert_eq!(keys, vec![Some("a".to_string()), Some("b".to_string())]);
+    assert_eq!(keys, vec![Some("a".into()), Some("b".into())]);
     let (kind, elems, keys, _) = coll(3);
     assert_eq!(kind, CollKind::List);
     assert_eq!(elems.len(), 3);

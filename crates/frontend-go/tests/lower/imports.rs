@@ -3,7 +3,7 @@ use super::*;
 fn bindings(m: &FileModel) -> Vec<(String, String)> {
     m.imports
         .iter()
-        .map(|i| (i.local.clone(), i.target.clone()))
+        .map(|i| (i.local.to_string(), i.target.to_string()))
         .collect()
 }
 

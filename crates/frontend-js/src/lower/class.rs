@@ -9,7 +9,8 @@ use oxc_ast::ast::{
 };
 use oxc_span::GetSpan;
 use unsnarl_model::{
-    AssignOp, Block, ExprId, ExprKind, Field, FnKind, FuncId, StmtKind, TypeDecl, TypeId, TypeRef,
+    AssignOp, Block, ExprId, ExprKind, Field, FnKind, FuncId, StmtKind, Str, TypeDecl, TypeId,
+    TypeRef,
 };
 
 use super::{Body, ClassInfo, FnHead, Lowerer, ThisMode, sp};
@@ -56,8 +57,8 @@ impl<'a> Lowerer<'a> {
             base,
         });
         let tid = self.m.add_type(TypeDecl {
-            name: name.clone(),
-            qualname: qualname.clone(),
+            name: name.clone().into(),
+            qualname: qualname.clone().into(),
             fields: Vec::new(),
             span: class_span,
         });
@@ -91,7 +92,7 @@ impl<'a> Lowerer<'a> {
                     };
                     if !p.r#static {
                         fields.push(Field {
-                            name: fname.to_string(),
+                            name: fname.into(),
                             ty,
                             span: sp(p.span),
                         });
@@ -113,7 +114,7 @@ impl<'a> Lowerer<'a> {
                             None => TypeRef::default(),
                         };
                         fields.push(Field {
-                            name: fname.to_string(),
+                            name: fname.into(),
                             ty,
                             span: sp(a.span),
                         });
@@ -135,7 +136,7 @@ impl<'a> Lowerer<'a> {
                             None => TypeRef::default(),
                         };
                         fields.push(Field {
-                            name: pname.as_str().to_string(),
+                            name: pname.as_str().into(),
                             ty,
                             span: sp(p.span),
                         });
@@ -209,16 +210,19 @@ impl<'a> Lowerer<'a> {
                     };
                     let obj = self.m.add_expr(
                         ExprKind::Name {
-                            id: owner.to_string(),
-                            resolved: class_opt.clone(),
+                            id: owner.into(),
+                            resolved: class_opt.clone().map(Into::into),
                         },
                         name_span,
                     );
                     let target = self.m.add_expr(
                         ExprKind::Attr {
                             obj,
-                            name: fname.to_string(),
-                            resolved: class_opt.as_ref().map(|q| format!("{q}.{fname}")),
+                            name: fname.into(),
+                            resolved: class_opt
+                                .as_ref()
+                                .map(|q| format!("{q}.{fname}"))
+                                .map(Into::into),
                         },
                         sp(p.key.span()),
                     );
@@ -358,7 +362,7 @@ impl<'a> Lowerer<'a> {
 
     /// Decorators of a method: the resolved (or written) name of each, and
     /// the lowered calls of decorator factories (`@Get('/x')`).
-    fn lower_decorators(&mut self, decs: &[Decorator<'a>]) -> (Vec<String>, Vec<ExprId>) {
+    fn lower_decorators(&mut self, decs: &[Decorator<'a>]) -> (Vec<Str>, Vec<ExprId>) {
         let mut names = Vec::with_capacity(decs.len());
         let mut calls = Vec::new();
         for d in decs {
@@ -369,8 +373,8 @@ impl<'a> Lowerer<'a> {
                         .m
                         .call(id)
                         .and_then(|c| c.target.clone())
-                        .unwrap_or_else(|| self.slice(call.callee.span()).to_string());
-                    names.push(name);
+                        .unwrap_or_else(|| self.slice(call.callee.span()).into());
+                    names.push(Str::from(name));
                     calls.push(id);
                 }
                 other => {
@@ -378,7 +382,7 @@ impl<'a> Lowerer<'a> {
                         .chain_target(other, 0)
                         .map(|(t, _)| t)
                         .unwrap_or_else(|| self.slice(other.span()).to_string());
-                    names.push(name);
+                    names.push(name.into());
                 }
             }
         }
@@ -390,8 +394,11 @@ impl<'a> Lowerer<'a> {
     fn inferred_type(&self, v: &Expression<'a>) -> TypeRef {
         match strip_value(v) {
             Expression::NewExpression(n) => TypeRef {
-                text: self.slice(n.callee.span()).to_string(),
-                resolved: self.chain_target(&n.callee, 0).map(|(t, _)| t),
+                text: self.slice(n.callee.span()).into(),
+                resolved: self
+                    .chain_target(&n.callee, 0)
+                    .map(|(t, _)| t)
+                    .map(Into::into),
             },
             _ => TypeRef::default(),
         }
@@ -419,7 +426,7 @@ impl<'a> Lowerer<'a> {
                             .text
                             .get(fs.start as usize..fs.end as usize)
                             .unwrap_or("")
-                            .to_string(),
+                            .into(),
                         resolved: c.target.clone(),
                     }
                 }
@@ -500,7 +507,7 @@ impl<'a> Lowerer<'a> {
                         None => TypeRef::default(),
                     };
                     fields.push(Field {
-                        name: fname.to_string(),
+                        name: fname.into(),
                         ty,
                         span: sp(p.span),
                     });
@@ -528,8 +535,8 @@ impl<'a> Lowerer<'a> {
             }
         }
         self.m.add_type(TypeDecl {
-            name: name.to_string(),
-            qualname,
+            name: name.into(),
+            qualname: qualname.into(),
             fields,
             span: sp(i.span),
         });

@@ -9,7 +9,7 @@ use oxc_ast::ast::{
 use oxc_span::GetSpan;
 use unsnarl_model::builder::MAX_NESTING;
 use unsnarl_model::{
-    Arg, AssignOp, BinOp, Call, CollKind, ExprId, ExprKind, FnKind, Lit, LogicalOp, Span, UnOp,
+    Arg, AssignOp, BinOp, Call, CollKind, ExprId, ExprKind, FnKind, Lit, LogicalOp, Span, Str, UnOp,
 };
 
 use super::{Body, FnHead, Lowerer, ThisMode, last_segment, sp};
@@ -217,8 +217,8 @@ impl<'a> Lowerer<'a> {
                 ExprKind::Call(Box::new(Call {
                     func,
                     receiver,
-                    name,
-                    target,
+                    name: name.into(),
+                    target: target.map(Into::into),
                     args,
                     is_new: false,
                     is_macro: false,
@@ -249,7 +249,7 @@ impl<'a> Lowerer<'a> {
             Expression::PrivateInExpression(p) => {
                 let left = self.m.add_expr(
                     ExprKind::Name {
-                        id: format!("#{}", p.left.name.as_str()),
+                        id: format!("#{}", p.left.name.as_str()).into(),
                         resolved: None,
                     },
                     sp(p.left.span),
@@ -301,8 +301,8 @@ impl<'a> Lowerer<'a> {
         let resolved = self.lookup(name);
         self.m.add_expr(
             ExprKind::Name {
-                id: name.to_string(),
-                resolved,
+                id: name.into(),
+                resolved: resolved.map(Into::into),
             },
             span,
         )
@@ -345,8 +345,8 @@ impl<'a> Lowerer<'a> {
         self.m.add_expr(
             ExprKind::Attr {
                 obj,
-                name: name.to_string(),
-                resolved,
+                name: name.into(),
+                resolved: resolved.map(Into::into),
             },
             span,
         )
@@ -398,7 +398,9 @@ impl<'a> Lowerer<'a> {
     /// attribute, or a module loaded by `require('x')`/`await import('x')`.
     pub fn value_of(&self, id: ExprId) -> Option<String> {
         match &self.m.expr(self.m.strip(id)).kind {
-            ExprKind::Name { resolved, .. } | ExprKind::Attr { resolved, .. } => resolved.clone(),
+            ExprKind::Name { resolved, .. } | ExprKind::Attr { resolved, .. } => {
+                resolved.as_deref().map(str::to_string)
+            }
             ExprKind::Call(c) => self.loaded_module(c),
             ExprKind::Await(inner) => match &self.m.expr(*inner).kind {
                 ExprKind::Call(c) if c.name == "import" => self.loaded_module(c),
@@ -451,8 +453,8 @@ impl<'a> Lowerer<'a> {
             ExprKind::Call(Box::new(Call {
                 func,
                 receiver,
-                name,
-                target,
+                name: name.into(),
+                target: target.map(Into::into),
                 args,
                 is_new,
                 is_macro: false,
@@ -482,10 +484,10 @@ impl<'a> Lowerer<'a> {
     /// The callee's last name segment and, for method calls, the receiver.
     pub fn callee_parts(&self, func: ExprId) -> (String, Option<ExprId>) {
         match &self.m.expr(self.m.strip(func)).kind {
-            ExprKind::Name { id, .. } => (id.clone(), None),
-            ExprKind::Attr { obj, name, .. } => (name.clone(), Some(*obj)),
+            ExprKind::Name { id, .. } => (id.to_string(), None),
+            ExprKind::Attr { obj, name, .. } => (name.to_string(), Some(*obj)),
             ExprKind::Index { obj, index } => match self.m.literal(*index) {
-                Some(Lit::Str(s)) => (s.clone(), Some(*obj)),
+                Some(Lit::Str(s)) => (s.to_string(), Some(*obj)),
                 _ => (String::new(), Some(*obj)),
             },
             _ => (String::new(), None),
@@ -510,7 +512,7 @@ impl<'a> Lowerer<'a> {
                         v => self.lower_value(v, sub.as_deref()),
                     };
                     elems.push(value);
-                    keys.push(key.map(str::to_string));
+                    keys.push(key.map(Str::from));
                 }
                 ObjectPropertyKind::SpreadProperty(s) => {
                     let inner = self.lower_expr(&s.argument);
@@ -690,7 +692,7 @@ impl<'a> Lowerer<'a> {
 
 fn name_kind(id: &str) -> ExprKind {
     ExprKind::Name {
-        id: id.to_string(),
+        id: id.into(),
         resolved: None,
     }
 }

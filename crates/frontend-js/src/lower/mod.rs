@@ -21,7 +21,7 @@ use oxc_ast::ast::{
 use oxc_span::GetSpan;
 use unsnarl_model::builder::MAX_NESTING;
 use unsnarl_model::{
-    Block, ExprId, ExprKind, FileModel, FnKind, FuncId, Function, Lit, Param, Span, StmtKind,
+    Block, ExprId, ExprKind, FileModel, FnKind, FuncId, Function, Lit, Param, Span, StmtKind, Str,
 };
 
 use crate::collect::MODULE_ITSELF;
@@ -77,7 +77,7 @@ pub(crate) struct FnHead<'a> {
     pub name_span: Span,
     /// A named function expression can refer to itself by its name.
     pub own_name: Option<&'a str>,
-    pub decorators: Vec<String>,
+    pub decorators: Vec<Str>,
     pub decorator_calls: Vec<ExprId>,
 }
 
@@ -230,7 +230,7 @@ impl<'a> Lowerer<'a> {
     pub fn def_qualname(&self, name: &str) -> String {
         let name = if self.in_module() {
             match self.export_as.get(name).copied() {
-                Some(MODULE_ITSELF) => return self.m.module.clone(),
+                Some(MODULE_ITSELF) => return self.m.module.to_string(),
                 Some(exported) => exported,
                 None => name,
             }
@@ -293,12 +293,12 @@ impl<'a> Lowerer<'a> {
             (n, b)
         });
         let mut f = Function::new(head.kind, head.span);
-        f.name = head.name;
-        f.qualname = head.qualname;
+        f.name = head.name.into();
+        f.qualname = head.qualname.into();
         f.is_async = is_async;
         f.is_generator = is_generator;
-        f.class = head.class;
-        f.receiver = head.receiver;
+        f.class = head.class.map(Into::into);
+        f.receiver = head.receiver.map(Into::into);
         f.name_span = head.name_span;
         f.parent = Some(parent);
         f.is_test = self.is_test;
@@ -375,7 +375,7 @@ impl<'a> Lowerer<'a> {
                 (None, None) => None,
             };
             out.push(Param {
-                name,
+                name: name.into(),
                 ty,
                 default,
                 span: sp(p.span),
@@ -388,7 +388,7 @@ impl<'a> Lowerer<'a> {
                 .as_ref()
                 .map(|t| self.type_ref(&t.type_annotation));
             out.push(Param {
-                name: format!("...{name}"),
+                name: format!("...{name}").into(),
                 ty,
                 default: None,
                 span: sp(rest.span),

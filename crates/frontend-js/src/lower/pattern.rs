@@ -8,7 +8,7 @@ use oxc_ast::ast::{
     Expression, ForStatementLeft, SimpleAssignmentTarget,
 };
 use oxc_span::GetSpan;
-use unsnarl_model::{CollKind, ExprId, ExprKind};
+use unsnarl_model::{CollKind, ExprId, ExprKind, Str};
 
 use super::{Lowerer, is_function_like, sp};
 use crate::collect::static_key;
@@ -29,7 +29,7 @@ impl<'a> Lowerer<'a> {
                 for p in &o.properties {
                     let key = if p.computed { None } else { static_key(&p.key) };
                     elems.push(l.lower_binding_pattern(&p.value));
-                    keys.push(key.map(str::to_string));
+                    keys.push(key.map(Str::from));
                 }
                 if let Some(r) = &o.rest {
                     let inner = l.lower_binding_pattern(&r.argument);
@@ -83,7 +83,7 @@ impl<'a> Lowerer<'a> {
                                     id = l.m.add_expr(ExprKind::Other(vec![id, d]), sp(p.span));
                                 }
                                 elems.push(id);
-                                keys.push(Some(name.to_string()));
+                                keys.push(Some(Str::from(name)));
                             }
                             AssignmentTargetProperty::AssignmentTargetPropertyProperty(p) => {
                                 let key = if p.computed {
@@ -92,7 +92,7 @@ impl<'a> Lowerer<'a> {
                                     static_key(&p.name)
                                 };
                                 elems.push(l.lower_maybe_default(&p.binding));
-                                keys.push(key.map(str::to_string));
+                                keys.push(key.map(Str::from));
                             }
                         }
                     }
@@ -185,7 +185,7 @@ impl<'a> Lowerer<'a> {
         if cjs_module && prop == "exports" && obj.is_specific_id("module") {
             // `module.exports = { ... }` names the members `<module>.<key>`;
             // `module.exports = function` is the module itself.
-            return Some(self.m.module.clone());
+            return Some(self.m.module.to_string());
         }
         let on_exports = (obj.is_specific_id("exports") && !self.is_declared("exports"))
             || (cjs_module && obj.is_specific_member_access("module", "exports"));
@@ -199,7 +199,7 @@ impl<'a> Lowerer<'a> {
     }
 }
 
-fn dict(elems: Vec<ExprId>, keys: Vec<Option<String>>) -> ExprKind {
+fn dict(elems: Vec<ExprId>, keys: Vec<Option<Str>>) -> ExprKind {
     ExprKind::Collection {
         kind: CollKind::Dict,
         elems,

@@ -220,7 +220,7 @@ impl<'a> Lowerer<'a> {
                         vec![Handler {
                             types: Vec::new(),
                             is_star: false,
-                            name,
+                            name: name.map(Into::into),
                             body: hb,
                             span: sp(h.span),
                         }]
@@ -406,7 +406,7 @@ impl<'a> Lowerer<'a> {
             // value is the module itself.
             ModuleDeclaration::TSExportAssignment(e) => {
                 let q = self.m.module.clone();
-                self.lower_default_export(&e.expression, q, span, out)
+                self.lower_default_export(&e.expression, q.to_string(), span, out)
             }
             // Imports and re-exports bind names (see `collect`) but run no
             // code worth modelling.
@@ -425,7 +425,7 @@ impl<'a> Lowerer<'a> {
         let target = self.m.add_expr(
             ExprKind::Name {
                 id: "default".into(),
-                resolved: Some(q),
+                resolved: Some(q.into()),
             },
             span,
         );

@@ -11,7 +11,7 @@ use ruff_text_size::Ranged;
 use unsnarl_model::builder::MAX_NESTING;
 use unsnarl_model::{
     Arg, AssignOp, BinOp, Call, CollKind, ComprehensionFor, ExprId, ExprKind, Lit, LogicalOp, Span,
-    UnOp,
+    Str, UnOp,
 };
 
 /// `a or b or c ...` with more operands than this is lowered as one `Other`
@@ -182,7 +182,7 @@ impl<'a> Lowerer<'a> {
                 }
                 ExprKind::Other(children)
             }
-            Expr::StringLiteral(s) => ExprKind::Literal(Lit::Str(s.value.to_str().to_string())),
+            Expr::StringLiteral(s) => ExprKind::Literal(Lit::Str(s.value.to_str().into())),
             Expr::BytesLiteral(_) | Expr::EllipsisLiteral(_) => ExprKind::Literal(Lit::Other),
             Expr::NumberLiteral(n) => ExprKind::Literal(match &n.value {
                 Number::Int(i) => match i.as_i64() {
@@ -225,8 +225,8 @@ impl<'a> Lowerer<'a> {
         let resolved = self.lookup(id).qualified(&self.m.module, id);
         self.m.add_expr(
             ExprKind::Name {
-                id: id.to_string(),
-                resolved,
+                id: id.into(),
+                resolved: resolved.map(Into::into),
             },
             r,
         )
@@ -253,15 +253,15 @@ impl<'a> Lowerer<'a> {
                 _ => None,
             },
             Expr::Attribute(_) => match &self.m.expr(obj).kind {
-                ExprKind::Attr { resolved, .. } => extend(resolved.clone()),
+                ExprKind::Attr { resolved, .. } => extend(resolved.as_deref().map(str::to_string)),
                 _ => None,
             },
             _ => None,
         };
         ExprKind::Attr {
             obj,
-            name: attr.to_string(),
-            resolved,
+            name: attr.into(),
+            resolved: resolved.map(Into::into),
         }
     }
 
@@ -276,7 +276,7 @@ impl<'a> Lowerer<'a> {
                 resolved,
             } => (Some(*obj), name.clone(), resolved.clone()),
             ExprKind::Name { id, resolved } => (None, id.clone(), resolved.clone()),
-            _ => (None, String::new(), None),
+            _ => (None, Str::default(), None),
         };
         let mut args = Vec::with_capacity(c.arguments.len());
         for a in c.arguments.iter_source_order() {
@@ -293,12 +293,12 @@ impl<'a> Lowerer<'a> {
                 },
                 ArgOrKeyword::Keyword(k) => match &k.arg {
                     Some(n) => Arg {
-                        name: Some(n.to_string()),
+                        name: Some(n.as_str().into()),
                         value: self.lower_expr(&k.value),
                         spread: false,
                     },
                     None => Arg {
-                        name: Some("**".to_string()),
+                        name: Some("**".into()),
                         value: self.lower_expr(&k.value),
                         spread: true,
                     },
@@ -355,7 +355,7 @@ impl<'a> Lowerer<'a> {
                 }
                 Some(Expr::StringLiteral(s)) => {
                     elems.push(self.lower_expr(&item.value));
-                    keys.push(Some(s.value.to_str().to_string()));
+                    keys.push(Some(s.value.to_str().into()));
                 }
                 Some(k) if k.is_literal_expr() || Self::dotted(k).is_some() => {
                     elems.push(self.lower_expr(&item.value));

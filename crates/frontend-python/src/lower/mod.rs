@@ -17,8 +17,8 @@ use ruff_text_size::{Ranged, TextRange};
 use std::collections::HashMap;
 use unsnarl_model::builder::MAX_NESTING;
 use unsnarl_model::{
-    Block, ExprId, ExprKind, FileModel, FnKind, FuncId, Function, Param, Span, StmtKind, TypeDecl,
-    TypeId, TypeRef,
+    Block, ExprId, ExprKind, FileModel, FnKind, FuncId, Function, Param, Span, StmtKind, Str,
+    TypeDecl, TypeId, TypeRef,
 };
 
 pub(crate) struct Lowerer<'a> {
@@ -241,7 +241,7 @@ impl<'a> Lowerer<'a> {
                 }
                 e => e,
             };
-            decorators.push(self.describe(callee));
+            decorators.push(Str::from(self.describe(callee)));
         }
         let is_static = decorators
             .iter()
@@ -275,11 +275,13 @@ impl<'a> Lowerer<'a> {
             },
             span(f.range),
         );
-        func.name = name.to_string();
-        func.qualname = qualname.clone();
+        func.name = name.into();
+        func.qualname = qualname.clone().into();
         func.is_async = f.is_async;
-        func.class = class.map(|c| self.classes[c].qualname.clone());
-        func.receiver = receiver.map(str::to_string);
+        func.class = class
+            .map(|c| self.classes[c].qualname.clone())
+            .map(Into::into);
+        func.receiver = receiver.map(Into::into);
         func.params = params;
         func.returns = returns;
         func.decorators = decorators;
@@ -353,7 +355,7 @@ impl<'a> Lowerer<'a> {
 
     fn param(&self, p: &ast::Parameter, stars: &str, default: Option<ExprId>) -> Param {
         Param {
-            name: format!("{stars}{}", p.name.as_str()),
+            name: format!("{stars}{}", p.name.as_str()).into(),
             ty: p.annotation.as_deref().map(|a| self.type_ref(a)),
             default,
             span: span(p.range),
@@ -421,8 +423,8 @@ impl<'a> Lowerer<'a> {
             .unwrap_or_default();
         let r = span(c.range);
         let type_id = self.m.add_type(TypeDecl {
-            name: name.to_string(),
-            qualname: qualname.clone(),
+            name: name.into(),
+            qualname: qualname.clone().into(),
             fields: Vec::new(),
             span: r,
         });
@@ -510,7 +512,7 @@ impl<'a> Lowerer<'a> {
                 }
             }
             None => fields.push(unsnarl_model::Field {
-                name: name.to_string(),
+                name: name.into(),
                 ty,
                 span: at,
             }),
@@ -526,13 +528,13 @@ impl<'a> Lowerer<'a> {
             return None;
         }
         let builtin = |n: &str| TypeRef {
-            text: n.to_string(),
-            resolved: Some(format!("builtins.{n}")),
+            text: n.into(),
+            resolved: Some(format!("builtins.{n}").into()),
         };
         let e = self.m.expr(v);
         match &e.kind {
             ExprKind::Call(c) => Some(TypeRef {
-                text: self.span_text(self.m.expr(c.func).span).to_string(),
+                text: self.span_text(self.m.expr(c.func).span).into(),
                 resolved: c.target.clone(),
             }),
             ExprKind::Collection { kind, .. } | ExprKind::Comprehension { kind, .. } => {

@@ -6,7 +6,7 @@ use ruff_python_ast::{self as ast, ExceptHandler, Expr, Pattern, Singleton, Stmt
 use ruff_text_size::Ranged;
 use unsnarl_model::builder::MAX_NESTING;
 use unsnarl_model::{
-    AssignOp, Block, Case, CollKind, ExprId, ExprKind, Handler, Lit, Span, StmtKind, WithItem,
+    AssignOp, Block, Case, CollKind, ExprId, ExprKind, Handler, Lit, Span, StmtKind, Str, WithItem,
 };
 
 /// `if`/`elif` chains with more `elif`s than this become a subject-less
@@ -135,7 +135,7 @@ impl<'a> Lowerer<'a> {
                         Handler {
                             types,
                             is_star: t.is_star,
-                            name: h.name.as_ref().map(|n| n.to_string()),
+                            name: h.name.as_ref().map(|n| n.to_string()).map(Into::into),
                             body: self.lower_block(&h.body),
                             span: span(h.range),
                         }
@@ -165,11 +165,11 @@ impl<'a> Lowerer<'a> {
                 }
             }
             Stmt::Global(g) => StmtKind::Global {
-                names: g.names.iter().map(|n| n.to_string()).collect(),
+                names: g.names.iter().map(|n| Str::from(n.as_str())).collect(),
                 nonlocal: false,
             },
             Stmt::Nonlocal(g) => StmtKind::Global {
-                names: g.names.iter().map(|n| n.to_string()).collect(),
+                names: g.names.iter().map(|n| Str::from(n.as_str())).collect(),
                 nonlocal: true,
             },
             // A bare string statement (docstring) does nothing at run time.
@@ -203,16 +203,16 @@ impl<'a> Lowerer<'a> {
         let class_name = qualname.rsplit('.').next().unwrap_or(&qualname).to_string();
         let obj = self.m.add_expr(
             ExprKind::Name {
-                id: class_name,
-                resolved: Some(qualname.clone()),
+                id: class_name.into(),
+                resolved: Some(qualname.clone().into()),
             },
             r,
         );
         self.m.add_expr(
             ExprKind::Attr {
                 obj,
-                name: n.id.to_string(),
-                resolved: Some(crate::path::join(&qualname, &n.id)),
+                name: n.id.as_str().into(),
+                resolved: Some(crate::path::join(&qualname, &n.id).into()),
             },
             r,
         )
@@ -337,7 +337,7 @@ impl<'a> Lowerer<'a> {
                 let mut keys = Vec::with_capacity(m.patterns.len() + 1);
                 for (i, q) in m.patterns.iter().enumerate() {
                     keys.push(match m.keys.get(i) {
-                        Some(Expr::StringLiteral(s)) => Some(s.value.to_str().to_string()),
+                        Some(Expr::StringLiteral(s)) => Some(s.value.to_str().into()),
                         _ => None,
                     });
                     elems.push(self.lower_pattern(q));
@@ -393,7 +393,7 @@ impl<'a> Lowerer<'a> {
     /// The caught types of an `except` clause, flattened: builtin exception
     /// names stay bare (`BaseException`), others resolve through imports
     /// (`asyncio.CancelledError`) or stay as written.
-    fn handler_types(&self, ty: &'a Expr, out: &mut Vec<String>) {
+    fn handler_types(&self, ty: &'a Expr, out: &mut Vec<Str>) {
         match ty {
             Expr::Tuple(t) => {
                 for e in &t.elts {
@@ -401,13 +401,13 @@ impl<'a> Lowerer<'a> {
                     // flattening each keeps this bounded.
                     match e {
                         Expr::Tuple(inner) => {
-                            out.extend(inner.elts.iter().map(|x| self.handler_type(x)))
+                            out.extend(inner.elts.iter().map(|x| Str::from(self.handler_type(x))))
                         }
-                        e => out.push(self.handler_type(e)),
+                        e => out.push(self.handler_type(e).into()),
                     }
                 }
             }
-            e => out.push(self.handler_type(e)),
+            e => out.push(self.handler_type(e).into()),
         }
     }
 

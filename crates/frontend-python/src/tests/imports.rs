@@ -5,7 +5,7 @@ use super::*;
 fn imports(m: &FileModel) -> Vec<(String, String)> {
     m.imports
         .iter()
-        .map(|i| (i.local.clone(), i.target.clone()))
+        .map(|i| (i.local.to_string(), i.target.to_string()))
         .collect()
 }
 

@@ -43,7 +43,7 @@ pub(crate) fn call<'m>(m: &'m FileModel, name: &str) -> &'m Call {
 }
 
 pub(crate) fn target(m: &FileModel, name: &str) -> Option<String> {
-    call(m, name).target.clone()
+    call(m, name).target.as_deref().map(str::to_string)
 }
 
 /// The function with this qualified name (or, for anonymous ones, name).

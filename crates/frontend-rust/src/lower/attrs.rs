@@ -10,7 +10,7 @@ use unsnarl_model::{Call, ExprId, ExprKind};
 #[derive(Default)]
 pub(super) struct Attrs {
     /// Resolved attribute paths (`tokio::main`, `test`, `async_trait::async_trait`).
-    pub decorators: Vec<String>,
+    pub decorators: Vec<unsnarl_model::Str>,
     /// Attributes with arguments as calls (`tokio::main(flavor = "current_thread")`
     /// → a call with keyword argument `flavor`).
     pub calls: Vec<ExprId>,
@@ -88,7 +88,7 @@ impl Lowerer {
                     m => m,
                 };
                 if matches!(meta, ast::Meta::CfgMeta(_)) {
-                    out.decorators.push("cfg".to_string());
+                    out.decorators.push("cfg".into());
                     continue;
                 }
                 let Some(path) = meta.path() else { continue };
@@ -100,7 +100,7 @@ impl Lowerer {
                     out.is_test = true;
                 }
                 let name = rp.resolved.clone().unwrap_or_else(|| rp.text.clone());
-                out.decorators.push(name);
+                out.decorators.push(name.into());
                 if let ast::Meta::TokenTreeMeta(tm) = &meta
                     && let Some(tt) = tm.token_tree()
                 {
@@ -108,8 +108,8 @@ impl Lowerer {
                     let fspan = self.span(path.syntax());
                     let func = self.m.add_expr(
                         ExprKind::Path {
-                            text: rp.text.clone(),
-                            resolved: rp.resolved.clone(),
+                            text: rp.text.clone().into(),
+                            resolved: rp.resolved.clone().map(Into::into),
                         },
                         fspan,
                     );
@@ -117,8 +117,8 @@ impl Lowerer {
                     let call = Call {
                         func,
                         receiver: None,
-                        name: rp.last.to_string(),
-                        target: rp.resolved,
+                        name: rp.last.as_str().into(),
+                        target: rp.resolved.map(Into::into),
                         args,
                         is_new: false,
                         is_macro: false,

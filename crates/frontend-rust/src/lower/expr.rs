@@ -8,7 +8,7 @@ use ra_ap_syntax::ast::{
 };
 use ra_ap_syntax::{SyntaxKind, SyntaxNode, T, TextRange};
 use unsnarl_model::{
-    Arg, AssignOp, BinOp, Call, CollKind, ExprId, ExprKind, FnKind, Function, Lit, LogicalOp,
+    Arg, AssignOp, BinOp, Call, CollKind, ExprId, ExprKind, FnKind, Function, Lit, LogicalOp, Str,
     TypeRef, UnOp,
 };
 
@@ -52,7 +52,7 @@ impl Lowerer {
                     .unwrap_or_default();
                 ExprKind::Attr {
                     obj,
-                    name,
+                    name: name.into(),
                     resolved: None,
                 }
             }
@@ -152,7 +152,7 @@ impl Lowerer {
                 None => ExprKind::Other(Vec::new()),
             },
             ast::Expr::UnderscoreExpr(_) => ExprKind::Name {
-                id: "_".to_string(),
+                id: "_".into(),
                 resolved: None,
             },
             ast::Expr::YieldExpr(y) => ExprKind::Yield(y.expr().map(|x| self.lower_expr(&x))),
@@ -168,13 +168,13 @@ impl Lowerer {
         let rp = self.resolve_path(&path, true);
         let kind = if rp.single {
             ExprKind::Name {
-                id: rp.last.to_string(),
-                resolved: rp.resolved,
+                id: rp.last.as_str().into(),
+                resolved: rp.resolved.map(Into::into),
             }
         } else {
             ExprKind::Path {
-                text: rp.text,
-                resolved: rp.resolved,
+                text: rp.text.into(),
+                resolved: rp.resolved.map(Into::into),
             }
         };
         self.m.add_expr(kind, span)
@@ -187,14 +187,18 @@ impl Lowerer {
                 let (name, target) = match &self.m.expr(func).kind {
                     ExprKind::Name { id, resolved } => (id.clone(), resolved.clone()),
                     ExprKind::Path { text, resolved } => (
-                        text.rsplit("::").next().unwrap_or_default().to_string(),
+                        text.rsplit("::").next().unwrap_or_default().into(),
                         resolved.clone(),
                     ),
-                    _ => (String::new(), None),
+                    _ => (Str::default(), None),
                 };
                 (func, name, target)
             }
-            callee => (self.lower_opt_expr(callee, c.syntax()), String::new(), None),
+            callee => (
+                self.lower_opt_expr(callee, c.syntax()),
+                Str::default(),
+                None,
+            ),
         };
         let args = self.lower_args(c.arg_list());
         Call {
@@ -226,7 +230,7 @@ impl Lowerer {
         let func = self.m.add_expr(
             ExprKind::Attr {
                 obj: recv,
-                name: name.clone(),
+                name: name.clone().into(),
                 resolved: None,
             },
             attr_span,
@@ -235,7 +239,7 @@ impl Lowerer {
         Call {
             func,
             receiver: Some(recv),
-            name,
+            name: name.into(),
             target: None,
             args,
             is_new: false,
@@ -315,15 +319,17 @@ impl Lowerer {
         let ty = r.path().map(|p| {
             let rp = self.resolve_path(&p, false);
             TypeRef {
-                text: rp.text,
-                resolved: rp.resolved,
+                text: rp.text.into(),
+                resolved: rp.resolved.map(Into::into),
             }
         });
         let mut elems = Vec::new();
         let mut keys = Vec::new();
         if let Some(list) = r.record_expr_field_list() {
             for f in list.fields() {
-                let key = f.field_name().map(|n| node_text(n.syntax()).to_string());
+                let key = f
+                    .field_name()
+                    .map(|n| unsnarl_model::Str::from(node_text(n.syntax()).as_str()));
                 let value = self.lower_opt_expr(f.expr(), f.syntax());
                 elems.push(value);
                 keys.push(key);
@@ -509,11 +515,11 @@ pub(super) fn literal_token(tok: ra_ap_syntax::SyntaxToken) -> Lit {
         SyntaxKind::STRING => {
             let value =
                 ast::String::cast(tok.clone()).and_then(|s| s.value().ok().map(|v| v.into_owned()));
-            Lit::Str(value.unwrap_or_else(|| tok.text().to_string()))
+            Lit::Str(value.unwrap_or_else(|| tok.text().to_string()).into())
         }
         SyntaxKind::CHAR => ast::Char::cast(tok)
             .and_then(|c| c.value().ok())
-            .map_or(Lit::Other, |c| Lit::Str(c.to_string())),
+            .map_or(Lit::Other, |c| Lit::Str(c.to_string().into())),
         SyntaxKind::BYTE => ast::Byte::cast(tok)
             .and_then(|b| b.value().ok())
             .map_or(Lit::Other, |b| Lit::Int(i64::from(b))),

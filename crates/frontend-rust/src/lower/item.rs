@@ -74,7 +74,7 @@ impl Lowerer {
             {
                 let q = self.qualify(&node_text(n.syntax()));
                 let r = self.type_ref(&ty).resolved;
-                self.aliases.insert(q, r);
+                self.aliases.insert(q, r.map(Into::into));
             }
         }
     }
@@ -98,8 +98,8 @@ impl Lowerer {
         }
         let span = self.span(x.syntax());
         self.m.imports.push(Import {
-            local: local.clone(),
-            target: target.clone(),
+            local: local.clone().into(),
+            target: target.clone().into(),
             span,
         });
         if local != "_" {
@@ -143,8 +143,8 @@ impl Lowerer {
         if tree.star_token().is_some() {
             if let Some(target) = self.qualify_use(&segs, global) {
                 self.m.imports.push(Import {
-                    local: "*".to_string(),
-                    target: target.clone(),
+                    local: "*".into(),
+                    target: target.clone().into(),
                     span,
                 });
                 self.scopes.add_glob(target);
@@ -167,8 +167,8 @@ impl Lowerer {
             return;
         };
         self.m.imports.push(Import {
-            local: local.to_string(),
-            target: target.clone(),
+            local: local.as_str().into(),
+            target: target.clone().into(),
             span,
         });
         if local != "_" {
@@ -280,7 +280,7 @@ impl Lowerer {
                     let name = node_text(f.name()?.syntax()).to_string();
                     let ty = self.type_ref(&f.ty()?);
                     Some(Field {
-                        name,
+                        name: name.into(),
                         ty,
                         span: self.span(f.syntax()),
                     })
@@ -292,7 +292,7 @@ impl Lowerer {
                 .filter_map(|(i, f)| {
                     let ty = self.type_ref(&f.ty()?);
                     Some(Field {
-                        name: i.to_string(),
+                        name: i.to_string().into(),
                         ty,
                         span: self.span(f.syntax()),
                     })
@@ -313,8 +313,8 @@ impl Lowerer {
         let qualname = self.qualify(&name);
         self.declared_types.insert(qualname.clone());
         let tid = self.m.add_type(TypeDecl {
-            name,
-            qualname,
+            name: name.into(),
+            qualname: qualname.into(),
             fields,
             span,
         });
@@ -340,7 +340,13 @@ impl Lowerer {
             None => ("_".to_string(), None, span),
         };
         let value = value.map(|v| self.lower_expr(&v));
-        let target = self.m.add_expr(ExprKind::Name { id, resolved }, nspan);
+        let target = self.m.add_expr(
+            ExprKind::Name {
+                id: id.into(),
+                resolved: resolved.map(Into::into),
+            },
+            nspan,
+        );
         if let Some(ty) = ty {
             let t = self.type_ref(&ty);
             self.m.declared_types.push((target, t));
@@ -391,8 +397,8 @@ impl Lowerer {
             let name = class.rsplit("::").next().unwrap_or(&class).to_string();
             self.declared_types.insert(class.clone());
             let tid = self.m.add_type(TypeDecl {
-                name,
-                qualname: class.clone(),
+                name: name.into(),
+                qualname: class.clone().into(),
                 fields: Vec::new(),
                 span,
             });
@@ -424,7 +430,13 @@ impl Lowerer {
                         let id = node_text(n.syntax()).to_string();
                         let resolved = Some(format!("{class}::{id}"));
                         let nspan = self.span(n.syntax());
-                        let target = self.m.add_expr(ExprKind::Name { id, resolved }, nspan);
+                        let target = self.m.add_expr(
+                            ExprKind::Name {
+                                id: id.into(),
+                                resolved: resolved.map(Into::into),
+                            },
+                            nspan,
+                        );
                         out.push(self.m.add_stmt(
                             StmtKind::Assign {
                                 targets: vec![target],
@@ -465,11 +477,11 @@ impl Lowerer {
             },
             self.item_span(f.syntax()),
         );
-        func.name = name.to_string();
-        func.qualname = qualname.clone();
+        func.name = name.as_str().into();
+        func.qualname = qualname.clone().into();
         func.is_async = has_token(node, SyntaxKind::ASYNC_KW);
         func.is_generator = has_token(node, SyntaxKind::GEN_KW);
-        func.class = class.map(str::to_string);
+        func.class = class.map(Into::into);
         func.parent = Some(self.ctx.func);
         if let Some(n) = &name_node {
             func.name_span = self.span(n.syntax());
@@ -483,7 +495,7 @@ impl Lowerer {
             .as_ref()
             .is_some_and(|p| has_child(p.syntax(), SyntaxKind::SELF_PARAM))
         {
-            func.receiver = Some("self".to_string());
+            func.receiver = Some("self".into());
         }
         let is_test = func.is_test;
         let fid = self.m.add_function(func);

@@ -134,13 +134,13 @@ impl Lowerer {
         let func = self.m.add_expr(
             if rp.single {
                 ExprKind::Name {
-                    id: rp.text.clone(),
-                    resolved: rp.resolved.clone(),
+                    id: rp.text.clone().into(),
+                    resolved: rp.resolved.clone().map(Into::into),
                 }
             } else {
                 ExprKind::Path {
-                    text: rp.text.clone(),
-                    resolved: rp.resolved.clone(),
+                    text: rp.text.clone().into(),
+                    resolved: rp.resolved.clone().map(Into::into),
                 }
             },
             fspan,
@@ -167,8 +167,8 @@ impl Lowerer {
         let call = Call {
             func,
             receiver: None,
-            name: rp.last.to_string(),
-            target: rp.resolved,
+            name: rp.last.as_str().into(),
+            target: rp.resolved.map(Into::into),
             args,
             is_new: false,
             is_macro: true,
@@ -346,7 +346,10 @@ impl Lowerer {
                 } else {
                     None
                 };
-                ExprKind::Name { id, resolved }
+                ExprKind::Name {
+                    id: id.into(),
+                    resolved: resolved.map(Into::into),
+                }
             };
             args.push(Arg {
                 name: None,
@@ -373,7 +376,7 @@ impl Lowerer {
                 .map(|n| node_text(n.syntax()).to_string());
             if let Some(name) = name {
                 return Arg {
-                    name: Some(name),
+                    name: Some(name.into()),
                     value: self.lower_expr(&rhs),
                     spread: false,
                 };

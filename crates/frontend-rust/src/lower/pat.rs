@@ -48,12 +48,12 @@ impl Lowerer {
                     self.scopes.bind_local(&name);
                 }
                 ExprKind::Name {
-                    id: name.to_string(),
-                    resolved,
+                    id: name.as_str().into(),
+                    resolved: resolved.map(Into::into),
                 }
             }
             ast::Pat::WildcardPat(_) => ExprKind::Name {
-                id: "_".to_string(),
+                id: "_".into(),
                 resolved: None,
             },
             ast::Pat::TuplePat(t) => {
@@ -155,13 +155,13 @@ impl Lowerer {
         let rp = self.resolve_path(path, true);
         let kind = if rp.single {
             ExprKind::Name {
-                id: rp.last.to_string(),
-                resolved: rp.resolved,
+                id: rp.last.as_str().into(),
+                resolved: rp.resolved.map(Into::into),
             }
         } else {
             ExprKind::Path {
-                text: rp.text,
-                resolved: rp.resolved,
+                text: rp.text.into(),
+                resolved: rp.resolved.map(Into::into),
             }
         };
         self.m.add_expr(kind, span)
@@ -201,7 +201,7 @@ impl Lowerer {
             }
             let ty = p.ty().map(|t| self.type_ref(&t));
             out.push(Param {
-                name,
+                name: name.into(),
                 ty,
                 default: None,
                 span: self.span(p.syntax()),

@@ -36,8 +36,8 @@ pub(crate) fn type_text(node: &SyntaxNode) -> String {
 impl Lowerer {
     pub(super) fn type_ref(&mut self, ty: &ast::Type) -> TypeRef {
         TypeRef {
-            text: type_text(ty.syntax()),
-            resolved: self.resolve_type_peeled(ty, 0),
+            text: type_text(ty.syntax()).into(),
+            resolved: self.resolve_type_peeled(ty, 0).map(Into::into),
         }
     }
 

@@ -123,7 +123,12 @@ fn declared_types_of_lets_and_statics() {
     let decl: Vec<(String, Option<String>)> = m
         .declared_types
         .iter()
-        .map(|(e, t)| (m.name_of(*e).unwrap().to_string(), t.resolved.clone()))
+        .map(|(e, t)| {
+            (
+                m.name_of(*e).unwrap().to_string(),
+                t.resolved.as_deref().map(str::to_string),
+            )
+        })
         .collect();
     assert_eq!(
         decl,

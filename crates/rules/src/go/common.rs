@@ -87,10 +87,10 @@ pub fn ctx_in_scope(cx: &FileCx, f: FuncId) -> Option<CtxSource> {
             }
             if let Some(t) = &p.ty {
                 if is_ctx_type(t) {
-                    return Some(CtxSource::Param(p.name.clone()));
+                    return Some(CtxSource::Param(p.name.to_string()));
                 }
                 if t.resolved.as_deref() == Some("net/http.Request") && t.text.starts_with('*') {
-                    return Some(CtxSource::Request(p.name.clone()));
+                    return Some(CtxSource::Request(p.name.to_string()));
                 }
             }
         }

@@ -250,7 +250,7 @@ fn lock_types(cx: &FileCx) -> BTreeMap<String, String> {
     loop {
         let mut changed = false;
         for t in &cx.model.types {
-            if out.contains_key(&t.qualname) {
+            if out.contains_key(t.qualname.as_str()) {
                 continue;
             }
             for f in &t.fields {
@@ -261,10 +261,10 @@ fn lock_types(cx: &FileCx) -> BTreeMap<String, String> {
                 let inner = if NOCOPY.contains(&r.as_str()) {
                     Some(r.clone())
                 } else {
-                    out.get(r).cloned()
+                    out.get(r.as_str()).cloned().map(Into::into)
                 };
                 if let Some(inner) = inner {
-                    out.insert(t.qualname.clone(), inner);
+                    out.insert(t.qualname.to_string(), inner.to_string());
                     changed = true;
                     break;
                 }
@@ -334,7 +334,7 @@ fn declared_type_text(cx: &FileCx, f: FuncId, e: ExprId) -> Option<String> {
             let mut cur = Some(f);
             while let Some(g) = cur {
                 if let Some(p) = cx.func(g).params.iter().find(|p| p.name == *id) {
-                    return p.ty.as_ref().map(|t| t.text.clone());
+                    return p.ty.as_ref().map(|t| t.text.clone()).map(Into::into);
                 }
                 cur = cx.func(g).parent;
             }
@@ -347,6 +347,7 @@ fn declared_type_text(cx: &FileCx, f: FuncId, e: ExprId) -> Option<String> {
                 .iter()
                 .find(|fl| fl.name == *name)
                 .map(|fl| fl.ty.text.clone())
+                .map(Into::into)
         }
         _ => None,
     }

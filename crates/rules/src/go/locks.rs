@@ -128,7 +128,10 @@ fn classify(
 /// The receiver name and type of the method `f` is (or is nested in).
 pub fn receiver_of(cx: &FileCx, f: FuncId) -> Option<(String, String)> {
     let top = cx.func(common::outermost(cx, f));
-    Some((top.receiver.clone()?, top.class.clone()?))
+    Some((
+        top.receiver.clone()?.to_string(),
+        top.class.clone()?.to_string(),
+    ))
 }
 
 /// A lock held at some point of a path.
@@ -254,7 +257,7 @@ pub struct Acquire {
     /// The instance as written in the function that locks it.
     pub instance: String,
     /// Calls from the summarized function down to the lock, outermost first.
-    pub via: Vec<(Span, String)>,
+    pub via: Vec<(Span, Str)>,
 }
 
 /// Which locks each function of the file takes (not counting closures run
@@ -429,7 +432,7 @@ pub struct Reentry {
     pub held_kind: OpKind,
     pub kind: OpKind,
     /// For a re-lock through calls: the calls, outermost first.
-    pub via: Vec<(Span, String)>,
+    pub via: Vec<(Span, Str)>,
 }
 
 /// "While holding `from`, `to` is acquired": an edge of the lock graph.
@@ -440,7 +443,7 @@ pub struct Edge {
     pub func: FuncId,
     pub held_at: Span,
     pub at: Span,
-    pub via: Vec<(Span, String)>,
+    pub via: Vec<(Span, Str)>,
 }
 
 /// Walks every function of the file, collecting lock re-entries and the

@@ -155,7 +155,7 @@ fn release_handle(cx: &FileCx, await_e: ExprId) -> Option<String> {
     };
     let t = *targets.first()?;
     match &cx.expr(t).kind {
-        ExprKind::Name { id, .. } => Some(id.clone()),
+        ExprKind::Name { id, .. } => Some(id.to_string()),
         ExprKind::Collection { elems, .. } => elems
             .last()
             .and_then(|&x| cx.model.name_of(x))

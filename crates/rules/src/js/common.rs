@@ -680,7 +680,7 @@ fn target_binds(m: &FileModel, t: ExprId, name: &str) -> bool {
 /// The names a binding target (a name or a destructuring pattern) binds.
 pub fn bound_names(cx: &FileCx, t: ExprId) -> Vec<String> {
     match &cx.expr(t).kind {
-        ExprKind::Name { id, .. } => vec![id.clone()],
+        ExprKind::Name { id, .. } => vec![id.to_string()],
         ExprKind::Collection { elems, .. } => {
             elems.iter().flat_map(|&e| bound_names(cx, e)).collect()
         }
@@ -758,7 +758,7 @@ pub fn shared_state(cx: &FileCx, f: FuncId, e: ExprId) -> Option<&'static str> {
 pub fn chain_key(cx: &FileCx, e: ExprId) -> Option<String> {
     let e = cx.model.strip(e);
     match &cx.expr(e).kind {
-        ExprKind::Name { id, .. } => Some(id.clone()),
+        ExprKind::Name { id, .. } => Some(id.to_string()),
         ExprKind::Attr { obj, name, .. } => Some(format!("{}.{name}", chain_key(cx, *obj)?)),
         ExprKind::Index { obj, index } => {
             let idx = match cx.model.literal(*index) {

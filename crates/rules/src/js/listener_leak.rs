@@ -158,7 +158,7 @@ fn owner(cx: &FileCx, f: FuncId) -> Owner {
             break;
         }
         if let Some(c) = &cx.func(a).class {
-            return Owner::Class(c.clone());
+            return Owner::Class(c.to_string());
         }
         top = a;
     }

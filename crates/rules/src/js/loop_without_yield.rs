@@ -194,7 +194,9 @@ fn tainted(cx: &FileCx, h: &common::Handlers, f: FuncId, in_handler: bool) -> Ha
 fn uses_taint(cx: &FileCx, e: ExprId, taint: &HashSet<String>) -> Option<String> {
     for x in exprs_under(cx.model, e) {
         match &cx.expr(x).kind {
-            ExprKind::Name { id, .. } if taint.contains(id) => return Some(id.clone()),
+            ExprKind::Name { id, .. } if taint.contains(id.as_str()) => {
+                return Some(id.to_string());
+            }
             ExprKind::Attr { obj, name, .. } => {
                 if let Some(root) = cx.model.name_of(*obj)
                     && taint.contains(&format!("{root}."))

@@ -89,7 +89,7 @@ impl Rule for PromiseAsValue {
                     let b = bindings
                         .entry(f)
                         .or_insert_with(|| common::promise_bindings(cx, f));
-                    match b.get(id).copied() {
+                    match b.get(id.as_str()).copied() {
                         // A local also tested for truth is reported there
                         // (JS006), once.
                         Some(init)

@@ -90,7 +90,7 @@ impl Rule for PromiseInCondition {
                     let b = bindings
                         .entry(f)
                         .or_insert_with(|| common::promise_bindings(cx, f));
-                    match b.get(id) {
+                    match b.get(id.as_str()) {
                         Some(&init) => (Some("it holds a promise"), init),
                         None => continue,
                     }

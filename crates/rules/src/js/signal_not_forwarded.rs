@@ -92,7 +92,7 @@ fn signal_in_scope(cx: &FileCx, f: FuncId) -> Option<String> {
             p.ty.as_ref()
                 .is_some_and(|t| t.text.trim_end_matches(['?', ' ']).ends_with("AbortSignal"));
         if is_sig_type || (p.name == "signal" && !posix_signal(cx, f, p)) {
-            return Some(p.name.clone());
+            return Some(p.name.to_string());
         }
         if p.name.starts_with('{')
             && p.name
@@ -152,7 +152,7 @@ impl Rule for SignalNotForwarded {
             .filter(|&f| {
                 f.0 != 0 && !cx.func(f).qualname.is_empty() && signal_in_scope(cx, f).is_some()
             })
-            .map(|f| cx.func(f).qualname.clone())
+            .map(|f| cx.func(f).qualname.to_string())
             .collect();
         for f in cx.model.function_ids() {
             if f.0 == 0 || common::in_test(cx, f) {

@@ -116,12 +116,15 @@ fn async_generator_call(cx: &FileCx, iter: ExprId) -> Option<String> {
     if let Some(f) = cx.model.function_ids().find(|&f| cx.func(f).qualname == t) {
         let func = cx.func(f);
         return (func.is_async && func.is_generator && !has_ctx_decorator(func))
-            .then(|| func.name.clone());
+            .then(|| func.name.clone())
+            .map(Into::into);
     }
     let i = cx.index.resolve(cx.lang, t)?;
     let s = cx.index.summary(i);
     // An `async def` iterated with `async for` is an async generator.
-    (s.is_async && s.lang == cx.lang).then(|| c.name.clone())
+    (s.is_async && s.lang == cx.lang)
+        .then(|| c.name.clone())
+        .map(Into::into)
 }
 
 fn has_ctx_decorator(f: &Function) -> bool {

@@ -180,7 +180,7 @@ pub fn module_vars(m: &FileModel) -> HashSet<String> {
 fn collect_target_names(m: &FileModel, t: ExprId, out: &mut HashSet<String>) {
     match &m.expr(t).kind {
         ExprKind::Name { id, .. } => {
-            out.insert(id.clone());
+            out.insert(id.to_string());
         }
         ExprKind::Collection { elems, .. } => {
             for &e in elems {
@@ -208,10 +208,11 @@ pub fn shared_state(cx: &FileCx, globals: &HashSet<String>, e: ExprId) -> Option
             let module_name = if cx.model.module.is_empty() {
                 id.clone()
             } else {
-                format!("{}.{id}", cx.model.module)
+                format_compact!("{}.{id}", cx.model.module)
             };
-            (globals.contains(id) && resolved.as_deref() == Some(module_name.as_str()))
+            (globals.contains(id.as_str()) && resolved.as_deref() == Some(module_name.as_str()))
                 .then(|| id.clone())
+                .map(Into::into)
         }
         ExprKind::Attr { obj, name, .. } => {
             let recv = receiver_of(cx, cx.func_of(e))?;
@@ -240,13 +241,17 @@ pub fn lock_ref(cx: &FileCx, ctx: ExprId, f: FuncId) -> Option<LockRef> {
         } => r.clone(),
         ExprKind::Attr { obj, name, .. } => {
             match (receiver_of(cx, f), class_of(cx, f), cx.model.name_of(*obj)) {
-                (Some(r), Some(c), Some(o)) if r == o => format!("{c}.{name}"),
-                _ => display.clone(),
+                (Some(r), Some(c), Some(o)) if r == o => format_compact!("{c}.{name}"),
+                _ => display.clone().into(),
             }
         }
-        _ => display.clone(),
+        _ => display.clone().into(),
     };
-    Some(LockRef { key, display, kind })
+    Some(LockRef {
+        key: key.to_string(),
+        display,
+        kind,
+    })
 }
 
 /// Lock kinds that are thread locks (taken with plain `with`).
@@ -382,7 +387,7 @@ pub fn is_random_ref(cx: &FileCx, x: ExprId) -> bool {
         .model
         .resolved(x)
         .map(str::to_string)
-        .or_else(|| cx.call(x).and_then(|c| c.target.clone()));
+        .or_else(|| cx.call(x).and_then(|c| c.target.clone()).map(Into::into));
     if let Some(r) = r
         && (r.starts_with("random.")
             || r.starts_with("secrets.")

@@ -194,6 +194,7 @@ fn free_loop_var(cx: &FileCx, f: FuncId, vars: &HashSet<String>) -> Option<Strin
                 && !assigned_in(cx, f, id)
         })
         .map(|(_, id)| id.clone())
+        .map(Into::into)
 }
 
 /// True when the function assigns the name itself (a local of its own).

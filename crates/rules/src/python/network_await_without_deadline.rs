@@ -208,7 +208,7 @@ fn stream_readers(cx: &FileCx) -> HashSet<String> {
                     .find(|&f| cx.func(f).qualname == name || cx.func(f).name == name)
                     && let Some(p) = cx.func(f).params.first()
                 {
-                    out.insert(p.name.clone());
+                    out.insert(p.name.to_string());
                 }
             }
             _ => {}

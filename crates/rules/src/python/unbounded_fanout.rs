@@ -380,13 +380,26 @@ fn spawned_is_bounded(cx: &FileCx, per_item: ExprId) -> bool {
     let per_item = cx.model.strip(per_item);
     let (callee, args): (Option<String>, Vec<ExprId>) = match &cx.expr(per_item).kind {
         ExprKind::Call(c) => (
-            c.target.clone().or_else(|| Some(c.name.clone())),
+            c.target
+                .clone()
+                .or_else(|| Some(c.name.clone()))
+                .map(Into::into),
             c.args.iter().map(|a| a.value).collect(),
         ),
-        ExprKind::Name { id, resolved } => (resolved.clone().or_else(|| Some(id.clone())), vec![]),
-        ExprKind::Attr { resolved, name, .. } => {
-            (resolved.clone().or_else(|| Some(name.clone())), vec![])
-        }
+        ExprKind::Name { id, resolved } => (
+            resolved
+                .clone()
+                .or_else(|| Some(id.clone()))
+                .map(Into::into),
+            vec![],
+        ),
+        ExprKind::Attr { resolved, name, .. } => (
+            resolved
+                .clone()
+                .or_else(|| Some(name.clone()))
+                .map(Into::into),
+            vec![],
+        ),
         _ => (None, vec![]),
     };
     if args.iter().any(|&a| is_limiter(cx, a)) {

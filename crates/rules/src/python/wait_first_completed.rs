@@ -86,7 +86,7 @@ impl Rule for WaitFirstCompleted {
                 .map(str::to_string)
                 .or_else(|| cx.model.dotted(rw))
                 .or_else(|| match cx.model.literal(rw) {
-                    Some(Lit::Str(s)) => Some(s.clone()),
+                    Some(Lit::Str(s)) => Some(s.to_string()),
                     _ => None,
                 })
                 .unwrap_or_default();

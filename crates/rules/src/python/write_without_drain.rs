@@ -155,7 +155,7 @@ fn writer_names(cx: &FileCx) -> HashSet<String> {
                     .find(|&f| cx.func(f).qualname == name || cx.func(f).name == name)
                     && let Some(p) = cx.func(f).params.get(1)
                 {
-                    out.insert(p.name.clone());
+                    out.insert(p.name.to_string());
                 }
             }
             _ => {}

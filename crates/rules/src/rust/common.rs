@@ -888,7 +888,7 @@ pub fn static_muts(cx: &FileCx) -> std::collections::HashSet<String> {
                 resolved: Some(r), ..
             } = &cx.expr(*t).kind
         {
-            out.insert(r.clone());
+            out.insert(r.to_string());
         }
     }
     out
@@ -907,7 +907,7 @@ pub fn static_mut_root(
             ExprKind::Unary { operand, .. } => cur = cx.model.strip(*operand),
             ExprKind::Name {
                 resolved: Some(r), ..
-            } if muts.contains(r) => return Some(r.clone()),
+            } if muts.contains(r.as_str()) => return Some(r.to_string()),
             _ => return None,
         }
     }

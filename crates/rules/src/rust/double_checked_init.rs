@@ -131,7 +131,7 @@ fn checked(cx: &FileCx, s: StmtId, cond: ExprId, muts: &HashSet<String>) -> Vec<
         match &cx.expr(e).kind {
             ExprKind::Name {
                 resolved: Some(r), ..
-            } if muts.contains(r) => out.push((r.clone(), e)),
+            } if muts.contains(r.as_str()) => out.push((r.to_string(), e)),
             ExprKind::Name { id, resolved: None } => {
                 // `let p = PTR.load(..); if p.is_null() {`
                 if let Some(block) = common::block_of(cx, s) {

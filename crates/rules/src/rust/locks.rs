@@ -163,9 +163,9 @@ pub fn identity(cx: &FileCx, recv: ExprId) -> (Option<String>, Option<Root>) {
                 let full = if path.is_empty() {
                     base
                 } else {
-                    format!("{base}.{path}")
+                    format_compact!("{base}.{path}")
                 };
-                return (Some(full), Some(Root::Static));
+                return (Some(full.to_string()), Some(Root::Static));
             }
             if !path.is_empty()
                 && let Some(t) = cx.sema.type_of(cur)
@@ -192,9 +192,9 @@ pub fn identity(cx: &FileCx, recv: ExprId) -> (Option<String>, Option<Root>) {
             let full = if path.is_empty() {
                 r.clone()
             } else {
-                format!("{r}.{path}")
+                format_compact!("{r}.{path}")
             };
-            (Some(full), Some(Root::Static))
+            (Some(full.to_string()), Some(Root::Static))
         }
         _ => (None, None),
     }
@@ -623,7 +623,7 @@ pub struct Reach {
     pub func: FuncId,
     /// The calls from the summarized function down to it (call span, callee
     /// qualname), outermost first.
-    pub via: Vec<(Span, String)>,
+    pub via: Vec<(Span, Str)>,
     /// Reached only through `self.method()` calls (or the lock is a static),
     /// so a `self` field lock is the very same instance the caller has.
     pub same_instance: bool,
@@ -754,7 +754,7 @@ pub struct Nesting {
     /// itself, or the call leading to it.
     pub at: Span,
     /// The calls down to the inner acquisition, when it is in a callee.
-    pub via: Vec<(Span, String)>,
+    pub via: Vec<(Span, Str)>,
     pub same_instance: bool,
     /// Identities of every guard held at that point.
     pub held_ids: Vec<String>,
@@ -768,7 +768,7 @@ struct NestSink<'s> {
 }
 
 impl NestSink<'_> {
-    fn push(&mut self, held: &[Held], inner: &Acq, at: Span, via: Vec<(Span, String)>, same: bool) {
+    fn push(&mut self, held: &[Held], inner: &Acq, at: Span, via: Vec<(Span, Str)>, same: bool) {
         let held_ids: Vec<String> = held.iter().filter_map(|h| h.acq.id.clone()).collect();
         for h in held {
             if h.acq.id.is_none() || inner.id.is_none() {
@@ -845,7 +845,7 @@ pub fn fn_label(cx: &FileCx, f: FuncId) -> String {
     let name = &cx.func(top).name;
     let base = match &cx.func(top).class {
         Some(c) => format!("{}::{name}", c.rsplit("::").next().unwrap_or(c)),
-        None => name.clone(),
+        None => name.to_string(),
     };
     if top == f {
         format!("`{base}`")

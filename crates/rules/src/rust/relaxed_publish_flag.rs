@@ -299,7 +299,7 @@ fn read_of(cx: &FileCx, e: ExprId, muts: &HashSet<String>) -> Option<String> {
     if let ExprKind::Name {
         resolved: Some(r), ..
     } = &cx.expr(e).kind
-        && muts.contains(r)
+        && muts.contains(r.as_str())
     {
         return Some(r.rsplit("::").next().unwrap_or(r).to_string());
     }

@@ -131,7 +131,7 @@ fn chain_methods(cx: &FileCx, e: ExprId) -> Vec<String> {
                 };
                 match cx.call(pp) {
                     Some(c) if c.receiver == Some(val) => {
-                        out.push(c.name.clone());
+                        out.push(c.name.to_string());
                         val = pp;
                     }
                     _ => break,

@@ -409,13 +409,15 @@ fn private_expr(cx: &FileCx, f: FuncId, e: ExprId, params: &[String], depth: u32
             }
             ExprKind::Closure(g) => {
                 let mut inner: Vec<String> = params.to_vec();
-                inner.extend(cx.func(*g).params.iter().map(|p| p.name.clone()));
+                inner.extend(cx.func(*g).params.iter().map(|p| p.name.to_string()));
                 exprs_in_block(cx.model, &cx.func(*g).body)
                     .into_iter()
                     .all(|y| private_expr(cx, f, y, &inner, depth + 1))
             }
             ExprKind::Name { id, resolved: None } => {
-                is_callee(cx, x) || params.contains(id) || private_name(cx, f, x, id, depth)
+                is_callee(cx, x)
+                    || params.iter().any(|p| p == id)
+                    || private_name(cx, f, x, id, depth)
             }
             _ => true,
         })

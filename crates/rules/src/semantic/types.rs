@@ -8,9 +8,9 @@ pub struct Semantic {
     /// Type (qualified) of expressions whose type is known.
     expr_types: HashMap<ExprId, Box<str>>,
     /// Field types per class/struct qualname.
-    fields: HashMap<String, HashMap<String, String>>,
+    fields: HashMap<Str, HashMap<Str, Str>>,
     /// Types of module-level names.
-    globals: HashMap<String, String>,
+    globals: HashMap<Str, Str>,
 }
 
 impl Semantic {
@@ -29,12 +29,12 @@ impl Semantic {
 
     /// The declared or inferred type of field `name` of type `class`.
     pub fn field_type(&self, class: &str, name: &str) -> Option<&str> {
-        self.fields.get(class)?.get(name).map(String::as_str)
+        self.fields.get(class)?.get(name).map(Str::as_str)
     }
 
     /// The type of a module-level name.
     pub fn global_type(&self, name: &str) -> Option<&str> {
-        self.globals.get(name).map(String::as_str)
+        self.globals.get(name).map(Str::as_str)
     }
 }
 
@@ -42,14 +42,17 @@ impl Semantic {
 pub fn annotate(m: &mut FileModel, kb: &Table, lang: Language) -> Semantic {
     let mut sema = Semantic::default();
     for t in &m.types {
-        let fields = sema.fields.entry(t.qualname.clone()).or_default();
+        let fields = sema
+            .fields
+            .entry(t.qualname.to_compact_string())
+            .or_default();
         for f in &t.fields {
             if let Some(r) = f.ty.resolved.clone().or_else(|| unnamed_type(lang, &f.ty)) {
-                fields.insert(f.name.clone(), r);
+                fields.insert(f.name.to_compact_string(), r.to_compact_string());
             }
         }
     }
-    let declared: HashMap<ExprId, String> = m
+    let declared: HashMap<ExprId, Str> = m
         .declared_types
         .iter()
         .filter_map(|(e, t)| t.resolved.clone().map(|r| (*e, r)))
@@ -67,9 +70,12 @@ pub fn annotate(m: &mut FileModel, kb: &Table, lang: Language) -> Semantic {
     };
     if lang == Language::Go {
         for t in &m.types {
-            let fields = pass.field_texts.entry(t.qualname.clone()).or_default();
+            let fields = pass
+                .field_texts
+                .entry(t.qualname.to_compact_string())
+                .or_default();
             for f in &t.fields {
-                fields.insert(f.name.clone(), f.ty.text.clone());
+                fields.insert(f.name.to_compact_string(), f.ty.text.to_compact_string());
             }
         }
     }
@@ -85,13 +91,14 @@ pub fn annotate(m: &mut FileModel, kb: &Table, lang: Language) -> Semantic {
                 p.ty.as_ref()
                     .and_then(|t| t.resolved.clone().or_else(|| unnamed_type(lang, t)))
             {
-                pass.envs[fid.index()].insert(p.name.clone(), t);
+                pass.envs[fid.index()].insert(p.name.to_compact_string(), t.to_compact_string());
             }
         }
         if lang == Language::Go {
             for p in &f.params {
                 if let Some(t) = &p.ty {
-                    pass.texts[fid.index()].insert(p.name.clone(), t.text.clone());
+                    pass.texts[fid.index()]
+                        .insert(p.name.to_compact_string(), t.text.to_compact_string());
                 }
             }
         }
@@ -103,8 +110,8 @@ pub fn annotate(m: &mut FileModel, kb: &Table, lang: Language) -> Semantic {
             && let (Some(class), Some(recv)) = (&f.class, &f.receiver)
         {
             pass.envs[fid.index()]
-                .entry(recv.clone())
-                .or_insert_with(|| class.clone());
+                .entry(recv.to_compact_string())
+                .or_insert_with(|| class.to_compact_string());
         }
         let body = f.body.clone();
         walk_block(m, &body, &mut pass);
@@ -131,21 +138,21 @@ struct Pass<'k> {
     lang: Language,
     sema: Semantic,
     /// Variable types per function.
-    envs: Vec<HashMap<String, String>>,
+    envs: Vec<HashMap<Str, Str>>,
     func: FuncId,
     /// Method-call targets found, applied after the walk.
-    resolutions: Vec<(ExprId, String)>,
+    resolutions: Vec<(ExprId, Str)>,
     /// Declared types of bound names (`FileModel::declared_types`).
-    declared: HashMap<ExprId, String>,
+    declared: HashMap<ExprId, Str>,
     /// Go: declared type texts of variables per function and of struct
     /// fields, to type the variables of `for ... range` loops.
-    texts: Vec<HashMap<String, String>>,
-    field_texts: HashMap<String, HashMap<String, String>>,
+    texts: Vec<HashMap<Str, Str>>,
+    field_texts: HashMap<Str, HashMap<Str, Str>>,
 }
 
 impl Pass<'_> {
     /// Go: the declared type text of a value (`[]*Conn`, `map[string]Job`).
-    fn value_text(&self, m: &FileModel, e: ExprId) -> Option<String> {
+    fn value_text(&self, m: &FileModel, e: ExprId) -> Option<Str> {
         match &m.expr(m.strip(e)).kind {
             ExprKind::Name { id, .. } => {
                 let mut cur = Some(self.func);
@@ -163,11 +170,11 @@ impl Pass<'_> {
             }
             ExprKind::Call(c) if c.target.as_deref() == Some("make") => {
                 match &m.expr(c.positional(0)?).kind {
-                    ExprKind::Path { text, .. } => Some(text.clone()),
+                    ExprKind::Path { text, .. } => Some(text.to_compact_string()),
                     _ => None,
                 }
             }
-            ExprKind::Collection { ty: Some(t), .. } => Some(t.text.clone()),
+            ExprKind::Collection { ty: Some(t), .. } => Some(t.text.to_compact_string()),
             _ => None,
         }
     }
@@ -222,8 +229,9 @@ impl Pass<'_> {
                 && name != "_"
                 && let Some(q) = resolve_go_type_text(m, ty)
             {
-                self.envs[self.func.index()].insert(name.to_string(), q);
-                self.texts[self.func.index()].insert(name.to_string(), ty.trim().to_string());
+                self.envs[self.func.index()].insert(name.to_compact_string(), q);
+                self.texts[self.func.index()]
+                    .insert(name.to_compact_string(), ty.trim().to_compact_string());
             }
         }
     }
@@ -250,9 +258,9 @@ impl Pass<'_> {
                     {
                         self.sema
                             .fields
-                            .entry(class.clone())
+                            .entry(class.to_compact_string())
                             .or_default()
-                            .entry(name.clone())
+                            .entry(name.to_compact_string())
                             .or_insert(ty);
                     }
                 }
@@ -260,7 +268,7 @@ impl Pass<'_> {
         }
     }
 
-    fn lookup_var(&self, m: &FileModel, name: &str) -> Option<String> {
+    fn lookup_var(&self, m: &FileModel, name: &str) -> Option<Str> {
         let mut cur = Some(self.func);
         while let Some(f) = cur {
             if let Some(t) = self.envs[f.index()].get(name) {
@@ -273,9 +281,9 @@ impl Pass<'_> {
 
     /// The type of the value of an expression (as a receiver or an assigned
     /// value).
-    fn value_type(&self, m: &FileModel, e: ExprId) -> Option<String> {
+    fn value_type(&self, m: &FileModel, e: ExprId) -> Option<Str> {
         if let Some(t) = self.sema.type_of(e) {
-            return Some(t.to_string());
+            return Some(t.to_compact_string());
         }
         match &m.expr(e).kind {
             ExprKind::Name { id, resolved } => {
@@ -291,10 +299,10 @@ impl Pass<'_> {
                     && m.name_of(*obj)
                         .is_some_and(|n| Some(n) == self.receiver_name(m))
                 {
-                    return self.sema.field_type(&class, name).map(str::to_string);
+                    return self.sema.field_type(&class, name).map(Into::into);
                 }
                 let base = self.value_type(m, *obj)?;
-                self.sema.field_type(&base, name).map(str::to_string)
+                self.sema.field_type(&base, name).map(Into::into)
             }
             ExprKind::Call(c) => self.call_type(m, c),
             ExprKind::Collection { ty: Some(t), .. } => {
@@ -307,14 +315,14 @@ impl Pass<'_> {
             } if self.lang == Language::Rust => {
                 // `(Mutex::new(false), Condvar::new())`: a tuple type whose
                 // parts a destructuring `let` binds one by one.
-                let parts: Vec<String> = elems
+                let parts: Vec<Str> = elems
                     .iter()
                     .map(|&e| self.value_type(m, e).unwrap_or_else(|| "_".into()))
                     .collect();
                 parts
                     .iter()
                     .any(|p| p != "_")
-                    .then(|| format!("({})", parts.join(", ")))
+                    .then(|| format_compact!("({})", parts.join(", ")))
             }
             ExprKind::Unary {
                 op: UnOp::Ref | UnOp::Deref,
@@ -327,7 +335,7 @@ impl Pass<'_> {
                 // `returns` entry on the coroutine describes the awaited value.
                 let c = m.call(*inner)?;
                 let t = c.target.as_deref()?;
-                self.kb.returns(t).map(str::to_string)
+                self.kb.returns(t).map(Into::into)
             }
             _ => None,
         }
@@ -336,9 +344,9 @@ impl Pass<'_> {
     /// The class whose methods see `self`/`this`/the Go receiver: the
     /// function's own class, or that of the nearest enclosing method (for
     /// closures inside methods).
-    fn owner_class(&self, m: &FileModel, f: &Function) -> Option<String> {
+    fn owner_class(&self, m: &FileModel, f: &Function) -> Option<Str> {
         if let Some(c) = &f.class {
-            return Some(c.clone());
+            return Some(c.to_compact_string());
         }
         let mut cur = f.parent;
         while let Some(p) = cur {
@@ -363,7 +371,7 @@ impl Pass<'_> {
         None
     }
 
-    fn call_type(&self, m: &FileModel, c: &Call) -> Option<String> {
+    fn call_type(&self, m: &FileModel, c: &Call) -> Option<Str> {
         let sep = self.lang.path_sep();
         let target = match &c.target {
             Some(t) => t.clone(),
@@ -377,25 +385,29 @@ impl Pass<'_> {
                 if t.starts_with('(') {
                     return None;
                 }
-                format!("{t}{sep}{}", c.name)
+                format_compact!("{t}{sep}{}", c.name)
             }
         };
         if let Some(r) = self.kb.returns(&target) {
-            return Some(r.to_string());
+            return Some(r.to_compact_string());
         }
         if self.lang == Language::Go && c.receiver.is_none() {
             // `make(chan T, n)`, `make(map[K]V)`, `new(sync.Mutex)`.
             match target.as_str() {
                 "make" => {
-                    return c.positional(0).and_then(|t| match &m.expr(t).kind {
-                        ExprKind::Path { text, .. } => go_unnamed(text).map(str::to_string),
-                        _ => None,
-                    });
+                    return c
+                        .positional(0)
+                        .and_then(|t| match &m.expr(t).kind {
+                            ExprKind::Path { text, .. } => go_unnamed(text).map(str::to_string),
+                            _ => None,
+                        })
+                        .map(Into::into);
                 }
                 "new" => {
                     return c
                         .positional(0)
-                        .and_then(|t| m.resolved(t).map(str::to_string));
+                        .and_then(|t| m.resolved(t).map(str::to_string))
+                        .map(Into::into);
                 }
                 _ => {}
             }
@@ -430,7 +442,7 @@ impl Pass<'_> {
                 // unknown (it is not a constructor of the receiver's type).
                 let (head, _) = target.rsplit_once("::")?;
                 let last = head.rsplit("::").next().unwrap_or(head);
-                return last.ends_with("Builder").then(|| head.to_string());
+                return last.ends_with("Builder").then(|| head.to_compact_string());
             }
         }
         constructor_type(self.lang, &target, c.is_new)
@@ -439,10 +451,10 @@ impl Pass<'_> {
 
 /// A Go type as written (`*Conn`, `pkg.Job`, `[]int`) to the qualified name
 /// the rules use (pseudo types for channels and maps).
-fn resolve_go_type_text(m: &FileModel, text: &str) -> Option<String> {
+fn resolve_go_type_text(m: &FileModel, text: &str) -> Option<Str> {
     let t = text.trim().trim_start_matches('*').trim();
     if let Some(u) = go_unnamed(t) {
-        return Some(u.to_string());
+        return Some(u.to_compact_string());
     }
     if t.is_empty()
         || t.starts_with('[')
@@ -456,11 +468,11 @@ fn resolve_go_type_text(m: &FileModel, text: &str) -> Option<String> {
     match t.split_once('.') {
         Some((pkg, name)) => {
             let imp = m.imports.iter().find(|i| i.local == pkg)?;
-            Some(format!("{}.{name}", imp.target))
+            Some(format_compact!("{}.{name}", imp.target))
         }
         None => {
             if let Some(d) = m.types.iter().find(|d| d.name == t) {
-                return Some(d.qualname.clone());
+                return Some(d.qualname.to_compact_string());
             }
             let builtin = matches!(
                 t,
@@ -486,18 +498,18 @@ fn resolve_go_type_text(m: &FileModel, text: &str) -> Option<String> {
                     | "complex64"
                     | "complex128"
             );
-            (!builtin).then(|| format!("{}.{t}", m.module))
+            (!builtin).then(|| format_compact!("{}.{t}", m.module))
         }
     }
 }
 
 /// A pseudo type for Go's unnamed channel and map types (`chan`, `map`),
 /// which have no qualified name but matter to rules.
-fn unnamed_type(lang: Language, t: &TypeRef) -> Option<String> {
+fn unnamed_type(lang: Language, t: &TypeRef) -> Option<Str> {
     if lang != Language::Go {
         return None;
     }
-    go_unnamed(&t.text).map(str::to_string)
+    go_unnamed(&t.text).map(Into::into)
 }
 
 fn go_unnamed(text: &str) -> Option<&'static str> {
@@ -512,17 +524,17 @@ fn go_unnamed(text: &str) -> Option<&'static str> {
 }
 
 /// The parts of a tuple type written `(A, B, _)` (top-level commas only).
-fn tuple_parts(t: &str) -> Option<Vec<String>> {
+fn tuple_parts(t: &str) -> Option<Vec<Str>> {
     let inner = t.strip_prefix('(')?.strip_suffix(')')?;
     let mut parts = Vec::new();
     let mut depth = 0i32;
-    let mut cur = String::new();
+    let mut cur = Str::default();
     for ch in inner.chars() {
         match ch {
             '(' | '<' | '[' => depth += 1,
             ')' | '>' | ']' => depth -= 1,
             ',' if depth == 0 => {
-                parts.push(cur.trim().to_string());
+                parts.push(cur.trim().to_compact_string());
                 cur.clear();
                 continue;
             }
@@ -530,7 +542,7 @@ fn tuple_parts(t: &str) -> Option<Vec<String>> {
         }
         cur.push(ch);
     }
-    parts.push(cur.trim().to_string());
+    parts.push(cur.trim().to_compact_string());
     (parts.len() >= 2).then_some(parts)
 }
 
@@ -545,7 +557,7 @@ fn is_passthrough(lang: Language, method: &str) -> bool {
 /// The type built by a call to `target`, when it is a constructor: a class
 /// call (`threading.Lock()`, `new Mutex()`), a Rust associated function of a
 /// type (`Mutex::new`, `TcpStream::connect`), a Go `NewT` factory.
-fn constructor_type(lang: Language, target: &str, is_new: bool) -> Option<String> {
+fn constructor_type(lang: Language, target: &str, is_new: bool) -> Option<Str> {
     let sep = lang.path_sep();
     let (head, last) = match target.rfind(sep) {
         Some(i) => (&target[..i], &target[i + sep.len()..]),
@@ -555,7 +567,7 @@ fn constructor_type(lang: Language, target: &str, is_new: bool) -> Option<String
     match lang {
         Language::Rust => {
             let type_seg = head.rsplit("::").next().unwrap_or("");
-            (upper(type_seg)).then(|| head.to_string())
+            (upper(type_seg)).then(|| head.to_compact_string())
         }
         Language::Go => {
             if upper(last) && !last.starts_with("New") {
@@ -564,12 +576,12 @@ fn constructor_type(lang: Language, target: &str, is_new: bool) -> Option<String
             }
             let name = last.strip_prefix("New").filter(|n| upper(n))?;
             Some(if head.is_empty() {
-                name.to_string()
+                name.to_compact_string()
             } else {
-                format!("{head}.{name}")
+                format_compact!("{head}.{name}")
             })
         }
-        _ => (is_new || upper(last)).then(|| target.to_string()),
+        _ => (is_new || upper(last)).then(|| target.to_compact_string()),
     }
 }
 
@@ -593,7 +605,7 @@ impl Visitor for Pass<'_> {
                     && let Some(name) = m.name_of(t)
                     && let Some(ty) = self.value_type(m, it.ctx)
                 {
-                    self.envs[self.func.index()].insert(name.to_string(), ty);
+                    self.envs[self.func.index()].insert(name.to_compact_string(), ty);
                 }
             }
         }
@@ -608,7 +620,7 @@ impl Visitor for Pass<'_> {
                     && let Some(t) = self.value_type(m, recv)
                     && !t.starts_with('(')
                 {
-                    let target = format!("{t}{}{}", self.lang.path_sep(), c.name);
+                    let target = format_compact!("{t}{}{}", self.lang.path_sep(), c.name);
                     self.resolutions.push((id, target));
                 }
                 if let Some(t) = self.value_type(m, id) {
@@ -634,7 +646,7 @@ impl Visitor for Pass<'_> {
             if let Some(t) = self.declared.get(&target)
                 && let Some(name) = m.name_of(target)
             {
-                self.envs[self.func.index()].insert(name.to_string(), t.clone());
+                self.envs[self.func.index()].insert(name.to_compact_string(), t.clone());
                 declared_any = true;
             }
         }
@@ -644,7 +656,7 @@ impl Visitor for Pass<'_> {
         {
             for &target in targets {
                 if let Some(name) = m.name_of(target) {
-                    self.texts[self.func.index()].insert(name.to_string(), text.clone());
+                    self.texts[self.func.index()].insert(name.to_compact_string(), text.clone());
                 }
             }
         }
@@ -660,7 +672,7 @@ impl Visitor for Pass<'_> {
             // `let (tx, rx) = mpsc::channel()`: each name gets its part.
             for &target in targets {
                 if let Some(name) = m.name_of(target) {
-                    self.envs[self.func.index()].insert(name.to_string(), t.clone());
+                    self.envs[self.func.index()].insert(name.to_compact_string(), t.clone());
                     continue;
                 }
                 let target = match &m.expr(target).kind {
@@ -682,7 +694,8 @@ impl Visitor for Pass<'_> {
                             && let Some(name) = m.name_of(e)
                             && name != "_"
                         {
-                            self.envs[self.func.index()].insert(name.to_string(), part.clone());
+                            self.envs[self.func.index()]
+                                .insert(name.to_compact_string(), part.clone());
                         }
                     }
                 }
@@ -691,7 +704,7 @@ impl Visitor for Pass<'_> {
         }
         for &target in targets {
             if let Some(name) = m.name_of(target) {
-                self.envs[self.func.index()].insert(name.to_string(), t.clone());
+                self.envs[self.func.index()].insert(name.to_compact_string(), t.clone());
             } else if self.lang == Language::Go
                 && m.call(*v).is_some()
                 && let ExprKind::Collection {
@@ -703,7 +716,7 @@ impl Visitor for Pass<'_> {
             {
                 // `conn, err := net.Dial(...)`: the known type is the first
                 // result's.
-                self.envs[self.func.index()].insert(name.to_string(), t.clone());
+                self.envs[self.func.index()].insert(name.to_compact_string(), t.clone());
             }
         }
     }
