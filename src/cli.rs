@@ -96,9 +96,9 @@ pub struct CheckArgs {
     #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
     pub file_timeout: Option<f64>,
 
-    /// Keep at most this many MiB of analyzed files in memory while the
-    /// project index is built; files beyond it are parsed again for the
-    /// rules (slower, same results) [default: 1024]
+    /// Keep up to this many MiB of analyzed files whose results depend on
+    /// other files until the project index is built, instead of parsing
+    /// them again (faster, more memory, same results) [default: 0]
     #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u32).range(0..=MAX_MEMORY_BUDGET_MIB as i64))]
     pub memory_budget: Option<u32>,
 }

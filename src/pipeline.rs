@@ -1,13 +1,18 @@
-//! The scan: walk, then per file in parallel read + lower + prepare, then
-//! the project index, then per file in parallel the rules and the filters,
-//! then one sort. A panic in one file's analysis is contained and reported
-//! as an internal error for that file; the other files are still analyzed.
+//! The scan: walk; per file in parallel read, lower, prepare and run the
+//! rules against an index of the file's own functions; build the project
+//! index; per file in parallel keep those results or run the rules again;
+//! one sort. A panic in one file's analysis is contained and reported as an
+//! internal error for that file; the other files are still analyzed.
 //!
-//! The rules need the whole project index, so a file's model must survive
-//! until every file has been summarized. Models are kept up to a memory
-//! budget; a file analyzed after the budget is spent keeps only its summary,
-//! and is read and lowered again for the rules. The results are the same
-//! either way; only time and memory differ.
+//! Rules follow calls into other files through the project index, which
+//! needs every file first. Running them early against a one-file index
+//! records each question they ask it ([`ProjectIndex::for_one_file`]); when
+//! the project index answers every one the same way, the early results are
+//! the results. Most files ask nothing that another file changes, so their
+//! models are dropped at once. The others are run again in stage 3, from a
+//! model kept within the memory budget or read and lowered again. Either
+//! way the findings are the ones a run with every model kept would give;
+//! only time and memory differ.
 
 use crate::filter::{self, Filter, suppressions::Suppressions};
 use crate::frontend::Frontend;
@@ -26,14 +31,18 @@ use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use unsnarl_model::{Finding, Knowledge, LineIndex, SourceInput};
-use unsnarl_rules::{Deadline, Engine, FnSummary, Prepared, ProjectIndex, Rule, find_rule};
+use unsnarl_rules::{
+    Deadline, Engine, FnSummary, Prepared, ProjectIndex, QueryLog, Rule, find_rule,
+};
 
 /// Parsers recurse; deeply nested input needs deep stacks.
 pub const STACK_SIZE: usize = 256 * 1024 * 1024;
 
-/// The default memory budget for models kept between the passes
-/// (`--memory-budget`).
-pub const DEFAULT_MEMORY_BUDGET: usize = 1024 * 1024 * 1024;
+/// The default memory budget for models kept for a second run of the rules
+/// (`--memory-budget`): none. Those files are a few percent of a project,
+/// and parsing them again costs less than holding them (measured in the
+/// README's benchmarks).
+pub const DEFAULT_MEMORY_BUDGET: usize = 0;
 
 /// The default per-file time budget (`--file-timeout`).
 pub const DEFAULT_FILE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -93,6 +102,7 @@ pub fn scan(opts: ScanOptions, frontend: &dyn Frontend) -> Result<ScanReport, St
                     f,
                     &engine,
                     frontend,
+                    &opts.filter,
                     opts.include_generated,
                     opts.file_timeout,
                     &memory,
@@ -103,15 +113,17 @@ pub fn scan(opts: ScanOptions, frontend: &dyn Frontend) -> Result<ScanReport, St
             .collect()
     });
     let mut files: Vec<FileState> = Vec::with_capacity(stage1.len());
+    let mut early: Vec<Early> = Vec::with_capacity(stage1.len());
     let mut summaries: Vec<(Box<str>, Vec<FnSummary>)> = Vec::with_capacity(stage1.len());
     for s in stage1 {
         match s {
-            Stage1::Ready(mut f, sums) => {
+            Stage1::Ready(mut f, sums, e) => {
                 if let Some(e) = f.syntax.take() {
                     summary.syntax_errors.push(e);
                 }
                 summaries.push((f.file.display.as_str().into(), sums));
                 files.push(*f);
+                early.push(e);
             }
             Stage1::Skip(path, reason) => summary.skipped.push((path, reason)),
             Stage1::Problem(p) => summary.problems.push(p),
@@ -131,20 +143,32 @@ pub fn scan(opts: ScanOptions, frontend: &dyn Frontend) -> Result<ScanReport, St
         }
     };
 
-    // Stage 3: rules and filters (parallel).
+    // Stage 3: the results of stage 1 where the project index answers as
+    // the file's own functions did, else the rules again (parallel).
     let checked: Vec<Checked> = pool.install(|| {
-        (0..files.len())
+        early
             .into_par_iter()
-            .map(|i| {
-                let r = check_file(
-                    i,
-                    &files,
-                    &engine,
-                    frontend,
-                    &index,
-                    &opts.filter,
-                    opts.file_timeout,
-                );
+            .enumerate()
+            .map(|(i, e)| {
+                let lang = files[i].file.lang;
+                let agrees = e.queries.iter().all(|(t, asked)| {
+                    asked
+                        .iter()
+                        .all(|(q, answer)| index.answer(*q, lang, t, i as u32) == *answer)
+                });
+                let r = if agrees {
+                    e.checked
+                } else {
+                    check_file(
+                        i,
+                        &files,
+                        &engine,
+                        frontend,
+                        &index,
+                        &opts.filter,
+                        opts.file_timeout,
+                    )
+                };
                 progress.inc();
                 r
             })
@@ -211,12 +235,24 @@ pub fn scan(opts: ScanOptions, frontend: &dyn Frontend) -> Result<ScanReport, St
     })
 }
 
+/// The file number rules see in stage 1, when the index holds only the
+/// file's own functions.
+const EARLY_FILE: u32 = u32::MAX;
+
+/// A file's findings from stage 1, and what the rules asked the one-file
+/// index to get them.
+struct Early {
+    checked: Checked,
+    queries: QueryLog,
+}
+
 /// One file after stage 1.
 struct FileState {
     file: SourceFile,
     /// The analyzed file, unless dropped to stay within the memory budget
-    /// (stage 3 then reads and lowers it again).
-    kept: Option<Analyzed>,
+    /// (stage 3 then reads and lowers it again). Boxed: most files keep
+    /// nothing.
+    kept: Option<Box<Analyzed>>,
     syntax: Option<SyntaxErrorOut>,
     /// Time spent on it in stage 1 (counts against the time budget).
     spent: Duration,
@@ -252,15 +288,17 @@ impl MemoryBudget {
 }
 
 enum Stage1 {
-    Ready(Box<FileState>, Vec<FnSummary>),
+    Ready(Box<FileState>, Vec<FnSummary>, Early),
     Skip(String, SkipReason),
     Problem(FileProblem),
 }
 
+#[allow(clippy::too_many_arguments)]
 fn prepare_file(
     file: SourceFile,
     engine: &Engine,
     frontend: &dyn Frontend,
+    filter: &Filter,
     include_generated: bool,
     budget: Option<Duration>,
     memory: &MemoryBudget,
@@ -319,12 +357,33 @@ fn prepare_file(
     if deadline.expired() {
         return Stage1::Skip(file.display, SkipReason::Timeout);
     }
-    let cost = prepared.approx_bytes() + text.len() + lines.line_count() * 4;
-    let kept = memory.take(cost).then_some(Analyzed {
+    // The rules run now, while the model is fresh, against an index of the
+    // file's own functions. Most files never ask about another file's
+    // functions; their results are final and their models can go.
+    let a = Analyzed {
         text,
         lines,
         prepared,
-    });
+    };
+    let local = ProjectIndex::for_one_file(EARLY_FILE, file.display.as_str().into(), sums.clone());
+    let own = |_: usize, span| location(&file.display, &a.text, &a.lines, span);
+    let checked = check_analyzed(
+        &file,
+        &a,
+        EARLY_FILE as usize,
+        engine,
+        &local,
+        filter,
+        deadline,
+        &own,
+    );
+    let queries = local.into_queries();
+    let kept = if queries.is_empty() {
+        None
+    } else {
+        let cost = a.prepared.approx_bytes() + a.text.len() + a.lines.line_count() * 4;
+        memory.take(cost).then(|| Box::new(a))
+    };
     Stage1::Ready(
         Box::new(FileState {
             file,
@@ -333,6 +392,7 @@ fn prepare_file(
             spent: started.elapsed(),
         }),
         sums,
+        Early { checked, queries },
     )
 }
 
@@ -409,30 +469,57 @@ fn check_file(
             }
         },
     };
+    let other = |j: usize, span| match files.get(j) {
+        Some(o) if j != i => related_location(o, span),
+        _ => location(&f.file.display, &a.text, &a.lines, span),
+    };
+    check_analyzed(&f.file, a, i, engine, index, filter, deadline, &other)
+}
+
+/// Runs the rules and the filters on one analyzed file. `other` gives the
+/// location of a span in the scan's file number `n` (related locations).
+#[allow(clippy::too_many_arguments)]
+fn check_analyzed(
+    file: &SourceFile,
+    a: &Analyzed,
+    file_no: usize,
+    engine: &Engine,
+    index: &ProjectIndex,
+    filter: &Filter,
+    deadline: Deadline,
+    other: &dyn Fn(usize, unsnarl_model::Span) -> Location,
+) -> Checked {
     let checked = contained(|| {
-        engine.check_within(i, &f.file.display, &a.text, &a.prepared, index, deadline)
+        engine.check_within(
+            file_no,
+            &file.display,
+            &a.text,
+            &a.prepared,
+            index,
+            deadline,
+        )
     });
     let raw = match checked {
         Ok(Ok(r)) => r,
-        Ok(Err(_timed_out)) => return Checked::Timeout(f.file.display.clone()),
+        Ok(Err(_timed_out)) => return Checked::Timeout(file.display.clone()),
         Err(msg) => {
             return Checked::Problem(FileProblem {
-                path: f.file.display.clone(),
+                path: file.display.clone(),
                 kind: ProblemKind::Internal,
                 message: format!("internal error while running the rules: {msg}"),
             });
         }
     };
     let sup = Suppressions::parse(&a.text);
-    let mut notices = suppression_notices(&f.file.display, &sup);
-    let file_ignores = filter.ignored_for(&f.file.abs);
+    let mut notices = suppression_notices(&file.display, &sup);
+    let file_ignores = filter.ignored_for(&file.abs);
     let mut suppressed = 0;
     let mut out = Vec::with_capacity(raw.len());
     for finding in raw {
         if filter.below_threshold(finding.severity) {
             continue;
         }
-        let loc = location(&f.file.display, &a.text, &a.lines, finding.span);
+        let loc = location(&file.display, &a.text, &a.lines, finding.span);
         if filter::is_suppressed(
             &sup,
             &file_ignores,
@@ -443,7 +530,7 @@ fn check_file(
             suppressed += 1;
             continue;
         }
-        out.push(to_out(finding, loc, f, a, files));
+        out.push(to_out(finding, loc, file_no, a, other));
     }
     if out.len() > 1 {
         out.sort_by(|a, b| {
@@ -492,20 +579,15 @@ fn location(path: &str, text: &str, lines: &LineIndex, span: unsnarl_model::Span
 fn to_out(
     finding: Finding,
     loc: Location,
-    f: &FileState,
+    file_no: usize,
     a: &Analyzed,
-    files: &[FileState],
+    other: &dyn Fn(usize, unsnarl_model::Span) -> Location,
 ) -> FindingOut {
     let related = finding
         .related
         .iter()
         .map(|r| {
-            let other = r.file.and_then(|i| files.get(i)).unwrap_or(f);
-            let loc = if std::ptr::eq(other, f) {
-                location(&f.file.display, &a.text, &a.lines, r.span)
-            } else {
-                related_location(other, r.span)
-            };
+            let loc = other(r.file.unwrap_or(file_no), r.span);
             RelatedOut {
                 loc,
                 message: r.message.clone(),

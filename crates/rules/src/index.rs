@@ -3,6 +3,8 @@
 //! async handler calling a sync helper that sleeps three calls down).
 
 use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::FxHashSet as HashSet;
+use std::sync::{Arc, Mutex};
 use unsnarl_model::walk::{Visitor, walk_block};
 use unsnarl_model::*;
 
@@ -16,8 +18,31 @@ pub struct FnRef {
 /// A call site inside a function, to a callee named by `target`.
 #[derive(Clone, Debug)]
 pub struct CallSite {
-    pub target: Box<str>,
+    /// Shared with every other call of the same name ([`Names`]).
+    pub target: Arc<str>,
     pub span: Span,
+}
+
+/// The call targets of every summary, each name stored once: a project
+/// calls the same few names (`fmt.Errorf`, `self.log`) from thousands of
+/// functions, and the summaries stay in memory for the whole scan.
+/// Sharded so the analysis threads rarely wait for each other.
+#[derive(Default)]
+pub struct Names {
+    shards: [Mutex<HashSet<Arc<str>>>; 16],
+}
+
+impl Names {
+    pub fn intern(&self, name: &str) -> Arc<str> {
+        let shard = &self.shards[name_hash(name) as usize % 16];
+        let mut set = shard.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(known) = set.get(name) {
+            return known.clone();
+        }
+        let new: Arc<str> = name.into();
+        set.insert(new.clone());
+        new
+    }
 }
 
 /// A direct blocking call inside a function.
@@ -45,16 +70,17 @@ pub struct FnSummary {
     /// JS/TS: project callees whose results this function returns (every
     /// other `return` gives a promise). When all of them return awaitables,
     /// so does this function; the index settles it across files.
-    pub returns_via: Vec<Box<str>>,
+    pub returns_via: Box<[Box<str>]>,
     /// The first blocking call made directly in the body (not offloaded, not
-    /// in a nested function).
-    pub blocking: Option<BlockingSite>,
+    /// in a nested function). Boxed, as are the lists: summaries stay in
+    /// memory for the whole scan, and most functions block nowhere.
+    pub blocking: Option<Box<BlockingSite>>,
     /// Calls whose callee has a qualified name, in source order.
-    pub calls: Vec<CallSite>,
+    pub calls: Box<[CallSite]>,
 }
 
 /// Summarizes the functions of one file (run per file, in parallel).
-pub fn summarize(m: &FileModel, kb: &Table, lang: Language) -> Vec<FnSummary> {
+pub fn summarize(m: &FileModel, kb: &Table, lang: Language, names: &Names) -> Vec<FnSummary> {
     let mut out = Vec::new();
     for fid in m.function_ids() {
         let f = m.func(fid);
@@ -63,6 +89,7 @@ pub fn summarize(m: &FileModel, kb: &Table, lang: Language) -> Vec<FnSummary> {
         }
         let mut v = SummaryVisitor {
             kb,
+            names,
             blocking: None,
             calls: Vec::new(),
         };
@@ -86,11 +113,13 @@ pub fn summarize(m: &FileModel, kb: &Table, lang: Language) -> Vec<FnSummary> {
             lang,
             is_async: f.is_async,
             returns_awaitable,
-            returns_via,
-            blocking: v.blocking,
-            calls: v.calls,
+            returns_via: returns_via.into(),
+            blocking: v.blocking.map(Box::new),
+            calls: v.calls.into(),
         });
     }
+    // Summaries outlive the file's model: no spare capacity.
+    out.shrink_to_fit();
     out
 }
 
@@ -165,6 +194,7 @@ fn js_returned_promises(m: &FileModel, kb: &Table, body: &Block) -> Option<Vec<B
 
 struct SummaryVisitor<'k> {
     kb: &'k Table,
+    names: &'k Names,
     blocking: Option<BlockingSite>,
     calls: Vec<CallSite>,
 }
@@ -195,7 +225,7 @@ impl Visitor for SummaryVisitor<'_> {
         }
         if let Some(t) = &c.target {
             self.calls.push(CallSite {
-                target: t.as_str().into(),
+                target: self.names.intern(t),
                 span: m.expr(id).span,
             });
         }
@@ -208,7 +238,7 @@ impl Visitor for SummaryVisitor<'_> {
 pub struct ChainStep {
     pub from: FnRef,
     pub span: Span,
-    pub callee: Box<str>,
+    pub callee: Arc<str>,
 }
 
 /// How a sync function ends up blocking: the calls through project helpers,
@@ -226,17 +256,140 @@ pub struct BlockingChain {
 #[derive(Debug, Default)]
 pub struct ProjectIndex {
     paths: Vec<Box<str>>,
-    fns: Vec<(FnRef, FnSummary)>,
-    by_qualname: HashMap<Box<str>, Vec<u32>>,
-    by_last_segment: HashMap<Box<str>, Vec<u32>>,
+    /// Every function: where it is, and its summary's place in `sums`.
+    fns: Vec<(FnRef, u32)>,
+    /// The summaries, per file as the files gave them (not moved into one
+    /// list: that would hold two copies at once on a large project).
+    sums: Vec<Vec<FnSummary>>,
+    /// The file number of `sums[0]`.
+    first_file: u32,
+    by_qualname: NameTable,
+    by_last_segment: NameTable,
     /// Qualified names of two or more segments, keyed by their last two: a
     /// dotted call target can only match a name ending with the same two
     /// segments, so resolving it never scans every function sharing a
     /// common last name (`get`, `run`), which would grow with the square of
     /// the project.
-    by_tail2: HashMap<Box<str>, Vec<u32>>,
-    /// For each function (same order as `fns`), how it blocks if it does.
-    blocking: Vec<Option<BlockingChain>>,
+    by_tail2: NameTable,
+    /// For each function (same order as `fns`), how it blocks if it does:
+    /// the first link of its chain (chains share their tails, so a big
+    /// project does not hold a copy of every chain below every caller).
+    blocking: Vec<Option<Link>>,
+    /// A one-file index (see [`ProjectIndex::for_one_file`]) records every
+    /// target rules resolve through it and what they learned.
+    log: Option<Mutex<QueryLog>>,
+}
+
+/// What rules asked a one-file index about each target, and what it told
+/// them.
+pub type QueryLog = HashMap<Box<str>, Vec<(Question, Answer)>>;
+
+/// The kinds of question rules ask the index about a call target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Question {
+    /// Which function it is ([`ProjectIndex::resolve`]): rules may read
+    /// anything of its summary.
+    Function,
+    /// Only whether calling it gives something to await
+    /// ([`ProjectIndex::awaitable`]).
+    Awaitable,
+    /// Only how it blocks ([`ProjectIndex::blocking_chain_of`]).
+    Chain,
+}
+
+/// An answer in a form two indexes can be compared by. Functions are named
+/// by their id in the asking file; a function of another file is
+/// `Elsewhere` (a one-file index never gives that answer, so it never
+/// agrees with the project index about another file's function).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    Unresolved,
+    Elsewhere,
+    Own {
+        func: FuncId,
+        returns_awaitable: bool,
+        chain: Option<ChainKey>,
+    },
+    Awaitable(Option<Awaitable>),
+    Chain(Option<ChainKey>),
+}
+
+/// Why calling a project function gives something to await.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Awaitable {
+    /// `async def`, `async function`, `async fn`.
+    Async,
+    /// Declared or found to return a promise/future.
+    Returns,
+}
+
+/// A blocking chain by place: (file, or `None` for the asking file;
+/// function; call span) for each step, then for the blocking call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChainKey(Vec<(Option<u32>, FuncId, Span)>);
+
+impl ChainKey {
+    fn of(c: &BlockingChain, own: u32) -> ChainKey {
+        let file = |f: u32| (f != own).then_some(f);
+        let mut v: Vec<_> = c
+            .steps
+            .iter()
+            .map(|s| (file(s.from.file), s.from.func, s.span))
+            .collect();
+        v.push((file(c.at.file), c.at.func, c.site.span));
+        ChainKey(v)
+    }
+
+    fn is_local(&self) -> bool {
+        self.0.iter().all(|(f, _, _)| f.is_none())
+    }
+}
+
+/// One link of a blocking chain: the function blocks by the call
+/// `calls[call]` to function `next`, or directly (`next == DIRECT`).
+#[derive(Clone, Copy, Debug)]
+struct Link {
+    next: u32,
+    call: u32,
+}
+
+const DIRECT: u32 = u32::MAX;
+
+/// Function ids by the hash of a name, sorted by hash then id: one
+/// allocation for the whole table and no copy of any name. A lookup gives
+/// every function whose name has that hash; callers compare the names.
+#[derive(Debug, Default)]
+struct NameTable(Vec<(u32, u32)>);
+
+impl NameTable {
+    fn push(&mut self, name: &str, id: u32) {
+        self.0.push((short_hash(name), id));
+    }
+
+    fn seal(&mut self) {
+        self.0.sort_unstable();
+    }
+
+    /// Candidates, in id order.
+    fn get(&self, name: &str) -> impl Iterator<Item = u32> + '_ {
+        let h = short_hash(name);
+        let start = self.0.partition_point(|&(x, _)| x < h);
+        self.0[start..]
+            .iter()
+            .take_while(move |&&(x, _)| x == h)
+            .map(|&(_, i)| i)
+    }
+}
+
+/// 32 bits are enough to find candidates (they are compared anyway) and
+/// halve the tables.
+fn short_hash(name: &str) -> u32 {
+    (name_hash(name) >> 32) as u32
+}
+
+fn name_hash(name: &str) -> u64 {
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(name)
 }
 
 /// Longest helper chain followed; deeper chains are not reported.
@@ -245,29 +398,119 @@ const MAX_CHAIN: usize = 8;
 impl ProjectIndex {
     /// Builds the index from the summaries of every file (in file order).
     pub fn build(files: Vec<(Box<str>, Vec<FnSummary>)>) -> ProjectIndex {
-        let mut ix = ProjectIndex::default();
-        for (file, (path, sums)) in files.into_iter().enumerate() {
-            ix.paths.push(path);
-            for s in sums {
-                let i = ix.fns.len() as u32;
-                ix.by_qualname
-                    .entry(s.qualname.clone())
-                    .or_default()
-                    .push(i);
-                let last = last_segment(&s.qualname, s.lang);
-                ix.by_last_segment.entry(last.into()).or_default().push(i);
-                if let Some(tail) = tail2(&s.qualname) {
-                    ix.by_tail2.entry(tail.into()).or_default().push(i);
+        ProjectIndex::build_from(0, files)
+    }
+
+    /// An index of one file's functions, numbered as file `file`, that
+    /// records what rules ask it. Rules run against it before the project
+    /// index exists; their findings stand if the project index gives the
+    /// same [`Answer`] to every recorded target ([`ProjectIndex::answer`]).
+    pub fn for_one_file(file: u32, path: Box<str>, sums: Vec<FnSummary>) -> ProjectIndex {
+        let mut ix = ProjectIndex::build_from(file, vec![(path, sums)]);
+        ix.log = Some(Mutex::new(QueryLog::default()));
+        ix
+    }
+
+    /// What a one-file index was asked (empty for the project index).
+    pub fn into_queries(self) -> QueryLog {
+        self.log
+            .map(|l| l.into_inner().unwrap_or_else(|e| e.into_inner()))
+            .unwrap_or_default()
+    }
+
+    /// What this index answers to `question` about `target`, asked from
+    /// file `own`.
+    pub fn answer(&self, question: Question, lang: Language, target: &str, own: u32) -> Answer {
+        let found = self.resolve_quietly(lang, target);
+        match question {
+            Question::Awaitable => Answer::Awaitable(found.and_then(|i| self.awaitable_at(i))),
+            Question::Chain => Answer::Chain(
+                found
+                    .and_then(|i| self.blocking_chain(i))
+                    .map(|c| ChainKey::of(&c, own)),
+            ),
+            Question::Function => {
+                let Some(i) = found else {
+                    return Answer::Unresolved;
+                };
+                let (at, s) = (&self.fns[i].0, self.sum(i));
+                let chain = self.blocking_chain(i).map(|c| ChainKey::of(&c, own));
+                if at.file != own || chain.as_ref().is_some_and(|c| !c.is_local()) {
+                    return Answer::Elsewhere;
                 }
-                ix.fns.push((
-                    FnRef {
-                        file: file as u32,
-                        func: s.func,
-                    },
-                    s,
-                ));
+                Answer::Own {
+                    func: at.func,
+                    returns_awaitable: s.returns_awaitable,
+                    chain,
+                }
             }
         }
+    }
+
+    /// Whether calling the project function `target` names gives something
+    /// to await. For rules that need nothing else of the function: a file
+    /// whose targets all say `None` needs no other file's functions.
+    pub fn awaitable(&self, lang: Language, target: &str) -> Option<Awaitable> {
+        self.record(Question::Awaitable, lang, target);
+        self.awaitable_at(self.resolve_quietly(lang, target)?)
+    }
+
+    fn awaitable_at(&self, i: usize) -> Option<Awaitable> {
+        let s = &self.sum(i);
+        if s.is_async {
+            Some(Awaitable::Async)
+        } else if s.returns_awaitable {
+            Some(Awaitable::Returns)
+        } else {
+            None
+        }
+    }
+
+    /// How the project function `target` names blocks, if it does (see
+    /// [`ProjectIndex::awaitable`] for why this is a question of its own).
+    pub fn blocking_chain_of(&self, lang: Language, target: &str) -> Option<BlockingChain> {
+        self.record(Question::Chain, lang, target);
+        self.blocking_chain(self.resolve_quietly(lang, target)?)
+    }
+
+    /// Notes a question asked of a one-file index, with its answer.
+    fn record(&self, question: Question, lang: Language, target: &str) {
+        let Some(log) = &self.log else { return };
+        let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(asked) = log.get(target)
+            && asked.iter().any(|(q, _)| *q == question)
+        {
+            return;
+        }
+        let answer = self.answer(question, lang, target, self.first_file());
+        log.entry(target.into())
+            .or_default()
+            .push((question, answer));
+    }
+
+    fn build_from(first_file: u32, files: Vec<(Box<str>, Vec<FnSummary>)>) -> ProjectIndex {
+        let mut ix = ProjectIndex {
+            first_file,
+            ..ProjectIndex::default()
+        };
+        for (n, (path, sums)) in files.into_iter().enumerate() {
+            let file = first_file + n as u32;
+            ix.paths.push(path);
+            for (k, s) in sums.iter().enumerate() {
+                let i = ix.fns.len() as u32;
+                ix.by_qualname.push(&s.qualname, i);
+                ix.by_last_segment
+                    .push(last_segment(&s.qualname, s.lang), i);
+                if let Some(tail) = tail2(&s.qualname) {
+                    ix.by_tail2.push(tail, i);
+                }
+                ix.fns.push((FnRef { file, func: s.func }, k as u32));
+            }
+            ix.sums.push(sums);
+        }
+        ix.by_qualname.seal();
+        ix.by_last_segment.seal();
+        ix.by_tail2.seal();
         ix.settle_js_awaitables();
         ix.compute_blocking();
         ix
@@ -278,19 +521,19 @@ impl ProjectIndex {
     /// that says a function returns a promise speaks for its implementation.
     fn settle_js_awaitables(&mut self) {
         let mut by_name: HashMap<Box<str>, bool> = HashMap::default();
-        for (_, s) in &self.fns {
+        for s in self.sums.iter().flatten() {
             if s.lang.is_js_family() && s.returns_awaitable {
                 by_name.insert(s.qualname.clone(), true);
             }
         }
-        for (_, s) in &mut self.fns {
+        for s in self.sums.iter_mut().flatten() {
             if s.lang.is_js_family() && by_name.contains_key(&s.qualname) {
                 s.returns_awaitable = true;
             }
         }
         let pending: Vec<usize> = (0..self.fns.len())
             .filter(|&i| {
-                let s = &self.fns[i].1;
+                let s = &self.sum(i);
                 s.lang.is_js_family() && !s.returns_awaitable && !s.returns_via.is_empty()
             })
             .collect();
@@ -298,16 +541,16 @@ impl ProjectIndex {
         for _ in 0..=pending.len().min(MAX_CHAIN * 4) {
             let mut changed = false;
             for &i in &pending {
-                if self.fns[i].1.returns_awaitable {
+                if self.sum(i).returns_awaitable {
                     continue;
                 }
-                let s = &self.fns[i].1;
+                let s = &self.sum(i);
                 let all = s.returns_via.iter().all(|t| {
                     self.resolve(s.lang, t)
-                        .is_some_and(|j| j != i && self.fns[j].1.returns_awaitable)
+                        .is_some_and(|j| j != i && self.sum(j).returns_awaitable)
                 });
                 if all {
-                    self.fns[i].1.returns_awaitable = true;
+                    self.sum_mut(i).returns_awaitable = true;
                     changed = true;
                 }
             }
@@ -317,24 +560,32 @@ impl ProjectIndex {
         }
     }
 
-    pub fn path(&self, file: u32) -> &str {
-        &self.paths[file as usize]
-    }
-
     /// The function a call target refers to, if it is in the project. An
     /// exact qualified name wins; otherwise a unique function whose name ends
     /// with the target, or whose name the target ends with, at a segment
     /// boundary (module names differ by the package root they are seen from).
     pub fn resolve(&self, lang: Language, target: &str) -> Option<usize> {
-        let same_family = |i: &u32| family(self.fns[*i as usize].1.lang) == family(lang);
-        if let Some(ids) = self.by_qualname.get(target)
-            && let Some(&i) = ids.iter().find(|i| same_family(i))
+        self.record(Question::Function, lang, target);
+        self.resolve_quietly(lang, target)
+    }
+
+    /// The file number of a one-file index.
+    fn first_file(&self) -> u32 {
+        self.first_file
+    }
+
+    fn resolve_quietly(&self, lang: Language, target: &str) -> Option<usize> {
+        let same_family = |i: &u32| family(self.sum(*i as usize).lang) == family(lang);
+        if let Some(i) = self
+            .by_qualname
+            .get(target)
+            .find(|i| same_family(i) && &*self.sum(*i as usize).qualname == target)
         {
             return Some(i as usize);
         }
         let last = last_segment(target, lang);
         let matches = |i: &&u32| {
-            let s = &self.fns[**i as usize].1;
+            let s = &self.sum(**i as usize);
             same_family(i)
                 && last_segment(&s.qualname, s.lang) == last
                 && (suffix_at_boundary(&s.qualname, target)
@@ -351,8 +602,8 @@ impl ProjectIndex {
         match tail2(target) {
             // A single name: every function ending with it matches.
             None => {
-                for i in self.by_last_segment.get(last)?.iter().filter(matches) {
-                    if !consider(*i) {
+                for i in self.by_last_segment.get(last).filter(|i| matches(&i)) {
+                    if !consider(i) {
                         return None;
                     }
                 }
@@ -360,10 +611,10 @@ impl ProjectIndex {
             // A dotted name: a longer name ends with the same two segments;
             // a shorter one is a single segment, its whole name.
             Some(tail) => {
-                let longer = self.by_tail2.get(tail).into_iter().flatten();
+                let longer = self.by_tail2.get(tail);
                 let shorter = self.by_qualname.get(last_fine_segment(target));
-                for i in longer.chain(shorter.into_iter().flatten()).filter(matches) {
-                    if !consider(*i) {
+                for i in longer.chain(shorter).filter(|i| matches(&i)) {
+                    if !consider(i) {
                         return None;
                     }
                 }
@@ -372,8 +623,18 @@ impl ProjectIndex {
         found.map(|i| i as usize)
     }
 
+    fn sum(&self, i: usize) -> &FnSummary {
+        let (at, k) = self.fns[i];
+        &self.sums[(at.file - self.first_file) as usize][k as usize]
+    }
+
+    fn sum_mut(&mut self, i: usize) -> &mut FnSummary {
+        let (at, k) = self.fns[i];
+        &mut self.sums[(at.file - self.first_file) as usize][k as usize]
+    }
+
     pub fn summary(&self, i: usize) -> &FnSummary {
-        &self.fns[i].1
+        self.sum(i)
     }
 
     pub fn fn_ref(&self, i: usize) -> FnRef {
@@ -381,8 +642,28 @@ impl ProjectIndex {
     }
 
     /// How a project function blocks, directly or through sync helpers.
-    pub fn blocking_chain(&self, i: usize) -> Option<&BlockingChain> {
-        self.blocking[i].as_ref()
+    pub fn blocking_chain(&self, i: usize) -> Option<BlockingChain> {
+        let mut link = self.blocking[i]?;
+        let mut f = i;
+        let mut steps = Vec::new();
+        // Links never form a cycle; the bound only guards that.
+        while link.next != DIRECT && steps.len() <= self.fns.len() {
+            let (from, s) = (&self.fns[f].0, self.sum(f));
+            let call = &s.calls[link.call as usize];
+            steps.push(ChainStep {
+                from: *from,
+                span: call.span,
+                callee: call.target.clone(),
+            });
+            f = link.next as usize;
+            link = self.blocking[f]?;
+        }
+        let (at, s) = (&self.fns[f].0, self.sum(f));
+        Some(BlockingChain {
+            steps,
+            at: *at,
+            site: s.blocking.as_deref()?.clone(),
+        })
     }
 
     /// Resolves, for every sync function, whether it blocks directly or by
@@ -397,22 +678,28 @@ impl ProjectIndex {
         }
         let n = self.fns.len();
         let mut state = vec![State::Todo; n];
-        let mut result: Vec<Option<BlockingChain>> = vec![None; n];
-        // Resolve each function's callees once.
-        let callees: Vec<Vec<(usize, Span, Box<str>)>> = (0..n)
-            .map(|i| {
-                let s = &self.fns[i].1;
-                s.calls
-                    .iter()
-                    .filter_map(|c| {
-                        let j = self.resolve(s.lang, &c.target)?;
-                        (j != i && !self.fns[j].1.is_async).then(|| (j, c.span, c.target.clone()))
-                    })
-                    .collect()
-            })
-            .collect();
+        let mut result: Vec<Option<Link>> = vec![None; n];
+        // Resolve each function's callees once: (callee, index of the call),
+        // function i's in `callees[start[i]..start[i + 1]]` (one list, not
+        // one per function: there are hundreds of thousands).
+        let mut callees: Vec<(u32, u32)> = Vec::new();
+        let mut start: Vec<u32> = Vec::with_capacity(n + 1);
+        for i in 0..n {
+            start.push(callees.len() as u32);
+            let s = self.sum(i);
+            for (k, c) in s.calls.iter().enumerate() {
+                if let Some(j) = self.resolve(s.lang, &c.target)
+                    && j != i
+                    && !self.sum(j).is_async
+                {
+                    callees.push((j as u32, k as u32));
+                }
+            }
+        }
+        start.push(callees.len() as u32);
+        let callees_of = |f: usize| &callees[start[f] as usize..start[f + 1] as usize];
         for root in 0..n {
-            if state[root] != State::Todo || self.fns[root].1.is_async {
+            if state[root] != State::Todo || self.sum(root).is_async {
                 continue;
             }
             // Explicit stack: (function, next callee to look at).
@@ -420,21 +707,19 @@ impl ProjectIndex {
             state[root] = State::Active;
             while let Some(&(f, cursor)) = stack.last() {
                 let depth = stack.len();
-                if cursor == 0
-                    && let Some(site) = &self.fns[f].1.blocking
-                {
-                    result[f] = Some(BlockingChain {
-                        steps: Vec::new(),
-                        at: self.fns[f].0,
-                        site: site.clone(),
+                if cursor == 0 && self.sum(f).blocking.is_some() {
+                    result[f] = Some(Link {
+                        next: DIRECT,
+                        call: 0,
                     });
                 }
-                if result[f].is_some() || cursor >= callees[f].len() || depth > MAX_CHAIN {
+                if result[f].is_some() || cursor >= callees_of(f).len() || depth > MAX_CHAIN {
                     state[f] = State::Done;
                     stack.pop();
                     continue;
                 }
-                let (g, span, ref callee) = callees[f][cursor];
+                let (g, call) = callees_of(f)[cursor];
+                let g = g as usize;
                 match state[g] {
                     State::Todo => {
                         // Visit the callee first; this callee is looked at
@@ -445,17 +730,10 @@ impl ProjectIndex {
                     }
                     State::Active => {}
                     State::Done => {
-                        if let Some(chain) = &result[g] {
-                            let mut steps = vec![ChainStep {
-                                from: self.fns[f].0,
-                                span,
-                                callee: callee.clone(),
-                            }];
-                            steps.extend(chain.steps.iter().cloned());
-                            result[f] = Some(BlockingChain {
-                                steps,
-                                at: chain.at,
-                                site: chain.site.clone(),
+                        if result[g].is_some() {
+                            result[f] = Some(Link {
+                                next: g as u32,
+                                call,
                             });
                         }
                     }
@@ -524,12 +802,14 @@ mod tests {
             lang: Language::Python,
             is_async,
             returns_awaitable: is_async,
-            returns_via: Vec::new(),
-            blocking: blocks.then(|| BlockingSite {
-                callee: "time.sleep".into(),
-                what: "sleeps".into(),
-                fix: "".into(),
-                span: Span::new(0, 1),
+            returns_via: Box::default(),
+            blocking: blocks.then(|| {
+                Box::new(BlockingSite {
+                    callee: "time.sleep".into(),
+                    what: "sleeps".into(),
+                    fix: "".into(),
+                    span: Span::new(0, 1),
+                })
             }),
             calls: calls
                 .iter()
@@ -663,5 +943,53 @@ mod tests {
         assert!(ix.resolve(Language::Python, "app.db.query").is_some());
         assert!(ix.resolve(Language::Python, "pp.db.query").is_none());
         assert!(ix.resolve(Language::Go, "app.db.query").is_none());
+    }
+    #[test]
+    fn a_one_file_index_records_what_it_answered_for_the_project_index_to_confirm() {
+        use Language::Python;
+        let a = vec![
+            sum("app.a.main", true, false, &["app.b.helper", "app.a.local"]),
+            sum("app.a.local", false, false, &[]),
+        ];
+        let b = vec![
+            sum("app.b.helper", false, true, &[]),
+            sum("app.b.plain", false, false, &[]),
+        ];
+        let local = ProjectIndex::for_one_file(7, "a.py".into(), a.clone());
+        // Another file's functions are unknown to it.
+        assert!(local.blocking_chain_of(Python, "app.b.helper").is_none());
+        assert!(local.awaitable(Python, "app.b.plain").is_none());
+        assert!(local.resolve(Python, "app.b.plain").is_none());
+        // Its own are known.
+        assert!(local.awaitable(Python, "app.a.main").is_some());
+        let asked = local.into_queries();
+        let answer = |t: &str, q: Question| {
+            asked[t]
+                .iter()
+                .find(|(x, _)| *x == q)
+                .map(|(_, a)| a.clone())
+                .expect("asked")
+        };
+        let project = ProjectIndex::build(vec![("a.py".into(), a), ("b.py".into(), b)]);
+        let now = |t: &str, q: Question| project.answer(q, Python, t, 0);
+        // The helper blocks: what the rules were told no longer holds.
+        assert_ne!(
+            now("app.b.helper", Question::Chain),
+            answer("app.b.helper", Question::Chain)
+        );
+        // A plain function gives nothing to await, as the one-file index said;
+        // but which function a target is cannot be confirmed for another file.
+        assert_eq!(
+            now("app.b.plain", Question::Awaitable),
+            answer("app.b.plain", Question::Awaitable)
+        );
+        assert_ne!(
+            now("app.b.plain", Question::Function),
+            answer("app.b.plain", Question::Function)
+        );
+        assert_eq!(
+            now("app.a.main", Question::Awaitable),
+            answer("app.a.main", Question::Awaitable)
+        );
     }
 }

@@ -25,7 +25,7 @@ mod testing;
 
 pub use context::FileCx;
 pub use deadline::{Deadline, TimedOut};
-pub use index::{FnSummary, ProjectIndex};
+pub use index::{Answer, Awaitable, FnSummary, ProjectIndex, QueryLog, Question};
 pub use registry::{all_rules, find_rule, rules_named};
 pub use rule::{Examples, Rule, RuleMeta};
 pub use semantic::Semantic;
@@ -51,11 +51,17 @@ impl Prepared {
 pub struct Engine {
     pub rules: Vec<&'static dyn Rule>,
     pub knowledge: Knowledge,
+    /// Call targets shared by every file's summaries.
+    names: index::Names,
 }
 
 impl Engine {
     pub fn new(rules: Vec<&'static dyn Rule>, knowledge: Knowledge) -> Engine {
-        Engine { rules, knowledge }
+        Engine {
+            rules,
+            knowledge,
+            names: index::Names::default(),
+        }
     }
 
     /// Runs the semantic pass and summarizes the file's functions for the
@@ -63,7 +69,7 @@ impl Engine {
     pub fn prepare(&self, mut model: FileModel, lang: Language) -> (Prepared, Vec<FnSummary>) {
         let kb = self.knowledge.table(lang);
         let sema = semantic::annotate(&mut model, kb, lang);
-        let summaries = index::summarize(&model, kb, lang);
+        let summaries = index::summarize(&model, kb, lang, &self.names);
         (Prepared { model, sema, lang }, summaries)
     }
 

@@ -171,8 +171,7 @@ impl Under {
                     return Some(format!("`{}` {}", short(&cx.callee_display(c)), entry.what));
                 }
                 if let Some(t) = &c.target
-                    && let Some(i) = cx.index.resolve(cx.lang, t)
-                    && let Some(chain) = cx.index.blocking_chain(i)
+                    && let Some(chain) = cx.index.blocking_chain_of(cx.lang, t)
                     && chain.steps.len() <= 1
                     && !serializing_io(&chain.site.what)
                 {

@@ -714,8 +714,7 @@ pub fn io_call(cx: &FileCx, c: &Call) -> Option<String> {
         return Some(format!("`{callee}` {}", e.what));
     }
     if let Some(t) = &c.target
-        && let Some(i) = cx.index.resolve(cx.lang, t)
-        && let Some(chain) = cx.index.blocking_chain(i)
+        && let Some(chain) = cx.index.blocking_chain_of(cx.lang, t)
         && !matches!(&*chain.site.callee, "time.Sleep" | "sync.WaitGroup.Wait")
     {
         return Some(format!("`{callee}` {}", chain.site.what));

@@ -4,6 +4,7 @@
 //! is shared state, what an options object says.
 
 use crate::context::FileCx;
+use crate::index::Awaitable;
 use std::collections::{HashMap, HashSet};
 use unsnarl_model::walk::{Parent, Visitor, walk_block};
 use unsnarl_model::*;
@@ -34,9 +35,19 @@ fn promise_call_with(cx: &FileCx, c: &Call, heuristic: bool) -> Option<&'static 
     if let ExprKind::Closure(f) = cx.expr(cx.model.strip(c.func)).kind {
         return cx.func(f).is_async.then_some("an async function");
     }
-    if let Some(t) = c.target.as_deref()
-        && let Some(i) = cx.index.resolve(cx.lang, t)
-    {
+    let Some(t) = c.target.as_deref() else {
+        return promise_without_index(cx, c, heuristic);
+    };
+    // A function of the project decides; when nothing else would call it a
+    // promise, all that matters is whether it gives one.
+    let otherwise = promise_without_index(cx, c, heuristic);
+    if otherwise.is_none() {
+        return cx.index.awaitable(cx.lang, t).map(|a| match a {
+            Awaitable::Async => "it is an async function",
+            Awaitable::Returns => "it returns a promise",
+        });
+    }
+    if let Some(i) = cx.index.resolve(cx.lang, t) {
         let s = cx.index.summary(i);
         if s.is_async {
             return Some("it is an async function");
@@ -46,6 +57,11 @@ fn promise_call_with(cx: &FileCx, c: &Call, heuristic: bool) -> Option<&'static 
         }
         return None;
     }
+    otherwise
+}
+
+/// [`promise_call_with`] for a call that is not a project function's.
+fn promise_without_index(cx: &FileCx, c: &Call, heuristic: bool) -> Option<&'static str> {
     if let Some(t) = c.target.as_deref()
         && let Some(kind) = local_fn_kind(cx, t)
     {

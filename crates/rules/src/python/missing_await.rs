@@ -1,6 +1,7 @@
 //! PY011: a coroutine created and never awaited.
 
 use crate::context::FileCx;
+use crate::index::Awaitable;
 use crate::python::common::{func_and_nested, is_store, name_refs};
 use crate::rule::{Examples, Rule, RuleMeta};
 use unsnarl_model::walk::Parent;
@@ -101,7 +102,12 @@ impl Rule for MissingAwait {
         for (i, e) in cx.model.exprs.iter().enumerate() {
             let ExprKind::Call(c) = &e.kind else { continue };
             let id = ExprId(i as u32);
-            if matches!(cx.tree.expr_parent(id), Parent::Detached) {
+            // A call whose value is used (an argument, awaited, returned)
+            // is fine whatever it returns: no need to ask what it is, which
+            // for a project function means asking the project index.
+            if matches!(cx.tree.expr_parent(id), Parent::Detached)
+                || matches!(direct_use(cx, id), Ok(Use::Fine))
+            {
                 continue;
             }
             let Some(what) = coroutine_call(cx, c) else {
@@ -154,22 +160,35 @@ impl Rule for MissingAwait {
 
 /// Why a call returns a coroutine, if it does.
 fn coroutine_call(cx: &FileCx, c: &Call) -> Option<String> {
-    if let Some(t) = c.target.as_deref() {
-        if let Some(local) = cx.model.function_ids().find(|&f| cx.func(f).qualname == t) {
-            let f = cx.func(local);
-            if !f.is_async || f.is_generator || makes_sync(f) {
-                return None;
-            }
-            return Some("is an `async def`".into());
-        }
-        if let Some(i) = cx.index.resolve(cx.lang, t) {
-            let s = cx.index.summary(i);
-            if s.is_async && s.lang == cx.lang {
-                return Some("is an `async def` of this project".into());
-            }
+    let Some(t) = c.target.as_deref() else {
+        return coroutine_api(cx, c);
+    };
+    if let Some(local) = cx.model.function_ids().find(|&f| cx.func(f).qualname == t) {
+        let f = cx.func(local);
+        if !f.is_async || f.is_generator || makes_sync(f) {
             return None;
         }
+        return Some("is an `async def`".into());
     }
+    // A function of the project decides; when the knowledge would not call
+    // it a coroutine either, all that matters is whether it is `async`.
+    let api = coroutine_api(cx, c);
+    if api.is_none() {
+        return (cx.index.awaitable(cx.lang, t) == Some(Awaitable::Async))
+            .then(|| "is an `async def` of this project".into());
+    }
+    if let Some(i) = cx.index.resolve(cx.lang, t) {
+        let s = cx.index.summary(i);
+        if s.is_async && s.lang == cx.lang {
+            return Some("is an `async def` of this project".into());
+        }
+        return None;
+    }
+    api
+}
+
+/// A known API that returns a coroutine.
+fn coroutine_api(cx: &FileCx, c: &Call) -> Option<String> {
     if cx.effect(c, Effect::AsyncApi).is_some()
         && !matches!(
             c.target.as_deref(),

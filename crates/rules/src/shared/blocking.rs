@@ -108,11 +108,8 @@ fn finding_for(
     }
     // A same-project sync helper that blocks, directly or further down.
     let target = c.target.as_deref()?;
-    let i = cx.index.resolve(cx.lang, target)?;
-    if cx.index.summary(i).is_async {
-        return None;
-    }
-    let chain = cx.index.blocking_chain(i)?;
+    // (An async function has no chain: calling it does not block.)
+    let chain = cx.index.blocking_chain_of(cx.lang, target)?;
     let mut path = vec![short(target)];
     path.extend(chain.steps.iter().map(|s| short(&s.callee)));
     path.push(short(&chain.site.callee));
