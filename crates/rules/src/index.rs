@@ -263,6 +263,9 @@ pub struct ProjectIndex {
     sums: Vec<Vec<FnSummary>>,
     /// The file number of `sums[0]`.
     first_file: u32,
+    /// `fns[file_start[n]..file_start[n + 1]]` are the functions of file
+    /// `first_file + n`.
+    file_start: Vec<u32>,
     by_qualname: NameTable,
     by_last_segment: NameTable,
     /// Qualified names of two or more segments, keyed by their last two: a
@@ -421,7 +424,7 @@ impl ProjectIndex {
     /// What this index answers to `question` about `target`, asked from
     /// file `own`.
     pub fn answer(&self, question: Question, lang: Language, target: &str, own: u32) -> Answer {
-        let found = self.resolve_quietly(lang, target);
+        let found = self.resolve_quietly(lang, target, own);
         match question {
             Question::Awaitable => Answer::Awaitable(found.and_then(|i| self.awaitable_at(i))),
             Question::Chain => Answer::Chain(
@@ -450,9 +453,9 @@ impl ProjectIndex {
     /// Whether calling the project function `target` names gives something
     /// to await. For rules that need nothing else of the function: a file
     /// whose targets all say `None` needs no other file's functions.
-    pub fn awaitable(&self, lang: Language, target: &str) -> Option<Awaitable> {
+    pub fn awaitable(&self, lang: Language, target: &str, from: usize) -> Option<Awaitable> {
         self.record(Question::Awaitable, lang, target);
-        self.awaitable_at(self.resolve_quietly(lang, target)?)
+        self.awaitable_at(self.resolve_quietly(lang, target, from as u32)?)
     }
 
     fn awaitable_at(&self, i: usize) -> Option<Awaitable> {
@@ -468,9 +471,14 @@ impl ProjectIndex {
 
     /// How the project function `target` names blocks, if it does (see
     /// [`ProjectIndex::awaitable`] for why this is a question of its own).
-    pub fn blocking_chain_of(&self, lang: Language, target: &str) -> Option<BlockingChain> {
+    pub fn blocking_chain_of(
+        &self,
+        lang: Language,
+        target: &str,
+        from: usize,
+    ) -> Option<BlockingChain> {
         self.record(Question::Chain, lang, target);
-        self.blocking_chain(self.resolve_quietly(lang, target)?)
+        self.blocking_chain(self.resolve_quietly(lang, target, from as u32)?)
     }
 
     /// Notes a question asked of a one-file index, with its answer.
@@ -508,6 +516,16 @@ impl ProjectIndex {
             }
             ix.sums.push(sums);
         }
+        ix.file_start = ix
+            .sums
+            .iter()
+            .scan(0u32, |n, sums| {
+                let start = *n;
+                *n += sums.len() as u32;
+                Some(start)
+            })
+            .chain(std::iter::once(ix.fns.len() as u32))
+            .collect();
         ix.by_qualname.seal();
         ix.by_last_segment.seal();
         ix.by_tail2.seal();
@@ -546,7 +564,7 @@ impl ProjectIndex {
                 }
                 let s = &self.sum(i);
                 let all = s.returns_via.iter().all(|t| {
-                    self.resolve(s.lang, t)
+                    self.resolve(s.lang, t, self.file_of(i) as usize)
                         .is_some_and(|j| j != i && self.sum(j).returns_awaitable)
                 });
                 if all {
@@ -560,13 +578,16 @@ impl ProjectIndex {
         }
     }
 
-    /// The function a call target refers to, if it is in the project. An
-    /// exact qualified name wins; otherwise a unique function whose name ends
-    /// with the target, or whose name the target ends with, at a segment
-    /// boundary (module names differ by the package root they are seen from).
-    pub fn resolve(&self, lang: Language, target: &str) -> Option<usize> {
+    /// The function a call target refers to, if it is in the project, for a
+    /// call made in file `from`. An exact qualified name wins (the calling
+    /// file's own function first); otherwise a unique function whose name
+    /// ends with the target, or whose name the target ends with, at a segment
+    /// boundary (module names differ by the package root they are seen
+    /// from); when several do, the calling file's own one if it has exactly
+    /// one.
+    pub fn resolve(&self, lang: Language, target: &str, from: usize) -> Option<usize> {
         self.record(Question::Function, lang, target);
-        self.resolve_quietly(lang, target)
+        self.resolve_quietly(lang, target, from as u32)
     }
 
     /// The file number of a one-file index.
@@ -574,53 +595,76 @@ impl ProjectIndex {
         self.first_file
     }
 
-    fn resolve_quietly(&self, lang: Language, target: &str) -> Option<usize> {
-        let same_family = |i: &u32| family(self.sum(*i as usize).lang) == family(lang);
-        if let Some(i) = self
-            .by_qualname
-            .get(target)
-            .find(|i| same_family(i) && &*self.sum(*i as usize).qualname == target)
-        {
-            return Some(i as usize);
+    fn file_of(&self, i: usize) -> u32 {
+        self.fns[i].0.file
+    }
+
+    fn resolve_quietly(&self, lang: Language, target: &str, from: u32) -> Option<usize> {
+        let same_family = |i: u32| family(self.sum(i as usize).lang) == family(lang);
+        let mut exact = None;
+        for i in self.by_qualname.get(target) {
+            if same_family(i) && &*self.sum(i as usize).qualname == target {
+                if self.file_of(i as usize) == from {
+                    return Some(i as usize);
+                }
+                exact = exact.or(Some(i as usize));
+            }
+        }
+        if exact.is_some() {
+            return exact;
         }
         let last = last_segment(target, lang);
-        let matches = |i: &&u32| {
-            let s = &self.sum(**i as usize);
+        let matches = |i: u32| {
+            let s = self.sum(i as usize);
             same_family(i)
                 && last_segment(&s.qualname, s.lang) == last
                 && (suffix_at_boundary(&s.qualname, target)
                     || suffix_at_boundary(target, &s.qualname))
         };
-        let mut found = None;
-        let mut consider = |i: u32| {
-            if found.is_some_and(|f| f != i) {
-                return false; // ambiguous
-            }
-            found = Some(i);
-            true
-        };
-        match tail2(target) {
-            // A single name: every function ending with it matches.
-            None => {
-                for i in self.by_last_segment.get(last).filter(|i| matches(&i)) {
-                    if !consider(i) {
-                        return None;
-                    }
+        let unique = |candidates: &mut dyn Iterator<Item = u32>| -> Result<Option<u32>, ()> {
+            let mut found = None;
+            for i in candidates.filter(|&i| matches(i)) {
+                if found.is_some_and(|f| f != i) {
+                    return Err(()); // ambiguous
                 }
+                found = Some(i);
             }
+            Ok(found)
+        };
+        let found = match tail2(target) {
+            // A single name: every function ending with it matches.
+            None => unique(&mut self.by_last_segment.get(last)),
             // A dotted name: a longer name ends with the same two segments;
             // a shorter one is a single segment, its whole name.
-            Some(tail) => {
-                let longer = self.by_tail2.get(tail);
-                let shorter = self.by_qualname.get(last_fine_segment(target));
-                for i in longer.chain(shorter).filter(|i| matches(&i)) {
-                    if !consider(i) {
-                        return None;
-                    }
-                }
+            Some(tail) => unique(
+                &mut self
+                    .by_tail2
+                    .get(tail)
+                    .chain(self.by_qualname.get(last_fine_segment(target))),
+            ),
+        };
+        match found {
+            Ok(found) => found.map(|i| i as usize),
+            // Several: the calling file's own, if it has exactly one. (Its
+            // functions only: a common name must not cost a scan of all.)
+            Err(()) => {
+                let mine = self.file_fns(from);
+                unique(&mut mine.map(|i| i as u32))
+                    .ok()
+                    .flatten()
+                    .map(|i| i as usize)
             }
         }
-        found.map(|i| i as usize)
+    }
+
+    /// The function numbers of file `file`.
+    fn file_fns(&self, file: u32) -> std::ops::Range<usize> {
+        match file.checked_sub(self.first_file) {
+            Some(n) if (n as usize) + 1 < self.file_start.len() => {
+                self.file_start[n as usize] as usize..self.file_start[n as usize + 1] as usize
+            }
+            _ => 0..0,
+        }
     }
 
     fn sum(&self, i: usize) -> &FnSummary {
@@ -688,7 +732,7 @@ impl ProjectIndex {
             start.push(callees.len() as u32);
             let s = self.sum(i);
             for (k, c) in s.calls.iter().enumerate() {
-                if let Some(j) = self.resolve(s.lang, &c.target)
+                if let Some(j) = self.resolve(s.lang, &c.target, self.file_of(i) as usize)
                     && j != i
                     && !self.sum(j).is_async
                 {
@@ -795,6 +839,9 @@ fn suffix_at_boundary(long: &str, short: &str) -> bool {
 mod tests {
     use super::*;
 
+    /// A call made in no file of the index.
+    const NOWHERE: usize = u32::MAX as usize;
+
     fn sum(q: &str, is_async: bool, blocks: bool, calls: &[&str]) -> FnSummary {
         FnSummary {
             func: FuncId(1),
@@ -833,12 +880,12 @@ mod tests {
                 sum("app.e", false, false, &["app.d"]),
             ],
         )]);
-        let a = ix.resolve(Language::Python, "app.a").unwrap();
+        let a = ix.resolve(Language::Python, "app.a", NOWHERE).unwrap();
         let chain = ix.blocking_chain(a).expect("a blocks through b and c");
         assert_eq!(chain.steps.len(), 2);
         assert_eq!(&*chain.steps[0].callee, "app.b");
         assert_eq!(&*chain.steps[1].callee, "app.c");
-        let d = ix.resolve(Language::Python, "app.d").unwrap();
+        let d = ix.resolve(Language::Python, "app.d", NOWHERE).unwrap();
         assert!(ix.blocking_chain(d).is_none());
     }
 
@@ -891,12 +938,18 @@ mod tests {
                 [one] => Some(one),
                 _ => None,
             });
-            assert_eq!(ix.resolve(Language::Python, t), want, "target {t}");
+            assert_eq!(ix.resolve(Language::Python, t, NOWHERE), want, "target {t}");
         }
-        assert_eq!(ix.resolve(Language::Python, "client.Session.get"), Some(0));
-        assert_eq!(ix.resolve(Language::Python, "Session.get"), None);
+        assert_eq!(
+            ix.resolve(Language::Python, "client.Session.get", NOWHERE),
+            Some(0)
+        );
+        assert_eq!(ix.resolve(Language::Python, "Session.get", NOWHERE), None);
         // Only the bare `fetch` is a suffix of it; `util.helpers.fetch` is not.
-        assert_eq!(ix.resolve(Language::Python, "app.helpers.fetch"), Some(4));
+        assert_eq!(
+            ix.resolve(Language::Python, "app.helpers.fetch", NOWHERE),
+            Some(4)
+        );
     }
 
     #[test]
@@ -925,7 +978,7 @@ mod tests {
             ("src/c.d.ts".into(), vec![js("src/c.get", true, &[])]),
         ]);
         let awaitable = |q: &str| {
-            let i = ix.resolve(Language::JavaScript, q).unwrap();
+            let i = ix.resolve(Language::JavaScript, q, NOWHERE).unwrap();
             ix.summary(i).returns_awaitable
         };
         assert!(awaitable("src/b.fetchUser"));
@@ -940,9 +993,15 @@ mod tests {
             "x.py".into(),
             vec![sum("examples.app.db.query", false, false, &[])],
         )]);
-        assert!(ix.resolve(Language::Python, "app.db.query").is_some());
-        assert!(ix.resolve(Language::Python, "pp.db.query").is_none());
-        assert!(ix.resolve(Language::Go, "app.db.query").is_none());
+        assert!(
+            ix.resolve(Language::Python, "app.db.query", NOWHERE)
+                .is_some()
+        );
+        assert!(
+            ix.resolve(Language::Python, "pp.db.query", NOWHERE)
+                .is_none()
+        );
+        assert!(ix.resolve(Language::Go, "app.db.query", NOWHERE).is_none());
     }
     #[test]
     fn a_one_file_index_records_what_it_answered_for_the_project_index_to_confirm() {
@@ -957,11 +1016,11 @@ mod tests {
         ];
         let local = ProjectIndex::for_one_file(7, "a.py".into(), a.clone());
         // Another file's functions are unknown to it.
-        assert!(local.blocking_chain_of(Python, "app.b.helper").is_none());
-        assert!(local.awaitable(Python, "app.b.plain").is_none());
-        assert!(local.resolve(Python, "app.b.plain").is_none());
+        assert!(local.blocking_chain_of(Python, "app.b.helper", 7).is_none());
+        assert!(local.awaitable(Python, "app.b.plain", 7).is_none());
+        assert!(local.resolve(Python, "app.b.plain", 7).is_none());
         // Its own are known.
-        assert!(local.awaitable(Python, "app.a.main").is_some());
+        assert!(local.awaitable(Python, "app.a.main", 7).is_some());
         let asked = local.into_queries();
         let answer = |t: &str, q: Question| {
             asked[t]
@@ -991,5 +1050,34 @@ mod tests {
             now("app.a.main", Question::Awaitable),
             answer("app.a.main", Question::Awaitable)
         );
+    }
+
+    #[test]
+    fn a_call_prefers_the_calling_files_own_function() {
+        use Language::Python;
+        let ix = ProjectIndex::build(vec![
+            (
+                "a/app/util.py".into(),
+                vec![
+                    sum("app.util.local", false, false, &[]),
+                    sum("a.util.helper", false, false, &[]),
+                ],
+            ),
+            (
+                "b/app/util.py".into(),
+                vec![
+                    sum("app.util.local", false, true, &[]),
+                    sum("b.util.helper", false, false, &[]),
+                ],
+            ),
+        ]);
+        // The same module seen twice (a copied tree): each file's own.
+        assert_eq!(ix.resolve(Python, "app.util.local", 0), Some(0));
+        assert_eq!(ix.resolve(Python, "app.util.local", 1), Some(2));
+        assert_eq!(ix.resolve(Python, "app.util.local", NOWHERE), Some(0));
+        // Two suffix matches: ambiguous, unless one is the caller's own.
+        assert_eq!(ix.resolve(Python, "util.helper", NOWHERE), None);
+        assert_eq!(ix.resolve(Python, "util.helper", 1), Some(3));
+        assert_eq!(ix.resolve(Python, "helper", 0), Some(1));
     }
 }

@@ -171,7 +171,7 @@ impl Under {
                     return Some(format!("`{}` {}", short(&cx.callee_display(c)), entry.what));
                 }
                 if let Some(t) = &c.target
-                    && let Some(chain) = cx.index.blocking_chain_of(cx.lang, t)
+                    && let Some(chain) = cx.index.blocking_chain_of(cx.lang, t, cx.file)
                     && chain.steps.len() <= 1
                     && !serializing_io(&chain.site.what)
                 {

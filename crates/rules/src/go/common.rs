@@ -714,7 +714,7 @@ pub fn io_call(cx: &FileCx, c: &Call) -> Option<String> {
         return Some(format!("`{callee}` {}", e.what));
     }
     if let Some(t) = &c.target
-        && let Some(chain) = cx.index.blocking_chain_of(cx.lang, t)
+        && let Some(chain) = cx.index.blocking_chain_of(cx.lang, t, cx.file)
         && !matches!(&*chain.site.callee, "time.Sleep" | "sync.WaitGroup.Wait")
     {
         return Some(format!("`{callee}` {}", chain.site.what));

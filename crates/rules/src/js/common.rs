@@ -42,12 +42,12 @@ fn promise_call_with(cx: &FileCx, c: &Call, heuristic: bool) -> Option<&'static 
     // promise, all that matters is whether it gives one.
     let otherwise = promise_without_index(cx, c, heuristic);
     if otherwise.is_none() {
-        return cx.index.awaitable(cx.lang, t).map(|a| match a {
+        return cx.index.awaitable(cx.lang, t, cx.file).map(|a| match a {
             Awaitable::Async => "it is an async function",
             Awaitable::Returns => "it returns a promise",
         });
     }
-    if let Some(i) = cx.index.resolve(cx.lang, t) {
+    if let Some(i) = cx.index.resolve(cx.lang, t, cx.file) {
         let s = cx.index.summary(i);
         if s.is_async {
             return Some("it is an async function");

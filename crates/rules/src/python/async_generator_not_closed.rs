@@ -119,7 +119,7 @@ fn async_generator_call(cx: &FileCx, iter: ExprId) -> Option<String> {
             .then(|| func.name.clone())
             .map(Into::into);
     }
-    let i = cx.index.resolve(cx.lang, t)?;
+    let i = cx.index.resolve(cx.lang, t, cx.file)?;
     let s = cx.index.summary(i);
     // An `async def` iterated with `async for` is an async generator.
     (s.is_async && s.lang == cx.lang)

@@ -548,7 +548,7 @@ pub fn is_io_call(cx: &FileCx, c: &Call) -> bool {
             });
     }
     // A coroutine of another module.
-    let Some(i) = cx.index.resolve(cx.lang, t) else {
+    let Some(i) = cx.index.resolve(cx.lang, t, cx.file) else {
         return false;
     };
     let s = cx.index.summary(i);

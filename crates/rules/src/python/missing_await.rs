@@ -174,10 +174,10 @@ fn coroutine_call(cx: &FileCx, c: &Call) -> Option<String> {
     // it a coroutine either, all that matters is whether it is `async`.
     let api = coroutine_api(cx, c);
     if api.is_none() {
-        return (cx.index.awaitable(cx.lang, t) == Some(Awaitable::Async))
+        return (cx.index.awaitable(cx.lang, t, cx.file) == Some(Awaitable::Async))
             .then(|| "is an `async def` of this project".into());
     }
-    if let Some(i) = cx.index.resolve(cx.lang, t) {
+    if let Some(i) = cx.index.resolve(cx.lang, t, cx.file) {
         let s = cx.index.summary(i);
         if s.is_async && s.lang == cx.lang {
             return Some("is an `async def` of this project".into());

@@ -195,7 +195,7 @@ fn remote_bridge(cx: &FileCx, target: &str, depth: u32) -> Option<String> {
     if depth > 3 {
         return None;
     }
-    let i = cx.index.resolve(cx.lang, target)?;
+    let i = cx.index.resolve(cx.lang, target, cx.file)?;
     let s = cx.index.summary(i);
     if s.is_async || s.lang != cx.lang {
         return None;

@@ -415,12 +415,14 @@ fn spawned_is_bounded(cx: &FileCx, per_item: ExprId) -> bool {
         Some(f) => body_takes_limiter(cx, f),
         None => {
             // Another module: the index tells us what it calls.
-            cx.index.resolve(cx.lang, &callee).is_some_and(|i| {
-                cx.index.summary(i).calls.iter().any(|c| {
-                    c.target.ends_with("Semaphore.acquire")
-                        || c.target.ends_with("CapacityLimiter.acquire")
+            cx.index
+                .resolve(cx.lang, &callee, cx.file)
+                .is_some_and(|i| {
+                    cx.index.summary(i).calls.iter().any(|c| {
+                        c.target.ends_with("Semaphore.acquire")
+                            || c.target.ends_with("CapacityLimiter.acquire")
+                    })
                 })
-            })
         }
     }
 }

@@ -109,7 +109,7 @@ fn finding_for(
     // A same-project sync helper that blocks, directly or further down.
     let target = c.target.as_deref()?;
     // (An async function has no chain: calling it does not block.)
-    let chain = cx.index.blocking_chain_of(cx.lang, target)?;
+    let chain = cx.index.blocking_chain_of(cx.lang, target, cx.file)?;
     let mut path = vec![short(target)];
     path.extend(chain.steps.iter().map(|s| short(&s.callee)));
     path.push(short(&chain.site.callee));
