@@ -130,6 +130,7 @@ pub fn scan(opts: ScanOptions, frontend: &dyn Frontend) -> Result<ScanReport, St
         }
     }
 
+    engine.forget_names();
     // Stage 2: the project index (file order = index order).
     let index = match contained(|| ProjectIndex::build(summaries)) {
         Ok(ix) => ix,

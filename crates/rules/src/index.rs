@@ -33,6 +33,14 @@ pub struct Names {
 }
 
 impl Names {
+    /// Forgets every name (those in use stay alive where they are used):
+    /// once every file is summarized, the table is only weight.
+    pub fn clear(&self) {
+        for shard in &self.shards {
+            *shard.lock().unwrap_or_else(|e| e.into_inner()) = HashSet::default();
+        }
+    }
+
     pub fn intern(&self, name: &str) -> Arc<str> {
         let shard = &self.shards[name_hash(name) as usize % 16];
         let mut set = shard.lock().unwrap_or_else(|e| e.into_inner());
@@ -49,8 +57,9 @@ impl Names {
 #[derive(Clone, Debug)]
 pub struct BlockingSite {
     pub callee: Box<str>,
-    pub what: Box<str>,
-    pub fix: Box<str>,
+    /// The knowledge's words, shared by every site of the same API.
+    pub what: Arc<str>,
+    pub fix: Arc<str>,
     pub span: Span,
 }
 
@@ -218,8 +227,8 @@ impl Visitor for SummaryVisitor<'_> {
         {
             self.blocking = Some(BlockingSite {
                 callee: c.target.clone().unwrap_or_else(|| c.name.clone()).into(),
-                what: e.what.as_str().into(),
-                fix: e.fix.as_str().into(),
+                what: self.names.intern(&e.what),
+                fix: self.names.intern(&e.fix),
                 span: m.expr(id).span,
             });
         }
@@ -255,7 +264,6 @@ pub struct BlockingChain {
 /// Every function of the scan.
 #[derive(Debug, Default)]
 pub struct ProjectIndex {
-    paths: Vec<Box<str>>,
     /// Every function: where it is, and its summary's place in `sums`.
     fns: Vec<(FnRef, u32)>,
     /// The summaries, per file as the files gave them (not moved into one
@@ -375,11 +383,17 @@ impl NameTable {
 
     /// Candidates, in id order.
     fn get(&self, name: &str) -> impl Iterator<Item = u32> + '_ {
+        self.get_in(name, 0..u32::MAX)
+    }
+
+    /// Candidates whose id is in `ids` (one file's functions), found by
+    /// binary search: entries of one hash are sorted by id.
+    fn get_in(&self, name: &str, ids: std::ops::Range<u32>) -> impl Iterator<Item = u32> + '_ {
         let h = short_hash(name);
-        let start = self.0.partition_point(|&(x, _)| x < h);
+        let start = self.0.partition_point(|&e| e < (h, ids.start));
         self.0[start..]
             .iter()
-            .take_while(move |&&(x, _)| x == h)
+            .take_while(move |&&(x, i)| x == h && i < ids.end)
             .map(|&(_, i)| i)
     }
 }
@@ -501,9 +515,9 @@ impl ProjectIndex {
             first_file,
             ..ProjectIndex::default()
         };
-        for (n, (path, sums)) in files.into_iter().enumerate() {
+        // (The paths are the caller's business: reports name files.)
+        for (n, (_path, sums)) in files.into_iter().enumerate() {
             let file = first_file + n as u32;
-            ix.paths.push(path);
             for (k, s) in sums.iter().enumerate() {
                 let i = ix.fns.len() as u32;
                 ix.by_qualname.push(&s.qualname, i);
@@ -631,25 +645,25 @@ impl ProjectIndex {
             }
             Ok(found)
         };
-        let found = match tail2(target) {
+        // The one function among those in `ids` that fits, if exactly one.
+        let unique_in = |ids: std::ops::Range<u32>| match tail2(target) {
             // A single name: every function ending with it matches.
-            None => unique(&mut self.by_last_segment.get(last)),
+            None => unique(&mut self.by_last_segment.get_in(last, ids)),
             // A dotted name: a longer name ends with the same two segments;
             // a shorter one is a single segment, its whole name.
             Some(tail) => unique(
                 &mut self
                     .by_tail2
-                    .get(tail)
-                    .chain(self.by_qualname.get(last_fine_segment(target))),
+                    .get_in(tail, ids.clone())
+                    .chain(self.by_qualname.get_in(last_fine_segment(target), ids)),
             ),
         };
-        match found {
+        match unique_in(0..u32::MAX) {
             Ok(found) => found.map(|i| i as usize),
-            // Several: the calling file's own, if it has exactly one. (Its
-            // functions only: a common name must not cost a scan of all.)
+            // Several: the calling file's own, if it has exactly one.
             Err(()) => {
                 let mine = self.file_fns(from);
-                unique(&mut mine.map(|i| i as u32))
+                unique_in(mine.start as u32..mine.end as u32)
                     .ok()
                     .flatten()
                     .map(|i| i as usize)

@@ -64,6 +64,12 @@ impl Engine {
         }
     }
 
+    /// Drops the table of shared call targets (call it once every file is
+    /// summarized; later summaries still work, they just share less).
+    pub fn forget_names(&self) {
+        self.names.clear();
+    }
+
     /// Runs the semantic pass and summarizes the file's functions for the
     /// project index.
     pub fn prepare(&self, mut model: FileModel, lang: Language) -> (Prepared, Vec<FnSummary>) {
