@@ -198,8 +198,8 @@ fn parse_lower(bencher: Bencher, name: &str) {
 
 /// A file as listed: path relative to the tree, absolute path, size.
 type Listed = (String, PathBuf, u64);
-/// The input of `ProjectIndex::build`: per file, its path and summaries.
-type Summaries = Vec<(Box<str>, Vec<FnSummary>)>;
+/// The input of `ProjectIndex::build`: per file, its summaries.
+type Summaries = Vec<Vec<FnSummary>>;
 
 /// The summaries of every file of the largest corpus (or of
 /// `UNSNARL_BENCH_INDEX_TREE`), made in parallel, once.
@@ -277,11 +277,11 @@ fn index_input() -> &'static (String, Summaries) {
                     };
                     let model = lower(&input);
                     let (_, sums) = engine.prepare(model, lang);
-                    Some((rel.as_str().into(), sums))
+                    Some(sums)
                 })
                 .collect()
         });
-        let fns: usize = summaries.iter().map(|s| s.1.len()).sum();
+        let fns: usize = summaries.iter().map(|s| s.len()).sum();
         eprintln!(
             "index: {} files, {:.1} MB, {fns} function summaries, from {label}",
             summaries.len(),

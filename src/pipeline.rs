@@ -114,14 +114,14 @@ pub fn scan(opts: ScanOptions, frontend: &dyn Frontend) -> Result<ScanReport, St
     });
     let mut files: Vec<FileState> = Vec::with_capacity(stage1.len());
     let mut early: Vec<Early> = Vec::with_capacity(stage1.len());
-    let mut summaries: Vec<(Box<str>, Vec<FnSummary>)> = Vec::with_capacity(stage1.len());
+    let mut summaries: Vec<Vec<FnSummary>> = Vec::with_capacity(stage1.len());
     for s in stage1 {
         match s {
             Stage1::Ready(mut f, sums, e) => {
                 if let Some(e) = f.syntax.take() {
                     summary.syntax_errors.push(e);
                 }
-                summaries.push((f.file.display.as_str().into(), sums));
+                summaries.push(sums);
                 files.push(*f);
                 early.push(e);
             }
@@ -151,13 +151,7 @@ pub fn scan(opts: ScanOptions, frontend: &dyn Frontend) -> Result<ScanReport, St
             .into_par_iter()
             .enumerate()
             .map(|(i, e)| {
-                let lang = files[i].file.lang;
-                let agrees = e.queries.iter().all(|(t, asked)| {
-                    asked
-                        .iter()
-                        .all(|(q, answer)| index.answer(*q, lang, t, i as u32) == *answer)
-                });
-                let r = if agrees {
+                let r = if index.confirms(&e.queries, files[i].file.lang, i as u32) {
                     e.checked
                 } else {
                     check_file(
@@ -366,7 +360,7 @@ fn prepare_file(
         lines,
         prepared,
     };
-    let local = ProjectIndex::for_one_file(EARLY_FILE, file.display.as_str().into(), sums.clone());
+    let local = ProjectIndex::for_one_file(EARLY_FILE, sums.clone());
     let own = |_: usize, span| location(&file.display, &a.text, &a.lines, span);
     let checked = check_analyzed(
         &file,

@@ -82,7 +82,7 @@ fn main() {
             let mut sums = Vec::new();
             for (rel, lang, text) in &files {
                 let (p, s) = engine.prepare(lower(*lang, text, rel), *lang);
-                sums.push((rel.as_str().into(), s));
+                sums.push(s);
                 prepared.push(p);
             }
             let index = ProjectIndex::build(sums);

@@ -271,9 +271,6 @@ pub struct ProjectIndex {
     sums: Vec<Vec<FnSummary>>,
     /// The file number of `sums[0]`.
     first_file: u32,
-    /// `fns[file_start[n]..file_start[n + 1]]` are the functions of file
-    /// `first_file + n`.
-    file_start: Vec<u32>,
     by_qualname: NameTable,
     by_last_segment: NameTable,
     /// Qualified names of two or more segments, keyed by their last two: a
@@ -413,8 +410,9 @@ fn name_hash(name: &str) -> u64 {
 const MAX_CHAIN: usize = 8;
 
 impl ProjectIndex {
-    /// Builds the index from the summaries of every file (in file order).
-    pub fn build(files: Vec<(Box<str>, Vec<FnSummary>)>) -> ProjectIndex {
+    /// Builds the index from the summaries of every file (in file order:
+    /// file numbers are positions in `files`).
+    pub fn build(files: Vec<Vec<FnSummary>>) -> ProjectIndex {
         ProjectIndex::build_from(0, files)
     }
 
@@ -422,8 +420,8 @@ impl ProjectIndex {
     /// records what rules ask it. Rules run against it before the project
     /// index exists; their findings stand if the project index gives the
     /// same [`Answer`] to every recorded target ([`ProjectIndex::answer`]).
-    pub fn for_one_file(file: u32, path: Box<str>, sums: Vec<FnSummary>) -> ProjectIndex {
-        let mut ix = ProjectIndex::build_from(file, vec![(path, sums)]);
+    pub fn for_one_file(file: u32, sums: Vec<FnSummary>) -> ProjectIndex {
+        let mut ix = ProjectIndex::build_from(file, vec![sums]);
         ix.log = Some(Mutex::new(QueryLog::default()));
         ix
     }
@@ -435,10 +433,20 @@ impl ProjectIndex {
             .unwrap_or_default()
     }
 
-    /// What this index answers to `question` about `target`, asked from
-    /// file `own`.
-    pub fn answer(&self, question: Question, lang: Language, target: &str, own: u32) -> Answer {
-        let found = self.resolve_quietly(lang, target, own);
+    /// Whether this index gives every question of a one-file index's log,
+    /// asked from file `own`, the answer that index gave.
+    pub fn confirms(&self, log: &QueryLog, lang: Language, own: u32) -> bool {
+        log.iter().all(|(target, asked)| {
+            let found = self.resolve_quietly(lang, target, own);
+            asked
+                .iter()
+                .all(|(q, answer)| self.answer(*q, found, own) == *answer)
+        })
+    }
+
+    /// The answer to `question` given that the target resolved to `found`,
+    /// for a call made in file `own`.
+    fn answer(&self, question: Question, found: Option<usize>, own: u32) -> Answer {
         match question {
             Question::Awaitable => Answer::Awaitable(found.and_then(|i| self.awaitable_at(i))),
             Question::Chain => Answer::Chain(
@@ -450,14 +458,17 @@ impl ProjectIndex {
                 let Some(i) = found else {
                     return Answer::Unresolved;
                 };
-                let (at, s) = (&self.fns[i].0, self.sum(i));
+                let at = self.fns[i].0;
+                if at.file != own {
+                    return Answer::Elsewhere;
+                }
                 let chain = self.blocking_chain(i).map(|c| ChainKey::of(&c, own));
-                if at.file != own || chain.as_ref().is_some_and(|c| !c.is_local()) {
+                if chain.as_ref().is_some_and(|c| !c.is_local()) {
                     return Answer::Elsewhere;
                 }
                 Answer::Own {
                     func: at.func,
-                    returns_awaitable: s.returns_awaitable,
+                    returns_awaitable: self.sum(i).returns_awaitable,
                     chain,
                 }
             }
@@ -468,12 +479,13 @@ impl ProjectIndex {
     /// to await. For rules that need nothing else of the function: a file
     /// whose targets all say `None` needs no other file's functions.
     pub fn awaitable(&self, lang: Language, target: &str, from: usize) -> Option<Awaitable> {
-        self.record(Question::Awaitable, lang, target);
-        self.awaitable_at(self.resolve_quietly(lang, target, from as u32)?)
+        let found = self.resolve_quietly(lang, target, from as u32);
+        self.record(Question::Awaitable, target, found, from);
+        self.awaitable_at(found?)
     }
 
     fn awaitable_at(&self, i: usize) -> Option<Awaitable> {
-        let s = &self.sum(i);
+        let s = self.sum(i);
         if s.is_async {
             Some(Awaitable::Async)
         } else if s.returns_awaitable {
@@ -491,12 +503,14 @@ impl ProjectIndex {
         target: &str,
         from: usize,
     ) -> Option<BlockingChain> {
-        self.record(Question::Chain, lang, target);
-        self.blocking_chain(self.resolve_quietly(lang, target, from as u32)?)
+        let found = self.resolve_quietly(lang, target, from as u32);
+        self.record(Question::Chain, target, found, from);
+        self.blocking_chain(found?)
     }
 
-    /// Notes a question asked of a one-file index, with its answer.
-    fn record(&self, question: Question, lang: Language, target: &str) {
+    /// Notes a question asked of a one-file index (about `target`, which
+    /// resolved to `found`, from file `from`) with its answer.
+    fn record(&self, question: Question, target: &str, found: Option<usize>, from: usize) {
         let Some(log) = &self.log else { return };
         let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(asked) = log.get(target)
@@ -504,19 +518,18 @@ impl ProjectIndex {
         {
             return;
         }
-        let answer = self.answer(question, lang, target, self.first_file());
+        let answer = self.answer(question, found, from as u32);
         log.entry(target.into())
             .or_default()
             .push((question, answer));
     }
 
-    fn build_from(first_file: u32, files: Vec<(Box<str>, Vec<FnSummary>)>) -> ProjectIndex {
+    fn build_from(first_file: u32, files: Vec<Vec<FnSummary>>) -> ProjectIndex {
         let mut ix = ProjectIndex {
             first_file,
             ..ProjectIndex::default()
         };
-        // (The paths are the caller's business: reports name files.)
-        for (n, (_path, sums)) in files.into_iter().enumerate() {
+        for (n, sums) in files.into_iter().enumerate() {
             let file = first_file + n as u32;
             for (k, s) in sums.iter().enumerate() {
                 let i = ix.fns.len() as u32;
@@ -530,16 +543,6 @@ impl ProjectIndex {
             }
             ix.sums.push(sums);
         }
-        ix.file_start = ix
-            .sums
-            .iter()
-            .scan(0u32, |n, sums| {
-                let start = *n;
-                *n += sums.len() as u32;
-                Some(start)
-            })
-            .chain(std::iter::once(ix.fns.len() as u32))
-            .collect();
         ix.by_qualname.seal();
         ix.by_last_segment.seal();
         ix.by_tail2.seal();
@@ -565,7 +568,7 @@ impl ProjectIndex {
         }
         let pending: Vec<usize> = (0..self.fns.len())
             .filter(|&i| {
-                let s = &self.sum(i);
+                let s = self.sum(i);
                 s.lang.is_js_family() && !s.returns_awaitable && !s.returns_via.is_empty()
             })
             .collect();
@@ -576,7 +579,7 @@ impl ProjectIndex {
                 if self.sum(i).returns_awaitable {
                     continue;
                 }
-                let s = &self.sum(i);
+                let s = self.sum(i);
                 let all = s.returns_via.iter().all(|t| {
                     self.resolve(s.lang, t, self.file_of(i) as usize)
                         .is_some_and(|j| j != i && self.sum(j).returns_awaitable)
@@ -600,13 +603,9 @@ impl ProjectIndex {
     /// from); when several do, the calling file's own one if it has exactly
     /// one.
     pub fn resolve(&self, lang: Language, target: &str, from: usize) -> Option<usize> {
-        self.record(Question::Function, lang, target);
-        self.resolve_quietly(lang, target, from as u32)
-    }
-
-    /// The file number of a one-file index.
-    fn first_file(&self) -> u32 {
-        self.first_file
+        let found = self.resolve_quietly(lang, target, from as u32);
+        self.record(Question::Function, target, found, from);
+        found
     }
 
     fn file_of(&self, i: usize) -> u32 {
@@ -671,14 +670,10 @@ impl ProjectIndex {
         }
     }
 
-    /// The function numbers of file `file`.
+    /// The function numbers of file `file` (functions are in file order).
     fn file_fns(&self, file: u32) -> std::ops::Range<usize> {
-        match file.checked_sub(self.first_file) {
-            Some(n) if (n as usize) + 1 < self.file_start.len() => {
-                self.file_start[n as usize] as usize..self.file_start[n as usize + 1] as usize
-            }
-            _ => 0..0,
-        }
+        self.fns.partition_point(|(r, _)| r.file < file)
+            ..self.fns.partition_point(|(r, _)| r.file <= file)
     }
 
     fn sum(&self, i: usize) -> &FnSummary {
@@ -884,16 +879,13 @@ mod tests {
 
     #[test]
     fn blocking_propagates_through_sync_helpers_and_stops_at_cycles() {
-        let ix = ProjectIndex::build(vec![(
-            "a.py".into(),
-            vec![
-                sum("app.a", false, false, &["app.b"]),
-                sum("app.b", false, false, &["app.c", "app.a"]),
-                sum("app.c", false, true, &[]),
-                sum("app.d", false, false, &["app.e"]),
-                sum("app.e", false, false, &["app.d"]),
-            ],
-        )]);
+        let ix = ProjectIndex::build(vec![vec![
+            sum("app.a", false, false, &["app.b"]),
+            sum("app.b", false, false, &["app.c", "app.a"]),
+            sum("app.c", false, true, &[]),
+            sum("app.d", false, false, &["app.e"]),
+            sum("app.e", false, false, &["app.d"]),
+        ]]);
         let a = ix.resolve(Language::Python, "app.a", NOWHERE).unwrap();
         let chain = ix.blocking_chain(a).expect("a blocks through b and c");
         assert_eq!(chain.steps.len(), 2);
@@ -918,10 +910,9 @@ mod tests {
             "src/lib/io.read",
             "tools::net::connect",
         ];
-        let ix = ProjectIndex::build(vec![(
-            "a.py".into(),
+        let ix = ProjectIndex::build(vec![
             names.iter().map(|q| sum(q, false, false, &[])).collect(),
-        )]);
+        ]);
         let targets = [
             "Session.get",
             "client.Session.get",
@@ -975,21 +966,15 @@ mod tests {
             ..sum(q, false, false, &[])
         };
         let ix = ProjectIndex::build(vec![
-            (
-                "src/a.js".into(),
-                vec![
-                    js("src/a.load", false, &["src/b.fetchUser"]),
-                    js("src/a.mixed", false, &["src/b.fetchUser", "src/b.plain"]),
-                ],
-            ),
-            (
-                "src/b.js".into(),
-                vec![
-                    js("src/b.fetchUser", false, &["src/c.get"]),
-                    js("src/b.plain", false, &[]),
-                ],
-            ),
-            ("src/c.d.ts".into(), vec![js("src/c.get", true, &[])]),
+            vec![
+                js("src/a.load", false, &["src/b.fetchUser"]),
+                js("src/a.mixed", false, &["src/b.fetchUser", "src/b.plain"]),
+            ],
+            vec![
+                js("src/b.fetchUser", false, &["src/c.get"]),
+                js("src/b.plain", false, &[]),
+            ],
+            vec![js("src/c.get", true, &[])],
         ]);
         let awaitable = |q: &str| {
             let i = ix.resolve(Language::JavaScript, q, NOWHERE).unwrap();
@@ -1003,10 +988,7 @@ mod tests {
 
     #[test]
     fn resolution_by_suffix_at_segment_boundary() {
-        let ix = ProjectIndex::build(vec![(
-            "x.py".into(),
-            vec![sum("examples.app.db.query", false, false, &[])],
-        )]);
+        let ix = ProjectIndex::build(vec![vec![sum("examples.app.db.query", false, false, &[])]]);
         assert!(
             ix.resolve(Language::Python, "app.db.query", NOWHERE)
                 .is_some()
@@ -1028,7 +1010,7 @@ mod tests {
             sum("app.b.helper", false, true, &[]),
             sum("app.b.plain", false, false, &[]),
         ];
-        let local = ProjectIndex::for_one_file(7, "a.py".into(), a.clone());
+        let local = ProjectIndex::for_one_file(7, a.clone());
         // Another file's functions are unknown to it.
         assert!(local.blocking_chain_of(Python, "app.b.helper", 7).is_none());
         assert!(local.awaitable(Python, "app.b.plain", 7).is_none());
@@ -1043,8 +1025,9 @@ mod tests {
                 .map(|(_, a)| a.clone())
                 .expect("asked")
         };
-        let project = ProjectIndex::build(vec![("a.py".into(), a), ("b.py".into(), b)]);
-        let now = |t: &str, q: Question| project.answer(q, Python, t, 0);
+        let project = ProjectIndex::build(vec![a, b]);
+        let now =
+            |t: &str, q: Question| project.answer(q, project.resolve_quietly(Python, t, 0), 0);
         // The helper blocks: what the rules were told no longer holds.
         assert_ne!(
             now("app.b.helper", Question::Chain),
@@ -1070,20 +1053,14 @@ mod tests {
     fn a_call_prefers_the_calling_files_own_function() {
         use Language::Python;
         let ix = ProjectIndex::build(vec![
-            (
-                "a/app/util.py".into(),
-                vec![
-                    sum("app.util.local", false, false, &[]),
-                    sum("a.util.helper", false, false, &[]),
-                ],
-            ),
-            (
-                "b/app/util.py".into(),
-                vec![
-                    sum("app.util.local", false, true, &[]),
-                    sum("b.util.helper", false, false, &[]),
-                ],
-            ),
+            vec![
+                sum("app.util.local", false, false, &[]),
+                sum("a.util.helper", false, false, &[]),
+            ],
+            vec![
+                sum("app.util.local", false, true, &[]),
+                sum("b.util.helper", false, false, &[]),
+            ],
         ]);
         // The same module seen twice (a copied tree): each file's own.
         assert_eq!(ix.resolve(Python, "app.util.local", 0), Some(0));

@@ -25,7 +25,7 @@ mod testing;
 
 pub use context::FileCx;
 pub use deadline::{Deadline, TimedOut};
-pub use index::{Answer, Awaitable, FnSummary, ProjectIndex, QueryLog, Question};
+pub use index::{Awaitable, FnSummary, ProjectIndex, QueryLog};
 pub use registry::{all_rules, find_rule, rules_named};
 pub use rule::{Examples, Rule, RuleMeta};
 pub use semantic::Semantic;
@@ -138,7 +138,7 @@ mod tests {
         let text = "import asyncio, time\nasync def f():\n    time.sleep(1)\n";
         let model = testing::lower(Language::Python, text, "a.py");
         let (prepared, sums) = engine.prepare(model, Language::Python);
-        let index = ProjectIndex::build(vec![("a.py".into(), sums)]);
+        let index = ProjectIndex::build(vec![sums]);
         let expired = Deadline::after(Some(Duration::ZERO));
         assert_eq!(
             engine.check_within(0, "a.py", text, &prepared, &index, expired),

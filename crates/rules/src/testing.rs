@@ -94,7 +94,7 @@ pub fn run_example(
         }
         let model = lower(flang, text, path);
         let (p, s) = engine.prepare(model, flang);
-        summaries.push((path.as_str().into(), s));
+        summaries.push(s);
         prepared.push(p);
     }
     let index = ProjectIndex::build(summaries);

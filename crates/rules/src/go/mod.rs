@@ -91,7 +91,7 @@ mod fixtures {
             }
             let model = crate::testing::lower(Language::Go, &text, &rel);
             let (prep, sums) = engine.prepare(model, Language::Go);
-            let index = ProjectIndex::build(vec![(rel.as_str().into(), sums)]);
+            let index = ProjectIndex::build(vec![sums]);
             let lines = LineIndex::new(&text);
             let mut found: BTreeMap<u32, BTreeSet<String>> = BTreeMap::new();
             let mut msgs = Vec::new();
