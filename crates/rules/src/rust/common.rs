@@ -304,6 +304,27 @@ pub fn unwrap_value(cx: &FileCx, mut e: ExprId) -> ExprId {
     e
 }
 
+/// The call `x` takes part in, with its id: as the receiver of a method
+/// (`x.m(..)`: `x` hangs under the callee's `Attr`), or as a direct child
+/// (an argument, the callee itself).
+pub fn call_around<'a>(cx: &FileCx<'a>, x: ExprId) -> Option<(ExprId, &'a Call)> {
+    let parent = match cx.tree.expr_parent(x) {
+        Parent::Expr(a) if matches!(cx.expr(a).kind, ExprKind::Attr { .. }) => {
+            cx.tree.expr_parent(a)
+        }
+        p => p,
+    };
+    let Parent::Expr(p) = parent else { return None };
+    cx.call(p).map(|c| (p, c))
+}
+
+/// The method call made on `x` (`x.recv()`), if `x` is its receiver.
+pub fn method_on<'a>(cx: &FileCx<'a>, x: ExprId) -> Option<&'a Call> {
+    call_around(cx, x)
+        .map(|(_, c)| c)
+        .filter(|c| c.receiver == Some(x))
+}
+
 /// The channel a tuple `let (tx, rx) = <channel ctor>(..)` builds: the
 /// sender and receiver names, the constructor call, and whether it has a
 /// capacity (`channel(n)`, `sync_channel(n)`, `bounded(n)`).
@@ -318,8 +339,16 @@ pub struct LocalChannel {
     pub async_send: bool,
 }
 
-/// Channels created in a function with `let (tx, rx) = ...`.
-pub fn local_channels(cx: &FileCx, f: FuncId) -> Vec<LocalChannel> {
+/// A `let (first, second) = value;` declaration of two plain names.
+pub struct LetPair<'a> {
+    pub stmt: StmtId,
+    pub first: &'a str,
+    pub second: &'a str,
+    pub value: ExprId,
+}
+
+/// The `let (a, b) = ..;` declarations of a function's body.
+pub fn let_pairs<'a>(cx: &FileCx<'a>, f: FuncId) -> Vec<LetPair<'a>> {
     let mut out = Vec::new();
     for s in stmts_in(cx.model, &cx.func(f).body) {
         let StmtKind::Assign {
@@ -340,10 +369,31 @@ pub fn local_channels(cx: &FileCx, f: FuncId) -> Vec<LocalChannel> {
             continue;
         };
         let [a, b] = elems.as_slice() else { continue };
-        let (Some(tx), Some(rx)) = (binding_name(cx.model, *a), binding_name(cx.model, *b)) else {
-            continue;
-        };
-        let call = unwrap_value(cx, *v);
+        if let (Some(first), Some(second)) =
+            (binding_name(cx.model, *a), binding_name(cx.model, *b))
+        {
+            out.push(LetPair {
+                stmt: s,
+                first,
+                second,
+                value: *v,
+            });
+        }
+    }
+    out
+}
+
+/// Channels created in a function with `let (tx, rx) = ...`.
+pub fn local_channels(cx: &FileCx, f: FuncId) -> Vec<LocalChannel> {
+    let mut out = Vec::new();
+    for LetPair {
+        stmt: s,
+        first: tx,
+        second: rx,
+        value: v,
+    } in let_pairs(cx, f)
+    {
+        let call = unwrap_value(cx, v);
         let Some(c) = cx.call(call) else { continue };
         let Some(target) = c.target.as_deref() else {
             continue;

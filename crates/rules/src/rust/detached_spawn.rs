@@ -333,9 +333,9 @@ fn stops_on_shutdown(cx: &FileCx, spawn: ExprId) -> bool {
                 && super::common::uses_after(cx, owner, kept, after)
                     .into_iter()
                     .any(|u| {
-                        waiting_call_on(cx, u).is_some_and(|n| {
+                        super::common::method_on(cx, u).is_some_and(|c| {
                             matches!(
-                                n,
+                                c.name.as_str(),
                                 "closed" | "recv" | "changed" | "join" | "wait" | "iter"
                             )
                         })
@@ -358,57 +358,19 @@ fn is_callee(cx: &FileCx, x: ExprId) -> bool {
     matches!(cx.tree.expr_parent(x), Parent::Expr(p) if cx.call(p).is_some_and(|c| c.func == x))
 }
 
-/// The method called on a name (`x.closed()` → `closed`).
-fn waiting_call_on<'a>(cx: &FileCx<'a>, name: ExprId) -> Option<&'a str> {
-    let parent = match cx.tree.expr_parent(name) {
-        Parent::Expr(a) if matches!(cx.expr(a).kind, ExprKind::Attr { .. }) => {
-            cx.tree.expr_parent(a)
-        }
-        p => p,
-    };
-    let Parent::Expr(p) = parent else { return None };
-    cx.call(p)
-        .filter(|c| c.receiver == Some(name))
-        .map(|c| c.name.as_str())
-}
-
 /// `let (a, b) = <...>channel(..)` pairs of a function (any channel kind:
 /// mpsc, watch, broadcast, oneshot).
-fn local_pairs(cx: &FileCx, f: FuncId) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    for s in super::common::stmts_in(cx.model, &cx.func(f).body) {
-        let StmtKind::Assign {
-            targets,
-            value: Some(v),
-            op: AssignOp::Declare { .. },
-        } = &cx.stmt(s).kind
-        else {
-            continue;
-        };
-        let [t] = targets.as_slice() else { continue };
-        let ExprKind::Collection {
-            kind: CollKind::Tuple,
-            elems,
-            ..
-        } = &cx.expr(*t).kind
-        else {
-            continue;
-        };
-        let [a, b] = elems.as_slice() else { continue };
-        let is_channel = cx
-            .call(super::common::unwrap_value(cx, *v))
-            .is_some_and(|c| {
-                c.name.ends_with("channel") || c.name == "unbounded" || c.name == "bounded"
-            });
-        if let (true, Some(a), Some(b)) = (
-            is_channel,
-            super::common::binding_name(cx.model, *a),
-            super::common::binding_name(cx.model, *b),
-        ) {
-            out.push((a.to_string(), b.to_string()));
-        }
-    }
-    out
+fn local_pairs<'a>(cx: &FileCx<'a>, f: FuncId) -> Vec<(&'a str, &'a str)> {
+    super::common::let_pairs(cx, f)
+        .into_iter()
+        .filter(|p| {
+            cx.call(super::common::unwrap_value(cx, p.value))
+                .is_some_and(|c| {
+                    c.name.ends_with("channel") || c.name == "unbounded" || c.name == "bounded"
+                })
+        })
+        .map(|p| (p.first, p.second))
+        .collect()
 }
 
 /// A background worker or connection driver built together with the handle

@@ -435,7 +435,7 @@ fn private_name(cx: &FileCx, f: FuncId, x: ExprId, id: &str, depth: u32) -> bool
             .chars()
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
     if constant {
-        return match receiver_of(cx, x) {
+        return match super::common::method_on(cx, x).map(|c| c.name.as_str()) {
             None => true,
             Some(m) => {
                 matches!(m, "get" | "with" | "try_with" | "with_borrow")
@@ -474,24 +474,6 @@ fn private_name(cx: &FileCx, f: FuncId, x: ExprId, id: &str, depth: u32) -> bool
         }
         _ => false,
     }
-}
-
-/// The method called on `x` (`x.get()` → `get`).
-fn receiver_of<'a>(cx: &FileCx<'a>, x: ExprId) -> Option<&'a str> {
-    let parent = match cx.tree.expr_parent(x) {
-        unsnarl_model::walk::Parent::Expr(a)
-            if matches!(cx.expr(a).kind, ExprKind::Attr { .. }) =>
-        {
-            cx.tree.expr_parent(a)
-        }
-        p => p,
-    };
-    let unsnarl_model::walk::Parent::Expr(p) = parent else {
-        return None;
-    };
-    cx.call(p)
-        .filter(|c| c.receiver == Some(x))
-        .map(|c| c.name.as_str())
 }
 
 /// `static NAME` is declared inside a `thread_local!` or `task_local!`

@@ -99,15 +99,9 @@ impl Rule for UnboundedChannel {
 /// loop, and is never cloned: a oneshot in disguise, it cannot grow.
 fn used_as_oneshot(cx: &FileCx, ctor: ExprId) -> bool {
     use super::common;
-    let f = cx.func_of(ctor);
-    let Some(ch) = common::local_channels(cx, f)
-        .into_iter()
-        .find(|ch| ch.ctor == ctor)
-    else {
+    let Some((_, ch, top, after)) = channel_made_by(cx, ctor) else {
         return false;
     };
-    let top = common::outermost(cx, f);
-    let after = cx.stmt(ch.stmt).span.end;
     // A receiver drained in a loop (`while let Some(x) = rx.recv().await`,
     // `for x in rx`) is a stream, whatever the sends seen here.
     let ctor_span = cx.stmt(ch.stmt).span;
@@ -131,31 +125,20 @@ fn used_as_oneshot(cx: &FileCx, ctor: ExprId) -> bool {
     let uses = common::uses_after(cx, top, &ch.tx, after);
     let mut sends = 0;
     for u in &uses {
-        // A method call's receiver hangs under the callee `Attr`.
-        let parent = match cx.tree.expr_parent(*u) {
-            unsnarl_model::walk::Parent::Expr(a)
-                if matches!(cx.expr(a).kind, ExprKind::Attr { .. }) =>
-            {
-                cx.tree.expr_parent(a)
-            }
-            p => p,
-        };
-        if let unsnarl_model::walk::Parent::Expr(p) = parent {
-            match cx.call(p) {
-                Some(c) if c.receiver == Some(*u) => {
-                    if c.name == "send" {
-                        let s = cx.tree.enclosing_stmt(p);
-                        if s.is_some_and(|s| !common::enclosing_loops(cx, s).is_empty()) {
-                            return false;
-                        }
-                        sends += 1;
-                    } else if c.name == "clone" {
+        match common::call_around(cx, *u) {
+            Some((p, c)) if c.receiver == Some(*u) => {
+                if c.name == "send" {
+                    let s = cx.tree.enclosing_stmt(p);
+                    if s.is_some_and(|s| !common::enclosing_loops(cx, s).is_empty()) {
                         return false;
                     }
+                    sends += 1;
+                } else if c.name == "clone" {
+                    return false;
                 }
-                Some(_) => return false, // passed to a function
-                None => {}
             }
+            Some(_) => return false, // passed to a function
+            None => {}
         }
     }
     sends == 1
@@ -167,21 +150,15 @@ fn used_as_oneshot(cx: &FileCx, ctor: ExprId) -> bool {
 /// goes away with the function.
 fn received_once(cx: &FileCx, ctor: ExprId) -> bool {
     use super::common;
-    let f = cx.func_of(ctor);
-    let Some(ch) = common::local_channels(cx, f)
-        .into_iter()
-        .find(|ch| ch.ctor == ctor)
-    else {
+    let Some((f, ch, top, after)) = channel_made_by(cx, ctor) else {
         return false;
     };
-    let top = common::outermost(cx, f);
-    let after = cx.stmt(ch.stmt).span.end;
     let uses = common::uses_after(cx, top, &ch.rx, after);
     let [u] = uses.as_slice() else { return false };
     if cx.func_of(*u) != f {
         return false;
     }
-    let Some(c) = method_on(cx, *u) else {
+    let Some(c) = common::method_on(cx, *u) else {
         return false;
     };
     let is_loop = |s: StmtId| {
@@ -198,20 +175,19 @@ fn received_once(cx: &FileCx, ctor: ExprId) -> bool {
             .is_some_and(|s| !is_loop(s) && common::enclosing_loops(cx, s).is_empty())
 }
 
-/// The call of which `name` is the method receiver (`name.method(..)`).
-fn method_on<'a>(cx: &FileCx<'a>, name: ExprId) -> Option<&'a Call> {
-    let parent = match cx.tree.expr_parent(name) {
-        unsnarl_model::walk::Parent::Expr(a)
-            if matches!(cx.expr(a).kind, ExprKind::Attr { .. }) =>
-        {
-            cx.tree.expr_parent(a)
-        }
-        p => p,
-    };
-    let unsnarl_model::walk::Parent::Expr(p) = parent else {
-        return None;
-    };
-    cx.call(p).filter(|c| c.receiver == Some(name))
+/// The `let (tx, rx) = ..` channel that `ctor` builds: the function it is
+/// made in, the channel, the outermost function its names are visible in,
+/// and where its statement ends.
+fn channel_made_by(
+    cx: &FileCx,
+    ctor: ExprId,
+) -> Option<(FuncId, super::common::LocalChannel, FuncId, u32)> {
+    let f = cx.func_of(ctor);
+    let ch = super::common::local_channels(cx, f)
+        .into_iter()
+        .find(|ch| ch.ctor == ctor)?;
+    let after = cx.stmt(ch.stmt).span.end;
+    Some((f, ch, super::common::outermost(cx, f), after))
 }
 
 /// A request/reply channel: the sender is stored in struct fields, and every
