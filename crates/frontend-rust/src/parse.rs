@@ -25,6 +25,8 @@ pub(crate) struct Parsed {
     /// The `(..)`/`[..]` bodies of macro calls, recorded while building the
     /// tree (see `lower/batch.rs`, which re-parses them together).
     pub macro_bodies: Vec<MacroBody>,
+    /// The edition the text parsed under (macro bodies are re-parsed with it).
+    pub edition: Edition,
 }
 
 /// The inside of a macro call's token tree, without its delimiters.
@@ -37,13 +39,44 @@ pub(crate) struct MacroBody {
     pub simple: bool,
 }
 
-/// The edition we parse with. 2024 is a superset for our purposes: it knows
-/// `async` closures, `gen` blocks and let chains, and older code still parses.
+/// The edition we parse with first. It knows `async` closures, `gen` blocks
+/// and let chains, and nearly all older code parses the same under it.
 pub(crate) const EDITION: Edition = Edition::Edition2024;
 
+/// The edition tried when a file does not parse under [`EDITION`]: `gen` is a
+/// keyword only since 2024, and 2015-2021 code uses it as a name
+/// (`rng.gen()`, `let gen = ...`, `mod gen;`).
+const FALLBACK_EDITION: Edition = Edition::Edition2021;
+
+/// Parses a whole file: under [`EDITION`], and again under the older edition
+/// when that fails and the text uses `gen` (a manifest's `edition` is not
+/// read: the tree may be a bare directory, and the retry costs only files
+/// with errors).
 pub(crate) fn parse(text: &str) -> Parsed {
-    let lexed = ra_ap_parser::LexedStr::new(EDITION, text);
-    let input = lexed.to_input(EDITION);
+    let first = parse_in(text, EDITION);
+    if first.errors.is_empty() || !mentions_gen(text) {
+        return first;
+    }
+    let second = parse_in(text, FALLBACK_EDITION);
+    if second.errors.len() < first.errors.len() {
+        second
+    } else {
+        first
+    }
+}
+
+/// `gen` as a whole word somewhere in the text.
+fn mentions_gen(text: &str) -> bool {
+    let b = text.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    text.match_indices("gen")
+        .any(|(i, _)| (i == 0 || !word(b[i - 1])) && b.get(i + 3).is_none_or(|&c| !word(c)))
+}
+
+/// Parses a text under one edition.
+pub(crate) fn parse_in(text: &str, edition: Edition) -> Parsed {
+    let lexed = ra_ap_parser::LexedStr::new(edition, text);
+    let input = lexed.to_input(edition);
     let output = ra_ap_parser::TopEntryPoint::SourceFile.parse(&input);
 
     let mut builder = Builder::default();
@@ -67,6 +100,7 @@ pub(crate) fn parse(text: &str) -> Parsed {
         root: SyntaxNode::new_root(green),
         errors,
         macro_bodies,
+        edition,
     }
 }
 

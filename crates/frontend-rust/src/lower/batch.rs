@@ -12,8 +12,8 @@
 //! to the one-by-one path (which may try another form, as for `vec![x; n]`).
 
 use crate::parse::{self, MacroBody};
-use ra_ap_syntax::SyntaxNode;
 use ra_ap_syntax::ast::{self, HasArgList};
+use ra_ap_syntax::{Edition, SyntaxNode};
 use rustc_hash::FxHashMap;
 
 const PREFIX: &str = "fn __f(){";
@@ -44,7 +44,12 @@ struct Piece {
 
 /// Builds the batch for a file from the macro bodies its parse recorded,
 /// spending at most `budget` bytes.
-pub(super) fn build(text: &str, bodies: &[MacroBody], budget: &mut usize) -> Option<ArgBatch> {
+pub(super) fn build(
+    text: &str,
+    bodies: &[MacroBody],
+    edition: Edition,
+    budget: &mut usize,
+) -> Option<ArgBatch> {
     let mut snippet = String::from(PREFIX);
     let mut pieces: Vec<Piece> = Vec::new();
     for b in bodies.iter().filter(|b| !b.simple) {
@@ -70,7 +75,7 @@ pub(super) fn build(text: &str, bodies: &[MacroBody], budget: &mut usize) -> Opt
     }
     *budget = budget.saturating_sub(snippet.len());
     snippet.push('}');
-    let parsed = parse::parse(&snippet);
+    let parsed = parse::parse_in(&snippet, edition);
     for (start, _, _) in &parsed.errors {
         // The piece whose `__m(BODY\n);` holds the error.
         let i = pieces.partition_point(|p| p.snippet <= *start);
@@ -140,7 +145,7 @@ mod tests {
             vec![("\"{}\", x", true), ("a(1), 2", false), ("g(); 3", false)]
         );
         let mut budget = 1000;
-        let batch = build(text, &p.macro_bodies, &mut budget).unwrap();
+        let batch = build(text, &p.macro_bodies, p.edition, &mut budget).unwrap();
         // `vec![g(); 3]` does not parse as arguments: left to the one-by-one path.
         assert_eq!(batch.calls.len(), 1);
         let at = text.find("a(1)").unwrap() as u32;

@@ -199,7 +199,7 @@ impl Lowerer {
         snippet.push_str(prefix);
         snippet.push_str(piece);
         snippet.push_str(suffix);
-        let parsed = parse::parse(&snippet);
+        let parsed = parse::parse_in(&snippet, self.edition);
         if !allow_errors && !parsed.errors.is_empty() {
             return None;
         }

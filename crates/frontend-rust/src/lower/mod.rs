@@ -19,7 +19,7 @@ use crate::file;
 use crate::parse;
 use crate::resolve::{Scopes, normalize_crate, parent_module};
 use ra_ap_syntax::ast::{self, AstNode, HasModuleItem};
-use ra_ap_syntax::{SmolStr, SyntaxNode, TextRange};
+use ra_ap_syntax::{Edition, SmolStr, SyntaxNode, TextRange};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use unsnarl_model::builder::MAX_NESTING;
 use unsnarl_model::{ExprId, FileModel, FuncId, Span, SyntaxError};
@@ -62,6 +62,8 @@ pub(crate) struct Lowerer {
     macro_use: Vec<String>,
     /// Macro bodies of the file parsed in one go (see `batch.rs`).
     batch: Option<batch::ArgBatch>,
+    /// The edition the file parsed under; macro bodies are re-parsed with it.
+    edition: Edition,
 }
 
 /// Lowers a whole file. Never panics for a well-formed call on any text
@@ -85,6 +87,7 @@ pub(crate) fn lower_parsed(parsed: parse::Parsed, text: &str, rel_path: &str) ->
         });
     }
     let macro_bodies = parsed.macro_bodies;
+    let edition = parsed.edition;
     let Some(source) = ast::SourceFile::cast(parsed.root) else {
         return m;
     };
@@ -112,8 +115,9 @@ pub(crate) fn lower_parsed(parsed: parse::Parsed, text: &str, rel_path: &str) ->
         aliases: HashMap::default(),
         macro_use: Vec::new(),
         batch: None,
+        edition,
     };
-    l.batch = batch::build(text, &macro_bodies, &mut l.reparse_budget);
+    l.batch = batch::build(text, &macro_bodies, edition, &mut l.reparse_budget);
     l.scopes.push_module(&module);
     let mut body = Vec::new();
     let items: Vec<ast::Item> = source.items().collect();

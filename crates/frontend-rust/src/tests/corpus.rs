@@ -146,6 +146,7 @@ fn corpus_lowering_only() {
                         root: p.root.clone(),
                         errors: Vec::new(),
                         macro_bodies: p.macro_bodies.clone(),
+                        edition: p.edition,
                     };
                     std::hint::black_box(crate::lower::lower_parsed(p, text, rel));
                 }
