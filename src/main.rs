@@ -5,6 +5,7 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    tune_allocator();
     let cwd = match std::env::current_dir() {
         Ok(d) => d,
         Err(e) => {
@@ -30,12 +31,18 @@ fn main() -> ExitCode {
     ExitCode::from(code)
 }
 
-/// mimalloc instead of the system allocator (as ruff does): a scan makes
-/// and frees millions of small names, vectors and tree nodes per thread, and
-/// mimalloc's per-thread free lists make that about 15-20% cheaper in CPU
-/// than glibc's malloc on the benchmark corpora, for 30-50 MB more peak
-/// memory (README, Benchmarks). Its use of transparent huge pages is turned
-/// off at build time (`no_thp`): a 2 MiB page faulted in for a few live bytes
-/// added another 20-40 MB of resident memory for no measurable gain.
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+/// glibc raises its mmap threshold each time a large block is freed, so
+/// after the first files the big vectors of every file model come from the
+/// heap, and the long-lived function summaries allocated between them keep
+/// the freed space from being returned. A fixed threshold keeps blocks of
+/// 1 MiB and more in their own mappings, returned as soon as they are freed:
+/// about 25 MB less peak memory on the benchmark's "all" tree, same time
+/// (README, Benchmarks).
+fn tune_allocator() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only changes a malloc parameter; it is called before
+    // any other thread exists.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
+    }
+}
