@@ -630,7 +630,7 @@ impl ProjectIndex {
         let matches = |i: u32| {
             let s = self.sum(i as usize);
             same_family(i)
-                && last_segment(&s.qualname, s.lang) == last
+                && ends_with_segment(&s.qualname, last, s.lang)
                 && (suffix_at_boundary(&s.qualname, target)
                     || suffix_at_boundary(target, &s.qualname))
         };
@@ -737,11 +737,23 @@ impl ProjectIndex {
         // one per function: there are hundreds of thousands).
         let mut callees: Vec<(u32, u32)> = Vec::new();
         let mut start: Vec<u32> = Vec::with_capacity(n + 1);
+        // A file calls the same names over and over (`self.assertEqual`,
+        // `log.debug`): each is resolved once per file.
+        let mut resolved: HashMap<&str, Option<usize>> = HashMap::default();
+        let mut memo_file = None;
         for i in 0..n {
             start.push(callees.len() as u32);
             let s = self.sum(i);
+            let file = self.file_of(i);
+            if memo_file != Some(file) {
+                resolved.clear();
+                memo_file = Some(file);
+            }
             for (k, c) in s.calls.iter().enumerate() {
-                if let Some(j) = self.resolve(s.lang, &c.target, self.file_of(i) as usize)
+                let found = *resolved
+                    .entry(&c.target)
+                    .or_insert_with(|| self.resolve(s.lang, &c.target, file as usize));
+                if let Some(j) = found
                     && j != i
                     && !self.sum(j).is_async
                 {
@@ -811,6 +823,13 @@ fn family(l: Language) -> Language {
 fn last_segment(q: &str, lang: Language) -> &str {
     let sep = lang.path_sep();
     q.rsplit(sep).next().unwrap_or(q)
+}
+
+/// `last_segment(q, lang) == last`, for a `last` without separators,
+/// without splitting `q`.
+fn ends_with_segment(q: &str, last: &str, lang: Language) -> bool {
+    q.strip_suffix(last)
+        .is_some_and(|before| before.is_empty() || before.ends_with(lang.path_sep()))
 }
 
 /// Where the segment boundaries of a name are: after `.`, `::` or `/`.

@@ -286,12 +286,7 @@ impl Pass<'_> {
             return Some(t.to_compact_string());
         }
         match &m.expr(e).kind {
-            ExprKind::Name { id, resolved } => {
-                if resolved.is_some() && self.lookup_var(m, id).is_none() {
-                    return None;
-                }
-                self.lookup_var(m, id)
-            }
+            ExprKind::Name { id, .. } => self.lookup_var(m, id),
             ExprKind::Attr { obj, name, .. } => {
                 let f = m.func(self.func);
                 let owner = self.owner_class(m, f);
@@ -373,8 +368,11 @@ impl Pass<'_> {
 
     fn call_type(&self, m: &FileModel, c: &Call) -> Option<Str> {
         let sep = self.lang.path_sep();
-        let target = match &c.target {
-            Some(t) => t.clone(),
+        // Borrowed when the call has a target: most calls do, and a long
+        // name would otherwise be copied once per call just to look it up.
+        let built;
+        let target: &str = match &c.target {
+            Some(t) => t,
             None => {
                 // A method of a typed receiver not resolved yet.
                 let recv = c.receiver?;
@@ -385,15 +383,16 @@ impl Pass<'_> {
                 if t.starts_with('(') {
                     return None;
                 }
-                format_compact!("{t}{sep}{}", c.name)
+                built = format_compact!("{t}{sep}{}", c.name);
+                &built
             }
         };
-        if let Some(r) = self.kb.returns(&target) {
+        if let Some(r) = self.kb.returns(target) {
             return Some(r.to_compact_string());
         }
         if self.lang == Language::Go && c.receiver.is_none() {
             // `make(chan T, n)`, `make(map[K]V)`, `new(sync.Mutex)`.
-            match target.as_str() {
+            match target {
                 "make" => {
                     return c
                         .positional(0)
@@ -415,7 +414,7 @@ impl Pass<'_> {
         if self.lang == Language::Rust {
             // Smart pointers and cells wrap the interesting type.
             if matches!(
-                target.as_str(),
+                target,
                 "std::sync::Arc::new"
                     | "std::rc::Rc::new"
                     | "std::boxed::Box::new"
@@ -427,7 +426,7 @@ impl Pass<'_> {
             }
             if c.receiver.is_none()
                 && matches!(
-                    target.as_str(),
+                    target,
                     "std::sync::Arc::clone" | "std::rc::Rc::clone" | "Arc::clone" | "Rc::clone"
                 )
             {
@@ -445,7 +444,7 @@ impl Pass<'_> {
                 return last.ends_with("Builder").then(|| head.to_compact_string());
             }
         }
-        constructor_type(self.lang, &target, c.is_new)
+        constructor_type(self.lang, target, c.is_new)
     }
 }
 
