@@ -3,6 +3,7 @@
 use crate::index::ProjectIndex;
 use crate::rule::RuleMeta;
 use crate::semantic::Semantic;
+use std::cell::OnceCell;
 use unsnarl_model::walk::{Parent, Tree};
 use unsnarl_model::*;
 
@@ -18,6 +19,9 @@ pub struct FileCx<'a> {
     pub sema: &'a Semantic,
     pub kb: &'a Table,
     pub index: &'a ProjectIndex,
+    /// The file's named functions sorted by (qualified name, id), built the
+    /// first time a rule looks one up (see [`FileCx::local_function`]).
+    pub(crate) by_qualname: OnceCell<Box<[FuncId]>>,
 }
 
 impl<'a> FileCx<'a> {
@@ -54,6 +58,32 @@ impl<'a> FileCx<'a> {
 
     pub fn call(&self, id: ExprId) -> Option<&'a Call> {
         self.model.call(id)
+    }
+
+    /// The function of this file with this qualified name; when several
+    /// share it, the last one defined (the one a module-level name is bound
+    /// to after the file has run).
+    pub fn local_function(&self, qualname: &str) -> Option<FuncId> {
+        let sorted = self.by_qualname.get_or_init(|| {
+            let mut v: Vec<FuncId> = self
+                .model
+                .function_ids()
+                .filter(|&f| !self.func(f).qualname.is_empty())
+                .collect();
+            v.sort_unstable_by(|&a, &b| {
+                (self.func(a).qualname.as_str(), a.0).cmp(&(self.func(b).qualname.as_str(), b.0))
+            });
+            v.into()
+        });
+        let end = sorted.partition_point(|&f| self.func(f).qualname.as_str() <= qualname);
+        let last = *sorted.get(end.checked_sub(1)?)?;
+        (self.func(last).qualname == qualname).then_some(last)
+    }
+
+    /// The function of this file a call runs, when its resolved target
+    /// names one.
+    pub fn callee_in_file(&self, c: &Call) -> Option<FuncId> {
+        self.local_function(c.target.as_deref()?)
     }
 
     /// The source text of a span.
@@ -189,5 +219,67 @@ impl<'a> FileCx<'a> {
         } else {
             "an anonymous function".into()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Engine, all_rules, testing};
+
+    #[test]
+    fn local_functions_are_found_by_qualified_name_and_the_last_definition_wins() {
+        let text = "def f():\n    pass\n\nclass C:\n    def m(self):\n        f()\n\ndef f():\n    return 1\n\nlambda: 0\n";
+        let engine = Engine::new(all_rules().to_vec(), Knowledge::builtin());
+        let model = testing::lower(Language::Python, text, "pkg/mod.py");
+        let (p, sums) = engine.prepare(model, Language::Python);
+        let index = ProjectIndex::build(vec![sums]);
+        let tree = Tree::build(&p.model);
+        let cx = FileCx {
+            file: 0,
+            path: "pkg/mod.py",
+            text,
+            lang: Language::Python,
+            model: &p.model,
+            tree: &tree,
+            sema: &p.sema,
+            kb: engine.knowledge.table(Language::Python),
+            index: &index,
+            by_qualname: OnceCell::new(),
+        };
+        let named = |q: &str| {
+            cx.model
+                .function_ids()
+                .filter(|&f| cx.func(f).qualname == q)
+                .collect::<Vec<_>>()
+        };
+        let fs = named("pkg.mod.f");
+        assert_eq!(fs.len(), 2, "two definitions of f");
+        assert_eq!(cx.local_function("pkg.mod.f"), fs.last().copied());
+        assert_eq!(
+            cx.local_function("pkg.mod.C.m"),
+            named("pkg.mod.C.m").first().copied()
+        );
+        assert!(cx.local_function("pkg.mod.C.m").is_some());
+        for missing in [
+            "",
+            "pkg.mod",
+            "pkg.mod.g",
+            "pkg.mod.C",
+            "pkg.mod.f.x",
+            "zzz",
+        ] {
+            assert_eq!(cx.local_function(missing), None, "{missing:?}");
+        }
+        let call = cx
+            .model
+            .exprs
+            .iter()
+            .find_map(|e| match &e.kind {
+                ExprKind::Call(c) if c.name == "f" => Some(c),
+                _ => None,
+            })
+            .expect("the call of f");
+        assert_eq!(cx.callee_in_file(call), fs.last().copied());
     }
 }

@@ -30,6 +30,7 @@ pub use registry::{all_rules, find_rule, rules_named};
 pub use rule::{Examples, Rule, RuleMeta};
 pub use semantic::Semantic;
 
+use std::cell::OnceCell;
 use unsnarl_model::walk::Tree;
 use unsnarl_model::{FileModel, Finding, Knowledge, Language};
 
@@ -115,6 +116,7 @@ impl Engine {
             sema: &prepared.sema,
             kb: self.knowledge.table(prepared.lang),
             index,
+            by_qualname: OnceCell::new(),
         };
         let mut out = Vec::new();
         for rule in &self.rules {

@@ -75,7 +75,6 @@ impl Rule for BackgroundContext {
         if common::skip_file(cx) || cx.model.is_test {
             return;
         }
-        let by_name = common::functions_by_qualname(cx);
         for (i, e) in cx.model.exprs.iter().enumerate() {
             let ExprKind::Call(c) = &e.kind else { continue };
             let which = match c.target.as_deref() {
@@ -120,7 +119,7 @@ impl Rule for BackgroundContext {
                         .into_iter()
                         .any(|x| {
                             cx.call(x)
-                                .is_some_and(|k| common::callee_in_file(&by_name, k) == Some(top))
+                                .is_some_and(|k| cx.callee_in_file(k) == Some(top))
                         })
             });
             if let Some(g) = caller {

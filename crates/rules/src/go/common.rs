@@ -117,20 +117,6 @@ pub fn with_descendants(cx: &FileCx, f: FuncId) -> Vec<FuncId> {
     v
 }
 
-/// Functions of this file by qualified name.
-pub fn functions_by_qualname<'a>(cx: &FileCx<'a>) -> HashMap<&'a str, FuncId> {
-    cx.model
-        .function_ids()
-        .filter(|&f| !cx.func(f).qualname.is_empty())
-        .map(|f| (cx.model.func(f).qualname.as_str(), f))
-        .collect()
-}
-
-/// The function of this file a call refers to (by its resolved target).
-pub fn callee_in_file(by_name: &HashMap<&str, FuncId>, c: &Call) -> Option<FuncId> {
-    by_name.get(c.target.as_deref()?).copied()
-}
-
 /// Every statement of a block, recursively (not into nested functions).
 pub fn stmts_in(m: &FileModel, block: &Block) -> Vec<StmtId> {
     struct V(Vec<StmtId>);
@@ -737,14 +723,14 @@ pub fn io_call(cx: &FileCx, c: &Call) -> Option<String> {
 /// the standard library (minus what the knowledge tables say blocks), or
 /// to builtins. Calls of unknown methods or of other packages' functions
 /// may do anything.
-pub fn provably_pure(cx: &FileCx, f: FuncId, by_name: &HashMap<&str, FuncId>, depth: u32) -> bool {
+pub fn provably_pure(cx: &FileCx, f: FuncId, depth: u32) -> bool {
     with_descendants(cx, f).into_iter().all(|g| {
         unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(g).body)
             .into_iter()
             .all(|e| {
                 let Some(c) = cx.call(e) else { return true };
-                if let Some(h) = callee_in_file(by_name, c) {
-                    return h == f || (depth > 0 && provably_pure(cx, h, by_name, depth - 1));
+                if let Some(h) = cx.callee_in_file(c) {
+                    return h == f || (depth > 0 && provably_pure(cx, h, depth - 1));
                 }
                 if cx.effect(c, Effect::Blocking).is_some() {
                     return false;
@@ -763,12 +749,7 @@ pub fn provably_pure(cx: &FileCx, f: FuncId, by_name: &HashMap<&str, FuncId>, de
 
 /// The I/O a function of the file does, directly or through functions of
 /// the file it calls (a few levels deep), closures included.
-pub fn does_io(
-    cx: &FileCx,
-    f: FuncId,
-    by_name: &HashMap<&str, FuncId>,
-    depth: u32,
-) -> Option<String> {
+pub fn does_io(cx: &FileCx, f: FuncId, depth: u32) -> Option<String> {
     // A function of the file named like I/O (`sendEmail`) whose body hides
     // it behind helpers we cannot see.
     let name = &cx.func(f).name;
@@ -778,10 +759,10 @@ pub fn does_io(
     for g in with_descendants(cx, f) {
         for e in unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(g).body) {
             let Some(c) = cx.call(e) else { continue };
-            if let Some(h) = callee_in_file(by_name, c) {
+            if let Some(h) = cx.callee_in_file(c) {
                 if depth > 0
                     && h != f
-                    && let Some(io) = does_io(cx, h, by_name, depth - 1)
+                    && let Some(io) = does_io(cx, h, depth - 1)
                 {
                     return Some(io);
                 }

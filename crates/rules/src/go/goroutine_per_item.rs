@@ -74,15 +74,14 @@ impl Rule for GoroutinePerItem {
         if common::skip_file(cx) {
             return;
         }
-        let by_name = common::functions_by_qualname(cx);
         // Whether the goroutine may do anything heavy: not provably pure
         // (calls that are not all in this file, or known to block).
         let goroutine_work = |call: ExprId| -> bool {
             let Some(c) = cx.call(call) else { return false };
             match cx.expr(cx.model.strip(c.func)).kind {
-                ExprKind::Closure(g) => !common::provably_pure(cx, g, &by_name, 3),
-                _ => match common::callee_in_file(&by_name, c) {
-                    Some(g) => !common::provably_pure(cx, g, &by_name, 3),
+                ExprKind::Closure(g) => !common::provably_pure(cx, g, 3),
+                _ => match cx.callee_in_file(c) {
+                    Some(g) => !common::provably_pure(cx, g, 3),
                     None => {
                         common::io_call(cx, c).is_some()
                             || c.target.as_deref().is_none_or(|t| {
@@ -131,7 +130,7 @@ impl Rule for GoroutinePerItem {
                 StmtKind::Go(call) => goroutine_work(*call),
                 StmtKind::Expr(e) => cx.call(*e).is_some_and(|c| {
                     c.args.iter().any(|a| match cx.expr(a.value).kind {
-                        ExprKind::Closure(g) => !common::provably_pure(cx, g, &by_name, 3),
+                        ExprKind::Closure(g) => !common::provably_pure(cx, g, 3),
                         _ => true,
                     })
                 }),

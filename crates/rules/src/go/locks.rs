@@ -262,28 +262,15 @@ pub struct Acquire {
 
 /// Which locks each function of the file takes (not counting closures run
 /// as goroutines), computed on demand and memoized.
-pub struct Summaries<'a> {
-    by_name: HashMap<&'a str, FuncId>,
+#[derive(Default)]
+pub struct Summaries {
     memo: HashMap<FuncId, Vec<Acquire>>,
     active: Vec<FuncId>,
 }
 
 const MAX_DEPTH: usize = 6;
 
-impl<'a> Summaries<'a> {
-    pub fn new(cx: &FileCx<'a>) -> Summaries<'a> {
-        Summaries {
-            by_name: common::functions_by_qualname(cx),
-            memo: HashMap::new(),
-            active: Vec::new(),
-        }
-    }
-
-    /// The function of the file a call runs synchronously.
-    pub fn callee(&self, c: &Call) -> Option<FuncId> {
-        common::callee_in_file(&self.by_name, c)
-    }
-
+impl Summaries {
     pub fn acquires(&mut self, cx: &FileCx, f: FuncId) -> Vec<Acquire> {
         if let Some(v) = self.memo.get(&f) {
             return v.clone();
@@ -338,7 +325,9 @@ impl<'a> Summaries<'a> {
                     continue;
                 }
                 let Some(c) = cx.call(e) else { continue };
-                let Some(g) = self.callee(c) else { continue };
+                let Some(g) = cx.callee_in_file(c) else {
+                    continue;
+                };
                 if g == f {
                     continue;
                 }
@@ -449,7 +438,7 @@ pub struct Edge {
 /// Walks every function of the file, collecting lock re-entries and the
 /// edges of the lock graph (through calls of functions of the file).
 pub fn lock_graph(cx: &FileCx) -> (Vec<Reentry>, Vec<Edge>) {
-    let mut sums = Summaries::new(cx);
+    let mut sums = Summaries::default();
     let mut g = GraphFlow {
         sums: &mut sums,
         func: FuncId(0),
@@ -466,14 +455,14 @@ pub fn lock_graph(cx: &FileCx) -> (Vec<Reentry>, Vec<Edge>) {
     (g.reentries, g.edges)
 }
 
-struct GraphFlow<'s, 'a> {
-    sums: &'s mut Summaries<'a>,
+struct GraphFlow<'s> {
+    sums: &'s mut Summaries,
     func: FuncId,
     reentries: Vec<Reentry>,
     edges: Vec<Edge>,
 }
 
-impl GraphFlow<'_, '_> {
+impl GraphFlow<'_> {
     fn acquire(&mut self, cx: &FileCx, op: &LockOp, held: &HeldSet) {
         for h in held {
             if h.op.instance == op.instance {
@@ -509,7 +498,9 @@ impl GraphFlow<'_, '_> {
             return;
         }
         let Some(c) = cx.call(e) else { return };
-        let Some(g) = self.sums.callee(c) else { return };
+        let Some(g) = cx.callee_in_file(c) else {
+            return;
+        };
         let recv = c.receiver.and_then(|r| cx.model.dotted(r));
         for a in self.sums.acquires(cx, g) {
             let mut via = vec![(cx.expr(e).span, cx.func(g).name.clone())];
@@ -576,7 +567,7 @@ impl GraphFlow<'_, '_> {
     }
 }
 
-impl Flow for GraphFlow<'_, '_> {
+impl Flow for GraphFlow<'_> {
     type S = HeldSet;
     fn simple(&mut self, cx: &FileCx, s: StmtId, st: &mut HeldSet) {
         if matches!(cx.stmt(s).kind, StmtKind::Defer(_)) {

@@ -3,7 +3,6 @@
 use super::common::{self, ChanUse};
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
-use std::collections::HashMap;
 use unsnarl_model::walk::{Visitor, walk_block};
 use unsnarl_model::*;
 
@@ -77,7 +76,6 @@ impl Rule for UnjoinedGoroutine {
         if common::skip_file(cx) {
             return;
         }
-        let by_name = common::functions_by_qualname(cx);
         for s in &cx.model.stmts {
             let StmtKind::Go(call_expr) = s.kind else {
                 continue;
@@ -94,14 +92,12 @@ impl Rule for UnjoinedGoroutine {
             // file, or a callee we only know by name. Function values
             // (`go fn()`) are not judged.
             let (signals, io) = match cx.expr(cx.model.strip(c.func)).kind {
-                ExprKind::Closure(f) => (func_signals(cx, f), common::does_io(cx, f, &by_name, 3)),
+                ExprKind::Closure(f) => (func_signals(cx, f), common::does_io(cx, f, 3)),
                 ExprKind::Name { resolved: None, .. } => continue,
-                ExprKind::Name { .. } | ExprKind::Attr { .. } => {
-                    match common::callee_in_file(&by_name, c) {
-                        Some(f) => (func_signals(cx, f), common::does_io(cx, f, &by_name, 3)),
-                        None => (named_goroutine(cx, c), common::io_call(cx, c)),
-                    }
-                }
+                ExprKind::Name { .. } | ExprKind::Attr { .. } => match cx.callee_in_file(c) {
+                    Some(f) => (func_signals(cx, f), common::does_io(cx, f, 3)),
+                    None => (named_goroutine(cx, c), common::io_call(cx, c)),
+                },
                 _ => continue,
             };
             if signals {
@@ -149,12 +145,12 @@ fn named_goroutine(cx: &FileCx, c: &Call) -> bool {
 /// deferred `func() { <-sem }()`), tells someone it ended or failed, or
 /// hands its result to the spawning function through a captured variable.
 fn func_signals(cx: &FileCx, f: FuncId) -> bool {
-    signals_deep(cx, f, &common::functions_by_qualname(cx), 2)
+    signals_deep(cx, f, 2)
 }
 
 /// Like [`func_signals`], following calls of functions of the file a few
 /// levels down (`go c.readLoop()` whose cleanup closes `c.readerDone`).
-fn signals_deep(cx: &FileCx, f: FuncId, by_name: &HashMap<&str, FuncId>, depth: u32) -> bool {
+fn signals_deep(cx: &FileCx, f: FuncId, depth: u32) -> bool {
     common::with_descendants(cx, f).into_iter().any(|g| {
         body_signals(cx, &cx.func(g).body)
             || (cx.func(f).kind == FnKind::Closure && assigns_captured(cx, f, g))
@@ -162,8 +158,8 @@ fn signals_deep(cx: &FileCx, f: FuncId, by_name: &HashMap<&str, FuncId>, depth: 
                 && unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(g).body)
                     .into_iter()
                     .filter_map(|e| cx.call(e))
-                    .filter_map(|c| common::callee_in_file(by_name, c))
-                    .any(|h| h != f && signals_deep(cx, h, by_name, depth - 1)))
+                    .filter_map(|c| cx.callee_in_file(c))
+                    .any(|h| h != f && signals_deep(cx, h, depth - 1)))
     })
 }
 

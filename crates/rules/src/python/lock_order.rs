@@ -110,16 +110,10 @@ impl Rule for LockOrder {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
-        let by_qualname: HashMap<&str, FuncId> = cx
-            .model
-            .function_ids()
-            .filter(|&f| !cx.func(f).qualname.is_empty())
-            .map(|f| (cx.func(f).qualname.as_str(), f))
-            .collect();
         let events: Vec<Vec<Event>> = cx
             .model
             .function_ids()
-            .map(|f| collect_events(cx, f, &by_qualname))
+            .map(|f| collect_events(cx, f))
             .collect();
         if events.iter().all(|e| e.is_empty()) {
             return;
@@ -278,21 +272,14 @@ fn locks_taken(
 }
 
 /// Walks a function's body tracking the locks held by `with` blocks.
-fn collect_events(cx: &FileCx, f: FuncId, fns: &HashMap<&str, FuncId>) -> Vec<Event> {
+fn collect_events(cx: &FileCx, f: FuncId) -> Vec<Event> {
     let mut out = Vec::new();
     let mut held = Vec::new();
-    walk(cx, f, fns, &cx.func(f).body, &mut held, &mut out);
+    walk(cx, f, &cx.func(f).body, &mut held, &mut out);
     out
 }
 
-fn walk(
-    cx: &FileCx,
-    f: FuncId,
-    fns: &HashMap<&str, FuncId>,
-    block: &Block,
-    held: &mut Vec<Held>,
-    out: &mut Vec<Event>,
-) {
+fn walk(cx: &FileCx, f: FuncId, block: &Block, held: &mut Vec<Held>, out: &mut Vec<Event>) {
     let entry = held.len();
     for &s in block {
         // `lock.acquire()` / `lock.release()` as statements.
@@ -329,7 +316,7 @@ fn walk(
         if let StmtKind::With { items, body, .. } = &cx.stmt(s).kind {
             let before = held.len();
             for it in items {
-                calls_in(cx, fns, it.ctx, held, out);
+                calls_in(cx, it.ctx, held, out);
                 if let Some(l) = lock_ref(cx, it.ctx, f)
                     && matches!(
                         l.kind.as_str(),
@@ -349,36 +336,28 @@ fn walk(
                     held.push(lock);
                 }
             }
-            walk(cx, f, fns, body, held, out);
+            walk(cx, f, body, held, out);
             held.truncate(before);
             continue;
         }
         for_each_stmt_child(cx.model, s, &mut |c| match c {
-            Child::Expr(e) => calls_in(cx, fns, e, held, out),
-            Child::Block(b) => walk(cx, f, fns, b, held, out),
+            Child::Expr(e) => calls_in(cx, e, held, out),
+            Child::Block(b) => walk(cx, f, b, held, out),
         });
     }
     held.truncate(entry.min(held.len()));
 }
 
-fn calls_in(
-    cx: &FileCx,
-    fns: &HashMap<&str, FuncId>,
-    e: ExprId,
-    held: &[Held],
-    out: &mut Vec<Event>,
-) {
+fn calls_in(cx: &FileCx, e: ExprId, held: &[Held], out: &mut Vec<Event>) {
     struct V<'a, 'b> {
         cx: &'b FileCx<'a>,
-        fns: &'b HashMap<&'b str, FuncId>,
         held: &'b [Held],
         out: &'b mut Vec<Event>,
     }
     impl Visitor for V<'_, '_> {
         fn enter_expr(&mut self, _m: &FileModel, id: ExprId) -> bool {
             if let Some(c) = self.cx.call(id)
-                && let Some(t) = c.target.as_deref()
-                && let Some(&callee) = self.fns.get(t)
+                && let Some(callee) = self.cx.callee_in_file(c)
             {
                 self.out.push(Event::Call {
                     callee,
@@ -389,7 +368,7 @@ fn calls_in(
             true
         }
     }
-    let mut v = V { cx, fns, held, out };
+    let mut v = V { cx, held, out };
     walk_expr(cx.model, e, &mut v);
 }
 

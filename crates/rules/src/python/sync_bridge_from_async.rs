@@ -3,6 +3,7 @@
 
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
+use std::cell::OnceCell;
 use std::collections::HashMap;
 use unsnarl_model::walk::Parent;
 use unsnarl_model::*;
@@ -71,29 +72,10 @@ impl Rule for SyncBridgeFromAsync {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
-        let by_qualname: HashMap<&str, FuncId> = cx
-            .model
-            .function_ids()
-            .filter(|&f| !cx.func(f).qualname.is_empty())
-            .map(|f| (cx.func(f).qualname.as_str(), f))
-            .collect();
-        // Callers of each function of this file: (caller, call site).
-        let mut callers: HashMap<FuncId, Vec<(FuncId, ExprId)>> = HashMap::new();
-        for (i, e) in cx.model.exprs.iter().enumerate() {
-            let ExprKind::Call(c) = &e.kind else { continue };
-            let id = ExprId(i as u32);
-            if matches!(cx.tree.expr_parent(id), Parent::Detached) {
-                continue;
-            }
-            if let Some(t) = c.target.as_deref()
-                && let Some(&callee) = by_qualname.get(t)
-            {
-                callers
-                    .entry(callee)
-                    .or_default()
-                    .push((cx.func_of(id), id));
-            }
-        }
+        // Built on first use: most files have no bridge, and need no map of
+        // callers.
+        let callers = OnceCell::new();
+        let callers = || callers.get_or_init(|| callers_in_file(cx));
         for (i, e) in cx.model.exprs.iter().enumerate() {
             let ExprKind::Call(c) = &e.kind else { continue };
             let id = ExprId(i as u32);
@@ -106,7 +88,7 @@ impl Rule for SyncBridgeFromAsync {
             if let Some(entry) = cx.effect(c, Effect::SyncOverAsync)
                 && !cx.func(f).is_async
                 && f.0 != 0
-                && let Some(path) = async_caller(cx, f, &callers)
+                && let Some(path) = async_caller(cx, f, callers())
             {
                 out.push(cx.finding(
                     &META,
@@ -130,7 +112,7 @@ impl Rule for SyncBridgeFromAsync {
             let Some(t) = c.target.as_deref() else {
                 continue;
             };
-            if by_qualname.contains_key(t) {
+            if cx.local_function(t).is_some() {
                 continue;
             }
             if let Some(chain) = remote_bridge(cx, t, 0) {
@@ -146,6 +128,25 @@ impl Rule for SyncBridgeFromAsync {
             }
         }
     }
+}
+
+/// Callers of each function of this file: (caller, call site).
+fn callers_in_file(cx: &FileCx) -> HashMap<FuncId, Vec<(FuncId, ExprId)>> {
+    let mut callers: HashMap<FuncId, Vec<(FuncId, ExprId)>> = HashMap::new();
+    for (i, e) in cx.model.exprs.iter().enumerate() {
+        let ExprKind::Call(c) = &e.kind else { continue };
+        let id = ExprId(i as u32);
+        if matches!(cx.tree.expr_parent(id), Parent::Detached) {
+            continue;
+        }
+        if let Some(callee) = cx.callee_in_file(c) {
+            callers
+                .entry(callee)
+                .or_default()
+                .push((cx.func_of(id), id));
+        }
+    }
+    callers
 }
 
 /// A path from a coroutine of the file down to `f` through sync functions

@@ -109,12 +109,6 @@ impl Rule for ThreadSharedMutation {
 /// Functions of this file that run on several threads at once, with how
 /// they are started.
 fn concurrent_targets(cx: &FileCx) -> Vec<(FuncId, String)> {
-    let by_name: HashMap<&str, FuncId> = cx
-        .model
-        .function_ids()
-        .filter(|&f| !cx.func(f).qualname.is_empty())
-        .map(|f| (cx.func(f).qualname.as_str(), f))
-        .collect();
     let mut sites: HashMap<FuncId, (usize, bool, &'static str)> = HashMap::new();
     for (i, e) in cx.model.exprs.iter().enumerate() {
         let ExprKind::Call(c) = &e.kind else { continue };
@@ -146,7 +140,7 @@ fn concurrent_targets(cx: &FileCx) -> Vec<(FuncId, String)> {
         else {
             continue;
         };
-        let Some(f) = by_name.get(name.as_str()).copied().or_else(|| {
+        let Some(f) = cx.local_function(&name).or_else(|| {
             // `obj.method` on an untyped receiver: the only method of that
             // name in this file.
             let (_, m) = name.rsplit_once('.')?;

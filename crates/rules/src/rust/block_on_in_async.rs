@@ -86,7 +86,6 @@ impl Rule for BlockOnInAsync {
 /// An async function calling a sync helper of the same file that blocks on
 /// a future (directly or a few helpers further down).
 fn through_helpers(cx: &FileCx, out: &mut Vec<Finding>) {
-    let by_name = common::functions_by_qualname(cx);
     for f in cx.model.function_ids() {
         if !cx.runs_on_loop(f) || common::test_like(cx, f) {
             continue;
@@ -98,14 +97,14 @@ fn through_helpers(cx: &FileCx, out: &mut Vec<Finding>) {
             {
                 continue;
             }
-            let Some(g) = common::callee_in_file(&by_name, c) else {
+            let Some(g) = cx.callee_in_file(c) else {
                 continue;
             };
             if cx.func(g).is_async {
                 continue;
             }
             let mut path = Vec::new();
-            let Some(site) = blocks_on(cx, &by_name, g, &mut path) else {
+            let Some(site) = blocks_on(cx, g, &mut path) else {
                 continue;
             };
             let inner = cx.call(site).expect("a call");
@@ -137,12 +136,7 @@ fn through_helpers(cx: &FileCx, out: &mut Vec<Finding>) {
 
 /// The `block_on` (or runtime construction) a sync function performs,
 /// directly or through sync helpers of the file (depth-limited).
-fn blocks_on(
-    cx: &FileCx,
-    by_name: &std::collections::HashMap<&str, FuncId>,
-    g: FuncId,
-    path: &mut Vec<FuncId>,
-) -> Option<ExprId> {
+fn blocks_on(cx: &FileCx, g: FuncId, path: &mut Vec<FuncId>) -> Option<ExprId> {
     if path.contains(&g) || path.len() >= 4 {
         return None;
     }
@@ -158,9 +152,9 @@ fn blocks_on(
     }
     for &e in &exprs {
         if let Some(c) = cx.call(e)
-            && let Some(h) = common::callee_in_file(by_name, c)
+            && let Some(h) = cx.callee_in_file(c)
             && !cx.func(h).is_async
-            && let Some(site) = blocks_on(cx, by_name, h, path)
+            && let Some(site) = blocks_on(cx, h, path)
         {
             return Some(site);
         }

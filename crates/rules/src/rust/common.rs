@@ -3,7 +3,6 @@
 //! of local names.
 
 use crate::context::FileCx;
-use std::collections::HashMap;
 use unsnarl_model::walk::{
     Child, Parent, Visitor, exprs_in_block, for_each_stmt_child, walk_block,
 };
@@ -426,23 +425,6 @@ pub fn local_channels(cx: &FileCx, f: FuncId) -> Vec<LocalChannel> {
         });
     }
     out
-}
-
-/// Functions of the file by qualified name.
-pub fn functions_by_qualname<'a>(cx: &FileCx<'a>) -> HashMap<&'a str, FuncId> {
-    let mut out = HashMap::new();
-    for f in cx.model.function_ids() {
-        let q = cx.func(f).qualname.as_str();
-        if !q.is_empty() {
-            out.entry(q).or_insert(f);
-        }
-    }
-    out
-}
-
-/// The function of this file a call goes to, when its target names one.
-pub fn callee_in_file(by_name: &HashMap<&str, FuncId>, c: &Call) -> Option<FuncId> {
-    by_name.get(c.target.as_deref()?).copied()
 }
 
 /// True when a loop body has a way out: a `break` or `return` (not inside

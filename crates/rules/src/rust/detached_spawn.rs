@@ -211,8 +211,7 @@ fn replies_through_callee(cx: &FileCx, spawn: ExprId) -> bool {
     if inner.receiver.is_some() || inner.args.is_empty() {
         return false;
     }
-    let by_name = super::common::functions_by_qualname(cx);
-    let callee = super::common::callee_in_file(&by_name, inner).or_else(|| {
+    let callee = cx.callee_in_file(inner).or_else(|| {
         // A free function of this file called by its bare name.
         let name = cx.model.name_of(inner.func)?;
         let mut found = cx

@@ -657,7 +657,6 @@ type Direct = Vec<(Vec<Acq>, Vec<(ExprId, FuncId)>)>;
 
 impl LockSummaries {
     pub fn build(cx: &FileCx) -> LockSummaries {
-        let by_name = common::functions_by_qualname(cx);
         let n = cx.model.functions.len();
         let mut direct: Direct = Vec::with_capacity(n);
         for f in cx.model.function_ids() {
@@ -673,7 +672,7 @@ impl LockSummaries {
                 .iter()
                 .filter_map(|&e| {
                     let call = cx.call(e)?;
-                    let g = common::callee_in_file(&by_name, call)?;
+                    let g = cx.callee_in_file(call)?;
                     (g != f).then_some((e, g))
                 })
                 .collect();
@@ -762,7 +761,6 @@ pub struct Nesting {
 
 struct NestSink<'s> {
     sums: &'s LockSummaries,
-    by_name: std::collections::HashMap<&'s str, FuncId>,
     func: FuncId,
     out: Vec<Nesting>,
 }
@@ -796,7 +794,7 @@ impl Sink for NestSink<'_> {
             return;
         }
         let Some(c) = cx.call(call) else { return };
-        let Some(g) = common::callee_in_file(&self.by_name, c) else {
+        let Some(g) = cx.callee_in_file(c) else {
             return;
         };
         if g == self.func {
@@ -828,7 +826,6 @@ pub fn nestings(cx: &FileCx) -> Vec<Nesting> {
         }
         let mut sink = NestSink {
             sums: &sums,
-            by_name: common::functions_by_qualname(cx),
             func: f,
             out: Vec::new(),
         };
