@@ -27,8 +27,8 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
-use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Once, OnceLock};
 use std::time::{Duration, Instant};
 use unsnarl_model::{Finding, Knowledge, LineIndex, SourceInput};
 use unsnarl_rules::{
@@ -256,8 +256,16 @@ struct FileState {
 /// A file's text and its model after the semantic pass.
 struct Analyzed {
     text: String,
-    lines: LineIndex,
+    /// Built on first use: only files with findings or a syntax error need
+    /// line numbers, and most files have neither.
+    lines: OnceLock<LineIndex>,
     prepared: Prepared,
+}
+
+impl Analyzed {
+    fn lines(&self) -> &LineIndex {
+        self.lines.get_or_init(|| LineIndex::new(&self.text))
+    }
 }
 
 /// Bytes of models still allowed to stay in memory between the passes.
@@ -333,9 +341,11 @@ fn prepare_file(
     if deadline.expired() {
         return Stage1::Skip(file.display, SkipReason::Timeout);
     }
-    let lines = LineIndex::new(&text);
+    let lines = OnceLock::new();
     let syntax = model.syntax_errors.first().map(|e| {
-        let lc = lines.line_col(&text, e.span.start);
+        let lc = lines
+            .get_or_init(|| LineIndex::new(&text))
+            .line_col(&text, e.span.start);
         SyntaxErrorOut {
             path: file.display.clone(),
             line: lc.line,
@@ -361,7 +371,7 @@ fn prepare_file(
         prepared,
     };
     let local = ProjectIndex::for_one_file(EARLY_FILE, sums.clone());
-    let own = |_: usize, span| location(&file.display, &a.text, &a.lines, span);
+    let own = |_: usize, span| location(&file.display, &a.text, a.lines(), span);
     let checked = check_analyzed(
         &file,
         &a,
@@ -376,7 +386,7 @@ fn prepare_file(
     let kept = if queries.is_empty() {
         None
     } else {
-        let cost = a.prepared.approx_bytes() + a.text.len() + a.lines.line_count() * 4;
+        let cost = a.prepared.approx_bytes() + a.text.len() + a.lines().line_count() * 4;
         memory.take(cost).then(|| Box::new(a))
     };
     Stage1::Ready(
@@ -409,10 +419,9 @@ fn reanalyze(
     };
     let model = frontend.lower(&input);
     let (prepared, _) = engine.prepare(model, file.lang);
-    let lines = LineIndex::new(&text);
     Ok(Analyzed {
         text,
-        lines,
+        lines: OnceLock::new(),
         prepared,
     })
 }
@@ -466,7 +475,7 @@ fn check_file(
     };
     let other = |j: usize, span| match files.get(j) {
         Some(o) if j != i => related_location(o, span),
-        _ => location(&f.file.display, &a.text, &a.lines, span),
+        _ => location(&f.file.display, &a.text, a.lines(), span),
     };
     check_analyzed(&f.file, a, i, engine, index, filter, deadline, &other)
 }
@@ -514,7 +523,7 @@ fn check_analyzed(
         if filter.below_threshold(finding.severity) {
             continue;
         }
-        let loc = location(&file.display, &a.text, &a.lines, finding.span);
+        let loc = location(&file.display, &a.text, a.lines(), finding.span);
         if filter::is_suppressed(
             &sup,
             &file_ignores,
@@ -595,7 +604,7 @@ fn to_out(
         rule_name,
         category: finding.category,
         severity: finding.severity,
-        excerpt: excerpt(&a.text, &a.lines, finding.span),
+        excerpt: excerpt(&a.text, a.lines(), finding.span),
         loc,
         message: finding.message,
         fix: finding.fix,
@@ -608,7 +617,7 @@ fn to_out(
 /// 1 (then it is read again: related locations are few).
 fn related_location(other: &FileState, span: unsnarl_model::Span) -> Location {
     if let Some(a) = &other.kept {
-        return location(&other.file.display, &a.text, &a.lines, span);
+        return location(&other.file.display, &a.text, a.lines(), span);
     }
     let text = match walk::load(&other.file.abs) {
         Load::Text(t) => t,
