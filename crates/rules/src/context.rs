@@ -22,6 +22,9 @@ pub struct FileCx<'a> {
     /// The file's named functions sorted by (qualified name, id), built the
     /// first time a rule looks one up (see [`FileCx::local_function`]).
     pub(crate) by_qualname: OnceCell<Box<[FuncId]>>,
+    /// The functions nested directly in each function, built the first time
+    /// a rule asks (see [`FileCx::with_nested`]).
+    pub(crate) children: OnceCell<Box<[Vec<FuncId>]>>,
 }
 
 impl<'a> FileCx<'a> {
@@ -78,6 +81,32 @@ impl<'a> FileCx<'a> {
         let end = sorted.partition_point(|&f| self.func(f).qualname.as_str() <= qualname);
         let last = *sorted.get(end.checked_sub(1)?)?;
         (self.func(last).qualname == qualname).then_some(last)
+    }
+
+    /// `f` first, then every function nested in it at any depth (closures,
+    /// local functions), by id.
+    pub fn with_nested(&self, f: FuncId) -> Vec<FuncId> {
+        let children = self.children.get_or_init(|| {
+            let mut c = vec![Vec::new(); self.model.functions.len()];
+            for g in self.model.function_ids() {
+                if let Some(p) = self.func(g).parent
+                    && let Some(siblings) = c.get_mut(p.index())
+                {
+                    siblings.push(g);
+                }
+            }
+            c.into_boxed_slice()
+        });
+        let mut out = vec![f];
+        let mut next = 0;
+        // Parents form a tree; the bound only guards against a malformed
+        // model looping forever.
+        while next < out.len() && out.len() <= children.len() {
+            out.extend_from_slice(children.get(out[next].index()).map_or(&[][..], |c| c));
+            next += 1;
+        }
+        out[1..].sort_unstable();
+        out
     }
 
     /// The function of this file a call runs, when its resolved target
@@ -227,17 +256,16 @@ mod tests {
     use super::*;
     use crate::{Engine, all_rules, testing};
 
-    #[test]
-    fn local_functions_are_found_by_qualified_name_and_the_last_definition_wins() {
-        let text = "def f():\n    pass\n\nclass C:\n    def m(self):\n        f()\n\ndef f():\n    return 1\n\nlambda: 0\n";
+    /// Runs `check` on the context of a Python file.
+    fn with_cx(text: &str, path: &str, check: impl FnOnce(&FileCx)) {
         let engine = Engine::new(all_rules().to_vec(), Knowledge::builtin());
-        let model = testing::lower(Language::Python, text, "pkg/mod.py");
+        let model = testing::lower(Language::Python, text, path);
         let (p, sums) = engine.prepare(model, Language::Python);
         let index = ProjectIndex::build(vec![sums]);
         let tree = Tree::build(&p.model);
-        let cx = FileCx {
+        check(&FileCx {
             file: 0,
-            path: "pkg/mod.py",
+            path,
             text,
             lang: Language::Python,
             model: &p.model,
@@ -246,40 +274,76 @@ mod tests {
             kb: engine.knowledge.table(Language::Python),
             index: &index,
             by_qualname: OnceCell::new(),
-        };
-        let named = |q: &str| {
-            cx.model
+            children: OnceCell::new(),
+        });
+    }
+
+    #[test]
+    fn local_functions_are_found_by_qualified_name_and_the_last_definition_wins() {
+        let text = "def f():\n    pass\n\nclass C:\n    def m(self):\n        f()\n\ndef f():\n    return 1\n\nlambda: 0\n";
+        with_cx(text, "pkg/mod.py", |cx| {
+            let named = |q: &str| {
+                cx.model
+                    .function_ids()
+                    .filter(|&f| cx.func(f).qualname == q)
+                    .collect::<Vec<_>>()
+            };
+            let fs = named("pkg.mod.f");
+            assert_eq!(fs.len(), 2, "two definitions of f");
+            assert_eq!(cx.local_function("pkg.mod.f"), fs.last().copied());
+            assert_eq!(
+                cx.local_function("pkg.mod.C.m"),
+                named("pkg.mod.C.m").first().copied()
+            );
+            assert!(cx.local_function("pkg.mod.C.m").is_some());
+            for missing in [
+                "",
+                "pkg.mod",
+                "pkg.mod.g",
+                "pkg.mod.C",
+                "pkg.mod.f.x",
+                "zzz",
+            ] {
+                assert_eq!(cx.local_function(missing), None, "{missing:?}");
+            }
+            let call = cx
+                .model
+                .exprs
+                .iter()
+                .find_map(|e| match &e.kind {
+                    ExprKind::Call(c) if c.name == "f" => Some(c),
+                    _ => None,
+                })
+                .expect("the call of f");
+            assert_eq!(cx.callee_in_file(call), fs.last().copied());
+        });
+    }
+
+    #[test]
+    fn nested_functions_are_every_function_below_at_any_depth() {
+        let text = "def outer():\n    def mid():\n        def inner():\n            pass\n        return inner\n    cb = lambda: mid()\n    return cb\n\ndef other():\n    pass\n";
+        with_cx(text, "m.py", |cx| {
+            let id = |name: &str| {
+                cx.model
+                    .function_ids()
+                    .find(|&f| cx.func(f).name == name)
+                    .unwrap_or_else(|| panic!("no function {name}"))
+            };
+            let (outer, mid, inner, other) = (id("outer"), id("mid"), id("inner"), id("other"));
+            let lambda = cx
+                .model
                 .function_ids()
-                .filter(|&f| cx.func(f).qualname == q)
-                .collect::<Vec<_>>()
-        };
-        let fs = named("pkg.mod.f");
-        assert_eq!(fs.len(), 2, "two definitions of f");
-        assert_eq!(cx.local_function("pkg.mod.f"), fs.last().copied());
-        assert_eq!(
-            cx.local_function("pkg.mod.C.m"),
-            named("pkg.mod.C.m").first().copied()
-        );
-        assert!(cx.local_function("pkg.mod.C.m").is_some());
-        for missing in [
-            "",
-            "pkg.mod",
-            "pkg.mod.g",
-            "pkg.mod.C",
-            "pkg.mod.f.x",
-            "zzz",
-        ] {
-            assert_eq!(cx.local_function(missing), None, "{missing:?}");
-        }
-        let call = cx
-            .model
-            .exprs
-            .iter()
-            .find_map(|e| match &e.kind {
-                ExprKind::Call(c) if c.name == "f" => Some(c),
-                _ => None,
-            })
-            .expect("the call of f");
-        assert_eq!(cx.callee_in_file(call), fs.last().copied());
+                .find(|&f| cx.func(f).kind == FnKind::Closure)
+                .expect("the lambda");
+            let mut below_outer = [mid, inner, lambda];
+            below_outer.sort();
+            assert_eq!(cx.with_nested(outer)[0], outer);
+            assert_eq!(cx.with_nested(outer)[1..], below_outer[..]);
+            assert_eq!(cx.with_nested(mid), vec![mid, inner]);
+            assert_eq!(cx.with_nested(inner), vec![inner]);
+            assert_eq!(cx.with_nested(other), vec![other]);
+            let module = FuncId(0);
+            assert_eq!(cx.with_nested(module).len(), cx.model.functions.len());
+        });
     }
 }

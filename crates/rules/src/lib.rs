@@ -117,6 +117,7 @@ impl Engine {
             kb: self.knowledge.table(prepared.lang),
             index,
             by_qualname: OnceCell::new(),
+            children: OnceCell::new(),
         };
         let mut out = Vec::new();
         for rule in &self.rules {

@@ -170,7 +170,7 @@ fn after_done(cx: &FileCx, e: ExprId) -> bool {
     // select case on it).
     let start = cx.expr(e).span.start;
     let top = common::outermost(cx, f);
-    let done_before = common::with_descendants(cx, top).into_iter().any(|g| {
+    let done_before = cx.with_nested(top).into_iter().any(|g| {
         exprs_in_block(cx.model, &cx.func(g).body)
             .into_iter()
             .any(|x| is_done_call(cx, x) && cx.expr(x).span.start < start)

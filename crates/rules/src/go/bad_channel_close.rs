@@ -185,11 +185,11 @@ fn closed_by_many(cx: &FileCx, f: FuncId, ch: &str) -> Option<String> {
     }
     // Another goroutine of the same function closes it too.
     let parent = cx.func(g).parent?;
-    let others = common::descendants(cx, parent).into_iter().filter(|&h| {
+    let others = cx.with_nested(parent).into_iter().skip(1).filter(|&h| {
         h != g
             && !cx.tree.func_ancestors(cx.model, h).any(|a| a == g)
             && common::go_stmt_of_closure(cx, h).is_some()
-            && common::with_descendants(cx, h).into_iter().any(|k| {
+            && cx.with_nested(h).into_iter().any(|k| {
                 exprs_in_block(cx.model, &cx.func(k).body)
                     .into_iter()
                     .any(|e| closed_channel(cx, e).as_deref() == Some(ch) && !in_once(cx, e))
@@ -296,7 +296,8 @@ fn closed_by_receiver(cx: &FileCx, f: FuncId, ch: &str, close: ExprId) -> Option
                 .enclosing_stmt(u)
                 .is_some_and(|s| cx.stmt(s).span.end < at)
     });
-    let senders = common::with_descendants(cx, scope_root)
+    let senders = cx
+        .with_nested(scope_root)
         .into_iter()
         .filter(|&h| h != f)
         .any(|h| {

@@ -102,21 +102,6 @@ pub fn ctx_in_scope(cx: &FileCx, f: FuncId) -> Option<CtxSource> {
     None
 }
 
-/// Every function nested in `f` (closures), `f` excluded.
-pub fn descendants(cx: &FileCx, f: FuncId) -> Vec<FuncId> {
-    cx.model
-        .function_ids()
-        .filter(|&g| g != f && cx.tree.func_ancestors(cx.model, g).any(|a| a == f))
-        .collect()
-}
-
-/// `f` and every function nested in it.
-pub fn with_descendants(cx: &FileCx, f: FuncId) -> Vec<FuncId> {
-    let mut v = vec![f];
-    v.extend(descendants(cx, f));
-    v
-}
-
 /// Every statement of a block, recursively (not into nested functions).
 pub fn stmts_in(m: &FileModel, block: &Block) -> Vec<StmtId> {
     struct V(Vec<StmtId>);
@@ -268,7 +253,7 @@ pub fn names_in_target<'a>(cx: &FileCx<'a>, t: ExprId) -> Vec<&'a str> {
 /// Every expression of `f` and of the closures nested in it.
 pub fn exprs_deep(cx: &FileCx, f: FuncId) -> Vec<ExprId> {
     let mut out = Vec::new();
-    for g in with_descendants(cx, f) {
+    for g in cx.with_nested(f) {
         out.extend(unsnarl_model::walk::exprs_in_block(
             cx.model,
             &cx.func(g).body,
@@ -724,7 +709,7 @@ pub fn io_call(cx: &FileCx, c: &Call) -> Option<String> {
 /// to builtins. Calls of unknown methods or of other packages' functions
 /// may do anything.
 pub fn provably_pure(cx: &FileCx, f: FuncId, depth: u32) -> bool {
-    with_descendants(cx, f).into_iter().all(|g| {
+    cx.with_nested(f).into_iter().all(|g| {
         unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(g).body)
             .into_iter()
             .all(|e| {
@@ -756,7 +741,7 @@ pub fn does_io(cx: &FileCx, f: FuncId, depth: u32) -> Option<String> {
     if !name.is_empty() && starts_with_verb(name) {
         return Some(format!("`{name}`"));
     }
-    for g in with_descendants(cx, f) {
+    for g in cx.with_nested(f) {
         for e in unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(g).body) {
             let Some(c) = cx.call(e) else { continue };
             if let Some(h) = cx.callee_in_file(c) {

@@ -176,7 +176,7 @@ fn spawn_stmt(cx: &FileCx, g: FuncId) -> Option<StmtId> {
 
 /// Whether goroutine `h` mentions variable `root`.
 fn touches(cx: &FileCx, h: FuncId, root: &str) -> bool {
-    common::with_descendants(cx, h).into_iter().any(|k| {
+    cx.with_nested(h).into_iter().any(|k| {
         exprs_in_block(cx.model, &cx.func(k).body)
             .into_iter()
             .any(|e| cx.model.name_of(e) == Some(root))

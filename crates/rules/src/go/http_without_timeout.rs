@@ -177,7 +177,7 @@ fn compared(cx: &FileCx, e: ExprId) -> bool {
 fn deadline_set(cx: &FileCx, dial: ExprId) -> bool {
     let f = cx.func_of(dial);
     let top = common::outermost(cx, f);
-    common::with_descendants(cx, top).into_iter().any(|g| {
+    cx.with_nested(top).into_iter().any(|g| {
         exprs_in_block(cx.model, &cx.func(g).body)
             .into_iter()
             .any(|e| {

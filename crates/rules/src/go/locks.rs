@@ -396,9 +396,9 @@ fn flag_guarded(cx: &FileCx, f: FuncId, s: StmtId) -> bool {
 /// waits for that hand-off on purpose.
 fn handed_off(cx: &FileCx, f: FuncId, instance: &str) -> bool {
     let top = common::outermost(cx, f);
-    common::descendants(cx, top).into_iter().any(|g| {
+    cx.with_nested(top).into_iter().skip(1).any(|g| {
         common::runs_in_goroutine(cx, g)
-            && common::with_descendants(cx, g).into_iter().any(|h| {
+            && cx.with_nested(g).into_iter().any(|h| {
                 unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(h).body)
                     .into_iter()
                     .any(|e| {

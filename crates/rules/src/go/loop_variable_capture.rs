@@ -200,7 +200,7 @@ fn rebound_in_body(cx: &FileCx, lp: StmtId, launch: StmtId, var: &str) -> bool {
 /// The first use of `var` in the closure (or closures nested in it) that
 /// refers to the captured variable.
 fn first_use(cx: &FileCx, g: FuncId, var: &str) -> Option<ExprId> {
-    common::with_descendants(cx, g)
+    cx.with_nested(g)
         .into_iter()
         .flat_map(|h| exprs_in_block(cx.model, &cx.func(h).body))
         .filter(|&e| cx.model.name_of(e) == Some(var))

@@ -177,7 +177,7 @@ impl Pending<'_> {
         }
         exprs.into_iter().any(|e| match &cx.expr(e).kind {
             ExprKind::Name { id, .. } => id == self.name,
-            ExprKind::Closure(f) => common::with_descendants(cx, *f).into_iter().any(|g| {
+            ExprKind::Closure(f) => cx.with_nested(*f).into_iter().any(|g| {
                 exprs_in_block(cx.model, &cx.func(g).body)
                     .into_iter()
                     .any(|x| cx.model.name_of(x) == Some(self.name))

@@ -160,7 +160,7 @@ fn goroutine_writer(cx: &FileCx, f: FuncId, var: &str) -> Option<FuncId> {
     let root = var.split('.').next().unwrap_or(var);
     let decl = declaring(cx, f, root)?;
     let top = common::outermost(cx, f);
-    common::descendants(cx, top).into_iter().find(|&g| {
+    cx.with_nested(top).into_iter().skip(1).find(|&g| {
         g != f
             && cx
                 .tree

@@ -151,7 +151,7 @@ fn func_signals(cx: &FileCx, f: FuncId) -> bool {
 /// Like [`func_signals`], following calls of functions of the file a few
 /// levels down (`go c.readLoop()` whose cleanup closes `c.readerDone`).
 fn signals_deep(cx: &FileCx, f: FuncId, depth: u32) -> bool {
-    common::with_descendants(cx, f).into_iter().any(|g| {
+    cx.with_nested(f).into_iter().any(|g| {
         body_signals(cx, &cx.func(g).body)
             || (cx.func(f).kind == FnKind::Closure && assigns_captured(cx, f, g))
             || (depth > 0

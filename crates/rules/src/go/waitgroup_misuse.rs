@@ -227,7 +227,7 @@ fn done_skipped(cx: &FileCx, g: FuncId, out: &mut Vec<Finding>) {
     let Some((wg, "Add")) = common::wg_call(cx, pe) else {
         return;
     };
-    let uses_wg = common::with_descendants(cx, g).into_iter().any(|h| {
+    let uses_wg = cx.with_nested(g).into_iter().any(|h| {
         exprs_in_block(cx.model, &cx.func(h).body)
             .into_iter()
             .any(|e| {
@@ -363,14 +363,15 @@ fn count_mismatch(cx: &FileCx, f: FuncId, out: &mut Vec<Finding>) {
         }
         let mut count = 0i128;
         let mut many = false;
-        for g in common::descendants(cx, f) {
+        for g in cx.with_nested(f).into_iter().skip(1) {
             if cx.func(g).parent != Some(f) {
                 continue;
             }
             let Some(go) = common::go_stmt_of_closure(cx, g) else {
                 continue;
             };
-            let dones = common::with_descendants(cx, g)
+            let dones = cx
+                .with_nested(g)
                 .into_iter()
                 .flat_map(|h| wg_calls(cx, &cx.func(h).body))
                 .filter(|(_, w, m)| *m == "Done" && w == wg)

@@ -95,7 +95,8 @@ impl Rule for AcquireWithoutFinally {
             if handle_escapes(cx, f, handle.as_deref()) {
                 continue;
             }
-            let releases: Vec<ExprId> = common::with_nested(cx, f)
+            let releases: Vec<ExprId> = cx
+                .with_nested(f)
                 .into_iter()
                 .flat_map(|g| common::calls_of(cx, g))
                 .filter(|&x| is_release(cx, x, &lock, handle.as_deref()))
@@ -168,7 +169,7 @@ fn release_handle(cx: &FileCx, await_e: ExprId) -> Option<String> {
 /// else releases.
 fn handle_escapes(cx: &FileCx, f: FuncId, handle: Option<&str>) -> bool {
     let Some(h) = handle else { return false };
-    common::with_nested(cx, f).into_iter().any(|g| {
+    cx.with_nested(f).into_iter().any(|g| {
         common::exprs_of(cx, g).into_iter().any(|x| {
             cx.model.name_of(x) == Some(h)
                 && !matches!(cx.tree.expr_parent(x), Parent::Expr(p) if cx.call(p).is_some_and(|c| c.func == x))

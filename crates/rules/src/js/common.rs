@@ -826,21 +826,6 @@ pub fn exprs_of(cx: &FileCx, f: FuncId) -> Vec<ExprId> {
     unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(f).body)
 }
 
-/// `f` and every function nested in it.
-pub fn with_nested(cx: &FileCx, f: FuncId) -> Vec<FuncId> {
-    let mut out = vec![f];
-    let mut set: HashSet<FuncId> = HashSet::from([f]);
-    for g in cx.model.function_ids() {
-        if let Some(p) = cx.func(g).parent
-            && set.contains(&p)
-        {
-            set.insert(g);
-            out.push(g);
-        }
-    }
-    out
-}
-
 /// The 1-based line of a byte offset.
 pub fn line_of(cx: &FileCx, offset: u32) -> usize {
     cx.text

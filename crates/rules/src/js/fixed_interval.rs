@@ -182,7 +182,7 @@ fn does_network(cx: &FileCx, f: FuncId) -> bool {
     {
         return true;
     }
-    common::with_nested(cx, f).into_iter().any(|g| {
+    cx.with_nested(f).into_iter().any(|g| {
         common::calls_of(cx, g).into_iter().any(|e| {
             let c = cx.call(e).unwrap();
             if c.is_new {

@@ -87,7 +87,7 @@ impl Rule for IntervalNotCleared {
                 Holder::Stored(key, local) if !cleared.iter().any(|(k, g)| {
                     // A local handle is cleared in its own function (or a
                     // callback of it); a field or module variable anywhere.
-                    *k == key && (!local || common::with_nested(cx, f).contains(g))
+                    *k == key && (!local || cx.with_nested(f).contains(g))
                 }) => format!(
                     "this `setInterval` is kept in `{key}` but nothing ever calls `clearInterval({key})`: the timer outlives its owner and each call adds another"
                 ),

@@ -88,7 +88,7 @@ impl Rule for PromiseNeverSettles {
             if resolve.is_empty() || resolve.starts_with(['{', '[']) {
                 continue;
             }
-            let all = common::with_nested(cx, exec);
+            let all = cx.with_nested(exec);
             let names_used = |name: &str| {
                 all.iter().any(|&g| {
                     common::exprs_of(cx, g)
@@ -128,7 +128,7 @@ impl Rule for PromiseNeverSettles {
 /// from an event listener.
 fn event_resolution(cx: &FileCx, exec: FuncId, resolve: &str) -> Option<String> {
     let mut found: Option<String> = None;
-    for g in common::with_nested(cx, exec) {
+    for g in cx.with_nested(exec) {
         for e in common::calls_of(cx, g) {
             let c = cx.call(e).unwrap();
             if !matches!(
@@ -164,7 +164,7 @@ fn event_resolution(cx: &FileCx, exec: FuncId, resolve: &str) -> Option<String> 
             let Some(cb) = c.positional(1) else { continue };
             let resolves = cx.model.name_of(cb) == Some(resolve)
                 || common::callback_fn(cx, cb).is_some_and(|h| {
-                    common::with_nested(cx, h).into_iter().any(|k| {
+                    cx.with_nested(h).into_iter().any(|k| {
                         common::calls_of(cx, k).into_iter().any(|x| {
                             cx.call(x).unwrap().name == resolve
                                 && cx.call(x).unwrap().receiver.is_none()

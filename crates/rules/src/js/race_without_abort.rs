@@ -148,7 +148,7 @@ fn cancelled_otherwise(cx: &FileCx, f: FuncId, op: ExprId) -> bool {
     else {
         return false;
     };
-    common::with_nested(cx, f).into_iter().any(|g| {
+    cx.with_nested(f).into_iter().any(|g| {
         common::calls_of(cx, g).into_iter().any(|e| {
             let c = cx.call(e).unwrap();
             matches!(
@@ -186,7 +186,7 @@ fn inline_timer_uncleared(cx: &FileCx, f: FuncId, timers: &[ExprId]) -> bool {
             .is_some_and(|c| c.is_new && c.target.as_deref() == Some("Promise"))
     });
     inline
-        && !common::with_nested(cx, f).into_iter().any(|g| {
+        && !cx.with_nested(f).into_iter().any(|g| {
             common::calls_of(cx, g)
                 .into_iter()
                 .any(|x| cx.call(x).unwrap().target.as_deref() == Some("clearTimeout"))

@@ -162,7 +162,7 @@ fn delays_inside(cx: &FileCx, c: &Call) -> bool {
     else {
         return false;
     };
-    common::with_nested(cx, f).into_iter().any(|g| {
+    cx.with_nested(f).into_iter().any(|g| {
         common::calls_of(cx, g).into_iter().any(|e| {
             let k = cx.call(e).unwrap();
             let n = k.name.to_ascii_lowercase();

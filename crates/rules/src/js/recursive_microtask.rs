@@ -69,7 +69,7 @@ impl Rule for RecursiveMicrotask {
             if func.name.is_empty() || f.0 == 0 {
                 continue;
             }
-            for g in common::with_nested(cx, f) {
+            for g in cx.with_nested(f) {
                 for e in common::calls_of(cx, g) {
                     let c = cx.call(e).unwrap();
                     let Some(api) = scheduler(cx, c) else {

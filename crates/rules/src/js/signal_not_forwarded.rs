@@ -162,7 +162,7 @@ impl Rule for SignalNotForwarded {
                 continue;
             };
             // The function and its closures (which see the same signal).
-            for g in common::with_nested(cx, f) {
+            for g in cx.with_nested(f) {
                 if g != f && signal_in_scope(cx, g).is_some() {
                     continue;
                 }

@@ -265,7 +265,7 @@ fn may_do_io(cx: &FileCx, f: FuncId, depth: usize, seen: &mut Vec<FuncId>) -> bo
     // `f` and the callbacks it hands to calls (not closures it only stores,
     // like the methods of an object it returns).
     let mut run: Vec<FuncId> = Vec::new();
-    for g in common::with_nested(cx, f) {
+    for g in cx.with_nested(f) {
         if g == f
             || (cx.func(g).parent.is_some_and(|p| run.contains(&p))
                 && common::closure_call_site(cx, g).is_some())

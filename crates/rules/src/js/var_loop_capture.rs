@@ -111,7 +111,7 @@ impl Rule for VarLoopCapture {
                 if !common::block_contains(cx, body, site_stmt) || !deferred(cx, g) {
                     continue;
                 }
-                let Some(used) = common::with_nested(cx, g).into_iter().find_map(|h| {
+                let Some(used) = cx.with_nested(g).into_iter().find_map(|h| {
                     common::exprs_of(cx, h).into_iter().find_map(|x| {
                         let n = cx.model.name_of(x)?;
                         (names.contains(n) && !common::declares_local(cx, h, n))
