@@ -93,6 +93,13 @@ impl Rule for ArrayAsQueue {
             match &ex.kind {
                 ExprKind::Call(c) => {
                     let Some(recv) = c.receiver else { continue };
+                    // Only these methods matter; the checks below are not free.
+                    if !matches!(
+                        c.name.as_str(),
+                        "push" | "unshift" | "shift" | "pop" | "splice"
+                    ) {
+                        continue;
+                    }
                     let f = cx.func_of(e);
                     if f.0 == 0 || common::shared_state(cx, f, recv).is_none() {
                         continue;
