@@ -4,6 +4,7 @@ use crate::index::ProjectIndex;
 use crate::rule::RuleMeta;
 use crate::semantic::Semantic;
 use std::cell::OnceCell;
+use std::hash::{Hash, Hasher};
 use unsnarl_model::walk::{Parent, Tree};
 use unsnarl_model::*;
 
@@ -19,9 +20,10 @@ pub struct FileCx<'a> {
     pub sema: &'a Semantic,
     pub kb: &'a Table,
     pub index: &'a ProjectIndex,
-    /// The file's named functions sorted by (qualified name, id), built the
-    /// first time a rule looks one up (see [`FileCx::local_function`]).
-    pub(crate) by_qualname: OnceCell<Box<[FuncId]>>,
+    /// The file's named functions as (hash of the qualified name, id),
+    /// sorted, built the first time a rule looks one up (see
+    /// [`FileCx::local_function`]).
+    pub(crate) by_qualname: OnceCell<Box<[(u64, FuncId)]>>,
     /// The functions nested directly in each function, built the first time
     /// a rule asks (see [`FileCx::with_nested`]).
     pub(crate) children: OnceCell<Box<[Vec<FuncId>]>>,
@@ -67,20 +69,24 @@ impl<'a> FileCx<'a> {
     /// share it, the last one defined (the one a module-level name is bound
     /// to after the file has run).
     pub fn local_function(&self, qualname: &str) -> Option<FuncId> {
-        let sorted = self.by_qualname.get_or_init(|| {
-            let mut v: Vec<FuncId> = self
+        let by_hash = self.by_qualname.get_or_init(|| {
+            let mut v: Vec<(u64, FuncId)> = self
                 .model
                 .function_ids()
                 .filter(|&f| !self.func(f).qualname.is_empty())
+                .map(|f| (name_hash(&self.func(f).qualname), f))
                 .collect();
-            v.sort_unstable_by(|&a, &b| {
-                (self.func(a).qualname.as_str(), a.0).cmp(&(self.func(b).qualname.as_str(), b.0))
-            });
+            v.sort_unstable();
             v.into()
         });
-        let end = sorted.partition_point(|&f| self.func(f).qualname.as_str() <= qualname);
-        let last = *sorted.get(end.checked_sub(1)?)?;
-        (self.func(last).qualname == qualname).then_some(last)
+        let h = name_hash(qualname);
+        let start = by_hash.partition_point(|&(k, _)| k < h);
+        by_hash[start..]
+            .iter()
+            .take_while(|&&(k, _)| k == h)
+            .filter(|&&(_, f)| self.func(f).qualname == qualname)
+            .map(|&(_, f)| f)
+            .last()
     }
 
     /// `f` first, then every function nested in it at any depth (closures,
@@ -249,6 +255,12 @@ impl<'a> FileCx<'a> {
             "an anonymous function".into()
         }
     }
+}
+
+fn name_hash(name: &str) -> u64 {
+    let mut h = rustc_hash::FxHasher::default();
+    name.hash(&mut h);
+    h.finish()
 }
 
 #[cfg(test)]
