@@ -1,10 +1,9 @@
 //! What a rule sees of one file, and the questions rules keep asking of it.
 
-use crate::index::ProjectIndex;
+use crate::index::{ProjectIndex, name_hash};
 use crate::rule::RuleMeta;
 use crate::semantic::Semantic;
 use std::cell::OnceCell;
-use std::hash::{Hash, Hasher};
 use unsnarl_model::walk::{Parent, Tree};
 use unsnarl_model::*;
 
@@ -255,12 +254,6 @@ impl<'a> FileCx<'a> {
             "an anonymous function".into()
         }
     }
-}
-
-fn name_hash(name: &str) -> u64 {
-    let mut h = rustc_hash::FxHasher::default();
-    name.hash(&mut h);
-    h.finish()
 }
 
 #[cfg(test)]

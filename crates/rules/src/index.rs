@@ -401,7 +401,7 @@ fn short_hash(name: &str) -> u32 {
     (name_hash(name) >> 32) as u32
 }
 
-fn name_hash(name: &str) -> u64 {
+pub(crate) fn name_hash(name: &str) -> u64 {
     use std::hash::BuildHasher;
     rustc_hash::FxBuildHasher.hash_one(name)
 }
