@@ -243,6 +243,7 @@ impl Builder {
             for k in kids {
                 element_ptr(borrowed(k)).hash(&mut h);
             }
+            let key = h.finish();
             let same = |n: &GreenNode| {
                 n.kind() == raw(kind)
                     && n.children().len() == kids.len()
@@ -250,7 +251,7 @@ impl Builder {
                         .zip(kids)
                         .all(|(a, b)| element_ptr(a) == element_ptr(borrowed(b)))
             };
-            match self.small_nodes.get(&h.finish()) {
+            match self.small_nodes.get(&key) {
                 Some(n) if same(n) => {
                     let n = n.clone();
                     self.children.truncate(first);
@@ -258,7 +259,7 @@ impl Builder {
                 }
                 _ => {
                     let n = GreenNode::new(raw(kind), self.children.drain(first..));
-                    self.small_nodes.insert(h.finish(), n.clone());
+                    self.small_nodes.insert(key, n.clone());
                     n
                 }
             }
