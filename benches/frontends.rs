@@ -26,7 +26,7 @@ use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use unsnarl_model::{FileModel, Knowledge, Language, SourceInput};
-use unsnarl_rules::{Engine, FnSummary, ProjectIndex, all_rules};
+use unsnarl_rules::{Engine, FileSummaries, ProjectIndex, all_rules};
 
 fn main() {
     divan::main();
@@ -199,7 +199,7 @@ fn parse_lower(bencher: Bencher, name: &str) {
 /// A file as listed: path relative to the tree, absolute path, size.
 type Listed = (String, PathBuf, u64);
 /// The input of `ProjectIndex::build`: per file, its summaries.
-type Summaries = Vec<Vec<FnSummary>>;
+type Summaries = Vec<FileSummaries>;
 
 /// The summaries of every file of the largest corpus (or of
 /// `UNSNARL_BENCH_INDEX_TREE`), made in parallel, once.

@@ -32,7 +32,7 @@ use std::sync::{Once, OnceLock};
 use std::time::{Duration, Instant};
 use unsnarl_model::{Finding, Knowledge, LineIndex, SourceInput};
 use unsnarl_rules::{
-    Deadline, Engine, FnSummary, Prepared, ProjectIndex, QueryLog, Rule, find_rule,
+    Deadline, Engine, FileSummaries, Prepared, ProjectIndex, QueryLog, Rule, find_rule,
 };
 
 /// Parsers recurse; deeply nested input needs deep stacks.
@@ -114,7 +114,7 @@ pub fn scan(opts: ScanOptions, frontend: &dyn Frontend) -> Result<ScanReport, St
     });
     let mut files: Vec<FileState> = Vec::with_capacity(stage1.len());
     let mut early: Vec<Early> = Vec::with_capacity(stage1.len());
-    let mut summaries: Vec<Vec<FnSummary>> = Vec::with_capacity(stage1.len());
+    let mut summaries: Vec<FileSummaries> = Vec::with_capacity(stage1.len());
     for s in stage1 {
         match s {
             Stage1::Ready(mut f, sums, e) => {
@@ -291,7 +291,7 @@ impl MemoryBudget {
 }
 
 enum Stage1 {
-    Ready(Box<FileState>, Vec<FnSummary>, Early),
+    Ready(Box<FileState>, FileSummaries, Early),
     Skip(String, SkipReason),
     Problem(FileProblem),
 }

@@ -63,7 +63,8 @@ pub struct BlockingSite {
     pub span: Span,
 }
 
-/// What the index keeps of one function.
+/// One function's summary as a front end's file gives it, before it is
+/// packed into its file's [`FileSummaries`].
 #[derive(Clone, Debug)]
 pub struct FnSummary {
     pub func: FuncId,
@@ -81,15 +82,113 @@ pub struct FnSummary {
     /// so does this function; the index settles it across files.
     pub returns_via: Box<[Box<str>]>,
     /// The first blocking call made directly in the body (not offloaded, not
-    /// in a nested function). Boxed, as are the lists: summaries stay in
-    /// memory for the whole scan, and most functions block nowhere.
+    /// in a nested function). Boxed: most functions block nowhere.
     pub blocking: Option<Box<BlockingSite>>,
     /// Calls whose callee has a qualified name, in source order.
     pub calls: Box<[CallSite]>,
 }
 
+/// What the index keeps of one file's functions, packed: every qualified
+/// name in one string and every call in one list. Summaries stay in memory
+/// for the whole scan; a few blocks per file, instead of two or three small
+/// ones per function, take less memory and do not leave long-lived blocks
+/// scattered among the short-lived ones of the next files.
+#[derive(Clone, Debug, Default)]
+pub struct FileSummaries {
+    fns: Box<[Packed]>,
+    names: Box<str>,
+    calls: Box<[CallSite]>,
+}
+
+/// A function within [`FileSummaries`]: its name and calls end at
+/// `name_end` and `calls_end` and start where the previous function's end.
+#[derive(Clone, Debug)]
+struct Packed {
+    func: FuncId,
+    name_end: u32,
+    calls_end: u32,
+    lang: Language,
+    is_async: bool,
+    returns_awaitable: bool,
+    returns_via: Box<[Box<str>]>,
+    blocking: Option<Box<BlockingSite>>,
+}
+
+/// A function's summary, as the index gives it to rules.
+#[derive(Clone, Copy, Debug)]
+pub struct Summary<'a> {
+    pub func: FuncId,
+    pub qualname: &'a str,
+    pub lang: Language,
+    pub is_async: bool,
+    /// See [`FnSummary::returns_awaitable`]; settled across files.
+    pub returns_awaitable: bool,
+    pub returns_via: &'a [Box<str>],
+    pub blocking: Option<&'a BlockingSite>,
+    pub calls: &'a [CallSite],
+}
+
+impl FileSummaries {
+    pub fn len(&self) -> usize {
+        self.fns.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.fns.is_empty()
+    }
+
+    pub fn get(&self, k: usize) -> Summary<'_> {
+        let p = &self.fns[k];
+        let (name_start, calls_start) = match k {
+            0 => (0, 0),
+            _ => (self.fns[k - 1].name_end, self.fns[k - 1].calls_end),
+        };
+        Summary {
+            func: p.func,
+            qualname: &self.names[name_start as usize..p.name_end as usize],
+            lang: p.lang,
+            is_async: p.is_async,
+            returns_awaitable: p.returns_awaitable,
+            returns_via: &p.returns_via,
+            blocking: p.blocking.as_deref(),
+            calls: &self.calls[calls_start as usize..p.calls_end as usize],
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = Summary<'_>> {
+        (0..self.len()).map(|k| self.get(k))
+    }
+}
+
+impl FromIterator<FnSummary> for FileSummaries {
+    fn from_iter<I: IntoIterator<Item = FnSummary>>(sums: I) -> FileSummaries {
+        let mut fns = Vec::new();
+        let mut names = String::new();
+        let mut calls = Vec::new();
+        for s in sums {
+            names.push_str(&s.qualname);
+            calls.extend(s.calls);
+            fns.push(Packed {
+                func: s.func,
+                name_end: u32::try_from(names.len()).expect("a file's names fit in 4 GiB"),
+                calls_end: u32::try_from(calls.len()).expect("a file's calls fit in u32"),
+                lang: s.lang,
+                is_async: s.is_async,
+                returns_awaitable: s.returns_awaitable,
+                returns_via: s.returns_via,
+                blocking: s.blocking,
+            });
+        }
+        FileSummaries {
+            fns: fns.into(),
+            names: names.into(),
+            calls: calls.into(),
+        }
+    }
+}
+
 /// Summarizes the functions of one file (run per file, in parallel).
-pub fn summarize(m: &FileModel, kb: &Table, lang: Language, names: &Names) -> Vec<FnSummary> {
+pub fn summarize(m: &FileModel, kb: &Table, lang: Language, names: &Names) -> FileSummaries {
     let mut out = Vec::new();
     for fid in m.function_ids() {
         let f = m.func(fid);
@@ -127,9 +226,7 @@ pub fn summarize(m: &FileModel, kb: &Table, lang: Language, names: &Names) -> Ve
             calls: v.calls.into(),
         });
     }
-    // Summaries outlive the file's model: no spare capacity.
-    out.shrink_to_fit();
-    out
+    out.into_iter().collect()
 }
 
 /// A TS union type that admits `undefined`/`null`/`void`.
@@ -268,7 +365,7 @@ pub struct ProjectIndex {
     fns: Vec<(FnRef, u32)>,
     /// The summaries, per file as the files gave them (not moved into one
     /// list: that would hold two copies at once on a large project).
-    sums: Vec<Vec<FnSummary>>,
+    sums: Vec<FileSummaries>,
     /// The file number of `sums[0]`.
     first_file: u32,
     by_qualname: NameTable,
@@ -412,7 +509,7 @@ const MAX_CHAIN: usize = 8;
 impl ProjectIndex {
     /// Builds the index from the summaries of every file (in file order:
     /// file numbers are positions in `files`).
-    pub fn build(files: Vec<Vec<FnSummary>>) -> ProjectIndex {
+    pub fn build(files: Vec<FileSummaries>) -> ProjectIndex {
         ProjectIndex::build_from(0, files)
     }
 
@@ -420,7 +517,7 @@ impl ProjectIndex {
     /// records what rules ask it. Rules run against it before the project
     /// index exists; their findings stand if the project index gives the
     /// same [`Answer`] to every recorded target ([`ProjectIndex::answer`]).
-    pub fn for_one_file(file: u32, sums: Vec<FnSummary>) -> ProjectIndex {
+    pub fn for_one_file(file: u32, sums: FileSummaries) -> ProjectIndex {
         let mut ix = ProjectIndex::build_from(file, vec![sums]);
         ix.log = Some(Mutex::new(QueryLog::default()));
         ix
@@ -524,7 +621,7 @@ impl ProjectIndex {
             .push((question, answer));
     }
 
-    fn build_from(first_file: u32, files: Vec<Vec<FnSummary>>) -> ProjectIndex {
+    fn build_from(first_file: u32, files: Vec<FileSummaries>) -> ProjectIndex {
         let mut ix = ProjectIndex {
             first_file,
             ..ProjectIndex::default()
@@ -533,10 +630,9 @@ impl ProjectIndex {
             let file = first_file + n as u32;
             for (k, s) in sums.iter().enumerate() {
                 let i = ix.fns.len() as u32;
-                ix.by_qualname.push(&s.qualname, i);
-                ix.by_last_segment
-                    .push(last_segment(&s.qualname, s.lang), i);
-                if let Some(tail) = tail2(&s.qualname) {
+                ix.by_qualname.push(s.qualname, i);
+                ix.by_last_segment.push(last_segment(s.qualname, s.lang), i);
+                if let Some(tail) = tail2(s.qualname) {
                     ix.by_tail2.push(tail, i);
                 }
                 ix.fns.push((FnRef { file, func: s.func }, k as u32));
@@ -555,15 +651,16 @@ impl ProjectIndex {
     /// awaitable too (settled to a fixpoint); and a declaration (`.d.ts`)
     /// that says a function returns a promise speaks for its implementation.
     fn settle_js_awaitables(&mut self) {
-        let mut by_name: HashMap<Box<str>, bool> = HashMap::default();
-        for s in self.sums.iter().flatten() {
+        let mut by_name: HashSet<Box<str>> = HashSet::default();
+        for s in self.sums.iter().flat_map(FileSummaries::iter) {
             if s.lang.is_js_family() && s.returns_awaitable {
-                by_name.insert(s.qualname.clone(), true);
+                by_name.insert(s.qualname.into());
             }
         }
-        for s in self.sums.iter_mut().flatten() {
-            if s.lang.is_js_family() && by_name.contains_key(&s.qualname) {
-                s.returns_awaitable = true;
+        for i in 0..self.fns.len() {
+            let s = self.sum(i);
+            if s.lang.is_js_family() && !s.returns_awaitable && by_name.contains(s.qualname) {
+                self.set_returns_awaitable(i);
             }
         }
         let pending: Vec<usize> = (0..self.fns.len())
@@ -585,7 +682,7 @@ impl ProjectIndex {
                         .is_some_and(|j| j != i && self.sum(j).returns_awaitable)
                 });
                 if all {
-                    self.sum_mut(i).returns_awaitable = true;
+                    self.set_returns_awaitable(i);
                     changed = true;
                 }
             }
@@ -616,7 +713,7 @@ impl ProjectIndex {
         let same_family = |i: u32| family(self.sum(i as usize).lang) == family(lang);
         let mut exact = None;
         for i in self.by_qualname.get(target) {
-            if same_family(i) && &*self.sum(i as usize).qualname == target {
+            if same_family(i) && self.sum(i as usize).qualname == target {
                 if self.file_of(i as usize) == from {
                     return Some(i as usize);
                 }
@@ -630,9 +727,9 @@ impl ProjectIndex {
         let matches = |i: u32| {
             let s = self.sum(i as usize);
             same_family(i)
-                && ends_with_segment(&s.qualname, last, s.lang)
-                && (suffix_at_boundary(&s.qualname, target)
-                    || suffix_at_boundary(target, &s.qualname))
+                && ends_with_segment(s.qualname, last, s.lang)
+                && (suffix_at_boundary(s.qualname, target)
+                    || suffix_at_boundary(target, s.qualname))
         };
         let unique = |candidates: &mut dyn Iterator<Item = u32>| -> Result<Option<u32>, ()> {
             let mut found = None;
@@ -676,17 +773,17 @@ impl ProjectIndex {
             ..self.fns.partition_point(|(r, _)| r.file <= file)
     }
 
-    fn sum(&self, i: usize) -> &FnSummary {
+    fn sum(&self, i: usize) -> Summary<'_> {
         let (at, k) = self.fns[i];
-        &self.sums[(at.file - self.first_file) as usize][k as usize]
+        self.sums[(at.file - self.first_file) as usize].get(k as usize)
     }
 
-    fn sum_mut(&mut self, i: usize) -> &mut FnSummary {
+    fn set_returns_awaitable(&mut self, i: usize) {
         let (at, k) = self.fns[i];
-        &mut self.sums[(at.file - self.first_file) as usize][k as usize]
+        self.sums[(at.file - self.first_file) as usize].fns[k as usize].returns_awaitable = true;
     }
 
-    pub fn summary(&self, i: usize) -> &FnSummary {
+    pub fn summary(&self, i: usize) -> Summary<'_> {
         self.sum(i)
     }
 
@@ -715,7 +812,7 @@ impl ProjectIndex {
         Some(BlockingChain {
             steps,
             at: *at,
-            site: s.blocking.as_deref()?.clone(),
+            site: s.blocking?.clone(),
         })
     }
 
@@ -870,6 +967,38 @@ mod tests {
     /// A call made in no file of the index.
     const NOWHERE: usize = u32::MAX as usize;
 
+    fn build(files: Vec<Vec<FnSummary>>) -> ProjectIndex {
+        ProjectIndex::build(files.into_iter().map(FileSummaries::from_iter).collect())
+    }
+
+    #[test]
+    fn packed_summaries_give_back_each_functions_name_and_calls() {
+        let packed: FileSummaries = [
+            sum("app.first", true, false, &["app.b", "app.c"]),
+            sum("app.no_calls", false, true, &[]),
+            sum("", false, false, &["app.d"]),
+            sum("app.last", false, false, &["app.e"]),
+        ]
+        .into_iter()
+        .collect();
+        let got: Vec<(&str, Vec<&str>, bool, bool)> = packed
+            .iter()
+            .map(|s| {
+                let calls = s.calls.iter().map(|c| &*c.target).collect();
+                (s.qualname, calls, s.is_async, s.blocking.is_some())
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("app.first", vec!["app.b", "app.c"], true, false),
+                ("app.no_calls", vec![], false, true),
+                ("", vec!["app.d"], false, false),
+                ("app.last", vec!["app.e"], false, false),
+            ]
+        );
+    }
+
     fn sum(q: &str, is_async: bool, blocks: bool, calls: &[&str]) -> FnSummary {
         FnSummary {
             func: FuncId(1),
@@ -898,7 +1027,7 @@ mod tests {
 
     #[test]
     fn blocking_propagates_through_sync_helpers_and_stops_at_cycles() {
-        let ix = ProjectIndex::build(vec![vec![
+        let ix = build(vec![vec![
             sum("app.a", false, false, &["app.b"]),
             sum("app.b", false, false, &["app.c", "app.a"]),
             sum("app.c", false, true, &[]),
@@ -929,7 +1058,7 @@ mod tests {
             "src/lib/io.read",
             "tools::net::connect",
         ];
-        let ix = ProjectIndex::build(vec![
+        let ix = build(vec![
             names.iter().map(|q| sum(q, false, false, &[])).collect(),
         ]);
         let targets = [
@@ -984,7 +1113,7 @@ mod tests {
             returns_via: via.iter().map(|v| (*v).into()).collect(),
             ..sum(q, false, false, &[])
         };
-        let ix = ProjectIndex::build(vec![
+        let ix = build(vec![
             vec![
                 js("src/a.load", false, &["src/b.fetchUser"]),
                 js("src/a.mixed", false, &["src/b.fetchUser", "src/b.plain"]),
@@ -1007,7 +1136,7 @@ mod tests {
 
     #[test]
     fn resolution_by_suffix_at_segment_boundary() {
-        let ix = ProjectIndex::build(vec![vec![sum("examples.app.db.query", false, false, &[])]]);
+        let ix = build(vec![vec![sum("examples.app.db.query", false, false, &[])]]);
         assert!(
             ix.resolve(Language::Python, "app.db.query", NOWHERE)
                 .is_some()
@@ -1029,7 +1158,7 @@ mod tests {
             sum("app.b.helper", false, true, &[]),
             sum("app.b.plain", false, false, &[]),
         ];
-        let local = ProjectIndex::for_one_file(7, a.clone());
+        let local = ProjectIndex::for_one_file(7, a.iter().cloned().collect());
         // Another file's functions are unknown to it.
         assert!(local.blocking_chain_of(Python, "app.b.helper", 7).is_none());
         assert!(local.awaitable(Python, "app.b.plain", 7).is_none());
@@ -1044,7 +1173,7 @@ mod tests {
                 .map(|(_, a)| a.clone())
                 .expect("asked")
         };
-        let project = ProjectIndex::build(vec![a, b]);
+        let project = build(vec![a, b]);
         let now =
             |t: &str, q: Question| project.answer(q, project.resolve_quietly(Python, t, 0), 0);
         // The helper blocks: what the rules were told no longer holds.
@@ -1071,7 +1200,7 @@ mod tests {
     #[test]
     fn a_call_prefers_the_calling_files_own_function() {
         use Language::Python;
-        let ix = ProjectIndex::build(vec![
+        let ix = build(vec![
             vec![
                 sum("app.util.local", false, false, &[]),
                 sum("a.util.helper", false, false, &[]),

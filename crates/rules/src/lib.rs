@@ -25,7 +25,7 @@ mod testing;
 
 pub use context::FileCx;
 pub use deadline::{Deadline, TimedOut};
-pub use index::{Awaitable, FnSummary, ProjectIndex, QueryLog};
+pub use index::{Awaitable, FileSummaries, FnSummary, ProjectIndex, QueryLog, Summary};
 pub use registry::{all_rules, find_rule, rules_named};
 pub use rule::{Examples, Rule, RuleMeta};
 pub use semantic::Semantic;
@@ -73,7 +73,7 @@ impl Engine {
 
     /// Runs the semantic pass and summarizes the file's functions for the
     /// project index.
-    pub fn prepare(&self, mut model: FileModel, lang: Language) -> (Prepared, Vec<FnSummary>) {
+    pub fn prepare(&self, mut model: FileModel, lang: Language) -> (Prepared, FileSummaries) {
         let kb = self.knowledge.table(lang);
         let sema = semantic::annotate(&mut model, kb, lang);
         let summaries = index::summarize(&model, kb, lang, &self.names);

@@ -201,7 +201,7 @@ fn remote_bridge(cx: &FileCx, target: &str, depth: u32) -> Option<String> {
     if s.is_async || s.lang != cx.lang {
         return None;
     }
-    for site in &s.calls {
+    for site in s.calls {
         let last = site.target.rsplit('.').next().unwrap_or("");
         if cx
             .kb
@@ -211,7 +211,7 @@ fn remote_bridge(cx: &FileCx, target: &str, depth: u32) -> Option<String> {
             return Some(format!("`{}` calls `{}`", short(target), site.target));
         }
     }
-    for site in &s.calls {
+    for site in s.calls {
         if let Some(chain) = remote_bridge(cx, &site.target, depth + 1) {
             return Some(format!("`{}` → {chain}", short(target)));
         }
