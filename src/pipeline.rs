@@ -280,6 +280,11 @@ impl MemoryBudget {
         }
     }
 
+    /// Whether `bytes` are left, without reserving them.
+    fn has(&self, bytes: usize) -> bool {
+        self.left.load(Ordering::Relaxed) >= bytes
+    }
+
     /// Reserves `bytes` if that much is left.
     fn take(&self, bytes: usize) -> bool {
         self.left
@@ -383,7 +388,9 @@ fn prepare_file(
         &own,
     );
     let queries = local.into_queries();
-    let kept = if queries.is_empty() {
+    // The text alone must fit before the full cost, which needs the line
+    // index, is worth computing (with the default budget, none is kept).
+    let kept = if queries.is_empty() || !memory.has(a.text.len()) {
         None
     } else {
         let cost = a.prepared.approx_bytes() + a.text.len() + a.lines().line_count() * 4;

@@ -464,15 +464,40 @@ const DIRECT: u32 = u32::MAX;
 /// allocation for the whole table and no copy of any name. A lookup gives
 /// every function whose name has that hash; callers compare the names.
 #[derive(Debug, Default)]
-struct NameTable(Vec<(u32, u32)>);
+struct NameTable {
+    entries: Vec<(u32, u32)>,
+    /// Where each bucket of entries starts, a bucket being the entries whose
+    /// hashes share their top bits (about one entry per bucket), and then
+    /// the end: a lookup searches one bucket instead of the whole table, a
+    /// dozen dependent reads fewer on a large project.
+    buckets: Vec<u32>,
+    /// Hash bits below the bucket's (32 when there is a single bucket).
+    shift: u32,
+}
 
 impl NameTable {
     fn push(&mut self, name: &str, id: u32) {
-        self.0.push((short_hash(name), id));
+        self.entries.push((short_hash(name), id));
     }
 
     fn seal(&mut self) {
-        self.0.sort_unstable();
+        self.entries.sort_unstable();
+        let bits = usize::BITS - self.entries.len().leading_zeros();
+        self.shift = 32 - bits.min(16);
+        let count = self.bucket(u32::MAX) + 1;
+        self.buckets = Vec::with_capacity(count + 1);
+        let mut at = 0;
+        for b in 0..count {
+            while at < self.entries.len() && self.bucket(self.entries[at].0) < b {
+                at += 1;
+            }
+            self.buckets.push(at as u32);
+        }
+        self.buckets.push(self.entries.len() as u32);
+    }
+
+    fn bucket(&self, hash: u32) -> usize {
+        (u64::from(hash) >> self.shift) as usize
     }
 
     /// Candidates, in id order.
@@ -481,11 +506,17 @@ impl NameTable {
     }
 
     /// Candidates whose id is in `ids` (one file's functions), found by
-    /// binary search: entries of one hash are sorted by id.
+    /// binary search within the hash's bucket: entries of one hash are
+    /// sorted by id.
     fn get_in(&self, name: &str, ids: std::ops::Range<u32>) -> impl Iterator<Item = u32> + '_ {
         let h = short_hash(name);
-        let start = self.0.partition_point(|&e| e < (h, ids.start));
-        self.0[start..]
+        let b = self.bucket(h);
+        let bucket = match (self.buckets.get(b), self.buckets.get(b + 1)) {
+            (Some(&from), Some(&to)) => &self.entries[from as usize..to as usize],
+            _ => &[],
+        };
+        let start = bucket.partition_point(|&e| e < (h, ids.start));
+        bucket[start..]
             .iter()
             .take_while(move |&&(x, i)| x == h && i < ids.end)
             .map(|&(_, i)| i)
@@ -969,6 +1000,40 @@ mod tests {
 
     fn build(files: Vec<Vec<FnSummary>>) -> ProjectIndex {
         ProjectIndex::build(files.into_iter().map(FileSummaries::from_iter).collect())
+    }
+
+    /// Bucketed lookups find what a scan of every entry finds, whatever the
+    /// table's size (one bucket, a few, or the most buckets there are).
+    #[test]
+    fn name_table_lookups_agree_with_a_scan_of_every_entry() {
+        for size in [0u32, 1, 2, 3, 100, 70_000] {
+            let mut t = NameTable::default();
+            // Every name twice (a name defined in two files), under two ids.
+            for i in 0..size {
+                t.push(&format!("mod.f{}", i / 2), i);
+            }
+            t.seal();
+            for probe in (0..size / 2 + 2).step_by(1 + size as usize / 500) {
+                let name = format!("mod.f{probe}");
+                let h = short_hash(&name);
+                let ids = 0..size / 2 + 1;
+                let scan = |ids: std::ops::Range<u32>| -> Vec<u32> {
+                    let mut v: Vec<u32> = t
+                        .entries
+                        .iter()
+                        .filter(|&&(x, i)| x == h && ids.contains(&i))
+                        .map(|&(_, i)| i)
+                        .collect();
+                    v.sort_unstable();
+                    v
+                };
+                assert_eq!(t.get(&name).collect::<Vec<_>>(), scan(0..u32::MAX));
+                assert_eq!(t.get_in(&name, ids.clone()).collect::<Vec<_>>(), scan(ids));
+                if probe < size / 2 {
+                    assert_eq!(t.get(&name).count(), 2, "{name} in a table of {size}");
+                }
+            }
+        }
     }
 
     #[test]
