@@ -123,6 +123,7 @@ pub fn tree_sitter_outline(text: &str) -> String {
 fn new_model(input: &SourceInput) -> FileModel {
     let text = input.text;
     let mut m = FileModel::new(module_name(input.rel_path), Span::new(0, text.len() as u32));
+    m.reserve_nodes(text.len(), 10, 44);
     m.is_test = input.rel_path.ends_with("_test.go");
     m.is_generated = is_generated(text);
     m

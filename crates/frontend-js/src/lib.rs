@@ -68,6 +68,7 @@ pub fn lower(input: &SourceInput) -> FileModel {
     let text = input.text;
     let len = u32::try_from(text.len()).unwrap_or(u32::MAX);
     let mut model = FileModel::new(module_name(input.rel_path), Span::new(0, len));
+    model.reserve_nodes(text.len(), 12, 62);
     model.is_test = is_test_path(input.rel_path);
 
     let allocator = Allocator::default();

@@ -40,6 +40,7 @@ pub fn lower(input: &SourceInput) -> FileModel {
     // The module function covers the whole file (the module node's range
     // can stop short of trailing comments).
     let mut model = FileModel::new(names.module.clone(), Span::new(0, input.text.len() as u32));
+    model.reserve_nodes(input.text.len(), 11, 52);
     model.functions[0].name_span = Span::new(0, 0);
     model.functions[0].is_test = is_test;
     model.is_test = is_test;

@@ -78,6 +78,7 @@ pub(crate) fn lower_parsed(parsed: parse::Parsed, text: &str, rel_path: &str) ->
     let module = file::module_path(rel_path);
     let len = u32::try_from(text.len()).unwrap_or(u32::MAX);
     let mut m = FileModel::new(module.clone(), Span::new(0, len));
+    m.reserve_nodes(text.len(), 16, 75);
     m.is_test = file::is_test_path(rel_path);
     m.is_generated = file::is_generated(text);
     for (start, end, message) in parsed.errors {
