@@ -184,9 +184,11 @@ pub struct Table {
     /// `prefix*suffix` patterns.
     prefix: Vec<(String, String, usize)>,
     /// Indices into `prefix` by the pattern's first name segment, so a
-    /// lookup only tries the patterns of the target's package; patterns
-    /// whose prefix has no separator are under "".
+    /// lookup only tries the patterns of the target's package.
     prefix_by_head: HashMap<String, Vec<usize>>,
+    /// Patterns whose prefix has no separator, tried for every target (the
+    /// built-in tables have none; user configuration may add some).
+    prefix_unscoped: Vec<usize>,
     method: HashMap<String, Vec<usize>>,
     returns: HashMap<String, String>,
 }
@@ -225,11 +227,12 @@ impl Table {
             if let Some(m) = pat.strip_prefix("*.").or_else(|| pat.strip_prefix("*::")) {
                 self.method.entry(m.to_string()).or_default().push(idx);
             } else if let Some((p, sfx)) = pat.split_once('*') {
-                let group = if p.contains(['.', ':']) { head(p) } else { "" };
-                self.prefix_by_head
-                    .entry(group.to_string())
-                    .or_default()
-                    .push(self.prefix.len());
+                let group = if p.contains(['.', ':']) {
+                    self.prefix_by_head.entry(head(p).to_string()).or_default()
+                } else {
+                    &mut self.prefix_unscoped
+                };
+                group.push(self.prefix.len());
                 self.prefix.push((p.to_string(), sfx.to_string(), idx));
             } else {
                 self.exact.entry(pat.clone()).or_default().push(idx);
@@ -247,9 +250,8 @@ impl Table {
             {
                 return Some(e);
             }
-            let tried = |h: &str| self.prefix_by_head.get(h).into_iter().flatten();
-            let pre = tried(head(target))
-                .chain(tried(""))
+            let pre = (self.prefix_by_head.get(head(target)).into_iter().flatten())
+                .chain(&self.prefix_unscoped)
                 .map(|&i| &self.prefix[i])
                 .filter(|(p, sfx, _)| {
                     target.len() >= p.len() + sfx.len()
@@ -374,7 +376,7 @@ mod tests {
         let t = Table::parse(
             r#"
             [[blocking]]
-            calls = ["time.sleep", "requests.*", "*.acquire_blocking", "fs.*Sync"]
+            calls = ["time.sleep", "requests.*", "*.acquire_blocking", "fs.*Sync", "legacy*"]
             "#,
         )
         .unwrap();
@@ -406,6 +408,15 @@ mod tests {
         );
         assert!(
             t.find(Effect::Blocking, Some("fs.readFile"), "readFile")
+                .is_none()
+        );
+        // A prefix without a separator applies to any package.
+        assert!(
+            t.find(Effect::Blocking, Some("legacy_db.query"), "query")
+                .is_some()
+        );
+        assert!(
+            t.find(Effect::Blocking, Some("app.legacy_db.query"), "query")
                 .is_none()
         );
     }
