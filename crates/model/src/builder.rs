@@ -26,9 +26,15 @@ impl FileModel {
     /// end's language (its 90th percentile on the benchmark corpora, so that
     /// most files never grow the arenas: growing them by doubling copied
     /// every node several times, about 3% of a Python scan's instructions).
+    /// At most 1 MiB each: past that the guess is worth less than the memory
+    /// (large generated files are mostly data), and the arenas grow as usual.
     pub fn reserve_nodes(&mut self, text_len: usize, bytes_per_expr: usize, bytes_per_stmt: usize) {
-        self.exprs.reserve(text_len / bytes_per_expr);
-        self.stmts.reserve(text_len / bytes_per_stmt);
+        const MAX_RESERVED: usize = 1 << 20;
+        let at_most = |size: usize| MAX_RESERVED / size.max(1);
+        self.exprs
+            .reserve((text_len / bytes_per_expr).min(at_most(size_of::<Expr>())));
+        self.stmts
+            .reserve((text_len / bytes_per_stmt).min(at_most(size_of::<Stmt>())));
     }
 
     pub fn add_expr(&mut self, kind: ExprKind, span: Span) -> ExprId {
