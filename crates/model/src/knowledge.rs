@@ -15,6 +15,7 @@
 
 use crate::ir::Language;
 use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::FxHashSet as HashSet;
 use serde::Deserialize;
 
 /// What a callee does, as far as concurrency rules care.
@@ -189,6 +190,11 @@ pub struct Table {
     /// Patterns whose prefix has no separator, tried for every target (the
     /// built-in tables have none; user configuration may add some).
     prefix_unscoped: Vec<usize>,
+    /// The first name segment of every exact and prefix pattern: a target
+    /// whose first segment is not here matches neither kind, which is the
+    /// answer for most calls of a project (its own functions), found with
+    /// one lookup of a short name.
+    heads: HashSet<String>,
     method: HashMap<String, Vec<usize>>,
     returns: HashMap<String, String>,
 }
@@ -228,6 +234,7 @@ impl Table {
                 self.method.entry(m.to_string()).or_default().push(idx);
             } else if let Some((p, sfx)) = pat.split_once('*') {
                 let group = if p.contains(['.', ':']) {
+                    self.heads.insert(head(p).to_string());
                     self.prefix_by_head.entry(head(p).to_string()).or_default()
                 } else {
                     &mut self.prefix_unscoped
@@ -235,6 +242,7 @@ impl Table {
                 group.push(self.prefix.len());
                 self.prefix.push((p.to_string(), sfx.to_string(), idx));
             } else {
+                self.heads.insert(head(pat).to_string());
                 self.exact.entry(pat.clone()).or_default().push(idx);
             }
         }
@@ -245,6 +253,9 @@ impl Table {
     /// name, if any) whose last name segment is `method`.
     pub fn find(&self, effect: Effect, target: Option<&str>, method: &str) -> Option<&Entry> {
         if let Some(target) = target {
+            if self.prefix_unscoped.is_empty() && !self.heads.contains(head(target)) {
+                return None;
+            }
             if let Some(ids) = self.exact.get(target)
                 && let Some(e) = self.pick(ids.iter().copied(), effect)
             {
@@ -419,6 +430,28 @@ mod tests {
             t.find(Effect::Blocking, Some("app.legacy_db.query"), "query")
                 .is_none()
         );
+    }
+
+    /// Without package-less prefixes, a target is looked up only when its
+    /// first segment starts some pattern; the answers are the same.
+    #[test]
+    fn targets_are_found_through_the_first_segment_of_patterns() {
+        let t = Table::parse(
+            r#"
+            [[blocking]]
+            calls = ["time.sleep", "requests.*", "open", "std::fs::*"]
+            "#,
+        )
+        .unwrap();
+        let blocks = |target: &str| t.find(Effect::Blocking, Some(target), "").is_some();
+        assert!(blocks("time.sleep"));
+        assert!(blocks("requests.Session.get"));
+        assert!(blocks("open"));
+        assert!(blocks("std::fs::read"));
+        assert!(!blocks("app.time.sleep"));
+        assert!(!blocks("timer.sleep"));
+        assert!(!blocks("opener"));
+        assert!(!blocks("std::thread::sleep"));
     }
 
     #[test]
