@@ -131,8 +131,9 @@ pub fn scan(opts: ScanOptions, frontend: &dyn Frontend) -> Result<ScanReport, St
     }
 
     engine.forget_names();
-    // Stage 2: the project index (file order = index order).
-    let index = match contained(|| ProjectIndex::build(summaries)) {
+    // Stage 2: the project index (file order = index order), on the scan's
+    // threads.
+    let index = match pool.install(|| contained(|| ProjectIndex::build(summaries))) {
         Ok(ix) => ix,
         Err(msg) => {
             summary.problems.push(FileProblem {

@@ -2,6 +2,7 @@
 //! whether it blocks, so rules can reason across functions and files (an
 //! async handler calling a sync helper that sleeps three calls down).
 
+use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
 use rustc_hash::FxHashSet as HashSet;
 use std::sync::{Arc, Mutex};
@@ -460,6 +461,9 @@ struct Link {
 
 const DIRECT: u32 = u32::MAX;
 
+/// One file's resolved callees (see [`ProjectIndex::resolve_callees`]).
+type FileCallees = (Vec<(u32, u32)>, Vec<u32>);
+
 /// Function ids by the hash of a name, sorted by hash then id: one
 /// allocation for the whole table and no copy of any name. A lookup gives
 /// every function whose name has that hash; callers compare the names.
@@ -481,7 +485,7 @@ impl NameTable {
     }
 
     fn seal(&mut self) {
-        self.entries.sort_unstable();
+        self.entries.par_sort_unstable();
         let bits = usize::BITS - self.entries.len().leading_zeros();
         self.shift = 32 - bits.min(16);
         let count = self.bucket(u32::MAX) + 1;
@@ -847,6 +851,34 @@ impl ProjectIndex {
         })
     }
 
+    /// The project functions called by the functions `fns` of one file, as
+    /// (callee, index of the call) for sync callees other than the caller,
+    /// and where each function's list starts.
+    fn resolve_callees(&self, fns: std::ops::Range<usize>) -> FileCallees {
+        let mut callees = Vec::new();
+        let mut start = Vec::with_capacity(fns.len());
+        // A file calls the same names over and over (`self.assertEqual`,
+        // `log.debug`): each is resolved once.
+        let mut resolved: HashMap<&str, Option<usize>> = HashMap::default();
+        for i in fns {
+            start.push(callees.len() as u32);
+            let s = self.sum(i);
+            let file = self.file_of(i);
+            for (k, c) in s.calls.iter().enumerate() {
+                let found = *resolved
+                    .entry(&c.target)
+                    .or_insert_with(|| self.resolve(s.lang, &c.target, file as usize));
+                if let Some(j) = found
+                    && j != i
+                    && !self.sum(j).is_async
+                {
+                    callees.push((j as u32, k as u32));
+                }
+            }
+        }
+        (callees, start)
+    }
+
     /// Resolves, for every sync function, whether it blocks directly or by
     /// calling sync project helpers that do (depth-first, memoized, cycles
     /// cut).
@@ -862,32 +894,26 @@ impl ProjectIndex {
         let mut result: Vec<Option<Link>> = vec![None; n];
         // Resolve each function's callees once: (callee, index of the call),
         // function i's in `callees[start[i]..start[i + 1]]` (one list, not
-        // one per function: there are hundreds of thousands).
-        let mut callees: Vec<(u32, u32)> = Vec::new();
+        // one per function: there are hundreds of thousands). Files are
+        // resolved in parallel (on the caller's thread pool), then joined.
+        let mut firsts = Vec::with_capacity(self.sums.len());
+        let mut first = 0;
+        for sums in &self.sums {
+            firsts.push(first);
+            first += sums.len();
+        }
+        let per_file: Vec<FileCallees> = firsts
+            .par_iter()
+            .zip(&self.sums)
+            .map(|(&first, sums)| self.resolve_callees(first..first + sums.len()))
+            .collect();
+        let mut callees: Vec<(u32, u32)> =
+            Vec::with_capacity(per_file.iter().map(|(c, _)| c.len()).sum());
         let mut start: Vec<u32> = Vec::with_capacity(n + 1);
-        // A file calls the same names over and over (`self.assertEqual`,
-        // `log.debug`): each is resolved once per file.
-        let mut resolved: HashMap<&str, Option<usize>> = HashMap::default();
-        let mut memo_file = None;
-        for i in 0..n {
-            start.push(callees.len() as u32);
-            let s = self.sum(i);
-            let file = self.file_of(i);
-            if memo_file != Some(file) {
-                resolved.clear();
-                memo_file = Some(file);
-            }
-            for (k, c) in s.calls.iter().enumerate() {
-                let found = *resolved
-                    .entry(&c.target)
-                    .or_insert_with(|| self.resolve(s.lang, &c.target, file as usize));
-                if let Some(j) = found
-                    && j != i
-                    && !self.sum(j).is_async
-                {
-                    callees.push((j as u32, k as u32));
-                }
-            }
+        for (file_callees, file_starts) in per_file {
+            let base = callees.len() as u32;
+            start.extend(file_starts.iter().map(|s| base + s));
+            callees.extend(file_callees);
         }
         start.push(callees.len() as u32);
         let callees_of = |f: usize| &callees[start[f] as usize..start[f + 1] as usize];
