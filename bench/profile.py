@@ -35,20 +35,24 @@ STAGES = [
     ("walk (ignore crate)", r"^unsnarl::walk::walk$"),
     ("read files", r"^unsnarl::walk::load$"),
     ("parse+lower (Frontend::lower)", r"^<unsnarl::frontend::Builtin as unsnarl::frontend::Frontend>::lower$"),
-    ("  parse: ruff_python_parser", r"^ruff_python_parser::parse_unchecked_source$"),
+    # With LTO the entry points may be inlined: the first function below them.
+    ("  parse: ruff_python_parser", r"^ruff_python_parser::(parse_unchecked_source|parser::Parser::parse)$"),
     ("  parse: tree-sitter", r"^ts_parser_parse$"),
     ("  parse: ra_ap_parser + rowan (incl. macro bodies)", r"^unsnarl_frontend_rust::parse::parse$"),
     ("semantic+summaries (Engine::prepare)", r"^unsnarl_rules::Engine::prepare$"),
     ("  semantic types (annotate)", r"^unsnarl_rules::semantic::types::annotate$"),
     ("  summaries (index::summarize)", r"^unsnarl_rules::index::summarize$"),
-    ("project index (ProjectIndex::build)", r"^unsnarl_rules::index::ProjectIndex::build$"),
-    ("rules (Engine::check)", r"^unsnarl_rules::Engine::check$"),
+    ("indexes (the project's, and each file's own)", r"^unsnarl_rules::index::ProjectIndex::build(_from)?$"),
+    ("rules (Engine::check)", r"^unsnarl_rules::Engine::check(_within)?$"),
+    ("rules + suppressions (check_analyzed, where the above is inlined)", r"^unsnarl::pipeline::check_analyzed$"),
     ("line index (LineIndex::new)", r"^unsnarl_model::span::LineIndex::new$"),
     ("drop the file states", r"^core::ptr::drop_in_place<unsnarl::pipeline::FileState>$"),
     ("text report", r"^unsnarl::report::text::render$"),
 ]
 ALLOC = (r"^(_int_)?(malloc|free|realloc|calloc)$|malloc_consolidate|unlink_chunk|^__rdl_|"
-         r"^__rust_(alloc|dealloc|realloc)|alloc_perturb|sysmalloc|_int_memalign")
+         r"^__rust_(alloc|dealloc|realloc)|alloc_perturb|sysmalloc|_int_memalign|"
+         # mimalloc (the binary's allocator)
+         r"^_?mi_")
 MEM = r"memcpy|memmove|memset|memcmp|memchr"
 LINE = re.compile(r"^\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)$")
 
