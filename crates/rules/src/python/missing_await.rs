@@ -163,7 +163,7 @@ fn coroutine_call(cx: &FileCx, c: &Call) -> Option<String> {
     let Some(t) = c.target.as_deref() else {
         return coroutine_api(cx, c);
     };
-    if let Some(local) = cx.model.function_ids().find(|&f| cx.func(f).qualname == t) {
+    if let Some(local) = cx.local_function(t) {
         let f = cx.func(local);
         if !f.is_async || f.is_generator || makes_sync(f) {
             return None;
