@@ -896,16 +896,9 @@ impl ProjectIndex {
         // function i's in `callees[start[i]..start[i + 1]]` (one list, not
         // one per function: there are hundreds of thousands). Files are
         // resolved in parallel (on the caller's thread pool), then joined.
-        let mut firsts = Vec::with_capacity(self.sums.len());
-        let mut first = 0;
-        for sums in &self.sums {
-            firsts.push(first);
-            first += sums.len();
-        }
-        let per_file: Vec<FileCallees> = firsts
-            .par_iter()
-            .zip(&self.sums)
-            .map(|(&first, sums)| self.resolve_callees(first..first + sums.len()))
+        let per_file: Vec<FileCallees> = (0..self.sums.len() as u32)
+            .into_par_iter()
+            .map(|n| self.resolve_callees(self.file_fns(self.first_file + n)))
             .collect();
         let mut callees: Vec<(u32, u32)> =
             Vec::with_capacity(per_file.iter().map(|(c, _)| c.len()).sum());
