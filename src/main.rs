@@ -1,6 +1,7 @@
 //! The `unsnarl` binary: wires the real process (arguments, current
 //! directory, terminals) to [`unsnarl::run`].
 
+use std::ffi::{c_int, c_long};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -46,7 +47,6 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 const MI_OPTION_PURGE_DELAY: c_int = 15;
 const MI_OPTION_ARENA_PURGE_MULT: c_int = 24;
 
-use std::ffi::{c_int, c_long};
 unsafe extern "C" {
     fn mi_option_set(option: c_int, value: c_long);
     #[cfg(test)]

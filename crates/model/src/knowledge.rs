@@ -234,8 +234,9 @@ impl Table {
                 self.method.entry(m.to_string()).or_default().push(idx);
             } else if let Some((p, sfx)) = pat.split_once('*') {
                 let group = if p.contains(['.', ':']) {
-                    self.heads.insert(head(p).to_string());
-                    self.prefix_by_head.entry(head(p).to_string()).or_default()
+                    let h = head(p).to_string();
+                    self.heads.insert(h.clone());
+                    self.prefix_by_head.entry(h).or_default()
                 } else {
                     &mut self.prefix_unscoped
                 };
@@ -253,7 +254,8 @@ impl Table {
     /// name, if any) whose last name segment is `method`.
     pub fn find(&self, effect: Effect, target: Option<&str>, method: &str) -> Option<&Entry> {
         if let Some(target) = target {
-            if self.prefix_unscoped.is_empty() && !self.heads.contains(head(target)) {
+            let h = head(target);
+            if self.prefix_unscoped.is_empty() && !self.heads.contains(h) {
                 return None;
             }
             if let Some(ids) = self.exact.get(target)
@@ -261,7 +263,7 @@ impl Table {
             {
                 return Some(e);
             }
-            let pre = (self.prefix_by_head.get(head(target)).into_iter().flatten())
+            let pre = (self.prefix_by_head.get(h).into_iter().flatten())
                 .chain(&self.prefix_unscoped)
                 .map(|&i| &self.prefix[i])
                 .filter(|(p, sfx, _)| {
