@@ -116,6 +116,7 @@ impl Frontend for Toy {
                         args: Vec::new(),
                         is_new: false,
                         is_macro: false,
+                        effects: unsnarl_model::EffectSet::UNKNOWN,
                     })),
                     Span::new(s, e),
                 );

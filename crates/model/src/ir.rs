@@ -113,6 +113,21 @@ impl Language {
         }
     }
 
+    /// A qualified name split before its last segment: `("a.b", "c")` for
+    /// `a.b.c`, `("", "c")` for `c`.
+    pub fn split_last_segment(self, q: &str) -> (&str, &str) {
+        // A `char` needle is a byte search; a one-byte `&str` needle would
+        // go through the general substring searcher.
+        let found = match self {
+            Language::Rust => q.rfind("::").map(|i| (i, 2)),
+            _ => q.rfind('.').map(|i| (i, 1)),
+        };
+        match found {
+            Some((i, n)) => (&q[..i], &q[i + n..]),
+            None => ("", q),
+        }
+    }
+
     /// The comment leader used in suppressions and fixture expectations.
     pub fn line_comment(self) -> &'static str {
         match self {
@@ -587,6 +602,9 @@ pub struct Call {
     /// A Rust macro invocation (`println!`, `tokio::select!` is lowered to a
     /// `Select` statement instead).
     pub is_macro: bool,
+    /// The knowledge effects of the callee, filled in by the engine once the
+    /// target is final; front ends leave it [`EffectSet::UNKNOWN`].
+    pub effects: crate::knowledge::EffectSet,
 }
 
 impl Call {
@@ -701,5 +719,25 @@ mod size {
     #[test]
     fn expressions_stay_small() {
         assert!(std::mem::size_of::<super::Expr>() <= 72);
+    }
+}
+
+#[cfg(test)]
+mod names {
+    use super::Language;
+
+    #[test]
+    fn the_last_segment_is_split_at_the_languages_separator() {
+        let py = Language::Python;
+        assert_eq!(py.split_last_segment("a.b.c"), ("a.b", "c"));
+        assert_eq!(py.split_last_segment("c"), ("", "c"));
+        assert_eq!(py.split_last_segment("a::b"), ("", "a::b"));
+        assert_eq!(Language::Go.split_last_segment("ö.ß"), ("ö", "ß"));
+        let rs = Language::Rust;
+        assert_eq!(
+            rs.split_last_segment("std::sync::Mutex"),
+            ("std::sync", "Mutex")
+        );
+        assert_eq!(rs.split_last_segment("a.b"), ("", "a.b"));
     }
 }

@@ -87,6 +87,41 @@ impl Effect {
     }
 }
 
+/// The effects the knowledge table has an entry for, for one call.
+///
+/// Rules ask each call about several effects and most calls have none, so
+/// the engine computes the set once per call (after the semantic pass has
+/// settled the call's target) and a lookup of an absent effect is one bit
+/// test. A call whose set was never computed reports every effect as
+/// possible, and the table is asked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EffectSet(u16);
+
+impl EffectSet {
+    /// Not computed: every effect may be present.
+    pub const UNKNOWN: EffectSet = EffectSet(1 << 15);
+    pub const EMPTY: EffectSet = EffectSet(0);
+
+    fn bit(e: Effect) -> u16 {
+        1 << (e as u16)
+    }
+
+    pub fn with(self, e: Effect) -> EffectSet {
+        EffectSet(self.0 | Self::bit(e))
+    }
+
+    /// False only when the set is known and lacks `e`.
+    pub fn may_have(self, e: Effect) -> bool {
+        self.0 & (Self::UNKNOWN.0 | Self::bit(e)) != 0
+    }
+}
+
+impl Default for EffectSet {
+    fn default() -> EffectSet {
+        EffectSet::UNKNOWN
+    }
+}
+
 /// When a queue constructor builds an unbounded queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -253,36 +288,59 @@ impl Table {
     /// The entry of `effect` covering a call to `target` (resolved qualified
     /// name, if any) whose last name segment is `method`.
     pub fn find(&self, effect: Effect, target: Option<&str>, method: &str) -> Option<&Entry> {
-        if let Some(target) = target {
-            let h = head(target);
-            if self.prefix_unscoped.is_empty() && !self.heads.contains(h) {
-                return None;
-            }
-            if let Some(ids) = self.exact.get(target)
-                && let Some(e) = self.pick(ids.iter().copied(), effect)
-            {
-                return Some(e);
-            }
-            let pre = (self.prefix_by_head.get(h).into_iter().flatten())
-                .chain(&self.prefix_unscoped)
-                .map(|&i| &self.prefix[i])
-                .filter(|(p, sfx, _)| {
-                    target.len() >= p.len() + sfx.len()
-                        && target.starts_with(p.as_str())
-                        && target.ends_with(sfx.as_str())
-                })
-                .map(|(_, _, i)| *i);
-            if let Some(e) = self.pick(pre, effect) {
-                return Some(e);
-            }
+        self.candidates(target, method)
+            .find(|&i| self.entries[i].0 == effect)
+            .map(|i| &self.entries[i].1)
+    }
+
+    /// [`Table::find`] for a call whose [`EffectSet`] may already say the
+    /// answer is none.
+    pub fn find_for_call(&self, effect: Effect, call: &crate::ir::Call) -> Option<&Entry> {
+        if !call.effects.may_have(effect) {
+            return None;
         }
-        if target.is_none()
-            && !method.is_empty()
-            && let Some(ids) = self.method.get(method)
-        {
-            return self.pick(ids.iter().copied(), effect);
-        }
-        None
+        self.find(effect, call.target.as_deref(), &call.name)
+    }
+
+    /// The effects [`Table::find`] has an entry for, for this callee.
+    pub fn effect_set(&self, target: Option<&str>, method: &str) -> EffectSet {
+        self.candidates(target, method)
+            .fold(EffectSet::EMPTY, |set, i| set.with(self.entries[i].0))
+    }
+
+    /// The entries that may cover a callee, best first: exact patterns, then
+    /// prefix patterns (for a resolved target), or the method's `*.name`
+    /// patterns (for an unresolved one).
+    fn candidates<'s>(
+        &'s self,
+        target: Option<&'s str>,
+        method: &'s str,
+    ) -> impl Iterator<Item = usize> + 's {
+        let (exact, prefixed, by_method) = match target {
+            Some(target) => {
+                let h = head(target);
+                if self.prefix_unscoped.is_empty() && !self.heads.contains(h) {
+                    (None, None, None)
+                } else {
+                    let prefixed = (self.prefix_by_head.get(h).into_iter().flatten())
+                        .chain(&self.prefix_unscoped)
+                        .map(|&i| &self.prefix[i])
+                        .filter(move |(p, sfx, _)| {
+                            target.len() >= p.len() + sfx.len()
+                                && target.starts_with(p.as_str())
+                                && target.ends_with(sfx.as_str())
+                        })
+                        .map(|(_, _, i)| *i);
+                    (self.exact.get(target), Some(prefixed), None)
+                }
+            }
+            None if !method.is_empty() => (None, None, self.method.get(method)),
+            None => (None, None, None),
+        };
+        let listed = |ids: Option<&'s Vec<usize>>| ids.into_iter().flatten().copied();
+        listed(exact)
+            .chain(prefixed.into_iter().flatten())
+            .chain(listed(by_method))
     }
 
     /// Every effect known for a callee.
@@ -291,11 +349,6 @@ impl Table {
             .into_iter()
             .filter_map(|e| self.find(e, target, method).map(|en| (e, en)))
             .collect()
-    }
-
-    fn pick(&self, mut ids: impl Iterator<Item = usize>, effect: Effect) -> Option<&Entry> {
-        ids.find(|&i| self.entries[i].0 == effect)
-            .map(|i| &self.entries[i].1)
     }
 
     /// The type returned by a known callee.
@@ -382,6 +435,71 @@ mod tests {
                 .find(Effect::Blocking, Some("time.sleep"), "sleep")
                 .is_some()
         );
+    }
+
+    #[test]
+    fn a_calls_effect_set_holds_exactly_the_effects_find_answers() {
+        let mut k = Knowledge::builtin();
+        // A user pattern without a package, tried for every target.
+        k.table_mut(Language::Python)
+            .extend(Effect::Logging, vec!["audit*".into()]);
+        let mut checked = 0;
+        for lang in [
+            Language::Python,
+            Language::JavaScript,
+            Language::Go,
+            Language::Rust,
+        ] {
+            let t = k.table(lang);
+            // Targets made from every pattern: the pattern's text, a callee
+            // under it, one beside it, and its method name alone.
+            let mut targets: Vec<String> = Vec::new();
+            for (_, e) in &t.entries {
+                for p in &e.calls {
+                    let plain = p.replace('*', "x");
+                    targets.push(plain.clone());
+                    targets.push(format!("{plain}.y"));
+                    targets.push(format!("{plain}z"));
+                    targets.push(format!("other.{plain}"));
+                    targets.push(p.trim_start_matches("*.").to_string());
+                }
+            }
+            targets.extend(["", "app.run", "audit_log", "self.lock"].map(String::from));
+            for target in &targets {
+                let method = target.rsplit(['.', ':', '/']).next().unwrap_or("");
+                for resolved in [Some(target.as_str()), None] {
+                    let set = t.effect_set(resolved, method);
+                    for effect in Effect::ALL {
+                        let found = t.find(effect, resolved, method).is_some();
+                        assert_eq!(
+                            set.may_have(effect),
+                            found,
+                            "{lang:?} {effect:?} {resolved:?} {method:?}"
+                        );
+                        checked += usize::from(found);
+                    }
+                }
+            }
+        }
+        // The targets do reach entries, of every language.
+        assert!(checked > 1000, "{checked}");
+    }
+
+    #[test]
+    fn an_unknown_effect_set_asks_the_table_and_a_known_one_answers_alone() {
+        assert!(
+            Effect::ALL
+                .into_iter()
+                .all(|e| EffectSet::UNKNOWN.may_have(e))
+        );
+        assert!(
+            Effect::ALL
+                .into_iter()
+                .all(|e| !EffectSet::EMPTY.may_have(e))
+        );
+        let set = EffectSet::EMPTY.with(Effect::Lock);
+        assert!(set.may_have(Effect::Lock));
+        assert!(!set.may_have(Effect::Blocking));
     }
 
     #[test]

@@ -11,7 +11,7 @@ pub mod walk;
 
 pub use finding::{Category, Finding, Related, Severity};
 pub use ir::*;
-pub use knowledge::{Effect, Entry, Knowledge, Table, Unbounded};
+pub use knowledge::{Effect, EffectSet, Entry, Knowledge, Table, Unbounded};
 pub use span::{LineCol, LineIndex, Span};
 pub mod dump;
 

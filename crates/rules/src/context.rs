@@ -141,7 +141,7 @@ impl<'a> FileCx<'a> {
 
     /// The knowledge entry of `effect` for a call, if any.
     pub fn effect(&self, c: &Call, effect: Effect) -> Option<&'a Entry> {
-        self.kb.find(effect, c.target.as_deref(), &c.name)
+        self.kb.find_for_call(effect, c)
     }
 
     /// True when code in `f` runs on an event loop / async runtime thread,

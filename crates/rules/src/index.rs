@@ -311,16 +311,12 @@ impl Visitor for SummaryVisitor<'_> {
         let Some(c) = m.call(id) else {
             return true;
         };
-        if self
-            .kb
-            .find(Effect::Offload, c.target.as_deref(), &c.name)
-            .is_some()
-        {
+        if self.kb.find_for_call(Effect::Offload, c).is_some() {
             // Whatever is passed to an offload API runs elsewhere.
             return false;
         }
         if self.blocking.is_none()
-            && let Some(e) = self.kb.find(Effect::Blocking, c.target.as_deref(), &c.name)
+            && let Some(e) = self.kb.find_for_call(Effect::Blocking, c)
             && e.transitive()
         {
             self.blocking = Some(BlockingSite {
@@ -968,8 +964,7 @@ fn family(l: Language) -> Language {
 }
 
 fn last_segment(q: &str, lang: Language) -> &str {
-    let sep = lang.path_sep();
-    q.rsplit(sep).next().unwrap_or(q)
+    lang.split_last_segment(q).1
 }
 
 /// `last_segment(q, lang) == last`, for a `last` without separators,
@@ -979,20 +974,27 @@ fn ends_with_segment(q: &str, last: &str, lang: Language) -> bool {
         .is_some_and(|before| before.is_empty() || before.ends_with(lang.path_sep()))
 }
 
-/// Where the segment boundaries of a name are: after `.`, `::` or `/`.
+/// Where the segment boundaries of a name are, last first: after `.`, `::`
+/// or `/`. The separators are ASCII, so a byte scan finds them and every
+/// position it gives is a character boundary.
 fn boundaries(q: &str) -> impl Iterator<Item = usize> + '_ {
-    q.char_indices().rev().filter_map(move |(i, c)| match c {
-        '.' | '/' => Some(i + 1),
-        ':' if q[..i].ends_with(':') => Some(i + 1),
-        _ => None,
-    })
+    let b = q.as_bytes();
+    (0..b.len())
+        .rev()
+        .filter(move |&i| match b[i] {
+            b'.' | b'/' => true,
+            b':' => i > 0 && b[i - 1] == b':',
+            _ => false,
+        })
+        .map(|i| i + 1)
 }
 
 /// The last two segments of a name (split at `.`, `::` or `/`), if it has
 /// two or more.
 fn tail2(q: &str) -> Option<&str> {
-    let start = boundaries(q).nth(1).unwrap_or(0);
-    (boundaries(q).next().is_some()).then(|| &q[start..])
+    let mut at = boundaries(q);
+    at.next()?;
+    Some(&q[at.next().unwrap_or(0)..])
 }
 
 /// The last segment of a name, split at any separator.
@@ -1019,6 +1021,22 @@ mod tests {
 
     fn build(files: Vec<Vec<FnSummary>>) -> ProjectIndex {
         ProjectIndex::build(files.into_iter().map(FileSummaries::from_iter).collect())
+    }
+
+    #[test]
+    fn names_split_at_dots_double_colons_and_slashes() {
+        assert_eq!(tail2("a.b.c"), Some("b.c"));
+        assert_eq!(tail2("a::b::c"), Some("b::c"));
+        assert_eq!(tail2("pkg/x.Y"), Some("x.Y"));
+        assert_eq!(tail2("b.c"), Some("b.c"));
+        assert_eq!(tail2("c"), None);
+        // One colon is not a separator; letters outside ASCII stay whole.
+        assert_eq!(tail2("a:b.c"), Some("a:b.c"));
+        assert_eq!(tail2("ü.ö.ß"), Some("ö.ß"));
+        assert_eq!(last_fine_segment("a::b"), "b");
+        assert_eq!(last_fine_segment("ö"), "ö");
+        assert_eq!(last_segment("a.b::c", Language::Rust), "c");
+        assert_eq!(last_segment("a::b.c", Language::Python), "c");
     }
 
     /// Bucketed lookups find what a scan of every entry finds, whatever the

@@ -32,7 +32,7 @@ pub use semantic::Semantic;
 
 use std::cell::OnceCell;
 use unsnarl_model::walk::Tree;
-use unsnarl_model::{FileModel, Finding, Knowledge, Language};
+use unsnarl_model::{ExprKind, FileModel, Finding, Knowledge, Language};
 
 /// A file after the semantic pass, waiting for the project index.
 pub struct Prepared {
@@ -76,6 +76,13 @@ impl Engine {
     pub fn prepare(&self, mut model: FileModel, lang: Language) -> (Prepared, FileSummaries) {
         let kb = self.knowledge.table(lang);
         let sema = semantic::annotate(&mut model, kb, lang);
+        // Targets are final from here on: each call's effects are looked up
+        // once instead of once per rule that asks.
+        for e in &mut model.exprs {
+            if let ExprKind::Call(c) = &mut e.kind {
+                c.effects = kb.effect_set(c.target.as_deref(), &c.name);
+            }
+        }
         let summaries = index::summarize(&model, kb, lang, &self.names);
         (Prepared { model, sema, lang }, summaries)
     }

@@ -1211,6 +1211,7 @@ impl<'s> Parser<'s, '_> {
                 args,
                 is_new: false,
                 is_macro: false,
+                effects: unsnarl_model::EffectSet::UNKNOWN,
             })),
             s,
             e,

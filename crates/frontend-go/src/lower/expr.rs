@@ -300,6 +300,7 @@ impl<'s, 't> Lowerer<'s, 't> {
                 args,
                 is_new: false,
                 is_macro: false,
+                effects: unsnarl_model::EffectSet::UNKNOWN,
             })),
             sp,
         )

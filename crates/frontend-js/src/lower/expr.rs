@@ -175,6 +175,7 @@ impl<'a> Lowerer<'a> {
                     args,
                     is_new: false,
                     is_macro: false,
+                    effects: unsnarl_model::EffectSet::UNKNOWN,
                 }))
             }
             Expression::LogicalExpression(l) => {
@@ -222,6 +223,7 @@ impl<'a> Lowerer<'a> {
                     args,
                     is_new: false,
                     is_macro: false,
+                    effects: unsnarl_model::EffectSet::UNKNOWN,
                 }))
             }
             Expression::UnaryExpression(u) => {
@@ -458,6 +460,7 @@ impl<'a> Lowerer<'a> {
                 args,
                 is_new,
                 is_macro: false,
+                effects: unsnarl_model::EffectSet::UNKNOWN,
             })),
             span,
         )

@@ -314,6 +314,7 @@ impl<'a> Lowerer<'a> {
                 args,
                 is_new: false,
                 is_macro: false,
+                effects: unsnarl_model::EffectSet::UNKNOWN,
             })),
             r,
         )

@@ -122,6 +122,7 @@ impl Lowerer {
                         args,
                         is_new: false,
                         is_macro: false,
+                        effects: unsnarl_model::EffectSet::UNKNOWN,
                     };
                     out.calls
                         .push(self.m.add_expr(ExprKind::Call(Box::new(call)), span));

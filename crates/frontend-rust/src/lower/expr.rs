@@ -209,6 +209,7 @@ impl Lowerer {
             args,
             is_new: false,
             is_macro: false,
+            effects: unsnarl_model::EffectSet::UNKNOWN,
         }
     }
 
@@ -244,6 +245,7 @@ impl Lowerer {
             args,
             is_new: false,
             is_macro: false,
+            effects: unsnarl_model::EffectSet::UNKNOWN,
         }
     }
 

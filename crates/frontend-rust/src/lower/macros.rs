@@ -172,6 +172,7 @@ impl Lowerer {
             args,
             is_new: false,
             is_macro: true,
+            effects: unsnarl_model::EffectSet::UNKNOWN,
         };
         self.m.add_expr(ExprKind::Call(Box::new(call)), span)
     }

@@ -559,11 +559,7 @@ fn is_passthrough(lang: Language, method: &str) -> bool {
 /// call (`threading.Lock()`, `new Mutex()`), a Rust associated function of a
 /// type (`Mutex::new`, `TcpStream::connect`), a Go `NewT` factory.
 fn constructor_type(lang: Language, target: &str, is_new: bool) -> Option<Str> {
-    let sep = lang.path_sep();
-    let (head, last) = match target.rfind(sep) {
-        Some(i) => (&target[..i], &target[i + sep.len()..]),
-        None => ("", target),
-    };
+    let (head, last) = lang.split_last_segment(target);
     let upper = |s: &str| s.chars().next().is_some_and(char::is_uppercase);
     match lang {
         Language::Rust => {
