@@ -263,9 +263,14 @@ pub fn is_thread_lock(kind: &str) -> bool {
 /// functions that bind the name themselves (a parameter of a nested
 /// function shadows it).
 pub fn name_refs(cx: &FileCx, funcs: &HashSet<FuncId>, name: &str) -> Vec<ExprId> {
-    exprs_of(cx, funcs)
-        .into_iter()
-        .filter(|&e| matches!(&cx.expr(e).kind, ExprKind::Name { id, .. } if id == name))
+    // The name test first: it is cheaper than asking which function an
+    // expression is in, and rules out almost every expression of the file.
+    (cx.model.exprs.iter().enumerate())
+        .filter(|(_, e)| matches!(&e.kind, ExprKind::Name { id, .. } if id == name))
+        .map(|(i, _)| ExprId(i as u32))
+        .filter(|&e| {
+            !matches!(cx.tree.expr_parent(e), Parent::Detached) && funcs.contains(&cx.func_of(e))
+        })
         .filter(|&e| {
             let f = cx.func_of(e);
             !cx.func(f).params.iter().any(|p| p.name == name) || funcs.len() == 1

@@ -69,6 +69,7 @@ pub fn annotate(m: &mut FileModel, kb: &Table, lang: Language) -> Semantic {
         declared,
         texts: vec![HashMap::default(); m.functions.len()],
         field_texts: HashMap::default(),
+        typed: vec![Typed::NotYet; m.exprs.len()],
     };
     if lang == Language::Go {
         for t in &m.types {
@@ -150,6 +151,18 @@ struct Pass<'k> {
     /// fields, to type the variables of `for ... range` loops.
     texts: Vec<HashMap<Str, Str>>,
     field_texts: HashMap<Str, HashMap<Str, Str>>,
+    /// What the walk has learned of each expression's type: receivers and
+    /// objects are asked again by their parent expression, and an unknown
+    /// type (the usual answer) is not worked out twice.
+    typed: Vec<Typed>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Typed {
+    NotYet,
+    Unknown,
+    /// In `Semantic::expr_types`.
+    Known,
 }
 
 impl Pass<'_> {
@@ -270,13 +283,34 @@ impl Pass<'_> {
         }
     }
 
+    /// Works out and keeps the type of `id`, once its children are done.
+    fn learn_type(&mut self, m: &FileModel, id: ExprId) {
+        self.typed[id.index()] = match self.value_type(m, id) {
+            Some(t) => {
+                self.sema.expr_types.insert(id, t);
+                Typed::Known
+            }
+            None => Typed::Unknown,
+        };
+    }
+
     fn lookup_var(&self, m: &FileModel, name: &str) -> Option<Str> {
+        // Most names have no known type and most functions no typed
+        // variable: an empty scope is skipped without hashing the name.
         let mut cur = Some(self.func);
+        let mut module_seen = false;
         while let Some(f) = cur {
-            if let Some(t) = self.envs[f.index()].get(name) {
+            let env = &self.envs[f.index()];
+            if !env.is_empty()
+                && let Some(t) = env.get(name)
+            {
                 return Some(t.clone());
             }
+            module_seen |= f.0 == 0;
             cur = m.func(f).parent;
+        }
+        if module_seen || self.envs[0].is_empty() {
+            return None;
         }
         self.envs[0].get(name).cloned()
     }
@@ -284,8 +318,10 @@ impl Pass<'_> {
     /// The type of the value of an expression (as a receiver or an assigned
     /// value).
     fn value_type(&self, m: &FileModel, e: ExprId) -> Option<Str> {
-        if let Some(t) = self.sema.expr_types.get(&e) {
-            return Some(t.clone());
+        match self.typed[e.index()] {
+            Typed::Unknown => return None,
+            Typed::Known => return self.sema.expr_types.get(&e).cloned(),
+            Typed::NotYet => {}
         }
         match &m.expr(e).kind {
             ExprKind::Name { id, .. } => self.lookup_var(m, id),
@@ -620,15 +656,9 @@ impl Visitor for Pass<'_> {
                     let target = format_compact!("{t}{}{}", self.lang.path_sep(), c.name);
                     self.resolutions.push((id, target));
                 }
-                if let Some(t) = self.value_type(m, id) {
-                    self.sema.expr_types.insert(id, t);
-                }
+                self.learn_type(m, id);
             }
-            ExprKind::Name { .. } | ExprKind::Attr { .. } => {
-                if let Some(t) = self.value_type(m, id) {
-                    self.sema.expr_types.insert(id, t);
-                }
-            }
+            ExprKind::Name { .. } | ExprKind::Attr { .. } => self.learn_type(m, id),
             _ => {}
         }
     }
