@@ -110,18 +110,21 @@ impl Rule for LockOrder {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
-        // A lock is only ever taken by a `with` item or an `.acquire()`
-        // call: a file with neither holds nothing, and has nothing to walk.
-        let may_take_a_lock = cx
-            .model
-            .stmts
-            .iter()
-            .any(|s| matches!(s.kind, StmtKind::With { .. }))
-            || cx
-                .model
-                .exprs
-                .iter()
-                .any(|e| matches!(&e.kind, ExprKind::Call(c) if c.name == "acquire"));
+        // A lock is only ever taken by a `with` item or an `.acquire()` call
+        // on a value typed as a lock: a file with neither holds nothing, and
+        // has nothing to walk.
+        let is_lock = |e: ExprId| {
+            cx.sema
+                .type_of(cx.model.strip(e))
+                .and_then(|t| cx.kb.find(Effect::Lock, Some(t), ""))
+                .and_then(|entry| entry.kind.as_deref())
+                .is_some_and(is_ordered_kind)
+        };
+        let may_take_a_lock = cx.model.stmts.iter().any(|s| {
+            matches!(&s.kind, StmtKind::With { items, .. } if items.iter().any(|it| is_lock(it.ctx)))
+        }) || cx.model.exprs.iter().any(|e| {
+            matches!(&e.kind, ExprKind::Call(c) if c.name == "acquire" && c.receiver.is_some_and(is_lock))
+        });
         if !may_take_a_lock {
             return;
         }
@@ -287,6 +290,12 @@ fn locks_taken(
 }
 
 /// Walks a function's body tracking the locks held by `with` blocks.
+/// The kinds of lock whose acquisition order matters (semaphores and
+/// events are not held that way).
+fn is_ordered_kind(kind: &str) -> bool {
+    matches!(kind, "mutex" | "rlock" | "condition" | "async-mutex")
+}
+
 fn collect_events(cx: &FileCx, f: FuncId) -> Vec<Event> {
     let mut out = Vec::new();
     let mut held = Vec::new();
@@ -306,10 +315,7 @@ fn walk(cx: &FileCx, f: FuncId, block: &Block, held: &mut Vec<Held>, out: &mut V
             && matches!(c.name.as_str(), "acquire" | "release")
             && let Some(r) = c.receiver
             && let Some(l) = lock_ref(cx, r, f)
-            && matches!(
-                l.kind.as_str(),
-                "mutex" | "rlock" | "condition" | "async-mutex"
-            )
+            && is_ordered_kind(&l.kind)
         {
             if c.name == "acquire" {
                 let lock = Held {
@@ -333,10 +339,7 @@ fn walk(cx: &FileCx, f: FuncId, block: &Block, held: &mut Vec<Held>, out: &mut V
             for it in items {
                 calls_in(cx, it.ctx, held, out);
                 if let Some(l) = lock_ref(cx, it.ctx, f)
-                    && matches!(
-                        l.kind.as_str(),
-                        "mutex" | "rlock" | "condition" | "async-mutex"
-                    )
+                    && is_ordered_kind(&l.kind)
                 {
                     let lock = Held {
                         key: l.key,

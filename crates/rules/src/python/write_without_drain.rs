@@ -63,10 +63,17 @@ impl Rule for WriteWithoutDrain {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
-        let writers = writer_names(cx);
-        let streams_file = cx.text.contains("open_connection")
-            || cx.text.contains("start_server")
-            || cx.text.contains("StreamWriter");
+        // What the file says about stream writers, worked out at the first
+        // `write` call that could be one (most files have none).
+        let writers = std::cell::OnceCell::new();
+        let writers = || {
+            writers.get_or_init(|| {
+                let streams_file = cx.text.contains("open_connection")
+                    || cx.text.contains("start_server")
+                    || cx.text.contains("StreamWriter");
+                (writer_names(cx), streams_file)
+            })
+        };
         let mut reported: HashSet<u32> = HashSet::new();
         for (i, e) in cx.model.exprs.iter().enumerate() {
             let ExprKind::Call(c) = &e.kind else { continue };
@@ -81,7 +88,7 @@ impl Rule for WriteWithoutDrain {
             if !cx.func(f).is_async
                 || cx.func(f).is_test
                 || cx.is_awaited(id)
-                || !is_writer(cx, r, &writers, streams_file)
+                || !is_writer(cx, r, writers)
             {
                 continue;
             }
@@ -164,18 +171,23 @@ fn writer_names(cx: &FileCx) -> HashSet<String> {
     out
 }
 
-fn is_writer(cx: &FileCx, r: ExprId, writers: &HashSet<String>, streams_file: bool) -> bool {
+fn is_writer<'w>(
+    cx: &FileCx,
+    r: ExprId,
+    writers: impl FnOnce() -> &'w (HashSet<String>, bool),
+) -> bool {
     if let Some(t) = cx.sema.type_of(r) {
         return t == "asyncio.StreamWriter" || t == "asyncio.streams.StreamWriter";
     }
     let Some(d) = cx.model.dotted(r) else {
         return false;
     };
+    let (writers, streams_file) = writers();
     if writers.contains(&d) {
         return true;
     }
     let last = d.rsplit('.').next().unwrap_or(&d).trim_start_matches('_');
-    streams_file && (last == "writer" || last.ends_with("_writer"))
+    *streams_file && (last == "writer" || last.ends_with("_writer"))
 }
 
 pub static EXAMPLES: Examples = Examples {
