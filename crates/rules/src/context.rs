@@ -26,6 +26,12 @@ pub struct FileCx<'a> {
     /// The functions nested directly in each function, built the first time
     /// a rule asks (see [`FileCx::with_nested`]).
     pub(crate) children: OnceCell<Box<[Vec<FuncId>]>>,
+    /// JS/TS: the file's request and event handlers, found once for the
+    /// several rules that ask (see [`crate::js::common::handlers`]).
+    pub(crate) js_handlers: OnceCell<crate::js::common::Handlers>,
+    /// JS/TS: the functions that declare a local from a promise (see
+    /// [`crate::js::common::promise_bindings`]).
+    pub(crate) js_promise_declarers: OnceCell<std::collections::HashSet<FuncId>>,
 }
 
 impl<'a> FileCx<'a> {
@@ -280,6 +286,8 @@ mod tests {
             index: &index,
             by_qualname: OnceCell::new(),
             children: OnceCell::new(),
+            js_handlers: OnceCell::new(),
+            js_promise_declarers: OnceCell::new(),
         });
     }
 

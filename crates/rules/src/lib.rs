@@ -125,6 +125,8 @@ impl Engine {
             index,
             by_qualname: OnceCell::new(),
             children: OnceCell::new(),
+            js_handlers: OnceCell::new(),
+            js_promise_declarers: OnceCell::new(),
         };
         let mut out = Vec::new();
         for rule in &self.rules {

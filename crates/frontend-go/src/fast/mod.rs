@@ -78,12 +78,10 @@ pub(crate) fn lower(src: &str, m: FileModel) -> Option<FileModel> {
             Err(_) => &mut fresh,
         };
         lexer::lex(src, tokens).ok()?;
+        // The arenas were reserved from the file's length when the model
+        // was made (`FileModel::reserve_nodes`): reserving again from the
+        // token count would copy the whole reservation of every file.
         let mut p = Parser::new(src, m, tokens);
-        // Roughly how many nodes a file of that many tokens makes: growing
-        // the arenas would copy them several times.
-        let n = tokens.toks.len();
-        p.m.exprs.reserve(n / 2);
-        p.m.stmts.reserve(n / 8);
         p.file().ok()?;
         Some(p.m)
     })

@@ -154,11 +154,9 @@ impl<'a> Lowerer<'a> {
     }
 
     pub fn lower_program(mut self, program: &oxc_ast::ast::Program<'a>) -> FileModel {
-        // Real code has about one expression per 10-15 bytes and one
-        // statement per 60: reserving up front saves re-copying the arenas
-        // as they grow (the surplus is returned below).
-        self.m.exprs.reserve(self.text.len() / 10);
-        self.m.stmts.reserve(self.text.len() / 48);
+        // The arenas were reserved from the file's length when the model was
+        // made (`FileModel::reserve_nodes`); reserving more here would copy
+        // the whole reservation of every file. The surplus is returned below.
         self.m.func_mut(FuncId(0)).is_test = self.is_test;
         self.collect_exports(&program.body);
         self.collect_stmts(&program.body, true, 0);

@@ -108,7 +108,7 @@ impl Rule for ArrayAsQueue {
                         continue;
                     };
                     match c.name.as_str() {
-                        "push" | "unshift" if in_event_handler(cx, &h, f) => {
+                        "push" | "unshift" if in_event_handler(cx, h, f) => {
                             arrays.entry(key).or_default().pushes.push(e);
                         }
                         "shift" | "pop" => arrays.entry(key).or_default().shifts = true,

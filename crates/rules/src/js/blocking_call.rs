@@ -73,12 +73,12 @@ impl Rule for BlockingCall {
             cx,
             &META,
             Effect::Blocking,
-            &|f| common::loop_place(cx, &h, f),
+            &|f| common::loop_place(cx, h, f),
             out,
         );
         // `xhr.open(method, url, false)`: a synchronous request.
         for f in cx.model.function_ids() {
-            let Some(place) = common::loop_place(cx, &h, f) else {
+            let Some(place) = common::loop_place(cx, h, f) else {
                 continue;
             };
             for e in common::calls_of(cx, f) {

@@ -400,8 +400,12 @@ fn nest_handler(decorator: &str) -> bool {
 /// (`http.createServer(cb)`), to per-request events (`wss.on('connection',
 /// ...)`, `ws.on('message', ...)`), events of the sockets and requests those
 /// handlers receive (`socket.on('chat', ...)`, `req.on('end', ...)`), and
-/// NestJS controller methods.
-pub fn handlers(cx: &FileCx) -> Handlers {
+/// NestJS controller methods. Worked out once per file.
+pub fn handlers<'c>(cx: &'c FileCx) -> &'c Handlers {
+    cx.js_handlers.get_or_init(|| find_handlers(cx))
+}
+
+fn find_handlers(cx: &FileCx) -> Handlers {
     let mut h = Handlers::default();
     let next_api =
         cx.model.module.contains("pages/api/") || cx.model.module.starts_with("pages/api");
@@ -978,6 +982,24 @@ pub fn has_await(cx: &FileCx, f: FuncId) -> bool {
 /// The promises locals of `f` hold: `const p = promiseCall()` (or `let`,
 /// never reassigned) in `f`'s own body; name → initializer.
 pub fn promise_bindings(cx: &FileCx, f: FuncId) -> HashMap<String, ExprId> {
+    // A binding needs a declaration from a promise in `f`: one pass over
+    // the file's statements finds the few functions that have one, and the
+    // others need no walk of their body.
+    let declarers = cx.js_promise_declarers.get_or_init(|| {
+        (cx.model.stmts.iter().enumerate())
+            .filter(|(_, s)| {
+                matches!(&s.kind, StmtKind::Assign {
+                    op: AssignOp::Declare { .. },
+                    value: Some(v),
+                    ..
+                } if promise_expr(cx, *v).is_some())
+            })
+            .map(|(i, _)| cx.tree.stmt_func(StmtId(i as u32)))
+            .collect()
+    });
+    if !declarers.contains(&f) {
+        return HashMap::new();
+    }
     let mut writes: HashMap<&str, (usize, Option<ExprId>)> = HashMap::new();
     let mut spoiled: HashSet<&str> = HashSet::new();
     for s in stmts_of(cx, f) {

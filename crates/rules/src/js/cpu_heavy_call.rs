@@ -72,7 +72,7 @@ impl Rule for CpuHeavyCall {
             cx,
             &META,
             Effect::CpuHeavy,
-            &|f| common::loop_place(cx, &h, f),
+            &|f| common::loop_place(cx, h, f),
             out,
         );
     }

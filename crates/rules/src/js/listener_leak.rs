@@ -111,7 +111,7 @@ impl Rule for ListenerLeak {
                 continue;
             };
             let f = cx.func_of(e);
-            let Some(per) = per_call(cx, &h, f) else {
+            let Some(per) = per_call(cx, h, f) else {
                 continue;
             };
             if !long_lived(cx, f, recv) {

@@ -75,14 +75,14 @@ impl Rule for LoopWithoutYield {
         }
         let h = common::handlers(cx);
         for f in cx.model.function_ids() {
-            let Some(place) = common::loop_place(cx, &h, f) else {
+            let Some(place) = common::loop_place(cx, h, f) else {
                 continue;
             };
             let in_handler = cx
                 .tree
                 .func_ancestors(cx.model, f)
                 .any(|a| a.0 != 0 && h.kind(a).is_some());
-            let taint = tainted(cx, &h, f, in_handler);
+            let taint = tainted(cx, h, f, in_handler);
             for s in common::stmts_of(cx, f) {
                 let (head, body) = match &cx.stmt(s).kind {
                     StmtKind::For {
@@ -198,12 +198,11 @@ fn uses_taint(cx: &FileCx, e: ExprId, taint: &HashSet<String>) -> Option<String>
                 return Some(id.to_string());
             }
             ExprKind::Attr { obj, name, .. } => {
-                if let Some(root) = cx.model.name_of(*obj)
+                if matches!(
+                    name.as_str(),
+                    "body" | "query" | "params" | "files" | "request"
+                ) && let Some(root) = cx.model.name_of(*obj)
                     && taint.contains(&format!("{root}."))
-                    && matches!(
-                        name.as_str(),
-                        "body" | "query" | "params" | "files" | "request"
-                    )
                 {
                     return Some(format!("{root}.{name}"));
                 }

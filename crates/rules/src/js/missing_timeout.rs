@@ -88,7 +88,7 @@ impl Rule for MissingTimeout {
             };
             let (what, fix) = match t {
                 "fetch" | "undici.fetch" | "node-fetch"
-                    if is_server_code(cx) && (server || in_handler(cx, &h, e)) =>
+                    if is_server_code(cx) && (server || in_handler(cx, h, e)) =>
                 {
                     let missing = match c.positional(1) {
                         None => c.args.len() == 1,
@@ -201,9 +201,16 @@ fn is_url_name(cx: &FileCx, e: ExprId) -> bool {
 
 /// `axios.defaults.timeout = ...` somewhere in the file.
 fn sets_axios_default_timeout(cx: &FileCx) -> bool {
+    // Spelling out the name of every assigned attribute costs a string
+    // each: only one that ends in `.timeout` can be the one.
+    let may_be = |t: ExprId| match &cx.expr(cx.model.strip(t)).kind {
+        ExprKind::Attr { name, .. } => name == "timeout",
+        ExprKind::Name { id, .. } => id.ends_with("defaults.timeout"),
+        _ => true,
+    };
     cx.model.stmts.iter().any(|s| {
         matches!(&s.kind, StmtKind::Assign { targets, .. }
-            if targets.iter().any(|&t| cx.model.dotted(t).is_some_and(|d| d.ends_with("defaults.timeout"))))
+            if targets.iter().any(|&t| may_be(t) && cx.model.dotted(t).is_some_and(|d| d.ends_with("defaults.timeout"))))
     })
 }
 
@@ -246,7 +253,7 @@ fn creates_server(cx: &FileCx) -> bool {
     ];
     cx.model.imports.iter().any(|i| {
         let t = i.target.as_str();
-        SERVERS.iter().any(|s| t == s.trim_end_matches('/') || t.starts_with(s) || t.starts_with(&format!("{s}.")))
+        SERVERS.iter().any(|s| t == s.trim_end_matches('/') || t.starts_with(s))
     }) || cx.model.exprs.iter().any(|e| {
         matches!(&e.kind, ExprKind::Call(c) if matches!(c.target.as_deref(), Some("http.createServer" | "https.createServer" | "http2.createServer")))
     })
