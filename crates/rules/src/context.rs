@@ -32,6 +32,9 @@ pub struct FileCx<'a> {
     /// JS/TS: the functions that declare a local from a promise (see
     /// [`crate::js::common::promise_bindings`]).
     pub(crate) js_promise_declarers: OnceCell<std::collections::HashSet<FuncId>>,
+    /// Go: whether the file is generated or excluded from every build
+    /// (see [`crate::go::common::skip_file`]).
+    pub(crate) go_skip: OnceCell<bool>,
 }
 
 impl<'a> FileCx<'a> {
@@ -269,26 +272,78 @@ mod tests {
 
     /// Runs `check` on the context of a Python file.
     fn with_cx(text: &str, path: &str, check: impl FnOnce(&FileCx)) {
+        with_cx_in(Language::Python, text, path, check)
+    }
+
+    /// Runs `check` on the context of a file of `lang`.
+    fn with_cx_in(lang: Language, text: &str, path: &str, check: impl FnOnce(&FileCx)) {
         let engine = Engine::new(all_rules().to_vec(), Knowledge::builtin());
-        let model = testing::lower(Language::Python, text, path);
-        let (p, sums) = engine.prepare(model, Language::Python);
+        let model = testing::lower(lang, text, path);
+        let (p, sums) = engine.prepare(model, lang);
         let index = ProjectIndex::build(vec![sums]);
         let tree = Tree::build(&p.model);
         check(&FileCx {
             file: 0,
             path,
             text,
-            lang: Language::Python,
+            lang,
             model: &p.model,
             tree: &tree,
             sema: &p.sema,
-            kb: engine.knowledge.table(Language::Python),
+            kb: engine.knowledge.table(lang),
             index: &index,
             by_qualname: OnceCell::new(),
             children: OnceCell::new(),
             js_handlers: OnceCell::new(),
             js_promise_declarers: OnceCell::new(),
+            go_skip: OnceCell::new(),
         });
+    }
+
+    #[test]
+    fn prepared_calls_carry_their_effects_and_answer_as_the_table_does() {
+        let text = "import asyncio, time, threading\n\nasync def f(q):\n    time.sleep(1)\n    asyncio.create_task(g())\n    lock = threading.Lock()\n    await asyncio.sleep(1)\n    q.put_nowait(1)\n    print(len(q))\n\nasync def g():\n    pass\n";
+        with_cx(text, "app.py", |cx| {
+            let calls: Vec<&Call> = (0..cx.model.exprs.len() as u32)
+                .filter_map(|i| cx.call(ExprId(i)))
+                .collect();
+            assert!(calls.len() >= 7, "{}", calls.len());
+            let mut found = 0;
+            for c in calls {
+                assert_ne!(c.effects, EffectSet::UNKNOWN, "{:?}", c.target);
+                for e in Effect::ALL {
+                    let direct = cx.kb.find(e, c.target.as_deref(), &c.name);
+                    assert_eq!(
+                        cx.effect(c, e).is_some(),
+                        direct.is_some(),
+                        "{e:?} {:?}",
+                        c.target
+                    );
+                    found += usize::from(direct.is_some());
+                }
+            }
+            // sleep (blocking), create_task (spawn), Lock, asyncio.sleep.
+            assert!(found >= 4, "{found}");
+        });
+    }
+
+    #[test]
+    fn a_go_file_takes_locks_only_with_a_lock_or_rlock_call_without_arguments() {
+        let takes = |body: &str| {
+            let text = format!(
+                "package p\n\nimport \"sync\"\n\nvar mu sync.Mutex\n\nfunc f(l Locker) {{\n{body}\n}}\n"
+            );
+            let mut out = false;
+            with_cx_in(Language::Go, &text, "p/p.go", |cx| {
+                out = crate::go::locks::file_takes_locks(cx);
+            });
+            out
+        };
+        assert!(takes("mu.Lock()\nmu.Unlock()"));
+        assert!(takes("mu.RLock()"));
+        assert!(!takes("mu.Unlock()"));
+        assert!(!takes("l.Lock(ctx)"));
+        assert!(!takes("unlockAll()"));
     }
 
     #[test]

@@ -127,6 +127,7 @@ impl Engine {
             children: OnceCell::new(),
             js_handlers: OnceCell::new(),
             js_promise_declarers: OnceCell::new(),
+            go_skip: OnceCell::new(),
         };
         let mut out = Vec::new();
         for rule in &self.rules {

@@ -11,7 +11,9 @@ use unsnarl_model::*;
 /// so are files excluded from every build (`//go:build ignore`: generator
 /// scripts run by hand).
 pub fn skip_file(cx: &FileCx) -> bool {
-    cx.model.is_generated || build_ignored(cx.text)
+    // Every Go rule asks; the header is read once per file.
+    *cx.go_skip
+        .get_or_init(|| cx.model.is_generated || build_ignored(cx.text))
 }
 
 fn build_ignored(text: &str) -> bool {

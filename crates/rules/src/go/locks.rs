@@ -43,6 +43,17 @@ pub struct LockOp {
     pub span: Span,
 }
 
+/// Whether some call of the file may take a lock (a [`lock_op`] that
+/// acquires is a zero-argument `Lock`/`RLock` call). Without one no path of
+/// any function holds a lock, directly or through a callee, and the rules
+/// about held locks have nothing to walk.
+pub fn file_takes_locks(cx: &FileCx) -> bool {
+    cx.model.exprs.iter().any(|e| {
+        matches!(&e.kind, ExprKind::Call(c)
+            if matches!(c.name.as_str(), "Lock" | "RLock") && c.args.is_empty())
+    })
+}
+
 /// The lock operation of a call expression, if it is one.
 pub fn lock_op(cx: &FileCx, e: ExprId) -> Option<LockOp> {
     let c = cx.call(e)?;
@@ -438,6 +449,9 @@ pub struct Edge {
 /// Walks every function of the file, collecting lock re-entries and the
 /// edges of the lock graph (through calls of functions of the file).
 pub fn lock_graph(cx: &FileCx) -> (Vec<Reentry>, Vec<Edge>) {
+    if !file_takes_locks(cx) {
+        return (Vec::new(), Vec::new());
+    }
     let mut sums = Summaries::default();
     let mut g = GraphFlow {
         sums: &mut sums,

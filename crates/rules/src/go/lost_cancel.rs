@@ -162,28 +162,31 @@ impl Pending<'_> {
     /// Any mention of the name (call, defer, hand-off, closure capture) in
     /// the statement, closures included, other than re-binding it.
     fn mentions(&self, cx: &FileCx, s: StmtId) -> bool {
-        let mut exprs = Vec::new();
+        let mentioned_in = |e: ExprId| {
+            exprs_under(cx.model, e)
+                .into_iter()
+                .any(|x| match &cx.expr(x).kind {
+                    ExprKind::Name { id, .. } => id == self.name,
+                    ExprKind::Closure(f) => cx.with_nested(*f).into_iter().any(|g| {
+                        exprs_in_block(cx.model, &cx.func(g).body)
+                            .into_iter()
+                            .any(|x| cx.model.name_of(x) == Some(self.name))
+                    }),
+                    _ => false,
+                })
+        };
         match &cx.stmt(s).kind {
-            StmtKind::Assign { value, .. } => {
-                if let Some(v) = value {
-                    exprs.extend(exprs_under(cx.model, *v));
-                }
+            StmtKind::Assign { value, .. } => value.is_some_and(mentioned_in),
+            _ => {
+                let mut found = false;
+                for_each_stmt_child(cx.model, s, &mut |ch| {
+                    if let Child::Expr(e) = ch {
+                        found = found || mentioned_in(e);
+                    }
+                });
+                found
             }
-            _ => for_each_stmt_child(cx.model, s, &mut |ch| {
-                if let Child::Expr(e) = ch {
-                    exprs.extend(exprs_under(cx.model, e));
-                }
-            }),
         }
-        exprs.into_iter().any(|e| match &cx.expr(e).kind {
-            ExprKind::Name { id, .. } => id == self.name,
-            ExprKind::Closure(f) => cx.with_nested(*f).into_iter().any(|g| {
-                exprs_in_block(cx.model, &cx.func(g).body)
-                    .into_iter()
-                    .any(|x| cx.model.name_of(x) == Some(self.name))
-            }),
-            _ => false,
-        })
     }
 }
 

@@ -88,7 +88,7 @@ impl Rule for UnlockMissingOnPath {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
-        if common::skip_file(cx) {
+        if common::skip_file(cx) || !locks::file_takes_locks(cx) {
             return;
         }
         for f in cx.model.function_ids() {
