@@ -11,7 +11,7 @@ use crate::path::join;
 use crate::scope::{Binding, Scope, ScopeKind};
 use crate::span;
 use ruff_python_ast::{self as ast, ExceptHandler, Expr, Pattern, Stmt};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use unsnarl_model::Import;
 use unsnarl_model::builder::MAX_NESTING;
 
@@ -45,7 +45,7 @@ impl<'a> Lowerer<'a> {
             },
             is_module,
             aliases: Vec::new(),
-            counts: HashMap::new(),
+            counts: HashMap::default(),
         };
         self.collect_block(&mut c, body, 0);
         let Collector {

@@ -5,6 +5,7 @@
 //! builtins.
 
 use std::collections::HashMap;
+use unsnarl_model::Str;
 
 /// What a name is bound to in one scope.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,12 +90,23 @@ pub(crate) enum Res<'s> {
 impl Res<'_> {
     /// The qualified name of what `name` refers to, if it refers to
     /// something with one.
-    pub fn qualified(self, module: &str, name: &str) -> Option<String> {
+    pub fn qualified(self, module: &str, name: &str) -> Option<Str> {
+        // Built in place: most qualified names fit the inline string, and
+        // every name reference of a file asks.
+        let join = |prefix: &str| {
+            let mut q = Str::with_capacity(prefix.len() + 1 + name.len());
+            q.push_str(prefix);
+            if !prefix.is_empty() && !name.is_empty() {
+                q.push('.');
+            }
+            q.push_str(name);
+            q
+        };
         match self {
-            Res::Qualified(q) => Some(q.to_string()),
-            Res::ModuleVar => Some(crate::path::join(module, name)),
-            Res::Builtin => Some(format!("builtins.{name}")),
-            Res::Star(m) => Some(crate::path::join(m, name)),
+            Res::Qualified(q) => Some(q.into()),
+            Res::ModuleVar => Some(join(module)),
+            Res::Builtin => Some(join("builtins")),
+            Res::Star(m) => Some(join(m)),
             Res::Receiver(_) | Res::Local | Res::Unknown => None,
         }
     }

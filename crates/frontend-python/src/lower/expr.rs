@@ -239,7 +239,7 @@ impl<'a> Lowerer<'a> {
     fn lower_attr(&mut self, a: &'a ast::ExprAttribute) -> ExprKind {
         let obj = self.lower_expr(&a.value);
         let attr = a.attr.as_str();
-        let extend = |base: Option<String>| {
+        let extend = |base: Option<Str>| {
             base.filter(|_| !attr.is_empty()).map(|mut q| {
                 q.push('.');
                 q.push_str(attr);
@@ -248,12 +248,12 @@ impl<'a> Lowerer<'a> {
         };
         let resolved = match &*a.value {
             Expr::Name(n) => match self.lookup(&n.id) {
-                Res::Receiver(ci) => self.method_target(ci, attr),
+                Res::Receiver(ci) => self.method_target(ci, attr).map(Str::from),
                 res if res.extends() => extend(res.qualified(&self.m.module, &n.id)),
                 _ => None,
             },
             Expr::Attribute(_) => match &self.m.expr(obj).kind {
-                ExprKind::Attr { resolved, .. } => extend(resolved.as_deref().map(str::to_string)),
+                ExprKind::Attr { resolved, .. } => extend(resolved.clone()),
                 _ => None,
             },
             _ => None,

@@ -14,7 +14,7 @@ use crate::scope::{Binding, Res, Scope, ScopeKind, Scopes};
 use crate::span;
 use ruff_python_ast::{self as ast, Expr, Parameters, Stmt};
 use ruff_text_size::{Ranged, TextRange};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use unsnarl_model::builder::MAX_NESTING;
 use unsnarl_model::{
     Block, ExprId, ExprKind, FileModel, FnKind, FuncId, Function, Param, Span, StmtKind, Str,
@@ -84,7 +84,7 @@ impl<'a> Lowerer<'a> {
                 star_imports: Vec::new(),
             },
             classes: Vec::new(),
-            class_index: HashMap::new(),
+            class_index: HashMap::default(),
             fctx: FnCtx {
                 id: FuncId(0),
                 class_body: None,
@@ -163,7 +163,7 @@ impl<'a> Lowerer<'a> {
                     if !segs.is_empty() && !res.extends() {
                         return None;
                     }
-                    let mut q = res.qualified(&self.m.module, &n.id)?;
+                    let mut q = String::from(res.qualified(&self.m.module, &n.id)?);
                     for s in segs.iter().rev() {
                         q.push('.');
                         q.push_str(s);
