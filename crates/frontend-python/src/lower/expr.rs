@@ -226,7 +226,7 @@ impl<'a> Lowerer<'a> {
         self.m.add_expr(
             ExprKind::Name {
                 id: id.into(),
-                resolved: resolved.map(Into::into),
+                resolved,
             },
             r,
         )
@@ -261,7 +261,7 @@ impl<'a> Lowerer<'a> {
         ExprKind::Attr {
             obj,
             name: attr.into(),
-            resolved: resolved.map(Into::into),
+            resolved,
         }
     }
 
