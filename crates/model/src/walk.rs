@@ -61,7 +61,7 @@ pub enum Child<'a> {
 }
 
 /// Calls `f` on each direct child of a statement, in source order.
-pub fn for_each_stmt_child<'a>(m: &'a FileModel, id: StmtId, f: &mut dyn FnMut(Child<'a>)) {
+pub fn for_each_stmt_child<'a>(m: &'a FileModel, id: StmtId, f: &mut impl FnMut(Child<'a>)) {
     match &m.stmt(id).kind {
         StmtKind::Expr(e) | StmtKind::Tail(e) | StmtKind::Defer(e) | StmtKind::Go(e) => {
             f(Child::Expr(*e))
@@ -176,7 +176,7 @@ pub fn for_each_stmt_child<'a>(m: &'a FileModel, id: StmtId, f: &mut dyn FnMut(C
 /// Calls `f` on each direct sub-expression, in source order. Does not enter
 /// closures (they are separate functions) nor `Block` expressions (whose
 /// statements are reached through [`walk_expr`]).
-pub fn for_each_expr_child(m: &FileModel, id: ExprId, f: &mut dyn FnMut(ExprId)) {
+pub fn for_each_expr_child(m: &FileModel, id: ExprId, f: &mut impl FnMut(ExprId)) {
     match &m.expr(id).kind {
         ExprKind::Name { .. }
         | ExprKind::Path { .. }
