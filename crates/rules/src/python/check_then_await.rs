@@ -300,7 +300,7 @@ fn in_block(cx: &FileCx, block: &Block, s: StmtId) -> bool {
 fn under_lock(cx: &FileCx, s: StmtId) -> bool {
     cx.tree.stmt_ancestors(s).any(|a| match &cx.stmt(a).kind {
         StmtKind::With { items, .. } => items.iter().any(|it| {
-            crate::python::lock_across_await::lock_kind(cx, it.ctx).is_some()
+            crate::python::common::lock_kind(cx, it.ctx).is_some()
                 || cx
                     .model
                     .dotted(it.ctx)

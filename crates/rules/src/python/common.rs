@@ -230,10 +230,16 @@ pub struct LockRef {
     pub kind: String,
 }
 
+/// The lock kind of a value (a `with` item, a receiver), from its type and
+/// the knowledge table.
+pub fn lock_kind<'a>(cx: &FileCx<'a>, e: ExprId) -> Option<&'a str> {
+    let ty = cx.sema.type_of(e)?;
+    cx.kb.find(Effect::Lock, Some(ty), "")?.kind.as_deref()
+}
+
 pub fn lock_ref(cx: &FileCx, ctx: ExprId, f: FuncId) -> Option<LockRef> {
     let ctx = cx.model.strip(ctx);
-    let ty = cx.sema.type_of(ctx)?;
-    let kind = cx.kb.find(Effect::Lock, Some(ty), "")?.kind.clone()?;
+    let kind = lock_kind(cx, ctx)?.to_string();
     let display = cx.model.dotted(ctx)?;
     let key = match &cx.expr(ctx).kind {
         ExprKind::Name {

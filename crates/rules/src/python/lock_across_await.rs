@@ -1,6 +1,7 @@
 //! PY004: a lock held while the coroutine is suspended at an `await`.
 
 use crate::context::FileCx;
+use crate::python::common::lock_kind;
 use crate::rule::{Examples, Rule, RuleMeta};
 use unsnarl_model::walk::{Visitor, walk_block};
 use unsnarl_model::*;
@@ -163,13 +164,6 @@ impl Visitor for WithFinder {
         }
         true
     }
-}
-
-/// The lock kind of a `with` item, from the type of the context expression.
-pub(crate) fn lock_kind<'a>(cx: &FileCx<'a>, ctx: ExprId) -> Option<&'a str> {
-    let ty = cx.sema.type_of(ctx)?;
-    let entry = cx.kb.find(Effect::Lock, Some(ty), "")?;
-    entry.kind.as_deref()
 }
 
 fn check_with(cx: &FileCx, w: StmtId, out: &mut Vec<Finding>) {

@@ -2,7 +2,7 @@
 //! again by its holder.
 
 use crate::context::FileCx;
-use crate::python::common::lock_ref;
+use crate::python::common::{lock_kind, lock_ref};
 use crate::rule::{Examples, Rule, RuleMeta};
 use std::collections::{HashMap, HashSet};
 use unsnarl_model::walk::{Child, Visitor, for_each_stmt_child, walk_expr};
@@ -113,13 +113,7 @@ impl Rule for LockOrder {
         // A lock is only ever taken by a `with` item or an `.acquire()` call
         // on a value typed as a lock: a file with neither holds nothing, and
         // has nothing to walk.
-        let is_lock = |e: ExprId| {
-            cx.sema
-                .type_of(cx.model.strip(e))
-                .and_then(|t| cx.kb.find(Effect::Lock, Some(t), ""))
-                .and_then(|entry| entry.kind.as_deref())
-                .is_some_and(is_ordered_kind)
-        };
+        let is_lock = |e: ExprId| lock_kind(cx, cx.model.strip(e)).is_some_and(is_ordered_kind);
         let may_take_a_lock = cx.model.stmts.iter().any(|s| {
             matches!(&s.kind, StmtKind::With { items, .. } if items.iter().any(|it| is_lock(it.ctx)))
         }) || cx.model.exprs.iter().any(|e| {
@@ -289,13 +283,13 @@ fn locks_taken(
     out
 }
 
-/// Walks a function's body tracking the locks held by `with` blocks.
 /// The kinds of lock whose acquisition order matters (semaphores and
 /// events are not held that way).
 fn is_ordered_kind(kind: &str) -> bool {
     matches!(kind, "mutex" | "rlock" | "condition" | "async-mutex")
 }
 
+/// Walks a function's body tracking the locks held by `with` blocks.
 fn collect_events(cx: &FileCx, f: FuncId) -> Vec<Event> {
     let mut out = Vec::new();
     let mut held = Vec::new();

@@ -227,7 +227,7 @@ fn reassigned_between(cx: &FileCx, stmts: &[StmtId], local: &str, from: u32, to:
 fn under_async_lock(cx: &FileCx, s: StmtId) -> bool {
     cx.tree.stmt_ancestors(s).any(|a| match &cx.stmt(a).kind {
         StmtKind::With { items, .. } => items.iter().any(|it| {
-            crate::python::lock_across_await::lock_kind(cx, it.ctx).is_some()
+            crate::python::common::lock_kind(cx, it.ctx).is_some()
                 || cx
                     .model
                     .dotted(it.ctx)

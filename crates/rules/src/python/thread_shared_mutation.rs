@@ -194,7 +194,7 @@ impl Visitor for Updates<'_, '_> {
         match &m.stmt(id).kind {
             StmtKind::With { items, .. }
                 if items.iter().any(|it| {
-                    crate::python::lock_across_await::lock_kind(self.cx, it.ctx).is_some()
+                    crate::python::common::lock_kind(self.cx, it.ctx).is_some()
                         || m.dotted(it.ctx)
                             .is_some_and(|d| d.to_ascii_lowercase().contains("lock"))
                 }) =>
@@ -229,7 +229,7 @@ impl Visitor for Updates<'_, '_> {
     fn exit_stmt(&mut self, m: &FileModel, id: StmtId) {
         if let StmtKind::With { items, .. } = &m.stmt(id).kind
             && items.iter().any(|it| {
-                crate::python::lock_across_await::lock_kind(self.cx, it.ctx).is_some()
+                crate::python::common::lock_kind(self.cx, it.ctx).is_some()
                     || m.dotted(it.ctx)
                         .is_some_and(|d| d.to_ascii_lowercase().contains("lock"))
             })
