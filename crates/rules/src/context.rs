@@ -19,6 +19,15 @@ pub struct FileCx<'a> {
     pub sema: &'a Semantic,
     pub kb: &'a Table,
     pub index: &'a ProjectIndex,
+    /// Facts about the file that rules work out on first use and share.
+    pub(crate) caches: FileCaches,
+}
+
+/// What several rules ask of one file, each built the first time a rule
+/// asks and kept for the others. A new cache goes here, so every place that
+/// makes a [`FileCx`] starts it empty with `FileCaches::default()`.
+#[derive(Default)]
+pub(crate) struct FileCaches {
     /// The file's named functions as (hash of the qualified name, id),
     /// sorted, built the first time a rule looks one up (see
     /// [`FileCx::local_function`]).
@@ -77,7 +86,7 @@ impl<'a> FileCx<'a> {
     /// share it, the last one defined (the one a module-level name is bound
     /// to after the file has run).
     pub fn local_function(&self, qualname: &str) -> Option<FuncId> {
-        let by_hash = self.by_qualname.get_or_init(|| {
+        let by_hash = self.caches.by_qualname.get_or_init(|| {
             let mut v: Vec<(u64, FuncId)> = self
                 .model
                 .function_ids()
@@ -100,7 +109,7 @@ impl<'a> FileCx<'a> {
     /// `f` first, then every function nested in it at any depth (closures,
     /// local functions), by id.
     pub fn with_nested(&self, f: FuncId) -> Vec<FuncId> {
-        let children = self.children.get_or_init(|| {
+        let children = self.caches.children.get_or_init(|| {
             let mut c = vec![Vec::new(); self.model.functions.len()];
             for g in self.model.function_ids() {
                 if let Some(p) = self.func(g).parent
@@ -292,11 +301,7 @@ mod tests {
             sema: &p.sema,
             kb: engine.knowledge.table(lang),
             index: &index,
-            by_qualname: OnceCell::new(),
-            children: OnceCell::new(),
-            js_handlers: OnceCell::new(),
-            js_promise_declarers: OnceCell::new(),
-            go_skip: OnceCell::new(),
+            caches: FileCaches::default(),
         });
     }
 

@@ -30,7 +30,6 @@ pub use registry::{all_rules, find_rule, rules_named};
 pub use rule::{Examples, Rule, RuleMeta};
 pub use semantic::Semantic;
 
-use std::cell::OnceCell;
 use unsnarl_model::walk::Tree;
 use unsnarl_model::{ExprKind, FileModel, Finding, Knowledge, Language};
 
@@ -123,11 +122,7 @@ impl Engine {
             sema: &prepared.sema,
             kb: self.knowledge.table(prepared.lang),
             index,
-            by_qualname: OnceCell::new(),
-            children: OnceCell::new(),
-            js_handlers: OnceCell::new(),
-            js_promise_declarers: OnceCell::new(),
-            go_skip: OnceCell::new(),
+            caches: context::FileCaches::default(),
         };
         let mut out = Vec::new();
         for rule in &self.rules {

@@ -12,7 +12,8 @@ use unsnarl_model::*;
 /// scripts run by hand).
 pub fn skip_file(cx: &FileCx) -> bool {
     // Every Go rule asks; the header is read once per file.
-    *cx.go_skip
+    *cx.caches
+        .go_skip
         .get_or_init(|| cx.model.is_generated || build_ignored(cx.text))
 }
 

@@ -402,7 +402,7 @@ fn nest_handler(decorator: &str) -> bool {
 /// handlers receive (`socket.on('chat', ...)`, `req.on('end', ...)`), and
 /// NestJS controller methods. Worked out once per file.
 pub fn handlers<'c>(cx: &'c FileCx) -> &'c Handlers {
-    cx.js_handlers.get_or_init(|| find_handlers(cx))
+    cx.caches.js_handlers.get_or_init(|| find_handlers(cx))
 }
 
 fn find_handlers(cx: &FileCx) -> Handlers {
@@ -985,7 +985,7 @@ pub fn promise_bindings(cx: &FileCx, f: FuncId) -> HashMap<String, ExprId> {
     // A binding needs a declaration from a promise in `f`: one pass over
     // the file's statements finds the few functions that have one, and the
     // others need no walk of their body.
-    let declarers = cx.js_promise_declarers.get_or_init(|| {
+    let declarers = cx.caches.js_promise_declarers.get_or_init(|| {
         (cx.model.stmts.iter().enumerate())
             .filter(|(_, s)| {
                 matches!(&s.kind, StmtKind::Assign {
