@@ -376,7 +376,7 @@ fn prepare_file(
         lines,
         prepared,
     };
-    let local = ProjectIndex::for_one_file(EARLY_FILE, sums.clone());
+    let local = ProjectIndex::for_one_file(EARLY_FILE, sums);
     let own = |_: usize, span| location(&file.display, &a.text, a.lines(), span);
     let checked = check_analyzed(
         &file,
@@ -388,7 +388,7 @@ fn prepare_file(
         deadline,
         &own,
     );
-    let queries = local.into_queries();
+    let (queries, sums) = local.into_queries();
     // The text alone must fit before the full cost, which needs the line
     // index, is worth computing (with the default budget, none is kept).
     let kept = if queries.is_empty() || !memory.has(a.text.len()) {

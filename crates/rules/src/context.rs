@@ -44,6 +44,9 @@ pub(crate) struct FileCaches {
     /// Go: whether the file is generated or excluded from every build
     /// (see [`crate::go::common::skip_file`]).
     pub(crate) go_skip: OnceCell<bool>,
+    /// Rust: whether the file's path is test or benchmark code (see
+    /// [`crate::rust::common::test_like`], which rules ask per call).
+    pub(crate) rust_test_path: OnceCell<bool>,
 }
 
 impl<'a> FileCx<'a> {

@@ -5,7 +5,7 @@
 use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
 use rustc_hash::FxHashSet as HashSet;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use unsnarl_model::walk::{Visitor, walk_block};
 use unsnarl_model::*;
 
@@ -376,7 +376,15 @@ pub struct ProjectIndex {
     /// For each function (same order as `fns`), how it blocks if it does:
     /// the first link of its chain (chains share their tails, so a big
     /// project does not hold a copy of every chain below every caller).
-    blocking: Vec<Option<Link>>,
+    /// Worked out on first use: a one-file index is built for every file,
+    /// and most files never ask how a function blocks.
+    blocking: OnceLock<Vec<Option<Link>>>,
+    /// JS/TS functions found to return awaitables across calls (see
+    /// [`ProjectIndex::settle_js_awaitables`]), by function number; empty
+    /// when none. Kept beside the summaries, not written into them: a
+    /// one-file index hands its file's summaries on to the project index,
+    /// which must see them as the file gave them.
+    settled: Vec<bool>,
     /// A one-file index (see [`ProjectIndex::for_one_file`]) records every
     /// target rules resolve through it and what they learned.
     log: Option<Mutex<QueryLog>>,
@@ -554,11 +562,14 @@ impl ProjectIndex {
         ix
     }
 
-    /// What a one-file index was asked (empty for the project index).
-    pub fn into_queries(self) -> QueryLog {
-        self.log
+    /// What a one-file index was asked (empty for the project index), and
+    /// the summaries it was built from, unchanged (for the project index).
+    pub fn into_queries(self) -> (QueryLog, FileSummaries) {
+        let log = self
+            .log
             .map(|l| l.into_inner().unwrap_or_else(|e| e.into_inner()))
-            .unwrap_or_default()
+            .unwrap_or_default();
+        (log, self.sums.into_iter().next().unwrap_or_default())
     }
 
     /// Whether this index gives every question of a one-file index's log,
@@ -653,6 +664,7 @@ impl ProjectIndex {
     }
 
     fn build_from(first_file: u32, files: Vec<FileSummaries>) -> ProjectIndex {
+        let files_len = files.len();
         let mut ix = ProjectIndex {
             first_file,
             ..ProjectIndex::default()
@@ -674,7 +686,11 @@ impl ProjectIndex {
         ix.by_last_segment.seal();
         ix.by_tail2.seal();
         ix.settle_js_awaitables();
-        ix.compute_blocking();
+        if files_len > 1 {
+            // The project index: every file's stage 3 asks, so it is worked
+            // out now, in parallel, rather than by the first file to ask.
+            ix.blocking();
+        }
         ix
     }
 
@@ -709,7 +725,7 @@ impl ProjectIndex {
                 }
                 let s = self.sum(i);
                 let all = s.returns_via.iter().all(|t| {
-                    self.resolve(s.lang, t, self.file_of(i) as usize)
+                    self.resolve_quietly(s.lang, t, self.file_of(i))
                         .is_some_and(|j| j != i && self.sum(j).returns_awaitable)
                 });
                 if all {
@@ -806,12 +822,16 @@ impl ProjectIndex {
 
     fn sum(&self, i: usize) -> Summary<'_> {
         let (at, k) = self.fns[i];
-        self.sums[(at.file - self.first_file) as usize].get(k as usize)
+        let mut s = self.sums[(at.file - self.first_file) as usize].get(k as usize);
+        s.returns_awaitable |= self.settled.get(i).copied().unwrap_or(false);
+        s
     }
 
     fn set_returns_awaitable(&mut self, i: usize) {
-        let (at, k) = self.fns[i];
-        self.sums[(at.file - self.first_file) as usize].fns[k as usize].returns_awaitable = true;
+        if self.settled.is_empty() {
+            self.settled = vec![false; self.fns.len()];
+        }
+        self.settled[i] = true;
     }
 
     pub fn summary(&self, i: usize) -> Summary<'_> {
@@ -824,7 +844,8 @@ impl ProjectIndex {
 
     /// How a project function blocks, directly or through sync helpers.
     pub fn blocking_chain(&self, i: usize) -> Option<BlockingChain> {
-        let mut link = self.blocking[i]?;
+        let blocking = self.blocking();
+        let mut link = blocking[i]?;
         let mut f = i;
         let mut steps = Vec::new();
         // Links never form a cycle; the bound only guards that.
@@ -837,7 +858,7 @@ impl ProjectIndex {
                 callee: call.target.clone(),
             });
             f = link.next as usize;
-            link = self.blocking[f]?;
+            link = blocking[f]?;
         }
         let (at, s) = (&self.fns[f].0, self.sum(f));
         Some(BlockingChain {
@@ -863,7 +884,7 @@ impl ProjectIndex {
             for (k, c) in s.calls.iter().enumerate() {
                 let found = *resolved
                     .entry(&c.target)
-                    .or_insert_with(|| self.resolve(s.lang, &c.target, file as usize));
+                    .or_insert_with(|| self.resolve_quietly(s.lang, &c.target, file));
                 if let Some(j) = found
                     && j != i
                     && !self.sum(j).is_async
@@ -875,10 +896,15 @@ impl ProjectIndex {
         (callees, start)
     }
 
+    /// How each function blocks (see `blocking`), worked out once.
+    fn blocking(&self) -> &[Option<Link>] {
+        self.blocking.get_or_init(|| self.compute_blocking())
+    }
+
     /// Resolves, for every sync function, whether it blocks directly or by
     /// calling sync project helpers that do (depth-first, memoized, cycles
     /// cut).
-    fn compute_blocking(&mut self) {
+    fn compute_blocking(&self) -> Vec<Option<Link>> {
         #[derive(Clone, Copy, PartialEq)]
         enum State {
             Todo,
@@ -951,7 +977,7 @@ impl ProjectIndex {
                 }
             }
         }
-        self.blocking = result;
+        result
     }
 }
 
@@ -1237,6 +1263,61 @@ mod tests {
     }
 
     #[test]
+    fn a_one_file_index_settles_awaitables_for_itself_and_hands_back_its_summaries_unchanged() {
+        let js = |q: &str, awaitable: bool, via: &[&str]| FnSummary {
+            lang: Language::JavaScript,
+            returns_awaitable: awaitable,
+            returns_via: via.iter().map(|v| (*v).into()).collect(),
+            ..sum(q, false, false, &[])
+        };
+        let file = vec![
+            js("src/a.load", false, &["src/a.get"]),
+            js("src/a.get", true, &[]),
+        ];
+        let local = ProjectIndex::for_one_file(3, file.into_iter().collect());
+        assert_eq!(
+            local.awaitable(Language::JavaScript, "src/a.load", 3),
+            Some(Awaitable::Returns)
+        );
+        let (_, back) = local.into_queries();
+        let flags: Vec<(&str, bool)> = back
+            .iter()
+            .map(|s| (s.qualname, s.returns_awaitable))
+            .collect();
+        assert_eq!(flags, [("src/a.load", false), ("src/a.get", true)]);
+    }
+
+    #[test]
+    fn a_one_file_index_works_out_blocking_only_when_asked_and_answers_as_if_eager() {
+        let file = || {
+            vec![
+                sum("app.a.main", true, false, &["app.a.helper"]),
+                sum("app.a.helper", false, false, &["app.a.sleepy"]),
+                sum("app.a.sleepy", false, true, &[]),
+            ]
+        };
+        let local = ProjectIndex::for_one_file(0, file().into_iter().collect());
+        assert!(local.blocking.get().is_none());
+        assert!(local.awaitable(Language::Python, "app.a.main", 0).is_some());
+        assert!(
+            local.blocking.get().is_none(),
+            "an awaitable question needs no chains"
+        );
+        let chain = local
+            .blocking_chain_of(Language::Python, "app.a.helper", 0)
+            .expect("the helper blocks through sleepy");
+        assert_eq!(chain.steps.len(), 1);
+        let project = build(vec![file(), vec![sum("app.b.other", false, false, &[])]]);
+        assert!(
+            project.blocking.get().is_some(),
+            "the project index is eager"
+        );
+        let helper = project.resolve_quietly(Language::Python, "app.a.helper", 0);
+        let eager = project.blocking_chain(helper.unwrap()).unwrap();
+        assert_eq!(ChainKey::of(&chain, 0), ChainKey::of(&eager, 0));
+    }
+
+    #[test]
     fn resolution_by_suffix_at_segment_boundary() {
         let ix = build(vec![vec![sum("examples.app.db.query", false, false, &[])]]);
         assert!(
@@ -1267,7 +1348,9 @@ mod tests {
         assert!(local.resolve(Python, "app.b.plain", 7).is_none());
         // Its own are known.
         assert!(local.awaitable(Python, "app.a.main", 7).is_some());
-        let asked = local.into_queries();
+        let (asked, back) = local.into_queries();
+        let names: Vec<&str> = back.iter().map(|s| s.qualname).collect();
+        assert_eq!(names, ["app.a.main", "app.a.local"]);
         let answer = |t: &str, q: Question| {
             asked[t]
                 .iter()

@@ -21,21 +21,25 @@ pub fn in_test(cx: &FileCx, f: FuncId) -> bool {
 /// Test or benchmark code: where unbounded channels, detached tasks and
 /// blocking calls are test scaffolding, not bugs.
 pub fn test_like(cx: &FileCx, f: FuncId) -> bool {
-    in_test(cx, f)
-        || cx.path.split(['/', '\\']).any(|c| {
-            let c = c.strip_suffix(".rs").unwrap_or(c);
-            matches!(
-                c,
-                "benches"
-                    | "tests"
-                    | "test"
-                    | "testing"
-                    | "test_helpers"
-                    | "test_util"
-                    | "test_utils"
-                    | "testutil"
-            )
-        })
+    *cx.caches.rust_test_path.get_or_init(|| test_path(cx.path)) || in_test(cx, f)
+}
+
+/// A path with a test or benchmark directory or file name in it.
+fn test_path(path: &str) -> bool {
+    path.split(['/', '\\']).any(|c| {
+        let c = c.strip_suffix(".rs").unwrap_or(c);
+        matches!(
+            c,
+            "benches"
+                | "tests"
+                | "test"
+                | "testing"
+                | "test_helpers"
+                | "test_util"
+                | "test_utils"
+                | "testutil"
+        )
+    })
 }
 
 /// Files that are not service code: examples, benches, tests, build
@@ -1220,4 +1224,20 @@ pub fn is_connect(cx: &FileCx, e: ExprId) -> bool {
             || n.split('_')
                 .any(|w| matches!(w, "connect" | "reconnect" | "dial" | "subscribe"))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_path;
+
+    #[test]
+    fn test_and_benchmark_paths_are_recognized_by_whole_components() {
+        assert!(test_path("crates/x/tests/it.rs"));
+        assert!(test_path("src/test.rs"));
+        assert!(test_path("a\\benches\\b.rs"));
+        assert!(test_path("src/test_utils/mod.rs"));
+        assert!(!test_path("src/testing_ground.rs"));
+        assert!(!test_path("src/contest/mod.rs"));
+        assert!(!test_path("src/lib.rs"));
+    }
 }
