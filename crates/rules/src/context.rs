@@ -4,7 +4,7 @@ use crate::index::{ProjectIndex, name_hash};
 use crate::rule::RuleMeta;
 use crate::semantic::Semantic;
 use std::cell::OnceCell;
-use unsnarl_model::walk::{Parent, Tree};
+use unsnarl_model::walk::{Parent, Tree, Visitor, walk_block};
 use unsnarl_model::*;
 
 /// One file, ready for the rules.
@@ -47,7 +47,15 @@ pub(crate) struct FileCaches {
     /// Rust: whether the file's path is test or benchmark code (see
     /// [`crate::rust::common::test_like`], which rules ask per call).
     pub(crate) rust_test_path: OnceCell<bool>,
+    /// Every function's body expressions in source order, all functions in
+    /// one list, and where each function's part starts (see
+    /// [`FileCx::body_exprs`]).
+    pub(crate) body_exprs: OnceCell<BodyExprs>,
 }
+
+/// Every function's body expressions, concatenated, and where each
+/// function's part starts (one more entry than functions).
+type BodyExprs = (Box<[ExprId]>, Box<[u32]>);
 
 impl<'a> FileCx<'a> {
     /// A finding of `rule` at `span` with the rule's default severity.
@@ -89,6 +97,14 @@ impl<'a> FileCx<'a> {
     /// share it, the last one defined (the one a module-level name is bound
     /// to after the file has run).
     pub fn local_function(&self, qualname: &str) -> Option<FuncId> {
+        self.local_functions(qualname).last()
+    }
+
+    /// Every function of this file with this qualified name, by id (none
+    /// for the empty name), found through a table built on first use: rules
+    /// ask per call, and a scan of every function each time grew with the
+    /// square of the file.
+    pub fn local_functions<'s>(&'s self, qualname: &'s str) -> impl Iterator<Item = FuncId> + 's {
         let by_hash = self.caches.by_qualname.get_or_init(|| {
             let mut v: Vec<(u64, FuncId)> = self
                 .model
@@ -103,10 +119,49 @@ impl<'a> FileCx<'a> {
         let start = by_hash.partition_point(|&(k, _)| k < h);
         by_hash[start..]
             .iter()
-            .take_while(|&&(k, _)| k == h)
-            .filter(|&&(_, f)| self.func(f).qualname == qualname)
+            .take_while(move |&&(k, _)| k == h)
+            .filter(move |&&(_, f)| self.func(f).qualname == qualname)
             .map(|&(_, f)| f)
-            .last()
+    }
+
+    /// Every expression of function `f`'s body (not of the functions
+    /// nested in it), in source order: what
+    /// [`unsnarl_model::walk::exprs_in_block`] gives for the body. The whole
+    /// file is walked once, the first time a rule asks; rules ask for many
+    /// functions each, and walking every body again per rule was the largest
+    /// single cost of the rules.
+    pub fn body_exprs(&self, f: FuncId) -> &[ExprId] {
+        let (all, starts) = self.caches.body_exprs.get_or_init(|| {
+            struct Collect<'v>(&'v mut Vec<ExprId>);
+            impl Visitor for Collect<'_> {
+                fn enter_expr(&mut self, _m: &FileModel, id: ExprId) -> bool {
+                    self.0.push(id);
+                    true
+                }
+            }
+            let mut all = Vec::with_capacity(self.model.exprs.len());
+            let mut starts = Vec::with_capacity(self.model.functions.len() + 1);
+            for g in self.model.function_ids() {
+                starts.push(all.len() as u32);
+                walk_block(self.model, &self.func(g).body, &mut Collect(&mut all));
+            }
+            starts.push(all.len() as u32);
+            (all.into(), starts.into())
+        });
+        match (starts.get(f.index()), starts.get(f.index() + 1)) {
+            (Some(&from), Some(&to)) => &all[from as usize..to as usize],
+            _ => &[],
+        }
+    }
+
+    /// The call expressions of function `f`'s body (not of nested
+    /// functions), in source order (see [`FileCx::body_exprs`]).
+    pub fn body_calls(&self, f: FuncId) -> Vec<ExprId> {
+        self.body_exprs(f)
+            .iter()
+            .copied()
+            .filter(|&e| matches!(self.expr(e).kind, ExprKind::Call(_)))
+            .collect()
     }
 
     /// `f` first, then every function nested in it at any depth (closures,
@@ -306,6 +361,56 @@ mod tests {
             index: &index,
             caches: FileCaches::default(),
         });
+    }
+
+    #[test]
+    fn body_expressions_are_those_a_walk_of_each_body_finds_in_every_language() {
+        use unsnarl_model::walk::{calls_in_block, exprs_in_block};
+        let files = [
+            (
+                Language::Python,
+                "a.py",
+                "import asyncio\nasync def f(x):\n    g = lambda y: y + h(x)\n    await asyncio.sleep(x)\n    return [k(i) for i in x]\nclass C:\n    def m(self):\n        def inner():\n            return self.n()\n        return inner\n",
+            ),
+            (
+                Language::JavaScript,
+                "a.js",
+                "async function f(a) { const g = (b) => b + h(a); await sleep(a); return a.map(x => k(x)); }\nclass C { m() { return () => this.n(); } }\n",
+            ),
+            (
+                Language::Go,
+                "a.go",
+                "package p\nfunc f(a int) int { g := func(b int) int { return b + h(a) }; go g(1); return k(a) }\n",
+            ),
+            (
+                Language::Rust,
+                "a.rs",
+                "async fn f(a: u32) -> u32 { let g = |b: u32| b + h(a); tokio::spawn(async move { k(a).await }); g(1) }\n",
+            ),
+        ];
+        for (lang, path, text) in files {
+            with_cx_in(lang, text, path, |cx| {
+                assert!(
+                    cx.model.functions.len() > 2,
+                    "{path}: nested functions to tell apart"
+                );
+                for f in cx.model.function_ids() {
+                    let body = &cx.func(f).body;
+                    assert_eq!(
+                        cx.body_exprs(f),
+                        exprs_in_block(cx.model, body),
+                        "{path} {f:?}"
+                    );
+                    assert_eq!(
+                        cx.body_calls(f),
+                        calls_in_block(cx.model, body),
+                        "{path} {f:?}"
+                    );
+                }
+                let past_the_end = FuncId(cx.model.functions.len() as u32);
+                assert!(cx.body_exprs(past_the_end).is_empty());
+            });
+        }
     }
 
     #[test]

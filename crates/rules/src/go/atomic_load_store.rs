@@ -3,7 +3,7 @@
 use super::common;
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
-use unsnarl_model::walk::{exprs_in_block, exprs_under};
+use unsnarl_model::walk::exprs_under;
 use unsnarl_model::*;
 
 pub struct AtomicLoadStore;
@@ -171,25 +171,21 @@ fn load_of(cx: &FileCx, e: ExprId) -> Option<String> {
 /// A compare-and-swap anywhere in the function: the load/store is part of
 /// a hand-written protocol, not a plain update.
 fn has_cas(cx: &FileCx, f: FuncId) -> bool {
-    exprs_in_block(cx.model, &cx.func(f).body)
-        .into_iter()
-        .any(|e| {
-            cx.call(e)
-                .is_some_and(|c| c.name.starts_with("CompareAndSwap"))
-        })
+    cx.body_exprs(f).to_vec().into_iter().any(|e| {
+        cx.call(e)
+            .is_some_and(|c| c.name.starts_with("CompareAndSwap"))
+    })
 }
 
 /// A `Lock()` earlier in the function: the update is serialized by it.
 fn locked_before(cx: &FileCx, f: FuncId, e: ExprId) -> bool {
     let at = cx.expr(e).span.start;
-    exprs_in_block(cx.model, &cx.func(f).body)
-        .into_iter()
-        .any(|x| {
-            cx.expr(x).span.start < at
-                && cx
-                    .call(x)
-                    .is_some_and(|c| c.name == "Lock" && c.args.is_empty())
-        })
+    cx.body_exprs(f).to_vec().into_iter().any(|x| {
+        cx.expr(x).span.start < at
+            && cx
+                .call(x)
+                .is_some_and(|c| c.name == "Lock" && c.args.is_empty())
+    })
 }
 
 pub static EXAMPLES: Examples = Examples {

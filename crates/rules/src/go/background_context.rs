@@ -3,7 +3,7 @@
 use super::common;
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
-use unsnarl_model::walk::{Parent, exprs_in_block};
+use unsnarl_model::walk::Parent;
 use unsnarl_model::*;
 
 pub struct BackgroundContext;
@@ -115,12 +115,10 @@ impl Rule for BackgroundContext {
             let caller = cx.model.function_ids().find(|&g| {
                 g != top
                     && common::ctx_in_scope(cx, g).is_some()
-                    && exprs_in_block(cx.model, &cx.func(g).body)
-                        .into_iter()
-                        .any(|x| {
-                            cx.call(x)
-                                .is_some_and(|k| cx.callee_in_file(k) == Some(top))
-                        })
+                    && cx.body_exprs(g).to_vec().into_iter().any(|x| {
+                        cx.call(x)
+                            .is_some_and(|k| cx.callee_in_file(k) == Some(top))
+                    })
             });
             if let Some(g) = caller {
                 out.push(cx.finding(
@@ -171,7 +169,8 @@ fn after_done(cx: &FileCx, e: ExprId) -> bool {
     let start = cx.expr(e).span.start;
     let top = common::outermost(cx, f);
     let done_before = cx.with_nested(top).into_iter().any(|g| {
-        exprs_in_block(cx.model, &cx.func(g).body)
+        cx.body_exprs(g)
+            .to_vec()
             .into_iter()
             .any(|x| is_done_call(cx, x) && cx.expr(x).span.start < start)
     }) || cx.model.stmts.iter().any(|st| {

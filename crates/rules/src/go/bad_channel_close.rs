@@ -6,7 +6,7 @@ use super::locks::evaluated_exprs;
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
 use std::collections::BTreeSet;
-use unsnarl_model::walk::{Parent, exprs_in_block};
+use unsnarl_model::walk::Parent;
 use unsnarl_model::*;
 
 pub struct BadChannelClose;
@@ -190,7 +190,8 @@ fn closed_by_many(cx: &FileCx, f: FuncId, ch: &str) -> Option<String> {
             && !cx.tree.func_ancestors(cx.model, h).any(|a| a == g)
             && common::go_stmt_of_closure(cx, h).is_some()
             && cx.with_nested(h).into_iter().any(|k| {
-                exprs_in_block(cx.model, &cx.func(k).body)
+                cx.body_exprs(k)
+                    .to_vec()
                     .into_iter()
                     .any(|e| closed_channel(cx, e).as_deref() == Some(ch) && !in_once(cx, e))
             })
@@ -205,7 +206,8 @@ fn closed_by_many(cx: &FileCx, f: FuncId, ch: &str) -> Option<String> {
 
 /// The statement of `f` closing `ch`.
 fn close_expr_stmt(cx: &FileCx, f: FuncId, ch: &str) -> Option<StmtId> {
-    exprs_in_block(cx.model, &cx.func(f).body)
+    cx.body_exprs(f)
+        .to_vec()
         .into_iter()
         .find(|&e| closed_channel(cx, e).as_deref() == Some(ch))
         .and_then(|e| cx.tree.enclosing_stmt(e))
@@ -248,18 +250,17 @@ fn closed_by_receiver(cx: &FileCx, f: FuncId, ch: &str, close: ExprId) -> Option
     let at = cx.expr(close).span.start;
     // `wg.Wait(); close(ch)`: the senders are done, closing is safe (the
     // usual "collect, then drain" pattern).
-    if exprs_in_block(cx.model, &cx.func(f).body)
-        .into_iter()
-        .any(|e| {
-            cx.expr(e).span.start < at
-                && cx
-                    .call(e)
-                    .is_some_and(|c| c.name == "Wait" && c.args.is_empty())
-        })
-    {
+    if cx.body_exprs(f).to_vec().into_iter().any(|e| {
+        cx.expr(e).span.start < at
+            && cx
+                .call(e)
+                .is_some_and(|c| c.name == "Wait" && c.args.is_empty())
+    }) {
         return None;
     }
-    let own: Vec<ExprId> = exprs_in_block(cx.model, &cx.func(f).body)
+    let own: Vec<ExprId> = cx
+        .body_exprs(f)
+        .to_vec()
         .into_iter()
         .filter(|&e| cx.model.name_of(e) == Some(ch))
         .collect();
@@ -301,11 +302,9 @@ fn closed_by_receiver(cx: &FileCx, f: FuncId, ch: &str, close: ExprId) -> Option
         .into_iter()
         .filter(|&h| h != f)
         .any(|h| {
-            exprs_in_block(cx.model, &cx.func(h).body)
-                .into_iter()
-                .any(|e| {
-                    cx.model.name_of(e) == Some(ch) && common::chan_use(cx, e) == ChanUse::Send
-                })
+            cx.body_exprs(h).to_vec().into_iter().any(|e| {
+                cx.model.name_of(e) == Some(ch) && common::chan_use(cx, e) == ChanUse::Send
+            })
         });
     if senders {
         return Some(format!(

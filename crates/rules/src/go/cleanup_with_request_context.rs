@@ -4,7 +4,6 @@
 use super::common;
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
-use unsnarl_model::walk::exprs_in_block;
 use unsnarl_model::*;
 
 pub struct CleanupWithRequestContext;
@@ -122,7 +121,9 @@ impl Rule for CleanupWithRequestContext {
             };
             let mut calls = vec![call];
             if let Some(g) = common::go_closure(cx, call) {
-                calls = exprs_in_block(cx.model, &cx.func(g).body)
+                calls = cx
+                    .body_exprs(g)
+                    .to_vec()
                     .into_iter()
                     .filter(|&e| cx.call(e).is_some())
                     .collect();

@@ -257,10 +257,7 @@ pub fn names_in_target<'a>(cx: &FileCx<'a>, t: ExprId) -> Vec<&'a str> {
 pub fn exprs_deep(cx: &FileCx, f: FuncId) -> Vec<ExprId> {
     let mut out = Vec::new();
     for g in cx.with_nested(f) {
-        out.extend(unsnarl_model::walk::exprs_in_block(
-            cx.model,
-            &cx.func(g).body,
-        ));
+        out.extend(cx.body_exprs(g).to_vec());
     }
     out
 }
@@ -713,25 +710,22 @@ pub fn io_call(cx: &FileCx, c: &Call) -> Option<String> {
 /// may do anything.
 pub fn provably_pure(cx: &FileCx, f: FuncId, depth: u32) -> bool {
     cx.with_nested(f).into_iter().all(|g| {
-        unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(g).body)
-            .into_iter()
-            .all(|e| {
-                let Some(c) = cx.call(e) else { return true };
-                if let Some(h) = cx.callee_in_file(c) {
-                    return h == f || (depth > 0 && provably_pure(cx, h, depth - 1));
+        cx.body_exprs(g).to_vec().into_iter().all(|e| {
+            let Some(c) = cx.call(e) else { return true };
+            if let Some(h) = cx.callee_in_file(c) {
+                return h == f || (depth > 0 && provably_pure(cx, h, depth - 1));
+            }
+            if cx.effect(c, Effect::Blocking).is_some() {
+                return false;
+            }
+            match c.target.as_deref() {
+                None => false,
+                Some(t) => {
+                    let std = !t.contains('/') || !t.split('/').next().unwrap_or("").contains('.');
+                    std && !t.starts_with(&format!("{}.", cx.model.module))
                 }
-                if cx.effect(c, Effect::Blocking).is_some() {
-                    return false;
-                }
-                match c.target.as_deref() {
-                    None => false,
-                    Some(t) => {
-                        let std =
-                            !t.contains('/') || !t.split('/').next().unwrap_or("").contains('.');
-                        std && !t.starts_with(&format!("{}.", cx.model.module))
-                    }
-                }
-            })
+            }
+        })
     })
 }
 
@@ -745,7 +739,7 @@ pub fn does_io(cx: &FileCx, f: FuncId, depth: u32) -> Option<String> {
         return Some(format!("`{name}`"));
     }
     for g in cx.with_nested(f) {
-        for e in unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(g).body) {
+        for e in cx.body_exprs(g).to_vec() {
             let Some(c) = cx.call(e) else { continue };
             if let Some(h) = cx.callee_in_file(c) {
                 if depth > 0

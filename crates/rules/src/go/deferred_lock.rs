@@ -4,7 +4,6 @@ use super::common;
 use super::locks;
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
-use unsnarl_model::walk::exprs_in_block;
 use unsnarl_model::*;
 
 pub struct DeferredLock;
@@ -82,13 +81,11 @@ impl Rule for DeferredLock {
                 continue;
             }
             let f = cx.func_of(e);
-            let unlocked_before = exprs_in_block(cx.model, &cx.func(f).body)
-                .into_iter()
-                .any(|x| {
-                    cx.expr(x).span.start < st.span.start
-                        && locks::lock_op(cx, x)
-                            .is_some_and(|o| !o.kind.acquires() && o.instance == op.instance)
-                });
+            let unlocked_before = cx.body_exprs(f).to_vec().into_iter().any(|x| {
+                cx.expr(x).span.start < st.span.start
+                    && locks::lock_op(cx, x)
+                        .is_some_and(|o| !o.kind.acquires() && o.instance == op.instance)
+            });
             if unlocked_before {
                 continue;
             }

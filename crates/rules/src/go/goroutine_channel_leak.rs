@@ -5,7 +5,7 @@ use super::flow::{self, Flow};
 use super::locks::evaluated_exprs;
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
-use unsnarl_model::walk::{Parent, exprs_in_block, exprs_under};
+use unsnarl_model::walk::{Parent, exprs_under};
 use unsnarl_model::*;
 
 pub struct GoroutineChannelLeak;
@@ -408,7 +408,7 @@ fn spawn_stmt(cx: &FileCx, g: FuncId) -> Option<StmtId> {
 /// `select` (a select has other ways out).
 fn blocking_ops(cx: &FileCx, g: FuncId) -> Vec<(ExprId, String, bool)> {
     let mut out = Vec::new();
-    for e in exprs_in_block(cx.model, &cx.func(g).body) {
+    for e in cx.body_exprs(g).to_vec() {
         let (chan, is_send) = match &cx.expr(e).kind {
             ExprKind::Send { channel, .. } => (*channel, true),
             ExprKind::Recv(channel) => (*channel, false),
@@ -559,7 +559,7 @@ fn deferred_serve(cx: &FileCx, parent: FuncId, ch: &str, is_send: bool) -> bool 
             };
             let mut exprs = vec![call];
             if let Some(g) = common::go_closure(cx, call) {
-                exprs.extend(exprs_in_block(cx.model, &cx.func(g).body));
+                exprs.extend(cx.body_exprs(g).to_vec());
             }
             exprs.into_iter().any(|e| {
                 let named = |x: ExprId| cx.model.name_of(x) == Some(ch);

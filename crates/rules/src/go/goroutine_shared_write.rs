@@ -7,7 +7,7 @@ use super::locks::{self, HeldSet};
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
 use std::collections::BTreeSet;
-use unsnarl_model::walk::{exprs_in_block, exprs_under};
+use unsnarl_model::walk::exprs_under;
 use unsnarl_model::*;
 
 pub struct GoroutineSharedWrite;
@@ -177,7 +177,8 @@ fn spawn_stmt(cx: &FileCx, g: FuncId) -> Option<StmtId> {
 /// Whether goroutine `h` mentions variable `root`.
 fn touches(cx: &FileCx, h: FuncId, root: &str) -> bool {
     cx.with_nested(h).into_iter().any(|k| {
-        exprs_in_block(cx.model, &cx.func(k).body)
+        cx.body_exprs(k)
+            .to_vec()
             .into_iter()
             .any(|e| cx.model.name_of(e) == Some(root))
     })

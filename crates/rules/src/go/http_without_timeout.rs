@@ -3,7 +3,7 @@
 use super::common;
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
-use unsnarl_model::walk::{Parent, exprs_in_block};
+use unsnarl_model::walk::Parent;
 use unsnarl_model::*;
 
 pub struct HttpWithoutTimeout;
@@ -178,12 +178,10 @@ fn deadline_set(cx: &FileCx, dial: ExprId) -> bool {
     let f = cx.func_of(dial);
     let top = common::outermost(cx, f);
     cx.with_nested(top).into_iter().any(|g| {
-        exprs_in_block(cx.model, &cx.func(g).body)
-            .into_iter()
-            .any(|e| {
-                cx.call(e)
-                    .is_some_and(|c| c.name.starts_with("Set") && c.name.ends_with("Deadline"))
-            })
+        cx.body_exprs(g).to_vec().into_iter().any(|e| {
+            cx.call(e)
+                .is_some_and(|c| c.name.starts_with("Set") && c.name.ends_with("Deadline"))
+        })
     })
 }
 

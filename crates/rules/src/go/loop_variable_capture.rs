@@ -3,7 +3,7 @@
 use super::common;
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
-use unsnarl_model::walk::{Parent, exprs_in_block};
+use unsnarl_model::walk::Parent;
 use unsnarl_model::*;
 
 pub struct LoopVariableCapture;
@@ -202,7 +202,7 @@ fn rebound_in_body(cx: &FileCx, lp: StmtId, launch: StmtId, var: &str) -> bool {
 fn first_use(cx: &FileCx, g: FuncId, var: &str) -> Option<ExprId> {
     cx.with_nested(g)
         .into_iter()
-        .flat_map(|h| exprs_in_block(cx.model, &cx.func(h).body))
+        .flat_map(|h| cx.body_exprs(h).to_vec())
         .filter(|&e| cx.model.name_of(e) == Some(var))
         .filter(|&e| match common::name_scope(cx, cx.func_of(e), var) {
             // Declared outside the closure: captured from the loop.

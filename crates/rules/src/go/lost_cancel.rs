@@ -5,7 +5,7 @@ use super::common;
 use super::flow::{self, Flow};
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
-use unsnarl_model::walk::{Child, exprs_in_block, exprs_under, for_each_stmt_child};
+use unsnarl_model::walk::{Child, exprs_under, for_each_stmt_child};
 use unsnarl_model::*;
 
 pub struct LostCancel;
@@ -168,7 +168,8 @@ impl Pending<'_> {
                 .any(|x| match &cx.expr(x).kind {
                     ExprKind::Name { id, .. } => id == self.name,
                     ExprKind::Closure(f) => cx.with_nested(*f).into_iter().any(|g| {
-                        exprs_in_block(cx.model, &cx.func(g).body)
+                        cx.body_exprs(g)
+                            .to_vec()
                             .into_iter()
                             .any(|x| cx.model.name_of(x) == Some(self.name))
                     }),

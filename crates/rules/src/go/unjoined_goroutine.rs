@@ -155,7 +155,9 @@ fn signals_deep(cx: &FileCx, f: FuncId, depth: u32) -> bool {
         body_signals(cx, &cx.func(g).body)
             || (cx.func(f).kind == FnKind::Closure && assigns_captured(cx, f, g))
             || (depth > 0
-                && unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(g).body)
+                && cx
+                    .body_exprs(g)
+                    .to_vec()
                     .into_iter()
                     .filter_map(|e| cx.call(e))
                     .filter_map(|c| cx.callee_in_file(c))

@@ -228,12 +228,10 @@ fn done_skipped(cx: &FileCx, g: FuncId, out: &mut Vec<Finding>) {
         return;
     };
     let uses_wg = cx.with_nested(g).into_iter().any(|h| {
-        exprs_in_block(cx.model, &cx.func(h).body)
-            .into_iter()
-            .any(|e| {
-                cx.model.dotted(e).is_some_and(|d| d == wg)
-                    || cx.model.name_of(e) == Some(wg.split('.').next().unwrap_or(&wg))
-            })
+        cx.body_exprs(h).to_vec().into_iter().any(|e| {
+            cx.model.dotted(e).is_some_and(|d| d == wg)
+                || cx.model.name_of(e) == Some(wg.split('.').next().unwrap_or(&wg))
+        })
     });
     if !uses_wg && waited_in_file(cx, &wg) {
         out.push(cx.finding(
@@ -347,17 +345,15 @@ fn count_mismatch(cx: &FileCx, f: FuncId, out: &mut Vec<Finding>) {
         }
         // The WaitGroup must not be handed to anyone else.
         let root = wg.split('.').next().unwrap_or(wg);
-        let escapes = exprs_in_block(cx.model, &cx.func(f).body)
-            .into_iter()
-            .any(|e| {
-                cx.call(e).is_some_and(|c| {
-                    c.args.iter().any(|a| {
-                        cx.model
-                            .dotted(a.value)
-                            .is_some_and(|d| d == *wg || d == root)
-                    })
+        let escapes = cx.body_exprs(f).to_vec().into_iter().any(|e| {
+            cx.call(e).is_some_and(|c| {
+                c.args.iter().any(|a| {
+                    cx.model
+                        .dotted(a.value)
+                        .is_some_and(|d| d == *wg || d == root)
                 })
-            });
+            })
+        });
         if escapes {
             continue;
         }

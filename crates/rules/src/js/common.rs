@@ -182,10 +182,7 @@ pub fn has_callback(cx: &FileCx, c: &Call) -> bool {
 /// A function of this file by qualified name (the index may not hold
 /// anonymous-but-named locals): `Some(Some(why))` if it is async.
 fn local_fn_kind(cx: &FileCx, target: &str) -> Option<Option<&'static str>> {
-    let f = cx
-        .model
-        .function_ids()
-        .find(|&f| cx.func(f).qualname == target)?;
+    let f = cx.local_functions(target).next()?;
     Some(cx.func(f).is_async.then_some("it is an async function"))
 }
 
@@ -222,10 +219,7 @@ pub fn callback_fn(cx: &FileCx, e: ExprId) -> Option<FuncId> {
         }
         | ExprKind::Attr {
             resolved: Some(q), ..
-        } => cx
-            .model
-            .function_ids()
-            .find(|&f| f.0 != 0 && cx.func(f).qualname == *q),
+        } => cx.local_functions(q).find(|f| f.0 != 0),
         _ => None,
     }
 }
@@ -822,12 +816,12 @@ pub fn block_contains(cx: &FileCx, block: &Block, s: StmtId) -> bool {
 /// Every call expression of a function body, in source order (not in
 /// nested functions).
 pub fn calls_of(cx: &FileCx, f: FuncId) -> Vec<ExprId> {
-    unsnarl_model::walk::calls_in_block(cx.model, &cx.func(f).body)
+    cx.body_calls(f)
 }
 
 /// Every expression of a function body (not nested functions).
 pub fn exprs_of(cx: &FileCx, f: FuncId) -> Vec<ExprId> {
-    unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(f).body)
+    cx.body_exprs(f).to_vec()
 }
 
 /// The 1-based line of a byte offset.

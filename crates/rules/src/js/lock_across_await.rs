@@ -3,7 +3,6 @@
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
 use crate::util::is_io_method_call;
-use unsnarl_model::walk::exprs_in_block;
 use unsnarl_model::*;
 
 pub struct LockAcrossAwait;
@@ -84,7 +83,7 @@ impl Rule for LockAcrossAwait {
             if !cx.func(fid).is_async {
                 continue;
             }
-            let exprs = exprs_in_block(cx.model, &cx.func(fid).body);
+            let exprs = cx.body_exprs(fid).to_vec();
             for (i, &e) in exprs.iter().enumerate() {
                 let Some(lock) = acquired_lock(cx, e) else {
                     continue;
@@ -142,9 +141,10 @@ fn check_callbacks(cx: &FileCx, out: &mut Vec<Finding>) {
         let Some(lock) = lock_name(cx, recv) else {
             continue;
         };
-        let io = exprs_in_block(cx.model, &cx.func(f).body)
-            .into_iter()
-            .find(|&x| matches!(cx.expr(x).kind, ExprKind::Await(inner) if awaits_io(cx, inner)));
+        let io =
+            cx.body_exprs(f).to_vec().into_iter().find(
+                |&x| matches!(cx.expr(x).kind, ExprKind::Await(inner) if awaits_io(cx, inner)),
+            );
         let Some(io) = io else { continue };
         let mut f = cx.finding(
             &META,

@@ -209,14 +209,12 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
         // Released by another method of the file (start/stop pairs), or a
         // `release` passed as a callback.
         let acquires_in = |g: FuncId| {
-            unsnarl_model::walk::calls_in_block(cx.model, &cx.func(g).body)
-                .into_iter()
-                .any(|e| {
-                    cx.call(e).is_some_and(|c| {
-                        c.name == "acquire"
-                            && c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(name)
-                    })
+            cx.body_calls(g).into_iter().any(|e| {
+                cx.call(e).is_some_and(|c| {
+                    c.name == "acquire"
+                        && c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(name)
                 })
+            })
         };
         let attr = name.rsplit('.').next().unwrap_or(name);
         let elsewhere = (0..cx.model.exprs.len() as u32).map(ExprId).any(|x| {

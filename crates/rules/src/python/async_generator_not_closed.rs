@@ -113,7 +113,7 @@ impl Rule for AsyncGeneratorNotClosed {
 fn async_generator_call(cx: &FileCx, iter: ExprId) -> Option<String> {
     let c = cx.call(cx.model.strip(iter))?;
     let t = c.target.as_deref()?;
-    if let Some(f) = cx.model.function_ids().find(|&f| cx.func(f).qualname == t) {
+    if let Some(f) = cx.local_functions(t).next() {
         let func = cx.func(f);
         return (func.is_async && func.is_generator && !has_ctx_decorator(func))
             .then(|| func.name.clone())

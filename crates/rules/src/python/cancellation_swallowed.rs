@@ -282,15 +282,12 @@ fn reaps_cancelled_task(cx: &FileCx, fid: FuncId, t: StmtId, body: &Block) -> bo
         return false;
     };
     let try_start = cx.stmt(t).span.start;
-    unsnarl_model::walk::calls_in_block(cx.model, &cx.func(fid).body)
-        .into_iter()
-        .any(|c| {
-            let call = cx.call(c).unwrap();
-            call.name == "cancel"
-                && cx.expr(c).span.start < try_start
-                && call.receiver.and_then(|r| cx.model.dotted(r)).as_deref()
-                    == Some(awaited.as_str())
-        })
+    cx.body_calls(fid).into_iter().any(|c| {
+        let call = cx.call(c).unwrap();
+        call.name == "cancel"
+            && cx.expr(c).span.start < try_start
+            && call.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(awaited.as_str())
+    })
 }
 
 pub static EXAMPLES: Examples = Examples {

@@ -541,22 +541,20 @@ pub fn is_io_call(cx: &FileCx, c: &Call) -> bool {
         return false;
     };
     // A coroutine of this file.
-    if let Some(f) = cx.model.function_ids().find(|&f| cx.func(f).qualname == t) {
+    if let Some(f) = cx.local_functions(t).next() {
         if !cx.func(f).is_async {
             return false;
         }
-        return unsnarl_model::walk::calls_in_block(cx.model, &cx.func(f).body)
-            .into_iter()
-            .any(|e| {
-                cx.is_awaited(e)
-                    && cx.call(e).is_some_and(|ic| {
-                        !is_close_like(&ic.name)
-                            && (cx
-                                .effect(ic, Effect::AsyncApi)
-                                .is_some_and(|en| en.kind.as_deref() == Some("io"))
-                                || crate::util::is_io_method_call(ic))
-                    })
-            });
+        return cx.body_calls(f).into_iter().any(|e| {
+            cx.is_awaited(e)
+                && cx.call(e).is_some_and(|ic| {
+                    !is_close_like(&ic.name)
+                        && (cx
+                            .effect(ic, Effect::AsyncApi)
+                            .is_some_and(|en| en.kind.as_deref() == Some("io"))
+                            || crate::util::is_io_method_call(ic))
+                })
+        });
     }
     // A coroutine of another module.
     let Some(i) = cx.index.resolve(cx.lang, t, cx.file) else {
@@ -591,7 +589,7 @@ pub fn local_callable(cx: &FileCx, a: ExprId) -> Option<FuncId> {
         }
         ExprKind::Attr {
             resolved: Some(r), ..
-        } => cx.model.function_ids().find(|&f| cx.func(f).qualname == *r),
+        } => cx.local_functions(r).next(),
         ExprKind::Call(c) if c.target.as_deref() == Some("functools.partial") => {
             local_callable(cx, c.positional(0)?)
         }

@@ -116,12 +116,10 @@ fn is_unsupervised(cx: &FileCx, id: ExprId, c: &Call) -> bool {
 /// True when the function cancels tasks somewhere (reaping after cancel, or
 /// cancelling siblings on failure).
 fn cancels_something(cx: &FileCx, f: FuncId) -> bool {
-    unsnarl_model::walk::calls_in_block(cx.model, &cx.func(f).body)
-        .into_iter()
-        .any(|e| {
-            cx.call(e)
-                .is_some_and(|c| c.name == "cancel" && c.receiver.is_some())
-        })
+    cx.body_calls(f).into_iter().any(|e| {
+        cx.call(e)
+            .is_some_and(|c| c.name == "cancel" && c.receiver.is_some())
+    })
 }
 
 pub static EXAMPLES: Examples = Examples {

@@ -199,7 +199,8 @@ fn free_loop_var(cx: &FileCx, f: FuncId, vars: &HashSet<String>) -> Option<Strin
 
 /// True when the function assigns the name itself (a local of its own).
 fn assigned_in(cx: &FileCx, f: FuncId, name: &str) -> bool {
-    unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(f).body)
+    cx.body_exprs(f)
+        .to_vec()
         .into_iter()
         .any(|x| cx.model.name_of(x) == Some(name) && crate::python::common::is_store(cx, x))
 }

@@ -98,7 +98,7 @@ impl Rule for LockAcrossAwait {
 /// `lock.acquire()` on a thread lock, then an await before the matching
 /// `release()` (also through `try: ... finally: lock.release()`).
 fn check_explicit_acquires(cx: &FileCx, fid: FuncId, out: &mut Vec<Finding>) {
-    for call in unsnarl_model::walk::calls_in_block(cx.model, &cx.func(fid).body) {
+    for call in cx.body_calls(fid) {
         let Some(c) = cx.call(call) else { continue };
         if c.name != "acquire" || cx.is_awaited(call) {
             continue;

@@ -163,16 +163,14 @@ fn lock_names(cx: &FileCx, cond: &str) -> Vec<String> {
 
 /// `cond.acquire()` somewhere in the function.
 fn acquires_in(cx: &FileCx, f: FuncId, names: &[String]) -> bool {
-    unsnarl_model::walk::calls_in_block(cx.model, &cx.func(f).body)
-        .into_iter()
-        .any(|e| {
-            cx.call(e).is_some_and(|c| {
-                c.name == "acquire"
-                    && c.receiver
-                        .and_then(|r| cx.model.dotted(r))
-                        .is_some_and(|d| names.contains(&d))
-            })
+    cx.body_calls(f).into_iter().any(|e| {
+        cx.call(e).is_some_and(|c| {
+            c.name == "acquire"
+                && c.receiver
+                    .and_then(|r| cx.model.dotted(r))
+                    .is_some_and(|d| names.contains(&d))
         })
+    })
 }
 
 /// Every call of the function in this file is under the lock (a helper

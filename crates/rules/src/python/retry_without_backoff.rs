@@ -383,7 +383,7 @@ fn calls_remote(cx: &FileCx, loop_stmt: StmtId, b: &Block) -> bool {
                 // (a connection, a client call) is the thing being retried.
                 return cx.is_awaited(e)
                     && (crate::python::common::is_io_call(cx, c)
-                        || !cx.model.function_ids().any(|g| cx.func(g).qualname == t));
+                        || cx.local_functions(t).next().is_none());
             }
             if cx.is_awaited(e) && c.receiver.is_none() {
                 return true;

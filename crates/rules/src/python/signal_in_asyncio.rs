@@ -85,12 +85,10 @@ impl Rule for SignalInAsyncio {
             let Some(f) = crate::python::common::local_callable(cx, h) else {
                 continue;
             };
-            let hands_off = unsnarl_model::walk::calls_in_block(cx.model, &cx.func(f).body)
-                .into_iter()
-                .any(|x| {
-                    cx.call(x)
-                        .is_some_and(|hc| hc.name == "call_soon_threadsafe")
-                });
+            let hands_off = cx.body_calls(f).into_iter().any(|x| {
+                cx.call(x)
+                    .is_some_and(|hc| hc.name == "call_soon_threadsafe")
+            });
             if hands_off {
                 continue;
             }

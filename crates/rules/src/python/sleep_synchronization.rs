@@ -148,7 +148,7 @@ impl Rule for SleepSynchronization {
 fn started_before(cx: &FileCx, f: FuncId, at: u32) -> Option<HashSet<String>> {
     let mut names = HashSet::new();
     let mut started = false;
-    for e in unsnarl_model::walk::calls_in_block(cx.model, &cx.func(f).body) {
+    for e in cx.body_calls(f) {
         if cx.expr(e).span.start >= at {
             continue;
         }

@@ -161,7 +161,8 @@ fn is_task_value(cx: &FileCx, v: ExprId) -> bool {
         return false;
     };
     let f = cx.func_of(v);
-    unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(f).body)
+    cx.body_exprs(f)
+        .to_vec()
         .into_iter()
         .filter_map(|e| cx.call(e).map(|c| (e, c)))
         .any(|(e, c)| {

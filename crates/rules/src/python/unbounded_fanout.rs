@@ -349,13 +349,10 @@ fn guarded_here(cx: &FileCx, id: ExprId) -> bool {
         return true;
     }
     let f = cx.func_of(id);
-    unsnarl_model::walk::calls_in_block(cx.model, &cx.func(f).body)
-        .into_iter()
-        .any(|e| {
-            cx.call(e).is_some_and(|c| {
-                c.name == "acquire" && c.receiver.is_some_and(|r| is_limiter(cx, r))
-            })
-        })
+    cx.body_calls(f).into_iter().any(|e| {
+        cx.call(e)
+            .is_some_and(|c| c.name == "acquire" && c.receiver.is_some_and(|r| is_limiter(cx, r)))
+    })
 }
 
 /// A loop that waits for running tasks before starting more (`await

@@ -75,15 +75,15 @@ impl Rule for AtomicLoadStoreRace {
             if common::test_like(cx, f) || takes_mut_self(cx, f) {
                 continue;
             }
-            let body = &cx.func(f).body;
-            let exprs = unsnarl_model::walk::exprs_in_block(cx.model, body);
+            let _body = &cx.func(f).body;
+            let exprs = cx.body_exprs(f).to_vec();
             // Locks taken by the enclosing function before a closure runs
             // (`tail.lock()` then `list.for_each(|w| ..)`) count too.
             let outer = common::outermost(cx, f);
             let outer_exprs = if outer == f {
                 Vec::new()
             } else {
-                unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(outer).body)
+                cx.body_exprs(outer).to_vec()
             };
             let ops: Vec<_> = exprs
                 .iter()

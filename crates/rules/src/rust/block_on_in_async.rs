@@ -3,7 +3,6 @@
 use super::common;
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
-use unsnarl_model::walk::exprs_in_block;
 use unsnarl_model::*;
 
 pub struct BlockOnInAsync;
@@ -90,7 +89,7 @@ fn through_helpers(cx: &FileCx, out: &mut Vec<Finding>) {
         if !cx.runs_on_loop(f) || common::test_like(cx, f) {
             continue;
         }
-        for e in exprs_in_block(cx.model, &cx.func(f).body) {
+        for e in cx.body_exprs(f).to_vec() {
             let Some(c) = cx.call(e) else { continue };
             if cx.effect(c, Effect::SyncOverAsync).is_some()
                 || common::inside_call_with(cx, e, Effect::Offload)
@@ -141,7 +140,7 @@ fn blocks_on(cx: &FileCx, g: FuncId, path: &mut Vec<FuncId>) -> Option<ExprId> {
         return None;
     }
     path.push(g);
-    let exprs = exprs_in_block(cx.model, &cx.func(g).body);
+    let exprs = cx.body_exprs(g).to_vec();
     for &e in &exprs {
         if let Some(c) = cx.call(e)
             && cx.effect(c, Effect::SyncOverAsync).is_some()

@@ -182,16 +182,14 @@ fn reports_back(cx: &FileCx, spawn: ExprId) -> bool {
     if senders.is_empty() {
         return false;
     }
-    unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(body).body)
-        .into_iter()
-        .any(|e| {
-            cx.call(e).is_some_and(|c| {
-                c.name.starts_with("send")
-                    && c.receiver
-                        .and_then(|r| cx.model.name_of(r))
-                        .is_some_and(|n| senders.iter().any(|s| s == n))
-            })
+    cx.body_exprs(body).to_vec().into_iter().any(|e| {
+        cx.call(e).is_some_and(|c| {
+            c.name.starts_with("send")
+                && c.receiver
+                    .and_then(|r| cx.model.name_of(r))
+                    .is_some_and(|n| senders.iter().any(|s| s == n))
         })
+    })
 }
 
 /// `tokio::spawn(forward(fut, reply_tx))`: the spawned future is a call of
@@ -223,16 +221,14 @@ fn replies_through_callee(cx: &FileCx, spawn: ExprId) -> bool {
     });
     let Some(callee) = callee else { return false };
     let params = &cx.func(callee).params;
-    unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(callee).body)
-        .into_iter()
-        .any(|e| {
-            cx.call(e).is_some_and(|s| {
-                s.name == "send"
-                    && s.receiver
-                        .and_then(|r| cx.model.name_of(r))
-                        .is_some_and(|n| params.iter().any(|p| p.name == n))
-            })
+    cx.body_exprs(callee).to_vec().into_iter().any(|e| {
+        cx.call(e).is_some_and(|s| {
+            s.name == "send"
+                && s.receiver
+                    .and_then(|r| cx.model.name_of(r))
+                    .is_some_and(|n| params.iter().any(|p| p.name == n))
         })
+    })
 }
 
 /// The spawned future is tracked elsewhere: it awaits a value made by a
@@ -253,7 +249,7 @@ fn tracked(cx: &FileCx, spawn: ExprId) -> bool {
         let Some(f) = super::common::closure_fn(cx, a.value) else {
             return false;
         };
-        unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(f).body)
+        cx.body_exprs(f).to_vec()
             .into_iter()
             .any(|e| {
                 is_track(e)
@@ -389,7 +385,8 @@ fn worker_of_returned_handle(cx: &FileCx, spawn: ExprId) -> bool {
     let worker_use = match cx.model.name_of(cx.model.strip(arg.value)) {
         Some(_) => Some(cx.model.strip(arg.value)),
         None => super::common::closure_fn(cx, arg.value).and_then(|f| {
-            unsnarl_model::walk::exprs_in_block(cx.model, &cx.func(f).body)
+            cx.body_exprs(f)
+                .to_vec()
                 .into_iter()
                 .find_map(|e| match &cx.expr(e).kind {
                     ExprKind::Await(inner) if cx.model.name_of(*inner).is_some() => Some(*inner),

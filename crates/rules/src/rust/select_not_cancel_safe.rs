@@ -4,7 +4,7 @@ use super::common;
 use super::locks::lock_kind;
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
-use unsnarl_model::walk::{exprs_in_block, exprs_under};
+use unsnarl_model::walk::exprs_under;
 use unsnarl_model::*;
 
 pub struct SelectNotCancelSafe;
@@ -154,7 +154,7 @@ impl Rule for SelectNotCancelSafe {
 fn not_cancel_safe(cx: &FileCx, future: ExprId) -> Option<(ExprId, &'static str)> {
     let mut exprs = exprs_under(cx.model, future);
     if let Some(f) = common::closure_fn(cx, future) {
-        exprs.extend(exprs_in_block(cx.model, &cx.func(f).body));
+        exprs.extend(cx.body_exprs(f).to_vec());
     }
     for e in exprs {
         let Some(c) = cx.call(e) else { continue };

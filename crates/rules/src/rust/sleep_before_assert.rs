@@ -247,8 +247,10 @@ fn only_yields(cx: &FileCx, sleep: ExprId) -> bool {
 /// The runtime the test runs on is tokio's current-thread one.
 fn current_thread(cx: &FileCx, top: FuncId) -> bool {
     let func = cx.func(top);
-    let calls: Vec<&Call> = exprs_in_block(cx.model, &func.body)
-        .into_iter()
+    let calls: Vec<&Call> = cx
+        .body_exprs(top)
+        .iter()
+        .copied()
         .filter_map(|e| cx.call(e))
         .collect();
     if calls.iter().any(|c| c.name == "new_current_thread") {
@@ -280,7 +282,8 @@ fn current_thread(cx: &FileCx, top: FuncId) -> bool {
 /// I/O call: once polled, it runs until it parks on a timer or ends.
 fn timer_only(cx: &FileCx, body: FuncId) -> bool {
     common::fns_within(cx, body).into_iter().all(|f| {
-        exprs_in_block(cx.model, &cx.func(f).body)
+        cx.body_exprs(f)
+            .to_vec()
             .into_iter()
             .all(|e| match &cx.expr(e).kind {
                 ExprKind::Await(inner) => cx
@@ -410,7 +413,8 @@ fn private_expr(cx: &FileCx, f: FuncId, e: ExprId, params: &[String], depth: u32
             ExprKind::Closure(g) => {
                 let mut inner: Vec<String> = params.to_vec();
                 inner.extend(cx.func(*g).params.iter().map(|p| p.name.to_string()));
-                exprs_in_block(cx.model, &cx.func(*g).body)
+                cx.body_exprs(*g)
+                    .to_vec()
                     .into_iter()
                     .all(|y| private_expr(cx, f, y, &inner, depth + 1))
             }
@@ -523,7 +527,7 @@ fn paused_time(cx: &FileCx, f: FuncId) -> bool {
                 .is_some_and(|v| matches!(cx.model.literal(v), Some(Lit::Bool(true))))
         })
     });
-    attr || exprs_in_block(cx.model, &func.body).into_iter().any(|e| {
+    attr || cx.body_exprs(top).iter().any(|&e| {
         cx.call(e).is_some_and(|c| {
             matches!(
                 c.target.as_deref(),

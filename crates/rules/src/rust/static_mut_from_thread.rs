@@ -4,7 +4,6 @@ use super::common;
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
 use std::collections::HashSet;
-use unsnarl_model::walk::exprs_in_block;
 use unsnarl_model::*;
 
 pub struct StaticMutFromThread;
@@ -130,7 +129,7 @@ impl Rule for StaticMutFromThread {
                         }
                     }
                 }
-                for x in exprs_in_block(cx.model, &cx.func(g).body) {
+                for x in cx.body_exprs(g).to_vec() {
                     let target = match &cx.expr(x).kind {
                         ExprKind::AssignExpr { target, .. } => Some(*target),
                         ExprKind::Call(m) if MUTATING.contains(&m.name.as_str()) => m.receiver,
