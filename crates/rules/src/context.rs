@@ -47,15 +47,13 @@ pub(crate) struct FileCaches {
     /// Rust: whether the file's path is test or benchmark code (see
     /// [`crate::rust::common::test_like`], which rules ask per call).
     pub(crate) rust_test_path: OnceCell<bool>,
-    /// Every function's body expressions in source order, all functions in
-    /// one list, and where each function's part starts (see
-    /// [`FileCx::body_exprs`]).
-    pub(crate) body_exprs: OnceCell<BodyExprs>,
+    /// Each function's body expressions in source order, walked the first
+    /// time a rule asks for that function (see [`FileCx::body_exprs`]).
+    pub(crate) body_exprs: OnceCell<Box<[LazyExprs]>>,
 }
 
-/// Every function's body expressions, concatenated, and where each
-/// function's part starts (one more entry than functions).
-type BodyExprs = (Box<[ExprId]>, Box<[u32]>);
+/// A list of expressions worked out on first use.
+type LazyExprs = OnceCell<Box<[ExprId]>>;
 
 impl<'a> FileCx<'a> {
     /// A finding of `rule` at `span` with the rule's default severity.
@@ -126,32 +124,31 @@ impl<'a> FileCx<'a> {
 
     /// Every expression of function `f`'s body (not of the functions
     /// nested in it), in source order: what
-    /// [`unsnarl_model::walk::exprs_in_block`] gives for the body. The whole
-    /// file is walked once, the first time a rule asks; rules ask for many
-    /// functions each, and walking every body again per rule was the largest
-    /// single cost of the rules.
+    /// [`unsnarl_model::walk::exprs_in_block`] gives for the body. Each body
+    /// is walked once, the first time a rule asks for it: several rules ask
+    /// for the same functions, and walking a body again per rule was the
+    /// largest single cost of the rules.
     pub fn body_exprs(&self, f: FuncId) -> &[ExprId] {
-        let (all, starts) = self.caches.body_exprs.get_or_init(|| {
-            struct Collect<'v>(&'v mut Vec<ExprId>);
-            impl Visitor for Collect<'_> {
-                fn enter_expr(&mut self, _m: &FileModel, id: ExprId) -> bool {
-                    self.0.push(id);
-                    true
-                }
+        struct Collect(Vec<ExprId>);
+        impl Visitor for Collect {
+            fn enter_expr(&mut self, _m: &FileModel, id: ExprId) -> bool {
+                self.0.push(id);
+                true
             }
-            let mut all = Vec::with_capacity(self.model.exprs.len());
-            let mut starts = Vec::with_capacity(self.model.functions.len() + 1);
-            for g in self.model.function_ids() {
-                starts.push(all.len() as u32);
-                walk_block(self.model, &self.func(g).body, &mut Collect(&mut all));
-            }
-            starts.push(all.len() as u32);
-            (all.into(), starts.into())
-        });
-        match (starts.get(f.index()), starts.get(f.index() + 1)) {
-            (Some(&from), Some(&to)) => &all[from as usize..to as usize],
-            _ => &[],
         }
+        let cells = self.caches.body_exprs.get_or_init(|| {
+            (0..self.model.functions.len())
+                .map(|_| OnceCell::new())
+                .collect()
+        });
+        let Some(cell) = cells.get(f.index()) else {
+            return &[];
+        };
+        cell.get_or_init(|| {
+            let mut c = Collect(Vec::new());
+            walk_block(self.model, &self.func(f).body, &mut c);
+            c.0.into()
+        })
     }
 
     /// The call expressions of function `f`'s body (not of nested
