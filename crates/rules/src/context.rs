@@ -49,11 +49,14 @@ pub(crate) struct FileCaches {
     pub(crate) rust_test_path: OnceCell<bool>,
     /// Each function's body expressions in source order, walked the first
     /// time a rule asks for that function (see [`FileCx::body_exprs`]).
-    pub(crate) body_exprs: OnceCell<Box<[LazyExprs]>>,
+    pub(crate) body_exprs: PerFunction<ExprId>,
+    /// The same for statements (see [`FileCx::body_stmts`]).
+    pub(crate) body_stmts: PerFunction<StmtId>,
 }
 
-/// A list of expressions worked out on first use.
-type LazyExprs = OnceCell<Box<[ExprId]>>;
+/// A list per function of the file, each worked out the first time a rule
+/// asks for it.
+type PerFunction<T> = OnceCell<Box<[OnceCell<Box<[T]>>]>>;
 
 impl<'a> FileCx<'a> {
     /// A finding of `rule` at `span` with the rule's default severity.
@@ -137,6 +140,32 @@ impl<'a> FileCx<'a> {
             }
         }
         let cells = self.caches.body_exprs.get_or_init(|| {
+            (0..self.model.functions.len())
+                .map(|_| OnceCell::new())
+                .collect()
+        });
+        let Some(cell) = cells.get(f.index()) else {
+            return &[];
+        };
+        cell.get_or_init(|| {
+            let mut c = Collect(Vec::new());
+            walk_block(self.model, &self.func(f).body, &mut c);
+            c.0.into()
+        })
+    }
+
+    /// Every statement of function `f`'s body, nested ones included, in
+    /// source order (not of nested functions); walked once per function,
+    /// like [`FileCx::body_exprs`].
+    pub fn body_stmts(&self, f: FuncId) -> &[StmtId] {
+        struct Collect(Vec<StmtId>);
+        impl Visitor for Collect {
+            fn enter_stmt(&mut self, _m: &FileModel, id: StmtId) -> bool {
+                self.0.push(id);
+                true
+            }
+        }
+        let cells = self.caches.body_stmts.get_or_init(|| {
             (0..self.model.functions.len())
                 .map(|_| OnceCell::new())
                 .collect()
@@ -360,6 +389,32 @@ mod tests {
         });
     }
 
+    /// The statements under `st` (not itself), depth first, in source
+    /// order, through nested blocks but not nested functions: written
+    /// without the walker `body_stmts` uses.
+    fn nested_stmts(m: &FileModel, st: StmtId) -> Vec<StmtId> {
+        use unsnarl_model::walk::{Child, for_each_expr_child, for_each_stmt_child};
+        fn in_block(m: &FileModel, b: &Block, out: &mut Vec<StmtId>) {
+            for &s in b {
+                out.push(s);
+                out.extend(nested_stmts(m, s));
+            }
+        }
+        fn in_expr(m: &FileModel, e: ExprId, out: &mut Vec<StmtId>) {
+            if let ExprKind::Block(b) = &m.expr(e).kind {
+                in_block(m, b, out);
+            } else {
+                for_each_expr_child(m, e, &mut |c| in_expr(m, c, out));
+            }
+        }
+        let mut out = Vec::new();
+        for_each_stmt_child(m, st, &mut |c| match c {
+            Child::Expr(e) => in_expr(m, e, &mut out),
+            Child::Block(b) => in_block(m, b, &mut out),
+        });
+        out
+    }
+
     #[test]
     fn body_expressions_are_those_a_walk_of_each_body_finds_in_every_language() {
         use unsnarl_model::walk::{calls_in_block, exprs_in_block};
@@ -403,6 +458,12 @@ mod tests {
                         calls_in_block(cx.model, body),
                         "{path} {f:?}"
                     );
+                    let mut stmts = Vec::new();
+                    for &st in body {
+                        stmts.push(st);
+                        stmts.extend(nested_stmts(cx.model, st));
+                    }
+                    assert_eq!(cx.body_stmts(f), stmts, "{path} {f:?}");
                 }
                 let past_the_end = FuncId(cx.model.functions.len() as u32);
                 assert!(cx.body_exprs(past_the_end).is_empty());

@@ -243,6 +243,17 @@ impl Lowerer {
         (b.len == u32::from(range.len())).then(|| (b.call.clone(), b.shift))
     }
 
+    /// Whether the body at `range` of the main tree was parsed on its own in
+    /// the batch and did not parse as arguments.
+    fn batch_failed(&self, range: TextRange) -> bool {
+        self.reparse_depth == 0
+            && self.shift == 0
+            && self.batch.as_ref().is_some_and(|b| {
+                b.failed
+                    .contains(&(u32::from(range.start()), u32::from(range.len())))
+            })
+    }
+
     fn lower_batched<R>(
         &mut self,
         call: &ast::CallExpr,
@@ -286,6 +297,11 @@ impl Lowerer {
             return self.lower_batched(&call, shift, range, |l, exprs| {
                 exprs.iter().map(|e| l.lower_arg(e, keywords)).collect()
             });
+        }
+        if self.batch_failed(range) {
+            // Parsed on its own in the batch already, with errors: the
+            // re-parse below would give nothing.
+            return Vec::new();
         }
         if usize::from(range.len()) > self.reparse_budget {
             return Vec::new();

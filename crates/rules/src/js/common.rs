@@ -1039,16 +1039,7 @@ pub fn promise_bindings(cx: &FileCx, f: FuncId) -> HashMap<String, ExprId> {
 /// Every statement of a function body, nested ones included, in order (not
 /// in nested functions).
 pub fn stmts_of(cx: &FileCx, f: FuncId) -> Vec<StmtId> {
-    struct V(Vec<StmtId>);
-    impl Visitor for V {
-        fn enter_stmt(&mut self, _m: &FileModel, id: StmtId) -> bool {
-            self.0.push(id);
-            true
-        }
-    }
-    let mut v = V(Vec::new());
-    walk_block(cx.model, &cx.func(f).body, &mut v);
-    v.0
+    cx.body_stmts(f).to_vec()
 }
 
 /// True when the value of `e` is tested for truth: an `if`/`while`/ternary

@@ -3,7 +3,6 @@
 
 use crate::context::FileCx;
 use crate::rule::RuleMeta;
-use unsnarl_model::walk::{Visitor, walk_block};
 use unsnarl_model::*;
 
 /// Which functions run on the loop, beyond `async` ones (JS handlers).
@@ -43,28 +42,11 @@ pub fn check_where(
         let Some(place) = where_(fid) else {
             continue;
         };
-        let mut v = CallCollector { calls: Vec::new() };
-        walk_block(cx.model, &cx.func(fid).body, &mut v);
-        for call in v.calls {
+        for call in cx.body_calls(fid) {
             if let Some(f) = finding_for(cx, meta, effect, &place, call) {
                 out.push(f);
             }
         }
-    }
-}
-
-/// Collects calls, skipping the arguments of offload APIs (they run on
-/// another thread) and never entering nested functions.
-struct CallCollector {
-    calls: Vec<ExprId>,
-}
-
-impl Visitor for CallCollector {
-    fn enter_expr(&mut self, m: &FileModel, id: ExprId) -> bool {
-        if m.call(id).is_some() {
-            self.calls.push(id);
-        }
-        true
     }
 }
 
