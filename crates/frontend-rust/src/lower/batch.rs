@@ -10,9 +10,12 @@
 //! Bodies that are plain lists of names and literals are skipped (they are
 //! lowered straight from their tokens).
 //!
-//! A parse error in one body can leave the parser confused about the next,
-//! so a body near an error is not taken from that parse. Those bodies are
-//! parsed again in a second snippet where each is a function of its own,
+//! A body with a parse error in it fails alone too when the parser came to
+//! it at a clean statement start (the body before it ended exactly at its
+//! `;`). But an error in one body can leave the parser confused about the
+//! next, so a body near an error that the parser did not come to cleanly is
+//! not judged from that parse: those bodies are parsed again in a second
+//! snippet where each is a function of its own,
 //! `fn __f(){__m(BODY\n);}fn __f(){...}`, exactly the snippet the one-by-one
 //! path would parse: a body is a balanced token tree, so each function ends
 //! at its own closing brace and one body's errors stay in its function.
@@ -51,6 +54,7 @@ pub(super) struct ArgBatch {
     pub failed: FxHashSet<(u32, u32)>,
 }
 
+#[derive(Clone, Copy)]
 struct Piece {
     file: u32,
     snippet: u32,
@@ -98,12 +102,63 @@ pub(super) fn build(
         calls: FxHashMap::default(),
         failed: FxHashSet::default(),
     };
-    if let Some(list) = super::Lowerer::snippet_fn_body(&parsed.root) {
+    let list = super::Lowerer::snippet_fn_body(&parsed.root);
+    let mut ended = vec![false; pieces.len()];
+    if let Some(list) = &list {
         take_calls(&mut batch, &pieces, list.statements());
+        ended_exactly(&pieces, list.statements(), &mut ended);
+    }
+    // A dirty piece the parser entered at a clean statement start (the
+    // first, or after a piece whose statement ended exactly at its `;`)
+    // has the error in its own tokens: alone, it parses the same way and
+    // fails the same way. Only the others need a parse of their own.
+    let mut unsure = Vec::new();
+    for (k, p) in pieces.iter().enumerate() {
+        if !p.dirty {
+            continue;
+        }
+        if k == 0 || ended[k - 1] {
+            batch.failed.insert((p.file, p.len));
+        } else {
+            unsure.push(*p);
+        }
     }
     batch._roots.push(parsed.root);
-    isolate_dirty(text, &pieces, edition, budget, &mut batch);
+    isolate_dirty(text, &unsure, edition, budget, &mut batch);
     Some(batch)
+}
+
+/// For each piece, whether its `__m(BODY\n);` parsed as one statement
+/// ending exactly where the piece ends: the call's `)` and the `;` right
+/// after the body, where the snippet put them.
+fn ended_exactly(pieces: &[Piece], stmts: impl Iterator<Item = ast::Stmt>, out: &mut [bool]) {
+    let by_snippet: FxHashMap<u32, usize> = pieces
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.snippet, i))
+        .collect();
+    for s in stmts {
+        let ast::Stmt::ExprStmt(es) = s else { continue };
+        let Some(ast::Expr::CallExpr(call)) = es.expr() else {
+            continue;
+        };
+        let Some(args) = call.arg_list() else {
+            continue;
+        };
+        let (Some(open), Some(close), Some(semi)) = (
+            args.l_paren_token(),
+            args.r_paren_token(),
+            es.semicolon_token(),
+        ) else {
+            continue;
+        };
+        let Some(&i) = by_snippet.get(&u32::from(open.text_range().end())) else {
+            continue;
+        };
+        let end = pieces[i].snippet + pieces[i].len;
+        out[i] = u32::from(close.text_range().start()) == end + 1
+            && u32::from(semi.text_range().start()) == end + 2;
+    }
 }
 
 /// Marks the pieces an error of the snippet may come from: the one whose
@@ -158,8 +213,8 @@ fn take_calls(batch: &mut ArgBatch, pieces: &[Piece], stmts: impl Iterator<Item 
     }
 }
 
-/// Parses the dirty pieces again, each in a function of its own (see the
-/// module docs), and records each as a call or as failed.
+/// Parses `pieces` again, each in a function of its own (see the module
+/// docs), and records each as a call or as failed.
 fn isolate_dirty(
     text: &str,
     pieces: &[Piece],
@@ -169,7 +224,7 @@ fn isolate_dirty(
 ) {
     let mut snippet = String::new();
     let mut isolated: Vec<Piece> = Vec::new();
-    for p in pieces.iter().filter(|p| p.dirty) {
+    for p in pieces {
         let Some(body) = text.get(p.file as usize..(p.file + p.len) as usize) else {
             continue;
         };
@@ -231,7 +286,11 @@ mod tests {
         let p = parse::parse(text);
         let batch = build(text, &p.macro_bodies, p.edition, &mut 100_000).unwrap();
         let at = |start: u32, len: u32| &text[start as usize..(start + len) as usize];
-        let mut ok: Vec<_> = batch.calls.iter().map(|(&s, c)| (s, at(s, c.len))).collect();
+        let mut ok: Vec<_> = batch
+            .calls
+            .iter()
+            .map(|(&s, c)| (s, at(s, c.len)))
+            .collect();
         let mut failed: Vec<_> = batch.failed.iter().map(|&(s, l)| (s, at(s, l))).collect();
         ok.sort();
         failed.sort();
@@ -263,6 +322,26 @@ mod tests {
             "c(3).await",
             "if x { y } else",
             "d(4)",
+            "target: \"t\", ?v",
+            "a; b",
+            "e(5)",
+            "let x = 1",
+            "fn",
+            "f(6)",
+            "|x|",
+            "1 2 3",
+            "g(7)",
+            "match x { 1 => }",
+            "struct S;",
+            "h(8), [1, 2]",
+            "x as",
+            "return",
+            "k(9)",
+            "impl X for Y {}",
+            "&mut",
+            "m(10)",
+            ", , ,",
+            "n(11)",
         ];
         let text: String = std::iter::once("fn f() {".to_string())
             .chain(bodies.iter().map(|b| format!(" m!({b});")))
