@@ -11,8 +11,8 @@
 //! lowered straight from their tokens).
 //!
 //! A body with a parse error in it fails alone too when the parser came to
-//! it at a clean statement start (the body before it ended exactly at its
-//! `;`). But an error in one body can leave the parser confused about the
+//! it at a clean statement start (past the `;` after the body before it,
+//! at the function body's level). But an error in one body can leave the parser confused about the
 //! next, so a body near an error that the parser did not come to cleanly is
 //! not judged from that parse: those bodies are parsed again in a second
 //! snippet where each is a function of its own,
@@ -29,7 +29,7 @@
 use crate::parse::{self, MacroBody};
 use ra_ap_syntax::AstNode;
 use ra_ap_syntax::ast::{self, HasArgList, HasModuleItem};
-use ra_ap_syntax::{Edition, SyntaxNode};
+use ra_ap_syntax::{Edition, SyntaxKind, SyntaxNode, TextSize};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 const PREFIX: &str = "fn __f(){";
@@ -106,11 +106,11 @@ pub(super) fn build(
     let mut ended = vec![false; pieces.len()];
     if let Some(list) = &list {
         take_calls(&mut batch, &pieces, list.statements());
-        ended_exactly(&pieces, list.statements(), &mut ended);
+        ended_exactly(&pieces, list, &mut ended);
     }
     // A dirty piece the parser entered at a clean statement start (the
-    // first, or after a piece whose statement ended exactly at its `;`)
-    // has the error in its own tokens: alone, it parses the same way and
+    // first, or after a piece that left the parser at one) has the error in
+    // its own tokens: alone, it parses the same way and
     // fails the same way. Only the others need a parse of their own.
     let mut unsure = Vec::new();
     for (k, p) in pieces.iter().enumerate() {
@@ -128,36 +128,27 @@ pub(super) fn build(
     Some(batch)
 }
 
-/// For each piece, whether its `__m(BODY\n);` parsed as one statement
-/// ending exactly where the piece ends: the call's `)` and the `;` right
-/// after the body, where the snippet put them.
-fn ended_exactly(pieces: &[Piece], stmts: impl Iterator<Item = ast::Stmt>, out: &mut [bool]) {
-    let by_snippet: FxHashMap<u32, usize> = pieces
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (p.snippet, i))
-        .collect();
-    for s in stmts {
-        let ast::Stmt::ExprStmt(es) = s else { continue };
-        let Some(ast::Expr::CallExpr(call)) = es.expr() else {
+/// For each piece, whether the parser is back at the start of a statement
+/// of the snippet's function body once past the piece: the `;` the snippet
+/// put after the body ends a statement of that body, or is one (after
+/// an error the parser may have skipped `)` and stopped at the `;`). The
+/// next piece is then parsed as it would be alone.
+fn ended_exactly(pieces: &[Piece], list: &ast::StmtList, out: &mut [bool]) {
+    let top = list.syntax();
+    for (p, ended) in pieces.iter().zip(out.iter_mut()) {
+        let at = TextSize::from(p.snippet + p.len + (CLOSE.len() as u32 - 1));
+        let Some(semi) = top.token_at_offset(at).right_biased() else {
             continue;
         };
-        let Some(args) = call.arg_list() else {
+        if semi.kind() != SyntaxKind::SEMICOLON || semi.text_range().start() != at {
+            continue;
+        }
+        let Some(parent) = semi.parent() else {
             continue;
         };
-        let (Some(open), Some(close), Some(semi)) = (
-            args.l_paren_token(),
-            args.r_paren_token(),
-            es.semicolon_token(),
-        ) else {
-            continue;
-        };
-        let Some(&i) = by_snippet.get(&u32::from(open.text_range().end())) else {
-            continue;
-        };
-        let end = pieces[i].snippet + pieces[i].len;
-        out[i] = u32::from(close.text_range().start()) == end + 1
-            && u32::from(semi.text_range().start()) == end + 2;
+        *ended = parent == *top
+            || (parent.parent().as_ref() == Some(top)
+                && parent.last_token().as_ref() == Some(&semi));
     }
 }
 
