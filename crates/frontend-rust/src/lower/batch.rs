@@ -29,7 +29,7 @@
 use crate::parse::{self, MacroBody};
 use ra_ap_syntax::AstNode;
 use ra_ap_syntax::ast::{self, HasArgList, HasModuleItem};
-use ra_ap_syntax::{Edition, SyntaxKind, SyntaxNode, TextSize};
+use ra_ap_syntax::{Edition, NodeOrToken, SyntaxKind, SyntaxNode};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 const PREFIX: &str = "fn __f(){";
@@ -134,21 +134,20 @@ pub(super) fn build(
 /// an error the parser may have skipped `)` and stopped at the `;`). The
 /// next piece is then parsed as it would be alone.
 fn ended_exactly(pieces: &[Piece], list: &ast::StmtList, out: &mut [bool]) {
-    let top = list.syntax();
-    for (p, ended) in pieces.iter().zip(out.iter_mut()) {
-        let at = TextSize::from(p.snippet + p.len + (CLOSE.len() as u32 - 1));
-        let Some(semi) = top.token_at_offset(at).right_biased() else {
-            continue;
+    // Where the body's own `;`s are, in one pass over its children (a
+    // lookup by offset per piece would scan the children each time).
+    let mut ends: FxHashSet<u32> = FxHashSet::default();
+    for child in list.syntax().children_with_tokens() {
+        let semi = match child {
+            NodeOrToken::Token(t) => Some(t),
+            NodeOrToken::Node(n) => n.last_token(),
         };
-        if semi.kind() != SyntaxKind::SEMICOLON || semi.text_range().start() != at {
-            continue;
+        if let Some(t) = semi.filter(|t| t.kind() == SyntaxKind::SEMICOLON) {
+            ends.insert(u32::from(t.text_range().start()));
         }
-        let Some(parent) = semi.parent() else {
-            continue;
-        };
-        *ended = parent == *top
-            || (parent.parent().as_ref() == Some(top)
-                && parent.last_token().as_ref() == Some(&semi));
+    }
+    for (p, ended) in pieces.iter().zip(out.iter_mut()) {
+        *ended = ends.contains(&(p.snippet + p.len + (CLOSE.len() as u32 - 1)));
     }
 }
 
