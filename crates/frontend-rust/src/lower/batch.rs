@@ -12,10 +12,10 @@
 //!
 //! A body with a parse error in it fails alone too when the parser came to
 //! it at a clean statement start (past the `;` after the body before it,
-//! at the function body's level). But an error in one body can leave the parser confused about the
-//! next, so a body near an error that the parser did not come to cleanly is
-//! not judged from that parse: those bodies are parsed again in a second
-//! snippet where each is a function of its own,
+//! at the function body's level). But an error in one body can leave the
+//! parser confused about the next, so a body near an error that the parser
+//! did not come to cleanly is not judged from that parse: those bodies are
+//! parsed again in a second snippet where each is a function of its own,
 //! `fn __f(){__m(BODY\n);}fn __f(){...}`, exactly the snippet the one-by-one
 //! path would parse: a body is a balanced token tree, so each function ends
 //! at its own closing brace and one body's errors stay in its function.
@@ -110,8 +110,8 @@ pub(super) fn build(
     }
     // A dirty piece the parser entered at a clean statement start (the
     // first, or after a piece that left the parser at one) has the error in
-    // its own tokens: alone, it parses the same way and
-    // fails the same way. Only the others need a parse of their own.
+    // its own tokens: alone, it parses the same way and fails the same way.
+    // Only the others need a parse of their own.
     let mut unsure = Vec::new();
     for (k, p) in pieces.iter().enumerate() {
         if !p.dirty {
