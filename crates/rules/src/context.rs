@@ -139,18 +139,10 @@ impl<'a> FileCx<'a> {
                 true
             }
         }
-        let cells = self.caches.body_exprs.get_or_init(|| {
-            (0..self.model.functions.len())
-                .map(|_| OnceCell::new())
-                .collect()
-        });
-        let Some(cell) = cells.get(f.index()) else {
-            return &[];
-        };
-        cell.get_or_init(|| {
+        self.per_function(&self.caches.body_exprs, f, || {
             let mut c = Collect(Vec::new());
             walk_block(self.model, &self.func(f).body, &mut c);
-            c.0.into()
+            c.0
         })
     }
 
@@ -165,19 +157,31 @@ impl<'a> FileCx<'a> {
                 true
             }
         }
-        let cells = self.caches.body_stmts.get_or_init(|| {
+        self.per_function(&self.caches.body_stmts, f, || {
+            let mut c = Collect(Vec::new());
+            walk_block(self.model, &self.func(f).body, &mut c);
+            c.0
+        })
+    }
+
+    /// The list `cache` keeps for function `f`, made by `collect` the
+    /// first time it is asked for (none for a function the file does not
+    /// have).
+    fn per_function<'c, T>(
+        &self,
+        cache: &'c PerFunction<T>,
+        f: FuncId,
+        collect: impl FnOnce() -> Vec<T>,
+    ) -> &'c [T] {
+        let cells = cache.get_or_init(|| {
             (0..self.model.functions.len())
                 .map(|_| OnceCell::new())
                 .collect()
         });
-        let Some(cell) = cells.get(f.index()) else {
-            return &[];
-        };
-        cell.get_or_init(|| {
-            let mut c = Collect(Vec::new());
-            walk_block(self.model, &self.func(f).body, &mut c);
-            c.0.into()
-        })
+        match cells.get(f.index()) {
+            Some(cell) => cell.get_or_init(|| collect().into()),
+            None => &[],
+        }
     }
 
     /// The call expressions of function `f`'s body (not of nested
