@@ -549,7 +549,12 @@ impl ProjectIndex {
     /// Builds the index from the summaries of every file (in file order:
     /// file numbers are positions in `files`).
     pub fn build(files: Vec<FileSummaries>) -> ProjectIndex {
-        ProjectIndex::build_from(0, files)
+        let ix = ProjectIndex::build_from(0, files);
+        // Every file's stage 3 asks how functions block, so it is worked out
+        // now, in parallel, rather than by the first file to ask (a one-file
+        // index leaves it until a rule asks).
+        ix.blocking();
+        ix
     }
 
     /// An index of one file's functions, numbered as file `file`, that
@@ -664,7 +669,6 @@ impl ProjectIndex {
     }
 
     fn build_from(first_file: u32, files: Vec<FileSummaries>) -> ProjectIndex {
-        let files_len = files.len();
         let mut ix = ProjectIndex {
             first_file,
             ..ProjectIndex::default()
@@ -686,11 +690,6 @@ impl ProjectIndex {
         ix.by_last_segment.seal();
         ix.by_tail2.seal();
         ix.settle_js_awaitables();
-        if files_len > 1 {
-            // The project index: every file's stage 3 asks, so it is worked
-            // out now, in parallel, rather than by the first file to ask.
-            ix.blocking();
-        }
         ix
     }
 
@@ -1127,6 +1126,17 @@ mod tests {
         );
     }
 
+    /// A JS function's summary: whether it returns an awaitable, and the
+    /// project callees whose results it returns.
+    fn js(q: &str, awaitable: bool, via: &[&str]) -> FnSummary {
+        FnSummary {
+            lang: Language::JavaScript,
+            returns_awaitable: awaitable,
+            returns_via: via.iter().map(|v| (*v).into()).collect(),
+            ..sum(q, false, false, &[])
+        }
+    }
+
     fn sum(q: &str, is_async: bool, blocks: bool, calls: &[&str]) -> FnSummary {
         FnSummary {
             func: FuncId(1),
@@ -1235,12 +1245,6 @@ mod tests {
 
     #[test]
     fn js_functions_returning_awaitables_are_settled_across_files() {
-        let js = |q: &str, awaitable: bool, via: &[&str]| FnSummary {
-            lang: Language::JavaScript,
-            returns_awaitable: awaitable,
-            returns_via: via.iter().map(|v| (*v).into()).collect(),
-            ..sum(q, false, false, &[])
-        };
         let ix = build(vec![
             vec![
                 js("src/a.load", false, &["src/b.fetchUser"]),
@@ -1264,12 +1268,6 @@ mod tests {
 
     #[test]
     fn a_one_file_index_settles_awaitables_for_itself_and_hands_back_its_summaries_unchanged() {
-        let js = |q: &str, awaitable: bool, via: &[&str]| FnSummary {
-            lang: Language::JavaScript,
-            returns_awaitable: awaitable,
-            returns_via: via.iter().map(|v| (*v).into()).collect(),
-            ..sum(q, false, false, &[])
-        };
         let file = vec![
             js("src/a.load", false, &["src/a.get"]),
             js("src/a.get", true, &[]),
@@ -1307,7 +1305,7 @@ mod tests {
             .blocking_chain_of(Language::Python, "app.a.helper", 0)
             .expect("the helper blocks through sleepy");
         assert_eq!(chain.steps.len(), 1);
-        let project = build(vec![file(), vec![sum("app.b.other", false, false, &[])]]);
+        let project = build(vec![file()]);
         assert!(
             project.blocking.get().is_some(),
             "the project index is eager"
