@@ -103,11 +103,10 @@ pub(super) fn build(
         failed: FxHashSet::default(),
     };
     let list = super::Lowerer::snippet_fn_body(&parsed.root);
-    let mut ended = vec![false; pieces.len()];
     if let Some(list) = &list {
         take_calls(&mut batch, &pieces, list.statements());
-        ended_exactly(&pieces, list, &mut ended);
     }
+    let ended = list.map_or_else(|| vec![false; pieces.len()], |l| ended_exactly(&pieces, &l));
     // A dirty piece the parser entered at a clean statement start (the
     // first, or after a piece that left the parser at one) has the error in
     // its own tokens: alone, it parses the same way and fails the same way.
@@ -133,7 +132,7 @@ pub(super) fn build(
 /// put after the body ends a statement of that body, or is one (after
 /// an error the parser may have skipped `)` and stopped at the `;`). The
 /// next piece is then parsed as it would be alone.
-fn ended_exactly(pieces: &[Piece], list: &ast::StmtList, out: &mut [bool]) {
+fn ended_exactly(pieces: &[Piece], list: &ast::StmtList) -> Vec<bool> {
     // Where the body's own `;`s are, in one pass over its children (a
     // lookup by offset per piece would scan the children each time).
     let mut ends: FxHashSet<u32> = FxHashSet::default();
@@ -146,9 +145,10 @@ fn ended_exactly(pieces: &[Piece], list: &ast::StmtList, out: &mut [bool]) {
             ends.insert(u32::from(t.text_range().start()));
         }
     }
-    for (p, ended) in pieces.iter().zip(out.iter_mut()) {
-        *ended = ends.contains(&(p.snippet + p.len + (CLOSE.len() as u32 - 1)));
-    }
+    pieces
+        .iter()
+        .map(|p| ends.contains(&(p.snippet + p.len + (CLOSE.len() as u32 - 1))))
+        .collect()
 }
 
 /// Marks the pieces an error of the snippet may come from: the one whose
