@@ -420,6 +420,21 @@ pub fn exprs_in_block(m: &FileModel, block: &Block) -> Vec<ExprId> {
     c.0
 }
 
+/// Every statement of a block, nested ones included (not in nested
+/// functions), in source order.
+pub fn stmts_in_block(m: &FileModel, block: &Block) -> Vec<StmtId> {
+    struct Collect(Vec<StmtId>);
+    impl Visitor for Collect {
+        fn enter_stmt(&mut self, _m: &FileModel, id: StmtId) -> bool {
+            self.0.push(id);
+            true
+        }
+    }
+    let mut c = Collect(Vec::new());
+    walk_block(m, block, &mut c);
+    c.0
+}
+
 /// Every call expression of a block (not in nested functions), in source order.
 pub fn calls_in_block(m: &FileModel, block: &Block) -> Vec<ExprId> {
     exprs_in_block(m, block)

@@ -4,7 +4,7 @@ use crate::index::{ProjectIndex, name_hash};
 use crate::rule::RuleMeta;
 use crate::semantic::Semantic;
 use std::cell::OnceCell;
-use unsnarl_model::walk::{Parent, Tree, Visitor, walk_block};
+use unsnarl_model::walk::{Parent, Tree, exprs_in_block, stmts_in_block};
 use unsnarl_model::*;
 
 /// One file, ready for the rules.
@@ -132,35 +132,18 @@ impl<'a> FileCx<'a> {
     /// for the same functions, and walking a body again per rule was the
     /// largest single cost of the rules.
     pub fn body_exprs(&self, f: FuncId) -> &[ExprId] {
-        struct Collect(Vec<ExprId>);
-        impl Visitor for Collect {
-            fn enter_expr(&mut self, _m: &FileModel, id: ExprId) -> bool {
-                self.0.push(id);
-                true
-            }
-        }
         self.per_function(&self.caches.body_exprs, f, || {
-            let mut c = Collect(Vec::new());
-            walk_block(self.model, &self.func(f).body, &mut c);
-            c.0
+            exprs_in_block(self.model, &self.func(f).body)
         })
     }
 
     /// Every statement of function `f`'s body, nested ones included, in
-    /// source order (not of nested functions); walked once per function,
-    /// like [`FileCx::body_exprs`].
+    /// source order (not of nested functions): what
+    /// [`unsnarl_model::walk::stmts_in_block`] gives for the body, walked
+    /// once per function like [`FileCx::body_exprs`].
     pub fn body_stmts(&self, f: FuncId) -> &[StmtId] {
-        struct Collect(Vec<StmtId>);
-        impl Visitor for Collect {
-            fn enter_stmt(&mut self, _m: &FileModel, id: StmtId) -> bool {
-                self.0.push(id);
-                true
-            }
-        }
         self.per_function(&self.caches.body_stmts, f, || {
-            let mut c = Collect(Vec::new());
-            walk_block(self.model, &self.func(f).body, &mut c);
-            c.0
+            stmts_in_block(self.model, &self.func(f).body)
         })
     }
 
@@ -186,12 +169,11 @@ impl<'a> FileCx<'a> {
 
     /// The call expressions of function `f`'s body (not of nested
     /// functions), in source order (see [`FileCx::body_exprs`]).
-    pub fn body_calls(&self, f: FuncId) -> Vec<ExprId> {
+    pub fn body_calls(&self, f: FuncId) -> impl Iterator<Item = ExprId> + '_ {
         self.body_exprs(f)
             .iter()
             .copied()
             .filter(|&e| matches!(self.expr(e).kind, ExprKind::Call(_)))
-            .collect()
     }
 
     /// `f` first, then every function nested in it at any depth (closures,
@@ -458,7 +440,7 @@ mod tests {
                         "{path} {f:?}"
                     );
                     assert_eq!(
-                        cx.body_calls(f),
+                        cx.body_calls(f).collect::<Vec<_>>(),
                         calls_in_block(cx.model, body),
                         "{path} {f:?}"
                     );

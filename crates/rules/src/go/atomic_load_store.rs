@@ -171,7 +171,7 @@ fn load_of(cx: &FileCx, e: ExprId) -> Option<String> {
 /// A compare-and-swap anywhere in the function: the load/store is part of
 /// a hand-written protocol, not a plain update.
 fn has_cas(cx: &FileCx, f: FuncId) -> bool {
-    cx.body_exprs(f).to_vec().into_iter().any(|e| {
+    cx.body_exprs(f).iter().any(|&e| {
         cx.call(e)
             .is_some_and(|c| c.name.starts_with("CompareAndSwap"))
     })
@@ -180,7 +180,7 @@ fn has_cas(cx: &FileCx, f: FuncId) -> bool {
 /// A `Lock()` earlier in the function: the update is serialized by it.
 fn locked_before(cx: &FileCx, f: FuncId, e: ExprId) -> bool {
     let at = cx.expr(e).span.start;
-    cx.body_exprs(f).to_vec().into_iter().any(|x| {
+    cx.body_exprs(f).iter().any(|&x| {
         cx.expr(x).span.start < at
             && cx
                 .call(x)

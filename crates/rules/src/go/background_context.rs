@@ -115,7 +115,7 @@ impl Rule for BackgroundContext {
             let caller = cx.model.function_ids().find(|&g| {
                 g != top
                     && common::ctx_in_scope(cx, g).is_some()
-                    && cx.body_exprs(g).to_vec().into_iter().any(|x| {
+                    && cx.body_exprs(g).iter().any(|&x| {
                         cx.call(x)
                             .is_some_and(|k| cx.callee_in_file(k) == Some(top))
                     })
@@ -170,8 +170,8 @@ fn after_done(cx: &FileCx, e: ExprId) -> bool {
     let top = common::outermost(cx, f);
     let done_before = cx.with_nested(top).into_iter().any(|g| {
         cx.body_exprs(g)
-            .to_vec()
-            .into_iter()
+            .iter()
+            .copied()
             .any(|x| is_done_call(cx, x) && cx.expr(x).span.start < start)
     }) || cx.model.stmts.iter().any(|st| {
         matches!(&st.kind, StmtKind::Select { arms, .. } if arms.iter().any(|a| {

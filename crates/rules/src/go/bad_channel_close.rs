@@ -191,8 +191,8 @@ fn closed_by_many(cx: &FileCx, f: FuncId, ch: &str) -> Option<String> {
             && common::go_stmt_of_closure(cx, h).is_some()
             && cx.with_nested(h).into_iter().any(|k| {
                 cx.body_exprs(k)
-                    .to_vec()
-                    .into_iter()
+                    .iter()
+                    .copied()
                     .any(|e| closed_channel(cx, e).as_deref() == Some(ch) && !in_once(cx, e))
             })
     });
@@ -207,8 +207,8 @@ fn closed_by_many(cx: &FileCx, f: FuncId, ch: &str) -> Option<String> {
 /// The statement of `f` closing `ch`.
 fn close_expr_stmt(cx: &FileCx, f: FuncId, ch: &str) -> Option<StmtId> {
     cx.body_exprs(f)
-        .to_vec()
-        .into_iter()
+        .iter()
+        .copied()
         .find(|&e| closed_channel(cx, e).as_deref() == Some(ch))
         .and_then(|e| cx.tree.enclosing_stmt(e))
 }
@@ -250,7 +250,7 @@ fn closed_by_receiver(cx: &FileCx, f: FuncId, ch: &str, close: ExprId) -> Option
     let at = cx.expr(close).span.start;
     // `wg.Wait(); close(ch)`: the senders are done, closing is safe (the
     // usual "collect, then drain" pattern).
-    if cx.body_exprs(f).to_vec().into_iter().any(|e| {
+    if cx.body_exprs(f).iter().any(|&e| {
         cx.expr(e).span.start < at
             && cx
                 .call(e)
@@ -260,8 +260,8 @@ fn closed_by_receiver(cx: &FileCx, f: FuncId, ch: &str, close: ExprId) -> Option
     }
     let own: Vec<ExprId> = cx
         .body_exprs(f)
-        .to_vec()
-        .into_iter()
+        .iter()
+        .copied()
         .filter(|&e| cx.model.name_of(e) == Some(ch))
         .collect();
     let uses: Vec<ChanUse> = own.iter().map(|&u| common::chan_use(cx, u)).collect();
@@ -302,7 +302,7 @@ fn closed_by_receiver(cx: &FileCx, f: FuncId, ch: &str, close: ExprId) -> Option
         .into_iter()
         .filter(|&h| h != f)
         .any(|h| {
-            cx.body_exprs(h).to_vec().into_iter().any(|e| {
+            cx.body_exprs(h).iter().any(|&e| {
                 cx.model.name_of(e) == Some(ch) && common::chan_use(cx, e) == ChanUse::Send
             })
         });

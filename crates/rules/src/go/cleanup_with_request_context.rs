@@ -123,8 +123,8 @@ impl Rule for CleanupWithRequestContext {
             if let Some(g) = common::go_closure(cx, call) {
                 calls = cx
                     .body_exprs(g)
-                    .to_vec()
-                    .into_iter()
+                    .iter()
+                    .copied()
                     .filter(|&e| cx.call(e).is_some())
                     .collect();
                 // A closure that builds its own context is the fix.

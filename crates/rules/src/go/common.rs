@@ -4,7 +4,7 @@
 
 use crate::context::FileCx;
 use std::collections::HashMap;
-use unsnarl_model::walk::{Parent, Visitor, walk_block};
+use unsnarl_model::walk::Parent;
 use unsnarl_model::*;
 
 /// Generated files (`// Code generated ... DO NOT EDIT.`) are skipped, and
@@ -105,19 +105,9 @@ pub fn ctx_in_scope(cx: &FileCx, f: FuncId) -> Option<CtxSource> {
     None
 }
 
-/// Every statement of a block, recursively (not into nested functions).
-pub fn stmts_in(m: &FileModel, block: &Block) -> Vec<StmtId> {
-    struct V(Vec<StmtId>);
-    impl Visitor for V {
-        fn enter_stmt(&mut self, _m: &FileModel, id: StmtId) -> bool {
-            self.0.push(id);
-            true
-        }
-    }
-    let mut v = V(Vec::new());
-    walk_block(m, block, &mut v);
-    v.0
-}
+/// Every statement of a block, recursively (not into nested functions),
+/// in source order.
+pub use unsnarl_model::walk::stmts_in_block as stmts_in;
 
 /// True when the call never returns: `panic`, `os.Exit`, `log.Fatal*`,
 /// `t.Fatal*`/`t.FailNow`/`t.Skip*`, `runtime.Goexit`.
@@ -257,7 +247,7 @@ pub fn names_in_target<'a>(cx: &FileCx<'a>, t: ExprId) -> Vec<&'a str> {
 pub fn exprs_deep(cx: &FileCx, f: FuncId) -> Vec<ExprId> {
     let mut out = Vec::new();
     for g in cx.with_nested(f) {
-        out.extend(cx.body_exprs(g).to_vec());
+        out.extend(cx.body_exprs(g).iter().copied());
     }
     out
 }
@@ -710,7 +700,7 @@ pub fn io_call(cx: &FileCx, c: &Call) -> Option<String> {
 /// may do anything.
 pub fn provably_pure(cx: &FileCx, f: FuncId, depth: u32) -> bool {
     cx.with_nested(f).into_iter().all(|g| {
-        cx.body_exprs(g).to_vec().into_iter().all(|e| {
+        cx.body_exprs(g).iter().all(|&e| {
             let Some(c) = cx.call(e) else { return true };
             if let Some(h) = cx.callee_in_file(c) {
                 return h == f || (depth > 0 && provably_pure(cx, h, depth - 1));
@@ -739,7 +729,7 @@ pub fn does_io(cx: &FileCx, f: FuncId, depth: u32) -> Option<String> {
         return Some(format!("`{name}`"));
     }
     for g in cx.with_nested(f) {
-        for e in cx.body_exprs(g).to_vec() {
+        for &e in cx.body_exprs(g) {
             let Some(c) = cx.call(e) else { continue };
             if let Some(h) = cx.callee_in_file(c) {
                 if depth > 0

@@ -81,7 +81,7 @@ impl Rule for DeferredLock {
                 continue;
             }
             let f = cx.func_of(e);
-            let unlocked_before = cx.body_exprs(f).to_vec().into_iter().any(|x| {
+            let unlocked_before = cx.body_exprs(f).iter().any(|&x| {
                 cx.expr(x).span.start < st.span.start
                     && locks::lock_op(cx, x)
                         .is_some_and(|o| !o.kind.acquires() && o.instance == op.instance)

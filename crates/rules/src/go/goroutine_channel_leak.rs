@@ -408,7 +408,7 @@ fn spawn_stmt(cx: &FileCx, g: FuncId) -> Option<StmtId> {
 /// `select` (a select has other ways out).
 fn blocking_ops(cx: &FileCx, g: FuncId) -> Vec<(ExprId, String, bool)> {
     let mut out = Vec::new();
-    for e in cx.body_exprs(g).to_vec() {
+    for &e in cx.body_exprs(g) {
         let (chan, is_send) = match &cx.expr(e).kind {
             ExprKind::Send { channel, .. } => (*channel, true),
             ExprKind::Recv(channel) => (*channel, false),
@@ -559,7 +559,7 @@ fn deferred_serve(cx: &FileCx, parent: FuncId, ch: &str, is_send: bool) -> bool 
             };
             let mut exprs = vec![call];
             if let Some(g) = common::go_closure(cx, call) {
-                exprs.extend(cx.body_exprs(g).to_vec());
+                exprs.extend(cx.body_exprs(g).iter().copied());
             }
             exprs.into_iter().any(|e| {
                 let named = |x: ExprId| cx.model.name_of(x) == Some(ch);

@@ -178,8 +178,8 @@ fn spawn_stmt(cx: &FileCx, g: FuncId) -> Option<StmtId> {
 fn touches(cx: &FileCx, h: FuncId, root: &str) -> bool {
     cx.with_nested(h).into_iter().any(|k| {
         cx.body_exprs(k)
-            .to_vec()
-            .into_iter()
+            .iter()
+            .copied()
             .any(|e| cx.model.name_of(e) == Some(root))
     })
 }

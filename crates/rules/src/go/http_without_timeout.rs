@@ -178,7 +178,7 @@ fn deadline_set(cx: &FileCx, dial: ExprId) -> bool {
     let f = cx.func_of(dial);
     let top = common::outermost(cx, f);
     cx.with_nested(top).into_iter().any(|g| {
-        cx.body_exprs(g).to_vec().into_iter().any(|e| {
+        cx.body_exprs(g).iter().any(|&e| {
             cx.call(e)
                 .is_some_and(|c| c.name.starts_with("Set") && c.name.ends_with("Deadline"))
         })

@@ -246,7 +246,7 @@ pub fn deferred_unlocks(cx: &FileCx, call: ExprId) -> Vec<LockOp> {
         return out;
     }
     if let Some(f) = common::go_closure(cx, call) {
-        for e in cx.body_exprs(f).to_vec() {
+        for &e in cx.body_exprs(f) {
             if let Some(op) = lock_op(cx, e)
                 && !op.kind.acquires()
             {
@@ -369,7 +369,7 @@ impl Summaries {
 fn released_first(cx: &FileCx, f: FuncId) -> Vec<String> {
     let mut seen: Vec<String> = Vec::new();
     let mut out = Vec::new();
-    for e in cx.body_exprs(f).to_vec() {
+    for &e in cx.body_exprs(f) {
         if let Some(op) = lock_op(cx, e)
             && !seen.contains(&op.instance)
         {
@@ -410,7 +410,7 @@ fn handed_off(cx: &FileCx, f: FuncId, instance: &str) -> bool {
     cx.with_nested(top).into_iter().skip(1).any(|g| {
         common::runs_in_goroutine(cx, g)
             && cx.with_nested(g).into_iter().any(|h| {
-                cx.body_exprs(h).to_vec().into_iter().any(|e| {
+                cx.body_exprs(h).iter().any(|&e| {
                     lock_op(cx, e).is_some_and(|o| !o.kind.acquires() && o.instance == instance)
                 })
             })

@@ -202,7 +202,7 @@ fn rebound_in_body(cx: &FileCx, lp: StmtId, launch: StmtId, var: &str) -> bool {
 fn first_use(cx: &FileCx, g: FuncId, var: &str) -> Option<ExprId> {
     cx.with_nested(g)
         .into_iter()
-        .flat_map(|h| cx.body_exprs(h).to_vec())
+        .flat_map(|h| cx.body_exprs(h).iter().copied())
         .filter(|&e| cx.model.name_of(e) == Some(var))
         .filter(|&e| match common::name_scope(cx, cx.func_of(e), var) {
             // Declared outside the closure: captured from the loop.

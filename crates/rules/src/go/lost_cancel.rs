@@ -169,8 +169,8 @@ impl Pending<'_> {
                     ExprKind::Name { id, .. } => id == self.name,
                     ExprKind::Closure(f) => cx.with_nested(*f).into_iter().any(|g| {
                         cx.body_exprs(g)
-                            .to_vec()
-                            .into_iter()
+                            .iter()
+                            .copied()
                             .any(|x| cx.model.name_of(x) == Some(self.name))
                     }),
                     _ => false,

@@ -157,8 +157,8 @@ fn signals_deep(cx: &FileCx, f: FuncId, depth: u32) -> bool {
             || (depth > 0
                 && cx
                     .body_exprs(g)
-                    .to_vec()
-                    .into_iter()
+                    .iter()
+                    .copied()
                     .filter_map(|e| cx.call(e))
                     .filter_map(|c| cx.callee_in_file(c))
                     .any(|h| h != f && signals_deep(cx, h, depth - 1)))

@@ -182,7 +182,7 @@ fn released_in(cx: &FileCx, f: FuncId) -> BTreeSet<String> {
 fn excused(cx: &FileCx, f: FuncId) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     let mut seen = BTreeSet::new();
-    for e in cx.body_exprs(f).to_vec() {
+    for &e in cx.body_exprs(f) {
         if let Some(op) = locks::lock_op(cx, e)
             && seen.insert(op.instance.clone())
             && !op.kind.acquires()
@@ -220,7 +220,7 @@ fn correlated(cx: &FileCx, f: FuncId, op: &LockOp) -> bool {
     };
     // Another `if` on the same condition (the one around the lock may hold
     // the unlock too: that is no correlation).
-    cx.body_exprs(f).to_vec().into_iter().any(|e| {
+    cx.body_exprs(f).iter().any(|&e| {
         locks::lock_op(cx, e).is_some_and(|o| !o.kind.acquires() && o.instance == op.instance)
             && cond_of(e).is_some_and(|(s, c)| s != lock_cond.0 && c == lock_cond.1)
     })
@@ -282,7 +282,7 @@ impl Flow for Paths {
         if let StmtKind::Defer(e) = cx.stmt(s).kind {
             // `defer func() { <-sem }()` releases a slot at exit.
             if let Some(g) = common::go_closure(cx, e) {
-                for x in cx.body_exprs(g).to_vec() {
+                for &x in cx.body_exprs(g) {
                     if let ExprKind::Recv(ch) = cx.expr(x).kind
                         && let Some(d) = cx.model.dotted(ch)
                     {

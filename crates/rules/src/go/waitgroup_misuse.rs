@@ -228,7 +228,7 @@ fn done_skipped(cx: &FileCx, g: FuncId, out: &mut Vec<Finding>) {
         return;
     };
     let uses_wg = cx.with_nested(g).into_iter().any(|h| {
-        cx.body_exprs(h).to_vec().into_iter().any(|e| {
+        cx.body_exprs(h).iter().any(|&e| {
             cx.model.dotted(e).is_some_and(|d| d == wg)
                 || cx.model.name_of(e) == Some(wg.split('.').next().unwrap_or(&wg))
         })
@@ -345,7 +345,7 @@ fn count_mismatch(cx: &FileCx, f: FuncId, out: &mut Vec<Finding>) {
         }
         // The WaitGroup must not be handed to anyone else.
         let root = wg.split('.').next().unwrap_or(wg);
-        let escapes = cx.body_exprs(f).to_vec().into_iter().any(|e| {
+        let escapes = cx.body_exprs(f).iter().any(|&e| {
             cx.call(e).is_some_and(|c| {
                 c.args.iter().any(|a| {
                     cx.model

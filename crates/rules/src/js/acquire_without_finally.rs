@@ -170,7 +170,7 @@ fn release_handle(cx: &FileCx, await_e: ExprId) -> Option<String> {
 fn handle_escapes(cx: &FileCx, f: FuncId, handle: Option<&str>) -> bool {
     let Some(h) = handle else { return false };
     cx.with_nested(f).into_iter().any(|g| {
-        common::exprs_of(cx, g).into_iter().any(|x| {
+        common::exprs_of(cx, g).any(|x| {
             cx.model.name_of(x) == Some(h)
                 && !matches!(cx.tree.expr_parent(x), Parent::Expr(p) if cx.call(p).is_some_and(|c| c.func == x))
                 && !matches!(cx.tree.expr_parent(x), Parent::Stmt(s) if matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, .. } if targets.contains(&x)))
@@ -214,7 +214,7 @@ fn can_throw_between(cx: &FileCx, f: FuncId, after: u32, releases: &[ExprId]) ->
         .map(|&r| cx.expr(r).span.start)
         .min()
         .unwrap_or(u32::MAX);
-    common::exprs_of(cx, f).into_iter().any(|x| {
+    common::exprs_of(cx, f).any(|x| {
         let sp = cx.expr(x).span;
         sp.start >= after
             && sp.end <= first

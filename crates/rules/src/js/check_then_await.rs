@@ -142,7 +142,7 @@ impl Rule for CheckThenAwait {
 /// `f` returns the state (`return conn`, `return this.client`).
 fn returns_state(cx: &FileCx, f: FuncId, t: &Target) -> bool {
     let Target::Value(key) = t else { return true };
-    common::stmts_of(cx, f).into_iter().any(|s| {
+    common::stmts_of(cx, f).any(|s| {
         matches!(cx.stmt(s).kind, StmtKind::Return(Some(v))
             if exprs_under(cx.model, v).into_iter().any(|x| common::chain_key(cx, x).as_deref() == Some(key)))
     })
@@ -150,7 +150,7 @@ fn returns_state(cx: &FileCx, f: FuncId, t: &Target) -> bool {
 
 /// The function takes a lock (then the check is protected).
 fn uses_lock(cx: &FileCx, f: FuncId) -> bool {
-    common::calls_of(cx, f).into_iter().any(|e| {
+    common::calls_of(cx, f).any(|e| {
         let c = cx.call(e).unwrap();
         matches!(c.name.as_str(), "acquire" | "runExclusive" | "lock")
     })

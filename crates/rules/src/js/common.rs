@@ -815,13 +815,13 @@ pub fn block_contains(cx: &FileCx, block: &Block, s: StmtId) -> bool {
 
 /// Every call expression of a function body, in source order (not in
 /// nested functions).
-pub fn calls_of(cx: &FileCx, f: FuncId) -> Vec<ExprId> {
+pub fn calls_of<'c>(cx: &'c FileCx, f: FuncId) -> impl Iterator<Item = ExprId> + 'c {
     cx.body_calls(f)
 }
 
 /// Every expression of a function body (not nested functions).
-pub fn exprs_of(cx: &FileCx, f: FuncId) -> Vec<ExprId> {
-    cx.body_exprs(f).to_vec()
+pub fn exprs_of<'c>(cx: &'c FileCx, f: FuncId) -> impl Iterator<Item = ExprId> + 'c {
+    cx.body_exprs(f).iter().copied()
 }
 
 /// The 1-based line of a byte offset.
@@ -951,20 +951,17 @@ pub fn grows(cx: &FileCx, e: ExprId) -> bool {
 /// every await is guarded (or there is none).
 pub fn unguarded_await(cx: &FileCx, f: FuncId) -> Option<ExprId> {
     let awaits = exprs_of(cx, f)
-        .into_iter()
         .find(|&e| matches!(cx.expr(e).kind, ExprKind::Await(_)) && !in_try_with_catch(cx, e));
     // `for await (x of it)`: each step awaits `it`.
     awaits.or_else(|| {
-        stmts_of(cx, f)
-            .into_iter()
-            .find_map(|s| match cx.stmt(s).kind {
-                StmtKind::For {
-                    iter,
-                    is_async: true,
-                    ..
-                } if !in_try_with_catch(cx, iter) => Some(iter),
-                _ => None,
-            })
+        stmts_of(cx, f).find_map(|s| match cx.stmt(s).kind {
+            StmtKind::For {
+                iter,
+                is_async: true,
+                ..
+            } if !in_try_with_catch(cx, iter) => Some(iter),
+            _ => None,
+        })
     })
 }
 
@@ -1038,8 +1035,8 @@ pub fn promise_bindings(cx: &FileCx, f: FuncId) -> HashMap<String, ExprId> {
 
 /// Every statement of a function body, nested ones included, in order (not
 /// in nested functions).
-pub fn stmts_of(cx: &FileCx, f: FuncId) -> Vec<StmtId> {
-    cx.body_stmts(f).to_vec()
+pub fn stmts_of<'c>(cx: &'c FileCx, f: FuncId) -> impl Iterator<Item = StmtId> + 'c {
+    cx.body_stmts(f).iter().copied()
 }
 
 /// True when the value of `e` is tested for truth: an `if`/`while`/ternary

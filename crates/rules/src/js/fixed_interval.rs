@@ -73,9 +73,9 @@ impl Rule for FixedIntervalNoJitter {
                 }
                 let Some(cb) = c.positional(0) else { continue };
                 let reconnects = match common::callback_fn(cx, cb) {
-                    Some(h) if cx.func(h).kind == FnKind::Closure => common::calls_of(cx, h)
-                        .into_iter()
-                        .any(|x| is_reconnect(cx, cx.call(x).unwrap(), reg)),
+                    Some(h) if cx.func(h).kind == FnKind::Closure => {
+                        common::calls_of(cx, h).any(|x| is_reconnect(cx, cx.call(x).unwrap(), reg))
+                    }
                     Some(h) => {
                         Some(h) == reg || cx.func(h).name.to_ascii_lowercase().contains("connect")
                     }
@@ -183,7 +183,7 @@ fn does_network(cx: &FileCx, f: FuncId) -> bool {
         return true;
     }
     cx.with_nested(f).into_iter().any(|g| {
-        common::calls_of(cx, g).into_iter().any(|e| {
+        common::calls_of(cx, g).any(|e| {
             let c = cx.call(e).unwrap();
             if c.is_new {
                 return false;

@@ -245,10 +245,10 @@ fn guarded_callee(cx: &FileCx, c: &Call) -> bool {
         return returns_only_handled(cx, f);
     }
     common::unguarded_await(cx, f).is_none()
-        && common::stmts_of(cx, f).into_iter().all(|s| {
+        && common::stmts_of(cx, f).all(|s| {
             !matches!(cx.stmt(s).kind, StmtKind::Raise(_)) || {
                 let e = cx.stmt(s).span;
-                common::stmts_of(cx, f).into_iter().any(|t| {
+                common::stmts_of(cx, f).any(|t| {
                     matches!(&cx.stmt(t).kind, StmtKind::Try { body, handlers, .. }
                         if !handlers.is_empty() && common::block_contains(cx, body, s))
                         && cx.stmt(t).span.start <= e.start
@@ -312,11 +312,11 @@ fn handled_promise(cx: &FileCx, f: FuncId, v: ExprId, depth: usize) -> bool {
         }
         ExprKind::Name { id, .. } => {
             // `promise = promise.catch(noop)` somewhere in the function.
-            common::exprs_of(cx, f).into_iter().any(|e| {
+            common::exprs_of(cx, f).any(|e| {
                 matches!(&cx.expr(e).kind, ExprKind::AssignExpr { target, value, .. }
                     if cx.model.name_of(*target) == Some(id.as_str())
                         && handled_promise(cx, f, *value, depth + 1))
-            }) || common::stmts_of(cx, f).into_iter().any(|s| {
+            }) || common::stmts_of(cx, f).any(|s| {
                 matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(val), op: AssignOp::Plain }
                     if targets.iter().any(|&t| cx.model.name_of(t) == Some(id.as_str()))
                         && handled_promise(cx, f, *val, depth + 1))

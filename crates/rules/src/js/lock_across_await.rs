@@ -83,7 +83,7 @@ impl Rule for LockAcrossAwait {
             if !cx.func(fid).is_async {
                 continue;
             }
-            let exprs = cx.body_exprs(fid).to_vec();
+            let exprs = cx.body_exprs(fid);
             for (i, &e) in exprs.iter().enumerate() {
                 let Some(lock) = acquired_lock(cx, e) else {
                     continue;
@@ -142,7 +142,7 @@ fn check_callbacks(cx: &FileCx, out: &mut Vec<Finding>) {
             continue;
         };
         let io =
-            cx.body_exprs(f).to_vec().into_iter().find(
+            cx.body_exprs(f).iter().copied().find(
                 |&x| matches!(cx.expr(x).kind, ExprKind::Await(inner) if awaits_io(cx, inner)),
             );
         let Some(io) = io else { continue };

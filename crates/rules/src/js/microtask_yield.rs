@@ -110,10 +110,8 @@ fn microtask_only(cx: &FileCx, inner: ExprId) -> Option<String> {
         }
         Some("Promise") if c.is_new => {
             let f = common::callback_fn(cx, c.positional(0)?)?;
-            let calls = common::calls_of(cx, f);
-            calls
-                .iter()
-                .any(|&x| {
+            common::calls_of(cx, f)
+                .any(|x| {
                     matches!(
                         cx.call(x).and_then(|k| k.target.as_deref()),
                         Some("queueMicrotask" | "process.nextTick")

@@ -223,7 +223,7 @@ fn sets_timeout_later(cx: &FileCx, e: ExprId) -> bool {
             .is_some_and(|c| c.name == "setTimeout" && c.receiver.is_some())
     });
     chained
-        || common::calls_of(cx, f).into_iter().any(|x| {
+        || common::calls_of(cx, f).any(|x| {
             let c = cx.call(x).unwrap();
             (c.name == "setTimeout" && c.receiver.is_some())
                 || (c.name == "on" && common::str_arg(cx, c, 0) == Some("timeout"))

@@ -140,7 +140,6 @@ impl Rule for PromiseAsValue {
 /// Some use of the local `name` in `f` is tested for truth.
 fn truth_tested_anywhere(cx: &FileCx, f: FuncId, name: &str) -> bool {
     common::exprs_of(cx, f)
-        .into_iter()
         .any(|x| cx.model.name_of(x) == Some(name) && common::truth_tested(cx, x))
 }
 

@@ -90,11 +90,8 @@ impl Rule for PromiseNeverSettles {
             }
             let all = cx.with_nested(exec);
             let names_used = |name: &str| {
-                all.iter().any(|&g| {
-                    common::exprs_of(cx, g)
-                        .into_iter()
-                        .any(|x| cx.model.name_of(x) == Some(name))
-                })
+                all.iter()
+                    .any(|&g| common::exprs_of(cx, g).any(|x| cx.model.name_of(x) == Some(name)))
             };
             let reject_used = reject.is_some_and(names_used);
             let msg = if let Some(ev) = event_resolution(cx, exec, resolve) {
@@ -165,7 +162,7 @@ fn event_resolution(cx: &FileCx, exec: FuncId, resolve: &str) -> Option<String> 
             let resolves = cx.model.name_of(cb) == Some(resolve)
                 || common::callback_fn(cx, cb).is_some_and(|h| {
                     cx.with_nested(h).into_iter().any(|k| {
-                        common::calls_of(cx, k).into_iter().any(|x| {
+                        common::calls_of(cx, k).any(|x| {
                             cx.call(x).unwrap().name == resolve
                                 && cx.call(x).unwrap().receiver.is_none()
                         })
@@ -184,7 +181,7 @@ fn event_resolution(cx: &FileCx, exec: FuncId, resolve: &str) -> Option<String> 
 
 fn has_error_listener(cx: &FileCx, all: &[FuncId]) -> bool {
     all.iter().any(|&g| {
-        common::calls_of(cx, g).into_iter().any(|e| {
+        common::calls_of(cx, g).any(|e| {
             let c = cx.call(e).unwrap();
             (matches!(
                 c.name.as_str(),

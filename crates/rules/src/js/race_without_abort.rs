@@ -128,7 +128,7 @@ fn is_timer(cx: &FileCx, f: FuncId, e: ExprId) -> bool {
         if n.contains("timeout") || n.contains("timer") || n.contains("deadline") {
             return true;
         }
-        return common::stmts_of(cx, f).into_iter().any(|s| {
+        return common::stmts_of(cx, f).any(|s| {
             matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), .. }
                 if targets.iter().any(|&t| cx.model.name_of(t) == Some(name))
                     && common::delay_of(cx, *v).is_some())
@@ -149,7 +149,7 @@ fn cancelled_otherwise(cx: &FileCx, f: FuncId, op: ExprId) -> bool {
         return false;
     };
     cx.with_nested(f).into_iter().any(|g| {
-        common::calls_of(cx, g).into_iter().any(|e| {
+        common::calls_of(cx, g).any(|e| {
             let c = cx.call(e).unwrap();
             matches!(
                 c.name.as_str(),
@@ -188,7 +188,6 @@ fn inline_timer_uncleared(cx: &FileCx, f: FuncId, timers: &[ExprId]) -> bool {
     inline
         && !cx.with_nested(f).into_iter().any(|g| {
             common::calls_of(cx, g)
-                .into_iter()
                 .any(|x| cx.call(x).unwrap().target.as_deref() == Some("clearTimeout"))
         })
 }

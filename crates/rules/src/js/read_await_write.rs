@@ -200,7 +200,7 @@ fn plain_shared_read(cx: &FileCx, f: FuncId, v: ExprId) -> Option<String> {
 }
 
 fn uses_lock(cx: &FileCx, f: FuncId) -> bool {
-    common::calls_of(cx, f).into_iter().any(|e| {
+    common::calls_of(cx, f).any(|e| {
         let c = cx.call(e).unwrap();
         matches!(c.name.as_str(), "acquire" | "runExclusive" | "lock")
     })

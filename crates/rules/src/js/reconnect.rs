@@ -163,7 +163,7 @@ fn delays_inside(cx: &FileCx, c: &Call) -> bool {
         return false;
     };
     cx.with_nested(f).into_iter().any(|g| {
-        common::calls_of(cx, g).into_iter().any(|e| {
+        common::calls_of(cx, g).any(|e| {
             let k = cx.call(e).unwrap();
             let n = k.name.to_ascii_lowercase();
             common::delay_of(cx, e).is_some() || n.contains("backoff") || n.contains("schedule")

@@ -133,9 +133,9 @@ fn reenters(cx: &FileCx, f: FuncId, arg: ExprId) -> bool {
     };
     match common::callback_fn(cx, arg) {
         Some(g) if g == f => true,
-        Some(g) if cx.func(g).kind == FnKind::Closure => common::calls_of(cx, g)
-            .into_iter()
-            .any(|e| calls_f(cx.call(e).unwrap())),
+        Some(g) if cx.func(g).kind == FnKind::Closure => {
+            common::calls_of(cx, g).any(|e| calls_f(cx.call(e).unwrap()))
+        }
         _ => cx.model.name_of(arg) == Some(func.name.as_str()),
     }
 }

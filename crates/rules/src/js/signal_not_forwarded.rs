@@ -124,12 +124,12 @@ fn posix_signal(cx: &FileCx, f: FuncId, p: &Param) -> bool {
     if cx.func(f).name.to_ascii_lowercase().contains("kill") {
         return true;
     }
-    common::exprs_of(cx, f).into_iter().any(|e| {
+    common::exprs_of(cx, f).any(|e| {
         let Some(c) = cx.call(e) else { return false };
         let n = c.name.to_ascii_lowercase();
         (n.contains("kill") || n == "on" || n == "once")
             && c.args.iter().any(|a| cx.model.name_of(a.value) == Some(p.name.as_str()))
-    }) || common::exprs_of(cx, f).into_iter().any(|e| {
+    }) || common::exprs_of(cx, f).any(|e| {
         matches!(&cx.expr(e).kind, ExprKind::Binary { left, right, .. }
             if (cx.model.name_of(*left) == Some(p.name.as_str()) && common::str_lit(cx, *right).is_some())
                 || (cx.model.name_of(*right) == Some(p.name.as_str()) && common::str_lit(cx, *left).is_some()))

@@ -94,9 +94,7 @@ impl Rule for SleepInTest {
                             && c.target.as_deref() == Some("setTimeout")
                             && let Some(cb) =
                                 c.positional(0).and_then(|a| common::callback_fn(cx, a))
-                            && common::calls_of(cx, cb)
-                                .into_iter()
-                                .any(|x| is_assert(cx, x))
+                            && common::calls_of(cx, cb).any(|x| is_assert(cx, x))
                         {
                             out.push(cx.finding(
                                 &META,
@@ -133,9 +131,7 @@ fn uses_fake_timers(cx: &FileCx) -> bool {
 fn asserts_after(cx: &FileCx, s: StmtId) -> bool {
     let f = cx.tree.stmt_func(s);
     let end = cx.stmt(s).span.end;
-    common::calls_of(cx, f)
-        .into_iter()
-        .any(|x| cx.expr(x).span.start >= end && is_assert(cx, x))
+    common::calls_of(cx, f).any(|x| cx.expr(x).span.start >= end && is_assert(cx, x))
 }
 
 fn is_assert(cx: &FileCx, x: ExprId) -> bool {

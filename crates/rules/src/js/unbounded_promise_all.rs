@@ -222,7 +222,7 @@ fn sequential_alternative(cx: &FileCx, e: ExprId, source: &str) -> bool {
     };
     let f = cx.func_of(e);
     let walks_sequentially = |block: &Block| {
-        common::stmts_of(cx, f).into_iter().any(|t| {
+        common::stmts_of(cx, f).any(|t| {
             matches!(&cx.stmt(t).kind, StmtKind::For { iter, body, .. }
                 if common::block_contains(cx, block, t)
                     && common::excerpt(cx, cx.expr(*iter).span) == source
@@ -230,7 +230,7 @@ fn sequential_alternative(cx: &FileCx, e: ExprId, source: &str) -> bool {
         })
     };
     // `if (serial) { for (...) await ...; return; }` before the fan-out.
-    let early_return = common::stmts_of(cx, f).into_iter().any(|t| {
+    let early_return = common::stmts_of(cx, f).any(|t| {
         matches!(&cx.stmt(t).kind, StmtKind::If { then, .. }
             if cx.stmt(t).span.end <= cx.expr(e).span.start
                 && then.last().is_some_and(|&l| matches!(cx.stmt(l).kind, StmtKind::Return(_)))
@@ -465,7 +465,7 @@ fn literal_binding(cx: &FileCx, e: ExprId) -> bool {
         return false;
     };
     let f = cx.func_of(e);
-    common::stmts_of(cx, f).into_iter().any(|s| {
+    common::stmts_of(cx, f).any(|s| {
         matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), op: AssignOp::Declare { mutable: false } }
             if targets.iter().any(|&t| cx.model.name_of(t) == Some(name))
                 && matches!(cx.expr(cx.model.strip(*v)).kind, ExprKind::Collection { .. }))
@@ -479,7 +479,7 @@ fn teardown(cx: &FileCx, cb: ExprId) -> bool {
     let Some(f) = common::callback_fn(cx, cb) else {
         return false;
     };
-    common::calls_of(cx, f).into_iter().any(|e| {
+    common::calls_of(cx, f).any(|e| {
         matches!(
             cx.call(e).unwrap().name.as_str(),
             "close"

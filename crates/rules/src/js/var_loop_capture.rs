@@ -112,7 +112,7 @@ impl Rule for VarLoopCapture {
                     continue;
                 }
                 let Some(used) = cx.with_nested(g).into_iter().find_map(|h| {
-                    common::exprs_of(cx, h).into_iter().find_map(|x| {
+                    common::exprs_of(cx, h).find_map(|x| {
                         let n = cx.model.name_of(x)?;
                         (names.contains(n) && !common::declares_local(cx, h, n))
                             .then(|| n.to_string())

@@ -75,7 +75,7 @@ impl Rule for WriteWithoutDrain {
             let Some(cb) = c.positional(1).and_then(|a| common::callback_fn(cx, a)) else {
                 continue;
             };
-            let calls = common::calls_of(cx, cb);
+            let calls: Vec<ExprId> = common::calls_of(cx, cb).collect();
             if calls.iter().any(|&x| cx.call(x).unwrap().name == "pause") {
                 continue;
             }

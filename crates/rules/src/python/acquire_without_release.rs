@@ -209,7 +209,7 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
         // Released by another method of the file (start/stop pairs), or a
         // `release` passed as a callback.
         let acquires_in = |g: FuncId| {
-            cx.body_calls(g).into_iter().any(|e| {
+            cx.body_calls(g).any(|e| {
                 cx.call(e).is_some_and(|c| {
                     c.name == "acquire"
                         && c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(name)

@@ -282,7 +282,7 @@ fn reaps_cancelled_task(cx: &FileCx, fid: FuncId, t: StmtId, body: &Block) -> bo
         return false;
     };
     let try_start = cx.stmt(t).span.start;
-    cx.body_calls(fid).into_iter().any(|c| {
+    cx.body_calls(fid).any(|c| {
         let call = cx.call(c).unwrap();
         call.name == "cancel"
             && cx.expr(c).span.start < try_start

@@ -545,7 +545,7 @@ pub fn is_io_call(cx: &FileCx, c: &Call) -> bool {
         if !cx.func(f).is_async {
             return false;
         }
-        return cx.body_calls(f).into_iter().any(|e| {
+        return cx.body_calls(f).any(|e| {
             cx.is_awaited(e)
                 && cx.call(e).is_some_and(|ic| {
                     !is_close_like(&ic.name)

@@ -116,7 +116,7 @@ fn is_unsupervised(cx: &FileCx, id: ExprId, c: &Call) -> bool {
 /// True when the function cancels tasks somewhere (reaping after cancel, or
 /// cancelling siblings on failure).
 fn cancels_something(cx: &FileCx, f: FuncId) -> bool {
-    cx.body_calls(f).into_iter().any(|e| {
+    cx.body_calls(f).any(|e| {
         cx.call(e)
             .is_some_and(|c| c.name == "cancel" && c.receiver.is_some())
     })

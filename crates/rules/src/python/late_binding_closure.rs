@@ -200,8 +200,8 @@ fn free_loop_var(cx: &FileCx, f: FuncId, vars: &HashSet<String>) -> Option<Strin
 /// True when the function assigns the name itself (a local of its own).
 fn assigned_in(cx: &FileCx, f: FuncId, name: &str) -> bool {
     cx.body_exprs(f)
-        .to_vec()
-        .into_iter()
+        .iter()
+        .copied()
         .any(|x| cx.model.name_of(x) == Some(name) && crate::python::common::is_store(cx, x))
 }
 

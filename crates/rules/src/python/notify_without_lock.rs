@@ -163,7 +163,7 @@ fn lock_names(cx: &FileCx, cond: &str) -> Vec<String> {
 
 /// `cond.acquire()` somewhere in the function.
 fn acquires_in(cx: &FileCx, f: FuncId, names: &[String]) -> bool {
-    cx.body_calls(f).into_iter().any(|e| {
+    cx.body_calls(f).any(|e| {
         cx.call(e).is_some_and(|c| {
             c.name == "acquire"
                 && c.receiver

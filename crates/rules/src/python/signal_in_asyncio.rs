@@ -85,7 +85,7 @@ impl Rule for SignalInAsyncio {
             let Some(f) = crate::python::common::local_callable(cx, h) else {
                 continue;
             };
-            let hands_off = cx.body_calls(f).into_iter().any(|x| {
+            let hands_off = cx.body_calls(f).any(|x| {
                 cx.call(x)
                     .is_some_and(|hc| hc.name == "call_soon_threadsafe")
             });

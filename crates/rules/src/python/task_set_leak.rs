@@ -162,8 +162,8 @@ fn is_task_value(cx: &FileCx, v: ExprId) -> bool {
     };
     let f = cx.func_of(v);
     cx.body_exprs(f)
-        .to_vec()
-        .into_iter()
+        .iter()
+        .copied()
         .filter_map(|e| cx.call(e).map(|c| (e, c)))
         .any(|(e, c)| {
             is_task_spawn(cx, c)

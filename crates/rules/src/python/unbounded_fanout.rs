@@ -349,7 +349,7 @@ fn guarded_here(cx: &FileCx, id: ExprId) -> bool {
         return true;
     }
     let f = cx.func_of(id);
-    cx.body_calls(f).into_iter().any(|e| {
+    cx.body_calls(f).any(|e| {
         cx.call(e)
             .is_some_and(|c| c.name == "acquire" && c.receiver.is_some_and(|r| is_limiter(cx, r)))
     })

@@ -75,15 +75,14 @@ impl Rule for AtomicLoadStoreRace {
             if common::test_like(cx, f) || takes_mut_self(cx, f) {
                 continue;
             }
-            let _body = &cx.func(f).body;
-            let exprs = cx.body_exprs(f).to_vec();
+            let exprs = cx.body_exprs(f);
             // Locks taken by the enclosing function before a closure runs
             // (`tail.lock()` then `list.for_each(|w| ..)`) count too.
             let outer = common::outermost(cx, f);
             let outer_exprs = if outer == f {
-                Vec::new()
+                &[]
             } else {
-                cx.body_exprs(outer).to_vec()
+                cx.body_exprs(outer)
             };
             let ops: Vec<_> = exprs
                 .iter()

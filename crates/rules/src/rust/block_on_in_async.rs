@@ -89,7 +89,7 @@ fn through_helpers(cx: &FileCx, out: &mut Vec<Finding>) {
         if !cx.runs_on_loop(f) || common::test_like(cx, f) {
             continue;
         }
-        for e in cx.body_exprs(f).to_vec() {
+        for &e in cx.body_exprs(f) {
             let Some(c) = cx.call(e) else { continue };
             if cx.effect(c, Effect::SyncOverAsync).is_some()
                 || common::inside_call_with(cx, e, Effect::Offload)
@@ -140,8 +140,8 @@ fn blocks_on(cx: &FileCx, g: FuncId, path: &mut Vec<FuncId>) -> Option<ExprId> {
         return None;
     }
     path.push(g);
-    let exprs = cx.body_exprs(g).to_vec();
-    for &e in &exprs {
+    let exprs = cx.body_exprs(g);
+    for &e in exprs {
         if let Some(c) = cx.call(e)
             && cx.effect(c, Effect::SyncOverAsync).is_some()
             && !common::inside_call_with(cx, e, Effect::Offload)
@@ -149,7 +149,7 @@ fn blocks_on(cx: &FileCx, g: FuncId, path: &mut Vec<FuncId>) -> Option<ExprId> {
             return Some(e);
         }
     }
-    for &e in &exprs {
+    for &e in exprs {
         if let Some(c) = cx.call(e)
             && let Some(h) = cx.callee_in_file(c)
             && !cx.func(h).is_async

@@ -3,9 +3,7 @@
 //! of local names.
 
 use crate::context::FileCx;
-use unsnarl_model::walk::{
-    Child, Parent, Visitor, exprs_in_block, for_each_stmt_child, walk_block,
-};
+use unsnarl_model::walk::{Child, Parent, exprs_in_block, for_each_stmt_child};
 use unsnarl_model::*;
 
 /// Test code: a test file, a `#[test]`/`#[tokio::test]` function, code
@@ -104,18 +102,7 @@ pub fn spawned_fn(cx: &FileCx, call: ExprId) -> Option<FuncId> {
 
 /// Every statement of a block, recursively (not into nested functions),
 /// in source order.
-pub fn stmts_in(m: &FileModel, block: &Block) -> Vec<StmtId> {
-    struct V(Vec<StmtId>);
-    impl Visitor for V {
-        fn enter_stmt(&mut self, _m: &FileModel, id: StmtId) -> bool {
-            self.0.push(id);
-            true
-        }
-    }
-    let mut v = V(Vec::new());
-    walk_block(m, block, &mut v);
-    v.0
-}
+pub use unsnarl_model::walk::stmts_in_block as stmts_in;
 
 /// The expressions directly evaluated by a statement itself (not those of
 /// nested blocks).

@@ -182,7 +182,7 @@ fn reports_back(cx: &FileCx, spawn: ExprId) -> bool {
     if senders.is_empty() {
         return false;
     }
-    cx.body_exprs(body).to_vec().into_iter().any(|e| {
+    cx.body_exprs(body).iter().any(|&e| {
         cx.call(e).is_some_and(|c| {
             c.name.starts_with("send")
                 && c.receiver
@@ -221,7 +221,7 @@ fn replies_through_callee(cx: &FileCx, spawn: ExprId) -> bool {
     });
     let Some(callee) = callee else { return false };
     let params = &cx.func(callee).params;
-    cx.body_exprs(callee).to_vec().into_iter().any(|e| {
+    cx.body_exprs(callee).iter().any(|&e| {
         cx.call(e).is_some_and(|s| {
             s.name == "send"
                 && s.receiver
@@ -249,9 +249,7 @@ fn tracked(cx: &FileCx, spawn: ExprId) -> bool {
         let Some(f) = super::common::closure_fn(cx, a.value) else {
             return false;
         };
-        cx.body_exprs(f).to_vec()
-            .into_iter()
-            .any(|e| {
+        cx.body_exprs(f).iter().any(|&e| {
                 is_track(e)
                     || cx.model.name_of(e).is_some_and(|n| {
                         super::common::declaration_of(cx, n, e).is_some_and(|d| {
@@ -386,8 +384,8 @@ fn worker_of_returned_handle(cx: &FileCx, spawn: ExprId) -> bool {
         Some(_) => Some(cx.model.strip(arg.value)),
         None => super::common::closure_fn(cx, arg.value).and_then(|f| {
             cx.body_exprs(f)
-                .to_vec()
-                .into_iter()
+                .iter()
+                .copied()
                 .find_map(|e| match &cx.expr(e).kind {
                     ExprKind::Await(inner) if cx.model.name_of(*inner).is_some() => Some(*inner),
                     _ => None,

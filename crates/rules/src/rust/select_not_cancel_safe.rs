@@ -154,7 +154,7 @@ impl Rule for SelectNotCancelSafe {
 fn not_cancel_safe(cx: &FileCx, future: ExprId) -> Option<(ExprId, &'static str)> {
     let mut exprs = exprs_under(cx.model, future);
     if let Some(f) = common::closure_fn(cx, future) {
-        exprs.extend(cx.body_exprs(f).to_vec());
+        exprs.extend(cx.body_exprs(f).iter().copied());
     }
     for e in exprs {
         let Some(c) = cx.call(e) else { continue };

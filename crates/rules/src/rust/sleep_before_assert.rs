@@ -283,8 +283,8 @@ fn current_thread(cx: &FileCx, top: FuncId) -> bool {
 fn timer_only(cx: &FileCx, body: FuncId) -> bool {
     common::fns_within(cx, body).into_iter().all(|f| {
         cx.body_exprs(f)
-            .to_vec()
-            .into_iter()
+            .iter()
+            .copied()
             .all(|e| match &cx.expr(e).kind {
                 ExprKind::Await(inner) => cx
                     .call(common::unwrap_value(cx, *inner))
@@ -414,8 +414,8 @@ fn private_expr(cx: &FileCx, f: FuncId, e: ExprId, params: &[String], depth: u32
                 let mut inner: Vec<String> = params.to_vec();
                 inner.extend(cx.func(*g).params.iter().map(|p| p.name.to_string()));
                 cx.body_exprs(*g)
-                    .to_vec()
-                    .into_iter()
+                    .iter()
+                    .copied()
                     .all(|y| private_expr(cx, f, y, &inner, depth + 1))
             }
             ExprKind::Name { id, resolved: None } => {

@@ -222,7 +222,7 @@ fn fn_takes_permit(cx: &FileCx, f: FuncId) -> bool {
     let mut fns = vec![f];
     let mut i = 0;
     while i < fns.len() {
-        for e in cx.body_exprs(fns[i]).to_vec() {
+        for &e in cx.body_exprs(fns[i]) {
             if is_permit_call(cx, e) {
                 return true;
             }

@@ -129,7 +129,7 @@ impl Rule for StaticMutFromThread {
                         }
                     }
                 }
-                for x in cx.body_exprs(g).to_vec() {
+                for &x in cx.body_exprs(g) {
                     let target = match &cx.expr(x).kind {
                         ExprKind::AssignExpr { target, .. } => Some(*target),
                         ExprKind::Call(m) if MUTATING.contains(&m.name.as_str()) => m.receiver,
