@@ -43,6 +43,10 @@ pub(crate) struct MacroBody {
     /// Only names and literals separated by commas (`println!("{}", x)`):
     /// lowered straight from the tokens, not worth re-parsing.
     pub simple: bool,
+    /// A `%` or `?` where an argument starts (`info!(user = %id, ?req)`,
+    /// tracing's field syntax): no Rust expression starts with either, so
+    /// the body cannot parse as arguments, and re-parsing it is wasted.
+    pub not_arguments: bool,
 }
 
 /// The edition we parse with first. It knows `async` closures, `gen` blocks
@@ -161,14 +165,20 @@ struct BodyRec {
     last: Option<(u32, SyntaxKind)>,
     simple: bool,
     expect_arg: bool,
+    /// See [`MacroBody::not_arguments`].
+    not_arguments: bool,
+    /// The next direct token starts an argument (or a `name = value`
+    /// value): it follows the opening delimiter, a `,` or a `=`.
+    at_arg_start: bool,
 }
 
 impl Builder {
     fn start_node(&mut self, kind: SyntaxKind) {
         if let Some(rec) = &mut self.body {
             if self.parents.len() == rec.depth {
-                // A nested `(..)` inside the body.
+                // A nested `(..)` inside the body: an operand.
                 rec.simple = false;
+                rec.at_arg_start = false;
             }
         } else if kind == SyntaxKind::TOKEN_TREE
             && self
@@ -183,6 +193,8 @@ impl Builder {
                 last: None,
                 simple: true,
                 expect_arg: true,
+                not_arguments: false,
+                at_arg_start: true,
             });
         }
         self.parents.push((kind, self.children.len()));
@@ -202,6 +214,10 @@ impl Builder {
                 if let Some((_, k)) = rec.last {
                     track_simple(rec, k);
                 }
+                if rec.at_arg_start && matches!(kind, SyntaxKind::PERCENT | SyntaxKind::QUESTION) {
+                    rec.not_arguments = true;
+                }
+                rec.at_arg_start = matches!(kind, SyntaxKind::COMMA | SyntaxKind::EQ);
                 rec.last = Some((start, kind));
             }
         }
@@ -291,6 +307,7 @@ impl Builder {
                 start: rec.start,
                 end,
                 simple: rec.simple,
+                not_arguments: rec.not_arguments,
             });
         }
     }

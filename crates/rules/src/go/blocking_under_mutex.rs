@@ -267,12 +267,10 @@ fn serializing_io(what: &str) -> bool {
 /// `name` is the variable of a range over a collection in `f` or an
 /// enclosing function.
 fn ranged_over(cx: &FileCx, f: FuncId, name: &str) -> bool {
-    common::stmts_in(cx.model, &cx.func(f).body)
-        .into_iter()
-        .any(|s| {
-            matches!(&cx.stmt(s).kind, StmtKind::For { target: Some(t), .. }
+    cx.body_stmts(f).iter().copied().any(|s| {
+        matches!(&cx.stmt(s).kind, StmtKind::For { target: Some(t), .. }
             if common::names_in_target(cx, *t).contains(&name))
-        })
+    })
 }
 
 fn short(s: &str) -> &str {
@@ -321,8 +319,10 @@ fn ranged_channel(cx: &FileCx, f: FuncId, ch: ExprId) -> bool {
     let Some(name) = cx.model.name_of(ch) else {
         return false;
     };
-    let field = common::stmts_in(cx.model, &cx.func(f).body)
-        .into_iter()
+    let field = cx
+        .body_stmts(f)
+        .iter()
+        .copied()
         .find_map(|s| match &cx.stmt(s).kind {
             StmtKind::For {
                 target: Some(t),

@@ -89,10 +89,10 @@ impl Rule for BroadcastForOne {
                 continue;
             };
             let f = cx.func_of(id);
-            let stmts = common::stmts_in(cx.model, &cx.func(f).body);
+            let stmts = cx.body_stmts(f);
             let mut appends_one = 0;
             let mut other_writes = 0;
-            for s in &stmts {
+            for s in stmts {
                 let StmtKind::Assign { targets, value, .. } = &cx.stmt(*s).kind else {
                     continue;
                 };

@@ -189,7 +189,7 @@ pub fn makes_chan(cx: &FileCx, c: &Call) -> bool {
 /// declaration without value).
 pub fn bindings(cx: &FileCx, f: FuncId, name: &str) -> Vec<(StmtId, Option<ExprId>)> {
     let mut out = Vec::new();
-    for s in stmts_in(cx.model, &cx.func(f).body) {
+    for s in cx.body_stmts(f).iter().copied() {
         let StmtKind::Assign { targets, value, op } = &cx.stmt(s).kind else {
             if let StmtKind::For {
                 target: Some(t), ..

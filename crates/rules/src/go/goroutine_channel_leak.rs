@@ -551,30 +551,28 @@ fn check_op(
 /// `defer close(ch)` (or a deferred func literal that sends/receives/closes
 /// `ch`) serves the goroutine on every exit.
 fn deferred_serve(cx: &FileCx, parent: FuncId, ch: &str, is_send: bool) -> bool {
-    common::stmts_in(cx.model, &cx.func(parent).body)
-        .into_iter()
-        .any(|s| {
-            let StmtKind::Defer(call) = cx.stmt(s).kind else {
-                return false;
-            };
-            let mut exprs = vec![call];
-            if let Some(g) = common::go_closure(cx, call) {
-                exprs.extend(cx.body_exprs(g).iter().copied());
-            }
-            exprs.into_iter().any(|e| {
-                let named = |x: ExprId| cx.model.name_of(x) == Some(ch);
-                match &cx.expr(e).kind {
-                    ExprKind::Call(c) => {
-                        !is_send
-                            && c.target.as_deref() == Some("close")
-                            && c.positional(0).is_some_and(named)
-                    }
-                    ExprKind::Recv(x) => is_send && named(*x),
-                    ExprKind::Send { channel, .. } => !is_send && named(*channel),
-                    _ => false,
+    cx.body_stmts(parent).iter().copied().any(|s| {
+        let StmtKind::Defer(call) = cx.stmt(s).kind else {
+            return false;
+        };
+        let mut exprs = vec![call];
+        if let Some(g) = common::go_closure(cx, call) {
+            exprs.extend(cx.body_exprs(g).iter().copied());
+        }
+        exprs.into_iter().any(|e| {
+            let named = |x: ExprId| cx.model.name_of(x) == Some(ch);
+            match &cx.expr(e).kind {
+                ExprKind::Call(c) => {
+                    !is_send
+                        && c.target.as_deref() == Some("close")
+                        && c.positional(0).is_some_and(named)
                 }
-            })
+                ExprKind::Recv(x) => is_send && named(*x),
+                ExprKind::Send { channel, .. } => !is_send && named(*channel),
+                _ => false,
+            }
         })
+    })
 }
 
 /// A loop over a literal list or with a constant bound: the number of

@@ -292,7 +292,7 @@ impl Summaries {
         self.active.push(f);
         let mut out: Vec<Acquire> = Vec::new();
         let dropped = released_first(cx, f);
-        for s in common::stmts_in(cx.model, &cx.func(f).body) {
+        for s in cx.body_stmts(f).iter().copied() {
             if matches!(cx.stmt(s).kind, StmtKind::Defer(_)) || flag_guarded(cx, f, s) {
                 continue;
             }

@@ -167,8 +167,10 @@ fn goroutine_writer(cx: &FileCx, f: FuncId, var: &str) -> Option<FuncId> {
                 .func_ancestors(cx.model, g)
                 .any(|a| common::runs_in_goroutine(cx, a))
             && declaring(cx, g, root) == Some(decl)
-            && common::stmts_in(cx.model, &cx.func(g).body)
-                .into_iter()
+            && cx
+                .body_stmts(g)
+                .iter()
+                .copied()
                 .any(|s| match &cx.stmt(s).kind {
                     StmtKind::Assign { targets, op, .. }
                         if !matches!(op, AssignOp::Declare { .. }) =>

@@ -76,7 +76,7 @@ impl Rule for SleepToSynchronize {
         }
         for f in cx.model.function_ids() {
             scan_block(cx, &cx.func(f).body, out);
-            for s in common::stmts_in(cx.model, &cx.func(f).body) {
+            for s in cx.body_stmts(f).iter().copied() {
                 let blocks: Vec<&Block> = match &cx.stmt(s).kind {
                     StmtKind::If { then, orelse, .. } => vec![then, orelse],
                     StmtKind::Block(b) => vec![b],

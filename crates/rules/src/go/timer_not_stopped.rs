@@ -122,13 +122,11 @@ impl Rule for TimerNotStopped {
             });
             // A timer whose channel is received unconditionally has fired.
             let fired = what == "timer"
-                && common::stmts_in(cx.model, &cx.func(f).body)
-                    .into_iter()
-                    .any(|s| {
-                        matches!(&cx.stmt(s).kind, StmtKind::Expr(e)
+                && cx.body_stmts(f).iter().copied().any(|s| {
+                    matches!(&cx.stmt(s).kind, StmtKind::Expr(e)
                         if matches!(cx.expr(*e).kind, ExprKind::Recv(ch)
                             if cx.model.dotted(ch).as_deref() == Some(&format!("{name}.C"))))
-                    });
+                });
             if handled || fired {
                 continue;
             }

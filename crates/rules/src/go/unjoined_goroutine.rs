@@ -168,23 +168,21 @@ fn signals_deep(cx: &FileCx, f: FuncId, depth: u32) -> bool {
 /// `result = compute()` where `result` belongs to the function that started
 /// the goroutine: its outcome is read there (correctly or not).
 fn assigns_captured(cx: &FileCx, goroutine: FuncId, g: FuncId) -> bool {
-    common::stmts_in(cx.model, &cx.func(g).body)
-        .into_iter()
-        .any(|s| {
-            let StmtKind::Assign { targets, op, .. } = &cx.stmt(s).kind else {
-                return false;
-            };
-            if matches!(op, AssignOp::Declare { .. }) {
-                return false;
-            }
-            targets.iter().any(|&t| {
-                common::names_in_target(cx, t).into_iter().any(|n| {
-                    matches!(common::name_scope(cx, g, n), common::NameScope::Captured(owner)
+    cx.body_stmts(g).iter().copied().any(|s| {
+        let StmtKind::Assign { targets, op, .. } = &cx.stmt(s).kind else {
+            return false;
+        };
+        if matches!(op, AssignOp::Declare { .. }) {
+            return false;
+        }
+        targets.iter().any(|&t| {
+            common::names_in_target(cx, t).into_iter().any(|n| {
+                matches!(common::name_scope(cx, g, n), common::NameScope::Captured(owner)
                     if owner != goroutine
                         && !cx.tree.func_ancestors(cx.model, owner).any(|a| a == goroutine))
-                })
             })
         })
+    })
 }
 
 /// True when a goroutine body tells someone it ended or failed.

@@ -155,7 +155,7 @@ impl Rule for UnlockMissingOnPath {
 /// (not counting deferred releases).
 fn released_in(cx: &FileCx, f: FuncId) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
-    for s in common::stmts_in(cx.model, &cx.func(f).body) {
+    for s in cx.body_stmts(f).iter().copied() {
         if matches!(cx.stmt(s).kind, StmtKind::Defer(_) | StmtKind::Go(_)) {
             continue;
         }
@@ -190,7 +190,7 @@ fn excused(cx: &FileCx, f: FuncId) -> BTreeSet<String> {
             out.insert(op.instance);
         }
     }
-    for s in common::stmts_in(cx.model, &cx.func(f).body) {
+    for s in cx.body_stmts(f).iter().copied() {
         if let StmtKind::Defer(e) = cx.stmt(s).kind {
             for op in locks::deferred_unlocks(cx, e) {
                 out.insert(op.instance);

@@ -220,7 +220,7 @@ fn acts_in_branch(cx: &FileCx, store: ExprId) -> bool {
 /// reassigned in between.
 fn loaded_into(cx: &FileCx, f: FuncId, name: &str, key: &str, before: ExprId) -> bool {
     let end = cx.expr(before).span.start;
-    let stmts = common::stmts_in(cx.model, &cx.func(f).body);
+    let stmts = cx.body_stmts(f);
     let reassigned = |after: u32| {
         stmts.iter().any(|&s| {
             let st = cx.stmt(s);
@@ -285,7 +285,7 @@ fn seen_shared(cx: &FileCx, f: FuncId, recv: ExprId) -> bool {
         return true;
     }
     // A local `let x = AtomicU64::new(..)` never handed to another closure.
-    let local = common::stmts_in(cx.model, &cx.func(f).body).into_iter().any(|s| {
+    let local = cx.body_stmts(f).iter().copied().any(|s| {
         matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), .. }
             if targets.first().and_then(|&t| common::binding_name(cx.model, t)) == Some(name)
                 && cx.call(*v).and_then(|c| c.target.as_deref()).is_some_and(|t| t.contains("atomic::Atomic")))

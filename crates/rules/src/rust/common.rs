@@ -340,7 +340,7 @@ pub struct LetPair<'a> {
 /// The `let (a, b) = ..;` declarations of a function's body.
 pub fn let_pairs<'a>(cx: &FileCx<'a>, f: FuncId) -> Vec<LetPair<'a>> {
     let mut out = Vec::new();
-    for s in stmts_in(cx.model, &cx.func(f).body) {
+    for s in cx.body_stmts(f).iter().copied() {
         let StmtKind::Assign {
             targets,
             value: Some(v),

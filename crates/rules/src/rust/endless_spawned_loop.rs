@@ -98,7 +98,7 @@ impl Rule for EndlessSpawnedLoop {
             let Some(body) = common::spawned_fn(cx, e) else {
                 continue;
             };
-            for s in common::stmts_in(cx.model, &cx.func(body).body) {
+            for s in cx.body_stmts(body).iter().copied() {
                 let StmtKind::Loop { body: lb } = &cx.stmt(s).kind else {
                     continue;
                 };

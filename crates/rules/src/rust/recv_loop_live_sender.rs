@@ -89,7 +89,7 @@ impl Rule for RecvLoopLiveSender {
         for f in cx.model.function_ids() {
             for ch in common::local_channels(cx, f) {
                 let chan_end = cx.stmt(ch.stmt).span.end;
-                for s in common::stmts_in(cx.model, &cx.func(f).body) {
+                for s in cx.body_stmts(f).iter().copied() {
                     let st = cx.stmt(s);
                     if st.span.start < chan_end {
                         continue;

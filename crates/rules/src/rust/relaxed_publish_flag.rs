@@ -102,7 +102,7 @@ impl Rule for RelaxedPublishFlag {
                 continue;
             }
             let mut blocks = vec![cx.func(f).body.clone()];
-            for s in common::stmts_in(cx.model, &cx.func(f).body) {
+            for s in cx.body_stmts(f).iter().copied() {
                 for_each_stmt_child(cx.model, s, &mut |ch| {
                     if let Child::Block(b) = ch {
                         blocks.push(b.clone());

@@ -84,7 +84,7 @@ impl Rule for SelfFeedingChannel {
                 let within = common::fns_within(cx, f);
                 let senders = aliases(cx, f, &ch.tx);
                 for &g in &within {
-                    for s in common::stmts_in(cx.model, &cx.func(g).body) {
+                    for s in cx.body_stmts(g).iter().copied() {
                         let Some((rx, body)) = common::drain_loop(cx, s) else {
                             continue;
                         };

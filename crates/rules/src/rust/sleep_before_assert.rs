@@ -89,7 +89,7 @@ impl Rule for SleepBeforeAssert {
                 continue;
             }
             let mut blocks = vec![cx.func(f).body.clone()];
-            for s in common::stmts_in(cx.model, &cx.func(f).body) {
+            for s in cx.body_stmts(f).iter().copied() {
                 match &cx.stmt(s).kind {
                     StmtKind::Block(b) => blocks.push(b.clone()),
                     StmtKind::If { then, orelse, .. } => {

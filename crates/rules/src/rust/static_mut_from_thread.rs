@@ -116,7 +116,7 @@ impl Rule for StaticMutFromThread {
                 if synchronized_closure(cx, g, body) {
                     continue;
                 }
-                for s in common::stmts_in(cx.model, &cx.func(g).body) {
+                for s in cx.body_stmts(g).iter().copied() {
                     if let StmtKind::Assign { targets, op, .. } = &cx.stmt(s).kind
                         && !matches!(op, AssignOp::Declare { .. })
                     {
