@@ -64,12 +64,25 @@ impl Rule for RecursiveMicrotask {
         if common::skip_file(cx) {
             return;
         }
+        // The functions that schedule a microtask, found first: most files
+        // have none, and each function below looks at its nested ones.
+        let scheduling: Vec<bool> = cx
+            .model
+            .function_ids()
+            .map(|g| common::calls_of(cx, g).any(|e| scheduler(cx, cx.call(e).unwrap()).is_some()))
+            .collect();
+        if !scheduling.contains(&true) {
+            return;
+        }
         for f in cx.model.function_ids() {
             let func = cx.func(f);
             if func.name.is_empty() || f.0 == 0 {
                 continue;
             }
             for g in cx.with_nested(f) {
+                if !scheduling.get(g.index()).copied().unwrap_or(false) {
+                    continue;
+                }
                 for e in common::calls_of(cx, g) {
                     let c = cx.call(e).unwrap();
                     let Some(api) = scheduler(cx, c) else {
