@@ -38,9 +38,10 @@ fn main() -> ExitCode {
 /// glibc's malloc on the benchmark corpora (README, Benchmarks). Version 2,
 /// without transparent huge pages (`no_thp`), returning freed memory quickly
 /// ([`return_memory_promptly`]): each of these keeps peak memory close to
-/// what glibc's takes.
+/// what glibc's takes. `unsnarl_scratch` adds the per-file scratch heaps
+/// that syntax trees are freed with at once.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: unsnarl_scratch::Allocator = unsnarl_scratch::Allocator;
 
 // mimalloc 2's option numbers (`mi_option_e` in its `mimalloc.h`); the
 // Rust binding does not name these two. The crate versions are pinned.
