@@ -111,12 +111,13 @@ pub(crate) fn parse_in(text: &str, edition: Edition) -> Parsed {
     }
 }
 
-/// What the parser's dependencies make lazily, on first use, must not be
-/// made in a scratch heap, which is freed after the file: rust-analyzer's
-/// parser opens `tracing` spans, whose call sites register themselves in
-/// global lists the first time they run (in a scratch heap, the lists were
-/// freed under other threads: corrupted memory). Each thread parses a small
-/// text outside any scratch heap before its first real parse.
+/// Whatever the parser's dependencies make lazily, on first use, must not
+/// be made in a scratch heap, which is freed after the file: a global that
+/// pointed into it would point at freed memory. rust-analyzer's parser, for
+/// one, opens `tracing` spans, whose call sites register themselves the
+/// first time they run. As a precaution, each thread parses a small text
+/// outside any scratch heap before its first real parse, so that such
+/// first uses happen there.
 fn warm_up() {
     thread_local! {
         static WARM: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
