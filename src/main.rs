@@ -38,10 +38,9 @@ fn main() -> ExitCode {
 /// glibc's malloc on the benchmark corpora (README, Benchmarks). Version 2,
 /// without transparent huge pages (`no_thp`), returning freed memory quickly
 /// ([`return_memory_promptly`]): each of these keeps peak memory close to
-/// what glibc's takes. `unsnarl_scratch` adds the per-file scratch heaps
-/// that syntax trees are freed with at once.
+/// what glibc's takes.
 #[global_allocator]
-static GLOBAL: unsnarl_scratch::Allocator = unsnarl_scratch::Allocator;
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 // mimalloc 2's option numbers (`mi_option_e` in its `mimalloc.h`); the
 // Rust binding does not name these two. The crate versions are pinned.

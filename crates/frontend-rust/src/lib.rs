@@ -12,12 +12,6 @@ mod resolve;
 #[cfg(test)]
 mod tests;
 
-/// The tests lower files with the binary's allocator, so that the scratch
-/// heaps their trees are built in are exercised too.
-#[cfg(test)]
-#[global_allocator]
-static ALLOCATOR: unsnarl_scratch::Allocator = unsnarl_scratch::Allocator;
-
 use unsnarl_model::{FileModel, SourceInput, Span, SyntaxError};
 
 /// Lowers one Rust file into the file model.
@@ -30,11 +24,7 @@ use unsnarl_model::{FileModel, SourceInput, Span, SyntaxError};
 pub fn lower(input: &SourceInput) -> FileModel {
     let text = input.text;
     let rel_path = input.rel_path;
-    // The file's syntax trees are built in a scratch heap that is freed at
-    // once when lowering ends (see `parse::parse_in`).
-    match std::panic::catch_unwind(|| {
-        unsnarl_scratch::session(|| lower::lower_file(text, rel_path))
-    }) {
+    match std::panic::catch_unwind(|| lower::lower_file(text, rel_path)) {
         Ok(m) => m,
         Err(_) => {
             let len = u32::try_from(text.len()).unwrap_or(u32::MAX);

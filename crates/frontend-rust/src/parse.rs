@@ -84,53 +84,7 @@ fn mentions_gen(text: &str) -> bool {
 }
 
 /// Parses a text under one edition.
-///
-/// Inside a scratch session (`unsnarl_scratch`, opened per file by
-/// [`crate::lower`]) the tree is built in the session's heap and freed with
-/// it, all at once: one reference to its root is forgotten, so the tree is
-/// never freed node by node (that walk was a tenth of the Rust corpus's
-/// instructions). The errors and macro bodies are copied out of the heap.
 pub(crate) fn parse_in(text: &str, edition: Edition) -> Parsed {
-    warm_up();
-    let ((root, errors, macro_bodies), scratched) =
-        unsnarl_scratch::in_scratch(|| build_tree(text, edition));
-    if !scratched {
-        return Parsed {
-            root,
-            errors,
-            macro_bodies,
-            edition,
-        };
-    }
-    std::mem::forget(root.clone());
-    Parsed {
-        root,
-        errors: errors.clone(),
-        macro_bodies: macro_bodies.clone(),
-        edition,
-    }
-}
-
-/// Whatever the parser's dependencies make lazily, on first use, must not
-/// be made in a scratch heap, which is freed after the file: a global that
-/// pointed into it would point at freed memory. rust-analyzer's parser, for
-/// one, opens `tracing` spans, whose call sites register themselves the
-/// first time they run. As a precaution, each thread parses a small text
-/// outside any scratch heap before its first real parse, so that such
-/// first uses happen there.
-fn warm_up() {
-    thread_local! {
-        static WARM: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-    }
-    if !WARM.get() {
-        WARM.set(true);
-        let _ = build_tree("fn f() { g!(x, y + 1); let = ; }", EDITION);
-    }
-}
-
-type Errors = Vec<(u32, u32, String)>;
-
-fn build_tree(text: &str, edition: Edition) -> (SyntaxNode, Errors, Vec<MacroBody>) {
     let lexed = ra_ap_parser::LexedStr::new(edition, text);
     let input = lexed.to_input(edition);
     let output = ra_ap_parser::TopEntryPoint::SourceFile.parse(&input);
@@ -152,7 +106,12 @@ fn build_tree(text: &str, edition: Edition) -> (SyntaxNode, Errors, Vec<MacroBod
     }
     let macro_bodies = std::mem::take(&mut builder.macro_bodies);
     let green = builder.finish();
-    (SyntaxNode::new_root(green), errors, macro_bodies)
+    Parsed {
+        root: SyntaxNode::new_root(green),
+        errors,
+        macro_bodies,
+        edition,
+    }
 }
 
 fn raw(kind: SyntaxKind) -> rowan::SyntaxKind {
@@ -415,28 +374,6 @@ fn track_simple(rec: &mut BodyRec, kind: SyntaxKind) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// In a scratch session the tree lives in the session's heap and the
-    /// errors and macro bodies, which the file model keeps, do not.
-    #[test]
-    fn in_a_session_only_the_tree_is_in_the_scratch_heap() {
-        let text = "fn f() { a!(b(1), 2); let = ; }";
-        unsnarl_scratch::session(|| {
-            let p = parse(text);
-            let green = p.root.green();
-            assert!(unsnarl_scratch::in_session_heap(green));
-            assert!(!p.errors.is_empty());
-            assert!(!unsnarl_scratch::in_session_heap(p.errors.as_ptr()));
-            for (_, _, msg) in &p.errors {
-                assert!(!unsnarl_scratch::in_session_heap(msg.as_ptr()));
-            }
-            assert!(!p.macro_bodies.is_empty());
-            assert!(!unsnarl_scratch::in_session_heap(p.macro_bodies.as_ptr()));
-        });
-        // Outside a session, the same parse is ordinary memory.
-        let p = parse(text);
-        assert!(!unsnarl_scratch::in_session_heap(p.root.green()));
-    }
 
     /// Shared tokens and small nodes must not change what the tree says:
     /// every token sits at its own place in the text, and equal subtrees

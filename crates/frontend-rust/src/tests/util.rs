@@ -6,11 +6,10 @@ use unsnarl_model::{
 };
 
 /// Lowers `text` as the file `rel_path`, calling the lowering directly (not
-/// through `crate::lower`'s panic guard, so bugs surface as test failures)
-/// in a scratch session as `crate::lower` does, and checks the model's
-/// structural invariants.
+/// through `crate::lower`'s panic guard, so bugs surface as test failures),
+/// and checks the model's structural invariants.
 pub fn lower_at(rel_path: &str, text: &str) -> FileModel {
-    let m = unsnarl_scratch::session(|| crate::lower::lower_file(text, rel_path));
+    let m = crate::lower::lower_file(text, rel_path);
     check_invariants(&m, text);
     m
 }
