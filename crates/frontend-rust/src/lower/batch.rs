@@ -367,17 +367,25 @@ mod tests {
 
     const EDITION_FOR_TESTS: Edition = parse::EDITION;
 
+    /// The macro bodies a parse recorded, as texts, each with one of its
+    /// flags.
+    fn recorded<'t>(
+        text: &'t str,
+        p: &parse::Parsed,
+        flag: fn(&MacroBody) -> bool,
+    ) -> Vec<(&'t str, bool)> {
+        p.macro_bodies
+            .iter()
+            .map(|b| (&text[b.start as usize..b.end as usize], flag(b)))
+            .collect()
+    }
+
     #[test]
     fn tracing_fields_are_known_not_to_parse_without_a_parse() {
         let text = "fn f() { info!(user = %id, \"x\"); debug!(?req, n = m.len()); warn!(a = b?, c); assert_eq!((a >> s) % n, 0) }";
         let p = parse::parse(text);
-        let flagged: Vec<(&str, bool)> = p
-            .macro_bodies
-            .iter()
-            .map(|b| (&text[b.start as usize..b.end as usize], b.not_arguments))
-            .collect();
         assert_eq!(
-            flagged,
+            recorded(text, &p, |b| b.not_arguments),
             vec![
                 ("user = %id, \"x\"", true),
                 ("?req, n = m.len()", true),
@@ -410,13 +418,8 @@ mod tests {
     fn records_bodies_and_batches_the_non_simple_ones() {
         let text = "fn f() { println!(\"{}\", x); assert_eq!(a(1), 2); v = vec![g(); 3]; m! { h() } w!(); }";
         let p = parse::parse(text);
-        let bodies: Vec<(&str, bool)> = p
-            .macro_bodies
-            .iter()
-            .map(|b| (&text[b.start as usize..b.end as usize], b.simple))
-            .collect();
         assert_eq!(
-            bodies,
+            recorded(text, &p, |b| b.simple),
             vec![("\"{}\", x", true), ("a(1), 2", false), ("g(); 3", false)]
         );
         let mut budget = 1000;
