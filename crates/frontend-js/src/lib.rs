@@ -71,7 +71,35 @@ pub fn lower(input: &SourceInput) -> FileModel {
     model.reserve_nodes(text.len(), 12, 62);
     model.is_test = is_test_path(input.rel_path);
 
-    let allocator = Allocator::default();
+    ARENA.with(|arena| match arena.try_borrow_mut() {
+        Ok(mut allocator) => {
+            allocator.reset();
+            let model = parse_and_lower(input, &allocator, model);
+            if allocator.capacity() > ARENA_KEPT_BYTES {
+                *allocator = Allocator::default();
+            }
+            model
+        }
+        // Only if a lowering ever lowered another file from inside itself.
+        Err(_) => parse_and_lower(input, &Allocator::default(), model),
+    })
+}
+
+thread_local! {
+    /// The parser's arena, one per thread and reset between files: a fresh
+    /// arena per file had its chunks freed, given back to the system (the
+    /// binary's allocator returns freed memory after 1 ms) and faulted in
+    /// again by the next file.
+    static ARENA: std::cell::RefCell<Allocator> = std::cell::RefCell::new(Allocator::default());
+}
+
+/// An arena that grew past this (a file of a few megabytes) is dropped
+/// rather than kept for the thread's next file, so that one large file does
+/// not hold its memory for the rest of the scan.
+const ARENA_KEPT_BYTES: usize = 8 << 20;
+
+fn parse_and_lower(input: &SourceInput, allocator: &Allocator, mut model: FileModel) -> FileModel {
+    let text = input.text;
     let options = ParseOptions {
         // CommonJS scripts may `return` at top level; it is not our job to
         // reject them.
@@ -82,7 +110,7 @@ pub fn lower(input: &SourceInput) -> FileModel {
         ..ParseOptions::default()
     };
     let parse_text = without_pure_annotations(text);
-    let ret = Parser::new(&allocator, &parse_text, source_type(input))
+    let ret = Parser::new(allocator, &parse_text, source_type(input))
         .with_options(options)
         .parse();
     for d in ret.diagnostics.errors() {
@@ -158,4 +186,51 @@ fn is_generated(text: &str, program: &Program<'_>) -> bool {
                 || t.find("Code generated")
                     .is_some_and(|i| t[i..].contains("DO NOT EDIT"))
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input<'a>(path: &'a str, text: &'a str) -> SourceInput<'a> {
+        SourceInput {
+            text,
+            rel_path: path,
+            language: Language::JavaScript,
+        }
+    }
+
+    /// Source large enough that its arena outgrows `ARENA_KEPT_BYTES`.
+    fn big_source() -> String {
+        (0..30_000)
+            .map(|i| {
+                format!("async function g{i}(a) {{ await h(a, [1, 2], {{ k: `${{a}}` }}); }}\n")
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_thread_does_not_keep_the_arena_of_a_large_file() {
+        let big = big_source();
+        let src = input("src/big.js", &big);
+        let fresh = Allocator::default();
+        let model = parse_and_lower(&src, &fresh, FileModel::new("big", Span::new(0, 0)));
+        assert_eq!(model.functions.len(), 30_001);
+        assert!(
+            fresh.capacity() > ARENA_KEPT_BYTES,
+            "the sample no longer outgrows the cap ({} bytes): make it larger",
+            fresh.capacity()
+        );
+        std::thread::spawn(move || {
+            let big = big_source();
+            lower(&input("src/big.js", &big));
+            let kept = ARENA.with(|a| a.borrow().capacity());
+            assert!(kept <= ARENA_KEPT_BYTES, "kept {kept} bytes");
+            // The thread's next file gets a working arena.
+            let m = lower(&input("src/a.js", "async function f() { await g(); }\n"));
+            assert_eq!(m.functions.len(), 2);
+        })
+        .join()
+        .unwrap();
+    }
 }

@@ -289,3 +289,44 @@ fn large_file() {
     assert_eq!(m.functions.len(), 3001);
     assert_eq!(targets(&m, "fetch").len(), 3000);
 }
+
+/// The parser's arena is reused by a thread from one file to the next: what
+/// a file lowers to must not depend on what the thread lowered before it.
+#[test]
+fn files_lowered_in_turn_on_one_thread_lower_as_on_a_fresh_one() {
+    let big: String = (0..5_000)
+        .map(|i| {
+            format!("export async function g{i}(a) {{ await h(a, [1, 2], {{ k: `${{a}}` }}); }}\n")
+        })
+        .collect();
+    let files: Vec<(&'static str, String)> = vec![
+        (
+            "src/a.js",
+            "const m = new Mutex();\nasync function f() { await m.lock(); g(); }\n".into(),
+        ),
+        ("src/big.js", big),
+        (
+            "src/b.ts",
+            "export class C { async run(x: Promise<number>) { return await x; } }\n".into(),
+        ),
+        ("src/broken.js", "function ( {\n".into()),
+        (
+            "src/a.js",
+            "const m = new Mutex();\nasync function f() { await m.lock(); g(); }\n".into(),
+        ),
+    ];
+    let fresh: Vec<String> = files
+        .iter()
+        .map(|(p, s)| {
+            let (p, s) = (*p, s.clone());
+            std::thread::spawn(move || dump(&lower_at(p, &s)))
+                .join()
+                .unwrap()
+        })
+        .collect();
+    let in_turn: Vec<String> =
+        std::thread::spawn(move || files.iter().map(|(p, s)| dump(&lower_at(p, s))).collect())
+            .join()
+            .unwrap();
+    assert_eq!(fresh, in_turn);
+}
