@@ -273,12 +273,17 @@ impl Tree {
             stmt_func: vec![0; m.stmts.len()],
             func_site: vec![Parent::Detached; m.functions.len()],
         };
+        // One stack for every function: a new one per function grew, one
+        // push at a time, to the function's depth.
+        let mut stack = Vec::with_capacity(64);
         for fid in m.function_ids() {
             let f = m.func(fid);
+            stack.clear();
+            stack.push(Parent::Function(fid));
             let mut b = ParentBuilder {
                 tree: &mut t,
                 func: fid,
-                stack: vec![Parent::Function(fid)],
+                stack: &mut stack,
             };
             for &d in &f.decorator_calls {
                 walk_expr(m, d, &mut b);
@@ -373,7 +378,7 @@ impl Tree {
 struct ParentBuilder<'t> {
     tree: &'t mut Tree,
     func: FuncId,
-    stack: Vec<Parent>,
+    stack: &'t mut Vec<Parent>,
 }
 
 impl Visitor for ParentBuilder<'_> {
@@ -408,31 +413,42 @@ impl Visitor for ParentBuilder<'_> {
 /// Every expression of a block (recursively through nested statements, not
 /// into nested functions), in source order.
 pub fn exprs_in_block(m: &FileModel, block: &Block) -> Vec<ExprId> {
-    struct Collect(Vec<ExprId>);
-    impl Visitor for Collect {
+    let mut out = Vec::new();
+    exprs_in_block_into(m, block, &mut out);
+    out
+}
+
+/// [`exprs_in_block`], appended to `out` (a buffer reused across blocks
+/// grows once, not once per block).
+pub fn exprs_in_block_into(m: &FileModel, block: &Block, out: &mut Vec<ExprId>) {
+    struct Collect<'o>(&'o mut Vec<ExprId>);
+    impl Visitor for Collect<'_> {
         fn enter_expr(&mut self, _m: &FileModel, id: ExprId) -> bool {
             self.0.push(id);
             true
         }
     }
-    let mut c = Collect(Vec::new());
-    walk_block(m, block, &mut c);
-    c.0
+    walk_block(m, block, &mut Collect(out));
 }
 
 /// Every statement of a block, nested ones included (not in nested
 /// functions), in source order.
 pub fn stmts_in_block(m: &FileModel, block: &Block) -> Vec<StmtId> {
-    struct Collect(Vec<StmtId>);
-    impl Visitor for Collect {
+    let mut out = Vec::new();
+    stmts_in_block_into(m, block, &mut out);
+    out
+}
+
+/// [`stmts_in_block`], appended to `out`.
+pub fn stmts_in_block_into(m: &FileModel, block: &Block, out: &mut Vec<StmtId>) {
+    struct Collect<'o>(&'o mut Vec<StmtId>);
+    impl Visitor for Collect<'_> {
         fn enter_stmt(&mut self, _m: &FileModel, id: StmtId) -> bool {
             self.0.push(id);
             true
         }
     }
-    let mut c = Collect(Vec::new());
-    walk_block(m, block, &mut c);
-    c.0
+    walk_block(m, block, &mut Collect(out));
 }
 
 /// Every call expression of a block (not in nested functions), in source order.

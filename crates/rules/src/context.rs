@@ -3,8 +3,8 @@
 use crate::index::{ProjectIndex, name_hash};
 use crate::rule::RuleMeta;
 use crate::semantic::Semantic;
-use std::cell::OnceCell;
-use unsnarl_model::walk::{Parent, Tree, exprs_in_block, stmts_in_block};
+use std::cell::{OnceCell, RefCell};
+use unsnarl_model::walk::{Parent, Tree, exprs_in_block_into, stmts_in_block_into};
 use unsnarl_model::*;
 
 /// One file, ready for the rules.
@@ -52,6 +52,11 @@ pub(crate) struct FileCaches {
     pub(crate) body_exprs: PerFunction<ExprId>,
     /// The same for statements (see [`FileCx::body_stmts`]).
     pub(crate) body_stmts: PerFunction<StmtId>,
+    /// Where a body's expressions and statements are collected before
+    /// their list is kept at its exact size: one buffer that grows to the
+    /// largest body, instead of a growing list per body.
+    scratch_exprs: RefCell<Vec<ExprId>>,
+    scratch_stmts: RefCell<Vec<StmtId>>,
 }
 
 /// A list per function of the file, each worked out the first time a rule
@@ -132,9 +137,12 @@ impl<'a> FileCx<'a> {
     /// for the same functions, and walking a body again per rule was the
     /// largest single cost of the rules.
     pub fn body_exprs(&self, f: FuncId) -> &[ExprId] {
-        self.per_function(&self.caches.body_exprs, f, || {
-            exprs_in_block(self.model, &self.func(f).body)
-        })
+        self.per_function(
+            &self.caches.body_exprs,
+            &self.caches.scratch_exprs,
+            f,
+            |out| exprs_in_block_into(self.model, &self.func(f).body, out),
+        )
     }
 
     /// Every statement of function `f`'s body, nested ones included, in
@@ -142,19 +150,23 @@ impl<'a> FileCx<'a> {
     /// [`unsnarl_model::walk::stmts_in_block`] gives for the body, walked
     /// once per function like [`FileCx::body_exprs`].
     pub fn body_stmts(&self, f: FuncId) -> &[StmtId] {
-        self.per_function(&self.caches.body_stmts, f, || {
-            stmts_in_block(self.model, &self.func(f).body)
-        })
+        self.per_function(
+            &self.caches.body_stmts,
+            &self.caches.scratch_stmts,
+            f,
+            |out| stmts_in_block_into(self.model, &self.func(f).body, out),
+        )
     }
 
     /// The list `cache` keeps for function `f`, made by `collect` the
     /// first time it is asked for (none for a function the file does not
     /// have).
-    fn per_function<'c, T>(
+    fn per_function<'c, T: Copy>(
         &self,
         cache: &'c PerFunction<T>,
+        scratch: &RefCell<Vec<T>>,
         f: FuncId,
-        collect: impl FnOnce() -> Vec<T>,
+        collect: impl FnOnce(&mut Vec<T>),
     ) -> &'c [T] {
         let cells = cache.get_or_init(|| {
             (0..self.model.functions.len())
@@ -162,7 +174,12 @@ impl<'a> FileCx<'a> {
                 .collect()
         });
         match cells.get(f.index()) {
-            Some(cell) => cell.get_or_init(|| collect().into()),
+            Some(cell) => cell.get_or_init(|| {
+                let mut buf = scratch.borrow_mut();
+                buf.clear();
+                collect(&mut buf);
+                Box::from(&buf[..])
+            }),
             None => &[],
         }
     }
