@@ -127,8 +127,11 @@ pub(super) fn path_segments(g: &GreenNodeData) -> Option<(Vec<SmolStr>, bool)> {
 /// one space (for types as written, which may span lines).
 pub(super) fn text_without_trivia(g: &GreenNodeData) -> String {
     let (comment, ws) = (raw(SyntaxKind::COMMENT), raw(SyntaxKind::WHITESPACE));
-    let mut out = String::new();
-    let mut stack = vec![g.children()];
+    // The node's whole text bounds what is kept of it: one allocation, no
+    // growing (this runs for every type and path written in a file).
+    let mut out = String::with_capacity(u32::from(g.text_len()) as usize);
+    let mut stack = Vec::with_capacity(8);
+    stack.push(g.children());
     while let Some(top) = stack.last_mut() {
         match top.next() {
             None => {

@@ -218,7 +218,16 @@ impl Lowerer {
     }
 
     fn resolve_segs(&mut self, segs: &[Seg], global: bool, value: bool) -> ResolvedPath {
-        let mut text = String::new();
+        // Sized up front: grown piece by piece, the text was reallocated
+        // about once per path on average.
+        let len: usize = segs
+            .iter()
+            .map(|s| match s {
+                Seg::Name(n) => n.len() + 2,
+                Seg::Anchor(_) => 16,
+            })
+            .sum();
+        let mut text = String::with_capacity(len);
         for (i, s) in segs.iter().enumerate() {
             if i > 0 || global {
                 text.push_str("::");
