@@ -367,12 +367,23 @@ impl Builder {
         self.offset = 0;
         self.body = None;
         self.macro_bodies.clear();
-        if self.short_tokens.len() > CACHE_KEPT_ENTRIES {
-            self.short_tokens = FxHashMap::default();
-        }
-        if self.small_nodes.len() > CACHE_KEPT_ENTRIES {
-            self.small_nodes = FxHashMap::default();
-        }
+        bound_cache(&mut self.short_tokens);
+        bound_cache(&mut self.small_nodes);
+    }
+}
+
+/// Empties a cache past [`CACHE_KEPT_ENTRIES`]: in place when its table is
+/// of the size that bound leads to (growing it again from nothing, every
+/// few hundred files, cost more than the cache saved), and by a new table
+/// when one large text grew it further.
+fn bound_cache<V>(cache: &mut FxHashMap<u64, V>) {
+    if cache.len() <= CACHE_KEPT_ENTRIES {
+        return;
+    }
+    if cache.capacity() > 2 * CACHE_KEPT_ENTRIES {
+        *cache = FxHashMap::default();
+    } else {
+        cache.clear();
     }
 }
 
