@@ -89,9 +89,7 @@ pub(crate) fn parse_in(text: &str, edition: Edition) -> Parsed {
     let input = lexed.to_input(edition);
     let output = ra_ap_parser::TopEntryPoint::SourceFile.parse(&input);
 
-    // The thread's builder from its previous text, if any: its buffers and
-    // caches are warm (a panic while building just leaves a new one).
-    let mut builder = SCRATCH.take().unwrap_or_default();
+    let mut builder = Builder::default();
     let mut errors = Vec::new();
     lexed.intersperse_trivia(&output, &mut |step| match step {
         ra_ap_parser::StrStep::Token { kind, text } => builder.token(kind, text),
@@ -108,8 +106,6 @@ pub(crate) fn parse_in(text: &str, edition: Edition) -> Parsed {
     }
     let macro_bodies = std::mem::take(&mut builder.macro_bodies);
     let green = builder.finish();
-    builder.recycle();
-    SCRATCH.set(Some(builder));
     Parsed {
         root: SyntaxNode::new_root(green),
         errors,
@@ -117,22 +113,6 @@ pub(crate) fn parse_in(text: &str, edition: Edition) -> Parsed {
         edition,
     }
 }
-
-thread_local! {
-    /// One [`Builder`] per thread, kept from one text to the next: its
-    /// caches and buffers grew to their working size on earlier texts, and
-    /// the tokens most texts share (punctuation, keywords, indentation,
-    /// `self`) are made once per thread rather than once per file.
-    static SCRATCH: std::cell::Cell<Option<Builder>> = const { std::cell::Cell::new(None) };
-}
-
-/// Past this many entries, a cache is emptied before the next text: it
-/// holds green tokens and nodes alive, so its size is the memory it keeps.
-const CACHE_KEPT_ENTRIES: usize = 1 << 15;
-
-/// Past this many elements, the child buffer is let go before the next text
-/// (a file of one long flat list).
-const CHILDREN_KEPT: usize = 1 << 16;
 
 fn raw(kind: SyntaxKind) -> rowan::SyntaxKind {
     rowan::SyntaxKind(kind.into())
@@ -332,18 +312,10 @@ impl Builder {
         }
     }
 
-    /// The root of the tree built so far, closing what is still open; the
-    /// builder is left empty (see [`Builder::recycle`]).
-    fn finish(&mut self) -> GreenNode {
+    fn finish(mut self) -> GreenNode {
         while !self.parents.is_empty() {
             self.finish_node();
         }
-        let root = self.finish_root();
-        self.children.clear();
-        root
-    }
-
-    fn finish_root(&mut self) -> GreenNode {
         match self.children.pop() {
             Some(NodeOrToken::Node(n)) if self.children.is_empty() => n,
             // Not a single root: wrap whatever there is.
@@ -353,37 +325,6 @@ impl Builder {
             }
             None => GreenNode::new(raw(SyntaxKind::SOURCE_FILE), std::iter::empty()),
         }
-    }
-
-    /// Readies a finished builder for the thread's next text: the
-    /// per-text state is reset, the caches are kept unless they grew past
-    /// [`CACHE_KEPT_ENTRIES`].
-    fn recycle(&mut self) {
-        self.parents.clear();
-        self.children.clear();
-        if self.children.capacity() > CHILDREN_KEPT {
-            self.children = Vec::new();
-        }
-        self.offset = 0;
-        self.body = None;
-        self.macro_bodies.clear();
-        bound_cache(&mut self.short_tokens);
-        bound_cache(&mut self.small_nodes);
-    }
-}
-
-/// Empties a cache past [`CACHE_KEPT_ENTRIES`]: in place when its table is
-/// of the size that bound leads to (growing it again from nothing, every
-/// few hundred files, cost more than the cache saved), and by a new table
-/// when one large text grew it further.
-fn bound_cache<V>(cache: &mut FxHashMap<u64, V>) {
-    if cache.len() <= CACHE_KEPT_ENTRIES {
-        return;
-    }
-    if cache.capacity() > 2 * CACHE_KEPT_ENTRIES {
-        *cache = FxHashMap::default();
-    } else {
-        cache.clear();
     }
 }
 
@@ -433,46 +374,6 @@ fn track_simple(rec: &mut BodyRec, kind: SyntaxKind) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A thread keeps its builder, and the tokens and small nodes it
-    /// cached, from one text to the next: a tree must not depend on what the
-    /// thread parsed before, and a cache past its bound is emptied.
-    #[test]
-    fn texts_parsed_in_turn_on_one_thread_parse_as_on_a_fresh_one() {
-        let many_names: String = (0..40_000)
-            .map(|i| format!("fn f{i}() {{ g{i}(x); }}\n"))
-            .collect();
-        let texts: Vec<String> = vec![
-            include_str!("../tests_data/sample.rs").into(),
-            "fn a(self) { self.a(); let v = Some(x); m!(a, \"b\", 1); }\n".into(),
-            many_names,
-            "fn broken( { let = ; }\n".into(),
-            "fn a(self) { self.a(); let v = Some(x); m!(a, \"b\", 1); }\n".into(),
-        ];
-        let tree = |p: &Parsed| format!("{:#?}{:?}{:?}", p.root, p.errors, p.macro_bodies);
-        let fresh: Vec<String> = texts
-            .iter()
-            .map(|t| {
-                let t = t.clone();
-                std::thread::spawn(move || tree(&parse(&t))).join().unwrap()
-            })
-            .collect();
-        let in_turn = std::thread::spawn(move || {
-            let mut out = Vec::new();
-            for t in &texts {
-                out.push(tree(&parse(t)));
-                let b = SCRATCH.take().expect("the builder is kept");
-                assert!(b.short_tokens.len() <= CACHE_KEPT_ENTRIES);
-                assert!(b.small_nodes.len() <= CACHE_KEPT_ENTRIES);
-                assert!(b.children.is_empty() && b.parents.is_empty() && b.body.is_none());
-                SCRATCH.set(Some(b));
-            }
-            out
-        })
-        .join()
-        .unwrap();
-        assert_eq!(fresh, in_turn);
-    }
 
     /// Shared tokens and small nodes must not change what the tree says:
     /// every token sits at its own place in the text, and equal subtrees
