@@ -2,11 +2,15 @@
 //!
 //!     cargo bench --bench frontends              # everything
 //!     cargo bench --bench frontends -- lower     # only parse + lower
+//!     cargo bench --bench frontends -- parse_only  # the parsers alone
+//!     cargo bench --bench frontends -- rust_stages # lexer, parser, tree
 //!     cargo bench --bench frontends -- index     # only the project index
 //!
 //! `lower` times parse + lower (`unsnarl_frontend_*::lower`) of a fixed
 //! sample of each language's benchmark corpus, one thread, and reports MB/s
-//! (divan's bytes counter). `index` times `ProjectIndex::build` from the
+//! (divan's bytes counter). `parse_only` times the parsers alone (the tree
+//! built and dropped) on the same samples, and `rust_stages` the Rust front
+//! end's lexer, parser events and tree. `index` times `ProjectIndex::build` from the
 //! function summaries of every file of the largest corpus (the summaries are
 //! made once, outside the timing, and cloned for each iteration).
 //!
@@ -25,6 +29,7 @@ use divan::{Bencher, black_box};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+use unsnarl_frontend_rust::Stage as RustStage;
 use unsnarl_model::{FileModel, Knowledge, Language, SourceInput};
 use unsnarl_rules::{Engine, FileSummaries, ProjectIndex, all_rules};
 
@@ -192,6 +197,51 @@ fn parse_lower(bencher: Bencher, name: &str) {
                 language: f.lang,
             };
             black_box(lower(&input));
+        }
+    });
+}
+
+/// The parser alone, one thread: each file parsed as its front end parses
+/// it and the tree dropped, not lowered. Beside `parse_lower`, the share of
+/// the front end that is the parser's. Go has no such split: its fast path
+/// lowers while it parses.
+#[divan::bench(args = ["python", "javascript", "typescript", "rust"], sample_count = 10, sample_size = 1)]
+fn parse_only(bencher: Bencher, name: &str) {
+    let s = sample(name);
+    bencher.counter(BytesCount::new(s.bytes)).bench(|| {
+        for f in &s.files {
+            let input = SourceInput {
+                text: &f.text,
+                rel_path: &f.rel,
+                language: f.lang,
+            };
+            black_box(match f.lang {
+                Language::Python => unsnarl_frontend_python::parse_only(&input),
+                Language::JavaScript | Language::TypeScript => {
+                    unsnarl_frontend_js::parse_only(&input)
+                }
+                Language::Rust => unsnarl_frontend_rust::run_stage(&f.text, RustStage::Tree),
+                Language::Go => unreachable!("Go is not among the arguments"),
+            });
+        }
+    });
+}
+
+/// The Rust front end's stages on the Rust sample, one thread: the lexer
+/// alone, the lexer and the parser's events (no tree), and the syntax tree
+/// as lowering gets it. With `parse_lower`, where the Rust front end's time
+/// goes.
+#[divan::bench(args = ["lex", "parse", "tree"], sample_count = 10, sample_size = 1)]
+fn rust_stages(bencher: Bencher, stage: &str) {
+    let s = sample("rust");
+    let stage = match stage {
+        "lex" => RustStage::Lex,
+        "parse" => RustStage::Parse,
+        _ => RustStage::Tree,
+    };
+    bencher.counter(BytesCount::new(s.bytes)).bench(|| {
+        for f in &s.files {
+            black_box(unsnarl_frontend_rust::run_stage(&f.text, stage));
         }
     });
 }

@@ -40,7 +40,7 @@ mod types;
 
 use oxc_allocator::Allocator;
 use oxc_ast::ast::Program;
-use oxc_parser::{ParseOptions, Parser};
+use oxc_parser::{ParseOptions, Parser, ParserReturn};
 use oxc_span::SourceType;
 use unsnarl_model::{FileModel, Language, SourceInput, Span, SyntaxError};
 
@@ -71,17 +71,22 @@ pub fn lower(input: &SourceInput) -> FileModel {
     model.reserve_nodes(text.len(), 12, 62);
     model.is_test = is_test_path(input.rel_path);
 
+    in_thread_arena(|allocator| parse_and_lower(input, allocator, model))
+}
+
+/// Runs `f` with this thread's parser arena, emptied first.
+fn in_thread_arena<R>(f: impl FnOnce(&Allocator) -> R) -> R {
     ARENA.with(|arena| match arena.try_borrow_mut() {
         Ok(mut allocator) => {
             allocator.reset();
-            let model = parse_and_lower(input, &allocator, model);
+            let out = f(&allocator);
             if allocator.capacity() > ARENA_KEPT_BYTES {
                 *allocator = Allocator::default();
             }
-            model
+            out
         }
         // Only if a lowering ever lowered another file from inside itself.
-        Err(_) => parse_and_lower(input, &Allocator::default(), model),
+        Err(_) => f(&Allocator::default()),
     })
 }
 
@@ -98,8 +103,8 @@ thread_local! {
 /// not hold its memory for the rest of the scan.
 const ARENA_KEPT_BYTES: usize = 8 << 20;
 
-fn parse_and_lower(input: &SourceInput, allocator: &Allocator, mut model: FileModel) -> FileModel {
-    let text = input.text;
+/// Parses a file the way [`lower`] does, into `allocator`.
+fn parse<'a>(input: &SourceInput, allocator: &'a Allocator, text: &'a str) -> ParserReturn<'a> {
     let options = ParseOptions {
         // CommonJS scripts may `return` at top level; it is not our job to
         // reject them.
@@ -109,10 +114,25 @@ fn parse_and_lower(input: &SourceInput, allocator: &Allocator, mut model: FileMo
         preserve_parens: false,
         ..ParseOptions::default()
     };
-    let parse_text = without_pure_annotations(text);
-    let ret = Parser::new(allocator, &parse_text, source_type(input))
+    Parser::new(allocator, text, source_type(input))
         .with_options(options)
-        .parse();
+        .parse()
+}
+
+/// Parses a file as [`lower`] does and drops the tree, without lowering
+/// it; returns the number of syntax errors. For the benchmark
+/// (`benches/frontends.rs`), which compares the parser's cost with the
+/// whole front end's.
+#[doc(hidden)]
+pub fn parse_only(input: &SourceInput) -> usize {
+    let text = without_pure_annotations(input.text);
+    in_thread_arena(|allocator| parse(input, allocator, &text).diagnostics.errors().count())
+}
+
+fn parse_and_lower(input: &SourceInput, allocator: &Allocator, mut model: FileModel) -> FileModel {
+    let text = input.text;
+    let parse_text = without_pure_annotations(text);
+    let ret = parse(input, allocator, &parse_text);
     for d in ret.diagnostics.errors() {
         let span = d
             .labels

@@ -4,6 +4,7 @@
 mod common;
 use common::*;
 use unsnarl_model::builder::MAX_NESTING;
+use unsnarl_model::{Language, SourceInput};
 
 #[test]
 fn empty_and_trivial_files() {
@@ -329,4 +330,33 @@ fn files_lowered_in_turn_on_one_thread_lower_as_on_a_fresh_one() {
             .join()
             .unwrap();
     assert_eq!(fresh, in_turn);
+}
+
+/// The benchmark's parser-only entry point parses as `lower` does (same
+/// dialect per extension, same options): the same syntax errors.
+#[test]
+fn parse_only_counts_the_errors_lower_records() {
+    for (path, text, broken) in [
+        ("src/a.js", "async function f() { await g(); }\n", false),
+        ("src/b.ts", "const x: number = 1;\n", false),
+        // TypeScript syntax is an error in a .js file, JSX is not.
+        ("src/c.js", "const x: number = 1;\n", true),
+        ("src/d.js", "const e = <div>{x}</div>;\n", false),
+        ("src/e.cjs", "return 1;\n", false),
+        ("src/f.ts", "function (\n", true),
+    ] {
+        let language = if path.ends_with(".ts") {
+            Language::TypeScript
+        } else {
+            Language::JavaScript
+        };
+        let input = SourceInput {
+            text,
+            rel_path: path,
+            language,
+        };
+        let errors = unsnarl_frontend_js::parse_only(&input);
+        assert_eq!(errors, lower_at(path, text).syntax_errors.len(), "{path}");
+        assert_eq!(errors > 0, broken, "{path}");
+    }
 }

@@ -28,12 +28,7 @@ use unsnarl_model::{FileModel, SourceInput, Span, SyntaxError};
 /// are recorded in [`FileModel::syntax_errors`] and the parser's recovered
 /// tree is lowered as far as it goes.
 pub fn lower(input: &SourceInput) -> FileModel {
-    let source_type = if input.rel_path.ends_with(".pyi") {
-        PySourceType::Stub
-    } else {
-        PySourceType::Python
-    };
-    let parsed = ruff_python_parser::parse_unchecked_source(input.text, source_type);
+    let parsed = ruff_python_parser::parse_unchecked_source(input.text, source_type(input));
     let names = path::ModulePath::new(input.rel_path);
     let is_test = path::is_test_path(input.rel_path);
 
@@ -55,6 +50,24 @@ pub fn lower(input: &SourceInput) -> FileModel {
         .collect();
 
     lower::Lowerer::new(input.text, model, names).lower_module(&parsed.syntax().body)
+}
+
+/// Parses a file and drops the tree, without lowering it; returns the
+/// number of syntax errors. For the benchmark (`benches/frontends.rs`),
+/// which compares the parser's cost with the whole front end's.
+#[doc(hidden)]
+pub fn parse_only(input: &SourceInput) -> usize {
+    ruff_python_parser::parse_unchecked_source(input.text, source_type(input))
+        .errors()
+        .len()
+}
+
+fn source_type(input: &SourceInput) -> PySourceType {
+    if input.rel_path.ends_with(".pyi") {
+        PySourceType::Stub
+    } else {
+        PySourceType::Python
+    }
 }
 
 pub(crate) fn span(r: TextRange) -> Span {

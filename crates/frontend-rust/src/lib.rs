@@ -38,3 +38,28 @@ pub fn lower(input: &SourceInput) -> FileModel {
         }
     }
 }
+
+/// How far [`run_stage`] takes a text.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub enum Stage {
+    /// rust-analyzer's lexer.
+    Lex,
+    /// The lexer and the parser's event stream, no tree.
+    Parse,
+    /// The syntax tree, as lowering gets it (macro bodies not re-parsed).
+    Tree,
+}
+
+/// Runs the front end's first stages on a text and drops what they made;
+/// returns a count (tokens, events or syntax errors) so that the work is
+/// not optimized away. For the benchmark (`benches/frontends.rs`), which
+/// splits the Rust front end's cost into its stages.
+#[doc(hidden)]
+pub fn run_stage(text: &str, stage: Stage) -> usize {
+    match stage {
+        Stage::Lex => parse::lex_and_parse_only(text, false),
+        Stage::Parse => parse::lex_and_parse_only(text, true),
+        Stage::Tree => parse::parse(text).errors.len(),
+    }
+}

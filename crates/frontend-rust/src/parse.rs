@@ -114,6 +114,22 @@ pub(crate) fn parse_in(text: &str, edition: Edition) -> Parsed {
     }
 }
 
+/// The parser's stages without a tree, for the benchmark that splits the
+/// front end's cost: lexing alone (`parse = false`), or lexing and the
+/// parser's event stream (no tree built). Returns the number of tokens or
+/// events, so that the work cannot be optimized away.
+pub(crate) fn lex_and_parse_only(text: &str, parse: bool) -> usize {
+    let lexed = ra_ap_parser::LexedStr::new(EDITION, text);
+    if !parse {
+        return lexed.len();
+    }
+    let input = lexed.to_input(EDITION);
+    ra_ap_parser::TopEntryPoint::SourceFile
+        .parse(&input)
+        .iter()
+        .count()
+}
+
 fn raw(kind: SyntaxKind) -> rowan::SyntaxKind {
     rowan::SyntaxKind(kind.into())
 }

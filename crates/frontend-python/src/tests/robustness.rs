@@ -336,3 +336,23 @@ fn large_flat_files_lower() {
     assert_eq!(calls(&m, "f41")[0].target.as_deref(), Some("pkg.mod.f41"));
     let _ = StmtKind::Pass;
 }
+
+/// The benchmark's parser-only entry point parses as `lower` does: the
+/// same syntax errors, stub files included.
+#[test]
+fn parse_only_counts_the_errors_lower_records() {
+    for (path, text, broken) in [
+        ("pkg/ok.py", "async def f():\n    await g()\n", false),
+        ("pkg/bad.py", "def f(:\n    return\nclass :\n", true),
+        ("pkg/stub.pyi", "def f(x: int) -> int: ...\n", false),
+    ] {
+        let input = SourceInput {
+            text,
+            rel_path: path,
+            language: Language::Python,
+        };
+        let errors = crate::parse_only(&input);
+        assert_eq!(errors, lower_at(path, text).syntax_errors.len(), "{path}");
+        assert_eq!(errors > 0, broken, "{path}");
+    }
+}

@@ -266,3 +266,33 @@ fn sample_file_spans_point_at_their_code() {
         );
     }
 }
+
+/// The benchmark's stages (`crate::run_stage`) run on any text: the tree
+/// stage reports the syntax errors `lower` records, and each stage's count
+/// follows the text.
+#[test]
+fn benchmark_stages_follow_the_text() {
+    use crate::{Stage, run_stage};
+    let small = "fn f() { g(1); }";
+    let larger = "fn f() { g(1); }\nasync fn h(x: u8) -> u8 { x.await }\n";
+    for text in [small, larger] {
+        // `fn`, ` `, `f`, `(`, `)`, ` `, `{`, ... : one token per lexeme.
+        assert!(run_stage(text, Stage::Lex) >= 10, "{text}");
+        assert!(run_stage(text, Stage::Parse) > 0, "{text}");
+        assert_eq!(run_stage(text, Stage::Tree), 0, "{text}");
+    }
+    assert!(run_stage(larger, Stage::Lex) > run_stage(small, Stage::Lex));
+    assert!(run_stage(larger, Stage::Parse) > run_stage(small, Stage::Parse));
+    for broken in [
+        "fn broken( { let x = ; }",
+        "/* unterminated",
+        "struct S { a: }",
+    ] {
+        assert_eq!(
+            run_stage(broken, Stage::Tree),
+            lower(broken).syntax_errors.len(),
+            "{broken}"
+        );
+        assert!(run_stage(broken, Stage::Tree) > 0, "{broken}");
+    }
+}
