@@ -33,6 +33,12 @@ use unsnarl_frontend_rust::Stage as RustStage;
 use unsnarl_model::{FileModel, Knowledge, Language, SourceInput};
 use unsnarl_rules::{Engine, FileSummaries, ProjectIndex, all_rules};
 
+/// The allocator of the `unsnarl` binary (src/main.rs): lowering allocates
+/// much more than parsing, so with the system allocator the split between
+/// the two would not be the binary's.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     divan::main();
 }
