@@ -47,6 +47,10 @@ pub(crate) struct FileCaches {
     /// Rust: whether the file's path is test or benchmark code (see
     /// [`crate::rust::common::test_like`], which rules ask per call).
     pub(crate) rust_test_path: OnceCell<bool>,
+    /// Every call of the file by the hash of its callee's last segment and
+    /// of its resolved target, built the first time a rule asks (see
+    /// [`FileCx::calls_named`] and [`FileCx::calls_to`]).
+    pub(crate) calls: OnceCell<CallIndex>,
     /// Each function's body expressions in source order, walked the first
     /// time a rule asks for that function (see [`FileCx::body_exprs`]).
     pub(crate) body_exprs: PerFunction<ExprId>,
@@ -57,6 +61,16 @@ pub(crate) struct FileCaches {
     /// largest body, instead of a growing list per body.
     scratch_exprs: RefCell<Vec<ExprId>>,
     scratch_stmts: RefCell<Vec<StmtId>>,
+}
+
+/// The file's calls as (hash, id) pairs sorted by hash, then id: rules
+/// look for a few callee names or targets, and finding them here instead of
+/// scanning every expression (and following each call's box to read its
+/// name) was a large share of the rules' time.
+#[derive(Default)]
+pub(crate) struct CallIndex {
+    by_name: Box<[(u64, ExprId)]>,
+    by_target: Box<[(u64, ExprId)]>,
 }
 
 /// A list per function of the file, each worked out the first time a rule
@@ -97,6 +111,69 @@ impl<'a> FileCx<'a> {
 
     pub fn call(&self, id: ExprId) -> Option<&'a Call> {
         self.model.call(id)
+    }
+
+    /// The calls whose callee's last segment (`Call::name`) is one of
+    /// `names`, detached ones included, in source order (by id): what a scan
+    /// of every expression for those names finds.
+    pub fn calls_named(&self, names: &[&str]) -> Vec<(ExprId, &'a Call)> {
+        let index = self.call_index();
+        self.calls_matching(&index.by_name, names, |c| Some(c.name.as_str()))
+    }
+
+    /// The calls whose resolved target (`Call::target`) is one of
+    /// `targets`, detached ones included, in source order (by id).
+    pub fn calls_to(&self, targets: &[&str]) -> Vec<(ExprId, &'a Call)> {
+        let index = self.call_index();
+        self.calls_matching(&index.by_target, targets, |c| c.target.as_deref())
+    }
+
+    fn call_index(&self) -> &CallIndex {
+        self.caches.calls.get_or_init(|| {
+            let mut by_name = Vec::new();
+            let mut by_target = Vec::new();
+            for (i, e) in self.model.exprs.iter().enumerate() {
+                let ExprKind::Call(c) = &e.kind else { continue };
+                let id = ExprId(i as u32);
+                by_name.push((name_hash(&c.name), id));
+                if let Some(t) = &c.target {
+                    by_target.push((name_hash(t), id));
+                }
+            }
+            by_name.sort_unstable();
+            by_target.sort_unstable();
+            CallIndex {
+                by_name: by_name.into(),
+                by_target: by_target.into(),
+            }
+        })
+    }
+
+    fn calls_matching(
+        &self,
+        table: &[(u64, ExprId)],
+        keys: &[&str],
+        key_of: impl Fn(&Call) -> Option<&str>,
+    ) -> Vec<(ExprId, &'a Call)> {
+        let mut out = Vec::new();
+        for (k, key) in keys.iter().enumerate() {
+            if keys[..k].contains(key) {
+                continue;
+            }
+            let h = name_hash(key);
+            let start = table.partition_point(|&(x, _)| x < h);
+            for &(_, id) in table[start..].iter().take_while(|&&(x, _)| x == h) {
+                if let Some(c) = self.model.call(id)
+                    && key_of(c) == Some(key)
+                {
+                    out.push((id, c));
+                }
+            }
+        }
+        if keys.len() > 1 {
+            out.sort_unstable_by_key(|&(id, _)| id);
+        }
+        out
     }
 
     /// The function of this file with this qualified name; when several
@@ -369,6 +446,58 @@ mod tests {
     /// Runs `check` on the context of a Python file.
     fn with_cx(text: &str, path: &str, check: impl FnOnce(&FileCx)) {
         with_cx_in(Language::Python, text, path, check)
+    }
+
+    /// The calls a full scan of the file's expressions finds with
+    /// `keep`, in source order.
+    fn scanned<'m>(cx: &FileCx<'m>, keep: impl Fn(&Call) -> bool) -> Vec<(ExprId, &'m Call)> {
+        (0..cx.model.exprs.len())
+            .map(|i| ExprId(i as u32))
+            .filter_map(|id| cx.model.call(id).map(|c| (id, c)))
+            .filter(|&(_, c)| keep(c))
+            .collect()
+    }
+
+    fn ids(calls: &[(ExprId, &Call)]) -> Vec<ExprId> {
+        calls.iter().map(|&(id, _)| id).collect()
+    }
+
+    #[test]
+    fn calls_by_name_and_target_are_what_a_scan_finds() {
+        let text = "import asyncio, threading\nfrom asyncio import gather\n\nasync def f(q, lock):\n    await asyncio.gather(a(), b())\n    t = threading.Thread(target=g)\n    t.start()\n    q.put(1)\n    async with lock:\n        await gather(c())\n    q.put(2)\n\ndef g():\n    lock.acquire()\n    lock.acquire()\n";
+        with_cx(text, "pkg/m.py", |cx| {
+            for names in [
+                &["put"][..],
+                &["acquire", "put"],
+                &["put", "acquire", "put"],
+                &["start", "nothing"],
+                &["nothing"],
+                &[],
+            ] {
+                let got = ids(&cx.calls_named(names));
+                let want = ids(&scanned(cx, |c| names.contains(&c.name.as_str())));
+                assert_eq!(got, want, "{names:?}");
+            }
+            assert_eq!(cx.calls_named(&["put"]).len(), 2);
+            assert_eq!(cx.calls_named(&["acquire", "put"]).len(), 4);
+            for targets in [
+                &["asyncio.gather"][..],
+                &["threading.Thread", "asyncio.gather"],
+                &["asyncio.sleep"],
+            ] {
+                let got = ids(&cx.calls_to(targets));
+                let want = ids(&scanned(cx, |c| {
+                    c.target.as_deref().is_some_and(|t| targets.contains(&t))
+                }));
+                assert_eq!(got, want, "{targets:?}");
+            }
+            // Both spellings of the import resolve to the same target.
+            assert_eq!(cx.calls_to(&["asyncio.gather"]).len(), 2);
+            assert_eq!(
+                cx.calls_to(&["threading.Thread", "asyncio.gather"]).len(),
+                3
+            );
+        });
     }
 
     /// Runs `check` on the context of a file of `lang`.

@@ -108,10 +108,9 @@ impl Rule for AcquireWithoutRelease {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
-        for (i, e) in cx.model.exprs.iter().enumerate() {
-            let ExprKind::Call(c) = &e.kind else { continue };
-            let id = ExprId(i as u32);
-            if c.name != "acquire" || matches!(cx.tree.expr_parent(id), Parent::Detached) {
+        for (id, c) in cx.calls_named(&["acquire"]) {
+            let e = cx.expr(id);
+            if matches!(cx.tree.expr_parent(id), Parent::Detached) {
                 continue;
             }
             let Some(r) = c.receiver else { continue };

@@ -63,15 +63,8 @@ impl Rule for GatherOrphans {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
-        for (i, e) in cx.model.exprs.iter().enumerate() {
-            let ExprKind::Call(c) = &e.kind else { continue };
-            if !matches!(
-                c.target.as_deref(),
-                Some("asyncio.gather" | "asyncio.tasks.gather")
-            ) {
-                continue;
-            }
-            let id = ExprId(i as u32);
+        for (id, c) in cx.calls_to(&["asyncio.gather", "asyncio.tasks.gather"]) {
+            let e = cx.expr(id);
             let f = cx.func_of(id);
             if cx.func(f).is_test || !is_unsupervised(cx, id, c) || in_task_group(cx, id) {
                 continue;

@@ -79,6 +79,8 @@ const AIOHTTP_REQUESTS: &[&str] = &[
     "aiohttp.request",
 ];
 
+const CONNECTIONS: &[&str] = &["asyncio.open_connection", "asyncio.open_unix_connection"];
+
 const STREAM_READS: &[&str] = &["read", "readline", "readexactly", "readuntil"];
 
 impl Rule for NetworkAwaitWithoutDeadline {
@@ -87,11 +89,20 @@ impl Rule for NetworkAwaitWithoutDeadline {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        // The calls that can be reported: aiohttp requests, connections
+        // opened, stream reads (the checks below tell them apart).
+        let mut candidates = cx.calls_to(AIOHTTP_REQUESTS);
+        candidates.extend(cx.calls_to(CONNECTIONS));
+        candidates.extend(cx.calls_named(STREAM_READS));
+        if candidates.is_empty() {
+            return;
+        }
+        candidates.sort_unstable_by_key(|&(id, _)| id);
+        candidates.dedup_by_key(|&mut (id, _)| id);
         let sessions_configured = sessions_have_timeouts(cx);
         let readers = stream_readers(cx);
-        for (i, e) in cx.model.exprs.iter().enumerate() {
-            let ExprKind::Call(c) = &e.kind else { continue };
-            let id = ExprId(i as u32);
+        for (id, c) in candidates {
+            let e = cx.expr(id);
             if matches!(cx.tree.expr_parent(id), Parent::Detached) {
                 continue;
             }
@@ -115,10 +126,7 @@ impl Rule for NetworkAwaitWithoutDeadline {
                     continue;
                 }
                 "an aiohttp request with no timeout in the call or the session"
-            } else if matches!(
-                t,
-                "asyncio.open_connection" | "asyncio.open_unix_connection"
-            ) {
+            } else if CONNECTIONS.contains(&t) {
                 "opening a connection"
             } else if STREAM_READS.contains(&c.name.as_str())
                 && c.receiver.is_some_and(|r| is_reader(cx, r, &readers))
@@ -153,13 +161,10 @@ fn is_async_with_ctx(cx: &FileCx, id: ExprId) -> bool {
 fn sessions_have_timeouts(cx: &FileCx) -> bool {
     let mut built = 0;
     let mut with_timeout = 0;
-    for e in &cx.model.exprs {
-        let ExprKind::Call(c) = &e.kind else { continue };
-        if c.target.as_deref() == Some("aiohttp.ClientSession") {
-            built += 1;
-            if c.kwarg("timeout").is_some() || c.args.iter().any(|a| a.spread) {
-                with_timeout += 1;
-            }
+    for (_, c) in cx.calls_to(&["aiohttp.ClientSession"]) {
+        built += 1;
+        if c.kwarg("timeout").is_some() || c.args.iter().any(|a| a.spread) {
+            with_timeout += 1;
         }
     }
     if built == 0 {
@@ -173,11 +178,13 @@ fn sessions_have_timeouts(cx: &FileCx) -> bool {
 /// given to `asyncio.start_server`.
 fn stream_readers(cx: &FileCx) -> HashSet<String> {
     let mut out = HashSet::new();
-    for (i, e) in cx.model.exprs.iter().enumerate() {
-        let ExprKind::Call(c) = &e.kind else { continue };
+    let servers = ["asyncio.start_server", "asyncio.start_unix_server"];
+    let mut calls = cx.calls_to(CONNECTIONS);
+    calls.extend(cx.calls_to(&servers));
+    calls.sort_unstable_by_key(|&(id, _)| id);
+    for (id, c) in calls {
         match c.target.as_deref() {
             Some("asyncio.open_connection" | "asyncio.open_unix_connection") => {
-                let id = ExprId(i as u32);
                 let Parent::Expr(aw) = cx.tree.expr_parent(id) else {
                     continue;
                 };

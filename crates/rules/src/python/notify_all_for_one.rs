@@ -82,12 +82,8 @@ impl Rule for NotifyAllForOne {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
-        for (i, e) in cx.model.exprs.iter().enumerate() {
-            let ExprKind::Call(c) = &e.kind else { continue };
-            let id = ExprId(i as u32);
-            if !matches!(c.name.as_str(), "notify_all" | "notifyAll") {
-                continue;
-            }
+        for (id, c) in cx.calls_named(&["notify_all", "notifyAll"]) {
+            let e = cx.expr(id);
             let Some(r) = c.receiver else { continue };
             if !is_condition(cx, r) {
                 continue;

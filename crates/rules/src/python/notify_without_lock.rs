@@ -71,12 +71,9 @@ impl Rule for NotifyWithoutLock {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
-        for (i, e) in cx.model.exprs.iter().enumerate() {
-            let ExprKind::Call(c) = &e.kind else { continue };
-            let id = ExprId(i as u32);
-            if !matches!(c.name.as_str(), "notify" | "notify_all" | "notifyAll")
-                || matches!(cx.tree.expr_parent(id), Parent::Detached)
-            {
+        for (id, c) in cx.calls_named(&["notify", "notify_all", "notifyAll"]) {
+            let e = cx.expr(id);
+            if matches!(cx.tree.expr_parent(id), Parent::Detached) {
                 continue;
             }
             let Some(r) = c.receiver else { continue };

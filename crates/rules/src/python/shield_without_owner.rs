@@ -66,16 +66,9 @@ impl Rule for ShieldWithoutOwner {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
-        for (i, e) in cx.model.exprs.iter().enumerate() {
-            let ExprKind::Call(c) = &e.kind else { continue };
-            if !matches!(
-                c.target.as_deref(),
-                Some("asyncio.shield" | "asyncio.tasks.shield")
-            ) {
-                continue;
-            }
+        for (id, c) in cx.calls_to(&["asyncio.shield", "asyncio.tasks.shield"]) {
+            let e = cx.expr(id);
             let Some(arg) = c.positional(0) else { continue };
-            let id = ExprId(i as u32);
             if cx.func(cx.func_of(id)).is_test {
                 continue;
             }

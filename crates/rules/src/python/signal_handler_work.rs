@@ -70,12 +70,8 @@ impl Rule for SignalHandlerWork {
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
         let mut handlers: HashSet<FuncId> = HashSet::new();
-        for (i, e) in cx.model.exprs.iter().enumerate() {
-            let ExprKind::Call(c) = &e.kind else { continue };
-            let id = ExprId(i as u32);
-            if c.target.as_deref() != Some("signal.signal")
-                || matches!(cx.tree.expr_parent(id), Parent::Detached)
-            {
+        for (id, c) in cx.calls_to(&["signal.signal"]) {
+            if matches!(cx.tree.expr_parent(id), Parent::Detached) {
                 continue;
             }
             if let Some(h) = c.positional(1).or_else(|| c.kwarg("handler"))

@@ -61,20 +61,26 @@ impl Rule for SignalInAsyncio {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        let handlers = cx.calls_to(&["signal.signal"]);
+        if handlers.is_empty() {
+            return;
+        }
         let runs_asyncio = cx.model.functions.iter().any(|f| f.is_async)
-            || cx.model.exprs.iter().any(|e| {
-                matches!(&e.kind, ExprKind::Call(c) if matches!(c.target.as_deref(),
-                    Some("asyncio.run" | "asyncio.get_event_loop" | "asyncio.new_event_loop" | "asyncio.Runner")))
-            });
+            || !cx
+                .calls_to(&[
+                    "asyncio.run",
+                    "asyncio.get_event_loop",
+                    "asyncio.new_event_loop",
+                    "asyncio.Runner",
+                ])
+                .is_empty();
         // The event loop's own implementation of `add_signal_handler`.
         if !runs_asyncio || cx.text.contains("def add_signal_handler") {
             return;
         }
-        for (i, e) in cx.model.exprs.iter().enumerate() {
-            let ExprKind::Call(c) = &e.kind else { continue };
-            let id = ExprId(i as u32);
-            if c.target.as_deref() != Some("signal.signal")
-                || matches!(cx.tree.expr_parent(id), Parent::Detached)
+        for (id, c) in handlers {
+            let e = cx.expr(id);
+            if matches!(cx.tree.expr_parent(id), Parent::Detached)
                 || cx.func(cx.func_of(id)).is_test
             {
                 continue;

@@ -83,15 +83,10 @@ impl Rule for TaskSetLeak {
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
         let globals = module_vars(cx.model);
         let mut pruned: Option<HashSet<String>> = None;
-        for e in &cx.model.exprs {
-            let (coll, value) = match &e.kind {
-                ExprKind::Call(c) if matches!(c.name.as_str(), "add" | "append") => {
-                    let (Some(r), Some(v)) = (c.receiver, c.positional(0)) else {
-                        continue;
-                    };
-                    (r, v)
-                }
-                _ => continue,
+        for (id, c) in cx.calls_named(&["add", "append"]) {
+            let e = cx.expr(id);
+            let (Some(coll), Some(value)) = (c.receiver, c.positional(0)) else {
+                continue;
             };
             if !is_task_value(cx, value) {
                 continue;

@@ -68,15 +68,8 @@ impl Rule for WaitFirstCompleted {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
-        for (i, e) in cx.model.exprs.iter().enumerate() {
-            let ExprKind::Call(c) = &e.kind else { continue };
-            let id = ExprId(i as u32);
-            if !matches!(
-                c.target.as_deref(),
-                Some("asyncio.wait" | "asyncio.tasks.wait")
-            ) {
-                continue;
-            }
+        for (id, c) in cx.calls_to(&["asyncio.wait", "asyncio.tasks.wait"]) {
+            let e = cx.expr(id);
             let Some(rw) = c.kwarg("return_when").or_else(|| c.positional(3)) else {
                 continue;
             };
