@@ -194,15 +194,22 @@ fn sample(name: &str) -> &'static Sample {
 /// Parse + lower throughput, one thread.
 #[divan::bench(args = LANGS, sample_count = 10, sample_size = 1)]
 fn parse_lower(bencher: Bencher, name: &str) {
+    bench_each_file(bencher, name, |input| {
+        black_box(lower(input));
+    });
+}
+
+/// Times `run` over every file of the sample of language `name`, counting
+/// the sample's bytes.
+fn bench_each_file(bencher: Bencher, name: &str, run: impl Fn(&SourceInput) + Sync) {
     let s = sample(name);
     bencher.counter(BytesCount::new(s.bytes)).bench(|| {
         for f in &s.files {
-            let input = SourceInput {
+            run(&SourceInput {
                 text: &f.text,
                 rel_path: &f.rel,
                 language: f.lang,
-            };
-            black_box(lower(&input));
+            });
         }
     });
 }
@@ -213,23 +220,13 @@ fn parse_lower(bencher: Bencher, name: &str) {
 /// lowers while it parses.
 #[divan::bench(args = ["python", "javascript", "typescript", "rust"], sample_count = 10, sample_size = 1)]
 fn parse_only(bencher: Bencher, name: &str) {
-    let s = sample(name);
-    bencher.counter(BytesCount::new(s.bytes)).bench(|| {
-        for f in &s.files {
-            let input = SourceInput {
-                text: &f.text,
-                rel_path: &f.rel,
-                language: f.lang,
-            };
-            black_box(match f.lang {
-                Language::Python => unsnarl_frontend_python::parse_only(&input),
-                Language::JavaScript | Language::TypeScript => {
-                    unsnarl_frontend_js::parse_only(&input)
-                }
-                Language::Rust => unsnarl_frontend_rust::run_stage(&f.text, RustStage::Tree),
-                Language::Go => unreachable!("Go is not among the arguments"),
-            });
-        }
+    bench_each_file(bencher, name, |input| {
+        black_box(match input.language {
+            Language::Python => unsnarl_frontend_python::parse_only(input),
+            Language::JavaScript | Language::TypeScript => unsnarl_frontend_js::parse_only(input),
+            Language::Rust => unsnarl_frontend_rust::run_stage(input.text, RustStage::Tree),
+            Language::Go => unreachable!("Go is not among the arguments"),
+        });
     });
 }
 
@@ -239,16 +236,13 @@ fn parse_only(bencher: Bencher, name: &str) {
 /// goes.
 #[divan::bench(args = ["lex", "parse", "tree"], sample_count = 10, sample_size = 1)]
 fn rust_stages(bencher: Bencher, stage: &str) {
-    let s = sample("rust");
     let stage = match stage {
         "lex" => RustStage::Lex,
         "parse" => RustStage::Parse,
         _ => RustStage::Tree,
     };
-    bencher.counter(BytesCount::new(s.bytes)).bench(|| {
-        for f in &s.files {
-            black_box(unsnarl_frontend_rust::run_stage(&f.text, stage));
-        }
+    bench_each_file(bencher, "rust", |input| {
+        black_box(unsnarl_frontend_rust::run_stage(input.text, stage));
     });
 }
 
