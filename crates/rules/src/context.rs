@@ -128,6 +128,16 @@ impl<'a> FileCx<'a> {
         self.calls_matching(&index.by_target, targets, |c| c.target.as_deref())
     }
 
+    /// The calls with one of `targets` or one of `names` (each call once),
+    /// in source order: for rules that look for both kinds.
+    pub fn calls_to_or_named(&self, targets: &[&str], names: &[&str]) -> Vec<(ExprId, &'a Call)> {
+        let mut calls = self.calls_to(targets);
+        calls.extend(self.calls_named(names));
+        calls.sort_unstable_by_key(|&(id, _)| id);
+        calls.dedup_by_key(|&mut (id, _)| id);
+        calls
+    }
+
     fn call_index(&self) -> &CallIndex {
         self.caches.calls.get_or_init(|| {
             let mut by_name = Vec::new();
@@ -491,6 +501,17 @@ mod tests {
                 }));
                 assert_eq!(got, want, "{targets:?}");
             }
+            // A call found by its target and by its name comes once.
+            let both =
+                cx.calls_to_or_named(&["threading.Thread", "asyncio.gather"], &["put", "gather"]);
+            let want = ids(&scanned(cx, |c| {
+                c.target
+                    .as_deref()
+                    .is_some_and(|t| ["threading.Thread", "asyncio.gather"].contains(&t))
+                    || ["put", "gather"].contains(&c.name.as_str())
+            }));
+            assert_eq!(ids(&both), want);
+            assert_eq!(both.len(), 5);
             // Both spellings of the import resolve to the same target.
             assert_eq!(cx.calls_to(&["asyncio.gather"]).len(), 2);
             assert_eq!(

@@ -80,23 +80,23 @@ impl Rule for LateBindingClosure {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
-        let mut calls = cx.calls_to(&[
-            "threading.Thread",
-            "threading.Timer",
-            "signal.signal",
-            "atexit.register",
-        ]);
-        calls.extend(cx.calls_named(&[
-            "call_soon",
-            "call_soon_threadsafe",
-            "add_done_callback",
-            "submit",
-            "call_later",
-            "call_at",
-            "run_in_executor",
-        ]));
-        calls.sort_unstable_by_key(|&(id, _)| id);
-        calls.dedup_by_key(|&mut (id, _)| id);
+        let calls = cx.calls_to_or_named(
+            &[
+                "threading.Thread",
+                "threading.Timer",
+                "signal.signal",
+                "atexit.register",
+            ],
+            &[
+                "call_soon",
+                "call_soon_threadsafe",
+                "add_done_callback",
+                "submit",
+                "call_later",
+                "call_at",
+                "run_in_executor",
+            ],
+        );
         for (call, c) in calls {
             if matches!(cx.tree.expr_parent(call), Parent::Detached) {
                 continue;

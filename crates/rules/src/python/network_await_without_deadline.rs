@@ -91,14 +91,11 @@ impl Rule for NetworkAwaitWithoutDeadline {
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
         // The calls that can be reported: aiohttp requests, connections
         // opened, stream reads (the checks below tell them apart).
-        let mut candidates = cx.calls_to(AIOHTTP_REQUESTS);
-        candidates.extend(cx.calls_to(CONNECTIONS));
-        candidates.extend(cx.calls_named(STREAM_READS));
+        let candidates =
+            cx.calls_to_or_named(&[AIOHTTP_REQUESTS, CONNECTIONS].concat(), STREAM_READS);
         if candidates.is_empty() {
             return;
         }
-        candidates.sort_unstable_by_key(|&(id, _)| id);
-        candidates.dedup_by_key(|&mut (id, _)| id);
         let sessions_configured = sessions_have_timeouts(cx);
         let readers = stream_readers(cx);
         for (id, c) in candidates {
@@ -178,11 +175,8 @@ fn sessions_have_timeouts(cx: &FileCx) -> bool {
 /// given to `asyncio.start_server`.
 fn stream_readers(cx: &FileCx) -> HashSet<String> {
     let mut out = HashSet::new();
-    let servers = ["asyncio.start_server", "asyncio.start_unix_server"];
-    let mut calls = cx.calls_to(CONNECTIONS);
-    calls.extend(cx.calls_to(&servers));
-    calls.sort_unstable_by_key(|&(id, _)| id);
-    for (id, c) in calls {
+    let servers: &[&str] = &["asyncio.start_server", "asyncio.start_unix_server"];
+    for (id, c) in cx.calls_to(&[CONNECTIONS, servers].concat()) {
         match c.target.as_deref() {
             Some("asyncio.open_connection" | "asyncio.open_unix_connection") => {
                 let Parent::Expr(aw) = cx.tree.expr_parent(id) else {

@@ -110,11 +110,7 @@ impl Rule for ThreadSharedMutation {
 /// they are started.
 fn concurrent_targets(cx: &FileCx) -> Vec<(FuncId, String)> {
     let mut sites: HashMap<FuncId, (usize, bool, &'static str)> = HashMap::new();
-    let mut calls = cx.calls_to(&["threading.Thread"]);
-    calls.extend(cx.calls_named(&["map", "submit"]));
-    calls.sort_unstable_by_key(|&(id, _)| id);
-    calls.dedup_by_key(|&mut (id, _)| id);
-    for (id, c) in calls {
+    for (id, c) in cx.calls_to_or_named(&["threading.Thread"], &["map", "submit"]) {
         let (target, many, how) = match c.target.as_deref() {
             Some("threading.Thread") => (
                 c.kwarg("target").or_else(|| c.positional(1)),
