@@ -67,10 +67,13 @@ pub(crate) struct FileCaches {
 /// look for a few callee names or targets, and finding them here instead of
 /// scanning every expression (and following each call's box to read its
 /// name) was a large share of the rules' time.
+/// The same pass lists the file's `await` expressions, which a few rules
+/// start from.
 #[derive(Default)]
 pub(crate) struct CallIndex {
     by_name: Box<[(u64, ExprId)]>,
     by_target: Box<[(u64, ExprId)]>,
+    awaits: Box<[ExprId]>,
 }
 
 /// A list per function of the file, each worked out the first time a rule
@@ -138,13 +141,26 @@ impl<'a> FileCx<'a> {
         calls
     }
 
+    /// The file's `await` expressions, in source order (by id).
+    pub fn awaits(&self) -> &[ExprId] {
+        &self.call_index().awaits
+    }
+
     fn call_index(&self) -> &CallIndex {
         self.caches.calls.get_or_init(|| {
             let mut by_name = Vec::new();
             let mut by_target = Vec::new();
+            let mut awaits = Vec::new();
             for (i, e) in self.model.exprs.iter().enumerate() {
-                let ExprKind::Call(c) = &e.kind else { continue };
                 let id = ExprId(i as u32);
+                let c = match &e.kind {
+                    ExprKind::Call(c) => c,
+                    ExprKind::Await(_) => {
+                        awaits.push(id);
+                        continue;
+                    }
+                    _ => continue,
+                };
                 by_name.push((name_hash(&c.name), id));
                 if let Some(t) = &c.target {
                     by_target.push((name_hash(t), id));
@@ -155,6 +171,7 @@ impl<'a> FileCx<'a> {
             CallIndex {
                 by_name: by_name.into(),
                 by_target: by_target.into(),
+                awaits: awaits.into(),
             }
         })
     }

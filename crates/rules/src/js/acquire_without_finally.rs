@@ -75,11 +75,11 @@ impl Rule for AcquireWithoutFinally {
         if common::skip_file(cx) {
             return;
         }
-        for (i, ex) in cx.model.exprs.iter().enumerate() {
+        for &e in cx.awaits() {
+            let ex = cx.expr(e);
             let ExprKind::Await(inner) = ex.kind else {
                 continue;
             };
-            let e = ExprId(i as u32);
             let Some(c) = cx.call(cx.model.strip(inner)) else {
                 continue;
             };

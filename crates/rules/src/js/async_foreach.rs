@@ -65,11 +65,8 @@ impl Rule for AsyncForEach {
         if common::skip_file(cx) {
             return;
         }
-        for (i, ex) in cx.model.exprs.iter().enumerate() {
-            let ExprKind::Call(c) = &ex.kind else {
-                continue;
-            };
-            let id = ExprId(i as u32);
+        for (id, c) in cx.calls_named(&["forEach", "map", "flatMap"]) {
+            let ex = cx.expr(id);
             let dropped_map = matches!(c.name.as_str(), "map" | "flatMap") && cx.is_discarded(id);
             if c.receiver.is_none() || !(c.name == "forEach" || dropped_map) {
                 continue;

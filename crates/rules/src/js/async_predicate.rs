@@ -68,11 +68,9 @@ impl Rule for AsyncPredicate {
         if common::skip_file(cx) {
             return;
         }
-        for ex in &cx.model.exprs {
-            let ExprKind::Call(c) = &ex.kind else {
-                continue;
-            };
-            if c.receiver.is_none() || !PREDICATES.contains(&c.name.as_str()) || c.args.len() > 2 {
+        for (e, c) in cx.calls_named(PREDICATES) {
+            let ex = cx.expr(e);
+            if c.receiver.is_none() || c.args.len() > 2 {
                 continue;
             }
             let Some(arg) = c.positional(0) else { continue };

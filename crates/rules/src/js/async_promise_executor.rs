@@ -62,9 +62,9 @@ impl Rule for AsyncPromiseExecutor {
         if common::skip_file(cx) {
             return;
         }
-        for e in &cx.model.exprs {
-            let ExprKind::Call(c) = &e.kind else { continue };
-            if !c.is_new || c.target.as_deref() != Some("Promise") {
+        for (id, c) in cx.calls_to(&["Promise"]) {
+            let e = cx.expr(id);
+            if !c.is_new {
                 continue;
             }
             let Some(f) = c.positional(0).and_then(|a| common::callback_fn(cx, a)) else {

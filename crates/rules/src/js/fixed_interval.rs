@@ -96,11 +96,8 @@ impl Rule for FixedIntervalNoJitter {
             }
         }
         // Periodic network refreshes.
-        for (i, ex) in cx.model.exprs.iter().enumerate() {
-            let ExprKind::Call(c) = &ex.kind else {
-                continue;
-            };
-            let e = ExprId(i as u32);
+        for (e, c) in cx.calls_to(&["setInterval", "setTimeout"]) {
+            let ex = cx.expr(e);
             let f = cx.func_of(e);
             if common::in_test(cx, f) {
                 continue;

@@ -62,22 +62,13 @@ impl Rule for IntervalNotCleared {
         // Everything passed to clearInterval/clearTimeout in the file, with
         // the function that clears it.
         let mut cleared: Vec<(String, FuncId)> = Vec::new();
-        for (i, ex) in cx.model.exprs.iter().enumerate() {
-            if let ExprKind::Call(c) = &ex.kind
-                && matches!(c.target.as_deref(), Some("clearInterval" | "clearTimeout"))
-                && let Some(a) = c.positional(0)
-            {
-                cleared.push((last_key(cx, a), cx.func_of(ExprId(i as u32))));
+        for (e, c) in cx.calls_to(&["clearInterval", "clearTimeout"]) {
+            if let Some(a) = c.positional(0) {
+                cleared.push((last_key(cx, a), cx.func_of(e)));
             }
         }
-        for (i, ex) in cx.model.exprs.iter().enumerate() {
-            let ExprKind::Call(c) = &ex.kind else {
-                continue;
-            };
-            if c.target.as_deref() != Some("setInterval") {
-                continue;
-            }
-            let e = ExprId(i as u32);
+        for (e, _) in cx.calls_to(&["setInterval"]) {
+            let ex = cx.expr(e);
             let f = cx.func_of(e);
             if f.0 == 0 || common::in_test(cx, f) {
                 continue;

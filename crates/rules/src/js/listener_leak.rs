@@ -81,26 +81,20 @@ impl Rule for ListenerLeak {
         let h = common::handlers(cx);
         // Removals in the file: (receiver text, event, scope).
         let mut removals: Vec<(String, Option<String>, Owner)> = Vec::new();
-        for (i, ex) in cx.model.exprs.iter().enumerate() {
-            if let ExprKind::Call(c) = &ex.kind
-                && REMOVE.contains(&c.name.as_str())
-                && let Some(r) = c.receiver
-            {
+        for (e, c) in cx.calls_named(REMOVE) {
+            if let Some(r) = c.receiver {
                 removals.push((
                     cx.source(cx.expr(r).span).to_string(),
                     common::str_arg(cx, c, 0).map(str::to_string),
-                    owner(cx, cx.func_of(ExprId(i as u32))),
+                    owner(cx, cx.func_of(e)),
                 ));
             }
         }
-        for (i, ex) in cx.model.exprs.iter().enumerate() {
-            let ExprKind::Call(c) = &ex.kind else {
-                continue;
-            };
-            if !ADD.contains(&c.name.as_str()) || c.args.len() < 2 {
+        for (e, c) in cx.calls_named(ADD) {
+            let ex = cx.expr(e);
+            if c.args.len() < 2 {
                 continue;
             }
-            let e = ExprId(i as u32);
             // A kept result is a subscription to remove later
             // (`const sub = BackHandler.addEventListener(...)`).
             if !cx.is_discarded(e) {

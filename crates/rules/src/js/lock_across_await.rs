@@ -125,10 +125,8 @@ impl Rule for LockAcrossAwait {
 /// `mutex.runExclusive(async () => ...)` / `lock.acquire(key, async () =>
 /// ...)` whose callback awaits I/O.
 fn check_callbacks(cx: &FileCx, out: &mut Vec<Finding>) {
-    for ex in &cx.model.exprs {
-        let ExprKind::Call(c) = &ex.kind else {
-            continue;
-        };
+    for (e, c) in cx.calls_named(&["runExclusive", "acquire"]) {
+        let ex = cx.expr(e);
         let Some(recv) = c.receiver else { continue };
         let cb = match c.name.as_str() {
             "runExclusive" => c.positional(0),

@@ -60,6 +60,20 @@ export async function getRates() {
     examples: &EXAMPLES,
 };
 
+/// The HTTP clients this rule knows, by resolved target (the axios
+/// methods are added from the two lists below).
+const CLIENTS: &[&str] = &[
+    "fetch",
+    "undici.fetch",
+    "node-fetch",
+    "axios",
+    "axios.request",
+    "axios.create",
+    "http.request",
+    "http.get",
+    "https.request",
+    "https.get",
+];
 const AXIOS_NO_DATA: &[&str] = &["get", "delete", "head", "options"];
 const AXIOS_DATA: &[&str] = &["post", "put", "patch", "postForm", "putForm", "patchForm"];
 
@@ -75,11 +89,15 @@ impl Rule for MissingTimeout {
         let server = creates_server(cx);
         let h = common::handlers(cx);
         let axios_defaults = sets_axios_default_timeout(cx);
-        for (i, ex) in cx.model.exprs.iter().enumerate() {
-            let ExprKind::Call(c) = &ex.kind else {
-                continue;
-            };
-            let e = ExprId(i as u32);
+        let axios_methods: Vec<String> = AXIOS_NO_DATA
+            .iter()
+            .chain(AXIOS_DATA)
+            .map(|m| format!("axios.{m}"))
+            .collect();
+        let mut targets: Vec<&str> = CLIENTS.to_vec();
+        targets.extend(axios_methods.iter().map(String::as_str));
+        for (e, c) in cx.calls_to(&targets) {
+            let ex = cx.expr(e);
             if common::in_test(cx, cx.func_of(e)) {
                 continue;
             }
@@ -253,10 +271,16 @@ fn creates_server(cx: &FileCx) -> bool {
     ];
     cx.model.imports.iter().any(|i| {
         let t = i.target.as_str();
-        SERVERS.iter().any(|s| t == s.trim_end_matches('/') || t.starts_with(s))
-    }) || cx.model.exprs.iter().any(|e| {
-        matches!(&e.kind, ExprKind::Call(c) if matches!(c.target.as_deref(), Some("http.createServer" | "https.createServer" | "http2.createServer")))
-    })
+        SERVERS
+            .iter()
+            .any(|s| t == s.trim_end_matches('/') || t.starts_with(s))
+    }) || !cx
+        .calls_to(&[
+            "http.createServer",
+            "https.createServer",
+            "http2.createServer",
+        ])
+        .is_empty()
 }
 
 /// Node (server) code: it loads Node modules or uses `process`, and does

@@ -72,11 +72,9 @@ impl Rule for PromiseNeverSettles {
         if common::skip_file(cx) {
             return;
         }
-        for ex in &cx.model.exprs {
-            let ExprKind::Call(c) = &ex.kind else {
-                continue;
-            };
-            if !c.is_new || c.target.as_deref() != Some("Promise") {
+        for (e, c) in cx.calls_to(&["Promise"]) {
+            let ex = cx.expr(e);
+            if !c.is_new {
                 continue;
             }
             let Some(exec) = c.positional(0).and_then(|a| common::callback_fn(cx, a)) else {

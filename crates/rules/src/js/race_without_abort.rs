@@ -62,14 +62,8 @@ impl Rule for RaceWithoutAbort {
         if common::skip_file(cx) {
             return;
         }
-        for (i, ex) in cx.model.exprs.iter().enumerate() {
-            let ExprKind::Call(c) = &ex.kind else {
-                continue;
-            };
-            if c.target.as_deref() != Some("Promise.race") {
-                continue;
-            }
-            let e = ExprId(i as u32);
+        for (e, c) in cx.calls_to(&["Promise.race"]) {
+            let ex = cx.expr(e);
             let f = cx.func_of(e);
             let Some(arg) = c.positional(0) else { continue };
             let ExprKind::Collection { elems, .. } = &cx.expr(cx.model.strip(arg)).kind else {

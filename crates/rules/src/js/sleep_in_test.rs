@@ -113,17 +113,17 @@ impl Rule for SleepInTest {
 
 fn is_test_file(cx: &FileCx) -> bool {
     cx.model.is_test
-        || cx.model.exprs.iter().any(|e| {
-            matches!(&e.kind, ExprKind::Call(c) if c.receiver.is_none()
-                && matches!(c.name.as_str(), "describe" | "it" | "test")
-                && c.args.len() >= 2)
-        }) && cx.model.exprs.iter().any(|e| matches!(&e.kind, ExprKind::Call(c) if c.name == "expect" || c.name.starts_with("assert")))
+        || cx
+            .calls_named(&["describe", "it", "test"])
+            .iter()
+            .any(|(_, c)| c.receiver.is_none() && c.args.len() >= 2)
+            && cx.model.exprs.iter().any(|e| matches!(&e.kind, ExprKind::Call(c) if c.name == "expect" || c.name.starts_with("assert")))
 }
 
 fn uses_fake_timers(cx: &FileCx) -> bool {
-    cx.model.exprs.iter().any(|e| {
-        matches!(&e.kind, ExprKind::Call(c) if c.name == "useFakeTimers" || c.name == "install" && cx.source(e.span).contains("clock"))
-    })
+    cx.calls_named(&["useFakeTimers", "install"])
+        .iter()
+        .any(|&(e, c)| c.name == "useFakeTimers" || cx.source(cx.expr(e).span).contains("clock"))
 }
 
 /// An assertion follows the statement in its block (or later in the

@@ -74,17 +74,8 @@ impl Rule for UnboundedPromiseAll {
         if common::skip_file(cx) {
             return;
         }
-        for (i, ex) in cx.model.exprs.iter().enumerate() {
-            let ExprKind::Call(c) = &ex.kind else {
-                continue;
-            };
-            let e = ExprId(i as u32);
-            if !matches!(
-                c.target.as_deref(),
-                Some("Promise.all" | "Promise.allSettled")
-            ) {
-                continue;
-            }
+        for (e, c) in cx.calls_to(&["Promise.all", "Promise.allSettled"]) {
+            let ex = cx.expr(e);
             let f = cx.func_of(e);
             if common::in_test(cx, f) {
                 continue;

@@ -62,14 +62,8 @@ impl Rule for WriteWithoutDrain {
             return;
         }
         // `x.on('data', cb)` callbacks.
-        for (i, ex) in cx.model.exprs.iter().enumerate() {
-            let ExprKind::Call(c) = &ex.kind else {
-                continue;
-            };
-            let _ = i;
-            if !matches!(c.name.as_str(), "on" | "addListener")
-                || common::str_arg(cx, c, 0) != Some("data")
-            {
+        for (_, c) in cx.calls_named(&["on", "addListener"]) {
+            if common::str_arg(cx, c, 0) != Some("data") {
                 continue;
             }
             let Some(cb) = c.positional(1).and_then(|a| common::callback_fn(cx, a)) else {
