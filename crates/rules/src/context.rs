@@ -538,6 +538,27 @@ mod tests {
         });
     }
 
+    #[test]
+    fn awaits_are_what_a_scan_finds() {
+        let text = "async function f(q) {\n  await q.get();\n  for (const x of q) { await null; }\n  const v = await (await fetch(u)).json();\n  return () => q.put(1);\n}\nfunction g() { return 1; }\n";
+        with_cx_in(Language::JavaScript, text, "src/m.js", |cx| {
+            let want: Vec<ExprId> = (0..cx.model.exprs.len())
+                .map(|i| ExprId(i as u32))
+                .filter(|&id| matches!(cx.expr(id).kind, ExprKind::Await(_)))
+                .collect();
+            assert_eq!(cx.awaits(), &want[..]);
+            assert_eq!(cx.awaits().len(), 4);
+        });
+        with_cx_in(
+            Language::JavaScript,
+            "function g() { return 1; }\n",
+            "src/n.js",
+            |cx| {
+                assert!(cx.awaits().is_empty());
+            },
+        );
+    }
+
     /// Runs `check` on the context of a file of `lang`.
     fn with_cx_in(lang: Language, text: &str, path: &str, check: impl FnOnce(&FileCx)) {
         let engine = Engine::new(all_rules().to_vec(), Knowledge::builtin());

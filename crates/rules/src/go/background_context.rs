@@ -75,14 +75,13 @@ impl Rule for BackgroundContext {
         if common::skip_file(cx) || cx.model.is_test {
             return;
         }
-        for (i, e) in cx.model.exprs.iter().enumerate() {
-            let ExprKind::Call(c) = &e.kind else { continue };
+        for (id, c) in cx.calls_to(&["context.Background", "context.TODO"]) {
+            let e = cx.expr(id);
             let which = match c.target.as_deref() {
                 Some("context.Background") => "context.Background()",
                 Some("context.TODO") => "context.TODO()",
                 _ => continue,
             };
-            let id = ExprId(i as u32);
             let f = cx.func_of(id);
             if common::in_test(cx, f)
                 || common::is_entry_point(cx, f)

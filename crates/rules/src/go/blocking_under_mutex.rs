@@ -336,13 +336,10 @@ fn ranged_channel(cx: &FileCx, f: FuncId, ch: ExprId) -> bool {
         });
     let Some(field) = field else { return false };
     let mut appended = 0;
-    for (i, e) in cx.model.exprs.iter().enumerate() {
-        let ExprKind::Call(c) = &e.kind else { continue };
-        if c.target.as_deref() != Some("append")
-            || !c.positional(0).is_some_and(
-                |a| matches!(&cx.expr(a).kind, ExprKind::Attr { name, .. } if *name == field),
-            )
-        {
+    for (id, c) in cx.calls_to(&["append"]) {
+        if !c.positional(0).is_some_and(
+            |a| matches!(&cx.expr(a).kind, ExprKind::Attr { name, .. } if *name == field),
+        ) {
             continue;
         }
         let Some(v) = c.positional(1) else {
@@ -350,7 +347,7 @@ fn ranged_channel(cx: &FileCx, f: FuncId, ch: ExprId) -> bool {
         };
         let made = cx.call(v).or_else(|| {
             let n = cx.model.name_of(v)?;
-            let g = cx.func_of(ExprId(i as u32));
+            let g = cx.func_of(id);
             common::bindings(cx, g, n)
                 .into_iter()
                 .find_map(|(_, val)| val.and_then(|val| cx.call(val)))

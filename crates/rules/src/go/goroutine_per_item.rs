@@ -284,11 +284,10 @@ fn waits_in_loop(cx: &FileCx, body: &Block, spawn: StmtId) -> bool {
 /// `g.SetLimit(...)` somewhere in the file for this group.
 fn limited(cx: &FileCx, group: &str) -> bool {
     let last = group.rsplit('.').next().unwrap_or(group);
-    cx.model.exprs.iter().any(|e| {
-        matches!(&e.kind, ExprKind::Call(c) if c.name == "SetLimit"
-            && c.receiver
-                .and_then(|r| cx.model.dotted(r))
-                .is_some_and(|d| d.rsplit('.').next() == Some(last)))
+    cx.calls_named(&["SetLimit"]).iter().any(|(_, c)| {
+        c.receiver
+            .and_then(|r| cx.model.dotted(r))
+            .is_some_and(|d| d.rsplit('.').next() == Some(last))
     })
 }
 

@@ -57,9 +57,9 @@ impl Rule for HugeChannelBuffer {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
-        for e in &cx.model.exprs {
-            let ExprKind::Call(c) = &e.kind else { continue };
-            if c.target.as_deref() != Some("make") || !makes_channel(cx, c) {
+        for (id, c) in cx.calls_to(&["make"]) {
+            let e = cx.expr(id);
+            if !makes_channel(cx, c) {
                 continue;
             }
             let Some(entry) = cx.effect(c, Effect::Queue) else {

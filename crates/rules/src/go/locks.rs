@@ -48,10 +48,9 @@ pub struct LockOp {
 /// any function holds a lock, directly or through a callee, and the rules
 /// about held locks have nothing to walk.
 pub fn file_takes_locks(cx: &FileCx) -> bool {
-    cx.model.exprs.iter().any(|e| {
-        matches!(&e.kind, ExprKind::Call(c)
-            if matches!(c.name.as_str(), "Lock" | "RLock") && c.args.is_empty())
-    })
+    cx.calls_named(&["Lock", "RLock"])
+        .iter()
+        .any(|(_, c)| c.args.is_empty())
 }
 
 /// The lock operation of a call expression, if it is one.

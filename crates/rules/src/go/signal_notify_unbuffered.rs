@@ -77,11 +77,8 @@ impl Rule for SignalNotifyUnbuffered {
         if common::skip_file(cx) {
             return;
         }
-        for (i, e) in cx.model.exprs.iter().enumerate() {
-            let ExprKind::Call(c) = &e.kind else { continue };
-            if c.target.as_deref() != Some("os/signal.Notify") {
-                continue;
-            }
+        for (id, c) in cx.calls_to(&["os/signal.Notify"]) {
+            let e = cx.expr(id);
             let Some(ch) = c.positional(0) else { continue };
             let unbuffered = match cx.call(ch) {
                 Some(mk) => {
@@ -92,7 +89,7 @@ impl Rule for SignalNotifyUnbuffered {
                             .is_none_or(|n| cx.model.int_value(n) == Some(0))
                 }
                 None => cx.model.name_of(ch).is_some_and(|n| {
-                    common::local_chan(cx, cx.func_of(ExprId(i as u32)), n)
+                    common::local_chan(cx, cx.func_of(id), n)
                         .is_some_and(|m| m.cap == ChanCap::Unbuffered)
                 }),
             };

@@ -79,12 +79,9 @@ impl Rule for TimeTickLeak {
         if common::skip_file(cx) || cx.model.is_test {
             return;
         }
-        for (i, e) in cx.model.exprs.iter().enumerate() {
-            let ExprKind::Call(c) = &e.kind else { continue };
-            if c.target.as_deref() != Some("time.Tick") {
-                continue;
-            }
-            let f = cx.func_of(ExprId(i as u32));
+        for (id, _) in cx.calls_to(&["time.Tick"]) {
+            let e = cx.expr(id);
+            let f = cx.func_of(id);
             if common::in_test(cx, f) || common::is_entry_point(cx, f) || endless(cx, f) {
                 continue;
             }

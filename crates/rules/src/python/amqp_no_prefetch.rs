@@ -76,17 +76,19 @@ impl Rule for AmqpNoPrefetch {
         if !pika && !aio_pika {
             return;
         }
-        let has_qos = cx.model.exprs.iter().any(|e| {
-            matches!(&e.kind, ExprKind::Call(c)
-                if matches!(c.name.as_str(), "basic_qos" | "set_qos")
-                    && (c.kwarg("prefetch_count").is_some() || c.kwarg("prefetch_size").is_some() || c.positional(0).is_some()))
-        });
+        let has_qos = cx
+            .calls_named(&["basic_qos", "set_qos"])
+            .iter()
+            .any(|(_, c)| {
+                c.kwarg("prefetch_count").is_some()
+                    || c.kwarg("prefetch_size").is_some()
+                    || c.positional(0).is_some()
+            });
         if has_qos {
             return;
         }
-        for (i, e) in cx.model.exprs.iter().enumerate() {
-            let ExprKind::Call(c) = &e.kind else { continue };
-            let id = ExprId(i as u32);
+        for (id, c) in cx.calls_named(&["basic_consume", "consume", "iterator"]) {
+            let e = cx.expr(id);
             if matches!(cx.tree.expr_parent(id), Parent::Detached) || c.receiver.is_none() {
                 continue;
             }

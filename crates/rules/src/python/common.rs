@@ -7,23 +7,28 @@ use std::collections::HashSet;
 use unsnarl_model::walk::{Parent, Visitor, walk_block};
 use unsnarl_model::*;
 
+/// The sleeps [`sleep_arg`] knows, by resolved target.
+pub const SLEEPS: &[&str] = &[
+    "time.sleep",
+    "asyncio.sleep",
+    "asyncio.tasks.sleep",
+    "trio.sleep",
+    "anyio.sleep",
+    "gevent.sleep",
+    "eventlet.sleep",
+];
+
 /// `time.sleep`, `asyncio.sleep`, `trio.sleep`, `anyio.sleep`: the call's
 /// duration argument (`None` when there is none) if `c` is a sleep.
 pub fn sleep_arg(c: &Call) -> Option<Option<ExprId>> {
-    match c.target.as_deref()? {
-        "time.sleep"
-        | "asyncio.sleep"
-        | "asyncio.tasks.sleep"
-        | "trio.sleep"
-        | "anyio.sleep"
-        | "gevent.sleep"
-        | "eventlet.sleep" => Some(c.positional(0).or_else(|| {
+    let t = c.target.as_deref()?;
+    SLEEPS.contains(&t).then(|| {
+        c.positional(0).or_else(|| {
             c.kwarg("delay")
                 .or_else(|| c.kwarg("seconds"))
                 .or_else(|| c.kwarg("secs"))
-        })),
-        _ => None,
-    }
+        })
+    })
 }
 
 /// True when the call is a sleep of a literal zero (a yield, not a wait).

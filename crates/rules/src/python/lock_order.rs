@@ -116,9 +116,10 @@ impl Rule for LockOrder {
         let is_lock = |e: ExprId| lock_kind(cx, cx.model.strip(e)).is_some_and(is_ordered_kind);
         let may_take_a_lock = cx.model.stmts.iter().any(|s| {
             matches!(&s.kind, StmtKind::With { items, .. } if items.iter().any(|it| is_lock(it.ctx)))
-        }) || cx.model.exprs.iter().any(|e| {
-            matches!(&e.kind, ExprKind::Call(c) if c.name == "acquire" && c.receiver.is_some_and(is_lock))
-        });
+        }) || cx
+            .calls_named(&["acquire"])
+            .iter()
+            .any(|(_, c)| c.receiver.is_some_and(is_lock));
         if !may_take_a_lock {
             return;
         }

@@ -68,9 +68,8 @@ impl Rule for SleepSynchronization {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
-        for (i, e) in cx.model.exprs.iter().enumerate() {
-            let ExprKind::Call(c) = &e.kind else { continue };
-            let id = ExprId(i as u32);
+        for (id, c) in cx.calls_to(super::common::SLEEPS) {
+            let e = cx.expr(id);
             if sleep_arg(c).is_none() || is_zero_sleep(cx, c) || cx.in_loop(id) {
                 continue;
             }

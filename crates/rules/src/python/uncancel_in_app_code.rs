@@ -66,13 +66,9 @@ impl Rule for UncancelInAppCode {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
-        for (i, e) in cx.model.exprs.iter().enumerate() {
-            let ExprKind::Call(c) = &e.kind else { continue };
-            let id = ExprId(i as u32);
-            if c.name != "uncancel"
-                || c.receiver.is_none()
-                || matches!(cx.tree.expr_parent(id), Parent::Detached)
-            {
+        for (id, c) in cx.calls_named(&["uncancel"]) {
+            let e = cx.expr(id);
+            if c.receiver.is_none() || matches!(cx.tree.expr_parent(id), Parent::Detached) {
                 continue;
             }
             let f = cx.func_of(id);

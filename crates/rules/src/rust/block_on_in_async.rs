@@ -166,14 +166,8 @@ fn blocks_on(cx: &FileCx, g: FuncId, path: &mut Vec<FuncId>) -> Option<ExprId> {
 /// `spawn_blocking`/`block_in_place` or on a thread of its own: if it runs
 /// on a runtime worker (where `Handle::current()` succeeds), it panics.
 fn handle_block_on_on_worker(cx: &FileCx, out: &mut Vec<Finding>) {
-    for (i, ex) in cx.model.exprs.iter().enumerate() {
-        let e = ExprId(i as u32);
-        let ExprKind::Call(c) = &ex.kind else {
-            continue;
-        };
-        if c.target.as_deref() != Some("tokio::runtime::Handle::block_on") {
-            continue;
-        }
+    for (e, c) in cx.calls_to(&["tokio::runtime::Handle::block_on"]) {
+        let ex = cx.expr(e);
         let f = cx.func_of(e);
         if cx.runs_on_loop(f) || common::test_like(cx, f) {
             continue; // async code is reported above

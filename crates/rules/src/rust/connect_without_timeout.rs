@@ -65,11 +65,12 @@ impl Rule for ConnectWithoutTimeout {
         if common::non_service_path(cx) || cx.model.is_test {
             return;
         }
-        for (i, ex) in cx.model.exprs.iter().enumerate() {
-            let e = ExprId(i as u32);
-            let ExprKind::Call(c) = &ex.kind else {
-                continue;
-            };
+        for (e, c) in cx.calls_to(&[
+            "tokio::net::TcpStream::connect",
+            "async_std::net::TcpStream::connect",
+            "std::net::TcpStream::connect",
+        ]) {
+            let ex = cx.expr(e);
             let fix = match c.target.as_deref() {
                 Some("tokio::net::TcpStream::connect" | "async_std::net::TcpStream::connect") => {
                     "wrap it: `tokio::time::timeout(Duration::from_secs(..), TcpStream::connect(addr)).await`"

@@ -81,17 +81,8 @@ impl Rule for ForgottenGuard {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
-        for (i, ex) in cx.model.exprs.iter().enumerate() {
-            let e = ExprId(i as u32);
-            let ExprKind::Call(c) = &ex.kind else {
-                continue;
-            };
-            if !matches!(
-                c.target.as_deref(),
-                Some("std::mem::forget" | "core::mem::forget")
-            ) {
-                continue;
-            }
+        for (e, c) in cx.calls_to(&["std::mem::forget", "core::mem::forget"]) {
+            let ex = cx.expr(e);
             if common::test_like(cx, cx.func_of(e)) {
                 continue;
             }

@@ -73,11 +73,8 @@ impl Rule for NotifyAllForOne {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
-        for (i, ex) in cx.model.exprs.iter().enumerate() {
-            let e = ExprId(i as u32);
-            let ExprKind::Call(c) = &ex.kind else {
-                continue;
-            };
+        for (e, c) in cx.calls_named(&["notify_all", "notify_waiters"]) {
+            let ex = cx.expr(e);
             let broadcast = match c.name.as_str() {
                 "notify_all" => common::condvar_notify(cx, e).is_some(),
                 "notify_waiters" => {

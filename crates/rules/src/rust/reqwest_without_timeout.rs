@@ -70,15 +70,19 @@ impl Rule for ReqwestWithoutTimeout {
             return;
         }
         // Per-request timeouts anywhere in the file: the client is fine.
-        let per_request = cx.model.exprs.iter().any(|e| {
-            matches!(&e.kind, ExprKind::Call(c) if c.name == "timeout" && c.receiver.is_some()
-                && c.target.as_deref().is_none_or(|t| !t.starts_with("reqwest::ClientBuilder")))
+        let per_request = cx.calls_named(&["timeout"]).iter().any(|(_, c)| {
+            c.receiver.is_some()
+                && c.target
+                    .as_deref()
+                    .is_none_or(|t| !t.starts_with("reqwest::ClientBuilder"))
         });
-        for (i, ex) in cx.model.exprs.iter().enumerate() {
-            let e = ExprId(i as u32);
-            let ExprKind::Call(c) = &ex.kind else {
-                continue;
-            };
+        for (e, c) in cx.calls_to(&[
+            "reqwest::Client::new",
+            "reqwest::get",
+            "reqwest::Client::builder",
+            "reqwest::ClientBuilder::new",
+        ]) {
+            let ex = cx.expr(e);
             let Some(t) = c.target.as_deref() else {
                 continue;
             };
