@@ -86,9 +86,6 @@ impl Rule for MissingTimeout {
         if common::skip_file(cx) || cx.model.is_test {
             return;
         }
-        let server = creates_server(cx);
-        let h = common::handlers(cx);
-        let axios_defaults = sets_axios_default_timeout(cx);
         let axios_methods: Vec<String> = AXIOS_NO_DATA
             .iter()
             .chain(AXIOS_DATA)
@@ -96,7 +93,16 @@ impl Rule for MissingTimeout {
             .collect();
         let mut targets: Vec<&str> = CLIENTS.to_vec();
         targets.extend(axios_methods.iter().map(String::as_str));
-        for (e, c) in cx.calls_to(&targets) {
+        let clients = cx.calls_to(&targets);
+        // The file-wide facts below are worked out only for a file that
+        // makes a request at all.
+        if clients.is_empty() {
+            return;
+        }
+        let server = creates_server(cx);
+        let h = common::handlers(cx);
+        let axios_defaults = sets_axios_default_timeout(cx);
+        for (e, c) in clients {
             let ex = cx.expr(e);
             if common::in_test(cx, cx.func_of(e)) {
                 continue;
