@@ -48,8 +48,9 @@ pub(crate) struct FileCaches {
     /// [`crate::rust::common::test_like`], which rules ask per call).
     pub(crate) rust_test_path: OnceCell<bool>,
     /// Every call of the file by the hash of its callee's last segment and
-    /// of its resolved target, built the first time a rule asks (see
-    /// [`FileCx::calls_named`] and [`FileCx::calls_to`]).
+    /// of its resolved target, and the file's awaits, built the first time
+    /// a rule asks (see [`FileCx::calls_named`], [`FileCx::calls_to`] and
+    /// [`FileCx::awaits`]).
     pub(crate) calls: OnceCell<CallIndex>,
     /// Each function's body expressions in source order, walked the first
     /// time a rule asks for that function (see [`FileCx::body_exprs`]).
@@ -67,6 +68,7 @@ pub(crate) struct FileCaches {
 /// look for a few callee names or targets, and finding them here instead of
 /// scanning every expression (and following each call's box to read its
 /// name) was a large share of the rules' time.
+///
 /// The same pass lists the file's `await` expressions, which a few rules
 /// start from.
 #[derive(Default)]

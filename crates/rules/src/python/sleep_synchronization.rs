@@ -1,7 +1,9 @@
 //! PY036: sleeping "long enough" for another task, then reading its work.
 
 use crate::context::FileCx;
-use crate::python::common::{is_assert, is_task_spawn, is_zero_sleep, next_stmt, sleep_arg};
+use crate::python::common::{
+    SLEEPS, is_assert, is_task_spawn, is_zero_sleep, next_stmt, sleep_arg,
+};
 use crate::rule::{Examples, Rule, RuleMeta};
 use std::collections::HashSet;
 use unsnarl_model::walk::{Parent, exprs_under};
@@ -68,9 +70,9 @@ impl Rule for SleepSynchronization {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
-        for (id, c) in cx.calls_to(super::common::SLEEPS) {
+        for (id, c) in cx.calls_to(SLEEPS) {
             let e = cx.expr(id);
-            if sleep_arg(c).is_none() || is_zero_sleep(cx, c) || cx.in_loop(id) {
+            if is_zero_sleep(cx, c) || cx.in_loop(id) {
                 continue;
             }
             // A statement of its own: `time.sleep(x)` / `await asyncio.sleep(x)`.
