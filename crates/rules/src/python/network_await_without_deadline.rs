@@ -19,13 +19,21 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 Awaits that wait on a network peer with nothing bounding them:
 
-- aiohttp requests (`session.get/post/...`) with no `timeout=` in the
-  call, on a session this file builds without `timeout=`, and no
-  enclosing deadline;
+- aiohttp requests (`session.get/post/...`) whose timeout does not bound
+  a stalled response: `timeout=None` on the call (which switches aiohttp's
+  limit off), or a `ClientTimeout` with only `connect`/`sock_connect` (on
+  the call or on a session this file builds);
+- aiohttp requests with no `timeout=` on a session this file builds
+  without one (or `aiohttp.request(...)`): aiohttp then applies its
+  default, 5 minutes in total, far longer than any caller waits (reported
+  at medium severity);
 - `asyncio.open_connection(...)` and `StreamReader.read/readline/
   readexactly/readuntil`.
 
-An enclosing `async with asyncio.timeout(...)` (or `asyncio.timeout_at`,
+A request is matched to the session bound to its receiver's name in the
+same function, else to the weakest session of the file; in a file that
+builds no session, the session comes from elsewhere with a configuration
+we cannot see, and is not reported. An enclosing `async with asyncio.timeout(...)` (or `asyncio.timeout_at`,
 `async_timeout`, anyio/trio `fail_after`/`move_on_after`) or an
 `asyncio.wait_for(..., t)` counts as a deadline.
 
@@ -96,7 +104,7 @@ impl Rule for NetworkAwaitWithoutDeadline {
         if candidates.is_empty() {
             return;
         }
-        let sessions_configured = sessions_have_timeouts(cx);
+        let sessions = sessions(cx);
         let readers = stream_readers(cx);
         for (id, c) in candidates {
             let e = cx.expr(id);
@@ -109,40 +117,201 @@ impl Rule for NetworkAwaitWithoutDeadline {
             }
             // Awaited directly or used as `async with session.get(...)`.
             let awaited = cx.is_awaited(id) || is_async_with_ctx(cx, id);
-            if !awaited || under_deadline(cx, id, false) {
-                continue;
-            }
-            if c.kwarg("timeout").is_some_and(|t| !is_none(cx, t))
-                || c.args.iter().any(|a| a.spread)
-            {
+            if !awaited || under_deadline(cx, id, false) || c.args.iter().any(|a| a.spread) {
                 continue;
             }
             let t = c.target.as_deref().unwrap_or("");
-            let what = if AIOHTTP_REQUESTS.contains(&t) {
-                if sessions_configured && t != "aiohttp.request" {
-                    continue;
+            let limit = if AIOHTTP_REQUESTS.contains(&t) {
+                match request_limit(cx, c, t, &sessions) {
+                    Limit::Set => continue,
+                    gap => gap,
                 }
-                "an aiohttp request with no timeout in the call or the session"
+            } else if c.kwarg("timeout").is_some_and(|t| !is_none(cx, t)) {
+                continue;
             } else if CONNECTIONS.contains(&t) {
-                "opening a connection"
+                Limit::Missing("opening a connection")
             } else if STREAM_READS.contains(&c.name.as_str())
                 && c.receiver.is_some_and(|r| is_reader(cx, r, &readers))
                 && !is_read_wrapper(cx.func(f))
             {
-                "reading from a stream"
+                Limit::Missing("reading from a stream")
             } else {
                 continue;
             };
-            out.push(cx.finding(
-                &META,
-                e.span,
-                format!(
-                    "`{}` is {what} with no deadline: if the peer stops answering this task waits forever, holding its connection, and so does everything awaiting it",
-                    snippet(cx, e.span)
+            let code = snippet(cx, e.span);
+            const STALL: &str = "if the peer stops answering this task waits forever, holding its connection, and so does everything awaiting it";
+            let (message, fix) = match limit {
+                Limit::Missing(what) => (
+                    format!("`{code}` is {what} with no deadline: {STALL}"),
+                    "wrap the operation in `async with asyncio.timeout(...)` (one budget for the whole exchange) or `asyncio.wait_for(..., timeout)`",
                 ),
-                "wrap the operation in `async with asyncio.timeout(...)` (one budget for the whole exchange), or pass `timeout=` to the call or the session",
-            ));
+                Limit::AiohttpDefault => (
+                    format!(
+                        "`{code}` is an aiohttp request with no timeout of its own, on a session built without one: it gets aiohttp's default of 5 minutes in total, so a peer that stalls holds this task and its connection for 5 minutes, and everything awaiting it waits as long"
+                    ),
+                    "pass a `timeout=aiohttp.ClientTimeout(total=...)` that fits the caller's budget to the session or the call, or wrap the exchange in `async with asyncio.timeout(...)`",
+                ),
+                Limit::Off(whose) => (
+                    format!("`{code}` has no deadline ({whose} turns aiohttp's off): {STALL}"),
+                    "give the timeout a `total` (or `sock_read`) that fits the caller's budget, or wrap the exchange in `async with asyncio.timeout(...)`",
+                ),
+                Limit::ConnectOnly(whose) => (
+                    format!(
+                        "`{code}` is an aiohttp request whose timeout ({whose}) bounds only connecting, with no `total` or `sock_read`: once connected, {STALL}"
+                    ),
+                    "give the `ClientTimeout` a `total` (or `sock_read`) as well, or wrap the exchange in `async with asyncio.timeout(...)`",
+                ),
+                Limit::Set => continue,
+            };
+            let mut finding = cx.finding(&META, e.span, message, fix);
+            if limit == Limit::AiohttpDefault {
+                // Bounded, only far too late for most callers.
+                finding.severity = Severity::Medium;
+            }
+            out.push(finding);
         }
+    }
+}
+
+/// What bounds an awaited network call.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Limit {
+    /// A deadline we can see, or a configuration we cannot (a value from
+    /// elsewhere).
+    Set,
+    /// Nothing at all (`what` is the operation).
+    Missing(&'static str),
+    /// aiohttp's default `ClientTimeout(total=300, sock_connect=30)`.
+    AiohttpDefault,
+    /// A timeout that turns aiohttp's limit off (`whose` names it).
+    Off(&'static str),
+    /// A `ClientTimeout` with only `connect`/`sock_connect`.
+    ConnectOnly(&'static str),
+}
+
+/// The limit of an aiohttp request: its own `timeout=` (where `None` means
+/// no limit at all, unlike on a session), else its session's.
+/// `aiohttp.request` makes its own session with the default.
+fn request_limit(cx: &FileCx, c: &Call, target: &str, sessions: &Sessions) -> Limit {
+    match c.kwarg("timeout") {
+        Some(t) if is_none(cx, t) => Limit::Off("`timeout=None`"),
+        Some(t) => client_timeout_limit(cx, t, "the call's"),
+        None if target == "aiohttp.request" => Limit::AiohttpDefault,
+        None => sessions.limit_for(cx, c),
+    }
+}
+
+/// The `aiohttp.ClientSession(...)` this file builds, with their limits.
+struct Sessions {
+    /// Per session: the function that builds it, the name it is bound to
+    /// (`async with ... as s`, `s = ...`), and its limit.
+    built: Vec<(FuncId, Option<Str>, Limit)>,
+    /// The weakest limit of them all (`Set` when there are none).
+    weakest: Limit,
+}
+
+impl Sessions {
+    /// The limit of the session a request is made on: the one bound to the
+    /// receiver's name in the same function when there is one, else the
+    /// weakest of the file. A session handed in from elsewhere, in a file
+    /// that builds none, has a configuration we cannot see: `Set`.
+    fn limit_for(&self, cx: &FileCx, c: &Call) -> Limit {
+        if let Some(ExprKind::Name { id, .. }) = c.receiver.map(|r| &cx.expr(r).kind) {
+            let f = cx.func_of(c.func);
+            let mut own = self
+                .built
+                .iter()
+                .filter(|(g, name, _)| *g == f && name.as_deref() == Some(id.as_str()));
+            if let (Some(&(_, _, limit)), None) = (own.next(), own.next()) {
+                return limit;
+            }
+        }
+        self.weakest
+    }
+}
+
+/// A session given `timeout=None` or nothing gets aiohttp's default.
+fn sessions(cx: &FileCx) -> Sessions {
+    let mut built = Vec::new();
+    let mut weakest = Limit::Set;
+    for (id, c) in cx.calls_to(&["aiohttp.ClientSession"]) {
+        let limit = match c.kwarg("timeout") {
+            _ if c.args.iter().any(|a| a.spread) => Limit::Set,
+            Some(t) if !is_none(cx, t) => client_timeout_limit(cx, t, "the session's"),
+            _ => Limit::AiohttpDefault,
+        };
+        weakest = match (weakest, limit) {
+            (Limit::Off(_) | Limit::ConnectOnly(_), _) | (_, Limit::Set) => weakest,
+            _ => limit,
+        };
+        built.push((cx.func_of(id), bound_name(cx, id), limit));
+    }
+    Sessions { built, weakest }
+}
+
+/// The name a value is bound to: `async with <value> as name` or
+/// `name = <value>`.
+fn bound_name(cx: &FileCx, value: ExprId) -> Option<Str> {
+    let Parent::Stmt(s) = cx.tree.expr_parent(value) else {
+        return None;
+    };
+    let target = match &cx.stmt(s).kind {
+        StmtKind::With { items, .. } => items.iter().find(|it| it.ctx == value)?.target?,
+        StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } if *v == value => match targets.as_slice() {
+            [t] => *t,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    match &cx.expr(target).kind {
+        ExprKind::Name { id, .. } => Some(id.clone()),
+        _ => None,
+    }
+}
+
+/// What a `timeout=` value bounds: an `aiohttp.ClientTimeout(...)` built
+/// in the call or bound to a name by one assignment in this file. Anything
+/// else (a number, a value from elsewhere) counts as set.
+fn client_timeout_limit(cx: &FileCx, value: ExprId, whose: &'static str) -> Limit {
+    let Some(c) = client_timeout_call(cx, value) else {
+        return Limit::Set;
+    };
+    let bounds = |a: Option<ExprId>| a.is_some_and(|a| !is_none(cx, a));
+    if c.args.iter().any(|a| a.spread)
+        || bounds(c.positional(0))
+        || bounds(c.kwarg("total"))
+        || bounds(c.kwarg("sock_read"))
+    {
+        Limit::Set
+    } else if bounds(c.kwarg("connect")) || bounds(c.kwarg("sock_connect")) {
+        Limit::ConnectOnly(whose)
+    } else {
+        Limit::Off(match whose {
+            "the session's" => "the session's empty `ClientTimeout`",
+            _ => "the call's empty `ClientTimeout`",
+        })
+    }
+}
+
+fn client_timeout_call<'a>(cx: &FileCx<'a>, value: ExprId) -> Option<&'a Call> {
+    const CLIENT_TIMEOUT: &[&str] = &["aiohttp.ClientTimeout"];
+    if let Some(c) = cx.call(value) {
+        return (c.target.as_deref() == Some(CLIENT_TIMEOUT[0])).then_some(c);
+    }
+    let ExprKind::Name { id, .. } = &cx.expr(value).kind else {
+        return None;
+    };
+    let mut bound = cx
+        .calls_to(CLIENT_TIMEOUT)
+        .into_iter()
+        .filter(|&(call, _)| bound_name(cx, call).is_some_and(|n| n == *id));
+    match (bound.next(), bound.next()) {
+        (Some((_, c)), None) => Some(c),
+        _ => None,
     }
 }
 
@@ -150,24 +319,6 @@ fn is_async_with_ctx(cx: &FileCx, id: ExprId) -> bool {
     matches!(cx.tree.expr_parent(id), Parent::Stmt(s)
         if matches!(&cx.stmt(s).kind, StmtKind::With { items, is_async: true, .. }
             if items.iter().any(|it| it.ctx == id)))
-}
-
-/// True when every `aiohttp.ClientSession(...)` built in this file passes a
-/// timeout, or when the file builds no session (a session handed in from
-/// elsewhere has a configuration we cannot see).
-fn sessions_have_timeouts(cx: &FileCx) -> bool {
-    let mut built = 0;
-    let mut with_timeout = 0;
-    for (_, c) in cx.calls_to(&["aiohttp.ClientSession"]) {
-        built += 1;
-        if c.kwarg("timeout").is_some() || c.args.iter().any(|a| a.spread) {
-            with_timeout += 1;
-        }
-    }
-    if built == 0 {
-        return true;
-    }
-    with_timeout == built
 }
 
 /// Names bound to stream readers: the first of `reader, writer = await
@@ -268,6 +419,24 @@ async def handler(client, url):
     return data
 "#,
         r#"
+import aiohttp
+
+CONNECT_ONLY = aiohttp.ClientTimeout(connect=5)
+
+async def poll(url):
+    async with aiohttp.ClientSession(timeout=CONNECT_ONLY) as session:
+        async with session.get(url) as resp:  # expect
+            return await resp.json()
+
+async def no_limit(url):
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as session:
+        return await session.get(url, timeout=None)  # expect
+
+async def one_shot(url):
+    async with aiohttp.request("GET", url) as resp:  # expect
+        return await resp.read()
+"#,
+        r#"
 import asyncio
 
 async def handle(reader, writer):
@@ -303,6 +472,15 @@ async def fetch(url):
 
 async def per_call(session, url):
     return await session.get(url, timeout=5)
+
+async def read_bounded(url):
+    slow_reads = aiohttp.ClientTimeout(connect=2, sock_read=10)
+    async with aiohttp.ClientSession(timeout=slow_reads) as session:
+        return await session.get(url)
+
+async def call_overrides(url):
+    async with aiohttp.ClientSession() as session:
+        return await session.get(url, timeout=aiohttp.ClientTimeout(total=3))
 "#,
         r#"
 import httpx
@@ -320,4 +498,38 @@ async def cache_lookup(cache, key):
 mod tests {
     use super::*;
     crate::testing::rule_tests!(NetworkAwaitWithoutDeadline);
+
+    /// Each kind of gap says what the request actually waits: forever
+    /// when nothing bounds a stalled response, aiohttp's 5 minutes (at a
+    /// lower severity) when the default applies.
+    #[test]
+    fn messages_say_how_long_the_request_can_wait() {
+        static RULE: NetworkAwaitWithoutDeadline = NetworkAwaitWithoutDeadline;
+        let (found, _) = crate::testing::run_example(&RULE, Language::Python, EXAMPLES.fail[2]);
+        let by_line: Vec<(u32, Severity, &str)> = found
+            .iter()
+            .map(|((_, line), f)| (*line, f.severity, f.message.as_str()))
+            .collect();
+        assert_eq!(by_line.len(), 3, "{by_line:?}");
+        let (_, sev, msg) = by_line[0];
+        assert_eq!(sev, Severity::High);
+        assert!(
+            msg.contains("the session's")
+                && msg.contains("bounds only connecting")
+                && msg.contains("forever"),
+            "{msg}"
+        );
+        let (_, sev, msg) = by_line[1];
+        assert_eq!(sev, Severity::High);
+        assert!(
+            msg.contains("`timeout=None` turns aiohttp's off") && msg.contains("forever"),
+            "{msg}"
+        );
+        let (_, sev, msg) = by_line[2];
+        assert_eq!(sev, Severity::Medium);
+        assert!(
+            msg.contains("5 minutes") && !msg.contains("forever"),
+            "{msg}"
+        );
+    }
 }
