@@ -15,7 +15,7 @@ pub static META: RuleMeta = RuleMeta {
     category: Category::MissingTimeout,
     severity: Severity::High,
     languages: &[Language::JavaScript, Language::TypeScript],
-    summary: "An outbound HTTP call can wait forever: `fetch` with no `signal` in server code (request handlers, server modules), an axios call or `axios.create` with no `timeout` (axios waits indefinitely by default), `http.request`/`https.get` with no timeout.",
+    summary: "An outbound HTTP call with no deadline that fits a caller: `fetch` with no `signal` in server code (request handlers, server modules; Node's waits 5 minutes for headers), an axios call or `axios.create` with no `timeout` (axios waits indefinitely by default), `http.request`/`https.get` with no timeout.",
     docs: r#"
 - `fetch(url)` / `fetch(url, options)` without a `signal` in server code (a
   request handler, or a module that sets up an HTTP server);
@@ -26,9 +26,11 @@ pub static META: RuleMeta = RuleMeta {
 
 ## Why
 
-None of these give up on their own: axios's default timeout is 0 (none),
-Node's `http` has no response deadline, and `fetch` waits as long as the
-server keeps the connection open. One stuck dependency then holds every
+None of these give up in time on their own: axios's default timeout is 0
+(none), Node's `http` and node-fetch have no response deadline, and Node's
+built-in `fetch` (undici) waits 5 minutes for the response headers and 5
+minutes between chunks of the body, with no limit on the whole. One stuck
+dependency then holds every
 request that calls it, with its socket and memory, until the process runs
 out of both; the caller's own timeout fires, but the work behind it
 continues.
@@ -121,8 +123,13 @@ impl Rule for MissingTimeout {
                     if !missing || in_race(cx, e) {
                         continue;
                     }
+                    let what = if t == "node-fetch" {
+                        "this `fetch` has no `signal`: node-fetch has no deadline of its own, so it waits as long as the server keeps the connection open, holding the caller and its socket when the dependency hangs"
+                    } else {
+                        "this `fetch` has no `signal`: Node's `fetch` gives up only after 5 minutes without response headers (undici's default), and a body that keeps trickling has no limit at all, so a hung dependency holds the caller and its socket for minutes"
+                    };
                     (
-                        "this `fetch` has no `signal`: it waits as long as the server keeps the connection open, holding the caller and its socket when the dependency hangs",
+                        what,
                         "pass `{ signal: AbortSignal.timeout(ms) }` (combined with the caller's signal when there is one)",
                     )
                 }
@@ -404,4 +411,34 @@ export function Profile() {
 mod tests {
     use super::*;
     crate::testing::rule_tests!(MissingTimeout);
+
+    /// Node's own `fetch` has undici's 5-minute limits; node-fetch has none.
+    #[test]
+    fn fetch_messages_say_how_long_the_call_can_wait() {
+        static RULE: MissingTimeout = MissingTimeout;
+        let src = r#"
+import express from "express";
+import nodeFetch from "node-fetch";
+
+const app = express();
+app.get("/a", async (req, res) => {
+  const r = await fetch("https://a.example");
+  const s = await nodeFetch("https://b.example");
+  res.json([await r.json(), await s.json()]);
+});
+"#;
+        let (found, _) = crate::testing::run_example(&RULE, Language::JavaScript, src);
+        let messages: Vec<&str> = found.iter().map(|(_, f)| f.message.as_str()).collect();
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        assert!(
+            messages[0].contains("5 minutes without response headers"),
+            "{}",
+            messages[0]
+        );
+        assert!(
+            messages[1].contains("node-fetch has no deadline"),
+            "{}",
+            messages[1]
+        );
+    }
 }
