@@ -379,6 +379,25 @@ const PYTHON: &str = include_str!("../../../knowledge/python.toml");
 const JAVASCRIPT: &str = include_str!("../../../knowledge/javascript.toml");
 const GO: &str = include_str!("../../../knowledge/go.toml");
 const RUST: &str = include_str!("../../../knowledge/rust.toml");
+const PYTHON_STANDARD_MODULES: &str =
+    include_str!("../../../knowledge/python-standard-modules.txt");
+
+/// Whether `head`, the first segment of a qualified name, is a top-level
+/// module of `lang`'s standard library (listed in
+/// `knowledge/python-standard-modules.txt` for Python; no list for the
+/// other languages yet). A call through an absolute import of such a module
+/// is a call of the standard library, not of a project module that ends
+/// with the same name.
+pub fn is_standard_module(lang: Language, head: &str) -> bool {
+    static PYTHON: std::sync::LazyLock<HashSet<&'static str>> = std::sync::LazyLock::new(|| {
+        PYTHON_STANDARD_MODULES
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .collect()
+    });
+    lang == Language::Python && PYTHON.contains(head)
+}
 
 /// The knowledge tables of every language.
 #[derive(Debug, Clone)]
@@ -426,6 +445,19 @@ impl Knowledge {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn standard_modules_are_read_from_the_list() {
+        for m in ["itertools", "asyncio", "os", "_thread", "concurrent"] {
+            assert!(is_standard_module(Language::Python, m), "{m}");
+        }
+        // Not modules (comment words, submodules, third-party packages),
+        // and no list for the other languages.
+        for m in ["#", "Top-level", "asyncio.tasks", "anyio", "requests", ""] {
+            assert!(!is_standard_module(Language::Python, m), "{m}");
+        }
+        assert!(!is_standard_module(Language::Go, "os"));
+    }
 
     #[test]
     fn builtin_tables_parse() {

@@ -769,6 +769,13 @@ impl ProjectIndex {
         if exact.is_some() {
             return exact;
         }
+        // `itertools.count` through `import itertools` is the standard
+        // module's, even when the project has an `anyio/itertools.py` with
+        // a `count` (which Python names `anyio.itertools.count`).
+        let head = target.split(['.', ':', '/']).next().unwrap_or(target);
+        if unsnarl_model::knowledge::is_standard_module(lang, head) {
+            return None;
+        }
         let last = last_segment(target, lang);
         let matches = |i: u32| {
             let s = self.sum(i as usize);
@@ -1128,6 +1135,22 @@ mod tests {
 
     /// A JS function's summary: whether it returns an awaitable, and the
     /// project callees whose results it returns.
+    /// A call through an absolute import of a standard module
+    /// (`itertools.count`) is not a project function that ends with the
+    /// same names (`anyio.itertools.count`); other packages still resolve
+    /// by suffix, and an exact name still resolves.
+    #[test]
+    fn standard_module_calls_resolve_only_to_their_exact_name() {
+        let ix = build(vec![vec![
+            sum("pkgs.anyio.src.anyio.itertools.count", true, false, &[]),
+            sum("itertools.chain", false, false, &[]),
+        ]]);
+        let py = Language::Python;
+        assert_eq!(ix.resolve(py, "itertools.count", NOWHERE), None);
+        assert_eq!(ix.resolve(py, "anyio.itertools.count", NOWHERE), Some(0));
+        assert_eq!(ix.resolve(py, "itertools.chain", NOWHERE), Some(1));
+    }
+
     fn js(q: &str, awaitable: bool, via: &[&str]) -> FnSummary {
         FnSummary {
             lang: Language::JavaScript,
@@ -1225,8 +1248,11 @@ mod tests {
                         && (suffix_at_boundary(names[i], t) || suffix_at_boundary(t, names[i]))
                 })
                 .collect();
+            // A standard module's name (`io`) resolves only exactly.
+            let head = t.split(['.', ':', '/']).next().unwrap_or(t);
+            let standard = unsnarl_model::knowledge::is_standard_module(Language::Python, head);
             let want = by_exact.or(match scanned[..] {
-                [one] => Some(one),
+                [one] if !standard => Some(one),
                 _ => None,
             });
             assert_eq!(ix.resolve(Language::Python, t, NOWHERE), want, "target {t}");
