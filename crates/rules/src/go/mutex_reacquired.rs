@@ -113,11 +113,18 @@ impl Rule for MutexReacquired {
                 continue;
             }
             let both_read = r.held_kind == OpKind::RLock && r.kind == OpKind::RLock;
-            let chain: String = r
+            // ` by `T` (called at line 65)`, or ` by `a` (called at line
+            // 10) → `b` (called at line 20)` through several calls.
+            let calls: Vec<String> = r
                 .via
                 .iter()
-                .map(|(sp, n)| format!(" → `{n}` (line {})", common::line_of(cx, *sp)))
+                .map(|(sp, n)| format!("`{n}` (called at line {})", common::line_of(cx, *sp)))
                 .collect();
+            let chain = if calls.is_empty() {
+                String::new()
+            } else {
+                format!(" by {}", calls.join(" → "))
+            };
             let held_line = common::line_of(cx, r.held_at);
             let inst = &r.instance;
             let (msg, fix) = if both_read {
@@ -294,4 +301,16 @@ func (r *Registry) Retry() {
 mod tests {
     use super::*;
     crate::testing::rule_tests!(MutexReacquired);
+
+    /// The message names the call that locks again and where it is made.
+    #[test]
+    fn message_names_the_call_that_locks_again() {
+        static RULE: MutexReacquired = MutexReacquired;
+        let (found, _) = crate::testing::run_example(&RULE, Language::Go, EXAMPLES.fail[0]);
+        let first = &found.first().expect("a finding").1.message;
+        assert!(
+            first.starts_with("`r.mu` is locked again by `Has` (called at line 14) while"),
+            "{first}"
+        );
+    }
 }
