@@ -338,6 +338,21 @@ impl<'a> FileCx<'a> {
             .unwrap_or("")
     }
 
+    /// The first line of the code at `span`, trimmed and cut to about 60
+    /// characters, for quoting in messages.
+    pub fn snippet(&self, span: Span) -> String {
+        let s = self.source(span).lines().next().unwrap_or("").trim();
+        if s.len() > 60 {
+            let mut end = 57;
+            while !s.is_char_boundary(end) {
+                end -= 1;
+            }
+            format!("{}...", &s[..end])
+        } else {
+            s.to_string()
+        }
+    }
+
     /// A short rendering of a callee for messages: the resolved name when
     /// known, else the callee as written.
     pub fn callee_display(&self, c: &Call) -> String {

@@ -13,17 +13,21 @@ pub static META: RuleMeta = RuleMeta {
     category: Category::OrphanTask,
     severity: Severity::High,
     languages: &[Language::JavaScript, Language::TypeScript],
-    summary: "A `new Promise(...)` executor is an `async` function: an exception after its first `await` rejects a promise nobody sees, and the outer promise never settles.",
+    summary: "A `new Promise(...)` executor is an `async` function: an exception (after an `await`, or anywhere when it awaits nothing) rejects a promise nobody sees, and the outer promise never settles.",
     docs: r#"
 `new Promise(async (resolve, reject) => { ... })`: the executor is an async
-function with an `await` outside `try`/`catch`.
+function with an `await` outside `try`/`catch`, or with no `await` at all
+and a call outside `try`/`catch` that can throw (anything but its own
+`resolve`/`reject`).
 
 ## Why
 
 The `Promise` constructor ignores what its executor returns. If the async
 executor throws after an `await`, the error rejects the executor's own
 promise, which nobody observes: it surfaces as an unhandled rejection, while
-the promise being built never settles and everything awaiting it hangs. An
+the promise being built never settles and everything awaiting it hangs.
+Without any `await` the same goes for every throw: a synchronous executor's
+exception rejects the promise it builds, an async one's does not. An
 async executor is also a sign the wrapper is unnecessary: the async function
 already is a promise.
 
@@ -70,19 +74,50 @@ impl Rule for AsyncPromiseExecutor {
             let Some(f) = c.positional(0).and_then(|a| common::callback_fn(cx, a)) else {
                 continue;
             };
-            // Every await inside `try`/`catch` (wired to `reject`): awkward but
-            // nothing escapes.
-            if !cx.func(f).is_async || common::unguarded_await(cx, f).is_none() {
+            if !cx.func(f).is_async {
                 continue;
             }
-            out.push(cx.finding(
-                &META,
-                e.span,
-                "the executor of this `new Promise` is async: an error thrown after one of its awaits rejects a promise nobody observes (an unhandled rejection), and this promise never settles, so its awaiters hang",
-                "remove the `new Promise` wrapper and write an `async` function that returns the value, or keep the executor synchronous and wire `reject` to every failure",
-            ));
+            // Every await inside `try`/`catch` (wired to `reject`): awkward but
+            // nothing escapes.
+            if common::unguarded_await(cx, f).is_some() {
+                out.push(cx.finding(
+                    &META,
+                    e.span,
+                    "the executor of this `new Promise` is async: an error thrown after one of its awaits rejects a promise nobody observes (an unhandled rejection), and this promise never settles, so its awaiters hang",
+                    "remove the `new Promise` wrapper and write an `async` function that returns the value, or keep the executor synchronous and wire `reject` to every failure",
+                ));
+            } else if !common::has_await(cx, f)
+                && let Some(risky) = unguarded_call(cx, f)
+            {
+                // No await: `async` only moves a synchronous throw from this
+                // promise (which a plain executor's throw rejects) to the
+                // executor's own.
+                out.push(cx.finding(
+                    &META,
+                    e.span,
+                    format!(
+                        "the executor of this `new Promise` is async but awaits nothing: if `{}{}` throws, the error rejects the executor's own promise, which nobody observes (an unhandled rejection), instead of this one, so this promise never settles and its awaiters hang",
+                        if risky.is_new { "new " } else { "" },
+                        cx.snippet(cx.expr(risky.func).span),
+                    ),
+                    "drop `async` from the executor (a synchronous executor's throw rejects the promise it builds), or remove the `new Promise` wrapper",
+                ));
+            }
         }
     }
+}
+
+/// The first call or `new` in the executor that can throw and is not
+/// inside `try`/`catch`: anything but calling the executor's own
+/// `resolve`/`reject`.
+fn unguarded_call<'a>(cx: &FileCx<'a>, f: FuncId) -> Option<&'a Call> {
+    let params = &cx.func(f).params;
+    common::exprs_of(cx, f).find_map(|e| {
+        let c = cx.call(e)?;
+        let own = matches!(&cx.expr(cx.model.strip(c.func)).kind,
+            ExprKind::Name { id, .. } if params.iter().any(|p| p.name == *id));
+        (!own && !common::in_try_with_catch(cx, e)).then_some(c)
+    })
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -95,6 +130,19 @@ function readBody(req) {
     for await (const c of req) chunks.push(c);
     resolve(Buffer.concat(chunks));
   });
+}
+"#,
+        r#"
+class Queue {
+  get scheduler() {
+    return new Promise(async (resolve) => { // expect
+      if (!this._scheduler) {
+        this._scheduler = new Scheduler(this.name, this.opts);
+        this._scheduler.on("error", (e) => this.emit("error", e));
+      }
+      resolve(this._scheduler);
+    });
+  }
 }
 "#,
         r#"
@@ -132,6 +180,17 @@ const wait = (client, key) =>
       reject(e);
     }
   });
+
+const settled = (value) => new Promise(async (resolve) => resolve(value));
+
+const guarded = (make) =>
+  new Promise(async (resolve, reject) => {
+    try {
+      resolve(make());
+    } catch (e) {
+      reject(e);
+    }
+  });
 "#],
 };
 
@@ -139,4 +198,16 @@ const wait = (client, key) =>
 mod tests {
     use super::*;
     crate::testing::rule_tests!(AsyncPromiseExecutor);
+
+    /// Without an await, the message names the call whose throw is lost.
+    #[test]
+    fn message_names_the_call_that_can_throw() {
+        static RULE: AsyncPromiseExecutor = AsyncPromiseExecutor;
+        let (found, _) = crate::testing::run_example(&RULE, Language::JavaScript, EXAMPLES.fail[1]);
+        let msg = &found.first().expect("a finding").1.message;
+        assert!(
+            msg.contains("awaits nothing: if `new Scheduler` throws"),
+            "{msg}"
+        );
+    }
 }

@@ -1,7 +1,7 @@
 //! PY024: unbounded network waits in `finally` or cancellation handlers.
 
 use crate::context::FileCx;
-use crate::python::common::{is_io_call, snippet, under_deadline};
+use crate::python::common::{is_io_call, under_deadline};
 use crate::rule::{Examples, Rule, RuleMeta};
 use unsnarl_model::walk::{Visitor, walk_block};
 use unsnarl_model::*;
@@ -96,7 +96,7 @@ impl Rule for AwaitInCleanup {
                         cx.expr(e).span,
                         format!(
                             "`{}` waits on I/O {where_} with no deadline: this code runs during cancellation and shutdown, so a slow or hung peer delays them without bound",
-                            snippet(cx, cx.expr(e).span)
+                            cx.snippet(cx.expr(e).span)
                         ),
                         "bound the cleanup: `async with asyncio.timeout(...)` (shielded with `asyncio.shield` if it must complete), or hand it to an owner that drains it at shutdown",
                     ));

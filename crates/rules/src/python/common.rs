@@ -384,20 +384,6 @@ pub fn is_task_spawn(cx: &FileCx, c: &Call) -> bool {
         .is_some_and(|e| e.kind.as_deref() == Some("task"))
 }
 
-/// The first line of an expression's source, trimmed, for messages.
-pub fn snippet(cx: &FileCx, span: Span) -> String {
-    let s = cx.source(span).lines().next().unwrap_or("").trim();
-    if s.len() > 60 {
-        let mut end = 57;
-        while !s.is_char_boundary(end) {
-            end -= 1;
-        }
-        format!("{}...", &s[..end])
-    } else {
-        s.to_string()
-    }
-}
-
 pub fn is_random_ref(cx: &FileCx, x: ExprId) -> bool {
     let r = cx
         .model

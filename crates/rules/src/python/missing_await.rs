@@ -129,7 +129,7 @@ impl Rule for MissingAwait {
                     format!(
                         "`{callee}` {what}, but the call is not awaited{via}: it only builds a coroutine object, so the work never runs and its errors are never seen"
                     ),
-                    format!("`await {}`", crate::python::common::snippet(cx, e.span)),
+                    format!("`await {}`", cx.snippet(e.span)),
                 ),
                 Use::Truth => {
                     let mut f = cx.finding(
@@ -138,7 +138,7 @@ impl Rule for MissingAwait {
                         format!(
                             "`{callee}` {what}, but its result is tested for truth without `await`{via}: a coroutine object is always truthy, so the condition always holds and the check never runs"
                         ),
-                        format!("test `await {}`", crate::python::common::snippet(cx, e.span)),
+                        format!("test `await {}`", cx.snippet(e.span)),
                     );
                     f.severity = Severity::Critical;
                     f
@@ -149,7 +149,7 @@ impl Rule for MissingAwait {
                     format!(
                         "`{callee}` {what}, but its result is used as a value without `await`{via}: the code gets a coroutine object instead of the result, and the work never runs"
                     ),
-                    format!("`await {}`", crate::python::common::snippet(cx, e.span)),
+                    format!("`await {}`", cx.snippet(e.span)),
                 ),
             };
             f.related.clear();

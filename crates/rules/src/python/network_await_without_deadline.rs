@@ -1,7 +1,7 @@
 //! PY026: awaiting a network peer with no deadline.
 
 use crate::context::FileCx;
-use crate::python::common::{is_none, snippet, under_deadline};
+use crate::python::common::{is_none, under_deadline};
 use crate::rule::{Examples, Rule, RuleMeta};
 use std::collections::HashSet;
 use unsnarl_model::walk::Parent;
@@ -138,7 +138,7 @@ impl Rule for NetworkAwaitWithoutDeadline {
             } else {
                 continue;
             };
-            let code = snippet(cx, e.span);
+            let code = cx.snippet(e.span);
             const STALL: &str = "if the peer stops answering this task waits forever, holding its connection, and so does everything awaiting it";
             let (message, fix) = match limit {
                 Limit::Missing(what) => (

@@ -1,7 +1,7 @@
 //! PY012: one concurrent task per item of an unbounded input.
 
 use crate::context::FileCx;
-use crate::python::common::{FanOut, fanout_of_value, fanout_source, is_task_spawn, snippet};
+use crate::python::common::{FanOut, fanout_of_value, fanout_source, is_task_spawn};
 use crate::rule::{Examples, Rule, RuleMeta};
 use unsnarl_model::walk::{Parent, Visitor, exprs_under, walk_block};
 use unsnarl_model::*;
@@ -117,7 +117,7 @@ fn check_gather(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
         cx.expr(id).span,
         format!(
             "`gather` starts one concurrent operation per item of `{}` with no limit: a large input opens that many connections and timers at once and floods the dependency",
-            snippet(cx, cx.expr(iter).span)
+            cx.snippet(cx.expr(iter).span)
         ),
         "bound it: take an `asyncio.Semaphore(N)` inside the per-item coroutine, or use N workers reading from a bounded `asyncio.Queue`",
     ));
@@ -143,7 +143,7 @@ fn check_wait(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
         format!(
             "`{}` runs one concurrent operation per item of `{}` with no limit: a large input opens that many connections and timers at once and floods the dependency",
             c.name,
-            snippet(cx, cx.expr(iter).span)
+            cx.snippet(cx.expr(iter).span)
         ),
         "bound it: take an `asyncio.Semaphore(N)` inside the per-item coroutine, or use N workers reading from a bounded `asyncio.Queue`",
     ));
@@ -200,7 +200,7 @@ fn check_spawn(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
         cx.expr(id).span,
         format!(
             "a task is started for every item of `{}` with no limit on how many run at once: a large input starts that many concurrent operations",
-            snippet(cx, cx.expr(iter).span)
+            cx.snippet(cx.expr(iter).span)
         ),
         "bound the fan-out: acquire an `asyncio.Semaphore(N)` in the spawned coroutine (or before spawning), or run N workers over a bounded queue",
     ));
