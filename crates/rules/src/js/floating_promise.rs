@@ -332,7 +332,18 @@ fn handled_promise(cx: &FileCx, f: FuncId, v: ExprId, depth: usize) -> bool {
 /// `reject`.
 fn never_rejects(cx: &FileCx, c: &Call) -> bool {
     let l = c.name.to_ascii_lowercase();
-    if c.receiver.is_none() && (l.ends_with("sleep") || l.ends_with("delay")) {
+    // Called bare or through its module (`require_utils.sleep(ms)` in
+    // CommonJS output is `sleep(ms)` in the ES module build).
+    let through_module = c.receiver.is_none_or(|r| {
+        matches!(
+            &cx.expr(cx.model.strip(r)).kind,
+            ExprKind::Name {
+                resolved: Some(_),
+                ..
+            }
+        )
+    });
+    if through_module && (l.ends_with("sleep") || l.ends_with("delay")) {
         return true;
     }
     if c.target.as_deref() == Some("timers/promises.setTimeout") {
@@ -618,6 +629,13 @@ function whenOnline(isOnline) {
 function scheduleRetry(ms, attempt) {
   sleep(ms).then(() => attempt());
   whenOnline(() => navigator.onLine).then(attempt);
+}
+"#,
+        r#"
+const utils = require("./utils.cjs");
+
+function scheduleRetry(ms, attempt) {
+  utils.sleep(ms).then(() => attempt());
 }
 "#,
         r#"
