@@ -19,7 +19,10 @@ pub static META: RuleMeta = RuleMeta {
 A handler that catches cancellation (`asyncio.CancelledError`,
 `BaseException`, a bare `except:`, `trio.Cancelled`) around code that
 awaits, where some path through the handler neither re-raises nor raises
-something else.
+something else. A handler that keeps the exception to raise it later
+(stores it, appends it to a list, sets it on a future, saves
+`sys.exc_info()`) or hands it to a helper of the file that raises is not
+reported.
 
 ## Why
 
@@ -157,7 +160,7 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
 /// (`errors.append(exc)`, `future.set_exception(exc)`, `exc_val = exc`, or
 /// a helper of this file that decides whether to re-raise it).
 fn forwards_exception(cx: &FileCx, h: &Handler) -> bool {
-    if test_failure(cx, &h.body) {
+    if test_failure(cx, &h.body) || captures_exc_info(cx, &h.body) {
         return true;
     }
     let Some(name) = h.name.as_deref() else {
@@ -197,6 +200,21 @@ fn forwards_exception(cx: &FileCx, h: &Handler) -> bool {
                 .args
                 .iter()
                 .any(|a| cx.model.name_of(a.value) == Some(name))
+        })
+}
+
+/// `details = sys.exc_info()` (or `sys.exception()`): the handler keeps
+/// the exception to raise it later, as `contextlib.AsyncExitStack` does
+/// with a bare `except:` while it runs the remaining exit callbacks.
+fn captures_exc_info(cx: &FileCx, body: &Block) -> bool {
+    unsnarl_model::walk::calls_in_block(cx.model, body)
+        .into_iter()
+        .any(|e| {
+            matches!(
+                cx.call(e).and_then(|c| c.target.as_deref()),
+                Some("sys.exc_info" | "sys.exception")
+            ) && matches!(cx.tree.expr_parent(e), unsnarl_model::walk::Parent::Stmt(s)
+                if matches!(&cx.stmt(s).kind, StmtKind::Assign { value: Some(v), .. } if *v == e))
         })
 }
 
@@ -357,6 +375,7 @@ async def h():
 "#,
         r#"
 import asyncio
+import sys
 
 async def stop(task):
     task.cancel()
@@ -403,6 +422,16 @@ async def cleanup(exits):
             errors.append(exc)
     if errors:
         raise errors[0]
+
+async def exit_all(callbacks):
+    pending = None
+    for cb in callbacks:
+        try:
+            await cb()
+        except:
+            pending = sys.exc_info()
+    if pending is not None:
+        raise pending[1]
 
 def sync_code():
     try:
