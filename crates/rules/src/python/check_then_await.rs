@@ -23,7 +23,10 @@ d`, `not d.get(k)`, `d.get(k) is None`, `not self.x`, `self.x is None`) and
 whose body writes that state after (or with) an `await`:
 `cache[k] = await fetch(k)`, `self.conn = await connect()`. Shared state is
 a module-level variable or an attribute of `self`; bodies under an
-`asyncio.Lock` are not reported.
+`asyncio.Lock` are not reported, nor code after the coroutine claimed the
+object for itself (`if self._closed: return` directly followed by setting
+`self._closed`, or calling a method that does): every other call returns at
+that check.
 
 ## Why
 
@@ -88,7 +91,7 @@ impl Rule for CheckThenAwait {
             if !cx.func(f).is_async || cx.func(f).is_test {
                 continue;
             }
-            if under_lock(cx, s) {
+            if under_lock(cx, s) || after_claim(cx, &globals, f, s) {
                 continue;
             }
             // `if k not in d: d[k] = await ...`: the act is in the branch.
@@ -293,6 +296,56 @@ fn uses_awaited_value(cx: &FileCx, then: &Block, w: StmtId, value: ExprId) -> bo
         .any(|y| cx.model.name_of(y).is_some_and(|n| awaited.contains(n)))
 }
 
+/// `s` comes after the function claimed the object for this call alone:
+/// `if self._closed: return` and, with no await in between, the statement
+/// that sets it (`self._closed = True`, or `self._set_closed()`, a method
+/// of the class that does). Every other task running the function returns
+/// at the check, so nothing after it is raced by another call of it.
+fn after_claim(cx: &FileCx, globals: &HashSet<String>, f: FuncId, s: StmtId) -> bool {
+    let body = &cx.func(f).body;
+    // The top-level statement of the body that holds `s`.
+    let Some(at) = body
+        .iter()
+        .position(|&b| b == s || in_block(cx, &[b].to_vec(), s))
+    else {
+        return false;
+    };
+    body[..at].windows(2).any(|pair| {
+        let StmtKind::If { cond, then, orelse } = &cx.stmt(pair[0]).kind else {
+            return false;
+        };
+        if !orelse.is_empty() || !exits(cx, then) {
+            return false;
+        }
+        let Some(flag) = state_of(cx, globals, *cond) else {
+            return false;
+        };
+        sets_flag(cx, pair[1], &flag)
+    })
+}
+
+/// Statement `s` sets `flag` (`self.x`) without awaiting: an assignment to
+/// it, or a call of a method of the same class whose body assigns it.
+fn sets_flag(cx: &FileCx, s: StmtId, flag: &str) -> bool {
+    match &cx.stmt(s).kind {
+        StmtKind::Assign { targets, .. } => targets
+            .iter()
+            .any(|&t| cx.model.dotted(t).as_deref() == Some(flag)),
+        StmtKind::Expr(e) => {
+            let Some(c) = cx.call(*e) else { return false };
+            let Some(m) = cx.callee_in_file(c) else {
+                return false;
+            };
+            !cx.func(m).is_async
+                && cx.body_stmts(m).iter().any(|&b| {
+                    matches!(&cx.stmt(b).kind, StmtKind::Assign { targets, .. }
+                        if targets.iter().any(|&t| cx.model.dotted(t).as_deref() == Some(flag)))
+                })
+        }
+        _ => false,
+    }
+}
+
 fn in_block(cx: &FileCx, block: &Block, s: StmtId) -> bool {
     block.contains(&s) || cx.tree.stmt_ancestors(s).any(|a| block.contains(&a))
 }
@@ -313,6 +366,16 @@ fn under_lock(cx: &FileCx, s: StmtId) -> bool {
 pub static EXAMPLES: Examples = Examples {
     language: Language::Python,
     fail: &[
+        r#"
+class Conn:
+    async def close(self):
+        if self._closed:
+            return
+        await self._flush()
+        self._closed = True
+        if self._code is None:
+            self._code = await self._read()  # expect
+"#,
         r#"
 cache = {}
 
@@ -373,6 +436,18 @@ class Repo:
                 if self._conn is None:
                     self._conn = await connect()
         return self._conn
+
+    async def close(self):
+        if self._closed:
+            return False
+        self._set_closed()
+        await self._writer.close()
+        if self._close_code is None:
+            self._close_code = await self._reader.read()
+        return True
+
+    def _set_closed(self):
+        self._closed = True
 
     async def local(self, uid):
         seen = {}
