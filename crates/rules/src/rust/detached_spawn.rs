@@ -93,6 +93,9 @@ impl Rule for DetachedSpawn {
             {
                 continue;
             }
+            // A body that logs its failures has someone seeing its errors;
+            // its panics still reach nobody.
+            let logs = logs_failures(cx, id);
             // `Builder::new().spawn(f).unwrap()` / `..spawn(f)?`: the handle
             // is the unwrapped value.
             let id = through_unwrap(cx, id);
@@ -114,17 +117,58 @@ impl Rule for DetachedSpawn {
             } else {
                 "task"
             };
+            let lost = if logs {
+                "its panics reach nobody (its errors are only logged)"
+            } else {
+                "its panics and errors reach nobody"
+            };
             out.push(cx.finding(
                 &META,
                 e.span,
                 format!(
-                    "`{}` starts a detached {noun}: {how}, so its panics and errors reach nobody and nothing waits for it or stops it on shutdown",
+                    "`{}` starts a detached {noun}: {how}, so {lost} and nothing waits for it or stops it on shutdown",
                     cx.callee_display(c)
                 ),
                 entry.fix.clone(),
             ));
         }
     }
+}
+
+/// The spawned closure or async block writes log output (`error!`,
+/// `eprintln!`) in a branch taken on an `Err` (`if let Err(e) = ...`, a
+/// `match` arm `Err(e) => ...`): it reports its own failures.
+fn logs_failures(cx: &FileCx, spawn: ExprId) -> bool {
+    let Some(body) = super::common::spawned_fn(cx, spawn) else {
+        return false;
+    };
+    let mentions_err = |root: ExprId| {
+        unsnarl_model::walk::exprs_under(cx.model, root)
+            .into_iter()
+            .any(|x| cx.model.resolved(x) == Some("std::result::Result::Err"))
+    };
+    // `inner` is a statement of a branch of `outer` taken on an `Err`.
+    let err_branch = |inner: StmtId, outer: StmtId| match &cx.stmt(outer).kind {
+        StmtKind::If { cond, then, .. } => then.contains(&inner) && mentions_err(*cond),
+        StmtKind::Switch { cases, .. } => cases
+            .iter()
+            .any(|c| c.body.contains(&inner) && c.patterns.iter().any(|&p| mentions_err(p))),
+        _ => false,
+    };
+    let in_err_branch = |s: StmtId| {
+        std::iter::once(s)
+            .chain(cx.tree.stmt_ancestors(s))
+            .zip(cx.tree.stmt_ancestors(s))
+            .any(|(inner, outer)| err_branch(inner, outer))
+    };
+    cx.with_nested(body).into_iter().any(|f| {
+        cx.body_stmts(f).iter().any(|&s| {
+            super::common::own_exprs(cx.model, s).into_iter().any(|e| {
+                cx.call(e)
+                    .is_some_and(|c| cx.effect(c, Effect::Logging).is_some())
+            }) && in_err_branch(s)
+        })
+    })
 }
 
 /// An executor adapter: the spawned future is a parameter of the function
@@ -510,6 +554,20 @@ pub static EXAMPLES: Examples = Examples {
     language: Language::Rust,
     fail: &[
         r#"
+use tracing::error;
+
+async fn accept_loop(listener: tokio::net::TcpListener) {
+    loop {
+        let (socket, _) = listener.accept().await.unwrap();
+        tokio::spawn(async move { // expect
+            if let Err(e) = serve(socket).await {
+                error!("connection failed: {e}");
+            }
+        });
+    }
+}
+"#,
+        r#"
 async fn fire(items: Vec<u32>) {
     for item in items {
         tokio::spawn(async move { push(item).await }); // expect
@@ -672,4 +730,37 @@ async fn answer(req: Request, reply: oneshot::Sender<Response>) {
 mod tests {
     use super::*;
     crate::testing::rule_tests!(DetachedSpawn);
+
+    /// A task that logs its errors is still detached, and the message says
+    /// what is lost: its panics, not its errors.
+    #[test]
+    fn message_says_a_logging_task_loses_only_its_panics() {
+        static RULE: DetachedSpawn = DetachedSpawn;
+        let msg = |ex: &str| {
+            let (found, _) = crate::testing::run_example(&RULE, Language::Rust, ex);
+            found.first().expect("a finding").1.message.clone()
+        };
+        let logging = msg(EXAMPLES.fail[0]);
+        assert!(
+            logging.contains("its panics reach nobody (its errors are only logged)"),
+            "{logging}"
+        );
+        let silent = msg(EXAMPLES.fail[1]);
+        assert!(
+            silent.contains("its panics and errors reach nobody"),
+            "{silent}"
+        );
+        // A `match` arm on `Err` counts; printing on the way does not.
+        let arm = msg(
+            "async fn f() {\n    tokio::spawn(async move {\n        match serve().await {\n            Ok(()) => {}\n            Err(e) => eprintln!(\"failed: {e}\"),\n        }\n    });\n}\n",
+        );
+        assert!(arm.contains("its errors are only logged"), "{arm}");
+        let chatty = msg(
+            "async fn f() {\n    tokio::spawn(async move {\n        let c = accept().await.unwrap();\n        println!(\"accepted {c}\");\n    });\n}\n",
+        );
+        assert!(
+            chatty.contains("its panics and errors reach nobody"),
+            "{chatty}"
+        );
+    }
 }
