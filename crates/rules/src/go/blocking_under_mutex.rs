@@ -104,15 +104,21 @@ impl Rule for BlockingUnderMutex {
             };
             flow::run_function(cx, &mut fl, &cx.func(f).body, HeldSet::new());
             let mut seen = BTreeSet::new();
-            for (span, what, lock, lock_at) in fl.found {
+            for (span, (what, on_goroutine), lock, lock_at) in fl.found {
                 if !seen.insert(span.start) {
                     continue;
                 }
+                // Only a wait on another goroutine can wait for this lock.
+                let worst = if on_goroutine {
+                    format!("and if the other side needs `{lock}` too, this is a deadlock")
+                } else {
+                    "so one slow call here stalls them all".to_string()
+                };
                 out.push(cx.finding(
                     &META,
                     span,
                     format!(
-                        "{what} while holding `{lock}` (locked at line {}): every goroutine that needs `{lock}` waits as long as this does, and if the other side needs `{lock}` too, this is a deadlock",
+                        "{what} while holding `{lock}` (locked at line {}): every goroutine that needs `{lock}` waits as long as this does, {worst}",
                         common::line_of(cx, lock_at)
                     ),
                     format!(
@@ -124,20 +130,29 @@ impl Rule for BlockingUnderMutex {
     }
 }
 
+/// A knowledge entry for waiting on other goroutines (`WaitGroup.Wait`),
+/// which deadlocks when they need the held lock to finish.
+fn waits_for_goroutines(entry: &Entry) -> bool {
+    entry.kind.as_deref() == Some("waits-for-goroutines")
+}
+
 struct Under {
     f: FuncId,
-    found: Vec<(Span, String, String, Span)>,
+    /// Where, what blocks (and whether another goroutine is waited for),
+    /// the lock held, and where it was taken.
+    found: Vec<(Span, (String, bool), String, Span)>,
 }
 
 impl Under {
-    fn report(&mut self, held: &HeldSet, span: Span, what: String) {
+    fn report(&mut self, held: &HeldSet, span: Span, what: (String, bool)) {
         let Some(h) = held.last() else { return };
         self.found
             .push((span, what, h.op.instance.clone(), h.op.span));
     }
 
-    /// What blocks in an expression evaluated now.
-    fn blocking(&self, cx: &FileCx, e: ExprId) -> Option<String> {
+    /// What blocks in an expression evaluated now, and whether what it
+    /// waits for is another goroutine (which may need the lock itself).
+    fn blocking(&self, cx: &FileCx, e: ExprId) -> Option<(String, bool)> {
         match &cx.expr(e).kind {
             ExprKind::Send { channel, .. } => {
                 if buffered_local(cx, self.f, *channel)
@@ -146,18 +161,24 @@ impl Under {
                 {
                     return None;
                 }
-                Some(format!(
-                    "sends on `{}` (blocks until a receiver takes it)",
-                    cx.source(cx.expr(*channel).span)
+                Some((
+                    format!(
+                        "sends on `{}` (blocks until a receiver takes it)",
+                        cx.source(cx.expr(*channel).span)
+                    ),
+                    true,
                 ))
             }
             ExprKind::Recv(ch) => {
                 if is_done_like(cx, *ch) {
                     return None;
                 }
-                Some(format!(
-                    "receives from `{}` (blocks until a sender shows up)",
-                    cx.source(cx.expr(*ch).span)
+                Some((
+                    format!(
+                        "receives from `{}` (blocks until a sender shows up)",
+                        cx.source(cx.expr(*ch).span)
+                    ),
+                    true,
                 ))
             }
             ExprKind::Call(c) => {
@@ -168,24 +189,37 @@ impl Under {
                     if serializing_io(&entry.what) {
                         return None;
                     }
-                    return Some(format!("`{}` {}", short(&cx.callee_display(c)), entry.what));
+                    return Some((
+                        format!("`{}` {}", short(&cx.callee_display(c)), entry.what),
+                        waits_for_goroutines(entry),
+                    ));
                 }
                 if let Some(t) = &c.target
                     && let Some(chain) = cx.index.blocking_chain_of(cx.lang, t, cx.file)
                     && chain.steps.len() <= 1
                     && !serializing_io(&chain.site.what)
                 {
-                    return Some(format!(
-                        "`{}` (which calls `{}`) {}",
-                        short(&cx.callee_display(c)),
-                        short(&chain.site.callee),
-                        chain.site.what
+                    let callee = &chain.site.callee;
+                    let last = callee.rsplit(['.', '/']).next().unwrap_or(callee);
+                    return Some((
+                        format!(
+                            "`{}` (which calls `{}`) {}",
+                            short(&cx.callee_display(c)),
+                            short(callee),
+                            chain.site.what
+                        ),
+                        cx.kb
+                            .find(Effect::Blocking, Some(callee), last)
+                            .is_some_and(waits_for_goroutines),
                     ));
                 }
                 if self.is_callback(cx, c) {
-                    return Some(format!(
-                        "calls the function value `{}` (code this function does not control, which may block or take the same lock)",
-                        cx.source(cx.expr(c.func).span)
+                    return Some((
+                        format!(
+                            "calls the function value `{}` (code this function does not control, which may block or take the same lock)",
+                            cx.source(cx.expr(c.func).span)
+                        ),
+                        false,
                     ));
                 }
                 None
@@ -419,7 +453,10 @@ impl Flow for Under {
         self.report(
             st,
             Span::new(span.start, span.start + 6),
-            "waits in a `select` with no `default` case".to_string(),
+            (
+                "waits in a `select` with no `default` case".to_string(),
+                true,
+            ),
         );
     }
     fn join(&self, a: &HeldSet, b: &HeldSet) -> HeldSet {
@@ -605,4 +642,34 @@ func (h *Hub) Later(e Event) {
 mod tests {
     use super::*;
     crate::testing::rule_tests!(BlockingUnderMutex);
+
+    /// Waiting on another goroutine can deadlock on the held lock; an HTTP
+    /// call or a sleep only makes everyone wait.
+    #[test]
+    fn deadlock_is_named_only_for_waits_on_other_goroutines() {
+        static RULE: BlockingUnderMutex = BlockingUnderMutex;
+        let (found, _) = crate::testing::run_example(&RULE, Language::Go, EXAMPLES.fail[0]);
+        let message = |needle: &str| {
+            found
+                .iter()
+                .map(|(_, f)| f.message.as_str())
+                .find(|m| m.contains(needle))
+                .unwrap_or_else(|| panic!("no finding about {needle}"))
+        };
+        assert!(message("sends on `s`").contains("this is a deadlock"));
+        for calm in ["makes an HTTP request", "sleeps"] {
+            let m = message(calm);
+            assert!(
+                !m.contains("deadlock") && m.contains("stalls them all"),
+                "{m}"
+            );
+        }
+        let wg = "package app\n\nimport \"sync\"\n\ntype P struct {\n\tmu sync.Mutex\n\twg sync.WaitGroup\n}\n\nfunc (p *P) Stop() {\n\tp.mu.Lock()\n\tdefer p.mu.Unlock()\n\tp.wg.Wait()\n}\n";
+        let (found, _) = crate::testing::run_example(&RULE, Language::Go, wg);
+        let m = &found.first().expect("a finding").1.message;
+        assert!(
+            m.contains("waits for other goroutines") && m.contains("this is a deadlock"),
+            "{m}"
+        );
+    }
 }
