@@ -18,7 +18,8 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 A loop over a channel (a stream), or over a slice or map whose size the
 code does not control (unless the goroutines provably only compute with
-code of this file), starts one goroutine per item (`go` or `g.Go` of an errgroup with no
+code of this file; an array, a count or a literal list has a size the code
+fixes), starts one goroutine per item (`go` or `g.Go` of an errgroup with no
 `SetLimit`), and nothing in the loop waits for a slot first (a semaphore
 channel send, `sem.Acquire`, a `Wait`).
 
@@ -188,7 +189,8 @@ fn first_waits(cx: &FileCx, g: FuncId) -> bool {
 }
 
 /// A range over a literal, a constant, a count (`range n`, `range
-/// workers`) or a variable bound to a literal list.
+/// workers`), an array (its length is in its type) or a variable bound to
+/// a literal list.
 fn bounded_input(cx: &FileCx, f: FuncId, iter: ExprId) -> bool {
     let iter = cx.model.strip(iter);
     match &cx.expr(iter).kind {
@@ -202,8 +204,11 @@ fn bounded_input(cx: &FileCx, f: FuncId, iter: ExprId) -> bool {
         return true;
     }
     if let Some(t) = cx.sema.type_of(iter)
-        && is_int_type(t)
+        && (is_int_type(t) || is_array_type(t))
     {
+        return true;
+    }
+    if field_type_text(cx, iter).is_some_and(is_array_type) {
         return true;
     }
     let Some(name) = cx.model.name_of(iter).or_else(|| {
@@ -245,6 +250,26 @@ fn bounded_input(cx: &FileCx, f: FuncId, iter: ExprId) -> bool {
         cur = cx.func(id).parent;
     }
     false
+}
+
+/// The declared type, as written, of a field read as `x.f` where `x` has a
+/// struct type of this file (`data [8][]int` gives `[8][]int`).
+fn field_type_text<'a>(cx: &FileCx<'a>, e: ExprId) -> Option<&'a str> {
+    let ExprKind::Attr { obj, name, .. } = &cx.expr(e).kind else {
+        return None;
+    };
+    let owner = cx.sema.type_of(*obj)?.trim_start_matches('*');
+    let decl = cx.model.types.iter().find(|t| t.qualname == owner)?;
+    let field = decl.fields.iter().find(|f| f.name == *name)?;
+    Some(field.ty.text.as_str())
+}
+
+/// `[8]T` or `*[8]T`: an array, whose length is part of its type (a
+/// slice, `[]T`, is not).
+fn is_array_type(t: &str) -> bool {
+    t.trim_start_matches('*')
+        .strip_prefix('[')
+        .is_some_and(|rest| !rest.starts_with(']'))
 }
 
 fn is_int_type(t: &str) -> bool {
@@ -294,6 +319,27 @@ fn limited(cx: &FileCx, group: &str) -> bool {
 pub static EXAMPLES: Examples = Examples {
     language: Language::Go,
     fail: &[
+        r#"
+package app
+
+import "sync"
+
+type batch struct {
+	items []Item
+}
+
+func (b *batch) Send() {
+	var wg sync.WaitGroup
+	for _, it := range b.items {
+		wg.Add(1)
+		go func(it Item) { // expect
+			defer wg.Done()
+			upload(it)
+		}(it)
+	}
+	wg.Wait()
+}
+"#,
         r#"
 package app
 
@@ -348,6 +394,29 @@ func Crawl(links map[string]bool) {
 "#,
     ],
     pass: &[
+        r#"
+package app
+
+import "sync"
+
+type sections struct {
+	parts [8][]byte
+	all   []byte
+}
+
+// One goroutine per element of an array: as many as its type says.
+func (s *sections) Compress() {
+	var wg sync.WaitGroup
+	for i := range s.parts {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			s.parts[i] = upload(s.parts[i])
+		}(i)
+	}
+	wg.Wait()
+}
+"#,
         r#"
 package app
 
