@@ -72,11 +72,18 @@ impl Rule for UnboundedQueue {
             let Some(reason) = unbounded_reason(cx.model, c, entry) else {
                 continue;
             };
+            // A type that has no bound at all says so in its own words
+            // (`a queue that cannot be bounded`).
+            let limit = if entry.unbounded == Some(Unbounded::Always) {
+                String::new()
+            } else {
+                format!(" with no capacity limit ({reason})")
+            };
             out.push(cx.finding(
                 &META,
                 e.span,
                 format!(
-                    "`{}` creates {} with no capacity limit ({reason}): a slow consumer turns it into growing memory and latency instead of backpressure",
+                    "`{}` creates {}{limit}: a slow consumer turns it into growing memory and latency instead of backpressure",
                     cx.callee_display(c),
                     entry.what
                 ),
@@ -99,6 +106,7 @@ c = queue.Queue()  # expect
 d = multiprocessing.Queue()  # expect
 e = AQ(0)  # expect
 f = asyncio.PriorityQueue(-1)  # expect
+g = queue.SimpleQueue()  # expect
 "#,
         r#"
 import math
@@ -134,4 +142,23 @@ q = Queue()
 mod tests {
     use super::*;
     crate::testing::rule_tests!(UnboundedQueue);
+
+    /// The reason is given for a queue left unbounded, not for a type that
+    /// cannot be bounded at all.
+    #[test]
+    fn messages_give_the_reason_only_when_a_bound_was_possible() {
+        static RULE: UnboundedQueue = UnboundedQueue;
+        let (found, _) = crate::testing::run_example(&RULE, Language::Python, EXAMPLES.fail[0]);
+        let on = |needle: &str| {
+            found
+                .iter()
+                .map(|(_, f)| f.message.as_str())
+                .find(|m| m.starts_with(needle))
+                .unwrap_or_else(|| panic!("no finding for {needle}"))
+        };
+        let simple =
+            on("`queue.SimpleQueue` creates a queue that cannot be bounded: a slow consumer");
+        assert!(!simple.contains("capacity limit"), "{simple}");
+        assert!(on("`queue.Queue` creates").contains("with no capacity limit (no bound is given)"));
+    }
 }
