@@ -91,10 +91,12 @@ impl Rule for ShieldWithoutOwner {
 /// Describes the shielded value when nothing else owns it.
 fn unowned(cx: &FileCx, shield: ExprId, arg: ExprId) -> Option<String> {
     let arg = cx.model.strip(arg);
-    if let Some(c) = cx.call(arg) {
+    if cx.call(arg).is_some() {
+        // As written (`work(job)`): the resolved name of a project function
+        // is its whole module path.
         return Some(format!(
             "`{}` is shielded directly, so the task `shield` wraps it in is referenced by nobody else",
-            cx.callee_display(c)
+            cx.snippet(cx.expr(arg).span)
         ));
     }
     let name = cx.model.name_of(arg)?;
@@ -204,4 +206,16 @@ async def registered(registry, coro):
 mod tests {
     use super::*;
     crate::testing::rule_tests!(ShieldWithoutOwner);
+
+    /// The shielded call is quoted as written, not by its resolved name.
+    #[test]
+    fn message_quotes_the_shielded_call() {
+        static RULE: ShieldWithoutOwner = ShieldWithoutOwner;
+        let (found, _) = crate::testing::run_example(&RULE, Language::Python, EXAMPLES.fail[0]);
+        let m = &found.first().expect("a finding").1.message;
+        assert!(
+            m.starts_with("`lease.release()` is shielded directly"),
+            "{m}"
+        );
+    }
 }
