@@ -190,7 +190,11 @@ impl Under {
                         return None;
                     }
                     return Some((
-                        format!("`{}` {}", short(&cx.callee_display(c)), entry.what),
+                        format!(
+                            "`{}` {}",
+                            common::short_name(&cx.callee_display(c)),
+                            entry.what
+                        ),
                         waits_for_goroutines(entry),
                     ));
                 }
@@ -204,8 +208,8 @@ impl Under {
                     return Some((
                         format!(
                             "`{}` (which calls `{}`) {}",
-                            short(&cx.callee_display(c)),
-                            short(callee),
+                            common::short_name(&cx.callee_display(c)),
+                            common::short_name(callee),
                             chain.site.what
                         ),
                         cx.kb
@@ -305,10 +309,6 @@ fn ranged_over(cx: &FileCx, f: FuncId, name: &str) -> bool {
         matches!(&cx.stmt(s).kind, StmtKind::For { target: Some(t), .. }
             if common::names_in_target(cx, *t).contains(&name))
     })
-}
-
-fn short(s: &str) -> &str {
-    s.rsplit('/').next().unwrap_or(s)
 }
 
 /// `<-ctx.Done()`, `<-done`-style waits on cancellation are still blocking

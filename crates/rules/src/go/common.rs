@@ -30,6 +30,12 @@ fn build_ignored(text: &str) -> bool {
     false
 }
 
+/// A qualified name without its import path's directories, for messages:
+/// `golang.org/x/net/http2.Transport.RoundTrip` is `http2.Transport.RoundTrip`.
+pub fn short_name(qualified: &str) -> &str {
+    qualified.rsplit('/').next().unwrap_or(qualified)
+}
+
 /// Test code: a `_test.go` file or a test function.
 pub fn in_test(cx: &FileCx, f: FuncId) -> bool {
     cx.model.is_test || cx.func(f).is_test
@@ -665,7 +671,8 @@ fn starts_with_verb(name: &str) -> bool {
 /// (knowledge), is a project function known to block, or is an unknown
 /// callee named like I/O (`fetch(u)`, `s.store.Delete(id)`).
 pub fn io_call(cx: &FileCx, c: &Call) -> Option<String> {
-    let callee = cx.callee_display(c);
+    let display = cx.callee_display(c);
+    let callee = short_name(&display);
     if let Some(e) = cx.effect(c, Effect::Blocking)
         && !matches!(
             c.target.as_deref(),

@@ -97,7 +97,7 @@ impl Rule for ContextLessCall {
             }
             let ctx = ctx.expr();
             let callee = cx.callee_display(c);
-            let short = callee.rsplit('/').next().unwrap_or(&callee);
+            let short = common::short_name(&callee);
             out.push(cx.finding(
                 &META,
                 e.span,

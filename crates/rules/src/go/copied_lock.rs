@@ -107,8 +107,12 @@ impl Rule for CopiedLock {
         }
         let why = |t: &str| -> String {
             match locky.get(t) {
-                Some(inner) => format!("`{}` holds a `{}`", short(t), short(inner)),
-                None => format!("`{}` is a lock", short(t)),
+                Some(inner) => format!(
+                    "`{}` holds a `{}`",
+                    common::short_name(t),
+                    common::short_name(inner)
+                ),
+                None => format!("`{}` is a lock", common::short_name(t)),
             }
         };
         let is_locky = |t: &str| locky.contains_key(t) || NOCOPY.contains(&t);
@@ -224,10 +228,6 @@ fn mentions_sync(cx: &FileCx) -> bool {
         .imports
         .iter()
         .any(|i| i.target == "sync" || i.target == "sync/atomic")
-}
-
-fn short(t: &str) -> &str {
-    t.rsplit('/').next().unwrap_or(t)
 }
 
 /// A type written without a pointer, slice, map, channel or func.

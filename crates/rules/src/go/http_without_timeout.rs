@@ -128,7 +128,7 @@ impl Rule for HttpWithoutTimeout {
                         _ => continue,
                     }
                     let callee = cx.callee_display(c);
-                    let short = callee.rsplit('/').next().unwrap_or(&callee);
+                    let short = common::short_name(&callee);
                     out.push(cx.finding(
                         &META,
                         e.span,

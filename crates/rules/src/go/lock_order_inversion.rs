@@ -108,7 +108,7 @@ impl Rule for LockOrderInversion {
             if !reported.insert((e.at.start, e.at.end)) {
                 continue;
             }
-            let short = |s: &str| s.rsplit('/').next().unwrap_or(s).to_string();
+            let short = |s: &str| common::short_name(s).to_string();
             let path = |x: &locks::Edge| -> String {
                 let mut p = format!(
                     "{} locks `{}` (line {})",

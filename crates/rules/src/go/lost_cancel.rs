@@ -108,7 +108,7 @@ impl Rule for LostCancel {
             let Some(&cancel) = elems.get(1) else {
                 continue;
             };
-            let short = api.rsplit('/').next().unwrap_or(api);
+            let short = common::short_name(api);
             let Some(name) = cx.model.name_of(cancel) else {
                 continue;
             };
