@@ -195,7 +195,7 @@ enum Limit {
 fn request_limit(cx: &FileCx, c: &Call, target: &str, sessions: &Sessions) -> Limit {
     match c.kwarg("timeout") {
         Some(t) if is_none(cx, t) => Limit::Off("`timeout=None`"),
-        Some(t) => client_timeout_limit(cx, t, "the call's"),
+        Some(t) => client_timeout_limit(cx, t, Owner::Call),
         None if target == "aiohttp.request" => Limit::AiohttpDefault,
         None => sessions.limit_for(cx, c),
     }
@@ -237,7 +237,7 @@ fn sessions(cx: &FileCx) -> Sessions {
     for (id, c) in cx.calls_to(&["aiohttp.ClientSession"]) {
         let limit = match c.kwarg("timeout") {
             _ if c.args.iter().any(|a| a.spread) => Limit::Set,
-            Some(t) if !is_none(cx, t) => client_timeout_limit(cx, t, "the session's"),
+            Some(t) if !is_none(cx, t) => client_timeout_limit(cx, t, Owner::Session),
             _ => Limit::AiohttpDefault,
         };
         weakest = match (weakest, limit) {
@@ -273,10 +273,17 @@ fn bound_name(cx: &FileCx, value: ExprId) -> Option<Str> {
     }
 }
 
+/// Whose `timeout=` it is.
+#[derive(Clone, Copy)]
+enum Owner {
+    Call,
+    Session,
+}
+
 /// What a `timeout=` value bounds: an `aiohttp.ClientTimeout(...)` built
 /// in the call or bound to a name by one assignment in this file. Anything
 /// else (a number, a value from elsewhere) counts as set.
-fn client_timeout_limit(cx: &FileCx, value: ExprId, whose: &'static str) -> Limit {
+fn client_timeout_limit(cx: &FileCx, value: ExprId, owner: Owner) -> Limit {
     let Some(c) = client_timeout_call(cx, value) else {
         return Limit::Set;
     };
@@ -288,11 +295,14 @@ fn client_timeout_limit(cx: &FileCx, value: ExprId, whose: &'static str) -> Limi
     {
         Limit::Set
     } else if bounds(c.kwarg("connect")) || bounds(c.kwarg("sock_connect")) {
-        Limit::ConnectOnly(whose)
+        Limit::ConnectOnly(match owner {
+            Owner::Call => "the call's",
+            Owner::Session => "the session's",
+        })
     } else {
-        Limit::Off(match whose {
-            "the session's" => "the session's empty `ClientTimeout`",
-            _ => "the call's empty `ClientTimeout`",
+        Limit::Off(match owner {
+            Owner::Call => "the call's empty `ClientTimeout`",
+            Owner::Session => "the session's empty `ClientTimeout`",
         })
     }
 }
