@@ -306,7 +306,7 @@ fn after_claim(cx: &FileCx, globals: &HashSet<String>, f: FuncId, s: StmtId) -> 
     // The top-level statement of the body that holds `s`.
     let Some(at) = body
         .iter()
-        .position(|&b| b == s || in_block(cx, &[b].to_vec(), s))
+        .position(|&b| b == s || cx.tree.stmt_ancestors(s).any(|a| a == b))
     else {
         return false;
     };
@@ -321,6 +321,7 @@ fn after_claim(cx: &FileCx, globals: &HashSet<String>, f: FuncId, s: StmtId) -> 
             return false;
         };
         sets_flag(cx, pair[1], &flag)
+            && crate::util::awaits_in_block(cx.model, &vec![pair[1]]).is_empty()
     })
 }
 
@@ -375,6 +376,13 @@ class Conn:
         self._closed = True
         if self._code is None:
             self._code = await self._read()  # expect
+
+    async def open(self):
+        if self._conn:
+            return
+        self._conn = await self._dial()  # expect
+        if self._banner is None:
+            self._banner = await self._read()  # expect
 "#,
         r#"
 cache = {}
