@@ -104,7 +104,13 @@ impl Rule for BlockingUnderMutex {
             };
             flow::run_function(cx, &mut fl, &cx.func(f).body, HeldSet::new());
             let mut seen = BTreeSet::new();
-            for (span, (what, on_goroutine), lock, lock_at) in fl.found {
+            for Found {
+                span,
+                what: (what, on_goroutine),
+                lock,
+                lock_at,
+            } in fl.found
+            {
                 if !seen.insert(span.start) {
                     continue;
                 }
@@ -138,26 +144,39 @@ fn waits_for_goroutines(entry: &Entry) -> bool {
 
 struct Under {
     f: FuncId,
-    /// Where, what blocks (and whether another goroutine is waited for),
-    /// the lock held, and where it was taken.
-    found: Vec<(Span, (String, bool), String, Span)>,
+    found: Vec<Found>,
+}
+
+/// A wait found under a lock.
+struct Found {
+    span: Span,
+    /// What blocks, and whether it waits for another goroutine.
+    what: (String, bool),
+    /// The lock held, and where it was taken.
+    lock: String,
+    lock_at: Span,
 }
 
 impl Under {
     fn report(&mut self, held: &HeldSet, span: Span, what: (String, bool)) {
         let Some(h) = held.last() else { return };
-        self.found
-            .push((span, what, h.op.instance.clone(), h.op.span));
+        self.found.push(Found {
+            span,
+            what,
+            lock: h.op.instance.clone(),
+            lock_at: h.op.span,
+        });
     }
 
     /// What blocks in an expression evaluated now, and whether what it
     /// waits for is another goroutine (which may need the lock itself).
     fn blocking(&self, cx: &FileCx, e: ExprId) -> Option<(String, bool)> {
         match &cx.expr(e).kind {
-            ExprKind::Send { channel, .. } => {
+            ExprKind::Send { channel, value } => {
                 if buffered_local(cx, self.f, *channel)
                     || buffered_field(cx, *channel)
                     || ranged_channel(cx, self.f, *channel)
+                    || returns_token(cx, self.f, *channel, *value)
                 {
                     return None;
                 }
@@ -349,6 +368,36 @@ fn buffered_field(cx: &FileCx, ch: ExprId) -> bool {
 /// range c.waiters { ch <- v }`) whose elements, everywhere the file
 /// appends them, are made with a buffer (reply channels with room for the
 /// reply).
+/// `mem := <-c.memMu` ... `c.memMu <- mem`: the value sent was received
+/// from the same channel in this function, a token given back to a channel
+/// used as a lock (a buffered one, or taking the token out would have
+/// needed a sender): the slot it came from is free, so the send does not
+/// wait.
+fn returns_token(cx: &FileCx, f: FuncId, ch: ExprId, value: ExprId) -> bool {
+    let (Some(chan), Some(sent)) = (cx.model.dotted(ch), cx.model.name_of(value)) else {
+        return false;
+    };
+    cx.body_stmts(f).iter().any(|&s| {
+        let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } = &cx.stmt(s).kind
+        else {
+            return false;
+        };
+        let ExprKind::Recv(from) = &cx.expr(cx.model.strip(*v)).kind else {
+            return false;
+        };
+        cx.model.dotted(*from).as_deref() == Some(chan.as_str())
+            && targets.iter().any(|&t| {
+                common::names_in_target(cx, t)
+                    .first()
+                    .is_some_and(|&n| n == sent)
+            })
+    })
+}
+
 fn ranged_channel(cx: &FileCx, f: FuncId, ch: ExprId) -> bool {
     let Some(name) = cx.model.name_of(ch) else {
         return false;
@@ -467,6 +516,29 @@ impl Flow for Under {
 pub static EXAMPLES: Examples = Examples {
     language: Language::Go,
     fail: &[
+        r#"
+package app
+
+import "sync"
+
+type client struct {
+	mu    sync.Mutex
+	memMu chan *shared
+}
+
+// memMu is a one-slot channel used as a lock: waiting for it under c.mu
+// is reported, giving the token back is not.
+func (c *client) call(v []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	mem, ok := <-c.memMu // expect
+	if !ok {
+		return
+	}
+	mem.set(v)
+	c.memMu <- mem
+}
+"#,
         r#"
 package app
 
@@ -648,7 +720,7 @@ mod tests {
     #[test]
     fn deadlock_is_named_only_for_waits_on_other_goroutines() {
         static RULE: BlockingUnderMutex = BlockingUnderMutex;
-        let (found, _) = crate::testing::run_example(&RULE, Language::Go, EXAMPLES.fail[0]);
+        let (found, _) = crate::testing::run_example(&RULE, Language::Go, EXAMPLES.fail[1]);
         let message = |needle: &str| {
             found
                 .iter()
