@@ -24,7 +24,9 @@ non-zero delay, not in a loop, in a function that earlier started a task,
 thread or process (`create_task`, `start_soon`, `Thread.start`,
 `executor.submit`...), directly followed by an `assert`, or by a statement
 that reads the started work's result (`.result()`, `.done()`,
-`.is_set()`), or a variable handed to it.
+`.is_set()`), or a variable handed to it. A next statement that waits for
+the work itself (`thread.join()`, `proc.wait()`, `await task`) is not
+reported: the sleep orders nothing there.
 
 ## Why
 
@@ -119,6 +121,11 @@ impl Rule for SleepSynchronization {
             let Some(next) = next_stmt(cx, stmt) else {
                 continue;
             };
+            // `thread.join()`, `await task`: the next statement waits for
+            // the work itself, whatever the sleep did.
+            if waits_for_work(cx, next, &handed) {
+                continue;
+            }
             let reads = if is_assert(cx, next) {
                 // `assert not task.done()`: checking that something did
                 // *not* happen has no condition to wait for instead.
@@ -256,6 +263,21 @@ fn negative_assert(cx: &FileCx, s: StmtId) -> bool {
     }
 }
 
+/// The statement waits for the started work to end: `t.join()` or
+/// `t.wait()` on its handle, or `await t`.
+fn waits_for_work(cx: &FileCx, s: StmtId, handed: &HashSet<String>) -> bool {
+    let handle = |e: ExprId| cx.model.dotted(e).is_some_and(|d| handed.contains(&d));
+    unsnarl_model::walk::exprs_in_block(cx.model, &vec![s])
+        .into_iter()
+        .any(|x| match &cx.expr(x).kind {
+            ExprKind::Call(c) => {
+                matches!(c.name.as_str(), "join" | "wait") && c.receiver.is_some_and(handle)
+            }
+            ExprKind::Await(inner) => handle(*inner),
+            _ => false,
+        })
+}
+
 /// The statement checks a result (`.result()`, `.done()`, `.is_set()`) or
 /// reads a variable handed to the started work.
 fn reads_work(cx: &FileCx, s: StmtId, handed: &HashSet<String>) -> bool {
@@ -342,6 +364,19 @@ async def pacing(client):
     await client.send("a")
     await asyncio.sleep(1)
     assert client.connected
+
+def test_skip_locked(status):
+    import threading, time
+    thread = threading.Thread(target=lock_rows, args=(status,))
+    thread.start()
+    time.sleep(1)
+    thread.join()
+    assert status
+
+async def test_settles(job):
+    task = asyncio.create_task(job())
+    await asyncio.sleep(0.1)
+    await task
 "#],
 };
 
