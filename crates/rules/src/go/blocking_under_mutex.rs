@@ -136,12 +136,6 @@ impl Rule for BlockingUnderMutex {
     }
 }
 
-/// A knowledge entry for waiting on other goroutines (`WaitGroup.Wait`),
-/// which deadlocks when they need the held lock to finish.
-fn waits_for_goroutines(entry: &Entry) -> bool {
-    entry.kind.as_deref() == Some("waits-for-goroutines")
-}
-
 struct Under {
     f: FuncId,
     found: Vec<Found>,
@@ -214,7 +208,7 @@ impl Under {
                             common::short_name(&cx.callee_display(c)),
                             entry.what
                         ),
-                        waits_for_goroutines(entry),
+                        common::waits_for_goroutines(entry),
                     ));
                 }
                 if let Some(t) = &c.target
@@ -233,7 +227,7 @@ impl Under {
                         ),
                         cx.kb
                             .find(Effect::Blocking, Some(callee), last)
-                            .is_some_and(waits_for_goroutines),
+                            .is_some_and(common::waits_for_goroutines),
                     ));
                 }
                 if self.is_callback(cx, c) {

@@ -30,6 +30,13 @@ fn build_ignored(text: &str) -> bool {
     false
 }
 
+/// A knowledge entry for waiting on other goroutines (`WaitGroup.Wait`,
+/// errgroup's `Wait`): it ends when they do, so it deadlocks if they need a
+/// lock the waiter holds.
+pub fn waits_for_goroutines(entry: &Entry) -> bool {
+    entry.kind.as_deref() == Some("waits-for-goroutines")
+}
+
 /// A qualified name without its import path's directories, for messages:
 /// `golang.org/x/net/http2.Transport.RoundTrip` is `http2.Transport.RoundTrip`.
 pub fn short_name(qualified: &str) -> &str {

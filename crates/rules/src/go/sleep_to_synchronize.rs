@@ -20,7 +20,9 @@ A function starts a goroutine and then, right after it (nothing but other
 `go` statements or plain assignments in between), calls `time.Sleep` and
 carries on: the sleep stands in for "the goroutine
 has finished (or started)". Tests too: use a WaitGroup, a channel, or
-`testing/synctest`.
+`testing/synctest`. A sleep directly followed by a real wait (`wg.Wait()`,
+an errgroup's `Wait`, a receive) is not reported: that wait orders the
+code after it.
 
 ## Why
 
@@ -111,7 +113,7 @@ fn scan_block(cx: &FileCx, block: &Block, out: &mut Vec<Finding>) {
             continue;
         }
         started = None;
-        if i + 1 == block.len() || !in_loop_free_context(cx, s) {
+        if i + 1 == block.len() || !in_loop_free_context(cx, s) || waits(cx, block[i + 1]) {
             continue;
         }
         out.push(cx.finding(
@@ -123,6 +125,24 @@ fn scan_block(cx: &FileCx, block: &Block, out: &mut Vec<Finding>) {
             ),
             "wait for the real event: a `sync.WaitGroup`, a channel the goroutine closes or sends on, or (in tests) `testing/synctest`",
         ));
+    }
+}
+
+/// The statement after the sleep waits for real: `wg.Wait()` (a WaitGroup
+/// or an errgroup), or a receive (`<-done`, `v := <-results`). The sleep
+/// then stands in for nothing.
+fn waits(cx: &FileCx, s: StmtId) -> bool {
+    let value = match &cx.stmt(s).kind {
+        StmtKind::Expr(e) => *e,
+        StmtKind::Assign { value: Some(v), .. } => *v,
+        _ => return false,
+    };
+    match &cx.expr(cx.model.strip(value)).kind {
+        ExprKind::Recv(_) => true,
+        ExprKind::Call(c) => cx
+            .effect(c, Effect::Blocking)
+            .is_some_and(common::waits_for_goroutines),
+        _ => false,
     }
 }
 
@@ -187,7 +207,38 @@ func TestWorker(t *testing.T) {
 }
 "#,
     ],
-    pass: &[r#"
+    pass: &[
+        r#"
+package app
+
+import (
+	"sync"
+	"time"
+)
+
+// The sleep gives the goroutine a head start; the Wait after it is what
+// orders the code below.
+func Drain(q *Queue) []int {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		q.Fill()
+	}()
+	time.Sleep(10 * time.Millisecond)
+	wg.Wait()
+	return q.Items()
+}
+
+func First(c *Client) int {
+	done := make(chan int)
+	go func() { done <- c.Fetch() }()
+	time.Sleep(time.Millisecond)
+	v := <-done
+	return v
+}
+"#,
+        r#"
 package app
 
 import (
@@ -219,7 +270,8 @@ func Forever(s *Server) {
 	go s.Listen()
 	time.Sleep(time.Hour)
 }
-"#],
+"#,
+    ],
 };
 
 #[cfg(test)]
