@@ -109,6 +109,24 @@ pub fn run_example(
     (found, expected)
 }
 
+/// The messages one rule gives on an example, in the order of its findings.
+pub fn messages(rule: &'static dyn Rule, lang: Language, example: &str) -> Vec<String> {
+    run_example(rule, lang, example)
+        .0
+        .into_iter()
+        .map(|(_, f)| f.message)
+        .collect()
+}
+
+/// The first of `messages` that contains `needle`; panics, listing them all,
+/// when none does.
+pub fn message_with<'m>(messages: &'m [String], needle: &str) -> &'m str {
+    messages
+        .iter()
+        .find(|m| m.contains(needle))
+        .unwrap_or_else(|| panic!("no message contains {needle:?}: {messages:#?}"))
+}
+
 fn render(found: &[(Place, Finding)]) -> String {
     found
         .iter()

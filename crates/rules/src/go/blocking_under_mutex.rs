@@ -714,14 +714,8 @@ mod tests {
     #[test]
     fn deadlock_is_named_only_for_waits_on_other_goroutines() {
         static RULE: BlockingUnderMutex = BlockingUnderMutex;
-        let (found, _) = crate::testing::run_example(&RULE, Language::Go, EXAMPLES.fail[1]);
-        let message = |needle: &str| {
-            found
-                .iter()
-                .map(|(_, f)| f.message.as_str())
-                .find(|m| m.contains(needle))
-                .unwrap_or_else(|| panic!("no finding about {needle}"))
-        };
+        let found = crate::testing::messages(&RULE, Language::Go, EXAMPLES.fail[1]);
+        let message = |needle: &str| crate::testing::message_with(&found, needle);
         assert!(message("sends on `s`").contains("this is a deadlock"));
         for calm in ["makes an HTTP request", "sleeps"] {
             let m = message(calm);
@@ -731,11 +725,10 @@ mod tests {
             );
         }
         let wg = "package app\n\nimport \"sync\"\n\ntype P struct {\n\tmu sync.Mutex\n\twg sync.WaitGroup\n}\n\nfunc (p *P) Stop() {\n\tp.mu.Lock()\n\tdefer p.mu.Unlock()\n\tp.wg.Wait()\n}\n";
-        let (found, _) = crate::testing::run_example(&RULE, Language::Go, wg);
-        let m = &found.first().expect("a finding").1.message;
+        let m = crate::testing::messages(&RULE, Language::Go, wg);
         assert!(
-            m.contains("waits for other goroutines") && m.contains("this is a deadlock"),
-            "{m}"
+            m[0].contains("waits for other goroutines") && m[0].contains("this is a deadlock"),
+            "{m:?}"
         );
     }
 }

@@ -306,11 +306,10 @@ mod tests {
     #[test]
     fn message_names_the_call_that_locks_again() {
         static RULE: MutexReacquired = MutexReacquired;
-        let (found, _) = crate::testing::run_example(&RULE, Language::Go, EXAMPLES.fail[0]);
-        let first = &found.first().expect("a finding").1.message;
+        let m = crate::testing::messages(&RULE, Language::Go, EXAMPLES.fail[0]);
         assert!(
-            first.starts_with("`r.mu` is locked again by `Has` (called at line 14) while"),
-            "{first}"
+            m[0].starts_with("`r.mu` is locked again by `Has` (called at line 14) while"),
+            "{m:?}"
         );
     }
 }

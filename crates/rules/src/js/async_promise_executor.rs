@@ -203,11 +203,7 @@ mod tests {
     #[test]
     fn message_names_the_call_that_can_throw() {
         static RULE: AsyncPromiseExecutor = AsyncPromiseExecutor;
-        let (found, _) = crate::testing::run_example(&RULE, Language::JavaScript, EXAMPLES.fail[1]);
-        let msg = &found.first().expect("a finding").1.message;
-        assert!(
-            msg.contains("awaits nothing: if `new Scheduler` throws"),
-            "{msg}"
-        );
+        let m = crate::testing::messages(&RULE, Language::JavaScript, EXAMPLES.fail[1]);
+        crate::testing::message_with(&m, "awaits nothing: if `new Scheduler` throws");
     }
 }

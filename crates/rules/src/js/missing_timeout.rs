@@ -427,8 +427,7 @@ app.get("/a", async (req, res) => {
   res.json([await r.json(), await s.json()]);
 });
 "#;
-        let (found, _) = crate::testing::run_example(&RULE, Language::JavaScript, src);
-        let messages: Vec<&str> = found.iter().map(|(_, f)| f.message.as_str()).collect();
+        let messages = crate::testing::messages(&RULE, Language::JavaScript, src);
         assert_eq!(messages.len(), 2, "{messages:?}");
         assert!(
             messages[0].contains("5 minutes without response headers"),

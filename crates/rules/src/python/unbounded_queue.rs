@@ -148,17 +148,18 @@ mod tests {
     #[test]
     fn messages_give_the_reason_only_when_a_bound_was_possible() {
         static RULE: UnboundedQueue = UnboundedQueue;
-        let (found, _) = crate::testing::run_example(&RULE, Language::Python, EXAMPLES.fail[0]);
-        let on = |needle: &str| {
-            found
-                .iter()
-                .map(|(_, f)| f.message.as_str())
-                .find(|m| m.starts_with(needle))
-                .unwrap_or_else(|| panic!("no finding for {needle}"))
-        };
-        let simple =
-            on("`queue.SimpleQueue` creates a queue that cannot be bounded: a slow consumer");
+        let m = crate::testing::messages(&RULE, Language::Python, EXAMPLES.fail[0]);
+        let simple = crate::testing::message_with(&m, "`queue.SimpleQueue` creates");
+        assert!(
+            simple.starts_with(
+                "`queue.SimpleQueue` creates a queue that cannot be bounded: a slow consumer"
+            ),
+            "{simple}"
+        );
         assert!(!simple.contains("capacity limit"), "{simple}");
-        assert!(on("`queue.Queue` creates").contains("with no capacity limit (no bound is given)"));
+        crate::testing::message_with(
+            &m,
+            "`queue.Queue` creates a thread-safe queue with no capacity limit (no bound is given)",
+        );
     }
 }

@@ -736,10 +736,7 @@ mod tests {
     #[test]
     fn message_says_a_logging_task_loses_only_its_panics() {
         static RULE: DetachedSpawn = DetachedSpawn;
-        let msg = |ex: &str| {
-            let (found, _) = crate::testing::run_example(&RULE, Language::Rust, ex);
-            found.first().expect("a finding").1.message.clone()
-        };
+        let msg = |ex: &str| crate::testing::messages(&RULE, Language::Rust, ex)[0].clone();
         let logging = msg(EXAMPLES.fail[0]);
         assert!(
             logging.contains("its panics reach nobody (its errors are only logged)"),
