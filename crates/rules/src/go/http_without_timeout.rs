@@ -21,7 +21,8 @@ Flags, in non-test code:
 - an `http.Client{...}` literal with no `Timeout` field;
 - `http.DefaultClient` and the package-level `http.Get`/`Post`/`Head`/
   `PostForm` (which use it) in a function with no context to bound them;
-- `net.Dial` whose connection gets no `SetDeadline`.
+- `net.Dial` whose connection gets no `SetDeadline` (a Unix socket to a
+  daemon of this machine, `net.Dial("unix", ...)`, is not reported).
 
 ## Why
 
@@ -121,7 +122,8 @@ impl Rule for HttpWithoutTimeout {
                             }
                         }
                         Some("dial") => {
-                            if deadline_set(cx, id) || thin_wrapper(cx, f) {
+                            if deadline_set(cx, id) || thin_wrapper(cx, f) || unix_socket(cx, f, c)
+                            {
                                 continue;
                             }
                         }
@@ -164,6 +166,40 @@ fn thin_wrapper(cx: &FileCx, f: FuncId) -> bool {
                     .is_some_and(|n| func.params.iter().any(|p| p.name == n))
             })
     })
+}
+
+/// `net.Dial("unix", path)`, or a network ranged over a literal list of
+/// `unix...` networks: a socket to a daemon of this machine (syslog, a
+/// local agent), which answers or refuses at once; no remote peer to stall.
+fn unix_socket(cx: &FileCx, f: FuncId, c: &Call) -> bool {
+    let unix =
+        |e: ExprId| matches!(cx.model.literal(e), Some(Lit::Str(s)) if s.starts_with("unix"));
+    let all_unix = |e: ExprId| {
+        matches!(&cx.expr(cx.model.strip(e)).kind,
+            ExprKind::Collection { elems, .. } if !elems.is_empty() && elems.iter().all(|&x| unix(x)))
+    };
+    let Some(network) = c.positional(0) else {
+        return false;
+    };
+    if unix(network) {
+        return true;
+    }
+    let Some(name) = cx.model.name_of(network) else {
+        return false;
+    };
+    // `for _, network := range logTypes` with `logTypes := []string{"unixgram", "unix"}`.
+    let binds = common::bindings(cx, f, name);
+    !binds.is_empty()
+        && binds.iter().all(|&(s, _)| match &cx.stmt(s).kind {
+            StmtKind::For { iter, .. } => {
+                all_unix(*iter)
+                    || cx.model.name_of(*iter).is_some_and(|list| {
+                        let lists = common::bindings(cx, f, list);
+                        !lists.is_empty() && lists.iter().all(|&(_, v)| v.is_some_and(all_unix))
+                    })
+            }
+            _ => false,
+        })
 }
 
 /// `c == http.DefaultClient` and similar checks are not uses.
@@ -215,6 +251,22 @@ func Connect(addr string) (net.Conn, error) {
 }
 "#],
     pass: &[
+        r#"
+package app
+
+import "net"
+
+// Unix sockets to daemons of this machine answer or refuse at once.
+func localSyslog() (net.Conn, error) {
+	logTypes := []string{"unixgram", "unix"}
+	for _, network := range logTypes {
+		if conn, err := net.Dial(network, "/dev/log"); err == nil {
+			return conn, nil
+		}
+	}
+	return net.Dial("unix", "/var/run/agent.sock")
+}
+"#,
         r#"
 package app
 
