@@ -78,6 +78,20 @@ pub struct CheckArgs {
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 
+    /// Report only findings not recorded in this baseline file (see
+    /// --write-baseline).
+    #[arg(long, value_name = "FILE", conflicts_with = "no_baseline")]
+    pub baseline: Option<PathBuf>,
+
+    /// Ignore the configuration's `baseline`: report every finding.
+    #[arg(long)]
+    pub no_baseline: bool,
+
+    /// Record the current findings in a baseline file (default: the
+    /// configured one) instead of reporting them.
+    #[arg(long, value_name = "FILE", num_args = 0..=1, conflicts_with = "statistics")]
+    pub write_baseline: Option<Option<PathBuf>>,
+
     /// Print the number of findings per rule instead of the findings.
     #[arg(long)]
     pub statistics: bool,

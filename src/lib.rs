@@ -103,20 +103,7 @@ fn absolute(cwd: &Path, p: &Path) -> PathBuf {
 /// `../../pyproject.toml`); absolute when they share nothing but the root.
 fn shown_path(cwd: &Path, p: &Path) -> PathBuf {
     let cwd = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
-    let base: Vec<_> = cwd.components().collect();
-    let target: Vec<_> = p.components().collect();
-    let common = base.iter().zip(&target).take_while(|(a, b)| a == b).count();
-    if common <= 1 {
-        return p.to_path_buf();
-    }
-    let mut rel = PathBuf::new();
-    for _ in common..base.len() {
-        rel.push("..");
-    }
-    for c in &target[common..] {
-        rel.push(c);
-    }
-    rel
+    walk::lexical_relative(&cwd, p).unwrap_or_else(|| p.to_path_buf())
 }
 
 /// The settings of a check, after merging flags over the config file.
@@ -132,6 +119,9 @@ struct Settings {
     include_generated: bool,
     file_timeout: Option<std::time::Duration>,
     memory_budget: usize,
+    /// The baseline file in effect (`--baseline`, else the configuration's
+    /// unless `--no-baseline`): absolute, and as shown in messages.
+    baseline: Option<(PathBuf, PathBuf)>,
 }
 
 fn codes_from_flag(flag: &str, values: &[String]) -> Result<Vec<Code>, Fatal> {
@@ -157,6 +147,14 @@ fn settings(args: &CheckArgs, roots: &[walk::Root], io: &Io) -> Result<Settings,
         config::discover(&start).map_err(|e| e.map_path(|p| shown_path(&io.cwd, p)).to_string())?
     };
     let c = loaded.config;
+    let baseline = match (&args.baseline, &c.baseline, &loaded.dir) {
+        (Some(p), _, _) => Some((absolute(&io.cwd, p), p.clone())),
+        (None, Some(p), Some(dir)) if !args.no_baseline => {
+            let abs = walk::normalize_lexically(&dir.join(p));
+            Some((abs.clone(), shown_path(&io.cwd, &abs)))
+        }
+        _ => None,
+    };
     let select = match (&args.select, &c.select) {
         (Some(v), _) => Some(codes_from_flag("select", v)?),
         (None, Some(v)) => {
@@ -209,6 +207,7 @@ fn settings(args: &CheckArgs, roots: &[walk::Root], io: &Io) -> Result<Settings,
             .map_or(pipeline::DEFAULT_MEMORY_BUDGET, |mib| {
                 mib as usize * 1024 * 1024
             }),
+        baseline,
     })
 }
 
@@ -234,6 +233,18 @@ fn check(args: CheckArgs, io: &mut Io, frontend: &dyn Frontend) -> Result<u8, Fa
         return Err("--statistics works with --format text or json only".into());
     }
     let rules = selection::enabled_rules(s.select.as_deref(), &s.ignore);
+    // The baseline is read before the scan: a missing or broken file
+    // should not cost a whole scan to find out.
+    let baseline = BaselineMode::new(&args, &s, io)?;
+    let scope_roots: Vec<PathBuf> = roots
+        .iter()
+        .map(|r| walk::normalize_lexically(&r.abs))
+        .collect();
+    let scope_rules: Vec<&'static str> = rules.iter().map(|r| r.meta().id).collect();
+    let scope = filter::baseline::Scope {
+        roots: &scope_roots,
+        rules: &scope_rules,
+    };
     let opts = pipeline::ScanOptions {
         roots,
         cwd: io.cwd.clone(),
@@ -247,7 +258,19 @@ fn check(args: CheckArgs, io: &mut Io, frontend: &dyn Frontend) -> Result<u8, Fa
         memory_budget: s.memory_budget,
         progress: io.progress && !args.quiet,
     };
-    let report = pipeline::scan(opts, frontend)?;
+    let mut report = pipeline::scan(opts, frontend)?;
+    match &baseline {
+        BaselineMode::Off => {}
+        BaselineMode::Apply(b) => {
+            let applied = b.apply(&mut report, &io.cwd, &scope);
+            report.summary.baselined = applied.hidden;
+            report.summary.baseline_stale = applied.stale;
+        }
+        BaselineMode::Write(w) => {
+            let notices = s.format == Format::Text && !args.quiet;
+            return w.finish(&report, &scope, notices, io);
+        }
+    }
     let rendered = match (s.format, args.statistics) {
         (Format::Text, false) => report::text::render(&report, io.color, args.quiet),
         (Format::Text, true) => report::statistics::render_text(&report, args.quiet),
@@ -256,11 +279,106 @@ fn check(args: CheckArgs, io: &mut Io, frontend: &dyn Frontend) -> Result<u8, Fa
         (Format::Sarif, _) => report::sarif::render(&report),
         (Format::Github, _) => report::github::render(&report),
     };
-    if s.format == Format::Text && !args.quiet {
-        let notices = report::text::notices(&report);
+    write_notices(&report, s.format == Format::Text && !args.quiet, io);
+    write_out(io, &rendered)?;
+    Ok(exit_code(&report, s.fail_on))
+}
+
+/// What `check` does with a baseline file.
+enum BaselineMode {
+    Off,
+    Apply(filter::baseline::Baseline),
+    Write(BaselineWrite),
+}
+
+/// `--write-baseline`: the file (absolute, and as shown) and its current
+/// content (empty when it does not exist yet).
+struct BaselineWrite {
+    old: filter::baseline::Baseline,
+    file: PathBuf,
+    shown: PathBuf,
+}
+
+impl BaselineMode {
+    fn new(args: &CheckArgs, s: &Settings, io: &Io) -> Result<BaselineMode, Fatal> {
+        use filter::baseline::Baseline;
+        let Some(target) = &args.write_baseline else {
+            return Ok(match &s.baseline {
+                Some((abs, shown)) => BaselineMode::Apply(Baseline::read(abs, shown)?),
+                None => BaselineMode::Off,
+            });
+        };
+        let (file, shown) = match (target, &s.baseline) {
+            (Some(p), _) => (absolute(&io.cwd, p), p.clone()),
+            (None, Some(b)) => b.clone(),
+            (None, None) => {
+                return Err(
+                    "--write-baseline needs a file name (or `baseline` in the configuration)"
+                        .into(),
+                );
+            }
+        };
+        if std::fs::metadata(&file).is_ok_and(|m| m.is_dir()) {
+            return Err(format!(
+                "--write-baseline: {} is a directory",
+                shown.display()
+            ));
+        }
+        // An existing file must be a baseline: it is about to be replaced,
+        // and its entries outside this scan are kept.
+        let old = if file.exists() {
+            Baseline::read(&file, &shown).map_err(|e| format!("{e}; not overwritten"))?
+        } else {
+            Baseline::empty(&file)
+        };
+        Ok(BaselineMode::Write(BaselineWrite { old, file, shown }))
+    }
+}
+
+impl BaselineWrite {
+    /// Records the scan's findings instead of reporting them. Exit 0, or 2
+    /// when some file could not be analyzed (its findings are then missing
+    /// from the baseline).
+    fn finish(
+        &self,
+        report: &ScanReport,
+        scope: &filter::baseline::Scope,
+        notices: bool,
+        io: &mut Io,
+    ) -> Result<u8, Fatal> {
+        let (file, shown) = (&self.file, &self.shown);
+        let new = self.old.rewritten(report, &io.cwd, scope);
+        new.write(file, shown)?;
+        write_notices(report, notices, io);
+        let kept = new.entries.len() - report.findings.len();
+        let kept = if kept > 0 {
+            format!(" ({kept} kept from paths or rules outside this scan)")
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            io.stderr,
+            "wrote {}: {} recorded{kept}",
+            shown.display(),
+            match report.findings.len() {
+                1 => "1 finding".to_string(),
+                n => format!("{n} findings"),
+            }
+        );
+        if report.summary.internal_errors() > 0 {
+            return Ok(EXIT_ERROR);
+        }
+        Ok(EXIT_OK)
+    }
+}
+
+/// The text report's notices on stderr (`all`), or else only the internal
+/// errors, which are never silent whatever the format.
+fn write_notices(report: &ScanReport, all: bool, io: &mut Io) {
+    if all {
+        let notices = report::text::notices(report);
         let _ = io.stderr.write_all(notices.as_bytes());
-    } else if report.summary.internal_errors() > 0 {
-        // Internal errors are never silent, whatever the format.
+    } else {
         for p in report
             .summary
             .problems
@@ -270,8 +388,6 @@ fn check(args: CheckArgs, io: &mut Io, frontend: &dyn Frontend) -> Result<u8, Fa
             let _ = writeln!(io.stderr, "error: {}: {}", p.path, p.message);
         }
     }
-    write_out(io, &rendered)?;
-    Ok(exit_code(&report, s.fail_on))
 }
 
 /// 2 on internal errors, 1 when a finding is at or above `fail_on`, else 0.

@@ -618,6 +618,7 @@ fn to_out(
         fix: finding.fix,
         related,
         fingerprint: String::new(),
+        content_hash: String::new(),
     }
 }
 
@@ -691,6 +692,7 @@ fn assign_fingerprints(out: &mut [FindingOut], a: &Analyzed) {
         } else {
             fingerprint::fingerprint(o.rule, &o.loc.path, line_text, flagged, occ, *dup)
         };
+        o.content_hash = fingerprint::fingerprint(o.rule, "", line_text, flagged, occ, *dup);
         *dup += 1;
     }
 }

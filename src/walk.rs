@@ -459,6 +459,43 @@ pub fn slash_path(p: &Path) -> String {
     s
 }
 
+/// `p` with `.` dropped and `..` applied to the component before it,
+/// without asking the file system (`/a/b/../c` -> `/a/c`).
+pub fn normalize_lexically(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// `target` relative to `base` (both absolute and normalized), with `..`
+/// where needed; `None` when they share nothing but the root.
+pub fn lexical_relative(base: &Path, target: &Path) -> Option<PathBuf> {
+    let base: Vec<_> = base.components().collect();
+    let target: Vec<_> = target.components().collect();
+    let common = base.iter().zip(&target).take_while(|(a, b)| a == b).count();
+    if common <= 1 {
+        return None;
+    }
+    let mut rel = PathBuf::new();
+    for _ in common..base.len() {
+        rel.push("..");
+    }
+    for c in &target[common..] {
+        rel.push(c);
+    }
+    Some(rel)
+}
+
 /// The report path of a file: relative to `cwd` when under it, else the
 /// root as given joined with the path inside it.
 fn display_path(given: &Path, rel: &Path, abs_root: &Path, cwd: &Path) -> String {

@@ -24,6 +24,7 @@ pub const KEYS: &[&str] = &[
     "include-generated",
     "file-timeout",
     "memory-budget",
+    "baseline",
     "knowledge",
     "per-file-ignores",
 ];
@@ -47,6 +48,8 @@ pub struct Config {
     pub file_timeout: Option<f64>,
     /// How many MiB of file models to keep between the passes.
     pub memory_budget: Option<u32>,
+    /// The baseline file, relative to the configuration file's directory.
+    pub baseline: Option<String>,
     /// User knowledge: (language, effect, qualified callee patterns).
     pub knowledge: Vec<(Language, Effect, Vec<String>)>,
     /// (glob relative to the config file's directory, codes).
@@ -315,6 +318,18 @@ fn validate(cx: &Cx, table: &DeTable) -> Result<Config, ConfigError> {
                     }
                 }
             }
+            "baseline" => match v.get_ref() {
+                DeValue::String(s) if !s.trim().is_empty() => c.baseline = Some(s.to_string()),
+                DeValue::String(s) => {
+                    return Err(cx.invalid(
+                        k,
+                        v.span().start,
+                        s,
+                        "expected the path of a baseline file".into(),
+                    ));
+                }
+                _ => return Err(cx.wrong_type(k, v, "a string (a file path)")),
+            },
             "knowledge" => c.knowledge = knowledge(cx, v)?,
             "per-file-ignores" => c.per_file_ignores = per_file_ignores(cx, v)?,
             _ => return Err(cx.unknown_key(key, KEYS)),

@@ -1,6 +1,8 @@
 //! Which findings are reported: rule selection (before the analysis),
-//! severity threshold, per-file ignores and inline suppressions (after it).
+//! severity threshold, per-file ignores and inline suppressions (after it),
+//! and the baseline (after the scan).
 
+pub mod baseline;
 pub mod selection;
 pub mod suppressions;
 

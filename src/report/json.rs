@@ -67,6 +67,8 @@ pub fn summary(report: &ScanReport) -> Value {
         "files_with_errors": s.problems.iter().filter(|p| p.kind != ProblemKind::Internal).count(),
         "internal_errors": s.internal_errors(),
         "suppressed": s.suppressed,
+        "baselined": s.baselined,
+        "baseline_stale": s.baseline_stale,
         "rules_run": report.rules.len(),
         "findings_by_severity": by_sev,
         "findings_total": report.findings.len(),

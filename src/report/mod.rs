@@ -56,6 +56,9 @@ pub struct FindingOut {
     pub fix: String,
     pub related: Vec<RelatedOut>,
     pub fingerprint: String,
+    /// The fingerprint without the path: what a baseline records, next to
+    /// the path relative to the baseline file (`filter::baseline`).
+    pub content_hash: String,
     pub excerpt: Excerpt,
 }
 
@@ -86,6 +89,11 @@ pub struct Summary {
     pub problems: Vec<FileProblem>,
     /// Findings dropped by inline suppressions and per-file ignores.
     pub suppressed: usize,
+    /// Findings left out because the baseline records them.
+    pub baselined: usize,
+    /// Baseline entries this scan could have matched and did not (fixed
+    /// or edited since).
+    pub baseline_stale: usize,
     pub elapsed: Duration,
 }
 

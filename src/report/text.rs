@@ -110,6 +110,9 @@ fn details(s: &Summary) -> String {
     if s.suppressed > 0 {
         let _ = write!(out, " {} suppressed.", s.suppressed);
     }
+    if s.baselined > 0 {
+        let _ = write!(out, " {} in the baseline.", s.baselined);
+    }
     if !s.syntax_errors.is_empty() {
         let _ = write!(
             out,
@@ -180,6 +183,18 @@ pub fn notices(report: &ScanReport) -> String {
     for n in &report.notices {
         let _ = writeln!(out, "warning: {}:{}: {}", n.path, n.line, n.message);
     }
+    if s.baseline_stale > 0 {
+        let _ = writeln!(
+            out,
+            "note: {} no longer found (fixed, or the line changed); `unsnarl check --write-baseline` drops {}",
+            plural(
+                s.baseline_stale,
+                "baseline entry is",
+                "baseline entries are"
+            ),
+            if s.baseline_stale == 1 { "it" } else { "them" }
+        );
+    }
     out
 }
 
@@ -215,6 +230,7 @@ mod tests {
                 message: "the lock is created here".into(),
             }],
             fingerprint: String::new(),
+            content_hash: String::new(),
             excerpt: Excerpt {
                 first_line: 10,
                 text: text.into(),
