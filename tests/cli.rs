@@ -913,3 +913,43 @@ fn memory_budget_must_be_a_number_of_mib() {
     assert_eq!(o.code, 2, "{o:?}");
     assert!(o.stderr.contains("memory-budget"), "{o:?}");
 }
+
+/// `.pre-commit-hooks.yaml`: each hook's command runs as pre-commit runs it
+/// (with the staged files appended, or alone), and its file pattern names
+/// only extensions unsnarl scans.
+#[test]
+fn the_pre_commit_hooks_run_and_match_source_files() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/.pre-commit-hooks.yaml"
+    ))
+    .unwrap();
+    let hooks: Vec<&str> = text.split("\n- id: ").skip(1).collect();
+    assert_eq!(hooks.len(), 2, "{text}");
+    let t = Tree::new();
+    t.write("a.py", "x = 1\n").write("b.go", "package b\n");
+    for hook in hooks {
+        let field = |name: &str| {
+            hook.lines()
+                .find_map(|l| l.trim().strip_prefix(&format!("{name}: ")))
+                .unwrap_or_else(|| panic!("no {name} in {hook}"))
+        };
+        let entry: Vec<&str> = field("entry").split_whitespace().collect();
+        assert_eq!(entry[0], "unsnarl", "{hook}");
+        let mut args = entry[1..].to_vec();
+        if !hook.contains("pass_filenames: false") {
+            args.extend(["a.py", "b.go"]);
+        }
+        let o = bin(t.path(), &args);
+        assert_eq!(o.code, 0, "{hook}: {o:?}");
+        let files = field("files");
+        let exts = files
+            .strip_prefix("\\.(")
+            .and_then(|f| f.strip_suffix(")$"))
+            .unwrap_or_else(|| panic!("unexpected files pattern {files}"));
+        for ext in exts.split('|') {
+            assert!(Language::from_extension(ext).is_some(), "{ext} in {hook}");
+        }
+        assert_eq!(field("require_serial"), "true", "{hook}");
+    }
+}
