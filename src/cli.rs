@@ -78,6 +78,10 @@ pub struct CheckArgs {
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 
+    /// Write the report to this file instead of standard output.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output_file: Option<PathBuf>,
+
     /// Report only findings not recorded in this baseline file (see
     /// --write-baseline).
     #[arg(long, value_name = "FILE", conflicts_with = "no_baseline")]
@@ -166,6 +170,8 @@ pub struct GenerateDocsArgs {
 pub enum Format {
     #[default]
     Text,
+    /// One line per finding: `path:line:column: RULE [severity] message`.
+    Concise,
     Json,
     Sarif,
     Github,
@@ -174,6 +180,12 @@ pub enum Format {
 impl Format {
     pub fn from_name(s: &str) -> Option<Format> {
         <Format as ValueEnum>::from_str(s, false).ok()
+    }
+
+    /// Formats read by people, which come with notices on stderr (syntax
+    /// errors, skipped files); the machine formats carry those inside.
+    pub fn is_human(self) -> bool {
+        matches!(self, Format::Text | Format::Concise)
     }
 }
 

@@ -230,7 +230,7 @@ fn check(args: CheckArgs, io: &mut Io, frontend: &dyn Frontend) -> Result<u8, Fa
     }
     let s = settings(&args, &roots, io)?;
     if args.statistics && matches!(s.format, Format::Sarif | Format::Github) {
-        return Err("--statistics works with --format text or json only".into());
+        return Err("--statistics works with --format text, concise or json only".into());
     }
     let rules = selection::enabled_rules(s.select.as_deref(), &s.ignore);
     // The baseline is read before the scan: a missing or broken file
@@ -267,20 +267,29 @@ fn check(args: CheckArgs, io: &mut Io, frontend: &dyn Frontend) -> Result<u8, Fa
             report.summary.baseline_stale = applied.stale;
         }
         BaselineMode::Write(w) => {
-            let notices = s.format == Format::Text && !args.quiet;
+            let notices = s.format.is_human() && !args.quiet;
             return w.finish(&report, &scope, notices, io);
         }
     }
+    // Colors only on a terminal, never in a file.
+    let color = io.color && args.output_file.is_none();
     let rendered = match (s.format, args.statistics) {
-        (Format::Text, false) => report::text::render(&report, io.color, args.quiet),
-        (Format::Text, true) => report::statistics::render_text(&report, args.quiet),
+        (Format::Text, false) => report::text::render(&report, color, args.quiet),
+        (Format::Concise, false) => report::concise::render(&report, args.quiet),
+        (Format::Text | Format::Concise, true) => {
+            report::statistics::render_text(&report, args.quiet)
+        }
         (Format::Json, false) => report::json::render(&report),
         (Format::Json, true) => report::json::render_statistics(&report),
         (Format::Sarif, _) => report::sarif::render(&report),
         (Format::Github, _) => report::github::render(&report),
     };
-    write_notices(&report, s.format == Format::Text && !args.quiet, io);
-    write_out(io, &rendered)?;
+    write_notices(&report, s.format.is_human() && !args.quiet, io);
+    match &args.output_file {
+        Some(p) => std::fs::write(absolute(&io.cwd, p), &rendered)
+            .map_err(|e| format!("cannot write the report to {}: {e}", p.display()))?,
+        None => write_out(io, &rendered)?,
+    }
     Ok(exit_code(&report, s.fail_on))
 }
 

@@ -271,7 +271,7 @@ fn config_unknown_category_or_rule_names_the_closest_ones() {
         "unsnarl.toml",
         "format = \"xml\"\n",
         "",
-        "unsnarl.toml:1: invalid value \"xml\" for key \"format\"; expected one of: text, json, sarif, github",
+        "unsnarl.toml:1: invalid value \"xml\" for key \"format\"; expected one of: text, concise, json, sarif, github",
     );
 }
 

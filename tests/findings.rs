@@ -394,6 +394,81 @@ fn text_output_has_code_frames_fixes_and_a_summary() {
 }
 
 #[test]
+fn concise_output_is_one_line_per_finding() {
+    let t = tree(&[("a.py", APP), ("bad.py", "x = 1\nTOY_SYNTAX\n")]);
+    let o = toy(t.path(), &["check", "--no-config", "--format", "concise"]);
+    assert_eq!(o.code, 1);
+    let lines: Vec<&str> = o.stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{o:?}");
+    assert!(
+        lines[0].starts_with("a.py:2:8: PY003 [medium] `asyncio.Queue`"),
+        "{o:?}"
+    );
+    assert!(
+        lines[1].starts_with("a.py:5:5: PY002 [high] `time.sleep`"),
+        "{o:?}"
+    );
+    assert!(lines[2].starts_with("Scanned 2 files in "), "{o:?}");
+    // Notices go to stderr, as with text.
+    assert!(o.stderr.contains("bad.py:2:1: syntax error"), "{o:?}");
+    let o = toy(
+        t.path(),
+        &["check", "--no-config", "--format", "concise", "--quiet"],
+    );
+    assert_eq!(o.stdout.lines().count(), 2, "{o:?}");
+    assert_eq!(o.stderr, "", "{o:?}");
+    let o = toy(
+        t.path(),
+        &[
+            "check",
+            "--no-config",
+            "--format",
+            "concise",
+            "--statistics",
+        ],
+    );
+    assert!(o.stdout.contains("1  PY002"), "{o:?}");
+}
+
+#[test]
+fn output_file_takes_the_report_instead_of_stdout() {
+    let t = tree(&[("a.py", APP)]);
+    let o = toy(
+        t.path(),
+        &[
+            "check",
+            "--no-config",
+            "--format",
+            "json",
+            "-o",
+            "out/r.json",
+        ],
+    );
+    assert_eq!(o.code, 2, "the directory does not exist: {o:?}");
+    assert!(
+        o.stderr.contains("cannot write the report to out/r.json"),
+        "{o:?}"
+    );
+    std::fs::create_dir(t.join("out")).unwrap();
+    let o = toy(
+        t.path(),
+        &[
+            "check",
+            "--no-config",
+            "--format",
+            "json",
+            "-o",
+            "out/r.json",
+        ],
+    );
+    assert_eq!(o.code, 1, "{o:?}");
+    assert_eq!(o.stdout, "");
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(t.join("out/r.json")).unwrap()).unwrap();
+    assert_eq!(places(&v), ["a.py:2:PY003", "a.py:5:PY002"]);
+}
+
+#[test]
 fn statistics_count_per_rule() {
     let t = tree(&[
         ("a.py", APP),
@@ -481,7 +556,7 @@ fn output_is_identical_across_thread_counts_and_runs() {
         t.write(&format!("p{}/m{i}.py", i % 7), format!("q{i} = asyncio.Queue()\nasync def h{i}():\n    time.sleep({i})\n    time.sleep({i})\n"));
     }
     t.write("boom.py", "TOY_PANIC").write("bin.py", "\0");
-    for format in ["json", "sarif", "text", "github"] {
+    for format in ["json", "sarif", "text", "concise", "github"] {
         let run = |j: &str| {
             let o = toy(t.path(), &["check", "--no-config", "--format", format, j]);
             o.stdout

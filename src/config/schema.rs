@@ -259,7 +259,7 @@ fn validate(cx: &Cx, table: &DeTable) -> Result<Config, ConfigError> {
                         k,
                         v.span().start,
                         s,
-                        "expected one of: text, json, sarif, github".into(),
+                        "expected one of: text, concise, json, sarif, github".into(),
                     )
                 })?);
             }

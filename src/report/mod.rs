@@ -5,6 +5,7 @@
 //! sorted: the reporters only format. Nothing but the elapsed time varies
 //! between runs or thread counts.
 
+pub mod concise;
 pub mod fingerprint;
 pub mod github;
 pub mod json;
