@@ -24,7 +24,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Scan source files and report concurrency bugs.
-    Check(CheckArgs),
+    Check(Box<CheckArgs>),
     /// List every rule (id, name, category, severity, languages).
     Rules(ListArgs),
     /// Print the documentation of one rule.
@@ -77,6 +77,11 @@ pub struct CheckArgs {
     /// Read the configuration from this file instead of discovering one.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+
+    /// Warn about suppression comments that suppressed nothing (only those
+    /// whose rules all ran).
+    #[arg(long)]
+    pub warn_unused_suppressions: bool,
 
     /// Write the report to this file instead of standard output.
     #[arg(short = 'o', long, value_name = "FILE")]

@@ -60,7 +60,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>, io: &mut Io, frontend: &dyn
         }
     };
     let result = match cli.command {
-        Command::Check(args) => check(args, io, frontend),
+        Command::Check(args) => check(*args, io, frontend),
         Command::Rules(a) => list_rules(a.format, io),
         Command::Rule(a) => show_rule(&a.rule, a.format, io),
         Command::DebugModel(a) => debug_model(&a.file, io, frontend),
@@ -181,7 +181,11 @@ fn settings(args: &CheckArgs, roots: &[walk::Root], io: &Io) -> Result<Settings,
         knowledge.table_mut(lang).extend(effect, names);
     }
     let min_severity = args.min_severity.map(|s| s.severity()).or(c.min_severity);
-    let filter = filter::Filter::new(min_severity, &c.per_file_ignores, loaded.dir)?;
+    let mut filter = filter::Filter::new(min_severity, &c.per_file_ignores, loaded.dir)?;
+    if args.warn_unused_suppressions || c.warn_unused_suppressions.unwrap_or(false) {
+        // The rules that ran are filled in once the selection is known.
+        filter.unused_check = Some(Vec::new());
+    }
     Ok(Settings {
         format: args.format.or(c.format).unwrap_or_default(),
         fail_on: args
@@ -228,7 +232,7 @@ fn check(args: CheckArgs, io: &mut Io, frontend: &dyn Frontend) -> Result<u8, Fa
             abs,
         });
     }
-    let s = settings(&args, &roots, io)?;
+    let mut s = settings(&args, &roots, io)?;
     if args.statistics && matches!(s.format, Format::Sarif | Format::Github) {
         return Err("--statistics works with --format text, concise or json only".into());
     }
@@ -241,6 +245,9 @@ fn check(args: CheckArgs, io: &mut Io, frontend: &dyn Frontend) -> Result<u8, Fa
         .map(|r| walk::normalize_lexically(&r.abs))
         .collect();
     let scope_rules: Vec<&'static str> = rules.iter().map(|r| r.meta().id).collect();
+    if let Some(ran) = &mut s.filter.unused_check {
+        ran.clone_from(&scope_rules);
+    }
     let scope = filter::baseline::Scope {
         roots: &scope_roots,
         rules: &scope_rules,

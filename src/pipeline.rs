@@ -527,7 +527,17 @@ fn check_analyzed(
     let file_ignores = filter.ignored_for(&file.abs);
     let mut suppressed = 0;
     let mut out = Vec::with_capacity(raw.len());
+    // Which directives covered a finding (any severity), when asked.
+    let mut used = vec![false; sup.directives.len()];
+    let track_use = filter.unused_check.is_some() && !used.is_empty();
     for finding in raw {
+        if track_use {
+            let line = a.lines().line_col(&a.text, finding.span.start).line;
+            let covers = |code: &str| filter::code_covers(code, finding.rule, finding.category);
+            for i in sup.covering(line, &covers) {
+                used[i] = true;
+            }
+        }
         if filter.below_threshold(finding.severity) {
             continue;
         }
@@ -550,6 +560,16 @@ fn check_analyzed(
         });
     }
     assign_fingerprints(&mut out, a);
+    notices.extend(
+        filter
+            .unused_suppressions(&sup, &used, file.lang)
+            .into_iter()
+            .map(|(line, message)| Notice {
+                path: file.display.clone(),
+                line,
+                message,
+            }),
+    );
     notices.sort();
     Checked::Ok {
         findings: out,

@@ -136,6 +136,72 @@ fn suppressions_on_the_line_the_line_above_and_the_file() {
 }
 
 #[test]
+fn unused_suppressions_are_warned_about_when_asked_and_their_rules_ran() {
+    let t = tree(&[(
+        "a.py",
+        "import asyncio\n\
+         jobs = asyncio.Queue()  # unsnarl: ignore[PY003]\n\
+         x = 1  # unsnarl: ignore[PY002]\n\
+         async def handler():\n    \
+         time.sleep(1)  # unsnarl: ignore[unbounded-queue]\n    \
+         y = 2  # unsnarl: ignore\n\
+         # unsnarl: ignore-file[GO016]\n\
+         z = 3  # unsnarl: ignore[PY999]\n",
+    )]);
+    let warnings = |args: &[&str]| -> Vec<String> {
+        let (_, v) = json(&t, args);
+        v["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| format!("{}: {}", w["line"], w["message"].as_str().unwrap()))
+            .collect()
+    };
+    let unknown = "8: unknown rule or category \"PY999\" in suppression comment";
+    assert_eq!(warnings(&[]), [unknown]);
+    assert_eq!(
+        warnings(&["--warn-unused-suppressions"]),
+        [
+            "3: unused suppression `ignore[PY002]`: no finding where it applies to ignore; remove it",
+            "5: unused suppression `ignore[unbounded-queue]`: no finding where it applies to ignore; remove it",
+            "6: unused suppression `ignore`: no finding where it applies to ignore; remove it",
+            unknown,
+        ]
+    );
+    // A suppressed finding below --min-severity still uses its directive;
+    // directives naming a rule that did not run (PY002) are not judged,
+    // those whose rules all ran are (the Python rules of unbounded-queue).
+    assert_eq!(
+        warnings(&[
+            "--warn-unused-suppressions",
+            "--min-severity",
+            "high",
+            "--select",
+            "PY003"
+        ]),
+        [
+            "5: unused suppression `ignore[unbounded-queue]`: no finding where it applies to ignore; remove it",
+            "6: unused suppression `ignore`: no finding where it applies to ignore; remove it",
+            unknown,
+        ]
+    );
+    // File-level directives, and the text report's stderr.
+    t.write("b.py", "# unsnarl: ignore-file[PY002]\nx = 1\n");
+    let o = toy(
+        t.path(),
+        &["check", "--no-config", "--warn-unused-suppressions", "b.py"],
+    );
+    assert_eq!(o.code, 0, "warnings do not change the exit code: {o:?}");
+    assert!(
+        o.stderr.contains("warning: b.py:1: unused suppression `ignore-file[PY002]`: no finding in this file to ignore; remove it"),
+        "{o:?}"
+    );
+    t.write("unsnarl.toml", "warn-unused-suppressions = true\n");
+    let o = toy(t.path(), &["check", "b.py"]);
+    assert!(o.stderr.contains("unused suppression"), "{o:?}");
+}
+
+#[test]
 fn unknown_codes_in_suppressions_are_warnings_not_errors() {
     let t = tree(&[(
         "a.py",

@@ -25,6 +25,7 @@ pub const KEYS: &[&str] = &[
     "file-timeout",
     "memory-budget",
     "baseline",
+    "warn-unused-suppressions",
     "knowledge",
     "per-file-ignores",
 ];
@@ -50,6 +51,7 @@ pub struct Config {
     pub memory_budget: Option<u32>,
     /// The baseline file, relative to the configuration file's directory.
     pub baseline: Option<String>,
+    pub warn_unused_suppressions: Option<bool>,
     /// User knowledge: (language, effect, qualified callee patterns).
     pub knowledge: Vec<(Language, Effect, Vec<String>)>,
     /// (glob relative to the config file's directory, codes).
@@ -263,6 +265,10 @@ fn validate(cx: &Cx, table: &DeTable) -> Result<Config, ConfigError> {
                     )
                 })?);
             }
+            "warn-unused-suppressions" => match v.get_ref() {
+                DeValue::Boolean(b) => c.warn_unused_suppressions = Some(*b),
+                _ => return Err(cx.wrong_type(k, v, "a boolean")),
+            },
             "include-generated" => match v.get_ref() {
                 DeValue::Boolean(b) => c.include_generated = Some(*b),
                 _ => return Err(cx.wrong_type(k, v, "a boolean")),

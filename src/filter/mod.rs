@@ -8,8 +8,9 @@ pub mod suppressions;
 
 use selection::Code;
 use std::path::{Path, PathBuf};
-use suppressions::Suppressions;
-use unsnarl_model::{Category, Severity};
+use suppressions::{Scope, Suppressions};
+use unsnarl_model::{Category, Language, Severity};
+use unsnarl_rules::all_rules;
 
 /// The per-finding filters, built once per scan.
 #[derive(Debug, Default)]
@@ -18,6 +19,9 @@ pub struct Filter {
     /// `[per-file-ignores]`: globs relative to `base`.
     pub per_file: Vec<(globset::GlobMatcher, Vec<Code>)>,
     pub base: Option<PathBuf>,
+    /// `--warn-unused-suppressions`: the ids of the rules that ran, so that
+    /// a directive is called unused only when every rule it names ran.
+    pub unused_check: Option<Vec<&'static str>>,
 }
 
 impl Filter {
@@ -40,6 +44,7 @@ impl Filter {
             min_severity,
             per_file,
             base,
+            unused_check: None,
         })
     }
 
@@ -62,6 +67,64 @@ impl Filter {
 
     pub fn below_threshold(&self, s: Severity) -> bool {
         self.min_severity.is_some_and(|m| s < m)
+    }
+}
+
+impl Filter {
+    /// The directives of a file in `lang` that covered no finding (`used`
+    /// says which did) although every rule they name ran: `(line, message)`.
+    /// Nothing unless `--warn-unused-suppressions`.
+    pub fn unused_suppressions(
+        &self,
+        sup: &Suppressions,
+        used: &[bool],
+        lang: Language,
+    ) -> Vec<(u32, String)> {
+        let Some(ran) = &self.unused_check else {
+            return Vec::new();
+        };
+        let could_fire = |code: &str| {
+            let Some(code) = Code::parse(code) else {
+                return false;
+            };
+            let mut covered = all_rules()
+                .iter()
+                .map(|r| r.meta())
+                .filter(|m| m.languages.contains(&lang) && code.matches(m))
+                .peekable();
+            covered.peek().is_some() && covered.all(|m| ran.contains(&m.id))
+        };
+        sup.directives
+            .iter()
+            .zip(used)
+            .filter(|(_, used)| !**used)
+            .filter_map(|(d, _)| {
+                let written = match &d.scope {
+                    Scope::All => String::new(),
+                    Scope::Codes(codes) if codes.iter().all(|c| could_fire(c)) => {
+                        format!("[{}]", codes.join(", "))
+                    }
+                    Scope::Codes(_) => return None,
+                };
+                if d.scope == Scope::All
+                    && !all_rules()
+                        .iter()
+                        .map(|r| r.meta())
+                        .any(|m| m.languages.contains(&lang) && ran.contains(&m.id))
+                {
+                    return None;
+                }
+                let (kind, place) = if d.file_level {
+                    ("ignore-file", "in this file")
+                } else {
+                    ("ignore", "where it applies")
+                };
+                Some((
+                    d.line,
+                    format!("unused suppression `{kind}{written}`: no finding {place} to ignore; remove it"),
+                ))
+            })
+            .collect()
     }
 }
 

@@ -73,12 +73,24 @@ impl Suppressions {
     /// True when a finding on 1-based `line` is suppressed. `matches` says
     /// whether a written code covers the finding.
     pub fn suppresses(&self, line: u32, matches: &dyn Fn(&str) -> bool) -> bool {
-        self.directives.iter().any(|d| {
-            let here = d.file_level
-                || d.line == line
-                || (d.own_line && d.line.checked_add(1) == Some(line));
-            here && d.scope.covers(matches)
-        })
+        self.covering(line, matches).next().is_some()
+    }
+
+    /// The indexes of the directives that cover a finding on 1-based `line`.
+    pub fn covering<'a>(
+        &'a self,
+        line: u32,
+        matches: &'a dyn Fn(&str) -> bool,
+    ) -> impl Iterator<Item = usize> + 'a {
+        self.directives
+            .iter()
+            .enumerate()
+            .filter_map(move |(i, d)| {
+                let here = d.file_level
+                    || d.line == line
+                    || (d.own_line && d.line.checked_add(1) == Some(line));
+                (here && d.scope.covers(matches)).then_some(i)
+            })
     }
 
     /// Every written code with its line, for validation.
