@@ -83,6 +83,11 @@ pub struct CheckArgs {
     #[arg(long)]
     pub warn_unused_suppressions: bool,
 
+    /// Read this file's content from stdin (for editors). Without PATHS,
+    /// only this file is analyzed; with them, it is analyzed with them.
+    #[arg(long, value_name = "PATH")]
+    pub stdin_filename: Option<PathBuf>,
+
     /// Write the report to this file instead of standard output.
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output_file: Option<PathBuf>,

@@ -21,7 +21,7 @@ use filter::selection::{self, Code};
 use frontend::Frontend;
 use report::ScanReport;
 use std::ffi::OsString;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use unsnarl_model::{Knowledge, Severity};
 
@@ -35,6 +35,8 @@ pub struct Io<'a> {
     /// Absolute current directory: relative paths on the command line and in
     /// reports are relative to it.
     pub cwd: PathBuf,
+    /// Read only for `check --stdin-filename`.
+    pub stdin: &'a mut dyn std::io::Read,
     pub stdout: &'a mut dyn Write,
     pub stderr: &'a mut dyn Write,
     /// Color the text report (stdout is a terminal and `NO_COLOR` is unset).
@@ -216,10 +218,17 @@ fn settings(args: &CheckArgs, roots: &[walk::Root], io: &Io) -> Result<Settings,
 }
 
 fn check(args: CheckArgs, io: &mut Io, frontend: &dyn Frontend) -> Result<u8, Fatal> {
-    let given = if args.paths.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
+    let stdin = match &args.stdin_filename {
+        Some(name) => Some(read_stdin_file(name, io)?),
+        None => None,
+    };
+    // With `--stdin-filename` and no paths, only that file is analyzed.
+    let given = if !args.paths.is_empty() {
         args.paths.clone()
+    } else if stdin.is_some() {
+        Vec::new()
+    } else {
+        vec![PathBuf::from(".")]
     };
     let mut roots = Vec::new();
     for p in &given {
@@ -232,7 +241,24 @@ fn check(args: CheckArgs, io: &mut Io, frontend: &dyn Frontend) -> Result<u8, Fa
             abs,
         });
     }
-    let mut s = settings(&args, &roots, io)?;
+    // The configuration is found from the first scanned path, or from the
+    // stdin file's place.
+    let config_start: Vec<walk::Root> = match (roots.first(), &stdin) {
+        (None, Some((root, _))) => vec![walk::Root {
+            given: root.given.clone(),
+            abs: existing_ancestor(&root.abs),
+        }],
+        _ => Vec::new(),
+    };
+    let mut s = settings(
+        &args,
+        if config_start.is_empty() {
+            &roots
+        } else {
+            &config_start
+        },
+        io,
+    )?;
     if args.statistics && matches!(s.format, Format::Sarif | Format::Github) {
         return Err("--statistics works with --format text, concise or json only".into());
     }
@@ -242,6 +268,7 @@ fn check(args: CheckArgs, io: &mut Io, frontend: &dyn Frontend) -> Result<u8, Fa
     let baseline = BaselineMode::new(&args, &s, io)?;
     let scope_roots: Vec<PathBuf> = roots
         .iter()
+        .chain(stdin.as_ref().map(|(root, _)| root))
         .map(|r| walk::normalize_lexically(&r.abs))
         .collect();
     let scope_rules: Vec<&'static str> = rules.iter().map(|r| r.meta().id).collect();
@@ -264,6 +291,7 @@ fn check(args: CheckArgs, io: &mut Io, frontend: &dyn Frontend) -> Result<u8, Fa
         file_timeout: s.file_timeout,
         memory_budget: s.memory_budget,
         progress: io.progress && !args.quiet,
+        stdin,
     };
     let mut report = pipeline::scan(opts, frontend)?;
     match &baseline {
@@ -298,6 +326,36 @@ fn check(args: CheckArgs, io: &mut Io, frontend: &dyn Frontend) -> Result<u8, Fa
         None => write_out(io, &rendered)?,
     }
     Ok(exit_code(&report, s.fail_on))
+}
+
+/// `--stdin-filename NAME`: the name as a root, and the bytes of stdin.
+fn read_stdin_file(name: &Path, io: &mut Io) -> Result<(walk::Root, std::sync::Arc<[u8]>), Fatal> {
+    if walk::language_of(name).is_none() {
+        return Err(format!(
+            "--stdin-filename {}: not a Python, JavaScript, TypeScript, Go or Rust file name",
+            name.display()
+        ));
+    }
+    let mut bytes = Vec::new();
+    // Past the size limit the file is skipped as too large, as on disk.
+    io.stdin
+        .take(walk::MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read stdin: {e}"))?;
+    let root = walk::Root {
+        given: name.to_path_buf(),
+        abs: absolute(&io.cwd, name),
+    };
+    Ok((root, bytes.into()))
+}
+
+/// The closest existing directory at or above `p` (a stdin file need not
+/// exist on disk).
+fn existing_ancestor(p: &Path) -> PathBuf {
+    p.ancestors()
+        .find(|a| a.exists())
+        .unwrap_or(Path::new("/"))
+        .to_path_buf()
 }
 
 /// What `check` does with a baseline file.

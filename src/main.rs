@@ -21,8 +21,10 @@ fn main() -> ExitCode {
     let color = anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never;
     let mut stdout = anstream::AutoStream::auto(std::io::stdout());
     let mut stderr = anstream::AutoStream::auto(std::io::stderr());
+    let mut stdin = std::io::stdin();
     let mut io = unsnarl::Io {
         cwd,
+        stdin: &mut stdin,
         stdout: &mut stdout,
         stderr: &mut stderr,
         color,

@@ -69,6 +69,8 @@ pub struct ScanOptions {
     pub memory_budget: usize,
     /// Show a progress bar on stderr if the scan takes more than a second.
     pub progress: bool,
+    /// `--stdin-filename`: this file's content comes from stdin.
+    pub stdin: Option<(walk::Root, std::sync::Arc<[u8]>)>,
 }
 
 /// Runs a scan. `Err` only for problems that stop the whole scan (a thread
@@ -82,7 +84,10 @@ pub fn scan(opts: ScanOptions, frontend: &dyn Frontend) -> Result<ScanReport, St
         .thread_name(|i| format!("unsnarl-{i}"))
         .build()
         .map_err(|e| format!("cannot start the analysis threads: {e}"))?;
-    let walked = walk::walk(&opts.roots, &opts.cwd, &opts.exclude, opts.threads)?;
+    let mut walked = walk::walk(&opts.roots, &opts.cwd, &opts.exclude, opts.threads)?;
+    if let Some((root, text)) = &opts.stdin {
+        walk::add_stdin_file(&mut walked, root, &opts.cwd, text.clone())?;
+    }
     let progress = Progress::new(opts.progress, walked.files.len() as u64 * 2, start);
     let engine = Engine::new(opts.rules.clone(), opts.knowledge.clone());
     let mut summary = Summary {
@@ -314,7 +319,7 @@ fn prepare_file(
 ) -> Stage1 {
     let started = Instant::now();
     let deadline = Deadline::after(budget);
-    let text = match walk::load(&file.abs) {
+    let text = match walk::load_source(&file) {
         Load::Text(t) => t,
         Load::Skip(r) => return Stage1::Skip(file.display, r),
         Load::Problem(kind, message) => {
@@ -415,7 +420,7 @@ fn reanalyze(
     engine: &Engine,
     frontend: &dyn Frontend,
 ) -> Result<Analyzed, String> {
-    let text = match walk::load(&file.abs) {
+    let text = match walk::load_source(file) {
         Load::Text(t) => t,
         Load::Skip(r) => return Err(format!("the file changed during the scan ({})", r.slug())),
         Load::Problem(_, message) => return Err(message),
@@ -648,7 +653,7 @@ fn related_location(other: &FileState, span: unsnarl_model::Span) -> Location {
     if let Some(a) = &other.kept {
         return location(&other.file.display, &a.text, a.lines(), span);
     }
-    let text = match walk::load(&other.file.abs) {
+    let text = match walk::load_source(&other.file) {
         Load::Text(t) => t,
         _ => String::new(),
     };

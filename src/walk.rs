@@ -96,6 +96,9 @@ pub struct SourceFile {
     /// The path relative to its scan root (`/` separators), for module names.
     pub rel: String,
     pub lang: Language,
+    /// The content given on stdin (`--stdin-filename`) instead of the
+    /// file's on disk.
+    pub stdin: Option<std::sync::Arc<[u8]>>,
 }
 
 /// A problem found while walking or reading: not a finding, not a skip.
@@ -169,29 +172,9 @@ pub fn walk(
             if !seen.insert(abs_root.clone()) {
                 continue;
             }
-            // The language comes from the name as given: a link `x.py`
-            // to `/dev/zero` is then read, and skipped as a device.
-            match language_of(&root.abs).or_else(|| language_of(&abs_root)) {
-                None => out.skipped.push((display, SkipReason::Unsupported)),
-                Some(lang) => {
-                    // Module names come from this path: keep the folders
-                    // when the file is under the current directory
-                    // (`pkg/mod.py` is `pkg.mod`, as when scanning `.`).
-                    let rel = if display.starts_with('/') || display.starts_with("../") {
-                        abs_root
-                            .file_name()
-                            .map(|n| n.to_string_lossy().into_owned())
-                            .unwrap_or_default()
-                    } else {
-                        display.clone()
-                    };
-                    out.files.push(SourceFile {
-                        display,
-                        abs: abs_root,
-                        rel,
-                        lang,
-                    })
-                }
+            match named_file(root, abs_root, display) {
+                Ok(f) => out.files.push(f),
+                Err(skip) => out.skipped.push(skip),
             }
             continue;
         }
@@ -277,6 +260,7 @@ pub fn walk(
                             abs: e.path,
                             rel: slash_path(&rel),
                             lang,
+                            stdin: None,
                         });
                     }
                 }
@@ -457,6 +441,86 @@ pub fn slash_path(p: &Path) -> String {
         s.push_str(&part);
     }
     s
+}
+
+/// A file named on the command line (`root`, whose real path is
+/// `abs_root`), or why it is skipped.
+fn named_file(
+    root: &Root,
+    abs_root: PathBuf,
+    display: String,
+) -> Result<SourceFile, (String, SkipReason)> {
+    // The language comes from the name as given: a link `x.py` to
+    // `/dev/zero` is then read, and skipped as a device.
+    let Some(lang) = language_of(&root.abs).or_else(|| language_of(&abs_root)) else {
+        return Err((display, SkipReason::Unsupported));
+    };
+    // Module names come from this path: keep the folders when the file is
+    // under the current directory (`pkg/mod.py` is `pkg.mod`, as when
+    // scanning `.`).
+    let rel = if display.starts_with('/') || display.starts_with("../") {
+        abs_root
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    } else {
+        display.clone()
+    };
+    Ok(SourceFile {
+        display,
+        abs: abs_root,
+        rel,
+        lang,
+        stdin: None,
+    })
+}
+
+/// Makes the file `root` (`--stdin-filename`) read `text` instead of the
+/// disk: the walked file of that path, or a new one when the walk did not
+/// list it (it is not on disk yet, or not under the scanned paths).
+/// Explicit, so neither ignore files nor `--exclude` drop it.
+pub fn add_stdin_file(
+    walked: &mut WalkResult,
+    root: &Root,
+    cwd: &Path,
+    text: std::sync::Arc<[u8]>,
+) -> Result<(), String> {
+    let cwd = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    // Its real path, as the walk has it; a file not on disk yet by its
+    // directory's real path.
+    let abs = std::fs::canonicalize(&root.abs).unwrap_or_else(|_| {
+        let abs = normalize_lexically(&root.abs);
+        match (abs.parent().map(std::fs::canonicalize), abs.file_name()) {
+            (Some(Ok(dir)), Some(name)) => dir.join(name),
+            _ => abs,
+        }
+    });
+    if let Some(f) = walked.files.iter_mut().find(|f| f.abs == abs) {
+        f.stdin = Some(text);
+        return Ok(());
+    }
+    let display = display_path(&root.given, Path::new(""), &abs, &cwd);
+    // Skipped on disk (binary, too large...) is not what stdin holds.
+    walked.skipped.retain(|(p, _)| *p != display);
+    let mut file = named_file(root, abs, display).map_err(|(path, _)| {
+        format!(
+            "--stdin-filename {path}: not a Python, JavaScript, TypeScript, Go or Rust file name"
+        )
+    })?;
+    file.stdin = Some(text);
+    walked.files.push(file);
+    walked
+        .files
+        .sort_by(|a, b| a.display.cmp(&b.display).then_with(|| a.abs.cmp(&b.abs)));
+    Ok(())
+}
+
+/// Reads a walked file: its stdin content when it has one, else the disk.
+pub fn load_source(file: &SourceFile) -> Load {
+    match &file.stdin {
+        Some(bytes) => classify_bytes(&file.abs, bytes.to_vec()),
+        None => load(&file.abs),
+    }
 }
 
 /// `p` with `.` dropped and `..` applied to the component before it,

@@ -77,10 +77,17 @@ pub fn bin(dir: &Path, args: &[&str]) -> Out {
 
 /// Runs the application in-process with a given front end, in `dir`.
 pub fn inproc(dir: &Path, args: &[&str], frontend: &dyn Frontend) -> Out {
+    inproc_with_stdin(dir, args, frontend, b"")
+}
+
+/// [`inproc`], with `input` on stdin.
+pub fn inproc_with_stdin(dir: &Path, args: &[&str], frontend: &dyn Frontend, input: &[u8]) -> Out {
     let mut stdout = Vec::new();
     let mut stderr = Vec::new();
+    let mut stdin = input;
     let mut io = unsnarl::Io {
         cwd: dir.to_path_buf(),
+        stdin: &mut stdin,
         stdout: &mut stdout,
         stderr: &mut stderr,
         color: false,
