@@ -47,10 +47,13 @@ pub enum Effect {
     NeedsTimeout,
     /// Emits log output or other I/O that should not run under a lock.
     Logging,
+    /// Acknowledges a delivered message to its broker (`ack`, `basic_ack`,
+    /// `Ack`): from then on the broker will not deliver it again.
+    Ack,
 }
 
 impl Effect {
-    pub const ALL: [Effect; 11] = [
+    pub const ALL: [Effect; 12] = [
         Effect::Blocking,
         Effect::CpuHeavy,
         Effect::Spawn,
@@ -62,6 +65,7 @@ impl Effect {
         Effect::Lock,
         Effect::NeedsTimeout,
         Effect::Logging,
+        Effect::Ack,
     ];
 
     /// The table key of the effect (`blocking`, `cpu_heavy`, ...), also used
@@ -79,6 +83,7 @@ impl Effect {
             Effect::Lock => "lock",
             Effect::NeedsTimeout => "needs_timeout",
             Effect::Logging => "logging",
+            Effect::Ack => "ack",
         }
     }
 
@@ -205,6 +210,8 @@ struct TableFile {
     #[serde(default)]
     needs_timeout: Vec<Entry>,
     #[serde(default)]
+    ack: Vec<Entry>,
+    #[serde(default)]
     logging: Vec<Entry>,
     /// Callee → the type of the value it returns (`sqlite3.connect` →
     /// `sqlite3.Connection`), for resolving later method calls.
@@ -253,6 +260,7 @@ impl Table {
             (Effect::Lock, file.lock),
             (Effect::NeedsTimeout, file.needs_timeout),
             (Effect::Logging, file.logging),
+            (Effect::Ack, file.ack),
         ];
         for (effect, entries) in groups {
             for e in entries {
@@ -341,6 +349,29 @@ impl Table {
         listed(exact)
             .chain(prefixed.into_iter().flatten())
             .chain(listed(by_method))
+    }
+
+    /// The callee names (last segments) of every pattern of `effect`
+    /// (`*.ack` and `aio_pika.IncomingMessage.ack` give `ack`), for rules
+    /// that start from the calls with that effect; `None` when a pattern
+    /// ends in `*` and so covers any name.
+    pub fn names_of(&self, effect: Effect) -> Option<Vec<&str>> {
+        let mut names = Vec::new();
+        for (e, entry) in &self.entries {
+            if *e != effect {
+                continue;
+            }
+            for pat in &entry.calls {
+                let last = pat.rsplit(['.', ':']).next().unwrap_or(pat);
+                if last.contains('*') || last.is_empty() {
+                    return None;
+                }
+                names.push(last);
+            }
+        }
+        names.sort_unstable();
+        names.dedup();
+        Some(names)
     }
 
     /// Every effect known for a callee.

@@ -102,6 +102,15 @@ impl<'a> FileCx<'a> {
         }
     }
 
+    /// The 1-based line where `span` starts, for messages.
+    pub fn line_of(&self, span: Span) -> usize {
+        self.text[..(span.start as usize).min(self.text.len())]
+            .bytes()
+            .filter(|&b| b == b'\n')
+            .count()
+            + 1
+    }
+
     pub fn expr(&self, id: ExprId) -> &'a Expr {
         self.model.expr(id)
     }

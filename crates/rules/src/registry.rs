@@ -63,6 +63,7 @@ static RULES: &[&dyn Rule] = &[
     &go::poll_without_jitter::PollWithoutJitter,
     &go::sleep_to_synchronize::SleepToSynchronize,
     &go::split_invariant_update::SplitInvariantUpdate,
+    &go::ack_before_work::AckBeforeWork,
     &js::floating_promise::FloatingPromise,
     &js::blocking_call::BlockingCall,
     &js::lock_across_await::LockAcrossAwait,
@@ -95,6 +96,7 @@ static RULES: &[&dyn Rule] = &[
     &js::write_without_drain::WriteWithoutDrain,
     &js::array_as_queue::ArrayAsQueue,
     &js::sleep_in_test::SleepInTest,
+    &js::ack_before_work::AckBeforeWork,
     &python::discarded_task::DiscardedTask,
     &python::blocking_call::BlockingCall,
     &python::unbounded_queue::UnboundedQueue,
@@ -133,6 +135,7 @@ static RULES: &[&dyn Rule] = &[
     &python::sleep_synchronization::SleepSynchronization,
     &python::uncancel_in_app_code::UncancelInAppCode,
     &python::sync_bridge_from_async::SyncBridgeFromAsync,
+    &python::ack_before_work::AckBeforeWork,
     &rust::detached_spawn::DetachedSpawn,
     &rust::blocking_call::BlockingCall,
     &rust::unbounded_channel::UnboundedChannel,
@@ -160,6 +163,7 @@ static RULES: &[&dyn Rule] = &[
     &rust::notify_all_for_one::NotifyAllForOne,
     &rust::reconnect_without_jitter::ReconnectWithoutJitter,
     &rust::sleep_before_assert::SleepBeforeAssert,
+    &rust::ack_before_work::AckBeforeWork,
 ];
 
 #[cfg(test)]

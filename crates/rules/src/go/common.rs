@@ -481,11 +481,7 @@ pub fn is_constant_expr(cx: &FileCx, e: ExprId) -> bool {
 
 /// Lines of the file, for messages that point at another place.
 pub fn line_of(cx: &FileCx, span: Span) -> usize {
-    cx.text[..(span.start as usize).min(cx.text.len())]
-        .bytes()
-        .filter(|&b| b == b'\n')
-        .count()
-        + 1
+    cx.line_of(span)
 }
 
 /// A `sync.WaitGroup` method call: the WaitGroup as written (`wg`, `s.wg`)

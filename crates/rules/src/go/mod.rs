@@ -4,6 +4,7 @@ pub(crate) mod common;
 pub(crate) mod flow;
 pub(crate) mod locks;
 
+pub mod ack_before_work;
 pub mod atomic_load_store;
 pub mod background_context;
 pub mod bad_channel_close;

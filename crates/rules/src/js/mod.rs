@@ -1,5 +1,6 @@
 //! Rules for JavaScript and TypeScript (Node and browsers).
 
+pub mod ack_before_work;
 pub mod acquire_without_finally;
 pub mod array_as_queue;
 pub mod async_callback_ignored;

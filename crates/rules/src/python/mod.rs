@@ -1,5 +1,6 @@
 //! Rules for Python (asyncio, threading, trio/anyio).
 
+pub mod ack_before_work;
 pub mod acquire_without_release;
 pub mod amqp_no_prefetch;
 pub mod async_generator_not_closed;

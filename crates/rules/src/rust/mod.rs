@@ -3,6 +3,7 @@
 mod common;
 mod locks;
 
+pub mod ack_before_work;
 pub mod async_guard_across_io;
 pub mod atomic_load_store_race;
 pub mod block_on_in_async;

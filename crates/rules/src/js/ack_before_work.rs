@@ -1,0 +1,148 @@
+//! JS033: a message acknowledged before the work it asks for.
+
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use crate::shared::ack_before_work;
+use unsnarl_model::*;
+
+pub struct AckBeforeWork;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "JS033",
+    name: "ack-before-work",
+    category: Category::DoubleExecution,
+    severity: Severity::Medium,
+    languages: &[Language::JavaScript, Language::TypeScript],
+    summary: "A consumer acknowledges a message (`channel.ack(msg)`, `message.ack()`) and only then does the work the message asks for.",
+    docs: r#"
+A message handler (amqplib, Google Pub/Sub, NATS) acknowledges the message
+and then, in the same pass, does its work: an awaited call, known I/O, or
+a project function handed the message. Acks in `catch` and `finally`
+blocks, and acks after the work, are fine.
+
+## Why
+
+The ack tells the broker the message is done, and it deletes it. If the
+process crashes, is redeployed or the work throws after the ack, the
+message is gone and nothing redelivers it. Acknowledging after the work
+turns the same failures into a redelivery (so the work must tolerate
+running twice: an idempotency key or an upsert).
+
+## Example
+
+```js
+channel.consume("orders", async (msg) => {
+  channel.ack(msg);
+  await shipOrder(JSON.parse(msg.content.toString()));
+});
+```
+
+## Fix
+
+Do the work, then acknowledge; on failure `nack` (requeue or dead-letter).
+
+```js
+channel.consume("orders", async (msg) => {
+  try {
+    await shipOrder(JSON.parse(msg.content.toString()));
+    channel.ack(msg);
+  } catch (err) {
+    channel.nack(msg, false, false);
+  }
+});
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for AckBeforeWork {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        ack_before_work::check(
+            cx,
+            &META,
+            "acknowledge after the work has succeeded and `nack` on failure, and make the work safe to run twice, since a crash between the work and the ack redelivers it; if losing messages is acceptable here, say so with a suppression",
+            out,
+        );
+    }
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::JavaScript,
+    fail: &[
+        r#"
+channel.consume("orders", async (msg) => {
+  channel.ack(msg); // expect
+  await shipOrder(JSON.parse(msg.content.toString()));
+});
+"#,
+        r#"
+function handleEvent(data) {
+  return data;
+}
+
+subscription.on("message", (message) => {
+  message.ack(); // expect
+  handleEvent(message.data);
+});
+"#,
+    ],
+    pass: &[
+        r#"
+channel.consume("orders", async (msg) => {
+  try {
+    await shipOrder(JSON.parse(msg.content.toString()));
+    channel.ack(msg);
+  } catch (err) {
+    console.error(err);
+    channel.nack(msg, false, false);
+  }
+});
+"#,
+        r#"
+subscription.on("message", async (message) => {
+  await handleEvent(message.data);
+  message.ack();
+  console.log("acked", message.id);
+});
+"#,
+        // Telling the logger and the metrics which message was acked.
+        r#"
+class Worker {
+  async onMessage(msg) {
+    await this.handle(JSON.parse(msg.content.toString()));
+    this.channel.ack(msg);
+    this.logger.info("acked", msg.fields.deliveryTag);
+    this.metrics.increment("orders.acked", { queue: msg.fields.routingKey });
+  }
+
+  async handle(order) {
+    return order;
+  }
+}
+"#,
+        // A poison message is dropped on the error path.
+        r#"
+channel.consume("orders", async (msg) => {
+  let order;
+  try {
+    order = JSON.parse(msg.content.toString());
+  } catch (err) {
+    channel.ack(msg);
+    return;
+  }
+  await shipOrder(order);
+  channel.ack(msg);
+});
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(AckBeforeWork);
+}

@@ -1,0 +1,169 @@
+//! PY039: a message acknowledged before the work it asks for.
+
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use crate::shared::ack_before_work;
+use unsnarl_model::*;
+
+pub struct AckBeforeWork;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "PY039",
+    name: "ack-before-work",
+    category: Category::DoubleExecution,
+    severity: Severity::Medium,
+    languages: &[Language::Python],
+    summary: "A consumer acknowledges a message (`message.ack()`, `channel.basic_ack(...)`) and only then does the work the message asks for.",
+    docs: r#"
+A message handler (aio-pika, pika, kombu, Google Pub/Sub) calls
+`ack()`/`basic_ack()` and then, in the same pass, does the message's
+work: an awaited call, known I/O, or a project function handed the
+message. Acks in `except` and `finally` blocks, and acks after the work,
+are fine.
+
+## Why
+
+The ack tells the broker the message is done; it deletes it. If the
+process crashes, is redeployed or the work raises after the ack, the
+message is gone: the order is never shipped, the email never sent, and
+nothing in the logs says which message was lost. Acknowledging after the
+work turns the same failures into a redelivery (so the work must tolerate
+running twice: an idempotency key or an upsert).
+
+## Example
+
+```python
+async def on_order(message):
+    await message.ack()
+    order = parse(message.body)
+    await ship(order)
+```
+
+## Fix
+
+Do the work, then acknowledge; let a failure reject or requeue the
+message (aio-pika's `async with message.process():` acks on success and
+rejects on an exception).
+
+```python
+async def on_order(message):
+    async with message.process():
+        order = parse(message.body)
+        await ship(order)
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for AckBeforeWork {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        ack_before_work::check(
+            cx,
+            &META,
+            "acknowledge after the work has succeeded (`async with message.process():` in aio-pika, `basic_ack` as the last step in pika), and make the work safe to run twice, since a crash between the work and the ack redelivers it; if losing messages is acceptable here, say so with a suppression",
+            out,
+        );
+    }
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Python,
+    fail: &[
+        r#"
+async def on_order(message):
+    await message.ack()  # expect
+    order = parse(message.body)
+    await ship(order)
+"#,
+        r#"
+def callback(ch, method, properties, body):
+    ch.basic_ack(delivery_tag=method.delivery_tag)  # expect
+    handle_job(body)
+
+def handle_job(body):
+    pass
+"#,
+        r#"
+import requests
+
+def on_message(message):
+    message.ack()  # expect
+    requests.post("https://hooks.example/notify", data=message.data, timeout=5)
+"#,
+        r#"
+async def consume(queue, store):
+    async with queue.iterator() as it:
+        async for message in it:
+            await message.ack()  # expect
+            if message.body:
+                await store.save(message.body)
+"#,
+    ],
+    pass: &[
+        // Work first, then the ack.
+        r#"
+async def on_order(message):
+    order = parse(message.body)
+    await ship(order)
+    await message.ack()
+"#,
+        r#"
+def callback(ch, method, properties, body):
+    handle_job(body)
+    ch.basic_ack(delivery_tag=method.delivery_tag)
+
+def handle_job(body):
+    pass
+"#,
+        // The error path gives up on a poison message.
+        r#"
+async def on_order(message, log):
+    try:
+        await ship(parse(message.body))
+    except ValueError:
+        await message.ack()
+        log.warning("dropped a malformed order")
+        return
+    await message.ack()
+"#,
+        // Only logging after the ack, and the loop moves on to the next one.
+        r#"
+import logging
+
+async def consume(it, store):
+    async for message in it:
+        await store.save(message.body)
+        await message.ack()
+        logging.info("done %s", message.message_id)
+"#,
+        r#"
+async def on_order(message):
+    async with message.process():
+        await ship(parse(message.body))
+"#,
+        // A logger told which message was acknowledged.
+        r#"
+import logging
+
+log = logging.getLogger(__name__)
+
+def callback(ch, method, properties, body):
+    handle_job(body)
+    ch.basic_ack(delivery_tag=method.delivery_tag)
+    log.info("acked %s", method.delivery_tag)
+
+def handle_job(body):
+    pass
+"#,
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(AckBeforeWork);
+}

@@ -1,0 +1,119 @@
+//! RS028: a message acknowledged before the work it asks for.
+
+use crate::context::FileCx;
+use crate::rule::{Examples, Rule, RuleMeta};
+use crate::shared::ack_before_work;
+use unsnarl_model::*;
+
+pub struct AckBeforeWork;
+
+pub static META: RuleMeta = RuleMeta {
+    id: "RS028",
+    name: "ack-before-work",
+    category: Category::DoubleExecution,
+    severity: Severity::Medium,
+    languages: &[Language::Rust],
+    summary: "A consumer acknowledges a message (`delivery.ack(...)`, `message.ack()`) and only then does the work the message asks for.",
+    docs: r#"
+A consumer (lapin, async-nats) awaits `ack` and then, in the same pass,
+does the message's work: an awaited call, known I/O, or a function of the
+project handed the message. Acks after the work are fine.
+
+## Why
+
+The ack tells the broker the message is done, and it deletes it. If the
+process crashes, is redeployed or the work fails after the ack, the
+message is gone and nothing redelivers it. Acknowledging after the work
+turns the same failures into a redelivery (so the work must tolerate
+running twice: an idempotency key or an upsert).
+
+## Example
+
+```rust
+use futures_lite::StreamExt;
+use lapin::options::BasicAckOptions;
+
+async fn consume(mut consumer: lapin::Consumer) {
+    while let Some(Ok(delivery)) = consumer.next().await {
+        delivery.ack(BasicAckOptions::default()).await.expect("ack");
+        ship(&delivery.data).await;
+    }
+}
+
+async fn ship(_order: &[u8]) {}
+```
+
+## Fix
+
+Do the work, then acknowledge; on failure `nack` (requeue or dead-letter).
+
+```rust
+use futures_lite::StreamExt;
+use lapin::options::{BasicAckOptions, BasicNackOptions};
+
+async fn consume(mut consumer: lapin::Consumer) {
+    while let Some(Ok(delivery)) = consumer.next().await {
+        match ship(&delivery.data).await {
+            Ok(()) => delivery.ack(BasicAckOptions::default()).await.expect("ack"),
+            Err(_) => delivery.nack(BasicNackOptions::default()).await.expect("nack"),
+        }
+    }
+}
+
+async fn ship(_order: &[u8]) -> Result<(), ()> { Ok(()) }
+```
+"#,
+    examples: &EXAMPLES,
+};
+
+impl Rule for AckBeforeWork {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        ack_before_work::check(
+            cx,
+            &META,
+            "acknowledge after the work has succeeded and `nack` on failure, and make the work safe to run twice, since a crash between the work and the ack redelivers it; if losing messages is acceptable here, say so with a suppression",
+            out,
+        );
+    }
+}
+
+pub static EXAMPLES: Examples = Examples {
+    language: Language::Rust,
+    fail: &[r#"
+use futures_lite::StreamExt;
+use lapin::options::BasicAckOptions;
+
+async fn consume(mut consumer: lapin::Consumer) {
+    while let Some(Ok(delivery)) = consumer.next().await {
+        delivery.ack(BasicAckOptions::default()).await.expect("ack"); // expect
+        ship(&delivery.data).await;
+    }
+}
+
+async fn ship(_order: &[u8]) {}
+"#],
+    pass: &[r#"
+use futures_lite::StreamExt;
+use lapin::options::BasicAckOptions;
+
+async fn consume(mut consumer: lapin::Consumer) {
+    while let Some(Ok(delivery)) = consumer.next().await {
+        ship(&delivery.data).await;
+        delivery.ack(BasicAckOptions::default()).await.expect("ack");
+        tracing::info!("acked {}", delivery.delivery_tag);
+    }
+}
+
+async fn ship(_order: &[u8]) {}
+"#],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    crate::testing::rule_tests!(AckBeforeWork);
+}

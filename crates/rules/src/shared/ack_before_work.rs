@@ -1,0 +1,321 @@
+//! A message acknowledged before the work it asks for (`double-execution`,
+//! the ack-before-durable shape), shared by the rules of the four languages.
+//!
+//! An acknowledgement (knowledge effect `ack`) tells the broker it may
+//! forget the message. Work that runs after it in the same pass through the
+//! handler is then unprotected: a crash, a deploy or an exception there
+//! loses the message, and nothing redelivers it. The work we look for after
+//! the ack, in the statements that follow it up to the enclosing loop (a
+//! later iteration handles another message):
+//!
+//! - an awaited call (async handlers do their I/O through awaits);
+//! - a call the knowledge tables know does I/O (`blocking`,
+//!   `needs_timeout`);
+//! - a call of a function of the project, or of a method on an unknown
+//!   receiver, that is handed the message (the ack's receiver or arguments,
+//!   or a parameter of the handler when the ack is made from one).
+//!
+//! Logging, other acks, and acks in `except`/`catch`/`finally` blocks or Go
+//! `defer`s (which run after the work) are not reported.
+
+use crate::context::FileCx;
+use crate::rule::RuleMeta;
+use std::collections::HashSet;
+use unsnarl_model::walk::{Child, Parent, exprs_in_block, for_each_stmt_child};
+use unsnarl_model::*;
+
+/// Reports each ack call followed by work on the message. `fix` is the
+/// language's advice.
+pub fn check(cx: &FileCx, meta: &'static RuleMeta, fix: &str, out: &mut Vec<Finding>) {
+    let acks: Vec<(ExprId, &Call)> = match cx.kb.names_of(Effect::Ack) {
+        Some(names) if names.is_empty() => return,
+        Some(names) => cx.calls_named(&names),
+        None => (0..cx.model.exprs.len() as u32)
+            .map(ExprId)
+            .filter_map(|e| cx.call(e).map(|c| (e, c)))
+            .collect(),
+    };
+    for (id, c) in acks {
+        if cx.effect(c, Effect::Ack).is_none() {
+            continue;
+        }
+        let Some(stmt) = ack_statement(cx, id) else {
+            continue;
+        };
+        if runs_after_the_work(cx, stmt) {
+            continue;
+        }
+        let message = message_names(cx, id, c);
+        // Work on the message before the ack: the ack follows the work,
+        // and what comes after it reports or cleans up.
+        if worked_before(cx, stmt, cx.expr(id).span.start, &message) {
+            continue;
+        }
+        let Some((work, why)) = first_work_after(cx, stmt, &message) else {
+            continue;
+        };
+        let work_span = cx.expr(work).span;
+        let line = cx.line_of(work_span);
+        let mut f = cx.finding(
+            meta,
+            cx.expr(id).span,
+            format!(
+                "the message is acknowledged before the work that follows ({} at line {line}, {why}): if the process stops or that work fails after the ack, the broker has already forgotten the message and it is lost, never retried",
+                cx.snippet(work_span),
+            ),
+            fix,
+        );
+        f.related.push(Related {
+            file: None,
+            span: work_span,
+            message: "work done after the acknowledgement".into(),
+        });
+        out.push(f);
+    }
+}
+
+/// The statement of an ack made for its effect: alone, awaited, unwrapped
+/// (`?`, `.expect(...)`), or with only its error kept (`err := d.Ack(false)`,
+/// `if let Err(e) = delivery.ack(..).await`). An ack whose value is used
+/// otherwise (`args.push(this.ack(id))`, `let done = stream.ack(frame)`)
+/// is some other protocol's acknowledgement, not a broker's.
+fn ack_statement(cx: &FileCx, id: ExprId) -> Option<StmtId> {
+    let mut cur = id;
+    loop {
+        match cx.tree.expr_parent(cur) {
+            Parent::Expr(p) => match &cx.expr(p).kind {
+                ExprKind::Await(_) | ExprKind::Try(_) | ExprKind::Cast(_) => cur = p,
+                ExprKind::Let { value, .. } if *value == cur => cur = p,
+                // `.expect("ack")` on it: the callee is an attribute of
+                // the value, and the call's receiver.
+                ExprKind::Attr { obj, name, .. }
+                    if *obj == cur
+                        && matches!(
+                            name.as_ref(),
+                            "unwrap" | "expect" | "ok" | "map_err" | "catch" | "then"
+                        ) =>
+                {
+                    match cx.tree.expr_parent(p) {
+                        Parent::Expr(call) if cx.call(call).is_some_and(|c| c.func == p) => {
+                            cur = call
+                        }
+                        _ => return None,
+                    }
+                }
+                _ => return None,
+            },
+            Parent::Stmt(s) => {
+                return match &cx.stmt(s).kind {
+                    StmtKind::Expr(_) => Some(s),
+                    StmtKind::If { cond, .. } | StmtKind::While { cond, .. } if *cond == cur => {
+                        Some(s)
+                    }
+                    StmtKind::Assign { targets, .. }
+                        if targets.iter().all(|&t| {
+                            matches!(cx.model.name_of(t), Some("_" | "err" | "error" | "e"))
+                        }) =>
+                    {
+                        Some(s)
+                    }
+                    _ => None,
+                };
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// The ack sits where it runs after the work anyway: a Go `defer`, or an
+/// `except`/`catch` handler or `finally` block (the error path acks a
+/// message it gives up on, or acks after the body ran).
+fn runs_after_the_work(cx: &FileCx, stmt: StmtId) -> bool {
+    if matches!(cx.stmt(stmt).kind, StmtKind::Defer(_)) {
+        return true;
+    }
+    let mut child = stmt;
+    for parent in cx.tree.stmt_ancestors(stmt) {
+        if let StmtKind::Try {
+            handlers, finally, ..
+        } = &cx.stmt(parent).kind
+        {
+            let inside =
+                |b: &Block| unsnarl_model::walk::stmts_in_block(cx.model, b).contains(&child);
+            if handlers.iter().any(|h| inside(&h.body)) || finally.as_ref().is_some_and(inside) {
+                return true;
+            }
+        }
+        child = parent;
+    }
+    false
+}
+
+/// The names the ack is about: the roots of its receiver and arguments
+/// (`msg` of `msg.ack()`, `channel.ack(msg)`, `ch.basic_ack(delivery_tag=
+/// method.delivery_tag)`), and, when one of them is a parameter of the
+/// handler, every parameter (pika hands the body and the delivery tag in
+/// separate parameters).
+fn message_names(cx: &FileCx, id: ExprId, c: &Call) -> HashSet<String> {
+    let mut names: HashSet<String> = c
+        .receiver
+        .into_iter()
+        .chain(c.args.iter().map(|a| a.value))
+        .flat_map(|e| unsnarl_model::walk::exprs_under(cx.model, e))
+        .filter_map(|e| cx.model.name_of(e).map(str::to_string))
+        .collect();
+    let f = cx.func(cx.func_of(id));
+    if f.params.iter().any(|p| names.contains(p.name.as_str())) {
+        names.extend(f.params.iter().map(|p| p.name.to_string()));
+    }
+    names
+}
+
+/// Work on the message between the start of the ack's loop body (or
+/// function) and the ack: a call handed the message that is awaited, does
+/// I/O or is the project's own code.
+fn worked_before(cx: &FileCx, stmt: StmtId, ack_start: u32, message: &HashSet<String>) -> bool {
+    let f = cx.tree.stmt_func(stmt);
+    let region: &Block = cx
+        .tree
+        .stmt_ancestors(stmt)
+        .find_map(|a| match &cx.stmt(a).kind {
+            StmtKind::For { body, .. } | StmtKind::While { body, .. } | StmtKind::Loop { body } => {
+                Some(body)
+            }
+            _ => None,
+        })
+        .unwrap_or(&cx.func(f).body);
+    exprs_in_block(cx.model, region).into_iter().any(|e| {
+        cx.expr(e).span.end <= ack_start
+            && cx.call(e).is_some_and(|c| {
+                cx.effect(c, Effect::Ack).is_none()
+                    && cx.effect(c, Effect::Logging).is_none()
+                    && !telemetry(cx, c)
+                    && handed_the_message(cx, c, message)
+                    && (cx.is_awaited(e)
+                        || cx.effect(c, Effect::Blocking).is_some()
+                        || cx.effect(c, Effect::NeedsTimeout).is_some()
+                        || own_code(cx, c))
+            })
+    })
+}
+
+/// The first call after `stmt` that does the message's work, and why it
+/// counts.
+fn first_work_after(
+    cx: &FileCx,
+    stmt: StmtId,
+    message: &HashSet<String>,
+) -> Option<(ExprId, &'static str)> {
+    for s in following(cx, stmt) {
+        for e in exprs_in_block(cx.model, &vec![s]) {
+            let Some(c) = cx.call(e) else { continue };
+            if cx.effect(c, Effect::Ack).is_some()
+                || cx.effect(c, Effect::Logging).is_some()
+                || telemetry(cx, c)
+            {
+                continue;
+            }
+            if cx.is_awaited(e) {
+                return Some((e, "awaited"));
+            }
+            if cx.effect(c, Effect::Blocking).is_some()
+                || cx.effect(c, Effect::NeedsTimeout).is_some()
+            {
+                return Some((e, "I/O"));
+            }
+            if handed_the_message(cx, c, message) && own_code(cx, c) {
+                return Some((e, "handed the message"));
+            }
+        }
+    }
+    None
+}
+
+/// A method of a logger or a metrics client the tables do not know
+/// (`this.logger.info(...)`, `self.metrics.incr(...)`): reporting on the
+/// message is not working on it.
+fn telemetry(cx: &FileCx, c: &Call) -> bool {
+    let Some(recv) = c.receiver.and_then(|r| cx.model.dotted(r)) else {
+        return false;
+    };
+    let last = recv
+        .rsplit('.')
+        .next()
+        .unwrap_or(&recv)
+        .to_ascii_lowercase();
+    ["log", "metric", "stats"].iter().any(|w| last.contains(w))
+}
+
+/// The call's receiver or arguments mention one of `message`'s names.
+fn handed_the_message(cx: &FileCx, c: &Call, message: &HashSet<String>) -> bool {
+    c.receiver
+        .into_iter()
+        .chain(c.args.iter().map(|a| a.value))
+        .flat_map(|e| unsnarl_model::walk::exprs_under(cx.model, e))
+        .any(|e| cx.model.name_of(e).is_some_and(|n| message.contains(n)))
+}
+
+/// A call whose body is the project's (a function of this file or of the
+/// scanned tree), or a method of a value of unknown type: something that
+/// may do the work, unlike a known library call such as `json.loads`.
+fn own_code(cx: &FileCx, c: &Call) -> bool {
+    if cx.callee_in_file(c).is_some() {
+        return true;
+    }
+    match c.target.as_deref() {
+        Some(t) => cx.index.resolve(cx.lang, t, cx.file).is_some(),
+        // A method of a value of unknown type (`store.save(msg)`); not a
+        // callback the handler was given, which may only observe.
+        None => c.receiver.is_some() && !c.is_macro,
+    }
+}
+
+/// The statements that run after `s` in the same pass through its
+/// function: the rest of its block, then the rest of each enclosing block,
+/// up to the innermost loop. A `return`, `raise`, `break` or `continue`
+/// ends the flow.
+fn following(cx: &FileCx, s: StmtId) -> Vec<StmtId> {
+    let mut out = Vec::new();
+    let mut cur = s;
+    loop {
+        let (block, parent) = match cx.tree.stmt_parent(cur) {
+            Parent::Function(f) => (&cx.func(f).body, None),
+            Parent::Stmt(p) => {
+                let mut found = None;
+                for_each_stmt_child(cx.model, p, &mut |ch| {
+                    if let Child::Block(b) = ch
+                        && b.contains(&cur)
+                    {
+                        found = Some(b);
+                    }
+                });
+                match found {
+                    Some(b) => (b, Some(p)),
+                    None => return out,
+                }
+            }
+            _ => return out,
+        };
+        let at = block.iter().position(|&x| x == cur).unwrap_or(block.len());
+        for &next in &block[at + 1..] {
+            out.push(next);
+            if matches!(
+                cx.stmt(next).kind,
+                StmtKind::Return(_) | StmtKind::Raise(_) | StmtKind::Break | StmtKind::Continue
+            ) {
+                return out;
+            }
+        }
+        match parent {
+            Some(p)
+                if !matches!(
+                    cx.stmt(p).kind,
+                    StmtKind::For { .. } | StmtKind::While { .. } | StmtKind::Loop { .. }
+                ) =>
+            {
+                cur = p
+            }
+            _ => return out,
+        }
+    }
+}
