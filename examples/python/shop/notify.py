@@ -36,3 +36,15 @@ async def retry_worker(smtp):
             raise
         except Exception:
             log.exception("retry of %s failed", order_id)
+
+
+async def on_refund(message, payments):
+    # BUG: acknowledged before the refund is made: a crash in between loses it.
+    await message.ack()
+    await payments.refund(message.body)
+
+
+async def on_receipt_request(message):
+    # Correct: the work first, then the ack.
+    await send_receipt(message.body)
+    await message.ack()

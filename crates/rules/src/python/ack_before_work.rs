@@ -166,4 +166,30 @@ def handle_job(body):
 mod tests {
     use super::*;
     crate::testing::rule_tests!(AckBeforeWork);
+
+    /// The message names the work and says why it counts as work.
+    #[test]
+    fn messages_name_the_work_and_why() {
+        let cases = [
+            // `parse` is not known to be the project's: the awaited call is
+            // the first work.
+            (
+                EXAMPLES.fail[0],
+                "(`ship(order)` at line 5, an awaited call)",
+            ),
+            (
+                EXAMPLES.fail[1],
+                "(`handle_job(body)` at line 4, which is handed the message)",
+            ),
+            (EXAMPLES.fail[2], "at line 6, which does I/O)"),
+            (
+                EXAMPLES.fail[3],
+                "(`store.save(message.body)` at line 7, an awaited call)",
+            ),
+        ];
+        for (example, needle) in cases {
+            let found = crate::testing::messages(&AckBeforeWork, Language::Python, example);
+            crate::testing::message_with(&found, needle);
+        }
+    }
 }

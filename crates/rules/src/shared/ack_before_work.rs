@@ -60,7 +60,7 @@ pub fn check(cx: &FileCx, meta: &'static RuleMeta, fix: &str, out: &mut Vec<Find
             meta,
             cx.expr(id).span,
             format!(
-                "the message is acknowledged before the work that follows ({} at line {line}, {why}): if the process stops or that work fails after the ack, the broker has already forgotten the message and it is lost, never retried",
+                "the message is acknowledged before the work on it is done (`{}` at line {line}, {why}): if the process stops or that work fails after the ack, the broker has already forgotten the message and it is lost, never retried",
                 cx.snippet(work_span),
             ),
             fix,
@@ -216,15 +216,15 @@ fn first_work_after(
                 continue;
             }
             if cx.is_awaited(e) {
-                return Some((e, "awaited"));
+                return Some((e, "an awaited call"));
             }
             if cx.effect(c, Effect::Blocking).is_some()
                 || cx.effect(c, Effect::NeedsTimeout).is_some()
             {
-                return Some((e, "I/O"));
+                return Some((e, "which does I/O"));
             }
             if handed_the_message(cx, c, message) && own_code(cx, c) {
-                return Some((e, "handed the message"));
+                return Some((e, "which is handed the message"));
             }
         }
     }
