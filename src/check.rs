@@ -1,0 +1,381 @@
+//! `unsnarl check`: the flags merged over the configuration, the scan, the
+//! baseline, and the report written where it was asked for.
+
+use crate::cli::{CheckArgs, Format};
+use crate::filter::selection::{self, Code};
+use crate::frontend::Frontend;
+use crate::report::{self, ScanReport};
+use crate::{
+    EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, Fatal, Io, absolute, config, filter, pipeline, shown_path,
+    walk, write_out,
+};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use unsnarl_model::{Knowledge, Severity};
+
+/// The settings of a check, after merging flags over the config file.
+struct Settings {
+    format: Format,
+    fail_on: Severity,
+    select: Option<Vec<Code>>,
+    ignore: Vec<Code>,
+    exclude: Vec<String>,
+    threads: usize,
+    knowledge: Knowledge,
+    filter: filter::Filter,
+    include_generated: bool,
+    file_timeout: Option<std::time::Duration>,
+    memory_budget: usize,
+    /// The baseline file in effect (`--baseline`, else the configuration's
+    /// unless `--no-baseline`): absolute, and as shown in messages.
+    baseline: Option<(PathBuf, PathBuf)>,
+}
+
+fn codes_from_flag(flag: &str, values: &[String]) -> Result<Vec<Code>, Fatal> {
+    selection::parse_codes(values).map_err(|bad| {
+        format!(
+            "unknown rule or category \"{bad}\" in --{flag}; {}",
+            selection::unknown_code_hint(&bad)
+        )
+    })
+}
+
+fn settings(args: &CheckArgs, roots: &[walk::Root], io: &Io) -> Result<Settings, Fatal> {
+    let loaded = if args.no_config {
+        config::Loaded::default()
+    } else if let Some(p) = &args.config {
+        config::load_file(&absolute(&io.cwd, p))
+            .map_err(|e| e.map_path(|_| p.clone()).to_string())?
+    } else {
+        let start = roots
+            .first()
+            .map(|r| r.abs.clone())
+            .unwrap_or_else(|| io.cwd.clone());
+        config::discover(&start).map_err(|e| e.map_path(|p| shown_path(&io.cwd, p)).to_string())?
+    };
+    let c = loaded.config;
+    let baseline = match (&args.baseline, &c.baseline, &loaded.dir) {
+        (Some(p), _, _) => Some((absolute(&io.cwd, p), p.clone())),
+        (None, Some(p), Some(dir)) if !args.no_baseline => {
+            let abs = walk::normalize_lexically(&dir.join(p));
+            Some((abs.clone(), shown_path(&io.cwd, &abs)))
+        }
+        _ => None,
+    };
+    let select = match (&args.select, &c.select) {
+        (Some(v), _) => Some(codes_from_flag("select", v)?),
+        (None, Some(v)) => {
+            Some(selection::parse_codes(v).map_err(|b| format!("unknown code {b}"))?)
+        }
+        (None, None) => None,
+    };
+    let ignore = match (&args.ignore, &c.ignore) {
+        (Some(v), _) => codes_from_flag("ignore", v)?,
+        (None, Some(v)) => selection::parse_codes(v).map_err(|b| format!("unknown code {b}"))?,
+        (None, None) => Vec::new(),
+    };
+    let exclude = args.exclude.clone().or(c.exclude).unwrap_or_default();
+    for g in &exclude {
+        walk::check_glob(g).map_err(|e| format!("--exclude \"{g}\": {e}"))?;
+    }
+    let threads = args
+        .threads
+        .or(c.threads)
+        .map(|n| n as usize)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let mut knowledge = Knowledge::builtin();
+    for (lang, effect, names) in c.knowledge {
+        knowledge.table_mut(lang).extend(effect, names);
+    }
+    let min_severity = args.min_severity.map(|s| s.severity()).or(c.min_severity);
+    let mut filter = filter::Filter::new(min_severity, &c.per_file_ignores, loaded.dir)?;
+    if args.warn_unused_suppressions || c.warn_unused_suppressions.unwrap_or(false) {
+        // The rules that ran are filled in once the selection is known.
+        filter.unused_check = Some(Vec::new());
+    }
+    Ok(Settings {
+        format: args.format.or(c.format).unwrap_or_default(),
+        fail_on: args
+            .fail_on
+            .map(|s| s.severity())
+            .or(c.fail_on)
+            .unwrap_or(Severity::Low),
+        select,
+        ignore,
+        exclude,
+        threads,
+        knowledge,
+        filter,
+        include_generated: args.include_generated || c.include_generated.unwrap_or(false),
+        file_timeout: match args.file_timeout.or(c.file_timeout) {
+            None => Some(pipeline::DEFAULT_FILE_TIMEOUT),
+            Some(0.0) => None,
+            Some(secs) => Some(std::time::Duration::from_secs_f64(secs)),
+        },
+        memory_budget: args
+            .memory_budget
+            .or(c.memory_budget)
+            .map_or(pipeline::DEFAULT_MEMORY_BUDGET, |mib| {
+                mib as usize * 1024 * 1024
+            }),
+        baseline,
+    })
+}
+
+pub fn check(args: CheckArgs, io: &mut Io, frontend: &dyn Frontend) -> Result<u8, Fatal> {
+    let stdin = match &args.stdin_filename {
+        Some(name) => Some(read_stdin_file(name, io)?),
+        None => None,
+    };
+    // With `--stdin-filename` and no paths, only that file is analyzed.
+    let given = if !args.paths.is_empty() {
+        args.paths.clone()
+    } else if stdin.is_some() {
+        Vec::new()
+    } else {
+        vec![PathBuf::from(".")]
+    };
+    let mut roots = Vec::new();
+    for p in &given {
+        let abs = absolute(&io.cwd, p);
+        if std::fs::metadata(&abs).is_err() {
+            return Err(format!("path does not exist: {}", p.display()));
+        }
+        roots.push(walk::Root {
+            given: p.clone(),
+            abs,
+        });
+    }
+    // The configuration is found from the first scanned path, or from the
+    // stdin file's place.
+    let config_start: Vec<walk::Root> = match (roots.first(), &stdin) {
+        (None, Some((root, _))) => vec![walk::Root {
+            given: root.given.clone(),
+            abs: existing_ancestor(&root.abs),
+        }],
+        _ => Vec::new(),
+    };
+    let mut s = settings(
+        &args,
+        if config_start.is_empty() {
+            &roots
+        } else {
+            &config_start
+        },
+        io,
+    )?;
+    if args.statistics && matches!(s.format, Format::Sarif | Format::Github) {
+        return Err("--statistics works with --format text, concise or json only".into());
+    }
+    let rules = selection::enabled_rules(s.select.as_deref(), &s.ignore);
+    // The baseline is read before the scan: a missing or broken file
+    // should not cost a whole scan to find out.
+    let baseline = BaselineMode::new(&args, &s, io)?;
+    let scope_roots: Vec<PathBuf> = roots
+        .iter()
+        .chain(stdin.as_ref().map(|(root, _)| root))
+        .map(|r| walk::normalize_lexically(&r.abs))
+        .collect();
+    let scope_rules: Vec<&'static str> = rules.iter().map(|r| r.meta().id).collect();
+    if let Some(ran) = &mut s.filter.unused_check {
+        ran.clone_from(&scope_rules);
+    }
+    let scope = filter::baseline::Scope {
+        roots: &scope_roots,
+        rules: &scope_rules,
+    };
+    let opts = pipeline::ScanOptions {
+        roots,
+        cwd: io.cwd.clone(),
+        exclude: s.exclude,
+        threads: s.threads,
+        rules,
+        knowledge: s.knowledge,
+        filter: s.filter,
+        include_generated: s.include_generated,
+        file_timeout: s.file_timeout,
+        memory_budget: s.memory_budget,
+        progress: io.progress && !args.quiet,
+        stdin,
+    };
+    let mut report = pipeline::scan(opts, frontend)?;
+    match &baseline {
+        BaselineMode::Off => {}
+        BaselineMode::Apply(b) => {
+            let applied = b.apply(&mut report, &io.cwd, &scope);
+            report.summary.baselined = applied.hidden;
+            report.summary.baseline_stale = applied.stale;
+        }
+        BaselineMode::Write(w) => {
+            let notices = s.format.is_human() && !args.quiet;
+            return w.finish(&report, &scope, notices, io);
+        }
+    }
+    // Colors only on a terminal, never in a file.
+    let color = io.color && args.output_file.is_none();
+    let rendered = match (s.format, args.statistics) {
+        (Format::Text, false) => report::text::render(&report, color, args.quiet),
+        (Format::Concise, false) => report::concise::render(&report, args.quiet),
+        (Format::Text | Format::Concise, true) => {
+            report::statistics::render_text(&report, args.quiet)
+        }
+        (Format::Json, false) => report::json::render(&report),
+        (Format::Json, true) => report::json::render_statistics(&report),
+        (Format::Sarif, _) => report::sarif::render(&report),
+        (Format::Github, _) => report::github::render(&report),
+    };
+    write_notices(&report, s.format.is_human() && !args.quiet, io);
+    match &args.output_file {
+        Some(p) => std::fs::write(absolute(&io.cwd, p), &rendered)
+            .map_err(|e| format!("cannot write the report to {}: {e}", p.display()))?,
+        None => write_out(io, &rendered)?,
+    }
+    Ok(exit_code(&report, s.fail_on))
+}
+
+/// `--stdin-filename NAME`: the name as a root, and the bytes of stdin.
+fn read_stdin_file(name: &Path, io: &mut Io) -> Result<(walk::Root, std::sync::Arc<[u8]>), Fatal> {
+    if walk::language_of(name).is_none() {
+        return Err(format!(
+            "--stdin-filename {}: not a Python, JavaScript, TypeScript, Go or Rust file name",
+            name.display()
+        ));
+    }
+    let mut bytes = Vec::new();
+    // Past the size limit the file is skipped as too large, as on disk.
+    io.stdin
+        .take(walk::MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read stdin: {e}"))?;
+    let root = walk::Root {
+        given: name.to_path_buf(),
+        abs: absolute(&io.cwd, name),
+    };
+    Ok((root, bytes.into()))
+}
+
+/// The closest existing directory at or above `p` (a stdin file need not
+/// exist on disk).
+fn existing_ancestor(p: &Path) -> PathBuf {
+    p.ancestors()
+        .find(|a| a.exists())
+        .unwrap_or(Path::new("/"))
+        .to_path_buf()
+}
+
+/// What `check` does with a baseline file.
+enum BaselineMode {
+    Off,
+    Apply(filter::baseline::Baseline),
+    Write(BaselineWrite),
+}
+
+/// `--write-baseline`: the file (absolute, and as shown) and its current
+/// content (empty when it does not exist yet).
+struct BaselineWrite {
+    old: filter::baseline::Baseline,
+    file: PathBuf,
+    shown: PathBuf,
+}
+
+impl BaselineMode {
+    fn new(args: &CheckArgs, s: &Settings, io: &Io) -> Result<BaselineMode, Fatal> {
+        use filter::baseline::Baseline;
+        let Some(target) = &args.write_baseline else {
+            return Ok(match &s.baseline {
+                Some((abs, shown)) => BaselineMode::Apply(Baseline::read(abs, shown)?),
+                None => BaselineMode::Off,
+            });
+        };
+        let (file, shown) = match (target, &s.baseline) {
+            (Some(p), _) => (absolute(&io.cwd, p), p.clone()),
+            (None, Some(b)) => b.clone(),
+            (None, None) => {
+                return Err(
+                    "--write-baseline needs a file name (or `baseline` in the configuration)"
+                        .into(),
+                );
+            }
+        };
+        if std::fs::metadata(&file).is_ok_and(|m| m.is_dir()) {
+            return Err(format!(
+                "--write-baseline: {} is a directory",
+                shown.display()
+            ));
+        }
+        // An existing file must be a baseline: it is about to be replaced,
+        // and its entries outside this scan are kept.
+        let old = if file.exists() {
+            Baseline::read(&file, &shown).map_err(|e| format!("{e}; not overwritten"))?
+        } else {
+            Baseline::empty(&file)
+        };
+        Ok(BaselineMode::Write(BaselineWrite { old, file, shown }))
+    }
+}
+
+impl BaselineWrite {
+    /// Records the scan's findings instead of reporting them. Exit 0, or 2
+    /// when some file could not be analyzed (its findings are then missing
+    /// from the baseline).
+    fn finish(
+        &self,
+        report: &ScanReport,
+        scope: &filter::baseline::Scope,
+        notices: bool,
+        io: &mut Io,
+    ) -> Result<u8, Fatal> {
+        let (file, shown) = (&self.file, &self.shown);
+        let new = self.old.rewritten(report, &io.cwd, scope);
+        new.write(file, shown)?;
+        write_notices(report, notices, io);
+        let kept = new.entries.len() - report.findings.len();
+        let kept = if kept > 0 {
+            format!(" ({kept} kept from paths or rules outside this scan)")
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            io.stderr,
+            "wrote {}: {} recorded{kept}",
+            shown.display(),
+            match report.findings.len() {
+                1 => "1 finding".to_string(),
+                n => format!("{n} findings"),
+            }
+        );
+        if report.summary.internal_errors() > 0 {
+            return Ok(EXIT_ERROR);
+        }
+        Ok(EXIT_OK)
+    }
+}
+
+/// The text report's notices on stderr (`all`), or else only the internal
+/// errors, which are never silent whatever the format.
+fn write_notices(report: &ScanReport, all: bool, io: &mut Io) {
+    if all {
+        let notices = report::text::notices(report);
+        let _ = io.stderr.write_all(notices.as_bytes());
+    } else {
+        for p in report
+            .summary
+            .problems
+            .iter()
+            .filter(|p| p.kind == walk::ProblemKind::Internal)
+        {
+            let _ = writeln!(io.stderr, "error: {}: {}", p.path, p.message);
+        }
+    }
+}
+
+/// 2 on internal errors, 1 when a finding is at or above `fail_on`, else 0.
+pub fn exit_code(report: &ScanReport, fail_on: Severity) -> u8 {
+    if report.summary.internal_errors() > 0 {
+        EXIT_ERROR
+    } else if report.findings.iter().any(|f| f.severity >= fail_on) {
+        EXIT_FINDINGS
+    } else {
+        EXIT_OK
+    }
+}
