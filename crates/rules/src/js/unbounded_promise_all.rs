@@ -91,7 +91,7 @@ impl Rule for UnboundedPromiseAll {
                 &META,
                 ex.span,
                 format!(
-                    "`{}` starts one operation per element of `{source}` at the same time, with no concurrency limit: a large input opens that many sockets, connections and timers at once and floods the downstream",
+                    "`{}` starts one operation per element of `{source}` at the same time, with no concurrency limit: a large input puts that many operations in flight at once (a socket, connection or timer each, when they do I/O), which floods the downstream and starves the rest of the process",
                     c.target.as_deref().unwrap_or("Promise.all")
                 ),
                 "limit the concurrency: wrap the callback with `p-limit` (`xs.map(x => limit(() => work(x)))`), use `p-map` with `{ concurrency }`, or process the input in fixed-size chunks",
