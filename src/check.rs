@@ -123,13 +123,23 @@ fn settings(args: &CheckArgs, roots: &[walk::Root], io: &Io) -> Result<Settings,
 }
 
 pub fn check(args: CheckArgs, io: &mut Io, frontend: &dyn Frontend) -> Result<u8, Fatal> {
+    // `-` names stdin, as for other linters; its name comes from
+    // `--stdin-filename`.
+    let dash = Path::new("-");
+    if args.paths.iter().any(|p| p == dash) && args.stdin_filename.is_none() {
+        return Err(
+            "`-` reads the code from stdin and needs `--stdin-filename PATH` (the language and the place of the file come from its name)"
+                .into(),
+        );
+    }
+    let paths: Vec<PathBuf> = args.paths.iter().filter(|p| *p != dash).cloned().collect();
     let stdin = match &args.stdin_filename {
         Some(name) => Some(read_stdin_file(name, io)?),
         None => None,
     };
     // With `--stdin-filename` and no paths, only that file is analyzed.
-    let given = if !args.paths.is_empty() {
-        args.paths.clone()
+    let given = if !paths.is_empty() {
+        paths
     } else if stdin.is_some() {
         Vec::new()
     } else {

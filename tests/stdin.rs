@@ -86,6 +86,22 @@ fn the_configuration_is_found_from_the_stdin_files_place() {
 }
 
 #[test]
+fn a_dash_names_stdin() {
+    let t = Tree::new();
+    t.write("other.py", APP);
+    let (code, v) = json(&t, ".", &["--stdin-filename", "a.py", "-"], APP.as_bytes());
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(places(&v), ["a.py:2:PY003", "a.py:5:PY002"]);
+    let o = run(&t, ".", &["check", "-"], APP.as_bytes());
+    assert_eq!(o.code, 2, "{o:?}");
+    assert!(
+        o.stderr
+            .contains("`-` reads the code from stdin and needs `--stdin-filename PATH`"),
+        "{o:?}"
+    );
+}
+
+#[test]
 fn odd_stdin_input_is_reported_not_a_crash() {
     let t = Tree::new();
     let o = run(
