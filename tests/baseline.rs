@@ -264,59 +264,43 @@ fn bad_baseline_files_are_errors_and_never_overwritten() {
         .write("notes.json", "{\"todo\": []}\n")
         .write("broken.json", "{\"unsnarl_baseline\": 1, \"findings\": [")
         .write("future.json", "{\"unsnarl_baseline\": 9, \"findings\": []}");
-    let o = run(
-        &t,
-        ".",
-        &["check", "--no-config", "--baseline", "missing.json"],
-    );
-    assert_eq!(o.code, 2);
-    assert!(
-        o.stderr
-            .contains("baseline file missing.json does not exist"),
-        "{o:?}"
-    );
-    let o = run(
-        &t,
-        ".",
-        &["check", "--no-config", "--baseline", "broken.json"],
-    );
-    assert_eq!(o.code, 2);
-    assert!(
-        o.stderr
-            .contains("broken.json: not an unsnarl baseline (line 1"),
-        "{o:?}"
-    );
-    let o = run(
-        &t,
-        ".",
-        &["check", "--no-config", "--baseline", "future.json"],
-    );
-    assert_eq!(o.code, 2);
-    assert!(o.stderr.contains("version 9 is not supported"), "{o:?}");
-    let o = run(
-        &t,
-        ".",
-        &["check", "--no-config", "--write-baseline", "notes.json"],
-    );
-    assert_eq!(o.code, 2);
-    assert!(
-        o.stderr.contains("notes.json: not an unsnarl baseline"),
-        "{o:?}"
-    );
-    assert!(o.stderr.contains("not overwritten"), "{o:?}");
+    // Each: the flags after `check --no-config`, and what stderr says.
+    let errors: &[(&[&str], &[&str])] = &[
+        (
+            &["--baseline", "missing.json"],
+            &["baseline file missing.json does not exist"],
+        ),
+        (
+            &["--baseline", "broken.json"],
+            &["broken.json: not an unsnarl baseline (line 1"],
+        ),
+        (
+            &["--baseline", "future.json"],
+            &["version 9 is not supported"],
+        ),
+        (
+            &["--write-baseline", "notes.json"],
+            &["notes.json: not an unsnarl baseline", "not overwritten"],
+        ),
+        (
+            &["--write-baseline"],
+            &["--write-baseline needs a file name"],
+        ),
+        (&["--write-baseline", "."], &["is a directory"]),
+    ];
+    for (flags, says) in errors {
+        let mut args = vec!["check", "--no-config"];
+        args.extend_from_slice(flags);
+        let o = run(&t, ".", &args);
+        assert_eq!(o.code, 2, "{flags:?}: {o:?}");
+        for needle in *says {
+            assert!(o.stderr.contains(needle), "{flags:?}: {o:?}");
+        }
+    }
     assert_eq!(
         std::fs::read_to_string(t.join("notes.json")).unwrap(),
         "{\"todo\": []}\n"
     );
-    let o = run(&t, ".", &["check", "--no-config", "--write-baseline"]);
-    assert_eq!(o.code, 2);
-    assert!(
-        o.stderr.contains("--write-baseline needs a file name"),
-        "{o:?}"
-    );
-    let o = run(&t, ".", &["check", "--no-config", "--write-baseline", "."]);
-    assert_eq!(o.code, 2);
-    assert!(o.stderr.contains("is a directory"), "{o:?}");
     let o = run(
         &t,
         ".",

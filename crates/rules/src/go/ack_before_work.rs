@@ -79,7 +79,7 @@ impl Rule for AckBeforeWork {
         ack_before_work::check(
             cx,
             &META,
-            "call `Ack` after the work has succeeded and `Nack` on failure, and make the work safe to run twice, since a crash between the work and the ack redelivers it; if losing messages is acceptable here, say so with a suppression",
+            "call `Ack` after the work has succeeded and `Nack` on failure",
             out,
         );
     }

@@ -64,7 +64,7 @@ impl Rule for AckBeforeWork {
         ack_before_work::check(
             cx,
             &META,
-            "acknowledge after the work has succeeded and `nack` on failure, and make the work safe to run twice, since a crash between the work and the ack redelivers it; if losing messages is acceptable here, say so with a suppression",
+            "acknowledge after the work has succeeded and `nack` on failure",
             out,
         );
     }

@@ -24,9 +24,13 @@ use std::collections::HashSet;
 use unsnarl_model::walk::{Child, Parent, exprs_in_block, for_each_stmt_child};
 use unsnarl_model::*;
 
-/// Reports each ack call followed by work on the message. `fix` is the
-/// language's advice.
-pub fn check(cx: &FileCx, meta: &'static RuleMeta, fix: &str, out: &mut Vec<Finding>) {
+/// Reports each ack call followed by work on the message. `how` is the
+/// language's way to acknowledge after the work; the rest of the advice is
+/// the same everywhere.
+pub fn check(cx: &FileCx, meta: &'static RuleMeta, how: &str, out: &mut Vec<Finding>) {
+    let fix = format!(
+        "{how}, and make the work safe to run twice, since a crash between the work and the ack redelivers it; if losing messages is acceptable here, say so with a suppression"
+    );
     let acks: Vec<(ExprId, &Call)> = match cx.kb.names_of(Effect::Ack) {
         Some(names) if names.is_empty() => return,
         Some(names) => cx.calls_named(&names),
@@ -63,7 +67,7 @@ pub fn check(cx: &FileCx, meta: &'static RuleMeta, fix: &str, out: &mut Vec<Find
                 "the message is acknowledged before the work on it is done (`{}` at line {line}, {why}): if the process stops or that work fails after the ack, the broker has already forgotten the message and it is lost, never retried",
                 cx.snippet(work_span),
             ),
-            fix,
+            fix.clone(),
         );
         f.related.push(Related {
             file: None,
