@@ -178,9 +178,25 @@ pub fn check(args: CheckArgs, io: &mut Io, frontend: &dyn Frontend) -> Result<u8
         return Err("--statistics works with --format text, concise or json only".into());
     }
     let rules = selection::enabled_rules(s.select.as_deref(), &s.ignore);
-    // The baseline is read before the scan: a missing or broken file
-    // should not cost a whole scan to find out.
+    // The baseline and the changed lines are read before the scan: a
+    // missing file or a bad revision should not cost a whole scan to find.
     let baseline = BaselineMode::new(&args, &s, io)?;
+    let changed = match &args.changed_since {
+        Some(rev) => {
+            let dir = roots
+                .first()
+                .or(stdin.as_ref().map(|(r, _)| r))
+                .map(|r| existing_ancestor(&r.abs))
+                .unwrap_or_else(|| io.cwd.clone());
+            let dir = if dir.is_dir() {
+                dir
+            } else {
+                dir.parent().map_or(io.cwd.clone(), Path::to_path_buf)
+            };
+            Some(filter::changed::ChangedLines::since(rev, &dir)?)
+        }
+        None => None,
+    };
     let scope_roots: Vec<PathBuf> = roots
         .iter()
         .chain(stdin.as_ref().map(|(root, _)| root))
@@ -217,9 +233,13 @@ pub fn check(args: CheckArgs, io: &mut Io, frontend: &dyn Frontend) -> Result<u8
             report.summary.baseline_stale = applied.stale;
         }
         BaselineMode::Write(w) => {
+            // (`--changed-since` cannot be given with `--write-baseline`.)
             let notices = s.format.is_human() && !args.quiet;
             return w.finish(&report, &scope, notices, io);
         }
+    }
+    if let Some(changed) = &changed {
+        report.summary.unchanged = changed.apply(&mut report, &io.cwd);
     }
     // Colors only on a terminal, never in a file.
     let color = io.color && args.output_file.is_none();

@@ -106,6 +106,11 @@ pub struct CheckArgs {
     #[arg(long, value_name = "FILE", num_args = 0..=1, conflicts_with = "statistics")]
     pub write_baseline: Option<Option<PathBuf>>,
 
+    /// Report only findings on lines changed since this git revision
+    /// (commits since, staged and unstaged edits, untracked files).
+    #[arg(long, value_name = "REV", conflicts_with = "write_baseline")]
+    pub changed_since: Option<String>,
+
     /// Print the number of findings per rule instead of the findings.
     #[arg(long)]
     pub statistics: bool,

@@ -762,6 +762,7 @@ fn json_summary_has_every_documented_key() {
         "suppressed",
         "baselined",
         "baseline_stale",
+        "unchanged",
         "findings_by_severity",
         "findings_total",
         "elapsed_ms",

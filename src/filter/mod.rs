@@ -1,8 +1,9 @@
 //! Which findings are reported: rule selection (before the analysis),
 //! severity threshold, per-file ignores and inline suppressions (after it),
-//! and the baseline (after the scan).
+//! and the baseline and `--changed-since` (after the scan).
 
 pub mod baseline;
+pub mod changed;
 pub mod selection;
 pub mod suppressions;
 

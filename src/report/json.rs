@@ -69,6 +69,7 @@ pub fn summary(report: &ScanReport) -> Value {
         "suppressed": s.suppressed,
         "baselined": s.baselined,
         "baseline_stale": s.baseline_stale,
+        "unchanged": s.unchanged,
         "rules_run": report.rules.len(),
         "findings_by_severity": by_sev,
         "findings_total": report.findings.len(),

@@ -95,6 +95,8 @@ pub struct Summary {
     /// Baseline entries this scan could have matched and did not (fixed
     /// or edited since).
     pub baseline_stale: usize,
+    /// Findings left out by `--changed-since` (on lines not changed).
+    pub unchanged: usize,
     pub elapsed: Duration,
 }
 

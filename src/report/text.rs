@@ -113,6 +113,9 @@ fn details(s: &Summary) -> String {
     if s.baselined > 0 {
         let _ = write!(out, " {} in the baseline.", s.baselined);
     }
+    if s.unchanged > 0 {
+        let _ = write!(out, " {} on unchanged lines.", s.unchanged);
+    }
     if !s.syntax_errors.is_empty() {
         let _ = write!(
             out,
