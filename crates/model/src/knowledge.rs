@@ -50,10 +50,13 @@ pub enum Effect {
     /// Acknowledges a delivered message to its broker (`ack`, `basic_ack`,
     /// `Ack`): from then on the broker will not deliver it again.
     Ack,
+    /// Changes state on another service in a way that is not safe to repeat
+    /// (an HTTP POST/PATCH, a payment) unless it carries an idempotency key.
+    NonIdempotent,
 }
 
 impl Effect {
-    pub const ALL: [Effect; 12] = [
+    pub const ALL: [Effect; 13] = [
         Effect::Blocking,
         Effect::CpuHeavy,
         Effect::Spawn,
@@ -66,6 +69,7 @@ impl Effect {
         Effect::NeedsTimeout,
         Effect::Logging,
         Effect::Ack,
+        Effect::NonIdempotent,
     ];
 
     /// The table key of the effect (`blocking`, `cpu_heavy`, ...), also used
@@ -84,6 +88,7 @@ impl Effect {
             Effect::NeedsTimeout => "needs_timeout",
             Effect::Logging => "logging",
             Effect::Ack => "ack",
+            Effect::NonIdempotent => "non_idempotent",
         }
     }
 
@@ -212,6 +217,8 @@ struct TableFile {
     #[serde(default)]
     ack: Vec<Entry>,
     #[serde(default)]
+    non_idempotent: Vec<Entry>,
+    #[serde(default)]
     logging: Vec<Entry>,
     /// Callee → the type of the value it returns (`sqlite3.connect` →
     /// `sqlite3.Connection`), for resolving later method calls.
@@ -261,6 +268,7 @@ impl Table {
             (Effect::NeedsTimeout, file.needs_timeout),
             (Effect::Logging, file.logging),
             (Effect::Ack, file.ack),
+            (Effect::NonIdempotent, file.non_idempotent),
         ];
         for (effect, entries) in groups {
             for e in entries {

@@ -136,6 +136,7 @@ static RULES: &[&dyn Rule] = &[
     &python::uncancel_in_app_code::UncancelInAppCode,
     &python::sync_bridge_from_async::SyncBridgeFromAsync,
     &python::ack_before_work::AckBeforeWork,
+    &python::retried_non_idempotent::RetriedNonIdempotent,
     &rust::detached_spawn::DetachedSpawn,
     &rust::blocking_call::BlockingCall,
     &rust::unbounded_channel::UnboundedChannel,

@@ -25,6 +25,7 @@ pub mod notify_without_lock;
 pub mod path_toctou;
 pub mod periodic_without_jitter;
 pub mod request_without_timeout;
+pub mod retried_non_idempotent;
 pub mod retry_without_backoff;
 pub mod shield_without_owner;
 pub mod signal_handler_work;
