@@ -53,10 +53,14 @@ pub enum Effect {
     /// Changes state on another service in a way that is not safe to repeat
     /// (an HTTP POST/PATCH, a payment) unless it carries an idempotency key.
     NonIdempotent,
+    /// Runs an operation again when it fails: a retry decorator or helper
+    /// (`tenacity.retry`, `p-retry`), or an iterator of attempts
+    /// (`tenacity.Retrying`).
+    Retry,
 }
 
 impl Effect {
-    pub const ALL: [Effect; 13] = [
+    pub const ALL: [Effect; 14] = [
         Effect::Blocking,
         Effect::CpuHeavy,
         Effect::Spawn,
@@ -70,6 +74,7 @@ impl Effect {
         Effect::Logging,
         Effect::Ack,
         Effect::NonIdempotent,
+        Effect::Retry,
     ];
 
     /// The table key of the effect (`blocking`, `cpu_heavy`, ...), also used
@@ -89,6 +94,7 @@ impl Effect {
             Effect::Logging => "logging",
             Effect::Ack => "ack",
             Effect::NonIdempotent => "non_idempotent",
+            Effect::Retry => "retry",
         }
     }
 
@@ -219,6 +225,8 @@ struct TableFile {
     #[serde(default)]
     non_idempotent: Vec<Entry>,
     #[serde(default)]
+    retry: Vec<Entry>,
+    #[serde(default)]
     logging: Vec<Entry>,
     /// Callee → the type of the value it returns (`sqlite3.connect` →
     /// `sqlite3.Connection`), for resolving later method calls.
@@ -269,6 +277,7 @@ impl Table {
             (Effect::Logging, file.logging),
             (Effect::Ack, file.ack),
             (Effect::NonIdempotent, file.non_idempotent),
+            (Effect::Retry, file.retry),
         ];
         for (effect, entries) in groups {
             for e in entries {

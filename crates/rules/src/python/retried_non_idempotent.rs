@@ -15,57 +15,52 @@ pub static META: RuleMeta = RuleMeta {
     category: Category::DoubleExecution,
     severity: Severity::High,
     languages: &[Language::Python],
-    summary: "An HTTP POST/PATCH or a payment call is retried (a retry loop, `@retry`, `@backoff.on_exception`) on errors that can come after the server acted, with no idempotency key.",
+    summary: "A call that moves money (a Stripe `create`/`capture`/`confirm`) is retried (a retry loop, `@retry`, `@backoff.on_exception`) on errors that can come after it went through, with no idempotency key.",
     docs: r#"
-A call the knowledge tables mark as not safe to repeat (an HTTP `POST` or
-`PATCH` through requests, httpx or aiohttp, a Stripe `create`) made inside
-a retry: a retry loop whose `except` catches timeouts or broad errors, a
-function decorated with tenacity's `@retry`, `@backoff.on_exception` or
-`@stamina.retry`, or a `for attempt in Retrying(...)` block. Not reported
-when the call carries an idempotency key (an `Idempotency-Key` header or
-the API's `idempotency_key=`), or when only errors raised before the
-request left are retried (connection refused, connect timeouts).
+A call the knowledge tables mark as not safe to repeat (Stripe's
+`create`, `capture`, `confirm` and `pay`) made inside a retry: a retry
+loop whose `except` catches timeouts or broad errors, a function
+decorated with a retry decorator of the tables (tenacity's `@retry`,
+`@backoff.on_exception`, `@stamina.retry`), or a `for attempt in
+Retrying(...)` block. Not reported when an idempotency key is passed
+(Stripe's `idempotency_key=`, anywhere around the retry), or when only
+errors raised before the request left are retried (connection refused,
+connect timeouts). Plain HTTP POSTs are not judged: many go to endpoints
+built for at-least-once delivery, which the client cannot tell apart.
 
 ## Why
 
 A timeout, a reset connection or a 502 after the request was sent does
-not mean it failed: it means the client does not know. The server may
-have charged the card, created the order or sent the email, and the retry
-does it again. Under load, when timeouts are common, this turns into
-duplicate charges and orders in bulk.
+not mean it failed: it means the client does not know. The payment may
+have gone through, and the retry charges the card again. Under load, when
+timeouts are common, this turns into duplicate charges in bulk.
 
 ## Example
 
 ```python
-import requests
+import stripe
 from tenacity import retry, stop_after_attempt, wait_random_exponential
 
 @retry(stop=stop_after_attempt(3), wait=wait_random_exponential(max=5))
-def charge(order):
-    r = requests.post("https://pay.example/charges", json=order, timeout=10)
-    r.raise_for_status()
-    return r.json()
+def charge(customer, amount):
+    return stripe.PaymentIntent.create(customer=customer, amount=amount, currency="eur")
 ```
 
 ## Fix
 
-Send an idempotency key that stays the same across the attempts, so the
-server does the work once and answers the retries with the first result.
+Pass an idempotency key that stays the same across the attempts (made
+once, outside the retry), so Stripe performs the payment once and answers
+the retries with its result.
 
 ```python
-import requests
+import stripe
 from tenacity import retry, stop_after_attempt, wait_random_exponential
 
 @retry(stop=stop_after_attempt(3), wait=wait_random_exponential(max=5))
-def charge(order, key):
-    r = requests.post(
-        "https://pay.example/charges",
-        json=order,
-        headers={"Idempotency-Key": key},
-        timeout=10,
+def charge(customer, amount, key):
+    return stripe.PaymentIntent.create(
+        customer=customer, amount=amount, currency="eur", idempotency_key=key
     )
-    r.raise_for_status()
-    return r.json()
 ```
 "#,
     examples: &EXAMPLES,
@@ -100,11 +95,11 @@ impl Rule for RetriedNonIdempotent {
                     &META,
                     cx.expr(e).span,
                     format!(
-                        "`{}` {} and is retried by {how} on errors that can come after the server acted (a timeout, a reset connection): without an idempotency key a retry can do it twice, a double charge or a duplicate order",
+                        "`{}` {} and is retried by {how} on errors that can come after it went through (a timeout, a reset connection): without an idempotency key a retry can do it twice, a double charge",
                         cx.callee_display(c),
                         entry.what
                     ),
-                    "send an idempotency key that stays the same across attempts (an `Idempotency-Key` header, `idempotency_key=`), or retry only errors raised before the request was sent (connection refused, connect timeouts)",
+                    "pass an idempotency key made once, before the retry (`idempotency_key=`), or retry only errors raised before the request was sent (connection refused, connect timeouts)",
                 ));
             }
         }
@@ -127,12 +122,12 @@ fn retried_blocks<'a>(cx: &FileCx<'a>) -> Vec<(&'a Block, String, Span)> {
         // `for attempt in Retrying(...): with attempt: ...`
         if let StmtKind::For { iter, body, .. } = &cx.stmt(s).kind
             && let Some(c) = cx.call(cx.model.strip(*iter))
-            && c.target
-                .as_deref()
-                .is_some_and(|t| matches!(t, "tenacity.Retrying" | "tenacity.AsyncRetrying"))
+            && cx
+                .effect(c, Effect::Retry)
+                .is_some_and(|e| e.kind.as_deref() == Some("attempts"))
         {
             if !only_unsent_errors(cx, cx.expr(*iter).span) {
-                out.push((body, "`tenacity.Retrying`".to_string(), span));
+                out.push((body, format!("`{}`", cx.callee_display(c)), span));
             }
             continue;
         }
@@ -158,22 +153,21 @@ fn retried_blocks<'a>(cx: &FileCx<'a>) -> Vec<(&'a Block, String, Span)> {
         if func.is_test {
             continue;
         }
-        let called: Vec<(ExprId, &str)> = func
-            .decorator_calls
-            .iter()
-            .filter_map(|&d| {
-                let t = cx.call(d)?.target.as_deref()?;
-                is_retry_decorator(t).then_some((d, t))
-            })
-            .collect();
-        let decorator = match called.first() {
-            Some(&(d, t)) => {
+        let called = func.decorator_calls.iter().find_map(|&d| {
+            let c = cx.call(d)?;
+            is_retry_decorator(cx.effect(c, Effect::Retry)).then(|| (d, cx.callee_display(c)))
+        });
+        let decorator = match called {
+            Some((d, name)) => {
                 if only_unsent_errors(cx, cx.expr(d).span) {
                     continue;
                 }
-                t.to_string()
+                name
             }
-            None => match func.decorators.iter().find(|d| is_retry_decorator(d)) {
+            None => match func.decorators.iter().find(|d| {
+                let last = d.rsplit('.').next().unwrap_or(d);
+                is_retry_decorator(cx.kb.find(Effect::Retry, Some(d), last))
+            }) {
                 Some(d) => d.to_string(),
                 None => continue,
             },
@@ -187,11 +181,9 @@ fn retried_blocks<'a>(cx: &FileCx<'a>) -> Vec<(&'a Block, String, Span)> {
     out
 }
 
-fn is_retry_decorator(target: &str) -> bool {
-    matches!(
-        target,
-        "tenacity.retry" | "backoff.on_exception" | "stamina.retry" | "retrying.retry"
-    )
+/// A knowledge entry of a retry decorator (not an iterator of attempts).
+fn is_retry_decorator(entry: Option<&Entry>) -> bool {
+    entry.is_some_and(|e| e.kind.as_deref() != Some("attempts"))
 }
 
 /// Errors raised before a request left the client: retrying them cannot
@@ -222,27 +214,24 @@ pub static EXAMPLES: Examples = Examples {
     language: Language::Python,
     fail: &[
         r#"
-import requests
+import stripe
 from tenacity import retry, stop_after_attempt, wait_random_exponential
 
 @retry(stop=stop_after_attempt(3), wait=wait_random_exponential(max=5))
-def charge(order):
-    r = requests.post("https://pay.example/charges", json=order, timeout=10)  # expect
-    r.raise_for_status()
-    return r.json()
+def charge(customer, amount):
+    return stripe.PaymentIntent.create(customer=customer, amount=amount, currency="eur")  # expect
 "#,
         r#"
-import asyncio
 import random
-import httpx
+import time
+import stripe
 
-async def create_order(client: httpx.AsyncClient, order):
+def capture(intent_id):
     for attempt in range(5):
         try:
-            r = await client.post("/orders", json=order, timeout=5)  # expect
-            return r.json()
-        except httpx.TimeoutException:
-            await asyncio.sleep(random.uniform(0, 2 ** attempt))
+            return stripe.PaymentIntent.capture(intent_id)  # expect
+        except stripe.error.StripeError:
+            time.sleep(random.uniform(0, 2 ** attempt))
     raise RuntimeError("gave up")
 "#,
         r#"
@@ -250,78 +239,72 @@ import backoff
 import stripe
 
 @backoff.on_exception(backoff.expo, stripe.error.APIConnectionError, max_tries=4)
-def pay(customer, amount):
-    return stripe.PaymentIntent.create(customer=customer, amount=amount, currency="eur")  # expect
+def pay(invoice_id):
+    return stripe.Invoice.pay(invoice_id)  # expect
 "#,
         r#"
-import httpx
+import stripe
 from tenacity import Retrying, stop_after_attempt
 
-def create(order):
+def refund(charge_id):
     for attempt in Retrying(stop=stop_after_attempt(3)):
         with attempt:
-            return httpx.post("https://api.example/orders", json=order, timeout=5)  # expect
+            return stripe.Refund.create(charge=charge_id)  # expect
 "#,
     ],
     pass: &[
         // The key makes the retries safe.
         r#"
-import requests
+import stripe
 from tenacity import retry, stop_after_attempt, wait_random_exponential
 
 @retry(stop=stop_after_attempt(3), wait=wait_random_exponential(max=5))
-def charge(order, key):
-    headers = {"Idempotency-Key": key}
-    r = requests.post("https://pay.example/charges", json=order, headers=headers, timeout=10)
-    r.raise_for_status()
-    return r.json()
-"#,
-        r#"
-import backoff
-import stripe
-
-@backoff.on_exception(backoff.expo, stripe.error.APIConnectionError, max_tries=4)
-def pay(customer, amount, key):
+def charge(customer, amount, key):
     return stripe.PaymentIntent.create(
         customer=customer, amount=amount, currency="eur", idempotency_key=key
     )
 "#,
         // Only errors raised before the request left are retried.
         r#"
-import asyncio
 import random
-import httpx
+import time
+import stripe
 
-async def create_order(client: httpx.AsyncClient, order):
+def capture(intent_id):
     for attempt in range(5):
         try:
-            r = await client.post("/orders", json=order, timeout=5)
-            return r.json()
-        except httpx.ConnectError:
-            await asyncio.sleep(random.uniform(0, 2 ** attempt))
+            return stripe.PaymentIntent.capture(intent_id)
+        except ConnectionRefusedError:
+            time.sleep(random.uniform(0, 2 ** attempt))
     raise RuntimeError("gave up")
 "#,
         r#"
-import httpx
+import stripe
 from tenacity import retry, retry_if_exception_type, stop_after_attempt
 
-@retry(retry=retry_if_exception_type(httpx.ConnectError), stop=stop_after_attempt(3))
-def create(order):
-    return httpx.post("https://api.example/orders", json=order, timeout=5)
+@retry(retry=retry_if_exception_type(ConnectionRefusedError), stop=stop_after_attempt(3))
+def pay(invoice_id):
+    return stripe.Invoice.pay(invoice_id)
 "#,
-        // GET is safe to repeat.
+        // Reading is safe to repeat.
         r#"
-import requests
+import stripe
 from tenacity import retry, stop_after_attempt, wait_random_exponential
 
 @retry(stop=stop_after_attempt(3), wait=wait_random_exponential(max=5))
-def fetch(order_id):
-    return requests.get(f"https://api.example/orders/{order_id}", timeout=10).json()
+def status(intent_id):
+    return stripe.PaymentIntent.retrieve(intent_id).status
 "#,
-        // A POST sent once, outside any retry.
+        // A payment made once, outside any retry; a retried webhook POST.
         r#"
 import requests
+import stripe
+from tenacity import retry, stop_after_attempt, wait_random_exponential
 
+def charge(customer, amount):
+    return stripe.PaymentIntent.create(customer=customer, amount=amount, currency="eur")
+
+@retry(stop=stop_after_attempt(3), wait=wait_random_exponential(max=5))
 def notify(event):
     requests.post("https://hooks.example/events", json=event, timeout=5)
 "#,
@@ -339,16 +322,18 @@ mod tests {
         let cases = [
             (
                 EXAMPLES.fail[0],
-                "`requests.post` sends an HTTP POST/PATCH and is retried by `@tenacity.retry` on `charge`",
+                "`stripe.PaymentIntent.create` moves money through Stripe (a charge, a payment, a payout) and is retried by `@tenacity.retry` on `charge`",
             ),
             (
                 EXAMPLES.fail[1],
-                "`httpx.AsyncClient.post` sends an HTTP POST/PATCH and is retried by this loop",
+                "`stripe.PaymentIntent.capture` moves money",
             ),
+            (EXAMPLES.fail[1], "is retried by this loop"),
             (
                 EXAMPLES.fail[2],
-                "creates a Stripe object (a charge, a payment, a refund) and is retried by `@backoff.on_exception` on `pay`",
+                "is retried by `@backoff.on_exception` on `pay`",
             ),
+            (EXAMPLES.fail[3], "is retried by `tenacity.Retrying`"),
         ];
         for (example, needle) in cases {
             let found = crate::testing::messages(&RetriedNonIdempotent, Language::Python, example);

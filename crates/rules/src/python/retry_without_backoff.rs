@@ -352,6 +352,12 @@ fn calls_remote(cx: &FileCx, loop_stmt: StmtId, b: &Block) -> bool {
         .into_iter()
         .any(|e| {
             let c = cx.call(e).unwrap();
+            // The knowledge tables know these talk to another service.
+            if cx.effect(c, Effect::NeedsTimeout).is_some()
+                || cx.effect(c, Effect::NonIdempotent).is_some()
+            {
+                return true;
+            }
             if let Some(t) = c.target.as_deref() {
                 let remote_prefix = [
                     "requests.",
