@@ -123,39 +123,7 @@ fn settings(args: &CheckArgs, roots: &[walk::Root], io: &Io) -> Result<Settings,
 }
 
 pub fn check(args: CheckArgs, io: &mut Io, frontend: &dyn Frontend) -> Result<u8, Fatal> {
-    // `-` names stdin, as for other linters; its name comes from
-    // `--stdin-filename`.
-    let dash = Path::new("-");
-    if args.paths.iter().any(|p| p == dash) && args.stdin_filename.is_none() {
-        return Err(
-            "`-` reads the code from stdin and needs `--stdin-filename PATH` (the language and the place of the file come from its name)"
-                .into(),
-        );
-    }
-    let paths: Vec<PathBuf> = args.paths.iter().filter(|p| *p != dash).cloned().collect();
-    let stdin = match &args.stdin_filename {
-        Some(name) => Some(read_stdin_file(name, io)?),
-        None => None,
-    };
-    // With `--stdin-filename` and no paths, only that file is analyzed.
-    let given = if !paths.is_empty() {
-        paths
-    } else if stdin.is_some() {
-        Vec::new()
-    } else {
-        vec![PathBuf::from(".")]
-    };
-    let mut roots = Vec::new();
-    for p in &given {
-        let abs = absolute(&io.cwd, p);
-        if std::fs::metadata(&abs).is_err() {
-            return Err(format!("path does not exist: {}", p.display()));
-        }
-        roots.push(walk::Root {
-            given: p.clone(),
-            abs,
-        });
-    }
+    let (roots, stdin) = scanned(&args, io)?;
     // The configuration is found from the first scanned path, or from the
     // stdin file's place.
     let config_start: Vec<walk::Root> = match (roots.first(), &stdin) {
@@ -183,16 +151,9 @@ pub fn check(args: CheckArgs, io: &mut Io, frontend: &dyn Frontend) -> Result<u8
     let baseline = BaselineMode::new(&args, &s, io)?;
     let changed = match &args.changed_since {
         Some(rev) => {
-            let dir = roots
-                .first()
-                .or(stdin.as_ref().map(|(r, _)| r))
-                .map(|r| existing_ancestor(&r.abs))
-                .unwrap_or_else(|| io.cwd.clone());
-            let dir = if dir.is_dir() {
-                dir
-            } else {
-                dir.parent().map_or(io.cwd.clone(), Path::to_path_buf)
-            };
+            // git runs where the first scanned path is.
+            let first = roots.first().or(stdin.as_ref().map(|(r, _)| r));
+            let dir = first.map_or(io.cwd.clone(), |r| existing_dir(&r.abs));
             Some(filter::changed::ChangedLines::since(rev, &dir)?)
         }
         None => None,
@@ -263,8 +224,50 @@ pub fn check(args: CheckArgs, io: &mut Io, frontend: &dyn Frontend) -> Result<u8
     Ok(exit_code(&report, s.fail_on))
 }
 
+/// The paths to scan (the current directory by default), checked to
+/// exist, and the file given on stdin, if any. `-` among the paths names
+/// stdin, as for other linters; its name comes from `--stdin-filename`.
+fn scanned(args: &CheckArgs, io: &mut Io) -> Result<(Vec<walk::Root>, Option<StdinFile>), Fatal> {
+    let dash = Path::new("-");
+    if args.paths.iter().any(|p| p == dash) && args.stdin_filename.is_none() {
+        return Err(
+            "`-` reads the code from stdin and needs `--stdin-filename PATH` (the language and the place of the file come from its name)"
+                .into(),
+        );
+    }
+    let stdin = match &args.stdin_filename {
+        Some(name) => Some(read_stdin_file(name, io)?),
+        None => None,
+    };
+    let mut given: Vec<&Path> = args
+        .paths
+        .iter()
+        .map(PathBuf::as_path)
+        .filter(|p| *p != dash)
+        .collect();
+    // With `--stdin-filename` and no paths, only that file is analyzed.
+    if given.is_empty() && stdin.is_none() {
+        given.push(Path::new("."));
+    }
+    let mut roots = Vec::new();
+    for p in given {
+        let abs = absolute(&io.cwd, p);
+        if std::fs::metadata(&abs).is_err() {
+            return Err(format!("path does not exist: {}", p.display()));
+        }
+        roots.push(walk::Root {
+            given: p.to_path_buf(),
+            abs,
+        });
+    }
+    Ok((roots, stdin))
+}
+
+/// `--stdin-filename`: the file's name as a root, and the bytes of stdin.
+type StdinFile = (walk::Root, std::sync::Arc<[u8]>);
+
 /// `--stdin-filename NAME`: the name as a root, and the bytes of stdin.
-fn read_stdin_file(name: &Path, io: &mut Io) -> Result<(walk::Root, std::sync::Arc<[u8]>), Fatal> {
+fn read_stdin_file(name: &Path, io: &mut Io) -> Result<StdinFile, Fatal> {
     if walk::language_of(name).is_none() {
         return Err(format!(
             "--stdin-filename {}: not a Python, JavaScript, TypeScript, Go or Rust file name",
@@ -284,11 +287,19 @@ fn read_stdin_file(name: &Path, io: &mut Io) -> Result<(walk::Root, std::sync::A
     Ok((root, bytes.into()))
 }
 
-/// The closest existing directory at or above `p` (a stdin file need not
-/// exist on disk).
+/// The closest existing path at or above `p` (a stdin file need not exist
+/// on disk).
 fn existing_ancestor(p: &Path) -> PathBuf {
     p.ancestors()
         .find(|a| a.exists())
+        .unwrap_or(Path::new("/"))
+        .to_path_buf()
+}
+
+/// The closest existing directory at or above `p`.
+fn existing_dir(p: &Path) -> PathBuf {
+    p.ancestors()
+        .find(|a| a.is_dir())
         .unwrap_or(Path::new("/"))
         .to_path_buf()
 }
