@@ -24,6 +24,12 @@ fn report(t: &Tree, dir: &str, args: &[&str]) -> (i32, Value) {
     (o.code, o.json())
 }
 
+/// Writes the baseline `file` for the tree's findings, from its root.
+fn record(t: &Tree, file: &str) {
+    let o = run(t, ".", &["check", "--no-config", "--write-baseline", file]);
+    assert_eq!(o.code, 0, "{o:?}");
+}
+
 /// (path, rule) of each entry, in the file's order (path, then line).
 fn entries(t: &Tree, file: &str) -> Vec<(String, String)> {
     let v: Value = serde_json::from_str(&std::fs::read_to_string(t.join(file)).unwrap()).unwrap();
@@ -89,11 +95,7 @@ fn recorded_findings_are_left_out_and_new_ones_reported() {
 fn a_second_copy_of_a_recorded_bug_is_new() {
     let t = Tree::new();
     t.write("app.py", "async def a():\n    time.sleep(1)\n");
-    run(
-        &t,
-        ".",
-        &["check", "--no-config", "--write-baseline", "b.json"],
-    );
+    record(&t, "b.json");
     t.write(
         "app.py",
         "async def a():\n    time.sleep(1)\n\nasync def b():\n    time.sleep(1)\n",
@@ -107,11 +109,7 @@ fn a_second_copy_of_a_recorded_bug_is_new() {
 fn the_baseline_matches_from_any_directory() {
     let t = Tree::new();
     t.write("src/app.py", APP).write("src/lib/other.py", APP);
-    run(
-        &t,
-        ".",
-        &["check", "--no-config", "--write-baseline", "base.json"],
-    );
+    record(&t, "base.json");
     // From a subdirectory, scanning a part of the tree.
     let (code, v) = report(
         &t,
@@ -141,11 +139,7 @@ fn the_baseline_matches_from_any_directory() {
 fn fixed_findings_are_counted_as_stale_only_within_the_scan() {
     let t = Tree::new();
     t.write("a/app.py", APP).write("b/app.py", APP);
-    run(
-        &t,
-        ".",
-        &["check", "--no-config", "--write-baseline", "base.json"],
-    );
+    record(&t, "base.json");
     // The blocking call in a/ is fixed.
     t.write("a/app.py", "import asyncio\njobs = asyncio.Queue()\n");
     let (code, v) = report(&t, ".", &["--no-config", "--baseline", "base.json"]);
@@ -185,11 +179,7 @@ fn fixed_findings_are_counted_as_stale_only_within_the_scan() {
 fn rewriting_part_of_the_tree_keeps_the_rest() {
     let t = Tree::new();
     t.write("a/app.py", APP).write("b/app.py", APP);
-    run(
-        &t,
-        ".",
-        &["check", "--no-config", "--write-baseline", "base.json"],
-    );
+    record(&t, "base.json");
     t.write("a/app.py", "import asyncio\njobs = asyncio.Queue()\n");
     // Only a/, only PY002: b/'s entries and a/'s PY003 stay.
     let o = run(
