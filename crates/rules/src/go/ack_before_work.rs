@@ -15,8 +15,9 @@ pub static META: RuleMeta = RuleMeta {
     languages: &[Language::Go],
     summary: "A consumer acknowledges a message (`d.Ack(false)`, `msg.Ack()`) and only then does the work the message asks for.",
     docs: r#"
-A consumer loop or handler (amqp091, NATS, Pub/Sub) calls `Ack` and then,
-in the same pass, does the message's work: known I/O, or a function of
+A consumer loop or handler (amqp091, NATS, Pub/Sub) calls `Ack`, or a
+Kafka consumer marks the message or commits its offset (sarama's
+`MarkMessage`, kafka-go's `CommitMessages`), and then, in the same pass, does the message's work: known I/O, or a function of
 the project handed the message. `defer d.Ack(false)` (which runs after the
 work) and acks after the work are fine.
 
@@ -117,8 +118,42 @@ func handle(m *nats.Msg) {
 	http.Post("http://hooks.internal/notify", "application/json", bytes.NewReader(m.Data))
 }
 "#,
+        r#"
+package worker
+
+import "github.com/IBM/sarama"
+
+type handler struct{}
+
+func (handler) ConsumeClaim(session sarama.ConsumerGroupSession, claim sarama.ConsumerGroupClaim) error {
+	for msg := range claim.Messages() {
+		session.MarkMessage(msg, "") // expect
+		process(msg.Value)
+	}
+	return nil
+}
+
+func process(b []byte) {}
+"#,
     ],
     pass: &[
+        r#"
+package worker
+
+import "github.com/IBM/sarama"
+
+type handler struct{}
+
+func (handler) ConsumeClaim(session sarama.ConsumerGroupSession, claim sarama.ConsumerGroupClaim) error {
+	for msg := range claim.Messages() {
+		process(msg.Value)
+		session.MarkMessage(msg, "")
+	}
+	return nil
+}
+
+func process(b []byte) {}
+"#,
         r#"
 package worker
 

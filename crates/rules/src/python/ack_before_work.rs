@@ -16,8 +16,8 @@ pub static META: RuleMeta = RuleMeta {
     summary: "A consumer acknowledges a message (`message.ack()`, `channel.basic_ack(...)`) and only then does the work the message asks for.",
     docs: r#"
 A message handler (aio-pika, pika, kombu, Google Pub/Sub) calls
-`ack()`/`basic_ack()` and then, in the same pass, does the message's
-work: an awaited call, known I/O, or a project function handed the
+`ack()`/`basic_ack()`, or a Kafka consumer commits its offset, and then,
+in the same pass, does the message's work: an awaited call, known I/O, or a project function handed the
 message. Acks in `except` and `finally` blocks, and acks after the work,
 are fine.
 
@@ -102,8 +102,40 @@ async def consume(queue, store):
             if message.body:
                 await store.save(message.body)
 "#,
+        r#"
+from confluent_kafka import Consumer
+
+def run(conf, process):
+    consumer = Consumer(conf)
+    while True:
+        msg = consumer.poll(1.0)
+        if msg is None:
+            continue
+        consumer.commit(message=msg, asynchronous=False)  # expect
+        process(msg.value())
+"#,
     ],
     pass: &[
+        r#"
+from confluent_kafka import Consumer
+
+def run(conf, process):
+    consumer = Consumer(conf)
+    while True:
+        msg = consumer.poll(1.0)
+        if msg is None:
+            continue
+        process(msg.value())
+        consumer.commit(message=msg, asynchronous=False)
+"#,
+        // A database commit is not a broker's ack.
+        r#"
+def save(conn, rows, notify):
+    cur = conn.cursor()
+    cur.executemany("INSERT INTO t VALUES (?)", rows)
+    conn.commit()
+    notify(rows)
+"#,
         // Work first, then the ack.
         r#"
 async def on_order(message):

@@ -11,9 +11,13 @@
 //! - an awaited call (async handlers do their I/O through awaits);
 //! - a call the knowledge tables know does I/O (`blocking`,
 //!   `needs_timeout`);
-//! - a call of a function of the project, or of a method on an unknown
-//!   receiver, that is handed the message (the ack's receiver or arguments,
-//!   or a parameter of the handler when the ack is made from one).
+//! - a call of a function of the project, of a method on an unknown
+//!   receiver or of a callback, that is handed the message (the ack's
+//!   receiver or arguments, or a parameter of the handler when the ack is
+//!   made from one).
+//!
+//! Kafka offset commits count as acks (they are `ack` entries of the
+//! tables): committing before processing loses the message the same way.
 //!
 //! Logging, other acks, and acks in `except`/`catch`/`finally` blocks or Go
 //! `defer`s (which run after the work) are not reported.
@@ -203,13 +207,15 @@ fn worked_before(cx: &FileCx, stmt: StmtId, ack_start: u32, message: &HashSet<St
     })
 }
 
-/// The first call after `stmt` that does the message's work, and why it
-/// counts.
+/// The call after `stmt` that does the message's work, and why it counts:
+/// the first awaited or I/O call (the strongest evidence), else the first
+/// call of the project's code handed the message.
 fn first_work_after(
     cx: &FileCx,
     stmt: StmtId,
     message: &HashSet<String>,
 ) -> Option<(ExprId, &'static str)> {
+    let mut handed = None;
     for s in following(cx, stmt) {
         for e in exprs_in_block(cx.model, &vec![s]) {
             let Some(c) = cx.call(e) else { continue };
@@ -227,12 +233,12 @@ fn first_work_after(
             {
                 return Some((e, "which does I/O"));
             }
-            if handed_the_message(cx, c, message) && own_code(cx, c) {
-                return Some((e, "which is handed the message"));
+            if handed.is_none() && handed_the_message(cx, c, message) && own_code(cx, c) {
+                handed = Some((e, "which is handed the message"));
             }
         }
     }
-    None
+    handed
 }
 
 /// A method of a logger or a metrics client the tables do not know
@@ -268,9 +274,9 @@ fn own_code(cx: &FileCx, c: &Call) -> bool {
     }
     match c.target.as_deref() {
         Some(t) => cx.index.resolve(cx.lang, t, cx.file).is_some(),
-        // A method of a value of unknown type (`store.save(msg)`); not a
-        // callback the handler was given, which may only observe.
-        None => c.receiver.is_some() && !c.is_macro,
+        // A method of a value of unknown type (`store.save(msg)`), or a
+        // callback the handler was given (`process(msg)`).
+        None => !c.is_macro,
     }
 }
 
