@@ -97,41 +97,11 @@ impl Rule for RetryWithoutBackoff {
         }
         for (i, st) in cx.model.stmts.iter().enumerate() {
             let s = StmtId(i as u32);
-            let body = match &st.kind {
-                StmtKind::While { body, .. } | StmtKind::Loop { body } => body,
-                StmtKind::For { iter, body, .. } if counted_range(cx, *iter) => body,
-                _ => continue,
+            let Some(body) = retry_loop(cx, s) else {
+                continue;
             };
             let f = cx.tree.stmt_func(s);
-            if common::in_test(cx, f) {
-                continue;
-            }
-            let Some(explicit) = is_retry_loop(cx, body) else {
-                continue;
-            };
             let exprs = exprs_in_block(cx.model, body);
-            // Loops that search (next candidate path, bigger buffer) also
-            // stop at the first success; a retry loop says so in its names
-            // or waits between attempts.
-            let head = cx
-                .source(st.span)
-                .split('{')
-                .next()
-                .unwrap_or("")
-                .to_ascii_lowercase();
-            let vocabulary = |t: &str| {
-                let t = t.to_ascii_lowercase();
-                t.contains("retr")
-                    || t.contains("attempt")
-                    || t.contains("tries")
-                    || t.contains("backoff")
-            };
-            let named_retry = vocabulary(&head)
-                || exprs.iter().any(|&e| match &cx.expr(e).kind {
-                    ExprKind::Name { id, .. } => vocabulary(id),
-                    ExprKind::Call(c) => vocabulary(&c.name),
-                    _ => false,
-                });
             let jitter = exprs.iter().any(|&e| {
                 cx.call(e).is_some_and(|c| {
                     c.target
@@ -160,9 +130,6 @@ impl Rule for RetryWithoutBackoff {
             }) || common::stmts_in(cx.model, body)
                 .into_iter()
                 .any(|x| matches!(cx.stmt(x).kind, StmtKind::Select { .. }));
-            if !named_retry && !explicit && sleeps.is_empty() {
-                continue;
-            }
             if sleeps.is_empty() && !waits {
                 out.push(cx.finding(
                     &META,
@@ -199,6 +166,47 @@ impl Rule for RetryWithoutBackoff {
             }
         }
     }
+}
+
+/// The body of a retry loop outside tests: a counted or endless loop that
+/// leaves once the operation returns `err == nil`, goes around again
+/// otherwise, and says it retries (`attempt`/`retries`/`backoff` in its
+/// names, the same inputs each time, or a sleep between attempts). Loops
+/// that search (the next candidate path, a bigger buffer) also stop at the
+/// first success, and are not retries.
+pub(crate) fn retry_loop<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Block> {
+    let st = cx.stmt(s);
+    let body = match &st.kind {
+        StmtKind::While { body, .. } | StmtKind::Loop { body } => body,
+        StmtKind::For { iter, body, .. } if counted_range(cx, *iter) => body,
+        _ => return None,
+    };
+    if common::in_test(cx, cx.tree.stmt_func(s)) {
+        return None;
+    }
+    let explicit = is_retry_loop(cx, body)?;
+    let head = cx
+        .source(st.span)
+        .split('{')
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let vocabulary = |t: &str| {
+        let t = t.to_ascii_lowercase();
+        t.contains("retr") || t.contains("attempt") || t.contains("tries") || t.contains("backoff")
+    };
+    let exprs = exprs_in_block(cx.model, body);
+    let named_retry = vocabulary(&head)
+        || exprs.iter().any(|&e| match &cx.expr(e).kind {
+            ExprKind::Name { id, .. } => vocabulary(id),
+            ExprKind::Call(c) => vocabulary(&c.name),
+            _ => false,
+        });
+    let sleeps = exprs.iter().any(|&e| {
+        cx.call(e)
+            .is_some_and(|c| c.target.as_deref() == Some("time.Sleep"))
+    });
+    (named_retry || explicit || sleeps).then_some(body)
 }
 
 /// `for i := range 5` / `for range maxRetries`: a counted loop.
