@@ -64,6 +64,7 @@ static RULES: &[&dyn Rule] = &[
     &go::sleep_to_synchronize::SleepToSynchronize,
     &go::split_invariant_update::SplitInvariantUpdate,
     &go::ack_before_work::AckBeforeWork,
+    &go::retried_non_idempotent::RetriedNonIdempotent,
     &js::floating_promise::FloatingPromise,
     &js::blocking_call::BlockingCall,
     &js::lock_across_await::LockAcrossAwait,

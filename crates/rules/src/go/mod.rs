@@ -29,6 +29,7 @@ pub mod mutex_reacquired;
 pub mod plain_flag_polling;
 pub mod poll_without_jitter;
 pub mod range_unclosed_channel;
+pub mod retried_non_idempotent;
 pub mod retry_without_backoff;
 pub mod signal_notify_unbuffered;
 pub mod sleep_to_synchronize;

@@ -118,7 +118,8 @@ fn retried_blocks<'a>(cx: &FileCx<'a>) -> Vec<(&'a Block, String, Span)> {
         {
             continue;
         }
-        let span = cx.stmt(s).span;
+        // A key made before the loop counts: the region is the function.
+        let span = cx.func(cx.tree.stmt_func(s)).span;
         // `for attempt in Retrying(...): with attempt: ...`
         if let StmtKind::For { iter, body, .. } = &cx.stmt(s).kind
             && let Some(c) = cx.call(cx.model.strip(*iter))
