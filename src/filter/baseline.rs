@@ -137,7 +137,7 @@ impl Baseline {
     }
 
     /// The entry recording `f`, a finding of a scan run in `cwd`.
-    pub fn entry_for(&self, f: &FindingOut, cwd: &Path) -> Entry {
+    fn entry_for(&self, f: &FindingOut, cwd: &Path) -> Entry {
         Entry {
             path: self.relative(cwd, &f.loc.path),
             line: f.loc.line,
