@@ -166,6 +166,7 @@ static RULES: &[&dyn Rule] = &[
     &rust::reconnect_without_jitter::ReconnectWithoutJitter,
     &rust::sleep_before_assert::SleepBeforeAssert,
     &rust::ack_before_work::AckBeforeWork,
+    &rust::retried_non_idempotent::RetriedNonIdempotent,
 ];
 
 #[cfg(test)]

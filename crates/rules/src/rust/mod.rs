@@ -24,6 +24,7 @@ pub mod recv_loop_live_sender;
 pub mod relaxed_publish_flag;
 pub mod relock_while_held;
 pub mod reqwest_without_timeout;
+pub mod retried_non_idempotent;
 pub mod retry_loop_without_backoff;
 pub mod select_not_cancel_safe;
 pub mod self_feeding_channel;
