@@ -4,6 +4,7 @@ use super::common;
 use super::retry_without_backoff::retry_loop;
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
+use crate::shared::retried_payment;
 use unsnarl_model::walk::calls_in_block;
 use unsnarl_model::*;
 
@@ -105,29 +106,20 @@ impl Rule for RetriedNonIdempotent {
             let Some(body) = retry_loop(cx, s) else {
                 continue;
             };
-            // A key set anywhere in the function (often on the params
-            // before the loop) is taken as handling it.
+            // A key set anywhere in the function, often on the params
+            // before the loop.
             let f = cx.tree.stmt_func(s);
-            if cx
-                .source(cx.func(f).span)
-                .to_ascii_lowercase()
-                .contains("idempot")
-            {
+            if retried_payment::has_idempotency_key(cx, cx.func(f).span) {
                 continue;
             }
-            for e in calls_in_block(cx.model, body) {
-                let Some(c) = cx.call(e) else { continue };
-                let Some(entry) = cx.effect(c, Effect::NonIdempotent) else {
-                    continue;
-                };
-                out.push(cx.finding(
+            for (e, c, entry) in retried_payment::money_moving(cx, calls_in_block(cx.model, body)) {
+                out.push(retried_payment::finding(
+                    cx,
                     &META,
-                    cx.expr(e).span,
-                    format!(
-                        "`{}` {} and this loop calls it again after an error, which can come after it went through (a timeout, a reset connection): without an idempotency key a retry can charge twice",
-                        common::short_name(&cx.callee_display(c)),
-                        entry.what
-                    ),
+                    e,
+                    common::short_name(&cx.callee_display(c)),
+                    entry,
+                    "this loop calls it again",
                     "set an idempotency key once, before the loop (`params.SetIdempotencyKey(key)`), so the retries are answered with the first result",
                 ));
             }
@@ -228,7 +220,7 @@ mod tests {
         let found = crate::testing::messages(&RetriedNonIdempotent, Language::Go, EXAMPLES.fail[0]);
         crate::testing::message_with(
             &found,
-            "`refund.New` moves money through Stripe (a charge, a payment, a payout) and this loop calls it again",
+            "`refund.New` moves money through Stripe (a charge, a payment, a payout) and this loop calls it again on errors",
         );
     }
 }

@@ -4,6 +4,7 @@
 use crate::context::FileCx;
 use crate::python::retry_without_backoff::retry_loop_body;
 use crate::rule::{Examples, Rule, RuleMeta};
+use crate::shared::retried_payment;
 use unsnarl_model::walk::calls_in_block;
 use unsnarl_model::*;
 
@@ -72,33 +73,19 @@ impl Rule for RetriedNonIdempotent {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
-        let retried = retried_blocks(cx);
-        for (block, how, region) in retried {
-            // An idempotency key built anywhere around the retry (a header
-            // dict, a key argument) is taken as handling it.
-            if cx.source(region).to_ascii_lowercase().contains("idempot") {
+        for (block, how, region) in retried_blocks(cx) {
+            if retried_payment::has_idempotency_key(cx, region) {
                 continue;
             }
-            for e in calls_in_block(cx.model, block) {
-                let Some(c) = cx.call(e) else { continue };
-                let Some(entry) = cx.effect(c, Effect::NonIdempotent) else {
-                    continue;
-                };
-                if entry
-                    .keyword
-                    .as_deref()
-                    .is_some_and(|k| c.kwarg(k).is_some())
-                {
-                    continue;
-                }
-                out.push(cx.finding(
+            for (e, c, entry) in retried_payment::money_moving(cx, calls_in_block(cx.model, block))
+            {
+                out.push(retried_payment::finding(
+                    cx,
                     &META,
-                    cx.expr(e).span,
-                    format!(
-                        "`{}` {} and is retried by {how} on errors that can come after it went through (a timeout, a reset connection): without an idempotency key a retry can do it twice, a double charge",
-                        cx.callee_display(c),
-                        entry.what
-                    ),
+                    e,
+                    &cx.callee_display(c),
+                    entry,
+                    &format!("is retried by {how}"),
                     "pass an idempotency key made once, before the retry (`idempotency_key=`), or retry only errors raised before the request was sent (connection refused, connect timeouts)",
                 ));
             }

@@ -3,6 +3,7 @@
 use super::common;
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
+use crate::shared::retried_payment;
 use unsnarl_model::*;
 
 pub struct RetriedNonIdempotent;
@@ -90,23 +91,20 @@ impl Rule for RetriedNonIdempotent {
             if common::test_like(cx, f) {
                 continue;
             }
-            let Some(c) = cx.call(op) else { continue };
-            let Some(entry) = cx.effect(c, Effect::NonIdempotent) else {
+            let Some((e, c, entry)) = retried_payment::money_moving(cx, [op]).next() else {
                 continue;
             };
             // An idempotent strategy or key set anywhere in the function.
-            let whole = cx.func(common::outermost(cx, f)).span;
-            if cx.source(whole).to_ascii_lowercase().contains("idempot") {
+            if retried_payment::has_idempotency_key(cx, cx.func(common::outermost(cx, f)).span) {
                 continue;
             }
-            out.push(cx.finding(
+            out.push(retried_payment::finding(
+                cx,
                 &META,
-                cx.expr(op).span,
-                format!(
-                    "`{}` {} and this loop calls it again after an error, which can come after it went through (a timeout, a reset connection): without an idempotency key a retry can charge twice",
-                    cx.callee_display(c),
-                    entry.what
-                ),
+                e,
+                &cx.callee_display(c),
+                entry,
+                "this loop calls it again",
                 "send one idempotency key for every attempt (`client.with_strategy(RequestStrategy::Idempotent(key))`, the key made once before the loop)",
             ));
         }

@@ -3,3 +3,4 @@
 
 pub mod ack_before_work;
 pub mod blocking;
+pub mod retried_payment;
