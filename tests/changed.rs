@@ -119,3 +119,19 @@ fn bad_revisions_and_trees_outside_git_are_errors() {
     );
     assert_eq!(o.code, 2, "conflicting flags: {o:?}");
 }
+
+#[test]
+fn files_whose_names_git_quotes_are_followed() {
+    let name = "we\"ird.py";
+    let t = repo(&[(name, "x = 1\n")]);
+    t.write(name, APP);
+    let o = toy(
+        t.path(),
+        &["check", "--format", "json", "--changed-since", "HEAD"],
+    );
+    assert_eq!(
+        places(&o.json()),
+        ["we\"ird.py:2:PY003", "we\"ird.py:5:PY002"],
+        "{o:?}"
+    );
+}

@@ -78,7 +78,7 @@ impl ChangedLines {
         let mut current: Option<PathBuf> = None;
         for line in diff.lines() {
             if let Some(path) = line.strip_prefix("+++ ") {
-                current = path
+                current = unquote(path)
                     .strip_prefix("b/")
                     .map(|p| normalize_lexically(&top.join(p)));
                 continue;
@@ -124,6 +124,43 @@ impl ChangedLines {
     }
 }
 
+/// A path as git prints it in a diff header: as is, or, when it holds a
+/// quote, a backslash or a control character, in double quotes with C
+/// escapes (`"b/a\"b.py"`, octal bytes `\303\251`).
+fn unquote(path: &str) -> String {
+    let Some(inner) = path.strip_prefix('"').and_then(|p| p.strip_suffix('"')) else {
+        return path.to_string();
+    };
+    let mut out: Vec<u8> = Vec::with_capacity(inner.len());
+    let mut bytes = inner.bytes().peekable();
+    while let Some(b) = bytes.next() {
+        if b != b'\\' {
+            out.push(b);
+            continue;
+        }
+        match bytes.next() {
+            Some(b'n') => out.push(b'\n'),
+            Some(b't') => out.push(b'\t'),
+            Some(d @ b'0'..=b'7') => {
+                let mut v = u32::from(d - b'0');
+                for _ in 0..2 {
+                    match bytes.peek() {
+                        Some(&n @ b'0'..=b'7') => {
+                            v = v * 8 + u32::from(n - b'0');
+                            bytes.next();
+                        }
+                        _ => break,
+                    }
+                }
+                out.push(v as u8);
+            }
+            Some(other) => out.push(other),
+            None => out.push(b'\\'),
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 /// `-12,3 +14,2 @@ ...` → `(14, 2)`; a count left out is 1.
 fn added_range(hunk: &str) -> Option<(u32, u32)> {
     let plus = hunk.split_whitespace().find(|w| w.starts_with('+'))?;
@@ -166,6 +203,17 @@ mod tests {
         assert_eq!(added_range("-12 +14 @@"), Some((14, 1)));
         assert_eq!(added_range("-12,3 +11,0 @@"), Some((11, 0)));
         assert_eq!(added_range("garbage"), None);
+    }
+
+    #[test]
+    fn quoted_paths_are_unescaped() {
+        assert_eq!(unquote("b/plain.py"), "b/plain.py");
+        assert_eq!(unquote("\"b/a\\\"q.py\""), "b/a\"q.py");
+        assert_eq!(unquote("\"b/caf\\303\\251.py\""), "b/café.py");
+        assert_eq!(unquote("\"b/tab\\there.py\""), "b/tab\there.py");
+        let diff = "+++ \"b/a\\\"q.py\"\n@@ -0,0 +1 @@\n+x\n";
+        let c = ChangedLines::parse_diff(diff, Path::new("/r"));
+        assert!(c.touches(Path::new("/r/a\"q.py"), 1, 1));
     }
 
     #[test]
