@@ -124,6 +124,16 @@ class Worker {
   }
 }
 "#,
+        // socket.io's acknowledgement callback answers the client; it is
+        // not a broker's ack.
+        r#"
+io.on("connection", (socket) => {
+  socket.on("save", async (data, ack) => {
+    ack({ received: true });
+    await store.save(data);
+  });
+});
+"#,
         // A poison message is dropped on the error path.
         r#"
 channel.consume("orders", async (msg) => {

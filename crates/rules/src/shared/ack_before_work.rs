@@ -44,7 +44,9 @@ pub fn check(cx: &FileCx, meta: &'static RuleMeta, how: &str, out: &mut Vec<Find
             .collect(),
     };
     for (id, c) in acks {
-        if cx.effect(c, Effect::Ack).is_none() {
+        // A broker's ack is a method of the message, channel or session; a
+        // plain `ack(...)` is a callback (socket.io's reply to its client).
+        if c.receiver.is_none() || cx.effect(c, Effect::Ack).is_none() {
             continue;
         }
         let Some(stmt) = ack_statement(cx, id) else {
