@@ -1,6 +1,8 @@
 //! An inventory service: HTTP-facing handlers, shared stock levels and
 //! background jobs.
 
+mod restock;
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
