@@ -128,6 +128,16 @@ def run(conf, process):
         process(msg.value())
         consumer.commit(message=msg, asynchronous=False)
 "#,
+        // Calls on the handler's own object are not work on the message.
+        r#"
+class Poller:
+    def on_tick(self, _channel, method, properties, body):
+        self.channel.basic_ack(delivery_tag=method.delivery_tag)
+        self.reschedule()
+
+    def reschedule(self):
+        pass
+"#,
         // A database commit is not a broker's ack.
         r#"
 def save(conn, rows, notify):

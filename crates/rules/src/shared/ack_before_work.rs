@@ -176,6 +176,11 @@ fn message_names(cx: &FileCx, id: ExprId, c: &Call) -> HashSet<String> {
     if f.params.iter().any(|p| names.contains(p.name.as_str())) {
         names.extend(f.params.iter().map(|p| p.name.to_string()));
     }
+    // The object the handler is a method of is not the message: every call
+    // on it would look like work on the message (`self.reschedule()`).
+    for receiver in ["self", "this", "cls"] {
+        names.remove(receiver);
+    }
     names
 }
 
