@@ -40,18 +40,16 @@ fn codes_from_flag(flag: &str, values: &[String]) -> Result<Vec<Code>, Fatal> {
     })
 }
 
-fn settings(args: &CheckArgs, roots: &[walk::Root], io: &Io) -> Result<Settings, Fatal> {
+/// The settings of a check; a configuration is discovered upward from
+/// `start` (a directory).
+fn settings(args: &CheckArgs, start: &Path, io: &Io) -> Result<Settings, Fatal> {
     let loaded = if args.no_config {
         config::Loaded::default()
     } else if let Some(p) = &args.config {
         config::load_file(&absolute(&io.cwd, p))
             .map_err(|e| e.map_path(|_| p.clone()).to_string())?
     } else {
-        let start = roots
-            .first()
-            .map(|r| r.abs.clone())
-            .unwrap_or_else(|| io.cwd.clone());
-        config::discover(&start).map_err(|e| e.map_path(|p| shown_path(&io.cwd, p)).to_string())?
+        config::discover(start).map_err(|e| e.map_path(|p| shown_path(&io.cwd, p)).to_string())?
     };
     let c = loaded.config;
     let baseline = match (&args.baseline, &c.baseline, &loaded.dir) {
@@ -124,24 +122,11 @@ fn settings(args: &CheckArgs, roots: &[walk::Root], io: &Io) -> Result<Settings,
 
 pub fn check(args: CheckArgs, io: &mut Io, frontend: &dyn Frontend) -> Result<u8, Fatal> {
     let (roots, stdin) = scanned(&args, io)?;
-    // The configuration is found from the first scanned path, or from the
-    // stdin file's place.
-    let config_start: Vec<walk::Root> = match (roots.first(), &stdin) {
-        (None, Some((root, _))) => vec![walk::Root {
-            given: root.given.clone(),
-            abs: existing_ancestor(&root.abs),
-        }],
-        _ => Vec::new(),
-    };
-    let mut s = settings(
-        &args,
-        if config_start.is_empty() {
-            &roots
-        } else {
-            &config_start
-        },
-        io,
-    )?;
+    // The configuration is found, and git runs, from the closest existing
+    // directory of the first scanned path or of the stdin file's place.
+    let first = roots.first().or(stdin.as_ref().map(|(r, _)| r));
+    let home = first.map_or(io.cwd.clone(), |r| existing_dir(&r.abs));
+    let mut s = settings(&args, &home, io)?;
     if args.statistics && matches!(s.format, Format::Sarif | Format::Github) {
         return Err("--statistics works with --format text, concise or json only".into());
     }
@@ -150,12 +135,7 @@ pub fn check(args: CheckArgs, io: &mut Io, frontend: &dyn Frontend) -> Result<u8
     // missing file or a bad revision should not cost a whole scan to find.
     let baseline = BaselineMode::new(&args, &s, io)?;
     let changed = match &args.changed_since {
-        Some(rev) => {
-            // git runs where the first scanned path is.
-            let first = roots.first().or(stdin.as_ref().map(|(r, _)| r));
-            let dir = first.map_or(io.cwd.clone(), |r| existing_dir(&r.abs));
-            Some(filter::changed::ChangedLines::since(rev, &dir)?)
-        }
+        Some(rev) => Some(filter::changed::ChangedLines::since(rev, &home)?),
         None => None,
     };
     let scope_roots: Vec<PathBuf> = roots
@@ -285,15 +265,6 @@ fn read_stdin_file(name: &Path, io: &mut Io) -> Result<StdinFile, Fatal> {
         abs: absolute(&io.cwd, name),
     };
     Ok((root, bytes.into()))
-}
-
-/// The closest existing path at or above `p` (a stdin file need not exist
-/// on disk).
-fn existing_ancestor(p: &Path) -> PathBuf {
-    p.ancestors()
-        .find(|a| a.exists())
-        .unwrap_or(Path::new("/"))
-        .to_path_buf()
 }
 
 /// The closest existing directory at or above `p`.
