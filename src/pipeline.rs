@@ -536,17 +536,16 @@ fn check_analyzed(
     let mut used = vec![false; sup.directives.len()];
     let track_use = filter.unused_check.is_some() && !used.is_empty();
     for finding in raw {
+        let loc = location(&file.display, &a.text, a.lines(), finding.span);
         if track_use {
-            let line = a.lines().line_col(&a.text, finding.span.start).line;
             let covers = |code: &str| filter::code_covers(code, finding.rule, finding.category);
-            for i in sup.covering(line, &covers) {
+            for i in sup.covering(loc.line, &covers) {
                 used[i] = true;
             }
         }
         if filter.below_threshold(finding.severity) {
             continue;
         }
-        let loc = location(&file.display, &a.text, a.lines(), finding.span);
         if filter::is_suppressed(
             &sup,
             &file_ignores,
