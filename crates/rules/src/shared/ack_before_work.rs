@@ -202,16 +202,49 @@ fn worked_before(cx: &FileCx, stmt: StmtId, ack_start: u32, message: &HashSet<St
     exprs_in_block(cx.model, region).into_iter().any(|e| {
         cx.expr(e).span.end <= ack_start
             && cx.call(e).is_some_and(|c| {
-                cx.effect(c, Effect::Ack).is_none()
-                    && cx.effect(c, Effect::Logging).is_none()
-                    && !telemetry(cx, c)
-                    && handed_the_message(cx, c, message)
-                    && (cx.is_awaited(e)
-                        || cx.effect(c, Effect::Blocking).is_some()
-                        || cx.effect(c, Effect::NeedsTimeout).is_some()
-                        || own_code(cx, c))
+                handed_the_message(cx, c, message) && work(cx, e, c, message).is_some()
             })
     })
+}
+
+/// Why a call counts as work on the message, the strongest reason first.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Work {
+    Awaited,
+    Io,
+    /// The project's code (or a callback) is handed the message.
+    Handed,
+}
+
+impl Work {
+    fn why(self) -> &'static str {
+        match self {
+            Work::Awaited => "an awaited call",
+            Work::Io => "which does I/O",
+            Work::Handed => "which is handed the message",
+        }
+    }
+}
+
+/// How a call counts as work on the message; `None` for bookkeeping (other
+/// acks, logging, metrics) and for everything else.
+fn work(cx: &FileCx, e: ExprId, c: &Call, message: &HashSet<String>) -> Option<Work> {
+    if cx.effect(c, Effect::Ack).is_some()
+        || cx.effect(c, Effect::Logging).is_some()
+        || telemetry(cx, c)
+    {
+        None
+    } else if cx.is_awaited(e) {
+        Some(Work::Awaited)
+    } else if cx.effect(c, Effect::Blocking).is_some()
+        || cx.effect(c, Effect::NeedsTimeout).is_some()
+    {
+        Some(Work::Io)
+    } else if handed_the_message(cx, c, message) && own_code(cx, c) {
+        Some(Work::Handed)
+    } else {
+        None
+    }
 }
 
 /// The call after `stmt` that does the message's work, and why it counts:
@@ -226,22 +259,12 @@ fn first_work_after(
     for s in following(cx, stmt) {
         for e in exprs_in_block(cx.model, &vec![s]) {
             let Some(c) = cx.call(e) else { continue };
-            if cx.effect(c, Effect::Ack).is_some()
-                || cx.effect(c, Effect::Logging).is_some()
-                || telemetry(cx, c)
-            {
-                continue;
-            }
-            if cx.is_awaited(e) {
-                return Some((e, "an awaited call"));
-            }
-            if cx.effect(c, Effect::Blocking).is_some()
-                || cx.effect(c, Effect::NeedsTimeout).is_some()
-            {
-                return Some((e, "which does I/O"));
-            }
-            if handed.is_none() && handed_the_message(cx, c, message) && own_code(cx, c) {
-                handed = Some((e, "which is handed the message"));
+            match work(cx, e, c, message) {
+                Some(Work::Handed) => {
+                    handed.get_or_insert((e, Work::Handed.why()));
+                }
+                Some(w) => return Some((e, w.why())),
+                None => {}
             }
         }
     }
