@@ -55,6 +55,9 @@ CORPORA = ["python", "jsts", "go", "rust"]
 # The keyword ripgrep counts in each corpus (the floor: the cost of reading
 # the bytes).
 KEYWORD = {"python": "async", "jsts": "async", "go": "chan", "rust": "spawn"}
+# The languages of semgrep's rule file that each corpus holds.
+SEMGREP_LANGUAGES = {"python": {"python"}, "jsts": {"javascript", "typescript"},
+                     "go": {"go"}, "rust": {"rust"}}
 PEERS_FOR = {
     "python": ["ruff", "flake8", "semgrep", "ast-grep", "rg"],
     "jsts": ["oxlint", "semgrep", "ast-grep", "rg"],
@@ -242,7 +245,7 @@ class Env:
             return Tool(name, "flake8 --select ASYNC (flake8-async)",
                         [self.bin("flake8"), "--isolated", "--select", "ASYNC", str(tree)])
         if name == "semgrep":
-            return Tool(name, "semgrep (10 rules)",
+            return Tool(name, f"semgrep ({semgrep_rule_count(corpus)} rules)",
                         [self.bin("semgrep"), "scan", "--config", str(PEERS_DIR / "semgrep.yml"),
                          "--metrics=off", "--disable-version-check", "--oss-only", "--no-git-ignore",
                          "--x-ignore-semgrepignore-files", str(tree)])
@@ -275,6 +278,19 @@ class Env:
             return ("flake8 " + " ".join(l.strip() for l in out)) if name == "flake8" else first
         except Exception as e:  # noqa: BLE001 - shown in the report
             return f"unknown ({e})"
+
+
+def semgrep_rule_count(corpus: str) -> int:
+    """How many rules of bench/peers/semgrep.yml apply to the corpus's
+    languages (read from each rule's `languages: [...]` line: the file is
+    written that way, and the runner has no YAML parser)."""
+    wanted = SEMGREP_LANGUAGES.get(corpus, set())
+    n = 0
+    for line in (PEERS_DIR / "semgrep.yml").read_text().splitlines():
+        m = re.match(r"\s*languages:\s*\[(.*)\]", line)
+        if m and wanted & {x.strip() for x in m.group(1).split(",")}:
+            n += 1
+    return n
 
 
 # --- how many files each tool reads (untimed) ----------------------------------
