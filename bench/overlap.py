@@ -26,7 +26,7 @@ import run  # noqa: E402  (the runner: where the corpora, peers and binary are)
 
 
 def unsnarl_findings(env: run.Env, tree: Path) -> list[tuple[str, int, str]]:
-    out = subprocess.run([str(env.unsnarl), "check", "--no-config", "--format", "json", str(tree)],
+    out = subprocess.run([str(env.unsnarl), "check", "--no-config", "--no-cache", "--format", "json", str(tree)],
                          capture_output=True, text=True, env=env.env)
     if out.returncode not in (0, 1):
         run.die(f"unsnarl failed on {tree}: {out.stderr[-2000:]}")

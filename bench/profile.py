@@ -156,7 +156,7 @@ def main() -> int:
         out = work / f"cg.{c}.out"
         print(f"== {c}: {n} files, {size / 1e6:.2f} MB: callgrind", file=sys.stderr, flush=True)
         subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", binary, "check",
-                        "--no-config", "--include-generated", "-j1", str(sl)],
+                        "--no-config", "--no-cache", "--include-generated", "-j1", str(sl)],
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
         print(f"{c} ({n} files, {size / 1e6:.2f} MB)")
         print(report(out))

@@ -232,7 +232,7 @@ class Env:
     # -- the command lines ---------------------------------------------------------
 
     def unsnarl_tool(self, tree: Path, threads: int | None = None, label: str = "unsnarl") -> Tool:
-        argv = [str(self.unsnarl), "check", "--no-config", "--include-generated"]
+        argv = [str(self.unsnarl), "check", "--no-config", "--no-cache", "--include-generated"]
         if threads:
             argv += ["-j", str(threads)]
         return Tool("unsnarl", label, argv + [str(tree)])

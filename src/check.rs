@@ -29,6 +29,64 @@ struct Settings {
     /// The baseline file in effect (`--baseline`, else the configuration's
     /// unless `--no-baseline`): absolute, and as shown in messages.
     baseline: Option<(PathBuf, PathBuf)>,
+    /// The results cache's place, unless it is off.
+    cache: Option<CachePlace>,
+}
+
+/// Whether an environment variable is set to something other than empty
+/// or `0`.
+fn env_flag(name: &str) -> bool {
+    std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// The results cache's place: `--no-cache` / `--cache-dir`, then the
+/// environment, then the configuration (relative to its file), else a
+/// directory for the project (the configuration's directory, or the current
+/// one) in the user's cache directory, so that nothing is written into the
+/// project.
+fn cache_place(
+    args: &CheckArgs,
+    c: &config::Config,
+    config_dir: Option<&Path>,
+    io: &Io,
+) -> Option<CachePlace> {
+    let chosen = |dir: PathBuf| {
+        Some(CachePlace {
+            dir: walk::normalize_lexically(&dir),
+            chosen: true,
+        })
+    };
+    if args.no_cache {
+        return None;
+    }
+    if let Some(d) = &args.cache_dir {
+        return chosen(absolute(&io.cwd, d));
+    }
+    if env_flag("UNSNARL_NO_CACHE") {
+        return None;
+    }
+    if let Some(d) = std::env::var_os("UNSNARL_CACHE_DIR").filter(|d| !d.is_empty()) {
+        return chosen(absolute(&io.cwd, Path::new(&d)));
+    }
+    if c.cache == Some(false) {
+        return None;
+    }
+    let project = config_dir.unwrap_or(&io.cwd);
+    if let Some(d) = &c.cache_dir {
+        return chosen(project.join(d));
+    }
+    let home = io.cache_home.as_ref()?;
+    Some(CachePlace {
+        dir: home.join(crate::cache::project_dir_name(project)),
+        chosen: false,
+    })
+}
+
+/// Where the results cache is, and whether the user chose the place (then
+/// failing to write it is worth a warning).
+struct CachePlace {
+    dir: PathBuf,
+    chosen: bool,
 }
 
 fn codes_from_flag(flag: &str, values: &[String]) -> Result<Vec<Code>, Fatal> {
@@ -52,6 +110,7 @@ fn settings(args: &CheckArgs, start: &Path, io: &Io) -> Result<Settings, Fatal> 
         config::discover(start).map_err(|e| e.map_path(|p| shown_path(&io.cwd, p)).to_string())?
     };
     let c = loaded.config;
+    let cache = cache_place(args, &c, loaded.dir.as_deref(), io);
     let baseline = match (&args.baseline, &c.baseline, &loaded.dir) {
         (Some(p), _, _) => Some((absolute(&io.cwd, p), p.clone())),
         (None, Some(p), Some(dir)) if !args.no_baseline => {
@@ -117,6 +176,7 @@ fn settings(args: &CheckArgs, start: &Path, io: &Io) -> Result<Settings, Fatal> 
                 mib as usize * 1024 * 1024
             }),
         baseline,
+        cache,
     })
 }
 
@@ -151,6 +211,18 @@ pub fn check(args: CheckArgs, io: &mut Io, frontend: &dyn Frontend) -> Result<u8
         roots: &scope_roots,
         rules: &scope_rules,
     };
+    // Everything besides a file's bytes that its first results depend on.
+    let cache = s.cache.as_ref().map(|place| {
+        let ids: Vec<&str> = rules.iter().map(|r| r.meta().id).collect();
+        let settings = format!(
+            "{}\n{ids:?}\n{:?}\n{:?}\n{}",
+            frontend.name(),
+            s.knowledge,
+            s.filter,
+            s.include_generated
+        );
+        crate::cache::Cache::open(&place.dir, crate::cache::key(&settings), !place.chosen)
+    });
     let opts = pipeline::ScanOptions {
         roots,
         cwd: io.cwd.clone(),
@@ -164,6 +236,7 @@ pub fn check(args: CheckArgs, io: &mut Io, frontend: &dyn Frontend) -> Result<u8
         memory_budget: s.memory_budget,
         progress: io.progress && !args.quiet,
         stdin,
+        cache,
     };
     let mut report = pipeline::scan(opts, frontend)?;
     match &baseline {

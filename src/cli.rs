@@ -134,6 +134,15 @@ pub struct CheckArgs {
     /// them again (faster, more memory, same results) [default: 0]
     #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u32).range(0..=MAX_MEMORY_BUDGET_MIB as i64))]
     pub memory_budget: Option<u32>,
+
+    /// Do not read or write the results cache (also: UNSNARL_NO_CACHE=1).
+    #[arg(long, conflicts_with = "cache_dir")]
+    pub no_cache: bool,
+
+    /// Keep the results cache in DIR (also: UNSNARL_CACHE_DIR) [default: a
+    /// directory for the project in the user's cache directory]
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
 }
 
 /// The largest accepted memory budget (1 TiB).

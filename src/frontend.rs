@@ -9,6 +9,12 @@ use unsnarl_model::{FileModel, Language, SourceInput};
 /// Lowers one source file into the file model.
 pub trait Frontend: Sync {
     fn lower(&self, input: &SourceInput) -> FileModel;
+
+    /// Names the front end in the results cache's key (a cache made with
+    /// one front end is not read with another).
+    fn name(&self) -> &'static str {
+        std::any::type_name::<Self>()
+    }
 }
 
 /// The real front ends: ruff's parser for Python, oxc for JavaScript and

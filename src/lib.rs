@@ -6,6 +6,7 @@
 //! directory and the output streams are passed in, and the exit code comes
 //! back. `main.rs` wires it to the real process; tests call it in-process.
 
+pub mod cache;
 pub mod check;
 pub mod cli;
 pub mod config;
@@ -42,6 +43,9 @@ pub struct Io<'a> {
     pub color: bool,
     /// Draw a progress bar on stderr for long scans.
     pub progress: bool,
+    /// Where each project's results cache goes unless one is configured
+    /// (the user's cache directory; `None`: no cache unless configured).
+    pub cache_home: Option<PathBuf>,
 }
 
 /// Runs the program with `args` (including the program name).

@@ -29,6 +29,7 @@ fn main() -> ExitCode {
         stderr: &mut stderr,
         color,
         progress: std::io::stderr().is_terminal(),
+        cache_home: dirs::cache_dir().map(|d| d.join("unsnarl")),
     };
     let code = unsnarl::run(std::env::args_os(), &mut io, &unsnarl::frontend::Builtin);
     ExitCode::from(code)

@@ -14,6 +14,7 @@
 //! way the findings are the ones a run with every model kept would give;
 //! only time and memory differ.
 
+use crate::cache::{self, Cache, Cached, Stage1View};
 use crate::filter::{self, Filter, suppressions::Suppressions};
 use crate::frontend::Frontend;
 use crate::report::{
@@ -71,6 +72,8 @@ pub struct ScanOptions {
     pub progress: bool,
     /// `--stdin-filename`: this file's content comes from stdin.
     pub stdin: Option<(walk::Root, std::sync::Arc<[u8]>)>,
+    /// The results cache, if on (`None`: `--no-cache`).
+    pub cache: Option<Cache>,
 }
 
 /// Runs a scan. `Err` only for problems that stop the whole scan (a thread
@@ -111,6 +114,7 @@ pub fn scan(opts: ScanOptions, frontend: &dyn Frontend) -> Result<ScanReport, St
                     opts.include_generated,
                     opts.file_timeout,
                     &memory,
+                    opts.cache.as_ref(),
                 );
                 progress.inc();
                 r
@@ -152,12 +156,16 @@ pub fn scan(opts: ScanOptions, frontend: &dyn Frontend) -> Result<ScanReport, St
 
     // Stage 3: the results of stage 1 where the project index answers as
     // the file's own functions did, else the rules again (parallel).
+    let cached = std::sync::atomic::AtomicUsize::new(0);
     let checked: Vec<Checked> = pool.install(|| {
         early
             .into_par_iter()
             .enumerate()
             .map(|(i, e)| {
                 let r = if index.confirms(&e.queries, files[i].file.lang, i as u32) {
+                    if files[i].from_cache {
+                        cached.fetch_add(1, Ordering::Relaxed);
+                    }
                     e.checked
                 } else {
                     check_file(
@@ -182,6 +190,15 @@ pub fn scan(opts: ScanOptions, frontend: &dyn Frontend) -> Result<ScanReport, St
         .name("unsnarl-free".into())
         .spawn(move || drop((index, files)))
         .map_err(|e| format!("cannot start a thread: {e}"))?;
+    summary.files_cached = cached.into_inner();
+    if let Some(c) = opts.cache {
+        let roots: Vec<PathBuf> = opts
+            .roots
+            .iter()
+            .map(|r| walk::normalize_lexically(&r.abs))
+            .collect();
+        summary.cache_warning = c.save(&roots).err();
+    }
     let mut findings = Vec::new();
     let mut notices = Vec::new();
     for c in checked {
@@ -257,6 +274,8 @@ struct FileState {
     syntax: Option<SyntaxErrorOut>,
     /// Time spent on it in stage 1 (counts against the time budget).
     spent: Duration,
+    /// Its stage-1 results came from the results cache.
+    from_cache: bool,
 }
 
 /// A file's text and its model after the semantic pass.
@@ -316,6 +335,7 @@ fn prepare_file(
     include_generated: bool,
     budget: Option<Duration>,
     memory: &MemoryBudget,
+    cache: Option<&Cache>,
 ) -> Stage1 {
     let started = Instant::now();
     let deadline = Deadline::after(budget);
@@ -337,6 +357,16 @@ fn prepare_file(
             message: format!("internal error while {stage}: {msg}"),
         })
     };
+    // The buffer of an editor (stdin) is not worth keeping.
+    let cache = cache.filter(|_| file.stdin.is_none());
+    let hash = cache.map(|_| cache::content_hash(&text));
+    if let (Some(c), Some(hash)) = (cache, hash) {
+        match c.get(&file, text.len(), hash) {
+            Some(Cached::Results(r)) => return ready_from_cache(file, r, engine, started),
+            Some(Cached::Generated) => return Stage1::Skip(file.display, SkipReason::Generated),
+            None => {}
+        }
+    }
     let input = SourceInput {
         text: &text,
         rel_path: &file.rel,
@@ -347,6 +377,9 @@ fn prepare_file(
         Err(msg) => return internal(&file.display, "parsing", msg),
     };
     if model.is_generated && !include_generated {
+        if let (Some(c), Some(hash)) = (cache, hash) {
+            c.put(&file, text.len(), hash, None);
+        }
         return Stage1::Skip(file.display, SkipReason::Generated);
     }
     if deadline.expired() {
@@ -394,6 +427,26 @@ fn prepare_file(
         &own,
     );
     let (queries, sums) = local.into_queries();
+    if let (
+        Some(c),
+        Some(hash),
+        Checked::Ok {
+            findings,
+            notices,
+            suppressed,
+        },
+    ) = (cache, hash, &checked)
+    {
+        let view = Stage1View {
+            syntax: syntax.as_ref(),
+            summaries: &sums,
+            findings,
+            notices,
+            suppressed: *suppressed,
+            queries: &queries,
+        };
+        c.put(&file, a.text.len(), hash, Some(view));
+    }
     // The text alone must fit before the full cost, which needs the line
     // index, is worth computing (with the default budget, none is kept).
     let kept = if queries.is_empty() || !memory.has(a.text.len()) {
@@ -408,9 +461,39 @@ fn prepare_file(
             kept,
             syntax,
             spent: started.elapsed(),
+            from_cache: false,
         }),
         sums,
         Early { checked, queries },
+    )
+}
+
+/// A file's stage-1 results read from the results cache.
+fn ready_from_cache(
+    file: SourceFile,
+    r: cache::Stage1Results,
+    engine: &Engine,
+    started: Instant,
+) -> Stage1 {
+    let mut sums = r.summaries;
+    engine.share_names(&mut sums);
+    Stage1::Ready(
+        Box::new(FileState {
+            file,
+            kept: None,
+            syntax: r.syntax,
+            spent: started.elapsed(),
+            from_cache: true,
+        }),
+        sums,
+        Early {
+            checked: Checked::Ok {
+                findings: r.findings,
+                notices: r.notices,
+                suppressed: r.suppressed,
+            },
+            queries: r.queries,
+        },
     )
 }
 

@@ -58,7 +58,14 @@ fn marked_lines() -> BTreeSet<(String, u32)> {
 fn findings_of_the_examples_are_exactly_the_marked_bugs() {
     let o = common::bin(
         root(),
-        &["check", "examples", "--no-config", "--format", "json"],
+        &[
+            "check",
+            "examples",
+            "--no-config",
+            "--no-cache",
+            "--format",
+            "json",
+        ],
     );
     assert!(o.code == 0 || o.code == 1, "{o:?}");
     let report: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();

@@ -83,6 +83,7 @@ fn check(dir: &Path, frontend: &dyn Frontend) -> String {
             "--format",
             "json",
             "--no-config",
+            "--no-cache",
             "--include-generated",
             ".",
         ],

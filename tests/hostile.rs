@@ -345,6 +345,7 @@ fn a_file_deleted_between_walk_and_read_is_skipped_as_vanished() {
         memory_budget: unsnarl::pipeline::DEFAULT_MEMORY_BUDGET,
         progress: false,
         stdin: None,
+        cache: None,
     };
     let frontend = Deleter {
         dir: cwd,

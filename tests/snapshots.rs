@@ -18,6 +18,7 @@ fn run(format: &str) -> String {
             "check",
             "examples",
             "--no-config",
+            "--no-cache",
             "--format",
             format,
             "-j2",

@@ -26,6 +26,8 @@ pub const KEYS: &[&str] = &[
     "memory-budget",
     "baseline",
     "warn-unused-suppressions",
+    "cache",
+    "cache-dir",
     "knowledge",
     "per-file-ignores",
 ];
@@ -52,6 +54,10 @@ pub struct Config {
     /// The baseline file, relative to the configuration file's directory.
     pub baseline: Option<String>,
     pub warn_unused_suppressions: Option<bool>,
+    /// Whether to keep results between runs (default: yes).
+    pub cache: Option<bool>,
+    /// The cache directory, relative to the configuration file's directory.
+    pub cache_dir: Option<String>,
     /// User knowledge: (language, effect, qualified callee patterns).
     pub knowledge: Vec<(Language, Effect, Vec<String>)>,
     /// (glob relative to the config file's directory, codes).
@@ -268,6 +274,22 @@ fn validate(cx: &Cx, table: &DeTable) -> Result<Config, ConfigError> {
             "warn-unused-suppressions" => match v.get_ref() {
                 DeValue::Boolean(b) => c.warn_unused_suppressions = Some(*b),
                 _ => return Err(cx.wrong_type(k, v, "a boolean")),
+            },
+            "cache" => match v.get_ref() {
+                DeValue::Boolean(b) => c.cache = Some(*b),
+                _ => return Err(cx.wrong_type(k, v, "a boolean")),
+            },
+            "cache-dir" => match v.get_ref() {
+                DeValue::String(s) if !s.trim().is_empty() => c.cache_dir = Some(s.to_string()),
+                DeValue::String(s) => {
+                    return Err(cx.invalid(
+                        k,
+                        v.span().start,
+                        s,
+                        "expected a directory path".into(),
+                    ));
+                }
+                _ => return Err(cx.wrong_type(k, v, "a directory path")),
             },
             "include-generated" => match v.get_ref() {
                 DeValue::Boolean(b) => c.include_generated = Some(*b),

@@ -52,6 +52,7 @@ pub fn summary(report: &ScanReport) -> Value {
         .collect();
     json!({
         "files_scanned": s.files_scanned,
+        "files_cached": s.files_cached,
         "files_with_syntax_errors": s.syntax_errors.len(),
         "syntax_errors": s.syntax_errors.iter().map(|e| json!({
             "path": e.path,

@@ -97,6 +97,10 @@ pub struct Summary {
     pub baseline_stale: usize,
     /// Findings left out by `--changed-since` (on lines not changed).
     pub unchanged: usize,
+    /// Files whose first results came from the results cache.
+    pub files_cached: usize,
+    /// Why the results cache could not be written (the results stand).
+    pub cache_warning: Option<String>,
     pub elapsed: Duration,
 }
 

@@ -80,8 +80,13 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 /// `Scanned 12 files in 0.31s: 3 findings (1 critical, 2 high, 0 medium, 0 low). ...`
 pub fn summary_line(report: &ScanReport) -> String {
     let s = &report.summary;
+    let cached = if s.files_cached > 0 {
+        format!(" ({} from the cache)", s.files_cached)
+    } else {
+        String::new()
+    };
     let mut out = format!(
-        "Scanned {} in {:.2}s: ",
+        "Scanned {}{cached} in {:.2}s: ",
         plural(s.files_scanned, "file", "files"),
         s.elapsed.as_secs_f64()
     );
@@ -185,6 +190,9 @@ pub fn notices(report: &ScanReport) -> String {
     }
     for n in &report.notices {
         let _ = writeln!(out, "warning: {}:{}: {}", n.path, n.line, n.message);
+    }
+    if let Some(w) = &s.cache_warning {
+        let _ = writeln!(out, "warning: the results cache was not saved: {w}");
     }
     if s.baseline_stale > 0 {
         let _ = writeln!(

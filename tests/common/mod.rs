@@ -59,13 +59,30 @@ impl Out {
     }
 }
 
+/// The user cache directory the binary sees in tests (one for all of them:
+/// each project has its own directory in it).
+pub fn test_cache_home() -> PathBuf {
+    std::env::temp_dir().join("unsnarl-tests-cache-home")
+}
+
 /// Runs the built binary in `dir`.
 pub fn bin(dir: &Path, args: &[&str]) -> Out {
+    bin_env(dir, args, &[])
+}
+
+/// [`bin`] with these environment variables set.
+pub fn bin_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
     let o = Command::new(env!("CARGO_BIN_EXE_unsnarl"))
         .args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")
         .env_remove("CLICOLOR_FORCE")
+        .env_remove("UNSNARL_NO_CACHE")
+        .env_remove("UNSNARL_CACHE_DIR")
+        // The default cache goes under the user's cache directory: not the
+        // real one (tests run in many temporary projects).
+        .env("XDG_CACHE_HOME", test_cache_home())
+        .envs(env.iter().copied())
         .output()
         .expect("run unsnarl");
     Out {
@@ -92,6 +109,8 @@ pub fn inproc_with_stdin(dir: &Path, args: &[&str], frontend: &dyn Frontend, inp
         stderr: &mut stderr,
         color: false,
         progress: false,
+        // In-process runs keep no cache unless a test gives a directory.
+        cache_home: None,
     };
     let argv: Vec<OsString> = std::iter::once("unsnarl")
         .chain(args.iter().copied())

@@ -3,7 +3,9 @@
 use crate::span::Span;
 
 /// How bad a finding is. Ordered: `Low < Medium < High < Critical`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum Severity {
     Low,
     Medium,
@@ -39,7 +41,9 @@ macro_rules! categories {
     ($( $variant:ident => $slug:literal, $sev:ident, $what:literal; )*) => {
         /// The bug classes of the catalog. The slug is part of the public
         /// contract: every finding carries one, and users select by it.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[derive(
+            Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+        )]
         pub enum Category { $( $variant, )* }
 
         impl Category {

@@ -40,7 +40,18 @@ pub use compact_str::{ToCompactString, format_compact};
 
 macro_rules! id_type {
     ($name:ident) => {
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[derive(
+            Clone,
+            Copy,
+            Debug,
+            PartialEq,
+            Eq,
+            Hash,
+            PartialOrd,
+            Ord,
+            serde::Serialize,
+            serde::Deserialize,
+        )]
         pub struct $name(pub u32);
         impl $name {
             pub fn index(self) -> usize {
@@ -56,7 +67,9 @@ id_type!(TypeId);
 
 /// The languages unsnarl understands. TypeScript shares the JavaScript front
 /// end and rules; it is kept apart so reports can say which it was.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum Language {
     Python,
     JavaScript,

@@ -1,7 +1,19 @@
 //! Byte spans and the line index that turns them into 1-based line/column.
 
 /// A half-open byte range `[start, end)` in the source text.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub struct Span {
     pub start: u32,
     pub end: u32,

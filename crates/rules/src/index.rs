@@ -5,6 +5,7 @@
 use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
 use rustc_hash::FxHashSet as HashSet;
+use serde::{Deserialize, Serialize};
 use std::sync::{Arc, Mutex, OnceLock};
 use unsnarl_model::walk::{Visitor, walk_block};
 use unsnarl_model::*;
@@ -17,7 +18,7 @@ pub struct FnRef {
 }
 
 /// A call site inside a function, to a callee named by `target`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CallSite {
     /// Shared with every other call of the same name ([`Names`]).
     pub target: Arc<str>,
@@ -55,7 +56,7 @@ impl Names {
 }
 
 /// A direct blocking call inside a function.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct BlockingSite {
     pub callee: Box<str>,
     /// The knowledge's words, shared by every site of the same API.
@@ -94,7 +95,7 @@ pub struct FnSummary {
 /// for the whole scan; a few blocks per file, instead of two or three small
 /// ones per function, take less memory and do not leave long-lived blocks
 /// scattered among the short-lived ones of the next files.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct FileSummaries {
     fns: Box<[Packed]>,
     names: Box<str>,
@@ -103,7 +104,7 @@ pub struct FileSummaries {
 
 /// A function within [`FileSummaries`]: its name and calls end at
 /// `name_end` and `calls_end` and start where the previous function's end.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 struct Packed {
     func: FuncId,
     name_end: u32,
@@ -130,6 +131,14 @@ pub struct Summary<'a> {
 }
 
 impl FileSummaries {
+    /// Replaces each call target by the one `names` holds (see
+    /// [`crate::Engine::share_names`]).
+    pub fn share_names(&mut self, names: &Names) {
+        for c in self.calls.iter_mut() {
+            c.target = names.intern(&c.target);
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.fns.len()
     }
@@ -395,7 +404,7 @@ pub struct ProjectIndex {
 pub type QueryLog = HashMap<Box<str>, Vec<(Question, Answer)>>;
 
 /// The kinds of question rules ask the index about a call target.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Question {
     /// Which function it is ([`ProjectIndex::resolve`]): rules may read
     /// anything of its summary.
@@ -411,7 +420,7 @@ pub enum Question {
 /// by their id in the asking file; a function of another file is
 /// `Elsewhere` (a one-file index never gives that answer, so it never
 /// agrees with the project index about another file's function).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Answer {
     Unresolved,
     Elsewhere,
@@ -425,7 +434,7 @@ pub enum Answer {
 }
 
 /// Why calling a project function gives something to await.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Awaitable {
     /// `async def`, `async function`, `async fn`.
     Async,
@@ -435,7 +444,7 @@ pub enum Awaitable {
 
 /// A blocking chain by place: (file, or `None` for the asking file;
 /// function; call span) for each step, then for the blocking call.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChainKey(Vec<(Option<u32>, FuncId, Span)>);
 
 impl ChainKey {

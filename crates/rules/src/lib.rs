@@ -70,6 +70,13 @@ impl Engine {
         self.names.clear();
     }
 
+    /// Makes the call targets of summaries read back from the results
+    /// cache share their names with every other file's, as the summaries
+    /// this engine makes do.
+    pub fn share_names(&self, sums: &mut FileSummaries) {
+        sums.share_names(&self.names);
+    }
+
     /// Runs the semantic pass and summarizes the file's functions for the
     /// project index.
     pub fn prepare(&self, mut model: FileModel, lang: Language) -> (Prepared, FileSummaries) {
