@@ -324,10 +324,14 @@ impl Cache {
             key: self.key,
             entries,
         };
-        let bytes = postcard::to_stdvec(&data).map_err(|e| e.to_string())?;
         make_dir(&self.dir)?;
-        let tmp = tempfile::NamedTempFile::new_in(&self.dir).map_err(|e| e.to_string())?;
-        std::fs::write(tmp.path(), &bytes).map_err(|e| e.to_string())?;
+        let mut tmp = tempfile::NamedTempFile::new_in(&self.dir).map_err(|e| e.to_string())?;
+        // Streamed: a second copy of a large cache in memory would raise
+        // the run's peak by as much.
+        let mut out = std::io::BufWriter::new(tmp.as_file_mut());
+        postcard::to_io(&data, &mut out).map_err(|e| e.to_string())?;
+        std::io::Write::flush(&mut out).map_err(|e| e.to_string())?;
+        drop(out);
         tmp.persist(&self.file).map_err(|e| e.to_string())?;
         remove_unused(&self.dir, &self.file);
         if self.quiet {
