@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{Out, Tree, bin_env};
+use common::{Out, Tree, bin_env, places};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -97,22 +97,6 @@ fn cached(v: &Value) -> u64 {
 
 fn scanned(v: &Value) -> u64 {
     v["summary"]["files_scanned"].as_u64().unwrap()
-}
-
-fn rules(v: &Value) -> Vec<String> {
-    v["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            format!(
-                "{}:{} {}",
-                f["path"].as_str().unwrap(),
-                f["line"],
-                f["rule"].as_str().unwrap()
-            )
-        })
-        .collect()
 }
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -207,11 +191,11 @@ fn an_edited_file_is_analyzed_again() {
         .write("pkg/b.py", SLOW)
         .write("pkg/c.py", "import asyncio\n\nq = asyncio.Queue()\n");
     let first = json(&t.path(), &[]);
-    assert_eq!(rules(&first), ["pkg/c.py:3 PY003"]);
+    assert_eq!(places(&first), ["pkg/c.py:3:PY003"]);
     // The same length: the content, not the size, tells.
     t.write("pkg/c.py", "import asyncio\n\nq = asyncio.Event()\n");
     let second = json(&t.path(), &[]);
-    assert_eq!(rules(&second), Vec::<String>::new());
+    assert_eq!(places(&second), Vec::<String>::new());
     assert_eq!(cached(&second), scanned(&second) - 1);
 }
 
@@ -223,13 +207,13 @@ fn a_cached_file_sees_what_changed_in_the_functions_it_calls() {
     t.write("pkg/__init__.py", "")
         .write("pkg/a.py", HANDLER)
         .write("pkg/b.py", FAST);
-    assert_eq!(rules(&json(&t.path(), &[])), Vec::<String>::new());
+    assert_eq!(places(&json(&t.path(), &[])), Vec::<String>::new());
     t.write("pkg/b.py", SLOW);
     let v = json(&t.path(), &[]);
-    assert_eq!(rules(&v), ["pkg/a.py:5 PY002"]);
+    assert_eq!(places(&v), ["pkg/a.py:5:PY002"]);
     assert_eq!(v["findings"][0]["related"][0]["path"], "pkg/b.py");
     t.write("pkg/b.py", FAST);
-    assert_eq!(rules(&json(&t.path(), &[])), Vec::<String>::new());
+    assert_eq!(places(&json(&t.path(), &[])), Vec::<String>::new());
 }
 
 #[test]
@@ -241,28 +225,28 @@ fn settings_that_change_the_results_do_not_share_a_cache() {
     );
     // The rules that run.
     assert_eq!(
-        rules(&json(&t.path(), &["--select", "PY003"])),
-        ["app.py:5 PY003"]
+        places(&json(&t.path(), &["--select", "PY003"])),
+        ["app.py:5:PY003"]
     );
     assert_eq!(
-        rules(&json(&t.path(), &[])),
-        ["app.py:5 PY003", "app.py:9 PY002"]
+        places(&json(&t.path(), &[])),
+        ["app.py:5:PY003", "app.py:9:PY002"]
     );
     // Knowledge added in the configuration (and the configuration's filters).
     let with_config = |config: &str| {
         t.write("unsnarl.toml", config);
         let o = bin(&t.path(), &["check", "--format", "json"]);
         assert!(o.code == 0 || o.code == 1, "{o:?}");
-        rules(&o.json())
+        places(&o.json())
     };
-    assert_eq!(with_config(""), ["app.py:5 PY003", "app.py:9 PY002"]);
+    assert_eq!(with_config(""), ["app.py:5:PY003", "app.py:9:PY002"]);
     assert_eq!(
         with_config("[knowledge.python]\nblocking = [\"mylib.slow_call\"]\n"),
-        ["app.py:5 PY003", "app.py:9 PY002", "app.py:10 PY002"]
+        ["app.py:5:PY003", "app.py:9:PY002", "app.py:10:PY002"]
     );
     assert_eq!(
         with_config("[per-file-ignores]\n\"app.py\" = [\"PY003\"]\n"),
-        ["app.py:9 PY002"]
+        ["app.py:9:PY002"]
     );
     assert_eq!(
         with_config("min-severity = \"critical\"\n"),
@@ -365,5 +349,5 @@ fn a_cache_that_cannot_be_written_costs_speed_not_results() {
         "{with:?}"
     );
     let v = json(&t.path(), &["--cache-dir", "blocker"]);
-    assert_eq!(rules(&v), ["app.py:3 PY003"]);
+    assert_eq!(places(&v), ["app.py:3:PY003"]);
 }

@@ -104,6 +104,24 @@ impl Cx<'_> {
         }
     }
 
+    /// A non-empty string naming a path: `what` it is for an empty one,
+    /// `kind` for another type.
+    fn path_value(
+        &self,
+        key: &str,
+        v: &Spanned<DeValue>,
+        what: &str,
+        kind: &'static str,
+    ) -> Result<String, ConfigError> {
+        match v.get_ref() {
+            DeValue::String(s) if !s.trim().is_empty() => Ok(s.to_string()),
+            DeValue::String(s) => {
+                Err(self.invalid(key, v.span().start, s, format!("expected {what}")))
+            }
+            _ => Err(self.wrong_type(key, v, kind)),
+        }
+    }
+
     fn invalid(&self, key: &str, at: usize, value: &str, allowed: String) -> ConfigError {
         ConfigError::InvalidValue {
             path: self.path.to_path_buf(),
@@ -279,18 +297,9 @@ fn validate(cx: &Cx, table: &DeTable) -> Result<Config, ConfigError> {
                 DeValue::Boolean(b) => c.cache = Some(*b),
                 _ => return Err(cx.wrong_type(k, v, "a boolean")),
             },
-            "cache-dir" => match v.get_ref() {
-                DeValue::String(s) if !s.trim().is_empty() => c.cache_dir = Some(s.to_string()),
-                DeValue::String(s) => {
-                    return Err(cx.invalid(
-                        k,
-                        v.span().start,
-                        s,
-                        "expected a directory path".into(),
-                    ));
-                }
-                _ => return Err(cx.wrong_type(k, v, "a directory path")),
-            },
+            "cache-dir" => {
+                c.cache_dir = Some(cx.path_value(k, v, "a directory path", "a directory path")?);
+            }
             "include-generated" => match v.get_ref() {
                 DeValue::Boolean(b) => c.include_generated = Some(*b),
                 _ => return Err(cx.wrong_type(k, v, "a boolean")),
@@ -346,18 +355,10 @@ fn validate(cx: &Cx, table: &DeTable) -> Result<Config, ConfigError> {
                     }
                 }
             }
-            "baseline" => match v.get_ref() {
-                DeValue::String(s) if !s.trim().is_empty() => c.baseline = Some(s.to_string()),
-                DeValue::String(s) => {
-                    return Err(cx.invalid(
-                        k,
-                        v.span().start,
-                        s,
-                        "expected the path of a baseline file".into(),
-                    ));
-                }
-                _ => return Err(cx.wrong_type(k, v, "a string (a file path)")),
-            },
+            "baseline" => {
+                let what = "the path of a baseline file";
+                c.baseline = Some(cx.path_value(k, v, what, "a string (a file path)")?);
+            }
             "knowledge" => c.knowledge = knowledge(cx, v)?,
             "per-file-ignores" => c.per_file_ignores = per_file_ignores(cx, v)?,
             _ => return Err(cx.unknown_key(key, KEYS)),
