@@ -1,11 +1,10 @@
 //! Findings, severities and the fixed catalog of categories.
 
 use crate::span::Span;
+use serde::{Deserialize, Serialize};
 
 /// How bad a finding is. Ordered: `Low < Medium < High < Critical`.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Severity {
     Low,
     Medium,
@@ -42,7 +41,7 @@ macro_rules! categories {
         /// The bug classes of the catalog. The slug is part of the public
         /// contract: every finding carries one, and users select by it.
         #[derive(
-            Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+            Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
         )]
         pub enum Category { $( $variant, )* }
 

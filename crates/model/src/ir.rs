@@ -30,6 +30,7 @@
 //! `std::sync::Mutex::lock`.
 
 use crate::span::Span;
+use serde::{Deserialize, Serialize};
 
 /// The string type of names in the model (identifiers, qualified names,
 /// types as written). Most are shorter than 24 bytes and are stored inline,
@@ -41,16 +42,7 @@ pub use compact_str::{ToCompactString, format_compact};
 macro_rules! id_type {
     ($name:ident) => {
         #[derive(
-            Clone,
-            Copy,
-            Debug,
-            PartialEq,
-            Eq,
-            Hash,
-            PartialOrd,
-            Ord,
-            serde::Serialize,
-            serde::Deserialize,
+            Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
         )]
         pub struct $name(pub u32);
         impl $name {
@@ -67,9 +59,7 @@ id_type!(TypeId);
 
 /// The languages unsnarl understands. TypeScript shares the JavaScript front
 /// end and rules; it is kept apart so reports can say which it was.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Language {
     Python,
     JavaScript,

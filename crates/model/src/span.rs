@@ -1,18 +1,10 @@
 //! Byte spans and the line index that turns them into 1-based line/column.
 
+use serde::{Deserialize, Serialize};
+
 /// A half-open byte range `[start, end)` in the source text.
 #[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    serde::Serialize,
-    serde::Deserialize,
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
 )]
 pub struct Span {
     pub start: u32,
