@@ -203,9 +203,7 @@ fn bytes_hash(bytes: &[u8]) -> u64 {
 
 /// The content hash of a file's text.
 pub fn content_hash(text: &str) -> u64 {
-    let mut h = std::hash::DefaultHasher::new();
-    text.hash(&mut h);
-    h.finish()
+    bytes_hash(text.as_bytes())
 }
 
 impl Cache {
