@@ -29,8 +29,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, OnceLock};
 use unsnarl_model::{Category, Language, Severity};
 use unsnarl_rules::{FileSummaries, QueryLog, find_rule};
 
@@ -58,7 +58,7 @@ pub fn project_dir_name(project: &Path) -> String {
 }
 
 /// Bumped when the layout of a cache file changes.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// What a cached file gives back to the pipeline: stage 1's results.
 pub struct Stage1Results {
@@ -97,7 +97,11 @@ pub struct Cache {
     quiet: bool,
     file: PathBuf,
     key: u64,
-    old: HashMap<PathBuf, (Entry, AtomicBool)>,
+    /// The entries read at the start: read on a thread of their own from
+    /// [`Cache::open`], beside the walk of the scanned directories, and
+    /// waited for on first use.
+    old: OnceLock<Entries>,
+    loading: Mutex<Option<std::thread::JoinHandle<Entries>>>,
     fresh: Mutex<Vec<(PathBuf, Entry)>>,
 }
 
@@ -112,10 +116,31 @@ struct Entry {
     lang: Language,
     len: u64,
     hash: u64,
+    /// One byte string: decoded as a sequence it cost a call per byte.
+    #[serde(with = "serde_bytes")]
     results: Vec<u8>,
     /// A hash of `results`: a damaged entry is not decoded into summaries
     /// the project index would trust.
     check: u64,
+}
+
+/// A cache file's entries by source path, each with whether this run
+/// used it.
+type Entries = HashMap<PathBuf, (Entry, AtomicBool)>;
+
+/// The entries of the cache file at `path`, if it holds settings `key`.
+fn read_entries(path: &Path, key: u64) -> Entries {
+    std::fs::read(path)
+        .ok()
+        .and_then(|bytes| postcard::from_bytes::<CacheFile>(&bytes).ok())
+        .filter(|c| c.format == FORMAT && c.key == key)
+        .map(|c| {
+            c.entries
+                .into_iter()
+                .map(|(p, e)| (p, (e, AtomicBool::new(false))))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 #[derive(Serialize, Deserialize)]
@@ -195,10 +220,11 @@ pub fn key(settings: &str) -> u64 {
     h.finish()
 }
 
+/// xxh3: every scanned file is hashed on every run, and at 10 GB/s and
+/// more it costs next to nothing beside reading the file (SipHash, std's
+/// default, took more CPU than the rest of a warm run's first stage).
 fn bytes_hash(bytes: &[u8]) -> u64 {
-    let mut h = std::hash::DefaultHasher::new();
-    h.write(bytes);
-    h.finish()
+    xxhash_rust::xxh3::xxh3_64(bytes)
 }
 
 /// The content hash of a file's text.
@@ -211,31 +237,45 @@ impl Cache {
     /// or it cannot be read.
     pub fn open(dir: &Path, key: u64, quiet: bool) -> Cache {
         let file = dir.join(format!("{key:016x}.bin"));
-        let old = std::fs::read(&file)
-            .ok()
-            .and_then(|bytes| postcard::from_bytes::<CacheFile>(&bytes).ok())
-            .filter(|c| c.format == FORMAT && c.key == key)
-            .map(|c| {
-                c.entries
-                    .into_iter()
-                    .map(|(p, e)| (p, (e, AtomicBool::new(false))))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let old = OnceLock::new();
+        let path = file.clone();
+        let loading = match std::thread::Builder::new()
+            .name("unsnarl-cache".into())
+            .spawn(move || read_entries(&path, key))
+        {
+            Ok(handle) => Some(handle),
+            Err(_) => {
+                let _ = old.set(read_entries(&file, key));
+                None
+            }
+        };
         Cache {
             dir: dir.to_path_buf(),
             quiet,
             file,
             key,
             old,
+            loading: Mutex::new(loading),
             fresh: Mutex::new(Vec::new()),
         }
+    }
+
+    fn old(&self) -> &Entries {
+        self.old.get_or_init(|| {
+            let handle = self
+                .loading
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take();
+            // A reading thread that panicked leaves an empty cache.
+            handle.and_then(|h| h.join().ok()).unwrap_or_default()
+        })
     }
 
     /// What the cache knows of a file whose text has `len` bytes and hash
     /// `hash` ([`content_hash`]), if anything.
     pub fn get(&self, f: &SourceFile, len: usize, hash: u64) -> Option<Cached> {
-        let (e, used) = self.old.get(&f.abs)?;
+        let (e, used) = self.old().get(&f.abs)?;
         if e.len != len as u64
             || e.hash != hash
             || e.lang != f.lang
@@ -297,11 +337,13 @@ impl Cache {
     }
 
     fn write(self, roots: &[PathBuf]) -> Result<(), String> {
+        self.old();
+        let old = self.old.into_inner().unwrap_or_default();
         let fresh = self.fresh.into_inner().unwrap_or_else(|e| e.into_inner());
         let replaced: std::collections::HashSet<&PathBuf> = fresh.iter().map(|(p, _)| p).collect();
         let mut dropped = false;
-        let mut entries: Vec<(PathBuf, Entry)> = Vec::with_capacity(self.old.len() + fresh.len());
-        for (p, (e, used)) in self.old {
+        let mut entries: Vec<(PathBuf, Entry)> = Vec::with_capacity(old.len() + fresh.len());
+        for (p, (e, used)) in old {
             if replaced.contains(&p) {
                 continue;
             }
@@ -585,7 +627,14 @@ mod tests {
         assert!(c.get(&source("/r/a.py"), 2, 7).is_none());
         // A damaged entry is a miss.
         let mut c = c;
-        c.old.get_mut(Path::new("/r/a.py")).unwrap().0.results[0] ^= 1;
+        c.old();
+        c.old
+            .get_mut()
+            .unwrap()
+            .get_mut(Path::new("/r/a.py"))
+            .unwrap()
+            .0
+            .results[0] ^= 1;
         assert!(!has(&c, "/r/a.py"), "a damaged entry was used");
         assert!(has(&c, "/o/c.py"));
         let mut moved = source("/o/c.py");
