@@ -188,6 +188,7 @@ pub(crate) fn retry_loop_body<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Bloc
                 && !crate::python::common::ends_in_raising_helper(cx, &h.body)
                 && !exits_loop(cx, &h.body)
                 && !waits_for_readiness(cx, &h.body)
+                && !retries_only_interrupted(cx, &h.body)
                 && !h.types.iter().all(|t| is_local_error(t))
         });
         if leaves && retries {
@@ -406,6 +407,25 @@ fn calls_remote(cx: &FileCx, loop_stmt: StmtId, b: &Block) -> bool {
         })
 }
 
+/// A handler that re-raises every error but a system call the kernel cut
+/// short or that would block (`if e.errno != errno.EINTR: raise`): going
+/// round again at once is how such calls are meant to be repeated, and no
+/// other side failed (`except InterruptedError` is the same, by type).
+fn retries_only_interrupted(cx: &FileCx, b: &Block) -> bool {
+    let raises = unsnarl_model::walk::stmts_in_block(cx.model, b)
+        .into_iter()
+        .any(|s| matches!(cx.stmt(s).kind, StmtKind::Raise(_)));
+    raises
+        && exprs_in_block(cx.model, b).into_iter().any(|e| {
+            cx.model.dotted(e).is_some_and(|d| {
+                matches!(
+                    d.as_str(),
+                    "errno.EINTR" | "errno.EAGAIN" | "errno.EWOULDBLOCK"
+                )
+            })
+        })
+}
+
 /// A handler that waits for the resource to become ready (`await
 /// wait_readable()`, `select`) rather than retrying blindly.
 fn waits_for_readiness(cx: &FileCx, b: &Block) -> bool {
@@ -575,6 +595,15 @@ def read_eintr(fd, n):
         try:
             return os.read(fd, n)
         except InterruptedError:
+            continue
+
+def wait_for(fn, timeout):
+    while True:
+        try:
+            return fn(timeout)
+        except OSError as e:
+            if e.args[0] != errno.EINTR:
+                raise
             continue
 
 def mktemp_name(dir, names):
