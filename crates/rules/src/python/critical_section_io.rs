@@ -214,6 +214,10 @@ fn offence(cx: &FileCx, fid: FuncId, c: &Call, loop_vars: &[String]) -> Option<S
         return Some(e.what.clone());
     }
     if cx.effect(c, Effect::Logging).is_some() {
+        // `print` has no handlers: what it waits for is the stream.
+        if c.target.as_deref() == Some("builtins.print") {
+            return Some("prints to standard output (which blocks while a pipe reader or a terminal is slow)".into());
+        }
         return Some("writes log output (handlers take their own locks and may do I/O)".into());
     }
     if c.receiver.is_none()
@@ -318,4 +322,31 @@ def not_a_lock(path):
 mod tests {
     use super::*;
     crate::testing::rule_tests!(CriticalSectionIo);
+
+    #[test]
+    fn print_is_described_as_output_not_as_logging() {
+        let found = crate::testing::messages(
+            &CriticalSectionIo,
+            Language::Python,
+            r#"
+import logging
+import threading
+
+lock = threading.Lock()
+log = logging.getLogger(__name__)
+
+def report(stats):
+    with lock:
+        print(stats)
+        log.info("reported")
+"#,
+        );
+        assert_eq!(found.len(), 2, "{found:#?}");
+        assert!(
+            found[0].contains("prints to standard output"),
+            "{}",
+            found[0]
+        );
+        assert!(found[1].contains("writes log output"), "{}", found[1]);
+    }
 }
