@@ -53,34 +53,45 @@ pub(crate) struct MacroBody {
 /// and let chains, and nearly all older code parses the same under it.
 pub(crate) const EDITION: Edition = Edition::Edition2024;
 
-/// The edition tried when a file does not parse under [`EDITION`]: `gen` is a
-/// keyword only since 2024, and 2015-2021 code uses it as a name
-/// (`rng.gen()`, `let gen = ...`, `mod gen;`).
-const FALLBACK_EDITION: Edition = Edition::Edition2021;
+/// The editions tried, in order, when a file does not parse under
+/// [`EDITION`], each only if the text uses a word that edition reads as a
+/// name: `gen` is a keyword only since 2024 (2015-2021 code calls
+/// `rng.gen()`, `mod gen;`), `try`, `async`, `await` and `dyn` only since
+/// 2018 (2015 code defines and calls `try!`).
+const OLDER_EDITIONS: [(Edition, &[&str]); 2] = [
+    (Edition::Edition2021, &["gen"]),
+    (Edition::Edition2015, &["try", "async", "await", "dyn"]),
+];
 
-/// Parses a whole file: under [`EDITION`], and again under the older edition
-/// when that fails and the text uses `gen` (a manifest's `edition` is not
-/// read: the tree may be a bare directory, and the retry costs only files
+/// Parses a whole file: under [`EDITION`], and again under an older edition
+/// when that fails and the text uses a word the older one does not reserve;
+/// the parse with the fewest errors wins (a manifest's `edition` is not
+/// read: the tree may be a bare directory, and the retries cost only files
 /// with errors).
 pub(crate) fn parse(text: &str) -> Parsed {
-    let first = parse_in(text, EDITION);
-    if first.errors.is_empty() || !mentions_gen(text) {
-        return first;
+    let mut best = parse_in(text, EDITION);
+    for (edition, words) in OLDER_EDITIONS {
+        if best.errors.is_empty() {
+            break;
+        }
+        if !words.iter().any(|w| mentions_word(text, w)) {
+            continue;
+        }
+        let older = parse_in(text, edition);
+        if older.errors.len() < best.errors.len() {
+            best = older;
+        }
     }
-    let second = parse_in(text, FALLBACK_EDITION);
-    if second.errors.len() < first.errors.len() {
-        second
-    } else {
-        first
-    }
+    best
 }
 
-/// `gen` as a whole word somewhere in the text.
-fn mentions_gen(text: &str) -> bool {
+/// `word` as a whole word somewhere in the text.
+fn mentions_word(text: &str, word: &str) -> bool {
     let b = text.as_bytes();
-    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
-    text.match_indices("gen")
-        .any(|(i, _)| (i == 0 || !word(b[i - 1])) && b.get(i + 3).is_none_or(|&c| !word(c)))
+    let n = word.len();
+    let is_word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    text.match_indices(word)
+        .any(|(i, _)| (i == 0 || !is_word(b[i - 1])) && b.get(i + n).is_none_or(|&c| !is_word(c)))
 }
 
 /// Parses a text under one edition.

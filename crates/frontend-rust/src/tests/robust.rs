@@ -65,6 +65,21 @@ fn code_from_before_2024_may_use_gen_as_a_name() {
 }
 
 #[test]
+fn code_of_the_2015_edition_may_use_try_as_a_name() {
+    // `try` is reserved only since the 2018 edition; crates that never set
+    // an edition define and call their own `try!` (autocfg does).
+    let text = "macro_rules! try {\n    ($e:expr) => { match $e { Ok(v) => v, Err(e) => return Err(e) } };\n}\nfn f(cmd: &mut Command) -> Result<u8, Error> {\n    let out = try!(cmd.output());\n    state.lock();\n    Ok(out)\n}\n";
+    let m = lower(text);
+    assert!(m.syntax_errors.is_empty(), "{:?}", m.syntax_errors);
+    func(&m, "f");
+    assert!(calls(&m).iter().any(|(_, c)| c.name == "output"));
+    assert!(calls(&m).iter().any(|(_, c)| c.name == "lock"));
+    // 2018+ code keeps its keywords: `async fn` parses under the first edition.
+    let m = lower("async fn g() { let v = try_get().await; }");
+    assert!(m.syntax_errors.is_empty(), "{:?}", m.syntax_errors);
+}
+
+#[test]
 fn missing_pieces_become_opaque() {
     // Each of these leaves a sub-expression missing in the recovered tree.
     for text in [
