@@ -4,7 +4,7 @@
 use super::common;
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
-use unsnarl_model::walk::exprs_under;
+use unsnarl_model::walk::{Parent, exprs_under};
 use unsnarl_model::*;
 
 pub struct SignalNotForwarded;
@@ -176,7 +176,10 @@ impl Rule for SignalNotForwarded {
                     if !takes_signal(t) && !takers.iter().any(|q| q == t) {
                         continue;
                     }
-                    if mentions_signal(cx, e) || t == cx.func(f).qualname {
+                    if mentions_signal(cx, e)
+                        || t == cx.func(f).qualname
+                        || raced_with_signal(cx, e)
+                    {
                         continue;
                     }
                     out.push(cx.finding(
@@ -193,6 +196,43 @@ impl Rule for SignalNotForwarded {
             }
         }
     }
+}
+
+/// The call is one of the entries of `Promise.race([...])` (or
+/// `Promise.any`), directly or under `.then`/`.catch`, and another entry
+/// gets the signal: an abort settles the race, and what this call still
+/// waits for is dropped with it (`Promise.race([rl.question(q, { signal }),
+/// once(rl, "error")])`).
+fn raced_with_signal(cx: &FileCx, call: ExprId) -> bool {
+    let mut e = call;
+    // Up through the promise chain the call starts (`once(..).then(..)`).
+    let entry = loop {
+        let Parent::Expr(p) = cx.tree.expr_parent(e) else {
+            return false;
+        };
+        match &cx.expr(p).kind {
+            ExprKind::Collection { elems, .. } if elems.contains(&e) => break p,
+            ExprKind::Attr { .. } => e = p,
+            ExprKind::Call(c) if c.func == e => e = p,
+            _ => return false,
+        }
+    };
+    let ExprKind::Collection { elems, .. } = &cx.expr(entry).kind else {
+        return false;
+    };
+    let Parent::Expr(outer) = cx.tree.expr_parent(entry) else {
+        return false;
+    };
+    let races = cx.call(outer).is_some_and(|c| {
+        matches!(c.target.as_deref(), Some("Promise.race" | "Promise.any"))
+            && c.args.iter().any(|a| a.value == entry)
+    });
+    races
+        && elems.iter().filter(|&&x| x != e).any(|&x| {
+            exprs_under(cx.model, x)
+                .into_iter()
+                .any(|y| cx.call(y).is_some() && mentions_signal(cx, y))
+        })
 }
 
 /// Some argument of the call mentions a signal (or spreads options that
@@ -222,7 +262,15 @@ fn mentions_signal(cx: &FileCx, call: ExprId) -> bool {
 pub static EXAMPLES: Examples = Examples {
     language: Language::JavaScript,
     fail: &[r#"
+import { once } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
+
+async function waitClosed(rl, signal) {
+  await Promise.race([
+    once(rl, "close"), // expect
+    rl.question("?"),
+  ]);
+}
 
 async function download(url, signal) {
   const res = await fetch(url); // expect
@@ -238,6 +286,7 @@ async function sync(ids, options) {
 }
 "#],
     pass: &[r#"
+import { once } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 
 async function download(url, signal) {
@@ -254,6 +303,16 @@ async function sync(ids, options) {
 
 async function plain(url) {
   return fetch(url);
+}
+
+async function ask(rl, prompt, { signal }) {
+  return Promise.race([
+    rl.question(prompt, { signal }),
+    once(rl, "error"),
+    once(rl, "SIGINT").then(() => {
+      throw new Error("canceled");
+    }),
+  ]);
 }
 
 async function kill(child, signal = "SIGTERM") {
