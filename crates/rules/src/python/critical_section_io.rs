@@ -213,12 +213,8 @@ fn offence(cx: &FileCx, fid: FuncId, c: &Call, loop_vars: &[String]) -> Option<S
         }
         return Some(e.what.clone());
     }
-    if cx.effect(c, Effect::Logging).is_some() {
-        // `print` has no handlers: what it waits for is the stream.
-        if c.target.as_deref() == Some("builtins.print") {
-            return Some("prints to standard output (which blocks while a pipe reader or a terminal is slow)".into());
-        }
-        return Some("writes log output (handlers take their own locks and may do I/O)".into());
+    if let Some(e) = cx.effect(c, Effect::Logging) {
+        return Some(e.what.clone());
     }
     if c.receiver.is_none()
         && let Some(n) = cx.model.name_of(c.func)

@@ -133,8 +133,8 @@ impl Visitor for Work<'_, '_> {
         let Some(c) = cx.call(id) else { return true };
         let what = if let Some(e) = cx.effect(c, Effect::Blocking) {
             Some(e.what.clone())
-        } else if cx.effect(c, Effect::Logging).is_some() {
-            Some("writes log output".to_string())
+        } else if let Some(e) = cx.effect(c, Effect::Logging) {
+            Some(e.what.clone())
         } else if c.name == "acquire"
             && c.receiver
                 .and_then(|r| lock_ref(cx, r, self.f))
@@ -205,4 +205,30 @@ def main():
 mod tests {
     use super::*;
     crate::testing::rule_tests!(SignalHandlerWork);
+
+    #[test]
+    fn says_what_the_call_does_as_the_knowledge_table_puts_it() {
+        let found = crate::testing::messages(
+            &SignalHandlerWork,
+            Language::Python,
+            r#"
+import logging
+import signal
+
+log = logging.getLogger(__name__)
+
+def on_int(signum, frame):
+    print("interrupted")
+
+def on_term(signum, frame):
+    log.warning("terminated")
+
+signal.signal(signal.SIGINT, on_int)
+signal.signal(signal.SIGTERM, on_term)
+"#,
+        );
+        assert_eq!(found.len(), 2, "{found:#?}");
+        crate::testing::message_with(&found, "`builtins.print` prints to standard output");
+        crate::testing::message_with(&found, "writes log output (handlers");
+    }
 }
