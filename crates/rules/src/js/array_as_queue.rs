@@ -73,8 +73,22 @@ setInterval(async () => {
 #[derive(Default)]
 struct Uses {
     pushes: Vec<ExprId>,
-    shifts: bool,
+    /// The functions that take items out (`shift`, `pop`, `splice(0, n)`).
+    drains: Vec<FuncId>,
     bounded: bool,
+}
+
+impl Uses {
+    /// Filled by events and drained by other code: a handler that takes
+    /// out what it puts in (`history.pop(); history.push(line)`) is not
+    /// feeding a consumer.
+    fn is_queue(&self, cx: &FileCx) -> bool {
+        !self.bounded
+            && self
+                .drains
+                .iter()
+                .any(|&d| self.pushes.iter().all(|&p| cx.func_of(p) != d))
+    }
 }
 
 impl Rule for ArrayAsQueue {
@@ -111,13 +125,13 @@ impl Rule for ArrayAsQueue {
                         "push" | "unshift" if in_event_handler(cx, h, f) => {
                             arrays.entry(key).or_default().pushes.push(e);
                         }
-                        "shift" | "pop" => arrays.entry(key).or_default().shifts = true,
+                        "shift" | "pop" => arrays.entry(key).or_default().drains.push(f),
                         "splice" => {
                             let from_front =
                                 c.positional(0).and_then(|a| cx.model.int_value(a)) == Some(0);
                             let u = arrays.entry(key).or_default();
                             if from_front && c.positional(1).is_some() {
-                                u.shifts = true;
+                                u.drains.push(f);
                             } else {
                                 u.bounded = true;
                             }
@@ -154,7 +168,7 @@ impl Rule for ArrayAsQueue {
         }
         let mut keys: Vec<_> = arrays
             .iter()
-            .filter(|(_, u)| u.shifts && !u.bounded && !u.pushes.is_empty())
+            .filter(|(_, u)| !u.pushes.is_empty() && u.is_queue(cx))
             .collect();
         keys.sort_by_key(|(k, _)| (*k).clone());
         for (key, u) in keys {
@@ -229,6 +243,13 @@ setInterval(() => {
   const item = pending.shift();
   if (item) handle(item);
 }, 100);
+
+const history = [""];
+form.addEventListener("submit", () => {
+  const draft = history.pop();
+  history.push(input.value);
+  history.push(draft);
+});
 
 function collect(rows) {
   const out = [];
