@@ -4,7 +4,7 @@
 use super::common;
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
-use unsnarl_model::walk::calls_in_block;
+use unsnarl_model::walk::{calls_in_block, exprs_under};
 use unsnarl_model::*;
 
 pub struct RetryWithoutBackoff;
@@ -175,6 +175,9 @@ impl RetryWithoutBackoff {
                                 .is_some_and(|r| cx.model.name_of(r) == Some("this")))
                 });
                 let Some(retry) = retry else { continue };
+                if is_one_shot_fallback(cx, &h.body) {
+                    continue;
+                }
                 self.judge_delays(
                     cx,
                     f,
@@ -186,6 +189,35 @@ impl RetryWithoutBackoff {
             }
         }
     }
+}
+
+/// A handler that sets a flag its own condition tests before calling
+/// again (`if (err.code !== "E404" || this.full) throw err; this.full =
+/// true; return this.load()`): the second failure takes the other branch,
+/// so this is one fallback, not a retry loop. Only constants count
+/// (`= true`, `= null`): a counter (`this.tries++`) is a retry budget.
+fn is_one_shot_fallback(cx: &FileCx, handler: &Block) -> bool {
+    let stmts = unsnarl_model::walk::stmts_in_block(cx.model, handler);
+    let flipped: Vec<String> = stmts
+        .iter()
+        .filter_map(|&s| match &cx.stmt(s).kind {
+            StmtKind::Assign {
+                targets,
+                value: Some(v),
+                op: AssignOp::Plain,
+            } if cx.model.literal(*v).is_some() => Some(targets),
+            _ => None,
+        })
+        .flatten()
+        .filter_map(|&t| cx.model.dotted(t))
+        .collect();
+    !flipped.is_empty()
+        && stmts.iter().any(|&s| match &cx.stmt(s).kind {
+            StmtKind::If { cond, .. } => exprs_under(cx.model, *cond)
+                .into_iter()
+                .any(|x| cx.model.dotted(x).is_some_and(|d| flipped.contains(&d))),
+            _ => false,
+        })
 }
 
 /// A timer inside a nested callback of the region (a timeout for the
@@ -324,6 +356,19 @@ async function fetchWithRetry(url, retries = 3) {
     return fetchWithRetry(url, retries - 1); // expect
   }
 }
+
+class Client {
+  async get(key) {
+    try {
+      return await this.conn.get(key);
+    } catch (err) {
+      if (this.failures > 5) throw err;
+      this.failures += 1;
+      this.lastError = null;
+      return this.get(key); // expect
+    }
+  }
+}
 "#,
     ],
     pass: &[r#"
@@ -358,6 +403,20 @@ async function fetchWithRetry(url, retries = 3) {
     if (retries === 0) throw err;
     await sleep(backoff(retries));
     return fetchWithRetry(url, retries - 1);
+  }
+}
+
+class Registry {
+  async packument() {
+    try {
+      return await this.fetchPackument();
+    } catch (err) {
+      if (err.code !== "E404" || this.fullMetadata) {
+        throw err;
+      }
+      this.fullMetadata = true;
+      return this.packument();
+    }
   }
 }
 
