@@ -93,7 +93,9 @@ impl Rule for PromiseAsValue {
                         // A local also tested for truth is reported there
                         // (JS006), once.
                         Some(init)
-                            if !is_binding_site(cx, e) && !truth_tested_anywhere(cx, f, id) =>
+                            if !is_assign_target(cx, e)
+                                && !truth_tested_anywhere(cx, f, id)
+                                && !decorated(cx, f, id) =>
                         {
                             (init, true)
                         }
@@ -143,14 +145,22 @@ fn truth_tested_anywhere(cx: &FileCx, f: FuncId, name: &str) -> bool {
         .any(|x| cx.model.name_of(x) == Some(name) && common::truth_tested(cx, x))
 }
 
-/// The name is the target of its own declaration.
-fn is_binding_site(cx: &FileCx, e: ExprId) -> bool {
-    match cx.tree.expr_parent(e) {
-        Parent::Stmt(s) => {
-            matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, .. } if targets.contains(&e))
-        }
-        _ => false,
-    }
+/// The code sets properties on the local promise (`promise.process =
+/// proc`, as child-process wrappers do): it is used as an object on
+/// purpose, and reading those properties back is no mistake.
+fn decorated(cx: &FileCx, f: FuncId, name: &str) -> bool {
+    common::exprs_of(cx, f).any(|x| {
+        cx.model.name_of(x) == Some(name)
+            && matches!(cx.tree.expr_parent(x), Parent::Expr(p)
+                if matches!(cx.expr(p).kind, ExprKind::Attr { obj, .. } if obj == x)
+                    && is_assign_target(cx, p))
+    })
+}
+
+/// `e` is what an assignment writes to.
+fn is_assign_target(cx: &FileCx, e: ExprId) -> bool {
+    matches!(cx.tree.expr_parent(e), Parent::Stmt(s)
+        if matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, .. } if targets.contains(&e)))
 }
 
 /// How the value of `e` (a promise) is read as a plain value, if it is.
@@ -222,6 +232,17 @@ async function show(id) {
   pending.then(log).catch(report);
   const again = await pending;
   return again.email;
+}
+
+function run(cmd, args) {
+  const promise = new Promise((resolve, reject) => {
+    child.once("exit", resolve);
+    child.once("error", reject);
+  });
+  const child = spawn(cmd, args);
+  promise.process = child;
+  promise.stdin = child.stdin;
+  return promise;
 }
 
 async function byEmail(email) {
