@@ -162,7 +162,7 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
         }
     }
     // `acquire()` (or `if not acquire(): return`) followed by try/finally.
-    for &next in stmts_after(cx, s).iter().take(2) {
+    for &next in following(cx, s).iter().take(2) {
         if let StmtKind::Try {
             finally: Some(fin), ..
         } = &cx.stmt(next).kind
@@ -241,6 +241,22 @@ fn is_release_of_attr(cx: &FileCx, e: ExprId, attr: &str) -> bool {
     matches!(&cx.expr(e).kind, ExprKind::Attr { obj, name: m, .. }
         if m == "release"
             && cx.model.dotted(*obj).is_some_and(|d| d.rsplit('.').next() == Some(attr)))
+}
+
+/// The statements after `s`; for an acquire that ends the branch of an
+/// `if` without `else` (`if lock is not None: lock.acquire()`), the
+/// statements after that `if`, where its `try` starts.
+fn following<'a>(cx: &FileCx<'a>, s: StmtId) -> &'a [StmtId] {
+    let rest = stmts_after(cx, s);
+    if rest.is_empty()
+        && let Parent::Stmt(p) = cx.tree.stmt_parent(s)
+        && let StmtKind::If { then, orelse, .. } = &cx.stmt(p).kind
+        && then.last() == Some(&s)
+        && orelse.is_empty()
+    {
+        return stmts_after(cx, p);
+    }
+    rest
 }
 
 fn releases(cx: &FileCx, block: &Block, name: &str) -> bool {
@@ -327,6 +343,15 @@ def is_owned(lock2: threading.Lock):
         lock2.release()
         return False
     return True
+
+def maybe_locked(parse, text, lock=None):
+    if lock is not None:
+        lock.acquire()
+    try:
+        return parse(text)
+    finally:
+        if lock is not None:
+            lock.release()
 
 def guarded(state):
     if not lock.acquire(timeout=5):
