@@ -88,7 +88,10 @@ impl Rule for CheckThenAwait {
                 continue;
             }
             let f = cx.tree.stmt_func(s);
-            if !cx.func(f).is_async || cx.func(f).is_test {
+            // `async for` calls `__anext__` one step at a time: an iterator
+            // stepped by two tasks at once is already broken (an async
+            // generator refuses it).
+            if !cx.func(f).is_async || cx.func(f).is_test || cx.func(f).name == "__anext__" {
                 continue;
             }
             if under_lock(cx, s) || after_claim(cx, &globals, f, s) {
@@ -101,8 +104,11 @@ impl Rule for CheckThenAwait {
             } else {
                 act_after_await(cx, &globals, then, &checked)
             };
-            // `if k in d: return d[k]` then `d[k] = await ...` below.
-            if found.is_none() && exits(cx, then) {
+            // `if k in d: return d[k]` then `d[k] = await ...` below. A
+            // branch that raises instead rejects a second use (`if
+            // self.conn is not None: raise InterfaceError(...)`): a guard,
+            // not a cache that concurrent callers miss.
+            if found.is_none() && returns(cx, then) {
                 let mut present = HashSet::new();
                 collect_absence(cx, &globals, *cond, true, &mut present);
                 if !present.is_empty() {
@@ -130,6 +136,12 @@ impl Rule for CheckThenAwait {
 fn exits(cx: &FileCx, b: &Block) -> bool {
     b.last()
         .is_some_and(|&l| matches!(cx.stmt(l).kind, StmtKind::Return(_) | StmtKind::Raise(_)))
+}
+
+/// The block ends by returning.
+fn returns(cx: &FileCx, b: &Block) -> bool {
+    b.last()
+        .is_some_and(|&l| matches!(cx.stmt(l).kind, StmtKind::Return(_)))
 }
 
 /// The shared state a condition tests for absence.
@@ -484,6 +496,19 @@ class Lock:
             if message["type"] == "http.disconnect":
                 self._is_disconnected = True
         return self._is_disconnected
+
+class Acquire:
+    async def __aenter__(self):
+        if self.connection is not None or self.done:
+            raise InterfaceError("a connection is already acquired")
+        self.connection = await self.pool.acquire()
+        return self.connection
+
+class Cursor:
+    async def __anext__(self):
+        if self._state is None:
+            self._state = await self._conn.prepare(self._query)
+        return await self._state.fetch_next()
 
 def sync_memo(k, d={}):
     if k not in d:
