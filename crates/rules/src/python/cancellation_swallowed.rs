@@ -3,7 +3,7 @@
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
 use crate::util::{always_raises, awaits_in_block};
-use unsnarl_model::walk::{Visitor, walk_block};
+use unsnarl_model::walk::{Visitor, exprs_in_block, walk_block};
 use unsnarl_model::*;
 
 pub struct CancellationSwallowed;
@@ -285,27 +285,34 @@ fn reraises_cancellation(cx: &FileCx, body: &Block) -> bool {
 }
 
 /// The idiom `task.cancel()` then `try: await task except CancelledError:
-/// pass`: the caught cancellation is the cancelled task's own.
+/// pass`: the caught cancellation is the cancelled task's own. Every await
+/// of the `try` must be of a task the function cancelled before it
+/// (`stop()` cancelling and reaping two tasks in one `try`).
 fn reaps_cancelled_task(cx: &FileCx, fid: FuncId, t: StmtId, body: &Block) -> bool {
-    let [only] = body.as_slice() else {
-        return false;
-    };
-    let StmtKind::Expr(e) = cx.stmt(*only).kind else {
-        return false;
-    };
-    let ExprKind::Await(inner) = cx.expr(e).kind else {
-        return false;
-    };
-    let Some(awaited) = cx.model.dotted(inner) else {
-        return false;
-    };
     let try_start = cx.stmt(t).span.start;
-    cx.body_calls(fid).any(|c| {
-        let call = cx.call(c).unwrap();
-        call.name == "cancel"
-            && cx.expr(c).span.start < try_start
-            && call.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(awaited.as_str())
-    })
+    let cancelled_before = |awaited: &str| {
+        cx.body_calls(fid).any(|c| {
+            let call = cx.call(c).unwrap();
+            call.name == "cancel"
+                && cx.expr(c).span.start < try_start
+                && call.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(awaited)
+        })
+    };
+    let awaited: Vec<ExprId> = exprs_in_block(cx.model, body)
+        .into_iter()
+        .filter_map(|e| match cx.expr(e).kind {
+            ExprKind::Await(inner) => Some(inner),
+            _ => None,
+        })
+        .collect();
+    // (`async with`/`async for` suspend too: counted by awaits_in_block.)
+    !awaited.is_empty()
+        && awaited.len() == awaits_in_block(cx.model, body).len()
+        && awaited.iter().all(|&inner| {
+            cx.model
+                .dotted(inner)
+                .is_some_and(|name| cancelled_before(&name))
+        })
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -336,6 +343,14 @@ async def g():
         await step()
     except:  # expect
         cleanup()
+
+async def stop_and_flush(task, writer):
+    task.cancel()
+    try:
+        await task
+        await writer.drain()
+    except asyncio.CancelledError:  # expect
+        pass
 "#,
         r#"
 from asyncio import CancelledError
@@ -383,6 +398,20 @@ async def stop(task):
         await task
     except asyncio.CancelledError:
         pass
+
+class Recorder:
+    async def stop(self):
+        self.consumer_task.cancel()
+        if self.metrics_task:
+            self.metrics_task.cancel()
+        try:
+            await self.consumer_task
+            if self.metrics_task:
+                await self.metrics_task
+        except asyncio.CancelledError:
+            pass
+        finally:
+            self.consumer_task = None
 
 async def wait_released(fut):
     try:
