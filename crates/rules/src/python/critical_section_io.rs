@@ -335,6 +335,8 @@ def report(stats):
     with lock:
         print(stats)
         log.info("reported")
+        if log.isEnabledFor(logging.DEBUG):
+            child = logging.getLogger("stats")
 "#,
         );
         assert_eq!(found.len(), 2, "{found:#?}");
