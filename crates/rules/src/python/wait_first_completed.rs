@@ -90,6 +90,9 @@ impl Rule for WaitFirstCompleted {
             if cx.func(f).is_test || in_task_group(cx, id) || cancels_after(cx, f, e.span) {
                 continue;
             }
+            if waits_only_on_others(cx, f, c) {
+                continue;
+            }
             let Some(pending) = pending_binding(cx, id) else {
                 continue;
             };
@@ -143,6 +146,47 @@ fn pending_binding(cx: &FileCx, call: ExprId) -> Option<Option<String>> {
     }
 }
 
+/// The awaitables are written out (`[self.response_rcvd,
+/// self.connection_lost]`) and none is a task this function started: they
+/// are futures and tasks that live on in their owners (a connection's
+/// "closed" future, a consumer's "unassigned" signal), which nobody
+/// expects this wait to cancel. A list built elsewhere (`tasks`) may hold
+/// tasks started for the race, and is still judged.
+fn waits_only_on_others(cx: &FileCx, f: FuncId, c: &Call) -> bool {
+    let Some(arg) = c.positional(0) else {
+        return false;
+    };
+    let ExprKind::Collection { elems, .. } = &cx.expr(cx.model.strip(arg)).kind else {
+        return false;
+    };
+    !elems.iter().any(|&x| started_here(cx, f, x))
+}
+
+/// `x` is a task started in `f`: a `create_task`/`ensure_future` call, or
+/// a name `f` binds to one.
+fn started_here(cx: &FileCx, f: FuncId, x: ExprId) -> bool {
+    let starts = |e: ExprId| {
+        cx.call(e)
+            .is_some_and(|c| matches!(c.name.as_str(), "create_task" | "ensure_future"))
+    };
+    if starts(x) {
+        return true;
+    }
+    let Some(name) = cx.model.name_of(x) else {
+        return false;
+    };
+    unsnarl_model::walk::stmts_in_block(cx.model, &cx.func(f).body)
+        .into_iter()
+        .any(|s| match &cx.stmt(s).kind {
+            StmtKind::Assign {
+                targets,
+                value: Some(v),
+                ..
+            } => starts(*v) && targets.iter().any(|&t| cx.model.name_of(t) == Some(name)),
+            _ => false,
+        })
+}
+
 /// A `.cancel()` call after the wait in the same function.
 fn cancels_after(cx: &FileCx, f: FuncId, at: Span) -> bool {
     let funcs = func_and_nested(cx, f);
@@ -167,6 +211,10 @@ async def fastest(primary, fallback):
         return_when=asyncio.FIRST_COMPLETED,
     )
     return done.pop().result()
+
+async def flush_or_stop(accumulator, sender_task):
+    flushing = asyncio.create_task(accumulator.close())
+    await asyncio.wait([flushing, sender_task], return_when=asyncio.FIRST_COMPLETED)  # expect
 
 async def first_error(tasks):
     done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)  # expect
@@ -200,6 +248,14 @@ async def drain(tasks):
 async def race(tasks):
     done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
     return done, pending
+
+class Client:
+    async def handshake(self):
+        self.send_request()
+        await asyncio.wait(
+            [self.response_rcvd, self.connection_lost_waiter],
+            return_when=asyncio.FIRST_COMPLETED,
+        )
 "#],
 };
 
