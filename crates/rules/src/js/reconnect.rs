@@ -125,6 +125,27 @@ pub(crate) fn is_reconnect(cx: &FileCx, c: &Call, registrar: Option<FuncId>) -> 
     !func.name.is_empty()
         && (c.target.as_deref() == Some(func.qualname.as_str())
             || (c.name == func.name && func.kind != FnKind::Closure))
+        && opens_connection(cx, r)
+}
+
+/// `f` opens a connection: a connect-like call or a `new` socket, client
+/// or connection. Calling it again from a close handler reconnects; a
+/// function that restarts a local stream (a store's read loop on `end`)
+/// does not.
+fn opens_connection(cx: &FileCx, f: FuncId) -> bool {
+    cx.with_nested(f).into_iter().any(|g| {
+        common::calls_of(cx, g).any(|e| {
+            let c = cx.call(e).unwrap();
+            let n = c.name.to_ascii_lowercase();
+            if c.is_new {
+                ["socket", "client", "connection", "eventsource"]
+                    .iter()
+                    .any(|w| n.contains(w))
+            } else {
+                n.contains("connect") && !n.contains("disconnect")
+            }
+        })
+    })
 }
 
 /// The named function a handler closure was registered in.
@@ -166,7 +187,12 @@ fn delays_inside(cx: &FileCx, c: &Call) -> bool {
         common::calls_of(cx, g).any(|e| {
             let k = cx.call(e).unwrap();
             let n = k.name.to_ascii_lowercase();
-            common::delay_of(cx, e).is_some() || n.contains("backoff") || n.contains("schedule")
+            // A periodic retry (`setInterval(reconnect, period)`) waits
+            // its period before every attempt.
+            common::delay_of(cx, e).is_some()
+                || k.target.as_deref() == Some("setInterval")
+                || n.contains("backoff")
+                || n.contains("schedule")
         })
     })
 }
@@ -219,6 +245,11 @@ function connect() {
 function reconnect() {
   connect();
 }
+
+function listen(url) {
+  const source = new EventSource(url);
+  source.onerror = () => listen(url); // expect
+}
 "#],
     pass: &[r#"
 let attempt = 0;
@@ -250,6 +281,30 @@ class Client {
   open() {
     this.socket = new WebSocket(URL);
     this.socket.onclose = () => this.reconnect();
+  }
+}
+
+function startStreamProcess(store) {
+  const stream = store.createStream();
+  stream.on("end", () => {
+    if (!allProcessed()) startStreamProcess(store);
+  });
+}
+
+class MqttLike extends EventEmitter {
+  constructor(options) {
+    super();
+    this.options = options;
+    this.on("close", () => {
+      this.connected = false;
+      this._setupReconnect();
+    });
+  }
+
+  _setupReconnect() {
+    if (!this.reconnectTimer && this.options.reconnectPeriod > 0) {
+      this.reconnectTimer = setInterval(() => this._reconnect(), this.options.reconnectPeriod);
+    }
   }
 }
 "#],
