@@ -73,6 +73,10 @@ pub struct FnSummary {
     pub qualname: Box<str>,
     pub lang: Language,
     pub is_async: bool,
+    /// A generator (`function*`, `async function*`, `def` with `yield`):
+    /// calling it runs none of its body and gives an iterator, not
+    /// something to await, even when it is `async`.
+    pub is_generator: bool,
     /// Calling it gives something to await: `async`, or declared to return
     /// a promise/future (`Promise<T>`, `impl Future`); in JS/TS also a
     /// function whose every `return` gives a promise expression (a known
@@ -111,6 +115,7 @@ struct Packed {
     calls_end: u32,
     lang: Language,
     is_async: bool,
+    is_generator: bool,
     returns_awaitable: bool,
     returns_via: Box<[Box<str>]>,
     blocking: Option<Box<BlockingSite>>,
@@ -123,6 +128,7 @@ pub struct Summary<'a> {
     pub qualname: &'a str,
     pub lang: Language,
     pub is_async: bool,
+    pub is_generator: bool,
     /// See [`FnSummary::returns_awaitable`]; settled across files.
     pub returns_awaitable: bool,
     pub returns_via: &'a [Box<str>],
@@ -158,6 +164,7 @@ impl FileSummaries {
             qualname: &self.names[name_start as usize..p.name_end as usize],
             lang: p.lang,
             is_async: p.is_async,
+            is_generator: p.is_generator,
             returns_awaitable: p.returns_awaitable,
             returns_via: &p.returns_via,
             blocking: p.blocking.as_deref(),
@@ -184,6 +191,7 @@ impl FromIterator<FnSummary> for FileSummaries {
                 calls_end: u32::try_from(calls.len()).expect("a file's calls fit in u32"),
                 lang: s.lang,
                 is_async: s.is_async,
+                is_generator: s.is_generator,
                 returns_awaitable: s.returns_awaitable,
                 returns_via: s.returns_via,
                 blocking: s.blocking,
@@ -212,7 +220,7 @@ pub fn summarize(m: &FileModel, kb: &Table, lang: Language, names: &Names) -> Fi
             calls: Vec::new(),
         };
         walk_block(m, &f.body, &mut v);
-        let mut returns_awaitable = f.is_async
+        let mut returns_awaitable = (f.is_async && !f.is_generator)
             || f.returns.as_ref().is_some_and(|t| {
                 // JS/TS `Promise<T> | undefined`: sometimes no promise at all.
                 is_awaitable_type(t) && !(lang.is_js_family() && is_optional_union(&t.text))
@@ -230,6 +238,7 @@ pub fn summarize(m: &FileModel, kb: &Table, lang: Language, names: &Names) -> Fi
             qualname: f.qualname.as_str().into(),
             lang,
             is_async: f.is_async,
+            is_generator: f.is_generator,
             returns_awaitable,
             returns_via: returns_via.into(),
             blocking: v.blocking.map(Box::new),
@@ -639,7 +648,7 @@ impl ProjectIndex {
 
     fn awaitable_at(&self, i: usize) -> Option<Awaitable> {
         let s = self.sum(i);
-        if s.is_async {
+        if s.is_async && !s.is_generator {
             Some(Awaitable::Async)
         } else if s.returns_awaitable {
             Some(Awaitable::Returns)
@@ -1175,6 +1184,7 @@ mod tests {
             qualname: q.into(),
             lang: Language::Python,
             is_async,
+            is_generator: false,
             returns_awaitable: is_async,
             returns_via: Box::default(),
             blocking: blocks.then(|| {

@@ -33,7 +33,7 @@ fn promise_call_with(cx: &FileCx, c: &Call, heuristic: bool) -> Option<&'static 
         return (c.target.as_deref() == Some("Promise")).then_some("a new promise");
     }
     if let ExprKind::Closure(f) = cx.expr(cx.model.strip(c.func)).kind {
-        return cx.func(f).is_async.then_some("an async function");
+        return is_async_function(cx.func(f)).then_some("an async function");
     }
     let Some(t) = c.target.as_deref() else {
         return promise_without_index(cx, c, heuristic);
@@ -49,7 +49,7 @@ fn promise_call_with(cx: &FileCx, c: &Call, heuristic: bool) -> Option<&'static 
     }
     if let Some(i) = cx.index.resolve(cx.lang, t, cx.file) {
         let s = cx.index.summary(i);
-        if s.is_async {
+        if s.is_async && !s.is_generator {
             return Some("it is an async function");
         }
         if s.returns_awaitable {
@@ -183,7 +183,13 @@ pub fn has_callback(cx: &FileCx, c: &Call) -> bool {
 /// anonymous-but-named locals): `Some(Some(why))` if it is async.
 fn local_fn_kind(cx: &FileCx, target: &str) -> Option<Option<&'static str>> {
     let f = cx.local_functions(target).next()?;
-    Some(cx.func(f).is_async.then_some("it is an async function"))
+    Some(is_async_function(cx.func(f)).then_some("it is an async function"))
+}
+
+/// `async`, and not a generator: calling it gives a promise (an `async
+/// function*` gives an async iterator, for `for await`).
+pub fn is_async_function(f: &Function) -> bool {
+    f.is_async && !f.is_generator
 }
 
 /// True for `.then(...)`, `.catch(...)`, `.finally(...)` calls.

@@ -245,6 +245,20 @@ function run(cmd, args) {
   return promise;
 }
 
+const paginate = async function* (url) {
+  let page = await fetchPage(url);
+  while (page) {
+    yield* page.items;
+    page = await fetchPage(page.next);
+  }
+};
+
+async function all(url) {
+  const out = [];
+  for await (const item of paginate(url)) out.push(item);
+  return out;
+}
+
 async function byEmail(email) {
   const q = db.users.findOne({ email });
   return q.lean().exec();
