@@ -61,7 +61,7 @@ pub fn lock_op(cx: &FileCx, e: ExprId) -> Option<LockOp> {
         "RLock" => OpKind::RLock,
         "Unlock" => OpKind::Unlock,
         "RUnlock" => OpKind::RUnlock,
-        _ => return None,
+        _ => return unlock_helper_call(cx, e),
     };
     if !c.args.is_empty() {
         return None;
@@ -81,6 +81,59 @@ pub fn lock_op(cx: &FileCx, e: ExprId) -> Option<LockOp> {
     let (class, recv_path) = classify(cx, cx.func_of(e), recv, &instance);
     Some(LockOp {
         kind,
+        instance,
+        class,
+        recv_path,
+        call: e,
+        span: cx.expr(e).span,
+    })
+}
+
+/// A call of a local unlock function: `unlock := unlockOnce(&srv.lock)`
+/// (a helper given the mutex whose name says it unlocks) then `unlock()`,
+/// or a local closure whose body unlocks (`doErr := func(err error) {
+/// ...; mu.Unlock() }` then `doErr(err)`) — an unlock of that mutex.
+fn unlock_helper_call(cx: &FileCx, e: ExprId) -> Option<LockOp> {
+    let c = cx.call(e)?;
+    if c.receiver.is_some() {
+        return None;
+    }
+    let name = cx.model.name_of(c.func)?;
+    let f = cx.func_of(e);
+    let [(_, Some(value))] = common::bindings(cx, f, name)[..] else {
+        return None;
+    };
+    let value = cx.model.strip(value);
+    if let ExprKind::Closure(g) = cx.expr(value).kind {
+        let op = cx
+            .body_exprs(g)
+            .iter()
+            .filter_map(|&x| lock_op(cx, x))
+            .find(|op| !op.kind.acquires())?;
+        return Some(LockOp {
+            call: e,
+            span: cx.expr(e).span,
+            ..op
+        });
+    }
+    let helper = cx.call(value)?;
+    if !c.args.is_empty() || !helper.name.to_ascii_lowercase().contains("unlock") {
+        return None;
+    }
+    let [arg] = helper.args.as_slice() else {
+        return None;
+    };
+    let ExprKind::Unary {
+        op: UnOp::Ref,
+        operand,
+    } = cx.expr(cx.model.strip(arg.value)).kind
+    else {
+        return None;
+    };
+    let instance = cx.model.dotted(operand)?;
+    let (class, recv_path) = classify(cx, f, operand, &instance);
+    Some(LockOp {
+        kind: OpKind::Unlock,
         instance,
         class,
         recv_path,

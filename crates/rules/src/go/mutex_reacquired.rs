@@ -294,6 +294,44 @@ func (r *Registry) Retry() {
 	r.items = map[string]int{}
 	r.mu.Unlock()
 }
+
+func unlockOnce(l sync.Locker) func() {
+	var once sync.Once
+	return func() { once.Do(l.Unlock) }
+}
+
+// The lock is dropped through helpers before serving, which locks again.
+func (r *Registry) Serve() error {
+	unlock := unlockOnce(&r.mu)
+	r.mu.Lock()
+	defer unlock()
+	if r.items == nil {
+		return nil
+	}
+	unlock()
+	return r.serveLoop()
+}
+
+func (r *Registry) Reload(k string) {
+	fail := func(err error) {
+		r.items = nil
+		r.mu.Unlock()
+		report(err)
+	}
+	r.mu.Lock()
+	if err := check(k); err != nil {
+		fail(err)
+		r.Has(k)
+		return
+	}
+	r.mu.Unlock()
+}
+
+func (r *Registry) serveLoop() error {
+	for r.Has("x") {
+	}
+	return nil
+}
 "#],
 };
 
