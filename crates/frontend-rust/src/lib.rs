@@ -22,7 +22,8 @@ use unsnarl_model::{FileModel, SourceInput, Span, SyntaxError};
 /// caught and yields an empty model with an error entry instead of taking
 /// the whole scan down.
 pub fn lower(input: &SourceInput) -> FileModel {
-    let text = input.text;
+    let crlf = with_lf_endings(input.text);
+    let text = crlf.as_deref().unwrap_or(input.text);
     let rel_path = input.rel_path;
     match std::panic::catch_unwind(|| lower::lower_file(text, rel_path)) {
         Ok(m) => m,
@@ -37,6 +38,16 @@ pub fn lower(input: &SourceInput) -> FileModel {
             m
         }
     }
+}
+
+/// The text with every CRLF written as two LFs, if it has any. rustc reads
+/// CRLF as LF, but rust-analyzer's lexer does not (its IDE normalizes line
+/// endings before parsing): a `\` that ends a line of a string before CRLF
+/// was "an unknown character escape". Two LFs keep every byte offset, so
+/// spans still point into the file as it is; the extra line breaks fall
+/// where a line break already was.
+fn with_lf_endings(text: &str) -> Option<String> {
+    text.contains("\r\n").then(|| text.replace("\r\n", "\n\n"))
 }
 
 /// How far [`run_stage`] takes a text.

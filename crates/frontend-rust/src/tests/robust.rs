@@ -80,6 +80,26 @@ fn code_of_the_2015_edition_may_use_try_as_a_name() {
 }
 
 #[test]
+fn crlf_files_parse_as_rustc_reads_them() {
+    // A string continued with `\` at the end of a CRLF line (vcpkg's
+    // lib.rs): rustc reads CRLF as LF; rust-analyzer's lexer alone does not.
+    let text = "fn f(m: &Mutex<u8>) -> String {\r\n    let g = m.lock();\r\n    \"no vcpkg \\\r\n        found\".to_string()\r\n}\r\n";
+    let m = crate::lower(&SourceInput {
+        text,
+        rel_path: "src/lib.rs",
+        language: Language::Rust,
+    });
+    assert!(m.syntax_errors.is_empty(), "{:?}", m.syntax_errors);
+    // Spans are offsets into the file as it is.
+    let (lock, _) = calls(&m)
+        .into_iter()
+        .find(|(_, c)| c.name == "lock")
+        .unwrap();
+    let span = m.expr(lock).span;
+    assert_eq!(&text[span.start as usize..span.end as usize], "m.lock()");
+}
+
+#[test]
 fn missing_pieces_become_opaque() {
     // Each of these leaves a sub-expression missing in the recovered tree.
     for text in [
