@@ -232,11 +232,11 @@ fn check_block(cx: &FileCx, block: &Block, awaits: &[Span], out: &mut Vec<Findin
                         report(cx, call, kind, &format!("`{name}`"), *a, out);
                     }
                 } else {
-                    temporaries(cx, *v, cx.stmt(s).span, awaits, out);
+                    temporaries(cx, *v, s, awaits, out);
                 }
             }
             StmtKind::Expr(e) | StmtKind::Tail(e) | StmtKind::Return(Some(e)) => {
-                temporaries(cx, *e, cx.stmt(s).span, awaits, out)
+                temporaries(cx, *e, s, awaits, out)
             }
             StmtKind::If { cond, then, .. } => {
                 if let ExprKind::Let { value, .. } = cx.expr(*cond).kind {
@@ -277,9 +277,16 @@ fn drop_point(cx: &FileCx, rest: &[StmtId], name: &str) -> Option<u32> {
     None
 }
 
-/// A guard temporary inside a statement that also awaits after it.
-fn temporaries(cx: &FileCx, root: ExprId, stmt: Span, awaits: &[Span], out: &mut Vec<Finding>) {
+/// A guard temporary inside a statement that also awaits after it. Only
+/// the statement's own temporaries: one in a statement nested in it (an
+/// arm or a loop body of `let x = match ..`/`loop {..}`) is dropped at the
+/// end of that statement, and its block is checked on its own.
+fn temporaries(cx: &FileCx, root: ExprId, s: StmtId, awaits: &[Span], out: &mut Vec<Finding>) {
+    let stmt = cx.stmt(s).span;
     for e in exprs_under(cx.model, root) {
+        if cx.tree.enclosing_stmt(e) != Some(s) {
+            continue;
+        }
         if let Some(kind) = guard_call(cx, e) {
             let after = cx.expr(e).span.end;
             if let Some(a) = awaits
@@ -416,6 +423,31 @@ async fn bump() {
     let copy = *g2;
     drop(g2);
     tokio::time::sleep(std::time::Duration::from_millis(copy)).await;
+}
+
+async fn take(slots: &Mutex<Vec<u64>>, fifo: bool) -> u64 {
+    let got = loop {
+        let next = match fifo {
+            true => slots.lock().unwrap().pop(),
+            false => slots.lock().unwrap().first().copied(),
+        };
+        let checked = recycle(next).await;
+        if let Some(v) = checked {
+            break v;
+        }
+    };
+    got
+}
+
+async fn respond(stats: &Mutex<Vec<u64>>, r: Result<u64, u64>) -> u64 {
+    let sent = match r {
+        Ok(v) => publish(v).await,
+        Err(e) => {
+            stats.lock().unwrap().push(e);
+            publish(0).await
+        }
+    };
+    sent
 }
 "#,
         r#"
