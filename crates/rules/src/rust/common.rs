@@ -1039,6 +1039,11 @@ pub fn retried_call(cx: &FileCx, s: StmtId) -> Option<ExprId> {
             {
                 return None;
             }
+            // `0..addrs.len()` walks the alternatives (each attempt tries
+            // the next address), it does not repeat one call.
+            if t.contains(".len()") {
+                return None;
+            }
             body
         }
         _ => return None,

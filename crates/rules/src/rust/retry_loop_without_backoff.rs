@@ -231,6 +231,18 @@ async fn first_reachable(addrs: Vec<std::net::SocketAddr>) -> Option<tokio::net:
     None
 }
 
+fn open_any(addresses: &[String], start: usize) -> Result<Client, Error> {
+    let mut last_err = None;
+    for i in 0..addresses.len() {
+        let index = (i + start) % addresses.len();
+        match Client::open(addresses[index].clone()) {
+            Ok(client) => return Ok(client),
+            Err(err) => last_err = Some(err),
+        }
+    }
+    Err(last_err.unwrap())
+}
+
 async fn serve(listener: tokio::net::TcpListener) {
     loop {
         match listener.accept().await {
