@@ -220,6 +220,14 @@ async fn handler() {
 async fn get(url: &str) -> String {
     reqwest::blocking::get(url).unwrap().text().unwrap() // expect
 }
+
+async fn forward(items: Vec<u32>) -> flume::Receiver<u32> {
+    let (tx, rx) = flume::bounded(8);
+    for i in items {
+        tx.send(i).unwrap(); // expect
+    }
+    rx
+}
 "#,
         r#"
 use std::io::Write;
@@ -265,6 +273,14 @@ async fn poll() {
 
 fn sync_only() {
     std::thread::sleep(Duration::from_secs(1));
+}
+
+async fn forward(items: Vec<u32>) -> flume::Receiver<u32> {
+    let (tx, rx) = flume::unbounded();
+    for i in items {
+        tx.send(i).unwrap();
+    }
+    rx
 }
 "#,
         r#"
