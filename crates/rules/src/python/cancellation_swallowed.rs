@@ -3,7 +3,7 @@
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
 use crate::util::{always_raises, awaits_in_block};
-use unsnarl_model::walk::{Visitor, exprs_in_block, walk_block};
+use unsnarl_model::walk::{Parent, Visitor, exprs_in_block, walk_block};
 use unsnarl_model::*;
 
 pub struct CancellationSwallowed;
@@ -143,11 +143,16 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
         {
             continue;
         }
+        let consequence = if function_ends_after(cx, t) {
+            "the coroutine then returns as if it had finished: whoever cancelled it, awaits it or put a timeout or task group around it never learns it was cancelled (`asyncio.timeout` cannot turn it into `TimeoutError`, a task group loses the cancellation of its children)"
+        } else {
+            "`cancel()`, timeouts and task groups can no longer stop this task, and shutdown waits on it forever"
+        };
         out.push(cx.finding(
             &META,
             h.span,
             format!(
-                "{caught} catches the task's cancellation around an await and does not re-raise it: `cancel()`, timeouts and task groups can no longer stop this task, and shutdown waits on it forever"
+                "{caught} catches the task's cancellation around an await and does not re-raise it: {consequence}"
             ),
             "catch `Exception` for ordinary errors; if cancellation must be intercepted, do bounded cleanup and end the handler with `raise`",
         ));
@@ -284,6 +289,36 @@ fn reraises_cancellation(cx: &FileCx, body: &Block) -> bool {
     mentions && has_raise
 }
 
+/// Nothing runs after the `try` `t` but a `return`: it is in no loop, and
+/// at every level up to the function's body only a `return` may follow.
+/// A handler there ends the coroutine (the task does stop); what is lost
+/// is the cancellation itself.
+fn function_ends_after(cx: &FileCx, t: StmtId) -> bool {
+    let mut s = t;
+    loop {
+        let rest = crate::python::common::stmts_after(cx, s);
+        if !rest
+            .iter()
+            .all(|&r| matches!(cx.stmt(r).kind, StmtKind::Return(_)))
+        {
+            return false;
+        }
+        match cx.tree.stmt_parent(s) {
+            Parent::Function(_) => return true,
+            Parent::Stmt(p) => {
+                if matches!(
+                    cx.stmt(p).kind,
+                    StmtKind::While { .. } | StmtKind::For { .. } | StmtKind::Loop { .. }
+                ) {
+                    return false;
+                }
+                s = p;
+            }
+            _ => return false,
+        }
+    }
+}
+
 /// The idiom `task.cancel()` then `try: await task except CancelledError:
 /// pass`: the caught cancellation is the cancelled task's own. Every await
 /// of the `try` must be of a task the function cancelled before it
@@ -309,6 +344,12 @@ fn reaps_cancelled_task(cx: &FileCx, fid: FuncId, t: StmtId, body: &Block) -> bo
     !awaited.is_empty()
         && awaited.len() == awaits_in_block(cx.model, body).len()
         && awaited.iter().all(|&inner| {
+            // `await asyncio.shield(task)` still waits for the cancelled task.
+            let inner = cx
+                .call(inner)
+                .filter(|c| c.target.as_deref() == Some("asyncio.shield"))
+                .and_then(|c| c.positional(0))
+                .unwrap_or(inner);
             cx.model
                 .dotted(inner)
                 .is_some_and(|name| cancelled_before(&name))
@@ -413,6 +454,13 @@ class Recorder:
         finally:
             self.consumer_task = None
 
+async def stop_distributor(task):
+    task.cancel()
+    try:
+        await asyncio.shield(task)
+    except asyncio.CancelledError:
+        pass
+
 async def wait_released(fut):
     try:
         await fut
@@ -483,4 +531,41 @@ async def no_await_in_body():
 mod tests {
     use super::*;
     crate::testing::rule_tests!(CancellationSwallowed);
+
+    #[test]
+    fn says_what_happens_whether_or_not_the_task_goes_on() {
+        let found = crate::testing::messages(
+            &CancellationSwallowed,
+            Language::Python,
+            r#"
+import asyncio
+
+async def keepalive(ws):
+    try:
+        while True:
+            await ws.ping()
+            await asyncio.sleep(20)
+    except asyncio.CancelledError:
+        log("keepalive stopped")
+
+async def poll(client):
+    while True:
+        try:
+            await client.poll()
+        except asyncio.CancelledError:
+            log("ignored")
+"#,
+        );
+        assert_eq!(found.len(), 2, "{found:#?}");
+        assert!(
+            found[0].contains("returns as if it had finished"),
+            "{}",
+            found[0]
+        );
+        assert!(
+            found[1].contains("can no longer stop this task"),
+            "{}",
+            found[1]
+        );
+    }
 }
