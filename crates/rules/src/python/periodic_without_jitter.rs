@@ -90,8 +90,14 @@ impl Rule for PeriodicWithoutJitter {
             // A sleep in an error handler of a loop that leaves on success
             // is a retry delay: the retry rule judges it. In a loop that
             // never leaves (reconnect-and-serve), it is a reconnect delay.
-            if in_handler(cx, *sleep, s)
-                && crate::python::retry_without_backoff::retry_loop_body(cx, s).is_some()
+            // A handler of transaction conflicts only (`WatchError`) waits
+            // before running a transaction again, not to poll.
+            if let Some(h) = handler_of(cx, *sleep, s)
+                && (crate::python::retry_without_backoff::retry_loop_body(cx, s).is_some()
+                    || (!h.types.is_empty()
+                        && h.types
+                            .iter()
+                            .all(|t| crate::python::retry_without_backoff::is_conflict(t))))
             {
                 continue;
             }
@@ -137,19 +143,20 @@ fn is_async_with_ctx(cx: &FileCx, e: ExprId) -> bool {
             if items.iter().any(|it| it.ctx == e)))
 }
 
-fn in_handler(cx: &FileCx, e: ExprId, loop_stmt: StmtId) -> bool {
+/// The `except` handler (inside `loop_stmt`) that `e` runs in, if any.
+fn handler_of<'a>(cx: &FileCx<'a>, e: ExprId, loop_stmt: StmtId) -> Option<&'a Handler> {
     for s in cx.enclosing_stmts(e) {
         if s == loop_stmt {
-            return false;
+            return None;
         }
         if let Some(p) = cx.tree.stmt_ancestors(s).next()
             && let StmtKind::Try { handlers, .. } = &cx.stmt(p).kind
-            && handlers.iter().any(|h| h.body.contains(&s))
+            && let Some(h) = handlers.iter().find(|h| h.body.contains(&s))
         {
-            return true;
+            return Some(h);
         }
     }
-    false
+    None
 }
 
 /// Literals, constants and attribute reads (configured intervals).
@@ -227,6 +234,33 @@ async def local_tick(state):
 async def wait_ready(flag):
     while not flag.ready:
         await asyncio.sleep(0.1)
+
+import time
+import redis
+
+def transaction(client, func, *watches, watch_delay=0.1):
+    with client.pipeline() as pipe:
+        while True:
+            try:
+                pipe.watch(*watches)
+                value = func(pipe)
+                pipe.execute()
+                return value
+            except redis.WatchError:
+                time.sleep(watch_delay)
+                continue
+
+async def atransaction(client, func, *watches, watch_delay=0.1):
+    async with client.pipeline() as pipe:
+        while True:
+            try:
+                await pipe.watch(*watches)
+                value = await func(pipe)
+                await pipe.execute()
+                return value
+            except redis.WatchError:
+                await asyncio.sleep(watch_delay)
+                continue
 "#],
 };
 

@@ -233,43 +233,56 @@ fn is_backoff_helper(cx: &FileCx, e: ExprId) -> bool {
 
 /// Errors that say "this input" or "not ready yet" rather than "the other
 /// side failed": loops that catch only these are parsers, probes and
-/// non-blocking I/O state machines, not retries of a dependency.
+/// non-blocking I/O state machines, not retries of a dependency; nor are
+/// optimistic-transaction conflicts ([`is_conflict`]).
 fn is_local_error(t: &str) -> bool {
-    matches!(
-        t,
-        "IndexError"
-            | "KeyError"
-            | "ValueError"
-            | "TypeError"
-            | "AttributeError"
-            | "StopIteration"
-            | "StopAsyncIteration"
-            | "LookupError"
-            | "UnicodeError"
-            | "UnicodeDecodeError"
-            | "UnicodeEncodeError"
-            | "FileExistsError"
-            | "FileNotFoundError"
-            | "PermissionError"
-            | "IsADirectoryError"
-            | "NotADirectoryError"
-            | "InterruptedError"
-            | "BlockingIOError"
-            | "OverflowError"
-            | "ZeroDivisionError"
-            | "RecursionError"
-            | "NotImplementedError"
-            | "ImportError"
-            | "ModuleNotFoundError"
-            | "EOFError"
-            | "ssl.SSLWantReadError"
-            | "ssl.SSLWantWriteError"
-            | "json.JSONDecodeError"
-    )
+    is_conflict(t)
+        || matches!(
+            t,
+            "IndexError"
+                | "KeyError"
+                | "ValueError"
+                | "TypeError"
+                | "AttributeError"
+                | "StopIteration"
+                | "StopAsyncIteration"
+                | "LookupError"
+                | "UnicodeError"
+                | "UnicodeDecodeError"
+                | "UnicodeEncodeError"
+                | "FileExistsError"
+                | "FileNotFoundError"
+                | "PermissionError"
+                | "IsADirectoryError"
+                | "NotADirectoryError"
+                | "InterruptedError"
+                | "BlockingIOError"
+                | "OverflowError"
+                | "ZeroDivisionError"
+                | "RecursionError"
+                | "NotImplementedError"
+                | "ImportError"
+                | "ModuleNotFoundError"
+                | "EOFError"
+                | "ssl.SSLWantReadError"
+                | "ssl.SSLWantWriteError"
+                | "json.JSONDecodeError"
+        )
+}
+
+/// Redis's `WatchError`: another client changed a watched key, so the
+/// `WATCH`/`MULTI` transaction lost an optimistic race and runs again at
+/// once, by design; the server did not fail.
+pub(crate) fn is_conflict(t: &str) -> bool {
+    t.rsplit('.').next() == Some("WatchError")
 }
 
 /// Exceptions raised by network and database clients.
 pub(crate) fn is_network_error(t: &str) -> bool {
+    !is_conflict(t) && is_client_error(t)
+}
+
+fn is_client_error(t: &str) -> bool {
     matches!(
         t,
         "ConnectionError"
@@ -596,6 +609,19 @@ def read_eintr(fd, n):
             return os.read(fd, n)
         except InterruptedError:
             continue
+
+def incr(client, key, amount):
+    with client.pipeline() as pipe:
+        while True:
+            try:
+                pipe.watch(key)
+                value = int(pipe.get(key) or b"0") + amount
+                pipe.multi()
+                pipe.set(key, value)
+                pipe.execute()
+                return value
+            except redis.WatchError:
+                continue
 
 def wait_for(fn, timeout):
     while True:
