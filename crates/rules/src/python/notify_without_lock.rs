@@ -187,7 +187,23 @@ fn callers_hold(cx: &FileCx, f: FuncId, names: &[String]) -> bool {
                 .is_some_and(|c| c.target.as_deref() == Some(func.qualname.as_str()))
         })
         .collect();
-    !sites.is_empty() && sites.iter().all(|&s| inside_with_of(cx, s, names))
+    // The lock as the caller writes it: `self._cond` of the method is
+    // `pool._cond` where it is called as `pool._fill()`.
+    !sites.is_empty()
+        && sites.iter().all(|&s| {
+            let receiver = cx
+                .call(s)
+                .and_then(|c| c.receiver)
+                .and_then(|r| cx.model.dotted(r));
+            let seen: Vec<String> = names
+                .iter()
+                .map(|n| match (n.strip_prefix("self."), &receiver) {
+                    (Some(rest), Some(r)) => format!("{r}.{rest}"),
+                    _ => n.clone(),
+                })
+                .collect();
+            inside_with_of(cx, s, &seen)
+        })
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -219,7 +235,8 @@ async def publish(state, value):
     ready.notify_all()  # expect
 "#,
     ],
-    pass: &[r#"
+    pass: &[
+        r#"
 import threading
 
 class Jobs:
@@ -261,7 +278,32 @@ class Jobs:
             self._cond.notify()
         finally:
             self._cond.release()
-"#],
+"#,
+        r#"
+import asyncio
+
+class Pool:
+    def __init__(self):
+        self._cond = asyncio.Condition()
+        self._free = []
+
+    async def _fill(self):
+        conn = await connect()
+        self._free.append(conn)
+        self._cond.notify()
+
+    async def acquire(self):
+        async with self._cond:
+            await self._fill()
+            return self._free.pop()
+
+async def create_pool():
+    pool = Pool()
+    async with pool._cond:
+        await pool._fill()
+    return pool
+"#,
+    ],
 };
 
 #[cfg(test)]
