@@ -5,7 +5,7 @@ use crate::context::FileCx;
 use crate::python::common::{lock_kind, lock_ref};
 use crate::rule::{Examples, Rule, RuleMeta};
 use std::collections::{HashMap, HashSet};
-use unsnarl_model::walk::{Child, Visitor, for_each_stmt_child, walk_expr};
+use unsnarl_model::walk::{Child, Visitor, exprs_under, for_each_stmt_child, walk_expr};
 use unsnarl_model::*;
 
 pub struct LockOrder;
@@ -101,6 +101,11 @@ enum Event {
         callee: FuncId,
         held: Vec<Held>,
         span: Span,
+        /// Locks known to be free here: the call is in the branch of a
+        /// non-blocking probe that took and released them (`if
+        /// lock.acquire(False): lock.release(); ...`), so this path runs
+        /// only while nobody, this thread included, holds them.
+        free: Vec<String>,
     },
 }
 
@@ -164,12 +169,20 @@ impl Rule for LockOrder {
                             }
                         }
                     }
-                    Event::Call { callee, held, span } => {
+                    Event::Call {
+                        callee,
+                        held,
+                        span,
+                        free,
+                    } => {
                         if held.is_empty() {
                             continue;
                         }
                         let taken = locks_taken(cx, *callee, &events, &mut memo, &mut Vec::new());
                         for (lock, path) in taken {
+                            if free.contains(&lock.key) {
+                                continue;
+                            }
                             for h in held {
                                 if h.key == lock.key {
                                     if !lock.reentrant && reported.insert(span.start) {
@@ -268,9 +281,9 @@ fn locks_taken(
                     out.push((lock.clone(), vec![name.clone()]));
                 }
             }
-            Event::Call { callee, .. } => {
+            Event::Call { callee, free, .. } => {
                 for (lock, path) in locks_taken(cx, *callee, events, memo, stack) {
-                    if !out.iter().any(|(h, _)| h.key == lock.key) {
+                    if !free.contains(&lock.key) && !out.iter().any(|(h, _)| h.key == lock.key) {
                         let mut p = vec![name.clone()];
                         p.extend(path);
                         out.push((lock, p));
@@ -293,13 +306,44 @@ fn is_ordered_kind(kind: &str) -> bool {
 /// Walks a function's body tracking the locks held by `with` blocks.
 fn collect_events(cx: &FileCx, f: FuncId) -> Vec<Event> {
     let mut out = Vec::new();
-    let mut held = Vec::new();
-    walk(cx, f, &cx.func(f).body, &mut held, &mut out);
+    let mut state = State::default();
+    walk(cx, f, &cx.func(f).body, &mut state, &mut out);
     out
 }
 
-fn walk(cx: &FileCx, f: FuncId, block: &Block, held: &mut Vec<Held>, out: &mut Vec<Event>) {
-    let entry = held.len();
+/// What the walk knows at a point of a function: the locks held, and the
+/// locks a non-blocking probe found free.
+#[derive(Default)]
+struct State {
+    held: Vec<Held>,
+    free: Vec<String>,
+}
+
+/// The locks an `if` condition probes without blocking
+/// (`lock.acquire(False)`, `acquire(blocking=False)`): its branch runs
+/// only if they were free.
+fn probed_free(cx: &FileCx, f: FuncId, cond: ExprId) -> Vec<String> {
+    exprs_under(cx.model, cond)
+        .into_iter()
+        .filter_map(|e| {
+            let c = cx.call(e)?;
+            if c.name != "acquire" {
+                return None;
+            }
+            let arg = c.positional(0).or_else(|| c.kwarg("blocking"))?;
+            if !matches!(
+                cx.model.literal(arg),
+                Some(Lit::Bool(false)) | Some(Lit::Int(0))
+            ) {
+                return None;
+            }
+            lock_ref(cx, c.receiver?, f).map(|l| l.key)
+        })
+        .collect()
+}
+
+fn walk(cx: &FileCx, f: FuncId, block: &Block, state: &mut State, out: &mut Vec<Event>) {
+    let entry = state.held.len();
     for &s in block {
         // `lock.acquire()` / `lock.release()` as statements.
         if let StmtKind::Expr(e) = cx.stmt(s).kind
@@ -320,19 +364,19 @@ fn walk(cx: &FileCx, f: FuncId, block: &Block, held: &mut Vec<Held>, out: &mut V
                 };
                 out.push(Event::Acquire {
                     lock: lock.clone(),
-                    held: held.clone(),
+                    held: state.held.clone(),
                     span: cx.expr(e).span,
                 });
-                held.push(lock);
-            } else if let Some(i) = held.iter().rposition(|h| h.key == l.key) {
-                held.remove(i);
+                state.held.push(lock);
+            } else if let Some(i) = state.held.iter().rposition(|h| h.key == l.key) {
+                state.held.remove(i);
             }
             continue;
         }
         if let StmtKind::With { items, body, .. } = &cx.stmt(s).kind {
-            let before = held.len();
+            let before = state.held.len();
             for it in items {
-                calls_in(cx, it.ctx, held, out);
+                calls_in(cx, it.ctx, state, out);
                 if let Some(l) = lock_ref(cx, it.ctx, f)
                     && is_ordered_kind(&l.kind)
                 {
@@ -343,28 +387,38 @@ fn walk(cx: &FileCx, f: FuncId, block: &Block, held: &mut Vec<Held>, out: &mut V
                     };
                     out.push(Event::Acquire {
                         lock: lock.clone(),
-                        held: held.clone(),
+                        held: state.held.clone(),
                         span: cx.expr(it.ctx).span,
                     });
-                    held.push(lock);
+                    state.held.push(lock);
                 }
             }
-            walk(cx, f, body, held, out);
-            held.truncate(before);
+            walk(cx, f, body, state, out);
+            state.held.truncate(before);
+            continue;
+        }
+        if let StmtKind::If { cond, then, orelse } = &cx.stmt(s).kind {
+            calls_in(cx, *cond, state, out);
+            let probed = probed_free(cx, f, *cond);
+            let before = state.free.len();
+            state.free.extend(probed);
+            walk(cx, f, then, state, out);
+            state.free.truncate(before);
+            walk(cx, f, orelse, state, out);
             continue;
         }
         for_each_stmt_child(cx.model, s, &mut |c| match c {
-            Child::Expr(e) => calls_in(cx, e, held, out),
-            Child::Block(b) => walk(cx, f, b, held, out),
+            Child::Expr(e) => calls_in(cx, e, state, out),
+            Child::Block(b) => walk(cx, f, b, state, out),
         });
     }
-    held.truncate(entry.min(held.len()));
+    state.held.truncate(entry.min(state.held.len()));
 }
 
-fn calls_in(cx: &FileCx, e: ExprId, held: &[Held], out: &mut Vec<Event>) {
+fn calls_in(cx: &FileCx, e: ExprId, state: &State, out: &mut Vec<Event>) {
     struct V<'a, 'b> {
         cx: &'b FileCx<'a>,
-        held: &'b [Held],
+        state: &'b State,
         out: &'b mut Vec<Event>,
     }
     impl Visitor for V<'_, '_> {
@@ -374,14 +428,15 @@ fn calls_in(cx: &FileCx, e: ExprId, held: &[Held], out: &mut Vec<Event>) {
             {
                 self.out.push(Event::Call {
                     callee,
-                    held: self.held.to_vec(),
+                    held: self.state.held.clone(),
+                    free: self.state.free.clone(),
                     span: self.cx.expr(id).span,
                 });
             }
             true
         }
     }
-    let mut v = V { cx, held, out };
+    let mut v = V { cx, state, out };
     walk_expr(cx.model, e, &mut v);
 }
 
@@ -464,6 +519,29 @@ class Cache:
 "#,
     ],
     pass: &[
+        r#"
+import threading
+
+class Client:
+    def __init__(self):
+        self._in_callback = threading.Lock()
+        self._out = []
+
+    def _write(self):
+        with self._in_callback:
+            flush(self._out)
+
+    def _queue(self, packet):
+        self._out.append(packet)
+        # Write now only if nobody (this thread included) is in a callback.
+        if self._in_callback.acquire(False):
+            self._in_callback.release()
+            return self._write()
+
+    def publish(self, packet):
+        with self._in_callback:
+            self._queue(packet)
+"#,
         r#"
 import threading
 
