@@ -123,6 +123,7 @@ impl RetryWithoutBackoff {
                 || n.contains("jitter")
                 || n.contains("retryafter")
                 || n == "waitfor"
+                || (cx.is_awaited(e) && common::delay_of(cx, e).is_none() && awaits_a_delay(cx, c))
         });
         if delays.is_empty() {
             if other_wait {
@@ -189,6 +190,20 @@ impl RetryWithoutBackoff {
             }
         }
     }
+}
+
+/// An awaited function of this file that waits itself (p-retry's
+/// `onAttemptFailure` computes the backoff and awaits a `setTimeout`):
+/// the delay policy lives there.
+fn awaits_a_delay(cx: &FileCx, c: &Call) -> bool {
+    let Some(t) = c.target.as_deref() else {
+        return false;
+    };
+    cx.local_functions(t).filter(|f| f.0 != 0).any(|f| {
+        cx.with_nested(f)
+            .into_iter()
+            .any(|g| common::calls_of(cx, g).any(|e| common::delay_of(cx, e).is_some()))
+    })
 }
 
 /// A handler that sets a flag its own condition tests before calling
@@ -416,6 +431,32 @@ class Registry {
       }
       this.fullMetadata = true;
       return this.packument();
+    }
+  }
+}
+
+async function onAttemptFailure({ error, retriesConsumed, options }) {
+  if (retriesConsumed >= options.retries) throw error;
+  const delay = Math.random() * 100 * 2 ** retriesConsumed;
+  if (delay > 0) {
+    await new Promise((resolve) => {
+      const token = setTimeout(() => resolve(), delay);
+      options.signal?.addEventListener("abort", () => clearTimeout(token));
+    });
+  }
+  return true;
+}
+
+async function pRetry(input, options) {
+  let retriesConsumed = 0;
+  while (retriesConsumed <= options.retries) {
+    try {
+      const result = await input();
+      return result;
+    } catch (error) {
+      if (await onAttemptFailure({ error, retriesConsumed, options })) {
+        retriesConsumed++;
+      }
     }
   }
 }
