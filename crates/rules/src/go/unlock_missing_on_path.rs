@@ -108,11 +108,17 @@ impl Rule for UnlockMissingOnPath {
                     || excused.contains(&h.op.instance)
                     || correlated(cx, f, &h.op)
                     || ret.is_some_and(|r| hands_back_release(cx, r))
+                    || released_elsewhere(cx, f, &h.op)
                     || !seen.insert((h.op.instance.clone(), ret))
                 {
                     continue;
                 }
                 let is_sem = h.op.call == ExprId(u32::MAX);
+                if is_sem && !received_after(cx, f, &h.op.instance, h.op.span.start) {
+                    // A send that no later receive in the function takes
+                    // back is a signal to another goroutine, not a slot.
+                    continue;
+                }
                 let (what, rel) = if is_sem {
                     (
                         "a slot of semaphore channel",
@@ -174,6 +180,45 @@ fn released_in(cx: &FileCx, f: FuncId) -> BTreeSet<String> {
         }
     }
     out
+}
+
+/// The mutex (known by its type and field) is released by another
+/// function of the file that never takes it: a lock held for an object's
+/// life (bbolt's `beginTx` read-locks `db.mmaplock`, `Tx.Rollback` →
+/// `removeTx` unlocks it), so leaving with it is the point.
+fn released_elsewhere(cx: &FileCx, f: FuncId, op: &LockOp) -> bool {
+    let Some(class) = &op.class else {
+        return false;
+    };
+    let same = |o: &LockOp| o.class.as_ref() == Some(class);
+    cx.model.function_ids().any(|g| {
+        g != f
+            && g.0 != 0
+            && common::outermost(cx, g) != common::outermost(cx, f)
+            && cx
+                .body_exprs(g)
+                .iter()
+                .filter_map(|&e| locks::lock_op(cx, e))
+                .fold((false, false), |(rel, acq), o| {
+                    (
+                        rel || (same(&o) && !o.kind.acquires()),
+                        acq || (same(&o) && o.kind.acquires()),
+                    )
+                })
+                == (true, false)
+    })
+}
+
+/// A statement `<-ch` (for `instance`) after byte `at` in `f`: the
+/// release that makes `ch <- struct{}{}` before it a semaphore acquire.
+fn received_after(cx: &FileCx, f: FuncId, instance: &str, at: u32) -> bool {
+    cx.body_stmts(f).iter().any(|&s| {
+        cx.stmt(s).span.start > at
+            && locks::evaluated_exprs(cx, s).into_iter().any(|e| {
+                matches!(cx.expr(e).kind, ExprKind::Recv(ch)
+                    if cx.model.dotted(ch).as_deref() == Some(instance))
+            })
+    })
 }
 
 /// Mutexes the function may legitimately leave held on some path: those it
@@ -464,6 +509,54 @@ func Spawn(sem chan struct{}, jobs []Job) {
 			j.Do()
 		}(j)
 	}
+}
+
+// Waits for its turn on one channel, then wakes the next waiter on another:
+// signals between goroutines, not a semaphore.
+func (c *muxConn) Receive(p *pool, id int) (int, error) {
+	p.mu.Lock()
+	if p.turn != id {
+		ch := make(chan struct{})
+		p.waiting[id] = ch
+		p.mu.Unlock()
+		<-ch
+		p.mu.Lock()
+	}
+	v, err := p.read()
+	ch, ok := p.waiting[id+1]
+	p.mu.Unlock()
+	if ok {
+		ch <- struct{}{}
+	}
+	if err != nil {
+		return 0, err
+	}
+	return v, nil
+}
+
+type DB struct {
+	mmaplock sync.RWMutex
+	opened   bool
+	txs      []*Tx
+}
+
+type Tx struct{ db *DB }
+
+// A transaction holds the read lock until it ends (removeTx releases it).
+func (db *DB) beginTx() (*Tx, error) {
+	db.mmaplock.RLock()
+	if !db.opened {
+		db.mmaplock.RUnlock()
+		return nil, errNotOpen
+	}
+	t := &Tx{db: db}
+	db.txs = append(db.txs, t)
+	return t, nil
+}
+
+func (db *DB) removeTx(tx *Tx) {
+	db.mmaplock.RUnlock()
+	db.txs = db.txs[:len(db.txs)-1]
 }
 "#],
 };
