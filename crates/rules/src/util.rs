@@ -1,6 +1,7 @@
 //! Small questions about the model that rules of several languages ask.
 
-use unsnarl_model::walk::{Visitor, walk_block};
+use crate::context::FileCx;
+use unsnarl_model::walk::{Parent, Visitor, walk_block};
 use unsnarl_model::*;
 
 /// True when every path through `block` ends by raising (or by a call that
@@ -159,4 +160,47 @@ const IO_METHODS: &[&str] = &[
 /// usual I/O verbs (`client.get(...)`, `db.query(...)`).
 pub fn is_io_method_call(c: &Call) -> bool {
     c.target.is_none() && c.receiver.is_some() && IO_METHODS.contains(&c.name.as_str())
+}
+
+/// The statement directly after `s` in its block, if any.
+pub fn next_stmt(cx: &FileCx, s: StmtId) -> Option<StmtId> {
+    let block = containing_block(cx, s)?;
+    let i = block.iter().position(|&x| x == s)?;
+    block.get(i + 1).copied()
+}
+
+/// The statements after `s` in its block.
+pub fn stmts_after<'a>(cx: &FileCx<'a>, s: StmtId) -> &'a [StmtId] {
+    match containing_block(cx, s) {
+        Some(b) => match b.iter().position(|&x| x == s) {
+            Some(i) => &b[i + 1..],
+            None => &[],
+        },
+        None => &[],
+    }
+}
+
+/// The block (of a statement or of a function body) that holds `s`.
+pub fn containing_block<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Block> {
+    let holds = |b: &Block| b.contains(&s);
+    match cx.tree.stmt_parent(s) {
+        Parent::Function(f) => Some(&cx.func(f).body).filter(|b| holds(b)),
+        Parent::Stmt(p) => {
+            let mut found = None;
+            unsnarl_model::walk::for_each_stmt_child(cx.model, p, &mut |c| {
+                if let unsnarl_model::walk::Child::Block(b) = c
+                    && found.is_none()
+                    && b.contains(&s)
+                {
+                    found = Some(b);
+                }
+            });
+            found
+        }
+        Parent::Expr(e) => match &cx.expr(e).kind {
+            ExprKind::Block(b) => Some(b).filter(|b| holds(b)),
+            _ => None,
+        },
+        Parent::Detached => None,
+    }
 }

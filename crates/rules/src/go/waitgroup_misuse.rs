@@ -150,12 +150,26 @@ fn add_inside_goroutine(cx: &FileCx, out: &mut Vec<Finding>) {
             if counted || !waited_in_file(cx, wg) {
                 continue;
             }
+            // `wg.Add(1); go child()` inside an uncounted goroutine: it
+            // counts the child, but still too late for a `Wait` elsewhere.
+            let counts_next_go = cx.tree.enclosing_stmt(*e).is_some_and(|s| {
+                crate::util::stmts_after(cx, s)
+                    .first()
+                    .is_some_and(|&n| matches!(cx.stmt(n).kind, StmtKind::Go(_)))
+            });
+            let message = if counts_next_go {
+                format!(
+                    "`{wg}.Add` runs inside a goroutine that is not itself counted: `{wg}.Wait()` can run before this goroutine gets here and return, and the goroutine started next then runs uncounted"
+                )
+            } else {
+                format!(
+                    "`{wg}.Add` runs inside the goroutine it counts: `{wg}.Wait()` can run before it and return while this goroutine is still working"
+                )
+            };
             out.push(cx.finding(
                 &META,
                 cx.expr(*e).span,
-                format!(
-                    "`{wg}.Add` runs inside the goroutine it counts: `{wg}.Wait()` can run before it and return while this goroutine is still working"
-                ),
+                message,
                 format!("call `{wg}.Add(1)` before the `go` statement, and `defer {wg}.Done()` first thing in the goroutine"),
             ));
         }
@@ -630,4 +644,37 @@ func Run(tasks []Task) {
 mod tests {
     use super::*;
     crate::testing::rule_tests!(WaitgroupMisuse);
+
+    #[test]
+    fn an_add_for_the_next_goroutine_is_described_as_such() {
+        let found = crate::testing::messages(
+            &WaitgroupMisuse,
+            Language::Go,
+            r#"
+package app
+
+import "sync"
+
+type Client struct{ workers sync.WaitGroup }
+
+func (c *Client) Connect() {
+	go func() {
+		c.dial()
+		c.workers.Add(1)
+		go c.keepalive()
+	}()
+	go func() {
+		c.workers.Add(1)
+		defer c.workers.Done()
+		c.serve()
+	}()
+}
+
+func (c *Client) Disconnect() { c.workers.Wait() }
+"#,
+        );
+        assert_eq!(found.len(), 2, "{found:#?}");
+        crate::testing::message_with(&found, "the goroutine started next then runs uncounted");
+        crate::testing::message_with(&found, "runs inside the goroutine it counts");
+    }
 }
