@@ -80,7 +80,9 @@ impl Rule for RecursiveMicrotask {
                 continue;
             }
             for g in cx.with_nested(f) {
-                if !scheduling.get(g.index()).copied().unwrap_or(false) {
+                if !scheduling.get(g.index()).copied().unwrap_or(false)
+                    || after_other_work(cx, f, g)
+                {
                     continue;
                 }
                 for e in common::calls_of(cx, g) {
@@ -105,6 +107,22 @@ impl Rule for RecursiveMicrotask {
             }
         }
     }
+}
+
+/// `g`, nested in `f`, is the callback of some other operation
+/// (`this.createConnection((err, conn) => { ...; queueMicrotask(...) })`):
+/// it runs when that operation completes, after the event loop has turned,
+/// so rescheduling from it is no tight microtask loop. Callbacks of the
+/// schedulers themselves and of promise chains still count.
+fn after_other_work(cx: &FileCx, f: FuncId, g: FuncId) -> bool {
+    if g == f {
+        return false;
+    }
+    let Some((site, _)) = common::closure_call_site(cx, g) else {
+        return false;
+    };
+    let c = cx.call(site).unwrap();
+    scheduler(cx, c).is_none() && !common::is_chain_call(c)
 }
 
 /// The reschedule only happens when something failed (`if (err) ...`): one
@@ -166,6 +184,13 @@ class Pump {
     this.flush();
     queueMicrotask(() => this.run()); // expect
   }
+
+  drain() {
+    Promise.resolve().then(() => {
+      this.flush();
+      queueMicrotask(() => this.drain()); // expect
+    });
+  }
 }
 "#],
     pass: &[r#"
@@ -176,6 +201,18 @@ function tick(state) {
 
 function emitLater(emitter, ev) {
   process.nextTick(() => emitter.emit(ev));
+}
+
+class Pool {
+  processWaitQueue() {
+    while (this.waitQueue.length > 0) {
+      const waiter = this.waitQueue.shift();
+      this.createConnection((err, conn) => {
+        if (conn) waiter.resolve(conn);
+        queueMicrotask(() => this.processWaitQueue());
+      });
+    }
+  }
 }
 "#],
 };
