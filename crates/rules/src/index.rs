@@ -7,7 +7,7 @@ use rustc_hash::FxHashMap as HashMap;
 use rustc_hash::FxHashSet as HashSet;
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, Mutex, OnceLock};
-use unsnarl_model::walk::{Visitor, walk_block};
+use unsnarl_model::walk::{Visitor, walk_block, walk_expr};
 use unsnarl_model::*;
 
 /// A function of the project: file index and function id.
@@ -325,6 +325,26 @@ struct SummaryVisitor<'k> {
 }
 
 impl Visitor for SummaryVisitor<'_> {
+    /// `go f(args)`: `f` runs in a goroutine of its own, so what it does is
+    /// not this function's (it neither blocks nor calls through it); its
+    /// arguments and receiver are still evaluated here.
+    fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
+        let StmtKind::Go(e) = m.stmt(id).kind else {
+            return true;
+        };
+        if let Some(c) = m.call(e) {
+            for x in c
+                .receiver
+                .iter()
+                .copied()
+                .chain(c.args.iter().map(|a| a.value))
+            {
+                walk_expr(m, x, self);
+            }
+        }
+        false
+    }
+
     fn enter_expr(&mut self, m: &FileModel, id: ExprId) -> bool {
         let Some(c) = m.call(id) else {
             return true;

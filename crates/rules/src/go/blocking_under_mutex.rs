@@ -609,6 +609,7 @@ package app
 import (
 	"os/exec"
 	"sync"
+	"time"
 )
 
 type Hub struct {
@@ -700,6 +701,32 @@ func (h *Hub) Later(e Event) {
 	go func() { h.subs[0] <- e }()
 	done := make(chan int, 1)
 	done <- 1
+}
+
+// Opening the breaker starts its timer in a goroutine of its own: the sleep
+// does not happen under the lock.
+type Breaker struct {
+	lock  sync.Mutex
+	state int
+	wait  time.Duration
+}
+
+func (b *Breaker) Fail() {
+	b.lock.Lock()
+	defer b.lock.Unlock()
+	b.open()
+}
+
+func (b *Breaker) open() {
+	b.state = 1
+	go b.timer()
+}
+
+func (b *Breaker) timer() {
+	time.Sleep(b.wait)
+	b.lock.Lock()
+	b.state = 2
+	b.lock.Unlock()
 }
 "#],
 };
