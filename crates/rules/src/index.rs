@@ -136,6 +136,21 @@ pub struct Summary<'a> {
     pub calls: &'a [CallSite],
 }
 
+impl Summary<'_> {
+    /// Why calling the function gives something to await: `async` (an
+    /// async generator gives an iterator instead), or returning a
+    /// promise/future.
+    pub fn awaitable(&self) -> Option<Awaitable> {
+        if self.is_async && !self.is_generator {
+            Some(Awaitable::Async)
+        } else if self.returns_awaitable {
+            Some(Awaitable::Returns)
+        } else {
+            None
+        }
+    }
+}
+
 impl FileSummaries {
     /// Replaces each call target by the one `names` holds (see
     /// [`crate::Engine::share_names`]).
@@ -667,14 +682,7 @@ impl ProjectIndex {
     }
 
     fn awaitable_at(&self, i: usize) -> Option<Awaitable> {
-        let s = self.sum(i);
-        if s.is_async && !s.is_generator {
-            Some(Awaitable::Async)
-        } else if s.returns_awaitable {
-            Some(Awaitable::Returns)
-        } else {
-            None
-        }
+        self.sum(i).awaitable()
     }
 
     /// How the project function `target` names blocks, if it does (see

@@ -110,7 +110,7 @@ fn returns_promise(cx: &FileCx, arg: ExprId) -> Option<&'static str> {
     let q = cx.model.resolved(arg)?;
     let i = cx.index.resolve(cx.lang, q, cx.file)?;
     let s = cx.index.summary(i);
-    ((s.is_async && !s.is_generator) || s.returns_awaitable).then_some("it is an async function")
+    s.awaitable().map(|_| "it is an async function")
 }
 
 pub static EXAMPLES: Examples = Examples {

@@ -41,21 +41,15 @@ fn promise_call_with(cx: &FileCx, c: &Call, heuristic: bool) -> Option<&'static 
     // A function of the project decides; when nothing else would call it a
     // promise, all that matters is whether it gives one.
     let otherwise = promise_without_index(cx, c, heuristic);
+    let why = |a: Awaitable| match a {
+        Awaitable::Async => "it is an async function",
+        Awaitable::Returns => "it returns a promise",
+    };
     if otherwise.is_none() {
-        return cx.index.awaitable(cx.lang, t, cx.file).map(|a| match a {
-            Awaitable::Async => "it is an async function",
-            Awaitable::Returns => "it returns a promise",
-        });
+        return cx.index.awaitable(cx.lang, t, cx.file).map(why);
     }
     if let Some(i) = cx.index.resolve(cx.lang, t, cx.file) {
-        let s = cx.index.summary(i);
-        if s.is_async && !s.is_generator {
-            return Some("it is an async function");
-        }
-        if s.returns_awaitable {
-            return Some("it returns a promise");
-        }
-        return None;
+        return cx.index.summary(i).awaitable().map(why);
     }
     otherwise
 }

@@ -179,7 +179,7 @@ fn coroutine_call(cx: &FileCx, c: &Call) -> Option<String> {
     }
     if let Some(i) = cx.index.resolve(cx.lang, t, cx.file) {
         let s = cx.index.summary(i);
-        if s.is_async && !s.is_generator && s.lang == cx.lang {
+        if s.awaitable() == Some(Awaitable::Async) && s.lang == cx.lang {
             return Some("is an `async def` of this project".into());
         }
         return None;
