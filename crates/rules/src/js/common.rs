@@ -862,6 +862,20 @@ pub fn excerpt(cx: &FileCx, span: Span) -> String {
     }
 }
 
+/// Whether a local function the call names (`await attempt()`,
+/// `this.reconnect()`), or a closure inside it, makes a call `pred` accepts:
+/// how a rule sees a delay or backoff hidden behind a helper of the file.
+pub fn local_callee_makes(cx: &FileCx, c: &Call, pred: impl Fn(ExprId) -> bool) -> bool {
+    let Some(t) = c.target.as_deref() else {
+        return false;
+    };
+    cx.local_functions(t).filter(|f| f.0 != 0).any(|f| {
+        cx.with_nested(f)
+            .into_iter()
+            .any(|g| calls_of(cx, g).any(&pred))
+    })
+}
+
 /// A timer-like delay call: `setTimeout(fn, ms)`, `sleep(ms)`,
 /// `delay(ms)`, `timers/promises.setTimeout(ms)`, `new Promise(r =>
 /// setTimeout(r, ms))`. Returns the delay expression when there is one.

@@ -166,34 +166,20 @@ fn opaque_reconnect(cx: &FileCx, c: &Call) -> bool {
     let Some(t) = c.target.as_deref() else {
         return true;
     };
-    !cx.model
-        .function_ids()
-        .any(|f| f.0 != 0 && cx.func(f).qualname == t)
+    !cx.local_functions(t).any(|f| f.0 != 0)
 }
 
 /// The reconnect function (of this file) waits or backs off itself.
 fn delays_inside(cx: &FileCx, c: &Call) -> bool {
-    let Some(t) = c.target.as_deref() else {
-        return false;
-    };
-    let Some(f) = cx
-        .model
-        .function_ids()
-        .find(|&f| f.0 != 0 && cx.func(f).qualname == t)
-    else {
-        return false;
-    };
-    cx.with_nested(f).into_iter().any(|g| {
-        common::calls_of(cx, g).any(|e| {
-            let k = cx.call(e).unwrap();
-            let n = k.name.to_ascii_lowercase();
-            // A periodic retry (`setInterval(reconnect, period)`) waits
-            // its period before every attempt.
-            common::delay_of(cx, e).is_some()
-                || k.target.as_deref() == Some("setInterval")
-                || n.contains("backoff")
-                || n.contains("schedule")
-        })
+    common::local_callee_makes(cx, c, |e| {
+        let k = cx.call(e).unwrap();
+        let n = k.name.to_ascii_lowercase();
+        // A periodic retry (`setInterval(reconnect, period)`) waits its
+        // period before every attempt.
+        common::delay_of(cx, e).is_some()
+            || k.target.as_deref() == Some("setInterval")
+            || n.contains("backoff")
+            || n.contains("schedule")
     })
 }
 

@@ -196,14 +196,7 @@ impl RetryWithoutBackoff {
 /// `onAttemptFailure` computes the backoff and awaits a `setTimeout`):
 /// the delay policy lives there.
 fn awaits_a_delay(cx: &FileCx, c: &Call) -> bool {
-    let Some(t) = c.target.as_deref() else {
-        return false;
-    };
-    cx.local_functions(t).filter(|f| f.0 != 0).any(|f| {
-        cx.with_nested(f)
-            .into_iter()
-            .any(|g| common::calls_of(cx, g).any(|e| common::delay_of(cx, e).is_some()))
-    })
+    common::local_callee_makes(cx, c, |e| common::delay_of(cx, e).is_some())
 }
 
 /// A handler that sets a flag its own condition tests before calling
