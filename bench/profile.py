@@ -6,6 +6,12 @@ inclusive cost of each pipeline stage. Python 3.11, standard library only.
     python3 bench/profile.py                     # every corpus, 3 MB slices
     python3 bench/profile.py --corpora go --mb 1
     python3 bench/profile.py --report /path/cg.go.out   # only the breakdown
+    python3 bench/profile.py --corpora python --mb 100 --ruff "$(which ruff)"
+
+With --ruff, the Python slice is also checked by `ruff check --select ASYNC`
+under callgrind (one thread), and the two instruction totals are compared,
+with the self cost of the parser crate both tools share (ruff_python_parser)
+in unsnarl's run. --mb larger than the corpus takes the whole corpus.
 
 Needs valgrind and the trees of bench/corpus.sh. The slice is every n-th
 file (sorted by path) of a tree, hard-linked under --work; unsnarl runs with
@@ -101,12 +107,34 @@ def report(path: Path, top: int = 15) -> str:
     selfc: dict[str, int] = {}
     for _, fn, c in excl:
         selfc[fn] = selfc.get(fn, 0) + c
+    parser = sum(v for k, v in selfc.items() if k.startswith("ruff_python_parser::"))
+    if parser:
+        row("ruff_python_parser (self cost, inlined code included)", parser)
     row("allocator (self cost, whole run)", sum(v for k, v in selfc.items() if re.search(ALLOC, k)))
     row("memcpy/memcmp/... (self cost, whole run)", sum(v for k, v in selfc.items() if re.search(MEM, k)))
     lines.append("  top self cost:")
     for k, v in sorted(selfc.items(), key=lambda kv: -kv[1])[:top]:
         lines.append(f"    {v:>15,} {100 * v / total:5.1f}%  {k[:120]}")
     return "\n".join(lines)
+
+
+def compare_ruff(ruff: str, sl: Path, ours: Path, work: Path) -> str:
+    """ruff's async rules on the same files, one thread, under callgrind."""
+    out = work / "cg.ruff.out"
+    print(f"== ruff: callgrind", file=sys.stderr, flush=True)
+    subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", ruff, "check",
+                    "--select", "ASYNC", "--no-cache", "--isolated", "--quiet", str(sl)],
+                   env={**os.environ, "RAYON_NUM_THREADS": "1"},
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    theirs, _ = annotate(out, inclusive=False)
+    total, incl = annotate(ours, inclusive=True)
+    pat = dict(STAGES)["  parse: ruff_python_parser"]
+    parse = max([c for _, fn, c in incl if re.search(pat, fn)] or [0])
+    return "\n".join([
+        f"ruff check --select ASYNC: {theirs:,} instructions; unsnarl/ruff {total / theirs:.2f}",
+        f"  besides the parse ({parse:,} in unsnarl's run, the same parser crate): unsnarl"
+        f" {total - parse:,}, ruff about {theirs - parse:,} ({(total - parse) / max(1, theirs - parse):.2f}x)",
+    ])
 
 
 def make_slice(tree: Path, dst: Path, mb: float) -> tuple[int, int]:
@@ -135,6 +163,7 @@ def main() -> int:
     ap.add_argument("--work", default="/tmp/unsnarl-profile", help="where the slices and callgrind files go")
     ap.add_argument("--unsnarl", help="the binary (default: the release build of this checkout)")
     ap.add_argument("--report", nargs="*", help="only print the breakdown of these callgrind files")
+    ap.add_argument("--ruff", help="a ruff binary: also count its instructions on the Python slice")
     args = ap.parse_args()
     if args.report:
         for f in args.report:
@@ -160,6 +189,8 @@ def main() -> int:
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
         print(f"{c} ({n} files, {size / 1e6:.2f} MB)")
         print(report(out))
+        if args.ruff and c == "python":
+            print(compare_ruff(args.ruff, sl, out, work))
         print()
     return 0
 
