@@ -6,7 +6,7 @@ use super::common;
 use super::flow::Flow;
 use crate::context::FileCx;
 use std::collections::HashMap;
-use unsnarl_model::walk::{Child, exprs_under, for_each_stmt_child};
+use unsnarl_model::walk::{Child, Parent, exprs_under, for_each_stmt_child};
 use unsnarl_model::*;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -455,18 +455,66 @@ fn flag_guarded(cx: &FileCx, f: FuncId, s: StmtId) -> bool {
     })
 }
 
-/// A goroutine started by the function unlocks the mutex: a second `Lock`
-/// waits for that hand-off on purpose.
+/// The function hands the mutex's unlock to other code, so a second `Lock`
+/// waits for that hand-off on purpose (a mutex used as a one-shot signal):
+/// a goroutine it starts unlocks it, a callback it stores or passes on
+/// unlocks it (`op.replyFunc = func(...) { defer mu.Unlock(); ... }`), or
+/// it gives away the method value itself (`srv.NotifyStarted = mu.Unlock`).
+/// The other code is not the function holding the lock, nor one it runs
+/// inside: a callback that locks twice itself (`b.RunParallel(func(...) {
+/// mu.RLock(); mu.RLock() ...})`) hands nothing off.
 fn handed_off(cx: &FileCx, f: FuncId, instance: &str) -> bool {
     let top = common::outermost(cx, f);
-    cx.with_nested(top).into_iter().skip(1).any(|g| {
-        common::runs_in_goroutine(cx, g)
-            && cx.with_nested(g).into_iter().any(|h| {
-                cx.body_exprs(h).iter().any(|&e| {
-                    lock_op(cx, e).is_some_and(|o| !o.kind.acquires() && o.instance == instance)
-                })
-            })
+    let funcs = cx.with_nested(top);
+    let unlocks =
+        |e: ExprId| lock_op(cx, e).is_some_and(|o| !o.kind.acquires() && o.instance == instance);
+    let encloses_f =
+        |g: FuncId| std::iter::successors(Some(f), |&h| cx.func(h).parent).any(|h| h == g);
+    funcs.iter().skip(1).any(|&g| {
+        !encloses_f(g)
+            && (common::runs_in_goroutine(cx, g) || given_away(cx, g))
+            && cx
+                .with_nested(g)
+                .into_iter()
+                .any(|h| cx.body_exprs(h).iter().any(|&e| unlocks(e)))
+    }) || funcs.iter().any(|&g| {
+        cx.body_exprs(g)
+            .iter()
+            .any(|&e| is_unlock_method_value(cx, e, instance))
     })
+}
+
+/// A closure passed as an argument, stored in a field, an element or a
+/// literal, or returned: code other than this function decides when it
+/// runs. Not one called on the spot (`defer func() {...}()`) or bound to a
+/// local name (a local helper: [`unlock_helper_call`] follows its calls).
+fn given_away(cx: &FileCx, g: FuncId) -> bool {
+    let Parent::Expr(site) = cx.tree.func_site(g) else {
+        return false;
+    };
+    match cx.tree.expr_parent(site) {
+        Parent::Expr(p) => cx.call(p).is_none_or(|c| c.func != site),
+        Parent::Stmt(s) => match &cx.stmt(s).kind {
+            StmtKind::Assign { targets, .. } => {
+                targets.iter().any(|&t| cx.model.name_of(t).is_none())
+            }
+            StmtKind::Return(_) => true,
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// `mu.Unlock` as a value, not called: a function that releases `mu`
+/// whenever its new owner calls it.
+fn is_unlock_method_value(cx: &FileCx, e: ExprId, instance: &str) -> bool {
+    let ExprKind::Attr { obj, name, .. } = &cx.expr(e).kind else {
+        return false;
+    };
+    matches!(name.as_str(), "Unlock" | "RUnlock")
+        && cx.model.dotted(*obj).as_deref() == Some(instance)
+        && !matches!(cx.tree.expr_parent(e), Parent::Expr(p)
+            if cx.call(p).is_some_and(|c| c.func == e))
 }
 
 /// Two acquisitions of the same mutex instance on one path: a

@@ -208,6 +208,46 @@ func Update(cfg *Config) error {
 	return nil
 }
 "#,
+        r#"
+package app
+
+import "sync"
+
+// Unlock is deferred or called on the spot, never handed to anyone else:
+// both second locks wait for this goroutine itself.
+func Deferred(bus *Bus) {
+	var mu sync.Mutex
+	mu.Lock()
+	defer func() { mu.Unlock() }()
+	bus.Publish("locked")
+	mu.Lock() // expect
+}
+
+func Inline() {
+	var mu sync.Mutex
+	mu.Lock()
+	release := func() { mu.Unlock() }
+	mu.Lock() // expect
+	release()
+}
+
+// The callback and the goroutine lock twice themselves: the unlock they
+// hold is not anyone else's.
+func Parallel(b *Bench) {
+	b.Run(func() {
+		var mu sync.Mutex
+		mu.Lock()
+		mu.Lock() // expect
+		mu.Unlock()
+	})
+	var m sync.Mutex
+	go func() {
+		m.Lock()
+		m.Lock() // expect
+		m.Unlock()
+	}()
+}
+"#,
     ],
     pass: &[r#"
 package app
@@ -331,6 +371,37 @@ func (r *Registry) serveLoop() error {
 	for r.Has("x") {
 	}
 	return nil
+}
+
+// A mutex as a one-shot signal: whoever gets the unlock calls it later.
+func WaitStarted(srv *Server) {
+	var started sync.Mutex
+	started.Lock()
+	srv.NotifyStarted = started.Unlock
+	go srv.Run()
+	started.Lock()
+}
+
+func Login(sock *Socket, q *Query) error {
+	var mu sync.Mutex
+	var replyErr error
+	mu.Lock()
+	q.reply = func(err error) {
+		defer mu.Unlock()
+		replyErr = err
+	}
+	if err := sock.Send(q); err != nil {
+		return err
+	}
+	mu.Lock()
+	return replyErr
+}
+
+func Subscribe(bus *Bus) {
+	var mu sync.Mutex
+	mu.Lock()
+	bus.On("ready", func() { mu.Unlock() })
+	mu.Lock()
 }
 "#],
 };
