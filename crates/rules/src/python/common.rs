@@ -8,6 +8,16 @@ use std::collections::HashSet;
 use unsnarl_model::walk::{Parent, Visitor, walk_block};
 use unsnarl_model::*;
 
+/// Whether a sync-over-async call blocks where it is made: always, but for
+/// a wrapper factory (`kind = "wrapper"`: `async_to_sync(fn)`), which only
+/// builds a sync function and blocks when that is called, here only if it
+/// is called on the spot (`async_to_sync(fn)(x)`).
+pub fn bridges_here(cx: &FileCx, id: ExprId, entry: &Entry) -> bool {
+    entry.kind.as_deref() != Some("wrapper")
+        || matches!(cx.tree.expr_parent(id), Parent::Expr(p)
+            if cx.call(p).is_some_and(|c| c.func == id))
+}
+
 /// The sleeps [`sleep_arg`] knows, by resolved target.
 pub const SLEEPS: &[&str] = &[
     "time.sleep",

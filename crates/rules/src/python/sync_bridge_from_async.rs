@@ -1,6 +1,7 @@
 //! PY038: a sync function that runs the event loop, reachable from a
 //! coroutine.
 
+use super::common::bridges_here;
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
 use std::cell::OnceCell;
@@ -86,6 +87,7 @@ impl Rule for SyncBridgeFromAsync {
             // (1) A bridge in a sync function of this file reached from a
             // coroutine of this file.
             if let Some(entry) = cx.effect(c, Effect::SyncOverAsync)
+                && bridges_here(cx, id, entry)
                 && !cx.func(f).is_async
                 && f.0 != 0
                 && let Some(path) = async_caller(cx, f, callers())
@@ -252,7 +254,8 @@ async def view(uid):
     return get_user_sync(uid)  # expect
 "#,
     ],
-    pass: &[r#"
+    pass: &[
+        r#"
 import asyncio
 
 def load_settings():
@@ -266,7 +269,19 @@ async def handler(request):
 
 if __name__ == "__main__":
     main()
-"#],
+"#,
+        r#"
+from asgiref.sync import async_to_sync
+
+def sync_sender(send):
+    # Builds the sync function; the sync handlers call it from threads.
+    return async_to_sync(send)
+
+async def connect(scope, receive, send):
+    handlers = {"send": sync_sender(send)}
+    await serve(scope, receive, handlers)
+"#,
+    ],
 };
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! PY005: blocking on the event loop from inside it.
 
+use super::common::bridges_here;
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
 use unsnarl_model::*;
@@ -79,7 +80,7 @@ impl Rule for SyncOverAsync {
                 continue;
             };
             let f = cx.func_of(id);
-            if !cx.runs_on_loop(f) || cx.func(f).is_test {
+            if !cx.runs_on_loop(f) || cx.func(f).is_test || !bridges_here(cx, id, entry) {
                 continue;
             }
             out.push(cx.finding(
@@ -119,6 +120,12 @@ import asyncio
 async def f(loop):
     return asyncio.run_coroutine_threadsafe(work(), loop).result(timeout=5)  # expect
 "#,
+        r#"
+from asgiref.sync import async_to_sync
+
+async def notify(layer, group, event):
+    async_to_sync(layer.group_send)(group, event)  # expect
+"#,
     ],
     pass: &[
         r#"
@@ -140,6 +147,15 @@ def from_worker_thread(loop):
 
 def sync_facade():
     return asyncio.get_event_loop().run_until_complete(work())
+"#,
+        r#"
+from asgiref.sync import async_to_sync
+
+class Consumer:
+    async def __call__(self, scope, receive, send):
+        # Only wraps `send` for the sync handlers, which run in a thread.
+        self.base_send = async_to_sync(send)
+        await self.dispatch(scope, receive)
 "#,
     ],
 };
