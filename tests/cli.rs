@@ -572,8 +572,10 @@ fn a_5_mb_minified_bundle_is_skipped_with_a_notice() {
 #[test]
 fn deeply_nested_parentheses_do_not_crash_any_front_end() {
     let t = Tree::new();
-    let nest =
-        |open: &str, close: &str| format!("{}1{}", open.repeat(10_000), close.repeat(10_000));
+    // 100 openings a line: one 20,000-byte line would make the file minified
+    // (and skipped). No language ends a statement at a line ending in `(`.
+    let opens = |open: &str| format!("{}\n", open.repeat(100)).repeat(100);
+    let nest = |open: &str, close: &str| format!("{}1{}", opens(open), close.repeat(10_000));
     t.write("deep.py", format!("x = {}\n", nest("(", ")")))
         .write("deep.js", format!("let x = {};\n", nest("(", ")")))
         .write("deep.ts", format!("let x: number = {};\n", nest("(", ")")))
@@ -585,7 +587,7 @@ fn deeply_nested_parentheses_do_not_crash_any_front_end() {
             "deep.rs",
             format!("fn f() -> i32 {{ {} }}\n", nest("(", ")")),
         )
-        .write("unclosed.py", format!("x = {}\n", "(".repeat(10_000)))
+        .write("unclosed.py", format!("x = {}\n", opens("(")))
         .write("brackets.js", format!("x = {};\n", nest("[", "]")));
     let o = bin(t.path(), &["check", "--format", "json"]);
     no_panic(&o);
