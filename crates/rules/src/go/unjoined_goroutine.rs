@@ -404,6 +404,35 @@ func Pool(jobs <-chan int, wg *sync.WaitGroup) {
 	go worker(jobs, wg)
 }
 "#,
+        r#"
+package app
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+type Cache struct {
+	size    int64
+	entries sync.Map
+}
+
+// Named like I/O, but its whole body is in view and touches only memory.
+func (c *Cache) deleteRandomKey() bool {
+	atomic.AddInt64(&c.size, -1)
+	found := false
+	c.entries.Range(func(key, value interface{}) bool {
+		found = true
+		c.entries.Delete(key)
+		return false
+	})
+	return found
+}
+
+func (c *Cache) Evict() {
+	go c.deleteRandomKey()
+}
+"#,
     ],
 };
 
