@@ -16,9 +16,11 @@ pub static META: RuleMeta = RuleMeta {
     summary: "A coroutine runs a nested event loop (`run_until_complete`, `asyncio.run`) or waits on a `run_coroutine_threadsafe` future; or `nest_asyncio` is used.",
     docs: r#"
 Inside a coroutine (so on the loop's own thread): `loop.run_until_complete`,
-`asyncio.run`, `anyio.run`, `trio.run`, `async_to_sync`, or `.result()` on
-the future returned by `asyncio.run_coroutine_threadsafe`. Anywhere: importing
-`nest_asyncio`, which patches asyncio so that such nesting appears to work.
+`asyncio.run`, `anyio.run`, `trio.run`, a function made by `async_to_sync`
+called on the spot (`async_to_sync(send)(msg)`; building the wrapper alone
+runs nothing), or `.result()` on the future returned by
+`asyncio.run_coroutine_threadsafe`. Anywhere: importing `nest_asyncio`,
+which patches asyncio so that such nesting appears to work.
 
 ## Why
 
