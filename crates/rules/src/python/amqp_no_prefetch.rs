@@ -71,8 +71,12 @@ impl Rule for AmqpNoPrefetch {
                 .iter()
                 .any(|i| i.target == p || i.target.starts_with(&format!("{p}.")))
         };
-        let pika = imports("pika");
-        let aio_pika = imports("aio_pika");
+        // The client library's own modules (aio_pika's `patterns/master.py`
+        // consumes for its users) leave the prefetch to the application
+        // that sets up the channel.
+        let inside = |p: &str| cx.model.module.split('.').any(|s| s == p);
+        let pika = imports("pika") && !inside("pika");
+        let aio_pika = imports("aio_pika") && !inside("aio_pika");
         if !pika && !aio_pika {
             return;
         }
@@ -143,6 +147,16 @@ def run(on_message):
         r#"
 async def consume(queue, handle):
     await queue.consume(handle)
+"#,
+        r#"
+# file: aio_pika/patterns/master.py
+from aio_pika.abc import AbstractQueue
+
+class Worker:
+    # The library's own consumer: the application sets the channel's
+    # prefetch before creating it.
+    async def start(self, queue: AbstractQueue, handle):
+        self.tag = await queue.consume(handle)
 "#,
     ],
 };
