@@ -21,7 +21,24 @@ impl ModulePath {
             .strip_suffix(".py")
             .or_else(|| p.strip_suffix(".pyi"))
             .unwrap_or(p);
-        let mut module = p.trim_matches('/').replace('/', ".");
+        let p = p.trim_matches('/');
+        // A folder whose name is not an identifier (`django-5.2.19`,
+        // `user-api`, an unpacked wheel's `pkg-1.0-py3-none-any`) cannot be
+        // part of an importable name: the import root is below the last
+        // one. Relative imports then resolve to the names absolute imports
+        // of the same modules use (`from ..exceptions import X` in redis-py
+        // is `redis.exceptions.X`, whatever folder the package sits in).
+        let dirs_end = p.rfind('/').map_or(0, |i| i + 1);
+        let root = p[..dirs_end]
+            .split('/')
+            .scan(0, |at, dir| {
+                *at += dir.len() + 1;
+                Some((*at, dir))
+            })
+            .filter(|(_, dir)| !dir.is_empty() && !is_identifier(dir))
+            .last()
+            .map_or(0, |(at, _)| at);
+        let mut module = p[root..].replace('/', ".");
         let is_package = if module == "__init__" {
             module.clear();
             true
@@ -55,6 +72,14 @@ impl ModulePath {
         }
         base
     }
+}
+
+/// A Python identifier (letters, digits and `_`, not starting with a
+/// digit; non-ASCII letters included, as Python allows them).
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars.next().is_some_and(|c| c == '_' || c.is_alphabetic())
+        && chars.all(|c| c == '_' || c.is_alphanumeric())
 }
 
 /// `a` + `b` with a dot, where either side may be empty.

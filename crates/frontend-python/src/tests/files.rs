@@ -15,6 +15,18 @@ fn module_names_from_paths() {
         ("stubs/x.pyi", "stubs.x", "stubs"),
         ("__init__.py", "", ""),
         ("scripts/run", "scripts.run", "scripts"),
+        // The import root is below the last folder that cannot be a package.
+        (
+            "pkgs/django-5.2.19/django/db/base.py",
+            "django.db.base",
+            "django.db",
+        ),
+        ("services/user-api/app/__init__.py", "app", "app"),
+        ("src/pkg-1.0-py3-none-any/pkg/io.py", "pkg.io", "pkg"),
+        ("my-tool/run.py", "run", ""),
+        ("tools/my-script.py", "tools.my-script", "tools"),
+        ("a.b/c.py", "c", ""),
+        ("pkg/Ünïcode/m.py", "pkg.Ünïcode.m", "pkg.Ünïcode"),
     ];
     for (path, module, package) in cases {
         let mp = ModulePath::new(path);

@@ -94,6 +94,27 @@ fn relative_imports_resolve_against_the_package() {
     );
 }
 
+/// A package under a folder that cannot be part of an import (an unpacked
+/// wheel, `name-version`): its relative imports give the names its users'
+/// absolute imports give, which the knowledge tables know.
+#[test]
+fn relative_imports_below_a_versioned_folder_are_absolute_names() {
+    let m = lower_at(
+        "vendor/redis-8.1.0-py3-none-any/redis/asyncio/cluster.py",
+        "from ..exceptions import ConnectionError
+from . import client
+",
+    );
+    assert_eq!(m.module, "redis.asyncio.cluster");
+    assert_eq!(
+        imports(&m),
+        pairs(&[
+            ("ConnectionError", "redis.exceptions.ConnectionError"),
+            ("client", "redis.asyncio.client"),
+        ])
+    );
+}
+
 #[test]
 fn relative_imports_in_a_package_init_start_at_the_package_itself() {
     let m = lower_at(
