@@ -142,7 +142,7 @@ pub fn scan(opts: ScanOptions, frontend: &dyn Frontend) -> Result<ScanReport, St
     engine.forget_names();
     // Stage 2: the project index (file order = index order), on the scan's
     // threads.
-    let index = match pool.install(|| contained(|| ProjectIndex::build(summaries))) {
+    let mut index = match pool.install(|| contained(|| ProjectIndex::build(summaries))) {
         Ok(ix) => ix,
         Err(msg) => {
             summary.problems.push(FileProblem {
@@ -154,21 +154,53 @@ pub fn scan(opts: ScanOptions, frontend: &dyn Frontend) -> Result<ScanReport, St
         }
     };
 
+    // With the cache, what stage 3's rules ask the project index is kept
+    // with their results, by file identity: a later run whose index answers
+    // the same reuses them. A file without a content hash (an editor's
+    // buffer) gets an identity of this run only, so nothing that depends on
+    // it is reused.
+    let cache = opts.cache.as_ref();
+    if cache.is_some() {
+        let run = std::hash::RandomState::new();
+        let ids = files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| match f.hash {
+                Some(h) => cache::file_identity(&f.file, h),
+                None => std::hash::BuildHasher::hash_one(&run, i),
+            })
+            .collect();
+        index.record_lasting(ids);
+    }
+
     // Stage 3: the results of stage 1 where the project index answers as
-    // the file's own functions did, else the rules again (parallel).
+    // the file's own functions did, else those of the file's last run
+    // against a project index that answered the same (from the cache),
+    // else the rules again (parallel).
     let cached = std::sync::atomic::AtomicUsize::new(0);
     let checked: Vec<Checked> = pool.install(|| {
         early
             .into_par_iter()
             .enumerate()
             .map(|(i, e)| {
-                let r = if index.confirms(&e.queries, files[i].file.lang, i as u32) {
+                let lang = files[i].file.lang;
+                let r = if index.confirms(&e.queries, lang, i as u32) {
                     if files[i].from_cache {
                         cached.fetch_add(1, Ordering::Relaxed);
                     }
                     e.checked
+                } else if let Some(l) = e
+                    .lasting
+                    .filter(|l| index.confirms_lasting(&l.log, lang, i as u32))
+                {
+                    cached.fetch_add(1, Ordering::Relaxed);
+                    Checked::Ok {
+                        findings: l.findings,
+                        notices: l.notices,
+                        suppressed: l.suppressed,
+                    }
                 } else {
-                    check_file(
+                    let r = check_file(
                         i,
                         &files,
                         &engine,
@@ -176,7 +208,21 @@ pub fn scan(opts: ScanOptions, frontend: &dyn Frontend) -> Result<ScanReport, St
                         &index,
                         &opts.filter,
                         opts.file_timeout,
-                    )
+                    );
+                    let log = index.take_lasting(i as u32);
+                    if let (
+                        Some(c),
+                        Some(hash),
+                        Checked::Ok {
+                            findings,
+                            notices,
+                            suppressed,
+                        },
+                    ) = (cache, files[i].hash, &r)
+                    {
+                        c.put_lasting(&files[i].file, hash, findings, notices, *suppressed, log);
+                    }
+                    r
                 };
                 progress.inc();
                 r
@@ -262,6 +308,9 @@ const EARLY_FILE: u32 = u32::MAX;
 struct Early {
     checked: Checked,
     queries: QueryLog,
+    /// From the cache: the results of the file's last run against a project
+    /// index, which stand if this run's index answers as that one did.
+    lasting: Option<Box<cache::LastingResults>>,
 }
 
 /// One file after stage 1.
@@ -276,6 +325,8 @@ struct FileState {
     spent: Duration,
     /// Its stage-1 results came from the results cache.
     from_cache: bool,
+    /// Its content hash, when the results cache is on.
+    hash: Option<u64>,
 }
 
 /// A file's text and its model after the semantic pass.
@@ -362,7 +413,7 @@ fn prepare_file(
     let hash = cache.map(|_| cache::content_hash(&text));
     if let (Some(c), Some(hash)) = (cache, hash) {
         match c.get(&file, text.len(), hash) {
-            Some(Cached::Results(r)) => return ready_from_cache(file, r, engine, started),
+            Some(Cached::Results(r)) => return ready_from_cache(file, hash, *r, engine, started),
             Some(Cached::Generated) => return Stage1::Skip(file.display, SkipReason::Generated),
             None => {}
         }
@@ -462,15 +513,21 @@ fn prepare_file(
             syntax,
             spent: started.elapsed(),
             from_cache: false,
+            hash,
         }),
         sums,
-        Early { checked, queries },
+        Early {
+            checked,
+            queries,
+            lasting: None,
+        },
     )
 }
 
 /// A file's stage-1 results read from the results cache.
 fn ready_from_cache(
     file: SourceFile,
+    hash: u64,
     r: cache::Stage1Results,
     engine: &Engine,
     started: Instant,
@@ -484,6 +541,7 @@ fn ready_from_cache(
             syntax: r.syntax,
             spent: started.elapsed(),
             from_cache: true,
+            hash: Some(hash),
         }),
         sums,
         Early {
@@ -493,6 +551,7 @@ fn ready_from_cache(
                 suppressed: r.suppressed,
             },
             queries: r.queries,
+            lasting: r.lasting,
         },
     )
 }

@@ -217,6 +217,66 @@ fn a_cached_file_sees_what_changed_in_the_functions_it_calls() {
 }
 
 #[test]
+fn a_file_that_calls_another_files_functions_is_cached_with_what_it_learned() {
+    // a.py's finding depends on b.py: its results against the project index
+    // are cached with the answers that index gave, and reused while the
+    // answers hold; a changed, moved or added callee file changes them.
+    let t = Project::new();
+    t.write("pkg/__init__.py", "")
+        .write("pkg/a.py", HANDLER)
+        .write("pkg/b.py", SLOW);
+    let cold = json(&t.path(), &[]);
+    assert_eq!(places(&cold), ["pkg/a.py:5:PY002"]);
+    let warm = json(&t.path(), &[]);
+    assert_eq!(cached(&warm), scanned(&warm), "a.py was analyzed again");
+    assert_eq!(comparable(&warm), comparable(&cold));
+    let no_cache = json(&t.path(), &["--no-cache"]);
+    assert_eq!(comparable(&warm), comparable(&no_cache));
+
+    // The callee stops blocking, then blocks again: a.py follows each time,
+    // and is read from the cache again once nothing changes.
+    t.write("pkg/b.py", FAST);
+    assert_eq!(places(&json(&t.path(), &[])), Vec::<String>::new());
+    t.write("pkg/b.py", SLOW);
+    let v = json(&t.path(), &[]);
+    assert_eq!(places(&v), ["pkg/a.py:5:PY002"]);
+    assert_eq!(cached(&v), scanned(&v) - 2, "only a.py and b.py run again");
+    let v = json(&t.path(), &[]);
+    assert_eq!(cached(&v), scanned(&v));
+
+    // The same module in another file: the related location follows it.
+    std::fs::remove_file(t.join("pkg/b.py")).unwrap();
+    t.write("pkg/b/__init__.py", SLOW);
+    let moved = json(&t.path(), &[]);
+    assert_eq!(places(&moved), ["pkg/a.py:5:PY002"]);
+    assert_eq!(
+        moved["findings"][0]["related"][0]["path"],
+        "pkg/b/__init__.py"
+    );
+    assert_eq!(
+        comparable(&json(&t.path(), &[])),
+        comparable(&json(&t.path(), &["--no-cache"]))
+    );
+
+    // A file added beside them that a.py's call now resolves to instead.
+    let t = Project::new();
+    t.write(
+        "a.py",
+        "from b import helper\n\n\nasync def handler():\n    helper()\n",
+    )
+    .write("lib/b.py", SLOW);
+    assert_eq!(places(&json(&t.path(), &[])), ["a.py:5:PY002"]);
+    assert_eq!(places(&json(&t.path(), &[])), ["a.py:5:PY002"]);
+    t.write("b.py", FAST);
+    let v = json(&t.path(), &[]);
+    assert_eq!(places(&v), Vec::<String>::new());
+    assert_eq!(
+        comparable(&v),
+        comparable(&json(&t.path(), &["--no-cache"]))
+    );
+}
+
+#[test]
 fn settings_that_change_the_results_do_not_share_a_cache() {
     let t = Project::new();
     t.write(

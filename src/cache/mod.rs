@@ -3,12 +3,16 @@
 //! rules asked of the one-file index), kept between runs so that a file
 //! whose bytes did not change is neither parsed nor lowered again.
 //!
-//! The cached results are exactly stage 1's, which depend on the file alone:
-//! findings that depend on other files are settled afterwards by the
-//! project index, which a run always builds from every file's summaries, and
-//! a file whose recorded questions the project index answers differently
-//! runs its rules again from its source, as in a run without the cache. So
-//! a run with the cache reports what a run without it reports.
+//! Stage 1's results depend on the file alone: findings that depend on
+//! other files are settled afterwards by the project index, which a run
+//! always builds from every file's summaries, and a file whose recorded
+//! questions the project index answers differently runs its rules again
+//! from its source, as in a run without the cache. Those stage-3 results
+//! are kept too, with what the project index told the rules
+//! ([`LastingLog`]: functions named by their file's path and content hash,
+//! not by the scan's file numbers), and stand in a later run whose project
+//! index gives the same answers. So a run with the cache reports what a run
+//! without it reports.
 //!
 //! By default each project (the configuration file's directory, else the
 //! current one) has a directory in the user's cache directory, so nothing
@@ -32,7 +36,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 use unsnarl_model::{Category, Language, Severity};
-use unsnarl_rules::{FileSummaries, QueryLog, find_rule};
+use unsnarl_rules::{FileSummaries, LastingLog, QueryLog, find_rule};
 
 /// The name of a project's cache directory inside the user's cache
 /// directory: the project directory's name, for people looking, and a hash
@@ -58,7 +62,7 @@ pub fn project_dir_name(project: &Path) -> String {
 }
 
 /// Bumped when the layout of a cache file changes.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 
 /// What a cached file gives back to the pipeline: stage 1's results.
 pub struct Stage1Results {
@@ -68,13 +72,28 @@ pub struct Stage1Results {
     pub notices: Vec<Notice>,
     pub suppressed: usize,
     pub queries: QueryLog,
+    /// The results of the file's last run against a project index, if it
+    /// had one, with what that index told its rules.
+    /// Boxed: most files have none.
+    pub lasting: Option<Box<LastingResults>>,
+}
+
+/// A file's results from a run of its rules against the project index
+/// (stage 3), and what the index told them ([`LastingLog`]): they stand
+/// in a later run whose project index gives the same answers.
+pub struct LastingResults {
+    pub findings: Vec<FindingOut>,
+    pub notices: Vec<Notice>,
+    pub suppressed: usize,
+    pub log: LastingLog,
 }
 
 /// What the cache knows of a file.
 pub enum Cached {
     /// It is generated (and generated files are skipped).
     Generated,
-    Results(Stage1Results),
+    /// Boxed: the results are large beside `Generated`.
+    Results(Box<Stage1Results>),
 }
 
 /// Stage 1's results as the pipeline holds them, to be stored.
@@ -103,6 +122,9 @@ pub struct Cache {
     old: OnceLock<Entries>,
     loading: Mutex<Option<std::thread::JoinHandle<Entries>>>,
     fresh: Mutex<Vec<(PathBuf, Entry)>>,
+    /// Stage-3 results made during the run: path, content hash, encoded
+    /// [`StoredLasting`].
+    lasting: Mutex<Vec<(PathBuf, u64, Vec<u8>)>>,
 }
 
 /// Where a source file's entry applies, and its stage-1 results, encoded
@@ -122,6 +144,11 @@ struct Entry {
     /// A hash of `results`: a damaged entry is not decoded into summaries
     /// the project index would trust.
     check: u64,
+    /// The file's stage-3 results ([`StoredLasting`]), empty if it has
+    /// none, and their hash.
+    #[serde(with = "serde_bytes")]
+    lasting: Vec<u8>,
+    lasting_check: u64,
 }
 
 /// A cache file's entries by source path, each with whether this run
@@ -162,6 +189,15 @@ struct Stored {
     queries: QueryLog,
 }
 
+/// [`LastingResults`] as stored.
+#[derive(Serialize, Deserialize)]
+struct StoredLasting {
+    findings: Vec<StoredFinding>,
+    notices: Vec<(u32, String)>,
+    suppressed: u64,
+    log: LastingLog,
+}
+
 /// [`Stored`] made from borrowed parts: the same fields in the same order,
 /// so that it is read back as a [`Stored`] (the format is positional).
 #[derive(Serialize)]
@@ -190,7 +226,8 @@ struct StoredFinding {
     at: [u32; 4],
     message: String,
     fix: String,
-    related: Vec<([u32; 4], String)>,
+    /// Related locations: the path when it is another file's.
+    related: Vec<(Option<String>, [u32; 4], String)>,
     fingerprint: String,
     content_hash: String,
     excerpt: (u32, String, u64, u64),
@@ -232,6 +269,20 @@ pub fn content_hash(text: &str) -> u64 {
     bytes_hash(text.as_bytes())
 }
 
+/// A file's identity across runs for [`LastingLog`]s: what its summaries
+/// and the locations in it depend on (the paths it is shown and resolved
+/// by, and its content).
+pub fn file_identity(f: &SourceFile, hash: u64) -> u64 {
+    let mut bytes = Vec::with_capacity(f.display.len() + f.rel.len() + 10);
+    bytes.extend_from_slice(f.display.as_bytes());
+    bytes.push(0);
+    bytes.extend_from_slice(f.rel.as_bytes());
+    bytes.push(0);
+    bytes.push(f.lang as u8);
+    bytes.extend_from_slice(&hash.to_le_bytes());
+    bytes_hash(&bytes)
+}
+
 impl Cache {
     /// The cache in `dir` for settings `key`; empty when there is none yet
     /// or it cannot be read.
@@ -257,6 +308,7 @@ impl Cache {
             old,
             loading: Mutex::new(loading),
             fresh: Mutex::new(Vec::new()),
+            lasting: Mutex::new(Vec::new()),
         }
     }
 
@@ -291,7 +343,14 @@ impl Cache {
             Cached::Generated
         } else {
             let stored: Stored = postcard::from_bytes(&e.results).ok()?;
-            Cached::Results(stored.restore(&f.display)?)
+            let mut r = stored.restore(&f.display)?;
+            // Damaged or from rules this build lacks: only this part is lost.
+            r.lasting = (!e.lasting.is_empty() && bytes_hash(&e.lasting) == e.lasting_check)
+                .then(|| postcard::from_bytes::<StoredLasting>(&e.lasting).ok())
+                .flatten()
+                .and_then(|l| l.restore(&f.display))
+                .map(Box::new);
+            Cached::Results(Box::new(r))
         };
         used.store(true, Ordering::Relaxed);
         Some(r)
@@ -316,11 +375,45 @@ impl Cache {
             hash,
             check: bytes_hash(&results),
             results,
+            lasting: Vec::new(),
+            lasting_check: 0,
         };
         self.fresh
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push((f.abs.clone(), e));
+    }
+
+    /// Records a file's stage-3 results (its rules run against the project
+    /// index) with what the index told them, for the file whose text has
+    /// hash `hash`.
+    pub fn put_lasting(
+        &self,
+        f: &SourceFile,
+        hash: u64,
+        findings: &[FindingOut],
+        notices: &[Notice],
+        suppressed: usize,
+        log: LastingLog,
+    ) {
+        let stored = StoredLasting {
+            findings: findings
+                .iter()
+                .map(|x| stored_finding(x, &f.display))
+                .collect(),
+            notices: notices
+                .iter()
+                .map(|n| (n.line, n.message.clone()))
+                .collect(),
+            suppressed: suppressed as u64,
+            log,
+        };
+        if let Ok(bytes) = postcard::to_stdvec(&stored) {
+            self.lasting
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push((f.abs.clone(), hash, bytes));
+        }
     }
 
     /// Writes the cache back: this run's entries, the entries it used, and
@@ -340,6 +433,13 @@ impl Cache {
         self.old();
         let old = self.old.into_inner().unwrap_or_default();
         let fresh = self.fresh.into_inner().unwrap_or_else(|e| e.into_inner());
+        let lasting: HashMap<PathBuf, (u64, Vec<u8>)> = self
+            .lasting
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner())
+            .into_iter()
+            .map(|(p, h, b)| (p, (h, b)))
+            .collect();
         let replaced: std::collections::HashSet<&PathBuf> = fresh.iter().map(|(p, _)| p).collect();
         let mut dropped = false;
         let mut entries: Vec<(PathBuf, Entry)> = Vec::with_capacity(old.len() + fresh.len());
@@ -353,10 +453,19 @@ impl Cache {
                 dropped = true;
             }
         }
-        if fresh.is_empty() && !dropped {
+        if fresh.is_empty() && !dropped && lasting.is_empty() {
             return Ok(());
         }
         entries.extend(fresh);
+        for (p, e) in entries.iter_mut() {
+            if let Some((hash, bytes)) = lasting.get(p)
+                && *hash == e.hash
+                && !e.generated
+            {
+                e.lasting_check = bytes_hash(bytes);
+                e.lasting.clone_from(bytes);
+            }
+        }
         // The same bytes for the same entries, whatever the thread timing.
         entries.sort_by(|a, b| a.0.cmp(&b.0));
         let data = CacheFile {
@@ -479,29 +588,7 @@ impl<'a> StoredRef<'a> {
             findings: r
                 .findings
                 .iter()
-                .map(|f| StoredFinding {
-                    rule: f.rule.to_string(),
-                    category: f.category,
-                    severity: f.severity,
-                    at: at(&f.loc),
-                    message: f.message.clone(),
-                    fix: f.fix.clone(),
-                    // Stage 1 sees only the file's own functions: every
-                    // related location is in the file itself.
-                    related: f
-                        .related
-                        .iter()
-                        .map(|r| (at(&r.loc), r.message.clone()))
-                        .collect(),
-                    fingerprint: f.fingerprint.clone(),
-                    content_hash: f.content_hash.clone(),
-                    excerpt: (
-                        f.excerpt.first_line,
-                        f.excerpt.text.clone(),
-                        f.excerpt.span.start as u64,
-                        f.excerpt.span.end as u64,
-                    ),
-                })
+                .map(|f| stored_finding(f, &f.loc.path))
                 .collect(),
             notices: r
                 .notices
@@ -514,38 +601,95 @@ impl<'a> StoredRef<'a> {
     }
 }
 
+/// A finding of the file shown as `own` as stored.
+fn stored_finding(f: &FindingOut, own: &str) -> StoredFinding {
+    StoredFinding {
+        rule: f.rule.to_string(),
+        category: f.category,
+        severity: f.severity,
+        at: at(&f.loc),
+        message: f.message.clone(),
+        fix: f.fix.clone(),
+        related: f
+            .related
+            .iter()
+            .map(|r| {
+                let path = (r.loc.path != own).then(|| r.loc.path.clone());
+                (path, at(&r.loc), r.message.clone())
+            })
+            .collect(),
+        fingerprint: f.fingerprint.clone(),
+        content_hash: f.content_hash.clone(),
+        excerpt: (
+            f.excerpt.first_line,
+            f.excerpt.text.clone(),
+            f.excerpt.span.start as u64,
+            f.excerpt.span.end as u64,
+        ),
+    }
+}
+
+/// Stored findings back, for the file shown as `path`; `None` if a rule is
+/// not known (a cache of another build that shares the key by accident).
+fn restore_findings(stored: Vec<StoredFinding>, path: &str) -> Option<Vec<FindingOut>> {
+    let mut findings = Vec::with_capacity(stored.len());
+    for f in stored {
+        let meta = find_rule(&f.rule)?.meta();
+        findings.push(FindingOut {
+            rule: meta.id,
+            rule_name: meta.name,
+            category: f.category,
+            severity: f.severity,
+            loc: location(path, f.at),
+            message: f.message,
+            fix: f.fix,
+            related: f
+                .related
+                .into_iter()
+                .map(|(other, a, message)| RelatedOut {
+                    loc: location(other.as_deref().unwrap_or(path), a),
+                    message,
+                })
+                .collect(),
+            fingerprint: f.fingerprint,
+            content_hash: f.content_hash,
+            excerpt: Excerpt {
+                first_line: f.excerpt.0,
+                text: f.excerpt.1,
+                span: f.excerpt.2 as usize..f.excerpt.3 as usize,
+            },
+        });
+    }
+    Some(findings)
+}
+
+fn restore_notices(stored: Vec<(u32, String)>, path: &str) -> Vec<Notice> {
+    stored
+        .into_iter()
+        .map(|(line, message)| Notice {
+            path: path.to_string(),
+            line,
+            message,
+        })
+        .collect()
+}
+
+impl StoredLasting {
+    fn restore(self, path: &str) -> Option<LastingResults> {
+        Some(LastingResults {
+            findings: restore_findings(self.findings, path)?,
+            notices: restore_notices(self.notices, path),
+            suppressed: self.suppressed as usize,
+            log: self.log,
+        })
+    }
+}
+
 impl Stored {
     /// The results for the file shown as `path`; `None` if a rule is not
     /// known (a cache of another build that shares the key by accident).
     fn restore(self, path: &str) -> Option<Stage1Results> {
-        let mut findings = Vec::with_capacity(self.findings.len());
-        for f in self.findings {
-            let meta = find_rule(&f.rule)?.meta();
-            findings.push(FindingOut {
-                rule: meta.id,
-                rule_name: meta.name,
-                category: f.category,
-                severity: f.severity,
-                loc: location(path, f.at),
-                message: f.message,
-                fix: f.fix,
-                related: f
-                    .related
-                    .into_iter()
-                    .map(|(a, message)| RelatedOut {
-                        loc: location(path, a),
-                        message,
-                    })
-                    .collect(),
-                fingerprint: f.fingerprint,
-                content_hash: f.content_hash,
-                excerpt: Excerpt {
-                    first_line: f.excerpt.0,
-                    text: f.excerpt.1,
-                    span: f.excerpt.2 as usize..f.excerpt.3 as usize,
-                },
-            });
-        }
+        let findings = restore_findings(self.findings, path)?;
         Some(Stage1Results {
             syntax: self.syntax.map(|s| SyntaxErrorOut {
                 path: path.to_string(),
@@ -556,17 +700,10 @@ impl Stored {
             }),
             summaries: self.summaries,
             findings,
-            notices: self
-                .notices
-                .into_iter()
-                .map(|(line, message)| Notice {
-                    path: path.to_string(),
-                    line,
-                    message,
-                })
-                .collect(),
+            notices: restore_notices(self.notices, path),
             suppressed: self.suppressed as usize,
             queries: self.queries,
+            lasting: None,
         })
     }
 }

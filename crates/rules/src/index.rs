@@ -441,6 +441,41 @@ pub struct ProjectIndex {
     /// A one-file index (see [`ProjectIndex::for_one_file`]) records every
     /// target rules resolve through it and what they learned.
     log: Option<Mutex<QueryLog>>,
+    /// With the results cache, the project index records what each file's
+    /// rules ask it, by asking file, in a form that holds across runs (see
+    /// [`ProjectIndex::record_lasting`]).
+    lasting: Option<LastingRecorder>,
+}
+
+/// What the project index told one file's rules, comparable across runs:
+/// functions are named by their file's identity ([`LastingRecorder`]'s
+/// ids: path and content) and their id in it, not by the scan's file
+/// numbers, which move when files come and go.
+pub type LastingLog = HashMap<Box<str>, Vec<(Question, Lasting)>>;
+
+/// An answer of [`LastingLog`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Lasting {
+    Unresolved,
+    /// The function: its file's identity and its id there (which fix its
+    /// summary), and whether it returns an awaitable as settled across
+    /// files.
+    Function {
+        file: u64,
+        func: FuncId,
+        returns_awaitable: bool,
+    },
+    Awaitable(Option<Awaitable>),
+    /// Each step of the chain, then the blocking call: file identity,
+    /// function, call span.
+    Chain(Option<Vec<(u64, FuncId, Span)>>),
+}
+
+#[derive(Debug)]
+struct LastingRecorder {
+    /// Each file's identity, by file number.
+    ids: Vec<u64>,
+    logs: Mutex<HashMap<u32, LastingLog>>,
 }
 
 /// What rules asked a one-file index about each target, and what it told
@@ -630,6 +665,72 @@ impl ProjectIndex {
         (log, self.sums.into_iter().next().unwrap_or_default())
     }
 
+    /// Makes the index record, for each asking file, what its rules ask
+    /// and learn, as a [`LastingLog`]: `ids` holds each file's identity by
+    /// file number (equal ids must mean equal summaries: the file's path
+    /// and content hash).
+    pub fn record_lasting(&mut self, ids: Vec<u64>) {
+        self.lasting = Some(LastingRecorder {
+            ids,
+            logs: Mutex::new(HashMap::default()),
+        });
+    }
+
+    /// What file `file`'s rules asked since [`ProjectIndex::record_lasting`].
+    pub fn take_lasting(&self, file: u32) -> LastingLog {
+        self.lasting
+            .as_ref()
+            .and_then(|r| {
+                r.logs
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&file)
+            })
+            .unwrap_or_default()
+    }
+
+    /// Whether this index gives every question of a [`LastingLog`], asked
+    /// from file `own`, the answer recorded (false without
+    /// [`ProjectIndex::record_lasting`]): then the rules of a file whose
+    /// content did not change find what they found when it was recorded.
+    pub fn confirms_lasting(&self, log: &LastingLog, lang: Language, own: u32) -> bool {
+        let Some(r) = &self.lasting else {
+            return false;
+        };
+        log.iter().all(|(target, asked)| {
+            let found = self.resolve_quietly(lang, target, own);
+            asked
+                .iter()
+                .all(|(q, answer)| self.lasting_answer(&r.ids, *q, found) == *answer)
+        })
+    }
+
+    fn lasting_answer(&self, ids: &[u64], question: Question, found: Option<usize>) -> Lasting {
+        let id = |file: u32| ids.get(file as usize).copied().unwrap_or(u64::MAX);
+        match question {
+            Question::Function => match found {
+                None => Lasting::Unresolved,
+                Some(i) => Lasting::Function {
+                    file: id(self.fns[i].0.file),
+                    func: self.fns[i].0.func,
+                    returns_awaitable: self.sum(i).returns_awaitable,
+                },
+            },
+            Question::Awaitable => Lasting::Awaitable(found.and_then(|i| self.awaitable_at(i))),
+            Question::Chain => {
+                Lasting::Chain(found.and_then(|i| self.blocking_chain(i)).map(|c| {
+                    let mut v: Vec<_> = c
+                        .steps
+                        .iter()
+                        .map(|s| (id(s.from.file), s.from.func, s.span))
+                        .collect();
+                    v.push((id(c.at.file), c.at.func, c.site.span));
+                    v
+                }))
+            }
+        }
+    }
+
     /// Whether this index gives every question of a one-file index's log,
     /// asked from file `own`, the answer that index gave.
     pub fn confirms(&self, log: &QueryLog, lang: Language, own: u32) -> bool {
@@ -701,6 +802,17 @@ impl ProjectIndex {
     /// Notes a question asked of a one-file index (about `target`, which
     /// resolved to `found`, from file `from`) with its answer.
     fn record(&self, question: Question, target: &str, found: Option<usize>, from: usize) {
+        if let Some(r) = &self.lasting {
+            let mut logs = r.logs.lock().unwrap_or_else(|e| e.into_inner());
+            let asked = logs
+                .entry(from as u32)
+                .or_default()
+                .entry(target.into())
+                .or_default();
+            if !asked.iter().any(|(q, _)| *q == question) {
+                asked.push((question, self.lasting_answer(&r.ids, question, found)));
+            }
+        }
         let Some(log) = &self.log else { return };
         let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(asked) = log.get(target)

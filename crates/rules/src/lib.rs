@@ -25,7 +25,9 @@ mod testing;
 
 pub use context::FileCx;
 pub use deadline::{Deadline, TimedOut};
-pub use index::{Awaitable, FileSummaries, FnSummary, ProjectIndex, QueryLog, Summary};
+pub use index::{
+    Awaitable, FileSummaries, FnSummary, Lasting, LastingLog, ProjectIndex, QueryLog, Summary,
+};
 pub use registry::{all_rules, find_rule, rules_named};
 pub use rule::{Examples, Rule, RuleMeta};
 pub use semantic::Semantic;
