@@ -189,6 +189,7 @@ pub(crate) fn retry_loop_body<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Bloc
                 && !exits_loop(cx, &h.body)
                 && !waits_for_readiness(cx, &h.body)
                 && !retries_only_interrupted(cx, &h.body)
+                && !follows_the_error(cx, h)
                 && !h.types.iter().all(|t| is_local_error(t))
         });
         if leaves && retries {
@@ -439,6 +440,54 @@ fn retries_only_interrupted(cx: &FileCx, b: &Block) -> bool {
         })
 }
 
+/// A handler that takes the next target from the error before going round
+/// again (`exc_or_uri = self.process_redirect(exc)` ... `self.uri =
+/// exc_or_uri`): following a redirect or failing over, not repeating the
+/// same call. A value made by a call given the caught error, stored in an
+/// attribute or element; the error itself kept (`last_error = exc`), or
+/// only formatted or logged, does not count.
+fn follows_the_error(cx: &FileCx, h: &Handler) -> bool {
+    let Some(err) = h.name.as_deref() else {
+        return false;
+    };
+    let from_error = |v: ExprId| {
+        cx.call(cx.model.strip(v)).is_some_and(|c| {
+            !matches!(
+                c.target.as_deref(),
+                Some("builtins.str" | "builtins.repr" | "builtins.type" | "builtins.isinstance")
+            ) && c
+                .args
+                .iter()
+                .any(|a| cx.model.name_of(a.value) == Some(err))
+        })
+    };
+    let stmts = unsnarl_model::walk::stmts_in_block(cx.model, &h.body);
+    let mut derived: Vec<&str> = Vec::new();
+    for &s in &stmts {
+        if let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            op: AssignOp::Plain,
+        } = &cx.stmt(s).kind
+            && from_error(*v)
+        {
+            derived.extend(targets.iter().filter_map(|&t| cx.model.name_of(t)));
+        }
+    }
+    stmts.iter().any(|&s| match &cx.stmt(s).kind {
+        StmtKind::Assign {
+            targets,
+            value: Some(v),
+            op: AssignOp::Plain,
+        } => {
+            let new_target =
+                from_error(*v) || cx.model.name_of(*v).is_some_and(|n| derived.contains(&n));
+            new_target && targets.iter().any(|&t| cx.model.name_of(t).is_none())
+        }
+        _ => false,
+    })
+}
+
 /// A handler that waits for the resource to become ready (`await
 /// wait_readable()`, `select`) rather than retrying blindly.
 fn waits_for_readiness(cx: &FileCx, b: &Block) -> bool {
@@ -536,6 +585,22 @@ pub static EXAMPLES: Examples = Examples {
     language: Language::Python,
     fail: &[
         r#"
+import logging
+import requests
+
+log = logging.getLogger(__name__)
+
+def fetch(url):
+    last = None
+    for _ in range(5):  # expect
+        try:
+            return requests.get(url, timeout=5)
+        except requests.ConnectionError as exc:
+            last = exc
+            log.warning("retrying %s: %s", url, str(exc))
+    raise last
+"#,
+        r#"
 async def fetch_with_retry(client, url):
     for attempt in range(5):  # expect
         try:
@@ -572,6 +637,24 @@ async def connect(host):
 "#,
     ],
     pass: &[
+        r#"
+import requests
+
+MAX_REDIRECTS = 10
+
+class Client:
+    # Each failure names the next place to try: a redirect, not a retry.
+    def connect(self):
+        for _ in range(MAX_REDIRECTS):
+            try:
+                return requests.get(self.url, timeout=5, allow_redirects=False)
+            except requests.ConnectionError as exc:
+                target = self.redirect_target(exc)
+                if target is None:
+                    raise
+                self.url = target
+        raise RuntimeError("too many redirects")
+"#,
         r#"
 import asyncio
 import random
