@@ -209,19 +209,7 @@ pub fn scan(opts: ScanOptions, frontend: &dyn Frontend) -> Result<ScanReport, St
                         &opts.filter,
                         opts.file_timeout,
                     );
-                    let log = index.take_lasting(i as u32);
-                    if let (
-                        Some(c),
-                        Some(hash),
-                        Checked::Ok {
-                            findings,
-                            notices,
-                            suppressed,
-                        },
-                    ) = (cache, files[i].hash, &r)
-                    {
-                        c.put_lasting(&files[i].file, hash, findings, notices, *suppressed, log);
-                    }
+                    keep_lasting(cache, &files[i], &index, i, &r);
                     r
                 };
                 progress.inc();
@@ -302,6 +290,25 @@ pub fn scan(opts: ScanOptions, frontend: &dyn Frontend) -> Result<ScanReport, St
 /// The file number rules see in stage 1, when the index holds only the
 /// file's own functions.
 const EARLY_FILE: u32 = u32::MAX;
+
+/// Keeps file `i`'s stage-3 results in the cache with what the project
+/// index told its rules (a file the cache does not hold, one without a
+/// content hash, or one that failed keeps nothing).
+fn keep_lasting(cache: Option<&Cache>, f: &FileState, index: &ProjectIndex, i: usize, r: &Checked) {
+    let log = index.take_lasting(i as u32);
+    if let (
+        Some(c),
+        Some(hash),
+        Checked::Ok {
+            findings,
+            notices,
+            suppressed,
+        },
+    ) = (cache, f.hash, r)
+    {
+        c.put_lasting(&f.file, hash, findings, notices, *suppressed, log);
+    }
+}
 
 /// A file's findings from stage 1, and what the rules asked the one-file
 /// index to get them.
