@@ -319,6 +319,19 @@ pub fn chan_use(cx: &FileCx, e: ExprId) -> ChanUse {
     }
 }
 
+/// The statement of the parent that starts goroutine `g`: its `go`
+/// statement, or the statement holding the call it is given to (a group's
+/// `Go(...)`).
+pub fn spawn_stmt(cx: &FileCx, g: FuncId) -> Option<StmtId> {
+    if let Some(s) = go_stmt_of_closure(cx, g) {
+        return Some(s);
+    }
+    let Parent::Expr(site) = cx.tree.func_site(g) else {
+        return None;
+    };
+    cx.tree.enclosing_stmt(site)
+}
+
 /// The `go` statement that starts closure `f`, if `f` is the func literal of
 /// `go func() {...}()`.
 pub fn go_stmt_of_closure(cx: &FileCx, f: FuncId) -> Option<StmtId> {

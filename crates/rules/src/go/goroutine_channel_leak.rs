@@ -107,7 +107,7 @@ impl Rule for GoroutineChannelLeak {
             if common::in_test_func(cx, parent) {
                 continue;
             }
-            let Some(start) = spawn_stmt(cx, g) else {
+            let Some(start) = common::spawn_stmt(cx, g) else {
                 continue;
             };
             let mut seen = Vec::new();
@@ -389,18 +389,6 @@ fn count_make(cx: &FileCx, v: ExprId, u: &mut FieldUses) {
         }
         _ => u.other_makes += 1,
     }
-}
-
-/// The statement of the parent that starts goroutine `g`: its `go`
-/// statement, or the statement holding the group's `Go(...)` call.
-fn spawn_stmt(cx: &FileCx, g: FuncId) -> Option<StmtId> {
-    if let Some(s) = common::go_stmt_of_closure(cx, g) {
-        return Some(s);
-    }
-    let Parent::Expr(site) = cx.tree.func_site(g) else {
-        return None;
-    };
-    cx.tree.enclosing_stmt(site)
 }
 
 /// Channel operations in the goroutine's body that block until the other

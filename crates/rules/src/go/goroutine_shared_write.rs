@@ -104,7 +104,7 @@ impl Rule for GoroutineSharedWrite {
             let Some(parent) = cx.func(g).parent else {
                 continue;
             };
-            let spawn = spawn_stmt(cx, g);
+            let spawn = common::spawn_stmt(cx, g);
             let spawn_loop = spawn.and_then(|s| common::enclosing_loops(cx, s).first().copied());
             let mut fl = Writes {
                 g,
@@ -162,16 +162,6 @@ fn declared_inside(cx: &FileCx, f: FuncId, name: &str, lp: StmtId) -> bool {
         );
         declares && (s == lp || cx.tree.stmt_ancestors(s).any(|a| a == lp))
     })
-}
-
-fn spawn_stmt(cx: &FileCx, g: FuncId) -> Option<StmtId> {
-    if let Some(s) = common::go_stmt_of_closure(cx, g) {
-        return Some(s);
-    }
-    match cx.tree.func_site(g) {
-        unsnarl_model::walk::Parent::Expr(site) => cx.tree.enclosing_stmt(site),
-        _ => None,
-    }
 }
 
 /// Whether goroutine `h` mentions variable `root`.
