@@ -250,7 +250,11 @@ pub fn walk(
             })
         });
         let mut found = std::mem::take(&mut *found.lock().unwrap_or_else(|p| p.into_inner()));
-        found.sort_by(|a, b| a.path.cmp(&b.path));
+        // Only for a fixed order of the parallel walk's finds (the lists are
+        // sorted for the report below): comparing the paths as bytes is a
+        // memcmp, where `Path`'s component-wise order cost 5% of a warm
+        // run's instructions.
+        found.sort_by(|a, b| a.path.as_os_str().cmp(b.path.as_os_str()));
         for e in found {
             let rel = e
                 .path
