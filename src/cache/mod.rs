@@ -466,8 +466,9 @@ impl Cache {
                 e.lasting.clone_from(bytes);
             }
         }
-        // The same bytes for the same entries, whatever the thread timing.
-        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        // The same bytes for the same entries, whatever the thread timing
+        // (by the paths' bytes: `Path`'s component-wise order costs more).
+        entries.sort_by(|a, b| a.0.as_os_str().cmp(b.0.as_os_str()));
         let data = CacheFile {
             format: FORMAT,
             key: self.key,
