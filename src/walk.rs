@@ -666,6 +666,9 @@ fn is_minified(path: &Path, bytes: &[u8]) -> bool {
         return true;
     }
     let big = bytes.len() > MINIFIED_MIN_BYTES;
+    // More lines than this and the average is short: a small file need not
+    // be read further (a big one still looks for one very long line).
+    let enough = bytes.len() / MINIFIED_AVERAGE_LINE_BYTES;
     let (mut start, mut lines) = (0, 0);
     for nl in memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len())) {
         if big && nl - start > MINIFIED_LINE_BYTES {
@@ -673,6 +676,9 @@ fn is_minified(path: &Path, bytes: &[u8]) -> bool {
         }
         start = nl + 1;
         lines += 1;
+        if !big && lines > enough {
+            return false;
+        }
     }
     bytes.len() / lines > MINIFIED_AVERAGE_LINE_BYTES
 }
@@ -717,6 +723,10 @@ mod tests {
         assert_eq!(kind("chunk.js", chunk.as_bytes()), "minified");
         let data = format!("x = 1\n{}\ny = 2\n", "0".repeat(1_900));
         assert_eq!(kind("data.py", data.as_bytes()), "text");
+        // Right at the limit: 2 lines averaging 1,000 bytes, then 1,001.
+        let at = |n: usize| format!("{}\n{}", "a".repeat(n), "b".repeat(999));
+        assert_eq!(kind("edge.js", at(1_000).as_bytes()), "text");
+        assert_eq!(kind("edge.js", at(1_003).as_bytes()), "minified");
         let huge = vec![b'\n'; MAX_FILE_BYTES as usize + 1];
         assert_eq!(kind("a.js", &huge), "too-large");
     }
