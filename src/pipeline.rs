@@ -397,16 +397,26 @@ fn prepare_file(
 ) -> Stage1 {
     let started = Instant::now();
     let deadline = Deadline::after(budget);
-    let text = match walk::load_source(&file) {
-        Load::Text(t) => t,
-        Load::Skip(r) => return Stage1::Skip(file.display, r),
-        Load::Problem(kind, message) => {
-            return Stage1::Problem(FileProblem {
-                path: file.display,
-                kind,
-                message,
-            });
+    let bytes = match walk::read_source(&file) {
+        Ok(b) => b,
+        Err(l) => return not_loaded(file, l),
+    };
+    // The buffer of an editor (stdin) is not worth keeping. The cache hashes
+    // the bytes as read: a file it knows was readable text with these very
+    // bytes, so it is not checked again (binary, minified, UTF-8).
+    let cache = cache.filter(|_| file.stdin.is_none());
+    let len = bytes.len();
+    let hash = cache.map(|_| cache::bytes_hash(&bytes));
+    if let (Some(c), Some(hash)) = (cache, hash) {
+        match c.get(&file, len, hash) {
+            Some(Cached::Results(r)) => return ready_from_cache(file, hash, *r, engine, started),
+            Some(Cached::Generated) => return Stage1::Skip(file.display, SkipReason::Generated),
+            None => {}
         }
+    }
+    let text = match walk::classify_bytes(&file.abs, bytes) {
+        Load::Text(t) => t,
+        other => return not_loaded(file, other),
     };
     let internal = |path: &str, stage: &str, msg: String| {
         Stage1::Problem(FileProblem {
@@ -415,16 +425,6 @@ fn prepare_file(
             message: format!("internal error while {stage}: {msg}"),
         })
     };
-    // The buffer of an editor (stdin) is not worth keeping.
-    let cache = cache.filter(|_| file.stdin.is_none());
-    let hash = cache.map(|_| cache::content_hash(&text));
-    if let (Some(c), Some(hash)) = (cache, hash) {
-        match c.get(&file, text.len(), hash) {
-            Some(Cached::Results(r)) => return ready_from_cache(file, hash, *r, engine, started),
-            Some(Cached::Generated) => return Stage1::Skip(file.display, SkipReason::Generated),
-            None => {}
-        }
-    }
     let input = SourceInput {
         text: &text,
         rel_path: &file.rel,
@@ -436,7 +436,7 @@ fn prepare_file(
     };
     if model.is_generated && !include_generated {
         if let (Some(c), Some(hash)) = (cache, hash) {
-            c.put(&file, text.len(), hash, None);
+            c.put(&file, len, hash, None);
         }
         return Stage1::Skip(file.display, SkipReason::Generated);
     }
@@ -503,7 +503,7 @@ fn prepare_file(
             suppressed: *suppressed,
             queries: &queries,
         };
-        c.put(&file, a.text.len(), hash, Some(view));
+        c.put(&file, len, hash, Some(view));
     }
     // The text alone must fit before the full cost, which needs the line
     // index, is worth computing (with the default budget, none is kept).
@@ -529,6 +529,24 @@ fn prepare_file(
             lasting: None,
         },
     )
+}
+
+/// A file that was not read as text: skipped, or a problem.
+fn not_loaded(file: SourceFile, l: Load) -> Stage1 {
+    match l {
+        Load::Skip(r) => Stage1::Skip(file.display, r),
+        Load::Problem(kind, message) => Stage1::Problem(FileProblem {
+            path: file.display,
+            kind,
+            message,
+        }),
+        // Not produced by the callers; kept total rather than panicking.
+        Load::Text(_) => Stage1::Problem(FileProblem {
+            path: file.display,
+            kind: ProblemKind::Internal,
+            message: "internal error: a loaded file was taken for a failed one".into(),
+        }),
+    }
 }
 
 /// A file's stage-1 results read from the results cache.

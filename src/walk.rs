@@ -527,9 +527,19 @@ pub fn add_stdin_file(
 
 /// Reads a walked file: its stdin content when it has one, else the disk.
 pub fn load_source(file: &SourceFile) -> Load {
+    match read_source(file) {
+        Ok(bytes) => classify_bytes(&file.abs, bytes),
+        Err(l) => l,
+    }
+}
+
+/// A source file's bytes as read, not yet classified (binary, minified,
+/// UTF-8): what the results cache hashes, so that a file it knows is not
+/// checked again. `Err` is the file's outcome when it cannot be read.
+pub fn read_source(file: &SourceFile) -> Result<Vec<u8>, Load> {
     match &file.stdin {
-        Some(bytes) => classify_bytes(&file.abs, bytes.to_vec()),
-        None => load(&file.abs),
+        Some(bytes) => Ok(bytes.to_vec()),
+        None => read_bytes(&file.abs),
     }
 }
 
@@ -593,38 +603,47 @@ pub enum Load {
 
 /// Reads a file, enforcing the limits. Never panics, never blocks on a FIFO.
 pub fn load(path: &Path) -> Load {
+    match read_bytes(path) {
+        Ok(bytes) => classify_bytes(path, bytes),
+        Err(l) => l,
+    }
+}
+
+/// The I/O half of [`load`]: a regular file's bytes, at most one byte more
+/// than [`MAX_FILE_BYTES`].
+fn read_bytes(path: &Path) -> Result<Vec<u8>, Load> {
     use std::io::ErrorKind;
     let gone = |e: &std::io::Error| e.kind() == ErrorKind::NotFound;
     // The type comes from metadata before `open`: opening a FIFO would block
     // until a writer appears.
     let md = match std::fs::metadata(path) {
         Ok(md) => md,
-        Err(e) if gone(&e) => return Load::Skip(SkipReason::Vanished),
-        Err(e) => return Load::Problem(ProblemKind::Unreadable, e.to_string()),
+        Err(e) if gone(&e) => return Err(Load::Skip(SkipReason::Vanished)),
+        Err(e) => return Err(Load::Problem(ProblemKind::Unreadable, e.to_string())),
     };
     if !md.is_file() {
-        return Load::Skip(SkipReason::NotRegular);
+        return Err(Load::Skip(SkipReason::NotRegular));
     }
     if md.len() > MAX_FILE_BYTES {
-        return Load::Skip(SkipReason::TooLarge);
+        return Err(Load::Skip(SkipReason::TooLarge));
     }
     let file = match std::fs::File::open(path) {
         Ok(f) => f,
-        Err(e) if gone(&e) => return Load::Skip(SkipReason::Vanished),
-        Err(e) => return Load::Problem(ProblemKind::Unreadable, e.to_string()),
+        Err(e) if gone(&e) => return Err(Load::Skip(SkipReason::Vanished)),
+        Err(e) => return Err(Load::Problem(ProblemKind::Unreadable, e.to_string())),
     };
     // The file may have been swapped between the two calls.
     match file.metadata() {
         Ok(m) if m.is_file() => {}
-        Ok(_) => return Load::Skip(SkipReason::NotRegular),
-        Err(e) => return Load::Problem(ProblemKind::Unreadable, e.to_string()),
+        Ok(_) => return Err(Load::Skip(SkipReason::NotRegular)),
+        Err(e) => return Err(Load::Problem(ProblemKind::Unreadable, e.to_string())),
     }
     let mut bytes = Vec::with_capacity(md.len() as usize);
     // It may also have grown: never read more than the limit allows.
     if let Err(e) = file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes) {
-        return Load::Problem(ProblemKind::Unreadable, e.to_string());
+        return Err(Load::Problem(ProblemKind::Unreadable, e.to_string()));
     }
-    classify_bytes(path, bytes)
+    Ok(bytes)
 }
 
 /// The checks on the content of a file, apart from I/O (unit tested).

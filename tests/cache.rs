@@ -277,6 +277,26 @@ fn a_file_that_calls_another_files_functions_is_cached_with_what_it_learned() {
 }
 
 #[test]
+fn files_are_recognized_by_their_bytes_as_read() {
+    // The cache hashes a file's bytes before they are checked (byte order
+    // mark, UTF-8): a known file is not checked again, and a changed one
+    // is, including one that stops being text.
+    let t = Project::new();
+    t.write("a.py", "\u{feff}import asyncio\n\nq = asyncio.Queue()\n")
+        .write("b.py", "import asyncio\n\nr = asyncio.Queue()\n");
+    let cold = json(&t.path(), &[]);
+    assert_eq!(places(&cold), ["a.py:3:PY003", "b.py:3:PY003"]);
+    let warm = json(&t.path(), &[]);
+    assert_eq!(cached(&warm), 2);
+    assert_eq!(comparable(&warm), comparable(&cold));
+    std::fs::write(t.join("b.py"), b"import asyncio\n\nr = '\xff'\n").unwrap();
+    let v = json(&t.path(), &[]);
+    assert_eq!(places(&v), ["a.py:3:PY003"]);
+    assert_eq!(v["summary"]["files_with_errors"], 1, "{v}");
+    assert_eq!(cached(&v), 1);
+}
+
+#[test]
 fn settings_that_change_the_results_do_not_share_a_cache() {
     let t = Project::new();
     t.write(

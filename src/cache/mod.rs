@@ -260,13 +260,8 @@ pub fn key(settings: &str) -> u64 {
 /// xxh3: every scanned file is hashed on every run, and at 10 GB/s and
 /// more it costs next to nothing beside reading the file (SipHash, std's
 /// default, took more CPU than the rest of a warm run's first stage).
-fn bytes_hash(bytes: &[u8]) -> u64 {
+pub fn bytes_hash(bytes: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(bytes)
-}
-
-/// The content hash of a file's text.
-pub fn content_hash(text: &str) -> u64 {
-    bytes_hash(text.as_bytes())
 }
 
 /// A file's identity across runs for [`LastingLog`]s: what its summaries
@@ -324,8 +319,8 @@ impl Cache {
         })
     }
 
-    /// What the cache knows of a file whose text has `len` bytes and hash
-    /// `hash` ([`content_hash`]), if anything.
+    /// What the cache knows of a file whose bytes, as read, are `len` long
+    /// and hash to `hash` ([`bytes_hash`]), if anything.
     pub fn get(&self, f: &SourceFile, len: usize, hash: u64) -> Option<Cached> {
         let (e, used) = self.old().get(&f.abs)?;
         if e.len != len as u64
@@ -356,8 +351,8 @@ impl Cache {
         Some(r)
     }
 
-    /// Records stage 1's results for a file whose text has `len` bytes and
-    /// hash `hash` (`None`: the file is generated, and was skipped).
+    /// Records stage 1's results for a file whose bytes, as read, are `len` long
+    /// and hash to `hash` (`None`: the file is generated, and was skipped).
     pub fn put(&self, f: &SourceFile, len: usize, hash: u64, r: Option<Stage1View>) {
         let results = match r {
             Some(r) => match postcard::to_stdvec(&StoredRef::of(r)) {
