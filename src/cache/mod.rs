@@ -380,8 +380,8 @@ impl Cache {
     }
 
     /// Records a file's stage-3 results (its rules run against the project
-    /// index) with what the index told them, for the file whose text has
-    /// hash `hash`.
+    /// index) with what the index told them, for the file whose bytes hash
+    /// to `hash` ([`bytes_hash`]).
     pub fn put_lasting(
         &self,
         f: &SourceFile,
@@ -396,10 +396,7 @@ impl Cache {
                 .iter()
                 .map(|x| stored_finding(x, &f.display))
                 .collect(),
-            notices: notices
-                .iter()
-                .map(|n| (n.line, n.message.clone()))
-                .collect(),
+            notices: stored_notices(notices),
             suppressed: suppressed as u64,
             log,
         };
@@ -428,7 +425,7 @@ impl Cache {
         self.old();
         let old = self.old.into_inner().unwrap_or_default();
         let fresh = self.fresh.into_inner().unwrap_or_else(|e| e.into_inner());
-        let lasting: HashMap<PathBuf, (u64, Vec<u8>)> = self
+        let mut lasting: HashMap<PathBuf, (u64, Vec<u8>)> = self
             .lasting
             .into_inner()
             .unwrap_or_else(|e| e.into_inner())
@@ -453,12 +450,12 @@ impl Cache {
         }
         entries.extend(fresh);
         for (p, e) in entries.iter_mut() {
-            if let Some((hash, bytes)) = lasting.get(p)
-                && *hash == e.hash
+            if lasting.get(p).is_some_and(|(hash, _)| *hash == e.hash)
                 && !e.generated
+                && let Some((_, bytes)) = lasting.remove(p)
             {
-                e.lasting_check = bytes_hash(bytes);
-                e.lasting.clone_from(bytes);
+                e.lasting_check = bytes_hash(&bytes);
+                e.lasting = bytes;
             }
         }
         // The same bytes for the same entries, whatever the thread timing
@@ -586,11 +583,7 @@ impl<'a> StoredRef<'a> {
                 .iter()
                 .map(|f| stored_finding(f, &f.loc.path))
                 .collect(),
-            notices: r
-                .notices
-                .iter()
-                .map(|n| (n.line, n.message.clone()))
-                .collect(),
+            notices: stored_notices(r.notices),
             suppressed: r.suppressed as u64,
             queries: r.queries,
         }
@@ -657,6 +650,13 @@ fn restore_findings(stored: Vec<StoredFinding>, path: &str) -> Option<Vec<Findin
         });
     }
     Some(findings)
+}
+
+fn stored_notices(notices: &[Notice]) -> Vec<(u32, String)> {
+    notices
+        .iter()
+        .map(|n| (n.line, n.message.clone()))
+        .collect()
 }
 
 fn restore_notices(stored: Vec<(u32, String)>, path: &str) -> Vec<Notice> {

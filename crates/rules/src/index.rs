@@ -408,6 +408,22 @@ pub struct BlockingChain {
     pub site: BlockingSite,
 }
 
+impl BlockingChain {
+    /// Each step's (file, function, call span), then the blocking call's,
+    /// with files named by `file`: how two indexes compare chains.
+    fn places<F>(&self, file: impl Fn(u32) -> F) -> Vec<(F, FuncId, Span)> {
+        self.steps
+            .iter()
+            .map(|s| (file(s.from.file), s.from.func, s.span))
+            .chain(std::iter::once((
+                file(self.at.file),
+                self.at.func,
+                self.site.span,
+            )))
+            .collect()
+    }
+}
+
 /// Every function of the scan.
 #[derive(Debug, Default)]
 pub struct ProjectIndex {
@@ -528,14 +544,7 @@ pub struct ChainKey(Vec<(Option<u32>, FuncId, Span)>);
 
 impl ChainKey {
     fn of(c: &BlockingChain, own: u32) -> ChainKey {
-        let file = |f: u32| (f != own).then_some(f);
-        let mut v: Vec<_> = c
-            .steps
-            .iter()
-            .map(|s| (file(s.from.file), s.from.func, s.span))
-            .collect();
-        v.push((file(c.at.file), c.at.func, c.site.span));
-        ChainKey(v)
+        ChainKey(c.places(|f| (f != own).then_some(f)))
     }
 
     fn is_local(&self) -> bool {
@@ -717,17 +726,11 @@ impl ProjectIndex {
                 },
             },
             Question::Awaitable => Lasting::Awaitable(found.and_then(|i| self.awaitable_at(i))),
-            Question::Chain => {
-                Lasting::Chain(found.and_then(|i| self.blocking_chain(i)).map(|c| {
-                    let mut v: Vec<_> = c
-                        .steps
-                        .iter()
-                        .map(|s| (id(s.from.file), s.from.func, s.span))
-                        .collect();
-                    v.push((id(c.at.file), c.at.func, c.site.span));
-                    v
-                }))
-            }
+            Question::Chain => Lasting::Chain(
+                found
+                    .and_then(|i| self.blocking_chain(i))
+                    .map(|c| c.places(id)),
+            ),
         }
     }
 
@@ -799,16 +802,17 @@ impl ProjectIndex {
         self.blocking_chain(found?)
     }
 
-    /// Notes a question asked of a one-file index (about `target`, which
-    /// resolved to `found`, from file `from`) with its answer.
+    /// Notes a question (about `target`, which resolved to `found`, asked
+    /// from file `from`) with its answer: in a one-file index's log, and in
+    /// the asking file's [`LastingLog`] when the project index keeps them.
     fn record(&self, question: Question, target: &str, found: Option<usize>, from: usize) {
         if let Some(r) = &self.lasting {
             let mut logs = r.logs.lock().unwrap_or_else(|e| e.into_inner());
-            let asked = logs
-                .entry(from as u32)
-                .or_default()
-                .entry(target.into())
-                .or_default();
+            let log = logs.entry(from as u32).or_default();
+            let asked = match log.get_mut(target) {
+                Some(asked) => asked,
+                None => log.entry(target.into()).or_default(),
+            };
             if !asked.iter().any(|(q, _)| *q == question) {
                 asked.push((question, self.lasting_answer(&r.ids, question, found)));
             }
