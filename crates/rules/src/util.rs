@@ -4,6 +4,19 @@ use crate::context::FileCx;
 use unsnarl_model::walk::{Parent, Visitor, walk_block};
 use unsnarl_model::*;
 
+/// `name` is a name inside `prefix`: `prefix` then one of `seps` then more
+/// (`asyncio.sleep` under `asyncio`). Asked per import or per call, so it
+/// builds no string.
+pub fn is_under(name: &str, prefix: &str, seps: &[char]) -> bool {
+    name.strip_prefix(prefix)
+        .is_some_and(|rest| rest.len() > 1 && rest.starts_with(seps))
+}
+
+/// `name` is `prefix` itself or a name inside it (see [`is_under`]).
+pub fn is_or_under(name: &str, prefix: &str, seps: &[char]) -> bool {
+    name == prefix || is_under(name, prefix, seps)
+}
+
 /// True when every path through `block` ends by raising (or by a call that
 /// never returns, such as `sys.exit`).
 pub fn always_raises(m: &FileModel, block: &Block) -> bool {
@@ -202,5 +215,23 @@ pub fn containing_block<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Block> {
             _ => None,
         },
         Parent::Detached => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_under_a_prefix_start_at_a_separator() {
+        assert!(is_under("pika.channel", "pika", &['.']));
+        assert!(is_under("node:fs/promises", "node:fs", &['.', '/']));
+        assert!(!is_under("pika", "pika", &['.']));
+        assert!(!is_under("pikachu.x", "pika", &['.']));
+        assert!(!is_under("pika.", "pika", &['.']));
+        assert!(!is_under("http/x", "http", &['.']));
+        assert!(is_or_under("pika", "pika", &['.']));
+        assert!(is_or_under("aio_pika.abc", "aio_pika", &['.']));
+        assert!(!is_or_under("aio_pika", "pika", &['.']));
     }
 }

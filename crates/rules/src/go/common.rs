@@ -3,6 +3,7 @@
 //! variable was made with, which statements end a path.
 
 use crate::context::FileCx;
+use crate::util::is_under;
 use std::collections::HashMap;
 use unsnarl_model::walk::Parent;
 use unsnarl_model::*;
@@ -709,7 +710,7 @@ pub fn io_call(cx: &FileCx, c: &Call) -> Option<String> {
             // This package (possibly another file of it), or a third-party
             // package: judge by the name. The standard library is covered
             // by the knowledge tables.
-            t.starts_with(&format!("{}.", cx.model.module))
+            is_under(t, &cx.model.module, &['.'])
                 || (t.contains('/') && t.split('/').next().is_some_and(|first| first.contains('.')))
         }
     };
@@ -735,7 +736,7 @@ pub fn provably_pure(cx: &FileCx, f: FuncId, depth: u32) -> bool {
                 None => false,
                 Some(t) => {
                     let std = !t.contains('/') || !t.split('/').next().unwrap_or("").contains('.');
-                    std && !t.starts_with(&format!("{}.", cx.model.module))
+                    std && !is_under(t, &cx.model.module, &['.'])
                 }
             }
         })

@@ -3,6 +3,7 @@
 use super::common;
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
+use crate::util::is_under;
 use unsnarl_model::walk::exprs_in_block;
 use unsnarl_model::*;
 
@@ -86,7 +87,7 @@ impl Rule for GoroutinePerItem {
                     None => {
                         common::io_call(cx, c).is_some()
                             || c.target.as_deref().is_none_or(|t| {
-                                t.starts_with(&format!("{}.", cx.model.module)) || t.contains('/')
+                                is_under(t, &cx.model.module, &['.']) || t.contains('/')
                             })
                     }
                 },

@@ -5,6 +5,7 @@
 
 use crate::context::FileCx;
 use crate::index::Awaitable;
+use crate::util::is_or_under;
 use std::collections::{HashMap, HashSet};
 use unsnarl_model::walk::{Parent, Visitor, walk_block};
 use unsnarl_model::*;
@@ -344,7 +345,7 @@ fn framework_type(t: &str) -> bool {
         "polka",
     ]
     .iter()
-    .any(|p| t == *p || t.starts_with(&format!("{p}.")))
+    .any(|p| is_or_under(t, p, &['.']))
 }
 
 /// Server constructors whose callback handles each request or connection.

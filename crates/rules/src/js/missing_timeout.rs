@@ -5,6 +5,7 @@
 use super::common;
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
+use crate::util::is_or_under;
 use unsnarl_model::*;
 
 pub struct MissingTimeout;
@@ -340,7 +341,7 @@ pub fn is_server_code(cx: &FileCx) -> bool {
     ];
     cx.model.imports.iter().any(|i| {
         let t = i.target.as_str();
-        NODE.iter().any(|n| t == *n || t.starts_with(&format!("{n}.")) || t.starts_with(&format!("{n}/")))
+        NODE.iter().any(|n| is_or_under(t, n, &['.', '/']))
     }) || cx.model.exprs.iter().any(|e| {
         matches!(&e.kind, ExprKind::Name { id, resolved: Some(r) } if r == id && (id == "process" || id == "require"))
     })

@@ -2,6 +2,7 @@
 
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
+use crate::util::is_or_under;
 use unsnarl_model::walk::Parent;
 use unsnarl_model::*;
 
@@ -69,7 +70,7 @@ impl Rule for AmqpNoPrefetch {
             cx.model
                 .imports
                 .iter()
-                .any(|i| i.target == p || i.target.starts_with(&format!("{p}.")))
+                .any(|i| is_or_under(&i.target, p, &['.']))
         };
         // The client library's own modules (aio_pika's `patterns/master.py`
         // consumes for its users) leave the prefetch to the application
