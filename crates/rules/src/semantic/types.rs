@@ -332,7 +332,7 @@ impl Pass<'_> {
                     && m.name_of(*obj)
                         .is_some_and(|n| Some(n) == self.receiver_name(m))
                 {
-                    return self.sema.field_type(&class, name).map(Into::into);
+                    return self.sema.field_type(class, name).map(Into::into);
                 }
                 let base = self.value_type(m, *obj)?;
                 self.sema.field_type(&base, name).map(Into::into)
@@ -377,15 +377,15 @@ impl Pass<'_> {
     /// The class whose methods see `self`/`this`/the Go receiver: the
     /// function's own class, or that of the nearest enclosing method (for
     /// closures inside methods).
-    fn owner_class(&self, m: &FileModel, f: &Function) -> Option<Str> {
+    fn owner_class<'m>(&self, m: &'m FileModel, f: &'m Function) -> Option<&'m str> {
         if let Some(c) = &f.class {
-            return Some(c.to_compact_string());
+            return Some(c);
         }
         let mut cur = f.parent;
         while let Some(p) = cur {
             let pf = m.func(p);
-            if pf.class.is_some() {
-                return pf.class.clone();
+            if let Some(c) = &pf.class {
+                return Some(c);
             }
             cur = pf.parent;
         }
