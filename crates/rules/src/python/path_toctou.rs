@@ -107,11 +107,7 @@ impl Rule for PathToctou {
                             "`{path}` was checked with `{}` and is now {act}: another process or thread can create or remove it in between, so this fails or clobbers anyway",
                             cx.source(cx.expr(*cond).span).trim_start_matches("not ").trim()
                         ),
-                        if missing {
-                            "make the creation atomic: `os.makedirs(p, exist_ok=True)`, `Path.mkdir(exist_ok=True)`, or `open(p, \"x\")` and handle `FileExistsError`"
-                        } else {
-                            "drop the check and handle the outcome: `try: ... except FileNotFoundError:` (or `missing_ok=True`)"
-                        },
+                        fix_for(c, missing),
                     );
                     f.related.push(Related {
                         file: None,
@@ -122,6 +118,38 @@ impl Rule for PathToctou {
                     break;
                 }
             }
+        }
+    }
+}
+
+/// The atomic form of the act: the call's own flag where it has one, else
+/// the error to catch instead of checking first.
+fn fix_for(c: &Call, missing: bool) -> &'static str {
+    let t = c.target.as_deref().unwrap_or("");
+    match (missing, t, c.name.as_str()) {
+        (true, "os.makedirs" | "os.mkdir", _) => {
+            "drop the check and create atomically: `os.makedirs(p, exist_ok=True)`"
+        }
+        (true, "builtins.open" | "io.open" | "os.open", _) => {
+            "drop the check and open with `\"x\"` (`os.O_CREAT | os.O_EXCL` for `os.open`), handling `FileExistsError`"
+        }
+        (true, _, "mkdir") => "drop the check and pass `exist_ok=True`",
+        (true, _, "touch") => {
+            "drop the check and pass `exist_ok=False`, handling `FileExistsError`"
+        }
+        (true, _, "write_text" | "write_bytes") => {
+            "drop the check and write through `p.open(\"x\")`, handling `FileExistsError`"
+        }
+        (true, ..) => {
+            "drop the check and make the creation atomic (create under a temporary name, then `os.replace` it into place), or handle `FileExistsError`"
+        }
+        // `Path.unlink` has a flag for it; `os.remove`, `os.rmdir`,
+        // `shutil.rmtree` and `Path.rmdir` do not.
+        (false, _, "unlink") if c.receiver.is_some() && !t.starts_with("os.") => {
+            "drop the check and pass `missing_ok=True`"
+        }
+        (false, ..) => {
+            "drop the check and handle the outcome: wrap the call in `try: ... except FileNotFoundError: pass`"
         }
     }
 }
@@ -276,11 +304,19 @@ def cleanup(tmp):
         os.remove(tmp)  # expect
 "#,
         r#"
+import os
+import shutil
 from pathlib import Path
 
 def init(root: Path):
     if not root.exists():
         root.mkdir()  # expect
+
+def reset(lock: Path, cache):
+    if lock.exists():
+        lock.unlink()  # expect
+    if os.path.isdir(cache):
+        shutil.rmtree(cache)  # expect
 "#,
     ],
     pass: &[r#"
@@ -319,4 +355,33 @@ def ensure_ok(path):
 mod tests {
     use super::*;
     crate::testing::rule_tests!(PathToctou);
+
+    /// The fix names the flag the call itself has, and only where it has
+    /// one: `os.remove` and `shutil.rmtree` take no `missing_ok`.
+    #[test]
+    fn fixes_name_only_flags_the_call_has() {
+        static RULE: PathToctou = PathToctou;
+        let fixes = |ex: &str| -> Vec<String> {
+            crate::testing::run_example(&RULE, Language::Python, ex)
+                .0
+                .into_iter()
+                .map(|(_, f)| f.fix)
+                .collect()
+        };
+        let first = fixes(EXAMPLES.fail[0]);
+        assert!(
+            first[0].contains("os.makedirs(p, exist_ok=True)"),
+            "{first:?}"
+        );
+        assert!(first[1].contains("\"x\""), "{first:?}");
+        assert!(first[2].contains("except FileNotFoundError"), "{first:?}");
+        let second = fixes(EXAMPLES.fail[1]);
+        assert!(second[0].contains("exist_ok=True"), "{second:?}");
+        assert!(second[1].contains("missing_ok=True"), "{second:?}");
+        assert!(
+            second[2].contains("except FileNotFoundError") && !second[2].contains("missing_ok"),
+            "{second:?}"
+        );
+        assert!(!first[2].contains("missing_ok"), "{first:?}");
+    }
 }

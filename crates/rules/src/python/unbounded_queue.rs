@@ -79,15 +79,18 @@ impl Rule for UnboundedQueue {
             } else {
                 format!(" with no capacity limit ({reason})")
             };
+            // The knowledge's fix shows the bounded form of the very class
+            // called (`{callee}`): a bounded `queue.Queue` is no substitute
+            // for a `PriorityQueue`.
+            let callee = cx.callee_display(c);
             out.push(cx.finding(
                 &META,
                 e.span,
                 format!(
-                    "`{}` creates {}{limit}: a slow consumer turns it into growing memory and latency instead of backpressure",
-                    cx.callee_display(c),
+                    "`{callee}` creates {}{limit}: a slow consumer turns it into growing memory and latency instead of backpressure",
                     entry.what
                 ),
-                entry.fix.clone(),
+                entry.fix.replace("{callee}", &callee),
             ));
         }
     }
@@ -142,6 +145,27 @@ q = Queue()
 mod tests {
     use super::*;
     crate::testing::rule_tests!(UnboundedQueue);
+
+    /// The fix bounds the class that was called, not a stand-in for it.
+    #[test]
+    fn the_fix_bounds_the_class_called() {
+        static RULE: UnboundedQueue = UnboundedQueue;
+        let fixes: Vec<String> =
+            crate::testing::run_example(&RULE, Language::Python, EXAMPLES.fail[0])
+                .0
+                .into_iter()
+                .map(|(_, f)| f.fix)
+                .collect();
+        assert!(
+            fixes[2].contains("`queue.Queue(maxsize=1000)`"),
+            "{fixes:#?}"
+        );
+        assert!(
+            fixes[5].contains("`asyncio.PriorityQueue(maxsize=1000)`"),
+            "{fixes:#?}"
+        );
+        assert!(fixes.iter().all(|f| !f.contains("{callee}")), "{fixes:#?}");
+    }
 
     /// The reason is given for a queue left unbounded, not for a type that
     /// cannot be bounded at all.
