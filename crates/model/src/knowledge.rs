@@ -126,6 +126,10 @@ impl EffectSet {
         EffectSet(self.0 | Self::bit(e))
     }
 
+    pub fn without(self, e: Effect) -> EffectSet {
+        EffectSet(self.0 & !Self::bit(e))
+    }
+
     /// False only when the set is known and lacks `e`.
     pub fn may_have(self, e: Effect) -> bool {
         self.0 & (Self::UNKNOWN.0 | Self::bit(e)) != 0
@@ -166,11 +170,14 @@ pub struct Entry {
     pub fix: String,
     /// Offload: index of the callable argument (`None` = every closure argument).
     /// Queue: positional index of the bound. NeedsTimeout: positional index
-    /// of a timeout/context argument.
+    /// of a timeout/context argument. Blocking: positional index of the
+    /// flag named by `keyword`.
     #[serde(default)]
     pub arg: Option<usize>,
     /// Queue: keyword of the bound (`maxsize`). NeedsTimeout: keyword of the
-    /// timeout (`timeout`).
+    /// timeout (`timeout`). Blocking: the flag that, passed as a literal
+    /// `False`, makes the call return at once instead of waiting
+    /// (`block` of `queue.Queue.get`, `wait` of `Executor.shutdown`).
     #[serde(default)]
     pub keyword: Option<String>,
     /// Queue: when the queue is unbounded.

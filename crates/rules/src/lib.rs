@@ -32,8 +32,9 @@ pub use registry::{all_rules, find_rule, rules_named};
 pub use rule::{Examples, Rule, RuleMeta};
 pub use semantic::Semantic;
 
+use unsnarl_model::knowledge::{self, Effect};
 use unsnarl_model::walk::Tree;
-use unsnarl_model::{ExprKind, FileModel, Finding, Knowledge, Language};
+use unsnarl_model::{Call, ExprKind, FileModel, Finding, Knowledge, Language, Lit};
 
 /// A file after the semantic pass, waiting for the project index.
 pub struct Prepared {
@@ -86,9 +87,16 @@ impl Engine {
         let sema = semantic::annotate(&mut model, kb, lang);
         // Targets are final from here on: each call's effects are looked up
         // once instead of once per rule that asks.
-        for e in &mut model.exprs {
-            if let ExprKind::Call(c) = &mut e.kind {
-                c.effects = kb.effect_set(c.target.as_deref(), &c.name);
+        for i in 0..model.exprs.len() {
+            let ExprKind::Call(c) = &model.exprs[i].kind else {
+                continue;
+            };
+            let mut effects = kb.effect_set(c.target.as_deref(), &c.name);
+            if effects.may_have(Effect::Blocking) && waits_switched_off(&model, kb, c) {
+                effects = effects.without(Effect::Blocking);
+            }
+            if let ExprKind::Call(c) = &mut model.exprs[i].kind {
+                c.effects = effects;
             }
         }
         let summaries = index::summarize(&model, kb, lang, &self.names);
@@ -142,6 +150,21 @@ impl Engine {
         }
         Ok(out)
     }
+}
+
+/// The call passes a literal `False` for the flag its blocking entry names
+/// (`q.get(block=False)`, `executor.shutdown(wait=False)`,
+/// `lock.acquire(False)`): it returns at once, so it does not block.
+fn waits_switched_off(m: &FileModel, kb: &knowledge::Table, c: &Call) -> bool {
+    let Some(entry) = kb.find(Effect::Blocking, c.target.as_deref(), &c.name) else {
+        return false;
+    };
+    let Some(flag) = &entry.keyword else {
+        return false;
+    };
+    c.kwarg(flag)
+        .or_else(|| entry.arg.and_then(|i| c.positional(i)))
+        .is_some_and(|v| matches!(m.literal(v), Some(Lit::Bool(false))))
 }
 
 #[cfg(test)]

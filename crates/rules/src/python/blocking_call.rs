@@ -179,9 +179,47 @@ lock = threading.Lock()
 async def consume():
     item = jobs.get()  # expect
     lock.acquire()  # expect
+    jobs.put(item, True)  # expect
+    jobs.get(block=True)  # expect
+"#,
+        r#"
+from concurrent.futures import ThreadPoolExecutor
+
+pool = ThreadPoolExecutor(4)
+
+def close_pool():
+    pool.shutdown()
+
+async def stop():
+    close_pool()  # expect
 "#,
     ],
     pass: &[
+        r#"
+import queue, threading
+from concurrent.futures import ThreadPoolExecutor
+
+jobs = queue.Queue(maxsize=10)
+lock = threading.Lock()
+pool = ThreadPoolExecutor(4)
+
+def close_pool():
+    # Returns at once: the workers finish on their own.
+    pool.shutdown(wait=False)
+
+async def poll():
+    # Each of these tries and returns at once instead of waiting.
+    try:
+        item = jobs.get(block=False)
+        jobs.put(item, False)
+    except (queue.Empty, queue.Full):
+        pass
+    if lock.acquire(blocking=False):
+        lock.release()
+    if lock.acquire(False):
+        lock.release()
+    close_pool()
+"#,
         r#"
 import threading
 
