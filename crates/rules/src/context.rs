@@ -340,6 +340,31 @@ impl<'a> FileCx<'a> {
         self.local_function(c.target.as_deref()?)
     }
 
+    /// The parameter of `f` that receives argument `i` of `c`, a call of
+    /// `f`: by keyword, or by position after the receiver parameter of a
+    /// method called on an object (`self` in `self.record(exc)`). `None`
+    /// after a spread argument (`*args`), which moves every position.
+    pub fn param_receiving(&self, f: FuncId, c: &Call, i: usize) -> Option<&'a str> {
+        let func = self.func(f);
+        let arg = c.args.get(i)?;
+        if let Some(k) = &arg.name {
+            return func
+                .params
+                .iter()
+                .find(|p| p.name == *k)
+                .map(|p| p.name.as_str());
+        }
+        if c.args[..i].iter().any(|a| a.spread) || arg.spread {
+            return None;
+        }
+        let skip = usize::from(
+            c.receiver.is_some()
+                && func.receiver.is_some()
+                && func.params.first().map(|p| &p.name) == func.receiver.as_ref(),
+        );
+        func.params.get(i + skip).map(|p| p.name.as_str())
+    }
+
     /// The source text of a span.
     pub fn source(&self, span: Span) -> &'a str {
         self.text

@@ -20,9 +20,9 @@ A handler that catches cancellation (`asyncio.CancelledError`,
 `BaseException`, a bare `except:`, `trio.Cancelled`) around code that
 awaits, where some path through the handler neither re-raises nor raises
 something else. A handler that keeps the exception to raise it later
-(stores it, appends it to a list, sets it on a future, saves
-`sys.exc_info()`) or hands it to a helper of the file that raises is not
-reported.
+(stores it, appends it to a list, sets it on a future, saves or hands on
+`sys.exc_info()`) or gives it to a helper of the file that raises or keeps
+it is not reported.
 
 ## Why
 
@@ -162,8 +162,9 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
 }
 
 /// The caught exception is handed on to be raised elsewhere
-/// (`errors.append(exc)`, `future.set_exception(exc)`, `exc_val = exc`, or
-/// a helper of this file that decides whether to re-raise it).
+/// (`errors.append(exc)`, `future.set_exception(exc)`, `exc_val = exc`,
+/// `state.set_exception(sys.exc_info())`, or a helper of this file that
+/// raises or keeps what it is given).
 fn forwards_exception(cx: &FileCx, h: &Handler) -> bool {
     if test_failure(cx, &h.body) || captures_exc_info(cx, &h.body) {
         return true;
@@ -171,46 +172,64 @@ fn forwards_exception(cx: &FileCx, h: &Handler) -> bool {
     let Some(name) = h.name.as_deref() else {
         return false;
     };
-    let stored = unsnarl_model::walk::exprs_in_block(cx.model, &h.body)
-        .into_iter()
-        .any(|e| {
-            cx.model.name_of(e) == Some(name)
-                && matches!(cx.tree.expr_parent(e), unsnarl_model::walk::Parent::Stmt(s)
-                    if matches!(&cx.stmt(s).kind, StmtKind::Assign { value: Some(v), .. } if *v == e))
-        });
-    let to_raising_helper = unsnarl_model::walk::calls_in_block(cx.model, &h.body)
-        .into_iter()
-        .any(|e| {
-            let c = cx.call(e).unwrap();
-            c.args
-                .iter()
-                .any(|a| cx.model.name_of(a.value) == Some(name))
-                && c.target.as_deref().is_some_and(|t| {
-                    cx.model
-                        .function_ids()
-                        .any(|f| cx.func(f).qualname == t && contains_raise(cx, &cx.func(f).body))
-                })
-        });
-    if stored || to_raising_helper {
+    if keeps(cx, &h.body, name) {
         return true;
     }
     unsnarl_model::walk::calls_in_block(cx.model, &h.body)
         .into_iter()
         .any(|e| {
             let c = cx.call(e).unwrap();
-            matches!(
-                c.name.as_str(),
-                "append" | "extend" | "set_exception" | "put" | "put_nowait" | "throw"
-            ) && c
-                .args
-                .iter()
-                .any(|a| cx.model.name_of(a.value) == Some(name))
+            let Some(helper) = cx.callee_in_file(c) else {
+                return false;
+            };
+            let body = &cx.func(helper).body;
+            c.args.iter().enumerate().any(|(i, a)| {
+                cx.model.name_of(a.value) == Some(name)
+                    && (contains_raise(cx, body)
+                        || cx
+                            .param_receiving(helper, c, i)
+                            .is_some_and(|p| keeps(cx, body, p)))
+            })
         })
 }
 
-/// `details = sys.exc_info()` (or `sys.exception()`): the handler keeps
-/// the exception to raise it later, as `contextlib.AsyncExitStack` does
-/// with a bare `except:` while it runs the remaining exit callbacks.
+/// Calls that keep their argument for later: a list, a future, a queue, a
+/// generator to throw into.
+const KEEPERS: &[&str] = &[
+    "append",
+    "extend",
+    "set_exception",
+    "put",
+    "put_nowait",
+    "throw",
+];
+
+/// `body` keeps the value of the variable `name`: assigns it somewhere
+/// (`self.error = exc`) or passes it to a keeper (`errors.append(exc)`).
+fn keeps(cx: &FileCx, body: &Block, name: &str) -> bool {
+    unsnarl_model::walk::exprs_in_block(cx.model, body)
+        .into_iter()
+        .any(|e| {
+            cx.model.name_of(e) == Some(name)
+                && match cx.tree.expr_parent(e) {
+                    Parent::Stmt(s) => matches!(&cx.stmt(s).kind,
+                        StmtKind::Assign { value: Some(v), .. } if *v == e),
+                    Parent::Expr(p) => is_keeper_arg(cx, p, e),
+                    _ => false,
+                }
+        })
+}
+
+/// `e` is an argument of the call `call`, and the call keeps it.
+fn is_keeper_arg(cx: &FileCx, call: ExprId, e: ExprId) -> bool {
+    cx.call(call)
+        .is_some_and(|c| KEEPERS.contains(&c.name.as_str()) && c.args.iter().any(|a| a.value == e))
+}
+
+/// `details = sys.exc_info()` (or `sys.exception()`), or the same handed to
+/// a keeper (`state.set_exception(sys.exc_info())`): the handler keeps the
+/// exception to raise it later, as `contextlib.AsyncExitStack` does with a
+/// bare `except:` while it runs the remaining exit callbacks.
 fn captures_exc_info(cx: &FileCx, body: &Block) -> bool {
     unsnarl_model::walk::calls_in_block(cx.model, body)
         .into_iter()
@@ -218,8 +237,12 @@ fn captures_exc_info(cx: &FileCx, body: &Block) -> bool {
             matches!(
                 cx.call(e).and_then(|c| c.target.as_deref()),
                 Some("sys.exc_info" | "sys.exception")
-            ) && matches!(cx.tree.expr_parent(e), unsnarl_model::walk::Parent::Stmt(s)
-                if matches!(&cx.stmt(s).kind, StmtKind::Assign { value: Some(v), .. } if *v == e))
+            ) && match cx.tree.expr_parent(e) {
+                Parent::Stmt(s) => matches!(&cx.stmt(s).kind,
+                    StmtKind::Assign { value: Some(v), .. } if *v == e),
+                Parent::Expr(p) => is_keeper_arg(cx, p, e),
+                _ => false,
+            }
         })
 }
 
@@ -403,6 +426,27 @@ async def h():
         if isinstance(e, ValueError):
             raise
 "#,
+        r#"
+import asyncio
+import logging
+import sys
+
+class Worker:
+    def _report(self, error):
+        logging.warning("step failed: %s", error)
+
+    async def step_once(self):
+        try:
+            await self.step()
+        except BaseException as exc:  # expect
+            self._report(exc)
+
+    async def step_quietly(self):
+        try:
+            await self.step()
+        except BaseException:  # expect
+            logging.warning("failed", exc_info=sys.exc_info())
+"#,
     ],
     pass: &[
         r#"
@@ -515,6 +559,35 @@ def sync_code():
         work()
     except BaseException:
         pass
+"#,
+        r#"
+import asyncio
+import sys
+
+class Nursery:
+    def __init__(self):
+        self._errors = []
+
+    def _record(self, error):
+        self._errors.append(error)
+
+    async def run_child(self, fn):
+        try:
+            await fn()
+        except BaseException as exc:
+            self._record(exc)
+
+    async def close(self):
+        if self._errors:
+            raise BaseExceptionGroup("child failed", self._errors)
+
+async def attempt(fn, state):
+    try:
+        result = await fn()
+    except BaseException:
+        state.set_exception(sys.exc_info())
+    else:
+        state.set_result(result)
 "#,
         r#"
 async def no_await_in_body():
