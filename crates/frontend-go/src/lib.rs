@@ -34,10 +34,18 @@ use unsnarl_model::{FileModel, SourceInput, Span};
 /// Lowers one Go file. Never panics; syntax errors are recorded in
 /// `syntax_errors` and the recovered tree is lowered anyway.
 pub fn lower(input: &SourceInput) -> FileModel {
-    match lower_fast(input) {
+    let mut m = match lower_fast(input) {
         Some(m) => m,
         None => lower_tree_sitter(input),
-    }
+    };
+    // Test support outside `_test.go` files (`testutil`, a package's `test`
+    // helpers): only tests import the standard `testing` packages, and
+    // importing them in a program registers the test flags.
+    m.is_test |= m
+        .imports
+        .iter()
+        .any(|i| i.target == "testing" || i.target.starts_with("testing/"));
+    m
 }
 
 /// The fast path alone: `None` when the file has a syntax error or a shape
@@ -223,6 +231,25 @@ mod tests {
         assert_eq!(module_name("main.go"), ".");
         assert_eq!(module_name("./pkg/store/db.go"), "pkg/store");
         assert_eq!(module_name("/x.go"), ".");
+    }
+
+    #[test]
+    fn files_importing_testing_are_test_code() {
+        let model = |rel_path: &str, text: &str| {
+            lower(&SourceInput {
+                text,
+                rel_path,
+                language: unsnarl_model::Language::Go,
+            })
+        };
+        let helper = "package testutil\n\nimport (\n\t\"net\"\n\t\"testing\"\n)\n\nfunc Dial(t *testing.T) net.Conn { c, _ := net.Dial(\"tcp\", \"x\"); return c }\n";
+        assert!(model("internal/testutil/net.go", helper).is_test);
+        let fstest = "package fakes\n\nimport \"testing/fstest\"\n\nvar FS = fstest.MapFS{}\n";
+        assert!(model("fakes/fs.go", fstest).is_test);
+        let program =
+            "package main\n\nimport \"net\"\n\nfunc main() { net.Dial(\"tcp\", \"x\") }\n";
+        assert!(!model("cmd/main.go", program).is_test);
+        assert!(model("cmd/main_test.go", program).is_test);
     }
 
     #[test]

@@ -166,8 +166,9 @@ pub struct FileModel {
     /// Each entry is the bound name expression (an `Assign` target) and the
     /// declared type. Front ends that have no such annotations leave it empty.
     pub declared_types: Vec<(ExprId, TypeRef)>,
-    /// True for test files (`test_*.py`, `*_test.go`, `*.test.ts`, Rust files
-    /// under `tests/` or code under `#[cfg(test)]` is marked per function).
+    /// True for test files (`test_*.py`, `*_test.go` and Go test helpers
+    /// that import `testing`, `*.test.ts`; Rust files under `tests/` or code
+    /// under `#[cfg(test)]` is marked per function).
     pub is_test: bool,
     /// True when the file says it is generated (`Code generated ... DO NOT EDIT.`).
     pub is_generated: bool,

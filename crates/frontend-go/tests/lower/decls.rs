@@ -360,10 +360,13 @@ func (s *S) TestMethod() {}
             .iter()
             .any(|f| f.kind == FnKind::Closure && f.is_test)
     );
-    // The same names in a non-test file are ordinary functions.
-    let m = lower_at("pkg/server.go", src);
+    // The same names in a non-test file are ordinary functions...
+    let plain = src.replace("import \"testing\"\n", "");
+    let m = lower_at("pkg/server.go", &plain);
     assert!(!m.is_test);
     assert!(m.functions.iter().all(|f| !f.is_test));
+    // ...but a file that imports `testing` is test support code.
+    assert!(lower_at("pkg/server.go", src).is_test);
 }
 
 #[test]
