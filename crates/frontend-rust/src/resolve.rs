@@ -156,17 +156,26 @@ impl Scopes {
     }
 }
 
-/// Rewrites `core::` and `alloc::` paths to their `std::` re-exports, so the
-/// knowledge tables need only one spelling.
+/// Crates whose items are used under the path of a crate that re-exports
+/// them: the knowledge tables and rules name only the re-export.
+const REEXPORTED: &[(&str, &str)] = &[
+    ("core", "std"),
+    ("alloc", "std"),
+    // The `futures` facade re-exports its parts at these paths.
+    ("futures_channel", "futures::channel"),
+    ("futures_executor", "futures::executor"),
+    ("futures_util", "futures"),
+];
+
+/// Rewrites a path into a re-exported crate (`core::`, `alloc::`,
+/// `futures_channel::`...) to the re-export's path (`std::`,
+/// `futures::channel::`), so the knowledge tables need only one spelling.
 pub(crate) fn normalize_crate(path: String) -> String {
-    for p in ["core", "alloc"] {
-        if let Some(rest) = path.strip_prefix(p) {
-            if rest.is_empty() {
-                return "std".to_string();
-            }
-            if rest.starts_with("::") {
-                return format!("std{rest}");
-            }
+    for (krate, facade) in REEXPORTED {
+        if let Some(rest) = path.strip_prefix(krate)
+            && (rest.is_empty() || rest.starts_with("::"))
+        {
+            return format!("{facade}{rest}");
         }
     }
     path
@@ -289,10 +298,27 @@ mod tests {
     }
 
     #[test]
-    fn normalizes_core_and_alloc() {
+    fn normalizes_reexported_crates() {
         assert_eq!(normalize_crate("core::mem::drop".into()), "std::mem::drop");
         assert_eq!(normalize_crate("alloc::sync::Arc".into()), "std::sync::Arc");
         assert_eq!(normalize_crate("corex::a".into()), "corex::a");
+        assert_eq!(normalize_crate("core".into()), "std");
+        assert_eq!(
+            normalize_crate("futures_channel::oneshot::channel".into()),
+            "futures::channel::oneshot::channel"
+        );
+        assert_eq!(
+            normalize_crate("futures_util::future::FutureExt".into()),
+            "futures::future::FutureExt"
+        );
+        assert_eq!(
+            normalize_crate("futures_executor::block_on".into()),
+            "futures::executor::block_on"
+        );
+        assert_eq!(
+            normalize_crate("futures_utils::x".into()),
+            "futures_utils::x"
+        );
         assert_eq!(parent_module("crate::a::b"), "crate::a");
         assert_eq!(parent_module("crate"), "crate");
     }

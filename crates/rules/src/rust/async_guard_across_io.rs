@@ -22,7 +22,9 @@ In async code, a guard of an async lock (`tokio::sync::Mutex`/`RwLock`,
 `futures::lock::Mutex`, `async_std::sync::Mutex`) is still alive when the
 task awaits a call that talks to a peer: an HTTP request, a database query,
 a socket read or write. Awaits of anything else (channels, timers, other
-locks) are left alone.
+locks) are left alone, and so is I/O through the locked value itself (a
+connection kept behind the lock, used through the guard): there the lock
+is how the task owns the connection for the operation.
 
 ## Why
 
@@ -73,11 +75,83 @@ impl Sink for IoSink {
             return;
         }
         for h in held {
-            if h.acq.is_async && h.acq.typed && !cx.contains(aw, h.acq.call) {
+            if h.acq.is_async
+                && h.acq.typed
+                && !cx.contains(aw, h.acq.call)
+                && !through_guard(cx, h, call)
+            {
                 self.found.push((h.clone(), at, call));
             }
         }
     }
+}
+
+/// The I/O goes through the locked value itself (`guard.execute(..)`,
+/// `query.execute(&mut *guard)`): the lock is how the task owns the
+/// connection for the operation, so the I/O cannot move out from under it.
+fn through_guard(cx: &FileCx, h: &Held, call: ExprId) -> bool {
+    let names = guard_names(cx, h);
+    !names.is_empty()
+        && walk::exprs_under(cx.model, call).into_iter().any(|e| {
+            cx.model
+                .name_of(e)
+                .is_some_and(|n| names.iter().any(|g| g == n))
+        })
+}
+
+/// The names the locked value goes by: the guard's binding, or for a
+/// temporary guard matched on the spot (`match *conn.lock().await {
+/// Inner::Pg(ref mut c) => .. }`) the bindings of the arms; then the locals
+/// assigned from any of them (`let c = &mut *guard;`).
+fn guard_names(cx: &FileCx, h: &Held) -> Vec<String> {
+    let mut names: Vec<String> = h.name.iter().cloned().collect();
+    if h.name.is_none()
+        && let Some(s) = cx.enclosing_stmts(h.acq.call).into_iter().next()
+        && let StmtKind::Switch {
+            subject: Some(subject),
+            cases,
+        } = &cx.stmt(s).kind
+        && cx.contains(*subject, h.acq.call)
+    {
+        for p in cases.iter().flat_map(|c| &c.patterns) {
+            for e in walk::exprs_under(cx.model, *p) {
+                if let Some(n) = common::binding_name(cx.model, e) {
+                    names.push(n.to_string());
+                }
+            }
+        }
+    }
+    if names.is_empty() {
+        return names;
+    }
+    let f = cx.func_of(h.acq.call);
+    let mentions = |v: ExprId, names: &[String]| {
+        walk::exprs_under(cx.model, v).into_iter().any(|e| {
+            cx.model
+                .name_of(e)
+                .is_some_and(|n| names.iter().any(|g| g == n))
+        })
+    };
+    let mut derived = Vec::new();
+    for &e in cx.body_exprs(f) {
+        if let walk::Parent::Stmt(s) = cx.tree.expr_parent(e)
+            && let StmtKind::Assign {
+                targets,
+                value: Some(v),
+                ..
+            } = &cx.stmt(s).kind
+            && *v == e
+            && mentions(e, &names)
+        {
+            derived.extend(
+                targets
+                    .iter()
+                    .filter_map(|&t| common::binding_name(cx.model, t).map(str::to_string)),
+            );
+        }
+    }
+    names.extend(derived);
+    names
 }
 
 impl Rule for AsyncGuardAcrossIo {
@@ -124,7 +198,8 @@ impl Rule for AsyncGuardAcrossIo {
 
 pub static EXAMPLES: Examples = Examples {
     language: Language::Rust,
-    fail: &[r#"
+    fail: &[
+        r#"
 use std::sync::Arc;
 use tokio::net::TcpStream;
 use tokio::sync::Mutex;
@@ -148,8 +223,29 @@ impl Pool {
         drop(guard);
     }
 }
-"#],
-    pass: &[r#"
+"#,
+        r#"
+use std::sync::Arc;
+use tokio::sync::Mutex;
+
+struct Tx {
+    conn: Arc<Mutex<sqlx::PgConnection>>,
+    client: reqwest::Client,
+}
+
+impl Tx {
+    async fn audit(&self, q: &str) -> Result<(), sqlx::Error> {
+        let mut conn = self.conn.lock().await; // expect
+        sqlx::query(q).execute(&mut *conn).await?;
+        // Another peer, while the connection stays locked.
+        let _ = self.client.post("http://audit").send().await;
+        Ok(())
+    }
+}
+"#,
+    ],
+    pass: &[
+        r#"
 use tokio::sync::{mpsc, Mutex};
 
 struct State {
@@ -173,7 +269,40 @@ impl State {
         let again = self.client.get("http://y").send().await;
     }
 }
-"#],
+"#,
+        r#"
+use std::sync::Arc;
+use tokio::sync::Mutex;
+
+enum Inner {
+    Pg(sqlx::PgConnection),
+}
+
+struct Tx {
+    conn: Arc<Mutex<sqlx::PgConnection>>,
+    inner: Arc<Mutex<Inner>>,
+}
+
+impl Tx {
+    async fn run(&self, q: &str) -> Result<(), sqlx::Error> {
+        let mut conn = self.conn.lock().await;
+        sqlx::query(q).execute(&mut *conn).await?;
+        let c: &mut sqlx::PgConnection = &mut *conn;
+        sqlx::query("SELECT 1").execute(c).await?;
+        Ok(())
+    }
+
+    async fn commit(&self) -> Result<(), sqlx::Error> {
+        match *self.inner.lock().await {
+            Inner::Pg(ref mut c) => {
+                sqlx::query("COMMIT").execute(c).await?;
+            }
+        }
+        Ok(())
+    }
+}
+"#,
+    ],
 };
 
 #[cfg(test)]
