@@ -4,7 +4,7 @@ use super::common;
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
 use std::collections::HashSet;
-use unsnarl_model::walk::exprs_in_block;
+use unsnarl_model::walk::{Parent, exprs_in_block};
 use unsnarl_model::*;
 
 pub struct SleepBeforeAssert;
@@ -24,7 +24,8 @@ the test does not run on paused time (`start_paused = true`,
 followed by a sleep and then more code in the same block. Sleeps inside
 loops (polling) are not flagged, and neither are sleeps whose following
 checks block until the other side acts (`assert_eq!(rx.recv(), Ok(1))`, a
-`join()`, a `select`, an `accept`, a `send` the assertion checks; not the
+`join()` or an await of the spawned task's handle, a `select`, an `accept`,
+a stream's `next().await`, a `send` the assertion checks; not the
 `try_*`/`*_timeout` forms) or read only what the sleeping code owns (its
 own locals built from literals, task-locals, thread-locals): those pass
 however long the other side takes. On a current-thread runtime
@@ -349,9 +350,16 @@ fn observes_by_blocking(cx: &FileCx, rest: &[StmtId]) -> bool {
         .flat_map(|a| unsnarl_model::walk::exprs_under(cx.model, a))
         .collect();
     exprs.iter().any(|&e| {
+        if let ExprKind::Await(inner) = &cx.expr(e).kind {
+            return awaits_spawned_task(cx, *inner);
+        }
         let Some(c) = cx.call(e) else { return false };
         let method = c.receiver.is_some();
+        let awaited = matches!(cx.tree.expr_parent(e),
+            Parent::Expr(p) if matches!(cx.expr(p).kind, ExprKind::Await(_)));
         match c.name.as_str() {
+            // `stream.next().await`: the next item, whenever it comes.
+            "next" => method && awaited,
             "select" => c.is_macro || (method && c.args.is_empty()),
             "recv" | "recv_async" | "ready" | "changed" | "notified" | "accept" | "accept_uni"
             | "accept_bi" | "join_next" => method,
@@ -362,6 +370,23 @@ fn observes_by_blocking(cx: &FileCx, rest: &[StmtId]) -> bool {
             _ => false,
         }
     })
+}
+
+/// `handle.await` on the handle of a task this function spawned
+/// (`let handle = tokio::spawn(..)`): it waits for the task to end.
+fn awaits_spawned_task(cx: &FileCx, awaited: ExprId) -> bool {
+    let awaited = cx.model.strip(awaited);
+    let Some(name) = cx.model.name_of(awaited) else {
+        return false;
+    };
+    let Some(decl) = common::declaration_of(cx, name, awaited) else {
+        return false;
+    };
+    let StmtKind::Assign { value: Some(v), .. } = &cx.stmt(decl).kind else {
+        return false;
+    };
+    cx.call(common::unwrap_value(cx, *v))
+        .is_some_and(|c| cx.effect(c, Effect::Spawn).is_some())
 }
 
 fn is_assert(cx: &FileCx, e: ExprId) -> bool {
@@ -614,6 +639,30 @@ async fn expires() {
 async fn joins() {
     let h = tokio::spawn(async { 1 });
     assert_eq!(h.await.unwrap(), 1);
+}
+
+#[tokio::test]
+async fn writer_gives_up_when_the_reader_leaves() {
+    let (mut input, reader) = pipe_with_reader_that_quits();
+    let handle = tokio::spawn(async move {
+        loop {
+            input.write_all(&[0u8; 8192]).await?;
+        }
+    });
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    assert!(handle.await.unwrap().is_err());
+}
+
+#[tokio::test]
+async fn watcher_sees_every_put() {
+    let mut watch = store.watch_all().await.unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    put_ten(&store).await;
+    let mut seen = 0;
+    while let Some(entry) = watch.next().await {
+        assert_eq!(entry.unwrap().revision, seen + 1);
+        seen += 1;
+    }
 }
 
 async fn poll(flag: &std::sync::atomic::AtomicBool) {
