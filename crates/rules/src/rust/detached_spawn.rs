@@ -27,8 +27,10 @@ end the spawner waits on afterwards), a background worker spawned next to
 the handle the function returns (`let (svc, worker) = pair(); spawn(worker);
 svc`, or a connection driver `conn` from `let (client, conn) =
 handshake(io).await?` with `client` used afterwards: it ends when the handle
-is dropped), and tasks that report back on a channel or reply sender the
-caller holds.
+is dropped), tasks that report back on a channel or reply sender the
+caller holds, and executor adapters that spawn the future their caller
+hands them (`fn execute(&self, fut: F) { tokio::spawn(fut); }`, or a thread
+running `block_on(fut)`): the caller owns that work.
 
 ## Why
 
@@ -184,15 +186,17 @@ fn forwards_param(cx: &FileCx, call: ExprId, c: &Call) -> bool {
     };
     c.args.len() == 1
         && c.args.iter().all(|a| {
-            // `move || thread.run()` / `move || f()`: a closure that only
-            // runs what the caller handed in.
+            // `move || thread.run()` / `move || f()` / `|| block_on(fut)`: a
+            // closure that only runs what the caller handed in.
             if let Some(cl) = super::common::closure_fn(cx, a.value)
                 && let [s] = cx.func(cl).body.as_slice()
                 && let StmtKind::Return(Some(e)) | StmtKind::Expr(e) = &cx.stmt(*s).kind
                 && let Some(inner) = cx.call(super::common::unwrap_value(cx, *e))
             {
                 return inner.receiver.is_some_and(is_param)
-                    || (inner.receiver.is_none() && is_param(inner.func));
+                    || (inner.receiver.is_none() && is_param(inner.func))
+                    || (cx.effect(inner, Effect::SyncOverAsync).is_some()
+                        && matches!(inner.args.as_slice(), [a] if is_param(a.value)));
             }
             let v = super::common::unwrap_value(cx, a.value);
             let v = match cx.call(v) {
@@ -582,6 +586,7 @@ fn start() {
     thread::spawn(|| loop { tick() }); // expect
     let handle = thread::spawn(|| work()); // expect
     thread::Builder::new().name("flusher".into()).spawn(flush).unwrap(); // expect
+    thread::spawn(|| futures::executor::block_on(refresh())); // expect
 }
 "#,
         r#"
@@ -631,6 +636,14 @@ struct TokioExecutor;
 impl<F: std::future::Future + Send + 'static> hyper::rt::Executor<F> for TokioExecutor {
     fn execute(&self, fut: F) {
         tokio::spawn(fut);
+    }
+}
+
+struct ThreadRuntime;
+
+impl Runtime for ThreadRuntime {
+    fn spawn<T: std::future::Future<Output = ()> + Send + 'static>(task: T) {
+        std::thread::spawn(|| futures::executor::block_on(task));
     }
 }
 
