@@ -503,6 +503,19 @@ impl<'a> FileCx<'a> {
         self.tree.expr_func(e)
     }
 
+    /// The function as an async one, for messages: "async `fetch`", or "an
+    /// async anonymous function" (not "async an anonymous function").
+    pub fn async_func_display(&self, f: FuncId) -> String {
+        let func = self.func(f);
+        if !func.name.is_empty() {
+            format!("async `{}`", func.name)
+        } else if func.kind == FnKind::Module {
+            "async module code".into()
+        } else {
+            "an async anonymous function".into()
+        }
+    }
+
     /// The name of the function for messages.
     pub fn func_display(&self, f: FuncId) -> String {
         let func = self.func(f);

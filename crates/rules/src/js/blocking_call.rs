@@ -224,4 +224,18 @@ function startup() {
 mod tests {
     use super::*;
     crate::testing::rule_tests!(BlockingCall);
+
+    #[test]
+    fn an_anonymous_async_function_is_named_as_one() {
+        let found = crate::testing::messages(
+            &BlockingCall,
+            Language::JavaScript,
+            "const fs = require('fs');\nexport const load = async () => {\n  return fs.readFileSync('a.json');\n};\nsetTimeout(async function () { fs.readFileSync('b'); }, 10);\n",
+        );
+        assert!(!found.is_empty());
+        for m in &found {
+            assert!(!m.contains("async an anonymous"), "{m}");
+        }
+        crate::testing::message_with(&found, "in an async anonymous function");
+    }
 }

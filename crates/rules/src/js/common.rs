@@ -574,7 +574,7 @@ pub fn loop_place(cx: &FileCx, h: &Handlers, f: FuncId) -> Option<String> {
             if cx.is_offloaded(cur) || is_startup_name(&func.name) {
                 return None;
             }
-            return Some(format!("{inner}async {}", cx.func_display(cur)));
+            return Some(format!("{inner}{}", cx.async_func_display(cur)));
         }
         // A function nested in request-time code (an array callback, a
         // promise executor, a `.then` or event callback, a local helper)

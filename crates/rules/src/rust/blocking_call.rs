@@ -168,10 +168,10 @@ fn contended_locks(cx: &FileCx, out: &mut Vec<Finding>) {
             &META,
             acq.span,
             format!(
-                "`{}.{}()` in async {} waits for a blocking lock that {} holds across blocking I/O (`{}` at line {}): while that I/O runs, this runtime worker thread is blocked too, and every task on it stalls",
+                "`{}.{}()` in {} waits for a blocking lock that {} holds across blocking I/O (`{}` at line {}): while that I/O runs, this runtime worker thread is blocked too, and every task on it stalls",
                 acq.text,
                 cx.call(e).map(|c| c.name.as_str()).unwrap_or("lock"),
-                cx.func_display(cx.func_of(e)),
+                cx.async_func_display(cx.func_of(e)),
                 locks::fn_label(cx, *holder),
                 cx.callee_display(io_call),
                 common::line_of(cx, cx.expr(*io).span)

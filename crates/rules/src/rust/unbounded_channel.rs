@@ -443,4 +443,28 @@ fn close_signal(conn: Conn) -> std::sync::mpsc::Receiver<Error> {
 mod tests {
     use super::*;
     crate::testing::rule_tests!(UnboundedChannel);
+
+    /// The fix names the bounded constructor of the crate that was called.
+    #[test]
+    fn the_fix_is_the_same_crates_bounded_channel() {
+        static RULE: UnboundedChannel = UnboundedChannel;
+        let fixes: Vec<String> =
+            crate::testing::run_example(&RULE, Language::Rust, EXAMPLES.fail[0])
+                .0
+                .into_iter()
+                .map(|(_, f)| f.fix)
+                .collect();
+        assert!(
+            fixes[0].contains("`std::sync::mpsc::sync_channel(n)`"),
+            "{fixes:#?}"
+        );
+        assert!(
+            fixes[1].contains("`tokio::sync::mpsc::channel(n)`"),
+            "{fixes:#?}"
+        );
+        assert!(
+            fixes[2].contains("`crossbeam_channel::bounded(n)`"),
+            "{fixes:#?}"
+        );
+    }
 }

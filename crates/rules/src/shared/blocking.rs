@@ -22,7 +22,7 @@ pub fn check(
         cx,
         meta,
         effect,
-        &|f| on_loop(cx, f).then(|| format!("in async {}", cx.func_display(f))),
+        &|f| on_loop(cx, f).then(|| format!("in {}", cx.async_func_display(f))),
         out,
     );
 }
