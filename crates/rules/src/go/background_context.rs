@@ -99,9 +99,15 @@ impl Rule for BackgroundContext {
                         "{which} here ignores `{c}`, which {} received: cancelling the request or hitting its deadline no longer stops this work, and request values are dropped",
                         cx.func_display(common::outermost(cx, f))
                     ),
-                    format!(
-                        "pass `{c}` instead (or `context.WithoutCancel({c})` for work that must outlive the request)"
-                    ),
+                    // `context.WithoutCancel` came with Go 1.21.
+                    match common::go_version(cx) {
+                        Some((1, minor)) if minor < 21 => format!(
+                            "pass `{c}` instead (work that must outlive the request needs `{c}`'s values without its cancellation: `context.WithoutCancel`, from Go 1.21)"
+                        ),
+                        _ => format!(
+                            "pass `{c}` instead (or `context.WithoutCancel({c})` for work that must outlive the request)"
+                        ),
+                    },
                 ));
                 continue;
             }
@@ -402,4 +408,23 @@ func LoadContext(ctx context.Context, id string) (Item, error) {
 mod tests {
     use super::*;
     crate::testing::rule_tests!(BackgroundContext);
+
+    /// `context.WithoutCancel` is offered as code only where the file's Go
+    /// version has it.
+    #[test]
+    fn without_cancel_is_offered_from_go_1_21() {
+        static RULE: BackgroundContext = BackgroundContext;
+        let fix = |version: &str| -> String {
+            let src = format!("//go:build {version}\n\n{}", EXAMPLES.fail[0].trim_start());
+            let found = crate::testing::run_example(&RULE, Language::Go, &src).0;
+            assert_eq!(found.len(), 1, "{version}");
+            found[0].1.fix.clone()
+        };
+        assert!(fix("go1.22").contains("`context.WithoutCancel(r.Context())`"));
+        let old = fix("go1.20");
+        assert!(
+            old.contains("from Go 1.21") && !old.contains("WithoutCancel(r"),
+            "{old}"
+        );
+    }
 }

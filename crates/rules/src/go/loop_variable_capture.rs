@@ -98,11 +98,18 @@ impl Rule for LoopVariableCapture {
                     let Some(first) = first_use(cx, g, &var) else {
                         continue;
                     };
+                    // A deferred call runs after the loop, on this goroutine:
+                    // it sees the final value, but races with nothing.
+                    let effect = if how == DEFERRED {
+                        "so every deferred call sees the value of the last iteration"
+                    } else {
+                        "so the closure sees a later value (usually the last) and races with the loop updating it"
+                    };
                     out.push(cx.finding(
                         &META,
                         cx.expr(first).span,
                         format!(
-                            "loop variable `{var}` is captured by {how}: before Go 1.22 the loop has a single `{var}` for all iterations, so the closure sees a later value (usually the last) and races with the loop updating it"
+                            "loop variable `{var}` is captured by {how}: before Go 1.22 the loop has a single `{var}` for all iterations, {effect}"
                         ),
                         format!(
                             "pass `{var}` as an argument of the func literal, or add `{var} := {var}` at the top of the loop body (or build with Go 1.22+)"
@@ -113,6 +120,8 @@ impl Rule for LoopVariableCapture {
         }
     }
 }
+
+const DEFERRED: &str = "a deferred function";
 
 /// How closure `g` outlives the iteration: `go`, `defer`, or a group's `Go`.
 fn launch(cx: &FileCx, g: FuncId) -> Option<(StmtId, &'static str)> {
@@ -126,7 +135,7 @@ fn launch(cx: &FileCx, g: FuncId) -> Option<(StmtId, &'static str)> {
     match cx.stmt(s).kind {
         StmtKind::Defer(call) => {
             let c = cx.call(call)?;
-            (cx.model.strip(c.func) == site).then_some((s, "a deferred function"))
+            (cx.model.strip(c.func) == site).then_some((s, DEFERRED))
         }
         StmtKind::Expr(call) => {
             let c = cx.call(call)?;
@@ -286,4 +295,17 @@ func Start(jobs []Job) {
 mod tests {
     use super::*;
     crate::testing::rule_tests!(LoopVariableCapture);
+
+    /// Deferred calls run after the loop on the same goroutine: no race.
+    #[test]
+    fn only_goroutines_are_said_to_race() {
+        let found = crate::testing::messages(&LoopVariableCapture, Language::Go, EXAMPLES.fail[0]);
+        let go = crate::testing::message_with(&found, "a goroutine");
+        assert!(go.contains("races with the loop"), "{go}");
+        let deferred = crate::testing::message_with(&found, "a deferred function");
+        assert!(
+            deferred.contains("the value of the last iteration") && !deferred.contains("race"),
+            "{deferred}"
+        );
+    }
 }

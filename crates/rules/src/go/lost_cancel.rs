@@ -109,6 +109,16 @@ impl Rule for LostCancel {
                 continue;
             };
             let short = common::short_name(api);
+            // Only the deadline kinds start a timer; every kind stays in its
+            // parent's list of children (and NotifyContext keeps its signal
+            // registration).
+            let held = if api.contains("Timeout") || api.contains("Deadline") {
+                "its timer and its place among the parent's children"
+            } else if api == "os/signal.NotifyContext" {
+                "its signal registration and its place among the parent's children"
+            } else {
+                "its place among the parent's children"
+            };
             let Some(name) = cx.model.name_of(cancel) else {
                 continue;
             };
@@ -117,7 +127,7 @@ impl Rule for LostCancel {
                     &META,
                     st.span,
                     format!(
-                        "the cancel function of `{short}` is discarded: the context's timer and its link to the parent live until the parent is cancelled, and nothing stops the work below it when this function is done"
+                        "the cancel function of `{short}` is discarded: the context keeps {held} until the parent is cancelled, and nothing stops the work below it when this function is done"
                     ),
                     "keep the cancel function and `defer cancel()` right after this line",
                 ));
@@ -142,7 +152,7 @@ impl Rule for LostCancel {
                 &META,
                 span,
                 format!(
-                    "{at} can be reached without calling `{name}` from `{short}` (line {}): the derived context and its timer leak until the parent is cancelled",
+                    "{at} can be reached without calling `{name}` from `{short}` (line {}): the derived context keeps {held} until the parent is cancelled",
                     common::line_of(cx, st.span)
                 ),
                 format!("`defer {name}()` right after creating the context"),
@@ -322,4 +332,23 @@ func (w *Worker) Run(ctx context.Context) {
 mod tests {
     use super::*;
     crate::testing::rule_tests!(LostCancel);
+
+    /// Only a context with a deadline has a timer to leak.
+    #[test]
+    fn messages_name_a_timer_only_for_deadlines() {
+        let found = crate::testing::messages(
+            &LostCancel,
+            Language::Go,
+            "package p\n\nimport (\n\t\"context\"\n\t\"time\"\n)\n\nfunc a(p context.Context) {\n\tctx, _ := context.WithCancel(p)\n\tuse(ctx)\n}\n\nfunc b(p context.Context) {\n\tctx, _ := context.WithTimeout(p, time.Second)\n\tuse(ctx)\n}\n",
+        );
+        assert_eq!(found.len(), 2, "{found:#?}");
+        assert!(
+            found[0].contains("WithCancel`") && !found[0].contains("timer"),
+            "{found:#?}"
+        );
+        assert!(
+            found[1].contains("WithTimeout`") && found[1].contains("its timer"),
+            "{found:#?}"
+        );
+    }
 }

@@ -156,12 +156,15 @@ impl Rule for RetryWithoutBackoff {
                     ),
                     (false, None) => continue,
                 };
-                out.push(cx.finding(
-                    &META,
-                    cx.expr(e).span,
-                    msg,
-                    "back off exponentially with full jitter, and wait with `select { case <-time.After(d): case <-ctx.Done(): return ctx.Err() }`",
-                ));
+                // The wait can only watch a context the function has.
+                let fix = match &ctx {
+                    Some(ctx) => format!(
+                        "back off exponentially with full jitter, and wait with `select {{ case <-time.After(d): case <-{0}.Done(): return {0}.Err() }}`",
+                        ctx.expr()
+                    ),
+                    None => "back off exponentially with full jitter (sleep a random time up to `base << attempt`, capped), and stop after a bounded number of attempts".to_string(),
+                };
+                out.push(cx.finding(&META, cx.expr(e).span, msg, fix));
                 break;
             }
         }
@@ -413,6 +416,17 @@ func Load(ctx context.Context, s Store, id string, backoff time.Duration) (Recor
 		backoff *= 2
 	}
 }
+
+func Ping(s Store) error {
+	var err error
+	for attempt := 0; attempt < 3; attempt++ {
+		if err = s.Ping(); err == nil {
+			return nil
+		}
+		time.Sleep(time.Second) // expect
+	}
+	return err
+}
 "#,
     ],
     pass: &[
@@ -498,4 +512,19 @@ func First(addrs []string) (Conn, error) {
 mod tests {
     use super::*;
     crate::testing::rule_tests!(RetryWithoutBackoff);
+
+    /// The fix waits on the function's own context, and offers no context
+    /// to a function that has none.
+    #[test]
+    fn the_fix_uses_a_context_only_where_there_is_one() {
+        static RULE: RetryWithoutBackoff = RetryWithoutBackoff;
+        let fixes: Vec<String> = crate::testing::run_example(&RULE, Language::Go, EXAMPLES.fail[2])
+            .0
+            .into_iter()
+            .map(|(_, f)| f.fix)
+            .collect();
+        assert_eq!(fixes.len(), 3, "{fixes:#?}");
+        assert!(fixes[0].contains("<-ctx.Done()"), "{fixes:#?}");
+        assert!(!fixes[2].contains("ctx"), "{fixes:#?}");
+    }
 }
