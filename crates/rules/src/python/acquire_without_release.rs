@@ -19,7 +19,9 @@ pub static META: RuleMeta = RuleMeta {
 An explicit `acquire()` on a semaphore, lock or capacity limiter (asyncio,
 threading, trio/anyio), where the matching `release()` is not in the
 `finally` of a `try` that starts right after the acquire, or there is no
-release at all.
+release at all. Between the acquire and that `try` may sit only an early
+exit that releases first (`if closed: release(); raise`) and statements that
+cannot raise (`items = []`, `last = None`).
 
 ## Why
 
@@ -162,7 +164,7 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
         }
     }
     // `acquire()` (or `if not acquire(): return`) followed by try/finally.
-    for &next in following(cx, s).iter().take(2) {
+    for &next in following(cx, s).iter().take(8) {
         if let StmtKind::Try {
             finally: Some(fin), ..
         } = &cx.stmt(next).kind
@@ -170,8 +172,11 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
         {
             return None;
         }
-        // Only a guard may sit between the acquire and the try.
-        if !matches!(cx.stmt(next).kind, StmtKind::If { .. }) {
+        // Only a guard, or a statement that cannot raise (`items = []`),
+        // may sit between the acquire and the try.
+        if !matches!(cx.stmt(next).kind, StmtKind::If { .. } | StmtKind::Pass)
+            && !binds_a_constant(cx, next)
+        {
             break;
         }
     }
@@ -228,6 +233,30 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
         return None;
     }
     Some("is not immediately followed by a `try` whose `finally` releases it".into())
+}
+
+/// `x = None`, `items = []`, `n = 0`, `y = x`, `t: Task | None = None`:
+/// binds local names to a constant, an empty collection or another name (a
+/// local's annotation is not evaluated). It cannot raise, so a lock taken
+/// before it is still released by a `try` right after it.
+fn binds_a_constant(cx: &FileCx, s: StmtId) -> bool {
+    let StmtKind::Assign {
+        targets,
+        value: Some(v),
+        op: AssignOp::Plain | AssignOp::Declare { .. },
+    } = &cx.stmt(s).kind
+    else {
+        return false;
+    };
+    let simple = |e: ExprId| match &cx.expr(e).kind {
+        ExprKind::Literal(_) | ExprKind::Name { .. } => true,
+        ExprKind::Collection { elems, .. } => elems.is_empty(),
+        _ => false,
+    };
+    targets
+        .iter()
+        .all(|&t| matches!(cx.expr(t).kind, ExprKind::Name { .. }))
+        && simple(*v)
 }
 
 fn is_release_of(cx: &FileCx, e: ExprId, name: &str) -> bool {
@@ -310,6 +339,16 @@ def careful(state):
         state.apply()
     finally:
         lock.release()
+
+def counted(state):
+    lock.acquire()  # expect
+    n = 0
+    total = state.size()
+    try:
+        n = state.apply()
+    finally:
+        lock.release()
+    return n, total
 "#,
     ],
     pass: &[
@@ -360,6 +399,21 @@ def guarded(state):
         state.apply()
     finally:
         lock.release()
+
+async def receive(conn):
+    await sem.acquire()
+    if conn.closed:
+        sem.release()
+        raise ConnectionError()
+    frames = []
+    last: bytes | None = None
+    try:
+        async for frame in conn:
+            frames.append(frame)
+            last = frame
+    finally:
+        sem.release()
+    return frames, last
 "#,
         r#"
 import asyncio

@@ -22,7 +22,9 @@ spot, kept only in a local variable nothing reads, overwritten on every
 iteration of a loop (only the last task is awaited), or collected in a
 local list that nothing awaits or drains. Tasks of a `TaskGroup` or a
 trio/anyio nursery, tasks that are returned, awaited, stored on an object
-or passed on are not reported.
+or passed on are not reported. A task kept only in a local that adds a done
+callback is reported at medium severity: the callback sees how it ends,
+but nothing holds a reference to it.
 
 ## Why
 
@@ -84,15 +86,33 @@ impl Rule for DiscardedTask {
             let Some(how) = lost_how(cx, id) else {
                 continue;
             };
-            out.push(cx.finding(
-                &META,
-                e.span,
-                format!(
-                    "`{}` starts a task and {how}: its exception is never observed, nothing cancels it on shutdown, and the loop may garbage-collect it mid-flight",
-                    cx.callee_display(c)
+            let f = match how {
+                Lost::Unobserved(how) => cx.finding(
+                    &META,
+                    e.span,
+                    format!(
+                        "`{}` starts a task and {how}: its exception is never observed, nothing cancels it on shutdown, and the loop may garbage-collect it mid-flight",
+                        cx.callee_display(c)
+                    ),
+                    "create the task in an `asyncio.TaskGroup`, await it, or keep it in a set with `task.add_done_callback(tasks.discard)`",
                 ),
-                "create the task in an `asyncio.TaskGroup`, await it, or keep it in a set with `task.add_done_callback(tasks.discard)`",
-            ));
+                // A done callback sees the outcome, but holds no reference:
+                // the loop keeps only a weak one.
+                Lost::OnlyCallback(name) => {
+                    let mut f = cx.finding(
+                        &META,
+                        e.span,
+                        format!(
+                            "`{}` starts a task and keeps it only in `{name}` and its done callback, which hold no reference once this function returns: the loop keeps only a weak one, so it may garbage-collect the task mid-flight, and nothing cancels it on shutdown",
+                            cx.callee_display(c)
+                        ),
+                        format!("also keep `{name}` in a set until it finishes (`tasks.add({name})`, `{name}.add_done_callback(tasks.discard)`), or create it in an `asyncio.TaskGroup`"),
+                    );
+                    f.severity = Severity::Medium;
+                    f
+                }
+            };
+            out.push(f);
         }
     }
 }
@@ -100,9 +120,16 @@ impl Rule for DiscardedTask {
 /// How the handle of the task created by `call` is lost, if it is: dropped
 /// on the spot, kept in a local nobody reads, overwritten on every loop
 /// iteration, or collected in a local list nobody drains.
-fn lost_how(cx: &FileCx, call: ExprId) -> Option<String> {
+enum Lost {
+    /// Nothing sees how the task ends: how the handle is lost.
+    Unobserved(String),
+    /// Only a done callback added through this local sees it.
+    OnlyCallback(String),
+}
+
+fn lost_how(cx: &FileCx, call: ExprId) -> Option<Lost> {
     if cx.is_discarded(call) {
-        return Some("drops it".into());
+        return Some(Lost::Unobserved("drops it".into()));
     }
     let f = cx.func_of(call);
     if f.0 == 0 {
@@ -121,21 +148,31 @@ fn lost_how(cx: &FileCx, call: ExprId) -> Option<String> {
                 return None; // a module variable or a global
             }
             let funcs = func_and_nested(cx, f);
-            let reads: Vec<ExprId> = name_refs(cx, &funcs, name)
+            let refs: Vec<ExprId> = name_refs(cx, &funcs, name)
                 .into_iter()
-                .filter(|&r| !is_store(cx, r) && !is_bookkeeping_use(cx, r))
+                .filter(|&r| !is_store(cx, r))
+                .collect();
+            let reads: Vec<ExprId> = refs
+                .iter()
+                .copied()
+                .filter(|&r| !is_bookkeeping_use(cx, r))
                 .collect();
             if reads.is_empty() {
-                return Some(format!("keeps it only in `{name}`, which nothing reads"));
+                if refs.iter().any(|&r| adds_done_callback(cx, r)) {
+                    return Some(Lost::OnlyCallback(name.to_string()));
+                }
+                return Some(Lost::Unobserved(format!(
+                    "keeps it only in `{name}`, which nothing reads"
+                )));
             }
             // In a loop, a handle read only after the loop is the last one:
             // every earlier task was overwritten.
             let loop_stmt = enclosing_loop(cx, s)?;
             let loop_span = cx.stmt(loop_stmt).span;
             if reads.iter().all(|&r| !loop_span.contains(cx.expr(r).span)) {
-                return Some(format!(
+                return Some(Lost::Unobserved(format!(
                     "overwrites `{name}` on every iteration of the loop: only the last task is kept"
-                ));
+                )));
             }
             None
         }
@@ -166,10 +203,22 @@ fn lost_how(cx: &FileCx, call: ExprId) -> Option<String> {
                     _ => true,
                 }
             });
-            (!drained).then(|| format!("collects it in `{name}`, which nothing awaits or drains"))
+            (!drained).then(|| {
+                Lost::Unobserved(format!(
+                    "collects it in `{name}`, which nothing awaits or drains"
+                ))
+            })
         }
         _ => None,
     }
+}
+
+/// `t.add_done_callback(cb)`: a callback will see how the task ends.
+fn adds_done_callback(cx: &FileCx, r: ExprId) -> bool {
+    let Parent::Expr(a) = cx.tree.expr_parent(r) else {
+        return false;
+    };
+    matches!(&cx.expr(a).kind, ExprKind::Attr { name, .. } if name == "add_done_callback")
 }
 
 /// `t.add_done_callback(...)`, `t.set_name(...)`: uses of a task handle
@@ -345,4 +394,42 @@ async def comp(urls):
 mod tests {
     use super::*;
     crate::testing::rule_tests!(DiscardedTask);
+
+    /// A done callback sees the outcome; what is still wrong is the missing
+    /// strong reference, said as such and at a lower severity.
+    #[test]
+    fn a_done_callback_observes_but_does_not_keep_the_task() {
+        static RULE: DiscardedTask = DiscardedTask;
+        let src = r#"
+import asyncio
+
+def report(task):
+    if task.exception() is not None:
+        print(task.exception())
+
+async def fire(coro):
+    task = asyncio.ensure_future(coro())
+    task.add_done_callback(report)
+
+async def drop(coro):
+    task = asyncio.ensure_future(coro())
+    task.set_name("x")
+"#;
+        let found = crate::testing::run_example(&RULE, Language::Python, src).0;
+        assert_eq!(found.len(), 2, "{found:#?}");
+        let (observed, lost) = (&found[0].1, &found[1].1);
+        assert_eq!(observed.severity, Severity::Medium);
+        assert!(
+            observed.message.contains("done callback")
+                && !observed.message.contains("never observed"),
+            "{}",
+            observed.message
+        );
+        assert_eq!(lost.severity, Severity::High);
+        assert!(
+            lost.message.contains("which nothing reads"),
+            "{}",
+            lost.message
+        );
+    }
 }
