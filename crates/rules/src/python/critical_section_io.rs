@@ -19,7 +19,9 @@ pub static META: RuleMeta = RuleMeta {
 Inside `with lock:` where `lock` is a `threading.Lock`/`RLock`/`Condition`/
 `Semaphore`: a blocking I/O call (files, sockets, HTTP, subprocess,
 database, sleep), a logging call, or a call of a callback (a callable
-parameter, a registered listener or hook).
+parameter, a registered listener or hook). A block that holds nothing but
+I/O calls (`with send_lock: sock.sendall(frame)`) is left alone: that lock
+exists to keep the writes from interleaving.
 
 ## Why
 
@@ -134,6 +136,9 @@ fn check_with(cx: &FileCx, fid: FuncId, w: StmtId, out: &mut Vec<Finding>) {
     else {
         return;
     };
+    if serializes_io(cx, body) {
+        return;
+    }
     let loop_vars = callback_loop_vars(cx, body);
     let mut reported = 0;
     for call in unsnarl_model::walk::calls_in_block(cx.model, body) {
@@ -162,6 +167,20 @@ fn check_with(cx: &FileCx, fid: FuncId, w: StmtId, out: &mut Vec<Finding>) {
         });
         out.push(f);
     }
+}
+
+/// The block is nothing but blocking I/O calls (`with send_lock:
+/// sock.sendall(frame)`): the lock is there to keep those operations from
+/// interleaving (frames on a socket, lines in a file), so there is no
+/// shared state to take the I/O away from.
+fn serializes_io(cx: &FileCx, body: &Block) -> bool {
+    !body.is_empty()
+        && body.iter().all(|&s| match cx.stmt(s).kind {
+            StmtKind::Expr(e) => cx
+                .call(e)
+                .is_some_and(|c| cx.effect(c, Effect::Blocking).is_some()),
+            _ => false,
+        })
 }
 
 /// Loop variables of `for cb in self._callbacks:` inside the block.
@@ -276,8 +295,32 @@ class Bus:
             self.value = value
             on_change(value)  # expect
 "#,
+        r#"
+import socket
+import threading
+
+_send_lock = threading.Lock()
+_sent = 0
+
+def send_counted(sock: socket.socket, data: bytes):
+    global _sent
+    with _send_lock:
+        sock.sendall(data)  # expect
+        _sent += 1
+"#,
     ],
     pass: &[
+        r#"
+import socket
+import threading
+
+_send_lock = threading.Lock()
+
+def send(sock: socket.socket, data: bytes):
+    # Frames from several threads must not interleave on the socket.
+    with _send_lock:
+        sock.sendall(data)
+"#,
         r#"
 import logging
 import threading

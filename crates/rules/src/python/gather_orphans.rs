@@ -17,7 +17,8 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 `await asyncio.gather(a(), b(), ...)` with more than one awaitable, no
 `return_exceptions=True`, not inside an `asyncio.TaskGroup` (or anyio/trio
-task group) and with no cancellation of the siblings in the function.
+task group) and with no cancellation of the siblings in the function (or
+in a helper of the file it calls, such as a `finally: cancel_all(loop)`).
 
 ## Why
 
@@ -107,11 +108,21 @@ fn is_unsupervised(cx: &FileCx, id: ExprId, c: &Call) -> bool {
 }
 
 /// True when the function cancels tasks somewhere (reaping after cancel, or
-/// cancelling siblings on failure).
+/// cancelling siblings on failure), itself or through a helper of the file
+/// (`finally: _cancel_all_tasks(loop)`).
 fn cancels_something(cx: &FileCx, f: FuncId) -> bool {
+    cancels_within(cx, f, 1)
+}
+
+fn cancels_within(cx: &FileCx, f: FuncId, depth: u32) -> bool {
     cx.body_calls(f).any(|e| {
-        cx.call(e)
-            .is_some_and(|c| c.name == "cancel" && c.receiver.is_some())
+        cx.call(e).is_some_and(|c| {
+            (c.name == "cancel" && c.receiver.is_some())
+                || (depth > 0
+                    && cx
+                        .callee_in_file(c)
+                        .is_some_and(|g| g != f && cancels_within(cx, g, depth - 1)))
+        })
     })
 }
 
@@ -140,6 +151,21 @@ async def both():
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+def _cancel_all(loop):
+    pending = asyncio.all_tasks(loop)
+    for task in pending:
+        task.cancel()
+    loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+
+def run(loop, serve, watch):
+    try:
+        loop.run_until_complete(asyncio.gather(serve(), watch()))
+    finally:
+        _cancel_all(loop)
+"#,
         r#"
 import asyncio
 
