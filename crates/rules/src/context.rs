@@ -376,15 +376,20 @@ impl<'a> FileCx<'a> {
     /// characters, for quoting in messages.
     pub fn snippet(&self, span: Span) -> String {
         let s = self.source(span).lines().next().unwrap_or("").trim();
-        if s.len() > 60 {
-            let mut end = 57;
-            while !s.is_char_boundary(end) {
-                end -= 1;
-            }
-            format!("{}...", &s[..end])
-        } else {
-            s.to_string()
+        if s.len() <= 60 {
+            return s.to_string();
         }
+        let mut cut = &s[..s.floor_char_boundary(57)];
+        // Not in the middle of a string literal: an odd count of one kind
+        // of quote means the cut opened one, so stop before it.
+        for q in ['"', '\'', '`'] {
+            if cut.matches(q).count() % 2 == 1
+                && let Some(i) = cut.rfind(q)
+            {
+                cut = cut[..i].trim_end();
+            }
+        }
+        format!("{cut}...")
     }
 
     /// A short rendering of a callee for messages: the resolved name when
@@ -668,6 +673,22 @@ mod tests {
             Child::Block(b) => in_block(m, b, &mut out),
         });
         out
+    }
+
+    #[test]
+    fn snippets_are_short_and_never_end_inside_a_string() {
+        let text = "x = 1\ny = load_everything_from('a-module-name-that-is-rather-long-indeed', 1)\nz = short()\n";
+        with_cx(text, "a.py", |cx| {
+            let at = |needle: &str| {
+                let start = text.find(needle).unwrap() as u32;
+                Span::new(start, text.len() as u32)
+            };
+            assert_eq!(cx.snippet(at("short()")), "short()");
+            let long = cx.snippet(at("load_everything"));
+            assert!(long.ends_with("..."), "{long}");
+            assert_eq!(long, "load_everything_from(...");
+            assert!(long.len() <= 60, "{long}");
+        });
     }
 
     #[test]

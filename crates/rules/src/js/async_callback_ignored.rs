@@ -135,7 +135,7 @@ impl Rule for AsyncCallbackIgnored {
             } else {
                 format!(
                     "{api} calls this async callback and ignores the promise it returns: if `{}` rejects, nobody handles it and Node reports an unhandled rejection (exiting by default)",
-                    common::excerpt(cx, cx.expr(aw).span)
+                    cx.snippet(cx.expr(aw).span)
                 )
             };
             let mut finding = cx.finding(
@@ -173,6 +173,11 @@ process.on("message", async (msg) => { // expect
 setTimeout(async () => { // expect
   await refresh();
 }, 1000);
+
+bus.on("start", async (opts) => { // expect
+  const cfg = await loadConfig(opts).then((c) => normalize(c));
+  apply(cfg);
+});
 "#,
         r#"
 button.addEventListener("click", async () => { // expect
@@ -209,6 +214,16 @@ emitter.on("job", async (job) => {
 setTimeout(async () => {
   counter += 1;
 }, 10);
+
+bus.on("start", async (opts) => {
+  const addon = await import("optional-addon").catch(() => null);
+  const cfg = await loadConfig(opts).then((c) => c, () => defaults);
+  try {
+    await addon?.init(cfg);
+  } catch (err) {
+    console.error(err);
+  }
+});
 "#,
         r#"
 import Koa from "koa";

@@ -123,7 +123,7 @@ impl Rule for CheckThenAwait {
                         cx.stmt(write).span,
                         format!(
                             "`{}` is checked and then set after an `await`: callers arriving during the await all see it missing and each start their own work (duplicate connections or loads, and the last write wins)",
-                            common::excerpt(cx, cx.expr(*cond).span)
+                            cx.snippet(cx.expr(*cond).span)
                         ),
                         "store the promise before awaiting (`p ??= load().catch(e => { p = undefined; throw e; })`, `cache.set(k, promise)`) so concurrent callers await the same one",
                     );

@@ -853,16 +853,6 @@ pub fn eslint_disabled(cx: &FileCx, span: Span, rule: &str) -> bool {
         || (prev_line.contains("eslint-disable-next-line") && prev_line.contains(rule))
 }
 
-/// A short source excerpt (first line, trimmed, at most 60 characters).
-pub fn excerpt(cx: &FileCx, span: Span) -> String {
-    let s = cx.source(span).lines().next().unwrap_or("").trim();
-    if s.len() > 60 {
-        format!("{}…", &s[..s.floor_char_boundary(57)])
-    } else {
-        s.to_string()
-    }
-}
-
 /// Whether a local function the call names (`await attempt()`,
 /// `this.reconnect()`), or a closure inside it, makes a call `pred` accepts:
 /// how a rule sees a delay or backoff hidden behind a helper of the file.
@@ -965,8 +955,10 @@ pub fn grows(cx: &FileCx, e: ExprId) -> bool {
 /// `try` with a `catch`: where a rejection escapes the function. `None` when
 /// every await is guarded (or there is none).
 pub fn unguarded_await(cx: &FileCx, f: FuncId) -> Option<ExprId> {
-    let awaits = exprs_of(cx, f)
-        .find(|&e| matches!(cx.expr(e).kind, ExprKind::Await(_)) && !in_try_with_catch(cx, e));
+    let awaits = exprs_of(cx, f).find(|&e| match cx.expr(e).kind {
+        ExprKind::Await(p) => !in_try_with_catch(cx, e) && !handles_rejection(cx, p),
+        _ => false,
+    });
     // `for await (x of it)`: each step awaits `it`.
     awaits.or_else(|| {
         stmts_of(cx, f).find_map(|s| match cx.stmt(s).kind {
@@ -977,6 +969,19 @@ pub fn unguarded_await(cx: &FileCx, f: FuncId) -> Option<ExprId> {
             } if !in_try_with_catch(cx, iter) => Some(iter),
             _ => None,
         })
+    })
+}
+
+/// `p.catch(handler)` or `p.then(onOk, onErr)`: the awaited promise has its
+/// rejection handled already (it rejects only if the handler throws).
+fn handles_rejection(cx: &FileCx, awaited: ExprId) -> bool {
+    cx.call(cx.model.strip(awaited)).is_some_and(|c| {
+        c.receiver.is_some()
+            && match c.name.as_str() {
+                "catch" => !c.args.is_empty(),
+                "then" => c.args.len() >= 2,
+                _ => false,
+            }
     })
 }
 

@@ -176,7 +176,7 @@ impl Rule for ExistsThenAct {
                         cx.expr(e).span,
                         format!(
                             "`{}` {what} `{path_text}` after checking that it {}: another process or request can change the path in between, so this fails (`{}`) or clobbers someone else's file",
-                            common::excerpt(cx, cx.expr(c.func).span),
+                            cx.snippet(cx.expr(c.func).span),
                             if absent { "does not exist" } else { "exists" },
                             if absent { "EEXIST" } else { "ENOENT" }
                         ),

@@ -111,7 +111,7 @@ impl Rule for PromiseAsValue {
                 continue;
             }
             let pspan = cx.expr(promise).span;
-            let text = common::excerpt(cx, pspan);
+            let text = cx.snippet(pspan);
             let mut f = cx.finding(
                 &META,
                 pspan,

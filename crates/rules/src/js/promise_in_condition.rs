@@ -102,7 +102,7 @@ impl Rule for PromiseInCondition {
                 continue;
             }
             reported.push(at);
-            let text = common::excerpt(cx, ex.span);
+            let text = cx.snippet(ex.span);
             let mut f = cx.finding(
                 &META,
                 cx.expr(at).span,

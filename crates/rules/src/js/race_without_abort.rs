@@ -86,7 +86,7 @@ impl Rule for RaceWithoutAbort {
             let msg = if let Some(&op) = unsignalled.first() {
                 format!(
                     "when the timer wins this race, `{}` keeps running: nothing cancels it, so timed-out work keeps its socket or connection and piles up while the dependency is slow",
-                    common::excerpt(cx, cx.expr(op).span)
+                    cx.snippet(cx.expr(op).span)
                 )
             } else if inline_timer_uncleared(cx, f, &timers) {
                 "the timer of this race is never cleared: when the operation wins, the timer stays armed, keeps the process alive and fires for nothing".to_string()

@@ -207,7 +207,7 @@ impl Rule for ReconnectWithoutDelay {
                     cx.expr(e).span,
                     format!(
                         "`{}` reconnects as soon as the connection closes or fails, with no delay: while the server is down this loops at full speed, and every client reconnects at the same instant when it returns",
-                        common::excerpt(cx, cx.expr(e).span)
+                        cx.snippet(cx.expr(e).span)
                     ),
                     "reconnect from `setTimeout` with an exponentially growing, jittered delay, reset once a connection succeeds",
                 ));

@@ -146,7 +146,7 @@ impl RetryWithoutBackoff {
             out.push(cx.finding(
                 &META,
                 cx.expr(e).span,
-                format!("{what} after a constant delay (`{}`): every client retries in lockstep, so retries arrive in synchronized waves that keep an overloaded dependency down", common::excerpt(cx, cx.expr(d).span)),
+                format!("{what} after a constant delay (`{}`): every client retries in lockstep, so retries arrive in synchronized waves that keep an overloaded dependency down", cx.snippet(cx.expr(d).span)),
                 "grow the delay exponentially and add full jitter (`Math.random() * Math.min(cap, base * 2 ** attempt)`)",
             ));
         }

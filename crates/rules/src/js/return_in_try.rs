@@ -93,7 +93,7 @@ impl Rule for ReturnInTry {
                     cx.stmt(s).span,
                     format!(
                         "`{}` returns a promise ({why}) from inside `try` without awaiting it: the function leaves the `try` at once, so a rejection escapes the {guard} runs before the work finishes",
-                        common::excerpt(cx, cx.expr(v).span)
+                        cx.snippet(cx.expr(v).span)
                     ),
                     "write `return await ...` inside `try` blocks",
                 ));

@@ -188,7 +188,7 @@ impl Rule for SignalNotForwarded {
                         format!(
                             "{} receives an AbortSignal (`{sig}`) but calls `{}` without it: when the caller aborts, this call keeps running and its result is thrown away",
                             cx.func_display(f),
-                            common::excerpt(cx, cx.expr(c.func).span)
+                            cx.snippet(cx.expr(c.func).span)
                         ),
                         format!("pass the signal on (`{{ signal: {sig} }}`, combined with a timeout via `AbortSignal.any([...])` if needed)"),
                     ));

@@ -139,7 +139,7 @@ fn fanout_source(cx: &FileCx, f: FuncId, arg: ExprId) -> Option<String> {
         if bounded(cx, loop_iter) || limited(cx, pushed) {
             return None;
         }
-        return Some(common::excerpt(cx, cx.expr(loop_iter).span));
+        return Some(cx.snippet(cx.expr(loop_iter).span));
     }
     None
 }
@@ -200,7 +200,7 @@ fn mapped_source(cx: &FileCx, c: &Call) -> Option<String> {
         // `xs.map(limit(fn))`, `xs.map(wrap(fn))`: a wrapped callback.
         return None;
     }
-    Some(common::excerpt(cx, cx.expr(recv).span))
+    Some(cx.snippet(cx.expr(recv).span))
 }
 
 /// The fan-out sits in one branch of an `if` whose other branch walks the
@@ -216,7 +216,7 @@ fn sequential_alternative(cx: &FileCx, e: ExprId, source: &str) -> bool {
         common::stmts_of(cx, f).any(|t| {
             matches!(&cx.stmt(t).kind, StmtKind::For { iter, body, .. }
                 if common::block_contains(cx, block, t)
-                    && common::excerpt(cx, cx.expr(*iter).span) == source
+                    && cx.snippet(cx.expr(*iter).span) == source
                     && !crate::util::awaits_in_block(cx.model, body).is_empty())
         })
     };
