@@ -24,7 +24,9 @@ on the event loop even when they are not `async`: `fs.readFileSync` and the
 other `fs.*Sync` calls, `execSync`/`execFileSync`/`spawnSync`, `zlib.*Sync`,
 a synchronous `XMLHttpRequest` (`open(method, url, false)`), `Atomics.wait`,
 or a call to a sync function of the project that ends up making one of them
-(the message shows the chain). Module-level start-up code is not flagged.
+(the message shows the chain). Module-level start-up code is not flagged,
+and neither is a worker thread's module (one that uses `parentPort` or
+`workerData`): its event loop serves only that worker.
 
 ## Why
 
@@ -216,6 +218,26 @@ export async function handler() {
 function startup() {
   fs.mkdirSync("/tmp/cache", { recursive: true });
 }
+"#,
+        r#"
+const fs = require("node:fs");
+const { parentPort, workerData } = require("node:worker_threads");
+
+// A worker thread's module: blocking here stalls only this worker.
+parentPort.on("message", async (job) => {
+  const input = fs.readFileSync(job.path);
+  parentPort.postMessage(await transform(input));
+  Atomics.wait(workerData.idle, 0, 0);
+});
+"#,
+        r#"
+"use strict";
+const fs = require("node:fs");
+const worker_threads_1 = require("node:worker_threads");
+
+worker_threads_1.parentPort.on("message", async (job) => {
+  worker_threads_1.parentPort.postMessage(fs.readFileSync(job.path));
+});
 "#,
     ],
 };

@@ -307,6 +307,8 @@ pub fn opt_key(cx: &FileCx, obj: ExprId, key: &str) -> OptKey {
 #[derive(Debug, Default)]
 pub struct Handlers {
     kinds: HashMap<FuncId, &'static str>,
+    /// The module runs in a worker thread (see [`is_worker_entry`]).
+    worker_entry: bool,
 }
 
 impl Handlers {
@@ -401,7 +403,10 @@ pub fn handlers<'c>(cx: &'c FileCx) -> &'c Handlers {
 }
 
 fn find_handlers(cx: &FileCx) -> Handlers {
-    let mut h = Handlers::default();
+    let mut h = Handlers {
+        worker_entry: is_worker_entry(cx),
+        ..Handlers::default()
+    };
     let next_api =
         cx.model.module.contains("pages/api/") || cx.model.module.starts_with("pages/api");
     for f in cx.model.function_ids() {
@@ -549,11 +554,35 @@ pub fn param_owner(cx: &FileCx, f: FuncId, name: &str) -> Option<FuncId> {
     None
 }
 
+/// The module runs in a worker thread: it talks to its parent through
+/// `parentPort` or reads `workerData` (both null on the main thread). Its
+/// event loop serves that worker alone, and blocking or long CPU work
+/// there is what workers are for.
+fn is_worker_entry(cx: &FileCx) -> bool {
+    const WORKER_SIDE: [&str; 2] = ["worker_threads.parentPort", "worker_threads.workerData"];
+    cx.model
+        .imports
+        .iter()
+        .any(|i| WORKER_SIDE.contains(&i.target.as_str()))
+        // `wt.parentPort.on(..)` through the module object (compiled TS).
+        || cx
+            .calls_named(&["on", "once", "postMessage"])
+            .iter()
+            .any(|(_, c)| {
+                c.target
+                    .as_deref()
+                    .is_some_and(|t| WORKER_SIDE.iter().any(|w| crate::util::is_under(t, w, &['.'])))
+            })
+}
+
 /// Where `f` runs on the loop at request time, for messages ("in async
 /// `load`", "in a request handler"), or `None`: async functions that are
 /// not start-up `main`s or tests, request/message handlers, and the
 /// callbacks and helpers nested in either.
 pub fn loop_place(cx: &FileCx, h: &Handlers, f: FuncId) -> Option<String> {
+    if h.worker_entry {
+        return None;
+    }
     let mut cur = f;
     let mut nested = false;
     for _ in 0..8 {

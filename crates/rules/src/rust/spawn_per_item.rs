@@ -167,7 +167,7 @@ impl Rule for SpawnPerItem {
                     &META,
                     ex.span,
                     format!(
-                        "{} runs one future per item of `{}` all at once, with nothing capping how many are in flight: a large input opens that many connections to the downstream at the same time",
+                        "{} runs one future per item of `{}` all at once, with nothing capping how many are in flight: whatever each one holds or sends (a request, a connection, a buffer) is multiplied by the size of the input",
                         if c.name == "collect" { what.to_string() } else { format!("`{what}`") },
                         common::text(cx, chain_base(cx, recv))
                     ),
@@ -187,7 +187,12 @@ fn report(cx: &FileCx, e: ExprId, kind: &str, input: &str) -> Finding {
             "`{}` starts a {kind} per item of `{input}` with nothing capping how many run at once: a large input starts that many {kind}s together, exhausting memory and file descriptors and flooding whatever they call",
             cx.callee_display(c)
         ),
-        "cap the concurrency: a `tokio::sync::Semaphore` permit (`acquire_owned`) held by each task, `futures::stream::iter(..).buffer_unordered(n)`, or a fixed pool of workers fed by a bounded channel",
+        // Threads get no async tools.
+        if kind == "thread" {
+            "cap the concurrency: a fixed pool of worker threads fed by a bounded channel (`std::sync::mpsc::sync_channel`), or `std::thread::scope` over chunks of the input"
+        } else {
+            "cap the concurrency: a `tokio::sync::Semaphore` permit (`acquire_owned`) held by each task, `futures::stream::iter(..).buffer_unordered(n)`, or a fixed pool of workers fed by a bounded channel"
+        },
     )
 }
 
@@ -540,4 +545,30 @@ async fn chunked(items: Vec<Item>) {
 mod tests {
     use super::*;
     crate::testing::rule_tests!(SpawnPerItem);
+
+    /// A thread per item is capped with threads' tools, not tokio's.
+    #[test]
+    fn fixes_fit_threads_and_tasks() {
+        static RULE: SpawnPerItem = SpawnPerItem;
+        let found: Vec<Finding> = EXAMPLES
+            .fail
+            .iter()
+            .flat_map(|ex| crate::testing::run_example(&RULE, Language::Rust, ex).0)
+            .map(|(_, f)| f)
+            .collect();
+        let thread = found
+            .iter()
+            .find(|f| f.message.contains("a thread per item"))
+            .expect("a thread finding");
+        assert!(
+            !thread.fix.contains("tokio") && thread.fix.contains("worker threads"),
+            "{}",
+            thread.fix
+        );
+        let task = found
+            .iter()
+            .find(|f| f.message.contains("a task per item"))
+            .expect("a task finding");
+        assert!(task.fix.contains("Semaphore"), "{}", task.fix);
+    }
 }
