@@ -20,7 +20,9 @@ A func literal started with `go`, deferred with `defer`, or handed to an
 errgroup's `Go` inside a loop refers to the loop's variable, and the code
 is built with Go older than 1.22 (the `go` line of `go.mod`, or a
 `//go:build go1.N` constraint on the file). Unknown versions are not
-reported.
+reported, and neither is a goroutine the same iteration waits for before
+it can go on (a `wg.Wait()`, or a receive from a channel the goroutine
+uses, right after it).
 
 ## Why
 
@@ -88,6 +90,9 @@ impl Rule for LoopVariableCapture {
             let Some((stmt, how)) = launch(cx, g) else {
                 continue;
             };
+            if how != DEFERRED && joined_right_after(cx, stmt, g) {
+                continue;
+            }
             for lp in common::enclosing_loops(cx, stmt) {
                 for var in loop_vars(cx, lp) {
                     if cx.func(g).params.iter().any(|p| p.name == var)
@@ -122,6 +127,60 @@ impl Rule for LoopVariableCapture {
 }
 
 const DEFERRED: &str = "a deferred function";
+
+/// The goroutine started by `go_stmt` is waited for before the iteration
+/// can go on: a statement after it in the same block calls `wg.Wait()`,
+/// receives from a channel the goroutine uses (`<-done`), or selects on
+/// such a receive with every other arm ending the test or the function.
+/// The loop variable cannot change while it runs.
+fn joined_right_after(cx: &FileCx, go_stmt: StmtId, g: FuncId) -> bool {
+    let used = |ch: ExprId| {
+        cx.model.name_of(cx.model.strip(ch)).is_some_and(|n| {
+            cx.body_exprs(g)
+                .iter()
+                .any(|&e| cx.model.name_of(e) == Some(n))
+        })
+    };
+    let ends = |b: &Block| {
+        b.last().is_some_and(|&l| match &cx.stmt(l).kind {
+            StmtKind::Return(_) => true,
+            StmtKind::Expr(e) => cx.call(*e).is_some_and(common::is_noreturn_call),
+            _ => false,
+        })
+    };
+    let joins = |s: StmtId| match &cx.stmt(s).kind {
+        StmtKind::Select { arms, .. } => {
+            arms.iter()
+                .any(|a| matches!(a.kind, ArmKind::Recv { channel, .. } if used(channel)))
+                && arms.iter().all(|a| {
+                    matches!(a.kind, ArmKind::Recv { channel, .. } if used(channel))
+                        || ends(&a.body)
+                })
+        }
+        StmtKind::Expr(e) | StmtKind::Assign { value: Some(e), .. } => {
+            match &cx.expr(cx.model.strip(*e)).kind {
+                ExprKind::Recv(ch) => used(*ch),
+                ExprKind::Call(c) => c.name == "Wait" && c.receiver.is_some() && c.args.is_empty(),
+                _ => false,
+            }
+        }
+        _ => false,
+    };
+    // Up to the join, nothing may leave the iteration early.
+    for &s in crate::util::stmts_after(cx, go_stmt) {
+        if joins(s) {
+            return true;
+        }
+        // (A `continue` of an inner loop counts too: conservative.)
+        if common::stmts_in(cx.model, &vec![s])
+            .into_iter()
+            .any(|x| matches!(cx.stmt(x).kind, StmtKind::Continue | StmtKind::Break))
+        {
+            return false;
+        }
+    }
+    false
+}
 
 /// How closure `g` outlives the iteration: `go`, `defer`, or a group's `Go`.
 fn launch(cx: &FileCx, g: FuncId) -> Option<(StmtId, &'static str)> {
@@ -249,6 +308,19 @@ func Close(files []File) {
 		defer func() { files[i].Close() }() // expect
 	}
 }
+
+func Probe(hosts []string) {
+	for _, h := range hosts {
+		done := make(chan bool)
+		go func() {
+			done <- ping(h) // expect
+		}()
+		if skip(h) {
+			continue
+		}
+		<-done
+	}
+}
 "#],
     pass: &[
         r#"
@@ -265,6 +337,41 @@ func Start(jobs []Job) {
 	for _, j := range jobs {
 		j := j
 		go func() { j.Run() }()
+	}
+}
+"#,
+        r#"
+//go:build go1.21
+
+package app
+
+import (
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestEach(t *testing.T, cases []Case) {
+	for i := range cases {
+		done := make(chan struct{})
+		go func() {
+			cases[i].Run()
+			done <- struct{}{}
+		}()
+		select {
+		case <-done:
+		case <-time.After(time.Second):
+			t.Fatalf("case %d timed out", i)
+		}
+	}
+	for _, c := range cases {
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.Run()
+		}()
+		wg.Wait()
 	}
 }
 "#,
