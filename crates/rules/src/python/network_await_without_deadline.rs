@@ -28,7 +28,9 @@ Awaits that wait on a network peer with nothing bounding them:
   default, 5 minutes in total, far longer than any caller waits (reported
   at medium severity);
 - `asyncio.open_connection(...)` and `StreamReader.read/readline/
-  readexactly/readuntil`.
+  readexactly/readuntil` (not in a framing helper that reads a stream its
+  caller passes in: the caller owns that connection and its deadline; a
+  server handler's reader is always checked).
 
 A request is matched to the session bound to its receiver's name in the
 same function, else to the weakest session of the file; in a file that
@@ -133,6 +135,9 @@ impl Rule for NetworkAwaitWithoutDeadline {
             } else if STREAM_READS.contains(&c.name.as_str())
                 && c.receiver.is_some_and(|r| is_reader(cx, r, &readers))
                 && !is_read_wrapper(cx.func(f))
+                && !c
+                    .receiver
+                    .is_some_and(|r| is_helper_param(cx, f, r, &readers))
             {
                 Limit::Missing("reading from a stream")
             } else {
@@ -397,6 +402,16 @@ fn is_read_wrapper(f: &Function) -> bool {
         )
 }
 
+/// The reader is a parameter of the function (`async def read_line(stream:
+/// StreamReader)`), not the connection a server handler was given: a
+/// framing helper, whose callers own the connection and its deadline (one
+/// budget for the whole exchange), or feed it a subprocess pipe.
+fn is_helper_param(cx: &FileCx, f: FuncId, r: ExprId, readers: &HashSet<String>) -> bool {
+    cx.model
+        .name_of(r)
+        .is_some_and(|n| !readers.contains(n) && cx.func(f).params.iter().any(|p| p.name == n))
+}
+
 fn is_reader(cx: &FileCx, r: ExprId, readers: &HashSet<String>) -> bool {
     if cx.sema.type_of(r) == Some("asyncio.StreamReader") {
         return true;
@@ -453,11 +468,34 @@ async def handle(reader, writer):
     line = await reader.readline()  # expect
     writer.write(line)
 
+async def echo(reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
+    data = await reader.read(1024)  # expect
+    writer.write(data)
+
 async def main():
     server = await asyncio.start_server(handle, "0.0.0.0", 8000)
+    other = await asyncio.start_server(echo, "0.0.0.0", 8001)
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+# Framing helpers: the reader comes from the caller, which owns the
+# connection and gives the whole exchange one deadline.
+async def read_line(stream: asyncio.StreamReader) -> bytes:
+    line = await stream.readline()
+    return line.rstrip(b"\r\n")
+
+async def read_frame(stream: asyncio.StreamReader) -> bytes:
+    size = int.from_bytes(await stream.readexactly(4), "big")
+    return await stream.readexactly(size)
+
+async def handshake(host):
+    async with asyncio.timeout(10):
+        reader, writer = await asyncio.open_connection(host, 80)
+        return await read_line(reader)
+"#,
         r#"
 import asyncio
 
