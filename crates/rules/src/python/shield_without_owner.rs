@@ -1,6 +1,7 @@
 //! PY010: `asyncio.shield` of work nobody else keeps.
 
 use crate::context::FileCx;
+use crate::index::Awaitable;
 use crate::python::common::{func_and_nested, is_store, name_refs};
 use crate::rule::{Examples, Rule, RuleMeta};
 use unsnarl_model::walk::Parent;
@@ -17,7 +18,10 @@ pub static META: RuleMeta = RuleMeta {
     summary: "`asyncio.shield` of a coroutine or of a task that nothing outside the caller keeps.",
     docs: r#"
 `asyncio.shield(coro())`, `asyncio.shield(asyncio.create_task(...))`, or a
-shield of a task held only in a local variable of the function.
+shield of a task held only in a local variable of the function. A plain
+function of the file that hands back a future rather than a coroutine
+(`return self._waiter`) is not reported: `shield` makes no task for a
+future, and whoever made it owns it.
 
 ## Why
 
@@ -88,10 +92,45 @@ impl Rule for ShieldWithoutOwner {
     }
 }
 
+/// The call is a plain `def` of this file that returns no coroutine
+/// (`return self._waiter`, a completed future): `shield` makes no task for
+/// a future, it only keeps this caller's cancellation from cancelling it,
+/// and whoever made the future owns it.
+fn hands_back_a_future(cx: &FileCx, c: &Call) -> bool {
+    let Some(g) = cx.callee_in_file(c) else {
+        return false;
+    };
+    let func = cx.func(g);
+    if func.is_async || func.is_generator {
+        return false;
+    }
+    let coroutine = |v: ExprId| {
+        cx.call(cx.model.strip(v))
+            .is_some_and(|r| match cx.callee_in_file(r) {
+                Some(h) => cx.func(h).is_async,
+                None => r.target.as_deref().is_some_and(|t| {
+                    cx.index.awaitable(cx.lang, t, cx.file) == Some(Awaitable::Async)
+                }),
+            })
+    };
+    let returns: Vec<ExprId> = cx
+        .body_stmts(g)
+        .iter()
+        .filter_map(|&s| match cx.stmt(s).kind {
+            StmtKind::Return(Some(v)) => Some(v),
+            _ => None,
+        })
+        .collect();
+    !returns.is_empty() && !returns.into_iter().any(coroutine)
+}
+
 /// Describes the shielded value when nothing else owns it.
 fn unowned(cx: &FileCx, shield: ExprId, arg: ExprId) -> Option<String> {
     let arg = cx.model.strip(arg);
-    if cx.call(arg).is_some() {
+    if let Some(c) = cx.call(arg) {
+        if hands_back_a_future(cx, c) {
+            return None;
+        }
         // As written (`work(job)`): the resolved name of a project function
         // is its whole module path.
         return Some(format!(
@@ -167,8 +206,40 @@ from asyncio import shield, ensure_future
 async def flush(buf):
     await shield(ensure_future(buf.flush()))  # expect
 "#,
+        r#"
+import asyncio
+
+class Pool:
+    async def _drain(self):
+        await self._conn.flush()
+
+    def drain(self):
+        return self._drain()
+
+    async def stop(self):
+        await asyncio.shield(self.drain())  # expect
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+class Transactions:
+    def __init__(self, loop):
+        # Resolved by the sender task, which owns it.
+        self._ended = loop.create_future()
+
+    def wait_for_end(self):
+        return self._ended
+
+    def close(self):
+        self._release()
+        return done_future()
+
+    async def commit(self):
+        await asyncio.shield(self.wait_for_end())
+        await asyncio.shield(self.close())
+"#,
         r#"
 import asyncio
 
