@@ -512,12 +512,10 @@ impl<'a> FileCx<'a> {
     /// async anonymous function" (not "async an anonymous function").
     pub fn async_func_display(&self, f: FuncId) -> String {
         let func = self.func(f);
-        if !func.name.is_empty() {
-            format!("async `{}`", func.name)
-        } else if func.kind == FnKind::Module {
-            "async module code".into()
-        } else {
+        if func.name.is_empty() && func.kind != FnKind::Module {
             "an async anonymous function".into()
+        } else {
+            format!("async {}", self.func_display(f))
         }
     }
 

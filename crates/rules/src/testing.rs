@@ -118,6 +118,15 @@ pub fn messages(rule: &'static dyn Rule, lang: Language, example: &str) -> Vec<S
         .collect()
 }
 
+/// The fixes one rule gives on an example, in the order of its findings.
+pub fn fixes(rule: &'static dyn Rule, lang: Language, example: &str) -> Vec<String> {
+    run_example(rule, lang, example)
+        .0
+        .into_iter()
+        .map(|(_, f)| f.fix)
+        .collect()
+}
+
 /// The first of `messages` that contains `needle`; panics, listing them all,
 /// when none does.
 pub fn message_with<'m>(messages: &'m [String], needle: &str) -> &'m str {

@@ -517,12 +517,7 @@ mod tests {
     /// to a function that has none.
     #[test]
     fn the_fix_uses_a_context_only_where_there_is_one() {
-        static RULE: RetryWithoutBackoff = RetryWithoutBackoff;
-        let fixes: Vec<String> = crate::testing::run_example(&RULE, Language::Go, EXAMPLES.fail[2])
-            .0
-            .into_iter()
-            .map(|(_, f)| f.fix)
-            .collect();
+        let fixes = crate::testing::fixes(&RetryWithoutBackoff, Language::Go, EXAMPLES.fail[2]);
         assert_eq!(fixes.len(), 3, "{fixes:#?}");
         assert!(fixes[0].contains("<-ctx.Done()"), "{fixes:#?}");
         assert!(!fixes[2].contains("ctx"), "{fixes:#?}");

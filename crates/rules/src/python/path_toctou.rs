@@ -360,14 +360,7 @@ mod tests {
     /// one: `os.remove` and `shutil.rmtree` take no `missing_ok`.
     #[test]
     fn fixes_name_only_flags_the_call_has() {
-        static RULE: PathToctou = PathToctou;
-        let fixes = |ex: &str| -> Vec<String> {
-            crate::testing::run_example(&RULE, Language::Python, ex)
-                .0
-                .into_iter()
-                .map(|(_, f)| f.fix)
-                .collect()
-        };
+        let fixes = |ex| crate::testing::fixes(&PathToctou, Language::Python, ex);
         let first = fixes(EXAMPLES.fail[0]);
         assert!(
             first[0].contains("os.makedirs(p, exist_ok=True)"),

@@ -149,13 +149,7 @@ mod tests {
     /// The fix bounds the class that was called, not a stand-in for it.
     #[test]
     fn the_fix_bounds_the_class_called() {
-        static RULE: UnboundedQueue = UnboundedQueue;
-        let fixes: Vec<String> =
-            crate::testing::run_example(&RULE, Language::Python, EXAMPLES.fail[0])
-                .0
-                .into_iter()
-                .map(|(_, f)| f.fix)
-                .collect();
+        let fixes = crate::testing::fixes(&UnboundedQueue, Language::Python, EXAMPLES.fail[0]);
         assert!(
             fixes[2].contains("`queue.Queue(maxsize=1000)`"),
             "{fixes:#?}"

@@ -447,13 +447,7 @@ mod tests {
     /// The fix names the bounded constructor of the crate that was called.
     #[test]
     fn the_fix_is_the_same_crates_bounded_channel() {
-        static RULE: UnboundedChannel = UnboundedChannel;
-        let fixes: Vec<String> =
-            crate::testing::run_example(&RULE, Language::Rust, EXAMPLES.fail[0])
-                .0
-                .into_iter()
-                .map(|(_, f)| f.fix)
-                .collect();
+        let fixes = crate::testing::fixes(&UnboundedChannel, Language::Rust, EXAMPLES.fail[0]);
         assert!(
             fixes[0].contains("`std::sync::mpsc::sync_channel(n)`"),
             "{fixes:#?}"
