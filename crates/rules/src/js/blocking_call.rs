@@ -25,7 +25,8 @@ other `fs.*Sync` calls, `execSync`/`execFileSync`/`spawnSync`, `zlib.*Sync`,
 a synchronous `XMLHttpRequest` (`open(method, url, false)`), `Atomics.wait`,
 or a call to a sync function of the project that ends up making one of them
 (the message shows the chain). Module-level start-up code is not flagged,
-and neither is a worker thread's module (one that uses `parentPort` or
+nor a script's entry point (a function called under `if (require.main ===
+module)`), nor a worker thread's module (one that uses `parentPort` or
 `workerData`): its event loop serves only that worker.
 
 ## Why
@@ -229,6 +230,24 @@ parentPort.on("message", async (job) => {
   parentPort.postMessage(await transform(input));
   Atomics.wait(workerData.idle, 0, 0);
 });
+"#,
+        r#"
+const fs = require("node:fs");
+
+// A script: its entry point runs once, before anything concurrent.
+async function checkLinks() {
+  const targets = JSON.parse(fs.readFileSync("./targets.json", "utf8"));
+  for (const url of targets) {
+    console.log(url, (await fetch(url)).status);
+  }
+}
+
+if (require.main === module) {
+  checkLinks().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
 "#,
         r#"
 "use strict";

@@ -309,6 +309,8 @@ pub struct Handlers {
     kinds: HashMap<FuncId, &'static str>,
     /// The module runs in a worker thread (see [`is_worker_entry`]).
     worker_entry: bool,
+    /// Functions a script runs as its entry point (see [`script_entries`]).
+    entries: HashSet<FuncId>,
 }
 
 impl Handlers {
@@ -405,6 +407,7 @@ pub fn handlers<'c>(cx: &'c FileCx) -> &'c Handlers {
 fn find_handlers(cx: &FileCx) -> Handlers {
     let mut h = Handlers {
         worker_entry: is_worker_entry(cx),
+        entries: script_entries(cx),
         ..Handlers::default()
     };
     let next_api =
@@ -600,7 +603,7 @@ pub fn loop_place(cx: &FileCx, h: &Handlers, f: FuncId) -> Option<String> {
             return Some(format!("{inner}{kind}{name}"));
         }
         if func.is_async {
-            if cx.is_offloaded(cur) || is_startup_name(&func.name) {
+            if cx.is_offloaded(cur) || is_startup_name(&func.name) || h.entries.contains(&cur) {
                 return None;
             }
             return Some(format!("{inner}{}", cx.async_func_display(cur)));
@@ -616,6 +619,35 @@ pub fn loop_place(cx: &FileCx, h: &Handlers, f: FuncId) -> Option<String> {
         nested = true;
     }
     None
+}
+
+/// The functions of the file that module code calls under `if
+/// (require.main === module)`: the file is a script, and they are its entry
+/// point, which runs once at start-up like a `main`.
+fn script_entries(cx: &FileCx) -> HashSet<FuncId> {
+    let mut out = HashSet::new();
+    for &s in &cx.func(FuncId(0)).body {
+        let StmtKind::If { cond, then, .. } = &cx.stmt(s).kind else {
+            continue;
+        };
+        let test: String = cx
+            .source(cx.expr(*cond).span)
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        if !matches!(
+            test.as_str(),
+            "require.main===module" | "require.main==module" | "module===require.main"
+        ) {
+            continue;
+        }
+        for e in unsnarl_model::walk::calls_in_block(cx.model, then) {
+            if let Some(f) = cx.call(e).and_then(|c| cx.callee_in_file(c)) {
+                out.insert(f);
+            }
+        }
+    }
+    out
 }
 
 /// Functions that by name run once at start-up.
