@@ -18,8 +18,9 @@ pub static META: RuleMeta = RuleMeta {
     summary: "A handler installed with `signal.signal` does blocking I/O, logs, or takes a lock.",
     docs: r#"
 In a function installed with `signal.signal(...)`: a blocking call (files,
-sockets, HTTP, subprocess, sleeps), a logging call or `print`, or taking a
-`threading` lock (`with lock:` or `lock.acquire()`).
+sockets, HTTP, subprocess), a logging call or `print`, or taking a
+`threading` lock (`with lock:` or `lock.acquire()`). A `time.sleep` takes
+no lock and is left alone.
 
 ## Why
 
@@ -95,7 +96,7 @@ impl Rule for SignalHandlerWork {
                     &META,
                     span,
                     format!(
-                        "signal handler {} {what}: it runs between arbitrary bytecodes of the main thread, which may hold the same lock (logging and buffered files take locks), so the process can deadlock on the signal",
+                        "signal handler {} {what}: it runs between arbitrary bytecodes of the main thread, which may hold the same lock (logging and buffered files take locks), so the process can deadlock on the signal or fail with a reentrant-call error",
                         cx.func_display(f)
                     ),
                     "make the handler only set a flag or an `Event` (or `loop.call_soon_threadsafe(...)`), and do the work in the main loop",
@@ -131,6 +132,10 @@ impl Visitor for Work<'_, '_> {
     fn enter_expr(&mut self, _m: &FileModel, id: ExprId) -> bool {
         let cx = self.cx;
         let Some(c) = cx.call(id) else { return true };
+        // A sleep takes no lock the interrupted code could hold.
+        if c.target.as_deref() == Some("time.sleep") {
+            return true;
+        }
         let what = if let Some(e) = cx.effect(c, Effect::Blocking) {
             Some(e.what.clone())
         } else if let Some(e) = cx.effect(c, Effect::Logging) {
@@ -145,8 +150,10 @@ impl Visitor for Work<'_, '_> {
             None
         };
         if let Some(w) = what {
-            self.found
-                .push((cx.expr(id).span, format!("`{}` {w}", cx.callee_display(c))));
+            self.found.push((
+                cx.expr(id).span,
+                format!("calls `{}`, which {w}", cx.callee_display(c)),
+            ));
         }
         true
     }
@@ -182,7 +189,20 @@ class Server:
             self.config = f.read()
 "#,
     ],
-    pass: &[r#"
+    pass: &[
+        r#"
+import signal
+import sys
+import time
+
+def on_term(signum, frame):
+    # Give in-flight work a moment, then leave: no lock is taken.
+    time.sleep(0.1)
+    sys.exit(0)
+
+signal.signal(signal.SIGTERM, on_term)
+"#,
+        r#"
 import logging
 import signal
 import threading
@@ -198,7 +218,8 @@ signal.signal(signal.SIGTERM, on_term)
 def main():
     stop.wait()
     log.info("shutting down")
-"#],
+"#,
+    ],
 };
 
 #[cfg(test)]
@@ -228,7 +249,10 @@ signal.signal(signal.SIGTERM, on_term)
 "#,
         );
         assert_eq!(found.len(), 2, "{found:#?}");
-        crate::testing::message_with(&found, "`builtins.print` prints to standard output");
-        crate::testing::message_with(&found, "writes log output (handlers");
+        crate::testing::message_with(
+            &found,
+            "signal handler `on_int` calls `builtins.print`, which prints to standard output",
+        );
+        crate::testing::message_with(&found, "which writes log output (handlers");
     }
 }

@@ -18,7 +18,10 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 `done, pending = await asyncio.wait(tasks, return_when=FIRST_COMPLETED)`
 (or `FIRST_EXCEPTION`) where the pending set is ignored (`_`, or never
-used) and nothing in the function cancels the tasks.
+used) and nothing in the function cancels the tasks. A wait over a
+collection that outlives it (one held by the object, or a local kept
+across the iterations of a loop) multiplexes events or waits for a free
+slot: its unfinished tasks stay tracked, and it is not reported.
 
 ## Why
 
@@ -90,7 +93,7 @@ impl Rule for WaitFirstCompleted {
             if cx.func(f).is_test || in_task_group(cx, id) || cancels_after(cx, f, e.span) {
                 continue;
             }
-            if waits_only_on_others(cx, f, c) {
+            if waits_only_on_others(cx, f, c) || waits_on_kept_collection(cx, f, id, c) {
                 continue;
             }
             let Some(pending) = pending_binding(cx, id) else {
@@ -162,6 +165,117 @@ fn waits_only_on_others(cx: &FileCx, f: FuncId, c: &Call) -> bool {
     !elems.iter().any(|&x| started_here(cx, f, x))
 }
 
+/// The awaitables come from a collection that outlives this wait: one held
+/// by the object (`set(chain(self._pending, ...))`, `list(self._calls)`),
+/// or, in a loop, a local made before the loop (`waiters = tasks | {...}`
+/// with `tasks` kept across iterations). Such a wait multiplexes events
+/// or waits for a free slot: the unfinished tasks stay in their collection,
+/// are waited for again, and whoever owns it reaps them.
+fn waits_on_kept_collection(cx: &FileCx, f: FuncId, wait: ExprId, c: &Call) -> bool {
+    let Some(arg) = c.positional(0).map(|a| cx.model.strip(a)) else {
+        return false;
+    };
+    if matches!(cx.expr(arg).kind, ExprKind::Collection { .. }) {
+        return false;
+    }
+    let receiver = cx.func(f).receiver.as_deref().or_else(|| {
+        cx.tree
+            .func_ancestors(cx.model, f)
+            .find_map(|g| cx.func(g).receiver.as_deref())
+    });
+    // The collections the waited expression is made of: itself, and those
+    // of the value a local it names was last given before the wait.
+    let mut parts = collection_parts(cx, arg);
+    if let Some(name) = cx.model.name_of(arg) {
+        let last = assignments_of(cx, f, name)
+            .into_iter()
+            .filter(|&(s, _)| cx.stmt(s).span.end <= cx.expr(wait).span.start)
+            .max_by_key(|&(s, _)| cx.stmt(s).span.start);
+        if let Some((_, v)) = last {
+            parts.extend(collection_parts(cx, v));
+        }
+    }
+    let on_object = parts.iter().any(|&e| {
+        matches!(&cx.expr(e).kind, ExprKind::Attr { obj, .. }
+            if receiver.is_some() && cx.model.name_of(*obj) == receiver)
+    });
+    if on_object {
+        return true;
+    }
+    let Some(s) = cx.tree.enclosing_stmt(wait) else {
+        return false;
+    };
+    let Some(lp) = cx.tree.stmt_ancestors(s).find(|&a| {
+        matches!(
+            cx.stmt(a).kind,
+            StmtKind::For { .. } | StmtKind::While { .. }
+        )
+    }) else {
+        return false;
+    };
+    let loop_span = cx.stmt(lp).span;
+    parts.iter().any(|&e| {
+        cx.model.name_of(e).is_some_and(|n| {
+            assignments_of(cx, f, n)
+                .iter()
+                .any(|&(a, _)| !loop_span.contains(cx.stmt(a).span))
+        })
+    })
+}
+
+/// The names and attributes a collection expression joins: `tasks`,
+/// `set(chain(self._pending, others))`, `tasks | {waiter}`, not what a
+/// call builds (`[create_task(client.get(u)) ...]` names `client` only as
+/// a receiver).
+fn collection_parts(cx: &FileCx, e: ExprId) -> Vec<ExprId> {
+    let e = cx.model.strip(e);
+    match &cx.expr(e).kind {
+        ExprKind::Name { .. } | ExprKind::Attr { .. } => vec![e],
+        ExprKind::Binary { left, right, .. } => {
+            let mut out = collection_parts(cx, *left);
+            out.extend(collection_parts(cx, *right));
+            out
+        }
+        ExprKind::Call(c)
+            if matches!(
+                c.name.as_str(),
+                "set" | "list" | "tuple" | "frozenset" | "chain" | "union"
+            ) =>
+        {
+            c.args
+                .iter()
+                .chain(
+                    c.receiver
+                        .map(|r| Arg {
+                            name: None,
+                            value: r,
+                            spread: false,
+                        })
+                        .as_ref(),
+                )
+                .flat_map(|a| collection_parts(cx, a.value))
+                .collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The assignments of `f` (not of nested functions) to the local `name`,
+/// with their values.
+fn assignments_of(cx: &FileCx, f: FuncId, name: &str) -> Vec<(StmtId, ExprId)> {
+    cx.body_stmts(f)
+        .iter()
+        .filter_map(|&s| match &cx.stmt(s).kind {
+            StmtKind::Assign {
+                targets,
+                value: Some(v),
+                ..
+            } if targets.iter().any(|&t| cx.model.name_of(t) == Some(name)) => Some((s, *v)),
+            _ => None,
+        })
+        .collect()
+}
+
 /// `x` is a task started in `f`: a `create_task`/`ensure_future` call, or
 /// a name `f` binds to one.
 fn started_here(cx: &FileCx, f: FuncId, x: ExprId) -> bool {
@@ -220,8 +334,16 @@ async def first_error(tasks):
     done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)  # expect
     for t in done:
         t.result()
+
+async def poll_mirrors(client, mirrors):
+    while True:
+        racers = [asyncio.create_task(client.get(m)) for m in mirrors]
+        done, _ = await asyncio.wait(racers, return_when=asyncio.FIRST_COMPLETED)  # expect
+        if done.pop().result():
+            return
 "#],
-    pass: &[r#"
+    pass: &[
+        r#"
 import asyncio
 
 async def fastest(primary, fallback):
@@ -256,7 +378,40 @@ class Client:
             [self.response_rcvd, self.connection_lost_waiter],
             return_when=asyncio.FIRST_COMPLETED,
         )
-"#],
+"#,
+        r#"
+import asyncio
+from itertools import chain
+
+class Pump:
+    def __init__(self):
+        self._inflight = set()
+        self._background = set()
+
+    async def run(self, make_work, wakeup):
+        # Multiplexing: unfinished tasks stay in `_inflight` for the next round.
+        while True:
+            self._inflight.add(asyncio.create_task(make_work()))
+            done, _ = await asyncio.wait(
+                set(chain(self._inflight, [wakeup])), return_when=asyncio.FIRST_COMPLETED
+            )
+            self._inflight -= done
+
+    async def admit(self, serve):
+        # A free slot, not a race: the others are meant to keep running.
+        while len(self._background) >= 8:
+            await asyncio.wait(list(self._background), return_when=asyncio.FIRST_COMPLETED)
+        self._background.add(asyncio.create_task(serve()))
+
+async def sender_loop(next_batch, new_data):
+    tasks = set()
+    while True:
+        tasks.add(asyncio.create_task(next_batch()))
+        waiters = tasks | {new_data()}
+        done, _ = await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+        tasks -= done
+"#,
+    ],
 };
 
 #[cfg(test)]
