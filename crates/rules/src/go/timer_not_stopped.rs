@@ -142,7 +142,15 @@ impl Rule for TimerNotStopped {
                     "this {what} is never stopped: {consequence}, after {} is done with it",
                     cx.func_display(f)
                 ),
-                format!("`defer {name}.Stop()` right after creating it"),
+                // In a loop, a defer per iteration would pile up until the
+                // function returns.
+                if common::enclosing_loops(cx, StmtId(i as u32)).is_empty() {
+                    format!("`defer {name}.Stop()` right after creating it")
+                } else {
+                    format!(
+                        "call `{name}.Stop()` on every way out of the iteration (or create one timer before the loop and `Reset` it)"
+                    )
+                },
             ));
         }
     }
@@ -162,6 +170,18 @@ func Heartbeat(stop <-chan struct{}, send func()) {
 		case <-ticker.C:
 			send()
 		case <-stop:
+			return
+		}
+	}
+}
+
+func Drain(events <-chan Event, handle func(Event)) {
+	for {
+		idle := time.NewTimer(time.Minute) // expect
+		select {
+		case ev := <-events:
+			handle(ev)
+		case <-idle.C:
 			return
 		}
 	}
@@ -233,4 +253,16 @@ func Wait(d time.Duration) {
 mod tests {
     use super::*;
     crate::testing::rule_tests!(TimerNotStopped);
+
+    /// A timer made in a loop is stopped per iteration, not deferred.
+    #[test]
+    fn no_defer_is_offered_inside_a_loop() {
+        let fixes = crate::testing::fixes(&TimerNotStopped, Language::Go, EXAMPLES.fail[0]);
+        assert_eq!(fixes.len(), 2, "{fixes:#?}");
+        assert!(fixes[0].contains("`defer ticker.Stop()`"), "{fixes:#?}");
+        assert!(
+            !fixes[1].contains("defer") && fixes[1].contains("idle.Stop()"),
+            "{fixes:#?}"
+        );
+    }
 }

@@ -119,24 +119,25 @@ impl Rule for UnlockMissingOnPath {
                     // back is a signal to another goroutine, not a slot.
                     continue;
                 }
-                let (what, rel) = if is_sem {
+                // `defer` takes a call: a receive needs a func literal.
+                let (what, rel, deferred) = if is_sem {
+                    let rel = format!("<-{}", h.op.instance);
                     (
-                        "a slot of semaphore channel",
-                        format!("<-{}", h.op.instance),
+                        "slot of the semaphore channel",
+                        rel.clone(),
+                        format!("func() {{ {rel} }}()"),
                     )
                 } else {
-                    (
-                        "lock",
-                        format!(
-                            "{}.{}",
-                            h.op.instance,
-                            if h.op.kind == OpKind::RLock {
-                                "RUnlock()"
-                            } else {
-                                "Unlock()"
-                            }
-                        ),
-                    )
+                    let rel = format!(
+                        "{}.{}",
+                        h.op.instance,
+                        if h.op.kind == OpKind::RLock {
+                            "RUnlock()"
+                        } else {
+                            "Unlock()"
+                        }
+                    );
+                    ("lock", rel.clone(), rel)
                 };
                 let (span, at) = match ret {
                     Some(r) => (cx.stmt(r).span, "this return leaves".to_string()),
@@ -150,7 +151,7 @@ impl Rule for UnlockMissingOnPath {
                         h.op.instance,
                         common::line_of(cx, h.op.span)
                     ),
-                    format!("release with `defer {rel}` right after acquiring, so every path releases"),
+                    format!("release with `defer {deferred}` right after acquiring, so every path releases"),
                 ));
             }
         }
@@ -565,4 +566,31 @@ func (db *DB) removeTx(tx *Tx) {
 mod tests {
     use super::*;
     crate::testing::rule_tests!(UnlockMissingOnPath);
+
+    /// The fix is Go that compiles: `defer` takes a call, so a semaphore
+    /// receive goes in a func literal.
+    #[test]
+    fn fixes_are_valid_defers() {
+        let found: Vec<Finding> = EXAMPLES
+            .fail
+            .iter()
+            .flat_map(|ex| crate::testing::run_example(&UnlockMissingOnPath, Language::Go, ex).0)
+            .map(|(_, f)| f)
+            .collect();
+        let sem = found
+            .iter()
+            .find(|f| f.message.contains("semaphore channel"))
+            .expect("a semaphore finding");
+        assert!(sem.fix.contains("`defer func() { <-"), "{}", sem.fix);
+        assert!(
+            sem.message.contains("the slot of the semaphore channel"),
+            "{}",
+            sem.message
+        );
+        let lock = found
+            .iter()
+            .find(|f| f.message.contains("the lock"))
+            .expect("a lock finding");
+        assert!(lock.fix.contains("Unlock()`"), "{}", lock.fix);
+    }
 }
