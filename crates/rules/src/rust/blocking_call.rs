@@ -300,4 +300,31 @@ async fn main() {
 mod tests {
     use super::*;
     crate::testing::rule_tests!(BlockingCall);
+
+    /// A chain's fix does not nest the blocking call's own fix (which has
+    /// parentheses) in another pair, and says which call to offload.
+    #[test]
+    fn a_chain_fix_does_not_nest_parentheses() {
+        let src = r#"
+fn wait_done(rx: &std::sync::mpsc::Receiver<()>) {
+    rx.recv().unwrap();
+}
+
+async fn handler(rx: std::sync::mpsc::Receiver<()>) {
+    wait_done(&rx);
+}
+"#;
+        let fixes = crate::testing::fixes(&BlockingCall, Language::Rust, src);
+        assert_eq!(fixes.len(), 1, "{fixes:#?}");
+        let fix = &fixes[0];
+        assert!(
+            fix.starts_with("make the helper non-blocking: use the async"),
+            "{fix}"
+        );
+        assert!(
+            fix.ends_with("; or run the call of the helper in `tokio::task::spawn_blocking`"),
+            "{fix}"
+        );
+        assert!(!fix.contains("))"), "{fix}");
+    }
 }

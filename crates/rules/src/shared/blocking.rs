@@ -96,10 +96,19 @@ fn finding_for(
     path.extend(chain.steps.iter().map(|s| short(&s.callee)));
     path.push(short(&chain.site.callee));
     let path: Vec<String> = path.iter().map(|p| format!("`{p}`")).collect();
+    // Offloading the call of the helper, here (the blocking call's own fix
+    // may offer to offload it there, inside the helper).
     let offload = match cx.lang {
-        Language::Python => "or call it with `await asyncio.to_thread(...)`",
-        Language::Rust => "or run it in `tokio::task::spawn_blocking`",
-        _ => "or move the blocking work off the event loop (a worker thread)",
+        Language::Python => "call the helper with `await asyncio.to_thread(...)`",
+        Language::Rust => "run the call of the helper in `tokio::task::spawn_blocking`",
+        _ => "move the blocking work off the event loop (a worker thread)",
+    };
+    let site_fix = &chain.site.fix;
+    // A fix with parentheses of its own is not nested in another pair.
+    let fix = if site_fix.contains('(') {
+        format!("make the helper non-blocking: {site_fix}; or {offload}")
+    } else {
+        format!("make the helper non-blocking ({site_fix}), or {offload}")
     };
     let mut f = cx.finding(
         meta,
@@ -110,10 +119,7 @@ fn finding_for(
             path.join(" → "),
             chain.site.what
         ),
-        format!(
-            "make the helper non-blocking ({}), {offload}",
-            chain.site.fix
-        ),
+        fix,
     );
     for step in &chain.steps {
         f.related.push(Related {
