@@ -86,9 +86,14 @@ impl Rule for EndlessSpawnedLoop {
             let ExprKind::Call(c) = &ex.kind else {
                 continue;
             };
-            if cx.effect(c, Effect::Spawn).is_none() {
+            let Some(entry) = cx.effect(c, Effect::Spawn) else {
                 continue;
-            }
+            };
+            let kind = if entry.kind.as_deref() == Some("thread") {
+                "thread"
+            } else {
+                "task"
+            };
             if common::test_like(cx, cx.func_of(e)) {
                 continue;
             }
@@ -109,10 +114,15 @@ impl Rule for EndlessSpawnedLoop {
                     &META,
                     cx.stmt(s).span,
                     format!(
-                        "this `loop` in the body given to `{}` has no way out (no `break`/`return`/`?`, no shutdown signal), so the task runs until the process exits: nothing stops it on shutdown, and it keeps its resources and races with teardown",
+                        "this `loop` in the body given to `{}` has no way out (no `break`/`return`/`?`, no shutdown signal), so the {kind} runs until the process exits: nothing stops it on shutdown, and it keeps its resources and races with teardown",
                         cx.callee_display(c)
                     ),
-                    "pass a shutdown signal (`tokio_util::sync::CancellationToken`, a `watch` channel) and `select!` on it to `break`, and keep the `JoinHandle` to await the task on shutdown",
+                    // An OS thread cannot `select!` on a token.
+                    if kind == "thread" {
+                        "give the loop a way out: check a shared `AtomicBool` stop flag each pass (or end it when a channel it reads from closes), and keep the `JoinHandle` to `join()` it on shutdown"
+                    } else {
+                        "pass a shutdown signal (`tokio_util::sync::CancellationToken`, a `watch` channel) and `select!` on it to `break`, and keep the `JoinHandle` to await the task on shutdown"
+                    },
                 ));
             }
         }
@@ -199,4 +209,29 @@ fn pump(mut rx: tokio::sync::mpsc::Receiver<Msg>, sink: Sink) {
 mod tests {
     use super::*;
     crate::testing::rule_tests!(EndlessSpawnedLoop);
+
+    /// A thread is told how threads stop, a task how tasks do.
+    #[test]
+    fn fixes_fit_threads_and_tasks() {
+        let found: Vec<Finding> = EXAMPLES
+            .fail
+            .iter()
+            .flat_map(|ex| crate::testing::run_example(&EndlessSpawnedLoop, Language::Rust, ex).0)
+            .map(|(_, f)| f)
+            .collect();
+        let thread = found
+            .iter()
+            .find(|f| f.message.contains("the thread runs"))
+            .expect("a thread finding");
+        assert!(
+            thread.fix.contains("AtomicBool") && !thread.fix.contains("select!"),
+            "{}",
+            thread.fix
+        );
+        let task = found
+            .iter()
+            .find(|f| f.message.contains("the task runs"))
+            .expect("a task finding");
+        assert!(task.fix.contains("CancellationToken"), "{}", task.fix);
+    }
 }
