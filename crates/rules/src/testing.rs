@@ -118,6 +118,15 @@ pub fn messages(rule: &'static dyn Rule, lang: Language, example: &str) -> Vec<S
         .collect()
 }
 
+/// Every finding one rule gives on all of its fail examples, in order.
+pub fn fail_findings(rule: &'static dyn Rule, ex: &Examples) -> Vec<Finding> {
+    ex.fail
+        .iter()
+        .flat_map(|src| run_example(rule, ex.language, src).0)
+        .map(|(_, f)| f)
+        .collect()
+}
+
 /// The fixes one rule gives on an example, in the order of its findings.
 pub fn fixes(rule: &'static dyn Rule, lang: Language, example: &str) -> Vec<String> {
     run_example(rule, lang, example)

@@ -571,12 +571,7 @@ mod tests {
     /// receive goes in a func literal.
     #[test]
     fn fixes_are_valid_defers() {
-        let found: Vec<Finding> = EXAMPLES
-            .fail
-            .iter()
-            .flat_map(|ex| crate::testing::run_example(&UnlockMissingOnPath, Language::Go, ex).0)
-            .map(|(_, f)| f)
-            .collect();
+        let found = crate::testing::fail_findings(&UnlockMissingOnPath, &EXAMPLES);
         let sem = found
             .iter()
             .find(|f| f.message.contains("semaphore channel"))

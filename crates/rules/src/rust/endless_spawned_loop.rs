@@ -213,12 +213,7 @@ mod tests {
     /// A thread is told how threads stop, a task how tasks do.
     #[test]
     fn fixes_fit_threads_and_tasks() {
-        let found: Vec<Finding> = EXAMPLES
-            .fail
-            .iter()
-            .flat_map(|ex| crate::testing::run_example(&EndlessSpawnedLoop, Language::Rust, ex).0)
-            .map(|(_, f)| f)
-            .collect();
+        let found = crate::testing::fail_findings(&EndlessSpawnedLoop, &EXAMPLES);
         let thread = found
             .iter()
             .find(|f| f.message.contains("the thread runs"))

@@ -549,13 +549,7 @@ mod tests {
     /// A thread per item is capped with threads' tools, not tokio's.
     #[test]
     fn fixes_fit_threads_and_tasks() {
-        static RULE: SpawnPerItem = SpawnPerItem;
-        let found: Vec<Finding> = EXAMPLES
-            .fail
-            .iter()
-            .flat_map(|ex| crate::testing::run_example(&RULE, Language::Rust, ex).0)
-            .map(|(_, f)| f)
-            .collect();
+        let found = crate::testing::fail_findings(&SpawnPerItem, &EXAMPLES);
         let thread = found
             .iter()
             .find(|f| f.message.contains("a thread per item"))
