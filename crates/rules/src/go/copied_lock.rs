@@ -22,7 +22,8 @@ A value whose type contains a lock or other no-copy synchronization state
 `sync/atomic` types), directly or in a nested struct field, is copied:
 a method with a value receiver, a parameter passed by value, the value
 variable of a `range` over a slice of such structs, or an assignment or
-return of a dereferenced pointer.
+return of a dereferenced pointer. A clone whose lock is replaced right
+after the copy (`dup := *s; dup.mu = sync.Mutex{}`) is not reported.
 
 ## Why
 
@@ -196,6 +197,7 @@ impl Rule for CopiedLock {
                     }
                     if let Some(t) = deref_type(cx, *v)
                         && is_locky(&t)
+                        && !lock_reset_after(cx, s, targets)
                     {
                         out.push(cx.finding(
                             &META,
@@ -221,6 +223,31 @@ impl Rule for CopiedLock {
             }
         }
     }
+}
+
+/// `dup := *c` followed at once by `dup.mu = sync.Mutex{}`: a deliberate
+/// clone whose lock is replaced by a fresh one before anyone can use the
+/// copied state.
+fn lock_reset_after(cx: &FileCx, s: StmtId, targets: &[ExprId]) -> bool {
+    let [t] = targets else { return false };
+    let Some(copy) = cx.model.name_of(*t) else {
+        return false;
+    };
+    crate::util::stmts_after(cx, s).iter().take(3).any(|&n| {
+        let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } = &cx.stmt(n).kind
+        else {
+            return false;
+        };
+        let fresh = cx.source(cx.expr(*v).span).trim();
+        targets.iter().any(|&x| {
+            matches!(&cx.expr(x).kind, ExprKind::Attr { obj, .. } if cx.model.name_of(*obj) == Some(copy))
+        }) && fresh.starts_with("sync.")
+            && fresh.ends_with("{}")
+    })
 }
 
 fn mentions_sync(cx: &FileCx) -> bool {
@@ -437,6 +464,12 @@ func Snapshot(p *Store) Store {
 	return *p // expect
 }
 
+func Fork(p *Store) *Store {
+	dup := *p // expect
+	dup.data = map[string]string{}
+	return &dup
+}
+
 func Wait(wg sync.WaitGroup) { // expect
 	wg.Wait()
 }
@@ -482,6 +515,15 @@ func Reset(p *Store) {
 
 func Wait(wg *sync.WaitGroup) {
 	wg.Wait()
+}
+
+// A deliberate clone: the copied lock is replaced at once.
+func (s *Store) Clone() *Store {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	dup := *s
+	dup.mu = sync.RWMutex{}
+	return &dup
 }
 "#],
 };
