@@ -22,7 +22,8 @@ An async function tests module-level, `this` or captured state for absence
 undefined)`, or returns early when it is present), then awaits, then writes
 that state: `conn = await connect()`, `cache.set(key, await load(key))`.
 Only a read of shared state, an await, and a write of the same state guarded
-by the read are reported.
+by the read are reported (`store.get("version")` and `store.set("scope", ..)`
+are different entries of one store).
 
 ## Why
 
@@ -72,8 +73,9 @@ export function getClient() {
 enum Target {
     /// A variable or member (`conn`, `this.token`, `cache[k]`).
     Value(String),
-    /// A collection tested for a key (`cache.has(k)`, `k in cache`).
-    Container(String),
+    /// A collection tested for a key (`cache.has(k)`, `k in cache`), with
+    /// the key when it is a string literal (`config.get("scope")`).
+    Container(String, Option<String>),
 }
 
 impl Rule for CheckThenAwait {
@@ -110,7 +112,7 @@ impl Rule for CheckThenAwait {
                 // one-time initializer that returns nothing is not a getter.
                 let targets: Vec<Target> = targets
                     .into_iter()
-                    .filter(|t| matches!(t, Target::Container(_)) || returns_state(cx, f, t))
+                    .filter(|t| matches!(t, Target::Container(..)) || returns_state(cx, f, t))
                     .collect();
                 if targets.is_empty() {
                     continue;
@@ -211,7 +213,7 @@ fn tests(cx: &FileCx, f: FuncId, cond: ExprId, absent: bool) -> Option<Vec<Targe
                     false,
                 ),
                 BinOp::In if !absent => {
-                    return shared_key(cx, f, *right).map(|k| vec![Target::Container(k)]);
+                    return shared_key(cx, f, *right).map(|k| vec![Target::Container(k, None)]);
                 }
                 _ => return None,
             };
@@ -239,12 +241,13 @@ fn present_target(cx: &FileCx, f: FuncId, e: ExprId) -> Option<Target> {
     }
     if let Some(c) = cx.call(e) {
         if matches!(c.name.as_str(), "has" | "get") {
-            return shared_key(cx, f, c.receiver?).map(Target::Container);
+            let key = literal_key(cx, c);
+            return shared_key(cx, f, c.receiver?).map(|k| Target::Container(k, key));
         }
         return None;
     }
     if let ExprKind::Index { obj, .. } = cx.expr(e).kind {
-        return shared_key(cx, f, obj).map(Target::Container);
+        return shared_key(cx, f, obj).map(|k| Target::Container(k, None));
     }
     shared_key(cx, f, e).map(Target::Value)
 }
@@ -336,7 +339,7 @@ fn act_after_await(
         let Some(written) = writes(cx, s) else {
             continue;
         };
-        if !targets.contains(&written) && !targets.iter().any(|t| same_state(t, &written)) {
+        if !targets.iter().any(|t| same_state(t, &written)) {
             continue;
         }
         let span = cx.stmt(s).span;
@@ -400,9 +403,22 @@ fn value_from_await(cx: &FileCx, s: StmtId, awaited: &[String]) -> bool {
 
 fn same_state(check: &Target, write: &Target) -> bool {
     match (check, write) {
-        (Target::Container(a), Target::Value(b)) => b.starts_with(&format!("{a}[")),
-        (Target::Value(a), Target::Container(b)) => a.starts_with(&format!("{b}[")),
-        _ => false,
+        (Target::Container(a, _), Target::Value(b)) => b.starts_with(&format!("{a}[")),
+        (Target::Value(a), Target::Container(b, _)) => a.starts_with(&format!("{b}[")),
+        // `settings.get("version")` then `settings.set("scope", ..)`: two
+        // entries of one store, unless a key is not known.
+        (Target::Container(a, ka), Target::Container(b, kb)) => {
+            a == b && (ka.is_none() || kb.is_none() || ka == kb)
+        }
+        (Target::Value(a), Target::Value(b)) => a == b,
+    }
+}
+
+/// The first argument of `get`/`has`/`set` when it is a string literal.
+fn literal_key(cx: &FileCx, c: &Call) -> Option<String> {
+    match cx.model.literal(c.positional(0)?) {
+        Some(Lit::Str(k)) => Some(k.to_string()),
+        _ => None,
     }
 }
 
@@ -431,7 +447,7 @@ fn writes(cx: &FileCx, s: StmtId) -> Option<Target> {
         } => {
             let t = *targets.first()?;
             if let ExprKind::Index { obj, .. } = cx.expr(t).kind {
-                return common::chain_key(cx, obj).map(Target::Container);
+                return common::chain_key(cx, obj).map(|k| Target::Container(k, None));
             }
             common::chain_key(cx, t).map(Target::Value)
         }
@@ -444,7 +460,8 @@ fn writes(cx: &FileCx, s: StmtId) -> Option<Target> {
             if c.name != "set" {
                 return None;
             }
-            common::chain_key(cx, c.receiver?).map(Target::Container)
+            let key = literal_key(cx, c);
+            common::chain_key(cx, c.receiver?).map(|k| Target::Container(k, key))
         }
         _ => None,
     }
@@ -525,9 +542,35 @@ class TokenSource {
     return this.cached;
   }
 }
+
+class Settings {
+  async scope() {
+    if (!this.store.get("scope")) {
+      const found = await lookupScope();
+      this.store.set("scope", found); // expect
+    }
+    return this.store.get("scope");
+  }
+}
 "#,
     ],
-    pass: &[r#"
+    pass: &[
+        r#"
+class Cli {
+  // Two entries of one store: the check and the write are different keys.
+  async load() {
+    if (this.config.get("version")) {
+      return printVersion();
+    }
+    await fetch("/plugins");
+    const scope = this.config.get("scope");
+    if (scope && !scope.startsWith("@")) {
+      this.config.set("scope", `@${scope}`);
+    }
+  }
+}
+"#,
+        r#"
 let connPromise;
 const cache = new Map();
 
@@ -594,7 +637,8 @@ class Driver {
     return this.client;
   }
 }
-"#],
+"#,
+    ],
 };
 
 #[cfg(test)]
