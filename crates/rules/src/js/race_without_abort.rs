@@ -85,7 +85,7 @@ impl Rule for RaceWithoutAbort {
                 .collect();
             let msg = if let Some(&op) = unsignalled.first() {
                 format!(
-                    "when the timer wins this race, `{}` keeps running: nothing cancels it, so timed-out work keeps its socket or connection and piles up while the dependency is slow",
+                    "when the timer wins this race, `{}` keeps running: nothing cancels it, so timed-out work keeps whatever it holds (a socket, a connection, a worker) and piles up while the dependency is slow",
                     cx.snippet(cx.expr(op).span)
                 )
             } else if inline_timer_uncleared(cx, f, &timers) {

@@ -72,8 +72,12 @@ impl Rule for ConnectWithoutTimeout {
         ]) {
             let ex = cx.expr(e);
             let fix = match c.target.as_deref() {
-                Some("tokio::net::TcpStream::connect" | "async_std::net::TcpStream::connect") => {
+                Some("tokio::net::TcpStream::connect") => {
                     "wrap it: `tokio::time::timeout(Duration::from_secs(..), TcpStream::connect(addr)).await`"
+                }
+                // async-std has its own timer.
+                Some("async_std::net::TcpStream::connect") => {
+                    "wrap it: `async_std::future::timeout(Duration::from_secs(..), TcpStream::connect(addr)).await`"
                 }
                 Some("std::net::TcpStream::connect") => {
                     "use `std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(..))`"
@@ -154,6 +158,10 @@ async fn dial(addr: std::net::SocketAddr) -> std::io::Result<TcpStream> {
 fn dial_sync(addr: &str) -> std::io::Result<std::net::TcpStream> {
     std::net::TcpStream::connect(addr) // expect
 }
+
+async fn dial_async_std(addr: &str) -> std::io::Result<async_std::net::TcpStream> {
+    async_std::net::TcpStream::connect(addr).await // expect
+}
 "#],
     pass: &[r#"
 use std::time::Duration;
@@ -187,4 +195,17 @@ mod tests {
 mod tests {
     use super::*;
     crate::testing::rule_tests!(ConnectWithoutTimeout);
+
+    /// Each runtime's connect gets that runtime's timer.
+    #[test]
+    fn the_fix_uses_the_runtime_of_the_connect() {
+        let fixes = crate::testing::fixes(&ConnectWithoutTimeout, Language::Rust, EXAMPLES.fail[0]);
+        assert_eq!(fixes.len(), 3, "{fixes:#?}");
+        assert!(fixes[0].contains("tokio::time::timeout"), "{fixes:#?}");
+        assert!(fixes[1].contains("connect_timeout"), "{fixes:#?}");
+        assert!(
+            fixes[2].contains("async_std::future::timeout") && !fixes[2].contains("tokio"),
+            "{fixes:#?}"
+        );
+    }
 }
