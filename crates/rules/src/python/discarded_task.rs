@@ -94,7 +94,13 @@ impl Rule for DiscardedTask {
                         "`{}` starts a task and {how}: its exception is never observed, nothing cancels it on shutdown, and the loop may garbage-collect it mid-flight",
                         cx.callee_display(c)
                     ),
-                    "create the task in an `asyncio.TaskGroup`, await it, or keep it in a set with `task.add_done_callback(tasks.discard)`",
+                    // A sync function (a done callback, `__exit__`) can
+                    // neither await nor open a task group.
+                    if cx.func(cx.func_of(id)).is_async {
+                        "create the task in an `asyncio.TaskGroup`, await it, or keep it in a set with `task.add_done_callback(tasks.discard)`"
+                    } else {
+                        "keep it in a set that outlives this call (`tasks.add(task)`, `task.add_done_callback(tasks.discard)`), and cancel and await what is left at shutdown"
+                    },
                 ),
                 // A done callback sees the outcome, but holds no reference:
                 // the loop keeps only a weak one.
@@ -431,5 +437,26 @@ async def drop(coro):
             "{}",
             lost.message
         );
+    }
+
+    /// Only an async function can await the task or open a task group.
+    #[test]
+    fn a_sync_caller_is_offered_only_a_set() {
+        let src = r#"
+import asyncio
+
+def on_done(fut):
+    asyncio.get_running_loop().create_task(cleanup())
+
+async def handle():
+    asyncio.create_task(audit())
+"#;
+        let fixes = crate::testing::fixes(&DiscardedTask, Language::Python, src);
+        assert_eq!(fixes.len(), 2, "{fixes:#?}");
+        assert!(
+            !fixes[0].contains("TaskGroup") && fixes[0].contains("tasks.add"),
+            "{fixes:#?}"
+        );
+        assert!(fixes[1].contains("TaskGroup"), "{fixes:#?}");
     }
 }
