@@ -163,6 +163,18 @@ fn field_channels(cx: &FileCx, out: &mut Vec<Finding>) {
             if u.plain_recvs.is_empty() && u.guarded_sends.is_empty() && !u.guarded_recvs.is_empty()
             {
                 let line = common::line_of(cx, u.guarded_recvs[0]);
+                // What the receiver gives up on: the other cases of its select.
+                let others = other_cases(cx, u.guarded_recvs[0]);
+                let fix = if others.is_empty() {
+                    format!(
+                        "select around this send on what makes the receiver give up, or give `{short}` a buffer for the values that may be abandoned"
+                    )
+                } else {
+                    format!(
+                        "select around this send on what makes the receiver give up ({}), so the sender gives up too",
+                        others.join(", ")
+                    )
+                };
                 for &e in &u.plain_sends {
                     if common::in_test_func(cx, cx.func_of(e)) {
                         continue;
@@ -173,9 +185,7 @@ fn field_channels(cx: &FileCx, out: &mut Vec<Finding>) {
                         format!(
                             "this send on unbuffered channel `{short}` blocks until someone receives, but every receive of it (line {line}) is in a `select` that can return through another case: once the receiver has left, this goroutine blocks here forever"
                         ),
-                        format!(
-                            "select on the same cancellation (`ctx.Done()`, the stop channel) around this send, or give `{short}` a buffer for the values that may be abandoned"
-                        ),
+                        fix.clone(),
                     ));
                 }
             }
@@ -653,6 +663,30 @@ impl Flow for Pending<'_> {
     }
 }
 
+/// The receives of the other cases of the `select` around the receive at
+/// `recv` (`<-ctx.Done()`, `<-c.closing`), as written.
+fn other_cases(cx: &FileCx, recv: Span) -> Vec<String> {
+    let innermost = cx
+        .model
+        .stmts
+        .iter()
+        .filter(|st| matches!(st.kind, StmtKind::Select { .. }) && st.span.contains(recv))
+        .min_by_key(|st| st.span.end - st.span.start);
+    let Some(StmtKind::Select { arms, .. }) = innermost.map(|st| &st.kind) else {
+        return Vec::new();
+    };
+    arms.iter()
+        .filter_map(|a| match a.kind {
+            ArmKind::Recv { channel, .. } => {
+                let at = cx.expr(channel).span;
+                (!at.contains(recv) && !recv.contains(at))
+                    .then(|| format!("`<-{}`", cx.snippet(at)))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 pub static EXAMPLES: Examples = Examples {
     language: Language::Go,
     fail: &[
@@ -908,4 +942,45 @@ func Stream(items []int) <-chan int {
 mod tests {
     use super::*;
     crate::testing::rule_tests!(GoroutineChannelLeak);
+
+    /// The fix names what the receiver gives up on, not a context the
+    /// type may not have.
+    #[test]
+    fn the_fix_names_the_receivers_other_cases() {
+        let src = r#"
+package app
+
+type Worker struct {
+	results chan int
+	closing chan struct{}
+}
+
+func NewWorker() *Worker {
+	return &Worker{results: make(chan int), closing: make(chan struct{})}
+}
+
+func (w *Worker) run(job int) {
+	w.results <- job * 2
+}
+
+func (w *Worker) Next() (int, bool) {
+	select {
+	case r := <-w.results:
+		return r, true
+	case <-w.closing:
+		return 0, false
+	}
+}
+"#;
+        let found = crate::testing::run_example(&GoroutineChannelLeak, Language::Go, src).0;
+        let fix = found
+            .iter()
+            .map(|(_, f)| &f.fix)
+            .find(|f| f.contains("what makes the receiver give up"))
+            .expect("a finding on the send");
+        assert!(
+            fix.contains("`<-w.closing`") && !fix.contains("ctx.Done()"),
+            "{fix}"
+        );
+    }
 }
