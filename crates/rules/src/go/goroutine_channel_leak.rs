@@ -664,7 +664,7 @@ impl Flow for Pending<'_> {
 }
 
 /// The receives of the other cases of the `select` around the receive at
-/// `recv` (`<-ctx.Done()`, `<-c.closing`), as written.
+/// `recv` that return (`<-ctx.Done()`, `<-c.closing`), as written.
 fn other_cases(cx: &FileCx, recv: Span) -> Vec<String> {
     let innermost = cx
         .model
@@ -675,9 +675,16 @@ fn other_cases(cx: &FileCx, recv: Span) -> Vec<String> {
     let Some(StmtKind::Select { arms, .. }) = innermost.map(|st| &st.kind) else {
         return Vec::new();
     };
+    // Only the cases that end the receiver's wait (a `return` in their
+    // body), not other events a loop multiplexes.
+    let leaves = |b: &Block| {
+        common::stmts_in(cx.model, b)
+            .into_iter()
+            .any(|s| matches!(cx.stmt(s).kind, StmtKind::Return(_)))
+    };
     arms.iter()
         .filter_map(|a| match a.kind {
-            ArmKind::Recv { channel, .. } => {
+            ArmKind::Recv { channel, .. } if leaves(&a.body) => {
                 let at = cx.expr(channel).span;
                 (!at.contains(recv) && !recv.contains(at))
                     .then(|| format!("`<-{}`", cx.snippet(at)))
