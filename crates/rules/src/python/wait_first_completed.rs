@@ -1,7 +1,7 @@
 //! PY023: `asyncio.wait(..., FIRST_COMPLETED)` whose losers keep running.
 
 use crate::context::FileCx;
-use crate::python::common::{func_and_nested, in_task_group, is_store, name_refs};
+use crate::python::common::{func_and_nested, in_task_group, is_store, name_refs, receiver_of};
 use crate::rule::{Examples, Rule, RuleMeta};
 use unsnarl_model::walk::Parent;
 use unsnarl_model::*;
@@ -178,11 +178,7 @@ fn waits_on_kept_collection(cx: &FileCx, f: FuncId, wait: ExprId, c: &Call) -> b
     if matches!(cx.expr(arg).kind, ExprKind::Collection { .. }) {
         return false;
     }
-    let receiver = cx.func(f).receiver.as_deref().or_else(|| {
-        cx.tree
-            .func_ancestors(cx.model, f)
-            .find_map(|g| cx.func(g).receiver.as_deref())
-    });
+    let receiver = receiver_of(cx, f);
     // The collections the waited expression is made of: itself, and those
     // of the value a local it names was last given before the wait.
     let mut parts = collection_parts(cx, arg);
