@@ -20,7 +20,59 @@ pub fn is_or_under(name: &str, prefix: &str, seps: &[char]) -> bool {
 /// True when every path through `block` ends by raising (or by a call that
 /// never returns, such as `sys.exit`).
 pub fn always_raises(m: &FileModel, block: &Block) -> bool {
-    block.iter().any(|&s| stmt_always_raises(m, s))
+    for &s in block {
+        if stmt_always_raises(m, s) {
+            return true;
+        }
+        // `if throttled: continue` before the `raise`: that path leaves
+        // the block without raising.
+        if may_jump_out(m, s) {
+            return false;
+        }
+    }
+    false
+}
+
+/// A `return`, or a `break`/`continue` that leaves `s`, somewhere in `s`
+/// (not in nested functions, which the walk does not enter). A `break`
+/// inside a nested `switch`/`select` leaves only that statement.
+fn may_jump_out(m: &FileModel, s: StmtId) -> bool {
+    struct V {
+        loops: usize,
+        switches: usize,
+        found: bool,
+    }
+    impl Visitor for V {
+        fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
+            match m.stmt(id).kind {
+                StmtKind::Return(_) => self.found = true,
+                StmtKind::Continue if self.loops == 0 => self.found = true,
+                StmtKind::Break if self.loops + self.switches == 0 => self.found = true,
+                StmtKind::For { .. } | StmtKind::While { .. } | StmtKind::Loop { .. } => {
+                    self.loops += 1
+                }
+                StmtKind::Switch { .. } | StmtKind::Select { .. } => self.switches += 1,
+                _ => {}
+            }
+            !self.found
+        }
+        fn exit_stmt(&mut self, m: &FileModel, id: StmtId) {
+            match m.stmt(id).kind {
+                StmtKind::For { .. } | StmtKind::While { .. } | StmtKind::Loop { .. } => {
+                    self.loops -= 1
+                }
+                StmtKind::Switch { .. } | StmtKind::Select { .. } => self.switches -= 1,
+                _ => {}
+            }
+        }
+    }
+    let mut v = V {
+        loops: 0,
+        switches: 0,
+        found: false,
+    };
+    unsnarl_model::walk::walk_stmt(m, s, &mut v);
+    v.found
 }
 
 fn stmt_always_raises(m: &FileModel, s: StmtId) -> bool {
@@ -233,5 +285,54 @@ mod tests {
         assert!(is_or_under("pika", "pika", &['.']));
         assert!(is_or_under("aio_pika.abc", "aio_pika", &['.']));
         assert!(!is_or_under("aio_pika", "pika", &['.']));
+    }
+
+    /// The handler body of the first `try` in the first function.
+    fn handler_raises(lang: Language, src: &str) -> bool {
+        let m = crate::testing::lower(lang, src, "t");
+        let f = m.function_ids().find(|&f| m.func(f).name == "f").unwrap();
+        let handler = unsnarl_model::walk::stmts_in_block(&m, &m.func(f).body)
+            .into_iter()
+            .find_map(|s| match &m.stmt(s).kind {
+                StmtKind::Try { handlers, .. } => Some(handlers[0].body.clone()),
+                _ => None,
+            })
+            .unwrap();
+        always_raises(&m, &handler)
+    }
+
+    #[test]
+    fn a_path_that_leaves_first_does_not_raise() {
+        let py = |handler: &str| {
+            let src = format!(
+                "def f(xs):\n    for x in xs:\n        try:\n            g(x)\n        except E as e:\n{handler}"
+            );
+            handler_raises(Language::Python, &src)
+        };
+        assert!(py("            log(e)\n            raise\n"));
+        assert!(py(
+            "            if e.code:\n                raise\n            raise E()\n"
+        ));
+        assert!(!py("            log(e)\n"));
+        assert!(!py(
+            "            if e.throttled:\n                continue\n            raise\n"
+        ));
+        assert!(!py(
+            "            if e.ok:\n                return 1\n            raise\n"
+        ));
+        // A loop's own `break`/`continue` leaves that loop, not the handler.
+        assert!(py(
+            "            for y in xs:\n                if y:\n                    break\n            raise\n"
+        ));
+
+        let js = |handler: &str| {
+            let src = format!(
+                "async function f(k) {{ while (true) {{ try {{ await g(); }} catch (e) {{ {handler} }} }} }}"
+            );
+            handler_raises(Language::JavaScript, &src)
+        };
+        assert!(js("throw e;"));
+        assert!(!js("if (e.moved) { continue; } throw e;"));
+        assert!(js("switch (k) { case 1: break; } throw e;"));
     }
 }

@@ -278,8 +278,45 @@ fn is_retry_loop(cx: &FileCx, body: &Block) -> bool {
         let handler_continues = handlers.iter().all(|h| {
             !crate::util::always_raises(cx.model, &h.body) && !ends_with_return(cx, &h.body)
         });
-        exits && handler_continues && !is_traversal(cx, body, tb, handlers)
+        exits
+            && handler_continues
+            && !is_traversal(cx, body, tb, handlers)
+            && !handlers.iter().any(|h| follows_the_error(cx, tb, h))
     })
+}
+
+/// The `catch` points the next attempt somewhere new, read from the error
+/// (`const address = err.message.split(" ")[2]; client = nodeAt(address)`):
+/// a redirect the failure asked for, not a retry of the same call.
+fn follows_the_error(cx: &FileCx, try_body: &Block, h: &Handler) -> bool {
+    let Some(err) = h.name.as_deref() else {
+        return false;
+    };
+    let mut derived: Vec<&str> = vec![err];
+    let mut assigned: Vec<&str> = Vec::new();
+    for s in unsnarl_model::walk::stmts_in_block(cx.model, &h.body) {
+        let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            op: AssignOp::Plain | AssignOp::Declare { .. },
+        } = &cx.stmt(s).kind
+        else {
+            continue;
+        };
+        let reads_error = exprs_under(cx.model, *v)
+            .into_iter()
+            .any(|x| cx.model.name_of(x).is_some_and(|n| derived.contains(&n)));
+        if reads_error {
+            for n in targets.iter().filter_map(|&t| cx.model.name_of(t)) {
+                derived.push(n);
+                assigned.push(n);
+            }
+        }
+    }
+    !assigned.is_empty()
+        && unsnarl_model::walk::exprs_in_block(cx.model, try_body)
+            .into_iter()
+            .any(|x| cx.model.name_of(x).is_some_and(|n| assigned.contains(&n)))
 }
 
 /// The `try` body leaves the loop once it got through: a `return`/`break`
@@ -465,6 +502,21 @@ async function nearestPackageJson(dir) {
   }
 }
 
+class Cluster {
+  async send(key, command) {
+    let node = this.nodeFor(key);
+    for (let hops = 0; hops < 16; hops++) {
+      try {
+        return await node.send(command);
+      } catch (err) {
+        if (!err.message.startsWith("MOVED")) throw err;
+        const address = err.message.split(" ")[2];
+        node = this.nodeAt(address);
+      }
+    }
+    throw new Error("too many redirections");
+  }
+}
 async function each(items) {
   for (const item of items) {
     try {

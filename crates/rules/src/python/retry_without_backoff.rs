@@ -148,6 +148,11 @@ pub(crate) fn retry_loop_body<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Bloc
                     }) {
                         return None;
                     }
+                    // Two attempts at most: one immediate retry (of a lost
+                    // race, say) cannot build a storm.
+                    if range_len(cx, c).is_some_and(|n| n <= 2) {
+                        return None;
+                    }
                 }
                 Some("itertools.count") => {}
                 _ => return None,
@@ -507,6 +512,57 @@ fn waits_for_readiness(cx: &FileCx, b: &Block) -> bool {
             })
 }
 
+/// How many values `range(...)` yields, when its arguments are small
+/// constants (literals, or names the function binds once to one).
+fn range_len(cx: &FileCx, c: &Call) -> Option<i64> {
+    let f = cx.func_of(c.func);
+    let arg = |i: usize| c.args.get(i).and_then(|a| small_int(cx, f, a.value, 2));
+    let (start, stop) = match c.args.len() {
+        1 => (0, arg(0)?),
+        2 => (arg(0)?, arg(1)?),
+        _ => return None,
+    };
+    Some((stop - start).max(0))
+}
+
+/// An integer constant: a literal, a sum or difference of constants, or a
+/// name bound exactly once in the function to a constant.
+fn small_int(cx: &FileCx, f: FuncId, e: ExprId, depth: u8) -> Option<i64> {
+    match &cx.expr(cx.model.strip(e)).kind {
+        ExprKind::Literal(Lit::Int(n)) => Some(*n),
+        ExprKind::Binary { op, left, right } if matches!(op, BinOp::Add | BinOp::Sub) => {
+            let (l, r) = (
+                small_int(cx, f, *left, depth)?,
+                small_int(cx, f, *right, depth)?,
+            );
+            match op {
+                BinOp::Add => l.checked_add(r),
+                _ => l.checked_sub(r),
+            }
+        }
+        ExprKind::Name { .. } if depth > 0 => {
+            let name = cx.model.name_of(e)?;
+            let mut bound = cx
+                .body_stmts(f)
+                .iter()
+                .filter_map(|&s| match &cx.stmt(s).kind {
+                    StmtKind::Assign { targets, value, .. }
+                        if targets.iter().any(|&t| cx.model.name_of(t) == Some(name)) =>
+                    {
+                        Some(*value)
+                    }
+                    _ => None,
+                });
+            let first = bound.next()??;
+            if bound.next().is_some() {
+                return None;
+            }
+            small_int(cx, f, first, depth - 1)
+        }
+        _ => None,
+    }
+}
+
 /// A `return` or `break` at this loop's level (not in nested loops).
 fn exits_loop(cx: &FileCx, b: &Block) -> bool {
     struct V(bool);
@@ -637,6 +693,22 @@ async def connect(host):
 "#,
     ],
     pass: &[
+        r#"
+import sqlalchemy.exc
+
+async def record(session_factory, rows):
+    # One immediate second try after a lost insert race: two attempts in all.
+    max_attempts = 2
+    for attempt in range(1, max_attempts + 1):
+        try:
+            async with session_factory() as session:
+                await session.execute(insert_rows(rows))
+            return
+        except sqlalchemy.exc.IntegrityError:
+            if attempt < max_attempts:
+                continue
+            raise
+"#,
         r#"
 import requests
 
