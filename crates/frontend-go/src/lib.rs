@@ -39,12 +39,15 @@ pub fn lower(input: &SourceInput) -> FileModel {
         None => lower_tree_sitter(input),
     };
     // Test support outside `_test.go` files (`testutil`, a package's `test`
-    // helpers): only tests import the standard `testing` packages, and
+    // helpers): only tests import the standard `testing` packages (and
+    // `httptest`, or the `go-testing-interface` stand-in for `testing`), and
     // importing them in a program registers the test flags.
-    m.is_test |= m
-        .imports
-        .iter()
-        .any(|i| i.target == "testing" || i.target.starts_with("testing/"));
+    m.is_test |= m.imports.iter().any(|i| {
+        matches!(
+            i.target.as_str(),
+            "testing" | "net/http/httptest" | "github.com/mitchellh/go-testing-interface"
+        ) || i.target.starts_with("testing/")
+    });
     m
 }
 
@@ -246,6 +249,8 @@ mod tests {
         assert!(model("internal/testutil/net.go", helper).is_test);
         let fstest = "package fakes\n\nimport \"testing/fstest\"\n\nvar FS = fstest.MapFS{}\n";
         assert!(model("fakes/fs.go", fstest).is_test);
+        let shim = "package plugintest\n\nimport testing \"github.com/mitchellh/go-testing-interface\"\n\nfunc Serve(t testing.T) {}\n";
+        assert!(model("plugin/testing.go", shim).is_test);
         let program =
             "package main\n\nimport \"net\"\n\nfunc main() { net.Dial(\"tcp\", \"x\") }\n";
         assert!(!model("cmd/main.go", program).is_test);

@@ -194,6 +194,10 @@ pub struct Entry {
     /// project helper that makes it (short critical sections).
     #[serde(default)]
     pub transitive: Option<bool>,
+    /// Blocking: the call waits only on a bounded receiver (`q.put(x)` on a
+    /// queue built with no `maxsize` returns at once).
+    #[serde(default)]
+    pub only_when_bounded: bool,
 }
 
 impl Entry {

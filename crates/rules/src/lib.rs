@@ -159,12 +159,44 @@ fn waits_switched_off(m: &FileModel, kb: &knowledge::Table, c: &Call) -> bool {
     let Some(entry) = kb.find(Effect::Blocking, c.target.as_deref(), &c.name) else {
         return false;
     };
+    if entry.only_when_bounded && receiver_unbounded(m, kb, c) {
+        return true;
+    }
     let Some(flag) = &entry.keyword else {
         return false;
     };
     c.kwarg(flag)
         .or_else(|| entry.arg.and_then(|i| c.positional(i)))
         .is_some_and(|v| matches!(m.literal(v), Some(Lit::Bool(false))))
+}
+
+/// The receiver (`self.outbox` in `self.outbox.put(x)`) is only ever
+/// assigned, in this file, a queue its knowledge entry calls unbounded
+/// (`queue.Queue()`, no `maxsize`).
+fn receiver_unbounded(m: &FileModel, kb: &knowledge::Table, c: &Call) -> bool {
+    let Some(recv) = c.receiver.and_then(|r| m.dotted(r)) else {
+        return false;
+    };
+    let mut built = m.stmts.iter().filter_map(|s| match &s.kind {
+        unsnarl_model::StmtKind::Assign { targets, value, .. }
+            if targets
+                .iter()
+                .any(|&t| m.dotted(t).as_deref() == Some(recv.as_str())) =>
+        {
+            Some(*value)
+        }
+        _ => None,
+    });
+    let unbounded = |v: Option<unsnarl_model::ExprId>| {
+        v.and_then(|v| m.call(m.strip(v))).is_some_and(|q| {
+            kb.find(Effect::Queue, q.target.as_deref(), &q.name)
+                .is_some_and(|entry| util::unbounded_reason(m, q, entry).is_some())
+        })
+    };
+    let Some(first) = built.next() else {
+        return false;
+    };
+    unbounded(first) && built.all(unbounded)
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 use super::common::{self, ChanUse};
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
-use unsnarl_model::walk::{Visitor, walk_block};
+use unsnarl_model::walk::{self, Visitor, walk_block};
 use unsnarl_model::*;
 
 pub struct UnjoinedGoroutine;
@@ -20,8 +20,11 @@ A goroutine started with `go` that does I/O (a network, database or file
 call, or a call named like one) and whose body (a func literal, or a function of
 the scanned file) has no way to tell anyone it finished or failed: no
 `wg.Done()`, no send on or close of a channel, no `recover()`, and no
-handling of the errors it produces (they are discarded, not logged or
-returned on a channel).
+handling of the errors it produces (they are discarded, not logged,
+returned on a channel or handed to an error callback the function was
+given, `onErr(srv.Serve(l))`). A goroutine per accepted connection that
+closes it (`conn, _ := ln.Accept(); go func() { serve(conn);
+conn.Close() }()`) ends with its connection and is not reported.
 
 ## Why
 
@@ -100,7 +103,7 @@ impl Rule for UnjoinedGoroutine {
                 },
                 _ => continue,
             };
-            if signals {
+            if signals || connection_scoped(cx, call_expr, c) {
                 continue;
             }
             // Goroutines that do no I/O (computations, bookkeeping, runtime
@@ -255,6 +258,10 @@ fn body_signals(cx: &FileCx, body: &Block) -> bool {
         sends: Vec::new(),
     };
     walk_block(cx.model, body, &mut v);
+    // `onErr(srv.Serve(l))`: the error goes to a callback the owner gave.
+    v.signals |= walk::exprs_in_block(cx.model, body)
+        .into_iter()
+        .any(|e| cx.call(e).is_some_and(|c| error_callback(cx, c)));
     // A result sent on a channel reaches someone only if the channel is
     // received from (or handed on); a local channel nobody reads is no join.
     v.signals |= v.sends.iter().any(|&ch| has_receiver(cx, ch));
@@ -264,6 +271,84 @@ fn body_signals(cx: &FileCx, body: &Block) -> bool {
         || body.iter().any(|&s| {
             matches!(&cx.stmt(s).kind, StmtKind::For { iter, .. }
                 if cx.sema.type_of(*iter).is_some_and(|t| t.contains("chan")))
+        })
+}
+
+/// `c, err := ln.Accept(); go func() { serve(c); c.Close() }()` (or `go
+/// handle(c)` with a `handle` of this file that closes its connection): a
+/// goroutine per accepted connection, which ends when the connection does
+/// and reports to its peer by closing it; the accept loop's owner stops it.
+fn connection_scoped(cx: &FileCx, go_call: ExprId, c: &Call) -> bool {
+    let outer = cx.func_of(go_call);
+    let accepted: Vec<&str> = cx
+        .body_stmts(outer)
+        .iter()
+        .filter_map(|&s| match &cx.stmt(s).kind {
+            StmtKind::Assign {
+                targets,
+                value: Some(v),
+                ..
+            } if cx.call(*v).is_some_and(|k| k.name.starts_with("Accept")) => {
+                // `conn, err := ln.Accept()`: the connection.
+                targets
+                    .first()
+                    .and_then(|&t| common::names_in_target(cx, t).first().copied())
+            }
+            _ => None,
+        })
+        .collect();
+    if accepted.is_empty() {
+        return false;
+    }
+    let closes = |f: FuncId, names: &[&str]| {
+        cx.body_stmts(f).iter().any(|&s| {
+            let e = match cx.stmt(s).kind {
+                StmtKind::Expr(e) | StmtKind::Defer(e) => e,
+                _ => return false,
+            };
+            cx.call(e).is_some_and(|k| {
+                k.name == "Close"
+                    && k.receiver
+                        .and_then(|r| cx.model.name_of(r))
+                        .is_some_and(|n| names.contains(&n))
+            })
+        })
+    };
+    match cx.expr(cx.model.strip(c.func)).kind {
+        ExprKind::Closure(f) => closes(f, &accepted),
+        _ => cx.callee_in_file(c).is_some_and(|f| {
+            let params = &cx.func(f).params;
+            let handed: Vec<&str> = c
+                .args
+                .iter()
+                .enumerate()
+                .filter(|(_, a)| {
+                    cx.model
+                        .name_of(a.value)
+                        .is_some_and(|n| accepted.contains(&n))
+                })
+                .filter_map(|(i, _)| params.get(i).map(|p| p.name.as_str()))
+                .collect();
+            !handed.is_empty() && closes(f, &handed)
+        }),
+    }
+}
+
+/// A call of a function value the enclosing code was handed, typed to take
+/// an error (`onErr func(error)`, a parameter of this or an outer function).
+fn error_callback(cx: &FileCx, c: &Call) -> bool {
+    let Some(name) = cx.model.name_of(cx.model.strip(c.func)) else {
+        return false;
+    };
+    cx.tree
+        .func_ancestors(cx.model, cx.func_of(c.func))
+        .flat_map(|f| cx.func(f).params.iter())
+        .any(|p| {
+            p.name == name
+                && p.ty.as_ref().is_some_and(|t| {
+                    let t = t.text.as_str();
+                    t.starts_with("func(") && t.contains("error")
+                })
         })
 }
 
@@ -330,6 +415,51 @@ func FetchAll(urls []string) []Result {
 "#,
     ],
     pass: &[
+        r#"
+package app
+
+import (
+	"io"
+	"net"
+	"net/http"
+)
+
+// The server's error goes to the callback its owner passed in.
+func serve(l net.Listener, h http.Handler, onErr func(error)) *http.Server {
+	srv := &http.Server{Handler: h}
+	go func() { onErr(srv.Serve(l)) }()
+	return srv
+}
+
+// One goroutine per accepted connection, ended by the connection's close.
+func acceptLoop(ln net.Listener) {
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		go func() {
+			io.Copy(conn, conn)
+			conn.Close()
+		}()
+	}
+}
+
+func echo(ln net.Listener) {
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		go handle(conn)
+	}
+}
+
+func handle(c net.Conn) {
+	defer c.Close()
+	io.Copy(c, c)
+}
+"#,
         r#"
 package app
 

@@ -12,7 +12,14 @@ use unsnarl_model::*;
 
 /// Generated files are skipped.
 pub fn skip_file(cx: &FileCx) -> bool {
-    cx.model.is_generated
+    cx.model.is_generated || type_test_file(cx.path)
+}
+
+/// A type-level test (`*.test-d.ts` for tsd, `*.tst.ts` for TSTyche): the
+/// type checker reads it, nothing ever runs it.
+fn type_test_file(path: &str) -> bool {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    [".test-d.", ".tst."].iter().any(|m| name.contains(m))
 }
 
 /// Test code: a test file (`*.test.ts`, `__tests__/`...) or a test function.
@@ -1153,4 +1160,18 @@ pub fn truth_tested(cx: &FileCx, e: ExprId) -> bool {
         }
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn type_tests_are_never_run() {
+        assert!(type_test_file("test/types/fastify.tst.ts"));
+        assert!(type_test_file("index.test-d.ts"));
+        assert!(type_test_file("types\\api.test-d.tsx"));
+        assert!(!type_test_file("test/server.test.ts"));
+        assert!(!type_test_file("src/tstats.ts"));
+    }
 }

@@ -22,6 +22,10 @@ expression, across imports and `require`), or of a known promise API
 nobody awaits it, returns it or handles its rejection. Also `.then(onFulfilled)` chains with no `.catch()` and no
 rejection callback, and async IIFEs (`(async () => { ... })()`) whose awaits
 can reject with nothing to catch it. Write `void promise` to discard one on purpose.
+Not reported: a test's chain whose `.then` calls the test's own callback
+(`.then(() => done())`: a rejection leaves `done` uncalled and the runner
+fails the test), and type-level test files (`*.test-d.ts`, `*.tst.ts`),
+which the type checker reads and nothing runs.
 
 ## Why
 
@@ -88,7 +92,7 @@ impl Rule for FloatingPromise {
                     || says_cannot_fail(cx, e.span)
             };
             if let Some(f) = check_chain(cx, id, c) {
-                if !waived() {
+                if !waived() && !completes_test(cx, id, c) {
                     out.push(f);
                 }
                 continue;
@@ -400,6 +404,37 @@ fn callee_text(cx: &FileCx, c: &Call) -> String {
 
 /// A `.then(...)` / `.finally(...)` chain used as a statement with no
 /// rejection handler anywhere in it.
+/// A test's chain that ends by calling the test's own callback (`(t, done)
+/// => { p.then(() => done()) }`): if the promise rejects, `done` is never
+/// called and the runner fails the test, so the rejection is not lost.
+fn completes_test(cx: &FileCx, id: ExprId, c: &Call) -> bool {
+    let outer = cx.func_of(id);
+    if !common::in_test(cx, outer) {
+        return false;
+    }
+    let callbacks: Vec<&str> = cx
+        .tree
+        .func_ancestors(cx.model, outer)
+        .flat_map(|f| cx.func(f).params.iter().map(|p| p.name.as_str()))
+        .collect();
+    let is_callback = |e: ExprId| cx.model.name_of(e).is_some_and(|n| callbacks.contains(&n));
+    let mut cur = Some(c);
+    while let Some(call) = cur {
+        if call.name == "then"
+            && call.args.first().is_some_and(|a| {
+                is_callback(a.value)
+                    || matches!(cx.expr(cx.model.strip(a.value)).kind, ExprKind::Closure(f)
+                        if cx.body_stmts(f).iter().any(|&s| matches!(cx.stmt(s).kind,
+                            StmtKind::Expr(e) if cx.call(e).is_some_and(|k| is_callback(k.func)))))
+            })
+        {
+            return true;
+        }
+        cur = call.receiver.and_then(|r| cx.call(cx.model.strip(r)));
+    }
+    false
+}
+
 fn check_chain(cx: &FileCx, id: ExprId, c: &Call) -> Option<Finding> {
     if !matches!(c.name.as_str(), "then" | "finally") || c.receiver.is_none() {
         return None;
@@ -442,6 +477,17 @@ fn check_chain(cx: &FileCx, id: ExprId, c: &Call) -> Option<Finding> {
 pub static EXAMPLES: Examples = Examples {
     language: Language::JavaScript,
     fail: &[
+        r#"
+// file: test/lookup.test.js
+const test = require("node:test");
+
+test("done is called before the chain settles", (t, done) => {
+  lookup("abc").then((n) => { // expect
+    assert.strictEqual(n, 3);
+  });
+  done();
+});
+"#,
         r#"
 async function auditLog(req) {
   await fetch("/audit");
@@ -501,6 +547,26 @@ export function onSignup(u: User) {
 "#,
     ],
     pass: &[
+        r#"
+// file: test/lookup.test.js
+const test = require("node:test");
+
+test("lookup measures the key", (t, done) => {
+  lookup("abc").then((n) => {
+    assert.strictEqual(n, 3);
+    done();
+  });
+});
+
+test("the event arrives", (t, done) => {
+  server.ready.then(done);
+});
+// file: test/types/api.tst.ts
+import { expect } from "tstyche";
+
+expect(fetchUser("id")).type.toBe<Promise<User>>();
+fetchUser("id").then((u) => u.name);
+"#,
         r#"
 async function auditLog(req) {
   await fetch("/audit");

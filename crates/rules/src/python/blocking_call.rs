@@ -114,6 +114,14 @@ pub static EXAMPLES: Examples = Examples {
     language: Language::Python,
     fail: &[
         r#"
+import queue
+
+results = queue.Queue(maxsize=100)
+
+async def report(x):
+    results.put(x)  # expect
+"#,
+        r#"
 import time
 import requests
 import subprocess
@@ -219,6 +227,19 @@ async def poll():
     if lock.acquire(False):
         lock.release()
     close_pool()
+
+class Session:
+    def __init__(self, app):
+        self.app = app
+        # No maxsize: never full, so `put` never waits.
+        self.outbox = queue.Queue()
+
+    async def pump(self):
+        try:
+            await self.app()
+        except BaseException as exc:
+            self.outbox.put(exc)
+            raise
 "#,
         r#"
 import threading

@@ -18,9 +18,11 @@ pub static META: RuleMeta = RuleMeta {
 An `if` on `os.path.exists`/`isfile`/`isdir`/`lexists`, `os.access` or
 `Path.exists()`/`is_file()`/`is_dir()` of a path, whose branch then acts on
 the same path: creates or opens it (`os.mkdir`, `os.makedirs` without
-`exist_ok=True`, `open(p, ...)`, `Path.mkdir`, `Path.touch`,
+`exist_ok=True`, `open(p, ...)`, `Path.mkdir`, `Path.touch(exist_ok=False)`,
 `Path.write_text`) when it was missing, or deletes it (`os.remove`,
-`os.unlink`, `shutil.rmtree`, `Path.unlink`) when it was there.
+`os.unlink`, `shutil.rmtree`, `Path.unlink`) when it was there. A path only
+this process knows (every assignment to it a `tempfile.mkdtemp()`, or a name
+built with `os.getpid()` or a random UUID) is not reported.
 
 ## Why
 
@@ -84,6 +86,9 @@ impl Rule for PathToctou {
             let Some((path, negated)) = path_check(cx, *cond, false) else {
                 continue;
             };
+            if private_path(cx, &path) {
+                continue;
+            }
             // `if not exists(p)`: the then-branch creates; `if exists(p)`:
             // the then-branch opens/deletes, the else-branch creates.
             let (missing_branch, present_branch) = if negated {
@@ -225,6 +230,46 @@ fn path_check(cx: &FileCx, cond: ExprId, negated: bool) -> Option<(String, bool)
     }
 }
 
+/// A path only this process knows: every assignment to it in the file is a
+/// fresh temporary (`tempfile.mkdtemp()`) or a name built with the process
+/// id or a random UUID. Nobody else can create or remove it in between.
+fn private_path(cx: &FileCx, path: &str) -> bool {
+    let mut values = cx.model.stmts.iter().filter_map(|st| match &st.kind {
+        StmtKind::Assign { targets, value, .. }
+            if targets
+                .iter()
+                .any(|&t| cx.model.dotted(t).as_deref() == Some(path)) =>
+        {
+            Some(*value)
+        }
+        _ => None,
+    });
+    let private = |v: Option<ExprId>| {
+        v.is_some_and(|v| {
+            unsnarl_model::walk::exprs_under(cx.model, v)
+                .into_iter()
+                .any(|x| {
+                    cx.call(x).is_some_and(|c| {
+                        matches!(
+                            c.target.as_deref(),
+                            Some(
+                                "tempfile.mkdtemp"
+                                    | "tempfile.mkstemp"
+                                    | "os.getpid"
+                                    | "uuid.uuid4"
+                                    | "uuid.uuid1"
+                            )
+                        )
+                    })
+                })
+        })
+    };
+    let Some(first) = values.next() else {
+        return false;
+    };
+    private(first) && values.all(private)
+}
+
 fn path_text(cx: &FileCx, e: ExprId) -> Option<String> {
     let s: String = cx
         .source(cx.expr(e).span)
@@ -257,10 +302,16 @@ fn act_on(cx: &FileCx, c: &Call, path: &str, missing: bool) -> Option<&'static s
             }
             _ => {}
         }
+        // `exist_ok`: absent means False for `mkdir` but True for `touch`,
+        // which then only updates the time of a file that appeared.
+        let exist_ok = c
+            .kwarg("exist_ok")
+            .map(|v| !matches!(cx.model.literal(v), Some(Lit::Bool(false))))
+            .unwrap_or(c.name == "touch");
         if matches!(
             c.name.as_str(),
             "mkdir" | "touch" | "write_text" | "write_bytes"
-        ) && c.kwarg("exist_ok").is_none()
+        ) && !exist_ok
             && c.receiver
                 .is_some_and(|r| path_text(cx, r).as_deref() == Some(path))
         {
@@ -321,9 +372,34 @@ def reset(lock: Path, cache):
     ],
     pass: &[r#"
 import os
+import shutil
+import tempfile
+from pathlib import Path
 
 def ensure(path):
     os.makedirs(path, exist_ok=True)
+
+# `touch` leaves a file that appeared meanwhile as it is (exist_ok=True).
+def save_settings(path: Path, text: str):
+    if not path.exists():
+        path.touch(mode=0o600)
+    path.write_bytes(text.encode())
+
+# Paths only this process knows: its own temporary directory, a pid-named file.
+class Bundler:
+    def build(self):
+        self.workdir = tempfile.mkdtemp(prefix="bundle-")
+
+    def cleanup(self):
+        if os.path.isdir(self.workdir):
+            shutil.rmtree(self.workdir)
+
+def probe(dirname):
+    marker = os.path.join(dirname, "probe-%d.tmp" % os.getpid())
+    with open(marker, "w") as f:
+        f.write("x")
+    if os.path.exists(marker):
+        os.unlink(marker)
 
 def write_once(path, data):
     try:
