@@ -332,12 +332,21 @@ fn is_done_like(cx: &FileCx, ch: ExprId) -> bool {
 }
 
 /// A struct field channel made with a buffer somewhere in the file
-/// (`b.readySema = make(chan bool, len(all))`).
+/// (`b.readySema = make(chan bool, len(all))`, or `&Hub{events: make(chan
+/// Event, 64)}`).
 fn buffered_field(cx: &FileCx, ch: ExprId) -> bool {
     let ExprKind::Attr { name, .. } = &cx.expr(cx.model.strip(ch)).kind else {
         return false;
     };
-    cx.model.stmts.iter().any(|st| {
+    let buffered_make = |v: ExprId| {
+        cx.call(v).is_some_and(|c| {
+            c.target.as_deref() == Some("make")
+                && common::makes_chan(cx, c)
+                && c.positional(1)
+                    .is_some_and(|n| cx.model.int_value(n) != Some(0))
+        })
+    };
+    let assigned = cx.model.stmts.iter().any(|st| {
         let StmtKind::Assign {
             targets,
             value: Some(v),
@@ -349,13 +358,21 @@ fn buffered_field(cx: &FileCx, ch: ExprId) -> bool {
         targets
             .iter()
             .any(|&t| matches!(&cx.expr(t).kind, ExprKind::Attr { name: n, .. } if n == name))
-            && cx.call(*v).is_some_and(|c| {
-                c.target.as_deref() == Some("make")
-                    && common::makes_chan(cx, c)
-                    && c.positional(1)
-                        .is_some_and(|n| cx.model.int_value(n) != Some(0))
-            })
-    })
+            && buffered_make(*v)
+    });
+    assigned
+        || cx.model.exprs.iter().any(|e| match &e.kind {
+            ExprKind::Collection {
+                keys,
+                elems,
+                ty: Some(_),
+                ..
+            } => keys
+                .iter()
+                .zip(elems)
+                .any(|(k, &v)| k.as_deref() == Some(name.as_str()) && buffered_make(v)),
+            _ => false,
+        })
 }
 
 /// A channel taken from a collection field being ranged over (`for _, ch :=
@@ -603,7 +620,33 @@ func (q *Queue) Notify(listeners []func(int)) {
 }
 "#,
     ],
-    pass: &[r#"
+    pass: &[
+        r#"
+package app
+
+import "sync"
+
+// The buffer absorbs the sends: nobody needs the lock to drain it.
+type Recorder struct {
+	mu     sync.Mutex
+	seen   map[string]int
+	events chan string
+}
+
+func NewRecorder() *Recorder {
+	return &Recorder{seen: map[string]int{}, events: make(chan string, 64)}
+}
+
+func (r *Recorder) Record(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.seen[name]++
+	if r.seen[name] == 1 {
+		r.events <- name
+	}
+}
+"#,
+        r#"
 package app
 
 import (
@@ -728,7 +771,8 @@ func (b *Breaker) timer() {
 	b.state = 2
 	b.lock.Unlock()
 }
-"#],
+"#,
+    ],
 };
 
 #[cfg(test)]
