@@ -129,6 +129,25 @@ impl FileModel {
         }
     }
 
+    /// The values assigned anywhere in the file to the name or attribute
+    /// chain spelled `dotted` (`self.outbox`), in source order; `None` for
+    /// a target assigned with no value (a bare annotation).
+    pub fn values_assigned_to<'a>(
+        &'a self,
+        dotted: &'a str,
+    ) -> impl Iterator<Item = Option<ExprId>> + 'a {
+        self.stmts.iter().filter_map(move |s| match &s.kind {
+            StmtKind::Assign { targets, value, .. }
+                if targets
+                    .iter()
+                    .any(|&t| self.dotted(t).as_deref() == Some(dotted)) =>
+            {
+                Some(*value)
+            }
+            _ => None,
+        })
+    }
+
     /// A dotted rendering of a name/attribute/path chain (`self.lock`,
     /// `a.b.c`, `Ordering::Relaxed`), or `None` for anything else.
     pub fn dotted(&self, id: ExprId) -> Option<String> {

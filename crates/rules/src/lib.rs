@@ -177,16 +177,7 @@ fn receiver_unbounded(m: &FileModel, kb: &knowledge::Table, c: &Call) -> bool {
     let Some(recv) = c.receiver.and_then(|r| m.dotted(r)) else {
         return false;
     };
-    let mut built = m.stmts.iter().filter_map(|s| match &s.kind {
-        unsnarl_model::StmtKind::Assign { targets, value, .. }
-            if targets
-                .iter()
-                .any(|&t| m.dotted(t).as_deref() == Some(recv.as_str())) =>
-        {
-            Some(*value)
-        }
-        _ => None,
-    });
+    let mut built = m.values_assigned_to(&recv);
     let unbounded = |v: Option<unsnarl_model::ExprId>| {
         v.and_then(|v| m.call(m.strip(v))).is_some_and(|q| {
             kb.find(Effect::Queue, q.target.as_deref(), &q.name)

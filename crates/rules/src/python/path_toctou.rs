@@ -234,16 +234,7 @@ fn path_check(cx: &FileCx, cond: ExprId, negated: bool) -> Option<(String, bool)
 /// fresh temporary (`tempfile.mkdtemp()`) or a name built with the process
 /// id or a random UUID. Nobody else can create or remove it in between.
 fn private_path(cx: &FileCx, path: &str) -> bool {
-    let mut values = cx.model.stmts.iter().filter_map(|st| match &st.kind {
-        StmtKind::Assign { targets, value, .. }
-            if targets
-                .iter()
-                .any(|&t| cx.model.dotted(t).as_deref() == Some(path)) =>
-        {
-            Some(*value)
-        }
-        _ => None,
-    });
+    let mut values = cx.model.values_assigned_to(path);
     let private = |v: Option<ExprId>| {
         v.is_some_and(|v| {
             unsnarl_model::walk::exprs_under(cx.model, v)
