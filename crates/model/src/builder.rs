@@ -148,6 +148,14 @@ impl FileModel {
         })
     }
 
+    /// The file assigns `dotted` at least once, and every value it assigns
+    /// is `such` (a target assigned no value never is).
+    pub fn only_ever_assigned(&self, dotted: &str, such: impl Fn(ExprId) -> bool) -> bool {
+        let mut values = self.values_assigned_to(dotted);
+        let is_such = |v: Option<ExprId>| v.is_some_and(&such);
+        values.next().is_some_and(is_such) && values.all(is_such)
+    }
+
     /// A dotted rendering of a name/attribute/path chain (`self.lock`,
     /// `a.b.c`, `Ordering::Relaxed`), or `None` for anything else.
     pub fn dotted(&self, id: ExprId) -> Option<String> {
@@ -196,18 +204,28 @@ impl FileModel {
     /// The integer value of a literal (negated literals included), if it is
     /// a compile-time integer.
     pub fn int_value(&self, id: ExprId) -> Option<i128> {
+        self.int_value_with(id, &|_| None)
+    }
+
+    /// [`int_value`](Self::int_value), with the values of plain names given
+    /// by `name` (a constant the caller found bound to one).
+    pub fn int_value_with(&self, id: ExprId, name: &dyn Fn(&str) -> Option<i128>) -> Option<i128> {
         let id = self.strip(id);
         match &self.expr(id).kind {
             ExprKind::Literal(Lit::Int(v)) => Some(i128::from(*v)),
             ExprKind::Literal(Lit::Float(f)) if f.fract() == 0.0 && f.abs() < 1e30 => {
                 Some(*f as i128)
             }
+            ExprKind::Name { id, .. } => name(id),
             ExprKind::Unary {
                 op: UnOp::Neg,
                 operand,
-            } => self.int_value(*operand).map(|v| -v),
+            } => self.int_value_with(*operand, name).map(|v| -v),
             ExprKind::Binary { op, left, right } => {
-                let (l, r) = (self.int_value(*left)?, self.int_value(*right)?);
+                let (l, r) = (
+                    self.int_value_with(*left, name)?,
+                    self.int_value_with(*right, name)?,
+                );
                 match op {
                     BinOp::Add => l.checked_add(r),
                     BinOp::Sub => l.checked_sub(r),

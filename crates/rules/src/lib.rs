@@ -177,17 +177,12 @@ fn receiver_unbounded(m: &FileModel, kb: &knowledge::Table, c: &Call) -> bool {
     let Some(recv) = c.receiver.and_then(|r| m.dotted(r)) else {
         return false;
     };
-    let mut built = m.values_assigned_to(&recv);
-    let unbounded = |v: Option<unsnarl_model::ExprId>| {
-        v.and_then(|v| m.call(m.strip(v))).is_some_and(|q| {
+    m.only_ever_assigned(&recv, |v| {
+        m.call(m.strip(v)).is_some_and(|q| {
             kb.find(Effect::Queue, q.target.as_deref(), &q.name)
                 .is_some_and(|entry| util::unbounded_reason(m, q, entry).is_some())
         })
-    };
-    let Some(first) = built.next() else {
-        return false;
-    };
-    unbounded(first) && built.all(unbounded)
+    })
 }
 
 #[cfg(test)]

@@ -287,7 +287,7 @@ mod tests {
         assert!(!is_or_under("aio_pika", "pika", &['.']));
     }
 
-    /// The handler body of the first `try` in the first function.
+    /// Whether the handler of the first `try` in function `f` always raises.
     fn handler_raises(lang: Language, src: &str) -> bool {
         let m = crate::testing::lower(lang, src, "t");
         let f = m.function_ids().find(|&f| m.func(f).name == "f").unwrap();

@@ -234,31 +234,24 @@ fn path_check(cx: &FileCx, cond: ExprId, negated: bool) -> Option<(String, bool)
 /// fresh temporary (`tempfile.mkdtemp()`) or a name built with the process
 /// id or a random UUID. Nobody else can create or remove it in between.
 fn private_path(cx: &FileCx, path: &str) -> bool {
-    let mut values = cx.model.values_assigned_to(path);
-    let private = |v: Option<ExprId>| {
-        v.is_some_and(|v| {
-            unsnarl_model::walk::exprs_under(cx.model, v)
-                .into_iter()
-                .any(|x| {
-                    cx.call(x).is_some_and(|c| {
-                        matches!(
-                            c.target.as_deref(),
-                            Some(
-                                "tempfile.mkdtemp"
-                                    | "tempfile.mkstemp"
-                                    | "os.getpid"
-                                    | "uuid.uuid4"
-                                    | "uuid.uuid1"
-                            )
+    cx.model.only_ever_assigned(path, |v| {
+        unsnarl_model::walk::exprs_under(cx.model, v)
+            .into_iter()
+            .any(|x| {
+                cx.call(x).is_some_and(|c| {
+                    matches!(
+                        c.target.as_deref(),
+                        Some(
+                            "tempfile.mkdtemp"
+                                | "tempfile.mkstemp"
+                                | "os.getpid"
+                                | "uuid.uuid4"
+                                | "uuid.uuid1"
                         )
-                    })
+                    )
                 })
-        })
-    };
-    let Some(first) = values.next() else {
-        return false;
-    };
-    private(first) && values.all(private)
+            })
+    })
 }
 
 fn path_text(cx: &FileCx, e: ExprId) -> Option<String> {

@@ -512,11 +512,11 @@ fn waits_for_readiness(cx: &FileCx, b: &Block) -> bool {
             })
 }
 
-/// How many values `range(...)` yields, when its arguments are small
-/// constants (literals, or names the function binds once to one).
-fn range_len(cx: &FileCx, c: &Call) -> Option<i64> {
+/// How many values `range(...)` yields, when its arguments are constants
+/// (literals, or names the function binds once to one).
+fn range_len(cx: &FileCx, c: &Call) -> Option<i128> {
     let f = cx.func_of(c.func);
-    let arg = |i: usize| c.args.get(i).and_then(|a| small_int(cx, f, a.value, 2));
+    let arg = |i: usize| c.args.get(i).and_then(|a| constant(cx, f, a.value, 2));
     let (start, stop) = match c.args.len() {
         1 => (0, arg(0)?),
         2 => (arg(0)?, arg(1)?),
@@ -525,42 +525,31 @@ fn range_len(cx: &FileCx, c: &Call) -> Option<i64> {
     Some((stop - start).max(0))
 }
 
-/// An integer constant: a literal, a sum or difference of constants, or a
-/// name bound exactly once in the function to a constant.
-fn small_int(cx: &FileCx, f: FuncId, e: ExprId, depth: u8) -> Option<i64> {
-    match &cx.expr(cx.model.strip(e)).kind {
-        ExprKind::Literal(Lit::Int(n)) => Some(*n),
-        ExprKind::Binary { op, left, right } if matches!(op, BinOp::Add | BinOp::Sub) => {
-            let (l, r) = (
-                small_int(cx, f, *left, depth)?,
-                small_int(cx, f, *right, depth)?,
-            );
-            match op {
-                BinOp::Add => l.checked_add(r),
-                _ => l.checked_sub(r),
-            }
+/// The integer value of `e` in `f`, where a name counts when the function
+/// binds it exactly once, to a constant (`max_attempts = 2`), up to `depth`
+/// names deep.
+fn constant(cx: &FileCx, f: FuncId, e: ExprId, depth: u8) -> Option<i128> {
+    cx.model.int_value_with(e, &|name| {
+        if depth == 0 {
+            return None;
         }
-        ExprKind::Name { .. } if depth > 0 => {
-            let name = cx.model.name_of(e)?;
-            let mut bound = cx
-                .body_stmts(f)
-                .iter()
-                .filter_map(|&s| match &cx.stmt(s).kind {
-                    StmtKind::Assign { targets, value, .. }
-                        if targets.iter().any(|&t| cx.model.name_of(t) == Some(name)) =>
-                    {
-                        Some(*value)
-                    }
-                    _ => None,
-                });
-            let first = bound.next()??;
-            if bound.next().is_some() {
-                return None;
-            }
-            small_int(cx, f, first, depth - 1)
+        let mut bound = cx
+            .body_stmts(f)
+            .iter()
+            .filter_map(|&s| match &cx.stmt(s).kind {
+                StmtKind::Assign { targets, value, .. }
+                    if targets.iter().any(|&t| cx.model.name_of(t) == Some(name)) =>
+                {
+                    Some(*value)
+                }
+                _ => None,
+            });
+        let first = bound.next()??;
+        if bound.next().is_some() {
+            return None;
         }
-        _ => None,
-    }
+        constant(cx, f, first, depth - 1)
+    })
 }
 
 /// A `return` or `break` at this loop's level (not in nested loops).
