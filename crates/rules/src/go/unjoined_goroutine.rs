@@ -24,7 +24,10 @@ handling of the errors it produces (they are discarded, not logged,
 returned on a channel or handed to an error callback the function was
 given, `onErr(srv.Serve(l))`). A goroutine per accepted connection that
 closes it (`conn, _ := ln.Accept(); go func() { serve(conn);
-conn.Close() }()`) ends with its connection and is not reported.
+conn.Close() }()`) ends with its connection and is not reported; nor is
+a test fixture's server (`go func() { s.srv.Serve(l) }()` in a `_test.go`
+file) that the same file stops with `Stop`, `GracefulStop`, `Shutdown` or
+`Close`.
 
 ## Why
 
@@ -48,7 +51,10 @@ func Start() {
 ## Fix
 
 Join it (errgroup, WaitGroup) or report its result on a channel or to a
-logger.
+logger. A goroutine that runs until shutdown (a server, an endless loop)
+cannot be waited for right away: give its owner a way to stop it and a
+done channel or WaitGroup to wait on after stopping it; the finding's fix
+says which of the two it found.
 
 ```go
 package app
@@ -94,16 +100,16 @@ impl Rule for UnjoinedGoroutine {
             // What the goroutine runs: a func literal, a function of this
             // file, or a callee we only know by name. Function values
             // (`go fn()`) are not judged.
-            let (signals, io) = match cx.expr(cx.model.strip(c.func)).kind {
-                ExprKind::Closure(f) => (func_signals(cx, f), common::does_io(cx, f, 3)),
+            let (signals, io, body) = match cx.expr(cx.model.strip(c.func)).kind {
+                ExprKind::Closure(f) => (func_signals(cx, f), common::does_io(cx, f, 3), Some(f)),
                 ExprKind::Name { resolved: None, .. } => continue,
                 ExprKind::Name { .. } | ExprKind::Attr { .. } => match cx.callee_in_file(c) {
-                    Some(f) => (func_signals(cx, f), common::does_io(cx, f, 3)),
-                    None => (named_goroutine(cx, c), common::io_call(cx, c)),
+                    Some(f) => (func_signals(cx, f), common::does_io(cx, f, 3), Some(f)),
+                    None => (named_goroutine(cx, c), common::io_call(cx, c), None),
                 },
                 _ => continue,
             };
-            if signals || connection_scoped(cx, call_expr, c) {
+            if signals || connection_scoped(cx, call_expr, c) || stopped_test_server(cx, c, body) {
                 continue;
             }
             // Goroutines that do no I/O (computations, bookkeeping, runtime
@@ -116,10 +122,65 @@ impl Rule for UnjoinedGoroutine {
                 format!(
                     "this goroutine does I/O ({io}) but is joined by nothing (no WaitGroup, errgroup or channel signals its end) and its errors and panics reach nobody: the program cannot wait for it on shutdown, and its failures vanish"
                 ),
-                "run it in an `errgroup.Group` (`g.Go(func() error {...})` + `g.Wait()`), or `wg.Add(1)` before `go` with `defer wg.Done()` inside, and send its error on a channel or log it",
+                if serves(cx, c, body) {
+                    "it runs until shutdown, so a `Wait` right after it would block: give its owner a way to stop it (`Shutdown`/`Close`, a context) and a done channel or WaitGroup to wait on after stopping it, and pass its error to a logger or an error channel the owner reads"
+                } else {
+                    "run it in an `errgroup.Group` (`g.Go(func() error {...})` + `g.Wait()`), or `wg.Add(1)` before `go` with `defer wg.Done()` inside, and send its error on a channel or log it"
+                },
             ));
         }
     }
+}
+
+/// The goroutine runs until shutdown rather than finishing a piece of
+/// work: it serves (`Serve`, `ListenAndServe`) or loops with no condition
+/// (`for { ... }`). Joining it right away would block; it needs stopping
+/// first.
+fn serves(cx: &FileCx, c: &Call, body: Option<FuncId>) -> bool {
+    serve_call(cx, c, body).is_some()
+        || body.is_some_and(|f| {
+            cx.body_stmts(f)
+                .iter()
+                .any(|&s| matches!(cx.stmt(s).kind, StmtKind::Loop { .. }))
+        })
+}
+
+/// The serving call a goroutine makes (`srv.Serve(l)`, `ListenAndServe`):
+/// the `go` statement's own call or one in the goroutine's body.
+fn serve_call<'a>(cx: &FileCx<'a>, c: &'a Call, body: Option<FuncId>) -> Option<&'a Call> {
+    let is_serve = |c: &Call| {
+        matches!(
+            c.name.as_str(),
+            "Serve" | "ServeTLS" | "ListenAndServe" | "ListenAndServeTLS" | "RunServer"
+        )
+    };
+    if is_serve(c) {
+        return Some(c);
+    }
+    cx.body_calls(body?)
+        .filter_map(|e| cx.call(e))
+        .find(|c| is_serve(c))
+}
+
+/// A test fixture's server (`go s.srv.Serve(l)` in a `_test.go` file) that
+/// the same file stops (`s.srv.Stop()`, `GracefulStop`, `Shutdown`,
+/// `Close`): stopping it ends `Serve`, and the test binary ends with it.
+/// Outside tests a dropped `Serve` error (accept failures) still matters.
+fn stopped_test_server(cx: &FileCx, c: &Call, body: Option<FuncId>) -> bool {
+    if !cx.model.is_test {
+        return false;
+    }
+    let Some(server) = serve_call(cx, c, body)
+        .and_then(|s| s.receiver)
+        .and_then(|r| cx.model.dotted(r))
+    else {
+        return false;
+    };
+    cx.model.exprs.iter().any(|e| {
+        matches!(&e.kind, ExprKind::Call(s)
+            if matches!(s.name.as_str(), "Stop" | "GracefulStop" | "Shutdown" | "Close")
+                && s.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(server.as_str()))
+    })
 }
 
 /// A `go f(args)` of a named function: joined when the function (if it is in
@@ -413,8 +474,55 @@ func FetchAll(urls []string) []Result {
 	return nil
 }
 "#,
+        r#"
+// file: app/server.go
+package app
+
+import (
+	"context"
+	"net"
+	"net/http"
+)
+
+type Node struct{ srv *http.Server }
+
+func (n *Node) Start(l net.Listener) {
+	go func() { // expect
+		n.srv.Serve(l)
+	}()
+}
+
+func (n *Node) Stop(ctx context.Context) {
+	n.srv.Shutdown(ctx)
+}
+"#,
     ],
     pass: &[
+        r#"
+// file: app/server_test.go
+package app
+
+import (
+	"net"
+	"net/http"
+	"testing"
+)
+
+type fixture struct{ srv *http.Server }
+
+func startFixture(t *testing.T) *fixture {
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	f := &fixture{srv: &http.Server{Handler: newMux()}}
+	go func() {
+		f.srv.Serve(l)
+	}()
+	return f
+}
+
+func (f *fixture) teardown() {
+	f.srv.Close()
+}
+"#,
         r#"
 package app
 
@@ -570,4 +678,47 @@ func (c *Cache) Evict() {
 mod tests {
     use super::*;
     crate::testing::rule_tests!(UnjoinedGoroutine);
+
+    #[test]
+    fn a_server_is_stopped_before_it_is_waited_for() {
+        let fixes = crate::testing::fixes(
+            &UnjoinedGoroutine,
+            Language::Go,
+            r#"
+package app
+
+import (
+	"net"
+	"net/http"
+	"os"
+	"time"
+)
+
+func Start() {
+	go http.ListenAndServe(":8080", nil)
+}
+
+func KeepAlive(conn net.Conn) {
+	go func() {
+		for {
+			conn.Write([]byte("ping"))
+			time.Sleep(30 * time.Second)
+		}
+	}()
+}
+
+func Save(path string, data []byte) {
+	go func() {
+		os.WriteFile(path, data, 0o644)
+	}()
+}
+"#,
+        );
+        assert_eq!(fixes.len(), 3, "{fixes:#?}");
+        for server in &fixes[..2] {
+            assert!(server.contains("runs until shutdown"), "{server}");
+            assert!(!server.contains("errgroup"), "{server}");
+        }
+        assert!(fixes[2].contains("errgroup"), "{}", fixes[2]);
+    }
 }

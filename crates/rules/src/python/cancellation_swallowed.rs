@@ -22,7 +22,16 @@ awaits, where some path through the handler neither re-raises nor raises
 something else. A handler that keeps the exception to raise it later
 (stores it, appends it to a list, sets it on a future, saves or hands on
 `sys.exc_info()`) or gives it to a helper of the file that raises or keeps
-it is not reported.
+it is not reported. Nor is a `try` whose awaits all run inside a shielded
+trio/anyio scope (`with CancelScope(shield=True):`), where no outer
+cancellation can arrive, or a handler that ends a coroutine which only
+ever runs as the root of its own task (a CLI command, `asyncio.run(main())`,
+a `create_task(conn.serve())` that is cancelled but never awaited): no
+frame of that task is left to tell.
+
+In trio and anyio code the message says what differs there: cancellation
+is re-delivered at the next checkpoint, and the cancel scope never sees
+the `Cancelled` it raised.
 
 ## Why
 
@@ -114,9 +123,11 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
     let StmtKind::Try { body, handlers, .. } = &cx.stmt(t).kind else {
         return;
     };
-    if awaits_in_block(cx.model, body).is_empty() || reaps_cancelled_task(cx, fid, t, body) {
+    let awaits = awaits_in_block(cx.model, body);
+    if awaits.is_empty() || reaps_cancelled_task(cx, fid, t, body) || shielded(cx, body, &awaits) {
         return;
     }
+    let level_triggered = trio_style(cx, handlers);
     for (i, h) in handlers.iter().enumerate() {
         // An earlier handler already took the cancellation.
         if handlers[..i]
@@ -143,7 +154,15 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
         {
             continue;
         }
-        let consequence = if function_ends_after(cx, t) {
+        let ends = function_ends_after(cx, t);
+        // The task's last act in a coroutine that only ever runs as the
+        // root of its own task: nobody above it inside the task to inform.
+        if ends && !level_triggered && runs_as_own_task(cx, fid) {
+            return;
+        }
+        let consequence = if level_triggered {
+            "the handler's code runs on as if nothing had been cancelled (trio and anyio deliver the cancellation again only at the next checkpoint), and the cancel scope that asked for it never sees its `Cancelled`, so it cannot tell its work was cut short"
+        } else if ends {
             "the coroutine then returns as if it had finished: whoever cancelled it, awaits it or put a timeout or task group around it never learns it was cancelled (`asyncio.timeout` cannot turn it into `TimeoutError`, a task group loses the cancellation of its children)"
         } else {
             "`cancel()`, timeouts and task groups can no longer stop this task, and shutdown waits on it forever"
@@ -154,10 +173,170 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
             format!(
                 "{caught} catches the task's cancellation around an await and does not re-raise it: {consequence}"
             ),
-            "catch `Exception` for ordinary errors; if cancellation must be intercepted, do bounded cleanup and end the handler with `raise`",
+            if level_triggered {
+                "catch `Exception` for ordinary errors; if cancellation must be intercepted, do the cleanup (inside `CancelScope(shield=True)` if it awaits) and end the handler with `raise`"
+            } else {
+                "catch `Exception` for ordinary errors; if cancellation must be intercepted, do bounded cleanup and end the handler with `raise`"
+            },
         ));
         // One finding per try: later handlers never see the cancellation.
         break;
+    }
+}
+
+/// Every await of the `try` body runs inside a shielded trio/anyio cancel
+/// scope (`with CancelScope(shield=True):`, `move_on_after(t, shield=True)`):
+/// no outer cancellation reaches it, and a scope cancelled from inside
+/// absorbs its own `Cancelled` on exit, so the handler only sees the
+/// awaited code's own errors.
+fn shielded(cx: &FileCx, body: &Block, awaits: &[Span]) -> bool {
+    let shields: Vec<Span> = unsnarl_model::walk::stmts_in_block(cx.model, body)
+        .into_iter()
+        .filter(|&s| {
+            let StmtKind::With { items, .. } = &cx.stmt(s).kind else {
+                return false;
+            };
+            items.iter().any(|i| {
+                cx.call(i.ctx).is_some_and(|c| {
+                    matches!(
+                        c.name.as_str(),
+                        "CancelScope" | "move_on_after" | "move_on_at" | "fail_after" | "fail_at"
+                    ) && c
+                        .kwarg("shield")
+                        .is_some_and(|v| matches!(cx.model.literal(v), Some(Lit::Bool(true))))
+                })
+            })
+        })
+        .map(|s| cx.stmt(s).span)
+        .collect();
+    !shields.is_empty()
+        && awaits
+            .iter()
+            .all(|a| shields.iter().any(|s| s.contains(*a)))
+}
+
+/// Cancellation here is trio's or anyio's (level-triggered, scoped): the
+/// handler names `trio.Cancelled` or anyio's `get_cancelled_exc_class()`,
+/// or the file imports trio or anyio and not asyncio.
+fn trio_style(cx: &FileCx, handlers: &[Handler]) -> bool {
+    let named = handlers
+        .iter()
+        .flat_map(|h| &h.types)
+        .any(|t| t.as_str() == "trio.Cancelled" || t.contains("get_cancelled_exc_class"));
+    let imports = |root: &str| {
+        cx.model.imports.iter().any(|i| {
+            i.target.as_str() == root
+                || i.target
+                    .strip_prefix(root)
+                    .is_some_and(|rest| rest.starts_with('.'))
+        })
+    };
+    named || ((imports("trio") || imports("anyio")) && !imports("asyncio"))
+}
+
+/// The coroutine function runs only as the root of a task of its own: a
+/// CLI command (`@app.command()`), or, at every place this file names it,
+/// called only to be handed to `asyncio.run`/`create_task`/`ensure_future`
+/// /`run_until_complete`, and no task so made is awaited or passed to
+/// `wait_for`/`gather`/`shield` (cancelled, kept in a set, or reaped with
+/// `asyncio.wait` is fine). Then no frame of the task is above the handler:
+/// a handler that ends the function only loses `task.cancelled()`, which
+/// nobody reads. A function awaited anywhere in the file, or named in any
+/// other way (a callback, `partial`), may run inside someone else's task.
+/// Other files are not seen: a method spawned here and awaited elsewhere is
+/// missed.
+fn runs_as_own_task(cx: &FileCx, fid: FuncId) -> bool {
+    let f = cx.func(fid);
+    if f.name.is_empty() || f.kind == FnKind::Module {
+        return false;
+    }
+    if f.decorators
+        .iter()
+        .any(|d| d.as_str() == "command" || d.ends_with(".command"))
+    {
+        return true;
+    }
+    let method = f.class.is_some();
+    let mut started = false;
+    for (i, e) in cx.model.exprs.iter().enumerate() {
+        let refers = match &e.kind {
+            ExprKind::Name { id, .. } => !method && *id == f.name,
+            ExprKind::Attr { name, .. } => method && *name == f.name,
+            _ => false,
+        };
+        if !refers {
+            continue;
+        }
+        let id = ExprId(i as u32);
+        let Parent::Expr(call) = cx.tree.expr_parent(id) else {
+            return false;
+        };
+        if cx.call(call).is_none_or(|c| c.func != id) {
+            return false;
+        }
+        let Parent::Expr(root) = cx.tree.expr_parent(call) else {
+            return false;
+        };
+        let Some(r) = cx.call(root) else { return false };
+        if !is_task_root(r) || r.positional(0) != Some(call) || task_waited_for(cx, root) {
+            return false;
+        }
+        started = true;
+    }
+    started
+}
+
+/// A call that runs a coroutine as a task of its own (or as the root of
+/// an event loop).
+fn is_task_root(c: &Call) -> bool {
+    matches!(
+        c.target.as_deref(),
+        Some("asyncio.run" | "asyncio.create_task" | "asyncio.ensure_future")
+    ) || (c.receiver.is_some()
+        && matches!(
+            c.name.as_str(),
+            "create_task" | "ensure_future" | "run_until_complete"
+        ))
+}
+
+/// The task a task-root call makes is awaited, or handed to something that
+/// reports its cancellation onward (`wait_for`, `gather`, `shield`), here
+/// or through the name it is stored under; or it is returned to an unknown
+/// caller.
+fn task_waited_for(cx: &FileCx, root: ExprId) -> bool {
+    let waits = |e: ExprId| match cx.tree.expr_parent(e) {
+        Parent::Expr(p) => {
+            matches!(cx.expr(p).kind, ExprKind::Await(_))
+                || cx.call(p).is_some_and(|c| {
+                    c.func != e && matches!(c.name.as_str(), "wait_for" | "gather" | "shield")
+                })
+        }
+        _ => false,
+    };
+    if waits(root) {
+        return true;
+    }
+    match cx.tree.expr_parent(root) {
+        Parent::Stmt(s) => match &cx.stmt(s).kind {
+            StmtKind::Expr(_) => false,
+            StmtKind::Return(_) => cx
+                .call(root)
+                .is_none_or(|c| c.target.as_deref() != Some("asyncio.run")),
+            StmtKind::Assign { targets, .. } => {
+                let Some(name) = targets.first().and_then(|&t| cx.model.dotted(t)) else {
+                    return true;
+                };
+                (0..cx.model.exprs.len() as u32)
+                    .map(ExprId)
+                    .any(|e| waits(e) && cx.model.dotted(e).as_deref() == Some(name.as_str()))
+            }
+            _ => true,
+        },
+        // `tasks.add(create_task(..))`: kept in a collection.
+        Parent::Expr(p) => cx
+            .call(p)
+            .is_none_or(|c| !matches!(c.name.as_str(), "add" | "append")),
+        _ => true,
     }
 }
 
@@ -447,8 +626,110 @@ class Worker:
         except BaseException:  # expect
             logging.warning("failed", exc_info=sys.exc_info())
 "#,
+        r#"
+import trio
+
+async def finalize(agen):
+    with trio.CancelScope(shield=True):
+        await agen.aclose()
+    try:
+        await agen.asend(None)
+    except BaseException:  # expect
+        log_exception()
+"#,
+        r#"
+import asyncio
+
+class Feed:
+    async def pump(self):
+        try:
+            await self.source.read()
+        except asyncio.CancelledError:  # expect
+            self.log("pump stopped")
+
+    async def run_with_deadline(self):
+        task = asyncio.create_task(self.pump())
+        await asyncio.wait_for(task, timeout=5)
+
+async def drain(conn):
+    try:
+        await conn.drain()
+    except asyncio.CancelledError:  # expect
+        pass
+
+async def handler(conn):
+    asyncio.create_task(drain(conn))
+    await drain(conn)
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+class HttpProtocol:
+    def connection_made(self, transport):
+        self._task = self.loop.create_task(self.connection_task())
+
+    def connection_lost(self, exc):
+        if self._task:
+            self._task.cancel()
+
+    async def connection_task(self):
+        try:
+            await self.serve()
+        except asyncio.CancelledError:
+            pass
+        finally:
+            self.close()
+
+class TelnetServer:
+    def _accept(self, listen_socket):
+        async def run():
+            try:
+                await self.interact()
+            except BaseException as e:
+                print("Got %s" % type(e).__name__, e)
+            finally:
+                self._application_tasks.remove(task)
+
+        task = asyncio.get_running_loop().create_task(run())
+        self._application_tasks.append(task)
+
+@worker_app.command()
+async def start(name: str):
+    try:
+        await run_worker(name)
+    except asyncio.CancelledError:
+        print(f"Worker {name} stopped!")
+
+async def main():
+    try:
+        await serve_forever()
+    except asyncio.CancelledError:
+        print("bye")
+
+if __name__ == "__main__":
+    asyncio.run(main())
+"#,
+        r#"
+import trio
+
+async def finalize(agen):
+    try:
+        with trio.CancelScope(shield=True) as scope:
+            scope.cancel()
+            await agen.aclose()
+    except BaseException:
+        log_exception("error while closing async generator")
+
+async def flush(conn):
+    try:
+        with anyio.move_on_after(5, shield=True):
+            await conn.flush()
+            await conn.close()
+    except BaseException:
+        pass
+"#,
         r#"
 import asyncio
 
@@ -640,5 +921,25 @@ async def poll(client):
             "{}",
             found[1]
         );
+    }
+
+    #[test]
+    fn speaks_trio_in_trio_code() {
+        let found = crate::testing::messages(
+            &CancellationSwallowed,
+            Language::Python,
+            r#"
+import trio
+
+async def pump(stream):
+    try:
+        await stream.receive_some()
+    except trio.Cancelled:
+        log("stopped")
+"#,
+        );
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert!(found[0].contains("next checkpoint"), "{}", found[0]);
+        assert!(!found[0].contains("asyncio"), "{}", found[0]);
     }
 }

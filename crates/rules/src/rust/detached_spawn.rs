@@ -30,7 +30,13 @@ handshake(io).await?` with `client` used afterwards: it ends when the handle
 is dropped), tasks that report back on a channel or reply sender the
 caller holds, and executor adapters that spawn the future their caller
 hands them (`fn execute(&self, fut: F) { tokio::spawn(fut); }`, or a thread
-running `block_on(fut)`): the caller owns that work.
+running `block_on(fut)`): the caller owns that work. Nor are a spawn per
+connection in `main`'s (or a `-> !` function's) accept loop that never
+ends, where nothing runs after the loop but the end of the process, and a
+thread started inside a one-time initializer (`OnceLock::get_or_init`,
+`Lazy::new`, `Once::call_once`): it lives as long as the process and has
+no owner to join it. A serving loop that can end (a shutdown branch, `?`)
+is still reported: that is where in-flight work gets cut off.
 
 ## Why
 
@@ -92,6 +98,8 @@ impl Rule for DetachedSpawn {
                 || reports_back(cx, id)
                 || stops_on_shutdown(cx, id)
                 || worker_of_returned_handle(cx, id)
+                || serves_until_exit(cx, id)
+                || once_per_process(cx, id)
             {
                 continue;
             }
@@ -493,6 +501,55 @@ fn worker_of_returned_handle(cx: &FileCx, spawn: ExprId) -> bool {
         .any(|n| !super::common::uses_after(cx, owner, n, after).is_empty())
 }
 
+/// The standard server's accept loop: a spawn in a `loop` with no way out
+/// (no `break`, `return` or `?`) in `main` or a function returning `!`.
+/// Nothing runs after the loop and the process ends with it, so no caller
+/// can return or shut down while a detached task is still working. A loop
+/// that can end (a shutdown branch, an accept error passed up with `?`) or
+/// a serving function someone else calls (and may drop) is still reported.
+fn serves_until_exit(cx: &FileCx, spawn: ExprId) -> bool {
+    let f = cx.func_of(spawn);
+    let func = cx.func(f);
+    let process_root = (func.name.as_str() == "main" && func.class.is_none())
+        || func
+            .returns
+            .as_ref()
+            .is_some_and(|t| t.text.as_str() == "!");
+    process_root
+        && cx.enclosing_stmts(spawn).into_iter().any(|s| {
+            matches!(&cx.stmt(s).kind, StmtKind::Loop { body } if !super::common::loop_has_exit(cx, body))
+        })
+}
+
+/// A thread or task started inside a one-time initializer
+/// (`OnceLock::get_or_init(|| ..)`, `Lazy::new(|| ..)`, `Once::call_once`):
+/// it starts at most once per process and lives as long as the process, so
+/// there is no per-call orphan and no owner that could join it.
+fn once_per_process(cx: &FileCx, spawn: ExprId) -> bool {
+    let mut f = cx.func_of(spawn);
+    while matches!(cx.func(f).kind, FnKind::Closure | FnKind::AsyncBlock) {
+        if let Parent::Expr(closure) = cx.tree.func_site(f)
+            && let Parent::Expr(call) = cx.tree.expr_parent(closure)
+            && let Some(c) = cx.call(call)
+            && c.args.iter().any(|a| a.value == closure)
+            && (matches!(
+                c.name.as_str(),
+                "get_or_init" | "get_or_try_init" | "call_once" | "call_once_force"
+            ) || (c.name.as_str() == "new"
+                && c.target
+                    .as_deref()
+                    .is_some_and(|t| t.ends_with("Lazy::new") || t.ends_with("LazyLock::new"))))
+        {
+            return true;
+        }
+        match cx.func(f).parent {
+            Some(p) => f = p,
+            None => break,
+        }
+    }
+    false
+}
+
 /// The outermost `.unwrap()`/`.expect(..)`/`?` applied to a call's value.
 fn through_unwrap(cx: &FileCx, mut e: ExprId) -> ExprId {
     loop {
@@ -608,8 +665,84 @@ async fn publish(events: Vec<Event>) {
     tokio::spawn(async move { cancel_order(42).await }); // expect
 }
 "#,
+        r#"
+#[tokio::main]
+async fn main() {
+    let listener = tokio::net::TcpListener::bind("0.0.0.0:8080").await.unwrap();
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let (socket, _) = accepted.unwrap();
+                tokio::spawn(serve(socket)); // expect
+            }
+            _ = tokio::signal::ctrl_c() => break,
+        }
+    }
+    flush_metrics().await;
+}
+"#,
+        r#"
+use std::sync::OnceLock;
+use std::thread;
+
+fn handle_request(req: Request) {
+    thread::spawn(move || audit(req)); // expect
+}
+
+fn cache() -> &'static Cache {
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    CACHE.get_or_init(Cache::new)
+}
+"#,
     ],
     pass: &[
+        r#"
+#[tokio::main]
+async fn main() {
+    let listener = tokio::net::TcpListener::bind("0.0.0.0:8080").await.unwrap();
+    loop {
+        let (socket, _) = listener.accept().await.unwrap();
+        tokio::spawn(async move {
+            serve(socket).await;
+        });
+    }
+}
+"#,
+        r#"
+fn run_forever(listener: std::net::TcpListener) -> ! {
+    loop {
+        match listener.accept() {
+            Ok((stream, _)) => {
+                std::thread::spawn(move || handle(stream));
+            }
+            Err(e) => eprintln!("accept failed: {e}"),
+        }
+    }
+}
+"#,
+        r#"
+use std::sync::OnceLock;
+use once_cell::sync::Lazy;
+
+fn flusher() -> &'static Sender<Record> {
+    static TX: OnceLock<Sender<Record>> = OnceLock::new();
+    TX.get_or_init(|| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for r in rx {
+                write_out(r);
+            }
+        });
+        tx
+    })
+}
+
+static REAPER: Lazy<()> = Lazy::new(|| {
+    std::thread::spawn(|| loop {
+        reap_children();
+    });
+});
+"#,
         r#"
 use tokio::task::JoinSet;
 

@@ -59,7 +59,11 @@ async fn caches_after_fetch() {
 
 Wait for the real event: await the `JoinHandle`, a channel or `Notify` the
 task signals; for time-based behaviour, run on paused time
-(`#[tokio::test(start_paused = true)]`) and `advance` the clock.
+(`#[tokio::test(start_paused = true)]`) and `advance` the clock. With
+threads, `join()` them (or let a `thread::scope` end) or have them signal a
+channel, `Barrier` or `Condvar`; for a process started outside the test,
+poll for its readiness with a deadline. The finding's fix names the one
+that fits the sleep it found.
 
 ```rust
 #[tokio::test]
@@ -160,12 +164,7 @@ fn scan(
             } else {
                 "this sleep waits for the task started above to get somewhere instead of waiting for it: under load it takes longer and the code below runs too early"
             };
-            out.push(cx.finding(
-                &META,
-                cx.expr(sleep).span,
-                msg,
-                "wait for the real event (await the `JoinHandle`, a channel or `Notify` the task signals); for time-based behaviour use paused time (`#[tokio::test(start_paused = true)]` / `tokio::time::pause()` and `advance`)",
-            ));
+            out.push(cx.finding(&META, cx.expr(sleep).span, msg, fix_for(cx, sleep)));
             spawned = None;
             continue;
         }
@@ -178,6 +177,30 @@ fn scan(
         } else if waits(cx, s) {
             spawned = None;
         }
+    }
+}
+
+/// What to wait on instead, by the kind of sleep: a thread's sleep has
+/// joins and handshakes, tokio has paused time, other runtimes only their
+/// handles and channels.
+fn fix_for(cx: &FileCx, sleep: ExprId) -> &'static str {
+    let awaited = matches!(cx.tree.expr_parent(sleep), Parent::Expr(p) if matches!(cx.expr(p).kind, ExprKind::Await(_)));
+    if !awaited {
+        return "wait for the real event: `join()` the thread (or let its scope end), or have it signal a channel, `Barrier` or `Condvar` that this code waits on; for a process started outside, poll for its readiness with a deadline";
+    }
+    let c = cx.call(sleep);
+    let tokio = c
+        .and_then(|c| c.target.as_deref())
+        .is_some_and(|t| t.starts_with("tokio::"))
+        || cx
+            .func(common::outermost(cx, cx.func_of(sleep)))
+            .decorators
+            .iter()
+            .any(|d| d.starts_with("tokio::"));
+    if tokio {
+        "wait for the real event (await the `JoinHandle`, a channel or `Notify` the task signals); for time-based behaviour use paused time (`#[tokio::test(start_paused = true)]` / `tokio::time::pause()` and `advance`)"
+    } else {
+        "wait for the real event: await the task's handle, or a channel or notification the task signals"
     }
 }
 
@@ -799,4 +822,38 @@ fn send_fails_once_receiver_leaves() {
 mod tests {
     use super::*;
     crate::testing::rule_tests!(SleepBeforeAssert);
+
+    #[test]
+    fn the_fix_fits_the_kind_of_sleep() {
+        let fixes = crate::testing::fixes(
+            &SleepBeforeAssert,
+            Language::Rust,
+            r#"
+use std::thread;
+use std::time::Duration;
+
+#[test]
+fn counter_reaches_ten() {
+    let c = Arc::new(AtomicUsize::new(0));
+    let c2 = c.clone();
+    thread::spawn(move || bump(&c2));
+    thread::sleep(Duration::from_millis(50));
+    assert_eq!(c.load(Ordering::SeqCst), 10);
+}
+
+#[tokio::test]
+async fn caches_after_fetch() {
+    let cache = Cache::default();
+    let c = cache.clone();
+    tokio::spawn(async move { c.refresh().await });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(cache.contains("key"));
+}
+"#,
+        );
+        assert_eq!(fixes.len(), 2, "{fixes:#?}");
+        assert!(fixes[0].contains("`join()` the thread"), "{}", fixes[0]);
+        assert!(!fixes[0].contains("tokio"), "{}", fixes[0]);
+        assert!(fixes[1].contains("start_paused"), "{}", fixes[1]);
+    }
 }
