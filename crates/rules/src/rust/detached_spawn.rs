@@ -30,7 +30,12 @@ handshake(io).await?` with `client` used afterwards: it ends when the handle
 is dropped), tasks that report back on a channel or reply sender the
 caller holds, and executor adapters that spawn the future their caller
 hands them (`fn execute(&self, fut: F) { tokio::spawn(fut); }`, or a thread
-running `block_on(fut)`): the caller owns that work. Nor are a spawn per
+running `block_on(fut)`), or an executor loop spawning futures it takes off
+a channel (`while let Some(Cmd::Submit(job)) = rx.recv().await {
+spawn(job) }`): the caller owns that work. Pool workers that run on a
+clone of the state of the value the function returns, when that type's
+`Drop` is in the file (it tells them to stop), live as long as the handle
+and are not reported either. Nor are a spawn per
 connection in `main`'s (or a `-> !` function's) accept loop that never
 ends, where nothing runs after the loop but the end of the process, and a
 thread started inside a one-time initializer (`OnceLock::get_or_init`,
@@ -100,6 +105,8 @@ impl Rule for DetachedSpawn {
                 || worker_of_returned_handle(cx, id)
                 || serves_until_exit(cx, id)
                 || once_per_process(cx, id)
+                || spawns_received_future(cx, id, c)
+                || works_for_returned_owner(cx, id)
             {
                 continue;
             }
@@ -550,6 +557,134 @@ fn once_per_process(cx: &FileCx, spawn: ExprId) -> bool {
     false
 }
 
+/// An executor loop: the spawned future is a plain name bound by a pattern
+/// (`Command::Submit(job) => spawn(job)`, `while let Some(fut) = ..`) in a
+/// loop that takes its values off a channel or stream (`rx.recv()`,
+/// `stream.next()`). Whoever sent the future built it and owns that work, as
+/// with a future handed in as a parameter.
+fn spawns_received_future(cx: &FileCx, spawn: ExprId, c: &Call) -> bool {
+    let [arg] = c.args.as_slice() else {
+        return false;
+    };
+    let arg = cx.model.strip(arg.value);
+    let Some(name) = cx.model.name_of(arg) else {
+        return false;
+    };
+    if super::common::declaration_of(cx, name, arg).is_some() {
+        return false;
+    }
+    let binds = |e: ExprId| {
+        unsnarl_model::walk::exprs_under(cx.model, e)
+            .into_iter()
+            .any(|x| cx.model.name_of(x) == Some(name))
+    };
+    let takes_from_channel = |e: ExprId| {
+        unsnarl_model::walk::exprs_under(cx.model, e)
+            .into_iter()
+            .any(|x| {
+                cx.call(x).is_some_and(|c| {
+                    c.receiver.is_some()
+                        && matches!(
+                            c.name.as_str(),
+                            "recv" | "next" | "recv_async" | "poll_recv"
+                        )
+                })
+            })
+    };
+    let stmts = cx.enclosing_stmts(spawn);
+    let bound = stmts.iter().any(|&s| match &cx.stmt(s).kind {
+        StmtKind::Switch { cases, .. } => cases
+            .iter()
+            .any(|k| k.span.contains(cx.expr(spawn).span) && k.patterns.iter().any(|&p| binds(p))),
+        StmtKind::While { cond, .. } => binds(*cond),
+        StmtKind::For { target, .. } => target.is_some_and(binds),
+        _ => false,
+    });
+    bound
+        && stmts.iter().any(|&s| match &cx.stmt(s).kind {
+            StmtKind::While { cond, .. } => takes_from_channel(*cond),
+            StmtKind::For { iter, .. } => takes_from_channel(*iter),
+            _ => false,
+        })
+}
+
+/// Pool workers: the spawned closure runs on state shared with the value
+/// the function returns (`let shared = pool.shared.clone(); spawn(move ||
+/// shared.run()); Ok(pool)`), and that value's type has a `Drop` in this
+/// file, where it tells the workers to stop. The workers live exactly as
+/// long as the handle the caller holds.
+fn works_for_returned_owner(cx: &FileCx, spawn: ExprId) -> bool {
+    let Some(body) = super::common::spawned_fn(cx, spawn) else {
+        return false;
+    };
+    let owner = super::common::outermost(cx, cx.func_of(spawn));
+    let last = |t: &str| t.rsplit("::").next().unwrap_or(t).to_string();
+    let dropped: Vec<String> = cx
+        .model
+        .function_ids()
+        .filter(|&f| cx.func(f).name.as_str() == "drop")
+        .filter_map(|f| cx.func(f).class.as_deref().map(last))
+        .collect();
+    let owner_fn = cx.func(owner);
+    let returns_dropped = owner_fn.returns.as_ref().is_some_and(|t| {
+        let words: Vec<&str> = t
+            .text
+            .split(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
+            .collect();
+        dropped.iter().any(|d| {
+            words.contains(&d.as_str())
+                || (words.contains(&"Self")
+                    && owner_fn.class.as_deref().map(last).as_deref() == Some(d.as_str()))
+        })
+    });
+    if !returns_dropped {
+        return false;
+    }
+    // The names the function returns: `pool`, `Ok(pool)`, `Some(pool)`.
+    let returned: Vec<&str> = super::common::stmts_in(cx.model, &owner_fn.body)
+        .into_iter()
+        .filter_map(|s| match &cx.stmt(s).kind {
+            StmtKind::Return(Some(v)) => {
+                let v = cx.model.strip(*v);
+                cx.model.name_of(v).or_else(|| {
+                    cx.call(v)
+                        .and_then(|c| c.positional(0))
+                        .and_then(|a| cx.model.name_of(cx.model.strip(a)))
+                })
+            }
+            _ => None,
+        })
+        .collect();
+    if returned.is_empty() {
+        return false;
+    }
+    // A name the workers use is a clone of (a field of) a returned value.
+    let shares_returned = |name: &str, at: ExprId| {
+        let Some(decl) = super::common::declaration_of(cx, name, at) else {
+            return false;
+        };
+        let StmtKind::Assign { value: Some(v), .. } = &cx.stmt(decl).kind else {
+            return false;
+        };
+        let Some(c) = cx.call(cx.model.strip(*v)) else {
+            return false;
+        };
+        let source = match (c.name.as_str(), c.receiver) {
+            ("clone", Some(r)) => Some(r),
+            ("clone", None) => c.positional(0),
+            _ => None,
+        };
+        source.and_then(|r| cx.model.dotted(r)).is_some_and(|d| {
+            let root = d.trim_start_matches('&').split('.').next().unwrap_or("");
+            returned.contains(&root)
+        })
+    };
+    cx.body_exprs(body).iter().any(|&e| {
+        matches!(&cx.expr(e).kind, ExprKind::Name { resolved: None, .. })
+            && cx.model.name_of(e).is_some_and(|n| shares_returned(n, e))
+    })
+}
+
 /// The outermost `.unwrap()`/`.expect(..)`/`?` applied to a call's value.
 fn through_unwrap(cx: &FileCx, mut e: ExprId) -> ExprId {
     loop {
@@ -694,8 +829,79 @@ fn cache() -> &'static Cache {
     CACHE.get_or_init(Cache::new)
 }
 "#,
+        r#"
+pub async fn resend_all(mut inbox: tokio::sync::mpsc::Receiver<Vec<Item>>) {
+    while let Some(batch) = inbox.recv().await {
+        let job = async move { upload(batch).await };
+        tokio::spawn(job); // expect
+    }
+}
+"#,
+        r#"
+use std::sync::Arc;
+use std::thread;
+
+pub struct Pool {
+    shared: Arc<Shared>,
+}
+
+impl Pool {
+    pub fn start(size: usize) -> Pool {
+        let pool = Pool { shared: Arc::new(Shared::new(size)) };
+        for _ in 0..size {
+            let shared = pool.shared.clone();
+            thread::spawn(move || shared.run()); // expect
+        }
+        pool
+    }
+}
+"#,
     ],
     pass: &[
+        r#"
+use std::sync::Arc;
+use std::thread;
+
+pub struct Pool {
+    shared: Arc<Shared>,
+}
+
+impl Pool {
+    pub fn start(size: usize) -> std::io::Result<Pool> {
+        let pool = Pool { shared: Arc::new(Shared::new(size)) };
+        for i in 0..size {
+            let shared = pool.shared.clone();
+            thread::Builder::new()
+                .name(format!("pool-{i}"))
+                .spawn(move || shared.run())?;
+        }
+        Ok(pool)
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        self.shared.stop_all();
+    }
+}
+"#,
+        r#"
+pub enum Command {
+    Submit(Pin<Box<dyn Future<Output = ()>>>),
+    Halt,
+}
+
+pub async fn serve_commands(mut inbox: tokio::sync::mpsc::UnboundedReceiver<Command>) {
+    while let Some(cmd) = inbox.recv().await {
+        match cmd {
+            Command::Submit(job) => {
+                tokio::task::spawn_local(job);
+            }
+            Command::Halt => break,
+        }
+    }
+}
+"#,
         r#"
 #[tokio::main]
 async fn main() {
