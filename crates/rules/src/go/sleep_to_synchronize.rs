@@ -21,8 +21,10 @@ A function starts a goroutine and then, right after it (nothing but other
 carries on: the sleep stands in for "the goroutine
 has finished (or started)". Tests too: use a WaitGroup, a channel, or
 `testing/synctest`. A sleep directly followed by a real wait (`wg.Wait()`,
-an errgroup's `Wait`, a receive) is not reported: that wait orders the
-code after it.
+an errgroup's `Wait`, a receive), or by signals telling the goroutines to
+stop (`close(quit)`, `cancel()`, `srv.Stop()`) and then such a wait, is
+not reported: the wait orders the code after it, and the sleep is only
+how long the goroutines run.
 
 ## Why
 
@@ -113,7 +115,10 @@ fn scan_block(cx: &FileCx, block: &Block, out: &mut Vec<Finding>) {
             continue;
         }
         started = None;
-        if i + 1 == block.len() || !in_loop_free_context(cx, s) || waits(cx, block[i + 1]) {
+        if i + 1 == block.len()
+            || !in_loop_free_context(cx, s)
+            || stops_then_waits(cx, &block[i + 1..])
+        {
             continue;
         }
         out.push(cx.finding(
@@ -125,6 +130,37 @@ fn scan_block(cx: &FileCx, block: &Block, out: &mut Vec<Finding>) {
             ),
             "wait for the real event: a `sync.WaitGroup`, a channel the goroutine closes or sends on, or (in tests) `testing/synctest`",
         ));
+    }
+}
+
+/// After the sleep, only signals telling the goroutines to stop
+/// (`close(quit)`, `cancel()`, `srv.Stop()`, `stop <- true`), then a real
+/// wait: the sleep is how long they run (a stress test, a load run), not a
+/// guess at when they finish, and the join orders what follows.
+fn stops_then_waits(cx: &FileCx, rest: &[StmtId]) -> bool {
+    rest.iter()
+        .find(|&&s| !stop_signal(cx, s))
+        .is_some_and(|&s| waits(cx, s))
+}
+
+fn stop_signal(cx: &FileCx, s: StmtId) -> bool {
+    let StmtKind::Expr(e) = &cx.stmt(s).kind else {
+        return false;
+    };
+    match &cx.expr(cx.model.strip(*e)).kind {
+        ExprKind::Send { .. } => true,
+        ExprKind::Call(c) => {
+            matches!(
+                c.name.as_str(),
+                "cancel" | "stop" | "Stop" | "Shutdown" | "Close" | "Cancel" | "GracefulStop"
+            ) || (c.name.as_str() == "close" && c.receiver.is_none())
+                || (c
+                    .target
+                    .as_deref()
+                    .is_some_and(|t| t.starts_with("sync/atomic."))
+                    && c.name.starts_with("Store"))
+        }
+        _ => false,
     }
 }
 
@@ -206,8 +242,62 @@ func TestWorker(t *testing.T) {
 	}
 }
 "#,
+        r#"
+package app
+
+import (
+	"sync"
+	"time"
+)
+
+func Hammer(c *Counter) int {
+	var wg sync.WaitGroup
+	quit := make(chan struct{})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		c.Spin(quit)
+	}()
+	time.Sleep(100 * time.Millisecond) // expect
+	n := c.Value()
+	close(quit)
+	wg.Wait()
+	return n
+}
+"#,
     ],
     pass: &[
+        r#"
+package app
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Runs the load for a while, then stops it and waits: the sleep is how
+// long it runs, and the Wait orders the read below.
+func Hammer(c *Counter) int {
+	var wg sync.WaitGroup
+	ctx, cancel := context.WithCancel(context.Background())
+	quit := make(chan struct{})
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		c.Spin(quit)
+	}()
+	go func() {
+		defer wg.Done()
+		c.Load(ctx)
+	}()
+	time.Sleep(100 * time.Millisecond)
+	close(quit)
+	cancel()
+	wg.Wait()
+	return c.Value()
+}
+"#,
         r#"
 package app
 

@@ -3,6 +3,7 @@
 use super::common;
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::Parent;
 use unsnarl_model::*;
 
 pub struct TimeAfterInLoop;
@@ -18,9 +19,13 @@ pub static META: RuleMeta = RuleMeta {
 A `select` inside a `for` loop has a `case <-time.After(d):` arm. Each
 iteration creates a new timer; when another case wins and the loop goes
 on, that timer is abandoned but stays alive until it fires. Not reported
-when every other case leaves the loop (a backoff wait), nor when the
-module's Go version is known to be 1.23 or later (timers are then
-collected once unreferenced).
+when the loop can abandon only a few timers: every other case leaves the
+loop (a backoff wait) or receives from a stop channel another select of
+the loop leaves on; the function returns right after the select; the loop
+runs a small constant number of times (`i < 20`); or it sleeps on every
+turn, so it cannot go around faster than the sleep. Nor when the module's
+Go version is known to be 1.23 or later (timers are then collected once
+unreferenced).
 
 ## Why
 
@@ -92,23 +97,28 @@ impl Rule for TimeAfterInLoop {
             let StmtKind::Select { arms, .. } = &st.kind else {
                 continue;
             };
+            let sel = StmtId(i as u32);
+            let loops = common::enclosing_loops(cx, sel);
             if arms.len() < 2
-                || common::enclosing_loops(cx, StmtId(i as u32)).is_empty()
-                || common::in_test_func(cx, cx.tree.stmt_func(StmtId(i as u32)))
+                || loops.is_empty()
+                || common::in_test_func(cx, cx.tree.stmt_func(sel))
+                || returns_after(cx, sel, loops[0])
+                || few_iterations(cx, loops[0])
+                || paced(cx, loops[0])
             {
                 continue;
             }
             // Another case that goes around the loop again abandons the timer;
             // cases that all leave (a backoff wait on ctx) abandon at most one.
+            // A case on a channel another select of the loop leaves on (a
+            // stop channel) wins at most once more before the loop ends.
             let loops_again = |skip: usize| {
                 arms.iter().enumerate().any(|(j, a)| {
                     j != skip
                         && !matches!(a.kind, ArmKind::Default)
-                        && !common::stmts_in(cx.model, &a.body).into_iter().any(|s| {
-                            matches!(cx.stmt(s).kind, StmtKind::Return(_) | StmtKind::Break)
-                                || matches!(&cx.stmt(s).kind, StmtKind::Expr(e)
-                                    if cx.call(*e).is_some_and(common::is_noreturn_call))
-                        })
+                        && !leaves(cx, &a.body)
+                        && !matches!(a.kind, ArmKind::Recv { channel, .. }
+                            if stop_channel(cx, loops[0], sel, channel))
                 })
             };
             for (j, arm) in arms.iter().enumerate() {
@@ -133,9 +143,93 @@ impl Rule for TimeAfterInLoop {
     }
 }
 
+/// The block leaves the loop or the function (`return`, `break`, a call
+/// that never returns).
+fn leaves(cx: &FileCx, b: &Block) -> bool {
+    common::stmts_in(cx.model, b).into_iter().any(|s| {
+        matches!(cx.stmt(s).kind, StmtKind::Return(_) | StmtKind::Break)
+            || matches!(&cx.stmt(s).kind, StmtKind::Expr(e)
+                if cx.call(*e).is_some_and(common::is_noreturn_call))
+    })
+}
+
+/// Another select of the same loop receives from `channel` and leaves on
+/// it: the channel is the loop's stop signal, so once it fires the loop
+/// ends, and the timer is abandoned at most once.
+fn stop_channel(cx: &FileCx, lp: StmtId, sel: StmtId, channel: ExprId) -> bool {
+    let Some(name) = cx.model.dotted(channel) else {
+        return false;
+    };
+    let body = match &cx.stmt(lp).kind {
+        StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::Loop { body } => body,
+        _ => return false,
+    };
+    common::stmts_in(cx.model, body).into_iter().any(|s| {
+        s != sel
+            && matches!(&cx.stmt(s).kind, StmtKind::Select { arms, .. } if arms.iter().any(|a| {
+                matches!(a.kind, ArmKind::Recv { channel: c, .. }
+                    if cx.model.dotted(c).as_deref() == Some(name.as_str()))
+                    && leaves(cx, &a.body)
+            }))
+    })
+}
+
+/// Between the select and the loop's next turn the function returns
+/// unconditionally (`if headless { select {...} }; return nil`): the
+/// select runs at most once per call, so at most one timer is abandoned.
+fn returns_after(cx: &FileCx, sel: StmtId, lp: StmtId) -> bool {
+    let mut s = sel;
+    while s != lp {
+        if crate::util::stmts_after(cx, s).iter().any(|&n| {
+            matches!(cx.stmt(n).kind, StmtKind::Return(_))
+                || matches!(&cx.stmt(n).kind, StmtKind::Expr(e)
+                    if cx.call(*e).is_some_and(common::is_noreturn_call))
+        }) {
+            return true;
+        }
+        match cx.tree.stmt_parent(s) {
+            Parent::Stmt(p) => s = p,
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// A loop of a small constant trip count (`for i := 0; i < 20; i++`,
+/// `for range 3`): it can abandon no more timers than that.
+fn few_iterations(cx: &FileCx, lp: StmtId) -> bool {
+    const FEW: i64 = 100;
+    let small = |e: ExprId| matches!(cx.model.literal(e), Some(Lit::Int(n)) if *n <= FEW);
+    match &cx.stmt(lp).kind {
+        StmtKind::While { cond, .. } => match &cx.expr(*cond).kind {
+            ExprKind::Binary { op, right, .. } => {
+                matches!(op, BinOp::Lt | BinOp::LtE) && small(*right)
+            }
+            _ => false,
+        },
+        StmtKind::For { iter, .. } => small(*iter),
+        _ => false,
+    }
+}
+
+/// The loop sleeps on every turn (`time.Sleep(minGap)` among its own
+/// statements): it goes around at most once per sleep, so the timers it can
+/// abandon are bounded by the timeout over the sleep, not by the traffic.
+fn paced(cx: &FileCx, lp: StmtId) -> bool {
+    let body = match &cx.stmt(lp).kind {
+        StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::Loop { body } => body,
+        _ => return false,
+    };
+    body.iter().any(|&s| {
+        matches!(&cx.stmt(s).kind, StmtKind::Expr(e)
+            if cx.call(*e).is_some_and(|c| c.target.as_deref() == Some("time.Sleep")))
+    })
+}
+
 pub static EXAMPLES: Examples = Examples {
     language: Language::Go,
-    fail: &[r#"
+    fail: &[
+        r#"
 package app
 
 import "time"
@@ -149,8 +243,38 @@ func Forward(in <-chan Msg, out chan<- Msg) {
 		}
 	}
 }
-"#],
-    pass: &[r#"
+"#,
+        r#"
+package app
+
+import "time"
+
+// A busy consumer: every message abandons a timer.
+func Pump(msgs <-chan Msg, quit <-chan struct{}) {
+	for {
+		select {
+		case m := <-msgs:
+			handle(m)
+		case <-quit:
+		case <-time.After(time.Minute): // expect
+			flush()
+		}
+	}
+}
+
+func Retry(n int, events <-chan Event) {
+	for i := 0; i < n; i++ {
+		select {
+		case e := <-events:
+			apply(e)
+		case <-time.After(time.Second): // expect
+		}
+	}
+}
+"#,
+    ],
+    pass: &[
+        r#"
 package app
 
 import (
@@ -178,7 +302,67 @@ func Backoff(ctx context.Context, n int) error {
 	}
 	return nil
 }
-"#],
+"#,
+        r#"
+package app
+
+import "time"
+
+func (w *watcher) loop() {
+	for {
+		w.fetch()
+		time.Sleep(500 * time.Millisecond)
+		select {
+		case <-w.kick:
+		case <-time.After(30 * time.Second):
+		}
+	}
+}
+
+func (p *peer) run(stop chan struct{}) {
+	for {
+		select {
+		case <-p.kick:
+		case <-stop:
+			return
+		}
+		if err := p.send(); err != nil {
+			select {
+			case <-time.After(time.Second):
+			case <-stop:
+			}
+		}
+	}
+}
+
+func (s *srv) waitReady(d time.Duration) error {
+	for !s.ready() {
+		if s.headless {
+			select {
+			case <-s.started:
+			case <-time.After(d):
+				return errTimeout
+			}
+			return nil
+		}
+		check()
+	}
+	return nil
+}
+
+func roundTrip(done <-chan struct{}) error {
+	for i := 0; i < 20; i++ {
+		send(i)
+		select {
+		case <-done:
+		case <-time.After(500 * time.Millisecond):
+			return errNoProgress
+		}
+	}
+	return nil
+}
+"#,
+    ],
 };
 
 #[cfg(test)]

@@ -21,7 +21,11 @@ A loop whose body awaits an operation in a `try`, leaves the loop when it
 succeeds, and goes around again from the `catch`; or an async function that
 calls itself again from its `catch`. Reported when nothing waits between
 attempts (at the loop) or when the wait is a constant with no jitter (at the
-sleep).
+sleep). A `catch` that can call again only once is not a retry storm: it
+sets a flag its condition tests, passes a constant for a parameter its
+condition tests (`if (!retried) return put(key, true)`), or clears the
+state that guards the `try` (`cache.dropToken()` under `if
+(cache.hasToken())`) so that the next call takes the other path.
 
 ## Why
 
@@ -176,7 +180,10 @@ impl RetryWithoutBackoff {
                                 .is_some_and(|r| cx.model.name_of(r) == Some("this")))
                 });
                 let Some(retry) = retry else { continue };
-                if is_one_shot_fallback(cx, &h.body) {
+                if is_one_shot_fallback(cx, &h.body)
+                    || retries_once_by_argument(cx, f, &h.body, retry)
+                    || invalidates_its_guard(cx, s, &h.body, retry)
+                {
                     continue;
                 }
                 self.judge_delays(
@@ -226,6 +233,73 @@ fn is_one_shot_fallback(cx: &FileCx, handler: &Block) -> bool {
                 .any(|x| cx.model.dotted(x).is_some_and(|d| flipped.contains(&d))),
             _ => false,
         })
+}
+
+/// The recursive call passes a constant for a parameter the handler's
+/// condition tests (`if (!retried && ...) return put(key, true)`): the
+/// second call fails into the other branch, so there is one retry at most.
+fn retries_once_by_argument(cx: &FileCx, f: FuncId, handler: &Block, retry: ExprId) -> bool {
+    let Some(c) = cx.call(retry) else {
+        return false;
+    };
+    let params = &cx.func(f).params;
+    let fixed: Vec<&str> = c
+        .args
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| !a.spread && cx.model.literal(a.value).is_some())
+        .filter_map(|(i, _)| params.get(i).map(|p| p.name.as_str()))
+        .collect();
+    !fixed.is_empty()
+        && unsnarl_model::walk::stmts_in_block(cx.model, handler)
+            .into_iter()
+            .any(|s| match &cx.stmt(s).kind {
+                StmtKind::If { cond, .. } => exprs_under(cx.model, *cond)
+                    .into_iter()
+                    .any(|x| cx.model.name_of(x).is_some_and(|n| fixed.contains(&n))),
+                _ => false,
+            })
+}
+
+/// The `try` runs only under a condition on some state (`if
+/// (this.cache.hasToken()) { try { ... } catch { this.cache.dropToken();
+/// return this.authenticate() } }`), and the handler clears that state
+/// before calling again: the second call takes the other path, so the
+/// failure is retried once, after a refresh.
+fn invalidates_its_guard(cx: &FileCx, try_stmt: StmtId, handler: &Block, retry: ExprId) -> bool {
+    let guards: Vec<String> = cx
+        .tree
+        .stmt_ancestors(try_stmt)
+        .filter_map(|a| match &cx.stmt(a).kind {
+            StmtKind::If { cond, then, .. } if then.contains(&try_stmt) => Some(*cond),
+            _ => None,
+        })
+        .flat_map(|cond| exprs_under(cx.model, cond))
+        .filter_map(|x| cx.call(x).and_then(|c| c.receiver))
+        .filter_map(|r| cx.model.dotted(r))
+        .collect();
+    if guards.is_empty() {
+        return false;
+    }
+    let at = cx.expr(retry).span.start;
+    calls_in_block(cx.model, handler).into_iter().any(|e| {
+        let c = cx.call(e).unwrap();
+        cx.expr(e).span.end <= at
+            && [
+                "drop",
+                "clear",
+                "delete",
+                "invalidate",
+                "reset",
+                "remove",
+                "evict",
+            ]
+            .iter()
+            .any(|p| c.name.to_ascii_lowercase().starts_with(p))
+            && c.receiver
+                .and_then(|r| cx.model.dotted(r))
+                .is_some_and(|d| guards.contains(&d))
+    })
 }
 
 /// A timer inside a nested callback of the region (a timeout for the
@@ -415,8 +489,53 @@ class Client {
   }
 }
 "#,
+        r#"
+async function put(conn, key, value, quiet = false) {
+  try {
+    return await conn.send(["SET", key, value]);
+  } catch (err) {
+    if (err.code === "ECONNRESET") {
+      return put(conn, key, value, true); // expect
+    }
+    throw err;
+  }
+}
+"#,
     ],
-    pass: &[r#"
+    pass: &[
+        r#"
+async function put(conn, key, value, retried = false) {
+  try {
+    return await conn.send(["SETX", key, value]);
+  } catch (err) {
+    if (!retried && err.message.includes("unknown schema")) {
+      await conn.send(["DEFINE", key]);
+      return put(conn, key, value, true);
+    }
+    throw err;
+  }
+}
+
+class TokenAuth {
+  async authenticate(conn) {
+    if (this.cache.hasToken()) {
+      try {
+        return await conn.login(this.cache.token());
+      } catch (error) {
+        if (error.code === 18) {
+          this.cache.dropToken();
+          return await this.authenticate(conn);
+        }
+        throw error;
+      }
+    }
+    const token = await this.issuer.fetchToken();
+    this.cache.store(token);
+    return conn.login(token);
+  }
+}
+"#,
+        r#"
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function publish(msg) {
@@ -526,7 +645,8 @@ async function each(items) {
     }
   }
 }
-"#],
+"#,
+    ],
 };
 
 #[cfg(test)]

@@ -22,7 +22,12 @@ loop that starts a task (`create_task`, `ensure_future`,
 `tg.create_task`, `nursery.start_soon`) per item, over a
 collection that is not a literal, with nothing limiting how many run at
 once: no semaphore or capacity limiter taken in the loop or inside the
-spawned coroutine, no chunking, no worker pool.
+spawned coroutine, no chunking, no worker pool. A teardown that releases
+what the program already holds (`gather(*(c.close() for c in
+self._conns))`, `aclose`, `wait_closed`, `stop`, `cancel`) opens nothing
+and is not reported, nor is a restart loop that awaits the previous run's
+end on the same object before starting it again with nothing of the loop's
+item (`async for _ in changes: await w.stop(); create_task(w.serve())`).
 
 ## Why
 
@@ -106,7 +111,9 @@ fn check_gather(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
     let Some(FanOut { iter, per_item }) = fanout_source(cx, id) else {
         return;
     };
-    if bounded_input(cx, iter) || per_item.is_some_and(|p| spawned_is_bounded(cx, p)) {
+    if bounded_input(cx, iter)
+        || per_item.is_some_and(|p| spawned_is_bounded(cx, p) || releases(cx, p))
+    {
         return;
     }
     if guarded_here(cx, id) {
@@ -132,7 +139,7 @@ fn check_wait(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
         return;
     };
     if bounded_input(cx, iter)
-        || per_item.is_some_and(|p| spawned_is_bounded(cx, p))
+        || per_item.is_some_and(|p| spawned_is_bounded(cx, p) || releases(cx, p))
         || guarded_here(cx, id)
     {
         return;
@@ -178,10 +185,18 @@ fn check_spawn(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
                 })
         });
         if let Some(lp) = lp
-            && let StmtKind::For { iter: it, body, .. } = &cx.stmt(lp).kind
+            && let StmtKind::For {
+                iter: it,
+                body,
+                target,
+                ..
+            } = &cx.stmt(lp).kind
         {
             iter = Some(*it);
             loop_body = Some(body);
+            if restarts(cx, id, c, *target, body) {
+                return;
+            }
         }
     }
     let Some(iter) = iter else { return };
@@ -204,6 +219,66 @@ fn check_spawn(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
         ),
         "bound the fan-out: acquire an `asyncio.Semaphore(N)` in the spawned coroutine (or before spawning), or run N workers over a bounded queue",
     ));
+}
+
+/// A restart loop, not a fan-out: the spawned call uses nothing of the
+/// loop's item (`async for _ in changes:`), and earlier in the same body
+/// the loop awaits the previous run's end on the same object (`await
+/// worker.stop()` before `create_task(worker.serve())`). One run at a time.
+fn restarts(cx: &FileCx, spawn: ExprId, c: &Call, target: Option<ExprId>, body: &Block) -> bool {
+    let Some(spawned) = c.positional(0).and_then(|p| cx.call(cx.model.strip(p))) else {
+        return false;
+    };
+    let Some(object) = spawned.receiver.and_then(|r| cx.model.dotted(r)) else {
+        return false;
+    };
+    let item_names: Vec<&str> = target
+        .map(|t| {
+            unsnarl_model::walk::exprs_under(cx.model, t)
+                .into_iter()
+                .filter_map(|x| cx.model.name_of(x))
+                .collect()
+        })
+        .unwrap_or_default();
+    let uses_item = unsnarl_model::walk::exprs_under(cx.model, cx.model.strip(c.args[0].value))
+        .into_iter()
+        .any(|x| cx.model.name_of(x).is_some_and(|n| item_names.contains(&n)));
+    if uses_item {
+        return false;
+    }
+    let at = cx.expr(spawn).span.start;
+    unsnarl_model::walk::exprs_in_block(cx.model, body)
+        .into_iter()
+        .any(|e| {
+            let ExprKind::Await(inner) = cx.expr(e).kind else {
+                return false;
+            };
+            cx.expr(e).span.end <= at
+                && cx.call(cx.model.strip(inner)).is_some_and(|w| {
+                    matches!(
+                        w.name.as_str(),
+                        "stop" | "close" | "aclose" | "wait_closed" | "shutdown" | "join"
+                    ) && w.receiver.and_then(|r| cx.model.dotted(r)).as_deref()
+                        == Some(object.as_str())
+                })
+        })
+}
+
+/// The per-item operation releases something already held (`c.close()`,
+/// `aclose`, `wait_closed`, `stop`, `cancel`, `disconnect`, `shutdown`): a
+/// teardown over the program's own connections or workers opens nothing
+/// and floods no dependency, however many there are.
+fn releases(cx: &FileCx, per_item: ExprId) -> bool {
+    let p = cx.model.strip(per_item);
+    let name = match &cx.expr(p).kind {
+        ExprKind::Call(c) if c.receiver.is_some() => c.name.as_str(),
+        ExprKind::Attr { name, .. } => name.as_str(),
+        _ => return false,
+    };
+    matches!(
+        name,
+        "close" | "aclose" | "wait_closed" | "stop" | "cancel" | "disconnect" | "shutdown"
+    )
 }
 
 /// Inputs whose size is fixed in the code: literals, `range(...)` (a pool
@@ -494,8 +569,37 @@ async def crawl(links):
     tasks = [asyncio.create_task(visit(l)) for l in links]  # expect
     await asyncio.gather(*tasks)
 "#,
+        r#"
+import asyncio
+
+async def follow(worker, changes):
+    async for change in changes:
+        await worker.stop()
+        asyncio.create_task(worker.serve(change))  # expect
+
+class Pool:
+    async def warm(self):
+        await asyncio.gather(*(c.connect() for c in self._conns))  # expect
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+async def reload_on_change(worker, changes):
+    loop = asyncio.get_running_loop()
+    loop.create_task(worker.serve())
+    async for _ in changes:
+        await worker.stop()
+        loop.create_task(worker.serve())
+
+class Client:
+    async def close(self):
+        closing = [conn.close() for conn in self._conns.values()]
+        if closing:
+            await asyncio.gather(*closing)
+        await asyncio.wait([w.wait_closed() for w in self._writers])
+"#,
         r#"
 import asyncio
 
