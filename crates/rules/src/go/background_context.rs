@@ -20,7 +20,12 @@ A new root context (`context.Background()`, `context.TODO()`) created in a
 function that already receives a `context.Context` (or an `*http.Request`),
 or in a function of the file that contexts flow into from its callers.
 `main`, `init` and tests may create root contexts; so may shutdown code that
-runs once the request's context is already done.
+runs once the request's context is already done, a func literal kept to
+run later (stored in a struct or field, returned, or handed to a function
+of the file that stores it), and a helper its callers only start with
+`go`. A function that sends a request it was given (`req.WithContext(..)`,
+`rt.RoundTrip(req)`) is a client, not a handler: that request's context is
+not one it received.
 
 ## Why
 
@@ -121,8 +126,14 @@ impl Rule for BackgroundContext {
                 g != top
                     && common::ctx_in_scope(cx, g).is_some()
                     && cx.body_exprs(g).iter().any(|&x| {
-                        cx.call(x)
-                            .is_some_and(|k| cx.callee_in_file(k) == Some(top))
+                        // `go m.unpublish(k)`: started detached on purpose,
+                        // it may outlive the caller's context.
+                        let started = matches!(cx.tree.expr_parent(x),
+                            Parent::Stmt(s) if matches!(cx.stmt(s).kind, StmtKind::Go(_)));
+                        !started
+                            && cx
+                                .call(x)
+                                .is_some_and(|k| cx.callee_in_file(k) == Some(top))
                     })
             });
             if let Some(g) = caller {
@@ -331,8 +342,90 @@ func Sync(ctx context.Context, ids []string) {
 	}()
 }
 "#,
+        r#"
+package app
+
+import (
+	"context"
+	"net/http"
+	"time"
+)
+
+func (m *Manager) publish(ctx context.Context, k string) func() {
+	m.store.Put(ctx, k)
+	return func() { m.unpublish(k) }
+}
+
+func (m *Manager) Issue(ctx context.Context, k string) {
+	m.unpublish(k)
+}
+
+func (m *Manager) unpublish(k string) {
+	cctx, cancel := context.WithTimeout(context.Background(), time.Minute) // expect
+	defer cancel()
+	m.store.Delete(cctx, k)
+}
+
+func Handle(w http.ResponseWriter, r *http.Request) {
+	retry(func() error {
+		return load(context.Background()) // expect
+	})
+}
+"#,
     ],
     pass: &[
+        r#"
+package app
+
+import (
+	"context"
+	"net/http"
+	"time"
+)
+
+type resources struct {
+	destroy func(v interface{})
+}
+
+func newResources(destroy func(v interface{})) *resources {
+	return &resources{destroy: destroy}
+}
+
+func Open(ctx context.Context, dsn string) *Pool {
+	p := &Pool{dsn: dsn}
+	p.r = newResources(func(v interface{}) {
+		cctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		v.(*Conn).Flush(cctx)
+	})
+	p.onIdle = func() {
+		p.ping(context.Background())
+	}
+	return p
+}
+
+func (m *Manager) publish(ctx context.Context, k string) func() {
+	m.store.Put(ctx, k)
+	return func() { go m.unpublish(k) }
+}
+
+func (m *Manager) unpublish(k string) {
+	cctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	m.store.Delete(cctx, k)
+}
+
+func (s *sender) post(req *http.Request) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req = req.WithContext(ctx)
+	resp, err := s.rt.RoundTrip(req)
+	if err == nil {
+		resp.Body.Close()
+	}
+	return err
+}
+"#,
         r#"
 package app
 

@@ -103,6 +103,12 @@ impl CtxSource {
     }
 }
 
+///
+/// A func literal that escapes (stored in a struct, a field, or handed to a
+/// function of the file that stores it; returned) runs later, when the
+/// enclosing function's context may be long done: it does not inherit it.
+/// A request the function only sends (`req.WithContext(..)`, passed to
+/// `RoundTrip`/`Do`) is an outgoing one: its context is the sender's to set.
 pub fn ctx_in_scope(cx: &FileCx, f: FuncId) -> Option<CtxSource> {
     let mut cur = Some(f);
     while let Some(id) = cur {
@@ -115,17 +121,90 @@ pub fn ctx_in_scope(cx: &FileCx, f: FuncId) -> Option<CtxSource> {
                 if is_ctx_type(t) {
                     return Some(CtxSource::Param(p.name.to_string()));
                 }
-                if t.resolved.as_deref() == Some("net/http.Request") && t.text.starts_with('*') {
+                if t.resolved.as_deref() == Some("net/http.Request")
+                    && t.text.starts_with('*')
+                    && !sends_request(cx, id, &p.name)
+                {
                     return Some(CtxSource::Request(p.name.to_string()));
                 }
             }
         }
-        if func.kind != FnKind::Closure {
+        if func.kind != FnKind::Closure || escapes(cx, id) {
             break;
         }
         cur = func.parent;
     }
     None
+}
+
+/// `f` uses its request parameter `req` as a client: sets its context
+/// (`req.WithContext(ctx)`) or sends it (`rt.RoundTrip(req)`,
+/// `client.Do(req)`).
+fn sends_request(cx: &FileCx, f: FuncId, req: &str) -> bool {
+    cx.with_nested(f).into_iter().any(|g| {
+        cx.body_calls(g).any(|e| {
+            let c = cx.call(e).unwrap();
+            (c.name.as_str() == "WithContext"
+                && c.receiver.and_then(|r| cx.model.name_of(r)) == Some(req))
+                || (matches!(c.name.as_str(), "RoundTrip" | "Do")
+                    && c.args
+                        .iter()
+                        .any(|a| cx.model.name_of(a.value) == Some(req)))
+        })
+    })
+}
+
+/// The func literal `f` is kept to run later: it is a value of a composite
+/// literal, assigned to a field, returned, or passed to a function of the
+/// file that stores the parameter it lands in.
+pub fn escapes(cx: &FileCx, f: FuncId) -> bool {
+    let Parent::Expr(lit) = cx.tree.func_site(f) else {
+        return false;
+    };
+    match cx.tree.expr_parent(lit) {
+        Parent::Stmt(s) => match &cx.stmt(s).kind {
+            StmtKind::Return(_) => true,
+            StmtKind::Assign {
+                targets,
+                value: Some(v),
+                ..
+            } => {
+                *v == lit
+                    && targets
+                        .iter()
+                        .any(|&t| matches!(cx.expr(t).kind, ExprKind::Attr { .. }))
+            }
+            _ => false,
+        },
+        Parent::Expr(p) => match &cx.expr(p).kind {
+            ExprKind::Collection { .. } => true,
+            ExprKind::Call(c) if c.func != lit => {
+                let Some(i) = c.args.iter().position(|a| a.value == lit) else {
+                    return false;
+                };
+                let Some(callee) = cx.callee_in_file(c) else {
+                    return false;
+                };
+                let Some(param) = cx.param_receiving(callee, c, i) else {
+                    return false;
+                };
+                cx.body_exprs(callee).iter().any(|&e| {
+                    cx.model.name_of(e) == Some(param)
+                        && match cx.tree.expr_parent(e) {
+                            Parent::Expr(q) => {
+                                matches!(cx.expr(q).kind, ExprKind::Collection { .. })
+                            }
+                            Parent::Stmt(s) => matches!(&cx.stmt(s).kind,
+                                StmtKind::Assign { targets, value: Some(v), .. }
+                                    if *v == e && targets.iter().any(|&t| matches!(cx.expr(t).kind, ExprKind::Attr { .. }))),
+                            _ => false,
+                        }
+                })
+            }
+            _ => false,
+        },
+        _ => false,
+    }
 }
 
 /// Every statement of a block, recursively (not into nested functions),

@@ -25,7 +25,10 @@ same in an iterator `.map(|x| tokio::spawn(..))`, or `join_all` /
 `try_join_all` over `items.iter().map(..)`. Not flagged: a `Semaphore`
 permit taken in the loop or inside the task, `buffer_unordered(n)` /
 `buffered(n)` in the function, handles awaited inside the loop body (one at
-a time), `JoinSet`/scoped spawns, and chunked inputs (`.chunks(n)`).
+a time), `JoinSet`/scoped spawns, chunked inputs (`.chunks(n)`), and a
+`join_all` whose per-item future only awaits the item itself (`|rx| async
+move { rx.await }`): those futures are already under way, joining them
+starts nothing.
 
 ## Why
 
@@ -156,6 +159,7 @@ impl Rule for SpawnPerItem {
                     .positional(0)
                     .and_then(|a| common::closure_fn(cx, a))
                     .is_some_and(|cl| fn_takes_permit(cx, cl))
+                && !m.positional(0).is_some_and(|a| only_awaits_item(cx, a))
                 && seen.insert(e)
             {
                 let what = if c.name == "collect" {
@@ -171,7 +175,7 @@ impl Rule for SpawnPerItem {
                         if c.name == "collect" { what.to_string() } else { format!("`{what}`") },
                         common::text(cx, chain_base(cx, recv))
                     ),
-                    "bound the concurrency: `futures::stream::iter(items).map(..).buffer_unordered(n)`, or a `tokio::sync::Semaphore` permit per future",
+                    "bound the concurrency: `futures::stream::iter(items).map(..).buffered(n)` (results in order, as `join_all` gives them) or `.buffer_unordered(n)`, or a `tokio::sync::Semaphore` permit per future",
                 ));
             }
         }
@@ -274,6 +278,51 @@ fn capped_fn(cx: &FileCx, f: FuncId) -> bool {
                 _ => false,
             }
     })
+}
+
+/// The per-item future only awaits the item itself (`|rx| async move {
+/// rx.await }`, a named closure doing the same): the items are futures
+/// already under way (replies to requests sent earlier, handles of tasks
+/// already spawned), so joining them starts nothing.
+fn only_awaits_item(cx: &FileCx, f: ExprId) -> bool {
+    let f = cx.model.strip(f);
+    let closure = common::closure_fn(cx, f).or_else(|| {
+        let name = cx.model.name_of(f)?;
+        let decl = common::declaration_of(cx, name, f)?;
+        match &cx.stmt(decl).kind {
+            StmtKind::Assign { value: Some(v), .. } => common::closure_fn(cx, *v),
+            _ => None,
+        }
+    });
+    let Some(closure) = closure else {
+        return false;
+    };
+    let items: Vec<&str> = cx
+        .func(closure)
+        .params
+        .iter()
+        // A pattern parameter's name is its text (`(_, rx)`): its words.
+        .flat_map(|p| {
+            p.name
+                .split(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
+        })
+        .filter(|n| !n.is_empty() && *n != "_" && *n != "mut")
+        .collect();
+    let awaited: Vec<ExprId> = cx
+        .with_nested(closure)
+        .into_iter()
+        .flat_map(|g| cx.body_exprs(g).iter().copied())
+        .filter_map(|e| match cx.expr(e).kind {
+            ExprKind::Await(inner) => Some(inner),
+            _ => None,
+        })
+        .collect();
+    !awaited.is_empty()
+        && awaited.iter().all(|&a| {
+            cx.model
+                .name_of(cx.model.strip(a))
+                .is_some_and(|n| items.contains(&n))
+        })
 }
 
 /// The first receiver of a method chain (`items` in `items.iter().map(..)`).
@@ -447,8 +496,32 @@ async fn notify(users: &[User]) {
     while let Some(_r) = pending.next().await {}
 }
 "#,
+        r#"
+pub async fn fetch_all(client: &Client, urls: Vec<String>) -> Vec<Page> {
+    let fetch = |url: String| async move { client.get(url).await };
+    futures::future::join_all(urls.into_iter().map(fetch)).await // expect
+}
+"#,
     ],
     pass: &[
+        r#"
+use futures::future;
+use tokio::sync::oneshot;
+
+pub async fn gather(
+    receivers: Vec<(String, oneshot::Receiver<Result<u64, String>>)>,
+) -> Result<u64, String> {
+    let wait_one = |(_, rx): (String, oneshot::Receiver<Result<u64, String>>)| async move {
+        rx.await.map_err(|_| "dropped".to_string())?
+    };
+    let all = future::try_join_all(receivers.into_iter().map(wait_one)).await?;
+    Ok(all.into_iter().sum())
+}
+
+pub async fn reap(handles: Vec<tokio::task::JoinHandle<()>>) {
+    future::join_all(handles.into_iter().map(|h| async move { h.await.ok() })).await;
+}
+"#,
         r#"
 use std::sync::Arc;
 use tokio::sync::Semaphore;
