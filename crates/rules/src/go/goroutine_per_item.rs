@@ -19,8 +19,9 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 A loop over a channel (a stream), or over a slice or map whose size the
 code does not control (unless the goroutines provably only compute with
-code of this file; an array, a count or a literal list has a size the code
-fixes), starts one goroutine per item (`go` or `g.Go` of an errgroup with no
+code of this file; an array, a count, a literal list, or a field the file
+only fills one element at a time at a few places outside loops has a size
+the code fixes), starts one goroutine per item (`go` or `g.Go` of an errgroup with no
 `SetLimit`), and nothing in the loop waits for a slot first (a semaphore
 channel send, `sem.Acquire`, a `Wait`).
 
@@ -209,7 +210,7 @@ fn bounded_input(cx: &FileCx, f: FuncId, iter: ExprId) -> bool {
     {
         return true;
     }
-    if field_type_text(cx, iter).is_some_and(is_array_type) {
+    if field_type_text(cx, iter).is_some_and(is_array_type) || filled_by_fixed_appends(cx, iter) {
         return true;
     }
     let Some(name) = cx.model.name_of(iter).or_else(|| {
@@ -251,6 +252,50 @@ fn bounded_input(cx: &FileCx, f: FuncId, iter: ExprId) -> bool {
         cur = cx.func(id).parent;
     }
     false
+}
+
+/// A field (`j.copiers`) that the file only ever fills one element at a
+/// time, at a few places outside any loop (`j.copiers = append(j.copiers,
+/// f)` in `wireIn`, `wireOut`, `wireErr`): it holds at most that many
+/// items. Any other assignment to it (a slice from elsewhere, an append in
+/// a loop or of a spread) makes its size unknown.
+fn filled_by_fixed_appends(cx: &FileCx, iter: ExprId) -> bool {
+    const FEW: usize = 8;
+    let ExprKind::Attr { name: field, .. } = &cx.expr(iter).kind else {
+        return false;
+    };
+    let is_field =
+        |e: ExprId| matches!(&cx.expr(e).kind, ExprKind::Attr { name, .. } if name == field);
+    let mut appends = 0;
+    for (i, st) in cx.model.stmts.iter().enumerate() {
+        let StmtKind::Assign { targets, value, .. } = &st.kind else {
+            continue;
+        };
+        if !targets.iter().any(|&t| is_field(t)) {
+            continue;
+        }
+        let [_] = targets.as_slice() else {
+            return false;
+        };
+        let Some(v) = value else { return false };
+        let single_append = cx.call(*v).is_some_and(|c| {
+            c.name.as_str() == "append"
+                && c.receiver.is_none()
+                && c.args.len() == 2
+                && !c.has_spread()
+                && is_field(c.args[0].value)
+        });
+        if !single_append || !common::enclosing_loops(cx, StmtId(i as u32)).is_empty() {
+            return false;
+        }
+        appends += 1;
+    }
+    // Set in a composite literal (`&Job{copiers: list}`): from elsewhere.
+    let set_in_literal = cx.model.exprs.iter().any(|e| {
+        matches!(&e.kind, ExprKind::Collection { keys, .. }
+            if keys.iter().any(|k| k.as_deref() == Some(field.as_str())))
+    });
+    !set_in_literal && (1..=FEW).contains(&appends)
 }
 
 /// The declared type, as written, of a field read as `x.f` where `x` has a
@@ -393,8 +438,56 @@ func Crawl(links map[string]bool) {
 	wg.Wait()
 }
 "#,
+        r#"
+package app
+
+type Job struct {
+	copiers []func() error
+}
+
+func (j *Job) Add(srcs []Source) {
+	for _, s := range srcs {
+		j.copiers = append(j.copiers, s.Copy)
+	}
+}
+
+func (j *Job) Run() {
+	for _, c := range j.copiers {
+		go func(c func() error) { c() }(c) // expect
+	}
+}
+"#,
     ],
     pass: &[
+        r#"
+package app
+
+import "io"
+
+type Job struct {
+	In, Out  io.ReadWriter
+	src      io.ReadWriter
+	copiers  []func() error
+	results  chan error
+}
+
+func (j *Job) wireIn() {
+	j.copiers = append(j.copiers, func() error { _, err := io.Copy(j.src, j.In); return err })
+}
+
+func (j *Job) wireOut() {
+	j.copiers = append(j.copiers, func() error { _, err := io.Copy(j.Out, j.src); return err })
+}
+
+func (j *Job) Run() {
+	j.wireIn()
+	j.wireOut()
+	j.results = make(chan error, len(j.copiers))
+	for _, c := range j.copiers {
+		go func(c func() error) { j.results <- c() }(c)
+	}
+}
+"#,
         r#"
 package app
 

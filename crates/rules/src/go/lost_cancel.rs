@@ -122,19 +122,36 @@ impl Rule for LostCancel {
             let Some(name) = cx.model.name_of(cancel) else {
                 continue;
             };
+            let s = StmtId(i as u32);
+            let f = cx.tree.stmt_func(s);
+            // A deadline frees its context when it passes; other kinds only
+            // when the parent is cancelled.
+            let until = if api.contains("Timeout") || api.contains("Deadline") {
+                "until its deadline passes or the parent is cancelled"
+            } else {
+                "until the parent is cancelled"
+            };
+            // A context the function hands back must outlive it: its cancel
+            // goes with it, to whoever ends its use.
+            let returned = elems
+                .first()
+                .and_then(|&c| cx.model.name_of(c))
+                .is_some_and(|ctx| returns_name(cx, f, ctx));
             if name == "_" {
                 out.push(cx.finding(
                     &META,
                     st.span,
                     format!(
-                        "the cancel function of `{short}` is discarded: the context keeps {held} until the parent is cancelled, and nothing stops the work below it when this function is done"
+                        "the cancel function of `{short}` is discarded: the context keeps {held} {until}, and nothing stops the work below it when this function is done"
                     ),
-                    "keep the cancel function and `defer cancel()` right after this line",
+                    if returned {
+                        "keep the cancel function and return it with the context, so that the caller calls it once it is done with the context (a `defer cancel()` here would cancel the context before it is used)"
+                    } else {
+                        "keep the cancel function and `defer cancel()` right after this line"
+                    },
                 ));
                 continue;
             }
-            let s = StmtId(i as u32);
-            let f = cx.tree.stmt_func(s);
             let mut fl = Pending {
                 name,
                 start: s,
@@ -152,13 +169,27 @@ impl Rule for LostCancel {
                 &META,
                 span,
                 format!(
-                    "{at} can be reached without calling `{name}` from `{short}` (line {}): the derived context keeps {held} until the parent is cancelled",
+                    "{at} can be reached without calling `{name}` from `{short}` (line {}): the derived context keeps {held} {until}",
                     common::line_of(cx, st.span)
                 ),
-                format!("`defer {name}()` right after creating the context"),
+                if returned {
+                    format!("return `{name}` with the context (or call it on the paths that do not return the context), so that whoever ends the context's use cancels it")
+                } else {
+                    format!("`defer {name}()` right after creating the context")
+                },
             ));
         }
     }
+}
+
+/// Some `return` of `f` hands back the value of the variable `name`.
+fn returns_name(cx: &FileCx, f: FuncId, name: &str) -> bool {
+    cx.body_stmts(f).iter().any(|&s| match &cx.stmt(s).kind {
+        StmtKind::Return(Some(v)) => unsnarl_model::walk::exprs_under(cx.model, *v)
+            .into_iter()
+            .any(|e| cx.model.name_of(e) == Some(name)),
+        _ => false,
+    })
 }
 
 /// Whether the cancel function was created and not yet used on the path.
@@ -349,6 +380,27 @@ mod tests {
         assert!(
             found[1].contains("WithTimeout`") && found[1].contains("its timer"),
             "{found:#?}"
+        );
+    }
+
+    /// A context the function returns needs its cancel returned too: a
+    /// deferred cancel would end it before the caller uses it.
+    #[test]
+    fn a_returned_context_hands_its_cancel_back() {
+        let src = "package p\n\nimport (\n\t\"context\"\n\t\"time\"\n)\n\nfunc perCall(p context.Context) context.Context {\n\tctx, _ := context.WithTimeout(p, time.Second)\n\treturn ctx\n}\n\nfunc run(p context.Context) {\n\tctx, _ := context.WithTimeout(p, time.Second)\n\tuse(ctx)\n}\n";
+        let fixes = crate::testing::fixes(&LostCancel, Language::Go, src);
+        assert_eq!(fixes.len(), 2, "{fixes:#?}");
+        assert!(
+            fixes[0].contains("return it with the context"),
+            "{}",
+            fixes[0]
+        );
+        assert!(fixes[1].contains("`defer cancel()`"), "{}", fixes[1]);
+        let found = crate::testing::messages(&LostCancel, Language::Go, src);
+        assert!(
+            found[0].contains("until its deadline passes"),
+            "{}",
+            found[0]
         );
     }
 }

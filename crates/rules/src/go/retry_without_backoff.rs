@@ -27,6 +27,10 @@ that:
 - sleeps with `time.Sleep` in a function that has a context, so a
   cancelled caller still waits out every backoff.
 
+A loop that only calls the machine's own file system and clocks
+(`os.RemoveAll` until open handles close) is not reported: there is no
+shared dependency for the retries to overload.
+
 ## Why
 
 When a dependency fails under load, every client retrying at once, at full
@@ -102,6 +106,9 @@ impl Rule for RetryWithoutBackoff {
             };
             let f = cx.tree.stmt_func(s);
             let exprs = exprs_in_block(cx.model, body);
+            if local_only(cx, &exprs) {
+                continue;
+            }
             let jitter = exprs.iter().any(|&e| {
                 cx.call(e).is_some_and(|c| {
                     c.target
@@ -162,13 +169,39 @@ impl Rule for RetryWithoutBackoff {
                         "back off exponentially with full jitter, and wait with `select {{ case <-time.After(d): case <-{0}.Done(): return {0}.Err() }}`",
                         ctx.expr()
                     ),
-                    None => "back off exponentially with full jitter (sleep a random time up to `base << attempt`, capped), and stop after a bounded number of attempts".to_string(),
+                    // A `for {}` loop has no budget of its own.
+                    None if matches!(st.kind, StmtKind::Loop { .. }) => "back off exponentially with full jitter (sleep a random time up to `base << attempt`, capped), and stop after a bounded number of attempts".to_string(),
+                    None => "back off exponentially with full jitter (sleep a random time up to `base << attempt`, capped)".to_string(),
                 };
                 out.push(cx.finding(&META, cx.expr(e).span, msg, fix));
                 break;
             }
         }
     }
+}
+
+/// Everything the loop calls is local to the machine: file-system and
+/// system calls of the standard library (`os.RemoveAll` while handles
+/// close, `os.Rename` over a busy file), clocks, errors and formatting.
+/// There is no shared dependency for its retries to pile onto.
+fn local_only(cx: &FileCx, exprs: &[ExprId]) -> bool {
+    let mut touches_files = false;
+    for &e in exprs {
+        let Some(c) = cx.call(e) else { continue };
+        let Some(t) = c.target.as_deref() else {
+            return false;
+        };
+        let pkg = t.rsplit_once('.').map_or(t, |(p, _)| p);
+        match pkg {
+            "os" | "syscall" | "golang.org/x/sys/unix" | "golang.org/x/sys/windows" => {
+                touches_files = true
+            }
+            "time" | "errors" | "fmt" | "path/filepath" | "path" | "strings" => {}
+            _ if !t.contains('.') => {}
+            _ => return false,
+        }
+    }
+    touches_files
 }
 
 /// The body of a retry loop outside tests: a counted or endless loop that
@@ -428,8 +461,50 @@ func Ping(s Store) error {
 	return err
 }
 "#,
+        r#"
+package app
+
+import (
+	"os"
+	"time"
+)
+
+func publish(dir string, c *Client) error {
+	var err error
+	for attempt := 0; attempt < 5; attempt++ { // expect
+		os.MkdirAll(dir, 0o755)
+		if err = c.Upload(dir); err == nil {
+			return nil
+		}
+	}
+	return err
+}
+"#,
     ],
     pass: &[
+        r#"
+package app
+
+import (
+	"os"
+	"time"
+)
+
+func wipe(dir string) error {
+	err := os.RemoveAll(dir)
+	if err == nil {
+		return nil
+	}
+	limit := time.Now().Add(time.Second)
+	for time.Now().Before(limit) {
+		time.Sleep(10 * time.Millisecond)
+		if err = os.RemoveAll(dir); err == nil {
+			return nil
+		}
+	}
+	return err
+}
+"#,
         r#"
 package app
 
@@ -521,5 +596,16 @@ mod tests {
         assert_eq!(fixes.len(), 3, "{fixes:#?}");
         assert!(fixes[0].contains("<-ctx.Done()"), "{fixes:#?}");
         assert!(!fixes[2].contains("ctx"), "{fixes:#?}");
+    }
+
+    /// Only a loop with no budget of its own is told to stop after a
+    /// bounded number of attempts.
+    #[test]
+    fn only_endless_loops_are_told_to_stop() {
+        let src = "package p\n\nimport \"time\"\n\nfunc a(c *Client) error {\n\tvar err error\n\tfor attempt := 0; attempt < 5; attempt++ {\n\t\tif err = c.Call(); err == nil {\n\t\t\treturn nil\n\t\t}\n\t\ttime.Sleep(time.Second)\n\t}\n\treturn err\n}\n\nfunc b(c *Client) {\n\tfor {\n\t\tif err := c.Call(); err == nil {\n\t\t\treturn\n\t\t}\n\t\ttime.Sleep(time.Second)\n\t}\n}\n";
+        let fixes = crate::testing::fixes(&RetryWithoutBackoff, Language::Go, src);
+        assert_eq!(fixes.len(), 2, "{fixes:#?}");
+        assert!(!fixes[0].contains("bounded number"), "{}", fixes[0]);
+        assert!(fixes[1].contains("bounded number"), "{}", fixes[1]);
     }
 }

@@ -79,6 +79,8 @@ impl Rule for CheckThenAwait {
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
         let globals = module_vars(cx.model);
+        // A nested re-check of the same key finds the same write again.
+        let mut reported = HashSet::new();
         for s in 0..cx.model.stmts.len() as u32 {
             let s = StmtId(s);
             let StmtKind::If { cond, then, .. } = &cx.stmt(s).kind else {
@@ -116,7 +118,9 @@ impl Rule for CheckThenAwait {
                     found = act_after_await(cx, &globals, &rest, &present);
                 }
             }
-            if let Some((w, key)) = found {
+            if let Some((w, key)) = found
+                && reported.insert(w)
+            {
                 out.push(cx.finding(
                     &META,
                     cx.stmt(w).span,
@@ -429,6 +433,15 @@ class Repo:
             self._token = resp["token"]  # expect
         return self._token
 "#,
+        r#"
+class Future:
+    async def result(self):
+        if not self._state:
+            await self.wait()
+            if not self._state:
+                self._state = await self._client.read_state()  # expect
+        return self._state
+"#,
     ],
     pass: &[
         r#"
@@ -522,4 +535,13 @@ def sync_memo(k, d={}):
 mod tests {
     use super::*;
     crate::testing::rule_tests!(CheckThenAwait);
+
+    /// An inner re-check of the same attribute finds the same write: one
+    /// finding, not two.
+    #[test]
+    fn a_nested_recheck_reports_the_write_once() {
+        let n = EXAMPLES.fail.len() - 1;
+        let found = crate::testing::messages(&CheckThenAwait, Language::Python, EXAMPLES.fail[n]);
+        assert_eq!(found.len(), 1, "{found:#?}");
+    }
 }

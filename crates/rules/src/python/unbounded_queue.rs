@@ -17,7 +17,10 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 `asyncio.Queue()`, `asyncio.Queue(maxsize=0)`, `queue.Queue()`,
 `multiprocessing.Queue()`, `queue.SimpleQueue()` and memory channels with
-an infinite buffer accept items without limit.
+an infinite buffer accept items without limit. Not reported when the file
+runs watermark flow control over it: an `if` comparing its fill level
+(`qsize()`, `len(..)`, `statistics()`) pauses or resumes the producer
+(`transport.pause_reading()`), which bounds it without blocking `put`.
 
 ## Why
 
@@ -72,6 +75,9 @@ impl Rule for UnboundedQueue {
             let Some(reason) = unbounded_reason(cx.model, c, entry) else {
                 continue;
             };
+            if flow_controlled(cx, id) {
+                continue;
+            }
             // A type that has no bound at all says so in its own words
             // (`a queue that cannot be bounded`).
             let limit = if entry.unbounded == Some(Unbounded::Always) {
@@ -96,6 +102,61 @@ impl Rule for UnboundedQueue {
     }
 }
 
+/// High/low watermark flow control around the queue: the file compares
+/// its fill level (`q.qsize()`, `len(q...)`, `ch.statistics()...`) in an
+/// `if` whose branch pauses or resumes the producer (`pause_reading()`,
+/// `self.resume()`). The bound is enforced by pausing the source instead
+/// of blocking `put` (which a protocol callback cannot do).
+fn flow_controlled(cx: &FileCx, ctor: ExprId) -> bool {
+    use unsnarl_model::walk::{Parent, exprs_under};
+    let Parent::Stmt(s) = cx.tree.expr_parent(ctor) else {
+        return false;
+    };
+    let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind else {
+        return false;
+    };
+    let names: Vec<String> = targets
+        .iter()
+        .flat_map(|&t| exprs_under(cx.model, t))
+        .filter_map(|e| cx.model.dotted(e))
+        .filter(|d| !d.is_empty())
+        .collect();
+    if names.is_empty() {
+        return false;
+    }
+    let measures_queue = |e: ExprId| {
+        cx.call(e).is_some_and(|c| {
+            let of_queue = |x: ExprId| {
+                exprs_under(cx.model, x)
+                    .into_iter()
+                    .any(|y| cx.model.dotted(y).is_some_and(|d| names.contains(&d)))
+            };
+            match (c.name.as_str(), c.receiver) {
+                ("qsize" | "statistics", Some(r)) => of_queue(r),
+                ("len", None) => c.positional(0).is_some_and(of_queue),
+                _ => false,
+            }
+        })
+    };
+    let throttles = |b: &Block| {
+        unsnarl_model::walk::calls_in_block(cx.model, b)
+            .into_iter()
+            .any(|e| {
+                let n = cx.call(e).unwrap().name.to_ascii_lowercase();
+                n.contains("pause") || n.contains("resume") || n.contains("throttle")
+            })
+    };
+    cx.model.stmts.iter().any(|st| match &st.kind {
+        StmtKind::If { cond, then, .. } => {
+            exprs_under(cx.model, *cond).into_iter().any(|e| {
+                matches!(&cx.expr(e).kind, ExprKind::Binary { .. })
+                    && exprs_under(cx.model, e).into_iter().any(measures_queue)
+            }) && throttles(then)
+        }
+        _ => false,
+    })
+}
+
 pub static EXAMPLES: Examples = Examples {
     language: Language::Python,
     fail: &[
@@ -117,8 +178,52 @@ import trio
 
 send, recv = trio.open_memory_channel(math.inf)  # expect
 "#,
+        r#"
+import asyncio
+
+class Reader:
+    def __init__(self, transport):
+        self.frames = asyncio.Queue()  # expect
+        self.transport = transport
+
+    def feed(self, frame):
+        self.frames.put_nowait(frame)
+        if self.frames.qsize() > 1000:
+            log.warning("backlog")
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+import math
+import trio
+
+class Reader:
+    def __init__(self, transport):
+        self.frames = asyncio.Queue()
+        self.transport = transport
+
+    def feed(self, frame):
+        self.frames.put_nowait(frame)
+        if self.frames.qsize() > 64:
+            self.transport.pause_reading()
+
+    async def next(self):
+        frame = await self.frames.get()
+        if self.frames.qsize() < 16:
+            self.transport.resume_reading()
+        return frame
+
+class FrameBuffer:
+    def __init__(self, high, pause):
+        self.tx, self.rx = trio.open_memory_channel(math.inf)
+        self.high, self.pause = high, pause
+
+    def feed(self, frame):
+        self.tx.send_nowait(frame)
+        if self.tx.statistics().current_buffer_used > self.high:
+            self.pause()
+"#,
         r#"
 import asyncio, queue
 
