@@ -21,7 +21,9 @@ pub static META: RuleMeta = RuleMeta {
 or an array of promises filled in a loop over `xs` and then awaited with
 `Promise.all`, where `xs` is not an array literal, not a chunk of a larger
 input, and the callback goes through no limiter (`p-limit`, a semaphore, a
-queue).
+queue). A callback that starts a listener per element (`server.listen`,
+`createServer`, grpc's `bindAsync`, directly or in a function of the file)
+is not reported: every listener has to be open at once anyway.
 
 ## Why
 
@@ -181,7 +183,7 @@ fn mapped_source(cx: &FileCx, c: &Call) -> Option<String> {
     }
     let recv = c.receiver?;
     let cb = c.positional(0)?;
-    if bounded(cx, recv) || limited(cx, cb) || teardown(cx, cb) {
+    if bounded(cx, recv) || limited(cx, cb) || teardown(cx, cb) || binds_listeners(cx, cb) {
         return None;
     }
     if let Some(f) = common::callback_fn(cx, cb) {
@@ -488,6 +490,27 @@ fn teardown(cx: &FileCx, cb: ExprId) -> bool {
     })
 }
 
+/// The callback (or a function of this file it calls) starts a listener
+/// (`server.listen(..)`, `net.createServer`, grpc's `bindAsync`): one per
+/// address the program binds, all of which must be open at once anyway, so
+/// a cap on concurrency would bound nothing.
+fn binds_listeners(cx: &FileCx, cb: ExprId) -> bool {
+    fn binds(cx: &FileCx, f: FuncId, depth: u32) -> bool {
+        cx.with_nested(f).into_iter().any(|g| {
+            common::calls_of(cx, g).any(|e| {
+                let c = cx.call(e).unwrap();
+                // (Not `bind`: `fn.bind(this)` is everywhere.)
+                matches!(c.name.as_str(), "listen" | "createServer" | "bindAsync")
+                    || (depth > 0
+                        && cx
+                            .callee_in_file(c)
+                            .is_some_and(|h| binds(cx, h, depth - 1)))
+            })
+        })
+    }
+    common::callback_fn(cx, cb).is_some_and(|f| binds(cx, f, 2))
+}
+
 /// The callback (or the pushed expression) goes through a limiter.
 fn limited(cx: &FileCx, e: ExprId) -> bool {
     let mut exprs = exprs_under(cx.model, e);
@@ -539,6 +562,24 @@ async function sendMail(to) {
 "#,
     ],
     pass: &[
+        r#"
+const net = require("node:net");
+const dns = require("node:dns");
+
+function listenOn(address, port, onConn) {
+  return new Promise((resolve) => {
+    const srv = net.createServer(onConn);
+    srv.once("error", (err) => resolve({ error: err.message }));
+    srv.listen({ host: address, port }, () => resolve({ server: srv }));
+  });
+}
+
+async function bindAll(hostname, port, onConn) {
+  const addrs = await dns.promises.lookup(hostname, { all: true });
+  const results = await Promise.all(addrs.map((a) => listenOn(a.address, port, onConn)));
+  return results.filter((r) => r.server).map((r) => r.server);
+}
+"#,
         r#"
 import pLimit from "p-limit";
 

@@ -22,7 +22,9 @@ spot, kept only in a local variable nothing reads, overwritten on every
 iteration of a loop (only the last task is awaited), or collected in a
 local list that nothing awaits or drains. Tasks of a `TaskGroup` or a
 trio/anyio nursery, tasks that are returned, awaited, stored on an object
-or passed on are not reported. A task kept only in a local that adds a done
+or passed on are not reported, nor is `self.create_task(..)` in a class
+that inherits it from a base in another file (a spawner of the project's
+own, whose body is not in sight). A task kept only in a local that adds a done
 callback is reported at medium severity: the callback sees how it ends,
 but nothing holds a reference to it.
 
@@ -80,6 +82,7 @@ impl Rule for DiscardedTask {
             if entry.kind.as_deref() != Some("task")
                 || is_scoped_spawn(cx, c)
                 || cx.func(cx.func_of(id)).is_test
+                || inherited_spawner(cx, c)
             {
                 continue;
             }
@@ -236,6 +239,27 @@ fn is_bookkeeping_use(cx: &FileCx, r: ExprId) -> bool {
     matches!(&cx.expr(a).kind, ExprKind::Attr { name, .. } if matches!(name.as_str(), "add_done_callback" | "set_name" | "get_name"))
 }
 
+/// `self.create_task(..)` in a class that does not define it here: the
+/// method comes from a base class in another file, a spawner of the
+/// project's own (asyncio puts `create_task` on loops and task groups, not
+/// on arbitrary objects), which usually keeps the tasks it starts. Its
+/// body is out of sight, so what happens to the handle is unknown.
+fn inherited_spawner(cx: &FileCx, c: &Call) -> bool {
+    let Some(r) = c.receiver else { return false };
+    if !matches!(cx.model.name_of(r), Some("self" | "cls")) || cx.callee_in_file(c).is_some() {
+        return false;
+    }
+    let class = cx
+        .tree
+        .func_ancestors(cx.model, cx.func_of(r))
+        .find_map(|f| cx.func(f).class.clone());
+    let Some(class) = class else { return false };
+    !cx.model.function_ids().any(|f| {
+        let func = cx.func(f);
+        func.name == c.name && func.class.as_ref() == Some(&class)
+    })
+}
+
 /// The innermost loop (of the same function) around a statement.
 fn enclosing_loop(cx: &FileCx, s: StmtId) -> Option<StmtId> {
     cx.tree.stmt_ancestors(s).find(|&a| {
@@ -319,8 +343,22 @@ async def collect(items):
         pending.append(asyncio.create_task(handle(it)))  # expect
     return len(items)
 "#,
+        r#"
+from .base import Owned
+
+class Channel(Owned):
+    async def on_deliver(self, consumer, message):
+        self.loop.create_task(consumer(message))  # expect
+"#,
     ],
     pass: &[
+        r#"
+from .base import Owned
+
+class Channel(Owned):
+    async def on_deliver(self, consumer, message):
+        self.create_task(consumer(message))
+"#,
         r#"
 import asyncio
 

@@ -21,7 +21,8 @@ A channel constructor that has no capacity: `unbounded_channel()`,
 `async_channel::unbounded()`, `futures::channel::mpsc::unbounded()`.
 
 Not findings: a request/reply channel whose every send (through the
-struct fields the sender is stored in) carries a oneshot reply sender the
+struct fields the sender is stored in, directly or by a constructor of the
+file) carries a oneshot reply sender the
 caller then waits on, so each caller has at most one message queued; a
 channel used as a oneshot (one send, or one `recv()` by the function that
 made it).
@@ -228,6 +229,14 @@ fn request_reply(cx: &FileCx, ctor: ExprId) -> bool {
                     ExprKind::Call(c)
                         if c.receiver.is_none() && c.args.iter().any(|a| a.value == cur) =>
                     {
+                        // `make_control(tx)`: a constructor of this file
+                        // that puts its parameter in a struct field.
+                        if let Some(g) = cx.callee_in_file(c)
+                            && let Some(i) = c.args.iter().position(|a| a.value == cur)
+                            && let Some(param) = cx.param_receiving(g, c, i)
+                        {
+                            break field_holding(cx, g, param);
+                        }
                         cur = p
                     }
                     ExprKind::Collection { elems, keys, .. } => {
@@ -282,6 +291,28 @@ fn request_reply(cx: &FileCx, ctor: ExprId) -> bool {
         sends += 1;
     }
     sends > 0
+}
+
+/// The struct field a function puts its parameter `param` in
+/// (`WorkerControl { halt_tx }`), when that is the parameter's only use.
+fn field_holding(cx: &FileCx, f: FuncId, param: &str) -> Option<Str> {
+    let uses: Vec<ExprId> = cx
+        .body_exprs(f)
+        .iter()
+        .copied()
+        .filter(|&e| cx.model.name_of(e) == Some(param))
+        .collect();
+    let [u] = uses.as_slice() else { return None };
+    let unsnarl_model::walk::Parent::Expr(p) = cx.tree.expr_parent(*u) else {
+        return None;
+    };
+    let ExprKind::Collection { elems, keys, .. } = &cx.expr(p).kind else {
+        return None;
+    };
+    elems
+        .iter()
+        .position(|e| e == u)
+        .and_then(|i| keys.get(i).cloned().flatten())
 }
 
 /// The field a method receiver chain starts from: `self.inner.tx.as_ref()
@@ -367,7 +398,38 @@ fn collect(jobs: Vec<Job>) -> Vec<Out> {
 }
 "#,
     ],
-    pass: &[r#"
+    pass: &[
+        r#"
+use tokio::sync::{mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender}, oneshot};
+
+pub struct Halt {
+    pub graceful: bool,
+    pub done: oneshot::Sender<bool>,
+}
+
+pub struct WorkerControl {
+    halt_tx: UnboundedSender<Halt>,
+}
+
+fn make_control(halt_tx: UnboundedSender<Halt>) -> WorkerControl {
+    WorkerControl { halt_tx }
+}
+
+impl WorkerControl {
+    pub fn halt(&self, graceful: bool) -> oneshot::Receiver<bool> {
+        let (done, rx) = oneshot::channel();
+        let _ = self.halt_tx.send(Halt { graceful, done });
+        rx
+    }
+}
+
+pub fn start_worker() -> WorkerControl {
+    let (halt_tx, halt_rx) = unbounded_channel();
+    tokio::spawn(run(halt_rx));
+    make_control(halt_tx)
+}
+"#,
+        r#"
 use std::sync::mpsc;
 
 fn setup() {
@@ -436,7 +498,8 @@ fn close_signal(conn: Conn) -> std::sync::mpsc::Receiver<Error> {
     });
     close_rx
 }
-"#],
+"#,
+    ],
 };
 
 #[cfg(test)]
