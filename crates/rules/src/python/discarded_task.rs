@@ -254,6 +254,15 @@ fn inherited_spawner(cx: &FileCx, c: &Call) -> bool {
         .func_ancestors(cx.model, cx.func_of(r))
         .find_map(|f| cx.func(f).class.clone());
     let Some(class) = class else { return false };
+    // An event loop's own class (`class SelectorEventLoop(BaseEventLoop)`)
+    // inherits asyncio's `create_task`, which keeps only a weak reference.
+    if class
+        .rsplit('.')
+        .next()
+        .is_some_and(|n| n.ends_with("Loop"))
+    {
+        return false;
+    }
     !cx.model.function_ids().any(|f| {
         let func = cx.func(f);
         func.name == c.name && func.class.as_ref() == Some(&class)
@@ -349,6 +358,10 @@ from .base import Owned
 class Channel(Owned):
     async def on_deliver(self, consumer, message):
         self.loop.create_task(consumer(message))  # expect
+
+class SelectorEventLoop(base_events.BaseEventLoop):
+    def _accept(self, conn):
+        self.create_task(self._serve(conn))  # expect
 "#,
     ],
     pass: &[
