@@ -27,7 +27,9 @@ an HTTP/database/network/file call, `time.Sleep`, `wg.Wait()`, a call of a
 function of the file that does one of these, or a call of a listener (a
 function value taken from a collection being ranged over, or a callback
 named `onX`/`handler`/`hook`...). Reads and writes of a connection are left
-out: a per-connection mutex exists to serialize them.
+out: a per-connection mutex exists to serialize them. So is file I/O on
+the locked struct's own files (`os.ReadFile(s.idxPath)` under `s.mu`, or
+a method of `s` doing it): that mutex guards the files as well.
 
 ## Why
 
@@ -309,6 +311,31 @@ impl Under {
     }
 }
 
+/// File I/O on the locked struct's own files: the held mutex is `s.mu`
+/// and the call works on a field of `s` (`os.ReadFile(s.idxPath)`,
+/// `s.idx.Truncate(0)`), or is a method of `s` whose blocking is file I/O
+/// (`s.writeSummary()`). Such a mutex guards the files too: unlocking
+/// around the I/O would let readers see them half-written.
+fn guards_its_files(cx: &FileCx, held: &HeldSet, e: ExprId, what: &str) -> bool {
+    let Some(h) = held.last() else { return false };
+    if !what.contains("reads or writes files") {
+        return false;
+    }
+    let owner =
+        h.op.instance
+            .rsplit_once('.')
+            .map_or(h.op.instance.as_str(), |(o, _)| o);
+    let Some(c) = cx.call(e) else { return false };
+    let field_of_owner = |x: ExprId| {
+        cx.model
+            .dotted(x)
+            .is_some_and(|d| d.strip_prefix(owner).is_some_and(|r| r.starts_with('.')))
+    };
+    c.receiver
+        .is_some_and(|r| field_of_owner(r) || cx.model.dotted(r).as_deref() == Some(owner))
+        || c.args.iter().any(|a| field_of_owner(a.value))
+}
+
 /// Connection reads/writes and stream copies: what a per-connection write
 /// or read mutex exists to serialize.
 fn serializing_io(what: &str) -> bool {
@@ -474,7 +501,9 @@ impl Flow for Under {
     fn simple(&mut self, cx: &FileCx, s: StmtId, st: &mut HeldSet) {
         if !st.is_empty() && !matches!(cx.stmt(s).kind, StmtKind::Defer(_) | StmtKind::Go(_)) {
             for e in locks::evaluated_exprs(cx, s) {
-                if let Some(what) = self.blocking(cx, e) {
+                if let Some(what) = self.blocking(cx, e)
+                    && !guards_its_files(cx, st, e, &what.0)
+                {
                     self.report(st, cx.expr(e).span, what);
                     break;
                 }
@@ -485,7 +514,9 @@ impl Flow for Under {
     fn cond(&mut self, cx: &FileCx, e: ExprId, st: &mut HeldSet) {
         if !st.is_empty() {
             for x in exprs_under(cx.model, e) {
-                if let Some(what) = self.blocking(cx, x) {
+                if let Some(what) = self.blocking(cx, x)
+                    && !guards_its_files(cx, st, x, &what.0)
+                {
                     self.report(st, cx.expr(x).span, what);
                     break;
                 }
@@ -619,8 +650,63 @@ func (q *Queue) Notify(listeners []func(int)) {
 	q.mu.Unlock()
 }
 "#,
+        r#"
+package app
+
+import (
+	"os"
+	"sync"
+)
+
+type Cache struct {
+	mu      sync.Mutex
+	entries map[string][]byte
+}
+
+func (c *Cache) LoadFile(name, path string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b, err := os.ReadFile(path) // expect
+	if err != nil {
+		return err
+	}
+	c.entries[name] = b
+	return nil
+}
+"#,
     ],
     pass: &[
+        r#"
+package app
+
+import (
+	"os"
+	"sync"
+)
+
+type segment struct {
+	mu      sync.Mutex
+	idxPath string
+	sumPath string
+	count   uint64
+}
+
+func (s *segment) writeSummary() error {
+	return os.WriteFile(s.sumPath, encode(s.count), 0o600)
+}
+
+func (s *segment) Snapshot() ([]byte, []byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	idx, err := os.ReadFile(s.idxPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.writeSummary()
+	sum, err := os.ReadFile(s.sumPath)
+	return idx, sum, err
+}
+"#,
         r#"
 package app
 

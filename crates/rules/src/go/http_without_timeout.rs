@@ -18,7 +18,9 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 Flags, in non-test code:
 
-- an `http.Client{...}` literal with no `Timeout` field;
+- an `http.Client{...}` literal with no `Timeout` field, unless it only
+  stands in for a client the caller did not pass (`if hc == nil { hc =
+  &http.Client{} }`): the caller sets the policy by passing its own;
 - `http.DefaultClient` and the package-level `http.Get`/`Post`/`Head`/
   `PostForm` (which use it) in a function with no context to bound them;
 - `net.Dial` whose connection gets no `SetDeadline`. Dials with no remote
@@ -90,7 +92,12 @@ impl Rule for HttpWithoutTimeout {
                 ExprKind::Collection {
                     ty: Some(t), keys, ..
                 } if t.resolved.as_deref() == Some("net/http.Client") => {
-                    if keys.iter().any(|k| k.as_deref() == Some("Timeout")) {
+                    // `var c *http.Client` (the front end's zero value of a
+                    // declared type) is a nil pointer, not a client.
+                    if keys.iter().any(|k| k.as_deref() == Some("Timeout"))
+                        || t.text.starts_with('*')
+                        || default_for_missing_client(cx, id)
+                    {
                         continue;
                     }
                     out.push(cx.finding(
@@ -149,6 +156,58 @@ impl Rule for HttpWithoutTimeout {
                 _ => {}
             }
         }
+    }
+}
+
+/// The literal stands in for a client the caller did not pass: `if hc ==
+/// nil { hc = &http.Client{} }`, or `if o.Client == nil { return
+/// http.Client{Transport: t} }`. The caller picks the timeout policy by
+/// passing a configured client; the library's default is theirs to
+/// replace, and its requests carry the caller's context.
+fn default_for_missing_client(cx: &FileCx, lit: ExprId) -> bool {
+    let mut e = lit;
+    while let Parent::Expr(p) = cx.tree.expr_parent(e) {
+        match cx.expr(p).kind {
+            ExprKind::Unary { .. } => e = p,
+            _ => return false,
+        }
+    }
+    let Parent::Stmt(s) = cx.tree.expr_parent(e) else {
+        return false;
+    };
+    let assigned_to = match &cx.stmt(s).kind {
+        StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } if *v == e => targets.first().and_then(|&t| cx.model.dotted(t)),
+        StmtKind::Return(Some(v)) if *v == e => None,
+        _ => return false,
+    };
+    let Some(StmtKind::If { cond, then, .. }) =
+        cx.tree.stmt_ancestors(s).next().map(|a| &cx.stmt(a).kind)
+    else {
+        return false;
+    };
+    if !then.contains(&s) {
+        return false;
+    }
+    let ExprKind::Binary {
+        op: BinOp::Eq,
+        left,
+        right,
+    } = cx.expr(*cond).kind
+    else {
+        return false;
+    };
+    let (checked, null) = if matches!(cx.model.literal(right), Some(Lit::Null)) {
+        (left, true)
+    } else {
+        (right, matches!(cx.model.literal(left), Some(Lit::Null)))
+    };
+    null && match assigned_to {
+        Some(target) => cx.model.dotted(checked).as_deref() == Some(target.as_str()),
+        None => true,
     }
 }
 
@@ -262,7 +321,8 @@ fn deadline_set(cx: &FileCx, dial: ExprId) -> bool {
 
 pub static EXAMPLES: Examples = Examples {
     language: Language::Go,
-    fail: &[r#"
+    fail: &[
+        r#"
 package app
 
 import (
@@ -288,8 +348,51 @@ func Send(req *Req) (*http.Response, error) {
 func Connect(addr string) (net.Conn, error) {
 	return net.Dial("tcp", addr) // expect
 }
-"#],
+"#,
+        r#"
+package app
+
+import "net/http"
+
+func fetch(url string, insecure bool) (*http.Response, error) {
+	var c *http.Client
+	if insecure == false {
+		c = &http.Client{} // expect
+	}
+	return c.Get(url)
+}
+"#,
+    ],
     pass: &[
+        r#"
+package app
+
+import "net/http"
+
+type Client struct {
+	*http.Client
+}
+
+func UseClient(hc *http.Client) func(*Client) {
+	return func(c *Client) {
+		if hc == nil {
+			hc = &http.Client{}
+		}
+		c.Client = hc
+	}
+}
+
+type Options struct {
+	Client *http.Client
+}
+
+func (o *Options) client() http.Client {
+	if o.Client == nil {
+		return http.Client{Transport: defaultTransport}
+	}
+	return *o.Client
+}
+"#,
         r#"
 package app
 

@@ -24,7 +24,11 @@ has finished (or started)". Tests too: use a WaitGroup, a channel, or
 an errgroup's `Wait`, a receive), or by signals telling the goroutines to
 stop (`close(quit)`, `cancel()`, `srv.Stop()`) and then such a wait, is
 not reported: the wait orders the code after it, and the sleep is only
-how long the goroutines run.
+how long the goroutines run. Nor is a sleep whose goroutine is joined
+later in the block with nothing before the join reading what it changes
+(a scenario step: let the load run, restart a node, then stop and join),
+or a grace window for something that must not happen (`select { case
+<-passed: t.Fatal(..); default: }` right after it).
 
 ## Why
 
@@ -115,9 +119,12 @@ fn scan_block(cx: &FileCx, block: &Block, out: &mut Vec<Finding>) {
             continue;
         }
         started = None;
-        if i + 1 == block.len()
+        let rest = &block[i + 1..];
+        if rest.is_empty()
             || !in_loop_free_context(cx, s)
-            || stops_then_waits(cx, &block[i + 1..])
+            || stops_then_waits(cx, rest)
+            || negative_check(cx, rest[0])
+            || joined_before_its_results_are_read(cx, go, rest)
         {
             continue;
         }
@@ -131,6 +138,114 @@ fn scan_block(cx: &FileCx, block: &Block, out: &mut Vec<Finding>) {
             "wait for the real event: a `sync.WaitGroup`, a channel the goroutine closes or sends on, or (in tests) `testing/synctest`",
         ));
     }
+}
+
+/// The sleep is a grace window for something that must not happen: right
+/// after it, a `select` whose cases fail the test and whose `default` goes
+/// on (`case <-passed: t.Fatal("passed a closed gate"); default:`). A slow
+/// machine only makes the check weaker; it cannot fail the test.
+fn negative_check(cx: &FileCx, s: StmtId) -> bool {
+    let StmtKind::Select { arms, .. } = &cx.stmt(s).kind else {
+        return false;
+    };
+    let failing = |e: ExprId| {
+        cx.call(e).is_some_and(|c| {
+            let n = c.name.as_str();
+            n.starts_with("Fatal") || n.starts_with("Error") || n == "Fail" || n == "FailNow"
+        })
+    };
+    // Fails whatever it received: a failing call among its own statements.
+    let fails = |b: &Block| {
+        b.iter()
+            .any(|&s| matches!(cx.stmt(s).kind, StmtKind::Expr(e) if failing(e)))
+    };
+    let mut default_goes_on = false;
+    for a in arms {
+        if matches!(a.kind, ArmKind::Default) {
+            default_goes_on = !unsnarl_model::walk::calls_in_block(cx.model, &a.body)
+                .into_iter()
+                .any(failing);
+        } else if !fails(&a.body) {
+            return false;
+        }
+    }
+    default_goes_on
+}
+
+/// The sleep times a scenario (how long a load runs before the next step),
+/// not the goroutine's result: the goroutine (a func literal) is joined
+/// later in the same block (`wg.Wait()`, `<-done`), and nothing before the
+/// join reads a variable the goroutine assigns.
+fn joined_before_its_results_are_read(cx: &FileCx, go: StmtId, rest: &[StmtId]) -> bool {
+    let StmtKind::Go(call) = cx.stmt(go).kind else {
+        return false;
+    };
+    let Some(body) = cx
+        .call(call)
+        .and_then(|c| match cx.expr(cx.model.strip(c.func)).kind {
+            ExprKind::Closure(f) => Some(f),
+            _ => None,
+        })
+    else {
+        return false;
+    };
+    let Some(join) = rest.iter().position(|&s| waits(cx, s)) else {
+        return false;
+    };
+    let written: Vec<&str> = cx
+        .with_nested(body)
+        .into_iter()
+        .flat_map(|g| cx.body_stmts(g).iter().copied())
+        .filter_map(|s| match &cx.stmt(s).kind {
+            StmtKind::Assign { targets, op, .. } if !matches!(op, AssignOp::Declare { .. }) => {
+                Some(targets)
+            }
+            _ => None,
+        })
+        .flatten()
+        .flat_map(|&t| {
+            // `s.result = ..`, `out[i] = ..`: the variable it hangs off.
+            let mut names = common::names_in_target(cx, t);
+            names.extend(common::root_name(cx, t).and_then(|r| cx.model.name_of(r)));
+            names
+        })
+        .collect();
+    // Objects it calls methods on (`c.Spin(quit)`) may change too.
+    let mut touched = written;
+    touched.extend(cx.with_nested(body).into_iter().flat_map(|g| {
+        cx.body_calls(g)
+            .filter_map(|e| cx.call(e).and_then(|c| c.receiver))
+            .filter_map(|r| common::root_name(cx, r).and_then(|n| cx.model.name_of(n)))
+            .collect::<Vec<_>>()
+    }));
+    let reads = |e: ExprId| {
+        unsnarl_model::walk::exprs_under(cx.model, e)
+            .into_iter()
+            .any(|x| cx.model.name_of(x).is_some_and(|n| touched.contains(&n)))
+    };
+    // A step of the scenario (`n.stop()`, its result unused) acts on the
+    // objects; anything whose value is used (`v := c.Value()`, a
+    // condition, an argument) reads them.
+    !rest[..join].iter().any(|&s| match &cx.stmt(s).kind {
+        StmtKind::Expr(e) => match cx.call(cx.model.strip(*e)) {
+            Some(c) if c.receiver.is_some() => c.args.iter().any(|a| reads(a.value)),
+            _ => reads(*e),
+        },
+        _ => {
+            let mut found = false;
+            unsnarl_model::walk::for_each_stmt_child(cx.model, s, &mut |ch| {
+                found |= match ch {
+                    unsnarl_model::walk::Child::Expr(e) => reads(e),
+                    unsnarl_model::walk::Child::Block(b) => {
+                        unsnarl_model::walk::exprs_in_block(cx.model, b)
+                            .into_iter()
+                            .any(reads)
+                    }
+                };
+            });
+            found
+        }
+    })
 }
 
 /// After the sleep, only signals telling the goroutines to stop
@@ -265,8 +380,96 @@ func Hammer(c *Counter) int {
 	return n
 }
 "#,
+        r#"
+package app
+
+import (
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestCompute(t *testing.T) {
+	var wg sync.WaitGroup
+	s := &state{}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s.result = compute()
+	}()
+	time.Sleep(10 * time.Millisecond) // expect
+	if s.result != 55 {
+		t.Fatal(s.result)
+	}
+	wg.Wait()
+}
+
+func TestGateOpens(t *testing.T) {
+	g := NewGate()
+	passed := make(chan struct{}, 1)
+	go func() {
+		g.Open()
+		passed <- struct{}{}
+	}()
+	time.Sleep(50 * time.Millisecond) // expect
+	select {
+	case <-passed:
+	default:
+		t.Fatal("gate did not open")
+	}
+}
+"#,
     ],
     pass: &[
+        r#"
+package app
+
+import (
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestRestartUnderLoad(t *testing.T) {
+	n := &node{}
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			n.send()
+			select {
+			case <-quit:
+				return
+			default:
+			}
+		}
+	}()
+	time.Sleep(200 * time.Millisecond)
+	n.stop()
+	n.restart()
+	close(quit)
+	wg.Wait()
+}
+
+func TestGateBlocks(t *testing.T) {
+	g := NewGate()
+	passed := make(chan struct{}, 1)
+	go func() {
+		g.Wait()
+		passed <- struct{}{}
+	}()
+	time.Sleep(50 * time.Millisecond)
+	select {
+	case <-passed:
+		t.Fatal("passed a closed gate")
+	default:
+	}
+	g.Open()
+	<-passed
+}
+"#,
         r#"
 package app
 

@@ -27,7 +27,10 @@ closes it (`conn, _ := ln.Accept(); go func() { serve(conn);
 conn.Close() }()`) ends with its connection and is not reported; nor is
 a test fixture's server (`go func() { s.srv.Serve(l) }()` in a `_test.go`
 file) that the same file stops with `Stop`, `GracefulStop`, `Shutdown` or
-`Close`.
+`Close`; nor a goroutine working on a connection it is handed that its
+owner closes (the spawning function or a cleanup closure it returns calls
+`Close` on it, or a method closes every element of the field it is kept
+in): it ends when the connection does.
 
 ## Why
 
@@ -109,7 +112,11 @@ impl Rule for UnjoinedGoroutine {
                 },
                 _ => continue,
             };
-            if signals || connection_scoped(cx, call_expr, c) || stopped_test_server(cx, c, body) {
+            if signals
+                || connection_scoped(cx, call_expr, c)
+                || stopped_test_server(cx, c, body)
+                || ends_with_a_closed_connection(cx, call_expr, c)
+            {
                 continue;
             }
             // Goroutines that do no I/O (computations, bookkeeping, runtime
@@ -160,6 +167,78 @@ fn serve_call<'a>(cx: &FileCx<'a>, c: &'a Call, body: Option<FuncId>) -> Option<
     cx.body_calls(body?)
         .filter_map(|e| cx.call(e))
         .find(|c| is_serve(c))
+}
+
+/// The goroutine works on a connection it is handed (`go pump(a, b)`,
+/// `go echo(c2)`) that its owner closes: the spawning function (or a
+/// cleanup closure it returns) calls `Close` on it, or keeps it in a field
+/// (`p.conns = append(p.conns, a, b)`) whose elements a method of the file
+/// closes. Closing the connection fails the goroutine's next read or write,
+/// so it ends with it.
+fn ends_with_a_closed_connection(cx: &FileCx, go_call: ExprId, c: &Call) -> bool {
+    let outer = common::outermost(cx, cx.func_of(go_call));
+    let handed: Vec<&str> = c
+        .args
+        .iter()
+        .filter_map(|a| cx.model.name_of(a.value))
+        .collect();
+    if handed.is_empty() {
+        return false;
+    }
+    let closes = |e: ExprId, names: &[&str]| {
+        cx.call(e).is_some_and(|k| {
+            k.name == "Close"
+                && k.receiver
+                    .and_then(|r| cx.model.name_of(r))
+                    .is_some_and(|n| names.contains(&n))
+        })
+    };
+    let in_owner: Vec<ExprId> = cx
+        .with_nested(outer)
+        .into_iter()
+        .flat_map(|g| cx.body_calls(g).collect::<Vec<_>>())
+        .collect();
+    if in_owner.iter().any(|&e| closes(e, &handed)) {
+        return true;
+    }
+    // Kept in a field the type closes element by element.
+    let fields: Vec<&str> = cx
+        .body_stmts(outer)
+        .iter()
+        .filter_map(|&s| match &cx.stmt(s).kind {
+            StmtKind::Assign {
+                targets,
+                value: Some(v),
+                ..
+            } => {
+                let k = cx.call(*v)?;
+                let keeps = k.name.as_str() == "append"
+                    && k.args.get(1..).unwrap_or_default().iter().any(|a| {
+                        cx.model
+                            .name_of(a.value)
+                            .is_some_and(|n| handed.contains(&n))
+                    });
+                match (&cx.expr(*targets.first()?).kind, keeps) {
+                    (ExprKind::Attr { name, .. }, true) => Some(name.as_str()),
+                    _ => None,
+                }
+            }
+            _ => None,
+        })
+        .collect();
+    !fields.is_empty()
+        && cx.model.stmts.iter().any(|st| match &st.kind {
+            StmtKind::For { target: Some(t), iter, body, .. } => {
+                matches!(&cx.expr(*iter).kind, ExprKind::Attr { name, .. } if fields.contains(&name.as_str()))
+                    && {
+                        let item = common::names_in_target(cx, *t);
+                        unsnarl_model::walk::calls_in_block(cx.model, body)
+                            .into_iter()
+                            .any(|e| closes(e, &item))
+                    }
+            }
+            _ => false,
+        })
 }
 
 /// A test fixture's server (`go s.srv.Serve(l)` in a `_test.go` file) that
@@ -496,8 +575,69 @@ func (n *Node) Stop(ctx context.Context) {
 	n.srv.Shutdown(ctx)
 }
 "#,
+        r#"
+package app
+
+import (
+	"io"
+	"net"
+)
+
+func echo(rw io.ReadWriter) error {
+	_, err := io.Copy(rw, rw)
+	return err
+}
+
+func startEcho() net.Conn {
+	c1, c2 := net.Pipe()
+	go echo(c2) // expect
+	return c1
+}
+"#,
     ],
     pass: &[
+        r#"
+package app
+
+import (
+	"io"
+	"net"
+)
+
+type relay struct {
+	conns []net.Conn
+}
+
+func (p *relay) pump(dst, src net.Conn) {
+	io.Copy(dst, src)
+}
+
+func (p *relay) start(a, b net.Conn) {
+	p.conns = append(p.conns, a, b)
+	go p.pump(a, b)
+	go p.pump(b, a)
+}
+
+func (p *relay) stop() {
+	for _, c := range p.conns {
+		c.Close()
+	}
+}
+
+func echo(rw io.ReadWriter) error {
+	_, err := io.Copy(rw, rw)
+	return err
+}
+
+func startEcho() (net.Conn, func()) {
+	c1, c2 := net.Pipe()
+	go echo(c2)
+	return c1, func() {
+		c1.Close()
+		c2.Close()
+	}
+}
+"#,
         r#"
 // file: app/server_test.go
 package app

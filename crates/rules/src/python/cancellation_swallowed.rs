@@ -278,12 +278,33 @@ fn runs_as_own_task(cx: &FileCx, fid: FuncId) -> bool {
             return false;
         };
         let Some(r) = cx.call(root) else { return false };
-        if !is_task_root(r) || r.positional(0) != Some(call) || task_waited_for(cx, root) {
+        let rooted =
+            (is_task_root(r) && r.positional(0) == Some(call)) || spawning_wrapper(cx, r, call);
+        if !rooted || task_waited_for(cx, root) {
             return false;
         }
         started = true;
     }
     started
+}
+
+/// `self.add_task(self._serve(), name="serve")`: a function of this file
+/// whose parameter receiving the coroutine goes straight to a task-root
+/// call (`task = self.loop.create_task(coro)`), the project's own spawner.
+fn spawning_wrapper(cx: &FileCx, r: &Call, coro: ExprId) -> bool {
+    let Some(g) = cx.callee_in_file(r) else {
+        return false;
+    };
+    let Some(i) = r.args.iter().position(|a| a.value == coro) else {
+        return false;
+    };
+    let Some(param) = cx.param_receiving(g, r, i) else {
+        return false;
+    };
+    cx.body_calls(g).any(|e| {
+        let c = cx.call(e).unwrap();
+        is_task_root(c) && c.positional(0).and_then(|a| cx.model.name_of(a)) == Some(param)
+    })
 }
 
 /// A call that runs a coroutine as a task of its own (or as the root of
@@ -694,6 +715,21 @@ class TelnetServer:
 
         task = asyncio.get_running_loop().create_task(run())
         self._application_tasks.append(task)
+
+class App:
+    def add_task(self, coro, name=None):
+        task = self.loop.create_task(coro, name=name)
+        self.tasks[name] = task
+        return task
+
+    async def _serve(self):
+        try:
+            await self.server.serve_forever()
+        except asyncio.CancelledError:
+            await self.server.close()
+
+    def start(self):
+        self.add_task(self._serve(), name="serve")
 
 @worker_app.command()
 async def start(name: str):
