@@ -312,10 +312,11 @@ impl Under {
 }
 
 /// File I/O on the locked struct's own files: the held mutex is `s.mu`
-/// and the call works on a field of `s` (`os.ReadFile(s.idxPath)`,
-/// `s.idx.Truncate(0)`), or is a method of `s` whose blocking is file I/O
-/// (`s.writeSummary()`). Such a mutex guards the files too: unlocking
-/// around the I/O would let readers see them half-written.
+/// and the call opens, reads or writes a path kept in a field of `s`
+/// (`os.ReadFile(s.idxPath)`), works on an `*os.File` field of `s`
+/// (`s.idx.Sync()`), or is a method of `s` in this file whose file calls
+/// all do the same (`s.writeSummary()`). Such a mutex guards the files too:
+/// unlocking around the I/O would let readers see them half-written.
 fn guards_its_files(cx: &FileCx, held: &HeldSet, e: ExprId, what: &str) -> bool {
     let Some(h) = held.last() else { return false };
     if !what.contains("reads or writes files") {
@@ -326,14 +327,46 @@ fn guards_its_files(cx: &FileCx, held: &HeldSet, e: ExprId, what: &str) -> bool 
             .rsplit_once('.')
             .map_or(h.op.instance.as_str(), |(o, _)| o);
     let Some(c) = cx.call(e) else { return false };
+    if on_own_file(cx, c, owner) {
+        return true;
+    }
+    // `s.writeSummary()`: a method of the locked value, in this file.
+    let Some(f) = cx.callee_in_file(c) else {
+        return false;
+    };
+    let Some(recv) = cx.func(f).receiver.as_deref() else {
+        return false;
+    };
+    if c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() != Some(owner) {
+        return false;
+    }
+    let mut file_calls = cx
+        .body_calls(f)
+        .filter_map(|x| cx.call(x))
+        .filter(|k| {
+            cx.effect(k, Effect::Blocking)
+                .is_some_and(|en| en.what.contains("reads or writes files"))
+        })
+        .peekable();
+    file_calls.peek().is_some() && file_calls.all(|k| on_own_file(cx, k, recv))
+}
+
+/// A file call on `owner`'s own file: its path argument is a field of
+/// `owner`, or it is a method of an `*os.File` field of `owner`.
+fn on_own_file(cx: &FileCx, c: &Call, owner: &str) -> bool {
     let field_of_owner = |x: ExprId| {
         cx.model
             .dotted(x)
             .is_some_and(|d| d.strip_prefix(owner).is_some_and(|r| r.starts_with('.')))
     };
-    c.receiver
-        .is_some_and(|r| field_of_owner(r) || cx.model.dotted(r).as_deref() == Some(owner))
-        || c.args.iter().any(|a| field_of_owner(a.value))
+    c.positional(0).is_some_and(field_of_owner)
+        || c.receiver.is_some_and(|r| {
+            field_of_owner(r)
+                && cx
+                    .sema
+                    .type_of(r)
+                    .is_some_and(|t| t.trim_start_matches('*') == "os.File")
+        })
 }
 
 /// Connection reads/writes and stream copies: what a per-connection write

@@ -20,7 +20,8 @@ Flags, in non-test code:
 
 - an `http.Client{...}` literal with no `Timeout` field, unless it only
   stands in for a client the caller did not pass (`if hc == nil { hc =
-  &http.Client{} }`): the caller sets the policy by passing its own;
+  &http.Client{} }` for a parameter or an exported option field): the
+  caller sets the policy by passing its own;
 - `http.DefaultClient` and the package-level `http.Get`/`Post`/`Head`/
   `PostForm` (which use it) in a function with no context to bound them;
 - `net.Dial` whose connection gets no `SetDeadline`. Dials with no remote
@@ -205,10 +206,21 @@ fn default_for_missing_client(cx: &FileCx, lit: ExprId) -> bool {
     } else {
         (right, matches!(cx.model.literal(left), Some(Lit::Null)))
     };
-    null && match assigned_to {
-        Some(target) => cx.model.dotted(checked).as_deref() == Some(target.as_str()),
-        None => true,
-    }
+    // The caller's to set: a parameter, or an exported field (`o.Client`).
+    // A private field (`s.client`) is the library's own lazily made client.
+    let callers = match &cx.expr(checked).kind {
+        ExprKind::Name { id, .. } => cx
+            .tree
+            .func_ancestors(cx.model, cx.func_of(lit))
+            .any(|f| cx.func(f).params.iter().any(|p| p.name == *id)),
+        ExprKind::Attr { name, .. } => name.starts_with(|ch: char| ch.is_ascii_uppercase()),
+        _ => false,
+    };
+    null && callers
+        && match assigned_to {
+            Some(target) => cx.model.dotted(checked).as_deref() == Some(target.as_str()),
+            None => true,
+        }
 }
 
 /// A function whose whole body is `return net.Dial(network, addr)` with its
@@ -360,6 +372,12 @@ func fetch(url string, insecure bool) (*http.Response, error) {
 		c = &http.Client{} // expect
 	}
 	return c.Get(url)
+}
+
+func (s *Server) Start() {
+	if s.client == nil {
+		s.client = &http.Client{Transport: &http.Transport{}} // expect
+	}
 }
 "#,
     ],

@@ -24,7 +24,9 @@ rejection callback, and async IIFEs (`(async () => { ... })()`) whose awaits
 can reject with nothing to catch it. Write `void promise` to discard one on purpose.
 Not reported: a test's chain whose `.then` calls the test's own callback
 (`.then(() => done())`: a rejection leaves `done` uncalled and the runner
-fails the test), and type-level test files (`*.test-d.ts`, `*.tst.ts`),
+fails the test) or an assertion of a test that planned its count
+(`t.plan(2)` ... `.then(() => t.assert.ok(..))`: a skipped assertion fails
+the plan), and type-level test files (`*.test-d.ts`, `*.tst.ts`),
 which the type checker reads and nothing runs.
 
 ## Why
@@ -418,6 +420,29 @@ fn completes_test(cx: &FileCx, id: ExprId, c: &Call) -> bool {
         .flat_map(|f| cx.func(f).params.iter().map(|p| p.name.as_str()))
         .collect();
     let is_callback = |e: ExprId| cx.model.name_of(e).is_some_and(|n| callbacks.contains(&n));
+    // A test context that counts its assertions (`t.plan(2)`): an assertion
+    // a rejection skips fails the test as surely as a missed `done`.
+    let planned: Vec<&str> = cx
+        .tree
+        .func_ancestors(cx.model, outer)
+        .flat_map(|f| {
+            cx.func(f)
+                .params
+                .iter()
+                .map(|p| p.name.as_str())
+                .filter(move |&p| {
+                    cx.body_calls(f).any(|e| {
+                        let k = cx.call(e).unwrap();
+                        k.name == "plan" && k.receiver.and_then(|r| cx.model.name_of(r)) == Some(p)
+                    })
+                })
+        })
+        .collect();
+    let asserts_on_plan = |k: &Call| {
+        k.receiver
+            .and_then(|r| common::root_name(cx, r))
+            .is_some_and(|n| planned.contains(&n))
+    };
     let mut cur = Some(c);
     while let Some(call) = cur {
         if call.name == "then"
@@ -425,7 +450,7 @@ fn completes_test(cx: &FileCx, id: ExprId, c: &Call) -> bool {
                 is_callback(a.value)
                     || matches!(cx.expr(cx.model.strip(a.value)).kind, ExprKind::Closure(f)
                         if cx.body_stmts(f).iter().any(|&s| matches!(cx.stmt(s).kind,
-                            StmtKind::Expr(e) if cx.call(e).is_some_and(|k| is_callback(k.func)))))
+                            StmtKind::Expr(e) if cx.call(e).is_some_and(|k| is_callback(k.func) || asserts_on_plan(k)))))
             })
         {
             return true;
@@ -545,8 +570,31 @@ export function onSignup(u: User) {
   saveUser(u); // expect
 }
 "#,
+        r#"
+// file: test/reply.test.js
+const { test } = require("node:test");
+
+test("reply resolves", (t) => {
+  const reply = makeReply();
+  reply.send("ok").then(() => { // expect
+    t.assert.ok("resolved");
+  });
+});
+"#,
     ],
     pass: &[
+        r#"
+// file: test/reply.test.js
+const { test } = require("node:test");
+
+test("reply resolves", (t) => {
+  t.plan(1);
+  const reply = makeReply();
+  reply.send("ok").then(() => {
+    t.assert.ok("resolved");
+  });
+});
+"#,
         r#"
 // file: test/lookup.test.js
 const test = require("node:test");

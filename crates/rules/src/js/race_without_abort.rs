@@ -18,7 +18,8 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 `Promise.race([operation(...), timeout(ms)])` (a sleep/delay helper, or a
 `new Promise` rejecting from `setTimeout`) where the operation is given no
-`AbortSignal`, or where the timer set up for the race is never cleared.
+`AbortSignal` (in its arguments, or in an options object the function
+built for it), or where the timer set up for the race is never cleared.
 
 ## Why
 
@@ -79,7 +80,7 @@ impl Rule for RaceWithoutAbort {
                 .copied()
                 .filter(|&op| {
                     cx.call(cx.model.strip(op)).is_some()
-                        && !has_signal(cx, op)
+                        && !has_signal(cx, f, op)
                         && !cancelled_otherwise(cx, f, op)
                 })
                 .collect();
@@ -160,15 +161,36 @@ fn cancelled_otherwise(cx: &FileCx, f: FuncId, op: ExprId) -> bool {
     })
 }
 
-/// The operation call is given an AbortSignal.
-fn has_signal(cx: &FileCx, op: ExprId) -> bool {
-    exprs_under(cx.model, op)
-        .into_iter()
-        .any(|x| match &cx.expr(x).kind {
-            ExprKind::Name { id, .. } => id.to_ascii_lowercase().contains("signal"),
-            ExprKind::Attr { name, .. } => name.to_ascii_lowercase().contains("signal"),
-            ExprKind::Collection { keys, .. } => keys.iter().flatten().any(|k| k == "signal"),
-            _ => false,
+/// The operation call is given an AbortSignal: in its arguments, or in an
+/// options object the function built beforehand (`const params = {
+/// cancel: controller.signal, prompt }` passed as `ask(params)`).
+fn has_signal(cx: &FileCx, f: FuncId, op: ExprId) -> bool {
+    let signalish = |e: ExprId| {
+        exprs_under(cx.model, e)
+            .into_iter()
+            .any(|x| match &cx.expr(x).kind {
+                ExprKind::Name { id, .. } => id.to_ascii_lowercase().contains("signal"),
+                ExprKind::Attr { name, .. } => name.to_ascii_lowercase().contains("signal"),
+                ExprKind::Collection { keys, .. } => keys.iter().flatten().any(|k| k == "signal"),
+                _ => false,
+            })
+    };
+    if signalish(op) {
+        return true;
+    }
+    let Some(c) = cx.call(cx.model.strip(op)) else {
+        return false;
+    };
+    c.args
+        .iter()
+        .filter_map(|a| cx.model.name_of(a.value))
+        .any(|name| {
+            common::stmts_of(cx, f).any(|s| {
+                matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), .. }
+                if targets.iter().any(|&t| cx.model.name_of(t) == Some(name))
+                    && matches!(cx.expr(cx.model.strip(*v)).kind, ExprKind::Collection { .. })
+                    && signalish(*v))
+            })
         })
 }
 
@@ -208,7 +230,25 @@ async function signalled(url) {
   ]);
 }
 "#],
-    pass: &[r#"
+    pass: &[
+        r#"
+class Prompter {
+  async askWithLimit(prompt) {
+    const controller = new AbortController();
+    const params = { cancel: controller.signal, prompt };
+    const timer = expiresIn(60000);
+    try {
+      return await Promise.race([this.askAndCheck(params), timer]);
+    } catch (err) {
+      controller.abort();
+      throw err;
+    } finally {
+      timer.clear();
+    }
+  }
+}
+"#,
+        r#"
 async function getPrice(sku) {
   return fetch(`/prices/${sku}`, { signal: AbortSignal.timeout(2000) });
 }
@@ -248,7 +288,8 @@ async function connectWithTimeout(client, ms) {
 async function first(a, b) {
   return Promise.race([a.ready(), b.ready()]);
 }
-"#],
+"#,
+    ],
 };
 
 #[cfg(test)]

@@ -37,7 +37,8 @@ clone of the state of the value the function returns, when that type's
 `Drop` is in the file (it tells them to stop), live as long as the handle
 and are not reported either. Nor are a spawn per
 connection in `main`'s (or a `-> !` function's) accept loop that never
-ends, where nothing runs after the loop but the end of the process, and a
+ends or is the last thing `main` does, where nothing runs after the loop
+but the end of the process, and a
 thread started inside a one-time initializer (`OnceLock::get_or_init`,
 `Lazy::new`, `Once::call_once`): it lives as long as the process and has
 no owner to join it. A serving loop that can end (a shutdown branch, `?`)
@@ -522,10 +523,23 @@ fn serves_until_exit(cx: &FileCx, spawn: ExprId) -> bool {
             .returns
             .as_ref()
             .is_some_and(|t| t.text.as_str() == "!");
-    process_root
-        && cx.enclosing_stmts(spawn).into_iter().any(|s| {
-            matches!(&cx.stmt(s).kind, StmtKind::Loop { body } if !super::common::loop_has_exit(cx, body))
-        })
+    if !process_root {
+        return false;
+    }
+    let stmts = cx.enclosing_stmts(spawn);
+    // `loop { .. }` with no way out; or any loop (`while let Ok(..) =
+    // listener.accept().await`) after which `main` only returns: when it
+    // ends, so does the process.
+    stmts.iter().any(|&s| match &cx.stmt(s).kind {
+        StmtKind::Loop { body } if !super::common::loop_has_exit(cx, body) => true,
+        StmtKind::Loop { .. } | StmtKind::While { .. } | StmtKind::For { .. } => {
+            matches!(cx.tree.stmt_parent(s), Parent::Function(_))
+                && crate::util::stmts_after(cx, s)
+                    .iter()
+                    .all(|&n| matches!(cx.stmt(n).kind, StmtKind::Return(_)))
+        }
+        _ => false,
+    })
 }
 
 /// A thread or task started inside a one-time initializer
@@ -915,6 +929,15 @@ async fn main() {
 }
 "#,
         r#"
+#[tokio::main]
+async fn main() -> std::io::Result<()> {
+    let listener = tokio::net::TcpListener::bind("0.0.0.0:8081").await?;
+    while let Ok((socket, _)) = listener.accept().await {
+        tokio::spawn(serve(socket));
+    }
+    Ok(())
+}
+
 fn run_forever(listener: std::net::TcpListener) -> ! {
     loop {
         match listener.accept() {
