@@ -312,11 +312,13 @@ impl Under {
 }
 
 /// File I/O on the locked struct's own files: the held mutex is `s.mu`
-/// and the call opens, reads or writes a path kept in a field of `s`
-/// (`os.ReadFile(s.idxPath)`), works on an `*os.File` field of `s`
-/// (`s.idx.Sync()`), or is a method of `s` in this file whose file calls
-/// all do the same (`s.writeSummary()`). Such a mutex guards the files too:
-/// unlocking around the I/O would let readers see them half-written.
+/// and the file call's path is built from fields of `s`
+/// (`os.ReadFile(s.idxPath)`, `os.WriteFile(filepath.Join(s.dir, name),
+/// ..)`, directly or through a local), it works on an `*os.File` field of
+/// `s` (`s.idx.Sync()`), or it is a method of `s` in this file whose file
+/// calls all do the same (`s.writeSummary()`). Such a mutex guards the
+/// files too: unlocking around the I/O would let readers see them
+/// half-written.
 fn guards_its_files(cx: &FileCx, held: &HeldSet, e: ExprId, what: &str) -> bool {
     let Some(h) = held.last() else { return false };
     if !what.contains("reads or writes files") {
@@ -327,8 +329,8 @@ fn guards_its_files(cx: &FileCx, held: &HeldSet, e: ExprId, what: &str) -> bool 
             .rsplit_once('.')
             .map_or(h.op.instance.as_str(), |(o, _)| o);
     let Some(c) = cx.call(e) else { return false };
-    if on_own_file(cx, c, owner) {
-        return true;
+    if is_file_call(cx, c) {
+        return on_own_file(cx, cx.func_of(e), c, owner);
     }
     // `s.writeSummary()`: a method of the locked value, in this file.
     let Some(f) = cx.callee_in_file(c) else {
@@ -343,23 +345,36 @@ fn guards_its_files(cx: &FileCx, held: &HeldSet, e: ExprId, what: &str) -> bool 
     let mut file_calls = cx
         .body_calls(f)
         .filter_map(|x| cx.call(x))
-        .filter(|k| {
-            cx.effect(k, Effect::Blocking)
-                .is_some_and(|en| en.what.contains("reads or writes files"))
-        })
+        .filter(|k| is_file_call(cx, k))
         .peekable();
-    file_calls.peek().is_some() && file_calls.all(|k| on_own_file(cx, k, recv))
+    file_calls.peek().is_some() && file_calls.all(|k| on_own_file(cx, f, k, recv))
 }
 
-/// A file call on `owner`'s own file: its path argument is a field of
-/// `owner`, or it is a method of an `*os.File` field of `owner`.
-fn on_own_file(cx: &FileCx, c: &Call, owner: &str) -> bool {
+fn is_file_call(cx: &FileCx, c: &Call) -> bool {
+    cx.effect(c, Effect::Blocking)
+        .is_some_and(|en| en.what.contains("reads or writes files"))
+}
+
+/// A file call (in function `f`) on `owner`'s own file: its path argument
+/// is built from fields of `owner` (directly, or through a local of `f`
+/// assigned from them), or it is a method of an `*os.File` field of
+/// `owner`.
+fn on_own_file(cx: &FileCx, f: FuncId, c: &Call, owner: &str) -> bool {
     let field_of_owner = |x: ExprId| {
         cx.model
             .dotted(x)
             .is_some_and(|d| d.strip_prefix(owner).is_some_and(|r| r.starts_with('.')))
     };
-    c.positional(0).is_some_and(field_of_owner)
+    let mentions_field = |e: ExprId| exprs_under(cx.model, e).into_iter().any(field_of_owner);
+    let from_fields = |arg: ExprId| {
+        mentions_field(arg)
+            || cx.model.name_of(arg).is_some_and(|n| {
+                common::bindings(cx, f, n)
+                    .iter()
+                    .any(|(_, v)| v.is_some_and(mentions_field))
+            })
+    };
+    c.positional(0).is_some_and(from_fields)
         || c.receiver.is_some_and(|r| {
             field_of_owner(r)
                 && cx

@@ -26,8 +26,9 @@ it is not reported. Nor is a `try` whose awaits all run inside a shielded
 trio/anyio scope (`with CancelScope(shield=True):`), where no outer
 cancellation can arrive, or a handler that ends a coroutine which only
 ever runs as the root of its own task (a CLI command, `asyncio.run(main())`,
-a `create_task(conn.serve())` that is cancelled but never awaited): no
-frame of that task is left to tell.
+a `create_task(conn.serve())` that is cancelled but never awaited, started
+directly, through a spawning helper of the file or from another thread
+with `run_coroutine_threadsafe`): no frame of that task is left to tell.
 
 In trio and anyio code the message says what differs there: cancellation
 is re-delivered at the next checkpoint, and the cancel scope never sees
@@ -154,7 +155,11 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
         {
             continue;
         }
-        let ends = function_ends_after(cx, t);
+        // The handler returns, or nothing but a `return` follows the `try`.
+        let ends = function_ends_after(cx, t)
+            || h.body
+                .last()
+                .is_some_and(|&l| matches!(cx.stmt(l).kind, StmtKind::Return(_)));
         // The task's last act in a coroutine that only ever runs as the
         // root of its own task: nobody above it inside the task to inform.
         if ends && !level_triggered && runs_as_own_task(cx, fid) {
@@ -278,8 +283,9 @@ fn runs_as_own_task(cx: &FileCx, fid: FuncId) -> bool {
             return false;
         };
         let Some(r) = cx.call(root) else { return false };
-        let rooted =
-            (is_task_root(r) && r.positional(0) == Some(call)) || spawning_wrapper(cx, r, call);
+        let rooted = (is_task_root(r) && r.positional(0) == Some(call))
+            || spawning_wrapper(cx, r, call)
+            || spawned_from_thread(cx, r, call);
         if !rooted || task_waited_for(cx, root) {
             return false;
         }
@@ -305,6 +311,20 @@ fn spawning_wrapper(cx: &FileCx, r: &Call, coro: ExprId) -> bool {
         let c = cx.call(e).unwrap();
         is_task_root(c) && c.positional(0).and_then(|a| cx.model.name_of(a)) == Some(param)
     })
+}
+
+/// Started on a loop from another thread: `asyncio.run_coroutine_threadsafe(
+/// coro, loop)`, or `loop.call_soon_threadsafe(loop.create_task, coro)`.
+fn spawned_from_thread(cx: &FileCx, r: &Call, coro: ExprId) -> bool {
+    if r.target.as_deref() == Some("asyncio.run_coroutine_threadsafe") {
+        return r.positional(0) == Some(coro);
+    }
+    r.name == "call_soon_threadsafe"
+        && r.positional(1) == Some(coro)
+        && r.positional(0).is_some_and(|f| {
+            matches!(&cx.expr(f).kind, ExprKind::Attr { name, .. } | ExprKind::Name { id: name, .. }
+                if matches!(name.as_str(), "create_task" | "ensure_future"))
+        })
 }
 
 /// A call that runs a coroutine as a task of its own (or as the root of
@@ -512,18 +532,18 @@ fn reraises_cancellation(cx: &FileCx, body: &Block) -> bool {
     mentions && has_raise
 }
 
-/// Nothing runs after the `try` `t` but a `return`: it is in no loop, and
-/// at every level up to the function's body only a `return` may follow.
-/// A handler there ends the coroutine (the task does stop); what is lost
-/// is the cancellation itself.
+/// Nothing after the `try` `t` waits again: it is in no loop, and at every
+/// level up to the function's body what follows has no `await` (a
+/// `return`, a log line, `done.set_result(..)`). A handler there ends the
+/// coroutine (the task does stop); what is lost is the cancellation
+/// itself.
 fn function_ends_after(cx: &FileCx, t: StmtId) -> bool {
     let mut s = t;
     loop {
-        let rest = crate::python::common::stmts_after(cx, s);
-        if !rest
-            .iter()
-            .all(|&r| matches!(cx.stmt(r).kind, StmtKind::Return(_)))
-        {
+        // What follows may finish up (`done.set_result(result)`, a log
+        // line) but not wait again: the coroutine runs to its end.
+        let rest = crate::python::common::stmts_after(cx, s).to_vec();
+        if !awaits_in_block(cx.model, &rest).is_empty() {
             return false;
         }
         match cx.tree.stmt_parent(s) {
@@ -730,6 +750,38 @@ class App:
 
     def start(self):
         self.add_task(self._serve(), name="serve")
+
+class Bridge:
+    def run(self, make_coro):
+        done = concurrent.futures.Future()
+
+        async def runner():
+            try:
+                result = await make_coro()
+            except BaseException:
+                traceback.print_exc()
+                result = None
+            done.set_result(result)
+
+        self.loop.call_soon_threadsafe(self.loop.create_task, runner())
+        return done.result()
+
+class Fetcher:
+    def start_pending_task(self, coro):
+        task = asyncio.ensure_future(coro)
+        self._pending.add(task)
+        return task
+
+    async def _update_positions(self, partitions):
+        for tp in partitions:
+            try:
+                await self._reset_offset(tp)
+            except asyncio.CancelledError:
+                return False
+        return True
+
+    def refresh(self, partitions):
+        self.start_pending_task(self._update_positions(partitions))
 
 @worker_app.command()
 async def start(name: str):

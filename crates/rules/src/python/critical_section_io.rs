@@ -21,7 +21,8 @@ Inside `with lock:` where `lock` is a `threading.Lock`/`RLock`/`Condition`/
 database, sleep), a logging call, or a call of a callback (a callable
 parameter, a registered listener or hook). A block that holds nothing but
 I/O calls (`with send_lock: sock.sendall(frame)`) is left alone: that lock
-exists to keep the writes from interleaving.
+exists to keep the writes from interleaving. So is a log call that runs
+only when its level is enabled (`if log.isEnabledFor(logging.DEBUG):`).
 
 ## Why
 
@@ -149,6 +150,9 @@ fn check_with(cx: &FileCx, fid: FuncId, w: StmtId, out: &mut Vec<Finding>) {
         let Some(what) = offence(cx, fid, c, &loop_vars) else {
             continue;
         };
+        if cx.effect(c, Effect::Logging).is_some() && gated_by_level(cx, call, w) {
+            continue;
+        }
         reported += 1;
         let mut f = cx.finding(
             &META,
@@ -167,6 +171,21 @@ fn check_with(cx: &FileCx, fid: FuncId, w: StmtId, out: &mut Vec<Finding>) {
         });
         out.push(f);
     }
+}
+
+/// The log call runs only when its level is on (`if
+/// log.isEnabledFor(logging.DEBUG): log.debug(..)` inside the `with`):
+/// off in production, it costs nothing there.
+fn gated_by_level(cx: &FileCx, call: ExprId, with: StmtId) -> bool {
+    cx.enclosing_stmts(call)
+        .into_iter()
+        .take_while(|&s| s != with)
+        .any(|s| match &cx.stmt(s).kind {
+            StmtKind::If { cond, .. } => unsnarl_model::walk::exprs_under(cx.model, *cond)
+                .into_iter()
+                .any(|x| cx.call(x).is_some_and(|k| k.name == "isEnabledFor")),
+            _ => false,
+        })
 }
 
 /// The block is nothing but blocking I/O calls (`with send_lock:
@@ -308,8 +327,41 @@ def send_counted(sock: socket.socket, data: bytes):
         sock.sendall(data)  # expect
         _sent += 1
 "#,
+        r#"
+import logging
+import threading
+
+log = logging.getLogger(__name__)
+
+class Registry:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._items = {}
+
+    def put(self, key, value):
+        with self._lock:
+            self._items[key] = value
+            log.info("stored %s (%d items)", key, len(self._items))  # expect
+"#,
     ],
     pass: &[
+        r#"
+import logging
+import threading
+
+log = logging.getLogger(__name__)
+
+class Cache:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._items = {}
+
+    def put(self, key, value):
+        with self._lock:
+            self._items[key] = value
+            if log.isEnabledFor(logging.DEBUG):
+                log.debug("stored %s", key)
+"#,
         r#"
 import socket
 import threading

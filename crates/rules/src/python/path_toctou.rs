@@ -22,7 +22,9 @@ the same path: creates or opens it (`os.mkdir`, `os.makedirs` without
 `Path.write_text`) when it was missing, or deletes it (`os.remove`,
 `os.unlink`, `shutil.rmtree`, `Path.unlink`) when it was there. A path only
 this process knows (every assignment to it a `tempfile.mkdtemp()`, or a name
-built with `os.getpid()` or a random UUID) is not reported.
+built with `os.getpid()` or a random UUID) is not reported, nor is a marker
+file created with fixed content (`with open(p, "w") as f: f.write("\n")`,
+`p.write_text("ok")`): racers write the same bytes and neither fails.
 
 ## Why
 
@@ -102,7 +104,7 @@ impl Rule for PathToctou {
                     let Some(act) = act_on(cx, c, &path, missing) else {
                         continue;
                     };
-                    if race_handled(cx, call) {
+                    if race_handled(cx, call) || writes_constant(cx, call, c) {
                         break;
                     }
                     let mut f = cx.finding(
@@ -263,6 +265,49 @@ fn path_text(cx: &FileCx, e: ExprId) -> Option<String> {
     (!s.is_empty()).then_some(s)
 }
 
+/// A marker file: created with fixed content (`with open(p, "w") as f:
+/// f.write("\n")`, `p.write_text("ok")`). Two racers write the same bytes,
+/// and neither can fail on the other's file, so losing the race changes
+/// nothing (and `"x"` mode would add the failure).
+fn writes_constant(cx: &FileCx, call: ExprId, c: &Call) -> bool {
+    if matches!(c.name.as_str(), "write_text" | "write_bytes") {
+        return c
+            .positional(0)
+            .is_some_and(|v| cx.model.literal(v).is_some());
+    }
+    if !matches!(c.target.as_deref(), Some("builtins.open" | "io.open")) {
+        return false;
+    }
+    let mode = c.positional(1).or_else(|| c.kwarg("mode"));
+    if !mode.is_some_and(|m| matches!(cx.model.literal(m), Some(Lit::Str(s)) if s.starts_with('w')))
+    {
+        return false;
+    }
+    let Parent::Stmt(w) = cx.tree.expr_parent(call) else {
+        return false;
+    };
+    let StmtKind::With { items, body, .. } = &cx.stmt(w).kind else {
+        return false;
+    };
+    let Some(handle) = items
+        .iter()
+        .find(|i| i.ctx == call)
+        .and_then(|i| i.target)
+        .and_then(|t| cx.model.name_of(t))
+    else {
+        return false;
+    };
+    body.iter().all(|&s| match &cx.stmt(s).kind {
+        StmtKind::Expr(e) => cx.call(*e).is_some_and(|k| {
+            k.name == "write"
+                && k.receiver.and_then(|r| cx.model.name_of(r)) == Some(handle)
+                && k.args.iter().all(|a| cx.model.literal(a.value).is_some())
+        }),
+        StmtKind::Pass => true,
+        _ => false,
+    })
+}
+
 /// What the call does to `path`, when it is an act the check was guarding.
 fn act_on(cx: &FileCx, c: &Call, path: &str, missing: bool) -> Option<&'static str> {
     let same = |e: Option<ExprId>| e.and_then(|e| path_text(cx, e)).as_deref() == Some(path);
@@ -353,8 +398,33 @@ def reset(lock: Path, cache):
     if os.path.isdir(cache):
         shutil.rmtree(cache)  # expect
 "#,
+        r#"
+import json
+import os
+
+def save_state_once(path, state):
+    if not os.path.exists(path):
+        with open(path, "w") as fh:  # expect
+            json.dump(state, fh)
+"#,
     ],
-    pass: &[r#"
+    pass: &[
+        r#"
+import os
+from pathlib import Path
+
+def mark_ok(build_dir):
+    marker = os.path.join(build_dir, "cache-ok")
+    if not os.path.exists(marker):
+        with open(marker, "w") as fh:
+            fh.write("\n")
+
+def mark_done(out: Path):
+    done = out / "DONE"
+    if not done.exists():
+        done.write_text("ok")
+"#,
+        r#"
 import os
 import shutil
 import tempfile
@@ -408,7 +478,8 @@ def delete(name):
 def ensure_ok(path):
     if not os.path.exists(path):
         os.makedirs(path, exist_ok=True)
-"#],
+"#,
+    ],
 };
 
 #[cfg(test)]
