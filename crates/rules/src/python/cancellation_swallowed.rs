@@ -24,7 +24,8 @@ something else. A handler that keeps the exception to raise it later
 `sys.exc_info()`) or gives it to a helper of the file that raises or keeps
 it is not reported. Nor is a `try` whose awaits all run inside a shielded
 trio/anyio scope (`with CancelScope(shield=True):`), where no outer
-cancellation can arrive, or a handler that ends a coroutine which only
+cancellation can arrive, or a handler (waiting, if at all, only to close
+things) that ends a coroutine which only
 ever runs as the root of its own task (a CLI command, `asyncio.run(main())`,
 a `create_task(conn.serve())` that is cancelled but never awaited, started
 directly, through a spawning helper of the file or from another thread
@@ -162,7 +163,8 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
                 .is_some_and(|&l| matches!(cx.stmt(l).kind, StmtKind::Return(_)));
         // The task's last act in a coroutine that only ever runs as the
         // root of its own task: nobody above it inside the task to inform.
-        if ends && !level_triggered && runs_as_own_task(cx, fid) {
+        if ends && !level_triggered && only_cleanup_awaits(cx, &h.body) && runs_as_own_task(cx, fid)
+        {
             return;
         }
         let consequence = if level_triggered {
@@ -310,6 +312,28 @@ fn spawning_wrapper(cx: &FileCx, r: &Call, coro: ExprId) -> bool {
     cx.body_calls(g).any(|e| {
         let c = cx.call(e).unwrap();
         is_task_root(c) && c.positional(0).and_then(|a| cx.model.name_of(a)) == Some(param)
+    })
+}
+
+/// The handler waits on nothing but closing things (`await
+/// self.server.close()`): after swallowing the cancellation, any other
+/// wait (`await event.wait()`) can keep the cancelled task alive for good.
+fn only_cleanup_awaits(cx: &FileCx, body: &Block) -> bool {
+    exprs_in_block(cx.model, body).into_iter().all(|e| {
+        let ExprKind::Await(inner) = cx.expr(e).kind else {
+            return true;
+        };
+        cx.call(cx.model.strip(inner)).is_some_and(|c| {
+            matches!(
+                c.name.as_str(),
+                "close" | "aclose" | "wait_closed" | "shutdown" | "disconnect" | "stop"
+            )
+        })
+    }) && !body.iter().any(|&s| {
+        matches!(
+            cx.stmt(s).kind,
+            StmtKind::For { is_async: true, .. } | StmtKind::With { is_async: true, .. }
+        )
     })
 }
 
@@ -701,6 +725,20 @@ async def drain(conn):
 async def handler(conn):
     asyncio.create_task(drain(conn))
     await drain(conn)
+"#,
+        r#"
+import asyncio
+
+class Session:
+    def start(self):
+        self.task = self.loop.create_task(self.run_asgi())
+
+    async def run_asgi(self):
+        try:
+            await self.app(self.scope)
+        except BaseException:  # expect
+            self.log("application failed")
+            await self.handshake_done.wait()
 "#,
     ],
     pass: &[
