@@ -27,8 +27,10 @@ not reported: the wait orders the code after it, and the sleep is only
 how long the goroutines run. Nor is a sleep whose goroutine is joined
 later in the block with nothing before the join reading what it changes
 (a scenario step: let the load run, restart a node, then stop and join),
-or a grace window for something that must not happen (`select { case
-<-passed: t.Fatal(..); default: }` right after it).
+a grace window for something that must not happen (`select { case
+<-passed: t.Fatal(..); default: }` right after it), or a sleep before
+dialing a listener the function opened before the goroutine started (the
+connection succeeds as soon as the socket listens).
 
 ## Why
 
@@ -125,6 +127,7 @@ fn scan_block(cx: &FileCx, block: &Block, out: &mut Vec<Finding>) {
             || stops_then_waits(cx, rest)
             || negative_check(cx, rest[0])
             || joined_before_its_results_are_read(cx, go, rest)
+            || dials_a_listener_made_before(cx, go, rest[0])
         {
             continue;
         }
@@ -138,6 +141,83 @@ fn scan_block(cx: &FileCx, block: &Block, out: &mut Vec<Finding>) {
             "wait for the real event: a `sync.WaitGroup`, a channel the goroutine closes or sends on, or (in tests) `testing/synctest`",
         ));
     }
+}
+
+/// The sleep is followed by a dial of a listener the function opened
+/// before starting the goroutine (`l, _ := net.Listen(..)`; `go serve(l)`;
+/// sleep; `net.Dial("tcp", l.Addr().String())`): the kernel completes the
+/// connection as soon as the socket listens, whether or not the goroutine
+/// has reached `Accept`, so the sleep orders nothing (it is only dead time).
+fn dials_a_listener_made_before(cx: &FileCx, go: StmtId, next: StmtId) -> bool {
+    let f = cx.tree.stmt_func(go);
+    let go_at = cx.stmt(go).span.start;
+    let mut listeners: Vec<&str> = cx
+        .body_stmts(f)
+        .iter()
+        .filter(|&&s| cx.stmt(s).span.end <= go_at)
+        .filter_map(|&s| match &cx.stmt(s).kind {
+            StmtKind::Assign {
+                targets,
+                value: Some(v),
+                ..
+            } => {
+                let c = cx.call(*v)?;
+                matches!(
+                    c.target.as_deref(),
+                    Some("net.Listen" | "net.ListenTCP" | "net.ListenUnix" | "crypto/tls.Listen")
+                )
+                .then(|| {
+                    targets
+                        .first()
+                        .and_then(|&t| common::names_in_target(cx, t).first().copied())
+                })
+                .flatten()
+            }
+            _ => None,
+        })
+        .collect();
+    if listeners.is_empty() {
+        return false;
+    }
+    // `addr := l.Addr().String()` before the go statement.
+    let derived: Vec<&str> = cx
+        .body_stmts(f)
+        .iter()
+        .filter(|&&s| cx.stmt(s).span.end <= go_at)
+        .filter_map(|&s| match &cx.stmt(s).kind {
+            StmtKind::Assign {
+                targets,
+                value: Some(v),
+                ..
+            } if unsnarl_model::walk::exprs_under(cx.model, *v)
+                .into_iter()
+                .any(|x| cx.model.name_of(x).is_some_and(|n| listeners.contains(&n))) =>
+            {
+                targets
+                    .first()
+                    .and_then(|&t| common::names_in_target(cx, t).first().copied())
+            }
+            _ => None,
+        })
+        .collect();
+    listeners.extend(derived);
+    let mut dials = false;
+    let mut to_listener = false;
+    unsnarl_model::walk::for_each_stmt_child(cx.model, next, &mut |ch| {
+        if let unsnarl_model::walk::Child::Expr(e) = ch {
+            for x in unsnarl_model::walk::exprs_under(cx.model, e) {
+                if let Some(c) = cx.call(x) {
+                    dials |= c.name.starts_with("Dial")
+                        || matches!(
+                            c.target.as_deref(),
+                            Some("net/http.Get" | "net/http.Post" | "net/http.Head")
+                        );
+                }
+                to_listener |= cx.model.name_of(x).is_some_and(|n| listeners.contains(&n));
+            }
+        }
+    });
+    dials && to_listener
 }
 
 /// The sleep is a grace window for something that must not happen: right
@@ -419,8 +499,63 @@ func TestGateOpens(t *testing.T) {
 	}
 }
 "#,
+        r#"
+package app
+
+import (
+	"net"
+	"testing"
+	"time"
+)
+
+func TestGreeting(t *testing.T) {
+	addr := "127.0.0.1:7070"
+	go func() {
+		l, _ := net.Listen("tcp", addr)
+		c, _ := l.Accept()
+		c.Close()
+	}()
+	time.Sleep(100 * time.Millisecond) // expect
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+}
+"#,
     ],
     pass: &[
+        r#"
+package app
+
+import (
+	"net"
+	"testing"
+	"time"
+)
+
+func TestGreeting(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		c.Write([]byte("hello\n"))
+		c.Close()
+	}()
+	time.Sleep(100 * time.Millisecond)
+	c, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+}
+"#,
         r#"
 package app
 

@@ -32,7 +32,9 @@ however long the other side takes. On a current-thread runtime
 (`#[tokio::test]`'s default, `Builder::new_current_thread()`), a test whose
 only concurrency is spawned tasks that wait on nothing but timers is not
 flagged either: the sleep is a yield to them, and they run until they park
-whatever the load.
+whatever the load. Nor is a sleep before connecting to a listener the test bound itself
+(`TcpListener::bind`, then `TcpStream::connect(listener.local_addr())`):
+the connection succeeds once the socket listens, whoever accepts it.
 
 ## Why
 
@@ -155,7 +157,10 @@ fn scan(
             let next = rest.iter().find(|&&x| !common::is_trivial_stmt(cx, x));
             let after_spawn = spawned.is_some()
                 && next.is_some_and(|&x| !observes_by_blocking(cx, std::slice::from_ref(&x)));
-            if !(asserts || after_spawn) || (test && only_yields(cx, sleep)) || !seen.insert(sleep)
+            if !(asserts || after_spawn)
+                || (test && only_yields(cx, sleep))
+                || next.is_some_and(|&x| connects_to_bound_listener(cx, cx.func_of(sleep), x))
+                || !seen.insert(sleep)
             {
                 continue;
             }
@@ -178,6 +183,54 @@ fn scan(
             spawned = None;
         }
     }
+}
+
+/// The statement after the sleep connects to a listener this function
+/// bound before (`let l = TcpListener::bind(..)`, `let addr =
+/// l.local_addr()`, then `TcpStream::connect(addr)`): the kernel accepts
+/// the connection as soon as the socket listens, whether or not the
+/// serving thread has reached `accept`. The sleep orders nothing.
+fn connects_to_bound_listener(cx: &FileCx, f: FuncId, next: StmtId) -> bool {
+    let top = common::outermost(cx, f);
+    let at = cx.stmt(next).span.start;
+    let mut bound: Vec<&str> = Vec::new();
+    for &s in cx.body_stmts(top) {
+        if cx.stmt(s).span.end > at {
+            continue;
+        }
+        let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } = &cx.stmt(s).kind
+        else {
+            continue;
+        };
+        let Some(name) = targets.first().and_then(|&t| cx.model.name_of(t)) else {
+            continue;
+        };
+        let binds = cx
+            .call(common::unwrap_value(cx, *v))
+            .and_then(|c| c.target.as_deref())
+            .is_some_and(|t| t.ends_with("TcpListener::bind") || t.ends_with("UnixListener::bind"));
+        let derived = unsnarl_model::walk::exprs_under(cx.model, *v)
+            .into_iter()
+            .any(|x| cx.model.name_of(x).is_some_and(|n| bound.contains(&n)));
+        if binds || derived {
+            bound.push(name);
+        }
+    }
+    !bound.is_empty()
+        && exprs_in_block(cx.model, &vec![next]).into_iter().any(|e| {
+            cx.call(e).is_some_and(|c| {
+                c.name == "connect"
+                    && c.args.iter().any(|a| {
+                        unsnarl_model::walk::exprs_under(cx.model, a.value)
+                            .into_iter()
+                            .any(|x| cx.model.name_of(x).is_some_and(|n| bound.contains(&n)))
+                    })
+            })
+        })
 }
 
 /// What to wait on instead, by the kind of sleep: a thread's sleep has
@@ -645,8 +698,38 @@ fn value_arrives() {
     });
 }
 "#,
+        r#"
+use std::net::TcpStream;
+use std::thread;
+use std::time::Duration;
+
+#[test]
+fn server_starts() {
+    let addr = "127.0.0.1:7070";
+    let _h = thread::spawn(move || serve_on(addr));
+    thread::sleep(Duration::from_millis(300)); // expect
+    assert!(TcpStream::connect(addr).is_ok());
+}
+"#,
     ],
     pass: &[
+        r#"
+use std::net::{TcpListener, TcpStream};
+use std::sync::mpsc;
+use std::thread;
+use std::time::Duration;
+
+#[test]
+fn server_accepts_on_prebound_socket() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (tx, rx) = mpsc::channel();
+    let _h = thread::spawn(move || serve(listener, tx));
+    rx.recv().unwrap();
+    thread::sleep(Duration::from_millis(300));
+    assert!(TcpStream::connect(addr).is_ok());
+}
+"#,
         r#"
 use std::time::Duration;
 
