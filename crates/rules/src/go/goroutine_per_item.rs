@@ -23,7 +23,10 @@ code of this file; an array, a count, a literal list, or a field the file
 only fills one element at a time at a few places outside loops has a size
 the code fixes), starts one goroutine per item (`go` or `g.Go` of an errgroup with no
 `SetLimit`), and nothing in the loop waits for a slot first (a semaphore
-channel send, `sem.Acquire`, a `Wait`).
+channel send, `sem.Acquire`, a `Wait`). A goroutine that takes the slot
+itself as its first step (`slots <- struct{}{}` on a buffered channel,
+`sem.Acquire`, directly or as the first thing a function of the file it
+calls does) is bounded too.
 
 ## Why
 
@@ -171,8 +174,16 @@ impl Rule for GoroutinePerItem {
     }
 }
 
-/// The goroutine's first statement receives from a channel (or acquires).
+/// The goroutine's first statement receives from a channel, acquires, or
+/// takes a slot of a semaphore channel (`slots <- struct{}{}` on a
+/// buffered channel); or its first statement calls a function of this file
+/// that starts that way (`out[i] = load(p)`, `load` taking the slot around
+/// its read).
 fn first_waits(cx: &FileCx, g: FuncId) -> bool {
+    first_waits_deep(cx, g, 1)
+}
+
+fn first_waits_deep(cx: &FileCx, g: FuncId, depth: u32) -> bool {
     let Some(&first) = cx.func(g).body.first() else {
         return false;
     };
@@ -181,13 +192,46 @@ fn first_waits(cx: &FileCx, g: FuncId) -> bool {
         if let unsnarl_model::walk::Child::Expr(e) = ch {
             found |= unsnarl_model::walk::exprs_under(cx.model, e)
                 .into_iter()
-                .any(|x| {
-                    matches!(cx.expr(x).kind, ExprKind::Recv(_))
-                        || cx.call(x).is_some_and(|c| c.name == "Acquire")
+                .any(|x| match &cx.expr(x).kind {
+                    ExprKind::Recv(_) => true,
+                    ExprKind::Send { channel, .. } => slot_channel(cx, g, *channel),
+                    ExprKind::Call(c) => {
+                        c.name == "Acquire"
+                            || (depth > 0
+                                && cx
+                                    .callee_in_file(c)
+                                    .is_some_and(|h| h != g && first_waits_deep(cx, h, depth - 1)))
+                    }
+                    _ => false,
                 });
         }
     });
     found
+}
+
+/// A channel made with a constant buffer, here or at package level: a
+/// send on it takes one of its slots.
+fn slot_channel(cx: &FileCx, f: FuncId, ch: ExprId) -> bool {
+    let Some(name) = cx.model.name_of(ch) else {
+        return false;
+    };
+    let buffered = |c: Option<common::LocalChan>| {
+        c.is_some_and(|c| matches!(c.cap, common::ChanCap::Buffered(_)))
+    };
+    if buffered(common::local_chan(cx, f, name)) {
+        return true;
+    }
+    let package = common::bindings(cx, FuncId(0), name);
+    !package.is_empty()
+        && package.iter().all(|(_, v)| {
+            v.and_then(|v| cx.call(v)).is_some_and(|c| {
+                c.target.as_deref() == Some("make")
+                    && common::makes_chan(cx, c)
+                    && c.positional(1)
+                        .and_then(|n| cx.model.int_value(n))
+                        .is_some_and(|n| n > 0)
+            })
+        })
 }
 
 /// A range over a literal, a constant, a count (`range n`, `range
@@ -457,8 +501,82 @@ func (j *Job) Run() {
 	}
 }
 "#,
+        r#"
+package app
+
+import (
+	"os"
+	"sync"
+)
+
+var results = make(chan []byte)
+
+func ReadAll(paths []string) {
+	var wg sync.WaitGroup
+	for _, p := range paths {
+		wg.Add(1)
+		go func(p string) { // expect
+			b, _ := os.ReadFile(p)
+			results <- b
+			wg.Done()
+		}(p)
+	}
+	wg.Wait()
+}
+"#,
     ],
     pass: &[
+        r#"
+package app
+
+import (
+	"os"
+	"sync"
+)
+
+var openSlots = make(chan struct{}, 8)
+
+func ReadAll(paths []string) [][]byte {
+	out := make([][]byte, len(paths))
+	var wg sync.WaitGroup
+	for i, p := range paths {
+		wg.Add(1)
+		go func(i int, p string) {
+			openSlots <- struct{}{}
+			defer func() {
+				<-openSlots
+				wg.Done()
+			}()
+			out[i], _ = os.ReadFile(p)
+		}(i, p)
+	}
+	wg.Wait()
+	return out
+}
+
+var diskSlots = make(chan struct{}, 8)
+
+func load(p string) []byte {
+	diskSlots <- struct{}{}
+	b, _ := os.ReadFile(p)
+	<-diskSlots
+	return b
+}
+
+func LoadAll(paths []string) [][]byte {
+	out := make([][]byte, len(paths))
+	var wg sync.WaitGroup
+	for i, p := range paths {
+		wg.Add(1)
+		go func(i int, p string) {
+			out[i] = load(p)
+			wg.Done()
+		}(i, p)
+	}
+	wg.Wait()
+	return out
+}
+"#,
         r#"
 package app
 

@@ -112,12 +112,27 @@ impl Rule for LostCancel {
             // Only the deadline kinds start a timer; every kind stays in its
             // parent's list of children (and NotifyContext keeps its signal
             // registration).
-            let held = if api.contains("Timeout") || api.contains("Deadline") {
-                "its timer and its place among the parent's children"
-            } else if api == "os/signal.NotifyContext" {
-                "its signal registration and its place among the parent's children"
-            } else {
-                "its place among the parent's children"
+            // `Background()`/`TODO()` keep no list of children: a context
+            // derived from them holds only what it made itself.
+            let root_parent = c.positional(0).and_then(|p| cx.call(p)).is_some_and(|p| {
+                matches!(
+                    p.target.as_deref(),
+                    Some("context.Background" | "context.TODO")
+                )
+            });
+            let held = match (
+                api.contains("Timeout") || api.contains("Deadline"),
+                api == "os/signal.NotifyContext",
+                root_parent,
+            ) {
+                (true, _, true) => "its timer",
+                (true, _, false) => "its timer and its place among the parent's children",
+                (_, true, true) => "its signal registration",
+                (_, true, false) => {
+                    "its signal registration and its place among the parent's children"
+                }
+                (_, _, true) => "its cancellation channel",
+                _ => "its place among the parent's children",
             };
             let Some(name) = cx.model.name_of(cancel) else {
                 continue;

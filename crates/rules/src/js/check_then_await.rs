@@ -23,7 +23,9 @@ undefined)`, or returns early when it is present), then awaits, then writes
 that state: `conn = await connect()`, `cache.set(key, await load(key))`.
 Only a read of shared state, an await, and a write of the same state guarded
 by the read are reported (`store.get("version")` and `store.set("scope", ..)`
-are different entries of one store).
+are different entries of one store). A value that only awaits a dynamic
+`import(..)` is not: the module loader loads the module once, and every
+racer stores the same namespace.
 
 ## Why
 
@@ -317,6 +319,24 @@ fn act_after_await(
     let mut awaits: Vec<Span> = crate::util::awaits_in_block(cx.model, region);
     awaits.retain(|a| a.start >= after);
     let first_await = awaits.iter().map(|a| a.start).min()?;
+    // Only `await import(..)`: the module loader loads a module once and
+    // every concurrent caller gets the same namespace, so the racers store
+    // the same value.
+    let awaited: Vec<ExprId> = unsnarl_model::walk::exprs_in_block(cx.model, region)
+        .into_iter()
+        .filter_map(|e| match cx.expr(e).kind {
+            ExprKind::Await(inner) if cx.expr(e).span.start >= after => Some(inner),
+            _ => None,
+        })
+        .collect();
+    if awaited.len() == awaits.len()
+        && awaited.iter().all(|&a| {
+            cx.call(cx.model.strip(a))
+                .is_some_and(|c| c.target.as_deref() == Some("import"))
+        })
+    {
+        return None;
+    }
     let mut stmts = Vec::new();
     for &s in region {
         stmts.push(s);
@@ -555,6 +575,17 @@ class Settings {
 "#,
     ],
     pass: &[
+        r#"
+let brotli = null;
+
+async function getCodec() {
+  if (!brotli) {
+    const mod = await import("fast-brotli-codec");
+    brotli = mod.codec;
+  }
+  return brotli;
+}
+"#,
         r#"
 class Cli {
   // Two entries of one store: the check and the write are different keys.

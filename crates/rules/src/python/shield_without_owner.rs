@@ -21,7 +21,8 @@ pub static META: RuleMeta = RuleMeta {
 shield of a task held only in a local variable of the function. A plain
 function of the file that hands back a future rather than a coroutine
 (`return self._waiter`) is not reported: `shield` makes no task for a
-future, and whoever made it owns it.
+future, and whoever made it owns it. Neither is a fresh bare future
+(`loop.create_future()`, `asyncio.Future()`): it runs no work at all.
 
 ## Why
 
@@ -128,7 +129,15 @@ fn hands_back_a_future(cx: &FileCx, c: &Call) -> bool {
 fn unowned(cx: &FileCx, shield: ExprId, arg: ExprId) -> Option<String> {
     let arg = cx.model.strip(arg);
     if let Some(c) = cx.call(arg) {
-        if hands_back_a_future(cx, c) {
+        // `loop.create_future()`, `asyncio.Future()`: a bare future runs no
+        // work, so there is no task to lose.
+        if hands_back_a_future(cx, c)
+            || (c.name == "create_future" && c.receiver.is_some())
+            || matches!(
+                c.target.as_deref(),
+                Some("asyncio.Future" | "asyncio.futures.Future")
+            )
+        {
             return None;
         }
         // As written (`work(job)`): the resolved name of a project function
@@ -221,6 +230,14 @@ class Pool:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+class Stream:
+    async def attach(self, loop):
+        self.finished = asyncio.shield(loop.create_future())
+        self.closed = asyncio.shield(asyncio.Future())
+"#,
         r#"
 import asyncio
 

@@ -24,9 +24,10 @@ Inside an `async fn` or `async` block: `std::thread::sleep`, `std::fs::*`,
 `crossbeam_channel` blocking receives and sends, `Condvar::wait`,
 `Barrier::wait`, `JoinHandle::join`; or a call to a sync function of the
 project that makes one of them. Code inside `spawn_blocking` and
-`block_in_place` closures is exempt, and so is the entry function
-(`#[tokio::main]`) of an example or bench program up to its first spawn or
-serve: nothing else runs on the runtime yet.
+`block_in_place` closures is exempt, and so is the entry of an example or
+bench program (`#[tokio::main]`, or the async block `main` hands to
+`block_on`) up to its first spawn or serve: nothing else runs on the
+runtime yet.
 
 ## Why
 
@@ -87,14 +88,27 @@ fn example_startup(cx: &FileCx, at: Span) -> bool {
     if !common::non_service_path(cx) {
         return false;
     }
+    // `#[tokio::main] async fn main`, or `fn main() { block_on(async { .. }) }`:
+    // the one future the program drives on its own thread.
+    let block_on_in_main = |f: FuncId| {
+        cx.func(f).kind == FnKind::AsyncBlock
+            && cx
+                .func(f)
+                .parent
+                .is_some_and(|p| cx.func(p).name.as_str() == "main" && cx.func(p).class.is_none())
+            && matches!(cx.tree.func_site(f), unsnarl_model::walk::Parent::Expr(lit)
+                if matches!(cx.tree.expr_parent(lit), unsnarl_model::walk::Parent::Expr(call)
+                    if cx.call(call).is_some_and(|c| c.name == "block_on")))
+    };
     let Some(entry) = cx.model.function_ids().find(|&f| {
         let func = cx.func(f);
         func.is_async
             && func.span.contains(at)
-            && func
+            && (func
                 .decorators
                 .iter()
                 .any(|d| d == "main" || d.ends_with("::main"))
+                || block_on_in_main(f))
     }) else {
         return false;
     };
@@ -261,6 +275,19 @@ async fn main() {
 "#,
     ],
     pass: &[
+        r#"
+// file: examples/ls.rs
+use futures_lite::{future, prelude::*};
+
+fn main() -> std::io::Result<()> {
+    let root = std::env::args().nth(1).unwrap_or_else(|| ".".into());
+    future::block_on(async {
+        let meta = std::fs::metadata(&root)?;
+        println!("{root}: dir={}", meta.is_dir());
+        Ok(())
+    })
+}
+"#,
         r#"
 use std::time::Duration;
 
