@@ -18,7 +18,9 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 A ticker or timer created into a local variable on which `Stop` is never
 called (directly or deferred) and which is not returned, stored or passed
-to another function.
+to another function. Not reported when the module's Go version is known to
+be 1.23 or later: the runtime then collects unreferenced timers and
+tickers, stopped or not.
 
 ## Why
 
@@ -73,7 +75,8 @@ impl Rule for TimerNotStopped {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
-        if common::skip_file(cx) {
+        // Since Go 1.23 unreferenced timers and tickers are collected.
+        if common::skip_file(cx) || matches!(common::go_version(cx), Some((1, m)) if m >= 23) {
             return;
         }
         for (i, st) in cx.model.stmts.iter().enumerate() {
@@ -188,6 +191,23 @@ func Drain(events <-chan Event, handle func(Event)) {
 }
 "#],
     pass: &[
+        r#"
+//go:build go1.23
+
+package app
+
+import "time"
+
+func WaitReady(ready <-chan struct{}) bool {
+	t := time.NewTimer(5 * time.Second)
+	select {
+	case <-ready:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+"#,
         r#"
 // file: app/loop_test.go
 package app

@@ -151,11 +151,27 @@ impl Rule for UnlockMissingOnPath {
                         h.op.instance,
                         common::line_of(cx, h.op.span)
                     ),
-                    format!("release with `defer {deferred}` right after acquiring, so every path releases"),
+                    // In a loop a `defer` would hold it until the function
+                    // returns, across the next iterations' acquires.
+                    if in_a_loop(cx, f, h.op.span) {
+                        format!("call `{rel}` before this path leaves (a `defer` would keep it held through the loop's later iterations), or move the locked part into a function of its own with `defer {deferred}`")
+                    } else {
+                        format!("release with `defer {deferred}` right after acquiring, so every path releases")
+                    },
                 ));
             }
         }
     }
+}
+
+/// The acquire at `at` sits inside a loop of function `f`.
+fn in_a_loop(cx: &FileCx, f: FuncId, at: Span) -> bool {
+    cx.body_stmts(f).iter().any(|&s| {
+        matches!(
+            cx.stmt(s).kind,
+            StmtKind::For { .. } | StmtKind::While { .. } | StmtKind::Loop { .. }
+        ) && cx.stmt(s).span.contains(at)
+    })
 }
 
 /// The mutexes and semaphore channels the function explicitly releases
@@ -587,5 +603,15 @@ mod tests {
             .find(|f| f.message.contains("the lock"))
             .expect("a lock finding");
         assert!(lock.fix.contains("Unlock()`"), "{}", lock.fix);
+    }
+
+    /// A lock taken in a loop is released before the path leaves: a
+    /// deferred unlock would still be held on the next iteration.
+    #[test]
+    fn no_defer_advice_for_a_lock_in_a_loop() {
+        let src = "package p\n\nimport \"sync\"\n\nvar mu sync.Mutex\n\nfunc drain(items []int) int {\n\tfor _, it := range items {\n\t\tmu.Lock()\n\t\tif it < 0 {\n\t\t\treturn it\n\t\t}\n\t\tmu.Unlock()\n\t}\n\treturn 0\n}\n";
+        let fixes = crate::testing::fixes(&UnlockMissingOnPath, Language::Go, src);
+        assert_eq!(fixes.len(), 1, "{fixes:#?}");
+        assert!(fixes[0].contains("before this path leaves"), "{}", fixes[0]);
     }
 }
