@@ -185,14 +185,7 @@ fn ends_with_a_closed_connection(cx: &FileCx, go_call: ExprId, c: &Call) -> bool
     if handed.is_empty() {
         return false;
     }
-    let closes = |e: ExprId, names: &[&str]| {
-        cx.call(e).is_some_and(|k| {
-            k.name == "Close"
-                && k.receiver
-                    .and_then(|r| cx.model.name_of(r))
-                    .is_some_and(|n| names.contains(&n))
-        })
-    };
+    let closes = |e: ExprId, names: &[&str]| closes_one_of(cx, e, names);
     let in_owner: Vec<ExprId> = cx
         .with_nested(outer)
         .into_iter()
@@ -239,6 +232,16 @@ fn ends_with_a_closed_connection(cx: &FileCx, go_call: ExprId, c: &Call) -> bool
             }
             _ => false,
         })
+}
+
+/// `e` is `x.Close()` on one of the variables `names`.
+fn closes_one_of(cx: &FileCx, e: ExprId, names: &[&str]) -> bool {
+    cx.call(e).is_some_and(|k| {
+        k.name == "Close"
+            && k.receiver
+                .and_then(|r| cx.model.name_of(r))
+                .is_some_and(|n| names.contains(&n))
+    })
 }
 
 /// A test fixture's server (`go s.srv.Serve(l)` in a `_test.go` file) that
@@ -446,12 +449,7 @@ fn connection_scoped(cx: &FileCx, go_call: ExprId, c: &Call) -> bool {
                 StmtKind::Expr(e) | StmtKind::Defer(e) => e,
                 _ => return false,
             };
-            cx.call(e).is_some_and(|k| {
-                k.name == "Close"
-                    && k.receiver
-                        .and_then(|r| cx.model.name_of(r))
-                        .is_some_and(|n| names.contains(&n))
-            })
+            closes_one_of(cx, e, names)
         })
     };
     match cx.expr(cx.model.strip(c.func)).kind {
