@@ -198,6 +198,11 @@ pub struct Entry {
     /// queue built with no `maxsize` returns at once).
     #[serde(default)]
     pub only_when_bounded: bool,
+    /// Blocking: flags that make the call return at once when an argument
+    /// names one (`os.waitpid(pid, os.WNOHANG)`, `getaddrinfo(host, port,
+    /// flags=socket.AI_NUMERICHOST)`).
+    #[serde(default)]
+    pub unless_flag: Vec<String>,
 }
 
 impl Entry {

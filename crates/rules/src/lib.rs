@@ -162,6 +162,28 @@ fn waits_switched_off(m: &FileModel, kb: &knowledge::Table, c: &Call) -> bool {
     if entry.only_when_bounded && receiver_unbounded(m, kb, c) {
         return true;
     }
+    // `os.waitpid(pid, os.WNOHANG)`, `flags=socket.AI_NUMERICHOST | ..`.
+    if !entry.unless_flag.is_empty()
+        && c.args.iter().any(|a| {
+            unsnarl_model::walk::exprs_under(m, a.value)
+                .into_iter()
+                .any(|x| {
+                    let name =
+                        m.resolved(x)
+                            .or_else(|| m.name_of(x))
+                            .or_else(|| match &m.expr(x).kind {
+                                ExprKind::Attr { name, .. } => Some(name.as_str()),
+                                _ => None,
+                            });
+                    name.is_some_and(|n| {
+                        let last = n.rsplit('.').next().unwrap_or(n);
+                        entry.unless_flag.iter().any(|f| f == last)
+                    })
+                })
+        })
+    {
+        return true;
+    }
     let Some(flag) = &entry.keyword else {
         return false;
     };

@@ -29,7 +29,9 @@ function value taken from a collection being ranged over, or a callback
 named `onX`/`handler`/`hook`...). Reads and writes of a connection are left
 out: a per-connection mutex exists to serialize them. So is file I/O on
 the locked struct's own files (`os.ReadFile(s.idxPath)` under `s.mu`, or
-a method of `s` doing it): that mutex guards the files as well.
+a method of `s` doing it): that mutex guards the files as well. An empty
+`select {}` right after `go panic(e)` only parks the goroutine while the
+process crashes, and is left too.
 
 ## Why
 
@@ -311,6 +313,19 @@ impl Under {
     }
 }
 
+/// The statement right before `s` is `go panic(..)`.
+fn after_go_panic(cx: &FileCx, s: StmtId) -> bool {
+    let Some(block) = crate::util::containing_block(cx, s) else {
+        return false;
+    };
+    let Some(i) = block.iter().position(|&x| x == s) else {
+        return false;
+    };
+    i > 0
+        && matches!(cx.stmt(block[i - 1]).kind, StmtKind::Go(e)
+            if cx.call(e).is_some_and(|c| c.name == "panic" && c.receiver.is_none()))
+}
+
 /// File I/O on the locked struct's own files: the held mutex is `s.mu`
 /// and the file call's path is built from fields of `s`
 /// (`os.ReadFile(s.idxPath)`, `os.WriteFile(filepath.Join(s.dir, name),
@@ -342,12 +357,37 @@ fn guards_its_files(cx: &FileCx, held: &HeldSet, e: ExprId, what: &str) -> bool 
     if c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() != Some(owner) {
         return false;
     }
-    let mut file_calls = cx
-        .body_calls(f)
-        .filter_map(|x| cx.call(x))
-        .filter(|k| is_file_call(cx, k))
-        .peekable();
-    file_calls.peek().is_some() && file_calls.all(|k| on_own_file(cx, f, k, recv))
+    own_file_method(cx, f, recv, 1)
+}
+
+/// Every file call of the method `f` (receiver `recv`) is on `recv`'s own
+/// files, directly or through methods of `recv` it calls, `depth` levels
+/// down; and there is at least one.
+fn own_file_method(cx: &FileCx, f: FuncId, recv: &str, depth: u32) -> bool {
+    let mut found = false;
+    for k in cx.body_calls(f).filter_map(|x| cx.call(x)) {
+        if is_file_call(cx, k) {
+            if !on_own_file(cx, f, k, recv) {
+                return false;
+            }
+            found = true;
+        } else if depth > 0
+            && k.receiver.and_then(|r| cx.model.name_of(r)) == Some(recv)
+            && let Some(g) = cx.callee_in_file(k)
+            && g != f
+            && let Some(inner) = cx.func(g).receiver.as_deref()
+            && cx
+                .index
+                .blocking_chain_of(cx.lang, k.target.as_deref().unwrap_or(""), cx.file)
+                .is_some()
+        {
+            if !own_file_method(cx, g, inner, depth - 1) {
+                return false;
+            }
+            found = true;
+        }
+    }
+    found
 }
 
 fn is_file_call(cx: &FileCx, c: &Call) -> bool {
@@ -581,6 +621,11 @@ impl Flow for Under {
         let StmtKind::Select { arms, .. } = &cx.stmt(s).kind else {
             return;
         };
+        // `go panic(e); select {}`: the process is crashing, and the empty
+        // select only parks this goroutine until it does.
+        if arms.is_empty() && after_go_panic(cx, s) {
+            return;
+        }
         let has_default = arms.iter().any(|a| matches!(a.kind, ArmKind::Default));
         let has_exit = arms
             .iter()
@@ -724,6 +769,51 @@ func (c *Cache) LoadFile(name, path string) error {
 "#,
     ],
     pass: &[
+        r#"
+package app
+
+import (
+	"io"
+	"os"
+	"sync"
+)
+
+type store struct {
+	mu   sync.Mutex
+	path string
+	size int
+}
+
+func (s *store) rebuild() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rebuildLocked()
+}
+
+func (s *store) rebuildLocked() error {
+	buf, err := s.load()
+	s.size = len(buf)
+	return err
+}
+
+func (s *store) load() ([]byte, error) {
+	f, err := os.Open(s.path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+func (r *Runner) finish(key string, j *job) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if e, ok := j.err.(*crashErr); ok {
+		go panic(e)
+		select {}
+	}
+}
+"#,
         r#"
 package app
 

@@ -639,6 +639,99 @@ pub fn go_version(cx: &FileCx) -> Option<(u32, u32)> {
     gomod_version(cx.path)
 }
 
+/// The file builds only with a tag of the project's own (`//go:build
+/// generate`, `integration && perftest`, `tools`): a generator, a tool or
+/// a test harness run by hand, not part of the program. Operating systems,
+/// architectures, Go versions and the toolchain's own tags do not count.
+pub fn tool_build(cx: &FileCx) -> bool {
+    const STANDARD: &[&str] = &[
+        "aix",
+        "android",
+        "darwin",
+        "dragonfly",
+        "freebsd",
+        "hurd",
+        "illumos",
+        "ios",
+        "js",
+        "linux",
+        "nacl",
+        "netbsd",
+        "openbsd",
+        "plan9",
+        "solaris",
+        "wasip1",
+        "windows",
+        "zos",
+        "unix",
+        "386",
+        "amd64",
+        "amd64p32",
+        "arm",
+        "arm64",
+        "arm64be",
+        "armbe",
+        "loong64",
+        "mips",
+        "mipsle",
+        "mips64",
+        "mips64le",
+        "mips64p32",
+        "mips64p32le",
+        "ppc",
+        "ppc64",
+        "ppc64le",
+        "riscv",
+        "riscv64",
+        "s390",
+        "s390x",
+        "sparc",
+        "sparc64",
+        "wasm",
+        "cgo",
+        "gc",
+        "gccgo",
+        "purego",
+        "race",
+        "msan",
+        "asan",
+        "appengine",
+        "boringcrypto",
+        "goexperiment",
+    ];
+    for line in cx.text.lines().take(40) {
+        let t = line.trim();
+        if let Some(expr) = t.strip_prefix("//go:build ") {
+            // A tag required (not negated) that is none of the standard ones.
+            let mut negated = false;
+            let mut tok = String::new();
+            let mut custom = false;
+            for ch in expr.chars().chain(std::iter::once(' ')) {
+                if ch.is_ascii_alphanumeric() || ch == '_' || ch == '.' {
+                    tok.push(ch);
+                    continue;
+                }
+                if !tok.is_empty() {
+                    let standard = STANDARD.contains(&tok.as_str())
+                        || tok.starts_with("go1.")
+                        || tok.starts_with("goexperiment.");
+                    custom |= !negated && !standard;
+                    tok.clear();
+                    negated = false;
+                }
+                if ch == '!' {
+                    negated = true;
+                }
+            }
+            return custom;
+        }
+        if t.starts_with("package ") {
+            break;
+        }
+    }
+    false
+}
+
 fn parse_go_tag(tok: &str) -> Option<(u32, u32)> {
     let rest = tok.strip_prefix("go1.")?;
     Some((1, rest.parse().ok()?))

@@ -21,7 +21,9 @@ Flags, in non-test code:
 - an `http.Client{...}` literal with no `Timeout` field, unless it only
   stands in for a client the caller did not pass (`if hc == nil { hc =
   &http.Client{} }` for a parameter or an exported option field): the
-  caller sets the policy by passing its own;
+  caller sets the policy by passing its own; or whose transport limits the
+  wait for the response header (`ResponseHeaderTimeout`), which bounds a
+  stall without cutting off a long download;
 - `http.DefaultClient` and the package-level `http.Get`/`Post`/`Head`/
   `PostForm` (which use it) in a function with no context to bound them;
 - `net.Dial` whose connection gets no `SetDeadline`. Dials with no remote
@@ -80,7 +82,7 @@ impl Rule for HttpWithoutTimeout {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
-        if common::skip_file(cx) || cx.model.is_test {
+        if common::skip_file(cx) || cx.model.is_test || common::tool_build(cx) {
             return;
         }
         for (i, e) in cx.model.exprs.iter().enumerate() {
@@ -98,6 +100,7 @@ impl Rule for HttpWithoutTimeout {
                     if keys.iter().any(|k| k.as_deref() == Some("Timeout"))
                         || t.text.starts_with('*')
                         || default_for_missing_client(cx, id)
+                        || transport_limits_stalls(cx, cx.func_of(id), e)
                     {
                         continue;
                     }
@@ -111,7 +114,10 @@ impl Rule for HttpWithoutTimeout {
                 ExprKind::Attr {
                     resolved: Some(r), ..
                 } if r == "net/http.DefaultClient" => {
-                    if common::ctx_in_scope(cx, f).is_some() || compared(cx, id) {
+                    if common::ctx_in_scope(cx, f).is_some()
+                        || compared(cx, id)
+                        || default_for_missing_client(cx, id)
+                    {
                         continue;
                     }
                     out.push(cx.finding(
@@ -158,6 +164,34 @@ impl Rule for HttpWithoutTimeout {
             }
         }
     }
+}
+
+/// The client's transport bounds the wait for the server
+/// (`Transport: &http.Transport{ResponseHeaderTimeout: ..}`, inline or
+/// through a local): a stalled server is cut off after the header
+/// timeout, while a large body may take as long as it needs (a total
+/// `Timeout` would cut that off).
+fn transport_limits_stalls(cx: &FileCx, f: FuncId, client: &Expr) -> bool {
+    let ExprKind::Collection { elems, keys, .. } = &client.kind else {
+        return false;
+    };
+    let limits = |e: ExprId| {
+        let e = match &cx.expr(e).kind {
+            ExprKind::Unary { operand, .. } => *operand,
+            _ => e,
+        };
+        matches!(&cx.expr(e).kind, ExprKind::Collection { keys, .. }
+            if keys.iter().any(|k| k.as_deref() == Some("ResponseHeaderTimeout")))
+    };
+    keys.iter().zip(elems).any(|(k, &v)| {
+        k.as_deref() == Some("Transport")
+            && (limits(v)
+                || cx.model.name_of(v).is_some_and(|n| {
+                    common::bindings(cx, f, n)
+                        .iter()
+                        .any(|(_, b)| b.is_some_and(limits))
+                }))
+    })
 }
 
 /// The literal stands in for a client the caller did not pass: `if hc ==
@@ -216,9 +250,14 @@ fn default_for_missing_client(cx: &FileCx, lit: ExprId) -> bool {
         ExprKind::Attr { name, .. } => name.starts_with(|ch: char| ch.is_ascii_uppercase()),
         _ => false,
     };
+    // `hc = &http.Client{}`, or for a nil parameter any slot it fills
+    // (`if d == nil { b.doer = http.DefaultClient }`).
     null && callers
         && match assigned_to {
-            Some(target) => cx.model.dotted(checked).as_deref() == Some(target.as_str()),
+            Some(target) => {
+                cx.model.dotted(checked).as_deref() == Some(target.as_str())
+                    || matches!(cx.expr(checked).kind, ExprKind::Name { .. })
+            }
             None => true,
         }
 }
@@ -382,6 +421,51 @@ func (s *Server) Start() {
 "#,
     ],
     pass: &[
+        r#"
+//go:build generate
+
+package main
+
+import (
+	"net/http"
+	"os"
+)
+
+func main() {
+	res, _ := http.Get(os.Args[1])
+	res.Body.Close()
+}
+"#,
+        r#"
+package app
+
+import (
+	"net"
+	"net/http"
+	"time"
+)
+
+func newBenchClient(header time.Duration) *http.Client {
+	tr := &http.Transport{
+		DialContext:           (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
+		ResponseHeaderTimeout: header,
+	}
+	return &http.Client{Transport: tr}
+}
+
+type Builder struct {
+	doer Doer
+}
+
+func (b *Builder) WithDoer(d Doer) *Builder {
+	if d == nil {
+		b.doer = http.DefaultClient
+	} else {
+		b.doer = d
+	}
+	return b
+}
+"#,
         r#"
 package app
 

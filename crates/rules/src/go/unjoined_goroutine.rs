@@ -30,7 +30,9 @@ file) that the same file stops with `Stop`, `GracefulStop`, `Shutdown` or
 `Close`; nor a goroutine working on a connection it is handed that its
 owner closes (the spawning function or a cleanup closure it returns calls
 `Close` on it, or a method closes every element of the field it is kept
-in): it ends when the connection does.
+in), or, for a goroutine looping until its I/O fails, one it captures or
+a value built from it (`f := &framer{conn: c}`): it ends when the
+connection does.
 
 ## Why
 
@@ -177,11 +179,55 @@ fn serve_call<'a>(cx: &FileCx<'a>, c: &'a Call, body: Option<FuncId>) -> Option<
 /// so it ends with it.
 fn ends_with_a_closed_connection(cx: &FileCx, go_call: ExprId, c: &Call) -> bool {
     let outer = common::outermost(cx, cx.func_of(go_call));
-    let handed: Vec<&str> = c
+    let mut handed: Vec<&str> = c
         .args
         .iter()
         .filter_map(|a| cx.model.name_of(a.value))
         .collect();
+    // A func literal looping until its I/O fails: its captured variables
+    // (`f` in `go func() { for { f.WritePing(nil) ... } }()`), and what the
+    // spawner built them from (`f := &framer{conn: c}`: closing `c` ends
+    // `f`'s writes too). A one-shot goroutine may finish its own work (and
+    // drop its error) whatever the spawner closes.
+    if let ExprKind::Closure(g) = cx.expr(cx.model.strip(c.func)).kind
+        && cx
+            .body_stmts(g)
+            .iter()
+            .any(|&s| matches!(cx.stmt(s).kind, StmtKind::Loop { .. }))
+    {
+        let captured: Vec<&str> = cx
+            .with_nested(g)
+            .into_iter()
+            .flat_map(|h| cx.body_exprs(h).iter().copied())
+            .filter_map(|e| cx.model.name_of(e))
+            .filter(|n| !common::bindings(cx, outer, n).is_empty())
+            .collect();
+        for n in captured {
+            handed.push(n);
+            for (_, v) in common::bindings(cx, outer, n) {
+                if let Some(v) = v {
+                    handed.extend(
+                        unsnarl_model::walk::exprs_under(cx.model, v)
+                            .into_iter()
+                            .filter_map(|x| cx.model.name_of(x)),
+                    );
+                }
+            }
+        }
+        handed.extend(
+            cx.func(outer)
+                .params
+                .iter()
+                .map(|p| p.name.as_str())
+                .filter(|p| {
+                    cx.with_nested(g).into_iter().any(|h| {
+                        cx.body_exprs(h)
+                            .iter()
+                            .any(|&e| cx.model.name_of(e) == Some(*p))
+                    })
+                }),
+        );
+    }
     if handed.is_empty() {
         return false;
     }
@@ -592,8 +638,46 @@ func startEcho() net.Conn {
 	return c1
 }
 "#,
+        r#"
+package app
+
+import (
+	"net"
+	"os"
+)
+
+func serve(c net.Conn) {
+	defer c.Close()
+	go func() { // expect
+		os.WriteFile("/var/log/peer", []byte(c.RemoteAddr().String()), 0o644)
+	}()
+	echo(c)
+}
+"#,
     ],
     pass: &[
+        r#"
+package app
+
+import (
+	"net"
+	"time"
+)
+
+func pingEchoServer(c net.Conn) {
+	defer c.Close()
+	f := &framer{conn: c}
+	go func() {
+		for {
+			if _, err := f.WritePing(nil); err != nil {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	echo(c)
+}
+"#,
         r#"
 package app
 

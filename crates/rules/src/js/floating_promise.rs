@@ -21,7 +21,8 @@ expression, across imports and `require`), or of a known promise API
 (`fetch`, `fs/promises`, database and HTTP clients), used as a statement:
 nobody awaits it, returns it or handles its rejection. Also `.then(onFulfilled)` chains with no `.catch()` and no
 rejection callback, and async IIFEs (`(async () => { ... })()`) whose awaits
-can reject with nothing to catch it. Write `void promise` to discard one on purpose.
+can reject with nothing to catch it. A `.catch()` given no handler handles
+nothing and is reported too. Write `void promise` to discard one on purpose.
 Not reported: a test's chain whose `.then` calls the test's own callback
 (`.then(() => done())`: a rejection leaves `done` uncalled and the runner
 fails the test) or an assertion of a test that planned its count
@@ -117,6 +118,26 @@ impl Rule for FloatingPromise {
                 c.target.as_deref(),
                 Some("Promise.reject" | "Promise.resolve")
             ) {
+                continue;
+            }
+            // `p.catch()` with no handler: the promise it returns rejects
+            // with the same error, and nothing handles that one.
+            if c.name == "catch"
+                && c.args.is_empty()
+                && let Some(r) = c.receiver
+                && let Some(what) = common::promise_expr(cx, r)
+            {
+                if !waived() {
+                    out.push(cx.finding(
+                        &META,
+                        e.span,
+                        format!(
+                            "`.catch()` is given no handler, so it handles nothing: `{}` ({what}) still rejects unhandled, and that can crash the process",
+                            cx.snippet(cx.expr(r).span)
+                        ),
+                        "pass the handler: `.catch((err) => log(err))` (or `.catch(() => {})` to ignore the failure on purpose)",
+                    ));
+                }
                 continue;
             }
             if guarded_callee(cx, c) || settles_elsewhere(cx, c) {
@@ -309,7 +330,9 @@ fn handled_promise(cx: &FileCx, f: FuncId, v: ExprId, depth: usize) -> bool {
                 return false;
             }
             match c.name.as_str() {
-                "catch" => true,
+                // `.catch()` with no handler handles nothing: the promise
+                // it returns rejects just the same.
+                "catch" => !c.args.is_empty(),
                 "then" if c.args.len() >= 2 => true,
                 _ => c
                     .receiver
@@ -467,7 +490,7 @@ fn check_chain(cx: &FileCx, id: ExprId, c: &Call) -> Option<Finding> {
     let mut cur = Some((id, c));
     while let Some((_, call)) = cur {
         match call.name.as_str() {
-            "catch" => return None,
+            "catch" if !call.args.is_empty() => return None,
             "then" if call.args.len() >= 2 => return None,
             _ => {}
         }
@@ -580,6 +603,18 @@ test("reply resolves", (t) => {
     t.assert.ok("resolved");
   });
 });
+"#,
+        r#"
+async function closeAll(conn) {
+  await conn.drain();
+  throw new Error("drain failed");
+}
+
+function onError(conn) {
+  closeAll(conn).catch(); // expect
+  fetch("/beacon").then(() => {}).catch(); // expect
+  closeAll(conn).catch(() => {});
+}
 "#,
     ],
     pass: &[

@@ -201,8 +201,33 @@ def close_pool():
 async def stop():
     close_pool()  # expect
 "#,
+        r#"
+import os
+import socket
+
+async def reap(pid):
+    os.waitpid(pid, 0)  # expect
+
+async def resolve(host):
+    return socket.getaddrinfo(host, 443)  # expect
+"#,
     ],
     pass: &[
+        r#"
+import os
+import socket
+
+async def reap(pid):
+    done, status = os.waitpid(pid, os.WNOHANG)
+    return done
+
+async def is_ip(host):
+    try:
+        socket.getaddrinfo(host, None, flags=socket.AI_NUMERICHOST)
+        return True
+    except socket.gaierror:
+        return False
+"#,
         r#"
 import queue, threading
 from concurrent.futures import ThreadPoolExecutor

@@ -239,16 +239,6 @@ fn offence(cx: &FileCx, fid: FuncId, c: &Call, loop_vars: &[String]) -> Option<S
         {
             return None;
         }
-        // `os.waitpid(pid, os.WNOHANG)` polls without blocking.
-        let polls = c.args.iter().any(|a| {
-            cx.model
-                .resolved(a.value)
-                .or_else(|| cx.model.name_of(a.value))
-                .is_some_and(|n| n.ends_with("WNOHANG"))
-        });
-        if polls {
-            return None;
-        }
         return Some(e.what.clone());
     }
     if let Some(e) = cx.effect(c, Effect::Logging) {
@@ -345,6 +335,22 @@ class Registry:
 "#,
     ],
     pass: &[
+        r#"
+import os
+import threading
+
+class Reaper:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._children = {}
+
+    def reap(self):
+        with self._lock:
+            for pid in list(self._children):
+                done, _ = os.waitpid(pid, os.WNOHANG)
+                if done:
+                    del self._children[pid]
+"#,
         r#"
 import logging
 import threading

@@ -41,7 +41,9 @@ ends or is the last thing `main` does, where nothing runs after the loop
 but the end of the process, and a
 thread started inside a one-time initializer (`OnceLock::get_or_init`,
 `Lazy::new`, `Once::call_once`): it lives as long as the process and has
-no owner to join it. A serving loop that can end (a shutdown branch, `?`)
+no owner to join it. Neither are a task that never ends started by `main`
+(it lives as long as the process) and a spawn in a `Drop` implementation
+(nobody is left to hold the handle). A serving loop that can end (a shutdown branch, `?`)
 is still reported: that is where in-flight work gets cut off.
 
 ## Why
@@ -105,6 +107,7 @@ impl Rule for DetachedSpawn {
                 || stops_on_shutdown(cx, id)
                 || worker_of_returned_handle(cx, id)
                 || serves_until_exit(cx, id)
+                || in_drop(cx, id)
                 || once_per_process(cx, id)
                 || spawns_received_future(cx, id, c)
                 || works_for_returned_owner(cx, id)
@@ -526,6 +529,16 @@ fn serves_until_exit(cx: &FileCx, spawn: ExprId) -> bool {
     if !process_root {
         return false;
     }
+    // A task that never ends (`loop { tick().await }`) started by `main`:
+    // it is meant to live as long as the process.
+    let endless = super::common::spawned_fn(cx, spawn).is_some_and(|g| {
+        cx.func(g).body.iter().any(|&s| {
+            matches!(&cx.stmt(s).kind, StmtKind::Loop { body } if !super::common::loop_has_exit(cx, body))
+        })
+    });
+    if endless {
+        return true;
+    }
     let stmts = cx.enclosing_stmts(spawn);
     // `loop { .. }` with no way out; or any loop (`while let Ok(..) =
     // listener.accept().await`) after which `main` only returns: when it
@@ -540,6 +553,15 @@ fn serves_until_exit(cx: &FileCx, spawn: ExprId) -> bool {
         }
         _ => false,
     })
+}
+
+/// Started by a `Drop` implementation (`fn drop(&mut self)`): the value
+/// is going away and nobody is left to hold a handle; the task is the
+/// value's last act (a flush, an async close).
+fn in_drop(cx: &FileCx, spawn: ExprId) -> bool {
+    let f = super::common::outermost(cx, cx.func_of(spawn));
+    let func = cx.func(f);
+    func.name.as_str() == "drop" && func.class.is_some() && func.params.is_empty()
 }
 
 /// A thread or task started inside a one-time initializer
@@ -872,6 +894,32 @@ impl Pool {
 "#,
     ],
     pass: &[
+        r#"
+struct Conn {
+    inner: Option<Inner>,
+}
+
+impl Drop for Conn {
+    fn drop(&mut self) {
+        if let Some(inner) = self.inner.take() {
+            tokio::spawn(async move {
+                let _ = inner.close().await;
+            });
+        }
+    }
+}
+
+#[tokio::main]
+async fn main() {
+    tokio::spawn(async {
+        loop {
+            report_metrics().await;
+            tokio::time::sleep(std::time::Duration::from_secs(10)).await;
+        }
+    });
+    run_server().await;
+}
+"#,
         r#"
 use std::sync::Arc;
 use std::thread;

@@ -24,7 +24,7 @@ the test does not run on paused time (`start_paused = true`,
 followed by a sleep and then more code in the same block. Sleeps inside
 loops (polling) are not flagged, and neither are sleeps whose following
 checks block until the other side acts (`assert_eq!(rx.recv(), Ok(1))`, a
-`join()` or an await of the spawned task's handle, a `select`, an `accept`,
+`join()`, an await or `block_on` of the spawned task's handle, a `select`, an `accept`,
 a stream's `next().await`, a `send` the assertion checks; not the
 `try_*`/`*_timeout` forms) or read only what the sleeping code owns (its
 own locals built from literals, task-locals, thread-locals): those pass
@@ -441,6 +441,10 @@ fn observes_by_blocking(cx: &FileCx, rest: &[StmtId]) -> bool {
             | "accept_bi" | "join_next" => method,
             // `handle.join()`, not `path.join("x")`.
             "join" => method && c.args.is_empty(),
+            // `block_on(handle)`: runs the task's future to its end here.
+            "block_on" => c
+                .positional(0)
+                .is_some_and(|a| matches!(cx.expr(cx.model.strip(a)).kind, ExprKind::Name { .. })),
             "wait" | "acquire" => method && c.args.len() <= 1,
             "send" | "send_async" => method && asserted.contains(&e),
             _ => false,
@@ -713,6 +717,24 @@ fn server_starts() {
 "#,
     ],
     pass: &[
+        r#"
+use std::thread;
+use std::time::Duration;
+use futures_lite::future;
+
+#[test]
+fn join_while_running() {
+    let (runnable, handle, polls) = spawn_slow_task();
+    Parallel::new()
+        .add(|| runnable.run())
+        .add(|| {
+            thread::sleep(Duration::from_millis(100));
+            future::block_on(handle);
+            assert_eq!(polls.load(Ordering::SeqCst), 1);
+        })
+        .run();
+}
+"#,
         r#"
 use std::net::{TcpListener, TcpStream};
 use std::sync::mpsc;
