@@ -27,9 +27,11 @@ trio/anyio scope (`with CancelScope(shield=True):`), where no outer
 cancellation can arrive, or a handler (waiting, if at all, only to close
 things) that ends a coroutine which only
 ever runs as the root of its own task (a CLI command, `asyncio.run(main())`,
-a `create_task(conn.serve())` that is cancelled but never awaited, started
-directly, through a spawning helper of the file or from another thread
-with `run_coroutine_threadsafe`): no frame of that task is left to tell.
+a `create_task(conn.serve())` that is cancelled but never awaited, or
+awaited only right after its own `cancel()` by the code that stopped it;
+started directly, through a spawning helper of the file, by a task
+group's `start_soon`/`start`, or from another thread with
+`run_coroutine_threadsafe`): no frame of that task is left to tell.
 
 In trio and anyio code the message says what differs there: cancellation
 is re-delivered at the next checkpoint, and the cancel scope never sees
@@ -163,8 +165,7 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
                 .is_some_and(|&l| matches!(cx.stmt(l).kind, StmtKind::Return(_)));
         // The task's last act in a coroutine that only ever runs as the
         // root of its own task: nobody above it inside the task to inform.
-        if ends && !level_triggered && only_cleanup_awaits(cx, &h.body) && runs_as_own_task(cx, fid)
-        {
+        if ends && only_cleanup_awaits(cx, &h.body) && runs_as_own_task(cx, fid) {
             return;
         }
         let consequence = if level_triggered {
@@ -268,7 +269,11 @@ fn runs_as_own_task(cx: &FileCx, fid: FuncId) -> bool {
     for (i, e) in cx.model.exprs.iter().enumerate() {
         let refers = match &e.kind {
             ExprKind::Name { id, .. } => !method && *id == f.name,
-            ExprKind::Attr { name, .. } => method && *name == f.name,
+            // `connect_utils._cancel(..)`: a module's function of the same
+            // name, not this method.
+            ExprKind::Attr { name, obj, .. } => {
+                method && *name == f.name && cx.model.resolved(*obj).is_none()
+            }
             _ => false,
         };
         if !refers {
@@ -278,6 +283,17 @@ fn runs_as_own_task(cx: &FileCx, fid: FuncId) -> bool {
         let Parent::Expr(call) = cx.tree.expr_parent(id) else {
             return false;
         };
+        // `tg.start_soon(self.run)`, `nursery.start(serve, port)`: a task
+        // group runs the function as a task of its own.
+        if let Some(r) = cx.call(call)
+            && r.func != id
+            && r.receiver.is_some()
+            && matches!(r.name.as_str(), "start_soon" | "start")
+            && r.positional(0) == Some(id)
+        {
+            started = true;
+            continue;
+        }
         if cx.call(call).is_none_or(|c| c.func != id) {
             return false;
         }
@@ -391,9 +407,23 @@ fn task_waited_for(cx: &FileCx, root: ExprId) -> bool {
                 let Some(name) = targets.first().and_then(|&t| cx.model.dotted(t)) else {
                     return true;
                 };
-                (0..cx.model.exprs.len() as u32)
-                    .map(ExprId)
-                    .any(|e| waits(e) && cx.model.dotted(e).as_deref() == Some(name.as_str()))
+                // `self._task.cancel(); await self._task`: the canceller
+                // reaps the task it stopped; nobody else is misled.
+                let cancelled_before = |e: ExprId| {
+                    let f = cx.func_of(e);
+                    cx.body_calls(f).any(|k| {
+                        let c = cx.call(k).unwrap();
+                        c.name == "cancel"
+                            && cx.expr(k).span.end <= cx.expr(e).span.start
+                            && c.receiver.and_then(|r| cx.model.dotted(r)).as_deref()
+                                == Some(name.as_str())
+                    })
+                };
+                (0..cx.model.exprs.len() as u32).map(ExprId).any(|e| {
+                    waits(e)
+                        && cx.model.dotted(e).as_deref() == Some(name.as_str())
+                        && !cancelled_before(e)
+                })
             }
             _ => true,
         },
@@ -743,7 +773,25 @@ class Session:
     ],
     pass: &[
         r#"
+import anyio
+
+async def heartbeat(send):
+    try:
+        while True:
+            await send(b"ping")
+            await anyio.sleep(5)
+    except anyio.get_cancelled_exc_class():
+        pass
+
+async def session(send):
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(heartbeat, send)
+        await serve(send)
+        tg.cancel_scope.cancel()
+"#,
+        r#"
 import asyncio
+import wire
 
 class HttpProtocol:
     def connection_made(self, transport):
@@ -820,6 +868,31 @@ class Fetcher:
 
     def refresh(self, partitions):
         self.start_pending_task(self._update_positions(partitions))
+
+class Poller:
+    def start(self):
+        self._task = asyncio.create_task(self._poll())
+
+    async def stop(self):
+        self._task.cancel()
+        await self._task
+
+    async def _poll(self):
+        try:
+            while True:
+                await self._fetch()
+        except asyncio.CancelledError:
+            pass
+
+class Link:
+    def request_interrupt(self, waiter):
+        self._jobs.add(self._loop.create_task(self._interrupt(waiter)))
+
+    async def _interrupt(self, waiter):
+        try:
+            await wire._interrupt(self._addr)
+        except asyncio.CancelledError:
+            pass
 
 @worker_app.command()
 async def start(name: str):

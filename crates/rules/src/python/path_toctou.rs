@@ -24,7 +24,9 @@ the same path: creates or opens it (`os.mkdir`, `os.makedirs` without
 this process knows (every assignment to it a `tempfile.mkdtemp()`, or a name
 built with `os.getpid()` or a random UUID) is not reported, nor is a marker
 file created with fixed content (`with open(p, "w") as f: f.write("\n")`,
-`p.write_text("ok")`): racers write the same bytes and neither fails.
+`p.write_text("ok")`): racers write the same bytes and neither fails. Nor
+is a check and act made under an inter-process file lock (`with
+FileLock(..)`, or between its `acquire()` and `release()`).
 
 ## Why
 
@@ -88,7 +90,7 @@ impl Rule for PathToctou {
             let Some((path, negated)) = path_check(cx, *cond, false) else {
                 continue;
             };
-            if private_path(cx, &path) {
+            if private_path(cx, &path) || under_file_lock(cx, s) {
                 continue;
             }
             // `if not exists(p)`: the then-branch creates; `if exists(p)`:
@@ -265,6 +267,50 @@ fn path_text(cx: &FileCx, e: ExprId) -> Option<String> {
     (!s.is_empty()).then_some(s)
 }
 
+/// The check and the act run while an inter-process file lock is held
+/// (`with FileLock(p + ".lock"):`, or between `lock.acquire()` and
+/// `lock.release()` of one): every process that touches the path takes the
+/// same lock, so nobody changes it in between.
+fn under_file_lock(cx: &FileCx, s: StmtId) -> bool {
+    let file_lock_call = |e: ExprId| {
+        cx.call(cx.model.strip(e)).is_some_and(|c| {
+            c.name.ends_with("FileLock")
+                || c.name == "InterProcessLock"
+                || c.target.as_deref().is_some_and(|t| {
+                    t.starts_with("filelock.")
+                        || t.starts_with("portalocker.")
+                        || t.starts_with("fasteners.")
+                })
+        })
+    };
+    let file_lock = |e: ExprId| {
+        file_lock_call(e)
+            || cx
+                .model
+                .dotted(e)
+                .is_some_and(|d| cx.model.only_ever_assigned(&d, file_lock_call))
+    };
+    let start = cx.stmt(s).span.start;
+    let f = cx.tree.stmt_func(s);
+    cx.tree.stmt_ancestors(s).any(|a| {
+        matches!(&cx.stmt(a).kind, StmtKind::With { items, .. } if items.iter().any(|i| file_lock(i.ctx)))
+    }) || cx.body_calls(f).any(|e| {
+        let c = cx.call(e).unwrap();
+        c.name == "acquire"
+            && cx.expr(e).span.end <= start
+            && c.receiver.is_some_and(file_lock)
+            && {
+                let lock = c.receiver.and_then(|r| cx.model.dotted(r));
+                cx.body_calls(f).any(|x| {
+                    let k = cx.call(x).unwrap();
+                    k.name == "release"
+                        && cx.expr(x).span.start >= cx.stmt(s).span.end
+                        && k.receiver.and_then(|r| cx.model.dotted(r)) == lock
+                })
+            }
+    })
+}
+
 /// A marker file: created with fixed content (`with open(p, "w") as f:
 /// f.write("\n")`, `p.write_text("ok")`). Two racers write the same bytes,
 /// and neither can fail on the other's file, so losing the race changes
@@ -409,6 +455,27 @@ def save_state_once(path, state):
 "#,
     ],
     pass: &[
+        r#"
+import os
+import shutil
+from filelock import FileLock
+
+def reset_cache(target):
+    with FileLock(target + ".lock"):
+        if os.path.isdir(target):
+            shutil.rmtree(target)
+        os.makedirs(target)
+
+def rebuild(target, source):
+    lock = FileLock(target + ".lock", timeout=60)
+    lock.acquire()
+    try:
+        if os.path.isdir(target):
+            shutil.rmtree(target)
+        shutil.copytree(source, target)
+    finally:
+        lock.release()
+"#,
         r#"
 import os
 from pathlib import Path
