@@ -21,7 +21,8 @@ expression, across imports and `require`), or of a known promise API
 (`fetch`, `fs/promises`, database and HTTP clients), used as a statement:
 nobody awaits it, returns it or handles its rejection. Also `.then(onFulfilled)` chains with no `.catch()` and no
 rejection callback, and async IIFEs (`(async () => { ... })()`) whose awaits
-can reject with nothing to catch it. A `.catch()` given no handler handles
+can reject with nothing to catch it (not at the top level of a `#!` script,
+where the IIFE is the program and a rejection ends it like a throw). A `.catch()` given no handler handles
 nothing and is reported too. Write `void promise` to discard one on purpose.
 Not reported: a test's chain whose `.then` calls the test's own callback
 (`.then(() => done())`: a rejection leaves `done` uncalled and the runner
@@ -101,8 +102,16 @@ impl Rule for FloatingPromise {
                 continue;
             }
             if let ExprKind::Closure(f) = cx.expr(cx.model.strip(c.func)).kind {
-                // An async IIFE: only a problem when something in it can reject.
-                if cx.func(f).is_async && common::unguarded_await(cx, f).is_some() && !waived() {
+                // An async IIFE: only a problem when something in it can
+                // reject; and not when it is the program itself (a script's
+                // top level, `#!`): a rejection there ends the process with
+                // the stack and a non-zero code, as a top-level throw does.
+                let whole_program = cx.func_of(id).0 == 0 && cx.text.starts_with("#!");
+                if cx.func(f).is_async
+                    && !whole_program
+                    && common::unguarded_await(cx, f).is_some()
+                    && !waived()
+                {
                     out.push(cx.finding(
                         &META,
                         e.span,
@@ -618,6 +627,16 @@ function onError(conn) {
 "#,
     ],
     pass: &[
+        r#"#!/usr/bin/env node
+const { openStore } = require("./store");
+
+(async () => {
+  const store = await openStore(process.argv[2]);
+  for await (const row of store.rows()) {
+    console.log(row.id);
+  }
+})();
+"#,
         r#"
 // file: test/reply.test.js
 const { test } = require("node:test");
