@@ -375,8 +375,22 @@ impl<'a> FileCx<'a> {
     /// The first line of the code at `span`, trimmed and cut to about 60
     /// characters, for quoting in messages.
     pub fn snippet(&self, span: Span) -> String {
-        let s = self.source(span).lines().next().unwrap_or("").trim();
-        if s.len() <= 60 {
+        // An expression written over several lines reads as one: whitespace
+        // runs become one space, none just inside brackets.
+        let full = self.source(span);
+        let head = &full[..full.floor_char_boundary(240)];
+        let mut joined = String::with_capacity(head.len());
+        for word in head.split_whitespace() {
+            let glue = !joined.is_empty()
+                && !joined.ends_with(['(', '[', '{'])
+                && !word.starts_with([')', ']', '}', ',']);
+            if glue {
+                joined.push(' ');
+            }
+            joined.push_str(word);
+        }
+        let s = joined.as_str();
+        if s.len() <= 60 && head.len() == full.len() {
             return s.to_string();
         }
         let mut cut = &s[..s.floor_char_boundary(57)];

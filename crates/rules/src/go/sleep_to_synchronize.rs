@@ -29,8 +29,9 @@ later in the block with nothing before the join reading what it changes
 (a scenario step: let the load run, restart a node, then stop and join),
 a grace window for something that must not happen (`select { case
 <-passed: t.Fatal(..); default: }` right after it), or a sleep before
-dialing a listener the function opened before the goroutine started (the
-connection succeeds as soon as the socket listens).
+connecting to a listener the function opened before the goroutine started,
+directly or through an address or URL built from it (the connection
+succeeds as soon as the socket listens).
 
 ## Why
 
@@ -127,7 +128,7 @@ fn scan_block(cx: &FileCx, block: &Block, out: &mut Vec<Finding>) {
             || stops_then_waits(cx, rest)
             || negative_check(cx, rest[0])
             || joined_before_its_results_are_read(cx, go, rest)
-            || dials_a_listener_made_before(cx, go, rest[0])
+            || dials_a_listener_made_before(cx, go, rest)
         {
             continue;
         }
@@ -148,76 +149,83 @@ fn scan_block(cx: &FileCx, block: &Block, out: &mut Vec<Finding>) {
 /// sleep; `net.Dial("tcp", l.Addr().String())`): the kernel completes the
 /// connection as soon as the socket listens, whether or not the goroutine
 /// has reached `Accept`, so the sleep orders nothing (it is only dead time).
-fn dials_a_listener_made_before(cx: &FileCx, go: StmtId, next: StmtId) -> bool {
+fn dials_a_listener_made_before(cx: &FileCx, go: StmtId, rest: &[StmtId]) -> bool {
     let f = cx.tree.stmt_func(go);
     let go_at = cx.stmt(go).span.start;
-    let mut listeners: Vec<&str> = cx
+    let target_names = |s: StmtId| -> Vec<String> {
+        match &cx.stmt(s).kind {
+            StmtKind::Assign { targets, .. } => targets
+                .iter()
+                .flat_map(|&t| common::names_in_target(cx, t))
+                .map(str::to_string)
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
+    let mentions = |e: ExprId, names: &[String]| {
+        unsnarl_model::walk::exprs_under(cx.model, e)
+            .into_iter()
+            .any(|x| {
+                cx.model
+                    .name_of(x)
+                    .is_some_and(|n| names.iter().any(|m| m == n))
+            })
+    };
+    let mut names: Vec<String> = cx
         .body_stmts(f)
         .iter()
         .filter(|&&s| cx.stmt(s).span.end <= go_at)
-        .filter_map(|&s| match &cx.stmt(s).kind {
-            StmtKind::Assign {
-                targets,
-                value: Some(v),
-                ..
-            } => {
-                let c = cx.call(*v)?;
-                matches!(
-                    c.target.as_deref(),
-                    Some("net.Listen" | "net.ListenTCP" | "net.ListenUnix" | "crypto/tls.Listen")
-                )
-                .then(|| {
-                    targets
-                        .first()
-                        .and_then(|&t| common::names_in_target(cx, t).first().copied())
-                })
-                .flatten()
-            }
-            _ => None,
+        .filter(|&&s| {
+            matches!(&cx.stmt(s).kind, StmtKind::Assign { value: Some(v), .. }
+            if cx.call(*v).is_some_and(|c| matches!(
+                c.target.as_deref(),
+                Some("net.Listen" | "net.ListenTCP" | "net.ListenUnix" | "crypto/tls.Listen")
+            )))
         })
+        .flat_map(|&s| target_names(s).into_iter().take(1))
         .collect();
-    if listeners.is_empty() {
+    if names.is_empty() {
         return false;
     }
-    // `addr := l.Addr().String()` before the go statement.
-    let derived: Vec<&str> = cx
-        .body_stmts(f)
-        .iter()
-        .filter(|&&s| cx.stmt(s).span.end <= go_at)
-        .filter_map(|&s| match &cx.stmt(s).kind {
-            StmtKind::Assign {
-                targets,
-                value: Some(v),
-                ..
-            } if unsnarl_model::walk::exprs_under(cx.model, *v)
-                .into_iter()
-                .any(|x| cx.model.name_of(x).is_some_and(|n| listeners.contains(&n))) =>
-            {
-                targets
-                    .first()
-                    .and_then(|&t| common::names_in_target(cx, t).first().copied())
-            }
-            _ => None,
-        })
-        .collect();
-    listeners.extend(derived);
-    let mut dials = false;
-    let mut to_listener = false;
-    unsnarl_model::walk::for_each_stmt_child(cx.model, next, &mut |ch| {
-        if let unsnarl_model::walk::Child::Expr(e) = ch {
-            for x in unsnarl_model::walk::exprs_under(cx.model, e) {
-                if let Some(c) = cx.call(x) {
-                    dials |= c.name.starts_with("Dial")
-                        || matches!(
-                            c.target.as_deref(),
-                            Some("net/http.Get" | "net/http.Post" | "net/http.Head")
-                        );
-                }
-                to_listener |= cx.model.name_of(x).is_some_and(|n| listeners.contains(&n));
-            }
+    // Values made from the listener (`addr := l.Addr()`, `url :=
+    // fmt.Sprintf(.., addr.Port)`), before the goroutine or after the sleep.
+    let derive = |s: StmtId, names: &mut Vec<String>| {
+        if let StmtKind::Assign { value: Some(v), .. } = &cx.stmt(s).kind
+            && mentions(*v, names)
+        {
+            names.extend(target_names(s));
         }
-    });
-    dials && to_listener
+    };
+    for &s in cx.body_stmts(f).iter() {
+        if cx.stmt(s).span.end <= go_at {
+            derive(s, &mut names);
+        }
+    }
+    // The first few statements after the sleep connect with one of them.
+    for &s in rest.iter().take(4) {
+        let mut connects = false;
+        unsnarl_model::walk::for_each_stmt_child(cx.model, s, &mut |ch| {
+            if let unsnarl_model::walk::Child::Expr(e) = ch {
+                for x in unsnarl_model::walk::exprs_under(cx.model, e) {
+                    if let Some(c) = cx.call(x) {
+                        let dials = c.name.starts_with("Dial")
+                            || matches!(
+                                c.name.as_str(),
+                                "Connect" | "Get" | "Post" | "Head" | "Do"
+                            );
+                        connects |= dials
+                            && (c.args.iter().any(|a| mentions(a.value, &names))
+                                || c.receiver.is_some_and(|r| mentions(r, &names)));
+                    }
+                }
+            }
+        });
+        if connects {
+            return true;
+        }
+        derive(s, &mut names);
+    }
+    false
 }
 
 /// The sleep is a grace window for something that must not happen: right
@@ -290,12 +298,15 @@ fn joined_before_its_results_are_read(cx: &FileCx, go: StmtId, rest: &[StmtId]) 
             names
         })
         .collect();
-    // Objects it calls methods on (`c.Spin(quit)`) may change too.
+    // Objects it calls methods on (`c.Spin(quit)`) may change too; not
+    // its own locals (`js, _ := nc.JetStream()` inside it shadows any `js`
+    // of the test).
     let mut touched = written;
     touched.extend(cx.with_nested(body).into_iter().flat_map(|g| {
         cx.body_calls(g)
             .filter_map(|e| cx.call(e).and_then(|c| c.receiver))
             .filter_map(|r| common::root_name(cx, r).and_then(|n| cx.model.name_of(n)))
+            .filter(|n| common::bindings(cx, body, n).is_empty())
             .collect::<Vec<_>>()
     }));
     let reads = |e: ExprId| {
@@ -525,6 +536,59 @@ func TestGreeting(t *testing.T) {
 "#,
     ],
     pass: &[
+        r#"
+package app
+
+import (
+	"fmt"
+	"net"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestIndirectDial(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().(*net.TCPAddr)
+	go func() {
+		conn, _ := l.Accept()
+		conn.Close()
+	}()
+	time.Sleep(100 * time.Millisecond)
+	opts := Options{URL: fmt.Sprintf("tcp://%s:%d", addr.IP, addr.Port)}
+	nc, err := opts.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc.Close()
+}
+
+func TestMoveUnderLoad(t *testing.T) {
+	js := connect()
+	var wg sync.WaitGroup
+	quit := make(chan struct{})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		js := connect()
+		for {
+			select {
+			case <-quit:
+				return
+			default:
+				js.Publish()
+			}
+		}
+	}()
+	time.Sleep(500 * time.Millisecond)
+	js.Move("C2")
+	close(quit)
+	wg.Wait()
+}
+"#,
         r#"
 package app
 

@@ -32,7 +32,10 @@ however long the other side takes. On a current-thread runtime
 (`#[tokio::test]`'s default, `Builder::new_current_thread()`), a test whose
 only concurrency is spawned tasks that wait on nothing but timers is not
 flagged either: the sleep is a yield to them, and they run until they park
-whatever the load. Nor is a sleep before connecting to a listener the test bound itself
+whatever the load. Nor is a sleep whose first check is an absence
+(`assert_err!(rx.try_recv())`, `assert_pending!(fut)`) with any later
+check after a real wait: a slow machine cannot make an absence fail. Nor
+is a sleep before connecting to a listener the test bound itself
 (`TcpListener::bind`, then `TcpStream::connect(listener.local_addr())`):
 the connection succeeds once the socket listens, whoever accepts it.
 
@@ -153,7 +156,8 @@ fn scan(
             // makes the interleaving under test likely.
             let asserts = asserts
                 && !observes_by_blocking(cx, rest)
-                && !private_assertions(cx, cx.func_of(sleep), rest);
+                && !private_assertions(cx, cx.func_of(sleep), rest)
+                && !absence_check(cx, rest);
             let next = rest.iter().find(|&&x| !common::is_trivial_stmt(cx, x));
             let after_spawn = spawned.is_some()
                 && next.is_some_and(|&x| !observes_by_blocking(cx, std::slice::from_ref(&x)));
@@ -441,10 +445,14 @@ fn observes_by_blocking(cx: &FileCx, rest: &[StmtId]) -> bool {
             | "accept_bi" | "join_next" => method,
             // `handle.join()`, not `path.join("x")`.
             "join" => method && c.args.is_empty(),
-            // `block_on(handle)`: runs the task's future to its end here.
-            "block_on" => c
-                .positional(0)
-                .is_some_and(|a| matches!(cx.expr(cx.model.strip(a)).kind, ExprKind::Name { .. })),
+            // `block_on(handle)`, `block_on(async { rx.await })`: runs the
+            // future to its end here.
+            "block_on" => c.positional(0).is_some_and(|a| {
+                matches!(
+                    cx.expr(cx.model.strip(a)).kind,
+                    ExprKind::Name { .. } | ExprKind::Closure(_)
+                )
+            }),
             "wait" | "acquire" => method && c.args.len() <= 1,
             "send" | "send_async" => method && asserted.contains(&e),
             _ => false,
@@ -472,6 +480,58 @@ fn awaits_spawned_task(cx: &FileCx, awaited: ExprId) -> bool {
 fn is_assert(cx: &FileCx, e: ExprId) -> bool {
     cx.call(e)
         .is_some_and(|c| c.is_macro && c.name.starts_with("assert"))
+}
+
+/// The sleep is a grace window for something that must not have happened
+/// (`assert_err!(rx.try_recv())`, `assert_pending!(fut)`): the first
+/// assertion after it checks an absence, which a slow machine cannot make
+/// fail, and any later check comes after a real wait.
+fn absence_check(cx: &FileCx, rest: &[StmtId]) -> bool {
+    let window = up_to_first_assert(cx, rest);
+    let Some(&first) = window.last() else {
+        return false;
+    };
+    // "Not yet": a `try_*` poll that fails (`assert_err!(rx.try_recv())`,
+    // `assert!(rx.try_recv().is_err())`) or a pending future. (`is_none()`
+    // or a negated flag is no absence: an expired cache entry is `None`
+    // too, and `!cache.contains(k)` after a TTL is an event.)
+    let polls = |e: ExprId| {
+        unsnarl_model::walk::exprs_under(cx.model, e)
+            .into_iter()
+            .any(|x| cx.call(x).is_some_and(|k| k.name.starts_with("try_")))
+    };
+    let negative = |e: ExprId| {
+        let Some(c) = cx.call(e) else { return false };
+        if !(c.is_macro && c.name.starts_with("assert")) {
+            return false;
+        }
+        let Some(a) = c.positional(0) else {
+            return false;
+        };
+        match c.name.as_str() {
+            "assert_pending" => true,
+            "assert_err" => polls(a),
+            "assert" => cx.call(a).is_some_and(|k| k.name == "is_err") && polls(a),
+            _ => false,
+        }
+    };
+    let first_asserts: Vec<ExprId> = exprs_in_block(cx.model, &vec![first])
+        .into_iter()
+        .filter(|&e| is_assert(cx, e))
+        .collect();
+    if first_asserts.is_empty() || !first_asserts.iter().all(|&e| negative(e)) {
+        return false;
+    }
+    let after = &rest[window.len()..];
+    let next_positive = after.iter().position(|&s| {
+        exprs_in_block(cx.model, &vec![s])
+            .into_iter()
+            .any(|e| is_assert(cx, e) && !negative(e))
+    });
+    match next_positive {
+        None => true,
+        Some(i) => observes_by_blocking(cx, &after[..=i]),
+    }
 }
 
 /// The statements after a sleep up to (and including) the first one with
@@ -715,8 +775,41 @@ fn server_starts() {
     assert!(TcpStream::connect(addr).is_ok());
 }
 "#,
+        r#"
+use std::thread;
+use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+#[test]
+fn flag_is_cleared_later() {
+    let flag = std::sync::Arc::new(AtomicBool::new(false));
+    let f = flag.clone();
+    thread::spawn(move || f.store(true, Ordering::SeqCst));
+    thread::sleep(Duration::from_millis(50)); // expect
+    assert!(!flag.load(Ordering::SeqCst));
+}
+"#,
     ],
     pass: &[
+        r#"
+use std::thread;
+use std::time::Duration;
+use tokio::sync::oneshot;
+use tokio_test::assert_err;
+
+#[test]
+fn task_waits_for_driver() {
+    let (tx, mut rx) = oneshot::channel();
+    let rt = test_runtime();
+    rt.spawn(async move {
+        let _ = tx.send(1u8);
+    });
+    thread::sleep(Duration::from_millis(50));
+    assert_err!(rx.try_recv());
+    let v = rt.block_on(async { rx.await.unwrap() });
+    assert_eq!(v, 1);
+}
+"#,
         r#"
 use std::thread;
 use std::time::Duration;
