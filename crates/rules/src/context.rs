@@ -704,6 +704,19 @@ mod tests {
     }
 
     #[test]
+    fn a_snippet_of_several_lines_reads_as_one() {
+        let text = "for s in Subscription(\n    topic,\n    group\n):\n    pass\n";
+        with_cx(text, "a.py", |cx| {
+            let start = text.find("Subscription").unwrap() as u32;
+            let end = text.find("):").unwrap() as u32 + 1;
+            assert_eq!(
+                cx.snippet(Span::new(start, end)),
+                "Subscription(topic, group)"
+            );
+        });
+    }
+
+    #[test]
     fn body_expressions_are_those_a_walk_of_each_body_finds_in_every_language() {
         use unsnarl_model::walk::{calls_in_block, exprs_in_block};
         let files = [

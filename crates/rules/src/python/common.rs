@@ -677,3 +677,27 @@ pub fn ends_in_raising_helper(cx: &FileCx, body: &Block) -> bool {
         .find(|&f| cx.func(f).qualname == t)
         .is_some_and(|f| crate::util::always_raises(cx.model, &cx.func(f).body))
 }
+
+/// `span` lies inside the module's `if __name__ == "__main__":` block: a
+/// script's own entry code, run once in the foreground by whoever started
+/// it.
+pub fn in_main_guard(cx: &FileCx, span: Span) -> bool {
+    cx.func(FuncId(0)).body.iter().any(|&s| {
+        let StmtKind::If { cond, .. } = &cx.stmt(s).kind else {
+            return false;
+        };
+        let ExprKind::Binary {
+            op: BinOp::Eq,
+            left,
+            right,
+        } = &cx.expr(*cond).kind
+        else {
+            return false;
+        };
+        let main = |a: ExprId, b: ExprId| {
+            cx.model.name_of(a) == Some("__name__")
+                && matches!(cx.model.literal(b), Some(Lit::Str(v)) if v.as_str() == "__main__")
+        };
+        (main(*left, *right) || main(*right, *left)) && cx.stmt(s).span.contains(span)
+    })
+}

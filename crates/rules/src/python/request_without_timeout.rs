@@ -19,7 +19,9 @@ pub static META: RuleMeta = RuleMeta {
 Calls of the `requests` API (`requests.get`, `requests.post`, ...,
 `Session.get`, `Session.request`) and of `urllib.request.urlopen` that do
 not pass a timeout, or pass `timeout=None`. (Inside a coroutine these calls
-are reported as blocking the event loop instead.)
+are reported as blocking the event loop instead.) A script's own entry code
+under `if __name__ == "__main__":` is left out: it runs once, in the
+foreground, where a hang is seen and interrupted.
 
 ## Why
 
@@ -74,6 +76,7 @@ impl Rule for RequestWithoutTimeout {
                 || cx.runs_on_loop(f)
                 || c.args.iter().any(|a| a.spread)
                 || crate::python::common::under_deadline(cx, id, false)
+                || crate::python::common::in_main_guard(cx, e.span)
             {
                 continue;
             }
@@ -113,7 +116,22 @@ def rates():
     s.post("https://api.example/x", json={}, timeout=None)  # expect
     return urlopen("https://example.com").read()  # expect
 "#],
-    pass: &[r#"
+    pass: &[
+        r#"
+import re
+from urllib.request import urlopen
+
+if __name__ == "__main__":
+    def newest_version():
+        page = urlopen("http://www.example.org/manual/")
+        for line in page:
+            m = re.match(r"(\d\.\d)", line.decode())
+            if m:
+                return m.group(1)
+
+    print(newest_version())
+"#,
+        r#"
 import requests
 from urllib.request import urlopen
 
@@ -130,7 +148,8 @@ def rates(**kw):
     s.post("https://api.example/x", json={}, timeout=TIMEOUT)
     requests.get("https://x", **kw)
     return urlopen("https://example.com", timeout=10).read()
-"#],
+"#,
+    ],
 };
 
 #[cfg(test)]

@@ -25,7 +25,8 @@ once: no semaphore or capacity limiter taken in the loop or inside the
 spawned coroutine, no chunking, no worker pool. A teardown that releases
 what the program already holds (`gather(*(c.close() for c in
 self._conns))`, `aclose`, `wait_closed`, `stop`, `cancel`) opens nothing
-and is not reported, nor is a restart loop that awaits the previous run's
+and is not reported, nor is a loop that stops after a count (`if i >=
+limit: break` on its own index), nor a restart loop that awaits the previous run's
 end on the same object before starting it again with nothing of the loop's
 item (`async for _ in changes: await w.stop(); create_task(w.serve())`).
 
@@ -112,6 +113,7 @@ fn check_gather(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
         return;
     };
     if bounded_input(cx, iter)
+        || capped_by_counter(cx, iter)
         || per_item.is_some_and(|p| spawned_is_bounded(cx, p) || releases(cx, p))
     {
         return;
@@ -279,6 +281,36 @@ fn releases(cx: &FileCx, per_item: ExprId) -> bool {
         name,
         "close" | "aclose" | "wait_closed" | "stop" | "cancel" | "disconnect" | "shutdown"
     )
+}
+
+/// The loop over `iter` stops after a count (`for i, h in
+/// enumerate(hosts): if i >= limit: break`): a comparison of the loop's
+/// own index with a bound, then `break`.
+fn capped_by_counter(cx: &FileCx, iter: ExprId) -> bool {
+    let Parent::Stmt(s) = cx.tree.expr_parent(iter) else {
+        return false;
+    };
+    let StmtKind::For {
+        target: Some(t),
+        body,
+        ..
+    } = &cx.stmt(s).kind
+    else {
+        return false;
+    };
+    let index: Vec<&str> = unsnarl_model::walk::exprs_under(cx.model, *t)
+        .into_iter()
+        .filter_map(|x| cx.model.name_of(x))
+        .collect();
+    body.iter().any(|&b| {
+        let StmtKind::If { cond, then, .. } = &cx.stmt(b).kind else {
+            return false;
+        };
+        then.first()
+            .is_some_and(|&f| matches!(cx.stmt(f).kind, StmtKind::Break))
+            && matches!(&cx.expr(*cond).kind, ExprKind::Binary { op: BinOp::Gt | BinOp::GtE | BinOp::Eq, left, .. }
+                if cx.model.name_of(*left).is_some_and(|n| index.contains(&n)))
+    })
 }
 
 /// Inputs whose size is fixed in the code: literals, `range(...)` (a pool
@@ -583,6 +615,18 @@ class Pool:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+class Pool:
+    async def warm_up(self):
+        tasks = []
+        for i, h in enumerate(reversed(self._holders)):
+            if i >= self._initsize:
+                break
+            tasks.append(h.connect())
+        await asyncio.gather(*tasks)
+"#,
         r#"
 import asyncio
 
