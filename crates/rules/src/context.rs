@@ -381,9 +381,12 @@ impl<'a> FileCx<'a> {
         let head = &full[..full.floor_char_boundary(240)];
         let mut joined = String::with_capacity(head.len());
         for word in head.split_whitespace() {
+            // `f(\n  a,\n)` reads `f(a,)`; `xs\n  .filter(..)` reads
+            // `xs.filter(..)`; braces keep their spaces (`{ a: 1 }`).
             let glue = !joined.is_empty()
-                && !joined.ends_with(['(', '[', '{'])
-                && !word.starts_with([')', ']', '}', ',']);
+                && !joined.ends_with(['(', '['])
+                && !word.starts_with([')', ']', ',', '.'])
+                && !word.starts_with("?.");
             if glue {
                 joined.push(' ');
             }
