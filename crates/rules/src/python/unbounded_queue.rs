@@ -20,7 +20,10 @@ pub static META: RuleMeta = RuleMeta {
 an infinite buffer accept items without limit. Not reported when the file
 runs watermark flow control over it: an `if` comparing its fill level
 (`qsize()`, `len(..)`, `statistics()`) pauses or resumes the producer
-(`transport.pause_reading()`), which bounds it without blocking `put`.
+(`transport.pause_reading()`), which bounds it without blocking `put`. Nor
+is a queue used as a plain container by one thread: the file starts no
+thread, process or task, and fills and drains it only through its own
+methods (a worklist; a bound would deadlock the one thread using it).
 
 ## Why
 
@@ -75,7 +78,7 @@ impl Rule for UnboundedQueue {
             let Some(reason) = unbounded_reason(cx.model, c, entry) else {
                 continue;
             };
-            if flow_controlled(cx, id) {
+            if flow_controlled(cx, id) || single_thread_container(cx, id) {
                 continue;
             }
             // A type that has no bound at all says so in its own words
@@ -100,6 +103,54 @@ impl Rule for UnboundedQueue {
             ));
         }
     }
+}
+
+/// A queue used as a plain container by one thread: the file starts no
+/// thread, process or task, and the queue (`self.frontier`, a local) is
+/// only ever the receiver of its own methods (`put`, `get`, `empty`...),
+/// never handed to anything. A worklist or a heap, not a channel: there is
+/// no consumer to fall behind, and a bound would deadlock the one thread
+/// that both fills and drains it.
+fn single_thread_container(cx: &FileCx, ctor: ExprId) -> bool {
+    use unsnarl_model::walk::Parent;
+    let Parent::Stmt(s) = cx.tree.expr_parent(ctor) else {
+        return false;
+    };
+    let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind else {
+        return false;
+    };
+    let [t] = targets.as_slice() else {
+        return false;
+    };
+    let Some(name) = cx.model.dotted(*t) else {
+        return false;
+    };
+    let spawns = cx.model.exprs.iter().any(|e| {
+        matches!(&e.kind, ExprKind::Call(c)
+            if cx.effect(c, Effect::Spawn).is_some() || cx.effect(c, Effect::ScopedSpawn).is_some())
+    });
+    if spawns {
+        return false;
+    }
+    // Every other mention is `<queue>.method(..)` (or `.attr`).
+    let own_method = |e: ExprId| {
+        matches!(cx.tree.expr_parent(e), Parent::Expr(p)
+            if matches!(&cx.expr(p).kind, ExprKind::Attr { obj, .. } if *obj == e))
+    };
+    let uses: Vec<ExprId> = (0..cx.model.exprs.len() as u32)
+        .map(ExprId)
+        .filter(|&e| e != *t && cx.model.dotted(e).as_deref() == Some(name.as_str()))
+        .collect();
+    // It is filled and drained here: both ends in this file.
+    let calls = |names: &[&str]| {
+        uses.iter().any(|&e| {
+            matches!(cx.tree.expr_parent(e), Parent::Expr(p)
+                if matches!(&cx.expr(p).kind, ExprKind::Attr { name, .. } if names.contains(&name.as_str())))
+        })
+    };
+    calls(&["put", "put_nowait"])
+        && calls(&["get", "get_nowait"])
+        && uses.iter().all(|&e| own_method(e))
 }
 
 /// High/low watermark flow control around the queue: the file compares
@@ -191,8 +242,40 @@ class Reader:
         if self.frames.qsize() > 1000:
             log.warning("backlog")
 "#,
+        r#"
+import queue
+import threading
+
+class Crawler:
+    def __init__(self):
+        self.frontier = queue.Queue()  # expect
+        threading.Thread(target=self.worker).start()
+
+    def worker(self):
+        while True:
+            url = self.frontier.get()
+            for link in fetch(url):
+                self.frontier.put(link)
+"#,
     ],
     pass: &[
+        r#"
+from queue import PriorityQueue
+
+class BestFirst:
+    def __iter__(self):
+        self.frontier = PriorityQueue()
+        self.frontier.put((0, self.start))
+        return self
+
+    def __next__(self):
+        if self.frontier.empty():
+            raise StopIteration
+        cost, node = self.frontier.get()
+        for nxt in node.children():
+            self.frontier.put((cost + nxt.cost, nxt))
+        return node
+"#,
         r#"
 import asyncio
 import math
