@@ -21,9 +21,10 @@ an infinite buffer accept items without limit. Not reported when the file
 runs watermark flow control over it: an `if` comparing its fill level
 (`qsize()`, `len(..)`, `statistics()`) pauses or resumes the producer
 (`transport.pause_reading()`), which bounds it without blocking `put`. Nor
-is a queue used as a plain container by one thread: the file starts no
-thread, process or task, and fills and drains it only through its own
-methods (a worklist; a bound would deadlock the one thread using it).
+is a queue used as a plain container by one function: a local that the
+function alone fills and drains through its own methods, in a file that
+starts no thread, process or task (a worklist; a bound would deadlock the
+one thread using it).
 
 ## Why
 
@@ -105,10 +106,10 @@ impl Rule for UnboundedQueue {
     }
 }
 
-/// A queue used as a plain container by one thread: the file starts no
-/// thread, process or task, and the queue (`self.frontier`, a local) is
+/// A queue used as a plain container by one function: the file starts no
+/// thread, process or task, and the queue is a local of that function,
 /// only ever the receiver of its own methods (`put`, `get`, `empty`...),
-/// never handed to anything. A worklist or a heap, not a channel: there is
+/// never handed to anything or captured by a nested function. A worklist or a heap, not a channel: there is
 /// no consumer to fall behind, and a bound would deadlock the one thread
 /// that both fills and drains it.
 fn single_thread_container(cx: &FileCx, ctor: ExprId) -> bool {
@@ -122,7 +123,11 @@ fn single_thread_container(cx: &FileCx, ctor: ExprId) -> bool {
     let [t] = targets.as_slice() else {
         return false;
     };
-    let Some(name) = cx.model.dotted(*t) else {
+    // A local of one function: an attribute (`self.q`) or a module global
+    // can be filled by a callback another thread runs (a reactor's
+    // `callFromThread`, a portal) that no spawn in this file shows.
+    let home = cx.func_of(*t);
+    let (Some(name), true) = (cx.model.name_of(*t), home.0 != 0) else {
         return false;
     };
     let spawns = cx.model.exprs.iter().any(|e| {
@@ -139,8 +144,11 @@ fn single_thread_container(cx: &FileCx, ctor: ExprId) -> bool {
     };
     let uses: Vec<ExprId> = (0..cx.model.exprs.len() as u32)
         .map(ExprId)
-        .filter(|&e| e != *t && cx.model.dotted(e).as_deref() == Some(name.as_str()))
+        .filter(|&e| e != *t && cx.model.name_of(e) == Some(name))
         .collect();
+    if uses.iter().any(|&e| cx.func_of(e) != home) {
+        return false;
+    }
     // It is filled and drained here: both ends in this file.
     let calls = |names: &[&str]| {
         uses.iter().any(|&e| {
@@ -262,19 +270,14 @@ class Crawler:
         r#"
 from queue import PriorityQueue
 
-class BestFirst:
-    def __iter__(self):
-        self.frontier = PriorityQueue()
-        self.frontier.put((0, self.start))
-        return self
-
-    def __next__(self):
-        if self.frontier.empty():
-            raise StopIteration
-        cost, node = self.frontier.get()
+def best_first(start):
+    frontier = PriorityQueue()
+    frontier.put((0, start))
+    while not frontier.empty():
+        cost, node = frontier.get()
+        yield node
         for nxt in node.children():
-            self.frontier.put((cost + nxt.cost, nxt))
-        return node
+            frontier.put((cost + nxt.cost, nxt))
 "#,
         r#"
 import asyncio
