@@ -31,7 +31,10 @@ out: a per-connection mutex exists to serialize them. So is file I/O on
 the locked struct's own files (`os.ReadFile(s.idxPath)` under `s.mu`, or
 a method of `s` doing it): that mutex guards the files as well. An empty
 `select {}` right after `go panic(e)` only parks the goroutine while the
-process crashes, and is left too.
+process crashes, and is left too, as is a blocking call that (re)makes
+state the lock guards: its result is stored in a field of the locked
+value (`s.conn = c` after `c, err := net.Dial(..)`), directly or in a
+method of that value such as `s.dial()`.
 
 ## Why
 
@@ -360,6 +363,86 @@ fn guards_its_files(cx: &FileCx, held: &HeldSet, e: ExprId, what: &str) -> bool 
     own_file_method(cx, f, recv, 1)
 }
 
+/// The blocking call (re)makes state the lock guards: its result goes into
+/// a field of the locked value (`s.conn, err = net.Dial(..)`, or `c, err
+/// := net.Dial(..)` then `s.conn = c`), directly or in a method of that
+/// value (`s.dial()`) whose every blocking call does so. No reader may see
+/// the connection half-made: that is what the lock is for.
+fn establishes_guarded_state(cx: &FileCx, held: &HeldSet, e: ExprId) -> bool {
+    let Some(h) = held.last() else { return false };
+    let owner =
+        h.op.instance
+            .rsplit_once('.')
+            .map_or(h.op.instance.as_str(), |(o, _)| o);
+    let Some(c) = cx.call(e) else { return false };
+    if stores_into_field(cx, cx.func_of(e), e, owner) {
+        return true;
+    }
+    let Some(f) = cx.callee_in_file(c) else {
+        return false;
+    };
+    let Some(recv) = cx.func(f).receiver.as_deref() else {
+        return false;
+    };
+    if c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() != Some(owner) {
+        return false;
+    }
+    let blocking: Vec<ExprId> = cx
+        .body_calls(f)
+        .filter(|&x| {
+            cx.call(x)
+                .is_some_and(|k| cx.effect(k, Effect::Blocking).is_some())
+        })
+        .collect();
+    !blocking.is_empty() && blocking.iter().all(|&x| stores_into_field(cx, f, x, recv))
+}
+
+/// The value of `call` (in function `f`) is stored in a field of `owner`:
+/// assigned there directly, or bound to a local that `f` then assigns to
+/// one.
+fn stores_into_field(cx: &FileCx, f: FuncId, call: ExprId, owner: &str) -> bool {
+    let field_of_owner = |t: ExprId| {
+        cx.model
+            .dotted(t)
+            .is_some_and(|d| d.strip_prefix(owner).is_some_and(|r| r.starts_with('.')))
+    };
+    let unsnarl_model::walk::Parent::Stmt(s) = cx.tree.expr_parent(call) else {
+        return false;
+    };
+    let StmtKind::Assign {
+        targets,
+        value: Some(v),
+        ..
+    } = &cx.stmt(s).kind
+    else {
+        return false;
+    };
+    if *v != call {
+        return false;
+    }
+    let flat: Vec<ExprId> = targets
+        .iter()
+        .flat_map(|&t| match &cx.expr(t).kind {
+            ExprKind::Collection { elems, .. } => elems.clone(),
+            _ => vec![t],
+        })
+        .collect();
+    // The first result is the value (`c, err := ..`).
+    let Some(&first) = flat.first() else {
+        return false;
+    };
+    if field_of_owner(first) {
+        return true;
+    }
+    let Some(local) = cx.model.name_of(first) else {
+        return false;
+    };
+    cx.body_stmts(f).iter().any(|&x| {
+        matches!(&cx.stmt(x).kind, StmtKind::Assign { targets, value: Some(v), .. }
+            if targets.iter().any(|&t| field_of_owner(t)) && cx.model.name_of(*v) == Some(local))
+    })
+}
+
 /// Every file call of the method `f` (receiver `recv`) is on `recv`'s own
 /// files, directly or through methods of `recv` it calls, `depth` levels
 /// down; and there is at least one.
@@ -591,6 +674,7 @@ impl Flow for Under {
             for e in locks::evaluated_exprs(cx, s) {
                 if let Some(what) = self.blocking(cx, e)
                     && !guards_its_files(cx, st, e, &what.0)
+                    && !establishes_guarded_state(cx, st, e)
                 {
                     self.report(st, cx.expr(e).span, what);
                     break;
@@ -604,6 +688,7 @@ impl Flow for Under {
             for x in exprs_under(cx.model, e) {
                 if let Some(what) = self.blocking(cx, x)
                     && !guards_its_files(cx, st, x, &what.0)
+                    && !establishes_guarded_state(cx, st, x)
                 {
                     self.report(st, cx.expr(x).span, what);
                     break;
@@ -767,8 +852,69 @@ func (c *Cache) LoadFile(name, path string) error {
 	return nil
 }
 "#,
+        r#"
+package app
+
+import (
+	"net/http"
+	"sync"
+)
+
+type registry struct {
+	mu     sync.Mutex
+	client *http.Client
+	seen   map[string]int
+}
+
+func (r *registry) Ping(url string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	resp, err := r.client.Get(url) // expect
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	r.seen[url]++
+	return nil
+}
+"#,
     ],
     pass: &[
+        r#"
+package app
+
+import (
+	"net"
+	"sync"
+	"time"
+)
+
+type sender struct {
+	addr string
+	mu   sync.Mutex
+	conn net.Conn
+}
+
+func (s *sender) dial() error {
+	c, err := net.DialTimeout("tcp", s.addr, time.Second)
+	if err == nil {
+		s.conn = c
+	}
+	return err
+}
+
+func (s *sender) Send(b []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn == nil {
+		if err := s.dial(); err != nil {
+			return err
+		}
+	}
+	_, err := s.conn.Write(b)
+	return err
+}
+"#,
         r#"
 package app
 
