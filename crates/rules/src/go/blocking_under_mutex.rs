@@ -437,9 +437,26 @@ fn stores_into_field(cx: &FileCx, f: FuncId, call: ExprId, owner: &str) -> bool 
     let Some(local) = cx.model.name_of(first) else {
         return false;
     };
+    // Stored before the lock is let go (`mu.Unlock()` in between means the
+    // store belongs to another critical section).
+    let after = cx.expr(call).span.end;
+    let unlocked_before = |at: u32| {
+        cx.body_calls(f).any(|k| {
+            let sp = cx.expr(k).span;
+            sp.start >= after
+                && sp.end <= at
+                && cx
+                    .call(k)
+                    .is_some_and(|c| matches!(c.name.as_str(), "Unlock" | "RUnlock"))
+                && !matches!(cx.tree.expr_parent(k), unsnarl_model::walk::Parent::Stmt(d)
+                    if matches!(cx.stmt(d).kind, StmtKind::Defer(_)))
+        })
+    };
     cx.body_stmts(f).iter().any(|&x| {
         matches!(&cx.stmt(x).kind, StmtKind::Assign { targets, value: Some(v), .. }
             if targets.iter().any(|&t| field_of_owner(t)) && cx.model.name_of(*v) == Some(local))
+            && cx.stmt(x).span.start >= after
+            && !unlocked_before(cx.stmt(x).span.start)
     })
 }
 
