@@ -338,29 +338,40 @@ fn after_go_panic(cx: &FileCx, s: StmtId) -> bool {
 /// files too: unlocking around the I/O would let readers see them
 /// half-written.
 fn guards_its_files(cx: &FileCx, held: &HeldSet, e: ExprId, what: &str) -> bool {
-    let Some(h) = held.last() else { return false };
     if !what.contains("reads or writes files") {
         return false;
     }
-    let owner =
-        h.op.instance
-            .rsplit_once('.')
-            .map_or(h.op.instance.as_str(), |(o, _)| o);
+    let Some(owner) = lock_owner(held) else {
+        return false;
+    };
     let Some(c) = cx.call(e) else { return false };
     if is_file_call(cx, c) {
         return on_own_file(cx, cx.func_of(e), c, owner);
     }
     // `s.writeSummary()`: a method of the locked value, in this file.
-    let Some(f) = cx.callee_in_file(c) else {
-        return false;
-    };
-    let Some(recv) = cx.func(f).receiver.as_deref() else {
-        return false;
-    };
-    if c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() != Some(owner) {
-        return false;
-    }
-    own_file_method(cx, f, recv, 1)
+    owner_method(cx, c, owner).is_some_and(|(f, recv)| own_file_method(cx, f, recv, 1))
+}
+
+/// The value whose mutex is held: `s` for `s.mu`, `s` for an embedded
+/// mutex locked as `s.Lock()`.
+fn lock_owner(held: &HeldSet) -> Option<&str> {
+    let instance = held.last()?.op.instance.as_str();
+    Some(instance.rsplit_once('.').map_or(instance, |(o, _)| o))
+}
+
+/// `c` calls a method of `owner` defined in this file (`s.writeSummary()`
+/// under `s.mu`): the method and its receiver's name.
+fn owner_method<'a>(cx: &FileCx<'a>, c: &Call, owner: &str) -> Option<(FuncId, &'a str)> {
+    let f = cx.callee_in_file(c)?;
+    let recv = cx.func(f).receiver.as_deref()?;
+    (c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(owner)).then_some((f, recv))
+}
+
+/// `e` is a field of `owner` (`s.conn`, `s.cfg.dir` for `s`).
+fn is_field_of(cx: &FileCx, e: ExprId, owner: &str) -> bool {
+    cx.model
+        .dotted(e)
+        .is_some_and(|d| d.strip_prefix(owner).is_some_and(|r| r.starts_with('.')))
 }
 
 /// The blocking call (re)makes state the lock guards: its result goes into
@@ -369,24 +380,16 @@ fn guards_its_files(cx: &FileCx, held: &HeldSet, e: ExprId, what: &str) -> bool 
 /// value (`s.dial()`) whose every blocking call does so. No reader may see
 /// the connection half-made: that is what the lock is for.
 fn establishes_guarded_state(cx: &FileCx, held: &HeldSet, e: ExprId) -> bool {
-    let Some(h) = held.last() else { return false };
-    let owner =
-        h.op.instance
-            .rsplit_once('.')
-            .map_or(h.op.instance.as_str(), |(o, _)| o);
+    let Some(owner) = lock_owner(held) else {
+        return false;
+    };
     let Some(c) = cx.call(e) else { return false };
     if stores_into_field(cx, cx.func_of(e), e, owner) {
         return true;
     }
-    let Some(f) = cx.callee_in_file(c) else {
+    let Some((f, recv)) = owner_method(cx, c, owner) else {
         return false;
     };
-    let Some(recv) = cx.func(f).receiver.as_deref() else {
-        return false;
-    };
-    if c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() != Some(owner) {
-        return false;
-    }
     let blocking: Vec<ExprId> = cx
         .body_calls(f)
         .filter(|&x| {
@@ -401,11 +404,7 @@ fn establishes_guarded_state(cx: &FileCx, held: &HeldSet, e: ExprId) -> bool {
 /// assigned there directly, or bound to a local that `f` then assigns to
 /// one.
 fn stores_into_field(cx: &FileCx, f: FuncId, call: ExprId, owner: &str) -> bool {
-    let field_of_owner = |t: ExprId| {
-        cx.model
-            .dotted(t)
-            .is_some_and(|d| d.strip_prefix(owner).is_some_and(|r| r.starts_with('.')))
-    };
+    let field_of_owner = |t: ExprId| is_field_of(cx, t, owner);
     let unsnarl_model::walk::Parent::Stmt(s) = cx.tree.expr_parent(call) else {
         return false;
     };
@@ -500,11 +499,7 @@ fn is_file_call(cx: &FileCx, c: &Call) -> bool {
 /// assigned from them), or it is a method of an `*os.File` field of
 /// `owner`.
 fn on_own_file(cx: &FileCx, f: FuncId, c: &Call, owner: &str) -> bool {
-    let field_of_owner = |x: ExprId| {
-        cx.model
-            .dotted(x)
-            .is_some_and(|d| d.strip_prefix(owner).is_some_and(|r| r.starts_with('.')))
-    };
+    let field_of_owner = |x: ExprId| is_field_of(cx, x, owner);
     let mentions_field = |e: ExprId| exprs_under(cx.model, e).into_iter().any(field_of_owner);
     let from_fields = |arg: ExprId| {
         mentions_field(arg)
