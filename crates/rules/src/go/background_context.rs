@@ -205,10 +205,7 @@ fn after_done(cx: &FileCx, e: ExprId) -> bool {
             break;
         };
         if let Some(c) = cx.call(p)
-            && matches!(
-                c.name.as_str(),
-                "Shutdown" | "Close" | "Stop" | "GracefulStop" | "Drain"
-            )
+            && (common::is_stop_method(&c.name) || c.name == "Drain")
         {
             return true;
         }
@@ -231,8 +228,7 @@ fn after_done(cx: &FileCx, e: ExprId) -> bool {
         let shutdown_only = !uses.is_empty()
             && uses.iter().all(|&u| {
                 matches!(cx.tree.expr_parent(u), Parent::Expr(q)
-                    if cx.call(q).is_some_and(|c| matches!(c.name.as_str(),
-                        "Shutdown" | "Close" | "Stop" | "GracefulStop" | "Drain")))
+                    if cx.call(q).is_some_and(|c| common::is_stop_method(&c.name) || c.name == "Drain"))
                     || cx.tree.enclosing_stmt(u) == Some(s)
             });
         return shutdown_only;

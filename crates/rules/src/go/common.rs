@@ -639,6 +639,12 @@ pub fn go_version(cx: &FileCx) -> Option<(u32, u32)> {
     gomod_version(cx.path)
 }
 
+/// A method that stops a server or a long-running object (`srv.Shutdown`,
+/// `grpcServer.GracefulStop`, `ln.Close`, `w.Stop`).
+pub fn is_stop_method(name: &str) -> bool {
+    matches!(name, "Stop" | "GracefulStop" | "Shutdown" | "Close")
+}
+
 /// The file builds only with a tag of the project's own (`//go:build
 /// generate`, `integration && perftest`, `tools`): a generator, a tool or
 /// a test harness run by hand, not part of the program. Operating systems,

@@ -356,10 +356,9 @@ fn stop_signal(cx: &FileCx, s: StmtId) -> bool {
     match &cx.expr(cx.model.strip(*e)).kind {
         ExprKind::Send { .. } => true,
         ExprKind::Call(c) => {
-            matches!(
-                c.name.as_str(),
-                "cancel" | "stop" | "Stop" | "Shutdown" | "Close" | "Cancel" | "GracefulStop"
-            ) || (c.name.as_str() == "close" && c.receiver.is_none())
+            common::is_stop_method(&c.name)
+                || matches!(c.name.as_str(), "cancel" | "stop" | "Cancel")
+                || (c.name.as_str() == "close" && c.receiver.is_none())
                 || (c
                     .target
                     .as_deref()

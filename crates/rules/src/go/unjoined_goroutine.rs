@@ -306,7 +306,7 @@ fn stopped_test_server(cx: &FileCx, c: &Call, body: Option<FuncId>) -> bool {
     };
     cx.model.exprs.iter().any(|e| {
         matches!(&e.kind, ExprKind::Call(s)
-            if matches!(s.name.as_str(), "Stop" | "GracefulStop" | "Shutdown" | "Close")
+            if common::is_stop_method(&s.name)
                 && s.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(server.as_str()))
     })
 }
