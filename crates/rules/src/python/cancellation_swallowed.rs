@@ -340,10 +340,7 @@ fn only_cleanup_awaits(cx: &FileCx, body: &Block) -> bool {
             return true;
         };
         cx.call(cx.model.strip(inner)).is_some_and(|c| {
-            matches!(
-                c.name.as_str(),
-                "close" | "aclose" | "wait_closed" | "shutdown" | "disconnect" | "stop"
-            )
+            crate::python::common::is_closing_method(&c.name) || c.name == "disconnect"
         })
     }) && !body.iter().any(|&s| {
         matches!(

@@ -701,3 +701,12 @@ pub fn in_main_guard(cx: &FileCx, span: Span) -> bool {
         (main(*left, *right) || main(*right, *left)) && cx.stmt(s).span.contains(span)
     })
 }
+
+/// A method that closes or stops what it is called on (`conn.close()`,
+/// `await writer.wait_closed()`, `server.shutdown()`, `worker.stop()`).
+pub fn is_closing_method(name: &str) -> bool {
+    matches!(
+        name,
+        "close" | "aclose" | "wait_closed" | "shutdown" | "stop"
+    )
+}

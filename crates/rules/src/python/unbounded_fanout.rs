@@ -257,11 +257,9 @@ fn restarts(cx: &FileCx, spawn: ExprId, c: &Call, target: Option<ExprId>, body: 
             };
             cx.expr(e).span.end <= at
                 && cx.call(cx.model.strip(inner)).is_some_and(|w| {
-                    matches!(
-                        w.name.as_str(),
-                        "stop" | "close" | "aclose" | "wait_closed" | "shutdown" | "join"
-                    ) && w.receiver.and_then(|r| cx.model.dotted(r)).as_deref()
-                        == Some(object.as_str())
+                    (crate::python::common::is_closing_method(&w.name) || w.name == "join")
+                        && w.receiver.and_then(|r| cx.model.dotted(r)).as_deref()
+                            == Some(object.as_str())
                 })
         })
 }
@@ -277,10 +275,7 @@ fn releases(cx: &FileCx, per_item: ExprId) -> bool {
         ExprKind::Attr { name, .. } => name.as_str(),
         _ => return false,
     };
-    matches!(
-        name,
-        "close" | "aclose" | "wait_closed" | "stop" | "cancel" | "disconnect" | "shutdown"
-    )
+    crate::python::common::is_closing_method(name) || matches!(name, "cancel" | "disconnect")
 }
 
 /// The loop over `iter` stops after a count (`for i, h in
