@@ -938,6 +938,12 @@ impl ProjectIndex {
         if unsnarl_model::knowledge::is_standard_module(lang, head) {
             return None;
         }
+        // Go's front end names every package-level function with its
+        // package path; a bare name is a builtin (`close`, `len`), never a
+        // method or function of the project that happens to share it.
+        if lang == Language::Go && tail2(target).is_none() {
+            return None;
+        }
         let last = last_segment(target, lang);
         let matches = |i: u32| {
             let s = self.sum(i as usize);
@@ -1516,6 +1522,26 @@ mod tests {
                 .is_none()
         );
         assert!(ix.resolve(Language::Go, "app.db.query", NOWHERE).is_none());
+    }
+
+    /// A bare Go name is a builtin: `close(ch)` is not the project's
+    /// `block.close` method, though a bare Python name may be.
+    #[test]
+    fn a_bare_go_name_is_never_resolved_by_suffix() {
+        let go_close = FnSummary {
+            lang: Language::Go,
+            ..sum("example.com/blk.block.close", false, true, &[])
+        };
+        let ix = build(vec![vec![
+            go_close,
+            sum("app.util.close", false, false, &[]),
+        ]]);
+        assert_eq!(ix.resolve(Language::Go, "close", NOWHERE), None);
+        assert_eq!(ix.resolve(Language::Python, "close", NOWHERE), Some(1));
+        assert_eq!(
+            ix.resolve(Language::Go, "example.com/blk.block.close", NOWHERE),
+            Some(0)
+        );
     }
     #[test]
     fn a_one_file_index_records_what_it_answered_for_the_project_index_to_confirm() {

@@ -350,6 +350,41 @@ fn guards_its_files(cx: &FileCx, held: &HeldSet, e: ExprId, what: &str) -> bool 
     }
     // `s.writeSummary()`: a method of the locked value, in this file.
     owner_method(cx, c, owner).is_some_and(|(f, recv)| own_file_method(cx, f, recv, 1))
+        || own_file_helper(cx, c, owner)
+}
+
+/// `syncAndClose(s.data, s.index)`: a function of this file (not a
+/// method) handed `owner`'s file fields, whose every file call works on
+/// one of the parameters that received them.
+fn own_file_helper(cx: &FileCx, c: &Call, owner: &str) -> bool {
+    let Some(g) = cx.callee_in_file(c) else {
+        return false;
+    };
+    let func = cx.func(g);
+    if func.receiver.is_some() || c.has_spread() {
+        return false;
+    }
+    let owned: Vec<&str> = func
+        .params
+        .iter()
+        .zip(&c.args)
+        .filter(|(_, a)| is_field_of(cx, a.value, owner))
+        .map(|(p, _)| p.name.as_str())
+        .collect();
+    let is_owned = |e: Option<ExprId>| {
+        e.and_then(|e| cx.model.name_of(e))
+            .is_some_and(|n| owned.contains(&n))
+    };
+    let mut found = false;
+    for k in cx.body_calls(g).filter_map(|x| cx.call(x)) {
+        if is_file_call(cx, k) {
+            if !(is_owned(k.receiver) || is_owned(k.positional(0))) {
+                return false;
+            }
+            found = true;
+        }
+    }
+    found
 }
 
 /// The value whose mutex is held: `s` for `s.mu`, `s` for an embedded
@@ -465,7 +500,7 @@ fn stores_into_field(cx: &FileCx, f: FuncId, call: ExprId, owner: &str) -> bool 
 fn own_file_method(cx: &FileCx, f: FuncId, recv: &str, depth: u32) -> bool {
     let mut found = false;
     for k in cx.body_calls(f).filter_map(|x| cx.call(x)) {
-        if is_file_call(cx, k) {
+        if is_file_call(cx, k) || file_helper_elsewhere(cx, k, recv) {
             if !on_own_file(cx, f, k, recv) {
                 return false;
             }
@@ -487,6 +522,20 @@ fn own_file_method(cx: &FileCx, f: FuncId, recv: &str, depth: u32) -> bool {
         }
     }
     found
+}
+
+/// A call of a project function that is not a method of `recv` and
+/// blocks only by file I/O (`fileutil.Fdatasync(w.tail().File)`): judged
+/// by its arguments like a file call.
+fn file_helper_elsewhere(cx: &FileCx, c: &Call, recv: &str) -> bool {
+    if c.receiver.and_then(|r| cx.model.name_of(r)) == Some(recv) {
+        return false;
+    }
+    c.target.as_deref().is_some_and(|t| {
+        cx.index
+            .blocking_chain_of(cx.lang, t, cx.file)
+            .is_some_and(|ch| ch.site.what.contains("reads or writes files"))
+    })
 }
 
 fn is_file_call(cx: &FileCx, c: &Call) -> bool {
@@ -890,8 +939,94 @@ func (r *registry) Ping(url string) error {
 	return nil
 }
 "#,
+        r#"
+package wal
+
+import (
+	"os"
+	"sync"
+)
+
+var auditLog *os.File
+
+type segment struct {
+	mu    sync.Mutex
+	index *os.File
+}
+
+func flushPair(data, index *os.File) error {
+	if err := data.Sync(); err != nil {
+		return err
+	}
+	return index.Sync()
+}
+
+func (s *segment) Flush() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return flushPair(auditLog, s.index) // expect
+}
+"#,
     ],
     pass: &[
+        r#"
+package journal
+
+import (
+	"os"
+	"sync"
+)
+
+func datasync(f *os.File) error {
+	return f.Sync()
+}
+
+type Journal struct {
+	mu    sync.Mutex
+	files []*os.File
+}
+
+func (j *Journal) last() *os.File {
+	return j.files[len(j.files)-1]
+}
+
+func (j *Journal) flush() error {
+	return datasync(j.last())
+}
+
+func (j *Journal) Close() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.flush()
+}
+"#,
+        r#"
+package wal
+
+import (
+	"os"
+	"sync"
+)
+
+type segment struct {
+	mu    sync.Mutex
+	data  *os.File
+	index *os.File
+}
+
+func flushPair(data, index *os.File) error {
+	if err := data.Sync(); err != nil {
+		return err
+	}
+	return index.Sync()
+}
+
+func (s *segment) Flush() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return flushPair(s.data, s.index)
+}
+"#,
         r#"
 package app
 

@@ -153,6 +153,13 @@ impl Rule for GoroutinePerItem {
             {
                 continue;
             }
+            // One server per configured listener: each goroutine serves for
+            // the listener's lifetime, so a limit would leave some unserved.
+            if let StmtKind::Go(call) = &st.kind
+                && goroutine_serves(cx, *call)
+            {
+                continue;
+            }
             let what = if stream {
                 "message received from the channel"
             } else {
@@ -207,6 +214,49 @@ fn first_waits_deep(cx: &FileCx, g: FuncId, depth: u32) -> bool {
         }
     });
     found
+}
+
+/// The goroutine of `go_call` runs a server: it (or a function of this
+/// file it calls, two levels deep) calls `Serve`/`ListenAndServe` or
+/// accepts connections in a loop.
+fn goroutine_serves(cx: &FileCx, go_call: ExprId) -> bool {
+    let Some(c) = cx.call(go_call) else {
+        return false;
+    };
+    let g = match cx.expr(cx.model.strip(c.func)).kind {
+        ExprKind::Closure(g) => Some(g),
+        _ => cx.callee_in_file(c),
+    };
+    g.is_some_and(|g| serves(cx, g, 2))
+}
+
+fn serves(cx: &FileCx, f: FuncId, depth: u32) -> bool {
+    cx.with_nested(f).into_iter().any(|g| {
+        cx.body_exprs(g).iter().any(|&e| {
+            let Some(c) = cx.call(e) else { return false };
+            if c.receiver.is_some()
+                && matches!(
+                    c.name.as_str(),
+                    "Serve" | "ServeTLS" | "ListenAndServe" | "ListenAndServeTLS"
+                )
+            {
+                return true;
+            }
+            if c.name == "Accept"
+                && c.receiver.is_some()
+                && cx
+                    .tree
+                    .enclosing_stmt(e)
+                    .is_some_and(|s| !common::enclosing_loops(cx, s).is_empty())
+            {
+                return true;
+            }
+            depth > 0
+                && cx
+                    .callee_in_file(c)
+                    .is_some_and(|h| h != f && serves(cx, h, depth - 1))
+        })
+    })
 }
 
 /// A channel made with a constant buffer, here or at package level: a
@@ -526,6 +576,54 @@ func ReadAll(paths []string) {
 "#,
     ],
     pass: &[
+        r#"
+package gateway
+
+import (
+	"log"
+	"net"
+	"net/http"
+)
+
+type endpoint struct {
+	ln   net.Listener
+	name string
+}
+
+func (e *endpoint) run(h http.Handler) error {
+	return (&http.Server{Handler: h}).Serve(e.ln)
+}
+
+type Gateway struct {
+	endpoints []*endpoint
+}
+
+func (g *Gateway) Start(h http.Handler) {
+	for _, ep := range g.endpoints {
+		go func(ep *endpoint) {
+			log.Println(ep.name, ep.run(h))
+		}(ep)
+	}
+}
+
+type relay struct{ lns []net.Listener }
+
+func (r *relay) Start() {
+	for _, ln := range r.lns {
+		go r.acceptAll(ln)
+	}
+}
+
+func (r *relay) acceptAll(ln net.Listener) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		c.Close()
+	}
+}
+"#,
         r#"
 package app
 

@@ -100,6 +100,7 @@ impl Rule for HttpWithoutTimeout {
                     if keys.iter().any(|k| k.as_deref() == Some("Timeout"))
                         || t.text.starts_with('*')
                         || default_for_missing_client(cx, id)
+                        || replaced_by_setter(cx, id)
                         || transport_limits_stalls(cx, cx.func_of(id), e)
                     {
                         continue;
@@ -117,6 +118,7 @@ impl Rule for HttpWithoutTimeout {
                     if common::ctx_in_scope(cx, f).is_some()
                         || compared(cx, id)
                         || default_for_missing_client(cx, id)
+                        || replaced_by_setter(cx, id)
                     {
                         continue;
                     }
@@ -200,10 +202,13 @@ fn transport_limits_stalls(cx: &FileCx, f: FuncId, client: &Expr) -> bool {
 /// passing a configured client; the library's default is theirs to
 /// replace, and its requests carry the caller's context.
 fn default_for_missing_client(cx: &FileCx, lit: ExprId) -> bool {
+    // `&http.Client{}`, or an argument handed on (`return
+    // b.Doer(http.DefaultClient)`).
     let mut e = lit;
     while let Parent::Expr(p) = cx.tree.expr_parent(e) {
-        match cx.expr(p).kind {
+        match &cx.expr(p).kind {
             ExprKind::Unary { .. } => e = p,
+            ExprKind::Call(c) if c.args.iter().any(|a| a.value == e) => e = p,
             _ => return false,
         }
     }
@@ -260,6 +265,73 @@ fn default_for_missing_client(cx: &FileCx, lit: ExprId) -> bool {
             }
             None => true,
         }
+}
+
+/// The client fills a field that a setter or an option of this file also
+/// fills from its parameter (`New` sets `client: http.DefaultClient`, and
+/// `func (b *Builder) Doer(d Doer) { b.client = d }`): the library's
+/// default, which the caller replaces to choose the timeout policy.
+fn replaced_by_setter(cx: &FileCx, lit: ExprId) -> bool {
+    let mut e = lit;
+    while let Parent::Expr(p) = cx.tree.expr_parent(e) {
+        match &cx.expr(p).kind {
+            ExprKind::Unary { .. } => e = p,
+            ExprKind::Collection { elems, keys, .. } => {
+                let field = elems
+                    .iter()
+                    .zip(keys)
+                    .find(|(v, _)| **v == e)
+                    .and_then(|(_, k)| k.as_deref());
+                return field.is_some_and(|f| set_from_parameter(cx, f));
+            }
+            _ => return false,
+        }
+    }
+    let Parent::Stmt(s) = cx.tree.expr_parent(e) else {
+        return false;
+    };
+    match &cx.stmt(s).kind {
+        StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } if *v == e => match targets.as_slice() {
+            [t] => match &cx.expr(*t).kind {
+                ExprKind::Attr { name, .. } => set_from_parameter(cx, name),
+                _ => false,
+            },
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// Some statement of the file assigns a parameter of its function (or of
+/// a function around it, for an option's closure) to field `field`.
+fn set_from_parameter(cx: &FileCx, field: &str) -> bool {
+    cx.model.stmts.iter().enumerate().any(|(i, st)| {
+        let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } = &st.kind
+        else {
+            return false;
+        };
+        let [t] = targets.as_slice() else {
+            return false;
+        };
+        if !matches!(&cx.expr(*t).kind, ExprKind::Attr { name, .. } if name == field) {
+            return false;
+        }
+        let ExprKind::Name { id, .. } = &cx.expr(*v).kind else {
+            return false;
+        };
+        let f = cx.tree.stmt_func(StmtId(i as u32));
+        cx.tree
+            .func_ancestors(cx.model, f)
+            .any(|g| cx.func(g).params.iter().any(|p| p.name == *id))
+    })
 }
 
 /// A function whose whole body is `return net.Dial(network, addr)` with its
@@ -421,6 +493,54 @@ func (s *Server) Start() {
 "#,
     ],
     pass: &[
+        r#"
+package fetchkit
+
+import "net/http"
+
+type Sender interface {
+	Do(*http.Request) (*http.Response, error)
+}
+
+type Fetcher struct {
+	sender Sender
+	base   string
+}
+
+func NewFetcher(base string) *Fetcher {
+	return &Fetcher{sender: http.DefaultClient, base: base}
+}
+
+func (f *Fetcher) WithHTTPClient(hc *http.Client) *Fetcher {
+	if hc == nil {
+		return f.WithSender(http.DefaultClient)
+	}
+	return f.WithSender(hc)
+}
+
+func (f *Fetcher) WithSender(s Sender) *Fetcher {
+	f.sender = s
+	return f
+}
+
+type Probe struct {
+	http *http.Client
+}
+
+type ProbeOption func(*Probe)
+
+func UsingClient(c *http.Client) ProbeOption {
+	return func(p *Probe) { p.http = c }
+}
+
+func NewProbe(opts ...ProbeOption) *Probe {
+	p := &Probe{http: &http.Client{}}
+	for _, o := range opts {
+		o(p)
+	}
+	return p
+}
+"#,
         r#"
 //go:build generate
 

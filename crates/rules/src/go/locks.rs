@@ -394,11 +394,22 @@ impl Summaries {
                 if g == f {
                     continue;
                 }
+                let recv_name = receiver_of(cx, f).map(|(rn, _)| rn);
                 let on_recv = c
                     .receiver
                     .and_then(|r| cx.model.name_of(r))
-                    .is_some_and(|n| receiver_of(cx, f).is_some_and(|(rn, _)| rn == n));
+                    .is_some_and(|n| recv_name.as_deref() == Some(n));
                 for a in self.acquires(cx, g) {
+                    // A callee's lock of a mutex this function let go of
+                    // first happens while it is released.
+                    let seen_here = match (&a.recv_path, &recv_name) {
+                        (Some(p), Some(rn)) if on_recv && p.is_empty() => Some(rn.to_string()),
+                        (Some(p), Some(rn)) if on_recv => Some(format!("{rn}.{p}")),
+                        _ => None,
+                    };
+                    if seen_here.is_some_and(|i| dropped.contains(&i)) {
+                        continue;
+                    }
                     let mut via = vec![(cx.expr(e).span, cx.func(g).name.clone())];
                     via.extend(a.via.iter().cloned());
                     out.push(Acquire {

@@ -2,10 +2,10 @@
 //! through a call), and recursive read locks.
 
 use super::common;
-use super::locks::{self, OpKind};
+use super::locks::{self, OpKind, Reentry};
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use unsnarl_model::*;
 
 pub struct MutexReacquired;
@@ -108,8 +108,16 @@ impl Rule for MutexReacquired {
         }
         let (reentries, _) = locks::lock_graph(cx);
         let mut seen = BTreeSet::new();
-        for r in reentries {
-            if !seen.insert((r.at.start, r.at.end)) {
+        let reentries: Vec<Reentry> = reentries
+            .into_iter()
+            .filter(|r| seen.insert((r.at.start, r.at.end)))
+            .collect();
+        let shared = shared_relocks(&reentries);
+        for (key, callers) in &shared {
+            out.push(callee_finding(cx, key, callers));
+        }
+        for r in &reentries {
+            if relock_key(r).is_some_and(|k| shared.contains_key(&k)) {
                 continue;
             }
             let both_read = r.held_kind == OpKind::RLock && r.kind == OpKind::RLock;
@@ -150,9 +158,92 @@ impl Rule for MutexReacquired {
     }
 }
 
+/// Where a re-lock through calls happens inside the first callee: the
+/// mutex and the call, in that callee, that locks it again. `None` for a
+/// direct re-lock or a callee that locks the mutex itself.
+fn relock_key(r: &Reentry) -> Option<(String, Span)> {
+    let (inner, _) = r.via.get(1)?;
+    Some((r.instance.clone(), *inner))
+}
+
+/// Re-locks that several callers reach through the same call inside one
+/// callee. Every caller holds the mutex when it calls that callee, so the
+/// callee is written to run with the lock held and the bug is its own call
+/// that takes the lock: one finding there, not one per caller.
+fn shared_relocks(reentries: &[Reentry]) -> BTreeMap<(String, Span), Vec<&Reentry>> {
+    let mut groups: BTreeMap<_, Vec<&Reentry>> = BTreeMap::new();
+    for r in reentries {
+        if let Some(key) = relock_key(r) {
+            groups.entry(key).or_default().push(r);
+        }
+    }
+    groups.retain(|_, callers| callers.len() >= 2);
+    groups
+}
+
+fn callee_finding(cx: &FileCx, key: &(String, Span), callers: &[&Reentry]) -> Finding {
+    let (inst, at) = key;
+    let first = callers[0];
+    let callee = &first.via[0].1;
+    let lines: Vec<String> = callers
+        .iter()
+        .map(|r| common::line_of(cx, r.via[0].0).to_string())
+        .collect();
+    let rest: Vec<String> = first.via[1..]
+        .iter()
+        .map(|(sp, n)| format!("`{n}` (line {})", common::line_of(cx, *sp)))
+        .collect();
+    let msg = format!(
+        "`{callee}` is called with `{inst}` held (lines {}), and here it calls {}, which locks `{inst}` again: Go mutexes are not reentrant, so this blocks forever",
+        lines.join(", "),
+        rest.join(" → ")
+    );
+    let fix = format!(
+        "`{callee}` runs with `{inst}` held: call a variant here that expects the lock to be held instead of one that takes it"
+    );
+    cx.finding(&META, *at, msg, fix)
+}
+
 pub static EXAMPLES: Examples = Examples {
     language: Language::Go,
     fail: &[
+        r#"
+package app
+
+import "sync"
+
+type Stream struct {
+	mu   sync.Mutex
+	subs map[int]bool
+}
+
+func (s *Stream) Start() {
+	s.mu.Lock()
+	s.setup(1)
+	s.mu.Unlock()
+}
+
+func (s *Stream) Retry() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.setup(2)
+}
+
+// setup runs with s.mu held.
+func (s *Stream) setup(id int) {
+	if id < 0 {
+		s.dropUnlocked(id) // expect
+		return
+	}
+	s.subs[id] = true
+}
+
+func (s *Stream) dropUnlocked(id int) {
+	s.mu.Lock()
+	delete(s.subs, id)
+	s.mu.Unlock()
+}
+"#,
         r#"
 package app
 
@@ -249,7 +340,47 @@ func Parallel(b *Bench) {
 }
 "#,
     ],
-    pass: &[r#"
+    pass: &[
+        r#"
+package app
+
+import "sync"
+
+type Stream struct {
+	mu   sync.Mutex
+	subs map[int]bool
+}
+
+func (s *Stream) Start() {
+	s.mu.Lock()
+	s.setup(1)
+	s.mu.Unlock()
+}
+
+func (s *Stream) Retry() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.setup(2)
+}
+
+// setup runs with s.mu held, and lets go of it around the helper.
+func (s *Stream) setup(id int) {
+	if id < 0 {
+		s.mu.Unlock()
+		s.dropUnlocked(id)
+		s.mu.Lock()
+		return
+	}
+	s.subs[id] = true
+}
+
+func (s *Stream) dropUnlocked(id int) {
+	s.mu.Lock()
+	delete(s.subs, id)
+	s.mu.Unlock()
+}
+"#,
+        r#"
 package app
 
 import "sync"
@@ -403,7 +534,8 @@ func Subscribe(bus *Bus) {
 	bus.On("ready", func() { mu.Unlock() })
 	mu.Lock()
 }
-"#],
+"#,
+    ],
 };
 
 #[cfg(test)]
@@ -415,9 +547,22 @@ mod tests {
     #[test]
     fn message_names_the_call_that_locks_again() {
         static RULE: MutexReacquired = MutexReacquired;
-        let m = crate::testing::messages(&RULE, Language::Go, EXAMPLES.fail[0]);
+        let m = crate::testing::messages(&RULE, Language::Go, EXAMPLES.fail[1]);
         assert!(
             m[0].starts_with("`r.mu` is locked again by `Has` (called at line 14) while"),
+            "{m:?}"
+        );
+    }
+
+    /// A re-lock reached by several callers through one callee is reported
+    /// once, at the callee's call that locks, naming every caller.
+    #[test]
+    fn shared_relock_is_reported_once_in_the_callee() {
+        static RULE: MutexReacquired = MutexReacquired;
+        let m = crate::testing::messages(&RULE, Language::Go, EXAMPLES.fail[0]);
+        assert_eq!(m.len(), 1, "{m:?}");
+        assert!(
+            m[0].starts_with("`setup` is called with `s.mu` held (lines 13, 20), and here it calls `dropUnlocked` (line 26), which locks `s.mu` again"),
             "{m:?}"
         );
     }
