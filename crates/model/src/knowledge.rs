@@ -57,10 +57,15 @@ pub enum Effect {
     /// (`tenacity.retry`, `p-retry`), or an iterator of attempts
     /// (`tenacity.Retrying`).
     Retry,
+    /// Fills the queue it is given without ever waiting for room
+    /// (`logging.handlers.QueueHandler` uses `put_nowait`): a bound on that
+    /// queue turns a burst into errors or drops, so it is unbounded by
+    /// design.
+    NowaitProducer,
 }
 
 impl Effect {
-    pub const ALL: [Effect; 14] = [
+    pub const ALL: [Effect; 15] = [
         Effect::Blocking,
         Effect::CpuHeavy,
         Effect::Spawn,
@@ -75,6 +80,7 @@ impl Effect {
         Effect::Ack,
         Effect::NonIdempotent,
         Effect::Retry,
+        Effect::NowaitProducer,
     ];
 
     /// The table key of the effect (`blocking`, `cpu_heavy`, ...), also used
@@ -95,6 +101,7 @@ impl Effect {
             Effect::Ack => "ack",
             Effect::NonIdempotent => "non_idempotent",
             Effect::Retry => "retry",
+            Effect::NowaitProducer => "nowait_producer",
         }
     }
 
@@ -244,6 +251,8 @@ struct TableFile {
     retry: Vec<Entry>,
     #[serde(default)]
     logging: Vec<Entry>,
+    #[serde(default)]
+    nowait_producer: Vec<Entry>,
     /// Callee → the type of the value it returns (`sqlite3.connect` →
     /// `sqlite3.Connection`), for resolving later method calls.
     #[serde(default)]
@@ -294,6 +303,7 @@ impl Table {
             (Effect::Ack, file.ack),
             (Effect::NonIdempotent, file.non_idempotent),
             (Effect::Retry, file.retry),
+            (Effect::NowaitProducer, file.nowait_producer),
         ];
         for (effect, entries) in groups {
             for e in entries {

@@ -476,19 +476,46 @@ const KEEPERS: &[&str] = &[
 ];
 
 /// `body` keeps the value of the variable `name`: assigns it somewhere
-/// (`self.error = exc`) or passes it to a keeper (`errors.append(exc)`).
+/// (`self.error = exc`), passes it to a keeper (`errors.append(exc)`), or
+/// returns it as a value (`return Failure(exc)`, `return None, exc`) for
+/// the caller to raise.
 fn keeps(cx: &FileCx, body: &Block, name: &str) -> bool {
     unsnarl_model::walk::exprs_in_block(cx.model, body)
         .into_iter()
         .any(|e| {
             cx.model.name_of(e) == Some(name)
-                && match cx.tree.expr_parent(e) {
-                    Parent::Stmt(s) => matches!(&cx.stmt(s).kind,
+                && (returned(cx, e)
+                    || match cx.tree.expr_parent(e) {
+                        Parent::Stmt(s) => matches!(&cx.stmt(s).kind,
                         StmtKind::Assign { value: Some(v), .. } if *v == e),
-                    Parent::Expr(p) => is_keeper_arg(cx, p, e),
-                    _ => false,
-                }
+                        Parent::Expr(p) => is_keeper_arg(cx, p, e),
+                        _ => false,
+                    })
         })
+}
+
+/// `e` is the returned value, or part of it: an argument of a wrapper
+/// class or an element of a tuple or list that is returned.
+fn returned(cx: &FileCx, mut e: ExprId) -> bool {
+    loop {
+        match cx.tree.expr_parent(e) {
+            Parent::Stmt(s) => {
+                return matches!(cx.stmt(s).kind, StmtKind::Return(Some(v)) if v == e);
+            }
+            Parent::Expr(p) => match &cx.expr(p).kind {
+                // A wrapper class (`Failure(exc)`), not `str(exc)`.
+                ExprKind::Call(c)
+                    if c.args.iter().any(|a| a.value == e)
+                        && c.name.starts_with(|ch: char| ch.is_ascii_uppercase()) =>
+                {
+                    e = p
+                }
+                ExprKind::Collection { elems, .. } if elems.contains(&e) => e = p,
+                _ => return false,
+            },
+            _ => return false,
+        }
+    }
 }
 
 /// `e` is an argument of the call `call`, and the call keeps it.
@@ -767,8 +794,41 @@ class Session:
             self.log("application failed")
             await self.handshake_done.wait()
 "#,
+        r#"
+import asyncio
+
+
+async def describe(job):
+    try:
+        return await job.run()
+    except asyncio.CancelledError as e:  # expect
+        return str(e)
+"#,
     ],
     pass: &[
+        r#"
+class Value:
+    def __init__(self, v):
+        self.v = v
+
+    def get(self):
+        return self.v
+
+
+class Error:
+    def __init__(self, e):
+        self.e = e
+
+    def get(self):
+        raise self.e
+
+
+async def outcome(coro):
+    try:
+        return Value(await coro)
+    except BaseException as e:
+        return Error(e)
+"#,
         r#"
 import anyio
 

@@ -95,7 +95,7 @@ impl Rule for LostUpdate {
             let Some(key) = shared_state(cx, &globals, *t) else {
                 continue;
             };
-            if under_async_lock(cx, s) {
+            if under_async_lock(cx, s) || stream_read_side(cx, f) {
                 continue;
             }
             let value_awaits = first_await(cx, *v);
@@ -128,6 +128,28 @@ impl Rule for LostUpdate {
             ));
         }
     }
+}
+
+/// A read-side method (`read`, `receive`, `__anext__`, ...) of an async
+/// stream (a class with `__anext__`): a stream has one reader at a time
+/// (asyncio's own streams refuse a second concurrent read), so its buffer
+/// is not state that tasks race on.
+fn stream_read_side(cx: &FileCx, f: FuncId) -> bool {
+    let func = cx.func(f);
+    let Some(class) = func.class.as_deref() else {
+        return false;
+    };
+    let name = func.name.trim_start_matches('_');
+    let reads = name == "anext__"
+        || ["read", "recv", "receive", "fill", "next"]
+            .iter()
+            .any(|p| name.starts_with(p));
+    reads
+        && cx
+            .model
+            .functions
+            .iter()
+            .any(|g| g.class.as_deref() == Some(class) && g.name.as_str() == "__anext__")
 }
 
 /// The span of the first await inside an expression.
@@ -265,6 +287,27 @@ async def count(req):
 "#,
     ],
     pass: &[
+        r#"
+class LineStream:
+    def __init__(self, sock):
+        self._sock = sock
+        self._buf = b""
+
+    async def readline(self):
+        while b"\n" not in self._buf:
+            self._buf += await self._sock.recv(4096)
+        line, _, self._buf = self._buf.partition(b"\n")
+        return line
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self):
+        line = await self.readline()
+        if not line:
+            raise StopAsyncIteration
+        return line
+"#,
         r#"
 import asyncio
 

@@ -66,9 +66,20 @@ impl Rule for PeriodicWithoutJitter {
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
         for s in 0..cx.model.stmts.len() as u32 {
             let s = StmtId(s);
-            let StmtKind::While { body, .. } = &cx.stmt(s).kind else {
+            let StmtKind::While { body, cond, .. } = &cx.stmt(s).kind else {
                 continue;
             };
+            // `while waited < max_wait`: a wait with a deadline ends, it is
+            // no service polling forever.
+            if matches!(
+                cx.expr(*cond).kind,
+                ExprKind::Binary {
+                    op: BinOp::Lt | BinOp::LtE | BinOp::Gt | BinOp::GtE,
+                    ..
+                }
+            ) {
+                continue;
+            }
             if matches!(cx.tree.stmt_parent(s), Parent::Detached)
                 || cx.func(cx.tree.stmt_func(s)).is_test
             {
@@ -99,6 +110,9 @@ impl Rule for PeriodicWithoutJitter {
                             .iter()
                             .all(|t| crate::python::retry_without_backoff::is_conflict(t))))
             {
+                continue;
+            }
+            if ends_the_loop_after(cx, *sleep, *cond, body) {
                 continue;
             }
             let c = cx.call(*sleep).unwrap();
@@ -134,6 +148,40 @@ impl Rule for PeriodicWithoutJitter {
             ));
         }
     }
+}
+
+/// The sleep is on a branch of the loop (an `if`, an `except`) and is
+/// followed, in that branch, by a statement that leaves the loop (`break`,
+/// `return`, `raise`) or makes its condition false (`self.keep_alive =
+/// False` under `while self.keep_alive`): a one-time pause before the loop
+/// ends, not a period. A sleep in the loop's own body paces every round.
+fn ends_the_loop_after(cx: &FileCx, sleep: ExprId, cond: ExprId, loop_body: &Block) -> bool {
+    let Some(st) = cx.tree.enclosing_stmt(sleep) else {
+        return false;
+    };
+    let Some(block) = crate::util::containing_block(cx, st) else {
+        return false;
+    };
+    if std::ptr::eq(block, loop_body) {
+        return false;
+    }
+    let Some(i) = block.iter().position(|&x| x == st) else {
+        return false;
+    };
+    let flag = cx.model.dotted(cond);
+    block[i + 1..].iter().any(|&x| match &cx.stmt(x).kind {
+        StmtKind::Break | StmtKind::Return(_) | StmtKind::Raise(_) => true,
+        StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } => {
+            flag.is_some()
+                && targets.iter().any(|&t| cx.model.dotted(t) == flag)
+                && matches!(cx.model.literal(*v), Some(Lit::Bool(false) | Lit::Null))
+        }
+        _ => false,
+    })
 }
 
 /// `async with session.get(...) as resp:`.
@@ -208,7 +256,44 @@ def poll_jobs(stop):
         time.sleep(POLL)  # expect
 "#,
     ],
-    pass: &[r#"
+    pass: &[
+        r#"
+import time
+
+import requests
+
+
+def wait_until_healthy(url, limit=30.0):
+    spent = 0.0
+    while spent < limit:
+        try:
+            if requests.get(url, timeout=2).ok:
+                return True
+        except requests.ConnectionError:
+            pass
+        time.sleep(0.5)
+        spent += 0.5
+    return False
+"#,
+        r#"
+import asyncio
+
+
+class Session:
+    def __init__(self, stream):
+        self.stream = stream
+        self.open = True
+
+    async def run(self):
+        while self.open:
+            frame = await self.stream.read_frame()
+            try:
+                await self.stream.reply(frame)
+            except ConnectionResetError:
+                await asyncio.sleep(0.05)
+                self.open = False
+"#,
+        r#"
 import asyncio
 import random
 
@@ -261,7 +346,8 @@ async def atransaction(client, func, *watches, watch_delay=0.1):
             except redis.WatchError:
                 await asyncio.sleep(watch_delay)
                 continue
-"#],
+"#,
+    ],
 };
 
 #[cfg(test)]

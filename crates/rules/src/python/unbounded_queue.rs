@@ -79,7 +79,10 @@ impl Rule for UnboundedQueue {
             let Some(reason) = unbounded_reason(cx.model, c, entry) else {
                 continue;
             };
-            if flow_controlled(cx, id) || single_thread_container(cx, id) {
+            if flow_controlled(cx, id)
+                || single_thread_container(cx, id)
+                || fed_without_waiting(cx, id)
+            {
                 continue;
             }
             // A type that has no bound at all says so in its own words
@@ -159,6 +162,43 @@ fn single_thread_container(cx: &FileCx, ctor: ExprId) -> bool {
     calls(&["put", "put_nowait"])
         && calls(&["get", "get_nowait"])
         && uses.iter().all(|&e| own_method(e))
+}
+
+/// The queue is handed to an API that fills it without ever waiting for
+/// room (knowledge: `nowait_producer`, e.g. `logging.handlers.QueueHandler`),
+/// directly (`QueueHandler(queue.Queue())`) or through the name it is
+/// bound to: unbounded by design, a bound would make bursts fail.
+fn fed_without_waiting(cx: &FileCx, ctor: ExprId) -> bool {
+    use unsnarl_model::walk::Parent;
+    let given_to_producer = |e: ExprId| {
+        let Parent::Expr(p) = cx.tree.expr_parent(e) else {
+            return false;
+        };
+        let Some(c) = cx.call(p) else { return false };
+        let Some(entry) = cx.effect(c, Effect::NowaitProducer) else {
+            return false;
+        };
+        entry.arg.and_then(|i| c.positional(i)) == Some(e)
+            || entry.keyword.as_deref().and_then(|k| c.kwarg(k)) == Some(e)
+    };
+    if given_to_producer(ctor) {
+        return true;
+    }
+    let Parent::Stmt(s) = cx.tree.expr_parent(ctor) else {
+        return false;
+    };
+    let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind else {
+        return false;
+    };
+    let [t] = targets.as_slice() else {
+        return false;
+    };
+    let Some(name) = cx.model.dotted(*t) else {
+        return false;
+    };
+    (0..cx.model.exprs.len() as u32)
+        .map(ExprId)
+        .any(|e| e != *t && given_to_producer(e) && cx.model.dotted(e).as_deref() == Some(&*name))
 }
 
 /// High/low watermark flow control around the queue: the file compares
@@ -267,6 +307,19 @@ class Crawler:
 "#,
     ],
     pass: &[
+        r#"
+import logging
+import logging.handlers
+import queue
+
+
+def route_logs_through_thread(root: logging.Logger, sink: logging.Handler):
+    pending = queue.Queue()
+    root.addHandler(logging.handlers.QueueHandler(pending))
+    worker = logging.handlers.QueueListener(pending, sink)
+    worker.start()
+    return worker
+"#,
         r#"
 from queue import PriorityQueue
 
