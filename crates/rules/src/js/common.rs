@@ -10,6 +10,81 @@ use std::collections::{HashMap, HashSet};
 use unsnarl_model::walk::{Parent, Visitor, walk_block};
 use unsnarl_model::*;
 
+/// Globals only a browser page or a web worker has.
+const BROWSER_GLOBALS: &[&str] = &[
+    "document",
+    "window",
+    "navigator",
+    "localStorage",
+    "sessionStorage",
+    "importScripts",
+    "customElements",
+    "postMessage",
+    "self",
+    "Worker",
+];
+
+/// Names only Node has (CommonJS and the process), and the prefix of its
+/// built-in modules' specifiers.
+const NODE_GLOBALS: &[&str] = &[
+    "require",
+    "process",
+    "module",
+    "exports",
+    "__dirname",
+    "__filename",
+    "Buffer",
+];
+
+/// Node's built-in modules most programs import.
+const NODE_MODULES: &[&str] = &[
+    "fs",
+    "path",
+    "os",
+    "http",
+    "https",
+    "http2",
+    "net",
+    "tls",
+    "child_process",
+    "cluster",
+    "worker_threads",
+    "events",
+    "stream",
+    "crypto",
+    "zlib",
+    "dns",
+    "dgram",
+    "readline",
+    "util",
+    "vm",
+];
+
+/// The file runs in a browser or a web worker: it uses the DOM or worker
+/// globals and nothing of Node's (no `require`, `process`, `node:`
+/// imports). There an unhandled rejection is logged, not fatal.
+pub fn browser_only(cx: &FileCx) -> bool {
+    let mut browser = false;
+    for e in &cx.model.exprs {
+        let ExprKind::Name {
+            id,
+            resolved: Some(r),
+        } = &e.kind
+        else {
+            continue;
+        };
+        let head = r.split(['.', '/']).next().unwrap_or(r);
+        if r.starts_with("node:")
+            || NODE_GLOBALS.contains(&head)
+            || (id != r && NODE_MODULES.contains(&head))
+        {
+            return false;
+        }
+        browser |= id == r && BROWSER_GLOBALS.contains(&r.as_str());
+    }
+    browser
+}
+
 /// Generated files are skipped.
 pub fn skip_file(cx: &FileCx) -> bool {
     cx.model.is_generated || type_test_file(cx.path)

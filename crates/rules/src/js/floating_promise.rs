@@ -37,7 +37,11 @@ A floating promise runs unobserved: when it rejects, Node raises an
 `unhandledRejection`, which terminates the process by default since Node 15
 — at some later tick, far from the code that caused it. When it succeeds
 late, the caller has already moved on (responded, closed the connection,
-ended the test), so its work lands out of order or not at all.
+ended the test), so its work lands out of order or not at all. In a
+browser page or worker (a file using `document`, `window` or
+`importScripts` and nothing of Node's), the rejection is only logged to the
+console: nothing crashes, but the error is lost, so the finding there is of
+medium severity.
 
 ## Example
 
@@ -82,6 +86,30 @@ impl Rule for FloatingPromise {
         if common::skip_file(cx) {
             return;
         }
+        let start = out.len();
+        self.find(cx, out);
+        // In a browser an unhandled rejection is logged to the console and
+        // the page goes on: the failure is lost, nothing crashes.
+        if out.len() > start && common::browser_only(cx) {
+            for f in &mut out[start..] {
+                f.message = f
+                    .message
+                    .replace(
+                        ", and that can crash the process",
+                        ", which the browser only logs to the console",
+                    )
+                    .replace(
+                        " that can crash the process",
+                        " that the browser only logs to the console",
+                    );
+                f.severity = Severity::Medium;
+            }
+        }
+    }
+}
+
+impl FloatingPromise {
+    fn find(&self, cx: &FileCx, out: &mut Vec<Finding>) {
         for (i, e) in cx.model.exprs.iter().enumerate() {
             let ExprKind::Call(c) = &e.kind else { continue };
             let id = ExprId(i as u32);
@@ -823,4 +851,35 @@ function caller() {
 mod tests {
     use super::*;
     crate::testing::rule_tests!(FloatingPromise);
+
+    /// In a page's script an unhandled rejection is logged, not fatal: the
+    /// finding says so and is of medium severity; the same code in Node
+    /// keeps the crash.
+    #[test]
+    fn browser_code_is_told_the_error_is_lost_not_that_it_crashes() {
+        static RULE: FloatingPromise = FloatingPromise;
+        let page = r#"
+async function save(form) {
+  await fetch("/save", { method: "POST", body: new FormData(form) });
+}
+document.querySelector("form").addEventListener("submit", (ev) => {
+  save(ev.target);
+});
+"#;
+        let node = format!("const fs = require(\"fs\");\n{page}");
+        let (found, _) = crate::testing::run_example(&RULE, Language::JavaScript, page);
+        assert_eq!(found.len(), 1, "{found:?}");
+        let f = &found[0].1;
+        assert!(
+            f.message.contains("the browser only logs to the console"),
+            "{}",
+            f.message
+        );
+        assert!(!f.message.contains("crash"), "{}", f.message);
+        assert_eq!(f.severity, Severity::Medium);
+        let (found, _) = crate::testing::run_example(&RULE, Language::JavaScript, &node);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].1.message.contains("can crash the process"));
+        assert_eq!(found[0].1.severity, META.severity);
+    }
 }

@@ -520,14 +520,16 @@ fn worker_of_returned_handle(cx: &FileCx, spawn: ExprId) -> bool {
 /// a serving function someone else calls (and may drop) is still reported.
 fn serves_until_exit(cx: &FileCx, spawn: ExprId) -> bool {
     let f = cx.func_of(spawn);
-    let func = cx.func(f);
-    let process_root = (func.name.as_str() == "main" && func.class.is_none())
-        || func
-            .returns
-            .as_ref()
-            .is_some_and(|t| t.text.as_str() == "!");
-    if !process_root {
+    let root = process_root(cx, f);
+    if !root && !runs_for_the_process(cx, f) {
         return false;
+    }
+    // `main` goes on forever after starting it: the task cannot outlive it.
+    if root
+        && let Some(st) = cx.tree.enclosing_stmt(spawn)
+        && root_outlives(cx, st, f)
+    {
+        return true;
     }
     // A task that never ends (`loop { tick().await }`) started by `main`:
     // it is meant to live as long as the process.
@@ -552,6 +554,82 @@ fn serves_until_exit(cx: &FileCx, spawn: ExprId) -> bool {
                     .all(|&n| matches!(cx.stmt(n).kind, StmtKind::Return(_)))
         }
         _ => false,
+    })
+}
+
+/// `main`, or a function that never returns (`-> !`).
+fn process_root(cx: &FileCx, f: FuncId) -> bool {
+    let func = cx.func(f);
+    (func.name.as_str() == "main" && func.class.is_none())
+        || func
+            .returns
+            .as_ref()
+            .is_some_and(|t| t.text.as_str() == "!")
+}
+
+/// A helper (`async fn server()`) that `main` alone calls, and that lives
+/// as long as the process: `main` awaits it as its last act (`server().
+/// await;` then nothing but a return), or runs it in a task of its own
+/// and then never finishes itself (it goes on into an endless loop, or a
+/// function of the file made of one).
+fn runs_for_the_process(cx: &FileCx, f: FuncId) -> bool {
+    let calls: Vec<ExprId> = (0..cx.model.exprs.len() as u32)
+        .map(ExprId)
+        .filter(|&e| cx.call(e).is_some_and(|c| cx.callee_in_file(c) == Some(f)))
+        .collect();
+    let only_returns = |rest: &[StmtId]| {
+        rest.iter()
+            .all(|&n| matches!(cx.stmt(n).kind, StmtKind::Return(_)))
+    };
+    !calls.is_empty()
+        && calls.iter().all(|&call| {
+            let caller = cx.func_of(call);
+            let root = super::common::outermost(cx, caller);
+            let Some(st) = cx.tree.enclosing_stmt(call) else {
+                return false;
+            };
+            if !process_root(cx, root) || !only_returns(crate::util::stmts_after(cx, st)) {
+                return false;
+            }
+            // Directly, or in a task `main` spawned and outlives.
+            caller == root || root_outlives(cx, st, root)
+        })
+}
+
+/// The statement of the process root `root` that holds `st` (through the
+/// closures and async blocks in between) is followed by one that never
+/// finishes: `root` outlives whatever `st` starts.
+fn root_outlives(cx: &FileCx, mut st: StmtId, root: FuncId) -> bool {
+    while cx.tree.stmt_func(st) != root {
+        let Parent::Expr(site) = cx.tree.func_site(cx.tree.stmt_func(st)) else {
+            return false;
+        };
+        let Some(outer) = cx.tree.enclosing_stmt(site) else {
+            return false;
+        };
+        st = outer;
+    }
+    let top = cx.tree.stmt_ancestors(st).last().unwrap_or(st);
+    crate::util::stmts_after(cx, top)
+        .iter()
+        .any(|&n| never_finishes(cx, n))
+}
+
+/// An endless `loop`, or an awaited call of a function of the file whose
+/// body ends in one.
+fn never_finishes(cx: &FileCx, s: StmtId) -> bool {
+    let endless = |b: &Block| {
+        b.last().is_some_and(|&l| {
+            matches!(&cx.stmt(l).kind, StmtKind::Loop { body } if !super::common::loop_has_exit(cx, body))
+        })
+    };
+    if endless(&vec![s]) {
+        return true;
+    }
+    super::common::own_exprs(cx.model, s).into_iter().any(|e| {
+        cx.call(e)
+            .and_then(|c| cx.callee_in_file(c))
+            .is_some_and(|g| endless(&cx.func(g).body))
     })
 }
 
@@ -892,8 +970,72 @@ impl Pool {
     }
 }
 "#,
+        r#"
+use tokio::net::{TcpListener, TcpStream};
+
+#[tokio::main]
+async fn main() {
+    let listener = TcpListener::bind("0.0.0.0:9002").await.unwrap();
+    accept_some(listener).await;
+    save_stats().await;
+}
+
+async fn accept_some(listener: TcpListener) {
+    while let Ok((sock, _)) = listener.accept().await {
+        tokio::spawn(serve(sock)); // expect
+    }
+}
+
+async fn serve(_sock: TcpStream) {}
+
+async fn save_stats() {}
+"#,
     ],
     pass: &[
+        r#"
+use tokio::net::{TcpListener, TcpStream};
+
+#[tokio::main]
+async fn main() {
+    let listener = TcpListener::bind("0.0.0.0:9000").await.unwrap();
+    accept_forever(listener).await;
+}
+
+async fn accept_forever(listener: TcpListener) {
+    while let Ok((sock, _)) = listener.accept().await {
+        tokio::spawn(serve(sock));
+    }
+}
+
+async fn serve(_sock: TcpStream) {}
+"#,
+        r#"
+use tokio::net::{TcpListener, TcpStream};
+
+#[tokio::main]
+async fn main() {
+    tokio::spawn(async move {
+        relay().await;
+    });
+    report_forever().await;
+}
+
+async fn relay() {
+    let listener = TcpListener::bind("0.0.0.0:9001").await.unwrap();
+    while let Ok((sock, _)) = listener.accept().await {
+        tokio::spawn(forward(sock));
+    }
+}
+
+async fn forward(_sock: TcpStream) {}
+
+async fn report_forever() {
+    loop {
+        tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+        println!("alive");
+    }
+}
+"#,
         r#"
 struct Conn {
     inner: Option<Inner>,

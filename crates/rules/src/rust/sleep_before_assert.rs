@@ -159,9 +159,18 @@ fn scan(
                 && !private_assertions(cx, cx.func_of(sleep), rest)
                 && !absence_check(cx, rest);
             let next = rest.iter().find(|&&x| !common::is_trivial_stmt(cx, x));
+            // In a test, checks that wait for the spawned side (`assert_eq!(
+            // t.join().unwrap(), ..)`) pass whichever side goes first.
             let after_spawn = spawned.is_some()
-                && next.is_some_and(|&x| !observes_by_blocking(cx, std::slice::from_ref(&x)));
+                && next.is_some_and(|&x| !observes_by_blocking(cx, std::slice::from_ref(&x)))
+                && !(test && observes_by_blocking(cx, rest));
+            // Two sleeps before one check: the one nearest the check is the
+            // bet it depends on, and the one reported.
+            let nearer = up_to_first_assert(cx, rest)
+                .iter()
+                .any(|&x| stmt_sleep(cx, x).is_some());
             if !(asserts || after_spawn)
+                || (asserts && nearer)
                 || (test && only_yields(cx, sleep))
                 || next.is_some_and(|&x| connects_to_bound_listener(cx, cx.func_of(sleep), x))
                 || !seen.insert(sleep)
@@ -789,8 +798,45 @@ fn flag_is_cleared_later() {
     assert!(!flag.load(Ordering::SeqCst));
 }
 "#,
+        r#"
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::thread;
+use std::time::Duration;
+
+#[test]
+fn second_stage_runs() {
+    let stage = Arc::new(AtomicUsize::new(0));
+    let s = stage.clone();
+    thread::scope(|scope| {
+        scope.spawn(|| {
+            thread::sleep(Duration::from_millis(100));
+            s.store(1, Ordering::SeqCst);
+            thread::sleep(Duration::from_millis(300)); // expect
+            assert_eq!(stage.load(Ordering::SeqCst), 2);
+        });
+        scope.spawn(|| {
+            while stage.load(Ordering::SeqCst) == 0 {}
+            stage.store(2, Ordering::SeqCst);
+        });
+    });
+}
+"#,
     ],
     pass: &[
+        r#"
+use std::thread;
+use std::time::Duration;
+
+#[test]
+fn receiver_gets_value_sent_later() {
+    let (tx, rx) = std::sync::mpsc::channel::<u32>();
+    let t = thread::spawn(move || rx.recv());
+    thread::sleep(Duration::from_millis(200));
+    tx.send(9).unwrap();
+    assert_eq!(t.join().unwrap(), Ok(9));
+}
+"#,
         r#"
 use std::thread;
 use std::time::Duration;

@@ -120,11 +120,18 @@ fn used_as_oneshot(cx: &FileCx, ctor: ExprId) -> bool {
                     ) && !(st.span.start <= ctor_span.start && ctor_span.end <= st.span.end)
                 })
         });
-    if drained {
-        return false;
-    }
     let uses = common::uses_after(cx, top, &ch.tx, after);
     let mut sends = 0;
+    // A sender only ever used by its own method calls (no move into a
+    // field, a binding or a call) is all there is: one send, one message,
+    // however the receiver is polled. Otherwise the sends seen here may not
+    // be all of them.
+    let escapes = uses
+        .iter()
+        .any(|&u| common::call_around(cx, u).is_none_or(|(_, c)| c.receiver != Some(u)));
+    if drained && escapes {
+        return false;
+    }
     for u in &uses {
         match common::call_around(cx, *u) {
             Some((p, c)) if c.receiver == Some(*u) => {
@@ -399,6 +406,20 @@ fn collect(jobs: Vec<Job>) -> Vec<Out> {
 "#,
     ],
     pass: &[
+        r#"
+fn run_until_done(work: impl FnOnce() -> u64 + Send + 'static) -> u64 {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(work());
+    });
+    loop {
+        if let Ok(v) = rx.try_recv() {
+            return v;
+        }
+        std::thread::yield_now();
+    }
+}
+"#,
         r#"
 use tokio::sync::{mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender}, oneshot};
 
