@@ -941,8 +941,23 @@ pub fn does_io(cx: &FileCx, f: FuncId, depth: u32) -> Option<String> {
         return Some(format!("`{name}`"));
     }
     for g in cx.with_nested(f) {
+        // A goroutine started inside is judged as a goroutine of its own.
+        if cx
+            .tree
+            .func_ancestors(cx.model, g)
+            .take_while(|&a| a != f)
+            .any(|a| runs_in_goroutine(cx, a))
+        {
+            continue;
+        }
         for &e in cx.body_exprs(g) {
             let Some(c) = cx.call(e) else { continue };
+            // `go h(x)`: `h` runs in the new goroutine (its arguments here).
+            if matches!(cx.tree.expr_parent(e), unsnarl_model::walk::Parent::Stmt(s)
+                if matches!(cx.stmt(s).kind, StmtKind::Go(_)))
+            {
+                continue;
+            }
             if let Some(h) = cx.callee_in_file(c) {
                 if depth > 0
                     && h != f

@@ -657,6 +657,72 @@ func serve(c net.Conn) {
     ],
     pass: &[
         r#"
+// file: hub/hub.go
+package hub
+
+import (
+	"errors"
+	"io"
+
+	"example.com/chanx"
+)
+
+type Pipe interface {
+	io.ReadWriteCloser
+}
+
+type Pending interface {
+	Accept() (Pipe, <-chan string, error)
+}
+
+type Peer interface {
+	Subscribe(topic string) <-chan Pending
+}
+
+type Creds interface{}
+
+// The dispatcher only accepts each pending pipe and hands it to a goroutine
+// of its own, which closes the pipe when done; it ends when the peer closes
+// the channel.
+func Route(p Peer, cr Creds) error {
+	pending := p.Subscribe("relay")
+	if pending == nil {
+		return errors.New("already routed")
+	}
+	go func() {
+		for req := range pending {
+			pipe, notes, err := req.Accept()
+			if err != nil {
+				continue
+			}
+			go chanx.Drain(notes)
+			go func() {
+				Answer(cr, pipe)
+				pipe.Close()
+			}()
+		}
+	}()
+	return nil
+}
+// file: hub/answer.go
+package hub
+
+import "io"
+
+// Answer echoes frames on one pipe until it is closed.
+func Answer(cr Creds, p Pipe) error {
+	var frame [16]byte
+	for {
+		if _, err := io.ReadFull(p, frame[:]); err != nil {
+			return err
+		}
+		if _, err := p.Write(frame[:]); err != nil {
+			return err
+		}
+	}
+}
+"#,
+        r#"
 package app
 
 import (

@@ -90,7 +90,7 @@ impl Rule for PathToctou {
             let Some((path, negated)) = path_check(cx, *cond, false) else {
                 continue;
             };
-            if private_path(cx, &path) || under_file_lock(cx, s) {
+            if private_path(cx, &path) || locked_for_every_caller(cx, s, 2) {
                 continue;
             }
             // `if not exists(p)`: the then-branch creates; `if exists(p)`:
@@ -265,6 +265,28 @@ fn path_text(cx: &FileCx, e: ExprId) -> Option<String> {
         .filter(|c| !c.is_whitespace())
         .collect();
     (!s.is_empty()).then_some(s)
+}
+
+/// The statement runs under an inter-process file lock: in its own
+/// function, or because every call of that function in this file (there
+/// is one at least) is made under one, `depth` callers up.
+fn locked_for_every_caller(cx: &FileCx, s: StmtId, depth: u32) -> bool {
+    if under_file_lock(cx, s) {
+        return true;
+    }
+    let f = cx.tree.stmt_func(s);
+    if depth == 0 || f.0 == 0 {
+        return false;
+    }
+    let calls: Vec<StmtId> = (0..cx.model.exprs.len() as u32)
+        .map(ExprId)
+        .filter(|&e| cx.call(e).is_some_and(|c| cx.callee_in_file(c) == Some(f)))
+        .filter_map(|e| cx.tree.enclosing_stmt(e))
+        .collect();
+    !calls.is_empty()
+        && calls
+            .iter()
+            .all(|&c| cx.tree.stmt_func(c) != f && locked_for_every_caller(cx, c, depth - 1))
 }
 
 /// The check and the act run while an inter-process file lock is held
@@ -453,8 +475,48 @@ def save_state_once(path, state):
         with open(path, "w") as fh:  # expect
             json.dump(state, fh)
 "#,
+        r#"
+import os
+
+from filelock import FileLock
+
+
+def _refresh(cache_dir, name, data):
+    path = os.path.join(cache_dir, name)
+    if os.path.exists(path):
+        os.remove(path)  # expect
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def store(cache_dir, name, data):
+    with FileLock(os.path.join(cache_dir, ".lock")):
+        _refresh(cache_dir, name, data)
+
+
+def store_quickly(cache_dir, name, data):
+    _refresh(cache_dir, name, data)
+"#,
     ],
     pass: &[
+        r#"
+import os
+
+from filelock import FileLock
+
+
+def _refresh(cache_dir, name, data):
+    path = os.path.join(cache_dir, name)
+    if os.path.exists(path):
+        os.remove(path)
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def store(cache_dir, name, data):
+    with FileLock(os.path.join(cache_dir, ".lock")):
+        _refresh(cache_dir, name, data)
+"#,
         r#"
 import os
 import shutil
