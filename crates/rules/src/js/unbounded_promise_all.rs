@@ -23,7 +23,10 @@ or an array of promises filled in a loop over `xs` and then awaited with
 input, and the callback goes through no limiter (`p-limit`, a semaphore, a
 queue). A callback that starts a listener per element (`server.listen`,
 `createServer`, grpc's `bindAsync`, directly or in a function of the file)
-is not reported: every listener has to be open at once anyway.
+is not reported: every listener has to be open at once anyway. Nor is a
+collection that comes from configuration, followed back through locals,
+destructuring, the constructor's fields and argument-less methods of the
+class: `options`/`config` values, and the command line (`process.argv`).
 
 ## Why
 
@@ -380,6 +383,125 @@ fn bounded(cx: &FileCx, e: ExprId) -> bool {
     .any(|w| text.contains(w))
         || program_structure(&text)
         || literal_binding(cx, e)
+        || configured(cx, e, 6)
+}
+
+/// Where the collection comes from says it is configuration, whatever it
+/// is called here: a local destructured or copied from `options`/`config`
+/// (`const { fields } = options`), a field the constructor alone sets from
+/// one (`this.folders = config.directory`), what a method of the class
+/// without arguments returns from such a field, or the command line
+/// (`process.argv`). Those hold what a developer or operator wrote, not
+/// data that grows.
+fn configured(cx: &FileCx, e: ExprId, depth: u32) -> bool {
+    let e = cx.model.strip(e);
+    // The words count on a path (`options.fields`, `process.argv`), not
+    // in a call's arguments (`await fetch(config.url)` is data).
+    if matches!(
+        cx.expr(e).kind,
+        ExprKind::Name { .. } | ExprKind::Attr { .. } | ExprKind::Index { .. }
+    ) {
+        let text = cx.source(cx.expr(e).span).to_ascii_lowercase();
+        if program_structure(&text) || text.contains("argv") {
+            return true;
+        }
+    }
+    if depth == 0 {
+        return false;
+    }
+    match &cx.expr(e).kind {
+        ExprKind::Literal(_) => true,
+        ExprKind::Collection { elems, .. } => elems.iter().all(|&x| configured(cx, x, depth - 1)),
+        ExprKind::Logical { left, right, .. } => {
+            configured(cx, *left, depth - 1) && configured(cx, *right, depth - 1)
+        }
+        ExprKind::Call(c) => {
+            // `[].concat(config.dirs || "./x")`: what it joins.
+            if let Some(r) = c.receiver
+                && c.name == "concat"
+            {
+                return configured(cx, r, depth - 1)
+                    && c.args.iter().all(|a| configured(cx, a.value, depth - 1));
+            }
+            if let Some(r) = c.receiver
+                && matches!(
+                    c.name.as_str(),
+                    "map" | "filter" | "flat" | "slice" | "sort" | "reverse"
+                )
+            {
+                return configured(cx, r, depth - 1);
+            }
+            // `this.resolvedFolders()`: a method of the file that takes no
+            // argument and returns one expression.
+            c.args.is_empty()
+                && cx.callee_in_file(c).is_some_and(|g| {
+                    let returned: Vec<ExprId> = common::stmts_of(cx, g)
+                        .filter_map(|s| match cx.stmt(s).kind {
+                            StmtKind::Return(Some(v)) => Some(v),
+                            _ => None,
+                        })
+                        .collect();
+                    !returned.is_empty() && returned.iter().all(|&v| configured(cx, v, depth - 1))
+                })
+        }
+        ExprKind::Attr { obj, name, .. } => {
+            let is_this = |o: ExprId| cx.model.name_of(o) == Some("this");
+            if is_this(*obj) {
+                let sets: Vec<(StmtId, ExprId)> = assignments(cx, |t| {
+                    matches!(&cx.expr(t).kind, ExprKind::Attr { obj, name: n, .. }
+                        if n == name && is_this(*obj))
+                });
+                return !sets.is_empty()
+                    && sets.iter().all(|&(s, v)| {
+                        cx.func(cx.tree.stmt_func(s)).name.as_str() == "constructor"
+                            && configured(cx, v, depth - 1)
+                    });
+            }
+            configured(cx, *obj, depth - 1)
+        }
+        ExprKind::Name { id, .. } => {
+            // Bindings in this function or the ones around it; a parameter
+            // (destructured or not) holds whatever the caller passed.
+            let scopes: Vec<FuncId> = cx.tree.func_ancestors(cx.model, cx.func_of(e)).collect();
+            let is_param = scopes.iter().any(|&g| {
+                cx.func(g).params.iter().any(|p| {
+                    p.name == *id
+                        || (p.name.starts_with(['{', '['])
+                            && p.name
+                                .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+                                .any(|w| w == id.as_str()))
+                })
+            });
+            if is_param {
+                return false;
+            }
+            let binds: Vec<(StmtId, ExprId)> =
+                assignments(cx, |t| common::bound_names(cx, t).iter().any(|n| n == id))
+                    .into_iter()
+                    .filter(|&(s, _)| scopes.contains(&cx.tree.stmt_func(s)))
+                    .collect();
+            !binds.is_empty() && binds.iter().all(|&(_, v)| configured(cx, v, depth - 1))
+        }
+        _ => false,
+    }
+}
+
+/// Every assignment of the file with a target `is_target` accepts: the
+/// statement and the value.
+fn assignments(cx: &FileCx, is_target: impl Fn(ExprId) -> bool) -> Vec<(StmtId, ExprId)> {
+    cx.model
+        .stmts
+        .iter()
+        .enumerate()
+        .filter_map(|(i, st)| match &st.kind {
+            StmtKind::Assign {
+                targets,
+                value: Some(v),
+                ..
+            } if targets.iter().any(|&t| is_target(t)) => Some((StmtId(i as u32), *v)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Collections whose size the program or its schema fixes, not the data:
@@ -390,6 +512,10 @@ fn program_structure(text: &str) -> bool {
 }
 
 const STRUCTURE: &[&str] = &[
+    "config",
+    "cfg",
+    "opts",
+    "setting",
     "column",
     "indices",
     "index",
@@ -560,8 +686,56 @@ async function sendMail(to) {
   await fetch("https://mail.example/send", { method: "POST", body: to });
 }
 "#,
+        r#"
+async function mirrorAll(db, config) {
+  const { rows } = await db.query(config.selectAll);
+  await Promise.all(rows.map((r) => fetch(config.target + "/" + r.id))); // expect
+}
+
+module.exports = { mirrorAll };
+"#,
+        r#"
+const offsetsOf = async (admin, { group, topics }) => {
+  if (!topics) {
+    topics = [];
+  }
+  return Promise.all(topics.map((t) => admin.fetchOffsets(group, t))); // expect
+};
+
+module.exports = { offsetsOf };
+"#,
     ],
     pass: &[
+        r#"
+const fs = require("fs/promises");
+const path = require("path");
+
+class AssetIndex {
+  constructor(cfg) {
+    this.roots = [].concat(cfg.roots || "./assets");
+  }
+
+  absoluteRoots() {
+    return this.roots.map((r) => path.resolve(r));
+  }
+
+  async scan() {
+    return Promise.all(this.absoluteRoots().map((r) => fs.readdir(r)));
+  }
+}
+
+async function provision(db, opts) {
+  const { tables: { list } } = opts;
+  await Promise.all(list.map((t) => db.createTable(t)));
+}
+
+async function main() {
+  const files = process.argv.slice(2);
+  await Promise.all(files.map((f) => fs.readFile(f, "utf8")));
+}
+
+module.exports = { AssetIndex, provision, main };
+"#,
         r#"
 const net = require("node:net");
 const dns = require("node:dns");

@@ -29,6 +29,9 @@ and is not reported, nor is a loop that stops after a count (`if i >=
 limit: break` on its own index), nor a restart loop that awaits the previous run's
 end on the same object before starting it again with nothing of the loop's
 item (`async for _ in changes: await w.stop(); create_task(w.serve())`).
+Collections that come from configuration are left alone too: a path
+through a config, settings or options object, the command line
+(`sys.argv`), or an attribute only `__init__` sets from one.
 
 ## Why
 
@@ -312,7 +315,7 @@ fn capped_by_counter(cx: &FileCx, iter: ExprId) -> bool {
 /// of N workers), chunks of an enclosing loop, slices.
 fn bounded_input(cx: &FileCx, iter: ExprId) -> bool {
     let iter = cx.model.strip(iter);
-    if is_structural(cx, iter) {
+    if is_structural(cx, iter) || configured(cx, iter, 4) {
         return true;
     }
     match &cx.expr(iter).kind {
@@ -343,6 +346,94 @@ fn bounded_input(cx: &FileCx, iter: ExprId) -> bool {
         }
         _ => false,
     }
+}
+
+/// The collection comes from configuration: a path through a config,
+/// settings or options object (`config.endpoints()`, `self.settings.peers`)
+/// or the command line (`sys.argv[1:]`), directly, through locals, or
+/// through an attribute of `self` that only `__init__` sets. Its size is
+/// what an operator wrote, not what the data brings.
+fn configured(cx: &FileCx, e: ExprId, depth: u32) -> bool {
+    let e = cx.model.strip(e);
+    let path = match &cx.expr(e).kind {
+        // `config.endpoints()`: a method of the config object.
+        ExprKind::Call(c) => c.receiver.or(Some(c.func)),
+        ExprKind::Index { obj, .. } => Some(*obj),
+        _ => Some(e),
+    };
+    if let Some(p) = path
+        && let Some(d) = cx.model.dotted(p)
+    {
+        let d = d.to_ascii_lowercase();
+        if ["config", "settings", "options", "cfg", "opts", "argv"]
+            .iter()
+            .any(|w| {
+                d.split('.')
+                    .any(|seg| seg.trim_start_matches('_').starts_with(w))
+            })
+        {
+            return true;
+        }
+    }
+    if depth == 0 {
+        return false;
+    }
+    let ExprKind::Attr { obj, name, .. } = &cx.expr(e).kind else {
+        return match cx.model.name_of(e) {
+            Some(n) => {
+                let f = cx.func_of(e);
+                // A parameter holds whatever the caller passed.
+                if cx.func(f).params.iter().any(|p| p.name == n) {
+                    return false;
+                }
+                let binds: Vec<ExprId> = cx
+                    .model
+                    .stmts
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| cx.tree.stmt_func(StmtId(*i as u32)) == f)
+                    .filter_map(|(_, st)| match &st.kind {
+                        StmtKind::Assign {
+                            targets,
+                            value: Some(v),
+                            ..
+                        } if targets.iter().any(|&t| cx.model.name_of(t) == Some(n)) => Some(*v),
+                        _ => None,
+                    })
+                    .collect();
+                !binds.is_empty() && binds.iter().all(|&v| configured(cx, v, depth - 1))
+            }
+            None => false,
+        };
+    };
+    if cx.model.name_of(*obj) != Some("self") {
+        return false;
+    }
+    let sets: Vec<(StmtId, ExprId)> = cx
+        .model
+        .stmts
+        .iter()
+        .enumerate()
+        .filter_map(|(i, st)| match &st.kind {
+            StmtKind::Assign {
+                targets,
+                value: Some(v),
+                ..
+            } if targets.iter().any(|&t| {
+                matches!(&cx.expr(t).kind, ExprKind::Attr { obj: o, name: n, .. }
+                    if n == name && cx.model.name_of(*o) == Some("self"))
+            }) =>
+            {
+                Some((StmtId(i as u32), *v))
+            }
+            _ => None,
+        })
+        .collect();
+    !sets.is_empty()
+        && sets.iter().all(|&(s, v)| {
+            cx.func(cx.tree.stmt_func(s)).name.as_str() == "__init__"
+                && configured(cx, v, depth - 1)
+        })
 }
 
 /// Collections of the program's own parts (registered listeners, receivers,
@@ -608,8 +699,46 @@ class Pool:
     async def warm(self):
         await asyncio.gather(*(c.connect() for c in self._conns))  # expect
 "#,
+        r#"
+import asyncio
+
+
+class Mirror:
+    def __init__(self, config, db):
+        self._db = db
+        self._target = config.target
+
+    async def _push(self, row):
+        return await self._target.put(row)
+
+    async def run(self):
+        rows = await self._db.fetch_all()
+        tasks = [asyncio.create_task(self._push(r)) for r in rows]  # expect
+        await asyncio.gather(*tasks)
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+import sys
+
+
+class Monitor:
+    def __init__(self, config):
+        self._hosts = config.hosts()
+
+    async def _check(self, target):
+        return await target.ping()
+
+    async def sweep(self):
+        tasks = [asyncio.create_task(self._check(t)) for t in self._hosts]
+        return await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def fetch_all(session):
+    urls = sys.argv[1:]
+    return await asyncio.gather(*[session.get(u) for u in urls])
+"#,
         r#"
 import asyncio
 
