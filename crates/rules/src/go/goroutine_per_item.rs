@@ -304,7 +304,10 @@ fn bounded_input(cx: &FileCx, f: FuncId, iter: ExprId) -> bool {
     {
         return true;
     }
-    if field_type_text(cx, iter).is_some_and(is_array_type) || filled_by_fixed_appends(cx, iter) {
+    if field_type_text(cx, iter).is_some_and(is_array_type)
+        || filled_by_fixed_appends(cx, iter)
+        || configured(cx, f, iter, 4)
+    {
         return true;
     }
     let Some(name) = cx.model.name_of(iter).or_else(|| {
@@ -346,6 +349,73 @@ fn bounded_input(cx: &FileCx, f: FuncId, iter: ExprId) -> bool {
         cur = cx.func(id).parent;
     }
     false
+}
+
+/// The range comes from configuration: a path through a config, options
+/// or settings value (`c.cfg.Endpoints`, `opts.Peers`), the command line
+/// (`os.Args`, `flag.Args()`), directly, through locals (`eps :=
+/// c.Endpoints()`), copies (`append([]string(nil), c.cfg.Endpoints...)`)
+/// or an argument-less method of the file returning one. Its length is
+/// what an operator wrote: a few members, not data.
+fn configured(cx: &FileCx, f: FuncId, e: ExprId, depth: u32) -> bool {
+    let e = cx.model.strip(e);
+    if let Some(d) = cx.model.dotted(e).or_else(|| {
+        cx.call(e)
+            .and_then(|c| c.target.as_deref().map(str::to_string))
+    }) {
+        let d = d.to_ascii_lowercase();
+        if d == "os.args" || d.ends_with("flag.args") {
+            return true;
+        }
+        if d.split(['.', '/']).any(|seg| {
+            ["cfg", "config", "conf", "opts", "options", "settings"]
+                .iter()
+                .any(|w| seg == *w || seg.ends_with("cfg") || seg.ends_with("config"))
+        }) {
+            return true;
+        }
+    }
+    if depth == 0 {
+        return false;
+    }
+    match &cx.expr(e).kind {
+        ExprKind::Name { id, .. } => {
+            // A parameter holds whatever the caller passed.
+            if cx.func(f).params.iter().any(|p| p.name == *id) {
+                return false;
+            }
+            let binds = common::bindings(cx, f, id);
+            !binds.is_empty()
+                && binds
+                    .iter()
+                    .all(|(_, v)| v.is_some_and(|v| configured(cx, f, v, depth - 1)))
+        }
+        ExprKind::Call(c) => {
+            // `append([]T(nil), src...)`: a copy of `src`.
+            if c.name == "append" && c.receiver.is_none() {
+                return c
+                    .args
+                    .iter()
+                    .skip(1)
+                    .all(|a| configured(cx, f, a.value, depth - 1))
+                    && c.args.len() > 1;
+            }
+            c.args.is_empty()
+                && cx.callee_in_file(c).is_some_and(|g| {
+                    let returned: Vec<ExprId> = cx
+                        .body_stmts(g)
+                        .iter()
+                        .filter_map(|&s| match cx.stmt(s).kind {
+                            StmtKind::Return(Some(v)) => Some(v),
+                            _ => None,
+                        })
+                        .collect();
+                    !returned.is_empty()
+                        && returned.iter().all(|&v| configured(cx, g, v, depth - 1))
+                })
+        }
+        _ => false,
+    }
 }
 
 /// A field (`j.copiers`) that the file only ever fills one element at a
@@ -574,8 +644,77 @@ func ReadAll(paths []string) {
 	wg.Wait()
 }
 "#,
+        r#"
+package cluster
+
+import "context"
+
+type Store interface {
+	Keys(ctx context.Context) ([]string, error)
+	Refresh(ctx context.Context, key string) error
+}
+
+func RefreshAll(ctx context.Context, st Store, cfg struct{ Workers int }) error {
+	keys, err := st.Keys(ctx)
+	if err != nil {
+		return err
+	}
+	errs := make(chan error, len(keys))
+	for _, k := range keys {
+		go func(k string) { errs <- st.Refresh(ctx, k) }(k) // expect
+	}
+	for range keys {
+		if err := <-errs; err != nil {
+			return err
+		}
+	}
+	return nil
+}
+"#,
     ],
     pass: &[
+        r#"
+package cluster
+
+import (
+	"context"
+	"sync"
+)
+
+type Config struct {
+	Members []string
+}
+
+type Prober interface {
+	Probe(ctx context.Context, member string) error
+}
+
+type Client struct {
+	mu  sync.Mutex
+	cfg Config
+	p   Prober
+}
+
+func (c *Client) members() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.cfg.Members...)
+}
+
+func (c *Client) Healthy(ctx context.Context) bool {
+	ms := c.members()
+	errs := make(chan error, len(ms))
+	for _, m := range ms {
+		go func(m string) { errs <- c.p.Probe(ctx, m) }(m)
+	}
+	for range ms {
+		if <-errs == nil {
+			return true
+		}
+	}
+	return false
+}
+"#,
         r#"
 package gateway
 

@@ -20,6 +20,7 @@ pub static META: RuleMeta = RuleMeta {
 `new Promise` rejecting from `setTimeout`) where the operation is given no
 `AbortSignal` (in its arguments, or in an options object the function
 built for it), or where the timer set up for the race is never cleared.
+Test code is not reported: there a race is a bounded wait that runs once.
 
 ## Why
 
@@ -66,6 +67,11 @@ impl Rule for RaceWithoutAbort {
         for (e, c) in cx.calls_to(&["Promise.race"]) {
             let ex = cx.expr(e);
             let f = cx.func_of(e);
+            // A test's "wait at most N ms": it runs once, and what the
+            // loser holds goes away with the test process.
+            if common::in_test(cx, f) {
+                continue;
+            }
             let Some(arg) = c.positional(0) else { continue };
             let ExprKind::Collection { elems, .. } = &cx.expr(cx.model.strip(arg)).kind else {
                 continue;
@@ -231,6 +237,22 @@ async function signalled(url) {
 }
 "#],
     pass: &[
+        r#"
+// file: test/hang.test.js
+const test = require("node:test");
+const assert = require("node:assert");
+const { startServer } = require("../src/server");
+
+test("a stalled upstream never answers", async () => {
+  const server = await startServer({ upstreamDelayMs: 60000 });
+  const outcome = await Promise.race([
+    server.get("/slow"),
+    new Promise((resolve) => setTimeout(() => resolve("waited"), 500)),
+  ]);
+  assert.strictEqual(outcome, "waited");
+  await server.close();
+});
+"#,
         r#"
 class Prompter {
   async askWithLimit(prompt) {

@@ -20,7 +20,10 @@ A single item is added to a shared queue or map (`push`, `push_back`,
 `insert`, `send`...) and then every waiter is woken with
 `Condvar::notify_all()` or `Notify::notify_waiters()`. Broadcasts that
 follow a state change all waiters care about (a shutdown flag set to
-`true`, a `clear()`) are not flagged.
+`true`, a `clear()`) are not flagged, nor is a condvar waited on in more
+than one function (workers waiting for jobs, producers for room): those
+waiters wait for different things, and only waking all of them is sure to
+reach the one the change concerns.
 
 ## Why
 
@@ -152,7 +155,7 @@ impl Rule for NotifyAllForOne {
                     }
                 )
             });
-            if adds != 1 || state_change {
+            if adds != 1 || state_change || waited_for_several_things(cx, c) {
                 continue;
             }
             out.push(cx.finding(
@@ -166,6 +169,34 @@ impl Rule for NotifyAllForOne {
             ));
         }
     }
+}
+
+/// The condvar (by the name it is notified through) is waited on in more
+/// than one function of the file: workers wait for a job, a producer for
+/// room, a caller for its result. Their conditions differ, so
+/// `notify_one` could wake a waiter the new item means nothing to and the
+/// wakeup would be lost; every waiter has to look.
+fn waited_for_several_things(cx: &FileCx, notify: &Call) -> bool {
+    let Some(name) = notify
+        .receiver
+        .and_then(|r| cx.model.dotted(r))
+        .map(|d| d.rsplit('.').next().unwrap_or(&d).to_string())
+    else {
+        return false;
+    };
+    let mut waiters: Vec<FuncId> = cx
+        .calls_named(&["wait", "wait_while", "wait_timeout", "wait_timeout_while"])
+        .into_iter()
+        .filter(|(_, c)| {
+            c.receiver
+                .and_then(|r| cx.model.dotted(r))
+                .is_some_and(|d| d.rsplit('.').next() == Some(name.as_str()))
+        })
+        .map(|(e, _)| common::outermost(cx, cx.func_of(e)))
+        .collect();
+    waiters.sort();
+    waiters.dedup();
+    waiters.len() >= 2
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -193,7 +224,42 @@ impl Queue {
     }
 }
 "#],
-    pass: &[r#"
+    pass: &[
+        r#"
+use std::collections::VecDeque;
+use std::sync::{Condvar, Mutex};
+
+pub struct Slots {
+    state: Mutex<(VecDeque<u32>, usize)>,
+    changed: Condvar,
+}
+
+impl Slots {
+    pub fn put(&self, v: u32) {
+        let mut st = self.state.lock().unwrap();
+        loop {
+            if st.0.len() < st.1 {
+                st.0.push_back(v);
+                self.changed.notify_all();
+                return;
+            }
+            st = self.changed.wait(st).unwrap();
+        }
+    }
+
+    pub fn take(&self) -> u32 {
+        let mut st = self.state.lock().unwrap();
+        loop {
+            if let Some(v) = st.0.pop_front() {
+                self.changed.notify_all();
+                return v;
+            }
+            st = self.changed.wait(st).unwrap();
+        }
+    }
+}
+"#,
+        r#"
 use std::collections::VecDeque;
 use std::sync::{Condvar, Mutex};
 
@@ -222,7 +288,8 @@ impl Queue {
         self.cv.notify_all();
     }
 }
-"#],
+"#,
+    ],
 };
 
 #[cfg(test)]
