@@ -26,7 +26,12 @@ the code fixes), starts one goroutine per item (`go` or `g.Go` of an errgroup wi
 channel send, `sem.Acquire`, a `Wait`). A goroutine that takes the slot
 itself as its first step (`slots <- struct{}{}` on a buffered channel,
 `sem.Acquire`, directly or as the first thing a function of the file it
-calls does) is bounded too.
+calls does) is bounded too. Also left alone: a range that comes from
+configuration (a config or options value, `os.Args`), goroutines that each
+serve a listener (`Serve`, an accept loop), that drain one channel shared
+by all of them (the loop builds a worker pool), or that live on in a
+`for { select { .. } }` until told to stop (one worker per partition or
+lease: a limit would leave some with none).
 
 ## Why
 
@@ -153,6 +158,21 @@ impl Rule for GoroutinePerItem {
             {
                 continue;
             }
+            // A long-lived worker per item (partition, lease): it loops on a
+            // `select` until told to stop. A limit would leave items with no
+            // worker at all.
+            if let StmtKind::Go(call) = &st.kind
+                && long_lived_worker(cx, *call)
+            {
+                continue;
+            }
+            // The loop builds a worker pool: each goroutine drains a channel
+            // shared by all of them, so the work is bounded by their count.
+            if let StmtKind::Go(call) = &st.kind
+                && drains_shared_channel(cx, *call, lp)
+            {
+                continue;
+            }
             // One server per configured listener: each goroutine serves for
             // the listener's lifetime, so a limit would leave some unserved.
             if let StmtKind::Go(call) = &st.kind
@@ -214,6 +234,62 @@ fn first_waits_deep(cx: &FileCx, g: FuncId, depth: u32) -> bool {
         }
     });
     found
+}
+
+/// The goroutine of `go_call` ends in an unconditional `for { select { ..
+/// } }`: it serves until a case of the `select` stops it.
+fn long_lived_worker(cx: &FileCx, go_call: ExprId) -> bool {
+    let Some(c) = cx.call(go_call) else {
+        return false;
+    };
+    let g = match cx.expr(cx.model.strip(c.func)).kind {
+        ExprKind::Closure(g) => Some(g),
+        _ => cx.callee_in_file(c),
+    };
+    let Some(g) = g else { return false };
+    let Some(&last) = cx.func(g).body.last() else {
+        return false;
+    };
+    let StmtKind::Loop { body } = &cx.stmt(last).kind else {
+        return false;
+    };
+    body.iter()
+        .any(|&s| matches!(cx.stmt(s).kind, StmtKind::Select { .. }))
+}
+
+/// The goroutine of `go_call` ranges over a channel made before the loop
+/// `lp` (or a field): one of a pool of workers taking jobs from it.
+fn drains_shared_channel(cx: &FileCx, go_call: ExprId, lp: StmtId) -> bool {
+    let Some(c) = cx.call(go_call) else {
+        return false;
+    };
+    let g = match cx.expr(cx.model.strip(c.func)).kind {
+        ExprKind::Closure(g) => Some(g),
+        _ => cx.callee_in_file(c),
+    };
+    let Some(g) = g else { return false };
+    let loop_start = cx.stmt(lp).span.start;
+    cx.body_stmts(g).iter().any(|&s| {
+        let StmtKind::For { iter, .. } = &cx.stmt(s).kind else {
+            return false;
+        };
+        let ch = cx.model.strip(*iter);
+        if cx.sema.type_of(ch) != Some("chan") {
+            return false;
+        }
+        match cx.model.name_of(ch) {
+            // A local of the spawning function, made before the loop.
+            Some(n) => {
+                let outer = cx.tree.stmt_func(lp);
+                let binds = common::bindings(cx, outer, n);
+                !binds.is_empty()
+                    && binds
+                        .iter()
+                        .all(|(b, _)| cx.stmt(*b).span.end <= loop_start)
+            }
+            None => matches!(cx.expr(ch).kind, ExprKind::Attr { .. }),
+        }
+    })
 }
 
 /// The goroutine of `go_call` runs a server: it (or a function of this
@@ -673,6 +749,71 @@ func RefreshAll(ctx context.Context, st Store, cfg struct{ Workers int }) error 
 "#,
     ],
     pass: &[
+        r#"
+package lease
+
+import (
+	"context"
+	"time"
+)
+
+type Lease struct{ ID string }
+
+type Keeper interface {
+	Renew(ctx context.Context, id string) error
+}
+
+func KeepAll(ctx context.Context, k Keeper, leases []Lease) {
+	for _, l := range leases {
+		go func(l Lease) {
+			t := time.NewTicker(10 * time.Second)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+					k.Renew(ctx, l.ID)
+				}
+			}
+		}(l)
+	}
+}
+"#,
+        r#"
+package load
+
+import (
+	"net/http"
+	"sync"
+)
+
+type Target struct {
+	Hosts []string
+}
+
+func Hammer(t Target, urls []string) {
+	jobs := make(chan string)
+	var wg sync.WaitGroup
+	for _, h := range t.Hosts {
+		wg.Add(1)
+		go func(host string) {
+			defer wg.Done()
+			for u := range jobs {
+				resp, err := http.Get("http://" + host + u)
+				if err == nil {
+					resp.Body.Close()
+				}
+			}
+		}(h)
+	}
+	for _, u := range urls {
+		jobs <- u
+	}
+	close(jobs)
+	wg.Wait()
+}
+"#,
         r#"
 package cluster
 

@@ -117,6 +117,7 @@ impl Rule for TimeAfterInLoop {
                     j != skip
                         && !matches!(a.kind, ArmKind::Default)
                         && !leaves(cx, &a.body)
+                        && !ends_loop_condition(cx, &a.body, loops[0])
                         && !matches!(a.kind, ArmKind::Recv { channel, .. }
                             if stop_channel(cx, loops[0], sel, channel))
                 })
@@ -150,6 +151,28 @@ fn leaves(cx: &FileCx, b: &Block) -> bool {
         matches!(cx.stmt(s).kind, StmtKind::Return(_) | StmtKind::Break)
             || matches!(&cx.stmt(s).kind, StmtKind::Expr(e)
                 if cx.call(*e).is_some_and(common::is_noreturn_call))
+    })
+}
+
+/// The block makes the loop's condition false (`finished = true` under
+/// `for !finished`, `running = false` under `for running`): the loop ends
+/// after this round.
+fn ends_loop_condition(cx: &FileCx, b: &Block, lp: StmtId) -> bool {
+    let StmtKind::While { cond, .. } = &cx.stmt(lp).kind else {
+        return false;
+    };
+    let (flag, stops_with) = match &cx.expr(*cond).kind {
+        ExprKind::Unary {
+            op: UnOp::Not,
+            operand,
+        } => (cx.model.dotted(*operand), true),
+        _ => (cx.model.dotted(*cond), false),
+    };
+    let Some(flag) = flag else { return false };
+    common::stmts_in(cx.model, b).into_iter().any(|s| {
+        matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), .. }
+            if targets.iter().any(|&t| cx.model.dotted(t).as_deref() == Some(flag.as_str()))
+                && cx.model.literal(*v) == Some(&Lit::Bool(stops_with)))
     })
 }
 
@@ -274,6 +297,33 @@ func Retry(n int, events <-chan Event) {
 "#,
     ],
     pass: &[
+        r#"
+package job
+
+import (
+	"errors"
+	"time"
+)
+
+func await2(output <-chan error, exited <-chan error, limit time.Duration) error {
+	var readErr error
+	over := false
+	for !over {
+		select {
+		case err := <-output:
+			readErr = err
+			over = true
+		case err := <-exited:
+			if err != nil {
+				return err
+			}
+		case <-time.After(limit):
+			return errors.New("timed out")
+		}
+	}
+	return readErr
+}
+"#,
         r#"
 package app
 

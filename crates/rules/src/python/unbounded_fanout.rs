@@ -212,7 +212,7 @@ fn check_spawn(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
         return;
     }
     let spawned = c.positional(0);
-    if spawned.is_some_and(|p| spawned_is_bounded(cx, p)) {
+    if spawned.is_some_and(|p| spawned_is_bounded(cx, p) || releases(cx, p)) {
         return;
     }
     out.push(cx.finding(
@@ -718,6 +718,19 @@ class Mirror:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class Hub:
+    def __init__(self):
+        self.sessions = set()
+
+    async def shutdown(self):
+        closing = [asyncio.create_task(s.close(1001)) for s in self.sessions]
+        if closing:
+            await asyncio.wait(closing)
+"#,
         r#"
 import asyncio
 import sys
