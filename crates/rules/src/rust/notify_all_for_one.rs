@@ -20,10 +20,10 @@ A single item is added to a shared queue or map (`push`, `push_back`,
 `insert`, `send`...) and then every waiter is woken with
 `Condvar::notify_all()` or `Notify::notify_waiters()`. Broadcasts that
 follow a state change all waiters care about (a shutdown flag set to
-`true`, a `clear()`) are not flagged, nor is a condvar waited on in more
-than one function (workers waiting for jobs, producers for room): those
-waiters wait for different things, and only waking all of them is sure to
-reach the one the change concerns.
+`true`, a `clear()`) are not flagged, nor is a condvar producers wait on
+too (a bounded queue with one condvar for "not full" and "not empty"):
+its waiters wait for different things, and only waking all of them is
+sure to reach one the new item concerns.
 
 ## Why
 
@@ -155,7 +155,7 @@ impl Rule for NotifyAllForOne {
                     }
                 )
             });
-            if adds != 1 || state_change || waited_for_several_things(cx, c) {
+            if adds != 1 || state_change || producers_wait_too(cx, c) {
                 continue;
             }
             out.push(cx.finding(
@@ -171,12 +171,12 @@ impl Rule for NotifyAllForOne {
     }
 }
 
-/// The condvar (by the name it is notified through) is waited on in more
-/// than one function of the file: workers wait for a job, a producer for
-/// room, a caller for its result. Their conditions differ, so
-/// `notify_one` could wake a waiter the new item means nothing to and the
-/// wakeup would be lost; every waiter has to look.
-fn waited_for_several_things(cx: &FileCx, notify: &Call) -> bool {
+/// Producers wait on the condvar too: a function that waits on it (by
+/// the name it is notified through) also adds items, as in a bounded
+/// queue with one condvar for "not full" and "not empty". Its waiters then
+/// wait for different things, and `notify_one` could wake a producer for
+/// a new item, a lost wakeup; every waiter has to look.
+fn producers_wait_too(cx: &FileCx, notify: &Call) -> bool {
     let Some(name) = notify
         .receiver
         .and_then(|r| cx.model.dotted(r))
@@ -184,8 +184,7 @@ fn waited_for_several_things(cx: &FileCx, notify: &Call) -> bool {
     else {
         return false;
     };
-    let mut waiters: Vec<FuncId> = cx
-        .calls_named(&["wait", "wait_while", "wait_timeout", "wait_timeout_while"])
+    cx.calls_named(&["wait", "wait_while", "wait_timeout", "wait_timeout_while"])
         .into_iter()
         .filter(|(_, c)| {
             c.receiver
@@ -193,15 +192,18 @@ fn waited_for_several_things(cx: &FileCx, notify: &Call) -> bool {
                 .is_some_and(|d| d.rsplit('.').next() == Some(name.as_str()))
         })
         .map(|(e, _)| common::outermost(cx, cx.func_of(e)))
-        .collect();
-    waiters.sort();
-    waiters.dedup();
-    waiters.len() >= 2
+        .any(|f| {
+            cx.body_calls(f).any(|x| {
+                cx.call(x)
+                    .is_some_and(|c| c.receiver.is_some() && ADDS.contains(&c.name.as_str()))
+            })
+        })
 }
 
 pub static EXAMPLES: Examples = Examples {
     language: Language::Rust,
-    fail: &[r#"
+    fail: &[
+        r#"
 use std::collections::VecDeque;
 use std::sync::{Condvar, Mutex};
 
@@ -223,7 +225,40 @@ impl Queue {
         self.notify.notify_waiters(); // expect
     }
 }
-"#],
+"#,
+        r#"
+use std::collections::VecDeque;
+use std::sync::{Condvar, Mutex};
+
+pub struct Work {
+    q: Mutex<VecDeque<u32>>,
+    more: Condvar,
+}
+
+impl Work {
+    pub fn add(&self, v: u32) {
+        self.q.lock().unwrap().push_back(v);
+        self.more.notify_all(); // expect
+    }
+
+    pub fn next(&self) -> u32 {
+        let mut q = self.q.lock().unwrap();
+        while q.is_empty() {
+            q = self.more.wait(q).unwrap();
+        }
+        q.pop_front().unwrap()
+    }
+
+    pub fn next_or_none(&self) -> Option<u32> {
+        let (mut q, _) = self
+            .more
+            .wait_timeout_while(self.q.lock().unwrap(), std::time::Duration::from_secs(1), |q| q.is_empty())
+            .unwrap();
+        q.pop_front()
+    }
+}
+"#,
+    ],
     pass: &[
         r#"
 use std::collections::VecDeque;
