@@ -20,7 +20,6 @@ const BROWSER_GLOBALS: &[&str] = &[
     "importScripts",
     "customElements",
     "postMessage",
-    "self",
     "Worker",
 ];
 
@@ -65,7 +64,20 @@ const NODE_MODULES: &[&str] = &[
 /// imports). There an unhandled rejection is logged, not fatal.
 pub fn browser_only(cx: &FileCx) -> bool {
     let mut browser = false;
+    // `self` is a worker's global (`self.clients`, `self.skipWaiting()`)
+    // unless the file declares it (`const self = this`).
+    let declares_self = cx.model.stmts.iter().any(|st| {
+        matches!(&st.kind, StmtKind::Assign { targets, .. }
+            if targets.iter().any(|&t| cx.model.name_of(t) == Some("self")))
+    });
     for e in &cx.model.exprs {
+        if let ExprKind::Name { id, resolved: None } = &e.kind
+            && id == "self"
+            && !declares_self
+        {
+            browser = true;
+            continue;
+        }
         let ExprKind::Name {
             id,
             resolved: Some(r),

@@ -881,5 +881,22 @@ document.querySelector("form").addEventListener("submit", (ev) => {
         assert_eq!(found.len(), 1, "{found:?}");
         assert!(found[0].1.message.contains("can crash the process"));
         assert_eq!(found[0].1.severity, META.severity);
+        // A service worker: `self` is its global scope.
+        let worker = r#"
+async function tell(client, msg) {
+  await client.postMessage(msg);
+}
+self.addEventListener("fetch", (event) => {
+  tell(event.source, "seen");
+});
+"#;
+        let (found, _) = crate::testing::run_example(&RULE, Language::JavaScript, worker);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].1.severity, Severity::Medium);
+        // `const self = this` is a local, not a worker's global.
+        let aliased = format!("const self = this;\n{worker}");
+        let (found, _) = crate::testing::run_example(&RULE, Language::JavaScript, &aliased);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].1.severity, META.severity);
     }
 }

@@ -275,7 +275,13 @@ fn invalidates_its_guard(cx: &FileCx, try_stmt: StmtId, handler: &Block, retry: 
             _ => None,
         })
         .flat_map(|cond| exprs_under(cx.model, cond))
-        .filter_map(|x| cx.call(x).and_then(|c| c.receiver))
+        // `cache.hasToken()`, or a getter read `cache.hasToken`: the
+        // object whose state guards the `try`.
+        .filter_map(|x| match &cx.expr(x).kind {
+            ExprKind::Call(c) => c.receiver,
+            ExprKind::Attr { obj, .. } => Some(*obj),
+            _ => None,
+        })
         .filter_map(|r| cx.model.dotted(r))
         .collect();
     if guards.is_empty() {
@@ -532,6 +538,23 @@ class TokenAuth {
     const token = await this.issuer.fetchToken();
     this.cache.store(token);
     return conn.login(token);
+  }
+}
+
+class SessionAuth {
+  async open(conn) {
+    if (this.store.hasSession) {
+      try {
+        return await conn.resume(this.store.session);
+      } catch (error) {
+        if (error.code === 18) {
+          this.store.removeSession();
+          return await this.open(conn);
+        }
+        throw error;
+      }
+    }
+    return conn.login(await this.issuer.fetchToken());
   }
 }
 "#,

@@ -43,8 +43,13 @@ thread started inside a one-time initializer (`OnceLock::get_or_init`,
 `Lazy::new`, `Once::call_once`): it lives as long as the process and has
 no owner to join it. Neither are a task that never ends started by `main`
 (it lives as long as the process) and a spawn in a `Drop` implementation
-(nobody is left to hold the handle). A serving loop that can end (a shutdown branch, `?`)
-is still reported: that is where in-flight work gets cut off.
+(nobody is left to hold the handle). The same accept loop in a helper
+that `main` awaits last, or runs while it goes on forever itself, counts
+as `main`'s. A task that only drains a channel the function made, calling
+something synchronous per message (`while let Some(ev) = rx.recv().await
+{ cb(ev) }`), ends with the last sender and is left alone too. A serving
+loop that can end (a shutdown branch, `?`) is still reported: that is
+where in-flight work gets cut off.
 
 ## Why
 
@@ -111,6 +116,7 @@ impl Rule for DetachedSpawn {
                 || once_per_process(cx, id)
                 || spawns_received_future(cx, id, c)
                 || works_for_returned_owner(cx, id)
+                || drains_own_channel(cx, id)
             {
                 continue;
             }
@@ -633,6 +639,59 @@ fn never_finishes(cx: &FileCx, s: StmtId) -> bool {
     })
 }
 
+/// The task only drains a channel this function made (`while let Some(ev)
+/// = events_rx.recv().await { cb(ev) }`, nothing after it, nothing awaited
+/// inside): it ends by itself once every sender is dropped, so it lives
+/// exactly as long as whatever holds the senders, and has no work of its
+/// own to cut short.
+fn drains_own_channel(cx: &FileCx, spawn: ExprId) -> bool {
+    let Some(g) = super::common::spawned_fn(cx, spawn) else {
+        return false;
+    };
+    let [only] = cx.func(g).body.as_slice() else {
+        return false;
+    };
+    let StmtKind::While { cond, body, .. } = &cx.stmt(*only).kind else {
+        return false;
+    };
+    // Its work is synchronous (a callback per event): nothing awaited that
+    // could be cut off half done.
+    if !crate::util::awaits_in_block(cx.model, body).is_empty() {
+        return false;
+    }
+    let ExprKind::Let { value, .. } = &cx.expr(*cond).kind else {
+        return false;
+    };
+    let ExprKind::Await(inner) = &cx.expr(cx.model.strip(*value)).kind else {
+        return false;
+    };
+    let Some(recv) = cx.call(cx.model.strip(*inner)) else {
+        return false;
+    };
+    // A channel's receiver, by its type (`mpsc::Receiver::recv`).
+    if !(recv.name == "recv"
+        && recv
+            .target
+            .as_deref()
+            .is_some_and(|t| t.contains("Receiver::")))
+    {
+        return false;
+    }
+    let Some(rx) = recv.receiver.and_then(|r| cx.model.name_of(r)) else {
+        return false;
+    };
+    // `let (tx, mut rx) = mpsc::channel(..)` in the spawning function.
+    let owner = super::common::outermost(cx, cx.func_of(spawn));
+    cx.body_stmts(owner).iter().any(|&s| {
+        matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), .. }
+            if targets.iter().any(|&t| {
+                unsnarl_model::walk::exprs_under(cx.model, t)
+                    .into_iter()
+                    .any(|x| cx.model.name_of(x) == Some(rx))
+            }) && cx.call(cx.model.strip(*v)).is_some())
+    })
+}
+
 /// Started by a `Drop` implementation (`fn drop(&mut self)`): the value
 /// is going away and nobody is left to hold a handle; the task is the
 /// value's last act (a flush, an async close).
@@ -992,6 +1051,23 @@ async fn save_stats() {}
 "#,
     ],
     pass: &[
+        r#"
+use tokio::sync::mpsc;
+
+pub struct Bus {
+    tx: mpsc::Sender<String>,
+}
+
+pub fn open(log: fn(&str)) -> Bus {
+    let (tx, mut rx) = mpsc::channel::<String>(64);
+    tokio::spawn(async move {
+        while let Some(line) = rx.recv().await {
+            log(&line);
+        }
+    });
+    Bus { tx }
+}
+"#,
         r#"
 use tokio::net::{TcpListener, TcpStream};
 
