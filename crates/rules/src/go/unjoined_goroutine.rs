@@ -409,6 +409,9 @@ fn body_signals(cx: &FileCx, body: &Block) -> bool {
                             | "Finish"
                             | "complete"
                             | "Complete"
+                            // `pw.CloseWithError(err)`: the pipe's reader gets
+                            // the error, and its EOF says the writer is done.
+                            | "CloseWithError"
                     ) || [
                         "Log", "Print", "Warn", "Error", "Info", "Debug", "Fatal", "Panic",
                         "Report",
@@ -656,6 +659,29 @@ func serve(c net.Conn) {
 "#,
     ],
     pass: &[
+        r#"
+package feed
+
+import (
+	"io"
+	"os"
+)
+
+func Follow(path string) io.Reader {
+	r, w := io.Pipe()
+	go func() {
+		f, err := os.Open(path)
+		if err != nil {
+			w.CloseWithError(err)
+			return
+		}
+		defer f.Close()
+		_, err = io.Copy(w, f)
+		w.CloseWithError(err)
+	}()
+	return r
+}
+"#,
         r#"
 // file: hub/hub.go
 package hub

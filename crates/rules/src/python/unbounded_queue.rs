@@ -24,7 +24,11 @@ runs watermark flow control over it: an `if` comparing its fill level
 is a queue used as a plain container by one function: a local that the
 function alone fills and drains through its own methods, in a file that
 starts no thread, process or task (a worklist; a bound would deadlock the
-one thread using it).
+one thread using it). Two more are left alone: a one-answer queue (a local
+the function reads once, outside any loop, after handing it to whoever
+answers), and a queue handed to a producer that never waits for room
+(`logging.handlers.QueueHandler`, knowledge `nowait_producer`), where a
+bound would turn bursts into errors.
 
 ## Why
 
@@ -82,6 +86,7 @@ impl Rule for UnboundedQueue {
             if flow_controlled(cx, id)
                 || single_thread_container(cx, id)
                 || fed_without_waiting(cx, id)
+                || answer_queue(cx, id)
             {
                 continue;
             }
@@ -162,6 +167,74 @@ fn single_thread_container(cx: &FileCx, ctor: ExprId) -> bool {
     calls(&["put", "put_nowait"])
         && calls(&["get", "get_nowait"])
         && uses.iter().all(|&e| own_method(e))
+}
+
+/// A one-answer queue: a local of a function that reads it once (one
+/// `get`, outside any loop) and hands it to whoever answers (`schedule(fn,
+/// reply)`, a closure that puts). The function leaves after the one item;
+/// nothing reads a second, and the queue goes away with the call.
+fn answer_queue(cx: &FileCx, ctor: ExprId) -> bool {
+    use unsnarl_model::walk::Parent;
+    let Parent::Stmt(s) = cx.tree.expr_parent(ctor) else {
+        return false;
+    };
+    let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind else {
+        return false;
+    };
+    let [t] = targets.as_slice() else {
+        return false;
+    };
+    let home = cx.func_of(*t);
+    let (Some(name), true) = (cx.model.name_of(*t), home.0 != 0) else {
+        return false;
+    };
+    let method = |e: ExprId| match cx.tree.expr_parent(e) {
+        Parent::Expr(p) => match &cx.expr(p).kind {
+            ExprKind::Attr { obj, name, .. } if *obj == e => Some(name.as_str()),
+            _ => None,
+        },
+        _ => None,
+    };
+    let mut gets = 0;
+    for e in (0..cx.model.exprs.len() as u32).map(ExprId) {
+        if e == *t || cx.model.name_of(e) != Some(name) {
+            continue;
+        }
+        let inside = cx
+            .tree
+            .func_ancestors(cx.model, cx.func_of(e))
+            .any(|g| g == home);
+        if !inside {
+            continue;
+        }
+        match method(e) {
+            Some("get" | "get_nowait") if cx.func_of(e) == home => {
+                let in_loop = cx.tree.enclosing_stmt(e).is_some_and(|st| {
+                    std::iter::once(st)
+                        .chain(cx.tree.stmt_ancestors(st))
+                        .any(|a| {
+                            matches!(
+                                cx.stmt(a).kind,
+                                StmtKind::For { .. } | StmtKind::While { .. }
+                            )
+                        })
+                });
+                if in_loop {
+                    return false;
+                }
+                gets += 1;
+            }
+            Some("put" | "put_nowait") => {}
+            Some(_) => return false,
+            // Handed to a call (`schedule(runner, reply)`): the answerer.
+            None => {
+                if !matches!(cx.tree.expr_parent(e), Parent::Expr(p) if cx.call(p).is_some()) {
+                    return false;
+                }
+            }
+        }
+    }
+    gets == 1
 }
 
 /// The queue is handed to an API that fills it without ever waiting for
@@ -307,6 +380,26 @@ class Crawler:
 "#,
     ],
     pass: &[
+        r#"
+import queue
+import threading
+
+
+def ask_worker(pool, job):
+    answer = queue.Queue()
+    pool.submit(job, answer)
+    return answer.get(timeout=30)
+
+
+def compute_in_thread(fn):
+    box = queue.SimpleQueue()
+
+    def run():
+        box.put(fn())
+
+    threading.Thread(target=run).start()
+    return box.get()
+"#,
         r#"
 import logging
 import logging.handlers
