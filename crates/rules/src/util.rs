@@ -270,6 +270,73 @@ pub fn containing_block<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Block> {
     }
 }
 
+/// The checks right after the `sleep` statement of function `f` (the run
+/// of statements holding a call `is_check` accepts that starts with the
+/// statement after it) each repeat, word for word, the latest check made
+/// before the sleep on the same subject (its first argument): they assert
+/// that nothing changed across the wait (`assert(pool.size == 2);
+/// sleep(500); assert(pool.size == 2)`), which a slow machine cannot make
+/// fail; at worst the wait is too short to catch a regression. A check
+/// that expects something new (`DROP == 1` after `DROP == 0`, or back to
+/// `size == 1` after `size == 2`) depends on the wait.
+pub fn repeats_earlier_check(
+    cx: &FileCx,
+    f: FuncId,
+    sleep: StmtId,
+    is_check: impl Fn(ExprId) -> bool,
+) -> bool {
+    let at = cx.stmt(sleep).span;
+    let squeeze = |sp: Span| -> String {
+        cx.source(sp)
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect()
+    };
+    // Each check statement, with the subject of its first check call.
+    let mut checks: Vec<(StmtId, String)> = Vec::new();
+    for e in cx.body_calls(f) {
+        if !is_check(e) {
+            continue;
+        }
+        let Some(s) = cx.tree.enclosing_stmt(e) else {
+            continue;
+        };
+        if checks.iter().any(|(x, _)| *x == s) {
+            continue;
+        }
+        let subject = cx.call(e).and_then(|c| c.args.first()).map_or_else(
+            || squeeze(cx.expr(e).span),
+            |a| squeeze(cx.expr(a.value).span),
+        );
+        // `assert!(!x)` and `assert!(x)` check the same subject.
+        let subject = subject.trim_start_matches('!').to_string();
+        checks.push((s, subject));
+    }
+    checks.sort_by_key(|(s, _)| cx.stmt(*s).span.start);
+    let is_check_stmt = |s: StmtId| checks.iter().any(|(x, _)| *x == s);
+    // The check comes right after the sleep: nothing in between could
+    // have produced a new value under the same words (`id` read again).
+    let Some(first_after) = next_stmt(cx, sleep).filter(|&s| is_check_stmt(s)) else {
+        return false;
+    };
+    let run = std::iter::once(first_after)
+        .chain(stmts_after(cx, first_after).iter().copied())
+        .take_while(|&s| is_check_stmt(s));
+    let mut any = false;
+    for s in run {
+        let subject = &checks.iter().find(|(x, _)| *x == s).unwrap().1;
+        let latest_before = checks
+            .iter()
+            .rev()
+            .find(|(x, subj)| cx.stmt(*x).span.end <= at.start && subj == subject);
+        match latest_before {
+            Some((x, _)) if squeeze(cx.stmt(*x).span) == squeeze(cx.stmt(s).span) => any = true,
+            _ => return false,
+        }
+    }
+    any
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

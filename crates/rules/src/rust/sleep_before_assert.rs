@@ -37,7 +37,10 @@ whatever the load. Nor is a sleep whose first check is an absence
 check after a real wait: a slow machine cannot make an absence fail. Nor
 is a sleep before connecting to a listener the test bound itself
 (`TcpListener::bind`, then `TcpStream::connect(listener.local_addr())`):
-the connection succeeds once the socket listens, whoever accepts it.
+the connection succeeds once the socket listens, whoever accepts it. Nor
+is a sleep whose first check repeats word for word one made before it
+(nothing changed across the wait), or a sleep followed by another before
+the check (the one nearest the check is reported).
 
 ## Why
 
@@ -157,7 +160,10 @@ fn scan(
             let asserts = asserts
                 && !observes_by_blocking(cx, rest)
                 && !private_assertions(cx, cx.func_of(sleep), rest)
-                && !absence_check(cx, rest);
+                && !absence_check(cx, rest)
+                && !crate::util::repeats_earlier_check(cx, cx.func_of(sleep), s, |x| {
+                    is_assert(cx, x)
+                });
             let next = rest.iter().find(|&&x| !common::is_trivial_stmt(cx, x));
             // In a test, checks that wait for the spawned side (`assert_eq!(
             // t.join().unwrap(), ..)`) pass whichever side goes first.
@@ -822,8 +828,40 @@ fn second_stage_runs() {
     });
 }
 "#,
+        r#"
+use std::time::Duration;
+
+#[tokio::test]
+async fn pause_ends() {
+    let c = Consumer::start(false).await;
+    assert!(!c.info().await.paused);
+    let c = Consumer::start(true).await;
+    assert!(c.info().await.paused);
+    tokio::time::sleep(Duration::from_secs(4)).await; // expect
+    assert!(!c.info().await.paused);
+}
+"#,
     ],
     pass: &[
+        r#"
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+#[tokio::test]
+async fn no_more_wakeups_after_close() {
+    let hits = Arc::new(AtomicUsize::new(0));
+    let h = hits.clone();
+    let sub = Bus::subscribe(move || {
+        h.fetch_add(1, Ordering::SeqCst);
+    });
+    Bus::publish().await;
+    sub.close();
+    assert_eq!(hits.load(Ordering::SeqCst), 1);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(hits.load(Ordering::SeqCst), 1);
+}
+"#,
         r#"
 use std::thread;
 use std::time::Duration;
