@@ -239,14 +239,9 @@ fn first_waits_deep(cx: &FileCx, g: FuncId, depth: u32) -> bool {
 /// The goroutine of `go_call` ends in an unconditional `for { select { ..
 /// } }`: it serves until a case of the `select` stops it.
 fn long_lived_worker(cx: &FileCx, go_call: ExprId) -> bool {
-    let Some(c) = cx.call(go_call) else {
+    let Some(g) = goroutine_fn(cx, go_call) else {
         return false;
     };
-    let g = match cx.expr(cx.model.strip(c.func)).kind {
-        ExprKind::Closure(g) => Some(g),
-        _ => cx.callee_in_file(c),
-    };
-    let Some(g) = g else { return false };
     let Some(&last) = cx.func(g).body.last() else {
         return false;
     };
@@ -260,14 +255,9 @@ fn long_lived_worker(cx: &FileCx, go_call: ExprId) -> bool {
 /// The goroutine of `go_call` ranges over a channel made before the loop
 /// `lp` (or a field): one of a pool of workers taking jobs from it.
 fn drains_shared_channel(cx: &FileCx, go_call: ExprId, lp: StmtId) -> bool {
-    let Some(c) = cx.call(go_call) else {
+    let Some(g) = goroutine_fn(cx, go_call) else {
         return false;
     };
-    let g = match cx.expr(cx.model.strip(c.func)).kind {
-        ExprKind::Closure(g) => Some(g),
-        _ => cx.callee_in_file(c),
-    };
-    let Some(g) = g else { return false };
     let loop_start = cx.stmt(lp).span.start;
     cx.body_stmts(g).iter().any(|&s| {
         let StmtKind::For { iter, .. } = &cx.stmt(s).kind else {
@@ -296,14 +286,17 @@ fn drains_shared_channel(cx: &FileCx, go_call: ExprId, lp: StmtId) -> bool {
 /// file it calls, two levels deep) calls `Serve`/`ListenAndServe` or
 /// accepts connections in a loop.
 fn goroutine_serves(cx: &FileCx, go_call: ExprId) -> bool {
-    let Some(c) = cx.call(go_call) else {
-        return false;
-    };
-    let g = match cx.expr(cx.model.strip(c.func)).kind {
+    goroutine_fn(cx, go_call).is_some_and(|g| serves(cx, g, 2))
+}
+
+/// What the goroutine of `go_call` runs: its func literal, or the function
+/// of this file it calls.
+fn goroutine_fn(cx: &FileCx, go_call: ExprId) -> Option<FuncId> {
+    let c = cx.call(go_call)?;
+    match cx.expr(cx.model.strip(c.func)).kind {
         ExprKind::Closure(g) => Some(g),
         _ => cx.callee_in_file(c),
-    };
-    g.is_some_and(|g| serves(cx, g, 2))
+    }
 }
 
 fn serves(cx: &FileCx, f: FuncId, depth: u32) -> bool {

@@ -114,6 +114,24 @@ impl Rule for UnboundedQueue {
     }
 }
 
+/// The queue `ctor` builds is bound to a local of a function (`q =
+/// queue.Queue()` in a `def`): the binding target, the function and the
+/// name.
+fn local_queue<'a>(cx: &FileCx<'a>, ctor: ExprId) -> Option<(ExprId, FuncId, &'a str)> {
+    let unsnarl_model::walk::Parent::Stmt(s) = cx.tree.expr_parent(ctor) else {
+        return None;
+    };
+    let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind else {
+        return None;
+    };
+    let [t] = targets.as_slice() else {
+        return None;
+    };
+    let home = cx.func_of(*t);
+    let name = cx.model.name_of(*t)?;
+    (home.0 != 0).then_some((*t, home, name))
+}
+
 /// A queue used as a plain container by one function: the file starts no
 /// thread, process or task, and the queue is a local of that function,
 /// only ever the receiver of its own methods (`put`, `get`, `empty`...),
@@ -122,20 +140,10 @@ impl Rule for UnboundedQueue {
 /// that both fills and drains it.
 fn single_thread_container(cx: &FileCx, ctor: ExprId) -> bool {
     use unsnarl_model::walk::Parent;
-    let Parent::Stmt(s) = cx.tree.expr_parent(ctor) else {
-        return false;
-    };
-    let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind else {
-        return false;
-    };
-    let [t] = targets.as_slice() else {
-        return false;
-    };
     // A local of one function: an attribute (`self.q`) or a module global
     // can be filled by a callback another thread runs (a reactor's
     // `callFromThread`, a portal) that no spawn in this file shows.
-    let home = cx.func_of(*t);
-    let (Some(name), true) = (cx.model.name_of(*t), home.0 != 0) else {
+    let Some((t, home, name)) = local_queue(cx, ctor) else {
         return false;
     };
     let spawns = cx.model.exprs.iter().any(|e| {
@@ -152,7 +160,7 @@ fn single_thread_container(cx: &FileCx, ctor: ExprId) -> bool {
     };
     let uses: Vec<ExprId> = (0..cx.model.exprs.len() as u32)
         .map(ExprId)
-        .filter(|&e| e != *t && cx.model.name_of(e) == Some(name))
+        .filter(|&e| e != t && cx.model.name_of(e) == Some(name))
         .collect();
     if uses.iter().any(|&e| cx.func_of(e) != home) {
         return false;
@@ -175,17 +183,7 @@ fn single_thread_container(cx: &FileCx, ctor: ExprId) -> bool {
 /// nothing reads a second, and the queue goes away with the call.
 fn answer_queue(cx: &FileCx, ctor: ExprId) -> bool {
     use unsnarl_model::walk::Parent;
-    let Parent::Stmt(s) = cx.tree.expr_parent(ctor) else {
-        return false;
-    };
-    let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind else {
-        return false;
-    };
-    let [t] = targets.as_slice() else {
-        return false;
-    };
-    let home = cx.func_of(*t);
-    let (Some(name), true) = (cx.model.name_of(*t), home.0 != 0) else {
+    let Some((t, home, name)) = local_queue(cx, ctor) else {
         return false;
     };
     let method = |e: ExprId| match cx.tree.expr_parent(e) {
@@ -197,7 +195,7 @@ fn answer_queue(cx: &FileCx, ctor: ExprId) -> bool {
     };
     let mut gets = 0;
     for e in (0..cx.model.exprs.len() as u32).map(ExprId) {
-        if e == *t || cx.model.name_of(e) != Some(name) {
+        if e == t || cx.model.name_of(e) != Some(name) {
             continue;
         }
         let inside = cx
