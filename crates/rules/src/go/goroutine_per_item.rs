@@ -286,7 +286,18 @@ fn drains_shared_channel(cx: &FileCx, go_call: ExprId, lp: StmtId) -> bool {
 /// file it calls, two levels deep) calls `Serve`/`ListenAndServe` or
 /// accepts connections in a loop.
 fn goroutine_serves(cx: &FileCx, go_call: ExprId) -> bool {
-    goroutine_fn(cx, go_call).is_some_and(|g| serves(cx, g, 2))
+    // `go srv.Serve(l)`: the goroutine is the server itself.
+    cx.call(go_call).is_some_and(is_serve_call)
+        || goroutine_fn(cx, go_call).is_some_and(|g| serves(cx, g, 2))
+}
+
+/// `srv.Serve(l)`, `srv.ListenAndServe()` and their TLS forms.
+fn is_serve_call(c: &Call) -> bool {
+    c.receiver.is_some()
+        && matches!(
+            c.name.as_str(),
+            "Serve" | "ServeTLS" | "ListenAndServe" | "ListenAndServeTLS"
+        )
 }
 
 /// What the goroutine of `go_call` runs: its func literal, or the function
@@ -303,12 +314,7 @@ fn serves(cx: &FileCx, f: FuncId, depth: u32) -> bool {
     cx.with_nested(f).into_iter().any(|g| {
         cx.body_exprs(g).iter().any(|&e| {
             let Some(c) = cx.call(e) else { return false };
-            if c.receiver.is_some()
-                && matches!(
-                    c.name.as_str(),
-                    "Serve" | "ServeTLS" | "ListenAndServe" | "ListenAndServeTLS"
-                )
-            {
+            if is_serve_call(c) {
                 return true;
             }
             if c.name == "Accept"
@@ -876,6 +882,17 @@ func (g *Gateway) Start(h http.Handler) {
 		go func(ep *endpoint) {
 			log.Println(ep.name, ep.run(h))
 		}(ep)
+	}
+}
+
+type mux struct {
+	srv *http.Server
+	lns []net.Listener
+}
+
+func (m *mux) Start() {
+	for _, ln := range m.lns {
+		go m.srv.Serve(ln)
 	}
 }
 

@@ -26,7 +26,9 @@ and reports:
 
 - a pair of locks taken as A then B on one path and B then A on another;
 - a `threading.Lock` (not `RLock`) taken again while held, directly or by
-  a called function.
+  a called function. A coroutine or function handed to a new task or
+  thread (`create_task(self.loop())`, `to_thread(f)`) is not called here:
+  it runs later, in its own turn.
 
 ## Why
 
@@ -423,6 +425,16 @@ fn calls_in(cx: &FileCx, e: ExprId, state: &State, out: &mut Vec<Event>) {
     }
     impl Visitor for V<'_, '_> {
         fn enter_expr(&mut self, _m: &FileModel, id: ExprId) -> bool {
+            // `create_task(self.loop())`, `to_thread(f)`: what is handed to
+            // a new task or thread runs later, in its own turn, not under
+            // the locks held here.
+            if let Some(c) = self.cx.call(id)
+                && (crate::python::common::is_task_spawn(self.cx, c)
+                    || self.cx.effect(c, Effect::Spawn).is_some()
+                    || self.cx.effect(c, Effect::Offload).is_some())
+            {
+                return false;
+            }
             if let Some(c) = self.cx.call(id)
                 && let Some(callee) = self.cx.callee_in_file(c)
             {
@@ -519,6 +531,30 @@ class Cache:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class Hub:
+    def __init__(self):
+        self._lock = asyncio.Lock()
+        self._members = []
+        self._pinger = None
+
+    async def join(self, m):
+        async with self._lock:
+            self._members.append(m)
+            if self._pinger is None:
+                self._pinger = asyncio.create_task(self._ping_all())
+
+    async def _ping_all(self):
+        while True:
+            async with self._lock:
+                members = list(self._members)
+            for m in members:
+                await m.ping()
+            await asyncio.sleep(1)
+"#,
         r#"
 import threading
 

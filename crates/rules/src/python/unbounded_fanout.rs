@@ -278,7 +278,9 @@ fn releases(cx: &FileCx, per_item: ExprId) -> bool {
         ExprKind::Attr { name, .. } => name.as_str(),
         _ => return false,
     };
-    crate::python::common::is_closing_method(name) || matches!(name, "cancel" | "disconnect")
+    crate::python::common::is_closing_method(name)
+        || name == "cancel"
+        || name.starts_with("disconnect")
 }
 
 /// The loop over `iter` stops after a count (`for i, h in

@@ -50,6 +50,17 @@ pub fn non_service_path(cx: &FileCx) -> bool {
         .any(|d| p.contains(d))
 }
 
+/// `main`, or a function that never returns (`-> !`): it lives as long as
+/// the process.
+pub fn is_process_root(cx: &FileCx, f: FuncId) -> bool {
+    let func = cx.func(f);
+    (func.name.as_str() == "main" && func.class.is_none())
+        || func
+            .returns
+            .as_ref()
+            .is_some_and(|t| t.text.as_str() == "!")
+}
+
 /// The named function a closure or async block is nested in (itself for
 /// named functions).
 pub fn outermost(cx: &FileCx, f: FuncId) -> FuncId {

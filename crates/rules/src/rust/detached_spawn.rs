@@ -526,7 +526,7 @@ fn worker_of_returned_handle(cx: &FileCx, spawn: ExprId) -> bool {
 /// a serving function someone else calls (and may drop) is still reported.
 fn serves_until_exit(cx: &FileCx, spawn: ExprId) -> bool {
     let f = cx.func_of(spawn);
-    let root = process_root(cx, f);
+    let root = super::common::is_process_root(cx, f);
     if !root && !runs_for_the_process(cx, f) {
         return false;
     }
@@ -563,16 +563,6 @@ fn serves_until_exit(cx: &FileCx, spawn: ExprId) -> bool {
     })
 }
 
-/// `main`, or a function that never returns (`-> !`).
-fn process_root(cx: &FileCx, f: FuncId) -> bool {
-    let func = cx.func(f);
-    (func.name.as_str() == "main" && func.class.is_none())
-        || func
-            .returns
-            .as_ref()
-            .is_some_and(|t| t.text.as_str() == "!")
-}
-
 /// A helper (`async fn server()`) that `main` alone calls, and that lives
 /// as long as the process: `main` awaits it as its last act (`server().
 /// await;` then nothing but a return), or runs it in a task of its own
@@ -594,7 +584,9 @@ fn runs_for_the_process(cx: &FileCx, f: FuncId) -> bool {
             let Some(st) = cx.tree.enclosing_stmt(call) else {
                 return false;
             };
-            if !process_root(cx, root) || !only_returns(crate::util::stmts_after(cx, st)) {
+            if !super::common::is_process_root(cx, root)
+                || !only_returns(crate::util::stmts_after(cx, st))
+            {
                 return false;
             }
             // Directly, or in a task `main` spawned and outlives.

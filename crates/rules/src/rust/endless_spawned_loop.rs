@@ -21,7 +21,9 @@ The closure or async block given to `tokio::spawn`, `spawn_blocking`,
 `std::thread::spawn` (and friends) runs a `loop { .. }` with no exit: no
 `break`, `return` or `?` in it, no `select!` (where a shutdown branch would
 go), no cancellation-token or shutdown-channel check. Tasks whose handle is
-kept and aborted somewhere in the file are left alone.
+kept and aborted somewhere in the file are left alone, and so are those
+`main` (or a `-> !` function) starts: they are meant to live as long as
+the process.
 
 ## Why
 
@@ -94,7 +96,11 @@ impl Rule for EndlessSpawnedLoop {
             } else {
                 "task"
             };
-            if common::test_like(cx, cx.func_of(e)) {
+            // Started by `main` (or a `-> !` function): it is meant to run
+            // as long as the process does.
+            if common::test_like(cx, cx.func_of(e))
+                || common::is_process_root(cx, common::outermost(cx, cx.func_of(e)))
+            {
                 continue;
             }
             if aborts && !cx.is_discarded(e) {
@@ -168,7 +174,20 @@ fn start(cache: Cache) {
     });
 }
 "#],
-    pass: &[r#"
+    pass: &[
+        r#"
+#[tokio::main]
+async fn main() {
+    tokio::spawn(async move {
+        loop {
+            heartbeat().await;
+            tokio::time::sleep(std::time::Duration::from_secs(5)).await;
+        }
+    });
+    serve().await;
+}
+"#,
+        r#"
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
@@ -202,7 +221,8 @@ fn pump(mut rx: tokio::sync::mpsc::Receiver<Msg>, sink: Sink) {
         Ok::<(), Closed>(())
     });
 }
-"#],
+"#,
+    ],
 };
 
 #[cfg(test)]
