@@ -118,6 +118,7 @@ impl Rule for UnjoinedGoroutine {
                 || connection_scoped(cx, call_expr, c)
                 || stopped_test_server(cx, c, body)
                 || ends_with_a_closed_connection(cx, call_expr, c)
+                || serves_listener_its_owner_closes(cx, c)
             {
                 continue;
             }
@@ -169,6 +170,67 @@ fn serve_call<'a>(cx: &FileCx<'a>, c: &'a Call, body: Option<FuncId>) -> Option<
     cx.body_calls(body?)
         .filter_map(|e| cx.call(e))
         .find(|c| is_serve(c))
+}
+
+/// A test fixture's goroutine serves a listener kept in a field of the
+/// method's receiver (`go func() { p.srv.Serve(p.ln) }()`, `p.ln.Accept()`
+/// in a loop) that a method of the type closes (`p.ln.Close()` in
+/// `TearDownSuite`): closing the listener makes `Serve`/`Accept` return, so
+/// the teardown ends the goroutine. (In a program, closing the listener
+/// leaves in-flight requests running: that still needs a graceful stop.)
+fn serves_listener_its_owner_closes(cx: &FileCx, c: &Call) -> bool {
+    if !cx.model.is_test {
+        return false;
+    }
+    let ExprKind::Closure(g) = cx.expr(cx.model.strip(c.func)).kind else {
+        return false;
+    };
+    let outer = common::outermost(cx, g);
+    let Some(recv) = cx.func(outer).receiver.as_deref() else {
+        return false;
+    };
+    let class = cx.func(outer).class.clone();
+    // `p.ln` → `ln`, a field of the receiver.
+    let field_of_recv = |e: ExprId| match &cx.expr(e).kind {
+        ExprKind::Attr { obj, name, .. } if cx.model.name_of(*obj) == Some(recv) => {
+            Some(name.as_str())
+        }
+        _ => None,
+    };
+    let served: Vec<&str> = cx
+        .with_nested(g)
+        .into_iter()
+        .flat_map(|h| cx.body_calls(h).collect::<Vec<_>>())
+        .filter_map(|e| {
+            let k = cx.call(e)?;
+            match k.name.as_str() {
+                "Serve" | "ServeTLS" => k.positional(0).and_then(field_of_recv),
+                "Accept" => k.receiver.and_then(field_of_recv),
+                _ => None,
+            }
+        })
+        .collect();
+    if served.is_empty() {
+        return false;
+    }
+    // A method of the same type closes that field.
+    cx.model.function_ids().any(|m| {
+        let func = cx.func(m);
+        func.class.is_some() && func.class == class && {
+            let Some(r) = func.receiver.as_deref() else {
+                return false;
+            };
+            cx.body_calls(m).any(|e| {
+                cx.call(e).is_some_and(|k| {
+                    k.name == "Close"
+                        && k.receiver.is_some_and(|x| {
+                            matches!(&cx.expr(x).kind, ExprKind::Attr { obj, name, .. }
+                                if cx.model.name_of(*obj) == Some(r) && served.contains(&name.as_str()))
+                        })
+                })
+            })
+        }
+    })
 }
 
 /// The goroutine works on a connection it is handed (`go pump(a, b)`,
@@ -657,8 +719,69 @@ func serve(c net.Conn) {
 	echo(c)
 }
 "#,
+        r#"
+package admin
+
+import (
+	"net"
+	"net/http"
+)
+
+type Console struct {
+	lis net.Listener
+	web *http.Server
+}
+
+func (c *Console) Start(addr string) error {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	c.lis = l
+	c.web = &http.Server{Handler: http.NewServeMux()}
+	go func() { // expect
+		c.web.Serve(c.lis)
+	}()
+	return nil
+}
+
+func (c *Console) Stop() error {
+	return c.lis.Close()
+}
+"#,
     ],
     pass: &[
+        r#"
+// file: admin/console_test.go
+package admin
+
+import (
+	"net"
+	"net/http"
+)
+
+type Console struct {
+	lis net.Listener
+	web *http.Server
+}
+
+func (c *Console) Start(addr string) error {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	c.lis = l
+	c.web = &http.Server{Handler: http.NewServeMux()}
+	go func() {
+		c.web.Serve(c.lis)
+	}()
+	return nil
+}
+
+func (c *Console) Stop() error {
+	return c.lis.Close()
+}
+"#,
         r#"
 package feed
 
