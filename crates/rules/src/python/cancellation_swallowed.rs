@@ -619,9 +619,18 @@ fn function_ends_after(cx: &FileCx, t: StmtId) -> bool {
     let mut s = t;
     loop {
         // What follows may finish up (`done.set_result(result)`, a log
-        // line) but not wait again: the coroutine runs to its end.
+        // line, `await self._shutdown()`) but not wait for anything else:
+        // the coroutine runs to its end.
         let rest = crate::python::common::stmts_after(cx, s).to_vec();
-        if !awaits_in_block(cx.model, &rest).is_empty() {
+        let only_closing = exprs_in_block(cx.model, &rest).into_iter().all(|e| {
+            let ExprKind::Await(inner) = cx.expr(e).kind else {
+                return true;
+            };
+            cx.call(cx.model.strip(inner)).is_some_and(|c| {
+                crate::python::common::is_closing_method(c.name.trim_start_matches('_'))
+            })
+        });
+        if !awaits_in_block(cx.model, &rest).is_empty() && !only_closing {
             return false;
         }
         match cx.tree.stmt_parent(s) {
@@ -806,6 +815,31 @@ async def describe(job):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class Daemon:
+    def __init__(self):
+        self.loop = asyncio.new_event_loop()
+        self.running = True
+        self.servers = []
+
+    def run(self):
+        self.loop.run_until_complete(self._main())
+
+    async def _main(self):
+        try:
+            while self.running:
+                await asyncio.sleep(1.0)
+        except asyncio.CancelledError:
+            pass
+        await self._stop()
+
+    async def _stop(self):
+        for s in self.servers:
+            s.close()
+"#,
         r#"
 class Value:
     def __init__(self, v):

@@ -22,7 +22,10 @@ Two shapes:
   coroutine whose body awaits: the lock stays held while the coroutine is
   suspended;
 - an `asyncio.Lock` (or anyio/trio lock) taken with `async with` whose body
-  awaits network or disk I/O (HTTP clients, database drivers, streams).
+  awaits network or disk I/O (HTTP clients, database drivers, streams). A
+  send lock, whose body only writes to one stream (`writer.write(frame);
+  await writer.drain()`), is left alone: keeping frames whole is what it
+  is for.
 
 ## Why
 
@@ -202,6 +205,7 @@ fn check_with(cx: &FileCx, w: StmtId, out: &mut Vec<Finding>) {
         } else if is_async_lock(kind)
             && *is_async
             && !rechecks_first(cx, body)
+            && !serializes_one_stream(cx, &awaits)
             && let Some(&io) = awaits.iter().find(|&&a| awaits_io(cx, a))
         {
             let mut f = cx.finding(
@@ -221,6 +225,44 @@ fn check_with(cx: &FileCx, w: StmtId, out: &mut Vec<Finding>) {
             out.push(f);
         }
     }
+}
+
+/// A send lock: every I/O the body awaits writes to one stream
+/// (`self.writer.write(frame); await self.writer.drain()`). Frames must not
+/// interleave and `drain()` must not run twice at once: the I/O under the
+/// lock is what the lock protects.
+fn serializes_one_stream(cx: &FileCx, awaits: &[ExprId]) -> bool {
+    let mut stream: Option<String> = None;
+    let mut any = false;
+    for &a in awaits {
+        if !awaits_io(cx, a) {
+            continue;
+        }
+        let Some(c) = cx.call(cx.model.strip(a)) else {
+            return false;
+        };
+        let writes = matches!(
+            c.name.as_str(),
+            "drain"
+                | "write"
+                | "writelines"
+                | "send"
+                | "sendall"
+                | "send_bytes"
+                | "send_text"
+                | "send_json"
+                | "flush"
+        );
+        let Some(r) = c.receiver.and_then(|r| cx.model.dotted(r)) else {
+            return false;
+        };
+        if !writes || stream.as_ref().is_some_and(|s| *s != r) {
+            return false;
+        }
+        stream = Some(r);
+        any = true;
+    }
+    any
 }
 
 /// The body starts by re-checking the state and leaving when another task
@@ -346,6 +388,22 @@ async def pull(url):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class Link:
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
+        self.reader = reader
+        self.writer = writer
+        self.out_lock = asyncio.Lock()
+
+    async def send_frame(self, frame: bytes) -> None:
+        async with self.out_lock:
+            self.writer.write(len(frame).to_bytes(4, "big"))
+            self.writer.write(frame)
+            await self.writer.drain()
+"#,
         r#"
 import threading
 
