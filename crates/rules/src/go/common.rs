@@ -975,6 +975,23 @@ pub fn does_io(cx: &FileCx, f: FuncId, depth: u32) -> Option<String> {
     None
 }
 
+/// Code of a helper of a `_test.go` file that takes the test's handle
+/// (`func startCluster(t *testing.T, n int)`), closures in it included:
+/// only a test can call it, and what it leaves behind ends with the test
+/// binary. (Rules about goroutines blocked forever still report it: a leak
+/// per table row is what goroutine-leak checkers in tests catch.)
+pub fn in_test_helper(cx: &FileCx, f: FuncId) -> bool {
+    cx.model.is_test
+        && cx.func(outermost(cx, f)).params.iter().any(|p| {
+            p.ty.as_ref().is_some_and(|t| {
+                matches!(
+                    t.text.trim_start_matches('*'),
+                    "testing.T" | "testing.B" | "testing.F" | "testing.TB"
+                )
+            })
+        })
+}
+
 /// Code of a test, benchmark or example function (`func TestX(t
 /// *testing.T)`), closures in it included. Helpers of `_test.go` files
 /// that are not tests themselves are not.

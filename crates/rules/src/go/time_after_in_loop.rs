@@ -102,6 +102,7 @@ impl Rule for TimeAfterInLoop {
             if arms.len() < 2
                 || loops.is_empty()
                 || common::in_test_func(cx, cx.tree.stmt_func(sel))
+                || common::in_test_helper(cx, cx.tree.stmt_func(sel))
                 || returns_after(cx, sel, loops[0])
                 || few_iterations(cx, loops[0])
                 || paced(cx, loops[0])
@@ -297,6 +298,32 @@ func Retry(n int, events <-chan Event) {
 "#,
     ],
     pass: &[
+        r#"
+// file: pool/pool_test.go
+package pool
+
+import (
+	"testing"
+	"time"
+)
+
+func startWorkers(t *testing.T, n int) []int {
+	ready := make(chan int)
+	for i := 0; i < n; i++ {
+		go func(id int) { ready <- id }(i)
+	}
+	ids := make([]int, 0, n)
+	for len(ids) < n {
+		select {
+		case id := <-ready:
+			ids = append(ids, id)
+		case <-time.After(5 * time.Second):
+			t.Fatalf("worker %d did not start", len(ids))
+		}
+	}
+	return ids
+}
+"#,
         r#"
 package job
 

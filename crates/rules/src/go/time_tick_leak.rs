@@ -134,9 +134,16 @@ fn endless(cx: &FileCx, f: FuncId) -> bool {
                 || matches!(cx.stmt(s).kind, StmtKind::Break) && !in_select_or_switch(cx, s)
         }),
         StmtKind::For { iter, body, .. } => {
-            // `for range time.Tick(d) {}`
-            cx.call(*iter)
-                .is_some_and(|c| c.target.as_deref() == Some("time.Tick"))
+            // `for range time.Tick(d) {}`, or over a local bound to one.
+            let tick = |e: ExprId| {
+                cx.call(e)
+                    .is_some_and(|c| c.target.as_deref() == Some("time.Tick"))
+            };
+            (tick(*iter)
+                || cx.model.name_of(*iter).is_some_and(|n| {
+                    let binds = common::bindings(cx, f, n);
+                    !binds.is_empty() && binds.iter().all(|(_, v)| v.is_some_and(tick))
+                }))
                 && !common::stmts_in(cx.model, body).into_iter().any(|s| {
                     matches!(cx.stmt(s).kind, StmtKind::Break) && !in_select_or_switch(cx, s)
                 })
@@ -187,6 +194,28 @@ func Poll(stop <-chan struct{}) {
 }
 "#],
     pass: &[
+        r#"
+package metrics
+
+import (
+	"log"
+	"time"
+)
+
+type Pusher struct {
+	Every time.Duration
+	push  func(time.Time) error
+}
+
+func (p *Pusher) Run() {
+	tick := time.Tick(p.Every)
+	for now := range tick {
+		if err := p.push(now); err != nil {
+			log.Printf("push: %v", err)
+		}
+	}
+}
+"#,
         r#"
 package clock
 

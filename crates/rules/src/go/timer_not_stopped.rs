@@ -99,7 +99,7 @@ impl Rule for TimerNotStopped {
                 continue;
             };
             let f = cx.tree.stmt_func(StmtId(i as u32));
-            if common::in_test_func(cx, f) {
+            if common::in_test_func(cx, f) || common::in_test_helper(cx, f) {
                 continue;
             }
             let scope = common::outermost(cx, f);

@@ -97,9 +97,12 @@ impl Rule for UnjoinedGoroutine {
             let Some(c) = cx.call(call_expr) else {
                 continue;
             };
-            // A goroutine left behind by a test function dies with the test
-            // binary; helpers and production code are what matter.
-            if common::in_test_func(cx, cx.func_of(call_expr)) {
+            // A goroutine left behind by a test function (or a helper that
+            // takes its `*testing.T`) dies with the test binary; shared
+            // fixtures and production code are what matter.
+            if common::in_test_func(cx, cx.func_of(call_expr))
+                || common::in_test_helper(cx, cx.func_of(call_expr))
+            {
                 continue;
             }
             // What the goroutine runs: a func literal, a function of this
