@@ -238,6 +238,15 @@ fn path_check(cx: &FileCx, cond: ExprId, negated: bool) -> Option<(String, bool)
 /// fresh temporary (`tempfile.mkdtemp()`) or a name built with the process
 /// id or a random UUID. Nobody else can create or remove it in between.
 fn private_path(cx: &FileCx, path: &str) -> bool {
+    private_within(cx, path, 2)
+}
+
+/// `path` is only ever assigned values built from a name no other process
+/// can know: a fresh temporary directory or file, the process id, a UUID;
+/// directly, or through another name of the file that is (`self._site =
+/// os.path.join(self._tmp.name, "site")` after `self._tmp =
+/// tempfile.TemporaryDirectory()`), `depth` names deep.
+fn private_within(cx: &FileCx, path: &str, depth: u32) -> bool {
     cx.model.only_ever_assigned(path, |v| {
         unsnarl_model::walk::exprs_under(cx.model, v)
             .into_iter()
@@ -248,12 +257,22 @@ fn private_path(cx: &FileCx, path: &str) -> bool {
                         Some(
                             "tempfile.mkdtemp"
                                 | "tempfile.mkstemp"
+                                | "tempfile.TemporaryDirectory"
+                                | "tempfile.NamedTemporaryFile"
                                 | "os.getpid"
                                 | "uuid.uuid4"
                                 | "uuid.uuid1"
                         )
                     )
-                })
+                }) || (depth > 0
+                    && matches!(
+                        cx.expr(x).kind,
+                        ExprKind::Name { .. } | ExprKind::Attr { .. }
+                    )
+                    && cx
+                        .model
+                        .dotted(x)
+                        .is_some_and(|d| d != path && private_within(cx, &d, depth - 1)))
             })
     })
 }
@@ -499,6 +518,18 @@ def store_quickly(cache_dir, name, data):
 "#,
     ],
     pass: &[
+        r#"
+import os
+import tempfile
+
+
+class Sandbox:
+    def __init__(self):
+        self._tmp = tempfile.TemporaryDirectory(prefix="sandbox-")
+        self._bin = os.path.join(self._tmp.name, "bin")
+        if not os.path.exists(self._bin):
+            os.mkdir(self._bin)
+"#,
         r#"
 import os
 

@@ -31,7 +31,9 @@ end on the same object before starting it again with nothing of the loop's
 item (`async for _ in changes: await w.stop(); create_task(w.serve())`).
 Collections that come from configuration are left alone too: a path
 through a config, settings or options object, the command line
-(`sys.argv`), or an attribute only `__init__` sets from one.
+(`sys.argv`), or an attribute only `__init__` sets from one. So are lists
+of callables started as they are (`for job in self.jobs:
+tg.start_soon(job)`): the program registered them, no input brings them.
 
 ## Why
 
@@ -177,6 +179,7 @@ fn check_spawn(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
         }
     }
     let mut loop_body = None;
+    let mut loop_item: Option<&str> = None;
     if iter.is_none() {
         let s = cx.tree.enclosing_stmt(id);
         let lp = s.and_then(|s| {
@@ -199,6 +202,7 @@ fn check_spawn(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
         {
             iter = Some(*it);
             loop_body = Some(body);
+            loop_item = target.and_then(|t| cx.model.name_of(t));
             if restarts(cx, id, c, *target, body) {
                 return;
             }
@@ -213,6 +217,18 @@ fn check_spawn(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
     }
     let spawned = c.positional(0);
     if spawned.is_some_and(|p| spawned_is_bounded(cx, p) || releases(cx, p)) {
+        return;
+    }
+    // `for job in self.jobs: tg.start_soon(job)`, `create_task(cb())`: the
+    // items are the callables themselves, registered by the program, not
+    // data that arrives.
+    if let Some(item) = loop_item
+        && spawned.is_some_and(|p| {
+            let p = cx.model.strip(p);
+            let callee = cx.call(p).map_or(p, |k| k.func);
+            cx.model.name_of(callee) == Some(item)
+        })
+    {
         return;
     }
     out.push(cx.finding(
@@ -720,6 +736,20 @@ class Mirror:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class Hooks:
+    def __init__(self):
+        self.on_shutdown = []
+
+    async def fire(self):
+        tasks = []
+        for hook in self.on_shutdown:
+            tasks.append(asyncio.create_task(hook()))
+        await asyncio.gather(*tasks)
+"#,
         r#"
 import asyncio
 
