@@ -486,9 +486,19 @@ fn stores_into_field(cx: &FileCx, f: FuncId, call: ExprId, owner: &str) -> bool 
                     if matches!(cx.stmt(d).kind, StmtKind::Defer(_)))
         })
     };
+    // `s.conn = c`, or wrapped: `s.conn = &tracedConn{c}`.
+    let holds_local = |v: ExprId| {
+        cx.model.name_of(v) == Some(local)
+            || matches!(
+                cx.expr(cx.model.strip(v)).kind,
+                ExprKind::Unary { .. } | ExprKind::Collection { .. }
+            ) && exprs_under(cx.model, v)
+                .into_iter()
+                .any(|x| cx.model.name_of(x) == Some(local))
+    };
     cx.body_stmts(f).iter().any(|&x| {
         matches!(&cx.stmt(x).kind, StmtKind::Assign { targets, value: Some(v), .. }
-            if targets.iter().any(|&t| field_of_owner(t)) && cx.model.name_of(*v) == Some(local))
+            if targets.iter().any(|&t| field_of_owner(t)) && holds_local(*v))
             && cx.stmt(x).span.start >= after
             && !unlocked_before(cx.stmt(x).span.start)
     })
@@ -969,6 +979,40 @@ func (s *segment) Flush() error {
 "#,
     ],
     pass: &[
+        r#"
+package agent
+
+import (
+	"net"
+	"sync"
+)
+
+type countingConn struct {
+	net.Conn
+	n int
+}
+
+type Uplink struct {
+	mu   sync.Mutex
+	addr string
+	conn *countingConn
+}
+
+func (u *Uplink) Send(b []byte) error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.conn == nil {
+		c, err := net.Dial("tcp", u.addr)
+		if err != nil {
+			return err
+		}
+		u.conn = &countingConn{Conn: c}
+	}
+	u.conn.n += len(b)
+	_, err := u.conn.Write(b)
+	return err
+}
+"#,
         r#"
 package journal
 
