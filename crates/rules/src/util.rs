@@ -286,12 +286,6 @@ pub fn repeats_earlier_check(
     is_check: impl Fn(ExprId) -> bool,
 ) -> bool {
     let at = cx.stmt(sleep).span;
-    let squeeze = |sp: Span| -> String {
-        cx.source(sp)
-            .chars()
-            .filter(|c| !c.is_whitespace())
-            .collect()
-    };
     // Each check statement, with the subject of its first check call.
     let mut checks: Vec<(StmtId, String)> = Vec::new();
     for e in cx.body_calls(f) {
@@ -305,8 +299,8 @@ pub fn repeats_earlier_check(
             continue;
         }
         let subject = cx.call(e).and_then(|c| c.args.first()).map_or_else(
-            || squeeze(cx.expr(e).span),
-            |a| squeeze(cx.expr(a.value).span),
+            || squeezed_source(cx, cx.expr(e).span),
+            |a| squeezed_source(cx, cx.expr(a.value).span),
         );
         // `assert!(!x)` and `assert!(x)` check the same subject.
         let subject = subject.trim_start_matches('!').to_string();
@@ -330,11 +324,43 @@ pub fn repeats_earlier_check(
             .rev()
             .find(|(x, subj)| cx.stmt(*x).span.end <= at.start && subj == subject);
         match latest_before {
-            Some((x, _)) if squeeze(cx.stmt(*x).span) == squeeze(cx.stmt(s).span) => any = true,
+            Some((x, _))
+                if squeezed_source(cx, cx.stmt(*x).span)
+                    == squeezed_source(cx, cx.stmt(s).span) =>
+            {
+                any = true
+            }
             _ => return false,
         }
     }
     any
+}
+
+/// Every assignment of the file with a target `is_target` accepts: the
+/// statement and the value.
+pub fn assignments(cx: &FileCx, is_target: impl Fn(ExprId) -> bool) -> Vec<(StmtId, ExprId)> {
+    cx.model
+        .stmts
+        .iter()
+        .enumerate()
+        .filter_map(|(i, st)| match &st.kind {
+            StmtKind::Assign {
+                targets,
+                value: Some(v),
+                ..
+            } if targets.iter().any(|&t| is_target(t)) => Some((StmtId(i as u32), *v)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The source of `span` with its whitespace removed: how two statements
+/// are compared word for word.
+pub fn squeezed_source(cx: &FileCx, span: Span) -> String {
+    cx.source(span)
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect()
 }
 
 #[cfg(test)]

@@ -447,7 +447,7 @@ fn configured(cx: &FileCx, e: ExprId, depth: u32) -> bool {
         ExprKind::Attr { obj, name, .. } => {
             let is_this = |o: ExprId| cx.model.name_of(o) == Some("this");
             if is_this(*obj) {
-                let sets: Vec<(StmtId, ExprId)> = assignments(cx, |t| {
+                let sets: Vec<(StmtId, ExprId)> = crate::util::assignments(cx, |t| {
                     matches!(&cx.expr(t).kind, ExprKind::Attr { obj, name: n, .. }
                         if n == name && is_this(*obj))
                 });
@@ -475,33 +475,16 @@ fn configured(cx: &FileCx, e: ExprId, depth: u32) -> bool {
             if is_param {
                 return false;
             }
-            let binds: Vec<(StmtId, ExprId)> =
-                assignments(cx, |t| common::bound_names(cx, t).iter().any(|n| n == id))
-                    .into_iter()
-                    .filter(|&(s, _)| scopes.contains(&cx.tree.stmt_func(s)))
-                    .collect();
+            let binds: Vec<(StmtId, ExprId)> = crate::util::assignments(cx, |t| {
+                common::bound_names(cx, t).iter().any(|n| n == id)
+            })
+            .into_iter()
+            .filter(|&(s, _)| scopes.contains(&cx.tree.stmt_func(s)))
+            .collect();
             !binds.is_empty() && binds.iter().all(|&(_, v)| configured(cx, v, depth - 1))
         }
         _ => false,
     }
-}
-
-/// Every assignment of the file with a target `is_target` accepts: the
-/// statement and the value.
-fn assignments(cx: &FileCx, is_target: impl Fn(ExprId) -> bool) -> Vec<(StmtId, ExprId)> {
-    cx.model
-        .stmts
-        .iter()
-        .enumerate()
-        .filter_map(|(i, st)| match &st.kind {
-            StmtKind::Assign {
-                targets,
-                value: Some(v),
-                ..
-            } if targets.iter().any(|&t| is_target(t)) => Some((StmtId(i as u32), *v)),
-            _ => None,
-        })
-        .collect()
 }
 
 /// Collections whose size the program or its schema fixes, not the data:

@@ -160,23 +160,17 @@ impl Rule for SleepSynchronization {
 /// assert expecting a new value (`len(procs) == 1` after `== 2`) depends
 /// on the wait.
 fn asserted_before(cx: &FileCx, f: FuncId, check: StmtId, at: u32) -> bool {
-    let squeeze = |sp: Span| -> String {
-        cx.source(sp)
-            .chars()
-            .filter(|c| !c.is_whitespace())
-            .collect()
-    };
     let subject = |s: StmtId| -> String {
         let StmtKind::If { cond, .. } = &cx.stmt(s).kind else {
-            return squeeze(cx.stmt(s).span);
+            return crate::util::squeezed_source(cx, cx.stmt(s).span);
         };
         let mut e = *cond;
         if let ExprKind::Unary { operand, .. } = &cx.expr(e).kind {
             e = *operand;
         }
         match &cx.expr(e).kind {
-            ExprKind::Binary { left, .. } => squeeze(cx.expr(*left).span),
-            _ => squeeze(cx.expr(e).span),
+            ExprKind::Binary { left, .. } => crate::util::squeezed_source(cx, cx.expr(*left).span),
+            _ => crate::util::squeezed_source(cx, cx.expr(e).span),
         }
     };
     let mut before: Vec<StmtId> = cx
@@ -195,7 +189,10 @@ fn asserted_before(cx: &FileCx, f: FuncId, check: StmtId, at: u32) -> bool {
                 .iter()
                 .rev()
                 .find(|&&b| subject(b) == subj)
-                .is_some_and(|&b| squeeze(cx.stmt(b).span) == squeeze(cx.stmt(s).span))
+                .is_some_and(|&b| {
+                    crate::util::squeezed_source(cx, cx.stmt(b).span)
+                        == crate::util::squeezed_source(cx, cx.stmt(s).span)
+                })
         })
 }
 

@@ -404,21 +404,12 @@ fn configured(cx: &FileCx, e: ExprId, depth: u32) -> bool {
                 if cx.func(f).params.iter().any(|p| p.name == n) {
                     return false;
                 }
-                let binds: Vec<ExprId> = cx
-                    .model
-                    .stmts
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| cx.tree.stmt_func(StmtId(*i as u32)) == f)
-                    .filter_map(|(_, st)| match &st.kind {
-                        StmtKind::Assign {
-                            targets,
-                            value: Some(v),
-                            ..
-                        } if targets.iter().any(|&t| cx.model.name_of(t) == Some(n)) => Some(*v),
-                        _ => None,
-                    })
-                    .collect();
+                let binds: Vec<ExprId> =
+                    crate::util::assignments(cx, |t| cx.model.name_of(t) == Some(n))
+                        .into_iter()
+                        .filter(|&(s, _)| cx.tree.stmt_func(s) == f)
+                        .map(|(_, v)| v)
+                        .collect();
                 !binds.is_empty() && binds.iter().all(|&v| configured(cx, v, depth - 1))
             }
             None => false,
@@ -427,26 +418,10 @@ fn configured(cx: &FileCx, e: ExprId, depth: u32) -> bool {
     if cx.model.name_of(*obj) != Some("self") {
         return false;
     }
-    let sets: Vec<(StmtId, ExprId)> = cx
-        .model
-        .stmts
-        .iter()
-        .enumerate()
-        .filter_map(|(i, st)| match &st.kind {
-            StmtKind::Assign {
-                targets,
-                value: Some(v),
-                ..
-            } if targets.iter().any(|&t| {
-                matches!(&cx.expr(t).kind, ExprKind::Attr { obj: o, name: n, .. }
-                    if n == name && cx.model.name_of(*o) == Some("self"))
-            }) =>
-            {
-                Some((StmtId(i as u32), *v))
-            }
-            _ => None,
-        })
-        .collect();
+    let sets = crate::util::assignments(cx, |t| {
+        matches!(&cx.expr(t).kind, ExprKind::Attr { obj: o, name: n, .. }
+            if n == name && cx.model.name_of(*o) == Some("self"))
+    });
     !sets.is_empty()
         && sets.iter().all(|&(s, v)| {
             cx.func(cx.tree.stmt_func(s)).name.as_str() == "__init__"
