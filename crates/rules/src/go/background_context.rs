@@ -22,8 +22,11 @@ or in a function of the file that contexts flow into from its callers.
 `main`, `init` and tests may create root contexts; so may shutdown code that
 runs once the request's context is already done, a func literal kept to
 run later (stored in a struct or field, returned, or handed to a function
-of the file that stores it), and a helper its callers only start with
-`go`. A function that sends a request it was given (`req.WithContext(..)`,
+of the file that stores it), a helper its callers only start with
+`go`, and a helper that starts a goroutine of its own and gives it a fresh
+root bounded right there (`go func() { ctx, cancel :=
+context.WithTimeout(context.Background(), d) .. }()`): cleanup that has
+to outlive its caller, whose context may be why it runs (cancelled). A function that sends a request it was given (`req.WithContext(..)`,
 `rt.RoundTrip(req)`) is a client, not a handler: that request's context is
 not one it received.
 
@@ -117,6 +120,14 @@ impl Rule for BackgroundContext {
                 continue;
             }
             // A helper without a context whose callers in this file have one.
+            // Not when the root is made inside a goroutine the helper starts
+            // and bounded there (`go func() { ctx, cancel :=
+            // context.WithTimeout(context.Background(), d) .. }()`): cleanup
+            // that must outlive the caller, whose context is often the
+            // very reason for it (already cancelled).
+            if started_with_own_deadline(cx, id, f) {
+                continue;
+            }
             let top = common::outermost(cx, f);
             let q = &cx.func(top).qualname;
             if q.is_empty() {
@@ -286,6 +297,23 @@ fn detached_on_purpose(cx: &FileCx, e: ExprId) -> bool {
     }
 }
 
+/// `context.Background()` handed straight to `WithTimeout`/`WithDeadline`
+/// in a func literal run by a `go` statement.
+fn started_with_own_deadline(cx: &FileCx, e: ExprId, f: FuncId) -> bool {
+    let in_go = cx.func(f).kind == FnKind::Closure
+        && matches!(cx.tree.func_site(f), Parent::Expr(site)
+            if matches!(cx.tree.expr_parent(site), Parent::Expr(call)
+                if cx.call(call).is_some_and(|c| c.func == site)
+                    && matches!(cx.tree.expr_parent(call), Parent::Stmt(s)
+                        if matches!(cx.stmt(s).kind, StmtKind::Go(_)))));
+    in_go
+        && matches!(cx.tree.expr_parent(e), Parent::Expr(p)
+        if cx.call(p).is_some_and(|c| c.func != e && matches!(
+            c.target.as_deref(),
+            Some("context.WithTimeout" | "context.WithDeadline")
+        )))
+}
+
 fn is_done_call(cx: &FileCx, e: ExprId) -> bool {
     cx.call(e)
         .is_some_and(|c| c.name == "Done" && c.args.is_empty())
@@ -368,8 +396,84 @@ func Handle(w http.ResponseWriter, r *http.Request) {
 	})
 }
 "#,
+        r#"
+package pg
+
+import (
+	"context"
+	"net"
+	"time"
+)
+
+type Conn struct {
+	nc net.Conn
+}
+
+func (c *Conn) cancelRequest(ctx context.Context) error {
+	var d net.Dialer
+	cc, err := d.DialContext(ctx, "tcp", c.nc.RemoteAddr().String())
+	if err != nil {
+		return err
+	}
+	return cc.Close()
+}
+
+func (c *Conn) asyncClose() {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second) // expect
+	defer cancel()
+	c.cancelRequest(ctx)
+	c.nc.Close()
+}
+
+func (c *Conn) Send(ctx context.Context, b []byte) error {
+	if _, err := c.nc.Write(b); err != nil {
+		c.asyncClose()
+		return err
+	}
+	return nil
+}
+"#,
     ],
     pass: &[
+        r#"
+package pg
+
+import (
+	"context"
+	"net"
+	"time"
+)
+
+type Conn struct {
+	nc net.Conn
+}
+
+func (c *Conn) cancelRequest(ctx context.Context) error {
+	var d net.Dialer
+	cc, err := d.DialContext(ctx, "tcp", c.nc.RemoteAddr().String())
+	if err != nil {
+		return err
+	}
+	return cc.Close()
+}
+
+func (c *Conn) asyncClose() {
+	go func() {
+		defer c.nc.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		c.cancelRequest(ctx)
+	}()
+}
+
+func (c *Conn) Send(ctx context.Context, b []byte) error {
+	if _, err := c.nc.Write(b); err != nil {
+		c.asyncClose()
+		return err
+	}
+	return nil
+}
+"#,
         r#"
 package app
 

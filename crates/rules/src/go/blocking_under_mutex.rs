@@ -28,13 +28,17 @@ function of the file that does one of these, or a call of a listener (a
 function value taken from a collection being ranged over, or a callback
 named `onX`/`handler`/`hook`...). Reads and writes of a connection are left
 out: a per-connection mutex exists to serialize them. So is file I/O on
-the locked struct's own files (`os.ReadFile(s.idxPath)` under `s.mu`, or
-a method of `s` doing it): that mutex guards the files as well. An empty
+the locked struct's own files (`os.ReadFile(s.idxPath)` under `s.mu`, a
+path built from its fields, through locals too, or a method of `s` doing
+it): that mutex guards the files as well. An empty
 `select {}` right after `go panic(e)` only parks the goroutine while the
 process crashes, and is left too, as is a blocking call that (re)makes
 state the lock guards: its result is stored in a field of the locked
 value (`s.conn = c` after `c, err := net.Dial(..)`), directly or in a
-method of that value such as `s.dial()`.
+method of that value such as `s.dial()`. A send under a read lock
+(`RLock`) to channels that a function closes under the same mutex's write
+lock is left alone too: the read lock is what keeps the send off a closed
+channel, and unlocking first would bring back that panic.
 
 ## Why
 
@@ -176,7 +180,7 @@ impl Under {
             ExprKind::Send { channel, value } => {
                 if buffered_local(cx, self.f, *channel)
                     || buffered_field(cx, *channel)
-                    || ranged_channel(cx, self.f, *channel)
+                    || ranged_channel(cx, *channel)
                     || returns_token(cx, self.f, *channel, *value)
                 {
                     return None;
@@ -559,16 +563,8 @@ fn is_file_call(cx: &FileCx, c: &Call) -> bool {
 /// `owner`.
 fn on_own_file(cx: &FileCx, f: FuncId, c: &Call, owner: &str) -> bool {
     let field_of_owner = |x: ExprId| is_field_of(cx, x, owner);
-    let mentions_field = |e: ExprId| exprs_under(cx.model, e).into_iter().any(field_of_owner);
-    let from_fields = |arg: ExprId| {
-        mentions_field(arg)
-            || cx.model.name_of(arg).is_some_and(|n| {
-                common::bindings(cx, f, n)
-                    .iter()
-                    .any(|(_, v)| v.is_some_and(mentions_field))
-            })
-    };
-    c.positional(0).is_some_and(from_fields)
+    c.positional(0)
+        .is_some_and(|arg| built_from_fields(cx, f, arg, owner, 3))
         || c.receiver.is_some_and(|r| {
             field_of_owner(r)
                 && cx
@@ -576,6 +572,37 @@ fn on_own_file(cx: &FileCx, f: FuncId, c: &Call, owner: &str) -> bool {
                     .type_of(r)
                     .is_some_and(|t| t.trim_start_matches('*') == "os.File")
         })
+}
+
+/// `e` is built from fields of `owner` (`filepath.Join(s.dir, name)`), or
+/// from locals of `f` that are, `depth` assignments back: `dir :=
+/// filepath.Join(s.cfg.Dir, "msgs")`, then `mb.path = filepath.Join(dir,
+/// fi.Name())`, then `os.ReadFile(mb.path)`.
+fn built_from_fields(cx: &FileCx, f: FuncId, e: ExprId, owner: &str, depth: u32) -> bool {
+    let parts = exprs_under(cx.model, e);
+    if parts.iter().any(|&x| is_field_of(cx, x, owner)) {
+        return true;
+    }
+    if depth == 0 {
+        return false;
+    }
+    let from =
+        |v: &Option<ExprId>| v.is_some_and(|v| built_from_fields(cx, f, v, owner, depth - 1));
+    parts.into_iter().any(|x| match &cx.expr(x).kind {
+        ExprKind::Name { id, .. } => common::bindings(cx, f, id).iter().any(|(_, v)| from(v)),
+        // `mb.path` of a local `mb`: what `f` stores there.
+        ExprKind::Attr { obj, .. } if cx.model.name_of(*obj).is_some_and(|n| n != owner) => {
+            let Some(d) = cx.model.dotted(x) else {
+                return false;
+            };
+            cx.body_stmts(f).iter().any(|&s| {
+                matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value, .. }
+                    if targets.iter().any(|&t| cx.model.dotted(t).as_deref() == Some(d.as_str()))
+                        && from(value))
+            })
+        }
+        _ => false,
+    })
 }
 
 /// Connection reads/writes and stream copies: what a per-connection write
@@ -678,26 +705,13 @@ fn returns_token(cx: &FileCx, f: FuncId, ch: ExprId, value: ExprId) -> bool {
     })
 }
 
-fn ranged_channel(cx: &FileCx, f: FuncId, ch: ExprId) -> bool {
-    let Some(name) = cx.model.name_of(ch) else {
+fn ranged_channel(cx: &FileCx, ch: ExprId) -> bool {
+    if cx.model.name_of(ch).is_none() {
+        return false;
+    }
+    let Some(field) = ranged_field(cx, ch) else {
         return false;
     };
-    let field = cx
-        .body_stmts(f)
-        .iter()
-        .copied()
-        .find_map(|s| match &cx.stmt(s).kind {
-            StmtKind::For {
-                target: Some(t),
-                iter,
-                ..
-            } if common::names_in_target(cx, *t).contains(&name) => match &cx.expr(*iter).kind {
-                ExprKind::Attr { name, .. } => Some(name.clone()),
-                _ => None,
-            },
-            _ => None,
-        });
-    let Some(field) = field else { return false };
     let mut appended = 0;
     for (id, c) in cx.calls_to(&["append"]) {
         if !c.positional(0).is_some_and(
@@ -729,6 +743,58 @@ fn ranged_channel(cx: &FileCx, f: FuncId, ch: ExprId) -> bool {
     appended > 0
 }
 
+/// The field a channel comes from: `s.events` itself, or the field the
+/// loop around it ranges over (`for _, c := range s.listeners`).
+fn ranged_field(cx: &FileCx, ch: ExprId) -> Option<Str> {
+    if let ExprKind::Attr { name, .. } = &cx.expr(ch).kind {
+        return Some(name.clone());
+    }
+    let name = cx.model.name_of(ch)?;
+    cx.enclosing_stmts(ch)
+        .into_iter()
+        .find_map(|s| match &cx.stmt(s).kind {
+            StmtKind::For {
+                target: Some(t),
+                iter,
+                ..
+            } if common::names_in_target(cx, *t).contains(&name) => match &cx.expr(*iter).kind {
+                ExprKind::Attr { name, .. } => Some(name.clone()),
+                _ => None,
+            },
+            _ => None,
+        })
+}
+
+/// A send made under the read lock of a mutex whose write lock is taken
+/// by the function that closes those same channels (`for _, c := range
+/// ch.cancels { close(c) }` under `notifyM.Lock()`): the read lock is what
+/// keeps the send off a closed channel, and unlocking first would bring
+/// back the "send on closed channel" panic. Sends under a plain `Lock`
+/// exclude each other too, and are still reported.
+fn fenced_against_close(cx: &FileCx, held: &HeldSet, e: ExprId) -> bool {
+    let ExprKind::Send { channel, .. } = &cx.expr(e).kind else {
+        return false;
+    };
+    let Some(h) = held.last().filter(|h| h.op.kind.read()) else {
+        return false;
+    };
+    let Some(field) = ranged_field(cx, *channel) else {
+        return false;
+    };
+    let mutex = h.op.instance.rsplit('.').next().unwrap_or(&h.op.instance);
+    cx.calls_to(&["close"]).into_iter().any(|(id, c)| {
+        let g = cx.func_of(id);
+        c.positional(0)
+            .and_then(|a| ranged_field(cx, a))
+            .is_some_and(|closed| closed == field)
+            && cx.body_calls(g).any(|l| {
+                locks::lock_op(cx, l).is_some_and(|op| {
+                    op.kind == locks::OpKind::Lock && op.instance.rsplit('.').next() == Some(mutex)
+                })
+            })
+    })
+}
+
 /// A channel made in this function with a buffer (sized for what is sent,
 /// more often than not).
 fn buffered_local(cx: &FileCx, f: FuncId, ch: ExprId) -> bool {
@@ -746,6 +812,7 @@ impl Flow for Under {
                 if let Some(what) = self.blocking(cx, e)
                     && !guards_its_files(cx, st, e, &what.0)
                     && !establishes_guarded_state(cx, st, e)
+                    && !fenced_against_close(cx, st, e)
                 {
                     self.report(st, cx.expr(e).span, what);
                     break;
@@ -760,6 +827,7 @@ impl Flow for Under {
                 if let Some(what) = self.blocking(cx, x)
                     && !guards_its_files(cx, st, x, &what.0)
                     && !establishes_guarded_state(cx, st, x)
+                    && !fenced_against_close(cx, st, x)
                 {
                     self.report(st, cx.expr(x).span, what);
                     break;
@@ -977,8 +1045,206 @@ func (s *segment) Flush() error {
 	return flushPair(auditLog, s.index) // expect
 }
 "#,
+        r#"
+package amqpish
+
+import "sync"
+
+type Channel struct {
+	notifyM sync.RWMutex
+	cancels []chan string
+	closed  bool
+}
+
+func (ch *Channel) NotifyCancel(c chan string) chan string {
+	ch.notifyM.Lock()
+	defer ch.notifyM.Unlock()
+	if ch.closed {
+		close(c)
+	} else {
+		ch.cancels = append(ch.cancels, c)
+	}
+	return c
+}
+
+func (ch *Channel) dispatchCancel(tag string) {
+	ch.notifyM.Lock()
+	for _, c := range ch.cancels {
+		c <- tag // expect
+	}
+	ch.notifyM.Unlock()
+}
+
+func (ch *Channel) shutdown() {
+	ch.notifyM.Lock()
+	defer ch.notifyM.Unlock()
+	ch.closed = true
+	for _, c := range ch.cancels {
+		close(c)
+	}
+	ch.cancels = nil
+}
+"#,
+        r#"
+package amqpish
+
+import "sync"
+
+type Channel struct {
+	notifyM sync.RWMutex
+	cancels []chan string
+}
+
+func (ch *Channel) dispatchCancel(tag string) {
+	ch.notifyM.RLock()
+	for _, c := range ch.cancels {
+		c <- tag // expect
+	}
+	ch.notifyM.RUnlock()
+}
+
+func (ch *Channel) shutdown() {
+	ch.notifyM.Lock()
+	defer ch.notifyM.Unlock()
+	ch.cancels = nil
+}
+"#,
+        r#"
+package store
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+type block struct {
+	path string
+	data []byte
+}
+
+type fileStore struct {
+	mu   sync.Mutex
+	dir  string
+	blks []*block
+}
+
+func (fs *fileStore) Reload(names []string) error {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	for _, n := range names {
+		b, err := fs.loadBlock(n) // expect
+		if err != nil {
+			return err
+		}
+		fs.blks = append(fs.blks, b)
+	}
+	return nil
+}
+
+func (fs *fileStore) loadBlock(name string) (*block, error) {
+	mb := &block{}
+	mdir := os.Getenv("SPOOL")
+	mb.path = filepath.Join(mdir, name)
+	data, err := os.ReadFile(mb.path)
+	if err != nil {
+		return nil, err
+	}
+	mb.data = data
+	return mb, nil
+}
+"#,
     ],
     pass: &[
+        r#"
+package store
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+type block struct {
+	path string
+	data []byte
+}
+
+type fileStore struct {
+	mu   sync.Mutex
+	dir  string
+	blks []*block
+}
+
+func (fs *fileStore) Reload(names []string) error {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	for _, n := range names {
+		b, err := fs.loadBlock(n)
+		if err != nil {
+			return err
+		}
+		fs.blks = append(fs.blks, b)
+	}
+	return nil
+}
+
+func (fs *fileStore) loadBlock(name string) (*block, error) {
+	mb := &block{}
+	mdir := filepath.Join(fs.dir, "msgs")
+	mb.path = filepath.Join(mdir, name)
+	data, err := os.ReadFile(mb.path)
+	if err != nil {
+		return nil, err
+	}
+	mb.data = data
+	return mb, nil
+}
+"#,
+        r#"
+package amqpish
+
+import "sync"
+
+type Channel struct {
+	notifyM sync.RWMutex
+	tags    []string
+	cancels []chan string
+	closed  bool
+}
+
+func (ch *Channel) NotifyCancel(c chan string) chan string {
+	ch.notifyM.Lock()
+	defer ch.notifyM.Unlock()
+	if ch.closed {
+		close(c)
+	} else {
+		ch.cancels = append(ch.cancels, c)
+	}
+	return c
+}
+
+func (ch *Channel) dispatchCancel(tag string) {
+	ch.notifyM.RLock()
+	for _, c := range ch.cancels {
+		c <- tag
+	}
+	ch.notifyM.RUnlock()
+}
+
+func (ch *Channel) shutdown() {
+	ch.notifyM.Lock()
+	defer ch.notifyM.Unlock()
+	ch.closed = true
+	for _, c := range ch.tags {
+		println(c)
+	}
+	for _, c := range ch.cancels {
+		close(c)
+	}
+	ch.cancels = nil
+}
+"#,
         r#"
 package agent
 

@@ -30,7 +30,8 @@ later in the block with nothing before the join reading what it changes
 a grace window for something that must not happen (`select { case
 <-passed: t.Fatal(..); default: }` right after it), or a sleep before
 connecting to a listener the function opened before the goroutine started,
-directly or through an address or URL built from it (the connection
+directly or through an address or URL built from it, or a value such a
+URL was stored in (`opts.Servers = ..; opts.Connect()`; the connection
 succeeds as soon as the socket listens).
 
 ## Why
@@ -152,11 +153,22 @@ fn scan_block(cx: &FileCx, block: &Block, out: &mut Vec<Finding>) {
 fn dials_a_listener_made_before(cx: &FileCx, go: StmtId, rest: &[StmtId]) -> bool {
     let f = cx.tree.stmt_func(go);
     let go_at = cx.stmt(go).span.start;
+    // `opts.Servers = []string{url}` puts the address into `opts`.
     let target_names = |s: StmtId| -> Vec<String> {
         match &cx.stmt(s).kind {
             StmtKind::Assign { targets, .. } => targets
                 .iter()
-                .flat_map(|&t| common::names_in_target(cx, t))
+                .flat_map(|&t| {
+                    let mut n = common::names_in_target(cx, t);
+                    if n.is_empty()
+                        && let ExprKind::Attr { .. } = cx.expr(t).kind
+                        && let Some(root) =
+                            common::root_name(cx, t).and_then(|r| cx.model.name_of(r))
+                    {
+                        n.push(root);
+                    }
+                    n
+                })
                 .map(str::to_string)
                 .collect(),
             _ => Vec::new(),
@@ -533,8 +545,81 @@ func TestGreeting(t *testing.T) {
 	c.Close()
 }
 "#,
+        r#"
+package pingtest
+
+import (
+	"fmt"
+	"net"
+	"testing"
+	"time"
+)
+
+func TestBanner(t *testing.T) {
+	addr := "127.0.0.1:4222"
+	go func() {
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			return
+		}
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "HELLO\r\n")
+	}()
+
+	time.Sleep(100 * time.Millisecond) // expect
+
+	opts := DefaultOptions()
+	opts.Servers = []string{fmt.Sprintf("tcp://%s", addr)}
+	nc, err := opts.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+}
+"#,
     ],
     pass: &[
+        r#"
+package pingtest
+
+import (
+	"fmt"
+	"net"
+	"testing"
+	"time"
+)
+
+func TestBanner(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	addr := l.Addr().String()
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "HELLO\r\n")
+	}()
+
+	time.Sleep(100 * time.Millisecond)
+
+	opts := DefaultOptions()
+	opts.Servers = []string{fmt.Sprintf("tcp://%s", addr)}
+	nc, err := opts.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+}
+"#,
         r#"
 package app
 

@@ -22,7 +22,9 @@ the scanned file) has no way to tell anyone it finished or failed: no
 `wg.Done()`, no send on or close of a channel, no `recover()`, and no
 handling of the errors it produces (they are discarded, not logged,
 returned on a channel or handed to an error callback the function was
-given, `onErr(srv.Serve(l))`). A goroutine per accepted connection that
+given, `onErr(srv.Serve(l))`). A function of another file started
+right after a `wg.Add(n)` that counts it (`wg.Add(2); go watch(c); go
+readLoop(c)`) is taken to call `Done`. A goroutine per accepted connection that
 closes it (`conn, _ := ln.Accept(); go func() { serve(conn);
 conn.Close() }()`) ends with its connection and is not reported; nor is
 a test fixture's server (`go func() { s.srv.Serve(l) }()` in a `_test.go`
@@ -90,7 +92,7 @@ impl Rule for UnjoinedGoroutine {
         if common::skip_file(cx) {
             return;
         }
-        for s in &cx.model.stmts {
+        for (i, s) in cx.model.stmts.iter().enumerate() {
             let StmtKind::Go(call_expr) = s.kind else {
                 continue;
             };
@@ -113,7 +115,11 @@ impl Rule for UnjoinedGoroutine {
                 ExprKind::Name { resolved: None, .. } => continue,
                 ExprKind::Name { .. } | ExprKind::Attr { .. } => match cx.callee_in_file(c) {
                     Some(f) => (func_signals(cx, f), common::does_io(cx, f, 3), Some(f)),
-                    None => (named_goroutine(cx, c), common::io_call(cx, c), None),
+                    None => (
+                        named_goroutine(cx, c) || counted_by_add(cx, StmtId(i as u32)),
+                        common::io_call(cx, c),
+                        None,
+                    ),
                 },
                 _ => continue,
             };
@@ -379,6 +385,34 @@ fn stopped_test_server(cx: &FileCx, c: &Call, body: Option<FuncId>) -> bool {
 /// A `go f(args)` of a named function: joined when the function (if it is in
 /// this file) signals, or when a WaitGroup, channel or context-aware value
 /// is handed to it.
+/// `wg.Add(3)` right before the `go` statements it counts (`go watch(c)`,
+/// `go readLoop(c)`, each a function of another file): the goroutine is
+/// joined through that WaitGroup, and its body, out of sight here, is
+/// trusted to call `Done`.
+fn counted_by_add(cx: &FileCx, s: StmtId) -> bool {
+    let Some(block) = crate::util::containing_block(cx, s) else {
+        return false;
+    };
+    let Some(at) = block.iter().position(|&x| x == s) else {
+        return false;
+    };
+    let mut started = 1;
+    for &p in block[..at].iter().rev() {
+        match &cx.stmt(p).kind {
+            StmtKind::Go(_) => started += 1,
+            StmtKind::Expr(e) => {
+                return common::wg_call(cx, *e).is_some_and(|(_, m)| m == "Add")
+                    && cx
+                        .call(*e)
+                        .and_then(|c| c.positional(0))
+                        .is_some_and(|n| cx.model.int_value(n).is_none_or(|k| k >= started));
+            }
+            _ => return false,
+        }
+    }
+    false
+}
+
 fn named_goroutine(cx: &FileCx, c: &Call) -> bool {
     // A method value `go s.run()`, or a function of another file: trust
     // arguments that carry a join or a result channel.
@@ -752,8 +786,98 @@ func (c *Console) Stop() error {
 	return c.lis.Close()
 }
 "#,
+        r#"
+// file: mq/client.go
+package mq
+
+import (
+	"net"
+	"sync"
+)
+
+type client struct {
+	conn    net.Conn
+	workers sync.WaitGroup
+	stop    chan struct{}
+}
+
+func (c *client) start() {
+	c.stop = make(chan struct{})
+	c.workers.Add(1)
+	go watch(c)
+	go readLoop(c) // expect
+}
+
+func (c *client) Disconnect() {
+	close(c.stop)
+	c.conn.Close()
+	c.workers.Wait()
+}
+// file: mq/loops.go
+package mq
+
+func watch(c *client) {
+	defer c.workers.Done()
+	<-c.stop
+}
+
+func readLoop(c *client) {
+	// no Done: the Add above counts only watch
+	buf := make([]byte, 4096)
+	for {
+		if _, err := c.conn.Read(buf); err != nil {
+			return
+		}
+	}
+}
+"#,
     ],
     pass: &[
+        r#"
+// file: mq/client.go
+package mq
+
+import (
+	"net"
+	"sync"
+)
+
+type client struct {
+	conn    net.Conn
+	workers sync.WaitGroup
+	stop    chan struct{}
+}
+
+func (c *client) start() {
+	c.stop = make(chan struct{})
+	c.workers.Add(2)
+	go watch(c)
+	go readLoop(c)
+}
+
+func (c *client) Disconnect() {
+	close(c.stop)
+	c.conn.Close()
+	c.workers.Wait()
+}
+// file: mq/loops.go
+package mq
+
+func watch(c *client) {
+	defer c.workers.Done()
+	<-c.stop
+}
+
+func readLoop(c *client) {
+	defer c.workers.Done()
+	buf := make([]byte, 4096)
+	for {
+		if _, err := c.conn.Read(buf); err != nil {
+			return
+		}
+	}
+}
+"#,
         r#"
 // file: admin/console_test.go
 package admin

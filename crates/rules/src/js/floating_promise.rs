@@ -162,6 +162,9 @@ impl FloatingPromise {
             if c.name == "catch"
                 && c.args.is_empty()
                 && let Some(r) = c.receiver
+                && !cx
+                    .call(cx.model.strip(r))
+                    .is_some_and(|rc| guarded_callee(cx, rc))
                 && let Some(what) = common::promise_expr(cx, r)
             {
                 if !waived() {
@@ -234,23 +237,32 @@ fn settles_elsewhere(cx: &FileCx, c: &Call) -> bool {
     })
 }
 
-/// `resolved` where every assignment of `resolved` in the file is
-/// `Promise.resolve(...)`.
+/// `resolved` (or `this.settled`) where every assignment of it in the file
+/// gives a promise that cannot reject: `Promise.resolve(...)`,
+/// `Promise.allSettled(...)`, or `new Promise(resolve => ...)` with no
+/// `reject` parameter.
 fn resolved_promise_var(cx: &FileCx, r: ExprId) -> bool {
-    let Some(name) = cx.model.name_of(r) else {
+    let Some(name) = cx.model.dotted(r) else {
         return false;
     };
+    if resolve_only_deferred(cx, &name) {
+        return true;
+    }
     // `Promise.resolve()`, or the `resolve()` of a promise constructor kept
     // under another name (`NativePromise.resolve()`).
-    let is_resolve = |v: ExprId| {
-        cx.call(cx.model.strip(v)).is_some_and(|c| {
-            c.target.as_deref() == Some("Promise.resolve")
-                || (c.name == "resolve"
+    let cannot_reject = |v: ExprId| {
+        resolve_only_promise(cx, v)
+            || cx.call(cx.model.strip(v)).is_some_and(|c| {
+                matches!(
+                    c.target.as_deref(),
+                    Some("Promise.resolve" | "Promise.allSettled")
+                ) || (c.name == "resolve"
                     && c.receiver
                         .and_then(|r| cx.model.dotted(r))
                         .is_some_and(|d| d.ends_with("Promise")))
-        })
+            })
     };
+    let is_it = |t: ExprId| cx.model.dotted(t).as_deref() == Some(name.as_str());
     let mut any = false;
     for st in &cx.model.stmts {
         if let StmtKind::Assign {
@@ -258,9 +270,9 @@ fn resolved_promise_var(cx: &FileCx, r: ExprId) -> bool {
             value: Some(v),
             ..
         } = &st.kind
-            && targets.iter().any(|&t| cx.model.name_of(t) == Some(name))
+            && targets.iter().any(|&t| is_it(t))
         {
-            if !is_resolve(*v) {
+            if !cannot_reject(*v) {
                 return false;
             }
             any = true;
@@ -268,15 +280,51 @@ fn resolved_promise_var(cx: &FileCx, r: ExprId) -> bool {
     }
     for ex in &cx.model.exprs {
         if let ExprKind::AssignExpr { target, value, .. } = &ex.kind
-            && cx.model.name_of(*target) == Some(name)
+            && is_it(*target)
         {
-            if !is_resolve(*value) {
+            if !cannot_reject(*value) {
                 return false;
             }
             any = true;
         }
     }
     any
+}
+
+/// `this.done`, a deferred (a promise carrying its own `resolve` and
+/// `reject`) that this file settles only by resolving: it calls
+/// `this.done.resolve(..)` (an error, if any, passed as the value) and
+/// never `this.done.reject(..)`. A field is settled by its own class, so a
+/// rejection from elsewhere is not expected.
+fn resolve_only_deferred(cx: &FileCx, field: &str) -> bool {
+    if !field.starts_with("this.") {
+        return false;
+    }
+    let mut resolved = false;
+    for e in &cx.model.exprs {
+        let ExprKind::Call(c) = &e.kind else { continue };
+        if !matches!(c.name.as_str(), "resolve" | "reject") {
+            continue;
+        }
+        if c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(field) {
+            if c.name == "reject" {
+                return false;
+            }
+            resolved = true;
+        }
+    }
+    resolved
+}
+
+/// A chain whose fulfilment handler takes the error (`.then((err) => { if
+/// (err) .. })`): the promise reports failure by resolving with it.
+fn resolves_with_error(cx: &FileCx, c: &Call) -> bool {
+    c.name == "then"
+        && c.args.len() == 1
+        && c.positional(0)
+            .and_then(|a| common::callback_fn(cx, a))
+            .and_then(|f| cx.func(f).params.first())
+            .is_some_and(|p| matches!(p.name.as_str(), "err" | "error"))
 }
 
 /// Every link of the chain starting at `id` is `.finally(...)`.
@@ -376,6 +424,10 @@ fn handled_promise(cx: &FileCx, f: FuncId, v: ExprId, depth: usize) -> bool {
                     .is_some_and(|r| c.name == "finally" && handled_promise(cx, f, r, depth + 1)),
             }
         }
+        ExprKind::Attr { .. } => cx
+            .model
+            .dotted(v)
+            .is_some_and(|d| resolve_only_deferred(cx, &d)),
         ExprKind::Name { id, .. } => {
             // `promise = promise.catch(noop)` somewhere in the function.
             common::exprs_of(cx, f).any(|e| {
@@ -531,8 +583,10 @@ fn check_chain(cx: &FileCx, id: ExprId, c: &Call) -> Option<Finding> {
             "then" if call.args.len() >= 2 => return None,
             _ => {}
         }
-        // A local only ever assigned `Promise.resolve(...)`.
-        if call.receiver.is_some_and(|r| resolved_promise_var(cx, r)) {
+        // A local or field only ever assigned a promise that cannot reject.
+        if call.receiver.is_some_and(|r| resolved_promise_var(cx, r))
+            || resolves_with_error(cx, call)
+        {
             return None;
         }
         // `Promise.allSettled(...)` and `Promise.resolve(x)` never reject,
@@ -562,6 +616,74 @@ fn check_chain(cx: &FileCx, id: ExprId, c: &Call) -> Option<Finding> {
 pub static EXAMPLES: Examples = Examples {
     language: Language::JavaScript,
     fail: &[
+        r#"
+// file: src/worker.js
+function makeDeferred() {
+  let fns = {};
+  const p = new Promise((resolve, reject) => {
+    fns = { resolve, reject };
+  });
+  return Object.assign(p, fns);
+}
+
+class Worker {
+  constructor(bus) {
+    this.bus = bus;
+    this.finished = makeDeferred();
+  }
+
+  stop(err) {
+    Promise.allSettled(this.bus.drains()).then(() => {
+      this.finished.reject(err);
+    });
+    return this.finished;
+  }
+
+  watch(sub) {
+    sub.onError = (err) => {
+      this.stop(err); // expect
+    };
+    sub.onGone = () => {
+      this.stop(new Error("subscription gone")).catch(); // expect
+    };
+    this.finished.then(() => sub.unsubscribe()); // expect
+  }
+}
+
+function report(conn) {
+  conn.closed().then((err) => {
+    if (err) {
+      console.error(`connection closed: ${err.message}`);
+    }
+  });
+}
+// file: src/worker.d.ts
+export declare class Worker {
+    constructor(bus: any);
+    stop(err?: Error): Promise<Error | null>;
+    watch(sub: any): void;
+}
+"#,
+        r#"
+class KeyWatcher {
+  constructor(paths) {
+    this.loaded = Promise.all(paths.map((p) => readFile(p)));
+    this.loaded.then(([cert, key]) => this.apply(cert, key)); // expect
+  }
+}
+
+class Client {
+  constructor(backend) {
+    this.ready = new Promise((resolve, reject) => {
+      backend.once("ready", resolve);
+      backend.once("error", reject);
+    });
+  }
+  onReady(cb) {
+    this.ready.then(() => cb()); // expect
+  }
+}
+"#,
         r#"
 // file: test/lookup.test.js
 const test = require("node:test");
@@ -655,6 +777,73 @@ function onError(conn) {
 "#,
     ],
     pass: &[
+        r#"
+// file: src/worker.js
+function makeDeferred() {
+  let fns = {};
+  const p = new Promise((resolve, reject) => {
+    fns = { resolve, reject };
+  });
+  return Object.assign(p, fns);
+}
+
+class Worker {
+  constructor(bus) {
+    this.bus = bus;
+    this.finished = makeDeferred();
+  }
+
+  stop(err) {
+    Promise.allSettled(this.bus.drains()).then(() => {
+      this.finished.resolve(err ? err : null);
+    });
+    return this.finished;
+  }
+
+  watch(sub) {
+    sub.onError = (err) => {
+      this.stop(err);
+    };
+    sub.onGone = () => {
+      this.stop(new Error("subscription gone")).catch();
+    };
+    this.finished.then(() => sub.unsubscribe());
+  }
+}
+
+function report(conn) {
+  conn.closed().then((err) => {
+    if (err) {
+      console.error(`connection closed: ${err.message}`);
+    }
+  });
+}
+// file: src/worker.d.ts
+export declare class Worker {
+    constructor(bus: any);
+    stop(err?: Error): Promise<Error | null>;
+    watch(sub: any): void;
+}
+"#,
+        r#"
+class KeyWatcher {
+  constructor(paths) {
+    this.loaded = Promise.allSettled(paths.map((p) => readFile(p)));
+    this.loaded.then((results) => this.apply(results));
+  }
+}
+
+class Client {
+  constructor(backend) {
+    this.ready = new Promise((resolve) => {
+      backend.once("ready", resolve);
+    });
+  }
+  onReady(cb) {
+    this.ready.then(() => cb());
+  }
+}
+"#,
         r#"#!/usr/bin/env node
 const { openStore } = require("./store");
 

@@ -26,7 +26,9 @@ queue). A callback that starts a listener per element (`server.listen`,
 is not reported: every listener has to be open at once anyway. Nor is a
 collection that comes from configuration, followed back through locals,
 destructuring, the constructor's fields and argument-less methods of the
-class: `options`/`config` values, and the command line (`process.argv`).
+class: `options`/`config` values, what a synchronous method of such a
+value returns (`this.config.source.directories()`), and the command line
+(`process.argv`).
 
 ## Why
 
@@ -431,6 +433,14 @@ fn configured(cx: &FileCx, e: ExprId, depth: u32) -> bool {
             {
                 return configured(cx, r, depth - 1);
             }
+            // `this.config.source.directories(log)`, `config.get("dirs")`:
+            // asked of the configuration itself, synchronously (an awaited
+            // call, `await opts.db.query(..)`, is an `Await`, not this).
+            if let Some(r) = c.receiver
+                && configured(cx, r, 0)
+            {
+                return true;
+            }
             // `this.resolvedFolders()`: a method of the file that takes no
             // argument and returns one expression.
             c.args.is_empty()
@@ -646,6 +656,21 @@ pub static EXAMPLES: Examples = Examples {
     language: Language::JavaScript,
     fail: &[
         r#"
+const fs = require("node:fs/promises");
+
+class Seeds {
+  constructor(config, db) {
+    this.config = config;
+    this.db = db;
+  }
+
+  async prepare() {
+    const dirs = await this.config.db.listTenantDirs(this.config.logger);
+    return Promise.all(dirs.map((d) => fs.mkdir(d, { recursive: true }))); // expect
+  }
+}
+"#,
+        r#"
 async function fetchAll(urls) {
   return Promise.all(urls.map((u) => fetch(u))); // expect
 }
@@ -689,6 +714,20 @@ module.exports = { offsetsOf };
 "#,
     ],
     pass: &[
+        r#"
+const fs = require("node:fs/promises");
+
+class Seeds {
+  constructor(config) {
+    this.config = config;
+  }
+
+  prepare() {
+    const dirs = this.config.source.directories(this.config.logger);
+    return Promise.all(dirs.map((d) => fs.mkdir(d, { recursive: true })));
+  }
+}
+"#,
         r#"
 const fs = require("fs/promises");
 const path = require("path");

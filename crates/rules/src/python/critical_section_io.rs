@@ -22,7 +22,11 @@ database, sleep), a logging call, or a call of a callback (a callable
 parameter, a registered listener or hook). A block that holds nothing but
 I/O calls (`with send_lock: sock.sendall(frame)`) is left alone: that lock
 exists to keep the writes from interleaving. So is a log call that runs
-only when its level is enabled (`if log.isEnabledFor(logging.DEBUG):`).
+only when its level is enabled (`if log.isEnabledFor(logging.DEBUG):`),
+and I/O or logging in a block that also waits for other threads' work
+(`Thread.join`, `Queue.join`, `Event.wait`, `Future.result`): that lock is
+held for a whole operation on purpose, and its waiters wait that long
+anyway.
 
 ## Why
 
@@ -140,6 +144,7 @@ fn check_with(cx: &FileCx, fid: FuncId, w: StmtId, out: &mut Vec<Finding>) {
     if serializes_io(cx, body) {
         return;
     }
+    let whole_operation = waits_for_other_threads(cx, body);
     let loop_vars = callback_loop_vars(cx, body);
     let mut reported = 0;
     for call in unsnarl_model::walk::calls_in_block(cx.model, body) {
@@ -150,6 +155,11 @@ fn check_with(cx: &FileCx, fid: FuncId, w: StmtId, out: &mut Vec<Finding>) {
         let Some(what) = offence(cx, fid, c, &loop_vars) else {
             continue;
         };
+        if whole_operation
+            && (cx.effect(c, Effect::Logging).is_some() || cx.effect(c, Effect::Blocking).is_some())
+        {
+            continue;
+        }
         if cx.effect(c, Effect::Logging).is_some() && gated_by_level(cx, call, w) {
             continue;
         }
@@ -199,6 +209,26 @@ fn serializes_io(cx: &FileCx, body: &Block) -> bool {
                 .call(e)
                 .is_some_and(|c| cx.effect(c, Effect::Blocking).is_some()),
             _ => false,
+        })
+}
+
+/// The block waits for other threads' work (`Thread.join`, `Queue.join`,
+/// `Event.wait`, `Future.result`): the lock is held on purpose for a whole
+/// operation (one crawl, one flush at a time), and other threads already
+/// wait that long for it; a log line or a read in it adds nothing. A
+/// `Condition.wait` releases the lock, so it is no such sign.
+fn waits_for_other_threads(cx: &FileCx, body: &Block) -> bool {
+    unsnarl_model::walk::calls_in_block(cx.model, body)
+        .into_iter()
+        .any(|e| {
+            cx.call(e).is_some_and(|c| {
+                let t = c.target.as_deref().unwrap_or("");
+                cx.effect(c, Effect::Blocking).is_some()
+                    && (t.starts_with("threading.")
+                        || t.starts_with("queue.")
+                        || t.starts_with("concurrent.futures."))
+                    && !t.starts_with("threading.Condition")
+            })
         })
 }
 
@@ -274,6 +304,25 @@ pub static EXAMPLES: Examples = Examples {
         r#"
 import logging
 import threading
+
+logger = logging.getLogger(__name__)
+
+class Registry:
+    def __init__(self):
+        self.items = {}
+        self._lock = threading.RLock()
+        self._ready = threading.Condition(self._lock)
+
+    def add(self, key, value):
+        with self._ready:
+            while key in self.items:
+                self._ready.wait()
+            self.items[key] = value
+            logger.warning("registered %s", key)  # expect
+"#,
+        r#"
+import logging
+import threading
 import requests
 
 log = logging.getLogger(__name__)
@@ -335,6 +384,35 @@ class Registry:
 "#,
     ],
     pass: &[
+        r#"
+import logging
+import queue
+import threading
+
+logger = logging.getLogger(__name__)
+
+class Crawler:
+    def __init__(self, workers=4):
+        self.workers = workers
+        self.todo = queue.Queue()
+        self._oplock = threading.RLock()
+
+    def _run(self):
+        while self.todo.get() is not None:
+            self.todo.task_done()
+        self.todo.task_done()
+
+    def crawl(self, root):
+        with self._oplock:
+            threads = [threading.Thread(target=self._run) for _ in range(self.workers)]
+            for t in threads:
+                t.start()
+            logger.debug("queueing %s", root)
+            self.todo.put(root)
+            self.todo.join()
+            for t in threads:
+                self.todo.put(None)
+"#,
         r#"
 import os
 import threading

@@ -29,8 +29,10 @@ Awaits that wait on a network peer with nothing bounding them:
   at medium severity);
 - `asyncio.open_connection(...)` and `StreamReader.read/readline/
   readexactly/readuntil` (not in a framing helper that reads a stream its
-  caller passes in: the caller owns that connection and its deadline; a
-  server handler's reader is always checked).
+  caller passes in, as a parameter or to the constructor of its class
+  (`self.reader`, set only from an `__init__` parameter): the caller owns
+  that connection and its deadline; a server handler's reader is always
+  checked).
 
 A request is matched to the session bound to its receiver's name in the
 same function, else to the weakest session of the file; in a file that
@@ -135,9 +137,9 @@ impl Rule for NetworkAwaitWithoutDeadline {
             } else if STREAM_READS.contains(&c.name.as_str())
                 && c.receiver.is_some_and(|r| is_reader(cx, r, &readers))
                 && !is_read_wrapper(cx.func(f))
-                && !c
-                    .receiver
-                    .is_some_and(|r| is_helper_param(cx, f, r, &readers))
+                && !c.receiver.is_some_and(|r| {
+                    is_helper_param(cx, f, r, &readers) || is_constructor_param(cx, f, r)
+                })
             {
                 Limit::Missing("reading from a stream")
             } else {
@@ -412,6 +414,53 @@ fn is_helper_param(cx: &FileCx, f: FuncId, r: ExprId, readers: &HashSet<String>)
         .is_some_and(|n| !readers.contains(n) && cx.func(f).params.iter().any(|p| p.name == n))
 }
 
+/// The reader is `self.reader`, set only from a parameter of the class's
+/// `__init__`: a framing class around a stream its creator passes in, who
+/// owns the connection and its deadline (as for a helper's parameter).
+fn is_constructor_param(cx: &FileCx, f: FuncId, r: ExprId) -> bool {
+    let Some(d) = cx.model.dotted(r) else {
+        return false;
+    };
+    let (Some(attr), Some(class)) = (d.strip_prefix("self."), cx.func(f).class.as_ref()) else {
+        return false;
+    };
+    if attr.contains('.') {
+        return false;
+    }
+    let Some(init) = cx
+        .model
+        .function_ids()
+        .find(|&g| cx.func(g).name == "__init__" && cx.func(g).class.as_ref() == Some(class))
+    else {
+        return false;
+    };
+    let params = &cx.func(init).params;
+    let is_it = |t: ExprId| cx.model.dotted(t).as_deref() == Some(d.as_str());
+    let mut from_param = false;
+    for st in &cx.model.stmts {
+        let StmtKind::Assign { targets, value, .. } = &st.kind else {
+            continue;
+        };
+        for &t in targets {
+            if is_it(t) {
+                let param = value
+                    .and_then(|v| cx.model.name_of(v))
+                    .is_some_and(|n| n != "self" && params.iter().any(|p| p.name == n));
+                if !param {
+                    return false;
+                }
+                from_param = true;
+            } else if let ExprKind::Collection { elems, .. } = &cx.expr(t).kind
+                && elems.iter().any(|&e| is_it(e))
+            {
+                // `self.reader, _ = await asyncio.open_connection(..)`.
+                return false;
+            }
+        }
+    }
+    from_param
+}
+
 fn is_reader(cx: &FileCx, r: ExprId, readers: &HashSet<String>) -> bool {
     if cx.sema.type_of(r) == Some("asyncio.StreamReader") {
         return true;
@@ -476,8 +525,39 @@ async def main():
     server = await asyncio.start_server(handle, "0.0.0.0", 8000)
     other = await asyncio.start_server(echo, "0.0.0.0", 8001)
 "#,
+        r#"
+import asyncio
+
+class FrameClient:
+    def __init__(self, host, port, reader: asyncio.StreamReader):
+        self.host = host
+        self.port = port
+        self.reader = reader
+
+    async def reconnect(self):
+        self.reader, _ = await asyncio.open_connection(self.host, self.port)  # expect
+
+    async def get_frame(self):
+        header = await self.reader.readexactly(7)  # expect
+        return header
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+class FrameReader:
+    def __init__(self, reader: asyncio.StreamReader):
+        self.reader = reader
+        self.lock = asyncio.Lock()
+
+    async def get_frame(self):
+        async with self.lock:
+            header = await self.reader.readexactly(7)
+            size = int.from_bytes(header[3:7], "big")
+            body = await self.reader.readexactly(size + 1)
+        return header + body
+"#,
         r#"
 import asyncio
 

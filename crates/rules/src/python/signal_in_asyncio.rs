@@ -18,7 +18,10 @@ pub static META: RuleMeta = RuleMeta {
 `signal.signal(sig, handler)` with a real handler (not `SIG_DFL`/`SIG_IGN`)
 in a module that runs coroutines (it defines `async def` functions or
 starts a loop), where the handler does not hand off with
-`call_soon_threadsafe`.
+`call_soon_threadsafe`. A handler that calls nothing, only setting a flag
+that a task or loop polls (`stop = True`, `self.running = False`, with at
+most a `raise KeyboardInterrupt` on a second signal), is left alone: it
+touches nothing of the loop's.
 
 ## Why
 
@@ -95,7 +98,17 @@ impl Rule for SignalInAsyncio {
                 cx.call(x)
                     .is_some_and(|hc| hc.name == "call_soon_threadsafe")
             });
-            if hands_off {
+            // A handler that only sets a flag (`stop = True`, `self.run =
+            // False`), perhaps raising `KeyboardInterrupt` on a second
+            // signal, touches nothing of the loop's: a task or loop that
+            // polls the flag acts on it in its own time.
+            let only_sets_flags = cx.body_calls(f).all(|x| {
+                cx.call(x).is_some_and(|hc| {
+                    matches!(hc.name.as_str(), "KeyboardInterrupt" | "SystemExit")
+                        && hc.receiver.is_none()
+                })
+            });
+            if hands_off || only_sets_flags {
                 continue;
             }
             out.push(cx.finding(
@@ -110,7 +123,8 @@ impl Rule for SignalInAsyncio {
 
 pub static EXAMPLES: Examples = Examples {
     language: Language::Python,
-    fail: &[r#"
+    fail: &[
+        r#"
 import asyncio
 import signal
 
@@ -123,7 +137,30 @@ async def main():
     await serve()
 
 asyncio.run(main())
-"#],
+"#,
+        r#"
+import asyncio
+import signal
+
+class Reloader:
+    def __init__(self, done: asyncio.Event):
+        self.run = True
+        self.done = done
+
+    def __call__(self):
+        signal.signal(signal.SIGTERM, self.stop)  # expect
+        loop = asyncio.new_event_loop()
+        loop.run_until_complete(self.watch())
+
+    def stop(self, *_):
+        self.run = False
+        self.done.set()
+
+    async def watch(self):
+        while self.run:
+            await asyncio.sleep(1.0)
+"#,
+    ],
     pass: &[
         r#"
 import asyncio
@@ -148,6 +185,42 @@ def on_term(signum, frame):
 
 def main():
     signal.signal(signal.SIGTERM, on_term)
+"#,
+        r#"
+import asyncio
+import signal
+
+class Reloader:
+    def __init__(self):
+        self.run = True
+
+    def __call__(self):
+        signal.signal(signal.SIGTERM, self.stop)
+        loop = asyncio.new_event_loop()
+        loop.run_until_complete(self.watch())
+
+    def stop(self, *_):
+        self.run = False
+
+    async def watch(self):
+        while self.run:
+            await asyncio.sleep(1.0)
+
+def keep_ctrl_c_alive(app):
+    async def poll(app):
+        while not stop:
+            await asyncio.sleep(0.1)
+        app.stop()
+
+    def on_sigint(sig, frame):
+        nonlocal stop
+        if stop:
+            raise KeyboardInterrupt("second Ctrl+C")
+        stop = True
+
+    stop = False
+    signal.signal(signal.SIGINT, on_sigint)
+    app.add_task(poll)
 "#,
     ],
 };

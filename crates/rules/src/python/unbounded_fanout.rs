@@ -33,7 +33,11 @@ Collections that come from configuration are left alone too: a path
 through a config, settings or options object, the command line
 (`sys.argv`), or an attribute only `__init__` sets from one. So are lists
 of callables started as they are (`for job in self.jobs:
-tg.start_soon(job)`): the program registered them, no input brings them.
+tg.start_soon(job)`, or the values of `for name, app in
+self.mounts.items()`): the program registered them, no input brings them.
+A slot taken in the loop with any of a limiter's acquire methods
+(`acquire_nowait`, anyio's `acquire_on_behalf_of_nowait`, the loop
+stopping at `WouldBlock`) bounds it like `acquire`.
 
 ## Why
 
@@ -202,7 +206,7 @@ fn check_spawn(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
         {
             iter = Some(*it);
             loop_body = Some(body);
-            loop_item = target.and_then(|t| cx.model.name_of(t));
+            loop_item = target.and_then(|t| item_name(cx, t, *it));
             if restarts(cx, id, c, *target, body) {
                 return;
             }
@@ -537,8 +541,38 @@ fn guarded_here(cx: &FileCx, id: ExprId) -> bool {
     let f = cx.func_of(id);
     cx.body_calls(f).any(|e| {
         cx.call(e)
-            .is_some_and(|c| c.name == "acquire" && c.receiver.is_some_and(|r| is_limiter(cx, r)))
+            .is_some_and(|c| is_acquire(&c.name) && c.receiver.is_some_and(|r| is_limiter(cx, r)))
     })
+}
+
+/// Every way of taking a slot: `acquire`, and anyio's `acquire_nowait`
+/// and `acquire_on_behalf_of[_nowait]` (a loop that stops at `WouldBlock`
+/// never holds more slots than the limiter has).
+fn is_acquire(name: &str) -> bool {
+    matches!(
+        name,
+        "acquire" | "acquire_nowait" | "acquire_on_behalf_of" | "acquire_on_behalf_of_nowait"
+    )
+}
+
+/// The loop's item: `job` in `for job in jobs`, and the value in `for
+/// name, job in registry.items()`.
+fn item_name<'a>(cx: &'a FileCx, target: ExprId, iter: ExprId) -> Option<&'a str> {
+    if let ExprKind::Collection {
+        kind: CollKind::Tuple | CollKind::List,
+        elems,
+        ..
+    } = &cx.expr(cx.model.strip(target)).kind
+    {
+        let items = cx
+            .call(cx.model.strip(iter))
+            .is_some_and(|c| c.name == "items" && c.args.is_empty());
+        return match elems.as_slice() {
+            [_, value] if items => cx.model.name_of(*value),
+            _ => None,
+        };
+    }
+    cx.model.name_of(target)
 }
 
 /// A loop that waits for running tasks before starting more (`await
@@ -626,7 +660,7 @@ fn body_takes_limiter(cx: &FileCx, f: FuncId) -> bool {
         }
         fn enter_expr(&mut self, _m: &FileModel, id: ExprId) -> bool {
             if let Some(c) = self.cx.call(id)
-                && c.name == "acquire"
+                && is_acquire(&c.name)
                 && c.receiver.is_some_and(|r| is_limiter(self.cx, r))
             {
                 self.found = true;
@@ -642,6 +676,31 @@ fn body_takes_limiter(cx: &FileCx, f: FuncId) -> bool {
 pub static EXAMPLES: Examples = Examples {
     language: Language::Python,
     fail: &[
+        r#"
+import asyncio
+
+async def probe(url, send):
+    await send(url)
+
+class Mux:
+    async def check_all(self, urls, send):
+        async with asyncio.TaskGroup() as tg:
+            for path, url in urls.items():
+                tg.create_task(probe(url, send))  # expect
+
+class Worker:
+    def __init__(self, limiter):
+        self.limiter = limiter
+        self.tg = None
+
+    async def submit_all(self, runs):
+        for run in runs:
+            self.limiter.statistics()
+            self.tg.start_soon(self.execute, run)  # expect
+
+    async def execute(self, run):
+        await run.go()
+"#,
         r#"
 import asyncio
 
@@ -711,6 +770,42 @@ class Mirror:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+import anyio
+
+class Mux:
+    def __init__(self, mounts):
+        self.mounts = mounts
+
+    async def lifespan(self, scope, receive, send):
+        queues = {path: asyncio.Queue(10) for path in self.mounts}
+        async with asyncio.TaskGroup() as tg:
+            for path, app in self.mounts.items():
+                tg.create_task(app(scope, queues[path].get, send))
+
+class Worker:
+    def __init__(self, limit=None):
+        self.limiter = anyio.CapacityLimiter(limit) if limit else None
+        self.tg = None
+
+    async def submit_all(self, runs):
+        for run in runs:
+            try:
+                if self.limiter:
+                    self.limiter.acquire_on_behalf_of_nowait(run.id)
+            except anyio.WouldBlock:
+                break
+            else:
+                self.tg.start_soon(self.execute, run)
+
+    async def execute(self, run):
+        try:
+            await run.go()
+        finally:
+            if self.limiter:
+                self.limiter.release_on_behalf_of(run.id)
+"#,
         r#"
 import asyncio
 

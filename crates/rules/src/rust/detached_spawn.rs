@@ -42,7 +42,8 @@ but the end of the process, and a
 thread started inside a one-time initializer (`OnceLock::get_or_init`,
 `Lazy::new`, `Once::call_once`): it lives as long as the process and has
 no owner to join it. Neither are a task that never ends started by `main`
-(it lives as long as the process) and a spawn in a `Drop` implementation
+(an endless `loop`, in the task or in the function of the file it runs:
+`thread::spawn(|| block_on(EX.run()))`; it lives as long as the process) and a spawn in a `Drop` implementation
 (nobody is left to hold the handle). The same accept loop in a helper
 that `main` awaits last, or runs while it goes on forever itself, counts
 as `main`'s. A task that only drains a channel the function made, calling
@@ -539,10 +540,20 @@ fn serves_until_exit(cx: &FileCx, spawn: ExprId) -> bool {
     }
     // A task that never ends (`loop { tick().await }`) started by `main`:
     // it is meant to live as long as the process.
-    let endless = super::common::spawned_fn(cx, spawn).is_some_and(|g| {
+    // Also through a call: `thread::spawn(|| block_on(EX.run()))`, where
+    // `run` is a function of the file made of an endless loop.
+    let has_endless_loop = |g: FuncId| {
         cx.func(g).body.iter().any(|&s| {
             matches!(&cx.stmt(s).kind, StmtKind::Loop { body } if !super::common::loop_has_exit(cx, body))
         })
+    };
+    let endless = super::common::spawned_fn(cx, spawn).is_some_and(|g| {
+        has_endless_loop(g)
+            || cx.body_calls(g).any(|e| {
+                cx.call(e)
+                    .and_then(|c| cx.callee_in_file(c))
+                    .is_some_and(|h| h != g && has_endless_loop(h))
+            })
     });
     if endless {
         return true;
@@ -1041,8 +1052,53 @@ async fn serve(_sock: TcpStream) {}
 
 async fn save_stats() {}
 "#,
+        r#"
+use std::thread;
+
+struct Pool {
+    jobs: Vec<u32>,
+}
+
+impl Pool {
+    async fn run(&self) {
+        for j in &self.jobs {
+            work(*j).await;
+        }
+    }
+}
+
+fn main() {
+    static POOL: Pool = Pool { jobs: Vec::new() };
+    thread::spawn(|| futures_lite::future::block_on(POOL.run())); // expect
+    report();
+}
+"#,
     ],
     pass: &[
+        r#"
+use std::thread;
+
+struct Tiers {
+    tiers: [async_executor::Executor<'static>; 2],
+}
+
+impl Tiers {
+    async fn run(&self) {
+        loop {
+            let a = self.tiers[0].tick();
+            let b = self.tiers[1].tick();
+            futures_lite::future::or(a, b).await;
+        }
+    }
+}
+
+fn main() {
+    static EX: Tiers = Tiers { tiers: [async_executor::Executor::new(), async_executor::Executor::new()] };
+    thread::spawn(|| futures_lite::future::block_on(EX.run()));
+    let task = EX.tiers[0].spawn(async { 1 + 1 });
+    println!("{}", futures_lite::future::block_on(task));
+}
+"#,
         r#"
 use tokio::sync::mpsc;
 
