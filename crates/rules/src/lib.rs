@@ -162,27 +162,35 @@ fn waits_switched_off(m: &FileModel, kb: &knowledge::Table, c: &Call) -> bool {
     if entry.only_when_bounded && receiver_unbounded(m, kb, c) {
         return true;
     }
-    // `os.waitpid(pid, os.WNOHANG)`, `flags=socket.AI_NUMERICHOST | ..`.
-    if !entry.unless_flag.is_empty()
-        && c.args.iter().any(|a| {
-            unsnarl_model::walk::exprs_under(m, a.value)
-                .into_iter()
-                .any(|x| {
-                    let name =
-                        m.resolved(x)
-                            .or_else(|| m.name_of(x))
-                            .or_else(|| match &m.expr(x).kind {
-                                ExprKind::Attr { name, .. } => Some(name.as_str()),
-                                _ => None,
-                            });
-                    name.is_some_and(|n| {
-                        let last = n.rsplit('.').next().unwrap_or(n);
-                        entry.unless_flag.iter().any(|f| f == last)
-                    })
+    // `os.waitpid(pid, os.WNOHANG)`, `flags=socket.AI_NUMERICHOST | ..`,
+    // or a name the file only ever assigns such flags (`_NUMERIC_ONLY =
+    // socket.AI_NUMERICHOST | socket.AI_NUMERICSERV`).
+    if !entry.unless_flag.is_empty() {
+        let names_flag = |e: unsnarl_model::ExprId| {
+            unsnarl_model::walk::exprs_under(m, e).into_iter().any(|x| {
+                let name =
+                    m.resolved(x)
+                        .or_else(|| m.name_of(x))
+                        .or_else(|| match &m.expr(x).kind {
+                            ExprKind::Attr { name, .. } => Some(name.as_str()),
+                            _ => None,
+                        });
+                name.is_some_and(|n| {
+                    let last = n.rsplit('.').next().unwrap_or(n);
+                    entry.unless_flag.iter().any(|f| f == last)
                 })
-        })
-    {
-        return true;
+            })
+        };
+        let switched_off = |e: unsnarl_model::ExprId| {
+            names_flag(e)
+                || unsnarl_model::walk::exprs_under(m, e).into_iter().any(|x| {
+                    m.name_of(x)
+                        .is_some_and(|n| m.only_ever_assigned(n, names_flag))
+                })
+        };
+        if c.args.iter().any(|a| switched_off(a.value)) {
+            return true;
+        }
     }
     let Some(flag) = &entry.keyword else {
         return false;

@@ -28,9 +28,11 @@ itself as its first step (`slots <- struct{}{}` on a buffered channel,
 `sem.Acquire`, directly or as the first thing a function of the file it
 calls does) is bounded too. Also left alone: a range that comes from
 configuration (a config or options value, `os.Args`), goroutines that each
-serve a listener (`Serve`, an accept loop), that drain one channel shared
+serve a listener (`Serve`, `http.Serve`, a `serve` function value, an
+accept loop), that drain one channel shared
 by all of them (the loop builds a worker pool), or that live on in a
-`for { select { .. } }` until told to stop (one worker per partition or
+`for { select { .. } }` until told to stop, or wake on a ticker until
+their item is settled (`for range ticker.C`; one worker per partition or
 lease: a limit would leave some with none).
 
 ## Why
@@ -237,7 +239,8 @@ fn first_waits_deep(cx: &FileCx, g: FuncId, depth: u32) -> bool {
 }
 
 /// The goroutine of `go_call` ends in an unconditional `for { select { ..
-/// } }`: it serves until a case of the `select` stops it.
+/// } }` (it serves until a case of the `select` stops it) or in a range
+/// over a ticker.
 fn long_lived_worker(cx: &FileCx, go_call: ExprId) -> bool {
     let Some(g) = goroutine_fn(cx, go_call) else {
         return false;
@@ -245,11 +248,35 @@ fn long_lived_worker(cx: &FileCx, go_call: ExprId) -> bool {
     let Some(&last) = cx.func(g).body.last() else {
         return false;
     };
-    let StmtKind::Loop { body } = &cx.stmt(last).kind else {
+    match &cx.stmt(last).kind {
+        StmtKind::Loop { body } => body
+            .iter()
+            .any(|&s| matches!(cx.stmt(s).kind, StmtKind::Select { .. })),
+        // `for range ticker.C { .. }`: a watcher that wakes up now and then
+        // until its item is settled.
+        StmtKind::For { iter, .. } => ticks(cx, g, *iter),
+        _ => false,
+    }
+}
+
+/// `ticker.C` of a `time.NewTicker` made in `g`, or `time.Tick(d)`.
+fn ticks(cx: &FileCx, g: FuncId, iter: ExprId) -> bool {
+    if cx
+        .call(iter)
+        .is_some_and(|c| c.target.as_deref() == Some("time.Tick"))
+    {
+        return true;
+    }
+    let ExprKind::Attr { obj, name, .. } = &cx.expr(iter).kind else {
         return false;
     };
-    body.iter()
-        .any(|&s| matches!(cx.stmt(s).kind, StmtKind::Select { .. }))
+    name == "C"
+        && cx.model.name_of(*obj).is_some_and(|n| {
+            common::bindings(cx, g, n).iter().any(|(_, v)| {
+                v.and_then(|v| cx.call(v))
+                    .is_some_and(|c| c.target.as_deref() == Some("time.NewTicker"))
+            })
+        })
 }
 
 /// The goroutine of `go_call` ranges over a channel made before the loop
@@ -291,12 +318,18 @@ fn goroutine_serves(cx: &FileCx, go_call: ExprId) -> bool {
         || goroutine_fn(cx, go_call).is_some_and(|g| serves(cx, g, 2))
 }
 
-/// `srv.Serve(l)`, `srv.ListenAndServe()` and their TLS forms.
+/// `srv.Serve(l)`, `srv.ListenAndServe()` and their TLS forms,
+/// `http.Serve(l, h)`, and a `serve` function value kept in a field
+/// (`l.serve()`, set to `func() error { return srv.Serve(ln) }`).
 fn is_serve_call(c: &Call) -> bool {
-    c.receiver.is_some()
+    (c.receiver.is_some()
         && matches!(
             c.name.as_str(),
-            "Serve" | "ServeTLS" | "ListenAndServe" | "ListenAndServeTLS"
+            "Serve" | "ServeTLS" | "ListenAndServe" | "ListenAndServeTLS" | "serve"
+        ))
+        || matches!(
+            c.target.as_deref(),
+            Some("net/http.Serve" | "net/http.ServeTLS" | "net/http/fcgi.Serve")
         )
 }
 
@@ -746,8 +779,150 @@ func RefreshAll(ctx context.Context, st Store, cfg struct{ Workers int }) error 
 	return nil
 }
 "#,
+        r#"
+package peers
+
+import (
+	"log"
+	"net"
+	"net/http"
+)
+
+type peerListener struct {
+	ln    net.Listener
+	serve func() error
+	sync  func() error
+}
+
+type Node struct {
+	Peers []*peerListener
+	errc  chan error
+}
+
+func (n *Node) servePeers() {
+	for _, p := range n.Peers {
+		l := p.ln
+		p.serve = func() error { return http.Serve(l, http.NotFoundHandler()) }
+	}
+	for _, pl := range n.Peers {
+		go func(l *peerListener) { // expect
+			log.Printf("serving peers on %s", l.ln.Addr())
+			n.errc <- l.sync()
+		}(pl)
+	}
+}
+"#,
+        r#"
+package restore
+
+import (
+	"bytes"
+	"log"
+	"net/http"
+	"sync"
+	"time"
+)
+
+type Consumer struct{ Name string }
+
+type cluster struct {
+	mu       sync.RWMutex
+	assigned map[string]bool
+	api      string
+}
+
+func (c *cluster) restored(consumers []*Consumer) {
+	for _, o := range consumers {
+		name := o.Name
+		go func() { // expect
+			resp, err := http.Post(c.api+"/assign", "text/plain", bytes.NewBufferString(name))
+			if err != nil {
+				log.Printf("assign %q: %v", name, err)
+				return
+			}
+			resp.Body.Close()
+		}()
+	}
+}
+"#,
     ],
     pass: &[
+        r#"
+package restore
+
+import (
+	"bytes"
+	"log"
+	"net/http"
+	"sync"
+	"time"
+)
+
+type Consumer struct{ Name string }
+
+type cluster struct {
+	mu       sync.RWMutex
+	assigned map[string]bool
+	api      string
+}
+
+func (c *cluster) restored(consumers []*Consumer) {
+	for _, o := range consumers {
+		name := o.Name
+		go func() {
+			ticker := time.NewTicker(time.Second)
+			defer ticker.Stop()
+			for range ticker.C {
+				c.mu.RLock()
+				ok := c.assigned[name]
+				c.mu.RUnlock()
+				if ok {
+					return
+				}
+				resp, err := http.Post(c.api+"/assign", "text/plain", bytes.NewBufferString(name))
+				if err != nil {
+					log.Printf("assign %q: %v", name, err)
+					continue
+				}
+				resp.Body.Close()
+			}
+		}()
+	}
+}
+"#,
+        r#"
+package peers
+
+import (
+	"log"
+	"net"
+	"net/http"
+)
+
+type peerListener struct {
+	ln    net.Listener
+	serve func() error
+	sync  func() error
+}
+
+type Node struct {
+	Peers []*peerListener
+	errc  chan error
+}
+
+func (n *Node) servePeers() {
+	for _, p := range n.Peers {
+		l := p.ln
+		p.serve = func() error { return http.Serve(l, http.NotFoundHandler()) }
+	}
+	for _, pl := range n.Peers {
+		go func(l *peerListener) {
+			log.Printf("serving peers on %s", l.ln.Addr())
+			n.errc <- l.serve()
+		}(pl)
+	}
+}
+"#,
         r#"
 package lease
 

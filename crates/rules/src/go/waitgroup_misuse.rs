@@ -24,7 +24,9 @@ Flags WaitGroup bookkeeping that cannot balance:
 - `wg.Add(1)` called inside the goroutine it is meant to count, racing
   with `wg.Wait()`;
 - a goroutine that calls `wg.Done()` without `defer` and can return before
-  it, or that is counted by `Add` but never calls `Done`;
+  it, or that is counted by `Add` but never calls `Done` (unless a method
+  of the file calls `Done` on that WaitGroup field itself: it counts
+  running servers, and the method that stops one marks it done);
 - `wg.Add(n)` with a constant `n` that differs from the number of
   goroutines started (one `Add(1)` for a goroutine per loop iteration).
 
@@ -247,7 +249,18 @@ fn done_skipped(cx: &FileCx, g: FuncId, out: &mut Vec<Finding>) {
                 || cx.model.name_of(e) == Some(wg.split('.').next().unwrap_or(&wg))
         })
     });
-    if !uses_wg && waited_in_file(cx, &wg) {
+    // A WaitGroup field counting running servers rather than goroutines:
+    // another function of the file calls `Done` on that field (a `StopAt`
+    // that stops the server the goroutine runs, then calls `s.wg.Done()`).
+    let nested = cx.with_nested(g);
+    let done_elsewhere = wg.contains('.')
+        && (0..cx.model.exprs.len() as u32).map(ExprId).any(|e| {
+            common::wg_call(cx, e).is_some_and(|(w, m)| {
+                m == "Done" && w.rsplit('.').next() == wg.rsplit('.').next() && w.contains('.')
+            }) && !nested.contains(&cx.func_of(e))
+                && cx.func(cx.func_of(e)).kind != FnKind::Closure
+        });
+    if !uses_wg && !done_elsewhere && waited_in_file(cx, &wg) {
         out.push(cx.finding(
             &META,
             cx.stmt(go).span,
@@ -538,8 +551,96 @@ func Lost(a Task) {
 	wg.Wait()
 }
 "#,
+        r#"
+package mock
+
+import (
+	"net"
+	"net/http"
+	"sync"
+)
+
+type fleet struct {
+	wg   sync.WaitGroup
+	lns  []net.Listener
+	srvs []*http.Server
+}
+
+func (f *fleet) StartAt(i int) {
+	srv := &http.Server{}
+	f.srvs[i] = srv
+	f.wg.Add(1)
+	go func(s *http.Server, l net.Listener) { // expect
+		s.Serve(l)
+	}(srv, f.lns[i])
+}
+
+func (f *fleet) StartSidecar() {
+	f.wg.Add(1)
+	go func() {
+		defer f.wg.Done()
+	}()
+}
+
+func (f *fleet) StopAt(i int) {
+	f.srvs[i].Close()
+	f.srvs[i] = nil
+	
+}
+
+func (f *fleet) Stop() {
+	for i := range f.srvs {
+		f.StopAt(i)
+	}
+	f.wg.Wait()
+}
+"#,
     ],
     pass: &[
+        r#"
+package mock
+
+import (
+	"net"
+	"net/http"
+	"sync"
+)
+
+type fleet struct {
+	wg   sync.WaitGroup
+	lns  []net.Listener
+	srvs []*http.Server
+}
+
+func (f *fleet) StartAt(i int) {
+	srv := &http.Server{}
+	f.srvs[i] = srv
+	f.wg.Add(1)
+	go func(s *http.Server, l net.Listener) {
+		s.Serve(l)
+	}(srv, f.lns[i])
+}
+
+func (f *fleet) StartSidecar() {
+	f.wg.Add(1)
+	go func() {
+		defer f.wg.Done()
+	}()
+}
+
+func (f *fleet) StopAt(i int) {
+	f.srvs[i].Close()
+	f.srvs[i] = nil
+	f.wg.Done()
+}
+
+func (f *fleet) Stop() {
+	for i := range f.srvs {
+		f.StopAt(i)
+	}
+	f.wg.Wait()
+}
+"#,
         r#"
 package app
 

@@ -27,6 +27,7 @@ pub mod race_without_abort;
 pub mod read_await_write;
 pub mod reconnect;
 pub mod recursive_microtask;
+pub mod rejection;
 pub mod retry_without_backoff;
 pub mod return_in_try;
 pub mod signal_not_forwarded;

@@ -17,7 +17,10 @@ pub static META: RuleMeta = RuleMeta {
     summary: "An async function returns a promise from inside `try` without `await`: its rejection escapes the `catch`, and the `finally` runs before the work is done.",
     docs: r#"
 `return promiseCall()` inside the `try` block of an async function whose
-`try` has a `catch` or a `finally`.
+`try` has a `catch` or a `finally`. With only a `catch`, a call of an
+async function of the file whose promise cannot reject (every await in it
+caught, nothing thrown: a retry calling itself, say) is left alone: there
+is nothing for the `catch` to miss.
 
 ## Why
 
@@ -88,6 +91,16 @@ impl Rule for ReturnInTry {
                 let Some(guard) = guarding_try(cx, s) else {
                     continue;
                 };
+                // With only a `catch` to miss: a function of the file whose
+                // promise cannot reject (its awaits all caught, often this
+                // very function retrying) gives the `catch` nothing to see.
+                if guard == CATCH_ONLY
+                    && cx
+                        .call(cx.model.strip(v))
+                        .is_some_and(|c| super::rejection::guarded_callee(cx, c))
+                {
+                    continue;
+                }
                 out.push(cx.finding(
                     &META,
                     cx.stmt(s).span,
@@ -102,6 +115,8 @@ impl Rule for ReturnInTry {
     }
 }
 
+const CATCH_ONLY: &str = "`catch` (its handling never happens), and nothing";
+
 /// The `try` whose body holds `s`, described by what it misses.
 fn guarding_try(cx: &FileCx, s: StmtId) -> Option<&'static str> {
     for a in cx.tree.stmt_ancestors(s) {
@@ -115,7 +130,7 @@ fn guarding_try(cx: &FileCx, s: StmtId) -> Option<&'static str> {
         {
             return Some(match (handlers.is_empty(), finally.is_some()) {
                 (false, true) => "`catch`, and the `finally`",
-                (false, false) => "`catch` (its handling never happens), and nothing",
+                (false, false) => CATCH_ONLY,
                 (true, true) => "error handling, and the `finally`",
                 (true, false) => continue,
             });
@@ -126,7 +141,8 @@ fn guarding_try(cx: &FileCx, s: StmtId) -> Option<&'static str> {
 
 pub static EXAMPLES: Examples = Examples {
     language: Language::JavaScript,
-    fail: &[r#"
+    fail: &[
+        r#"
 async function withConn(pool, sql) {
   const conn = await pool.connect();
   try {
@@ -145,8 +161,52 @@ async function load(id) {
     return null;
   }
 }
-"#],
-    pass: &[r#"
+"#,
+        r#"
+const { request } = require("undici");
+
+async function probe(url, retries = 3) {
+  try {
+    const res = await request(url, { method: "HEAD" });
+    if (res.statusCode === 429 && retries > 0) {
+      await new Promise((r) => setTimeout(r, 1000));
+      return fetchHead(url); // expect
+    }
+    return { url, ok: res.statusCode === 200 };
+  } catch (err) {
+    return { url, ok: false, error: err.message };
+  }
+}
+
+async function fetchHead(url) {
+  const res = await request(url, { method: "HEAD" });
+  return { url, ok: res.statusCode === 200 };
+}
+"#,
+    ],
+    pass: &[
+        r#"
+const { request } = require("undici");
+
+async function probe(url, retries = 3) {
+  try {
+    const res = await request(url, { method: "HEAD" });
+    if (res.statusCode === 429 && retries > 0) {
+      await new Promise((r) => setTimeout(r, 1000));
+      return probe(url, retries - 1);
+    }
+    return { url, ok: res.statusCode === 200 };
+  } catch (err) {
+    return { url, ok: false, error: err.message };
+  }
+}
+
+async function fetchHead(url) {
+  const res = await request(url, { method: "HEAD" });
+  return { url, ok: res.statusCode === 200 };
+}
+"#,
+        r#"
 async function withConn(pool, sql) {
   const conn = await pool.connect();
   try {
@@ -173,7 +233,8 @@ function plain(id) {
     return null;
   }
 }
-"#],
+"#,
+    ],
 };
 
 #[cfg(test)]

@@ -211,6 +211,14 @@ async def reap(pid):
 async def resolve(host):
     return socket.getaddrinfo(host, 443)  # expect
 "#,
+        r#"
+import socket as _socket
+
+_NUMERIC_ONLY = _socket.AI_NUMERICSERV
+
+async def resolve(host, port, flags=0):
+    return _socket.getaddrinfo(host, port, 0, 0, 0, flags | _NUMERIC_ONLY)  # expect
+"#,
     ],
     pass: &[
         r#"
@@ -227,6 +235,14 @@ async def is_ip(host):
         return True
     except socket.gaierror:
         return False
+
+_NUMERIC_ONLY = socket.AI_NUMERICHOST | socket.AI_NUMERICSERV
+
+async def numeric_first(host, port, flags=0):
+    try:
+        return socket.getaddrinfo(host, port, 0, 0, 0, flags | _NUMERIC_ONLY)
+    except socket.gaierror:
+        return None
 "#,
         r#"
 import queue, threading

@@ -27,8 +27,9 @@ starts no thread, process or task (a worklist; a bound would deadlock the
 one thread using it). Two more are left alone: a one-answer queue (a local
 the function reads once, outside any loop, after handing it to whoever
 answers), and a queue handed to a producer that never waits for room
-(`logging.handlers.QueueHandler`, knowledge `nowait_producer`), where a
-bound would turn bursts into errors.
+(`logging.handlers.QueueHandler`, knowledge `nowait_producer`) or filled
+only by signal handlers (which must not wait, and arrive at the pace an
+operator sends them), where a bound would turn bursts into errors.
 
 ## Why
 
@@ -86,6 +87,7 @@ impl Rule for UnboundedQueue {
             if flow_controlled(cx, id)
                 || single_thread_container(cx, id)
                 || fed_without_waiting(cx, id)
+                || fed_by_signal_handlers(cx, id)
                 || answer_queue(cx, id)
             {
                 continue;
@@ -255,21 +257,54 @@ fn fed_without_waiting(cx: &FileCx, ctor: ExprId) -> bool {
     if given_to_producer(ctor) {
         return true;
     }
-    let Parent::Stmt(s) = cx.tree.expr_parent(ctor) else {
-        return false;
-    };
-    let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind else {
-        return false;
-    };
-    let [t] = targets.as_slice() else {
-        return false;
-    };
-    let Some(name) = cx.model.dotted(*t) else {
+    let Some((t, name)) = bound_name(cx, ctor) else {
         return false;
     };
     (0..cx.model.exprs.len() as u32)
         .map(ExprId)
-        .any(|e| e != *t && given_to_producer(e) && cx.model.dotted(e).as_deref() == Some(&*name))
+        .any(|e| e != t && given_to_producer(e) && cx.model.dotted(e).as_deref() == Some(&*name))
+}
+
+/// The name the queue `ctor` builds is bound to (`self.sigq = ..`): the
+/// target and its dotted spelling.
+fn bound_name(cx: &FileCx, ctor: ExprId) -> Option<(ExprId, String)> {
+    let unsnarl_model::walk::Parent::Stmt(s) = cx.tree.expr_parent(ctor) else {
+        return None;
+    };
+    let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind else {
+        return None;
+    };
+    let [t] = targets.as_slice() else {
+        return None;
+    };
+    Some((*t, cx.model.dotted(*t)?))
+}
+
+/// Every put into the queue is made by a signal handler (a function of the
+/// file installed with `signal.signal`): a handler cannot wait for room
+/// (the queue it fills has to be reentrant, `SimpleQueue`), and signals
+/// come at the pace someone sends them.
+fn fed_by_signal_handlers(cx: &FileCx, ctor: ExprId) -> bool {
+    let Some((_, name)) = bound_name(cx, ctor) else {
+        return false;
+    };
+    let handlers: Vec<FuncId> = cx
+        .calls_to(&["signal.signal"])
+        .into_iter()
+        .filter_map(|(_, c)| {
+            c.positional(1)
+                .and_then(|h| crate::python::common::local_callable(cx, h))
+        })
+        .collect();
+    if handlers.is_empty() {
+        return false;
+    }
+    let mut puts = cx
+        .calls_named(&["put", "put_nowait"])
+        .into_iter()
+        .filter(|(_, c)| c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(&*name))
+        .peekable();
+    puts.peek().is_some() && puts.all(|(e, _)| handlers.contains(&cx.func_of(e)))
 }
 
 /// High/low watermark flow control around the queue: the file compares
@@ -376,8 +411,59 @@ class Crawler:
             for link in fetch(url):
                 self.frontier.put(link)
 "#,
+        r#"
+import queue
+import signal
+
+class Master:
+    def __init__(self):
+        self.sigq = queue.SimpleQueue()  # expect
+
+    def install(self):
+        for s in (signal.SIGHUP, signal.SIGTERM):
+            signal.signal(s, self.on_signal)
+
+    def on_signal(self, sig, frame):
+        self.sigq.put_nowait(sig)
+
+    def forward(self, sock):
+        while True:
+            self.sigq.put(sock.recv(4096))
+
+    def loop(self):
+        while True:
+            self.handle(self.sigq.get())
+
+    def handle(self, sig):
+        pass
+"#,
     ],
     pass: &[
+        r#"
+import queue
+import signal
+
+class Master:
+    def __init__(self):
+        self.sigq = queue.SimpleQueue()
+
+    def install(self):
+        for s in (signal.SIGHUP, signal.SIGTERM):
+            signal.signal(s, self.on_signal)
+
+    def on_signal(self, sig, frame):
+        self.sigq.put_nowait(sig)
+
+    def forward(self, sock):
+        pass
+
+    def loop(self):
+        while True:
+            self.handle(self.sigq.get())
+
+    def handle(self, sig):
+        pass
+"#,
         r#"
 import queue
 import threading

@@ -1,0 +1,140 @@
+//! What can and cannot reject: functions of the file whose promise cannot
+//! reject (every await caught, every returned promise handled) and
+//! deferreds a file settles only by resolving. Shared by the rules about
+//! unhandled rejections (JS001, JS009).
+
+use crate::context::FileCx;
+use unsnarl_model::*;
+
+/// `this.done`, a deferred (a promise carrying its own `resolve` and
+/// `reject`) that this file settles only by resolving: it calls
+/// `this.done.resolve(..)` (an error, if any, passed as the value) and
+/// never `this.done.reject(..)`. A field is settled by its own class, so a
+/// rejection from elsewhere is not expected.
+pub fn resolve_only_deferred(cx: &FileCx, field: &str) -> bool {
+    if !field.starts_with("this.") {
+        return false;
+    }
+    let mut resolved = false;
+    for e in &cx.model.exprs {
+        let ExprKind::Call(c) = &e.kind else { continue };
+        if !matches!(c.name.as_str(), "resolve" | "reject") {
+            continue;
+        }
+        if c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(field) {
+            if c.name == "reject" {
+                return false;
+            }
+            resolved = true;
+        }
+    }
+    resolved
+}
+
+pub fn is_chain_link(c: &Call) -> bool {
+    c.receiver.is_some() && matches!(c.name.as_str(), "then" | "catch" | "finally")
+}
+
+/// An async function of this file whose every await is inside a
+/// `try`/`catch`, that throws nothing itself and returns no promise it
+/// did not await (but a call of itself, a retry): its promise cannot
+/// reject, so dropping it loses nothing (a deliberate background task).
+pub fn guarded_callee(cx: &FileCx, c: &Call) -> bool {
+    let Some(f) = local_callee(cx, c) else {
+        return false;
+    };
+    if !cx.func(f).is_async {
+        return returns_only_handled(cx, f);
+    }
+    let passes_on_a_promise = super::common::stmts_of(cx, f).any(|s| {
+        matches!(cx.stmt(s).kind, StmtKind::Return(Some(v))
+            if cx.call(cx.model.strip(v)).is_some_and(|k| local_callee(cx, k) != Some(f)))
+    });
+    !passes_on_a_promise
+        && super::common::unguarded_await(cx, f).is_none()
+        && super::common::stmts_of(cx, f).all(|s| {
+            !matches!(cx.stmt(s).kind, StmtKind::Raise(_)) || {
+                let e = cx.stmt(s).span;
+                super::common::stmts_of(cx, f).any(|t| {
+                    matches!(&cx.stmt(t).kind, StmtKind::Try { body, handlers, .. }
+                        if !handlers.is_empty() && super::common::block_contains(cx, body, s))
+                        && cx.stmt(t).span.start <= e.start
+                })
+            }
+        })
+}
+
+/// The function of this file a call resolves to.
+pub fn local_callee(cx: &FileCx, c: &Call) -> Option<FuncId> {
+    let t = c.target.as_deref()?;
+    cx.model
+        .function_ids()
+        .find(|&f| f.0 != 0 && cx.func(f).qualname == t)
+}
+
+/// A plain function every `return` of which gives a promise that cannot
+/// reject: a chain ending in `.catch(...)` or a two-callback `.then`,
+/// `Promise.resolve()`, or a local the function itself wraps with
+/// `.catch(...)` (`p = p.catch(noop)`). The callee already handles the
+/// rejection, so the caller has nothing to add.
+fn returns_only_handled(cx: &FileCx, f: FuncId) -> bool {
+    let mut any = false;
+    for s in super::common::stmts_of(cx, f) {
+        if let StmtKind::Return(Some(v)) = cx.stmt(s).kind {
+            if !handled_promise(cx, f, v, 0) {
+                return false;
+            }
+            any = true;
+        }
+    }
+    any
+}
+
+fn handled_promise(cx: &FileCx, f: FuncId, v: ExprId, depth: usize) -> bool {
+    if depth > 6 {
+        return false;
+    }
+    let v = cx.model.strip(v);
+    match &cx.expr(v).kind {
+        ExprKind::Ternary { then, orelse, .. } => {
+            handled_promise(cx, f, *then, depth + 1) && handled_promise(cx, f, *orelse, depth + 1)
+        }
+        ExprKind::Call(c) => {
+            if matches!(
+                c.target.as_deref(),
+                Some("Promise.resolve" | "Promise.allSettled")
+            ) {
+                return true;
+            }
+            if !is_chain_link(c) {
+                return false;
+            }
+            match c.name.as_str() {
+                // `.catch()` with no handler handles nothing: the promise
+                // it returns rejects just the same.
+                "catch" => !c.args.is_empty(),
+                "then" if c.args.len() >= 2 => true,
+                _ => c
+                    .receiver
+                    .is_some_and(|r| c.name == "finally" && handled_promise(cx, f, r, depth + 1)),
+            }
+        }
+        ExprKind::Attr { .. } => cx
+            .model
+            .dotted(v)
+            .is_some_and(|d| resolve_only_deferred(cx, &d)),
+        ExprKind::Name { id, .. } => {
+            // `promise = promise.catch(noop)` somewhere in the function.
+            super::common::exprs_of(cx, f).any(|e| {
+                matches!(&cx.expr(e).kind, ExprKind::AssignExpr { target, value, .. }
+                    if cx.model.name_of(*target) == Some(id.as_str())
+                        && handled_promise(cx, f, *value, depth + 1))
+            }) || super::common::stmts_of(cx, f).any(|s| {
+                matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(val), op: AssignOp::Plain }
+                    if targets.iter().any(|&t| cx.model.name_of(t) == Some(id.as_str()))
+                        && handled_promise(cx, f, *val, depth + 1))
+            })
+        }
+        _ => false,
+    }
+}
