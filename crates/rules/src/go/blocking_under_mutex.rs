@@ -35,10 +35,10 @@ it): that mutex guards the files as well. An empty
 process crashes, and is left too, as is a blocking call that (re)makes
 state the lock guards: its result is stored in a field of the locked
 value (`s.conn = c` after `c, err := net.Dial(..)`), directly or in a
-method of that value such as `s.dial()`. A send under a read lock
-(`RLock`) to channels that a function closes under the same mutex's write
-lock is left alone too: the read lock is what keeps the send off a closed
-channel, and unlocking first would bring back that panic.
+method of that value such as `s.dial()`. A send to channels that a
+function closes under the same mutex (its write lock) is left alone too:
+the lock is what keeps the send off a closed channel, and unlocking first
+would bring back that panic.
 
 ## Why
 
@@ -352,8 +352,17 @@ fn guards_its_files(cx: &FileCx, held: &HeldSet, e: ExprId, what: &str) -> bool 
     if is_file_call(cx, c) {
         return on_own_file(cx, cx.func_of(e), c, owner);
     }
-    // `s.writeSummary()`: a method of the locked value, in this file.
+    // `s.writeSummary()`: a method of the locked value, in this file; or
+    // `fs.lmb.writeIndex()`: a method of an object the locked value holds,
+    // working on that object's own files (part of the state it guards).
     owner_method(cx, c, owner).is_some_and(|(f, recv)| own_file_method(cx, f, recv, 1))
+        || (c.receiver.is_some_and(|r| is_field_of(cx, r, owner))
+            && cx.callee_in_file(c).is_some_and(|g| {
+                cx.func(g)
+                    .receiver
+                    .as_deref()
+                    .is_some_and(|recv| own_file_method(cx, g, recv, 1))
+            }))
         || own_file_helper(cx, c, owner)
 }
 
@@ -743,13 +752,42 @@ fn ranged_channel(cx: &FileCx, ch: ExprId) -> bool {
     appended > 0
 }
 
-/// The field a channel comes from: `s.events` itself, or the field the
-/// loop around it ranges over (`for _, c := range s.listeners`).
+/// The field a channel comes from: `s.events` itself, the map it was looked
+/// up in (`ch, ok := s.chans[tag]`), or the field the loop around it
+/// ranges over (`for _, c := range s.listeners`).
 fn ranged_field(cx: &FileCx, ch: ExprId) -> Option<Str> {
     if let ExprKind::Attr { name, .. } = &cx.expr(ch).kind {
         return Some(name.clone());
     }
     let name = cx.model.name_of(ch)?;
+    // `ch, ok := s.chans[tag]` (or `ch := s.chans[tag]`): looked up in the
+    // field.
+    let looked_up = cx.body_stmts(cx.func_of(ch)).iter().find_map(|&s| {
+        let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } = &cx.stmt(s).kind
+        else {
+            return None;
+        };
+        let binds = targets.first().is_some_and(|&t| match &cx.expr(t).kind {
+            ExprKind::Collection { elems, .. } => {
+                elems.first().and_then(|&e| cx.model.name_of(e)) == Some(name)
+            }
+            _ => cx.model.name_of(t) == Some(name),
+        });
+        let ExprKind::Index { obj, .. } = &cx.expr(cx.model.strip(*v)).kind else {
+            return None;
+        };
+        match &cx.expr(*obj).kind {
+            ExprKind::Attr { name, .. } if binds => Some(name.clone()),
+            _ => None,
+        }
+    });
+    if looked_up.is_some() {
+        return looked_up;
+    }
     cx.enclosing_stmts(ch)
         .into_iter()
         .find_map(|s| match &cx.stmt(s).kind {
@@ -765,17 +803,16 @@ fn ranged_field(cx: &FileCx, ch: ExprId) -> Option<Str> {
         })
 }
 
-/// A send made under the read lock of a mutex whose write lock is taken
-/// by the function that closes those same channels (`for _, c := range
-/// ch.cancels { close(c) }` under `notifyM.Lock()`): the read lock is what
+/// A send made under a mutex (read or write side) whose write lock is
+/// taken by the function that closes those same channels (`for _, c :=
+/// range ch.cancels { close(c) }` under `notifyM.Lock()`): the lock is what
 /// keeps the send off a closed channel, and unlocking first would bring
-/// back the "send on closed channel" panic. Sends under a plain `Lock`
-/// exclude each other too, and are still reported.
+/// back the "send on closed channel" panic.
 fn fenced_against_close(cx: &FileCx, held: &HeldSet, e: ExprId) -> bool {
     let ExprKind::Send { channel, .. } = &cx.expr(e).kind else {
         return false;
     };
-    let Some(h) = held.last().filter(|h| h.op.kind.read()) else {
+    let Some(h) = held.last() else {
         return false;
     };
     let Some(field) = ranged_field(cx, *channel) else {
@@ -1053,46 +1090,6 @@ import "sync"
 type Channel struct {
 	notifyM sync.RWMutex
 	cancels []chan string
-	closed  bool
-}
-
-func (ch *Channel) NotifyCancel(c chan string) chan string {
-	ch.notifyM.Lock()
-	defer ch.notifyM.Unlock()
-	if ch.closed {
-		close(c)
-	} else {
-		ch.cancels = append(ch.cancels, c)
-	}
-	return c
-}
-
-func (ch *Channel) dispatchCancel(tag string) {
-	ch.notifyM.Lock()
-	for _, c := range ch.cancels {
-		c <- tag // expect
-	}
-	ch.notifyM.Unlock()
-}
-
-func (ch *Channel) shutdown() {
-	ch.notifyM.Lock()
-	defer ch.notifyM.Unlock()
-	ch.closed = true
-	for _, c := range ch.cancels {
-		close(c)
-	}
-	ch.cancels = nil
-}
-"#,
-        r#"
-package amqpish
-
-import "sync"
-
-type Channel struct {
-	notifyM sync.RWMutex
-	cancels []chan string
 }
 
 func (ch *Channel) dispatchCancel(tag string) {
@@ -1156,6 +1153,77 @@ func (fs *fileStore) loadBlock(name string) (*block, error) {
 "#,
     ],
     pass: &[
+        r#"
+package subs
+
+import "sync"
+
+type Delivery struct{ Body []byte }
+
+type consumers struct {
+	sync.Mutex
+	chans map[string]chan *Delivery
+}
+
+func (s *consumers) cancel(tag string) {
+	s.Lock()
+	defer s.Unlock()
+	if ch, ok := s.chans[tag]; ok {
+		delete(s.chans, tag)
+		close(ch)
+	}
+}
+
+func (s *consumers) send(tag string, d *Delivery) bool {
+	s.Lock()
+	defer s.Unlock()
+	ch, ok := s.chans[tag]
+	if ok {
+		ch <- d
+	}
+	return ok
+}
+"#,
+        r#"
+package amqpish
+
+import "sync"
+
+type Channel struct {
+	notifyM sync.RWMutex
+	cancels []chan string
+	closed  bool
+}
+
+func (ch *Channel) NotifyCancel(c chan string) chan string {
+	ch.notifyM.Lock()
+	defer ch.notifyM.Unlock()
+	if ch.closed {
+		close(c)
+	} else {
+		ch.cancels = append(ch.cancels, c)
+	}
+	return c
+}
+
+func (ch *Channel) dispatchCancel(tag string) {
+	ch.notifyM.Lock()
+	for _, c := range ch.cancels {
+		c <- tag
+	}
+	ch.notifyM.Unlock()
+}
+
+func (ch *Channel) shutdown() {
+	ch.notifyM.Lock()
+	defer ch.notifyM.Unlock()
+	ch.closed = true
+	for _, c := range ch.cancels {
+		close(c)
+	}
+	ch.cancels = nil
+}
+"#,
         r#"
 package store
 

@@ -21,12 +21,17 @@ Flags, in non-test code:
 - an `http.Client{...}` literal with no `Timeout` field, unless it only
   stands in for a client the caller did not pass (`if hc == nil { hc =
   &http.Client{} }` for a parameter or an exported option field): the
-  caller sets the policy by passing its own; or whose transport limits the
+  caller sets the policy by passing its own; or returned by an exported
+  factory (`return &http.Client{Transport: t}`), whose callers set it;
+  or whose transport limits the
   wait for the response header (`ResponseHeaderTimeout`), which bounds a
   stall without cutting off a long download;
 - `http.DefaultClient` and the package-level `http.Get`/`Post`/`Head`/
   `PostForm` (which use it) in a function with no context to bound them;
-- `net.Dial` whose connection gets no `SetDeadline`. Dials with no remote
+- `net.Dial` whose connection gets no `SetDeadline` (an exported `Dial`
+  with its own parameters that returns the connection, or a struct
+  embedding it, leaves that to its callers; one that wraps it in a client
+  of its own hides it from them). Dials with no remote
   peer to stall are not reported: a Unix socket to a daemon of this
   machine (`net.Dial("unix", ...)`), a connectionless network (`udp`,
   `ip`: the dial only binds a socket), or a loopback address (`127.0.0.1`,
@@ -102,6 +107,7 @@ impl Rule for HttpWithoutTimeout {
                         || default_for_missing_client(cx, id)
                         || replaced_by_setter(cx, id)
                         || transport_limits_stalls(cx, cx.func_of(id), e)
+                        || returned_by_factory(cx, id)
                     {
                         continue;
                     }
@@ -143,6 +149,7 @@ impl Rule for HttpWithoutTimeout {
                         Some("dial") => {
                             if deadline_set(cx, id)
                                 || thin_wrapper(cx, f)
+                                || hands_conn_back(cx, f, id, c)
                                 || no_remote_peer(cx, f, c)
                             {
                                 continue;
@@ -355,6 +362,79 @@ fn thin_wrapper(cx: &FileCx, f: FuncId) -> bool {
     })
 }
 
+/// `return &http.Client{Transport: t}` from an exported function: a
+/// factory, like `http.Client`'s own zero value, that hands the client to
+/// callers who set their own `Timeout` or bound requests with contexts.
+fn returned_by_factory(cx: &FileCx, lit: ExprId) -> bool {
+    let mut e = lit;
+    while let Parent::Expr(p) = cx.tree.expr_parent(e) {
+        if !matches!(cx.expr(p).kind, ExprKind::Unary { .. }) {
+            return false;
+        }
+        e = p;
+    }
+    let Parent::Stmt(s) = cx.tree.expr_parent(e) else {
+        return false;
+    };
+    let f = cx.func(cx.func_of(lit));
+    matches!(cx.stmt(s).kind, StmtKind::Return(Some(v)) if v == e)
+        && f.name.starts_with(|c: char| c.is_ascii_uppercase())
+}
+
+/// An exported `Dial` mirroring `net.Dial` with its own parameters, that
+/// returns the connection (`return &Conn{c}, nil`): its callers set the
+/// deadlines (often a `DialTimeout` sits beside it).
+fn hands_conn_back(cx: &FileCx, f: FuncId, dial: ExprId, c: &Call) -> bool {
+    let func = cx.func(f);
+    if !func.name.starts_with(|c: char| c.is_ascii_uppercase())
+        || c.args.is_empty()
+        || !c.args.iter().all(|a| {
+            cx.model
+                .name_of(a.value)
+                .is_some_and(|n| func.params.iter().any(|p| p.name == n))
+        })
+    {
+        return false;
+    }
+    let Parent::Stmt(s) = cx.tree.expr_parent(dial) else {
+        return false;
+    };
+    let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind else {
+        return false;
+    };
+    let Some(conn) = targets
+        .first()
+        .and_then(|&t| common::names_in_target(cx, t).into_iter().next())
+    else {
+        return false;
+    };
+    // The connection itself, or a struct embedding it (`&Conn{c}`, `Conn{Conn:
+    // c}`), whose `SetDeadline` the caller can reach; not a client built on
+    // it (`NewClient(c)`), which hides it.
+    let is_conn = |e: ExprId| cx.model.name_of(e) == Some(conn);
+    let hands_back = |v: ExprId| {
+        let v = match &cx.expr(v).kind {
+            ExprKind::Unary { operand, .. } => *operand,
+            _ => v,
+        };
+        is_conn(v)
+            || matches!(&cx.expr(v).kind, ExprKind::Collection { elems, keys, .. }
+                if elems.iter().zip(keys.iter().chain(std::iter::repeat(&None))).any(|(&e, k)| {
+                    is_conn(e)
+                        && k.as_deref().is_none_or(|k| k.starts_with(|c: char| c.is_ascii_uppercase()))
+                }) && (!keys.is_empty() || elems.len() == 1))
+    };
+    cx.body_stmts(f).iter().any(|&r| {
+        matches!(&cx.stmt(r).kind, StmtKind::Return(Some(v)) if match &cx.expr(*v).kind {
+            // `return &Conn{c}, nil`
+            ExprKind::Collection { kind: CollKind::Tuple, elems, .. } => {
+                elems.first().is_some_and(|&e| hands_back(e))
+            }
+            _ => hands_back(*v),
+        })
+    })
+}
+
 /// No remote peer that could stall the dial: a `unix...` network (a daemon
 /// of this machine: syslog, a local agent), a connectionless one (`udp`,
 /// `ip`: the dial only binds a socket), or a loopback address (`127.0.0.1`,
@@ -491,8 +571,74 @@ func (s *Server) Start() {
 	}
 }
 "#,
+        r#"
+package netdefaults
+
+import (
+	"net"
+	"net/http"
+)
+
+func pooledClient() *http.Client {
+	return &http.Client{Transport: http.DefaultTransport} // expect
+}
+
+func Ping(network, address string) error {
+	c, err := net.Dial(network, address) // expect
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_, err = c.Read(make([]byte, 1))
+	return err
+}
+"#,
+        r#"
+package rpcish
+
+import "net"
+
+type Client struct{ conn net.Conn }
+
+func NewClient(c net.Conn) *Client { return &Client{conn: c} }
+
+func Dial(network, address string) (*Client, error) {
+	conn, err := net.Dial(network, address) // expect
+	if err != nil {
+		return nil, err
+	}
+	return NewClient(conn), nil
+}
+"#,
     ],
     pass: &[
+        r#"
+package netdefaults
+
+import (
+	"net"
+	"net/http"
+	"time"
+)
+
+// PooledClient returns a client with its own transport; like http.Client's
+// zero value it has no overall Timeout: callers set it.
+func PooledClient() *http.Client {
+	return &http.Client{
+		Transport: &http.Transport{TLSHandshakeTimeout: 10 * time.Second},
+	}
+}
+
+type Conn struct{ net.Conn }
+
+func Dial(network, address string) (*Conn, error) {
+	c, err := net.Dial(network, address)
+	if err != nil {
+		return nil, err
+	}
+	return &Conn{c}, nil
+}
+"#,
         r#"
 package fetchkit
 

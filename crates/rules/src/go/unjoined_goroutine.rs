@@ -32,7 +32,9 @@ file) that the same file stops with `Stop`, `GracefulStop`, `Shutdown` or
 `Close`; nor a goroutine working on a connection it is handed that its
 owner closes (the spawning function or a cleanup closure it returns calls
 `Close` on it, or a method closes every element of the field it is kept
-in), or, for a goroutine looping until its I/O fails, one it captures or
+in, or that a method of the type closes when the goroutine works on
+fields of the receiver: `go io.Copy(r.in, r.out)` with a `stop` closing
+`r.in` and `r.out`), or, for a goroutine looping until its I/O fails, one it captures or
 a value built from it (`f := &framer{conn: c}`): it ends when the
 connection does.
 
@@ -127,6 +129,7 @@ impl Rule for UnjoinedGoroutine {
                 || connection_scoped(cx, call_expr, c)
                 || stopped_test_server(cx, c, body)
                 || ends_with_a_closed_connection(cx, call_expr, c)
+                || owner_closes_its_fields(cx, call_expr, c)
                 || serves_listener_its_owner_closes(cx, c)
             {
                 continue;
@@ -359,6 +362,64 @@ fn closes_one_of(cx: &FileCx, e: ExprId, names: &[&str]) -> bool {
                 .and_then(|r| cx.model.name_of(r))
                 .is_some_and(|n| names.contains(&n))
     })
+}
+
+/// The goroutine works on connections kept in fields of the method's
+/// receiver (`go io.Copy(r.in, r.out)`, `go func() { s.conn.Write(buf)
+/// }()`), and a method of the type closes every one of those fields
+/// (`Close`/`stop`: `s.conn.Close()`): the owner's teardown fails the
+/// goroutine's I/O, so it ends with the object.
+fn owner_closes_its_fields(cx: &FileCx, go_call: ExprId, c: &Call) -> bool {
+    let outer = common::outermost(cx, cx.func_of(go_call));
+    let Some(recv) = cx.func(outer).receiver.as_deref() else {
+        return false;
+    };
+    let field_of_recv = |e: ExprId| match &cx.expr(cx.model.strip(e)).kind {
+        ExprKind::Attr { obj, name, .. } if cx.model.name_of(*obj) == Some(recv) => {
+            Some(name.as_str())
+        }
+        _ => None,
+    };
+    // What the goroutine does I/O on: the fields it is handed, or the
+    // fields its func literal calls methods of.
+    let mut fields: Vec<&str> = c
+        .args
+        .iter()
+        .filter_map(|a| field_of_recv(a.value))
+        .collect();
+    let body = match cx.expr(cx.model.strip(c.func)).kind {
+        ExprKind::Closure(g) => Some(g),
+        _ => None,
+    };
+    if let Some(g) = body {
+        fields.extend(
+            cx.with_nested(g)
+                .into_iter()
+                .flat_map(|h| cx.body_calls(h).collect::<Vec<_>>())
+                .filter_map(|e| cx.call(e)?.receiver)
+                .filter_map(field_of_recv),
+        );
+    }
+    fields.sort_unstable();
+    fields.dedup();
+    let closed_elsewhere = |field: &str| {
+        cx.model.function_ids().any(|f| {
+            Some(f) != body
+                && f != outer
+                && cx.func(f).receiver.as_deref().is_some_and(|r| {
+                    cx.body_calls(f).any(|e| {
+                        cx.call(e).is_some_and(|k| {
+                            k.name == "Close"
+                                && k.receiver.is_some_and(|x| {
+                                    matches!(&cx.expr(x).kind, ExprKind::Attr { obj, name, .. }
+                                        if name == field && cx.model.name_of(*obj) == Some(r))
+                                })
+                        })
+                    })
+                })
+        })
+    };
+    !fields.is_empty() && fields.iter().all(|f| closed_elsewhere(f))
 }
 
 /// A test fixture's server (`go s.srv.Serve(l)` in a `_test.go` file) that
@@ -831,8 +892,71 @@ func readLoop(c *client) {
 	}
 }
 "#,
+        r#"
+package wire
+
+import (
+	"net"
+	"sync"
+)
+
+type Session struct {
+	mu   sync.Mutex
+	conn net.Conn
+	out  []byte
+}
+
+func (s *Session) Flush() {
+	buf := s.out
+	s.out = nil
+	go func() { // expect
+		_, err := s.conn.Write(buf)
+		if err != nil {
+			s.conn.Close()
+		}
+	}()
+}
+
+func (s *Session) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.out = nil
+	return nil
+}
+"#,
     ],
     pass: &[
+        r#"
+package wire
+
+import (
+	"net"
+	"sync"
+)
+
+type Session struct {
+	mu   sync.Mutex
+	conn net.Conn
+	out  []byte
+}
+
+func (s *Session) Flush() {
+	buf := s.out
+	s.out = nil
+	go func() {
+		_, err := s.conn.Write(buf)
+		if err != nil {
+			s.conn.Close()
+		}
+	}()
+}
+
+func (s *Session) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conn.Close()
+}
+"#,
         r#"
 // file: mq/client.go
 package mq

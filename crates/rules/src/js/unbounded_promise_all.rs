@@ -515,6 +515,7 @@ const STRUCTURE: &[&str] = &[
     "constraint",
     "foreignkey",
     "schema",
+    "model",
     "migration",
     "slave",
     "replica",
@@ -714,6 +715,32 @@ module.exports = { offsetsOf };
 "#,
     ],
     pass: &[
+        r#"
+class ModelManager {
+  constructor() {
+    this.models = [];
+  }
+  addModel(model) {
+    this.models.push(model);
+    return model;
+  }
+  sortedByDependency() {
+    return this.models.length < 2 ? this.models : null;
+  }
+}
+
+class Orm {
+  constructor(db) {
+    this.db = db;
+    this.modelManager = new ModelManager();
+  }
+  async truncateAll(options) {
+    const sorted = this.modelManager.sortedByDependency();
+    const models = sorted || this.modelManager.models;
+    await Promise.all(models.map((model) => model.truncate(options)));
+  }
+}
+"#,
         r#"
 const fs = require("node:fs/promises");
 

@@ -32,6 +32,10 @@ awaited only right after its own `cancel()` by the code that stopped it;
 started directly, through a spawning helper of the file, by a task
 group's `start_soon`/`start`, or from another thread with
 `run_coroutine_threadsafe`): no frame of that task is left to tell.
+Awaiting a task only to reap it is left alone too: right after cancelling
+it, or, when nothing follows the `try`, a task the coroutine started
+itself (`self.task = create_task(..)`) that another method of the class
+cancels (`stop()`): that `CancelledError` is the child's result.
 
 In trio and anyio code the message says what differs there: cancellation
 is re-delivered at the next checkpoint, and the cancel scope never sees
@@ -655,14 +659,34 @@ fn function_ends_after(cx: &FileCx, t: StmtId) -> bool {
 /// (`stop()` cancelling and reaping two tasks in one `try`).
 fn reaps_cancelled_task(cx: &FileCx, fid: FuncId, t: StmtId, body: &Block) -> bool {
     let try_start = cx.stmt(t).span.start;
-    let cancelled_before = |awaited: &str| {
-        cx.body_calls(fid).any(|c| {
+    let cancels = |g: FuncId, awaited: &str, before: bool| {
+        cx.body_calls(g).any(|c| {
             let call = cx.call(c).unwrap();
             call.name == "cancel"
-                && cx.expr(c).span.start < try_start
+                && (!before || cx.expr(c).span.start < try_start)
                 && call.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(awaited)
         })
     };
+    // `self.task = create_task(..)` earlier in this function, and another
+    // method of the class stops it (`stop()`: `self.task.cancel()`): the
+    // `CancelledError` is the child's result, and the coroutine ends there.
+    let own_child_stopped_elsewhere = |awaited: &str| {
+        let class = cx.func(fid).class.as_ref();
+        awaited.starts_with("self.")
+            && class.is_some()
+            && function_ends_after(cx, t)
+            && cx.body_stmts(fid).iter().any(|&s| {
+                cx.stmt(s).span.start < try_start
+                    && matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), .. }
+                        if targets.iter().any(|&x| cx.model.dotted(x).as_deref() == Some(awaited))
+                            && cx.call(*v).is_some_and(is_task_root))
+            })
+            && cx.model.function_ids().any(|g| {
+                g != fid && cx.func(g).class.as_ref() == class && cancels(g, awaited, false)
+            })
+    };
+    let cancelled_before =
+        |awaited: &str| cancels(fid, awaited, true) || own_child_stopped_elsewhere(awaited);
     let awaited: Vec<ExprId> = exprs_in_block(cx.model, body)
         .into_iter()
         .filter_map(|e| match cx.expr(e).kind {
@@ -813,8 +837,47 @@ async def describe(job):
     except asyncio.CancelledError as e:  # expect
         return str(e)
 "#,
+        r#"
+import asyncio
+
+class EventsService:
+    def __init__(self, consumer, handler):
+        self.consumer = consumer
+        self.handler = handler
+        self.consumer_task = None
+
+    async def start(self):
+        self.consumer_task = asyncio.create_task(self.consumer.run(self.handler))
+        try:
+            await self.consumer_task
+        except asyncio.CancelledError:  # expect
+            pass
+        await self.consumer.flush()
+
+    async def stop(self):
+        self.consumer_task.cancel()
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+class EventsService:
+    def __init__(self, consumer, handler):
+        self.consumer = consumer
+        self.handler = handler
+        self.consumer_task = None
+
+    async def start(self):
+        self.consumer_task = asyncio.create_task(self.consumer.run(self.handler))
+        try:
+            await self.consumer_task
+        except asyncio.CancelledError:
+            pass
+
+    async def stop(self):
+        self.consumer_task.cancel()
+"#,
         r#"
 import asyncio
 

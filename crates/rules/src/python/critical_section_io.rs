@@ -26,7 +26,9 @@ only when its level is enabled (`if log.isEnabledFor(logging.DEBUG):`),
 and I/O or logging in a block that also waits for other threads' work
 (`Thread.join`, `Queue.join`, `Event.wait`, `Future.result`): that lock is
 held for a whole operation on purpose, and its waiters wait that long
-anyway.
+anyway. Nor is a call whose result goes straight into an attribute of the
+object (`self.logfile = open(path, "a")`, `self.conn = connect()`): it
+remakes the state the lock guards.
 
 ## Why
 
@@ -160,6 +162,9 @@ fn check_with(cx: &FileCx, fid: FuncId, w: StmtId, out: &mut Vec<Finding>) {
         {
             continue;
         }
+        if remakes_guarded_state(cx, call) {
+            continue;
+        }
         if cx.effect(c, Effect::Logging).is_some() && gated_by_level(cx, call, w) {
             continue;
         }
@@ -230,6 +235,21 @@ fn waits_for_other_threads(cx: &FileCx, body: &Block) -> bool {
                     && !t.starts_with("threading.Condition")
             })
         })
+}
+
+/// The call's result goes straight into an attribute of the object
+/// (`self.logfile = open(self.path, "a")`, `self.conn = connect(..)`): it
+/// remakes the state the lock guards, and no other thread may see it half
+/// made. That is what the lock is for.
+fn remakes_guarded_state(cx: &FileCx, call: ExprId) -> bool {
+    let unsnarl_model::walk::Parent::Stmt(s) = cx.tree.expr_parent(call) else {
+        return false;
+    };
+    matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), .. }
+        if *v == call
+            && !targets.is_empty()
+            && targets.iter().all(|&t| matches!(&cx.expr(t).kind,
+                ExprKind::Attr { obj, .. } if cx.model.name_of(*obj) == Some("self"))))
 }
 
 /// Loop variables of `for cb in self._callbacks:` inside the block.
@@ -382,8 +402,45 @@ class Registry:
             self._items[key] = value
             log.info("stored %s (%d items)", key, len(self._items))  # expect
 "#,
+        r#"
+import os
+import sys
+import threading
+
+class ErrorLogSink:
+    def __init__(self, path):
+        self.path = path
+        self.lock = threading.Lock()
+        self.logfile = None
+
+    def reopen(self):
+        with self.lock:
+            if self.logfile is not None:
+                self.logfile.close()
+            with open(self.path + ".old") as old:  # expect
+                self.logfile = old
+            os.dup2(self.logfile.fileno(), sys.stderr.fileno())
+"#,
     ],
     pass: &[
+        r#"
+import os
+import sys
+import threading
+
+class ErrorLogSink:
+    def __init__(self, path):
+        self.path = path
+        self.lock = threading.Lock()
+        self.logfile = None
+
+    def reopen(self):
+        with self.lock:
+            if self.logfile is not None:
+                self.logfile.close()
+            self.logfile = open(self.path, "a+")
+            os.dup2(self.logfile.fileno(), sys.stderr.fileno())
+"#,
         r#"
 import logging
 import queue

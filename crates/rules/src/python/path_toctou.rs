@@ -24,7 +24,8 @@ the same path: creates or opens it (`os.mkdir`, `os.makedirs` without
 this process knows (every assignment to it a `tempfile.mkdtemp()`, or a name
 built with `os.getpid()` or a random UUID) is not reported, nor is a marker
 file created with fixed content (`with open(p, "w") as f: f.write("\n")`,
-`p.write_text("ok")`): racers write the same bytes and neither fails. Nor
+`p.write_text("ok")`, or a module constant only ever set to a literal):
+racers write the same bytes and neither fails. Nor
 is a check and act made under an inter-process file lock (`with
 FileLock(..)`, or between its `acquire()` and `release()`).
 
@@ -357,10 +358,20 @@ fn under_file_lock(cx: &FileCx, s: StmtId) -> bool {
 /// and neither can fail on the other's file, so losing the race changes
 /// nothing (and `"x"` mode would add the failure).
 fn writes_constant(cx: &FileCx, call: ExprId, c: &Call) -> bool {
+    // A literal, or a module constant the file only ever sets to one
+    // (`NS_INIT = "..."`), not a parameter that shadows it.
+    let f = cx.func_of(call);
+    let constant = |v: ExprId| {
+        cx.model.literal(v).is_some()
+            || cx.model.name_of(v).is_some_and(|n| {
+                !cx.func(f).params.iter().any(|p| p.name == n)
+                    && cx
+                        .model
+                        .only_ever_assigned(n, |x| cx.model.literal(x).is_some())
+            })
+    };
     if matches!(c.name.as_str(), "write_text" | "write_bytes") {
-        return c
-            .positional(0)
-            .is_some_and(|v| cx.model.literal(v).is_some());
+        return c.positional(0).is_some_and(constant);
     }
     if !matches!(c.target.as_deref(), Some("builtins.open" | "io.open")) {
         return false;
@@ -388,7 +399,7 @@ fn writes_constant(cx: &FileCx, call: ExprId, c: &Call) -> bool {
         StmtKind::Expr(e) => cx.call(*e).is_some_and(|k| {
             k.name == "write"
                 && k.receiver.and_then(|r| cx.model.name_of(r)) == Some(handle)
-                && k.args.iter().all(|a| cx.model.literal(a.value).is_some())
+                && k.args.iter().all(|a| constant(a.value))
         }),
         StmtKind::Pass => true,
         _ => false,
@@ -516,8 +527,32 @@ def store(cache_dir, name, data):
 def store_quickly(cache_dir, name, data):
     _refresh(cache_dir, name, data)
 "#,
+        r#"
+import os
+
+NS_INIT = "__import__('pkg_resources').declare_namespace(__name__)\n"
+
+def fix_namespace_packages(dest, names, NS_INIT):
+    for mod in names:
+        mod_init = os.path.join(dest, *mod.split("."), "__init__.py")
+        if not os.path.exists(mod_init):
+            with open(mod_init, "w") as fp:  # expect
+                fp.write(NS_INIT)
+"#,
     ],
     pass: &[
+        r#"
+import os
+
+NS_INIT = "__import__('pkg_resources').declare_namespace(__name__)\n"
+
+def fix_namespace_packages(dest, names):
+    for mod in names:
+        mod_init = os.path.join(dest, *mod.split("."), "__init__.py")
+        if not os.path.exists(mod_init):
+            with open(mod_init, "w") as fp:
+                fp.write(NS_INIT)
+"#,
         r#"
 import os
 import tempfile

@@ -18,7 +18,8 @@ pub static META: RuleMeta = RuleMeta {
 `signal.signal(sig, handler)` with a real handler (not `SIG_DFL`/`SIG_IGN`)
 in a module that runs coroutines (it defines `async def` functions or
 starts a loop), where the handler does not hand off with
-`call_soon_threadsafe`. A handler that calls nothing, only setting a flag
+`call_soon_threadsafe` or `run_coroutine_threadsafe` (itself or through a
+function of the file it calls). A handler that calls nothing, only setting a flag
 that a task or loop polls (`stop = True`, `self.running = False`, with at
 most a `raise KeyboardInterrupt` on a second signal), is left alone: it
 touches nothing of the loop's.
@@ -94,10 +95,23 @@ impl Rule for SignalInAsyncio {
             let Some(f) = crate::python::common::local_callable(cx, h) else {
                 continue;
             };
-            let hands_off = cx.body_calls(f).any(|x| {
-                cx.call(x)
-                    .is_some_and(|hc| hc.name == "call_soon_threadsafe")
-            });
+            // Directly or through a one-line helper of the file.
+            let hands_off_in = |g: FuncId| {
+                cx.body_calls(g).any(|x| {
+                    cx.call(x).is_some_and(|hc| {
+                        matches!(
+                            hc.name.as_str(),
+                            "call_soon_threadsafe" | "run_coroutine_threadsafe"
+                        )
+                    })
+                })
+            };
+            let hands_off = hands_off_in(f)
+                || cx.body_calls(f).any(|x| {
+                    cx.call(x)
+                        .and_then(|hc| cx.callee_in_file(hc))
+                        .is_some_and(|g| g != f && hands_off_in(g))
+                });
             // A handler that only sets a flag (`stop = True`, `self.run =
             // False`), perhaps raising `KeyboardInterrupt` on a second
             // signal, touches nothing of the loop's: a task or loop that
@@ -165,6 +179,27 @@ class Reloader:
         r#"
 import asyncio
 import signal
+
+class Runner:
+    def __init__(self):
+        self._loop = None
+        self.started = False
+
+    def handle_sigterm(self, *args):
+        self._stop_soon()
+
+    def _stop_soon(self):
+        asyncio.run_coroutine_threadsafe(self.astop(), self._loop)
+
+    async def astop(self):
+        self.started = False
+
+    async def start(self):
+        self._loop = asyncio.get_running_loop()
+        signal.signal(signal.SIGTERM, self.handle_sigterm)
+        self.started = True
+        while self.started:
+            await asyncio.sleep(1)
 
 async def main(stop):
     loop = asyncio.get_running_loop()

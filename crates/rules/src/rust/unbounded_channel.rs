@@ -25,7 +25,10 @@ struct fields the sender is stored in, directly or by a constructor of the
 file) carries a oneshot reply sender the
 caller then waits on, so each caller has at most one message queued; a
 channel used as a oneshot (one send, or one `recv()` by the function that
-made it).
+made it); and a tokio/futures command channel whose every send is made by
+a function that is not async (it could not await room in a bounded one,
+and `try_send` would drop commands) and whose every receive drives a
+`while let` loop that awaits nothing else (the consumer keeps up).
 
 ## Why
 
@@ -79,6 +82,7 @@ impl Rule for UnboundedChannel {
                 || used_as_oneshot(cx, ExprId(i as u32))
                 || received_once(cx, ExprId(i as u32))
                 || request_reply(cx, ExprId(i as u32))
+                || sync_command_channel(cx, ExprId(i as u32))
             {
                 continue;
             }
@@ -198,27 +202,21 @@ fn channel_made_by(
     Some((f, ch, super::common::outermost(cx, f), after))
 }
 
-/// A request/reply channel: the sender is stored in struct fields, and every
-/// send through those fields in this file carries a reply sender made just
-/// before (`let (tx, rx) = oneshot::channel(); self.inner.send((req, tx));`)
-/// whose receiver the sending function keeps and waits on. Each caller has at
-/// most one request in the queue, so it cannot outgrow the callers.
-fn request_reply(cx: &FileCx, ctor: ExprId) -> bool {
+/// The struct fields the channel end `name` (declared by `decl`, in scope
+/// in `top` after `after`) is stored in: `Struct { field: tx }`, `field:
+/// Some(tx)`, `field: Mutex::new(tx)`, or a constructor of this file that
+/// puts it in one. `None` when it goes anywhere else (a send here, a clone,
+/// a function argument): then we cannot see all its uses.
+fn stored_in_fields(
+    cx: &FileCx,
+    top: FuncId,
+    name: &str,
+    decl: StmtId,
+    after: u32,
+) -> Option<Vec<Str>> {
     use super::common;
-    let f = cx.func_of(ctor);
-    let Some(ch) = common::local_channels(cx, f)
-        .into_iter()
-        .find(|ch| ch.ctor == ctor)
-    else {
-        return false;
-    };
-    let top = common::outermost(cx, f);
-    let after = cx.stmt(ch.stmt).span.end;
-    // Where the sender goes: `Struct { field: tx }`, `field: Some(tx)`,
-    // `field: Mutex::new(tx)`. Anything else (a send here, a clone, a
-    // function argument) and we cannot see all the senders.
     let mut fields = Vec::new();
-    for u in common::uses_after(cx, top, &ch.tx, after) {
+    for u in common::uses_after(cx, top, name, after) {
         // `let tx = Sender { inner: tx, .. }` shadows the raw sender: later
         // uses are of the wrapper.
         let rebinds = matches!(
@@ -226,7 +224,7 @@ fn request_reply(cx: &FileCx, ctor: ExprId) -> bool {
             unsnarl_model::walk::Parent::Stmt(s)
                 if matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, .. } if targets.contains(&u))
         );
-        if rebinds || common::declaration_of(cx, &ch.tx, u) != Some(ch.stmt) {
+        if rebinds || common::declaration_of(cx, name, u) != Some(decl) {
             continue;
         }
         let mut cur = u;
@@ -257,25 +255,47 @@ fn request_reply(cx: &FileCx, ctor: ExprId) -> bool {
                 _ => break None,
             }
         };
-        match field {
-            Some(k) => fields.push(k),
-            None => return false,
-        }
+        fields.push(field?);
     }
-    if fields.is_empty() {
+    (!fields.is_empty()).then_some(fields)
+}
+
+/// The calls named one of `names` made through one of `fields`
+/// (`self.inner.cmd_tx.send(..)`).
+fn calls_through<'a>(
+    cx: &'a FileCx,
+    fields: &'a [Str],
+    names: &'a [&str],
+) -> impl Iterator<Item = (ExprId, &'a Call)> + 'a {
+    cx.model.exprs.iter().enumerate().filter_map(move |(i, e)| {
+        let ExprKind::Call(c) = &e.kind else {
+            return None;
+        };
+        (names.contains(&c.name.as_str())
+            && c.receiver
+                .and_then(|r| field_root(cx, r))
+                .is_some_and(|n| fields.iter().any(|k| k == n)))
+        .then_some((ExprId(i as u32), &**c))
+    })
+}
+
+const SENDS: &[&str] = &["send", "unbounded_send", "try_send"];
+
+/// A request/reply channel: the sender is stored in struct fields, and every
+/// send through those fields in this file carries a reply sender made just
+/// before (`let (tx, rx) = oneshot::channel(); self.inner.send((req, tx));`)
+/// whose receiver the sending function keeps and waits on. Each caller has at
+/// most one request in the queue, so it cannot outgrow the callers.
+fn request_reply(cx: &FileCx, ctor: ExprId) -> bool {
+    use super::common;
+    let Some((_, ch, top, after)) = channel_made_by(cx, ctor) else {
         return false;
-    }
+    };
+    let Some(fields) = stored_in_fields(cx, top, &ch.tx, ch.stmt, after) else {
+        return false;
+    };
     let mut sends = 0;
-    for (i, e) in cx.model.exprs.iter().enumerate() {
-        let ExprKind::Call(c) = &e.kind else { continue };
-        if !matches!(c.name.as_str(), "send" | "unbounded_send" | "try_send") {
-            continue;
-        }
-        let Some(r) = c.receiver else { continue };
-        if !field_root(cx, r).is_some_and(|n| fields.iter().any(|k| k == n)) {
-            continue;
-        }
-        let id = ExprId(i as u32);
+    for (id, c) in calls_through(cx, &fields, SENDS) {
         let sender_fn = cx.func_of(id);
         let replies = common::local_channels(cx, common::outermost(cx, sender_fn));
         let carries_reply = c.args.iter().any(|a| {
@@ -298,6 +318,87 @@ fn request_reply(cx: &FileCx, ctor: ExprId) -> bool {
         sends += 1;
     }
     sends > 0
+}
+
+/// A command channel between synchronous callers and a task that only
+/// dispatches: every send (through the struct fields the sender is kept
+/// in) is made by a function that is not async, so it could not wait for
+/// room in a bounded channel (a `try_send` would drop commands), and every
+/// receive is the condition of a loop whose body awaits nothing, so the
+/// consumer keeps up with anything the callers can send.
+fn sync_command_channel(cx: &FileCx, ctor: ExprId) -> bool {
+    let Some((_, ch, top, after)) = channel_made_by(cx, ctor) else {
+        return false;
+    };
+    // Only where a bounded send would have to be awaited: a blocking
+    // `send` (std, crossbeam, flume) is backpressure a sync caller can use.
+    let awaited_send = cx
+        .call(ctor)
+        .and_then(|c| c.target.as_deref())
+        .is_some_and(|t| {
+            t.starts_with("tokio::") || t.starts_with("futures") || t.starts_with("async_channel::")
+        });
+    if !awaited_send {
+        return false;
+    }
+    let Some(tx) = stored_in_fields(cx, top, &ch.tx, ch.stmt, after) else {
+        return false;
+    };
+    // The receives: through the fields the receiver is kept in, or in the
+    // function of the file it is handed to (`spawn(controller(rx, ..))`).
+    let recvs: Vec<ExprId> = match stored_in_fields(cx, top, &ch.rx, ch.stmt, after) {
+        Some(rx) => calls_through(cx, &rx, &["recv"]).map(|(e, _)| e).collect(),
+        None => {
+            let uses = super::common::uses_after(cx, top, &ch.rx, after);
+            let [u] = uses.as_slice() else { return false };
+            let unsnarl_model::walk::Parent::Expr(p) = cx.tree.expr_parent(*u) else {
+                return false;
+            };
+            let Some(c) = cx.call(p) else { return false };
+            let (Some(g), Some(i)) = (
+                cx.callee_in_file(c),
+                c.args.iter().position(|a| a.value == *u),
+            ) else {
+                return false;
+            };
+            let Some(param) = cx.param_receiving(g, c, i) else {
+                return false;
+            };
+            cx.body_calls(g)
+                .filter(|&e| {
+                    cx.call(e).is_some_and(|k| {
+                        k.name == "recv"
+                            && k.receiver.and_then(|r| cx.model.name_of(r)) == Some(param)
+                    })
+                })
+                .collect()
+        }
+    };
+    let in_async = |e: ExprId| {
+        let f = cx.func_of(e);
+        cx.func(f).is_async
+            || cx
+                .tree
+                .func_ancestors(cx.model, f)
+                .any(|g| cx.func(g).is_async)
+    };
+    let mut sends = calls_through(cx, &tx, SENDS).peekable();
+    if sends.peek().is_none() || sends.any(|(e, _)| in_async(e)) {
+        return false;
+    }
+    !recvs.is_empty()
+        && recvs.iter().all(|&e| {
+            cx.tree
+                .enclosing_stmt(e)
+                .is_some_and(|s| match &cx.stmt(s).kind {
+                    StmtKind::While { body, .. } => {
+                        !unsnarl_model::walk::exprs_in_block(cx.model, body)
+                            .into_iter()
+                            .any(|x| matches!(cx.expr(x).kind, ExprKind::Await(_)))
+                    }
+                    _ => false,
+                })
+        })
 }
 
 /// The struct field a function puts its parameter `param` in
@@ -404,8 +505,91 @@ fn collect(jobs: Vec<Job>) -> Vec<Out> {
     out
 }
 "#,
+        r#"
+use std::collections::HashMap;
+use tokio::sync::mpsc;
+
+pub enum Command {
+    Exit(i32),
+    Register(usize, String),
+}
+
+pub struct Runtime {
+    tx: mpsc::UnboundedSender<Command>,
+}
+
+impl Runtime {
+    pub fn start() -> Runtime {
+        let (tx, rx) = mpsc::unbounded_channel(); // expect
+        tokio::spawn(controller(rx));
+        Runtime { tx }
+    }
+
+    pub fn stop(&self, code: i32) {
+        let _ = self.tx.send(Command::Exit(code));
+    }
+
+    pub fn register(&self, id: usize, name: String) {
+        let _ = self.tx.send(Command::Register(id, name));
+    }
+}
+
+async fn controller(mut rx: mpsc::UnboundedReceiver<Command>) {
+    let mut workers = HashMap::new();
+    while let Some(cmd) = rx.recv().await {
+        match cmd {
+            Command::Exit(_) => return,
+            Command::Register(id, name) => {
+                announce(&name).await;
+                workers.insert(id, name);
+            }
+        }
+    }
+}
+"#,
     ],
     pass: &[
+        r#"
+use std::collections::HashMap;
+use tokio::sync::mpsc;
+
+pub enum Command {
+    Exit(i32),
+    Register(usize, String),
+}
+
+pub struct Runtime {
+    tx: mpsc::UnboundedSender<Command>,
+}
+
+impl Runtime {
+    pub fn start() -> Runtime {
+        let (tx, rx) = mpsc::unbounded_channel();
+        tokio::spawn(controller(rx));
+        Runtime { tx }
+    }
+
+    pub fn stop(&self, code: i32) {
+        let _ = self.tx.send(Command::Exit(code));
+    }
+
+    pub fn register(&self, id: usize, name: String) {
+        let _ = self.tx.send(Command::Register(id, name));
+    }
+}
+
+async fn controller(mut rx: mpsc::UnboundedReceiver<Command>) {
+    let mut workers = HashMap::new();
+    while let Some(cmd) = rx.recv().await {
+        match cmd {
+            Command::Exit(_) => return,
+            Command::Register(id, name) => {
+                workers.insert(id, name);
+            }
+        }
+    }
+}
+"#,
         r#"
 fn run_until_done(work: impl FnOnce() -> u64 + Send + 'static) -> u64 {
     let (tx, rx) = std::sync::mpsc::channel();
