@@ -402,10 +402,18 @@ fn hands_conn_back(cx: &FileCx, f: FuncId, dial: ExprId, c: &Call) -> bool {
     let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind else {
         return false;
     };
-    let Some(conn) = targets
-        .first()
-        .and_then(|&t| common::names_in_target(cx, t).into_iter().next())
-    else {
+    // `c, err := net.Dial(..)`, or `conn.Conn, err = net.Dial(..)` into an
+    // exported field of the value returned.
+    let first = targets.first().map(|&t| match &cx.expr(t).kind {
+        ExprKind::Collection { elems, .. } => elems.first().copied().unwrap_or(t),
+        _ => t,
+    });
+    let Some(conn) = first.and_then(|t| match &cx.expr(t).kind {
+        ExprKind::Attr { obj, name, .. } if name.starts_with(|c: char| c.is_ascii_uppercase()) => {
+            cx.model.name_of(*obj)
+        }
+        _ => cx.model.name_of(t),
+    }) else {
         return false;
     };
     // The connection itself, or a struct embedding it (`&Conn{c}`, `Conn{Conn:
@@ -637,6 +645,15 @@ func Dial(network, address string) (*Conn, error) {
 		return nil, err
 	}
 	return &Conn{c}, nil
+}
+
+func DialAgain(network, address string) (conn *Conn, err error) {
+	conn = new(Conn)
+	conn.Conn, err = net.Dial(network, address)
+	if err != nil {
+		return nil, err
+	}
+	return conn, nil
 }
 "#,
         r#"
