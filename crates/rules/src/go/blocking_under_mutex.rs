@@ -29,16 +29,17 @@ function value taken from a collection being ranged over, or a callback
 named `onX`/`handler`/`hook`...). Reads and writes of a connection are left
 out: a per-connection mutex exists to serialize them. So is file I/O on
 the locked struct's own files (`os.ReadFile(s.idxPath)` under `s.mu`, a
-path built from its fields, through locals too, or a method of `s` doing
-it): that mutex guards the files as well. An empty
+path built from its fields, through locals or a helper's parameters too,
+or a method of `s` doing it), or under a package-level mutex named for
+its files (`sessionFileMu`): that mutex guards the files as well. An empty
 `select {}` right after `go panic(e)` only parks the goroutine while the
 process crashes, and is left too, as is a blocking call that (re)makes
 state the lock guards: its result is stored in a field of the locked
 value (`s.conn = c` after `c, err := net.Dial(..)`), directly or in a
-method of that value such as `s.dial()`. A send to channels that a
-function closes under the same mutex (its write lock) is left alone too:
-the lock is what keeps the send off a closed channel, and unlocking first
-would bring back that panic.
+method of that value such as `s.dial()`. A send to channels that
+another function closes under the same mutex (its write lock) is left
+alone too: the lock is what keeps the send off a closed channel, and
+unlocking first would bring back that panic.
 
 ## Why
 
@@ -349,45 +350,70 @@ fn guards_its_files(cx: &FileCx, held: &HeldSet, e: ExprId, what: &str) -> bool 
         return false;
     };
     let Some(c) = cx.call(e) else { return false };
+    // A package-level mutex named for the files it guards (`sessionFileMu`,
+    // `fileLock`): taken to serialize the file I/O itself.
+    if !owner.contains('.') && owner.to_ascii_lowercase().contains("file") {
+        return true;
+    }
     if is_file_call(cx, c) {
-        return on_own_file(cx, cx.func_of(e), c, owner);
+        return on_own_file(cx, cx.func_of(e), c, owner, &[]);
     }
     // `s.writeSummary()`: a method of the locked value, in this file; or
     // `fs.lmb.writeIndex()`: a method of an object the locked value holds,
     // working on that object's own files (part of the state it guards).
-    owner_method(cx, c, owner).is_some_and(|(f, recv)| own_file_method(cx, f, recv, 1))
-        || (c.receiver.is_some_and(|r| is_field_of(cx, r, owner))
-            && cx.callee_in_file(c).is_some_and(|g| {
-                cx.func(g)
-                    .receiver
-                    .as_deref()
-                    .is_some_and(|recv| own_file_method(cx, g, recv, 1))
-            }))
-        || own_file_helper(cx, c, owner)
+    let caller = cx.func_of(e);
+    owner_method(cx, c, owner).is_some_and(|(f, recv)| {
+        own_file_method(cx, f, recv, &owned_params(cx, caller, f, c, owner), 1)
+    }) || (c.receiver.is_some_and(|r| is_field_of(cx, r, owner))
+        && cx.callee_in_file(c).is_some_and(|g| {
+            cx.func(g)
+                .receiver
+                .as_deref()
+                .is_some_and(|recv| own_file_method(cx, g, recv, &[], 1))
+        }))
+        || own_file_helper(cx, caller, c, owner)
+}
+
+/// The parameters of `callee` that the call `c` (made in `caller`) fills
+/// with values built from `owner`'s fields (`s.write(s.pathFor(key), ..)`,
+/// through a local too).
+fn owned_params<'a>(
+    cx: &FileCx<'a>,
+    caller: FuncId,
+    callee: FuncId,
+    c: &Call,
+    owner: &str,
+) -> Vec<&'a str> {
+    if c.has_spread() {
+        return Vec::new();
+    }
+    cx.func(callee)
+        .params
+        .iter()
+        .zip(&c.args)
+        .filter(|(_, a)| built_from_fields(cx, caller, a.value, owner, &[], 3))
+        .map(|(p, _)| p.name.as_str())
+        .collect()
 }
 
 /// `syncAndClose(s.data, s.index)`: a function of this file (not a
 /// method) handed `owner`'s file fields, whose every file call works on
 /// one of the parameters that received them.
-fn own_file_helper(cx: &FileCx, c: &Call, owner: &str) -> bool {
+fn own_file_helper(cx: &FileCx, caller: FuncId, c: &Call, owner: &str) -> bool {
     let Some(g) = cx.callee_in_file(c) else {
         return false;
     };
-    let func = cx.func(g);
-    if func.receiver.is_some() || c.has_spread() {
+    if cx.func(g).receiver.is_some() {
         return false;
     }
-    let owned: Vec<&str> = func
-        .params
-        .iter()
-        .zip(&c.args)
-        .filter(|(_, a)| is_field_of(cx, a.value, owner))
-        .map(|(p, _)| p.name.as_str())
-        .collect();
-    let is_owned = |e: Option<ExprId>| {
-        e.and_then(|e| cx.model.name_of(e))
-            .is_some_and(|n| owned.contains(&n))
-    };
+    let owned = owned_params(cx, caller, g, c, owner);
+    if owned.is_empty() {
+        return false;
+    }
+    // On an owned parameter, or a path built from one (`tmp :=
+    // filepath.Join(dir, key+".tmp")`). `owner` names nothing in `g`.
+    let is_owned =
+        |e: Option<ExprId>| e.is_some_and(|e| built_from_fields(cx, g, e, "\0", &owned, 3));
     let mut found = false;
     for k in cx.body_calls(g).filter_map(|x| cx.call(x)) {
         if is_file_call(cx, k) {
@@ -520,11 +546,11 @@ fn stores_into_field(cx: &FileCx, f: FuncId, call: ExprId, owner: &str) -> bool 
 /// Every file call of the method `f` (receiver `recv`) is on `recv`'s own
 /// files, directly or through methods of `recv` it calls, `depth` levels
 /// down; and there is at least one.
-fn own_file_method(cx: &FileCx, f: FuncId, recv: &str, depth: u32) -> bool {
+fn own_file_method(cx: &FileCx, f: FuncId, recv: &str, owned: &[&str], depth: u32) -> bool {
     let mut found = false;
     for k in cx.body_calls(f).filter_map(|x| cx.call(x)) {
         if is_file_call(cx, k) || file_helper_elsewhere(cx, k, recv) {
-            if !on_own_file(cx, f, k, recv) {
+            if !on_own_file(cx, f, k, recv, owned) {
                 return false;
             }
             found = true;
@@ -538,7 +564,7 @@ fn own_file_method(cx: &FileCx, f: FuncId, recv: &str, depth: u32) -> bool {
                 .blocking_chain_of(cx.lang, k.target.as_deref().unwrap_or(""), cx.file)
                 .is_some()
         {
-            if !own_file_method(cx, g, inner, depth - 1) {
+            if !own_file_method(cx, g, inner, &[], depth - 1) {
                 return false;
             }
             found = true;
@@ -570,10 +596,10 @@ fn is_file_call(cx: &FileCx, c: &Call) -> bool {
 /// is built from fields of `owner` (directly, or through a local of `f`
 /// assigned from them), or it is a method of an `*os.File` field of
 /// `owner`.
-fn on_own_file(cx: &FileCx, f: FuncId, c: &Call, owner: &str) -> bool {
+fn on_own_file(cx: &FileCx, f: FuncId, c: &Call, owner: &str, owned: &[&str]) -> bool {
     let field_of_owner = |x: ExprId| is_field_of(cx, x, owner);
     c.positional(0)
-        .is_some_and(|arg| built_from_fields(cx, f, arg, owner, 3))
+        .is_some_and(|arg| built_from_fields(cx, f, arg, owner, owned, 3))
         || c.receiver.is_some_and(|r| {
             field_of_owner(r)
                 && cx
@@ -587,16 +613,30 @@ fn on_own_file(cx: &FileCx, f: FuncId, c: &Call, owner: &str) -> bool {
 /// from locals of `f` that are, `depth` assignments back: `dir :=
 /// filepath.Join(s.cfg.Dir, "msgs")`, then `mb.path = filepath.Join(dir,
 /// fi.Name())`, then `os.ReadFile(mb.path)`.
-fn built_from_fields(cx: &FileCx, f: FuncId, e: ExprId, owner: &str, depth: u32) -> bool {
+///
+/// `owned` names parameters of `f` that its caller filled with such a
+/// value (`writeKey(s.dir, ..)`, `s.write(s.pathFor(key), ..)`): they count
+/// as fields.
+fn built_from_fields(
+    cx: &FileCx,
+    f: FuncId,
+    e: ExprId,
+    owner: &str,
+    owned: &[&str],
+    depth: u32,
+) -> bool {
     let parts = exprs_under(cx.model, e);
-    if parts.iter().any(|&x| is_field_of(cx, x, owner)) {
+    if parts.iter().any(|&x| {
+        is_field_of(cx, x, owner) || cx.model.name_of(x).is_some_and(|n| owned.contains(&n))
+    }) {
         return true;
     }
     if depth == 0 {
         return false;
     }
-    let from =
-        |v: &Option<ExprId>| v.is_some_and(|v| built_from_fields(cx, f, v, owner, depth - 1));
+    let from = |v: &Option<ExprId>| {
+        v.is_some_and(|v| built_from_fields(cx, f, v, owner, owned, depth - 1))
+    };
     parts.into_iter().any(|x| match &cx.expr(x).kind {
         ExprKind::Name { id, .. } => common::bindings(cx, f, id).iter().any(|(_, v)| from(v)),
         // `mb.path` of a local `mb`: what `f` stores there.
@@ -819,11 +859,16 @@ fn fenced_against_close(cx: &FileCx, held: &HeldSet, e: ExprId) -> bool {
         return false;
     };
     let mutex = h.op.instance.rsplit('.').next().unwrap_or(&h.op.instance);
+    // Another function's close: one that sends and then closes its own
+    // channels under the lock (a shutdown broadcast) still blocks on a slow
+    // listener with the lock held.
+    let sender = common::outermost(cx, cx.func_of(e));
     cx.calls_to(&["close"]).into_iter().any(|(id, c)| {
         let g = cx.func_of(id);
-        c.positional(0)
-            .and_then(|a| ranged_field(cx, a))
-            .is_some_and(|closed| closed == field)
+        common::outermost(cx, g) != sender
+            && c.positional(0)
+                .and_then(|a| ranged_field(cx, a))
+                .is_some_and(|closed| closed == field)
             && cx.body_calls(g).any(|l| {
                 locks::lock_op(cx, l).is_some_and(|op| {
                     op.kind == locks::OpKind::Lock && op.instance.rsplit('.').next() == Some(mutex)
@@ -1151,8 +1196,119 @@ func (fs *fileStore) loadBlock(name string) (*block, error) {
 	return mb, nil
 }
 "#,
+        r#"
+package amqpish
+
+import "sync"
+
+type Channel struct {
+	notifyM sync.RWMutex
+	closes  []chan error
+}
+
+func (ch *Channel) shutdown(e error) {
+	ch.notifyM.Lock()
+	defer ch.notifyM.Unlock()
+	for _, c := range ch.closes {
+		c <- e // expect
+	}
+	for _, c := range ch.closes {
+		close(c)
+	}
+	ch.closes = nil
+}
+"#,
+        r#"
+package store
+
+import (
+	"os"
+	"sync"
+)
+
+type Cache struct {
+	mu   sync.Mutex
+	data map[string]string
+}
+
+func (c *Cache) Put(key, path string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.data[key] = "x"
+	writeSnapshot(path, c.data) // expect
+}
+
+func writeSnapshot(path string, data map[string]string) {
+	os.WriteFile(path, []byte(data["x"]), 0o600)
+}
+
+var stateMu sync.Mutex
+
+func saveState(path string, b []byte) error {
+	stateMu.Lock()
+	defer stateMu.Unlock()
+	return os.WriteFile(path, b, 0o600) // expect
+}
+"#,
     ],
     pass: &[
+        r#"
+package store
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+type FileStore struct {
+	sync.RWMutex
+	directory string
+	index     map[string]int
+}
+
+func (store *FileStore) Put(key string, data []byte) {
+	store.Lock()
+	defer store.Unlock()
+	writeKey(store.directory, key, data)
+}
+
+func writeKey(dir, key string, data []byte) {
+	tmp := filepath.Join(dir, key+".tmp")
+	f, err := os.Create(tmp)
+	if err != nil {
+		return
+	}
+	f.Write(data)
+	f.Close()
+	os.Rename(tmp, filepath.Join(dir, key))
+}
+
+func (store *FileStore) pathFor(key string) string {
+	return filepath.Join(store.directory, key+".jwt")
+}
+
+func (store *FileStore) Save(key, jwt string) error {
+	path := store.pathFor(key)
+	store.Lock()
+	err := store.write(path, key, jwt)
+	store.Unlock()
+	return err
+}
+
+func (store *FileStore) write(path, key, jwt string) error {
+	store.index[key] = len(jwt)
+	return os.WriteFile(path, []byte(jwt), 0o600)
+}
+
+var sessionFileMu sync.RWMutex
+
+func saveSession(dir, id string, encoded []byte) error {
+	sessionFileMu.Lock()
+	defer sessionFileMu.Unlock()
+	return os.WriteFile(filepath.Join(dir, "session_"+id), encoded, 0o600)
+}
+"#,
         r#"
 package subs
 

@@ -22,8 +22,9 @@ on, that timer is abandoned but stays alive until it fires. Not reported
 when the loop can abandon only a few timers: every other case leaves the
 loop (a backoff wait) or receives from a stop channel another select of
 the loop leaves on; the function returns right after the select; the loop
-runs a small constant number of times (`i < 20`); or it sleeps on every
-turn, so it cannot go around faster than the sleep. Nor when the module's
+runs a small constant number of times (`i < 20`, or `i < n` with
+`const n = 3`); or it sleeps on every turn, so it cannot go around faster
+than the sleep. Nor when the module's
 Go version is known to be 1.23 or later (timers are then collected once
 unreferenced).
 
@@ -220,10 +221,24 @@ fn returns_after(cx: &FileCx, sel: StmtId, lp: StmtId) -> bool {
 }
 
 /// A loop of a small constant trip count (`for i := 0; i < 20; i++`,
-/// `for range 3`): it can abandon no more timers than that.
+/// `for range 3`, or a bound `const n = 3`): it can abandon no more timers
+/// than that.
 fn few_iterations(cx: &FileCx, lp: StmtId) -> bool {
     const FEW: i64 = 100;
-    let small = |e: ExprId| matches!(cx.model.literal(e), Some(Lit::Int(n)) if *n <= FEW);
+    // A literal, or a name the file binds once to one (`const n = 3`).
+    let named = |n: &str| {
+        let mut values = cx.model.values_assigned_to(n);
+        let only = values.next()??;
+        match values.next() {
+            None => cx.model.int_value(only),
+            Some(_) => None,
+        }
+    };
+    let small = |e: ExprId| {
+        cx.model
+            .int_value_with(e, &named)
+            .is_some_and(|n| n <= i128::from(FEW))
+    };
     match &cx.stmt(lp).kind {
         StmtKind::While { cond, .. } => match &cx.expr(*cond).kind {
             ExprKind::Binary { op, right, .. } => {
@@ -296,8 +311,47 @@ func Retry(n int, events <-chan Event) {
 	}
 }
 "#,
+        r#"
+package wait
+
+import (
+	"errors"
+	"time"
+)
+
+func ExpectDials(dials <-chan bool, n int) error {
+	for i := 0; i < n; i++ {
+		select {
+		case <-dials:
+		case <-time.After(5 * time.Second): // expect
+			return errors.New("missing dial")
+		}
+	}
+	return nil
+}
+"#,
     ],
     pass: &[
+        r#"
+package wait
+
+import (
+	"errors"
+	"time"
+)
+
+func ExpectDials(dials <-chan bool) error {
+	const n = 3
+	for i := 0; i < n; i++ {
+		select {
+		case <-dials:
+		case <-time.After(5 * time.Second):
+			return errors.New("missing dial")
+		}
+	}
+	return nil
+}
+"#,
         r#"
 // file: pool/pool_test.go
 package pool

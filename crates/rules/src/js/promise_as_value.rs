@@ -146,13 +146,15 @@ fn truth_tested_anywhere(cx: &FileCx, f: FuncId, name: &str) -> bool {
 }
 
 /// The code sets properties on the local promise (`promise.process =
-/// proc`, as child-process wrappers do): it is used as an object on
+/// proc`, `p["clear"] = fn`, as child-process and timeout wrappers do): it
+/// is used as an object on
 /// purpose, and reading those properties back is no mistake.
 fn decorated(cx: &FileCx, f: FuncId, name: &str) -> bool {
     common::exprs_of(cx, f).any(|x| {
         cx.model.name_of(x) == Some(name)
             && matches!(cx.tree.expr_parent(x), Parent::Expr(p)
-                if matches!(cx.expr(p).kind, ExprKind::Attr { obj, .. } if obj == x)
+                if matches!(cx.expr(p).kind,
+                    ExprKind::Attr { obj, .. } | ExprKind::Index { obj, .. } if obj == x)
                     && is_assign_target(cx, p))
     })
 }
@@ -178,7 +180,8 @@ fn value_use(cx: &FileCx, e: ExprId) -> Option<&'static str> {
                     Some("read as an object (`.property`)")
                 }
             }
-            ExprKind::Index { obj, .. } if *obj == e => Some("indexed"),
+            // `p["clear"] = fn` writes a property; it reads nothing.
+            ExprKind::Index { obj, .. } if *obj == e && !is_assign_target(cx, p) => Some("indexed"),
             ExprKind::Spread(_) => Some("spread"),
             _ => None,
         },
@@ -243,6 +246,16 @@ function run(cmd, args) {
   promise.process = child;
   promise.stdin = child.stdin;
   return promise;
+}
+
+function withTimeout(promise, ms) {
+  let timer;
+  const wrapped = new Promise((resolve, reject) => {
+    timer = setTimeout(() => reject(new Error("timed out")), ms);
+    promise.then(resolve, reject).finally(() => clearTimeout(timer));
+  });
+  wrapped["clear"] = () => clearTimeout(timer);
+  return wrapped;
 }
 
 const paginate = async function* (url) {

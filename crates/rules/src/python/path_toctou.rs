@@ -25,9 +25,10 @@ this process knows (every assignment to it a `tempfile.mkdtemp()`, or a name
 built with `os.getpid()` or a random UUID) is not reported, nor is a marker
 file created with fixed content (`with open(p, "w") as f: f.write("\n")`,
 `p.write_text("ok")`, or a module constant only ever set to a literal):
-racers write the same bytes and neither fails. Nor
-is a check and act made under an inter-process file lock (`with
-FileLock(..)`, or between its `acquire()` and `release()`).
+racers write the same bytes and neither fails. Nor is a type check that
+only picks how to remove the path (`if isdir(p): rmtree(p) else:
+remove(p)`), nor a check and act made under an inter-process file lock
+(`with FileLock(..)`, or between its `acquire()` and `release()`).
 
 ## Why
 
@@ -91,7 +92,10 @@ impl Rule for PathToctou {
             let Some((path, negated)) = path_check(cx, *cond, false) else {
                 continue;
             };
-            if private_path(cx, &path) || locked_for_every_caller(cx, s, 2) {
+            if private_path(cx, &path)
+                || locked_for_every_caller(cx, s, 2)
+                || type_dispatch(cx, *cond, then, orelse, &path)
+            {
                 continue;
             }
             // `if not exists(p)`: the then-branch creates; `if exists(p)`:
@@ -353,6 +357,31 @@ fn under_file_lock(cx: &FileCx, s: StmtId) -> bool {
     })
 }
 
+/// `if isdir(p): rmtree(p) else: remove(p)`: the check picks how to
+/// remove the path, not whether; both branches remove it. (An enclosing
+/// `exists` check that decides whether is judged on its own.)
+fn type_dispatch(cx: &FileCx, cond: ExprId, then: &Block, orelse: &Block, path: &str) -> bool {
+    let mut c = cx.model.strip(cond);
+    if let ExprKind::Unary { operand, .. } = &cx.expr(c).kind {
+        c = *operand;
+    }
+    let is_type_check = cx.call(c).is_some_and(|k| {
+        matches!(
+            k.name.as_str(),
+            "isdir" | "isfile" | "islink" | "is_dir" | "is_file" | "is_symlink"
+        )
+    });
+    let removes = |b: &Block| {
+        unsnarl_model::walk::calls_in_block(cx.model, b)
+            .into_iter()
+            .any(|e| {
+                cx.call(e)
+                    .is_some_and(|k| act_on(cx, k, path, false).is_some())
+            })
+    };
+    is_type_check && !orelse.is_empty() && removes(then) && removes(orelse)
+}
+
 /// A marker file: created with fixed content (`with open(p, "w") as f:
 /// f.write("\n")`, `p.write_text("ok")`). Two racers write the same bytes,
 /// and neither can fail on the other's file, so losing the race changes
@@ -539,8 +568,30 @@ def fix_namespace_packages(dest, names, NS_INIT):
             with open(mod_init, "w") as fp:  # expect
                 fp.write(NS_INIT)
 "#,
+        r#"
+import os
+import shutil
+
+def replace_item(staging, target_dir, item):
+    dest = os.path.join(target_dir, item)
+    if os.path.isdir(dest):
+        shutil.rmtree(dest)  # expect
+    shutil.move(os.path.join(staging, item), dest)
+"#,
     ],
     pass: &[
+        r#"
+import os
+import shutil
+
+def replace_item(staging, target_dir, item):
+    dest = os.path.join(target_dir, item)
+    if os.path.isdir(dest):
+        shutil.rmtree(dest)
+    else:
+        os.remove(dest)
+    shutil.move(os.path.join(staging, item), dest)
+"#,
         r#"
 import os
 

@@ -29,7 +29,9 @@ the function reads once, outside any loop, after handing it to whoever
 answers), and a queue handed to a producer that never waits for room
 (`logging.handlers.QueueHandler`, knowledge `nowait_producer`) or filled
 only by signal handlers (which must not wait, and arrive at the pace an
-operator sends them), where a bound would turn bursts into errors.
+operator sends them), where a bound would turn bursts into errors. Nor is
+a lifecycle mailbox: every put sends a message fixed in the code
+(`{"type": "startup"}`, a sentinel) outside any loop.
 
 ## Why
 
@@ -88,6 +90,7 @@ impl Rule for UnboundedQueue {
                 || single_thread_container(cx, id)
                 || fed_without_waiting(cx, id)
                 || fed_by_signal_handlers(cx, id)
+                || carries_fixed_messages(cx, id)
                 || answer_queue(cx, id)
             {
                 continue;
@@ -280,6 +283,34 @@ fn bound_name(cx: &FileCx, ctor: ExprId) -> Option<(ExprId, String)> {
     Some((*t, cx.model.dotted(*t)?))
 }
 
+/// Every put into the queue (through the name it is bound to) sends a
+/// message fixed in the code (`{"type": "startup"}`, `None`, a literal),
+/// outside any loop: a lifecycle mailbox (ASGI lifespan events, a stop
+/// sentinel) that holds at most one message per place that puts one.
+fn carries_fixed_messages(cx: &FileCx, ctor: ExprId) -> bool {
+    let Some((_, name)) = bound_name(cx, ctor) else {
+        return false;
+    };
+    let fixed = |e: ExprId| {
+        unsnarl_model::walk::exprs_under(cx.model, e)
+            .into_iter()
+            .all(|x| {
+                matches!(
+                    cx.expr(x).kind,
+                    ExprKind::Literal(_) | ExprKind::Collection { .. }
+                )
+            })
+    };
+    let mut puts = cx
+        .calls_named(&["put", "put_nowait"])
+        .into_iter()
+        .filter(|(_, c)| c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(&*name))
+        .peekable();
+    puts.peek().is_some()
+        && puts
+            .all(|(e, c)| !cx.in_loop(e) && c.args.len() == 1 && c.positional(0).is_some_and(fixed))
+}
+
 /// Every put into the queue is made by a signal handler (a function of the
 /// file installed with `signal.signal`): a handler cannot wait for room
 /// (the queue it fills has to be reentrant, `SimpleQueue`), and signals
@@ -437,8 +468,46 @@ class Master:
     def handle(self, sig):
         pass
 "#,
+        r#"
+import asyncio
+
+class HookRunner:
+    def __init__(self, app, frames):
+        self.app = app
+        self.frames = frames
+        self._inbox = asyncio.Queue()  # expect
+
+    async def startup(self):
+        await self._inbox.put({"type": "startup"})
+
+    async def shutdown(self):
+        await self._inbox.put({"type": "shutdown"})
+        async for frame in self.frames:
+            await self._inbox.put({"type": "frame", "data": frame})
+
+    async def _receive(self):
+        return await self._inbox.get()
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+class HookRunner:
+    def __init__(self, app, frames):
+        self.app = app
+        self.frames = frames
+        self._inbox = asyncio.Queue()
+
+    async def startup(self):
+        await self._inbox.put({"type": "startup"})
+
+    async def shutdown(self):
+        await self._inbox.put({"type": "shutdown"})
+
+    async def _receive(self):
+        return await self._inbox.get()
+"#,
         r#"
 import queue
 import signal
