@@ -944,6 +944,13 @@ impl ProjectIndex {
         if lang == Language::Go && tail2(target).is_none() {
             return None;
         }
+        // JS/TS names a package import by its bare specifier (`pump` for
+        // `require('pump')`) and the project's own modules by their paths:
+        // a bare name is a package, not a project function that happens to
+        // share it (a helper nested in some bundled file).
+        if lang.is_js_family() && tail2(target).is_none() {
+            return None;
+        }
         let last = last_segment(target, lang);
         let matches = |i: u32| {
             let s = self.sum(i as usize);
@@ -1543,6 +1550,32 @@ mod tests {
             Some(0)
         );
     }
+    #[test]
+    fn a_bare_js_name_is_a_package_never_resolved_by_suffix() {
+        let js = |q: &str| FnSummary {
+            lang: Language::JavaScript,
+            ..sum(q, true, false, &[])
+        };
+        let ix = build(vec![vec![
+            js("vendor-bundle.makeStreamMapper.pump"),
+            js("lib.copy-stream"),
+        ]]);
+        // `const pump = require('pump')`: the npm package.
+        assert_eq!(ix.resolve(Language::JavaScript, "pump", NOWHERE), None);
+        assert_eq!(
+            ix.resolve(
+                Language::TypeScript,
+                "vendor-bundle.makeStreamMapper.pump",
+                NOWHERE
+            ),
+            Some(0)
+        );
+        assert_eq!(
+            ix.resolve(Language::JavaScript, "lib.copy-stream", NOWHERE),
+            Some(1)
+        );
+    }
+
     #[test]
     fn a_one_file_index_records_what_it_answered_for_the_project_index_to_confirm() {
         use Language::Python;

@@ -388,6 +388,38 @@ fn waits(cx: &FileCx, s: StmtId) -> bool {
     let value = match &cx.stmt(s).kind {
         StmtKind::Expr(e) => *e,
         StmtKind::Assign { value: Some(v), .. } => *v,
+        // `select { case <-done: case <-time.After(d): t.Fatal(..) }`: a
+        // receive whose only way out otherwise fails the test.
+        StmtKind::Select { arms, .. } => {
+            let fails = |b: &Block| {
+                unsnarl_model::walk::calls_in_block(cx.model, b)
+                    .into_iter()
+                    .any(|e| {
+                        cx.call(e).is_some_and(|c| {
+                            let n = c.name.as_str();
+                            n.starts_with("Fatal")
+                                || n == "FailNow"
+                                || n == "Fail"
+                                || n.starts_with("Error")
+                                || n == "panic"
+                        })
+                    })
+            };
+            let timeout = |ch: ExprId| {
+                cx.call(cx.model.strip(ch)).is_some_and(|c| {
+                    matches!(c.target.as_deref(), Some("time.After" | "time.Tick"))
+                        || c.name == "Done"
+                })
+            };
+            return arms
+                .iter()
+                .any(|a| matches!(a.kind, ArmKind::Recv { channel, .. } if !timeout(channel)))
+                && arms.iter().all(|a| match a.kind {
+                    ArmKind::Recv { channel, .. } if timeout(channel) => fails(&a.body),
+                    ArmKind::Recv { .. } => true,
+                    _ => false,
+                });
+        }
         _ => return false,
     };
     match &cx.expr(cx.model.strip(value)).kind {

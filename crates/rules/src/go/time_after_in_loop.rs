@@ -225,14 +225,15 @@ fn returns_after(cx: &FileCx, sel: StmtId, lp: StmtId) -> bool {
 /// than that.
 fn few_iterations(cx: &FileCx, lp: StmtId) -> bool {
     const FEW: i64 = 100;
-    // A literal, or a name the file binds once to one (`const n = 3`).
+    // A literal, or a name the file binds only to such (`const n = 3`,
+    // perhaps in several functions): the largest of them.
     let named = |n: &str| {
-        let mut values = cx.model.values_assigned_to(n);
-        let only = values.next()??;
-        match values.next() {
-            None => cx.model.int_value(only),
-            Some(_) => None,
+        let mut most: Option<i128> = None;
+        for v in cx.model.values_assigned_to(n) {
+            let v = cx.model.int_value(v?)?;
+            most = Some(most.map_or(v, |m| m.max(v)));
         }
+        most
     };
     let small = |e: ExprId| {
         cx.model

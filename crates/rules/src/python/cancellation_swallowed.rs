@@ -163,10 +163,15 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
             continue;
         }
         // The handler returns, or nothing but a `return` follows the `try`.
+        // (Or `break`s out of the loop the function ends with.)
         let ends = function_ends_after(cx, t)
-            || h.body
-                .last()
-                .is_some_and(|&l| matches!(cx.stmt(l).kind, StmtKind::Return(_)));
+            || h.body.last().is_some_and(|&l| match cx.stmt(l).kind {
+                StmtKind::Return(_) => true,
+                StmtKind::Break => {
+                    innermost_loop(cx, t).is_some_and(|lp| function_ends_after(cx, lp))
+                }
+                _ => false,
+            });
         // The task's last act in a coroutine that only ever runs as the
         // root of its own task: nobody above it inside the task to inform.
         if ends && only_cleanup_awaits(cx, &h.body) && runs_as_own_task(cx, fid) {
@@ -428,6 +433,46 @@ fn task_waited_for(cx: &FileCx, root: ExprId) -> bool {
             }
             _ => true,
         },
+        // `self._tasks = [create_task(..)]`: kept in a collection, waited
+        // for only where someone gathers it without cancelling its tasks
+        // first (`for t in self._tasks: t.cancel()` then `gather(*self._tasks,
+        // return_exceptions=True)` reaps what it stopped).
+        Parent::Expr(p) if matches!(cx.expr(p).kind, ExprKind::Collection { .. }) => {
+            let Parent::Stmt(s) = cx.tree.expr_parent(p) else {
+                return true;
+            };
+            let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind else {
+                return true;
+            };
+            let Some(name) = targets.first().and_then(|&t| cx.model.dotted(t)) else {
+                return true;
+            };
+            let cancels_items_before = |e: ExprId| {
+                cx.body_stmts(cx.func_of(e)).iter().any(|&l| {
+                    matches!(&cx.stmt(l).kind, StmtKind::For { target: Some(t), iter, body, .. }
+                        if cx.stmt(l).span.end <= cx.expr(e).span.start
+                            && cx.model.dotted(*iter).as_deref() == Some(name.as_str())
+                            && cx.model.name_of(*t).is_some_and(|item| {
+                                walk::calls_in_block(cx.model, body).into_iter().any(|k| {
+                                    cx.call(k).is_some_and(|c| {
+                                        c.name == "cancel"
+                                            && c.receiver.and_then(|r| cx.model.name_of(r)) == Some(item)
+                                    })
+                                })
+                            }))
+                })
+            };
+            cx.model.exprs.iter().enumerate().any(|(i, x)| {
+                let ExprKind::Call(c) = &x.kind else {
+                    return false;
+                };
+                matches!(c.name.as_str(), "gather" | "wait" | "wait_for")
+                    && c.args
+                        .iter()
+                        .any(|a| cx.model.dotted(a.value).as_deref() == Some(name.as_str()))
+                    && !cancels_items_before(ExprId(i as u32))
+            })
+        }
         // `tasks.add(create_task(..))`: kept in a collection.
         Parent::Expr(p) => cx
             .call(p)
@@ -619,6 +664,16 @@ fn reraises_cancellation(cx: &FileCx, body: &Block) -> bool {
 /// `return`, a log line, `done.set_result(..)`). A handler there ends the
 /// coroutine (the task does stop); what is lost is the cancellation
 /// itself.
+/// The loop `s` is directly in (through `if`/`try`/`with` blocks).
+fn innermost_loop(cx: &FileCx, s: StmtId) -> Option<StmtId> {
+    cx.tree.stmt_ancestors(s).find(|&a| {
+        matches!(
+            cx.stmt(a).kind,
+            StmtKind::While { .. } | StmtKind::For { .. } | StmtKind::Loop { .. }
+        )
+    })
+}
+
 fn function_ends_after(cx: &FileCx, t: StmtId) -> bool {
     let mut s = t;
     loop {

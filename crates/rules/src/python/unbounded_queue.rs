@@ -31,7 +31,9 @@ answers), and a queue handed to a producer that never waits for room
 only by signal handlers (which must not wait, and arrive at the pace an
 operator sends them), where a bound would turn bursts into errors. Nor is
 a lifecycle mailbox: every put sends a message fixed in the code
-(`{"type": "startup"}`, a sentinel) outside any loop.
+(`{"type": "startup"}`, a sentinel) outside any loop. When the producers only
+use `put_nowait` (a bound alone would make them raise `QueueFull`), the
+fix says how they can wait for room instead.
 
 ## Why
 
@@ -113,7 +115,16 @@ impl Rule for UnboundedQueue {
                     "`{callee}` creates {}{limit}: a slow consumer turns it into growing memory and latency instead of backpressure",
                     entry.what
                 ),
-                entry.fix.replace("{callee}", &callee),
+                {
+                    let fix = entry.fix.replace("{callee}", &callee);
+                    if fed_only_nowait(cx, id) {
+                        format!(
+                            "{fix}; its producers use `put_nowait`, which a bound turns into `QueueFull`: have them wait for room instead (`await q.put(x)`; from a thread, `asyncio.run_coroutine_threadsafe(q.put(x), loop).result()`), or pause the source while the queue is full"
+                        )
+                    } else {
+                        fix
+                    }
+                },
             ));
         }
     }
@@ -281,6 +292,28 @@ fn bound_name(cx: &FileCx, ctor: ExprId) -> Option<(ExprId, String)> {
         return None;
     };
     Some((*t, cx.model.dotted(*t)?))
+}
+
+/// The queue is filled only with `put_nowait` (called, or handed over as
+/// `loop.call_soon_threadsafe(q.put_nowait, x)`), never with a `put` that
+/// could wait: bounding it alone would make those calls raise.
+fn fed_only_nowait(cx: &FileCx, ctor: ExprId) -> bool {
+    let Some((_, name)) = bound_name(cx, ctor) else {
+        return false;
+    };
+    let mut nowait = false;
+    for e in &cx.model.exprs {
+        if let ExprKind::Attr { obj, name: m, .. } = &e.kind
+            && matches!(m.as_str(), "put" | "put_nowait")
+            && cx.model.dotted(*obj).as_deref() == Some(&*name)
+        {
+            if m == "put" {
+                return false;
+            }
+            nowait = true;
+        }
+    }
+    nowait
 }
 
 /// Every put into the queue (through the name it is bound to) sends a
@@ -653,6 +686,33 @@ mod tests {
 
     /// The reason is given for a queue left unbounded, not for a type that
     /// cannot be bounded at all.
+    #[test]
+    fn a_queue_fed_only_with_put_nowait_is_told_how_producers_can_wait() {
+        static RULE: UnboundedQueue = UnboundedQueue;
+        let src = r#"
+import asyncio
+
+async def interactive(conn, reader_thread):
+    loop = asyncio.get_running_loop()
+    lines = asyncio.Queue()
+    reader_thread.deliver = lambda line: loop.call_soon_threadsafe(lines.put_nowait, line)
+    while True:
+        await conn.send(await lines.get())
+
+async def relay(reader, conn):
+    queue = asyncio.Queue()
+    async for line in reader:
+        await queue.put(line)
+"#;
+        let fixes = crate::testing::fixes(&RULE, Language::Python, src);
+        assert_eq!(fixes.len(), 2, "{fixes:?}");
+        assert!(
+            fixes[0].contains("run_coroutine_threadsafe(q.put(x), loop).result()"),
+            "{fixes:?}"
+        );
+        assert!(!fixes[1].contains("put_nowait"), "{fixes:?}");
+    }
+
     #[test]
     fn messages_give_the_reason_only_when_a_bound_was_possible() {
         static RULE: UnboundedQueue = UnboundedQueue;
