@@ -938,17 +938,13 @@ impl ProjectIndex {
         if unsnarl_model::knowledge::is_standard_module(lang, head) {
             return None;
         }
-        // Go's front end names every package-level function with its
-        // package path; a bare name is a builtin (`close`, `len`), never a
-        // method or function of the project that happens to share it.
-        if lang == Language::Go && tail2(target).is_none() {
-            return None;
-        }
-        // JS/TS names a package import by its bare specifier (`pump` for
-        // `require('pump')`) and the project's own modules by their paths:
-        // a bare name is a package, not a project function that happens to
-        // share it (a helper nested in some bundled file).
-        if lang.is_js_family() && tail2(target).is_none() {
+        // A bare name is never a project function that happens to share
+        // it. Go's front end names every package-level function with its
+        // package path, so a bare name is a builtin (`close`, `len`); JS/TS
+        // names the project's modules by their paths and a package import
+        // by its bare specifier (`pump` for `require('pump')`, which had
+        // matched a helper nested in some bundled file).
+        if (lang == Language::Go || lang.is_js_family()) && tail2(target).is_none() {
             return None;
         }
         let last = last_segment(target, lang);

@@ -240,6 +240,14 @@ fn dials_a_listener_made_before(cx: &FileCx, go: StmtId, rest: &[StmtId]) -> boo
     false
 }
 
+/// `t.Fatal(..)`, `t.Errorf(..)`, `t.FailNow()`: the call fails the test.
+fn fails_test(cx: &FileCx, e: ExprId) -> bool {
+    cx.call(e).is_some_and(|c| {
+        let n = c.name.as_str();
+        n.starts_with("Fatal") || n.starts_with("Error") || n == "Fail" || n == "FailNow"
+    })
+}
+
 /// The sleep is a grace window for something that must not happen: right
 /// after it, a `select` whose cases fail the test and whose `default` goes
 /// on (`case <-passed: t.Fatal("passed a closed gate"); default:`). A slow
@@ -248,12 +256,7 @@ fn negative_check(cx: &FileCx, s: StmtId) -> bool {
     let StmtKind::Select { arms, .. } = &cx.stmt(s).kind else {
         return false;
     };
-    let failing = |e: ExprId| {
-        cx.call(e).is_some_and(|c| {
-            let n = c.name.as_str();
-            n.starts_with("Fatal") || n.starts_with("Error") || n == "Fail" || n == "FailNow"
-        })
-    };
+    let failing = |e: ExprId| fails_test(cx, e);
     // Fails whatever it received: a failing call among its own statements.
     let fails = |b: &Block| {
         b.iter()
@@ -394,16 +397,7 @@ fn waits(cx: &FileCx, s: StmtId) -> bool {
             let fails = |b: &Block| {
                 unsnarl_model::walk::calls_in_block(cx.model, b)
                     .into_iter()
-                    .any(|e| {
-                        cx.call(e).is_some_and(|c| {
-                            let n = c.name.as_str();
-                            n.starts_with("Fatal")
-                                || n == "FailNow"
-                                || n == "Fail"
-                                || n.starts_with("Error")
-                                || n == "panic"
-                        })
-                    })
+                    .any(|e| fails_test(cx, e) || cx.call(e).is_some_and(|c| c.name == "panic"))
             };
             let timeout = |ch: ExprId| {
                 cx.call(cx.model.strip(ch)).is_some_and(|c| {

@@ -334,14 +334,11 @@ fn carries_fixed_messages(cx: &FileCx, ctor: ExprId) -> bool {
                 )
             })
     };
-    let mut puts = cx
-        .calls_named(&["put", "put_nowait"])
-        .into_iter()
-        .filter(|(_, c)| c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(&*name))
-        .peekable();
-    puts.peek().is_some()
-        && puts
-            .all(|(e, c)| !cx.in_loop(e) && c.args.len() == 1 && c.positional(0).is_some_and(fixed))
+    let puts = puts_into(cx, &name);
+    !puts.is_empty()
+        && puts.iter().all(|&(e, c)| {
+            !cx.in_loop(e) && c.args.len() == 1 && c.positional(0).is_some_and(fixed)
+        })
 }
 
 /// Every put into the queue is made by a signal handler (a function of the
@@ -363,12 +360,16 @@ fn fed_by_signal_handlers(cx: &FileCx, ctor: ExprId) -> bool {
     if handlers.is_empty() {
         return false;
     }
-    let mut puts = cx
-        .calls_named(&["put", "put_nowait"])
+    let puts = puts_into(cx, &name);
+    !puts.is_empty() && puts.iter().all(|&(e, _)| handlers.contains(&cx.func_of(e)))
+}
+
+/// The `put`/`put_nowait` calls on the queue bound to `name`.
+fn puts_into<'a>(cx: &FileCx<'a>, name: &str) -> Vec<(ExprId, &'a Call)> {
+    cx.calls_named(&["put", "put_nowait"])
         .into_iter()
-        .filter(|(_, c)| c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(&*name))
-        .peekable();
-    puts.peek().is_some() && puts.all(|(e, _)| handlers.contains(&cx.func_of(e)))
+        .filter(|(_, c)| c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(name))
+        .collect()
 }
 
 /// High/low watermark flow control around the queue: the file compares
