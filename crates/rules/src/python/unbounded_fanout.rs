@@ -20,7 +20,8 @@ pub static META: RuleMeta = RuleMeta {
 `gather(*map(f, xs))`, a comprehension of `create_task` calls, or a `for`
 loop that starts a task (`create_task`, `ensure_future`,
 `tg.create_task`, `nursery.start_soon`) per item, over a
-collection that is not a literal, with nothing limiting how many run at
+collection that is not a literal (nor a local bound only to one, or to an
+entry of one: `methods = table[kind]`), with nothing limiting how many run at
 once: no semaphore or capacity limiter taken in the loop or inside the
 spawned coroutine, no chunking, no worker pool. A teardown that releases
 what the program already holds (`gather(*(c.close() for c in
@@ -353,6 +354,9 @@ fn bounded_input(cx: &FileCx, iter: ExprId) -> bool {
             ) && c.positional(0).is_some_and(|a| bounded_input(cx, a)))
         }
         ExprKind::Name { id, .. } => {
+            if literal_local(cx, cx.func_of(iter), id, 2) {
+                return true;
+            }
             // The loop variable of an enclosing `for chunk in batched(...)`.
             let Some(s) = cx.tree.enclosing_stmt(iter) else {
                 return false;
@@ -368,6 +372,36 @@ fn bounded_input(cx: &FileCx, iter: ExprId) -> bool {
         }
         _ => false,
     }
+}
+
+/// A local of `f` bound only to literal collections, or to an entry of one
+/// (`methods = table[kind]` with `table = {"flow": [..], ..}`): its size is
+/// written in the code.
+fn literal_local(cx: &FileCx, f: FuncId, name: &str, depth: u32) -> bool {
+    let values: Vec<ExprId> = cx
+        .body_stmts(f)
+        .iter()
+        .filter_map(|&s| match &cx.stmt(s).kind {
+            StmtKind::Assign { targets, value, .. }
+                if targets.iter().any(|&t| cx.model.name_of(t) == Some(name)) =>
+            {
+                Some(*value)
+            }
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()
+        .unwrap_or_default();
+    !values.is_empty()
+        && values
+            .iter()
+            .all(|&v| match &cx.expr(cx.model.strip(v)).kind {
+                ExprKind::Collection { .. } => true,
+                ExprKind::Index { obj, .. } if depth > 0 => cx
+                    .model
+                    .name_of(*obj)
+                    .is_some_and(|o| o != name && literal_local(cx, f, o, depth - 1)),
+                _ => false,
+            })
 }
 
 /// The collection comes from configuration: a path through a config,
@@ -768,8 +802,28 @@ class Mirror:
         tasks = [asyncio.create_task(self._push(r)) for r in rows]  # expect
         await asyncio.gather(*tasks)
 "#,
+        r#"
+import asyncio
+
+async def read_obj(client, kind, obj_id):
+    methods = client.readers(kind)
+    return await asyncio.gather(*[m(obj_id) for m in methods])  # expect
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+async def read_obj(client, kind, obj_id):
+    table = {
+        "flow": [client.read_flow],
+        "queue": [client.read_queue, client.read_queue_status],
+    }
+    if kind not in table:
+        return None
+    methods = table[kind]
+    return await asyncio.gather(*[m(obj_id) for m in methods])
+"#,
         r#"
 import asyncio
 import anyio

@@ -48,7 +48,8 @@ no owner to join it. Neither are a task that never ends started by `main`
 that `main` awaits last, or runs while it goes on forever itself, counts
 as `main`'s. A task that only drains a channel the function made, calling
 something synchronous per message (`while let Some(ev) = rx.recv().await
-{ cb(ev) }`), ends with the last sender and is left alone too. A serving
+{ cb(ev) }`, or a thread's `for job in rx { job() }`), ends with the last
+sender and is left alone too. A serving
 loop that can end (a shutdown branch, `?`) is still reported: that is
 where in-flight work gets cut off.
 
@@ -654,44 +655,64 @@ fn drains_own_channel(cx: &FileCx, spawn: ExprId) -> bool {
     let [only] = cx.func(g).body.as_slice() else {
         return false;
     };
-    let StmtKind::While { cond, body, .. } = &cx.stmt(*only).kind else {
+    let rx = match &cx.stmt(*only).kind {
+        StmtKind::While { cond, body, .. } => {
+            // Its work is synchronous (a callback per event): nothing
+            // awaited that could be cut off half done.
+            if !crate::util::awaits_in_block(cx.model, body).is_empty() {
+                return false;
+            }
+            let ExprKind::Let { value, .. } = &cx.expr(*cond).kind else {
+                return false;
+            };
+            let ExprKind::Await(inner) = &cx.expr(cx.model.strip(*value)).kind else {
+                return false;
+            };
+            let Some(recv) = cx.call(cx.model.strip(*inner)) else {
+                return false;
+            };
+            // A channel's receiver, by its type (`mpsc::Receiver::recv`).
+            if !(recv.name == "recv"
+                && recv
+                    .target
+                    .as_deref()
+                    .is_some_and(|t| t.contains("Receiver::")))
+            {
+                return false;
+            }
+            recv.receiver.and_then(|r| cx.model.name_of(r))
+        }
+        // A thread's `for job in rx { job() }` (or `rx.iter()`): it ends
+        // when the last sender is dropped.
+        StmtKind::For { iter, body, .. }
+            if crate::util::awaits_in_block(cx.model, body).is_empty() =>
+        {
+            let it = cx.model.strip(*iter);
+            cx.model.name_of(it).or_else(|| {
+                cx.call(it)
+                    .filter(|c| c.name == "iter" && c.args.is_empty())
+                    .and_then(|c| c.receiver)
+                    .and_then(|r| cx.model.name_of(r))
+            })
+        }
+        _ => None,
+    };
+    let Some(rx) = rx else {
         return false;
     };
-    // Its work is synchronous (a callback per event): nothing awaited that
-    // could be cut off half done.
-    if !crate::util::awaits_in_block(cx.model, body).is_empty() {
-        return false;
-    }
-    let ExprKind::Let { value, .. } = &cx.expr(*cond).kind else {
-        return false;
-    };
-    let ExprKind::Await(inner) = &cx.expr(cx.model.strip(*value)).kind else {
-        return false;
-    };
-    let Some(recv) = cx.call(cx.model.strip(*inner)) else {
-        return false;
-    };
-    // A channel's receiver, by its type (`mpsc::Receiver::recv`).
-    if !(recv.name == "recv"
-        && recv
-            .target
-            .as_deref()
-            .is_some_and(|t| t.contains("Receiver::")))
-    {
-        return false;
-    }
-    let Some(rx) = recv.receiver.and_then(|r| cx.model.name_of(r)) else {
-        return false;
-    };
+    // A `for` could range over anything: only a channel's receiver counts.
+    let ranges = matches!(cx.stmt(*only).kind, StmtKind::For { .. });
     // `let (tx, mut rx) = mpsc::channel(..)` in the spawning function.
     let owner = super::common::outermost(cx, cx.func_of(spawn));
     cx.body_stmts(owner).iter().any(|&s| {
         matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), .. }
-            if targets.iter().any(|&t| {
-                unsnarl_model::walk::exprs_under(cx.model, t)
-                    .into_iter()
-                    .any(|x| cx.model.name_of(x) == Some(rx))
-            }) && cx.call(cx.model.strip(*v)).is_some())
+        if targets.iter().any(|&t| {
+            unsnarl_model::walk::exprs_under(cx.model, t)
+                .into_iter()
+                .any(|x| cx.model.name_of(x) == Some(rx))
+        }) && cx.call(cx.model.strip(*v)).is_some_and(|c| {
+            !ranges || cx.effect(c, Effect::Queue).is_some()
+        }))
     })
 }
 
@@ -1073,8 +1094,34 @@ fn main() {
     report();
 }
 "#,
+        r#"
+use std::thread;
+
+pub fn start_worker(paths: Vec<String>) {
+    let jobs = load(paths);
+    thread::spawn(move || { // expect
+        for job in jobs {
+            job.run();
+        }
+    });
+}
+"#,
     ],
     pass: &[
+        r#"
+use std::sync::mpsc;
+use std::thread;
+
+pub fn start_worker() -> mpsc::Sender<Box<dyn FnOnce() + Send>> {
+    let (tx, rx) = mpsc::channel::<Box<dyn FnOnce() + Send>>();
+    thread::spawn(move || {
+        for job in rx {
+            job();
+        }
+    });
+    tx
+}
+"#,
         r#"
 use std::thread;
 
