@@ -29,7 +29,9 @@ object for itself (`if self._closed: return` directly followed by setting
 that check. Neither is an "already started" guard on a start-up path
 (`start`, `setup`, `__aenter__`, or a helper only they call) whose
 attribute a shutdown method (`stop`, `close`, `__aexit__`) resets to
-`None`: the owner starts the object once.
+`None`: the owner starts the object once. Nor is the step of an async iterator
+(`__anext__`, or a method only it calls, such as a lazy connect): `async
+for` takes one item at a time.
 
 ## Why
 
@@ -123,6 +125,7 @@ impl Rule for CheckThenAwait {
             }
             if let Some((w, key)) = found
                 && !lifecycle_guard(cx, f, &key)
+                && !iterator_step(cx, f)
                 && reported.insert(w)
             {
                 out.push(cx.finding(
@@ -203,6 +206,34 @@ fn lifecycle_guard(cx: &FileCx, f: FuncId, key: &str) -> bool {
                             && targets.iter().any(|&t| cx.model.dotted(t).as_deref() == Some(key)))
                 })
         })
+}
+
+/// An async iterator's `__anext__`, or a method its class calls only from
+/// there (`await self._ensure_connected()`): `async for` takes one item at a
+/// time, so one consumer never runs the check twice at once, and an
+/// iterator shared by several consumers would interleave its reads anyway.
+fn iterator_step(cx: &FileCx, f: FuncId) -> bool {
+    let func = cx.func(f);
+    if func.name == "__anext__" {
+        return true;
+    }
+    let Some(class) = func.class.as_ref() else {
+        return false;
+    };
+    let callers: Vec<FuncId> = cx
+        .model
+        .function_ids()
+        .filter(|&g| {
+            g != f
+                && cx
+                    .body_calls(g)
+                    .any(|e| cx.call(e).is_some_and(|c| cx.callee_in_file(c) == Some(f)))
+        })
+        .collect();
+    !callers.is_empty()
+        && callers
+            .iter()
+            .all(|&g| cx.func(g).class.as_ref() == Some(class) && cx.func(g).name == "__anext__")
 }
 
 /// The block ends by leaving the function (`return`/`raise`).
@@ -522,8 +553,52 @@ class Client:
         await self.conn.close()
         self.conn = None
 "#,
+        r#"
+class Subscription:
+    def __init__(self, connect):
+        self._connect = connect
+        self._ws = None
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self):
+        await self._ensure_connected()
+        return await self._ws.recv()
+
+    async def _ensure_connected(self):
+        if self._ws:
+            return
+        ws = await self._connect()
+        await ws.send("auth")
+        self._ws = ws  # expect
+
+    async def publish(self, msg):
+        await self._ensure_connected()
+        await self._ws.send(msg)
+"#,
     ],
     pass: &[
+        r#"
+class Subscription:
+    def __init__(self, connect):
+        self._connect = connect
+        self._ws = None
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self):
+        await self._ensure_connected()
+        return await self._ws.recv()
+
+    async def _ensure_connected(self):
+        if self._ws:
+            return
+        ws = await self._connect()
+        await ws.send("auth")
+        self._ws = ws
+"#,
         r#"
 class Consumer:
     async def start(self):
