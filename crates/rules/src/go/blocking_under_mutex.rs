@@ -352,7 +352,7 @@ fn guards_its_files(cx: &FileCx, held: &HeldSet, e: ExprId, what: &str) -> bool 
     let Some(c) = cx.call(e) else { return false };
     // A package-level mutex named for the files it guards (`sessionFileMu`,
     // `fileLock`): taken to serialize the file I/O itself.
-    if !owner.contains('.') && owner.to_ascii_lowercase().contains("file") {
+    if !owner.contains('.') && names_files(owner) {
         return true;
     }
     if is_file_call(cx, c) {
@@ -372,6 +372,23 @@ fn guards_its_files(cx: &FileCx, held: &HeldSet, e: ExprId, what: &str) -> bool 
                 .is_some_and(|recv| own_file_method(cx, g, recv, &[], 1))
         }))
         || own_file_helper(cx, caller, c, owner)
+}
+
+/// A name with the word "file" in it (`sessionFileMu`, `file_lock`,
+/// `filesMu`), not merely the letters (`profileMu`).
+fn names_files(name: &str) -> bool {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    for ch in name.chars() {
+        if ch == '_' || (ch.is_ascii_uppercase() && !word.is_empty()) {
+            words.push(std::mem::take(&mut word));
+        }
+        if ch != '_' {
+            word.push(ch.to_ascii_lowercase());
+        }
+    }
+    words.push(word);
+    words.iter().any(|w| w == "file" || w == "files")
 }
 
 /// The parameters of `callee` that the call `c` (made in `caller`) fills
@@ -1833,6 +1850,16 @@ mod tests {
 
     /// Waiting on another goroutine can deadlock on the held lock; an HTTP
     /// call or a sleep only makes everyone wait.
+    #[test]
+    fn a_mutex_named_for_files_has_the_word_not_just_the_letters() {
+        assert!(names_files("sessionFileMu"));
+        assert!(names_files("file_lock"));
+        assert!(names_files("filesMu"));
+        assert!(names_files("FileMu"));
+        assert!(!names_files("profileMu"));
+        assert!(!names_files("filtersMu"));
+    }
+
     #[test]
     fn deadlock_is_named_only_for_waits_on_other_goroutines() {
         static RULE: BlockingUnderMutex = BlockingUnderMutex;
