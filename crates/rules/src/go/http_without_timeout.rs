@@ -352,14 +352,18 @@ fn thin_wrapper(cx: &FileCx, f: FuncId) -> bool {
     let StmtKind::Return(Some(v)) = cx.stmt(*only).kind else {
         return false;
     };
-    cx.call(v).is_some_and(|c| {
-        !c.args.is_empty()
-            && c.args.iter().all(|a| {
-                cx.model
-                    .name_of(a.value)
-                    .is_some_and(|n| func.params.iter().any(|p| p.name == n))
-            })
-    })
+    cx.call(v).is_some_and(|c| passes_own_params(cx, func, c))
+}
+
+/// Every argument of `c` is a parameter of `func`, and there is one: the
+/// call mirrors `net.Dial` with the caller's own values.
+fn passes_own_params(cx: &FileCx, func: &Function, c: &Call) -> bool {
+    !c.args.is_empty()
+        && c.args.iter().all(|a| {
+            cx.model
+                .name_of(a.value)
+                .is_some_and(|n| func.params.iter().any(|p| p.name == n))
+        })
 }
 
 /// `return &http.Client{Transport: t}` from an exported function: a
@@ -386,14 +390,7 @@ fn returned_by_factory(cx: &FileCx, lit: ExprId) -> bool {
 /// deadlines (often a `DialTimeout` sits beside it).
 fn hands_conn_back(cx: &FileCx, f: FuncId, dial: ExprId, c: &Call) -> bool {
     let func = cx.func(f);
-    if !func.name.starts_with(|c: char| c.is_ascii_uppercase())
-        || c.args.is_empty()
-        || !c.args.iter().all(|a| {
-            cx.model
-                .name_of(a.value)
-                .is_some_and(|n| func.params.iter().any(|p| p.name == n))
-        })
-    {
+    if !func.name.starts_with(|c: char| c.is_ascii_uppercase()) || !passes_own_params(cx, func, c) {
         return false;
     }
     let Parent::Stmt(s) = cx.tree.expr_parent(dial) else {

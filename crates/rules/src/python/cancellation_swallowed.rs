@@ -167,9 +167,8 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
         let ends = function_ends_after(cx, t)
             || h.body.last().is_some_and(|&l| match cx.stmt(l).kind {
                 StmtKind::Return(_) => true,
-                StmtKind::Break => {
-                    innermost_loop(cx, t).is_some_and(|lp| function_ends_after(cx, lp))
-                }
+                StmtKind::Break => crate::python::common::enclosing_loop(cx, t)
+                    .is_some_and(|lp| function_ends_after(cx, lp)),
                 _ => false,
             });
         // The task's last act in a coroutine that only ever runs as the
@@ -664,16 +663,6 @@ fn reraises_cancellation(cx: &FileCx, body: &Block) -> bool {
 /// `return`, a log line, `done.set_result(..)`). A handler there ends the
 /// coroutine (the task does stop); what is lost is the cancellation
 /// itself.
-/// The loop `s` is directly in (through `if`/`try`/`with` blocks).
-fn innermost_loop(cx: &FileCx, s: StmtId) -> Option<StmtId> {
-    cx.tree.stmt_ancestors(s).find(|&a| {
-        matches!(
-            cx.stmt(a).kind,
-            StmtKind::While { .. } | StmtKind::For { .. } | StmtKind::Loop { .. }
-        )
-    })
-}
-
 fn function_ends_after(cx: &FileCx, t: StmtId) -> bool {
     let mut s = t;
     loop {

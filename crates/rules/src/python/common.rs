@@ -710,3 +710,14 @@ pub fn is_closing_method(name: &str) -> bool {
         "close" | "aclose" | "wait_closed" | "shutdown" | "stop"
     )
 }
+
+/// The innermost loop (of the same function) around a statement, through
+/// `if`/`try`/`with` blocks.
+pub fn enclosing_loop(cx: &FileCx, s: StmtId) -> Option<StmtId> {
+    cx.tree.stmt_ancestors(s).find(|&a| {
+        matches!(
+            cx.stmt(a).kind,
+            StmtKind::For { .. } | StmtKind::While { .. } | StmtKind::Loop { .. }
+        )
+    })
+}

@@ -176,7 +176,7 @@ fn lost_how(cx: &FileCx, call: ExprId) -> Option<Lost> {
             }
             // In a loop, a handle read only after the loop is the last one:
             // every earlier task was overwritten.
-            let loop_stmt = enclosing_loop(cx, s)?;
+            let loop_stmt = crate::python::common::enclosing_loop(cx, s)?;
             let loop_span = cx.stmt(loop_stmt).span;
             if reads.iter().all(|&r| !loop_span.contains(cx.expr(r).span)) {
                 return Some(Lost::Unobserved(format!(
@@ -266,16 +266,6 @@ fn inherited_spawner(cx: &FileCx, c: &Call) -> bool {
     !cx.model.function_ids().any(|f| {
         let func = cx.func(f);
         func.name == c.name && func.class.as_ref() == Some(&class)
-    })
-}
-
-/// The innermost loop (of the same function) around a statement.
-fn enclosing_loop(cx: &FileCx, s: StmtId) -> Option<StmtId> {
-    cx.tree.stmt_ancestors(s).find(|&a| {
-        matches!(
-            cx.stmt(a).kind,
-            StmtKind::For { .. } | StmtKind::While { .. } | StmtKind::Loop { .. }
-        )
     })
 }
 
