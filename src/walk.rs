@@ -263,6 +263,7 @@ pub fn walk(
                 .to_path_buf();
             let display = display_path(&root.given, &rel, &abs_root, &cwd);
             match e.kind {
+                EntryKind::Source(Language::Go) if outside_go_packages(&rel) => {}
                 EntryKind::Source(lang) => {
                     if seen.insert(e.path.clone()) {
                         out.files.push(SourceFile {
@@ -288,6 +289,22 @@ pub fn walk(
     out.skipped.sort();
     out.problems.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(out)
+}
+
+/// Whether the go tool leaves a Go file out of every package: it sits in a
+/// folder named `testdata` (inputs of tests, often broken or buggy on
+/// purpose), or its name or a folder's starts with `_` (examples and tools
+/// kept out of the module; hidden names are skipped for every language).
+/// `rel` is relative to the scanned root, so naming such a folder on the
+/// command line still scans it.
+fn outside_go_packages(rel: &Path) -> bool {
+    let mut names = rel.components().filter_map(|c| match c {
+        Component::Normal(name) => Some(name.as_encoded_bytes()),
+        _ => None,
+    });
+    let file = names.next_back();
+    file.is_some_and(|f| f.starts_with(b"_"))
+        || names.any(|dir| dir == b"testdata" || dir.starts_with(b"_"))
 }
 
 struct Entry {
@@ -804,6 +821,27 @@ mod tests {
             load(Path::new("/")),
             Load::Skip(SkipReason::NotRegular)
         ));
+    }
+
+    #[test]
+    fn go_files_outside_packages_are_recognized() {
+        for skipped in [
+            "testdata/race.go",
+            "a/_examples/main.go",
+            "_tools/gen.go",
+            "_x.go",
+        ] {
+            assert!(outside_go_packages(Path::new(skipped)), "{skipped}");
+        }
+        for kept in [
+            "main.go",
+            "a/b/c.go",
+            "a/my_testdata/x.go",
+            "internal/x_test.go",
+            "x_.go",
+        ] {
+            assert!(!outside_go_packages(Path::new(kept)), "{kept}");
+        }
     }
 
     #[test]

@@ -385,6 +385,26 @@ fn ignore_files_are_honored_outside_git_and_hidden_and_dependency_folders_skippe
 }
 
 #[test]
+fn go_files_the_go_tool_ignores_are_skipped_unless_they_are_the_root() {
+    let t = Tree::new();
+    let leak = "package p\n\nimport \"time\"\n\nfunc Leak() int {\n\tch := make(chan int)\n\tgo func() { ch <- 1 }()\n\tselect {\n\tcase v := <-ch:\n\t\treturn v\n\tcase <-time.After(time.Second):\n\t\treturn 0\n\t}\n}\n";
+    t.write("p/p.go", "package p\n")
+        .write("p/testdata/leak.go", leak)
+        .write("_examples/leak.go", leak)
+        .write("p/_gen.go", leak)
+        .write("py/testdata/x.py", "x = 1\n");
+    let o = bin(t.path(), &["check", "--format", "json"]);
+    let v = o.json();
+    assert_eq!(v["summary"]["files_scanned"], 2, "{o:?}");
+    assert_eq!(v["findings"].as_array().map(Vec::len), Some(0), "{o:?}");
+    // The same files given as the root of the scan are scanned.
+    let o = bin(t.path(), &["check", "--format", "json", "p/testdata"]);
+    let v = o.json();
+    assert_eq!(v["summary"]["files_scanned"], 1, "{o:?}");
+    assert_eq!(v["summary"]["findings_total"], 2, "{o:?}");
+}
+
+#[test]
 fn exclude_globs_repeat_and_split_on_commas() {
     let t = Tree::new();
     t.write("a/x.py", "")

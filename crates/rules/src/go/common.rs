@@ -10,21 +10,14 @@ use unsnarl_model::*;
 
 /// Generated files (`// Code generated ... DO NOT EDIT.`) are skipped, and
 /// so are files excluded from every build (`//go:build ignore`: generator
-/// scripts run by hand) or kept out of packages (under `testdata/`).
+/// scripts run by hand). Files kept out of packages (under `testdata/`) are
+/// not even read: the walk leaves them out unless they are what the user
+/// asked to scan.
 pub fn skip_file(cx: &FileCx) -> bool {
     // Every Go rule asks; the header is read once per file.
     *cx.caches
         .go_skip
-        .get_or_init(|| cx.model.is_generated || build_ignored(cx.text) || in_testdata(cx.path))
-}
-
-/// The go tool leaves folders named `testdata` out of every package: what
-/// is there is input for tests (analyzer fixtures hold bugs on purpose).
-fn in_testdata(path: &str) -> bool {
-    path.split(['/', '\\'])
-        .rev()
-        .skip(1)
-        .any(|dir| dir == "testdata")
+        .get_or_init(|| cx.model.is_generated || build_ignored(cx.text))
 }
 
 fn build_ignored(text: &str) -> bool {
@@ -1013,19 +1006,4 @@ pub fn in_test_func(cx: &FileCx, f: FuncId) -> bool {
                 )
             })
         })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn testdata_folders_are_outside_every_package() {
-        assert!(in_testdata("passes/lostcancel/testdata/src/a/a.go"));
-        assert!(in_testdata("testdata/a.go"));
-        assert!(in_testdata("pkg\\testdata\\a.go"));
-        assert!(!in_testdata("pkg/testdata.go"));
-        assert!(!in_testdata("pkg/testdatax/a.go"));
-        assert!(!in_testdata("internal/testutil/a.go"));
-    }
 }

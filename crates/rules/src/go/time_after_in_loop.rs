@@ -20,8 +20,9 @@ A `select` inside a `for` loop has a `case <-time.After(d):` arm. Each
 iteration creates a new timer; when another case wins and the loop goes
 on, that timer is abandoned but stays alive until it fires. Not reported
 when the loop can abandon only a few timers: every other case leaves the
-loop (a backoff wait) or receives from a stop channel another select of
-the loop leaves on; the function returns right after the select; the loop
+loop (a backoff wait; a case that leaves only once its channel is closed,
+`if !ok { return }`, still goes around for every value) or receives from
+a stop channel another select of the loop leaves on; the function returns right after the select; the loop
 runs a small constant number of times (`i < 20`, or `i < n` with
 `const n = 3`); or it sleeps on every turn, so it cannot go around faster
 than the sleep. Nor when the module's
@@ -118,7 +119,7 @@ impl Rule for TimeAfterInLoop {
                 arms.iter().enumerate().any(|(j, a)| {
                     j != skip
                         && !matches!(a.kind, ArmKind::Default)
-                        && !leaves(cx, &a.body)
+                        && !leaves_on_more_than_close(cx, a)
                         && !ends_loop_condition(cx, &a.body, loops[0])
                         && !matches!(a.kind, ArmKind::Recv { channel, .. }
                             if stop_channel(cx, loops[0], sel, channel))
@@ -149,11 +150,57 @@ impl Rule for TimeAfterInLoop {
 /// The block leaves the loop or the function (`return`, `break`, a call
 /// that never returns).
 fn leaves(cx: &FileCx, b: &Block) -> bool {
-    common::stmts_in(cx.model, b).into_iter().any(|s| {
-        matches!(cx.stmt(s).kind, StmtKind::Return(_) | StmtKind::Break)
-            || matches!(&cx.stmt(s).kind, StmtKind::Expr(e)
-                if cx.call(*e).is_some_and(common::is_noreturn_call))
-    })
+    common::stmts_in(cx.model, b)
+        .into_iter()
+        .any(|s| leaving(cx, s))
+}
+
+fn leaving(cx: &FileCx, s: StmtId) -> bool {
+    matches!(cx.stmt(s).kind, StmtKind::Return(_) | StmtKind::Break)
+        || matches!(&cx.stmt(s).kind, StmtKind::Expr(e)
+            if cx.call(*e).is_some_and(common::is_noreturn_call))
+}
+
+/// The arm leaves the loop or the function, and not only once its channel
+/// is closed: `case e, ok := <-events: if !ok { return }; out <- e` handles
+/// a stream of values and goes around again for each one.
+fn leaves_on_more_than_close(cx: &FileCx, arm: &SelectArm) -> bool {
+    let ok = match arm.kind {
+        ArmKind::Recv {
+            binding: Some(b), ..
+        } => match &cx.expr(b).kind {
+            ExprKind::Collection {
+                kind: CollKind::Tuple,
+                elems,
+                ..
+            } => elems.last().and_then(|&e| cx.model.dotted(e)),
+            _ => None,
+        },
+        _ => None,
+    };
+    let Some(ok) = ok else {
+        return leaves(cx, &arm.body);
+    };
+    let on_close = |s: StmtId| {
+        let mut cur = s;
+        while let Parent::Stmt(p) = cx.tree.stmt_parent(cur) {
+            if let StmtKind::If { cond, then, .. } = &cx.stmt(p).kind
+                && then.contains(&cur)
+                && matches!(&cx.expr(*cond).kind, ExprKind::Unary { op: UnOp::Not, operand }
+                    if cx.model.dotted(*operand).as_deref() == Some(ok.as_str()))
+            {
+                return true;
+            }
+            if arm.body.contains(&p) {
+                break;
+            }
+            cur = p;
+        }
+        false
+    };
+    common::stmts_in(cx.model, &arm.body)
+        .into_iter()
+        .any(|s| leaving(cx, s) && !on_close(s))
 }
 
 /// The block makes the loop's condition false (`finished = true` under
@@ -329,6 +376,29 @@ func ExpectDials(dials <-chan bool, n int) error {
 		}
 	}
 	return nil
+}
+"#,
+        r#"
+package pump
+
+import (
+	"log"
+	"time"
+)
+
+// Leaves only once `events` is closed: every event goes around again.
+func Pump(events <-chan string, out chan<- string) {
+	for {
+		select {
+		case e, ok := <-events:
+			if !ok {
+				return
+			}
+			out <- e
+		case <-time.After(5 * time.Second): // expect
+			log.Print("idle")
+		}
+	}
 }
 "#,
     ],

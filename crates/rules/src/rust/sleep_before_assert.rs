@@ -27,7 +27,8 @@ checks block until the other side acts (`assert_eq!(rx.recv(), Ok(1))`, a
 `join()`, an await or `block_on` of the spawned task's handle, a `select`, an `accept`,
 a stream's `next().await`, a `send` the assertion checks; not the
 `try_*`/`*_timeout` forms) or read only what the sleeping code owns (its
-own locals built from literals, task-locals, thread-locals): those pass
+own locals built from literals, constants, task-locals, thread-locals;
+not a `static` built by a call, such as a counter other threads bump): those pass
 however long the other side takes. On a current-thread runtime
 (`#[tokio::test]`'s default, `Builder::new_current_thread()`), a test whose
 only concurrency is spawned tasks that wait on nothing but timers is not
@@ -603,8 +604,34 @@ fn private_expr(cx: &FileCx, f: FuncId, e: ExprId, params: &[String], depth: u32
                     || params.iter().any(|p| p == id)
                     || private_name(cx, f, x, id, depth)
             }
+            // An item of this file: a `static` built by a call
+            // (`AtomicUsize::new(0)`) is what other threads bump; a `const`
+            // or a `static` of literals is fixed.
+            ExprKind::Name {
+                resolved: Some(q), ..
+            } if !is_callee(cx, x) => {
+                module_item_value(cx, q).is_none_or(|v| private_expr(cx, f, v, &[], depth + 1))
+            }
             _ => true,
         })
+}
+
+/// The value a module-level `static` or `const` of this file named
+/// `qualified` is declared with.
+fn module_item_value(cx: &FileCx, qualified: &str) -> Option<ExprId> {
+    cx.model.stmts.iter().find_map(|st| match &st.kind {
+        StmtKind::Assign {
+            targets,
+            op: AssignOp::Declare { .. },
+            value: Some(v),
+        } if targets.iter().any(|&t| {
+            matches!(&cx.expr(t).kind, ExprKind::Name { resolved: Some(r), .. } if r.as_str() == qualified)
+        }) =>
+        {
+            Some(*v)
+        }
+        _ => None,
+    })
 }
 
 /// `x` is the callee of a call (`f` in `f(..)`), judged with the call.
@@ -841,8 +868,39 @@ async fn pause_ends() {
     assert!(!c.info().await.paused);
 }
 "#,
+        r#"
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+static RUNS: AtomicUsize = AtomicUsize::new(0);
+
+fn start_worker() {
+    tokio::spawn(async {
+        RUNS.fetch_add(1, Ordering::SeqCst);
+    });
+}
+
+#[tokio::test]
+async fn worker_runs_once() {
+    start_worker();
+    tokio::time::sleep(Duration::from_millis(100)).await; // expect
+    assert_eq!(RUNS.load(Ordering::SeqCst), 1);
+}
+"#,
     ],
     pass: &[
+        r#"
+use std::time::Duration;
+
+const RETRIES: usize = 3;
+static NAMES: &[&str] = &["a", "b"];
+
+#[tokio::test]
+async fn settings_hold_while_others_run() {
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    assert_eq!(NAMES.len() + RETRIES, 5);
+}
+"#,
         r#"
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
