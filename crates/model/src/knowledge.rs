@@ -257,6 +257,12 @@ struct TableFile {
     /// `sqlite3.Connection`), for resolving later method calls.
     #[serde(default)]
     returns: HashMap<String, String>,
+    /// A type the tables give a value → the declared type it is a kind
+    /// of (`flume::UnboundedSender` → `flume::Sender`), so a field declared
+    /// with the wider type takes the narrower one when every value stored
+    /// in it has it.
+    #[serde(default)]
+    narrows: HashMap<String, String>,
 }
 
 /// The knowledge of one language family.
@@ -279,6 +285,7 @@ pub struct Table {
     heads: HashSet<String>,
     method: HashMap<String, Vec<usize>>,
     returns: HashMap<String, String>,
+    narrows: HashMap<String, String>,
 }
 
 impl Table {
@@ -286,6 +293,7 @@ impl Table {
         let file: TableFile = toml::from_str(text).map_err(|e| e.to_string())?;
         let mut t = Table {
             returns: file.returns,
+            narrows: file.narrows,
             ..Table::default()
         };
         let groups = [
@@ -428,6 +436,16 @@ impl Table {
     /// The type returned by a known callee.
     pub fn returns(&self, target: &str) -> Option<&str> {
         self.returns.get(target).map(String::as_str)
+    }
+
+    /// The declared type that `ty` is a narrower kind of, if any.
+    pub fn narrows(&self, ty: &str) -> Option<&str> {
+        self.narrows.get(ty).map(String::as_str)
+    }
+
+    /// Whether the table knows any narrower types (only Rust's does).
+    pub fn has_narrowing(&self) -> bool {
+        !self.narrows.is_empty()
     }
 
     /// Adds user-declared callees for an effect (from `[knowledge.<lang>]`).

@@ -23,7 +23,8 @@ expression, across imports and `require`), or of a known promise API
 nobody awaits it, returns it or handles its rejection. Also `.then(onFulfilled)` chains with no `.catch()` and no
 rejection callback, and async IIFEs (`(async () => { ... })()`) whose awaits
 can reject with nothing to catch it (not at the top level of a `#!` script,
-where the IIFE is the program and a rejection ends it like a throw). A `.catch()` given no handler handles
+where the IIFE, with any `.then` chained on it, is the program and a
+rejection ends it like a throw). A `.catch()` given no handler handles
 nothing and is reported too. Write `void promise` to discard one on purpose.
 Not reported: a test's chain whose `.then` calls the test's own callback
 (`.then(() => done())`: a rejection leaves `done` uncalled and the runner
@@ -109,6 +110,26 @@ impl Rule for FloatingPromise {
     }
 }
 
+/// The call is a statement of a script's top level (`#!`): the program
+/// itself, where a rejection ends the process with the stack and a
+/// non-zero code, as a top-level throw does.
+fn whole_program(cx: &FileCx, id: ExprId) -> bool {
+    cx.func_of(id).0 == 0 && cx.text.starts_with("#!")
+}
+
+/// A script's main async IIFE with handlers chained on
+/// (`(async () => {..})().then(report)`): still the whole program.
+fn whole_program_chain(cx: &FileCx, id: ExprId, c: &Call) -> bool {
+    if !whole_program(cx, id) {
+        return false;
+    }
+    let mut head = c;
+    while let Some(inner) = head.receiver.and_then(|r| cx.call(cx.model.strip(r))) {
+        head = inner;
+    }
+    matches!(cx.expr(cx.model.strip(head.func)).kind, ExprKind::Closure(f) if cx.func(f).is_async)
+}
+
 impl FloatingPromise {
     fn find(&self, cx: &FileCx, out: &mut Vec<Finding>) {
         for (i, e) in cx.model.exprs.iter().enumerate() {
@@ -125,7 +146,7 @@ impl FloatingPromise {
                     || says_cannot_fail(cx, e.span)
             };
             if let Some(f) = check_chain(cx, id, c) {
-                if !waived() && !completes_test(cx, id, c) {
+                if !waived() && !completes_test(cx, id, c) && !whole_program_chain(cx, id, c) {
                     out.push(f);
                 }
                 continue;
@@ -135,7 +156,7 @@ impl FloatingPromise {
                 // reject; and not when it is the program itself (a script's
                 // top level, `#!`): a rejection there ends the process with
                 // the stack and a non-zero code, as a top-level throw does.
-                let whole_program = cx.func_of(id).0 == 0 && cx.text.starts_with("#!");
+                let whole_program = whole_program(cx, id);
                 if cx.func(f).is_async
                     && !whole_program
                     && common::unguarded_await(cx, f).is_some()
@@ -736,6 +757,21 @@ const { openStore } = require("./store");
     console.log(row.id);
   }
 })();
+"#,
+        r#"#!/usr/bin/env node
+const { connect } = require("./client");
+
+const times = [];
+
+(async () => {
+  const conn = await connect(process.argv[2]);
+  const t0 = Date.now();
+  await conn.ping();
+  times.push(Date.now() - t0);
+  await conn.close();
+})().then(() => {
+  console.log(times.join("\n"));
+});
 "#,
         r#"
 // file: test/reply.test.js

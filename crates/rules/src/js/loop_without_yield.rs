@@ -21,8 +21,9 @@ pub static META: RuleMeta = RuleMeta {
 In a request/message handler (or code it runs synchronously), a loop whose
 length comes from the request (`req.body.items`, `Number(req.query.n)`) or
 from the result of a query awaited in the handler; in any async function, a
-loop over awaited `rows`/`records`; or a loop bound in the millions — whose
-body calls other code or loops again, and that never awaits.
+loop over awaited `rows`/`records` (not the records of a DNS answer, a few
+hosts); or a loop bound in the millions — whose body calls other code or
+loops again, and that never awaits.
 
 ## Why
 
@@ -175,8 +176,19 @@ fn tainted(cx: &FileCx, h: &common::Handlers, f: FuncId, in_handler: bool) -> Ha
                     n == "rows" || n == "records" || n.ends_with("rows") || n.ends_with("records")
                 })
             });
-            let from_await =
-                (in_handler || bulk_name) && matches!(cx.expr(v).kind, ExprKind::Await(_));
+            // A DNS answer (`records` of `dns.promises.resolve(host, "SRV")`)
+            // is a handful of hosts, capped by the message size.
+            let dns_answer = |a: ExprId| {
+                cx.call(cx.model.strip(a)).is_some_and(|c| {
+                    c.target.as_deref().is_some_and(|t| {
+                        ["dns.", "dns/promises.", "node:dns.", "node:dns/promises."]
+                            .iter()
+                            .any(|m| t.starts_with(m))
+                    })
+                })
+            };
+            let from_await = (in_handler || bulk_name)
+                && matches!(cx.expr(v).kind, ExprKind::Await(a) if !dns_answer(a));
             if !from_await && uses_taint(cx, v, &names).is_none() {
                 continue;
             }
@@ -326,7 +338,8 @@ app.get("/primes", (req, res) => {
   res.json(out);
 });
 "#],
-    pass: &[r#"
+    pass: &[
+        r#"
 const express = require("express");
 const app = express();
 
@@ -349,7 +362,25 @@ app.post("/score", async (req, res) => {
 async function startup() {
   for (const name of ["a", "b"]) register(name);
 }
-"#],
+"#,
+        r#"
+const dns = require("dns");
+
+function normalize(name) {
+  return name.endsWith(".") ? name.slice(0, -1).toLowerCase() : name.toLowerCase();
+}
+
+// An SRV answer lists a few hosts.
+async function pollSeeds(address) {
+  const srvRecords = await dns.promises.resolve(address, "SRV");
+  const hosts = [];
+  for (const record of srvRecords) {
+    hosts.push({ host: normalize(record.name), port: record.port });
+  }
+  return hosts;
+}
+"#,
+    ],
 };
 
 #[cfg(test)]

@@ -27,8 +27,11 @@ is not reported: every listener has to be open at once anyway. Nor is a
 collection that comes from configuration, followed back through locals,
 destructuring, the constructor's fields and argument-less methods of the
 class: `options`/`config` values, what a synchronous method of such a
-value returns (`this.config.source.directories()`), and the command line
-(`process.argv`).
+value returns (`this.config.source.directories()`), either branch of a
+normalising ternary (`Array.isArray(c.dirs) ? c.dirs : [c.dirs]`), and the
+command line (`process.argv`). Collections named for the program's own
+structure (columns, indexes, plugins, handlers, a cluster's brokers, shards
+or nodes) are not reported either: their size is not the data's.
 
 ## Why
 
@@ -417,6 +420,10 @@ fn configured(cx: &FileCx, e: ExprId, depth: u32) -> bool {
         ExprKind::Logical { left, right, .. } => {
             configured(cx, *left, depth - 1) && configured(cx, *right, depth - 1)
         }
+        // `Array.isArray(c.dirs) ? c.dirs : [c.dirs]`: either branch.
+        ExprKind::Ternary { then, orelse, .. } => {
+            configured(cx, *then, depth - 1) && configured(cx, *orelse, depth - 1)
+        }
         ExprKind::Call(c) => {
             // `[].concat(config.dirs || "./x")`: what it joins.
             if let Some(r) = c.receiver
@@ -499,7 +506,7 @@ fn configured(cx: &FileCx, e: ExprId, depth: u32) -> bool {
 
 /// Collections whose size the program or its schema fixes, not the data:
 /// columns, indices and constraints of a table, registered plugins,
-/// providers, listeners, replicas.
+/// providers, listeners, replicas, a cluster's brokers and nodes.
 fn program_structure(text: &str) -> bool {
     STRUCTURE.iter().any(|w| text.contains(w))
 }
@@ -551,6 +558,11 @@ const STRUCTURE: &[&str] = &[
     "table",
     "view",
     "subdoc",
+    // A cluster's layout: one request per broker, shard or node.
+    "broker",
+    "shard",
+    "leader",
+    "node",
 ];
 
 /// The lowercase words of a camelCase or snake_case name (`indexName` →
@@ -712,6 +724,18 @@ const offsetsOf = async (admin, { group, topics }) => {
 };
 
 module.exports = { offsetsOf };
+"#,
+        r#"
+// One request per item: the fan-out grows with the input.
+async function alterConfigs(cluster, items) {
+  const responses = await Promise.all( // expect
+    items.map(async (item) => {
+      const broker = await cluster.leaderFor(item.topic);
+      return broker.alterConfigs({ resources: [item] });
+    })
+  );
+  return responses.flat();
+}
 "#,
     ],
     pass: &[
@@ -936,6 +960,44 @@ class Planner {
       },
     };
   }
+}
+"#,
+        r#"
+const fs = require("fs/promises");
+
+class Generator {
+  constructor(config) {
+    this.config = config;
+  }
+
+  ensureFolders() {
+    const dirs = this.dirs();
+    return Promise.all(dirs.map((d) => fs.mkdir(d, { recursive: true })));
+  }
+
+  dirs() {
+    return Array.isArray(this.config.directory)
+      ? this.config.directory
+      : [this.config.directory];
+  }
+}
+"#,
+        r#"
+// One request per leader broker, whatever the number of topics.
+async function fetchOffsets(cluster, topics) {
+  const perNode = {};
+  for (const t of topics) {
+    const nodeId = cluster.leaderId(t);
+    perNode[nodeId] = perNode[nodeId] || [];
+    perNode[nodeId].push(t);
+  }
+  const responses = await Promise.all(
+    Object.keys(perNode).map(async (nodeId) => {
+      const broker = await cluster.findBroker(nodeId);
+      return broker.listOffsets({ topics: perNode[nodeId] });
+    })
+  );
+  return responses.flat();
 }
 "#,
     ],

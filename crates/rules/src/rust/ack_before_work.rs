@@ -17,7 +17,10 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 A consumer (lapin, async-nats) awaits `ack` and then, in the same pass,
 does the message's work: an awaited call, known I/O, or a function of the
-project handed the message. Acks after the work are fine.
+project handed the message. Acks after the work are fine, and so is the ack
+of a message fetched in the ack's own expression
+(`messages.next().await.unwrap()?.ack()`): nothing after it can reach that
+message.
 
 ## Why
 
@@ -96,7 +99,8 @@ async fn consume(mut consumer: lapin::Consumer) {
 
 async fn ship(_order: &[u8]) {}
 "#],
-    pass: &[r#"
+    pass: &[
+        r#"
 use futures_lite::StreamExt;
 use lapin::options::BasicAckOptions;
 
@@ -109,7 +113,22 @@ async fn consume(mut consumer: lapin::Consumer) {
 }
 
 async fn ship(_order: &[u8]) {}
-"#],
+"#,
+        r#"
+use futures::StreamExt;
+
+// The test acks the one message it fetched, then deletes the consumer:
+// nothing after the ack can reach that message.
+#[tokio::test]
+async fn consumer_deleted() {
+    let (stream, consumer) = setup().await;
+    let mut messages = consumer.messages().await.unwrap();
+    messages.next().await.unwrap().unwrap().ack().await.unwrap();
+    stream.delete_consumer("pull").await.unwrap();
+    assert!(messages.next().await.unwrap().is_err());
+}
+"#,
+    ],
 };
 
 #[cfg(test)]

@@ -21,7 +21,9 @@ pub static META: RuleMeta = RuleMeta {
 Inside an `async fn` or `async` block: `std::thread::sleep`, `std::fs::*`,
 `std::io::stdin()` reads, `std::net` sockets, `std::process::Command::output`
 / `status` / `Child::wait`, `reqwest::blocking`, `std::sync::mpsc` /
-`crossbeam_channel` blocking receives and sends, `Condvar::wait`,
+`crossbeam_channel` blocking receives and sends (not a send on an
+unbounded channel, which never waits, also when the sender is a struct field
+only ever filled from `unbounded()`), `Condvar::wait`,
 `Barrier::wait`, `JoinHandle::join`; or a call to a sync function of the
 project that makes one of them. Code inside `spawn_blocking` and
 `block_in_place` closures is exempt, and so is the entry of an example or
@@ -273,6 +275,25 @@ async fn main() {
     }
 }
 "#,
+        r#"
+use flume::Sender;
+
+pub struct Waker {
+    events: Sender<u8>,
+}
+
+impl Waker {
+    pub fn new() -> (Self, flume::Receiver<u8>) {
+        let (events, rx) = flume::bounded(1);
+        (Self { events }, rx)
+    }
+
+    pub async fn publish(&self, out: &tokio::sync::Mutex<Vec<u8>>, b: u8) {
+        out.lock().await.push(b);
+        let _ = self.events.send(b); // expect
+    }
+}
+"#,
     ],
     pass: &[
         r#"
@@ -318,6 +339,25 @@ async fn main() {
     let cert = std::fs::read("cert.der").unwrap();
     let listener = tokio::net::TcpListener::bind("0.0.0.0:4433").await.unwrap();
     serve(listener, cert).await;
+}
+"#,
+        r#"
+use flume::Sender;
+
+pub struct Waker {
+    events: Sender<u8>,
+}
+
+impl Waker {
+    pub fn new() -> (Self, flume::Receiver<u8>) {
+        let (events, rx) = flume::unbounded();
+        (Self { events }, rx)
+    }
+
+    pub async fn publish(&self, out: &tokio::sync::Mutex<Vec<u8>>, b: u8) {
+        out.lock().await.push(b);
+        let _ = self.events.send(b);
+    }
 }
 "#,
     ],

@@ -402,9 +402,23 @@ fn stops_on_shutdown(cx: &FileCx, spawn: ExprId) -> bool {
                     .into_iter()
                     .any(|u| {
                         super::common::method_on(cx, u).is_some_and(|c| {
+                            // A receiver read as a stream counts too
+                            // (`rx.next().await`, `rx.map(Ok).forward(sink)`).
                             matches!(
                                 c.name.as_str(),
-                                "closed" | "recv" | "changed" | "join" | "wait" | "iter"
+                                "closed"
+                                    | "recv"
+                                    | "recv_async"
+                                    | "changed"
+                                    | "join"
+                                    | "wait"
+                                    | "iter"
+                                    | "next"
+                                    | "try_next"
+                                    | "for_each"
+                                    | "forward"
+                                    | "map"
+                                    | "collect"
                             )
                         })
                     })
@@ -1457,6 +1471,28 @@ async fn dispatch(mut rx: UnboundedReceiver<(Request, oneshot::Sender<Response>)
 
 async fn answer(req: Request, reply: oneshot::Sender<Response>) {
     let _ = reply.send(handle(req).await);
+}
+"#,
+        r#"
+// file: examples/pipe.rs
+// The task feeds a channel; main reads the other end as a stream until the
+// session ends, and the task stops when that end is dropped.
+use futures_util::StreamExt;
+
+#[tokio::main]
+async fn main() {
+    let (line_tx, line_rx) = futures_channel::mpsc::unbounded();
+    tokio::spawn(pump_stdin(line_tx));
+    let sink = connect().await;
+    line_rx.map(Ok).forward(sink).await.unwrap();
+}
+
+async fn pump_stdin(tx: futures_channel::mpsc::UnboundedSender<Vec<u8>>) {
+    while let Some(line) = read_line().await {
+        if tx.unbounded_send(line).is_err() {
+            break;
+        }
+    }
 }
 "#,
     ],

@@ -86,41 +86,18 @@ pub fn annotate(m: &mut FileModel, kb: &Table, lang: Language) -> Semantic {
     // function in id order: a closure's id is larger than its parent's, so
     // the parent's bindings are known when the closure is walked.
     pass.collect_field_assignments(m);
-    for fid in m.function_ids() {
-        pass.func = fid;
-        let f = m.func(fid);
-        for p in &f.params {
-            if let Some(t) =
-                p.ty.as_ref()
-                    .and_then(|t| t.resolved.clone().or_else(|| unnamed_type(lang, t)))
-            {
-                pass.envs[fid.index()].insert(p.name.to_compact_string(), t.to_compact_string());
-            }
-        }
-        if lang == Language::Go {
-            for p in &f.params {
-                if let Some(t) = &p.ty {
-                    pass.texts[fid.index()]
-                        .insert(p.name.to_compact_string(), t.text.to_compact_string());
-                }
-            }
-        }
-        // A Go method's receiver has the method's type: `s.helper()` in
-        // `func (s *Server) ...` resolves to `<module>.Server.helper`.
-        // Likewise Rust's `self` in a method: `self.helper()` resolves to
-        // `<impl type>::helper`.
-        if matches!(lang, Language::Go | Language::Rust)
-            && let (Some(class), Some(recv)) = (&f.class, &f.receiver)
-        {
-            pass.envs[fid.index()]
-                .entry(recv.to_compact_string())
-                .or_insert_with(|| class.to_compact_string());
-        }
-        let body = f.body.clone();
-        walk_block(m, &body, &mut pass);
-        if fid.0 == 0 {
-            pass.sema.globals = pass.envs[0].clone();
-        }
+    pass.walk_functions(m);
+    // Fields declared with a wide type but only ever given a narrower one
+    // (`sender: flume::Sender<E>` filled from `flume::unbounded()`): the
+    // narrower type is known once the values are typed, and the functions
+    // are walked again with it. Rare, so the second walk costs little.
+    if pass.narrow_fields(m) {
+        pass.envs = vec![HashMap::default(); m.functions.len()];
+        pass.texts = vec![HashMap::default(); m.functions.len()];
+        pass.resolutions.clear();
+        pass.typed = vec![Typed::NotYet; m.exprs.len()];
+        pass.sema.expr_types.clear();
+        pass.walk_functions(m);
     }
     let Pass {
         mut sema,
@@ -166,6 +143,99 @@ enum Typed {
 }
 
 impl Pass<'_> {
+    /// Types every function's bindings and expressions, in id order: a
+    /// closure's id is larger than its parent's, so the parent's bindings
+    /// are known when the closure is walked.
+    fn walk_functions(&mut self, m: &FileModel) {
+        for fid in m.function_ids() {
+            self.func = fid;
+            let f = m.func(fid);
+            for p in &f.params {
+                if let Some(t) =
+                    p.ty.as_ref()
+                        .and_then(|t| t.resolved.clone().or_else(|| unnamed_type(self.lang, t)))
+                {
+                    self.envs[fid.index()]
+                        .insert(p.name.to_compact_string(), t.to_compact_string());
+                }
+            }
+            if self.lang == Language::Go {
+                for p in &f.params {
+                    if let Some(t) = &p.ty {
+                        self.texts[fid.index()]
+                            .insert(p.name.to_compact_string(), t.text.to_compact_string());
+                    }
+                }
+            }
+            // A Go method's receiver has the method's type: `s.helper()` in
+            // `func (s *Server) ...` resolves to `<module>.Server.helper`.
+            // Likewise Rust's `self` in a method: `self.helper()` resolves to
+            // `<impl type>::helper`.
+            if matches!(self.lang, Language::Go | Language::Rust)
+                && let (Some(class), Some(recv)) = (&f.class, &f.receiver)
+            {
+                self.envs[fid.index()]
+                    .entry(recv.to_compact_string())
+                    .or_insert_with(|| class.to_compact_string());
+            }
+            let body = f.body.clone();
+            walk_block(m, &body, self);
+            if fid.0 == 0 {
+                self.sema.globals = self.envs[0].clone();
+            }
+        }
+    }
+
+    /// Gives a struct field the narrower type its values have, when every
+    /// struct literal of the file stores a value of one type the knowledge
+    /// says narrows the field's declared type. Whether any field changed.
+    fn narrow_fields(&mut self, m: &FileModel) -> bool {
+        if !self.kb.has_narrowing() {
+            return false;
+        }
+        let mut seen: HashMap<(Str, Str), Option<Str>> = HashMap::default();
+        for e in &m.exprs {
+            let ExprKind::Collection {
+                kind: CollKind::Struct,
+                elems,
+                keys,
+                ty: Some(ty),
+            } = &e.kind
+            else {
+                continue;
+            };
+            let Some(class) = &ty.resolved else { continue };
+            let Some(fields) = self.sema.fields.get(class.as_str()) else {
+                continue;
+            };
+            for (key, &v) in keys.iter().zip(elems) {
+                let Some(key) = key else { continue };
+                let Some(declared) = fields.get(key.as_str()) else {
+                    continue;
+                };
+                let narrower = self
+                    .sema
+                    .expr_types
+                    .get(&v)
+                    .filter(|t| self.kb.narrows(t) == Some(declared.as_str()));
+                let slot = seen
+                    .entry((class.to_compact_string(), key.to_compact_string()))
+                    .or_insert_with(|| narrower.cloned());
+                if slot.as_ref() != narrower {
+                    *slot = None;
+                }
+            }
+        }
+        let mut changed = false;
+        for ((class, field), t) in seen {
+            if let Some(t) = t {
+                self.sema.fields.entry(class).or_default().insert(field, t);
+                changed = true;
+            }
+        }
+        changed
+    }
+
     /// Go: the declared type text of a value (`[]*Conn`, `map[string]Job`).
     fn value_text(&self, m: &FileModel, e: ExprId) -> Option<Str> {
         match &m.expr(m.strip(e)).kind {

@@ -19,8 +19,10 @@
 //! Kafka offset commits count as acks (they are `ack` entries of the
 //! tables): committing before processing loses the message the same way.
 //!
-//! Logging, other acks, and acks in `except`/`catch`/`finally` blocks or Go
-//! `defer`s (which run after the work) are not reported.
+//! Logging, other acks, acks in `except`/`catch`/`finally` blocks or Go
+//! `defer`s (which run after the work), and acks of a message fetched in
+//! the ack's own expression (nothing after it can reach that message) are
+//! not reported.
 
 use crate::context::FileCx;
 use crate::rule::RuleMeta;
@@ -47,6 +49,9 @@ pub fn check(cx: &FileCx, meta: &'static RuleMeta, how: &str, out: &mut Vec<Find
         // A broker's ack is a method of the message, channel or session; a
         // plain `ack(...)` is a callback (socket.io's reply to its client).
         if c.receiver.is_none() || cx.effect(c, Effect::Ack).is_none() {
+            continue;
+        }
+        if c.receiver.is_some_and(|r| temporary_message(cx, r)) {
             continue;
         }
         let Some(stmt) = ack_statement(cx, id) else {
@@ -81,6 +86,30 @@ pub fn check(cx: &FileCx, meta: &'static RuleMeta, how: &str, out: &mut Vec<Find
             message: "work done after the acknowledgement".into(),
         });
         out.push(f);
+    }
+}
+
+/// The acknowledged message is a temporary, fetched in the ack's own
+/// expression (`messages.next().await.unwrap()?.ack()`): nothing after the
+/// ack can reach it, so what follows is not work on it.
+fn temporary_message(cx: &FileCx, recv: ExprId) -> bool {
+    let mut cur = recv;
+    loop {
+        match &cx.expr(cur).kind {
+            ExprKind::Await(inner) | ExprKind::Try(inner) => cur = *inner,
+            ExprKind::Call(c) => match c.receiver {
+                Some(r)
+                    if matches!(
+                        c.name.as_str(),
+                        "unwrap" | "expect" | "ok" | "unwrap_or_default"
+                    ) =>
+                {
+                    cur = r
+                }
+                _ => return true,
+            },
+            _ => return false,
+        }
     }
 }
 
