@@ -363,6 +363,27 @@ pub fn squeezed_source(cx: &FileCx, span: Span) -> String {
         .collect()
 }
 
+/// The call `x` takes part in, with its id: as the receiver of a method
+/// (`x.m(..)`: `x` hangs under the callee's `Attr`), or as a direct child
+/// (an argument, the callee itself).
+pub fn call_around<'a>(cx: &FileCx<'a>, x: ExprId) -> Option<(ExprId, &'a Call)> {
+    let parent = match cx.tree.expr_parent(x) {
+        Parent::Expr(a) if matches!(cx.expr(a).kind, ExprKind::Attr { .. }) => {
+            cx.tree.expr_parent(a)
+        }
+        p => p,
+    };
+    let Parent::Expr(p) = parent else { return None };
+    cx.call(p).map(|c| (p, c))
+}
+
+/// The method call made on `x` (`x.recv()`), if `x` is its receiver.
+pub fn method_on<'a>(cx: &FileCx<'a>, x: ExprId) -> Option<&'a Call> {
+    call_around(cx, x)
+        .map(|(_, c)| c)
+        .filter(|c| c.receiver == Some(x))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

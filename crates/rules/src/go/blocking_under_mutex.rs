@@ -39,7 +39,13 @@ value (`s.conn = c` after `c, err := net.Dial(..)`), directly or in a
 method of that value such as `s.dial()`. A send to channels that
 another function closes under the same mutex (its write lock) is left
 alone too: the lock is what keeps the send off a closed channel, and
-unlocking first would bring back that panic.
+unlocking first would bring back that panic. So is a handshake on a
+channel field of the locked value whose other side never takes that mutex
+(`r.quit <- true; <-r.done` in `Stop`, answered by a loop that does not
+lock): it cannot deadlock, and the lock keeps two callers from running it
+at once. A map entry built under the lock after checking it is absent
+(`if _, ok := s.m[k]; !ok { s.m[k] = build(k) }`) counts as state the lock
+guards, and a package's `init()` is not reported: nothing else runs yet.
 
 ## Why
 
@@ -107,7 +113,7 @@ impl Rule for BlockingUnderMutex {
             return;
         }
         for f in cx.model.function_ids() {
-            if f.0 == 0 || common::in_test(cx, f) {
+            if f.0 == 0 || common::in_test(cx, f) || in_package_init(cx, f) {
                 continue;
             }
             let mut fl = Under {
@@ -321,6 +327,13 @@ impl Under {
     }
 }
 
+/// A package's `init()` itself (not a goroutine it starts): it runs once,
+/// before `main` and before any goroutine that could contend for the lock.
+fn in_package_init(cx: &FileCx, f: FuncId) -> bool {
+    let func = cx.func(f);
+    common::outermost(cx, f) == f && func.name == "init" && func.receiver.is_none()
+}
+
 /// The statement right before `s` is `go panic(..)`.
 fn after_go_panic(cx: &FileCx, s: StmtId) -> bool {
     let Some(block) = crate::util::containing_block(cx, s) else {
@@ -491,11 +504,26 @@ fn establishes_guarded_state(cx: &FileCx, held: &HeldSet, e: ExprId) -> bool {
     !blocking.is_empty() && blocking.iter().all(|&x| stores_into_field(cx, f, x, recv))
 }
 
-/// The value of `call` (in function `f`) is stored in a field of `owner`:
-/// assigned there directly, or bound to a local that `f` then assigns to
-/// one.
+/// The value of `call` (in function `f`) is stored in a field of `owner`
+/// (or an entry of one it checked for first): assigned there directly, or
+/// bound to a local that `f` then assigns to one.
 fn stores_into_field(cx: &FileCx, f: FuncId, call: ExprId, owner: &str) -> bool {
-    let field_of_owner = |t: ExprId| is_field_of(cx, t, owner);
+    // A field, or the entry of a map field the function looked up before
+    // the call (`if _, ok := s.hashes[path]; !ok { s.hashes[path] =
+    // newHash(path) }`: check-then-insert, so no key is built twice).
+    let call_start = cx.expr(call).span.start;
+    let looked_up = |obj: ExprId, index: ExprId| {
+        let (map, key) = (cx.source(cx.expr(obj).span), cx.source(cx.expr(index).span));
+        cx.body_exprs(f).iter().any(|&x| {
+            cx.expr(x).span.end <= call_start
+                && matches!(&cx.expr(x).kind, ExprKind::Index { obj: o, index: i }
+                    if cx.source(cx.expr(*o).span) == map && cx.source(cx.expr(*i).span) == key)
+        })
+    };
+    let field_of_owner = |t: ExprId| match &cx.expr(t).kind {
+        ExprKind::Index { obj, index } => is_field_of(cx, *obj, owner) && looked_up(*obj, *index),
+        _ => is_field_of(cx, t, owner),
+    };
     let unsnarl_model::walk::Parent::Stmt(s) = cx.tree.expr_parent(call) else {
         return false;
     };
@@ -894,6 +922,67 @@ fn fenced_against_close(cx: &FileCx, held: &HeldSet, e: ExprId) -> bool {
     })
 }
 
+/// A handshake on a channel field of the locked value (`r.quit <- true;
+/// <-r.done` under `r.mu` in `Stop`) whose other side, every function of
+/// the file working that channel, never takes a mutex of that name: the
+/// peer cannot be waiting for the lock, so the handshake cannot deadlock,
+/// and the lock is what keeps two callers from running it at once.
+fn peer_never_locks(cx: &FileCx, held: &HeldSet, e: ExprId) -> bool {
+    let ch = match &cx.expr(e).kind {
+        ExprKind::Send { channel, .. } => *channel,
+        ExprKind::Recv(ch) => *ch,
+        _ => return false,
+    };
+    let (Some(h), Some(owner)) = (held.last(), lock_owner(held)) else {
+        return false;
+    };
+    let ExprKind::Attr { obj, name, .. } = &cx.expr(ch).kind else {
+        return false;
+    };
+    if cx.model.dotted(*obj).as_deref() != Some(owner) {
+        return false;
+    }
+    let mutex = h.op.instance.rsplit('.').next().unwrap_or(&h.op.instance);
+    let on_field =
+        |x: ExprId| matches!(&cx.expr(x).kind, ExprKind::Attr { name: n, .. } if n == name);
+    let here = common::outermost(cx, cx.func_of(e));
+    let mut peers: Vec<FuncId> = Vec::new();
+    for (i, x) in cx.model.exprs.iter().enumerate() {
+        let id = ExprId(i as u32);
+        let works = match &x.kind {
+            ExprKind::Send { channel, .. } => on_field(*channel),
+            ExprKind::Recv(c) => on_field(*c),
+            ExprKind::Call(c) => c.name == "close" && c.positional(0).is_some_and(on_field),
+            _ => false,
+        };
+        if works {
+            peers.push(cx.func_of(id));
+        }
+    }
+    for (i, st) in cx.model.stmts.iter().enumerate() {
+        let works = match &st.kind {
+            StmtKind::Select { arms, .. } => arms.iter().any(|a| match a.kind {
+                ArmKind::Recv { channel, .. } | ArmKind::Send { channel, .. } => on_field(channel),
+                _ => false,
+            }),
+            StmtKind::For { iter, .. } => on_field(*iter),
+            _ => false,
+        };
+        if works {
+            peers.push(cx.tree.stmt_func(StmtId(i as u32)));
+        }
+    }
+    peers.retain(|&g| common::outermost(cx, g) != here);
+    let mut summaries = locks::Summaries::default();
+    !peers.is_empty()
+        && peers.into_iter().all(|g| {
+            summaries
+                .acquires(cx, g)
+                .iter()
+                .all(|a| a.instance.rsplit('.').next() != Some(mutex))
+        })
+}
+
 /// A channel made in this function with a buffer (sized for what is sent,
 /// more often than not).
 fn buffered_local(cx: &FileCx, f: FuncId, ch: ExprId) -> bool {
@@ -912,6 +1001,7 @@ impl Flow for Under {
                     && !guards_its_files(cx, st, e, &what.0)
                     && !establishes_guarded_state(cx, st, e)
                     && !fenced_against_close(cx, st, e)
+                    && !peer_never_locks(cx, st, e)
                 {
                     self.report(st, cx.expr(e).span, what);
                     break;
@@ -927,6 +1017,7 @@ impl Flow for Under {
                     && !guards_its_files(cx, st, x, &what.0)
                     && !establishes_guarded_state(cx, st, x)
                     && !fenced_against_close(cx, st, x)
+                    && !peer_never_locks(cx, st, x)
                 {
                     self.report(st, cx.expr(x).span, what);
                     break;
@@ -1265,6 +1356,32 @@ func saveState(path string, b []byte) error {
 	stateMu.Lock()
 	defer stateMu.Unlock()
 	return os.WriteFile(path, b, 0o600) // expect
+}
+"#,
+        r#"
+package export
+
+import "sync"
+
+type Pump struct {
+	mu    sync.Mutex
+	items []int
+	out   chan int
+}
+
+// The consumer needs p.mu too: Push deadlocks against it.
+func (p *Pump) consume() {
+	for v := range p.out {
+		p.mu.Lock()
+		p.items = append(p.items, v)
+		p.mu.Unlock()
+	}
+}
+
+func (p *Pump) Push(v int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.out <- v // expect
 }
 "#,
     ],
@@ -1838,6 +1955,89 @@ func (b *Breaker) timer() {
 	b.lock.Lock()
 	b.state = 2
 	b.lock.Unlock()
+}
+"#,
+        r#"
+package export
+
+import (
+	"sync"
+	"time"
+)
+
+type Interval struct {
+	mu         sync.Mutex
+	ticker     *time.Ticker
+	quit, done chan bool
+	export     func()
+}
+
+// The loop never takes r.mu: the stop handshake cannot deadlock, and the
+// lock keeps two Stops from both sending.
+func (r *Interval) loop() {
+	for {
+		select {
+		case <-r.ticker.C:
+			r.export()
+		case <-r.quit:
+			r.ticker.Stop()
+			r.done <- true
+			return
+		}
+	}
+}
+
+func (r *Interval) Stop() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.quit == nil {
+		return
+	}
+	r.quit <- true
+	<-r.done
+	r.quit = nil
+}
+"#,
+        r#"
+package watch
+
+import (
+	"os"
+	"sync"
+)
+
+type hash struct{ n int }
+
+func newHash(path string) *hash {
+	entries, _ := os.ReadDir(path)
+	return &hash{n: len(entries)}
+}
+
+type hashes struct {
+	lock   sync.Mutex
+	hashes map[string]*hash
+}
+
+// Check-then-insert: a directory is never hashed twice.
+func (p *hashes) Add(path string) *hash {
+	p.lock.Lock()
+	defer p.lock.Unlock()
+	if _, ok := p.hashes[path]; !ok {
+		p.hashes[path] = newHash(path)
+	}
+	return p.hashes[path]
+}
+
+var (
+	ttyMu sync.Mutex
+	tty   *os.File
+)
+
+// Runs once, before any goroutine of the program exists.
+func init() {
+	ttyMu.Lock()
+	defer ttyMu.Unlock()
+	tty, _ = os.Open("/dev/tty")
 }
 "#,
     ],

@@ -20,7 +20,9 @@ pub static META: RuleMeta = RuleMeta {
 A function that receives a `context.Context` (or an `*http.Request`) calls
 an API variant that takes none: `http.Get`/`Post`/`Head`/`PostForm`,
 `http.NewRequest`, `db.Query`/`QueryRow`/`Exec`/`Begin`/`Prepare`/`Ping`,
-`exec.Command`, while a `...Context` variant exists.
+`exec.Command`, while a `...Context` variant exists. A call that is handed
+a context anyway (pgx's `conn.QueryRow(ctx, sql)`: the same names, with the
+context first) is not reported.
 
 ## Why
 
@@ -92,7 +94,12 @@ impl Rule for ContextLessCall {
             let Some(ctx) = common::ctx_in_scope(cx, f) else {
                 continue;
             };
-            if gets_context_later(cx, ExprId(i as u32)) {
+            // A method that already takes the context (pgx's
+            // `conn.QueryRow(ctx, sql)`) is not the context-less variant the
+            // name suggests.
+            if c.args.iter().any(|a| is_context(cx, a.value))
+                || gets_context_later(cx, ExprId(i as u32))
+            {
                 continue;
             }
             let ctx = ctx.expr();
@@ -135,16 +142,18 @@ fn gets_context_later(cx: &FileCx, call: ExprId) -> bool {
         if let ExprKind::Attr { name, .. } = &cx.expr(p).kind {
             return matches!(name.as_str(), "WithContext" | "Clone");
         }
-        cx.call(p).is_some_and(|c| {
-            c.args.iter().any(|a| {
-                cx.sema.type_of(a.value) == Some("context.Context")
-                    || cx
-                        .model
-                        .name_of(a.value)
-                        .is_some_and(|n| n == "ctx" || n.ends_with("Ctx"))
-            })
-        })
+        cx.call(p)
+            .is_some_and(|c| c.args.iter().any(|a| is_context(cx, a.value)))
     })
+}
+
+/// A context value: typed `context.Context`, or named like one.
+fn is_context(cx: &FileCx, e: ExprId) -> bool {
+    cx.sema.type_of(e) == Some("context.Context")
+        || cx
+            .model
+            .name_of(e)
+            .is_some_and(|n| n == "ctx" || n.ends_with("Ctx"))
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -189,7 +198,8 @@ func (s *Store) Handle(w http.ResponseWriter, r *http.Request) {
 }
 "#,
     ],
-    pass: &[r#"
+    pass: &[
+        r#"
 package app
 
 import (
@@ -225,7 +235,33 @@ func Legacy(db *sql.DB) error {
 	_, err := db.Exec("vacuum")
 	return err
 }
-"#],
+"#,
+        r#"
+package pool
+
+import "context"
+
+type Row interface{ Scan(dest ...any) error }
+
+// pgx style: the query methods take the context first.
+type Conn interface {
+	QueryRow(ctx context.Context, sql string, args ...any) Row
+}
+
+type Pool struct {
+	acquire func(ctx context.Context) (Conn, error)
+}
+
+func (p *Pool) Lookup(ctx context.Context, id int) (name string, err error) {
+	c, err := p.acquire(ctx)
+	if err != nil {
+		return "", err
+	}
+	err = c.QueryRow(ctx, "select name from users where id = $1", id).Scan(&name)
+	return
+}
+"#,
+    ],
 };
 
 #[cfg(test)]

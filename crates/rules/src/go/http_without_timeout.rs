@@ -23,6 +23,8 @@ Flags, in non-test code:
   &http.Client{} }` for a parameter or an exported option field): the
   caller sets the policy by passing its own; or returned by an exported
   factory (`return &http.Client{Transport: t}`), whose callers set it;
+  or used only to `Do` requests bound to the function's context
+  (`http.NewRequestWithContext(ctx, ..)`, `req.WithContext(ctx)`);
   or whose transport limits the
   wait for the response header (`ResponseHeaderTimeout`), which bounds a
   stall without cutting off a long download;
@@ -108,6 +110,7 @@ impl Rule for HttpWithoutTimeout {
                         || replaced_by_setter(cx, id)
                         || transport_limits_stalls(cx, cx.func_of(id), e)
                         || returned_by_factory(cx, id)
+                        || sends_only_context_bound(cx, id)
                     {
                         continue;
                     }
@@ -173,6 +176,72 @@ impl Rule for HttpWithoutTimeout {
             }
         }
     }
+}
+
+/// A local client whose only use is `client.Do(req)` with requests bound
+/// to a context (`http.NewRequestWithContext(ctx, ..)`, `req =
+/// req.WithContext(ctx)`) in a function that has one: the caller's context
+/// bounds every request, as it does for `http.DefaultClient`.
+fn sends_only_context_bound(cx: &FileCx, lit: ExprId) -> bool {
+    let f = cx.func_of(lit);
+    if common::ctx_in_scope(cx, f).is_none() {
+        return false;
+    }
+    let Some(s) = cx.tree.enclosing_stmt(lit) else {
+        return false;
+    };
+    let StmtKind::Assign {
+        targets,
+        value: Some(v),
+        ..
+    } = &cx.stmt(s).kind
+    else {
+        return false;
+    };
+    let [t] = targets.as_slice() else {
+        return false;
+    };
+    let value = match &cx.expr(cx.model.strip(*v)).kind {
+        ExprKind::Unary {
+            op: UnOp::Ref,
+            operand,
+        } => cx.model.strip(*operand),
+        _ => cx.model.strip(*v),
+    };
+    if value != lit {
+        return false;
+    }
+    let Some(client) = cx.model.name_of(*t) else {
+        return false;
+    };
+    let top = common::outermost(cx, f);
+    // `req, err := http.NewRequestWithContext(ctx, ..)`, or a plain request
+    // given one later (`req = req.WithContext(ctx)`).
+    let bound_to_context = |req: &str| {
+        cx.body_stmts(top).iter().any(|&s| {
+            matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), .. }
+                if targets.first().is_some_and(|&t| common::names_in_target(cx, t).first() == Some(&req))
+                    && cx.call(cx.model.strip(*v)).is_some_and(|c| {
+                        c.target.as_deref() == Some("net/http.NewRequestWithContext")
+                            || (c.receiver.is_some()
+                                && matches!(c.name.as_str(), "WithContext" | "Clone"))
+                    }))
+        })
+    };
+    let uses: Vec<ExprId> = common::name_uses(cx, top, client)
+        .into_iter()
+        .filter(|&u| u != *t)
+        .collect();
+    !uses.is_empty()
+        && uses.iter().all(|&u| {
+            crate::util::method_on(cx, u).is_some_and(|c| {
+                c.name == "Do"
+                    && c.args
+                        .first()
+                        .and_then(|a| cx.model.name_of(a.value))
+                        .is_some_and(bound_to_context)
+            })
+        })
 }
 
 /// The client's transport bounds the wait for the server
@@ -615,6 +684,31 @@ func Dial(network, address string) (*Client, error) {
 	return NewClient(conn), nil
 }
 "#,
+        r#"
+package peer
+
+import (
+	"context"
+	"io"
+	"net/http"
+)
+
+type Server struct{ rt http.RoundTripper }
+
+func (s *Server) fetch(ctx context.Context, url string) ([]byte, error) {
+	cc := &http.Client{Transport: s.rt} // expect
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := cc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	return io.ReadAll(resp.Body)
+}
+"#,
     ],
     pass: &[
         r#"
@@ -874,6 +968,32 @@ func TestGet(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
+}
+"#,
+        r#"
+package peer
+
+import (
+	"context"
+	"io"
+	"net/http"
+)
+
+type Server struct{ rt http.RoundTripper }
+
+func (s *Server) fetch(ctx context.Context, url string) ([]byte, error) {
+	cc := &http.Client{Transport: s.rt}
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	resp, err := cc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	return io.ReadAll(resp.Body)
 }
 "#,
     ],

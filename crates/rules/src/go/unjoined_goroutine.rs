@@ -34,9 +34,11 @@ owner closes (the spawning function or a cleanup closure it returns calls
 `Close` on it, or a method closes every element of the field it is kept
 in, or that a method of the type closes when the goroutine works on
 fields of the receiver: `go io.Copy(r.in, r.out)` with a `stop` closing
-`r.in` and `r.out`), or, for a goroutine looping until its I/O fails, one it captures or
+`r.in` and `r.out`), or, for a goroutine looping until its I/O fails (`io.Copy` is such
+a loop: one half of a proxy), one it captures or
 a value built from it (`f := &framer{conn: c}`): it ends when the
-connection does.
+connection does. Nor is a daemon the package starts in `init()` that
+loops for the life of the process (`for range ticker.C { flush() }`).
 
 ## Why
 
@@ -126,6 +128,7 @@ impl Rule for UnjoinedGoroutine {
                 _ => continue,
             };
             if signals
+                || package_daemon(cx, call_expr, body)
                 || connection_scoped(cx, call_expr, c)
                 || stopped_test_server(cx, c, body)
                 || ends_with_a_closed_connection(cx, call_expr, c)
@@ -152,6 +155,24 @@ impl Rule for UnjoinedGoroutine {
             ));
         }
     }
+}
+
+/// A daemon the package starts in `init()` that runs for the life of the
+/// process (`for { .. }`, `for range ticker.C { flush() }`): there is no
+/// owner to join it, and the program drains its work another way on exit.
+fn package_daemon(cx: &FileCx, go_call: ExprId, body: Option<FuncId>) -> bool {
+    let outer = cx.func(common::outermost(cx, cx.func_of(go_call)));
+    outer.name == "init"
+        && outer.receiver.is_none()
+        && body.is_some_and(|f| {
+            cx.body_stmts(f).iter().any(|&s| match &cx.stmt(s).kind {
+                StmtKind::Loop { .. } => true,
+                StmtKind::For { iter, .. } => {
+                    matches!(&cx.expr(*iter).kind, ExprKind::Attr { name, .. } if name == "C")
+                }
+                _ => false,
+            })
+        })
 }
 
 /// The goroutine runs until shutdown rather than finishing a piece of
@@ -261,13 +282,19 @@ fn ends_with_a_closed_connection(cx: &FileCx, go_call: ExprId, c: &Call) -> bool
     // A func literal looping until its I/O fails: its captured variables
     // (`f` in `go func() { for { f.WritePing(nil) ... } }()`), and what the
     // spawner built them from (`f := &framer{conn: c}`: closing `c` ends
-    // `f`'s writes too). A one-shot goroutine may finish its own work (and
-    // drop its error) whatever the spawner closes.
+    // `f`'s writes too). `io.Copy` is such a loop (one half of a proxy:
+    // it copies until a side is closed). A one-shot goroutine may finish
+    // its own work (and drop its error) whatever the spawner closes.
     if let ExprKind::Closure(g) = cx.expr(cx.model.strip(c.func)).kind
-        && cx
+        && (cx
             .body_stmts(g)
             .iter()
             .any(|&s| matches!(cx.stmt(s).kind, StmtKind::Loop { .. }))
+            || cx.body_calls(g).any(|e| {
+                cx.call(e).is_some_and(|k| {
+                    matches!(k.target.as_deref(), Some("io.Copy" | "io.CopyBuffer"))
+                })
+            }))
     {
         let captured: Vec<&str> = cx
             .with_nested(g)
@@ -306,19 +333,28 @@ fn ends_with_a_closed_connection(cx: &FileCx, go_call: ExprId, c: &Call) -> bool
         return false;
     }
     let closes = |e: ExprId, names: &[&str]| closes_one_of(cx, e, names);
+    // The owner's closes, not the goroutine's own (`io.Copy(buf, r);
+    // r.Close()` ends only if someone else closes the writer).
+    let own: Vec<FuncId> = match cx.expr(cx.model.strip(c.func)).kind {
+        ExprKind::Closure(g) => cx.with_nested(g),
+        _ => Vec::new(),
+    };
     let in_owner: Vec<ExprId> = cx
         .with_nested(outer)
         .into_iter()
+        .filter(|g| !own.contains(g))
         .flat_map(|g| cx.body_calls(g).collect::<Vec<_>>())
         .collect();
     if in_owner.iter().any(|&e| closes(e, &handed)) {
         return true;
     }
-    // Kept in a field the type closes element by element.
+    // Kept in a field the type closes element by element (also by an
+    // accept loop the spawner runs in a goroutine of its own).
     let fields: Vec<&str> = cx
-        .body_stmts(outer)
-        .iter()
-        .filter_map(|&s| match &cx.stmt(s).kind {
+        .with_nested(outer)
+        .into_iter()
+        .flat_map(|g| cx.body_stmts(g).iter().copied())
+        .filter_map(|s| match &cx.stmt(s).kind {
             StmtKind::Assign {
                 targets,
                 value: Some(v),
@@ -924,6 +960,32 @@ func (s *Session) Close() error {
 	return nil
 }
 "#,
+        r#"
+package login
+
+import (
+	"bytes"
+	"io"
+	"os/exec"
+)
+
+// The copier closes its own end; nothing closes the writer, so the copy
+// never sees EOF and the goroutine outlives the command.
+func run(name string) error {
+	cmd := exec.Command(name)
+	r, w := io.Pipe()
+	cmd.Stderr = w
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	go func() { // expect
+		io.Copy(&buf, r)
+		r.Close()
+	}()
+	return cmd.Wait()
+}
+"#,
     ],
     pass: &[
         r#"
@@ -1358,6 +1420,117 @@ func (c *Cache) deleteRandomKey() bool {
 func (c *Cache) Evict() {
 	go c.deleteRandomKey()
 }
+"#,
+        r#"
+package fwd
+
+import (
+	"io"
+	"net"
+)
+
+// One half of a proxy: whichever copy ends first closes both sides.
+func serve(in net.Conn, addr string) {
+	out, err := net.Dial("tcp", addr)
+	if err != nil {
+		in.Close()
+		return
+	}
+	go func() {
+		io.Copy(in, out)
+		in.Close()
+		out.Close()
+	}()
+	io.Copy(out, in)
+	out.Close()
+	in.Close()
+}
+"#,
+        r#"
+package proxy
+
+import "net"
+
+type relay struct {
+	ln     net.Listener
+	target string
+	conns  []net.Conn
+}
+
+func (r *relay) start() {
+	go func() {
+		for {
+			a, err := r.ln.Accept()
+			if err != nil {
+				return
+			}
+			b, err := net.Dial("tcp", r.target)
+			if err != nil {
+				continue
+			}
+			r.conns = append(r.conns, a, b)
+			go r.pump(a, b)
+		}
+	}()
+}
+
+func (r *relay) pump(src, dst net.Conn) {
+	buf := make([]byte, 4096)
+	for {
+		n, err := src.Read(buf)
+		if err != nil {
+			return
+		}
+		if _, err := dst.Write(buf[:n]); err != nil {
+			return
+		}
+	}
+}
+
+func (r *relay) stop() {
+	r.ln.Close()
+	for _, c := range r.conns {
+		c.Close()
+	}
+}
+"#,
+        r#"
+package logx
+
+import (
+	"bufio"
+	"os"
+	"sync"
+	"time"
+)
+
+type logger struct {
+	mu  sync.Mutex
+	out *bufio.Writer
+	f   *os.File
+}
+
+var std logger
+
+// Flushes every 30 s for the life of the process; Flush drains on exit.
+func init() {
+	go std.flushDaemon()
+}
+
+func (l *logger) flushDaemon() {
+	for range time.NewTicker(30 * time.Second).C {
+		l.lockAndFlush()
+	}
+}
+
+func (l *logger) lockAndFlush() {
+	l.mu.Lock()
+	l.out.Flush()
+	l.f.Sync()
+	l.mu.Unlock()
+}
+
+func Flush() { std.lockAndFlush() }
 "#,
     ],
 };

@@ -305,26 +305,7 @@ pub fn unwrap_value(cx: &FileCx, mut e: ExprId) -> ExprId {
     e
 }
 
-/// The call `x` takes part in, with its id: as the receiver of a method
-/// (`x.m(..)`: `x` hangs under the callee's `Attr`), or as a direct child
-/// (an argument, the callee itself).
-pub fn call_around<'a>(cx: &FileCx<'a>, x: ExprId) -> Option<(ExprId, &'a Call)> {
-    let parent = match cx.tree.expr_parent(x) {
-        Parent::Expr(a) if matches!(cx.expr(a).kind, ExprKind::Attr { .. }) => {
-            cx.tree.expr_parent(a)
-        }
-        p => p,
-    };
-    let Parent::Expr(p) = parent else { return None };
-    cx.call(p).map(|c| (p, c))
-}
-
-/// The method call made on `x` (`x.recv()`), if `x` is its receiver.
-pub fn method_on<'a>(cx: &FileCx<'a>, x: ExprId) -> Option<&'a Call> {
-    call_around(cx, x)
-        .map(|(_, c)| c)
-        .filter(|c| c.receiver == Some(x))
-}
+pub use crate::util::{call_around, method_on};
 
 /// The channel a tuple `let (tx, rx) = <channel ctor>(..)` builds: the
 /// sender and receiver names, the constructor call, and whether it has a
