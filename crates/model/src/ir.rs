@@ -283,6 +283,9 @@ pub struct TypeDecl {
     pub name: Str,
     pub qualname: Str,
     pub fields: Vec<Field>,
+    /// Python: the base classes that resolve to a qualified name
+    /// (`logging.handlers.QueueHandler`); empty for the other languages.
+    pub bases: Vec<Str>,
     pub span: Span,
 }
 

@@ -514,6 +514,7 @@ impl<'s> Parser<'s, '_> {
             name: name.into(),
             qualname: qualname.into(),
             fields: Vec::new(),
+            bases: Vec::new(),
             span: Span::new(start, name_tok.end),
         });
         if self.scopes.in_function() {

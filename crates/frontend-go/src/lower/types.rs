@@ -82,6 +82,7 @@ impl<'s, 't> Lowerer<'s, 't> {
             name: name.into(),
             qualname: qualname.into(),
             fields: Vec::new(),
+            bases: Vec::new(),
             span: span(spec),
         });
         // Declared before its fields are read: `type node struct { next *node }`.

@@ -60,6 +60,7 @@ impl<'a> Lowerer<'a> {
             name: name.clone().into(),
             qualname: qualname.clone().into(),
             fields: Vec::new(),
+            bases: Vec::new(),
             span: class_span,
         });
         let mut out = out;
@@ -538,6 +539,7 @@ impl<'a> Lowerer<'a> {
             name: name.into(),
             qualname: qualname.into(),
             fields,
+            bases: Vec::new(),
             span: sp(i.span),
         });
     }

@@ -426,6 +426,7 @@ impl<'a> Lowerer<'a> {
             name: name.into(),
             qualname: qualname.clone().into(),
             fields: Vec::new(),
+            bases: bases.iter().flatten().map(|b| b.as_str().into()).collect(),
             span: r,
         });
         let mut methods = Vec::new();

@@ -316,6 +316,7 @@ impl Lowerer {
             name: name.into(),
             qualname: qualname.into(),
             fields,
+            bases: Vec::new(),
             span,
         });
         out.push(self.m.add_stmt(StmtKind::ClassDef(tid), span));
@@ -400,6 +401,7 @@ impl Lowerer {
                 name: name.into(),
                 qualname: class.clone().into(),
                 fields: Vec::new(),
+                bases: Vec::new(),
                 span,
             });
             out.push(self.m.add_stmt(StmtKind::ClassDef(tid), span));

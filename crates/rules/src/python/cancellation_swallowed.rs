@@ -35,7 +35,9 @@ group's `start_soon`/`start`, or from another thread with
 Awaiting a task only to reap it is left alone too: right after cancelling
 it, or, when nothing follows the `try`, a task the coroutine started
 itself (`self.task = create_task(..)`) that another method of the class
-cancels (`stop()`): that `CancelledError` is the child's result.
+cancels (`stop()`), or one it keeps in a collection of the object
+(`self.tasks.add(fut)`) whose every task another method cancels (`for t in
+self.tasks: t.cancel()`): that `CancelledError` is the child's result.
 
 In trio and anyio code the message says what differs there: cancellation
 is re-delivered at the next checkpoint, and the cancel scope never sees
@@ -729,8 +731,71 @@ fn reaps_cancelled_task(cx: &FileCx, fid: FuncId, t: StmtId, body: &Block) -> bo
                 g != fid && cx.func(g).class.as_ref() == class && cancels(g, awaited, false)
             })
     };
-    let cancelled_before =
-        |awaited: &str| cancels(fid, awaited, true) || own_child_stopped_elsewhere(awaited);
+    // `fut = ensure_future(..)`, `self.tasks.add(fut)` earlier in this
+    // function, and another method of the class cancels every task of that
+    // collection (`for t in self.tasks: t.cancel()`).
+    let registered_child_stopped_elsewhere = |awaited: &str| {
+        let class = cx.func(fid).class.as_ref();
+        if awaited.contains('.') || class.is_none() || !function_ends_after(cx, t) {
+            return false;
+        }
+        let before = |e: ExprId| cx.expr(e).span.start < try_start;
+        let made_here = cx.body_stmts(fid).iter().any(|&s| {
+            matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), .. }
+                if before(*v)
+                    && targets.iter().any(|&x| cx.model.name_of(x) == Some(awaited))
+                    && cx.call(*v).is_some_and(is_task_root))
+        });
+        let collections: Vec<&str> = cx
+            .body_calls(fid)
+            .filter(|&e| before(e))
+            .filter_map(|e| {
+                let c = cx.call(e)?;
+                let kept = matches!(c.name.as_str(), "add" | "append")
+                    && c.positional(0).and_then(|a| cx.model.name_of(a)) == Some(awaited);
+                let ExprKind::Attr { obj, name, .. } = &cx.expr(c.receiver?).kind else {
+                    return None;
+                };
+                (kept && matches!(cx.model.name_of(*obj), Some("self" | "cls")))
+                    .then_some(name.as_str())
+            })
+            .collect();
+        made_here
+            && !collections.is_empty()
+            && cx.model.function_ids().any(|g| {
+                g != fid
+                    && cx.func(g).class.as_ref() == class
+                    && cx.body_stmts(g).iter().any(|&s| {
+                        let StmtKind::For {
+                            target: Some(v),
+                            iter,
+                            body,
+                            ..
+                        } = &cx.stmt(s).kind
+                        else {
+                            return false;
+                        };
+                        let ranges_kept = matches!(&cx.expr(*iter).kind,
+                            ExprKind::Attr { name, .. } if collections.contains(&name.as_str()));
+                        let item = cx.model.name_of(*v);
+                        ranges_kept
+                            && item.is_some()
+                            && unsnarl_model::walk::calls_in_block(cx.model, body)
+                                .into_iter()
+                                .any(|k| {
+                                    cx.call(k).is_some_and(|kc| {
+                                        kc.name == "cancel"
+                                            && kc.receiver.and_then(|r| cx.model.name_of(r)) == item
+                                    })
+                                })
+                    })
+            })
+    };
+    let cancelled_before = |awaited: &str| {
+        cancels(fid, awaited, true)
+            || own_child_stopped_elsewhere(awaited)
+            || registered_child_stopped_elsewhere(awaited)
+    };
     let awaited: Vec<ExprId> = exprs_in_block(cx.model, body)
         .into_iter()
         .filter_map(|e| match cx.expr(e).kind {
@@ -1274,6 +1339,31 @@ async def no_await_in_body():
     except BaseException:
         x = None
     return x
+"#,
+        r#"
+from asyncio import CancelledError, ensure_future
+
+
+class App:
+    def __init__(self):
+        self.socket_tasks = set()
+
+    async def handle_socket(self, handler, ws):
+        fut = ensure_future(handler(ws))
+        self.socket_tasks.add(fut)
+        cancelled = False
+        try:
+            await fut
+        except CancelledError:
+            cancelled = True
+        finally:
+            self.socket_tasks.remove(fut)
+            if cancelled:
+                ws.abort()
+
+    def stop(self):
+        for task in self.socket_tasks:
+            task.cancel()
 "#,
     ],
 };

@@ -20,7 +20,10 @@ A `while` loop whose body calls a network or database API (or reconnects
 after connection errors) and sleeps a constant duration (`await
 asyncio.sleep(30)`, `time.sleep(POLL_INTERVAL)`) with no random component
 anywhere in the loop. Retry loops that leave on success are the retry
-rule's business.
+rule's business. A protocol heartbeat (a loop in a function named for a
+heartbeat, keepalive or ping whose awaits only write to the connection)
+is left alone: it keeps one open connection alive, on that connection's
+own phase.
 
 ## Why
 
@@ -137,7 +140,7 @@ impl Rule for PeriodicWithoutJitter {
                     crate::python::retry_without_backoff::is_network_error(t)
                 })))
             });
-            if !remote && !reconnects {
+            if (!remote && !reconnects) || keepalive_writes(cx, s, &exprs) {
                 continue;
             }
             out.push(cx.finding(
@@ -148,6 +151,38 @@ impl Rule for PeriodicWithoutJitter {
             ));
         }
     }
+}
+
+/// A protocol heartbeat: the loop lives in a function named for one
+/// (`_heartbeat`, `keepalive`, `ping_loop`) and its awaited calls only
+/// write to the connection (`put`, `write`, `send`, `ping`), reading
+/// nothing back. It keeps one already-open connection alive; its phase is
+/// that connection's start, so instances do not line up.
+fn keepalive_writes(cx: &FileCx, lp: StmtId, exprs: &[ExprId]) -> bool {
+    let name = cx.func(cx.tree.stmt_func(lp)).name.to_ascii_lowercase();
+    if !["heartbeat", "keepalive", "keep_alive", "ping"]
+        .iter()
+        .any(|w| name.contains(w))
+    {
+        return false;
+    }
+    exprs.iter().all(|&e| {
+        !cx.is_awaited(e)
+            || cx.call(e).is_some_and(|c| {
+                sleep_arg(c).is_some()
+                    || matches!(
+                        c.name.as_str(),
+                        "put"
+                            | "put_nowait"
+                            | "write"
+                            | "send"
+                            | "sendall"
+                            | "ping"
+                            | "drain"
+                            | "wait_for"
+                    )
+            })
+    })
 }
 
 /// The sleep is on a branch of the loop (an `if`, an `except`) and is
@@ -255,6 +290,16 @@ def poll_jobs(stop):
         handle(jobs)
         time.sleep(POLL)  # expect
 "#,
+        r#"
+import asyncio
+
+async def heartbeat_loop(session, url):
+    # Reports to a shared registry: every instance in the same instant.
+    while True:
+        await asyncio.sleep(30)  # expect
+        async with session.get(url) as resp:
+            await resp.read()
+"#,
     ],
     pass: &[
         r#"
@@ -346,6 +391,28 @@ async def atransaction(client, func, *watches, watch_delay=0.1):
             except redis.WatchError:
                 await asyncio.sleep(watch_delay)
                 continue
+"#,
+        r#"
+import asyncio
+
+HEARTBEAT = b"\x08\x00\x00\x00\x00\x00\x00\xce"
+
+
+class Connection:
+    def __init__(self, heartbeat_timeout):
+        self.heartbeat_timeout = heartbeat_timeout
+        self.write_queue = asyncio.Queue(maxsize=64)
+        self.closed = False
+
+    async def _heartbeat(self):
+        # Keeps this connection alive; its phase is the connection's start.
+        interval = max(1, self.heartbeat_timeout // 2)
+        while not self.closed:
+            await asyncio.sleep(interval)
+            try:
+                await asyncio.wait_for(self.write_queue.put(HEARTBEAT), timeout=interval)
+            except asyncio.TimeoutError:
+                return
 "#,
     ],
 };

@@ -22,7 +22,9 @@ starts a loop), where the handler does not hand off with
 function of the file it calls). A handler that calls nothing, only setting a flag
 that a task or loop polls (`stop = True`, `self.running = False`, with at
 most a `raise KeyboardInterrupt` on a second signal), is left alone: it
-touches nothing of the loop's.
+touches nothing of the loop's. Nor is the fallback for a loop without
+`add_signal_handler` (`signal.signal` in the `except NotImplementedError:`
+of a `try` that calls it, as on Windows).
 
 ## Why
 
@@ -59,6 +61,31 @@ async def main(stop: asyncio.Event):
     examples: &EXAMPLES,
 };
 
+/// The call is the fallback where `loop.add_signal_handler` is missing
+/// (`try: loop.add_signal_handler(..) except NotImplementedError:
+/// signal.signal(..)`, on Windows): the code already uses the loop's way
+/// wherever the loop has one.
+fn fallback_of_add_signal_handler(cx: &FileCx, id: ExprId) -> bool {
+    let Some(s) = cx.tree.enclosing_stmt(id) else {
+        return false;
+    };
+    cx.tree.stmt_ancestors(s).any(|a| {
+        let StmtKind::Try { body, handlers, .. } = &cx.stmt(a).kind else {
+            return false;
+        };
+        handlers.iter().any(|h| {
+            h.types
+                .iter()
+                .any(|t| t.rsplit('.').next() == Some("NotImplementedError"))
+                && h.body
+                    .iter()
+                    .any(|&b| cx.stmt(b).span.contains(cx.stmt(s).span))
+        }) && unsnarl_model::walk::exprs_in_block(cx.model, body)
+            .into_iter()
+            .any(|e| cx.call(e).is_some_and(|c| c.name == "add_signal_handler"))
+    })
+}
+
 impl Rule for SignalInAsyncio {
     fn meta(&self) -> &'static RuleMeta {
         &META
@@ -86,6 +113,7 @@ impl Rule for SignalInAsyncio {
             let e = cx.expr(id);
             if matches!(cx.tree.expr_parent(id), Parent::Detached)
                 || cx.func(cx.func_of(id)).is_test
+                || fallback_of_add_signal_handler(cx, id)
             {
                 continue;
             }
@@ -256,6 +284,27 @@ def keep_ctrl_c_alive(app):
     stop = False
     signal.signal(signal.SIGINT, on_sigint)
     app.add_task(poll)
+"#,
+        r#"
+import asyncio
+import signal
+
+
+def run(main):
+    loop = asyncio.new_event_loop()
+    stop = asyncio.Event()
+
+    def on_signal(*_):
+        stop.set()
+        loop.call_later(5, loop.stop)
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, on_signal)
+        except NotImplementedError:
+            # Windows: the loop cannot install handlers.
+            signal.signal(sig, on_signal)
+    loop.run_until_complete(main(stop))
 "#,
     ],
 };

@@ -25,9 +25,13 @@ entry of one: `methods = table[kind]`), with nothing limiting how many run at
 once: no semaphore or capacity limiter taken in the loop or inside the
 spawned coroutine, no chunking, no worker pool. A teardown that releases
 what the program already holds (`gather(*(c.close() for c in
-self._conns))`, `aclose`, `wait_closed`, `stop`, `cancel`) opens nothing
-and is not reported, nor is a loop that stops after a count (`if i >=
-limit: break` on its own index), nor a restart loop that awaits the previous run's
+self._conns))`, `aclose`, `wait_closed`, `stop`, `cancel`), or waits in
+a teardown method on each member of the object's own collection
+(`gather(*(h.wait_until_released() for h in self._holders))` in `close`),
+opens nothing and is not reported. Nor is a coroutine that only waits on
+and signals synchronization primitives (`await event.wait();
+scope.cancel()`), a loop that stops after a count (`if i >= limit: break`
+on its own index), or a restart loop that awaits the previous run's
 end on the same object before starting it again with nothing of the loop's
 item (`async for _ in changes: await w.stop(); create_task(w.serve())`).
 Collections that come from configuration are left alone too: a path
@@ -125,6 +129,7 @@ fn check_gather(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
     if bounded_input(cx, iter)
         || capped_by_counter(cx, iter)
         || per_item.is_some_and(|p| spawned_is_bounded(cx, p) || releases(cx, p))
+        || teardown_of_own(cx, id, iter, per_item)
     {
         return;
     }
@@ -152,6 +157,7 @@ fn check_wait(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
     };
     if bounded_input(cx, iter)
         || per_item.is_some_and(|p| spawned_is_bounded(cx, p) || releases(cx, p))
+        || teardown_of_own(cx, id, iter, per_item)
         || guarded_here(cx, id)
     {
         return;
@@ -302,6 +308,23 @@ fn releases(cx: &FileCx, per_item: ExprId) -> bool {
     crate::python::common::is_closing_method(name)
         || name == "cancel"
         || name.starts_with("disconnect")
+}
+
+/// A teardown method (`close`, `aclose`, `shutdown`, `stop`) waiting on
+/// each member of the object's own collection (`await gather(*(h.
+/// wait_until_released() for h in self._holders))` in `Pool.close`): the
+/// members exist already, and waiting on them opens nothing new.
+fn teardown_of_own(cx: &FileCx, id: ExprId, iter: ExprId, per_item: Option<ExprId>) -> bool {
+    let f = cx.func(cx.func_of(id));
+    crate::python::common::is_closing_method(f.name.as_str())
+        && cx
+            .model
+            .dotted(iter)
+            .is_some_and(|d| d.starts_with("self."))
+        && per_item.is_some_and(|p| {
+            cx.call(cx.model.strip(p))
+                .is_some_and(|c| c.receiver.is_some_and(|r| cx.model.name_of(r).is_some()))
+        })
 }
 
 /// The loop over `iter` stops after a count (`for i, h in
@@ -663,7 +686,7 @@ fn spawned_is_bounded(cx: &FileCx, per_item: ExprId) -> bool {
         !func.name.is_empty() && (func.qualname == callee || func.name == callee)
     });
     match found {
-        Some(f) => body_takes_limiter(cx, f),
+        Some(f) => body_takes_limiter(cx, f) || only_synchronizes(cx, f),
         None => {
             // Another module: the index tells us what it calls.
             cx.index
@@ -676,6 +699,24 @@ fn spawned_is_bounded(cx: &FileCx, per_item: ExprId) -> bool {
                 })
         }
     }
+}
+
+/// The spawned coroutine only waits on and signals synchronization
+/// primitives (`await event.wait(); scope.cancel()`: a "first of" race):
+/// it holds no connection or file, so any number of them floods nothing.
+fn only_synchronizes(cx: &FileCx, f: FuncId) -> bool {
+    let mut waits = false;
+    let all_sync = cx.body_calls(f).all(|e| {
+        cx.call(e).is_some_and(|c| {
+            waits |= c.name == "wait";
+            c.receiver.is_some()
+                && matches!(
+                    c.name.as_str(),
+                    "wait" | "set" | "clear" | "cancel" | "notify" | "notify_all" | "release"
+                )
+        })
+    });
+    all_sync && waits
 }
 
 fn body_takes_limiter(cx: &FileCx, f: FuncId) -> bool {
@@ -987,6 +1028,31 @@ async def passed(urls, limiter):
     async with asyncio.TaskGroup() as tg:
         for u in urls:
             tg.create_task(fetch_with(limiter, u))
+"#,
+        r#"
+import asyncio
+
+import trio
+
+
+class Pool:
+    def __init__(self, holders):
+        self._holders = holders
+
+    async def close(self):
+        # Waits on connections the pool already holds: opens nothing.
+        await asyncio.gather(*[h.wait_until_released() for h in self._holders])
+
+
+async def _waiter(event, scope):
+    await event.wait()
+    scope.cancel()
+
+
+async def first_of(*events):
+    async with trio.open_nursery() as nursery:
+        for event in events:
+            nursery.start_soon(_waiter, event, nursery.cancel_scope)
 "#,
     ],
 };

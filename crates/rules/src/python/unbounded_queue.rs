@@ -27,13 +27,15 @@ starts no thread, process or task (a worklist; a bound would deadlock the
 one thread using it). Two more are left alone: a one-answer queue (a local
 the function reads once, outside any loop, after handing it to whoever
 answers), and a queue handed to a producer that never waits for room
-(`logging.handlers.QueueHandler`, knowledge `nowait_producer`) or filled
+(`logging.handlers.QueueHandler`, knowledge `nowait_producer`, also as
+the base class whose `super().__init__` gets the queue) or filled
 only by signal handlers (which must not wait, and arrive at the pace an
 operator sends them), where a bound would turn bursts into errors. Nor is
 a lifecycle mailbox: every put sends a message fixed in the code
 (`{"type": "startup"}`, a sentinel) outside any loop. When the producers only
 use `put_nowait` (a bound alone would make them raise `QueueFull`), the
-fix says how they can wait for room instead.
+fix says how they can wait for room instead; when they already catch
+`Full` to drop what does not fit, it says the bound is all that is missing.
 
 ## Why
 
@@ -117,7 +119,11 @@ impl Rule for UnboundedQueue {
                 ),
                 {
                     let fix = entry.fix.replace("{callee}", &callee);
-                    if fed_only_nowait(cx, id) {
+                    if sheds_when_full(cx, id) {
+                        format!(
+                            "{fix}; its producers already catch `Full` around `put_nowait` to drop what does not fit, so the bound is all that is missing"
+                        )
+                    } else if fed_only_nowait(cx, id) {
                         format!(
                             "{fix}; its producers use `put_nowait`, which a bound turns into `QueueFull`: have them wait for room instead (`await q.put(x)`; from a thread, `asyncio.run_coroutine_threadsafe(q.put(x), loop).result()`), or pause the source while the queue is full"
                         )
@@ -262,7 +268,10 @@ fn fed_without_waiting(cx: &FileCx, ctor: ExprId) -> bool {
             return false;
         };
         let Some(c) = cx.call(p) else { return false };
-        let Some(entry) = cx.effect(c, Effect::NowaitProducer) else {
+        let Some(entry) = cx
+            .effect(c, Effect::NowaitProducer)
+            .or_else(|| base_initializer(cx, p, c, Effect::NowaitProducer))
+        else {
             return false;
         };
         entry.arg.and_then(|i| c.positional(i)) == Some(e)
@@ -277,6 +286,27 @@ fn fed_without_waiting(cx: &FileCx, ctor: ExprId) -> bool {
     (0..cx.model.exprs.len() as u32)
         .map(ExprId)
         .any(|e| e != t && given_to_producer(e) && cx.model.dotted(e).as_deref() == Some(&*name))
+}
+
+/// `super().__init__(..)` in the `__init__` of a class whose base the
+/// knowledge has an `effect` entry for (`class H(QueueHandler)`): the
+/// entry of that base's constructor, which receives the same arguments.
+fn base_initializer<'k>(
+    cx: &FileCx<'k>,
+    call: ExprId,
+    c: &Call,
+    effect: Effect,
+) -> Option<&'k unsnarl_model::knowledge::Entry> {
+    let super_call = cx.call(c.receiver?)?;
+    if c.name != "__init__" || super_call.target.as_deref() != Some("builtins.super") {
+        return None;
+    }
+    let class = cx.func(cx.func_of(call)).class.as_deref()?;
+    let decl = cx.model.types.iter().find(|t| t.qualname == class)?;
+    decl.bases.iter().find_map(|b| {
+        let last = b.rsplit('.').next().unwrap_or(b);
+        cx.kb.find(effect, Some(b), last)
+    })
 }
 
 /// The name the queue `ctor` builds is bound to (`self.sigq = ..`): the
@@ -314,6 +344,31 @@ fn fed_only_nowait(cx: &FileCx, ctor: ExprId) -> bool {
         }
     }
     nowait
+}
+
+/// Every put into the queue is a `put_nowait` inside a `try` that catches
+/// `queue.Full`/`asyncio.QueueFull`: the producers were written to drop
+/// items when the queue is full, which an unbounded queue never is.
+fn sheds_when_full(cx: &FileCx, ctor: ExprId) -> bool {
+    let Some((_, name)) = bound_name(cx, ctor) else {
+        return false;
+    };
+    let catches_full = |e: ExprId| {
+        cx.tree.enclosing_stmt(e).is_some_and(|s| {
+            cx.tree.stmt_ancestors(s).any(|a| {
+                matches!(&cx.stmt(a).kind, StmtKind::Try { body, handlers, .. }
+                if body.iter().any(|&b| cx.stmt(b).span.contains(cx.expr(e).span))
+                    && handlers.iter().any(|h| h.types.iter().any(|t| {
+                        matches!(t.rsplit('.').next(), Some("Full" | "QueueFull"))
+                    })))
+            })
+        })
+    };
+    let puts = puts_into(cx, &name);
+    !puts.is_empty()
+        && puts
+            .iter()
+            .all(|&(e, c)| c.name == "put_nowait" && catches_full(e))
 }
 
 /// Every put into the queue (through the name it is bound to) sends a
@@ -662,6 +717,18 @@ class Queue:
 
 q = Queue()
 "#,
+        r#"
+import logging
+from logging.handlers import QueueHandler, QueueListener
+from queue import Queue
+
+
+class BackgroundLogHandler(QueueHandler):
+    def __init__(self, *handlers):
+        super().__init__(Queue(-1))
+        self.listener = QueueListener(self.queue, *handlers)
+        self.listener.start()
+"#,
     ],
 };
 
@@ -712,6 +779,39 @@ async def relay(reader, conn):
             "{fixes:?}"
         );
         assert!(!fixes[1].contains("put_nowait"), "{fixes:?}");
+    }
+
+    /// Producers that already drop on `Full` only lack the bound.
+    #[test]
+    fn producers_shedding_on_full_are_told_only_the_bound_is_missing() {
+        static RULE: UnboundedQueue = UnboundedQueue;
+        let src = r#"
+import queue
+import threading
+
+class Analytics:
+    def __init__(self, client):
+        self._queue = queue.Queue()
+        self._client = client
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def enqueue(self, event):
+        try:
+            self._queue.put_nowait(event)
+        except queue.Full:
+            pass
+
+    def _run(self):
+        while True:
+            self._client.send(self._queue.get())
+"#;
+        let fixes = crate::testing::fixes(&RULE, Language::Python, src);
+        assert_eq!(fixes.len(), 1, "{fixes:?}");
+        assert!(
+            fixes[0].contains("the bound is all that is missing"),
+            "{fixes:?}"
+        );
+        assert!(!fixes[0].contains("wait for room"), "{fixes:?}");
     }
 
     #[test]
