@@ -29,7 +29,8 @@ itself as its first step (`slots <- struct{}{}` on a buffered channel,
 calls does) is bounded too. Also left alone: a range that comes from
 configuration (a config or options value, `os.Args`), goroutines that each
 serve a listener (`Serve`, `http.Serve`, a `serve` function value, an
-accept loop), that drain one channel shared
+accept loop), one per request the loop accepts (`for ch := range incoming
+{ c, _ := ch.Accept(); go serve(c) }`), that drain one channel shared
 by all of them (the loop builds a worker pool), or that live on in a
 `for { select { .. } }` until told to stop, or wake on a ticker until
 their item is settled (`for range ticker.C`; one worker per partition or
@@ -172,6 +173,18 @@ impl Rule for GoroutinePerItem {
             // shared by all of them, so the work is bounded by their count.
             if let StmtKind::Go(call) = &st.kind
                 && drains_shared_channel(cx, *call, lp)
+            {
+                continue;
+            }
+            // An accept loop over incoming requests (`for ch := range
+            // chans { c, _ := ch.Accept(); go serve(c) }`, as after
+            // `ln.Accept()`): one handler per accepted peer is the server.
+            if unsnarl_model::walk::calls_in_block(cx.model, body)
+                .into_iter()
+                .any(|e| {
+                    cx.call(e)
+                        .is_some_and(|c| c.name == "Accept" && c.receiver.is_some())
+                })
             {
                 continue;
             }
@@ -1274,6 +1287,20 @@ var shards = []string{"eu", "us"}
 func Warm() {
 	for _, s := range shards {
 		go warm(s)
+	}
+}
+"#,
+        r#"
+package agent
+
+// One handler per channel the loop accepts: the server pattern.
+func Forward(channels <-chan NewChannel, addr string) {
+	for ch := range channels {
+		channel, _, err := ch.Accept()
+		if err != nil {
+			continue
+		}
+		go forwardUnix(channel, addr)
 	}
 }
 "#,

@@ -22,7 +22,8 @@ on, that timer is abandoned but stays alive until it fires. Not reported
 when the loop can abandon only a few timers: every other case leaves the
 loop (a backoff wait; a case that leaves only once its channel is closed,
 `if !ok { return }`, still goes around for every value) or receives from
-a stop channel another select of the loop leaves on; the function returns right after the select; the loop
+a stop channel another select of the loop leaves on, or sleeps as long as
+the timer runs (`time.Sleep(d)` against `time.After(d)`); the function returns right after the select; the loop
 runs a small constant number of times (`i < 20`, or `i < n` with
 `const n = 3`); or it sleeps on every turn, so it cannot go around faster
 than the sleep. Nor when the module's
@@ -115,25 +116,47 @@ impl Rule for TimeAfterInLoop {
             // cases that all leave (a backoff wait on ctx) abandon at most one.
             // A case on a channel another select of the loop leaves on (a
             // stop channel) wins at most once more before the loop ends.
-            let loops_again = |skip: usize| {
-                arms.iter().enumerate().any(|(j, a)| {
-                    j != skip
-                        && !matches!(a.kind, ArmKind::Default)
-                        && !leaves_on_more_than_close(cx, a)
-                        && !ends_loop_condition(cx, &a.body, loops[0])
-                        && !matches!(a.kind, ArmKind::Recv { channel, .. }
-                            if stop_channel(cx, loops[0], sel, channel))
-                })
+            let goes_around = |a: &SelectArm| {
+                !matches!(a.kind, ArmKind::Default)
+                    && !leaves_on_more_than_close(cx, a)
+                    && !ends_loop_condition(cx, &a.body, loops[0])
+                    && !matches!(a.kind, ArmKind::Recv { channel, .. }
+                        if stop_channel(cx, loops[0], sel, channel))
             };
             for (j, arm) in arms.iter().enumerate() {
                 let ArmKind::Recv { channel, .. } = arm.kind else {
                     continue;
                 };
-                if !loops_again(j) {
+                let others: Vec<&SelectArm> = arms
+                    .iter()
+                    .enumerate()
+                    .filter(|&(k, a)| k != j && goes_around(a))
+                    .map(|(_, a)| a)
+                    .collect();
+                if others.is_empty() {
                     continue;
                 }
                 let Some(c) = cx.call(channel) else { continue };
                 if c.target.as_deref() != Some("time.After") {
+                    continue;
+                }
+                // Every other case that goes around sleeps as long as the
+                // timer runs (`time.Sleep(time.Second)` against
+                // `time.After(time.Second)`): the abandoned timer has fired
+                // before the next one is made.
+                let outlasts = |a: &SelectArm| {
+                    let Some(d) = c.positional(0) else {
+                        return false;
+                    };
+                    let want = cx.source(cx.expr(d).span);
+                    common::stmts_in(cx.model, &a.body).into_iter().any(|s| {
+                        matches!(&cx.stmt(s).kind, StmtKind::Expr(e) if cx.call(*e).is_some_and(|k| {
+                            k.target.as_deref() == Some("time.Sleep")
+                                && k.positional(0).is_some_and(|x| cx.source(cx.expr(x).span) == want)
+                        }))
+                    })
+                };
+                if others.iter().all(|a| outlasts(a)) {
                     continue;
                 }
                 out.push(cx.finding(
@@ -562,6 +585,27 @@ func roundTrip(done <-chan struct{}) error {
 		}
 	}
 	return nil
+}
+"#,
+        r#"
+package agent
+
+import (
+	"log"
+	"time"
+)
+
+// The case that beats the timer sleeps as long as the timer runs.
+func closeProxies(pxs map[int]Proxy) {
+	for port, px := range pxs {
+		px.Close()
+		select {
+		case <-px.Done():
+			time.Sleep(time.Second)
+		case <-time.After(time.Second):
+		}
+		log.Printf("closed proxy %d", port)
+	}
 }
 "#,
     ],
