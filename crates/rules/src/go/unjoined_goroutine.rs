@@ -162,30 +162,26 @@ impl Rule for UnjoinedGoroutine {
 /// owner to join it, and the program drains its work another way on exit.
 fn package_daemon(cx: &FileCx, go_call: ExprId, body: Option<FuncId>) -> bool {
     let outer = cx.func(common::outermost(cx, cx.func_of(go_call)));
-    outer.name == "init"
-        && outer.receiver.is_none()
-        && body.is_some_and(|f| {
-            cx.body_stmts(f).iter().any(|&s| match &cx.stmt(s).kind {
-                StmtKind::Loop { .. } => true,
-                StmtKind::For { iter, .. } => {
-                    matches!(&cx.expr(*iter).kind, ExprKind::Attr { name, .. } if name == "C")
-                }
-                _ => false,
-            })
-        })
+    outer.name == "init" && outer.receiver.is_none() && body.is_some_and(|f| endless_loop(cx, f))
 }
 
 /// The goroutine runs until shutdown rather than finishing a piece of
-/// work: it serves (`Serve`, `ListenAndServe`) or loops with no condition
-/// (`for { ... }`). Joining it right away would block; it needs stopping
-/// first.
+/// work: it serves (`Serve`, `ListenAndServe`) or loops with no end of its
+/// own (`for { ... }`, `for range ticker.C`). Joining it right away would
+/// block; it needs stopping first.
 fn serves(cx: &FileCx, c: &Call, body: Option<FuncId>) -> bool {
-    serve_call(cx, c, body).is_some()
-        || body.is_some_and(|f| {
-            cx.body_stmts(f)
-                .iter()
-                .any(|&s| matches!(cx.stmt(s).kind, StmtKind::Loop { .. }))
-        })
+    serve_call(cx, c, body).is_some() || body.is_some_and(|f| endless_loop(cx, f))
+}
+
+/// `f` loops with no end of its own: `for { .. }`, or `for range ticker.C`.
+fn endless_loop(cx: &FileCx, f: FuncId) -> bool {
+    cx.body_stmts(f).iter().any(|&s| match &cx.stmt(s).kind {
+        StmtKind::Loop { .. } => true,
+        StmtKind::For { iter, .. } => {
+            matches!(&cx.expr(*iter).kind, ExprKind::Attr { name, .. } if name == "C")
+        }
+        _ => false,
+    })
 }
 
 /// The serving call a goroutine makes (`srv.Serve(l)`, `ListenAndServe`):
@@ -1568,6 +1564,14 @@ func KeepAlive(conn net.Conn) {
 	}()
 }
 
+func Flusher(f *os.File) {
+	go func() {
+		for range time.NewTicker(time.Second).C {
+			f.Sync()
+		}
+	}()
+}
+
 func Save(path string, data []byte) {
 	go func() {
 		os.WriteFile(path, data, 0o644)
@@ -1575,11 +1579,11 @@ func Save(path string, data []byte) {
 }
 "#,
         );
-        assert_eq!(fixes.len(), 3, "{fixes:#?}");
-        for server in &fixes[..2] {
+        assert_eq!(fixes.len(), 4, "{fixes:#?}");
+        for server in &fixes[..3] {
             assert!(server.contains("runs until shutdown"), "{server}");
             assert!(!server.contains("errgroup"), "{server}");
         }
-        assert!(fixes[2].contains("errgroup"), "{}", fixes[2]);
+        assert!(fixes[3].contains("errgroup"), "{}", fixes[3]);
     }
 }
