@@ -1007,3 +1007,28 @@ pub fn in_test_func(cx: &FileCx, f: FuncId) -> bool {
             })
         })
 }
+
+/// `iter` is a ticker's channel: `time.Tick(d)`, or `ticker.C` of a
+/// `time.NewTicker` made inline or bound in `g`.
+pub fn ticker_channel(cx: &FileCx, g: FuncId, iter: ExprId) -> bool {
+    let new_ticker = |e: ExprId| {
+        cx.call(e)
+            .is_some_and(|c| c.target.as_deref() == Some("time.NewTicker"))
+    };
+    if cx
+        .call(iter)
+        .is_some_and(|c| c.target.as_deref() == Some("time.Tick"))
+    {
+        return true;
+    }
+    let ExprKind::Attr { obj, name, .. } = &cx.expr(iter).kind else {
+        return false;
+    };
+    name == "C"
+        && (new_ticker(*obj)
+            || cx.model.name_of(*obj).is_some_and(|n| {
+                bindings(cx, g, n)
+                    .iter()
+                    .any(|(_, v)| v.is_some_and(new_ticker))
+            }))
+}

@@ -267,29 +267,9 @@ fn long_lived_worker(cx: &FileCx, go_call: ExprId) -> bool {
             .any(|&s| matches!(cx.stmt(s).kind, StmtKind::Select { .. })),
         // `for range ticker.C { .. }`: a watcher that wakes up now and then
         // until its item is settled.
-        StmtKind::For { iter, .. } => ticks(cx, g, *iter),
+        StmtKind::For { iter, .. } => common::ticker_channel(cx, g, *iter),
         _ => false,
     }
-}
-
-/// `ticker.C` of a `time.NewTicker` made in `g`, or `time.Tick(d)`.
-fn ticks(cx: &FileCx, g: FuncId, iter: ExprId) -> bool {
-    if cx
-        .call(iter)
-        .is_some_and(|c| c.target.as_deref() == Some("time.Tick"))
-    {
-        return true;
-    }
-    let ExprKind::Attr { obj, name, .. } = &cx.expr(iter).kind else {
-        return false;
-    };
-    name == "C"
-        && cx.model.name_of(*obj).is_some_and(|n| {
-            common::bindings(cx, g, n).iter().any(|(_, v)| {
-                v.and_then(|v| cx.call(v))
-                    .is_some_and(|c| c.target.as_deref() == Some("time.NewTicker"))
-            })
-        })
 }
 
 /// The goroutine of `go_call` ranges over a channel made before the loop

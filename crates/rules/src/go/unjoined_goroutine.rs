@@ -177,9 +177,7 @@ fn serves(cx: &FileCx, c: &Call, body: Option<FuncId>) -> bool {
 fn endless_loop(cx: &FileCx, f: FuncId) -> bool {
     cx.body_stmts(f).iter().any(|&s| match &cx.stmt(s).kind {
         StmtKind::Loop { .. } => true,
-        StmtKind::For { iter, .. } => {
-            matches!(&cx.expr(*iter).kind, ExprKind::Attr { name, .. } if name == "C")
-        }
+        StmtKind::For { iter, .. } => common::ticker_channel(cx, f, *iter),
         _ => false,
     })
 }
