@@ -27,7 +27,9 @@ channel send, `sem.Acquire`, a `Wait`). A goroutine that takes the slot
 itself as its first step (`slots <- struct{}{}` on a buffered channel,
 `sem.Acquire`, directly or as the first thing a function of the file it
 calls does) is bounded too. Also left alone: a range that comes from
-configuration (a config or options value, `os.Args`), goroutines that each
+configuration (a config or options value, `os.Args`, a cobra/pflag flag
+such as `cmd.Flags().GetStringSlice("peers")`, or a list built one element
+per item of one), goroutines that each
 serve a listener (`Serve`, `http.Serve`, a `serve` function value, an
 accept loop), one per request the loop accepts (`for ch := range incoming
 { c, _ := ch.Accept(); go serve(c) }`), that drain one channel shared
@@ -454,7 +456,8 @@ fn bounded_input(cx: &FileCx, f: FuncId, iter: ExprId) -> bool {
 
 /// The range comes from configuration: a path through a config, options
 /// or settings value (`c.cfg.Endpoints`, `opts.Peers`), the command line
-/// (`os.Args`, `flag.Args()`), directly, through locals (`eps :=
+/// (`os.Args`, `flag.Args()`, a cobra/pflag `cmd.Flags().GetStringSlice(..)`),
+/// directly, through locals built from one (`eps :=
 /// c.Endpoints()`), copies (`append([]string(nil), c.cfg.Endpoints...)`)
 /// or an argument-less method of the file returning one. Its length is
 /// what an operator wrote: a few members, not data.
@@ -476,6 +479,16 @@ fn configured(cx: &FileCx, f: FuncId, e: ExprId, depth: u32) -> bool {
             return true;
         }
     }
+    // A command-line flag's value (`cmd.Flags().GetStringSlice("peers")`,
+    // pflag and cobra).
+    if let Some(c) = cx.call(e)
+        && c.name.starts_with("Get")
+        && c.receiver
+            .and_then(|r| cx.call(r))
+            .is_some_and(|r| matches!(r.name.as_str(), "Flags" | "PersistentFlags"))
+    {
+        return true;
+    }
     if depth == 0 {
         return false;
     }
@@ -485,11 +498,45 @@ fn configured(cx: &FileCx, f: FuncId, e: ExprId, depth: u32) -> bool {
             if cx.func(f).params.iter().any(|p| p.name == *id) {
                 return false;
             }
-            let binds = common::bindings(cx, f, id);
+            // Built empty, then one element per item of a configured range
+            // (`for _, ep := range eps { cfgs = append(cfgs, ..) }`).
+            let per_configured_item = |s: StmtId, v: ExprId| {
+                cx.call(v).is_some_and(|c| {
+                    c.name == "append"
+                        && c.args.first().and_then(|a| cx.model.name_of(a.value))
+                            == Some(id.as_str())
+                        && common::enclosing_loops(cx, s).first().is_some_and(|&lp| {
+                            matches!(&cx.stmt(lp).kind, StmtKind::For { iter, .. }
+                                if configured(cx, f, *iter, depth - 1))
+                        })
+                })
+            };
+            let empty = |v: ExprId| matches!(&cx.expr(v).kind, ExprKind::Collection { elems, .. } if elems.is_empty());
+            // `eps, err := cmd.Flags().GetStringSlice(..)`: the first result.
+            let first_result = |s: StmtId| match &cx.stmt(s).kind {
+                StmtKind::Assign {
+                    targets,
+                    value: Some(v),
+                    ..
+                } if targets.first().is_some_and(|&t| {
+                    common::names_in_target(cx, t).first() == Some(&id.as_str())
+                }) =>
+                {
+                    Some(*v)
+                }
+                _ => None,
+            };
+            let binds: Vec<(StmtId, Option<ExprId>)> = common::bindings(cx, f, id)
+                .into_iter()
+                .map(|(s, v)| (s, v.or_else(|| first_result(s))))
+                .collect();
             !binds.is_empty()
-                && binds
-                    .iter()
-                    .all(|(_, v)| v.is_some_and(|v| configured(cx, f, v, depth - 1)))
+                && binds.iter().any(|(_, v)| v.is_some_and(|v| !empty(v)))
+                && binds.iter().all(|&(s, v)| {
+                    v.is_some_and(|v| {
+                        empty(v) || per_configured_item(s, v) || configured(cx, f, v, depth - 1)
+                    })
+                })
         }
         ExprKind::Call(c) => {
             // `append([]T(nil), src...)`: a copy of `src`.
@@ -1282,6 +1329,38 @@ func Forward(channels <-chan NewChannel, addr string) {
 		}
 		go forwardUnix(channel, addr)
 	}
+}
+"#,
+        r#"
+package cli
+
+import (
+	"net"
+	"sync"
+
+	"github.com/spf13/cobra"
+)
+
+type target struct{ endpoint string }
+
+// One probe per endpoint the operator listed on the command line.
+func healthCmd(cmd *cobra.Command, args []string) {
+	eps, _ := cmd.Flags().GetStringSlice("endpoints")
+	targets := []*target{}
+	for _, ep := range eps {
+		targets = append(targets, &target{endpoint: ep})
+	}
+	var wg sync.WaitGroup
+	for _, t := range targets {
+		wg.Add(1)
+		go func(t *target) {
+			defer wg.Done()
+			if conn, err := net.Dial("tcp", t.endpoint); err == nil {
+				conn.Close()
+			}
+		}(t)
+	}
+	wg.Wait()
 }
 "#,
     ],
