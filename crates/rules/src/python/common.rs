@@ -711,6 +711,25 @@ pub fn is_closing_method(name: &str) -> bool {
     )
 }
 
+/// The values `f`'s own assignments bind to the name `name`, in source
+/// order (`None` for an assignment without a value, a bare annotation).
+pub fn values_bound_to<'a>(
+    cx: &'a FileCx,
+    f: FuncId,
+    name: &'a str,
+) -> impl Iterator<Item = Option<ExprId>> + 'a {
+    cx.body_stmts(f)
+        .iter()
+        .filter_map(move |&s| match &cx.stmt(s).kind {
+            StmtKind::Assign { targets, value, .. }
+                if targets.iter().any(|&t| cx.model.name_of(t) == Some(name)) =>
+            {
+                Some(*value)
+            }
+            _ => None,
+        })
+}
+
 /// The innermost loop (of the same function) around a statement, through
 /// `if`/`try`/`with` blocks.
 pub fn enclosing_loop(cx: &FileCx, s: StmtId) -> Option<StmtId> {

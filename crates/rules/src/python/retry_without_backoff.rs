@@ -533,17 +533,7 @@ fn constant(cx: &FileCx, f: FuncId, e: ExprId, depth: u8) -> Option<i128> {
         if depth == 0 {
             return None;
         }
-        let mut bound = cx
-            .body_stmts(f)
-            .iter()
-            .filter_map(|&s| match &cx.stmt(s).kind {
-                StmtKind::Assign { targets, value, .. }
-                    if targets.iter().any(|&t| cx.model.name_of(t) == Some(name)) =>
-                {
-                    Some(*value)
-                }
-                _ => None,
-            });
+        let mut bound = crate::python::common::values_bound_to(cx, f, name);
         let first = bound.next()??;
         if bound.next().is_some() {
             return None;

@@ -401,17 +401,7 @@ fn bounded_input(cx: &FileCx, iter: ExprId) -> bool {
 /// (`methods = table[kind]` with `table = {"flow": [..], ..}`): its size is
 /// written in the code.
 fn literal_local(cx: &FileCx, f: FuncId, name: &str, depth: u32) -> bool {
-    let values: Vec<ExprId> = cx
-        .body_stmts(f)
-        .iter()
-        .filter_map(|&s| match &cx.stmt(s).kind {
-            StmtKind::Assign { targets, value, .. }
-                if targets.iter().any(|&t| cx.model.name_of(t) == Some(name)) =>
-            {
-                Some(*value)
-            }
-            _ => None,
-        })
+    let values: Vec<ExprId> = crate::python::common::values_bound_to(cx, f, name)
         .collect::<Option<Vec<_>>>()
         .unwrap_or_default();
     !values.is_empty()
