@@ -43,7 +43,12 @@ unlocking first would bring back that panic. So is a handshake on a
 channel field of the locked value whose other side never takes that mutex
 (`r.quit <- true; <-r.done` in `Stop`, answered by a loop that does not
 lock): it cannot deadlock, and the lock keeps two callers from running it
-at once. A map entry built under the lock after checking it is absent
+at once; likewise a reply on a request's own channel (`req.reply <- v`)
+whose requesters all wait for it without a `select` and without the
+lock. A mutex named for an operation (`sendMu`, `leaveLock`) that no other
+function of the file takes exists to run that operation one at a time:
+holding it across the operation's I/O is its purpose. `time.Sleep(50)`
+(nanoseconds, an untyped constant) is not a wait. A map entry built under the lock after checking it is absent
 (`if _, ok := s.m[k]; !ok { s.m[k] = build(k) }`) counts as state the lock
 guards, and a package's `init()` is not reported: nothing else runs yet.
 
@@ -213,7 +218,7 @@ impl Under {
                 ))
             }
             ExprKind::Call(c) => {
-                if locks::lock_op(cx, e).is_some() {
+                if locks::lock_op(cx, e).is_some() || nanosecond_sleep(cx, c) {
                     return None;
                 }
                 if let Some(entry) = cx.effect(c, Effect::Blocking) {
@@ -325,6 +330,15 @@ impl Under {
             _ => false,
         }
     }
+}
+
+/// `time.Sleep(50)`: an untyped constant is a count of nanoseconds, so
+/// this pause is over before another goroutine could notice the lock.
+fn nanosecond_sleep(cx: &FileCx, c: &Call) -> bool {
+    c.target.as_deref() == Some("time.Sleep")
+        && c.positional(0).is_some_and(|d| {
+            matches!(cx.expr(cx.model.strip(d)).kind, ExprKind::Literal(Lit::Int(n)) if n < 1_000_000)
+        })
 }
 
 /// A package's `init()` itself (not a goroutine it starts): it runs once,
@@ -927,10 +941,16 @@ fn fenced_against_close(cx: &FileCx, held: &HeldSet, e: ExprId) -> bool {
 /// the file working that channel, never takes a mutex of that name: the
 /// peer cannot be waiting for the lock, so the handshake cannot deadlock,
 /// and the lock is what keeps two callers from running it at once.
+///
+/// Or a reply on a request's own channel (`cmd.reply <- rows` under
+/// `w.mu`) whose every receiver in the file waits for it unconditionally
+/// (`w.c <- req; return <-req.reply`, no `select`, no `range`) and never
+/// takes that mutex: the requester is already waiting, so the send is
+/// taken at once.
 fn peer_never_locks(cx: &FileCx, held: &HeldSet, e: ExprId) -> bool {
-    let ch = match &cx.expr(e).kind {
-        ExprKind::Send { channel, .. } => *channel,
-        ExprKind::Recv(ch) => *ch,
+    let (ch, is_send) = match &cx.expr(e).kind {
+        ExprKind::Send { channel, .. } => (*channel, true),
+        ExprKind::Recv(ch) => (*ch, false),
         _ => return false,
     };
     let (Some(h), Some(owner)) = (held.last(), lock_owner(held)) else {
@@ -939,18 +959,26 @@ fn peer_never_locks(cx: &FileCx, held: &HeldSet, e: ExprId) -> bool {
     let ExprKind::Attr { obj, name, .. } = &cx.expr(ch).kind else {
         return false;
     };
-    if cx.model.dotted(*obj).as_deref() != Some(owner) {
+    let reply = cx.model.dotted(*obj).as_deref() != Some(owner);
+    if reply && !is_send {
         return false;
     }
     let mutex = h.op.instance.rsplit('.').next().unwrap_or(&h.op.instance);
-    let on_field =
-        |x: ExprId| matches!(&cx.expr(x).kind, ExprKind::Attr { name: n, .. } if n == name);
+    // For a reply, a field of that name on a value of another known type
+    // (the worker's own `w.c` beside the request's `req.c`) is another
+    // channel.
+    let request_type = cx.sema.type_of(*obj).filter(|_| reply);
+    let on_field = |x: ExprId| {
+        matches!(&cx.expr(x).kind, ExprKind::Attr { obj: o, name: n, .. }
+            if n == name
+                && !matches!((request_type, cx.sema.type_of(*o)), (Some(a), Some(b)) if a != b))
+    };
     let here = common::outermost(cx, cx.func_of(e));
     let mut peers: Vec<FuncId> = Vec::new();
     for (i, x) in cx.model.exprs.iter().enumerate() {
         let id = ExprId(i as u32);
         let works = match &x.kind {
-            ExprKind::Send { channel, .. } => on_field(*channel),
+            ExprKind::Send { channel, .. } => !reply && on_field(*channel),
             ExprKind::Recv(c) => on_field(*c),
             ExprKind::Call(c) => c.name == "close" && c.positional(0).is_some_and(on_field),
             _ => false,
@@ -969,6 +997,11 @@ fn peer_never_locks(cx: &FileCx, held: &HeldSet, e: ExprId) -> bool {
             _ => false,
         };
         if works {
+            // A requester that may stop waiting (a timeout case) can
+            // leave the reply with nobody to take it.
+            if reply {
+                return false;
+            }
             peers.push(cx.tree.stmt_func(StmtId(i as u32)));
         }
     }
@@ -981,6 +1014,93 @@ fn peer_never_locks(cx: &FileCx, held: &HeldSet, e: ExprId) -> bool {
                 .iter()
                 .all(|a| a.instance.rsplit('.').next() != Some(mutex))
         })
+}
+
+/// Every held mutex is named for an operation (`sendMu`, `leaveLock`,
+/// `joinLock`), is a field of a type declared in this file, and no other
+/// function of the file locks it: it exists to run this operation one at
+/// a time, and the only goroutines waiting for it are other runs of the
+/// same operation, which must wait anyway. A mutex named for data
+/// (`mu`, `stateMu`) or taken by another function too is what the rule is
+/// about.
+fn serializes_only_this(cx: &FileCx, held: &HeldSet, f: FuncId) -> bool {
+    let here = common::outermost(cx, f);
+    let private = |h: &locks::Held| {
+        let (Some(class), Some(path)) = (h.op.class.as_deref(), h.op.recv_path.as_deref()) else {
+            return false;
+        };
+        let Some((ty, field)) = class.rsplit_once('.') else {
+            return false;
+        };
+        if path.is_empty()
+            || !named_for_an_operation(field)
+            || !cx.model.types.iter().any(|t| t.qualname == ty)
+        {
+            return false;
+        }
+        cx.model.exprs.iter().enumerate().all(|(i, x)| {
+            let ExprKind::Call(c) = &x.kind else {
+                return true;
+            };
+            if !matches!(c.name.as_str(), "Lock" | "RLock" | "TryLock" | "TryRLock") {
+                return true;
+            }
+            let id = ExprId(i as u32);
+            let locks_it = c.receiver.is_some_and(
+                |r| matches!(&cx.expr(r).kind, ExprKind::Attr { name, .. } if name == field),
+            );
+            !locks_it || common::outermost(cx, cx.func_of(id)) == here
+        })
+    };
+    !held.is_empty() && held.iter().all(private)
+}
+
+/// A mutex field named after what it serializes, a verb before the
+/// mutex word: `sendMtx`, `leaveLock`, `flushMu`, `reload_mu`.
+fn named_for_an_operation(field: &str) -> bool {
+    const MUTEX_WORDS: &[&str] = &["mutex", "mtx", "lock", "mu"];
+    const OPERATIONS: &[&str] = &[
+        "send",
+        "write",
+        "flush",
+        "read",
+        "leave",
+        "join",
+        "dial",
+        "connect",
+        "reconnect",
+        "reload",
+        "sync",
+        "commit",
+        "publish",
+        "upload",
+        "download",
+        "fetch",
+        "refresh",
+        "rotate",
+        "compact",
+        "snapshot",
+        "persist",
+        "save",
+        "shutdown",
+        "stop",
+        "start",
+        "close",
+        "register",
+        "resolve",
+        "login",
+        "auth",
+        "handshake",
+        "retry",
+        "drain",
+    ];
+    let lower = field.to_ascii_lowercase();
+    MUTEX_WORDS.iter().any(|w| {
+        lower
+            .strip_suffix(w)
+            .map(|p| p.trim_end_matches('_'))
+            .is_some_and(|op| OPERATIONS.contains(&op))
+    })
 }
 
 /// A channel made in this function with a buffer (sized for what is sent,
@@ -1002,6 +1122,7 @@ impl Flow for Under {
                     && !establishes_guarded_state(cx, st, e)
                     && !fenced_against_close(cx, st, e)
                     && !peer_never_locks(cx, st, e)
+                    && !serializes_only_this(cx, st, self.f)
                 {
                     self.report(st, cx.expr(e).span, what);
                     break;
@@ -1018,6 +1139,7 @@ impl Flow for Under {
                     && !establishes_guarded_state(cx, st, x)
                     && !fenced_against_close(cx, st, x)
                     && !peer_never_locks(cx, st, x)
+                    && !serializes_only_this(cx, st, self.f)
                 {
                     self.report(st, cx.expr(x).span, what);
                     break;
@@ -1044,7 +1166,7 @@ impl Flow for Under {
         let has_exit = arms
             .iter()
             .any(|a| matches!(a.kind, ArmKind::Recv { channel, .. } if is_done_like(cx, channel)));
-        if has_default || has_exit {
+        if has_default || has_exit || serializes_only_this(cx, st, self.f) {
             return;
         }
         let span = cx.stmt(s).span;
@@ -1382,6 +1504,73 @@ func (p *Pump) Push(v int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.out <- v // expect
+}
+"#,
+        r#"
+package reporter
+
+import (
+	"net/http"
+	"sync"
+)
+
+type Reporter struct {
+	url    string
+	sendMu sync.Mutex
+	batch  []string
+}
+
+func (r *Reporter) Add(s string) {
+	r.sendMu.Lock()
+	r.batch = append(r.batch, s)
+	r.sendMu.Unlock()
+}
+
+func (r *Reporter) send() error {
+	r.sendMu.Lock()
+	defer r.sendMu.Unlock()
+	resp, err := http.Post(r.url, "text/plain", nil) // expect
+	if err != nil {
+		return err
+	}
+	return resp.Body.Close()
+}
+"#,
+        r#"
+package view
+
+import (
+	"sync"
+	"time"
+)
+
+type worker struct {
+	mu    sync.Mutex
+	views map[string][]int
+	cmds  chan *watchReq
+}
+
+type watchReq struct {
+	name  string
+	reply chan []int
+}
+
+func (w *worker) serve(req *watchReq) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	req.reply <- w.views[req.name] // expect
+}
+
+// The requester may give up: then nobody takes the reply.
+func (w *worker) Watch(name string) []int {
+	req := &watchReq{name: name, reply: make(chan []int)}
+	w.cmds <- req
+	select {
+	case rows := <-req.reply:
+		return rows
+	case <-time.After(time.Second):
+		return nil
+	}
 }
 "#,
     ],
@@ -2038,6 +2227,98 @@ func init() {
 	ttyMu.Lock()
 	defer ttyMu.Unlock()
 	tty, _ = os.Open("/dev/tty")
+}
+"#,
+        r#"
+package reporter
+
+import (
+	"net/http"
+	"sync"
+)
+
+type Reporter struct {
+	url     string
+	sendMu  sync.Mutex
+	batchMu sync.Mutex
+	batch   []string
+}
+
+func (r *Reporter) Add(s string) {
+	r.batchMu.Lock()
+	r.batch = append(r.batch, s)
+	r.batchMu.Unlock()
+}
+
+// send runs one at a time, so a batch is never posted twice.
+func (r *Reporter) send() error {
+	r.sendMu.Lock()
+	defer r.sendMu.Unlock()
+	resp, err := http.Post(r.url, "text/plain", nil)
+	if err != nil {
+		return err
+	}
+	return resp.Body.Close()
+}
+"#,
+        r#"
+package view
+
+import "sync"
+
+type worker struct {
+	mu    sync.Mutex
+	views map[string][]int
+	c     chan *getReq
+}
+
+type getReq struct {
+	name string
+	c    chan []int
+}
+
+func (w *worker) loop() {
+	for req := range w.c {
+		w.serve(req)
+	}
+}
+
+func (w *worker) serve(req *getReq) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	req.c <- append([]int(nil), w.views[req.name]...)
+}
+
+// The requester waits for its reply, without the lock.
+func (w *worker) Get(name string) []int {
+	req := &getReq{name: name, c: make(chan []int)}
+	w.c <- req
+	return <-req.c
+}
+"#,
+        r#"
+package pse
+
+import (
+	"sync"
+	"time"
+)
+
+var (
+	sampleMu sync.Mutex
+	primed   bool
+)
+
+func sample() {
+	sampleMu.Lock()
+	defer sampleMu.Unlock()
+	if !primed {
+		collect()
+		// 50 nanoseconds: the counters need two reads apart.
+		time.Sleep(50)
+		primed = true
+	}
+	collect()
 }
 "#,
     ],

@@ -989,8 +989,14 @@ pub fn in_test_helper(cx: &FileCx, f: FuncId) -> bool {
 /// *testing.T)`), closures in it included. Helpers of `_test.go` files
 /// that are not tests themselves are not.
 pub fn in_test_func(cx: &FileCx, f: FuncId) -> bool {
-    let top = cx.func(outermost(cx, f));
+    let top_id = outermost(cx, f);
+    let top = cx.func(top_id);
     if top.is_test {
+        return true;
+    }
+    // Ginkgo-style specs: closures handed to `Describe`/`It` in a package
+    // variable's initializer (`var _ = Describe(..)`) of a test file.
+    if cx.model.is_test && top_id.0 == 0 {
         return true;
     }
     // Suite-style tests are methods: `func (s) TestX(t *testing.T)`.

@@ -24,9 +24,9 @@ only fills one element at a time at a few places outside loops has a size
 the code fixes), starts one goroutine per item (`go` or `g.Go` of an errgroup with no
 `SetLimit`), and nothing in the loop waits for a slot first (a semaphore
 channel send, `sem.Acquire`, a `Wait`). A goroutine that takes the slot
-itself as its first step (`slots <- struct{}{}` on a buffered channel,
+itself before its first I/O (`slots <- struct{}{}` on a buffered channel,
 `sem.Acquire`, directly or as the first thing a function of the file it
-calls does) is bounded too. Also left alone: a range that comes from
+calls does, after string and path work if any) is bounded too. Also left alone: a range that comes from
 configuration (a config or options value, `os.Args`, a cobra/pflag flag
 such as `cmd.Flags().GetStringSlice("peers")`, or a list built one element
 per item of one), goroutines that each
@@ -218,39 +218,99 @@ impl Rule for GoroutinePerItem {
     }
 }
 
-/// The goroutine's first statement receives from a channel, acquires, or
-/// takes a slot of a semaphore channel (`slots <- struct{}{}` on a
-/// buffered channel); or its first statement calls a function of this file
-/// that starts that way (`out[i] = load(p)`, `load` taking the slot around
-/// its read).
+/// The goroutine waits for a go-ahead before its first I/O: a statement
+/// before any that does I/O receives from a channel, acquires, or takes a
+/// slot of a semaphore channel (`slots <- struct{}{}` on a buffered
+/// channel), or calls a function of this file that starts that way
+/// (`out[i] = load(p)`, `load` taking the slot around its read). Work
+/// before it that does no I/O (`path := strings.TrimSuffix(..)`, a
+/// `defer`) does not matter.
 fn first_waits(cx: &FileCx, g: FuncId) -> bool {
     first_waits_deep(cx, g, 1)
 }
 
 fn first_waits_deep(cx: &FileCx, g: FuncId, depth: u32) -> bool {
-    let Some(&first) = cx.func(g).body.first() else {
-        return false;
-    };
-    let mut found = false;
-    unsnarl_model::walk::for_each_stmt_child(cx.model, first, &mut |ch| {
-        if let unsnarl_model::walk::Child::Expr(e) = ch {
-            found |= unsnarl_model::walk::exprs_under(cx.model, e)
-                .into_iter()
-                .any(|x| match &cx.expr(x).kind {
-                    ExprKind::Recv(_) => true,
-                    ExprKind::Send { channel, .. } => slot_channel(cx, g, *channel),
+    for &st in &cx.func(g).body {
+        if matches!(cx.stmt(st).kind, StmtKind::Defer(_)) {
+            continue;
+        }
+        let (mut waits, mut io) = (false, false);
+        unsnarl_model::walk::for_each_stmt_child(cx.model, st, &mut |ch| {
+            let unsnarl_model::walk::Child::Expr(e) = ch else {
+                // A nested block (`if`, a loop): judged as a whole below.
+                io = true;
+                return;
+            };
+            for x in unsnarl_model::walk::exprs_under(cx.model, e) {
+                match &cx.expr(x).kind {
+                    ExprKind::Recv(_) => waits = true,
+                    ExprKind::Send { channel, .. } => {
+                        if slot_channel(cx, g, *channel) {
+                            waits = true;
+                        } else {
+                            io = true;
+                        }
+                    }
                     ExprKind::Call(c) => {
-                        c.name == "Acquire"
+                        if c.name == "Acquire"
                             || (depth > 0
                                 && cx
                                     .callee_in_file(c)
                                     .is_some_and(|h| h != g && first_waits_deep(cx, h, depth - 1)))
+                        {
+                            waits = true;
+                        } else if !pure_call(c) {
+                            io = true;
+                        }
                     }
-                    _ => false,
-                });
+                    _ => {}
+                }
+            }
+        });
+        if waits {
+            return true;
         }
-    });
-    found
+        if io {
+            return false;
+        }
+    }
+    false
+}
+
+/// A call of the standard library's string, number and path helpers, or
+/// a builtin: work that cannot wait for anything.
+fn pure_call(c: &Call) -> bool {
+    const PURE: &[&str] = &[
+        "strings.",
+        "strconv.",
+        "bytes.",
+        "unicode",
+        "path.",
+        "errors.",
+        "math.",
+        "sort.",
+        "slices.",
+        "maps.",
+        "fmt.Sprint",
+        "fmt.Errorf",
+        "path/filepath.Join",
+        "path/filepath.Base",
+        "path/filepath.Dir",
+        "path/filepath.Ext",
+        "path/filepath.Clean",
+        "path/filepath.Rel",
+        "path/filepath.Split",
+    ];
+    match c.target.as_deref() {
+        Some(t) => PURE.iter().any(|p| t.starts_with(p)),
+        None => {
+            c.receiver.is_none()
+                && matches!(
+                    c.name.as_str(),
+                    "len" | "cap" | "append" | "make" | "new" | "copy" | "delete" | "min" | "max"
+                )
+        }
+    }
 }
 
 /// The goroutine of `go_call` ends in an unconditional `for { select { ..
@@ -885,6 +945,31 @@ func (c *cluster) restored(consumers []*Consumer) {
 	}
 }
 "#,
+        r#"
+package refs
+
+import (
+	"os"
+	"sync"
+)
+
+// The slot is taken only after the first read.
+func scan(pkgs map[string]bool) {
+	slots := make(chan struct{}, 20)
+	var wg sync.WaitGroup
+	for p := range pkgs {
+		wg.Add(1)
+		go func(p string) { // expect
+			defer wg.Done()
+			head, _ := os.ReadFile(p + ".head")
+			slots <- struct{}{}
+			os.WriteFile(p+".out", head, 0o644)
+			<-slots
+		}(p)
+	}
+	wg.Wait()
+}
+"#,
     ],
     pass: &[
         r#"
@@ -1361,6 +1446,39 @@ func healthCmd(cmd *cobra.Command, args []string) {
 		}(t)
 	}
 	wg.Wait()
+}
+"#,
+        r#"
+package refs
+
+import (
+	"os"
+	"strings"
+	"sync"
+)
+
+func scan(pkgs map[string]bool, needle string) []string {
+	slots := make(chan struct{}, 20)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var hits []string
+	for p := range pkgs {
+		wg.Add(1)
+		go func(p string) {
+			defer wg.Done()
+			path := strings.TrimSuffix(p, "_test") + ".go"
+			slots <- struct{}{}
+			src, err := os.ReadFile(path)
+			<-slots
+			if err == nil && strings.Contains(string(src), needle) {
+				mu.Lock()
+				hits = append(hits, path)
+				mu.Unlock()
+			}
+		}(p)
+	}
+	wg.Wait()
+	return hits
 }
 "#,
     ],

@@ -24,7 +24,8 @@ Flags, in non-test code:
   caller sets the policy by passing its own; or returned by an exported
   factory (`return &http.Client{Transport: t}`), whose callers set it;
   or used only to `Do` requests bound to the function's context
-  (`http.NewRequestWithContext(ctx, ..)`, `req.WithContext(ctx)`);
+  (`http.NewRequestWithContext(ctx, ..)`, `req.WithContext(ctx)`, the
+  older `req.Cancel = ctx.Done()`);
   or whose transport limits the
   wait for the response header (`ResponseHeaderTimeout`), which bounds a
   stall without cutting off a long download;
@@ -216,16 +217,32 @@ fn sends_only_context_bound(cx: &FileCx, lit: ExprId) -> bool {
     };
     let top = common::outermost(cx, f);
     // `req, err := http.NewRequestWithContext(ctx, ..)`, or a plain request
-    // given one later (`req = req.WithContext(ctx)`).
+    // given one later (`req = req.WithContext(ctx)`, or the older
+    // `req.Cancel = ctx.Done()`, which the transport honours the same way).
     let bound_to_context = |req: &str| {
         cx.body_stmts(top).iter().any(|&s| {
-            matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), .. }
-                if targets.first().is_some_and(|&t| common::names_in_target(cx, t).first() == Some(&req))
-                    && cx.call(cx.model.strip(*v)).is_some_and(|c| {
-                        c.target.as_deref() == Some("net/http.NewRequestWithContext")
-                            || (c.receiver.is_some()
-                                && matches!(c.name.as_str(), "WithContext" | "Clone"))
-                    }))
+            let StmtKind::Assign {
+                targets,
+                value: Some(v),
+                ..
+            } = &cx.stmt(s).kind
+            else {
+                return false;
+            };
+            let Some(&t) = targets.first() else {
+                return false;
+            };
+            let value = cx.call(cx.model.strip(*v));
+            if common::names_in_target(cx, t).first() == Some(&req) {
+                return value.is_some_and(|c| {
+                    c.target.as_deref() == Some("net/http.NewRequestWithContext")
+                        || (c.receiver.is_some()
+                            && matches!(c.name.as_str(), "WithContext" | "Clone"))
+                });
+            }
+            matches!(&cx.expr(t).kind, ExprKind::Attr { obj, name, .. }
+                if name == "Cancel" && cx.model.name_of(*obj) == Some(req))
+                && value.is_some_and(|c| c.name == "Done" && c.receiver.is_some())
         })
     };
     let uses: Vec<ExprId> = common::name_uses(cx, top, client)
@@ -709,6 +726,30 @@ func (s *Server) fetch(ctx context.Context, url string) ([]byte, error) {
 	return io.ReadAll(resp.Body)
 }
 "#,
+        r#"
+package lease
+
+import (
+	"context"
+	"io"
+	"net/http"
+)
+
+// The caller's context is never attached to the request.
+func renew(ctx context.Context, url string, rt http.RoundTripper) ([]byte, error) {
+	cc := &http.Client{Transport: rt} // expect
+	req, err := http.NewRequest("POST", url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := cc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	return io.ReadAll(resp.Body)
+}
+"#,
     ],
     pass: &[
         r#"
@@ -988,6 +1029,30 @@ func (s *Server) fetch(ctx context.Context, url string) ([]byte, error) {
 		return nil, err
 	}
 	req = req.WithContext(ctx)
+	resp, err := cc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	return io.ReadAll(resp.Body)
+}
+"#,
+        r#"
+package lease
+
+import (
+	"context"
+	"io"
+	"net/http"
+)
+
+func renew(ctx context.Context, url string, rt http.RoundTripper) ([]byte, error) {
+	cc := &http.Client{Transport: rt}
+	req, err := http.NewRequest("POST", url, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Cancel = ctx.Done()
 	resp, err := cc.Do(req)
 	if err != nil {
 		return nil, err

@@ -39,6 +39,9 @@ a loop: one half of a proxy), one it captures or
 a value built from it (`f := &framer{conn: c}`): it ends when the
 connection does. Nor is a daemon the package starts in `init()` that
 loops for the life of the process (`for range ticker.C { flush() }`).
+Goroutines of tests are left alone: in a `Test` function, a helper taking
+its `*testing.T`, or a Ginkgo spec (`var _ = Describe(.., func() {
+It(..) })` in a `_test.go` file); they die with the test binary.
 
 ## Why
 
@@ -1525,6 +1528,28 @@ func (l *logger) lockAndFlush() {
 }
 
 func Flush() { std.lockAndFlush() }
+"#,
+        r#"
+// file: stream/say_test.go
+package stream_test
+
+import (
+	"net"
+	"time"
+
+	. "github.com/onsi/ginkgo"
+)
+
+var _ = Describe("Say", func() {
+	It("sees output written later", func() {
+		conn, _ := net.Dial("tcp", addr)
+		go func() {
+			time.Sleep(10 * time.Millisecond)
+			conn.Write([]byte("def"))
+		}()
+		Eventually(conn).Should(Say("def"))
+	})
+})
 "#,
     ],
 };

@@ -21,7 +21,9 @@ threading, trio/anyio), where the matching `release()` is not in the
 `finally` of a `try` that starts right after the acquire, or there is no
 release at all. Between the acquire and that `try` may sit only an early
 exit that releases first (`if closed: release(); raise`) and statements that
-cannot raise (`items = []`, `last = None`).
+cannot raise (`items = []`, `last = None`). Methods that hand the
+acquisition to their caller are not reported: `__enter__`/`__aenter__`,
+`acquire`/`acquire_*` and their async twins (`aacquire_lock`).
 
 ## Why
 
@@ -81,11 +83,20 @@ fn is_limiter(cx: &FileCx, r: ExprId) -> bool {
 
 /// Methods that hand an acquisition to their caller.
 fn delegates(name: &str) -> bool {
-    matches!(
+    if matches!(
         name,
         "__enter__" | "__aenter__" | "acquire" | "lock" | "__init__"
     ) || name.starts_with("_acquire")
         || name.starts_with("acquire_")
+    {
+        return true;
+    }
+    // The async twin of such a method, named as async twins are
+    // (`aacquire_lock` beside `acquire_lock`, `async_acquire`).
+    let bare = name.trim_start_matches('_');
+    bare.strip_prefix("async_")
+        .or_else(|| bare.strip_prefix('a'))
+        .is_some_and(|rest| rest == "acquire" || rest.starts_with("acquire_"))
 }
 
 /// Methods of a class that is itself a synchronization primitive (it
@@ -440,6 +451,21 @@ class Limiter:
 
     def stop(self):
         self._sem.release()
+"#,
+        r#"
+import threading
+
+class NamedLocks:
+    def __init__(self):
+        self._held = {}
+
+    async def aacquire_lock(self, key):
+        lock = threading.Lock()
+        lock.acquire()
+        self._held[key] = lock
+
+    def release_lock(self, key):
+        self._held.pop(key).release()
 "#,
     ],
 };

@@ -29,7 +29,8 @@ things) that ends a coroutine which only
 ever runs as the root of its own task (a CLI command, `asyncio.run(main())`,
 a `create_task(conn.serve())` that is cancelled but never awaited, or
 awaited only right after its own `cancel()` by the code that stopped it;
-started directly, through a spawning helper of the file, by a task
+started directly, through a spawning helper of the file or a
+`create_task` of another module of the project, by a task
 group's `start_soon`/`start`, or from another thread with
 `run_coroutine_threadsafe`): no frame of that task is left to tell.
 Awaiting a task only to reap it is left alone too: right after cancelling
@@ -375,16 +376,13 @@ fn spawned_from_thread(cx: &FileCx, r: &Call, coro: ExprId) -> bool {
 }
 
 /// A call that runs a coroutine as a task of its own (or as the root of
-/// an event loop).
+/// an event loop). A project's own `create_task(coro)`, imported from a
+/// helper module, is taken at its name: such wrappers hand the coroutine to
+/// the loop's.
 fn is_task_root(c: &Call) -> bool {
-    matches!(
-        c.target.as_deref(),
-        Some("asyncio.run" | "asyncio.create_task" | "asyncio.ensure_future")
-    ) || (c.receiver.is_some()
-        && matches!(
-            c.name.as_str(),
-            "create_task" | "ensure_future" | "run_until_complete"
-        ))
+    c.target.as_deref() == Some("asyncio.run")
+        || matches!(c.name.as_str(), "create_task" | "ensure_future")
+        || (c.receiver.is_some() && c.name == "run_until_complete")
 }
 
 /// The task a task-root call makes is awaited, or handed to something that
@@ -1364,6 +1362,34 @@ class App:
     def stop(self):
         for task in self.socket_tasks:
             task.cancel()
+"#,
+        r#"
+# file: kafka/util.py
+import asyncio
+
+def create_task(coro):
+    return asyncio.get_running_loop().create_task(coro)
+
+# file: kafka/coordinator.py
+import asyncio
+from .util import create_task
+
+class Coordinator:
+    def start_heartbeat(self):
+        self._heartbeat = create_task(self._beat())
+
+    async def stop_heartbeat(self):
+        self._heartbeat.cancel()
+        await self._heartbeat
+
+    async def _beat(self):
+        while True:
+            try:
+                await self.client.heartbeat()
+                await asyncio.sleep(3)
+            except asyncio.CancelledError:
+                break
+        log.debug("heartbeat stopped")
 "#,
     ],
 };

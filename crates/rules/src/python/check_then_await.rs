@@ -27,9 +27,10 @@ a module-level variable or an attribute of `self`; bodies under an
 object for itself (`if self._closed: return` directly followed by setting
 `self._closed`, or calling a method that does): every other call returns at
 that check. Neither is an "already started" guard on a start-up path
-(`start`, `setup`, `__aenter__`, or a helper only they call) whose
-attribute a shutdown method (`stop`, `close`, `__aexit__`) resets to
-`None`: the owner starts the object once. Nor is the step of an async iterator
+(`start`, `setup`, `__aenter__`, or a helper only they call, such as a
+hook a base class of the file calls from its `start`) whose attribute a
+shutdown method (`stop`, `close`, `__aexit__`, the base class's too)
+resets to `None`: the owner starts the object once. Nor is the step of an async iterator
 (`__anext__`, or a method only it calls, such as a lazy connect): `async
 for` takes one item at a time.
 
@@ -170,13 +171,33 @@ fn lifecycle_guard(cx: &FileCx, f: FuncId, key: &str) -> bool {
         "cleanup",
     ];
     let func = cx.func(f);
-    let Some(class) = func.class.as_ref() else {
+    let Some(class) = func.class.as_deref() else {
         return false;
     };
+    // The class and its base classes of this file: a base's `start()` may
+    // call a hook the subclass overrides (`self._create_subscription()`).
+    let mut classes: Vec<&str> = vec![class];
+    let mut i = 0;
+    while i < classes.len() && classes.len() < 8 {
+        if let Some(t) = cx.model.types.iter().find(|t| t.qualname == classes[i]) {
+            for b in &t.bases {
+                if !classes.contains(&b.as_str()) && cx.model.types.iter().any(|t| t.qualname == *b)
+                {
+                    classes.push(b);
+                }
+            }
+        }
+        i += 1;
+    }
     let methods: Vec<FuncId> = cx
         .model
         .function_ids()
-        .filter(|&g| cx.func(g).class.as_ref() == Some(class))
+        .filter(|&g| {
+            cx.func(g)
+                .class
+                .as_deref()
+                .is_some_and(|c| classes.contains(&c))
+        })
         .collect();
     // `_start` is a start too; `__aenter__` is matched as written.
     let named = |g: FuncId, set: &[&str]| {
@@ -184,16 +205,15 @@ fn lifecycle_guard(cx: &FileCx, f: FuncId, key: &str) -> bool {
         set.contains(&n) || set.contains(&n.trim_start_matches('_'))
     };
     let is_start = |g: FuncId| named(g, STARTS);
+    let calls_f = |c: &Call| {
+        cx.callee_in_file(c) == Some(f)
+            || (c.name == func.name && c.receiver.and_then(|r| cx.model.name_of(r)) == Some("self"))
+    };
     let started = is_start(f) || {
         let callers: Vec<FuncId> = methods
             .iter()
             .copied()
-            .filter(|&g| {
-                g != f
-                    && cx
-                        .body_calls(g)
-                        .any(|e| cx.call(e).is_some_and(|c| cx.callee_in_file(c) == Some(f)))
-            })
+            .filter(|&g| g != f && cx.body_calls(g).any(|e| cx.call(e).is_some_and(calls_f)))
             .collect();
         !callers.is_empty() && callers.iter().all(|&g| is_start(g))
     };
@@ -577,6 +597,28 @@ class Subscription:
         await self._ensure_connected()
         await self._ws.send(msg)
 "#,
+        r#"
+class Subscriber:
+    def __init__(self, conn):
+        self.conn = conn
+        self.sub = None
+
+    async def start(self):
+        await self._subscribe()
+
+    async def stop(self):
+        self.sub = None
+
+    async def _subscribe(self):
+        raise NotImplementedError
+
+
+class PollSubscriber(Subscriber):
+    async def get_one(self):
+        if self.sub is None:
+            self.sub = await self.conn.subscribe("events") # expect
+        return await self.sub.next_msg()
+"#,
     ],
     pass: &[
         r#"
@@ -697,6 +739,33 @@ def sync_memo(k, d={}):
     if k not in d:
         d[k] = compute(k)
     return d[k]
+"#,
+        r#"
+class Subscriber:
+    def __init__(self, conn):
+        self.conn = conn
+        self.sub = None
+
+    async def start(self):
+        await self._subscribe()
+
+    async def stop(self):
+        if self.sub is not None:
+            await self.sub.unsubscribe()
+            self.sub = None
+
+    async def _subscribe(self):
+        raise NotImplementedError
+
+
+class PushSubscriber(Subscriber):
+    async def _subscribe(self):
+        if self.sub:
+            return
+        self.sub = await self.conn.subscribe("events", cb=self.on_message)
+
+    async def on_message(self, msg):
+        print(msg)
 "#,
     ],
 };

@@ -23,7 +23,10 @@ as `asyncio.sleep`, `asyncio.wait_for`, `Queue.put`, aiohttp/httpx client
 methods) whose result is not awaited, returned, or passed on (to a task,
 `gather`, `asyncio.run`...): it is a statement on its own, it is stored in a
 variable that is only used as a value, or it is tested in an
-`if`/`while`/`assert`/`and`/`or`/`not`.
+`if`/`while`/`assert`/`and`/`or`/`not`. A line that already tells the
+type checker the coroutine is dropped on purpose (`# type:
+ignore[unused-coroutine]`, `# pyright: ignore[reportUnusedCoroutine]`,
+typical of code generated for a sync twin) is left alone.
 
 ## Why
 
@@ -110,6 +113,9 @@ impl Rule for MissingAwait {
             {
                 continue;
             }
+            if checker_silenced(cx.text, e.span) {
+                continue;
+            }
             let Some(what) = coroutine_call(cx, c) else {
                 continue;
             };
@@ -156,6 +162,22 @@ impl Rule for MissingAwait {
             out.push(f);
         }
     }
+}
+
+/// The line the call ends on tells the type checker that the coroutine is
+/// dropped on purpose (`# type: ignore[unused-coroutine]` for mypy,
+/// `# pyright: ignore[reportUnusedCoroutine]`): code shared with a sync
+/// twin (unasync) where the call is only reached when it is not a
+/// coroutine. The author has already answered this rule's question.
+fn checker_silenced(text: &str, span: Span) -> bool {
+    let Some(rest) = text.get(span.end as usize..) else {
+        return false;
+    };
+    let line = rest.split('\n').next().unwrap_or_default();
+    line.find('#').is_some_and(|i| {
+        let comment = &line[i..];
+        comment.contains("unused-coroutine") || comment.contains("reportUnusedCoroutine")
+    })
 }
 
 /// Why a call returns a coroutine, if it does.
@@ -369,6 +391,14 @@ async def report(key, log):
     value = load(key)  # expect
     print(f"loaded {value}")
 "#,
+        r#"
+class AsyncClient:
+    def __init__(self):
+        self._open()  # type: ignore[attr-defined]  # expect
+
+    async def _open(self):
+        await self._pool.connect()
+"#,
     ],
     pass: &[
         r#"
@@ -428,6 +458,17 @@ async def later(loop, urls):
     done, _ = await asyncio.wait([asyncio.create_task(p) for p in pending])
     loop.run_until_complete(fetch("x"))
     return fut
+"#,
+        r#"
+_IS_SYNC = False
+
+class AsyncClient:
+    def __init__(self, connect=True):
+        if _IS_SYNC and connect:
+            self._open()  # type: ignore[unused-coroutine]
+
+    async def _open(self):
+        await self._pool.connect()
 "#,
     ],
 };

@@ -538,6 +538,8 @@ fn is_structural(cx: &FileCx, iter: ExprId) -> bool {
         "consumer",
         "producer",
         "shard",
+        "broker",
+        "leader",
         "partition",
         "replica",
         "node",
@@ -1043,6 +1045,19 @@ async def first_of(*events):
     async with trio.open_nursery() as nursery:
         for event in events:
             nursery.start_soon(_waiter, event, nursery.cancel_scope)
+"#,
+        r#"
+import asyncio
+from collections import defaultdict
+
+class Admin:
+    async def describe(self, resources):
+        by_broker = defaultdict(list)
+        for res in resources:
+            by_broker[res.broker_id].append(res)
+        return await asyncio.gather(
+            *(self._send(("describe", by_broker[b]), b) for b in by_broker)
+        )
 "#,
     ],
 };

@@ -46,7 +46,9 @@ no owner to join it. Neither are a task that never ends started by `main`
 `thread::spawn(|| block_on(EX.run()))`; it lives as long as the process) and a spawn in a `Drop` implementation
 (nobody is left to hold the handle). The same accept loop in a helper
 that `main` awaits last, or runs while it goes on forever itself, counts
-as `main`'s. A task that only drains a channel the function made, calling
+as `main`'s, and so do the per-stream tasks of a connection's serving loop
+(`while let Some(s) = conn.accept_stream().await { spawn(..) }`) in a
+function that only such an accept loop's connection tasks run. A task that only drains a channel the function made, calling
 something synchronous per message (`while let Some(ev) = rx.recv().await
 { cb(ev) }`, or a thread's `for job in rx { job() }`), ends with the last
 sender and is left alone too. A serving
@@ -541,6 +543,10 @@ fn worker_of_returned_handle(cx: &FileCx, spawn: ExprId) -> bool {
 /// that can end (a shutdown branch, an accept error passed up with `?`) or
 /// a serving function someone else calls (and may drop) is still reported.
 fn serves_until_exit(cx: &FileCx, spawn: ExprId) -> bool {
+    serves_streams_of_exempt_connection(cx, spawn) || accept_loop_of_the_process(cx, spawn)
+}
+
+fn accept_loop_of_the_process(cx: &FileCx, spawn: ExprId) -> bool {
     let f = cx.func_of(spawn);
     let root = super::common::is_process_root(cx, f);
     if !root && !runs_for_the_process(cx, f) {
@@ -587,6 +593,40 @@ fn serves_until_exit(cx: &FileCx, spawn: ExprId) -> bool {
         }
         _ => false,
     })
+}
+
+/// One task per stream of a connection (`while let Some(s) =
+/// conn.accept_stream().await { spawn(handle(s)) }`) in a function that
+/// runs only inside the per-connection tasks of an accept loop exempt
+/// below: its tasks end with the connection, and the process with the
+/// accept loop.
+fn serves_streams_of_exempt_connection(cx: &FileCx, spawn: ExprId) -> bool {
+    let f = cx.func_of(spawn);
+    let in_accept_loop = cx.enclosing_stmts(spawn).iter().any(|&s| {
+        matches!(&cx.stmt(s).kind, StmtKind::While { cond, .. }
+        if unsnarl_model::walk::exprs_under(cx.model, *cond).into_iter().any(|x| {
+            cx.call(x).is_some_and(|c| c.name.starts_with("accept"))
+        }))
+    });
+    if !in_accept_loop || cx.func(f).kind == FnKind::Closure {
+        return false;
+    }
+    let calls: Vec<ExprId> = (0..cx.model.exprs.len() as u32)
+        .map(ExprId)
+        .filter(|&e| cx.call(e).is_some_and(|c| cx.callee_in_file(c) == Some(f)))
+        .collect();
+    !calls.is_empty()
+        && calls.iter().all(|&call| {
+            let task = cx.func_of(call);
+            let Parent::Expr(body) = cx.tree.func_site(task) else {
+                return false;
+            };
+            let Parent::Expr(outer) = cx.tree.expr_parent(body) else {
+                return false;
+            };
+            super::common::spawned_fn(cx, outer) == Some(task)
+                && accept_loop_of_the_process(cx, outer)
+        })
 }
 
 /// A helper (`async fn server()`) that `main` alone calls, and that lives
@@ -1120,6 +1160,32 @@ pub fn start_worker(paths: Vec<String>) {
     });
 }
 "#,
+        r#"
+use tokio::net::TcpStream;
+
+// A library's serve loop: nobody's accept loop owns it, and its stream
+// tasks outlive the `serve` call that started them.
+pub async fn serve(socket: TcpStream, store: Store) -> Result<(), Error> {
+    let mut conn = mux::Connection::handshake(socket).await?;
+    while let Some(next) = conn.accept_stream().await {
+        let stream = next?;
+        let store = store.clone();
+        tokio::spawn(async move { // expect
+            if let Err(e) = copy_into(stream, &store).await {
+                eprintln!("stream error: {e}");
+            }
+        });
+    }
+    store.flush().await
+}
+
+async fn copy_into(mut stream: mux::Stream, store: &Store) -> Result<(), Error> {
+    while let Some(chunk) = stream.read_chunk().await? {
+        store.append(chunk).await?;
+    }
+    Ok(())
+}
+"#,
     ],
     pass: &[
         r#"
@@ -1493,6 +1559,36 @@ async fn pump_stdin(tx: futures_channel::mpsc::UnboundedSender<Vec<u8>>) {
             break;
         }
     }
+}
+"#,
+        r#"
+use tokio::net::{TcpListener, TcpStream};
+
+#[tokio::main]
+async fn main() {
+    let listener = TcpListener::bind("127.0.0.1:7100").await.unwrap();
+    loop {
+        if let Ok((socket, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                if let Err(e) = serve(socket).await {
+                    eprintln!("connection error: {e}");
+                }
+            });
+        }
+    }
+}
+
+async fn serve(socket: TcpStream) -> Result<(), Error> {
+    let mut conn = mux::Connection::handshake(socket).await?;
+    while let Some(next) = conn.accept_stream().await {
+        let stream = next?;
+        tokio::spawn(async move {
+            if let Err(e) = echo(stream).await {
+                eprintln!("stream error: {e}");
+            }
+        });
+    }
+    Ok(())
 }
 "#,
     ],

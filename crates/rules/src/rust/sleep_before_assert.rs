@@ -271,9 +271,9 @@ fn fix_for(cx: &FileCx, sleep: ExprId) -> &'static str {
             .iter()
             .any(|d| d.starts_with("tokio::"));
     if tokio {
-        "wait for the real event (await the `JoinHandle`, a channel or `Notify` the task signals); for time-based behaviour use paused time (`#[tokio::test(start_paused = true)]` / `tokio::time::pause()` and `advance`)"
+        "wait for the real event (await the `JoinHandle`, a channel or `Notify` the task signals; for a server or process started outside the test's tasks, retry the connection until it answers, with a deadline); for time-based behaviour use paused time (`#[tokio::test(start_paused = true)]` / `tokio::time::pause()` and `advance`)"
     } else {
-        "wait for the real event: await the task's handle, or a channel or notification the task signals"
+        "wait for the real event: await the task's handle, or a channel or notification the task signals; for a server or process started outside, retry the connection until it answers, with a deadline"
     }
 }
 

@@ -28,7 +28,10 @@ channel used as a oneshot (one send, or one `recv()` by the function that
 made it); and a tokio/futures command channel whose every send is made by
 a function that is not async (it could not await room in a bounded one,
 and `try_send` would drop commands) and whose every receive drives a
-`while let` loop that awaits nothing else (the consumer keeps up).
+`while let` loop that awaits nothing else (the consumer keeps up); the
+same for a flume channel read only by such a task (`recv_async().await`),
+where a blocking `send` on a full channel would stall the runtime thread
+the consumer needs.
 
 ## Why
 
@@ -331,23 +334,33 @@ fn sync_command_channel(cx: &FileCx, ctor: ExprId) -> bool {
         return false;
     };
     // Only where a bounded send would have to be awaited: a blocking
-    // `send` (std, crossbeam, flume) is backpressure a sync caller can use.
-    let awaited_send = cx
+    // `send` (std, crossbeam, flume) is backpressure a sync caller can use,
+    // unless the consumer is a task (flume's `recv_async`): then the
+    // callers are the runtime's threads too, and blocking one of them to
+    // wait for the task would stall the task itself.
+    let target = cx
         .call(ctor)
         .and_then(|c| c.target.as_deref())
-        .is_some_and(|t| {
-            t.starts_with("tokio::") || t.starts_with("futures") || t.starts_with("async_channel::")
-        });
-    if !awaited_send {
+        .unwrap_or("");
+    let awaited_send = target.starts_with("tokio::")
+        || target.starts_with("futures")
+        || target.starts_with("async_channel::");
+    let task_consumer = target.starts_with("flume::");
+    if !awaited_send && !task_consumer {
         return false;
     }
+    let recv_names: &[&str] = if awaited_send {
+        &["recv"]
+    } else {
+        &["recv", "recv_async"]
+    };
     let Some(tx) = stored_in_fields(cx, top, &ch.tx, ch.stmt, after) else {
         return false;
     };
     // The receives: through the fields the receiver is kept in, or in the
     // function of the file it is handed to (`spawn(controller(rx, ..))`).
     let recvs: Vec<ExprId> = match stored_in_fields(cx, top, &ch.rx, ch.stmt, after) {
-        Some(rx) => calls_through(cx, &rx, &["recv"]).map(|(e, _)| e).collect(),
+        Some(rx) => calls_through(cx, &rx, recv_names).map(|(e, _)| e).collect(),
         None => {
             let uses = super::common::uses_after(cx, top, &ch.rx, after);
             let [u] = uses.as_slice() else { return false };
@@ -367,7 +380,7 @@ fn sync_command_channel(cx: &FileCx, ctor: ExprId) -> bool {
             cx.body_calls(g)
                 .filter(|&e| {
                     cx.call(e).is_some_and(|k| {
-                        k.name == "recv"
+                        recv_names.contains(&k.name.as_str())
                             && k.receiver.and_then(|r| cx.model.name_of(r)) == Some(param)
                     })
                 })
@@ -382,6 +395,13 @@ fn sync_command_channel(cx: &FileCx, ctor: ExprId) -> bool {
                 .func_ancestors(cx.model, f)
                 .any(|g| cx.func(g).is_async)
     };
+    if task_consumer
+        && recvs
+            .iter()
+            .any(|&e| cx.call(e).is_some_and(|c| c.name != "recv_async"))
+    {
+        return false;
+    }
     let mut sends = calls_through(cx, &tx, SENDS).peekable();
     if sends.peek().is_none() || sends.any(|(e, _)| in_async(e)) {
         return false;
@@ -432,6 +452,22 @@ fn field_root<'a>(cx: &FileCx<'a>, mut e: ExprId) -> Option<&'a str> {
             ExprKind::Attr { name, .. } => return Some(name),
             ExprKind::Try(inner) => e = *inner,
             ExprKind::Call(c) if c.receiver.is_some() => e = c.receiver?,
+            // A local copy of the field: `let rx = self.rx.clone();`.
+            ExprKind::Name { id, .. } => {
+                let s = super::common::declaration_of(cx, id, e)?;
+                let StmtKind::Assign {
+                    targets,
+                    value: Some(v),
+                    ..
+                } = &cx.stmt(s).kind
+                else {
+                    return None;
+                };
+                if targets.len() != 1 {
+                    return None;
+                }
+                e = *v;
+            }
             _ => return None,
         }
     }
@@ -542,6 +578,40 @@ async fn controller(mut rx: mpsc::UnboundedReceiver<Command>) {
             Command::Register(id, name) => {
                 announce(&name).await;
                 workers.insert(id, name);
+            }
+        }
+    }
+}
+"#,
+        r#"
+use flume::{Receiver, Sender};
+
+pub struct Driver {
+    rx: Receiver<Command>,
+    handle: Handle,
+}
+
+#[derive(Clone)]
+pub struct Handle {
+    tx: Sender<Command>,
+}
+
+impl Handle {
+    pub fn ack(&self, tag: u64) {
+        let _ = self.tx.send(Command::Ack(tag));
+    }
+}
+
+impl Driver {
+    pub fn new() -> Self {
+        let (tx, rx) = flume::unbounded(); // expect
+        Self { rx, handle: Handle { tx } }
+    }
+
+    pub async fn run(self, wire: Wire) {
+        while let Ok(cmd) = self.rx.recv_async().await {
+            match cmd {
+                Command::Ack(tag) => wire.ack(tag).await,
             }
         }
     }
@@ -702,6 +772,49 @@ fn close_signal(conn: Conn) -> std::sync::mpsc::Receiver<Error> {
         let _ = close_tx.send(e);
     });
     close_rx
+}
+"#,
+        r#"
+use flume::{Receiver, Sender};
+
+pub struct Driver {
+    rx: Receiver<Command>,
+    handle: Handle,
+}
+
+#[derive(Clone)]
+pub struct Handle {
+    tx: Sender<Command>,
+    spawner: Arc<dyn Spawn>,
+}
+
+impl Handle {
+    pub fn ack(&self, tag: u64) {
+        let _ = self.tx.send(Command::Ack(tag));
+    }
+
+    pub fn close(&self) {
+        let _ = self.tx.send(Command::Close);
+    }
+}
+
+impl Driver {
+    pub fn new(spawner: Arc<dyn Spawn>) -> Self {
+        let (tx, rx) = flume::unbounded();
+        Self { rx, handle: Handle { tx, spawner } }
+    }
+
+    pub async fn run(self, wire: Arc<Wire>) {
+        let spawner = self.handle.spawner.clone();
+        let rx = self.rx.clone();
+        while let Ok(cmd) = rx.recv_async().await {
+            let wire = wire.clone();
+            match cmd {
+                Command::Ack(tag) => spawner.spawn(Box::pin(async move { wire.ack(tag).await })),
+                Command::Close => break,
+            }
+        }
+    }
 }
 "#,
     ],
