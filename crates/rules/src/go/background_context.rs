@@ -28,7 +28,10 @@ root bounded right there (`go func() { ctx, cancel :=
 context.WithTimeout(context.Background(), d) .. }()`): cleanup that has
 to outlive its caller, whose context may be why it runs (cancelled). A function that sends a request it was given (`req.WithContext(..)`,
 `rt.RoundTrip(req)`) is a client, not a handler: that request's context is
-not one it received.
+not one it received. Nor is a root whose `cancel` a goroutine of the
+function calls when the client goes away (`case <-closed: cancel()` with
+`closed := cn.CloseNotify()`, or on a context's `Done()`): the
+cancellation is carried over by hand.
 
 ## Why
 
@@ -290,11 +293,67 @@ fn detached_on_purpose(cx: &FileCx, e: ExprId) -> bool {
                         _ => vec![t],
                     };
                     elems.iter().any(|&x| matches!(cx.expr(x).kind, ExprKind::Attr { .. }))
-                }));
+                })) || cancel_bridged(cx, s);
             }
             _ => return false,
         }
     }
+}
+
+/// `ctx, cancel := context.WithCancel(context.Background())` whose
+/// `cancel` a goroutine of the function calls when the client goes away
+/// (`select { case <-closed: cancel() }` with `closed :=
+/// cn.CloseNotify()`, or `<-r.Context().Done()`): the request's
+/// cancellation is carried over by hand, the idiom from before requests
+/// had contexts.
+fn cancel_bridged(cx: &FileCx, s: StmtId) -> bool {
+    let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind else {
+        return false;
+    };
+    let Some(&t) = targets.first() else {
+        return false;
+    };
+    let ExprKind::Collection { elems, .. } = &cx.expr(t).kind else {
+        return false;
+    };
+    let Some(cancel) = elems.get(1).and_then(|&x| cx.model.name_of(x)) else {
+        return false;
+    };
+    let made = elems.first().and_then(|&x| cx.model.name_of(x));
+    let top = common::outermost(cx, cx.tree.stmt_func(s));
+    let notifies = |ch: ExprId| {
+        // The client's signal, not the new context's own `Done()`.
+        let is_signal = |e: ExprId| {
+            cx.call(cx.model.strip(e)).is_some_and(|c| {
+                matches!(c.name.as_str(), "CloseNotify" | "Done")
+                    && c.receiver
+                        .and_then(|r| cx.model.name_of(r))
+                        .is_none_or(|r| Some(r) != made)
+            })
+        };
+        is_signal(ch)
+            || cx.model.name_of(ch).is_some_and(|n| {
+                common::bindings(cx, top, n)
+                    .iter()
+                    .any(|&(_, v)| v.is_some_and(is_signal))
+            })
+    };
+    cx.model.function_ids().any(|g| {
+        cx.func(g).kind == FnKind::Closure
+            && common::outermost(cx, g) == top
+            && common::go_stmt_of_closure(cx, g).is_some()
+            && cx.body_calls(g).any(|e| {
+                cx.call(e).is_some_and(|c| {
+                    c.receiver.is_none() && cx.model.name_of(c.func) == Some(cancel)
+                })
+            })
+            && cx.body_stmts(g).iter().any(|&st| match &cx.stmt(st).kind {
+                StmtKind::Select { arms, .. } => arms
+                    .iter()
+                    .any(|a| matches!(a.kind, ArmKind::Recv { channel, .. } if notifies(channel))),
+                _ => false,
+            })
+    })
 }
 
 /// `context.Background()` handed straight to `WithTimeout`/`WithDeadline`
@@ -431,6 +490,29 @@ func (c *Conn) Send(ctx context.Context, b []byte) error {
 		return err
 	}
 	return nil
+}
+"#,
+        r#"
+package proxy
+
+import (
+	"context"
+	"net/http"
+	"time"
+)
+
+// A watchdog cancels after a minute, but the client going away is lost.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, in *http.Request) {
+	ctx, cancel := context.WithCancel(context.Background()) // expect
+	defer cancel()
+	go func() {
+		select {
+		case <-time.After(time.Minute):
+			cancel()
+		}
+	}()
+	out := in.Clone(in.Context())
+	p.forward(w, out.WithContext(ctx))
 }
 "#,
     ],
@@ -592,6 +674,34 @@ func Load(id string) (Item, error) {
 
 func LoadContext(ctx context.Context, id string) (Item, error) {
 	return fetch(ctx, id)
+}
+"#,
+        r#"
+package proxy
+
+import (
+	"context"
+	"net/http"
+)
+
+// The client's disconnect is carried over to the upstream request by hand.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, in *http.Request) {
+	done := make(chan struct{})
+	defer close(done)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if cn, ok := w.(http.CloseNotifier); ok {
+		closed := cn.CloseNotify()
+		go func() {
+			select {
+			case <-closed:
+				cancel()
+			case <-done:
+			}
+		}()
+	}
+	out := in.Clone(in.Context())
+	p.forward(w, out.WithContext(ctx))
 }
 "#,
     ],

@@ -30,7 +30,8 @@ named `onX`/`handler`/`hook`...). Reads and writes of a connection are left
 out: a per-connection mutex exists to serialize them. So is file I/O on
 the locked struct's own files (`os.ReadFile(s.idxPath)` under `s.mu`, a
 path built from its fields, through locals or a helper's parameters too,
-or a method of `s` doing it), or under a package-level mutex named for
+or a method of `s` doing it, or of a part of `s`: a field, a local holding
+one, or a part built under the lock), or under a package-level mutex named for
 its files (`sessionFileMu`): that mutex guards the files as well. An empty
 `select {}` right after `go panic(e)` only parks the goroutine while the
 process crashes, and is left too, as is a blocking call that (re)makes
@@ -47,7 +48,9 @@ at once; likewise a reply on a request's own channel (`req.reply <- v`)
 whose requesters all wait for it without a `select` and without the
 lock. A mutex named for an operation (`sendMu`, `leaveLock`) that no other
 function of the file takes exists to run that operation one at a time:
-holding it across the operation's I/O is its purpose. `time.Sleep(50)`
+holding it across the operation's I/O is its purpose. A writer the
+function built over an in-memory buffer (`zw := pgzip.NewWriter(&buf)`,
+then `zw.Close()`) waits only for its own workers. `time.Sleep(50)`
 (nanoseconds, an untyped constant) is not a wait. A map entry built under the lock after checking it is absent
 (`if _, ok := s.m[k]; !ok { s.m[k] = build(k) }`) counts as state the lock
 guards, and a package's `init()` is not reported: nothing else runs yet.
@@ -218,7 +221,10 @@ impl Under {
                 ))
             }
             ExprKind::Call(c) => {
-                if locks::lock_op(cx, e).is_some() || nanosecond_sleep(cx, c) {
+                if locks::lock_op(cx, e).is_some()
+                    || nanosecond_sleep(cx, c)
+                    || writes_to_memory(cx, self.f, c)
+                {
                     return None;
                 }
                 if let Some(entry) = cx.effect(c, Effect::Blocking) {
@@ -332,6 +338,40 @@ impl Under {
     }
 }
 
+/// A method of a writer this function built over an in-memory buffer
+/// (`sw := s2.NewWriter(&bb)` with `var bb bytes.Buffer`; `sw.Close()`):
+/// what it waits for is its own workers filling memory, which cannot need
+/// the lock.
+fn writes_to_memory(cx: &FileCx, f: FuncId, c: &Call) -> bool {
+    let Some(w) = c.receiver.and_then(|r| cx.model.name_of(r)) else {
+        return false;
+    };
+    let is_buffer = |e: ExprId| {
+        let e = match &cx.expr(cx.model.strip(e)).kind {
+            ExprKind::Unary {
+                op: UnOp::Ref,
+                operand,
+            } => cx.model.strip(*operand),
+            _ => cx.model.strip(e),
+        };
+        matches!(
+            cx.sema.type_of(e),
+            Some("bytes.Buffer" | "*bytes.Buffer" | "strings.Builder" | "*strings.Builder")
+        ) || cx.call(e).is_some_and(|k| {
+            k.name == "new"
+                && k.positional(0)
+                    .is_some_and(|t| cx.model.dotted(t).as_deref() == Some("bytes.Buffer"))
+        })
+    };
+    let binds = common::bindings(cx, common::outermost(cx, f), w);
+    !binds.is_empty()
+        && binds.iter().all(|&(_, v)| {
+            v.and_then(|v| cx.call(cx.model.strip(v))).is_some_and(|k| {
+                k.name.starts_with("New") && k.positional(0).is_some_and(is_buffer)
+            })
+        })
+}
+
 /// `time.Sleep(50)`: an untyped constant is a count of nanoseconds, so
 /// this pause is over before another goroutine could notice the lock.
 fn nanosecond_sleep(cx: &FileCx, c: &Call) -> bool {
@@ -386,19 +426,24 @@ fn guards_its_files(cx: &FileCx, held: &HeldSet, e: ExprId, what: &str) -> bool 
         return on_own_file(cx, cx.func_of(e), c, owner, &[]);
     }
     // `s.writeSummary()`: a method of the locked value, in this file; or
-    // `fs.lmb.writeIndex()`: a method of an object the locked value holds,
-    // working on that object's own files (part of the state it guards).
+    // `fs.lmb.writeIndex()` (or `lmb := fs.lmb; lmb.writeIndex()`): a
+    // method of an object the locked value holds, working on that
+    // object's own files (part of the state it guards).
     let caller = cx.func_of(e);
     owner_method(cx, c, owner).is_some_and(|(f, recv)| {
         own_file_method(cx, f, recv, &owned_params(cx, caller, f, c, owner), 1)
-    }) || (c.receiver.is_some_and(|r| is_field_of(cx, r, owner))
-        && cx.callee_in_file(c).is_some_and(|g| {
-            cx.func(g)
-                .receiver
-                .as_deref()
-                .is_some_and(|recv| own_file_method(cx, g, recv, &[], 1))
-        }))
-        || own_file_helper(cx, caller, c, owner)
+    }) || (c.receiver.is_some_and(|r| {
+        is_field_of(cx, r, owner)
+            || cx
+                .model
+                .name_of(r)
+                .is_some_and(|n| part_of(cx, caller, n, owner))
+    }) && cx.callee_in_file(c).is_some_and(|g| {
+        cx.func(g)
+            .receiver
+            .as_deref()
+            .is_some_and(|recv| own_file_method(cx, g, recv, &[], 1))
+    })) || own_file_helper(cx, caller, c, owner)
 }
 
 /// A name with the word "file" in it (`sessionFileMu`, `file_lock`,
@@ -608,13 +653,15 @@ fn stores_into_field(cx: &FileCx, f: FuncId, call: ExprId, owner: &str) -> bool 
 fn own_file_method(cx: &FileCx, f: FuncId, recv: &str, owned: &[&str], depth: u32) -> bool {
     let mut found = false;
     for k in cx.body_calls(f).filter_map(|x| cx.call(x)) {
-        if is_file_call(cx, k) || file_helper_elsewhere(cx, k, recv) {
+        if is_file_call(cx, k) || file_helper_elsewhere(cx, f, k, recv) {
             if !on_own_file(cx, f, k, recv, owned) {
                 return false;
             }
             found = true;
         } else if depth > 0
-            && k.receiver.and_then(|r| cx.model.name_of(r)) == Some(recv)
+            && k.receiver
+                .and_then(|r| cx.model.name_of(r))
+                .is_some_and(|r| r == recv || part_of(cx, f, r, recv))
             && let Some(g) = cx.callee_in_file(k)
             && g != f
             && let Some(inner) = cx.func(g).receiver.as_deref()
@@ -632,11 +679,42 @@ fn own_file_method(cx: &FileCx, f: FuncId, recv: &str, owned: &[&str], depth: u3
     found
 }
 
+/// The local `name` of `f` holds a part of `owner`: every binding is a
+/// field of it (`lmb := fs.lmb`) or a value built here (`mb :=
+/// &block{index: i}`, a new part the method adds). Its own files are
+/// `owner`'s files too.
+fn part_of(cx: &FileCx, f: FuncId, name: &str, owner: &str) -> bool {
+    let binds = common::bindings(cx, f, name);
+    !binds.is_empty()
+        && binds.iter().all(|&(_, v)| {
+            v.is_some_and(|v| {
+                let v = match &cx.expr(cx.model.strip(v)).kind {
+                    ExprKind::Unary {
+                        op: UnOp::Ref,
+                        operand,
+                    } => cx.model.strip(*operand),
+                    _ => cx.model.strip(v),
+                };
+                is_field_of(cx, v, owner)
+                    || matches!(
+                        cx.expr(v).kind,
+                        ExprKind::Collection {
+                            kind: CollKind::Struct,
+                            ..
+                        }
+                    )
+            })
+        })
+}
+
 /// A call of a project function that is not a method of `recv` and
 /// blocks only by file I/O (`fileutil.Fdatasync(w.tail().File)`): judged
 /// by its arguments like a file call.
-fn file_helper_elsewhere(cx: &FileCx, c: &Call, recv: &str) -> bool {
-    if c.receiver.and_then(|r| cx.model.name_of(r)) == Some(recv) {
+fn file_helper_elsewhere(cx: &FileCx, f: FuncId, c: &Call, recv: &str) -> bool {
+    if c.receiver
+        .and_then(|r| cx.model.name_of(r))
+        .is_some_and(|r| r == recv || (cx.callee_in_file(c).is_some() && part_of(cx, f, r, recv)))
+    {
         return false;
     }
     c.target.as_deref().is_some_and(|t| {
@@ -1573,6 +1651,50 @@ func (w *worker) Watch(name string) []int {
 	}
 }
 "#,
+        r#"
+// file: pz/writer.go
+package pz
+
+import (
+	"io"
+	"sync"
+)
+
+type Writer struct {
+	dst io.Writer
+	wg  sync.WaitGroup
+}
+
+func NewWriter(dst io.Writer) *Writer { return &Writer{dst: dst} }
+
+func (w *Writer) Close() error {
+	w.wg.Wait()
+	return nil
+}
+
+// file: app/client.go
+package app
+
+import (
+	"net"
+	"sync"
+
+	"example.com/pz"
+)
+
+type client struct {
+	mu   sync.Mutex
+	conn net.Conn
+}
+
+// The compressed stream goes to the connection, under the lock.
+func (c *client) send(b []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	zw := pz.NewWriter(c.conn)
+	zw.Close() // expect
+}
+"#,
     ],
     pass: &[
         r#"
@@ -2319,6 +2441,107 @@ func sample() {
 		primed = true
 	}
 	collect()
+}
+"#,
+        r#"
+package store
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+type segment struct {
+	seq  uint32
+	path string
+}
+
+func (sg *segment) writeIndex() {
+	os.WriteFile(sg.path+".idx", []byte{byte(sg.seq)}, 0o640)
+}
+
+type Store struct {
+	mu   sync.Mutex
+	dir  string
+	last *segment
+}
+
+// Rolls to a new segment: the old segment's index and the new segment's
+// file are the store's own files, which mu guards.
+func (s *Store) Roll() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	seq := uint32(1)
+	if prev := s.last; prev != nil {
+		seq = prev.seq + 1
+		prev.writeIndex()
+	}
+	sg := &segment{seq: seq}
+	sg.path = filepath.Join(s.dir, fmt.Sprintf("%d.seg", seq))
+	if err := os.WriteFile(sg.path, nil, 0o640); err != nil {
+		return err
+	}
+	s.last = sg
+	return nil
+}
+"#,
+        r#"
+// file: pz/writer.go
+package pz
+
+import (
+	"io"
+	"sync"
+)
+
+// A parallel compressor: Write hands blocks to workers, Close waits.
+type Writer struct {
+	dst io.Writer
+	wg  sync.WaitGroup
+}
+
+func NewWriter(dst io.Writer) *Writer { return &Writer{dst: dst} }
+
+func (w *Writer) Write(p []byte) (int, error) {
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		compress(p)
+	}()
+	return len(p), nil
+}
+
+func (w *Writer) Close() error {
+	w.wg.Wait()
+	return nil
+}
+
+// file: app/client.go
+package app
+
+import (
+	"bytes"
+	"sync"
+
+	"example.com/pz"
+)
+
+type client struct {
+	mu  sync.Mutex
+	enc string
+}
+
+func (c *client) pack(b []byte) []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var buf bytes.Buffer
+	zw := pz.NewWriter(&buf)
+	zw.Write(b)
+	zw.Close()
+	c.enc = "pz"
+	return buf.Bytes()
 }
 "#,
     ],

@@ -22,7 +22,8 @@ Flags, in non-test code:
   stands in for a client the caller did not pass (`if hc == nil { hc =
   &http.Client{} }` for a parameter or an exported option field): the
   caller sets the policy by passing its own; or returned by an exported
-  factory (`return &http.Client{Transport: t}`), whose callers set it;
+  factory (`return &http.Client{Transport: t}`, also through an
+  unexported helper only such factories call), whose callers set it;
   or used only to `Do` requests bound to the function's context
   (`http.NewRequestWithContext(ctx, ..)`, `req.WithContext(ctx)`, the
   older `req.Cancel = ctx.Done()`);
@@ -466,9 +467,58 @@ fn returned_by_factory(cx: &FileCx, lit: ExprId) -> bool {
     let Parent::Stmt(s) = cx.tree.expr_parent(e) else {
         return false;
     };
-    let f = cx.func(cx.func_of(lit));
-    matches!(cx.stmt(s).kind, StmtKind::Return(Some(v)) if v == e)
-        && f.name.starts_with(|c: char| c.is_ascii_uppercase())
+    let fid = cx.func_of(lit);
+    let exported = |g: FuncId| {
+        cx.func(g)
+            .name
+            .starts_with(|c: char| c.is_ascii_uppercase())
+    };
+    if !matches!(cx.stmt(s).kind, StmtKind::Return(Some(v)) if v == e) {
+        return false;
+    }
+    if exported(fid) {
+        return true;
+    }
+    // An unexported helper (`newClient(rt)`) whose every caller in the file
+    // is an exported factory returning what it made.
+    let calls: Vec<ExprId> = (0..cx.model.exprs.len() as u32)
+        .map(ExprId)
+        .filter(|&x| {
+            cx.call(x)
+                .is_some_and(|c| cx.callee_in_file(c) == Some(fid))
+        })
+        .collect();
+    !calls.is_empty()
+        && calls.iter().all(|&call| {
+            let g = cx.func_of(call);
+            exported(g) && returns_result_of(cx, g, call)
+        })
+}
+
+/// `g` returns the value of `call` (first in its results): `return
+/// newClient(rt)`, or `c := newClient(rt)` then `return c, nil`.
+fn returns_result_of(cx: &FileCx, g: FuncId, call: ExprId) -> bool {
+    let first = |v: ExprId| match &cx.expr(v).kind {
+        ExprKind::Collection {
+            kind: CollKind::Tuple,
+            elems,
+            ..
+        } => elems.first().copied(),
+        _ => Some(v),
+    };
+    let bound = match cx.tree.expr_parent(call) {
+        Parent::Stmt(s) => match &cx.stmt(s).kind {
+            StmtKind::Return(Some(v)) => return first(*v) == Some(call),
+            StmtKind::Assign { targets, .. } => targets.first().and_then(|&t| cx.model.name_of(t)),
+            _ => None,
+        },
+        _ => None,
+    };
+    let Some(name) = bound else { return false };
+    cx.body_stmts(g).iter().any(|&r| {
+        matches!(&cx.stmt(r).kind, StmtKind::Return(Some(v))
+            if first(*v).and_then(|x| cx.model.name_of(x)) == Some(name))
+    })
 }
 
 /// An exported `Dial` mirroring `net.Dial` with its own parameters, that
@@ -748,6 +798,21 @@ func renew(ctx context.Context, url string, rt http.RoundTripper) ([]byte, error
 	}
 	defer resp.Body.Close()
 	return io.ReadAll(resp.Body)
+}
+"#,
+        r#"
+package httpcfg
+
+import "net/http"
+
+func newClient(rt http.RoundTripper) *http.Client {
+	return &http.Client{Transport: rt} // expect
+}
+
+// The client is used here, not handed to a caller.
+func Fetch(url string, rt http.RoundTripper) (*http.Response, error) {
+	c := newClient(rt)
+	return c.Get(url)
 }
 "#,
     ],
@@ -1059,6 +1124,26 @@ func renew(ctx context.Context, url string, rt http.RoundTripper) ([]byte, error
 	}
 	defer resp.Body.Close()
 	return io.ReadAll(resp.Body)
+}
+"#,
+        r#"
+package httpcfg
+
+import "net/http"
+
+func newClient(rt http.RoundTripper) *http.Client {
+	return &http.Client{Transport: rt}
+}
+
+// Callers bound each request with their own context.
+func NewClientFromConfig(follow bool, rt http.RoundTripper) (*http.Client, error) {
+	c := newClient(rt)
+	if !follow {
+		c.CheckRedirect = func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		}
+	}
+	return c, nil
 }
 "#,
     ],

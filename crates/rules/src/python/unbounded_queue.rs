@@ -32,7 +32,10 @@ the base class whose `super().__init__` gets the queue) or filled
 only by signal handlers (which must not wait, and arrive at the pace an
 operator sends them), where a bound would turn bursts into errors. Nor is
 a lifecycle mailbox: every put sends a message fixed in the code
-(`{"type": "startup"}`, a sentinel) outside any loop. When the producers only
+(`{"type": "startup"}`, a sentinel) outside any loop; or a request/reply
+mailbox, whose every item carries a future the producer made for it and
+then waits on (`reply = Future(); q.put_nowait((fn, reply)); return
+reply.result()`), so each producer has one item at most. When the producers only
 use `put_nowait` (a bound alone would make them raise `QueueFull`), the
 fix says how they can wait for room instead; when they already catch
 `Full` to drop what does not fit, it says the bound is all that is missing.
@@ -96,6 +99,7 @@ impl Rule for UnboundedQueue {
                 || fed_by_signal_handlers(cx, id)
                 || carries_fixed_messages(cx, id)
                 || answer_queue(cx, id)
+                || request_reply(cx, id)
             {
                 continue;
             }
@@ -396,6 +400,66 @@ fn carries_fixed_messages(cx: &FileCx, ctor: ExprId) -> bool {
         })
 }
 
+/// A request/reply mailbox: every item put into the queue (directly or
+/// handed over as `loop.call_soon_threadsafe(q.put_nowait, item)`) carries
+/// a future the putting function made just for it and then waits on
+/// (`reply = Future(); ..put_nowait((fn, args, reply)); return
+/// reply.result()`), or is a fixed message (a `None` sentinel). Each
+/// producer has at most one item in the queue, so it cannot outgrow them.
+fn request_reply(cx: &FileCx, ctor: ExprId) -> bool {
+    let Some((_, name)) = bound_name(cx, ctor) else {
+        return false;
+    };
+    let is_queue_put = |e: ExprId| {
+        matches!(&cx.expr(e).kind, ExprKind::Attr { obj, name: m, .. }
+            if matches!(m.as_str(), "put" | "put_nowait")
+                && cx.model.dotted(*obj).as_deref() == Some(name.as_str()))
+    };
+    // (the call making the put, the item it puts)
+    let mut items: Vec<(ExprId, ExprId)> = Vec::new();
+    for (e, c) in puts_into(cx, &name) {
+        let Some(item) = c.positional(0) else {
+            return false;
+        };
+        items.push((e, item));
+    }
+    for (e, c) in cx.calls_named(&["call_soon_threadsafe", "call_soon"]) {
+        if c.positional(0).is_some_and(is_queue_put) {
+            let Some(item) = c.positional(1) else {
+                return false;
+            };
+            items.push((e, item));
+        }
+    }
+    let makes_future = |c: &Call| {
+        matches!(
+            c.target.as_deref(),
+            Some("concurrent.futures.Future" | "asyncio.Future" | "asyncio.futures.Future")
+        ) || c.name == "create_future"
+    };
+    let fixed = |item: ExprId| matches!(cx.expr(item).kind, ExprKind::Literal(_));
+    items.iter().any(|&(_, item)| !fixed(item))
+        && items.iter().all(|&(put, item)| {
+            if fixed(item) {
+                return true;
+            }
+            let f = cx.func_of(put);
+            unsnarl_model::walk::exprs_under(cx.model, item).into_iter().any(|x| {
+                let Some(reply) = cx.model.name_of(x) else { return false };
+                let made_here = crate::python::common::values_bound_to(cx, f, reply)
+                    .any(|v| v.and_then(|v| cx.call(v)).is_some_and(makes_future));
+                let waited = cx.body_calls(f).any(|w| {
+                    cx.call(w).is_some_and(|k| {
+                        k.name == "result" && k.receiver.and_then(|r| cx.model.name_of(r)) == Some(reply)
+                    })
+                }) || cx.model.exprs.iter().any(|e| {
+                    matches!(e.kind, ExprKind::Await(inner) if cx.model.name_of(inner) == Some(reply))
+                });
+                made_here && waited
+            })
+        })
+}
+
 /// Every put into the queue is made by a signal handler (a function of the
 /// file installed with `signal.signal`): a handler cannot wait for room
 /// (the queue it fills has to be reentrant, `SimpleQueue`), and signals
@@ -577,6 +641,21 @@ class HookRunner:
     async def _receive(self):
         return await self._inbox.get()
 "#,
+        r#"
+import asyncio
+
+class SensorFeed:
+    """Threads push readings and never wait for them."""
+
+    def push(self, value):
+        self._loop.call_soon_threadsafe(self._readings.put_nowait, value)
+
+    async def serve(self, sink):
+        self._loop = asyncio.get_running_loop()
+        self._readings = asyncio.Queue()  # expect
+        while True:
+            await sink.write(await self._readings.get())
+"#,
     ],
     pass: &[
         r#"
@@ -728,6 +807,31 @@ class BackgroundLogHandler(QueueHandler):
         super().__init__(Queue(-1))
         self.listener = QueueListener(self.queue, *handlers)
         self.listener.start()
+"#,
+        r#"
+import asyncio
+import concurrent.futures
+
+class LoopPortal:
+    """Worker threads run a function on the loop's thread and wait for it."""
+
+    def call(self, fn, *args):
+        reply = concurrent.futures.Future()
+        self._loop.call_soon_threadsafe(self._inbox.put_nowait, (fn, args, reply))
+        return reply.result()
+
+    def close(self):
+        self._loop.call_soon_threadsafe(self._inbox.put_nowait, None)
+
+    async def serve(self):
+        self._loop = asyncio.get_running_loop()
+        self._inbox = asyncio.Queue()
+        while (item := await self._inbox.get()) is not None:
+            fn, args, reply = item
+            try:
+                reply.set_result(fn(*args))
+            except Exception as exc:
+                reply.set_exception(exc)
 "#,
     ],
 };

@@ -19,8 +19,9 @@ A consumer (lapin, async-nats) awaits `ack` and then, in the same pass,
 does the message's work: an awaited call, known I/O, or a function of the
 project handed the message. Acks after the work are fine, and so is the ack
 of a message fetched in the ack's own expression
-(`messages.next().await.unwrap()?.ack()`): nothing after it can reach that
-message.
+(`messages.next().await.unwrap()?.ack()`), or of one an `if let` binds
+when the work would come after that block: nothing after it can reach that
+message. Unwrapping the message (`let msg = msg.unwrap();`) is not work.
 
 ## Why
 
@@ -86,7 +87,8 @@ impl Rule for AckBeforeWork {
 
 pub static EXAMPLES: Examples = Examples {
     language: Language::Rust,
-    fail: &[r#"
+    fail: &[
+        r#"
 use futures_lite::StreamExt;
 use lapin::options::BasicAckOptions;
 
@@ -98,7 +100,18 @@ async fn consume(mut consumer: lapin::Consumer) {
 }
 
 async fn ship(_order: &[u8]) {}
-"#],
+"#,
+        r#"
+async fn consume(mut messages: Messages, db: Db) -> Result<(), Error> {
+    while let Some(message) = messages.next().await {
+        let message = message.unwrap();
+        message.ack().await?; // expect
+        db.apply(&message.payload).await?;
+    }
+    Ok(())
+}
+"#,
+    ],
     pass: &[
         r#"
 use futures_lite::StreamExt;
@@ -126,6 +139,20 @@ async fn consumer_deleted() {
     messages.next().await.unwrap().unwrap().ack().await.unwrap();
     stream.delete_consumer("pull").await.unwrap();
     assert!(messages.next().await.unwrap().is_err());
+}
+"#,
+        r#"
+use futures::StreamExt;
+
+#[tokio::test]
+async fn ack_lowers_the_pending_count() {
+    let client = async_nats::connect("localhost:4222").await.unwrap();
+    let mut batch = consumer.batch().max_messages(10).messages().await.unwrap();
+    if let Some(message) = batch.next().await {
+        message.unwrap().ack().await.unwrap();
+    }
+    client.flush().await.unwrap();
+    assert_eq!(consumer.info().await.unwrap().num_ack_pending, 9);
 }
 "#,
     ],

@@ -27,7 +27,7 @@
 use crate::context::FileCx;
 use crate::rule::RuleMeta;
 use std::collections::HashSet;
-use unsnarl_model::walk::{Child, Parent, exprs_in_block, for_each_stmt_child};
+use unsnarl_model::walk::{Child, Parent, exprs_in_block, exprs_under, for_each_stmt_child};
 use unsnarl_model::*;
 
 /// Reports each ack call followed by work on the message. `how` is the
@@ -261,6 +261,7 @@ fn work(cx: &FileCx, e: ExprId, c: &Call, message: &HashSet<String>) -> Option<W
     if cx.effect(c, Effect::Ack).is_some()
         || cx.effect(c, Effect::Logging).is_some()
         || telemetry(cx, c)
+        || unwraps(cx, c)
     {
         None
     } else if cx.is_awaited(e) {
@@ -285,7 +286,7 @@ fn first_work_after(
     message: &HashSet<String>,
 ) -> Option<(ExprId, &'static str)> {
     let mut handed = None;
-    for s in following(cx, stmt) {
+    for s in following(cx, stmt, message) {
         for e in exprs_in_block(cx.model, &vec![s]) {
             let Some(c) = cx.call(e) else { continue };
             match work(cx, e, c, message) {
@@ -298,6 +299,17 @@ fn first_work_after(
         }
     }
     handed
+}
+
+/// Rust's unwrapping and borrowing of a value (`let msg = msg.unwrap();`,
+/// `msg.as_ref()`): taking the message out of its `Result`, not work on it.
+fn unwraps(cx: &FileCx, c: &Call) -> bool {
+    cx.lang == Language::Rust
+        && c.receiver.is_some()
+        && matches!(
+            c.name.as_str(),
+            "unwrap" | "expect" | "ok" | "as_ref" | "as_mut" | "clone" | "unwrap_or_default"
+        )
 }
 
 /// A method of a logger or a metrics client the tables do not know
@@ -343,7 +355,7 @@ fn own_code(cx: &FileCx, c: &Call) -> bool {
 /// function: the rest of its block, then the rest of each enclosing block,
 /// up to the innermost loop. A `return`, `raise`, `break` or `continue`
 /// ends the flow.
-fn following(cx: &FileCx, s: StmtId) -> Vec<StmtId> {
+fn following(cx: &FileCx, s: StmtId, message: &HashSet<String>) -> Vec<StmtId> {
     let mut out = Vec::new();
     let mut cur = s;
     loop {
@@ -380,11 +392,25 @@ fn following(cx: &FileCx, s: StmtId) -> Vec<StmtId> {
                 if !matches!(
                     cx.stmt(p).kind,
                     StmtKind::For { .. } | StmtKind::While { .. } | StmtKind::Loop { .. }
-                ) =>
+                ) && !binds_the_message(cx, p, message) =>
             {
                 cur = p
             }
             _ => return out,
         }
     }
+}
+
+/// `if let Some(msg) = sub.next().await { .. }` binds the message: after
+/// that block, nothing can reach it, so what follows is not work on it.
+fn binds_the_message(cx: &FileCx, s: StmtId, message: &HashSet<String>) -> bool {
+    let StmtKind::If { cond, .. } = &cx.stmt(s).kind else {
+        return false;
+    };
+    let ExprKind::Let { pattern, .. } = cx.expr(*cond).kind else {
+        return false;
+    };
+    exprs_under(cx.model, pattern)
+        .into_iter()
+        .any(|x| cx.model.name_of(x).is_some_and(|n| message.contains(n)))
 }
