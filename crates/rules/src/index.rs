@@ -77,6 +77,10 @@ pub struct FnSummary {
     /// calling it runs none of its body and gives an iterator, not
     /// something to await, even when it is `async`.
     pub is_generator: bool,
+    /// A generator whose body has cleanup to run when it is closed: a
+    /// `finally` or a `with` (a cursor, a pooled connection). Leaving it
+    /// suspended defers that cleanup; one without holds nothing.
+    pub has_cleanup: bool,
     /// Calling it gives something to await: `async`, or declared to return
     /// a promise/future (`Promise<T>`, `impl Future`); in JS/TS also a
     /// function whose every `return` gives a promise expression (a known
@@ -116,6 +120,7 @@ struct Packed {
     lang: Language,
     is_async: bool,
     is_generator: bool,
+    has_cleanup: bool,
     returns_awaitable: bool,
     returns_via: Box<[Box<str>]>,
     blocking: Option<Box<BlockingSite>>,
@@ -129,6 +134,8 @@ pub struct Summary<'a> {
     pub lang: Language,
     pub is_async: bool,
     pub is_generator: bool,
+    /// See [`FnSummary::has_cleanup`].
+    pub has_cleanup: bool,
     /// See [`FnSummary::returns_awaitable`]; settled across files.
     pub returns_awaitable: bool,
     pub returns_via: &'a [Box<str>],
@@ -180,6 +187,7 @@ impl FileSummaries {
             lang: p.lang,
             is_async: p.is_async,
             is_generator: p.is_generator,
+            has_cleanup: p.has_cleanup,
             returns_awaitable: p.returns_awaitable,
             returns_via: &p.returns_via,
             blocking: p.blocking.as_deref(),
@@ -207,6 +215,7 @@ impl FromIterator<FnSummary> for FileSummaries {
                 lang: s.lang,
                 is_async: s.is_async,
                 is_generator: s.is_generator,
+                has_cleanup: s.has_cleanup,
                 returns_awaitable: s.returns_awaitable,
                 returns_via: s.returns_via,
                 blocking: s.blocking,
@@ -218,6 +227,22 @@ impl FromIterator<FnSummary> for FileSummaries {
             calls: calls.into(),
         }
     }
+}
+
+/// The block (not nested functions) has a `try` with a `finally` or a
+/// `with` statement.
+pub fn has_cleanup(m: &FileModel, body: &Block) -> bool {
+    unsnarl_model::walk::stmts_in_block(m, body)
+        .into_iter()
+        .any(|s| {
+            matches!(
+                m.stmt(s).kind,
+                StmtKind::Try {
+                    finally: Some(_),
+                    ..
+                } | StmtKind::With { .. }
+            )
+        })
 }
 
 /// Summarizes the functions of one file (run per file, in parallel).
@@ -254,6 +279,7 @@ pub fn summarize(m: &FileModel, kb: &Table, lang: Language, names: &Names) -> Fi
             lang,
             is_async: f.is_async,
             is_generator: f.is_generator,
+            has_cleanup: f.is_generator && has_cleanup(m, &f.body),
             returns_awaitable,
             returns_via: returns_via.into(),
             blocking: v.blocking.map(Box::new),
@@ -1338,6 +1364,7 @@ mod tests {
             lang: Language::Python,
             is_async,
             is_generator: false,
+            has_cleanup: false,
             returns_awaitable: is_async,
             returns_via: Box::default(),
             blocking: blocks.then(|| {

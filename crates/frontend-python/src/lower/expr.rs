@@ -269,7 +269,13 @@ impl<'a> Lowerer<'a> {
         let func = self.lower_expr(&c.func);
         // What the callee resolved to is the target: an import, a module
         // definition, or (`self.m()`) a method of the class.
-        let (receiver, name, target) = match &self.m.expr(func).kind {
+        // `Queue[int]()`, `create_memory_object_stream[bytes](n)`: a generic
+        // parameterized with a type is still a call of the generic.
+        let callee = match (&self.m.expr(func).kind, c.func.as_ref()) {
+            (ExprKind::Index { obj, .. }, Expr::Subscript(sub)) if names_a_type(&sub.slice) => *obj,
+            _ => func,
+        };
+        let (receiver, name, target) = match &self.m.expr(callee).kind {
             ExprKind::Attr {
                 obj,
                 name,
@@ -460,5 +466,42 @@ fn collection(kind: CollKind, elems: Vec<ExprId>) -> ExprKind {
         elems,
         keys: Vec::new(),
         ty: None,
+    }
+}
+
+/// A subscript that spells a type: `int`, `bytes`, `Item`, `mod.Item`,
+/// `dict[str, int]`, or a tuple of those. A lookup key (`handlers[kind]`,
+/// `table[0]`) is not one.
+fn names_a_type(e: &Expr) -> bool {
+    match e {
+        Expr::Name(n) => {
+            let id = n.id.as_str();
+            id.starts_with(|c: char| c.is_ascii_uppercase())
+                || matches!(
+                    id,
+                    "int"
+                        | "str"
+                        | "bytes"
+                        | "float"
+                        | "bool"
+                        | "dict"
+                        | "list"
+                        | "set"
+                        | "tuple"
+                        | "object"
+                        | "type"
+                        | "complex"
+                        | "bytearray"
+                        | "frozenset"
+                )
+        }
+        Expr::Attribute(a) => a
+            .attr
+            .as_str()
+            .starts_with(|c: char| c.is_ascii_uppercase()),
+        Expr::Subscript(s) => names_a_type(&s.value),
+        Expr::Tuple(t) => !t.elts.is_empty() && t.elts.iter().all(names_a_type),
+        Expr::NoneLiteral(_) => true,
+        _ => false,
     }
 }

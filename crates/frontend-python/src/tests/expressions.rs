@@ -489,3 +489,17 @@ fn non_ascii_identifiers_and_strings() {
     );
     assert_dump(&m, &["r: name π =paquet.modulé.π"]);
 }
+
+#[test]
+fn a_generic_parameterized_with_a_type_is_still_its_callee() {
+    let m = lower(
+        "import asyncio\nimport anyio\nq = asyncio.Queue[int]()\ns, r = anyio.create_memory_object_stream[bytes](5)\nhandlers[kind](x)\n",
+    );
+    assert_eq!(target(&m, "Queue").as_deref(), Some("asyncio.Queue"));
+    assert_eq!(
+        target(&m, "create_memory_object_stream").as_deref(),
+        Some("anyio.create_memory_object_stream")
+    );
+    // A lookup in a table of callables is not a call of the table.
+    assert!(calls(&m, "handlers").is_empty());
+}

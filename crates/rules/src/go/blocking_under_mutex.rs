@@ -51,7 +51,8 @@ function of the file takes exists to run that operation one at a time:
 holding it across the operation's I/O is its purpose. A writer the
 function built over an in-memory buffer (`zw := pgzip.NewWriter(&buf)`,
 then `zw.Close()`) waits only for its own workers. `time.Sleep(50)`
-(nanoseconds, an untyped constant) is not a wait. A map entry built under the lock after checking it is absent
+(nanoseconds, an untyped constant) is not a wait, nor is a dial with no
+remote peer (`udp`, a Unix socket, a loopback address). A map entry built under the lock after checking it is absent
 (`if _, ok := s.m[k]; !ok { s.m[k] = build(k) }`) counts as state the lock
 guards, and a package's `init()` is not reported: nothing else runs yet.
 
@@ -224,6 +225,7 @@ impl Under {
                 if locks::lock_op(cx, e).is_some()
                     || nanosecond_sleep(cx, c)
                     || writes_to_memory(cx, self.f, c)
+                    || local_dial(cx, self.f, c)
                 {
                     return None;
                 }
@@ -244,6 +246,14 @@ impl Under {
                     && let Some(chain) = cx.index.blocking_chain_of(cx.lang, t, cx.file)
                     && chain.steps.len() <= 1
                     && !serializing_io(&chain.site.what)
+                    && !cx.callee_in_file(c).is_some_and(|g| {
+                        cx.body_calls(g).any(|k| {
+                            cx.call(k).is_some_and(|k| {
+                                *k.target.as_deref().unwrap_or("") == *chain.site.callee
+                                    && local_dial(cx, g, k)
+                            })
+                        })
+                    })
                 {
                     let callee = &chain.site.callee;
                     let last = callee.rsplit(['.', '/']).next().unwrap_or(callee);
@@ -370,6 +380,13 @@ fn writes_to_memory(cx: &FileCx, f: FuncId, c: &Call) -> bool {
                 k.name.starts_with("New") && k.positional(0).is_some_and(is_buffer)
             })
         })
+}
+
+/// `net.Dial("udp", ..)`, a Unix socket or a loopback address: no remote
+/// peer to wait for (a UDP dial only binds a socket).
+fn local_dial(cx: &FileCx, f: FuncId, c: &Call) -> bool {
+    matches!(c.target.as_deref(), Some("net.Dial" | "net.DialTimeout"))
+        && common::no_remote_peer(cx, common::outermost(cx, f), c)
 }
 
 /// `time.Sleep(50)`: an untyped constant is a count of nanoseconds, so
@@ -2542,6 +2559,38 @@ func (c *client) pack(b []byte) []byte {
 	zw.Close()
 	c.enc = "pz"
 	return buf.Bytes()
+}
+"#,
+        r#"
+package metrics
+
+import (
+	"net"
+	"sync"
+)
+
+type reporter struct {
+	mu   sync.Mutex
+	addr string
+	conn net.Conn
+}
+
+// A UDP dial only binds a socket: nothing to wait for under the lock.
+func (r *reporter) send(b []byte) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c, err := r.dial()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_, err = c.Write(b)
+	return err
+}
+
+func (r *reporter) dial() (net.Conn, error) {
+	const network = "udp"
+	return net.Dial(network, r.addr)
 }
 "#,
     ],

@@ -999,7 +999,8 @@ pub fn in_test_func(cx: &FileCx, f: FuncId) -> bool {
     if cx.model.is_test && top_id.0 == 0 {
         return true;
     }
-    // Suite-style tests are methods: `func (s) TestX(t *testing.T)`.
+    // Suite-style tests are methods: `func (s) TestX(t *testing.T)`, and
+    // gocheck's `func (s *S) TestX(c *check.C)`.
     cx.model.is_test
         && ["Test", "Benchmark", "Fuzz"]
             .iter()
@@ -1009,7 +1010,11 @@ pub fn in_test_func(cx: &FileCx, f: FuncId) -> bool {
                 matches!(
                     t.resolved.as_deref(),
                     Some("testing.T" | "testing.B" | "testing.F")
-                )
+                ) || t
+                    .resolved
+                    .as_deref()
+                    .is_some_and(|r| r.ends_with("check.v1.C") || r.ends_with("go-check/check.C"))
+                    || matches!(t.text.trim_start_matches('*'), "check.C" | "C" | "gc.C")
             })
         })
 }
@@ -1037,4 +1042,72 @@ pub fn ticker_channel(cx: &FileCx, g: FuncId, iter: ExprId) -> bool {
                     .iter()
                     .any(|(_, v)| v.is_some_and(new_ticker))
             }))
+}
+
+/// No remote peer that could stall the dial: a `unix...` network (a daemon
+/// of this machine: syslog, a local agent), a connectionless one (`udp`,
+/// `ip`: the dial only binds a socket), or a loopback address (`127.0.0.1`,
+/// `localhost`, a listener's own `ln.Addr()`). The network may be a literal,
+/// a local bound once to one, or ranged over a literal list of such.
+pub fn no_remote_peer(cx: &FileCx, f: FuncId, c: &Call) -> bool {
+    let no_peer = |e: ExprId| {
+        matches!(cx.model.literal(e), Some(Lit::Str(s))
+            if s.starts_with("unix") || s.starts_with("udp") || s.starts_with("ip"))
+    };
+    let all_no_peer = |e: ExprId| {
+        matches!(&cx.expr(cx.model.strip(e)).kind,
+            ExprKind::Collection { elems, .. } if !elems.is_empty() && elems.iter().all(|&x| no_peer(x)))
+    };
+    let Some(network) = c.positional(0) else {
+        return false;
+    };
+    if no_peer(network) || c.positional(1).is_some_and(|a| loopback(cx, f, a, 2)) {
+        return true;
+    }
+    let Some(name) = cx.model.name_of(network) else {
+        return false;
+    };
+    // `const network = "udp"`; `for _, network := range logTypes` with
+    // `logTypes := []string{"unixgram", "unix"}`.
+    let binds = bindings(cx, f, name);
+    !binds.is_empty()
+        && binds.iter().all(|&(s, v)| match &cx.stmt(s).kind {
+            StmtKind::For { iter, .. } => {
+                all_no_peer(*iter)
+                    || cx.model.name_of(*iter).is_some_and(|list| {
+                        let lists = bindings(cx, f, list);
+                        !lists.is_empty() && lists.iter().all(|&(_, v)| v.is_some_and(all_no_peer))
+                    })
+            }
+            _ => v.is_some_and(no_peer),
+        })
+}
+
+/// An address on this machine: a literal starting `127.`, `localhost` or
+/// `[::1]`, a listener's own address (`ln.Addr().String()`), or a local
+/// bound to one of those.
+fn loopback(cx: &FileCx, f: FuncId, e: ExprId, depth: u8) -> bool {
+    if let Some(Lit::Str(s)) = cx.model.literal(e) {
+        return s.starts_with("127.") || s.starts_with("localhost") || s.starts_with("[::1]");
+    }
+    if let Some(c) = cx.call(cx.model.strip(e)) {
+        // `ln.Addr().String()` / `ln.Addr()`.
+        let addr_of = |c: &Call| c.name == "Addr" && c.args.is_empty();
+        return addr_of(c)
+            || (c.name == "String"
+                && c.args.is_empty()
+                && c.receiver
+                    .is_some_and(|r| cx.call(cx.model.strip(r)).is_some_and(addr_of)));
+    }
+    let Some(name) = cx.model.name_of(e) else {
+        return false;
+    };
+    if depth == 0 {
+        return false;
+    }
+    let binds = bindings(cx, f, name);
+    !binds.is_empty()
+        && binds
+            .iter()
+            .all(|&(_, v)| v.is_some_and(|v| loopback(cx, f, v, depth - 1)))
 }

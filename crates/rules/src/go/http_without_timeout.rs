@@ -155,7 +155,7 @@ impl Rule for HttpWithoutTimeout {
                             if deadline_set(cx, id)
                                 || thin_wrapper(cx, f)
                                 || hands_conn_back(cx, f, id, c)
-                                || no_remote_peer(cx, f, c)
+                                || common::no_remote_peer(cx, f, c)
                             {
                                 continue;
                             }
@@ -574,74 +574,6 @@ fn hands_conn_back(cx: &FileCx, f: FuncId, dial: ExprId, c: &Call) -> bool {
             _ => hands_back(*v),
         })
     })
-}
-
-/// No remote peer that could stall the dial: a `unix...` network (a daemon
-/// of this machine: syslog, a local agent), a connectionless one (`udp`,
-/// `ip`: the dial only binds a socket), or a loopback address (`127.0.0.1`,
-/// `localhost`, a listener's own `ln.Addr()`). The network may be a literal,
-/// a local bound once to one, or ranged over a literal list of such.
-fn no_remote_peer(cx: &FileCx, f: FuncId, c: &Call) -> bool {
-    let no_peer = |e: ExprId| {
-        matches!(cx.model.literal(e), Some(Lit::Str(s))
-            if s.starts_with("unix") || s.starts_with("udp") || s.starts_with("ip"))
-    };
-    let all_no_peer = |e: ExprId| {
-        matches!(&cx.expr(cx.model.strip(e)).kind,
-            ExprKind::Collection { elems, .. } if !elems.is_empty() && elems.iter().all(|&x| no_peer(x)))
-    };
-    let Some(network) = c.positional(0) else {
-        return false;
-    };
-    if no_peer(network) || c.positional(1).is_some_and(|a| loopback(cx, f, a, 2)) {
-        return true;
-    }
-    let Some(name) = cx.model.name_of(network) else {
-        return false;
-    };
-    // `const network = "udp"`; `for _, network := range logTypes` with
-    // `logTypes := []string{"unixgram", "unix"}`.
-    let binds = common::bindings(cx, f, name);
-    !binds.is_empty()
-        && binds.iter().all(|&(s, v)| match &cx.stmt(s).kind {
-            StmtKind::For { iter, .. } => {
-                all_no_peer(*iter)
-                    || cx.model.name_of(*iter).is_some_and(|list| {
-                        let lists = common::bindings(cx, f, list);
-                        !lists.is_empty() && lists.iter().all(|&(_, v)| v.is_some_and(all_no_peer))
-                    })
-            }
-            _ => v.is_some_and(no_peer),
-        })
-}
-
-/// An address on this machine: a literal starting `127.`, `localhost` or
-/// `[::1]`, a listener's own address (`ln.Addr().String()`), or a local
-/// bound to one of those.
-fn loopback(cx: &FileCx, f: FuncId, e: ExprId, depth: u8) -> bool {
-    if let Some(Lit::Str(s)) = cx.model.literal(e) {
-        return s.starts_with("127.") || s.starts_with("localhost") || s.starts_with("[::1]");
-    }
-    if let Some(c) = cx.call(cx.model.strip(e)) {
-        // `ln.Addr().String()` / `ln.Addr()`.
-        let addr_of = |c: &Call| c.name == "Addr" && c.args.is_empty();
-        return addr_of(c)
-            || (c.name == "String"
-                && c.args.is_empty()
-                && c.receiver
-                    .is_some_and(|r| cx.call(cx.model.strip(r)).is_some_and(addr_of)));
-    }
-    let Some(name) = cx.model.name_of(e) else {
-        return false;
-    };
-    if depth == 0 {
-        return false;
-    }
-    let binds = common::bindings(cx, f, name);
-    !binds.is_empty()
-        && binds
-            .iter()
-            .all(|&(_, v)| v.is_some_and(|v| loopback(cx, f, v, depth - 1)))
 }
 
 /// `c == http.DefaultClient` and similar checks are not uses.

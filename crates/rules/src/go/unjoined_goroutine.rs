@@ -39,8 +39,8 @@ a loop: one half of a proxy), one it captures or
 a value built from it (`f := &framer{conn: c}`): it ends when the
 connection does. Nor is a daemon the package starts in `init()` that
 loops for the life of the process (`for range ticker.C { flush() }`).
-Goroutines of tests are left alone: in a `Test` function, a helper taking
-its `*testing.T`, or a Ginkgo spec (`var _ = Describe(.., func() {
+Goroutines of tests are left alone: in a `Test` function (or a gocheck
+`func (s *S) TestX(c *C)`), a helper taking its `*testing.T`, or a Ginkgo spec (`var _ = Describe(.., func() {
 It(..) })` in a `_test.go` file); they die with the test binary.
 
 ## Why
@@ -1550,6 +1550,31 @@ var _ = Describe("Say", func() {
 		Eventually(conn).Should(Say("def"))
 	})
 })
+"#,
+        r#"
+// file: store/pool_test.go
+package store_test
+
+import (
+	"net"
+	"time"
+
+	. "gopkg.in/check.v1"
+)
+
+type S struct{}
+
+var _ = Suite(&S{})
+
+func (s *S) TestPoolLimitWaits(c *C) {
+	conn, err := net.Dial("tcp", "localhost:40001")
+	c.Assert(err, IsNil)
+	go func() {
+		time.Sleep(time.Second)
+		conn.Write([]byte("release"))
+	}()
+	c.Assert(ping(conn), IsNil)
+}
 "#,
     ],
 };

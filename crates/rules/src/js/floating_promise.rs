@@ -30,8 +30,11 @@ Not reported: a test's chain whose `.then` calls the test's own callback
 (`.then(() => done())`: a rejection leaves `done` uncalled and the runner
 fails the test) or an assertion of a test that planned its count
 (`t.plan(2)` ... `.then(() => t.assert.ok(..))`: a skipped assertion fails
-the plan), and type-level test files (`*.test-d.ts`, `*.tst.ts`),
-which the type checker reads and nothing runs.
+the plan), type-level test files (`*.test-d.ts`, `*.tst.ts`),
+which the type checker reads and nothing runs, and chains on a deferred
+that the file's classes settle only by resolving (`this.done.resolve(err)`
+and never `.reject(..)`, read as `this.done` or as `feed.done`): it
+cannot reject.
 
 ## Why
 
@@ -679,6 +682,34 @@ function touch(id) {
   getUser(id); // expect
 }
 "#,
+        r#"
+function deferred() {
+  let settle = {};
+  const p = new Promise((resolve, reject) => {
+    settle = { resolve, reject };
+  });
+  return Object.assign(p, settle);
+}
+
+class Feed {
+  constructor() {
+    this.done = deferred();
+  }
+  stop(err) {
+    if (err) this.done.reject(err);
+    else this.done.resolve();
+  }
+}
+
+async function watch(bus, subject) {
+  const feed = new Feed();
+  const sub = await bus.subscribe(subject, (m) => feed.push(m));
+  feed.done.then(() => { // expect
+    sub.unsubscribe();
+  });
+  return feed;
+}
+"#,
     ],
     pass: &[
         r#"
@@ -950,6 +981,34 @@ function notAsync() {
 function caller() {
   notAsync();
   [1, 2, 3].map(x => x * 2);
+}
+"#,
+        r#"
+function deferred() {
+  let settle = {};
+  const p = new Promise((resolve, reject) => {
+    settle = { resolve, reject };
+  });
+  return Object.assign(p, settle);
+}
+
+class Feed {
+  constructor() {
+    // settled only by resolving, with the error (if any) as the value
+    this.done = deferred();
+  }
+  stop(err) {
+    this.done.resolve(err);
+  }
+}
+
+async function watch(bus, subject) {
+  const feed = new Feed();
+  const sub = await bus.subscribe(subject, (m) => feed.push(m));
+  feed.done.then(() => {
+    sub.unsubscribe();
+  });
+  return feed;
 }
 "#,
     ],

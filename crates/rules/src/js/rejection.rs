@@ -10,22 +10,40 @@ use unsnarl_model::*;
 /// `reject`) that this file settles only by resolving: it calls
 /// `this.done.resolve(..)` (an error, if any, passed as the value) and
 /// never `this.done.reject(..)`. A field is settled by its own class, so a
-/// rejection from elsewhere is not expected.
+/// rejection from elsewhere is not expected. The same field of an object
+/// of another name (`feed.done` for a `Feed` of this file whose methods
+/// settle `this.done`) is judged by every settling of a field of that name
+/// in the file.
 pub fn resolve_only_deferred(cx: &FileCx, field: &str) -> bool {
-    if !field.starts_with("this.") {
+    let Some((root, last)) = field.rsplit_once('.') else {
+        return false;
+    };
+    let own = field.starts_with("this.");
+    // Another object's field: only one read off a plain name (`feed.x`),
+    // settled by a class of this file (`this.x.resolve(..)`).
+    if !own && root.contains('.') {
         return false;
     }
+    let in_class = format!("this.{last}");
     let mut resolved = false;
     for e in &cx.model.exprs {
         let ExprKind::Call(c) = &e.kind else { continue };
         if !matches!(c.name.as_str(), "resolve" | "reject") {
             continue;
         }
-        if c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(field) {
+        let Some(on) = c.receiver.and_then(|r| cx.model.dotted(r)) else {
+            continue;
+        };
+        let same = if own {
+            on == field
+        } else {
+            on.rsplit_once('.').is_some_and(|(_, l)| l == last)
+        };
+        if same {
             if c.name == "reject" {
                 return false;
             }
-            resolved = true;
+            resolved |= own || on == in_class;
         }
     }
     resolved

@@ -393,10 +393,39 @@ fn follows_the_error(cx: &FileCx, try_body: &Block, h: &Handler) -> bool {
             }
         }
     }
+    // Or the handler tests for a redirect reply (`MOVED`, `ASK`, "not the
+    // leader") and looks the target up again (`node = await
+    // topology.nodeFor(key)`): the server said where to go, and following
+    // it at once is the protocol.
+    if assigned.is_empty() && redirect_reply(cx, &h.body) {
+        for s in unsnarl_model::walk::stmts_in_block(cx.model, &h.body) {
+            if let StmtKind::Assign {
+                targets,
+                value: Some(_),
+                op: AssignOp::Plain,
+            } = &cx.stmt(s).kind
+            {
+                assigned.extend(targets.iter().filter_map(|&t| cx.model.name_of(t)));
+            }
+        }
+    }
     !assigned.is_empty()
         && unsnarl_model::walk::exprs_in_block(cx.model, try_body)
             .into_iter()
             .any(|x| cx.model.name_of(x).is_some_and(|n| assigned.contains(&n)))
+}
+
+/// The handler compares the error with a redirect reply of a clustered
+/// store: Redis Cluster's `MOVED`/`ASK`, or a "not the leader" answer.
+fn redirect_reply(cx: &FileCx, handler: &Block) -> bool {
+    const REDIRECTS: &[&str] = &["MOVED", "ASK", "NOT_LEADER", "NotLeader", "not leader"];
+    unsnarl_model::walk::exprs_in_block(cx.model, handler)
+        .into_iter()
+        .any(|x| {
+            matches!(&cx.expr(x).kind, ExprKind::Literal(Lit::Str(v))
+                if REDIRECTS.iter().any(|r| v.trim() == *r || v.starts_with(&format!("{r} "))
+                    || (r.len() > 3 && v.contains(r))))
+        })
 }
 
 /// The `try` body leaves the loop once it got through: a `return`/`break`
@@ -504,6 +533,23 @@ async function put(conn, key, value, quiet = false) {
       return put(conn, key, value, true); // expect
     }
     throw err;
+  }
+}
+"#,
+        r#"
+class ShardClient {
+  // Any error: try the same node again at once.
+  async subscribe(channel, listener) {
+    let node = await this.topology.nodeFor(channel);
+    for (let i = 0; ; i++) { // expect
+      try {
+        return await node.subscribe(channel, listener);
+      } catch (err) {
+        if (i >= this.maxRetries) {
+          throw err;
+        }
+      }
+    }
   }
 }
 "#,
@@ -665,6 +711,26 @@ async function each(items) {
       await save(item);
     } catch (err) {
       log.error(err);
+    }
+  }
+}
+"#,
+        r#"
+class ShardClient {
+  // MOVED: the key lives on another shard. Refresh the slot map and go
+  // there; every other error is thrown.
+  async subscribe(channel, listener) {
+    let node = await this.topology.nodeFor(channel);
+    for (let i = 0; ; i++) {
+      try {
+        return await node.subscribe(channel, listener);
+      } catch (err) {
+        if (i >= this.maxRedirects || !err.message.startsWith("MOVED")) {
+          throw err;
+        }
+        await this.topology.refresh(node);
+        node = await this.topology.nodeFor(channel);
+      }
     }
   }
 }

@@ -16,9 +16,12 @@ pub static META: RuleMeta = RuleMeta {
     summary: "`break` or `return` out of `async for` over a project async generator that is not wrapped in `contextlib.aclosing`.",
     docs: r#"
 An `async for` loop over a call to an async generator of the project (an
-`async def` that yields) whose body can leave early with `break` or
-`return`, when the generator is not wrapped in `contextlib.aclosing(...)`
-(and not closed with `aclose()` afterwards).
+`async def` that yields) that has cleanup to run (a `finally` or a
+`with`/`async with` in its body), whose body can leave early with `break`
+or `return`, when the generator is not wrapped in
+`contextlib.aclosing(...)` (and not closed with `aclose()` afterwards). A
+generator with no cleanup (a ticker, a paginator) holds nothing while
+suspended.
 
 ## Why
 
@@ -113,16 +116,21 @@ impl Rule for AsyncGeneratorNotClosed {
 fn async_generator_call(cx: &FileCx, iter: ExprId) -> Option<String> {
     let c = cx.call(cx.model.strip(iter))?;
     let t = c.target.as_deref()?;
+    // A generator with nothing to clean up (no `finally`, no `with`: a
+    // ticker, a paginator) releases nothing when closed.
     if let Some(f) = cx.local_functions(t).next() {
         let func = cx.func(f);
-        return (func.is_async && func.is_generator && !has_ctx_decorator(func))
-            .then(|| func.name.clone())
-            .map(Into::into);
+        return (func.is_async
+            && func.is_generator
+            && !has_ctx_decorator(func)
+            && crate::index::has_cleanup(cx.model, &func.body))
+        .then(|| func.name.clone())
+        .map(Into::into);
     }
     let i = cx.index.resolve(cx.lang, t, cx.file)?;
     let s = cx.index.summary(i);
     // An `async def` iterated with `async for` is an async generator.
-    (s.is_async && s.lang == cx.lang)
+    (s.is_async && s.lang == cx.lang && s.has_cleanup)
         .then(|| c.name.clone())
         .map(Into::into)
 }
@@ -189,7 +197,8 @@ async def first_n(pool, n):
             break
     return seen
 "#],
-    pass: &[r#"
+    pass: &[
+        r#"
 from contextlib import aclosing
 
 async def rows(pool):
@@ -216,7 +225,30 @@ async def from_library(resp):
     async for chunk in resp.content.iter_chunked(1024):
         if chunk:
             break
-"#],
+"#,
+        r#"
+# file: app/utils.py
+import asyncio
+import time
+
+async def ticker(delay):
+    start = time.monotonic()
+    while True:
+        yield time.monotonic() - start
+        await asyncio.sleep(delay)
+
+# file: app/jobs.py
+from .utils import ticker
+
+async def wait_result(redis, key, timeout):
+    async for elapsed in ticker(0.5):
+        value = await redis.get(key)
+        if value is not None:
+            return value
+        if elapsed > timeout:
+            raise TimeoutError()
+"#,
+    ],
 };
 
 #[cfg(test)]
