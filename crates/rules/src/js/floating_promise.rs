@@ -22,9 +22,11 @@ expression, across imports and `require`), or of a known promise API
 (`fetch`, `fs/promises`, database and HTTP clients), used as a statement:
 nobody awaits it, returns it or handles its rejection. Also `.then(onFulfilled)` chains with no `.catch()` and no
 rejection callback, and async IIFEs (`(async () => { ... })()`) whose awaits
-can reject with nothing to catch it (not at the top level of a `#!` script,
-where the IIFE, with any `.then` chained on it, is the program and a
-rejection ends it like a throw). A `.catch()` given no handler handles
+can reject with nothing to catch it (not at the top level of a script,
+where the IIFE, with any `.then` chained on it, or a call like `main()`
+is the program and a rejection ends it like a throw: a `#!` file, or a
+file that exports nothing and is a test or sits in `examples/`,
+`scripts/` or `bin/`). A `.catch()` given no handler handles
 nothing and is reported too. Write `void promise` to discard one on purpose.
 Not reported: a test's chain whose `.then` calls the test's own callback
 (`.then(() => done())`: a rejection leaves `done` uncalled and the runner
@@ -113,11 +115,31 @@ impl Rule for FloatingPromise {
     }
 }
 
-/// The call is a statement of a script's top level (`#!`): the program
-/// itself, where a rejection ends the process with the stack and a
-/// non-zero code, as a top-level throw does.
+/// The call is a statement of a script's top level: the program itself,
+/// where a rejection ends the process with the stack and a non-zero code,
+/// as a top-level throw does. A script starts with `#!`, or exports nothing
+/// and is a test file or sits in a folder of runnable programs
+/// (`examples/`, `scripts/`, `bin/`).
 fn whole_program(cx: &FileCx, id: ExprId) -> bool {
-    cx.func_of(id).0 == 0 && cx.text.starts_with("#!")
+    if cx.func_of(id).0 != 0 {
+        return false;
+    }
+    if cx.text.starts_with("#!") {
+        return true;
+    }
+    let program_dir = cx.path.split('/').rev().skip(1).any(|d| {
+        matches!(
+            d,
+            "examples" | "example" | "scripts" | "script" | "bin" | "demo" | "demos"
+        )
+    });
+    (cx.model.is_test || program_dir) && exports_nothing(cx.text)
+}
+
+/// No `module.exports`, `exports.x =` or ES `export`: nothing imports the
+/// file for what it defines.
+fn exports_nothing(text: &str) -> bool {
+    !text.contains("exports") && !text.lines().any(|l| l.trim_start().starts_with("export "))
 }
 
 /// A script's main async IIFE with handlers chained on
@@ -210,6 +232,7 @@ impl FloatingPromise {
             }
             if let Some(what) = common::promise_call(cx, c)
                 && !waived()
+                && !whole_program(cx, id)
             {
                 out.push(cx.finding(
                     &META,
@@ -710,6 +733,18 @@ async function watch(bus, subject) {
   return feed;
 }
 "#,
+        r#"
+// file: examples/publisher.js
+const broker = require("../lib/client");
+
+// A module others import: its IIFE runs at import time.
+(async () => { // expect
+  const conn = await broker.open("tcp://localhost:4000");
+  await conn.channel();
+})();
+
+module.exports = { broker };
+"#,
     ],
     pass: &[
         r#"
@@ -1010,6 +1045,31 @@ async function watch(bus, subject) {
   });
   return feed;
 }
+"#,
+        r#"
+// file: examples/publish.js
+const broker = require("../lib/client");
+
+(async () => {
+  const conn = await broker.open("tcp://localhost:4000");
+  const chan = await conn.channel();
+  chan.publish("jobs", "hello");
+})();
+"#,
+        r#"
+// file: test/https.test.js
+const { test } = require("node:test");
+const dns = require("node:dns/promises");
+
+async function setup() {
+  const cert = await buildCertificate();
+  const { address } = await dns.lookup("localhost");
+  test("serves over https", async () => {
+    await check(address, cert);
+  });
+}
+
+setup();
 "#,
     ],
 };

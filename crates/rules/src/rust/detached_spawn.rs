@@ -48,7 +48,9 @@ no owner to join it. Neither are a task that never ends started by `main`
 that `main` awaits last, or runs while it goes on forever itself, counts
 as `main`'s, and so do the per-stream tasks of a connection's serving loop
 (`while let Some(s) = conn.accept_stream().await { spawn(..) }`) in a
-function that only such an accept loop's connection tasks run. A task that only drains a channel the function made, calling
+function that only such an accept loop's connection tasks run. A task
+holding its owner only as a `Weak`, which stops when `upgrade()` fails,
+ends with that owner and is left alone too. A task that only drains a channel the function made, calling
 something synchronous per message (`while let Some(ev) = rx.recv().await
 { cb(ev) }`, or a thread's `for job in rx { job() }`), ends with the last
 sender and is left alone too. A serving
@@ -121,6 +123,7 @@ impl Rule for DetachedSpawn {
                 || spawns_received_future(cx, id, c)
                 || works_for_returned_owner(cx, id)
                 || drains_own_channel(cx, id)
+                || ends_with_weak_owner(cx, id)
             {
                 continue;
             }
@@ -534,6 +537,33 @@ fn worker_of_returned_handle(cx: &FileCx, spawn: ExprId) -> bool {
     siblings
         .iter()
         .any(|n| !super::common::uses_after(cx, owner, n, after).is_empty())
+}
+
+/// A task that holds its owner only as a `Weak` and stops when
+/// `upgrade()` fails (`let Some(pool) = self.pool.upgrade() else { break
+/// }`): a reaper or refresher that ends once its owner is dropped. Its body
+/// is the spawned closure or the function of the file the spawn runs
+/// (`spawn(Reaper { .. }.run())`).
+fn ends_with_weak_owner(cx: &FileCx, spawn: ExprId) -> bool {
+    let Some(c) = cx.call(spawn) else {
+        return false;
+    };
+    let body = super::common::spawned_fn(cx, spawn).or_else(|| {
+        c.args.iter().find_map(|a| {
+            cx.call(cx.model.strip(a.value))
+                .and_then(|k| cx.callee_in_file(k))
+        })
+    });
+    let Some(g) = body else { return false };
+    let upgrades = cx.body_calls(g).any(|e| {
+        cx.call(e)
+            .is_some_and(|k| k.name == "upgrade" && k.receiver.is_some() && k.args.is_empty())
+    });
+    upgrades
+        && cx
+            .body_stmts(g)
+            .iter()
+            .any(|&s| matches!(cx.stmt(s).kind, StmtKind::Break | StmtKind::Return(_)))
 }
 
 /// The standard server's accept loop: a spawn in a `loop` with no way out
@@ -1589,6 +1619,40 @@ async fn serve(socket: TcpStream) -> Result<(), Error> {
         });
     }
     Ok(())
+}
+"#,
+        r#"
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+struct Reaper {
+    every: tokio::time::Interval,
+    pool: Weak<Shared>,
+}
+
+impl Reaper {
+    async fn run(mut self) {
+        loop {
+            self.every.tick().await;
+            // The pool is gone: stop with it.
+            let Some(shared) = self.pool.upgrade() else { break };
+            shared.reap();
+        }
+    }
+}
+
+impl Pool {
+    pub fn new() -> Self {
+        let shared = Arc::new(Shared::default());
+        tokio::spawn(
+            Reaper {
+                every: tokio::time::interval(Duration::from_secs(30)),
+                pool: Arc::downgrade(&shared),
+            }
+            .run(),
+        );
+        Pool { shared }
+    }
 }
 "#,
     ],

@@ -25,7 +25,9 @@ struct fields the sender is stored in, directly or by a constructor of the
 file) carries a oneshot reply sender the
 caller then waits on, so each caller has at most one message queued; a
 channel used as a oneshot (one send, or one `recv()` by the function that
-made it); and a tokio/futures command channel whose every send is made by
+made it); a scatter-gather channel (one sender clone per task started,
+one send each, the receiver drained to the end by the function that made
+it); and a tokio/futures command channel whose every send is made by
 a function that is not async (it could not await room in a bounded one,
 and `try_send` would drop commands) and whose every receive drives a
 `while let` loop that awaits nothing else (the consumer keeps up); the
@@ -84,6 +86,7 @@ impl Rule for UnboundedChannel {
             if unbounded_reason(cx.model, c, entry).is_none()
                 || used_as_oneshot(cx, ExprId(i as u32))
                 || received_once(cx, ExprId(i as u32))
+                || gathered_by_maker(cx, ExprId(i as u32))
                 || request_reply(cx, ExprId(i as u32))
                 || sync_command_channel(cx, ExprId(i as u32))
             {
@@ -188,6 +191,60 @@ fn received_once(cx: &FileCx, ctor: ExprId) -> bool {
             .tree
             .enclosing_stmt(*u)
             .is_some_and(|s| !is_loop(s) && common::enclosing_loops(cx, s).is_empty())
+}
+
+/// Scatter-gather: the function that made the channel hands a clone of the
+/// sender to each task it starts, each task sends once (not in a loop),
+/// and the function itself drains the receiver to the end (`rx.iter()
+/// .collect()`, `for r in rx`). The queue holds at most one message per
+/// task, all of which the function keeps anyway.
+fn gathered_by_maker(cx: &FileCx, ctor: ExprId) -> bool {
+    use super::common;
+    let Some((f, ch, top, after)) = channel_made_by(cx, ctor) else {
+        return false;
+    };
+    let rx_uses = common::uses_after(cx, top, &ch.rx, after);
+    let [u] = rx_uses.as_slice() else {
+        return false;
+    };
+    if cx.func_of(*u) != f {
+        return false;
+    }
+    let drained = common::method_on(cx, *u)
+        .is_some_and(|c| matches!(c.name.as_str(), "iter" | "into_iter"))
+        || cx.tree.enclosing_stmt(*u).is_some_and(
+            |s| matches!(cx.stmt(s).kind, StmtKind::For { iter, .. } if cx.model.strip(iter) == *u),
+        );
+    if !drained {
+        return false;
+    }
+    let mut sends = 0;
+    for t in common::uses_after(cx, top, &ch.tx, after) {
+        // `let tx = tx.clone();`: the clone's own name.
+        let binds_it = cx.tree.enclosing_stmt(t).is_some_and(|s| {
+            matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, .. }
+                if targets.iter().any(|&x| cx.model.strip(x) == t))
+        });
+        if binds_it {
+            continue;
+        }
+        match common::call_around(cx, t) {
+            Some((p, c)) if c.receiver == Some(t) && c.name == "send" => {
+                let looped = cx
+                    .tree
+                    .enclosing_stmt(p)
+                    .is_some_and(|s| !common::enclosing_loops(cx, s).is_empty());
+                if looped {
+                    return false;
+                }
+                sends += 1;
+            }
+            Some((_, c)) if c.receiver == Some(t) && c.name == "clone" => {}
+            Some((_, c)) if c.receiver.is_none() && c.name == "drop" => {}
+            _ => return false,
+        }
+    }
+    sends > 0
 }
 
 /// The `let (tx, rx) = ..` channel that `ctor` builds: the function it is
@@ -297,9 +354,22 @@ fn request_reply(cx: &FileCx, ctor: ExprId) -> bool {
     let Some(fields) = stored_in_fields(cx, top, &ch.tx, ch.stmt, after) else {
         return false;
     };
+    // The structs the sender went into (`Sink { sender }`): a send through
+    // a field of the same name in a method of another struct of the file
+    // (`Driver`'s own `sender`) is another channel.
+    let owners = storing_structs(cx, top, &ch.tx, after);
     let mut sends = 0;
     for (id, c) in calls_through(cx, &fields, SENDS) {
         let sender_fn = cx.func_of(id);
+        let method_of = cx.func(common::outermost(cx, sender_fn)).class.as_deref();
+        if !owners.is_empty()
+            && method_of.is_some_and(|k| {
+                let k = k.rsplit("::").next().unwrap_or(k);
+                !owners.iter().any(|o| o == k)
+            })
+        {
+            continue;
+        }
         let replies = common::local_channels(cx, common::outermost(cx, sender_fn));
         let carries_reply = c.args.iter().any(|a| {
             unsnarl_model::walk::exprs_under(cx.model, a.value)
@@ -419,6 +489,26 @@ fn sync_command_channel(cx: &FileCx, ctor: ExprId) -> bool {
                     _ => false,
                 })
         })
+}
+
+/// The struct types whose literal the channel end `name` is put in
+/// directly (`Sink { sender }`), by last path segment; empty when any use
+/// goes elsewhere (then nothing is known).
+fn storing_structs(cx: &FileCx, top: FuncId, name: &str, after: u32) -> Vec<String> {
+    let mut out = Vec::new();
+    for u in super::common::uses_after(cx, top, name, after) {
+        let unsnarl_model::walk::Parent::Expr(p) = cx.tree.expr_parent(u) else {
+            continue;
+        };
+        match &cx.expr(p).kind {
+            ExprKind::Collection { ty: Some(t), .. } => {
+                let t = t.text.rsplit("::").next().unwrap_or(&t.text);
+                out.push(t.to_string());
+            }
+            _ => return Vec::new(),
+        }
+    }
+    out
 }
 
 /// The struct field a function puts its parameter `param` in
@@ -615,6 +705,26 @@ impl Driver {
             }
         }
     }
+}
+"#,
+        r#"
+use std::sync::mpsc;
+use std::thread;
+
+// Each worker streams lines for as long as it runs.
+pub fn collect_logs(workers: &[Worker]) -> Vec<String> {
+    let (tx, rx) = mpsc::channel(); // expect
+    for w in workers {
+        let tx = tx.clone();
+        let lines = w.lines();
+        thread::spawn(move || {
+            for line in lines {
+                let _ = tx.send(line);
+            }
+        });
+    }
+    drop(tx);
+    rx.iter().collect()
 }
 "#,
     ],
@@ -814,6 +924,56 @@ impl Driver {
                 Command::Close => break,
             }
         }
+    }
+}
+"#,
+        r#"
+use std::sync::mpsc;
+use std::thread;
+
+// One clone per worker, one report each, all collected here.
+pub fn collect_reports(workers: &[Worker]) -> Vec<String> {
+    let (tx, rx) = mpsc::channel();
+    for w in workers {
+        let tx = tx.clone();
+        let id = w.id;
+        thread::spawn(move || {
+            let _ = tx.send(format!("worker {id} ok"));
+        });
+    }
+    drop(tx);
+    rx.iter().collect()
+}
+"#,
+        r#"
+use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
+use tokio::sync::oneshot;
+
+struct Notifier {
+    sender: UnboundedSender<Event>,
+}
+
+impl Notifier {
+    fn notify(&self, e: Event) {
+        let _ = self.sender.send(e);
+    }
+}
+
+// Every request carries the oneshot its caller waits on.
+pub struct Client {
+    sender: UnboundedSender<Request>,
+}
+
+impl Client {
+    pub fn new() -> (Client, UnboundedReceiver<Request>) {
+        let (sender, receiver) = unbounded_channel();
+        (Client { sender }, receiver)
+    }
+
+    pub async fn call(&self, input: Vec<u8>) -> Option<Vec<u8>> {
+        let (reply, answer) = oneshot::channel();
+        self.sender.send(Request { input, reply }).ok()?;
+        answer.await.ok()
     }
 }
 "#,
