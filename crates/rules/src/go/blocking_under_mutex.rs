@@ -32,7 +32,8 @@ the locked struct's own files (`os.ReadFile(s.idxPath)` under `s.mu`, a
 path built from its fields, through locals or a helper's parameters too,
 or a method of `s` doing it, or of a part of `s`: a field, a local holding
 one, or a part built under the lock), or under a package-level mutex named for
-its files (`sessionFileMu`): that mutex guards the files as well. An empty
+its files or folder (`sessionFileMu`, `dirMu`): that mutex guards the
+files as well. An empty
 `select {}` right after `go panic(e)` only parks the goroutine while the
 process crashes, and is left too, as is a blocking call that (re)makes
 state the lock guards: its result is stored in a field of the locked
@@ -477,7 +478,9 @@ fn names_files(name: &str) -> bool {
         }
     }
     words.push(word);
-    words.iter().any(|w| w == "file" || w == "files")
+    words
+        .iter()
+        .any(|w| matches!(w.as_str(), "file" | "files" | "dir" | "dirs"))
 }
 
 /// The parameters of `callee` that the call `c` (made in `caller`) fills
@@ -917,9 +920,14 @@ fn ranged_channel(cx: &FileCx, ch: ExprId) -> bool {
     };
     let mut appended = 0;
     for (id, c) in cx.calls_to(&["append"]) {
-        if !c.positional(0).is_some_and(
-            |a| matches!(&cx.expr(a).kind, ExprKind::Attr { name, .. } if *name == field),
-        ) {
+        if !c.positional(0).is_some_and(|a| match &cx.expr(a).kind {
+            ExprKind::Attr { name, .. } => *name == field,
+            ExprKind::Name {
+                id,
+                resolved: Some(_),
+            } => *id == field,
+            _ => false,
+        }) {
             continue;
         }
         let Some(v) = c.positional(1) else {
@@ -991,6 +999,11 @@ fn ranged_field(cx: &FileCx, ch: ExprId) -> Option<Str> {
                 ..
             } if common::names_in_target(cx, *t).contains(&name) => match &cx.expr(*iter).kind {
                 ExprKind::Attr { name, .. } => Some(name.clone()),
+                // A package-level list (`for _, w := range waiters`).
+                ExprKind::Name {
+                    id,
+                    resolved: Some(_),
+                } => Some(id.clone()),
                 _ => None,
             },
             _ => None,
@@ -2593,6 +2606,59 @@ func (r *reporter) dial() (net.Conn, error) {
 	return net.Dial(network, r.addr)
 }
 "#,
+        r#"
+package gen
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+var dirMu sync.Mutex
+
+// The check and the creation are one step for every goroutine.
+func dataDir(root string) (string, error) {
+	dirMu.Lock()
+	defer dirMu.Unlock()
+	dir := filepath.Join(root, "DATA")
+	if _, err := os.Stat(dir); err != nil {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", err
+		}
+		os.WriteFile(filepath.Join(dir, "README"), []byte("generated\n"), 0o644)
+	}
+	return dir, nil
+}
+"#,
+        r#"
+package bugs
+
+import "sync"
+
+var (
+	mu      sync.Mutex
+	waiters []chan<- string
+)
+
+func Report(msg string) {
+	mu.Lock()
+	defer mu.Unlock()
+	for _, w := range waiters {
+		w <- msg
+	}
+	waiters = nil
+}
+
+// Next returns a channel that receives the next report only.
+func Next() <-chan string {
+	mu.Lock()
+	defer mu.Unlock()
+	ch := make(chan string, 1)
+	waiters = append(waiters, ch)
+	return ch
+}
+"#,
     ],
 };
 
@@ -2611,6 +2677,9 @@ mod tests {
         assert!(names_files("FileMu"));
         assert!(!names_files("profileMu"));
         assert!(!names_files("filtersMu"));
+        assert!(names_files("dirMu"));
+        assert!(names_files("cacheDirLock"));
+        assert!(!names_files("directMu"));
     }
 
     #[test]

@@ -27,8 +27,9 @@ that:
 - sleeps with `time.Sleep` in a function that has a context, so a
   cancelled caller still waits out every backoff.
 
-A loop that only calls the machine's own file system and clocks
-(`os.RemoveAll` until open handles close) is not reported: there is no
+A loop that only calls the machine's own file system, subprocesses and
+clocks (`os.RemoveAll` until open handles close, `exec.Command(..).Run()`),
+directly or through a function of the file, is not reported: there is no
 shared dependency for the retries to overload.
 
 ## Why
@@ -182,26 +183,40 @@ impl Rule for RetryWithoutBackoff {
 
 /// Everything the loop calls is local to the machine: file-system and
 /// system calls of the standard library (`os.RemoveAll` while handles
-/// close, `os.Rename` over a busy file), clocks, errors and formatting.
+/// close, `os.Rename` over a busy file), a subprocess, clocks, errors and
+/// formatting, directly or in a function of the file.
 /// There is no shared dependency for its retries to pile onto.
 fn local_only(cx: &FileCx, exprs: &[ExprId]) -> bool {
-    let mut touches_files = false;
+    local_calls(cx, exprs, 1) == Some(true)
+}
+
+/// `Some(touches_local_resources)` when every call is local (`None` when
+/// one is not): standard-library file and system calls, a subprocess
+/// (`exec.Command(..).Run()`), or a function of the file, `depth` levels
+/// down, whose own calls are.
+fn local_calls(cx: &FileCx, exprs: &[ExprId], depth: u32) -> Option<bool> {
+    let mut touches = false;
     for &e in exprs {
         let Some(c) = cx.call(e) else { continue };
-        let Some(t) = c.target.as_deref() else {
-            return false;
-        };
+        if depth > 0
+            && let Some(g) = cx.callee_in_file(c)
+        {
+            touches |= local_calls(cx, cx.body_exprs(g), depth - 1)?;
+            continue;
+        }
+        let t = c.target.as_deref()?;
         let pkg = t.rsplit_once('.').map_or(t, |(p, _)| p);
         match pkg {
             "os" | "syscall" | "golang.org/x/sys/unix" | "golang.org/x/sys/windows" => {
-                touches_files = true
+                touches = true
             }
+            _ if pkg.starts_with("os/exec") => touches = true,
             "time" | "errors" | "fmt" | "path/filepath" | "path" | "strings" => {}
             _ if !t.contains('.') => {}
-            _ => return false,
+            _ => return None,
         }
     }
-    touches_files
+    Some(touches)
 }
 
 /// The body of a retry loop outside tests: a counted or endless loop that
@@ -578,6 +593,33 @@ func First(addrs []string) (Conn, error) {
 		}
 	}
 	return nil, errNoAddr
+}
+"#,
+        r#"
+package runner
+
+import "os/exec"
+
+func (s *suite) compile() error {
+	cmd := exec.Command("go", "test", "-c", "-o", s.out, ".")
+	cmd.Dir = s.dir
+	return cmd.Run()
+}
+
+// Parallel builds sometimes clash on the build cache: try again.
+func compileAll(suites []*suite) error {
+	for _, s := range suites {
+		var err error
+		for retries := 0; retries <= 5; retries++ {
+			if err = s.compile(); err == nil {
+				break
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 "#,
     ],

@@ -21,7 +21,10 @@ threading, trio/anyio), where the matching `release()` is not in the
 `finally` of a `try` that starts right after the acquire, or there is no
 release at all. Between the acquire and that `try` may sit only an early
 exit that releases first (`if closed: release(); raise`) and statements that
-cannot raise (`items = []`, `last = None`). Methods that hand the
+cannot raise (`items = []`, `last = None`); a release that follows the
+acquire with nothing but such statements, or stores of a name into an
+attribute or entry of `self` (`self._objects[i] = obj`), in between is
+fine too. Methods that hand the
 acquisition to their caller are not reported: `__enter__`/`__aenter__`,
 `acquire`/`acquire_*` and their async twins (`aacquire_lock`).
 
@@ -191,11 +194,16 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
             break;
         }
     }
-    // A probe: the release is the very next statement.
-    let first_after = match &cx.stmt(s).kind {
-        StmtKind::If { cond, then, .. } if cx.contains(*cond, acquire) => then.first().copied(),
-        _ => stmts_after(cx, s).first().copied(),
+    // A probe: the release is the very next statement, or follows only
+    // statements that cannot raise (`self._objects[i] = obj`).
+    let after: Vec<StmtId> = match &cx.stmt(s).kind {
+        StmtKind::If { cond, then, .. } if cx.contains(*cond, acquire) => then.clone(),
+        _ => stmts_after(cx, s).to_vec(),
     };
+    let first_after = after
+        .iter()
+        .copied()
+        .find(|&n| !binds_a_constant(cx, n) && !stores_a_name(cx, n));
     if let Some(n) = first_after
         && let StmtKind::Expr(x) = cx.stmt(n).kind
         && cx.call(x).is_some_and(|c| c.name == "release")
@@ -244,6 +252,34 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
         return None;
     }
     Some("is not immediately followed by a `try` whose `finally` releases it".into())
+}
+
+/// `self.items[i] = obj`, `self.last = obj`: stores a name or a constant
+/// into an attribute of `self` or an entry of one, under a key that is a
+/// name or a constant. On the dicts, lists and plain attributes a class
+/// keeps, that does not raise.
+fn stores_a_name(cx: &FileCx, s: StmtId) -> bool {
+    let StmtKind::Assign {
+        targets,
+        value: Some(v),
+        op: AssignOp::Plain,
+    } = &cx.stmt(s).kind
+    else {
+        return false;
+    };
+    let simple = |e: ExprId| {
+        matches!(
+            cx.expr(e).kind,
+            ExprKind::Name { .. } | ExprKind::Literal(_)
+        )
+    };
+    let own = |e: ExprId| cx.model.dotted(e).is_some_and(|d| d.starts_with("self."));
+    simple(*v)
+        && targets.iter().all(|&t| match &cx.expr(t).kind {
+            ExprKind::Index { obj, index } => own(*obj) && simple(*index),
+            ExprKind::Attr { .. } => own(t),
+            _ => false,
+        })
 }
 
 /// `x = None`, `items = []`, `n = 0`, `y = x`, `t: Task | None = None`:
@@ -361,6 +397,19 @@ def counted(state):
         lock.release()
     return n, total
 "#,
+        r#"
+from threading import RLock
+
+class Scene:
+    def __init__(self):
+        self._lock = RLock()
+        self._objects = {}
+
+    def drop(self, i):
+        self._lock.acquire()  # expect
+        del self._objects[i]
+        self._lock.release()
+"#,
     ],
     pass: &[
         r#"
@@ -466,6 +515,19 @@ class NamedLocks:
 
     def release_lock(self, key):
         self._held.pop(key).release()
+"#,
+        r#"
+from threading import RLock
+
+class Scene:
+    def __init__(self):
+        self._lock = RLock()
+        self._objects = {}
+
+    def put(self, i, obj):
+        self._lock.acquire()
+        self._objects[i] = obj
+        self._lock.release()
 "#,
     ],
 };
