@@ -31,7 +31,8 @@ value returns (`this.config.source.directories()`), either branch of a
 normalising ternary (`Array.isArray(c.dirs) ? c.dirs : [c.dirs]`), and the
 command line (`process.argv`). Collections named for the program's own
 structure (columns, indexes, plugins, handlers, a cluster's brokers, shards
-or nodes) are not reported either: their size is not the data's.
+or nodes, the definitions or registry it fills at start-up) are not
+reported either: their size is not the data's.
 
 ## Why
 
@@ -374,8 +375,9 @@ fn bounded(cx: &FileCx, e: ExprId) -> bool {
                 c.target.as_deref(),
                 Some("Object.keys" | "Object.values" | "Object.entries")
             ) && let Some(a) = c.positional(0)
+                && matches!(cx.expr(cx.model.strip(a)).kind, ExprKind::Collection { .. })
             {
-                return matches!(cx.expr(cx.model.strip(a)).kind, ExprKind::Collection { .. });
+                return true;
             }
         }
         _ => {}
@@ -563,6 +565,9 @@ const STRUCTURE: &[&str] = &[
     "shard",
     "leader",
     "node",
+    // What the program registered at start-up (`define(name, handler)`).
+    "definition",
+    "registr",
 ];
 
 /// The lowercase words of a camelCase or snake_case name (`indexName` →
@@ -998,6 +1003,22 @@ async function fetchOffsets(cluster, topics) {
     })
   );
   return responses.flat();
+}
+"#,
+        r#"
+class Scheduler {
+  constructor(store) {
+    this.store = store;
+    this.definitions = {};
+  }
+
+  define(name, handler) {
+    this.definitions[name] = { name, handler };
+  }
+
+  async scan() {
+    await Promise.all(Object.keys(this.definitions).map((name) => this.store.lockNext(name)));
+  }
 }
 "#,
     ],

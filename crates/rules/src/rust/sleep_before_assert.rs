@@ -41,7 +41,9 @@ is a sleep before connecting to a listener the test bound itself
 the connection succeeds once the socket listens, whoever accepts it. Nor
 is a sleep whose first check repeats word for word one made before it
 (nothing changed across the wait), or a sleep followed by another before
-the check (the one nearest the check is reported).
+the check (the one nearest the check is reported), or a sleep after which
+the test polls through a retry helper (`tryhard::retry_fn`, `backoff`):
+the sleep is only a head start.
 
 ## Why
 
@@ -162,6 +164,7 @@ fn scan(
                 && !observes_by_blocking(cx, rest)
                 && !private_assertions(cx, cx.func_of(sleep), rest)
                 && !absence_check(cx, rest)
+                && !polls_with_retry_helper(cx, rest)
                 && !crate::util::repeats_earlier_check(cx, cx.func_of(sleep), s, |x| {
                     is_assert(cx, x)
                 });
@@ -552,6 +555,30 @@ fn absence_check(cx: &FileCx, rest: &[StmtId]) -> bool {
 
 /// The statements after a sleep up to (and including) the first one with
 /// an assertion in it.
+/// Before the first assertion after the sleep, the test polls through a
+/// retry helper (`tryhard::retry_fn(|| ..)`, `backoff::future::retry`,
+/// `tokio_retry::Retry::spawn`): the check waits for the other side with a
+/// deadline, and the sleep only gives it a head start.
+fn polls_with_retry_helper(cx: &FileCx, rest: &[StmtId]) -> bool {
+    const CRATES: &[&str] = &[
+        "tryhard::",
+        "backoff::",
+        "tokio_retry::",
+        "again::",
+        "retry::",
+    ];
+    up_to_first_assert(cx, rest).into_iter().any(|s| {
+        exprs_in_block(cx.model, &vec![s]).into_iter().any(|e| {
+            cx.call(e).is_some_and(|c| {
+                c.target
+                    .as_deref()
+                    .is_some_and(|t| CRATES.iter().any(|k| t.starts_with(k)))
+                    || matches!(c.name.as_str(), "retry_fn" | "retry_notify")
+            })
+        })
+    })
+}
+
 fn up_to_first_assert(cx: &FileCx, rest: &[StmtId]) -> Vec<StmtId> {
     let end = rest
         .iter()
@@ -1153,6 +1180,30 @@ fn send_fails_once_receiver_leaves() {
     std::thread::sleep(Duration::from_millis(10));
     assert!(s.send(1).is_err());
     h.join().unwrap();
+}
+"#,
+        r#"
+use std::time::Duration;
+
+#[tokio::test]
+async fn mirror_follows_origin() {
+    let origin = open("origin").await;
+    origin.put("name", "a").await.unwrap();
+    create_mirror("origin").await;
+    // A head start only: the check below polls with a deadline.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let mirror = open("mirror").await;
+    tryhard::retry_fn(|| async {
+        match mirror.get("name").await {
+            Ok(Some(v)) if v == "a" => Ok(()),
+            _ => Err("not there yet"),
+        }
+    })
+    .retries(6)
+    .exponential_backoff(Duration::from_millis(200))
+    .await
+    .unwrap();
+    assert_eq!(origin.get("name").await.unwrap().as_deref(), Some("a"));
 }
 "#,
     ],
