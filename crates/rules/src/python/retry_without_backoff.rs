@@ -19,7 +19,9 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 A loop that retries a call: a `for ... in range(...)`, `itertools.count()`
 or `while` loop around a `try` whose success path leaves the loop
-(`return`/`break`) and whose `except` path goes round again. Reported when
+(`return`/`break`; a `return False` reports failure, so a probe loop that
+only stops once too many probes failed is not a retry) and whose `except`
+path goes round again. Reported when
 the loop never sleeps between attempts, or only sleeps a constant duration
 with no random jitter.
 
@@ -187,7 +189,9 @@ pub(crate) fn retry_loop_body<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Bloc
         if !network_errors && !calls_remote(cx, s, tb) {
             continue;
         }
-        let leaves = exits_loop(cx, tb) || exits_loop(cx, orelse) || after_try_breaks(cx, body, st);
+        let leaves = exits_on_success(cx, tb)
+            || exits_on_success(cx, orelse)
+            || after_try_breaks(cx, body, st);
         let retries = handlers.iter().any(|h| {
             !always_raises(cx.model, &h.body)
                 && !crate::python::common::ends_in_raising_helper(cx, &h.body)
@@ -562,6 +566,32 @@ fn exits_loop(cx: &FileCx, b: &Block) -> bool {
     v.0
 }
 
+/// The block leaves the loop other than to report failure: a `break`, or a
+/// `return` of anything but `False`. A probe loop that only stops early
+/// once too many probes failed (`if failures > allowed: return False`)
+/// takes every probe when they succeed; it samples, it does not retry.
+fn exits_on_success(cx: &FileCx, b: &Block) -> bool {
+    struct V(bool);
+    impl Visitor for V {
+        fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
+            match m.stmt(id).kind {
+                StmtKind::Return(Some(v)) if matches!(m.literal(v), Some(Lit::Bool(false))) => {
+                    false
+                }
+                StmtKind::Return(_) | StmtKind::Break => {
+                    self.0 = true;
+                    false
+                }
+                StmtKind::For { .. } | StmtKind::While { .. } | StmtKind::Loop { .. } => false,
+                _ => true,
+            }
+        }
+    }
+    let mut v = V(false);
+    walk_block(cx.model, b, &mut v);
+    v.0
+}
+
 /// `try: ... except: continue` followed by `break`/`return` in the loop.
 fn after_try_breaks(cx: &FileCx, body: &Block, t: StmtId) -> bool {
     let Some(i) = body.iter().position(|&x| x == t) else {
@@ -791,6 +821,24 @@ async def backoff(op):
         except OSError:
             await asyncio.sleep(delay)
             delay *= 2
+"#,
+        r#"
+import asyncio
+
+async def healthy_majority(check, db, probes, delay):
+    allowed = (probes - 1) // 2
+    for attempt in range(probes):
+        try:
+            if not await check(db):
+                allowed -= 1
+                if allowed < 0:
+                    return False
+        except ConnectionError:
+            allowed -= 1
+            if allowed < 0:
+                raise
+        await asyncio.sleep(delay)
+    return True
 "#,
     ],
 };

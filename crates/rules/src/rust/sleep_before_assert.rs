@@ -25,7 +25,8 @@ followed by a sleep and then more code in the same block. Sleeps inside
 loops (polling) are not flagged, and neither are sleeps whose following
 checks block until the other side acts (`assert_eq!(rx.recv(), Ok(1))`, a
 `join()`, an await or `block_on` of the spawned task's handle, a `select`, an `accept`,
-a stream's `next().await`, a `send` the assertion checks; not the
+a stream's `next().await`, a socket `read` (when the file sets no read
+timeout), a `send` the assertion checks; not the
 `try_*`/`*_timeout` forms) or read only what the sleeping code owns (its
 own locals built from literals, constants, task-locals, thread-locals;
 not a `static` built by a call, such as a counter other threads bump): those pass
@@ -429,7 +430,7 @@ fn waits(cx: &FileCx, s: StmtId) -> bool {
 
 /// The statements after a sleep, up to the first assertion, wait for the
 /// concurrent side with a blocking operation: a receive, a join, a wait, a
-/// `select`, an accept, a `changed()`/`notified()`, or a send that the
+/// `select`, an accept, a `changed()`/`notified()`, a socket read (no read timeout set in the file), or a send that the
 /// assertion itself checks (`assert_eq!(s.send(5), Err(SendError(5)))`,
 /// which waits for room or for the receiver to go). `try_*` and `*_timeout`
 /// forms do not count: they observe a moment.
@@ -442,6 +443,12 @@ fn observes_by_blocking(cx: &FileCx, rest: &[StmtId]) -> bool {
         return true;
     }
     let exprs = exprs_in_block(cx.model, &window);
+    // The test ends the other side itself (`drop(child)`, `kill()`): a read
+    // then returns what was written before, which the sleep decided.
+    let ends_peer = exprs.iter().any(|&e| {
+        cx.call(e)
+            .is_some_and(|c| matches!(c.name.as_str(), "drop" | "kill" | "shutdown" | "close"))
+    });
     let asserted: Vec<ExprId> = exprs
         .iter()
         .copied()
@@ -474,8 +481,22 @@ fn observes_by_blocking(cx: &FileCx, rest: &[StmtId]) -> bool {
             }),
             "wait" | "acquire" => method && c.args.len() <= 1,
             "send" | "send_async" => method && asserted.contains(&e),
+            // `stream.read(&mut buf)`: waits for the peer's bytes or its
+            // close, unless the test put a timeout on the socket.
+            "read" | "read_exact" | "read_to_end" | "read_to_string" | "read_line" => {
+                method && !ends_peer && !times_out_reads(cx)
+            }
             _ => false,
         }
+    })
+}
+
+/// The file sets a read timeout or non-blocking mode on a socket: its
+/// reads may return before the peer acts.
+fn times_out_reads(cx: &FileCx) -> bool {
+    cx.model.exprs.iter().any(|e| {
+        matches!(&e.kind, ExprKind::Call(c)
+            if matches!(c.name.as_str(), "set_read_timeout" | "set_nonblocking"))
     })
 }
 
@@ -914,6 +935,22 @@ async fn worker_runs_once() {
     assert_eq!(RUNS.load(Ordering::SeqCst), 1);
 }
 "#,
+        r#"
+use std::process::Stdio;
+use tokio::io::AsyncReadExt;
+use tokio::time::{sleep, Duration};
+
+#[tokio::test]
+async fn kill_on_drop() {
+    let mut child = cmd.kill_on_drop(true).stdout(Stdio::piped()).spawn().unwrap();
+    sleep(Duration::from_secs(2)).await; // expect
+    let mut out = child.stdout.take().unwrap();
+    drop(child);
+    let mut msg = String::new();
+    out.read_to_string(&mut msg).await.unwrap();
+    assert_eq!("child ran\n", msg);
+}
+"#,
     ],
     pass: &[
         r#"
@@ -1204,6 +1241,24 @@ async fn mirror_follows_origin() {
     .await
     .unwrap();
     assert_eq!(origin.get("name").await.unwrap().as_deref(), Some("a"));
+}
+"#,
+        r#"
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::thread;
+use std::time::Duration;
+
+#[tokio::test]
+async fn idle_connection_is_closed() {
+    let addr = start_server(Duration::from_secs(1)).await;
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.write_all(b"PING\r\n").unwrap();
+    let mut buf = [0u8; 64];
+    // Past the idle timeout; the read waits for the close however late.
+    thread::sleep(Duration::from_millis(1100));
+    let n = stream.read(&mut buf).unwrap();
+    assert_eq!(n, 0);
 }
 "#,
     ],
