@@ -113,9 +113,6 @@ impl Rule for MissingAwait {
             {
                 continue;
             }
-            if checker_silenced(cx.text, e.span) {
-                continue;
-            }
             let Some(what) = coroutine_call(cx, c) else {
                 continue;
             };
@@ -126,6 +123,9 @@ impl Rule for MissingAwait {
                 (u, _) if u != Use::Truth && cx.func(cx.func_of(id)).is_test => continue,
                 u => u,
             };
+            if checker_silenced(cx.text, e.span) {
+                continue;
+            }
             let callee = cx.callee_display(c);
             let via = via.map(|n| format!(" (kept in `{n}`)")).unwrap_or_default();
             let mut f = match usage {
