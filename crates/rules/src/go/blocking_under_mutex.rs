@@ -358,13 +358,7 @@ fn writes_to_memory(cx: &FileCx, f: FuncId, c: &Call) -> bool {
         return false;
     };
     let is_buffer = |e: ExprId| {
-        let e = match &cx.expr(cx.model.strip(e)).kind {
-            ExprKind::Unary {
-                op: UnOp::Ref,
-                operand,
-            } => cx.model.strip(*operand),
-            _ => cx.model.strip(e),
-        };
+        let e = common::strip_ref(cx, e);
         matches!(
             cx.sema.type_of(e),
             Some("bytes.Buffer" | "*bytes.Buffer" | "strings.Builder" | "*strings.Builder")
@@ -708,13 +702,7 @@ fn part_of(cx: &FileCx, f: FuncId, name: &str, owner: &str) -> bool {
     !binds.is_empty()
         && binds.iter().all(|&(_, v)| {
             v.is_some_and(|v| {
-                let v = match &cx.expr(cx.model.strip(v)).kind {
-                    ExprKind::Unary {
-                        op: UnOp::Ref,
-                        operand,
-                    } => cx.model.strip(*operand),
-                    _ => cx.model.strip(v),
-                };
+                let v = common::strip_ref(cx, v);
                 is_field_of(cx, v, owner)
                     || matches!(
                         cx.expr(v).kind,

@@ -478,6 +478,18 @@ pub fn enclosing_loops(cx: &FileCx, s: StmtId) -> Vec<StmtId> {
         .collect()
 }
 
+/// `e` without parentheses and a leading `&` (`&bytes.Buffer{}` →
+/// `bytes.Buffer{}`, `&buf` → `buf`).
+pub fn strip_ref(cx: &FileCx, e: ExprId) -> ExprId {
+    match &cx.expr(cx.model.strip(e)).kind {
+        ExprKind::Unary {
+            op: UnOp::Ref,
+            operand,
+        } => cx.model.strip(*operand),
+        _ => cx.model.strip(e),
+    }
+}
+
 /// The root name of a dotted chain (`s` in `s.a.b`).
 pub fn root_name(cx: &FileCx, e: ExprId) -> Option<ExprId> {
     let mut cur = cx.model.strip(e);

@@ -203,13 +203,7 @@ fn sends_only_context_bound(cx: &FileCx, lit: ExprId) -> bool {
     let [t] = targets.as_slice() else {
         return false;
     };
-    let value = match &cx.expr(cx.model.strip(*v)).kind {
-        ExprKind::Unary {
-            op: UnOp::Ref,
-            operand,
-        } => cx.model.strip(*operand),
-        _ => cx.model.strip(*v),
-    };
+    let value = common::strip_ref(cx, *v);
     if value != lit {
         return false;
     }

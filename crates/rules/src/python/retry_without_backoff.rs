@@ -548,22 +548,7 @@ fn constant(cx: &FileCx, f: FuncId, e: ExprId, depth: u8) -> Option<i128> {
 
 /// A `return` or `break` at this loop's level (not in nested loops).
 fn exits_loop(cx: &FileCx, b: &Block) -> bool {
-    struct V(bool);
-    impl Visitor for V {
-        fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
-            match m.stmt(id).kind {
-                StmtKind::Return(_) | StmtKind::Break => {
-                    self.0 = true;
-                    false
-                }
-                StmtKind::For { .. } | StmtKind::While { .. } | StmtKind::Loop { .. } => false,
-                _ => true,
-            }
-        }
-    }
-    let mut v = V(false);
-    walk_block(cx.model, b, &mut v);
-    v.0
+    leaves(cx, b, true)
 }
 
 /// The block leaves the loop other than to report failure: a `break`, or a
@@ -571,15 +556,26 @@ fn exits_loop(cx: &FileCx, b: &Block) -> bool {
 /// once too many probes failed (`if failures > allowed: return False`)
 /// takes every probe when they succeed; it samples, it does not retry.
 fn exits_on_success(cx: &FileCx, b: &Block) -> bool {
-    struct V(bool);
+    leaves(cx, b, false)
+}
+
+/// The block has a `break` or `return` of its own (not in a nested loop);
+/// `return False` counts only when `failures_count`.
+fn leaves(cx: &FileCx, b: &Block, failures_count: bool) -> bool {
+    struct V {
+        failures_count: bool,
+        found: bool,
+    }
     impl Visitor for V {
         fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
             match m.stmt(id).kind {
-                StmtKind::Return(Some(v)) if matches!(m.literal(v), Some(Lit::Bool(false))) => {
+                StmtKind::Return(Some(v))
+                    if !self.failures_count && matches!(m.literal(v), Some(Lit::Bool(false))) =>
+                {
                     false
                 }
                 StmtKind::Return(_) | StmtKind::Break => {
-                    self.0 = true;
+                    self.found = true;
                     false
                 }
                 StmtKind::For { .. } | StmtKind::While { .. } | StmtKind::Loop { .. } => false,
@@ -587,9 +583,12 @@ fn exits_on_success(cx: &FileCx, b: &Block) -> bool {
             }
         }
     }
-    let mut v = V(false);
+    let mut v = V {
+        failures_count,
+        found: false,
+    };
     walk_block(cx.model, b, &mut v);
-    v.0
+    v.found
 }
 
 /// `try: ... except: continue` followed by `break`/`return` in the loop.
