@@ -225,7 +225,6 @@ impl Under {
             ExprKind::Call(c) => {
                 if locks::lock_op(cx, e).is_some()
                     || nanosecond_sleep(cx, c)
-                    || writes_to_memory(cx, self.f, c)
                     || local_dial(cx, self.f, c)
                 {
                     return None;
@@ -1219,6 +1218,7 @@ impl Flow for Under {
                     && !fenced_against_close(cx, st, e)
                     && !peer_never_locks(cx, st, e)
                     && !serializes_only_this(cx, st, self.f)
+                    && !cx.call(e).is_some_and(|c| writes_to_memory(cx, self.f, c))
                 {
                     self.report(st, cx.expr(e).span, what);
                     break;
@@ -1236,6 +1236,7 @@ impl Flow for Under {
                     && !fenced_against_close(cx, st, x)
                     && !peer_never_locks(cx, st, x)
                     && !serializes_only_this(cx, st, self.f)
+                    && !cx.call(x).is_some_and(|c| writes_to_memory(cx, self.f, c))
                 {
                     self.report(st, cx.expr(x).span, what);
                     break;
