@@ -35,7 +35,8 @@ Flags, in non-test code:
 - `net.Dial` whose connection gets no `SetDeadline` (an exported `Dial`
   with its own parameters that returns the connection, or a struct
   embedding it, leaves that to its callers; one that wraps it in a client
-  of its own hides it from them). Dials with no remote
+  of its own hides it from them; a `Dial` beside its own `DialContext` on
+  the same type leaves the budget to callers too). Dials with no remote
   peer to stall are not reported: a Unix socket to a daemon of this
   machine (`net.Dial("unix", ...)`), a connectionless network (`udp`,
   `ip`: the dial only binds a socket), or a loopback address (`127.0.0.1`,
@@ -156,6 +157,7 @@ impl Rule for HttpWithoutTimeout {
                                 || thin_wrapper(cx, f)
                                 || hands_conn_back(cx, f, id, c)
                                 || common::no_remote_peer(cx, f, c)
+                                || has_context_sibling(cx, f)
                             {
                                 continue;
                             }
@@ -513,6 +515,22 @@ fn returns_result_of(cx: &FileCx, g: FuncId, call: ExprId) -> bool {
         matches!(&cx.stmt(r).kind, StmtKind::Return(Some(v))
             if first(*v).and_then(|x| cx.model.name_of(x)) == Some(name))
     })
+}
+
+/// The dial sits in an exported `Dial`-style function whose file also
+/// offers its `Context` form (`Dial` beside `DialContext` on the same
+/// type): like `net.Dial` itself, the plain form leaves the time budget to
+/// callers, who are given the context form to set one.
+fn has_context_sibling(cx: &FileCx, f: FuncId) -> bool {
+    let top = cx.func(common::outermost(cx, f));
+    if !top.name.starts_with("Dial") {
+        return false;
+    }
+    let sibling = format!("{}Context", top.name);
+    cx.model
+        .functions
+        .iter()
+        .any(|g| g.name == sibling && g.class == top.class)
 }
 
 /// An exported `Dial` mirroring `net.Dial` with its own parameters, that
@@ -1070,6 +1088,34 @@ func NewClientFromConfig(follow bool, rt http.RoundTripper) (*http.Client, error
 		}
 	}
 	return c, nil
+}
+"#,
+        r#"
+package relay
+
+import (
+	"context"
+	"net"
+)
+
+type Dialer struct{ ProxyAddr string }
+
+func (d *Dialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	var nd net.Dialer
+	c, err := nd.DialContext(ctx, "tcp", d.ProxyAddr)
+	if err != nil {
+		return nil, err
+	}
+	return d.handshake(ctx, c, address)
+}
+
+// Dial connects through the relay. Deprecated: use DialContext.
+func (d *Dialer) Dial(network, address string) (net.Conn, error) {
+	c, err := net.Dial("tcp", d.ProxyAddr)
+	if err != nil {
+		return nil, err
+	}
+	return d.handshake(context.Background(), c, address)
 }
 "#,
     ],
