@@ -103,8 +103,15 @@ impl<F: Flow> Walker<'_, F> {
             StmtKind::Block(b) => self.block(cx, b, st),
             StmtKind::If { cond, then, orelse } => {
                 self.flow.cond(cx, *cond, &mut st);
-                let a = self.block(cx, then, st.clone());
-                let b = self.block(cx, orelse, st);
+                // `if false { .. }`: a constant condition leaves one branch
+                // dead, and no path goes through it.
+                let known = constant(cx, *cond);
+                let a = (known != Some(false))
+                    .then(|| self.block(cx, then, st.clone()))
+                    .flatten();
+                let b = (known != Some(true))
+                    .then(|| self.block(cx, orelse, st))
+                    .flatten();
                 self.join_opt(a, b)
             }
             StmtKind::While { cond, body, .. } => {
@@ -189,8 +196,13 @@ impl<F: Flow> Walker<'_, F> {
             StmtKind::If { cond, then, orelse } => {
                 let mut st = st;
                 self.flow.cond(cx, *cond, &mut st);
-                let a = self.breakable_block(cx, then, st.clone(), out);
-                let b = self.breakable_block(cx, orelse, st, out);
+                let known = constant(cx, *cond);
+                let a = (known != Some(false))
+                    .then(|| self.breakable_block(cx, then, st.clone(), out))
+                    .flatten();
+                let b = (known != Some(true))
+                    .then(|| self.breakable_block(cx, orelse, st, out))
+                    .flatten();
                 self.join_opt(a, b)
             }
             StmtKind::Block(b) => self.breakable_block(cx, b, st, out),
@@ -236,5 +248,13 @@ impl<F: Flow> Walker<'_, F> {
             out = self.join_opt(out, Some(b));
         }
         out
+    }
+}
+
+/// The value of a condition written as `true` or `false`.
+fn constant(cx: &FileCx, cond: ExprId) -> Option<bool> {
+    match cx.model.literal(cond) {
+        Some(Lit::Bool(b)) => Some(*b),
+        _ => None,
     }
 }

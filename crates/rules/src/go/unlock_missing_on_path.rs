@@ -23,6 +23,8 @@ pub static META: RuleMeta = RuleMeta {
 A function locks a mutex (or acquires a slot of a semaphore channel with
 `sem <- struct{}{}`) and releases it explicitly, without `defer`, but some
 `return` (typically an early error return) leaves while it is still held.
+A branch under a constant condition (`if false { return }`) never runs and
+is not a path.
 
 ## Why
 
@@ -448,8 +450,23 @@ func Run(sem chan struct{}, job Job) error {
 	return nil
 }
 "#,
+        r#"
+package bench
+
+import "sync"
+
+// The constant condition always returns, with the mutex held.
+func lockAndLeave(mu *sync.Mutex) {
+	mu.Lock()
+	if true {
+		return // expect
+	}
+	mu.Unlock()
+}
+"#,
     ],
-    pass: &[r#"
+    pass: &[
+        r#"
 package app
 
 import "sync"
@@ -575,7 +592,22 @@ func (db *DB) removeTx(tx *Tx) {
 	db.mmaplock.RUnlock()
 	db.txs = db.txs[:len(db.txs)-1]
 }
-"#],
+"#,
+        r#"
+package bench
+
+import "sync"
+
+func lockNoDefer(mu *sync.Mutex) {
+	mu.Lock()
+	// Never taken: keeps a linter from calling the section empty.
+	if false {
+		return
+	}
+	mu.Unlock()
+}
+"#,
+    ],
 };
 
 #[cfg(test)]
