@@ -39,7 +39,11 @@ same function, else to the weakest session of the file; in a file that
 builds no session, the session comes from elsewhere with a configuration
 we cannot see, and is not reported. An enclosing `async with asyncio.timeout(...)` (or `asyncio.timeout_at`,
 `async_timeout`, anyio/trio `fail_after`/`move_on_after`) or an
-`asyncio.wait_for(..., t)` counts as a deadline.
+`asyncio.wait_for(..., t)` counts as a deadline. So does an owner that
+closes the connection: a server handler that stores its writer on an
+object (`sess.writer = writer`) whose writer another method closes
+(`sess.writer.close()` in `unregister`) reads only as long as the owner
+lets it.
 
 ## Why
 
@@ -140,6 +144,7 @@ impl Rule for NetworkAwaitWithoutDeadline {
                 && !c.receiver.is_some_and(|r| {
                     is_helper_param(cx, f, r, &readers) || is_constructor_param(cx, f, r)
                 })
+                && !owner_closes_writer(cx, f)
             {
                 Limit::Missing("reading from a stream")
             } else {
@@ -386,6 +391,42 @@ fn stream_readers(cx: &FileCx) -> HashSet<String> {
     out
 }
 
+/// A server handler that hands its connection's writer to an object
+/// (`sess.writer = writer`) whose owner closes it elsewhere in the file
+/// (`sess.writer.close()` in `unregister` or `__aexit__`): closing the
+/// writer ends any read still pending on the connection, so the session's
+/// reads last as long as the owner lets them.
+fn owner_closes_writer(cx: &FileCx, f: FuncId) -> bool {
+    let Some(writer) = cx.func(f).params.get(1).map(|p| p.name.as_str()) else {
+        return false;
+    };
+    let fields: Vec<&str> = cx
+        .body_stmts(f)
+        .iter()
+        .filter_map(|&s| match &cx.stmt(s).kind {
+            StmtKind::Assign {
+                targets,
+                value: Some(v),
+                ..
+            } if cx.model.name_of(*v) == Some(writer) => {
+                targets.iter().find_map(|&t| match &cx.expr(t).kind {
+                    ExprKind::Attr { name, .. } => Some(name.as_str()),
+                    _ => None,
+                })
+            }
+            _ => None,
+        })
+        .collect();
+    !fields.is_empty()
+        && cx.model.exprs.iter().enumerate().any(|(i, e)| {
+            matches!(&e.kind, ExprKind::Call(c)
+                if c.name == "close"
+                    && cx.func_of(ExprId(i as u32)) != f
+                    && c.receiver.is_some_and(|r| matches!(&cx.expr(r).kind,
+                        ExprKind::Attr { name, .. } if fields.contains(&name.as_str()))))
+        })
+}
+
 /// A method that is itself a read primitive (`receive`, `read_frame`):
 /// the deadline belongs to its caller.
 fn is_read_wrapper(f: &Function) -> bool {
@@ -541,6 +582,24 @@ class FrameClient:
         header = await self.reader.readexactly(7)  # expect
         return header
 "#,
+        r#"
+import asyncio
+
+class ControlServer:
+    async def __aenter__(self):
+        self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+        return self
+
+    async def __aexit__(self, *exc):
+        # Closing the server does not close accepted connections.
+        self._server.close()
+
+    async def _handle(self, reader, writer):
+        self.last_writer = writer
+        while True:
+            frame = await reader.readexactly(8)  # expect
+            self.on_frame(frame)
+"#,
     ],
     pass: &[
         r#"
@@ -618,6 +677,31 @@ async def handler(client, url):
 
 async def cache_lookup(cache, key):
     return await cache.get(key)
+"#,
+        r#"
+import asyncio
+
+class ControlServer:
+    def __init__(self):
+        self._sessions = {}
+
+    async def __aenter__(self):
+        self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+        return self
+
+    def unregister(self, run_id):
+        sess = self._sessions.pop(run_id, None)
+        if sess is not None:
+            sess.writer.close()
+
+    async def _handle(self, reader, writer):
+        run_id = (await asyncio.wait_for(reader.readline(), timeout=5.0)).strip()
+        sess = self._sessions[run_id]
+        sess.writer = writer
+        while True:
+            # Ends when unregister() closes the writer.
+            frame = await reader.readexactly(8)
+            sess.on_frame(frame)
 "#,
     ],
 };
