@@ -221,11 +221,7 @@ fn gathered_by_maker(cx: &FileCx, ctor: ExprId) -> bool {
     let mut sends = 0;
     for t in common::uses_after(cx, top, &ch.tx, after) {
         // `let tx = tx.clone();`: the clone's own name.
-        let binds_it = cx.tree.enclosing_stmt(t).is_some_and(|s| {
-            matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, .. }
-                if targets.iter().any(|&x| cx.model.strip(x) == t))
-        });
-        if binds_it {
+        if binds_the_name(cx, t) {
             continue;
         }
         match common::call_around(cx, t) {
@@ -245,6 +241,17 @@ fn gathered_by_maker(cx: &FileCx, ctor: ExprId) -> bool {
         }
     }
     sends > 0
+}
+
+/// `u` is the name a `let` (or an assignment) binds, not a use of the
+/// value: `let tx = Sender { inner: tx }` shadows the raw sender, `let tx =
+/// tx.clone()` names a clone.
+fn binds_the_name(cx: &FileCx, u: ExprId) -> bool {
+    matches!(
+        cx.tree.expr_parent(u),
+        unsnarl_model::walk::Parent::Stmt(s)
+            if matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, .. } if targets.contains(&u))
+    )
 }
 
 /// The `let (tx, rx) = ..` channel that `ctor` builds: the function it is
@@ -279,12 +286,7 @@ fn stored_in_fields(
     for u in common::uses_after(cx, top, name, after) {
         // `let tx = Sender { inner: tx, .. }` shadows the raw sender: later
         // uses are of the wrapper.
-        let rebinds = matches!(
-            cx.tree.expr_parent(u),
-            unsnarl_model::walk::Parent::Stmt(s)
-                if matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, .. } if targets.contains(&u))
-        );
-        if rebinds || common::declaration_of(cx, name, u) != Some(decl) {
+        if binds_the_name(cx, u) || common::declaration_of(cx, name, u) != Some(decl) {
             continue;
         }
         let mut cur = u;
