@@ -33,14 +33,16 @@ use unsnarl_frontend_rust::Stage as RustStage;
 use unsnarl_model::{FileModel, Knowledge, Language, SourceInput};
 use unsnarl_rules::{Engine, FileSummaries, ProjectIndex, all_rules};
 
-/// The allocator of the `unsnarl` binary (src/main.rs): parsers and
-/// lowering allocate a lot, and with the system allocator the numbers were
-/// not the binary's (ruff's parser alone: 67 MB/s instead of 88 on the
+/// The allocator of the `unsnarl` binary (src/main.rs), regions on: parsers
+/// and lowering allocate a lot, and with the system allocator the numbers
+/// were not the binary's (ruff's parser alone: 67 MB/s instead of 88 on the
 /// Python sample).
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: unsnarl_alloc::ScanAllocator = unsnarl_alloc::ScanAllocator;
 
 fn main() {
+    // SAFETY: `ScanAllocator` is the global allocator.
+    unsafe { unsnarl_alloc::enable() };
     divan::main();
 }
 

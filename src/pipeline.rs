@@ -868,12 +868,21 @@ fn assign_fingerprints(out: &mut [FindingOut], a: &Analyzed) {
     if out.is_empty() {
         return;
     }
-    let lines: Vec<&str> = a.text.lines().collect();
+    let last = out.iter().map(|o| o.loc.line as usize).max().unwrap_or(0);
+    let lines: Vec<&str> = a.text.lines().take(last).collect();
+    let occurrences = fingerprint::occurrences(&lines);
     let mut seen: HashMap<String, usize> = HashMap::new();
     for o in out.iter_mut() {
         let line0 = o.loc.line as usize - 1;
         let line_text = lines.get(line0).copied().unwrap_or("");
-        let occ = fingerprint::occurrence(&lines, line0);
+        // Past the last line (a finding at the end of the file): every
+        // blank line comes before it.
+        let occ = occurrences.get(line0).copied().unwrap_or_else(|| {
+            lines
+                .iter()
+                .filter(|l| fingerprint::normalize(l).is_empty())
+                .count()
+        });
         let ex = &o.excerpt;
         let flagged = ex.text.get(ex.span.clone()).unwrap_or("");
         let base = fingerprint::fingerprint(o.rule, &o.loc.path, line_text, flagged, occ, 0);

@@ -9,6 +9,8 @@
 //! FNV-1a: fixed, documented, and not tied to the Rust version the way
 //! `DefaultHasher` is.
 
+use std::collections::HashMap;
+
 /// Collapses runs of whitespace to one space and trims the ends.
 pub fn normalize(line: &str) -> String {
     line.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -55,13 +57,19 @@ pub fn fingerprint(
     format!("{h:032x}")
 }
 
-/// How many of the lines before 0-based `line` normalize to the same text.
-pub fn occurrence(lines: &[&str], line: usize) -> usize {
-    let target = normalize(lines.get(line).copied().unwrap_or(""));
-    lines[..line.min(lines.len())]
+/// For each line, how many of the lines before it normalize to the same
+/// text. One pass: a file with thousands of findings must not re-read its
+/// earlier lines for each of them.
+pub fn occurrences(lines: &[&str]) -> Vec<usize> {
+    let mut seen: HashMap<String, usize> = HashMap::with_capacity(lines.len());
+    lines
         .iter()
-        .filter(|l| normalize(l) == target)
-        .count()
+        .map(|l| {
+            let n = seen.entry(normalize(l)).or_insert(0);
+            *n += 1;
+            *n - 1
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -108,10 +116,7 @@ mod tests {
 
     #[test]
     fn occurrences_count_identical_earlier_lines() {
-        let lines = ["a", "b", " a", "a  "];
-        assert_eq!(occurrence(&lines, 0), 0);
-        assert_eq!(occurrence(&lines, 2), 1);
-        assert_eq!(occurrence(&lines, 3), 2);
-        assert_eq!(occurrence(&lines, 1), 0);
+        let lines = ["a", "b", " a", "a  ", "b", "c"];
+        assert_eq!(occurrences(&lines), [0, 0, 1, 2, 1, 0]);
     }
 }

@@ -20,7 +20,8 @@ mod types;
 #[cfg(test)]
 mod tests;
 
-use ruff_python_ast::PySourceType;
+use ruff_python_ast::{ModModule, PySourceType};
+use ruff_python_parser::Parsed;
 use ruff_text_size::TextRange;
 use unsnarl_model::{FileModel, SourceInput, Span, SyntaxError};
 
@@ -28,7 +29,19 @@ use unsnarl_model::{FileModel, SourceInput, Span, SyntaxError};
 /// are recorded in [`FileModel::syntax_errors`] and the parser's recovered
 /// tree is lowered as far as it goes.
 pub fn lower(input: &SourceInput) -> FileModel {
-    let parsed = ruff_python_parser::parse_unchecked_source(input.text, source_type(input));
+    let source_type = source_type(input);
+    // SAFETY: the parser keeps nothing it allocates beyond its result (no
+    // global or thread-local caches, no thread pool): the tree is built in
+    // the thread's region and forgotten once lowered.
+    unsafe {
+        unsnarl_alloc::in_region(
+            || ruff_python_parser::parse_unchecked_source(input.text, source_type),
+            |parsed| lower_parsed(input, parsed),
+        )
+    }
+}
+
+fn lower_parsed(input: &SourceInput, parsed: &Parsed<ModModule>) -> FileModel {
     let names = path::ModulePath::new(input.rel_path);
     let is_test = path::is_test_path(input.rel_path);
 
@@ -52,14 +65,19 @@ pub fn lower(input: &SourceInput) -> FileModel {
     lower::Lowerer::new(input.text, model, names).lower_module(&parsed.syntax().body)
 }
 
-/// Parses a file and drops the tree, without lowering it; returns the
+/// Parses a file and discards the tree, without lowering it; returns the
 /// number of syntax errors. For the benchmark (`benches/frontends.rs`),
 /// which compares the parser's cost with the whole front end's.
 #[doc(hidden)]
 pub fn parse_only(input: &SourceInput) -> usize {
-    ruff_python_parser::parse_unchecked_source(input.text, source_type(input))
-        .errors()
-        .len()
+    let source_type = source_type(input);
+    // SAFETY: as in `lower`.
+    unsafe {
+        unsnarl_alloc::in_region(
+            || ruff_python_parser::parse_unchecked_source(input.text, source_type),
+            |parsed| parsed.errors().len(),
+        )
+    }
 }
 
 fn source_type(input: &SourceInput) -> PySourceType {
