@@ -108,6 +108,9 @@ struct Region {
     high: Cell<usize>,
     /// Inside a build: new blocks come from the region.
     active: Cell<bool>,
+    /// From the start of a build to the end of the read of its result: the
+    /// region holds that result, so it must not be reset.
+    busy: Cell<bool>,
     /// A block of the current build did not fit and came from the heap.
     overflowed: Cell<bool>,
 }
@@ -120,6 +123,7 @@ thread_local! {
             next: Cell::new(0),
             high: Cell::new(0),
             active: Cell::new(false),
+            busy: Cell::new(false),
             overflowed: Cell::new(false),
         }
     };
@@ -252,16 +256,21 @@ unsafe impl GlobalAlloc for ScanAllocator {
 /// stays valid until this thread's next call.) `read` may allocate freely;
 /// its blocks are ordinary heap blocks.
 pub unsafe fn in_region<R, U>(build: impl FnOnce() -> R, read: impl FnOnce(&R) -> U) -> U {
+    // A call inside another's build or read uses the heap (inside a build,
+    // the outer build's region): resetting would free the outer result.
     let usable = ENABLED.load(Ordering::Relaxed)
-        && !REGION.with(|r| r.active.get())
+        && !REGION.with(|r| r.busy.get())
         && REGION.with(|r| r.start.get() != 0 || map_region(r));
     if !usable {
         return read(&build());
     }
     REGION.with(|r| {
         r.reset();
+        r.busy.set(true);
         r.active.set(true);
     });
+    // Not busy any more when this returns, or unwinds.
+    let _done = Done;
     let built = {
         // Off again even if `build` panics.
         let _off = Deactivate;
@@ -286,6 +295,17 @@ struct Deactivate;
 impl Drop for Deactivate {
     fn drop(&mut self) {
         REGION.with(|r| r.active.set(false));
+    }
+}
+
+struct Done;
+
+impl Drop for Done {
+    fn drop(&mut self) {
+        REGION.with(|r| {
+            r.active.set(false);
+            r.busy.set(false);
+        });
     }
 }
 

@@ -164,6 +164,26 @@ fn a_build_inside_a_build_uses_the_outer_one_and_does_not_reset_it() {
 }
 
 #[test]
+fn a_build_inside_a_read_leaves_the_outer_result_alone() {
+    enabled();
+    // SAFETY: as above.
+    let (inner_there, outer_intact) = unsafe {
+        in_region(
+            || words(2000),
+            |outer| {
+                let inner = in_region(
+                    || vec![u64::MAX; 50_000],
+                    |v| in_this_threads_region(v.as_ptr().cast()),
+                );
+                (inner, *outer == words(2000))
+            },
+        )
+    };
+    assert!(!inner_there, "the inner build used the heap");
+    assert!(outer_intact, "the outer build's region was not reset");
+}
+
+#[test]
 fn threads_have_regions_of_their_own() {
     enabled();
     let handles: Vec<_> = (0..4)
