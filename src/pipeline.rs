@@ -507,11 +507,14 @@ fn prepare_file(
     }
     // The text alone must fit before the full cost, which needs the line
     // index, is worth computing (with the default budget, none is kept).
-    let kept = if queries.is_empty() || !memory.has(a.text.len()) {
-        None
+    let keep = !queries.is_empty()
+        && memory.has(a.text.len())
+        && memory.take(a.prepared.approx_bytes() + a.text.len() + a.lines().line_count() * 4);
+    let kept = if keep {
+        Some(Box::new(a))
     } else {
-        let cost = a.prepared.approx_bytes() + a.text.len() + a.lines().line_count() * 4;
-        memory.take(cost).then(|| Box::new(a))
+        a.prepared.model.recycle();
+        None
     };
     Stage1::Ready(
         Box::new(FileState {

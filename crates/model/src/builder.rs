@@ -2,11 +2,17 @@
 
 use crate::ir::*;
 use crate::span::Span;
+use std::cell::RefCell;
 
 /// Deepest nesting a front end lowers. Deeper sub-trees are cut off (lowered
 /// as an empty [`ExprKind::Other`]) so that pathological inputs such as ten
 /// thousand nested parentheses cannot exhaust the stack of our own walks.
 pub const MAX_NESTING: u32 = 400;
+
+thread_local! {
+    /// The emptied node arrays of the last model recycled on this thread.
+    static SPARE_NODES: RefCell<(Vec<Expr>, Vec<Stmt>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+}
 
 impl FileModel {
     /// A model with the module pseudo-function already at `functions[0]`.
@@ -30,11 +36,38 @@ impl FileModel {
     /// (large generated files are mostly data), and the arenas grow as usual.
     pub fn reserve_nodes(&mut self, text_len: usize, bytes_per_expr: usize, bytes_per_stmt: usize) {
         const MAX_RESERVED: usize = 1 << 20;
+        if self.exprs.capacity() == 0 && self.stmts.capacity() == 0 {
+            SPARE_NODES.with(|spare| {
+                let mut spare = spare.borrow_mut();
+                self.exprs = std::mem::take(&mut spare.0);
+                self.stmts = std::mem::take(&mut spare.1);
+            });
+        }
         let at_most = |size: usize| MAX_RESERVED / size.max(1);
         self.exprs
             .reserve((text_len / bytes_per_expr).min(at_most(size_of::<Expr>())));
         self.stmts
             .reserve((text_len / bytes_per_stmt).min(at_most(size_of::<Stmt>())));
+    }
+
+    /// Drops the model, keeping its node arrays (emptied) for the next model
+    /// [`reserve_nodes`](Self::reserve_nodes) makes on this thread. A fresh
+    /// array is fresh memory: writing the nodes of each file into pages the
+    /// allocator had just given back cost more time than building them.
+    pub fn recycle(mut self) {
+        const MAX_KEPT: usize = 4 << 20;
+        self.exprs.clear();
+        self.stmts.clear();
+        let small = |bytes: usize| bytes <= MAX_KEPT;
+        if small(self.exprs.capacity() * size_of::<Expr>())
+            && small(self.stmts.capacity() * size_of::<Stmt>())
+        {
+            let nodes = (
+                std::mem::take(&mut self.exprs),
+                std::mem::take(&mut self.stmts),
+            );
+            SPARE_NODES.with(|spare| *spare.borrow_mut() = nodes);
+        }
     }
 
     pub fn add_expr(&mut self, kind: ExprKind, span: Span) -> ExprId {
@@ -235,5 +268,42 @@ impl FileModel {
             }
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model_with_nodes(n: usize) -> FileModel {
+        let mut m = FileModel::new("m", Span::new(0, 0));
+        m.reserve_nodes(n * 10, 10, 40);
+        for i in 0..n {
+            let e = m.add_expr(ExprKind::Literal(Lit::Int(i as i64)), Span::new(0, 0));
+            m.add_stmt(StmtKind::Expr(e), Span::new(0, 0));
+        }
+        m
+    }
+
+    #[test]
+    fn a_recycled_models_arrays_serve_the_next_model_empty() {
+        let first = model_with_nodes(1000);
+        let (exprs_at, stmts_at) = (first.exprs.as_ptr(), first.stmts.as_ptr());
+        first.recycle();
+        let mut next = FileModel::new("n", Span::new(0, 0));
+        next.reserve_nodes(100, 10, 40);
+        assert_eq!(next.exprs.as_ptr(), exprs_at);
+        assert_eq!(next.stmts.as_ptr(), stmts_at);
+        assert!(next.exprs.is_empty() && next.stmts.is_empty());
+        assert!(next.exprs.capacity() >= 1000);
+    }
+
+    #[test]
+    fn arrays_too_large_to_keep_are_freed() {
+        let n = (8 << 20) / size_of::<Expr>();
+        model_with_nodes(n).recycle();
+        let mut next = FileModel::new("n", Span::new(0, 0));
+        next.reserve_nodes(100, 10, 40);
+        assert!(next.exprs.capacity() < n);
     }
 }
