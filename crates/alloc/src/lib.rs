@@ -33,7 +33,7 @@ const DEFAULT_REGION_BYTES: usize = 1 << 30;
 /// What the region keeps committed between files. Above it, the pages a
 /// large file used are given back when the next file starts, so one huge
 /// generated file does not raise the scan's memory for good.
-const DEFAULT_KEEP_BYTES: usize = 8 << 20;
+const DEFAULT_KEEP_BYTES: usize = 4 << 20;
 
 static ENABLED: AtomicBool = AtomicBool::new(false);
 static REGION_BYTES: AtomicUsize = AtomicUsize::new(DEFAULT_REGION_BYTES);

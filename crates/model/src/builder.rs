@@ -55,7 +55,7 @@ impl FileModel {
     /// array is fresh memory: writing the nodes of each file into pages the
     /// allocator had just given back cost more time than building them.
     pub fn recycle(mut self) {
-        const MAX_KEPT: usize = 4 << 20;
+        const MAX_KEPT: usize = 1 << 20;
         self.exprs.clear();
         self.stmts.clear();
         let small = |bytes: usize| bytes <= MAX_KEPT;
