@@ -69,27 +69,37 @@ pub(crate) struct Lowerer {
 /// Lowers a whole file. Never panics for a well-formed call on any text
 /// (callers still wrap it in `catch_unwind` as a safety net).
 pub(crate) fn lower_file(text: &str, rel_path: &str) -> FileModel {
-    lower_parsed(parse::parse(text), text, rel_path)
+    // SAFETY: parsing keeps nothing it allocates beyond its result: the
+    // tree builder's caches are its own, and rust-analyzer's parser has no
+    // global or thread-local state (its `tracing` spans register nothing
+    // while no subscriber is installed, and unsnarl installs none). The
+    // tree is built in the thread's region and forgotten once lowered.
+    unsafe {
+        unsnarl_alloc::in_region(
+            || parse::parse(text),
+            |parsed| lower_parsed(parsed, text, rel_path),
+        )
+    }
 }
 
 /// Lowers an already parsed file (split from [`lower_file`] so lowering can
 /// be measured on its own).
-pub(crate) fn lower_parsed(parsed: parse::Parsed, text: &str, rel_path: &str) -> FileModel {
+pub(crate) fn lower_parsed(parsed: &parse::Parsed, text: &str, rel_path: &str) -> FileModel {
     let module = file::module_path(rel_path);
     let len = u32::try_from(text.len()).unwrap_or(u32::MAX);
     let mut m = FileModel::new(module.clone(), Span::new(0, len));
     m.reserve_nodes(text.len(), 16, 75);
     m.is_test = file::is_test_path(rel_path);
     m.is_generated = file::is_generated(text);
-    for (start, end, message) in parsed.errors {
+    for (start, end, message) in &parsed.errors {
         m.syntax_errors.push(SyntaxError {
-            span: Span::new(start.min(len), end.min(len)),
-            message,
+            span: Span::new((*start).min(len), (*end).min(len)),
+            message: message.clone(),
         });
     }
-    let macro_bodies = parsed.macro_bodies;
+    let macro_bodies = &parsed.macro_bodies;
     let edition = parsed.edition;
-    let Some(source) = ast::SourceFile::cast(parsed.root) else {
+    let Some(source) = ast::SourceFile::cast(parsed.root.clone()) else {
         return m;
     };
     if attrs::has_cfg_test(source.syntax()) {
@@ -118,7 +128,7 @@ pub(crate) fn lower_parsed(parsed: parse::Parsed, text: &str, rel_path: &str) ->
         batch: None,
         edition,
     };
-    l.batch = batch::build(text, &macro_bodies, edition, &mut l.reparse_budget);
+    l.batch = batch::build(text, macro_bodies, edition, &mut l.reparse_budget);
     l.scopes.push_module(&module);
     let mut body = Vec::new();
     let items: Vec<ast::Item> = source.items().collect();

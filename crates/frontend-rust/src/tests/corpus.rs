@@ -62,7 +62,7 @@ fn corpus() {
                     let p = crate::parse::parse(&text);
                     let t = Instant::now();
                     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        crate::lower::lower_parsed(p, &text, &rel)
+                        crate::lower::lower_parsed(&p, &text, &rel)
                     }));
                     best[3] = best[3].min(t.elapsed());
                     result = Some(r);
@@ -148,7 +148,7 @@ fn corpus_lowering_only() {
                         macro_bodies: p.macro_bodies.clone(),
                         edition: p.edition,
                     };
-                    std::hint::black_box(crate::lower::lower_parsed(p, text, rel));
+                    std::hint::black_box(crate::lower::lower_parsed(&p, text, rel));
                 }
             }
             eprintln!("{iters} rounds: {:?}", t.elapsed());
