@@ -116,6 +116,9 @@ fn holder(cx: &FileCx, e: ExprId) -> Holder {
                     }
                 }
                 ExprKind::AssignExpr { target, .. } => {
+                    if let Some(field) = down_levelled_unref(cx, p, *target) {
+                        return field;
+                    }
                     return Holder::Stored(last_key(cx, *target), false);
                 }
                 _ => return Holder::Other,
@@ -145,6 +148,46 @@ fn holder(cx: &FileCx, e: ExprId) -> Holder {
     }
 }
 
+/// TypeScript's output for `this.timer = setInterval(..).unref?.()`:
+/// `this.timer = (_b = (_a = setInterval(..)).unref) === null || _b ===
+/// void 0 ? void 0 : _b.call(_a)`. `unref()` returns the timer itself, so
+/// the handle lands in the statement's target, not in the temporary `_a`.
+fn down_levelled_unref(cx: &FileCx, assign: ExprId, temp: ExprId) -> Option<Holder> {
+    let name = cx.model.name_of(temp)?;
+    let b = name.as_bytes();
+    let is_temp = b.len() >= 2
+        && b[0] == b'_'
+        && b[1].is_ascii_lowercase()
+        && b[2..].iter().all(u8::is_ascii_digit);
+    if !is_temp {
+        return None;
+    }
+    let mut cur = assign;
+    let stmt = loop {
+        match cx.tree.expr_parent(cur) {
+            Parent::Expr(p) => cur = p,
+            Parent::Stmt(s) => break s,
+            _ => return None,
+        }
+    };
+    let StmtKind::Assign {
+        targets,
+        value: Some(v),
+        ..
+    } = &cx.stmt(stmt).kind
+    else {
+        return None;
+    };
+    let &t = targets.first()?;
+    let text = cx.source(cx.expr(*v).span);
+    (matches!(
+        cx.expr(t).kind,
+        ExprKind::Attr { .. } | ExprKind::Name { .. }
+    ) && text.contains(".unref)")
+        && text.contains(&format!(".call({name})")))
+    .then(|| Holder::Stored(last_key(cx, t), false))
+}
+
 /// The last segment of a name or member chain (`this.timer` → `timer`).
 fn last_key(cx: &FileCx, e: ExprId) -> String {
     let d = cx
@@ -164,6 +207,13 @@ wss.on("connection", (ws) => {
 class Poller {
   start() {
     this.timer = setInterval(() => this.poll(), 1000); // expect
+  }
+}
+
+class Refresher {
+  start(ms) {
+    var _a, _b;
+    this.refresh = (_b = (_a = setInterval(() => this.run(), ms)).unref) === null || _b === void 0 ? void 0 : _b.call(_a); // expect
   }
 }
 "#],
@@ -186,6 +236,19 @@ class Poller {
 
 function every(ms, fn) {
   return setInterval(fn, ms);
+}
+
+class Balancer {
+  update(periodMs) {
+    var _a, _b;
+    if (this.timer) {
+      clearInterval(this.timer);
+    }
+    this.timer = (_b = (_a = setInterval(() => this.recompute(), periodMs)).unref) === null || _b === void 0 ? void 0 : _b.call(_a);
+  }
+  destroy() {
+    clearInterval(this.timer);
+  }
 }
 "#],
 };

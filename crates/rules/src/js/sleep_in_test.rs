@@ -22,7 +22,13 @@ assertion (`expect`, `assert`, `t.is`...), or assertions inside a
 `setTimeout` callback. An assertion of constants only (`t.assert.ok('hook
 ran')`, counted by `t.plan`) reads no state and does not count, nor
 does one that repeats word for word a check made before the sleep (it
-checks that nothing changed, which no slow machine can break).
+checks that nothing changed, which no slow machine can break), nor one
+that checks that something did not happen: a mock not called
+(`expect(fn).not.toHaveBeenCalled()`, `sinon.assert.notCalled(spy)`, a
+call count of 0) or a flag that only ever turns on still off
+(`assert.strictEqual(signal.aborted, false)`; also `destroyed`, `closed`,
+`ended`, `finished`, `killed`, `called`). A slow machine can only make
+such a check pass.
 
 ## Why
 
@@ -135,8 +141,100 @@ fn uses_fake_timers(cx: &FileCx) -> bool {
 fn asserts_after(cx: &FileCx, s: StmtId) -> bool {
     let f = cx.tree.stmt_func(s);
     let end = cx.stmt(s).span.end;
-    common::calls_of(cx, f)
-        .any(|x| cx.expr(x).span.start >= end && is_assert(cx, x) && !checks_nothing(cx, x))
+    common::calls_of(cx, f).any(|x| {
+        cx.expr(x).span.start >= end
+            && is_assert(cx, x)
+            && !checks_nothing(cx, x)
+            && !checks_an_absence(cx, x)
+            // `expect(v)` asserts what the matcher called on it asserts.
+            && !cx.call(x).is_some_and(|c| {
+                c.name == "expect" && matcher_of(cx, x).is_some_and(|m| checks_an_absence(cx, m))
+            })
+    })
+}
+
+/// The matcher called on `expect(v)` (`expect(v).toBe(1)`,
+/// `expect(v).not.toHaveBeenCalled()`).
+fn matcher_of(cx: &FileCx, expect: ExprId) -> Option<ExprId> {
+    let f = cx.func_of(expect);
+    common::calls_of(cx, f).find(|&m| {
+        cx.call(m).and_then(|c| c.receiver).is_some_and(|r| {
+            let r = cx.model.strip(r);
+            r == expect
+                || matches!(&cx.expr(r).kind, ExprKind::Attr { obj, name, .. } if name == "not" && cx.model.strip(*obj) == expect)
+        })
+    })
+}
+
+/// Flags that only ever turn on: once an abort, a close or a call has
+/// happened, it stays happened.
+const ONE_WAY_FLAGS: &[&str] = &[
+    "aborted",
+    "destroyed",
+    "closed",
+    "ended",
+    "finished",
+    "killed",
+    "called",
+    "writableEnded",
+    "writableFinished",
+    "readableEnded",
+];
+
+/// The assertion checks that something did not happen: a mock not called
+/// (`expect(fn).not.toHaveBeenCalled()`, `sinon.assert.notCalled(spy)`, a
+/// call count of 0), a one-way flag still off (`assert.strictEqual(
+/// signal.aborted, false)`, `assert(!spy.called)`). Waiting longer can only
+/// make it pass, so a sleep before it is a grace window, not a guess.
+fn checks_an_absence(cx: &FileCx, x: ExprId) -> bool {
+    let Some(c) = cx.call(x) else { return false };
+    let attr_name = |e: ExprId| match &cx.expr(cx.model.strip(e)).kind {
+        ExprKind::Attr { name, .. } => Some(name.as_str()),
+        _ => None,
+    };
+    let one_way = |e: ExprId| attr_name(e).is_some_and(|n| ONE_WAY_FLAGS.contains(&n));
+    let counter = |e: ExprId| {
+        let text = cx.source(cx.expr(e).span);
+        attr_name(e) == Some("callCount") || text.ends_with(".calls.length")
+    };
+    let lit = |e: ExprId| cx.model.literal(e);
+    let is_false = |e: ExprId| matches!(lit(e), Some(Lit::Bool(false)));
+    let is_zero = |e: ExprId| matches!(lit(e), Some(Lit::Int(0)));
+    let negated = |e: ExprId| match cx.expr(cx.model.strip(e)).kind {
+        ExprKind::Unary {
+            op: UnOp::Not,
+            operand,
+        } => one_way(operand),
+        _ => false,
+    };
+    // `expect(actual).not.toHaveBeenCalled()`, `expect(actual).toBe(false)`.
+    let not = c.receiver.is_some_and(|r| attr_name(r) == Some("not"));
+    let expected = c
+        .receiver
+        .map(|r| cx.model.strip(r))
+        .map(|r| match &cx.expr(r).kind {
+            ExprKind::Attr { obj, name, .. } if name == "not" => *obj,
+            _ => r,
+        })
+        .and_then(|r| cx.call(r).filter(|k| k.name == "expect"))
+        .and_then(|k| k.positional(0));
+    let first = c.positional(0);
+    let second = c.positional(1);
+    match c.name.as_str() {
+        "toHaveBeenCalled" | "toBeCalled" => not,
+        "toHaveBeenCalledTimes" | "toBeCalledTimes" => !not && first.is_some_and(is_zero),
+        "toBe" | "toEqual" | "toStrictEqual" if !not => expected
+            .zip(first)
+            .is_some_and(|(a, b)| (one_way(a) && is_false(b)) || (counter(a) && is_zero(b))),
+        "toBeFalsy" if !not => expected.is_some_and(one_way),
+        "notCalled" => true,
+        "strictEqual" | "equal" | "deepEqual" | "deepStrictEqual" | "is" => first
+            .zip(second)
+            .is_some_and(|(a, b)| (one_way(a) && is_false(b)) || (counter(a) && is_zero(b))),
+        "notOk" | "false" => first.is_some_and(one_way),
+        "ok" | "assert" | "true" => first.is_some_and(negated),
+        _ => false,
+    }
 }
 
 /// An assertion of constants only (`t.assert.ok('onAfter ran')`, counted by
@@ -211,6 +309,26 @@ test("the pool shrinks back after a burst", async () => {
   assert.strictEqual(pool.threads.length, 1);
 });
 "#,
+        r#"
+// file: test/abort.test.js
+const { test } = require("node:test");
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+test("the late timer aborts the request", async (t) => {
+  const controller = new AbortController();
+  startRequest(controller);
+  await sleep(300); // expect
+  t.assert.strictEqual(controller.signal.aborted, true);
+});
+
+test("the debounced save fires", async () => {
+  const save = jest.fn();
+  debounce(save, 10)("a");
+  await sleep(100); // expect
+  expect(save).not.toHaveBeenCalled();
+  expect(save).toHaveBeenCalledTimes(1);
+});
+"#,
     ],
     pass: &[
         r#"
@@ -255,6 +373,31 @@ test("async lifecycle hooks run", async (t) => {
   });
   const out = await app.dispatch({});
   t.assert.strictEqual(out, "ok");
+});
+"#,
+        r#"
+// file: test/timeout.test.js
+const { test } = require("node:test");
+const assert = require("node:assert");
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+test("a finished request is not aborted by its late timer", async (t) => {
+  const controller = new AbortController();
+  const req = startRequest(controller);
+  req.finished = true;
+  await sleep(300);
+  t.assert.strictEqual(controller.signal.aborted, false);
+  assert.ok(!req.destroyed);
+});
+
+test("the debounced save does not fire early", async () => {
+  const save = jest.fn();
+  const input = debounce(save, 1000);
+  input("a");
+  await sleep(100);
+  expect(save).not.toHaveBeenCalled();
+  expect(save.mock.calls.length).toBe(0);
+  sinon.assert.notCalled(spy);
 });
 "#,
     ],

@@ -507,7 +507,7 @@ fn configured(cx: &FileCx, e: ExprId, depth: u32) -> bool {
 }
 
 /// Collections whose size the program or its schema fixes, not the data:
-/// columns, indices and constraints of a table, registered plugins,
+/// columns, indices, constraints and enum types of a table, registered plugins,
 /// providers, listeners, replicas, a cluster's brokers and nodes.
 fn program_structure(text: &str) -> bool {
     STRUCTURE.iter().any(|w| text.contains(w))
@@ -522,6 +522,7 @@ const STRUCTURE: &[&str] = &[
     "indices",
     "index",
     "constraint",
+    "enums",
     "foreignkey",
     "schema",
     "model",
@@ -1018,6 +1019,18 @@ class Scheduler {
 
   async scan() {
     await Promise.all(Object.keys(this.definitions).map((name) => this.store.lockNext(name)));
+  }
+}
+"#,
+        r#"
+class SchemaTool {
+  constructor(orm) {
+    this.orm = orm;
+  }
+
+  async dropAllEnums(opts) {
+    const enums = await this.orm.query("select typname from pg_type where typtype = 'e'", opts);
+    return Promise.all(enums.map((e) => this.orm.query(`drop type ${e.typname}`, opts)));
   }
 }
 "#,

@@ -88,7 +88,10 @@ impl Rule for AwaitInCleanup {
                     };
                     let inner = cx.model.strip(inner);
                     let Some(c) = cx.call(inner) else { continue };
-                    if !is_io_call(cx, c) || under_deadline(cx, e, true) {
+                    if !is_io_call(cx, c)
+                        || under_deadline(cx, e, true)
+                        || reaps_killed_process(cx, block, e, c)
+                    {
                         continue;
                     }
                     out.push(cx.finding(
@@ -104,6 +107,38 @@ impl Rule for AwaitInCleanup {
             }
         }
     }
+}
+
+/// `proc.wait()` / `proc.communicate()` after `proc.kill()` (or a SIGKILL
+/// sent to it) earlier in the same cleanup block, nested or not (`with
+/// CancelScope(shield=True): proc.kill(); await proc.wait()`): a killed
+/// process cannot ignore the signal, so the wait ends as soon as the kernel
+/// reaps it, and a timeout would only risk leaving a zombie.
+/// (`terminate()` can be ignored: a wait after it stays reported.)
+fn reaps_killed_process(cx: &FileCx, block: &Block, e: ExprId, c: &Call) -> bool {
+    let Some(proc) = c
+        .receiver
+        .filter(|_| matches!(c.name.as_str(), "wait" | "communicate"))
+    else {
+        return false;
+    };
+    let proc = cx.source(cx.expr(proc).span);
+    let at = cx.expr(e).span.start;
+    unsnarl_model::walk::exprs_in_block(cx.model, block)
+        .into_iter()
+        .filter(|&k| cx.expr(k).span.end <= at)
+        .filter_map(|k| cx.call(k))
+        .any(|k| {
+            let on_proc = k
+                .receiver
+                .is_some_and(|r| cx.source(cx.expr(r).span) == proc);
+            let sigkill = || {
+                k.args
+                    .iter()
+                    .any(|a| cx.source(cx.expr(a.value).span).ends_with("SIGKILL"))
+            };
+            on_proc && (k.name == "kill" || (k.name == "send_signal" && sigkill()))
+        })
 }
 
 /// The `try` statements of a function.
@@ -167,6 +202,27 @@ async def worker(session: aiohttp.ClientSession, job):
         raise
 "#,
         r#"
+import asyncio
+
+async def run_script(cmd):
+    proc = await asyncio.create_subprocess_exec(*cmd, stdout=asyncio.subprocess.PIPE)
+    try:
+        out, _ = await proc.communicate()
+    except BaseException:
+        proc.terminate()  # SIGTERM can be ignored
+        await proc.wait()  # expect
+        raise
+    return out
+
+async def run_other(cmd, other):
+    proc = await asyncio.create_subprocess_exec(*cmd)
+    try:
+        await proc.wait()
+    finally:
+        other.kill()
+        await proc.wait()  # expect
+"#,
+        r#"
 async def notify_server(conn, job):
     await conn.execute("UPDATE jobs SET state = 'failed' WHERE id = $1", job)
 
@@ -177,7 +233,8 @@ async def run(conn, job):
         await notify_server(conn, job)  # expect
 "#,
     ],
-    pass: &[r#"
+    pass: &[
+        r#"
 import asyncio
 
 async def process(job, client, writer):
@@ -199,7 +256,34 @@ async def discipline():
         raise
     except Exception:
         await client.post("/error")
-"#],
+"#,
+        r#"
+import anyio
+import asyncio
+import signal
+
+async def run_script(cmd):
+    proc = await asyncio.create_subprocess_exec(*cmd, stdout=asyncio.subprocess.PIPE)
+    try:
+        out, _ = await proc.communicate()
+    except BaseException:
+        with anyio.CancelScope(shield=True):
+            proc.kill()
+            await proc.wait()
+        raise
+    return out
+
+class Runner:
+    async def run(self, cmd):
+        self.proc = await asyncio.create_subprocess_exec(*cmd)
+        try:
+            await self.proc.wait()
+        finally:
+            if self.proc.returncode is None:
+                self.proc.send_signal(signal.SIGKILL)
+            await self.proc.communicate()
+"#,
+    ],
 };
 
 #[cfg(test)]

@@ -24,8 +24,9 @@ Two shapes:
 - an `asyncio.Lock` (or anyio/trio lock) taken with `async with` whose body
   awaits network or disk I/O (HTTP clients, database drivers, streams). A
   send lock, whose body only writes to one stream (`writer.write(frame);
-  await writer.drain()`), is left alone: keeping frames whole is what it
-  is for.
+  await writer.drain()`), and a receive lock, whose body only reads from
+  one stream (`await reader.readexactly(n)`), are left alone: keeping
+  frames whole is what they are for.
 
 ## Why
 
@@ -227,13 +228,19 @@ fn check_with(cx: &FileCx, w: StmtId, out: &mut Vec<Finding>) {
     }
 }
 
-/// A send lock: every I/O the body awaits writes to one stream
-/// (`self.writer.write(frame); await self.writer.drain()`). Frames must not
-/// interleave and `drain()` must not run twice at once: the I/O under the
-/// lock is what the lock protects.
+/// A send lock or a receive lock: every I/O the body awaits writes to one
+/// stream (`self.writer.write(frame); await self.writer.drain()`), or every
+/// one reads from one stream (`await self.reader.readexactly(n)`). Frames
+/// must not interleave and `drain()` must not run twice at once: the I/O
+/// under the lock is what the lock protects. (Reads and writes together
+/// are a round trip under the lock, still reported.)
 fn serializes_one_stream(cx: &FileCx, awaits: &[ExprId]) -> bool {
-    let mut stream: Option<String> = None;
-    let mut any = false;
+    #[derive(PartialEq, Clone, Copy)]
+    enum Way {
+        Write,
+        Read,
+    }
+    let mut stream: Option<(String, Way)> = None;
     for &a in awaits {
         if !awaits_io(cx, a) {
             continue;
@@ -241,28 +248,22 @@ fn serializes_one_stream(cx: &FileCx, awaits: &[ExprId]) -> bool {
         let Some(c) = cx.call(cx.model.strip(a)) else {
             return false;
         };
-        let writes = matches!(
-            c.name.as_str(),
-            "drain"
-                | "write"
-                | "writelines"
-                | "send"
-                | "sendall"
-                | "send_bytes"
-                | "send_text"
-                | "send_json"
-                | "flush"
-        );
+        let way = match c.name.as_str() {
+            "drain" | "write" | "writelines" | "send" | "sendall" | "send_bytes" | "send_text"
+            | "send_json" | "flush" => Way::Write,
+            "read" | "readexactly" | "readuntil" | "readline" | "recv" | "recv_bytes"
+            | "receive" | "receive_bytes" | "receive_text" | "receive_json" => Way::Read,
+            _ => return false,
+        };
         let Some(r) = c.receiver.and_then(|r| cx.model.dotted(r)) else {
             return false;
         };
-        if !writes || stream.as_ref().is_some_and(|s| *s != r) {
+        if stream.as_ref().is_some_and(|s| s.0 != r || s.1 != way) {
             return false;
         }
-        stream = Some(r);
-        any = true;
+        stream = Some((r, way));
     }
-    any
+    stream.is_some()
 }
 
 /// The body starts by re-checking the state and leaving when another task
@@ -386,6 +387,22 @@ async def pull(url):
             async with s.get(url) as r:
                 return await r.text()
 "#,
+        r#"
+import asyncio
+
+
+class Link:
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
+        self.reader = reader
+        self.writer = writer
+        self.lock = asyncio.Lock()
+
+    async def call(self, request: bytes) -> bytes:
+        async with self.lock:  # expect
+            self.writer.write(request)
+            await self.writer.drain()
+            return await self.reader.readline()
+"#,
     ],
     pass: &[
         r#"
@@ -403,6 +420,22 @@ class Link:
             self.writer.write(len(frame).to_bytes(4, "big"))
             self.writer.write(frame)
             await self.writer.drain()
+"#,
+        r#"
+import asyncio
+import struct
+
+
+class FrameReader:
+    def __init__(self, reader: asyncio.StreamReader):
+        self.reader = reader
+        self.lock = asyncio.Lock()
+
+    async def read_frame(self) -> bytes:
+        async with self.lock:
+            header = await self.reader.readexactly(4)
+            (length,) = struct.unpack(">I", header)
+            return await self.reader.readexactly(length)
 "#,
         r#"
 import threading

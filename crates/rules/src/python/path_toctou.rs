@@ -193,6 +193,10 @@ fn race_handled(cx: &FileCx, call: ExprId) -> bool {
                                         | "OSError"
                                         | "IOError"
                                         | "EnvironmentError"
+                                        // Aliases of OSError in older code.
+                                        | "os.error"
+                                        | "socket.error"
+                                        | "select.error"
                                         | "Exception"
                                         | "BaseException"
                                 )
@@ -724,6 +728,22 @@ def delete(name):
 def ensure_ok(path):
     if not os.path.exists(path):
         os.makedirs(path, exist_ok=True)
+"#,
+        r#"
+import os
+
+def extract(data, real_path, tmp_path):
+    try:
+        with open(tmp_path, "wb") as f:
+            f.write(data)
+        try:
+            os.rename(tmp_path, real_path)
+        except os.error:
+            if os.path.isfile(real_path):
+                os.unlink(real_path)
+                os.rename(tmp_path, real_path)
+    except os.error as e:
+        raise RuntimeError(f"cannot extract to {real_path}: {e}")
 "#,
     ],
 };
