@@ -260,30 +260,63 @@ fn private_within(cx: &FileCx, path: &str, depth: u32) -> bool {
         unsnarl_model::walk::exprs_under(cx.model, v)
             .into_iter()
             .any(|x| {
-                cx.call(x).is_some_and(|c| {
-                    matches!(
-                        c.target.as_deref(),
-                        Some(
-                            "tempfile.mkdtemp"
-                                | "tempfile.mkstemp"
-                                | "tempfile.TemporaryDirectory"
-                                | "tempfile.NamedTemporaryFile"
-                                | "os.getpid"
-                                | "uuid.uuid4"
-                                | "uuid.uuid1"
+                private_source(cx, x)
+                    || (depth > 0
+                        && matches!(
+                            cx.expr(x).kind,
+                            ExprKind::Name { .. } | ExprKind::Attr { .. }
                         )
-                    )
-                }) || (depth > 0
-                    && matches!(
-                        cx.expr(x).kind,
-                        ExprKind::Name { .. } | ExprKind::Attr { .. }
-                    )
-                    && cx
-                        .model
-                        .dotted(x)
-                        .is_some_and(|d| d != path && private_within(cx, &d, depth - 1)))
+                        && cx
+                            .model
+                            .dotted(x)
+                            .is_some_and(|d| d != path && private_within(cx, &d, depth - 1)))
+                    || (depth > 0 && returns_private(cx, x))
             })
     })
+}
+
+/// A fresh temporary, the process id, a UUID.
+fn private_source(cx: &FileCx, x: ExprId) -> bool {
+    cx.call(x).is_some_and(|c| {
+        matches!(
+            c.target.as_deref(),
+            Some(
+                "tempfile.mkdtemp"
+                    | "tempfile.mkstemp"
+                    | "tempfile.TemporaryDirectory"
+                    | "tempfile.NamedTemporaryFile"
+                    | "os.getpid"
+                    | "uuid.uuid4"
+                    | "uuid.uuid1"
+            )
+        )
+    })
+}
+
+/// `x` calls a function of the file whose every `return` builds its value
+/// from a private source (`def scratch_name(self): return os.path.join(
+/// self.dir, "probe-%d" % os.getpid())`).
+fn returns_private(cx: &FileCx, x: ExprId) -> bool {
+    let Some(f) = cx.call(x).and_then(|c| cx.callee_in_file(c)) else {
+        return false;
+    };
+    let mut values = cx
+        .body_stmts(f)
+        .iter()
+        .filter_map(|&s| match cx.stmt(s).kind {
+            StmtKind::Return(v) => Some(v),
+            _ => None,
+        });
+    let mut any = false;
+    let all = values.all(|v| {
+        any = true;
+        v.is_some_and(|v| {
+            unsnarl_model::walk::exprs_under(cx.model, v)
+                .into_iter()
+                .any(|y| private_source(cx, y))
+        })
+    });
+    any && all
 }
 
 fn path_text(cx: &FileCx, e: ExprId) -> Option<String> {
@@ -731,6 +764,22 @@ def ensure_ok(path):
 "#,
         r#"
 import os
+
+class Installer:
+    def __init__(self, install_dir):
+        self.install_dir = install_dir
+
+    def scratch_name(self):
+        return os.path.join(self.install_dir, "probe-%d" % os.getpid())
+
+    def probe(self, run):
+        marker = self.scratch_name() + ".ok"
+        try:
+            run(marker)
+            return os.path.exists(marker)
+        finally:
+            if os.path.exists(marker):
+                os.unlink(marker)
 
 def extract(data, real_path, tmp_path):
     try:

@@ -233,11 +233,17 @@ fn check_spawn(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
     // `for job in self.jobs: tg.start_soon(job)`, `create_task(cb())`: the
     // items are the callables themselves, registered by the program, not
     // data that arrives.
+    // Also `create_task(cb.fn(ev))` over what an `add_*`/`register*`
+    // method of the file put in the collection: registered callbacks
+    // wrapped in a record.
     if let Some(item) = loop_item
         && spawned.is_some_and(|p| {
             let p = cx.model.strip(p);
             let callee = cx.call(p).map_or(p, |k| k.func);
             cx.model.name_of(callee) == Some(item)
+                || matches!(&cx.expr(callee).kind, ExprKind::Attr { obj, .. }
+                    if cx.model.name_of(*obj) == Some(item))
+                    && filled_by_registration(cx, iter)
         })
     {
         return;
@@ -251,6 +257,31 @@ fn check_spawn(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
         ),
         "bound the fan-out: acquire an `asyncio.Semaphore(N)` in the spawned coroutine (or before spawning), or run N workers over a bounded queue",
     ));
+}
+
+/// The collection (`self._sinks`) is filled only by methods of the file
+/// named for registration (`add_sink`, `register`, `subscribe`, `attach`):
+/// the program decides what is in it.
+fn filled_by_registration(cx: &FileCx, iter: ExprId) -> bool {
+    let Some(field) = cx.model.dotted(iter).filter(|d| d.starts_with("self.")) else {
+        return false;
+    };
+    let mut fills = cx
+        .calls_named(&["add", "append", "insert", "setdefault", "__setitem__"])
+        .into_iter()
+        .filter(|(_, c)| {
+            c.receiver
+                .and_then(|r| cx.model.dotted(r))
+                .is_some_and(|d| d == field)
+        })
+        .peekable();
+    fills.peek().is_some()
+        && fills.all(|(e, _)| {
+            let name = cx.func(cx.func_of(e)).name.as_str();
+            ["add", "register", "subscribe", "attach"]
+                .iter()
+                .any(|w| name.trim_start_matches('_').starts_with(w))
+        })
 }
 
 /// A restart loop, not a fan-out: the spawned call uses nothing of the
@@ -842,6 +873,24 @@ async def read_obj(client, kind, obj_id):
     methods = client.readers(kind)
     return await asyncio.gather(*[m(obj_id) for m in methods])  # expect
 "#,
+        r#"
+import asyncio
+
+class Conn:
+    def __init__(self, loop):
+        self._loop = loop
+        self._pending = []
+
+    def on_message(self, msg):
+        self._pending.append(Job(msg))
+
+    def add_sink(self, fn):
+        self._pending.append(fn)
+
+    def _flush(self, record):
+        for job in self._pending:
+            self._loop.create_task(job.run(record))  # expect
+"#,
     ],
     pass: &[
         r#"
@@ -1058,6 +1107,30 @@ class Admin:
         return await asyncio.gather(
             *(self._send(("describe", by_broker[b]), b) for b in by_broker)
         )
+"#,
+        r#"
+import asyncio
+
+class _Entry:
+    def __init__(self, fn, is_async):
+        self.fn = fn
+        self.is_async = is_async
+
+class Conn:
+    def __init__(self, loop):
+        self._loop = loop
+        self._sinks = set()
+
+    def add_sink(self, fn):
+        self._sinks.add(_Entry(fn, asyncio.iscoroutinefunction(fn)))
+
+    def remove_sink(self, entry):
+        self._sinks.discard(entry)
+
+    def _notify(self, record):
+        for entry in self._sinks:
+            if entry.is_async:
+                self._loop.create_task(entry.fn(record))
 "#,
     ],
 };
