@@ -27,7 +27,8 @@ a module-level variable or an attribute of `self`; bodies under an
 object for itself (`if self._closed: return` directly followed by setting
 `self._closed`, or calling a method that does): every other call returns at
 that check. Neither is an "already started" guard on a start-up path
-(`start`, `setup`, `__aenter__`, or a helper only they call, such as a
+(`start`, `setup`, `__aenter__`, the object's long-running `main` or
+`serve_forever`, or a helper only they call, such as a
 hook a base class of the file calls from its `start`) whose attribute a
 shutdown method (`stop`, `close`, `__aexit__`, the base class's too)
 resets to `None`: the owner starts the object once. Nor is the step of an async iterator
@@ -145,7 +146,8 @@ impl Rule for CheckThenAwait {
 }
 
 /// An "already started" guard on a lifecycle path: the function is a
-/// start-up method (`start`, `setup`, `__aenter__`...) or is called in
+/// start-up method (`start`, `setup`, `__aenter__`...) or the object's
+/// long-running body (`main`, `serve_forever`), or is called in
 /// this file only from one, and a shutdown method of the same class
 /// (`stop`, `close`, `__aexit__`...) resets the attribute to `None`. The
 /// owner starts and stops the object once each; concurrent `start()`
@@ -159,6 +161,12 @@ fn lifecycle_guard(cx: &FileCx, f: FuncId, key: &str) -> bool {
         "__aenter__",
         "open",
         "initialize",
+        // The object's one long-running body (`self.main_task =
+        // create_task(self.main())`).
+        "main",
+        "serve",
+        "serve_forever",
+        "run_forever",
     ];
     const STOPS: &[&str] = &[
         "stop",
@@ -619,6 +627,20 @@ class PollSubscriber(Subscriber):
             self.sub = await self.conn.subscribe("events") # expect
         return await self.sub.next_msg()
 "#,
+        r#"
+class Worker:
+    def __init__(self, url):
+        self.url = url
+        self._pool = None
+
+    async def handle(self, job):
+        if self._pool is None:
+            self._pool = await create_pool(self.url)  # expect
+        await self._pool.run(job)
+
+    async def close(self):
+        self._pool = None
+"#,
     ],
     pass: &[
         r#"
@@ -766,6 +788,30 @@ class PushSubscriber(Subscriber):
 
     async def on_message(self, msg):
         print(msg)
+"#,
+        r#"
+import asyncio
+
+class Worker:
+    def __init__(self, url, pool=None):
+        self.url = url
+        self._pool = pool
+
+    def run(self, loop):
+        task = loop.create_task(self.main())
+        try:
+            loop.run_until_complete(task)
+        finally:
+            loop.run_until_complete(self.close())
+
+    async def main(self):
+        if self._pool is None:
+            self._pool = await create_pool(self.url)
+        while True:
+            await self.poll()
+
+    async def close(self):
+        self._pool = None
 "#,
     ],
 };

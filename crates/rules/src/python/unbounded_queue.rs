@@ -105,6 +105,7 @@ impl Rule for UnboundedQueue {
                 || carries_fixed_messages(cx, id)
                 || answer_queue(cx, id)
                 || request_reply(cx, id)
+                || never_used(cx, id)
             {
                 continue;
             }
@@ -343,6 +344,26 @@ fn bound_name(cx: &FileCx, ctor: ExprId) -> Option<(ExprId, String)> {
         return None;
     };
     Some((*t, cx.model.dotted(*t)?))
+}
+
+/// The queue is stored in a private attribute (`self._pending`) or a local
+/// of a function that nothing else in the file reads (a public attribute
+/// or a module-level name may be used from other modules): a leftover nobody can put into,
+/// so it cannot grow.
+fn never_used(cx: &FileCx, ctor: ExprId) -> bool {
+    let Some((target, name)) = bound_name(cx, ctor) else {
+        return false;
+    };
+    let private = name
+        .strip_prefix("self.")
+        .is_some_and(|a| a.starts_with('_'))
+        || (matches!(cx.expr(target).kind, ExprKind::Name { .. }) && cx.func_of(ctor).0 != 0);
+    private
+        && !cx.model.exprs.iter().enumerate().any(|(i, e)| {
+            ExprId(i as u32) != target
+                && matches!(e.kind, ExprKind::Name { .. } | ExprKind::Attr { .. })
+                && cx.model.dotted(ExprId(i as u32)).as_deref() == Some(&*name)
+        })
 }
 
 /// The queue is filled only with `put_nowait` (called, or handed over as
@@ -687,6 +708,14 @@ class Ingest:
         while True:
             await sink.write(await self.events.get())
 "#,
+        r#"
+import asyncio
+
+class Conn:
+    def __init__(self, reader):
+        self.reader = reader
+        self.pending = asyncio.Queue()  # expect
+"#,
     ],
     pass: &[
         r#"
@@ -875,6 +904,19 @@ class WebSocketTestSession:
         receive_tx, receive_rx = anyio.create_memory_object_stream(math.inf)
         self._receive_tx, self._send_rx = receive_tx, send_rx
         await self.app(self.scope, receive_rx.receive, send_tx.send)
+"#,
+        r#"
+import asyncio
+
+class Conn:
+    def __init__(self, reader):
+        self.reader = reader
+        self.streams = {}
+        self._pending_requests = asyncio.Queue()
+
+    async def serve(self):
+        while data := await self.reader.read(65536):
+            self.streams[len(self.streams)] = data
 "#,
     ],
 };
