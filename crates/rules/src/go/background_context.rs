@@ -23,8 +23,11 @@ or in a function of the file that contexts flow into from its callers.
 runs once the request's context is already done, a func literal kept to
 run later (stored in a struct or field, returned, or handed to a function
 of the file that stores it), a helper its callers only start with
-`go`, and a helper that starts a goroutine of its own and gives it a fresh
-root bounded right there (`go func() { ctx, cancel :=
+`go`, cleanup on an error path that returns the error, given a fresh
+root bounded right there (`if err != nil { dctx, cancel :=
+context.WithTimeout(context.Background(), d); undo(dctx); return err }`:
+the caller's context may be why it failed), and a helper that starts a
+goroutine of its own and gives it a fresh root bounded right there (`go func() { ctx, cancel :=
 context.WithTimeout(context.Background(), d) .. }()`): cleanup that has
 to outlive its caller, whose context may be why it runs (cancelled). A function that sends a request it was given (`req.WithContext(..)`,
 `rt.RoundTrip(req)`) is a client, not a handler: that request's context is
@@ -98,6 +101,7 @@ impl Rule for BackgroundContext {
                 || common::is_entry_point(cx, f)
                 || after_done(cx, id)
                 || detached_on_purpose(cx, id)
+                || error_branch_cleanup(cx, id)
             {
                 continue;
             }
@@ -356,6 +360,44 @@ fn cancel_bridged(cx: &FileCx, s: StmtId) -> bool {
     })
 }
 
+/// Cleanup on an error path with a budget of its own: `dctx, cancel :=
+/// context.WithTimeout(context.Background(), d)` inside `if err != nil {
+/// .. return .. }`. The caller's context may be the very reason the call
+/// failed (cancelled, past its deadline), and the undo must still run,
+/// bounded by its own timeout (what GO012 asks for).
+fn error_branch_cleanup(cx: &FileCx, e: ExprId) -> bool {
+    // `context.WithTimeout`, or a project's own wrapper of it
+    // (containerd's `timeout.WithContext(ctx, d)`).
+    let bounded = matches!(cx.tree.expr_parent(e), Parent::Expr(p)
+    if cx.call(p).is_some_and(|c| c.func != e && (matches!(
+        c.target.as_deref(),
+        Some("context.WithTimeout" | "context.WithDeadline")
+    ) || c.name.contains("Timeout")
+        || c.name.contains("Deadline")
+        || c.target.as_deref().is_some_and(|t| t.ends_with("timeout.WithContext")))));
+    if !bounded {
+        return false;
+    }
+    let Some(s) = cx.tree.enclosing_stmt(e) else {
+        return false;
+    };
+    cx.tree.stmt_ancestors(s).any(|a| match &cx.stmt(a).kind {
+        StmtKind::If { cond, then, .. } => {
+            let checks_err = unsnarl_model::walk::exprs_under(cx.model, *cond)
+                .into_iter()
+                .any(|x| matches!(&cx.expr(x).kind, ExprKind::Name { id, .. } if id == "err"));
+            let returns = then
+                .iter()
+                .any(|&t| matches!(cx.stmt(t).kind, StmtKind::Return(_)));
+            let inside = then
+                .iter()
+                .any(|&t| t == s || cx.tree.stmt_ancestors(s).any(|x| x == t));
+            checks_err && returns && inside
+        }
+        _ => false,
+    })
+}
+
 /// `context.Background()` handed straight to `WithTimeout`/`WithDeadline`
 /// in a func literal run by a `go` statement.
 fn started_with_own_deadline(cx: &FileCx, e: ExprId, f: FuncId) -> bool {
@@ -513,6 +555,31 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, in *http.Request) {
 	}()
 	out := in.Clone(in.Context())
 	p.forward(w, out.WithContext(ctx))
+}
+"#,
+        r#"
+package mgr
+
+import (
+	"context"
+	"time"
+)
+
+type Shim interface {
+	Create(ctx context.Context) error
+}
+
+func Recreate(ctx context.Context, s Shim) error {
+	cctx, cancel := context.WithTimeout(context.Background(), time.Minute) // expect
+	defer cancel()
+	return s.Create(cctx)
+}
+
+func Retry(ctx context.Context, s Shim) error {
+	if err := s.Create(ctx); err != nil {
+		return s.Create(context.Background()) // expect
+	}
+	return nil
 }
 "#,
     ],
@@ -702,6 +769,45 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, in *http.Request) {
 	}
 	out := in.Clone(in.Context())
 	p.forward(w, out.WithContext(ctx))
+}
+"#,
+        r#"
+package mgr
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+type Shim interface {
+	Create(ctx context.Context) error
+	Delete(ctx context.Context) error
+}
+
+func Create(ctx context.Context, s Shim) error {
+	if err := s.Create(ctx); err != nil {
+		dctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		s.Delete(dctx)
+		return fmt.Errorf("create: %w", err)
+	}
+	return nil
+}
+
+func withCleanupTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, time.Minute)
+}
+
+func Start(ctx context.Context, s Shim) error {
+	err := s.Create(ctx)
+	if err != nil {
+		dctx, cancel := withCleanupTimeout(context.Background())
+		defer cancel()
+		s.Delete(dctx)
+		return err
+	}
+	return nil
 }
 "#,
     ],

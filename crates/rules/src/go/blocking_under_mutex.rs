@@ -26,7 +26,9 @@ not control: a channel send or receive (or a `select` with no `default`),
 an HTTP/database/network/file call, `time.Sleep`, `wg.Wait()`, a call of a
 function of the file that does one of these, or a call of a listener (a
 function value taken from a collection being ranged over, or a callback
-named `onX`/`handler`/`hook`...). Reads and writes of a connection are left
+named `onX`/`handler`/`hook`...; functional options applied to a local
+value, `for _, opt := range opts { opt(&cfg) }` over a variadic `opts
+...Option`, are setters, not listeners). Reads and writes of a connection are left
 out: a per-connection mutex exists to serialize them. So is file I/O on
 the locked struct's own files (`os.ReadFile(s.idxPath)` under `s.mu`, a
 path built from its fields, through locals or a helper's parameters too,
@@ -294,7 +296,7 @@ impl Under {
         if let Some(name) = cx.model.name_of(callee)
             && ranged_over(cx, self.f, name)
         {
-            return true;
+            return !applies_options(cx, self.f, name, c);
         }
         let last = match &cx.expr(callee).kind {
             ExprKind::Name { id, .. } => id.as_str(),
@@ -810,6 +812,42 @@ fn ranged_over(cx: &FileCx, f: FuncId, name: &str) -> bool {
     cx.body_stmts(f).iter().copied().any(|s| {
         matches!(&cx.stmt(s).kind, StmtKind::For { target: Some(t), .. }
             if common::names_in_target(cx, *t).contains(&name))
+    })
+}
+
+/// Functional options applied to a value of this function (`for _, opt :=
+/// range opts { opt(&cfg) }` over a variadic `opts ...Option`, or a slice
+/// of options handed down, `opts []Opt`): by the
+/// idiom, an option sets fields of what it is handed and returns; it is
+/// not a listener that may block or call back.
+fn applies_options(cx: &FileCx, f: FuncId, name: &str, c: &Call) -> bool {
+    let [arg] = c.args.as_slice() else {
+        return false;
+    };
+    let of_local = matches!(cx.expr(cx.model.strip(arg.value)).kind,
+        ExprKind::Unary { op: UnOp::Ref, operand } if cx.model.name_of(operand).is_some());
+    if !of_local {
+        return false;
+    }
+    // `opts ...Option`, or `opts []snapshots.Opt` passed down.
+    let options = |coll: &str| {
+        let mut cur = Some(f);
+        while let Some(g) = cur {
+            if let Some(p) = cx.func(g).params.iter().find(|p| p.name == coll) {
+                return p.ty.as_ref().is_some_and(|t| {
+                    let t = t.text.trim();
+                    t.starts_with("...")
+                        || (t.starts_with("[]") && (t.ends_with("Opt") || t.ends_with("Option")))
+                });
+            }
+            cur = cx.func(g).parent;
+        }
+        false
+    };
+    cx.body_stmts(f).iter().any(|&s| {
+        matches!(&cx.stmt(s).kind, StmtKind::For { target: Some(t), iter, .. }
+            if common::names_in_target(cx, *t).contains(&name)
+                && cx.model.name_of(*iter).is_some_and(options))
     })
 }
 
@@ -1712,6 +1750,30 @@ func (c *client) send(b []byte) {
 	defer c.mu.Unlock()
 	zw := pz.NewWriter(c.conn)
 	zw.Close() // expect
+}
+"#,
+        r#"
+package opts
+
+import "sync"
+
+type Event struct{ Key string }
+
+type Store struct {
+	l         sync.Mutex
+	listeners []func(*Event)
+}
+
+func (s *Store) Put(key string, hooks ...func(string)) {
+	s.l.Lock()
+	defer s.l.Unlock()
+	ev := Event{Key: key}
+	for _, fn := range s.listeners {
+		fn(&ev) // expect
+	}
+	for _, hook := range hooks {
+		hook(key) // expect
+	}
 }
 "#,
     ],
@@ -2676,6 +2738,45 @@ func usage() float64 {
 		primed = true
 	}
 	return read()
+}
+"#,
+        r#"
+package opts
+
+import "sync"
+
+type Info struct{ Labels map[string]string }
+type Opt func(*Info) error
+
+type Store struct {
+	l     sync.RWMutex
+	items map[string]Info
+}
+
+func (s *Store) Create(key string, opts ...Opt) error {
+	s.l.RLock()
+	defer s.l.RUnlock()
+	var base Info
+	for _, opt := range opts {
+		if err := opt(&base); err != nil {
+			return err
+		}
+	}
+	_ = base
+	return s.create(key, opts)
+}
+
+func (s *Store) create(key string, opts []Opt) error {
+	s.l.Lock()
+	defer s.l.Unlock()
+	var base Info
+	for _, opt := range opts {
+		if err := opt(&base); err != nil {
+			return err
+		}
+	}
+	s.items[key] = base
+	return nil
 }
 "#,
     ],
