@@ -321,19 +321,9 @@ impl Under {
             return false;
         }
         match &cx.expr(callee).kind {
-            ExprKind::Name { id, resolved: None } => {
-                let mut cur = Some(self.f);
-                while let Some(g) = cur {
-                    if let Some(p) = cx.func(g).params.iter().find(|p| p.name == *id) {
-                        return p
-                            .ty
-                            .as_ref()
-                            .is_some_and(|t| t.text.trim_start().starts_with("func"));
-                    }
-                    cur = cx.func(g).parent;
-                }
-                false
-            }
+            ExprKind::Name { id, resolved: None } => common::param_named(cx, self.f, id)
+                .and_then(|p| p.ty.as_ref())
+                .is_some_and(|t| t.text.trim_start().starts_with("func")),
             ExprKind::Attr { obj, name, .. } if c.receiver.is_some() => {
                 let Some(owner) = cx.sema.type_of(*obj) else {
                     return false;
@@ -831,18 +821,13 @@ fn applies_options(cx: &FileCx, f: FuncId, name: &str, c: &Call) -> bool {
     }
     // `opts ...Option`, or `opts []snapshots.Opt` passed down.
     let options = |coll: &str| {
-        let mut cur = Some(f);
-        while let Some(g) = cur {
-            if let Some(p) = cx.func(g).params.iter().find(|p| p.name == coll) {
-                return p.ty.as_ref().is_some_and(|t| {
-                    let t = t.text.trim();
-                    t.starts_with("...")
-                        || (t.starts_with("[]") && (t.ends_with("Opt") || t.ends_with("Option")))
-                });
-            }
-            cur = cx.func(g).parent;
-        }
-        false
+        common::param_named(cx, f, coll)
+            .and_then(|p| p.ty.as_ref())
+            .is_some_and(|t| {
+                let t = t.text.trim();
+                t.starts_with("...")
+                    || (t.starts_with("[]") && (t.ends_with("Opt") || t.ends_with("Option")))
+            })
     };
     cx.body_stmts(f).iter().any(|&s| {
         matches!(&cx.stmt(s).kind, StmtKind::For { target: Some(t), iter, .. }

@@ -478,6 +478,19 @@ pub fn enclosing_loops(cx: &FileCx, s: StmtId) -> Vec<StmtId> {
         .collect()
 }
 
+/// The parameter `name` of `f` or of a function enclosing it (a closure
+/// sees its parents' parameters).
+pub fn param_named<'a>(cx: &FileCx<'a>, f: FuncId, name: &str) -> Option<&'a Param> {
+    let mut cur = Some(f);
+    while let Some(g) = cur {
+        if let Some(p) = cx.func(g).params.iter().find(|p| p.name == name) {
+            return Some(p);
+        }
+        cur = cx.func(g).parent;
+    }
+    None
+}
+
 /// `e` without parentheses and a leading `&` (`&bytes.Buffer{}` →
 /// `bytes.Buffer{}`, `&buf` → `buf`).
 pub fn strip_ref(cx: &FileCx, e: ExprId) -> ExprId {

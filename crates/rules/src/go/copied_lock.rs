@@ -357,16 +357,9 @@ fn element_type(cx: &FileCx, s: StmtId, iter: ExprId) -> Option<String> {
 /// from a value of a known type.
 fn declared_type_text(cx: &FileCx, f: FuncId, e: ExprId) -> Option<String> {
     match &cx.expr(cx.model.strip(e)).kind {
-        ExprKind::Name { id, .. } => {
-            let mut cur = Some(f);
-            while let Some(g) = cur {
-                if let Some(p) = cx.func(g).params.iter().find(|p| p.name == *id) {
-                    return p.ty.as_ref().map(|t| t.text.clone()).map(Into::into);
-                }
-                cur = cx.func(g).parent;
-            }
-            None
-        }
+        ExprKind::Name { id, .. } => common::param_named(cx, f, id)
+            .and_then(|p| p.ty.as_ref())
+            .map(|t| t.text.to_string()),
         ExprKind::Attr { obj, name, .. } => {
             let owner = cx.sema.type_of(*obj)?;
             let t = cx.model.types.iter().find(|t| t.qualname == owner)?;
