@@ -216,6 +216,12 @@ unsafe impl GlobalAlloc for ScanAllocator {
             // SAFETY: forwarded as received.
             return unsafe { MiMalloc.realloc(ptr, layout, new_size) };
         }
+        // A shrink keeps the block where it is: region blocks are never freed
+        // one by one, so moving it would only copy it (the parsers shrink
+        // their token lists to fit once the file is read).
+        if new_size <= layout.size() && !(active && last) {
+            return ptr;
+        }
         // The block the build handed out last grows (or shrinks) in place.
         if active && last {
             let grown = REGION.with(|r| {

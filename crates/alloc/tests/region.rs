@@ -105,6 +105,37 @@ fn blocks_grow_in_place_or_by_copy_without_losing_bytes() {
 }
 
 #[test]
+fn a_shrink_keeps_the_block_where_it_is() {
+    enabled();
+    // SAFETY: as above.
+    let (kept, ok, next_is_after) = unsafe {
+        in_region(
+            || {
+                let mut a: Vec<u64> = Vec::with_capacity(4096);
+                a.extend(0..1000);
+                let before = a.as_ptr() as usize;
+                // Another block follows `a`, so `a` is not the last one.
+                let b = vec![9u8; 64];
+                a.shrink_to_fit();
+                (before, a, b)
+            },
+            |(before, a, b)| {
+                (
+                    *before == a.as_ptr() as usize,
+                    a.iter().copied().eq(0..1000)
+                        && a.capacity() == 1000
+                        && b.iter().all(|x| *x == 9),
+                    (b.as_ptr() as usize) > a.as_ptr() as usize,
+                )
+            },
+        )
+    };
+    assert!(kept, "a shrunk region block is not copied elsewhere");
+    assert!(ok);
+    assert!(next_is_after);
+}
+
+#[test]
 fn a_heap_block_grown_inside_a_build_stays_on_the_heap() {
     enabled();
     let mut outer: Vec<u32> = Vec::with_capacity(1);

@@ -44,10 +44,14 @@ impl FileModel {
             });
         }
         let at_most = |size: usize| MAX_RESERVED / size.max(1);
-        self.exprs
-            .reserve((text_len / bytes_per_expr).min(at_most(size_of::<Expr>())));
-        self.stmts
-            .reserve((text_len / bytes_per_stmt).min(at_most(size_of::<Stmt>())));
+        reserve_empty(
+            &mut self.exprs,
+            (text_len / bytes_per_expr).min(at_most(size_of::<Expr>())),
+        );
+        reserve_empty(
+            &mut self.stmts,
+            (text_len / bytes_per_stmt).min(at_most(size_of::<Stmt>())),
+        );
     }
 
     /// Drops the model, keeping its node arrays (emptied) for the next model
@@ -268,6 +272,17 @@ impl FileModel {
             }
             _ => None,
         }
+    }
+}
+
+/// Room for `wanted` nodes in an array about to be filled: an empty array too
+/// small for them is replaced, not grown, since growing copies its whole old
+/// capacity (the allocator does not know that none of it is in use).
+fn reserve_empty<T>(nodes: &mut Vec<T>, wanted: usize) {
+    if nodes.is_empty() && nodes.capacity() < wanted {
+        *nodes = Vec::with_capacity(wanted);
+    } else {
+        nodes.reserve(wanted);
     }
 }
 
