@@ -297,11 +297,35 @@ fn detached_on_purpose(cx: &FileCx, e: ExprId) -> bool {
                         _ => vec![t],
                     };
                     elems.iter().any(|&x| matches!(cx.expr(x).kind, ExprKind::Attr { .. }))
-                })) || cancel_bridged(cx, s);
+                })) || cancel_bridged(cx, s)
+                    || cancel_kept_in_field(cx, s);
             }
             _ => return false,
         }
     }
+}
+
+/// `ctx, cancel := context.WithCancel(context.Background())` whose
+/// `cancel` the function then stores in a field (`r.cancel = cancel`): the
+/// root of a lifetime the object owns (background readers that `Close`
+/// stops), which must outlive the call that happened to start it.
+fn cancel_kept_in_field(cx: &FileCx, s: StmtId) -> bool {
+    let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind else {
+        return false;
+    };
+    let Some(cancel) = targets.iter().find_map(|&t| match &cx.expr(t).kind {
+        ExprKind::Collection { elems, .. } => elems.get(1).and_then(|&c| cx.model.name_of(c)),
+        _ => None,
+    }) else {
+        return false;
+    };
+    let start = cx.stmt(s).span.start;
+    cx.body_stmts(cx.tree.stmt_func(s)).iter().any(|&st| {
+        cx.stmt(st).span.start > start
+            && matches!(&cx.stmt(st).kind, StmtKind::Assign { targets, value: Some(v), .. }
+                if cx.model.name_of(*v) == Some(cancel)
+                    && targets.iter().any(|&t| matches!(cx.expr(t).kind, ExprKind::Attr { .. })))
+    })
 }
 
 /// `ctx, cancel := context.WithCancel(context.Background())` whose
@@ -582,6 +606,34 @@ func Retry(ctx context.Context, s Shim) error {
 	return nil
 }
 "#,
+        r#"
+package reader
+
+import (
+	"context"
+	"net"
+)
+
+type Reader struct{ addr string }
+
+func (r *Reader) Fetch(ctx context.Context) ([]byte, error) {
+	return r.fetchOnce()
+}
+
+func (r *Reader) fetchOnce() ([]byte, error) {
+	ctx, cancel := context.WithCancel(context.Background()) // expect
+	defer cancel()
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", r.addr)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	buf := make([]byte, 512)
+	n, err := c.Read(buf)
+	return buf[:n], err
+}
+"#,
     ],
     pass: &[
         r#"
@@ -807,6 +859,61 @@ func Start(ctx context.Context, s Shim) error {
 		s.Delete(dctx)
 		return err
 	}
+	return nil
+}
+"#,
+        r#"
+package reader
+
+import (
+	"context"
+	"sync"
+)
+
+type Reader struct {
+	mu      sync.Mutex
+	cancel  context.CancelFunc
+	started bool
+	wg      sync.WaitGroup
+	msgs    chan []byte
+}
+
+func (r *Reader) Fetch(ctx context.Context) ([]byte, error) {
+	r.mu.Lock()
+	if !r.started {
+		r.started = true
+		r.start([]int{0, 1, 2})
+	}
+	r.mu.Unlock()
+	select {
+	case m := <-r.msgs:
+		return m, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// The readers prefetch for later calls: their lifetime is the reader's,
+// ended by Close, not the first caller's.
+func (r *Reader) start(partitions []int) {
+	ctx, cancel := context.WithCancel(context.Background())
+	r.cancel = cancel
+	r.wg.Add(len(partitions))
+	for _, p := range partitions {
+		go func(p int) {
+			defer r.wg.Done()
+			r.run(ctx, p)
+		}(p)
+	}
+}
+
+func (r *Reader) run(ctx context.Context, p int) {
+	<-ctx.Done()
+}
+
+func (r *Reader) Close() error {
+	r.cancel()
+	r.wg.Wait()
 	return nil
 }
 "#,

@@ -136,7 +136,10 @@ impl Rule for GoroutinePerItem {
             if reported_loops.contains(&lp) {
                 continue;
             }
-            if bounded_input(cx, f, *iter) || waits_in_loop(cx, body, s) {
+            if bounded_input(cx, f, *iter)
+                || waits_in_loop(cx, body, s)
+                || leaves_after_starting(cx, s, lp)
+            {
                 continue;
             }
             if let Some(g) = &group
@@ -741,6 +744,25 @@ fn limited(cx: &FileCx, group: &str) -> bool {
     })
 }
 
+/// The `go` statement is followed, in its own block, by a `return` or a
+/// `break` of the loop (not one inside a `switch`/`select`, which leaves
+/// only that): the loop finds an item and starts one goroutine for it.
+fn leaves_after_starting(cx: &FileCx, s: StmtId, lp: StmtId) -> bool {
+    let breaks_the_loop = !cx.tree.stmt_ancestors(s).take_while(|&a| a != lp).any(|a| {
+        matches!(
+            cx.stmt(a).kind,
+            StmtKind::Switch { .. } | StmtKind::Select { .. }
+        )
+    });
+    crate::util::stmts_after(cx, s)
+        .iter()
+        .any(|&x| match cx.stmt(x).kind {
+            StmtKind::Return(_) => true,
+            StmtKind::Break => breaks_the_loop,
+            _ => false,
+        })
+}
+
 pub static EXAMPLES: Examples = Examples {
     language: Language::Go,
     fail: &[
@@ -1001,6 +1023,23 @@ func FetchAll(urls []string, verbose bool) {
 			go save(u, os.Stdout) // expect
 		} else {
 			go save(u, io.Discard)
+		}
+	}
+}
+"#,
+        r#"
+package pool
+
+import "net"
+
+func ping(c net.Conn) { c.Write([]byte("ping")) }
+
+func PingAll(conns []net.Conn, mode int) {
+	for _, c := range conns {
+		switch mode {
+		case 1:
+			go ping(c) // expect
+			break
 		}
 	}
 }
@@ -1514,6 +1553,44 @@ func scan(pkgs map[string]bool, needle string) []string {
 	}
 	wg.Wait()
 	return hits
+}
+"#,
+        r#"
+package pool
+
+import (
+	"net"
+	"sync"
+)
+
+type Pool struct {
+	mu    sync.Mutex
+	addr  string
+	conns []net.Conn
+}
+
+func (p *Pool) refill() {
+	c, err := net.Dial("tcp", p.addr)
+	if err != nil {
+		return
+	}
+	p.mu.Lock()
+	p.conns = append(p.conns, c)
+	p.mu.Unlock()
+}
+
+// A search: one dead connection found, one refill started.
+func (p *Pool) Drop(dead net.Conn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, c := range p.conns {
+		if c == dead {
+			p.conns[i] = p.conns[len(p.conns)-1]
+			p.conns = p.conns[:len(p.conns)-1]
+			go p.refill()
+			break
+		}
+	}
 }
 "#,
     ],

@@ -370,8 +370,30 @@ fn joined_before_its_results_are_read(cx: &FileCx, go: StmtId, rest: &[StmtId]) 
 /// guess at when they finish, and the join orders what follows.
 fn stops_then_waits(cx: &FileCx, rest: &[StmtId]) -> bool {
     rest.iter()
-        .find(|&&s| !stop_signal(cx, s))
+        .find(|&&s| !stop_signal(cx, s) && !joins_in_a_goroutine(cx, s))
         .is_some_and(|&s| waits(cx, s))
+}
+
+/// The set-up of a join with a timeout: `done := make(chan struct{})`, and
+/// `go func() { defer close(done); wg.Wait() }()` (the wait the select
+/// after it receives from).
+fn joins_in_a_goroutine(cx: &FileCx, s: StmtId) -> bool {
+    match &cx.stmt(s).kind {
+        StmtKind::Assign { value: Some(v), .. } => cx.call(*v).is_some_and(|c| {
+            c.name == "make"
+                && c.positional(0)
+                    .is_some_and(|t| cx.source(cx.expr(t).span).trim_start().starts_with("chan"))
+        }),
+        StmtKind::Go(call) => common::go_closure(cx, *call).is_some_and(|g| {
+            cx.body_calls(g).any(|e| {
+                cx.call(e).is_some_and(|c| {
+                    cx.effect(c, Effect::Blocking)
+                        .is_some_and(common::waits_for_goroutines)
+                })
+            })
+        }),
+        _ => false,
+    }
 }
 
 fn stop_signal(cx: &FileCx, s: StmtId) -> bool {
@@ -937,6 +959,60 @@ func TestGetRetriesAfterRestart(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatalf("timed out waiting for get")
 	case <-donec:
+	}
+}
+"#,
+        r#"
+// file: transport/accept_test.go
+package transport
+
+import (
+	"net"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+type listener struct {
+	shutdown int32
+	wg       sync.WaitGroup
+	errors   int32
+}
+
+func (l *listener) acceptLoop(ln net.Listener) {
+	defer l.wg.Done()
+	for atomic.LoadInt32(&l.shutdown) == 0 {
+		if _, err := ln.Accept(); err != nil {
+			atomic.AddInt32(&l.errors, 1)
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}
+
+// The sleep is how long the loop runs: then it is stopped and joined.
+func TestAcceptBackoff(t *testing.T) {
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	ln.Close()
+	l := &listener{}
+	l.wg.Add(1)
+	go l.acceptLoop(ln)
+
+	time.Sleep(3 * time.Second)
+	atomic.StoreInt32(&l.shutdown, 1)
+
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		l.wg.Wait()
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+		t.Fatal("loop did not stop")
+	}
+	if n := atomic.LoadInt32(&l.errors); n > 700 {
+		t.Fatalf("no back-off: %d errors", n)
 	}
 }
 "#,

@@ -22,7 +22,9 @@ on, that timer is abandoned but stays alive until it fires. Not reported
 when the loop can abandon only a few timers: every other case leaves the
 loop (a backoff wait; a case that leaves only once its channel is closed,
 `if !ok { return }`, still goes around for every value) or receives from
-a stop channel another select of the loop leaves on, or sleeps as long as
+a stop channel another select of the loop leaves on, or is the `ctx.Done()`
+of a back-off whose loop goes on only while the next attempt (given that
+`ctx`) fails with one particular error, or sleeps as long as
 the timer runs (`time.Sleep(d)` against `time.After(d)`); the function returns right after the select; the loop
 runs a small constant number of times (`i < 20`, or `i < n` with
 `const n = 3`); or it sleeps on every turn, so it cannot go around faster
@@ -121,7 +123,8 @@ impl Rule for TimeAfterInLoop {
                     && !leaves_on_more_than_close(cx, a)
                     && !ends_loop_condition(cx, &a.body, loops[0])
                     && !matches!(a.kind, ArmKind::Recv { channel, .. }
-                        if stop_channel(cx, loops[0], sel, channel))
+                        if stop_channel(cx, loops[0], sel, channel)
+                            || done_fails_the_next_attempt(cx, channel, sel, loops[0]))
             };
             for (j, arm) in arms.iter().enumerate() {
                 let ArmKind::Recv { channel, .. } = arm.kind else {
@@ -267,6 +270,50 @@ fn stop_channel(cx: &FileCx, lp: StmtId, sel: StmtId, channel: ExprId) -> bool {
                     && leaves(cx, &a.body)
             }))
     })
+}
+
+/// `case <-ctx.Done():` in the back-off of a loop that goes on only while
+/// an attempt fails with one particular error (`for err ==
+/// errNoResponders && ..`), where the attempt after the select is given
+/// that `ctx` (`resp, err = r.Request(ctx, ..)`): once `ctx` is done the
+/// attempt fails with `ctx`'s own error and the loop ends, so the case
+/// wins at most once.
+fn done_fails_the_next_attempt(cx: &FileCx, channel: ExprId, sel: StmtId, lp: StmtId) -> bool {
+    let Some(done) = cx
+        .call(channel)
+        .filter(|c| c.name == "Done" && c.args.is_empty())
+    else {
+        return false;
+    };
+    let Some(ctx) = done.receiver.and_then(|r| cx.model.name_of(r)) else {
+        return false;
+    };
+    let StmtKind::While { cond, body, .. } = &cx.stmt(lp).kind else {
+        return false;
+    };
+    // The names the condition compares for equality (`err == errX`).
+    let compared: Vec<&str> = unsnarl_model::walk::exprs_under(cx.model, *cond)
+        .into_iter()
+        .filter_map(|e| match &cx.expr(e).kind {
+            ExprKind::Binary {
+                op: BinOp::Eq,
+                left,
+                ..
+            } => cx.model.name_of(*left),
+            _ => None,
+        })
+        .collect();
+    let sel_end = cx.stmt(sel).span.end;
+    !compared.is_empty()
+        && common::stmts_in(cx.model, body).into_iter().any(|s| {
+            cx.stmt(s).span.start >= sel_end
+                && matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), .. }
+                if targets.iter().flat_map(|&t| unsnarl_model::walk::exprs_under(cx.model, t))
+                    .any(|t| cx.model.name_of(t).is_some_and(|n| compared.contains(&n)))
+                    && cx.call(cx.model.strip(*v)).is_some_and(|c| {
+                        c.args.iter().any(|a| cx.model.name_of(a.value) == Some(ctx))
+                    }))
+        })
 }
 
 /// Between the select and the loop's next turn the function returns
@@ -421,6 +468,31 @@ func Pump(events <-chan string, out chan<- string) {
 		case <-time.After(5 * time.Second): // expect
 			log.Print("idle")
 		}
+	}
+}
+"#,
+        r#"
+package client
+
+import (
+	"context"
+	"time"
+)
+
+type Requester interface {
+	Request(ctx context.Context, subj string) error
+}
+
+// Once ctx is done, every attempt fails with ctx's error, which is still
+// not nil: the loop spins, leaving a timer behind on every turn.
+func Publish(ctx context.Context, r Requester, subj string, wait time.Duration) {
+	err := r.Request(ctx, subj)
+	for err != nil {
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait): // expect
+		}
+		err = r.Request(ctx, subj)
 	}
 }
 "#,
@@ -606,6 +678,33 @@ func closeProxies(pxs map[int]Proxy) {
 		}
 		log.Printf("closed proxy %d", port)
 	}
+}
+"#,
+        r#"
+package client
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+var errNoResponders = errors.New("no responders")
+
+type Requester interface {
+	Request(ctx context.Context, subj string) ([]byte, error)
+}
+
+func Publish(ctx context.Context, r Requester, subj string, retries int, wait time.Duration) ([]byte, error) {
+	resp, err := r.Request(ctx, subj)
+	for i := 0; err == errNoResponders && (i < retries || retries < 0); i++ {
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
+		resp, err = r.Request(ctx, subj)
+	}
+	return resp, err
 }
 "#,
     ],

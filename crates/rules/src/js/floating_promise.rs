@@ -23,11 +23,14 @@ expression, across imports and `require`), or of a known promise API
 nobody awaits it, returns it or handles its rejection. Also `.then(onFulfilled)` chains with no `.catch()` and no
 rejection callback, and async IIFEs (`(async () => { ... })()`) whose awaits
 can reject with nothing to catch it (not at the top level of a script,
-where the IIFE, with any `.then` chained on it, or a call like `main()`
+where the IIFE, a `.then` chain, or a call like `main()`
 is the program and a rejection ends it like a throw: a `#!` file, or a
 file that exports nothing and is a test or sits in `examples/`,
 `scripts/` or `bin/`). A `.catch()` given no handler handles
-nothing and is reported too. Write `void promise` to discard one on purpose.
+nothing and is reported too. Nor is a call given a Node-style callback
+(a function whose first parameter is `err` or `error`): it uses the
+callback form of a dual API, which returns no promise to handle or one
+whose outcome the callback also gets. Write `void promise` to discard one on purpose.
 Not reported: a test's chain whose `.then` calls the test's own callback
 (`.then(() => done())`: a rejection leaves `done` uncalled and the runner
 fails the test) or an assertion of a test that planned its count
@@ -142,19 +145,6 @@ fn exports_nothing(text: &str) -> bool {
     !text.contains("exports") && !text.lines().any(|l| l.trim_start().starts_with("export "))
 }
 
-/// A script's main async IIFE with handlers chained on
-/// (`(async () => {..})().then(report)`): still the whole program.
-fn whole_program_chain(cx: &FileCx, id: ExprId, c: &Call) -> bool {
-    if !whole_program(cx, id) {
-        return false;
-    }
-    let mut head = c;
-    while let Some(inner) = head.receiver.and_then(|r| cx.call(cx.model.strip(r))) {
-        head = inner;
-    }
-    matches!(cx.expr(cx.model.strip(head.func)).kind, ExprKind::Closure(f) if cx.func(f).is_async)
-}
-
 impl FloatingPromise {
     fn find(&self, cx: &FileCx, out: &mut Vec<Finding>) {
         for (i, e) in cx.model.exprs.iter().enumerate() {
@@ -171,7 +161,7 @@ impl FloatingPromise {
                     || says_cannot_fail(cx, e.span)
             };
             if let Some(f) = check_chain(cx, id, c) {
-                if !waived() && !completes_test(cx, id, c) && !whole_program_chain(cx, id, c) {
+                if !waived() && !completes_test(cx, id, c) && !whole_program(cx, id) {
                     out.push(f);
                 }
                 continue;
@@ -278,11 +268,19 @@ fn says_cannot_fail(cx: &FileCx, span: Span) -> bool {
 /// The call is handed the `resolve`/`reject` of an enclosing promise (or a
 /// completion callback): its outcome is routed through them.
 fn settles_elsewhere(cx: &FileCx, c: &Call) -> bool {
-    c.args.iter().any(|a| {
-        let text = cx.source(cx.expr(a.value).span);
-        let last = text.rsplit('.').next().unwrap_or(text);
-        matches!(last, "resolve" | "reject" | "callback" | "cb" | "done")
-    })
+    // A Node-style callback (`(err, value) => ..`) last: the callback form
+    // of a dual API (`load(key, opts, cb)` returns a promise only without
+    // one).
+    let node_callback = c.args.last().is_some_and(|a| {
+        matches!(cx.expr(cx.model.strip(a.value)).kind, ExprKind::Closure(f)
+            if cx.func(f).params.first().is_some_and(|p| matches!(p.name.as_str(), "err" | "error" | "er")))
+    });
+    node_callback
+        || c.args.iter().any(|a| {
+            let text = cx.source(cx.expr(a.value).span);
+            let last = text.rsplit('.').next().unwrap_or(text);
+            matches!(last, "resolve" | "reject" | "callback" | "cb" | "done")
+        })
 }
 
 /// `resolved` (or `this.settled`) where every assignment of it in the file
@@ -745,6 +743,40 @@ const broker = require("../lib/client");
 
 module.exports = { broker };
 "#,
+        r#"
+// file: shared/load.js
+export function loadBody(data, key, options, callback) {
+  if (!callback) {
+    return new Promise((resolve, reject) => {
+      loadBody(data, key, options, (err, v) => (err ? reject(err) : resolve(v)));
+    });
+  }
+  setImmediate(() => callback(null, data[key]));
+}
+
+// file: mailer/preload.js
+import { loadBody } from "../shared/load.js";
+
+export function warm(data) {
+  loadBody(data, "html", {}); // expect
+}
+"#,
+        r#"
+// file: lib/burst.js
+const Throttle = require("./throttle");
+
+const throttle = new Throttle({ tokens: 2 });
+throttle.run(async () => "x").then((x) => process.stdout.write(x)); // expect
+
+module.exports = throttle;
+
+// file: lib/throttle.js
+module.exports = class Throttle {
+  async run(fn) {
+    return fn();
+  }
+};
+"#,
     ],
     pass: &[
         r#"
@@ -1070,6 +1102,45 @@ async function setup() {
 }
 
 setup();
+"#,
+        r#"
+// file: shared/load.js
+export function loadBody(data, key, options, callback) {
+  if (!callback) {
+    return new Promise((resolve, reject) => {
+      loadBody(data, key, options, (err, v) => (err ? reject(err) : resolve(v)));
+    });
+  }
+  setImmediate(() => callback(null, data[key]));
+}
+
+// file: mailer/message.js
+import { loadBody } from "../shared/load.js";
+
+export function resolveHtml(data, done) {
+  loadBody(data, "html", {}, (err, value) => {
+    if (err) {
+      return done(err);
+    }
+    done(null, value);
+  });
+}
+"#,
+        r#"
+// file: test/child/burst.js
+// Run as a child process by the throttle test, which compares its output.
+const Throttle = require("../../lib/throttle");
+
+const throttle = new Throttle({ tokens: 2 });
+throttle.run(async () => "x").then((x) => process.stdout.write(x));
+throttle.run(async () => "y").then((x) => process.stdout.write(x));
+
+// file: lib/throttle.js
+module.exports = class Throttle {
+  async run(fn) {
+    return fn();
+  }
+};
 "#,
     ],
 };

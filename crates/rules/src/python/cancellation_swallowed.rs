@@ -697,6 +697,14 @@ fn function_ends_after(cx: &FileCx, t: StmtId) -> bool {
     }
 }
 
+/// A coroutine whose name says it closes or tears down its object.
+fn tears_down(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    ["close", "shutdown", "teardown", "cleanup", "finish"]
+        .iter()
+        .any(|w| name.contains(w))
+}
+
 /// The idiom `task.cancel()` then `try: await task except CancelledError:
 /// pass`: the caught cancellation is the cancelled task's own. Every await
 /// of the `try` must be of a task the function cancelled before it
@@ -789,10 +797,29 @@ fn reaps_cancelled_task(cx: &FileCx, fid: FuncId, t: StmtId, body: &Block) -> bo
                     })
             })
     };
+    // A teardown coroutine (`close_connection`) awaiting, once, a task of
+    // its object that another method cancels to say "stop now"
+    // (`fail_connection`: `self.transfer_task.cancel()`): the
+    // `CancelledError` is that task's result, and the teardown going on
+    // after it is the point.
+    let sibling_signal_in_teardown = |awaited: &str| {
+        let f = cx.func(fid);
+        awaited
+            .strip_prefix("self.")
+            .is_some_and(|attr| !attr.contains('.'))
+            && f.class.is_some()
+            && crate::python::common::enclosing_loop(cx, t).is_none()
+            && (tears_down(&f.name) || function_ends_after(cx, t))
+            && cx
+                .model
+                .function_ids()
+                .any(|g| g != fid && cx.func(g).class == f.class && cancels(g, awaited, false))
+    };
     let cancelled_before = |awaited: &str| {
         cancels(fid, awaited, true)
             || own_child_stopped_elsewhere(awaited)
             || registered_child_stopped_elsewhere(awaited)
+            || sibling_signal_in_teardown(awaited)
     };
     let awaited: Vec<ExprId> = exprs_in_block(cx.model, body)
         .into_iter()
@@ -963,6 +990,25 @@ class EventsService:
 
     async def stop(self):
         self.consumer_task.cancel()
+"#,
+        r#"
+import asyncio
+
+class Link:
+    def __init__(self, reader, transport):
+        self.reader = reader
+        self.transport = transport
+
+    async def close_link(self):
+        try:
+            try:
+                await self.reader.read(1)
+            except asyncio.CancelledError:  # expect
+                pass
+            self.transport.write_eof()
+            await asyncio.wait_for(self.transport.drained(), 10)
+        finally:
+            self.transport.close()
 "#,
     ],
     pass: &[
@@ -1390,6 +1436,35 @@ class Coordinator:
             except asyncio.CancelledError:
                 break
         log.debug("heartbeat stopped")
+"#,
+        r#"
+import asyncio
+
+class Link:
+    def __init__(self, transport):
+        self.transport = transport
+
+    def connection_open(self):
+        self.pump_task = asyncio.get_running_loop().create_task(self.pump())
+        self.closer_task = asyncio.get_running_loop().create_task(self.close_link())
+
+    async def pump(self):
+        while True:
+            await self.transport.step()
+
+    def abort(self):
+        self.pump_task.cancel()
+
+    async def close_link(self):
+        try:
+            try:
+                await self.pump_task
+            except asyncio.CancelledError:
+                pass
+            self.transport.write_eof()
+            await asyncio.wait_for(self.transport.drained(), 10)
+        finally:
+            self.transport.close()
 "#,
     ],
 };

@@ -134,11 +134,14 @@ impl Rule for PeriodicWithoutJitter {
                 })
             });
             // Or it reconnects: it catches connection errors.
+            // (A timeout around a wait on the loop's own queue or event is
+            // no connection error.)
             let reconnects = body.iter().any(|&st| {
-                matches!(&cx.stmt(st).kind, StmtKind::Try { handlers, .. }
-                if handlers.iter().any(|h| h.types.iter().any(|t| {
-                    crate::python::retry_without_backoff::is_network_error(t)
-                })))
+                matches!(&cx.stmt(st).kind, StmtKind::Try { body: tried, handlers, .. }
+                if !waits_only_locally(cx, tried)
+                    && handlers.iter().any(|h| h.types.iter().any(|t| {
+                        crate::python::retry_without_backoff::is_network_error(t)
+                    })))
             });
             if (!remote && !reconnects) || keepalive_writes(cx, s, &exprs) {
                 continue;
@@ -217,6 +220,35 @@ fn ends_the_loop_after(cx: &FileCx, sleep: ExprId, cond: ExprId, loop_body: &Blo
         }
         _ => false,
     })
+}
+
+/// Every wait of `block` is on an in-process primitive (`await
+/// asyncio.wait_for(inbox.get(), 5)` on an `asyncio.Queue`): the async APIs
+/// the knowledge lists that do no I/O, also inside `wait_for`/`shield`.
+fn waits_only_locally(cx: &FileCx, block: &Block) -> bool {
+    fn local(cx: &FileCx, e: ExprId) -> bool {
+        let Some(c) = cx.call(cx.model.strip(e)) else {
+            return false;
+        };
+        if matches!(
+            c.target.as_deref(),
+            Some("asyncio.wait_for" | "asyncio.shield")
+        ) {
+            return c.positional(0).is_some_and(|a| local(cx, a));
+        }
+        cx.effect(c, Effect::AsyncApi)
+            .is_some_and(|en| en.kind.as_deref() != Some("io"))
+    }
+    let awaited: Vec<ExprId> = exprs_in_block(cx.model, block)
+        .into_iter()
+        .filter_map(|e| match cx.expr(e).kind {
+            ExprKind::Await(inner) => Some(inner),
+            _ => None,
+        })
+        .collect();
+    !awaited.is_empty()
+        && awaited.len() == crate::util::awaits_in_block(cx.model, block).len()
+        && awaited.iter().all(|&e| local(cx, e))
 }
 
 /// `async with session.get(...) as resp:`.
@@ -299,6 +331,24 @@ async def heartbeat_loop(session, url):
         await asyncio.sleep(30)  # expect
         async with session.get(url) as resp:
             await resp.read()
+"#,
+        r#"
+import asyncio
+import logging
+
+log = logging.getLogger(__name__)
+
+async def watch(connection, inbox):
+    while True:
+        try:
+            rows = await asyncio.wait_for(connection.fetch("SELECT id FROM ready"), 5)
+            for r in rows:
+                inbox.put_nowait(r)
+        except asyncio.TimeoutError:
+            log.warning("slow poll")
+        except Exception:
+            log.exception("poll failed")
+        await asyncio.sleep(1)  # expect
 "#,
     ],
     pass: &[
@@ -413,6 +463,30 @@ class Connection:
                 await asyncio.wait_for(self.write_queue.put(HEARTBEAT), timeout=interval)
             except asyncio.TimeoutError:
                 return
+"#,
+        r#"
+import asyncio
+import logging
+
+log = logging.getLogger(__name__)
+
+async def listen(connection, channel):
+    inbox = asyncio.Queue()
+
+    def on_notify(conn, pid, chan, payload):
+        inbox.put_nowait(payload)
+
+    await connection.add_listener(channel, on_notify)
+    while True:
+        try:
+            payload = await asyncio.wait_for(inbox.get(), timeout=5.0)
+            yield payload
+        except asyncio.TimeoutError:
+            if connection.is_closed():
+                break
+        except Exception:
+            log.exception("listener failed")
+            await asyncio.sleep(1)
 "#,
     ],
 };

@@ -200,6 +200,10 @@ pub(crate) fn retry_loop_body<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Bloc
                 && !retries_only_interrupted(cx, &h.body)
                 && !follows_the_error(cx, h)
                 && !h.types.iter().all(|t| is_local_error(t))
+                // Waiting again for a task after the caller's cancellation
+                // (`await shield(task)` until it is done) re-issues nothing.
+                && !h.types.iter().all(|t| is_cancellation(t))
+                && !gives_up_after_two(cx, &h.body)
         });
         if leaves && retries {
             return Some(body);
@@ -529,6 +533,44 @@ fn range_len(cx: &FileCx, c: &Call) -> Option<i128> {
     Some((stop - start).max(0))
 }
 
+fn is_cancellation(t: &str) -> bool {
+    matches!(
+        t,
+        "asyncio.CancelledError"
+            | "asyncio.exceptions.CancelledError"
+            | "concurrent.futures.CancelledError"
+    )
+}
+
+/// The handler gives up (raises, returns, breaks) once a counter reaches a
+/// bound of at most two (`if attempts >= MAX_ATTEMPTS: raise` with
+/// `MAX_ATTEMPTS = 2`): one immediate retry, on a fresh connection say, and
+/// never a storm.
+fn gives_up_after_two(cx: &FileCx, body: &Block) -> bool {
+    body.iter().any(|&st| {
+        let StmtKind::If { cond, then, .. } = &cx.stmt(st).kind else {
+            return false;
+        };
+        let ExprKind::Binary { op, right: rhs, .. } = &cx.expr(*cond).kind else {
+            return false;
+        };
+        // A name the function does not bind is the module's constant.
+        let f = cx.tree.stmt_func(st);
+        let module_level = cx.model.name_of(*rhs).is_some_and(|n| {
+            crate::python::common::values_bound_to(cx, f, n)
+                .next()
+                .is_none()
+        });
+        let bound = constant(cx, if module_level { FuncId(0) } else { f }, *rhs, 2);
+        let at_most_two = match op {
+            BinOp::GtE | BinOp::Eq => bound.is_some_and(|n| n <= 2),
+            BinOp::Gt => bound.is_some_and(|n| n <= 1),
+            _ => false,
+        };
+        at_most_two && (always_raises(cx.model, then) || exits_loop(cx, then))
+    })
+}
+
 /// The integer value of `e` in `f`, where a name counts when the function
 /// binds it exactly once, to a constant (`max_attempts = 2`), up to `depth`
 /// names deep.
@@ -699,6 +741,24 @@ async def connect(host):
         else:
             return conn
 "#,
+        r#"
+import pika
+
+MAX_DECLARE_ATTEMPTS = 50
+
+class Broker:
+    def declare(self, name):
+        attempts = 0
+        while True:  # expect
+            try:
+                self.channel().queue_declare(queue=name, durable=True)
+                break
+            except pika.exceptions.AMQPConnectionError:
+                self.conn = None
+                attempts += 1
+                if attempts >= MAX_DECLARE_ATTEMPTS:
+                    raise
+"#,
     ],
     pass: &[
         r#"
@@ -838,6 +898,44 @@ async def healthy_majority(check, db, probes, delay):
                 raise
         await asyncio.sleep(delay)
     return True
+"#,
+        r#"
+import pika
+
+MAX_DECLARE_ATTEMPTS = 2
+
+class Broker:
+    def declare(self, name):
+        attempts = 0
+        while True:
+            try:
+                self.channel().queue_declare(queue=name, durable=True)
+                break
+            except pika.exceptions.AMQPConnectionError:
+                # The cached connection went stale: one more try on a new one.
+                self.conn = None
+                attempts += 1
+                if attempts >= MAX_DECLARE_ATTEMPTS:
+                    raise
+"#,
+        r#"
+import asyncio
+
+async def run_to_completion(coro):
+    task = asyncio.ensure_future(coro)
+    cancelled = None
+    while True:
+        try:
+            value = await asyncio.shield(task)
+        except asyncio.CancelledError as err:
+            if task.done():
+                raise
+            cancelled = err
+        else:
+            break
+    if cancelled is not None:
+        raise cancelled
+    return value
 "#,
     ],
 };

@@ -190,7 +190,26 @@ fn unowned(cx: &FileCx, shield: ExprId, arg: ExprId) -> Option<String> {
             _ => false,
         }
     });
-    (!owned).then(|| format!("`{name}` is only held by this function"))
+    (!owned && !waits_until_done(cx, shield))
+        .then(|| format!("`{name}` is only held by this function"))
+}
+
+/// The shield sits in a `try` inside a loop whose handler of the caller's
+/// cancellation does not always raise: the caller waits again (until the
+/// task is done), so the shielded work always has its owner.
+fn waits_until_done(cx: &FileCx, shield: ExprId) -> bool {
+    let path = cx.enclosing_stmts(shield);
+    path.windows(2).any(|w| {
+        let StmtKind::Try { body, handlers, .. } = &cx.stmt(w[1]).kind else {
+            return false;
+        };
+        body.contains(&w[0])
+            && crate::python::common::enclosing_loop(cx, w[1]).is_some()
+            && handlers.iter().any(|h| {
+                h.types.iter().any(|t| t.ends_with("CancelledError"))
+                    && !crate::util::always_raises(cx.model, &h.body)
+            })
+    })
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -227,6 +246,17 @@ class Pool:
 
     async def stop(self):
         await asyncio.shield(self.drain())  # expect
+"#,
+        r#"
+import asyncio
+
+async def commit_in_loop(txns):
+    for txn in txns:
+        task = asyncio.create_task(txn.commit())
+        try:
+            await asyncio.shield(task)  # expect
+        except asyncio.CancelledError:
+            raise
 "#,
     ],
     pass: &[
@@ -286,6 +316,25 @@ async def registered(registry, coro):
     t = asyncio.ensure_future(coro)
     registry.track(t)
     return await asyncio.shield(t)
+"#,
+        r#"
+import asyncio
+
+async def run_to_completion(coro):
+    task = asyncio.ensure_future(coro)
+    cancelled = None
+    while True:
+        try:
+            value = await asyncio.shield(task)
+        except asyncio.CancelledError as err:
+            if task.done():
+                raise
+            cancelled = err
+        else:
+            break
+    if cancelled is not None:
+        raise cancelled
+    return value
 "#,
     ],
 };

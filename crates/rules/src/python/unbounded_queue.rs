@@ -106,6 +106,7 @@ impl Rule for UnboundedQueue {
                 || answer_queue(cx, id)
                 || request_reply(cx, id)
                 || never_used(cx, id)
+                || drains_a_pipe(cx, id)
             {
                 continue;
             }
@@ -344,6 +345,75 @@ fn bound_name(cx: &FileCx, ctor: ExprId) -> Option<(ExprId, String)> {
         return None;
     };
     Some((*t, cx.model.dotted(*t)?))
+}
+
+/// Every put into the queue copies lines from a pipe or stream, in a
+/// thread target of the file (`for line in iter(proc.stderr.readline,
+/// b""): q.put(line)`): the queue is the pipe's overflow, there so the
+/// child never blocks on a full pipe. A bound would stall the reader, then
+/// the child writing to it; what it holds is what the child printed.
+fn drains_a_pipe(cx: &FileCx, ctor: ExprId) -> bool {
+    let Some((_, name)) = bound_name(cx, ctor) else {
+        return false;
+    };
+    // The queue under its own name, and under the parameter name of each
+    // thread target it is handed to (`Thread(target=pump, args=(s, q))`).
+    let mut puts: Vec<ExprId> = puts_into(cx, &name).into_iter().map(|(e, _)| e).collect();
+    let mut targets = Vec::new();
+    for (_, t) in cx.calls_to(&["threading.Thread"]) {
+        let Some(f) = t
+            .kwarg("target")
+            .and_then(|target| crate::python::common::local_callable(cx, target))
+        else {
+            continue;
+        };
+        targets.push(f);
+        let Some(args) = t.kwarg("args") else {
+            continue;
+        };
+        let ExprKind::Collection { elems, .. } = &cx.expr(cx.model.strip(args)).kind else {
+            continue;
+        };
+        let Some(k) = elems
+            .iter()
+            .position(|&a| cx.model.dotted(a).as_deref() == Some(&*name))
+        else {
+            continue;
+        };
+        // (The receiver is not among a method's parameters.)
+        if let Some(p) = cx.func(f).params.get(k) {
+            puts.extend(cx.body_calls(f).filter(|&e| {
+                cx.call(e).is_some_and(|c| {
+                    matches!(c.name.as_str(), "put" | "put_nowait")
+                        && c.receiver.and_then(|r| cx.model.name_of(r)) == Some(&p.name)
+                })
+            }));
+        }
+    }
+    let reads_a_stream = |lp: StmtId| {
+        let StmtKind::For { iter, .. } = &cx.stmt(lp).kind else {
+            return false;
+        };
+        let iter = cx.model.strip(*iter);
+        let lines_of = |e: ExprId| {
+            cx.model.dotted(e).is_some_and(|d| {
+                d.ends_with(".stdout") || d.ends_with(".stderr") || d.ends_with(".readline")
+            })
+        };
+        lines_of(iter)
+            || cx.call(iter).is_some_and(|c| {
+                c.target.as_deref() == Some("builtins.iter")
+                    && c.positional(0).is_some_and(lines_of)
+            })
+    };
+    !puts.is_empty()
+        && puts.iter().all(|&e| {
+            let in_thread = targets.contains(&cx.func_of(e));
+            in_thread
+                && cx.tree.enclosing_stmt(e).is_some_and(|s| {
+                    crate::python::common::enclosing_loop(cx, s).is_some_and(reads_a_stream)
+                })
+        })
 }
 
 /// The queue is stored in a private attribute (`self._pending`) or a local
@@ -660,6 +730,20 @@ class Master:
         pass
 "#,
         r#"
+import queue
+import threading
+
+def produce(jobs, sink):
+    for job in jobs:
+        sink.put(job.compute())
+
+class Pipeline:
+    def start(self, jobs, worker):
+        self.pending = queue.Queue()  # expect
+        threading.Thread(target=produce, args=(jobs, self.pending), daemon=True).start()
+        threading.Thread(target=worker, args=(self.pending,), daemon=True).start()
+"#,
+        r#"
 import asyncio
 
 class HookRunner:
@@ -917,6 +1001,34 @@ class Conn:
     async def serve(self):
         while data := await self.reader.read(65536):
             self.streams[len(self.streams)] = data
+"#,
+        r#"
+import queue
+import subprocess
+import threading
+
+def pump(stream, sink):
+    for line in iter(stream.readline, b""):
+        sink.put(line)
+
+class Helper:
+    def start(self, argv):
+        self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        # Never blocks the pump: a full queue would stall the child on stderr.
+        self.errors = queue.Queue()
+        threading.Thread(target=pump, args=(self.proc.stderr, self.errors), daemon=True).start()
+        self.lines = queue.Queue()
+        threading.Thread(target=self.read_out, daemon=True).start()
+
+    def read_out(self):
+        for line in self.proc.stdout:
+            self.lines.put(line)
+
+    def drain_errors(self):
+        out = []
+        while not self.errors.empty():
+            out.append(self.errors.get_nowait())
+        return out
 "#,
     ],
 };

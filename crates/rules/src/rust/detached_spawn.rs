@@ -27,7 +27,9 @@ end the spawner waits on afterwards), a background worker spawned next to
 the handle the function returns (`let (svc, worker) = pair(); spawn(worker);
 svc`, or a connection driver `conn` from `let (client, conn) =
 handshake(io).await?` with `client` used afterwards: it ends when the handle
-is dropped), tasks that report back on a channel or reply sender the
+is dropped; or the other way round, a task holding the handle while the
+spawner drives the worker in a loop, `while let Ok(ev) =
+eventloop.poll().await`, which ends once the task drops it), tasks that report back on a channel or reply sender the
 caller holds, and executor adapters that spawn the future their caller
 hands them (`fn execute(&self, fut: F) { tokio::spawn(fut); }`, or a thread
 running `block_on(fut)`), or an executor loop spawning futures it takes off
@@ -117,6 +119,7 @@ impl Rule for DetachedSpawn {
                 || reports_back(cx, id)
                 || stops_on_shutdown(cx, id)
                 || worker_of_returned_handle(cx, id)
+                || holds_handle_of_driven_worker(cx, id)
                 || serves_until_exit(cx, id)
                 || in_drop(cx, id)
                 || once_per_process(cx, id)
@@ -537,6 +540,56 @@ fn worker_of_returned_handle(cx: &FileCx, spawn: ExprId) -> bool {
     siblings
         .iter()
         .any(|n| !super::common::uses_after(cx, owner, n, after).is_empty())
+}
+
+/// The task holds the handle half of a pair whose worker half the spawner
+/// then drives until it fails (`let (client, mut eventloop) =
+/// Client::new(..); spawn(async move { requests(client).await });
+/// while let Ok(ev) = eventloop.poll().await { .. }`): when the task ends
+/// or panics the handle drops, the worker's next poll fails and the loop
+/// ends, so the task's end is observed.
+fn holds_handle_of_driven_worker(cx: &FileCx, spawn: ExprId) -> bool {
+    let Some(c) = cx.call(spawn) else {
+        return false;
+    };
+    let Some(task) = c
+        .args
+        .first()
+        .and_then(|a| super::common::closure_fn(cx, a.value))
+    else {
+        return false;
+    };
+    let owner = super::common::outermost(cx, cx.func_of(spawn));
+    let after = cx.expr(spawn).span.end;
+    super::common::let_pairs(cx, owner).into_iter().any(|p| {
+        let made_by_constructor = cx
+            .call(super::common::unwrap_value(cx, p.value))
+            .is_some_and(|m| {
+                !m.name.ends_with("channel")
+                    && !matches!(
+                        m.name.as_str(),
+                        "recv" | "try_recv" | "pop" | "next" | "take"
+                    )
+            });
+        let held = |n: &str| {
+            cx.body_exprs(task)
+                .iter()
+                .any(|&e| cx.model.name_of(e) == Some(n))
+        };
+        // The other half polled in the condition of a loop after the spawn.
+        let driven = |n: &str| {
+            cx.body_stmts(owner).iter().any(|&s| {
+                cx.stmt(s).span.start >= after
+                    && matches!(&cx.stmt(s).kind, StmtKind::While { cond, .. }
+                        if unsnarl_model::walk::exprs_under(cx.model, *cond)
+                            .into_iter()
+                            .any(|e| cx.model.name_of(e) == Some(n)))
+            })
+        };
+        made_by_constructor
+            && ((held(p.first) && !held(p.second) && driven(p.second))
+                || (held(p.second) && !held(p.first) && driven(p.first)))
+    })
 }
 
 /// A task that holds its owner only as a `Weak` and stops when
@@ -1216,6 +1269,21 @@ async fn copy_into(mut stream: mux::Stream, store: &Store) -> Result<(), Error> 
     Ok(())
 }
 "#,
+        r#"
+use mqtt::{Client, Options};
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
+    let (client, mut eventloop) = Client::new(Options::new("demo", "localhost", 1883), 10);
+    tokio::spawn(async move { // expect
+        upload_report().await.unwrap();
+    });
+    requests(client).await;
+    while let Ok(event) = eventloop.poll().await {
+        println!("{:?}", event);
+    }
+}
+"#,
     ],
     pass: &[
         r#"
@@ -1652,6 +1720,22 @@ impl Pool {
             .run(),
         );
         Pool { shared }
+    }
+}
+"#,
+        r#"
+use mqtt::{Client, Options};
+
+// Once every client is dropped, `poll()` fails and the loop ends: the
+// task's end (or panic) is seen here.
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
+    let (client, mut eventloop) = Client::new(Options::new("demo", "localhost", 1883), 10);
+    tokio::spawn(async move {
+        requests(client).await;
+    });
+    while let Ok(event) = eventloop.poll().await {
+        println!("{:?}", event);
     }
 }
 "#,

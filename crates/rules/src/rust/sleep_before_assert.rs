@@ -44,7 +44,12 @@ is a sleep whose first check repeats word for word one made before it
 (nothing changed across the wait), or a sleep followed by another before
 the check (the one nearest the check is reported), or a sleep after which
 the test polls through a retry helper (`tryhard::retry_fn`, `backoff`):
-the sleep is only a head start.
+the sleep is only a head start. Nor, in a test that starts no task or
+thread, is a sleep longer than a constant deadline the test handed to the
+code under test (`push(k, Some(Duration::from_millis(1)))`, then a 2 ms
+sleep) when the test then runs the expiry itself (`drop_expired()`,
+`run_pending_tasks()`): a slower machine only puts the deadline further
+behind.
 
 ## Why
 
@@ -166,6 +171,7 @@ fn scan(
                 && !private_assertions(cx, cx.func_of(sleep), rest)
                 && !absence_check(cx, rest)
                 && !polls_with_retry_helper(cx, rest)
+                && !waits_out_own_deadline(cx, sleep, rest)
                 && !crate::util::repeats_earlier_check(cx, cx.func_of(sleep), s, |x| {
                     is_assert(cx, x)
                 });
@@ -302,6 +308,71 @@ fn concurrent_before(cx: &FileCx, sleep: ExprId) -> bool {
         e.span.end <= start
             && span.contains(e.span)
             && matches!(&e.kind, ExprKind::Call(c) if c.name.starts_with("spawn") || c.name == "serve" || c.name == "start")
+    })
+}
+
+/// The sleep outlasts a deadline the test set, and the test then expires
+/// what it holds itself: nothing concurrent has to get anywhere.
+fn waits_out_own_deadline(cx: &FileCx, sleep: ExprId, rest: &[StmtId]) -> bool {
+    outlasts_own_deadline(cx, sleep) && runs_the_expiry(cx, rest)
+}
+
+/// Before its first check, the test runs the expiry itself
+/// (`q.drop_expired()`, `cache.run_pending_tasks()`, `purge`, `sweep`): no
+/// background task has to get there first.
+fn runs_the_expiry(cx: &FileCx, rest: &[StmtId]) -> bool {
+    up_to_first_assert(cx, rest).iter().any(|&s| {
+        common::own_exprs(cx.model, s).into_iter().any(|e| {
+            cx.call(e).is_some_and(|c| {
+                let n = c.name.as_str();
+                !c.is_macro
+                    && (n == "run_pending_tasks"
+                        || ["expire", "evict", "purge", "sweep", "cleanup", "clean_up"]
+                            .iter()
+                            .any(|w| n.contains(w)))
+            })
+        })
+    })
+}
+
+/// A test that starts nothing (no task, thread or server before the sleep)
+/// sleeps longer than a constant duration it handed to the code under test
+/// before (`q.push(9, Some(Duration::from_millis(1)))`, then a 2 ms sleep):
+/// the sleep waits for its own deadline to pass, and a slower machine only
+/// makes it more certain that it has.
+fn outlasts_own_deadline(cx: &FileCx, sleep: ExprId) -> bool {
+    fn nanos(cx: &FileCx, e: ExprId) -> Option<i128> {
+        let c = cx.call(cx.model.strip(e))?;
+        let unit: i128 = match c.name.as_str() {
+            "from_secs" => 1_000_000_000,
+            "from_millis" => 1_000_000,
+            "from_micros" => 1_000,
+            "from_nanos" => 1,
+            _ => return None,
+        };
+        Some(cx.model.int_value(c.positional(0)?)? * unit)
+    }
+    let Some(slept) = cx
+        .call(sleep)
+        .and_then(|c| c.positional(0))
+        .and_then(|d| nanos(cx, d))
+    else {
+        return false;
+    };
+    if concurrent_before(cx, sleep) {
+        return false;
+    }
+    let top = common::outermost(cx, cx.func_of(sleep));
+    let span = cx.func(top).span;
+    let start = cx.expr(sleep).span.start;
+    cx.model.exprs.iter().enumerate().any(|(i, e)| {
+        e.span.end <= start
+            && span.contains(e.span)
+            && matches!(&e.kind, ExprKind::Call(c) if !common::is_sleep(c) && c.args.iter().any(|a| {
+                unsnarl_model::walk::exprs_under(cx.model, a.value)
+                    .into_iter()
+                    .any(|x| x != ExprId(i as u32) && nanos(cx, x).is_some_and(|d| d < slept))
+            }))
     })
 }
 
@@ -951,6 +1022,18 @@ async fn kill_on_drop() {
     assert_eq!("child ran\n", msg);
 }
 "#,
+        r#"
+use std::time::Duration;
+
+#[tokio::test]
+async fn expired_items_are_dropped_by_the_sweeper() {
+    let q = Queue::with_sweeper(Duration::from_millis(5));
+    q.push(9, Some(Duration::from_millis(1)));
+    // The sweeper is the library's own task: 2 ms is a guess at when it ran.
+    tokio::time::sleep(Duration::from_millis(20)).await; // expect
+    assert_eq!(q.len(), 0);
+}
+"#,
     ],
     pass: &[
         r#"
@@ -1259,6 +1342,21 @@ async fn idle_connection_is_closed() {
     thread::sleep(Duration::from_millis(1100));
     let n = stream.read(&mut buf).unwrap();
     assert_eq!(n, 0);
+}
+"#,
+        r#"
+use std::time::Duration;
+
+#[tokio::test]
+async fn expired_items_are_dropped() {
+    let mut q = Queue::default();
+    q.push(8, None);
+    q.push(9, Some(Duration::from_millis(1)));
+    assert_eq!(q.len(), 2);
+    // Outlives the 1 ms deadline set above; a slower machine waits longer.
+    tokio::time::sleep(Duration::from_millis(2)).await;
+    q.drop_expired();
+    assert_eq!(q.len(), 1);
 }
 "#,
     ],
