@@ -40,7 +40,8 @@ files as well. An empty
 process crashes, and is left too, as is a blocking call that (re)makes
 state the lock guards: its result is stored in a field of the locked
 value (`s.conn = c` after `c, err := net.Dial(..)`), directly or in a
-method of that value such as `s.dial()`. A send to channels that
+method of that value such as `s.dial()` (which may first resolve the
+host it dials, `net.LookupHost`). A send to channels that
 another function closes under the same mutex (its write lock) is left
 alone too: the lock is what keeps the send off a closed channel, and
 unlocking first would bring back that panic. So is a handshake on a
@@ -545,7 +546,8 @@ fn is_field_of(cx: &FileCx, e: ExprId, owner: &str) -> bool {
 /// The blocking call (re)makes state the lock guards: its result goes into
 /// a field of the locked value (`s.conn, err = net.Dial(..)`, or `c, err
 /// := net.Dial(..)` then `s.conn = c`), directly or in a method of that
-/// value (`s.dial()`) whose every blocking call does so. No reader may see
+/// value (`s.dial()`) whose every blocking call does so (or resolves the
+/// host that call dials, `net.LookupHost`). No reader may see
 /// the connection half-made: that is what the lock is for.
 fn establishes_guarded_state(cx: &FileCx, held: &HeldSet, e: ExprId) -> bool {
     let Some(owner) = lock_owner(held) else {
@@ -565,7 +567,23 @@ fn establishes_guarded_state(cx: &FileCx, held: &HeldSet, e: ExprId) -> bool {
                 .is_some_and(|k| cx.effect(k, Effect::Blocking).is_some())
         })
         .collect();
-    !blocking.is_empty() && blocking.iter().all(|&x| stores_into_field(cx, f, x, recv))
+    // Resolving the host is the first step of the dial it feeds.
+    let resolves = |x: ExprId| {
+        cx.call(x).is_some_and(|k| {
+            k.target
+                .as_deref()
+                .is_some_and(|t| t.starts_with("net.Lookup") || t.starts_with("net.Resolve"))
+        })
+    };
+    let stored: Vec<bool> = blocking
+        .iter()
+        .map(|&x| stores_into_field(cx, f, x, recv))
+        .collect();
+    stored.iter().any(|&b| b)
+        && blocking
+            .iter()
+            .zip(&stored)
+            .all(|(&x, &kept)| kept || resolves(x))
 }
 
 /// The value of `call` (in function `f`) is stored in a field of `owner`
@@ -1761,6 +1779,31 @@ func (s *Store) Put(key string, hooks ...func(string)) {
 	}
 }
 "#,
+        r#"
+package natsish
+
+import (
+	"net"
+	"sync"
+)
+
+type Client struct {
+	mu   sync.Mutex
+	host string
+	sent int
+}
+
+func (c *Client) resolve() []string {
+	addrs, _ := net.LookupHost(c.host)
+	return addrs
+}
+
+func (c *Client) Status() (int, []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sent, c.resolve() // expect
+}
+"#,
     ],
     pass: &[
         r#"
@@ -2762,6 +2805,51 @@ func (s *Store) create(key string, opts []Opt) error {
 	}
 	s.items[key] = base
 	return nil
+}
+"#,
+        r#"
+package natsish
+
+import (
+	"net"
+	"sync"
+	"time"
+)
+
+type Client struct {
+	mu      sync.Mutex
+	servers []string
+	conn    net.Conn
+	timeout time.Duration
+}
+
+// Remakes the connection the mutex guards: resolve, dial, store.
+func (c *Client) dialServer(host, port string) error {
+	addrs, _ := net.LookupHost(host)
+	if len(addrs) == 0 {
+		addrs = []string{host}
+	}
+	d := net.Dialer{Timeout: c.timeout}
+	var err error
+	for _, a := range addrs {
+		c.conn, err = d.Dial("tcp", net.JoinHostPort(a, port))
+		if err == nil {
+			break
+		}
+	}
+	return err
+}
+
+func (c *Client) Connect() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var err error
+	for _, s := range c.servers {
+		if err = c.dialServer(s, "4222"); err == nil {
+			return nil
+		}
+	}
+	return err
 }
 "#,
     ],

@@ -22,7 +22,8 @@ the scanned file) has no way to tell anyone it finished or failed: no
 `wg.Done()`, no send on or close of a channel, no `recover()`, and no
 handling of the errors it produces (they are discarded, not logged,
 returned on a channel or handed to an error callback the function was
-given, `onErr(srv.Serve(l))`). A function of another file started
+given, `onErr(srv.Serve(l))`, or configured on the object, `cb :=
+c.Opts.AsyncErrorCB; cb(c, err)`). A function of another file started
 right after a `wg.Add(n)` that counts it (`wg.Add(2); go watch(c); go
 readLoop(c)`) is taken to call `Done`. A goroutine per accepted connection that
 closes it (`conn, _ := ln.Accept(); go func() { serve(conn);
@@ -717,6 +718,9 @@ fn connection_scoped(cx: &FileCx, go_call: ExprId, c: &Call) -> bool {
 /// A call of a function value the enclosing code was handed, typed to take
 /// an error (`onErr func(error)`, a parameter of this or an outer function).
 fn error_callback(cx: &FileCx, c: &Call) -> bool {
+    if configured_error_hook(cx, c) {
+        return true;
+    }
     let Some(name) = cx.model.name_of(cx.model.strip(c.func)) else {
         return false;
     };
@@ -730,6 +734,45 @@ fn error_callback(cx: &FileCx, c: &Call) -> bool {
                     t.starts_with("func(") && t.contains("error")
                 })
         })
+}
+
+/// An error handed to a hook configured on the object (`cb :=
+/// c.Opts.AsyncErrorCB; cb(c, err)`, `s.OnError(err)`): a field holding a
+/// function named for errors or events (`On..`, `..Err..`, `..CB`,
+/// `..Callback`, `..Handler`), called with an `err`.
+fn configured_error_hook(cx: &FileCx, c: &Call) -> bool {
+    let passes_err = c.args.iter().any(|a| {
+        cx.model
+            .name_of(a.value)
+            .is_some_and(|n| n == "err" || n.ends_with("Err"))
+    });
+    if !passes_err {
+        return false;
+    }
+    let hook_field = |e: ExprId| match &cx.expr(cx.model.strip(e)).kind {
+        ExprKind::Attr { name, .. } => {
+            let n = name.as_str();
+            n.starts_with("On")
+                || n.contains("Err")
+                || n.ends_with("CB")
+                || n.ends_with("Callback")
+                || n.ends_with("Handler")
+        }
+        _ => false,
+    };
+    let callee = cx.model.strip(c.func);
+    if hook_field(callee) {
+        return true;
+    }
+    // A local bound to such a field (`if cb := c.Opts.AsyncErrorCB; cb != nil`).
+    let Some(name) = cx.model.name_of(callee) else {
+        return false;
+    };
+    let f = cx.func_of(c.func);
+    cx.body_stmts(f).iter().any(|&s| {
+        matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), .. }
+            if targets.iter().any(|&t| cx.model.name_of(t) == Some(name)) && hook_field(*v))
+    })
 }
 
 /// Whether a channel sent on by a goroutine is received by anyone: true
@@ -981,6 +1024,37 @@ func run(name string) error {
 		r.Close()
 	}()
 	return cmd.Wait()
+}
+"#,
+        r#"
+package bridge
+
+import (
+	"net"
+	"reflect"
+)
+
+type Conn struct{ nc net.Conn }
+
+func (c *Conn) publish(v interface{}) error {
+	_, err := c.nc.Write([]byte("x"))
+	return err
+}
+
+func (c *Conn) BindSend(ch interface{}) {
+	go pump(c, reflect.ValueOf(ch)) // expect
+}
+
+func pump(c *Conn, ch reflect.Value) {
+	for {
+		v, ok := ch.Recv()
+		if !ok {
+			return
+		}
+		if err := c.publish(v.Interface()); err != nil {
+			return
+		}
+	}
 }
 "#,
     ],
@@ -1574,6 +1648,48 @@ func (s *S) TestPoolLimitWaits(c *C) {
 		conn.Write([]byte("release"))
 	}()
 	c.Assert(ping(conn), IsNil)
+}
+"#,
+        r#"
+package bridge
+
+import (
+	"net"
+	"reflect"
+)
+
+type Options struct {
+	AsyncErrorCB func(c *Conn, err error)
+}
+
+type Conn struct {
+	nc   net.Conn
+	Opts Options
+}
+
+func (c *Conn) publish(v interface{}) error {
+	_, err := c.nc.Write([]byte("x"))
+	return err
+}
+
+func (c *Conn) BindSend(ch interface{}) {
+	go pump(c, reflect.ValueOf(ch))
+}
+
+// Its failure goes to the error callback configured on the connection.
+func pump(c *Conn, ch reflect.Value) {
+	for {
+		v, ok := ch.Recv()
+		if !ok {
+			return
+		}
+		if err := c.publish(v.Interface()); err != nil {
+			if cb := c.Opts.AsyncErrorCB; cb != nil {
+				cb(c, err)
+			}
+			return
+		}
+	}
 }
 "#,
     ],

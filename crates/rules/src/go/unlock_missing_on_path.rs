@@ -24,7 +24,9 @@ A function locks a mutex (or acquires a slot of a semaphore channel with
 `sem <- struct{}{}`) and releases it explicitly, without `defer`, but some
 `return` (typically an early error return) leaves while it is still held.
 A branch under a constant condition (`if false { return }`) never runs and
-is not a path.
+is not a path. A return that hands the lock over (its release function,
+`return v, tx.unlock, nil`, or the lock itself, `return &c.mu`, also through
+a named result) leaves the unlocking to the caller and is not reported.
 
 ## Why
 
@@ -109,7 +111,9 @@ impl Rule for UnlockMissingOnPath {
                 if !released.contains(&h.op.instance)
                     || excused.contains(&h.op.instance)
                     || correlated(cx, f, &h.op)
-                    || ret.is_some_and(|r| hands_back_release(cx, r))
+                    || ret.is_some_and(|r| {
+                        hands_back_release(cx, r) || hands_back_lock(cx, f, r, &h.op.instance)
+                    })
                     || released_elsewhere(cx, f, &h.op)
                     || !seen.insert((h.op.instance.clone(), ret))
                 {
@@ -307,6 +311,79 @@ fn hands_back_release(cx: &FileCx, ret: StmtId) -> bool {
         })
 }
 
+/// The return hands the held lock itself to the caller (`return size,
+/// &c.rlock, nil`, or a named result `lock = &c.rlock` then `return`): the
+/// caller unlocks it, ownership goes with the value.
+fn hands_back_lock(cx: &FileCx, f: FuncId, ret: StmtId, instance: &str) -> bool {
+    let is_ref_to_lock = |e: ExprId| {
+        matches!(&cx.expr(cx.model.strip(e)).kind, ExprKind::Unary { op: UnOp::Ref, operand }
+            if cx.model.dotted(*operand).as_deref() == Some(instance))
+    };
+    // Names this function binds to `&instance` before the return.
+    let at = cx.stmt(ret).span.start;
+    let mut names: Vec<String> = Vec::new();
+    for &s in cx.body_stmts(f) {
+        if cx.stmt(s).span.start >= at {
+            continue;
+        }
+        if let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } = &cx.stmt(s).kind
+        {
+            let values: Vec<ExprId> = match &cx.expr(*v).kind {
+                ExprKind::Collection {
+                    kind: CollKind::Tuple,
+                    elems,
+                    ..
+                } => elems.clone(),
+                _ => vec![*v],
+            };
+            let slots: Vec<ExprId> = match targets.as_slice() {
+                [t] => match &cx.expr(*t).kind {
+                    ExprKind::Collection {
+                        kind: CollKind::Tuple,
+                        elems,
+                        ..
+                    } => elems.clone(),
+                    _ => vec![*t],
+                },
+                many => many.to_vec(),
+            };
+            for (t, v) in slots.iter().zip(values.iter()) {
+                if is_ref_to_lock(*v)
+                    && let Some(n) = cx.model.name_of(*t)
+                {
+                    names.push(n.to_string());
+                }
+            }
+        }
+    }
+    let StmtKind::Return(value) = cx.stmt(ret).kind else {
+        return false;
+    };
+    // (Named results are spelled in the declared return type.)
+    let named_result = |n: &str| {
+        cx.func(f).returns.as_ref().is_some_and(|r| {
+            r.text
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .any(|w| w == n)
+        })
+    };
+    match value {
+        Some(v) => exprs_under(cx.model, v).into_iter().any(|e| {
+            is_ref_to_lock(e)
+                || cx
+                    .model
+                    .name_of(e)
+                    .is_some_and(|n| names.iter().any(|x| x == n))
+        }),
+        // A bare `return` with named results: any of them bound to the lock.
+        None => names.iter().any(|n| named_result(n)),
+    }
+}
+
 /// `sem <- struct{}{}` on a channel of empty structs: a semaphore acquire.
 fn sem_acquire(cx: &FileCx, s: StmtId) -> Option<String> {
     let StmtKind::Expr(e) = cx.stmt(s).kind else {
@@ -464,6 +541,31 @@ func lockAndLeave(mu *sync.Mutex) {
 	mu.Unlock()
 }
 "#,
+        r#"
+package kconn
+
+import "sync"
+
+type Conn struct {
+	rlock sync.Mutex
+	ids   []int32
+}
+
+func (c *Conn) awaitReply(id int32) (size int, err error) {
+	for {
+		c.rlock.Lock()
+		if len(c.ids) == 0 {
+			return 0, nil // expect
+		}
+		if c.ids[0] == id {
+			c.ids = c.ids[1:]
+			c.rlock.Unlock()
+			return 8, nil
+		}
+		c.rlock.Unlock()
+	}
+}
+"#,
     ],
     pass: &[
         r#"
@@ -605,6 +707,50 @@ func lockNoDefer(mu *sync.Mutex) {
 		return
 	}
 	mu.Unlock()
+}
+"#,
+        r#"
+package kconn
+
+import "sync"
+
+type Conn struct {
+	rlock sync.Mutex
+	ids   []int32
+}
+
+// On a match the lock goes to the caller, who reads the reply and unlocks.
+func (c *Conn) awaitReply(id int32) (size int, lock *sync.Mutex, err error) {
+	for {
+		c.rlock.Lock()
+		if len(c.ids) == 0 {
+			c.rlock.Unlock()
+			return 0, nil, nil
+		}
+		if c.ids[0] == id {
+			c.ids = c.ids[1:]
+			size, lock = 8, &c.rlock
+			return size, lock, nil
+		}
+		c.rlock.Unlock()
+	}
+}
+
+func (c *Conn) next() (*sync.Mutex, int32) {
+	c.rlock.Lock()
+	if len(c.ids) == 0 {
+		c.rlock.Unlock()
+		return nil, 0
+	}
+	return &c.rlock, c.ids[0]
+}
+
+func (c *Conn) Do(id int32) int {
+	size, lock, _ := c.awaitReply(id)
+	if lock != nil {
+		defer lock.Unlock()
+	}
+	return size
 }
 "#,
     ],

@@ -24,7 +24,8 @@ that state: `conn = await connect()`, `cache.set(key, await load(key))`.
 Only a read of shared state, an await, and a write of the same state guarded
 by the read are reported (`store.get("version")` and `store.set("scope", ..)`
 are different entries of one store). A value that only awaits a dynamic
-`import(..)` is not: the module loader loads the module once, and every
+`import(..)` (directly, or through a helper of the file whose only awaits
+are `import(..)`) is not: the module loader loads the module once, and every
 racer stores the same namespace.
 
 ## Why
@@ -307,6 +308,63 @@ fn rest_of_block(cx: &FileCx, s: StmtId) -> Block {
     b[i + 1..].to_vec()
 }
 
+/// `import(..)`, or a call of a helper of the file whose only awaits are
+/// `import(..)` (`const importModule = async (s) => { try { return await
+/// import(s) } catch .. }`, for optional dependencies).
+fn loads_a_module(cx: &FileCx, awaited: ExprId) -> bool {
+    let Some(c) = cx.call(cx.model.strip(awaited)) else {
+        return false;
+    };
+    if c.target.as_deref() == Some("import") {
+        return true;
+    }
+    let Some(name) = cx.model.name_of(c.func) else {
+        return false;
+    };
+    // The helper: a closure bound to the name in an enclosing function, or
+    // a function of the file by that name.
+    let bound_closure = cx
+        .tree
+        .func_ancestors(cx.model, cx.func_of(awaited))
+        .find_map(|g| {
+            cx.body_stmts(g)
+                .iter()
+                .find_map(|&s| match &cx.stmt(s).kind {
+                    StmtKind::Assign {
+                        targets,
+                        value: Some(v),
+                        ..
+                    } if targets.iter().any(|&t| cx.model.name_of(t) == Some(name)) => {
+                        match cx.expr(cx.model.strip(*v)).kind {
+                            ExprKind::Closure(h) => Some(h),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                })
+        });
+    let helper = bound_closure.or_else(|| {
+        cx.model.function_ids().find(|&g| {
+            g.0 != 0 && cx.func(g).name == name && cx.func(g).parent.is_none_or(|p| p.0 == 0)
+        })
+    });
+    helper.is_some_and(|h| {
+        let inner: Vec<ExprId> = cx
+            .body_exprs(h)
+            .iter()
+            .filter_map(|&e| match cx.expr(e).kind {
+                ExprKind::Await(x) => Some(x),
+                _ => None,
+            })
+            .collect();
+        !inner.is_empty()
+            && inner.iter().all(|&x| {
+                cx.call(cx.model.strip(x))
+                    .is_some_and(|k| k.target.as_deref() == Some("import"))
+            })
+    })
+}
+
 /// A write of one of `targets` in `region` preceded by (or containing) an
 /// await after the check, and not re-checked after the await.
 fn act_after_await(
@@ -329,12 +387,7 @@ fn act_after_await(
             _ => None,
         })
         .collect();
-    if awaited.len() == awaits.len()
-        && awaited.iter().all(|&a| {
-            cx.call(cx.model.strip(a))
-                .is_some_and(|c| c.target.as_deref() == Some("import"))
-        })
-    {
+    if awaited.len() == awaits.len() && awaited.iter().all(|&a| loads_a_module(cx, a)) {
         return None;
     }
     let mut stmts = Vec::new();
@@ -573,6 +626,22 @@ class Settings {
   }
 }
 "#,
+        r#"
+let config = null;
+
+async function loadConfig() {
+  if (config) return config;
+  const getJson = async (url) => {
+    const res = await fetch(url);
+    return await res.json();
+  };
+  const main = await getJson("https://cfg.example/main");
+  config = { ...main }; // expect
+  return config;
+}
+
+module.exports = { loadConfig };
+"#,
     ],
     pass: &[
         r#"
@@ -668,6 +737,27 @@ class Driver {
     return this.client;
   }
 }
+"#,
+        r#"
+let ops = null;
+
+async function loadOps() {
+  if (ops) return ops;
+  const importModule = async (specifier, { optional = false } = {}) => {
+    try {
+      return await import(specifier);
+    } catch (error) {
+      if (optional) return null;
+      throw error;
+    }
+  };
+  const main = await importModule("some-orm");
+  const extra = await importModule("some-orm/sql", { optional: true });
+  ops = { eq: (extra && extra.eq) || main.eq };
+  return ops;
+}
+
+module.exports = { loadOps };
 "#,
     ],
 };

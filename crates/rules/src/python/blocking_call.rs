@@ -79,12 +79,49 @@ impl Rule for BlockingCall {
         );
         // Chains through many layers of helpers are rarely what the author
         // of the coroutine can act on (they end deep inside libraries).
-        out.extend(
-            found
-                .into_iter()
-                .filter(|f| f.related.len() <= MAX_CHAIN_SHOWN && !in_nonblocking_try(cx, f.span)),
-        );
+        out.extend(found.into_iter().filter(|f| {
+            f.related.len() <= MAX_CHAIN_SHOWN
+                && !in_nonblocking_try(cx, f.span)
+                && !after_empty_wait(cx, f.span)
+        }));
     }
+}
+
+/// `q.get()` right after `while q.empty(): await asyncio.sleep(0)`: the
+/// loop gave way until the queue had an item, and nothing awaits between
+/// its last check and the `get`, so it returns at once.
+fn after_empty_wait(cx: &FileCx, span: Span) -> bool {
+    cx.model.stmts.iter().enumerate().any(|(i, st)| {
+        let StmtKind::While { cond, body, .. } = &st.kind else {
+            return false;
+        };
+        let Some(queue) = cx
+            .call(*cond)
+            .filter(|c| c.name == "empty" && c.args.is_empty())
+            .and_then(|c| c.receiver)
+            .and_then(|r| cx.model.dotted(r))
+        else {
+            return false;
+        };
+        if crate::util::awaits_in_block(cx.model, body).is_empty() {
+            return false;
+        }
+        let Some(next) = crate::util::next_stmt(cx, StmtId(i as u32)) else {
+            return false;
+        };
+        cx.stmt(next).span.contains(span)
+            && crate::util::awaits_in_block(cx.model, &vec![next]).is_empty()
+            && unsnarl_model::walk::exprs_in_block(cx.model, &vec![next])
+                .into_iter()
+                .any(|e| {
+                    cx.expr(e).span == span
+                        && cx.call(e).is_some_and(|c| {
+                            c.name == "get"
+                                && c.receiver.and_then(|r| cx.model.dotted(r)).as_deref()
+                                    == Some(queue.as_str())
+                        })
+                })
+    })
 }
 
 /// Inside `try:` with `except BlockingIOError`: a socket in non-blocking
@@ -218,6 +255,20 @@ _NUMERIC_ONLY = _socket.AI_NUMERICSERV
 
 async def resolve(host, port, flags=0):
     return _socket.getaddrinfo(host, port, 0, 0, 0, flags | _NUMERIC_ONLY)  # expect
+"#,
+        r#"
+import asyncio
+import queue
+
+class FakeSocket:
+    def __init__(self):
+        self.inbox = queue.Queue()
+
+    async def next_message(self):
+        # Yields once; the queue may still be empty, and then `get` blocks.
+        if self.inbox.empty():
+            await asyncio.sleep(0)
+        return self.inbox.get()  # expect
 "#,
     ],
     pass: &[
@@ -356,6 +407,19 @@ async def nonblocking(sock: socket.socket, loop):
 
 async def g(clock: Clock):
     clock.sleep(3)
+"#,
+        r#"
+import asyncio
+import queue
+
+class FakeSocket:
+    def __init__(self):
+        self.inbox = queue.Queue()
+
+    async def next_message(self):
+        while self.inbox.empty():
+            await asyncio.sleep(0)
+        return self.inbox.get()
 "#,
     ],
 };

@@ -1010,6 +1010,20 @@ class Link:
         finally:
             self.transport.close()
 "#,
+        r#"
+import trio
+from mylib.errors import log_group, ManyErrors
+
+class Client:
+    async def __aexit__(self, et, ev, tb):
+        try:
+            await self.cm.__aexit__(et, ev, tb)
+        except BaseException as exc:  # expect
+            try:
+                log_group(exc)
+            except ManyErrors:
+                raise AssertionError("many errors") from exc
+"#,
     ],
     pass: &[
         r#"
@@ -1465,6 +1479,21 @@ class Link:
             await asyncio.wait_for(self.transport.drained(), 10)
         finally:
             self.transport.close()
+"#,
+        r#"
+import trio
+from mylib.errors import reraise_single_from_group, ManyErrors
+
+class Client:
+    async def __aexit__(self, et, ev, tb):
+        try:
+            await self.cm.__aexit__(et, ev, tb)
+        except BaseException as exc:
+            # Re-raises the one exception inside the group, Cancelled included.
+            try:
+                reraise_single_from_group(exc)
+            except ManyErrors:
+                raise AssertionError("many errors") from exc
 "#,
     ],
 };

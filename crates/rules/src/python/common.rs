@@ -666,16 +666,52 @@ pub fn ends_in_raising_helper(cx: &FileCx, body: &Block) -> bool {
     let Some(&last) = body.last() else {
         return false;
     };
-    let StmtKind::Expr(e) = cx.stmt(last).kind else {
-        return false;
-    };
-    let Some(t) = cx.call(e).and_then(|c| c.target.as_deref()) else {
+    match &cx.stmt(last).kind {
+        StmtKind::Expr(e) => cx.call(*e).is_some_and(|c| raising_helper(cx, c)),
+        // `try: reraise_from_group(exc) except Many: raise ..`: the body
+        // ends in a raise and so does every handler.
+        StmtKind::Try {
+            body: tried,
+            handlers,
+            orelse,
+            finally,
+        } => {
+            orelse.is_empty()
+                && finally.as_ref().is_none_or(Vec::is_empty)
+                && !handlers.is_empty()
+                && (crate::util::always_raises(cx.model, tried)
+                    || ends_in_raising_helper(cx, tried))
+                && handlers.iter().all(|h| {
+                    crate::util::always_raises(cx.model, &h.body)
+                        || ends_in_raising_helper(cx, &h.body)
+                })
+        }
+        _ => false,
+    }
+}
+
+/// A function that never returns normally: one of this file whose every
+/// path raises or that is annotated `-> NoReturn`/`-> Never`, or one named
+/// for it (`raise_single_exception_from_group`, `reraise`).
+fn raising_helper(cx: &FileCx, c: &Call) -> bool {
+    let name = c.name.as_str();
+    if name.starts_with("raise_") || name.starts_with("reraise") || name.starts_with("_raise_") {
+        return true;
+    }
+    let Some(t) = c.target.as_deref() else {
         return false;
     };
     cx.model
         .function_ids()
         .find(|&f| cx.func(f).qualname == t)
-        .is_some_and(|f| crate::util::always_raises(cx.model, &cx.func(f).body))
+        .is_some_and(|f| {
+            let func = cx.func(f);
+            crate::util::always_raises(cx.model, &func.body)
+                || func.returns.as_ref().is_some_and(|r| {
+                    let ty = r.text.rsplit('.').next().unwrap_or("");
+                    matches!(ty, "NoReturn" | "Never")
+                })
+        })
 }
 
 /// `span` lies inside the module's `if __name__ == "__main__":` block: a

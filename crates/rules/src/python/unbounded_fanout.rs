@@ -709,7 +709,9 @@ fn spawned_is_bounded(cx: &FileCx, per_item: ExprId) -> bool {
         !func.name.is_empty() && (func.qualname == callee || func.name == callee)
     });
     match found {
-        Some(f) => body_takes_limiter(cx, f) || only_synchronizes(cx, f),
+        Some(f) => {
+            body_takes_limiter(cx, f) || only_synchronizes(cx, f) || awaits_own_future(cx, f)
+        }
         None => {
             // Another module: the index tells us what it calls.
             cx.index
@@ -740,6 +742,54 @@ fn only_synchronizes(cx: &FileCx, f: FuncId) -> bool {
         })
     });
     all_sync && waits
+}
+
+/// The spawned coroutine hands its work over synchronously (to a client
+/// that buffers it, `producer.produce(.., on_delivery=ack)`) and then only
+/// awaits a future it made itself (`done = loop.create_future()`), which a
+/// callback resolves: the tasks are receipts waiting for acknowledgements,
+/// not concurrent operations, and the client bounds what is in flight.
+fn awaits_own_future(cx: &FileCx, f: FuncId) -> bool {
+    let futures: Vec<&str> = cx
+        .body_stmts(f)
+        .iter()
+        .filter_map(|&s| match &cx.stmt(s).kind {
+            StmtKind::Assign {
+                targets,
+                value: Some(v),
+                ..
+            } => {
+                let made = cx.call(*v).is_some_and(|c| {
+                    (c.name == "create_future" && c.receiver.is_some())
+                        || matches!(
+                            c.target.as_deref(),
+                            Some("asyncio.Future" | "asyncio.futures.Future")
+                        )
+                });
+                match targets.as_slice() {
+                    [t] if made => cx.model.name_of(*t),
+                    _ => None,
+                }
+            }
+            _ => None,
+        })
+        .collect();
+    let awaited: Vec<ExprId> = cx
+        .body_exprs(f)
+        .iter()
+        .filter_map(|&e| match cx.expr(e).kind {
+            ExprKind::Await(inner) if cx.func_of(e) == f => Some(inner),
+            _ => None,
+        })
+        .collect();
+    !futures.is_empty()
+        && !awaited.is_empty()
+        && awaited.len() == crate::util::awaits_in_block(cx.model, &cx.func(f).body).len()
+        && awaited.iter().all(|&a| {
+            cx.model
+                .name_of(cx.model.strip(a))
+                .is_some_and(|n| futures.contains(&n))
+        })
 }
 
 fn body_takes_limiter(cx: &FileCx, f: FuncId) -> bool {
@@ -890,6 +940,21 @@ class Conn:
     def _flush(self, record):
         for job in self._pending:
             self._loop.create_task(job.run(record))  # expect
+"#,
+        r#"
+import anyio
+
+class Uploader:
+    def __init__(self, http):
+        self.http = http
+
+    async def send(self, url, body):
+        return await self.http.post(url, content=body)
+
+    async def send_batch(self, url, batch):
+        async with anyio.create_task_group() as tg:
+            for item in batch.items:
+                tg.start_soon(self.send, url, item)  # expect
 "#,
     ],
     pass: &[
@@ -1131,6 +1196,32 @@ class Conn:
         for entry in self._sinks:
             if entry.is_async:
                 self._loop.create_task(entry.fn(record))
+"#,
+        r#"
+import asyncio
+import anyio
+
+class Producer:
+    def __init__(self, native):
+        self.native = native  # buffers locally; produce() does not wait
+
+    async def send(self, topic, value):
+        loop = asyncio.get_running_loop()
+        done = loop.create_future()
+
+        def on_ack(err, msg):
+            if err:
+                loop.call_soon_threadsafe(done.set_exception, RuntimeError(err))
+            else:
+                loop.call_soon_threadsafe(done.set_result, msg)
+
+        self.native.produce(topic, value, on_delivery=on_ack)
+        return await done
+
+    async def send_batch(self, topic, batch):
+        async with anyio.create_task_group() as tg:
+            for item in batch.items:
+                tg.start_soon(self.send, topic, item)
 "#,
     ],
 };

@@ -34,7 +34,8 @@ caller holds, and executor adapters that spawn the future their caller
 hands them (`fn execute(&self, fut: F) { tokio::spawn(fut); }`, or a thread
 running `block_on(fut)`), or an executor loop spawning futures it takes off
 a channel (`while let Some(Cmd::Submit(job)) = rx.recv().await {
-spawn(job) }`): the caller owns that work. Pool workers that run on a
+spawn(job) }`, also a thread that runs such a loop of a channel the
+function made on a runtime of its own): the caller owns that work. Pool workers that run on a
 clone of the state of the value the function returns, when that type's
 `Drop` is in the file (it tells them to stop), live as long as the handle
 and are not reported either. Nor are a spawn per
@@ -126,6 +127,7 @@ impl Rule for DetachedSpawn {
                 || spawns_received_future(cx, id, c)
                 || works_for_returned_owner(cx, id)
                 || drains_own_channel(cx, id)
+                || hosts_channel_executor(cx, id)
                 || ends_with_weak_owner(cx, id)
             {
                 continue;
@@ -853,6 +855,50 @@ fn drains_own_channel(cx: &FileCx, spawn: ExprId) -> bool {
     })
 }
 
+/// A thread that hosts an executor loop fed by a channel the spawning
+/// function made (`thread::spawn(move || { local.spawn_local(async move {
+/// while let Some(job) = rx.recv().await { spawn_local(job) } });
+/// rt.block_on(local) })`): the loop, nested in the thread's runtime, ends
+/// when the last sender is dropped, and the work is its callers'.
+fn hosts_channel_executor(cx: &FileCx, spawn: ExprId) -> bool {
+    let Some(g) = super::common::spawned_fn(cx, spawn) else {
+        return false;
+    };
+    let owner = super::common::outermost(cx, cx.func_of(spawn));
+    let made_here = |rx: &str| {
+        super::common::let_pairs(cx, owner).iter().any(|p| {
+            p.second == rx
+                && cx
+                    .call(super::common::unwrap_value(cx, p.value))
+                    .is_some_and(|c| {
+                        // Also a project's own wrapper (`mpsc_unbounded()`).
+                        cx.effect(c, Effect::Queue).is_some()
+                            || c.name.contains("channel")
+                            || c.name.starts_with("mpsc")
+                    })
+        })
+    };
+    cx.with_nested(g).into_iter().any(|h| {
+        cx.body_stmts(h).iter().any(|&s| {
+            let StmtKind::While { cond, body, .. } = &cx.stmt(s).kind else {
+                return false;
+            };
+            let rx = unsnarl_model::walk::exprs_under(cx.model, *cond)
+                .into_iter()
+                .find_map(|x| {
+                    cx.call(x)
+                        .filter(|c| c.name == "recv")
+                        .and_then(|c| c.receiver)
+                        .and_then(|r| cx.model.name_of(r))
+                });
+            rx.is_some_and(made_here)
+                && unsnarl_model::walk::calls_in_block(cx.model, body)
+                    .into_iter()
+                    .any(|e| cx.call(e).is_some_and(|c| c.name.starts_with("spawn")))
+        })
+    })
+}
+
 /// Started by a `Drop` implementation (`fn drop(&mut self)`): the value
 /// is going away and nobody is left to hold a handle; the task is the
 /// value's last act (a flush, an async close).
@@ -1281,6 +1327,33 @@ async fn main() {
     requests(client).await;
     while let Ok(event) = eventloop.poll().await {
         println!("{:?}", event);
+    }
+}
+"#,
+        r#"
+use std::time::Duration;
+
+pub struct Reporter {
+    pub name: String,
+}
+
+impl Reporter {
+    pub fn new(name: String) -> Self {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        std::thread::spawn(move || { // expect
+            let local = tokio::task::LocalSet::new();
+            local.spawn_local(async move {
+                loop {
+                    flush_metrics().await;
+                    tokio::time::sleep(Duration::from_secs(10)).await;
+                }
+            });
+            rt.block_on(local);
+        });
+        Self { name }
     }
 }
 "#,
@@ -1736,6 +1809,42 @@ async fn main() {
     });
     while let Ok(event) = eventloop.poll().await {
         println!("{:?}", event);
+    }
+}
+"#,
+        r#"
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+
+struct Request {
+    make: Box<dyn FnOnce() -> BoxFut + Send>,
+    reply: oneshot::Sender<JoinHandle<()>>,
+}
+
+// Runs `!Send` futures on one thread, which ends with the last `LocalPool`.
+#[derive(Clone)]
+pub struct LocalPool {
+    tx: mpsc::UnboundedSender<Request>,
+}
+
+impl LocalPool {
+    pub fn new() -> Self {
+        let (tx, mut rx) = mpsc::unbounded_channel::<Request>();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        std::thread::spawn(move || {
+            let local = tokio::task::LocalSet::new();
+            local.spawn_local(async move {
+                while let Some(Request { make, reply }) = rx.recv().await {
+                    let handle = tokio::task::spawn_local(make());
+                    let _ = reply.send(handle);
+                }
+            });
+            rt.block_on(local);
+        });
+        Self { tx }
     }
 }
 "#,
