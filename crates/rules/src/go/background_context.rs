@@ -22,7 +22,7 @@ or in a function of the file that contexts flow into from its callers.
 `main`, `init` and tests may create root contexts; so may shutdown code that
 runs once the request's context is already done, a func literal kept to
 run later (stored in a struct or field, returned, or handed to a function
-of the file that stores it), a helper its callers only start with
+of the file that stores it or to another package's constructor, `New..`), a helper its callers only start with
 `go`, cleanup on an error path that returns the error, given a fresh
 root bounded right there (`if err != nil { dctx, cancel :=
 context.WithTimeout(context.Background(), d); undo(dctx); return err }`:
@@ -132,7 +132,7 @@ impl Rule for BackgroundContext {
             // context.WithTimeout(context.Background(), d) .. }()`): cleanup
             // that must outlive the caller, whose context is often the
             // very reason for it (already cancelled).
-            if started_with_own_deadline(cx, id, f) {
+            if started_with_own_deadline(cx, id, f) || in_escaping_closure(cx, f) {
                 continue;
             }
             let top = common::outermost(cx, f);
@@ -171,6 +171,15 @@ impl Rule for BackgroundContext {
             }
         }
     }
+}
+
+/// `f` is (inside) a func literal kept to run later: what its enclosing
+/// function's callers hold is gone by then.
+fn in_escaping_closure(cx: &FileCx, f: FuncId) -> bool {
+    cx.tree
+        .func_ancestors(cx.model, f)
+        .take_while(|&g| cx.func(g).kind == FnKind::Closure)
+        .any(|g| common::escapes(cx, g))
 }
 
 /// Shutdown and cleanup code may start from a fresh root: a deferred
@@ -915,6 +924,43 @@ func (r *Reader) Close() error {
 	r.cancel()
 	r.wg.Wait()
 	return nil
+}
+"#,
+        r#"
+package dbpool
+
+import (
+	"context"
+	"time"
+
+	"example.com/respool"
+)
+
+type Conn interface {
+	Close(ctx context.Context) error
+	Done() <-chan struct{}
+}
+
+// The destructor runs when the pool drops a connection, long after
+// Connect's context (meant for the first dial) is gone.
+func Connect(ctx context.Context, max int) (*respool.Pool, error) {
+	p := respool.New(
+		func(v interface{}) {
+			cctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+			c := v.(Conn)
+			c.Close(cctx)
+			select {
+			case <-c.Done():
+			case <-cctx.Done():
+			}
+			cancel()
+		},
+		max,
+	)
+	if err := p.Warm(ctx); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 "#,
     ],

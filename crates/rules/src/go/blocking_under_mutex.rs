@@ -652,16 +652,42 @@ fn stores_into_field(cx: &FileCx, f: FuncId, call: ExprId, owner: &str) -> bool 
                     if matches!(cx.stmt(d).kind, StmtKind::Defer(_)))
         })
     };
-    // `s.conn = c`, or wrapped: `s.conn = &tracedConn{c}`.
-    let holds_local = |v: ExprId| {
-        cx.model.name_of(v) == Some(local)
-            || matches!(
+    // `s.conn = c`, or wrapped: `s.conn = &tracedConn{c}`, `s.rc =
+    // rpc.NewClient(c)`, also through a local (`rc := rpc.NewClient(c);
+    // s.rc = rc`).
+    // (Not `append(s.items, v)`: a collection that grows by what each call
+    // read is no connection being remade.)
+    let wraps = |v: ExprId, names: &[&str]| {
+        cx.model.name_of(v).is_some_and(|n| names.contains(&n))
+            || (matches!(
                 cx.expr(cx.model.strip(v)).kind,
                 ExprKind::Unary { .. } | ExprKind::Collection { .. }
-            ) && exprs_under(cx.model, v)
-                .into_iter()
-                .any(|x| cx.model.name_of(x) == Some(local))
+            ) || cx
+                .call(cx.model.strip(v))
+                .is_some_and(|c| c.name != "append"))
+                && exprs_under(cx.model, v)
+                    .into_iter()
+                    .any(|x| cx.model.name_of(x).is_some_and(|n| names.contains(&n)))
     };
+    let mut locals: Vec<&str> = vec![local];
+    for &x in cx.body_stmts(f) {
+        if cx.stmt(x).span.start < after {
+            continue;
+        }
+        if let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } = &cx.stmt(x).kind
+            && let [t] = targets.as_slice()
+            && let Some(n) = cx.model.name_of(*t)
+            && !locals.contains(&n)
+            && wraps(*v, &locals)
+        {
+            locals.push(n);
+        }
+    }
+    let holds_local = |v: ExprId| wraps(v, &locals);
     cx.body_stmts(f).iter().any(|&x| {
         matches!(&cx.stmt(x).kind, StmtKind::Assign { targets, value: Some(v), .. }
             if targets.iter().any(|&t| field_of_owner(t)) && holds_local(*v))
@@ -2850,6 +2876,43 @@ func (c *Client) Connect() error {
 		}
 	}
 	return err
+}
+"#,
+        r#"
+package rpcish
+
+import (
+	"errors"
+	"net"
+	"net/rpc"
+	"sync"
+	"time"
+)
+
+type Client struct {
+	mu   sync.Mutex
+	rc   *rpc.Client
+	addr string
+}
+
+// Lazy connect: concurrent callers must not dial twice.
+func (c *Client) dial() (*rpc.Client, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.rc != nil {
+		return c.rc, nil
+	}
+	conn, err := net.DialTimeout("tcp", c.addr, 3*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	rc := rpc.NewClient(conn)
+	if rc == nil {
+		conn.Close()
+		return nil, errors.New("no client")
+	}
+	c.rc = rc
+	return rc, nil
 }
 "#,
     ],

@@ -148,8 +148,9 @@ fn sends_request(cx: &FileCx, f: FuncId, req: &str) -> bool {
 }
 
 /// The func literal `f` is kept to run later: it is a value of a composite
-/// literal, assigned to a field, returned, or passed to a function of the
-/// file that stores the parameter it lands in.
+/// literal, assigned to a field, returned, passed to a function of the
+/// file that stores the parameter it lands in, or to another package's
+/// constructor (`New..`).
 pub fn escapes(cx: &FileCx, f: FuncId) -> bool {
     let Parent::Expr(lit) = cx.tree.func_site(f) else {
         return false;
@@ -176,7 +177,10 @@ pub fn escapes(cx: &FileCx, f: FuncId) -> bool {
                     return false;
                 };
                 let Some(callee) = cx.callee_in_file(c) else {
-                    return false;
+                    // A constructor of another package (`pool.New(dial,
+                    // destroy, max)`) keeps the callbacks it is given to
+                    // run later, when the caller's context may be gone.
+                    return c.name.starts_with("New");
                 };
                 let Some(param) = cx.param_receiving(callee, c, i) else {
                     return false;

@@ -39,7 +39,10 @@ fields of the receiver: `go io.Copy(r.in, r.out)` with a `stop` closing
 a loop: one half of a proxy), one it captures or
 a value built from it (`f := &framer{conn: c}`): it ends when the
 connection does. Nor is a daemon the package starts in `init()` that
-loops for the life of the process (`for range ticker.C { flush() }`).
+loops for the life of the process (`for range ticker.C { flush() }`), or
+a server that `main` (or `TestMain`, for the test binary) starts,
+directly or through a helper of the file only they call: the process
+exiting is its shutdown. Finite work started by `main` is still reported.
 Goroutines of tests are left alone: in a `Test` function (or a gocheck
 `func (s *S) TestX(c *C)`), a helper taking its `*testing.T`, or a Ginkgo spec (`var _ = Describe(.., func() {
 It(..) })` in a `_test.go` file); they die with the test binary.
@@ -133,6 +136,7 @@ impl Rule for UnjoinedGoroutine {
             };
             if signals
                 || package_daemon(cx, call_expr, body)
+                || process_lifetime_server(cx, call_expr, c, body)
                 || connection_scoped(cx, call_expr, c)
                 || stopped_test_server(cx, c, body)
                 || ends_with_a_closed_connection(cx, call_expr, c)
@@ -167,6 +171,65 @@ impl Rule for UnjoinedGoroutine {
 fn package_daemon(cx: &FileCx, go_call: ExprId, body: Option<FuncId>) -> bool {
     let outer = cx.func(common::outermost(cx, cx.func_of(go_call)));
     outer.name == "init" && outer.receiver.is_none() && body.is_some_and(|f| endless_loop(cx, f))
+}
+
+/// A server started for the life of the process by `main` (or for the test
+/// binary by `TestMain`), directly or through a helper of the file that
+/// only they call: the process exiting is its shutdown, and a failure to
+/// listen is already fatal there. Finite work started by `main` is still
+/// reported (`main` returning cuts it off).
+fn process_lifetime_server(cx: &FileCx, go_call: ExprId, c: &Call, body: Option<FuncId>) -> bool {
+    let top = common::outermost(cx, cx.func_of(go_call));
+    // `go http.ListenAndServe(addr, nil)` straight from `main` drops the
+    // error that says the server never started: still reported there.
+    let direct_serve_in_main = serve_call(cx, c, None).is_some() && !cx.model.is_test;
+    if direct_serve_in_main {
+        return false;
+    }
+    let entry = |f: FuncId| {
+        let func = cx.func(f);
+        func.receiver.is_none()
+            && func.kind == FnKind::Function
+            && (func.name == "main" || func.name == "TestMain")
+    };
+    let started_by_entry = entry(top) || {
+        let name = &cx.func(top).name;
+        let callers: Vec<FuncId> = cx
+            .model
+            .function_ids()
+            .filter(|&g| {
+                g != top
+                    && cx.body_calls(g).any(|e| {
+                        cx.call(e).is_some_and(|k| {
+                            cx.callee_in_file(k) == Some(top)
+                                || (k.receiver.is_none() && k.name == *name)
+                        })
+                    })
+            })
+            .collect();
+        !callers.is_empty() && callers.iter().all(|&g| entry(common::outermost(cx, g)))
+    };
+    if !started_by_entry {
+        return false;
+    }
+    // It serves: here, or (a function of another file) by the index.
+    let serving = |t: &str| {
+        let last = t.rsplit(['.', '/']).next().unwrap_or(t);
+        matches!(
+            last,
+            "Serve" | "ServeTLS" | "ListenAndServe" | "ListenAndServeTLS"
+        )
+    };
+    serves(cx, c, body)
+        || c.target.as_deref().is_some_and(|t| {
+            cx.index.resolve(cx.lang, t, cx.file).is_some_and(|i| {
+                cx.index
+                    .summary(i)
+                    .calls
+                    .iter()
+                    .any(|site| serving(&site.target))
+            })
+        })
 }
 
 /// The goroutine runs until shutdown rather than finishing a piece of
@@ -1057,6 +1120,41 @@ func pump(c *Conn, ch reflect.Value) {
 	}
 }
 "#,
+        r#"
+// file: cmd/upload/main.go
+package main
+
+import (
+	"net/http"
+	"os"
+)
+
+func upload(path string) {
+	f, _ := os.Open(path)
+	defer f.Close()
+	http.Post("https://store.example/put", "application/octet-stream", f)
+}
+
+func main() {
+	go upload(os.Args[1]) // expect
+	println("uploading")
+}
+"#,
+        r#"
+// file: cmd/demo/main.go
+package main
+
+import (
+	"log"
+	"net/http"
+)
+
+func main() {
+	go http.ListenAndServe("localhost:8080", nil) // expect
+	log.Println("serving")
+	select {}
+}
+"#,
     ],
     pass: &[
         r#"
@@ -1690,6 +1788,73 @@ func pump(c *Conn, ch reflect.Value) {
 			return
 		}
 	}
+}
+"#,
+        r#"
+// file: cmd/chaos/main.go
+package main
+
+import (
+	"log"
+	"time"
+)
+
+// The admin server lives as long as the process.
+func main() {
+	go startAdminServer(9000)
+	for i := 0; i < 10; i++ {
+		log.Println("scenario step", i)
+		time.Sleep(time.Second)
+	}
+}
+
+// file: cmd/chaos/server.go
+package main
+
+import (
+	"log"
+	"net"
+	"net/http"
+	"strconv"
+)
+
+func startAdminServer(port int) {
+	l, err := net.Listen("tcp", ":"+strconv.Itoa(port))
+	if err != nil {
+		log.Fatal("listen:", err)
+	}
+	http.Serve(l, nil)
+}
+"#,
+        r#"
+// file: kvs/fixture_test.go
+package kvs_test
+
+import (
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"testing"
+)
+
+var addrs []string
+
+// Fixture servers for the whole test binary; os.Exit ends them.
+func startFixtureServers(n int) {
+	for i := 0; i < n; i++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			log.Fatal("listen error:", err)
+		}
+		addrs = append(addrs, l.Addr().String())
+		go http.Serve(l, nil)
+	}
+}
+
+func TestMain(m *testing.M) {
+	startFixtureServers(3)
+	os.Exit(m.Run())
 }
 "#,
     ],

@@ -108,7 +108,7 @@ impl Rule for ListenerLeak {
             let Some(per) = per_call(cx, h, f) else {
                 continue;
             };
-            if !long_lived(cx, f, recv) {
+            if !long_lived(cx, f, recv) || rebuilt_before(cx, f, recv, e) {
                 continue;
             }
             if let Some(opts) = c.positional(2)
@@ -205,6 +205,22 @@ fn per_call(cx: &FileCx, h: &common::Handlers, f: FuncId) -> Option<&'static str
     None
 }
 
+/// The function itself makes the emitter anew before listening on it
+/// (`consumer = new Consumer(); .. consumer.on("error", ..)`): each call
+/// attaches its listeners to a fresh object, so none piles up on one.
+fn rebuilt_before(cx: &FileCx, f: FuncId, recv: ExprId, call: ExprId) -> bool {
+    let Some(name) = cx.model.dotted(cx.model.strip(recv)) else {
+        return false;
+    };
+    let at = cx.expr(call).span.start;
+    cx.body_stmts(f).iter().any(|&s| {
+        cx.stmt(s).span.end <= at
+            && matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), .. }
+                if targets.iter().any(|&t| cx.model.dotted(t).as_deref() == Some(name.as_str()))
+                    && cx.call(cx.model.strip(*v)).is_some_and(|c| c.is_new))
+    })
+}
+
 /// The receiver outlives the call: `process`, `window`, `document`, a
 /// module-level or imported emitter.
 fn long_lived(cx: &FileCx, f: FuncId, recv: ExprId) -> bool {
@@ -236,7 +252,8 @@ fn long_lived(cx: &FileCx, f: FuncId, recv: ExprId) -> bool {
 
 pub static EXAMPLES: Examples = Examples {
     language: Language::JavaScript,
-    fail: &[r#"
+    fail: &[
+        r#"
 import express from "express";
 import { EventEmitter } from "node:events";
 
@@ -251,7 +268,22 @@ export async function handleJob(job) {
   process.on("SIGTERM", () => job.abort()); // expect
   await job.run();
 }
-"#],
+"#,
+        r#"
+const { EventEmitter } = require("events");
+
+class Consumer extends EventEmitter {}
+
+let consumer = new Consumer();
+
+async function handle(req, res) {
+  await consumer.connect();
+  consumer.on("ping", (t) => res.write(`ping ${t}\n`)); // expect
+}
+
+module.exports = { handle };
+"#,
+    ],
     pass: &[
         r#"
 import express from "express";
@@ -294,6 +326,22 @@ export function useResize(onResize) {
     return () => window.removeEventListener("resize", onResize);
   }, [onResize]);
 }
+"#,
+        r#"
+const { EventEmitter } = require("events");
+
+class Consumer extends EventEmitter {}
+
+let consumer;
+
+// Each boot makes its own consumer and listens on that one.
+async function boot() {
+  consumer = new Consumer();
+  await consumer.connect();
+  consumer.on("error", (e) => console.log(`error ${e}`));
+}
+
+boot();
 "#,
     ],
 };

@@ -39,6 +39,16 @@ itself (`self.task = create_task(..)`) that another method of the class
 cancels (`stop()`), or one it keeps in a collection of the object
 (`self.tasks.add(fut)`) whose every task another method cancels (`for t in
 self.tasks: t.cancel()`): that `CancelledError` is the child's result.
+So is a teardown coroutine (`close_connection`) awaiting, once, a task of
+its object that another method cancels to say "stop now". A handler is
+not reported either when it ends in a helper that always raises (`raise_*`,
+`reraise*`, `-> NoReturn`, also inside a nested `try` whose handlers
+raise), when it only goes round a loop that a bare `raise` follows (the
+cancellation put off until a shielded worker is done), when it first
+leaves on a stop flag that the file sets right before its `cancel()`
+(`closing = True; task.cancel()`), or when, in `__aexit__`, it raises any
+exception but the one the block exited with and returns `False` (so
+`async with` raises that one itself).
 
 In trio and anyio code the message says what differs there: cancellation
 is re-delivered at the next checkpoint, and the cancel scope never sees
@@ -162,6 +172,9 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
             || reraises_cancellation(cx, &h.body)
             || crate::python::common::ends_in_raising_helper(cx, &h.body)
             || forwards_exception(cx, h)
+            || deferred_then_raised(cx, t, h)
+            || exit_passes_its_own_exception_on(cx, fid, h)
+            || stops_on_flag_set_before_cancel(cx, h)
         {
             continue;
         }
@@ -201,6 +214,89 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
         // One finding per try: later handlers never see the cancellation.
         break;
     }
+}
+
+/// The handler first leaves when a stop flag is set (`if closing:
+/// return`), and the code of the file that cancels a task sets that flag
+/// just before (`closing = True; ticker.cancel()`): the owner's
+/// cancellation ends the task; only a stray `CancelledError` from below
+/// (a driver's) is logged and lived through.
+fn stops_on_flag_set_before_cancel(cx: &FileCx, h: &Handler) -> bool {
+    let Some(&first) = h.body.first() else {
+        return false;
+    };
+    let StmtKind::If { cond, then, .. } = &cx.stmt(first).kind else {
+        return false;
+    };
+    let Some(flag) = cx.model.dotted(*cond) else {
+        return false;
+    };
+    let leaves = then.last().is_some_and(|&l| {
+        matches!(
+            cx.stmt(l).kind,
+            StmtKind::Return(_) | StmtKind::Break | StmtKind::Raise(_)
+        )
+    });
+    let sets_flag = |s: StmtId| {
+        matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), .. }
+            if matches!(cx.model.literal(*v), Some(Lit::Bool(true)))
+                && targets.iter().any(|&t| cx.model.dotted(t).as_deref() == Some(flag.as_str())))
+    };
+    let cancels = |s: StmtId| {
+        matches!(cx.stmt(s).kind, StmtKind::Expr(e)
+            if cx.call(e).is_some_and(|c| c.name == "cancel" && c.receiver.is_some()))
+    };
+    leaves
+        && cx.model.stmts.iter().enumerate().any(|(i, _)| {
+            let s = StmtId(i as u32);
+            sets_flag(s)
+                && crate::util::stmts_after(cx, s)
+                    .first()
+                    .is_some_and(|&n| cancels(n))
+        })
+}
+
+/// In `__aexit__`, a handler that raises whatever is not the exception the
+/// block exited with (`if exc is not value: raise`) and otherwise returns
+/// a false value: `async with` then raises that exception itself, the
+/// cancellation included (contextlib's generator context managers).
+fn exit_passes_its_own_exception_on(cx: &FileCx, fid: FuncId, h: &Handler) -> bool {
+    let f = cx.func(fid);
+    if f.name != "__aexit__" || f.params.len() < 2 {
+        return false;
+    }
+    let (Some(caught), value) = (h.name.as_deref(), f.params[1].name.as_str()) else {
+        return false;
+    };
+    let raises_if_other = h.body.iter().any(|&s| {
+        matches!(&cx.stmt(s).kind, StmtKind::If { cond, then, .. }
+            if always_raises(cx.model, then)
+                && matches!(&cx.expr(*cond).kind, ExprKind::Binary { op: BinOp::IsNot, left, right }
+                    if {
+                        let (l, r) = (cx.model.name_of(*left), cx.model.name_of(*right));
+                        (l == Some(caught) && r == Some(value)) || (l == Some(value) && r == Some(caught))
+                    }))
+    });
+    let returns_false = h.body.last().is_some_and(|&l| {
+        matches!(cx.stmt(l).kind, StmtKind::Return(Some(v))
+            if matches!(cx.model.literal(v), Some(Lit::Bool(false) | Lit::Null)))
+    });
+    raises_if_other && returns_false
+}
+
+/// The handler only goes round the loop again (`except CancelledError:
+/// continue`, waiting once more for a shielded worker), and the loop is
+/// followed by a bare `raise` (in the `except` that started the wait): the
+/// cancellation is put off until the worker is done, then raised.
+fn deferred_then_raised(cx: &FileCx, t: StmtId, h: &Handler) -> bool {
+    let only_continues =
+        matches!(h.body.as_slice(), [c] if matches!(cx.stmt(*c).kind, StmtKind::Continue));
+    only_continues
+        && crate::python::common::enclosing_loop(cx, t).is_some_and(|lp| {
+            crate::util::stmts_after(cx, lp)
+                .iter()
+                .any(|&s| matches!(cx.stmt(s).kind, StmtKind::Raise(None)))
+        })
 }
 
 /// Every await of the `try` body runs inside a shielded trio/anyio cancel
@@ -1024,6 +1120,52 @@ class Client:
             except ManyErrors:
                 raise AssertionError("many errors") from exc
 "#,
+        r#"
+import asyncio
+
+async def call_in_thread(loop, fn, arg):
+    inner = loop.run_in_executor(None, fn, arg)
+    while True:
+        try:
+            return await asyncio.shield(inner)
+        except asyncio.CancelledError:  # expect
+            continue
+"#,
+        r#"
+class Session:
+    async def __aexit__(self, typ, value, tb):
+        try:
+            await self.conn.close()
+        except BaseException:  # expect
+            return False
+"#,
+        r#"
+import asyncio
+import contextlib
+import logging
+
+log = logging.getLogger(__name__)
+
+@contextlib.asynccontextmanager
+async def batching(sink, every):
+    buf = []
+
+    async def tick():
+        while True:
+            try:
+                await asyncio.sleep(every)
+                await sink.write(list(buf))
+                buf.clear()
+            except asyncio.CancelledError:  # expect
+                log.warning("flush cancelled; continuing")
+
+    ticker = asyncio.create_task(tick())
+    try:
+        yield buf.append
+    finally:
+        ticker.cancel()
+        await asyncio.wait([ticker])
+"#,
     ],
     pass: &[
         r#"
@@ -1494,6 +1636,80 @@ class Client:
                 reraise_single_from_group(exc)
             except ManyErrors:
                 raise AssertionError("many errors") from exc
+"#,
+        r#"
+import asyncio
+
+async def call_in_thread(loop, fn, arg, timeout):
+    # The worker cannot be interrupted: wait for it, then give up.
+    inner = loop.run_in_executor(None, fn, arg)
+    try:
+        return await asyncio.wait_for(asyncio.shield(inner), timeout)
+    except (asyncio.CancelledError, TimeoutError):
+        while True:
+            try:
+                await asyncio.shield(inner)
+                break
+            except asyncio.CancelledError:
+                continue
+            except Exception:
+                break
+        raise
+"#,
+        r#"
+class GenContext:
+    def __init__(self, gen):
+        self.gen = gen
+
+    async def __aexit__(self, typ, value, tb):
+        if typ is None:
+            try:
+                await self.gen.__anext__()
+            except StopAsyncIteration:
+                return False
+            raise RuntimeError("generator didn't stop")
+        try:
+            await self.gen.athrow(value)
+        except StopAsyncIteration as exc:
+            return exc is not value
+        except BaseException as exc:
+            # The exception thrown in came back out: `async with` re-raises it.
+            if exc is not value:
+                raise
+            return False
+        raise RuntimeError("generator didn't stop after athrow()")
+"#,
+        r#"
+import asyncio
+import contextlib
+import logging
+
+log = logging.getLogger(__name__)
+
+@contextlib.asynccontextmanager
+async def batching(sink, every):
+    buf = []
+    closing = False
+
+    async def tick():
+        while True:
+            try:
+                await asyncio.sleep(every)
+                await sink.write(list(buf))
+                buf.clear()
+            except asyncio.CancelledError:
+                if closing:
+                    return
+                # The driver raises CancelledError on a dropped connection.
+                log.warning("flush cancelled unexpectedly; continuing")
+
+    ticker = asyncio.create_task(tick())
+    try:
+        yield buf.append
+    finally:
+        closing = True
+        ticker.cancel()
+        await asyncio.wait([ticker])
 "#,
     ],
 };

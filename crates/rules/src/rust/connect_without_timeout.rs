@@ -3,6 +3,7 @@
 use super::common;
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::Parent;
 use unsnarl_model::walk::exprs_under;
 use unsnarl_model::*;
 
@@ -19,7 +20,10 @@ pub static META: RuleMeta = RuleMeta {
 A TCP connect with no deadline: `tokio::net::TcpStream::connect(addr).await`
 outside `tokio::time::timeout(..)`, or `std::net::TcpStream::connect(addr)`
 (use `connect_timeout`). Test code, examples, benches and connects to a
-literal loopback address are left alone.
+literal loopback address are left alone, and so is an async connect that
+a plain function hands on unawaited in the value it returns (`Connect {
+inner: Box::pin(TcpStream::connect(addr)) }`): its caller polls it and
+sets the deadline.
 
 ## Why
 
@@ -95,7 +99,7 @@ impl Rule for ConnectWithoutTimeout {
             }
             // The connect future is built here and awaited inside a timeout
             // elsewhere in the function (`let fut = connect(..); timeout(d, fut)`).
-            if bound_then_timed(cx, e) {
+            if bound_then_timed(cx, e) || handed_on_unawaited(cx, e, c) {
                 continue;
             }
             out.push(cx.finding(
@@ -107,6 +111,33 @@ impl Rule for ConnectWithoutTimeout {
                 ),
                 fix,
             ));
+        }
+    }
+}
+
+/// An async connect whose future this code never awaits: it goes into a
+/// value it returns (`Connect { inner: Box::pin(TcpStream::connect(addr))
+/// }`, or the future itself as the function's value), so the caller polls
+/// it and sets the deadline (`timeout(d, connect(addr)).await`).
+fn handed_on_unawaited(cx: &FileCx, e: ExprId, c: &Call) -> bool {
+    if c.target.as_deref() == Some("std::net::TcpStream::connect") {
+        return false;
+    }
+    let mut cur = e;
+    loop {
+        match cx.tree.expr_parent(cur) {
+            Parent::Expr(p) => match &cx.expr(p).kind {
+                ExprKind::Await(_) => return false,
+                ExprKind::Call(_) | ExprKind::Collection { .. } => cur = p,
+                _ => return false,
+            },
+            Parent::Stmt(s) => {
+                return matches!(
+                    cx.stmt(s).kind,
+                    StmtKind::Tail(_) | StmtKind::Return(Some(_))
+                ) && !cx.func(cx.func_of(e)).is_async;
+            }
+            _ => return false,
         }
     }
 }
@@ -146,7 +177,8 @@ fn bound_then_timed(cx: &FileCx, e: ExprId) -> bool {
 
 pub static EXAMPLES: Examples = Examples {
     language: Language::Rust,
-    fail: &[r#"
+    fail: &[
+        r#"
 use tokio::net::TcpStream;
 
 async fn dial(addr: std::net::SocketAddr) -> std::io::Result<TcpStream> {
@@ -162,8 +194,22 @@ fn dial_sync(addr: &str) -> std::io::Result<std::net::TcpStream> {
 async fn dial_async_std(addr: &str) -> std::io::Result<async_std::net::TcpStream> {
     async_std::net::TcpStream::connect(addr).await // expect
 }
-"#],
-    pass: &[r#"
+"#,
+        r#"
+use tokio::net::TcpStream;
+
+pub struct Framed {
+    pub io: TcpStream,
+}
+
+pub async fn open(addr: &str) -> std::io::Result<Framed> {
+    let conn = Box::pin(TcpStream::connect(addr)); // expect
+    Ok(Framed { io: conn.await? })
+}
+"#,
+    ],
+    pass: &[
+        r#"
 use std::time::Duration;
 use tokio::net::TcpStream;
 use tokio::time::timeout;
@@ -188,7 +234,24 @@ mod tests {
         let s = tokio::net::TcpStream::connect("example.com:80").await.unwrap();
     }
 }
-"#],
+"#,
+        r#"
+use tokio::net::{TcpStream, ToSocketAddrs};
+
+pub struct Connect<F> {
+    inner: std::pin::Pin<Box<F>>,
+    max_frame: usize,
+}
+
+// A lazy connect: the caller polls it and sets the deadline.
+pub fn connect<A: ToSocketAddrs>(addr: A) -> Connect<impl Future<Output = std::io::Result<TcpStream>>> {
+    Connect {
+        inner: Box::pin(TcpStream::connect(addr)),
+        max_frame: 1 << 20,
+    }
+}
+"#,
+    ],
 };
 
 #[cfg(test)]

@@ -29,7 +29,9 @@ svc`, or a connection driver `conn` from `let (client, conn) =
 handshake(io).await?` with `client` used afterwards: it ends when the handle
 is dropped; or the other way round, a task holding the handle while the
 spawner drives the worker in a loop, `while let Ok(ev) =
-eventloop.poll().await`, which ends once the task drops it), tasks that report back on a channel or reply sender the
+eventloop.poll().await`, which ends once the task drops it; or a method
+taking apart a value of both, spawning one field and returning the other,
+`spawn(self.driver); self.handle`), tasks that report back on a channel or reply sender the
 caller holds, and executor adapters that spawn the future their caller
 hands them (`fn execute(&self, fut: F) { tokio::spawn(fut); }`, or a thread
 running `block_on(fut)`), or an executor loop spawning futures it takes off
@@ -56,7 +58,9 @@ holding its owner only as a `Weak`, which stops when `upgrade()` fails,
 ends with that owner and is left alone too. A task that only drains a channel the function made, calling
 something synchronous per message (`while let Some(ev) = rx.recv().await
 { cb(ev) }`, or a thread's `for job in rx { job() }`), ends with the last
-sender and is left alone too. A serving
+sender and is left alone too. An async block
+that awaits nothing and loops nowhere is done on its first poll and is not
+reported either. A serving
 loop that can end (a shutdown branch, `?`) is still reported: that is
 where in-flight work gets cut off.
 
@@ -128,6 +132,8 @@ impl Rule for DetachedSpawn {
                 || works_for_returned_owner(cx, id)
                 || drains_own_channel(cx, id)
                 || hosts_channel_executor(cx, id)
+                || finishes_on_first_poll(cx, id)
+                || driver_beside_returned_field(cx, id)
                 || ends_with_weak_owner(cx, id)
             {
                 continue;
@@ -855,6 +861,75 @@ fn drains_own_channel(cx: &FileCx, spawn: ExprId) -> bool {
     })
 }
 
+/// A method that takes its value apart: it spawns what one field holds
+/// (the driver, `let driver = self.driver.map_err(..); spawn(driver)`) and
+/// returns another (the handle, `self.handle`). The pair-as-a-struct form
+/// of a driver spawned next to the handle that feeds it: the driver ends
+/// once the handle is dropped.
+fn driver_beside_returned_field(cx: &FileCx, spawn: ExprId) -> bool {
+    let Some(c) = cx.call(spawn) else {
+        return false;
+    };
+    let Some(arg) = c.args.first().map(|a| cx.model.strip(a.value)) else {
+        return false;
+    };
+    let f = super::common::outermost(cx, cx.func_of(spawn));
+    let field_of_self = |e: ExprId| {
+        unsnarl_model::walk::exprs_under(cx.model, e)
+            .into_iter()
+            .find_map(|x| {
+                cx.model
+                    .dotted(x)
+                    .filter(|d| d.starts_with("self.") && d.matches('.').count() == 1)
+            })
+    };
+    // The field the spawned future comes from, directly or through a local.
+    let spawned_field = field_of_self(arg).or_else(|| {
+        let name = cx.model.name_of(arg)?;
+        let decl = super::common::declaration_of(cx, name, arg)?;
+        match &cx.stmt(decl).kind {
+            StmtKind::Assign { value: Some(v), .. } => field_of_self(*v),
+            _ => None,
+        }
+    });
+    let Some(spawned_field) = spawned_field else {
+        return false;
+    };
+    // The function's value is another field of `self`.
+    let returned = cx.func(f).body.last().and_then(|&l| match cx.stmt(l).kind {
+        StmtKind::Tail(v) | StmtKind::Return(Some(v)) => cx.model.dotted(v),
+        _ => None,
+    });
+    returned.is_some_and(|r| r.starts_with("self.") && r != spawned_field)
+}
+
+/// The spawned async block awaits nothing and loops nowhere (`spawn(async
+/// move { let _ = tx.send(ev); })`): it runs to its end on its first poll,
+/// so there is nothing to wait for, cancel or cut off.
+fn finishes_on_first_poll(cx: &FileCx, spawn: ExprId) -> bool {
+    let Some(c) = cx.call(spawn) else {
+        return false;
+    };
+    let Some(g) = c
+        .args
+        .first()
+        .and_then(|a| super::common::closure_fn(cx, a.value))
+    else {
+        return false;
+    };
+    cx.func(g).kind == FnKind::AsyncBlock
+        && crate::util::awaits_in_block(cx.model, &cx.func(g).body).is_empty()
+        && !cx.body_stmts(g).iter().any(|&s| {
+            matches!(
+                cx.stmt(s).kind,
+                StmtKind::While { .. }
+                    | StmtKind::For { .. }
+                    | StmtKind::Loop { .. }
+                    | StmtKind::Select { .. }
+            )
+        })
+}
+
 /// A thread that hosts an executor loop fed by a channel the spawning
 /// function made (`thread::spawn(move || { local.spawn_local(async move {
 /// while let Some(job) = rx.recv().await { spawn_local(job) } });
@@ -1357,6 +1432,40 @@ impl Reporter {
     }
 }
 "#,
+        r#"
+use tokio::sync::broadcast::{Receiver, Sender};
+
+pub async fn relay(mut rx: Receiver<u64>, notify: Sender<u64>) {
+    while let Ok(id) = rx.recv().await {
+        let tx = notify.clone();
+        tokio::spawn(async move { // expect
+            run_job(id).await.ok();
+            let _ = tx.send(id);
+        });
+    }
+}
+"#,
+        r#"
+use tokio::sync::mpsc;
+
+pub struct Poller {
+    pub tx: mpsc::Sender<String>,
+    pub name: String,
+}
+
+impl Poller {
+    pub fn start(self) -> String {
+        let tx = self.tx.clone();
+        tokio::spawn(async move { // expect
+            loop {
+                tokio::time::sleep(std::time::Duration::from_secs(5)).await;
+                let _ = tx.send("tick".into()).await;
+            }
+        });
+        self.name
+    }
+}
+"#,
     ],
     pass: &[
         r#"
@@ -1845,6 +1954,44 @@ impl LocalPool {
             rt.block_on(local);
         });
         Self { tx }
+    }
+}
+"#,
+        r#"
+use tokio::sync::broadcast::{Receiver, Sender};
+
+// The spawned block awaits nothing: it is done on its first poll.
+pub async fn relay(mut rx: Receiver<u64>, notify: Sender<u64>) {
+    while let Ok(id) = rx.recv().await {
+        let tx = notify.clone();
+        tokio::spawn(async move {
+            if let Err(e) = tx.send(id) {
+                eprintln!("nobody listening: {e:?}");
+            }
+        });
+    }
+}
+"#,
+        r#"
+use futures::TryFutureExt;
+
+pub struct Connected<H, D> {
+    pub handle: H,
+    pub driver: D,
+}
+
+impl<H, D, E> Connected<H, D>
+where
+    D: Future<Output = Result<(), E>> + Send + 'static,
+    E: std::error::Error + Send + 'static,
+{
+    // The driver serves the handle and ends once every handle is dropped.
+    pub fn spawn(self) -> H {
+        let driver = self.driver.unwrap_or_else(|e| {
+            eprintln!("connection broken: {e}");
+        });
+        tokio::spawn(driver);
+        self.handle
     }
 }
 "#,
