@@ -102,6 +102,20 @@ fn stmt_always_raises(m: &FileModel, s: StmtId) -> bool {
     }
 }
 
+/// What the block's awaits wait on (`x` of each `await x`), in order, when
+/// every suspension of the block is such an `await` (none is an `async
+/// for`/`async with` or a `select`); `None` otherwise.
+pub fn awaited_values(m: &FileModel, block: &Block) -> Option<Vec<ExprId>> {
+    let awaited: Vec<ExprId> = unsnarl_model::walk::exprs_in_block(m, block)
+        .into_iter()
+        .filter_map(|e| match m.expr(e).kind {
+            ExprKind::Await(inner) => Some(inner),
+            _ => None,
+        })
+        .collect();
+    (awaited.len() == awaits_in_block(m, block).len()).then_some(awaited)
+}
+
 /// The await expressions of a block (not in nested functions), in order.
 /// Rust/JS `for await` and Python `async for`/`async with` count as awaits.
 pub fn awaits_in_block(m: &FileModel, block: &Block) -> Vec<Span> {

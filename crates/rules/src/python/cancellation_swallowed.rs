@@ -917,16 +917,11 @@ fn reaps_cancelled_task(cx: &FileCx, fid: FuncId, t: StmtId, body: &Block) -> bo
             || registered_child_stopped_elsewhere(awaited)
             || sibling_signal_in_teardown(awaited)
     };
-    let awaited: Vec<ExprId> = exprs_in_block(cx.model, body)
-        .into_iter()
-        .filter_map(|e| match cx.expr(e).kind {
-            ExprKind::Await(inner) => Some(inner),
-            _ => None,
-        })
-        .collect();
-    // (`async with`/`async for` suspend too: counted by awaits_in_block.)
+    // (`async with`/`async for` suspend too: then this is no reaping.)
+    let Some(awaited) = crate::util::awaited_values(cx.model, body) else {
+        return false;
+    };
     !awaited.is_empty()
-        && awaited.len() == awaits_in_block(cx.model, body).len()
         && awaited.iter().all(|&inner| {
             // `await asyncio.shield(task)` still waits for the cancelled task.
             let inner = cx

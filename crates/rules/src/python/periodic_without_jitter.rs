@@ -239,16 +239,8 @@ fn waits_only_locally(cx: &FileCx, block: &Block) -> bool {
         cx.effect(c, Effect::AsyncApi)
             .is_some_and(|en| en.kind.as_deref() != Some("io"))
     }
-    let awaited: Vec<ExprId> = exprs_in_block(cx.model, block)
-        .into_iter()
-        .filter_map(|e| match cx.expr(e).kind {
-            ExprKind::Await(inner) => Some(inner),
-            _ => None,
-        })
-        .collect();
-    !awaited.is_empty()
-        && awaited.len() == crate::util::awaits_in_block(cx.model, block).len()
-        && awaited.iter().all(|&e| local(cx, e))
+    crate::util::awaited_values(cx.model, block)
+        .is_some_and(|awaited| !awaited.is_empty() && awaited.iter().all(|&e| local(cx, e)))
 }
 
 /// `async with session.get(...) as resp:`.

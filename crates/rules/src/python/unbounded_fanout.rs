@@ -774,21 +774,14 @@ fn awaits_own_future(cx: &FileCx, f: FuncId) -> bool {
             _ => None,
         })
         .collect();
-    let awaited: Vec<ExprId> = cx
-        .body_exprs(f)
-        .iter()
-        .filter_map(|&e| match cx.expr(e).kind {
-            ExprKind::Await(inner) if cx.func_of(e) == f => Some(inner),
-            _ => None,
-        })
-        .collect();
     !futures.is_empty()
-        && !awaited.is_empty()
-        && awaited.len() == crate::util::awaits_in_block(cx.model, &cx.func(f).body).len()
-        && awaited.iter().all(|&a| {
-            cx.model
-                .name_of(cx.model.strip(a))
-                .is_some_and(|n| futures.contains(&n))
+        && crate::util::awaited_values(cx.model, &cx.func(f).body).is_some_and(|awaited| {
+            !awaited.is_empty()
+                && awaited.iter().all(|&a| {
+                    cx.model
+                        .name_of(cx.model.strip(a))
+                        .is_some_and(|n| futures.contains(&n))
+                })
         })
 }
 
