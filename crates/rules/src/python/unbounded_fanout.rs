@@ -42,7 +42,12 @@ tg.start_soon(job)`, or the values of `for name, app in
 self.mounts.items()`): the program registered them, no input brings them.
 A slot taken in the loop with any of a limiter's acquire methods
 (`acquire_nowait`, anyio's `acquire_on_behalf_of_nowait`, the loop
-stopping at `WouldBlock`) bounds it like `acquire`.
+stopping at `WouldBlock`) bounds it like `acquire`. Not reported either:
+a task that takes the slot of a finished one in the list being walked
+(`pending[i] = ensure_future(..)`), one endless listener of the file
+(`while True:` with no way out) per item, a per-item coroutine that hands
+its work to a buffering client and only awaits a future it made itself
+(a delivery receipt).
 
 ## Why
 
@@ -178,6 +183,7 @@ fn check_wait(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
 fn check_spawn(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
     // In a comprehension: `[create_task(f(x)) for x in xs]`.
     let mut iter = None;
+    let mut loop_item: Option<&str> = None;
     for a in cx.tree.expr_ancestors(id) {
         if let ExprKind::Comprehension {
             elt, generators, ..
@@ -185,12 +191,12 @@ fn check_spawn(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
         {
             if cx.contains(*elt, id) && generators.len() == 1 {
                 iter = Some(generators[0].iter);
+                loop_item = item_name(cx, generators[0].target, generators[0].iter);
             }
             break;
         }
     }
     let mut loop_body = None;
-    let mut loop_item: Option<&str> = None;
     if iter.is_none() {
         let s = cx.tree.enclosing_stmt(id);
         let lp = s.and_then(|s| {
@@ -220,14 +226,16 @@ fn check_spawn(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
         }
     }
     let Some(iter) = iter else { return };
-    if bounded_input(cx, iter) || guarded_here(cx, id) {
+    if bounded_input(cx, iter) || guarded_here(cx, id) || refills_slot(cx, id, iter) {
         return;
     }
     if loop_body.is_some_and(|b| loop_waits_for_slots(cx, b)) {
         return;
     }
     let spawned = c.positional(0);
-    if spawned.is_some_and(|p| spawned_is_bounded(cx, p) || releases(cx, p)) {
+    if spawned
+        .is_some_and(|p| spawned_is_bounded(cx, p) || releases(cx, p) || listens_forever(cx, p))
+    {
         return;
     }
     // `for job in self.jobs: tg.start_soon(job)`, `create_task(cb())`: the
@@ -257,6 +265,44 @@ fn check_spawn(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
         ),
         "bound the fan-out: acquire an `asyncio.Semaphore(N)` in the spawned coroutine (or before spawning), or run N workers over a bounded queue",
     ));
+}
+
+/// The per-item coroutine is a listener of the file that never ends on its
+/// own (`async def listen(self, channel): while True: ..`): one per
+/// configured channel or endpoint, long-lived, not one per piece of data.
+fn listens_forever(cx: &FileCx, per_item: ExprId) -> bool {
+    let Some(c) = cx.call(cx.model.strip(per_item)) else {
+        return false;
+    };
+    let Some(f) = cx.callee_in_file(c) else {
+        return false;
+    };
+    cx.func(f).is_async
+        && cx.func(f).body.iter().any(|&s| {
+            matches!(&cx.stmt(s).kind, StmtKind::While { cond, body, .. }
+                if matches!(cx.model.literal(*cond), Some(Lit::Bool(true)))
+                    && !body.iter().any(|&b| matches!(cx.stmt(b).kind, StmtKind::Break | StmtKind::Return(_))))
+        })
+}
+
+/// The task takes the slot of a finished one in the list being walked
+/// (`for i, t in enumerate(pending): if t.done(): pending[i] =
+/// ensure_future(..)`): the number of tasks stays what it was.
+fn refills_slot(cx: &FileCx, spawn: ExprId, iter: ExprId) -> bool {
+    // The list walked: `pending`, also through `enumerate(pending)`.
+    let iter = cx.model.strip(iter);
+    let walked = cx
+        .call(iter)
+        .filter(|c| c.target.as_deref() == Some("builtins.enumerate"))
+        .and_then(|c| c.positional(0))
+        .unwrap_or(iter);
+    let Some(list) = cx.model.dotted(walked) else {
+        return false;
+    };
+    matches!(cx.tree.expr_parent(spawn), unsnarl_model::walk::Parent::Stmt(s)
+        if matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), .. }
+            if *v == spawn && targets.iter().any(|&t| matches!(&cx.expr(t).kind,
+                ExprKind::Index { obj, .. } if cx.model.dotted(*obj).as_deref() == Some(list.as_str())))))
 }
 
 /// The collection (`self._sinks`) is filled only by methods of the file
@@ -949,6 +995,36 @@ class Uploader:
             for item in batch.items:
                 tg.start_soon(self.send, url, item)  # expect
 "#,
+        r#"
+import asyncio
+
+async def pump(sources, handle):
+    pending = [asyncio.ensure_future(src()) for src in sources]
+    while True:
+        await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+        for t in list(pending):
+            if t.done():
+                for item in t.result():
+                    pending.append(asyncio.ensure_future(handle(item)))  # expect
+"#,
+        r#"
+import asyncio
+
+class ChannelWorker:
+    def __init__(self, app, layer):
+        self.app = app
+        self.layer = layer
+
+    async def handle(self, channels):
+        batch = await self.layer.receive_many(channels)
+        tasks = []
+        for message in batch:
+            tasks.append(asyncio.ensure_future(self.process(message)))  # expect
+        await asyncio.wait(tasks)
+
+    async def process(self, message):
+        await self.app(message["channel"], message)
+"#,
     ],
     pass: &[
         r#"
@@ -1215,6 +1291,44 @@ class Producer:
         async with anyio.create_task_group() as tg:
             for item in batch.items:
                 tg.start_soon(self.send, topic, item)
+"#,
+        r#"
+import asyncio
+
+async def pump(sources, handle):
+    # One pending read per source: a finished read's slot gets the next one.
+    pending = [asyncio.ensure_future(src()) for src in sources]
+    try:
+        while True:
+            await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            for i, t in enumerate(pending):
+                if t.done():
+                    await handle(t.result())
+                    pending[i] = asyncio.ensure_future(sources[i]())
+    finally:
+        for t in pending:
+            t.cancel()
+"#,
+        r#"
+import asyncio
+
+class ChannelWorker:
+    def __init__(self, app, channels, layer):
+        self.app = app
+        self.channels = channels
+        self.layer = layer
+
+    # One listener per configured channel, for the worker's whole life.
+    async def handle(self):
+        listeners = []
+        for channel in self.channels:
+            listeners.append(asyncio.ensure_future(self.listen(channel)))
+        await asyncio.wait(listeners)
+
+    async def listen(self, channel):
+        while True:
+            message = await self.layer.receive(channel)
+            await self.app(channel, message)
 "#,
     ],
 };

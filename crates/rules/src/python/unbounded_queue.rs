@@ -35,7 +35,12 @@ a lifecycle mailbox: every put sends a message fixed in the code
 (`{"type": "startup"}`, a sentinel) outside any loop; or a request/reply
 mailbox, whose every item carries a future the producer made for it and
 then waits on (`reply = Future(); q.put_nowait((fn, reply)); return
-reply.result()`), so each producer has one item at most. When the producers only
+reply.result()`), so each producer has one item at most. Two worklists
+are left alone as well: the overflow of a pipe, when every put copies
+lines a thread of the file reads from a stream (`for line in
+iter(proc.stderr.readline, b""): q.put(line)`; a bound would stall the
+child on its pipe), and a queue in an attribute of a `threading.Thread`
+subclass that only its own `run` (and what `run` calls) uses. When the producers only
 use `put_nowait` (a bound alone would make them raise `QueueFull`), the
 fix says how they can wait for room instead; when they already catch
 `Full` to drop what does not fit, it says the bound is all that is missing.
@@ -107,6 +112,7 @@ impl Rule for UnboundedQueue {
                 || request_reply(cx, id)
                 || never_used(cx, id)
                 || drains_a_pipe(cx, id)
+                || thread_own_worklist(cx, id)
             {
                 continue;
             }
@@ -345,6 +351,71 @@ fn bound_name(cx: &FileCx, ctor: ExprId) -> Option<(ExprId, String)> {
         return None;
     };
     Some((*t, cx.model.dotted(*t)?))
+}
+
+/// A queue in an attribute of a `threading.Thread` subclass that only the
+/// thread itself uses: every mention is in `run` or in a method `run`
+/// calls (besides `__init__`, which makes it). One thread puts and takes:
+/// a worklist with no other side to hold back, so a bound would only make
+/// its own `put` block forever.
+fn thread_own_worklist(cx: &FileCx, ctor: ExprId) -> bool {
+    let Some((_, name)) = bound_name(cx, ctor) else {
+        return false;
+    };
+    if !name.starts_with("self.") {
+        return false;
+    }
+    let Some(class) = cx.func(cx.func_of(ctor)).class.clone() else {
+        return false;
+    };
+    let is_thread =
+        cx.model.types.iter().any(|t| {
+            t.qualname == class && t.bases.iter().any(|b| b.as_str() == "threading.Thread")
+        });
+    if !is_thread {
+        return false;
+    }
+    let methods: Vec<FuncId> = cx
+        .model
+        .function_ids()
+        .filter(|&g| cx.func(g).class.as_deref() == Some(class.as_str()))
+        .collect();
+    // `run`, and the methods it calls through `self`, transitively.
+    let mut reach: Vec<FuncId> = methods
+        .iter()
+        .copied()
+        .filter(|&g| cx.func(g).name == "run")
+        .collect();
+    let mut i = 0;
+    while i < reach.len() {
+        let g = reach[i];
+        for e in cx.body_calls(g) {
+            let Some(c) = cx.call(e) else { continue };
+            if c.receiver.and_then(|r| cx.model.name_of(r)) != Some("self") {
+                continue;
+            }
+            if let Some(&m) = methods.iter().find(|&&m| cx.func(m).name == c.name)
+                && !reach.contains(&m)
+            {
+                reach.push(m);
+            }
+        }
+        i += 1;
+    }
+    if reach.is_empty() {
+        return false;
+    }
+    let mentions: Vec<ExprId> = (0..cx.model.exprs.len() as u32)
+        .map(ExprId)
+        .filter(|&e| {
+            matches!(cx.expr(e).kind, ExprKind::Attr { .. })
+                && cx.model.dotted(e).as_deref() == Some(name.as_str())
+        })
+        .collect();
+    mentions.iter().all(|&e| {
+        let f = cx.func_of(e);
+        reach.contains(&f) || cx.func(f).name == "__init__"
+    }) && !puts_into(cx, &name).is_empty()
 }
 
 /// Every put into the queue copies lines from a pipe or stream, in a
@@ -800,6 +871,27 @@ class Conn:
         self.reader = reader
         self.pending = asyncio.Queue()  # expect
 "#,
+        r#"
+import queue
+import threading
+import time
+
+class Poller(threading.Thread):
+    def __init__(self, sink):
+        super().__init__(daemon=True)
+        self.sink = sink
+        self.later = queue.PriorityQueue()  # expect
+
+    def schedule(self, msg):
+        # Called from other threads.
+        self.later.put((msg.eta, msg))
+
+    def run(self):
+        while True:
+            eta, msg = self.later.get()
+            time.sleep(max(0, eta - time.time()))
+            self.sink(msg)
+"#,
     ],
     pass: &[
         r#"
@@ -1029,6 +1121,39 @@ class Helper:
         while not self.errors.empty():
             out.append(self.errors.get_nowait())
         return out
+"#,
+        r#"
+import queue
+import threading
+import time
+
+class Poller(threading.Thread):
+    # Delayed messages wait in a worklist of this thread alone.
+    def __init__(self, source, sink):
+        super().__init__(daemon=True)
+        self.source = source
+        self.sink = sink
+        self.later = queue.PriorityQueue()
+
+    def run(self):
+        while True:
+            for msg in self.source.fetch():
+                self.take(msg)
+                self.release_due()
+
+    def take(self, msg):
+        if msg.eta:
+            self.later.put((msg.eta, msg))
+        else:
+            self.sink(msg)
+
+    def release_due(self):
+        while not self.later.empty():
+            eta, msg = self.later.get()
+            if eta > time.time():
+                self.later.put((eta, msg))
+                break
+            self.sink(msg)
 "#,
     ],
 };
