@@ -102,6 +102,7 @@ impl Rule for BackgroundContext {
                 || after_done(cx, id)
                 || detached_on_purpose(cx, id)
                 || error_branch_cleanup(cx, id)
+                || nil_ctx_default(cx, id)
             {
                 continue;
             }
@@ -261,6 +262,26 @@ fn after_done(cx: &FileCx, e: ExprId) -> bool {
         return shutdown_only;
     }
     false
+}
+
+/// `if ctx == nil { ctx = context.Background() }`: the default for a nil
+/// context, where there is no live context to ignore.
+fn nil_ctx_default(cx: &FileCx, e: ExprId) -> bool {
+    let Parent::Stmt(s) = cx.tree.expr_parent(e) else {
+        return false;
+    };
+    let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind else {
+        return false;
+    };
+    let Some(ctx) = targets.first().and_then(|&t| cx.model.name_of(t)) else {
+        return false;
+    };
+    cx.tree.stmt_ancestors(s).next().is_some_and(|p| {
+        matches!(&cx.stmt(p).kind, StmtKind::If { cond, .. }
+            if matches!(&cx.expr(*cond).kind, ExprKind::Binary { op: BinOp::Eq, left, right }
+                if cx.model.name_of(*left) == Some(ctx)
+                    && matches!(cx.model.literal(*right), Some(Lit::Null))))
+    })
 }
 
 /// Uses of a root context that are not a severed chain: comparisons
@@ -961,6 +982,32 @@ func Connect(ctx context.Context, max int) (*respool.Pool, error) {
 		return nil, err
 	}
 	return p, nil
+}
+"#,
+        r#"
+package run
+
+import (
+	"context"
+	"net/http"
+)
+
+type Runner struct{ url string }
+
+// A nil ctx means Background, as callers of the context package expect.
+func (r *Runner) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	req, err := http.NewRequestWithContext(ctx, "GET", r.url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	return resp.Body.Close()
 }
 "#,
     ],

@@ -751,8 +751,10 @@ fn connection_scoped(cx: &FileCx, go_call: ExprId, c: &Call) -> bool {
     }
     let closes = |f: FuncId, names: &[&str]| {
         cx.body_stmts(f).iter().any(|&s| {
+            // (Also `_ = conn.Close()`, `err = conn.Close()`.)
             let e = match cx.stmt(s).kind {
                 StmtKind::Expr(e) | StmtKind::Defer(e) => e,
+                StmtKind::Assign { value: Some(v), .. } => v,
                 _ => return false,
             };
             closes_one_of(cx, e, names)
@@ -1855,6 +1857,27 @@ func startFixtureServers(n int) {
 func TestMain(m *testing.M) {
 	startFixtureServers(3)
 	os.Exit(m.Run())
+}
+"#,
+        r#"
+package fixture
+
+import "net"
+
+// Each connection is answered, then closed by its own goroutine.
+func replayServer(ln net.Listener, replies [][]byte) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		go func() {
+			for _, r := range replies {
+				_, _ = c.Write(r)
+			}
+			_ = c.Close()
+		}()
+	}
 }
 "#,
     ],

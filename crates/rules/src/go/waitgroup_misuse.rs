@@ -146,9 +146,24 @@ fn add_inside_goroutine(cx: &FileCx, out: &mut Vec<Finding>) {
             }
             // A goroutine that is itself counted (its `Done` registered
             // before the `Add`) may add for the goroutines it starts.
-            let counted = calls.iter().any(|(d, w, dm)| {
-                *dm == "Done" && w == wg && cx.expr(*d).span.start < cx.expr(*e).span.start
-            });
+            // Or counted by its starter (`wg.Add(1)` right before its `go`)
+            // and calling `Done` itself once it has added.
+            let done_here = |after: bool| {
+                calls.iter().any(|(d, w, dm)| {
+                    *dm == "Done"
+                        && w == wg
+                        && (cx.expr(*d).span.start < cx.expr(*e).span.start) != after
+                })
+            };
+            let added_by_starter = common::go_stmt_of_closure(cx, g)
+                .and_then(|go| previous_stmt(cx, go))
+                .is_some_and(|p| {
+                    matches!(cx.stmt(p).kind, StmtKind::Expr(a) if cx.call(a).is_some_and(|c| {
+                        c.name == "Add"
+                            && c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(wg.as_str())
+                    }))
+                });
+            let counted = done_here(false) || (added_by_starter && done_here(true));
             if counted || !waited_in_file(cx, wg) {
                 continue;
             }
@@ -734,6 +749,29 @@ func Run(tasks []Task) {
 	go func() {
 		defer wg.Done()
 		idle()
+	}()
+	wg.Wait()
+}
+"#,
+        r#"
+package load
+
+import "sync"
+
+// The spawner is counted itself (Add before its go, Done after its loop),
+// so the counter cannot reach zero while it is still adding.
+func Hammer(put func(int), n int) {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		for i := 0; i < n; i++ {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				put(i)
+			}(i)
+		}
+		wg.Done()
 	}()
 	wg.Wait()
 }

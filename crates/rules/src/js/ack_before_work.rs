@@ -89,6 +89,18 @@ subscription.on("message", (message) => {
   handleEvent(message.data);
 });
 "#,
+        r#"
+function saveReport(message) {
+  return message;
+}
+
+stomp.connect(opts, function (error, client) {
+  client.subscribe({ destination: "/queue/reports" }, function (err, message) {
+    client.ack(message); // expect
+    saveReport(message);
+  });
+});
+"#,
     ],
     pass: &[
         r#"
@@ -146,6 +158,19 @@ channel.consume("orders", async (msg) => {
   }
   await shipOrder(order);
   channel.ack(msg);
+});
+"#,
+        // The client acks the message, then is closed: nothing more is done
+        // with the message.
+        r#"
+stomp.connect(opts, function (error, client) {
+  client.subscribe({ destination: "/queue/reports" }, function (err, message) {
+    message.readString("utf8", function (readErr, body) {
+      process.stdout.write(body);
+      client.ack(message);
+      client.disconnect();
+    });
+  });
 });
 "#,
     ],

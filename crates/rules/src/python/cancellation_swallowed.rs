@@ -284,19 +284,44 @@ fn exit_passes_its_own_exception_on(cx: &FileCx, fid: FuncId, h: &Handler) -> bo
     raises_if_other && returns_false
 }
 
-/// The handler only goes round the loop again (`except CancelledError:
-/// continue`, waiting once more for a shielded worker), and the loop is
-/// followed by a bare `raise` (in the `except` that started the wait): the
-/// cancellation is put off until the worker is done, then raised.
+/// The handler falls through (it only logs, or goes round the loop again:
+/// `except CancelledError: continue` while a shielded worker finishes) and
+/// a bare `raise` follows, after the `try` or after the loops around it,
+/// inside the `except` that started the work: the cancellation is put off
+/// until the rollback or the worker is done, then the exception that
+/// started it all goes on (`except BaseException: for p in started: try:
+/// await p.stop() except BaseException: log(..)` then `raise`).
 fn deferred_then_raised(cx: &FileCx, t: StmtId, h: &Handler) -> bool {
-    let only_continues =
-        matches!(h.body.as_slice(), [c] if matches!(cx.stmt(*c).kind, StmtKind::Continue));
-    only_continues
-        && crate::python::common::enclosing_loop(cx, t).is_some_and(|lp| {
-            crate::util::stmts_after(cx, lp)
-                .iter()
-                .any(|&s| matches!(cx.stmt(s).kind, StmtKind::Raise(None)))
-        })
+    let leaves = unsnarl_model::walk::stmts_in_block(cx.model, &h.body)
+        .into_iter()
+        .any(|s| matches!(cx.stmt(s).kind, StmtKind::Return(_) | StmtKind::Break));
+    if leaves || always_raises(cx.model, &h.body) {
+        return false;
+    }
+    let raised_after = |s: StmtId| {
+        crate::util::stmts_after(cx, s)
+            .iter()
+            .any(|&n| matches!(cx.stmt(n).kind, StmtKind::Raise(None)))
+    };
+    // Up through the loops (and `if`s) around the `try`, not past the
+    // statement whose handler holds them.
+    let mut s = t;
+    loop {
+        if raised_after(s) {
+            return true;
+        }
+        match cx.tree.stmt_parent(s) {
+            Parent::Stmt(p)
+                if matches!(
+                    cx.stmt(p).kind,
+                    StmtKind::For { .. } | StmtKind::While { .. } | StmtKind::If { .. }
+                ) =>
+            {
+                s = p;
+            }
+            _ => return false,
+        }
+    }
 }
 
 /// Every await of the `try` body runs inside a shielded trio/anyio cancel
@@ -1161,6 +1186,28 @@ async def batching(sink, every):
         ticker.cancel()
         await asyncio.wait([ticker])
 "#,
+        r#"
+import asyncio
+import logging
+
+log = logging.getLogger(__name__)
+
+async def start_all(plugins, core) -> None:
+    started = []
+    try:
+        for p in plugins:
+            await p.start()
+            started.append(p)
+        await core.start()
+    except Exception:
+        for p in reversed(started):
+            try:
+                await p.stop()
+            except (Exception, asyncio.CancelledError):  # expect
+                log.exception("rollback of %s failed", p)
+                return
+        raise
+"#,
     ],
     pass: &[
         r#"
@@ -1705,6 +1752,28 @@ async def batching(sink, every):
         closing = True
         ticker.cancel()
         await asyncio.wait([ticker])
+"#,
+        r#"
+import asyncio
+import logging
+
+log = logging.getLogger(__name__)
+
+async def start_all(plugins, core) -> None:
+    started = []
+    try:
+        for p in plugins:
+            await p.start()
+            started.append(p)
+        await core.start()
+    except (Exception, asyncio.CancelledError):
+        # Roll back what started, then let the first error go on.
+        for p in reversed(started):
+            try:
+                await p.stop()
+            except (Exception, asyncio.CancelledError):
+                log.exception("rollback of %s failed", p)
+        raise
 "#,
     ],
 };

@@ -208,9 +208,15 @@ fn lifecycle_guard(cx: &FileCx, f: FuncId, key: &str) -> bool {
         })
         .collect();
     // `_start` is a start too; `__aenter__` is matched as written.
+    // (Also the `_async` spellings of sync/async twins: `open_async`.)
     let named = |g: FuncId, set: &[&str]| {
         let n = cx.func(g).name.as_str();
-        set.contains(&n) || set.contains(&n.trim_start_matches('_'))
+        let bare = n.trim_start_matches('_');
+        let bare = bare
+            .strip_suffix("_async")
+            .or_else(|| bare.strip_prefix("async_"))
+            .unwrap_or(bare);
+        set.contains(&n) || set.contains(&bare)
     };
     let is_start = |g: FuncId| named(g, STARTS);
     let calls_f = |c: &Call| {
@@ -230,7 +236,8 @@ fn lifecycle_guard(cx: &FileCx, f: FuncId, key: &str) -> bool {
             named(g, STOPS)
                 && cx.body_stmts(g).iter().any(|&s| {
                     matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), .. }
-                        if matches!(cx.model.literal(*v), Some(Lit::Null))
+                        if (matches!(cx.model.literal(*v), Some(Lit::Null))
+                            || matches!(&cx.expr(*v).kind, ExprKind::Collection { elems, .. } if elems.is_empty()))
                             && targets.iter().any(|&t| cx.model.dotted(t).as_deref() == Some(key)))
                 })
         })
@@ -812,6 +819,47 @@ class Worker:
 
     async def close(self):
         self._pool = None
+"#,
+        r#"
+import asyncpg
+
+class Connector:
+    def __init__(self, **pool_args):
+        self._pool = None
+        self._pool_args = pool_args
+
+    # Opened once by the owner; close_async resets it.
+    async def open_async(self) -> None:
+        if self._pool:
+            return
+        self._pool = await asyncpg.create_pool(**self._pool_args)
+
+    async def close_async(self) -> None:
+        if not self._pool:
+            return
+        await self._pool.close()
+        self._pool = None
+"#,
+        r#"
+import asyncio
+
+class Service:
+    def __init__(self, client, name):
+        self._client = client
+        self._name = name
+        self._subs = {}
+
+    # Started once; stop empties the table again.
+    async def start(self) -> None:
+        if self._subs:
+            return
+        for verb in ("PING", "INFO"):
+            self._subs[verb] = await self._client.subscribe(f"$SRV.{verb}.{self._name}")
+
+    async def stop(self) -> None:
+        for sub in self._subs.values():
+            await sub.drain()
+        self._subs = {}
 "#,
     ],
 };

@@ -204,6 +204,7 @@ pub(crate) fn retry_loop_body<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Bloc
                 // (`await shield(task)` until it is done) re-issues nothing.
                 && !h.types.iter().all(|t| is_cancellation(t))
                 && !gives_up_after_two(cx, &h.body)
+                && !waits_again_for_a_reply(cx, tb, h)
         });
         if leaves && retries {
             return Some(body);
@@ -533,6 +534,37 @@ fn range_len(cx: &FileCx, c: &Call) -> Option<i128> {
     Some((stop - start).max(0))
 }
 
+/// Only a timeout is caught around awaits that all receive (`msg = await
+/// sub.next_msg(timeout=left)`): going round waits for the same reply
+/// again, and sends nothing to anyone.
+fn waits_again_for_a_reply(cx: &FileCx, tried: &Block, h: &Handler) -> bool {
+    let timeouts_only = !h.types.is_empty()
+        && h.types.iter().all(|t| {
+            matches!(
+                t.as_str(),
+                "TimeoutError"
+                    | "asyncio.TimeoutError"
+                    | "asyncio.exceptions.TimeoutError"
+                    | "queue.Empty"
+            ) || t.ends_with(".TimeoutError")
+        });
+    // (`get` only on a queue: `await session.get(url)` is a request.)
+    let receives = |c: &Call| {
+        c.receiver.is_some()
+            && (matches!(c.name.as_str(), "next_msg" | "recv" | "receive" | "wait")
+                || c.target
+                    .as_deref()
+                    .is_some_and(|t| t.ends_with("Queue.get")))
+    };
+    timeouts_only
+        && crate::util::awaited_values(cx.model, tried).is_some_and(|aw| {
+            !aw.is_empty()
+                && aw
+                    .iter()
+                    .all(|&a| cx.call(cx.model.strip(a)).is_some_and(receives))
+        })
+}
+
 fn is_cancellation(t: &str) -> bool {
     matches!(
         t,
@@ -759,6 +791,17 @@ class Broker:
                 if attempts >= MAX_DECLARE_ATTEMPTS:
                     raise
 "#,
+        r#"
+import asyncio
+
+async def fetch_config(session, url):
+    while True:  # expect
+        try:
+            resp = await session.get(url)
+            return await resp.json()
+        except asyncio.TimeoutError:
+            continue
+"#,
     ],
     pass: &[
         r#"
@@ -936,6 +979,22 @@ async def run_to_completion(coro):
     if cancelled is not None:
         raise cancelled
     return value
+"#,
+        r#"
+import asyncio
+import json
+import time
+
+# One request; the loop only waits on for its reply.
+async def fetch_one(nc, sub, subject, timeout):
+    await nc.publish(subject, json.dumps({"batch": 1}).encode(), sub.inbox)
+    start = time.monotonic()
+    while True:
+        try:
+            return await sub.next_msg(timeout=timeout - (time.monotonic() - start))
+        except asyncio.TimeoutError:
+            if time.monotonic() - start > timeout:
+                raise
 "#,
     ],
 };

@@ -372,7 +372,8 @@ fn restarts(cx: &FileCx, spawn: ExprId, c: &Call, target: Option<ExprId>, body: 
 }
 
 /// The per-item operation releases something already held (`c.close()`,
-/// `aclose`, `wait_closed`, `stop`, `cancel`, `disconnect`, `shutdown`): a
+/// `aclose`, `wait_closed`, `stop`, `cancel`, `disconnect`, `shutdown`,
+/// `drain`, `_drain`): a
 /// teardown over the program's own connections or workers opens nothing
 /// and floods no dependency, however many there are.
 fn releases(cx: &FileCx, per_item: ExprId) -> bool {
@@ -382,8 +383,10 @@ fn releases(cx: &FileCx, per_item: ExprId) -> bool {
         ExprKind::Attr { name, .. } => name.as_str(),
         _ => return false,
     };
+    let name = name.trim_start_matches('_');
     crate::python::common::is_closing_method(name)
         || name == "cancel"
+        || name == "drain"
         || name.starts_with("disconnect")
 }
 
@@ -1329,6 +1332,23 @@ class ChannelWorker:
         while True:
             message = await self.layer.receive(channel)
             await self.app(channel, message)
+"#,
+        r#"
+import asyncio
+
+class Conn:
+    def __init__(self):
+        self._subs = {}
+
+    # Drains the connection's own subscriptions: nothing new is opened.
+    async def drain(self, timeout: float = 5.0) -> None:
+        tasks = []
+        for sub in self._subs.values():
+            tasks.append(asyncio.get_running_loop().create_task(sub._drain()))
+        try:
+            await asyncio.wait_for(asyncio.gather(*tasks), timeout)
+        finally:
+            self._subs.clear()
 "#,
     ],
 };

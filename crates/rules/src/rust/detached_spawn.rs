@@ -270,15 +270,19 @@ fn reports_back(cx: &FileCx, spawn: ExprId) -> bool {
         .into_iter()
         .map(|ch| ch.tx)
         .collect();
-    if senders.is_empty() {
-        return false;
-    }
+    // Or the reply sender of a request the task answers (`Command::Lookup {
+    // key, reply } => spawn(async move { reply.send(found) })`): the
+    // requester awaits the answer, or sees the sender dropped.
+    let reply_sender = |n: &str| {
+        let n = n.to_ascii_lowercase();
+        n.contains("reply") || n.contains("respond") || n.starts_with("resp")
+    };
     cx.body_exprs(body).iter().any(|&e| {
         cx.call(e).is_some_and(|c| {
             c.name.starts_with("send")
                 && c.receiver
                     .and_then(|r| cx.model.name_of(r))
-                    .is_some_and(|n| senders.iter().any(|s| s == n))
+                    .is_some_and(|n| senders.iter().any(|s| s == n) || reply_sender(n))
         })
     })
 }
@@ -1992,6 +1996,25 @@ where
         });
         tokio::spawn(driver);
         self.handle
+    }
+}
+"#,
+        r#"
+use tokio::sync::oneshot;
+
+pub enum Command {
+    Lookup { key: String, reply: oneshot::Sender<Option<String>> },
+}
+
+// The requester awaits `reply`: it gets the answer, or the sender dropped.
+fn handle(cmd: Command) {
+    match cmd {
+        Command::Lookup { key, reply } => {
+            tokio::spawn(async move {
+                let found = fetch_remote(&key).await;
+                let _ = reply.send(found);
+            });
+        }
     }
 }
 "#,

@@ -35,7 +35,9 @@ however long the other side takes. On a current-thread runtime
 only concurrency is spawned tasks that wait on nothing but timers is not
 flagged either: the sleep is a yield to them, and they run until they park
 whatever the load. Nor is a sleep whose first check is an absence
-(`assert_err!(rx.try_recv())`, `assert_pending!(fut)`) with any later
+(`assert_err!(rx.try_recv())`, `assert_pending!(fut)`, a flag that only
+ever turns on read as still off: `assert!(!done.load(..))` of an atomic
+the file only ever stores `true` in, `!token.is_cancelled()`) with any later
 check after a real wait: a slow machine cannot make an absence fail. Nor
 is a sleep before connecting to a listener the test bound itself
 (`TcpListener::bind`, then `TcpStream::connect(listener.local_addr())`):
@@ -180,7 +182,7 @@ fn scan(
             // t.join().unwrap(), ..)`) pass whichever side goes first.
             let after_spawn = spawned.is_some()
                 && next.is_some_and(|&x| !observes_by_blocking(cx, std::slice::from_ref(&x)))
-                && !(test && observes_by_blocking(cx, rest));
+                && !(test && (observes_by_blocking(cx, rest) || absence_check(cx, rest)));
             // Two sleeps before one check: the one nearest the check is the
             // bet it depends on, and the one reported.
             let nearer = up_to_first_assert(cx, rest)
@@ -575,6 +577,13 @@ fn times_out_reads(cx: &FileCx) -> bool {
 /// (`let handle = tokio::spawn(..)`): it waits for the task to end.
 fn awaits_spawned_task(cx: &FileCx, awaited: ExprId) -> bool {
     let awaited = cx.model.strip(awaited);
+    // `timeout(d, handle).await`: the handle, with a deadline.
+    if let Some(c) = cx.call(awaited)
+        && c.name == "timeout"
+        && let Some(inner) = c.positional(1)
+    {
+        return awaits_spawned_task(cx, inner);
+    }
     let Some(name) = cx.model.name_of(awaited) else {
         return false;
     };
@@ -622,7 +631,11 @@ fn absence_check(cx: &FileCx, rest: &[StmtId]) -> bool {
         match c.name.as_str() {
             "assert_pending" => true,
             "assert_err" => polls(a),
-            "assert" => cx.call(a).is_some_and(|k| k.name == "is_err") && polls(a),
+            "assert" => {
+                (cx.call(a).is_some_and(|k| k.name == "is_err") && polls(a))
+                    || matches!(&cx.expr(a).kind, ExprKind::Unary { op: UnOp::Not, operand }
+                        if one_way_flag_off(cx, *operand))
+            }
             _ => false,
         }
     };
@@ -641,8 +654,56 @@ fn absence_check(cx: &FileCx, rest: &[StmtId]) -> bool {
     });
     match next_positive {
         None => true,
-        Some(i) => observes_by_blocking(cx, &after[..=i]),
+        Some(i) => {
+            // From after the last absence check before it (`assert!(!x)`
+            // lines are not what the positive check waits behind).
+            let from = after[..i]
+                .iter()
+                .rposition(|&s| {
+                    exprs_in_block(cx.model, &vec![s])
+                        .into_iter()
+                        .any(|e| is_assert(cx, e) && negative(e))
+                })
+                .map_or(0, |k| k + 1);
+            observes_by_blocking(cx, &after[from..=i])
+        }
     }
+}
+
+/// A flag that only ever turns on, read as still off: an atomic whose
+/// every store in the file is `true` (`done.load(..)`), or a cancellation
+/// token's `is_cancelled()`. Once on it stays on, so "still off" after a
+/// sleep is an absence: a slower machine cannot make it fail.
+fn one_way_flag_off(cx: &FileCx, e: ExprId) -> bool {
+    let Some(c) = cx.call(cx.model.strip(e)) else {
+        return false;
+    };
+    if c.name == "is_cancelled" && c.args.is_empty() {
+        return true;
+    }
+    if c.name != "load" {
+        return false;
+    }
+    let Some(flag) = c.receiver.and_then(|r| cx.model.dotted(r)) else {
+        return false;
+    };
+    // The flag's last segment: `done` and `self.done`, or a clone's name.
+    let last = flag.rsplit('.').next().unwrap_or(&flag).to_string();
+    let stores: Vec<&Call> = cx
+        .calls_named(&["store"])
+        .into_iter()
+        .map(|(_, k)| k)
+        .filter(|k| {
+            k.receiver
+                .and_then(|r| cx.model.dotted(r))
+                .is_some_and(|d| d.rsplit('.').next() == Some(last.as_str()))
+        })
+        .collect();
+    !stores.is_empty()
+        && stores.iter().all(|k| {
+            k.positional(0)
+                .is_some_and(|v| matches!(cx.model.literal(v), Some(Lit::Bool(true))))
+        })
 }
 
 /// The statements after a sleep up to (and including) the first one with
@@ -1034,6 +1095,27 @@ async fn expired_items_are_dropped_by_the_sweeper() {
     assert_eq!(q.len(), 0);
 }
 "#,
+        r#"
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use tokio::time::{sleep, Duration};
+use tokio_util::sync::CancellationToken;
+
+async fn worker(token: CancellationToken, done: Arc<AtomicBool>) {
+    token.cancelled().await;
+    done.store(true, Ordering::Release);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn worker_stops_soon_after_cancel() {
+    let token = CancellationToken::new();
+    let done = Arc::new(AtomicBool::new(false));
+    let _h = tokio::spawn(worker(token.clone(), Arc::clone(&done)));
+    token.cancel();
+    sleep(Duration::from_millis(50)).await; // expect
+    assert!(done.load(Ordering::Acquire));
+}
+"#,
     ],
     pass: &[
         r#"
@@ -1357,6 +1439,32 @@ async fn expired_items_are_dropped() {
     tokio::time::sleep(Duration::from_millis(2)).await;
     q.drop_expired();
     assert_eq!(q.len(), 1);
+}
+"#,
+        r#"
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use tokio::time::{sleep, timeout, Duration};
+use tokio_util::sync::CancellationToken;
+
+async fn worker(token: CancellationToken, done: Arc<AtomicBool>) {
+    token.cancelled().await;
+    done.store(true, Ordering::Release);
+}
+
+// The flags only ever turn on: "still off" cannot fail on a slow machine,
+// and the positive check comes after a real wait.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn worker_waits_for_cancel() {
+    let token = CancellationToken::new();
+    let done = Arc::new(AtomicBool::new(false));
+    let handle = tokio::spawn(worker(token.clone(), Arc::clone(&done)));
+    sleep(Duration::from_millis(50)).await;
+    assert!(!done.load(Ordering::Acquire));
+    assert!(!token.is_cancelled());
+    token.cancel();
+    timeout(Duration::from_secs(5), handle).await.unwrap().unwrap();
+    assert!(done.load(Ordering::Acquire));
 }
 "#,
     ],

@@ -194,8 +194,12 @@ fn runs_after_the_work(cx: &FileCx, stmt: StmtId) -> bool {
 /// handler, every parameter (pika hands the body and the delivery tag in
 /// separate parameters).
 fn message_names(cx: &FileCx, id: ExprId, c: &Call) -> HashSet<String> {
-    let mut names: HashSet<String> = c
-        .receiver
+    // `message.ack()`, `d.Ack(false)`: the receiver is the message;
+    // `client.ack(message)`: the receiver is the client, and closing it is
+    // no work on the message.
+    let passes_message = c.args.iter().any(|a| cx.model.literal(a.value).is_none());
+    let receiver = c.receiver.filter(|_| !passes_message);
+    let mut names: HashSet<String> = receiver
         .into_iter()
         .chain(c.args.iter().map(|a| a.value))
         .flat_map(|e| unsnarl_model::walk::exprs_under(cx.model, e))
