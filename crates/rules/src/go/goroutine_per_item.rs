@@ -36,7 +36,10 @@ accept loop), one per request the loop accepts (`for ch := range incoming
 by all of them (the loop builds a worker pool), or that live on in a
 `for { select { .. } }` until told to stop, or wake on a ticker until
 their item is settled (`for range ticker.C`; one worker per partition or
-lease: a limit would leave some with none).
+lease: a limit would leave some with none). Neither are a loop that starts
+one goroutine and then leaves (`go refill(); break`), nor one stopper per
+member the object already runs (`for _, svc := range s.services { go
+func() { svc.Stop() }() }`): nothing new is opened.
 
 ## Why
 
@@ -177,6 +180,14 @@ impl Rule for GoroutinePerItem {
             // worker at all.
             if let StmtKind::Go(call) = &st.kind
                 && long_lived_worker(cx, *call)
+            {
+                continue;
+            }
+            // A teardown: one stopper per member the object already runs
+            // (`for _, svc := range s.services { go func(svc) { svc.Stop()
+            // }(svc) }`): nothing new is opened.
+            if let StmtKind::Go(call) = &st.kind
+                && stops_own_members(cx, f, *iter, *call)
             {
                 continue;
             }
@@ -744,6 +755,30 @@ fn limited(cx: &FileCx, group: &str) -> bool {
     })
 }
 
+/// The loop walks a collection the method's receiver holds (`s.services`)
+/// and the goroutine's only calls are stop-like methods (`Stop`,
+/// `Shutdown`, `Close`, `Cancel`) and signals (`wg.Done`).
+fn stops_own_members(cx: &FileCx, f: FuncId, iter: ExprId, go_call: ExprId) -> bool {
+    let top = common::outermost(cx, f);
+    let Some(recv) = cx.func(top).receiver.as_deref() else {
+        return false;
+    };
+    let own = cx
+        .model
+        .dotted(cx.model.strip(iter))
+        .is_some_and(|d| d.strip_prefix(recv).is_some_and(|r| r.starts_with('.')));
+    let Some(g) = common::go_closure(cx, go_call) else {
+        return false;
+    };
+    let calls: Vec<&Call> = cx.body_calls(g).filter_map(|e| cx.call(e)).collect();
+    own && calls
+        .iter()
+        .any(|c| common::is_stop_method(&c.name) || c.name == "Cancel")
+        && calls.iter().all(|c| {
+            common::is_stop_method(&c.name) || matches!(c.name.as_str(), "Cancel" | "Done")
+        })
+}
+
 /// The `go` statement is followed, in its own block, by a `return` or a
 /// `break` of the loop (not one inside a `switch`/`select`, which leaves
 /// only that): the loop finds an item and starts one goroutine for it.
@@ -1041,6 +1076,27 @@ func PingAll(conns []net.Conn, mode int) {
 			go ping(c) // expect
 			break
 		}
+	}
+}
+"#,
+        r#"
+package sup
+
+import "net/http"
+
+type Supervisor struct {
+	urls []string
+}
+
+// One request per URL the object holds: that is new work per item.
+func (s *Supervisor) Ping() {
+	for _, u := range s.urls {
+		go func(u string) { // expect
+			resp, err := http.Get(u)
+			if err == nil {
+				resp.Body.Close()
+			}
+		}(u)
 	}
 }
 "#,
@@ -1591,6 +1647,43 @@ func (p *Pool) Drop(dead net.Conn) {
 			break
 		}
 	}
+}
+"#,
+        r#"
+package sup
+
+import "time"
+
+type Service interface {
+	Serve()
+	Stop()
+}
+
+type Supervisor struct {
+	services map[int]Service
+	timeout  time.Duration
+}
+
+// Stops every running service at once: one stopper per member it runs.
+func (s *Supervisor) Shutdown() int {
+	done := make(chan int, len(s.services))
+	for id, svc := range s.services {
+		go func(id int, svc Service) {
+			svc.Stop()
+			done <- id
+		}(id, svc)
+	}
+	left := len(s.services)
+	timeout := time.After(s.timeout)
+	for left > 0 {
+		select {
+		case <-done:
+			left--
+		case <-timeout:
+			return left
+		}
+	}
+	return 0
 }
 "#,
     ],

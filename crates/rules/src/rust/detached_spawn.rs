@@ -277,12 +277,23 @@ fn reports_back(cx: &FileCx, spawn: ExprId) -> bool {
         let n = n.to_ascii_lowercase();
         n.contains("reply") || n.contains("respond") || n.starts_with("resp")
     };
+    // (Also through a helper handed the sender: `emit(&tx, line).await`.)
+    let local_sender = |x: ExprId| {
+        cx.model
+            .name_of(cx.model.strip(x))
+            .is_some_and(|n| senders.iter().any(|s| s == n))
+    };
     cx.body_exprs(body).iter().any(|&e| {
         cx.call(e).is_some_and(|c| {
-            c.name.starts_with("send")
+            (c.name.starts_with("send")
                 && c.receiver
                     .and_then(|r| cx.model.name_of(r))
-                    .is_some_and(|n| senders.iter().any(|s| s == n) || reply_sender(n))
+                    .is_some_and(|n| senders.iter().any(|s| s == n) || reply_sender(n)))
+                || (cx.callee_in_file(c).is_some()
+                    && c.args.iter().any(|a| {
+                        local_sender(a.value)
+                            || matches!(&cx.expr(a.value).kind, ExprKind::Unary { op: UnOp::Ref, operand } if local_sender(*operand))
+                    }))
         })
     })
 }
@@ -2016,6 +2027,29 @@ fn handle(cmd: Command) {
             });
         }
     }
+}
+"#,
+        r#"
+use tokio::sync::mpsc;
+
+async fn emit(tx: &mpsc::Sender<String>, line: &str) {
+    let _ = tx.send(line.to_string()).await;
+}
+
+async fn print_all(mut rx: mpsc::Receiver<String>) {
+    while let Some(line) = rx.recv().await {
+        println!("got {line}");
+    }
+}
+
+// The task reports on the channel through a helper; the caller drains it.
+async fn produce_and_print() {
+    let (tx, rx) = mpsc::channel(8);
+    tokio::spawn(async move {
+        emit(&tx, "one").await;
+        emit(&tx, "two").await;
+    });
+    print_all(rx).await;
 }
 "#,
     ],
