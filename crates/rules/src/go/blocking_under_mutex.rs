@@ -2915,6 +2915,32 @@ func (c *Client) dial() (*rpc.Client, error) {
 	return rc, nil
 }
 "#,
+        r#"
+package relay
+
+import (
+	"net"
+	"sync"
+)
+
+type Relay struct {
+	mu       sync.Mutex
+	upstream *net.UDPAddr
+	flows    map[string]*net.UDPConn
+}
+
+// A connected UDP socket to a resolved address: no packet is sent.
+func (r *Relay) probe() (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	up, err := net.DialUDP("udp", nil, r.upstream)
+	if err != nil {
+		return "", err
+	}
+	defer up.Close()
+	return up.LocalAddr().String(), nil
+}
+"#,
     ],
 };
 
