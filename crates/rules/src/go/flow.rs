@@ -3,8 +3,9 @@
 //! simple statements change it; the walk follows branches, loops, `select`
 //! and `switch`, joins states where paths meet and reports every exit.
 //!
-//! Approximations: a loop body is walked once; `goto` and `fallthrough` end
-//! nothing; a labeled `break`/`continue` applies to the innermost loop.
+//! Approximations: a loop body is walked once; `goto` ends nothing (a
+//! `fallthrough` goes on into the next case's body); a labeled
+//! `break`/`continue` applies to the innermost loop.
 
 use crate::context::FileCx;
 use unsnarl_model::*;
@@ -134,15 +135,30 @@ impl<F: Flow> Walker<'_, F> {
                 }
                 let has_default = cases.iter().any(|c| c.patterns.is_empty());
                 let mut out = if has_default { None } else { Some(st.clone()) };
+                // What a case ending in `fallthrough` passes to the next one.
+                let mut fell: Option<F::S> = None;
                 for c in cases {
                     let mut cst = st.clone();
                     for &p in &c.patterns {
                         self.flow.cond(cx, p, &mut cst);
                     }
-                    let end = self.breakable(cx, &c.body, cst);
-                    out = self.join_opt(out, end);
+                    let entry = match fell.take() {
+                        Some(f) => self.join_opt(Some(cst), Some(f)),
+                        None => Some(cst),
+                    };
+                    let Some(entry) = entry else { continue };
+                    let end = self.breakable(cx, &c.body, entry);
+                    let falls = c.body.last().is_some_and(|&l| {
+                        matches!(cx.stmt(l).kind, StmtKind::Pass)
+                            && cx.source(cx.stmt(l).span).trim() == "fallthrough"
+                    });
+                    if falls {
+                        fell = end;
+                    } else {
+                        out = self.join_opt(out, end);
+                    }
                 }
-                out
+                self.join_opt(out, fell)
             }
             StmtKind::Select { arms, .. } => {
                 self.flow.select(cx, s, &mut st);

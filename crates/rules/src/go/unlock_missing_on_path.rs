@@ -566,6 +566,33 @@ func (c *Conn) awaitReply(id int32) (size int, err error) {
 	}
 }
 "#,
+        r#"
+package pipe
+
+import (
+	"os"
+	"sync"
+)
+
+type Waker struct {
+	mu sync.Mutex
+	w  *os.File
+}
+
+func (k *Waker) Poke() (err error) {
+	k.mu.Lock()
+	switch _, werr := k.w.Write([]byte{0}); {
+	case werr != nil:
+		err = werr
+		fallthrough
+	case err != nil:
+		return // expect
+	default:
+		k.mu.Unlock()
+	}
+	return
+}
+"#,
     ],
     pass: &[
         r#"
@@ -751,6 +778,36 @@ func (c *Conn) Do(id int32) int {
 		defer lock.Unlock()
 	}
 	return size
+}
+"#,
+        r#"
+package pipe
+
+import (
+	"os"
+	"sync"
+)
+
+type Waker struct {
+	mu sync.Mutex
+	wg sync.WaitGroup
+	w  *os.File
+}
+
+// The first case falls through into the second, which unlocks.
+func (k *Waker) Close() (err error) {
+	k.mu.Lock()
+	switch _, werr := k.w.Write([]byte{0}); {
+	case werr != nil && err == nil:
+		err = werr
+		fallthrough
+	case werr != nil:
+		k.mu.Unlock()
+	default:
+		k.mu.Unlock()
+		k.wg.Wait()
+	}
+	return
 }
 "#,
     ],

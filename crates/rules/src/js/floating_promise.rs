@@ -31,8 +31,9 @@ nothing and is reported too. Nor is a call given a Node-style callback
 (a function whose first parameter is `err` or `error`): it uses the
 callback form of a dual API, which returns no promise to handle or one
 whose outcome the callback also gets. Write `void promise` to discard one on purpose.
-Not reported: a test's chain whose `.then` calls the test's own callback
-(`.then(() => done())`: a rejection leaves `done` uncalled and the runner
+Not reported: a test's chain whose `.then` calls the test's own callback,
+or hands it to a helper (`.then(() => done())`, `.then(() => finish(conn,
+done))`: a rejection leaves `done` uncalled and the runner
 fails the test) or an assertion of a test that planned its count
 (`t.plan(2)` ... `.then(() => t.assert.ok(..))`: a skipped assertion fails
 the plan), type-level test files (`*.test-d.ts`, `*.tst.ts`),
@@ -480,8 +481,13 @@ fn completes_test(cx: &FileCx, id: ExprId, c: &Call) -> bool {
             && call.args.first().is_some_and(|a| {
                 is_callback(a.value)
                     || matches!(cx.expr(cx.model.strip(a.value)).kind, ExprKind::Closure(f)
-                        if cx.body_stmts(f).iter().any(|&s| matches!(cx.stmt(s).kind,
-                            StmtKind::Expr(e) if cx.call(e).is_some_and(|k| is_callback(k.func) || asserts_on_plan(k)))))
+                    if cx.body_stmts(f).iter().any(|&s| matches!(cx.stmt(s).kind,
+                        StmtKind::Expr(e) if cx.call(e).is_some_and(|k| {
+                            // `done()`, or `finish(conn, done)`: a helper handed it.
+                            is_callback(k.func)
+                                || k.args.iter().any(|a| is_callback(a.value))
+                                || asserts_on_plan(k)
+                        }))))
             })
         {
             return true;
@@ -1141,6 +1147,40 @@ module.exports = class Throttle {
     return fn();
   }
 };
+"#,
+        r#"
+// file: test/bus.test.js
+const assert = require("assert");
+const { openBus } = require("../bus");
+
+function finish(bus, done, err) {
+  bus.close().then(() => done(err), (e) => done(e));
+}
+
+describe("bus", function () {
+  // `done` goes to a helper: a rejection leaves it uncalled, and the runner
+  // fails the test on its timeout.
+  it("answers a call", function (done) {
+    const bus = openBus();
+    bus.call({ ping: 1 }).then((reply) => {
+      try {
+        assert.strictEqual(reply.pong, 1);
+        finish(bus, done);
+      } catch (err) {
+        finish(bus, done, err);
+      }
+    });
+  });
+});
+
+// file: bus.js
+class Bus {
+  async call(msg) {
+    return { pong: msg.ping };
+  }
+  async close() {}
+}
+exports.openBus = () => new Bus();
 "#,
     ],
 };

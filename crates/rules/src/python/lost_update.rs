@@ -22,7 +22,9 @@ f()`, or a read of shared state into a local (`v = self.balance`)
 followed, after an `await`, by a write of a value computed from that local
 (`self.balance = v - amount`). Shared state is a module-level variable or
 an attribute of `self`. Updates inside `async with <asyncio.Lock>` are not
-reported.
+reported, nor is a restore: the function saved the state, overrode it
+itself, and puts the saved value back (`saved = self.flag; self.flag =
+False; ...; finally: self.flag = saved`).
 
 ## Why
 
@@ -223,9 +225,21 @@ fn stale_local(
             continue;
         }
         let read_end = cx.stmt(r).span.end;
+        // `saved = self.flag; self.flag = False; ...; self.flag = saved`:
+        // the function overrode the state itself and puts the saved value
+        // back, a restore rather than an update.
+        let overridden = stmts.iter().any(|&o| {
+            let sp = cx.stmt(o).span;
+            o != s
+                && sp.start >= read_end
+                && sp.end <= write_at
+                && matches!(&cx.stmt(o).kind, StmtKind::Assign { targets, .. }
+                    if targets.iter().any(|&t| shared_state(cx, globals, t).as_deref() == Some(key)))
+        });
         if awaits
             .iter()
             .any(|a| a.start >= read_end && a.end <= write_at)
+            && !overridden
             && !reassigned_between(cx, stmts, local, read_end, write_at)
             && !under_async_lock(cx, r)
         {
@@ -285,6 +299,17 @@ async def count(req):
     global hits
     hits = hits + await weight(req)  # expect
 "#,
+        r#"
+class Feed:
+    def __init__(self, source):
+        self.source = source
+        self.offset = 0
+
+    async def advance(self, n):
+        start = self.offset
+        await self.source.skip(n)
+        self.offset = start + n  # expect
+"#,
     ],
     pass: &[
         r#"
@@ -342,6 +367,27 @@ stats = {"total": 0}
 async def handle(order):
     amount = await fetch_amount(order)
     stats["total"] += amount
+"#,
+        r#"
+class Feed:
+    def __init__(self, source):
+        self.source = source
+        self.auto_commit = True
+
+    # Overrides the flag while it commits by hand, then puts it back.
+    async def batches(self, size):
+        saved_auto_commit = self.auto_commit
+        self.auto_commit = False
+        batch = []
+        try:
+            async for item in self.source:
+                batch.append(item)
+                if len(batch) >= size:
+                    yield list(batch)
+                    await self.source.commit(batch[-1])
+                    batch.clear()
+        finally:
+            self.auto_commit = saved_auto_commit
 "#,
     ],
 };

@@ -605,7 +605,6 @@ fn is_structural(cx: &FileCx, iter: ExprId) -> bool {
         "server",
         "service",
         "addr",
-        "arg",
         "signal",
         "subscriber",
         "observer",
@@ -630,6 +629,8 @@ fn is_structural(cx: &FileCx, iter: ExprId) -> bool {
     ]
     .iter()
     .any(|k| n.contains(k))
+        // `args`, `arguments`, not `targets`.
+        || n.starts_with("arg")
 }
 
 /// Names that say "this limits concurrency".
@@ -1027,6 +1028,12 @@ class ChannelWorker:
 
     async def process(self, message):
         await self.app(message["channel"], message)
+"#,
+        r#"
+import asyncio
+
+async def probe_all(client, targets):
+    await asyncio.gather(*(client.probe(t) for t in targets))  # expect
 "#,
     ],
     pass: &[

@@ -505,6 +505,14 @@ fn storing_structs(cx: &FileCx, top: FuncId, name: &str, after: u32) -> Vec<Stri
         match &cx.expr(p).kind {
             ExprKind::Collection { ty: Some(t), .. } => {
                 let t = t.text.rsplit("::").next().unwrap_or(&t.text);
+                // `Self { tx, .. }` in an `impl Queue` is a `Queue`.
+                let t = match cx.func(top).class.as_deref() {
+                    Some(class) if t == "Self" => {
+                        let last = class.rsplit("::").next().unwrap_or(class);
+                        last.split('<').next().unwrap_or(last)
+                    }
+                    _ => t,
+                };
                 out.push(t.to_string());
             }
             _ => return Vec::new(),
@@ -975,6 +983,32 @@ impl Client {
     pub async fn call(&self, input: Vec<u8>) -> Option<Vec<u8>> {
         let (reply, answer) = oneshot::channel();
         self.sender.send(Request { input, reply }).ok()?;
+        answer.await.ok()
+    }
+}
+"#,
+        r#"
+use tokio::sync::{mpsc, oneshot};
+
+pub struct Job {
+    pub req: u64,
+    pub reply: oneshot::Sender<u64>,
+}
+
+pub struct Queue {
+    tx: mpsc::UnboundedSender<Job>,
+}
+
+// Every send carries the reply its caller waits on (built with `Self`).
+impl Queue {
+    pub fn new() -> (Self, mpsc::UnboundedReceiver<Job>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        (Self { tx }, rx)
+    }
+
+    pub async fn call(&self, req: u64) -> Option<u64> {
+        let (reply, answer) = oneshot::channel();
+        self.tx.send(Job { req, reply }).ok()?;
         answer.await.ok()
     }
 }
