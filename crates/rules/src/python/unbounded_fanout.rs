@@ -44,7 +44,9 @@ A slot taken in the loop with any of a limiter's acquire methods
 (`acquire_nowait`, anyio's `acquire_on_behalf_of_nowait`, the loop
 stopping at `WouldBlock`) bounds it like `acquire`. Not reported either:
 a task that takes the slot of a finished one in the list being walked
-(`pending[i] = ensure_future(..)`), one endless listener of the file
+(`pending[i] = ensure_future(..)`), starts the loop paces by waiting after
+each one (happy eyeballs: `with move_on_after(delay): await
+failed.wait()`; not a bare `sleep(0)`), one endless listener of the file
 (`while True:` with no way out) per item, a per-item coroutine that hands
 its work to a buffering client and only awaits a future it made itself
 (a delivery receipt).
@@ -229,7 +231,7 @@ fn check_spawn(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
     if bounded_input(cx, iter) || guarded_here(cx, id) || refills_slot(cx, id, iter) {
         return;
     }
-    if loop_body.is_some_and(|b| loop_waits_for_slots(cx, b)) {
+    if loop_body.is_some_and(|b| loop_waits_for_slots(cx, b) || paced_starts(cx, b, id)) {
         return;
     }
     let spawned = c.positional(0);
@@ -265,6 +267,27 @@ fn check_spawn(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
         ),
         "bound the fan-out: acquire an `asyncio.Semaphore(N)` in the spawned coroutine (or before spawning), or run N workers over a bounded queue",
     ));
+}
+
+/// After starting the task, each round of the loop waits before the next
+/// start (`nursery.start_soon(attempt, addr); with move_on_after(delay):
+/// await failed.wait()`): staggered starts, one per wait (happy eyeballs).
+fn paced_starts(cx: &FileCx, body: &Block, spawn: ExprId) -> bool {
+    let Some(at) = body
+        .iter()
+        .position(|&s| cx.stmt(s).span.contains(cx.expr(spawn).span))
+    else {
+        return false;
+    };
+    // (`await asyncio.sleep(0)` only yields: that paces nothing.)
+    body[at + 1..].iter().any(|&s| {
+        let block = vec![s];
+        !crate::util::awaits_in_block(cx.model, &block).is_empty()
+            && !unsnarl_model::walk::calls_in_block(cx.model, &block)
+                .into_iter()
+                .filter_map(|e| cx.call(e))
+                .any(|c| crate::python::common::is_zero_sleep(cx, c))
+    })
 }
 
 /// The per-item coroutine is a listener of the file that never ends on its
@@ -1035,6 +1058,16 @@ import asyncio
 async def probe_all(client, targets):
     await asyncio.gather(*(client.probe(t) for t in targets))  # expect
 "#,
+        r#"
+import asyncio
+
+async def fetch_all(session, urls):
+    tasks = []
+    for u in urls:
+        tasks.append(asyncio.create_task(session.get(u)))  # expect
+        await asyncio.sleep(0)
+    return await asyncio.gather(*tasks)
+"#,
     ],
     pass: &[
         r#"
@@ -1356,6 +1389,18 @@ class Conn:
             await asyncio.wait_for(asyncio.gather(*tasks), timeout)
         finally:
             self._subs.clear()
+"#,
+        r#"
+import trio
+
+# Happy eyeballs: each attempt gets a head start before the next begins.
+async def connect_first(targets, attempt, delay):
+    async with trio.open_nursery() as nursery:
+        for addr in targets:
+            failed = trio.Event()
+            nursery.start_soon(attempt, addr, failed)
+            with trio.move_on_after(delay):
+                await failed.wait()
 "#,
     ],
 };
