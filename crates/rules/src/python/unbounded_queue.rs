@@ -19,7 +19,8 @@ pub static META: RuleMeta = RuleMeta {
 `multiprocessing.Queue()`, `queue.SimpleQueue()` and memory channels with
 an infinite buffer accept items without limit. Not reported when the file
 runs watermark flow control over it: an `if` comparing its fill level
-(`qsize()`, `len(..)`, `statistics()`) pauses or resumes the producer
+(`qsize()`, `len(..)`, `statistics()`) or testing it (`empty()`, `full()`)
+pauses or resumes the producer
 (`transport.pause_reading()`), which bounds it without blocking `put`. Nor
 is a queue used as a plain container by one function: a local that the
 function alone fills and drains through its own methods, in a file that
@@ -706,6 +707,15 @@ fn flow_controlled(cx: &FileCx, ctor: ExprId) -> bool {
             }
         })
     };
+    // `q.empty()` / `q.full()`: a fill level already read as a yes or no
+    // (`if self.paused and self.inbox.empty(): resume_reading()`).
+    let tests_queue = |e: ExprId| {
+        cx.call(e).is_some_and(|c| {
+            matches!(c.name.as_str(), "empty" | "full")
+                && c.receiver
+                    .is_some_and(|r| cx.model.dotted(r).is_some_and(|d| names.contains(&d)))
+        })
+    };
     let throttles = |b: &Block| {
         unsnarl_model::walk::calls_in_block(cx.model, b)
             .into_iter()
@@ -717,8 +727,9 @@ fn flow_controlled(cx: &FileCx, ctor: ExprId) -> bool {
     cx.model.stmts.iter().any(|st| match &st.kind {
         StmtKind::If { cond, then, .. } => {
             exprs_under(cx.model, *cond).into_iter().any(|e| {
-                matches!(&cx.expr(e).kind, ExprKind::Binary { .. })
-                    && exprs_under(cx.model, e).into_iter().any(measures_queue)
+                tests_queue(e)
+                    || (matches!(&cx.expr(e).kind, ExprKind::Binary { .. })
+                        && exprs_under(cx.model, e).into_iter().any(measures_queue))
             }) && throttles(then)
         }
         _ => false,
@@ -1154,6 +1165,33 @@ class Poller(threading.Thread):
                 self.later.put((eta, msg))
                 break
             self.sink(msg)
+"#,
+        r#"
+import asyncio
+
+class LineProtocol(asyncio.Protocol):
+    def __init__(self):
+        self.inbox = asyncio.Queue()
+        self.paused = False
+        self.transport = None
+
+    def connection_made(self, transport):
+        self.transport = transport
+
+    # Reading pauses after every chunk and resumes once the queue is empty.
+    def data_received(self, data):
+        for line in data.split(b"\n"):
+            self.inbox.put_nowait(line)
+        if not self.paused:
+            self.paused = True
+            self.transport.pause_reading()
+
+    async def receive(self):
+        line = await self.inbox.get()
+        if self.paused and self.inbox.empty():
+            self.paused = False
+            self.transport.resume_reading()
+        return line
 "#,
     ],
 };

@@ -740,7 +740,7 @@ fn serves_streams_of_exempt_connection(cx: &FileCx, spawn: ExprId) -> bool {
 /// await;` then nothing but a return), or runs it in a task of its own
 /// and then never finishes itself (it goes on into an endless loop, or a
 /// function of the file made of one).
-fn runs_for_the_process(cx: &FileCx, f: FuncId) -> bool {
+pub(crate) fn runs_for_the_process(cx: &FileCx, f: FuncId) -> bool {
     let calls: Vec<ExprId> = (0..cx.model.exprs.len() as u32)
         .map(ExprId)
         .filter(|&e| cx.call(e).is_some_and(|c| cx.callee_in_file(c) == Some(f)))

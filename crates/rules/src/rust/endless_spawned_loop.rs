@@ -22,8 +22,9 @@ The closure or async block given to `tokio::spawn`, `spawn_blocking`,
 `break`, `return` or `?` in it, no `select!` (where a shutdown branch would
 go), no cancellation-token or shutdown-channel check. Tasks whose handle is
 kept and aborted somewhere in the file are left alone, and so are those
-`main` (or a `-> !` function) starts: they are meant to live as long as
-the process.
+`main` (or a `-> !` function) starts, also through a function only `main`
+calls, as the last thing it does: they are meant to live as long as the
+process.
 
 ## Why
 
@@ -98,8 +99,12 @@ impl Rule for EndlessSpawnedLoop {
             };
             // Started by `main` (or a `-> !` function): it is meant to run
             // as long as the process does.
+            // (Also in a function that only `main` calls, as the last
+            // thing it does: it runs as long as the process too.)
+            let top = common::outermost(cx, cx.func_of(e));
             if common::test_like(cx, cx.func_of(e))
-                || common::is_process_root(cx, common::outermost(cx, cx.func_of(e)))
+                || common::is_process_root(cx, top)
+                || crate::rust::detached_spawn::runs_for_the_process(cx, top)
             {
                 continue;
             }
@@ -220,6 +225,30 @@ fn pump(mut rx: tokio::sync::mpsc::Receiver<Msg>, sink: Sink) {
         #[allow(unreachable_code)]
         Ok::<(), Closed>(())
     });
+}
+"#,
+        r#"
+use std::time::Duration;
+
+// `main` awaits `serve` last: the ticker lives as long as the process.
+async fn serve(stats: Stats) -> std::io::Result<()> {
+    let s = stats.clone();
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            s.flush();
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:7000").await?;
+    loop {
+        let (sock, _) = listener.accept().await?;
+        stats.add(sock);
+    }
+}
+
+#[tokio::main]
+async fn main() {
+    serve(Stats::default()).await.unwrap();
 }
 "#,
     ],
