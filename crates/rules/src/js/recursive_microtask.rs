@@ -17,7 +17,11 @@ pub static META: RuleMeta = RuleMeta {
     summary: "A function schedules itself again with `process.nextTick`, `queueMicrotask` or `Promise.resolve().then`: as long as it keeps going, no I/O, timer or request is processed.",
     docs: r#"
 A function that passes itself (or a callback calling it) to
-`process.nextTick`, `queueMicrotask` or `Promise.resolve().then(...)`.
+`process.nextTick`, `queueMicrotask` or `Promise.resolve().then(...)`. A
+callback that calls it again only after awaiting a timer (`await new
+Promise(r => setTimeout(r, ms))`, a retry with a delay) comes back from a
+macrotask and is not reported, nor is a reschedule only on an error path
+or from the callback of some other operation.
 
 ## Why
 
@@ -164,8 +168,23 @@ fn reenters(cx: &FileCx, f: FuncId, arg: ExprId) -> bool {
     };
     match common::callback_fn(cx, arg) {
         Some(g) if g == f => true,
+        // A call back into `f` after the callback awaited a timer (`await
+        // new Promise(r => setTimeout(r, ms))`) comes from a macrotask: the
+        // event loop turned in between (a retry with a delay).
         Some(g) if cx.func(g).kind == FnKind::Closure => {
-            common::calls_of(cx, g).any(|e| calls_f(cx.call(e).unwrap()))
+            let delays: Vec<u32> = cx
+                .body_exprs(g)
+                .iter()
+                .filter_map(|&e| match cx.expr(e).kind {
+                    ExprKind::Await(inner) if common::delay_of(cx, inner).is_some() => {
+                        Some(cx.expr(e).span.end)
+                    }
+                    _ => None,
+                })
+                .collect();
+            common::calls_of(cx, g).any(|e| {
+                calls_f(cx.call(e).unwrap()) && !delays.iter().any(|&d| d <= cx.expr(e).span.start)
+            })
         }
         _ => cx.model.name_of(arg) == Some(func.name.as_str()),
     }
@@ -173,7 +192,8 @@ fn reenters(cx: &FileCx, f: FuncId, arg: ExprId) -> bool {
 
 pub static EXAMPLES: Examples = Examples {
     language: Language::JavaScript,
-    fail: &[r#"
+    fail: &[
+        r#"
 function tick(state) {
   state.step();
   if (!state.done) process.nextTick(tick, state); // expect
@@ -192,8 +212,29 @@ class Pump {
     });
   }
 }
-"#],
-    pass: &[r#"
+"#,
+        r#"
+export function pump(queue) {
+  const waiting = [];
+  const drain = () =>
+    new Promise((resolve, reject) => {
+      const step = () => {
+        const job = queue.shift();
+        if (job) job();
+        return drain();
+      };
+      const start = () => {
+        Promise.resolve().then(step).then(resolve).catch(reject); // expect
+      };
+      if (waiting.length < 10) start();
+      else waiting.push(start);
+    });
+  return drain;
+}
+"#,
+    ],
+    pass: &[
+        r#"
 function tick(state) {
   state.step();
   if (!state.done) setImmediate(tick, state);
@@ -214,7 +255,34 @@ class Pool {
     }
   }
 }
-"#],
+"#,
+        r#"
+class RetryLater extends Error {}
+
+// The task comes back only after a failed attempt and a timer: a retry.
+export function limiter(maxRetries, delayMs) {
+  const waiting = [];
+  const schedule = (task, state = { left: maxRetries }) =>
+    new Promise((resolve, reject) => {
+      const attempt = async () => {
+        try {
+          return await task();
+        } catch (err) {
+          if (!(err instanceof RetryLater) || state.left-- <= 0) throw err;
+          await new Promise((r) => setTimeout(r, delayMs));
+          return schedule(task, state);
+        }
+      };
+      const start = () => {
+        Promise.resolve().then(attempt).then(resolve).catch(reject);
+      };
+      if (waiting.length < 10) start();
+      else waiting.push(start);
+    });
+  return schedule;
+}
+"#,
+    ],
 };
 
 #[cfg(test)]
