@@ -24,7 +24,8 @@ that a task or loop polls (`stop = True`, `self.running = False`, with at
 most a `raise KeyboardInterrupt` on a second signal), is left alone: it
 touches nothing of the loop's. Nor is the fallback for a loop without
 `add_signal_handler` (`signal.signal` in the `except NotImplementedError:`
-of a `try` that calls it, as on Windows).
+of a `try` that calls it, as on Windows, or in the Windows branch of an
+`if sys.platform == "win32":` whose other branch calls it).
 
 ## Why
 
@@ -63,27 +64,62 @@ async def main(stop: asyncio.Event):
 
 /// The call is the fallback where `loop.add_signal_handler` is missing
 /// (`try: loop.add_signal_handler(..) except NotImplementedError:
-/// signal.signal(..)`, on Windows): the code already uses the loop's way
-/// wherever the loop has one.
+/// signal.signal(..)`, or the Windows branch of a platform test whose other
+/// branch uses it): the code already uses the loop's way wherever the loop
+/// has one.
 fn fallback_of_add_signal_handler(cx: &FileCx, id: ExprId) -> bool {
     let Some(s) = cx.tree.enclosing_stmt(id) else {
         return false;
     };
-    cx.tree.stmt_ancestors(s).any(|a| {
-        let StmtKind::Try { body, handlers, .. } = &cx.stmt(a).kind else {
+    // A block, or a method of the file it calls (`self._install_unix()`).
+    let reaches = |b: &Block, pred: &dyn Fn(ExprId) -> bool| {
+        unsnarl_model::walk::exprs_in_block(cx.model, b)
+            .into_iter()
+            .any(|e| {
+                pred(e)
+                    || cx.call(e).is_some_and(|c| {
+                        crate::python::common::local_callable(cx, c.func)
+                            .is_some_and(|g| cx.body_exprs(g).iter().any(|&x| pred(x)))
+                    })
+            })
+    };
+    let loop_handler = |e: ExprId| cx.call(e).is_some_and(|c| c.name == "add_signal_handler");
+    let uses_loop_handler = |b: &Block| reaches(b, &loop_handler);
+    // `if sys.platform == "win32": signal.signal(..) else:
+    // loop.add_signal_handler(..)`, also through a method per branch:
+    // Windows' loops have no `add_signal_handler`.
+    let this_call = |e: ExprId| e == id;
+    let platform_branch = cx.model.stmts.iter().any(|st| {
+        let StmtKind::If { cond, then, orelse } = &st.kind else {
             return false;
         };
-        handlers.iter().any(|h| {
-            h.types
-                .iter()
-                .any(|t| t.rsplit('.').next() == Some("NotImplementedError"))
-                && h.body
-                    .iter()
-                    .any(|&b| cx.stmt(b).span.contains(cx.stmt(s).span))
-        }) && unsnarl_model::walk::exprs_in_block(cx.model, body)
+        let on_platform = unsnarl_model::walk::exprs_under(cx.model, *cond)
             .into_iter()
-            .any(|e| cx.call(e).is_some_and(|c| c.name == "add_signal_handler"))
-    })
+            .any(|e| {
+                cx.model.dotted(e).is_some_and(|d| {
+                    matches!(d.as_str(), "sys.platform" | "os.name" | "platform.system")
+                }) || cx
+                    .call(e)
+                    .is_some_and(|c| c.target.as_deref() == Some("platform.system"))
+            });
+        on_platform
+            && ((reaches(then, &this_call) && uses_loop_handler(orelse))
+                || (reaches(orelse, &this_call) && uses_loop_handler(then)))
+    });
+    platform_branch
+        || cx.tree.stmt_ancestors(s).any(|a| {
+            let StmtKind::Try { body, handlers, .. } = &cx.stmt(a).kind else {
+                return false;
+            };
+            handlers.iter().any(|h| {
+                h.types
+                    .iter()
+                    .any(|t| t.rsplit('.').next() == Some("NotImplementedError"))
+                    && h.body
+                        .iter()
+                        .any(|&b| cx.stmt(b).span.contains(cx.stmt(s).span))
+            }) && uses_loop_handler(body)
+        })
 }
 
 impl Rule for SignalInAsyncio {
@@ -305,6 +341,67 @@ def run(main):
             # Windows: the loop cannot install handlers.
             signal.signal(sig, on_signal)
     loop.run_until_complete(main(stop))
+"#,
+        r#"
+import asyncio
+import signal
+import sys
+
+class Runner:
+    def __init__(self, loop):
+        self.loop = loop
+        self._stopping = None
+
+    # Windows' loops have no add_signal_handler: signal.signal there only.
+    def install_signal_handlers(self):
+        if sys.platform == "win32":
+            signal.signal(signal.SIGTERM, self._on_win_sigterm)
+        else:
+            self.loop.add_signal_handler(signal.SIGTERM, self._on_sigterm)
+
+    def _on_sigterm(self):
+        self._schedule_stop()
+
+    def _on_win_sigterm(self, signum, frame):
+        self._schedule_stop()
+
+    def _schedule_stop(self):
+        if self._stopping is None:
+            self._stopping = asyncio.ensure_future(self.stop(), loop=self.loop)
+
+    async def stop(self):
+        await asyncio.sleep(0)
+"#,
+        r#"
+import asyncio
+import signal
+import sys
+
+class Worker:
+    def __init__(self, loop):
+        self.loop = loop
+
+    # One method per platform: Windows' loops have no add_signal_handler.
+    def install_signal_handlers(self):
+        if sys.platform == "win32":
+            self._install_windows()
+        else:
+            self._install_unix()
+
+    def _install_windows(self):
+        signal.signal(signal.SIGTERM, self._on_win_sigterm)
+
+    def _install_unix(self):
+        self.loop.add_signal_handler(signal.SIGTERM, self._on_sigterm)
+
+    def _on_sigterm(self):
+        asyncio.ensure_future(self.stop(), loop=self.loop)
+
+    def _on_win_sigterm(self, signum, frame):
+        asyncio.ensure_future(self.stop(), loop=self.loop)
+
+    async def stop(self):
+        await asyncio.sleep(0)
 "#,
     ],
 };
