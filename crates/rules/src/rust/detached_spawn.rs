@@ -486,6 +486,15 @@ fn local_pairs<'a>(cx: &FileCx<'a>, f: FuncId) -> Vec<(&'a str, &'a str)> {
         .collect()
 }
 
+/// A value received or popped from somewhere (`rx.recv()`, `jobs.pop()`),
+/// not made by the call.
+fn taken_from_a_queue(c: &Call) -> bool {
+    matches!(
+        c.name.as_str(),
+        "recv" | "try_recv" | "pop" | "next" | "take"
+    )
+}
+
 /// A background worker or connection driver built together with the handle
 /// that drives it: `let (service, worker) = Self::pair(..);
 /// tokio::spawn(worker); service`, or `let (client, conn) =
@@ -532,12 +541,7 @@ fn worker_of_returned_handle(cx: &FileCx, spawn: ExprId) -> bool {
     // Made by one call, not taken from a queue.
     let made = cx
         .call(super::common::unwrap_value(cx, *v))
-        .is_some_and(|m| {
-            !matches!(
-                m.name.as_str(),
-                "recv" | "try_recv" | "pop" | "next" | "take"
-            )
-        });
+        .is_some_and(|m| !taken_from_a_queue(m));
     let [t] = targets.as_slice() else {
         return false;
     };
@@ -587,13 +591,7 @@ fn holds_handle_of_driven_worker(cx: &FileCx, spawn: ExprId) -> bool {
     super::common::let_pairs(cx, owner).into_iter().any(|p| {
         let made_by_constructor = cx
             .call(super::common::unwrap_value(cx, p.value))
-            .is_some_and(|m| {
-                !m.name.ends_with("channel")
-                    && !matches!(
-                        m.name.as_str(),
-                        "recv" | "try_recv" | "pop" | "next" | "take"
-                    )
-            });
+            .is_some_and(|m| !m.name.ends_with("channel") && !taken_from_a_queue(m));
         let held = |n: &str| {
             cx.body_exprs(task)
                 .iter()
