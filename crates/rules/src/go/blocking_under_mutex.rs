@@ -43,8 +43,9 @@ value (`s.conn = c` after `c, err := net.Dial(..)`), directly or in a
 method of that value such as `s.dial()` (which may first resolve the
 host it dials, `net.LookupHost`). A send to channels that
 another function closes under the same mutex (its write lock) is left
-alone too: the lock is what keeps the send off a closed channel, and
-unlocking first would bring back that panic. So is a handshake on a
+alone too, also as a `select` case beside a listener's own `done`: the
+lock is what keeps the send off a closed channel, and unlocking first
+would bring back that panic. So is a handshake on a
 channel field of the locked value whose other side never takes that mutex
 (`r.quit <- true; <-r.done` in `Stop`, answered by a loop that does not
 lock): it cannot deadlock, and the lock keeps two callers from running it
@@ -1073,17 +1074,23 @@ fn fenced_against_close(cx: &FileCx, held: &HeldSet, e: ExprId) -> bool {
     let ExprKind::Send { channel, .. } = &cx.expr(e).kind else {
         return false;
     };
+    channel_fenced_against_close(cx, held, *channel)
+}
+
+/// [`fenced_against_close`] for the channel a send goes to, also when the
+/// send is a `select` case.
+fn channel_fenced_against_close(cx: &FileCx, held: &HeldSet, channel: ExprId) -> bool {
     let Some(h) = held.last() else {
         return false;
     };
-    let Some(field) = ranged_field(cx, *channel) else {
+    let Some(field) = ranged_field(cx, channel) else {
         return false;
     };
     let mutex = h.op.instance.rsplit('.').next().unwrap_or(&h.op.instance);
     // Another function's close: one that sends and then closes its own
     // channels under the lock (a shutdown broadcast) still blocks on a slow
     // listener with the lock held.
-    let sender = common::outermost(cx, cx.func_of(e));
+    let sender = common::outermost(cx, cx.func_of(channel));
     cx.calls_to(&["close"]).into_iter().any(|(id, c)| {
         let g = cx.func_of(id);
         common::outermost(cx, g) != sender
@@ -1330,7 +1337,15 @@ impl Flow for Under {
         let has_exit = arms
             .iter()
             .any(|a| matches!(a.kind, ArmKind::Recv { channel, .. } if is_done_like(cx, channel)));
-        if has_default || has_exit || serializes_only_this(cx, st, self.f) {
+        // A `select` waits no longer than any one of its cases would alone:
+        // sending to a channel that is closed under this same lock is not
+        // reported as a plain send, and a `case <-l.done:` beside it only
+        // lets the send give up sooner.
+        let fenced_send = arms.iter().any(|a| {
+            matches!(a.kind, ArmKind::Send { channel, .. }
+                if channel_fenced_against_close(cx, st, channel))
+        });
+        if has_default || has_exit || fenced_send || serializes_only_this(cx, st, self.f) {
             return;
         }
         let span = cx.stmt(s).span;
@@ -1830,8 +1845,77 @@ func (c *Client) Status() (int, []string) {
 	return c.sent, c.resolve() // expect
 }
 "#,
+        r#"
+package mem
+
+import "sync"
+
+type listener struct {
+	alerts chan int
+	done   chan struct{}
+}
+
+type Alerts struct {
+	mtx       sync.Mutex
+	listeners map[int]listener
+}
+
+// Nothing closes the listeners' channels under mtx: the lock only makes
+// every other caller wait for the slowest listener.
+func (a *Alerts) Put(v int) {
+	a.mtx.Lock()
+	defer a.mtx.Unlock()
+	for _, l := range a.listeners {
+		select { // expect
+		case l.alerts <- v:
+		case <-l.done:
+		}
+	}
+}
+"#,
     ],
     pass: &[
+        r#"
+package mem
+
+import "sync"
+
+type listener struct {
+	alerts chan int
+	done   chan struct{}
+}
+
+type Alerts struct {
+	mtx       sync.Mutex
+	listeners map[int]listener
+}
+
+// Listeners that have left are closed under mtx, so Put must send under it;
+// a listener's done channel lets the send give up.
+func (a *Alerts) gc() {
+	a.mtx.Lock()
+	defer a.mtx.Unlock()
+	for i, l := range a.listeners {
+		select {
+		case <-l.done:
+			delete(a.listeners, i)
+			close(l.alerts)
+		default:
+		}
+	}
+}
+
+func (a *Alerts) Put(v int) {
+	a.mtx.Lock()
+	defer a.mtx.Unlock()
+	for _, l := range a.listeners {
+		select {
+		case l.alerts <- v:
+		case <-l.done:
+		}
+	}
+}
+"#,
         r#"
 package store
 

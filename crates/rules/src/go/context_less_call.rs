@@ -22,7 +22,9 @@ an API variant that takes none: `http.Get`/`Post`/`Head`/`PostForm`,
 `http.NewRequest`, `db.Query`/`QueryRow`/`Exec`/`Begin`/`Prepare`/`Ping`,
 `exec.Command`, while a `...Context` variant exists. A call that is handed
 a context anyway (pgx's `conn.QueryRow(ctx, sql)`: the same names, with the
-context first) is not reported.
+context first) is not reported, nor is a request bound to the context
+after it was built (`req.WithContext(ctx)`, `req.Clone(ctx)`, or the older
+`req.Cancel = ctx.Done()`).
 
 ## Why
 
@@ -119,8 +121,9 @@ impl Rule for ContextLessCall {
 }
 
 /// `req, err := http.NewRequest(...)` followed by `req.WithContext(ctx)`,
-/// `req.Clone(ctx)`, or a call taking both the request and a context
-/// (`client.Do(ctx, req)`): the context is attached after all.
+/// `req.Clone(ctx)`, the older `req.Cancel = ctx.Done()` (which the
+/// transport honours the same way), or a call taking both the request and a
+/// context (`client.Do(ctx, req)`): the context is attached after all.
 fn gets_context_later(cx: &FileCx, call: ExprId) -> bool {
     let Some(s) = cx.tree.enclosing_stmt(call) else {
         return false;
@@ -140,11 +143,31 @@ fn gets_context_later(cx: &FileCx, call: ExprId) -> bool {
             return false;
         };
         if let ExprKind::Attr { name, .. } = &cx.expr(p).kind {
-            return matches!(name.as_str(), "WithContext" | "Clone");
+            return matches!(name.as_str(), "WithContext" | "Clone")
+                || (name == "Cancel" && assigned_done_channel(cx, p));
         }
         cx.call(p)
             .is_some_and(|c| c.args.iter().any(|a| is_context(cx, a.value)))
     })
+}
+
+/// `target = ctx.Done()`: the field is given a context's done channel.
+fn assigned_done_channel(cx: &FileCx, target: ExprId) -> bool {
+    let Parent::Stmt(s) = cx.tree.expr_parent(target) else {
+        return false;
+    };
+    let StmtKind::Assign {
+        targets,
+        value: Some(v),
+        ..
+    } = &cx.stmt(s).kind
+    else {
+        return false;
+    };
+    targets.contains(&target)
+        && cx
+            .call(cx.model.strip(*v))
+            .is_some_and(|c| c.name == "Done" && c.receiver.is_some_and(|r| is_context(cx, r)))
 }
 
 /// A context value: typed `context.Context`, or named like one.
@@ -173,6 +196,17 @@ func Proxy(ctx context.Context, url string) (*http.Response, error) {
 
 func Build(ctx context.Context, url string) (*http.Request, error) {
 	return http.NewRequest("GET", url, nil) // expect
+}
+
+// Cancel is given a channel that has nothing to do with ctx.
+func Renew(ctx context.Context, rt http.RoundTripper, url string, stop chan struct{}) (*http.Response, error) {
+	cc := &http.Client{Transport: rt}
+	req, err := http.NewRequest("POST", url, nil) // expect
+	if err != nil {
+		return nil, err
+	}
+	req.Cancel = stop
+	return cc.Do(req)
 }
 "#,
         r#"
@@ -229,6 +263,18 @@ func Send(ctx context.Context, c *Client, url string) error {
 	}
 	_, err = c.Do(ctx, req)
 	return err
+}
+
+// The older way to bind a request to a context: the transport gives up
+// when the done channel closes.
+func Renew(ctx context.Context, rt http.RoundTripper, url string) (*http.Response, error) {
+	cc := &http.Client{Transport: rt}
+	req, err := http.NewRequest("POST", url, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Cancel = ctx.Done()
+	return cc.Do(req)
 }
 
 func Legacy(db *sql.DB) error {

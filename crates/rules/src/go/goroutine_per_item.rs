@@ -39,7 +39,10 @@ their item is settled (`for range ticker.C`; one worker per partition or
 lease: a limit would leave some with none). Neither are a loop that starts
 one goroutine and then leaves (`go refill(); break`), nor one stopper per
 member the object already runs (`for _, svc := range s.services { go
-func() { svc.Stop() }() }`): nothing new is opened.
+func() { svc.Stop() }() }`, also when the goroutine merges what the stop
+returns into a map under a mutex): nothing new is opened. A literal that
+only calls a function of the file (`go func(id int64) { s.keepAlive(id)
+}(id)`) is judged as that function.
 
 ## Why
 
@@ -410,13 +413,33 @@ fn is_serve_call(c: &Call) -> bool {
 }
 
 /// What the goroutine of `go_call` runs: its func literal, or the function
-/// of this file it calls.
+/// of this file it calls, also through a literal that only calls it (`go
+/// func(id int64) { s.keepAlive(id) }(id)` runs what `go s.keepAlive(id)`
+/// does).
 fn goroutine_fn(cx: &FileCx, go_call: ExprId) -> Option<FuncId> {
     let c = cx.call(go_call)?;
     match cx.expr(cx.model.strip(c.func)).kind {
-        ExprKind::Closure(g) => Some(g),
+        ExprKind::Closure(g) => Some(only_call_in_file(cx, g).unwrap_or(g)),
         _ => cx.callee_in_file(c),
     }
+}
+
+/// The function of this file that a func literal's single statement calls,
+/// handing it only values (`e.errHandler(s.serve(..))` also runs `serve`).
+fn only_call_in_file(cx: &FileCx, g: FuncId) -> Option<FuncId> {
+    let [s] = cx.func(g).body.as_slice() else {
+        return None;
+    };
+    let StmtKind::Expr(e) = cx.stmt(*s).kind else {
+        return None;
+    };
+    let c = cx.call(e)?;
+    let plain_args = c.args.iter().all(|a| {
+        unsnarl_model::walk::exprs_under(cx.model, a.value)
+            .into_iter()
+            .all(|x| cx.call(x).is_none())
+    });
+    plain_args.then(|| cx.callee_in_file(c)).flatten()
 }
 
 fn serves(cx: &FileCx, f: FuncId, depth: u32) -> bool {
@@ -757,7 +780,8 @@ fn limited(cx: &FileCx, group: &str) -> bool {
 
 /// The loop walks a collection the method's receiver holds (`s.services`)
 /// and the goroutine's only calls are stop-like methods (`Stop`,
-/// `Shutdown`, `Close`, `Cancel`) and signals (`wg.Done`).
+/// `Shutdown`, `Close`, `Cancel`), signals (`wg.Done`), and what merges
+/// a stop's result into memory (`mu.Lock()`, builtins, string helpers).
 fn stops_own_members(cx: &FileCx, f: FuncId, iter: ExprId, go_call: ExprId) -> bool {
     let top = common::outermost(cx, f);
     let Some(recv) = cx.func(top).receiver.as_deref() else {
@@ -775,7 +799,12 @@ fn stops_own_members(cx: &FileCx, f: FuncId, iter: ExprId, go_call: ExprId) -> b
         .iter()
         .any(|c| common::is_stop_method(&c.name) || c.name == "Cancel")
         && calls.iter().all(|c| {
-            common::is_stop_method(&c.name) || matches!(c.name.as_str(), "Cancel" | "Done")
+            common::is_stop_method(&c.name)
+                || matches!(
+                    c.name.as_str(),
+                    "Cancel" | "Done" | "Lock" | "Unlock" | "RLock" | "RUnlock"
+                )
+                || pure_call(c)
         })
 }
 
@@ -1100,8 +1129,135 @@ func (s *Supervisor) Ping() {
 	}
 }
 "#,
+        r#"
+package tester
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"time"
+)
+
+type Client interface {
+	KeepAliveOnce(ctx context.Context, id int64) error
+}
+
+type leases struct {
+	ctx   context.Context
+	cli   Client
+	wg    sync.WaitGroup
+	alive map[int64]time.Time
+	urls  []string
+}
+
+// One request per lease, all of them in flight at once.
+func (s *leases) renewAll() {
+	for id := range s.alive {
+		s.wg.Add(1)
+		go func(id int64) { s.renewOnce(id) }(id) // expect
+	}
+}
+
+func (s *leases) renewOnce(id int64) {
+	defer s.wg.Done()
+	s.cli.KeepAliveOnce(s.ctx, id)
+}
+
+// Not a stopper: a new connection per URL, merged under a mutex.
+func (s *leases) ProbeAll() map[string]int {
+	var mu sync.Mutex
+	codes := make(map[string]int)
+	var wg sync.WaitGroup
+	for i := range s.urls {
+		wg.Add(1)
+		go func(u string) { // expect
+			defer wg.Done()
+			resp, err := http.Get(u)
+			if err != nil {
+				return
+			}
+			resp.Body.Close()
+			mu.Lock()
+			codes[u] = resp.StatusCode
+			mu.Unlock()
+		}(s.urls[i])
+	}
+	wg.Wait()
+	return codes
+}
+"#,
     ],
     pass: &[
+        r#"
+package tester
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+type Stresser interface {
+	Close() map[string]int
+}
+
+type composite struct{ stressers []Stresser }
+
+// One stopper per stresser the composite runs; each merges what its
+// stresser reports into a map under a local mutex.
+func (cs *composite) Close() map[string]int {
+	var mu sync.Mutex
+	ems := make(map[string]int)
+	var wg sync.WaitGroup
+	wg.Add(len(cs.stressers))
+	for i := range cs.stressers {
+		go func(s Stresser) {
+			defer wg.Done()
+			errs := s.Close()
+			for k, v := range errs {
+				mu.Lock()
+				ems[k] += v
+				mu.Unlock()
+			}
+		}(cs.stressers[i])
+	}
+	wg.Wait()
+	return ems
+}
+
+type Client interface {
+	KeepAliveOnce(ctx context.Context, id int64) error
+}
+
+type leases struct {
+	ctx   context.Context
+	cli   Client
+	wg    sync.WaitGroup
+	alive map[int64]time.Time
+}
+
+// One long-lived worker per lease, started through a literal that only
+// calls it.
+func (s *leases) restartKeepAlives() {
+	for id := range s.alive {
+		s.wg.Add(1)
+		go func(id int64) { s.keepAlive(id) }(id)
+	}
+}
+
+func (s *leases) keepAlive(id int64) {
+	defer s.wg.Done()
+	for {
+		select {
+		case <-time.After(500 * time.Millisecond):
+		case <-s.ctx.Done():
+			return
+		}
+		s.cli.KeepAliveOnce(s.ctx, id)
+	}
+}
+"#,
         r#"
 package restore
 

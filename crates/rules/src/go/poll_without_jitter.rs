@@ -17,7 +17,10 @@ pub static META: RuleMeta = RuleMeta {
     summary: "An endless loop that reconnects to or polls a remote service and sleeps a constant period, with no random jitter.",
     docs: r#"
 An endless `for` loop that calls something that connects, dials,
-reconnects, subscribes or polls (by name, or a known network call) and
+reconnects, subscribes or polls (by name, or a known dial, lookup, HTTP or
+database call; not reads and writes on a connection opened before the
+loop, which reconnect nothing; a function of the same file by what its
+body calls) and
 waits with `time.Sleep` of a constant duration, with no random component
 anywhere in the loop.
 
@@ -74,17 +77,19 @@ func Maintain(addr string) {
     examples: &EXAMPLES,
 };
 
-const REMOTE_WORDS: &[&str] = &[
+/// Names that say a call works over the network wherever they appear.
+const NETWORK_WORDS: &[&str] = &[
     "dial",
     "connect",
     "reconnect",
     "subscribe",
     "poll",
-    "fetch",
-    "refresh",
-    "sync",
     "heartbeat",
 ];
+
+/// Names that say so only of a call in the loop itself: a function of the
+/// file calling them is as often doing local work (`syncDir`).
+const LOOP_WORDS: &[&str] = &["fetch", "refresh", "sync"];
 
 impl Rule for PollWithoutJitter {
     fn meta(&self) -> &'static RuleMeta {
@@ -114,18 +119,7 @@ impl Rule for PollWithoutJitter {
             }) {
                 continue;
             }
-            let remote = calls.iter().any(|c| {
-                let n = c.name.to_ascii_lowercase();
-                REMOTE_WORDS
-                    .iter()
-                    .any(|w| n.starts_with(w) || n.ends_with(w))
-                    || cx.effect(c, Effect::Blocking).is_some_and(|e| {
-                        e.what.contains("network")
-                            || e.what.contains("HTTP")
-                            || e.what.contains("database")
-                    })
-            });
-            if !remote {
+            if !calls.iter().any(|c| reaches_remote(cx, c, 2)) {
                 continue;
             }
             let Some(sleep) = exprs.iter().copied().find(|&e| {
@@ -147,9 +141,43 @@ impl Rule for PollWithoutJitter {
     }
 }
 
+/// The call talks to a remote service: a known network, HTTP or database
+/// call, or a name that says so (`dial`, `reconnect`, `pollUpdates`). A
+/// function of this file is judged by its body instead (`refreshServerDate`
+/// that only formats the time), `depth` levels down.
+fn reaches_remote(cx: &FileCx, c: &Call, depth: u32) -> bool {
+    reaches_remote_from(cx, c, depth, &[NETWORK_WORDS, LOOP_WORDS])
+}
+
+fn reaches_remote_from(cx: &FileCx, c: &Call, depth: u32, words: &[&[&str]]) -> bool {
+    // Dials, lookups, HTTP and database calls; not stream copies, which are
+    // as often of a file.
+    if cx.effect(c, Effect::Blocking).is_some_and(|e| {
+        e.what.starts_with("waits on the network")
+            || e.what.contains("HTTP")
+            || e.what.contains("database")
+    }) {
+        return true;
+    }
+    if let Some(g) = cx.callee_in_file(c) {
+        return depth > 0
+            && cx.with_nested(g).into_iter().any(|h| {
+                cx.body_calls(h)
+                    .filter_map(|e| cx.call(e))
+                    .any(|d| reaches_remote_from(cx, d, depth - 1, &[NETWORK_WORDS]))
+            });
+    }
+    let n = c.name.to_ascii_lowercase();
+    words
+        .iter()
+        .flat_map(|list| list.iter())
+        .any(|w| n.starts_with(w) || n.ends_with(w))
+}
+
 pub static EXAMPLES: Examples = Examples {
     language: Language::Go,
-    fail: &[r#"
+    fail: &[
+        r#"
 package app
 
 import "time"
@@ -162,8 +190,54 @@ func (w *Watcher) Run() {
 		time.Sleep(30 * time.Second) // expect
 	}
 }
-"#],
-    pass: &[r#"
+"#,
+        r#"
+package app
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+)
+
+var remoteDate atomic.Value
+
+func updateRemoteDate(url string) {
+	go func() {
+		for {
+			time.Sleep(time.Second) // expect
+			storeRemoteDate(url)
+		}
+	}()
+}
+
+func redial(addr string) {
+	for {
+		conn, err := net.Dial("tcp", addr)
+		if err == nil {
+			conn.Write([]byte("ping"))
+			conn.Close()
+		}
+		time.Sleep(time.Second) // expect
+	}
+}
+
+// Named for storing, but it polls a remote service.
+func storeRemoteDate(url string) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	remoteDate.Store(string(b))
+}
+"#,
+    ],
+    pass: &[
+        r#"
 package app
 
 import (
@@ -186,7 +260,54 @@ func (w *Watcher) Tick() {
 		time.Sleep(time.Minute)
 	}
 }
-"#],
+"#,
+        r#"
+package app
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+)
+
+var serverDate atomic.Value
+
+// One connection, dialed once; the loop only writes and reads on it.
+func ping(addr string) error {
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		return err
+	}
+	buf := make([]byte, 4)
+	for {
+		if _, err := conn.Write([]byte("ping")); err != nil {
+			return err
+		}
+		if _, err := io.ReadFull(conn, buf); err != nil {
+			return err
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// Named for refreshing, but it only formats the clock.
+func refreshServerDate() {
+	serverDate.Store(time.Now().UTC().Format(http.TimeFormat))
+}
+
+func updateServerDate() {
+	refreshServerDate()
+	go func() {
+		for {
+			time.Sleep(time.Second)
+			refreshServerDate()
+		}
+	}()
+}
+"#,
+    ],
 };
 
 #[cfg(test)]

@@ -22,8 +22,8 @@ carries on: the sleep stands in for "the goroutine
 has finished (or started)". Tests too: use a WaitGroup, a channel, or
 `testing/synctest`. A sleep directly followed by a real wait (`wg.Wait()`,
 an errgroup's `Wait`, a receive), or by signals telling the goroutines to
-stop (`close(quit)`, `cancel()`, `srv.Stop()`) and then such a wait, is
-not reported: the wait orders the code after it, and the sleep is only
+stop (`close(quit)`, `cancel()`, `srv.Stop()`) and then such a wait or
+the end of the function, is not reported: the wait orders the code after it, and the sleep is only
 how long the goroutines run. Nor is a sleep whose goroutine is joined
 later in the block with nothing before the join reading what it changes
 (a scenario step: let the load run, restart a node, then stop and join),
@@ -87,7 +87,7 @@ impl Rule for SleepToSynchronize {
             return;
         }
         for f in cx.model.function_ids() {
-            scan_block(cx, &cx.func(f).body, out);
+            scan_block(cx, &cx.func(f).body, true, out);
             for s in cx.body_stmts(f).iter().copied() {
                 let blocks: Vec<&Block> = match &cx.stmt(s).kind {
                     StmtKind::If { then, orelse, .. } => vec![then, orelse],
@@ -96,7 +96,7 @@ impl Rule for SleepToSynchronize {
                     _ => Vec::new(),
                 };
                 for b in blocks {
-                    scan_block(cx, b, out);
+                    scan_block(cx, b, false, out);
                 }
             }
         }
@@ -105,8 +105,9 @@ impl Rule for SleepToSynchronize {
 
 /// In one statement list: a `go` statement, then (with only other `go`
 /// statements or call-free statements in between) a statement-level
-/// `time.Sleep` that is not the last statement.
-fn scan_block(cx: &FileCx, block: &Block, out: &mut Vec<Finding>) {
+/// `time.Sleep` that is not the last statement. `ends_function`: the list
+/// is the function's body, so nothing runs after its last statement.
+fn scan_block(cx: &FileCx, block: &Block, ends_function: bool, out: &mut Vec<Finding>) {
     let mut started: Option<StmtId> = None;
     for (i, &s) in block.iter().enumerate() {
         if let StmtKind::Go(_) = cx.stmt(s).kind {
@@ -127,6 +128,10 @@ fn scan_block(cx: &FileCx, block: &Block, out: &mut Vec<Finding>) {
         if rest.is_empty()
             || !in_loop_free_context(cx, s)
             || stops_then_waits(cx, rest)
+            // `go s.Run(); time.Sleep(d); s.Stop()` and the function ends:
+            // nothing reads what the goroutine did, so nothing can come too
+            // early; the sleep is only how long it runs.
+            || (ends_function && rest.iter().all(|&r| stop_signal(cx, r)))
             || negative_check(cx, rest[0])
             || joined_before_its_results_are_read(cx, go, rest)
             || dials_a_listener_made_before(cx, go, rest)
@@ -641,8 +646,56 @@ func TestBanner(t *testing.T) {
 	defer nc.Close()
 }
 "#,
+        r#"
+package cron
+
+import (
+	"testing"
+	"time"
+)
+
+type Sched struct {
+	running bool
+	stop    chan struct{}
+}
+
+func (s *Sched) Run()  { s.running = true; <-s.stop }
+func (s *Sched) Stop() { close(s.stop) }
+
+func TestStartThenStop(t *testing.T) {
+	s := &Sched{stop: make(chan struct{})}
+	go s.Run()
+	time.Sleep(2 * time.Millisecond) // expect
+	s.Stop()
+	if !s.running {
+		t.Fatal("not running")
+	}
+}
+"#,
     ],
     pass: &[
+        r#"
+package cron
+
+import (
+	"testing"
+	"time"
+)
+
+type Sched struct{ stop chan struct{} }
+
+func (s *Sched) Run()  { <-s.stop }
+func (s *Sched) Stop() { close(s.stop) }
+
+// A race-detector test: Stop must work whether or not Run has started, and
+// nothing after the sleep reads what Run did.
+func TestStartAndStop(t *testing.T) {
+	s := &Sched{stop: make(chan struct{})}
+	go s.Run()
+	time.Sleep(2 * time.Millisecond)
+	s.Stop()
+}
+"#,
         r#"
 package pingtest
 

@@ -21,7 +21,10 @@ A function that passes itself (or a callback calling it) to
 callback that calls it again only after awaiting a timer (`await new
 Promise(r => setTimeout(r, ms))`, a retry with a delay) comes back from a
 macrotask and is not reported, nor is a reschedule only on an error path
-or from the callback of some other operation.
+or from the callback of some other operation, nor one inside `while (r =
+stack.pop())` in a function that puts nothing back on that stack but the
+item it took (the rounds end with the stack; TypeScript emits this shape
+for `await using`).
 
 ## Why
 
@@ -95,7 +98,7 @@ impl Rule for RecursiveMicrotask {
                         continue;
                     };
                     let Some(arg) = c.positional(0) else { continue };
-                    if !reenters(cx, f, arg) || on_error_path(cx, e) {
+                    if !reenters(cx, f, arg) || on_error_path(cx, e) || drains_a_stack(cx, f, e) {
                         continue;
                     }
                     out.push(cx.finding(
@@ -135,6 +138,42 @@ fn on_error_path(cx: &FileCx, e: ExprId) -> bool {
     cx.enclosing_stmts(e).into_iter().any(|s| {
         matches!(cx.stmt(s).kind, StmtKind::If { cond, .. }
             if cx.source(cx.expr(cond).span).to_ascii_lowercase().contains("err"))
+    })
+}
+
+/// The reschedule is inside `while (r = stack.pop())` (or `shift()`), and
+/// `f` puts nothing back on that stack but what it took off (`stack.push(r)`,
+/// the item deferred to the next round): each round takes an item, so the
+/// rounds end with the stack (TypeScript's emitted `__disposeResources`).
+fn drains_a_stack(cx: &FileCx, f: FuncId, e: ExprId) -> bool {
+    cx.enclosing_stmts(e).into_iter().any(|s| {
+        let StmtKind::While { cond, .. } = cx.stmt(s).kind else {
+            return false;
+        };
+        let ExprKind::AssignExpr { target, value, .. } = &cx.expr(cx.model.strip(cond)).kind else {
+            return false;
+        };
+        let (Some(item), Some(taken)) = (cx.model.name_of(*target), cx.call(*value)) else {
+            return false;
+        };
+        let Some(stack) = taken
+            .receiver
+            .filter(|_| matches!(taken.name.as_str(), "pop" | "shift"))
+            .and_then(|r| cx.model.dotted(r))
+        else {
+            return false;
+        };
+        cx.with_nested(f).into_iter().all(|g| {
+            common::calls_of(cx, g).all(|x| {
+                let c = cx.call(x).unwrap();
+                !matches!(c.name.as_str(), "push" | "unshift" | "splice" | "concat")
+                    || c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() != Some(&stack)
+                    || (c.name == "push"
+                        && c.args
+                            .iter()
+                            .all(|a| cx.model.name_of(a.value) == Some(item)))
+            })
+        })
     })
 }
 
@@ -232,8 +271,46 @@ export function pump(queue) {
   return drain;
 }
 "#,
+        r#"
+export function drainForever(queue, source) {
+  let pendingSync = false;
+  let r;
+  function next() {
+    while ((r = queue.pop())) {
+      if (!r.async && pendingSync) {
+        pendingSync = false;
+        queue.push(r, ...source.poll());
+        return Promise.resolve().then(next); // expect
+      }
+      if (r.dispose) r.dispose();
+      else pendingSync = true;
+    }
+    return Promise.resolve();
+  }
+  return next();
+}
+"#,
     ],
     pass: &[
+        r#"
+export function disposeAll(stack) {
+  let pendingSync = false;
+  let r;
+  function next() {
+    while ((r = stack.pop())) {
+      if (!r.async && pendingSync) {
+        pendingSync = false;
+        stack.push(r);
+        return Promise.resolve().then(next);
+      }
+      if (r.dispose) r.dispose();
+      else pendingSync = true;
+    }
+    return Promise.resolve();
+  }
+  return next();
+}
+"#,
         r#"
 function tick(state) {
   state.step();

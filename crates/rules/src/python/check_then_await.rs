@@ -32,8 +32,8 @@ that check. Neither is an "already started" guard on a start-up path
 hook a base class of the file calls from its `start`) whose attribute a
 shutdown method (`stop`, `close`, `__aexit__`, the base class's too)
 resets to `None`: the owner starts the object once. Nor is the step of an async iterator
-(`__anext__`, or a method only it calls, such as a lazy connect): `async
-for` takes one item at a time.
+(`__anext__`, an `async def __aiter__` that yields, or a method only they
+call, such as a lazy connect): `async for` takes one item at a time.
 
 ## Why
 
@@ -100,7 +100,7 @@ impl Rule for CheckThenAwait {
             // `async for` calls `__anext__` one step at a time: an iterator
             // stepped by two tasks at once is already broken (an async
             // generator refuses it).
-            if !cx.func(f).is_async || cx.func(f).is_test || cx.func(f).name == "__anext__" {
+            if !cx.func(f).is_async || cx.func(f).is_test || is_iterator_step(cx.func(f)) {
                 continue;
             }
             if under_lock(cx, s) || after_claim(cx, &globals, f, s) {
@@ -249,7 +249,7 @@ fn lifecycle_guard(cx: &FileCx, f: FuncId, key: &str) -> bool {
 /// iterator shared by several consumers would interleave its reads anyway.
 fn iterator_step(cx: &FileCx, f: FuncId) -> bool {
     let func = cx.func(f);
-    if func.name == "__anext__" {
+    if is_iterator_step(func) {
         return true;
     }
     let Some(class) = func.class.as_ref() else {
@@ -268,7 +268,14 @@ fn iterator_step(cx: &FileCx, f: FuncId) -> bool {
     !callers.is_empty()
         && callers
             .iter()
-            .all(|&g| cx.func(g).class.as_ref() == Some(class) && cx.func(g).name == "__anext__")
+            .all(|&g| cx.func(g).class.as_ref() == Some(class) && is_iterator_step(cx.func(g)))
+}
+
+/// `__anext__`, or an `__aiter__` written as an async generator (its body
+/// runs as the steps of the iteration, the part before the first `yield`
+/// on the first step).
+fn is_iterator_step(func: &Function) -> bool {
+    func.name == "__anext__" || (func.name == "__aiter__" && func.is_async && func.is_generator)
 }
 
 /// The block ends by leaving the function (`return`/`raise`).
@@ -648,8 +655,36 @@ class Worker:
     async def close(self):
         self._pool = None
 "#,
+        r#"
+class KVSubscriber:
+    _watch = None
+
+    # Called per request by concurrent handlers: two of them both see no
+    # watch and both open one.
+    async def latest(self):
+        if not self._watch:
+            bucket = await self.declarer.create_key_value(bucket=self.name)
+            self._watch = await bucket.watch(keys=self.keys)  # expect
+        return await self._watch.updates(5)
+"#,
     ],
     pass: &[
+        r#"
+class KVSubscriber:
+    _watch = None
+
+    # An async generator: the set-up before the first yield runs on the
+    # first step of one `async for`.
+    async def __aiter__(self):
+        if not self._watch:
+            bucket = await self.declarer.create_key_value(bucket=self.name)
+            self._watch = await bucket.watch(keys=self.keys)
+        watch = self._watch
+        while True:
+            msg = await watch.updates(5)
+            if msg is not None:
+                yield msg
+"#,
         r#"
 class Subscription:
     def __init__(self, connect):
