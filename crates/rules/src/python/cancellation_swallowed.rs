@@ -43,7 +43,9 @@ So is a teardown coroutine (`close_connection`) awaiting, once, a task of
 its object that another method cancels to say "stop now". A handler is
 not reported either when it ends in a helper that always raises (`raise_*`,
 `reraise*`, `-> NoReturn`, also inside a nested `try` whose handlers
-raise), when it only goes round a loop that a bare `raise` follows (the
+raise), when its `try` runs only once an earlier error was saved (`if
+exc:`) and the function always ends by raising that error (`if exc: raise
+exc`), when it only goes round a loop that a bare `raise` follows (the
 cancellation put off until a shielded worker is done), when it first
 leaves on a stop flag that the file sets right before its `cancel()`
 (`closing = True; task.cancel()`), or when, in `__aexit__`, it raises any
@@ -173,6 +175,7 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
             || crate::python::common::ends_in_raising_helper(cx, &h.body)
             || forwards_exception(cx, h)
             || deferred_then_raised(cx, t, h)
+            || saved_error_raised_later(cx, fid, t, h)
             || exit_passes_its_own_exception_on(cx, fid, h)
             || stops_on_flag_set_before_cancel(cx, h)
         {
@@ -322,6 +325,66 @@ fn deferred_then_raised(cx: &FileCx, t: StmtId, h: &Handler) -> bool {
             _ => return false,
         }
     }
+}
+
+/// The `try` runs only when an earlier error was saved (`if exc:`), and
+/// the function then always ends by raising it (`if exc: raise exc` at its
+/// top level, with `exc` not assigned in between): a cancellation
+/// swallowed here still ends the task with an exception, after the same
+/// shutdown the saved error gets.
+fn saved_error_raised_later(cx: &FileCx, fid: FuncId, t: StmtId, h: &Handler) -> bool {
+    let leaves = unsnarl_model::walk::stmts_in_block(cx.model, &h.body)
+        .into_iter()
+        .any(|s| matches!(cx.stmt(s).kind, StmtKind::Return(_) | StmtKind::Break));
+    if leaves {
+        return false;
+    }
+    let name_of = |e: ExprId| cx.model.name_of(cx.model.strip(e));
+    // The `if exc:` around the `try`, and the top-level statement holding it.
+    let mut saved = None;
+    let mut top = t;
+    loop {
+        match cx.tree.stmt_parent(top) {
+            Parent::Stmt(p) => {
+                if let StmtKind::If { cond, then, .. } = &cx.stmt(p).kind
+                    && saved.is_none()
+                    && then.contains(&top)
+                {
+                    saved = name_of(*cond);
+                }
+                top = p;
+            }
+            Parent::Function(f) if f == fid => break,
+            _ => return false,
+        }
+    }
+    let Some(saved) = saved else {
+        return false;
+    };
+    let raised = crate::util::stmts_after(cx, top).iter().position(|&n| {
+        matches!(&cx.stmt(n).kind, StmtKind::If { cond, then, .. }
+            if name_of(*cond) == Some(saved)
+                && matches!(then.first().map(|&r| &cx.stmt(r).kind),
+                    Some(StmtKind::Raise(Some(v))) if name_of(*v) == Some(saved)))
+    });
+    let Some(raised) = raised else {
+        return false;
+    };
+    // Not cleared from the `try` on (its handler included) to the raise:
+    // given only other exceptions (`exception = user_cancel_err` in a
+    // sibling handler), never `None` or what a call returns.
+    let from = cx.stmt(t).span.start;
+    let to = cx
+        .stmt(crate::util::stmts_after(cx, top)[raised])
+        .span
+        .start;
+    !cx.body_stmts(fid).iter().any(|&x| {
+        let at = cx.stmt(x).span.start;
+        (from..to).contains(&at)
+            && matches!(&cx.stmt(x).kind, StmtKind::Assign { targets, value, .. }
+                if targets.iter().any(|&tg| name_of(tg) == Some(saved))
+                    && value.and_then(name_of).is_none_or(|v| v == "None"))
+    })
 }
 
 /// Every await of the `try` body runs inside a shielded trio/anyio cancel
@@ -1208,8 +1271,69 @@ async def start_all(plugins, core) -> None:
                 return
         raise
 "#,
+        r#"
+import logging
+
+log = logging.getLogger(__name__)
+
+
+async def run(worker, on_fatal_error):
+    exception = None
+    try:
+        await worker.run()
+    except Exception as e:
+        exception = e
+    if exception:
+        try:
+            await on_fatal_error(exception)
+        except:  # expect
+            log.warning("fatal error handler failed")
+            exception = None
+    await worker.shutdown()
+    if exception:
+        raise exception
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+import logging
+
+log = logging.getLogger(__name__)
+
+
+async def run(worker, on_fatal_error):
+    exception = None
+    try:
+        await worker.run()
+    except Exception as e:
+        exception = e
+    if exception:
+        try:
+            await on_fatal_error(exception)
+        except:
+            log.warning("fatal error handler failed")
+    await worker.shutdown()
+    # Every path after the handler ends here: the task still fails.
+    if exception:
+        raise exception
+
+
+async def serve(worker, on_fatal_error):
+    exception = None
+    try:
+        exception = await worker.wait_failed()
+        if exception:
+            try:
+                await on_fatal_error(exception)
+            except:
+                log.warning("fatal error handler failed")
+    except asyncio.CancelledError as cancelled:
+        exception = cancelled
+    await worker.shutdown()
+    if exception:
+        raise exception
+"#,
         r#"
 import asyncio
 

@@ -24,7 +24,9 @@ non-zero delay, not in a loop, in a function that earlier started a task,
 thread or process (`create_task`, `start_soon`, `Thread.start`,
 `executor.submit`...), directly followed by an `assert`, or by a statement
 that reads the started work's result (`.result()`, `.done()`,
-`.is_set()`), or a variable handed to it. A next statement that waits for
+`.is_set()`), or a variable handed to it (not a function of the file
+handed to it as what to run: starting it again reads nothing of the
+earlier run). A next statement that waits for
 the work itself (`thread.join()`, `proc.wait()`, `await task`) is not
 reported: the sleep orders nothing there. Neither is an `assert` that
 repeats word for word one made before the sleep: it checks that nothing
@@ -197,8 +199,11 @@ fn asserted_before(cx: &FileCx, f: FuncId, check: StmtId, at: u32) -> bool {
 }
 
 /// Names handed to work started in `f` before `at` (the spawn's arguments
-/// and the handle), if any work was started.
+/// and the handle), if any work was started. Functions of the file handed
+/// over are what runs, not what it produces: starting one again later
+/// (`tg.start_soon(publisher)`) reads nothing of the earlier run.
 fn started_before(cx: &FileCx, f: FuncId, at: u32) -> Option<HashSet<String>> {
+    let is_function = |n: &str| cx.model.functions.iter().any(|g| g.name == n);
     let mut names = HashSet::new();
     let mut started = false;
     for e in cx.body_calls(f) {
@@ -221,7 +226,9 @@ fn started_before(cx: &FileCx, f: FuncId, at: u32) -> Option<HashSet<String>> {
         started = true;
         for a in &c.args {
             for x in exprs_under(cx.model, a.value) {
-                if let Some(n) = cx.model.dotted(x) {
+                if let Some(n) = cx.model.dotted(x)
+                    && !is_function(&n)
+                {
                     names.insert(n);
                 }
             }
@@ -378,8 +385,51 @@ async def publish(bus, event):
     await asyncio.sleep(0.5)  # expect: wait for the consumers to pick it up
     return bus.acked(event)
 "#,
+        r#"
+import anyio
+
+
+async def test_publishes(client, other):
+    sent = []
+
+    async def publisher():
+        await other.publish("t", "x")
+        sent.append("x")
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(publisher, sent)
+        await anyio.sleep(1)  # expect
+        check(sent)
+"#,
     ],
     pass: &[
+        r#"
+import anyio
+
+
+async def test_reentrant(client, other):
+    async def first(task_status=anyio.TASK_STATUS_IGNORED):
+        async with client:
+            task_status.started()
+            await anyio.sleep_forever()
+
+    async def second():
+        async with client:
+            pass
+
+    async def publisher():
+        await other.publish("t", "x")
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(publisher)
+
+    async with anyio.create_task_group() as tg:
+        await tg.start(first)
+        tg.start_soon(second)
+        await anyio.sleep(1)
+        # Starts the same function again: reads nothing the first run made.
+        tg.start_soon(publisher)
+"#,
         r#"
 import asyncio
 
