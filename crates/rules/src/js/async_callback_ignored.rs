@@ -19,7 +19,9 @@ pub static META: RuleMeta = RuleMeta {
 An `async` callback given to `setTimeout`/`setInterval`/`setImmediate`,
 `process.nextTick`, `emitter.on`/`once`, `process.on`, `addEventListener`, or
 an express route (`app.get(path, async (req, res) => ...)`), where an `await`
-of the callback is outside any `try`/`catch`.
+of the callback is outside any `try`/`catch`. An await of a deferred that
+the file only ever resolves, made without a timeout option (`await
+this.#ready?.valueOrThrow()`), cannot reject and is not counted.
 
 ## Why
 
@@ -185,8 +187,88 @@ button.addEventListener("click", async () => { // expect
   render(await res.json());
 });
 "#,
+        r#"
+class Deferred {
+  #resolve;
+  #reject;
+  #promise = new Promise((res, rej) => {
+    this.#resolve = res;
+    this.#reject = rej;
+  });
+  static create(opts) {
+    const d = new Deferred();
+    if (opts && opts.timeout) setTimeout(() => d.#reject(new Error(opts.message)), opts.timeout);
+    return d;
+  }
+  resolve(v) {
+    this.#resolve(v);
+  }
+  valueOrThrow() {
+    return this.#promise;
+  }
+}
+
+export class FrameManager {
+  #treeHandled;
+
+  // Made with a timeout: it rejects when the tree takes too long.
+  async init(client) {
+    this.#treeHandled = Deferred.create({ timeout: 1000, message: "frame tree" });
+    await client.send("Page.enable");
+    this.#treeHandled.resolve();
+  }
+
+  listen(session) {
+    session.on("Page.lifecycleEvent", async (event) => { // expect
+      await this.#treeHandled?.valueOrThrow();
+      this.onLifecycle(event);
+    });
+  }
+}
+"#,
     ],
     pass: &[
+        r#"
+class Deferred {
+  #resolve;
+  #reject;
+  #promise = new Promise((res, rej) => {
+    this.#resolve = res;
+    this.#reject = rej;
+  });
+  static create(opts) {
+    const d = new Deferred();
+    if (opts && opts.timeout) setTimeout(() => d.#reject(new Error(opts.message)), opts.timeout);
+    return d;
+  }
+  resolve(v) {
+    this.#resolve(v);
+  }
+  valueOrThrow() {
+    return this.#promise;
+  }
+}
+
+export class FrameManager {
+  #treeHandled;
+
+  // The deferred is made without a timeout and only ever resolved: the
+  // awaited value cannot reject.
+  async init(client) {
+    this.#treeHandled?.resolve();
+    this.#treeHandled = Deferred.create();
+    await client.send("Page.enable");
+    this.#treeHandled.resolve();
+  }
+
+  listen(session) {
+    session.on("Page.lifecycleEvent", async (event) => {
+      await this.#treeHandled?.valueOrThrow();
+      this.onLifecycle(event);
+    });
+  }
+}
+"#,
         r#"
 const express = require("express");
 const app = express();

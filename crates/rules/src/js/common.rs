@@ -1111,7 +1111,11 @@ pub fn grows(cx: &FileCx, e: ExprId) -> bool {
 /// every await is guarded (or there is none).
 pub fn unguarded_await(cx: &FileCx, f: FuncId) -> Option<ExprId> {
     let awaits = exprs_of(cx, f).find(|&e| match cx.expr(e).kind {
-        ExprKind::Await(p) => !in_try_with_catch(cx, e) && !handles_rejection(cx, p),
+        ExprKind::Await(p) => {
+            !in_try_with_catch(cx, e)
+                && !handles_rejection(cx, p)
+                && !super::rejection::awaits_resolve_only_deferred(cx, p)
+        }
         _ => false,
     });
     // `for await (x of it)`: each step awaits `it`.

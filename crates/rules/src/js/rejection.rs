@@ -49,6 +49,60 @@ pub fn resolve_only_deferred(cx: &FileCx, field: &str) -> bool {
     resolved
 }
 
+/// An await of a deferred field that [`resolve_only_deferred`] says cannot
+/// reject, directly (`await this.ready`) or through its value accessor
+/// (`await this.#ready?.valueOrThrow()`), when every deferred the file
+/// stores there is made without options (`Deferred.create()`: no timeout
+/// that would reject it).
+pub fn awaits_resolve_only_deferred(cx: &FileCx, awaited: ExprId) -> bool {
+    let e = cx.model.strip(awaited);
+    let field = match &cx.expr(e).kind {
+        ExprKind::Attr { .. } => e,
+        ExprKind::Call(c)
+            if c.args.is_empty()
+                && matches!(
+                    c.name.as_str(),
+                    "valueOrThrow" | "promise" | "wait" | "value"
+                ) =>
+        {
+            match c.receiver {
+                Some(r) => r,
+                None => return false,
+            }
+        }
+        _ => return false,
+    };
+    let Some(name) = cx.model.dotted(field) else {
+        return false;
+    };
+    name.starts_with("this.") && resolve_only_deferred(cx, &name) && made_without_options(cx, &name)
+}
+
+/// Every value the file stores in `field` is a call with no arguments, and
+/// there is at least one.
+fn made_without_options(cx: &FileCx, field: &str) -> bool {
+    let mut any = false;
+    for s in &cx.model.stmts {
+        let StmtKind::Assign { targets, value, .. } = &s.kind else {
+            continue;
+        };
+        if !targets
+            .iter()
+            .any(|&t| cx.model.dotted(t).as_deref() == Some(field))
+        {
+            continue;
+        }
+        // A declaration without a value (`#ready?: Deferred<void>;`) stores
+        // nothing.
+        let Some(v) = value else { continue };
+        match cx.call(cx.model.strip(*v)) {
+            Some(c) if c.args.is_empty() => any = true,
+            _ => return false,
+        }
+    }
+    any
+}
+
 pub fn is_chain_link(c: &Call) -> bool {
     c.receiver.is_some() && matches!(c.name.as_str(), "then" | "catch" | "finally")
 }
