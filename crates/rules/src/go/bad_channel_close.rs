@@ -22,7 +22,9 @@ pub static META: RuleMeta = RuleMeta {
 Flags `close(ch)` where it can panic:
 
 - the receiving side closes a channel other goroutines send on (or closes it
-  after ranging over it, when it is already closed);
+  after ranging over it, when it is already closed); sends made before any
+  goroutine starts (a one-slot channel filled with a token that whoever
+  takes it closes) are over by then and do not count;
 - the close sits in a goroutine started once per loop iteration (or in
   several goroutines), so every producer but the first closes a closed
   channel;
@@ -297,13 +299,24 @@ fn closed_by_receiver(cx: &FileCx, f: FuncId, ch: &str, close: ExprId) -> Option
                 .enclosing_stmt(u)
                 .is_some_and(|s| cx.stmt(s).span.end < at)
     });
+    // A send the declaring function makes before it starts any goroutine
+    // (`token <- struct{}{}` filling a one-slot channel) is over before
+    // anyone can close it.
+    let first_go = cx
+        .body_stmts(scope_root)
+        .iter()
+        .filter(|&&s| matches!(cx.stmt(s).kind, StmtKind::Go(_)))
+        .map(|&s| cx.stmt(s).span.start)
+        .min();
     let senders = cx
         .with_nested(scope_root)
         .into_iter()
         .filter(|&h| h != f)
         .any(|h| {
             cx.body_exprs(h).iter().any(|&e| {
-                cx.model.name_of(e) == Some(ch) && common::chan_use(cx, e) == ChanUse::Send
+                cx.model.name_of(e) == Some(ch)
+                    && common::chan_use(cx, e) == ChanUse::Send
+                    && !(h == scope_root && first_go.is_some_and(|g| cx.expr(e).span.end <= g))
             })
         });
     if senders {
@@ -445,8 +458,64 @@ func Drain(ch chan int) int {
 	return sum
 }
 "#,
+        r#"
+package sftp
+
+import "net"
+
+// The token is put back after the goroutine may have taken it and closed
+// the channel.
+func pair(l net.Listener) (net.Conn, error) {
+	token := make(chan struct{}, 1)
+	token <- struct{}{}
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, _ := l.Accept()
+		accepted <- c
+		if _, ok := <-token; ok {
+			l.Close()
+			close(token) // expect
+		}
+	}()
+	c, err := net.Dial("tcp", l.Addr().String())
+	<-accepted
+	token <- struct{}{}
+	return c, err
+}
+"#,
     ],
     pass: &[
+        r#"
+package sftp
+
+import "net"
+
+// The token is put in before the goroutine starts; whichever side takes it
+// closes the listener and the channel, the other finds it closed.
+func pair(l net.Listener) (net.Conn, error) {
+	token := make(chan struct{}, 1)
+	token <- struct{}{}
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, _ := l.Accept()
+		accepted <- c
+		if _, ok := <-token; ok {
+			l.Close()
+			close(token)
+		}
+	}()
+	c, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		if _, ok := <-token; ok {
+			l.Close()
+			close(token)
+		}
+		return nil, err
+	}
+	<-accepted
+	return c, nil
+}
+"#,
         r#"
 package app
 

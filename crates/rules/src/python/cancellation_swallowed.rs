@@ -951,34 +951,10 @@ fn reaps_cancelled_task(cx: &FileCx, fid: FuncId, t: StmtId, body: &Block) -> bo
             })
             .collect();
         made_here
-            && !collections.is_empty()
-            && cx.model.function_ids().any(|g| {
-                g != fid
-                    && cx.func(g).class.as_ref() == class
-                    && cx.body_stmts(g).iter().any(|&s| {
-                        let StmtKind::For {
-                            target: Some(v),
-                            iter,
-                            body,
-                            ..
-                        } = &cx.stmt(s).kind
-                        else {
-                            return false;
-                        };
-                        let ranges_kept = matches!(&cx.expr(*iter).kind,
-                            ExprKind::Attr { name, .. } if collections.contains(&name.as_str()));
-                        let item = cx.model.name_of(*v);
-                        ranges_kept
-                            && item.is_some()
-                            && unsnarl_model::walk::calls_in_block(cx.model, body)
-                                .into_iter()
-                                .any(|k| {
-                                    cx.call(k).is_some_and(|kc| {
-                                        kc.name == "cancel"
-                                            && kc.receiver.and_then(|r| cx.model.name_of(r)) == item
-                                    })
-                                })
-                    })
+            && class.is_some_and(|class| {
+                collections.iter().any(|attr| {
+                    crate::python::common::class_cancels_every_task_of(cx, class, fid, attr)
+                })
             })
     };
     // A teardown coroutine (`close_connection`) awaiting, once, a task of

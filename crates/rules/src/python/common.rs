@@ -776,3 +776,47 @@ pub fn enclosing_loop(cx: &FileCx, s: StmtId) -> Option<StmtId> {
         )
     })
 }
+
+/// A method of `class` other than `except` cancels every task of the
+/// object's collection `attr`: `for t in self.tasks: t.cancel()` (or over
+/// `self.tasks.values()`). Tasks kept there have an owner that stops them.
+pub fn class_cancels_every_task_of(cx: &FileCx, class: &str, except: FuncId, attr: &str) -> bool {
+    let is_collection = |e: ExprId| {
+        let e = cx.model.strip(e);
+        let e = match cx.call(e) {
+            Some(c) if c.name == "values" && c.args.is_empty() => match c.receiver {
+                Some(r) => r,
+                None => return false,
+            },
+            _ => e,
+        };
+        matches!(&cx.expr(e).kind, ExprKind::Attr { obj, name, .. }
+            if name == attr && matches!(cx.model.name_of(*obj), Some("self" | "cls")))
+    };
+    cx.model.function_ids().any(|g| {
+        g != except
+            && cx.func(g).class.as_deref() == Some(class)
+            && cx.body_stmts(g).iter().any(|&s| {
+                let StmtKind::For {
+                    target: Some(v),
+                    iter,
+                    body,
+                    ..
+                } = &cx.stmt(s).kind
+                else {
+                    return false;
+                };
+                let item = cx.model.name_of(*v);
+                is_collection(*iter)
+                    && item.is_some()
+                    && unsnarl_model::walk::calls_in_block(cx.model, body)
+                        .into_iter()
+                        .any(|k| {
+                            cx.call(k).is_some_and(|kc| {
+                                kc.name == "cancel"
+                                    && kc.receiver.and_then(|r| cx.model.name_of(r)) == item
+                            })
+                        })
+            })
+    })
+}

@@ -19,6 +19,9 @@ pub static META: RuleMeta = RuleMeta {
 `return_exceptions=True`, not inside an `asyncio.TaskGroup` (or anyio/trio
 task group) and with no cancellation of the siblings in the function (or
 in a helper of the file it calls, such as a `finally: cancel_all(loop)`).
+Tasks gathered from a collection of the object (`*self.tasks.values()`)
+whose every task another method of the class cancels still have an owner
+when one fails, and are not reported.
 
 ## Why
 
@@ -70,7 +73,7 @@ impl Rule for GatherOrphans {
             if cx.func(f).is_test || !is_unsupervised(cx, id, c) || in_task_group(cx, id) {
                 continue;
             }
-            if cancels_something(cx, f) {
+            if cancels_something(cx, f) || gathers_owned_tasks(cx, f, c) {
                 continue;
             }
             out.push(cx.finding(
@@ -105,6 +108,33 @@ fn is_unsupervised(cx: &FileCx, id: ExprId, c: &Call) -> bool {
         }
         _ => true,
     }
+}
+
+/// `gather(*self.tasks.values())` (or `*self.tasks`) where another method
+/// of the class cancels every task of that collection (`for t in
+/// self.tasks.values(): t.cancel()`): when one fails, the others are still
+/// held by the object, and its shutdown stops them.
+fn gathers_owned_tasks(cx: &FileCx, f: FuncId, c: &Call) -> bool {
+    let Some(class) = cx.func(f).class.as_deref() else {
+        return false;
+    };
+    let [one] = c.args.as_slice() else {
+        return false;
+    };
+    let mut e = cx.model.strip(one.value);
+    if let Some(v) = cx
+        .call(e)
+        .filter(|v| v.name == "values" && v.args.is_empty())
+    {
+        let Some(r) = v.receiver else { return false };
+        e = r;
+    }
+    let ExprKind::Attr { obj, name, .. } = &cx.expr(e).kind else {
+        return false;
+    };
+    one.spread
+        && matches!(cx.model.name_of(*obj), Some("self" | "cls"))
+        && crate::python::common::class_cancels_every_task_of(cx, class, f, name)
 }
 
 /// True when the function cancels tasks somewhere (reaping after cancel, or
@@ -149,8 +179,47 @@ async def both():
         return_exceptions=False,
     )
 "#,
+        r#"
+import asyncio
+
+
+class Worker:
+    def __init__(self):
+        self.tasks = {}
+
+    def start_job(self, job_id):
+        self.tasks[job_id] = asyncio.create_task(self.run_job(job_id))
+
+    async def drain(self):
+        # Nothing ever cancels what self.tasks holds.
+        await asyncio.gather(*self.tasks.values())  # expect
+
+    def handle_sig(self):
+        for t in self.tasks.values():
+            print(t.get_name())
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class Worker:
+    def __init__(self):
+        self.tasks = {}
+
+    def start_job(self, job_id):
+        self.tasks[job_id] = asyncio.create_task(self.run_job(job_id))
+
+    async def drain(self):
+        # The siblings stay in self.tasks, and handle_sig cancels them all.
+        await asyncio.gather(*self.tasks.values())
+
+    def handle_sig(self):
+        for t in self.tasks.values():
+            if not t.done():
+                t.cancel()
+"#,
         r#"
 import asyncio
 
