@@ -209,11 +209,21 @@ pub fn escapes(cx: &FileCx, f: FuncId) -> bool {
 pub use unsnarl_model::walk::stmts_in_block as stmts_in;
 
 /// True when the call never returns: `panic`, `os.Exit`, `log.Fatal*`,
-/// `t.Fatal*`/`t.FailNow`/`t.Skip*`, `runtime.Goexit`.
+/// `t.Fatal*`/`t.FailNow`/`t.Skip*`, `runtime.Goexit`, and any resolved
+/// `Fatal..` function or method (`testutil.FatalStack(t, ..)`).
 pub fn is_noreturn_call(c: &Call) -> bool {
     match c.target.as_deref() {
         Some("panic" | "os.Exit" | "runtime.Goexit" | "syscall.Exit") => true,
         Some(t) if t.starts_with("log.Fatal") || t.starts_with("log.Panic") => true,
+        // A package's own `Fatal..` helper (`testutil.FatalStack(t, ..)`,
+        // `klog.Fatalf`): it ends the test or the process like `t.Fatal`.
+        Some(t)
+            if t.rsplit(['.', '/'])
+                .next()
+                .is_some_and(|n| n.starts_with("Fatal")) =>
+        {
+            true
+        }
         _ => {
             c.receiver.is_some()
                 && matches!(

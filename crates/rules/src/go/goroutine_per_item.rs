@@ -39,7 +39,7 @@ their item is settled (`for range ticker.C`; one worker per partition or
 lease: a limit would leave some with none). Neither are a loop that starts
 one goroutine and then leaves (`go refill(); break`), nor one stopper per
 member the object already runs (`for _, svc := range s.services { go
-func() { svc.Stop() }() }`, also when the goroutine merges what the stop
+func() { svc.Stop() }() }`, or `Pause`, also when the goroutine merges what the stop
 returns into a map under a mutex): nothing new is opened. A literal that
 only calls a function of the file (`go func(id int64) { s.keepAlive(id)
 }(id)`) is judged as that function.
@@ -780,7 +780,7 @@ fn limited(cx: &FileCx, group: &str) -> bool {
 
 /// The loop walks a collection the method's receiver holds (`s.services`)
 /// and the goroutine's only calls are stop-like methods (`Stop`,
-/// `Shutdown`, `Close`, `Cancel`), signals (`wg.Done`), and what merges
+/// `Shutdown`, `Close`, `Cancel`, `Pause`), signals (`wg.Done`), and what merges
 /// a stop's result into memory (`mu.Lock()`, builtins, string helpers).
 fn stops_own_members(cx: &FileCx, f: FuncId, iter: ExprId, go_call: ExprId) -> bool {
     let top = common::outermost(cx, f);
@@ -795,14 +795,14 @@ fn stops_own_members(cx: &FileCx, f: FuncId, iter: ExprId, go_call: ExprId) -> b
         return false;
     };
     let calls: Vec<&Call> = cx.body_calls(g).filter_map(|e| cx.call(e)).collect();
-    own && calls
-        .iter()
-        .any(|c| common::is_stop_method(&c.name) || c.name == "Cancel")
+    let halts =
+        |c: &Call| common::is_stop_method(&c.name) || matches!(c.name.as_str(), "Cancel" | "Pause");
+    own && calls.iter().any(|c| halts(c))
         && calls.iter().all(|c| {
-            common::is_stop_method(&c.name)
+            halts(c)
                 || matches!(
                     c.name.as_str(),
-                    "Cancel" | "Done" | "Lock" | "Unlock" | "RLock" | "RUnlock"
+                    "Done" | "Lock" | "Unlock" | "RLock" | "RUnlock"
                 )
                 || pure_call(c)
         })
@@ -1200,12 +1200,32 @@ import (
 
 type Stresser interface {
 	Close() map[string]int
+	Pause() map[string]int
 }
 
 type composite struct{ stressers []Stresser }
 
 // One stopper per stresser the composite runs; each merges what its
-// stresser reports into a map under a local mutex.
+// stresser reports into a map under a local mutex. Pausing them is the same.
+func (cs *composite) Pause() map[string]int {
+	var mu sync.Mutex
+	ems := make(map[string]int)
+	var wg sync.WaitGroup
+	wg.Add(len(cs.stressers))
+	for _, s := range cs.stressers {
+		go func(s Stresser) {
+			defer wg.Done()
+			for k, v := range s.Pause() {
+				mu.Lock()
+				ems[k] += v
+				mu.Unlock()
+			}
+		}(s)
+	}
+	wg.Wait()
+	return ems
+}
+
 func (cs *composite) Close() map[string]int {
 	var mu sync.Mutex
 	ems := make(map[string]int)

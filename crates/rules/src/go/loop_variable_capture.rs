@@ -22,7 +22,10 @@ is built with Go older than 1.22 (the `go` line of `go.mod`, or a
 `//go:build go1.N` constraint on the file). Unknown versions are not
 reported, and neither is a goroutine the same iteration waits for before
 it can go on (a `wg.Wait()`, or a receive from a channel the goroutine
-uses, right after it).
+uses, right after it; or a `wg.Wait()` after an inner loop that starts it,
+before the captured outer variable changes; a select arm that gives up
+must end the test, also through a `Fatal..` helper such as
+`testutil.FatalStack(t, ..)`).
 
 ## Why
 
@@ -90,10 +93,10 @@ impl Rule for LoopVariableCapture {
             let Some((stmt, how)) = launch(cx, g) else {
                 continue;
             };
-            if how != DEFERRED && joined_right_after(cx, stmt, g) {
-                continue;
-            }
             for lp in common::enclosing_loops(cx, stmt) {
+                if how != DEFERRED && joined_in_iteration(cx, stmt, lp, g) {
+                    continue;
+                }
                 for var in loop_vars(cx, lp) {
                     if cx.func(g).params.iter().any(|p| p.name == var)
                         || rebound_in_body(cx, lp, stmt, &var)
@@ -128,12 +131,39 @@ impl Rule for LoopVariableCapture {
 
 const DEFERRED: &str = "a deferred function";
 
+/// The goroutine started by `go_stmt` is joined before an iteration of
+/// `lp` (the loop whose variable it captures) can go on: right after it
+/// (see [`joined_right_after`]), or after an inner loop that starts it,
+/// with `wg.Wait()` (which waits for every goroutine the inner loop
+/// started; a single receive would wait for one).
+fn joined_in_iteration(cx: &FileCx, go_stmt: StmtId, lp: StmtId, g: FuncId) -> bool {
+    let mut at = go_stmt;
+    let mut only_wait = false;
+    loop {
+        if joined_right_after(cx, at, g, only_wait) {
+            return true;
+        }
+        let Parent::Stmt(p) = cx.tree.stmt_parent(at) else {
+            return false;
+        };
+        if p == lp {
+            return false;
+        }
+        only_wait |= matches!(
+            cx.stmt(p).kind,
+            StmtKind::For { .. } | StmtKind::While { .. } | StmtKind::Loop { .. }
+        );
+        at = p;
+    }
+}
+
 /// The goroutine started by `go_stmt` is waited for before the iteration
 /// can go on: a statement after it in the same block calls `wg.Wait()`,
 /// receives from a channel the goroutine uses (`<-done`), or selects on
-/// such a receive with every other arm ending the test or the function.
+/// such a receive with every other arm ending the test or the function
+/// (with `only_wait`, only `wg.Wait()` counts).
 /// The loop variable cannot change while it runs.
-fn joined_right_after(cx: &FileCx, go_stmt: StmtId, g: FuncId) -> bool {
+fn joined_right_after(cx: &FileCx, go_stmt: StmtId, g: FuncId, only_wait: bool) -> bool {
     let used = |ch: ExprId| {
         cx.model.name_of(cx.model.strip(ch)).is_some_and(|n| {
             cx.body_exprs(g)
@@ -148,7 +178,13 @@ fn joined_right_after(cx: &FileCx, go_stmt: StmtId, g: FuncId) -> bool {
             _ => false,
         })
     };
+    let is_wait = |e: ExprId| {
+        cx.call(cx.model.strip(e))
+            .is_some_and(|c| c.name == "Wait" && c.receiver.is_some() && c.args.is_empty())
+    };
     let joins = |s: StmtId| match &cx.stmt(s).kind {
+        StmtKind::Expr(e) if only_wait => is_wait(*e),
+        _ if only_wait => false,
         StmtKind::Select { arms, .. } => {
             arms.iter()
                 .any(|a| matches!(a.kind, ArmKind::Recv { channel, .. } if used(channel)))
@@ -160,7 +196,7 @@ fn joined_right_after(cx: &FileCx, go_stmt: StmtId, g: FuncId) -> bool {
         StmtKind::Expr(e) | StmtKind::Assign { value: Some(e), .. } => {
             match &cx.expr(cx.model.strip(*e)).kind {
                 ExprKind::Recv(ch) => used(*ch),
-                ExprKind::Call(c) => c.name == "Wait" && c.receiver.is_some() && c.args.is_empty(),
+                ExprKind::Call(_) => is_wait(*e),
                 _ => false,
             }
         }
@@ -289,7 +325,11 @@ pub static EXAMPLES: Examples = Examples {
 
 package app
 
-import "sync"
+import (
+	"sync"
+	"testing"
+	"time"
+)
 
 func Start(jobs []Job) {
 	var wg sync.WaitGroup
@@ -321,6 +361,32 @@ func Probe(hosts []string) {
 		<-done
 	}
 }
+
+func Hammer(users []string) {
+	var wg sync.WaitGroup
+	for i := 0; i < 10; i++ {
+		wg.Add(len(users))
+		for _, u := range users {
+			go func(user string) {
+				defer wg.Done()
+				login(user, i) // expect
+			}(u)
+		}
+	}
+	wg.Wait()
+}
+
+func Blocked(t *testing.T, ops []func()) {
+	for i, op := range ops {
+		done := make(chan struct{}, 1)
+		go func() { op(); done <- struct{}{} }() // expect
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Errorf("op %d: not unblocked", i)
+		}
+	}
+}
 "#],
     pass: &[
         r#"
@@ -346,9 +412,12 @@ func Start(jobs []Job) {
 package app
 
 import (
+	"fmt"
 	"sync"
 	"testing"
 	"time"
+
+	"example.com/app/testutil"
 )
 
 func TestEach(t *testing.T, cases []Case) {
@@ -372,6 +441,34 @@ func TestEach(t *testing.T, cases []Case) {
 			c.Run()
 		}()
 		wg.Wait()
+	}
+}
+
+// The outer iteration waits for every goroutine of the inner loop before
+// i changes.
+func TestHammer(t *testing.T, users []string) {
+	for i := 0; i < 10; i++ {
+		var wg sync.WaitGroup
+		wg.Add(len(users))
+		for _, u := range users {
+			go func(user string) {
+				defer wg.Done()
+				login(user, i)
+			}(u)
+		}
+		wg.Wait()
+	}
+}
+
+func TestBlocked(t *testing.T, ops []func()) {
+	for i, op := range ops {
+		done := make(chan struct{}, 1)
+		go func() { op(); done <- struct{}{} }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			testutil.FatalStack(t, fmt.Sprintf("op %d: not unblocked", i))
+		}
 	}
 }
 "#,

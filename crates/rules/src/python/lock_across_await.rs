@@ -26,7 +26,9 @@ Two shapes:
   send lock, whose body only writes to one stream (`writer.write(frame);
   await writer.drain()`), and a receive lock, whose body only reads from
   one stream (`await reader.readexactly(n)`), are left alone: keeping
-  frames whole is what they are for.
+  frames whole is what they are for. So is a single-flight section
+  (`if lock.locked(): return` right before `async with lock:`): other
+  tasks skip it instead of waiting.
 
 ## Why
 
@@ -207,6 +209,7 @@ fn check_with(cx: &FileCx, w: StmtId, out: &mut Vec<Finding>) {
             && *is_async
             && !rechecks_first(cx, body)
             && !serializes_one_stream(cx, &awaits)
+            && !skipped_when_held(cx, w, &lock)
             && let Some(&io) = awaits.iter().find(|&&a| awaits_io(cx, a))
         {
             let mut f = cx.finding(
@@ -226,6 +229,30 @@ fn check_with(cx: &FileCx, w: StmtId, out: &mut Vec<Finding>) {
             out.push(f);
         }
     }
+}
+
+/// `if lock.locked(): return` right before `async with lock:`: a
+/// single-flight section that other tasks skip instead of waiting for (no
+/// await between the check and the acquire lets another task take it).
+fn skipped_when_held(cx: &FileCx, w: StmtId, lock: &str) -> bool {
+    let Some(prev) = crate::util::containing_block(cx, w).and_then(|b| {
+        let i = b.iter().position(|&x| x == w)?;
+        i.checked_sub(1).map(|j| b[j])
+    }) else {
+        return false;
+    };
+    let StmtKind::If { cond, then, .. } = &cx.stmt(prev).kind else {
+        return false;
+    };
+    let checks_held = cx.call(cx.model.strip(*cond)).is_some_and(|c| {
+        c.name == "locked"
+            && c.args.is_empty()
+            && c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(lock)
+    });
+    checks_held
+        && then
+            .last()
+            .is_some_and(|&l| matches!(cx.stmt(l).kind, StmtKind::Return(_)))
 }
 
 /// A send lock or a receive lock: every I/O the body awaits writes to one
@@ -403,8 +430,47 @@ class Link:
             await self.writer.drain()
             return await self.reader.readline()
 "#,
+        r#"
+import asyncio
+
+
+class Queue:
+    def __init__(self, pool):
+        self.pool = pool
+        self._dequeue_lock = asyncio.Lock()
+        self._jobs = asyncio.Queue()
+
+    async def _dequeue(self):
+        if self._dequeue_lock.locked():
+            log_busy()
+        async with self._dequeue_lock:  # expect
+            async with self.pool.connection() as conn:
+                rows = await conn.fetch("UPDATE jobs SET status = 'active' RETURNING job")
+                for row in rows:
+                    self._jobs.put_nowait(row[0])
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class Queue:
+    def __init__(self, pool):
+        self.pool = pool
+        self._dequeue_lock = asyncio.Lock()
+        self._jobs = asyncio.Queue()
+
+    async def _dequeue(self):
+        # Single flight: other callers skip the poll instead of waiting.
+        if self._dequeue_lock.locked():
+            return
+        async with self._dequeue_lock:
+            async with self.pool.connection() as conn:
+                rows = await conn.fetch("UPDATE jobs SET status = 'active' RETURNING job")
+                for row in rows:
+                    self._jobs.put_nowait(row[0])
+"#,
         r#"
 import asyncio
 

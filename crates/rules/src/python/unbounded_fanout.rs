@@ -49,7 +49,8 @@ each one (happy eyeballs: `with move_on_after(delay): await
 failed.wait()`; not a bare `sleep(0)`), one endless listener of the file
 (`while True:` with no way out) per item, a per-item coroutine that hands
 its work to a buffering client and only awaits a future it made itself
-(a delivery receipt).
+(a delivery receipt), or a coroutine of the file that never suspends
+(`q.put_nowait(msg)` and return: each task ends in its first step).
 
 ## Why
 
@@ -783,7 +784,10 @@ fn spawned_is_bounded(cx: &FileCx, per_item: ExprId) -> bool {
     });
     match found {
         Some(f) => {
-            body_takes_limiter(cx, f) || only_synchronizes(cx, f) || awaits_own_future(cx, f)
+            body_takes_limiter(cx, f)
+                || only_synchronizes(cx, f)
+                || awaits_own_future(cx, f)
+                || never_suspends(cx, f)
         }
         None => {
             // Another module: the index tells us what it calls.
@@ -797,6 +801,16 @@ fn spawned_is_bounded(cx: &FileCx, per_item: ExprId) -> bool {
                 })
         }
     }
+}
+
+/// The spawned coroutine never suspends (no `await`, `async with` or
+/// `async for`; `q.put_nowait(msg)` and return): each task runs to its end
+/// in its first step, so no more than one is ever in flight.
+fn never_suspends(cx: &FileCx, f: FuncId) -> bool {
+    let func = cx.func(f);
+    func.is_async
+        && !func.is_generator
+        && crate::util::awaits_in_block(cx.model, &func.body).is_empty()
 }
 
 /// The spawned coroutine only waits on and signals synchronization
@@ -1068,8 +1082,50 @@ async def fetch_all(session, urls):
         await asyncio.sleep(0)
     return await asyncio.gather(*tasks)
 "#,
+        r#"
+import asyncio
+
+
+class Layer:
+    def __init__(self, client):
+        self.client = client
+        self.channels = {}
+        self.groups = {}
+
+    async def send(self, channel, message):
+        await self.client.publish(channel, message)
+
+    async def group_send(self, group, message):
+        ops = []
+        for channel in self.groups.get(group, {}).keys():
+            ops.append(asyncio.create_task(self.send(channel, message)))  # expect
+        for op in asyncio.as_completed(ops):
+            await op
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class Layer:
+    def __init__(self, client):
+        self.client = client
+        self.channels = {}
+        self.groups = {}
+
+    # Never suspends: each task ends in its first step.
+    async def send(self, channel, message):
+        q = self.channels.setdefault(channel, asyncio.Queue(maxsize=100))
+        q.put_nowait(dict(message))
+
+    async def group_send(self, group, message):
+        ops = []
+        for channel in self.groups.get(group, {}).keys():
+            ops.append(asyncio.create_task(self.send(channel, message)))
+        for op in asyncio.as_completed(ops):
+            await op
+"#,
         r#"
 import asyncio
 
