@@ -1,8 +1,10 @@
 //! GO002: a channel with a buffer so large it is unbounded in practice.
 
 use crate::context::FileCx;
+use crate::go::common::{self, ChanUse};
 use crate::rule::{Examples, Rule, RuleMeta};
 use crate::util::unbounded_reason;
+use unsnarl_model::walk::Parent;
 use unsnarl_model::*;
 
 pub struct HugeChannelBuffer;
@@ -17,6 +19,9 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 A channel made with a constant buffer of 10,000 elements or more, outside
 test code (a test sends what it sends, and its channel lives for one test).
+A result buffer is not reported either: a local channel that never leaves
+the function, which reads it in a bounded loop (`for range parts { r :=
+<-results }`); its slots let the workers finish after an early return.
 
 ## Why
 
@@ -62,7 +67,7 @@ impl Rule for HugeChannelBuffer {
         // the buffer costs nothing in production and no backlog builds.
         for (id, c) in cx.calls_to(&["make"]) {
             let e = cx.expr(id);
-            if !makes_channel(cx, c) || crate::go::common::in_test(cx, cx.func_of(id)) {
+            if !makes_channel(cx, c) || common::in_test(cx, cx.func_of(id)) {
                 continue;
             }
             let Some(entry) = cx.effect(c, Effect::Queue) else {
@@ -71,6 +76,9 @@ impl Rule for HugeChannelBuffer {
             let Some(reason) = unbounded_reason(cx.model, c, entry) else {
                 continue;
             };
+            if result_buffer(cx, id) {
+                continue;
+            }
             out.push(cx.finding(
                 &META,
                 e.span,
@@ -79,6 +87,56 @@ impl Rule for HugeChannelBuffer {
             ));
         }
     }
+}
+
+/// `results := make(chan res, 10000)` that never leaves the function (its
+/// goroutines send on it, nothing stores, passes or returns it) and that
+/// the function itself reads in a bounded loop (`for range parts { r :=
+/// <-results }`): one slot per result the call can produce, so workers can
+/// still finish their sends after the reader returns early. A buffer that
+/// lives as long as the call, not a queue.
+fn result_buffer(cx: &FileCx, make: ExprId) -> bool {
+    let Parent::Stmt(s) = cx.tree.expr_parent(make) else {
+        return false;
+    };
+    let StmtKind::Assign {
+        targets,
+        value: Some(_),
+        ..
+    } = &cx.stmt(s).kind
+    else {
+        return false;
+    };
+    let [t] = targets.as_slice() else {
+        return false;
+    };
+    let Some(name) = cx.model.name_of(*t) else {
+        return false;
+    };
+    let f = cx.func_of(make);
+    let uses: Vec<ExprId> = common::name_uses(cx, f, name)
+        .into_iter()
+        .filter(|&u| u != *t)
+        .collect();
+    let stays = uses.iter().all(|&u| {
+        matches!(
+            common::chan_use(cx, u),
+            ChanUse::Send | ChanUse::Recv | ChanUse::Close | ChanUse::Inspect
+        )
+    });
+    let read_in_bounded_loop = uses.iter().any(|&u| {
+        common::chan_use(cx, u) == ChanUse::Recv
+            && cx.func_of(u) == f
+            && cx.tree.enclosing_stmt(u).is_some_and(|st| {
+                common::enclosing_loops(cx, st).first().is_some_and(|&lp| {
+                    matches!(
+                        cx.stmt(lp).kind,
+                        StmtKind::For { .. } | StmtKind::While { .. }
+                    )
+                })
+            })
+    });
+    stays && read_in_bounded_loop
 }
 
 /// `make(chan T, ...)`: the first argument is a channel type.
@@ -91,7 +149,8 @@ fn makes_channel(cx: &FileCx, c: &Call) -> bool {
 
 pub static EXAMPLES: Examples = Examples {
     language: Language::Go,
-    fail: &[r#"
+    fail: &[
+        r#"
 package app
 
 const backlog = 100000
@@ -102,8 +161,64 @@ func New() {
 	_ = events
 	_ = jobs
 }
-"#],
+"#,
+        r#"
+package up
+
+type Event struct{ Name string }
+
+type Bus struct {
+	events chan Event
+}
+
+// A long-lived bus fed for every request: a queue, not a result buffer.
+func NewBus() *Bus {
+	events := make(chan Event, 10000) // expect
+	b := &Bus{events: events}
+	go func() {
+		for e := range b.events {
+			slowSink(e)
+		}
+	}()
+	return b
+}
+
+func (b *Bus) Publish(e Event) { b.events <- e }
+"#,
+    ],
     pass: &[
+        r#"
+package up
+
+type res struct {
+	n   int
+	err error
+}
+
+// One slot per part the call can upload: the workers finish their sends
+// even when the reader returns at the first error.
+func uploadAll(parts []int, workers int) error {
+	work := make(chan int, len(parts))
+	for _, p := range parts {
+		work <- p
+	}
+	close(work)
+	results := make(chan res, 10000)
+	for w := 0; w < workers; w++ {
+		go func() {
+			for p := range work {
+				results <- res{n: p, err: uploadPart(p)}
+			}
+		}()
+	}
+	for range parts {
+		if r := <-results; r.err != nil {
+			return r.err
+		}
+	}
+	return nil
+}
+"#,
         r#"
 package app
 
