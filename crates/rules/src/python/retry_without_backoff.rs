@@ -23,7 +23,9 @@ or `while` loop around a `try` whose success path leaves the loop
 only stops once too many probes failed is not a retry) and whose `except`
 path goes round again. Reported when
 the loop never sleeps between attempts, or only sleeps a constant duration
-with no random jitter.
+with no random jitter. A liveness probe is not reported: a loop that only
+awaits `ping` (or a health check) inside a deadline scope of its own
+(`with anyio.move_on_after(timeout):`), which caps the attempts.
 
 ## Why
 
@@ -83,7 +85,7 @@ impl Rule for RetryWithoutBackoff {
             let Some(body) = retry_loop_body(cx, s) else {
                 continue;
             };
-            if cx.func(cx.tree.stmt_func(s)).is_test {
+            if cx.func(cx.tree.stmt_func(s)).is_test || probes_within_deadline(cx, s, body) {
                 continue;
             }
             let sleeps: Vec<ExprId> = exprs_in_block(cx.model, body)
@@ -125,6 +127,33 @@ impl Rule for RetryWithoutBackoff {
             }
         }
     }
+}
+
+/// A liveness probe: everything the loop awaits, sleeps aside, is a
+/// `ping` (or health check), and the loop runs inside a deadline scope of
+/// its own (`with anyio.move_on_after(timeout):`). Each attempt is the
+/// cheapest request the server has, the deadline caps how many there are,
+/// and backing off would only make the probe miss a recovery within its
+/// window.
+fn probes_within_deadline(cx: &FileCx, s: StmtId, body: &Block) -> bool {
+    let probes = |name: &str| {
+        let n = name.trim_start_matches('_').to_ascii_lowercase();
+        n == "ping" || n.ends_with("_ping") || n == "health_check" || n == "healthcheck"
+    };
+    let awaited: Vec<&Call> = exprs_in_block(cx.model, body)
+        .into_iter()
+        .filter_map(|e| match cx.expr(e).kind {
+            ExprKind::Await(inner) => cx.call(cx.model.strip(inner)),
+            _ => None,
+        })
+        .filter(|c| sleep_arg(c).is_none())
+        .collect();
+    !awaited.is_empty()
+        && awaited.iter().all(|c| probes(&c.name))
+        && cx.tree.stmt_ancestors(s).any(|a| {
+            matches!(&cx.stmt(a).kind, StmtKind::With { items, .. }
+                if items.iter().any(|it| crate::python::common::is_deadline_scope(cx, it.ctx)))
+        })
 }
 
 /// The span of the loop's first line.
@@ -802,8 +831,47 @@ async def fetch_config(session, url):
         except asyncio.TimeoutError:
             continue
 "#,
+        r#"
+import anyio
+
+
+class Broker:
+    async def publish(self, msg, timeout=3):
+        sleep_time = (timeout or 10) / 10
+        with anyio.move_on_after(timeout) as scope:
+            while True:
+                if scope.cancel_called:
+                    return False
+                try:
+                    await self._connection.publish(msg)
+                    return True
+                except ConnectionError:
+                    pass
+                await anyio.sleep(sleep_time)  # expect
+        return False
+"#,
     ],
     pass: &[
+        r#"
+import anyio
+
+
+class Broker:
+    async def ping(self, timeout=3):
+        sleep_time = (timeout or 10) / 10
+        with anyio.move_on_after(timeout) as scope:
+            while True:
+                if scope.cancel_called:
+                    return False
+                try:
+                    # A liveness probe within its own deadline.
+                    await self._connection.ping()
+                    return True
+                except ConnectionError:
+                    pass
+                await anyio.sleep(sleep_time)
+        return False
+"#,
         r#"
 import sqlalchemy.exc
 
