@@ -19,8 +19,8 @@ pub static META: RuleMeta = RuleMeta {
 An endless `for` loop that calls something that connects, dials,
 reconnects, subscribes or polls (by name, or a known dial, lookup, HTTP or
 database call; not reads and writes on a connection opened before the
-loop, which reconnect nothing; a function of the same file by what its
-body calls) and
+loop, which reconnect nothing, nor `Accept` on the program's own
+listener; a function of the same file by what its body calls) and
 waits with `time.Sleep` of a constant duration, with no random component
 anywhere in the loop.
 
@@ -151,7 +151,11 @@ fn reaches_remote(cx: &FileCx, c: &Call, depth: u32) -> bool {
 
 fn reaches_remote_from(cx: &FileCx, c: &Call, depth: u32, words: &[&[&str]]) -> bool {
     // Dials, lookups, HTTP and database calls; not stream copies, which are
-    // as often of a file.
+    // as often of a file, nor `Accept` on the program's own listener (a
+    // pause after a temporary accept error is local backoff).
+    if c.name == "Accept" {
+        return false;
+    }
     if cx.effect(c, Effect::Blocking).is_some_and(|e| {
         e.what.starts_with("waits on the network")
             || e.what.contains("HTTP")
@@ -289,6 +293,22 @@ func ping(addr string) error {
 			return err
 		}
 		time.Sleep(time.Second)
+	}
+}
+
+// The server's own listener: a pause after a temporary accept error is
+// local backoff, nothing remote is polled.
+func acceptConn(ln net.Listener) (net.Conn, error) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if ne, ok := err.(net.Error); ok && ne.Timeout() {
+				time.Sleep(time.Second)
+				continue
+			}
+			return nil, err
+		}
+		return c, nil
 	}
 }
 

@@ -22,8 +22,9 @@ carries on: the sleep stands in for "the goroutine
 has finished (or started)". Tests too: use a WaitGroup, a channel, or
 `testing/synctest`. A sleep directly followed by a real wait (`wg.Wait()`,
 an errgroup's `Wait`, a receive), or by signals telling the goroutines to
-stop (`close(quit)`, `cancel()`, `srv.Stop()`) and then such a wait or
-the end of the function, is not reported: the wait orders the code after it, and the sleep is only
+stop (`close(quit)`, `cancel()`, `srv.Stop()`, also as `if err :=
+c.Close(); err != nil {..}`) and then such a wait or the end of the
+function, is not reported: the wait orders the code after it, and the sleep is only
 how long the goroutines run. Nor is a sleep whose goroutine is joined
 later in the block with nothing before the join reading what it changes
 (a scenario step: let the load run, restart a node, then stop and join),
@@ -402,10 +403,22 @@ fn joins_in_a_goroutine(cx: &FileCx, s: StmtId) -> bool {
 }
 
 fn stop_signal(cx: &FileCx, s: StmtId) -> bool {
-    let StmtKind::Expr(e) = &cx.stmt(s).kind else {
-        return false;
-    };
-    match &cx.expr(cx.model.strip(*e)).kind {
+    match &cx.stmt(s).kind {
+        StmtKind::Expr(e) => stop_call(cx, *e),
+        // `if err := c.Close(); err != nil { t.Fatal(err) }`: the init
+        // statement is the signal, the check only reports its failure.
+        StmtKind::Block(b) => matches!(b.as_slice(), [init, check]
+            if matches!(&cx.stmt(*init).kind, StmtKind::Assign { value: Some(v), .. }
+                if stop_call(cx, *v))
+                && matches!(cx.stmt(*check).kind, StmtKind::If { .. })),
+        _ => false,
+    }
+}
+
+/// `close(quit)`, `cancel()`, `srv.Stop()`, `stop <- true`, an atomic
+/// store of a flag.
+fn stop_call(cx: &FileCx, e: ExprId) -> bool {
+    match &cx.expr(cx.model.strip(e)).kind {
         ExprKind::Send { .. } => true,
         ExprKind::Call(c) => {
             common::is_stop_method(&c.name)
@@ -672,8 +685,61 @@ func TestStartThenStop(t *testing.T) {
 	}
 }
 "#,
+        r#"
+package pipe
+
+import (
+	"io"
+	"net"
+	"testing"
+	"time"
+)
+
+// Closed, then read what the copy did before anything joined it.
+func TestCloseWhileCopy(t *testing.T) {
+	c1, c2 := net.Pipe()
+	var copied int64
+	done := make(chan error)
+	go func() { c2.Write([]byte("foobar")) }()
+	go func() { n, err := io.Copy(io.Discard, c1); copied = n; done <- err }()
+	time.Sleep(10 * time.Millisecond) // expect
+	if err := c1.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	report(copied)
+	<-done
+}
+"#,
     ],
     pass: &[
+        r#"
+package pipe
+
+import (
+	"io"
+	"net"
+	"testing"
+	"time"
+)
+
+// The sleep is how long the copies run; the closes stop them (each checked
+// for an error) and the receives join them.
+func TestCloseWhileCopy(t *testing.T) {
+	c1, c2 := net.Pipe()
+	readCh, writeCh := make(chan error), make(chan error)
+	go func() { _, err := io.Copy(io.Discard, c1); readCh <- err }()
+	go func() { _, err := c2.Write([]byte("foobar")); writeCh <- err }()
+	time.Sleep(10 * time.Millisecond)
+	if err := c1.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	if err := c2.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	<-readCh
+	<-writeCh
+}
+"#,
         r#"
 package cron
 

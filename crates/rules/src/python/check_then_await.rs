@@ -27,7 +27,7 @@ a module-level variable or an attribute of `self`; bodies under an
 object for itself (`if self._closed: return` directly followed by setting
 `self._closed`, or calling a method that does): every other call returns at
 that check. Neither is an "already started" guard on a start-up path
-(`start`, `setup`, `__aenter__`, the object's long-running `main` or
+(`start`, `setup`, `__aenter__`, `__await__`, the object's long-running `main` or
 `serve_forever`, or a helper only they call, such as a
 hook a base class of the file calls from its `start`) whose attribute a
 shutdown method (`stop`, `close`, `__aexit__`, the base class's too)
@@ -108,6 +108,13 @@ impl Rule for CheckThenAwait {
             }
             // `if k not in d: d[k] = await ...`: the act is in the branch.
             let checked = absence_checks(cx, &globals, *cond);
+            // A fallback inside the branch of an outer check of the same
+            // key (`if self.s is None: self.s = await open(); if self.s is
+            // None: self.s = await make_null()`) is the outer check's race,
+            // reported there once.
+            if rechecked_inside(cx, &globals, s, &checked) {
+                continue;
+            }
             let mut found = if checked.is_empty() {
                 None
             } else {
@@ -159,6 +166,8 @@ fn lifecycle_guard(cx: &FileCx, f: FuncId, key: &str) -> bool {
         "startup",
         "setup",
         "__aenter__",
+        // `conn = await connect(..)`: awaiting the object starts it.
+        "__await__",
         "open",
         "initialize",
         // The object's one long-running body (`self.main_task =
@@ -291,6 +300,33 @@ fn returns(cx: &FileCx, b: &Block) -> bool {
 }
 
 /// The shared state a condition tests for absence.
+/// `s` sits in the `then` branch of an enclosing `if` of its function that
+/// checks one of the same keys for absence.
+fn rechecked_inside(
+    cx: &FileCx,
+    globals: &HashSet<String>,
+    s: StmtId,
+    checked: &HashSet<String>,
+) -> bool {
+    let at = cx.stmt(s).span.start;
+    !checked.is_empty()
+        && cx.tree.stmt_ancestors(s).any(|a| {
+            let StmtKind::If { cond, then, .. } = &cx.stmt(a).kind else {
+                return false;
+            };
+            let in_then = match (then.first(), then.last()) {
+                (Some(&first), Some(&last)) => {
+                    cx.stmt(first).span.start <= at && at < cx.stmt(last).span.end
+                }
+                _ => false,
+            };
+            in_then
+                && absence_checks(cx, globals, *cond)
+                    .iter()
+                    .any(|k| checked.contains(k))
+        })
+}
+
 fn absence_checks(cx: &FileCx, globals: &HashSet<String>, cond: ExprId) -> HashSet<String> {
     let mut out = HashSet::new();
     collect_absence(cx, globals, cond, false, &mut out);
@@ -667,8 +703,62 @@ class KVSubscriber:
             self._watch = await bucket.watch(keys=self.keys)  # expect
         return await self._watch.updates(5)
 "#,
+        r#"
+class Conn:
+    def __init__(self, connector):
+        self._connection = None
+        self._connector = connector
+
+    # Every query may be the first: concurrent queries each connect.
+    async def query(self, sql):
+        if self._connection is None:
+            self._connection = await self._run(self._connector)  # expect
+        return await self._run(self._connection.execute, sql)
+
+    async def close(self):
+        await self._run(self._connection.close)
+        self._connection = None
+"#,
+        r#"
+class App:
+    def __init__(self):
+        self.session = None
+
+    # Reported once, at the first assignment: the inner check is a fallback
+    # of the same race.
+    async def get_session(self):
+        if self.session is None:
+            self.session = await self.open_session()  # expect
+            if self.session is None:
+                self.session = await self.make_null_session()
+        return self.session
+"#,
     ],
     pass: &[
+        r#"
+import threading
+
+
+class Conn:
+    def __init__(self, connector):
+        self._connection = None
+        self._connector = connector
+        self._thread = threading.Thread(target=self._worker)
+
+    # `conn = await Conn(..)` starts it, once: the thread cannot start twice.
+    def __await__(self):
+        self._thread.start()
+        return self._connect().__await__()
+
+    async def _connect(self):
+        if self._connection is None:
+            self._connection = await self._run(self._connector)
+        return self
+
+    async def close(self):
+        await self._run(self._connection.close)
+        self._connection = None
+"#,
         r#"
 class KVSubscriber:
     _watch = None

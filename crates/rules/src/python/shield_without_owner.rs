@@ -21,7 +21,9 @@ pub static META: RuleMeta = RuleMeta {
 shield of a task held only in a local variable of the function. A plain
 function of the file that hands back a future rather than a coroutine
 (`return self._waiter`) is not reported: `shield` makes no task for a
-future, and whoever made it owns it. Neither is a fresh bare future
+future, and whoever made it owns it; nor an `async def` of the file that
+only waits for a future its object keeps and returns nothing (`await
+self._pid_waiter`). Neither is a fresh bare future
 (`loop.create_future()`, `asyncio.Future()`): it runs no work at all.
 
 ## Why
@@ -125,6 +127,41 @@ fn hands_back_a_future(cx: &FileCx, c: &Call) -> bool {
     !returns.is_empty() && !returns.into_iter().any(coroutine)
 }
 
+/// The call is an `async def` of this file that only waits for a future
+/// its object keeps (`if self.has_pid(): return; await self._pid_waiter`)
+/// and returns nothing: the future's owner settles it, and a shielded run
+/// left behind by a cancelled caller loses no result and no error of its
+/// own.
+fn only_awaits_a_stored_future(cx: &FileCx, c: &Call) -> bool {
+    let Some(g) = cx.callee_in_file(c) else {
+        return false;
+    };
+    let func = cx.func(g);
+    if !func.is_async || func.is_generator {
+        return false;
+    }
+    let awaited: Vec<ExprId> = cx
+        .body_exprs(g)
+        .iter()
+        .filter_map(|&e| match cx.expr(e).kind {
+            ExprKind::Await(inner) => Some(inner),
+            _ => None,
+        })
+        .collect();
+    let stored = |v: ExprId| {
+        let v = cx.model.strip(v);
+        matches!(cx.expr(v).kind, ExprKind::Attr { .. })
+            && cx.model.dotted(v).is_some_and(|d| d.starts_with("self."))
+    };
+    !awaited.is_empty()
+        && awaited.len() == crate::util::awaits_in_block(cx.model, &func.body).len()
+        && awaited.into_iter().all(stored)
+        && cx
+            .body_stmts(g)
+            .iter()
+            .all(|&s| !matches!(cx.stmt(s).kind, StmtKind::Return(Some(_))))
+}
+
 /// Describes the shielded value when nothing else owns it.
 fn unowned(cx: &FileCx, shield: ExprId, arg: ExprId) -> Option<String> {
     let arg = cx.model.strip(arg);
@@ -132,6 +169,7 @@ fn unowned(cx: &FileCx, shield: ExprId, arg: ExprId) -> Option<String> {
         // `loop.create_future()`, `asyncio.Future()`: a bare future runs no
         // work, so there is no task to lose.
         if hands_back_a_future(cx, c)
+            || only_awaits_a_stored_future(cx, c)
             || (c.name == "create_future" && c.receiver.is_some())
             || matches!(
                 c.target.as_deref(),
@@ -258,8 +296,62 @@ async def commit_in_loop(txns):
         except asyncio.CancelledError:
             raise
 "#,
+        r#"
+import asyncio
+
+
+class TxnManager:
+    def __init__(self):
+        self._pid = None
+        self._pid_waiter = asyncio.get_event_loop().create_future()
+
+    def has_pid(self):
+        return self._pid is not None
+
+    async def wait_for_pid(self):
+        if self.has_pid():
+            return
+        await self._pid_waiter
+        self._pid = await self._fetch_pid()
+
+
+class Producer:
+    def __init__(self):
+        self._txn = TxnManager()
+
+    async def begin_transaction(self):
+        await asyncio.shield(self._txn.wait_for_pid())  # expect
+        self._txn.begin()
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class TxnManager:
+    def __init__(self):
+        self._pid = None
+        self._pid_waiter = asyncio.get_event_loop().create_future()
+
+    def has_pid(self):
+        return self._pid is not None
+
+    async def wait_for_pid(self):
+        # Only waits for the manager's own future: nothing of its own to lose.
+        if self.has_pid():
+            return
+        await self._pid_waiter
+
+
+class Producer:
+    def __init__(self):
+        self._txn = TxnManager()
+
+    async def begin_transaction(self):
+        await asyncio.shield(self._txn.wait_for_pid())
+        self._txn.begin()
+"#,
         r#"
 import asyncio
 

@@ -51,7 +51,9 @@ pub fn non_service_path(cx: &FileCx) -> bool {
 }
 
 /// `main`, or a function that never returns (`-> !`): it lives as long as
-/// the process.
+/// the process. So does the async block `main` hands to `block_on` as its
+/// last act (`fn main() { task::block_on(async { .. }) }`): it is `main`'s
+/// body, as under `#[tokio::main]`.
 pub fn is_process_root(cx: &FileCx, f: FuncId) -> bool {
     let func = cx.func(f);
     (func.name.as_str() == "main" && func.class.is_none())
@@ -59,6 +61,33 @@ pub fn is_process_root(cx: &FileCx, f: FuncId) -> bool {
             .returns
             .as_ref()
             .is_some_and(|t| t.text.as_str() == "!")
+        || (func.kind == FnKind::AsyncBlock && is_body_of_main(cx, f))
+}
+
+/// `f` is the async block of `main`'s last statement, `block_on(async {
+/// .. })` (tokio's `Runtime::block_on`, async-std's `task::block_on`,
+/// `futures::executor::block_on`).
+fn is_body_of_main(cx: &FileCx, f: FuncId) -> bool {
+    let Some(main) = cx.func(f).parent else {
+        return false;
+    };
+    let m = cx.func(main);
+    if m.name.as_str() != "main" || m.class.is_some() {
+        return false;
+    }
+    let Some(&last) = m.body.last() else {
+        return false;
+    };
+    let tail = match cx.stmt(last).kind {
+        StmtKind::Return(Some(e)) | StmtKind::Expr(e) | StmtKind::Tail(e) => e,
+        _ => return false,
+    };
+    cx.call(cx.model.strip(tail)).is_some_and(|c| {
+        c.name == "block_on"
+            && c.args.iter().any(
+                |a| matches!(cx.expr(cx.model.strip(a.value)).kind, ExprKind::Closure(g) if g == f),
+            )
+    })
 }
 
 /// The named function a closure or async block is nested in (itself for

@@ -1479,8 +1479,45 @@ impl Poller {
     }
 }
 "#,
+        r#"
+use async_std::net::TcpListener;
+use async_std::prelude::*;
+use async_std::task;
+
+fn main() -> std::io::Result<()> {
+    task::block_on(async {
+        let listener = TcpListener::bind("127.0.0.1:8080").await?;
+        let mut incoming = listener.incoming();
+        while let Some(stream) = incoming.next().await {
+            let stream = stream?;
+            task::spawn(async { process(stream).await.unwrap() }); // expect
+        }
+        Ok::<(), std::io::Error>(())
+    })?;
+    flush_metrics();
+    Ok(())
+}
+"#,
     ],
     pass: &[
+        r#"
+use async_std::net::TcpListener;
+use async_std::prelude::*;
+use async_std::task;
+
+fn main() -> std::io::Result<()> {
+    // The accept loop is main's body, as under #[async_std::main].
+    task::block_on(async {
+        let listener = TcpListener::bind("127.0.0.1:8080").await?;
+        let mut incoming = listener.incoming();
+        while let Some(stream) = incoming.next().await {
+            let stream = stream?;
+            task::spawn(async { process(stream).await.unwrap() });
+        }
+        Ok::<(), std::io::Error>(())
+    })
+}
+"#,
         r#"
 use std::sync::mpsc;
 use std::thread;
