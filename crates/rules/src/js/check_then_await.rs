@@ -24,8 +24,9 @@ that state: `conn = await connect()`, `cache.set(key, await load(key))`.
 Only a read of shared state, an await, and a write of the same state guarded
 by the read are reported (`store.get("version")` and `store.set("scope", ..)`
 are different entries of one store). A value that only awaits a dynamic
-`import(..)` (directly, or through a helper of the file whose only awaits
-are `import(..)`) is not: the module loader loads the module once, and every
+`import(..)` (directly, as compiled to CommonJS, `Promise.resolve().then(()
+=> __importStar(require(x)))`, or through a helper of the file whose only
+awaits are `import(..)`) is not: the module loader loads the module once, and every
 racer stores the same namespace.
 
 ## Why
@@ -308,6 +309,33 @@ fn rest_of_block(cx: &FileCx, s: StmtId) -> Block {
     b[i + 1..].to_vec()
 }
 
+/// What TypeScript and Babel emit for `import(x)` in CommonJS output:
+/// `Promise.resolve().then(() => __importStar(require(x)))` (or
+/// `_interopRequireWildcard(..)`, or a bare `require(x)`).
+fn transpiled_import(cx: &FileCx, c: &Call) -> bool {
+    let on_resolved = c.name == "then"
+        && c.receiver
+            .and_then(|r| cx.call(cx.model.strip(r)))
+            .is_some_and(|r| r.target.as_deref() == Some("Promise.resolve") && r.args.is_empty());
+    let Some(g) = c
+        .positional(0)
+        .filter(|_| on_resolved && c.args.len() == 1)
+        .and_then(|a| super::common::callback_fn(cx, a))
+    else {
+        return false;
+    };
+    let calls: Vec<&Call> = cx.body_calls(g).filter_map(|e| cx.call(e)).collect();
+    let is_require = |k: &Call| k.name == "require" && k.receiver.is_none();
+    let is_interop = |k: &Call| {
+        k.receiver.is_none()
+            && (k.name.starts_with("__importStar")
+                || k.name.starts_with("__importDefault")
+                || k.name.starts_with("_interopRequire"))
+    };
+    calls.iter().filter(|k| is_require(k)).count() == 1
+        && calls.iter().all(|k| is_require(k) || is_interop(k))
+}
+
 /// `import(..)`, or a call of a helper of the file whose only awaits are
 /// `import(..)` (`const importModule = async (s) => { try { return await
 /// import(s) } catch .. }`, for optional dependencies).
@@ -315,7 +343,7 @@ fn loads_a_module(cx: &FileCx, awaited: ExprId) -> bool {
     let Some(c) = cx.call(cx.model.strip(awaited)) else {
         return false;
     };
-    if c.target.as_deref() == Some("import") {
+    if c.target.as_deref() == Some("import") || transpiled_import(cx, c) {
         return true;
     }
     let Some(name) = cx.model.name_of(c.func) else {
@@ -642,8 +670,32 @@ async function loadConfig() {
 
 module.exports = { loadConfig };
 "#,
+        r#"
+"use strict";
+var __importStar = (this && this.__importStar) || function (mod) { return mod; };
+let client = null;
+async function getClient() {
+    if (!client) {
+        client = await Promise.resolve().then(() => redis.createClient().connect()); // expect
+    }
+    return client;
+}
+exports.getClient = getClient;
+"#,
     ],
     pass: &[
+        r#"
+"use strict";
+var __importStar = (this && this.__importStar) || function (mod) { return mod; };
+let debugModule = null;
+async function importDebug() {
+    if (!debugModule) {
+        debugModule = (await Promise.resolve().then(() => __importStar(require("debug")))).default;
+    }
+    return debugModule;
+}
+exports.importDebug = importDebug;
+"#,
         r#"
 let brotli = null;
 
