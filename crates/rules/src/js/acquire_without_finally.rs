@@ -20,7 +20,9 @@ pub static META: RuleMeta = RuleMeta {
 An async mutex or semaphore taken with `await x.acquire()` (`async-mutex`,
 `await-semaphore` and similar), where the function either never calls the
 release, or calls it on the normal path only while something between the
-acquire and the release can throw or reject.
+acquire and the release can throw or reject. A guard bound with `using` or
+`await using` (or TypeScript's compiled form of it) is disposed on every
+exit and is not reported.
 
 ## Why
 
@@ -90,6 +92,9 @@ impl Rule for AcquireWithoutFinally {
             let Some(lock) = lock_name(cx, recv) else {
                 continue;
             };
+            if disposed_on_exit(cx, e) {
+                continue;
+            }
             let f = cx.func_of(e);
             let handle = release_handle(cx, e);
             if handle_escapes(cx, f, handle.as_deref()) {
@@ -121,6 +126,21 @@ impl Rule for AcquireWithoutFinally {
                 "put the work in `try { ... } finally { release(); }`, or use `runExclusive(async () => ...)`",
             ));
         }
+    }
+}
+
+/// `using guard = await m.acquire()` (or `await using`): the guard is
+/// disposed on every exit of its block. Also what TypeScript compiles that
+/// to, `__addDisposableResource(env, await m.acquire(), ..)`, whose `finally`
+/// disposes `env`.
+fn disposed_on_exit(cx: &FileCx, acquire: ExprId) -> bool {
+    match cx.tree.expr_parent(acquire) {
+        Parent::Stmt(s) => matches!(&cx.stmt(s).kind, StmtKind::With { items, .. }
+            if items.iter().any(|it| it.ctx == acquire)),
+        Parent::Expr(p) => cx
+            .call(p)
+            .is_some_and(|c| c.name.starts_with("__addDisposableResource") && c.receiver.is_none()),
+        _ => false,
     }
 }
 
@@ -239,8 +259,16 @@ async function work(job) {
   const [, release] = await sem.acquire(); // expect
   await job.run();
 }
+
+// Not a `using`: the release is skipped if transform throws.
+export async function compute(key, value) {
+  await mutex.acquire(); // expect
+  state[key] = await transform(value);
+  mutex.release();
+}
 "#],
-    pass: &[r#"
+    pass: &[
+        r#"
 import { Mutex, Semaphore } from "async-mutex";
 const mutex = new Mutex();
 const sem = new Semaphore(5);
@@ -269,7 +297,32 @@ async function quick(key) {
   counter += 1;
   release();
 }
-"#],
+"#,
+        r#"
+import { Mutex } from "./mutex.js";
+const mutex = new Mutex();
+
+// The guard is disposed on every exit of the block.
+export async function update(key, value) {
+  using _guard = await mutex.acquire();
+  state[key] = await transform(value);
+}
+
+// What TypeScript emits for the same `using`.
+export async function updateCompiled(key, value) {
+  const env_1 = { stack: [], error: void 0, hasError: false };
+  try {
+    const _guard = __addDisposableResource(env_1, await mutex.acquire(), false);
+    state[key] = await transform(value);
+  } catch (e_1) {
+    env_1.error = e_1;
+    env_1.hasError = true;
+  } finally {
+    __disposeResources(env_1);
+  }
+}
+"#,
+    ],
 };
 
 #[cfg(test)]

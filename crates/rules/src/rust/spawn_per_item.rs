@@ -19,7 +19,8 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 A task or thread is started for every item of an input whose size the code
 does not control: a `for` loop over a collection, a stream or an iterator
-(not a numeric range, not a literal list) with `tokio::spawn`,
+(not a numeric range, not a literal list, not a list from the command line:
+`std::env::args()`, clap's `get_many`/`values_of`) with `tokio::spawn`,
 `std::thread::spawn`, `spawn_blocking` or `Handle::spawn` in its body, the
 same in an iterator `.map(|x| tokio::spawn(..))`, or `join_all` /
 `try_join_all` over `items.iter().map(..)`. Not flagged: a `Semaphore`
@@ -336,6 +337,28 @@ fn chain_base(cx: &FileCx, mut e: ExprId) -> ExprId {
     e
 }
 
+/// A value taken from the command line: a chain over `std::env::args()`,
+/// or clap's `matches.get_many(..)` / `values_of(..)`. Its size is what the
+/// operator typed, not input data.
+fn from_command_line(cx: &FileCx, e: ExprId) -> bool {
+    let mut cur = cx.model.strip(e);
+    for _ in 0..16 {
+        let Some(c) = cx.call(cur) else { return false };
+        if matches!(
+            c.target.as_deref(),
+            Some("std::env::args" | "std::env::args_os")
+        ) || (c.receiver.is_some() && matches!(c.name.as_str(), "get_many" | "values_of"))
+        {
+            return true;
+        }
+        match c.receiver {
+            Some(r) => cur = cx.model.strip(r),
+            None => return false,
+        }
+    }
+    false
+}
+
 /// A chain whose base is a bounded iterable.
 fn bounded_chain(cx: &FileCx, e: ExprId) -> bool {
     let mut cur = e;
@@ -404,7 +427,7 @@ fn bounded_iter(cx: &FileCx, e: ExprId) -> bool {
             };
             if let Some(d) = decl
                 && let StmtKind::Assign { value: Some(v), .. } = &cx.stmt(d).kind
-                && literal_list(cx, *v)
+                && (literal_list(cx, *v) || from_command_line(cx, *v))
             {
                 return true;
             }
@@ -502,8 +525,65 @@ pub async fn fetch_all(client: &Client, urls: Vec<String>) -> Vec<Page> {
     futures::future::join_all(urls.into_iter().map(fetch)).await // expect
 }
 "#,
+        r#"
+use futures::future;
+
+async fn send(topic: &str, payload: &[u8]) -> Result<(), String> {
+    let _ = (topic, payload);
+    Ok(())
+}
+
+async fn recv() -> Vec<u8> {
+    vec![]
+}
+
+async fn recv_batch() -> Vec<Vec<u8>> {
+    vec![]
+}
+
+#[tokio::main]
+async fn main() {
+    let output_topics: Vec<String> = std::env::args().skip(1).collect();
+    loop {
+        // One send per message of a broker-sized batch.
+        let batch = recv_batch().await;
+        let topic = &output_topics[0];
+        future::try_join_all(batch.iter().map(|m| send(topic, m))) // expect
+            .await
+            .expect("delivery failed");
+    }
+}
+"#,
     ],
     pass: &[
+        r#"
+use futures::future;
+
+async fn send(topic: &str, payload: &[u8]) -> Result<(), String> {
+    let _ = (topic, payload);
+    Ok(())
+}
+
+async fn recv() -> Vec<u8> {
+    vec![]
+}
+
+async fn recv_batch() -> Vec<Vec<u8>> {
+    vec![]
+}
+
+#[tokio::main]
+async fn main() {
+    let output_topics: Vec<String> = std::env::args().skip(1).collect();
+    loop {
+        // One send per topic the operator named on the command line.
+        let m = recv().await;
+        future::try_join_all(output_topics.iter().map(|t| send(t, &m)))
+            .await
+            .expect("delivery failed");
+    }
+}
+"#,
         r#"
 use futures::future;
 use tokio::sync::oneshot;
