@@ -19,7 +19,8 @@ A message handler (aio-pika, pika, kombu, Google Pub/Sub) calls
 `ack()`/`basic_ack()`, or a Kafka consumer commits its offset, and then,
 in the same pass, does the message's work: an awaited call, known I/O, or a project function handed the
 message. Acks in `except` and `finally` blocks, and acks after the work,
-are fine.
+are fine, as is adding the message to a container the function made
+empty itself (`acked.append(message.payload)`: bookkeeping in memory).
 
 ## Why
 
@@ -114,8 +115,48 @@ def run(conf, process):
         consumer.commit(message=msg, asynchronous=False)  # expect
         process(msg.value())
 "#,
+        r#"
+import threading
+
+
+def consume(conn, queue, hub):
+    acked = []
+
+    def ack(message):
+        message.ack()  # expect
+        store.save(message.payload)
+        acked.append(message.payload)
+
+    def callback(body, message):
+        threading.Timer(0.1, hub.call_soon, (ack, message)).start()
+
+    with conn.Consumer([queue], callbacks=[callback], prefetch_count=1):
+        while len(acked) < 2:
+            hub.run_once()
+    return acked
+"#,
     ],
     pass: &[
+        r#"
+import threading
+
+
+def consume(conn, queue, hub):
+    acked = []
+
+    def ack(message):
+        message.ack()
+        # Bookkeeping of what was acked, in a list made here.
+        acked.append(message.payload)
+
+    def callback(body, message):
+        threading.Timer(0.1, hub.call_soon, (ack, message)).start()
+
+    with conn.Consumer([queue], callbacks=[callback], prefetch_count=1):
+        while len(acked) < 2:
+            hub.run_once()
+    return acked
+"#,
         r#"
 from confluent_kafka import Consumer
 

@@ -19,7 +19,9 @@ pub static META: RuleMeta = RuleMeta {
 A RabbitMQ consumer started with pika's `channel.basic_consume(...)` or
 aio-pika's `queue.consume(...)`/`queue.iterator()`, in a module that never
 calls `basic_qos(prefetch_count=...)` (pika) or
-`set_qos(prefetch_count=...)` (aio-pika).
+`set_qos(prefetch_count=...)` (aio-pika). An auto-ack consumer
+(`no_ack=True`, `auto_ack=True`) is left alone: the broker's prefetch
+limits only unacknowledged deliveries, so it cannot apply there.
 
 ## Why
 
@@ -99,7 +101,14 @@ impl Rule for AmqpNoPrefetch {
             }
             let hit = (pika && c.name == "basic_consume")
                 || (aio_pika && matches!(c.name.as_str(), "consume" | "iterator"));
-            if !hit {
+            // An auto-ack consumer (`no_ack=True`, pika's `auto_ack=True`):
+            // prefetch limits only unacknowledged deliveries, so it does
+            // not apply (and `amq.rabbitmq.reply-to` must be consumed so).
+            let auto_ack = ["no_ack", "auto_ack"].iter().any(|k| {
+                c.kwarg(k)
+                    .is_some_and(|v| matches!(cx.model.literal(v), Some(Lit::Bool(true))))
+            });
+            if !hit || auto_ack {
                 continue;
             }
             out.push(cx.finding(
@@ -133,8 +142,39 @@ def run(on_message):
     ch.basic_consume(queue="jobs", on_message_callback=on_message)  # expect
     ch.start_consuming()
 "#,
+        r#"
+import aio_pika
+
+
+async def call(channel, routing_key, body, on_reply):
+    reply_queue = await channel.declare_queue("replies", durable=True)
+    tag = await reply_queue.consume(on_reply, no_ack=False)  # expect
+    try:
+        await channel.default_exchange.publish(
+            aio_pika.Message(body, reply_to=reply_queue.name),
+            routing_key=routing_key,
+        )
+    finally:
+        await reply_queue.cancel(tag)
+"#,
     ],
     pass: &[
+        r#"
+import aio_pika
+
+
+async def call(channel, routing_key, body, on_reply):
+    # Direct reply-to is consumed with auto-ack: prefetch does not apply.
+    reply_queue = await channel.get_queue("amq.rabbitmq.reply-to", ensure=False)
+    tag = await reply_queue.consume(on_reply, no_ack=True)
+    try:
+        await channel.default_exchange.publish(
+            aio_pika.Message(body, reply_to=reply_queue.name),
+            routing_key=routing_key,
+        )
+    finally:
+        await reply_queue.cancel(tag)
+"#,
         r#"
 import pika
 

@@ -266,6 +266,7 @@ fn work(cx: &FileCx, e: ExprId, c: &Call, message: &HashSet<String>) -> Option<W
         || cx.effect(c, Effect::Logging).is_some()
         || telemetry(cx, c)
         || unwraps(cx, c)
+        || local_bookkeeping(cx, e, c)
     {
         None
     } else if cx.is_awaited(e) {
@@ -303,6 +304,34 @@ fn first_work_after(
         }
     }
     handed
+}
+
+/// An item added to a container the function (or one around it) made
+/// itself, empty (`acked = []` ... `acked.append(message.payload)`):
+/// in-memory bookkeeping of what was handled, not work on the message.
+fn local_bookkeeping(cx: &FileCx, e: ExprId, c: &Call) -> bool {
+    const ADDS: &[&str] = &["append", "add", "extend", "insert", "appendleft", "push"];
+    let Some(name) = c.receiver.and_then(|r| cx.model.name_of(cx.model.strip(r))) else {
+        return false;
+    };
+    if !ADDS.contains(&c.name.as_str()) {
+        return false;
+    }
+    let empty_container = |v: ExprId| match &cx.expr(cx.model.strip(v)).kind {
+        ExprKind::Collection { elems, .. } => elems.is_empty(),
+        ExprKind::Call(k) => {
+            k.args.is_empty()
+                && k.receiver.is_none()
+                && matches!(k.name.as_str(), "list" | "set" | "dict")
+        }
+        _ => false,
+    };
+    cx.tree.func_ancestors(cx.model, cx.func_of(e)).any(|g| {
+        cx.body_stmts(g).iter().any(|&s| {
+            matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), .. }
+                if targets.iter().any(|&t| cx.model.name_of(t) == Some(name)) && empty_container(*v))
+        })
+    })
 }
 
 /// Rust's unwrapping and borrowing of a value (`let msg = msg.unwrap();`,
