@@ -22,6 +22,9 @@ test code (a test sends what it sends, and its channel lives for one test).
 A result buffer is not reported either: a local channel that never leaves
 the function, which reads it in a bounded loop (`for range parts { r :=
 <-results }`); its slots let the workers finish after an early return.
+Nor is its twin, a job list the function fills in a bounded loop and
+closes before starting the workers that drain it (the buffer must hold
+every job, or the filling loop would block).
 
 ## Why
 
@@ -76,7 +79,7 @@ impl Rule for HugeChannelBuffer {
             let Some(reason) = unbounded_reason(cx.model, c, entry) else {
                 continue;
             };
-            if result_buffer(cx, id) {
+            if call_scoped_buffer(cx, id) {
                 continue;
             }
             out.push(cx.finding(
@@ -93,9 +96,10 @@ impl Rule for HugeChannelBuffer {
 /// goroutines send on it, nothing stores, passes or returns it) and that
 /// the function itself reads in a bounded loop (`for range parts { r :=
 /// <-results }`): one slot per result the call can produce, so workers can
-/// still finish their sends after the reader returns early. A buffer that
-/// lives as long as the call, not a queue.
-fn result_buffer(cx: &FileCx, make: ExprId) -> bool {
+/// still finish their sends after the reader returns early. Or the same
+/// function's job list, filled and closed before the workers start. A
+/// buffer that lives as long as the call, not a queue.
+fn call_scoped_buffer(cx: &FileCx, make: ExprId) -> bool {
     let Parent::Stmt(s) = cx.tree.expr_parent(make) else {
         return false;
     };
@@ -121,12 +125,11 @@ fn result_buffer(cx: &FileCx, make: ExprId) -> bool {
     let stays = uses.iter().all(|&u| {
         matches!(
             common::chan_use(cx, u),
-            ChanUse::Send | ChanUse::Recv | ChanUse::Close | ChanUse::Inspect
+            ChanUse::Send | ChanUse::Recv | ChanUse::Range | ChanUse::Close | ChanUse::Inspect
         )
     });
-    let read_in_bounded_loop = uses.iter().any(|&u| {
-        common::chan_use(cx, u) == ChanUse::Recv
-            && cx.func_of(u) == f
+    let in_bounded_loop = |u: ExprId| {
+        cx.func_of(u) == f
             && cx.tree.enclosing_stmt(u).is_some_and(|st| {
                 common::enclosing_loops(cx, st).first().is_some_and(|&lp| {
                     matches!(
@@ -135,8 +138,34 @@ fn result_buffer(cx: &FileCx, make: ExprId) -> bool {
                     )
                 })
             })
-    });
-    stays && read_in_bounded_loop
+    };
+    let read_in_bounded_loop = uses
+        .iter()
+        .any(|&u| common::chan_use(cx, u) == ChanUse::Recv && in_bounded_loop(u));
+    // The job-side twin: `jobs := make(..); for p := range parts { jobs <-
+    // p }; close(jobs)`, filled and closed before any worker reads, so the
+    // buffer must hold every job.
+    let first_go = cx
+        .body_stmts(f)
+        .iter()
+        .filter(|&&st| matches!(cx.stmt(st).kind, StmtKind::Go(_)))
+        .map(|&st| cx.stmt(st).span.start)
+        .min()
+        .unwrap_or(u32::MAX);
+    let before_workers = |u: ExprId| cx.func_of(u) == f && cx.expr(u).span.end <= first_go;
+    let sends: Vec<ExprId> = uses
+        .iter()
+        .copied()
+        .filter(|&u| common::chan_use(cx, u) == ChanUse::Send)
+        .collect();
+    let preloaded = !sends.is_empty()
+        && sends
+            .iter()
+            .all(|&u| in_bounded_loop(u) && before_workers(u))
+        && uses
+            .iter()
+            .any(|&u| common::chan_use(cx, u) == ChanUse::Close && before_workers(u));
+    stays && (read_in_bounded_loop || preloaded)
 }
 
 /// `make(chan T, ...)`: the first argument is a channel type.
@@ -184,6 +213,22 @@ func NewBus() *Bus {
 }
 
 func (b *Bus) Publish(e Event) { b.events <- e }
+
+// Fed while the workers run: a queue in front of slow consumers.
+func Feed(src <-chan Event, workers int) {
+	jobs := make(chan Event, 10000) // expect
+	for w := 0; w < workers; w++ {
+		go func() {
+			for e := range jobs {
+				slowSink(e)
+			}
+		}()
+	}
+	for e := range src {
+		jobs <- e
+	}
+	close(jobs)
+}
 "#,
     ],
     pass: &[
@@ -217,6 +262,22 @@ func uploadAll(parts []int, workers int) error {
 		}
 	}
 	return nil
+}
+
+// Filled and closed before any worker starts: the buffer holds every job.
+func uploadJobs(parts, workers int) {
+	jobs := make(chan int, 10000)
+	for p := 1; p <= parts; p++ {
+		jobs <- p
+	}
+	close(jobs)
+	for w := 0; w < workers; w++ {
+		go func() {
+			for p := range jobs {
+				uploadPart(p)
+			}
+		}()
+	}
 }
 "#,
         r#"
