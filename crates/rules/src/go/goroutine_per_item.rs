@@ -39,7 +39,7 @@ their item is settled (`for range ticker.C`; one worker per partition or
 lease: a limit would leave some with none). Neither are a loop that starts
 one goroutine and then leaves (`go refill(); break`), nor one stopper per
 member the object already runs (`for _, svc := range s.services { go
-func() { svc.Stop() }() }`, or `Pause`, also when the goroutine merges what the stop
+func() { svc.Stop() }() }`, or `Pause`, `Kill`, `Terminate`, also when the goroutine merges what the stop
 returns into a map under a mutex): nothing new is opened. A literal that
 only calls a function of the file (`go func(id int64) { s.keepAlive(id)
 }(id)`) is judged as that function.
@@ -780,7 +780,7 @@ fn limited(cx: &FileCx, group: &str) -> bool {
 
 /// The loop walks a collection the method's receiver holds (`s.services`)
 /// and the goroutine's only calls are stop-like methods (`Stop`,
-/// `Shutdown`, `Close`, `Cancel`, `Pause`), signals (`wg.Done`), and what merges
+/// `Shutdown`, `Close`, `Cancel`, `Pause`, `Kill`, `Terminate`), signals (`wg.Done`), and what merges
 /// a stop's result into memory (`mu.Lock()`, builtins, string helpers).
 fn stops_own_members(cx: &FileCx, f: FuncId, iter: ExprId, go_call: ExprId) -> bool {
     let top = common::outermost(cx, f);
@@ -795,8 +795,10 @@ fn stops_own_members(cx: &FileCx, f: FuncId, iter: ExprId, go_call: ExprId) -> b
         return false;
     };
     let calls: Vec<&Call> = cx.body_calls(g).filter_map(|e| cx.call(e)).collect();
-    let halts =
-        |c: &Call| common::is_stop_method(&c.name) || matches!(c.name.as_str(), "Cancel" | "Pause");
+    let halts = |c: &Call| {
+        common::is_stop_method(&c.name)
+            || matches!(c.name.as_str(), "Cancel" | "Pause" | "Kill" | "Terminate")
+    };
     own && calls.iter().any(|c| halts(c))
         && calls.iter().all(|c| {
             halts(c)
@@ -1189,6 +1191,36 @@ func (s *leases) ProbeAll() map[string]int {
 "#,
     ],
     pass: &[
+        r#"
+package plugin
+
+import "sync"
+
+type Client interface{ Kill() }
+
+type Manager struct {
+	clients []Client
+}
+
+func (m *Manager) Start(found <-chan string) {
+	for path := range found {
+		m.clients = append(m.clients, launch(path))
+	}
+}
+
+// One killer per plugin process the manager started.
+func (m *Manager) Cleanup() {
+	var wg sync.WaitGroup
+	for _, c := range m.clients {
+		wg.Add(1)
+		go func(c Client) {
+			defer wg.Done()
+			c.Kill()
+		}(c)
+	}
+	wg.Wait()
+}
+"#,
         r#"
 package tester
 
