@@ -145,27 +145,26 @@ fn call_scoped_buffer(cx: &FileCx, make: ExprId) -> bool {
     // The job-side twin: `jobs := make(..); for p := range parts { jobs <-
     // p }; close(jobs)`, filled and closed before any worker reads, so the
     // buffer must hold every job.
-    let first_go = cx
-        .body_stmts(f)
-        .iter()
-        .filter(|&&st| matches!(cx.stmt(st).kind, StmtKind::Go(_)))
-        .map(|&st| cx.stmt(st).span.start)
-        .min()
-        .unwrap_or(u32::MAX);
-    let before_workers = |u: ExprId| cx.func_of(u) == f && cx.expr(u).span.end <= first_go;
-    let sends: Vec<ExprId> = uses
-        .iter()
-        .copied()
-        .filter(|&u| common::chan_use(cx, u) == ChanUse::Send)
-        .collect();
-    let preloaded = !sends.is_empty()
-        && sends
+    let preloaded = || {
+        let first_go = cx
+            .body_stmts(f)
             .iter()
-            .all(|&u| in_bounded_loop(u) && before_workers(u))
-        && uses
+            .filter(|&&st| matches!(cx.stmt(st).kind, StmtKind::Go(_)))
+            .map(|&st| cx.stmt(st).span.start)
+            .min()
+            .unwrap_or(u32::MAX);
+        let before_workers = |u: ExprId| cx.func_of(u) == f && cx.expr(u).span.end <= first_go;
+        let mut sends = uses
             .iter()
-            .any(|&u| common::chan_use(cx, u) == ChanUse::Close && before_workers(u));
-    stays && (read_in_bounded_loop || preloaded)
+            .filter(|&&u| common::chan_use(cx, u) == ChanUse::Send)
+            .peekable();
+        sends.peek().is_some()
+            && sends.all(|&u| in_bounded_loop(u) && before_workers(u))
+            && uses
+                .iter()
+                .any(|&u| common::chan_use(cx, u) == ChanUse::Close && before_workers(u))
+    };
+    stays && (read_in_bounded_loop || preloaded())
 }
 
 /// `make(chan T, ...)`: the first argument is a channel type.
