@@ -44,9 +44,10 @@ Flags, in non-test code:
 
 ## Why
 
-Go's default HTTP client and a bare dial wait forever: a peer that accepts
-the connection and then stalls, or a half-open connection, parks the
-goroutine for good. Each stuck request holds a goroutine and a connection;
+Go's default HTTP client waits forever, and so does I/O on a dialed
+connection with no deadline (the connect itself ends when the kernel stops
+retrying, about two minutes on Linux): a peer that accepts the connection
+and then stalls, or a half-open connection, parks the goroutine for good. Each stuck request holds a goroutine and a connection;
 under a slow dependency they accumulate until the service falls over.
 
 ## Example
@@ -166,13 +167,18 @@ impl Rule for HttpWithoutTimeout {
                     }
                     let callee = cx.callee_display(c);
                     let short = common::short_name(&callee);
+                    // The kernel gives up connecting after its SYN retries;
+                    // it is the connection without a deadline that can wait
+                    // for good.
+                    let stall = if entry.kind.as_deref() == Some("dial") {
+                        "connecting waits as long as the kernel retries (about two minutes on Linux), and the connection gets no deadline, so a peer that stalls after accepting keeps this goroutine waiting forever"
+                    } else {
+                        "a peer that stalls keeps this goroutine waiting forever"
+                    };
                     out.push(cx.finding(
                         &META,
                         e.span,
-                        format!(
-                            "`{short}` {}: a peer that stalls keeps this goroutine waiting forever",
-                            entry.what
-                        ),
+                        format!("`{short}` {}: {stall}", entry.what),
                         entry.fix.clone(),
                     ));
                 }
@@ -1125,4 +1131,18 @@ func (d *Dialer) Dial(network, address string) (net.Conn, error) {
 mod tests {
     use super::*;
     crate::testing::rule_tests!(HttpWithoutTimeout);
+
+    /// A dial's connect is bounded by the kernel; what waits for good is the
+    /// connection without a deadline, and the message says so.
+    #[test]
+    fn a_dial_is_not_said_to_connect_forever() {
+        static RULE: HttpWithoutTimeout = HttpWithoutTimeout;
+        let src = "package app\n\nimport \"net\"\n\nfunc Ping(addr string) error {\n\tc, err := net.Dial(\"tcp\", addr)\n\tif err != nil {\n\t\treturn err\n\t}\n\t_, err = c.Write([]byte(\"ping\"))\n\treturn err\n}\n";
+        let found = crate::testing::messages(&RULE, Language::Go, src);
+        let m = crate::testing::message_with(&found, "connects with no timeout");
+        assert!(
+            m.contains("about two minutes") && m.contains("no deadline"),
+            "{m}"
+        );
+    }
 }
