@@ -30,7 +30,9 @@ earlier run). A next statement that waits for
 the work itself (`thread.join()`, `proc.wait()`, `await task`) is not
 reported: the sleep orders nothing there. Neither is an `assert` that
 repeats word for word one made before the sleep: it checks that nothing
-changed, which a slow machine cannot make fail.
+changed, which a slow machine cannot make fail. A `task.cancel()` of the
+started work right after the sleep reads nothing; the statement after it
+is the one judged.
 
 ## Why
 
@@ -122,9 +124,20 @@ impl Rule for SleepSynchronization {
             let Some(handed) = started_before(cx, f, e.span.start) else {
                 continue;
             };
-            let Some(next) = next_stmt(cx, stmt) else {
+            let Some(mut next) = next_stmt(cx, stmt) else {
                 continue;
             };
+            // `task.cancel()` of the started work reads nothing of it: what
+            // counts is the statement after.
+            while cancels_work(cx, next, &handed) {
+                match next_stmt(cx, next) {
+                    Some(n) => next = n,
+                    None => break,
+                }
+            }
+            if cancels_work(cx, next, &handed) {
+                continue;
+            }
             // `thread.join()`, `await task`: the next statement waits for
             // the work itself, whatever the sleep did.
             if waits_for_work(cx, next, &handed) {
@@ -153,6 +166,16 @@ impl Rule for SleepSynchronization {
             ));
         }
     }
+}
+
+/// `task.cancel()` of a task handed the work (or its handle).
+fn cancels_work(cx: &FileCx, s: StmtId, handed: &HashSet<String>) -> bool {
+    matches!(&cx.stmt(s).kind, StmtKind::Expr(e)
+        if cx.call(*e).is_some_and(|c| c.name == "cancel"
+            && c.args.is_empty()
+            && c.receiver
+                .and_then(|r| cx.model.dotted(r))
+                .is_some_and(|d| handed.contains(&d))))
 }
 
 /// The asserts right after the sleep (the run starting at `check`) each
@@ -401,8 +424,32 @@ async def test_publishes(client, other):
         await anyio.sleep(1)  # expect
         check(sent)
 "#,
+        r#"
+import asyncio
+
+
+async def test_worker_runs_hook(worker, calls):
+    assert calls["before"] == 0
+    task = asyncio.create_task(worker.process_one())
+    await asyncio.sleep(0.05)  # expect
+    task.cancel()
+    assert calls["before"] == 1
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+async def test_idle_worker_runs_no_hooks(worker, calls):
+    await worker.process_one()
+    assert calls["before"] == 1
+    task = asyncio.create_task(worker.process_one())
+    await asyncio.sleep(0.05)
+    # Cancelling reads nothing; the assert repeats the one before the sleep.
+    task.cancel()
+    assert calls["before"] == 1
+"#,
         r#"
 import anyio
 
