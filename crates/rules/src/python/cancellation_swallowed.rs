@@ -295,10 +295,7 @@ fn exit_passes_its_own_exception_on(cx: &FileCx, fid: FuncId, h: &Handler) -> bo
 /// started it all goes on (`except BaseException: for p in started: try:
 /// await p.stop() except BaseException: log(..)` then `raise`).
 fn deferred_then_raised(cx: &FileCx, t: StmtId, h: &Handler) -> bool {
-    let leaves = unsnarl_model::walk::stmts_in_block(cx.model, &h.body)
-        .into_iter()
-        .any(|s| matches!(cx.stmt(s).kind, StmtKind::Return(_) | StmtKind::Break));
-    if leaves || always_raises(cx.model, &h.body) {
+    if leaves_early(cx, &h.body) || always_raises(cx.model, &h.body) {
         return false;
     }
     let raised_after = |s: StmtId| {
@@ -333,10 +330,7 @@ fn deferred_then_raised(cx: &FileCx, t: StmtId, h: &Handler) -> bool {
 /// swallowed here still ends the task with an exception, after the same
 /// shutdown the saved error gets.
 fn saved_error_raised_later(cx: &FileCx, fid: FuncId, t: StmtId, h: &Handler) -> bool {
-    let leaves = unsnarl_model::walk::stmts_in_block(cx.model, &h.body)
-        .into_iter()
-        .any(|s| matches!(cx.stmt(s).kind, StmtKind::Return(_) | StmtKind::Break));
-    if leaves {
+    if leaves_early(cx, &h.body) {
         return false;
     }
     let name_of = |e: ExprId| cx.model.name_of(cx.model.strip(e));
@@ -385,6 +379,14 @@ fn saved_error_raised_later(cx: &FileCx, fid: FuncId, t: StmtId, h: &Handler) ->
                 if targets.iter().any(|&tg| name_of(tg) == Some(saved))
                     && value.and_then(name_of).is_none_or(|v| v == "None"))
     })
+}
+
+/// The handler `return`s or `break`s somewhere: on that path nothing
+/// raised later runs.
+fn leaves_early(cx: &FileCx, body: &Block) -> bool {
+    unsnarl_model::walk::stmts_in_block(cx.model, body)
+        .into_iter()
+        .any(|s| matches!(cx.stmt(s).kind, StmtKind::Return(_) | StmtKind::Break))
 }
 
 /// Every await of the `try` body runs inside a shielded trio/anyio cancel
