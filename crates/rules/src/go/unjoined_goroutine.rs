@@ -357,16 +357,32 @@ fn ends_with_a_closed_connection(cx: &FileCx, go_call: ExprId, c: &Call) -> bool
                 })
             }))
     {
+        // The functions between the spawner and the outermost one: a
+        // variable may be bound in any of them (`c, _ := ln.Accept()` in
+        // an accept loop that itself runs in a goroutine).
+        let mut chain = vec![cx.func_of(go_call)];
+        while let Some(&last) = chain.last()
+            && last != outer
+            && let Some(p) = cx.func(last).parent
+        {
+            chain.push(p);
+        }
+        let bound = |n: &str| -> Vec<(StmtId, Option<ExprId>)> {
+            chain
+                .iter()
+                .flat_map(|&f| common::bindings(cx, f, n))
+                .collect()
+        };
         let captured: Vec<&str> = cx
             .with_nested(g)
             .into_iter()
             .flat_map(|h| cx.body_exprs(h).iter().copied())
             .filter_map(|e| cx.model.name_of(e))
-            .filter(|n| !common::bindings(cx, outer, n).is_empty())
+            .filter(|n| !bound(n).is_empty())
             .collect();
         for n in captured {
             handed.push(n);
-            for (_, v) in common::bindings(cx, outer, n) {
+            for (_, v) in bound(n) {
                 if let Some(v) = v {
                     handed.extend(
                         unsnarl_model::walk::exprs_under(cx.model, v)
@@ -1599,6 +1615,36 @@ import (
 	"io"
 	"net"
 )
+
+// A forwarder whose accept loop runs in a goroutine of its own: each
+// proxy half closes both ends when its copy stops, ending the other.
+func forward(ln net.Listener, open func() (net.Conn, error)) {
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				ch, err := open()
+				if err != nil {
+					c.Close()
+					return
+				}
+				go func() {
+					defer ch.Close()
+					defer c.Close()
+					io.Copy(ch, c)
+				}()
+				go func() {
+					defer ch.Close()
+					defer c.Close()
+					io.Copy(c, ch)
+				}()
+			}()
+		}
+	}()
+}
 
 // One half of a proxy: whichever copy ends first closes both sides.
 func serve(in net.Conn, addr string) {

@@ -22,7 +22,9 @@ In an async function: a write of module-level, `this` or captured state
 whose new value was computed from a read of the same state taken before an
 `await` — `x += await f()` (the `+=` reads `x` first), `x = x + await f()`,
 `this.items = await merge(this.items, more)`, or a local copy read before
-the await and written back after it.
+the await and written back after it. Storing back what the state itself
+resolves to (`mod = await mod`, a memoized promise replaced by its value)
+is not reported: every call writes the same value.
 
 ## Why
 
@@ -121,6 +123,15 @@ impl Rule for ReadAwaitWrite {
                 let Some(key) = common::chain_key(cx, t) else {
                     continue;
                 };
+                // `mod = await mod`: a memoized promise replaced by what it
+                // resolves to. Every call stores the same value, whatever
+                // the order, so no update is lost.
+                if op == &AssignOp::Plain
+                    && let ExprKind::Await(inner) = cx.expr(cx.model.strip(*v)).kind
+                    && common::chain_key(cx, cx.model.strip(inner)).as_deref() == Some(&key)
+                {
+                    continue;
+                }
                 let wspan = cx.stmt(s).span;
                 let value_exprs = exprs_under(cx.model, *v);
                 let await_in_value = value_exprs
@@ -223,6 +234,10 @@ class Inventory {
   async restock(sku, qty) {
     this.counts = await merge(this.counts, sku, qty); // expect
   }
+
+  async reconnect() {
+    this.client = await reopen(this.client); // expect
+  }
 }
 "#],
     pass: &[r#"
@@ -248,6 +263,16 @@ class Driver {
   async afterConnect(runner) {
     this.version ??= await runner.getVersion();
     this.queue = this.queue.then(() => runner.flush());
+  }
+}
+
+let kafka = loadPackage("kafkajs");
+
+class Assigner {
+  async assign(group) {
+    kafka = await kafka;
+    this.client = await this.client;
+    return kafka.assign(this.client, group);
   }
 }
 "#],

@@ -25,7 +25,10 @@ sleep). A `catch` that can call again only once is not a retry storm: it
 sets a flag its condition tests, passes a constant for a parameter its
 condition tests (`if (!retried) return put(key, true)`), or clears the
 state that guards the `try` (`cache.dropToken()` under `if
-(cache.hasToken())`) so that the next call takes the other path.
+(cache.hasToken())`) so that the next call takes the other path. Nor is a
+loop that takes a new item off a queue each time round (`const job =
+queue.shift()`) and works on it in the `try`: a failure settles that item,
+the next round works on another.
 
 ## Why
 
@@ -361,6 +364,7 @@ fn is_retry_loop(cx: &FileCx, body: &Block) -> bool {
         exits
             && handler_continues
             && !is_traversal(cx, body, tb, handlers)
+            && !takes_an_item(cx, body, tb, handlers)
             && !handlers.iter().any(|h| follows_the_error(cx, tb, h))
     })
 }
@@ -449,6 +453,55 @@ fn is_traversal(cx: &FileCx, loop_body: &Block, try_body: &Block, handlers: &[Ha
     })
 }
 
+/// Each iteration takes a new item off a queue before the `try`
+/// (`const job = this.queue.shift()`, `const { value } = await it.next()`)
+/// and the `try` works on it: a failure settles that item and the loop goes
+/// on to the next, it does not try the same one again.
+fn takes_an_item(cx: &FileCx, loop_body: &Block, try_body: &Block, handlers: &[Handler]) -> bool {
+    const TAKES: &[&str] = &["shift", "pop", "dequeue", "next", "take", "poll"];
+    let mut items: Vec<&str> = Vec::new();
+    for s in collect(cx, loop_body) {
+        if handlers
+            .iter()
+            .any(|h| common::block_contains(cx, &h.body, s))
+            || common::block_contains(cx, try_body, s)
+        {
+            continue;
+        }
+        let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            op: AssignOp::Plain | AssignOp::Declare { .. },
+        } = &cx.stmt(s).kind
+        else {
+            continue;
+        };
+        let mut v = cx.model.strip(*v);
+        if let ExprKind::Await(inner) = cx.expr(v).kind {
+            v = cx.model.strip(inner);
+        }
+        let taken = cx
+            .call(v)
+            .is_some_and(|c| c.receiver.is_some() && TAKES.contains(&c.name.as_str()));
+        let derived = exprs_under(cx.model, v)
+            .into_iter()
+            .any(|x| cx.model.name_of(x).is_some_and(|n| items.contains(&n)));
+        if taken || derived {
+            for &t in targets {
+                items.extend(
+                    exprs_under(cx.model, t)
+                        .into_iter()
+                        .filter_map(|x| cx.model.name_of(x)),
+                );
+            }
+        }
+    }
+    !items.is_empty()
+        && unsnarl_model::walk::exprs_in_block(cx.model, try_body)
+            .into_iter()
+            .any(|x| cx.model.name_of(x).is_some_and(|n| items.contains(&n)))
+}
+
 fn ends_with_return(cx: &FileCx, b: &Block) -> bool {
     b.last()
         .is_some_and(|&s| matches!(cx.stmt(s).kind, StmtKind::Return(_) | StmtKind::Break))
@@ -477,6 +530,22 @@ fn collect(cx: &FileCx, b: &Block) -> Vec<StmtId> {
 pub static EXAMPLES: Examples = Examples {
     language: Language::JavaScript,
     fail: &[
+        r#"
+class Mailbox {
+  async openFirst() {
+    const lock = this.queue[0];
+    const { resolve, path } = lock;
+    while (this.queue.length > 0) { // expect
+      try {
+        resolve(await this.open(path));
+        break;
+      } catch (err) {
+        this.log.warn(err);
+      }
+    }
+  }
+}
+"#,
         r#"
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -555,6 +624,23 @@ class ShardClient {
 "#,
     ],
     pass: &[
+        r#"
+class Mailbox {
+  async processLocks() {
+    while (this.queue.length > 0) {
+      const lock = this.queue.shift();
+      const { resolve, reject, path } = lock;
+      try {
+        const box = await this.open(path);
+        resolve(box);
+        break;
+      } catch (err) {
+        reject(err);
+      }
+    }
+  }
+}
+"#,
         r#"
 async function put(conn, key, value, retried = false) {
   try {

@@ -24,7 +24,9 @@ exit that releases first (`if closed: release(); raise`) and statements that
 cannot raise (`items = []`, `last = None`); a release that follows the
 acquire with nothing but such statements, or stores of a name into an
 attribute or entry of `self` (`self._objects[i] = obj`), in between is
-fine too. Methods that hand the
+fine too. A try-lock (`try: lock.acquire()` whose every `except` returns
+or raises) counts as an acquire right before the statement after that
+`try`. Methods that hand the
 acquisition to their caller are not reported: `__enter__`/`__aenter__`,
 `acquire`/`acquire_*` and their async twins (`aacquire_lock`).
 
@@ -321,18 +323,46 @@ fn is_release_of_attr(cx: &FileCx, e: ExprId, attr: &str) -> bool {
 
 /// The statements after `s`; for an acquire that ends the branch of an
 /// `if` without `else` (`if lock is not None: lock.acquire()`), the
-/// statements after that `if`, where its `try` starts.
+/// statements after that `if`, where its `try` starts. The same for a
+/// try-lock: an acquire that ends the body of a `try` whose every handler
+/// leaves (`try: lock.acquire() except LockError: return False`), so the
+/// code after that `try` runs only with the lock taken.
 fn following<'a>(cx: &FileCx<'a>, s: StmtId) -> &'a [StmtId] {
     let rest = stmts_after(cx, s);
-    if rest.is_empty()
-        && let Parent::Stmt(p) = cx.tree.stmt_parent(s)
-        && let StmtKind::If { then, orelse, .. } = &cx.stmt(p).kind
-        && then.last() == Some(&s)
-        && orelse.is_empty()
-    {
-        return stmts_after(cx, p);
+    if !rest.is_empty() {
+        return rest;
     }
-    rest
+    let Parent::Stmt(p) = cx.tree.stmt_parent(s) else {
+        return rest;
+    };
+    match &cx.stmt(p).kind {
+        StmtKind::If { then, orelse, .. } if then.last() == Some(&s) && orelse.is_empty() => {
+            stmts_after(cx, p)
+        }
+        StmtKind::Try {
+            body,
+            handlers,
+            orelse,
+            finally: None,
+        } if body.last() == Some(&s)
+            && orelse.is_empty()
+            && !handlers.is_empty()
+            && handlers.iter().all(|h| leaves(cx, &h.body)) =>
+        {
+            stmts_after(cx, p)
+        }
+        _ => rest,
+    }
+}
+
+/// The block ends by leaving: `return`, `raise`, `break` or `continue`.
+fn leaves(cx: &FileCx, block: &Block) -> bool {
+    block.last().is_some_and(|&l| {
+        matches!(
+            cx.stmt(l).kind,
+            StmtKind::Return(_) | StmtKind::Raise(_) | StmtKind::Break | StmtKind::Continue
+        )
+    })
 }
 
 fn releases(cx: &FileCx, block: &Block, name: &str) -> bool {
@@ -386,6 +416,15 @@ def careful(state):
         state.apply()
     finally:
         lock.release()
+
+def try_lock(state):
+    try:
+        lock.acquire()  # expect
+    except RuntimeError:
+        return False
+    state.apply()
+    lock.release()
+    return True
 
 def counted(state):
     lock.acquire()  # expect
@@ -451,6 +490,17 @@ def maybe_locked(parse, text, lock=None):
     finally:
         if lock is not None:
             lock.release()
+
+def try_lock(state):
+    try:
+        lock.acquire()
+    except RuntimeError:
+        return False
+    try:
+        state.apply()
+    finally:
+        lock.release()
+    return True
 
 def guarded(state):
     if not lock.acquire(timeout=5):

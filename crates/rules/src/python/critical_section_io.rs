@@ -21,7 +21,10 @@ Inside `with lock:` where `lock` is a `threading.Lock`/`RLock`/`Condition`/
 database, sleep), a logging call, or a call of a callback (a callable
 parameter, a registered listener or hook). A block that holds nothing but
 I/O calls (`with send_lock: sock.sendall(frame)`) is left alone: that lock
-exists to keep the writes from interleaving. So is a log call that runs
+exists to keep the writes from interleaving. So is a block that changes
+nothing but its own locals and the outside world (every assignment binds a
+local, no `append`/`update`/`pop`... on anything else): its lock guards
+the I/O itself, a file's read-modify-write or a socket's frames. So is a log call that runs
 only when its level is enabled (`if log.isEnabledFor(logging.DEBUG):`),
 and I/O or logging in a block that also waits for other threads' work
 (`Thread.join`, `Queue.join`, `Event.wait`, `Future.result`): that lock is
@@ -143,7 +146,7 @@ fn check_with(cx: &FileCx, fid: FuncId, w: StmtId, out: &mut Vec<Finding>) {
     else {
         return;
     };
-    if serializes_io(cx, body) {
+    if serializes_io(cx, body) || guards_only_io(cx, body) {
         return;
     }
     let whole_operation = waits_for_other_threads(cx, body);
@@ -214,6 +217,65 @@ fn serializes_io(cx: &FileCx, body: &Block) -> bool {
                 .call(e)
                 .is_some_and(|c| cx.effect(c, Effect::Blocking).is_some()),
             _ => false,
+        })
+}
+
+/// The block changes no state but its own locals and the outside world:
+/// every assignment binds a local name, no method that changes a
+/// collection or object in place is called on anything but a local, and
+/// there is blocking I/O. The lock then guards the I/O itself: a file's
+/// read-modify-write (`with lock: n = int(open(p).read()); open(p,
+/// "w").write(str(n + 1))`), the frames written to one socket (`with
+/// send_lock: try: sock.send(data) except OSError: raise Closed()`). No
+/// shared state could be computed outside it.
+fn guards_only_io(cx: &FileCx, body: &Block) -> bool {
+    const MUTATORS: &[&str] = &[
+        "append",
+        "appendleft",
+        "extend",
+        "insert",
+        "update",
+        "pop",
+        "popitem",
+        "popleft",
+        "clear",
+        "add",
+        "discard",
+        "remove",
+        "setdefault",
+        "put",
+        "put_nowait",
+        "set",
+    ];
+    let is_local = |e: ExprId| matches!(&cx.expr(cx.model.strip(e)).kind, ExprKind::Name { resolved: None, id } if id != "self" && id != "cls");
+    let local_target = |t: ExprId| {
+        unsnarl_model::walk::exprs_under(cx.model, t)
+            .into_iter()
+            .all(|x| match &cx.expr(x).kind {
+                ExprKind::Name { resolved, id } => resolved.is_none() && id != "self",
+                ExprKind::Collection { .. } | ExprKind::Spread(_) => true,
+                _ => false,
+            })
+    };
+    let stmts = unsnarl_model::walk::stmts_in_block(cx.model, body);
+    let writes_shared = stmts.iter().any(|&s| match &cx.stmt(s).kind {
+        StmtKind::Assign { targets, .. } => !targets.iter().all(|&t| local_target(t)),
+        StmtKind::Global { .. } | StmtKind::FuncDef(_) | StmtKind::ClassDef(_) => true,
+        _ => false,
+    });
+    if writes_shared {
+        return false;
+    }
+    let calls = unsnarl_model::walk::calls_in_block(cx.model, body);
+    let mutates = calls.iter().any(|&e| {
+        cx.call(e).is_some_and(|c| {
+            MUTATORS.contains(&c.name.as_str()) && !c.receiver.is_some_and(is_local)
+        })
+    });
+    !mutates
+        && calls.iter().any(|&e| {
+            cx.call(e)
+                .is_some_and(|c| cx.effect(c, Effect::Blocking).is_some())
         })
 }
 
@@ -322,6 +384,28 @@ pub static EXAMPLES: Examples = Examples {
     language: Language::Python,
     fail: &[
         r#"
+import os
+import threading
+
+class Counters:
+    def __init__(self, path):
+        self.path = path
+        self.lock = threading.Lock()
+        self.totals = {}
+
+    def incr(self, key, amount=1):
+        with self.lock:
+            with open(os.path.join(self.path, key)) as fh:  # expect
+                value = int(fh.read()) + amount
+            self.totals[key] = value
+
+    def record(self, key, amount):
+        with self.lock:
+            with open(os.path.join(self.path, key), "a") as fh:  # expect
+                fh.write(str(amount))
+            self.totals.setdefault(key, []).append(amount)
+"#,
+        r#"
 import logging
 import threading
 
@@ -423,6 +507,41 @@ class ErrorLogSink:
 "#,
     ],
     pass: &[
+        r#"
+import os
+import socket
+import threading
+
+class Counters:
+    def __init__(self, path):
+        self.path = path
+        self.lock = threading.Lock()
+
+    def incr(self, key, amount=1):
+        filename = os.path.join(self.path, key)
+        with self.lock:
+            try:
+                with open(filename) as fh:
+                    value = int(fh.read()) + amount
+            except Exception:
+                value = amount
+            with open(filename, "w") as fh:
+                fh.write(str(value))
+        return value
+
+
+class Connection:
+    def __init__(self, addr):
+        self.sock = socket.create_connection(addr, timeout=3)
+        self.send_lock = threading.Lock()
+
+    def send(self, data):
+        with self.send_lock:
+            try:
+                self.sock.sendall(data)
+            except OSError as e:
+                raise ConnectionError(f"send failed: {e}")
+"#,
         r#"
 import os
 import sys

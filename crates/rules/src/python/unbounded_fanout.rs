@@ -49,8 +49,10 @@ each one (happy eyeballs: `with move_on_after(delay): await
 failed.wait()`; not a bare `sleep(0)`), one endless listener of the file
 (`while True:` with no way out) per item, a per-item coroutine that hands
 its work to a buffering client and only awaits a future it made itself
-(a delivery receipt), or a coroutine of the file that never suspends
-(`q.put_nowait(msg)` and return: each task ends in its first step).
+(a delivery receipt), a coroutine of the file that never suspends
+(`q.put_nowait(msg)` and return: each task ends in its first step), or a
+start followed in its block by `break`, `return` or `raise` (the loop
+starts one task at most).
 
 ## Why
 
@@ -232,7 +234,9 @@ fn check_spawn(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
     if bounded_input(cx, iter) || guarded_here(cx, id) || refills_slot(cx, id, iter) {
         return;
     }
-    if loop_body.is_some_and(|b| loop_waits_for_slots(cx, b) || paced_starts(cx, b, id)) {
+    if loop_body.is_some_and(|b| loop_waits_for_slots(cx, b) || paced_starts(cx, b, id))
+        || (loop_body.is_some() && leaves_loop_after(cx, id))
+    {
         return;
     }
     let spawned = c.positional(0);
@@ -289,6 +293,36 @@ fn paced_starts(cx: &FileCx, body: &Block, spawn: ExprId) -> bool {
                 .filter_map(|e| cx.call(e))
                 .any(|c| crate::python::common::is_zero_sleep(cx, c))
     })
+}
+
+/// The statement that starts the task is followed, in its own block or in
+/// an enclosing one inside the loop, by a `break`, `return` or `raise`
+/// (`else: if cb: create_task(cb()); break` after a successful attempt):
+/// the loop starts one task at most.
+fn leaves_loop_after(cx: &FileCx, spawn: ExprId) -> bool {
+    let Some(s) = cx.tree.enclosing_stmt(spawn) else {
+        return false;
+    };
+    let leaves = |s: StmtId| {
+        crate::util::stmts_after(cx, s).iter().any(|&n| {
+            matches!(
+                cx.stmt(n).kind,
+                StmtKind::Break | StmtKind::Return(_) | StmtKind::Raise(_)
+            )
+        })
+    };
+    for a in std::iter::once(s).chain(cx.tree.stmt_ancestors(s)) {
+        if matches!(
+            cx.stmt(a).kind,
+            StmtKind::For { .. } | StmtKind::While { .. }
+        ) {
+            return false;
+        }
+        if leaves(a) {
+            return true;
+        }
+    }
+    false
 }
 
 /// The per-item coroutine is a listener of the file that never ends on its
@@ -907,6 +941,15 @@ pub static EXAMPLES: Examples = Examples {
         r#"
 import asyncio
 
+async def notify(users, room):
+    for user in users:
+        asyncio.create_task(user.push(room.state))  # expect
+        if room.closed:
+            break
+"#,
+        r#"
+import asyncio
+
 async def probe(url, send):
     await send(url)
 
@@ -1104,6 +1147,20 @@ class Layer:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+async def reconnect(sender, attempts):
+    for attempt in attempts:
+        try:
+            await sender.connect()
+        except OSError:
+            await asyncio.sleep(attempt)
+        else:
+            if sender.on_reconnect:
+                asyncio.create_task(sender.on_reconnect())
+            break
+"#,
         r#"
 import asyncio
 

@@ -26,7 +26,9 @@ same in an iterator `.map(|x| tokio::spawn(..))`, or `join_all` /
 `try_join_all` over `items.iter().map(..)`. Not flagged: a `Semaphore`
 permit taken in the loop or inside the task, `buffer_unordered(n)` /
 `buffered(n)` in the function, handles awaited inside the loop body (one at
-a time), `JoinSet`/scoped spawns, chunked inputs (`.chunks(n)`), and a
+a time), `JoinSet`/scoped spawns, chunked inputs (`.chunks(n)`), a task
+whose async block never awaits (it ends in its first poll, so no two run
+at once), and a
 `join_all` whose per-item future only awaits the item itself (`|rx| async
 move { rx.await }`): those futures are already under way, joining them
 starts nothing.
@@ -104,6 +106,7 @@ impl Rule for SpawnPerItem {
             for e in exprs {
                 if let Some(kind) = unscoped_spawn(cx, e)
                     && !task_takes_permit(cx, e)
+                    && !(kind == "task" && never_suspends(cx, e))
                     && seen.insert(e)
                 {
                     out.push(report(cx, e, kind, &common::text(cx, *iter)));
@@ -134,6 +137,7 @@ impl Rule for SpawnPerItem {
                     let v = common::unwrap_value(cx, *v);
                     if let Some(kind) = unscoped_spawn(cx, v)
                         && !task_takes_permit(cx, v)
+                        && !(kind == "task" && never_suspends(cx, v))
                         && seen.insert(v)
                     {
                         out.push(report(cx, v, kind, &common::text(cx, chain_base(cx, recv))));
@@ -214,6 +218,25 @@ fn unscoped_spawn(cx: &FileCx, e: ExprId) -> Option<&'static str> {
     } else {
         "task"
     })
+}
+
+/// The spawned async block never suspends: no `.await`, and no macro that
+/// awaits for it (`select!`, `join!`). Each task runs to its end in its
+/// first poll (`async move { let _ = tx.send(id); }` on a broadcast
+/// channel), so the tasks never run at the same time and hold nothing
+/// while others start.
+fn never_suspends(cx: &FileCx, spawn: ExprId) -> bool {
+    let Some(f) = common::spawned_fn(cx, spawn) else {
+        return false;
+    };
+    cx.func(f).is_async
+        && !cx.body_exprs(f).iter().any(|&e| match &cx.expr(e).kind {
+            ExprKind::Await(_) => true,
+            ExprKind::Call(c) => {
+                c.is_macro && (c.name.contains("select") || c.name.contains("join"))
+            }
+            _ => false,
+        })
 }
 
 /// The spawned body takes a semaphore permit before working.
@@ -486,6 +509,16 @@ pub static EXAMPLES: Examples = Examples {
     language: Language::Rust,
     fail: &[
         r#"
+async fn announce(due: Vec<u64>, tx: tokio::sync::mpsc::Sender<u64>) {
+    for id in due {
+        let tx = tx.clone();
+        tokio::spawn(async move { // expect
+            let _ = tx.send(id).await;
+        });
+    }
+}
+"#,
+        r#"
 async fn sync_all(items: Vec<Item>) {
     let mut handles = Vec::new();
     for item in items {
@@ -657,6 +690,17 @@ async fn named_list() {
     }
     for h in hs {
         h.await.unwrap();
+    }
+}
+
+async fn announce(due: Vec<u64>, tx: tokio::sync::broadcast::Sender<u64>) {
+    for id in due {
+        let tx = tx.clone();
+        tokio::spawn(async move {
+            if let Err(e) = tx.send(id) {
+                eprintln!("{e}");
+            }
+        });
     }
 }
 

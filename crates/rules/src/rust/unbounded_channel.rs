@@ -20,7 +20,10 @@ A channel constructor that has no capacity: `unbounded_channel()`,
 `crossbeam_channel::unbounded()`, `flume::unbounded()`,
 `async_channel::unbounded()`, `futures::channel::mpsc::unbounded()`.
 
-Not findings: a request/reply channel whose every send (through the
+Not findings: a channel whose message type has no values (`enum Void {}`,
+`Infallible`, `!`, in the constructor's turbofish or the `let`'s type),
+which only tells receivers that every sender is gone; a request/reply
+channel whose every send (through the
 struct fields the sender is stored in, directly or by a constructor of the
 file) carries a oneshot reply sender the
 caller then waits on, so each caller has at most one message queued; a
@@ -89,6 +92,7 @@ impl Rule for UnboundedChannel {
                 || gathered_by_maker(cx, ExprId(i as u32))
                 || request_reply(cx, ExprId(i as u32))
                 || sync_command_channel(cx, ExprId(i as u32))
+                || carries_nothing(cx, ExprId(i as u32))
             {
                 continue;
             }
@@ -104,6 +108,62 @@ impl Rule for UnboundedChannel {
             ));
         }
     }
+}
+
+/// The channel's message type has no values (`unbounded::<Void>()` with
+/// `enum Void {}`, `Infallible`, `!`), spelled in the constructor's
+/// turbofish or in the type of the `let` it is bound by: no message can
+/// be sent, so nothing can pile up. The channel only signals its senders'
+/// drop (a shutdown signal).
+fn carries_nothing(cx: &FileCx, ctor: ExprId) -> bool {
+    let end = cx.expr(ctor).span.start;
+    let start = cx
+        .tree
+        .enclosing_stmt(ctor)
+        .map_or(end, |s| cx.stmt(s).span.start.min(end));
+    let Some(call) = cx.call(ctor) else {
+        return false;
+    };
+    let mut text = String::from(cx.source(Span::new(start, end)));
+    text.push_str(cx.source(cx.expr(call.func).span));
+    let args = innermost_generic_args(&text);
+    !args.is_empty() && args.iter().all(|a| is_uninhabited(cx, a))
+}
+
+/// The contents of the innermost `<...>` pairs of a type or path text
+/// (`(Sender<Void>, Receiver<Void>)` → `Void`, `Void`).
+fn innermost_generic_args(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut open: Option<usize> = None;
+    for (i, ch) in text.char_indices() {
+        match ch {
+            '<' => open = Some(i + 1),
+            '>' => {
+                if let Some(o) = open.take() {
+                    out.push(text[o..i].trim());
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn is_uninhabited(cx: &FileCx, ty: &str) -> bool {
+    let last = ty.rsplit("::").next().unwrap_or(ty).trim();
+    if matches!(last, "Infallible" | "!") {
+        return true;
+    }
+    // `enum Void {}` declared in the file.
+    !last.is_empty()
+        && last.chars().all(|c| c.is_alphanumeric() || c == '_')
+        && cx.text.match_indices("enum ").any(|(i, _)| {
+            let rest = cx.text[i + 5..].trim_start();
+            rest.strip_prefix(last).is_some_and(|r| {
+                let r = r.trim_start();
+                r.starts_with('{') && r[1..].trim_start().starts_with('}')
+            })
+        })
 }
 
 /// `let (tx, rx) = channel();` whose sender sends exactly once, outside any
@@ -603,6 +663,18 @@ async fn main() {
 }
 "#,
         r#"
+use futures::channel::mpsc;
+
+enum Event { Joined(u64) }
+enum Void {}
+
+async fn serve(listener: Listener) {
+    let (events_tx, events_rx) = mpsc::unbounded::<Event>(); // expect
+    let (_stop, stopped): (mpsc::UnboundedSender<Event>, mpsc::UnboundedReceiver<Void>) = mpsc::unbounded(); // expect
+    run(listener, events_tx, events_rx, stopped).await;
+}
+"#,
+        r#"
 // Some sends carry no reply: nothing bounds those.
 struct Bus {
     tx: tokio::sync::mpsc::UnboundedSender<(Event, Option<tokio::sync::oneshot::Sender<()>>)>,
@@ -739,6 +811,17 @@ pub fn collect_logs(workers: &[Worker]) -> Vec<String> {
 "#,
     ],
     pass: &[
+        r#"
+use futures::channel::mpsc;
+
+enum Void {}
+
+async fn serve(listener: Listener) {
+    let (_shutdown_tx, shutdown_rx) = mpsc::unbounded::<Void>();
+    let (_stop, stopped): (mpsc::UnboundedSender<std::convert::Infallible>, mpsc::UnboundedReceiver<std::convert::Infallible>) = mpsc::unbounded();
+    run(listener, shutdown_rx, stopped).await;
+}
+"#,
         r#"
 use std::collections::HashMap;
 use tokio::sync::mpsc;
