@@ -23,7 +23,8 @@ returns `err == nil`, goes around again otherwise, and says it retries:
 that:
 
 - retries immediately, with no sleep or backoff between attempts;
-- sleeps a constant time (no growth, no jitter);
+- sleeps a constant time (no growth, no jitter), unless it makes at most
+  two attempts (`for i := 0; i < 2; i++`: one retry makes no waves);
 - sleeps with `time.Sleep` in a function that has a context, so a
   cancelled caller still waits out every backoff.
 
@@ -152,6 +153,10 @@ impl Rule for RetryWithoutBackoff {
                 let constant = c
                     .positional(0)
                     .is_some_and(|a| common::is_constant_expr(cx, a));
+                // A single retry after a fixed pause makes no waves.
+                if constant && ctx.is_none() && at_most_two_attempts(cx, st) {
+                    continue;
+                }
                 let msg = match (constant && !jitter, &ctx) {
                     (true, Some(ctx)) => format!(
                         "this retry loop sleeps a constant time between attempts, and `time.Sleep` ignores `{}`: retries from many callers stay in lockstep (a retry storm), and a cancelled caller still waits out every sleep",
@@ -258,6 +263,26 @@ pub(crate) fn retry_loop<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Block> {
             .is_some_and(|c| c.target.as_deref() == Some("time.Sleep"))
     });
     (named_retry || explicit || sleeps).then_some(body)
+}
+
+/// The loop runs at most twice (`for i := 0; i < 2; i++`, `for range
+/// 2`): one retry.
+fn at_most_two_attempts(cx: &FileCx, st: &Stmt) -> bool {
+    match &st.kind {
+        StmtKind::For { iter, .. } => cx.model.int_value(*iter).is_some_and(|n| n <= 2),
+        StmtKind::While { cond, .. } => match &cx.expr(*cond).kind {
+            ExprKind::Binary { op, right, .. } => {
+                let n = cx.model.int_value(*right);
+                match op {
+                    BinOp::Lt => n.is_some_and(|n| n <= 2),
+                    BinOp::LtE => n.is_some_and(|n| n <= 1),
+                    _ => false,
+                }
+            }
+            _ => false,
+        },
+        _ => false,
+    }
 }
 
 /// `for i := range 5` / `for range maxRetries`: a counted loop.
@@ -495,8 +520,53 @@ func publish(dir string, c *Client) error {
 	return err
 }
 "#,
+        r#"
+package app
+
+import (
+	"net"
+	"time"
+)
+
+func listenThrice(addr string) (net.Listener, error) {
+	var err error
+	for i := 0; i < 3; i++ {
+		if i > 0 {
+			time.Sleep(100 * time.Millisecond) // expect
+		}
+		var ln net.Listener
+		if ln, err = dialHub(addr); err == nil {
+			return ln, nil
+		}
+	}
+	return nil, err
+}
+"#,
     ],
     pass: &[
+        r#"
+package app
+
+import (
+	"net"
+	"time"
+)
+
+// One retry after a pause: the port may still be held by the last run.
+func listenTwice(addr string) (net.Listener, error) {
+	var err error
+	for i := 0; i < 2; i++ {
+		if i > 0 {
+			time.Sleep(100 * time.Millisecond)
+		}
+		var ln net.Listener
+		if ln, err = dialHub(addr); err == nil {
+			return ln, nil
+		}
+	}
+	return nil, err
+}
+"#,
         r#"
 package app
 

@@ -18,7 +18,10 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 A ticker or timer created into a local variable on which `Stop` is never
 called (directly or deferred) and which is not returned, stored or passed
-to another function. Not reported when the module's Go version is known to
+to another function, nor a timer made before the function's final
+endless `select` loop when the function can only return from that loop's
+`case <-t.C:` (it has fired by then). Not
+reported when the module's Go version is known to
 be 1.23 or later: the runtime then collects unreferenced timers and
 tickers, stopped or not.
 
@@ -130,7 +133,12 @@ impl Rule for TimerNotStopped {
                         if matches!(cx.expr(*e).kind, ExprKind::Recv(ch)
                             if cx.model.dotted(ch).as_deref() == Some(&format!("{name}.C"))))
                 });
-            if handled || fired {
+            if handled
+                || fired
+                || (what == "timer"
+                    && cx.func(f).body.contains(&StmtId(i as u32))
+                    && leaves_only_when_fired(cx, f, name))
+            {
                 continue;
             }
             let consequence = if what == "ticker" {
@@ -159,9 +167,63 @@ impl Rule for TimerNotStopped {
     }
 }
 
+/// The function (which made the timer before its loop) ends in an endless
+/// `for { select { .. } }` whose only way out is a `return` in the `case
+/// <-t.C:` arm (the other arms `Reset` and
+/// go around): when the function returns, the timer has fired, and there
+/// is nothing left to stop.
+fn leaves_only_when_fired(cx: &FileCx, f: FuncId, name: &str) -> bool {
+    let Some(&last) = cx.func(f).body.last() else {
+        return false;
+    };
+    let StmtKind::Loop { body } = &cx.stmt(last).kind else {
+        return false;
+    };
+    let channel = format!("{name}.C");
+    let own = cx.body_stmts(f);
+    let in_timer_arm = |s: StmtId| {
+        cx.tree.stmt_ancestors(s).any(|a| match &cx.stmt(a).kind {
+            StmtKind::Select { arms, .. } => arms.iter().any(|arm| {
+                matches!(arm.kind, ArmKind::Recv { channel: ch, .. }
+                    if cx.model.dotted(ch).as_deref() == Some(channel.as_str()))
+                    && (arm.body.contains(&s)
+                        || cx.tree.stmt_ancestors(s).any(|b| arm.body.contains(&b)))
+            }),
+            _ => false,
+        })
+    };
+    // A `break` leaves the loop when the loop is the nearest statement it
+    // can break (a `break` in a `select` or `switch` only ends that), or
+    // when it names a label.
+    let leaves_loop = |s: StmtId| {
+        cx.source(cx.stmt(s).span).trim() != "break"
+            || cx
+                .tree
+                .stmt_ancestors(s)
+                .find(|&a| {
+                    matches!(
+                        cx.stmt(a).kind,
+                        StmtKind::Loop { .. }
+                            | StmtKind::For { .. }
+                            | StmtKind::While { .. }
+                            | StmtKind::Select { .. }
+                            | StmtKind::Switch { .. }
+                    )
+                })
+                .is_some_and(|a| a == last)
+    };
+    !body.is_empty()
+        && own.iter().all(|&s| match cx.stmt(s).kind {
+            StmtKind::Return(_) => in_timer_arm(s),
+            StmtKind::Break => !leaves_loop(s),
+            _ => true,
+        })
+}
+
 pub static EXAMPLES: Examples = Examples {
     language: Language::Go,
-    fail: &[r#"
+    fail: &[
+        r#"
 package app
 
 import "time"
@@ -189,8 +251,48 @@ func Drain(events <-chan Event, handle func(Event)) {
 		}
 	}
 }
-"#],
+"#,
+        r#"
+package app
+
+import "time"
+
+func Watchdog(beat <-chan struct{}, stop <-chan struct{}, onTimeout func()) {
+	t := time.NewTimer(10 * time.Second) // expect
+	for {
+		select {
+		case <-t.C:
+			onTimeout()
+			return
+		case <-beat:
+			t.Reset(10 * time.Second)
+		case <-stop:
+			return
+		}
+	}
+}
+"#,
+    ],
     pass: &[
+        r#"
+package app
+
+import "time"
+
+// The only way out is the timer's own case: it has fired by then.
+func Watchdog(beat <-chan struct{}, onTimeout func()) {
+	t := time.NewTimer(10 * time.Second)
+	for {
+		select {
+		case <-t.C:
+			onTimeout()
+			return
+		case <-beat:
+			t.Reset(10 * time.Second)
+		}
+	}
+}
+"#,
         r#"
 //go:build go1.23
 

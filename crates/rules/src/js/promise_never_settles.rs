@@ -4,6 +4,7 @@
 use super::common;
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
+use unsnarl_model::walk::Parent;
 use unsnarl_model::*;
 
 pub struct PromiseNeverSettles;
@@ -25,7 +26,10 @@ A `new Promise((resolve, reject) => ...)` whose executor:
   returns without calling `reject` (or `resolve`).
 
 Test code is left out: a test whose promise never settles times out, and
-the runner reports it.
+the runner reports it. So is a promise only raced against an
+`events.once(..)` promise (`Promise.race([once(s, "end"), new
+Promise(r => s.once("data", r))])`): `once` rejects on `error`, so the
+race settles, and the pending loser is awaited by nothing.
 
 ## Why
 
@@ -102,6 +106,7 @@ impl Rule for PromiseNeverSettles {
                 if reject_used
                     || has_error_listener(cx, &all)
                     || matches!(ev.as_str(), "close" | "exit")
+                    || raced_with_once(cx, e)
                 {
                     continue;
                 }
@@ -122,6 +127,43 @@ impl Rule for PromiseNeverSettles {
             ));
         }
     }
+}
+
+/// The promise is only raced (`Promise.race([onEnd, new Promise(r =>
+/// s.once("data", r))])`) against an `events.once(..)` promise, directly
+/// or through a `const` of the function: `events.once` rejects when the
+/// emitter emits `error`, so the race settles on failure, and the promise
+/// left pending is a loser nothing waits on.
+fn raced_with_once(cx: &FileCx, promise: ExprId) -> bool {
+    let Parent::Expr(arr) = cx.tree.expr_parent(promise) else {
+        return false;
+    };
+    let ExprKind::Collection { elems, .. } = &cx.expr(arr).kind else {
+        return false;
+    };
+    let Parent::Expr(race) = cx.tree.expr_parent(arr) else {
+        return false;
+    };
+    if cx.call(race).is_none_or(|c| c.name != "race") {
+        return false;
+    }
+    let f = cx.func_of(promise);
+    let is_once = |v: ExprId| cx.call(cx.model.strip(v)).is_some_and(|c| c.name == "once");
+    elems.iter().any(|&el| {
+        el != promise
+            && (is_once(el)
+                || cx.model.name_of(el).is_some_and(|n| {
+                    common::stmts_of(cx, f).any(|s| {
+                        matches!(&cx.stmt(s).kind, StmtKind::Assign {
+                            targets,
+                            value: Some(v),
+                            op: AssignOp::Declare { .. },
+                        } if targets.len() == 1
+                            && cx.model.name_of(targets[0]) == Some(n)
+                            && is_once(*v))
+                    })
+                }))
+    })
 }
 
 /// The event whose listener calls `resolve`, when the executor resolves
@@ -278,8 +320,30 @@ function readConfig(path) {
     });
   });
 }
+
+async function* rowsRacedWithoutOnce(stream) {
+  const ended = new Promise((resolve) => stream.once("end", resolve)); // expect
+  while (true) {
+    const row = await Promise.race([ended, new Promise((resolve) => stream.once("data", resolve))]); // expect
+    if (row === undefined) break;
+    yield row;
+  }
+}
 "#],
     pass: &[
+        r#"
+const { once } = require("events");
+
+async function* rows(stream) {
+  const onEnd = once(stream, "end");
+  while (true) {
+    stream.resume();
+    const row = await Promise.race([onEnd, new Promise((resolve) => stream.once("data", resolve))]);
+    if (row === undefined || row.length === 0) break;
+    yield row;
+  }
+}
+"#,
         r#"
 // file: test/echo.test.js
 const { test } = require("node:test");

@@ -19,6 +19,8 @@ pub static META: RuleMeta = RuleMeta {
 `src.on('data', (chunk) => dst.write(chunk))`, or a `for await (const chunk
 of src)` loop calling `dst.write(chunk)`, where the result of `write()` is
 ignored and the file never waits for `drain` (nor pauses the source).
+A `write` of a class of the file that extends nothing (a parser fed
+chunk by chunk) has no buffer to fill and is not reported.
 
 ## Why
 
@@ -103,6 +105,9 @@ fn ignored_write(cx: &FileCx, x: ExprId) -> Option<Finding> {
     if c.name != "write" || c.receiver.is_none() || !(cx.is_discarded(x) || concise_return(cx, x)) {
         return None;
     }
+    if own_class_write(cx, c.receiver?) {
+        return None;
+    }
     let recv = cx.source(cx.expr(c.receiver?).span);
     if recv.contains("stdout")
         || recv.contains("stderr")
@@ -119,6 +124,29 @@ fn ignored_write(cx: &FileCx, x: ExprId) -> Option<Finding> {
         ),
         "use `stream.pipeline(src, ..., dst)` (or `pipe`); by hand, pause (or stop reading) when `write()` returns `false` and resume on `'drain'`",
     ))
+}
+
+/// The receiver is an instance of a class of this file that defines
+/// `write` itself and extends nothing (`const parser = new
+/// MultipartParser(..)`): a parser fed chunk by chunk, with no buffer and
+/// no `drain` to wait for.
+fn own_class_write(cx: &FileCx, recv: ExprId) -> bool {
+    let Some(ty) = cx.sema.type_of(cx.model.strip(recv)) else {
+        return false;
+    };
+    let Some(decl) = cx.model.types.iter().find(|t| t.qualname == *ty) else {
+        return false;
+    };
+    // The class head, up to its body: no `extends` (a base could be a
+    // stream, or make one).
+    let text = cx.source(decl.span);
+    let head = text.split('{').next().unwrap_or(text);
+    !head.split_whitespace().any(|w| w == "extends")
+        && cx
+            .model
+            .functions
+            .iter()
+            .any(|f| f.class.as_deref() == Some(ty) && f.name == "write")
 }
 
 /// `chunk => dst.write(chunk)`: the value goes back to an event emitter that
@@ -153,6 +181,21 @@ async function upload(file, sock) {
     sock.write(chunk); // expect
   }
 }
+
+const { Transform } = require("stream");
+
+class LineSplitter extends Transform {
+  write(chunk) {
+    return super.write(chunk);
+  }
+}
+
+async function split(body) {
+  const splitter = new LineSplitter();
+  for await (const chunk of body) {
+    splitter.write(chunk); // expect
+  }
+}
 "#],
     pass: &[
         r#"
@@ -166,6 +209,27 @@ function paused(src, dst) {
   src.on("data", (chunk) => {
     if (!dst.write(chunk)) src.pause();
   });
+}
+"#,
+        r#"
+class LineParser {
+  constructor(onLine) {
+    this.onLine = onLine;
+    this.rest = "";
+  }
+
+  write(chunk) {
+    const lines = (this.rest + chunk).split("\n");
+    this.rest = lines.pop();
+    for (const line of lines) this.onLine(line);
+  }
+}
+
+async function readLines(body, onLine) {
+  const parser = new LineParser(onLine);
+  for await (const chunk of body) {
+    parser.write(chunk);
+  }
 }
 "#,
         r#"

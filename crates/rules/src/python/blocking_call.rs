@@ -23,7 +23,10 @@ A call that blocks the thread (`time.sleep`, `requests`, `open()`,
 `subprocess.run`, `sqlite3`/`psycopg2`, blocking sockets and DNS,
 `threading` waits, `queue.Queue.get`, `input()`...) made inside an
 `async def`, either directly or through sync functions of the project that
-end up making such a call (the message shows the chain).
+end up making such a call (the message shows the chain). A call in a
+branch that cannot run is left alone: the `else` of `if not _IS_SYNC:`
+where the module assigns `_IS_SYNC = False` once (code written for both
+an async and a generated sync flavor).
 
 ## Why
 
@@ -83,6 +86,7 @@ impl Rule for BlockingCall {
             f.related.len() <= MAX_CHAIN_SHOWN
                 && !in_nonblocking_try(cx, f.span)
                 && !after_empty_wait(cx, f.span)
+                && !crate::python::common::in_dead_branch(cx, f.span)
         }));
     }
 }
@@ -270,8 +274,34 @@ class FakeSocket:
             await asyncio.sleep(0)
         return self.inbox.get()  # expect
 "#,
+        r#"
+import asyncio
+import os
+import socket
+
+_IS_SYNC = os.environ.get("SYNC") == "1"
+
+async def resolve(host, port):
+    if not _IS_SYNC:
+        return await asyncio.get_running_loop().getaddrinfo(host, port)
+    else:
+        return socket.getaddrinfo(host, port)  # expect
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+import socket
+
+# Generated for both flavors; this is the async one.
+_IS_SYNC = False
+
+async def resolve(host, port):
+    if not _IS_SYNC:
+        return await asyncio.get_running_loop().getaddrinfo(host, port)
+    else:
+        return socket.getaddrinfo(host, port)
+"#,
         r#"
 import os
 import socket

@@ -24,7 +24,9 @@ something else. A handler that keeps the exception to raise it later
 `sys.exc_info()`) or gives it to a helper of the file that raises or keeps
 it is not reported. Nor is a `try` whose awaits all run inside a shielded
 trio/anyio scope (`with CancelScope(shield=True):`), where no outer
-cancellation can arrive, or a handler (waiting, if at all, only to close
+cancellation can arrive; under trio or anyio, a handler that awaits at its
+top level outside a shielded scope (`await trio.aclose_forcefully(s)`),
+where the level-triggered cancellation is raised again; or a handler (waiting, if at all, only to close
 things) that ends a coroutine which only
 ever runs as the root of its own task (a CLI command, `asyncio.run(main())`,
 a `create_task(conn.serve())` that is cancelled but never awaited, or
@@ -178,6 +180,7 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
             || saved_error_raised_later(cx, fid, t, h)
             || exit_passes_its_own_exception_on(cx, fid, h)
             || stops_on_flag_set_before_cancel(cx, h)
+            || (level_triggered && checkpoints_first(cx, &h.body))
         {
             continue;
         }
@@ -418,6 +421,20 @@ fn shielded(cx: &FileCx, body: &Block, awaits: &[Span]) -> bool {
         && awaits
             .iter()
             .all(|a| shields.iter().any(|s| s.contains(*a)))
+}
+
+/// Under trio or anyio, the handler awaits at its top level, outside any
+/// shielded scope (`except BaseException: await
+/// trio.aclose_forcefully(stream)`): cancellation is level-triggered, so
+/// that await is a checkpoint that raises `Cancelled` again. Nothing is
+/// swallowed.
+fn checkpoints_first(cx: &FileCx, body: &Block) -> bool {
+    body.iter().any(|&s| {
+        matches!(
+            cx.stmt(s).kind,
+            StmtKind::Expr(_) | StmtKind::Assign { .. } | StmtKind::Return(_)
+        ) && !awaits_in_block(cx.model, &vec![s]).is_empty()
+    })
 }
 
 /// Cancellation here is trio's or anyio's (level-triggered, scoped): the
@@ -1271,8 +1288,29 @@ async def run(worker, on_fatal_error):
     if exception:
         raise exception
 "#,
+        r#"
+import trio
+
+class Stream:
+    async def aclose(self):
+        try:
+            await self.send_close()
+        except BaseException:  # expect
+            with trio.CancelScope(shield=True):
+                await trio.aclose_forcefully(self.transport)
+"#,
     ],
     pass: &[
+        r#"
+import trio
+
+class Stream:
+    async def aclose(self):
+        try:
+            await self.send_close()
+        except BaseException:
+            await trio.aclose_forcefully(self.transport)
+"#,
         r#"
 import asyncio
 import logging

@@ -820,3 +820,70 @@ pub fn class_cancels_every_task_of(cx: &FileCx, class: &str, except: FuncId, att
             })
     })
 }
+
+/// `span` lies in a branch that never runs: the `if` tests a module-level
+/// name the file assigns once, to `True` or `False` (`_IS_SYNC = False`
+/// in code generated for both an async and a sync flavor), or its `not`,
+/// and `span` is in the branch that value rules out.
+pub fn in_dead_branch(cx: &FileCx, span: Span) -> bool {
+    cx.model.stmts.iter().any(|st| {
+        let StmtKind::If { cond, then, orelse } = &st.kind else {
+            return false;
+        };
+        if !st.span.contains(span) {
+            return false;
+        }
+        let Some(value) = constant_flag(cx, *cond) else {
+            return false;
+        };
+        let dead = if value { orelse } else { then };
+        let (Some(&first), Some(&last)) = (dead.first(), dead.last()) else {
+            return false;
+        };
+        Span::new(cx.stmt(first).span.start, cx.stmt(last).span.end).contains(span)
+    })
+}
+
+/// The value of a condition made of a module-level flag assigned once to a
+/// boolean literal, or of `not` it.
+fn constant_flag(cx: &FileCx, cond: ExprId) -> Option<bool> {
+    match &cx.expr(cx.model.strip(cond)).kind {
+        ExprKind::Unary {
+            op: UnOp::Not,
+            operand,
+        } => constant_flag(cx, *operand).map(|v| !v),
+        ExprKind::Name {
+            id,
+            resolved: Some(r),
+        } if r
+            .strip_prefix(cx.model.module.as_str())
+            .and_then(|t| t.strip_prefix('.'))
+            == Some(id.as_str()) =>
+        {
+            let mut value = None;
+            for &s in &cx.func(FuncId(0)).body {
+                if let StmtKind::Assign {
+                    targets, value: v, ..
+                } = &cx.stmt(s).kind
+                    && targets
+                        .iter()
+                        .any(|&t| cx.model.name_of(t) == Some(id.as_str()))
+                {
+                    let Some(Lit::Bool(b)) = v.and_then(|v| cx.model.literal(v)) else {
+                        return None;
+                    };
+                    if value.is_some() {
+                        return None;
+                    }
+                    value = Some(*b);
+                }
+            }
+            // Assigned nowhere else (a function's `global` could change it).
+            let elsewhere = cx.model.stmts.iter().any(|st| {
+                matches!(&st.kind, StmtKind::Global { names, .. } if names.iter().any(|n| n == id))
+            });
+            value.filter(|_| !elsewhere)
+        }
+        _ => None,
+    }
+}

@@ -25,8 +25,9 @@ nested `with` blocks, or calls to functions of the file that take locks),
 and reports:
 
 - a pair of locks taken as A then B on one path and B then A on another;
-- a `threading.Lock` (not `RLock`) taken again while held, directly or by
-  a called function. A coroutine or function handed to a new task or
+- a `threading.Lock` (not `RLock`, nor a `Condition` built without a lock
+  or around an `RLock()`, which is re-entrant) taken again while held,
+  directly or by a called function. A coroutine or function handed to a new task or
   thread (`create_task(self.loop())`, `to_thread(f)`) is not called here:
   it runs later, in its own turn.
 
@@ -360,9 +361,9 @@ fn walk(cx: &FileCx, f: FuncId, block: &Block, state: &mut State, out: &mut Vec<
         {
             if c.name == "acquire" {
                 let lock = Held {
+                    reentrant: reentrant(cx, &l),
                     key: l.key,
                     display: l.display,
-                    reentrant: l.kind == "rlock",
                 };
                 out.push(Event::Acquire {
                     lock: lock.clone(),
@@ -383,9 +384,9 @@ fn walk(cx: &FileCx, f: FuncId, block: &Block, state: &mut State, out: &mut Vec<
                     && is_ordered_kind(&l.kind)
                 {
                     let lock = Held {
+                        reentrant: reentrant(cx, &l),
                         key: l.key,
                         display: l.display,
-                        reentrant: l.kind == "rlock",
                     };
                     out.push(Event::Acquire {
                         lock: lock.clone(),
@@ -450,6 +451,54 @@ fn calls_in(cx: &FileCx, e: ExprId, state: &State, out: &mut Vec<Event>) {
     }
     let mut v = V { cx, state, out };
     walk_expr(cx.model, e, &mut v);
+}
+
+/// Whether a lock can be taken again by the thread that holds it: an
+/// `RLock`, or a `threading.Condition` built without a lock (it makes its
+/// own `RLock`) or around an `RLock()`, at every place the file builds
+/// the one this name holds.
+fn reentrant(cx: &FileCx, l: &crate::python::common::LockRef) -> bool {
+    if l.kind == "rlock" {
+        return true;
+    }
+    if l.kind != "condition" {
+        return false;
+    }
+    let attr = l.display.rsplit('.').next().unwrap_or(&l.display);
+    let mut built = 0;
+    for st in &cx.model.stmts {
+        let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } = &st.kind
+        else {
+            continue;
+        };
+        let Some(c) = cx.call(cx.model.strip(*v)) else {
+            continue;
+        };
+        if c.target.as_deref() != Some("threading.Condition")
+            || !targets.iter().any(|&t| {
+                cx.model
+                    .dotted(t)
+                    .is_some_and(|d| d == l.display || d.rsplit('.').next() == Some(attr))
+            })
+        {
+            continue;
+        }
+        let own_rlock = match c.positional(0).or_else(|| c.kwarg("lock")) {
+            None => true,
+            Some(a) => cx
+                .call(cx.model.strip(a))
+                .is_some_and(|k| k.target.as_deref() == Some("threading.RLock")),
+        };
+        if !own_rlock {
+            return false;
+        }
+        built += 1;
+    }
+    built > 0
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -529,8 +578,42 @@ class Cache:
             if self.get(k) is None:  # expect
                 self._data[k] = v
 "#,
+        r#"
+import threading
+
+class Transactions:
+    def __init__(self):
+        self._lock = threading.Condition(threading.Lock())
+        self._error = None
+
+    def has_error(self):
+        with self._lock:
+            return self._error is not None
+
+    def check_ready(self):
+        with self._lock:
+            if self.has_error():  # expect
+                raise RuntimeError("failed")
+"#,
     ],
     pass: &[
+        r#"
+import threading
+
+class Transactions:
+    def __init__(self):
+        self._lock = threading.Condition()
+        self._error = None
+
+    def has_error(self):
+        with self._lock:
+            return self._error is not None
+
+    def check_ready(self):
+        with self._lock:
+            if self.has_error():
+                raise RuntimeError("failed")
+"#,
         r#"
 import asyncio
 

@@ -27,7 +27,8 @@ Awaits that wait on a network peer with nothing bounding them:
   without one (or `aiohttp.request(...)`): aiohttp then applies its
   default, 5 minutes in total, far longer than any caller waits (reported
   at medium severity);
-- `asyncio.open_connection(...)` and `StreamReader.read/readline/
+- `asyncio.open_connection(...)` (not `open_unix_connection`: a local
+  socket's connect completes or fails at once) and `StreamReader.read/readline/
   readexactly/readuntil` (not in a framing helper that reads a stream its
   caller passes in, as a parameter or to the constructor of its class
   (`self.reader`, set only from an `__init__` parameter): the caller owns
@@ -95,7 +96,10 @@ const AIOHTTP_REQUESTS: &[&str] = &[
     "aiohttp.request",
 ];
 
-const CONNECTIONS: &[&str] = &["asyncio.open_connection", "asyncio.open_unix_connection"];
+/// Connections opened over the network. A Unix socket's connect is not one:
+/// the kernel completes it as soon as the listener's backlog takes it, or
+/// refuses it at once; the reads that follow are what can wait on the peer.
+const CONNECTIONS: &[&str] = &["asyncio.open_connection"];
 
 const STREAM_READS: &[&str] = &["read", "readline", "readexactly", "readuntil"];
 
@@ -349,7 +353,8 @@ fn is_async_with_ctx(cx: &FileCx, id: ExprId) -> bool {
 fn stream_readers(cx: &FileCx) -> HashSet<String> {
     let mut out = HashSet::new();
     let servers: &[&str] = &["asyncio.start_server", "asyncio.start_unix_server"];
-    for (id, c) in cx.calls_to(&[CONNECTIONS, servers].concat()) {
+    let opens: &[&str] = &["asyncio.open_connection", "asyncio.open_unix_connection"];
+    for (id, c) in cx.calls_to(&[opens, servers].concat()) {
         match c.target.as_deref() {
             Some("asyncio.open_connection" | "asyncio.open_unix_connection") => {
                 let Parent::Expr(aw) = cx.tree.expr_parent(id) else {
@@ -520,6 +525,14 @@ async def read_banner(host):
     banner = await reader.readline()  # expect
     writer.close()
     return banner
+
+async def ask_worker(path, request):
+    reader, writer = await asyncio.open_unix_connection(path)
+    writer.write(request)
+    await writer.drain()
+    reply = await reader.readline()  # expect
+    writer.close()
+    return reply
 "#,
         r#"
 import aiohttp
@@ -602,6 +615,17 @@ class ControlServer:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+async def ask_worker(path, request, timeout):
+    reader, writer = await asyncio.open_unix_connection(path)
+    writer.write(request)
+    await writer.drain()
+    reply = await asyncio.wait_for(reader.readline(), timeout)
+    writer.close()
+    return reply
+"#,
         r#"
 import asyncio
 

@@ -31,10 +31,14 @@ timeout), a `send` the assertion checks; not the
 own locals built from literals, constants, task-locals, thread-locals;
 not a `static` built by a call, such as a counter other threads bump): those pass
 however long the other side takes. On a current-thread runtime
-(`#[tokio::test]`'s default, `Builder::new_current_thread()`), a test whose
-only concurrency is spawned tasks that wait on nothing but timers is not
-flagged either: the sleep is a yield to them, and they run until they park
-whatever the load. Nor is a sleep whose first check is an absence
+(`#[tokio::test]`'s default, `Builder::new_current_thread()`,
+`#[ntex::test]`, `#[actix_rt::test]`), a test whose only concurrency is
+spawned tasks that wait on nothing but timers is not flagged either: the
+sleep is a yield to them, and they run until they park whatever the load.
+The same holds for tasks that wait only on timers and the thread's own
+synchronization (a channel's `recv` or `send`, a `Notify`, a lock or
+semaphore), when nothing in the test reaches outside the thread (no
+thread, server, socket, file or process). Nor is a sleep whose first check is an absence
 (`assert_err!(rx.try_recv())`, `assert_pending!(fut)`, a flag that only
 ever turns on read as still off: `assert!(!done.load(..))` of an atomic
 the file only ever stores `true` in, `!token.is_cancelled()`) with any later
@@ -410,12 +414,86 @@ fn only_yields(cx: &FileCx, sleep: ExprId) -> bool {
         let Some(body) = common::spawned_fn(cx, ExprId(i as u32)).filter(|_| task) else {
             return false;
         };
-        if !timer_only(cx, body) {
+        let yields = timer_only(cx, body) || (in_process(cx, body) && !reaches_outside(cx, top));
+        if !yields {
             return false;
         }
         spawns += 1;
     }
     spawns > 0
+}
+
+/// A spawned body that makes no blocking call and awaits only timers and
+/// the thread's own synchronization (a channel's `recv`/`send`, a
+/// `Notify`, a semaphore or lock, a watch's `changed`): what it waits on
+/// is woken by the other tasks of the thread. An await of anything else
+/// (`c.refresh().await`) may be I/O, whose time the sleep guesses.
+fn in_process(cx: &FileCx, body: FuncId) -> bool {
+    const WAITS: &[&str] = &[
+        "recv",
+        "recv_async",
+        "send",
+        "send_async",
+        "notified",
+        "acquire",
+        "acquire_owned",
+        "lock",
+        "changed",
+        "wait",
+        "yield_now",
+    ];
+    common::fns_within(cx, body).into_iter().all(|f| {
+        cx.body_exprs(f)
+            .iter()
+            .copied()
+            .all(|e| match &cx.expr(e).kind {
+                ExprKind::Await(inner) => cx
+                    .call(common::unwrap_value(cx, *inner))
+                    .is_some_and(|c| common::is_sleep(c) || WAITS.contains(&c.name.as_str())),
+                ExprKind::Call(c) => {
+                    cx.effect(c, Effect::Blocking).is_none()
+                        && !common::is_network_io(cx, e)
+                        && !outside_call(c)
+                }
+                _ => true,
+            })
+    })
+}
+
+/// Anything in the test that reaches outside the thread: a thread, a
+/// server, a socket, a file, a process (`test_server(..)`,
+/// `TcpStream::connect`, `thread::spawn`, `spawn_blocking`). With none, the
+/// test's tasks are all the concurrency there is.
+fn reaches_outside(cx: &FileCx, top: FuncId) -> bool {
+    common::fns_within(cx, top).into_iter().any(|f| {
+        cx.body_exprs(f)
+            .iter()
+            .copied()
+            .any(|e| cx.call(e).is_some_and(outside_call) || common::is_network_io(cx, e))
+    })
+}
+
+fn outside_call(c: &Call) -> bool {
+    const WORDS: &[&str] = &[
+        "server", "connect", "bind", "listen", "thread", "blocking", "process", "command",
+    ];
+    const MODULES: &[&str] = &[
+        "std::fs",
+        "std::net",
+        "std::process",
+        "std::thread",
+        "tokio::fs",
+        "tokio::net",
+        "tokio::process",
+        "tokio::signal",
+        "async_std::fs",
+        "async_std::net",
+    ];
+    let name = c.name.to_ascii_lowercase();
+    WORDS.iter().any(|w| name.contains(w))
+        || c.target
+            .as_deref()
+            .is_some_and(|t| MODULES.iter().any(|m| t.starts_with(m)))
 }
 
 /// The runtime the test runs on is tokio's current-thread one.
@@ -437,6 +515,16 @@ fn current_thread(cx: &FileCx, top: FuncId) -> bool {
                 .is_some_and(|t| t.ends_with("Runtime::new"))
     }) {
         return false;
+    }
+    // Test attributes of runtimes that have one thread only (ntex, actix,
+    // monoio, compio): no flavor to check.
+    if func.decorators.iter().any(|d| {
+        matches!(
+            d.as_str(),
+            "ntex::test" | "actix_rt::test" | "actix_web::test" | "monoio::test" | "compio::test"
+        )
+    }) {
+        return true;
     }
     let tokio_test = func.decorators.iter().any(|d| d == "tokio::test");
     let multi = func.decorator_calls.iter().any(|&d| {
@@ -948,6 +1036,40 @@ async fn expires() {
 }
 "#,
         r#"
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn slot_is_taken_while_waiting() {
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<()>(1);
+    let busy = Arc::new(AtomicBool::new(false));
+    let b = busy.clone();
+    tokio::spawn(async move {
+        b.store(true, Ordering::SeqCst);
+        rx.recv().await;
+        b.store(false, Ordering::SeqCst);
+    });
+    tokio::time::sleep(Duration::from_millis(25)).await; // expect
+    assert!(busy.load(Ordering::SeqCst));
+    tx.send(()).await.unwrap();
+}
+
+// One thread, but the task writes a file: the write runs on tokio's
+// blocking pool, and the sleep guesses how long the disk takes.
+#[tokio::test]
+async fn log_is_written() {
+    let done = Arc::new(AtomicBool::new(false));
+    let d = done.clone();
+    tokio::spawn(async move {
+        tokio::fs::write("out.log", b"x").await.unwrap();
+        d.store(true, Ordering::SeqCst);
+    });
+    tokio::time::sleep(Duration::from_millis(25)).await; // expect
+    assert!(done.load(Ordering::SeqCst));
+}
+"#,
+        r#"
 use std::time::Duration;
 
 async fn start(server: Server, client: Client) {
@@ -1118,6 +1240,30 @@ async fn worker_stops_soon_after_cancel() {
 "#,
     ],
     pass: &[
+        r#"
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+// One thread, and nothing outside it: the sleep lets the task run until it
+// parks on the channel, however loaded the machine.
+#[tokio::test]
+async fn slot_is_taken_while_waiting() {
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<()>(1);
+    let busy = Arc::new(AtomicBool::new(false));
+    let b = busy.clone();
+    tokio::spawn(async move {
+        b.store(true, Ordering::SeqCst);
+        rx.recv().await;
+        b.store(false, Ordering::SeqCst);
+    });
+    tokio::time::sleep(Duration::from_millis(25)).await;
+    assert!(busy.load(Ordering::SeqCst));
+    tx.send(()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(25)).await;
+    assert!(!busy.load(Ordering::SeqCst));
+}
+"#,
         r#"
 use std::time::Duration;
 

@@ -20,7 +20,10 @@ A channel constructor that has no capacity: `unbounded_channel()`,
 `crossbeam_channel::unbounded()`, `flume::unbounded()`,
 `async_channel::unbounded()`, `futures::channel::mpsc::unbounded()`.
 
-Not findings: a channel whose message type has no values (`enum Void {}`,
+Not findings: the constructor called by a function of the same name
+that returns a value (a drop-in wrapper, `fn channel<T>()` in an instrumented or mocked `mpsc`,
+whose callers choose it as they would the original); a channel whose
+message type has no values (`enum Void {}`,
 `Infallible`, `!`, in the constructor's turbofish or the `let`'s type),
 which only tells receivers that every sender is gone; a request/reply
 channel whose every send (through the
@@ -93,6 +96,7 @@ impl Rule for UnboundedChannel {
                 || request_reply(cx, ExprId(i as u32))
                 || sync_command_channel(cx, ExprId(i as u32))
                 || carries_nothing(cx, ExprId(i as u32))
+                || is_drop_in_wrapper(cx, ExprId(i as u32), c)
             {
                 continue;
             }
@@ -108,6 +112,17 @@ impl Rule for UnboundedChannel {
             ));
         }
     }
+}
+
+/// The constructor is called by a function of the same name that returns
+/// something (`pub fn channel<T>() -> (Sender<T>, Receiver<T>)` wrapping
+/// `mpsc::channel()`):
+/// a drop-in replacement (an instrumented or mocked channel) that must be
+/// as unbounded as what it stands for. Whoever calls it chose that.
+fn is_drop_in_wrapper(cx: &FileCx, ctor: ExprId, c: &Call) -> bool {
+    let f = cx.func_of(ctor);
+    let name = cx.func(f).name.as_str();
+    !name.is_empty() && name == c.name.as_str() && cx.func(f).returns.is_some()
 }
 
 /// The channel's message type has no values (`unbounded::<Void>()` with
@@ -811,6 +826,14 @@ pub fn collect_logs(workers: &[Worker]) -> Vec<String> {
 "#,
     ],
     pass: &[
+        r#"
+/// An instrumented stand-in for `std::sync::mpsc::channel`.
+pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
+    let (tx, rx) = std::sync::mpsc::channel();
+    trace::record_channel();
+    (Sender { inner: tx }, Receiver { inner: rx })
+}
+"#,
         r#"
 use futures::channel::mpsc;
 
