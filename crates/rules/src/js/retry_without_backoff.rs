@@ -401,7 +401,7 @@ fn follows_the_error(cx: &FileCx, try_body: &Block, h: &Handler) -> bool {
     // leader") and looks the target up again (`node = await
     // topology.nodeFor(key)`): the server said where to go, and following
     // it at once is the protocol.
-    if assigned.is_empty() && redirect_reply(cx, &h.body) {
+    if redirect_reply(cx, &h.body) {
         for s in unsnarl_model::walk::stmts_in_block(cx.model, &h.body) {
             if let StmtKind::Assign {
                 targets,
@@ -812,6 +812,22 @@ class ShardClient {
         return await node.subscribe(channel, listener);
       } catch (err) {
         if (i >= this.maxRedirects || !err.message.startsWith("MOVED")) {
+          throw err;
+        }
+        await this.topology.refresh(node);
+        node = await this.topology.nodeFor(channel);
+      }
+    }
+  }
+
+  async ssubscribe(channel, listener) {
+    let node = await this.topology.nodeFor(channel);
+    for (let i = 0; ; i++) {
+      try {
+        return await node.ssubscribe(channel, listener);
+      } catch (err) {
+        const isRedirect = err.message.startsWith("MOVED");
+        if (++i > this.maxRedirects || !isRedirect) {
           throw err;
         }
         await this.topology.refresh(node);

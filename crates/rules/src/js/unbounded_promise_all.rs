@@ -24,6 +24,9 @@ input, and the callback goes through no limiter (`p-limit`, a semaphore, a
 queue). A callback that starts a listener per element (`server.listen`,
 `createServer`, grpc's `bindAsync`, directly or in a function of the file)
 is not reported: every listener has to be open at once anyway. Nor is a
+teardown of what already runs (`close`, `destroy`, `abort`, a
+subscription's `sub.return()`...): as many as are open, not one per item
+of new input. Nor is a
 collection that comes from configuration, followed back through locals,
 destructuring, the constructor's fields and argument-less methods of the
 class: `options`/`config` values, what a synchronous method of such a
@@ -604,8 +607,8 @@ fn literal_binding(cx: &FileCx, e: ExprId) -> bool {
 }
 
 /// The callback closes, releases or kills something that already exists (a
-/// pool member, a child process, a connection): as many as are open, not
-/// one per input item.
+/// pool member, a child process, a connection, a running subscription's
+/// generator: `sub.return()`): as many as are open, not one per input item.
 fn teardown(cx: &FileCx, cb: ExprId) -> bool {
     let Some(f) = common::callback_fn(cx, cb) else {
         return false;
@@ -614,6 +617,9 @@ fn teardown(cx: &FileCx, cb: ExprId) -> bool {
         matches!(
             cx.call(e).unwrap().name.as_str(),
             "close"
+                | "return"
+                | "unsubscribe"
+                | "cancel"
                 | "quit"
                 | "kill"
                 | "disconnect"
@@ -745,6 +751,13 @@ async function alterConfigs(cluster, items) {
 "#,
     ],
     pass: &[
+        r#"
+async function closeAll(ctx) {
+  const subs = { ...ctx.subscriptions };
+  ctx.subscriptions = {};
+  await Promise.all(Object.values(subs).map((sub) => sub.return(undefined)));
+}
+"#,
         r#"
 class ModelManager {
   constructor() {

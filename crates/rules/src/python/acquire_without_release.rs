@@ -26,7 +26,8 @@ acquire with nothing but such statements, or stores of a name into an
 attribute or entry of `self` (`self._objects[i] = obj`), in between is
 fine too. A try-lock (`try: lock.acquire()` whose every `except` returns
 or raises) counts as an acquire right before the statement after that
-`try`. Methods that hand the
+`try`. An acquire inside `with` the same lock (taking it back after a
+`release()` around a wait) is released by the `with`. Methods that hand the
 acquisition to their caller are not reported: `__enter__`/`__aenter__`,
 `acquire`/`acquire_*` and their async twins (`aacquire_lock`).
 
@@ -164,6 +165,15 @@ impl Rule for AcquireWithoutRelease {
 fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> Option<String> {
     // The acquisition's result is returned or kept: someone else releases.
     if matches!(cx.stmt(s).kind, StmtKind::Return(_)) {
+        return None;
+    }
+    // Inside `with <the same lock>:` (`lock.release(); try: await wait()
+    // finally: lock.acquire()`): the lock is taken back for the `with`,
+    // whose exit releases it on every path.
+    if cx.tree.stmt_ancestors(s).any(|a| {
+        matches!(&cx.stmt(a).kind, StmtKind::With { items, .. }
+            if items.iter().any(|it| cx.model.dotted(it.ctx).as_deref() == Some(name)))
+    }) {
         return None;
     }
     // Inside a `try` whose `finally` releases.
@@ -449,8 +459,45 @@ class Scene:
         del self._objects[i]
         self._lock.release()
 "#,
+        r#"
+import threading
+
+class Queue:
+    def __init__(self):
+        self._mutex = threading.Lock()
+        self._other = threading.Lock()
+        self._ready = None
+
+    async def get(self):
+        with self._other:
+            while not self._items:
+                self._mutex.release()
+                try:
+                    await self._ready.wait()
+                finally:
+                    self._mutex.acquire()  # expect
+            return self._items.pop()
+"#,
     ],
     pass: &[
+        r#"
+import threading
+
+class Queue:
+    def __init__(self):
+        self._mutex = threading.Lock()
+        self._ready = None
+
+    async def get(self):
+        with self._mutex:
+            while not self._items:
+                self._mutex.release()
+                try:
+                    await self._ready.wait()
+                finally:
+                    self._mutex.acquire()
+            return self._items.pop()
+"#,
         r#"
 import asyncio
 import threading

@@ -18,7 +18,9 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 A call to `notify()` or `notify_all()` on a `threading.Condition` or
 `asyncio.Condition` that is not inside `with cond:`/`async with cond:` (or
-`with lock:` for `Condition(lock)`), in a function that does not acquire
+`with lock:` for `Condition(lock)`, also through another reference to the
+object that built them: `with parent._mutex: parent._not_empty.notify()`),
+in a function that does not acquire
 the condition itself and is not only called from under it.
 
 ## Why
@@ -140,19 +142,31 @@ fn lock_names(cx: &FileCx, cond: &str) -> Vec<String> {
             }
         }
     }
+    // Built as attributes of `self` (`self._not_empty =
+    // Condition(self._mutex)`) and used through another reference to the
+    // same object (`parent._not_empty.notify()` under `with
+    // parent._mutex:`): the same attributes of that reference.
+    let (root, attr) = cond.rsplit_once('.').unwrap_or(("", cond));
+    let rebase = |name: &str| match name.strip_prefix("self.") {
+        Some(rest) if !root.is_empty() && root != "self" => format!("{root}.{rest}"),
+        _ => name.to_string(),
+    };
+    let is_cond = |x: &str| {
+        x == cond || (root != "self" && x.strip_prefix("self.").is_some_and(|rest| rest == attr))
+    };
     let mut names = vec![cond.to_string()];
     let locks: Vec<String> = built
         .iter()
-        .filter(|(x, _)| x == cond)
+        .filter(|(x, _)| is_cond(x))
         .map(|(_, l)| l.clone())
         .collect();
     for l in &locks {
-        names.push(l.clone());
+        names.push(rebase(l));
         names.extend(
             built
                 .iter()
                 .filter(|(_, bl)| bl == l)
-                .map(|(x, _)| x.clone()),
+                .map(|(x, _)| rebase(x)),
         );
     }
     names
@@ -234,8 +248,49 @@ async def publish(state, value):
     state.append(value)
     ready.notify_all()  # expect
 "#,
+        r#"
+import threading
+
+class Queue:
+    def __init__(self):
+        self._mutex = threading.Lock()
+        self._not_empty = threading.Condition(self._mutex)
+        self._other = threading.Lock()
+        self._items = []
+        self.sync_q = SyncSide(self)
+
+class SyncSide:
+    def __init__(self, parent):
+        self._parent = parent
+
+    def put(self, item):
+        parent = self._parent
+        with parent._other:
+            parent._items.append(item)
+            parent._not_empty.notify()  # expect
+"#,
     ],
     pass: &[
+        r#"
+import threading
+
+class Queue:
+    def __init__(self):
+        self._mutex = threading.Lock()
+        self._not_empty = threading.Condition(self._mutex)
+        self._items = []
+        self.sync_q = SyncSide(self)
+
+class SyncSide:
+    def __init__(self, parent):
+        self._parent = parent
+
+    def put(self, item):
+        parent = self._parent
+        with parent._mutex:
+            parent._items.append(item)
+            parent._not_empty.notify()
+"#,
         r#"
 import threading
 

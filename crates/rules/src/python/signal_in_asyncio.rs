@@ -18,7 +18,8 @@ pub static META: RuleMeta = RuleMeta {
 `signal.signal(sig, handler)` with a real handler (not `SIG_DFL`/`SIG_IGN`)
 in a module that runs coroutines (it defines `async def` functions or
 starts a loop), where the handler does not hand off with
-`call_soon_threadsafe` or `run_coroutine_threadsafe` (itself or through a
+`call_soon_threadsafe`, `run_coroutine_threadsafe` or trio's
+`TrioToken.run_sync_soon` (itself or through a
 function of the file it calls). A handler that calls nothing, only setting a flag
 that a task or loop polls (`stop = True`, `self.running = False`, with at
 most a `raise KeyboardInterrupt` on a second signal), is left alone: it
@@ -163,9 +164,11 @@ impl Rule for SignalInAsyncio {
             let hands_off_in = |g: FuncId| {
                 cx.body_calls(g).any(|x| {
                     cx.call(x).is_some_and(|hc| {
+                        // Trio's `TrioToken.run_sync_soon` is its
+                        // thread- and signal-safe entry into the loop.
                         matches!(
                             hc.name.as_str(),
-                            "call_soon_threadsafe" | "run_coroutine_threadsafe"
+                            "call_soon_threadsafe" | "run_coroutine_threadsafe" | "run_sync_soon"
                         )
                     })
                 })
@@ -238,8 +241,41 @@ class Reloader:
         while self.run:
             await asyncio.sleep(1.0)
 "#,
+        r#"
+import signal
+import trio
+
+class Console:
+    async def read_line(self):
+        def install():
+            def handler(sig, frame):
+                self.interrupted = True
+                print_newline()
+
+            return signal.signal(signal.SIGINT, handler)  # expect
+
+        previous = trio.from_thread.run_sync(install)
+        return previous
+"#,
     ],
     pass: &[
+        r#"
+import signal
+import trio
+
+class Console:
+    async def read_line(self):
+        def install():
+            def handler(sig, frame):
+                self.interrupted = True
+                token.run_sync_soon(print_newline, idempotent=True)
+
+            token = trio.lowlevel.current_trio_token()
+            return signal.signal(signal.SIGINT, handler)
+
+        previous = trio.from_thread.run_sync(install)
+        return previous
+"#,
         r#"
 import asyncio
 import signal

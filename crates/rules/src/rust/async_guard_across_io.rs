@@ -243,8 +243,47 @@ impl Tx {
     }
 }
 "#,
+        r#"
+use std::sync::Arc;
+use tokio::io::AsyncWriteExt;
+use tokio::sync::RwLock;
+
+struct Scheduler {
+    inner: RwLock<Inner>,
+    log: Arc<RwLock<tokio::net::TcpStream>>,
+}
+
+impl Scheduler {
+    async fn shutdown(&mut self, conn: &mut tokio::net::TcpStream) {
+        let mut inner = self.inner.write().await; // expect
+        inner.stop();
+        conn.write(b"bye").await.ok();
+    }
+}
+"#,
     ],
     pass: &[
+        r#"
+use std::sync::Arc;
+use tokio::sync::RwLock;
+
+struct Scheduler {
+    inner: RwLock<Inner>,
+    on_shutdown: Option<Arc<RwLock<Box<dyn FnMut() + Send + Sync>>>>,
+}
+
+impl Scheduler {
+    async fn shutdown(&mut self) {
+        let notify = self.on_shutdown.take();
+        let mut inner = self.inner.write().await;
+        inner.stop();
+        if let Some(notify) = notify {
+            let mut notify = notify.write().await;
+            notify();
+        }
+    }
+}
+"#,
         r#"
 use tokio::sync::{mpsc, Mutex};
 

@@ -631,6 +631,11 @@ pub fn is_network_io(cx: &FileCx, call: ExprId) -> bool {
     if c.receiver.is_none() {
         return false;
     }
+    // `lock.read()`/`lock.write()` with no buffer: an `RwLock` being taken
+    // (a stream's `read`/`write` is given the bytes).
+    if matches!(c.name.as_str(), "read" | "write") && c.args.is_empty() {
+        return false;
+    }
     if NET_METHODS.contains(&c.name.as_str()) || crate::util::is_io_method_call(c) {
         return true;
     }
