@@ -294,8 +294,9 @@ fn stores_a_name(cx: &FileCx, s: StmtId) -> bool {
         })
 }
 
-/// `x = None`, `items = []`, `n = 0`, `y = x`, `t: Task | None = None`:
-/// binds local names to a constant, an empty collection or another name (a
+/// `x = None`, `items = []`, `n = 0`, `y = x`, `cbs = self._cbs`, `t: Task |
+/// None = None`: binds local names to a constant, an empty collection,
+/// another name or an attribute of `self` (a
 /// local's annotation is not evaluated). It cannot raise, so a lock taken
 /// before it is still released by a `try` right after it.
 fn binds_a_constant(cx: &FileCx, s: StmtId) -> bool {
@@ -307,9 +308,12 @@ fn binds_a_constant(cx: &FileCx, s: StmtId) -> bool {
     else {
         return false;
     };
+    // A read of an attribute of `self` (`errbacks = self._errbacks`) does
+    // not raise on the attributes a class sets up.
     let simple = |e: ExprId| match &cx.expr(e).kind {
         ExprKind::Literal(_) | ExprKind::Name { .. } => true,
         ExprKind::Collection { elems, .. } => elems.is_empty(),
+        ExprKind::Attr { .. } => cx.model.dotted(e).is_some_and(|d| d.starts_with("self.")),
         _ => false,
     };
     targets
@@ -620,11 +624,23 @@ class Scene:
     def __init__(self):
         self._lock = RLock()
         self._objects = {}
+        self._errbacks = []
+        self.exception = None
 
     def put(self, i, obj):
         self._lock.acquire()
         self._objects[i] = obj
         self._lock.release()
+
+    def failure(self, exception):
+        lock = self._lock
+        lock.acquire()
+        self.exception = exception
+        errbacks = self._errbacks
+        self._errbacks = None
+        lock.release()
+        for f in errbacks:
+            f(exception)
 "#,
     ],
 };
