@@ -246,7 +246,21 @@ fn received_once(cx: &FileCx, ctor: ExprId) -> bool {
     let Some((f, ch, top, after)) = channel_made_by(cx, ctor) else {
         return false;
     };
-    let uses = common::uses_after(cx, top, &ch.rx, after);
+    let mut uses = common::uses_after(cx, top, &ch.rx, after);
+    // `let rx = rx.recv();` shadows the receiver: later uses of the name
+    // are of the new binding. Keep the uses in that statement's value and
+    // those before it.
+    if let Some(b) = uses.iter().position(|&u| binds_the_name(cx, u)) {
+        let stmt = cx.tree.enclosing_stmt(uses[b]);
+        let mut kept: Vec<ExprId> = uses[..b].to_vec();
+        kept.extend(
+            uses[b + 1..]
+                .iter()
+                .copied()
+                .filter(|&u| cx.tree.enclosing_stmt(u) == stmt),
+        );
+        uses = kept;
+    }
     let [u] = uses.as_slice() else { return false };
     if cx.func_of(*u) != f {
         return false;
@@ -824,8 +838,41 @@ pub fn collect_logs(workers: &[Worker]) -> Vec<String> {
     rx.iter().collect()
 }
 "#,
+        r#"
+async fn add_all(ctx: Ctx) -> Vec<u64> {
+    let mut created_rx = ctx.created.subscribe();
+    let (tx, rx) = std::sync::mpsc::channel(); // expect
+    tokio::spawn(async move {
+        while let Ok(id) = created_rx.recv().await {
+            let _ = tx.send(id);
+        }
+    });
+    let first = rx.recv();
+    let rx: Vec<u64> = rx.iter().take(10).collect();
+    first.into_iter().chain(rx).collect()
+}
+"#,
     ],
     pass: &[
+        r#"
+async fn add(ctx: Ctx) -> Result<u64, Error> {
+    let mut created_rx = ctx.created.subscribe();
+    let (tx, rx) = std::sync::mpsc::channel();
+    tokio::spawn(async move {
+        loop {
+            if let Ok(id) = created_rx.recv().await {
+                let _ = tx.send(Ok(id));
+                break;
+            }
+        }
+    });
+    let rx = rx.recv();
+    match rx {
+        Ok(ret) => ret,
+        Err(_) => Err(Error::CantAdd),
+    }
+}
+"#,
         r#"
 /// An instrumented stand-in for `std::sync::mpsc::channel`.
 pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
