@@ -887,3 +887,37 @@ fn constant_flag(cx: &FileCx, cond: ExprId) -> Option<bool> {
         _ => None,
     }
 }
+
+/// Every `X = <...>Condition(..)` of the file (`threading.Condition`,
+/// `asyncio.Condition`...): each target as written (`self._not_empty`) with
+/// the constructor call.
+pub fn condition_constructions<'a>(cx: &FileCx<'a>) -> Vec<(String, &'a Call)> {
+    let mut out = Vec::new();
+    for st in &cx.model.stmts {
+        let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } = &st.kind
+        else {
+            continue;
+        };
+        let Some(c) = cx.call(cx.model.strip(*v)) else {
+            continue;
+        };
+        if !c
+            .target
+            .as_deref()
+            .is_some_and(|t| t.ends_with("Condition"))
+        {
+            continue;
+        }
+        out.extend(
+            targets
+                .iter()
+                .filter_map(|&t| cx.model.dotted(t))
+                .map(|d| (d, c)),
+        );
+    }
+    out
+}

@@ -466,24 +466,9 @@ fn reentrant(cx: &FileCx, l: &crate::python::common::LockRef) -> bool {
     }
     let attr = l.display.rsplit('.').next().unwrap_or(&l.display);
     let mut built = 0;
-    for st in &cx.model.stmts {
-        let StmtKind::Assign {
-            targets,
-            value: Some(v),
-            ..
-        } = &st.kind
-        else {
-            continue;
-        };
-        let Some(c) = cx.call(cx.model.strip(*v)) else {
-            continue;
-        };
+    for (target, c) in crate::python::common::condition_constructions(cx) {
         if c.target.as_deref() != Some("threading.Condition")
-            || !targets.iter().any(|&t| {
-                cx.model
-                    .dotted(t)
-                    .is_some_and(|d| d == l.display || d.rsplit('.').next() == Some(attr))
-            })
+            || !(target == l.display || target.rsplit('.').next() == Some(attr))
         {
             continue;
         }

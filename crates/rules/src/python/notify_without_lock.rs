@@ -111,37 +111,13 @@ impl Rule for NotifyWithoutLock {
 /// holds the lock: `queue.Queue`'s `not_empty`/`not_full`).
 fn lock_names(cx: &FileCx, cond: &str) -> Vec<String> {
     // (variable, lock it was built on) for every `X = Condition(L)`.
-    let mut built: Vec<(String, String)> = Vec::new();
-    for s in &cx.model.stmts {
-        let StmtKind::Assign {
-            targets,
-            value: Some(v),
-            ..
-        } = &s.kind
-        else {
-            continue;
-        };
-        let Some(c) = cx.call(*v) else { continue };
-        if !c
-            .target
-            .as_deref()
-            .is_some_and(|t| t.ends_with("Condition"))
-        {
-            continue;
-        }
-        let Some(l) = c
-            .positional(0)
-            .or_else(|| c.kwarg("lock"))
-            .and_then(|a| cx.model.dotted(a))
-        else {
-            continue;
-        };
-        for &t in targets {
-            if let Some(d) = cx.model.dotted(t) {
-                built.push((d, l.clone()));
-            }
-        }
-    }
+    let built: Vec<(String, String)> = crate::python::common::condition_constructions(cx)
+        .into_iter()
+        .filter_map(|(x, c)| {
+            let l = c.positional(0).or_else(|| c.kwarg("lock"))?;
+            Some((x, cx.model.dotted(l)?))
+        })
+        .collect();
     // Built as attributes of `self` (`self._not_empty =
     // Condition(self._mutex)`) and used through another reference to the
     // same object (`parent._not_empty.notify()` under `with
