@@ -26,7 +26,7 @@ acquire with nothing but such statements, or stores of a name into an
 attribute or entry of `self` (`self._objects[i] = obj`), in between is
 fine too. A try-lock (`try: lock.acquire()` whose every `except` returns
 or raises) counts as an acquire right before the statement after that
-`try`. An acquire inside `with` the same lock (taking it back after a
+`try`, or before its `else:` when it has one. An acquire inside `with` the same lock (taking it back after a
 `release()` around a wait) is released by the `with`. Methods that hand the
 acquisition to their caller are not reported: `__enter__`/`__aenter__`,
 `acquire`/`acquire_*` and their async twins (`aacquire_lock`).
@@ -353,6 +353,15 @@ fn following<'a>(cx: &FileCx<'a>, s: StmtId) -> &'a [StmtId] {
         StmtKind::If { then, orelse, .. } if then.last() == Some(&s) && orelse.is_empty() => {
             stmts_after(cx, p)
         }
+        // `try: lock.acquire() except LockError: .. else: try: ..
+        // finally: lock.release()`: the `else` runs right after a
+        // successful acquire.
+        StmtKind::Try {
+            body,
+            handlers,
+            orelse,
+            finally: None,
+        } if body.last() == Some(&s) && !orelse.is_empty() && !handlers.is_empty() => orelse,
         StmtKind::Try {
             body,
             handlers,
@@ -439,6 +448,16 @@ def try_lock(state):
     state.apply()
     lock.release()
     return True
+
+def try_lock_else(state):
+    try:
+        lock.acquire()  # expect
+    except RuntimeError:
+        return []
+    else:
+        result = state.apply()
+        lock.release()
+        return result
 
 def counted(state):
     lock.acquire()  # expect
@@ -552,6 +571,17 @@ def try_lock(state):
     finally:
         lock.release()
     return True
+
+def try_lock_else(state):
+    try:
+        lock.acquire()
+    except RuntimeError:
+        return []
+    else:
+        try:
+            return state.apply()
+        finally:
+            lock.release()
 
 def guarded(state):
     if not lock.acquire(timeout=5):

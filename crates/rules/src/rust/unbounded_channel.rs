@@ -20,8 +20,9 @@ A channel constructor that has no capacity: `unbounded_channel()`,
 `crossbeam_channel::unbounded()`, `flume::unbounded()`,
 `async_channel::unbounded()`, `futures::channel::mpsc::unbounded()`.
 
-Not findings: the constructor called by a function of the same name
-that returns a value (a drop-in wrapper, `fn channel<T>()` in an instrumented or mocked `mpsc`,
+Not findings: the constructor called by a function of the same name, or
+named `unbounded`/`unbounded_channel`, that returns a value (a drop-in
+wrapper, `fn channel<T>()` in an instrumented or mocked `mpsc`,
 whose callers choose it as they would the original); a channel whose
 message type has no values (`enum Void {}`,
 `Infallible`, `!`, in the constructor's turbofish or the `let`'s type),
@@ -114,7 +115,8 @@ impl Rule for UnboundedChannel {
     }
 }
 
-/// The constructor is called by a function of the same name that returns
+/// The constructor is called by a function of the same name, or named for
+/// an unbounded channel (`unbounded`, `unbounded_channel`), that returns
 /// something (`pub fn channel<T>() -> (Sender<T>, Receiver<T>)` wrapping
 /// `mpsc::channel()`):
 /// a drop-in replacement (an instrumented or mocked channel) that must be
@@ -122,7 +124,9 @@ impl Rule for UnboundedChannel {
 fn is_drop_in_wrapper(cx: &FileCx, ctor: ExprId, c: &Call) -> bool {
     let f = cx.func_of(ctor);
     let name = cx.func(f).name.as_str();
-    !name.is_empty() && name == c.name.as_str() && cx.func(f).returns.is_some()
+    let wrapper_name =
+        name == c.name.as_str() || matches!(name, "channel" | "unbounded" | "unbounded_channel");
+    !name.is_empty() && wrapper_name && cx.func(f).returns.is_some()
 }
 
 /// The channel's message type has no values (`unbounded::<Void>()` with
@@ -879,6 +883,11 @@ pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
     let (tx, rx) = std::sync::mpsc::channel();
     trace::record_channel();
     (Sender { inner: tx }, Receiver { inner: rx })
+}
+
+/// The crate's unbounded channel, whichever backend is compiled in.
+pub(crate) fn unbounded<T>() -> (Sender<T>, Receiver<T>) {
+    std::sync::mpsc::channel()
 }
 "#,
         r#"
