@@ -32,7 +32,8 @@ struct fields the sender is stored in, directly or by a constructor of the
 file) carries a oneshot reply sender the
 caller then waits on, so each caller has at most one message queued; a
 channel used as a oneshot (one send, or one `recv()` by the function that
-made it); a scatter-gather channel (one sender clone per task started,
+made it) or fed a fixed few messages (up to four sends written out one by
+one, none in a loop, from a sender that is never cloned or handed on); a scatter-gather channel (one sender clone per task started,
 one send each, the receiver drained to the end by the function that made
 it); and a tokio/futures command channel whose every send is made by
 a function that is not async (it could not await room in a bounded one,
@@ -185,8 +186,9 @@ fn is_uninhabited(cx: &FileCx, ty: &str) -> bool {
         })
 }
 
-/// `let (tx, rx) = channel();` whose sender sends exactly once, outside any
-/// loop, and is never cloned: a oneshot in disguise, it cannot grow.
+/// `let (tx, rx) = channel();` whose sender sends once (or a few times,
+/// each written out), outside any loop, and is never cloned: a oneshot in
+/// disguise, it cannot grow past those messages.
 fn used_as_oneshot(cx: &FileCx, ctor: ExprId) -> bool {
     use super::common;
     let Some((_, ch, top, after)) = channel_made_by(cx, ctor) else {
@@ -215,9 +217,10 @@ fn used_as_oneshot(cx: &FileCx, ctor: ExprId) -> bool {
     // field, a binding or a call) is all there is: one send, one message,
     // however the receiver is polled. Otherwise the sends seen here may not
     // be all of them.
-    let escapes = uses
-        .iter()
-        .any(|&u| common::call_around(cx, u).is_none_or(|(_, c)| c.receiver != Some(u)));
+    let dropped = |c: &Call| c.name == "drop" && c.receiver.is_none();
+    let escapes = uses.iter().any(|&u| {
+        common::call_around(cx, u).is_none_or(|(_, c)| c.receiver != Some(u) && !dropped(c))
+    });
     if drained && escapes {
         return false;
     }
@@ -234,12 +237,20 @@ fn used_as_oneshot(cx: &FileCx, ctor: ExprId) -> bool {
                     return false;
                 }
             }
+            // `drop(tx)`: the sender ends there; it sends nothing.
+            Some((_, c)) if dropped(c) => {}
             Some(_) => return false, // passed to a function
             None => {}
         }
     }
-    sends == 1
+    // A few sends written out one by one (not in a loop), from a sender
+    // that never leaves: the queue holds at most that many messages.
+    (1..=MAX_LISTED_SENDS).contains(&sends)
 }
+
+/// How many sends written out one by one still make a channel whose size
+/// the code fixes (a demo's `tx.send("hello"); tx.send("bye")`).
+const MAX_LISTED_SENDS: usize = 4;
 
 /// The receiver is read once (`rx.recv()` outside any loop) by the
 /// function that made the channel and never leaves it: an answer channel
@@ -856,8 +867,41 @@ async fn add_all(ctx: Ctx) -> Vec<u64> {
     first.into_iter().chain(rx).collect()
 }
 "#,
+        r#"
+use std::thread;
+
+fn main() {
+    let (tx, rx) = flume::unbounded(); // expect
+    let t = thread::spawn(move || {
+        for msg in rx.iter() {
+            println!("{msg}");
+        }
+    });
+    for line in std::io::stdin().lines() {
+        tx.send(line.unwrap()).unwrap();
+    }
+    drop(tx);
+    t.join().unwrap();
+}
+"#,
     ],
     pass: &[
+        r#"
+use std::thread;
+
+fn main() {
+    let (tx, rx) = flume::unbounded();
+    let t = thread::spawn(move || {
+        for msg in rx.iter() {
+            println!("{msg}");
+        }
+    });
+    tx.send("hello").unwrap();
+    tx.send("bye").unwrap();
+    drop(tx);
+    t.join().unwrap();
+}
+"#,
         r#"
 async fn add(ctx: Ctx) -> Result<u64, Error> {
     let mut created_rx = ctx.created.subscribe();
