@@ -414,7 +414,8 @@ fn only_yields(cx: &FileCx, sleep: ExprId) -> bool {
         let Some(body) = common::spawned_fn(cx, ExprId(i as u32)).filter(|_| task) else {
             return false;
         };
-        let yields = timer_only(cx, body) || (in_process(cx, body) && !reaches_outside(cx, top));
+        let yields = parks_only_on(cx, body, &[])
+            || (parks_only_on(cx, body, IN_PROCESS_WAITS) && !reaches_outside(cx, top));
         if !yields {
             return false;
         }
@@ -423,25 +424,30 @@ fn only_yields(cx: &FileCx, sleep: ExprId) -> bool {
     spawns > 0
 }
 
-/// A spawned body that makes no blocking call and awaits only timers and
-/// the thread's own synchronization (a channel's `recv`/`send`, a
-/// `Notify`, a semaphore or lock, a watch's `changed`): what it waits on
-/// is woken by the other tasks of the thread. An await of anything else
-/// (`c.refresh().await`) may be I/O, whose time the sleep guesses.
-fn in_process(cx: &FileCx, body: FuncId) -> bool {
-    const WAITS: &[&str] = &[
-        "recv",
-        "recv_async",
-        "send",
-        "send_async",
-        "notified",
-        "acquire",
-        "acquire_owned",
-        "lock",
-        "changed",
-        "wait",
-        "yield_now",
-    ];
+/// The thread's own synchronization a task can park on (a channel's
+/// `recv`/`send`, a `Notify`, a semaphore or lock, a watch's `changed`):
+/// what wakes it is another task of the thread.
+const IN_PROCESS_WAITS: &[&str] = &[
+    "recv",
+    "recv_async",
+    "send",
+    "send_async",
+    "notified",
+    "acquire",
+    "acquire_owned",
+    "lock",
+    "changed",
+    "wait",
+    "yield_now",
+];
+
+/// A spawned body that makes no blocking or network call and awaits
+/// nothing but sleeps and the calls named in `waits`: once polled, it runs
+/// until it parks on one of them or ends. With `waits`, it may not touch
+/// anything outside the thread either (a file, a process). An await of
+/// anything else (`c.refresh().await`) may be I/O, whose time the sleep
+/// guesses.
+fn parks_only_on(cx: &FileCx, body: FuncId, waits: &[&str]) -> bool {
     common::fns_within(cx, body).into_iter().all(|f| {
         cx.body_exprs(f)
             .iter()
@@ -449,11 +455,11 @@ fn in_process(cx: &FileCx, body: FuncId) -> bool {
             .all(|e| match &cx.expr(e).kind {
                 ExprKind::Await(inner) => cx
                     .call(common::unwrap_value(cx, *inner))
-                    .is_some_and(|c| common::is_sleep(c) || WAITS.contains(&c.name.as_str())),
+                    .is_some_and(|c| common::is_sleep(c) || waits.contains(&c.name.as_str())),
                 ExprKind::Call(c) => {
                     cx.effect(c, Effect::Blocking).is_none()
                         && !common::is_network_io(cx, e)
-                        && !outside_call(c)
+                        && (waits.is_empty() || !outside_call(c))
                 }
                 _ => true,
             })
@@ -538,25 +544,6 @@ fn current_thread(cx: &FileCx, top: FuncId) -> bool {
         })
     });
     tokio_test && !multi
-}
-
-/// A spawned body that awaits nothing but sleeps and makes no blocking or
-/// I/O call: once polled, it runs until it parks on a timer or ends.
-fn timer_only(cx: &FileCx, body: FuncId) -> bool {
-    common::fns_within(cx, body).into_iter().all(|f| {
-        cx.body_exprs(f)
-            .iter()
-            .copied()
-            .all(|e| match &cx.expr(e).kind {
-                ExprKind::Await(inner) => cx
-                    .call(common::unwrap_value(cx, *inner))
-                    .is_some_and(common::is_sleep),
-                ExprKind::Call(c) => {
-                    cx.effect(c, Effect::Blocking).is_none() && !common::is_network_io(cx, e)
-                }
-                _ => true,
-            })
-    })
 }
 
 /// The sleep call of a statement that is just a sleep.
