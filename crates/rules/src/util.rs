@@ -259,6 +259,11 @@ pub fn stmts_after<'a>(cx: &FileCx<'a>, s: StmtId) -> &'a [StmtId] {
     }
 }
 
+/// True when `s` is one of `block`'s statements or nested in one.
+pub fn block_contains(cx: &FileCx, block: &Block, s: StmtId) -> bool {
+    block.contains(&s) || cx.tree.stmt_ancestors(s).any(|a| block.contains(&a))
+}
+
 /// The block (of a statement or of a function body) that holds `s`.
 pub fn containing_block<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Block> {
     let holds = |b: &Block| b.contains(&s);

@@ -186,8 +186,7 @@ fn leaves_only_when_fired(cx: &FileCx, f: FuncId, name: &str) -> bool {
             StmtKind::Select { arms, .. } => arms.iter().any(|arm| {
                 matches!(arm.kind, ArmKind::Recv { channel: ch, .. }
                     if cx.model.dotted(ch).as_deref() == Some(channel.as_str()))
-                    && (arm.body.contains(&s)
-                        || cx.tree.stmt_ancestors(s).any(|b| arm.body.contains(&b)))
+                    && crate::util::block_contains(cx, &arm.body, s)
             }),
             _ => false,
         })

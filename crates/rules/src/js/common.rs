@@ -964,10 +964,7 @@ pub fn in_try_with_catch(cx: &FileCx, e: ExprId) -> bool {
     })
 }
 
-/// True when `s` is one of `block`'s statements or nested in one.
-pub fn block_contains(cx: &FileCx, block: &Block, s: StmtId) -> bool {
-    block.contains(&s) || cx.tree.stmt_ancestors(s).any(|a| block.contains(&a))
-}
+pub use crate::util::block_contains;
 
 /// Every call expression of a function body, in source order (not in
 /// nested functions).

@@ -448,7 +448,7 @@ fn uses_awaited_value(cx: &FileCx, then: &Block, w: StmtId, value: ExprId) -> bo
     for s in 0..cx.model.stmts.len() as u32 {
         let s = StmtId(s);
         let st = cx.stmt(s);
-        if st.span.start >= before || !in_block(cx, then, s) {
+        if st.span.start >= before || !crate::util::block_contains(cx, then, s) {
             continue;
         }
         let (targets, source): (Vec<ExprId>, Option<ExprId>) = match &st.kind {
@@ -539,10 +539,6 @@ fn sets_flag(cx: &FileCx, s: StmtId, flag: &str) -> bool {
         }
         _ => false,
     }
-}
-
-fn in_block(cx: &FileCx, block: &Block, s: StmtId) -> bool {
-    block.contains(&s) || cx.tree.stmt_ancestors(s).any(|a| block.contains(&a))
 }
 
 fn under_lock(cx: &FileCx, s: StmtId) -> bool {
