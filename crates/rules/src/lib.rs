@@ -34,7 +34,9 @@ pub use semantic::Semantic;
 
 use unsnarl_model::knowledge::{self, Effect};
 use unsnarl_model::walk::Tree;
-use unsnarl_model::{Call, ExprKind, FileModel, Finding, Knowledge, Language, Lit};
+use unsnarl_model::{
+    AssignOp, BinOp, Call, ExprKind, FileModel, Finding, Knowledge, Language, Lit, StmtKind,
+};
 
 /// A file after the semantic pass, waiting for the project index.
 pub struct Prepared {
@@ -181,12 +183,31 @@ fn waits_switched_off(m: &FileModel, kb: &knowledge::Table, c: &Call) -> bool {
                 })
             })
         };
+        // Every plain assignment to the name sets the flag; a bitwise
+        // update (`_NUMERIC_ONLY |= getattr(socket, "AI_NUMERICSERV", 0)`)
+        // adds bits to it and keeps it.
+        let always_holds_flag = |n: &str| {
+            let mut named = false;
+            for s in &m.stmts {
+                let StmtKind::Assign { targets, value, op } = &s.kind else {
+                    continue;
+                };
+                if !targets.iter().any(|&t| m.dotted(t).as_deref() == Some(n)) {
+                    continue;
+                }
+                match (op, value) {
+                    (AssignOp::Augmented(BinOp::Bit), _) => {}
+                    (_, Some(v)) if names_flag(*v) => named = true,
+                    _ => return false,
+                }
+            }
+            named
+        };
         let switched_off = |e: unsnarl_model::ExprId| {
             names_flag(e)
-                || unsnarl_model::walk::exprs_under(m, e).into_iter().any(|x| {
-                    m.name_of(x)
-                        .is_some_and(|n| m.only_ever_assigned(n, names_flag))
-                })
+                || unsnarl_model::walk::exprs_under(m, e)
+                    .into_iter()
+                    .any(|x| m.name_of(x).is_some_and(always_holds_flag))
         };
         if c.args.iter().any(|a| switched_off(a.value)) {
             return true;

@@ -23,7 +23,9 @@ A value whose type contains a lock or other no-copy synchronization state
 a method with a value receiver, a parameter passed by value, the value
 variable of a `range` over a slice of such structs, or an assignment or
 return of a dereferenced pointer. A clone whose lock is replaced right
-after the copy (`dup := *s; dup.mu = sync.Mutex{}`) is not reported.
+after the copy (`dup := *s; dup.mu = sync.Mutex{}`) is not reported, nor
+is `once = *new(sync.Once)`: the copied value is a fresh zero one nobody
+else holds, so the assignment resets the lock.
 
 ## Why
 
@@ -407,6 +409,13 @@ fn deref_type(cx: &FileCx, v: ExprId) -> Option<String> {
     {
         return None;
     }
+    // `*new(sync.Once)`: a fresh zero value nobody else holds (a reset).
+    if cx
+        .call(cx.model.strip(*operand))
+        .is_some_and(|c| c.name == "new" && c.receiver.is_none())
+    {
+        return None;
+    }
     cx.sema.type_of(*operand).map(str::to_string)
 }
 
@@ -419,7 +428,8 @@ fn deref_operand(cx: &FileCx, v: ExprId) -> ExprId {
 
 pub static EXAMPLES: Examples = Examples {
     language: Language::Go,
-    fail: &[r#"
+    fail: &[
+        r#"
 package app
 
 import "sync"
@@ -466,8 +476,21 @@ func Fork(p *Store) *Store {
 func Wait(wg sync.WaitGroup) { // expect
 	wg.Wait()
 }
-"#],
-    pass: &[r#"
+"#,
+        r#"
+package app
+
+import "sync"
+
+func Share(src *sync.Once) sync.Once {
+	var once sync.Once
+	once = *src // expect
+	return once
+}
+"#,
+    ],
+    pass: &[
+        r#"
 package app
 
 import "sync"
@@ -518,7 +541,20 @@ func (s *Store) Clone() *Store {
 	dup.mu = sync.RWMutex{}
 	return &dup
 }
-"#],
+"#,
+        r#"
+package app
+
+import "sync"
+
+var connOnce sync.Once
+
+// Between test cases: a fresh zero Once replaces the used one.
+func resetForTest() {
+	connOnce = *new(sync.Once)
+}
+"#,
+    ],
 };
 
 #[cfg(test)]

@@ -390,11 +390,15 @@ fn joins_in_a_goroutine(cx: &FileCx, s: StmtId) -> bool {
                 && c.positional(0)
                     .is_some_and(|t| cx.source(cx.expr(t).span).trim_start().starts_with("chan"))
         }),
+        // A `Wait()` with no arguments counts even when the receiver's type
+        // is declared in another file (`transport.wg.Wait()`): nothing else
+        // in such a closure would be waited for through `done`.
         StmtKind::Go(call) => common::go_closure(cx, *call).is_some_and(|g| {
             cx.body_calls(g).any(|e| {
                 cx.call(e).is_some_and(|c| {
                     cx.effect(c, Effect::Blocking)
                         .is_some_and(common::waits_for_goroutines)
+                        || (c.name == "Wait" && c.args.is_empty() && c.receiver.is_some())
                 })
             })
         }),
@@ -710,8 +714,63 @@ func TestCloseWhileCopy(t *testing.T) {
 	<-done
 }
 "#,
+        r#"
+package transport
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// NetTransport is declared in another file of the package.
+func TestListenBackoff(t *testing.T) {
+	var calls int32
+	tr := NetTransport{calls: &calls}
+	tr.wg.Add(1)
+	go tr.listen()
+	time.Sleep(time.Second) // expect
+	atomic.StoreInt32(&tr.shutdown, 1)
+	if atomic.LoadInt32(&calls) > 14 {
+		t.Fatal("no backoff")
+	}
+}
+"#,
     ],
     pass: &[
+        r#"
+package transport
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// NetTransport is declared in another file of the package. The sleep is
+// how long the loop runs; then it is flagged to stop and joined.
+func TestListenBackoff(t *testing.T) {
+	var calls int32
+	tr := NetTransport{calls: &calls}
+	tr.wg.Add(1)
+	go tr.listen()
+	time.Sleep(time.Second)
+	atomic.StoreInt32(&tr.shutdown, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tr.wg.Wait()
+	}()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		t.Fatal("listener did not stop")
+	}
+	if atomic.LoadInt32(&calls) > 14 {
+		t.Fatal("no backoff")
+	}
+}
+"#,
         r#"
 package pipe
 

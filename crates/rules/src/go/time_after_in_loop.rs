@@ -28,7 +28,10 @@ of a back-off whose loop goes on only while the next attempt (given that
 the timer runs (`time.Sleep(d)` against `time.After(d)`); the function returns right after the select; the loop
 runs a small constant number of times (`i < 20`, or `i < n` with
 `const n = 3`); or it sleeps on every turn, so it cannot go around faster
-than the sleep. Nor when the module's
+than the sleep. A case that closes the channel the loop ranges over
+(`for range trigger { .. close(trigger) }`) leaves the loop too, and a
+timer of a constant 100 ms or less (`10 * time.Millisecond`) is gone
+before more than a few can pile up. Nor when the module's
 Go version is known to be 1.23 or later (timers are then collected once
 unreferenced).
 
@@ -140,7 +143,9 @@ impl Rule for TimeAfterInLoop {
                     continue;
                 }
                 let Some(c) = cx.call(channel) else { continue };
-                if c.target.as_deref() != Some("time.After") {
+                if c.target.as_deref() != Some("time.After")
+                    || c.positional(0).is_some_and(|d| short_constant(cx, d))
+                {
                     continue;
                 }
                 // Every other case that goes around sleeps as long as the
@@ -229,10 +234,54 @@ fn leaves_on_more_than_close(cx: &FileCx, arm: &SelectArm) -> bool {
         .any(|s| leaving(cx, s) && !on_close(s))
 }
 
+/// The longest timer abandoned without harm: one that fires within this
+/// many milliseconds is gone before a loop could pile up more than a few.
+const SHORT_TIMER_MS: i64 = 100;
+
+/// A constant duration of at most [`SHORT_TIMER_MS`] (`10 *
+/// time.Millisecond`, `time.Millisecond`, `500 * time.Microsecond`).
+fn short_constant(cx: &FileCx, d: ExprId) -> bool {
+    let unit_ns = |e: ExprId| match cx.model.resolved(e) {
+        Some("time.Nanosecond") => Some(1),
+        Some("time.Microsecond") => Some(1_000),
+        Some("time.Millisecond") => Some(1_000_000),
+        _ => None,
+    };
+    let int = |e: ExprId| match cx.model.literal(e) {
+        Some(Lit::Int(n)) if *n >= 0 => Some(*n),
+        _ => None,
+    };
+    let d = cx.model.strip(d);
+    let ns = match &cx.expr(d).kind {
+        ExprKind::Binary {
+            op: BinOp::Mul,
+            left,
+            right,
+        } => int(*left)
+            .zip(unit_ns(*right))
+            .or_else(|| unit_ns(*left).zip(int(*right)))
+            .map(|(a, b)| a.saturating_mul(b)),
+        _ => unit_ns(d),
+    };
+    ns.is_some_and(|ns| ns <= SHORT_TIMER_MS * 1_000_000)
+}
+
 /// The block makes the loop's condition false (`finished = true` under
-/// `for !finished`, `running = false` under `for running`): the loop ends
-/// after this round.
+/// `for !finished`, `running = false` under `for running`), or closes the
+/// channel the loop ranges over (`for range trigger { .. close(trigger) }`):
+/// the loop ends after this round.
 fn ends_loop_condition(cx: &FileCx, b: &Block, lp: StmtId) -> bool {
+    if let StmtKind::For { iter, .. } = &cx.stmt(lp).kind {
+        let ranged = cx.model.dotted(*iter);
+        return ranged.is_some()
+            && common::stmts_in(cx.model, b).into_iter().any(|s| {
+                matches!(&cx.stmt(s).kind, StmtKind::Expr(e) if cx.call(*e).is_some_and(|c| {
+                    c.name == "close"
+                        && c.receiver.is_none()
+                        && c.positional(0).and_then(|x| cx.model.dotted(x)) == ranged
+                }))
+            });
+    }
     let StmtKind::While { cond, .. } = &cx.stmt(lp).kind else {
         return false;
     };
@@ -496,8 +545,65 @@ func Publish(ctx context.Context, r Requester, subj string, wait time.Duration) 
 	}
 }
 "#,
+        r#"
+package app
+
+import "time"
+
+func Dispatch(trigger chan struct{}, other chan struct{}, dying <-chan struct{}) {
+	for range trigger {
+		select {
+		case <-dying:
+			close(other)
+		case <-time.After(backoff()): // expect
+			retry()
+		}
+	}
+}
+
+func Drain(acks <-chan int, quit <-chan struct{}) {
+	for {
+		select {
+		case <-acks:
+		case <-quit:
+			return
+		case <-time.After(200 * time.Millisecond): // expect
+		}
+	}
+}
+"#,
     ],
     pass: &[
+        r#"
+package app
+
+import "time"
+
+// Closing the ranged channel is the only way another case wins: the loop
+// ends, so at most one timer is abandoned.
+func Dispatch(trigger chan struct{}, dying <-chan struct{}) {
+	for range trigger {
+		select {
+		case <-dying:
+			close(trigger)
+		case <-time.After(backoff()):
+			retry()
+		}
+	}
+}
+
+// Abandoned 10ms timers are gone before more than a few pile up.
+func Drain(acks <-chan int, quit <-chan struct{}) {
+	for {
+		select {
+		case <-acks:
+		case <-quit:
+			return
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+"#,
         r#"
 package wait
 

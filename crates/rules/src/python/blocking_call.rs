@@ -26,7 +26,11 @@ A call that blocks the thread (`time.sleep`, `requests`, `open()`,
 end up making such a call (the message shows the chain). A call in a
 branch that cannot run is left alone: the `else` of `if not _IS_SYNC:`
 where the module assigns `_IS_SYNC = False` once (code written for both
-an async and a generated sync flavor).
+an async and a generated sync flavor). A call in an `except` handler that
+repeats the blocking call that is its `try`'s only statement (`try:
+ex.shutdown(cancel_futures=True) except TypeError: ex.shutdown()`, the
+fallback for an older library) is the same wait, reported once at the
+`try`.
 
 ## Why
 
@@ -82,13 +86,55 @@ impl Rule for BlockingCall {
         );
         // Chains through many layers of helpers are rarely what the author
         // of the coroutine can act on (they end deep inside libraries).
-        out.extend(found.into_iter().filter(|f| {
-            f.related.len() <= MAX_CHAIN_SHOWN
-                && !in_nonblocking_try(cx, f.span)
-                && !after_empty_wait(cx, f.span)
-                && !crate::python::common::in_dead_branch(cx, f.span)
-        }));
+        let kept: Vec<Finding> = found
+            .into_iter()
+            .filter(|f| {
+                f.related.len() <= MAX_CHAIN_SHOWN
+                    && !in_nonblocking_try(cx, f.span)
+                    && !after_empty_wait(cx, f.span)
+                    && !crate::python::common::in_dead_branch(cx, f.span)
+            })
+            .collect();
+        let fallbacks: Vec<bool> = kept
+            .iter()
+            .map(|f| repeats_a_reported_try_call(cx, f, &kept))
+            .collect();
+        out.extend(
+            kept.into_iter()
+                .zip(fallbacks)
+                .filter_map(|(f, fallback)| (!fallback).then_some(f)),
+        );
     }
+}
+
+/// The finding sits in an `except` handler that retries the blocking call
+/// that is the whole `try` body and is reported there too
+/// (`try: ex.shutdown(cancel_futures=True) except TypeError: ex.shutdown()`,
+/// the fallback for an older library): one blocking action, one finding,
+/// at the call that runs first.
+fn repeats_a_reported_try_call(cx: &FileCx, f: &Finding, all: &[Finding]) -> bool {
+    let covering = |block: &Block| match (block.first(), block.last()) {
+        (Some(&first), Some(&last)) => {
+            Some(Span::new(cx.stmt(first).span.start, cx.stmt(last).span.end))
+        }
+        _ => None,
+    };
+    cx.model.stmts.iter().any(|st| {
+        // The `try` holds that call alone, so the handler runs only when it
+        // failed: a retry, not a second wait after it succeeded.
+        let StmtKind::Try { body, handlers, .. } = &st.kind else {
+            return false;
+        };
+        let ([_], Some(tried)) = (body.as_slice(), covering(body)) else {
+            return false;
+        };
+        handlers
+            .iter()
+            .any(|h| covering(&h.body).is_some_and(|b| b.contains(f.span)))
+            && all.iter().any(|other| {
+                other.span != f.span && tried.contains(other.span) && other.message == f.message
+            })
+    })
 }
 
 /// `q.get()` right after `while q.empty(): await asyncio.sleep(0)`: the
@@ -287,8 +333,59 @@ async def resolve(host, port):
     else:
         return socket.getaddrinfo(host, port)  # expect
 "#,
+        r#"
+import concurrent.futures
+import queue
+import time
+
+class Plugin:
+    def __init__(self):
+        self._executor = concurrent.futures.ThreadPoolExecutor()
+
+    async def teardown(self):
+        try:
+            self._executor.shutdown(cancel_futures=True)  # expect
+        except TypeError:
+            self._executor.shutdown()
+
+    async def retry(self):
+        try:
+            self._executor.shutdown(cancel_futures=True)  # expect
+        except RuntimeError:
+            time.sleep(1)  # expect
+
+    async def report(self, results: queue.Queue, work):
+        try:
+            results.put("started")  # expect
+            await work()
+        except Exception as e:
+            results.put(e)  # expect
+"#,
+        r#"
+import socket
+
+_FLAGS = socket.AI_NUMERICHOST
+_FLAGS = socket.AI_CANONNAME
+
+async def resolve(host, port):
+    return socket.getaddrinfo(host, port, 0, 0, 0, _FLAGS)  # expect
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+import socket
+
+_NUMERIC_ONLY = socket.AI_NUMERICHOST
+_NUMERIC_ONLY |= getattr(socket, "AI_NUMERICSERV", 0)
+
+async def resolve(host, port):
+    try:
+        return socket.getaddrinfo(host, port, 0, 0, 0, _NUMERIC_ONLY)
+    except socket.gaierror:
+        pass
+    return await asyncio.to_thread(socket.getaddrinfo, host, port)
+"#,
         r#"
 import asyncio
 import socket

@@ -50,7 +50,11 @@ exc:`) and the function always ends by raising that error (`if exc: raise
 exc`), when it only goes round a loop that a bare `raise` follows (the
 cancellation put off until a shielded worker is done), when it first
 leaves on a stop flag that the file sets right before its `cancel()`
-(`closing = True; task.cancel()`), or when, in `__aexit__`, it raises any
+(`closing = True; task.cancel()`), when it re-raises whenever its `while`
+loop would go round again and swallows only once that loop's own
+condition says stop (`while not self.closed: ... except CancelledError:
+if not self.closed: raise`, nothing awaited after the `try`), or when, in
+`__aexit__`, it raises any
 exception but the one the block exited with and returns `False` (so
 `async with` raises that one itself).
 
@@ -180,6 +184,7 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
             || saved_error_raised_later(cx, fid, t, h)
             || exit_passes_its_own_exception_on(cx, fid, h)
             || stops_on_flag_set_before_cancel(cx, h)
+            || raises_unless_loop_ends(cx, t, h)
             || (level_triggered && checkpoints_first(cx, &h.body))
         {
             continue;
@@ -260,6 +265,44 @@ fn stops_on_flag_set_before_cancel(cx: &FileCx, h: &Handler) -> bool {
                     .first()
                     .is_some_and(|&n| cancels(n))
         })
+}
+
+/// The handler re-raises while the loop around the `try` would go on and
+/// swallows only once the loop's own condition says stop (`while not
+/// self.closed: try: await step() except CancelledError: if not
+/// self.closed: raise`), with no await after the `try` in the loop's body:
+/// the swallowed cancellation comes from the owner closing the loop, and
+/// the task ends right after.
+fn raises_unless_loop_ends(cx: &FileCx, t: StmtId, h: &Handler) -> bool {
+    let Some(lp) = crate::python::common::enclosing_loop(cx, t) else {
+        return false;
+    };
+    let StmtKind::While {
+        cond: looping,
+        body,
+        ..
+    } = &cx.stmt(lp).kind
+    else {
+        return false;
+    };
+    let source = |e: ExprId| -> String {
+        let sp = cx.expr(e).span;
+        cx.text
+            .get(sp.start as usize..sp.end as usize)
+            .unwrap_or("")
+            .split_whitespace()
+            .collect()
+    };
+    let raises_while_looping = h.body.iter().any(|&s| {
+        matches!(&cx.stmt(s).kind, StmtKind::If { cond, then, .. }
+            if source(*cond) == source(*looping)
+                && then.last().is_some_and(|&l| matches!(cx.stmt(l).kind, StmtKind::Raise(_))))
+    });
+    let rest_of_body_waits = body
+        .iter()
+        .position(|&s| s == t || cx.tree.stmt_ancestors(t).any(|a| a == s))
+        .is_none_or(|i| !awaits_in_block(cx.model, &body[i + 1..].to_vec()).is_empty());
+    raises_while_looping && !rest_of_body_waits
 }
 
 /// In `__aexit__`, a handler that raises whatever is not the exception the
@@ -1299,8 +1342,52 @@ class Stream:
             with trio.CancelScope(shield=True):
                 await trio.aclose_forcefully(self.transport)
 "#,
+        r#"
+import asyncio
+
+class Processor:
+    def __init__(self):
+        self.closed = False
+
+    async def run(self):
+        while True:
+            try:
+                await self.step()
+            except asyncio.CancelledError:  # expect
+                if not self.closed:
+                    raise
+
+    async def step(self):
+        await asyncio.sleep(1)
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+import logging
+
+class Processor:
+    def __init__(self):
+        self.closed = False
+
+    async def process_messages(self):
+        while not self.closed:
+            try:
+                await self.process_message()
+            except asyncio.CancelledError:
+                if not self.closed:
+                    raise
+            except Exception:
+                logging.exception("step failed")
+
+    async def process_message(self):
+        await asyncio.sleep(1)
+
+    async def close(self, task):
+        self.closed = True
+        await asyncio.sleep(0)
+        task.cancel()
+"#,
         r#"
 import trio
 

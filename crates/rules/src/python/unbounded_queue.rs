@@ -45,8 +45,12 @@ subclass that only its own `run` (and what `run` calls) uses. When the producers
 use `put_nowait` (a bound alone would make them raise `QueueFull`), the
 fix says how they can wait for room instead; when they already catch
 `Full` to drop what does not fit, it says the bound is all that is missing.
-Modules of a library's test harness (`testing`, `testclient`) are not
-checked: their queues carry what one test sends.
+The work queue of an executor class of the project's own (based on
+`concurrent.futures.Executor`), filled by its `submit`, is left alone
+too: `submit` promises not to block, and the caller bounds the work in
+flight, as with the standard executors. Modules of a library's test
+harness (`testing`, `testclient`) are not checked: their queues carry
+what one test sends.
 
 ## Why
 
@@ -114,6 +118,7 @@ impl Rule for UnboundedQueue {
                 || never_used(cx, id)
                 || drains_a_pipe(cx, id)
                 || thread_own_worklist(cx, id)
+                || executor_work_queue(cx, id)
             {
                 continue;
             }
@@ -417,6 +422,37 @@ fn thread_own_worklist(cx: &FileCx, ctor: ExprId) -> bool {
         let f = cx.func_of(e);
         reach.contains(&f) || cx.func(f).name == "__init__"
     }) && !puts_into(cx, &name).is_empty()
+}
+
+/// The work queue of an executor of the project's own (a class whose base
+/// the knowledge lists with an offloading `submit`, `class
+/// Pool(concurrent.futures.Executor)`), filled by its `submit`: the
+/// executor's contract is that `submit` never blocks, and the caller bounds
+/// the work in flight (as callers of the standard executors do, whose
+/// queues are unbounded too).
+fn executor_work_queue(cx: &FileCx, ctor: ExprId) -> bool {
+    let Some((_, name)) = bound_name(cx, ctor) else {
+        return false;
+    };
+    let Some(class) = cx.func(cx.func_of(ctor)).class.as_deref() else {
+        return false;
+    };
+    let is_executor = cx.model.types.iter().any(|t| {
+        t.qualname == class
+            && t.bases.iter().any(|b| {
+                cx.kb
+                    .find(Effect::Offload, Some(&format!("{b}.submit")), "submit")
+                    .is_some()
+            })
+    });
+    let puts = puts_into(cx, &name);
+    is_executor
+        && name.starts_with("self.")
+        && !puts.is_empty()
+        && puts.iter().any(|&(e, _)| {
+            let f = cx.func(cx.func_of(e));
+            f.name == "submit" && f.class.as_deref() == Some(class)
+        })
 }
 
 /// Every put into the queue copies lines from a pipe or stream, in a
@@ -903,8 +939,48 @@ class Poller(threading.Thread):
             time.sleep(max(0, eta - time.time()))
             self.sink(msg)
 "#,
+        r#"
+import queue
+import threading
+from concurrent.futures import Future
+
+class Pool:
+    def __init__(self, n):
+        self._work_queue = queue.Queue()  # expect
+        self._threads = [threading.Thread(target=self._worker) for _ in range(n)]
+
+    def submit(self, fn, *args):
+        f = Future()
+        self._work_queue.put((f, fn, args))
+        return f
+
+    def _worker(self):
+        while True:
+            f, fn, args = self._work_queue.get()
+            f.set_result(fn(*args))
+"#,
     ],
     pass: &[
+        r#"
+import queue
+import threading
+from concurrent.futures import _base
+
+class ThreadPoolExecutor(_base.Executor):
+    def __init__(self, n):
+        self._work_queue = queue.Queue()
+        self._threads = [threading.Thread(target=self._worker) for _ in range(n)]
+
+    def submit(self, fn, *args):
+        f = _base.Future()
+        self._work_queue.put((f, fn, args))
+        return f
+
+    def _worker(self):
+        while True:
+            f, fn, args = self._work_queue.get()
+            f.set_result(fn(*args))
+"#,
         r#"
 import asyncio
 
