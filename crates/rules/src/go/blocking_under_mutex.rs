@@ -57,7 +57,10 @@ holding it across the operation's I/O is its purpose. A writer the
 function built over an in-memory buffer (`zw := pgzip.NewWriter(&buf)`,
 then `zw.Close()`) waits only for its own workers. `time.Sleep(50)`
 (nanoseconds, an untyped constant) is not a wait, nor is a dial with no
-remote peer (`udp`, a Unix socket, a loopback address). A map entry built under the lock after checking it is absent
+remote peer (`udp`, a Unix socket, a loopback address). A send on a
+channel the file makes with a buffer (in the function, or for the field
+sent on: `make(chan T, 1)` assigned to it, or put in the struct literal
+directly or through a local) is taken to find room. A map entry built under the lock after checking it is absent
 (`if _, ok := s.m[k]; !ok { s.m[k] = build(k) }`) counts as state the lock
 guards, and a package's `init()` is not reported: nothing else runs yet.
 
@@ -890,18 +893,28 @@ fn is_done_like(cx: &FileCx, ch: ExprId) -> bool {
 
 /// A struct field channel made with a buffer somewhere in the file
 /// (`b.readySema = make(chan bool, len(all))`, or `&Hub{events: make(chan
-/// Event, 64)}`).
+/// Event, 64)}`, also through a local: `ch := make(chan T, 1); &S{out:
+/// ch}`).
 fn buffered_field(cx: &FileCx, ch: ExprId) -> bool {
     let ExprKind::Attr { name, .. } = &cx.expr(cx.model.strip(ch)).kind else {
         return false;
     };
-    let buffered_make = |v: ExprId| {
+    let made_buffered = |v: ExprId| {
         cx.call(v).is_some_and(|c| {
             c.target.as_deref() == Some("make")
                 && common::makes_chan(cx, c)
                 && c.positional(1)
                     .is_some_and(|n| cx.model.int_value(n) != Some(0))
         })
+    };
+    // Also through a local the constructor made it in (`ch := make(chan T,
+    // 1); return &S{out: ch}`).
+    let buffered_make = |v: ExprId| {
+        made_buffered(v)
+            || cx
+                .model
+                .name_of(cx.model.strip(v))
+                .is_some_and(|n| cx.model.only_ever_assigned(n, made_buffered))
     };
     let assigned = cx.model.stmts.iter().any(|st| {
         let StmtKind::Assign {
@@ -1873,8 +1886,59 @@ func (a *Alerts) Put(v int) {
 	}
 }
 "#,
+        r#"
+package handshake
+
+import "sync"
+
+type Setup struct {
+	mu      sync.Mutex
+	written bool
+	params  chan<- *Params
+}
+
+func NewSetup() (*Setup, <-chan *Params) {
+	params := make(chan *Params)
+	return &Setup{params: params}, params
+}
+
+func (h *Setup) WriteRecord(p *Params) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.written {
+		h.written = true
+		h.params <- p // expect
+	}
+}
+"#,
     ],
     pass: &[
+        r#"
+package handshake
+
+import "sync"
+
+type Setup struct {
+	mu      sync.Mutex
+	written bool
+	params  chan<- *Params
+}
+
+// The channel has room for the one value ever sent on it.
+func NewSetup() (*Setup, <-chan *Params) {
+	params := make(chan *Params, 1)
+	return &Setup{params: params}, params
+}
+
+func (h *Setup) WriteRecord(p *Params) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.written {
+		h.written = true
+		h.params <- p
+	}
+}
+"#,
         r#"
 package mem
 

@@ -27,7 +27,11 @@ flags a goroutine per loop iteration sending on a channel the function
 receives from only once ("first answer wins"), and, for an unbuffered
 channel kept in a struct field, a plain send (or receive) in one method
 when every receive (or send) elsewhere sits in a `select` that can return
-through another case.
+through another case. Not such a send: one made only while a flag field
+says the receiving loop runs (`if c.running { c.add <- e }`), under a
+mutex, when the loop leaves only on stop channels whose every send clears
+that flag under the same mutex (`c.stop <- struct{}{}; c.running =
+false`): while the flag is set the receiver is still there.
 
 ## Why
 
@@ -176,7 +180,9 @@ fn field_channels(cx: &FileCx, out: &mut Vec<Finding>) {
                     )
                 };
                 for &e in &u.plain_sends {
-                    if common::in_test_func(cx, cx.func_of(e)) {
+                    if common::in_test_func(cx, cx.func_of(e))
+                        || sent_only_while_receiver_runs(cx, e, &u.guarded_recvs)
+                    {
                         continue;
                     }
                     out.push(cx.finding(
@@ -209,6 +215,125 @@ fn field_channels(cx: &FileCx, out: &mut Vec<Finding>) {
                 }
             }
         }
+    }
+}
+
+/// The send runs only while a flag field says the receiver is running
+/// (`if c.running { c.add <- e }`, or the `else` of `if !c.running`), under
+/// a mutex, and the receiver's select leaves only on stop channels whose
+/// every send clears that flag under the same mutex (`c.stop <- struct{}{};
+/// c.running = false` in `Stop`): while the flag is set the receiver has
+/// not left, and the mutex keeps the stop from slipping in between the
+/// check and the send.
+fn sent_only_while_receiver_runs(cx: &FileCx, send: ExprId, recvs: &[Span]) -> bool {
+    // The flag the send is guarded by, and the block that must set it.
+    let mut flag = None;
+    let mut cur = cx.tree.enclosing_stmt(send);
+    while let Some(s) = cur {
+        if let unsnarl_model::walk::Parent::Stmt(p) = cx.tree.stmt_parent(s)
+            && let StmtKind::If { cond, then, orelse } = &cx.stmt(p).kind
+        {
+            let (field, want) = match &cx.expr(cx.model.strip(*cond)).kind {
+                ExprKind::Unary {
+                    op: UnOp::Not,
+                    operand,
+                } => (field_name(cx, *operand), false),
+                _ => (field_name(cx, *cond), true),
+            };
+            let in_then = crate::util::block_contains(cx, then, s);
+            let in_else = crate::util::block_contains(cx, orelse, s);
+            if let Some(field) = field
+                && ((want && in_then) || (!want && in_else))
+            {
+                flag = Some(field);
+                break;
+            }
+        }
+        cur = match cx.tree.stmt_parent(s) {
+            unsnarl_model::walk::Parent::Stmt(p) => Some(p),
+            _ => None,
+        };
+    }
+    let Some(flag) = flag else { return false };
+    let locks_of = |f: FuncId| -> Vec<String> {
+        cx.body_calls(f)
+            .filter_map(|e| cx.call(e))
+            .filter(|c| c.name == "Lock")
+            .filter_map(|c| c.receiver.and_then(|r| field_name(cx, r)))
+            .collect()
+    };
+    let send_locks = locks_of(cx.func_of(send));
+    if send_locks.is_empty() {
+        return false;
+    }
+    // The receiver's ways out: every leaving arm receives from a field
+    // channel.
+    let Some(StmtKind::Select { arms, .. }) = recvs.first().and_then(|&r| {
+        cx.model
+            .stmts
+            .iter()
+            .filter(|st| matches!(st.kind, StmtKind::Select { .. }) && st.span.contains(r))
+            .min_by_key(|st| st.span.end - st.span.start)
+            .map(|st| &st.kind)
+    }) else {
+        return false;
+    };
+    let leaves = |b: &Block| {
+        super::common::stmts_in(cx.model, b)
+            .into_iter()
+            .any(|s| matches!(cx.stmt(s).kind, StmtKind::Return(_)))
+    };
+    let mut stops = Vec::new();
+    for a in arms.iter().filter(|a| leaves(&a.body)) {
+        let ArmKind::Recv { channel, .. } = a.kind else {
+            return false;
+        };
+        let Some(stop) = field_name(cx, channel) else {
+            return false;
+        };
+        stops.push(stop);
+    }
+    if stops.is_empty() {
+        return false;
+    }
+    // Every send on a stop channel clears the flag in its block, in a
+    // function holding one of the same locks.
+    let clears_flag = |b: &[StmtId]| {
+        b.iter().any(|&s| {
+            matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), .. }
+                if cx.model.literal(*v) == Some(&Lit::Bool(false))
+                    && targets.iter().any(|&t| field_name(cx, t).as_deref() == Some(flag.as_str())))
+        })
+    };
+    let mut stop_sends = 0;
+    for (i, e) in cx.model.exprs.iter().enumerate() {
+        let ExprKind::Send { channel, .. } = &e.kind else {
+            continue;
+        };
+        if !field_name(cx, *channel).is_some_and(|n| stops.contains(&n)) {
+            continue;
+        }
+        let id = ExprId(i as u32);
+        let Some(st) = cx.tree.enclosing_stmt(id) else {
+            return false;
+        };
+        let block = crate::util::containing_block(cx, st)
+            .map(|b| b.as_slice())
+            .unwrap_or(&[]);
+        let f = cx.func_of(id);
+        if !clears_flag(block) || !locks_of(f).iter().any(|l| send_locks.contains(l)) {
+            return false;
+        }
+        stop_sends += 1;
+    }
+    stop_sends > 0
+}
+
+/// The field an expression names (`running` in `c.running`).
+fn field_name(cx: &FileCx, e: ExprId) -> Option<String> {
+    match &cx.expr(cx.model.strip(e)).kind {
+        ExprKind::Attr { name, .. } => Some(name.to_string()),
+        _ => None,
     }
 }
 
@@ -810,8 +935,122 @@ func Start(cfg Config) error {
 	return nil
 }
 "#,
+        r#"
+package sched
+
+import (
+	"context"
+	"sync"
+)
+
+type Sched struct {
+	mu      sync.Mutex
+	running bool
+	add     chan int
+	stop    chan struct{}
+	ctx     context.Context
+}
+
+func New(ctx context.Context) *Sched {
+	return &Sched{add: make(chan int), stop: make(chan struct{}), ctx: ctx}
+}
+
+func (s *Sched) Add(x int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running {
+		s.add <- x // expect
+	}
+}
+
+func (s *Sched) Start() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.running = true
+	go s.run()
+}
+
+// The loop also leaves on the context, which clears no flag.
+func (s *Sched) run() {
+	for {
+		select {
+		case x := <-s.add:
+			_ = x
+		case <-s.ctx.Done():
+			return
+		case <-s.stop:
+			return
+		}
+	}
+}
+
+func (s *Sched) Stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running {
+		s.stop <- struct{}{} // expect
+		s.running = false
+	}
+}
+"#,
     ],
     pass: &[
+        r#"
+package sched
+
+import "sync"
+
+type Sched struct {
+	mu      sync.Mutex
+	running bool
+	pending []int
+	add     chan int
+	stop    chan struct{}
+}
+
+func New() *Sched {
+	return &Sched{add: make(chan int), stop: make(chan struct{})}
+}
+
+// Sends only while the loop runs: the loop leaves only on stop, and Stop
+// clears the flag under the same mutex.
+func (s *Sched) Add(x int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.running {
+		s.pending = append(s.pending, x)
+	} else {
+		s.add <- x
+	}
+}
+
+func (s *Sched) Start() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.running = true
+	go s.run()
+}
+
+func (s *Sched) run() {
+	for {
+		select {
+		case x := <-s.add:
+			s.pending = append(s.pending, x)
+		case <-s.stop:
+			return
+		}
+	}
+}
+
+func (s *Sched) Stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running {
+		s.stop <- struct{}{}
+		s.running = false
+	}
+}
+"#,
         r#"
 package app
 

@@ -25,7 +25,9 @@ exists to keep the writes from interleaving. So is a block that changes
 nothing but its own locals and the outside world (every assignment binds a
 local, no `append`/`update`/`pop`... on anything else): its lock guards
 the I/O itself, a file's read-modify-write or a socket's frames. So is a log call that runs
-only when its level is enabled (`if log.isEnabledFor(logging.DEBUG):`),
+only when its level is enabled (`if log.isEnabledFor(logging.DEBUG):`) or
+only on a failure (in an `except` handler inside the block, or right
+before a `raise`),
 and I/O or logging in a block that also waits for other threads' work
 (`Thread.join`, `Queue.join`, `Event.wait`, `Future.result`): that lock is
 held for a whole operation on purpose, and its waiters wait that long
@@ -168,7 +170,9 @@ fn check_with(cx: &FileCx, fid: FuncId, w: StmtId, out: &mut Vec<Finding>) {
         if remakes_guarded_state(cx, call) {
             continue;
         }
-        if cx.effect(c, Effect::Logging).is_some() && gated_by_level(cx, call, w) {
+        if cx.effect(c, Effect::Logging).is_some()
+            && (gated_by_level(cx, call, w) || on_error_path(cx, call, w))
+        {
             continue;
         }
         reported += 1;
@@ -204,6 +208,30 @@ fn gated_by_level(cx: &FileCx, call: ExprId, with: StmtId) -> bool {
                 .any(|x| cx.call(x).is_some_and(|k| k.name == "isEnabledFor")),
             _ => false,
         })
+}
+
+/// The log call reports a failure: it sits in an `except` handler inside
+/// the `with`, or its block ends by raising (`log.warning(..); raise`).
+/// It runs once per failure, not on the path the lock usually guards.
+fn on_error_path(cx: &FileCx, call: ExprId, with: StmtId) -> bool {
+    let Some(st) = cx.tree.enclosing_stmt(call) else {
+        return false;
+    };
+    let raises_after = std::iter::once(st)
+        .chain(crate::util::stmts_after(cx, st).iter().copied())
+        .last()
+        .is_some_and(|l| matches!(cx.stmt(l).kind, StmtKind::Raise(_)));
+    raises_after
+        || cx
+            .enclosing_stmts(call)
+            .into_iter()
+            .take_while(|&s| s != with)
+            .any(|s| match &cx.stmt(s).kind {
+                StmtKind::Try { handlers, .. } => handlers
+                    .iter()
+                    .any(|h| crate::util::block_contains(cx, &h.body, st)),
+                _ => false,
+            })
 }
 
 /// The block is nothing but blocking I/O calls (`with send_lock:
@@ -505,8 +533,47 @@ class ErrorLogSink:
                 self.logfile = old
             os.dup2(self.logfile.fileno(), sys.stderr.fileno())
 "#,
+        r#"
+import logging
+import threading
+
+log = logging.getLogger(__name__)
+
+class Sender:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.pending = []
+
+    def send(self, msg):
+        with self.lock:
+            self.pending.append(msg)
+            log.info("queued %r", msg)  # expect
+"#,
     ],
     pass: &[
+        r#"
+import logging
+import threading
+
+log = logging.getLogger(__name__)
+
+class Sender:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.pending = []
+        self.closed = False
+
+    # The log lines run only when something failed.
+    def send(self, msg):
+        with self.lock:
+            if self.closed:
+                log.warning("closed; dropping %r", msg)
+                raise ConnectionError("closed")
+            try:
+                self.pending.append(msg.encode())
+            except UnicodeError:
+                log.exception("cannot encode %r", msg)
+"#,
         r#"
 import os
 import socket

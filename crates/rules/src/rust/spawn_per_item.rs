@@ -31,7 +31,10 @@ whose async block never awaits (it ends in its first poll, so no two run
 at once), and a
 `join_all` whose per-item future only awaits the item itself (`|rx| async
 move { rx.await }`): those futures are already under way, joining them
-starts nothing.
+starts nothing. Nor is a `join_all` over objects the struct already holds
+whose per-item future is the item's own method (`self.consumers
+.values_mut().map(|c| c.get_stats())`): each object exists with its
+connection already open, and there are as many as the struct keeps.
 
 ## Why
 
@@ -165,6 +168,9 @@ impl Rule for SpawnPerItem {
                     .and_then(|a| common::closure_fn(cx, a))
                     .is_some_and(|cl| fn_takes_permit(cx, cl))
                 && !m.positional(0).is_some_and(|a| only_awaits_item(cx, a))
+                && !m
+                    .positional(0)
+                    .is_some_and(|a| asks_held_objects(cx, a, recv))
                 && seen.insert(e)
             {
                 let what = if c.name == "collect" {
@@ -347,6 +353,38 @@ fn only_awaits_item(cx: &FileCx, f: ExprId) -> bool {
                 .name_of(cx.model.strip(a))
                 .is_some_and(|n| items.contains(&n))
         })
+}
+
+/// The items are objects the struct already holds (`self.consumers`) and
+/// each future is a call of the item's own method (`|c| c.get_stats()`):
+/// every such object already exists with whatever it holds (a connection,
+/// a worker), so asking them all at once adds one request each to
+/// resources open anyway, and there are as many as the struct keeps.
+fn asks_held_objects(cx: &FileCx, f: ExprId, recv: ExprId) -> bool {
+    let held = cx
+        .model
+        .dotted(chain_base(cx, recv))
+        .is_some_and(|b| b.starts_with("self."));
+    let Some(closure) = common::closure_fn(cx, cx.model.strip(f)) else {
+        return false;
+    };
+    let [param] = cx.func(closure).params.as_slice() else {
+        return false;
+    };
+    let body = cx.body_exprs(closure);
+    // The closure's value: one call whose receiver is the parameter.
+    let returns_own_method = body.iter().any(|&e| {
+        cx.call(e).is_some_and(|c| {
+            c.receiver
+                .and_then(|r| cx.model.name_of(cx.model.strip(r)))
+                .is_some_and(|n| n == param.name.as_str())
+                && matches!(
+                    cx.tree.expr_parent(e),
+                    walk::Parent::Function(_) | walk::Parent::Stmt(_)
+                )
+        })
+    });
+    held && returns_own_method && body.iter().filter(|&&e| cx.call(e).is_some()).count() == 1
 }
 
 /// The first receiver of a method chain (`items` in `items.iter().map(..)`).
@@ -587,8 +625,39 @@ async fn main() {
     }
 }
 "#,
+        r#"
+use futures::future::try_join_all;
+use std::collections::BTreeMap;
+
+pub struct Multi {
+    consumers: BTreeMap<String, Consumer>,
+    pending: Vec<String>,
+}
+
+impl Multi {
+    // Each topic name gets a new connection and subscription.
+    pub async fn subscribe_pending(&mut self) -> Result<Vec<Consumer>, Error> {
+        try_join_all(self.pending.iter().map(|t| Consumer::connect(t))).await // expect
+    }
+}
+"#,
     ],
     pass: &[
+        r#"
+use futures::future::try_join_all;
+use std::collections::BTreeMap;
+
+pub struct Multi {
+    consumers: BTreeMap<String, Consumer>,
+}
+
+impl Multi {
+    // One request to each consumer the struct already holds open.
+    pub async fn get_stats(&mut self) -> Result<Vec<Stats>, Error> {
+        try_join_all(self.consumers.values_mut().map(|c| c.get_stats())).await
+    }
+}
+"#,
         r#"
 use futures::future;
 
