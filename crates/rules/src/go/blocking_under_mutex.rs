@@ -59,8 +59,10 @@ then `zw.Close()`) waits only for its own workers. `time.Sleep(50)`
 (nanoseconds, an untyped constant) is not a wait, nor is a dial with no
 remote peer (`udp`, a Unix socket, a loopback address). A send on a
 channel the file makes with a buffer (in the function, or for the field
-sent on: `make(chan T, 1)` assigned to it, or put in the struct literal
-directly or through a local) is taken to find room. A map entry built under the lock after checking it is absent
+sent on: `make(chan T, 1)` assigned to it or put in the struct literal)
+is taken to find room, and so is a one-time send (`if !h.sent { h.sent =
+true; h.out <- v }`) on a field the struct literal gets from a local made
+with a buffer (`out := make(chan T, 1); &S{out: out}`). A map entry built under the lock after checking it is absent
 (`if _, ok := s.m[k]; !ok { s.m[k] = build(k) }`) counts as state the lock
 guards, and a package's `init()` is not reported: nothing else runs yet.
 
@@ -203,7 +205,8 @@ impl Under {
         match &cx.expr(e).kind {
             ExprKind::Send { channel, value } => {
                 if buffered_local(cx, self.f, *channel)
-                    || buffered_field(cx, *channel)
+                    || buffered_field(cx, *channel, false)
+                    || (once_guarded(cx, e) && buffered_field(cx, *channel, true))
                     || ranged_channel(cx, *channel)
                     || returns_token(cx, self.f, *channel, *value)
                 {
@@ -891,11 +894,51 @@ fn is_done_like(cx: &FileCx, ch: ExprId) -> bool {
         .is_some_and(|c| c.name == "Done" || c.target.as_deref() == Some("time.After"))
 }
 
+/// The send runs at most once per value: inside `if !h.sent { h.sent =
+/// true; .. }` (or `if !h.sent && ..`), the flag (a field) set at the top
+/// level of that block.
+fn once_guarded(cx: &FileCx, send: ExprId) -> bool {
+    let Some(st) = cx.tree.enclosing_stmt(send) else {
+        return false;
+    };
+    cx.tree.stmt_ancestors(st).any(|a| {
+        let StmtKind::If { cond, then, .. } = &cx.stmt(a).kind else {
+            return false;
+        };
+        // `!h.sent`, also as the first of `&&` (`!h.sent && h.isClient`).
+        let mut c = cx.model.strip(*cond);
+        while let ExprKind::Logical {
+            op: LogicalOp::And,
+            left,
+            ..
+        } = &cx.expr(c).kind
+        {
+            c = cx.model.strip(*left);
+        }
+        let ExprKind::Unary {
+            op: UnOp::Not,
+            operand,
+        } = &cx.expr(c).kind
+        else {
+            return false;
+        };
+        let Some(flag) = cx.model.dotted(*operand).filter(|f| f.contains('.')) else {
+            return false;
+        };
+        crate::util::block_contains(cx, then, st)
+            && then.iter().any(|&s| {
+                matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), .. }
+                    if cx.model.literal(*v) == Some(&Lit::Bool(true))
+                        && targets.iter().any(|&t| cx.model.dotted(t).as_deref() == Some(flag.as_str())))
+            })
+    })
+}
+
 /// A struct field channel made with a buffer somewhere in the file
 /// (`b.readySema = make(chan bool, len(all))`, or `&Hub{events: make(chan
-/// Event, 64)}`, also through a local: `ch := make(chan T, 1); &S{out:
-/// ch}`).
-fn buffered_field(cx: &FileCx, ch: ExprId) -> bool {
+/// Event, 64)}`; with `through_locals`, also through a local the
+/// constructor made it in: `ch := make(chan T, 1); &S{out: ch}`).
+fn buffered_field(cx: &FileCx, ch: ExprId, through_locals: bool) -> bool {
     let ExprKind::Attr { name, .. } = &cx.expr(cx.model.strip(ch)).kind else {
         return false;
     };
@@ -911,10 +954,11 @@ fn buffered_field(cx: &FileCx, ch: ExprId) -> bool {
     // 1); return &S{out: ch}`).
     let buffered_make = |v: ExprId| {
         made_buffered(v)
-            || cx
-                .model
-                .name_of(cx.model.strip(v))
-                .is_some_and(|n| cx.model.only_ever_assigned(n, made_buffered))
+            || (through_locals
+                && cx
+                    .model
+                    .name_of(cx.model.strip(v))
+                    .is_some_and(|n| cx.model.only_ever_assigned(n, made_buffered)))
     };
     let assigned = cx.model.stmts.iter().any(|st| {
         let StmtKind::Assign {
@@ -1911,6 +1955,38 @@ func (h *Setup) WriteRecord(p *Params) {
 	}
 }
 "#,
+        r#"
+package pub
+
+import "sync"
+
+type subscriber struct {
+	sendCh chan<- []byte
+}
+
+type Publisher struct {
+	sync.Mutex
+	subs map[int]subscriber
+}
+
+func (p *Publisher) Subscribe(id int) <-chan []byte {
+	p.Lock()
+	defer p.Unlock()
+	ch := make(chan []byte, 1000)
+	p.subs[id] = subscriber{sendCh: ch}
+	return ch
+}
+
+// Every publish sends: once a slow subscriber's buffer is full, this
+// blocks with the lock held, and the subscriber needs it to leave.
+func (p *Publisher) Publish(b []byte) {
+	p.Lock()
+	defer p.Unlock()
+	for _, s := range p.subs {
+		s.sendCh <- b // expect
+	}
+}
+"#,
     ],
     pass: &[
         r#"
@@ -1933,7 +2009,7 @@ func NewSetup() (*Setup, <-chan *Params) {
 func (h *Setup) WriteRecord(p *Params) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if !h.written {
+	if !h.written && p != nil {
 		h.written = true
 		h.params <- p
 	}

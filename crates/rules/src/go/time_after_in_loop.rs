@@ -24,7 +24,7 @@ loop (a backoff wait; a case that leaves only once its channel is closed,
 `if !ok { return }`, still goes around for every value) or receives from
 a stop channel another select of the loop leaves on, or is the `ctx.Done()`
 of a back-off whose loop goes on only while the next attempt (given that
-`ctx`) fails with one particular error, or sleeps as long as
+`ctx`, or the same field: `o.ctx`) fails with one particular error, or sleeps as long as
 the timer runs (`time.Sleep(d)` against `time.After(d)`); the function returns right after the select; the loop
 runs a small constant number of times (`i < 20`, or `i < n` with
 `const n = 3`); or it sleeps on every turn, so it cannot go around faster
@@ -334,7 +334,8 @@ fn done_fails_the_next_attempt(cx: &FileCx, channel: ExprId, sel: StmtId, lp: St
     else {
         return false;
     };
-    let Some(ctx) = done.receiver.and_then(|r| cx.model.name_of(r)) else {
+    // `ctx.Done()`, or a context kept in a field (`o.ctx.Done()`).
+    let Some(ctx) = done.receiver.and_then(|r| cx.model.dotted(r)) else {
         return false;
     };
     let StmtKind::While { cond, body, .. } = &cx.stmt(lp).kind else {
@@ -360,7 +361,9 @@ fn done_fails_the_next_attempt(cx: &FileCx, channel: ExprId, sel: StmtId, lp: St
                 if targets.iter().flat_map(|&t| unsnarl_model::walk::exprs_under(cx.model, t))
                     .any(|t| cx.model.name_of(t).is_some_and(|n| compared.contains(&n)))
                     && cx.call(cx.model.strip(*v)).is_some_and(|c| {
-                        c.args.iter().any(|a| cx.model.name_of(a.value) == Some(ctx))
+                        c.args
+                            .iter()
+                            .any(|a| cx.model.dotted(a.value).as_deref() == Some(ctx.as_str()))
                     }))
         })
 }
@@ -809,6 +812,35 @@ func Publish(ctx context.Context, r Requester, subj string, retries int, wait ti
 		case <-time.After(wait):
 		}
 		resp, err = r.Request(ctx, subj)
+	}
+	return resp, err
+}
+"#,
+        r#"
+package client
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+var errNoResponders = errors.New("no responders")
+
+type pubOpts struct {
+	ctx   context.Context
+	rwait time.Duration
+	rnum  int
+}
+
+func publish(r Requester, o *pubOpts, subj string) ([]byte, error) {
+	resp, err := r.Request(o.ctx, subj)
+	for i := 0; err == errNoResponders && i < o.rnum; i++ {
+		select {
+		case <-o.ctx.Done():
+		case <-time.After(o.rwait):
+		}
+		resp, err = r.Request(o.ctx, subj)
 	}
 	return resp, err
 }
