@@ -21,7 +21,9 @@ pub static META: RuleMeta = RuleMeta {
     summary: "`Lock()` (or a semaphore-channel acquire) without `defer`, and a return path that leaves without the matching `Unlock()` (or release).",
     docs: r#"
 A function locks a mutex (or acquires a slot of a semaphore channel with
-`sem <- struct{}{}`) and releases it explicitly, without `defer`, but some
+`sem <- struct{}{}`; not when a receive from the same channel earlier in
+the block took the slot, as with a semaphore filled with tokens up front)
+and releases it explicitly, without `defer`, but some
 `return` (typically an early error return) leaves while it is still held.
 A branch under a constant condition (`if false { return }`) never runs and
 is not a path. A return that hands the lock over (its release function,
@@ -384,7 +386,8 @@ fn hands_back_lock(cx: &FileCx, f: FuncId, ret: StmtId, instance: &str) -> bool 
     }
 }
 
-/// `sem <- struct{}{}` on a channel of empty structs: a semaphore acquire.
+/// `sem <- struct{}{}` on a channel of empty structs: a semaphore acquire,
+/// unless a receive from it earlier in the block took the slot.
 fn sem_acquire(cx: &FileCx, s: StmtId) -> Option<String> {
     let StmtKind::Expr(e) = cx.stmt(s).kind else {
         return None;
@@ -396,7 +399,16 @@ fn sem_acquire(cx: &FileCx, s: StmtId) -> Option<String> {
     if v != "struct{}{}" {
         return None;
     }
-    cx.model.dotted(channel)
+    let ch = cx.model.dotted(channel)?;
+    // `<-dios; work(); dios <- struct{}{}`: a semaphore filled with tokens
+    // up front, where the receive takes a slot and this send gives it back.
+    let block = crate::util::containing_block(cx, s)?;
+    let before = &block[..block.iter().position(|&x| x == s)?];
+    let gives_back = before.iter().any(|&b| {
+        matches!(cx.stmt(b).kind, StmtKind::Expr(r)
+            if matches!(cx.expr(r).kind, ExprKind::Recv(c) if cx.model.dotted(c).as_deref() == Some(ch.as_str())))
+    });
+    (!gives_back).then_some(ch)
 }
 
 struct Paths {
@@ -593,8 +605,75 @@ func (k *Waker) Poke() (err error) {
 	return
 }
 "#,
+        r#"
+package server
+
+import "os"
+
+// sem, declared in another file, starts empty: a send takes a slot.
+func (n *raft) fileWriter(tvf string) {
+	n.RLock()
+	path := n.sd + tvf
+	n.RUnlock()
+	for n.isRunning() {
+		select {
+		case <-n.quit:
+			return
+		case <-n.wtvch:
+			n.RLock()
+			buf := copyBytes(n.wtv)
+			n.RUnlock()
+			sem <- struct{}{}
+			if err := os.WriteFile(path, buf, 0640); err != nil {
+				n.setWriteErr(err)
+				return // expect
+			}
+			<-sem
+		}
+	}
+}
+"#,
     ],
     pass: &[
+        r#"
+package server
+
+import "os"
+
+// dios, declared in another file, is filled with tokens up front: a
+// receive takes a slot, and the send gives it back.
+func (n *raft) fileWriter2(tvf, psf string) {
+	n.RLock()
+	path := n.sd + tvf
+	n.RUnlock()
+	for n.isRunning() {
+		select {
+		case <-n.quit:
+			return
+		case <-n.wtvch:
+			n.RLock()
+			buf := copyBytes(n.wtv)
+			n.RUnlock()
+			<-dios
+			err := os.WriteFile(path, buf, 0640)
+			dios <- struct{}{}
+			if err != nil {
+				n.setWriteErr(err)
+			}
+		case <-n.wpsch:
+			n.RLock()
+			buf := copyBytes(n.wps)
+			n.RUnlock()
+			<-dios
+			err := os.WriteFile(psf, buf, 0640)
+			dios <- struct{}{}
+			if err != nil {
+				n.setWriteErr(err)
+			}
+		}
+	}
+}
+"#,
         r#"
 package app
 

@@ -26,7 +26,9 @@ Flags WaitGroup bookkeeping that cannot balance:
 - a goroutine that calls `wg.Done()` without `defer` and can return before
   it, or that is counted by `Add` but never calls `Done` (unless a method
   of the file calls `Done` on that WaitGroup field itself: it counts
-  running servers, and the method that stops one marks it done);
+  running servers, and the method that stops one marks it done; nor for a
+  WaitGroup the goroutine declares itself, which counts the goroutines it
+  starts, not this one);
 - `wg.Add(n)` with a constant `n` that differs from the number of
   goroutines started (one `Add(1)` for a goroutine per loop iteration).
 
@@ -228,6 +230,16 @@ fn done_skipped(cx: &FileCx, g: FuncId, out: &mut Vec<Finding>) {
         .map(|(_, w, _)| w.clone())
         .collect();
     done_wgs.dedup();
+    // A WaitGroup the goroutine declares itself (`ready := sync.WaitGroup{}`,
+    // `var ready sync.WaitGroup`) counts the goroutines it starts, not this
+    // one: leaving early skips nothing anyone waits for.
+    let declared_here = |wg: &str| {
+        common::stmts_in(cx.model, body).into_iter().any(|s| {
+            matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, op: AssignOp::Declare { .. }, .. }
+                if targets.iter().any(|&t| cx.model.dotted(t).as_deref() == Some(wg)))
+        })
+    };
+    done_wgs.retain(|w| !declared_here(w));
     for wg in done_wgs {
         let mut fl = DoneFlow {
             wg: &wg,
@@ -610,8 +622,52 @@ func (f *fleet) Stop() {
 	f.wg.Wait()
 }
 "#,
+        r#"
+package mirror
+
+import "sync"
+
+func Setup(cfg *Config, work func()) {
+	var ready sync.WaitGroup
+	ready.Add(1)
+	go func() {
+		if cfg == nil {
+			return // expect
+		}
+		work()
+		ready.Done()
+	}()
+	ready.Wait()
+}
+"#,
     ],
     pass: &[
+        r#"
+package mirror
+
+import "sync"
+
+// The WaitGroup belongs to the goroutine: it waits for the one it starts,
+// and the early return comes before either exists.
+func Setup(cfg *Config, work func()) {
+	go func() {
+		if cfg == nil {
+			return
+		}
+		ready := sync.WaitGroup{}
+		ready.Add(1)
+		go func() {
+			work()
+			ready.Done()
+		}()
+		if cfg.Fail {
+			ready.Done()
+			return
+		}
+		ready.Wait()
+	}()
+}
+"#,
         r#"
 package mock
 
