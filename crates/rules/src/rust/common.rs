@@ -137,7 +137,20 @@ pub fn closure_fn(cx: &FileCx, e: ExprId) -> Option<FuncId> {
 /// The body a spawn call runs: its closure or async block argument.
 pub fn spawned_fn(cx: &FileCx, call: ExprId) -> Option<FuncId> {
     let c = cx.call(call)?;
-    c.args.iter().rev().find_map(|a| closure_fn(cx, a.value))
+    c.args.iter().rev().find_map(|a| {
+        closure_fn(cx, a.value).or_else(|| {
+            // `let worker = async move { .. }; spawn(worker)`.
+            let v = cx.model.strip(a.value);
+            let name = cx.model.name_of(v)?;
+            let decl = declaration_of(cx, name, v)?;
+            match &cx.stmt(decl).kind {
+                StmtKind::Assign {
+                    value: Some(init), ..
+                } => closure_fn(cx, *init),
+                _ => None,
+            }
+        })
+    })
 }
 
 /// Every statement of a block, recursively (not into nested functions),

@@ -32,7 +32,9 @@ spawner drives the worker in a loop, `while let Ok(ev) =
 eventloop.poll().await`, which ends once the task drops it; or a method
 taking apart a value of both, spawning one field and returning the other,
 `spawn(self.driver); self.handle`), tasks that report back on a channel or reply sender the
-caller holds, and executor adapters that spawn the future their caller
+caller holds (also a sender handed to a method, or a reply sender carried
+by the request the task answers, `request.reply.send(r)`, and a future
+first put in a local, `let fut = handle(req); spawn(fut)`), and executor adapters that spawn the future their caller
 hands them (`fn execute(&self, fut: F) { tokio::spawn(fut); }`, or a thread
 running `block_on(fut)`), or an executor loop spawning futures it takes off
 a channel (`while let Some(Cmd::Submit(job)) = rx.recv().await {
@@ -289,7 +291,9 @@ fn reports_back(cx: &FileCx, spawn: ExprId) -> bool {
                 && c.receiver
                     .and_then(|r| cx.model.name_of(r))
                     .is_some_and(|n| senders.iter().any(|s| s == n) || reply_sender(n)))
-                || (cx.callee_in_file(c).is_some()
+                // (A method of the file the types do not resolve counts
+                // too: handing it the sender is how it reports.)
+                || ((cx.callee_in_file(c).is_some() || c.receiver.is_some())
                     && c.args.iter().any(|a| {
                         local_sender(a.value)
                             || matches!(&cx.expr(a.value).kind, ExprKind::Unary { op: UnOp::Ref, operand } if local_sender(*operand))
@@ -309,7 +313,19 @@ fn replies_through_callee(cx: &FileCx, spawn: ExprId) -> bool {
     let [arg] = c.args.as_slice() else {
         return false;
     };
-    let Some(inner) = cx.call(super::common::unwrap_value(cx, arg.value)) else {
+    // The future itself, or the local it was put in (`let fut =
+    // Self::handle(req); tokio::spawn(fut)`).
+    let value = super::common::unwrap_value(cx, arg.value);
+    let value = cx
+        .model
+        .name_of(value)
+        .and_then(|n| super::common::declaration_of(cx, n, value))
+        .and_then(|d| match &cx.stmt(d).kind {
+            StmtKind::Assign { value: Some(v), .. } => Some(*v),
+            _ => None,
+        })
+        .unwrap_or(value);
+    let Some(inner) = cx.call(value) else {
         return false;
     };
     if inner.receiver.is_some() || inner.args.is_empty() {
@@ -327,12 +343,17 @@ fn replies_through_callee(cx: &FileCx, spawn: ExprId) -> bool {
     });
     let Some(callee) = callee else { return false };
     let params = &cx.func(callee).params;
+    // On the parameter itself, or on a field of it (`request.reply.send(r)`:
+    // the reply sender a request carries).
     cx.body_exprs(callee).iter().any(|&e| {
         cx.call(e).is_some_and(|s| {
             s.name == "send"
                 && s.receiver
-                    .and_then(|r| cx.model.name_of(r))
-                    .is_some_and(|n| params.iter().any(|p| p.name == n))
+                    .and_then(|r| cx.model.dotted(r))
+                    .is_some_and(|d| {
+                        let root = d.split('.').next().unwrap_or(&d);
+                        params.iter().any(|p| p.name == root)
+                    })
         })
     })
 }
@@ -1498,8 +1519,95 @@ fn main() -> std::io::Result<()> {
     Ok(())
 }
 "#,
+        r#"
+use tokio::sync::mpsc;
+
+struct Request {
+    name: String,
+}
+
+struct Worker;
+
+impl Worker {
+    async fn run(&self, mut rx: mpsc::Receiver<Request>) {
+        while let Some(request) = rx.recv().await {
+            let fut = Self::handle(request);
+            tokio::spawn(fut); // expect
+        }
+    }
+
+    // The result goes nowhere: a failure is lost.
+    async fn handle(request: Request) {
+        let _ = use_keyspace(&request.name).await;
+    }
+}
+
+async fn use_keyspace(_n: &str) -> Result<(), String> {
+    Ok(())
+}
+
+fn prefetch() {
+    let task = async move {
+        let _ = use_keyspace("pages").await;
+    };
+    let _handle = tokio::task::spawn(task); // expect
+}
+"#,
     ],
     pass: &[
+        r#"
+use tokio::sync::{mpsc, oneshot};
+
+struct Request {
+    name: String,
+    response_chan: oneshot::Sender<Result<(), String>>,
+}
+
+struct Worker;
+
+impl Worker {
+    async fn run(&self, mut rx: mpsc::Receiver<Request>) {
+        while let Some(request) = rx.recv().await {
+            let fut = Self::handle(request);
+            tokio::spawn(fut);
+        }
+    }
+
+    // The requester awaits the answer on the reply sender the request carries.
+    async fn handle(request: Request) {
+        let result = use_keyspace(&request.name).await;
+        let _ = request.response_chan.send(result);
+    }
+}
+
+async fn use_keyspace(_n: &str) -> Result<(), String> {
+    Ok(())
+}
+
+pub struct Pager {
+    rx: mpsc::Receiver<Result<Vec<u8>, String>>,
+}
+
+struct PagerWorker;
+
+impl PagerWorker {
+    async fn query_remaining_pages(self, sender: mpsc::Sender<Result<Vec<u8>, String>>) {
+        let _ = sender.send(Ok(vec![])).await;
+    }
+}
+
+// Pages and errors reach the pager returned, and the task stops once it is
+// dropped.
+pub fn pages() -> Pager {
+    let (sender, receiver) = mpsc::channel(1);
+    let worker_task = async move {
+        let executor = PagerWorker;
+        executor.query_remaining_pages(sender).await;
+    };
+    let _worker_handle = tokio::task::spawn(worker_task);
+    Pager { rx: receiver }
+}
+"#,
         r#"
 use async_std::net::TcpListener;
 use async_std::prelude::*;
