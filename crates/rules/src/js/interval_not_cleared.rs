@@ -18,7 +18,8 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 `setInterval(...)` inside a function (not module start-up code), whose
 return value is discarded, or stored in a variable or field that no
-`clearInterval` in the file ever receives.
+`clearInterval` in the file ever receives (also through the `timers`
+module, as compiled TypeScript calls it: `(0, timers_1.clearInterval)(h)`).
 
 ## Why
 
@@ -62,12 +63,19 @@ impl Rule for IntervalNotCleared {
         // Everything passed to clearInterval/clearTimeout in the file, with
         // the function that clears it.
         let mut cleared: Vec<(String, FuncId)> = Vec::new();
-        for (e, c) in cx.calls_to(&["clearInterval", "clearTimeout"]) {
+        // (Also through the `timers` module: TypeScript compiles an imported
+        // `clearInterval` to `(0, timers_1.clearInterval)(h)`.)
+        for (e, c) in cx.calls_to(&[
+            "clearInterval",
+            "clearTimeout",
+            "timers.clearInterval",
+            "timers.clearTimeout",
+        ]) {
             if let Some(a) = c.positional(0) {
                 cleared.push((last_key(cx, a), cx.func_of(e)));
             }
         }
-        for (e, _) in cx.calls_to(&["setInterval"]) {
+        for (e, _) in cx.calls_to(&["setInterval", "timers.setInterval"]) {
             let ex = cx.expr(e);
             let f = cx.func_of(e);
             if f.0 == 0 || common::in_test(cx, f) {
@@ -199,7 +207,8 @@ fn last_key(cx: &FileCx, e: ExprId) -> String {
 
 pub static EXAMPLES: Examples = Examples {
     language: Language::JavaScript,
-    fail: &[r#"
+    fail: &[
+        r#"
 wss.on("connection", (ws) => {
   setInterval(() => ws.ping(), 30000); // expect
 });
@@ -216,8 +225,23 @@ class Refresher {
     this.refresh = (_b = (_a = setInterval(() => this.run(), ms)).unref) === null || _b === void 0 ? void 0 : _b.call(_a); // expect
   }
 }
-"#],
-    pass: &[r#"
+"#,
+        r#"
+const timers_1 = require("timers");
+
+function waitIdle(pool) {
+  return new Promise((resolve) => {
+    const interval = (0, timers_1.setInterval)(() => { // expect
+      if (pool.pending === 0) {
+        resolve();
+      }
+    }, 100);
+  });
+}
+"#,
+    ],
+    pass: &[
+        r#"
 const metrics = setInterval(flushMetrics, 10000);
 
 wss.on("connection", (ws) => {
@@ -250,7 +274,23 @@ class Balancer {
     clearInterval(this.timer);
   }
 }
-"#],
+"#,
+        r#"
+const timers_1 = require("timers");
+
+// TypeScript's compiled form of an imported clearInterval.
+function waitIdle(pool) {
+  return new Promise((resolve) => {
+    const interval = setInterval(() => {
+      if (pool.pending === 0) {
+        (0, timers_1.clearInterval)(interval);
+        resolve();
+      }
+    }, 100);
+  });
+}
+"#,
+    ],
 };
 
 #[cfg(test)]
