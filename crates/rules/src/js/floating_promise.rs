@@ -40,7 +40,9 @@ the plan), type-level test files (`*.test-d.ts`, `*.tst.ts`),
 which the type checker reads and nothing runs, and chains on a deferred
 that the file's classes settle only by resolving (`this.done.resolve(err)`
 and never `.reject(..)`, read as `this.done` or as `feed.done`): it
-cannot reject.
+cannot reject. Nor is a chain on a local that the function's body last
+set, unconditionally, to a chain handling rejection (`promise =
+promise.then(onOk, onErr); .. promise.finally(cb)`).
 
 ## Why
 
@@ -288,6 +290,63 @@ fn settles_elsewhere(cx: &FileCx, c: &Call) -> bool {
 /// gives a promise that cannot reject: `Promise.resolve(...)`,
 /// `Promise.allSettled(...)`, or `new Promise(resolve => ...)` with no
 /// `reject` parameter.
+/// A local whose last assignment before this use, a statement of the
+/// function's own body (so it always ran), gives it a chain that handles
+/// rejection (`promise = promise.then(onOk, onErr)`, `p = p.catch(log)`):
+/// what is chained onto it afterwards starts from a promise that cannot
+/// reject.
+fn reassigned_handled(cx: &FileCx, r: ExprId) -> bool {
+    let r = cx.model.strip(r);
+    let Some(name) = cx.model.name_of(r) else {
+        return false;
+    };
+    let f = cx.func_of(r);
+    let at = cx.expr(r).span.start;
+    let last = cx
+        .func(f)
+        .body
+        .iter()
+        .copied()
+        .filter(|&s| cx.stmt(s).span.end <= at)
+        .filter_map(|s| match &cx.stmt(s).kind {
+            StmtKind::Assign {
+                targets,
+                value: Some(v),
+                ..
+            } if targets.iter().any(|&t| cx.model.name_of(t) == Some(name)) => Some(*v),
+            StmtKind::Expr(e) => match &cx.expr(*e).kind {
+                ExprKind::AssignExpr { target, value, .. }
+                    if cx.model.name_of(*target) == Some(name) =>
+                {
+                    Some(*value)
+                }
+                _ => None,
+            },
+            _ => None,
+        })
+        .last();
+    // No other assignment in the function between that one and this use.
+    let after = last.map_or(u32::MAX, |v| cx.expr(v).span.end);
+    let between = |sp: unsnarl_model::Span| sp.start > after && sp.start < at;
+    let later = cx.model.exprs.iter().enumerate().any(|(i, e)| {
+        matches!(&e.kind, ExprKind::AssignExpr { target, .. } if cx.model.name_of(*target) == Some(name))
+            && cx.func_of(ExprId(i as u32)) == f
+            && between(e.span)
+    }) || cx.model.stmts.iter().enumerate().any(|(i, st)| {
+        matches!(&st.kind, StmtKind::Assign { targets, .. }
+            if targets.iter().any(|&t| cx.model.name_of(t) == Some(name)))
+            && cx.tree.stmt_func(StmtId(i as u32)) == f
+            && between(st.span)
+    });
+    last.is_some_and(|v| {
+        cx.call(cx.model.strip(v)).is_some_and(|c| {
+            is_chain_link(c)
+                && ((c.name == "then" && c.args.len() >= 2)
+                    || (c.name == "catch" && !c.args.is_empty()))
+        })
+    }) && !later
+}
+
 fn resolved_promise_var(cx: &FileCx, r: ExprId) -> bool {
     let Some(name) = cx.model.dotted(r) else {
         return false;
@@ -509,7 +568,9 @@ fn check_chain(cx: &FileCx, id: ExprId, c: &Call) -> Option<Finding> {
             _ => {}
         }
         // A local or field only ever assigned a promise that cannot reject.
-        if call.receiver.is_some_and(|r| resolved_promise_var(cx, r))
+        if call
+            .receiver
+            .is_some_and(|r| resolved_promise_var(cx, r) || reassigned_handled(cx, r))
             || resolves_with_error(cx, call)
         {
             return None;
@@ -783,8 +844,41 @@ module.exports = class Throttle {
   }
 };
 "#,
+        r#"
+function fromPromise(promise, push) {
+  promise = promise.then(function (value) {
+    setImmediate(function () { push(null, value); });
+    return null;
+  });
+  if (typeof promise.finally === "function") {
+    promise.finally(function () { // expect
+      setImmediate(function () { push(null, null); });
+    });
+  }
+}
+module.exports = fromPromise;
+"#,
     ],
     pass: &[
+        r#"
+// The chain handles rejection (`.then(onOk, onErr)`) before `finally` is
+// added to it.
+function fromPromise(promise, push) {
+  promise = promise.then(function (value) {
+    setImmediate(function () { push(null, value); });
+    return null;
+  }, function (err) {
+    setImmediate(function () { push(err); });
+    return null;
+  });
+  if (typeof promise.finally === "function") {
+    promise.finally(function () {
+      setImmediate(function () { push(null, null); });
+    });
+  }
+}
+module.exports = fromPromise;
+"#,
         r#"
 // file: src/worker.js
 function makeDeferred() {
