@@ -268,23 +268,11 @@ fn sent_only_while_receiver_runs(cx: &FileCx, send: ExprId, recvs: &[Span]) -> b
     }
     // The receiver's ways out: every leaving arm receives from a field
     // channel.
-    let Some(StmtKind::Select { arms, .. }) = recvs.first().and_then(|&r| {
-        cx.model
-            .stmts
-            .iter()
-            .filter(|st| matches!(st.kind, StmtKind::Select { .. }) && st.span.contains(r))
-            .min_by_key(|st| st.span.end - st.span.start)
-            .map(|st| &st.kind)
-    }) else {
+    let Some(arms) = recvs.first().and_then(|&r| innermost_select(cx, r)) else {
         return false;
     };
-    let leaves = |b: &Block| {
-        super::common::stmts_in(cx.model, b)
-            .into_iter()
-            .any(|s| matches!(cx.stmt(s).kind, StmtKind::Return(_)))
-    };
     let mut stops = Vec::new();
-    for a in arms.iter().filter(|a| leaves(&a.body)) {
+    for a in arms.iter().filter(|a| returns_in(cx, &a.body)) {
         let ArmKind::Recv { channel, .. } = a.kind else {
             return false;
         };
@@ -788,28 +776,37 @@ impl Flow for Pending<'_> {
     }
 }
 
+/// The arms of the innermost `select` around `at`.
+fn innermost_select<'a>(cx: &FileCx<'a>, at: Span) -> Option<&'a [SelectArm]> {
+    cx.model
+        .stmts
+        .iter()
+        .filter(|st| matches!(st.kind, StmtKind::Select { .. }) && st.span.contains(at))
+        .min_by_key(|st| st.span.end - st.span.start)
+        .and_then(|st| match &st.kind {
+            StmtKind::Select { arms, .. } => Some(arms.as_slice()),
+            _ => None,
+        })
+}
+
+/// A `return` somewhere in the block: the case ends its function's wait.
+fn returns_in(cx: &FileCx, b: &Block) -> bool {
+    common::stmts_in(cx.model, b)
+        .into_iter()
+        .any(|s| matches!(cx.stmt(s).kind, StmtKind::Return(_)))
+}
+
 /// The receives of the other cases of the `select` around the receive at
 /// `recv` that return (`<-ctx.Done()`, `<-c.closing`), as written.
 fn other_cases(cx: &FileCx, recv: Span) -> Vec<String> {
-    let innermost = cx
-        .model
-        .stmts
-        .iter()
-        .filter(|st| matches!(st.kind, StmtKind::Select { .. }) && st.span.contains(recv))
-        .min_by_key(|st| st.span.end - st.span.start);
-    let Some(StmtKind::Select { arms, .. }) = innermost.map(|st| &st.kind) else {
+    let Some(arms) = innermost_select(cx, recv) else {
         return Vec::new();
     };
     // Only the cases that end the receiver's wait (a `return` in their
     // body), not other events a loop multiplexes.
-    let leaves = |b: &Block| {
-        common::stmts_in(cx.model, b)
-            .into_iter()
-            .any(|s| matches!(cx.stmt(s).kind, StmtKind::Return(_)))
-    };
     arms.iter()
         .filter_map(|a| match a.kind {
-            ArmKind::Recv { channel, .. } if leaves(&a.body) => {
+            ArmKind::Recv { channel, .. } if returns_in(cx, &a.body) => {
                 let at = cx.expr(channel).span;
                 (!at.contains(recv) && !recv.contains(at))
                     .then(|| format!("`<-{}`", cx.snippet(at)))

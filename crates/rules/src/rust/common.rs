@@ -138,19 +138,21 @@ pub fn closure_fn(cx: &FileCx, e: ExprId) -> Option<FuncId> {
 pub fn spawned_fn(cx: &FileCx, call: ExprId) -> Option<FuncId> {
     let c = cx.call(call)?;
     c.args.iter().rev().find_map(|a| {
-        closure_fn(cx, a.value).or_else(|| {
-            // `let worker = async move { .. }; spawn(worker)`.
-            let v = cx.model.strip(a.value);
-            let name = cx.model.name_of(v)?;
-            let decl = declaration_of(cx, name, v)?;
-            match &cx.stmt(decl).kind {
-                StmtKind::Assign {
-                    value: Some(init), ..
-                } => closure_fn(cx, *init),
-                _ => None,
-            }
-        })
+        // Also `let worker = async move { .. }; spawn(worker)`.
+        closure_fn(cx, a.value)
+            .or_else(|| declared_value(cx, a.value).and_then(|v| closure_fn(cx, v)))
     })
+}
+
+/// The value a local named by `e` was declared with (`let fut = ..;` for
+/// the `fut` in `spawn(fut)`), if `e` is a name with such a declaration.
+pub fn declared_value(cx: &FileCx, e: ExprId) -> Option<ExprId> {
+    let e = cx.model.strip(e);
+    let name = cx.model.name_of(e)?;
+    match &cx.stmt(declaration_of(cx, name, e)?).kind {
+        StmtKind::Assign { value: Some(v), .. } => Some(*v),
+        _ => None,
+    }
 }
 
 /// Every statement of a block, recursively (not into nested functions),

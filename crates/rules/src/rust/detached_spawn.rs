@@ -316,15 +316,7 @@ fn replies_through_callee(cx: &FileCx, spawn: ExprId) -> bool {
     // The future itself, or the local it was put in (`let fut =
     // Self::handle(req); tokio::spawn(fut)`).
     let value = super::common::unwrap_value(cx, arg.value);
-    let value = cx
-        .model
-        .name_of(value)
-        .and_then(|n| super::common::declaration_of(cx, n, value))
-        .and_then(|d| match &cx.stmt(d).kind {
-            StmtKind::Assign { value: Some(v), .. } => Some(*v),
-            _ => None,
-        })
-        .unwrap_or(value);
+    let value = super::common::declared_value(cx, value).unwrap_or(value);
     let Some(inner) = cx.call(value) else {
         return false;
     };
@@ -918,14 +910,8 @@ fn driver_beside_returned_field(cx: &FileCx, spawn: ExprId) -> bool {
             })
     };
     // The field the spawned future comes from, directly or through a local.
-    let spawned_field = field_of_self(arg).or_else(|| {
-        let name = cx.model.name_of(arg)?;
-        let decl = super::common::declaration_of(cx, name, arg)?;
-        match &cx.stmt(decl).kind {
-            StmtKind::Assign { value: Some(v), .. } => field_of_self(*v),
-            _ => None,
-        }
-    });
+    let spawned_field = field_of_self(arg)
+        .or_else(|| super::common::declared_value(cx, arg).and_then(field_of_self));
     let Some(spawned_field) = spawned_field else {
         return false;
     };

@@ -316,14 +316,8 @@ fn capped_fn(cx: &FileCx, f: FuncId) -> bool {
 /// already spawned), so joining them starts nothing.
 fn only_awaits_item(cx: &FileCx, f: ExprId) -> bool {
     let f = cx.model.strip(f);
-    let closure = common::closure_fn(cx, f).or_else(|| {
-        let name = cx.model.name_of(f)?;
-        let decl = common::declaration_of(cx, name, f)?;
-        match &cx.stmt(decl).kind {
-            StmtKind::Assign { value: Some(v), .. } => common::closure_fn(cx, *v),
-            _ => None,
-        }
-    });
+    let closure = common::closure_fn(cx, f)
+        .or_else(|| common::declared_value(cx, f).and_then(|v| common::closure_fn(cx, v)));
     let Some(closure) = closure else {
         return false;
     };
