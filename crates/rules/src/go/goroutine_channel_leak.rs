@@ -226,34 +226,24 @@ fn field_channels(cx: &FileCx, out: &mut Vec<Finding>) {
 /// not left, and the mutex keeps the stop from slipping in between the
 /// check and the send.
 fn sent_only_while_receiver_runs(cx: &FileCx, send: ExprId, recvs: &[Span]) -> bool {
-    // The flag the send is guarded by, and the block that must set it.
-    let mut flag = None;
-    let mut cur = cx.tree.enclosing_stmt(send);
-    while let Some(s) = cur {
-        if let unsnarl_model::walk::Parent::Stmt(p) = cx.tree.stmt_parent(s)
-            && let StmtKind::If { cond, then, orelse } = &cx.stmt(p).kind
-        {
-            let (field, want) = match &cx.expr(cx.model.strip(*cond)).kind {
-                ExprKind::Unary {
-                    op: UnOp::Not,
-                    operand,
-                } => (field_name(cx, *operand), false),
-                _ => (field_name(cx, *cond), true),
-            };
-            let in_then = crate::util::block_contains(cx, then, s);
-            let in_else = crate::util::block_contains(cx, orelse, s);
-            if let Some(field) = field
-                && ((want && in_then) || (!want && in_else))
-            {
-                flag = Some(field);
-                break;
-            }
-        }
-        cur = match cx.tree.stmt_parent(s) {
-            unsnarl_model::walk::Parent::Stmt(p) => Some(p),
-            _ => None,
+    // The flag the send is guarded by: an `if` around it testing a field,
+    // with the send in the branch taken while the flag is set.
+    let Some(st) = cx.tree.enclosing_stmt(send) else {
+        return false;
+    };
+    let flag = cx.tree.stmt_ancestors(st).find_map(|a| {
+        let StmtKind::If { cond, then, orelse } = &cx.stmt(a).kind else {
+            return None;
         };
-    }
+        let (field, branch) = match &cx.expr(cx.model.strip(*cond)).kind {
+            ExprKind::Unary {
+                op: UnOp::Not,
+                operand,
+            } => (field_name(cx, *operand), orelse),
+            _ => (field_name(cx, *cond), then),
+        };
+        field.filter(|_| crate::util::block_contains(cx, branch, st))
+    });
     let Some(flag) = flag else { return false };
     let locks_of = |f: FuncId| -> Vec<String> {
         cx.body_calls(f)

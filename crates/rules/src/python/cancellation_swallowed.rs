@@ -285,14 +285,8 @@ fn raises_unless_loop_ends(cx: &FileCx, t: StmtId, h: &Handler) -> bool {
     else {
         return false;
     };
-    let source = |e: ExprId| -> String {
-        let sp = cx.expr(e).span;
-        cx.text
-            .get(sp.start as usize..sp.end as usize)
-            .unwrap_or("")
-            .split_whitespace()
-            .collect()
-    };
+    // The two conditions, compared as written (spaces aside).
+    let source = |e: ExprId| -> String { cx.source(cx.expr(e).span).split_whitespace().collect() };
     let raises_while_looping = h.body.iter().any(|&s| {
         matches!(&cx.stmt(s).kind, StmtKind::If { cond, then, .. }
             if source(*cond) == source(*looping)
