@@ -135,8 +135,40 @@ def consume(conn, queue, hub):
             hub.run_once()
     return acked
 "#,
+        r#"
+import threading
+import requests
+
+done = threading.Event()
+
+def callback(message):
+    message.ack()  # expect
+    done.wait()
+    requests.post("https://hooks.example/orders", data=message.data)
+"#,
     ],
     pass: &[
+        r#"
+import threading
+from unittest import mock
+
+def test_every_message_is_delivered(subscriber, path):
+    all_done = threading.Barrier(2, timeout=5)
+    received = []
+
+    def callback(message):
+        received.append(message.data)
+        message.ack()
+        all_done.wait()
+
+    subscriber.subscribe(path, callback=callback)
+    all_done.wait()
+
+def test_ack_queues_a_request(message):
+    with mock.patch.object(message._request_queue, "put") as put:
+        message.ack()
+        put.assert_called_once_with(message.ack_id)
+"#,
         r#"
 import threading
 

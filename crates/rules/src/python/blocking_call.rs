@@ -24,9 +24,10 @@ A call that blocks the thread (`time.sleep`, `requests`, `open()`,
 `threading` waits, `queue.Queue.get`, `input()`...) made inside an
 `async def`, either directly or through sync functions of the project that
 end up making such a call (the message shows the chain). A call in a
-branch that cannot run is left alone: the `else` of `if not _IS_SYNC:`
-where the module assigns `_IS_SYNC = False` once (code written for both
-an async and a generated sync flavor). A call in an `except` handler that
+branch that cannot run is left alone: the `else` of `if True:` or of
+`if not _IS_SYNC:` where the module assigns `_IS_SYNC = False` once (code
+written for both an async and a generated sync flavor keeps the other
+flavor's call there). A call in an `except` handler that
 repeats the blocking call that is its `try`'s only statement (`try:
 ex.shutdown(cancel_futures=True) except TypeError: ex.shutdown()`, the
 fallback for an older library) is the same wait, reported once at the
@@ -332,6 +333,12 @@ async def resolve(host, port):
         return await asyncio.get_running_loop().getaddrinfo(host, port)
     else:
         return socket.getaddrinfo(host, port)  # expect
+
+async def legacy_resolve(host, port):
+    if False:
+        return await asyncio.get_running_loop().getaddrinfo(host, port)
+    else:
+        return socket.getaddrinfo(host, port)  # expect
 "#,
         r#"
 import concurrent.futures
@@ -398,6 +405,13 @@ async def resolve(host, port):
         return await asyncio.get_running_loop().getaddrinfo(host, port)
     else:
         return socket.getaddrinfo(host, port)
+
+async def connect_addrs(host, port):
+    if True:  # ASYNC
+        ans = await asyncio.get_running_loop().getaddrinfo(host, port)
+    else:
+        ans = socket.getaddrinfo(host, port)
+    return [a[4] for a in ans]
 "#,
         r#"
 import os

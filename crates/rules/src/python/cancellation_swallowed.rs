@@ -764,7 +764,7 @@ const KEEPERS: &[&str] = &[
 ];
 
 /// `body` keeps the value of the variable `name`: assigns it somewhere
-/// (`self.error = exc`), passes it to a keeper (`errors.append(exc)`), or
+/// (`self.error = exc`, `kind, err = type(exc), exc`), passes it to a keeper (`errors.append(exc)`), or
 /// returns it as a value (`return Failure(exc)`, `return None, exc`) for
 /// the caller to raise.
 fn keeps(cx: &FileCx, body: &Block, name: &str) -> bool {
@@ -776,10 +776,33 @@ fn keeps(cx: &FileCx, body: &Block, name: &str) -> bool {
                     || match cx.tree.expr_parent(e) {
                         Parent::Stmt(s) => matches!(&cx.stmt(s).kind,
                         StmtKind::Assign { value: Some(v), .. } if *v == e),
-                        Parent::Expr(p) => is_keeper_arg(cx, p, e),
+                        Parent::Expr(p) => is_keeper_arg(cx, p, e) || assigned_in_tuple(cx, p, e),
                         _ => false,
                     })
         })
+}
+
+/// `e` is an element of a tuple unpacked into as many targets
+/// (`exc_type, exc_val = type(exc), exc`): stored as surely as by
+/// `exc_val = exc`. A dict or list built around it is only a value.
+fn assigned_in_tuple(cx: &FileCx, tuple: ExprId, e: ExprId) -> bool {
+    let tuple_len = |x: ExprId| match &cx.expr(x).kind {
+        ExprKind::Collection {
+            kind: CollKind::Tuple,
+            elems,
+            ..
+        } => Some(elems.len()),
+        _ => None,
+    };
+    let Some(n) = tuple_len(tuple) else {
+        return false;
+    };
+    let Parent::Stmt(s) = cx.tree.expr_parent(tuple) else {
+        return false;
+    };
+    matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), .. }
+        if *v == tuple && !targets.is_empty() && targets.iter().all(|&t| tuple_len(t) == Some(n)))
+        && matches!(&cx.expr(tuple).kind, ExprKind::Collection { elems, .. } if elems.contains(&e))
 }
 
 /// `e` is the returned value, or part of it: an argument of a wrapper
@@ -1058,6 +1081,19 @@ fn reaps_cancelled_task(cx: &FileCx, fid: FuncId, t: StmtId, body: &Block) -> bo
 pub static EXAMPLES: Examples = Examples {
     language: Language::Python,
     fail: &[
+        r#"
+import logging
+
+log = logging.getLogger(__name__)
+
+async def run_callbacks(callbacks):
+    for callback in callbacks:
+        try:
+            await callback()
+        except BaseException as exc:  # expect
+            kind, text = type(exc), str(exc)
+            log.warning("callback failed: %s %s", kind, text)
+"#,
         r#"
 import asyncio
 
@@ -1356,6 +1392,17 @@ class Processor:
 "#,
     ],
     pass: &[
+        r#"
+async def run_callbacks(callbacks):
+    pending = None
+    for callback in callbacks:
+        try:
+            await callback()
+        except BaseException as exc:
+            kind, pending = type(exc), exc
+    if pending is not None:
+        raise pending
+"#,
         r#"
 import asyncio
 import logging

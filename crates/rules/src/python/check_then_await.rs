@@ -23,7 +23,8 @@ d`, `not d.get(k)`, `d.get(k) is None`, `not self.x`, `self.x is None`) and
 whose body writes that state after (or with) an `await`:
 `cache[k] = await fetch(k)`, `self.conn = await connect()`. Shared state is
 a module-level variable or an attribute of `self`; bodies under an
-`asyncio.Lock` are not reported, nor code after the coroutine claimed the
+`asyncio.Lock` (`async with lock:`, or after `await lock.acquire()`)
+are not reported, nor code after the coroutine claimed the
 object for itself (`if self._closed: return` directly followed by setting
 `self._closed`, or calling a method that does): every other call returns at
 that check. Neither is an "already started" guard on a start-up path
@@ -542,16 +543,28 @@ fn sets_flag(cx: &FileCx, s: StmtId, flag: &str) -> bool {
 }
 
 fn under_lock(cx: &FileCx, s: StmtId) -> bool {
-    cx.tree.stmt_ancestors(s).any(|a| match &cx.stmt(a).kind {
-        StmtKind::With { items, .. } => items.iter().any(|it| {
-            crate::python::common::lock_kind(cx, it.ctx).is_some()
-                || cx
-                    .model
-                    .dotted(it.ctx)
-                    .is_some_and(|d| d.to_ascii_lowercase().contains("lock"))
-        }),
-        _ => false,
-    })
+    let is_lock = |e: ExprId| {
+        crate::python::common::lock_kind(cx, e).is_some()
+            || cx
+                .model
+                .dotted(e)
+                .is_some_and(|d| d.to_ascii_lowercase().contains("lock"))
+    };
+    // `await self._lock.acquire()` earlier in a block around `s`, released
+    // elsewhere (in `close()`): held from there on like `async with`.
+    let acquired = |st: StmtId| {
+        matches!(&cx.stmt(st).kind, StmtKind::Expr(e)
+            if matches!(&cx.expr(*e).kind, ExprKind::Await(inner)
+                if cx.call(*inner).is_some_and(|c| c.name == "acquire"
+                    && c.receiver.is_some_and(is_lock))))
+    };
+    std::iter::once(s)
+        .chain(cx.tree.stmt_ancestors(s))
+        .any(|a| match &cx.stmt(a).kind {
+            StmtKind::With { items, .. } if a != s => items.iter().any(|it| is_lock(it.ctx)),
+            _ => crate::util::containing_block(cx, a)
+                .is_some_and(|b| b.iter().take_while(|&&x| x != a).any(|&x| acquired(x))),
+        })
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -729,8 +742,47 @@ class App:
                 self.session = await self.make_null_session()
         return self.session
 "#,
+        r#"
+import asyncio
+import socket
+
+class Client:
+    def __init__(self):
+        self._connect_lock = asyncio.Lock()
+        self.local_hostname = None
+
+    async def connect(self):
+        if self.local_hostname is None:
+            self.local_hostname = await asyncio.to_thread(socket.getfqdn)  # expect
+        await self._connect_lock.acquire()
+
+    def close(self):
+        self._connect_lock.release()
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+import socket
+
+class Client:
+    def __init__(self):
+        self._connect_lock = asyncio.Lock()
+        self.local_hostname = None
+
+    async def connect(self):
+        # Held until close(): one connect at a time.
+        await self._connect_lock.acquire()
+        try:
+            if self.local_hostname is None:
+                self.local_hostname = await asyncio.to_thread(socket.getfqdn)
+        except BaseException:
+            self._connect_lock.release()
+            raise
+
+    def close(self):
+        self._connect_lock.release()
+"#,
         r#"
 import threading
 

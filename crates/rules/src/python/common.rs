@@ -821,10 +821,11 @@ pub fn class_cancels_every_task_of(cx: &FileCx, class: &str, except: FuncId, att
     })
 }
 
-/// `span` lies in a branch that never runs: the `if` tests a module-level
-/// name the file assigns once, to `True` or `False` (`_IS_SYNC = False`
-/// in code generated for both an async and a sync flavor), or its `not`,
-/// and `span` is in the branch that value rules out.
+/// `span` lies in a branch that never runs: the `if` tests a literal
+/// `True`/`False` (`if True:  # ASYNC`, the kept branch of code generated
+/// for both flavors) or a module-level name the file assigns once, to
+/// `True` or `False` (`_IS_SYNC = False`), or its `not`, and `span` is in
+/// the branch that value rules out.
 pub fn in_dead_branch(cx: &FileCx, span: Span) -> bool {
     cx.model.stmts.iter().any(|st| {
         let StmtKind::If { cond, then, orelse } = &st.kind else {
@@ -844,9 +845,12 @@ pub fn in_dead_branch(cx: &FileCx, span: Span) -> bool {
     })
 }
 
-/// The value of a condition made of a module-level flag assigned once to a
-/// boolean literal, or of `not` it.
+/// The value of a condition made of a boolean literal or a module-level
+/// flag assigned once to one, or of `not` it.
 fn constant_flag(cx: &FileCx, cond: ExprId) -> Option<bool> {
+    if let Some(Lit::Bool(b)) = cx.model.literal(cond) {
+        return Some(*b);
+    }
     match &cx.expr(cx.model.strip(cond)).kind {
         ExprKind::Unary {
             op: UnOp::Not,

@@ -28,10 +28,11 @@ the I/O itself, a file's read-modify-write or a socket's frames. So is a log cal
 only when its level is enabled (`if log.isEnabledFor(logging.DEBUG):`) or
 only on a failure (in an `except` handler inside the block, or right
 before a `raise`),
-and I/O or logging in a block that also waits for other threads' work
-(`Thread.join`, `Queue.join`, `Event.wait`, `Future.result`): that lock is
-held for a whole operation on purpose, and its waiters wait that long
-anyway. Nor is a call whose result goes straight into an attribute of the
+and I/O or logging under a lock that some block of the file holds while
+it waits for other threads' work (`Thread.join`, `Queue.join`,
+`Event.wait`, `Future.result`; `with self._op_lock: self._thread.join()`
+in `stop()`): that lock serializes whole operations on purpose, and its
+waiters expect to wait that long, in `start()` as much as in `stop()`. Nor is a call whose result goes straight into an attribute of the
 object (`self.logfile = open(path, "a")`, `self.conn = connect()`): it
 remakes the state the lock guards.
 
@@ -107,6 +108,7 @@ impl Rule for CriticalSectionIo {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        let whole_operation_locks = locks_held_for_whole_operations(cx);
         for fid in cx.model.function_ids() {
             if cx.func(fid).is_test {
                 continue;
@@ -114,10 +116,38 @@ impl Rule for CriticalSectionIo {
             let mut v = WithFinder(Vec::new());
             walk_block(cx.model, &cx.func(fid).body, &mut v);
             for w in v.0 {
-                check_with(cx, fid, w, out);
+                check_with(cx, fid, w, &whole_operation_locks, out);
             }
         }
     }
+}
+
+/// The keys of the thread locks the file holds, in some block, across a
+/// wait for other threads' work (`with self._op_lock: self._thread.join()`
+/// in `stop()`): such a lock serializes whole operations (start, stop), and
+/// every thread that takes it already expects to wait that long, in its
+/// other blocks too.
+fn locks_held_for_whole_operations(cx: &FileCx) -> Vec<String> {
+    let mut keys = Vec::new();
+    for fid in cx.model.function_ids() {
+        let mut v = WithFinder(Vec::new());
+        walk_block(cx.model, &cx.func(fid).body, &mut v);
+        for w in v.0 {
+            let StmtKind::With { items, body, .. } = &cx.stmt(w).kind else {
+                continue;
+            };
+            if let Some(lock) = items
+                .iter()
+                .filter_map(|it| lock_ref(cx, it.ctx, fid))
+                .find(|l| is_thread_lock(&l.kind))
+                && !keys.contains(&lock.key)
+                && waits_for_other_threads(cx, body)
+            {
+                keys.push(lock.key);
+            }
+        }
+    }
+    keys
 }
 
 struct WithFinder(Vec<StmtId>);
@@ -137,7 +167,13 @@ impl Visitor for WithFinder {
     }
 }
 
-fn check_with(cx: &FileCx, fid: FuncId, w: StmtId, out: &mut Vec<Finding>) {
+fn check_with(
+    cx: &FileCx,
+    fid: FuncId,
+    w: StmtId,
+    whole_operation_locks: &[String],
+    out: &mut Vec<Finding>,
+) {
     let StmtKind::With { items, body, .. } = &cx.stmt(w).kind else {
         return;
     };
@@ -151,7 +187,7 @@ fn check_with(cx: &FileCx, fid: FuncId, w: StmtId, out: &mut Vec<Finding>) {
     if serializes_io(cx, body) || guards_only_io(cx, body) {
         return;
     }
-    let whole_operation = waits_for_other_threads(cx, body);
+    let whole_operation = whole_operation_locks.contains(&lock.key);
     let loop_vars = callback_loop_vars(cx, body);
     let mut reported = 0;
     for call in unsnarl_model::walk::calls_in_block(cx.model, body) {
@@ -412,6 +448,27 @@ pub static EXAMPLES: Examples = Examples {
     language: Language::Python,
     fail: &[
         r#"
+import logging
+import threading
+
+log = logging.getLogger(__name__)
+
+class Heartbeater:
+    def __init__(self):
+        self._op_lock = threading.Lock()
+        self._state_lock = threading.Lock()
+        self._beats = []
+
+    def beat(self, now):
+        with self._state_lock:
+            self._beats.append(now)
+            log.debug("beat at %s", now)  # expect
+
+    def stop(self):
+        with self._op_lock:
+            self._thread.join()
+"#,
+        r#"
 import os
 import threading
 
@@ -551,6 +608,29 @@ class Sender:
 "#,
     ],
     pass: &[
+        r#"
+import logging
+import threading
+
+log = logging.getLogger(__name__)
+
+class Heartbeater:
+    def __init__(self):
+        self._op_lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def start(self):
+        with self._op_lock:
+            thread = threading.Thread(target=self._run, daemon=True)
+            thread.start()
+            log.debug("started heartbeater %s", thread.name)
+            self._thread = thread
+
+    def stop(self):
+        with self._op_lock:
+            self._thread.join()
+            self._thread = None
+"#,
         r#"
 import logging
 import threading

@@ -26,7 +26,9 @@ variable that is only used as a value, or it is tested in an
 `if`/`while`/`assert`/`and`/`or`/`not`. A line that already tells the
 type checker the coroutine is dropped on purpose (`# type:
 ignore[unused-coroutine]`, `# pyright: ignore[reportUnusedCoroutine]`,
-typical of code generated for a sync twin) is left alone.
+typical of code generated for a sync twin) is left alone, and so is a
+call in a branch that cannot run (the `else` of `if True:`, or of `if not
+_IS_SYNC:` where the module sets `_IS_SYNC = False` once).
 
 ## Why
 
@@ -123,7 +125,9 @@ impl Rule for MissingAwait {
                 (u, _) if u != Use::Truth && cx.func(cx.func_of(id)).is_test => continue,
                 u => u,
             };
-            if checker_silenced(cx.text, e.span) {
+            if checker_silenced(cx.text, e.span)
+                || crate::python::common::in_dead_branch(cx, e.span)
+            {
                 continue;
             }
             let callee = cx.callee_display(c);
@@ -339,6 +343,17 @@ pub static EXAMPLES: Examples = Examples {
     language: Language::Python,
     fail: &[
         r#"
+class Connection:
+    async def set_autocommit(self, value):
+        self._autocommit = value
+
+    def _set_autocommit(self, value):
+        if self.closed:
+            raise TypeError("the connection is closed")
+        else:
+            self.set_autocommit(value)  # expect
+"#,
+        r#"
 import asyncio
 
 async def has_permission(user, action):
@@ -469,6 +484,17 @@ class AsyncClient:
 
     async def _open(self):
         await self._pool.connect()
+"#,
+        r#"
+class Connection:
+    async def set_autocommit(self, value):
+        self._autocommit = value
+
+    def _set_autocommit(self, value):
+        if True:  # ASYNC
+            raise TypeError("use `await conn.set_autocommit()`")
+        else:
+            self.set_autocommit(value)
 "#,
     ],
 };

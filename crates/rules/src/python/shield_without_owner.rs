@@ -25,6 +25,10 @@ future, and whoever made it owns it; nor an `async def` of the file that
 only waits for a future its object keeps and returns nothing (`await
 self._pid_waiter`). Neither is a fresh bare future
 (`loop.create_future()`, `asyncio.Future()`): it runs no work at all.
+Nor is a shield the caller repeats, in a loop, after catching or
+suppressing its own cancellation (`while not task.done(): with
+contextlib.suppress(asyncio.CancelledError): await asyncio.shield(task)`):
+it does not leave before the work is done, so it stays the owner.
 
 ## Why
 
@@ -232,21 +236,39 @@ fn unowned(cx: &FileCx, shield: ExprId, arg: ExprId) -> Option<String> {
         .then(|| format!("`{name}` is only held by this function"))
 }
 
-/// The shield sits in a `try` inside a loop whose handler of the caller's
-/// cancellation does not always raise: the caller waits again (until the
-/// task is done), so the shielded work always has its owner.
+/// The shield sits, inside a loop, in a `try` whose handler of the
+/// caller's cancellation does not always raise, or in a `with
+/// contextlib.suppress(CancelledError):`: the caller waits again (until
+/// the task is done), so the shielded work always has its owner.
 fn waits_until_done(cx: &FileCx, shield: ExprId) -> bool {
     let path = cx.enclosing_stmts(shield);
-    path.windows(2).any(|w| {
-        let StmtKind::Try { body, handlers, .. } = &cx.stmt(w[1]).kind else {
-            return false;
-        };
-        body.contains(&w[0])
-            && crate::python::common::enclosing_loop(cx, w[1]).is_some()
-            && handlers.iter().any(|h| {
-                h.types.iter().any(|t| t.ends_with("CancelledError"))
-                    && !crate::util::always_raises(cx.model, &h.body)
+    let suppresses_cancellation = |items: &[WithItem]| {
+        items.iter().any(|it| {
+            cx.call(cx.model.strip(it.ctx)).is_some_and(|c| {
+                c.target.as_deref() == Some("contextlib.suppress")
+                    && c.args.iter().any(|a| {
+                        cx.model
+                            .dotted(a.value)
+                            .is_some_and(|t| t.ends_with("CancelledError") || t == "BaseException")
+                    })
             })
+        })
+    };
+    path.windows(2).any(|w| {
+        let catches = match &cx.stmt(w[1]).kind {
+            StmtKind::Try { body, handlers, .. } => {
+                body.contains(&w[0])
+                    && handlers.iter().any(|h| {
+                        h.types.iter().any(|t| t.ends_with("CancelledError"))
+                            && !crate::util::always_raises(cx.model, &h.body)
+                    })
+            }
+            StmtKind::With { items, body, .. } => {
+                body.contains(&w[0]) && suppresses_cancellation(items)
+            }
+            _ => false,
+        };
+        catches && crate::python::common::enclosing_loop(cx, w[1]).is_some()
     })
 }
 
@@ -323,8 +345,33 @@ class Producer:
         await asyncio.shield(self._txn.wait_for_pid())  # expect
         self._txn.begin()
 "#,
+        r#"
+import asyncio
+import contextlib
+
+async def poster(scheduler):
+    try:
+        await scheduler.run()
+    finally:
+        closing = asyncio.create_task(scheduler.close())
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.shield(closing)  # expect
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+import contextlib
+
+async def poster(scheduler):
+    try:
+        await scheduler.run()
+    finally:
+        closing = asyncio.create_task(scheduler.close())
+        while not closing.done():
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.shield(closing)
+"#,
         r#"
 import asyncio
 

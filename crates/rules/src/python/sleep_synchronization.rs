@@ -32,7 +32,9 @@ reported: the sleep orders nothing there. Neither is an `assert` that
 repeats word for word one made before the sleep: it checks that nothing
 changed, which a slow machine cannot make fail. A `task.cancel()` of the
 started work right after the sleep reads nothing; the statement after it
-is the one judged.
+is the one judged. An awaited sleep in a test that runs on a fake clock
+(a parameter `autojump_clock`/`mock_clock` of trio, or `looptime`) is not
+reported either: it moves virtual time past a timeout exactly, at no cost.
 
 ## Why
 
@@ -121,6 +123,9 @@ impl Rule for SleepSynchronization {
                 ));
                 continue;
             }
+            if on_virtual_clock(cx, f, id) {
+                continue;
+            }
             let Some(handed) = started_before(cx, f, e.span.start) else {
                 continue;
             };
@@ -166,6 +171,29 @@ impl Rule for SleepSynchronization {
             ));
         }
     }
+}
+
+/// pytest fixtures that run the event loop on a fake clock: trio's
+/// `autojump_clock`/`mock_clock` (a `trio.testing.MockClock`), looptime's
+/// `looptime`. An awaited sleep then moves virtual time on at once, and
+/// the timers due by then fire in order before the sleeper resumes.
+const VIRTUAL_CLOCK_FIXTURES: &[&str] = &["autojump_clock", "mock_clock", "looptime"];
+
+/// The awaited sleep `sleep` runs in a test (or a function nested in one)
+/// that takes a fake-clock fixture: the delay is exact and free, often the
+/// very timeout under test, not a guess about another task's speed. A
+/// blocking `time.sleep` still takes real time.
+fn on_virtual_clock(cx: &FileCx, f: FuncId, sleep: ExprId) -> bool {
+    if !matches!(cx.tree.expr_parent(sleep), Parent::Expr(aw) if matches!(cx.expr(aw).kind, ExprKind::Await(_)))
+    {
+        return false;
+    }
+    std::iter::successors(Some(f), |&g| cx.func(g).parent).any(|g| {
+        cx.func(g).params.iter().any(|p| {
+            VIRTUAL_CLOCK_FIXTURES.contains(&p.name.as_str())
+                || p.ty.as_ref().is_some_and(|t| t.text.ends_with("MockClock"))
+        })
+    })
 }
 
 /// `task.cancel()` of a task handed the work (or its handle).
@@ -375,6 +403,15 @@ pub static EXAMPLES: Examples = Examples {
     language: Language::Python,
     fail: &[
         r#"
+import threading
+import time
+
+def test_worker_drains(looptime, results):
+    threading.Thread(target=worker, args=(results,)).start()
+    time.sleep(0.5)  # expect
+    assert results == [1, 2, 3]
+"#,
+        r#"
 import asyncio
 
 async def test_worker(queue, results):
@@ -437,6 +474,26 @@ async def test_worker_runs_hook(worker, calls):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+import trio
+import trio.testing
+
+async def test_stops_on_flag(looptime):
+    flag = asyncio.Future()
+    task = asyncio.create_task(checker(stop_flag=flag))
+    await asyncio.sleep(3)
+    assert task.done()
+    flag.set_result(None)
+    await task
+
+async def test_server_times_out(autojump_clock: trio.testing.MockClock):
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(serve, 1.0)
+        await trio.sleep(2)
+        assert len(nursery.child_tasks) == 0
+        nursery.cancel_scope.cancel()
+"#,
         r#"
 import asyncio
 

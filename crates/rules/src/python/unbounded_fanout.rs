@@ -39,7 +39,9 @@ through a config, settings or options object, the command line
 (`sys.argv`), or an attribute only `__init__` sets from one. So are lists
 of callables started as they are (`for job in self.jobs:
 tg.start_soon(job)`, or the values of `for name, app in
-self.mounts.items()`): the program registered them, no input brings them.
+self.mounts.items()`) or, kept on the class, called to make the awaitables
+(`gather(*(hook(doc) for hook in cls._hooks))`): the program registered them, no input brings
+them.
 A slot taken in the loop with any of a limiter's acquire methods
 (`acquire_nowait`, anyio's `acquire_on_behalf_of_nowait`, the loop
 stopping at `WouldBlock`) bounds it like `acquire`. Not reported either:
@@ -138,7 +140,11 @@ fn check_gather(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
     };
     if bounded_input(cx, iter)
         || capped_by_counter(cx, iter)
-        || per_item.is_some_and(|p| spawned_is_bounded(cx, p) || releases(cx, p))
+        || per_item.is_some_and(|p| {
+            spawned_is_bounded(cx, p)
+                || releases(cx, p)
+                || (calls_the_item(cx, p) && kept_on_class(cx, iter, 2))
+        })
         || teardown_of_own(cx, id, iter, per_item)
     {
         return;
@@ -272,6 +278,69 @@ fn check_spawn(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
         ),
         "bound the fan-out: acquire an `asyncio.Semaphore(N)` in the spawned coroutine (or before spawning), or run N workers over a bounded queue",
     ));
+}
+
+/// The per-item awaitable comes from calling the item itself
+/// (`[hook(doc) for hook in cls._hooks]`, `for action in actions:
+/// coros.append(action(instance))`). Over a registry kept on the class
+/// (see `kept_on_class`) those are callables the program registered (by
+/// decorators, at class creation): their number is set by the code, not by
+/// data. Callables in general may be bound methods of data (`[c.fetch for
+/// c in clients]`).
+fn calls_the_item(cx: &FileCx, per_item: ExprId) -> bool {
+    let Some(c) = cx.call(cx.model.strip(per_item)) else {
+        return false;
+    };
+    let Some(callee) = cx.model.name_of(c.func) else {
+        return false;
+    };
+    if cx.model.resolved(c.func).is_some() {
+        return false;
+    }
+    let in_comprehension = cx.tree.expr_ancestors(per_item).any(|a| {
+        matches!(&cx.expr(a).kind, ExprKind::Comprehension { generators, .. }
+            if generators.iter().any(|g| cx.model.name_of(g.target) == Some(callee)))
+    });
+    in_comprehension
+        || cx.tree.enclosing_stmt(per_item).is_some_and(|s| {
+            std::iter::once(s)
+                .chain(cx.tree.stmt_ancestors(s))
+                .any(|a| {
+                    matches!(&cx.stmt(a).kind,
+                    StmtKind::For { target: Some(t), .. } if cx.model.name_of(*t) == Some(callee))
+                })
+        })
+}
+
+/// `e` is reached from `cls` (`cls._hooks`, `cls.get_actions(kind)[..]`),
+/// or is a local bound only to such a value: state of the class, not of
+/// one request.
+fn kept_on_class(cx: &FileCx, e: ExprId, depth: u32) -> bool {
+    let mut e = cx.model.strip(e);
+    loop {
+        match &cx.expr(e).kind {
+            ExprKind::Attr { obj, .. } => e = *obj,
+            ExprKind::Index { obj, .. } => e = *obj,
+            ExprKind::Call(c) => match c.receiver {
+                Some(r) => e = r,
+                None => return false,
+            },
+            ExprKind::Name { id, resolved: None } => {
+                if id == "cls" {
+                    return true;
+                }
+                let f = cx.func_of(e);
+                let values: Vec<ExprId> = crate::python::common::values_bound_to(cx, f, id)
+                    .collect::<Option<Vec<_>>>()
+                    .unwrap_or_default();
+                return depth > 0
+                    && !values.is_empty()
+                    && values.iter().all(|&v| kept_on_class(cx, v, depth - 1));
+            }
+            _ => return false,
+        }
+        e = cx.model.strip(e);
+    }
 }
 
 /// After starting the task, each round of the loop waits before the next
@@ -941,6 +1010,15 @@ pub static EXAMPLES: Examples = Examples {
         r#"
 import asyncio
 
+async def notify_all(send, users):
+    coros = []
+    for user in users:
+        coros.append(send(user))
+    await asyncio.gather(*coros)  # expect
+"#,
+        r#"
+import asyncio
+
 async def notify(users, room):
     for user in users:
         asyncio.create_task(user.push(room.state))  # expect
@@ -1147,6 +1225,25 @@ class Layer:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+import inspect
+
+class Registry:
+    actions_by_event = {}
+
+    @classmethod
+    async def run(cls, event, instance):
+        coros = []
+        for action in cls.actions_by_event.get(event, []):
+            if inspect.iscoroutinefunction(action):
+                coros.append(action(instance))
+        await asyncio.gather(*coros)
+
+    @classmethod
+    async def validate(cls, instance):
+        await asyncio.gather(*(check(instance) for check in cls._validators))
+"#,
         r#"
 import asyncio
 

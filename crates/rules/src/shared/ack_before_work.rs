@@ -264,6 +264,7 @@ impl Work {
 fn work(cx: &FileCx, e: ExprId, c: &Call, message: &HashSet<String>) -> Option<Work> {
     if cx.effect(c, Effect::Ack).is_some()
         || cx.effect(c, Effect::Logging).is_some()
+        || test_assertion(cx, c)
         || telemetry(cx, c)
         || unwraps(cx, c)
         || local_bookkeeping(cx, e, c)
@@ -271,7 +272,9 @@ fn work(cx: &FileCx, e: ExprId, c: &Call, message: &HashSet<String>) -> Option<W
         None
     } else if cx.is_awaited(e) {
         Some(Work::Awaited)
-    } else if cx.effect(c, Effect::Blocking).is_some()
+    } else if cx
+        .effect(c, Effect::Blocking)
+        .is_some_and(|b| b.kind.as_deref() != Some("rendezvous"))
         || cx.effect(c, Effect::NeedsTimeout).is_some()
     {
         Some(Work::Io)
@@ -332,6 +335,13 @@ fn local_bookkeeping(cx: &FileCx, e: ExprId, c: &Call) -> bool {
                 if targets.iter().any(|&t| cx.model.name_of(t) == Some(name)) && empty_container(*v))
         })
     })
+}
+
+/// A mock's or a test's check (`put.assert_called_once_with(..)`,
+/// `self.assertEqual(..)`) in a test: it reads what the ack did, it does
+/// no work on the message.
+fn test_assertion(cx: &FileCx, c: &Call) -> bool {
+    c.receiver.is_some() && c.name.starts_with("assert") && cx.func(cx.func_of(c.func)).is_test
 }
 
 /// Rust's unwrapping and borrowing of a value (`let msg = msg.unwrap();`,
