@@ -42,7 +42,10 @@ that the file's classes settle only by resolving (`this.done.resolve(err)`
 and never `.reject(..)`, read as `this.done` or as `feed.done`): it
 cannot reject. Nor is a chain on a local that the function's body last
 set, unconditionally, to a chain handling rejection (`promise =
-promise.then(onOk, onErr); .. promise.finally(cb)`).
+promise.then(onOk, onErr); .. promise.finally(cb)`), nor one on
+`Promise.all` of promises that each handle their rejection (an array of
+such chains, `items.map(i => load(i).catch(log))`, or a local array whose
+every `push` is one): every element fulfills, so the whole does.
 
 ## Why
 
@@ -464,6 +467,95 @@ fn never_rejects(cx: &FileCx, c: &Call) -> bool {
     any
 }
 
+/// A chain that handles rejection at its end: `p.then(ok, onErr)`,
+/// `p.catch(log)`. It cannot reject (bar a throwing handler).
+fn handled_chain(cx: &FileCx, e: ExprId) -> bool {
+    cx.call(cx.model.strip(e)).is_some_and(|c| {
+        is_chain_link(c)
+            && ((c.name == "then" && c.args.len() >= 2)
+                || (c.name == "catch" && !c.args.is_empty()))
+    })
+}
+
+/// `Promise.all(xs)` (or a library's `all`) over promises that each handle
+/// their own rejection: an array literal of such chains, `items.map(i =>
+/// f(i).catch(log))`, or a local array made empty whose every `push` is
+/// one. Each element fulfills, so the combined promise does too.
+fn all_of_handled(cx: &FileCx, c: &Call) -> bool {
+    if c.name != "all" || c.receiver.is_none() {
+        return false;
+    }
+    let Some(arg) = c.positional(0).map(|a| cx.model.strip(a)) else {
+        return false;
+    };
+    let literal_of_handled = |v: ExprId| {
+        matches!(&cx.expr(cx.model.strip(v)).kind, ExprKind::Collection { kind: CollKind::List, elems, .. }
+            if elems.iter().all(|&x| handled_chain(cx, x)))
+    };
+    if literal_of_handled(arg) {
+        return true;
+    }
+    // `items.map(i => f(i).catch(log))`.
+    if let Some(m) = cx.call(arg)
+        && m.name == "map"
+        && let Some(cb) = m.positional(0).and_then(|a| common::callback_fn(cx, a))
+    {
+        let mut returns = common::stmts_of(cx, cb).filter_map(|s| match cx.stmt(s).kind {
+            StmtKind::Return(v) => Some(v),
+            _ => None,
+        });
+        let first = returns.next();
+        return first.is_some_and(|v| v.is_some_and(|v| handled_chain(cx, v)))
+            && returns.all(|v| v.is_some_and(|v| handled_chain(cx, v)));
+    }
+    // `const dl = []; ... dl.push(call().then(ok, err)); ... all(dl)`.
+    let Some(name) = cx.model.name_of(arg) else {
+        return false;
+    };
+    if cx.model.resolved(arg).is_some() {
+        return false;
+    }
+    let f = cx.func_of(arg);
+    let mut assigned = false;
+    for s in common::stmts_of(cx, f) {
+        if let StmtKind::Assign { targets, value, .. } = &cx.stmt(s).kind
+            && targets.iter().any(|&t| cx.model.name_of(t) == Some(name))
+        {
+            if !value.is_some_and(literal_of_handled) {
+                return false;
+            }
+            assigned = true;
+        }
+    }
+    let mut pushed = false;
+    for e in cx.body_exprs(f) {
+        let Some(k) = cx.call(*e) else { continue };
+        if k.receiver.and_then(|r| cx.model.name_of(r)) != Some(name) {
+            continue;
+        }
+        match k.name.as_str() {
+            "push" | "unshift" => {
+                if !k.args.iter().all(|a| handled_chain(cx, a.value)) {
+                    return false;
+                }
+                pushed = true;
+            }
+            "map" | "forEach" | "filter" | "slice" | "includes" | "indexOf" => {}
+            _ => return false,
+        }
+    }
+    // Handed to other code, it could receive anything.
+    let handed_on = cx.body_exprs(f).iter().any(|&e| {
+        cx.call(e).is_some_and(|k| {
+            k.name != "all"
+                && k.args
+                    .iter()
+                    .any(|a| cx.model.name_of(cx.model.strip(a.value)) == Some(name))
+        })
+    });
+    assigned && pushed && !handed_on
+}
+
 /// `new Promise(resolve => ...)` (no `reject` parameter), possibly followed
 /// by `.then`/`.finally` steps.
 fn resolve_only_promise(cx: &FileCx, v: ExprId) -> bool {
@@ -582,6 +674,7 @@ fn check_chain(cx: &FileCx, id: ExprId, c: &Call) -> Option<Finding> {
             call.target.as_deref(),
             Some("Promise.allSettled" | "Promise.resolve")
         ) || (!is_chain_link(call) && never_rejects(cx, call))
+            || all_of_handled(cx, call)
             || (guarded_callee(cx, call) && only_finally(cx, id))
         {
             return None;
@@ -858,8 +951,40 @@ function fromPromise(promise, push) {
 }
 module.exports = fromPromise;
 "#,
+        r#"
+function runAll(session, conn, procs) {
+  const dl = [];
+  for (const p of procs) {
+    dl.push(session.call(p).then((res) => console.log("ok", res)));
+  }
+  Promise.all(dl).then(() => { // expect
+    conn.close();
+  });
+}
+"#,
     ],
     pass: &[
+        r#"
+function runAll(session, conn, procs) {
+  const dl = [];
+  for (const p of procs) {
+    dl.push(session.call(p).then(
+      (res) => console.log("ok", res),
+      (err) => console.log("failed", err),
+    ));
+  }
+  Promise.all(dl).then(() => {
+    console.log("all finished");
+    conn.close();
+  });
+}
+
+function warmAll(cache, keys) {
+  Promise.all(keys.map((k) => cache.load(k).catch((err) => console.warn(k, err)))).then(() => {
+    console.log("cache warm");
+  });
+}
+"#,
         r#"
 // The chain handles rejection (`.then(onOk, onErr)`) before `finally` is
 // added to it.

@@ -53,7 +53,9 @@ leaves on a stop flag that the file sets right before its `cancel()`
 (`closing = True; task.cancel()`), when it re-raises whenever its `while`
 loop would go round again and swallows only once that loop's own
 condition says stop (`while not self.closed: ... except CancelledError:
-if not self.closed: raise`, nothing awaited after the `try`), or when, in
+if not self.closed: raise`, nothing awaited after the `try`), or when it runs in the `finally` of a body that can only end by raising
+(`try: while True: ... finally:`, no `break` or `return`): the exception
+in flight goes on after the cleanup. Nor when, in
 `__aexit__`, it raises any
 exception but the one the block exited with and returns `False` (so
 `async with` raises that one itself).
@@ -185,6 +187,7 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
             || exit_passes_its_own_exception_on(cx, fid, h)
             || stops_on_flag_set_before_cancel(cx, h)
             || raises_unless_loop_ends(cx, t, h)
+            || in_finally_of_endless_body(cx, t)
             || (level_triggered && checkpoints_first(cx, &h.body))
         {
             continue;
@@ -225,6 +228,44 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
         // One finding per try: later handlers never see the cancellation.
         break;
     }
+}
+
+/// `t` sits in the `finally` of a `try` whose body cannot finish normally:
+/// it ends in a `while True:` that nothing breaks out of, and nothing in
+/// it returns. That `finally` only runs with an exception on its way out
+/// (the task's own cancellation, most often), which goes on once the
+/// cleanup is done: a second cancellation swallowed during the cleanup
+/// loses nothing.
+fn in_finally_of_endless_body(cx: &FileCx, t: StmtId) -> bool {
+    cx.tree.stmt_ancestors(t).any(|a| {
+        let StmtKind::Try {
+            body,
+            finally: Some(finally),
+            ..
+        } = &cx.stmt(a).kind
+        else {
+            return false;
+        };
+        if !crate::util::block_contains(cx, finally, t) {
+            return false;
+        }
+        let Some(&last) = body.last() else {
+            return false;
+        };
+        let StmtKind::While { cond, .. } = &cx.stmt(last).kind else {
+            return false;
+        };
+        let f = cx.tree.stmt_func(a);
+        matches!(cx.model.literal(*cond), Some(Lit::Bool(true)))
+            && unsnarl_model::walk::stmts_in_block(cx.model, body)
+                .into_iter()
+                .filter(|&s| cx.tree.stmt_func(s) == f)
+                .all(|s| match cx.stmt(s).kind {
+                    StmtKind::Return(_) => false,
+                    StmtKind::Break => crate::python::common::enclosing_loop(cx, s) != Some(last),
+                    _ => true,
+                })
+    })
 }
 
 /// The handler first leaves when a stop flag is set (`if closing:
@@ -311,20 +352,34 @@ fn exit_passes_its_own_exception_on(cx: &FileCx, fid: FuncId, h: &Handler) -> bo
     let (Some(caught), value) = (h.name.as_deref(), f.params[1].name.as_str()) else {
         return false;
     };
+    let compares = |cond: ExprId, want: BinOp| {
+        matches!(&cx.expr(cond).kind, ExprKind::Binary { op, left, right }
+        if *op == want && {
+            let (l, r) = (cx.model.name_of(*left), cx.model.name_of(*right));
+            (l == Some(caught) && r == Some(value)) || (l == Some(value) && r == Some(caught))
+        })
+    };
+    let returns_false = |b: &Block| {
+        b.last().is_some_and(|&l| {
+            matches!(cx.stmt(l).kind, StmtKind::Return(Some(v))
+                if matches!(cx.model.literal(v), Some(Lit::Bool(false) | Lit::Null)))
+        })
+    };
+    // `if exc is not value: raise` ... `return False`.
     let raises_if_other = h.body.iter().any(|&s| {
         matches!(&cx.stmt(s).kind, StmtKind::If { cond, then, .. }
-            if always_raises(cx.model, then)
-                && matches!(&cx.expr(*cond).kind, ExprKind::Binary { op: BinOp::IsNot, left, right }
-                    if {
-                        let (l, r) = (cx.model.name_of(*left), cx.model.name_of(*right));
-                        (l == Some(caught) && r == Some(value)) || (l == Some(value) && r == Some(caught))
-                    }))
+            if always_raises(cx.model, then) && compares(*cond, BinOp::IsNot))
     });
-    let returns_false = h.body.last().is_some_and(|&l| {
-        matches!(cx.stmt(l).kind, StmtKind::Return(Some(v))
-            if matches!(cx.model.literal(v), Some(Lit::Bool(false) | Lit::Null)))
+    // `if exc is value: return False` ... `raise`.
+    let returns_false_if_own = h.body.iter().any(|&s| {
+        matches!(&cx.stmt(s).kind, StmtKind::If { cond, then, .. }
+            if returns_false(then) && compares(*cond, BinOp::Is))
     });
-    raises_if_other && returns_false
+    let raises_last = h
+        .body
+        .last()
+        .is_some_and(|&l| matches!(cx.stmt(l).kind, StmtKind::Raise(_)));
+    (raises_if_other && returns_false(&h.body)) || (returns_false_if_own && raises_last)
 }
 
 /// The handler falls through (it only logs, or goes round the loop again:
@@ -1390,8 +1445,61 @@ class Processor:
     async def step(self):
         await asyncio.sleep(1)
 "#,
+        r#"
+import asyncio
+
+async def keepalive(conn):
+    try:
+        while True:
+            if not await conn.ping():
+                break
+            await asyncio.sleep(5)
+    finally:
+        try:
+            await asyncio.shield(conn.say_goodbye())
+        except asyncio.CancelledError:  # expect
+            pass
+"#,
+        r#"
+class IterContext:
+    async def __aexit__(self, typ, value, tb):
+        try:
+            await self.gen.athrow(value)
+        except StopAsyncIteration as exc:
+            return exc is not value
+        except BaseException as exc:  # expect
+            if exc is not value:
+                return False
+            raise
+"#,
     ],
     pass: &[
+        r#"
+class IterContext:
+    async def __aexit__(self, typ, value, tb):
+        try:
+            await self.gen.athrow(value)
+        except StopAsyncIteration as exc:
+            return exc is not value
+        except BaseException as exc:
+            if exc is value:
+                return False
+            raise
+"#,
+        r#"
+import asyncio
+
+async def keepalive(conn):
+    try:
+        while True:
+            await conn.ping()
+            await asyncio.sleep(5)
+    finally:
+        try:
+            await asyncio.shield(conn.say_goodbye())
+        except asyncio.CancelledError:
+            pass
+"#,
         r#"
 async def run_callbacks(callbacks):
     pending = None
