@@ -527,8 +527,15 @@ fn all_of_handled(cx: &FileCx, c: &Call) -> bool {
             assigned = true;
         }
     }
+    // Pushes may sit in callbacks of the function (`items.forEach(i =>
+    // dl.push(..))`).
+    let exprs: Vec<ExprId> = cx
+        .with_nested(f)
+        .into_iter()
+        .flat_map(|g| cx.body_exprs(g).iter().copied())
+        .collect();
     let mut pushed = false;
-    for e in cx.body_exprs(f) {
+    for e in &exprs {
         let Some(k) = cx.call(*e) else { continue };
         if k.receiver.and_then(|r| cx.model.name_of(r)) != Some(name) {
             continue;
@@ -545,7 +552,7 @@ fn all_of_handled(cx: &FileCx, c: &Call) -> bool {
         }
     }
     // Handed to other code, it could receive anything.
-    let handed_on = cx.body_exprs(f).iter().any(|&e| {
+    let handed_on = exprs.iter().any(|&e| {
         cx.call(e).is_some_and(|k| {
             k.name != "all"
                 && k.args
@@ -653,7 +660,7 @@ fn check_chain(cx: &FileCx, id: ExprId, c: &Call) -> Option<Finding> {
         return None;
     }
     let mut cur = Some((id, c));
-    while let Some((_, call)) = cur {
+    while let Some((cid, call)) = cur {
         match call.name.as_str() {
             "catch" if !call.args.is_empty() => return None,
             "then" if call.args.len() >= 2 => return None,
@@ -675,6 +682,8 @@ fn check_chain(cx: &FileCx, id: ExprId, c: &Call) -> Option<Finding> {
             Some("Promise.allSettled" | "Promise.resolve")
         ) || (!is_chain_link(call) && never_rejects(cx, call))
             || all_of_handled(cx, call)
+            // `new Promise(resolve => ..).then(..)`: nothing can reject it.
+            || (call.is_new && resolve_only_promise(cx, cid))
             || (guarded_callee(cx, call) && only_finally(cx, id))
         {
             return None;
@@ -962,6 +971,30 @@ function runAll(session, conn, procs) {
   });
 }
 "#,
+        r#"
+const fs = require("fs");
+
+function load(path, run) {
+  new Promise((resolve, reject) => { // expect
+    fs.readFile(path, (err, data) => (err ? reject(err) : resolve(data)));
+  }).then((data) => run(data));
+}
+"#,
+        r#"
+class Pool {
+  destroy(resource) {
+    return this.destroyer(resource).then(() => {
+      this.pending -= 1;
+    });
+  }
+
+  reap(idle) {
+    for (const r of idle) {
+      this.destroy(r); // expect
+    }
+  }
+}
+"#,
     ],
     pass: &[
         r#"
@@ -977,6 +1010,37 @@ function runAll(session, conn, procs) {
     console.log("all finished");
     conn.close();
   });
+}
+
+class Pool {
+  destroy(resource) {
+    return this.destroyer(resource)
+      .catch((err) => this.log("destroy failed", err))
+      .then(() => {
+        this.pending -= 1;
+      });
+  }
+
+  reap(idle) {
+    for (const r of idle) {
+      this.destroy(r);
+    }
+  }
+}
+
+function enqueue(queue, job, run) {
+  new Promise((internalResolve) => {
+    job.start = internalResolve;
+    queue.push(job);
+  }).then(() => run(job));
+}
+
+function consumeAll(limiters, key) {
+  const promises = [];
+  limiters.forEach((l) => {
+    promises.push(l.consume(key).catch((err) => ({ err })));
+  });
+  Promise.all(promises).then((res) => report(res));
 }
 
 function warmAll(cache, keys) {

@@ -145,7 +145,8 @@ pub fn local_callee(cx: &FileCx, c: &Call) -> Option<FuncId> {
 }
 
 /// A plain function every `return` of which gives a promise that cannot
-/// reject: a chain ending in `.catch(...)` or a two-callback `.then`,
+/// reject: a chain with a `.catch(...)` or a two-callback `.then` (only
+/// `.then`/`.finally` steps after it),
 /// `Promise.resolve()`, or a local the function itself wraps with
 /// `.catch(...)` (`p = p.catch(noop)`). The callee already handles the
 /// rejection, so the caller has nothing to add.
@@ -186,9 +187,11 @@ fn handled_promise(cx: &FileCx, f: FuncId, v: ExprId, depth: usize) -> bool {
                 // it returns rejects just the same.
                 "catch" => !c.args.is_empty(),
                 "then" if c.args.len() >= 2 => true,
+                // `.finally(cb)` or `.then(cb)` after the handler: only a
+                // throwing callback could reject it, as for any chain.
                 _ => c
                     .receiver
-                    .is_some_and(|r| c.name == "finally" && handled_promise(cx, f, r, depth + 1)),
+                    .is_some_and(|r| handled_promise(cx, f, r, depth + 1)),
             }
         }
         ExprKind::Attr { .. } => cx

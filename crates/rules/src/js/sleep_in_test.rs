@@ -19,16 +19,18 @@ pub static META: RuleMeta = RuleMeta {
 In a test file: an awaited sleep (`sleep`/`delay`/`wait`, `setTimeout` from
 `timers/promises`, `new Promise(r => setTimeout(r, n))`) followed by an
 assertion (`expect`, `assert`, `t.is`...), or assertions inside a
-`setTimeout` callback. An assertion of constants only (`t.assert.ok('hook
-ran')`, counted by `t.plan`) reads no state and does not count, nor
-does one that repeats word for word a check made before the sleep (it
-checks that nothing changed, which no slow machine can break), nor one
-that checks that something did not happen: a mock not called
+`setTimeout` callback. After an awaited sleep, an assertion that
+repeats word for word a check made before it does not count (it checks
+that nothing changed, which no slow machine can break). In both forms,
+neither does an assertion of constants only (`t.assert.ok('hook ran')`,
+counted by `t.plan`: it reads no state), nor one that checks that
+something did not happen: a mock not called
 (`expect(fn).not.toHaveBeenCalled()`, `sinon.assert.notCalled(spy)`, a
 call count of 0) or a flag that only ever turns on still off
 (`assert.strictEqual(signal.aborted, false)`; also `destroyed`, `closed`,
-`ended`, `finished`, `killed`, `called`). A slow machine can only make
-such a check pass.
+`ended`, `finished`, `killed`, `called`, or a variable the file only ever
+sets to `true` after its first value: `let running = false` ... `running
+= true`). A slow machine can only make such a check pass.
 
 ## Why
 
@@ -104,7 +106,7 @@ impl Rule for SleepInTest {
                             && c.target.as_deref() == Some("setTimeout")
                             && let Some(cb) =
                                 c.positional(0).and_then(|a| common::callback_fn(cx, a))
-                            && common::calls_of(cx, cb).any(|x| is_assert(cx, x))
+                            && common::calls_of(cx, cb).any(|x| asserts_state(cx, x))
                         {
                             out.push(cx.finding(
                                 &META,
@@ -141,16 +143,19 @@ fn uses_fake_timers(cx: &FileCx) -> bool {
 fn asserts_after(cx: &FileCx, s: StmtId) -> bool {
     let f = cx.tree.stmt_func(s);
     let end = cx.stmt(s).span.end;
-    common::calls_of(cx, f).any(|x| {
-        cx.expr(x).span.start >= end
-            && is_assert(cx, x)
-            && !checks_nothing(cx, x)
-            && !checks_an_absence(cx, x)
-            // `expect(v)` asserts what the matcher called on it asserts.
-            && !cx.call(x).is_some_and(|c| {
-                c.name == "expect" && matcher_of(cx, x).is_some_and(|m| checks_an_absence(cx, m))
-            })
-    })
+    common::calls_of(cx, f).any(|x| cx.expr(x).span.start >= end && asserts_state(cx, x))
+}
+
+/// `x` is an assertion that depends on the work being done: not one of
+/// constants, not one that something did not happen.
+fn asserts_state(cx: &FileCx, x: ExprId) -> bool {
+    is_assert(cx, x)
+        && !checks_nothing(cx, x)
+        && !checks_an_absence(cx, x)
+        // `expect(v)` asserts what the matcher called on it asserts.
+        && !cx.call(x).is_some_and(|c| {
+            c.name == "expect" && matcher_of(cx, x).is_some_and(|m| checks_an_absence(cx, m))
+        })
 }
 
 /// The matcher called on `expect(v)` (`expect(v).toBe(1)`,
@@ -192,7 +197,9 @@ fn checks_an_absence(cx: &FileCx, x: ExprId) -> bool {
         ExprKind::Attr { name, .. } => Some(name.as_str()),
         _ => None,
     };
-    let one_way = |e: ExprId| attr_name(e).is_some_and(|n| ONE_WAY_FLAGS.contains(&n));
+    let one_way = |e: ExprId| {
+        attr_name(e).is_some_and(|n| ONE_WAY_FLAGS.contains(&n)) || only_turns_on(cx, e)
+    };
     let counter = |e: ExprId| {
         let text = cx.source(cx.expr(e).span);
         attr_name(e) == Some("callCount") || text.ends_with(".calls.length")
@@ -235,6 +242,61 @@ fn checks_an_absence(cx: &FileCx, x: ExprId) -> bool {
         "ok" | "assert" | "true" => first.is_some_and(negated),
         _ => false,
     }
+}
+
+/// A variable whose assignments in the function that declares it (and
+/// the functions inside), in source order, are a first boolean and then
+/// only `true` (`let running = false; ... running =
+/// true`): a flag that, once on, stays on.
+fn only_turns_on(cx: &FileCx, e: ExprId) -> bool {
+    let e = cx.model.strip(e);
+    let Some(name) = cx.model.name_of(e) else {
+        return false;
+    };
+    // The function that declares it (tests in one file often reuse a name).
+    let declares = |g: FuncId| {
+        cx.body_stmts(g).iter().any(|&st| {
+            matches!(&cx.stmt(st).kind, StmtKind::Assign { targets, op: AssignOp::Declare { .. }, .. }
+                if targets.iter().any(|&t| cx.model.name_of(t) == Some(name)))
+        })
+    };
+    let Some(scope) = cx
+        .tree
+        .func_ancestors(cx.model, cx.func_of(e))
+        .find(|&g| declares(g))
+    else {
+        return false;
+    };
+    let mut values: Vec<(u32, ExprId)> = Vec::new();
+    for g in cx.with_nested(scope) {
+        for &st in cx.body_stmts(g) {
+            if let StmtKind::Assign {
+                targets,
+                value: Some(v),
+                ..
+            } = &cx.stmt(st).kind
+                && targets.iter().any(|&t| cx.model.name_of(t) == Some(name))
+            {
+                values.push((cx.stmt(st).span.start, *v));
+            }
+        }
+        for &x in cx.body_exprs(g) {
+            if let ExprKind::AssignExpr { target, value, .. } = &cx.expr(x).kind
+                && cx.model.name_of(*target) == Some(name)
+            {
+                values.push((cx.expr(x).span.start, *value));
+            }
+        }
+    }
+    values.sort_unstable_by_key(|&(at, _)| at);
+    let bools: Option<Vec<bool>> = values
+        .iter()
+        .map(|&(_, v)| match cx.model.literal(v) {
+            Some(Lit::Bool(b)) => Some(*b),
+            _ => None,
+        })
+        .collect();
+    bools.is_some_and(|b| b.len() >= 2 && b[1..].iter().all(|&on| on))
 }
 
 /// An assertion of constants only (`t.assert.ok('onAfter ran')`, counted by
@@ -329,8 +391,59 @@ test("the debounced save fires", async () => {
   expect(save).toHaveBeenCalledTimes(1);
 });
 "#,
+        r#"
+// file: test/pause.test.js
+const assert = require("assert");
+
+it("goes idle after the batch", (done) => {
+  let running = false;
+  const q = new Queue((batch, cb) => {
+    running = true;
+    finish(batch, () => {
+      running = false;
+      cb();
+    });
+  });
+  q.push({ id: 1 });
+  setTimeout(() => { // expect
+    assert.ok(!running);
+    done();
+  }, 10);
+});
+"#,
     ],
     pass: &[
+        r#"
+// file: test/pause.test.js
+const assert = require("assert");
+
+it("does not process while paused", (done) => {
+  let running = false;
+  const q = new Queue(() => {
+    running = true;
+  });
+  q.pause();
+  q.push({ id: 1 });
+  setTimeout(() => {
+    assert.ok(!running);
+    done();
+  }, 10);
+});
+
+it("runs one batch at a time", (done) => {
+  let running = false;
+  const q = new Queue((batch, cb) => {
+    assert.ok(!running);
+    running = true;
+    finish(batch, () => {
+      running = false;
+      cb();
+    });
+  });
+  q.on("drain", done);
+  q.push({ id: 1 });
+});
+"#,
         r#"
 // file: test/pool.test.js
 const { setTimeout: delay } = require("node:timers/promises");

@@ -614,8 +614,9 @@ fn teardown(cx: &FileCx, cb: ExprId) -> bool {
         return false;
     };
     common::calls_of(cx, f).any(|e| {
+        // A private variant counts too (`this._destroy(r)`).
         matches!(
-            cx.call(e).unwrap().name.as_str(),
+            cx.call(e).unwrap().name.trim_start_matches('_'),
             "close"
                 | "return"
                 | "unsubscribe"
@@ -749,8 +750,22 @@ async function alterConfigs(cluster, items) {
   return responses.flat();
 }
 "#,
+        r#"
+class Pool {
+  warm(rows) {
+    return Promise.all(rows.map((row) => reflect(this._connect(row)))); // expect
+  }
+}
+"#,
     ],
     pass: &[
+        r#"
+class Pool {
+  destroy() {
+    return Promise.all(this.free.map((free) => reflect(this._destroy(free.resource))));
+  }
+}
+"#,
         r#"
 async function closeAll(ctx) {
   const subs = { ...ctx.subscriptions };
