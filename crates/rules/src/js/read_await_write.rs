@@ -24,7 +24,9 @@ whose new value was computed from a read of the same state taken before an
 `this.items = await merge(this.items, more)`, or a local copy read before
 the await and written back after it. Storing back what the state itself
 resolves to (`mod = await mod`, a memoized promise replaced by its value)
-is not reported: every call writes the same value.
+is not reported: every call writes the same value. Nor is an `await` in
+a branch that leaves the function before the write (`case "closed": await
+run(); return r;`, the write in another case): no path runs both.
 
 ## Why
 
@@ -165,10 +167,11 @@ impl Rule for ReadAwaitWrite {
                         if *k != key {
                             continue;
                         }
-                        if awaits
-                            .iter()
-                            .any(|a| a.start > rspan.end && a.end <= wspan.start)
-                        {
+                        if awaits.iter().any(|a| {
+                            a.start > rspan.end
+                                && a.end <= wspan.start
+                                && !leaves_before(cx, f, *a, wspan)
+                        }) {
                             reason = Some(format!(
                                 "`{n}` was read from `{key}` on line {} and other calls can change `{key}` during the await",
                                 common::line_of(cx, rspan.start)
@@ -190,6 +193,22 @@ impl Rule for ReadAwaitWrite {
             }
         }
     }
+}
+
+/// The await at `aw` sits in a branch that ends by leaving the function
+/// (`case Closed: await run(); return r;`) and does not hold the write at
+/// `write`: no path goes from that await to the write.
+fn leaves_before(cx: &FileCx, f: FuncId, aw: Span, write: Span) -> bool {
+    common::stmts_of(cx, f)
+        .filter(|&s| cx.stmt(s).span.contains(aw))
+        .any(|s| {
+            crate::util::containing_block(cx, s).is_some_and(|b| {
+                !b.iter().any(|&x| cx.stmt(x).span.contains(write))
+                    && b.last().is_some_and(|&l| {
+                        matches!(cx.stmt(l).kind, StmtKind::Return(_) | StmtKind::Raise(_))
+                    })
+            })
+        })
 }
 
 /// `state.count`, `this.total`, `counter`: a plain read of shared state.
@@ -239,6 +258,21 @@ class Inventory {
     this.client = await reopen(this.client); // expect
   }
 }
+
+class Breaker {
+  async execute(fn) {
+    const state = this.innerState;
+    switch (state.value) {
+      case "closed":
+        await fn();
+        break;
+      case "open":
+        await this.cooldown();
+        this.innerState = { value: "half-open", attempt: state.attempt + 1 }; // expect
+        return "probing";
+    }
+  }
+}
 "#],
     pass: &[r#"
 let total = 0;
@@ -273,6 +307,20 @@ class Assigner {
     kafka = await kafka;
     this.client = await this.client;
     return kafka.assign(this.client, group);
+  }
+}
+
+class Breaker {
+  async execute(fn) {
+    const state = this.innerState;
+    switch (state.value) {
+      case "closed":
+        await fn();
+        return "ran";
+      case "open":
+        this.innerState = { value: "half-open", attempt: state.attempt + 1 };
+        return "probing";
+    }
   }
 }
 "#],
