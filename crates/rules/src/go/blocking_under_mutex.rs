@@ -48,7 +48,8 @@ lock is what keeps the send off a closed channel, and unlocking first
 would bring back that panic. So is a handshake on a
 channel field of the locked value whose other side never takes that mutex
 (`r.quit <- true; <-r.done` in `Stop`, answered by a loop that does not
-lock): it cannot deadlock, and the lock keeps two callers from running it
+lock), or a one-way send on one to such a loop (`t.msg <- kick`, other
+senders taking the lock too): it cannot deadlock, and the lock keeps two callers from running it
 at once; likewise a reply on a request's own channel (`req.reply <- v`)
 whose requesters all wait for it without a `select` and without the
 lock. A mutex named for an operation (`sendMu`, `leaveLock`) that no other
@@ -1163,8 +1164,10 @@ fn channel_fenced_against_close(cx: &FileCx, held: &HeldSet, channel: ExprId) ->
 }
 
 /// A handshake on a channel field of the locked value (`r.quit <- true;
-/// <-r.done` under `r.mu` in `Stop`) whose other side, every function of
-/// the file working that channel, never takes a mutex of that name: the
+/// <-r.done` under `r.mu` in `Stop`), or a one-way send on one (`t.msg <-
+/// kick` to a `go t.run()` loop), whose other side, every function of the
+/// file receiving from (or sending to) that channel, never takes a mutex
+/// of that name: the
 /// peer cannot be waiting for the lock, so the handshake cannot deadlock,
 /// and the lock is what keeps two callers from running it at once.
 ///
@@ -1203,9 +1206,12 @@ fn peer_never_locks(cx: &FileCx, held: &HeldSet, e: ExprId) -> bool {
     let mut peers: Vec<FuncId> = Vec::new();
     for (i, x) in cx.model.exprs.iter().enumerate() {
         let id = ExprId(i as u32);
+        // The other side: receivers of a send, senders to a receive (and
+        // whoever closes the channel). Fellow senders queue behind the
+        // lock and wait on no one this one waits for.
         let works = match &x.kind {
-            ExprKind::Send { channel, .. } => !reply && on_field(*channel),
-            ExprKind::Recv(c) => on_field(*c),
+            ExprKind::Send { channel, .. } => !is_send && on_field(*channel),
+            ExprKind::Recv(c) => is_send && on_field(*c),
             ExprKind::Call(c) => c.name == "close" && c.positional(0).is_some_and(on_field),
             _ => false,
         };
@@ -1216,10 +1222,11 @@ fn peer_never_locks(cx: &FileCx, held: &HeldSet, e: ExprId) -> bool {
     for (i, st) in cx.model.stmts.iter().enumerate() {
         let works = match &st.kind {
             StmtKind::Select { arms, .. } => arms.iter().any(|a| match a.kind {
-                ArmKind::Recv { channel, .. } | ArmKind::Send { channel, .. } => on_field(channel),
+                ArmKind::Recv { channel, .. } => is_send && on_field(channel),
+                ArmKind::Send { channel, .. } => !is_send && on_field(channel),
                 _ => false,
             }),
-            StmtKind::For { iter, .. } => on_field(*iter),
+            StmtKind::For { iter, .. } => is_send && on_field(*iter),
             _ => false,
         };
         if works {
@@ -1987,8 +1994,84 @@ func (p *Publisher) Publish(b []byte) {
 	}
 }
 "#,
+        r#"
+package timer
+
+import "sync"
+
+type Timer struct {
+	mu    sync.Mutex
+	count int
+	msg   chan int
+}
+
+func (t *Timer) run() {
+	for n := range t.msg {
+		t.mu.Lock()
+		t.count += n
+		t.mu.Unlock()
+	}
+}
+
+func (t *Timer) Trigger() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.msg <- 1 // expect
+}
+"#,
     ],
     pass: &[
+        r#"
+package timer
+
+import "sync"
+
+type action int
+
+const (
+	kick action = iota
+	stop
+)
+
+type Timer struct {
+	mu      sync.Mutex
+	running bool
+	msg     chan action
+}
+
+func (t *Timer) Start(work func()) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.running = true
+	go t.run(work)
+}
+
+func (t *Timer) run(work func()) {
+	for a := range t.msg {
+		if a == stop {
+			return
+		}
+		work()
+	}
+}
+
+func (t *Timer) Trigger() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.running {
+		t.msg <- kick
+	}
+}
+
+func (t *Timer) Stop() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.running {
+		t.msg <- stop
+		t.running = false
+	}
+}
+"#,
         r#"
 package handshake
 
