@@ -1,7 +1,7 @@
 //! PY013: I/O, logging or callbacks run while a thread lock is held.
 
 use crate::context::FileCx;
-use crate::python::common::{is_thread_lock, lock_ref};
+use crate::python::common::{LockRef, is_thread_lock, lock_ref};
 use crate::rule::{Examples, Rule, RuleMeta};
 use unsnarl_model::walk::{Visitor, walk_block};
 use unsnarl_model::*;
@@ -109,18 +109,37 @@ impl Rule for CriticalSectionIo {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
-        let whole_operation_locks = locks_held_for_whole_operations(cx);
-        for fid in cx.model.function_ids() {
-            if cx.func(fid).is_test {
-                continue;
-            }
-            let mut v = WithFinder(Vec::new());
-            walk_block(cx.model, &cx.func(fid).body, &mut v);
-            for w in v.0 {
-                check_with(cx, fid, w, &whole_operation_locks, out);
+        let blocks = thread_lock_blocks(cx);
+        let whole_operation_locks = locks_held_for_whole_operations(cx, &blocks);
+        for (fid, w, lock) in blocks {
+            if !cx.func(fid).is_test {
+                check_with(cx, fid, w, &lock, &whole_operation_locks, out);
             }
         }
     }
+}
+
+/// Every `with <thread lock>:` of the file: its function, the statement and
+/// the lock.
+fn thread_lock_blocks(cx: &FileCx) -> Vec<(FuncId, StmtId, LockRef)> {
+    let mut out = Vec::new();
+    for fid in cx.model.function_ids() {
+        let mut v = WithFinder(Vec::new());
+        walk_block(cx.model, &cx.func(fid).body, &mut v);
+        for w in v.0 {
+            let StmtKind::With { items, .. } = &cx.stmt(w).kind else {
+                continue;
+            };
+            if let Some(lock) = items
+                .iter()
+                .filter_map(|it| lock_ref(cx, it.ctx, fid))
+                .find(|l| is_thread_lock(&l.kind))
+            {
+                out.push((fid, w, lock));
+            }
+        }
+    }
+    out
 }
 
 /// The keys of the thread locks the file holds, in some block, across a
@@ -128,24 +147,17 @@ impl Rule for CriticalSectionIo {
 /// in `stop()`): such a lock serializes whole operations (start, stop), and
 /// every thread that takes it already expects to wait that long, in its
 /// other blocks too.
-fn locks_held_for_whole_operations(cx: &FileCx) -> Vec<String> {
-    let mut keys = Vec::new();
-    for fid in cx.model.function_ids() {
-        let mut v = WithFinder(Vec::new());
-        walk_block(cx.model, &cx.func(fid).body, &mut v);
-        for w in v.0 {
-            let StmtKind::With { items, body, .. } = &cx.stmt(w).kind else {
-                continue;
-            };
-            if let Some(lock) = items
-                .iter()
-                .filter_map(|it| lock_ref(cx, it.ctx, fid))
-                .find(|l| is_thread_lock(&l.kind))
-                && !keys.contains(&lock.key)
-                && waits_for_other_threads(cx, body)
-            {
-                keys.push(lock.key);
-            }
+fn locks_held_for_whole_operations(
+    cx: &FileCx,
+    blocks: &[(FuncId, StmtId, LockRef)],
+) -> Vec<String> {
+    let mut keys: Vec<String> = Vec::new();
+    for (_, w, lock) in blocks {
+        if let StmtKind::With { body, .. } = &cx.stmt(*w).kind
+            && !keys.contains(&lock.key)
+            && waits_for_other_threads(cx, body)
+        {
+            keys.push(lock.key.clone());
         }
     }
     keys
@@ -172,17 +184,11 @@ fn check_with(
     cx: &FileCx,
     fid: FuncId,
     w: StmtId,
+    lock: &LockRef,
     whole_operation_locks: &[String],
     out: &mut Vec<Finding>,
 ) {
-    let StmtKind::With { items, body, .. } = &cx.stmt(w).kind else {
-        return;
-    };
-    let Some(lock) = items
-        .iter()
-        .filter_map(|it| lock_ref(cx, it.ctx, fid))
-        .find(|l| is_thread_lock(&l.kind))
-    else {
+    let StmtKind::With { body, .. } = &cx.stmt(w).kind else {
         return;
     };
     if serializes_io(cx, body) || guards_only_io(cx, body) {
