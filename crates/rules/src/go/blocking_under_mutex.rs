@@ -49,7 +49,8 @@ would bring back that panic. So is a handshake on a
 channel field of the locked value whose other side never takes that mutex
 (`r.quit <- true; <-r.done` in `Stop`, answered by a loop that does not
 lock), or a one-way send on one to such a loop (`t.msg <- kick`, other
-senders taking the lock too): it cannot deadlock, and the lock keeps two callers from running it
+senders taking the lock too): it cannot deadlock, and the lock keeps two
+callers from running it
 at once; likewise a reply on a request's own channel (`req.reply <- v`)
 whose requesters all wait for it without a `select` and without the
 lock. A mutex named for an operation (`sendMu`, `leaveLock`) that no other

@@ -341,13 +341,7 @@ fn reassigned_handled(cx: &FileCx, r: ExprId) -> bool {
             && cx.tree.stmt_func(StmtId(i as u32)) == f
             && between(st.span)
     });
-    last.is_some_and(|v| {
-        cx.call(cx.model.strip(v)).is_some_and(|c| {
-            is_chain_link(c)
-                && ((c.name == "then" && c.args.len() >= 2)
-                    || (c.name == "catch" && !c.args.is_empty()))
-        })
-    }) && !later
+    last.is_some_and(|v| handled_chain(cx, v)) && !later
 }
 
 fn resolved_promise_var(cx: &FileCx, r: ExprId) -> bool {
@@ -500,13 +494,16 @@ fn all_of_handled(cx: &FileCx, c: &Call) -> bool {
         && m.name == "map"
         && let Some(cb) = m.positional(0).and_then(|a| common::callback_fn(cx, a))
     {
-        let mut returns = common::stmts_of(cx, cb).filter_map(|s| match cx.stmt(s).kind {
-            StmtKind::Return(v) => Some(v),
-            _ => None,
-        });
-        let first = returns.next();
-        return first.is_some_and(|v| v.is_some_and(|v| handled_chain(cx, v)))
-            && returns.all(|v| v.is_some_and(|v| handled_chain(cx, v)));
+        let returns: Vec<Option<ExprId>> = common::stmts_of(cx, cb)
+            .filter_map(|s| match cx.stmt(s).kind {
+                StmtKind::Return(v) => Some(v),
+                _ => None,
+            })
+            .collect();
+        return !returns.is_empty()
+            && returns
+                .iter()
+                .all(|v| v.is_some_and(|v| handled_chain(cx, v)));
     }
     // `const dl = []; ... dl.push(call().then(ok, err)); ... all(dl)`.
     let Some(name) = cx.model.name_of(arg) else {

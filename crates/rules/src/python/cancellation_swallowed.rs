@@ -53,9 +53,10 @@ leaves on a stop flag that the file sets right before its `cancel()`
 (`closing = True; task.cancel()`), when it re-raises whenever its `while`
 loop would go round again and swallows only once that loop's own
 condition says stop (`while not self.closed: ... except CancelledError:
-if not self.closed: raise`, nothing awaited after the `try`), or when it runs in the `finally` of a body that can only end by raising
-(`try: while True: ... finally:`, no `break` or `return`): the exception
-in flight goes on after the cleanup. Nor when, in
+if not self.closed: raise`, nothing awaited after the `try`), or when
+it runs in the `finally` of a body that can only end by raising (`try:
+while True: ... finally:`, no `break` or `return`): the exception in
+flight goes on after the cleanup. Nor when, in
 `__aexit__`, it raises any
 exception but the one the block exited with and returns `False` (so
 `async with` raises that one itself).
@@ -831,16 +832,17 @@ fn keeps(cx: &FileCx, body: &Block, name: &str) -> bool {
                     || match cx.tree.expr_parent(e) {
                         Parent::Stmt(s) => matches!(&cx.stmt(s).kind,
                         StmtKind::Assign { value: Some(v), .. } if *v == e),
-                        Parent::Expr(p) => is_keeper_arg(cx, p, e) || assigned_in_tuple(cx, p, e),
+                        Parent::Expr(p) => is_keeper_arg(cx, p, e) || assigned_in_tuple(cx, p),
                         _ => false,
                     })
         })
 }
 
-/// `e` is an element of a tuple unpacked into as many targets
-/// (`exc_type, exc_val = type(exc), exc`): stored as surely as by
-/// `exc_val = exc`. A dict or list built around it is only a value.
-fn assigned_in_tuple(cx: &FileCx, tuple: ExprId, e: ExprId) -> bool {
+/// `tuple`, the expression around the kept name, is a tuple unpacked into
+/// as many targets (`exc_type, exc_val = type(exc), exc`): the name is
+/// stored as surely as by `exc_val = exc`. A dict or list built around it
+/// is only a value.
+fn assigned_in_tuple(cx: &FileCx, tuple: ExprId) -> bool {
     let tuple_len = |x: ExprId| match &cx.expr(x).kind {
         ExprKind::Collection {
             kind: CollKind::Tuple,
@@ -857,7 +859,6 @@ fn assigned_in_tuple(cx: &FileCx, tuple: ExprId, e: ExprId) -> bool {
     };
     matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), .. }
         if *v == tuple && !targets.is_empty() && targets.iter().all(|&t| tuple_len(t) == Some(n)))
-        && matches!(&cx.expr(tuple).kind, ExprKind::Collection { elems, .. } if elems.contains(&e))
 }
 
 /// `e` is the returned value, or part of it: an argument of a wrapper

@@ -184,11 +184,10 @@ const VIRTUAL_CLOCK_FIXTURES: &[&str] = &["autojump_clock", "mock_clock", "loopt
 /// very timeout under test, not a guess about another task's speed. A
 /// blocking `time.sleep` still takes real time.
 fn on_virtual_clock(cx: &FileCx, f: FuncId, sleep: ExprId) -> bool {
-    if !matches!(cx.tree.expr_parent(sleep), Parent::Expr(aw) if matches!(cx.expr(aw).kind, ExprKind::Await(_)))
-    {
+    if !cx.is_awaited(sleep) {
         return false;
     }
-    std::iter::successors(Some(f), |&g| cx.func(g).parent).any(|g| {
+    cx.tree.func_ancestors(cx.model, f).any(|g| {
         cx.func(g).params.iter().any(|p| {
             VIRTUAL_CLOCK_FIXTURES.contains(&p.name.as_str())
                 || p.ty.as_ref().is_some_and(|t| t.text.ends_with("MockClock"))

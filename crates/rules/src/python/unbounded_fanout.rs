@@ -39,9 +39,9 @@ through a config, settings or options object, the command line
 (`sys.argv`), or an attribute only `__init__` sets from one. So are lists
 of callables started as they are (`for job in self.jobs:
 tg.start_soon(job)`, or the values of `for name, app in
-self.mounts.items()`) or, kept on the class, called to make the awaitables
-(`gather(*(hook(doc) for hook in cls._hooks))`): the program registered them, no input brings
-them.
+self.mounts.items()`) or, kept on the class, called to make the
+awaitables (`gather(*(hook(doc) for hook in cls._hooks))`): the program
+registered them, no input brings them.
 A slot taken in the loop with any of a limiter's acquire methods
 (`acquire_nowait`, anyio's `acquire_on_behalf_of_nowait`, the loop
 stopping at `WouldBlock`) bounds it like `acquire`. Not reported either:
