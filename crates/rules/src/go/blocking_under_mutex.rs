@@ -49,9 +49,9 @@ would bring back that panic. So is a handshake on a
 channel field of the locked value whose other side never takes that mutex
 (`r.quit <- true; <-r.done` in `Stop`, answered by a loop that does not
 lock), or a one-way send on one to such a loop (`t.msg <- kick`, other
-senders taking the lock too): it cannot deadlock, and the lock keeps two
-callers from running it
-at once; likewise a reply on a request's own channel (`req.reply <- v`)
+senders taking the lock too), or a `s.wg.Wait()` for workers that call
+`s.wg.Done()` and never take the mutex: it cannot deadlock, and the lock
+keeps two callers from running it at once; likewise a reply on a request's own channel (`req.reply <- v`)
 whose requesters all wait for it without a `select` and without the
 lock. A mutex named for an operation (`sendMu`, `leaveLock`) that no other
 function of the file takes exists to run that operation one at a time:
@@ -1178,13 +1178,18 @@ fn channel_fenced_against_close(cx: &FileCx, held: &HeldSet, channel: ExprId) ->
 /// takes that mutex: the requester is already waiting, so the send is
 /// taken at once.
 fn peer_never_locks(cx: &FileCx, held: &HeldSet, e: ExprId) -> bool {
+    let (Some(h), Some(owner)) = (held.last(), lock_owner(held)) else {
+        return false;
+    };
+    if let Some(c) = cx.call(e)
+        && c.target.as_deref() == Some("sync.WaitGroup.Wait")
+    {
+        return workers_never_lock(cx, h, owner, e, c);
+    }
     let (ch, is_send) = match &cx.expr(e).kind {
         ExprKind::Send { channel, .. } => (*channel, true),
         ExprKind::Recv(ch) => (*ch, false),
         _ => return false,
-    };
-    let (Some(h), Some(owner)) = (held.last(), lock_owner(held)) else {
-        return false;
     };
     let ExprKind::Attr { obj, name, .. } = &cx.expr(ch).kind else {
         return false;
@@ -1243,6 +1248,43 @@ fn peer_never_locks(cx: &FileCx, held: &HeldSet, e: ExprId) -> bool {
     let mut summaries = locks::Summaries::default();
     !peers.is_empty()
         && peers.into_iter().all(|g| {
+            summaries
+                .acquires(cx, g)
+                .iter()
+                .all(|a| a.instance.rsplit('.').next() != Some(mutex))
+        })
+}
+
+/// The same for `s.wg.Wait()` on a WaitGroup field of the locked value
+/// (`Stop` closing `s.quit`, then waiting under `s.mu`): its other side is
+/// every function of the file calling `Done` on a field of that name, and
+/// when none of them takes a mutex of the held name, the workers cannot be
+/// waiting for the lock the waiter holds.
+fn workers_never_lock(cx: &FileCx, h: &locks::Held, owner: &str, e: ExprId, c: &Call) -> bool {
+    let Some(ExprKind::Attr { obj, name, .. }) = c.receiver.map(|r| &cx.expr(r).kind) else {
+        return false;
+    };
+    if cx.model.dotted(*obj).as_deref() != Some(owner) {
+        return false;
+    }
+    let mutex = h.op.instance.rsplit('.').next().unwrap_or(&h.op.instance);
+    let mut workers: Vec<FuncId> = Vec::new();
+    for (i, x) in cx.model.exprs.iter().enumerate() {
+        if let ExprKind::Call(d) = &x.kind
+            && d.name == "Done"
+            && d.receiver.is_some_and(
+                |r| matches!(&cx.expr(r).kind, ExprKind::Attr { name: n, .. } if n == name),
+            )
+        {
+            workers.push(cx.func_of(ExprId(i as u32)));
+        }
+    }
+    // A worker written inside the waiting function (a `go func` of its
+    // own) is a peer too; only the waiter's own body is not.
+    workers.retain(|&g| g != cx.func_of(e));
+    let mut summaries = locks::Summaries::default();
+    !workers.is_empty()
+        && workers.into_iter().all(|g| {
             summaries
                 .acquires(cx, g)
                 .iter()
@@ -2020,8 +2062,73 @@ func (t *Timer) Trigger() {
 	t.msg <- 1 // expect
 }
 "#,
+        r#"
+package services
+
+import "sync"
+
+type Manager struct {
+	mu    sync.Mutex
+	wg    sync.WaitGroup
+	quit  chan struct{}
+	state int
+}
+
+// Each worker records its end under m.mu: Stop waits for them while
+// holding it, so a worker still running can never finish.
+func (m *Manager) Go(work func()) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.wg.Add(1)
+	go func() {
+		work()
+		m.mu.Lock()
+		m.state--
+		m.mu.Unlock()
+		m.wg.Done()
+	}()
+}
+
+func (m *Manager) Stop() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	close(m.quit)
+	m.wg.Wait() // expect
+}
+"#,
     ],
     pass: &[
+        r#"
+package services
+
+import "sync"
+
+type Manager struct {
+	mu    sync.Mutex
+	wg    sync.WaitGroup
+	quit  chan struct{}
+	state int
+}
+
+// The workers never take m.mu: Stop can wait for them under it, and the
+// lock keeps a Go from adding to the group while Stop waits.
+func (m *Manager) Go(work func()) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.wg.Add(1)
+	go func() {
+		work()
+		m.wg.Done()
+	}()
+}
+
+func (m *Manager) Stop() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	close(m.quit)
+	m.wg.Wait()
+}
+"#,
         r#"
 package timer
 

@@ -36,6 +36,9 @@ fn test_path(path: &str) -> bool {
                 | "test_util"
                 | "test_utils"
                 | "testutil"
+                | "test_support"
+                | "test_server"
+                | "testserver"
         )
     })
 }
@@ -1269,6 +1272,9 @@ mod tests {
         assert!(test_path("src/test.rs"));
         assert!(test_path("a\\benches\\b.rs"));
         assert!(test_path("src/test_utils/mod.rs"));
+        assert!(test_path("src/testserver.rs"));
+        assert!(test_path("src/test_server.rs"));
+        assert!(!test_path("src/server.rs"));
         assert!(!test_path("src/testing_ground.rs"));
         assert!(!test_path("src/contest/mod.rs"));
         assert!(!test_path("src/lib.rs"));

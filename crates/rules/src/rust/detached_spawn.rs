@@ -29,7 +29,9 @@ svc`, or a connection driver `conn` from `let (client, conn) =
 handshake(io).await?` with `client` used afterwards: it ends when the handle
 is dropped; or the other way round, a task holding the handle while the
 spawner drives the worker in a loop, `while let Ok(ev) =
-eventloop.poll().await`, which ends once the task drops it; or a method
+eventloop.poll().await` (or `for ev in connection.iter()`, or a `loop`
+that polls it first thing and can end), which ends once the task drops
+it; or a method
 taking apart a value of both, spawning one field and returning the other,
 `spawn(self.driver); self.handle`), tasks that report back on a channel or reply sender the
 caller holds (also a sender handed to a method, or a reply sender carried
@@ -38,7 +40,8 @@ first put in a local, `let fut = handle(req); spawn(fut)`), and executor adapter
 hands them (`fn execute(&self, fut: F) { tokio::spawn(fut); }`, or a thread
 running `block_on(fut)`), or an executor loop spawning futures it takes off
 a channel (`while let Some(Cmd::Submit(job)) = rx.recv().await {
-spawn(job) }`, also a thread that runs such a loop of a channel the
+spawn(job) }`, or a `match` on `ready!(self.rx.poll_recv(cx))` in a loop of a
+hand-written future's `poll`; also a thread that runs such a loop of a channel the
 function made on a runtime of its own): the caller owns that work. Pool workers that run on a
 clone of the state of the value the function returns, when that type's
 `Drop` is in the file (it tells them to stop), live as long as the handle
@@ -610,14 +613,32 @@ fn holds_handle_of_driven_worker(cx: &FileCx, spawn: ExprId) -> bool {
                 .iter()
                 .any(|&e| cx.model.name_of(e) == Some(n))
         };
-        // The other half polled in the condition of a loop after the spawn.
+        // The other half polled by a loop after the spawn: in its condition
+        // (`while let Ok(ev) = eventloop.poll().await`), as what it goes
+        // over (`for ev in connection.iter()`), or first thing in a `loop`
+        // that can end (`loop { match eventloop.poll().await { Err(_) =>
+        // break, .. } }`).
+        let names = |e: ExprId, n: &str| {
+            unsnarl_model::walk::exprs_under(cx.model, e)
+                .into_iter()
+                .any(|x| cx.model.name_of(x) == Some(n))
+        };
         let driven = |n: &str| {
             cx.body_stmts(owner).iter().any(|&s| {
                 cx.stmt(s).span.start >= after
-                    && matches!(&cx.stmt(s).kind, StmtKind::While { cond, .. }
-                        if unsnarl_model::walk::exprs_under(cx.model, *cond)
-                            .into_iter()
-                            .any(|e| cx.model.name_of(e) == Some(n)))
+                    && match &cx.stmt(s).kind {
+                        StmtKind::While { cond, .. } => names(*cond, n),
+                        StmtKind::For { iter, .. } => names(*iter, n),
+                        StmtKind::Loop { body } => {
+                            super::common::loop_has_exit(cx, body)
+                                && body.first().is_some_and(|&first| {
+                                    super::common::own_exprs(cx.model, first)
+                                        .into_iter()
+                                        .any(|e| names(e, n))
+                                })
+                        }
+                        _ => false,
+                    }
             })
         };
         made_by_constructor
@@ -1035,7 +1056,7 @@ fn once_per_process(cx: &FileCx, spawn: ExprId) -> bool {
 /// An executor loop: the spawned future is a plain name bound by a pattern
 /// (`Command::Submit(job) => spawn(job)`, `while let Some(fut) = ..`) in a
 /// loop that takes its values off a channel or stream (`rx.recv()`,
-/// `stream.next()`). Whoever sent the future built it and owns that work, as
+/// `stream.next()`, or a `match` on `poll_recv` inside a loop). Whoever sent the future built it and owns that work, as
 /// with a future handed in as a parameter.
 fn spawns_received_future(cx: &FileCx, spawn: ExprId, c: &Call) -> bool {
     let [arg] = c.args.as_slice() else {
@@ -1079,6 +1100,11 @@ fn spawns_received_future(cx: &FileCx, spawn: ExprId, c: &Call) -> bool {
         && stmts.iter().any(|&s| match &cx.stmt(s).kind {
             StmtKind::While { cond, .. } => takes_from_channel(*cond),
             StmtKind::For { iter, .. } => takes_from_channel(*iter),
+            // `loop { match ready!(self.rx.poll_recv(cx)) { .. } }` in a
+            // hand-written future's `poll`.
+            StmtKind::Switch {
+                subject: Some(x), ..
+            } => takes_from_channel(*x) && !super::common::enclosing_loops(cx, s).is_empty(),
             _ => false,
         })
 }
@@ -1539,8 +1565,117 @@ fn prefetch() {
     let _handle = tokio::task::spawn(task); // expect
 }
 "#,
+        r#"
+use mqtt::{Client, Options};
+
+// The loop never ends: when the publishing task fails, its client drops
+// and every poll errors, but the errors are only printed and nobody
+// learns the task is gone.
+async fn run(options: Options) {
+    let (client, mut eventloop) = Client::new(options, 10);
+    tokio::spawn(async move { // expect
+        publish_all(&client).await.unwrap();
+    });
+    loop {
+        match eventloop.poll().await {
+            Ok(event) => println!("{:?}", event),
+            Err(e) => eprintln!("{e}"),
+        }
+    }
+}
+"#,
+        r#"
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{ready, Context, Poll};
+use tokio::sync::mpsc;
+
+struct Ticker {
+    rx: mpsc::UnboundedReceiver<u64>,
+}
+
+// The spawned future is built here, not taken off the channel: its
+// failures are this runner's, and nobody sees them.
+impl Future for Ticker {
+    type Output = ();
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        loop {
+            match ready!(self.rx.poll_recv(cx)) {
+                None => return Poll::Ready(()),
+                Some(id) => {
+                    tokio::task::spawn_local(report(id)); // expect
+                }
+            }
+        }
+    }
+}
+"#,
     ],
     pass: &[
+        r#"
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{ready, Context, Poll};
+use tokio::sync::mpsc;
+
+enum Command {
+    Stop,
+    Execute(Pin<Box<dyn Future<Output = ()>>>),
+}
+
+struct Runner {
+    rx: mpsc::UnboundedReceiver<Command>,
+}
+
+// An executor: each future comes off the channel, built by whoever sent
+// it, who owns that work.
+impl Future for Runner {
+    type Output = ();
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        loop {
+            match ready!(self.rx.poll_recv(cx)) {
+                None | Some(Command::Stop) => return Poll::Ready(()),
+                Some(item) => match item {
+                    Command::Execute(fut) => {
+                        tokio::task::spawn_local(fut);
+                    }
+                    Command::Stop => return Poll::Ready(()),
+                },
+            }
+        }
+    }
+}
+"#,
+        r#"
+use mqtt::{Client, Options};
+
+// The loop ends at the first failed poll, which is what the publishing
+// task's end (its client dropped) causes.
+async fn run(options: Options) {
+    let (client, mut eventloop) = Client::new(options, 10);
+    tokio::spawn(async move {
+        publish_all(&client).await.unwrap();
+    });
+    loop {
+        match eventloop.poll().await {
+            Ok(event) => println!("{:?}", event),
+            Err(_) => break,
+        }
+    }
+}
+"#,
+        r#"
+use mqtt::{Client, Options};
+use std::thread;
+
+fn run(options: Options) {
+    let (client, mut connection) = Client::new(options, 10);
+    thread::spawn(move || publish_all(client));
+    for notification in connection.iter() {
+        println!("{:?}", notification);
+    }
+}
+"#,
         r#"
 use tokio::sync::{mpsc, oneshot};
 

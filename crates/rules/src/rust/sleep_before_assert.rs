@@ -161,7 +161,12 @@ fn scan(
             }
             // An async (tokio) test has background tasks and paused time
             // available; a sync test needs something running alongside.
-            let async_test = cx.func(common::outermost(cx, cx.func_of(sleep))).is_async;
+            // A blocking sleep (`std::thread::sleep`) on a current-thread
+            // runtime stops every task of the test with it: only something
+            // started outside the runtime can move meanwhile.
+            let top = common::outermost(cx, cx.func_of(sleep));
+            let async_test =
+                cx.func(top).is_async && (is_awaited(cx, sleep) || !current_thread(cx, top));
             let asserts = test
                 && (async_test || concurrent_before(cx, sleep))
                 && later.iter().any(|&e| {
@@ -273,8 +278,7 @@ fn connects_to_bound_listener(cx: &FileCx, f: FuncId, next: StmtId) -> bool {
 /// joins and handshakes, tokio has paused time, other runtimes only their
 /// handles and channels.
 fn fix_for(cx: &FileCx, sleep: ExprId) -> &'static str {
-    let awaited = matches!(cx.tree.expr_parent(sleep), Parent::Expr(p) if matches!(cx.expr(p).kind, ExprKind::Await(_)));
-    if !awaited {
+    if !is_awaited(cx, sleep) {
         return "wait for the real event: `join()` the thread (or let its scope end), or have it signal a channel, `Barrier` or `Condvar` that this code waits on; for a process started outside, poll for its readiness with a deadline";
     }
     let c = cx.call(sleep);
@@ -291,6 +295,10 @@ fn fix_for(cx: &FileCx, sleep: ExprId) -> &'static str {
     } else {
         "wait for the real event: await the task's handle, or a channel or notification the task signals; for a server or process started outside, retry the connection until it answers, with a deadline"
     }
+}
+
+fn is_awaited(cx: &FileCx, e: ExprId) -> bool {
+    matches!(cx.tree.expr_parent(e), Parent::Expr(p) if matches!(cx.expr(p).kind, ExprKind::Await(_)))
 }
 
 /// Something runs concurrently with the sleeping code: the sleep is inside
@@ -425,9 +433,11 @@ fn only_yields(cx: &FileCx, sleep: ExprId) -> bool {
 }
 
 /// The thread's own synchronization a task can park on (a channel's
-/// `recv`/`send`, a `Notify`, a semaphore or lock, a watch's `changed`):
+/// `recv`/`send`, a `Notify`, a semaphore or lock, a watch's `changed`, a
+/// cancellation token's `cancelled`):
 /// what wakes it is another task of the thread.
 const IN_PROCESS_WAITS: &[&str] = &[
+    "cancelled",
     "recv",
     "recv_async",
     "send",
@@ -662,6 +672,9 @@ fn awaits_spawned_task(cx: &FileCx, awaited: ExprId) -> bool {
     let Some(name) = cx.model.name_of(awaited) else {
         return false;
     };
+    if let Some(handles) = loop_over(cx, awaited, name) {
+        return holds_spawned(cx, handles);
+    }
     let Some(decl) = common::declaration_of(cx, name, awaited) else {
         return false;
     };
@@ -670,6 +683,50 @@ fn awaits_spawned_task(cx: &FileCx, awaited: ExprId) -> bool {
     };
     cx.call(common::unwrap_value(cx, *v))
         .is_some_and(|c| cx.effect(c, Effect::Spawn).is_some())
+}
+
+/// The collection a `for name in handles` loop around `at` goes over.
+fn loop_over(cx: &FileCx, at: ExprId, name: &str) -> Option<ExprId> {
+    let s = cx.tree.enclosing_stmt(at)?;
+    std::iter::once(s)
+        .chain(cx.tree.stmt_ancestors(s))
+        .find_map(|a| match &cx.stmt(a).kind {
+            StmtKind::For {
+                target: Some(t),
+                iter,
+                ..
+            } if cx.model.name_of(*t) == Some(name) => Some(*iter),
+            _ => None,
+        })
+}
+
+/// `tasks` (or `&mut tasks`, `tasks.drain(..)`) is a local of this
+/// function filled with spawned tasks' handles: `tasks.push(spawn(..))`,
+/// or built by a `map` that spawns and `collect`s.
+fn holds_spawned(cx: &FileCx, handles: ExprId) -> bool {
+    let root = unsnarl_model::walk::exprs_under(cx.model, handles)
+        .into_iter()
+        .find_map(|x| cx.model.name_of(x).map(|n| (x, n)));
+    let Some((at, name)) = root else {
+        return false;
+    };
+    let spawns = |e: ExprId| {
+        unsnarl_model::walk::exprs_under(cx.model, e)
+            .into_iter()
+            .any(|x| {
+                cx.call(x)
+                    .is_some_and(|c| cx.effect(c, Effect::Spawn).is_some())
+            })
+    };
+    let pushed = cx.calls_named(&["push"]).into_iter().any(|(_, c)| {
+        c.receiver.and_then(|r| cx.model.name_of(r)) == Some(name)
+            && c.positional(0).is_some_and(spawns)
+            && c.receiver.is_some_and(|r| cx.func_of(r) == cx.func_of(at))
+    });
+    pushed
+        || common::declaration_of(cx, name, at).is_some_and(
+            |d| matches!(&cx.stmt(d).kind, StmtKind::Assign { value: Some(v), .. } if spawns(*v)),
+        )
 }
 
 fn is_assert(cx: &FileCx, e: ExprId) -> bool {
@@ -708,6 +765,7 @@ fn absence_check(cx: &FileCx, rest: &[StmtId]) -> bool {
             "assert_err" => polls(a),
             "assert" => {
                 (cx.call(a).is_some_and(|k| k.name == "is_err") && polls(a))
+                    || failed_poll_matched(cx, a, &polls)
                     || matches!(&cx.expr(a).kind, ExprKind::Unary { op: UnOp::Not, operand }
                         if one_way_flag_off(cx, *operand))
             }
@@ -745,15 +803,35 @@ fn absence_check(cx: &FileCx, rest: &[StmtId]) -> bool {
     }
 }
 
+/// `matches!(rx.try_recv(), Err(TryRecvError::Empty))`: a `try_*` poll
+/// matched against its "nothing there yet" error. A disconnected or closed
+/// channel is something that happened, so those patterns do not count.
+fn failed_poll_matched(cx: &FileCx, a: ExprId, polls: &dyn Fn(ExprId) -> bool) -> bool {
+    let Some(m) = cx.call(a).filter(|m| m.is_macro && m.name == "matches") else {
+        return false;
+    };
+    let Some(polled) = m.positional(0).filter(|&p| polls(p)) else {
+        return false;
+    };
+    let (from, to) = (
+        cx.expr(polled).span.end as usize,
+        cx.expr(a).span.end as usize,
+    );
+    let pattern = cx.text.get(from..to).unwrap_or("");
+    pattern.contains("Err") && !pattern.contains("Disconnected") && !pattern.contains("Closed")
+}
+
 /// A flag that only ever turns on, read as still off: an atomic whose
-/// every store in the file is `true` (`done.load(..)`), or a cancellation
-/// token's `is_cancelled()`. Once on it stays on, so "still off" after a
-/// sleep is an absence: a slower machine cannot make it fail.
+/// every store in the file is `true` (`done.load(..)`), a cancellation
+/// token's `is_cancelled()`, a task's `is_finished()`. Once on it stays
+/// on, so "still off" after a sleep is an absence: a slower machine cannot
+/// make it fail.
 fn one_way_flag_off(cx: &FileCx, e: ExprId) -> bool {
     let Some(c) = cx.call(cx.model.strip(e)) else {
         return false;
     };
-    if c.name == "is_cancelled" && c.args.is_empty() {
+    // A task or thread that has finished stays finished.
+    if matches!(c.name.as_str(), "is_cancelled" | "is_finished") && c.args.is_empty() {
         return true;
     }
     if c.name != "load" {
@@ -1225,8 +1303,152 @@ async fn worker_stops_soon_after_cancel() {
     assert!(done.load(Ordering::Acquire));
 }
 "#,
+        r#"
+use std::time::Duration;
+
+// The task may not have started yet: "finished" is a guess at how long
+// it takes.
+#[tokio::test(flavor = "multi_thread")]
+async fn task_ends_quickly() {
+    let h = tokio::spawn(async { compute().await });
+    tokio::time::sleep(Duration::from_millis(50)).await; // expect
+    assert!(h.is_finished());
+}
+"#,
+        r#"
+use std::sync::mpsc::{channel, TryRecvError};
+use std::thread;
+use std::time::Duration;
+
+#[test]
+fn worker_reports_once() {
+    let (tx, rx) = channel();
+    thread::spawn(move || tx.send(work()).unwrap());
+    thread::sleep(Duration::from_millis(100)); // expect
+    assert!(matches!(rx.try_recv(), Ok(_)));
+}
+"#,
+        r#"
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+// The tasks are never joined: the count is read whenever the sleep ends.
+#[tokio::test(flavor = "multi_thread")]
+async fn every_task_counts() {
+    let n = Arc::new(AtomicUsize::new(0));
+    let mut tasks = Vec::new();
+    for _ in 0..10 {
+        let n = n.clone();
+        tasks.push(tokio::spawn(async move { n.fetch_add(1, Ordering::SeqCst) }));
+    }
+    tokio::time::sleep(Duration::from_millis(50)).await; // expect
+    assert_eq!(n.load(Ordering::SeqCst), 10);
+}
+"#,
+        r#"
+use std::time::Duration;
+
+// Two worker threads: the spawned task runs beside the blocking sleep.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refresh_runs_in_background() {
+    let cache = Cache::new();
+    let c = cache.clone();
+    tokio::spawn(async move { c.refresh().await });
+    std::thread::sleep(Duration::from_millis(200)); // expect
+    assert!(cache.is_fresh());
+}
+"#,
     ],
     pass: &[
+        r#"
+use std::time::Duration;
+
+// The task waits for the go signal: "not finished yet" cannot fail on a
+// slow machine, and the end is then awaited with a deadline.
+#[tokio::test(flavor = "multi_thread")]
+async fn task_waits_for_go() {
+    let (go_tx, go_rx) = tokio::sync::oneshot::channel::<()>();
+    let h = tokio::spawn(async move { go_rx.await.ok(); });
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert!(!h.is_finished());
+    go_tx.send(()).unwrap();
+    tokio::time::timeout(Duration::from_secs(1), h).await.unwrap().unwrap();
+}
+"#,
+        r#"
+use std::sync::mpsc::{channel, TryRecvError};
+use std::thread;
+use std::time::Duration;
+
+#[test]
+fn worker_waits_for_its_input() {
+    let (tx, rx) = channel::<u32>();
+    let (in_tx, in_rx) = channel::<u32>();
+    thread::spawn(move || tx.send(in_rx.recv().unwrap() * 2).unwrap());
+    thread::sleep(Duration::from_millis(100));
+    assert!(matches!(rx.try_recv(), Err(TryRecvError::Empty)));
+    in_tx.send(4).unwrap();
+    assert_eq!(rx.recv().unwrap(), 8);
+}
+"#,
+        r#"
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+// Every task is joined before the check: the sleep only lets them start
+// waiting on the condition first.
+#[tokio::test(flavor = "multi_thread")]
+async fn every_task_counts() {
+    let n = Arc::new(AtomicUsize::new(0));
+    let mut tasks = Vec::new();
+    for _ in 0..10 {
+        let n = n.clone();
+        tasks.push(tokio::spawn(async move { n.fetch_add(1, Ordering::SeqCst) }));
+    }
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    for t in tasks {
+        t.await.unwrap();
+    }
+    assert_eq!(n.load(Ordering::SeqCst), 10);
+}
+"#,
+        r#"
+use std::time::Duration;
+
+// One runtime thread and nothing spawned: the blocking sleep stops the
+// whole test, so nothing can move while it lasts.
+#[tokio::test]
+async fn purge_then_check() {
+    let cache = Cache::new();
+    cache.insert(1, "a").await;
+    cache.run_pending_tasks().await;
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(cache.get(&1).await.is_none());
+}
+"#,
+        r#"
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use tokio::time::{sleep, Duration};
+use tokio_util::sync::CancellationToken;
+
+// One thread: once cancelled, the task runs to its end during the sleep.
+#[tokio::test]
+async fn worker_stops_after_cancel() {
+    let token = CancellationToken::new();
+    let done = Arc::new(AtomicBool::new(false));
+    let (t, d) = (token.clone(), done.clone());
+    tokio::spawn(async move {
+        t.cancelled().await;
+        d.store(true, Ordering::SeqCst);
+    });
+    token.cancel();
+    sleep(Duration::from_millis(50)).await;
+    assert!(done.load(Ordering::SeqCst));
+}
+"#,
         r#"
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -21,9 +21,9 @@ A channel constructor that has no capacity: `unbounded_channel()`,
 `async_channel::unbounded()`, `futures::channel::mpsc::unbounded()`.
 
 Not findings: the constructor called by a function of the same name, or
-named `unbounded`/`unbounded_channel`, that returns a value (a drop-in
-wrapper, `fn channel<T>()` in an instrumented or mocked `mpsc`,
-whose callers choose it as they would the original); a channel whose
+named for an unbounded channel (`unbounded`, `mpsc_unbounded`), that
+returns a value (a drop-in wrapper, `fn channel<T>()` in an instrumented
+or mocked `mpsc`, whose callers choose it as they would the original); a channel whose
 message type has no values (`enum Void {}`,
 `Infallible`, `!`, in the constructor's turbofish or the `let`'s type),
 which only tells receivers that every sender is gone; a request/reply
@@ -38,7 +38,8 @@ one send each, the receiver drained to the end by the function that made
 it); and a tokio/futures command channel whose every send is made by
 a function that is not async (it could not await room in a bounded one,
 and `try_send` would drop commands) and whose every receive drives a
-`while let` loop that awaits nothing else (the consumer keeps up); the
+`while let` loop that awaits nothing else, or is a hand-written future's
+`poll` taking every ready message in a loop (the consumer keeps up); the
 same for a flume channel read only by such a task (`recv_async().await`),
 where a blocking `send` on a full channel would stall the runtime thread
 the consumer needs.
@@ -117,7 +118,7 @@ impl Rule for UnboundedChannel {
 }
 
 /// The constructor is called by a function of the same name, or named for
-/// an unbounded channel (`unbounded`, `unbounded_channel`), that returns
+/// an unbounded channel (`unbounded`, `mpsc_unbounded`), that returns
 /// something (`pub fn channel<T>() -> (Sender<T>, Receiver<T>)` wrapping
 /// `mpsc::channel()`):
 /// a drop-in replacement (an instrumented or mocked channel) that must be
@@ -125,8 +126,7 @@ impl Rule for UnboundedChannel {
 fn is_drop_in_wrapper(cx: &FileCx, ctor: ExprId, c: &Call) -> bool {
     let f = cx.func_of(ctor);
     let name = cx.func(f).name.as_str();
-    let wrapper_name =
-        name == c.name.as_str() || matches!(name, "channel" | "unbounded" | "unbounded_channel");
+    let wrapper_name = name == c.name.as_str() || name == "channel" || name.contains("unbounded");
     !name.is_empty() && wrapper_name && cx.func(f).returns.is_some()
 }
 
@@ -526,7 +526,7 @@ fn sync_command_channel(cx: &FileCx, ctor: ExprId) -> bool {
         return false;
     }
     let recv_names: &[&str] = if awaited_send {
-        &["recv"]
+        &["recv", "poll_recv"]
     } else {
         &["recv", "recv_async"]
     };
@@ -584,6 +584,16 @@ fn sync_command_channel(cx: &FileCx, ctor: ExprId) -> bool {
     }
     !recvs.is_empty()
         && recvs.iter().all(|&e| {
+            // A hand-written future's `poll` taking every ready message in
+            // a loop (`loop { match ready!(self.rx.poll_recv(cx)) { .. } }`):
+            // it cannot await, so it keeps up like the `while let` below.
+            if cx.call(e).is_some_and(|c| c.name == "poll_recv") {
+                return !in_async(e)
+                    && cx.tree.enclosing_stmt(e).is_some_and(|s| {
+                        matches!(cx.stmt(s).kind, StmtKind::While { .. })
+                            || !super::common::enclosing_loops(cx, s).is_empty()
+                    });
+            }
             cx.tree
                 .enclosing_stmt(e)
                 .is_some_and(|s| match &cx.stmt(s).kind {
@@ -884,8 +894,115 @@ fn main() {
     t.join().unwrap();
 }
 "#,
+        r#"
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{ready, Context, Poll};
+use tokio::sync::mpsc;
+
+pub enum Command {
+    Stop,
+    Execute(Pin<Box<dyn Future<Output = ()>>>),
+}
+
+pub struct Handle {
+    tx: mpsc::UnboundedSender<Command>,
+}
+
+struct Runner {
+    rx: mpsc::UnboundedReceiver<Command>,
+}
+
+impl Future for Runner {
+    type Output = ();
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        loop {
+            match ready!(self.rx.poll_recv(cx)) {
+                None | Some(Command::Stop) => return Poll::Ready(()),
+                Some(Command::Execute(fut)) => {
+                    tokio::task::spawn_local(fut);
+                }
+            }
+        }
+    }
+}
+// `run` awaits on the sending side: a bounded channel would give it
+// backpressure, and here a fast caller grows the queue without limit.
+impl Handle {
+    pub fn start() -> Handle {
+        let (tx, rx) = mpsc::unbounded_channel(); // expect
+        tokio::task::spawn_local(Runner { rx });
+        Handle { tx }
+    }
+
+    pub async fn run(&self, job: Pin<Box<dyn Future<Output = ()>>>) {
+        let _ = self.tx.send(Command::Execute(job));
+        tokio::task::yield_now().await;
+    }
+}
+"#,
     ],
     pass: &[
+        r#"
+/// The crate's own name for tokio's unbounded channel, for code that
+/// builds on either runtime.
+pub fn mpsc_unbounded<T>() -> (
+    tokio::sync::mpsc::UnboundedSender<T>,
+    tokio::sync::mpsc::UnboundedReceiver<T>,
+) {
+    tokio::sync::mpsc::unbounded_channel()
+}
+"#,
+        r#"
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{ready, Context, Poll};
+use tokio::sync::mpsc;
+
+pub enum Command {
+    Stop,
+    Execute(Pin<Box<dyn Future<Output = ()>>>),
+}
+
+pub struct Handle {
+    tx: mpsc::UnboundedSender<Command>,
+}
+
+struct Runner {
+    rx: mpsc::UnboundedReceiver<Command>,
+}
+
+impl Future for Runner {
+    type Output = ();
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        loop {
+            match ready!(self.rx.poll_recv(cx)) {
+                None | Some(Command::Stop) => return Poll::Ready(()),
+                Some(Command::Execute(fut)) => {
+                    tokio::task::spawn_local(fut);
+                }
+            }
+        }
+    }
+}
+// Every send is from a plain function, and the runner's `poll` takes
+// every ready command in a loop, only handing each to the executor.
+impl Handle {
+    pub fn start() -> Handle {
+        let (tx, rx) = mpsc::unbounded_channel();
+        tokio::task::spawn_local(Runner { rx });
+        Handle { tx }
+    }
+
+    pub fn spawn(&self, job: Pin<Box<dyn Future<Output = ()>>>) {
+        let _ = self.tx.send(Command::Execute(job));
+    }
+
+    pub fn stop(&self) {
+        let _ = self.tx.send(Command::Stop);
+    }
+}
+"#,
         r#"
 use std::thread;
 
