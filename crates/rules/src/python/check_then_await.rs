@@ -31,8 +31,13 @@ that check. Neither is an "already started" guard on a start-up path
 (`start`, `setup`, `__aenter__`, `__await__`, the object's long-running `main` or
 `serve_forever`, or a helper only they call, such as a
 hook a base class of the file calls from its `start`) whose attribute a
-shutdown method (`stop`, `close`, `__aexit__`, the base class's too)
-resets to `None`: the owner starts the object once. Nor is the step of an async iterator
+shutdown method (`stop`, `close`, `__aexit__`, `reset`, the base class's
+too) resets to `None`: the owner starts the object once. A client's
+`connect` (or `_connect_websocket`) and a framework's start hooks
+(`on_started_...`) count as such a path without the reset, when no other
+method of the class calls them and they take no lock of their own: a
+`query()` that connects lazily makes `connect` a request path again, and
+a connect lock says concurrent connects happen. Nor is the step of an async iterator
 (`__anext__`, an `async def __aiter__` that yields, or a method only they
 call, such as a lazy connect): `async for` takes one item at a time.
 
@@ -171,6 +176,7 @@ fn lifecycle_guard(cx: &FileCx, f: FuncId, key: &str) -> bool {
         "__await__",
         "open",
         "initialize",
+        "connect",
         // The object's one long-running body (`self.main_task =
         // create_task(self.main())`).
         "main",
@@ -187,6 +193,10 @@ fn lifecycle_guard(cx: &FileCx, f: FuncId, key: &str) -> bool {
         "teardown",
         "disconnect",
         "cleanup",
+        "reset",
+        "on_stop",
+        "on_disconnect",
+        "on_shutdown",
     ];
     let func = cx.func(f);
     let Some(class) = func.class.as_deref() else {
@@ -228,21 +238,42 @@ fn lifecycle_guard(cx: &FileCx, f: FuncId, key: &str) -> bool {
             .unwrap_or(bare);
         set.contains(&n) || set.contains(&bare)
     };
-    let is_start = |g: FuncId| named(g, STARTS);
+    // A client's connection set-up (`connect`, `_connect_websocket`) and a
+    // framework's start hooks (`on_started_init_web_server`) run once per
+    // connection or service by design.
+    let is_setup = |g: FuncId| {
+        let bare = cx.func(g).name.trim_start_matches('_');
+        bare == "connect" || ["connect_", "on_start"].iter().any(|p| bare.starts_with(p))
+    };
+    let is_start = |g: FuncId| named(g, STARTS) || is_setup(g);
     let calls_f = |c: &Call| {
         cx.callee_in_file(c) == Some(f)
             || (c.name == func.name && c.receiver.and_then(|r| cx.model.name_of(r)) == Some("self"))
     };
-    let started = is_start(f) || {
-        let callers: Vec<FuncId> = methods
-            .iter()
-            .copied()
-            .filter(|&g| g != f && cx.body_calls(g).any(|e| cx.call(e).is_some_and(calls_f)))
-            .collect();
-        !callers.is_empty() && callers.iter().all(|&g| is_start(g))
+    let callers: Vec<FuncId> = methods
+        .iter()
+        .copied()
+        .filter(|&g| g != f && cx.body_calls(g).any(|e| cx.call(e).is_some_and(calls_f)))
+        .collect();
+    let only_starts_call = callers.iter().all(|&g| is_start(g));
+    let started = is_start(f) || (!callers.is_empty() && only_starts_call);
+    // Set up on such a path and called from nowhere else (a `query()`
+    // that connects lazily would make it a request path): no shutdown has
+    // to undo it for the owner to run it once.
+    // A set-up that takes a lock of its own expects concurrent calls.
+    let locks = |g: FuncId| {
+        cx.body_calls(g)
+            .any(|e| cx.call(e).is_some_and(|c| c.name == "acquire"))
+            || cx.body_stmts(g).iter().any(|&st| {
+                matches!(&cx.stmt(st).kind, StmtKind::With { items, .. }
+                    if items.iter().any(|it| crate::python::common::lock_kind(cx, it.ctx).is_some()))
+            })
     };
+    let set_up = only_starts_call
+        && !locks(f)
+        && (is_setup(f) || (!callers.is_empty() && callers.iter().all(|&g| is_setup(g))));
     started
-        && methods.iter().any(|&g| {
+        && (set_up || methods.iter().any(|&g| {
             named(g, STOPS)
                 && cx.body_stmts(g).iter().any(|&s| {
                     matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), .. }
@@ -250,7 +281,7 @@ fn lifecycle_guard(cx: &FileCx, f: FuncId, key: &str) -> bool {
                             || matches!(&cx.expr(*v).kind, ExprKind::Collection { elems, .. } if elems.is_empty()))
                             && targets.iter().any(|&t| cx.model.dotted(t).as_deref() == Some(key)))
                 })
-        })
+        }))
 }
 
 /// An async iterator's `__anext__`, or a method its class calls only from
@@ -759,8 +790,40 @@ class Client:
     def close(self):
         self._connect_lock.release()
 "#,
+        r#"
+class Client:
+    def __init__(self, address):
+        self.address = address
+        self._path = None
+
+    # Every query connects lazily: two queries at once both look the
+    # device up and both open a link.
+    async def connect(self):
+        if self._path is None:
+            self._path = await find_device(self.address) # expect
+        await open_link(self._path)
+
+    async def query(self, q):
+        await self.connect()
+        return await send(self._path, q)
+"#,
     ],
     pass: &[
+        r#"
+class Client:
+    def __init__(self, address):
+        self.address = address
+        self._path = None
+
+    # The owner connects once; nothing else of the class calls it.
+    async def connect(self):
+        if self._path is None:
+            self._path = await find_device(self.address)
+        await open_link(self._path)
+
+    async def query(self, q):
+        return await send(self._path, q)
+"#,
         r#"
 import asyncio
 import socket

@@ -27,9 +27,11 @@ and reports:
 - a pair of locks taken as A then B on one path and B then A on another;
 - a `threading.Lock` (not `RLock`, nor a `Condition` built without a lock
   or around an `RLock()`, which is re-entrant) taken again while held,
-  directly or by a called function. A coroutine or function handed to a new task or
-  thread (`create_task(self.loop())`, `to_thread(f)`) is not called here:
-  it runs later, in its own turn.
+  directly or by a called function. A coroutine or function handed to a
+  new task or thread (`create_task(self.loop())`, `to_thread(f)`) is not
+  called here: it runs later, in its own turn; nor is a coroutine
+  function called without `await` (`spawn(self._connect())` with a
+  helper of another module): that only makes the coroutine.
 
 ## Why
 
@@ -436,8 +438,18 @@ fn calls_in(cx: &FileCx, e: ExprId, state: &State, out: &mut Vec<Event>) {
             {
                 return false;
             }
+            // Calling a coroutine function without awaiting it only makes
+            // the coroutine (`spawn(self._connect())`, through a helper
+            // of another module too): its body runs wherever that is
+            // awaited, in another turn. (An async generator's body runs as
+            // the caller iterates it.)
             if let Some(c) = self.cx.call(id)
                 && let Some(callee) = self.cx.callee_in_file(c)
+                && (!self.cx.func(callee).is_async
+                    || self.cx.func(callee).is_generator
+                    || matches!(self.cx.tree.expr_parent(id),
+                        unsnarl_model::walk::Parent::Expr(p)
+                            if matches!(self.cx.expr(p).kind, ExprKind::Await(_))))
             {
                 self.out.push(Event::Call {
                     callee,
@@ -580,8 +592,42 @@ class Transactions:
             if self.has_error():  # expect
                 raise RuntimeError("failed")
 "#,
+        r#"
+import asyncio
+
+class Reconnector:
+    def __init__(self):
+        self._lock = asyncio.Lock()
+
+    async def _connect_once(self):
+        async with self._lock:
+            await self._dial()
+
+    async def on_disconnect(self):
+        # Awaited in place: the same task waits for a lock it holds.
+        async with self._lock:
+            await self._connect_once() # expect
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+from .util import spawn
+
+class Reconnector:
+    def __init__(self):
+        self._lock = asyncio.Lock()
+
+    async def _connect_once(self):
+        async with self._lock:
+            await self._dial()
+
+    async def on_disconnect(self):
+        # Only the coroutine is made here; the new task waits its turn.
+        async with self._lock:
+            self._task = spawn(self._connect_once())
+"#,
         r#"
 import threading
 

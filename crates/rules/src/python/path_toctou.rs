@@ -28,7 +28,9 @@ file created with fixed content (`with open(p, "w") as f: f.write("\n")`,
 racers write the same bytes and neither fails. Nor is a type check that
 only picks how to remove the path (`if isdir(p): rmtree(p) else:
 remove(p)`), nor a check and act made under an inter-process file lock
-(`with FileLock(..)`, or between its `acquire()` and `release()`).
+(`with FileLock(..)`, or between its `acquire()` and `release()`; also
+`with self.lock:` where `self.lock` is a file lock, or a thread lock only
+where the caller chose a single process).
 
 ## Why
 
@@ -366,12 +368,24 @@ fn under_file_lock(cx: &FileCx, s: StmtId) -> bool {
                 })
         })
     };
+    // `self.lock = threading.Lock() if single_process else FileLock(p)`:
+    // a thread lock where the caller chose one process, a file lock
+    // otherwise; either way the path is only touched under the lock.
+    let thread_lock_call = |e: ExprId| {
+        cx.call(cx.model.strip(e)).is_some_and(|c| {
+            matches!(
+                c.target.as_deref(),
+                Some("threading.Lock" | "threading.RLock")
+            )
+        })
+    };
     let file_lock = |e: ExprId| {
         file_lock_call(e)
-            || cx
-                .model
-                .dotted(e)
-                .is_some_and(|d| cx.model.only_ever_assigned(&d, file_lock_call))
+            || cx.model.dotted(e).is_some_and(|d| {
+                cx.model
+                    .only_ever_assigned(&d, |v| file_lock_call(v) || thread_lock_call(v))
+                    && !cx.model.only_ever_assigned(&d, thread_lock_call)
+            })
     };
     let start = cx.stmt(s).span.start;
     let f = cx.tree.stmt_func(s);
@@ -615,8 +629,52 @@ def replace_item(staging, target_dir, item):
         shutil.rmtree(dest)  # expect
     shutil.move(os.path.join(staging, item), dest)
 "#,
+        r#"
+import os
+import threading
+
+from filelock import FileLock
+
+
+class FileQueue:
+    def __init__(self, path, one_process=False):
+        self.queue_path = os.path.join(path, "queue")
+        if one_process:
+            self.lock = threading.Lock()
+        else:
+            self.lock = threading.RLock()
+
+    def enqueue(self, name, data):
+        with self.lock:
+            if not os.path.exists(self.queue_path):
+                os.makedirs(self.queue_path)  # expect
+            with open(os.path.join(self.queue_path, name), "wb") as f:
+                f.write(data)
+"#,
     ],
     pass: &[
+        r#"
+import os
+import threading
+
+from filelock import FileLock
+
+
+class FileQueue:
+    def __init__(self, path, one_process=False):
+        self.queue_path = os.path.join(path, "queue")
+        if one_process:
+            self.lock = threading.Lock()
+        else:
+            self.lock = FileLock(os.path.join(path, ".lock"))
+
+    def enqueue(self, name, data):
+        with self.lock:
+            if not os.path.exists(self.queue_path):
+                os.makedirs(self.queue_path)
+            with open(os.path.join(self.queue_path, name), "wb") as f:
+                f.write(data)
+"#,
         r#"
 import os
 import shutil

@@ -25,7 +25,11 @@ path goes round again. Reported when
 the loop never sleeps between attempts, or only sleeps a constant duration
 with no random jitter. A liveness probe is not reported: a loop that only
 awaits `ping` (or a health check) inside a deadline scope of its own
-(`with anyio.move_on_after(timeout):`), which caps the attempts.
+(`with anyio.move_on_after(timeout):`), which caps the attempts. Nor is a
+loop that catches only timeouts around awaits that wait for a reply
+(`await sub.next_msg(timeout=left)`) or wait with a timeout (`await
+asyncio.wait_for(fut, timeout=t)`): each failed attempt already waited
+that long.
 
 ## Why
 
@@ -565,7 +569,9 @@ fn range_len(cx: &FileCx, c: &Call) -> Option<i128> {
 
 /// Only a timeout is caught around awaits that all receive (`msg = await
 /// sub.next_msg(timeout=left)`): going round waits for the same reply
-/// again, and sends nothing to anyone.
+/// again, and sends nothing to anyone. Or that all wait with a timeout
+/// (`await asyncio.wait_for(reply, timeout=t)`): each failed attempt took
+/// the whole timeout before the next.
 fn waits_again_for_a_reply(cx: &FileCx, tried: &Block, h: &Handler) -> bool {
     let timeouts_only = !h.types.is_empty()
         && h.types.iter().all(|t| {
@@ -585,12 +591,19 @@ fn waits_again_for_a_reply(cx: &FileCx, tried: &Block, h: &Handler) -> bool {
                     .as_deref()
                     .is_some_and(|t| t.ends_with("Queue.get")))
     };
+    // `await asyncio.wait_for(reply, timeout=t)`: a failed attempt has
+    // already waited the whole timeout, so the attempts are that far apart.
+    let bounded_wait = |c: &Call| {
+        c.target.as_deref() == Some("asyncio.wait_for")
+            && (c.positional(1).is_some() || c.kwarg("timeout").is_some())
+    };
     timeouts_only
         && crate::util::awaited_values(cx.model, tried).is_some_and(|aw| {
             !aw.is_empty()
-                && aw
-                    .iter()
-                    .all(|&a| cx.call(cx.model.strip(a)).is_some_and(receives))
+                && aw.iter().all(|&a| {
+                    cx.call(cx.model.strip(a))
+                        .is_some_and(|c| receives(c) || bounded_wait(c))
+                })
         })
 }
 
@@ -850,8 +863,38 @@ class Broker:
                 await anyio.sleep(sleep_time)  # expect
         return False
 "#,
+        r#"
+import asyncio
+
+class Transaction:
+    async def execute(self, request):
+        retries = 0
+        while retries <= self.retries:  # expect
+            self.response = asyncio.get_running_loop().create_future()
+            self.send(request)
+            try:
+                return await asyncio.wait_for(self.response, timeout=self.timeout)
+            except (asyncio.TimeoutError, ConnectionError):
+                retries += 1
+        raise TimeoutError("no response")
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+class Transaction:
+    async def execute(self, request):
+        retries = 0
+        while retries <= self.retries:
+            self.response = asyncio.get_running_loop().create_future()
+            self.send(request)
+            try:
+                return await asyncio.wait_for(self.response, timeout=self.timeout)
+            except asyncio.TimeoutError:
+                retries += 1
+        raise TimeoutError("no response")
+"#,
         r#"
 import anyio
 

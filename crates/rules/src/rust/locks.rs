@@ -546,11 +546,13 @@ impl Walker<'_, '_, '_> {
                     return;
                 }
                 // A guard passed by value is moved away (`consume(guard)`).
-                for a in &c.args {
+                for (k, a) in c.args.iter().enumerate() {
                     if let Some(n) = cx.model.name_of(a.value)
                         && let Some(i) =
                             self.held.iter().rposition(|h| h.name.as_deref() == Some(n))
                     {
+                        self.held.remove(i);
+                    } else if let Some(i) = moved_temporary(cx, c, k, &self.held) {
                         self.held.remove(i);
                     }
                 }
@@ -577,6 +579,28 @@ impl Walker<'_, '_, '_> {
             }
         }
     }
+}
+
+/// A temporary guard handed by value to a function of the file that drops
+/// it (`self.inner(self.m.lock().unwrap())`, where `inner` calls
+/// `drop(guard)` before locking again): the callee owns it from the call
+/// on. Its index in `held`.
+fn moved_temporary(cx: &FileCx, c: &Call, k: usize, held: &[Held]) -> Option<usize> {
+    let arg = c.args.get(k)?.value;
+    let moved = bound_guard(cx, arg)?;
+    let i = held
+        .iter()
+        .rposition(|h| h.name.is_none() && h.acq.call == moved.call)?;
+    let callee = cx.callee_in_file(c)?;
+    let param = cx.param_receiving(callee, c, k)?;
+    let drops = cx.body_exprs(callee).iter().any(|&e| {
+        cx.call(e).is_some_and(|d| {
+            d.receiver.is_none()
+                && d.name == "drop"
+                && d.positional(0).and_then(|x| cx.model.name_of(x)) == Some(param)
+        })
+    });
+    drops.then_some(i)
 }
 
 /// The guard a `let` initializer binds, looking through `.unwrap()`,

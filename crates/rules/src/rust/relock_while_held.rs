@@ -24,7 +24,10 @@ again: in the same function, in a closure run in place (`iter().map(|k|
 self.get(k))`), or in a method of `self` (or a function of the same file)
 called meanwhile. Same lock means the same `static`, the same field of
 `self` reached through `self.method()` calls, or the same local lock.
-`parking_lot::ReentrantMutex` is exempt.
+`parking_lot::ReentrantMutex` is exempt, and so is a temporary guard
+handed by value to a function of the file that drops it before locking
+again (`self.take(self.idle.lock().unwrap())` with `drop(idle)` in
+`take`): from the call on, the callee owns it.
 
 ## Why
 
@@ -228,8 +231,51 @@ impl Store {
     }
 }
 "#,
+        r#"
+use std::sync::{Mutex, MutexGuard};
+
+struct Pool {
+    idle: Mutex<Vec<u32>>,
+}
+
+impl Pool {
+    pub fn try_get(&self) -> Option<u32> {
+        self.take(self.idle.lock().unwrap()) // expect
+    }
+
+    fn take(&self, mut idle: MutexGuard<'_, Vec<u32>>) -> Option<u32> {
+        let conn = idle.pop()?;
+        let mut again = self.idle.lock().unwrap();
+        again.push(conn + 1);
+        Some(conn)
+    }
+}
+"#,
     ],
-    pass: &[r#"
+    pass: &[
+        r#"
+use std::sync::{Mutex, MutexGuard};
+
+struct Pool {
+    idle: Mutex<Vec<u32>>,
+}
+
+impl Pool {
+    pub fn try_get(&self) -> Option<u32> {
+        self.take(self.idle.lock().unwrap())
+    }
+
+    fn take(&self, mut idle: MutexGuard<'_, Vec<u32>>) -> Option<u32> {
+        let conn = idle.pop()?;
+        // The guard came in by value: it is gone before the relock.
+        drop(idle);
+        let mut again = self.idle.lock().unwrap();
+        again.push(conn + 1);
+        Some(conn)
+    }
+}
+"#,
+        r#"
 use std::sync::Mutex;
 
 struct Cache {
@@ -270,7 +316,8 @@ fn reentrant(m: &parking_lot::ReentrantMutex<u32>) {
     let a = m.lock();
     let b = m.lock();
 }
-"#],
+"#,
+    ],
 };
 
 #[cfg(test)]
