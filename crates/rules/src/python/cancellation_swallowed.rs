@@ -35,8 +35,9 @@ started directly, through a spawning helper of the file or a
 `create_task` of another module of the project, by a task
 group's `start_soon`/`start`, or from another thread with
 `run_coroutine_threadsafe`): no frame of that task is left to tell.
-Awaiting a task only to reap it is left alone too: right after cancelling
-it, or, when nothing follows the `try`, a task the coroutine started
+Awaiting a task only to reap it is left alone too (also with a deadline:
+`await asyncio.wait_for(task, 1.0)`, `async with asyncio.timeout(t):
+await task`): right after cancelling it, or, when nothing follows the `try`, a task the coroutine started
 itself (`self.task = create_task(..)`) that another method of the class
 cancels (`stop()`), or one it keeps in a collection of the object
 (`self.tasks.add(fut)`) whose every task another method cancels (`for t in
@@ -1116,22 +1117,58 @@ fn reaps_cancelled_task(cx: &FileCx, fid: FuncId, t: StmtId, body: &Block) -> bo
             || registered_child_stopped_elsewhere(awaited)
             || sibling_signal_in_teardown(awaited)
     };
-    // (`async with`/`async for` suspend too: then this is no reaping.)
-    let Some(awaited) = crate::util::awaited_values(cx.model, body) else {
+    // (`async with`/`async for` suspend too: then this is no reaping,
+    // unless it only puts a deadline on the reaping.)
+    let Some(awaited) = reaping_awaits(cx, body) else {
         return false;
     };
     !awaited.is_empty()
         && awaited.iter().all(|&inner| {
-            // `await asyncio.shield(task)` still waits for the cancelled task.
+            // `await asyncio.shield(task)` and `await asyncio.wait_for(task,
+            // 1.0)` still wait for the cancelled task.
             let inner = cx
                 .call(inner)
-                .filter(|c| c.target.as_deref() == Some("asyncio.shield"))
+                .filter(|c| {
+                    matches!(
+                        c.target.as_deref(),
+                        Some("asyncio.shield" | "asyncio.wait_for")
+                    )
+                })
                 .and_then(|c| c.positional(0))
                 .unwrap_or(inner);
             cx.model
                 .dotted(inner)
                 .is_some_and(|name| cancelled_before(&name))
         })
+}
+
+/// What a `try` body awaits, when awaits are all it suspends on; through
+/// one `async with` that only sets a deadline (`async with
+/// asyncio.timeout(t): await task`), whose entry does not wait.
+fn reaping_awaits(cx: &FileCx, body: &Block) -> Option<Vec<ExprId>> {
+    if let Some(awaited) = crate::util::awaited_values(cx.model, body) {
+        return Some(awaited);
+    }
+    let [only] = body.as_slice() else {
+        return None;
+    };
+    let StmtKind::With {
+        items,
+        is_async: true,
+        body: inner,
+    } = &cx.stmt(*only).kind
+    else {
+        return None;
+    };
+    let deadline_only = items.iter().all(|it| {
+        cx.call(it.ctx)
+            .is_some_and(|c| c.name.ends_with("timeout") || c.name == "timeout_at")
+    });
+    if deadline_only {
+        crate::util::awaited_values(cx.model, inner)
+    } else {
+        None
+    }
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -1473,8 +1510,47 @@ class IterContext:
                 return False
             raise
 "#,
+        r#"
+import asyncio
+
+class Job:
+    # The deadline covers another wait than the cancelled task's: the
+    # caught cancellation can be this coroutine's own.
+    async def close(self, timeout):
+        self._task.cancel()
+        try:
+            async with asyncio.timeout(timeout):
+                await self._scheduler.flush()
+        except asyncio.CancelledError:  # expect
+            pass
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+class Job:
+    async def close(self, timeout):
+        self._task.cancel()
+        scheduler = self._scheduler
+        try:
+            async with asyncio.timeout(timeout):
+                await self._task
+        except asyncio.CancelledError:
+            pass
+        scheduler.forget(self)
+
+    async def on_stop(self):
+        if self._drainer is not None and not self._drainer.done():
+            self._drainer.cancel()
+            while True:
+                try:
+                    await asyncio.wait_for(self._drainer, timeout=1.0)
+                except asyncio.CancelledError:
+                    break
+                except asyncio.TimeoutError:
+                    self.log.warning("still draining")
+"#,
         r#"
 class IterContext:
     async def __aexit__(self, typ, value, tb):

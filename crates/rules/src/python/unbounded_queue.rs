@@ -29,7 +29,8 @@ one thread using it). Two more are left alone: a one-answer queue (a local
 the function reads once, outside any loop, after handing it to whoever
 answers), and a queue handed to a producer that never waits for room
 (`logging.handlers.QueueHandler`, knowledge `nowait_producer`, also as
-the base class whose `super().__init__` gets the queue) or filled
+the base class whose `super().__init__` gets the queue, or of a subclass
+of the file that keeps the base's constructor) or filled
 only by signal handlers (which must not wait, and arrive at the pace an
 operator sends them), where a bound would turn bursts into errors. Nor is
 a lifecycle mailbox: every put sends a message fixed in the code
@@ -306,6 +307,7 @@ fn fed_without_waiting(cx: &FileCx, ctor: ExprId) -> bool {
         let Some(entry) = cx
             .effect(c, Effect::NowaitProducer)
             .or_else(|| base_initializer(cx, p, c, Effect::NowaitProducer))
+            .or_else(|| inherited_constructor(cx, c, Effect::NowaitProducer))
         else {
             return false;
         };
@@ -338,6 +340,32 @@ fn base_initializer<'k>(
     }
     let class = cx.func(cx.func_of(call)).class.as_deref()?;
     let decl = cx.model.types.iter().find(|t| t.qualname == class)?;
+    decl.bases.iter().find_map(|b| {
+        let last = b.rsplit('.').next().unwrap_or(b);
+        cx.kb.find(effect, Some(b), last)
+    })
+}
+
+/// `LocalQueueHandler(q)` of a class of this file that keeps its base's
+/// `__init__` (`class LocalQueueHandler(QueueHandler)` overriding only
+/// `prepare`): the entry of that base's constructor.
+fn inherited_constructor<'k>(
+    cx: &FileCx<'k>,
+    c: &Call,
+    effect: Effect,
+) -> Option<&'k unsnarl_model::knowledge::Entry> {
+    if c.receiver.is_some() {
+        return None;
+    }
+    let target = c.target.as_deref()?;
+    let decl = cx.model.types.iter().find(|t| t.qualname == target)?;
+    let own_init = cx.model.function_ids().any(|f| {
+        let func = cx.func(f);
+        func.name == "__init__" && func.class.as_deref() == Some(decl.qualname.as_str())
+    });
+    if own_init {
+        return None;
+    }
     decl.bases.iter().find_map(|b| {
         let last = b.rsplit('.').next().unwrap_or(b);
         cx.kb.find(effect, Some(b), last)
@@ -959,8 +987,49 @@ class Pool:
             f, fn, args = self._work_queue.get()
             f.set_result(fn(*args))
 "#,
+        r#"
+from logging import Handler
+from queue import SimpleQueue
+from threading import Thread
+
+
+class Relay:
+    # Not a log handler: a relay of this file whose queue a slow sender
+    # drains.
+    def __init__(self, q):
+        self.q = q
+
+    def push(self, item):
+        self.q.put(item)
+
+
+def start(sender):
+    q = SimpleQueue()  # expect
+    relay = Relay(q)
+    Thread(target=lambda: [sender(q.get()) for _ in iter(int, 1)]).start()
+    return relay
+"#,
     ],
     pass: &[
+        r#"
+from logging import Handler
+from logging.handlers import QueueHandler, QueueListener
+from queue import SimpleQueue
+
+
+class LocalQueueHandler(QueueHandler):
+    # Keeps QueueHandler's constructor: the queue is a log queue, filled
+    # without waiting, as the standard handler does.
+    def prepare(self, record):
+        return record
+
+
+def setup_logging(*handlers: Handler) -> QueueHandler:
+    q = SimpleQueue()
+    handler = LocalQueueHandler(q)
+    QueueListener(q, *handlers).start()
+    return handler
+"#,
         r#"
 import queue
 import threading

@@ -220,7 +220,7 @@ fn waits_on_kept_collection(cx: &FileCx, f: FuncId, wait: ExprId, c: &Call) -> b
 }
 
 /// The names and attributes a collection expression joins: `tasks`,
-/// `set(chain(self._pending, others))`, `tasks | {waiter}`, not what a
+/// `set(chain(self._pending, others))`, `tasks | {waiter}`, `jobs.keys()`, not what a
 /// call builds (`[create_task(client.get(u)) ...]` names `client` only as
 /// a receiver).
 fn collection_parts(cx: &FileCx, e: ExprId) -> Vec<ExprId> {
@@ -231,6 +231,14 @@ fn collection_parts(cx: &FileCx, e: ExprId) -> Vec<ExprId> {
             let mut out = collection_parts(cx, *left);
             out.extend(collection_parts(cx, *right));
             out
+        }
+        // `pending.keys()`, `tasks.values()`: a view of the collection.
+        ExprKind::Call(c)
+            if c.args.is_empty()
+                && matches!(c.name.as_str(), "keys" | "values")
+                && c.receiver.is_some() =>
+        {
+            collection_parts(cx, c.receiver.unwrap())
         }
         ExprKind::Call(c)
             if matches!(
@@ -337,8 +345,31 @@ async def poll_mirrors(client, mirrors):
         done, _ = await asyncio.wait(racers, return_when=asyncio.FIRST_COMPLETED)  # expect
         if done.pop().result():
             return
+
+async def run_jobs(next_job, report):
+    while True:
+        # A fresh dict each round: the unfinished jobs are dropped with it.
+        pending = {}
+        while (job := next_job()) is not None:
+            pending[asyncio.ensure_future(job())] = id(job)
+        done, _ = await asyncio.wait(pending.keys(), timeout=0.05, return_when=asyncio.FIRST_COMPLETED)  # expect
+        for f in done:
+            report(pending[f], f)
 "#],
     pass: &[
+        r#"
+import asyncio
+
+async def run_jobs(next_job, report, running):
+    # The dict is kept across rounds: unfinished jobs are waited for again.
+    pending = {}
+    while running() or pending:
+        while (job := next_job()) is not None:
+            pending[asyncio.ensure_future(job())] = id(job)
+        done, _ = await asyncio.wait(pending.keys(), timeout=0.05, return_when=asyncio.FIRST_COMPLETED)
+        for f in done:
+            report(pending.pop(f), f)
+"#,
         r#"
 import asyncio
 
