@@ -21,7 +21,11 @@ An `async` callback given to `setTimeout`/`setInterval`/`setImmediate`,
 an express route (`app.get(path, async (req, res) => ...)`), where an `await`
 of the callback is outside any `try`/`catch`. An await of a deferred that
 the file only ever resolves, made without a timeout option (`await
-this.#ready?.valueOrThrow()`), cannot reject and is not counted.
+this.#ready?.valueOrThrow()`), cannot reject and is not counted, nor is
+an await of an async function of the file that catches everything itself
+(`await this.tick()`). A file that installs its own
+`process.on("unhandledRejection", ..)` handler routes such rejections
+there on purpose and is not reported.
 
 ## Why
 
@@ -116,6 +120,11 @@ impl Rule for AsyncCallbackIgnored {
         if common::skip_file(cx) {
             return;
         }
+        // The program routes every unhandled rejection to a handler of its
+        // own (`process.on("unhandledRejection", ..)`): none goes unseen.
+        if routes_unhandled_rejections(cx) {
+            return;
+        }
         let express = uses_express(cx);
         for f in cx.model.function_ids() {
             if !cx.func(f).is_async || cx.func(f).kind != FnKind::Closure {
@@ -154,6 +163,18 @@ impl Rule for AsyncCallbackIgnored {
             out.push(finding);
         }
     }
+}
+
+/// The file installs a process-wide `unhandledRejection` listener.
+fn routes_unhandled_rejections(cx: &FileCx) -> bool {
+    cx.calls_named(&["on", "once", "addListener", "prependListener"])
+        .into_iter()
+        .any(|(_, c)| {
+            c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some("process")
+                && c.positional(0).is_some_and(|a| {
+                    matches!(cx.model.literal(a), Some(Lit::Str(s)) if s.as_str() == "unhandledRejection")
+                })
+        })
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -226,8 +247,69 @@ export class FrameManager {
   }
 }
 "#,
+        r#"
+class Poller {
+  async tick() {
+    try {
+      await this.db.query("select 1");
+    } catch (err) {
+      this.emit("error", err);
+      throw err;
+    }
+  }
+
+  start() {
+    this.timer = setInterval(async () => await this.tick(), 1000); // expect
+  }
+}
+"#,
+        r#"
+class Slots {
+  // No await here, but it hands on a promise kept in a field: whatever
+  // rejects `#running` rejects this too.
+  async rediscover() {
+    this.running ??= this.discover().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  watch(client) {
+    client.on("moved", async () => { // expect
+      await this.rediscover();
+    });
+  }
+}
+"#,
     ],
     pass: &[
+        r#"
+class Poller {
+  async tick() {
+    try {
+      await this.db.query("select 1");
+    } catch (err) {
+      this.emit("error", err);
+    }
+  }
+
+  start() {
+    // `tick` catches everything: its promise cannot reject.
+    this.timer = setInterval(async () => await this.tick(), 1000);
+  }
+}
+"#,
+        r#"
+process.on("unhandledRejection", (err) => {
+  console.error(err);
+  process.exit(1);
+});
+
+process.on("SIGTERM", async () => {
+  await queue.end();
+  process.exit(0);
+});
+"#,
         r#"
 class Deferred {
   #resolve;

@@ -1107,11 +1107,27 @@ pub fn grows(cx: &FileCx, e: ExprId) -> bool {
 /// `try` with a `catch`: where a rejection escapes the function. `None` when
 /// every await is guarded (or there is none).
 pub fn unguarded_await(cx: &FileCx, f: FuncId) -> Option<ExprId> {
+    unguarded_await_within(cx, f, 0)
+}
+
+/// [`unguarded_await`], following awaited calls of the file's own async
+/// functions `depth` levels deep already.
+pub(crate) fn unguarded_await_within(cx: &FileCx, f: FuncId, depth: usize) -> Option<ExprId> {
     let awaits = exprs_of(cx, f).find(|&e| match cx.expr(e).kind {
         ExprKind::Await(p) => {
-            !in_try_with_catch(cx, e)
-                && !handles_rejection(cx, p)
-                && !super::rejection::awaits_resolve_only_deferred(cx, p)
+            // `await this.tick()` of a function of the file that catches
+            // everything itself.
+            let guarded_call = || {
+                depth < 3
+                    && cx.call(cx.model.strip(p)).is_some_and(|c| {
+                        local_callee_is_not(cx, c, f)
+                            && super::rejection::guarded_callee_within(cx, c, depth + 1)
+                    })
+            };
+            !(in_try_with_catch(cx, e)
+                || handles_rejection(cx, p)
+                || super::rejection::awaits_resolve_only_deferred(cx, p)
+                || guarded_call())
         }
         _ => false,
     });
@@ -1126,6 +1142,63 @@ pub fn unguarded_await(cx: &FileCx, f: FuncId) -> Option<ExprId> {
             _ => None,
         })
     })
+}
+
+/// `c` calls a function of the file other than `f` (a retry of itself
+/// proves nothing).
+fn local_callee_is_not(cx: &FileCx, c: &Call, f: FuncId) -> bool {
+    super::rejection::local_callee(cx, c).is_some_and(|g| g != f)
+}
+
+/// A function of the module (not a method) that the module calls exactly
+/// once, from its top level and outside any loop, and does not export
+/// (`async function boot() { .. } boot();`): a script's start-up, which
+/// runs once per process, not per call.
+pub fn called_once_at_top(cx: &FileCx, f: FuncId) -> bool {
+    let func = cx.func(f);
+    if func.class.is_some() || func.parent != Some(FuncId(0)) || func.name.is_empty() {
+        return false;
+    }
+    let name = func.name.as_str();
+    let exported = cx.text.contains("module.exports")
+        || cx.text.contains(&format!("exports.{name}"))
+        || cx.text.contains(&format!("export async function {name}"))
+        || cx.text.contains(&format!("export function {name}"))
+        || cx.text.contains("export {")
+        || cx.text.contains("export default");
+    if exported {
+        return false;
+    }
+    let mut calls = cx.model.exprs.iter().enumerate().filter(|(_, e)| {
+        matches!(&e.kind, ExprKind::Call(c) if c.receiver.is_none() && cx.model.name_of(c.func) == Some(name))
+    });
+    let (Some((i, _)), None) = (calls.next(), calls.next()) else {
+        return false;
+    };
+    let call = ExprId(i as u32);
+    let in_loop = cx.tree.enclosing_stmt(call).is_some_and(|s| {
+        std::iter::once(s)
+            .chain(cx.tree.stmt_ancestors(s))
+            .any(|a| {
+                matches!(
+                    cx.stmt(a).kind,
+                    StmtKind::For { .. } | StmtKind::While { .. } | StmtKind::Loop { .. }
+                )
+            })
+    });
+    cx.func_of(call) == FuncId(0) && !in_loop
+}
+
+/// The function of the module's top level that `f` is nested in (`f`
+/// itself when it is one).
+pub fn top_level_fn(cx: &FileCx, mut f: FuncId) -> FuncId {
+    while let Some(p) = cx.func(f).parent {
+        if p == FuncId(0) {
+            break;
+        }
+        f = p;
+    }
+    f
 }
 
 /// `p.catch(handler)` or `p.then(onOk, onErr)`: the awaited promise has its

@@ -45,7 +45,12 @@ set, unconditionally, to a chain handling rejection (`promise =
 promise.then(onOk, onErr); .. promise.finally(cb)`), nor one on
 `Promise.all` of promises that each handle their rejection (an array of
 such chains, `items.map(i => load(i).catch(log))`, or a local array whose
-every `push` is one): every element fulfills, so the whole does.
+every `push` is one): every element fulfills, so the whole does. A
+local or field the file only ever sets to a promise that cannot reject
+(`Promise.resolve()`, `Promise.allSettled(..)`, `new Promise(resolve =>
+..)`; clearing it to `null` aside, read through `this` or through
+another object of the class, `client.drainPromise`) starts no rejecting
+chain either.
 
 ## Why
 
@@ -289,7 +294,8 @@ fn settles_elsewhere(cx: &FileCx, c: &Call) -> bool {
         })
 }
 
-/// `resolved` (or `this.settled`) where every assignment of it in the file
+/// `resolved` (or `this.settled`, or `client.settled` where the class sets
+/// `this.settled`) where every assignment of it in the file but a `null`
 /// gives a promise that cannot reject: `Promise.resolve(...)`,
 /// `Promise.allSettled(...)`, or `new Promise(resolve => ...)` with no
 /// `reject` parameter.
@@ -365,7 +371,17 @@ fn resolved_promise_var(cx: &FileCx, r: ExprId) -> bool {
                         .is_some_and(|d| d.ends_with("Promise")))
             })
     };
-    let is_it = |t: ExprId| cx.model.dotted(t).as_deref() == Some(name.as_str());
+    // The same field set through `this` by its class (`client.drainPromise`
+    // read where the class sets `this.drainPromise`).
+    let own_field = name
+        .rsplit_once('.')
+        .map(|(_, field)| format!("this.{field}"));
+    let is_it = |t: ExprId| {
+        let d = cx.model.dotted(t);
+        d.as_deref() == Some(name.as_str()) || (d.is_some() && d == own_field)
+    };
+    // Clearing it (`this.pending = null`) stores no promise.
+    let cleared = |v: ExprId| matches!(cx.model.literal(v), Some(Lit::Null));
     let mut any = false;
     for st in &cx.model.stmts {
         if let StmtKind::Assign {
@@ -374,6 +390,7 @@ fn resolved_promise_var(cx: &FileCx, r: ExprId) -> bool {
             ..
         } = &st.kind
             && targets.iter().any(|&t| is_it(t))
+            && !cleared(*v)
         {
             if !cannot_reject(*v) {
                 return false;
@@ -384,6 +401,7 @@ fn resolved_promise_var(cx: &FileCx, r: ExprId) -> bool {
     for ex in &cx.model.exprs {
         if let ExprKind::AssignExpr { target, value, .. } = &ex.kind
             && is_it(*target)
+            && !cleared(*value)
         {
             if !cannot_reject(*value) {
                 return false;
@@ -992,8 +1010,52 @@ class Pool {
   }
 }
 "#,
+        r#"
+class Client {
+  send(msg) {
+    this.inFlight += 1;
+    if (!this.drainPromise) {
+      this.drainPromise = this.socket.flushAsync();
+    }
+    this.socket.send(msg, () => {
+      this.inFlight -= 1;
+      if (this.inFlight === 0 && this.drainResolve) {
+        this.drainResolve();
+        this.drainPromise = null;
+      }
+    });
+  }
+}
+
+function whenDrained(client, done) {
+  client.drainPromise.then(done); // expect
+}
+"#,
     ],
     pass: &[
+        r#"
+class Client {
+  send(msg) {
+    this.inFlight += 1;
+    if (!this.drainPromise) {
+      this.drainPromise = new Promise((resolve) => {
+        this.drainResolve = resolve;
+      });
+    }
+    this.socket.send(msg, () => {
+      this.inFlight -= 1;
+      if (this.inFlight === 0 && this.drainResolve) {
+        this.drainResolve();
+        this.drainPromise = null;
+      }
+    });
+  }
+}
+
+function whenDrained(client, done) {
+  client.drainPromise.then(done);
+}
+"#,
         r#"
 function runAll(session, conn, procs) {
   const dl = [];

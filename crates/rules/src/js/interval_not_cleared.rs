@@ -16,7 +16,9 @@ pub static META: RuleMeta = RuleMeta {
     languages: &[Language::JavaScript, Language::TypeScript],
     summary: "A function starts a `setInterval` whose handle is dropped or never passed to `clearInterval`: every call leaves one more timer running forever.",
     docs: r#"
-`setInterval(...)` inside a function (not module start-up code), whose
+`setInterval(...)` inside a function (not module start-up code, nor a
+function of the module that only its top level calls, once, and that it
+does not export: `async function boot() { .. } boot();`), whose
 return value is discarded, or stored in a variable or field that no
 `clearInterval` in the file ever receives (also through the `timers`
 module, as compiled TypeScript calls it: `(0, timers_1.clearInterval)(h)`).
@@ -78,7 +80,10 @@ impl Rule for IntervalNotCleared {
         for (e, _) in cx.calls_to(&["setInterval", "timers.setInterval"]) {
             let ex = cx.expr(e);
             let f = cx.func_of(e);
-            if f.0 == 0 || common::in_test(cx, f) {
+            if f.0 == 0
+                || common::in_test(cx, f)
+                || common::called_once_at_top(cx, common::top_level_fn(cx, f))
+            {
                 continue;
             }
             let msg = match holder(cx, e) {
@@ -239,8 +244,24 @@ function waitIdle(pool) {
   });
 }
 "#,
+        r#"
+// Exported: every caller's call adds another timer.
+export async function boot(queue) {
+  await queue.connect();
+  setInterval(() => report(queue.stats()), 10_000); // expect
+}
+"#,
     ],
     pass: &[
+        r#"
+// A script's start-up: `boot` runs once, from the top level.
+async function boot() {
+  await queue.connect();
+  setInterval(() => report(queue.stats()), 10_000);
+}
+
+boot();
+"#,
         r#"
 const metrics = setInterval(flushMetrics, 10000);
 

@@ -22,7 +22,9 @@ and message handlers, async functions, React effects): `x.on(event, fn)`,
 `x.addListener(...)` or `x.addEventListener(...)` where `x` outlives the
 call (`process`, `window`, `document`, a module-level or imported emitter),
 with no `once`, no `{ once: true }`/`{ signal }`, and no matching
-`off`/`removeListener`/`removeEventListener` in the file.
+`off`/`removeListener`/`removeEventListener` in the file. Async
+functions named for set-up (`init`, `start`, `boot`, ...) run once, and so
+does one the module calls once from its top level and does not export.
 
 ## Why
 
@@ -196,10 +198,11 @@ fn per_call(cx: &FileCx, h: &common::Handlers, f: FuncId) -> Option<&'static str
                 "configure",
                 "run",
                 "mount",
+                "boot",
             ]
             .iter()
             .any(|w| n.starts_with(w));
-            return (!setup).then_some("on every call");
+            return (!setup && !common::called_once_at_top(cx, a)).then_some("on every call");
         }
     }
     None
@@ -283,8 +286,28 @@ async function handle(req, res) {
 
 module.exports = { handle };
 "#,
+        r#"
+// Called for every job: each call adds another SIGINT listener.
+async function go(worker) {
+  await worker.start();
+  process.on("SIGINT", () => worker.stop()); // expect
+}
+
+queue.on("job", () => {
+  go(new Worker());
+});
+"#,
     ],
     pass: &[
+        r#"
+// A script's start-up: `go` runs once, from the top level.
+async function go(worker) {
+  await worker.start();
+  process.on("SIGINT", () => worker.stop());
+}
+
+go(new Worker());
+"#,
         r#"
 import express from "express";
 import { EventEmitter } from "node:events";

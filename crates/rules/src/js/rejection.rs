@@ -112,18 +112,26 @@ pub fn is_chain_link(c: &Call) -> bool {
 /// did not await (but a call of itself, a retry): its promise cannot
 /// reject, so dropping it loses nothing (a deliberate background task).
 pub fn guarded_callee(cx: &FileCx, c: &Call) -> bool {
+    guarded_callee_within(cx, c, 0)
+}
+
+/// [`guarded_callee`], `depth` awaited calls deep already.
+pub(crate) fn guarded_callee_within(cx: &FileCx, c: &Call, depth: usize) -> bool {
     let Some(f) = local_callee(cx, c) else {
         return false;
     };
     if !cx.func(f).is_async {
         return returns_only_handled(cx, f);
     }
+    // A call of something else, or a field that may hold a promise made
+    // elsewhere (`return this.#running`, set to a chain by `??=`).
     let passes_on_a_promise = super::common::stmts_of(cx, f).any(|s| {
         matches!(cx.stmt(s).kind, StmtKind::Return(Some(v))
-            if cx.call(cx.model.strip(v)).is_some_and(|k| local_callee(cx, k) != Some(f)))
+            if cx.call(cx.model.strip(v)).is_some_and(|k| local_callee(cx, k) != Some(f))
+                || matches!(cx.expr(cx.model.strip(v)).kind, ExprKind::Attr { .. }))
     });
     !passes_on_a_promise
-        && super::common::unguarded_await(cx, f).is_none()
+        && super::common::unguarded_await_within(cx, f, depth).is_none()
         && super::common::stmts_of(cx, f).all(|s| {
             !matches!(cx.stmt(s).kind, StmtKind::Raise(_)) || {
                 let e = cx.stmt(s).span;

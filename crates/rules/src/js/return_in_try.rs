@@ -20,7 +20,10 @@ pub static META: RuleMeta = RuleMeta {
 `try` has a `catch` or a `finally`. With only a `catch`, a call of an
 async function of the file whose promise cannot reject (every await in it
 caught, nothing thrown: a retry calling itself, say) is left alone: there
-is nothing for the `catch` to miss.
+is nothing for the `catch` to miss. So is a call of the function every
+`catch` also ends by returning (`return this.complete(true)` in the `try`,
+`return this.complete(false)` in the `catch`): awaiting it would run that
+finisher twice when it fails.
 
 ## Why
 
@@ -95,9 +98,9 @@ impl Rule for ReturnInTry {
                 // promise cannot reject (its awaits all caught, often this
                 // very function retrying) gives the `catch` nothing to see.
                 if guard == CATCH_ONLY
-                    && cx
-                        .call(cx.model.strip(v))
-                        .is_some_and(|c| super::rejection::guarded_callee(cx, c))
+                    && cx.call(cx.model.strip(v)).is_some_and(|c| {
+                        super::rejection::guarded_callee(cx, c) || catch_finishes_alike(cx, s, c)
+                    })
                 {
                     continue;
                 }
@@ -113,6 +116,32 @@ impl Rule for ReturnInTry {
             }
         }
     }
+}
+
+/// Every `catch` of the `try` around `s` ends by returning a call of the
+/// same function (`try { ..; return this.complete(true) } catch (e) {
+/// this.error = e; return this.complete(false) }`): that call is the
+/// finisher of both paths, and awaiting it inside the `try` would run it a
+/// second time, on the failure path, when it fails. Its rejection reaches
+/// the caller either way.
+fn catch_finishes_alike(cx: &FileCx, s: StmtId, c: &Call) -> bool {
+    let Some(callee) = cx.model.dotted(c.func) else {
+        return false;
+    };
+    cx.tree.stmt_ancestors(s).find_map(|a| match &cx.stmt(a).kind {
+        StmtKind::Try { body, handlers, .. } if common::block_contains(cx, body, s) => Some(handlers),
+        _ => None,
+    })
+    .is_some_and(|handlers| {
+        !handlers.is_empty()
+            && handlers.iter().all(|h| {
+                h.body.last().is_some_and(|&l| {
+                    matches!(cx.stmt(l).kind, StmtKind::Return(Some(r))
+                        if cx.call(cx.model.strip(r))
+                            .is_some_and(|k| cx.model.dotted(k.func).as_deref() == Some(callee.as_str())))
+                })
+            })
+    })
 }
 
 const CATCH_ONLY: &str = "`catch` (its handling never happens), and nothing";
@@ -183,8 +212,42 @@ async function fetchHead(url) {
   return { url, ok: res.statusCode === 200 };
 }
 "#,
+        r#"
+class Worker {
+  async perform(job) {
+    try {
+      const result = await job.run();
+      return this.complete(true, result); // expect
+    } catch (err) {
+      this.error = err;
+      return this.retryLater(job);
+    }
+  }
+
+  async complete(ok, result) {
+    await this.queue.ack(this.job, ok, result);
+  }
+}
+"#,
     ],
     pass: &[
+        r#"
+class Worker {
+  async perform(job) {
+    try {
+      const result = await job.run();
+      return this.complete(true, result);
+    } catch (err) {
+      this.error = err;
+      return this.complete(false);
+    }
+  }
+
+  async complete(ok, result) {
+    await this.queue.ack(this.job, ok, result);
+  }
+}
+"#,
         r#"
 const { request } = require("undici");
 
