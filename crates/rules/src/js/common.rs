@@ -99,7 +99,29 @@ pub fn browser_only(cx: &FileCx) -> bool {
 
 /// Generated files are skipped.
 pub fn skip_file(cx: &FileCx) -> bool {
-    cx.model.is_generated || type_test_file(cx.path)
+    cx.model.is_generated || type_test_file(cx.path) || says_type_checked_only(cx.text)
+}
+
+/// The file's opening comments say it is only type-checked (`tsc --noEmit
+/// test.ts` validating a package's typings): nothing runs it.
+fn says_type_checked_only(text: &str) -> bool {
+    // The comments before the first line of code that is not an import.
+    let mut head = String::new();
+    let mut in_block = false;
+    for line in text.lines().take(40) {
+        let t = line.trim();
+        let comment = in_block || t.starts_with("/*") || t.starts_with("//");
+        if comment {
+            head.push_str(t);
+            head.push('\n');
+            if in_block || t.starts_with("/*") {
+                in_block = !t.contains("*/");
+            }
+        } else if !(t.is_empty() || t.starts_with("import ") || t.starts_with("function assert")) {
+            break;
+        }
+    }
+    head.contains("--noEmit")
 }
 
 /// A type-level test (`*.test-d.ts` for tsd, `*.tst.ts` for TSTyche): the
@@ -1334,5 +1356,16 @@ mod tests {
         assert!(type_test_file("types\\api.test-d.tsx"));
         assert!(!type_test_file("test/server.test.ts"));
         assert!(!type_test_file("src/tstats.ts"));
+    }
+
+    #[test]
+    fn a_header_saying_tsc_no_emit_marks_a_type_check_only_file() {
+        let checked = "/// <reference path=\"lib.d.ts\" />\nimport Lib from \"lib\";\n/*\nValidates the typings: tsc --noEmit test.ts\n*/\nnew Lib().run().then(() => {});\n";
+        assert!(says_type_checked_only(checked));
+        // The flag in code, or after the code starts, says nothing.
+        let run =
+            "import Lib from \"lib\";\nnew Lib().run().then(() => {});\n// see tsc --noEmit\n";
+        assert!(!says_type_checked_only(run));
+        assert!(!says_type_checked_only("const args = [\"--noEmit\"];\n"));
     }
 }

@@ -36,7 +36,8 @@ or hands it to a helper (`.then(() => done())`, `.then(() => finish(conn,
 done))`: a rejection leaves `done` uncalled and the runner
 fails the test) or an assertion of a test that planned its count
 (`t.plan(2)` ... `.then(() => t.assert.ok(..))`: a skipped assertion fails
-the plan), type-level test files (`*.test-d.ts`, `*.tst.ts`),
+the plan), type-level test files (`*.test-d.ts`, `*.tst.ts`, or a
+file whose opening comment says it is checked with `tsc --noEmit`),
 which the type checker reads and nothing runs, and chains on a deferred
 that the file's classes settle only by resolving (`this.done.resolve(err)`
 and never `.reject(..)`, read as `this.done` or as `feed.done`): it
