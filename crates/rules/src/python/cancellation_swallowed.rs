@@ -33,7 +33,8 @@ a `create_task(conn.serve())` that is cancelled but never awaited, or
 awaited only right after its own `cancel()` by the code that stopped it;
 started directly, through a spawning helper of the file or a
 `create_task` of another module of the project, by a task
-group's `start_soon`/`start`, or from another thread with
+group's `start_soon`/`start`, an application's `add_task(coro)` or
+`start_background_task(fn)`, or from another thread with
 `run_coroutine_threadsafe`): no frame of that task is left to tell.
 Awaiting a task only to reap it is left alone too (also with a deadline:
 `await asyncio.wait_for(task, 1.0)`, `async with asyncio.timeout(t):
@@ -592,11 +593,15 @@ fn runs_as_own_task(cx: &FileCx, fid: FuncId) -> bool {
             return false;
         };
         // `tg.start_soon(self.run)`, `nursery.start(serve, port)`: a task
-        // group runs the function as a task of its own.
+        // group runs the function as a task of its own; so does
+        // python-socketio's `sio.start_background_task(self._listen)`.
         if let Some(r) = cx.call(call)
             && r.func != id
             && r.receiver.is_some()
-            && matches!(r.name.as_str(), "start_soon" | "start")
+            && matches!(
+                r.name.as_str(),
+                "start_soon" | "start" | "start_background_task"
+            )
             && r.positional(0) == Some(id)
         {
             started = true;
@@ -679,7 +684,9 @@ fn spawned_from_thread(cx: &FileCx, r: &Call, coro: ExprId) -> bool {
 fn is_task_root(c: &Call) -> bool {
     c.target.as_deref() == Some("asyncio.run")
         || matches!(c.name.as_str(), "create_task" | "ensure_future")
-        || (c.receiver.is_some() && c.name == "run_until_complete")
+        // `app.add_task(self._serve())`: an application that schedules
+        // the coroutine as a task of its own (sanic, aiohttp-style apps).
+        || (c.receiver.is_some() && matches!(c.name.as_str(), "run_until_complete" | "add_task"))
 }
 
 /// The task a task-root call makes is awaited, or handed to something that
@@ -1524,8 +1531,39 @@ class Job:
         except asyncio.CancelledError:  # expect
             pass
 "#,
+        r#"
+import asyncio
+
+class PubSubManager:
+    async def initialize(self):
+        # Awaited in place: the caller's cancellation is swallowed here.
+        await self._listen()
+
+    async def _listen(self):
+        while True:
+            try:
+                message = await self.channel.get_message()
+            except asyncio.CancelledError:  # expect
+                break
+            await self.handle(message)
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+class PubSubManager:
+    def initialize(self):
+        self.thread = self.server.start_background_task(self._listen)
+
+    async def _listen(self):
+        while True:
+            try:
+                message = await self.channel.get_message()
+            except asyncio.CancelledError:
+                break
+            await self.handle(message)
+"#,
         r#"
 import asyncio
 
