@@ -1172,25 +1172,25 @@ fn local_callee_is_not(cx: &FileCx, c: &Call, f: FuncId) -> bool {
     super::rejection::local_callee(cx, c).is_some_and(|g| g != f)
 }
 
+/// No `module.exports`, `exports.x =` or ES `export`: nothing imports the
+/// file for what it defines.
+pub fn exports_nothing(text: &str) -> bool {
+    !text.contains("exports") && !text.lines().any(|l| l.trim_start().starts_with("export "))
+}
+
 /// A function of the module (not a method) that the module calls exactly
-/// once, from its top level and outside any loop, and does not export
-/// (`async function boot() { .. } boot();`): a script's start-up, which
+/// once, from its top level and outside any loop, in a file that exports
+/// nothing (`async function boot() { .. } boot();`): a script's start-up, which
 /// runs once per process, not per call.
 pub fn called_once_at_top(cx: &FileCx, f: FuncId) -> bool {
     let func = cx.func(f);
     if func.class.is_some() || func.parent != Some(FuncId(0)) || func.name.is_empty() {
         return false;
     }
-    let name = func.name.as_str();
-    let exported = cx.text.contains("module.exports")
-        || cx.text.contains(&format!("exports.{name}"))
-        || cx.text.contains(&format!("export async function {name}"))
-        || cx.text.contains(&format!("export function {name}"))
-        || cx.text.contains("export {")
-        || cx.text.contains("export default");
-    if exported {
+    if !exports_nothing(cx.text) {
         return false;
     }
+    let name = func.name.as_str();
     let mut calls = cx.model.exprs.iter().enumerate().filter(|(_, e)| {
         matches!(&e.kind, ExprKind::Call(c) if c.receiver.is_none() && cx.model.name_of(c.func) == Some(name))
     });

@@ -148,13 +148,7 @@ fn whole_program(cx: &FileCx, id: ExprId) -> bool {
             "examples" | "example" | "scripts" | "script" | "bin" | "demo" | "demos"
         )
     });
-    (cx.model.is_test || program_dir) && exports_nothing(cx.text)
-}
-
-/// No `module.exports`, `exports.x =` or ES `export`: nothing imports the
-/// file for what it defines.
-fn exports_nothing(text: &str) -> bool {
-    !text.contains("exports") && !text.lines().any(|l| l.trim_start().starts_with("export "))
+    (cx.model.is_test || program_dir) && common::exports_nothing(cx.text)
 }
 
 impl FloatingPromise {

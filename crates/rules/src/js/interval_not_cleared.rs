@@ -17,8 +17,8 @@ pub static META: RuleMeta = RuleMeta {
     summary: "A function starts a `setInterval` whose handle is dropped or never passed to `clearInterval`: every call leaves one more timer running forever.",
     docs: r#"
 `setInterval(...)` inside a function (not module start-up code, nor a
-function of the module that only its top level calls, once, and that it
-does not export: `async function boot() { .. } boot();`), whose
+function that the top level of a module exporting nothing calls once:
+`async function boot() { .. } boot();`), whose
 return value is discarded, or stored in a variable or field that no
 `clearInterval` in the file ever receives (also through the `timers`
 module, as compiled TypeScript calls it: `(0, timers_1.clearInterval)(h)`).

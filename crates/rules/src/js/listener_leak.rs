@@ -24,7 +24,7 @@ call (`process`, `window`, `document`, a module-level or imported emitter),
 with no `once`, no `{ once: true }`/`{ signal }`, and no matching
 `off`/`removeListener`/`removeEventListener` in the file. Async
 functions named for set-up (`init`, `start`, `boot`, ...) run once, and so
-does one the module calls once from its top level and does not export.
+does one that the top level of a module exporting nothing calls once.
 
 ## Why
 

@@ -672,7 +672,7 @@ fn awaits_spawned_task(cx: &FileCx, awaited: ExprId) -> bool {
     let Some(name) = cx.model.name_of(awaited) else {
         return false;
     };
-    if let Some(handles) = loop_over(cx, awaited, name) {
+    if let Some((_, handles)) = loop_over(cx, awaited, name) {
         return holds_spawned(cx, handles);
     }
     let Some(decl) = common::declaration_of(cx, name, awaited) else {
@@ -685,8 +685,9 @@ fn awaits_spawned_task(cx: &FileCx, awaited: ExprId) -> bool {
         .is_some_and(|c| cx.effect(c, Effect::Spawn).is_some())
 }
 
-/// The collection a `for name in handles` loop around `at` goes over.
-fn loop_over(cx: &FileCx, at: ExprId, name: &str) -> Option<ExprId> {
+/// The innermost `for` loop around `at` that binds `name` (`for t in
+/// tasks`, `for (i, t) in ..`): its target and the collection it goes over.
+fn loop_over(cx: &FileCx, at: ExprId, name: &str) -> Option<(ExprId, ExprId)> {
     let s = cx.tree.enclosing_stmt(at)?;
     std::iter::once(s)
         .chain(cx.tree.stmt_ancestors(s))
@@ -695,7 +696,12 @@ fn loop_over(cx: &FileCx, at: ExprId, name: &str) -> Option<ExprId> {
                 target: Some(t),
                 iter,
                 ..
-            } if cx.model.name_of(*t) == Some(name) => Some(*iter),
+            } if unsnarl_model::walk::exprs_under(cx.model, *t)
+                .into_iter()
+                .any(|y| cx.model.name_of(y) == Some(name)) =>
+            {
+                Some((*t, *iter))
+            }
             _ => None,
         })
 }
@@ -988,20 +994,8 @@ fn private_name(cx: &FileCx, f: FuncId, x: ExprId, id: &str, depth: u32) -> bool
         };
     }
     // A loop variable over something private.
-    if let Some(s) = cx.tree.enclosing_stmt(x) {
-        for a in std::iter::once(s).chain(cx.tree.stmt_ancestors(s)) {
-            if let StmtKind::For {
-                target: Some(t),
-                iter,
-                ..
-            } = &cx.stmt(a).kind
-                && unsnarl_model::walk::exprs_under(cx.model, *t)
-                    .into_iter()
-                    .any(|y| cx.model.name_of(y) == Some(id))
-            {
-                return cx.func_of(*t) == f && private_expr(cx, f, *iter, &[], depth + 1);
-            }
-        }
+    if let Some((t, iter)) = loop_over(cx, x, id) {
+        return cx.func_of(t) == f && private_expr(cx, f, iter, &[], depth + 1);
     }
     // A `let` of the sleeping function built from private values.
     let Some(d) = common::declaration_of(cx, id, x) else {
