@@ -51,9 +51,9 @@ channel field of the locked value whose other side never takes that mutex
 lock), or a one-way send on one to such a loop (`t.msg <- kick`, other
 senders taking the lock too), or a `s.wg.Wait()` for workers that call
 `s.wg.Done()` and never take the mutex: it cannot deadlock, and the lock
-keeps two callers from running it at once; likewise a reply on a request's own channel (`req.reply <- v`)
-whose requesters all wait for it without a `select` and without the
-lock. A mutex named for an operation (`sendMu`, `leaveLock`) that no other
+keeps two callers from running it at once; likewise a reply on a
+request's own channel (`req.reply <- v`) whose requesters all wait for
+it without a `select` and without the lock. A mutex named for an operation (`sendMu`, `leaveLock`) that no other
 function of the file takes exists to run that operation one at a time:
 holding it across the operation's I/O is its purpose. A writer the
 function built over an in-memory buffer (`zw := pgzip.NewWriter(&buf)`,
@@ -1245,6 +1245,11 @@ fn peer_never_locks(cx: &FileCx, held: &HeldSet, e: ExprId) -> bool {
         }
     }
     peers.retain(|&g| common::outermost(cx, g) != here);
+    none_takes(cx, peers, mutex)
+}
+
+/// There are peers, and none of them takes a mutex named `mutex`.
+fn none_takes(cx: &FileCx, peers: Vec<FuncId>, mutex: &str) -> bool {
     let mut summaries = locks::Summaries::default();
     !peers.is_empty()
         && peers.into_iter().all(|g| {
@@ -1282,14 +1287,7 @@ fn workers_never_lock(cx: &FileCx, h: &locks::Held, owner: &str, e: ExprId, c: &
     // A worker written inside the waiting function (a `go func` of its
     // own) is a peer too; only the waiter's own body is not.
     workers.retain(|&g| g != cx.func_of(e));
-    let mut summaries = locks::Summaries::default();
-    !workers.is_empty()
-        && workers.into_iter().all(|g| {
-            summaries
-                .acquires(cx, g)
-                .iter()
-                .all(|a| a.instance.rsplit('.').next() != Some(mutex))
-        })
+    none_takes(cx, workers, mutex)
 }
 
 /// Every held mutex is named for an operation (`sendMu`, `leaveLock`,

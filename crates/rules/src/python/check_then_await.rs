@@ -257,9 +257,6 @@ fn lifecycle_guard(cx: &FileCx, f: FuncId, key: &str) -> bool {
         .collect();
     let only_starts_call = callers.iter().all(|&g| is_start(g));
     let started = is_start(f) || (!callers.is_empty() && only_starts_call);
-    // Set up on such a path and called from nowhere else (a `query()`
-    // that connects lazily would make it a request path): no shutdown has
-    // to undo it for the owner to run it once.
     // A set-up that takes a lock of its own expects concurrent calls.
     let locks = |g: FuncId| {
         cx.body_calls(g)
@@ -269,6 +266,9 @@ fn lifecycle_guard(cx: &FileCx, f: FuncId, key: &str) -> bool {
                     if items.iter().any(|it| crate::python::common::lock_kind(cx, it.ctx).is_some()))
             })
     };
+    // Set up on such a path and called from nowhere else (a `query()`
+    // that connects lazily would make it a request path): no shutdown has
+    // to undo it for the owner to run it once.
     let set_up = only_starts_call
         && !locks(f)
         && (is_setup(f) || (!callers.is_empty() && callers.iter().all(|&g| is_setup(g))));

@@ -339,6 +339,16 @@ fn base_initializer<'k>(
         return None;
     }
     let class = cx.func(cx.func_of(call)).class.as_deref()?;
+    base_entry(cx, class, effect)
+}
+
+/// The knowledge entry of the constructor of a base class of `class` (a
+/// class of this file).
+fn base_entry<'k>(
+    cx: &FileCx<'k>,
+    class: &str,
+    effect: Effect,
+) -> Option<&'k unsnarl_model::knowledge::Entry> {
     let decl = cx.model.types.iter().find(|t| t.qualname == class)?;
     decl.bases.iter().find_map(|b| {
         let last = b.rsplit('.').next().unwrap_or(b);
@@ -357,19 +367,15 @@ fn inherited_constructor<'k>(
     if c.receiver.is_some() {
         return None;
     }
-    let target = c.target.as_deref()?;
-    let decl = cx.model.types.iter().find(|t| t.qualname == target)?;
+    let class = c.target.as_deref()?;
     let own_init = cx.model.function_ids().any(|f| {
         let func = cx.func(f);
-        func.name == "__init__" && func.class.as_deref() == Some(decl.qualname.as_str())
+        func.name == "__init__" && func.class.as_deref() == Some(class)
     });
     if own_init {
         return None;
     }
-    decl.bases.iter().find_map(|b| {
-        let last = b.rsplit('.').next().unwrap_or(b);
-        cx.kb.find(effect, Some(b), last)
-    })
+    base_entry(cx, class, effect)
 }
 
 /// The name the queue `ctor` builds is bound to (`self.sigq = ..`): the

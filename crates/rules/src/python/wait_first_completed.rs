@@ -233,13 +233,9 @@ fn collection_parts(cx: &FileCx, e: ExprId) -> Vec<ExprId> {
             out
         }
         // `pending.keys()`, `tasks.values()`: a view of the collection.
-        ExprKind::Call(c)
-            if c.args.is_empty()
-                && matches!(c.name.as_str(), "keys" | "values")
-                && c.receiver.is_some() =>
-        {
-            collection_parts(cx, c.receiver.unwrap())
-        }
+        ExprKind::Call(c) if c.args.is_empty() && matches!(c.name.as_str(), "keys" | "values") => c
+            .receiver
+            .map_or_else(Vec::new, |r| collection_parts(cx, r)),
         ExprKind::Call(c)
             if matches!(
                 c.name.as_str(),

@@ -40,9 +40,9 @@ first put in a local, `let fut = handle(req); spawn(fut)`), and executor adapter
 hands them (`fn execute(&self, fut: F) { tokio::spawn(fut); }`, or a thread
 running `block_on(fut)`), or an executor loop spawning futures it takes off
 a channel (`while let Some(Cmd::Submit(job)) = rx.recv().await {
-spawn(job) }`, or a `match` on `ready!(self.rx.poll_recv(cx))` in a loop of a
-hand-written future's `poll`; also a thread that runs such a loop of a channel the
-function made on a runtime of its own): the caller owns that work. Pool workers that run on a
+spawn(job) }`, or a `match` on `ready!(self.rx.poll_recv(cx))` in a
+loop of a hand-written future's `poll`; also a thread that runs such a
+loop of a channel the function made on a runtime of its own): the caller owns that work. Pool workers that run on a
 clone of the state of the value the function returns, when that type's
 `Drop` is in the file (it tells them to stop), live as long as the handle
 and are not reported either. Nor are a spawn per
@@ -1056,7 +1056,8 @@ fn once_per_process(cx: &FileCx, spawn: ExprId) -> bool {
 /// An executor loop: the spawned future is a plain name bound by a pattern
 /// (`Command::Submit(job) => spawn(job)`, `while let Some(fut) = ..`) in a
 /// loop that takes its values off a channel or stream (`rx.recv()`,
-/// `stream.next()`, or a `match` on `poll_recv` inside a loop). Whoever sent the future built it and owns that work, as
+/// `stream.next()`, or a `match` on `poll_recv` inside a loop). Whoever
+/// sent the future built it and owns that work, as
 /// with a future handed in as a parameter.
 fn spawns_received_future(cx: &FileCx, spawn: ExprId, c: &Call) -> bool {
     let [arg] = c.args.as_slice() else {

@@ -619,8 +619,7 @@ fn observes_by_blocking(cx: &FileCx, rest: &[StmtId]) -> bool {
         }
         let Some(c) = cx.call(e) else { return false };
         let method = c.receiver.is_some();
-        let awaited = matches!(cx.tree.expr_parent(e),
-            Parent::Expr(p) if matches!(cx.expr(p).kind, ExprKind::Await(_)));
+        let awaited = is_awaited(cx, e);
         match c.name.as_str() {
             // `stream.next().await`: the next item, whenever it comes.
             "next" => method && awaited,
