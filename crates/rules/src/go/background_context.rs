@@ -30,8 +30,9 @@ the caller's context may be why it failed), and a helper that starts a
 goroutine of its own and gives it a fresh root bounded right there (`go func() { ctx, cancel :=
 context.WithTimeout(context.Background(), d) .. }()`): cleanup that has
 to outlive its caller, whose context may be why it runs (cancelled). A function that sends a request it was given (`req.WithContext(..)`,
-`rt.RoundTrip(req)`) is a client, not a handler: that request's context is
-not one it received. Nor is a root whose `cancel` a goroutine of the
+`rt.RoundTrip(req)`), or is a client's own `RoundTrip(req)`/`Do(req)`
+returning an `*http.Response`, is a client, not a handler: that request's
+context is not one it received. Nor is a root whose `cancel` a goroutine of the
 function calls when the client goes away (`case <-closed: cancel()` with
 `closed := cn.CloseNotify()`, or on a context's `Done()`): the
 cancellation is carried over by hand.
@@ -664,6 +665,32 @@ func (r *Reader) fetchOnce() ([]byte, error) {
 	return buf[:n], err
 }
 "#,
+        r#"
+package testutils
+
+import (
+	"context"
+	"net/http"
+	"time"
+)
+
+type FakeClient struct {
+	Resp chan *http.Response
+	Reqs chan *http.Request
+}
+
+func (fc *FakeClient) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	fc.Reqs <- req
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second) // expect
+	defer cancel()
+	select {
+	case r := <-fc.Resp:
+		w.WriteHeader(r.StatusCode)
+	case <-ctx.Done():
+		w.WriteHeader(http.StatusGatewayTimeout)
+	}
+}
+"#,
     ],
     pass: &[
         r#"
@@ -1008,6 +1035,32 @@ func (r *Runner) Run(ctx context.Context) error {
 		return err
 	}
 	return resp.Body.Close()
+}
+"#,
+        r#"
+package testutils
+
+import (
+	"context"
+	"net/http"
+	"time"
+)
+
+type FakeClient struct {
+	Resp chan *http.Response
+	Reqs chan *http.Request
+}
+
+func (fc *FakeClient) Do(req *http.Request) (*http.Response, error) {
+	fc.Reqs <- req
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	select {
+	case r := <-fc.Resp:
+		return r, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 "#,
     ],

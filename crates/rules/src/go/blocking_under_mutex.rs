@@ -43,7 +43,8 @@ value (`s.conn = c` after `c, err := net.Dial(..)`), directly or in a
 method of that value such as `s.dial()` (which may first resolve the
 host it dials, `net.LookupHost`). A send to channels that
 another function closes under the same mutex (its write lock) is left
-alone too, also as a `select` case beside a listener's own `done`: the
+alone too, sent to directly or through a local copy (`if ch := r.dst; ch
+!= nil { ch <- c }` under `r.RLock()`), also as a `select` case beside a listener's own `done`: the
 lock is what keeps the send off a closed channel, and unlocking first
 would bring back that panic. So is a handshake on a
 channel field of the locked value whose other side never takes that mutex
@@ -1068,9 +1069,10 @@ fn ranged_channel(cx: &FileCx, ch: ExprId) -> bool {
     appended > 0
 }
 
-/// The field a channel comes from: `s.events` itself, the map it was looked
-/// up in (`ch, ok := s.chans[tag]`), or the field the loop around it
-/// ranges over (`for _, c := range s.listeners`).
+/// The field a channel comes from: `s.events` itself, a local copy of it
+/// (`ch := s.events`), the map it was looked up in (`ch, ok :=
+/// s.chans[tag]`), or the field the loop around it ranges over (`for _, c
+/// := range s.listeners`).
 fn ranged_field(cx: &FileCx, ch: ExprId) -> Option<Str> {
     if let ExprKind::Attr { name, .. } = &cx.expr(ch).kind {
         return Some(name.clone());
@@ -1093,10 +1095,14 @@ fn ranged_field(cx: &FileCx, ch: ExprId) -> Option<Str> {
             }
             _ => cx.model.name_of(t) == Some(name),
         });
-        let ExprKind::Index { obj, .. } = &cx.expr(cx.model.strip(*v)).kind else {
-            return None;
+        // Or a copy of the field itself (`if ch := r.dst; ch != nil`).
+        let v = cx.model.strip(*v);
+        let obj = match &cx.expr(v).kind {
+            ExprKind::Index { obj, .. } => *obj,
+            ExprKind::Attr { .. } => v,
+            _ => return None,
         };
-        match &cx.expr(*obj).kind {
+        match &cx.expr(obj).kind {
             ExprKind::Attr { name, .. } if binds => Some(name.clone()),
             _ => None,
         }
@@ -2092,6 +2098,34 @@ func (m *Manager) Stop() {
 	defer m.mu.Unlock()
 	close(m.quit)
 	m.wg.Wait() // expect
+}
+"#,
+        r#"
+package fuse
+
+import (
+	"net"
+	"sync"
+)
+
+type fsRoot struct {
+	sync.RWMutex
+	dst chan<- net.Conn
+}
+
+func (r *fsRoot) newConn(c net.Conn) {
+	r.RLock()
+	if ch := r.dst; ch != nil {
+		ch <- c // expect
+	}
+	r.RUnlock()
+}
+
+func (r *fsRoot) Close() {
+	if r.dst != nil {
+		close(r.dst)
+		r.dst = nil
+	}
 }
 "#,
     ],
@@ -3352,6 +3386,36 @@ func (r *Relay) probe() (string, error) {
 	}
 	defer up.Close()
 	return up.LocalAddr().String(), nil
+}
+"#,
+        r#"
+package fuse
+
+import (
+	"net"
+	"sync"
+)
+
+type fsRoot struct {
+	sync.RWMutex
+	dst chan<- net.Conn
+}
+
+func (r *fsRoot) newConn(c net.Conn) {
+	r.RLock()
+	if ch := r.dst; ch != nil {
+		ch <- c
+	}
+	r.RUnlock()
+}
+
+func (r *fsRoot) Close() {
+	r.Lock()
+	if r.dst != nil {
+		close(r.dst)
+		r.dst = nil
+	}
+	r.Unlock()
 }
 "#,
     ],

@@ -101,7 +101,8 @@ impl CtxSource {
 /// function of the file that stores it; returned) runs later, when the
 /// enclosing function's context may be long done: it does not inherit it.
 /// A request the function only sends (`req.WithContext(..)`, passed to
-/// `RoundTrip`/`Do`) is an outgoing one: its context is the sender's to set.
+/// `RoundTrip`/`Do`), or takes as a client's own `RoundTrip`/`Do`, is an
+/// outgoing one: its context is the sender's to set.
 pub fn ctx_in_scope(cx: &FileCx, f: FuncId) -> Option<CtxSource> {
     let mut cur = Some(f);
     while let Some(id) = cur {
@@ -117,6 +118,7 @@ pub fn ctx_in_scope(cx: &FileCx, f: FuncId) -> Option<CtxSource> {
                 if t.resolved.as_deref() == Some("net/http.Request")
                     && t.text.starts_with('*')
                     && !sends_request(cx, id, &p.name)
+                    && !is_client_method(cx, id)
                 {
                     return Some(CtxSource::Request(p.name.to_string()));
                 }
@@ -128,6 +130,20 @@ pub fn ctx_in_scope(cx: &FileCx, f: FuncId) -> Option<CtxSource> {
         cur = func.parent;
     }
     None
+}
+
+/// `f` is a client's own sending method, `RoundTrip(req)` or `Do(req)`
+/// returning an `*http.Response` (a transport, or a fake client of a
+/// test helper): the request is outgoing, and how long to wait for the
+/// answer is the client's to decide.
+fn is_client_method(cx: &FileCx, f: FuncId) -> bool {
+    let func = cx.func(f);
+    func.kind == FnKind::Method
+        && matches!(func.name.as_str(), "RoundTrip" | "Do")
+        && func
+            .returns
+            .as_ref()
+            .is_some_and(|r| r.text.contains("*http.Response"))
 }
 
 /// `f` uses its request parameter `req` as a client: sets its context

@@ -39,7 +39,9 @@ their item is settled (`for range ticker.C`; one worker per partition or
 lease: a limit would leave some with none). Neither are a loop that starts
 one goroutine and then leaves (`go refill(); break`), nor one stopper per
 member the object already runs (`for _, svc := range s.services { go
-func() { svc.Stop() }() }`, or `Pause`, `Kill`, `Terminate`, also when the goroutine merges what the stop
+func() { svc.Stop() }() }`, or `Pause`, `Kill`, `Terminate`, exported or
+not, over the receiver's field or a list its own lookup returned, `conns
+:= h.userConnections(u)`; also when the goroutine merges what the stop
 returns into a map under a mutex): nothing new is opened. A literal that
 only calls a function of the file (`go func(id int64) { s.keepAlive(id)
 }(id)`) is judged as that function.
@@ -778,7 +780,8 @@ fn limited(cx: &FileCx, group: &str) -> bool {
     })
 }
 
-/// The loop walks a collection the method's receiver holds (`s.services`)
+/// The loop walks a collection the method's receiver holds (`s.services`,
+/// or a local its own lookup returned)
 /// and the goroutine's only calls are stop-like methods (`Stop`,
 /// `Shutdown`, `Close`, `Cancel`, `Pause`, `Kill`, `Terminate`), signals (`wg.Done`), and what merges
 /// a stop's result into memory (`mu.Lock()`, builtins, string helpers).
@@ -787,17 +790,35 @@ fn stops_own_members(cx: &FileCx, f: FuncId, iter: ExprId, go_call: ExprId) -> b
     let Some(recv) = cx.func(top).receiver.as_deref() else {
         return false;
     };
-    let own = cx
-        .model
-        .dotted(cx.model.strip(iter))
-        .is_some_and(|d| d.strip_prefix(recv).is_some_and(|r| r.starts_with('.')));
+    let of_recv = |e: ExprId| {
+        cx.model
+            .dotted(cx.model.strip(e))
+            .is_some_and(|d| d.strip_prefix(recv).is_some_and(|r| r.starts_with('.')))
+    };
+    // The collection itself, or a local the receiver's own lookup gave
+    // (`conns := h.userConnections(user)`).
+    let own = of_recv(iter)
+        || cx.model.name_of(cx.model.strip(iter)).is_some_and(|n| {
+            let b = common::bindings(cx, f, n);
+            !b.is_empty()
+                && b.iter().all(|(_, v)| {
+                    v.and_then(|v| cx.call(cx.model.strip(v)))
+                        .and_then(|c| c.receiver)
+                        .is_some_and(|r| cx.model.name_of(r) == Some(recv))
+                })
+        });
     let Some(g) = common::go_closure(cx, go_call) else {
         return false;
     };
     let calls: Vec<&Call> = cx.body_calls(g).filter_map(|e| cx.call(e)).collect();
+    // Exported or not (`cc.close(reason)`).
     let halts = |c: &Call| {
-        common::is_stop_method(&c.name)
-            || matches!(c.name.as_str(), "Cancel" | "Pause" | "Kill" | "Terminate")
+        let mut name = c.name.to_string();
+        if let Some(first) = name.get_mut(..1) {
+            first.make_ascii_uppercase();
+        }
+        common::is_stop_method(&name)
+            || matches!(name.as_str(), "Cancel" | "Pause" | "Kill" | "Terminate")
     };
     own && calls.iter().any(|c| halts(c))
         && calls.iter().all(|c| {
@@ -1187,6 +1208,49 @@ func (s *leases) ProbeAll() map[string]int {
 	}
 	wg.Wait()
 	return codes
+}
+"#,
+        r#"
+package hub
+
+import (
+	"net"
+	"sync"
+)
+
+type Client struct {
+	id   string
+	conn net.Conn
+}
+
+func (c *Client) close(reason string) error {
+	_, _ = c.conn.Write([]byte(reason))
+	return c.conn.Close()
+}
+
+func (c *Client) notify(reason string) error {
+	_, err := c.conn.Write([]byte(reason))
+	return err
+}
+
+type Hub struct {
+	mu    sync.RWMutex
+	users map[string][]*Client
+}
+
+func (h *Hub) userConnections(user string) []*Client {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return append([]*Client(nil), h.users[user]...)
+}
+
+func (h *Hub) disconnect(user, reason string) {
+	conns := h.userConnections(user)
+	for _, c := range conns {
+		go func(cc *Client) { // expect
+			_ = cc.notify(reason)
+		}(c)
+	}
 }
 "#,
     ],
@@ -1892,6 +1956,44 @@ func (s *Supervisor) Shutdown() int {
 		}
 	}
 	return 0
+}
+"#,
+        r#"
+package hub
+
+import (
+	"net"
+	"sync"
+)
+
+type Client struct {
+	id   string
+	conn net.Conn
+}
+
+func (c *Client) close(reason string) error {
+	_, _ = c.conn.Write([]byte(reason))
+	return c.conn.Close()
+}
+
+type Hub struct {
+	mu    sync.RWMutex
+	users map[string][]*Client
+}
+
+func (h *Hub) userConnections(user string) []*Client {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return append([]*Client(nil), h.users[user]...)
+}
+
+func (h *Hub) disconnect(user, reason string) {
+	conns := h.userConnections(user)
+	for _, c := range conns {
+		go func(cc *Client) {
+			_ = cc.close(reason)
+		}(c)
+	}
 }
 "#,
     ],

@@ -557,6 +557,26 @@ pub struct Edge {
 
 /// Walks every function of the file, collecting lock re-entries and the
 /// edges of the lock graph (through calls of functions of the file).
+/// The receiver of the call at `e` is a loop variable of a `range` that
+/// started after the lock at `held_at` was taken (`c.Lock(); for _, c :=
+/// range c.conns { c.Close() }`): the same name, another value.
+fn rebound_since(cx: &FileCx, e: ExprId, held_at: Span) -> bool {
+    let Some(root) = cx
+        .call(e)
+        .and_then(|c| c.receiver)
+        .and_then(|r| cx.model.dotted(r))
+        .map(|d| d.split('.').next().unwrap_or_default().to_string())
+    else {
+        return false;
+    };
+    cx.enclosing_stmts(e).into_iter().any(|s| {
+        let st = cx.stmt(s);
+        matches!(st.kind, StmtKind::For { target: Some(t), .. }
+            if !(st.span.start <= held_at.start && held_at.end <= st.span.end)
+                && common::names_in_target(cx, t).contains(&root.as_str()))
+    })
+}
+
 pub fn lock_graph(cx: &FileCx) -> (Vec<Reentry>, Vec<Edge>) {
     if !file_takes_locks(cx) {
         return (Vec::new(), Vec::new());
@@ -645,7 +665,9 @@ impl GraphFlow<'_> {
                 _ => None,
             };
             for h in held {
-                if instance.as_deref() == Some(h.op.instance.as_str()) {
+                if instance.as_deref() == Some(h.op.instance.as_str())
+                    && !rebound_since(cx, e, h.op.span)
+                {
                     // Long call chains are often cut by conditions we do
                     // not follow; report direct and one-hop re-locks.
                     if via.len() > 2 {

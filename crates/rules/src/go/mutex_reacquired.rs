@@ -21,7 +21,9 @@ pub static META: RuleMeta = RuleMeta {
 Flags a `Lock` of a mutex the same goroutine already holds: a second
 `mu.Lock()` on one path, or a call made while holding `s.mu` to a function
 or method of the file that locks `s.mu` itself. Also flags a read lock
-taken again while a read lock on the same `RWMutex` is held.
+taken again while a read lock on the same `RWMutex` is held. A call on a
+`range` variable that reuses the receiver's name (`for _, c := range
+c.conns { c.Close() }`) is a call on another value, not a re-lock.
 
 ## Why
 
@@ -339,6 +341,24 @@ func Parallel(b *Bench) {
 	}()
 }
 "#,
+        r#"
+package rpc
+
+import "sync"
+
+type Set struct {
+	sync.Mutex
+	conns []*Set
+}
+
+func (c *Set) Close() {
+	c.Lock()
+	for range c.conns {
+		c.Close() // expect
+	}
+	c.Unlock()
+}
+"#,
     ],
     pass: &[
         r#"
@@ -533,6 +553,35 @@ func Subscribe(bus *Bus) {
 	mu.Lock()
 	bus.On("ready", func() { mu.Unlock() })
 	mu.Lock()
+}
+"#,
+        r#"
+package rpc
+
+import "sync"
+
+type Conn struct {
+	mu     sync.Mutex
+	closed bool
+}
+
+func (c *Conn) Close() {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+}
+
+type Set struct {
+	sync.Mutex
+	conns []*Set
+}
+
+func (c *Set) Close() {
+	c.Lock()
+	for _, c := range c.conns {
+		c.Close()
+	}
+	c.Unlock()
 }
 "#,
     ],

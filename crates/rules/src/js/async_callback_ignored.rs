@@ -122,7 +122,7 @@ impl Rule for AsyncCallbackIgnored {
         }
         // The program routes every unhandled rejection to a handler of its
         // own (`process.on("unhandledRejection", ..)`): none goes unseen.
-        if routes_unhandled_rejections(cx) {
+        if common::routes_unhandled_rejections(cx) {
             return;
         }
         let express = uses_express(cx);
@@ -163,18 +163,6 @@ impl Rule for AsyncCallbackIgnored {
             out.push(finding);
         }
     }
-}
-
-/// The file installs a process-wide `unhandledRejection` listener.
-fn routes_unhandled_rejections(cx: &FileCx) -> bool {
-    cx.calls_named(&["on", "once", "addListener", "prependListener"])
-        .into_iter()
-        .any(|(_, c)| {
-            c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some("process")
-                && c.positional(0).is_some_and(|a| {
-                    matches!(cx.model.literal(a), Some(Lit::Str(s)) if s.as_str() == "unhandledRejection")
-                })
-        })
 }
 
 pub static EXAMPLES: Examples = Examples {

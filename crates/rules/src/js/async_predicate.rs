@@ -17,7 +17,9 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 An array predicate method (`filter`, `some`, `every`, `find`, `findIndex`,
 `findLast`, `findLastIndex`) called with an `async` callback, a callback
-returning a promise, or a reference to an async function.
+returning a promise, or a reference to an async function. Not reported:
+`this.filter(pred)` inside a class that defines its own `filter` method,
+which is that method and not the array's.
 
 ## Why
 
@@ -74,6 +76,9 @@ impl Rule for AsyncPredicate {
                 continue;
             }
             let Some(arg) = c.positional(0) else { continue };
+            if calls_own_method(cx, e, c) {
+                continue;
+            }
             let Some(why) = returns_promise(cx, arg) else {
                 continue;
             };
@@ -88,6 +93,26 @@ impl Rule for AsyncPredicate {
             ));
         }
     }
+}
+
+/// `this.filter(pred)` in a class that defines its own `filter`: the
+/// class's method, not the array's, and it may well await the predicate.
+fn calls_own_method(cx: &FileCx, e: ExprId, c: &Call) -> bool {
+    if c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() != Some("this") {
+        return false;
+    }
+    let mut f = Some(cx.func_of(e));
+    let class = loop {
+        let Some(g) = f else { return false };
+        if let Some(class) = &cx.func(g).class {
+            break class;
+        }
+        f = cx.func(g).parent;
+    };
+    cx.model.function_ids().any(|m| {
+        let m = cx.func(m);
+        m.kind == FnKind::Method && m.class.as_ref() == Some(class) && m.name == c.name
+    })
 }
 
 /// Why a callback argument returns a promise.
@@ -115,7 +140,8 @@ fn returns_promise(cx: &FileCx, arg: ExprId) -> Option<&'static str> {
 
 pub static EXAMPLES: Examples = Examples {
     language: Language::JavaScript,
-    fail: &[r#"
+    fail: &[
+        r#"
 async function isActive(u) {
   return (await db.users.get(u.id)).active;
 }
@@ -126,8 +152,24 @@ async function pick(users) {
   const all = users.every(isActive); // expect
   return { active, any, all };
 }
-"#],
-    pass: &[r#"
+"#,
+        r#"
+class Composer {
+  constructor(...middleware) {
+    this.middleware = middleware;
+  }
+  keep(predicate) {
+    return this.middleware.filter(async (m) => await predicate(m)); // expect
+  }
+  drop(predicate) {
+    return this.filter(async (ctx) => !(await predicate(ctx))); // expect
+  }
+}
+module.exports = { Composer };
+"#,
+    ],
+    pass: &[
+        r#"
 async function isActive(u) {
   return (await db.users.get(u.id)).active;
 }
@@ -143,7 +185,25 @@ async function pick(users) {
   const first = users.find((u) => u.id === 1);
   return { active, adults, first };
 }
-"#],
+"#,
+        r#"
+class Composer {
+  constructor(...middleware) {
+    this.middleware = middleware;
+  }
+  filter(predicate, ...middleware) {
+    return this.branch(predicate, new Composer(...middleware), new Composer());
+  }
+  branch(predicate, yes, no) {
+    return async (ctx) => ((await predicate(ctx)) ? yes : no);
+  }
+  drop(predicate, ...middleware) {
+    return this.filter(async (ctx) => !(await predicate(ctx)), ...middleware);
+  }
+}
+module.exports = { Composer };
+"#,
+    ],
 };
 
 #[cfg(test)]

@@ -27,7 +27,9 @@ or a call to a sync function of the project that ends up making one of them
 (the message shows the chain). Module-level start-up code is not flagged,
 nor a script's entry point (a function called under `if (require.main ===
 module)`), nor a worker thread's module (one that uses `parentPort` or
-`workerData`): its event loop serves only that worker.
+`workerData`): its event loop serves only that worker. Nor is a read of a
+literal path under `/proc/` or `/sys/` (`fs.readFileSync("/proc/meminfo")`),
+which the kernel answers from memory.
 
 ## Why
 
@@ -185,6 +187,15 @@ async function load(url) {
   xhr.send();
 }
 "#,
+        r#"
+const fs = require("fs");
+
+async function memory() {
+  const info = fs.readFileSync("/var/log/meminfo.log", "utf8"); // expect
+  return +/MemAvailable:\s+(\d+)/.exec(info)[1] * 1024;
+}
+module.exports = { memory };
+"#,
     ],
     pass: &[
         r#"
@@ -257,6 +268,16 @@ const worker_threads_1 = require("node:worker_threads");
 worker_threads_1.parentPort.on("message", async (job) => {
   worker_threads_1.parentPort.postMessage(fs.readFileSync(job.path));
 });
+"#,
+        r#"
+const fs = require("fs");
+
+async function memory() {
+  const info = fs.readFileSync("/proc/meminfo", "utf8");
+  const quota = fs.readFileSync("/sys/fs/cgroup/cpu.max", "utf8");
+  return { free: +/MemAvailable:\s+(\d+)/.exec(info)[1] * 1024, quota };
+}
+module.exports = { memory };
 "#,
     ],
 };

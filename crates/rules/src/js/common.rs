@@ -1345,6 +1345,18 @@ pub fn truth_tested(cx: &FileCx, e: ExprId) -> bool {
     false
 }
 
+/// The file installs a process-wide `unhandledRejection` listener.
+pub fn routes_unhandled_rejections(cx: &FileCx) -> bool {
+    cx.calls_named(&["on", "once", "addListener", "prependListener"])
+        .into_iter()
+        .any(|(_, c)| {
+            c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some("process")
+                && c.positional(0).is_some_and(|a| {
+                    matches!(cx.model.literal(a), Some(Lit::Str(s)) if s.as_str() == "unhandledRejection")
+                })
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

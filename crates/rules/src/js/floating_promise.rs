@@ -43,10 +43,14 @@ that the file's classes settle only by resolving (`this.done.resolve(err)`
 and never `.reject(..)`, read as `this.done` or as `feed.done`): it
 cannot reject. Nor is a chain on a local that the function's body last
 set, unconditionally, to a chain handling rejection (`promise =
-promise.then(onOk, onErr); .. promise.finally(cb)`), nor one on
-`Promise.all` of promises that each handle their rejection (an array of
-such chains, `items.map(i => load(i).catch(log))`, or a local array whose
-every `push` is one): every element fulfills, so the whole does. A
+promise.then(onOk, onErr); .. promise.finally(cb)`), nor `Promise.all`,
+alone or chained, of promises that each handle their rejection (an array
+of such chains, `items.map(i => load(i).catch(log))`, or a local array
+whose every `push` is one): every element fulfills, so the whole does.
+Nor a chain on `Atomics.waitAsync(..).value`, which settles with `"ok"`
+or `"timed-out"` and never rejects, nor anything in a file that installs
+`process.on("unhandledRejection", ..)`: the program routes every such
+rejection to its own handler. A
 local or field the file only ever sets to a promise that cannot reject
 (`Promise.resolve()`, `Promise.allSettled(..)`, `new Promise(resolve =>
 ..)`; clearing it to `null` aside, read through `this` or through
@@ -105,7 +109,9 @@ impl Rule for FloatingPromise {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
-        if common::skip_file(cx) {
+        // The program routes every unhandled rejection to a handler of its
+        // own (`process.on("unhandledRejection", ..)`): none goes unseen.
+        if common::skip_file(cx) || common::routes_unhandled_rejections(cx) {
             return;
         }
         let start = out.len();
@@ -223,7 +229,7 @@ impl FloatingPromise {
                 }
                 continue;
             }
-            if guarded_callee(cx, c) || settles_elsewhere(cx, c) {
+            if guarded_callee(cx, c) || settles_elsewhere(cx, c) || all_of_handled(cx, c) {
                 continue;
             }
             if let Some(what) = common::promise_call(cx, c)
@@ -416,6 +422,44 @@ fn resolves_with_error(cx: &FileCx, c: &Call) -> bool {
             .and_then(|a| common::callback_fn(cx, a))
             .and_then(|f| cx.func(f).params.first())
             .is_some_and(|p| matches!(p.name.as_str(), "err" | "error"))
+}
+
+/// `Atomics.waitAsync(..).value`, or `result.value` for a local `result`
+/// only ever set to one: the promise settles with `"ok"` or `"timed-out"`
+/// and has no way to reject.
+fn wait_async_value(cx: &FileCx, r: ExprId) -> bool {
+    let r = cx.model.strip(r);
+    let ExprKind::Attr {
+        obj: value, name, ..
+    } = &cx.expr(r).kind
+    else {
+        return false;
+    };
+    if name.as_str() != "value" {
+        return false;
+    }
+    let is_wait_async = |v: ExprId| {
+        cx.call(cx.model.strip(v))
+            .is_some_and(|c| c.target.as_deref() == Some("Atomics.waitAsync"))
+    };
+    if is_wait_async(*value) {
+        return true;
+    }
+    let Some(name) = cx.model.name_of(*value) else {
+        return false;
+    };
+    let mut assigned = false;
+    for s in common::stmts_of(cx, cx.func_of(r)) {
+        if let StmtKind::Assign { targets, value, .. } = &cx.stmt(s).kind
+            && targets.iter().any(|&t| cx.model.name_of(t) == Some(name))
+        {
+            if !value.is_some_and(is_wait_async) {
+                return false;
+            }
+            assigned = true;
+        }
+    }
+    assigned
 }
 
 /// Every link of the chain starting at `id` is `.finally(...)`.
@@ -677,10 +721,9 @@ fn check_chain(cx: &FileCx, id: ExprId, c: &Call) -> Option<Finding> {
             _ => {}
         }
         // A local or field only ever assigned a promise that cannot reject.
-        if call
-            .receiver
-            .is_some_and(|r| resolved_promise_var(cx, r) || reassigned_handled(cx, r))
-            || resolves_with_error(cx, call)
+        if call.receiver.is_some_and(|r| {
+            resolved_promise_var(cx, r) || reassigned_handled(cx, r) || wait_async_value(cx, r)
+        }) || resolves_with_error(cx, call)
         {
             return None;
         }
@@ -1025,6 +1068,33 @@ class Client {
 function whenDrained(client, done) {
   client.drainPromise.then(done); // expect
 }
+"#,
+        r#"
+const { listen } = require("./listen");
+
+const channels = new Map();
+function onclose() {
+  for (const [name, listeners] of channels) {
+    channels.delete(name);
+    Promise.all(listeners.map((l) => listen(name, l))); // expect
+  }
+}
+module.exports = { onclose };
+
+// file: listen.js
+async function listen(name, l) {
+  await l.connection.query(`listen ${name}`);
+}
+module.exports = { listen };
+"#,
+        r#"
+const fsp = require("fs/promises");
+
+function waitFor(path, done) {
+  const result = { value: fsp.readFile(path) };
+  result.value.then((res) => done(null, res)); // expect
+}
+module.exports = { waitFor };
 "#,
     ],
     pass: &[
@@ -1518,6 +1588,49 @@ class Bus {
   async close() {}
 }
 exports.openBus = () => new Bus();
+"#,
+        r#"
+const { listen } = require("./listen");
+
+const channels = new Map();
+function onclose() {
+  for (const [name, listeners] of channels) {
+    channels.delete(name);
+    // Each resubscription handles its own failure.
+    Promise.all(listeners.map((l) => listen(name, l).catch(() => { /* noop */ })));
+  }
+}
+module.exports = { onclose };
+
+// file: listen.js
+async function listen(name, l) {
+  await l.connection.query(`listen ${name}`);
+}
+module.exports = { listen };
+"#,
+        r#"
+const { parentPort } = require("worker_threads");
+const { start } = require("./transport");
+
+process.on("unhandledRejection", (err) => {
+  parentPort.postMessage({ code: "ERROR", err });
+  process.exit(1);
+});
+
+start().then(() => parentPort.postMessage({ code: "READY" }));
+"#,
+        r#"
+function waitFor(state, index, expected, done) {
+  const current = Atomics.load(state, index);
+  if (current === expected) return done(null, "ok");
+  const result = Atomics.waitAsync(state, index, current, 1000);
+  if (result.async) {
+    result.value.then((res) => done(null, res));
+  } else {
+    setImmediate(done, null, "not-equal");
+  }
+}
+module.exports = { waitFor };
 "#,
     ],
 };

@@ -31,7 +31,9 @@ flavor's call there). A call in an `except` handler that
 repeats the blocking call that is its `try`'s only statement (`try:
 ex.shutdown(cancel_futures=True) except TypeError: ex.shutdown()`, the
 fallback for an older library) is the same wait, reported once at the
-`try`.
+`try`. Opening a literal path under `/proc/` or `/sys/`
+(`open("/proc/meminfo")`) waits for nothing: the kernel answers from
+memory.
 
 ## Why
 
@@ -377,6 +379,17 @@ _FLAGS = socket.AI_CANONNAME
 async def resolve(host, port):
     return socket.getaddrinfo(host, port, 0, 0, 0, _FLAGS)  # expect
 "#,
+        r#"
+import asyncio
+
+
+async def memory_available():
+    with open("/var/lib/app/meminfo") as f:  # expect
+        for line in f:
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    await asyncio.sleep(0)
+"#,
     ],
     pass: &[
         r#"
@@ -561,6 +574,17 @@ class FakeSocket:
         while self.inbox.empty():
             await asyncio.sleep(0)
         return self.inbox.get()
+"#,
+        r#"
+import asyncio
+
+
+async def memory_available():
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    await asyncio.sleep(0)
 "#,
     ],
 };

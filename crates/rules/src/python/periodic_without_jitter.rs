@@ -3,7 +3,7 @@
 use crate::context::FileCx;
 use crate::python::common::{is_io_call, is_random_ref, is_zero_sleep, sleep_arg};
 use crate::rule::{Examples, Rule, RuleMeta};
-use unsnarl_model::walk::{Parent, exprs_in_block, exprs_under};
+use unsnarl_model::walk::{Parent, exprs_in_block, exprs_under, stmts_in_block};
 use unsnarl_model::*;
 
 pub struct PeriodicWithoutJitter;
@@ -19,7 +19,9 @@ pub static META: RuleMeta = RuleMeta {
 A `while` loop whose body calls a network or database API (or reconnects
 after connection errors) and sleeps a constant duration (`await
 asyncio.sleep(30)`, `time.sleep(POLL_INTERVAL)`) with no random component
-anywhere in the loop. Retry loops that leave on success are the retry
+anywhere in the loop. A delay the loop computes afresh each round
+(`retry = backoff.delay()`, `delay = min(delay * 2, 60)`) is a backoff,
+not a period. Retry loops that leave on success are the retry
 rule's business. A protocol heartbeat (a loop in a function named for a
 heartbeat, keepalive or ping whose awaits only write to the connection)
 is left alone: it keeps one open connection alive, on that connection's
@@ -122,7 +124,7 @@ impl Rule for PeriodicWithoutJitter {
             let Some(Some(arg)) = sleep_arg(c) else {
                 continue;
             };
-            if !constant(cx, arg) {
+            if !constant(cx, arg) || set_in_loop(cx, arg, body) {
                 continue;
             }
             let remote = exprs.iter().any(|&e| {
@@ -266,6 +268,27 @@ fn handler_of<'a>(cx: &FileCx<'a>, e: ExprId, loop_stmt: StmtId) -> Option<&'a H
     None
 }
 
+/// A name in the delay that the loop itself sets from a computation
+/// (`retry = backoff.delay()`, `delay = min(delay * 2, 60)`): the wait
+/// changes from round to round, a backoff rather than a period.
+fn set_in_loop(cx: &FileCx, arg: ExprId, body: &Block) -> bool {
+    let names: Vec<&str> = exprs_under(cx.model, arg)
+        .into_iter()
+        .filter_map(|x| cx.model.name_of(x))
+        .collect();
+    if names.is_empty() {
+        return false;
+    }
+    stmts_in_block(cx.model, body).into_iter().any(|st| {
+        matches!(&cx.stmt(st).kind, StmtKind::Assign { targets, value: Some(v), .. }
+            if targets.iter().any(|&t| cx.model.name_of(t).is_some_and(|n| names.contains(&n)))
+                && !constant(cx, *v))
+            || matches!(&cx.stmt(st).kind, StmtKind::Assign { targets, op, .. }
+                if *op != AssignOp::Plain
+                    && targets.iter().any(|&t| cx.model.name_of(t).is_some_and(|n| names.contains(&n))))
+    })
+}
+
 /// Literals, constants and attribute reads (configured intervals).
 fn constant(cx: &FileCx, e: ExprId) -> bool {
     exprs_under(cx.model, e).into_iter().all(|x| {
@@ -341,6 +364,19 @@ async def watch(connection, inbox):
         except Exception:
             log.exception("poll failed")
         await asyncio.sleep(1)  # expect
+"#,
+        r#"
+import asyncio
+
+
+async def keep_connected(client, handle, settings):
+    while True:
+        try:
+            async for msg in client.subscribe("events"):
+                await handle(msg)
+        except ConnectionError:
+            retry = settings.reconnect_delay
+            await asyncio.sleep(retry)  # expect
 "#,
     ],
     pass: &[
@@ -479,6 +515,31 @@ async def listen(connection, channel):
         except Exception:
             log.exception("listener failed")
             await asyncio.sleep(1)
+"#,
+        r#"
+import asyncio
+import random
+
+
+class ExponentialBackoff:
+    def __init__(self, base=1):
+        self._exp = 0
+        self._base = base
+
+    def delay(self):
+        self._exp = min(self._exp + 1, 10)
+        return random.uniform(0, self._base * 2 ** self._exp)
+
+
+async def keep_connected(client, handle):
+    backoff = ExponentialBackoff()
+    while True:
+        try:
+            async for msg in client.subscribe("events"):
+                await handle(msg)
+        except ConnectionError:
+            retry = backoff.delay()
+            await asyncio.sleep(retry)
 "#,
     ],
 };

@@ -71,7 +71,7 @@ fn finding_for(
         }
     };
     if let Some(entry) = cx.effect(c, effect) {
-        if is_zero_sleep(cx, c) {
+        if is_zero_sleep(cx, c) || reads_kernel_pseudo_file(cx, c) {
             return None;
         }
         return Some(cx.finding(
@@ -134,6 +134,16 @@ fn finding_for(
         message: format!("`{}` {}", short(&chain.site.callee), chain.site.what),
     });
     Some(f)
+}
+
+/// A file call on a literal path under `/proc/` or `/sys/`
+/// (`fs.readFileSync("/proc/meminfo")`, `open("/sys/fs/cgroup/cpu.max")`):
+/// the kernel answers from memory, with no disk or device to wait for.
+fn reads_kernel_pseudo_file(cx: &FileCx, c: &Call) -> bool {
+    c.positional(0).is_some_and(|a| {
+        matches!(cx.model.literal(a), Some(Lit::Str(s))
+            if s.starts_with("/proc/") || s.starts_with("/sys/"))
+    })
 }
 
 /// The last two segments of a qualified name, for readable messages.
