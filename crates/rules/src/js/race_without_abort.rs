@@ -21,6 +21,9 @@ pub static META: RuleMeta = RuleMeta {
 `AbortSignal` (in its arguments, or in an options object the function
 built for it), or where the timer set up for the race is never cleared.
 Test code is not reported: there a race is a bounded wait that runs once.
+Nor is a race whose timer, when it fires, stops the work itself
+(`setTimeout(destroy, ms, resolve)` with a `destroy` that terminates the
+connections the other side is ending).
 
 ## Why
 
@@ -81,11 +84,13 @@ impl Rule for RaceWithoutAbort {
             if timers.is_empty() || ops.is_empty() {
                 continue;
             }
+            let timer_stops_all = timers.iter().any(|&t| timer_stops_the_work(cx, t));
             let unsignalled: Vec<ExprId> = ops
                 .iter()
                 .copied()
                 .filter(|&op| {
                     cx.call(cx.model.strip(op)).is_some()
+                        && !timer_stops_all
                         && !has_signal(cx, f, op)
                         && !cancelled_otherwise(cx, f, op)
                 })
@@ -167,6 +172,46 @@ fn cancelled_otherwise(cx: &FileCx, f: FuncId, op: ExprId) -> bool {
     })
 }
 
+/// The timer's own callback stops the work when it fires: `setTimeout(destroy,
+/// ms, resolve)` where `destroy` (a function of the file, or an inline
+/// one) terminates, destroys, kills, closes or ends what is running.
+fn timer_stops_the_work(cx: &FileCx, timer: ExprId) -> bool {
+    // The `setTimeout` sits in the element or in the executor of its
+    // `new Promise(..)`.
+    let under = exprs_under(cx.model, timer);
+    let executors = under.iter().filter_map(|&x| match cx.expr(x).kind {
+        ExprKind::Closure(g) => Some(g),
+        _ => None,
+    });
+    let calls: Vec<ExprId> = under
+        .iter()
+        .copied()
+        .chain(
+            executors
+                .flat_map(|g| cx.with_nested(g))
+                .flat_map(|g| common::calls_of(cx, g)),
+        )
+        .collect();
+    let stops = |g: FuncId| {
+        cx.with_nested(g).into_iter().any(|h| {
+            common::calls_of(cx, h).any(|e| {
+                matches!(
+                    cx.call(e).unwrap().name.as_str(),
+                    "destroy" | "terminate" | "kill" | "close" | "end" | "disconnect" | "cancel"
+                )
+            })
+        })
+    };
+    calls.into_iter().any(|x| {
+        cx.call(x).is_some_and(|c| {
+            c.target.as_deref() == Some("setTimeout")
+                && c.positional(0)
+                    .and_then(|cb| common::callback_fn(cx, cb))
+                    .is_some_and(stops)
+        })
+    })
+}
+
 /// The operation call is given an AbortSignal: in its arguments, or in an
 /// options object the function built beforehand (`const params = {
 /// cancel: controller.signal, prompt }` passed as `ask(params)`).
@@ -216,7 +261,8 @@ fn inline_timer_uncleared(cx: &FileCx, f: FuncId, timers: &[ExprId]) -> bool {
 
 pub static EXAMPLES: Examples = Examples {
     language: Language::JavaScript,
-    fail: &[r#"
+    fail: &[
+        r#"
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function getPrice(sku) {
@@ -235,7 +281,25 @@ async function signalled(url) {
     new Promise((_, rej) => setTimeout(() => { ac.abort(); rej(new Error("t")); }, 1000)),
   ]);
 }
-"#],
+"#,
+        r#"
+const connections = [];
+
+function report(resolve) {
+  console.warn("connections still open");
+  resolve();
+}
+
+async function end({ timeout = null } = {}) {
+  let timer;
+  return Promise.race([ // expect
+    new Promise((r) => timeout !== null && (timer = setTimeout(report, timeout * 1000, r))),
+    Promise.all(connections.map((c) => c.end())),
+  ]).then(() => clearTimeout(timer));
+}
+module.exports = { end };
+"#,
+    ],
     pass: &[
         r#"
 // file: test/hang.test.js
@@ -310,6 +374,23 @@ async function connectWithTimeout(client, ms) {
 async function first(a, b) {
   return Promise.race([a.ready(), b.ready()]);
 }
+"#,
+        r#"
+const connections = [];
+
+async function destroy(resolve) {
+  await Promise.all(connections.map((c) => c.terminate()));
+  resolve();
+}
+
+async function end({ timeout = null } = {}) {
+  let timer;
+  return Promise.race([
+    new Promise((r) => timeout !== null && (timer = setTimeout(destroy, timeout * 1000, r))),
+    Promise.all(connections.map((c) => c.end())),
+  ]).then(() => clearTimeout(timer));
+}
+module.exports = { end };
 "#,
     ],
 };

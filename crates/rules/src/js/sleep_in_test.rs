@@ -19,7 +19,8 @@ pub static META: RuleMeta = RuleMeta {
 In a test file: an awaited sleep (`sleep`/`delay`/`wait`, `setTimeout` from
 `timers/promises`, `new Promise(r => setTimeout(r, n))`) followed by an
 assertion (`expect`, `assert`, `t.is`...), or assertions inside a
-`setTimeout` callback. After an awaited sleep, an assertion that
+`setTimeout` callback. A sleep that is the wait of a `while` loop (`while
+(!seen()) await sleep(10)`) polls for the state and is not reported. After an awaited sleep, an assertion that
 repeats word for word a check made before it does not count (it checks
 that nothing changed, which no slow machine can break). In both forms,
 neither does an assertion of constants only (`t.assert.ok('hook ran')`,
@@ -91,6 +92,7 @@ impl Rule for SleepInTest {
                             && let Some(Some(d)) = common::delay_of(cx, inner)
                             && cx.model.int_value(d).is_some_and(|v| v > 0)
                             && asserts_after(cx, s)
+                            && !polls(cx, s)
                             && !crate::util::repeats_earlier_check(cx, f, s, |x| is_assert(cx, x))
                         {
                             out.push(cx.finding(
@@ -121,6 +123,16 @@ impl Rule for SleepInTest {
             }
         }
     }
+}
+
+/// The sleep is the wait of a `while` loop that checks its condition again
+/// after each round (`while (!seen()) await sleep(10)`): it polls for the
+/// state, however long that takes, rather than guessing a duration.
+fn polls(cx: &FileCx, s: StmtId) -> bool {
+    cx.tree
+        .stmt_ancestors(s)
+        .take_while(|&a| cx.tree.stmt_func(a) == cx.tree.stmt_func(s))
+        .any(|a| matches!(cx.stmt(a).kind, StmtKind::While { .. }))
 }
 
 fn is_test_file(cx: &FileCx) -> bool {
@@ -411,6 +423,20 @@ it("goes idle after the batch", (done) => {
   }, 10);
 });
 "#,
+        r#"
+// file: test/stream.test.js
+const test = require("node:test");
+const assert = require("node:assert");
+const { start } = require("./worker");
+
+test("reports the error", async () => {
+  const queued = [];
+  const stream = start();
+  stream.on("message", (msg) => queued.push(msg));
+  await new Promise((resolve) => setTimeout(resolve, 10)); // expect
+  assert.ok(queued.some((msg) => msg.code === "ERROR"));
+});
+"#,
     ],
     pass: &[
         r#"
@@ -511,6 +537,22 @@ test("the debounced save does not fire early", async () => {
   expect(save).not.toHaveBeenCalled();
   expect(save.mock.calls.length).toBe(0);
   sinon.assert.notCalled(spy);
+});
+"#,
+        r#"
+// file: test/stream.test.js
+const test = require("node:test");
+const assert = require("node:assert");
+const { start } = require("./worker");
+
+test("reports the error", async () => {
+  const queued = [];
+  const stream = start();
+  stream.on("message", (msg) => queued.push(msg));
+  while (!queued.some((msg) => msg.code === "ERROR")) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  assert.ok(queued.length > 0);
 });
 "#,
     ],

@@ -29,8 +29,9 @@ subscription's `sub.return()`...): as many as are open, not one per item
 of new input. Nor is a
 collection that comes from configuration, followed back through locals,
 destructuring, the constructor's fields and argument-less methods of the
-class: `options`/`config` values, what a synchronous method of such a
-value returns (`this.config.source.directories()`), either branch of a
+class: `options`/`config` values, their keys (`Object.keys(options)`) and
+what `await Promise.all` over them gives back, what a synchronous method
+of such a value returns (`this.config.source.directories()`), either branch of a
 normalising ternary (`Array.isArray(c.dirs) ? c.dirs : [c.dirs]`), and the
 command line (`process.argv`). Collections named for the program's own
 structure (columns, indexes, plugins, handlers, a cluster's brokers, shards
@@ -401,8 +402,9 @@ fn bounded(cx: &FileCx, e: ExprId) -> bool {
 /// (`const { fields } = options`), a field the constructor alone sets from
 /// one (`this.folders = config.directory`), what a method of the class
 /// without arguments returns from such a field, or the command line
-/// (`process.argv`). Those hold what a developer or operator wrote, not
-/// data that grows.
+/// (`process.argv`), and the keys of such a value (`Object.keys(options)`)
+/// or the results of `Promise.all` over them. Those hold what a developer
+/// or operator wrote, not data that grows.
 fn configured(cx: &FileCx, e: ExprId, depth: u32) -> bool {
     let e = cx.model.strip(e);
     // The words count on a path (`options.fields`, `process.argv`), not
@@ -429,7 +431,26 @@ fn configured(cx: &FileCx, e: ExprId, depth: u32) -> bool {
         ExprKind::Ternary { then, orelse, .. } => {
             configured(cx, *then, depth - 1) && configured(cx, *orelse, depth - 1)
         }
+        // `await Promise.all(props.map(..))`: one result per configured
+        // element.
+        ExprKind::Await(v) => cx.call(cx.model.strip(*v)).is_some_and(|c| {
+            matches!(
+                c.target.as_deref(),
+                Some("Promise.all" | "Promise.allSettled")
+            ) && c
+                .positional(0)
+                .is_some_and(|a| configured(cx, a, depth - 1))
+        }),
         ExprKind::Call(c) => {
+            // `Object.keys(options)`: the keys, values or entries of it.
+            if matches!(
+                c.target.as_deref(),
+                Some("Object.keys" | "Object.values" | "Object.entries")
+            ) {
+                return c
+                    .positional(0)
+                    .is_some_and(|a| configured(cx, a, depth - 1));
+            }
             // `[].concat(config.dirs || "./x")`: what it joins.
             if let Some(r) = c.receiver
                 && c.name == "concat"
@@ -757,6 +778,20 @@ class Pool {
   }
 }
 "#,
+        r#"
+function multiSession(storage) {
+  return async (ctx, next) => {
+    const props = Object.keys(ctx.update.payload);
+    const sessions = await Promise.all(props.map(async (prop) => { // expect
+      const value = await storage.read(ctx.chat.id, prop);
+      return { prop, value, save: () => storage.write(ctx.chat.id, prop, value) };
+    }));
+    await next();
+    await Promise.all(sessions.map((s) => s.save())); // expect
+  };
+}
+module.exports = { multiSession };
+"#,
     ],
     pass: &[
         r#"
@@ -1061,6 +1096,20 @@ class SchemaTool {
     return Promise.all(enums.map((e) => this.orm.query(`drop type ${e.typname}`, opts)));
   }
 }
+"#,
+        r#"
+function multiSession(options) {
+  const props = Object.keys(options).filter((k) => k !== "type");
+  return async (ctx, next) => {
+    const sessions = await Promise.all(props.map(async (prop) => {
+      const value = await options[prop].storage.read(ctx.chat.id);
+      return { prop, value, save: () => options[prop].storage.write(ctx.chat.id, value) };
+    }));
+    await next();
+    await Promise.all(sessions.map((s) => s.save()));
+  };
+}
+module.exports = { multiSession };
 "#,
     ],
 };

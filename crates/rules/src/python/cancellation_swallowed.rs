@@ -29,7 +29,8 @@ top level outside a shielded scope (`await trio.aclose_forcefully(s)`),
 where the level-triggered cancellation is raised again; or a handler (waiting, if at all, only to close
 things) that ends a coroutine which only
 ever runs as the root of its own task (a CLI command, `asyncio.run(main())`,
-a `create_task(conn.serve())` that is cancelled but never awaited, or
+a `create_task(conn.serve())`, or `create_task(coro=conn.serve())`, that
+is cancelled but never awaited, or
 awaited only right after its own `cancel()` by the code that stopped it;
 started directly, through a spawning helper of the file or a
 `create_task` of another module of the project, by a task
@@ -614,7 +615,9 @@ fn runs_as_own_task(cx: &FileCx, fid: FuncId) -> bool {
             return false;
         };
         let Some(r) = cx.call(root) else { return false };
-        let rooted = (is_task_root(r) && r.positional(0) == Some(call))
+        // `asyncio.create_task(name=.., coro=run())` names the coroutine.
+        let rooted = (is_task_root(r)
+            && (r.positional(0) == Some(call) || r.kwarg("coro") == Some(call)))
             || spawning_wrapper(cx, r, call)
             || spawned_from_thread(cx, r, call);
         if !rooted || task_waited_for(cx, root) {
@@ -1547,6 +1550,20 @@ class PubSubManager:
                 break
             await self.handle(message)
 "#,
+        r#"
+import asyncio
+
+
+async def stop_flag_checker(stop_flag):
+    try:
+        await stop_flag.wait()
+    except asyncio.CancelledError:  # expect
+        pass
+
+
+async def run(stop_flag, work):
+    await asyncio.gather(work(), stop_flag_checker(stop_flag))
+"#,
     ],
     pass: &[
         r#"
@@ -2265,6 +2282,25 @@ async def start_all(plugins, core) -> None:
             except (Exception, asyncio.CancelledError):
                 log.exception("rollback of %s failed", p)
         raise
+"#,
+        r#"
+import asyncio
+
+
+async def stop_flag_checker(stop_flag):
+    try:
+        await stop_flag.wait()
+    except asyncio.CancelledError:
+        pass  # the operator is stopping for another reason
+
+
+async def run(stop_flag, work):
+    tasks = [asyncio.create_task(name="stop-flag checker", coro=stop_flag_checker(stop_flag))]
+    try:
+        await work()
+    finally:
+        for t in tasks:
+            t.cancel()
 "#,
     ],
 };

@@ -24,7 +24,10 @@ followed, after an `await`, by a write of a value computed from that local
 an attribute of `self`. Updates inside `async with <asyncio.Lock>` are not
 reported, nor is a restore: the function saved the state, overrode it
 itself, and puts the saved value back (`saved = self.flag; self.flag =
-False; ...; finally: self.flag = saved`).
+False; ...; finally: self.flag = saved`), or puts the saved value back
+unchanged in a `finally` or `except` block after a callee or a setter
+overrode it (`saved = self.command; try: await sub.reinvoke(self)
+finally: self.command = saved`).
 
 ## Why
 
@@ -236,10 +239,16 @@ fn stale_local(
                 && matches!(&cx.stmt(o).kind, StmtKind::Assign { targets, .. }
                     if targets.iter().any(|&t| shared_state(cx, globals, t).as_deref() == Some(key)))
         });
+        // `finally: self.command = saved`: the saved value put back as it
+        // was, on the way out, whoever overrode it in between (a setter, an
+        // awaited callee).
+        let restored_on_exit =
+            cx.model.name_of(cx.model.strip(value)) == Some(local) && in_cleanup(cx, s);
         if awaits
             .iter()
             .any(|a| a.start >= read_end && a.end <= write_at)
             && !overridden
+            && !restored_on_exit
             && !reassigned_between(cx, stmts, local, read_end, write_at)
             && !under_async_lock(cx, r)
         {
@@ -247,6 +256,23 @@ fn stale_local(
         }
     }
     None
+}
+
+/// `s` sits in a `finally` block or an `except` handler of its function.
+fn in_cleanup(cx: &FileCx, s: StmtId) -> bool {
+    let f = cx.tree.stmt_func(s);
+    cx.tree
+        .stmt_ancestors(s)
+        .take_while(|&a| cx.tree.stmt_func(a) == f)
+        .any(|a| match &cx.stmt(a).kind {
+            StmtKind::Try {
+                handlers, finally, ..
+            } => {
+                let within = |b: &Block| crate::util::block_contains(cx, b, s);
+                finally.as_ref().is_some_and(within) || handlers.iter().any(|h| within(&h.body))
+            }
+            _ => false,
+        })
 }
 
 /// True when `local` is assigned again between two offsets.
@@ -309,6 +335,19 @@ class Feed:
         start = self.offset
         await self.source.skip(n)
         self.offset = start + n  # expect
+"#,
+        r#"
+class Context:
+    def __init__(self, command):
+        self.command = command
+        self.depth = 0
+
+    async def reinvoke(self, sub):
+        depth = self.depth
+        try:
+            await sub.invoke(self)
+        finally:
+            self.depth = depth + 1  # expect
 "#,
     ],
     pass: &[
@@ -388,6 +427,18 @@ class Feed:
                     batch.clear()
         finally:
             self.auto_commit = saved_auto_commit
+"#,
+        r#"
+class Context:
+    def __init__(self, command):
+        self.command = command
+
+    async def reinvoke(self, sub):
+        saved = self.command
+        try:
+            await sub.invoke(self)
+        finally:
+            self.command = saved
 "#,
     ],
 };
