@@ -28,9 +28,7 @@ right after a `wg.Add(n)` that counts it (`wg.Add(2); go watch(c); go
 readLoop(c)`) is taken to call `Done`. A goroutine per accepted connection that
 closes it (`conn, _ := ln.Accept(); go func() { serve(conn);
 conn.Close() }()`) ends with its connection and is not reported; nor is
-a test fixture's server (`go func() { s.srv.Serve(l) }()` in a `_test.go`
-file) that the same file stops with `Stop`, `GracefulStop`, `Shutdown` or
-`Close`; nor a goroutine working on a connection it is handed that its
+a goroutine working on a connection it is handed that its
 owner closes (the spawning function or a cleanup closure it returns calls
 `Close` on it, or a method closes every element of the field it is kept
 in, or that a method of the type closes when the goroutine works on
@@ -40,12 +38,12 @@ a loop: one half of a proxy), one it captures or
 a value built from it (`f := &framer{conn: c}`): it ends when the
 connection does. Nor is a daemon the package starts in `init()` that
 loops for the life of the process (`for range ticker.C { flush() }`), or
-a server that `main` (or `TestMain`, for the test binary) starts,
-directly or through a helper of the file only they call: the process
+a server that `main` starts, directly or through a helper of the file
+only it calls: the process
 exiting is its shutdown. Finite work started by `main` is still reported.
-Goroutines of tests are left alone: in a `Test` function (or a gocheck
-`func (s *S) TestX(c *C)`), a helper taking its `*testing.T`, or a Ginkgo spec (`var _ = Describe(.., func() {
-It(..) })` in a `_test.go` file); they die with the test binary.
+Goroutines of tests are left alone: anything a `_test.go` file starts (a
+`Test` function, a helper, a fixture server its `init()` starts, a Ginkgo
+spec) dies with the test binary, and no shutdown waits for it.
 
 ## Why
 
@@ -110,10 +108,12 @@ impl Rule for UnjoinedGoroutine {
             let Some(c) = cx.call(call_expr) else {
                 continue;
             };
-            // A goroutine left behind by a test function (or a helper that
-            // takes its `*testing.T`) dies with the test binary; shared
-            // fixtures and production code are what matter.
-            if common::in_test_func(cx, cx.func_of(call_expr))
+            // A goroutine left behind by a test (a test function, a helper,
+            // a fixture server of a `_test.go` file) dies with the test
+            // binary; production code is what matters. (Test functions of
+            // other files, such as Ginkgo specs, are told apart by name.)
+            if cx.model.is_test
+                || common::in_test_func(cx, cx.func_of(call_expr))
                 || common::in_test_helper(cx, cx.func_of(call_expr))
             {
                 continue;
@@ -138,10 +138,8 @@ impl Rule for UnjoinedGoroutine {
                 || package_daemon(cx, call_expr, body)
                 || process_lifetime_server(cx, call_expr, c, body)
                 || connection_scoped(cx, call_expr, c)
-                || stopped_test_server(cx, c, body)
                 || ends_with_a_closed_connection(cx, call_expr, c)
                 || owner_closes_its_fields(cx, call_expr, c)
-                || serves_listener_its_owner_closes(cx, c)
             {
                 continue;
             }
@@ -173,24 +171,22 @@ fn package_daemon(cx: &FileCx, go_call: ExprId, body: Option<FuncId>) -> bool {
     outer.name == "init" && outer.receiver.is_none() && body.is_some_and(|f| endless_loop(cx, f))
 }
 
-/// A server started for the life of the process by `main` (or for the test
-/// binary by `TestMain`), directly or through a helper of the file that
-/// only they call: the process exiting is its shutdown, and a failure to
-/// listen is already fatal there. Finite work started by `main` is still
-/// reported (`main` returning cuts it off).
+/// A server started for the life of the process by `main`, directly or
+/// through a helper of the file that only it calls: the process exiting is
+/// its shutdown, and a failure to listen is already fatal there. Finite
+/// work started by `main` is still reported (`main` returning cuts it
+/// off).
 fn process_lifetime_server(cx: &FileCx, go_call: ExprId, c: &Call, body: Option<FuncId>) -> bool {
     let top = common::outermost(cx, cx.func_of(go_call));
     // `go http.ListenAndServe(addr, nil)` straight from `main` drops the
     // error that says the server never started: still reported there.
-    let direct_serve_in_main = serve_call(cx, c, None).is_some() && !cx.model.is_test;
+    let direct_serve_in_main = serve_call(cx, c, None).is_some();
     if direct_serve_in_main {
         return false;
     }
     let entry = |f: FuncId| {
         let func = cx.func(f);
-        func.receiver.is_none()
-            && func.kind == FnKind::Function
-            && (func.name == "main" || func.name == "TestMain")
+        func.receiver.is_none() && func.kind == FnKind::Function && func.name == "main"
     };
     let started_by_entry = entry(top) || {
         let name = &cx.func(top).name;
@@ -264,67 +260,6 @@ fn serve_call<'a>(cx: &FileCx<'a>, c: &'a Call, body: Option<FuncId>) -> Option<
     cx.body_calls(body?)
         .filter_map(|e| cx.call(e))
         .find(|c| is_serve(c))
-}
-
-/// A test fixture's goroutine serves a listener kept in a field of the
-/// method's receiver (`go func() { p.srv.Serve(p.ln) }()`, `p.ln.Accept()`
-/// in a loop) that a method of the type closes (`p.ln.Close()` in
-/// `TearDownSuite`): closing the listener makes `Serve`/`Accept` return, so
-/// the teardown ends the goroutine. (In a program, closing the listener
-/// leaves in-flight requests running: that still needs a graceful stop.)
-fn serves_listener_its_owner_closes(cx: &FileCx, c: &Call) -> bool {
-    if !cx.model.is_test {
-        return false;
-    }
-    let ExprKind::Closure(g) = cx.expr(cx.model.strip(c.func)).kind else {
-        return false;
-    };
-    let outer = common::outermost(cx, g);
-    let Some(recv) = cx.func(outer).receiver.as_deref() else {
-        return false;
-    };
-    let class = cx.func(outer).class.clone();
-    // `p.ln` → `ln`, a field of the receiver.
-    let field_of_recv = |e: ExprId| match &cx.expr(e).kind {
-        ExprKind::Attr { obj, name, .. } if cx.model.name_of(*obj) == Some(recv) => {
-            Some(name.as_str())
-        }
-        _ => None,
-    };
-    let served: Vec<&str> = cx
-        .with_nested(g)
-        .into_iter()
-        .flat_map(|h| cx.body_calls(h).collect::<Vec<_>>())
-        .filter_map(|e| {
-            let k = cx.call(e)?;
-            match k.name.as_str() {
-                "Serve" | "ServeTLS" => k.positional(0).and_then(field_of_recv),
-                "Accept" => k.receiver.and_then(field_of_recv),
-                _ => None,
-            }
-        })
-        .collect();
-    if served.is_empty() {
-        return false;
-    }
-    // A method of the same type closes that field.
-    cx.model.function_ids().any(|m| {
-        let func = cx.func(m);
-        func.class.is_some() && func.class == class && {
-            let Some(r) = func.receiver.as_deref() else {
-                return false;
-            };
-            cx.body_calls(m).any(|e| {
-                cx.call(e).is_some_and(|k| {
-                    k.name == "Close"
-                        && k.receiver.is_some_and(|x| {
-                            matches!(&cx.expr(x).kind, ExprKind::Attr { obj, name, .. }
-                                if cx.model.name_of(*obj) == Some(r) && served.contains(&name.as_str()))
-                        })
-                })
-            })
-        }
-    })
 }
 
 /// The goroutine works on a connection it is handed (`go pump(a, b)`,
@@ -533,27 +468,6 @@ fn owner_closes_its_fields(cx: &FileCx, go_call: ExprId, c: &Call) -> bool {
         })
     };
     !fields.is_empty() && fields.iter().all(|f| closed_elsewhere(f))
-}
-
-/// A test fixture's server (`go s.srv.Serve(l)` in a `_test.go` file) that
-/// the same file stops (`s.srv.Stop()`, `GracefulStop`, `Shutdown`,
-/// `Close`): stopping it ends `Serve`, and the test binary ends with it.
-/// Outside tests a dropped `Serve` error (accept failures) still matters.
-fn stopped_test_server(cx: &FileCx, c: &Call, body: Option<FuncId>) -> bool {
-    if !cx.model.is_test {
-        return false;
-    }
-    let Some(server) = serve_call(cx, c, body)
-        .and_then(|s| s.receiver)
-        .and_then(|r| cx.model.dotted(r))
-    else {
-        return false;
-    };
-    cx.model.exprs.iter().any(|e| {
-        matches!(&e.kind, ExprKind::Call(s)
-            if common::is_stop_method(&s.name)
-                && s.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(server.as_str()))
-    })
 }
 
 /// A `go f(args)` of a named function: joined when the function (if it is in
@@ -1171,6 +1085,38 @@ func main() {
 	go http.ListenAndServe("localhost:8080", nil) // expect
 	log.Println("serving")
 	select {}
+}
+"#,
+        r#"
+// file: pool/echo.go
+package pool
+
+import (
+	"net"
+)
+
+const address = "127.0.0.1:7777"
+
+func init() {
+	go simpleTCPServer()
+}
+
+func simpleTCPServer() {
+	l, err := net.Listen("tcp", address)
+	if err != nil {
+		return
+	}
+	defer l.Close()
+	for {
+		conn, err := l.Accept()
+		if err != nil {
+			return
+		}
+		go func() { // expect
+			buffer := make([]byte, 256)
+			conn.Read(buffer)
+		}()
+	}
 }
 "#,
     ],
@@ -1925,6 +1871,41 @@ func replayServer(ln net.Listener, replies [][]byte) {
 		}()
 	}
 }
+"#,
+        r#"
+// file: pool/channel_test.go
+package pool
+
+import (
+	"net"
+	"testing"
+)
+
+const address = "127.0.0.1:7777"
+
+func init() {
+	go simpleTCPServer()
+}
+
+func simpleTCPServer() {
+	l, err := net.Listen("tcp", address)
+	if err != nil {
+		return
+	}
+	defer l.Close()
+	for {
+		conn, err := l.Accept()
+		if err != nil {
+			return
+		}
+		go func() {
+			buffer := make([]byte, 256)
+			conn.Read(buffer)
+		}()
+	}
+}
+
+func TestPool(t *testing.T) {}
 "#,
     ],
 };

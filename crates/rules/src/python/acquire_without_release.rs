@@ -22,9 +22,9 @@ threading, trio/anyio), where the matching `release()` is not in the
 release at all. Between the acquire and that `try` may sit only an early
 exit that releases first (`if closed: release(); raise`) and statements that
 cannot raise (`items = []`, `last = None`); a release that follows the
-acquire with nothing but such statements, or stores of a name into an
-attribute or entry of `self` (`self._objects[i] = obj`), in between is
-fine too. A try-lock (`try: lock.acquire()` whose every `except` returns
+acquire with nothing but such statements, stores of a name into an
+attribute or entry of `self` (`self._objects[i] = obj`) or counter bumps
+(`self.seqnr += 1`) in between is fine too. A try-lock (`try: lock.acquire()` whose every `except` returns
 or raises) counts as an acquire right before the statement after that
 `try`, or before its `else:` when it has one. An acquire inside `with` the same lock (taking it back after a
 `release()` around a wait) is released by the `with`. Methods that hand the
@@ -215,7 +215,7 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
     let first_after = after
         .iter()
         .copied()
-        .find(|&n| !binds_a_constant(cx, n) && !stores_a_name(cx, n));
+        .find(|&n| !binds_a_constant(cx, n) && !stores_a_name(cx, n) && !bumps_a_counter(cx, n));
     if let Some(n) = first_after
         && let StmtKind::Expr(x) = cx.stmt(n).kind
         && cx.call(x).is_some_and(|c| c.name == "release")
@@ -292,6 +292,24 @@ fn stores_a_name(cx: &FileCx, s: StmtId) -> bool {
             ExprKind::Attr { .. } => own(t),
             _ => false,
         })
+}
+
+/// `self.seqnr += 1`: adds or subtracts a number literal to an attribute
+/// of `self`, the counter a lock around it numbers; on the integers a
+/// class keeps, that does not raise.
+fn bumps_a_counter(cx: &FileCx, s: StmtId) -> bool {
+    let StmtKind::Assign {
+        targets,
+        value: Some(v),
+        op: AssignOp::Augmented(BinOp::Add | BinOp::Sub),
+    } = &cx.stmt(s).kind
+    else {
+        return false;
+    };
+    matches!(cx.model.literal(*v), Some(Lit::Int(_)))
+        && targets
+            .iter()
+            .all(|&t| cx.model.dotted(t).is_some_and(|d| d.starts_with("self.")))
 }
 
 /// `x = None`, `items = []`, `n = 0`, `y = x`, `cbs = self._cbs`, `t: Task |
@@ -501,6 +519,21 @@ class Queue:
                     self._mutex.acquire()  # expect
             return self._items.pop()
 "#,
+        r#"
+import threading
+
+
+class Sensor:
+    def __init__(self):
+        self.seqnr_lock = threading.Lock()
+        self.last_seqnr = 0
+
+    def _get_new_seqnr(self, step):
+        self.seqnr_lock.acquire()  # expect
+        self.last_seqnr += step.size
+        self.seqnr_lock.release()
+        return str(self.last_seqnr)
+"#,
     ],
     pass: &[
         r#"
@@ -671,6 +704,21 @@ class Scene:
         lock.release()
         for f in errbacks:
             f(exception)
+"#,
+        r#"
+import threading
+
+
+class Sensor:
+    def __init__(self):
+        self.seqnr_lock = threading.Lock()
+        self.last_seqnr = 0
+
+    def _get_new_seqnr(self):
+        self.seqnr_lock.acquire()
+        self.last_seqnr += 1
+        self.seqnr_lock.release()
+        return str(self.last_seqnr)
 "#,
     ],
 };

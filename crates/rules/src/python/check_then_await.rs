@@ -39,7 +39,10 @@ method of the class calls them and they take no lock of their own: a
 `query()` that connects lazily makes `connect` a request path again, and
 a connect lock says concurrent connects happen. Nor is the step of an async iterator
 (`__anext__`, an `async def __aiter__` that yields, or a method only they
-call, such as a lazy connect): `async for` takes one item at a time.
+call, such as a lazy connect): `async for` takes one item at a time. Nor
+is a method that every caller in the file calls on an object it has just
+built (`cursor = Cursor(conn, q); return cursor._init()`): the second
+phase of a construction, which no other task can reach yet.
 
 ## Why
 
@@ -141,6 +144,7 @@ impl Rule for CheckThenAwait {
             if let Some((w, key)) = found
                 && !lifecycle_guard(cx, f, &key)
                 && !iterator_step(cx, f)
+                && !only_on_fresh_objects(cx, f)
                 && reported.insert(w)
             {
                 out.push(cx.finding(
@@ -310,6 +314,58 @@ fn iterator_step(cx: &FileCx, f: FuncId) -> bool {
         && callers
             .iter()
             .all(|&g| cx.func(g).class.as_ref() == Some(class) && is_iterator_step(cx.func(g)))
+}
+
+/// A method every call of which in the file is made on an object its
+/// caller has just built (`cursor = Cursor(conn, q); return
+/// cursor._init()`, `Builder(x).init()`): the second phase of a
+/// construction, which no other task can reach while it runs.
+fn only_on_fresh_objects(cx: &FileCx, f: FuncId) -> bool {
+    let Some(class) = cx.func(f).class.as_deref() else {
+        return false;
+    };
+    let short = class.rsplit('.').next().unwrap_or(class);
+    let builds = |v: ExprId| {
+        cx.call(cx.model.strip(v)).is_some_and(|k| {
+            k.target
+                .as_deref()
+                .is_some_and(|t| t == class || t.rsplit('.').next() == Some(short))
+        })
+    };
+    let mut calls = 0;
+    for g in cx.model.function_ids() {
+        for e in cx.body_calls(g) {
+            let c = cx.call(e).unwrap();
+            if cx.callee_in_file(c) != Some(f) {
+                continue;
+            }
+            calls += 1;
+            let Some(r) = c.receiver.map(|r| cx.model.strip(r)) else {
+                return false;
+            };
+            let fresh = builds(r)
+                || cx.model.name_of(r).is_some_and(|n| {
+                    // Every binding of the local in the caller builds one.
+                    let values: Vec<Option<ExprId>> = cx
+                        .body_stmts(g)
+                        .iter()
+                        .filter_map(|&st| match &cx.stmt(st).kind {
+                            StmtKind::Assign { targets, value, .. }
+                                if targets.iter().any(|&t| cx.model.name_of(t) == Some(n)) =>
+                            {
+                                Some(*value)
+                            }
+                            _ => None,
+                        })
+                        .collect();
+                    !values.is_empty() && values.iter().all(|v| v.is_some_and(builds))
+                });
+            if !fresh {
+                return false;
+            }
+        }
+    }
+    calls > 0
 }
 
 /// `__anext__`, or an `__aiter__` written as an async generator (its body
@@ -807,6 +863,27 @@ class Client:
         await self.connect()
         return await send(self._path, q)
 "#,
+        r#"
+class Cursor:
+    def __init__(self, connection, query):
+        self._connection = connection
+        self._query = query
+        self._state = None
+
+    async def _init(self, timeout):
+        if self._state is None:
+            self._state = await self._connection.prepare(self._query, timeout)  # expect
+        return self
+
+
+class CursorFactory:
+    def __init__(self, connection, query, timeout):
+        self._cursor = Cursor(connection, query)
+        self._timeout = timeout
+
+    def __await__(self):
+        return self._cursor._init(self._timeout).__await__()
+"#,
     ],
     pass: &[
         r#"
@@ -1096,6 +1173,29 @@ class Service:
         for sub in self._subs.values():
             await sub.drain()
         self._subs = {}
+"#,
+        r#"
+class Cursor:
+    def __init__(self, connection, query):
+        self._connection = connection
+        self._query = query
+        self._state = None
+
+    async def _init(self, timeout):
+        if self._state is None:
+            self._state = await self._connection.prepare(self._query, timeout)
+        return self
+
+
+class CursorFactory:
+    def __init__(self, connection, query, timeout):
+        self._connection = connection
+        self._query = query
+        self._timeout = timeout
+
+    def __await__(self):
+        cursor = Cursor(self._connection, self._query)
+        return cursor._init(self._timeout).__await__()
 "#,
     ],
 };

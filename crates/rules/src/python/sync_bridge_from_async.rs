@@ -6,7 +6,7 @@ use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
 use std::cell::OnceCell;
 use std::collections::HashMap;
-use unsnarl_model::walk::Parent;
+use unsnarl_model::walk::{Parent, exprs_under};
 use unsnarl_model::*;
 
 pub struct SyncBridgeFromAsync;
@@ -25,6 +25,9 @@ script and a deadlock inside a server. This rule follows the calls: the
 bridge call is reported when a coroutine of the file reaches the sync
 function (through other sync helpers of the file), and a coroutine's call
 is reported when it reaches such a bridge in another module of the project.
+A bridge on one side of a test of `loop.is_running()` (`coro if
+loop.is_running() else loop.run_until_complete(coro)`) is not reported:
+on a running loop the function hands the coroutine back to be awaited.
 
 ## Why
 
@@ -88,6 +91,7 @@ impl Rule for SyncBridgeFromAsync {
             // coroutine of this file.
             if let Some(entry) = cx.effect(c, Effect::SyncOverAsync)
                 && bridges_here(cx, id, entry)
+                && !guarded_by_is_running(cx, id)
                 && !cx.func(f).is_async
                 && f.0 != 0
                 && let Some(path) = async_caller(cx, f, callers())
@@ -185,6 +189,24 @@ fn async_caller(
     None
 }
 
+/// The bridge runs only on one side of a test of `loop.is_running()`
+/// (`coro if loop.is_running() else loop.run_until_complete(coro)`): on a
+/// running loop the function hands back the coroutine instead.
+fn guarded_by_is_running(cx: &FileCx, call: ExprId) -> bool {
+    let tests_running = |cond: ExprId| {
+        exprs_under(cx.model, cond)
+            .into_iter()
+            .any(|x| cx.call(x).is_some_and(|c| c.name == "is_running"))
+    };
+    cx.tree
+        .expr_ancestors(call)
+        .any(|a| matches!(cx.expr(a).kind, ExprKind::Ternary { cond, .. } if tests_running(cond)))
+        || cx
+            .enclosing_stmts(call)
+            .into_iter()
+            .any(|s| matches!(cx.stmt(s).kind, StmtKind::If { cond, .. } if tests_running(cond)))
+}
+
 fn inside_offload(cx: &FileCx, call: ExprId) -> bool {
     cx.tree.expr_ancestors(call).any(|a| {
         cx.call(a)
@@ -253,6 +275,24 @@ from .facade import get_user_sync
 async def view(uid):
     return get_user_sync(uid)  # expect
 "#,
+        r#"
+import asyncio
+
+
+def start(phone):
+    loop = asyncio.get_event_loop()
+    coro = _start(phone)
+    return coro if loop.is_closed() else loop.run_until_complete(coro)  # expect
+
+
+async def _start(phone):
+    await asyncio.sleep(0)
+    return phone
+
+
+async def main():
+    return await start("555")
+"#,
     ],
     pass: &[
         r#"
@@ -280,6 +320,24 @@ def sync_sender(send):
 async def connect(scope, receive, send):
     handlers = {"send": sync_sender(send)}
     await serve(scope, receive, handlers)
+"#,
+        r#"
+import asyncio
+
+
+def start(phone):
+    loop = asyncio.get_event_loop()
+    coro = _start(phone)
+    return coro if loop.is_running() else loop.run_until_complete(coro)
+
+
+async def _start(phone):
+    await asyncio.sleep(0)
+    return phone
+
+
+async def main():
+    return await start("555")
 "#,
     ],
 };

@@ -20,7 +20,9 @@ pub static META: RuleMeta = RuleMeta {
 A task created with `create_task`/`ensure_future` is added to a set, list
 or dict that lives at module level or on `self`, and no code in the file
 removes finished tasks from it: no `add_done_callback(tasks.discard)`, no
-`discard`/`remove`/`pop`/`clear`, no reassignment.
+`discard`/`remove`/`pop`/`clear`, no reassignment. A dict entry under a
+fixed key (a literal, or an attribute of `self`: `self._tasks[self.manager]
+= task`) is one slot that each new task replaces, and is not reported.
 
 ## Why
 
@@ -121,10 +123,13 @@ impl Rule for TaskSetLeak {
                 continue;
             };
             let [t] = targets.as_slice() else { continue };
-            let ExprKind::Index { obj, .. } = &cx.expr(*t).kind else {
+            let ExprKind::Index { obj, index } = &cx.expr(*t).kind else {
                 continue;
             };
-            if matches!(cx.tree.stmt_parent(s), Parent::Detached) || !is_task_value(cx, *v) {
+            if matches!(cx.tree.stmt_parent(s), Parent::Detached)
+                || !is_task_value(cx, *v)
+                || fixed_slot(cx, *index)
+            {
                 continue;
             }
             let Some(key) = shared_state(cx, &globals, *obj) else {
@@ -144,6 +149,18 @@ impl Rule for TaskSetLeak {
             ));
         }
     }
+}
+
+/// A key that names one fixed slot: a literal (`self._tasks["heartbeat"]`)
+/// or an attribute of `self` (`self._tasks[self.manager]`). A new task
+/// replaces the one before it, so the dict does not grow.
+fn fixed_slot(cx: &FileCx, key: ExprId) -> bool {
+    let key = cx.model.strip(key);
+    matches!(cx.expr(key).kind, ExprKind::Literal(_))
+        || cx.model.dotted(key).is_some_and(|d| {
+            d.strip_prefix("self.")
+                .is_some_and(|rest| !rest.contains('.'))
+        })
 }
 
 /// A task: a spawn call, or a local assigned from one in the same function.
@@ -279,6 +296,18 @@ class Dispatcher:
     async def handle(self, event):
         await asyncio.sleep(0)
 "#,
+        r#"
+import asyncio
+
+
+class HaClient:
+    def __init__(self, manager):
+        self.manager = manager
+        self._client_tasks = {}
+
+    async def watch(self, client):
+        self._client_tasks[client] = asyncio.create_task(self.manager.watch(client))  # expect
+"#,
     ],
     pass: &[
         r#"
@@ -331,6 +360,21 @@ class Registry:
 
     def note(self, name):
         self._seen.add(name)
+"#,
+        r#"
+import asyncio
+
+
+class HaClient:
+    def __init__(self, manager, reconciliator):
+        self.manager = manager
+        self.reconciliator = reconciliator
+        self._manager_task = {}
+        self._reconciliator_task = {}
+
+    async def start(self):
+        self._manager_task[self.manager] = asyncio.create_task(self.manager.run())
+        self._reconciliator_task["main"] = asyncio.create_task(self.reconciliator.run())
 "#,
     ],
 };

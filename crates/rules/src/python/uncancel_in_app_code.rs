@@ -2,7 +2,7 @@
 
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
-use unsnarl_model::walk::Parent;
+use unsnarl_model::walk::{Parent, exprs_under};
 use unsnarl_model::*;
 
 pub struct UncancelInAppCode;
@@ -16,8 +16,10 @@ pub static META: RuleMeta = RuleMeta {
     summary: "`task.uncancel()` is called outside a scope-like class (an async context manager that owns the cancellation it undoes).",
     docs: r#"
 A call to `.uncancel()` that is not inside a class implementing
-`__aexit__`/`__exit__` (a cancel scope, a timeout, a task group), and whose
-result is not checked (`if task.uncancel() == 0`).
+`__aexit__`/`__exit__` (a cancel scope, a timeout, a task group) or a
+function written as a context manager (`@asynccontextmanager`), whose
+result is not checked (`if task.uncancel() == 0`), and that is not under a
+test of the pending count (`if task.cancelling() == 1:`).
 
 ## Why
 
@@ -72,7 +74,12 @@ impl Rule for UncancelInAppCode {
                 continue;
             }
             let f = cx.func_of(id);
-            if in_scope_class(cx, f) || result_checked(cx, id) || cx.func(f).is_test {
+            if in_scope_class(cx, f)
+                || context_manager_fn(cx, f)
+                || result_checked(cx, id)
+                || counts_cancellations(cx, id)
+                || cx.func(f).is_test
+            {
                 continue;
             }
             out.push(cx.finding(
@@ -95,6 +102,36 @@ fn in_scope_class(cx: &FileCx, f: FuncId) -> bool {
     })
 }
 
+/// A generator written as a context manager (`@asynccontextmanager`,
+/// `@contextmanager`): a scope, as a class with `__aexit__` is.
+fn context_manager_fn(cx: &FileCx, f: FuncId) -> bool {
+    let mut cur = Some(f);
+    while let Some(g) = cur {
+        if cx.func(g).decorators.iter().any(|d| {
+            matches!(
+                d.as_str(),
+                "contextlib.asynccontextmanager" | "contextlib.contextmanager"
+            )
+        }) {
+            return true;
+        }
+        cur = cx.func(g).parent;
+    }
+    false
+}
+
+/// The call sits under a test of the task's pending cancellations (`if
+/// task.cancelling() == 1: task.uncancel()`): the code checked that the
+/// cancellation it claims is the only one, its own.
+fn counts_cancellations(cx: &FileCx, id: ExprId) -> bool {
+    cx.enclosing_stmts(id).into_iter().any(|s| {
+        matches!(cx.stmt(s).kind, StmtKind::If { cond, .. }
+            if exprs_under(cx.model, cond)
+                .into_iter()
+                .any(|x| cx.call(x).is_some_and(|c| c.name == "cancelling")))
+    })
+}
+
 /// `if task.uncancel() == 0:` / `n = task.uncancel()`: bookkeeping that
 /// looks at the count.
 fn result_checked(cx: &FileCx, id: ExprId) -> bool {
@@ -103,7 +140,8 @@ fn result_checked(cx: &FileCx, id: ExprId) -> bool {
 
 pub static EXAMPLES: Examples = Examples {
     language: Language::Python,
-    fail: &[r#"
+    fail: &[
+        r#"
 import asyncio
 
 async def resilient(step):
@@ -112,8 +150,24 @@ async def resilient(step):
     except asyncio.CancelledError:
         asyncio.current_task().uncancel()  # expect
         return None
-"#],
-    pass: &[r#"
+"#,
+        r#"
+import asyncio
+
+
+async def consume(channel, reason):
+    try:
+        await channel.read()
+    except asyncio.CancelledError as exc:
+        task = asyncio.current_task()
+        if exc.args and exc.args[0] is reason:
+            task.uncancel()  # expect
+            raise reason from exc
+        raise
+"#,
+    ],
+    pass: &[
+        r#"
 import asyncio
 
 class Deadline:
@@ -133,7 +187,39 @@ class Deadline:
     def expire(self):
         self._expired = True
         self._task.uncancel()
-"#],
+"#,
+        r#"
+import asyncio
+from contextlib import asynccontextmanager
+
+
+@asynccontextmanager
+async def closing_scope(channel):
+    reason = channel.close_reason
+    try:
+        yield channel
+    except asyncio.CancelledError as exc:
+        task = asyncio.current_task()
+        if exc.args and exc.args[0] is reason:
+            task.uncancel()
+            raise reason from exc
+        raise
+"#,
+        r#"
+import asyncio
+
+
+async def consume(channel, reason):
+    try:
+        await channel.read()
+    except asyncio.CancelledError as exc:
+        task = asyncio.current_task()
+        if exc.args and exc.args[0] is reason and task.cancelling() == 1:
+            task.uncancel()
+            raise reason from exc
+        raise
+"#,
+    ],
 };
 
 #[cfg(test)]
