@@ -355,6 +355,23 @@ pub fn repeats_earlier_check(
     any
 }
 
+/// `e` sits under a test that calls a method named `method`: in a branch
+/// of an `if`, or of a conditional expression, whose condition does
+/// (`if task.cancelling() == 1:`, `c if loop.is_running() else ..`).
+pub fn under_test_calling(cx: &FileCx, e: ExprId, method: &str) -> bool {
+    let calls_it = |cond: ExprId| {
+        unsnarl_model::walk::exprs_under(cx.model, cond)
+            .into_iter()
+            .any(|x| cx.call(x).is_some_and(|c| c.name == method))
+    };
+    cx.tree.expr_ancestors(e).any(
+        |a| matches!(cx.expr(a).kind, ExprKind::Ternary { cond, .. } if a != e && calls_it(cond)),
+    ) || cx
+        .enclosing_stmts(e)
+        .into_iter()
+        .any(|s| matches!(cx.stmt(s).kind, StmtKind::If { cond, .. } if calls_it(cond)))
+}
+
 /// Every assignment of the file with a target `is_target` accepts: the
 /// statement and the value.
 pub fn assignments(cx: &FileCx, is_target: impl Fn(ExprId) -> bool) -> Vec<(StmtId, ExprId)> {

@@ -101,17 +101,16 @@ fn calls_own_method(cx: &FileCx, e: ExprId, c: &Call) -> bool {
     if c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() != Some("this") {
         return false;
     }
-    let mut f = Some(cx.func_of(e));
-    let class = loop {
-        let Some(g) = f else { return false };
-        if let Some(class) = &cx.func(g).class {
-            break class;
-        }
-        f = cx.func(g).parent;
+    let Some(class) = cx
+        .tree
+        .func_ancestors(cx.model, cx.func_of(e))
+        .find_map(|g| cx.func(g).class.as_deref())
+    else {
+        return false;
     };
     cx.model.function_ids().any(|m| {
         let m = cx.func(m);
-        m.kind == FnKind::Method && m.class.as_ref() == Some(class) && m.name == c.name
+        m.kind == FnKind::Method && m.class.as_deref() == Some(class) && m.name == c.name
     })
 }
 

@@ -143,6 +143,17 @@ fn is_timer(cx: &FileCx, f: FuncId, e: ExprId) -> bool {
     false
 }
 
+/// Methods that stop what is running: a connection, a child, a stream.
+const STOPS: &[&str] = &[
+    "cancel",
+    "destroy",
+    "disconnect",
+    "kill",
+    "close",
+    "terminate",
+    "end",
+];
+
 /// The function stops the operation some other way when the timer wins
 /// (`client.disconnect()`, `child.kill()`, `req.destroy()` on the same
 /// object).
@@ -157,17 +168,8 @@ fn cancelled_otherwise(cx: &FileCx, f: FuncId, op: ExprId) -> bool {
     cx.with_nested(f).into_iter().any(|g| {
         common::calls_of(cx, g).any(|e| {
             let c = cx.call(e).unwrap();
-            matches!(
-                c.name.as_str(),
-                "abort"
-                    | "cancel"
-                    | "destroy"
-                    | "disconnect"
-                    | "kill"
-                    | "close"
-                    | "terminate"
-                    | "end"
-            ) && c.receiver.and_then(|r| common::root_name(cx, r)) == Some(root)
+            (c.name == "abort" || STOPS.contains(&c.name.as_str()))
+                && c.receiver.and_then(|r| common::root_name(cx, r)) == Some(root)
         })
     })
 }
@@ -194,12 +196,7 @@ fn timer_stops_the_work(cx: &FileCx, timer: ExprId) -> bool {
         .collect();
     let stops = |g: FuncId| {
         cx.with_nested(g).into_iter().any(|h| {
-            common::calls_of(cx, h).any(|e| {
-                matches!(
-                    cx.call(e).unwrap().name.as_str(),
-                    "destroy" | "terminate" | "kill" | "close" | "end" | "disconnect" | "cancel"
-                )
-            })
+            common::calls_of(cx, h).any(|e| STOPS.contains(&cx.call(e).unwrap().name.as_str()))
         })
     };
     calls.into_iter().any(|x| {

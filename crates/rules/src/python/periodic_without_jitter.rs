@@ -279,13 +279,11 @@ fn set_in_loop(cx: &FileCx, arg: ExprId, body: &Block) -> bool {
     if names.is_empty() {
         return false;
     }
+    // Set from a computation, or updated in place (`delay *= 2`).
     stmts_in_block(cx.model, body).into_iter().any(|st| {
-        matches!(&cx.stmt(st).kind, StmtKind::Assign { targets, value: Some(v), .. }
+        matches!(&cx.stmt(st).kind, StmtKind::Assign { targets, value, op }
             if targets.iter().any(|&t| cx.model.name_of(t).is_some_and(|n| names.contains(&n)))
-                && !constant(cx, *v))
-            || matches!(&cx.stmt(st).kind, StmtKind::Assign { targets, op, .. }
-                if *op != AssignOp::Plain
-                    && targets.iter().any(|&t| cx.model.name_of(t).is_some_and(|n| names.contains(&n))))
+                && (*op != AssignOp::Plain || value.is_some_and(|v| !constant(cx, v))))
     })
 }
 

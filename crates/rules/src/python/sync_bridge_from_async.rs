@@ -6,7 +6,7 @@ use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
 use std::cell::OnceCell;
 use std::collections::HashMap;
-use unsnarl_model::walk::{Parent, exprs_under};
+use unsnarl_model::walk::Parent;
 use unsnarl_model::*;
 
 pub struct SyncBridgeFromAsync;
@@ -91,7 +91,9 @@ impl Rule for SyncBridgeFromAsync {
             // coroutine of this file.
             if let Some(entry) = cx.effect(c, Effect::SyncOverAsync)
                 && bridges_here(cx, id, entry)
-                && !guarded_by_is_running(cx, id)
+                // `coro if loop.is_running() else loop.run_until_complete(coro)`:
+                // on a running loop the function hands the coroutine back.
+                && !crate::util::under_test_calling(cx, id, "is_running")
                 && !cx.func(f).is_async
                 && f.0 != 0
                 && let Some(path) = async_caller(cx, f, callers())
@@ -187,24 +189,6 @@ fn async_caller(
         frontier = next;
     }
     None
-}
-
-/// The bridge runs only on one side of a test of `loop.is_running()`
-/// (`coro if loop.is_running() else loop.run_until_complete(coro)`): on a
-/// running loop the function hands back the coroutine instead.
-fn guarded_by_is_running(cx: &FileCx, call: ExprId) -> bool {
-    let tests_running = |cond: ExprId| {
-        exprs_under(cx.model, cond)
-            .into_iter()
-            .any(|x| cx.call(x).is_some_and(|c| c.name == "is_running"))
-    };
-    cx.tree
-        .expr_ancestors(call)
-        .any(|a| matches!(cx.expr(a).kind, ExprKind::Ternary { cond, .. } if tests_running(cond)))
-        || cx
-            .enclosing_stmts(call)
-            .into_iter()
-            .any(|s| matches!(cx.stmt(s).kind, StmtKind::If { cond, .. } if tests_running(cond)))
 }
 
 fn inside_offload(cx: &FileCx, call: ExprId) -> bool {

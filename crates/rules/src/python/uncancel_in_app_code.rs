@@ -2,7 +2,7 @@
 
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
-use unsnarl_model::walk::{Parent, exprs_under};
+use unsnarl_model::walk::Parent;
 use unsnarl_model::*;
 
 pub struct UncancelInAppCode;
@@ -77,7 +77,9 @@ impl Rule for UncancelInAppCode {
             if in_scope_class(cx, f)
                 || context_manager_fn(cx, f)
                 || result_checked(cx, id)
-                || counts_cancellations(cx, id)
+                // `if task.cancelling() == 1: task.uncancel()`: the code
+                // checked that the cancellation it claims is the only one.
+                || crate::util::under_test_calling(cx, id, "cancelling")
                 || cx.func(f).is_test
             {
                 continue;
@@ -105,30 +107,13 @@ fn in_scope_class(cx: &FileCx, f: FuncId) -> bool {
 /// A generator written as a context manager (`@asynccontextmanager`,
 /// `@contextmanager`): a scope, as a class with `__aexit__` is.
 fn context_manager_fn(cx: &FileCx, f: FuncId) -> bool {
-    let mut cur = Some(f);
-    while let Some(g) = cur {
-        if cx.func(g).decorators.iter().any(|d| {
+    cx.tree.func_ancestors(cx.model, f).any(|g| {
+        cx.func(g).decorators.iter().any(|d| {
             matches!(
                 d.as_str(),
                 "contextlib.asynccontextmanager" | "contextlib.contextmanager"
             )
-        }) {
-            return true;
-        }
-        cur = cx.func(g).parent;
-    }
-    false
-}
-
-/// The call sits under a test of the task's pending cancellations (`if
-/// task.cancelling() == 1: task.uncancel()`): the code checked that the
-/// cancellation it claims is the only one, its own.
-fn counts_cancellations(cx: &FileCx, id: ExprId) -> bool {
-    cx.enclosing_stmts(id).into_iter().any(|s| {
-        matches!(cx.stmt(s).kind, StmtKind::If { cond, .. }
-            if exprs_under(cx.model, cond)
-                .into_iter()
-                .any(|x| cx.call(x).is_some_and(|c| c.name == "cancelling")))
+        })
     })
 }
 
