@@ -44,13 +44,20 @@ fn test_path(path: &str) -> bool {
 }
 
 /// Files that are not service code: examples, benches, tests, build
-/// scripts and fuzz targets.
+/// scripts and fuzz targets. An `examples/` or `benches/` folder holding a
+/// project of its own (`examples/shop/src/main.rs`: a crate with a `src/`,
+/// not one of Cargo's example programs) is service code.
 pub fn non_service_path(cx: &FileCx) -> bool {
     let p = cx.path.replace('\\', "/");
     let p = format!("/{p}");
-    ["/examples/", "/benches/", "/tests/", "/fuzz/", "/build.rs"]
-        .iter()
-        .any(|d| p.contains(d))
+    let programs = ["/examples/", "/benches/"].iter().any(|d| {
+        p.rfind(d)
+            .is_some_and(|i| !p[i + d.len()..].split('/').any(|seg| seg == "src"))
+    });
+    programs
+        || ["/tests/", "/fuzz/", "/build.rs"]
+            .iter()
+            .any(|d| p.contains(d))
 }
 
 /// `main`, or a function that never returns (`-> !`): it lives as long as

@@ -2,7 +2,7 @@
 
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
-use unsnarl_model::walk::Parent;
+use unsnarl_model::walk::{Parent, exprs_under};
 use unsnarl_model::*;
 
 pub struct DetachedSpawn;
@@ -35,7 +35,9 @@ it; or a method
 taking apart a value of both, spawning one field and returning the other,
 `spawn(self.driver); self.handle`), tasks that report back on a channel or reply sender the
 caller holds (also a sender handed to a method, or a reply sender carried
-by the request the task answers, `request.reply.send(r)`, and a future
+by the request the task answers, `request.reply.send(r)` or
+`message.sender.send(r)` on a parameter of the handler, also once taken out
+of it, `let tx = m.tx.take().unwrap(); .. reply(tx, v)`, and a future
 first put in a local, `let fut = handle(req); spawn(fut)`), and executor adapters that spawn the future their caller
 hands them (`fn execute(&self, fut: F) { tokio::spawn(fut); }`, or a thread
 running `block_on(fut)`), or an executor loop spawning futures it takes off
@@ -50,7 +52,9 @@ connection in `main`'s (or a `-> !` function's) accept loop that never
 ends or is the last thing `main` does, where nothing runs after the loop
 but the end of the process, and a
 thread started inside a one-time initializer (`OnceLock::get_or_init`,
-`Lazy::new`, `Once::call_once`): it lives as long as the process and has
+`Lazy::new`, `Once::call_once`), or in a function of the file that only
+such initializers call or are handed (`Lazy::new(|| start())`,
+`get_or_try_init(iocp_start)`): it lives as long as the process and has
 no owner to join it. Neither are a task that never ends started by `main`
 (an endless `loop`, in the task or in the function of the file it runs:
 `thread::spawn(|| block_on(EX.run()))`; it lives as long as the process) and a spawn in a `Drop` implementation
@@ -68,6 +72,9 @@ that awaits nothing and loops nowhere is done on its first poll and is not
 reported either. A serving
 loop that can end (a shutdown branch, `?`) is still reported: that is
 where in-flight work gets cut off.
+Example and bench programs (files under `examples/` or `benches/`, but
+not a project with a `src/` of its own kept there) are not reported: they
+run once and exit, and what they start is a demonstration.
 
 ## Why
 
@@ -114,6 +121,11 @@ impl Rule for DetachedSpawn {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        // Example and bench programs run once and exit: their spawns,
+        // queues and retries are demonstrations, not a service's.
+        if super::common::non_service_path(cx) {
+            return;
+        }
         for (i, e) in cx.model.exprs.iter().enumerate() {
             let ExprKind::Call(c) = &e.kind else { continue };
             let id = ExprId(i as u32);
@@ -282,18 +294,61 @@ fn reports_back(cx: &FileCx, spawn: ExprId) -> bool {
         let n = n.to_ascii_lowercase();
         n.contains("reply") || n.contains("respond") || n.starts_with("resp")
     };
-    // (Also through a helper handed the sender: `emit(&tx, line).await`.)
+    // Or a sender the request the function handles carries: a field of
+    // one of its parameters (`message.sender.send(r)`), or a local taken
+    // out of one (`let tx = msg.reply.take().unwrap()`).
+    let params: Vec<&str> = cx
+        .func(owner)
+        .params
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
+    // (A field, not a method: `notify.clone()` reads no field.)
+    let field_of_param = |x: ExprId| {
+        let method = matches!(cx.tree.expr_parent(x), Parent::Expr(p)
+            if cx.call(p).is_some_and(|c| c.func == x));
+        !method
+            && cx.model.dotted(x).is_some_and(|d| {
+                d.split_once('.')
+                    .is_some_and(|(root, _)| params.contains(&root))
+            })
+    };
+    let request_sender = |x: ExprId| {
+        let x = cx.model.strip(x);
+        field_of_param(x)
+            || super::common::declared_value(cx, x).is_some_and(|v| {
+                exprs_under(cx.model, v)
+                    .into_iter()
+                    .any(|y| matches!(cx.expr(y).kind, ExprKind::Attr { .. }) && field_of_param(y))
+            })
+    };
+    // (Also through a helper handed the sender: `emit(&tx, line).await`,
+    // or `reply(tx, v)` with a sender of the request, named as one.)
     let local_sender = |x: ExprId| {
+        let x = cx.model.strip(x);
+        let last = cx.model.dotted(x).map(|d| {
+            d.rsplit('.')
+                .next()
+                .unwrap_or_default()
+                .to_ascii_lowercase()
+        });
         cx.model
-            .name_of(cx.model.strip(x))
+            .name_of(x)
             .is_some_and(|n| senders.iter().any(|s| s == n))
+            || (request_sender(x)
+                && last.is_some_and(|l| {
+                    reply_sender(&l) || l.contains("sender") || l == "tx" || l.ends_with("_tx")
+                }))
     };
     cx.body_exprs(body).iter().any(|&e| {
         cx.call(e).is_some_and(|c| {
             (c.name.starts_with("send")
-                && c.receiver
-                    .and_then(|r| cx.model.name_of(r))
-                    .is_some_and(|n| senders.iter().any(|s| s == n) || reply_sender(n)))
+                && c.receiver.is_some_and(|r| {
+                    cx.model
+                        .name_of(r)
+                        .is_some_and(|n| senders.iter().any(|s| s == n) || reply_sender(n))
+                        || request_sender(r)
+                }))
                 // (A method of the file the types do not resolve counts
                 // too: handing it the sender is how it reports.)
                 || ((cx.callee_in_file(c).is_some() || c.receiver.is_some())
@@ -1025,32 +1080,76 @@ fn in_drop(cx: &FileCx, spawn: ExprId) -> bool {
 }
 
 /// A thread or task started inside a one-time initializer
-/// (`OnceLock::get_or_init(|| ..)`, `Lazy::new(|| ..)`, `Once::call_once`):
-/// it starts at most once per process and lives as long as the process, so
+/// (`OnceLock::get_or_init(|| ..)`, `Lazy::new(|| ..)`, `Once::call_once`),
+/// or in a function of the file that only such initializers call or are
+/// handed (`Lazy::new(|| start())`, `get_or_try_init(iocp_start)`): it
+/// starts at most once per process and lives as long as the process, so
 /// there is no per-call orphan and no owner that could join it.
 fn once_per_process(cx: &FileCx, spawn: ExprId) -> bool {
-    let mut f = cx.func_of(spawn);
+    let (inside, f) = in_initializer(cx, spawn);
+    if inside {
+        return true;
+    }
+    if !matches!(cx.func(f).kind, FnKind::Function | FnKind::Method) || cx.func(f).name.is_empty() {
+        return false;
+    }
+    // Every use of the function in the file: a call made inside an
+    // initializer, or the function itself handed to one.
+    let mut uses = 0;
+    for (i, e) in cx.model.exprs.iter().enumerate() {
+        let id = ExprId(i as u32);
+        let called = matches!(&e.kind, ExprKind::Call(c) if cx.callee_in_file(c) == Some(f));
+        let handed = matches!(&e.kind, ExprKind::Name { id: n, .. } if *n == cx.func(f).name)
+            && matches!(cx.tree.expr_parent(id), Parent::Expr(p)
+                if cx.call(p).is_some_and(|c| c.func != id));
+        if !called && !handed {
+            continue;
+        }
+        uses += 1;
+        let ok = if called {
+            in_initializer(cx, id).0
+        } else {
+            matches!(cx.tree.expr_parent(id), Parent::Expr(p)
+                if cx.call(p).is_some_and(initializer_call))
+        };
+        if !ok {
+            return false;
+        }
+    }
+    uses > 0
+}
+
+/// Whether `e` runs inside a closure handed to a one-time initializer, and
+/// the outermost function reached on the way up.
+fn in_initializer(cx: &FileCx, e: ExprId) -> (bool, FuncId) {
+    let mut f = cx.func_of(e);
     while matches!(cx.func(f).kind, FnKind::Closure | FnKind::AsyncBlock) {
         if let Parent::Expr(closure) = cx.tree.func_site(f)
             && let Parent::Expr(call) = cx.tree.expr_parent(closure)
             && let Some(c) = cx.call(call)
             && c.args.iter().any(|a| a.value == closure)
-            && (matches!(
-                c.name.as_str(),
-                "get_or_init" | "get_or_try_init" | "call_once" | "call_once_force"
-            ) || (c.name.as_str() == "new"
-                && c.target
-                    .as_deref()
-                    .is_some_and(|t| t.ends_with("Lazy::new") || t.ends_with("LazyLock::new"))))
+            && initializer_call(c)
         {
-            return true;
+            return (true, f);
         }
         match cx.func(f).parent {
             Some(p) => f = p,
             None => break,
         }
     }
-    false
+    (false, f)
+}
+
+/// `get_or_init`, `get_or_try_init`, `call_once(_force)`, `Lazy::new`,
+/// `LazyLock::new`: runs what it is given at most once per process.
+fn initializer_call(c: &Call) -> bool {
+    matches!(
+        c.name.as_str(),
+        "get_or_init" | "get_or_try_init" | "call_once" | "call_once_force"
+    ) || (c.name.as_str() == "new"
+        && c.target
+            .as_deref()
+            .is_some_and(|t| t.ends_with("Lazy::new") || t.ends_with("LazyLock::new")))
 }
 
 /// An executor loop: the spawned future is a plain name bound by a pattern
@@ -1611,6 +1710,93 @@ impl Future for Ticker {
     }
 }
 "#,
+        r#"
+use tokio::sync::oneshot;
+
+pub struct DescribeAll {
+    pub depth: usize,
+    pub sender: oneshot::Sender<Vec<String>>,
+}
+
+pub async fn handle(message: DescribeAll, actors: Vec<String>) {
+    let depth = message.depth;
+    tokio::spawn(async move { // expect
+        let described = describe_all(actors, depth).await;
+        println!("{described:?}");
+    });
+    let _ = message.sender.send(Vec::new());
+}
+
+async fn describe_all(actors: Vec<String>, depth: usize) -> Vec<String> {
+    tokio::task::yield_now().await;
+    actors.into_iter().take(depth).collect()
+}
+"#,
+        r#"
+// file: src/bin/relay.rs
+use std::thread;
+use std::time::Duration;
+
+fn relay() {
+    loop {
+        forward_one();
+    }
+}
+
+fn forward_one() {
+    let _ = std::fs::read("/tmp/relay.in");
+}
+
+fn main() {
+    thread::spawn(relay); // expect
+    thread::spawn(|| { // expect
+        let _ = std::fs::write("/tmp/relay.out", b"ready");
+    });
+    thread::sleep(Duration::from_secs(5));
+}
+"#,
+        r#"
+use once_cell::sync::Lazy;
+use std::thread;
+use std::time::Duration;
+
+static REFRESHER: Lazy<()> = Lazy::new(|| start());
+
+fn start() {
+    thread::spawn(|| { // expect
+        let _ = std::fs::write("/var/run/app.pid", std::process::id().to_string());
+        thread::sleep(Duration::from_secs(1));
+    });
+}
+
+pub fn ensure_started() {
+    Lazy::force(&REFRESHER);
+    start();
+}
+"#,
+        r#"
+// file: examples/relay/src/main.rs
+use std::thread;
+use std::time::Duration;
+
+fn relay() {
+    loop {
+        forward_one();
+    }
+}
+
+fn forward_one() {
+    let _ = std::fs::read("/tmp/relay.in");
+}
+
+fn main() {
+    thread::spawn(relay); // expect
+    thread::spawn(|| { // expect
+        let _ = std::fs::write("/tmp/relay.out", b"ready");
+    });
+    thread::sleep(Duration::from_secs(5));
+}
+"#,
     ],
     pass: &[
         r#"
@@ -2100,7 +2286,7 @@ async fn answer(req: Request, reply: oneshot::Sender<Response>) {
 }
 "#,
         r#"
-// file: examples/pipe.rs
+// file: src/bin/pipe.rs
 // The task feeds a channel; main reads the other end as a stream until the
 // session ends, and the task stops when that end is dropped.
 use futures_util::StreamExt;
@@ -2315,6 +2501,88 @@ async fn produce_and_print() {
         emit(&tx, "two").await;
     });
     print_all(rx).await;
+}
+"#,
+        r#"
+use tokio::sync::oneshot;
+
+pub struct DescribeAll {
+    pub depth: usize,
+    pub sender: oneshot::Sender<Vec<String>>,
+}
+
+pub async fn handle(message: DescribeAll, actors: Vec<String>) {
+    tokio::spawn(async move {
+        let described = describe_all(actors, message.depth).await;
+        let _ = message.sender.send(described);
+    });
+}
+
+async fn describe_all(actors: Vec<String>, depth: usize) -> Vec<String> {
+    tokio::task::yield_now().await;
+    actors.into_iter().take(depth).collect()
+}
+"#,
+        r#"
+use tokio::sync::oneshot;
+
+pub struct Req {
+    pub tx: Option<oneshot::Sender<u32>>,
+}
+
+fn reply(tx: oneshot::Sender<u32>, v: u32) {
+    let _ = tx.send(v);
+}
+
+async fn compute() -> u32 {
+    tokio::task::yield_now().await;
+    7
+}
+
+pub async fn handle(mut m: Req) {
+    let tx = m.tx.take().unwrap();
+    tokio::spawn(async move { reply(tx, compute().await) });
+}
+"#,
+        r#"
+// file: examples/relay.rs
+use std::thread;
+use std::time::Duration;
+
+fn relay() {
+    loop {
+        forward_one();
+    }
+}
+
+fn forward_one() {
+    let _ = std::fs::read("/tmp/relay.in");
+}
+
+fn main() {
+    thread::spawn(relay);
+    thread::spawn(|| {
+        let _ = std::fs::write("/tmp/relay.out", b"ready");
+    });
+    thread::sleep(Duration::from_secs(5));
+}
+"#,
+        r#"
+use once_cell::sync::Lazy;
+use std::thread;
+use std::time::Duration;
+
+static REFRESHER: Lazy<()> = Lazy::new(|| start());
+
+fn start() {
+    thread::spawn(|| {
+        let _ = std::fs::write("/var/run/app.pid", std::process::id().to_string());
+        thread::sleep(Duration::from_secs(1));
+    });
+}
+
+pub fn ensure_started() {
+    Lazy::force(&REFRESHER);
 }
 "#,
     ],

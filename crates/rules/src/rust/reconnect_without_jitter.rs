@@ -20,6 +20,9 @@ A `loop`/`while` that calls a connect operation (`connect`,
 `TcpStream::connect`, `connect_async`, `reconnect`, `subscribe`...) and
 sleeps a fixed duration (`Duration::from_secs(5)`, a constant) between
 attempts, with no random jitter in the loop.
+Example and bench programs (files under `examples/` or `benches/`, but
+not a project with a `src/` of its own kept there) are not reported: they
+run once and exit, and what they start is a demonstration.
 
 ## Why
 
@@ -70,6 +73,11 @@ impl Rule for ReconnectWithoutJitter {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        // Example and bench programs run once and exit: their spawns,
+        // queues and retries are demonstrations, not a service's.
+        if super::common::non_service_path(cx) {
+            return;
+        }
         for st in &cx.model.stmts {
             let body = match &st.kind {
                 StmtKind::Loop { body } | StmtKind::While { body, .. } => body,

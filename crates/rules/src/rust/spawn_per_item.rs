@@ -35,6 +35,9 @@ starts nothing. Nor is a `join_all` over objects the struct already holds
 whose per-item future is the item's own method (`self.consumers
 .values_mut().map(|c| c.get_stats())`): each object exists with its
 connection already open, and there are as many as the struct keeps.
+Example and bench programs (files under `examples/` or `benches/`, but
+not a project with a `src/` of its own kept there) are not reported: they
+run once and exit, and what they start is a demonstration.
 
 ## Why
 
@@ -83,6 +86,11 @@ impl Rule for SpawnPerItem {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        // Example and bench programs run once and exit: their spawns,
+        // queues and retries are demonstrations, not a service's.
+        if super::common::non_service_path(cx) {
+            return;
+        }
         let mut seen = HashSet::new();
         for (i, st) in cx.model.stmts.iter().enumerate() {
             let s = StmtId(i as u32);

@@ -43,6 +43,9 @@ and `try_send` would drop commands) and whose every receive drives a
 same for a flume channel read only by such a task (`recv_async().await`),
 where a blocking `send` on a full channel would stall the runtime thread
 the consumer needs.
+Example and bench programs (files under `examples/` or `benches/`, but
+not a project with a `src/` of its own kept there) are not reported: they
+run once and exit, and what they start is a demonstration.
 
 ## Why
 
@@ -83,6 +86,11 @@ impl Rule for UnboundedChannel {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        // Example and bench programs run once and exit: their spawns,
+        // queues and retries are demonstrations, not a service's.
+        if super::common::non_service_path(cx) {
+            return;
+        }
         for (i, e) in cx.model.exprs.iter().enumerate() {
             let ExprKind::Call(c) = &e.kind else { continue };
             let Some(entry) = cx.effect(c, Effect::Queue) else {
