@@ -448,12 +448,18 @@ fn wait_async_value(cx: &FileCx, r: ExprId) -> bool {
     let Some(name) = cx.model.name_of(*value) else {
         return false;
     };
+    only_ever_set_to(cx, cx.func_of(r), name, is_wait_async)
+}
+
+/// The function assigns the local `name` at least once, and every time to
+/// a value `is` accepts.
+fn only_ever_set_to(cx: &FileCx, f: FuncId, name: &str, is: impl Fn(ExprId) -> bool) -> bool {
     let mut assigned = false;
-    for s in common::stmts_of(cx, cx.func_of(r)) {
+    for s in common::stmts_of(cx, f) {
         if let StmtKind::Assign { targets, value, .. } = &cx.stmt(s).kind
             && targets.iter().any(|&t| cx.model.name_of(t) == Some(name))
         {
-            if !value.is_some_and(is_wait_async) {
+            if !value.is_some_and(&is) {
                 return false;
             }
             assigned = true;
@@ -570,16 +576,8 @@ fn all_of_handled(cx: &FileCx, c: &Call) -> bool {
         return false;
     }
     let f = cx.func_of(arg);
-    let mut assigned = false;
-    for s in common::stmts_of(cx, f) {
-        if let StmtKind::Assign { targets, value, .. } = &cx.stmt(s).kind
-            && targets.iter().any(|&t| cx.model.name_of(t) == Some(name))
-        {
-            if !value.is_some_and(literal_of_handled) {
-                return false;
-            }
-            assigned = true;
-        }
+    if !only_ever_set_to(cx, f, name, literal_of_handled) {
+        return false;
     }
     // Pushes may sit in callbacks of the function (`items.forEach(i =>
     // dl.push(..))`).
@@ -614,7 +612,7 @@ fn all_of_handled(cx: &FileCx, c: &Call) -> bool {
                     .any(|a| cx.model.name_of(cx.model.strip(a.value)) == Some(name))
         })
     });
-    assigned && pushed && !handed_on
+    pushed && !handed_on
 }
 
 /// `new Promise(resolve => ...)` (no `reject` parameter), possibly followed

@@ -1099,9 +1099,13 @@ fn once_per_process(cx: &FileCx, spawn: ExprId) -> bool {
     for (i, e) in cx.model.exprs.iter().enumerate() {
         let id = ExprId(i as u32);
         let called = matches!(&e.kind, ExprKind::Call(c) if cx.callee_in_file(c) == Some(f));
+        // The function named as an argument of the call around it.
+        let taker = match cx.tree.expr_parent(id) {
+            Parent::Expr(p) => cx.call(p).filter(|c| c.func != id),
+            _ => None,
+        };
         let handed = matches!(&e.kind, ExprKind::Name { id: n, .. } if *n == cx.func(f).name)
-            && matches!(cx.tree.expr_parent(id), Parent::Expr(p)
-                if cx.call(p).is_some_and(|c| c.func != id));
+            && taker.is_some();
         if !called && !handed {
             continue;
         }
@@ -1109,8 +1113,7 @@ fn once_per_process(cx: &FileCx, spawn: ExprId) -> bool {
         let ok = if called {
             in_initializer(cx, id).0
         } else {
-            matches!(cx.tree.expr_parent(id), Parent::Expr(p)
-                if cx.call(p).is_some_and(initializer_call))
+            taker.is_some_and(initializer_call)
         };
         if !ok {
             return false;
