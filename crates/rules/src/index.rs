@@ -397,6 +397,7 @@ impl Visitor for SummaryVisitor<'_> {
         if self.blocking.is_none()
             && let Some(e) = self.kb.find_for_call(Effect::Blocking, c)
             && e.transitive()
+            && !crate::shared::blocking::waits_for_nothing(m, c)
         {
             self.blocking = Some(BlockingSite {
                 callee: c.target.clone().unwrap_or_else(|| c.name.clone()).into(),

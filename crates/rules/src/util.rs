@@ -33,6 +33,12 @@ pub fn always_raises(m: &FileModel, block: &Block) -> bool {
     false
 }
 
+/// No path through `block` leaves it early: no `return`, and no `break` or
+/// `continue` out of it.
+pub fn falls_through(m: &FileModel, block: &Block) -> bool {
+    !block.iter().any(|&s| may_jump_out(m, s))
+}
+
 /// A `return`, or a `break`/`continue` that leaves `s`, somewhere in `s`
 /// (not in nested functions, which the walk does not enter). A `break`
 /// inside a nested `switch`/`select` leaves only that statement.

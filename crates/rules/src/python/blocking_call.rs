@@ -3,6 +3,7 @@
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
 use crate::shared::blocking;
+use unsnarl_model::walk::Parent;
 use unsnarl_model::*;
 
 pub struct BlockingCall;
@@ -33,7 +34,14 @@ ex.shutdown(cancel_futures=True) except TypeError: ex.shutdown()`, the
 fallback for an older library) is the same wait, reported once at the
 `try`. Opening a literal path under `/proc/` or `/sys/`
 (`open("/proc/meminfo")`) waits for nothing: the kernel answers from
-memory.
+memory; neither does opening the null device (`open(os.devnull)`) or an
+in-memory SQLite database (`sqlite3.connect(":memory:")`), here or in a
+helper. An async command of a command-line app (`@app.command()`) that
+starts no tasks of its own is left alone: the process runs that one
+coroutine, and the blocking call holds up only the command itself. So is
+a call in the coroutine a new loop is started with (`asyncio.run(main())`,
+`anyio.run(_main, path)`, used nowhere else in the file) before its first
+`await`: no other task exists yet.
 
 ## Why
 
@@ -84,7 +92,7 @@ impl Rule for BlockingCall {
             cx,
             &META,
             Effect::Blocking,
-            |cx, f| cx.runs_on_loop(f) && !cx.func(f).is_test,
+            |cx, f| cx.runs_on_loop(f) && !cx.func(f).is_test && !one_shot_command(cx, f),
             &mut found,
         );
         // Chains through many layers of helpers are rarely what the author
@@ -96,6 +104,7 @@ impl Rule for BlockingCall {
                     && !in_nonblocking_try(cx, f.span)
                     && !after_empty_wait(cx, f.span)
                     && !crate::python::common::in_dead_branch(cx, f.span)
+                    && !before_other_tasks(cx, f.span)
             })
             .collect();
         let fallbacks: Vec<bool> = kept
@@ -108,6 +117,81 @@ impl Rule for BlockingCall {
                 .filter_map(|(f, fallback)| (!fallback).then_some(f)),
         );
     }
+}
+
+/// An async command of a command-line app (`@app.command()` of typer,
+/// cyclopts, asyncclick) that starts no concurrent work of its own: the
+/// process runs this one coroutine on its loop, so a blocking call in its
+/// body holds up nothing but the command, which would wait for the same
+/// I/O anyway. A command that gathers or spawns tasks is still checked.
+fn one_shot_command(cx: &FileCx, f: FuncId) -> bool {
+    cx.func(f)
+        .decorators
+        .iter()
+        .any(|d| d == "command" || d.ends_with(".command"))
+        && !cx.body_calls(f).any(|e| {
+            let c = cx.call(e).unwrap();
+            crate::python::common::is_task_spawn(cx, c)
+                || matches!(
+                    c.name.as_str(),
+                    "gather" | "as_completed" | "wait" | "create_task_group" | "TaskGroup"
+                )
+        })
+}
+
+/// The call runs in the coroutine a new loop is started with
+/// (`asyncio.run(main())`, `anyio.run(_main, path)`), before its first
+/// `await`: no other task exists yet, so it holds up nothing. The
+/// coroutine function must be used nowhere else in the file (awaited from
+/// another coroutine, its loop may be busy).
+fn before_other_tasks(cx: &FileCx, span: Span) -> bool {
+    cx.model.function_ids().any(|g| {
+        let func = cx.func(g);
+        func.is_async
+            && func.class.is_none()
+            && func.span.start <= span.start
+            && span.end <= func.span.end
+            && only_a_loop_root(cx, g)
+            && crate::util::awaits_in_block(cx.model, &func.body)
+                .iter()
+                .all(|a| a.start >= span.end || (a.start <= span.start && span.end <= a.end))
+    })
+}
+
+/// Every mention of `g`'s name in the file hands it to a call that starts
+/// a new loop for it (`asyncio.run(g(..))`, `anyio.run(g, ..)`), and there
+/// is at least one.
+fn only_a_loop_root(cx: &FileCx, g: FuncId) -> bool {
+    let name = &cx.func(g).name;
+    let new_loop = |e: ExprId| {
+        cx.call(e).is_some_and(|r| {
+            cx.effect(r, Effect::SyncOverAsync)
+                .is_some_and(|k| k.kind.as_deref() == Some("new_loop"))
+        })
+    };
+    let mut rooted = false;
+    for (i, x) in cx.model.exprs.iter().enumerate() {
+        if !matches!(&x.kind, ExprKind::Name { id, .. } if id == name) {
+            continue;
+        }
+        let id = ExprId(i as u32);
+        let Parent::Expr(p) = cx.tree.expr_parent(id) else {
+            return false;
+        };
+        // `anyio.run(g, ..)`, or `asyncio.run(g(..))`.
+        let handed = if new_loop(p) {
+            cx.call(p).and_then(|r| r.positional(0)) == Some(id)
+        } else {
+            cx.call(p).is_some_and(|c| c.func == id)
+                && matches!(cx.tree.expr_parent(p), Parent::Expr(r)
+                    if new_loop(r) && cx.call(r).and_then(|r| r.positional(0)) == Some(p))
+        };
+        if !handed {
+            return false;
+        }
+        rooted = true;
+    }
+    rooted
 }
 
 /// The finding sits in an `except` handler that retries the blocking call
@@ -390,6 +474,70 @@ async def memory_available():
                 return int(line.split()[1]) * 1024
     await asyncio.sleep(0)
 "#,
+        r#"
+import asyncio
+import json
+import typer
+
+app = typer.Typer()
+
+# The command runs uploads concurrently: the blocking read between them
+# stalls every upload in flight.
+@app.command()
+async def upload(paths: list[str]):
+    tasks = [asyncio.create_task(send(p)) for p in paths]
+    with open("manifest.json") as f:  # expect
+        manifest = json.load(f)
+    await asyncio.gather(*tasks)
+    return manifest
+"#,
+        r#"
+import sqlite3
+
+async def load_rows(rows):
+    db = sqlite3.connect("app.db")  # expect
+    return db
+"#,
+        r#"
+import os
+
+async def write_private(path, data):
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)  # expect
+    with os.fdopen(fd, "w") as f:
+        f.write(data)
+"#,
+        r#"
+import json
+import sys
+
+import anyio
+
+async def _main(path):
+    server = await launch()
+    # The server's tasks are running: this read holds them all up.
+    with open(path) as f:  # expect
+        cfg = json.load(f)
+    await server.reconfigure(cfg)
+
+def main():
+    anyio.run(_main, sys.argv[1])
+"#,
+        r#"
+import asyncio
+import json
+
+async def load_and_serve(path):
+    with open(path) as f:  # expect
+        cfg = json.load(f)
+    await serve(cfg)
+
+async def supervise(paths):
+    # Also awaited by a coroutine that runs alongside others.
+    await asyncio.gather(*(load_and_serve(p) for p in paths))
+
+if __name__ == "__main__":
+    asyncio.run(load_and_serve("app.json"))
+"#,
     ],
     pass: &[
         r#"
@@ -585,6 +733,59 @@ async def memory_available():
             if line.startswith("MemAvailable:"):
                 return int(line.split()[1]) * 1024
     await asyncio.sleep(0)
+"#,
+        r#"
+import json
+import typer
+
+app = typer.Typer()
+
+# The process runs this one command: reading its input file holds up
+# nothing else.
+@app.command()
+async def create(path: str):
+    with open(path) as f:
+        spec = json.load(f)
+    await submit(spec)
+"#,
+        r#"
+import sqlite3
+
+async def scratch_db():
+    return sqlite3.connect(":memory:")
+"#,
+        r#"
+import os
+
+def quiet_env():
+    return {"stdout": open(os.devnull, "w")}
+
+async def start_child(cmd):
+    opts = quiet_env()
+    return opts
+"#,
+        r#"
+import os
+
+async def wrap_stdin():
+    fd = os.dup(0)
+    return os.fdopen(fd, "rb", closefd=False)
+"#,
+        r#"
+import json
+import sys
+
+import anyio
+
+# The first task of the loop reads its config before it starts anything:
+# no other task exists yet.
+async def _main(path):
+    with open(path) as f:
+        cfg = json.load(f)
+    await launch(cfg)
+
+def main():
+    anyio.run(_main, sys.argv[1])
 "#,
     ],
 };

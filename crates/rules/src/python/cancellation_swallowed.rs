@@ -48,7 +48,9 @@ So is a teardown coroutine (`close_connection`) awaiting, once, a task of
 its object that another method cancels to say "stop now". A handler is
 not reported either when it ends in a helper that always raises (`raise_*`,
 `reraise*`, `-> NoReturn`, also inside a nested `try` whose handlers
-raise), when its `try` runs only once an earlier error was saved (`if
+raise), when it runs on into code after its `try` that always raises
+(`except BaseException: pass` around a cleanup inside a handler that then
+does `raise Stopped() from None`), when its `try` runs only once an earlier error was saved (`if
 exc:`) and the function always ends by raising that error (`if exc: raise
 exc`), when it only goes round a loop that a bare `raise` follows (the
 cancellation put off until a shielded worker is done), when it first
@@ -192,6 +194,7 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
             || stops_on_flag_set_before_cancel(cx, h)
             || raises_unless_loop_ends(cx, t, h)
             || in_finally_of_endless_body(cx, t)
+            || raises_after(cx, t, h)
             || (level_triggered && checkpoints_first(cx, &h.body))
         {
             continue;
@@ -232,6 +235,15 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
         // One finding per try: later handlers never see the cancellation.
         break;
     }
+}
+
+/// The handler runs on into what follows its `try`, and that always raises
+/// (`except CancelledError: try: await cleanup() except BaseException:
+/// pass` inside a handler that then does `raise Stopped() from None`): the
+/// task still ends with an exception, it does not carry on.
+fn raises_after(cx: &FileCx, t: StmtId, h: &Handler) -> bool {
+    crate::util::falls_through(cx.model, &h.body)
+        && always_raises(cx.model, &crate::util::stmts_after(cx, t).to_vec())
 }
 
 /// `t` sits in the `finally` of a `try` whose body cannot finish normally:
@@ -1564,6 +1576,21 @@ async def stop_flag_checker(stop_flag):
 async def run(stop_flag, work):
     await asyncio.gather(work(), stop_flag_checker(stop_flag))
 "#,
+        r#"
+import asyncio
+
+async def run_tools(run, settle):
+    try:
+        await run.execute()
+    except asyncio.CancelledError:  # expect
+        try:
+            await settle()
+        except BaseException:
+            pass
+        if run.completed:
+            return run.results
+        raise
+"#,
     ],
     pass: &[
         r#"
@@ -2301,6 +2328,24 @@ async def run(stop_flag, work):
     finally:
         for t in tasks:
             t.cancel()
+"#,
+        r#"
+import asyncio
+
+class RunCancelled(asyncio.CancelledError):
+    pass
+
+async def run_tools(run, settle):
+    try:
+        await run.execute()
+    except asyncio.CancelledError:
+        # Settle what was started, then end the task with an exception that
+        # says how far it got.
+        try:
+            await settle()
+        except BaseException:
+            pass
+        raise RunCancelled(run.completed) from None
 "#,
     ],
 };

@@ -21,7 +21,10 @@ task group) and with no cancellation of the siblings in the function (or
 in a helper of the file it calls, such as a `finally: cancel_all(loop)`).
 Tasks gathered from a collection of the object (`*self.tasks.values()`)
 whose every task another method of the class cancels still have an owner
-when one fails, and are not reported.
+when one fails, and are not reported. Nor is a gather in a teardown
+method (`close`, `_close`, `shutdown`, `stop`), where every close should
+run to its end even when one fails, or a `gather(*futs)` after `await
+asyncio.wait(futs)`, when all of them have already finished.
 
 ## Why
 
@@ -73,7 +76,11 @@ impl Rule for GatherOrphans {
             if cx.func(f).is_test || !is_unsupervised(cx, id, c) || in_task_group(cx, id) {
                 continue;
             }
-            if cancels_something(cx, f) || gathers_owned_tasks(cx, f, c) {
+            if cancels_something(cx, f)
+                || gathers_owned_tasks(cx, f, c)
+                || in_teardown(cx, f)
+                || already_finished(cx, id, c)
+            {
                 continue;
             }
             out.push(cx.finding(
@@ -137,6 +144,44 @@ fn gathers_owned_tasks(cx: &FileCx, f: FuncId, c: &Call) -> bool {
         && crate::python::common::class_cancels_every_task_of(cx, class, f, name)
 }
 
+/// A teardown method (`close`, `_close`, `close_rpc`, `shutdown`, `stop`):
+/// the gathered awaitables close what the object holds, and when one close
+/// fails the others should still run to their end, which is what `gather`
+/// does (a task group would cancel them half-way).
+fn in_teardown(cx: &FileCx, f: FuncId) -> bool {
+    let name = cx.func(f).name.trim_start_matches('_');
+    let verb = name.split('_').next().unwrap_or(name);
+    crate::python::common::is_closing_method(verb)
+        || matches!(verb, "teardown" | "cleanup" | "terminate" | "disconnect")
+}
+
+/// `gather(*futs)` after `await asyncio.wait(futs)` (waiting for all of
+/// them, the default) in the same function: every awaitable has finished,
+/// and `gather` only collects the results and the first error.
+fn already_finished(cx: &FileCx, id: ExprId, c: &Call) -> bool {
+    let [one] = c.args.as_slice() else {
+        return false;
+    };
+    let Some(name) = one.spread.then(|| cx.model.dotted(one.value)).flatten() else {
+        return false;
+    };
+    let f = cx.func_of(id);
+    cx.body_calls(f).any(|e| {
+        let w = cx.call(e).unwrap();
+        matches!(
+            w.target.as_deref(),
+            Some("asyncio.wait" | "asyncio.tasks.wait")
+        ) && w.kwarg("return_when").is_none()
+            && w.kwarg("timeout").is_none()
+            && w.positional(1).is_none()
+            && cx.expr(e).span.end <= cx.expr(id).span.start
+            && matches!(cx.tree.expr_parent(e), unsnarl_model::walk::Parent::Expr(p)
+                if matches!(cx.expr(p).kind, ExprKind::Await(_)))
+            && w.positional(0).and_then(|a| cx.model.dotted(a)).as_deref() == Some(name.as_str())
+            && !cx.in_loop(e)
+    })
+}
+
 /// True when the function cancels tasks somewhere (reaping after cancel, or
 /// cancelling siblings on failure), itself or through a helper of the file
 /// (`finally: _cancel_all_tasks(loop)`).
@@ -197,6 +242,21 @@ class Worker:
     def handle_sig(self):
         for t in self.tasks.values():
             print(t.get_name())
+"#,
+        r#"
+import asyncio
+
+class Cluster:
+    async def _restart(self):
+        await asyncio.gather(self.scheduler.start(), self.nanny.start())  # expect
+"#,
+        r#"
+import asyncio
+
+async def run_all(workers):
+    futs = [asyncio.ensure_future(w.run()) for w in workers]
+    await asyncio.wait(futs, return_when=asyncio.FIRST_COMPLETED)
+    return await asyncio.gather(*futs)  # expect
 "#,
     ],
     pass: &[
@@ -265,6 +325,23 @@ async def bounded(urls):
             return await fetch(u)
 
     return await asyncio.gather(*(limited(u) for u in urls))
+"#,
+        r#"
+import asyncio
+
+class Cluster:
+    async def _close(self):
+        # Every worker should get its close, even when one of them fails.
+        await asyncio.gather(self.scheduler.close(), self.nanny.close())
+"#,
+        r#"
+import asyncio
+
+async def run_all(workers):
+    futs = [asyncio.ensure_future(w.run()) for w in workers]
+    await asyncio.wait(futs)
+    # All finished: gather only collects the results and the first error.
+    return await asyncio.gather(*futs)
 "#,
     ],
 };

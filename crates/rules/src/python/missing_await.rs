@@ -27,6 +27,8 @@ variable that is only used as a value, or it is tested in an
 type checker the coroutine is dropped on purpose (`# type:
 ignore[unused-coroutine]`, `# pyright: ignore[reportUnusedCoroutine]`,
 typical of code generated for a sync twin) is left alone, and so is a
+call of a method that textual's `@work` decorates (calling it starts a
+worker that runs the coroutine), or a
 call in a branch that cannot run (the `else` of `if True:`, or of `if not
 _IS_SYNC:` where the module sets `_IS_SYNC = False` once).
 
@@ -227,10 +229,13 @@ fn coroutine_api(cx: &FileCx, c: &Call) -> Option<String> {
     None
 }
 
-/// Decorators that turn an `async def` into a sync callable.
+/// Decorators that turn an `async def` into a sync callable (textual's
+/// `@work` makes calling the method start a worker that runs it).
 fn makes_sync(f: &Function) -> bool {
     f.decorators.iter().any(|d| {
         d.ends_with("async_to_sync")
+            || d == "textual.work"
+            || d == "textual.worker.work"
             || d.ends_with("asynccontextmanager")
             || d.ends_with("syncify")
             || d == "builtins.property"
@@ -414,6 +419,19 @@ class AsyncClient:
     async def _open(self):
         await self._pool.connect()
 "#,
+        r#"
+from textual.app import App
+
+class Viewer(App):
+    async def load(self, path):
+        self.text = await self.fetch(path)
+
+    async def fetch(self, path):
+        return path
+
+    def on_mount(self):
+        self.load("README.md")  # expect
+"#,
     ],
     pass: &[
         r#"
@@ -495,6 +513,22 @@ class Connection:
             raise TypeError("use `await conn.set_autocommit()`")
         else:
             self.set_autocommit(value)
+"#,
+        r#"
+from textual import work
+from textual.app import App
+
+class Viewer(App):
+    # `@work` makes calling the method start a worker that runs it.
+    @work(exclusive=True)
+    async def load(self, path):
+        self.text = await self.fetch(path)
+
+    async def fetch(self, path):
+        return path
+
+    def on_mount(self):
+        self.load("README.md")
 "#,
     ],
 };

@@ -4,7 +4,7 @@ use crate::context::FileCx;
 use crate::python::common::{is_random_ref, is_zero_sleep, sleep_arg};
 use crate::rule::{Examples, Rule, RuleMeta};
 use crate::util::always_raises;
-use unsnarl_model::walk::{Visitor, exprs_in_block, exprs_under, walk_block};
+use unsnarl_model::walk::{self, Visitor, exprs_in_block, exprs_under, walk_block};
 use unsnarl_model::*;
 
 pub struct RetryWithoutBackoff;
@@ -89,7 +89,10 @@ impl Rule for RetryWithoutBackoff {
             let Some(body) = retry_loop_body(cx, s) else {
                 continue;
             };
-            if cx.func(cx.tree.stmt_func(s)).is_test || probes_within_deadline(cx, s, body) {
+            if cx.func(cx.tree.stmt_func(s)).is_test
+                || probes_within_deadline(cx, s, body)
+                || asks_a_person(cx, body)
+            {
                 continue;
             }
             let sleeps: Vec<ExprId> = exprs_in_block(cx.model, body)
@@ -131,6 +134,48 @@ impl Rule for RetryWithoutBackoff {
             }
         }
     }
+}
+
+/// The loop asks a person at the terminal for something each time round
+/// (`code = await ainput("Enter code: ")`, `name = Prompt.ask("Block
+/// name")`): the person's answer paces the attempts, and a retry after a
+/// wrong code or a taken name is a new question, not a storm.
+fn asks_a_person(cx: &FileCx, body: &Block) -> bool {
+    const ASKERS: &[&str] = &[
+        "click",
+        "typer",
+        "Prompt",
+        "Confirm",
+        "IntPrompt",
+        "FloatPrompt",
+        "questionary",
+    ];
+    walk::calls_in_block(cx.model, body).into_iter().any(|e| {
+        let c = cx.call(e).unwrap();
+        if matches!(
+            c.target.as_deref(),
+            Some("builtins.input" | "getpass.getpass")
+        ) {
+            return true;
+        }
+        let asker = match c.receiver {
+            None => true,
+            Some(r) => cx
+                .model
+                .dotted(r)
+                .is_some_and(|d| ASKERS.contains(&d.as_str())),
+        };
+        // The question is text written for a person.
+        let question = c.positional(0).is_some_and(|a| {
+            matches!(cx.expr(a).kind, ExprKind::Literal(Lit::Str(_) | Lit::Other))
+        });
+        asker
+            && question
+            && matches!(
+                c.name.as_str(),
+                "input" | "ainput" | "getpass" | "prompt" | "ask" | "confirm"
+            )
+    })
 }
 
 /// A liveness probe: everything the loop awaits, sleeps aside, is a
@@ -878,6 +923,18 @@ class Transaction:
                 retries += 1
         raise TimeoutError("no response")
 "#,
+        r#"
+from myapp.utils import ainput
+
+# The code is read once: a wrong one is sent again and again at full speed.
+async def login(client):
+    code = await ainput("Enter the code you received: ")
+    while True:  # expect
+        try:
+            return await client.post("/login", json={"code": code})
+        except ConnectionError as e:
+            print(e)
+"#,
     ],
     pass: &[
         r#"
@@ -1106,6 +1163,30 @@ async def fetch_one(nc, sub, subject, timeout):
         except asyncio.TimeoutError:
             if time.monotonic() - start > timeout:
                 raise
+"#,
+        r#"
+from myapp.utils import ainput
+
+# Login at the terminal: each new attempt waits for the person to type a
+# fresh code, so the person paces the loop.
+async def login(client):
+    while True:
+        code = await ainput("Enter the code you received: ")
+        try:
+            return await client.post("/login", json={"code": code})
+        except ConnectionError as e:
+            print(e)
+"#,
+        r#"
+from rich.prompt import Prompt
+
+async def create_block(client, data):
+    while True:
+        name = Prompt.ask("Name for the new block")
+        try:
+            return await client.post("/blocks", json={"name": name, "data": data})
+        except ConnectionError:
+            print("server unreachable; enter the name again")
 "#,
     ],
 };

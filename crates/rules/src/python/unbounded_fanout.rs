@@ -25,7 +25,10 @@ entry of one: `methods = table[kind]`), with nothing limiting how many run at
 once: no semaphore or capacity limiter taken in the loop or inside the
 spawned coroutine, no chunking, no worker pool. A teardown that releases
 what the program already holds (`gather(*(c.close() for c in
-self._conns))`, `aclose`, `wait_closed`, `stop`, `cancel`), or waits in
+self._conns))`, `aclose`, `wait_closed`, `stop`, `cancel`, `kill`, or a
+function named for one, `_close_comm(c)`), a notification of handlers
+(`gather(*(rm.on_chain_end(out) for rm in run_managers))`, on objects
+other than `self`), or waits in
 a teardown method on each member of the object's own collection
 (`gather(*(h.wait_until_released() for h in self._holders))` in `close`),
 opens nothing and is not reported. Nor is a coroutine that only waits on
@@ -41,7 +44,9 @@ of callables started as they are (`for job in self.jobs:
 tg.start_soon(job)`, or the values of `for name, app in
 self.mounts.items()`) or, kept on the class, called to make the
 awaitables (`gather(*(hook(doc) for hook in cls._hooks))`): the program
-registered them, no input brings them.
+registered them, no input brings them. The same goes for collections
+named for the program's own parts: workers, servers, clients, transports,
+retrievers, engines, the steps or branches of a pipeline.
 A slot taken in the loop with any of a limiter's acquire methods
 (`acquire_nowait`, anyio's `acquire_on_behalf_of_nowait`, the loop
 stopping at `WouldBlock`) bounds it like `acquire`. Not reported either:
@@ -499,22 +504,48 @@ fn restarts(cx: &FileCx, spawn: ExprId, c: &Call, target: Option<ExprId>, body: 
 }
 
 /// The per-item operation releases something already held (`c.close()`,
-/// `aclose`, `wait_closed`, `stop`, `cancel`, `disconnect`, `shutdown`,
-/// `drain`, `_drain`): a
-/// teardown over the program's own connections or workers opens nothing
-/// and floods no dependency, however many there are.
+/// `aclose`, `wait_closed`, `stop`, `cancel`, `kill`, `terminate`,
+/// `disconnect`, `shutdown`, `drain`, `_drain`, or a helper of the file
+/// named for one: `_close_comm(comm)`, `stop_timer(t)`): a teardown over
+/// the program's own connections or workers opens nothing and floods no
+/// dependency, however many there are. Or it tells a handler that
+/// something happened (`rm.on_chain_end(out)`, `h.on_error(e)`, on an
+/// object other than `self`): one notification per run or handler the
+/// program already has.
 fn releases(cx: &FileCx, per_item: ExprId) -> bool {
     let p = cx.model.strip(per_item);
-    let name = match &cx.expr(p).kind {
-        ExprKind::Call(c) if c.receiver.is_some() => c.name.as_str(),
-        ExprKind::Attr { name, .. } => name.as_str(),
+    let (name, method) = match &cx.expr(p).kind {
+        ExprKind::Call(c) => (c.name.as_str(), c.receiver.is_some()),
+        ExprKind::Attr { name, .. } => (name.as_str(), true),
         _ => return false,
     };
     let name = name.trim_start_matches('_');
-    crate::python::common::is_closing_method(name)
-        || name == "cancel"
-        || name == "drain"
-        || name.starts_with("disconnect")
+    let tears_down = |verb: &str| {
+        crate::python::common::is_closing_method(verb)
+            || matches!(verb, "cancel" | "drain" | "kill" | "terminate")
+            || verb.starts_with("disconnect")
+    };
+    // A handler told of an event, not the object's own processing of one
+    // (`self.on_message(m)` per message is the work itself).
+    if name.starts_with("on_") {
+        let receiver = match &cx.expr(p).kind {
+            ExprKind::Call(c) => c.receiver,
+            ExprKind::Attr { obj, .. } => Some(*obj),
+            _ => None,
+        };
+        return receiver.is_some_and(|r| {
+            cx.model
+                .dotted(r)
+                .is_none_or(|d| !matches!(d.split('.').next(), Some("self" | "cls")))
+        });
+    }
+    if method {
+        tears_down(name)
+    } else {
+        // A function: its first word says what it does (`close_comm`).
+        name.split_once('_')
+            .is_some_and(|(verb, _)| tears_down(verb))
+    }
 }
 
 /// A teardown method (`close`, `aclose`, `shutdown`, `stop`) waiting on
@@ -688,7 +719,8 @@ fn configured(cx: &FileCx, e: ExprId, depth: u32) -> bool {
 }
 
 /// Collections of the program's own parts (registered listeners, receivers,
-/// callbacks, the awaitables a helper was handed, worker or server lists):
+/// callbacks, the awaitables a helper was handed, worker, server or client
+/// lists, the steps or branches of a pipeline it composed):
 /// their size is set by the code, not by input data.
 fn is_structural(cx: &FileCx, iter: ExprId) -> bool {
     let mut names = Vec::new();
@@ -753,6 +785,16 @@ fn is_structural(cx: &FileCx, iter: ExprId) -> bool {
         "backend",
         "provider",
         "connection",
+        "client",
+        "transport",
+        "sentinel",
+        "engine",
+        "retriever",
+        "component",
+        "binding",
+        "storage",
+        "step",
+        "branch",
     ]
     .iter()
     .any(|k| n.contains(k))
@@ -1223,6 +1265,32 @@ class Layer:
         for op in asyncio.as_completed(ops):
             await op
 "#,
+        r#"
+import asyncio
+
+class Bot:
+    # The object's own handler, once per incoming message: that is the
+    # work itself, as many at once as there are messages.
+    async def handle_batch(self, messages):
+        await asyncio.gather(*(self.on_message(m) for m in messages))  # expect
+
+    async def on_message(self, m):
+        await self.api.post("/reply", json={"to": m.sender})
+"#,
+        r#"
+import asyncio
+
+async def _open_page(session, url):
+    async with session.get(url) as resp:
+        return await resp.text()
+
+def open_pages(session, urls):
+    tasks = []
+    for u in urls:
+        task = asyncio.ensure_future(_open_page(session, u))  # expect
+        tasks.append(task)
+    return tasks
+"#,
     ],
     pass: &[
         r#"
@@ -1611,6 +1679,45 @@ async def connect_first(targets, attempt, delay):
             nursery.start_soon(attempt, addr, failed)
             with trio.move_on_after(delay):
                 await failed.wait()
+"#,
+        r#"
+import asyncio
+
+# Each run manager is told how its run ended: one notification per run
+# the program already made.
+async def finish_runs(run_managers, outputs):
+    await asyncio.gather(
+        *(rm.on_chain_end(out) for rm, out in zip(run_managers, outputs))
+    )
+"#,
+        r#"
+import asyncio
+
+async def _close_comm(comm):
+    try:
+        await comm.write({"op": "close"})
+        await comm.close()
+    except OSError:
+        comm.abort()
+
+def close_comms(comms):
+    tasks = []
+    for c in list(comms):
+        task = asyncio.ensure_future(_close_comm(c))
+        tasks.append(task)
+    return tasks
+"#,
+        r#"
+import asyncio
+
+class FusionRetriever:
+    def __init__(self, retrievers, llm):
+        self._retrievers = list(retrievers)
+        self._llm = llm
+
+    async def aretrieve(self, query):
+        found = await asyncio.gather(*(r.aretrieve(query) for r in self._retrievers))
+        return [n for nodes in found for n in nodes]
 "#,
     ],
 };

@@ -71,7 +71,7 @@ fn finding_for(
         }
     };
     if let Some(entry) = cx.effect(c, effect) {
-        if is_zero_sleep(cx, c) || reads_kernel_pseudo_file(cx, c) {
+        if is_zero_sleep(cx, c) || waits_for_nothing(cx.model, c) {
             return None;
         }
         return Some(cx.finding(
@@ -136,13 +136,17 @@ fn finding_for(
     Some(f)
 }
 
-/// A file call on a literal path under `/proc/` or `/sys/`
-/// (`fs.readFileSync("/proc/meminfo")`, `open("/sys/fs/cgroup/cpu.max")`):
-/// the kernel answers from memory, with no disk or device to wait for.
-fn reads_kernel_pseudo_file(cx: &FileCx, c: &Call) -> bool {
+/// A blocking API called where it has nothing to wait for: a file call on
+/// a literal path under `/proc/` or `/sys/` (`fs.readFileSync(
+/// "/proc/meminfo")`, `open("/sys/fs/cgroup/cpu.max")`), where the kernel
+/// answers from memory; the null device (`open(os.devnull)`); an
+/// in-memory SQLite database (`sqlite3.connect(":memory:")`). Shared with
+/// the project index, so helpers making such calls do not block either.
+pub(crate) fn waits_for_nothing(m: &FileModel, c: &Call) -> bool {
     c.positional(0).is_some_and(|a| {
-        matches!(cx.model.literal(a), Some(Lit::Str(s))
-            if s.starts_with("/proc/") || s.starts_with("/sys/"))
+        matches!(m.literal(a), Some(Lit::Str(s))
+            if s.starts_with("/proc/") || s.starts_with("/sys/") || s == "/dev/null" || s == ":memory:")
+            || m.resolved(a) == Some("os.devnull")
     })
 }
 
