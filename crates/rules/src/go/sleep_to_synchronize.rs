@@ -219,8 +219,10 @@ fn dials_a_listener_made_before(cx: &FileCx, go: StmtId, rest: &[StmtId]) -> boo
             derive(s, &mut names);
         }
     }
-    // The first few statements after the sleep connect with one of them.
-    for &s in rest.iter().take(4) {
+    // The statements after the sleep connect with one of the values, within
+    // the first few or after a run of simple statements that build it (the
+    // URL, options and their fields, the server list).
+    for (i, &s) in rest.iter().take(12).enumerate() {
         let mut connects = false;
         unsnarl_model::walk::for_each_stmt_child(cx.model, s, &mut |ch| {
             if let unsnarl_model::walk::Child::Expr(e) = ch {
@@ -240,6 +242,16 @@ fn dials_a_listener_made_before(cx: &FileCx, go: StmtId, rest: &[StmtId]) -> boo
         });
         if connects {
             return true;
+        }
+        // Past the first few, only a run of simple statements (assignments,
+        // calls such as an option applied to `&opts`) leads on to it.
+        if i >= 3
+            && !matches!(
+                cx.stmt(s).kind,
+                StmtKind::Assign { .. } | StmtKind::Expr(_) | StmtKind::Defer(_)
+            )
+        {
+            return false;
         }
         derive(s, &mut names);
     }
@@ -736,6 +748,42 @@ func TestListenBackoff(t *testing.T) {
 	}
 }
 "#,
+        r#"
+package app
+
+import (
+	"fmt"
+	"net"
+	"testing"
+	"time"
+)
+
+func TestFlushOnClose(t *testing.T) {
+	var addr *net.TCPAddr
+	go func() {
+		l, _ := net.Listen("tcp", "127.0.0.1:0")
+		addr = l.Addr().(*net.TCPAddr)
+		conn, _ := l.Accept()
+		serveMock(conn)
+	}()
+
+	// The goroutine opens the listener: the sleep guesses when it has.
+	time.Sleep(100 * time.Millisecond) // expect
+
+	url := fmt.Sprintf("nats://%s:%d", addr.IP, addr.Port)
+	opts := defaultOptions()
+	opts.AllowReconnect = false
+	opts.Timeout = time.Second
+	opts.PingInterval = 20 * time.Millisecond
+	opts.MaxPingsOut = 2
+	opts.Servers = []string{url}
+	nc, err := opts.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc.Close()
+}
+"#,
     ],
     pass: &[
         r#"
@@ -1192,6 +1240,46 @@ func TestAcceptBackoff(t *testing.T) {
 	if n := atomic.LoadInt32(&l.errors); n > 700 {
 		t.Fatalf("no back-off: %d errors", n)
 	}
+}
+"#,
+        r#"
+package app
+
+import (
+	"fmt"
+	"net"
+	"testing"
+	"time"
+)
+
+func TestFlushOnClose(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := l.(*net.TCPListener)
+	defer tl.Close()
+	addr := tl.Addr().(*net.TCPAddr)
+	go func() {
+		conn, _ := l.Accept()
+		serveMock(conn)
+	}()
+
+	// The socket listens already: connecting does not need the goroutine.
+	time.Sleep(100 * time.Millisecond)
+
+	url := fmt.Sprintf("nats://%s:%d", addr.IP, addr.Port)
+	opts := defaultOptions()
+	opts.AllowReconnect = false
+	opts.Timeout = time.Second
+	opts.PingInterval = 20 * time.Millisecond
+	opts.MaxPingsOut = 2
+	opts.Servers = []string{url}
+	nc, err := opts.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc.Close()
 }
 "#,
     ],

@@ -25,7 +25,11 @@ sleep). A `catch` that can call again only once is not a retry storm: it
 sets a flag its condition tests, passes a constant for a parameter its
 condition tests (`if (!retried) return put(key, true)`), or clears the
 state that guards the `try` (`cache.dropToken()` under `if
-(cache.hasToken())`) so that the next call takes the other path. Nor is a
+(cache.hasToken())`) so that the next call takes the other path. Nor is
+a `catch` that moves the `try`'s input on (`cur = path.dirname(cur)`):
+each round tries something new, as a search does; or a `try` that only
+waits for an emitter's event (`await once(child, "exit")`): listening
+again sends nothing. Nor is a
 loop that takes a new item off a queue each time round (`const job =
 queue.shift()`) and works on it in the `try`: a failure settles that item,
 the next round works on another.
@@ -169,7 +173,9 @@ impl RetryWithoutBackoff {
             let StmtKind::Try { body, handlers, .. } = &cx.stmt(s).kind else {
                 continue;
             };
-            if crate::util::awaits_in_block(cx.model, body).is_empty() {
+            if crate::util::awaits_in_block(cx.model, body).is_empty()
+                || only_waits_for_events(cx, body)
+            {
                 continue;
             }
             for h in handlers {
@@ -363,6 +369,7 @@ fn is_retry_loop(cx: &FileCx, body: &Block) -> bool {
         });
         exits
             && handler_continues
+            && !only_waits_for_events(cx, tb)
             && !is_traversal(cx, body, tb, handlers)
             && !takes_an_item(cx, body, tb, handlers)
             && !handlers.iter().any(|h| follows_the_error(cx, tb, h))
@@ -450,7 +457,73 @@ fn is_traversal(cx: &FileCx, loop_body: &Block, try_body: &Block, handlers: &[Ha
         let in_handler = handlers.iter().any(|h| common::block_contains(cx, &h.body, s));
         matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, op: AssignOp::Plain, .. }
             if !in_handler && targets.iter().any(|&t| cx.model.name_of(t).is_some_and(|n| used.iter().any(|u| u == n))))
-    })
+    }) || handlers.iter().any(|h| steps_to_next(cx, &h.body, &used))
+}
+
+/// Everything the `try` awaits is an event of an emitter (`await
+/// once(child, "exit")`), which rejects when the emitter reports an
+/// `error`: listening again sends nothing to anyone, it waits for the next
+/// event.
+fn only_waits_for_events(cx: &FileCx, try_body: &Block) -> bool {
+    let mut any = false;
+    for x in unsnarl_model::walk::exprs_in_block(cx.model, try_body) {
+        let ExprKind::Await(inner) = cx.expr(x).kind else {
+            continue;
+        };
+        let waits_for_event = cx
+            .call(cx.model.strip(inner))
+            .is_some_and(|c| matches!(c.target.as_deref(), Some("events.once" | "events.on")));
+        if !waits_for_event {
+            return false;
+        }
+        any = true;
+    }
+    any
+}
+
+/// The `catch` moves an input of the `try` on by a call over itself (`const
+/// up = path.dirname(cur); if (up === cur) throw e; cur = up`): the next
+/// round tries a different input (the parent directory), as a search does.
+fn steps_to_next(cx: &FileCx, handler: &Block, used: &[String]) -> bool {
+    // Names the handler binds to a call over one of the `try`'s inputs,
+    // with the input each one steps.
+    let mut stepped: Vec<(&str, &str)> = Vec::new();
+    for s in unsnarl_model::walk::stmts_in_block(cx.model, handler) {
+        let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            op: AssignOp::Plain | AssignOp::Declare { .. },
+        } = &cx.stmt(s).kind
+        else {
+            continue;
+        };
+        let [t] = targets.as_slice() else { continue };
+        let Some(target) = cx.model.name_of(*t) else {
+            continue;
+        };
+        let v = cx.model.strip(*v);
+        // `cur = up` where `up` stepped `cur`.
+        if let Some(from) = cx.model.name_of(v)
+            && stepped.iter().any(|&(n, of)| n == from && of == target)
+            && used.iter().any(|u| u == target)
+        {
+            return true;
+        }
+        let Some(c) = cx.call(v) else { continue };
+        let over: Option<&str> = c.args.iter().find_map(|a| {
+            cx.model
+                .name_of(cx.model.strip(a.value))
+                .filter(|n| used.iter().any(|u| u == n))
+        });
+        if let Some(input) = over {
+            if input == target {
+                // `cur = path.dirname(cur)`.
+                return true;
+            }
+            stepped.push((target, input));
+        }
+    }
+    false
 }
 
 /// Each iteration takes a new item off a queue before the `try`
@@ -621,6 +694,32 @@ class ShardClient {
     }
   }
 }
+"#,
+        r#"
+import fs from "node:fs/promises";
+import path from "node:path";
+
+export async function realAncestor(p) {
+  let cur = p;
+  for (;;) { // expect
+    try {
+      return await fs.realpath(cur);
+    } catch (e) {
+      if (e.code !== "ENOENT") throw e;
+      const up = path.dirname(cur);
+      if (up === cur) return p;
+    }
+  }
+}
+"#,
+        r#"
+export const fetchStatus = async (url) => {
+  try {
+    return await fetch(url);
+  } catch {
+    return fetchStatus(url); // expect
+  }
+};
 "#,
     ],
     pass: &[
@@ -836,6 +935,37 @@ class ShardClient {
     }
   }
 }
+"#,
+        r#"
+import fs from "node:fs/promises";
+import path from "node:path";
+
+// Resolves the nearest existing ancestor: each failure moves one level up.
+export async function realAncestor(p) {
+  let cur = p;
+  for (;;) {
+    try {
+      return await fs.realpath(cur);
+    } catch (e) {
+      if (e.code !== "ENOENT") throw e;
+      const up = path.dirname(cur);
+      if (up === cur) return p;
+      cur = up;
+    }
+  }
+}
+"#,
+        r#"
+import { once } from "node:events";
+
+// Waits for the child to exit; an `error` event only means listening again.
+export const waitExit = async (child) => {
+  try {
+    return await once(child, "exit");
+  } catch {
+    return waitExit(child);
+  }
+};
 "#,
     ],
 };

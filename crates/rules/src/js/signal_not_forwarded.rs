@@ -21,7 +21,9 @@ A function with a `signal` parameter (or `{ signal }`, or an options
 parameter whose `.signal` it reads) that calls `fetch`, `undici.request`,
 axios, `timers/promises.setTimeout`, `events.once`, `stream.pipeline`, or a
 function of the same file that accepts a `signal`, without giving it a
-signal.
+signal. A call whose result the function stops by hand when the signal
+aborts (`signal.addEventListener("abort", () => child.kill())`) is
+left alone: the cancellation reaches it that way.
 
 ## Why
 
@@ -179,6 +181,7 @@ impl Rule for SignalNotForwarded {
                     if mentions_signal(cx, e)
                         || t == cx.func(f).qualname
                         || raced_with_signal(cx, e)
+                        || stopped_on_abort(cx, f, e)
                     {
                         continue;
                     }
@@ -196,6 +199,41 @@ impl Rule for SignalNotForwarded {
             }
         }
     }
+}
+
+/// The call's result is stopped by hand when the signal aborts: `const
+/// child = spawn(..)` and, in the function, `signal.addEventListener(
+/// "abort", () => child.kill())`. The signal reaches the work that way.
+fn stopped_on_abort(cx: &FileCx, f: FuncId, call: ExprId) -> bool {
+    let Parent::Stmt(s) = cx.tree.expr_parent(call) else {
+        return false;
+    };
+    let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind else {
+        return false;
+    };
+    let Some(result) = targets.first().and_then(|&t| cx.model.name_of(t)) else {
+        return false;
+    };
+    cx.with_nested(f).into_iter().any(|g| {
+        common::calls_of(cx, g).any(|e| {
+            let c = cx.call(e).unwrap();
+            c.name == "addEventListener"
+                && c.positional(0).and_then(|a| common::str_lit(cx, a)) == Some("abort")
+                && c.receiver.is_some_and(|r| {
+                    cx.source(cx.expr(r).span)
+                        .to_ascii_lowercase()
+                        .contains("signal")
+                })
+                && c.positional(1).is_some_and(|l| {
+                    exprs_under(cx.model, l)
+                        .into_iter()
+                        .any(|x| cx.model.name_of(x) == Some(result))
+                        || common::callback_fn(cx, l).is_some_and(|h| {
+                            common::exprs_of(cx, h).any(|x| cx.model.name_of(x) == Some(result))
+                        })
+                })
+        })
+    })
 }
 
 /// The call is one of the entries of `Promise.race([...])` (or
@@ -261,7 +299,8 @@ fn mentions_signal(cx: &FileCx, call: ExprId) -> bool {
 
 pub static EXAMPLES: Examples = Examples {
     language: Language::JavaScript,
-    fail: &[r#"
+    fail: &[
+        r#"
 import { once } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 
@@ -284,8 +323,24 @@ async function sync(ids, options) {
     await download(`/items/${id}`); // expect
   }
 }
-"#],
-    pass: &[r#"
+"#,
+        r#"
+import { spawn } from "node:child_process";
+
+export function recordAudio({ signal } = {}) {
+  return new Promise((resolve, reject) => {
+    const ffmpeg = spawn("ffmpeg", ["-f", "pulse", "-i", "default", "pipe:1"]); // expect
+    const chunks = [];
+    ffmpeg.stdout.on("data", (c) => chunks.push(c));
+    ffmpeg.on("close", () => resolve(Buffer.concat(chunks)));
+    ffmpeg.on("error", reject);
+    signal?.addEventListener("abort", () => reject(signal.reason));
+  });
+}
+"#,
+    ],
+    pass: &[
+        r#"
 import { once } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 
@@ -319,7 +374,23 @@ async function kill(child, signal = "SIGTERM") {
   child.kill(signal);
   await fetch("/children/exited", { method: "POST" });
 }
-"#],
+"#,
+        r#"
+import { spawn } from "node:child_process";
+
+export function recordAudio({ signal } = {}) {
+  return new Promise((resolve, reject) => {
+    const ffmpeg = spawn("ffmpeg", ["-f", "pulse", "-i", "default", "pipe:1"]);
+    const chunks = [];
+    ffmpeg.stdout.on("data", (c) => chunks.push(c));
+    ffmpeg.on("close", () => resolve(Buffer.concat(chunks)));
+    ffmpeg.on("error", reject);
+    // Aborting stops the recording: the signal reaches the child this way.
+    signal?.addEventListener("abort", () => ffmpeg.kill("SIGTERM"));
+  });
+}
+"#,
+    ],
 };
 
 #[cfg(test)]

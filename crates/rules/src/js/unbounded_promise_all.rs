@@ -35,8 +35,11 @@ of such a value returns (`this.config.source.directories()`), either branch of a
 normalising ternary (`Array.isArray(c.dirs) ? c.dirs : [c.dirs]`), and the
 command line (`process.argv`). Collections named for the program's own
 structure (columns, indexes, plugins, handlers, a cluster's brokers, shards
-or nodes, the definitions or registry it fills at start-up) are not
-reported either: their size is not the data's.
+or nodes, the definitions or registry it fills at start-up, its services
+and clients, a browser's contexts and frames) are not reported either:
+their size is not the data's. Nor is a callback that only tells each
+element of an event (`(rm) => rm?.handleLLMEnd(out)`, `(l) =>
+l.onClose()`): one notification per handler the program already has.
 
 ## Why
 
@@ -196,7 +199,12 @@ fn mapped_source(cx: &FileCx, c: &Call) -> Option<String> {
     }
     let recv = c.receiver?;
     let cb = c.positional(0)?;
-    if bounded(cx, recv) || limited(cx, cb) || teardown(cx, cb) || binds_listeners(cx, cb) {
+    if bounded(cx, recv)
+        || limited(cx, cb)
+        || teardown(cx, cb)
+        || binds_listeners(cx, cb)
+        || notifies_each(cx, cb)
+    {
         return None;
     }
     if let Some(f) = common::callback_fn(cx, cb) {
@@ -370,8 +378,12 @@ fn bounded(cx: &FileCx, e: ExprId) -> bool {
                 // `Array.from({ length: concurrency }, worker)`.
                 return true;
             }
+            // `Array(concurrency).fill(worker)`: a pool of that many.
             if let Some(r) = c.receiver
-                && matches!(c.name.as_str(), "filter" | "map" | "concat" | "flat")
+                && matches!(
+                    c.name.as_str(),
+                    "filter" | "map" | "concat" | "flat" | "fill"
+                )
             {
                 return bounded(cx, r);
             }
@@ -532,7 +544,8 @@ fn configured(cx: &FileCx, e: ExprId, depth: u32) -> bool {
 
 /// Collections whose size the program or its schema fixes, not the data:
 /// columns, indices, constraints and enum types of a table, registered plugins,
-/// providers, listeners, replicas, a cluster's brokers and nodes.
+/// providers, listeners, replicas, a cluster's brokers and nodes, the
+/// services, clients, contexts and frames the program holds.
 fn program_structure(text: &str) -> bool {
     STRUCTURE.iter().any(|w| text.contains(w))
 }
@@ -593,6 +606,13 @@ const STRUCTURE: &[&str] = &[
     // What the program registered at start-up (`define(name, handler)`).
     "definition",
     "registr",
+    // What the program runs or holds open: its services and clients, a
+    // browser's contexts and frames (one message each on a session that
+    // is already open).
+    "service",
+    "client",
+    "context",
+    "frame",
 ];
 
 /// The lowercase words of a camelCase or snake_case name (`indexName` →
@@ -653,6 +673,38 @@ fn teardown(cx: &FileCx, cb: ExprId) -> bool {
                 | "abort"
                 | "dispose"
         )
+    })
+}
+
+/// The callback tells each element (a handler, a run manager) that
+/// something happened: `(rm) => rm?.handleLLMEnd(out)`, `(l) =>
+/// l.onClose(reason)`. One notification per handler the program already
+/// has; what a handler does with it is its own business.
+fn notifies_each(cx: &FileCx, cb: ExprId) -> bool {
+    let Some(f) = common::callback_fn(cx, cb) else {
+        return false;
+    };
+    let Some(element) = cx.func(f).params.first().map(|p| p.name.as_str()) else {
+        return false;
+    };
+    let body = common::stmts_of(cx, f).collect::<Vec<_>>();
+    // An expression body: the call is the whole callback.
+    let [only] = body.as_slice() else {
+        return false;
+    };
+    let (StmtKind::Expr(v) | StmtKind::Return(Some(v)) | StmtKind::Tail(v)) = cx.stmt(*only).kind
+    else {
+        return false;
+    };
+    cx.call(cx.model.strip(v)).is_some_and(|c| {
+        let event_method = |prefix: &str| {
+            c.name
+                .strip_prefix(prefix)
+                .and_then(|rest| rest.chars().next())
+                .is_some_and(|ch| ch.is_ascii_uppercase())
+        };
+        (event_method("handle") || event_method("on"))
+            && c.receiver.and_then(|r| cx.model.name_of(r)) == Some(element)
     })
 }
 
@@ -791,6 +843,25 @@ function multiSession(storage) {
   };
 }
 module.exports = { multiSession };
+"#,
+        r#"
+export class Crawler {
+  async fetchAll(urls) {
+    await Promise.all(urls.map((u) => fetch(u))); // expect
+  }
+}
+"#,
+        r#"
+export class Orders {
+  // The object's own handler, once per incoming order: the work itself.
+  async handleAll(orders) {
+    await Promise.all(orders.map((o) => this.handleOrder(o))); // expect
+  }
+
+  async handleOrder(o) {
+    await fetch(`https://billing.example/charge/${o.id}`, { method: "POST" });
+  }
+}
 "#,
     ],
     pass: &[
@@ -1110,6 +1181,44 @@ function multiSession(options) {
   };
 }
 module.exports = { multiSession };
+"#,
+        r#"
+// One message per frame of the page, on the session already open.
+export class FrameManager {
+  frames() {
+    return Array.from(this.tree.frames());
+  }
+
+  async addBinding(binding) {
+    await Promise.all(this.frames().map((frame) => frame.addBinding(binding)));
+  }
+}
+"#,
+        r#"
+// Every service the app started gets its stop signal.
+export async function shutdown(app) {
+  await Promise.all(app.services.map(async (svc) => {
+    await svc.drain();
+  }));
+}
+"#,
+        r#"
+// Each run manager hears how its run ended: one notification per run
+// that was already made.
+export async function endRuns(runManagers, output) {
+  await Promise.all(runManagers.map((rm) => rm?.handleLLMEnd(output)));
+}
+"#,
+        r#"
+export async function mapConcurrent(source, mapFn, concurrency) {
+  const it = source[Symbol.asyncIterator]();
+  const mapper = async () => {
+    for (let v = await it.next(); !v.done; v = await it.next()) await mapFn(v.value);
+  };
+  // The `Promise.all` is the limit: `concurrency` mappers share one iterator.
+  const mappers = Array(concurrency).fill(mapper).map((f) => f());
+  await Promise.all(mappers);
+}
 "#,
     ],
 };
