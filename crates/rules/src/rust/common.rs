@@ -138,6 +138,12 @@ pub fn closure_fn(cx: &FileCx, e: ExprId) -> Option<FuncId> {
                     return None;
                 }
             }
+            // `spawn({ let w = Arc::downgrade(&x); async move { .. } })`:
+            // the block's value.
+            ExprKind::Block(b) => match b.last().map(|&s| &cx.stmt(s).kind) {
+                Some(StmtKind::Tail(v)) => cur = cx.model.strip(*v),
+                _ => return None,
+            },
             _ => return None,
         }
     }

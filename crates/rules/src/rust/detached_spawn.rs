@@ -63,7 +63,8 @@ that `main` awaits last, or runs while it goes on forever itself, counts
 as `main`'s, and so do the per-stream tasks of a connection's serving loop
 (`while let Some(s) = conn.accept_stream().await { spawn(..) }`) in a
 function that only such an accept loop's connection tasks run. A task
-holding its owner only as a `Weak`, which stops when `upgrade()` fails,
+holding its owner only as a `Weak`, which stops when `upgrade()` fails
+(`while let Some(o) = Weak::upgrade(&w)`, or a `None => break` arm),
 ends with that owner and is left alone too. A task that only drains a channel the function made, calling
 something synchronous per message (`while let Some(ev) = rx.recv().await
 { cb(ev) }`, or a thread's `for job in rx { job() }`), ends with the last
@@ -718,15 +719,31 @@ fn ends_with_weak_owner(cx: &FileCx, spawn: ExprId) -> bool {
         })
     });
     let Some(g) = body else { return false };
-    let upgrades = cx.body_calls(g).any(|e| {
-        cx.call(e)
-            .is_some_and(|k| k.name == "upgrade" && k.receiver.is_some() && k.args.is_empty())
+    // `w.upgrade()`, or `Weak::upgrade(&w)`.
+    let upgrades: Vec<ExprId> = cx
+        .body_calls(g)
+        .filter(|&e| {
+            cx.call(e).is_some_and(|k| {
+                k.name == "upgrade"
+                    && ((k.receiver.is_some() && k.args.is_empty())
+                        || (k.receiver.is_none()
+                            && k.args.len() == 1
+                            && cx.source(cx.expr(k.func).span).ends_with("Weak::upgrade")))
+            })
+        })
+        .collect();
+    // `while let Some(owner) = w.upgrade() { .. }` ends when it fails.
+    let loop_on_it = upgrades.iter().any(|&u| {
+        cx.tree.enclosing_stmt(u).is_some_and(
+            |s| matches!(&cx.stmt(s).kind, StmtKind::While { cond, .. } if cx.contains(*cond, u)),
+        )
     });
-    upgrades
-        && cx
-            .body_stmts(g)
-            .iter()
-            .any(|&s| matches!(cx.stmt(s).kind, StmtKind::Break | StmtKind::Return(_)))
+    !upgrades.is_empty()
+        && (loop_on_it
+            || cx
+                .body_stmts(g)
+                .iter()
+                .any(|&s| matches!(cx.stmt(s).kind, StmtKind::Break | StmtKind::Return(_))))
 }
 
 /// The standard server's accept loop: a spawn in a `loop` with no way out
@@ -1800,6 +1817,31 @@ fn main() {
     thread::sleep(Duration::from_secs(5));
 }
 "#,
+        r#"
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+pub struct Storage {
+    inner: Arc<Mutex<Vec<u64>>>,
+}
+
+impl Default for Storage {
+    fn default() -> Self {
+        let inner = Arc::new(Mutex::new(Vec::new()));
+        // A strong reference: the task keeps the storage alive for good.
+        tokio::spawn({ // expect
+            let inner = inner.clone();
+            async move {
+                loop {
+                    inner.lock().unwrap().clear();
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+            }
+        });
+        Storage { inner }
+    }
+}
+"#,
     ],
     pass: &[
         r#"
@@ -2586,6 +2628,54 @@ fn start() {
 
 pub fn ensure_started() {
     Lazy::force(&REFRESHER);
+}
+"#,
+        r#"
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+pub struct Resolver {
+    certs: Mutex<Vec<String>>,
+}
+
+// The renewal task holds the resolver only weakly: it ends once the
+// resolver is dropped.
+pub fn start_renewal(resolver: &Arc<Resolver>) {
+    let weak = Arc::downgrade(resolver);
+    tokio::spawn(async move {
+        while let Some(r) = Weak::upgrade(&weak) {
+            r.certs.lock().unwrap().retain(|c| !c.is_empty());
+            drop(r);
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+        }
+    });
+}
+"#,
+        r#"
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+pub struct Storage {
+    inner: Arc<Mutex<Vec<u64>>>,
+}
+
+impl Default for Storage {
+    fn default() -> Self {
+        let inner = Arc::new(Mutex::new(Vec::new()));
+        tokio::spawn({
+            let inner = Arc::downgrade(&inner);
+            async move {
+                loop {
+                    match inner.upgrade() {
+                        Some(inner) => inner.lock().unwrap().clear(),
+                        None => break,
+                    }
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+            }
+        });
+        Storage { inner }
+    }
 }
 "#,
     ],

@@ -32,7 +32,7 @@ own locals built from literals, constants, task-locals, thread-locals;
 not a `static` built by a call, such as a counter other threads bump): those pass
 however long the other side takes. On a current-thread runtime
 (`#[tokio::test]`'s default, `Builder::new_current_thread()`,
-`#[ntex::test]`, `#[actix_rt::test]`), a test whose only concurrency is
+`#[ntex::test]`, `#[actix_rt::test]`, `#[actix::test]`), a test whose only concurrency is
 spawned tasks that wait on nothing but timers is not flagged either: the
 sleep is a yield to them, and they run until they park whatever the load.
 The same holds for tasks that wait only on timers and the thread's own
@@ -537,7 +537,12 @@ fn current_thread(cx: &FileCx, top: FuncId) -> bool {
     if func.decorators.iter().any(|d| {
         matches!(
             d.as_str(),
-            "ntex::test" | "actix_rt::test" | "actix_web::test" | "monoio::test" | "compio::test"
+            "ntex::test"
+                | "actix::test"
+                | "actix_rt::test"
+                | "actix_web::test"
+                | "monoio::test"
+                | "compio::test"
         )
     }) {
         return true;
@@ -1352,6 +1357,22 @@ async fn refresh_runs_in_background() {
     assert!(cache.is_fresh());
 }
 "#,
+        r#"
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+#[actix::test]
+async fn counts_on_another_thread() {
+    let n = Arc::new(AtomicUsize::new(0));
+    let n2 = n.clone();
+    std::thread::spawn(move || {
+        n2.fetch_add(1, Ordering::SeqCst);
+    });
+    actix_rt::time::sleep(Duration::from_millis(10)).await; // expect
+    assert_eq!(n.load(Ordering::SeqCst), 1);
+}
+"#,
     ],
     pass: &[
         r#"
@@ -1813,6 +1834,24 @@ async fn worker_waits_for_cancel() {
     token.cancel();
     timeout(Duration::from_secs(5), handle).await.unwrap().unwrap();
     assert!(done.load(Ordering::Acquire));
+}
+"#,
+        r#"
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+// actix's test runtime has one thread: the sleep lets the task run to
+// its end whatever the load.
+#[actix::test]
+async fn counts_on_one_thread() {
+    let n = Arc::new(AtomicUsize::new(0));
+    let n2 = n.clone();
+    tokio::spawn(async move {
+        n2.fetch_add(1, Ordering::SeqCst);
+    });
+    actix_rt::time::sleep(Duration::from_millis(10)).await;
+    assert_eq!(n.load(Ordering::SeqCst), 1);
 }
 "#,
     ],
