@@ -45,8 +45,11 @@ cannot reject. Nor is a chain on a local that the function's body last
 set, unconditionally, to a chain handling rejection (`promise =
 promise.then(onOk, onErr); .. promise.finally(cb)`), nor `Promise.all`,
 alone or chained, of promises that each handle their rejection (an array
-of such chains, `items.map(i => load(i).catch(log))`, or a local array
-whose every `push` is one): every element fulfills, so the whole does.
+of such chains, `items.map(i => load(i).catch(log))` also with a block
+body and kept in a local, or a local array whose every `push` is one):
+every element fulfills, so the whole does. The same holds for a `Map`
+of deferreds that the file fills only with `new Promise(resolve => ..)`:
+chains on what `map.get(k)` gives and `Promise.all([...map.values()])`.
 Nor a chain on `Atomics.waitAsync(..).value`, which settles with `"ok"`
 or `"timed-out"` and never rejects, nor anything in a file that installs
 `process.on("unhandledRejection", ..)`: the program routes every such
@@ -363,6 +366,12 @@ fn resolved_promise_var(cx: &FileCx, r: ExprId) -> bool {
     let cannot_reject = |v: ExprId| {
         resolve_only_promise(cx, v)
             || cx.call(cx.model.strip(v)).is_some_and(|c| {
+                c.name == "get"
+                    && c.receiver
+                        .and_then(|r| cx.model.dotted(r))
+                        .is_some_and(|m| map_of_resolving(cx, &m))
+            })
+            || cx.call(cx.model.strip(v)).is_some_and(|c| {
                 matches!(
                     c.target.as_deref(),
                     Some("Promise.resolve" | "Promise.allSettled")
@@ -409,6 +418,38 @@ fn resolved_promise_var(cx: &FileCx, r: ExprId) -> bool {
             }
             any = true;
         }
+    }
+    any
+}
+
+/// A `Map` of deferreds that only ever resolve: every `map.set(k, v)` of
+/// the file stores a `new Promise(resolve => ..)`, directly or through a
+/// local bound only to one (or to what the map already held:
+/// `let p = map.get(k); if (!p) { p = new Promise(r => ..); map.set(k, p) }`).
+fn map_of_resolving(cx: &FileCx, map: &str) -> bool {
+    let from_map = |v: ExprId| {
+        cx.call(cx.model.strip(v)).is_some_and(|g| {
+            g.name == "get" && g.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(map)
+        })
+    };
+    let mut any = false;
+    for (i, x) in cx.model.exprs.iter().enumerate() {
+        let ExprKind::Call(c) = &x.kind else { continue };
+        if c.name != "set" || c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() != Some(map) {
+            continue;
+        }
+        let Some(v) = c.positional(1) else {
+            return false;
+        };
+        let f = cx.func_of(ExprId(i as u32));
+        let ok = resolve_only_promise(cx, v)
+            || cx.model.name_of(cx.model.strip(v)).is_some_and(|n| {
+                only_ever_set_to(cx, f, n, |w| resolve_only_promise(cx, w) || from_map(w))
+            });
+        if !ok {
+            return false;
+        }
+        any = true;
     }
     any
 }
@@ -545,28 +586,49 @@ fn all_of_handled(cx: &FileCx, c: &Call) -> bool {
     let Some(arg) = c.positional(0).map(|a| cx.model.strip(a)) else {
         return false;
     };
+    // `[...deferreds.values()]` of a map of resolving deferreds counts too.
+    let resolving_values = |x: ExprId| {
+        matches!(cx.expr(x).kind, ExprKind::Spread(inner)
+        if cx.call(cx.model.strip(inner)).is_some_and(|k| {
+            k.name == "values"
+                && k.receiver
+                    .and_then(|r| cx.model.dotted(r))
+                    .is_some_and(|m| map_of_resolving(cx, &m))
+        }))
+    };
     let literal_of_handled = |v: ExprId| {
         matches!(&cx.expr(cx.model.strip(v)).kind, ExprKind::Collection { kind: CollKind::List, elems, .. }
-            if elems.iter().all(|&x| handled_chain(cx, x)))
+            if elems.iter().all(|&x| handled_chain(cx, x) || resolving_values(x)))
+    };
+    let spread_of_resolving = |v: ExprId| {
+        matches!(&cx.expr(cx.model.strip(v)).kind, ExprKind::Collection { kind: CollKind::List, elems, .. }
+            if !elems.is_empty() && elems.iter().all(|&x| resolving_values(x)))
     };
     if literal_of_handled(arg) {
         return true;
     }
-    // `items.map(i => f(i).catch(log))`.
-    if let Some(m) = cx.call(arg)
-        && m.name == "map"
-        && let Some(cb) = m.positional(0).and_then(|a| common::callback_fn(cx, a))
-    {
+    // `items.map(i => f(i).catch(log))`, or a callback with a block body
+    // whose every `return` gives such a chain.
+    let map_of_handled = |v: ExprId| {
+        let Some(m) = cx.call(cx.model.strip(v)).filter(|m| m.name == "map") else {
+            return false;
+        };
+        let Some(cb) = m.positional(0).and_then(|a| common::callback_fn(cx, a)) else {
+            return false;
+        };
         let returns: Vec<Option<ExprId>> = common::stmts_of(cx, cb)
             .filter_map(|s| match cx.stmt(s).kind {
                 StmtKind::Return(v) => Some(v),
                 _ => None,
             })
             .collect();
-        return !returns.is_empty()
+        !returns.is_empty()
             && returns
                 .iter()
-                .all(|v| v.is_some_and(|v| handled_chain(cx, v)));
+                .all(|v| v.is_some_and(|v| handled_chain(cx, v)))
+    };
+    if cx.call(arg).is_some() {
+        return map_of_handled(arg);
     }
     // `const dl = []; ... dl.push(call().then(ok, err)); ... all(dl)`.
     let Some(name) = cx.model.name_of(arg) else {
@@ -576,7 +638,10 @@ fn all_of_handled(cx: &FileCx, c: &Call) -> bool {
         return false;
     }
     let f = cx.func_of(arg);
-    if !only_ever_set_to(cx, f, name, literal_of_handled) {
+    // `const ps = items.map(s => { ..; return s.delete().catch(keep) })`.
+    let set_to_map = only_ever_set_to(cx, f, name, map_of_handled)
+        || only_ever_set_to(cx, f, name, spread_of_resolving);
+    if !set_to_map && !only_ever_set_to(cx, f, name, literal_of_handled) {
         return false;
     }
     // Pushes may sit in callbacks of the function (`items.forEach(i =>
@@ -612,7 +677,7 @@ fn all_of_handled(cx: &FileCx, c: &Call) -> bool {
                     .any(|a| cx.model.name_of(cx.model.strip(a.value)) == Some(name))
         })
     });
-    pushed && !handed_on
+    (pushed || set_to_map) && !handed_on
 }
 
 /// `new Promise(resolve => ...)` (no `reject` parameter), possibly followed
@@ -1093,6 +1158,39 @@ function waitFor(path, done) {
   result.value.then((res) => done(null, res)); // expect
 }
 module.exports = { waitFor };
+"#,
+        r#"
+export function deleteFiles(files, opts, cb) {
+  const deletions = files.map((file) => {
+    const o = { ...opts, ifGenerationMatch: file.generation };
+    return file.delete(o);
+  });
+  Promise.all(deletions).then((results) => cb(results)); // expect
+}
+"#,
+        r#"
+export class EventStream {
+  tapped = new Map();
+
+  tap(runId, url) {
+    let p = this.tapped.get(runId);
+    if (p === undefined) {
+      p = fetch(url);
+      this.tapped.set(runId, p);
+    }
+    return p;
+  }
+
+  sendEnd(runId, payload) {
+    const p = this.tapped.get(runId);
+    if (p !== undefined) p.then(() => this.send(payload)); // expect
+  }
+
+  finish() {
+    const pending = [...this.tapped.values()];
+    Promise.all(pending).finally(() => this.close()); // expect
+  }
+}
 "#,
     ],
     pass: &[
@@ -1629,6 +1727,43 @@ function waitFor(state, index, expected, done) {
   }
 }
 module.exports = { waitFor };
+"#,
+        r#"
+// Every element carries its own catch: the error comes back as a value.
+export function deleteFiles(files, opts, cb) {
+  const deletions = files.map((file) => {
+    const o = { ...opts, ifGenerationMatch: file.generation };
+    return file.delete(o).catch((err) => err);
+  });
+  Promise.all(deletions).then((results) => cb(results.filter((r) => r instanceof Error)));
+}
+"#,
+        r#"
+// Deferreds kept in a map only ever resolve: chains on them cannot reject.
+export class EventStream {
+  tapped = new Map();
+
+  tap(runId) {
+    let p = this.tapped.get(runId);
+    if (p === undefined) {
+      p = new Promise((resolve) => {
+        this.release = resolve;
+      });
+      this.tapped.set(runId, p);
+    }
+    return p;
+  }
+
+  sendEnd(runId, payload) {
+    const p = this.tapped.get(runId);
+    if (p !== undefined) p.then(() => this.send(payload));
+  }
+
+  finish() {
+    const pending = [...this.tapped.values()];
+    Promise.all(pending).finally(() => this.close());
+  }
+}
 "#,
     ],
 };
