@@ -385,16 +385,8 @@ fn follows_the_error(cx: &FileCx, try_body: &Block, h: &Handler) -> bool {
     };
     let mut derived: Vec<&str> = vec![err];
     let mut assigned: Vec<&str> = Vec::new();
-    for s in unsnarl_model::walk::stmts_in_block(cx.model, &h.body) {
-        let StmtKind::Assign {
-            targets,
-            value: Some(v),
-            op: AssignOp::Plain | AssignOp::Declare { .. },
-        } = &cx.stmt(s).kind
-        else {
-            continue;
-        };
-        let reads_error = exprs_under(cx.model, *v)
+    for (targets, v) in value_assignments(cx, &h.body) {
+        let reads_error = exprs_under(cx.model, v)
             .into_iter()
             .any(|x| cx.model.name_of(x).is_some_and(|n| derived.contains(&n)));
         if reads_error {
@@ -424,6 +416,24 @@ fn follows_the_error(cx: &FileCx, try_body: &Block, h: &Handler) -> bool {
         && unsnarl_model::walk::exprs_in_block(cx.model, try_body)
             .into_iter()
             .any(|x| cx.model.name_of(x).is_some_and(|n| assigned.contains(&n)))
+}
+
+/// The `x = v` and `let x = v` statements of a block (nested ones too), as
+/// their targets and value.
+fn value_assignments<'a>(
+    cx: &'a FileCx,
+    b: &Block,
+) -> impl Iterator<Item = (&'a [ExprId], ExprId)> + 'a {
+    unsnarl_model::walk::stmts_in_block(cx.model, b)
+        .into_iter()
+        .filter_map(|s| match &cx.stmt(s).kind {
+            StmtKind::Assign {
+                targets,
+                value: Some(v),
+                op: AssignOp::Plain | AssignOp::Declare { .. },
+            } => Some((targets.as_slice(), *v)),
+            _ => None,
+        })
 }
 
 /// The handler compares the error with a redirect reply of a clustered
@@ -488,20 +498,12 @@ fn steps_to_next(cx: &FileCx, handler: &Block, used: &[String]) -> bool {
     // Names the handler binds to a call over one of the `try`'s inputs,
     // with the input each one steps.
     let mut stepped: Vec<(&str, &str)> = Vec::new();
-    for s in unsnarl_model::walk::stmts_in_block(cx.model, handler) {
-        let StmtKind::Assign {
-            targets,
-            value: Some(v),
-            op: AssignOp::Plain | AssignOp::Declare { .. },
-        } = &cx.stmt(s).kind
-        else {
-            continue;
-        };
-        let [t] = targets.as_slice() else { continue };
+    for (targets, v) in value_assignments(cx, handler) {
+        let [t] = targets else { continue };
         let Some(target) = cx.model.name_of(*t) else {
             continue;
         };
-        let v = cx.model.strip(*v);
+        let v = cx.model.strip(v);
         // `cur = up` where `up` stepped `cur`.
         if let Some(from) = cx.model.name_of(v)
             && stepped.iter().any(|&(n, of)| n == from && of == target)

@@ -125,10 +125,7 @@ impl Rule for BlockingCall {
 /// body holds up nothing but the command, which would wait for the same
 /// I/O anyway. A command that gathers or spawns tasks is still checked.
 fn one_shot_command(cx: &FileCx, f: FuncId) -> bool {
-    cx.func(f)
-        .decorators
-        .iter()
-        .any(|d| d == "command" || d.ends_with(".command"))
+    crate::python::common::is_cli_command(cx.func(f))
         && !cx.body_calls(f).any(|e| {
             let c = cx.call(e).unwrap();
             crate::python::common::is_task_spawn(cx, c)

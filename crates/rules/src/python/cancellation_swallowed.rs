@@ -580,10 +580,7 @@ fn runs_as_own_task(cx: &FileCx, fid: FuncId) -> bool {
     if f.name.is_empty() || f.kind == FnKind::Module {
         return false;
     }
-    if f.decorators
-        .iter()
-        .any(|d| d.as_str() == "command" || d.ends_with(".command"))
-    {
+    if crate::python::common::is_cli_command(f) {
         return true;
     }
     let method = f.class.is_some();

@@ -738,6 +738,14 @@ pub fn in_main_guard(cx: &FileCx, span: Span) -> bool {
     })
 }
 
+/// A command of a command-line app (`@app.command()` of typer, cyclopts,
+/// click, asyncclick): the process runs it as its one job.
+pub fn is_cli_command(f: &Function) -> bool {
+    f.decorators
+        .iter()
+        .any(|d| d.as_str() == "command" || d.ends_with(".command"))
+}
+
 /// A method that closes or stops what it is called on (`conn.close()`,
 /// `await writer.wait_closed()`, `server.shutdown()`, `worker.stop()`).
 pub fn is_closing_method(name: &str) -> bool {
