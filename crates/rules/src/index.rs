@@ -91,6 +91,11 @@ pub struct FnSummary {
     /// other `return` gives a promise). When all of them return awaitables,
     /// so does this function; the index settles it across files.
     pub returns_via: Box<[Box<str>]>,
+    /// JS/TS: an async function that catches what it awaits, so the promise
+    /// calling it gives cannot reject (bar a bug that throws), provided the
+    /// project callees in `rejects_via` cannot either; the index settles
+    /// that across files. `None`: it may reject.
+    pub rejects_via: Option<Box<[Box<str>]>>,
     /// The first blocking call made directly in the body (not offloaded, not
     /// in a nested function). Boxed: most functions block nowhere.
     pub blocking: Option<Box<BlockingSite>>,
@@ -122,7 +127,12 @@ struct Packed {
     is_generator: bool,
     has_cleanup: bool,
     returns_awaitable: bool,
-    returns_via: Box<[Box<str>]>,
+    /// May reject: [`FnSummary::rejects_via`] is `None`.
+    may_reject: bool,
+    /// `returns_via`, then `rejects_via`: one block instead of two (the
+    /// scalars above leave room for the split in the struct's padding).
+    vias: Box<[Box<str>]>,
+    returns_via_len: u32,
     blocking: Option<Box<BlockingSite>>,
 }
 
@@ -139,6 +149,10 @@ pub struct Summary<'a> {
     /// See [`FnSummary::returns_awaitable`]; settled across files.
     pub returns_awaitable: bool,
     pub returns_via: &'a [Box<str>],
+    /// Calling it gives a promise that cannot reject: see
+    /// [`FnSummary::rejects_via`]; settled across files.
+    pub never_rejects: bool,
+    pub rejects_via: Option<&'a [Box<str>]>,
     pub blocking: Option<&'a BlockingSite>,
     pub calls: &'a [CallSite],
 }
@@ -189,7 +203,9 @@ impl FileSummaries {
             is_generator: p.is_generator,
             has_cleanup: p.has_cleanup,
             returns_awaitable: p.returns_awaitable,
-            returns_via: &p.returns_via,
+            returns_via: &p.vias[..p.returns_via_len as usize],
+            never_rejects: !p.may_reject && p.vias.len() == p.returns_via_len as usize,
+            rejects_via: (!p.may_reject).then(|| &p.vias[p.returns_via_len as usize..]),
             blocking: p.blocking.as_deref(),
             calls: &self.calls[calls_start as usize..p.calls_end as usize],
         }
@@ -217,7 +233,13 @@ impl FromIterator<FnSummary> for FileSummaries {
                 is_generator: s.is_generator,
                 has_cleanup: s.has_cleanup,
                 returns_awaitable: s.returns_awaitable,
-                returns_via: s.returns_via,
+                may_reject: s.rejects_via.is_none(),
+                returns_via_len: u32::try_from(s.returns_via.len())
+                    .expect("a function's returns fit in u32"),
+                vias: match s.rejects_via {
+                    Some(r) if !r.is_empty() => s.returns_via.into_iter().chain(r).collect(),
+                    _ => s.returns_via,
+                },
                 blocking: s.blocking,
             });
         }
@@ -282,6 +304,9 @@ pub fn summarize(m: &FileModel, kb: &Table, lang: Language, names: &Names) -> Fi
             has_cleanup: f.is_generator && has_cleanup(m, &f.body),
             returns_awaitable,
             returns_via: returns_via.into(),
+            rejects_via: (lang.is_js_family() && f.is_async && !f.is_generator)
+                .then(|| js_rejects_via(m, &f.body))
+                .flatten(),
             blocking: v.blocking.map(Box::new),
             calls: v.calls.into(),
         });
@@ -356,6 +381,100 @@ fn js_returned_promises(m: &FileModel, kb: &Table, body: &Block) -> Option<Vec<B
         via.push(c.target.as_deref()?.into());
     }
     Some(via)
+}
+
+/// JS/TS, for an async function's body: `None` if the promise it gives
+/// may reject (an `await` or `for await` outside any `try` with a `catch`, a
+/// `throw` outside one, a `return` handing on another call's promise or a
+/// field's); else the project callees awaited outside a `try`, which must not
+/// reject either. An awaited chain ending in `.catch(handler)` or
+/// `.then(ok, onError)` cannot reject. As for [`crate::js`]'s own check of
+/// a callee in the same file, a bug that throws synchronously is not
+/// counted.
+fn js_rejects_via(m: &FileModel, body: &Block) -> Option<Box<[Box<str>]>> {
+    struct Guard {
+        /// How many `try` bodies with a `catch` enclose the walk.
+        in_try: u32,
+        via: Vec<Box<str>>,
+        rejects: bool,
+    }
+    impl Guard {
+        fn awaited(&mut self, m: &FileModel, e: ExprId) {
+            let Some(c) = m.call(m.strip(e)) else {
+                self.rejects = true;
+                return;
+            };
+            let handled = c.receiver.is_some()
+                && match c.name.as_str() {
+                    "catch" => !c.args.is_empty(),
+                    "then" => c.args.len() >= 2,
+                    _ => false,
+                };
+            match &c.target {
+                _ if handled => {}
+                Some(t) => self.via.push(t.as_str().into()),
+                None => self.rejects = true,
+            }
+        }
+    }
+    impl Visitor for Guard {
+        fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
+            match &m.stmt(id).kind {
+                StmtKind::Try {
+                    body,
+                    handlers,
+                    orelse,
+                    finally,
+                } if !handlers.is_empty() => {
+                    self.in_try += 1;
+                    walk_block(m, body, self);
+                    self.in_try -= 1;
+                    for h in handlers {
+                        walk_block(m, &h.body, self);
+                    }
+                    walk_block(m, orelse, self);
+                    if let Some(f) = finally {
+                        walk_block(m, f, self);
+                    }
+                    false
+                }
+                StmtKind::Raise(_) if self.in_try == 0 => {
+                    self.rejects = true;
+                    false
+                }
+                StmtKind::For { is_async: true, .. } if self.in_try == 0 => {
+                    self.rejects = true;
+                    false
+                }
+                // The promise of another call, or one a field holds, becomes
+                // this function's result: its rejection with it, `try` or not.
+                StmtKind::Return(Some(v))
+                    if m.call(m.strip(*v)).is_some()
+                        || matches!(m.expr(m.strip(*v)).kind, ExprKind::Attr { .. }) =>
+                {
+                    self.rejects = true;
+                    false
+                }
+                _ => !self.rejects,
+            }
+        }
+
+        fn enter_expr(&mut self, m: &FileModel, id: ExprId) -> bool {
+            if let ExprKind::Await(p) = m.expr(id).kind
+                && self.in_try == 0
+            {
+                self.awaited(m, p);
+            }
+            !self.rejects
+        }
+    }
+    let mut g = Guard {
+        in_try: 0,
+        via: Vec::new(),
+        rejects: false,
+    };
+    walk_block(m, body, &mut g);
+    (!g.rejects).then(|| g.via.into())
 }
 
 struct SummaryVisitor<'k> {
@@ -481,6 +600,9 @@ pub struct ProjectIndex {
     /// one-file index hands its file's summaries on to the project index,
     /// which must see them as the file gave them.
     settled: Vec<bool>,
+    /// JS/TS async functions found not to reject across calls (see
+    /// [`ProjectIndex::settle_js_rejections`]), kept like `settled`.
+    settled_never_rejects: Vec<bool>,
     /// A one-file index (see [`ProjectIndex::for_one_file`]) records every
     /// target rules resolve through it and what they learned.
     log: Option<Mutex<QueryLog>>,
@@ -507,6 +629,7 @@ pub enum Lasting {
         file: u64,
         func: FuncId,
         returns_awaitable: bool,
+        never_rejects: bool,
     },
     Awaitable(Option<Awaitable>),
     /// Each step of the chain, then the blocking call: file identity,
@@ -549,6 +672,7 @@ pub enum Answer {
     Own {
         func: FuncId,
         returns_awaitable: bool,
+        never_rejects: bool,
         chain: Option<ChainKey>,
     },
     Awaitable(Option<Awaitable>),
@@ -750,6 +874,7 @@ impl ProjectIndex {
                     file: id(self.fns[i].0.file),
                     func: self.fns[i].0.func,
                     returns_awaitable: self.sum(i).returns_awaitable,
+                    never_rejects: self.sum(i).never_rejects,
                 },
             },
             Question::Awaitable => Lasting::Awaitable(found.and_then(|i| self.awaitable_at(i))),
@@ -797,6 +922,7 @@ impl ProjectIndex {
                 Answer::Own {
                     func: at.func,
                     returns_awaitable: self.sum(i).returns_awaitable,
+                    never_rejects: self.sum(i).never_rejects,
                     chain,
                 }
             }
@@ -879,7 +1005,43 @@ impl ProjectIndex {
         ix.by_last_segment.seal();
         ix.by_tail2.seal();
         ix.settle_js_awaitables();
+        ix.settle_js_rejections();
         ix
+    }
+
+    /// JS/TS: an async function that catches everything but what it awaits
+    /// of project callees cannot reject when none of those can (settled to a
+    /// fixpoint; a cycle settles nothing).
+    fn settle_js_rejections(&mut self) {
+        let pending: Vec<usize> = (0..self.fns.len())
+            .filter(|&i| {
+                let s = self.sum(i);
+                !s.never_rejects && s.rejects_via.is_some_and(|v| !v.is_empty())
+            })
+            .collect();
+        for _ in 0..=pending.len().min(MAX_CHAIN * 4) {
+            let mut changed = false;
+            for &i in &pending {
+                let s = self.sum(i);
+                if s.never_rejects {
+                    continue;
+                }
+                let all = s.rejects_via.unwrap_or_default().iter().all(|t| {
+                    self.resolve_quietly(s.lang, t, self.file_of(i))
+                        .is_some_and(|j| j != i && self.sum(j).never_rejects)
+                });
+                if all {
+                    if self.settled_never_rejects.is_empty() {
+                        self.settled_never_rejects = vec![false; self.fns.len()];
+                    }
+                    self.settled_never_rejects[i] = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
     }
 
     /// JS/TS: a function returning what awaitable project functions return is
@@ -1028,6 +1190,7 @@ impl ProjectIndex {
         let (at, k) = self.fns[i];
         let mut s = self.sums[(at.file - self.first_file) as usize].get(k as usize);
         s.returns_awaitable |= self.settled.get(i).copied().unwrap_or(false);
+        s.never_rejects |= self.settled_never_rejects.get(i).copied().unwrap_or(false);
         s
     }
 
@@ -1368,6 +1531,7 @@ mod tests {
             has_cleanup: false,
             returns_awaitable: is_async,
             returns_via: Box::default(),
+            rejects_via: None,
             blocking: blocks.then(|| {
                 Box::new(BlockingSite {
                     callee: "time.sleep".into(),
@@ -1490,6 +1654,66 @@ mod tests {
         assert!(awaitable("src/a.load"));
         assert!(!awaitable("src/a.mixed"));
         assert!(!awaitable("src/b.plain"));
+    }
+
+    /// An async JS function that catches everything but the awaits of
+    /// `via` (`None`: it may reject).
+    fn catching(q: &str, returns_via: &[&str], via: Option<&[&str]>) -> FnSummary {
+        FnSummary {
+            is_async: true,
+            rejects_via: via.map(|v| v.iter().map(|t| (*t).into()).collect()),
+            ..js(q, true, returns_via)
+        }
+    }
+
+    #[test]
+    fn js_functions_that_cannot_reject_are_settled_across_files() {
+        let ix = build(vec![
+            vec![
+                catching("src/a.onDone", &[], Some(&["src/b.safeWait"])),
+                catching(
+                    "src/a.mixed",
+                    &["src/b.x"],
+                    Some(&["src/b.safeWait", "src/b.wait"]),
+                ),
+                catching("src/a.loop", &[], Some(&["src/a.loop2"])),
+                catching("src/a.loop2", &[], Some(&["src/a.loop"])),
+            ],
+            vec![
+                catching("src/b.safeWait", &["src/b.x"], Some(&[])),
+                catching("src/b.wait", &[], None),
+            ],
+        ]);
+        let never = |q: &str| {
+            let i = ix.resolve(Language::JavaScript, q, NOWHERE).unwrap();
+            ix.summary(i).never_rejects
+        };
+        assert!(never("src/b.safeWait"));
+        assert!(never("src/a.onDone"));
+        assert!(!never("src/b.wait"));
+        assert!(!never("src/a.mixed"));
+        // A cycle proves nothing.
+        assert!(!never("src/a.loop"));
+        // Packed together, the two lists stay apart.
+        let i = ix
+            .resolve(Language::JavaScript, "src/a.mixed", NOWHERE)
+            .unwrap();
+        let s = ix.summary(i);
+        assert_eq!(s.returns_via, &["src/b.x".into()] as &[Box<str>]);
+        assert_eq!(s.rejects_via.unwrap().len(), 2);
+        let i = ix
+            .resolve(Language::JavaScript, "src/b.safeWait", NOWHERE)
+            .unwrap();
+        assert_eq!(ix.summary(i).rejects_via.unwrap().len(), 0);
+        assert_eq!(ix.summary(i).returns_via.len(), 1);
+    }
+
+    #[test]
+    fn a_summary_takes_no_more_room_for_what_it_knows_of_rejections() {
+        // Summaries stay in memory for the whole scan (the all tree's peak
+        // is near its 300 MB target): the rejection facts live in the padding
+        // and in the block `returns_via` already had.
+        assert!(std::mem::size_of::<Packed>() <= 48);
     }
 
     #[test]

@@ -1144,6 +1144,7 @@ pub(crate) fn unguarded_await_within(cx: &FileCx, f: FuncId, depth: usize) -> Op
                     && cx.call(cx.model.strip(p)).is_some_and(|c| {
                         local_callee_is_not(cx, c, f)
                             && super::rejection::guarded_callee_within(cx, c, depth + 1)
+                            || super::rejection::never_rejects_in_project(cx, c)
                     })
             };
             !(in_try_with_catch(cx, e)

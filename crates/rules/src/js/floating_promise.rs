@@ -58,7 +58,11 @@ local or field the file only ever sets to a promise that cannot reject
 (`Promise.resolve()`, `Promise.allSettled(..)`, `new Promise(resolve =>
 ..)`; clearing it to `null` aside, read through `this` or through
 another object of the class, `client.drainPromise`) starts no rejecting
-chain either.
+chain either. Nor does a call of an async function of the project, in
+this file or another, that catches what it awaits: every `await` sits in
+a `try` with a `catch`, or awaits another such function, and it throws
+and hands on no promise outside one (a background watcher whose `catch`
+logs or cleans up).
 
 ## Why
 
@@ -791,7 +795,7 @@ fn check_chain(cx: &FileCx, id: ExprId, c: &Call) -> Option<Finding> {
             return None;
         }
         // `Promise.allSettled(...)` and `Promise.resolve(x)` never reject,
-        // nor does an async function of this file that catches everything
+        // nor does an async function of the project that catches everything
         // (only a throwing callback could, and `finally` callbacks rarely do).
         if matches!(
             call.target.as_deref(),
@@ -1190,6 +1194,38 @@ export class EventStream {
     const pending = [...this.tapped.values()];
     Promise.all(pending).finally(() => this.close()); // expect
   }
+}
+"#,
+        r#"
+// file: src/kill.js
+import { setTimeout } from "node:timers/promises";
+import { finished } from "node:stream/promises";
+
+export const killAfter = async (kill, delay, signal) => {
+  await setTimeout(delay, undefined, { signal });
+  kill("SIGKILL");
+};
+
+export const drain = async (stream) => {
+  await finished(stream);
+};
+
+export const onDone = async (stream, out) => {
+  try {
+    await finished(stream);
+    out.end();
+  } catch (error) {
+    await drain(stream);
+    out.destroy(error);
+  }
+};
+// file: src/run.js
+import { killAfter, onDone } from "./kill.js";
+
+export function stop(proc, stream, out, signal) {
+  proc.kill("SIGTERM");
+  killAfter((s) => proc.kill(s), 5000, signal); // expect
+  onDone(stream, out); // expect
 }
 "#,
     ],
@@ -1763,6 +1799,42 @@ export class EventStream {
     const pending = [...this.tapped.values()];
     Promise.all(pending).finally(() => this.close());
   }
+}
+"#,
+        r#"
+// file: src/kill.js
+import { setTimeout } from "node:timers/promises";
+import { finished } from "node:stream/promises";
+
+export const killAfter = async (kill, delay, signal) => {
+  try {
+    await setTimeout(delay, undefined, { signal });
+    kill("SIGKILL");
+  } catch {}
+};
+
+export const drain = async (stream) => {
+  try {
+    await finished(stream);
+  } catch {}
+};
+
+export const onDone = async (stream, out) => {
+  try {
+    await finished(stream);
+    out.end();
+  } catch (error) {
+    await drain(stream);
+    out.destroy(error);
+  }
+};
+// file: src/run.js
+import { killAfter, onDone } from "./kill.js";
+
+export function stop(proc, stream, out, signal) {
+  proc.kill("SIGTERM");
+  killAfter((s) => proc.kill(s), 5000, signal);
+  onDone(stream, out);
 }
 "#,
     ],

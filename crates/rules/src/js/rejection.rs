@@ -112,7 +112,20 @@ pub fn is_chain_link(c: &Call) -> bool {
 /// did not await (but a call of itself, a retry): its promise cannot
 /// reject, so dropping it loses nothing (a deliberate background task).
 pub fn guarded_callee(cx: &FileCx, c: &Call) -> bool {
-    guarded_callee_within(cx, c, 0)
+    guarded_callee_within(cx, c, 0) || never_rejects_in_project(cx, c)
+}
+
+/// An async function of the project, in this file or another, that catches
+/// what it awaits, through the project functions it awaits outside a `try`
+/// (the index's `never_rejects`, settled across files): the same judgment
+/// as [`guarded_callee`], minus what the index cannot see (which callees of
+/// this file only resolve deferreds).
+pub fn never_rejects_in_project(cx: &FileCx, c: &Call) -> bool {
+    c.target.as_deref().is_some_and(|t| {
+        cx.index
+            .resolve(cx.lang, t, cx.file)
+            .is_some_and(|i| cx.index.summary(i).never_rejects)
+    })
 }
 
 /// [`guarded_callee`], `depth` awaited calls deep already.
