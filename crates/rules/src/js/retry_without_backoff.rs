@@ -32,7 +32,11 @@ waits for an emitter's event (`await once(child, "exit")`): listening
 again sends nothing. Nor is a
 loop that takes a new item off a queue each time round (`const job =
 queue.shift()`) and works on it in the `try`: a failure settles that item,
-the next round works on another.
+the next round works on another. The same goes for a loop that hands an
+iterator to a helper each round (`const host = getNextHost(iterator,
+tried)`, `await this.borrowConnection(contactPointsIterator)`): a
+failover that moves to the next host, which ends when the helper runs
+out of them.
 
 ## Why
 
@@ -534,6 +538,19 @@ fn steps_to_next(cx: &FileCx, handler: &Block, used: &[String]) -> bool {
 /// on to the next, it does not try the same one again.
 fn takes_an_item(cx: &FileCx, loop_body: &Block, try_body: &Block, handlers: &[Handler]) -> bool {
     const TAKES: &[&str] = &["shift", "pop", "dequeue", "next", "take", "poll"];
+    // `getNextHost(iterator, ..)`, `await this.borrow(contactPointsIterator)`:
+    // a helper that draws the next element of an iterator each round.
+    let draws = |e: ExprId| {
+        exprs_under(cx.model, e).into_iter().any(|x| {
+            cx.call(x).is_some_and(|c| {
+                c.args.iter().any(|a| {
+                    cx.model
+                        .name_of(cx.model.strip(a.value))
+                        .is_some_and(|n| n.to_ascii_lowercase().ends_with("iterator"))
+                })
+            })
+        })
+    };
     let mut items: Vec<&str> = Vec::new();
     for s in collect(cx, loop_body) {
         if handlers
@@ -542,6 +559,11 @@ fn takes_an_item(cx: &FileCx, loop_body: &Block, try_body: &Block, handlers: &[H
             || common::block_contains(cx, try_body, s)
         {
             continue;
+        }
+        if let StmtKind::Expr(e) = cx.stmt(s).kind
+            && draws(e)
+        {
+            return true;
         }
         let StmtKind::Assign {
             targets,
@@ -557,7 +579,8 @@ fn takes_an_item(cx: &FileCx, loop_body: &Block, try_body: &Block, handlers: &[H
         }
         let taken = cx
             .call(v)
-            .is_some_and(|c| c.receiver.is_some() && TAKES.contains(&c.name.as_str()));
+            .is_some_and(|c| c.receiver.is_some() && TAKES.contains(&c.name.as_str()))
+            || draws(v);
         let derived = exprs_under(cx.model, v)
             .into_iter()
             .any(|x| cx.model.name_of(x).is_some_and(|n| items.contains(&n)));
@@ -722,6 +745,28 @@ export const fetchStatus = async (url) => {
     return fetchStatus(url); // expect
   }
 };
+"#,
+        r#"
+class PrepareHandler {
+  async prepareWithPlan(hosts, query) {
+    const triedHosts = {};
+    while (true) { // expect
+      const host = pickHost(hosts, triedHosts);
+      if (host === null) {
+        throw new Error("no host available");
+      }
+      try {
+        return await host.prepare(query);
+      } catch (err) {
+        triedHosts.last = err;
+      }
+    }
+  }
+}
+
+function pickHost(hosts, triedHosts) {
+  return hosts.length ? hosts[0] : null;
+}
 "#,
     ],
     pass: &[
@@ -968,6 +1013,33 @@ export const waitExit = async (child) => {
     return waitExit(child);
   }
 };
+"#,
+        r#"
+class PrepareHandler {
+  async prepareWithPlan(iterator, query) {
+    const triedHosts = {};
+    while (true) {
+      const host = getNextHost(iterator, triedHosts);
+      if (host === null) {
+        throw new Error("no host available");
+      }
+      try {
+        return await host.prepare(query);
+      } catch (err) {
+        triedHosts[host.address] = err;
+      }
+    }
+  }
+}
+
+function getNextHost(iterator, triedHosts) {
+  for (let item = iterator.next(); !item.done; item = iterator.next()) {
+    if (!triedHosts[item.value.address]) {
+      return item.value;
+    }
+  }
+  return null;
+}
 "#,
     ],
 };

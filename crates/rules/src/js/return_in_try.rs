@@ -23,7 +23,9 @@ caught, nothing thrown: a retry calling itself, say) is left alone: there
 is nothing for the `catch` to miss. So is a call of the function every
 `catch` also ends by returning (`return this.complete(true)` in the `try`,
 `return this.complete(false)` in the `catch`): awaiting it would run that
-finisher twice when it fails.
+finisher twice when it fails. Nor is a function that returns a call of
+itself (a retry after re-authenticating): the inner call's own `catch`
+handles what it throws, and awaiting it would handle the error twice.
 
 ## Why
 
@@ -99,7 +101,9 @@ impl Rule for ReturnInTry {
                 // very function retrying) gives the `catch` nothing to see.
                 if guard == CATCH_ONLY
                     && cx.call(cx.model.strip(v)).is_some_and(|c| {
-                        super::rejection::guarded_callee(cx, c) || catch_finishes_alike(cx, s, c)
+                        super::rejection::guarded_callee(cx, c)
+                            || catch_finishes_alike(cx, s, c)
+                            || super::rejection::local_callee(cx, c) == Some(f)
                     })
                 {
                     continue;
@@ -229,6 +233,28 @@ class Worker {
   }
 }
 "#,
+        r#"
+class Transport {
+  async send(message, retried = false) {
+    try {
+      const res = await fetch(this.url, { method: "POST", body: JSON.stringify(message) });
+      if (res.status === 401 && !retried) {
+        await this.reauthenticate();
+        return this.sendWithToken(message); // expect
+      }
+      if (!res.ok) throw new Error(`send failed: ${res.status}`);
+    } catch (error) {
+      this.onerror?.(error);
+      throw error;
+    }
+  }
+
+  async sendWithToken(message) {
+    const res = await fetch(this.url, { method: "POST", headers: { authorization: this.token }, body: JSON.stringify(message) });
+    if (!res.ok) throw new Error(`send failed: ${res.status}`);
+  }
+}
+"#,
     ],
     pass: &[
         r#"
@@ -294,6 +320,23 @@ function plain(id) {
     return fetch(`/api/${id}`);
   } catch (e) {
     return null;
+  }
+}
+"#,
+        r#"
+class Transport {
+  async send(message, retried = false) {
+    try {
+      const res = await fetch(this.url, { method: "POST", body: JSON.stringify(message) });
+      if (res.status === 401 && !retried) {
+        await this.reauthenticate();
+        return this.send(message, true);
+      }
+      if (!res.ok) throw new Error(`send failed: ${res.status}`);
+    } catch (error) {
+      this.onerror?.(error);
+      throw error;
+    }
   }
 }
 "#,

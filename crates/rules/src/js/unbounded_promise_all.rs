@@ -20,11 +20,12 @@ pub static META: RuleMeta = RuleMeta {
 `Promise.all(xs.map(async (x) => ...))`, `Promise.allSettled(xs.map(fn))`,
 or an array of promises filled in a loop over `xs` and then awaited with
 `Promise.all`, where `xs` is not an array literal, not a chunk of a larger
-input, and the callback goes through no limiter (`p-limit`, a semaphore, a
+input, and the callback goes through no limiter, itself or in a function
+of the file it calls (`p-limit`, a semaphore, a
 queue). A callback that starts a listener per element (`server.listen`,
 `createServer`, grpc's `bindAsync`, directly or in a function of the file)
 is not reported: every listener has to be open at once anyway. Nor is a
-teardown of what already runs (`close`, `destroy`, `abort`, a
+teardown of what already runs (`close`, `destroy`, `shutdown`, `abort`, a
 subscription's `sub.return()`...): as many as are open, not one per item
 of new input. Nor is a
 collection that comes from configuration, followed back through locals,
@@ -672,6 +673,7 @@ fn teardown(cx: &FileCx, cb: ExprId) -> bool {
                 | "stop"
                 | "abort"
                 | "dispose"
+                | "shutdown"
         )
     })
 }
@@ -734,6 +736,28 @@ fn limited(cx: &FileCx, e: ExprId) -> bool {
     let mut exprs = exprs_under(cx.model, e);
     if let Some(f) = common::callback_fn(cx, e) {
         exprs.extend(common::exprs_of(cx, f));
+    }
+    // One call down: a method of the file every request goes through
+    // (`this.makeRequest(u)` that does `return this.requestQueue.add(() =>
+    // ..)`), its queue named as one.
+    let through_queue = |g: FuncId| {
+        common::calls_of(cx, g).any(|x| {
+            let c = cx.call(x).unwrap();
+            matches!(c.name.as_str(), "add" | "schedule")
+                && c.receiver
+                    .and_then(|r| cx.model.dotted(r))
+                    .is_some_and(|d| {
+                        let d = d.to_ascii_lowercase();
+                        d.contains("queue") || d.contains("limit")
+                    })
+        })
+    };
+    if exprs.iter().any(|&x| {
+        cx.call(x)
+            .and_then(|c| super::rejection::local_callee(cx, c))
+            .is_some_and(through_queue)
+    }) {
+        return true;
     }
     exprs.into_iter().any(|x| {
         let Some(c) = cx.call(x) else { return false };
@@ -860,6 +884,30 @@ export class Orders {
 
   async handleOrder(o) {
     await fetch(`https://billing.example/charge/${o.id}`, { method: "POST" });
+  }
+}
+"#,
+        r#"
+class Client {
+  async warmup() {
+    const hosts = this.hosts.values();
+    await Promise.all(hosts.map((h) => h.connect())); // expect
+  }
+}
+"#,
+        r#"
+export class WebClient {
+  constructor() {
+    this.seen = new Set();
+  }
+
+  async makeRequest(url, body) {
+    this.seen.add(url);
+    return fetch(url, { method: "POST", body });
+  }
+
+  async postAll(channels, text) {
+    return Promise.all(channels.map((c) => this.makeRequest(`/chat.postMessage?channel=${c}`, text))); // expect
   }
 }
 "#,
@@ -1218,6 +1266,31 @@ export async function mapConcurrent(source, mapFn, concurrency) {
   // The `Promise.all` is the limit: `concurrency` mappers share one iterator.
   const mappers = Array(concurrency).fill(mapper).map((f) => f());
   await Promise.all(mappers);
+}
+"#,
+        r#"
+class Client {
+  async close() {
+    const hosts = this.hosts.values();
+    await Promise.all(hosts.map((h) => h.shutdown(false)));
+  }
+}
+"#,
+        r#"
+import PQueue from "p-queue";
+
+export class WebClient {
+  constructor(maxRequestConcurrency = 100) {
+    this.requestQueue = new PQueue({ concurrency: maxRequestConcurrency });
+  }
+
+  async makeRequest(url, body) {
+    return this.requestQueue.add(() => fetch(url, { method: "POST", body }));
+  }
+
+  async postAll(channels, text) {
+    return Promise.all(channels.map((c) => this.makeRequest(`/chat.postMessage?channel=${c}`, text)));
+  }
 }
 "#,
     ],

@@ -21,7 +21,9 @@ connections, or a coroutine of the project that does such I/O) inside a
 `finally:` block or inside `except asyncio.CancelledError`/`except
 BaseException`/bare `except:`, with no `asyncio.timeout`/`wait_for`/
 `shield` bounding it. Closing calls (`close`, `aclose`, `wait_closed`,
-`release`) are not reported.
+`release`) are not reported, nor a `put` or `get` on a queue (typed as
+one, or named for one: `self.events_queue.put(DONE)`), an in-process
+hand-off rather than I/O.
 
 ## Why
 
@@ -232,6 +234,21 @@ async def run(conn, job):
     finally:
         await notify_server(conn, job)  # expect
 "#,
+        r#"
+import asyncio
+
+
+async def run_live(runner, session):
+    ctx = new_context(runner, session)
+
+    async def drive():
+        try:
+            await runner.agent.run(ctx)
+        finally:
+            await ctx.http_session.put(session.url, json={"done": True})  # expect
+
+    await asyncio.create_task(drive())
+"#,
     ],
     pass: &[
         r#"
@@ -282,6 +299,25 @@ class Runner:
             if self.proc.returncode is None:
                 self.proc.send_signal(signal.SIGKILL)
             await self.proc.communicate()
+"#,
+        r#"
+import asyncio
+
+
+async def run_live(runner, session):
+    ctx = new_context(runner, session)
+    ctx.event_queue = asyncio.Queue()
+
+    async def drive():
+        try:
+            await runner.agent.run(ctx)
+        finally:
+            await ctx.event_queue.put(DONE)
+
+    task = asyncio.create_task(drive())
+    while (event := await ctx.event_queue.get()) is not DONE:
+        yield event
+    await task
 "#,
     ],
 };

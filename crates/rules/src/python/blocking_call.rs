@@ -35,8 +35,9 @@ fallback for an older library) is the same wait, reported once at the
 `try`. Opening a literal path under `/proc/` or `/sys/`
 (`open("/proc/meminfo")`) waits for nothing: the kernel answers from
 memory; neither does opening the null device (`open(os.devnull)`) or an
-in-memory SQLite database (`sqlite3.connect(":memory:")`), here or in a
-helper. An async command of a command-line app (`@app.command()`) that
+in-memory SQLite database (`sqlite3.connect(":memory:")`), or fetching a
+`data:` URI (`urlopen(uri)` after `if not uri.startswith("data:"):
+raise`), here or in a helper. An async command of a command-line app (`@app.command()`) that
 starts no tasks of its own is left alone: the process runs that one
 coroutine, and the blocking call holds up only the command itself. So is
 a call in the coroutine a new loop is started with (`asyncio.run(main())`,
@@ -535,6 +536,20 @@ async def supervise(paths):
 if __name__ == "__main__":
     asyncio.run(load_and_serve("app.json"))
 "#,
+        r#"
+import urllib.request
+
+
+def from_uri(uri):
+    if not uri.startswith(("data:", "https:")):
+        raise ValueError("unsupported URI")
+    with urllib.request.urlopen(uri, timeout=10) as response:
+        return response.read()
+
+
+async def set_avatar(client, avatar):
+    await client.patch_me(avatar=from_uri(avatar))  # expect
+"#,
     ],
     pass: &[
         r#"
@@ -783,6 +798,20 @@ async def _main(path):
 
 def main():
     anyio.run(_main, sys.argv[1])
+"#,
+        r#"
+import urllib.request
+
+
+def from_data_uri(data_uri):
+    if not data_uri.startswith("data:"):
+        raise ValueError("not a data URI")
+    with urllib.request.urlopen(data_uri) as response:
+        return response.read()
+
+
+async def set_avatar(client, avatar):
+    await client.patch_me(avatar=from_data_uri(avatar))
 "#,
     ],
 };

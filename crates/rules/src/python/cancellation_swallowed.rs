@@ -22,7 +22,9 @@ awaits, where some path through the handler neither re-raises nor raises
 something else. A handler that keeps the exception to raise it later
 (stores it, appends it to a list, sets it on a future, saves or hands on
 `sys.exc_info()`) or gives it to a helper of the file that raises or keeps
-it is not reported. Nor is a `try` whose awaits all run inside a shielded
+it is not reported, nor one that ends with `raise` and leaves otherwise
+only under `if isinstance(e, TransportError) and ..:` for a type that is
+no cancellation. Nor is a `try` whose awaits all run inside a shielded
 trio/anyio scope (`with CancelScope(shield=True):`), where no outer
 cancellation can arrive; under trio or anyio, a handler that awaits at its
 top level outside a shielded scope (`await trio.aclose_forcefully(s)`),
@@ -195,6 +197,7 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
             || raises_unless_loop_ends(cx, t, h)
             || in_finally_of_endless_body(cx, t)
             || raises_after(cx, t, h)
+            || leaves_only_for_other_errors(cx, h)
             || (level_triggered && checkpoints_first(cx, &h.body))
         {
             continue;
@@ -235,6 +238,56 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
         // One finding per try: later handlers never see the cancellation.
         break;
     }
+}
+
+/// `except BaseException as e:` that ends with `raise` and leaves any
+/// other way only behind an `if isinstance(e, TransportError) and ..:` of a
+/// type that is no cancellation: a cancellation skips those branches and
+/// is raised again.
+fn leaves_only_for_other_errors(cx: &FileCx, h: &Handler) -> bool {
+    let Some(name) = h.name.as_deref() else {
+        return false;
+    };
+    let Some((&last, before)) = h.body.split_last() else {
+        return false;
+    };
+    let raises_it = match cx.stmt(last).kind {
+        StmtKind::Raise(None) => true,
+        StmtKind::Raise(Some(v)) => cx.model.name_of(v) == Some(name),
+        _ => false,
+    };
+    // `isinstance(e, RealtimeError)`, alone or as a term of an `and`.
+    fn requires_other_type(cx: &FileCx, e: ExprId, name: &str) -> bool {
+        match &cx.expr(cx.model.strip(e)).kind {
+            ExprKind::Logical {
+                op: LogicalOp::And,
+                left,
+                right,
+            } => requires_other_type(cx, *left, name) || requires_other_type(cx, *right, name),
+            ExprKind::Call(c) => {
+                c.name == "isinstance"
+                    && c.receiver.is_none()
+                    && c.positional(0).and_then(|a| cx.model.name_of(a)) == Some(name)
+                    && c.positional(1).is_some_and(|t| {
+                        unsnarl_model::walk::exprs_under(cx.model, t)
+                            .into_iter()
+                            .all(|x| {
+                                cx.model.dotted(x).is_none_or(|d| {
+                                    !d.contains("Cancel") && !d.ends_with("BaseException")
+                                })
+                            })
+                    })
+            }
+            _ => false,
+        }
+    }
+    raises_it
+        && before.iter().all(|&s| {
+            crate::util::falls_through(cx.model, &vec![s])
+                || matches!(&cx.stmt(s).kind, StmtKind::If { cond, orelse, .. }
+                    if requires_other_type(cx, *cond, name)
+                        && crate::util::falls_through(cx.model, orelse))
+        })
 }
 
 /// The handler runs on into what follows its `try`, and that always raises
@@ -1588,6 +1641,23 @@ async def run_tools(run, settle):
             return run.results
         raise
 "#,
+        r#"
+import asyncio
+
+
+class RealtimeError(Exception):
+    pass
+
+
+class Session:
+    async def send_audio(self, data):
+        try:
+            await self._send_frame(data)
+        except BaseException as e:  # expect
+            if self._can_reconnect and not self._closing:
+                return
+            raise
+"#,
     ],
     pass: &[
         r#"
@@ -2343,6 +2413,24 @@ async def run_tools(run, settle):
         except BaseException:
             pass
         raise RunCancelled(run.completed) from None
+"#,
+        r#"
+import asyncio
+
+
+class RealtimeError(Exception):
+    pass
+
+
+class Session:
+    async def send_audio(self, data):
+        try:
+            await self._send_frame(data)
+        except BaseException as e:
+            if isinstance(e, RealtimeError) and self._can_reconnect and not self._closing:
+                # A dropped link is being replaced: late audio is worthless.
+                return
+            raise
 "#,
     ],
 };

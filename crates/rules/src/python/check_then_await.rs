@@ -42,7 +42,10 @@ a connect lock says concurrent connects happen. Nor is the step of an async iter
 call, such as a lazy connect): `async for` takes one item at a time. Nor
 is a method that every caller in the file calls on an object it has just
 built (`cursor = Cursor(conn, q); return cursor._init()`): the second
-phase of a construction, which no other task can reach yet.
+phase of a construction, which no other task can reach yet. Nor is a
+private helper (`_ensure_client`) that the file only ever calls while
+holding a lock (`async with self._lock: await self._ensure_client()`, the
+lock also got from a method: `async with self._get_lock():`).
 
 ## Why
 
@@ -145,6 +148,7 @@ impl Rule for CheckThenAwait {
                 && !lifecycle_guard(cx, f, &key)
                 && !iterator_step(cx, f)
                 && !only_on_fresh_objects(cx, f)
+                && !callers_hold_lock(cx, f)
                 && reported.insert(w)
             {
                 out.push(cx.finding(
@@ -629,13 +633,40 @@ fn sets_flag(cx: &FileCx, s: StmtId, flag: &str) -> bool {
     }
 }
 
+/// A private helper (`_ensure`, `_connect`) that the file calls, and only
+/// ever calls while holding a lock (`async with self._lock: await
+/// self._ensure()`): its callers serialize the check and the set. A public
+/// method may be called from anywhere without the lock, so it still counts.
+fn callers_hold_lock(cx: &FileCx, f: FuncId) -> bool {
+    let func = cx.func(f);
+    if !func.name.starts_with('_') || func.name.starts_with("__") {
+        return false;
+    }
+    let calls = cx.calls_named(&[func.name.as_str()]);
+    let mut any = false;
+    for (e, c) in calls {
+        if cx.callee_in_file(c) != Some(f) {
+            continue;
+        }
+        match cx.tree.enclosing_stmt(e) {
+            Some(s) if cx.tree.stmt_func(s) != f && under_lock(cx, s) => any = true,
+            _ => return false,
+        }
+    }
+    any
+}
+
 fn under_lock(cx: &FileCx, s: StmtId) -> bool {
+    // `self._lock`, or a getter of one (`async with self._get_init_lock():`).
     let is_lock = |e: ExprId| {
         crate::python::common::lock_kind(cx, e).is_some()
             || cx
                 .model
                 .dotted(e)
                 .is_some_and(|d| d.to_ascii_lowercase().contains("lock"))
+            || cx
+                .call(cx.model.strip(e))
+                .is_some_and(|c| c.args.is_empty() && c.name.to_ascii_lowercase().ends_with("lock"))
     };
     // `await self._lock.acquire()` earlier in a block around `s`, released
     // elsewhere (in `close()`): held from there on like `async with`.
@@ -883,6 +914,28 @@ class CursorFactory:
 
     def __await__(self):
         return self._cursor._init(self._timeout).__await__()
+"#,
+        r#"
+import asyncio
+
+
+class Sandbox:
+    def __init__(self):
+        self._lock = asyncio.Lock()
+        self._box = None
+
+    async def run(self, cmd):
+        async with self._lock:
+            await self._ensure_box()
+        return await self._box.exec(cmd)
+
+    async def upload(self, path):
+        await self._ensure_box()
+        return await self._box.put(path)
+
+    async def _ensure_box(self):
+        if self._box is None:
+            self._box = await create_box()  # expect
 "#,
     ],
     pass: &[
@@ -1196,6 +1249,43 @@ class CursorFactory:
     def __await__(self):
         cursor = Cursor(self._connection, self._query)
         return cursor._init(self._timeout).__await__()
+"#,
+        r#"
+import asyncio
+
+
+class Sandbox:
+    def __init__(self):
+        self._lock = asyncio.Lock()
+        self._box = None
+
+    async def run(self, cmd):
+        async with self._lock:
+            await self._ensure_box()
+        return await self._box.exec(cmd)
+
+    async def upload(self, path):
+        async with self._lock:
+            await self._ensure_box()
+        return await self._box.put(path)
+
+    async def _ensure_box(self):
+        if self._box is None:
+            self._box = await create_box()
+
+
+class Cache:
+    def _get_init_lock(self):
+        return self._init_lock
+
+    async def client(self):
+        async with self._get_init_lock():
+            await self._connect()
+        return self._client
+
+    async def _connect(self):
+        if self._client is None:
+            self._client = await open_client()
 "#,
     ],
 };

@@ -483,11 +483,33 @@ pub fn is_close_like(name: &str) -> bool {
     )
 }
 
+/// `q.put(x)`/`q.get()` on a receiver named for a queue (`self._queue`,
+/// `ic.event_queue`, `q`, `self._in_q`) or typed as one: an in-process
+/// hand-off, not an HTTP verb, whatever the queue's type.
+fn on_a_queue(cx: &FileCx, c: &Call) -> bool {
+    if !matches!(c.name.as_str(), "put" | "get") {
+        return false;
+    }
+    let Some(r) = c.receiver else { return false };
+    if cx
+        .sema
+        .type_of(cx.model.strip(r))
+        .is_some_and(|t| cx.kb.find(Effect::Queue, Some(t), "").is_some())
+    {
+        return true;
+    }
+    cx.model.dotted(r).is_some_and(|d| {
+        let last = d.rsplit('.').next().unwrap_or(&d).to_ascii_lowercase();
+        let last = last.trim_matches('_');
+        last.contains("queue") || last == "q" || last.ends_with("_q")
+    })
+}
+
 /// An awaited call that waits on the network or the disk: a known I/O
 /// coroutine, an I/O verb on an untyped receiver, or a coroutine of this
 /// project that itself awaits such a call (one level deep).
 pub fn is_io_call(cx: &FileCx, c: &Call) -> bool {
-    if is_close_like(&c.name) {
+    if is_close_like(&c.name) || on_a_queue(cx, c) {
         return false;
     }
     if let Some(e) = cx.effect(c, Effect::AsyncApi) {
@@ -783,6 +805,19 @@ pub fn enclosing_loop(cx: &FileCx, s: StmtId) -> Option<StmtId> {
             StmtKind::For { .. } | StmtKind::While { .. } | StmtKind::Loop { .. }
         )
     })
+}
+
+/// The call cancels something: `task.cancel()`, or a helper named for
+/// cancelling that is handed what to cancel (`cancel_and_wait(*tasks)`,
+/// `gracefully_cancel(t)`, `self.tm.cancel_task(t)`), which may live in
+/// another module where the rule cannot look.
+pub fn cancels(c: &Call) -> bool {
+    (c.name == "cancel" && c.receiver.is_some())
+        || (!c.args.is_empty()
+            && c.name
+                .to_ascii_lowercase()
+                .split('_')
+                .any(|w| w == "cancel"))
 }
 
 /// A method of `class` other than `except` cancels every task of the

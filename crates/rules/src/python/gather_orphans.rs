@@ -18,7 +18,9 @@ pub static META: RuleMeta = RuleMeta {
 `await asyncio.gather(a(), b(), ...)` with more than one awaitable, no
 `return_exceptions=True`, not inside an `asyncio.TaskGroup` (or anyio/trio
 task group) and with no cancellation of the siblings in the function (or
-in a helper of the file it calls, such as a `finally: cancel_all(loop)`).
+in a helper of the file it calls, such as a `finally: cancel_all(loop)`,
+or a helper named for cancelling that is handed the tasks:
+`finally: await cancel_and_wait(*tasks)`, wherever it is defined).
 Tasks gathered from a collection of the object (`*self.tasks.values()`)
 whose every task another method of the class cancels still have an owner
 when one fails, and are not reported. Nor is a gather in a teardown
@@ -192,7 +194,7 @@ fn cancels_something(cx: &FileCx, f: FuncId) -> bool {
 fn cancels_within(cx: &FileCx, f: FuncId, depth: u32) -> bool {
     cx.body_calls(f).any(|e| {
         cx.call(e).is_some_and(|c| {
-            (c.name == "cancel" && c.receiver.is_some())
+            crate::python::common::cancels(c)
                 || (depth > 0
                     && cx
                         .callee_in_file(c)
@@ -257,6 +259,26 @@ async def run_all(workers):
     futs = [asyncio.ensure_future(w.run()) for w in workers]
     await asyncio.wait(futs, return_when=asyncio.FIRST_COMPLETED)
     return await asyncio.gather(*futs)  # expect
+"#,
+        r#"
+import asyncio
+
+from .utils.aio import wait_all
+
+
+async def bridge(ws, pipe):
+    tasks = [asyncio.create_task(recv(ws, pipe)), asyncio.create_task(send(ws, pipe))]
+    try:
+        await asyncio.gather(*tasks)  # expect
+    finally:
+        await wait_all(*tasks)
+
+
+async def relay(a, b, cancelled):
+    up = asyncio.create_task(a.pump())
+    down = asyncio.create_task(b.pump())
+    await asyncio.gather(up, down)  # expect
+    cancelled.set()
 "#,
     ],
     pass: &[
@@ -342,6 +364,28 @@ async def run_all(workers):
     await asyncio.wait(futs)
     # All finished: gather only collects the results and the first error.
     return await asyncio.gather(*futs)
+"#,
+        r#"
+import asyncio
+
+from .utils.aio import cancel_and_wait
+
+
+async def bridge(ws, pipe):
+    tasks = [asyncio.create_task(recv(ws, pipe)), asyncio.create_task(send(ws, pipe))]
+    try:
+        await asyncio.gather(*tasks)
+    finally:
+        await cancel_and_wait(*tasks)
+
+
+async def relay(a, b):
+    up = asyncio.create_task(a.pump())
+    down = asyncio.create_task(b.pump())
+    try:
+        await asyncio.gather(up, down)
+    finally:
+        await utils.gracefully_cancel(up, down)
 "#,
     ],
 };

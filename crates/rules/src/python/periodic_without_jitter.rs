@@ -19,7 +19,10 @@ pub static META: RuleMeta = RuleMeta {
 A `while` loop whose body calls a network or database API (or reconnects
 after connection errors) and sleeps a constant duration (`await
 asyncio.sleep(30)`, `time.sleep(POLL_INTERVAL)`) with no random component
-anywhere in the loop. A delay the loop computes afresh each round
+anywhere in the loop. A loop that gives up after a deadline or a number
+of attempts (`if time.monotonic() >= deadline: raise TimeoutError(..)`,
+`if attempts_left == 0: return`) waits for one job and ends; it is not
+reported. A delay the loop computes afresh each round
 (`retry = backoff.delay()`, `delay = min(delay * 2, 60)`) is a backoff,
 not a period. Retry loops that leave on success are the retry
 rule's business. A protocol heartbeat (a loop in a function named for a
@@ -117,7 +120,7 @@ impl Rule for PeriodicWithoutJitter {
             {
                 continue;
             }
-            if ends_the_loop_after(cx, *sleep, *cond, body) {
+            if ends_the_loop_after(cx, *sleep, *cond, body) || gives_up(cx, body) {
                 continue;
             }
             let c = cx.call(*sleep).unwrap();
@@ -188,6 +191,57 @@ fn keepalive_writes(cx: &FileCx, lp: StmtId, exprs: &[ExprId]) -> bool {
                     )
             })
     })
+}
+
+/// The loop gives up after a deadline or a number of attempts: an `if`
+/// on a deadline, timeout, elapsed time or attempt count that leaves it
+/// (`if time.monotonic() >= deadline: raise TimeoutError(..)`, `if
+/// attempts_left == 0: return`), or a helper that checks the timeout
+/// (`self._check_timeout(start, limit)`). A wait for one job of one
+/// request, which ends, not a service polling forever.
+fn gives_up(cx: &FileCx, body: &Block) -> bool {
+    let bound_word = |n: &str| {
+        let n = n.to_ascii_lowercase();
+        [
+            "deadline",
+            "timeout",
+            "monotonic",
+            "elapsed",
+            "attempt",
+            "retries",
+            "tries",
+        ]
+        .iter()
+        .any(|w| n.contains(w))
+    };
+    let names_bound = |e: ExprId| {
+        exprs_under(cx.model, e)
+            .into_iter()
+            .any(|x| match &cx.expr(x).kind {
+                ExprKind::Name { id, .. } => bound_word(id),
+                ExprKind::Attr { name, .. } => bound_word(name),
+                ExprKind::Call(c) => bound_word(&c.name),
+                _ => false,
+            })
+    };
+    unsnarl_model::walk::stmts_in_block(cx.model, body)
+        .into_iter()
+        .any(|st| match &cx.stmt(st).kind {
+            StmtKind::If { cond, then, .. } => {
+                names_bound(*cond)
+                    && then.last().is_some_and(|&l| {
+                        matches!(
+                            cx.stmt(l).kind,
+                            StmtKind::Raise(_) | StmtKind::Return(_) | StmtKind::Break
+                        )
+                    })
+            }
+            StmtKind::Expr(e) => cx.call(cx.model.strip(*e)).is_some_and(|c| {
+                let n = c.name.to_ascii_lowercase();
+                n.contains("check") && (n.contains("timeout") || n.contains("deadline"))
+            }),
+            _ => false,
+        })
 }
 
 /// The sleep is on a branch of the loop (an `if`, an `except`) and is
@@ -376,6 +430,18 @@ async def keep_connected(client, handle, settings):
             retry = settings.reconnect_delay
             await asyncio.sleep(retry)  # expect
 "#,
+        r#"
+import asyncio
+
+
+async def watch_state(client, box_id, on_change):
+    while True:
+        resp = await client.get(f"/sandboxes/{box_id}")
+        on_change(resp.json()["state"])
+        if resp.json()["state"] == "Terminated":
+            return
+        await asyncio.sleep(2)  # expect
+"#,
     ],
     pass: &[
         r#"
@@ -538,6 +604,41 @@ async def keep_connected(client, handle):
         except ConnectionError:
             retry = backoff.delay()
             await asyncio.sleep(retry)
+"#,
+        r#"
+import asyncio
+import time
+
+
+async def wait_running(client, box_id, ready_timeout):
+    deadline = time.monotonic() + ready_timeout
+    while True:
+        resp = await client.get(f"/sandboxes/{box_id}")
+        if resp.json()["state"] == "Running":
+            return
+        if time.monotonic() >= deadline:
+            raise TimeoutError(box_id)
+        await asyncio.sleep(2)
+
+
+class Images:
+    async def generate(self, url):
+        status = ""
+        attempts_left = 120
+        while status != "succeeded":
+            attempts_left -= 1
+            if attempts_left == 0:
+                return None
+            await asyncio.sleep(1)
+            status = (await self.session.get(url)).json()["status"]
+
+    async def poll(self, task_url, start, limit):
+        while True:
+            self._check_timeout(start_time=start, timeout_secs=limit)
+            response = await self.client.get(task_url)
+            if response.json()["status"] == "succeeded":
+                return response
+            await asyncio.sleep(2)
 "#,
     ],
 };

@@ -21,7 +21,9 @@ Calls of the `requests` API (`requests.get`, `requests.post`, ...,
 not pass a timeout, or pass `timeout=None`. (Inside a coroutine these calls
 are reported as blocking the event loop instead.) A script's own entry code
 under `if __name__ == "__main__":` is left out: it runs once, in the
-foreground, where a hang is seen and interrupted.
+foreground, where a hang is seen and interrupted. Nor is `urlopen` of a
+`data:` URI (a literal, or a name the file rejects unless it starts with
+`data:`), which it decodes in memory without any server.
 
 ## Why
 
@@ -77,6 +79,8 @@ impl Rule for RequestWithoutTimeout {
                 || c.args.iter().any(|a| a.spread)
                 || crate::python::common::under_deadline(cx, id, false)
                 || crate::python::common::in_main_guard(cx, e.span)
+                // `urlopen` of a `data:` URI talks to no server.
+                || crate::shared::blocking::waits_for_nothing(cx.model, c)
             {
                 continue;
             }
@@ -106,7 +110,8 @@ impl Rule for RequestWithoutTimeout {
 
 pub static EXAMPLES: Examples = Examples {
     language: Language::Python,
-    fail: &[r#"
+    fail: &[
+        r#"
 import requests
 from urllib.request import urlopen
 
@@ -115,7 +120,18 @@ def rates():
     s = requests.Session()
     s.post("https://api.example/x", json={}, timeout=None)  # expect
     return urlopen("https://example.com").read()  # expect
-"#],
+"#,
+        r#"
+import urllib.request
+
+
+def from_uri(uri):
+    if not uri.startswith(("data:", "https:")):
+        raise ValueError("unsupported URI")
+    with urllib.request.urlopen(uri) as response:  # expect
+        return response.read()
+"#,
+    ],
     pass: &[
         r#"
 import re
@@ -148,6 +164,16 @@ def rates(**kw):
     s.post("https://api.example/x", json={}, timeout=TIMEOUT)
     requests.get("https://x", **kw)
     return urlopen("https://example.com", timeout=10).read()
+"#,
+        r#"
+import urllib.request
+
+
+def from_data_uri(data_uri):
+    if not data_uri.startswith("data:"):
+        raise ValueError("not a data URI")
+    with urllib.request.urlopen(data_uri) as response:
+        return response.read()
 "#,
     ],
 };

@@ -24,7 +24,11 @@ function of the file that hands back a future rather than a coroutine
 future, and whoever made it owns it; nor an `async def` of the file that
 only waits for a future its object keeps and returns nothing (`await
 self._pid_waiter`). Neither is a fresh bare future
-(`loop.create_future()`, `asyncio.Future()`): it runs no work at all.
+(`loop.create_future()`, `asyncio.Future()`): it runs no work at all;
+nor a future over work that already runs (`asyncio.wrap_future(cf)`,
+`asyncio.gather(*tasks, return_exceptions=True)` or `asyncio.wait` of
+tasks held in names or fields, also through a local): `shield` starts no
+task for it, and whoever started that work owns it.
 Nor is a shield the caller repeats, in a loop, after catching or
 suppressing its own cancellation (`while not task.done(): with
 contextlib.suppress(asyncio.CancelledError): await asyncio.shield(task)`):
@@ -174,6 +178,7 @@ fn unowned(cx: &FileCx, shield: ExprId, arg: ExprId) -> Option<String> {
         // work, so there is no task to lose.
         if hands_back_a_future(cx, c)
             || only_awaits_a_stored_future(cx, c)
+            || over_existing_work(cx, c)
             || (c.name == "create_future" && c.receiver.is_some())
             || matches!(
                 c.target.as_deref(),
@@ -198,12 +203,22 @@ fn unowned(cx: &FileCx, shield: ExprId, arg: ExprId) -> Option<String> {
     // in this function.
     let funcs = func_and_nested(cx, f);
     let refs = name_refs(cx, &funcs, name);
-    let from_call = refs.iter().any(|&r| {
-        is_store(cx, r)
-            && matches!(cx.tree.expr_parent(r), Parent::Stmt(s)
-                if matches!(&cx.stmt(s).kind, StmtKind::Assign { value: Some(v), .. } if cx.call(cx.model.strip(*v)).is_some()))
-    });
-    if !from_call {
+    let assigned_call = |r: ExprId| match cx.tree.expr_parent(r) {
+        Parent::Stmt(s) => match &cx.stmt(s).kind {
+            StmtKind::Assign { value: Some(v), .. } => cx.call(cx.model.strip(*v)),
+            _ => None,
+        },
+        _ => None,
+    };
+    let from_call = refs
+        .iter()
+        .any(|&r| is_store(cx, r) && assigned_call(r).is_some());
+    // `drain = asyncio.gather(*pending, return_exceptions=True)`: a future
+    // over tasks that already exist.
+    let over_existing = refs
+        .iter()
+        .any(|&r| is_store(cx, r) && assigned_call(r).is_some_and(|c| over_existing_work(cx, c)));
+    if !from_call || over_existing {
         return None;
     }
     // Owned when handed to anything else: stored in an attribute or a
@@ -234,6 +249,48 @@ fn unowned(cx: &FileCx, shield: ExprId, arg: ExprId) -> Option<String> {
     });
     (!owned && !waits_until_done(cx, shield))
         .then(|| format!("`{name}` is only held by this function"))
+}
+
+/// A future over work that already runs, which `shield` wraps in no new
+/// task: `asyncio.wrap_future(cf)` of a thread's future, or
+/// `asyncio.gather(*tasks)` / `asyncio.wait((self.task,))` of tasks or
+/// futures held in names and fields (not of coroutines, which `gather`
+/// would turn into tasks of its own). Whoever made those owns them.
+fn over_existing_work(cx: &FileCx, c: &Call) -> bool {
+    // A name the function fills with coroutines (`coros = [a(), b()]`)
+    // holds no running work yet.
+    let coroutine = |x: ExprId| {
+        cx.call(cx.model.strip(x))
+            .is_some_and(|k| !matches!(k.name.as_str(), "create_task" | "ensure_future"))
+    };
+    let makes_coroutines = |v: ExprId| match &cx.expr(cx.model.strip(v)).kind {
+        ExprKind::Comprehension { elt, .. } => coroutine(*elt),
+        ExprKind::Collection { elems, .. } => elems.iter().any(|&x| coroutine(x)),
+        _ => false,
+    };
+    let held = |e: ExprId| match &cx.expr(cx.model.strip(e)).kind {
+        ExprKind::Attr { .. } => true,
+        ExprKind::Name { id, .. } => {
+            let f = cx.func_of(e);
+            !crate::python::common::values_bound_to(cx, f, id)
+                .any(|v| v.is_some_and(&makes_coroutines))
+        }
+        _ => false,
+    };
+    match c.target.as_deref() {
+        Some("asyncio.wrap_future" | "asyncio.futures.wrap_future") => true,
+        Some("asyncio.gather" | "asyncio.tasks.gather" | "asyncio.wait" | "asyncio.tasks.wait") => {
+            let mut awaitables = c.args.iter().filter(|a| a.name.is_none()).peekable();
+            awaitables.peek().is_some()
+                && awaitables.all(|a| match &cx.expr(cx.model.strip(a.value)).kind {
+                    ExprKind::Collection { elems, .. } => {
+                        !elems.is_empty() && elems.iter().all(|&x| held(x))
+                    }
+                    _ => held(a.value),
+                })
+        }
+        _ => false,
+    }
 }
 
 /// The shield sits, inside a loop, in a `try` whose handler of the
@@ -357,6 +414,18 @@ async def poster(scheduler):
         with contextlib.suppress(asyncio.CancelledError):
             await asyncio.shield(closing)  # expect
 "#,
+        r#"
+import asyncio
+
+
+class Result:
+    async def finish(self, items):
+        coros = [self.speak(i) for i in items]
+        await asyncio.shield(asyncio.gather(*coros, return_exceptions=True))  # expect
+
+    async def flush(self):
+        await asyncio.shield(asyncio.gather(self.commit(), self.notify()))  # expect
+"#,
     ],
     pass: &[
         r#"
@@ -474,6 +543,33 @@ async def run_to_completion(coro):
     if cancelled is not None:
         raise cancelled
     return value
+"#,
+        r#"
+import asyncio
+
+
+async def drain_cancelled(pending_tasks, timeout):
+    for task in pending_tasks:
+        task.cancel()
+    drain = asyncio.gather(*pending_tasks, return_exceptions=True)
+    try:
+        await asyncio.wait_for(asyncio.shield(drain), timeout=timeout)
+    except asyncio.TimeoutError:
+        pass
+
+
+async def setup(loop, executor, client):
+    setup_future = executor.submit(client.connect)
+    await asyncio.shield(asyncio.wrap_future(setup_future))
+
+
+class Result:
+    async def wait_text(self):
+        await asyncio.shield(asyncio.wait((self.text_task,)))
+
+    async def finish(self, items):
+        tasks = [asyncio.create_task(self.speak(i)) for i in items]
+        await asyncio.shield(asyncio.gather(*tasks, return_exceptions=True))
 "#,
     ],
 };

@@ -23,7 +23,9 @@ starts a loop), where the handler does not hand off with
 function of the file it calls). A handler that calls nothing, only setting a flag
 that a task or loop polls (`stop = True`, `self.running = False`, with at
 most a `raise KeyboardInterrupt` on a second signal), is left alone: it
-touches nothing of the loop's. Nor is the fallback for a loop without
+touches nothing of the loop's. So is one that ends the process at once
+(`os._exit(1)`, a force exit that works even while the loop is stuck) or
+raises an exception of its own. Nor is the fallback for a loop without
 `add_signal_handler` (`signal.signal` in the `except NotImplementedError:`
 of a `try` that calls it, as on Windows, or in the Windows branch of an
 `if sys.platform == "win32":` whose other branch calls it).
@@ -183,10 +185,16 @@ impl Rule for SignalInAsyncio {
             // False`), perhaps raising `KeyboardInterrupt` on a second
             // signal, touches nothing of the loop's: a task or loop that
             // polls the flag acts on it in its own time.
+            // Ending the process at once (`os._exit(1)`) or raising an
+            // exception of its own, as SIGINT's default handler does, touch
+            // nothing of the loop's either. (Logging takes the logging
+            // module's locks: not safe in a handler, see PY034.)
             let only_sets_flags = cx.body_calls(f).all(|x| {
                 cx.call(x).is_some_and(|hc| {
-                    matches!(hc.name.as_str(), "KeyboardInterrupt" | "SystemExit")
-                        && hc.receiver.is_none()
+                    (matches!(hc.name.as_str(), "KeyboardInterrupt" | "SystemExit")
+                        && hc.receiver.is_none())
+                        || hc.target.as_deref() == Some("os._exit")
+                        || raised(cx, x)
                 })
             });
             if hands_off || only_sets_flags {
@@ -200,6 +208,12 @@ impl Rule for SignalInAsyncio {
             ));
         }
     }
+}
+
+/// The call builds the exception a `raise` statement raises.
+fn raised(cx: &FileCx, call: ExprId) -> bool {
+    matches!(cx.tree.expr_parent(call), Parent::Stmt(s)
+        if matches!(cx.stmt(s).kind, StmtKind::Raise(Some(v)) if cx.model.strip(v) == call))
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -256,6 +270,25 @@ class Console:
 
         previous = trio.from_thread.run_sync(install)
         return previous
+"#,
+        r#"
+import asyncio
+import logging
+import os
+import signal
+
+logger = logging.getLogger(__name__)
+
+
+def run(server):
+    loop = asyncio.new_event_loop()
+
+    def force_exit(sig, frame):
+        logger.warning("stopping")
+        loop.stop()
+
+    signal.signal(signal.SIGTERM, force_exit)  # expect
+    loop.run_until_complete(server.serve())
 "#,
     ],
     pass: &[
@@ -438,6 +471,42 @@ class Worker:
 
     async def stop(self):
         await asyncio.sleep(0)
+"#,
+        r#"
+import asyncio
+import logging
+import os
+import signal
+
+logger = logging.getLogger(__name__)
+
+
+class ExitCli(Exception):
+    pass
+
+
+def run(server):
+    loop = asyncio.new_event_loop()
+    exiting = False
+
+    def force_exit(sig, frame):
+        nonlocal exiting
+        if exiting:
+            return
+        exiting = True
+        os._exit(1)
+
+    def interrupt(sig, frame):
+        raise ExitCli()
+
+    signal.signal(signal.SIGINT, interrupt)
+    try:
+        loop.run_until_complete(server.drain())
+    except ExitCli:
+        signal.signal(signal.SIGTERM, force_exit)
+        loop.run_until_complete(server.aclose())
+    finally:
+        signal.signal(signal.SIGINT, lambda *_: os._exit(1))
 "#,
     ],
 };

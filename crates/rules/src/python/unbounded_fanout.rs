@@ -46,7 +46,9 @@ self.mounts.items()`) or, kept on the class, called to make the
 awaitables (`gather(*(hook(doc) for hook in cls._hooks))`): the program
 registered them, no input brings them. The same goes for collections
 named for the program's own parts: workers, servers, clients, transports,
-retrievers, engines, the steps or branches of a pipeline.
+retrievers, engines, the steps, branches, processors or sinks of a
+pipeline, an agent's tools, sub-agents, guardrails or termination
+conditions.
 A slot taken in the loop with any of a limiter's acquire methods
 (`acquire_nowait`, anyio's `acquire_on_behalf_of_nowait`, the loop
 stopping at `WouldBlock`) bounds it like `acquire`. Not reported either:
@@ -720,7 +722,7 @@ fn configured(cx: &FileCx, e: ExprId, depth: u32) -> bool {
 
 /// Collections of the program's own parts (registered listeners, receivers,
 /// callbacks, the awaitables a helper was handed, worker, server or client
-/// lists, the steps or branches of a pipeline it composed):
+/// lists, the steps or branches of a pipeline it composed, an agent's tools):
 /// their size is set by the code, not by input data.
 fn is_structural(cx: &FileCx, iter: ExprId) -> bool {
     let mut names = Vec::new();
@@ -795,6 +797,17 @@ fn is_structural(cx: &FileCx, iter: ExprId) -> bool {
         "storage",
         "step",
         "branch",
+        // An agent framework's parts: its tools and toolsets, sub-agents,
+        // guardrails, judges, termination conditions; a media pipeline's
+        // processors and sinks.
+        "tool",
+        "agent",
+        "guardrail",
+        "judge",
+        "condition",
+        "pipeline",
+        "processor",
+        "sink",
     ]
     .iter()
     .any(|k| n.contains(k))
@@ -1291,6 +1304,18 @@ def open_pages(session, urls):
         tasks.append(task)
     return tasks
 "#,
+        r#"
+import asyncio
+
+
+class Agent:
+    async def resolve_urls(self, request):
+        return await asyncio.gather(*(self.fetch(u) for u in request.urls))  # expect
+
+    async def check(self, text, documents):
+        tasks = [asyncio.create_task(self.classify(d, text)) for d in documents]  # expect
+        return await asyncio.gather(*tasks)
+"#,
     ],
     pass: &[
         r#"
@@ -1718,6 +1743,31 @@ class FusionRetriever:
     async def aretrieve(self, query):
         found = await asyncio.gather(*(r.aretrieve(query) for r in self._retrievers))
         return [n for nodes in found for n in nodes]
+"#,
+        r#"
+import asyncio
+
+
+class Agent:
+    def __init__(self, tools, sub_agents, guardrails):
+        self.tools = tools
+        self.sub_agents = sub_agents
+        self.input_guardrails = guardrails
+
+    async def resolve_tools(self, ctx):
+        return await asyncio.gather(*(t.resolve(ctx) for t in self.tools))
+
+    async def check(self, text, guardrails):
+        tasks = [asyncio.create_task(g.run(text)) for g in guardrails]
+        return await asyncio.gather(*tasks)
+
+
+class ParallelPipeline:
+    async def push(self, frame):
+        await asyncio.gather(*[p.queue_frame(frame) for p in self._pipelines])
+
+    async def flush(self, processors):
+        await asyncio.gather(*[p.cleanup() for p in processors])
 "#,
     ],
 };

@@ -37,7 +37,10 @@ a lifecycle mailbox: every put sends a message fixed in the code
 (`{"type": "startup"}`, a sentinel) outside any loop; or a request/reply
 mailbox, whose every item carries a future the producer made for it and
 then waits on (`reply = Future(); q.put_nowait((fn, reply)); return
-reply.result()`), so each producer has one item at most. Two worklists
+reply.result()`; or an event it then waits on until the consumer sets
+it: `ev = asyncio.Event(); await q.put((item, ev)); await ev.wait()`, or
+`await q.put(item)` right before `await self.next_event.wait()`), so each
+producer has one item at most. Two worklists
 are left alone as well: the overflow of a pipe, when every put copies
 lines a thread of the file reads from a stream (`for line in
 iter(proc.stderr.readline, b""): q.put(line)`; a bound would stall the
@@ -681,10 +684,21 @@ fn request_reply(cx: &FileCx, ctor: ExprId) -> bool {
             items.push((e, item));
         }
     }
+    // A future, or an event the producer waits on until the consumer sets
+    // it (a hand-off in lockstep, a FIFO of waiters).
     let makes_future = |c: &Call| {
         matches!(
             c.target.as_deref(),
-            Some("concurrent.futures.Future" | "asyncio.Future" | "asyncio.futures.Future")
+            Some(
+                "concurrent.futures.Future"
+                    | "asyncio.Future"
+                    | "asyncio.futures.Future"
+                    | "asyncio.Event"
+                    | "asyncio.locks.Event"
+                    | "threading.Event"
+                    | "anyio.Event"
+                    | "trio.Event"
+            )
         ) || c.name == "create_future"
     };
     let fixed = |item: ExprId| matches!(cx.expr(item).kind, ExprKind::Literal(_));
@@ -694,20 +708,53 @@ fn request_reply(cx: &FileCx, ctor: ExprId) -> bool {
                 return true;
             }
             let f = cx.func_of(put);
-            unsnarl_model::walk::exprs_under(cx.model, item).into_iter().any(|x| {
-                let Some(reply) = cx.model.name_of(x) else { return false };
-                let made_here = crate::python::common::values_bound_to(cx, f, reply)
-                    .any(|v| v.and_then(|v| cx.call(v)).is_some_and(makes_future));
-                let waited = cx.body_calls(f).any(|w| {
-                    cx.call(w).is_some_and(|k| {
-                        k.name == "result" && k.receiver.and_then(|r| cx.model.name_of(r)) == Some(reply)
-                    })
-                }) || cx.model.exprs.iter().any(|e| {
-                    matches!(e.kind, ExprKind::Await(inner) if cx.model.name_of(inner) == Some(reply))
-                });
-                made_here && waited
-            })
+            waits_for_its_turn(cx, put)
+                || unsnarl_model::walk::exprs_under(cx.model, item).into_iter().any(|x| {
+                    let Some(reply) = cx.model.name_of(x) else { return false };
+                    let made_here = crate::python::common::values_bound_to(cx, f, reply)
+                        .any(|v| v.and_then(|v| cx.call(v)).is_some_and(makes_future));
+                    let waited = cx.body_calls(f).any(|w| {
+                        cx.call(w).is_some_and(|k| {
+                            matches!(k.name.as_str(), "result" | "wait")
+                                && k.receiver.and_then(|r| cx.model.name_of(r)) == Some(reply)
+                        })
+                    }) || cx.model.exprs.iter().any(|e| {
+                        matches!(e.kind, ExprKind::Await(inner) if cx.model.name_of(inner) == Some(reply))
+                    });
+                    made_here && waited
+                })
         })
+}
+
+/// The statement right after the put waits on an event the consumer sets
+/// when it has taken the item (`await q.put(ev); await
+/// self.next_step_event.wait()`): a producer in lockstep with its
+/// consumer, one item in the queue at a time.
+fn waits_for_its_turn(cx: &FileCx, put: ExprId) -> bool {
+    let Some(next) = cx
+        .tree
+        .enclosing_stmt(put)
+        .and_then(|s| crate::util::next_stmt(cx, s))
+    else {
+        return false;
+    };
+    let StmtKind::Expr(e) = cx.stmt(next).kind else {
+        return false;
+    };
+    let ExprKind::Await(inner) = cx.expr(e).kind else {
+        return false;
+    };
+    cx.call(cx.model.strip(inner)).is_some_and(|c| {
+        c.name == "wait"
+            && c.args.is_empty()
+            && c.receiver.is_some_and(|r| {
+                cx.sema.type_of(r).is_some_and(|t| t.ends_with("Event"))
+                    || cx
+                        .model
+                        .dotted(r)
+                        .is_some_and(|d| d.to_ascii_lowercase().ends_with("event"))
+            })
+    })
 }
 
 /// Every put into the queue is made by a signal handler (a function of the
@@ -1014,6 +1061,36 @@ def start(sender):
     relay = Relay(q)
     Thread(target=lambda: [sender(q.get()) for _ in iter(int, 1)]).start()
     return relay
+"#,
+        r#"
+import asyncio
+
+
+class FifoLock:
+    def __init__(self):
+        self._waiters = asyncio.Queue()  # expect
+
+    async def acquire(self):
+        ev = asyncio.Event()
+        self._waiters.put_nowait(ev)
+        await asyncio.sleep(0)
+
+
+async def run_steps(agent, consumer):
+    events = asyncio.Queue()  # expect
+    next_step_event = asyncio.Event()
+
+    async def produce():
+        async for ev in agent.run():
+            await events.put(ev)
+            next_step_event.clear()
+        await events.put(None)
+
+    task = asyncio.create_task(produce())
+    while (ev := await events.get()) is not None:
+        await consumer(ev)
+        next_step_event.set()
+    await task
 "#,
     ],
     pass: &[
@@ -1343,6 +1420,42 @@ class LineProtocol(asyncio.Protocol):
             self.paused = False
             self.transport.resume_reading()
         return line
+"#,
+        r#"
+import asyncio
+
+
+class FifoLock:
+    def __init__(self):
+        self._waiters = asyncio.Queue()
+        self._locked = False
+
+    async def acquire(self):
+        ev = asyncio.Event()
+        self._waiters.put_nowait(ev)
+        await ev.wait()
+
+    def wake_next(self):
+        if not self._waiters.empty():
+            self._waiters.get_nowait().set()
+
+
+async def run_steps(agent, consumer):
+    events = asyncio.Queue()
+    next_step_event = asyncio.Event()
+
+    async def produce():
+        async for ev in agent.run():
+            await events.put(ev)
+            await next_step_event.wait()
+            next_step_event.clear()
+        await events.put(None)
+
+    task = asyncio.create_task(produce())
+    while (ev := await events.get()) is not None:
+        await consumer(ev)
+        next_step_event.set()
+    await task
 "#,
     ],
 };

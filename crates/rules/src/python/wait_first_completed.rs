@@ -18,7 +18,9 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 `done, pending = await asyncio.wait(tasks, return_when=FIRST_COMPLETED)`
 (or `FIRST_EXCEPTION`) where the pending set is ignored (`_`, or never
-used) and nothing in the function cancels the tasks. A wait over a
+used) and nothing in the function cancels the tasks (`t.cancel()`, or a
+helper named for cancelling handed them: `await cancel_and_wait(*tasks)`,
+`await self.tasks.cancel_task(t)`). A wait over a
 collection that outlives it (one held by the object, or a local kept
 across the iterations of a loop) multiplexes events or waits for a free
 slot: its unfinished tasks stay tracked, and it is not reported.
@@ -308,15 +310,14 @@ fn cancels_after(cx: &FileCx, f: FuncId, at: Span) -> bool {
         .into_iter()
         .any(|e| {
             cx.expr(e).span.start > at.start
-                && cx
-                    .call(e)
-                    .is_some_and(|c| c.name == "cancel" && c.receiver.is_some())
+                && cx.call(e).is_some_and(crate::python::common::cancels)
         })
 }
 
 pub static EXAMPLES: Examples = Examples {
     language: Language::Python,
-    fail: &[r#"
+    fail: &[
+        r#"
 import asyncio
 
 async def fastest(primary, fallback):
@@ -351,7 +352,23 @@ async def run_jobs(next_job, report):
         done, _ = await asyncio.wait(pending.keys(), timeout=0.05, return_when=asyncio.FIRST_COMPLETED)  # expect
         for f in done:
             report(pending[f], f)
-"#],
+"#,
+        r#"
+import asyncio
+
+from .utils.aio import wait_quietly
+
+
+async def first_reply(ws, deadline):
+    read = asyncio.create_task(ws.receive())
+    timer = asyncio.create_task(asyncio.sleep(deadline))
+    try:
+        done, _ = await asyncio.wait([read, timer], return_when=asyncio.FIRST_COMPLETED)  # expect
+        return read.result() if read in done else None
+    finally:
+        await wait_quietly(read)
+"#,
+    ],
     pass: &[
         r#"
 import asyncio
@@ -433,6 +450,34 @@ async def sender_loop(next_batch, new_data):
         waiters = tasks | {new_data()}
         done, _ = await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
         tasks -= done
+"#,
+        r#"
+import asyncio
+
+from .utils.aio import cancel_and_wait
+
+
+async def first_reply(ws, deadline):
+    read = asyncio.create_task(ws.receive())
+    timer = asyncio.create_task(asyncio.sleep(deadline))
+    try:
+        done, _ = await asyncio.wait([read, timer], return_when=asyncio.FIRST_COMPLETED)
+        return read.result() if read in done else None
+    finally:
+        await cancel_and_wait(read, timer)
+
+
+class Runner:
+    async def race(self, a, b):
+        ta = self.task_manager.create_task(a)
+        tb = self.task_manager.create_task(b)
+        try:
+            done, _ = await asyncio.wait({ta, tb}, return_when=asyncio.FIRST_COMPLETED)
+            return done.pop().result()
+        finally:
+            for t in (ta, tb):
+                if not t.done():
+                    await self.task_manager.cancel_task(t)
 "#,
     ],
 };

@@ -140,13 +140,48 @@ fn finding_for(
 /// a literal path under `/proc/` or `/sys/` (`fs.readFileSync(
 /// "/proc/meminfo")`, `open("/sys/fs/cgroup/cpu.max")`), where the kernel
 /// answers from memory; the null device (`open(os.devnull)`); an
-/// in-memory SQLite database (`sqlite3.connect(":memory:")`). Shared with
-/// the project index, so helpers making such calls do not block either.
+/// in-memory SQLite database (`sqlite3.connect(":memory:")`); `urlopen`
+/// of a `data:` URI, which it decodes in memory (a name the file rejects
+/// unless it starts with `data:`). Shared with the project index, so
+/// helpers making such calls do not block either.
 pub(crate) fn waits_for_nothing(m: &FileModel, c: &Call) -> bool {
     c.positional(0).is_some_and(|a| {
         matches!(m.literal(a), Some(Lit::Str(s))
-            if s.starts_with("/proc/") || s.starts_with("/sys/") || s == "/dev/null" || s == ":memory:")
+            if s.starts_with("/proc/") || s.starts_with("/sys/") || s == "/dev/null" || s == ":memory:"
+                || (s.starts_with("data:") && is_urlopen(c)))
             || m.resolved(a) == Some("os.devnull")
+            || (is_urlopen(c) && m.name_of(a).is_some_and(|n| only_data_uris(m, n)))
+    })
+}
+
+fn is_urlopen(c: &Call) -> bool {
+    c.target.as_deref() == Some("urllib.request.urlopen")
+}
+
+/// The file rejects `name` unless it is a `data:` URI: `if not
+/// name.startswith("data:"): raise ValueError(..)` (or `return`).
+fn only_data_uris(m: &FileModel, name: &str) -> bool {
+    m.stmts.iter().any(|s| {
+        let StmtKind::If { cond, then, .. } = &s.kind else {
+            return false;
+        };
+        let ExprKind::Unary {
+            op: UnOp::Not,
+            operand,
+        } = m.expr(*cond).kind
+        else {
+            return false;
+        };
+        let tests_prefix = m.call(m.strip(operand)).is_some_and(|k| {
+            k.name == "startswith"
+                && k.receiver.and_then(|r| m.name_of(r)) == Some(name)
+                && k.positional(0)
+                    .is_some_and(|p| matches!(m.literal(p), Some(Lit::Str(v)) if v == "data:"))
+        });
+        tests_prefix
+            && then.last().is_some_and(|&l| {
+                matches!(m.stmt(l).kind, StmtKind::Raise(_) | StmtKind::Return(_))
+            })
     })
 }
 
