@@ -24,7 +24,10 @@ something else. A handler that keeps the exception to raise it later
 `sys.exc_info()`) or gives it to a helper of the file that raises or keeps
 it is not reported, nor one that ends with `raise` and leaves otherwise
 only under `if isinstance(e, TransportError) and ..:` for a type that is
-no cancellation. Nor is a `try` whose awaits all run inside a shielded
+no cancellation. Nor is a private helper that the file calls only from
+handlers of the caller's own cancellation that re-raise it right after
+(`except asyncio.CancelledError: await self._drain(); raise`): what it
+swallows are the repeats that arrive while it cleans up. Nor is a `try` whose awaits all run inside a shielded
 trio/anyio scope (`with CancelScope(shield=True):`), where no outer
 cancellation can arrive; under trio or anyio, a handler that awaits at its
 top level outside a shielded scope (`await trio.aclose_forcefully(s)`),
@@ -163,7 +166,11 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
         return;
     };
     let awaits = awaits_in_block(cx.model, body);
-    if awaits.is_empty() || reaps_cancelled_task(cx, fid, t, body) || shielded(cx, body, &awaits) {
+    if awaits.is_empty()
+        || reaps_cancelled_task(cx, fid, t, body)
+        || shielded(cx, body, &awaits)
+        || only_called_while_cancelling(cx, fid, 2)
+    {
         return;
     }
     let level_triggered = trio_style(cx, handlers);
@@ -238,6 +245,41 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
         // One finding per try: later handlers never see the cancellation.
         break;
     }
+}
+
+/// A private helper (`_await_cleanup`) that the file calls only from
+/// handlers of the caller's own cancellation that re-raise it right after
+/// (`except asyncio.CancelledError: await self._await_cleanup(); raise`),
+/// or from helpers only called so (`depth` levels up): the cancellation is
+/// already being delivered, and what the helper swallows are the repeats
+/// that arrive while it waits for its cleanup.
+fn only_called_while_cancelling(cx: &FileCx, f: FuncId, depth: u32) -> bool {
+    let func = cx.func(f);
+    if depth == 0 || !func.name.starts_with('_') || func.name.starts_with("__") {
+        return false;
+    }
+    let mut any = false;
+    for (e, c) in cx.calls_named(&[func.name.as_str()]) {
+        if cx.callee_in_file(c) != Some(f) {
+            continue;
+        }
+        let caller = cx.func_of(e);
+        let in_handler = cx.enclosing_stmts(e).into_iter().any(|s| {
+            cx.tree.stmt_ancestors(s).next().is_some_and(|p| {
+                matches!(&cx.stmt(p).kind, StmtKind::Try { handlers, .. }
+                    if handlers.iter().any(|h| {
+                        h.body.contains(&s)
+                            && (h.types.is_empty() || h.types.iter().any(|t| CANCEL_TYPES.contains(&t.as_str())))
+                            && h.body.last().is_some_and(|&l| matches!(cx.stmt(l).kind, StmtKind::Raise(None)))
+                    }))
+            })
+        });
+        if caller == f || !(in_handler || only_called_while_cancelling(cx, caller, depth - 1)) {
+            return false;
+        }
+        any = true;
+    }
+    any
 }
 
 /// `except BaseException as e:` that ends with `raise` and leaves any
@@ -1658,6 +1700,32 @@ class Session:
                 return
             raise
 "#,
+        r#"
+import asyncio
+
+
+class Pipeline:
+    async def run(self, frames):
+        try:
+            await self._process(frames)
+        except asyncio.CancelledError:
+            await self._cancel()
+            raise
+
+    async def stop(self):
+        await self._cancel()
+
+    async def _cancel(self):
+        self._stop_task = asyncio.create_task(self._teardown())
+        await self._await_cleanup(self._stop_task)
+
+    async def _await_cleanup(self, task):
+        while not task.done():
+            try:
+                await asyncio.shield(task)
+            except asyncio.CancelledError:  # expect
+                continue
+"#,
     ],
     pass: &[
         r#"
@@ -2431,6 +2499,29 @@ class Session:
                 # A dropped link is being replaced: late audio is worthless.
                 return
             raise
+"#,
+        r#"
+import asyncio
+
+
+class Pipeline:
+    async def run(self, frames):
+        try:
+            await self._process(frames)
+        except asyncio.CancelledError:
+            await self._cancel()
+            raise
+
+    async def _cancel(self):
+        self._stop_task = asyncio.create_task(self._teardown())
+        await self._await_cleanup(self._stop_task)
+
+    async def _await_cleanup(self, task):
+        while not task.done():
+            try:
+                await asyncio.shield(task)
+            except asyncio.CancelledError:
+                continue
 "#,
     ],
 };

@@ -23,7 +23,8 @@ or a helper named for cancelling that is handed the tasks:
 `finally: await cancel_and_wait(*tasks)`, wherever it is defined).
 Tasks gathered from a collection of the object (`*self.tasks.values()`)
 whose every task another method of the class cancels still have an owner
-when one fails, and are not reported. Nor is a gather in a teardown
+when one fails, and are not reported; nor are tasks held in fields of the
+object (`gather(self._reader, self._writer)`) that another method cancels. Nor is a gather in a teardown
 method (`close`, `_close`, `shutdown`, `stop`), where every close should
 run to its end even when one fails, or a `gather(*futs)` after `await
 asyncio.wait(futs)`, when all of them have already finished.
@@ -80,6 +81,7 @@ impl Rule for GatherOrphans {
             }
             if cancels_something(cx, f)
                 || gathers_owned_tasks(cx, f, c)
+                || gathers_owned_fields(cx, f, c)
                 || in_teardown(cx, f)
                 || already_finished(cx, id, c)
             {
@@ -144,6 +146,46 @@ fn gathers_owned_tasks(cx: &FileCx, f: FuncId, c: &Call) -> bool {
     one.spread
         && matches!(cx.model.name_of(*obj), Some("self" | "cls"))
         && crate::python::common::class_cancels_every_task_of(cx, class, f, name)
+}
+
+/// `gather(self._read_task, self._forward_task)` where another method of
+/// the class cancels each of those fields (`self._read_task.cancel()`, or
+/// hands it to a cancelling helper: `await cancel_and_wait(self._a,
+/// self._b)`): the tasks belong to the object, whose shutdown stops them.
+fn gathers_owned_fields(cx: &FileCx, f: FuncId, c: &Call) -> bool {
+    let Some(class) = cx.func(f).class.as_deref() else {
+        return false;
+    };
+    let fields: Vec<String> = c
+        .args
+        .iter()
+        .filter(|a| a.name.is_none())
+        .filter_map(|a| {
+            let d = cx.model.dotted(a.value)?;
+            (d.starts_with("self.") && !a.spread).then_some(d)
+        })
+        .collect();
+    let positional = c.args.iter().filter(|a| a.name.is_none()).count();
+    if fields.is_empty() || fields.len() != positional {
+        return false;
+    }
+    let cancelled: Vec<String> = cx
+        .model
+        .function_ids()
+        .filter(|&g| g != f && cx.func(g).class.as_deref() == Some(class))
+        .flat_map(|g| cx.body_calls(g).collect::<Vec<_>>())
+        .filter_map(|e| cx.call(e))
+        .filter(|k| crate::python::common::cancels(k))
+        .flat_map(|k| {
+            k.receiver
+                .filter(|_| k.name == "cancel")
+                .into_iter()
+                .chain(k.args.iter().map(|a| a.value))
+                .filter_map(|x| cx.model.dotted(x))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    fields.iter().all(|d| cancelled.contains(d))
 }
 
 /// A teardown method (`close`, `_close`, `close_rpc`, `shutdown`, `stop`):
@@ -280,6 +322,21 @@ async def relay(a, b, cancelled):
     await asyncio.gather(up, down)  # expect
     cancelled.set()
 "#,
+        r#"
+import asyncio
+
+
+class Runner:
+    async def start(self):
+        self._read_task = asyncio.create_task(self._read_audio())
+        self._forward_task = asyncio.create_task(self._forward_video())
+
+    async def wait(self):
+        await asyncio.gather(self._read_task, self._forward_task)  # expect
+
+    async def aclose(self):
+        self._read_task.cancel()
+"#,
     ],
     pass: &[
         r#"
@@ -386,6 +443,22 @@ async def relay(a, b):
         await asyncio.gather(up, down)
     finally:
         await utils.gracefully_cancel(up, down)
+"#,
+        r#"
+import asyncio
+
+
+class Runner:
+    async def start(self):
+        self._read_task = asyncio.create_task(self._read_audio())
+        self._forward_task = asyncio.create_task(self._forward_video())
+
+    async def wait(self):
+        await asyncio.gather(self._read_task, self._forward_task)
+
+    async def aclose(self):
+        self._read_task.cancel()
+        self._forward_task.cancel()
 "#,
     ],
 };

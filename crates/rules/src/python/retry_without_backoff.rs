@@ -29,7 +29,9 @@ awaits `ping` (or a health check) inside a deadline scope of its own
 loop that catches only timeouts around awaits that wait for a reply
 (`await sub.next_msg(timeout=left)`) or wait with a timeout (`await
 asyncio.wait_for(fut, timeout=t)`): each failed attempt already waited
-that long.
+that long. A backoff one call down counts: the loop calls a function of
+the file that sleeps a randomized delay (`await
+self._handle_conflict(err, attempt)`).
 
 ## Why
 
@@ -102,9 +104,9 @@ impl Rule for RetryWithoutBackoff {
                         .is_some_and(|c| sleep_arg(c).is_some() && !is_zero_sleep(cx, c))
                 })
                 .collect();
-            let jitter = exprs_in_block(cx.model, body)
-                .into_iter()
-                .any(|e| is_random_ref(cx, e) || is_backoff_helper(cx, e));
+            let jitter = exprs_in_block(cx.model, body).into_iter().any(|e| {
+                is_random_ref(cx, e) || is_backoff_helper(cx, e) || sleeps_with_jitter(cx, e)
+            });
             if jitter {
                 continue;
             }
@@ -134,6 +136,24 @@ impl Rule for RetryWithoutBackoff {
             }
         }
     }
+}
+
+/// A call of a function of the file that sleeps a randomized delay
+/// (`await self._handle_conflict(error, attempt)`, which caps the
+/// attempts and sleeps `base * 2 ** attempt` plus jitter): the backoff
+/// lives one call down.
+fn sleeps_with_jitter(cx: &FileCx, e: ExprId) -> bool {
+    let Some(g) = cx.call(e).and_then(|c| cx.callee_in_file(c)) else {
+        return false;
+    };
+    if g == cx.func_of(e) {
+        return false;
+    }
+    let exprs = cx.body_exprs(g);
+    exprs.iter().any(|&x| {
+        cx.call(x)
+            .is_some_and(|c| sleep_arg(c).is_some() && !is_zero_sleep(cx, c))
+    }) && exprs.iter().any(|&x| is_random_ref(cx, x))
 }
 
 /// The loop asks a person at the terminal for something each time round
@@ -935,6 +955,26 @@ async def login(client):
         except ConnectionError as e:
             print(e)
 "#,
+        r#"
+import asyncio
+import random
+
+
+class Session:
+    async def _handle_conflict(self, error, attempt):
+        if attempt >= 5:
+            raise error
+        await asyncio.sleep(0.5)
+
+    async def add_items(self, items):
+        attempt = 0
+        while True:  # expect
+            try:
+                return await self._client.save_state(items)
+            except ConnectionError as error:
+                attempt += 1
+                await self._handle_conflict(error, attempt)
+"#,
     ],
     pass: &[
         r#"
@@ -1187,6 +1227,27 @@ async def create_block(client, data):
             return await client.post("/blocks", json={"name": name, "data": data})
         except ConnectionError:
             print("server unreachable; enter the name again")
+"#,
+        r#"
+import asyncio
+import random
+
+
+class Session:
+    async def _handle_conflict(self, error, attempt):
+        if attempt >= 5:
+            raise error
+        delay = min(2.0, 0.05 * 2 ** attempt)
+        await asyncio.sleep(delay + random.uniform(0, delay))
+
+    async def add_items(self, items):
+        attempt = 0
+        while True:
+            try:
+                return await self._client.save_state(items)
+            except ConnectionError as error:
+                attempt += 1
+                await self._handle_conflict(error, attempt)
 "#,
     ],
 };

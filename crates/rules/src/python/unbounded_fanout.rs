@@ -26,7 +26,8 @@ once: no semaphore or capacity limiter taken in the loop or inside the
 spawned coroutine, no chunking, no worker pool. A teardown that releases
 what the program already holds (`gather(*(c.close() for c in
 self._conns))`, `aclose`, `wait_closed`, `stop`, `cancel`, `kill`, or a
-function named for one, `_close_comm(c)`), a notification of handlers
+function or method named for one, `_close_comm(c)`,
+`self.shutdown_kernel(k)`), a notification of handlers
 (`gather(*(rm.on_chain_end(out) for rm in run_managers))`, on objects
 other than `self`), or waits in
 a teardown method on each member of the object's own collection
@@ -507,8 +508,9 @@ fn restarts(cx: &FileCx, spawn: ExprId, c: &Call, target: Option<ExprId>, body: 
 
 /// The per-item operation releases something already held (`c.close()`,
 /// `aclose`, `wait_closed`, `stop`, `cancel`, `kill`, `terminate`,
-/// `disconnect`, `shutdown`, `drain`, `_drain`, or a helper of the file
-/// named for one: `_close_comm(comm)`, `stop_timer(t)`): a teardown over
+/// `disconnect`, `shutdown`, `drain`, `_drain`, or a function or method
+/// named for one: `_close_comm(comm)`, `stop_timer(t)`,
+/// `self.shutdown_kernel(k)`, `c.stop_async()`): a teardown over
 /// the program's own connections or workers opens nothing and floods no
 /// dependency, however many there are. Or it tells a handler that
 /// something happened (`rm.on_chain_end(out)`, `h.on_error(e)`, on an
@@ -541,13 +543,13 @@ fn releases(cx: &FileCx, per_item: ExprId) -> bool {
                 .is_none_or(|d| !matches!(d.split('.').next(), Some("self" | "cls")))
         });
     }
-    if method {
-        tears_down(name)
-    } else {
-        // A function: its first word says what it does (`close_comm`).
+    // Its first word says what it does (`close_comm(c)`,
+    // `self.shutdown_kernel(k)`, `c.stop_async()`).
+    let first_word = || {
         name.split_once('_')
             .is_some_and(|(verb, _)| tears_down(verb))
-    }
+    };
+    (method && tears_down(name)) || first_word()
 }
 
 /// A teardown method (`close`, `aclose`, `shutdown`, `stop`) waiting on
@@ -1316,6 +1318,15 @@ class Agent:
         tasks = [asyncio.create_task(self.classify(d, text)) for d in documents]  # expect
         return await asyncio.gather(*tasks)
 "#,
+        r#"
+import asyncio
+
+
+class KernelManager:
+    async def start_all(self, request):
+        kids = list(request.kernel_names)
+        await asyncio.gather(*(self.start_kernel(k) for k in kids))  # expect
+"#,
     ],
     pass: &[
         r#"
@@ -1768,6 +1779,18 @@ class ParallelPipeline:
 
     async def flush(self, processors):
         await asyncio.gather(*[p.cleanup() for p in processors])
+"#,
+        r#"
+import asyncio
+
+
+class KernelManager:
+    async def shutdown_all(self):
+        kids = list(self._kernels)
+        await asyncio.gather(*(self.shutdown_kernel(k) for k in kids))
+
+    async def stop_crawlers(self):
+        await asyncio.wait([asyncio.create_task(c.stop_async()) for c in list(self._crawlers)])
 "#,
     ],
 };
