@@ -185,6 +185,14 @@ impl FileSummaries {
         self.fns.len()
     }
 
+    /// Some function cannot reject provided project callees cannot either
+    /// (see [`FnSummary::rejects_via`]): the index has that to settle.
+    fn has_rejects_via(&self) -> bool {
+        self.fns
+            .iter()
+            .any(|p| !p.may_reject && p.vias.len() > p.returns_via_len as usize)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.fns.is_empty()
     }
@@ -1013,6 +1021,11 @@ impl ProjectIndex {
     /// of project callees cannot reject when none of those can (settled to a
     /// fixpoint; a cycle settles nothing).
     fn settle_js_rejections(&mut self) {
+        // Most scans (every Python, Go or Rust file's own index) have
+        // nothing to settle: look at the packed flags before any summary.
+        if !self.sums.iter().any(FileSummaries::has_rejects_via) {
+            return;
+        }
         let pending: Vec<usize> = (0..self.fns.len())
             .filter(|&i| {
                 let s = self.sum(i);
