@@ -396,8 +396,9 @@ fn js_returned_promises(m: &FileModel, kb: &Table, body: &Block) -> Option<Vec<B
 /// `throw` outside one, a `return` handing on another call's promise or a
 /// field's); else the project callees awaited outside a `try`, which must not
 /// reject either. An awaited chain ending in `.catch(handler)` or
-/// `.then(ok, onError)` cannot reject. As for [`crate::js`]'s own check of
-/// a callee in the same file, a bug that throws synchronously is not
+/// `.then(ok, onError)` cannot reject, nor a `new Promise((resolve) =>
+/// ..)`. As for [`crate::js`]'s own check of a callee in the same file, a
+/// bug that throws synchronously is not
 /// counted.
 fn js_rejects_via(m: &FileModel, body: &Block) -> Option<Box<[Box<str>]>> {
     struct Guard {
@@ -412,12 +413,19 @@ fn js_rejects_via(m: &FileModel, body: &Block) -> Option<Box<[Box<str>]>> {
                 self.rejects = true;
                 return;
             };
-            let handled = c.receiver.is_some()
-                && match c.name.as_str() {
-                    "catch" => !c.args.is_empty(),
-                    "then" => c.args.len() >= 2,
-                    _ => false,
-                };
+            // `new Promise((resolve) => ..)`: no `reject` to call.
+            let resolve_only = c.is_new
+                && c.target.as_deref() == Some("Promise")
+                && c.positional(0).is_some_and(|x| {
+                    matches!(m.expr(m.strip(x)).kind, ExprKind::Closure(f) if m.func(f).params.len() == 1)
+                });
+            let handled = resolve_only
+                || c.receiver.is_some()
+                    && match c.name.as_str() {
+                        "catch" => !c.args.is_empty(),
+                        "then" => c.args.len() >= 2,
+                        _ => false,
+                    };
             match &c.target {
                 _ if handled => {}
                 Some(t) => self.via.push(t.as_str().into()),

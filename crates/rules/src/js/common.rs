@@ -1147,9 +1147,12 @@ pub(crate) fn unguarded_await_within(cx: &FileCx, f: FuncId, depth: usize) -> Op
                             || super::rejection::never_rejects_in_project(cx, c)
                     })
             };
+            // `await new Promise((resolve) => (this.wake = resolve))`: a
+            // waiter with no `reject` cannot reject.
             !(in_try_with_catch(cx, e)
                 || handles_rejection(cx, p)
                 || super::rejection::awaits_resolve_only_deferred(cx, p)
+                || super::rejection::resolve_only_promise(cx, p)
                 || guarded_call())
         }
         _ => false,

@@ -1,7 +1,9 @@
 //! JS001: a promise created in statement position and left floating.
 
 use super::common;
-use super::rejection::{guarded_callee, is_chain_link, local_callee, resolve_only_deferred};
+use super::rejection::{
+    guarded_callee, is_chain_link, local_callee, resolve_only_deferred, resolve_only_promise,
+};
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
 use unsnarl_model::*;
@@ -60,7 +62,8 @@ local or field the file only ever sets to a promise that cannot reject
 another object of the class, `client.drainPromise`) starts no rejecting
 chain either. Nor does a call of an async function of the project, in
 this file or another, that catches what it awaits: every `await` sits in
-a `try` with a `catch`, or awaits another such function, and it throws
+a `try` with a `catch`, or awaits another such function or a waiter with
+no `reject` (`new Promise((resolve) => (this.wake = resolve))`), and it throws
 and hands on no promise outside one (a background watcher whose `catch`
 logs or cleans up).
 
@@ -684,27 +687,6 @@ fn all_of_handled(cx: &FileCx, c: &Call) -> bool {
     (pushed || set_to_map) && !handed_on
 }
 
-/// `new Promise(resolve => ...)` (no `reject` parameter), possibly followed
-/// by `.then`/`.finally` steps.
-fn resolve_only_promise(cx: &FileCx, v: ExprId) -> bool {
-    let mut cur = cx.model.strip(v);
-    for _ in 0..8 {
-        let Some(c) = cx.call(cur) else { return false };
-        if c.is_new {
-            return c.target.as_deref() == Some("Promise")
-                && c.positional(0)
-                    .and_then(|a| common::callback_fn(cx, a))
-                    .is_some_and(|exec| cx.func(exec).params.len() == 1);
-        }
-        if !is_chain_link(c) || c.name == "catch" {
-            return false;
-        }
-        let Some(r) = c.receiver else { return false };
-        cur = cx.model.strip(r);
-    }
-    false
-}
-
 fn callee_text(cx: &FileCx, c: &Call) -> String {
     let s = cx.source(cx.expr(c.func).span);
     let s: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -1226,6 +1208,34 @@ export function stop(proc, stream, out, signal) {
   proc.kill("SIGTERM");
   killAfter((s) => proc.kill(s), 5000, signal); // expect
   onDone(stream, out); // expect
+}
+"#,
+        r#"
+class Pool {
+  constructor() {
+    this.status = "open";
+    this.pending = [];
+    this.bgHandler(); // expect
+  }
+
+  async bgHandler() {
+    while (this.status === "open") {
+      const request = this.pending.shift();
+      if (request) {
+        try {
+          await this.serve(request);
+        } catch (err) {
+          request.fail(err);
+        }
+      } else {
+        await new Promise((resolve, reject) => {
+          this.wake = resolve;
+          this.abort = reject;
+        });
+      }
+    }
+    this.closed();
+  }
 }
 "#,
     ],
@@ -1835,6 +1845,33 @@ export function stop(proc, stream, out, signal) {
   proc.kill("SIGTERM");
   killAfter((s) => proc.kill(s), 5000, signal);
   onDone(stream, out);
+}
+"#,
+        r#"
+class Pool {
+  constructor() {
+    this.status = "open";
+    this.pending = [];
+    this.bgHandler();
+  }
+
+  async bgHandler() {
+    while (this.status === "open") {
+      const request = this.pending.shift();
+      if (request) {
+        try {
+          await this.serve(request);
+        } catch (err) {
+          request.fail(err);
+        }
+      } else {
+        await new Promise((resolve) => {
+          this.wake = resolve;
+        });
+      }
+    }
+    this.closed();
+  }
 }
 "#,
     ],

@@ -19,7 +19,8 @@ pub static META: RuleMeta = RuleMeta {
 `Promise.race([operation(...), timeout(ms)])` (a sleep/delay helper, or a
 `new Promise` rejecting from `setTimeout`) where the operation is given no
 `AbortSignal` (in its arguments, or in an options object the function
-built for it), or where the timer set up for the race is never cleared.
+built for it), or where the timer set up for the race is never cleared
+(and not `.unref()`ed, which keeps nothing alive).
 Test code is not reported: there a race is a bounded wait that runs once.
 Nor is a race whose timer, when it fires, stops the work itself
 (`setTimeout(destroy, ms, resolve)` with a `destroy` that terminates the
@@ -243,11 +244,25 @@ fn has_signal(cx: &FileCx, f: FuncId, op: ExprId) -> bool {
 }
 
 /// An inline `setTimeout` in a timer element with no `clearTimeout` in the
-/// function.
+/// function. One made with `.unref()` (`setTimeout(resolve, 2000).unref()`)
+/// keeps nothing alive, and firing late settles a race already over.
 fn inline_timer_uncleared(cx: &FileCx, f: FuncId, timers: &[ExprId]) -> bool {
+    // In the executor: `new Promise((r) => setTimeout(r, ms).unref())`.
+    let unref = |t: ExprId| {
+        cx.call(cx.model.strip(t))
+            .and_then(|c| c.positional(0))
+            .and_then(|a| common::callback_fn(cx, a))
+            .is_some_and(|exec| {
+                common::calls_of(cx, exec).any(|x| {
+                    cx.call(x)
+                        .is_some_and(|c| c.name == "unref" && c.args.is_empty())
+                })
+            })
+    };
     let inline = timers.iter().any(|&t| {
         cx.call(cx.model.strip(t))
             .is_some_and(|c| c.is_new && c.target.as_deref() == Some("Promise"))
+            && !unref(t)
     });
     inline
         && !cx.with_nested(f).into_iter().any(|g| {
@@ -295,6 +310,19 @@ async function end({ timeout = null } = {}) {
   ]).then(() => clearTimeout(timer));
 }
 module.exports = { end };
+"#,
+        r#"
+export class StdioTransport {
+  async close() {
+    const child = this.process;
+    const closed = new Promise((resolve) => child.once("close", resolve));
+    child.stdin?.end();
+    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 2000))]); // expect
+    if (child.exitCode === null) {
+      child.kill("SIGKILL");
+    }
+  }
+}
 "#,
     ],
     pass: &[
@@ -388,6 +416,19 @@ async function end({ timeout = null } = {}) {
   ]).then(() => clearTimeout(timer));
 }
 module.exports = { end };
+"#,
+        r#"
+export class StdioTransport {
+  async close() {
+    const child = this.process;
+    const closed = new Promise((resolve) => child.once("close", resolve));
+    child.stdin?.end();
+    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+    if (child.exitCode === null) {
+      child.kill("SIGKILL");
+    }
+  }
+}
 "#,
     ],
 };

@@ -234,3 +234,24 @@ fn handled_promise(cx: &FileCx, f: FuncId, v: ExprId, depth: usize) -> bool {
         _ => false,
     }
 }
+
+/// `new Promise(resolve => ...)` (no `reject` parameter), possibly followed
+/// by `.then`/`.finally` steps.
+pub fn resolve_only_promise(cx: &FileCx, v: ExprId) -> bool {
+    let mut cur = cx.model.strip(v);
+    for _ in 0..8 {
+        let Some(c) = cx.call(cur) else { return false };
+        if c.is_new {
+            return c.target.as_deref() == Some("Promise")
+                && c.positional(0)
+                    .and_then(|a| super::common::callback_fn(cx, a))
+                    .is_some_and(|exec| cx.func(exec).params.len() == 1);
+        }
+        if !is_chain_link(c) || c.name == "catch" {
+            return false;
+        }
+        let Some(r) = c.receiver else { return false };
+        cur = cx.model.strip(r);
+    }
+    false
+}
