@@ -254,32 +254,20 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
 /// already being delivered, and what the helper swallows are the repeats
 /// that arrive while it waits for its cleanup.
 fn only_called_while_cancelling(cx: &FileCx, f: FuncId, depth: u32) -> bool {
-    let func = cx.func(f);
-    if depth == 0 || !func.name.starts_with('_') || func.name.starts_with("__") {
-        return false;
-    }
-    let mut any = false;
-    for (e, c) in cx.calls_named(&[func.name.as_str()]) {
-        if cx.callee_in_file(c) != Some(f) {
-            continue;
-        }
-        let caller = cx.func_of(e);
-        let in_handler = cx.enclosing_stmts(e).into_iter().any(|s| {
-            cx.tree.stmt_ancestors(s).next().is_some_and(|p| {
-                matches!(&cx.stmt(p).kind, StmtKind::Try { handlers, .. }
-                    if handlers.iter().any(|h| {
-                        h.body.contains(&s)
-                            && (h.types.is_empty() || h.types.iter().any(|t| CANCEL_TYPES.contains(&t.as_str())))
-                            && h.body.last().is_some_and(|&l| matches!(cx.stmt(l).kind, StmtKind::Raise(None)))
-                    }))
-            })
-        });
-        if caller == f || !(in_handler || only_called_while_cancelling(cx, caller, depth - 1)) {
-            return false;
-        }
-        any = true;
-    }
-    any
+    depth > 0
+        && crate::python::common::private_helper_called_only(cx, f, |e| {
+            let in_handler = cx.enclosing_stmts(e).into_iter().any(|s| {
+                cx.tree.stmt_ancestors(s).next().is_some_and(|p| {
+                    matches!(&cx.stmt(p).kind, StmtKind::Try { handlers, .. }
+                        if handlers.iter().any(|h| {
+                            h.body.contains(&s)
+                                && (h.types.is_empty() || h.types.iter().any(|t| CANCEL_TYPES.contains(&t.as_str())))
+                                && h.body.last().is_some_and(|&l| matches!(cx.stmt(l).kind, StmtKind::Raise(None)))
+                        }))
+                })
+            });
+            in_handler || only_called_while_cancelling(cx, cx.func_of(e), depth - 1)
+        })
 }
 
 /// `except BaseException as e:` that ends with `raise` and leaves any

@@ -638,22 +638,9 @@ fn sets_flag(cx: &FileCx, s: StmtId, flag: &str) -> bool {
 /// self._ensure()`): its callers serialize the check and the set. A public
 /// method may be called from anywhere without the lock, so it still counts.
 fn callers_hold_lock(cx: &FileCx, f: FuncId) -> bool {
-    let func = cx.func(f);
-    if !func.name.starts_with('_') || func.name.starts_with("__") {
-        return false;
-    }
-    let calls = cx.calls_named(&[func.name.as_str()]);
-    let mut any = false;
-    for (e, c) in calls {
-        if cx.callee_in_file(c) != Some(f) {
-            continue;
-        }
-        match cx.tree.enclosing_stmt(e) {
-            Some(s) if cx.tree.stmt_func(s) != f && under_lock(cx, s) => any = true,
-            _ => return false,
-        }
-    }
-    any
+    crate::python::common::private_helper_called_only(cx, f, |e| {
+        cx.tree.enclosing_stmt(e).is_some_and(|s| under_lock(cx, s))
+    })
 }
 
 fn under_lock(cx: &FileCx, s: StmtId) -> bool {

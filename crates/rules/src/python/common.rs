@@ -807,6 +807,28 @@ pub fn enclosing_loop(cx: &FileCx, s: StmtId) -> Option<StmtId> {
     })
 }
 
+/// `f` is a private helper of the file (`_ensure`, not a dunder method)
+/// that the file calls at least once, never from itself, and only where
+/// `ok` holds of the call: its callers' context is all it runs in (a
+/// public function may be called from anywhere).
+pub fn private_helper_called_only(cx: &FileCx, f: FuncId, ok: impl Fn(ExprId) -> bool) -> bool {
+    let func = cx.func(f);
+    if !func.name.starts_with('_') || func.name.starts_with("__") {
+        return false;
+    }
+    let mut any = false;
+    for (e, c) in cx.calls_named(&[func.name.as_str()]) {
+        if cx.callee_in_file(c) != Some(f) {
+            continue;
+        }
+        if cx.func_of(e) == f || !ok(e) {
+            return false;
+        }
+        any = true;
+    }
+    any
+}
+
 /// The call cancels something: `task.cancel()`, or a helper named for
 /// cancelling that is handed what to cancel (`cancel_and_wait(*tasks)`,
 /// `gracefully_cancel(t)`, `self.tm.cancel_task(t)`), which may live in
