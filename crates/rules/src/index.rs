@@ -398,8 +398,7 @@ fn js_returned_promises(m: &FileModel, kb: &Table, body: &Block) -> Option<Vec<B
 /// reject either. An awaited chain ending in `.catch(handler)` or
 /// `.then(ok, onError)` cannot reject, nor a `new Promise((resolve) =>
 /// ..)`. As for [`crate::js`]'s own check of a callee in the same file, a
-/// bug that throws synchronously is not
-/// counted.
+/// bug that throws synchronously is not counted.
 fn js_rejects_via(m: &FileModel, body: &Block) -> Option<Box<[Box<str>]>> {
     struct Guard {
         /// How many `try` bodies with a `catch` enclose the walk.
@@ -1040,22 +1039,45 @@ impl ProjectIndex {
                 !s.never_rejects && s.rejects_via.is_some_and(|v| !v.is_empty())
             })
             .collect();
+        self.settle_through_calls(
+            &pending,
+            |s| s.never_rejects,
+            |s| s.rejects_via.unwrap_or_default(),
+            Self::set_never_rejects,
+        );
+    }
+
+    fn set_never_rejects(&mut self, i: usize) {
+        if self.settled_never_rejects.is_empty() {
+            self.settled_never_rejects = vec![false; self.fns.len()];
+        }
+        self.settled_never_rejects[i] = true;
+    }
+
+    /// Settles a fact across calls, to a fixpoint: a function of `pending`
+    /// gets it (`set`) once every target its summary lists (`via`) resolves
+    /// to another function that has it (`has`). Each pass settles at least
+    /// one more function or stops; a cycle settles nothing.
+    fn settle_through_calls(
+        &mut self,
+        pending: &[usize],
+        has: fn(&Summary<'_>) -> bool,
+        via: for<'s> fn(&Summary<'s>) -> &'s [Box<str>],
+        set: fn(&mut ProjectIndex, usize),
+    ) {
         for _ in 0..=pending.len().min(MAX_CHAIN * 4) {
             let mut changed = false;
-            for &i in &pending {
+            for &i in pending {
                 let s = self.sum(i);
-                if s.never_rejects {
+                if has(&s) {
                     continue;
                 }
-                let all = s.rejects_via.unwrap_or_default().iter().all(|t| {
+                let all = via(&s).iter().all(|t| {
                     self.resolve_quietly(s.lang, t, self.file_of(i))
-                        .is_some_and(|j| j != i && self.sum(j).never_rejects)
+                        .is_some_and(|j| j != i && has(&self.sum(j)))
                 });
                 if all {
-                    if self.settled_never_rejects.is_empty() {
-                        self.settled_never_rejects = vec![false; self.fns.len()];
-                    }
-                    self.settled_never_rejects[i] = true;
+                    set(self, i);
                     changed = true;
                 }
             }
@@ -1087,27 +1109,12 @@ impl ProjectIndex {
                 s.lang.is_js_family() && !s.returns_awaitable && !s.returns_via.is_empty()
             })
             .collect();
-        // Each pass settles at least one more function or stops.
-        for _ in 0..=pending.len().min(MAX_CHAIN * 4) {
-            let mut changed = false;
-            for &i in &pending {
-                if self.sum(i).returns_awaitable {
-                    continue;
-                }
-                let s = self.sum(i);
-                let all = s.returns_via.iter().all(|t| {
-                    self.resolve_quietly(s.lang, t, self.file_of(i))
-                        .is_some_and(|j| j != i && self.sum(j).returns_awaitable)
-                });
-                if all {
-                    self.set_returns_awaitable(i);
-                    changed = true;
-                }
-            }
-            if !changed {
-                break;
-            }
-        }
+        self.settle_through_calls(
+            &pending,
+            |s| s.returns_awaitable,
+            |s| s.returns_via,
+            Self::set_returns_awaitable,
+        );
     }
 
     /// The function a call target refers to, if it is in the project, for a
