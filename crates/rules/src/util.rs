@@ -35,7 +35,7 @@ pub fn always_raises(m: &FileModel, block: &Block) -> bool {
 
 /// No path through `block` leaves it early: no `return`, and no `break` or
 /// `continue` out of it.
-pub fn falls_through(m: &FileModel, block: &Block) -> bool {
+pub fn falls_through(m: &FileModel, block: &[StmtId]) -> bool {
     !block.iter().any(|&s| may_jump_out(m, s))
 }
 

@@ -313,7 +313,7 @@ fn leaves_only_for_other_errors(cx: &FileCx, h: &Handler) -> bool {
     }
     raises_it
         && before.iter().all(|&s| {
-            crate::util::falls_through(cx.model, &vec![s])
+            crate::util::falls_through(cx.model, std::slice::from_ref(&s))
                 || matches!(&cx.stmt(s).kind, StmtKind::If { cond, orelse, .. }
                     if requires_other_type(cx, *cond, name)
                         && crate::util::falls_through(cx.model, orelse))

@@ -210,15 +210,14 @@ fn unowned(cx: &FileCx, shield: ExprId, arg: ExprId) -> Option<String> {
         },
         _ => None,
     };
-    let from_call = refs
+    let stored: Vec<&Call> = refs
         .iter()
-        .any(|&r| is_store(cx, r) && assigned_call(r).is_some());
+        .filter(|&&r| is_store(cx, r))
+        .filter_map(|&r| assigned_call(r))
+        .collect();
     // `drain = asyncio.gather(*pending, return_exceptions=True)`: a future
     // over tasks that already exist.
-    let over_existing = refs
-        .iter()
-        .any(|&r| is_store(cx, r) && assigned_call(r).is_some_and(|c| over_existing_work(cx, c)));
-    if !from_call || over_existing {
+    if stored.is_empty() || stored.iter().any(|c| over_existing_work(cx, c)) {
         return None;
     }
     // Owned when handed to anything else: stored in an attribute or a
