@@ -62,10 +62,15 @@ pub enum Effect {
     /// queue turns a burst into errors or drops, so it is unbounded by
     /// design.
     NowaitProducer,
+    /// Builds a one-shot result slot that another task or thread fills
+    /// (`asyncio.Future()`, `loop.create_future()`, `threading.Event()`):
+    /// no work of its own runs behind it. The entry's `kind` says which
+    /// (`future`, `thread-future`, `event`).
+    Completion,
 }
 
 impl Effect {
-    pub const ALL: [Effect; 15] = [
+    pub const ALL: [Effect; 16] = [
         Effect::Blocking,
         Effect::CpuHeavy,
         Effect::Spawn,
@@ -81,6 +86,7 @@ impl Effect {
         Effect::NonIdempotent,
         Effect::Retry,
         Effect::NowaitProducer,
+        Effect::Completion,
     ];
 
     /// The table key of the effect (`blocking`, `cpu_heavy`, ...), also used
@@ -102,6 +108,7 @@ impl Effect {
             Effect::NonIdempotent => "non_idempotent",
             Effect::Retry => "retry",
             Effect::NowaitProducer => "nowait_producer",
+            Effect::Completion => "completion",
         }
     }
 
@@ -118,15 +125,15 @@ impl Effect {
 /// test. A call whose set was never computed reports every effect as
 /// possible, and the table is asked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct EffectSet(u16);
+pub struct EffectSet(u32);
 
 impl EffectSet {
     /// Not computed: every effect may be present.
-    pub const UNKNOWN: EffectSet = EffectSet(1 << 15);
+    pub const UNKNOWN: EffectSet = EffectSet(1 << 31);
     pub const EMPTY: EffectSet = EffectSet(0);
 
-    fn bit(e: Effect) -> u16 {
-        1 << (e as u16)
+    fn bit(e: Effect) -> u32 {
+        1 << (e as u32)
     }
 
     pub fn with(self, e: Effect) -> EffectSet {
@@ -194,7 +201,8 @@ pub struct Entry {
     #[serde(default)]
     pub huge: Option<i128>,
     /// Lock: `mutex`, `rlock`, `rwlock`, `async-mutex`, `semaphore`,
-    /// `condition`, `event`... Spawn: `task`, `thread`, `process`.
+    /// `condition`... Spawn: `task`, `thread`, `process`. Completion:
+    /// `future`, `thread-future`, `event`.
     #[serde(default)]
     pub kind: Option<String>,
     /// Blocking: `false` when only a direct call counts, not a call of a
@@ -253,6 +261,8 @@ struct TableFile {
     logging: Vec<Entry>,
     #[serde(default)]
     nowait_producer: Vec<Entry>,
+    #[serde(default)]
+    completion: Vec<Entry>,
     /// Callee → the type of the value it returns (`sqlite3.connect` →
     /// `sqlite3.Connection`), for resolving later method calls.
     #[serde(default)]
@@ -312,6 +322,7 @@ impl Table {
             (Effect::NonIdempotent, file.non_idempotent),
             (Effect::Retry, file.retry),
             (Effect::NowaitProducer, file.nowait_producer),
+            (Effect::Completion, file.completion),
         ];
         for (effect, entries) in groups {
             for e in entries {

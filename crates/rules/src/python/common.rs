@@ -990,3 +990,17 @@ pub fn condition_constructions<'a>(cx: &FileCx<'a>) -> Vec<(String, &'a Call)> {
     }
     out
 }
+
+/// The kind of result slot the call builds (knowledge `completion`:
+/// `future`, `thread-future` or `event`), if it builds one. Nothing runs
+/// behind such a slot: whoever fills it is elsewhere.
+pub fn completion_kind<'a>(cx: &FileCx<'a>, c: &Call) -> Option<&'a str> {
+    cx.effect(c, unsnarl_model::knowledge::Effect::Completion)
+        .and_then(|e| e.kind.as_deref())
+}
+
+/// The call builds a bare asyncio future (`loop.create_future()`,
+/// `asyncio.Future()`).
+pub fn makes_asyncio_future(cx: &FileCx, c: &Call) -> bool {
+    completion_kind(cx, c) == Some("future")
+}

@@ -179,11 +179,7 @@ fn unowned(cx: &FileCx, shield: ExprId, arg: ExprId) -> Option<String> {
         if hands_back_a_future(cx, c)
             || only_awaits_a_stored_future(cx, c)
             || over_existing_work(cx, c)
-            || (c.name == "create_future" && c.receiver.is_some())
-            || matches!(
-                c.target.as_deref(),
-                Some("asyncio.Future" | "asyncio.futures.Future")
-            )
+            || crate::python::common::makes_asyncio_future(cx, c)
         {
             return None;
         }

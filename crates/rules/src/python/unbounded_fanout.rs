@@ -1006,13 +1006,9 @@ fn awaits_own_future(cx: &FileCx, f: FuncId) -> bool {
                 value: Some(v),
                 ..
             } => {
-                let made = cx.call(*v).is_some_and(|c| {
-                    (c.name == "create_future" && c.receiver.is_some())
-                        || matches!(
-                            c.target.as_deref(),
-                            Some("asyncio.Future" | "asyncio.futures.Future")
-                        )
-                });
+                let made = cx
+                    .call(*v)
+                    .is_some_and(|c| crate::python::common::makes_asyncio_future(cx, c));
                 match targets.as_slice() {
                     [t] if made => cx.model.name_of(*t),
                     _ => None,

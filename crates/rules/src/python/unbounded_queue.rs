@@ -686,21 +686,7 @@ fn request_reply(cx: &FileCx, ctor: ExprId) -> bool {
     }
     // A future, or an event the producer waits on until the consumer sets
     // it (a hand-off in lockstep, a FIFO of waiters).
-    let makes_future = |c: &Call| {
-        matches!(
-            c.target.as_deref(),
-            Some(
-                "concurrent.futures.Future"
-                    | "asyncio.Future"
-                    | "asyncio.futures.Future"
-                    | "asyncio.Event"
-                    | "asyncio.locks.Event"
-                    | "threading.Event"
-                    | "anyio.Event"
-                    | "trio.Event"
-            )
-        ) || c.name == "create_future"
-    };
+    let makes_future = |c: &Call| crate::python::common::completion_kind(cx, c).is_some();
     let fixed = |item: ExprId| matches!(cx.expr(item).kind, ExprKind::Literal(_));
     items.iter().any(|&(_, item)| !fixed(item))
         && items.iter().all(|&(put, item)| {
