@@ -65,7 +65,11 @@ channel the file makes with a buffer (in the function, or for the field
 sent on: `make(chan T, 1)` assigned to it or put in the struct literal)
 is taken to find room, and so is a one-time send (`if !h.sent { h.sent =
 true; h.out <- v }`) on a field the struct literal gets from a local made
-with a buffer (`out := make(chan T, 1); &S{out: out}`). A map entry built under the lock after checking it is absent
+with a buffer (`out := make(chan T, 1); &S{out: out}`), and a send on each
+channel of a list field (or of a map of lists) that the file only ever
+appends channels made with a buffer to (`c.watchers[p] =
+append(c.watchers[p], make(chan Event, 1))`: reply channels with room for
+their reply). A map entry built under the lock after checking it is absent
 (`if _, ok := s.m[k]; !ok { s.m[k] = build(k) }`) counts as state the lock
 guards, and a package's `init()` is not reported: nothing else runs yet.
 
@@ -1030,19 +1034,29 @@ fn ranged_channel(cx: &FileCx, ch: ExprId) -> bool {
     if cx.model.name_of(ch).is_none() {
         return false;
     }
-    let Some(field) = ranged_field(cx, ch) else {
+    let Some(field) = ranged_field(cx, ch).or_else(|| ranged_list_of_map_field(cx, ch)) else {
         return false;
     };
     let mut appended = 0;
     for (id, c) in cx.calls_to(&["append"]) {
-        if !c.positional(0).is_some_and(|a| match &cx.expr(a).kind {
-            ExprKind::Attr { name, .. } => *name == field,
-            ExprKind::Name {
-                id,
-                resolved: Some(_),
-            } => *id == field,
-            _ => false,
-        }) {
+        // `append(c.waiters, ch)`, or into one list of a map of lists:
+        // `append(c.watchers[k], ch)`.
+        let list = |a: ExprId| match &cx.expr(a).kind {
+            ExprKind::Index { obj, .. } => *obj,
+            _ => a,
+        };
+        if !c
+            .positional(0)
+            .map(list)
+            .is_some_and(|a| match &cx.expr(a).kind {
+                ExprKind::Attr { name, .. } => *name == field,
+                ExprKind::Name {
+                    id,
+                    resolved: Some(_),
+                } => *id == field,
+                _ => false,
+            })
+        {
             continue;
         }
         let Some(v) = c.positional(1) else {
@@ -1128,6 +1142,57 @@ fn ranged_field(cx: &FileCx, ch: ExprId) -> Option<Str> {
             },
             _ => None,
         })
+}
+
+/// A channel taken from one list of a map of lists (`for _, ws := range
+/// c.watchers { for _, ch := range ws {..} }`, or `ws := c.watchers[k]`):
+/// the map field.
+fn ranged_list_of_map_field(cx: &FileCx, ch: ExprId) -> Option<Str> {
+    let name = cx.model.name_of(ch)?;
+    cx.enclosing_stmts(ch)
+        .into_iter()
+        .find_map(|s| match &cx.stmt(s).kind {
+            StmtKind::For {
+                target: Some(t),
+                iter,
+                ..
+            } if common::names_in_target(cx, *t).contains(&name) => match &cx.expr(*iter).kind {
+                ExprKind::Name { id, resolved: None } => list_of_map_field(cx, *iter, id),
+                _ => None,
+            },
+            _ => None,
+        })
+}
+
+/// The map field a local list comes from: the value of a range over the
+/// field (`for _, ws := range c.watchers`) or an entry looked up in it
+/// (`ws := c.watchers[k]`).
+fn list_of_map_field(cx: &FileCx, at: ExprId, list: &str) -> Option<Str> {
+    let field_of = |e: ExprId| match &cx.expr(cx.model.strip(e)).kind {
+        ExprKind::Attr { name, .. } => Some(name.clone()),
+        _ => None,
+    };
+    let ranged = cx
+        .enclosing_stmts(at)
+        .into_iter()
+        .find_map(|s| match &cx.stmt(s).kind {
+            StmtKind::For {
+                target: Some(t),
+                iter,
+                ..
+            } if common::names_in_target(cx, *t).last() == Some(&list) => field_of(*iter),
+            _ => None,
+        });
+    ranged.or_else(|| {
+        let binds = common::bindings(cx, cx.func_of(at), list);
+        let [(_, Some(v))] = binds.as_slice() else {
+            return None;
+        };
+        match &cx.expr(cx.model.strip(*v)).kind {
+            ExprKind::Index { obj, .. } => field_of(*obj),
+            _ => None,
+        }
+    })
 }
 
 /// A send made under a mutex (read or write side) whose write lock is
@@ -2126,6 +2191,51 @@ func (r *fsRoot) Close() {
 		close(r.dst)
 		r.dst = nil
 	}
+}
+"#,
+        r#"
+package app
+
+import "sync"
+
+type Event struct{ Path string }
+
+type Conn struct {
+	watchersLock sync.Mutex
+	watchers     map[string][]chan Event
+}
+
+// The watcher channels have no room: each send waits for its reader.
+func (c *Conn) addWatcher(path string) <-chan Event {
+	c.watchersLock.Lock()
+	defer c.watchersLock.Unlock()
+	ch := make(chan Event)
+	c.watchers[path] = append(c.watchers[path], ch)
+	return ch
+}
+
+func (c *Conn) fire(ev Event) {
+	c.watchersLock.Lock()
+	defer c.watchersLock.Unlock()
+	if watchers := c.watchers[ev.Path]; len(watchers) > 0 {
+		for _, ch := range watchers {
+			ch <- ev // expect
+			close(ch)
+		}
+		delete(c.watchers, ev.Path)
+	}
+}
+
+func (c *Conn) invalidateAll() {
+	c.watchersLock.Lock()
+	defer c.watchersLock.Unlock()
+	for path, watchers := range c.watchers {
+		for _, ch := range watchers {
+			ch <- Event{Path: path} // expect
+			close(ch)
+		}
+	}
+	c.watchers = make(map[string][]chan Event)
 }
 "#,
     ],
@@ -3416,6 +3526,51 @@ func (r *fsRoot) Close() {
 		r.dst = nil
 	}
 	r.Unlock()
+}
+"#,
+        r#"
+package app
+
+import "sync"
+
+type Event struct{ Path string }
+
+type Conn struct {
+	watchersLock sync.Mutex
+	watchers     map[string][]chan Event
+}
+
+// Each watcher channel has room for the one event it ever gets.
+func (c *Conn) addWatcher(path string) <-chan Event {
+	c.watchersLock.Lock()
+	defer c.watchersLock.Unlock()
+	ch := make(chan Event, 1)
+	c.watchers[path] = append(c.watchers[path], ch)
+	return ch
+}
+
+func (c *Conn) fire(ev Event) {
+	c.watchersLock.Lock()
+	defer c.watchersLock.Unlock()
+	if watchers := c.watchers[ev.Path]; len(watchers) > 0 {
+		for _, ch := range watchers {
+			ch <- ev
+			close(ch)
+		}
+		delete(c.watchers, ev.Path)
+	}
+}
+
+func (c *Conn) invalidateAll() {
+	c.watchersLock.Lock()
+	defer c.watchersLock.Unlock()
+	for path, watchers := range c.watchers {
+		for _, ch := range watchers {
+			ch <- Event{Path: path}
+			close(ch)
+		}
+	}
+	c.watchers = make(map[string][]chan Event)
 }
 "#,
     ],

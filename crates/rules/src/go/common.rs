@@ -1138,6 +1138,40 @@ pub fn no_remote_peer(cx: &FileCx, f: FuncId, c: &Call) -> bool {
         })
 }
 
+/// A URL on this machine: `"http://localhost:8080/x"`, `"http://127.0.0.1/"`,
+/// also as the format of a `fmt.Sprintf("http://localhost:%d/x", port)`, or
+/// a local bound to one of those.
+pub fn loopback_url(cx: &FileCx, f: FuncId, e: ExprId) -> bool {
+    let e = cx.model.strip(e);
+    let text = match cx.model.literal(e) {
+        Some(Lit::Str(s)) => Some(s.to_string()),
+        _ => cx
+            .call(e)
+            .filter(|c| c.target.as_deref() == Some("fmt.Sprintf"))
+            .and_then(|c| c.positional(0))
+            .and_then(|fmt| match cx.model.literal(fmt) {
+                Some(Lit::Str(s)) => Some(s.to_string()),
+                _ => None,
+            }),
+    };
+    if let Some(t) = text {
+        let host = t.split_once("://").map_or("", |(_, rest)| rest);
+        return host.starts_with("127.")
+            || host.starts_with("localhost")
+            || host.starts_with("[::1]");
+    }
+    let Some(name) = cx.model.name_of(e) else {
+        return false;
+    };
+    let binds = bindings(cx, f, name);
+    !binds.is_empty()
+        && binds.iter().all(|&(_, v)| {
+            v.is_some_and(|v| {
+                cx.model.name_of(cx.model.strip(v)).is_none() && loopback_url(cx, f, v)
+            })
+        })
+}
+
 /// An address on this machine: a literal starting `127.`, `localhost` or
 /// `[::1]`, a listener's own address (`ln.Addr().String()`), or a local
 /// bound to one of those.

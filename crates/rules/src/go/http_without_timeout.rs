@@ -40,7 +40,9 @@ Flags, in non-test code:
   peer to stall are not reported: a Unix socket to a daemon of this
   machine (`net.Dial("unix", ...)`), a connectionless network (`udp`,
   `ip`: the dial only binds a socket), or a loopback address (`127.0.0.1`,
-  `localhost`, a listener's own `ln.Addr()`).
+  `localhost`, a listener's own `ln.Addr()`); nor are `http.Get`/`Post`
+  of a URL on this machine (`"http://localhost:8080/x"`, also as the
+  format of a `fmt.Sprintf`).
 
 ## Why
 
@@ -148,8 +150,12 @@ impl Rule for HttpWithoutTimeout {
                     };
                     match entry.kind.as_deref() {
                         Some("default-client") => {
-                            if common::ctx_in_scope(cx, f).is_some() {
-                                // Reported as a missing context instead.
+                            // Reported as a missing context instead; or a
+                            // request to this machine (no remote peer).
+                            if common::ctx_in_scope(cx, f).is_some()
+                                || c.positional(0)
+                                    .is_some_and(|u| common::loopback_url(cx, f, u))
+                            {
                                 continue;
                             }
                         }
@@ -765,6 +771,23 @@ func Fetch(url string, rt http.RoundTripper) (*http.Response, error) {
 	return c.Get(url)
 }
 "#,
+        r#"
+package app
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+)
+
+func SignalCandidate(peer string, candidate string) error {
+	resp, err := http.PostForm(fmt.Sprintf("http://%s/candidate", peer), url.Values{"c": {candidate}}) // expect
+	if err != nil {
+		return err
+	}
+	return resp.Body.Close()
+}
+"#,
     ],
     pass: &[
         r#"
@@ -1122,6 +1145,24 @@ func (d *Dialer) Dial(network, address string) (net.Conn, error) {
 		return nil, err
 	}
 	return d.handshake(context.Background(), c, address)
+}
+"#,
+        r#"
+package app
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+)
+
+// The twin process of the demo listens on this machine: no remote peer.
+func SignalCandidate(port int, candidate string) error {
+	resp, err := http.PostForm(fmt.Sprintf("http://localhost:%d/candidate", port), url.Values{"c": {candidate}})
+	if err != nil {
+		return err
+	}
+	return resp.Body.Close()
 }
 "#,
     ],

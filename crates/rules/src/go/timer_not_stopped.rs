@@ -20,7 +20,10 @@ A ticker or timer created into a local variable on which `Stop` is never
 called (directly or deferred) and which is not returned, stored or passed
 to another function, nor a timer made before the function's final
 endless `select` loop when the function can only return from that loop's
-`case <-t.C:` (it has fired by then). Not
+`case <-t.C:` (it has fired by then), nor one made before a loop the
+function never leaves (`for range ticker.C { .. }` with no `break` or
+`return`, ended only by `os.Exit` or a panic): it is never done with it.
+Not
 reported when the module's Go version is known to
 be 1.23 or later: the runtime then collects unreferenced timers and
 tickers, stopped or not.
@@ -133,11 +136,11 @@ impl Rule for TimerNotStopped {
                         if matches!(cx.expr(*e).kind, ExprKind::Recv(ch)
                             if cx.model.dotted(ch).as_deref() == Some(&format!("{name}.C"))))
                 });
+            let at_top = cx.func(f).body.contains(&StmtId(i as u32));
             if handled
                 || fired
-                || (what == "timer"
-                    && cx.func(f).body.contains(&StmtId(i as u32))
-                    && leaves_only_when_fired(cx, f, name))
+                || (at_top && never_returns_after(cx, f, name, st.span.start))
+                || (what == "timer" && at_top && leaves_only_when_fired(cx, f, name))
             {
                 continue;
             }
@@ -191,32 +194,65 @@ fn leaves_only_when_fired(cx: &FileCx, f: FuncId, name: &str) -> bool {
             _ => false,
         })
     };
-    // A `break` leaves the loop when the loop is the nearest statement it
-    // can break (a `break` in a `select` or `switch` only ends that), or
-    // when it names a label.
-    let leaves_loop = |s: StmtId| {
-        cx.source(cx.stmt(s).span).trim() != "break"
-            || cx
-                .tree
-                .stmt_ancestors(s)
-                .find(|&a| {
-                    matches!(
-                        cx.stmt(a).kind,
-                        StmtKind::Loop { .. }
-                            | StmtKind::For { .. }
-                            | StmtKind::While { .. }
-                            | StmtKind::Select { .. }
-                            | StmtKind::Switch { .. }
-                    )
-                })
-                .is_some_and(|a| a == last)
-    };
     !body.is_empty()
         && own.iter().all(|&s| match cx.stmt(s).kind {
             StmtKind::Return(_) => in_timer_arm(s),
-            StmtKind::Break => !leaves_loop(s),
+            StmtKind::Break => !leaves_loop(cx, s, last),
             _ => true,
         })
+}
+
+/// A `break` leaves `the_loop` when the loop is the nearest statement it
+/// can break (a `break` in a `select` or `switch` only ends that), or when
+/// it names a label.
+fn leaves_loop(cx: &FileCx, brk: StmtId, the_loop: StmtId) -> bool {
+    cx.source(cx.stmt(brk).span).trim() != "break"
+        || cx
+            .tree
+            .stmt_ancestors(brk)
+            .find(|&a| {
+                matches!(
+                    cx.stmt(a).kind,
+                    StmtKind::Loop { .. }
+                        | StmtKind::For { .. }
+                        | StmtKind::While { .. }
+                        | StmtKind::Select { .. }
+                        | StmtKind::Switch { .. }
+                )
+            })
+            .is_some_and(|a| a == the_loop)
+}
+
+/// After making the timer `name` (at offset `from`), the function enters a
+/// loop it never leaves (`for range ticker.C {..}`, `for {..}` or `for ;
+/// true; <-t.C {..}` with no `break` or `return` in it; only `os.Exit` or
+/// a panic end it), and it returns nowhere else after `from`: once the
+/// timer exists, the function is never done with it, so there is no moment
+/// to stop it at.
+fn never_returns_after(cx: &FileCx, f: FuncId, name: &str, from: u32) -> bool {
+    let channel = format!("{name}.C");
+    let endless = |s: StmtId| match &cx.stmt(s).kind {
+        StmtKind::Loop { .. } => true,
+        StmtKind::While { cond, .. } => matches!(cx.model.literal(*cond), Some(Lit::Bool(true))),
+        StmtKind::For { iter, .. } => cx.model.dotted(*iter).as_deref() == Some(channel.as_str()),
+        _ => false,
+    };
+    let Some(&lp) = cx
+        .func(f)
+        .body
+        .iter()
+        .find(|&&s| cx.stmt(s).span.start >= from && endless(s))
+    else {
+        return false;
+    };
+    let after = cx.stmt(lp).span.end;
+    cx.body_stmts(f).iter().all(|&s| match cx.stmt(s).kind {
+        StmtKind::Return(_) => cx.stmt(s).span.end <= from || cx.stmt(s).span.start >= after,
+        StmtKind::Break => !leaves_loop(cx, s, lp),
+        // `goto` is lowered to a no-op statement.
+        StmtKind::Pass => !cx.source(cx.stmt(s).span).trim_start().starts_with("goto"),
+        _ => true,
+    })
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -268,6 +304,34 @@ func Watchdog(beat <-chan struct{}, stop <-chan struct{}, onTimeout func()) {
 		case <-stop:
 			return
 		}
+	}
+}
+"#,
+        r#"
+package app
+
+import (
+	"log"
+	"time"
+)
+
+func StartKeyframes(send func() error) {
+	go func() {
+		ticker := time.NewTicker(3 * time.Second) // expect
+		for range ticker.C {
+			if err := send(); err != nil {
+				log.Println(err)
+				return
+			}
+		}
+	}()
+}
+
+func Paced(items []string, send func(string)) {
+	ticker := time.NewTicker(100 * time.Millisecond) // expect
+	for _, it := range items {
+		<-ticker.C
+		send(it)
 	}
 }
 "#,
@@ -365,6 +429,39 @@ func Wait(d time.Duration) {
 	if !t.Stop() {
 		<-t.C
 	}
+}
+"#,
+        r#"
+package app
+
+import (
+	"log"
+	"time"
+)
+
+// The goroutine never leaves its loop: it is never done with the ticker.
+func StartKeyframes(send func() error) {
+	go func() {
+		ticker := time.NewTicker(3 * time.Second)
+		for range ticker.C {
+			if err := send(); err != nil {
+				log.Println(err)
+			}
+		}
+	}()
+}
+
+func Pump(open func() error, next func() bool) error {
+	if err := open(); err != nil {
+		return err
+	}
+	ticker := time.NewTicker(time.Second)
+	for ; true; <-ticker.C {
+		if !next() {
+			log.Fatal("done")
+		}
+	}
+	return nil
 }
 "#,
     ],

@@ -32,20 +32,32 @@ own locals built from literals, constants, task-locals, thread-locals;
 not a `static` built by a call, such as a counter other threads bump): those pass
 however long the other side takes. On a current-thread runtime
 (`#[tokio::test]`'s default, `Builder::new_current_thread()`,
-`#[ntex::test]`, `#[actix_rt::test]`, `#[actix::test]`), a test whose only concurrency is
+`#[ntex::test]` or ntex's re-exported `rt_test`, `#[actix_rt::test]`,
+`#[actix::test]`), a test whose only concurrency is
 spawned tasks that wait on nothing but timers is not flagged either: the
 sleep is a yield to them, and they run until they park whatever the load.
 The same holds for tasks that wait only on timers and the thread's own
 synchronization (a channel's `recv` or `send`, a `Notify`, a lock or
-semaphore), when nothing in the test reaches outside the thread (no
-thread, server, socket, file or process). Nor is a sleep whose first check is an absence
+semaphore) or on a future the test built before spawning it (`let (disp,
+_) = Dispatcher::new(io); spawn(async move { disp.await })`), when nothing
+in the test reaches outside the thread (no thread, server, socket, file or
+process; reads and writes on an in-memory pipe the test made, such as
+`IoTest::create()`, a `testing` module's `Io::create()`,
+`tokio::io::duplex` or a mock stream, stay inside).
+On a one-thread runtime, the runtime's own `spawn` (`ntex::rt::spawn`)
+starts such a task too; and a test there that spawns nothing itself but
+works over such an in-memory pipe (whose library runs the pipe's tasks on
+the same thread), with nothing reaching outside, is left alone as well. Nor is a sleep whose first check is an absence
 (`assert_err!(rx.try_recv())`, `assert_pending!(fut)`, a flag that only
 ever turns on read as still off: `assert!(!done.load(..))` of an atomic
 the file only ever stores `true` in, `!token.is_cancelled()`) with any later
 check after a real wait: a slow machine cannot make an absence fail. Nor
 is a sleep before connecting to a listener the test bound itself
-(`TcpListener::bind`, then `TcpStream::connect(listener.local_addr())`):
-the connection succeeds once the socket listens, whoever accepts it. Nor
+(`TcpListener::bind`, then `TcpStream::connect(listener.local_addr())`),
+or that a thread or task it spawned bound before answering on a channel
+the test waited on (`bind(..)` then `tx.send(..)` there, `rx.recv()`
+here): the connection succeeds once the socket listens, whoever accepts
+it. Nor
 is a sleep whose first check repeats word for word one made before it
 (nothing changed across the wait), or a sleep followed by another before
 the check (the one nearest the check is reported), or a sleep after which
@@ -200,7 +212,10 @@ fn scan(
             if !(asserts || after_spawn)
                 || (asserts && nearer)
                 || (test && only_yields(cx, sleep))
-                || next.is_some_and(|&x| connects_to_bound_listener(cx, cx.func_of(sleep), x))
+                || next.is_some_and(|&x| {
+                    let prev = i.checked_sub(1).map(|p| block[p]);
+                    connects_to_bound_listener(cx, cx.func_of(sleep), x, prev)
+                })
                 || !seen.insert(sleep)
             {
                 continue;
@@ -231,7 +246,12 @@ fn scan(
 /// l.local_addr()`, then `TcpStream::connect(addr)`): the kernel accepts
 /// the connection as soon as the socket listens, whether or not the
 /// serving thread has reached `accept`. The sleep orders nothing.
-fn connects_to_bound_listener(cx: &FileCx, f: FuncId, next: StmtId) -> bool {
+fn connects_to_bound_listener(
+    cx: &FileCx,
+    f: FuncId,
+    next: StmtId,
+    before_sleep: Option<StmtId>,
+) -> bool {
     let top = common::outermost(cx, f);
     let at = cx.stmt(next).span.start;
     let mut bound: Vec<&str> = Vec::new();
@@ -261,17 +281,58 @@ fn connects_to_bound_listener(cx: &FileCx, f: FuncId, next: StmtId) -> bool {
             bound.push(name);
         }
     }
-    !bound.is_empty()
-        && exprs_in_block(cx.model, &vec![next]).into_iter().any(|e| {
+    let connects = |to: &dyn Fn(&str) -> bool| {
+        exprs_in_block(cx.model, &vec![next]).into_iter().any(|e| {
             cx.call(e).is_some_and(|c| {
                 c.name == "connect"
                     && c.args.iter().any(|a| {
                         unsnarl_model::walk::exprs_under(cx.model, a.value)
                             .into_iter()
-                            .any(|x| cx.model.name_of(x).is_some_and(|n| bound.contains(&n)))
+                            .any(|x| cx.model.name_of(x).is_some_and(to))
                     })
             })
         })
+    };
+    (!bound.is_empty() && connects(&|n| bound.contains(&n)))
+        || (before_sleep.is_some_and(|p| bound_before_handshake(cx, top, p)) && connects(&|_| true))
+}
+
+/// The statement right before the sleep (`handshake`) receives from a
+/// channel (`rx.recv()`) whose sender, in a thread or task the test
+/// spawned, sends only after binding (`build().bind("srv", addr, ..)`,
+/// `TcpListener::bind(..)`, then `tx.send(..)`): the socket listens before
+/// the test goes on, so a connect after that succeeds whoever accepts it.
+fn bound_before_handshake(cx: &FileCx, top: FuncId, handshake: StmtId) -> bool {
+    let within = cx.stmt(handshake).span;
+    common::local_channels(cx, top).iter().any(|ch| {
+        let received = cx.body_exprs(top).iter().any(|&e| {
+            within.contains(cx.expr(e).span)
+                && cx.call(e).is_some_and(|c| {
+                    c.name == "recv"
+                        && c.receiver.and_then(|r| cx.model.name_of(r)) == Some(ch.rx.as_str())
+                })
+        });
+        received
+            && common::fns_within(cx, top)
+                .into_iter()
+                .filter(|&g| g != top)
+                .any(|g| {
+                    let calls: Vec<(u32, &Call)> = cx
+                        .body_exprs(g)
+                        .iter()
+                        .filter_map(|&e| cx.call(e).map(|c| (cx.expr(e).span.start, c)))
+                        .collect();
+                    let first_send = calls.iter().find(|(_, c)| {
+                        c.name == "send"
+                            && c.receiver.and_then(|r| cx.model.name_of(r)) == Some(ch.tx.as_str())
+                    });
+                    first_send.is_some_and(|&(sent, _)| {
+                        calls.iter().any(|&(pos, c)| {
+                            pos < sent && matches!(c.name.as_str(), "bind" | "listen")
+                        })
+                    })
+                })
+    })
 }
 
 /// What to wait on instead, by the kind of sleep: a thread's sleep has
@@ -417,19 +478,34 @@ fn only_yields(cx: &FileCx, sleep: ExprId) -> bool {
         if !concurrent {
             continue;
         }
-        let task = spawn.is_some_and(|entry| entry.kind.as_deref() != Some("thread"))
-            && matches!(c.name.as_str(), "spawn" | "spawn_local");
+        // A task of the test's runtime: a spawn the tables know, or, on a
+        // runtime that has one thread only (`#[ntex::test]`), its own
+        // `spawn` of a future (`ntex::rt::spawn(async move { .. })`).
+        let task = match spawn {
+            Some(entry) => entry.kind.as_deref() != Some("thread"),
+            None => {
+                single_thread_runtime(cx, top)
+                    && !c.target.as_deref().is_some_and(|t| t.contains("thread"))
+            }
+        } && matches!(c.name.as_str(), "spawn" | "spawn_local");
         let Some(body) = common::spawned_fn(cx, ExprId(i as u32)).filter(|_| task) else {
             return false;
         };
-        let yields = parks_only_on(cx, body, &[])
-            || (parks_only_on(cx, body, IN_PROCESS_WAITS) && !reaches_outside(cx, top));
+        let in_process = !reaches_outside(cx, top);
+        let yields = parks_only_on(cx, body, &[], None)
+            || (in_process && parks_only_on(cx, body, IN_PROCESS_WAITS, Some(top)));
         if !yields {
             return false;
         }
         spawns += 1;
     }
+    // No task of its own: a test over an in-memory pipe whose tasks the
+    // pipe's library started on this thread, with nothing outside it.
     spawns > 0
+        || (cx
+            .body_calls(top)
+            .any(|e| cx.call(e).is_some_and(|c| makes_in_memory_pipe(cx, c)))
+            && !reaches_outside(cx, top))
 }
 
 /// The thread's own synchronization a task can park on (a channel's
@@ -456,16 +532,31 @@ const IN_PROCESS_WAITS: &[&str] = &[
 /// until it parks on one of them or ends. With `waits`, it may not touch
 /// anything outside the thread either (a file, a process). An await of
 /// anything else (`c.refresh().await`) may be I/O, whose time the sleep
-/// guesses.
-fn parks_only_on(cx: &FileCx, body: FuncId, waits: &[&str]) -> bool {
+/// guesses. With `test`, a test that reaches nothing outside its thread,
+/// the body may also await a future that test built before spawning
+/// (`let (disp, io) = Dispatcher::new(in_memory_io); spawn(async move {
+/// disp.await })`): it runs on what the test handed it.
+fn parks_only_on(cx: &FileCx, body: FuncId, waits: &[&str], test: Option<FuncId>) -> bool {
+    let built_by_test = |awaited: ExprId| {
+        test.is_some_and(|t| {
+            cx.model.name_of(awaited).is_some_and(|n| {
+                !cx.func(body).params.iter().any(|p| p.name == n)
+                    && common::declaration_of(cx, n, awaited)
+                        .is_some_and(|d| cx.tree.stmt_func(d) == t)
+            })
+        })
+    };
     common::fns_within(cx, body).into_iter().all(|f| {
         cx.body_exprs(f)
             .iter()
             .copied()
             .all(|e| match &cx.expr(e).kind {
-                ExprKind::Await(inner) => cx
-                    .call(common::unwrap_value(cx, *inner))
-                    .is_some_and(|c| common::is_sleep(c) || waits.contains(&c.name.as_str())),
+                ExprKind::Await(inner) => {
+                    let inner = common::unwrap_value(cx, *inner);
+                    cx.call(inner)
+                        .is_some_and(|c| common::is_sleep(c) || waits.contains(&c.name.as_str()))
+                        || built_by_test(inner)
+                }
                 ExprKind::Call(c) => {
                     cx.effect(c, Effect::Blocking).is_none()
                         && !common::is_network_io(cx, e)
@@ -482,11 +573,48 @@ fn parks_only_on(cx: &FileCx, body: FuncId, waits: &[&str]) -> bool {
 /// test's tasks are all the concurrency there is.
 fn reaches_outside(cx: &FileCx, top: FuncId) -> bool {
     common::fns_within(cx, top).into_iter().any(|f| {
-        cx.body_exprs(f)
-            .iter()
-            .copied()
-            .any(|e| cx.call(e).is_some_and(outside_call) || common::is_network_io(cx, e))
+        cx.body_exprs(f).iter().copied().any(|e| {
+            cx.call(e).is_some_and(outside_call)
+                || (common::is_network_io(cx, e) && !on_in_memory_endpoint(cx, e))
+        })
     })
+}
+
+/// A read or write on an end of an in-memory pipe the test made
+/// (`let (client, server) = IoTest::create()`, `tokio::io::duplex(64)`, a
+/// mock or fake stream): the bytes never leave the process.
+fn on_in_memory_endpoint(cx: &FileCx, call: ExprId) -> bool {
+    let Some(recv) = cx.call(call).and_then(|c| c.receiver) else {
+        return false;
+    };
+    let Some(name) = cx.model.name_of(cx.model.strip(recv)) else {
+        return false;
+    };
+    let Some(StmtKind::Assign { value: Some(v), .. }) =
+        common::declaration_of(cx, name, recv).map(|d| &cx.stmt(d).kind)
+    else {
+        return false;
+    };
+    cx.call(common::unwrap_value(cx, *v))
+        .is_some_and(|made| makes_in_memory_pipe(cx, made))
+}
+
+/// The call makes an in-memory pipe or a test double of a stream
+/// (`IoTest::create()`, `tokio::io::duplex(64)`, `MockStream::new()`).
+fn makes_in_memory_pipe(cx: &FileCx, made: &Call) -> bool {
+    let callee = cx.source(cx.expr(made.func).span);
+    // Or the constructor of a crate's testing module (`use
+    // crate::testing::Io; Io::create()`).
+    let from_testing = made
+        .target
+        .as_deref()
+        .is_some_and(|t| t.split("::").any(|seg| seg == "testing"));
+    from_testing
+        || matches!(made.name.as_str(), "duplex" | "simplex")
+        || (callee.contains("::")
+            && callee
+                .split("::")
+                .any(|seg| ["Test", "Mock", "Fake"].iter().any(|w| seg.contains(w))))
 }
 
 fn outside_call(c: &Call) -> bool {
@@ -506,7 +634,9 @@ fn outside_call(c: &Call) -> bool {
         "async_std::net",
     ];
     let name = c.name.to_ascii_lowercase();
-    WORDS.iter().any(|w| name.contains(w))
+    // A question about one (`client.is_server_dropped()`) starts nothing.
+    let asks = name.starts_with("is_") || name.starts_with("has_");
+    (!asks && WORDS.iter().any(|w| name.contains(w)))
         || c.target
             .as_deref()
             .is_some_and(|t| MODULES.iter().any(|m| t.starts_with(m)))
@@ -532,19 +662,7 @@ fn current_thread(cx: &FileCx, top: FuncId) -> bool {
     }) {
         return false;
     }
-    // Test attributes of runtimes that have one thread only (ntex, actix,
-    // monoio, compio): no flavor to check.
-    if func.decorators.iter().any(|d| {
-        matches!(
-            d.as_str(),
-            "ntex::test"
-                | "actix::test"
-                | "actix_rt::test"
-                | "actix_web::test"
-                | "monoio::test"
-                | "compio::test"
-        )
-    }) {
+    if single_thread_runtime(cx, top) {
         return true;
     }
     let tokio_test = func.decorators.iter().any(|d| d == "tokio::test");
@@ -559,6 +677,25 @@ fn current_thread(cx: &FileCx, top: FuncId) -> bool {
         })
     });
     tokio_test && !multi
+}
+
+/// The test runs under the attribute of a runtime that has one thread
+/// only (ntex, actix, monoio, compio): no flavor to check.
+fn single_thread_runtime(cx: &FileCx, top: FuncId) -> bool {
+    cx.func(top).decorators.iter().any(|d| {
+        matches!(
+            d.as_str(),
+            "ntex::test"
+                | "actix::test"
+                | "actix_rt::test"
+                | "actix_web::test"
+                | "monoio::test"
+                | "compio::test"
+        )
+        // ntex's test attributes under the names its crates re-export
+        // them with (`#[crate::rt_test]` for `ntex_macros::rt_test2`).
+        || matches!(d.rsplit("::").next(), Some("rt_test" | "rt_test2"))
+    })
 }
 
 /// The sleep call of a statement that is just a sleep.
@@ -1373,6 +1510,88 @@ async fn counts_on_another_thread() {
     assert_eq!(n.load(Ordering::SeqCst), 1);
 }
 "#,
+        r#"
+use ntex::time::{sleep, Millis};
+
+#[ntex::test]
+async fn closes_write_side_on_error() {
+    let stream = std::net::TcpStream::connect("127.0.0.1:8080").unwrap();
+    let (disp, state) = Dispatcher::debug(Io::new(stream), BytesCodec, failing_service());
+    ntex::rt::spawn(async move {
+        let _ = disp.await;
+    });
+    sleep(Millis(250)).await; // expect
+    assert!(state.is_closed());
+}
+"#,
+        r#"
+use std::{net, sync::mpsc, thread, time};
+
+#[test]
+fn answers_before_binding() {
+    let addr = unused_addr();
+    let (tx, rx) = mpsc::channel();
+    let h = thread::spawn(move || {
+        let _ = tx.send(addr);
+        let srv = build().workers(1).bind("test", addr, make_service).unwrap().run();
+        srv.wait();
+    });
+    let addr = rx.recv().unwrap();
+    thread::sleep(time::Duration::from_millis(300)); // expect
+    assert!(net::TcpStream::connect(addr).is_ok());
+    let _ = h.join();
+}
+"#,
+        r#"
+use std::{io::Read, net, sync::mpsc, thread, time};
+
+// The listener was bound long before; the sleep bets on the pause, which
+// reaches the accept thread whenever it gets there.
+#[test]
+fn pause_stops_accepting() {
+    let addr = unused_addr();
+    let (tx, rx) = mpsc::channel();
+    let h = thread::spawn(move || {
+        let srv = build().workers(1).bind("test", addr, make_service).unwrap().run();
+        let _ = tx.send(srv);
+        run_forever();
+    });
+    let srv = rx.recv().unwrap();
+    let _ = srv.pause();
+    thread::sleep(time::Duration::from_millis(200)); // expect
+    let mut conn = net::TcpStream::connect(addr).unwrap();
+    conn.set_read_timeout(Some(time::Duration::from_millis(100))).unwrap();
+    let mut buf = [0u8; 4];
+    assert!(conn.read_exact(&mut buf).is_err());
+    let _ = h.join();
+}
+"#,
+        r#"
+use ntex::time::{sleep, Millis};
+
+#[ntex::test]
+async fn wakes_reader_on_write() {
+    let (client, _server) = IoTest::create();
+    let io = Io::new(std::net::TcpStream::connect("127.0.0.1:9000").unwrap());
+    client.write(TEXT);
+    sleep(Millis(50)).await; // expect
+    assert!(lazy(|cx| io.poll_read_ready(cx)).await.is_ready());
+}
+"#,
+        r#"
+#[cfg(test)]
+mod tests {
+    use crate::time::{sleep, Millis};
+
+    #[crate::rt_test]
+    async fn closes_after_bad_request() {
+        let server = std::net::TcpStream::connect("127.0.0.1:9000").unwrap();
+        let mut h1 = h1(server, ok_service);
+        sleep(Millis(50)).await; // expect
+        assert!(poll_fn(|cx| Pin::new(&mut h1).poll(cx)).await.is_ok());
+    }
+}
+"#,
     ],
     pass: &[
         r#"
@@ -1852,6 +2071,77 @@ async fn counts_on_one_thread() {
     });
     actix_rt::time::sleep(Duration::from_millis(10)).await;
     assert_eq!(n.load(Ordering::SeqCst), 1);
+}
+"#,
+        r#"
+use ntex::time::{sleep, Millis};
+
+// One thread, an in-memory transport: the dispatcher the test spawned runs
+// on what the test handed it, so the sleep only lets it run.
+#[ntex::test]
+async fn closes_write_side_on_error() {
+    let (client, server) = IoTest::create();
+    let (disp, _state) = Dispatcher::debug(Io::new(server), BytesCodec, failing_service());
+    ntex::rt::spawn(async move {
+        let _ = disp.await;
+    });
+    client.write("GET /test HTTP/1\r\n\r\n");
+    sleep(Millis(250)).await;
+    assert!(client.is_closed());
+}
+"#,
+        r#"
+use std::{net, sync::mpsc, thread, time};
+
+// The server thread binds before it answers: the socket listens by the
+// time the test goes on, so the connect succeeds whoever accepts it.
+#[test]
+fn binds_before_handshake() {
+    let addr = unused_addr();
+    let (tx, rx) = mpsc::channel();
+    let h = thread::spawn(move || {
+        let srv = build().workers(1).bind("test", addr, make_service).unwrap().run();
+        let _ = tx.send(srv);
+        run_forever();
+    });
+    let srv = rx.recv().unwrap();
+    thread::sleep(time::Duration::from_millis(300));
+    assert!(net::TcpStream::connect(addr).is_ok());
+    srv.stop();
+    let _ = h.join();
+}
+"#,
+        r#"
+use ntex::time::{sleep, Millis};
+
+// Over an in-memory pipe: the pipe's own tasks run on this one thread, and
+// the sleep only yields to them.
+#[ntex::test]
+async fn wakes_reader_on_write() {
+    let (client, server) = IoTest::create();
+    let io = Io::new(server);
+    client.write(TEXT);
+    sleep(Millis(50)).await;
+    assert!(lazy(|cx| io.poll_read_ready(cx)).await.is_ready());
+    assert!(!client.is_server_dropped());
+}
+"#,
+        r#"
+#[cfg(test)]
+mod tests {
+    use crate::testing::Io;
+    use crate::time::{sleep, Millis};
+
+    // ntex's own tests: `rt_test` is its one-thread test runtime, and the
+    // testing module's `Io` is an in-memory pipe.
+    #[crate::rt_test]
+    async fn closes_after_bad_request() {
+        let (client, server) = Io::create();
+        client.write("GET /test HTTP/1\r\n\r\n");
+        let mut h1 = h1(server, ok_service);
+        sleep(Millis(50)).await;
+        assert!(poll_fn(|cx| Pin::new(&mut h1).poll(cx)).await.is_ok());
+    }
 }
 "#,
     ],
