@@ -38,7 +38,7 @@ one send each, the receiver drained to the end by the function that made
 it); and a tokio/futures command channel whose every send is made by
 a function that is not async (it could not await room in a bounded one,
 and `try_send` would drop commands) and whose every receive drives a
-`while let` loop that awaits nothing else, or is a hand-written future's
+`while let` loop (or a `loop` that starts with a `match` on it) that awaits nothing else, or is a hand-written future's
 `poll` taking every ready message in a loop (the consumer keeps up); the
 same for a flume channel read only by such a task (`recv_async().await`),
 where a blocking `send` on a full channel would stall the runtime thread
@@ -610,6 +610,24 @@ fn sync_command_channel(cx: &FileCx, ctor: ExprId) -> bool {
                             .into_iter()
                             .any(|x| matches!(cx.expr(x).kind, ExprKind::Await(_)))
                     }
+                    // `loop { match rx.recv().await { .. } }`: the same
+                    // consumer, when the receive is the only await.
+                    StmtKind::Switch {
+                        subject: Some(_), ..
+                    } => match cx.tree.stmt_parent(s) {
+                        unsnarl_model::walk::Parent::Stmt(lp) => match &cx.stmt(lp).kind {
+                            StmtKind::Loop { body } => {
+                                body.first() == Some(&s)
+                                    && unsnarl_model::walk::exprs_in_block(cx.model, body)
+                                        .into_iter()
+                                        .filter(|&x| matches!(cx.expr(x).kind, ExprKind::Await(_)))
+                                        .count()
+                                        == 1
+                            }
+                            _ => false,
+                        },
+                        _ => false,
+                    },
                     _ => false,
                 })
         })
@@ -946,6 +964,54 @@ impl Handle {
     pub async fn run(&self, job: Pin<Box<dyn Future<Output = ()>>>) {
         let _ = self.tx.send(Command::Execute(job));
         tokio::task::yield_now().await;
+    }
+}
+"#,
+        r#"
+use async_channel::{unbounded, Receiver, Sender};
+
+enum Command {
+    Stop,
+    Execute(Box<dyn FnOnce() + Send>),
+}
+
+pub struct Arbiter {
+    sender: Sender<Command>,
+}
+
+impl Arbiter {
+    pub fn new() -> Arbiter {
+        let (tx, rx) = unbounded(); // expect
+        let ctl = Controller { rx };
+        std::thread::spawn(move || block_on(ctl.run()));
+        Arbiter { sender: tx }
+    }
+
+    pub fn stop(&self) {
+        let _ = self.sender.try_send(Command::Stop);
+    }
+
+    pub fn exec(&self, f: Box<dyn FnOnce() + Send>) {
+        let _ = self.sender.try_send(Command::Execute(f));
+    }
+}
+
+struct Controller {
+    rx: Receiver<Command>,
+}
+
+impl Controller {
+    async fn run(self) {
+        loop {
+            match self.rx.recv().await {
+                Ok(Command::Stop) => break,
+                Ok(Command::Execute(f)) => {
+                    f();
+                    flush_to_disk().await;
+                }
+                Err(_) => break,
+            }
+        }
     }
 }
 "#,
@@ -1341,6 +1407,53 @@ impl Queue {
         let (reply, answer) = oneshot::channel();
         self.tx.send(Job { req, reply }).ok()?;
         answer.await.ok()
+    }
+}
+"#,
+        r#"
+// Synchronous callers (`try_send` would drop commands in a bounded one) and
+// a consumer that only dispatches: it keeps up.
+use async_channel::{unbounded, Receiver, Sender};
+
+enum Command {
+    Stop,
+    Execute(Box<dyn FnOnce() + Send>),
+}
+
+pub struct Arbiter {
+    sender: Sender<Command>,
+}
+
+impl Arbiter {
+    pub fn new() -> Arbiter {
+        let (tx, rx) = unbounded();
+        let ctl = Controller { rx };
+        std::thread::spawn(move || block_on(ctl.run()));
+        Arbiter { sender: tx }
+    }
+
+    pub fn stop(&self) {
+        let _ = self.sender.try_send(Command::Stop);
+    }
+
+    pub fn exec(&self, f: Box<dyn FnOnce() + Send>) {
+        let _ = self.sender.try_send(Command::Execute(f));
+    }
+}
+
+struct Controller {
+    rx: Receiver<Command>,
+}
+
+impl Controller {
+    async fn run(self) {
+        loop {
+            match self.rx.recv().await {
+                Ok(Command::Stop) => break,
+                Ok(Command::Execute(f)) => f(),
+                Err(_) => break,
+            }
+        }
     }
 }
 "#,
