@@ -34,8 +34,8 @@ the locked struct's own files (`os.ReadFile(s.idxPath)` under `s.mu`, a
 path built from its fields, through locals or a helper's parameters too,
 or a method of `s` doing it, or of a part of `s`: a field, a local holding
 one, or a part built under the lock), or under a package-level mutex named for
-its files or folder (`sessionFileMu`, `dirMu`): that mutex guards the
-files as well. An empty
+its files or folder (`sessionFileMu`, `dirMu`), or one handed out per file
+(`flock := getFileLock(absPath)`): that mutex guards the files as well. An empty
 `select {}` right after `go panic(e)` only parks the goroutine while the
 process crashes, and is left too, as is a blocking call that (re)makes
 state the lock guards: its result is stored in a field of the locked
@@ -438,6 +438,18 @@ fn guards_its_files(cx: &FileCx, held: &HeldSet, e: ExprId, what: &str) -> bool 
     // A package-level mutex named for the files it guards (`sessionFileMu`,
     // `fileLock`): taken to serialize the file I/O itself.
     if !owner.contains('.') && names_files(owner) {
+        return true;
+    }
+    // A lock handed out per file (`flock := getFileLock(absPath)`): it
+    // exists to serialize the work on that one file.
+    let f = cx.func_of(e);
+    if !owner.contains('.')
+        && !common::bindings(cx, f, owner).is_empty()
+        && common::bindings(cx, f, owner).iter().all(|(_, v)| {
+            v.and_then(|v| cx.call(v))
+                .is_some_and(|g| names_files(&g.name) && !g.args.is_empty())
+        })
+    {
         return true;
     }
     if is_file_call(cx, c) {
@@ -2238,6 +2250,30 @@ func (c *Conn) invalidateAll() {
 	c.watchers = make(map[string][]chan Event)
 }
 "#,
+        r#"
+package app
+
+import (
+	"os"
+	"sync"
+)
+
+var tenantLocks sync.Map
+
+func lockFor(tenant string) *sync.Mutex {
+	l, _ := tenantLocks.LoadOrStore(tenant, &sync.Mutex{})
+	return l.(*sync.Mutex)
+}
+
+// Every request of the tenant waits for this write.
+func Compress(tenant, path string, data []byte) error {
+	l := lockFor(tenant)
+	l.Lock()
+	err := os.WriteFile(path+".gz", data, 0o644) // expect
+	l.Unlock()
+	return err
+}
+"#,
     ],
     pass: &[
         r#"
@@ -3571,6 +3607,30 @@ func (c *Conn) invalidateAll() {
 		}
 	}
 	c.watchers = make(map[string][]chan Event)
+}
+"#,
+        r#"
+package app
+
+import (
+	"os"
+	"sync"
+)
+
+var fileLocks sync.Map
+
+func getFileLock(path string) *sync.Mutex {
+	l, _ := fileLocks.LoadOrStore(path, &sync.Mutex{})
+	return l.(*sync.Mutex)
+}
+
+// One mutex per path: it exists to serialize creating that one file.
+func Compress(path string, data []byte) error {
+	flock := getFileLock(path)
+	flock.Lock()
+	err := os.WriteFile(path+".gz", data, 0o644)
+	flock.Unlock()
+	return err
 }
 "#,
     ],

@@ -33,7 +33,11 @@ a grace window for something that must not happen (`select { case
 connecting to a listener the function opened before the goroutine started,
 directly or through an address or URL built from it, or a value such a
 URL was stored in (`opts.Servers = ..; opts.Connect()`; the connection
-succeeds as soon as the socket listens).
+succeeds as soon as the socket listens), or a sleep after which the
+function first uses its end of a pipe whose other end it handed the
+goroutine, and reads from it (`ca, cb := net.Pipe(); go serve(cb)`,
+sleep, `ca.Write(hello)`, `ca.Read(buf)`): the read waits for the
+goroutine's answer.
 
 ## Why
 
@@ -136,6 +140,7 @@ fn scan_block(cx: &FileCx, block: &Block, ends_function: bool, out: &mut Vec<Fin
             || negative_check(cx, rest[0])
             || joined_before_its_results_are_read(cx, go, rest)
             || dials_a_listener_made_before(cx, go, rest)
+            || talks_over_its_pipe(cx, go, rest)
         {
             continue;
         }
@@ -149,6 +154,86 @@ fn scan_block(cx: &FileCx, block: &Block, ends_function: bool, out: &mut Vec<Fin
             "wait for the real event: a `sync.WaitGroup`, a channel the goroutine closes or sends on, or (in tests) `testing/synctest`",
         ));
     }
+}
+
+/// The function handed the goroutine one end of a pipe it made before
+/// (`ca, cb := net.Pipe()`; `go serve(cb)`), and what it does first after
+/// the sleep uses its own end, which it then reads (`ca.Write(hello)`,
+/// `ca.Read(buf)`, also through a helper given `ca`): the read waits for
+/// the goroutine's answer, so the sleep orders nothing.
+fn talks_over_its_pipe(cx: &FileCx, go: StmtId, rest: &[StmtId]) -> bool {
+    let f = cx.tree.stmt_func(go);
+    let go_at = cx.stmt(go).span.start;
+    let StmtKind::Go(go_call) = cx.stmt(go).kind else {
+        return false;
+    };
+    let mentions =
+        |exprs: &[ExprId], name: &str| exprs.iter().any(|&x| cx.model.name_of(x) == Some(name));
+    let mut handed: Vec<ExprId> = unsnarl_model::walk::exprs_under(cx.model, go_call);
+    if let Some(g) = common::go_closure(cx, go_call) {
+        handed.extend(common::exprs_deep(cx, g));
+    }
+    let builtin = |c: &Call| {
+        c.receiver.is_none() && matches!(c.name.as_str(), "append" | "make" | "len" | "cap" | "new")
+    };
+    cx.body_stmts(f).iter().any(|&s| {
+        if cx.stmt(s).span.end > go_at {
+            return false;
+        }
+        let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } = &cx.stmt(s).kind
+        else {
+            return false;
+        };
+        if cx.call(*v).is_none_or(|c| c.name != "Pipe") {
+            return false;
+        }
+        let ends: Vec<&str> = targets
+            .iter()
+            .flat_map(|&t| common::names_in_target(cx, t))
+            .collect();
+        let [a, b] = ends.as_slice() else {
+            return false;
+        };
+        [(*a, *b), (*b, *a)].into_iter().any(|(mine, theirs)| {
+            if !mentions(&handed, theirs) || mentions(&handed, mine) {
+                return false;
+            }
+            let reads = unsnarl_model::walk::exprs_in_block(cx.model, &rest.to_vec())
+                .into_iter()
+                .any(|e| {
+                    cx.call(e).is_some_and(|c| {
+                        (c.name == "Read"
+                            && c.receiver.and_then(|r| cx.model.name_of(r)) == Some(mine))
+                            || (matches!(
+                                c.target.as_deref(),
+                                Some("io.ReadFull" | "io.ReadAtLeast")
+                            ) && c.positional(0).and_then(|r| cx.model.name_of(r))
+                                == Some(mine))
+                    })
+                });
+            // The first statement that calls anything (but builtins) or
+            // receives uses the pipe.
+            let first = rest.iter().copied().find(|&r| {
+                unsnarl_model::walk::exprs_in_block(cx.model, &vec![r])
+                    .into_iter()
+                    .any(|e| {
+                        matches!(cx.expr(e).kind, ExprKind::Recv(_))
+                            || cx.call(e).is_some_and(|c| !builtin(c))
+                    })
+            });
+            reads
+                && first.is_some_and(|r| {
+                    mentions(
+                        &unsnarl_model::walk::exprs_in_block(cx.model, &vec![r]),
+                        mine,
+                    )
+                })
+        })
+    })
 }
 
 /// The sleep is followed by a dial of a listener the function opened
@@ -784,6 +869,32 @@ func TestFlushOnClose(t *testing.T) {
 	nc.Close()
 }
 "#,
+        r#"
+package app
+
+import (
+	"net"
+	"testing"
+	"time"
+)
+
+func TestHandshake(t *testing.T) {
+	ca, cb := net.Pipe()
+	srv := newServer()
+	go func() {
+		if err := srv.serve(cb); err != nil {
+			t.Error(err)
+		}
+	}()
+	time.Sleep(50 * time.Millisecond) // expect
+	if !srv.Ready() {
+		t.Fatal("server not ready")
+	}
+	if _, err := ca.Write(hello()); err != nil {
+		t.Fatal(err)
+	}
+}
+"#,
     ],
     pass: &[
         r#"
@@ -1280,6 +1391,34 @@ func TestFlushOnClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	nc.Close()
+}
+"#,
+        r#"
+package app
+
+import (
+	"net"
+	"testing"
+	"time"
+)
+
+// The test talks to the server over the pipe after the sleep: the read
+// waits for the server's answer, whatever the sleep's length.
+func TestHandshake(t *testing.T) {
+	ca, cb := net.Pipe()
+	go func() {
+		if err := serve(cb); err != nil {
+			t.Error(err)
+		}
+	}()
+	time.Sleep(50 * time.Millisecond)
+	resp := make([]byte, 1024)
+	if _, err := ca.Write(hello()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ca.Read(resp); err != nil {
+		t.Fatal(err)
+	}
 }
 "#,
     ],
