@@ -442,15 +442,16 @@ fn guards_its_files(cx: &FileCx, held: &HeldSet, e: ExprId, what: &str) -> bool 
     }
     // A lock handed out per file (`flock := getFileLock(absPath)`): it
     // exists to serialize the work on that one file.
-    let f = cx.func_of(e);
-    if !owner.contains('.')
-        && !common::bindings(cx, f, owner).is_empty()
-        && common::bindings(cx, f, owner).iter().all(|(_, v)| {
-            v.and_then(|v| cx.call(v))
-                .is_some_and(|g| names_files(&g.name) && !g.args.is_empty())
-        })
-    {
-        return true;
+    if !owner.contains('.') {
+        let binds = common::bindings(cx, cx.func_of(e), owner);
+        if !binds.is_empty()
+            && binds.iter().all(|(_, v)| {
+                v.and_then(|v| cx.call(v))
+                    .is_some_and(|g| names_files(&g.name) && !g.args.is_empty())
+            })
+        {
+            return true;
+        }
     }
     if is_file_call(cx, c) {
         return on_own_file(cx, cx.func_of(e), c, owner, &[]);

@@ -1155,10 +1155,7 @@ pub fn loopback_url(cx: &FileCx, f: FuncId, e: ExprId) -> bool {
             }),
     };
     if let Some(t) = text {
-        let host = t.split_once("://").map_or("", |(_, rest)| rest);
-        return host.starts_with("127.")
-            || host.starts_with("localhost")
-            || host.starts_with("[::1]");
+        return loopback_host(t.split_once("://").map_or("", |(_, rest)| rest));
     }
     let Some(name) = cx.model.name_of(e) else {
         return false;
@@ -1172,12 +1169,17 @@ pub fn loopback_url(cx: &FileCx, f: FuncId, e: ExprId) -> bool {
         })
 }
 
+/// A host (or `host:port`) on this machine.
+fn loopback_host(s: &str) -> bool {
+    s.starts_with("127.") || s.starts_with("localhost") || s.starts_with("[::1]")
+}
+
 /// An address on this machine: a literal starting `127.`, `localhost` or
 /// `[::1]`, a listener's own address (`ln.Addr().String()`), or a local
 /// bound to one of those.
 fn loopback(cx: &FileCx, f: FuncId, e: ExprId, depth: u8) -> bool {
     if let Some(Lit::Str(s)) = cx.model.literal(e) {
-        return s.starts_with("127.") || s.starts_with("localhost") || s.starts_with("[::1]");
+        return loopback_host(s);
     }
     if let Some(c) = cx.call(cx.model.strip(e)) {
         // `ln.Addr().String()` / `ln.Addr()`.

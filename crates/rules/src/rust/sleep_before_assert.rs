@@ -491,9 +491,8 @@ fn only_yields(cx: &FileCx, sleep: ExprId) -> bool {
         let Some(body) = common::spawned_fn(cx, ExprId(i as u32)).filter(|_| task) else {
             return false;
         };
-        let in_process = !reaches_outside(cx, top);
         let yields = parks_only_on(cx, body, &[], None)
-            || (in_process && parks_only_on(cx, body, IN_PROCESS_WAITS, Some(top)));
+            || (!reaches_outside(cx, top) && parks_only_on(cx, body, IN_PROCESS_WAITS, Some(top)));
         if !yields {
             return false;
         }
