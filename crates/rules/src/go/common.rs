@@ -939,6 +939,33 @@ pub fn io_call(cx: &FileCx, c: &Call) -> Option<String> {
     {
         return Some(format!("`{callee}` {}", chain.site.what));
     }
+    // A property read of a JavaScript value in a WebAssembly program
+    // (`js.Global().Get("document")`): an object lookup, not I/O.
+    let js_property = matches!(c.name.as_str(), "Get" | "Set" | "Index" | "SetIndex")
+        && std::iter::successors(c.receiver, |&r| {
+            cx.call(cx.model.strip(r)).and_then(|k| k.receiver)
+        })
+        .any(|r| {
+            let r = cx.model.strip(r);
+            let js = |t: &str| t.starts_with("syscall/js.");
+            // `js.Global()`, or a local a function of the file returning a
+            // `js.Value` filled (`el := getElementByID(id)`).
+            cx.call(r).and_then(|k| k.target.as_deref()).is_some_and(js)
+                || cx.model.name_of(r).is_some_and(|n| {
+                    let binds = bindings(cx, cx.func_of(r), n);
+                    !binds.is_empty()
+                        && binds.iter().all(|(_, v)| {
+                            v.and_then(|v| cx.call(v))
+                                .and_then(|k| cx.callee_in_file(k))
+                                .and_then(|g| cx.func(g).returns.as_ref())
+                                .and_then(|t| t.resolved.as_deref())
+                                .is_some_and(js)
+                        })
+                })
+        });
+    if js_property {
+        return None;
+    }
     let guessable = match c.target.as_deref() {
         None => true,
         Some(t) => {

@@ -17,7 +17,8 @@ pub static META: RuleMeta = RuleMeta {
     summary: "A `go` statement starts a goroutine that does I/O, signals no WaitGroup, channel or errgroup, and reports its errors to nobody.",
     docs: r#"
 A goroutine started with `go` that does I/O (a network, database or file
-call, or a call named like one) and whose body (a func literal, or a function of
+call, or a call named like one; reading a property of a JavaScript value in
+a WebAssembly program, `js.Global().Get("document")`, is not) and whose body (a func literal, or a function of
 the scanned file) has no way to tell anyone it finished or failed: no
 `wg.Done()`, no send on or close of a channel, no `recover()`, and no
 handling of the errors it produces (they are discarded, not logged,
@@ -1119,6 +1120,28 @@ func simpleTCPServer() {
 	}
 }
 "#,
+        r#"
+//go:build js && wasm
+
+package main
+
+import (
+	"net/http"
+	"syscall/js"
+)
+
+func main() {
+	js.Global().Set("start", js.FuncOf(func(_ js.Value, _ []js.Value) interface{} {
+		go func() { // expect
+			doc := js.Global().Get("document")
+			resp, _ := http.Get("/offer")
+			render(doc, resp)
+		}()
+		return js.Undefined()
+	}))
+	select {}
+}
+"#,
     ],
     pass: &[
         r#"
@@ -1906,6 +1929,30 @@ func simpleTCPServer() {
 }
 
 func TestPool(t *testing.T) {}
+"#,
+        r#"
+//go:build js && wasm
+
+package main
+
+import "syscall/js"
+
+func getElementByID(id string) js.Value {
+	return js.Global().Get("document").Call("getElementById", id)
+}
+
+// Reading properties of JavaScript values is an object lookup, not I/O.
+func main() {
+	js.Global().Set("start", js.FuncOf(func(_ js.Value, _ []js.Value) interface{} {
+		go func() {
+			el := getElementByID("remoteSessionDescription")
+			sd := el.Get("value").String()
+			render(sd)
+		}()
+		return js.Undefined()
+	}))
+	select {}
+}
 "#,
     ],
 };
