@@ -39,7 +39,7 @@ their item is settled (`for range ticker.C`; one worker per partition or
 lease: a limit would leave some with none). Neither are a loop that starts
 one goroutine and then leaves (`go refill(); break`), nor one stopper per
 member the object already runs (`for _, svc := range s.services { go
-func() { svc.Stop() }() }`, or `Pause`, `Kill`, `Terminate`, exported or
+func() { svc.Stop() }() }`, or `Pause`, `Kill`, `Terminate`, a destructor (`destroy`, `destructValue`), exported or
 not, over the receiver's field or a list its own lookup returned, `conns
 := h.userConnections(u)`; also when the goroutine merges what the stop
 returns into a map under a mutex): nothing new is opened. A literal that
@@ -783,7 +783,7 @@ fn limited(cx: &FileCx, group: &str) -> bool {
 /// The loop walks a collection the method's receiver holds (`s.services`,
 /// or a local its own lookup returned)
 /// and the goroutine's only calls are stop-like methods (`Stop`,
-/// `Shutdown`, `Close`, `Cancel`, `Pause`, `Kill`, `Terminate`), signals (`wg.Done`), and what merges
+/// `Shutdown`, `Close`, `Cancel`, `Pause`, `Kill`, `Terminate`, a destructor), signals (`wg.Done`), and what merges
 /// a stop's result into memory (`mu.Lock()`, builtins, string helpers).
 fn stops_own_members(cx: &FileCx, f: FuncId, iter: ExprId, go_call: ExprId) -> bool {
     let top = common::outermost(cx, f);
@@ -807,11 +807,13 @@ fn stops_own_members(cx: &FileCx, f: FuncId, iter: ExprId, go_call: ExprId) -> b
                         .is_some_and(|r| cx.model.name_of(r) == Some(recv))
                 })
         });
-    let Some(g) = common::go_closure(cx, go_call) else {
-        return false;
+    // The literal's calls, or the one call a plain `go p.destroy(res)` makes.
+    let calls: Vec<&Call> = match common::go_closure(cx, go_call) {
+        Some(g) => cx.body_calls(g).filter_map(|e| cx.call(e)).collect(),
+        None => cx.call(go_call).into_iter().collect(),
     };
-    let calls: Vec<&Call> = cx.body_calls(g).filter_map(|e| cx.call(e)).collect();
-    // Exported or not (`cc.close(reason)`).
+    // Exported or not (`cc.close(reason)`); also a member's destructor
+    // (`handler.destroy(err)`, `p.destructResourceValue(v)`).
     let halts = |c: &Call| {
         let mut name = c.name.to_string();
         if let Some(first) = name.get_mut(..1) {
@@ -819,6 +821,8 @@ fn stops_own_members(cx: &FileCx, f: FuncId, iter: ExprId, go_call: ExprId) -> b
         }
         common::is_stop_method(&name)
             || matches!(name.as_str(), "Cancel" | "Pause" | "Kill" | "Terminate")
+            || name.starts_with("Destroy")
+            || name.starts_with("Destruct")
     };
     own && calls.iter().any(|c| halts(c))
         && calls.iter().all(|c| {
@@ -1251,6 +1255,50 @@ func (h *Hub) disconnect(user, reason string) {
 			_ = cc.notify(reason)
 		}(c)
 	}
+}
+"#,
+        r#"
+package app
+
+import "sync"
+
+type Resource struct{ conn Conn }
+
+type Pool struct {
+	mu         sync.Mutex
+	idle       []*Resource
+	destructWG sync.WaitGroup
+}
+
+// Each goroutine dials anew: one connection attempt per resource at once.
+func (p *Pool) Close() {
+	p.mu.Lock()
+	for _, res := range p.idle {
+		p.destructWG.Add(1)
+		go p.refreshResource(res) // expect
+	}
+	p.idle = nil
+	p.mu.Unlock()
+	p.destructWG.Wait()
+}
+
+func (p *Pool) refreshResource(r *Resource) {
+	defer p.destructWG.Done()
+	r.conn = dial()
+}
+
+type Mux struct{ handlers map[string]Handler }
+
+func (m *Mux) close(err error) {
+	var wg sync.WaitGroup
+	for _, h := range m.handlers {
+		wg.Add(1)
+		go func(h Handler) { // expect
+			h.reload(err)
+			wg.Done()
+		}(h)
+	}
+	wg.Wait()
 }
 "#,
     ],
@@ -1994,6 +2042,50 @@ func (h *Hub) disconnect(user, reason string) {
 			_ = cc.close(reason)
 		}(c)
 	}
+}
+"#,
+        r#"
+package app
+
+import "sync"
+
+type Resource struct{ conn Conn }
+
+type Pool struct {
+	mu         sync.Mutex
+	idle       []*Resource
+	destructWG sync.WaitGroup
+}
+
+// One destructor per resource the pool already holds: nothing new is opened.
+func (p *Pool) Close() {
+	p.mu.Lock()
+	for _, res := range p.idle {
+		p.destructWG.Add(1)
+		go p.destructResource(res)
+	}
+	p.idle = nil
+	p.mu.Unlock()
+	p.destructWG.Wait()
+}
+
+func (p *Pool) destructResource(r *Resource) {
+	defer p.destructWG.Done()
+	r.conn.Close()
+}
+
+type Mux struct{ handlers map[string]Handler }
+
+func (m *Mux) close(err error) {
+	var wg sync.WaitGroup
+	for _, h := range m.handlers {
+		wg.Add(1)
+		go func(h Handler) {
+			h.destroy(err)
+			wg.Done()
+		}(h)
+	}
+	wg.Wait()
 }
 "#,
     ],
