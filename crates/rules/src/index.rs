@@ -312,9 +312,11 @@ pub fn summarize(m: &FileModel, kb: &Table, lang: Language, names: &Names) -> Fi
             has_cleanup: f.is_generator && has_cleanup(m, &f.body),
             returns_awaitable,
             returns_via: returns_via.into(),
-            rejects_via: (lang.is_js_family() && f.is_async && !f.is_generator)
-                .then(|| js_rejects_via(m, &f.body))
-                .flatten(),
+            rejects_via: match (lang.is_js_family() && !f.is_generator, f.is_async) {
+                (true, true) => js_rejects_via(m, &f.body),
+                (true, false) => js_plain_rejects_via(m, &f.body),
+                (false, _) => None,
+            },
             blocking: v.blocking.map(Box::new),
             calls: v.calls.into(),
         });
@@ -412,21 +414,8 @@ fn js_rejects_via(m: &FileModel, body: &Block) -> Option<Box<[Box<str>]>> {
                 self.rejects = true;
                 return;
             };
-            // `new Promise((resolve) => ..)`: no `reject` to call.
-            let resolve_only = c.is_new
-                && c.target.as_deref() == Some("Promise")
-                && c.positional(0).is_some_and(|x| {
-                    matches!(m.expr(m.strip(x)).kind, ExprKind::Closure(f) if m.func(f).params.len() == 1)
-                });
-            let handled = resolve_only
-                || c.receiver.is_some()
-                    && match c.name.as_str() {
-                        "catch" => !c.args.is_empty(),
-                        "then" => c.args.len() >= 2,
-                        _ => false,
-                    };
             match &c.target {
-                _ if handled => {}
+                _ if js_settles_without_rejecting(m, c) => {}
                 Some(t) => self.via.push(t.as_str().into()),
                 None => self.rejects = true,
             }
@@ -462,13 +451,21 @@ fn js_rejects_via(m: &FileModel, body: &Block) -> Option<Box<[Box<str>]>> {
                     false
                 }
                 // The promise of another call, or one a field holds, becomes
-                // this function's result: its rejection with it, `try` or not.
-                StmtKind::Return(Some(v))
-                    if m.call(m.strip(*v)).is_some()
-                        || matches!(m.expr(m.strip(*v)).kind, ExprKind::Attr { .. }) =>
-                {
-                    self.rejects = true;
-                    false
+                // this function's result: its rejection with it, `try` or
+                // not; a project callee's only if that callee may reject.
+                StmtKind::Return(Some(v)) => {
+                    match m.call(m.strip(*v)) {
+                        Some(c) => match &c.target {
+                            _ if js_settles_without_rejecting(m, c) => {}
+                            Some(t) => self.via.push(t.as_str().into()),
+                            None => self.rejects = true,
+                        },
+                        None => {
+                            self.rejects |=
+                                matches!(m.expr(m.strip(*v)).kind, ExprKind::Attr { .. })
+                        }
+                    }
+                    !self.rejects
                 }
                 _ => !self.rejects,
             }
@@ -490,6 +487,73 @@ fn js_rejects_via(m: &FileModel, body: &Block) -> Option<Box<[Box<str>]>> {
     };
     walk_block(m, body, &mut g);
     (!g.rejects).then(|| g.via.into())
+}
+
+/// JS/TS, for a plain (not async) function's body: the promise it gives
+/// cannot reject when every `return` hands back one that cannot (see
+/// [`js_settles_without_rejecting`]) or the promise of a project callee that
+/// cannot either (`Some(those callees)`). A synchronous `throw` reaches the
+/// caller as an exception, not as a rejection, so it does not count. `None`
+/// when some `return` gives anything else, or there is none.
+fn js_plain_rejects_via(m: &FileModel, body: &Block) -> Option<Box<[Box<str>]>> {
+    struct Returns {
+        via: Vec<Box<str>>,
+        any: bool,
+        rejects: bool,
+    }
+    impl Visitor for Returns {
+        fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
+            if let StmtKind::Return(v) = &m.stmt(id).kind {
+                self.any = true;
+                match v.and_then(|v| m.call(m.strip(v))) {
+                    Some(c) if js_settles_without_rejecting(m, c) => {}
+                    Some(Call {
+                        target: Some(t), ..
+                    }) => self.via.push(t.as_str().into()),
+                    _ => self.rejects = true,
+                }
+            }
+            !self.rejects
+        }
+        fn enter_expr(&mut self, _m: &FileModel, _id: ExprId) -> bool {
+            false
+        }
+    }
+    let mut r = Returns {
+        via: Vec::new(),
+        any: false,
+        rejects: false,
+    };
+    walk_block(m, body, &mut r);
+    (r.any && !r.rejects).then(|| r.via.into())
+}
+
+/// JS/TS: a promise this call gives cannot reject: a chain ending in
+/// `.catch(handler)` or `.then(ok, onError)`, a `new Promise((resolve) =>
+/// ..)` (no `reject` to call), `Promise.allSettled(..)`, or
+/// `Promise.resolve(value)` of a value no call gives (a call's result may
+/// be a promise that rejects, which `resolve` adopts).
+pub(crate) fn js_settles_without_rejecting(m: &FileModel, c: &Call) -> bool {
+    match c.target.as_deref() {
+        Some("Promise") if c.is_new => c.positional(0).is_some_and(|x| {
+            matches!(m.expr(m.strip(x)).kind, ExprKind::Closure(f) if m.func(f).params.len() == 1)
+        }),
+        Some("Promise.allSettled") => true,
+        Some("Promise.resolve") => c.args.iter().all(|a| {
+            !matches!(
+                m.expr(m.strip(a.value)).kind,
+                ExprKind::Call(_) | ExprKind::Await(_)
+            )
+        }),
+        _ => {
+            c.receiver.is_some()
+                && match c.name.as_str() {
+                    "catch" => !c.args.is_empty(),
+                    "then" => c.args.len() >= 2,
+                    _ => false,
+                }
+        }
+    }
 }
 
 struct SummaryVisitor<'k> {

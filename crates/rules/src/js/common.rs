@@ -1230,14 +1230,8 @@ pub fn top_level_fn(cx: &FileCx, mut f: FuncId) -> FuncId {
 /// `p.catch(handler)` or `p.then(onOk, onErr)`: the awaited promise has its
 /// rejection handled already (it rejects only if the handler throws).
 fn handles_rejection(cx: &FileCx, awaited: ExprId) -> bool {
-    cx.call(cx.model.strip(awaited)).is_some_and(|c| {
-        c.receiver.is_some()
-            && match c.name.as_str() {
-                "catch" => !c.args.is_empty(),
-                "then" => c.args.len() >= 2,
-                _ => false,
-            }
-    })
+    cx.call(cx.model.strip(awaited))
+        .is_some_and(|c| crate::index::js_settles_without_rejecting(cx.model, c))
 }
 
 /// True when `f` has an `await` (or `for await`) anywhere in its own body.

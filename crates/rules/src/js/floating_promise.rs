@@ -63,9 +63,15 @@ another object of the class, `client.drainPromise`) starts no rejecting
 chain either. Nor does a call of an async function of the project, in
 this file or another, that catches what it awaits: every `await` sits in
 a `try` with a `catch`, or awaits another such function or a waiter with
-no `reject` (`new Promise((resolve) => (this.wake = resolve))`), and it throws
-and hands on no promise outside one (a background watcher whose `catch`
-logs or cleans up).
+no `reject` (`new Promise((resolve) => (this.wake = resolve))`) or
+`Promise.allSettled(..)`, and it throws outside none and hands on no
+promise but one that cannot reject (a background watcher whose `catch`
+logs or cleans up, sleeping through a helper `sleep(ms)` that returns a
+`new Promise((resolve) => ..)`). The same goes for a plain function of
+the project whose every `return` gives such a promise (`return
+Promise.resolve()` after an in-memory update) or that of such a function,
+and for a chain on either that only adds `.finally(..)` or an empty
+`.then()`.
 
 ## Why
 
@@ -516,14 +522,15 @@ fn only_ever_set_to(cx: &FileCx, f: FuncId, name: &str, is: impl Fn(ExprId) -> b
     assigned
 }
 
-/// Every link of the chain starting at `id` is `.finally(...)`.
+/// Every link of the chain starting at `id` is `.finally(...)`, or a
+/// `.then()` with no callback (which passes the value on, and cannot throw).
 fn only_finally(cx: &FileCx, id: ExprId) -> bool {
     let mut cur = cx.call(id);
     while let Some(c) = cur {
         if !is_chain_link(c) {
             return true;
         }
-        if c.name != "finally" {
+        if c.name != "finally" && !(c.name == "then" && c.args.is_empty()) {
             return false;
         }
         cur = c.receiver.and_then(|r| cx.call(cx.model.strip(r)));
@@ -806,6 +813,60 @@ fn check_chain(cx: &FileCx, id: ExprId, c: &Call) -> Option<Finding> {
 pub static EXAMPLES: Examples = Examples {
     language: Language::JavaScript,
     fail: &[
+        r#"
+// file: src/utils.ts
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    signal.addEventListener("abort", () => reject(new Error("aborted")));
+    setTimeout(resolve, ms);
+  });
+}
+
+// file: src/downloader.ts
+import { sleep } from "./utils";
+
+export class KeyDownloader {
+  private stopped = false;
+  private abort = new AbortController();
+
+  public onKeyRequested(): void {
+    this.downloadLoop(); // expect
+  }
+
+  private async downloadLoop(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        await this.fetchNext();
+      } catch (e) {
+        console.warn("download failed, backing off", e);
+        await sleep(5000, this.abort.signal);
+      }
+    }
+  }
+
+  private async fetchNext(): Promise<void> {}
+}
+"#,
+        r#"
+async function decryptAll(events) {
+  await Promise.all(events.map((e) => e.decrypt()));
+}
+
+class Capabilities {
+  start() {
+    this.poll().then(); // expect
+  }
+
+  poll = async () => {
+    await this.fetchCapabilities();
+    this.timer = setTimeout(this.poll, 60000);
+  };
+}
+
+function onSync(events) {
+  decryptAll(events); // expect
+}
+"#,
         r#"
 // file: src/worker.js
 function makeDeferred() {
@@ -1240,6 +1301,80 @@ class Pool {
 "#,
     ],
     pass: &[
+        r#"
+// file: src/utils.ts
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    setTimeout(resolve, ms);
+  });
+}
+
+// file: src/store/memory.ts
+export class MemoryStore {
+  private members = new Map<string, string[]>();
+
+  public clearMembers(roomId: string): Promise<void> {
+    this.members.delete(roomId);
+    return Promise.resolve();
+  }
+}
+
+// file: src/downloader.ts
+import { sleep } from "./utils";
+import { MemoryStore } from "./store/memory";
+
+export class KeyDownloader {
+  private stopped = false;
+  private store = new MemoryStore();
+
+  public onKeyRequested(roomId: string): void {
+    this.store.clearMembers(roomId);
+    this.downloadLoop();
+  }
+
+  private async downloadLoop(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        await this.fetchNext();
+      } catch (e) {
+        console.warn("download failed, backing off", e);
+        await sleep(5000);
+      }
+    }
+  }
+
+  private async fetchNext(): Promise<void> {}
+}
+"#,
+        r#"
+async function decryptBoth(event, edit) {
+  await Promise.allSettled([event.decrypt(), edit.decrypt()]);
+}
+
+async function pause(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+class Capabilities {
+  start() {
+    this.poll().then();
+  }
+
+  poll = async () => {
+    try {
+      await this.fetchCapabilities();
+    } catch (e) {
+      console.warn("capabilities fetch failed", e);
+    }
+    this.timer = setTimeout(this.poll, 60000);
+  };
+}
+
+function onSync(event, edit) {
+  decryptBoth(event, edit);
+  pause(10).finally(() => console.log("settled"));
+}
+"#,
         r#"
 class Client {
   send(msg) {

@@ -23,7 +23,9 @@ A `new Promise((resolve, reject) => ...)` whose executor:
   `close`, `response`...) and resolves from them, with no `error` listener
   and no use of `reject`; or
 - passes a Node-style callback `(err, value) => ...` whose `if (err)` branch
-  returns without calling `reject` (or `resolve`).
+  returns without calling `reject` (or `resolve`), itself or through a
+  helper the executor defines that does (`const fail = (err) =>
+  fs.close(fd, () => reject(err))`).
 
 Test code is left out: a test whose promise never settles times out, and
 the runner reports it. So is a promise only raced against an
@@ -251,6 +253,16 @@ fn dropped_error_branch(
     resolve: &str,
     reject: Option<&str>,
 ) -> Option<Span> {
+    let names = [Some(resolve), reject, Some("reject"), Some("resolve")];
+    let mentions = |text: &str| names.into_iter().flatten().any(|n| has_word(text, n));
+    // Helpers the executor defines that settle the promise (`const fail =
+    // (err) => fs.close(fd, () => reject(err))`): calling one settles too.
+    let settlers: Vec<&str> = all
+        .iter()
+        .map(|&g| cx.func(g))
+        .filter(|f| !f.name.is_empty() && mentions(cx.source(f.span)))
+        .map(|f| f.name.as_str())
+        .collect();
     for &g in all {
         let func = cx.func(g);
         let Some(p0) = func.params.first() else {
@@ -267,13 +279,11 @@ fn dropped_error_branch(
                 continue;
             }
             // Any mention of `resolve`/`reject` in the branch, callbacks
-            // included (`return pool.end(() => reject(err))`).
+            // included (`return pool.end(() => reject(err))`), or of a
+            // helper that settles (`return fail(err)`).
             let settles = then.iter().any(|&b| {
                 let text = cx.source(cx.stmt(b).span);
-                [Some(resolve), reject, Some("reject"), Some("resolve")]
-                    .into_iter()
-                    .flatten()
-                    .any(|n| has_word(text, n))
+                mentions(text) || settlers.iter().any(|n| has_word(text, n))
             });
             let returns = then
                 .last()
@@ -299,6 +309,15 @@ fn has_word(text: &str, word: &str) -> bool {
 pub static EXAMPLES: Examples = Examples {
     language: Language::JavaScript,
     fail: &[r#"
+const isLinkLogged = (fs, file, logger) =>
+  new Promise((resolve) => { // expect
+    const logError = (err) => logger.warn(err.code);
+    fs.lstat(file, (err, stats) => {
+      if (err) return logError(err);
+      resolve(stats.isSymbolicLink());
+    });
+  });
+
 const fs = require("fs");
 
 function readAll(stream) {
@@ -331,6 +350,30 @@ async function* rowsRacedWithoutOnce(stream) {
 }
 "#],
     pass: &[
+        r#"
+const isLink = (fs, file) =>
+  new Promise((resolve) => {
+    const resolveError = (err) => resolve(err.code !== "ENOENT");
+    fs.lstat(file, (err, stats) => {
+      if (err) return resolveError(err);
+      resolve(stats.isSymbolicLink());
+    });
+  });
+
+const readHeader = (fs, file) =>
+  new Promise((resolve, reject) => {
+    fs.open(file, "r", (err, fd) => {
+      if (err) return reject(err);
+      const fail = (err) => {
+        fs.close(fd, () => reject(err));
+      };
+      fs.read(fd, Buffer.alloc(16), 0, 16, 0, (err, n, buf) => {
+        if (err) return fail(err);
+        fs.close(fd, () => resolve(buf));
+      });
+    });
+  });
+"#,
         r#"
 const { once } = require("events");
 

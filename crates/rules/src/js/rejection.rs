@@ -138,9 +138,12 @@ pub(crate) fn guarded_callee_within(cx: &FileCx, c: &Call, depth: usize) -> bool
     }
     // A call of something else, or a field that may hold a promise made
     // elsewhere (`return this.#running`, set to a chain by `??=`).
+    // One that cannot reject (`new Promise((resolve) => ..)`) passes on
+    // nothing.
     let passes_on_a_promise = super::common::stmts_of(cx, f).any(|s| {
         matches!(cx.stmt(s).kind, StmtKind::Return(Some(v))
             if cx.call(cx.model.strip(v)).is_some_and(|k| local_callee(cx, k) != Some(f))
+                    && !handled_promise(cx, f, v, 0)
                 || matches!(cx.expr(cx.model.strip(v)).kind, ExprKind::Attr { .. }))
     });
     !passes_on_a_promise
@@ -194,26 +197,17 @@ fn handled_promise(cx: &FileCx, f: FuncId, v: ExprId, depth: usize) -> bool {
             handled_promise(cx, f, *then, depth + 1) && handled_promise(cx, f, *orelse, depth + 1)
         }
         ExprKind::Call(c) => {
-            if matches!(
-                c.target.as_deref(),
-                Some("Promise.resolve" | "Promise.allSettled")
-            ) {
+            // `.catch()` with no handler handles nothing: the promise it
+            // returns rejects just the same.
+            if crate::index::js_settles_without_rejecting(cx.model, c) {
                 return true;
             }
-            if !is_chain_link(c) {
-                return false;
-            }
-            match c.name.as_str() {
-                // `.catch()` with no handler handles nothing: the promise
-                // it returns rejects just the same.
-                "catch" => !c.args.is_empty(),
-                "then" if c.args.len() >= 2 => true,
-                // `.finally(cb)` or `.then(cb)` after the handler: only a
-                // throwing callback could reject it, as for any chain.
-                _ => c
-                    .receiver
-                    .is_some_and(|r| handled_promise(cx, f, r, depth + 1)),
-            }
+            // `.finally(cb)` or `.then(cb)` after the handler: only a
+            // throwing callback could reject it, as for any chain.
+            is_chain_link(c)
+                && c.name != "catch"
+                && c.receiver
+                    .is_some_and(|r| handled_promise(cx, f, r, depth + 1))
         }
         ExprKind::Attr { .. } => cx
             .model

@@ -36,7 +36,10 @@ the next round works on another. The same goes for a loop that hands an
 iterator to a helper each round (`const host = getNextHost(iterator,
 tried)`, `await this.borrowConnection(contactPointsIterator)`): a
 failover that moves to the next host, which ends when the helper runs
-out of them.
+out of them, and for a function that calls itself with the next
+candidate: `i + 1` for a parameter it indexes with (`transports[i]`), or
+the rest of a list parameter (`const [, ...rest] = candidates`,
+`candidates.slice(1)`).
 
 ## Why
 
@@ -195,6 +198,7 @@ impl RetryWithoutBackoff {
                 let Some(retry) = retry else { continue };
                 if is_one_shot_fallback(cx, &h.body)
                     || retries_once_by_argument(cx, f, &h.body, retry)
+                    || moves_to_next_candidate(cx, f, retry)
                     || invalidates_its_guard(cx, s, &h.body, retry)
                 {
                     continue;
@@ -272,6 +276,62 @@ fn retries_once_by_argument(cx: &FileCx, f: FuncId, handler: &Block, retry: Expr
                     .any(|x| cx.model.name_of(x).is_some_and(|n| fixed.contains(&n))),
                 _ => false,
             })
+}
+
+/// The recursive call moves on to the next candidate, as a failover or a
+/// search does: it passes `i + 1` for a parameter the function indexes
+/// with (`transports[i]`), or the rest of a list parameter (`const [,
+/// ...rest] = candidates`, `candidates.slice(1)`). Each call tries
+/// something new, and the list running out ends it.
+fn moves_to_next_candidate(cx: &FileCx, f: FuncId, retry: ExprId) -> bool {
+    let Some(c) = cx.call(retry) else {
+        return false;
+    };
+    let params = &cx.func(f).params;
+    let exprs: Vec<ExprId> = common::exprs_of(cx, f).collect();
+    let indexes_with = |p: &str| {
+        exprs.iter().any(|&e| {
+            matches!(cx.expr(e).kind, ExprKind::Index { index, .. }
+                if cx.model.name_of(cx.model.strip(index)) == Some(p))
+        })
+    };
+    // `p.slice(1)`.
+    let tail_of = |v: ExprId, p: &str| {
+        cx.call(v).is_some_and(|k| {
+            k.name == "slice"
+                && k.receiver
+                    .is_some_and(|r| cx.model.name_of(cx.model.strip(r)) == Some(p))
+                && k.positional(0)
+                    .is_some_and(|a| matches!(cx.model.literal(a), Some(Lit::Int(n)) if *n > 0))
+        })
+    };
+    c.args.iter().zip(params).any(|(a, p)| {
+        let (v, p) = (cx.model.strip(a.value), p.name.as_str());
+        match &cx.expr(v).kind {
+            ExprKind::Binary {
+                op: BinOp::Add,
+                left,
+                right,
+            } => {
+                cx.model.name_of(*left) == Some(p)
+                    && matches!(cx.model.literal(*right), Some(Lit::Int(1)))
+                    && indexes_with(p)
+            }
+            ExprKind::Name { id, .. } => {
+                id != p
+                    && common::stmts_of(cx, f).any(|s| {
+                        matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(val), .. }
+                            if (cx.model.name_of(*val) == Some(p)
+                                && targets.iter().any(|&t| {
+                                    cx.source(cx.expr(t).span).contains(&format!("...{id}"))
+                                }))
+                                || (tail_of(*val, p)
+                                    && targets.iter().any(|&t| cx.model.name_of(t) == Some(id.as_str()))))
+                    })
+            }
+            _ => tail_of(v, p),
+        }
+    })
 }
 
 /// The `try` runs only under a condition on some state (`if
@@ -629,6 +689,19 @@ pub static EXAMPLES: Examples = Examples {
     language: Language::JavaScript,
     fail: &[
         r#"
+function retryingTransport(transport) {
+  const request = async (method, params, attempt = 0) => {
+    try {
+      return await transport.request(method, params);
+    } catch (err) {
+      if (attempt === 5) throw err;
+      return request(method, params, attempt + 1); // expect
+    }
+  };
+  return { request };
+}
+"#,
+        r#"
 class Mailbox {
   async openFirst() {
     const lock = this.queue[0];
@@ -770,6 +843,30 @@ function pickHost(hosts, triedHosts) {
 "#,
     ],
     pass: &[
+        r#"
+function fallbackTransport(transports) {
+  const request = async (method, params, i = 0) => {
+    const transport = transports[i];
+    try {
+      return await transport.request(method, params);
+    } catch (err) {
+      if (i === transports.length - 1) throw err;
+      return request(method, params, i + 1);
+    }
+  };
+  return { request };
+}
+
+async function fetchFromCandidates(readResource, candidates) {
+  try {
+    return await readResource(candidates[0]);
+  } catch (error) {
+    const [, ...rest] = candidates;
+    if (rest.length === 0) throw error;
+    return fetchFromCandidates(readResource, rest);
+  }
+}
+"#,
         r#"
 class Mailbox {
   async processLocks() {

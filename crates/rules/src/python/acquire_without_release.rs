@@ -87,6 +87,22 @@ fn is_limiter(cx: &FileCx, r: ExprId) -> bool {
     })
 }
 
+/// `sem = asyncio.Semaphore(0)` in the function: a semaphore made with no
+/// permit is a signal, not a limit. Its `acquire()` waits for a `release()`
+/// made elsewhere (the reply arrived), and nothing is owed back.
+fn starts_empty(cx: &FileCx, f: FuncId, name: &str) -> bool {
+    let mut bound = crate::python::common::values_bound_to(cx, f, name).peekable();
+    bound.peek().is_some()
+        && bound.all(|v| {
+            v.and_then(|v| cx.call(cx.model.strip(v))).is_some_and(|c| {
+                c.name.ends_with("Semaphore")
+                    && c.positional(0)
+                        .or_else(|| c.kwarg("value"))
+                        .is_some_and(|a| matches!(cx.model.literal(a), Some(Lit::Int(0))))
+            })
+        })
+}
+
 /// Methods that hand an acquisition to their caller.
 fn delegates(name: &str) -> bool {
     if matches!(
@@ -140,6 +156,9 @@ impl Rule for AcquireWithoutRelease {
                 continue;
             };
             let f = cx.func_of(id);
+            if starts_empty(cx, f, &name) {
+                continue;
+            }
             let func = cx.func(f);
             if delegates(&func.name) || func.is_test || in_primitive_class(cx, f) {
                 continue;
@@ -190,20 +209,41 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
         }
     }
     // `acquire()` (or `if not acquire(): return`) followed by try/finally.
-    for &next in following(cx, s).iter().take(8) {
-        if let StmtKind::Try {
-            finally: Some(fin), ..
-        } = &cx.stmt(next).kind
-            && releases(cx, fin, name)
-        {
-            return None;
+    // When only guards follow it to the end of a branch of an `if` (each
+    // branch of an `if`/`elif`/`else` acquiring its own way, with
+    // `blocking=False` or a timeout), the `try` may follow the whole `if`.
+    let (mut from, mut seen) = (s, 0);
+    'climb: loop {
+        let rest = following(cx, from);
+        for &next in rest {
+            seen += 1;
+            if seen > 8 {
+                break 'climb;
+            }
+            if let StmtKind::Try {
+                finally: Some(fin), ..
+            } = &cx.stmt(next).kind
+                && releases(cx, fin, name)
+            {
+                return None;
+            }
+            // Only a guard, or a statement that cannot raise (`items =
+            // []`), may sit between the acquire and the try.
+            if !matches!(cx.stmt(next).kind, StmtKind::If { .. } | StmtKind::Pass)
+                && !binds_a_constant(cx, next)
+            {
+                break 'climb;
+            }
         }
-        // Only a guard, or a statement that cannot raise (`items = []`),
-        // may sit between the acquire and the try.
-        if !matches!(cx.stmt(next).kind, StmtKind::If { .. } | StmtKind::Pass)
-            && !binds_a_constant(cx, next)
-        {
-            break;
+        let last = rest.last().copied().unwrap_or(from);
+        match cx.tree.stmt_parent(last) {
+            Parent::Stmt(p)
+                if matches!(&cx.stmt(p).kind, StmtKind::If { then, orelse, .. }
+                if then.last() == Some(&last) || orelse.last() == Some(&last)) =>
+            {
+                from = p
+            }
+            _ => break,
         }
     }
     // A probe: the release is the very next statement, or follows only
@@ -432,6 +472,39 @@ pub static EXAMPLES: Examples = Examples {
     fail: &[
         r#"
 import asyncio
+import queue
+import threading
+
+
+class CheckedQueue(queue.Queue):
+    def __init__(self, maxsize=0):
+        super().__init__(maxsize)
+        self._put_lock = threading.Lock()
+
+    def put(self, item, block=True, timeout=None):
+        if not block:
+            acquired = self._put_lock.acquire(blocking=False)  # expect
+        else:
+            acquired = self._put_lock.acquire(timeout=timeout)  # expect
+        self._check(item)
+        try:
+            super().put(item, block, timeout)
+        finally:
+            self._put_lock.release()
+
+
+class Protocol:
+    def __init__(self):
+        self._outstanding = {}
+
+    async def receive(self, identifier, fetch):
+        semaphore = asyncio.Semaphore(value=1)
+        await semaphore.acquire()  # expect
+        self._outstanding[identifier] = await fetch(identifier)
+        semaphore.release()
+"#,
+        r#"
+import asyncio
 
 sem = asyncio.Semaphore(10)
 
@@ -536,6 +609,52 @@ class Sensor:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+import queue
+import threading
+from time import monotonic
+
+
+class SkipRepeatsQueue(queue.Queue):
+    def __init__(self, maxsize=0):
+        super().__init__(maxsize)
+        self._put_lock = threading.Lock()
+
+    def put(self, item, block=True, timeout=None):
+        if not block:
+            acquired = self._put_lock.acquire(blocking=False)
+        elif timeout is None:
+            acquired = self._put_lock.acquire()
+        else:
+            deadline = monotonic() + timeout
+            acquired = self._put_lock.acquire(timeout=timeout)
+            if acquired:
+                timeout = max(0.0, deadline - monotonic())
+        if not acquired:
+            raise queue.Full
+        try:
+            super().put(item, block, timeout)
+        finally:
+            self._put_lock.release()
+
+
+class Protocol:
+    def __init__(self):
+        self._outstanding = {}
+
+    async def receive(self, identifier, timeout):
+        semaphore = asyncio.Semaphore(value=0)
+        self._outstanding[identifier] = semaphore
+        try:
+            async with asyncio.timeout(timeout):
+                await semaphore.acquire()
+        finally:
+            del self._outstanding[identifier]
+
+    def message_received(self, identifier):
+        self._outstanding[identifier].release()
+"#,
         r#"
 import threading
 

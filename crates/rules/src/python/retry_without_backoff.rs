@@ -27,9 +27,11 @@ with no random jitter. A liveness probe is not reported: a loop that only
 awaits `ping` (or a health check) inside a deadline scope of its own
 (`with anyio.move_on_after(timeout):`), which caps the attempts. Nor is a
 loop that catches only timeouts around awaits that wait for a reply
-(`await sub.next_msg(timeout=left)`) or wait with a timeout (`await
-asyncio.wait_for(fut, timeout=t)`): each failed attempt already waited
-that long. A backoff one call down counts: the loop calls a function of
+(`await sub.next_msg(timeout=left)`, also through a one-argument wrapper,
+`await ensure_async(ch.get_msg(timeout=1))`) or wait with a timeout
+(`await asyncio.wait_for(fut, timeout=t)`), or, in blocking code, around
+a `try` that receives and sends nothing (`sock.recv(n)` caught as
+`socket.timeout`): each failed attempt already waited that long. A backoff one call down counts: the loop calls a function of
 the file that sleeps a randomized delay (`await
 self._handle_conflict(err, attempt)`).
 
@@ -633,10 +635,13 @@ fn range_len(cx: &FileCx, c: &Call) -> Option<i128> {
 }
 
 /// Only a timeout is caught around awaits that all receive (`msg = await
-/// sub.next_msg(timeout=left)`): going round waits for the same reply
-/// again, and sends nothing to anyone. Or that all wait with a timeout
-/// (`await asyncio.wait_for(reply, timeout=t)`): each failed attempt took
-/// the whole timeout before the next.
+/// sub.next_msg(timeout=left)`, also through a one-argument wrapper:
+/// `await ensure_async(ch.get_msg(timeout=1))`): going round waits for the
+/// same reply again, and sends nothing to anyone. Or that all wait with a
+/// timeout (`await asyncio.wait_for(reply, timeout=t)`): each failed
+/// attempt took the whole timeout before the next. In blocking code, the
+/// same for a `try` that only receives (`sock.recv(n)` on a socket with a
+/// timeout, caught as `socket.timeout`) and sends nothing.
 fn waits_again_for_a_reply(cx: &FileCx, tried: &Block, h: &Handler) -> bool {
     let timeouts_only = !h.types.is_empty()
         && h.types.iter().all(|t| {
@@ -646,15 +651,22 @@ fn waits_again_for_a_reply(cx: &FileCx, tried: &Block, h: &Handler) -> bool {
                     | "asyncio.TimeoutError"
                     | "asyncio.exceptions.TimeoutError"
                     | "queue.Empty"
+                    | "socket.timeout"
             ) || t.ends_with(".TimeoutError")
         });
+    if !timeouts_only {
+        return false;
+    }
     // (`get` only on a queue: `await session.get(url)` is a request.)
     let receives = |c: &Call| {
         c.receiver.is_some()
-            && (matches!(c.name.as_str(), "next_msg" | "recv" | "receive" | "wait")
-                || c.target
-                    .as_deref()
-                    .is_some_and(|t| t.ends_with("Queue.get")))
+            && (matches!(
+                c.name.as_str(),
+                "next_msg" | "get_msg" | "recv" | "recvfrom" | "recv_into" | "receive" | "wait"
+            ) || c
+                .target
+                .as_deref()
+                .is_some_and(|t| t.ends_with("Queue.get")))
     };
     // `await asyncio.wait_for(reply, timeout=t)`: a failed attempt has
     // already waited the whole timeout, so the attempts are that far apart.
@@ -662,14 +674,27 @@ fn waits_again_for_a_reply(cx: &FileCx, tried: &Block, h: &Handler) -> bool {
         c.target.as_deref() == Some("asyncio.wait_for")
             && (c.positional(1).is_some() || c.kwarg("timeout").is_some())
     };
-    timeouts_only
-        && crate::util::awaited_values(cx.model, tried).is_some_and(|aw| {
-            !aw.is_empty()
-                && aw.iter().all(|&a| {
-                    cx.call(cx.model.strip(a))
-                        .is_some_and(|c| receives(c) || bounded_wait(c))
-                })
+    let waits = |c: &Call| receives(c) || bounded_wait(c);
+    let Some(aw) = crate::util::awaited_values(cx.model, tried) else {
+        return false;
+    };
+    if aw.is_empty() {
+        let calls = unsnarl_model::walk::calls_in_block(cx.model, tried);
+        let sends = |c: &Call| {
+            ["send", "write", "connect", "request", "put"]
+                .iter()
+                .any(|p| c.name.starts_with(p))
+        };
+        return calls.iter().any(|&e| cx.call(e).is_some_and(receives))
+            && !calls.iter().any(|&e| cx.call(e).is_some_and(sends));
+    }
+    aw.iter().all(|&a| {
+        cx.call(cx.model.strip(a)).is_some_and(|c| {
+            waits(c)
+                || (c.args.len() == 1
+                    && cx.call(cx.model.strip(c.args[0].value)).is_some_and(waits))
         })
+    })
 }
 
 fn is_cancellation(t: &str) -> bool {
@@ -830,6 +855,37 @@ pub static EXAMPLES: Examples = Examples {
     language: Language::Python,
     fail: &[
         r#"
+import socket
+from queue import Empty
+
+from jupyter_core.utils import ensure_async
+
+
+class KernelClient:
+    async def execute_until_done(self, code):
+        while True:  # expect
+            try:
+                msg = await ensure_async(self.shell_channel.execute(code))
+            except Empty:
+                pass
+            else:
+                if msg["msg_type"] == "execute_reply":
+                    break
+
+
+def locate_name_server(port):
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.settimeout(0.7)
+    for _ in range(3):  # expect
+        try:
+            sock.sendto(b"GET_NSURI", ("<broadcast>", port))
+            data, _ = sock.recvfrom(100)
+            return data.decode()
+        except socket.timeout:
+            continue
+    return None
+"#,
+        r#"
 import logging
 import requests
 
@@ -977,6 +1033,40 @@ class Session:
 "#,
     ],
     pass: &[
+        r#"
+import socket
+from queue import Empty
+
+from jupyter_core.utils import ensure_async
+
+
+class KernelClient:
+    async def wait_for_ready(self):
+        while True:
+            self.kernel_info()
+            try:
+                msg = await ensure_async(self.shell_channel.get_msg(timeout=1))
+            except Empty:
+                pass
+            else:
+                if msg["msg_type"] == "kernel_info_reply":
+                    break
+
+
+class Packetizer:
+    def read_timeout(self):
+        while True:
+            try:
+                x = self.sock.recv(128)
+                if len(x) == 0:
+                    raise EOFError()
+                break
+            except socket.timeout:
+                pass
+            if self.closed:
+                raise EOFError()
+        return x
+"#,
         r#"
 import asyncio
 

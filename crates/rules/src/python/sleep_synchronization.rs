@@ -36,6 +36,14 @@ is the one judged. An awaited sleep in a test that runs on a fake clock
 (a parameter `autojump_clock`/`mock_clock` of trio, or `looptime`) is not
 reported either: it moves virtual time past a timeout exactly, at no cost.
 
+Outside tests, a sleep of under a minute is also reported when its comment
+(on its line or the line above) says it waits for something to happen
+("wait for the workers", "give it time to start", "make sure"), unless
+the comment names a delay policy (a backoff, a retry, a rate limit, an
+interval) or the sleep lasts a window the caller passes in
+(`asyncio.sleep(timeout)` of a parameter named for a timeout, window or
+duration: how long to listen for replies).
+
 ## Why
 
 The sleep encodes a guess: "the worker will be done by then". On a loaded
@@ -109,8 +117,22 @@ impl Rule for SleepSynchronization {
                     _ => cx.model.int_value(a).map(|v| v as f64),
                 })
                 .is_some_and(|v| v >= 60.0);
+            // `await asyncio.sleep(timeout)`: a window the caller chose
+            // (how long to listen for replies), not a guess of this code.
+            let callers_window = sleep_arg(c).flatten().is_some_and(|a| {
+                cx.model.name_of(a).is_some_and(|n| {
+                    let n = n.to_ascii_lowercase();
+                    (n.contains("timeout") || n.contains("window") || n.contains("duration"))
+                        && cx
+                            .func(f)
+                            .params
+                            .iter()
+                            .any(|p| p.name.eq_ignore_ascii_case(&n))
+                })
+            });
             if !cx.func(f).is_test
                 && !long
+                && !callers_window
                 && let Some(why) = waiting_comment(cx, e.span)
             {
                 out.push(cx.finding(
@@ -340,11 +362,24 @@ fn waiting_comment(cx: &FileCx, span: Span) -> Option<String> {
         "until the",
         "so that the",
     ];
+    // A delay chosen as a policy (a retry's backoff, a rate limit, a
+    // polling interval) orders nothing: "wait for backoff" is no guess.
+    const POLICY: &[&str] = &[
+        "backoff",
+        "back off",
+        "back-off",
+        "retry",
+        "retries",
+        "rate limit",
+        "throttl",
+        "interval",
+        "debounce",
+        "cooldown",
+        "cool down",
+    ];
     comments.into_iter().find_map(|c| {
         let lc = c.to_ascii_lowercase();
-        PHRASES
-            .iter()
-            .any(|p| lc.contains(p))
+        (PHRASES.iter().any(|p| lc.contains(p)) && !POLICY.iter().any(|p| lc.contains(p)))
             .then(|| c.trim().to_string())
     })
 }
@@ -443,6 +478,17 @@ async def publish(bus, event):
     await bus.send(event)
     await asyncio.sleep(0.5)  # expect: wait for the consumers to pick it up
     return bus.acked(event)
+
+async def search(listener, delay):
+    await listener.start()
+    # Wait for devices to respond.
+    await asyncio.sleep(delay)  # expect
+    listener.stop()
+
+async def reconnect(client, attempt):
+    # wait for the broker to come back
+    await asyncio.sleep(2 ** attempt)  # expect
+    await client.connect()
 "#,
         r#"
 import anyio
@@ -473,6 +519,26 @@ async def test_worker_runs_hook(worker, calls):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+async def search(listener, timeout=5):
+    await listener.start()
+    # Wait for devices to respond.
+    await asyncio.sleep(timeout)
+    listener.stop()
+
+
+class GatewayClient:
+    async def is_retryable(self, method, exception):
+        if self.retry_count == self.max_retries:
+            return False
+        # Is retryable, wait for backoff, then increment count
+        await asyncio.sleep(self.backoff_factor * (2**self.retry_count))
+        self.retry_count += 1
+        return True
+"#,
         r#"
 import asyncio
 import trio
