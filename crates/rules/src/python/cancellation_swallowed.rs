@@ -747,9 +747,8 @@ fn only_cleanup_awaits(cx: &FileCx, body: &Block) -> bool {
         let ExprKind::Await(inner) = cx.expr(e).kind else {
             return true;
         };
-        cx.call(cx.model.strip(inner)).is_some_and(|c| {
-            crate::python::common::is_closing_method(&c.name) || c.name == "disconnect"
-        })
+        cx.call(cx.model.strip(inner))
+            .is_some_and(|c| crate::python::common::is_teardown_name(&c.name))
     }) && !body.iter().any(|&s| {
         matches!(
             cx.stmt(s).kind,
@@ -1096,9 +1095,8 @@ fn function_ends_after(cx: &FileCx, t: StmtId) -> bool {
             let ExprKind::Await(inner) = cx.expr(e).kind else {
                 return true;
             };
-            cx.call(cx.model.strip(inner)).is_some_and(|c| {
-                crate::python::common::is_closing_method(c.name.trim_start_matches('_'))
-            })
+            cx.call(cx.model.strip(inner))
+                .is_some_and(|c| crate::python::common::is_teardown_name(&c.name))
         });
         if !awaits_in_block(cx.model, &rest).is_empty() && !only_closing {
             return false;
@@ -1276,6 +1274,28 @@ fn reaping_awaits(cx: &FileCx, body: &Block) -> Option<Vec<ExprId>> {
 pub static EXAMPLES: Examples = Examples {
     language: Language::Python,
     fail: &[
+        r#"
+import asyncio
+
+
+class RemoteUI:
+    def start(self):
+        self._acme_task = asyncio.create_task(self._certificate_handler())
+
+    def stop(self):
+        if self._acme_task is not None:
+            self._acme_task.cancel()
+            self._acme_task = None
+
+    async def _certificate_handler(self):
+        while True:
+            try:
+                await asyncio.sleep(3600)
+                await self._renew()
+            except asyncio.CancelledError:  # expect
+                break
+        await self.wait_for_new_config()
+"#,
         r#"
 import logging
 
@@ -1716,6 +1736,28 @@ class Pipeline:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class RemoteUI:
+    def start(self):
+        self._acme_task = asyncio.create_task(self._certificate_handler())
+
+    def stop(self):
+        if self._acme_task is not None:
+            self._acme_task.cancel()
+            self._acme_task = None
+
+    async def _certificate_handler(self):
+        while True:
+            try:
+                await asyncio.sleep(3600)
+                await self._renew()
+            except asyncio.CancelledError:
+                break
+        await self.close_backend()
+"#,
         r#"
 import asyncio
 

@@ -777,6 +777,29 @@ pub fn is_closing_method(name: &str) -> bool {
     )
 }
 
+/// A call that tears something down, by its name: a closing method
+/// (leading underscores aside), `disconnect`, or a name made of one
+/// (`close_backend`, `stop_listening`, `cleanup`, `handle_connection_closed`).
+pub fn is_teardown_name(name: &str) -> bool {
+    let n = name.trim_start_matches('_');
+    is_closing_method(n)
+        || n == "disconnect"
+        || [
+            "close_",
+            "stop_",
+            "shutdown_",
+            "disconnect_",
+            "cleanup",
+            "teardown",
+            "tear_down",
+        ]
+        .iter()
+        .any(|p| n.starts_with(p))
+        || ["_close", "_closed", "_cleanup", "_shutdown", "_teardown"]
+            .iter()
+            .any(|s| n.ends_with(s))
+}
+
 /// The values `f`'s own assignments bind to the name `name`, in source
 /// order (`None` for an assignment without a value, a bare annotation).
 pub fn values_bound_to<'a>(

@@ -27,7 +27,7 @@ spawned coroutine, no chunking, no worker pool. A teardown that releases
 what the program already holds (`gather(*(c.close() for c in
 self._conns))`, `aclose`, `wait_closed`, `stop`, `cancel`, `kill`, or a
 function or method named for one, `_close_comm(c)`,
-`self.shutdown_kernel(k)`), a notification of handlers
+`self.shutdown_kernel(k)`, its async twin `self._async_shutdown_kernel(k)`), a notification of handlers
 (`gather(*(rm.on_chain_end(out) for rm in run_managers))`, on objects
 other than `self`), or waits in
 a teardown method on each member of the object's own collection
@@ -200,6 +200,13 @@ fn check_wait(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
 
 /// A spawn inside a loop (or a comprehension) over a non-literal input.
 fn check_spawn(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
+    // `ensure_future(create_task(f(x)))` starts one task, not two: the
+    // outer call is the one judged.
+    if let Parent::Expr(p) = cx.tree.expr_parent(id)
+        && cx.call(p).is_some_and(|outer| is_task_spawn(cx, outer))
+    {
+        return;
+    }
     // In a comprehension: `[create_task(f(x)) for x in xs]`.
     let mut iter = None;
     let mut loop_item: Option<&str> = None;
@@ -523,7 +530,10 @@ fn releases(cx: &FileCx, per_item: ExprId) -> bool {
         ExprKind::Attr { name, .. } => (name.as_str(), true),
         _ => return false,
     };
+    // The async twin of a teardown names it after `async_`
+    // (`self._async_shutdown_kernel(kid)`).
     let name = name.trim_start_matches('_');
+    let name = name.strip_prefix("async_").unwrap_or(name);
     let tears_down = |verb: &str| {
         crate::python::common::is_closing_method(verb)
             || matches!(verb, "cancel" | "drain" | "kill" | "terminate")
@@ -1060,6 +1070,30 @@ fn body_takes_limiter(cx: &FileCx, f: FuncId) -> bool {
 pub static EXAMPLES: Examples = Examples {
     language: Language::Python,
     fail: &[
+        r#"
+import asyncio
+
+
+class KernelManager:
+    async def restart_all(self, now=False):
+        kids = self.list_kernel_ids()
+        futs = [self._async_start_kernel(kid, now=now) for kid in set(kids)]
+        await asyncio.gather(*futs)  # expect
+"#,
+        r#"
+import asyncio
+
+
+async def knock(address, ports, timeout):
+    tasks = []
+    for port in ports:
+        tasks.append(
+            asyncio.ensure_future(  # expect
+                asyncio.create_task(open_port(address, port, timeout))
+            )
+        )
+    await asyncio.wait(tasks)
+"#,
         r#"
 import asyncio
 
@@ -1738,6 +1772,13 @@ def close_comms(comms):
         task = asyncio.ensure_future(_close_comm(c))
         tasks.append(task)
     return tasks
+
+
+class KernelManager:
+    async def shutdown_all(self, now=False):
+        kids = self.list_kernel_ids()
+        futs = [self._async_shutdown_kernel(kid, now=now) for kid in set(kids)]
+        await asyncio.gather(*futs)
 "#,
         r#"
 import asyncio
