@@ -1260,6 +1260,7 @@ impl ProjectIndex {
             ),
         };
         match unique_in(0..u32::MAX) {
+            Ok(None) if lang.is_js_family() => self.through_barrel(lang, target),
             Ok(found) => found.map(|i| i as usize),
             // Several: the calling file's own, if it has exactly one.
             Err(()) => {
@@ -1270,6 +1271,32 @@ impl ProjectIndex {
                     .map(|i| i as usize)
             }
         }
+    }
+
+    /// JS/TS: `import { wait } from "./utils"` of a folder whose
+    /// `index.ts` re-exports its modules (`export * from "./promise"`): the
+    /// one module-level function of that name in a module under the folder
+    /// (`src/utils/promise.wait` for `src/utils.wait`), if there is exactly
+    /// one. The front end names the folder's index module after the folder.
+    fn through_barrel(&self, lang: Language, target: &str) -> Option<usize> {
+        let (folder, name) = target.rsplit_once('.')?;
+        let prefix = format!("{folder}/");
+        let mut found = None;
+        for i in self.by_last_segment.get_in(name, 0..u32::MAX) {
+            let s = self.sum(i as usize);
+            let fits = family(s.lang) == family(lang)
+                && s.qualname.strip_prefix(&prefix).is_some_and(|rest| {
+                    rest.split_once('.')
+                        .is_some_and(|(module, n)| n == name && !module.is_empty())
+                });
+            if fits {
+                if found.is_some_and(|f| f != i) {
+                    return None;
+                }
+                found = Some(i);
+            }
+        }
+        found.map(|i| i as usize)
     }
 
     /// The function numbers of file `file` (functions are in file order).

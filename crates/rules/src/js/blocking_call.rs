@@ -27,7 +27,11 @@ or a call to a sync function of the project that ends up making one of them
 (the message shows the chain). Module-level start-up code is not flagged,
 nor a script's entry point (a function called under `if (require.main ===
 module)`), nor a worker thread's module (one that uses `parentPort` or
-`workerData`): its event loop serves only that worker. Nor is a read of a
+`workerData`): its event loop serves only that worker. Nor is a
+command-line program (a module that exports nothing, reads
+`process.argv` or starts with `#!`, and registers no request or message
+handler, such as `node npm-scripts.mjs release`): it runs its steps one
+after another for one user, and a blocking call there stalls no one. Nor is a read of a
 literal path under `/proc/` or `/sys/` (`fs.readFileSync("/proc/meminfo")`),
 which the kernel answers from memory.
 
@@ -110,6 +114,20 @@ impl Rule for BlockingCall {
 pub static EXAMPLES: Examples = Examples {
     language: Language::JavaScript,
     fail: &[
+        r#"
+// file: npm-scripts.mjs
+import { execSync } from "node:child_process";
+import fs from "node:fs";
+
+export async function release() {
+  const pkg = JSON.parse(fs.readFileSync("package.json", "utf8")); // expect
+  execSync(`git tag -a ${pkg.version} -m ${pkg.version}`, { stdio: "inherit" }); // expect
+}
+
+if (process.argv[2] === "release") {
+  void release();
+}
+"#,
         r#"
 // file: pages/api/report.js
 import fs from "node:fs";
@@ -198,6 +216,31 @@ module.exports = { memory };
 "#,
     ],
     pass: &[
+        r#"
+// file: npm-scripts.mjs
+import { execSync } from "node:child_process";
+import fs from "node:fs";
+
+const task = process.argv[2];
+
+async function run() {
+  switch (task) {
+    case "release": {
+      await release();
+      break;
+    }
+    default:
+      throw new TypeError(`unknown task "${task}"`);
+  }
+}
+
+async function release() {
+  const pkg = JSON.parse(fs.readFileSync("package.json", "utf8"));
+  execSync(`git tag -a ${pkg.version} -m ${pkg.version}`, { stdio: "inherit" });
+}
+
+void run();
+"#,
         r#"
 const fs = require("fs");
 const http = require("http");

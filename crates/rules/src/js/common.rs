@@ -427,6 +427,9 @@ pub struct Handlers {
     worker_entry: bool,
     /// Functions a script runs as its entry point (see [`script_entries`]).
     entries: HashSet<FuncId>,
+    /// The module is a command-line program that serves nothing (see
+    /// [`is_command_line_program`]).
+    command_line: bool,
 }
 
 impl Handlers {
@@ -610,6 +613,7 @@ fn find_handlers(cx: &FileCx) -> Handlers {
             break;
         }
     }
+    h.command_line = is_command_line_program(cx, &h);
     h
 }
 
@@ -699,7 +703,7 @@ fn is_worker_entry(cx: &FileCx) -> bool {
 /// not start-up `main`s or tests, request/message handlers, and the
 /// callbacks and helpers nested in either.
 pub fn loop_place(cx: &FileCx, h: &Handlers, f: FuncId) -> Option<String> {
-    if h.worker_entry {
+    if h.worker_entry || h.command_line {
         return None;
     }
     let mut cur = f;
@@ -735,6 +739,17 @@ pub fn loop_place(cx: &FileCx, h: &Handlers, f: FuncId) -> Option<String> {
         nested = true;
     }
     None
+}
+
+/// A command-line program: the module exports nothing, reads its
+/// arguments (`process.argv`) or starts with `#!`, and registers no
+/// request or message handler. It runs its tasks one after another for
+/// one user, so a blocking call in it stalls no one else (`node
+/// npm-scripts.mjs release`: `execSync` and `fs.*Sync` by design).
+fn is_command_line_program(cx: &FileCx, h: &Handlers) -> bool {
+    h.kinds.is_empty()
+        && exports_nothing(cx.text)
+        && (cx.text.starts_with("#!") || cx.text.contains("process.argv"))
 }
 
 /// The functions of the file that module code calls under `if
@@ -1073,11 +1088,12 @@ pub fn delay_of(cx: &FileCx, e: ExprId) -> Option<Option<ExprId>> {
     }
     let sleepy = lname == "sleep"
         || lname == "delay"
-        || lname == "wait"
         || lname == "pause"
         || lname == "timeout"
         || lname.ends_with("sleep")
-        || lname.ends_with("delay");
+        || lname.ends_with("delay")
+        // `wait(ms)`, `promiseWait(10 * attempt)`.
+        || lname.ends_with("wait");
     (sleepy && c.args.len() <= 2).then(|| c.positional(0))
 }
 

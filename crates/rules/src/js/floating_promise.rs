@@ -562,7 +562,15 @@ fn never_rejects(cx: &FileCx, c: &Call) -> bool {
         return true;
     }
     let Some(f) = local_callee(cx, c) else {
-        return false;
+        // A plain function of another file of the project whose every
+        // `return` gives a promise that cannot reject (`return new
+        // Promise(res => requestIdleCallback(res))`, or a wait helper's).
+        return c.target.as_deref().is_some_and(|t| {
+            cx.index.resolve(cx.lang, t, cx.file).is_some_and(|i| {
+                let s = cx.index.summary(i);
+                !s.is_async && s.never_rejects
+            })
+        });
     };
     if cx.func(f).is_async {
         return false;
@@ -813,6 +821,24 @@ fn check_chain(cx: &FileCx, id: ExprId, c: &Call) -> Option<Finding> {
 pub static EXAMPLES: Examples = Examples {
     language: Language::JavaScript,
     fail: &[
+        r#"
+// file: src/utils/promise.ts
+export function idleThenFetch(url) {
+  return new Promise((res) => requestIdleCallback(() => res())).then(() => fetch(url));
+}
+
+// file: src/utils/index.ts
+export * from "./promise.ts";
+
+// file: src/buffer.ts
+import { idleThenFetch } from "./utils/index.ts";
+
+export class ChangeBuffer {
+  add(url) {
+    idleThenFetch(url).then((r) => this.store(r)); // expect
+  }
+}
+"#,
         r#"
 // file: src/utils.ts
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -1301,6 +1327,34 @@ class Pool {
 "#,
     ],
     pass: &[
+        r#"
+// file: src/utils/promise.ts
+export function promiseWait(ms = 0) {
+  return new Promise((res) => setTimeout(res, ms));
+}
+
+export function requestIdlePromise(timeout = 10000) {
+  if (typeof requestIdleCallback === "function") {
+    return new Promise((res) => requestIdleCallback(() => res(), { timeout }));
+  }
+  return promiseWait(0);
+}
+
+// file: src/utils/index.ts
+export * from "./promise.ts";
+
+// file: src/buffer.ts
+import { requestIdlePromise } from "./utils/index.ts";
+
+export class ChangeBuffer {
+  add(task) {
+    this.tasks.add(task);
+    if (this.tasks.size <= 1) {
+      requestIdlePromise().then(() => this.processTasks());
+    }
+  }
+}
+"#,
         r#"
 // file: src/utils.ts
 export function sleep(ms: number): Promise<void> {

@@ -21,7 +21,8 @@ A loop whose body awaits an operation in a `try`, leaves the loop when it
 succeeds, and goes around again from the `catch`; or an async function that
 calls itself again from its `catch`. Reported when nothing waits between
 attempts (at the loop) or when the wait is a constant with no jitter (at the
-sleep). A `catch` that can call again only once is not a retry storm: it
+sleep). A wait is `setTimeout` in a promise, `timers/promises`, or a
+helper named for one (`sleep`, `delay`, `pause`, `wait`, `promiseWait`). A `catch` that can call again only once is not a retry storm: it
 sets a flag its condition tests, passes a constant for a parameter its
 condition tests (`if (!retried) return put(key, true)`), or clears the
 state that guards the `try` (`cache.dropToken()` under `if
@@ -689,6 +690,26 @@ pub static EXAMPLES: Examples = Examples {
     language: Language::JavaScript,
     fail: &[
         r#"
+import { promiseWait } from "./utils.ts";
+
+export async function commitWithRetry(buildTx) {
+  let attempt = 0;
+  while (true) {
+    const tx = buildTx();
+    try {
+      return await tx.commit();
+    } catch (err) {
+      if (attempt < 10) {
+        attempt++;
+        await promiseWait(100); // expect
+        continue;
+      }
+      throw err;
+    }
+  }
+}
+"#,
+        r#"
 function retryingTransport(transport) {
   const request = async (method, params, attempt = 0) => {
     try {
@@ -843,6 +864,26 @@ function pickHost(hosts, triedHosts) {
 "#,
     ],
     pass: &[
+        r#"
+import { promiseWait } from "./utils.ts";
+
+export async function commitWithRetry(buildTx) {
+  let attempt = 0;
+  while (true) {
+    const tx = buildTx();
+    try {
+      return await tx.commit();
+    } catch (err) {
+      if (attempt < 10) {
+        attempt++;
+        await promiseWait(10 * attempt + Math.random() * 10);
+        continue;
+      }
+      throw err;
+    }
+  }
+}
+"#,
         r#"
 function fallbackTransport(transports) {
   const request = async (method, params, i = 0) => {
