@@ -24,7 +24,10 @@ local list that nothing awaits or drains. Tasks of a `TaskGroup` or a
 trio/anyio nursery, tasks that are returned, awaited, stored on an object
 or passed on are not reported, nor is `self.create_task(..)` in a class
 that inherits it from a base in another file (a spawner of the project's
-own, whose body is not in sight). A task kept only in a local that adds a done
+own, whose body is not in sight), nor a task running a coroutine of the
+file that never suspends (no `await`, `async for` or `async with`) and
+makes no blocking call: it runs to its end in its first step, with
+nothing left in flight to lose or cancel. A task kept only in a local that adds a done
 callback is reported at medium severity: the callback sees how it ends,
 but nothing holds a reference to it.
 
@@ -83,6 +86,7 @@ impl Rule for DiscardedTask {
                 || is_scoped_spawn(cx, c)
                 || cx.func(cx.func_of(id)).is_test
                 || inherited_spawner(cx, c)
+                || runs_in_one_step(cx, c)
             {
                 continue;
             }
@@ -124,6 +128,28 @@ impl Rule for DiscardedTask {
             out.push(f);
         }
     }
+}
+
+/// The task runs a coroutine of the file that never suspends (no `await`,
+/// `async for` or `async with`) and does no blocking I/O: bookkeeping that
+/// runs to its end in its first step, so there is nothing in flight to
+/// collect or cancel. (One that blocks on I/O, `requests.post(..)`, can
+/// still fail where nobody looks.)
+fn runs_in_one_step(cx: &FileCx, c: &Call) -> bool {
+    c.positional(0)
+        .or_else(|| c.kwarg("coro"))
+        .and_then(|a| cx.call(cx.model.strip(a)))
+        .and_then(|k| cx.callee_in_file(k))
+        .is_some_and(|f| {
+            let func = cx.func(f);
+            func.is_async
+                && !func.is_generator
+                && crate::util::awaits_in_block(cx.model, &func.body).is_empty()
+                && !cx.body_calls(f).any(|e| {
+                    cx.call(e)
+                        .is_some_and(|k| cx.effect(k, Effect::Blocking).is_some())
+                })
+        })
 }
 
 /// How the handle of the task created by `call` is lost, if it is: dropped
@@ -353,8 +379,48 @@ class SelectorEventLoop(base_events.BaseEventLoop):
     def _accept(self, conn):
         self.create_task(self._serve(conn))  # expect
 "#,
+        r#"
+import asyncio
+
+
+class HttpTransport:
+    def pause_reading(self):
+        asyncio.ensure_future(self._stop_reader())  # expect
+
+    async def _stop_reader(self):
+        self._reader_task.cancel()
+        await asyncio.sleep(0)
+        self._reader_task = None
+"#,
+        r#"
+import asyncio
+
+import requests
+
+
+class Shop:
+    async def place(self, order):
+        asyncio.create_task(self.notify_warehouse(order))  # expect
+        return order.id
+
+    async def notify_warehouse(self, order):
+        requests.post("https://warehouse.example/notify", json={"id": order.id})
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class HttpTransport:
+    def pause_reading(self):
+        asyncio.ensure_future(self._stop_reader())
+
+    async def _stop_reader(self):
+        if self._reader_task:
+            self._reader_task.cancel()
+        self._reader_task = None
+"#,
         r#"
 from .base import Owned
 

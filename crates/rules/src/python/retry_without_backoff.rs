@@ -29,7 +29,8 @@ awaits `ping` (or a health check) inside a deadline scope of its own
 loop that catches only timeouts around awaits that wait for a reply
 (`await sub.next_msg(timeout=left)`, also through a one-argument wrapper,
 `await ensure_async(ch.get_msg(timeout=1))`) or wait with a timeout
-(`await asyncio.wait_for(fut, timeout=t)`), or, in blocking code, around
+(`await asyncio.wait_for(fut, timeout=t)`, or awaits only inside `async
+with asyncio.timeout(t):`), or, in blocking code, around
 a `try` that receives and sends nothing (`sock.recv(n)` caught as
 `socket.timeout`): each failed attempt already waited that long. A backoff one call down counts: the loop calls a function of
 the file that sleeps a randomized delay (`await
@@ -675,6 +676,19 @@ fn waits_again_for_a_reply(cx: &FileCx, tried: &Block, h: &Handler) -> bool {
             && (c.positional(1).is_some() || c.kwarg("timeout").is_some())
     };
     let waits = |c: &Call| receives(c) || bounded_wait(c);
+    // `async with asyncio.timeout(t): await event.wait()`: the deadline
+    // scope is the bounded wait; a failed attempt took the whole of it.
+    let in_deadline_scope = |s: StmtId| {
+        matches!(&cx.stmt(s).kind, StmtKind::With { items, is_async: true, .. }
+            if items.iter().any(|it| crate::python::common::is_deadline_scope(cx, it.ctx)))
+    };
+    if tried.iter().any(|&s| in_deadline_scope(s))
+        && tried.iter().all(|&s| {
+            in_deadline_scope(s) || crate::util::awaits_in_block(cx.model, &vec![s]).is_empty()
+        })
+    {
+        return true;
+    }
     let Some(aw) = crate::util::awaited_values(cx.model, tried) else {
         return false;
     };
@@ -855,6 +869,25 @@ pub static EXAMPLES: Examples = Examples {
     language: Language::Python,
     fail: &[
         r#"
+import asyncio
+
+
+class LightConnection:
+    async def send_with_retries(self, msg, timeout_secs=1, max_attempts=3):
+        attempts = 0
+        while attempts < max_attempts:  # expect
+            event = asyncio.Event()
+            self.pending[msg.seq] = event
+            attempts += 1
+            try:
+                async with asyncio.timeout(timeout_secs):
+                    await self.transport.send(msg.packed)
+                    await event.wait()
+                break
+            except (TimeoutError, ConnectionError):
+                continue
+"#,
+        r#"
 import socket
 from queue import Empty
 
@@ -1033,6 +1066,25 @@ class Session:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class LightConnection:
+    async def send_with_retries(self, msg, timeout_secs=1, max_attempts=3):
+        attempts = 0
+        while attempts < max_attempts:
+            event = asyncio.Event()
+            self.pending[msg.seq] = event
+            attempts += 1
+            self.transport.sendto(msg.packed)
+            try:
+                async with asyncio.timeout(timeout_secs):
+                    await event.wait()
+                break
+            except TimeoutError:
+                continue
+"#,
         r#"
 import socket
 from queue import Empty

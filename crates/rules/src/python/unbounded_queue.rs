@@ -49,6 +49,11 @@ subclass that only its own `run` (and what `run` calls) uses. When the producers
 use `put_nowait` (a bound alone would make them raise `QueueFull`), the
 fix says how they can wait for room instead; when they already catch
 `Full` to drop what does not fit, it says the bound is all that is missing.
+A reply mailbox that the file empties before each request is left alone
+as well: a function drains what is left (`while not q.empty():
+q.get_nowait()`, itself or through a helper) and then waits for the
+answer (`await q.get()`), so the queue holds the replies to one request
+at a time (draining it only at teardown, in `close`, does not count).
 The work queue of an executor class of the project's own (based on
 `concurrent.futures.Executor`), filled by its `submit`, is left alone
 too: `submit` promises not to block, and the caller bounds the work in
@@ -123,6 +128,7 @@ impl Rule for UnboundedQueue {
                 || drains_a_pipe(cx, id)
                 || thread_own_worklist(cx, id)
                 || executor_work_queue(cx, id)
+                || emptied_before_each_request(cx, id)
             {
                 continue;
             }
@@ -559,6 +565,53 @@ fn drains_a_pipe(cx: &FileCx, ctor: ExprId) -> bool {
                     crate::python::common::enclosing_loop(cx, s).is_some_and(reads_a_stream)
                 })
         })
+}
+
+/// A reply mailbox the file empties before each request: a function drains
+/// what is left (`while not self._replies.empty(): self._replies.
+/// get_nowait()`, itself or through a helper of the file) and then waits
+/// for the answer (`await self._replies.get()`, itself or through a helper
+/// it calls). The queue holds the replies to one request at a time; a stale
+/// one is thrown away, not kept. Draining at teardown (`close`) and then
+/// reading nothing is no such thing.
+fn emptied_before_each_request(cx: &FileCx, ctor: ExprId) -> bool {
+    let Some((_, name)) = bound_name(cx, ctor) else {
+        return false;
+    };
+    let on_queue = |c: &Call, method: &str| {
+        c.name == method && c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(&*name)
+    };
+    let drains = |g: FuncId| {
+        cx.body_stmts(g).iter().any(|&s| {
+            matches!(&cx.stmt(s).kind, StmtKind::While { cond, body, .. }
+                if unsnarl_model::walk::exprs_under(cx.model, *cond)
+                    .into_iter()
+                    .any(|e| cx.call(e).is_some_and(|c| on_queue(c, "empty") || on_queue(c, "qsize")))
+                    && unsnarl_model::walk::calls_in_block(cx.model, body)
+                        .into_iter()
+                        .any(|e| cx.call(e).is_some_and(|c| on_queue(c, "get_nowait") || on_queue(c, "get"))))
+        })
+    };
+    let reads = |g: FuncId| {
+        cx.body_calls(g)
+            .any(|e| cx.call(e).is_some_and(|c| on_queue(c, "get")))
+    };
+    // The function itself, or a function of the file it calls (`depth`
+    // calls down).
+    fn itself_or_callee(cx: &FileCx, f: FuncId, depth: u32, test: &dyn Fn(FuncId) -> bool) -> bool {
+        test(f)
+            || depth > 0
+                && cx.body_calls(f).any(|e| {
+                    cx.call(e)
+                        .and_then(|c| cx.callee_in_file(c))
+                        .is_some_and(|g| g != f && itself_or_callee(cx, g, depth - 1, test))
+                })
+    }
+    cx.model.function_ids().any(|f| {
+        !crate::python::common::is_closing_method(cx.func(f).name.trim_start_matches('_'))
+            && itself_or_callee(cx, f, 1, &drains)
+            && itself_or_callee(cx, f, 2, &reads)
+    })
 }
 
 /// The queue is stored in a private attribute (`self._pending`) or a local
@@ -1078,8 +1131,66 @@ async def run_steps(agent, consumer):
         next_step_event.set()
     await task
 "#,
+        r#"
+import asyncio
+
+
+class EventPump:
+    def __init__(self):
+        self._events = asyncio.Queue()  # expect
+
+    def on_event(self, event):
+        self._events.put_nowait(event)
+
+    async def run(self, handle):
+        while True:
+            event = await self._events.get()
+            await handle(event)
+
+    def close(self):
+        while not self._events.empty():
+            self._events.get_nowait()
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class OutboundHandler:
+    def __init__(self, topic):
+        self._message_response = asyncio.Queue()
+        self._send_lock = asyncio.Lock()
+        self._topic = topic
+
+    async def async_send(self, **kwargs):
+        async with self._send_lock:
+            while not self._message_response.empty():
+                self._message_response.get_nowait()
+            publish(self._topic, **kwargs)
+            async with asyncio.timeout(3):
+                return await self._message_response.get()
+
+    def handle_ack(self, **kwargs):
+        self._message_response.put_nowait("ack")
+
+
+class RecordReader:
+    def __init__(self):
+        self._record_queue = asyncio.Queue()
+
+    async def read_first(self):
+        self._clear_read_queue()
+        publish("get_first")
+        return await self._record_queue.get()
+
+    def receive_record(self, record):
+        self._record_queue.put_nowait(record)
+
+    def _clear_read_queue(self):
+        while not self._record_queue.empty():
+            self._record_queue.get_nowait()
+"#,
         r#"
 from logging import Handler
 from logging.handlers import QueueHandler, QueueListener
