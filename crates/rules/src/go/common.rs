@@ -9,8 +9,8 @@ use unsnarl_model::walk::Parent;
 use unsnarl_model::*;
 
 /// Generated files (`// Code generated ... DO NOT EDIT.`) are skipped, and
-/// so are files excluded from every build (`//go:build ignore`: generator
-/// scripts run by hand). Files kept out of packages (under `testdata/`) are
+/// so are files excluded from every build (`//go:build ignore`, or `//
+/// +build ignore` before Go 1.17: generator scripts run by hand). Files kept out of packages (under `testdata/`) are
 /// not even read: the walk leaves them out unless they are what the user
 /// asked to scan.
 pub fn skip_file(cx: &FileCx) -> bool {
@@ -25,6 +25,13 @@ fn build_ignored(text: &str) -> bool {
         let t = line.trim();
         if let Some(expr) = t.strip_prefix("//go:build ") {
             return expr.trim() == "ignore";
+        }
+        // The form before Go 1.17: `// +build ignore` (a space between
+        // terms means "or": `// +build ignore linux` is built on Linux).
+        if let Some(terms) = t.strip_prefix("// +build ")
+            && terms.trim() == "ignore"
+        {
+            return true;
         }
         if t.starts_with("package ") {
             break;

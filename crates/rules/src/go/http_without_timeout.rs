@@ -22,7 +22,8 @@ Flags, in non-test code:
   stands in for a client the caller did not pass (`if hc == nil { hc =
   &http.Client{} }` for a parameter or an exported option field): the
   caller sets the policy by passing its own; or returned by an exported
-  factory (`return &http.Client{Transport: t}`, also through an
+  factory (`return &http.Client{Transport: t}`, also with an error beside
+  it, as an exported field of the struct it returns, or through an
   unexported helper only such factories call), whose callers set it;
   or used only to `Do` requests bound to the function's context
   (`http.NewRequestWithContext(ctx, ..)`, `req.WithContext(ctx)`, the
@@ -464,10 +465,32 @@ fn passes_own_params(cx: &FileCx, func: &Function, c: &Call) -> bool {
 /// `return &http.Client{Transport: t}` from an exported function: a
 /// factory, like `http.Client`'s own zero value, that hands the client to
 /// callers who set their own `Timeout` or bound requests with contexts.
+/// Also with an error beside it (`return &http.Client{..}, nil`) or as a
+/// field of the struct it returns (`return &Client{Client:
+/// &http.Client{..}}, nil`), where callers reach it just the same.
 fn returned_by_factory(cx: &FileCx, lit: ExprId) -> bool {
     let mut e = lit;
     while let Parent::Expr(p) = cx.tree.expr_parent(e) {
-        if !matches!(cx.expr(p).kind, ExprKind::Unary { .. }) {
+        let passes = match &cx.expr(p).kind {
+            ExprKind::Unary { .. } => true,
+            ExprKind::Collection {
+                kind: CollKind::Tuple,
+                ..
+            } => true,
+            // Only an exported field: an unexported one hides the client.
+            ExprKind::Collection {
+                kind: CollKind::Struct,
+                elems,
+                keys,
+                ..
+            } => elems.iter().position(|&x| x == e).is_some_and(|i| {
+                keys.get(i)
+                    .and_then(|k| k.as_deref())
+                    .is_some_and(|k| k.starts_with(|c: char| c.is_ascii_uppercase()))
+            }),
+            _ => false,
+        };
+        if !passes {
             return false;
         }
         e = p;
@@ -622,6 +645,47 @@ fn deadline_set(cx: &FileCx, dial: ExprId) -> bool {
 pub static EXAMPLES: Examples = Examples {
     language: Language::Go,
     fail: &[
+        r#"
+// Copyright 2012 Google, Inc. All rights reserved.
+
+// +build ignore linux
+
+package main
+
+import (
+	"io"
+	"net/http"
+	"os"
+)
+
+func main() {
+	resp, err := http.Get("https://standards-oui.ieee.org/oui/oui.txt") // expect
+	if err != nil {
+		panic(err)
+	}
+	defer resp.Body.Close()
+	io.Copy(os.Stdout, resp.Body)
+}
+"#,
+        r#"
+package ca
+
+import "net/http"
+
+type client struct {
+	caURL string
+	http  *http.Client
+}
+
+func NewClient(caURL string, tr http.RoundTripper) (*client, error) {
+	return &client{
+		caURL: caURL,
+		http: &http.Client{ // expect
+			Transport: tr,
+		},
+	}, nil
+}
+"#,
         r#"
 package app
 
@@ -790,6 +854,54 @@ func SignalCandidate(peer string, candidate string) error {
 "#,
     ],
     pass: &[
+        r#"
+// Copyright 2012 Google, Inc. All rights reserved.
+
+// +build ignore
+
+// This binary pulls the list of known MAC prefixes and writes them out.
+package main
+
+import (
+	"io"
+	"net/http"
+	"os"
+)
+
+func main() {
+	resp, err := http.Get("https://standards-oui.ieee.org/oui/oui.txt")
+	if err != nil {
+		panic(err)
+	}
+	defer resp.Body.Close()
+	io.Copy(os.Stdout, resp.Body)
+}
+"#,
+        r#"
+package ca
+
+import "net/http"
+
+type Client struct {
+	CaURL  string
+	Client *http.Client
+}
+
+func Bootstrap(t http.RoundTripper) (*http.Client, error) {
+	return &http.Client{
+		Transport: t,
+	}, nil
+}
+
+func NewClient(caURL string, tr http.RoundTripper) (*Client, error) {
+	return &Client{
+		CaURL: caURL,
+		Client: &http.Client{
+			Transport: tr,
+		},
+	}, nil
+}
+"#,
         r#"
 package netdefaults
 

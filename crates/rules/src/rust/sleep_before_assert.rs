@@ -26,7 +26,8 @@ loops (polling) are not flagged, and neither are sleeps whose following
 checks block until the other side acts (`assert_eq!(rx.recv(), Ok(1))`, a
 `join()`, an await or `block_on` of the spawned task's handle, a `select`, an `accept`,
 a stream's `next().await`, a socket `read` (when the file sets no read
-timeout), a `send` the assertion checks; not the
+timeout), a `send` or a `flush`/`force_flush` whose result the assertion
+checks; not the
 `try_*`/`*_timeout` forms) or read only what the sleeping code owns (its
 own locals built from literals, constants, task-locals, thread-locals;
 not a `static` built by a call, such as a counter other threads bump): those pass
@@ -754,6 +755,19 @@ fn observes_by_blocking(cx: &FileCx, rest: &[StmtId]) -> bool {
         .filter(|&e| is_assert(cx, e))
         .flat_map(|a| unsnarl_model::walk::exprs_under(cx.model, a))
         .collect();
+    // `let x = <e>;` where the assertions read `x`.
+    let bound_and_asserted = |e: ExprId| {
+        let Parent::Stmt(s) = cx.tree.expr_parent(e) else {
+            return false;
+        };
+        let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind else {
+            return false;
+        };
+        targets
+            .iter()
+            .filter_map(|&t| cx.model.name_of(t))
+            .any(|n| asserted.iter().any(|&a| cx.model.name_of(a) == Some(n)))
+    };
     exprs.iter().any(|&e| {
         if let ExprKind::Await(inner) = &cx.expr(e).kind {
             return awaits_spawned_task(cx, *inner);
@@ -779,6 +793,10 @@ fn observes_by_blocking(cx: &FileCx, rest: &[StmtId]) -> bool {
             }),
             "wait" | "acquire" => method && c.args.len() <= 1,
             "send" | "send_async" => method && asserted.contains(&e),
+            // `let res = processor.force_flush(); assert!(res.is_ok())`: a
+            // flush the assertion checks returns once the other side has
+            // taken everything (or failed to).
+            "flush" | "force_flush" => method && (asserted.contains(&e) || bound_and_asserted(e)),
             // `stream.read(&mut buf)`: waits for the peer's bytes or its
             // close, unless the test put a timeout on the socket.
             "read" | "read_exact" | "read_to_end" | "read_to_string" | "read_line" => {
@@ -1217,6 +1235,26 @@ pub static EXAMPLES: Examples = Examples {
         r#"
 use std::time::Duration;
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn batch_processor_exports_on_tick() {
+        let (exporter, mut export_receiver) = new_exporter();
+        let processor = BatchSpanProcessor::new(exporter);
+        let handle = tokio::spawn(async move { export_receiver.recv().await });
+        processor.on_end(span());
+        tokio::time::sleep(Duration::from_secs(1)).await; // expect
+        let exported = processor.exported_count();
+        assert_eq!(exported, 1);
+        handle.abort();
+    }
+}
+"#,
+        r#"
+use std::time::Duration;
+
 #[test]
 fn worker_processes_job() {
     let (tx, rx) = std::sync::mpsc::sync_channel(1);
@@ -1593,6 +1631,26 @@ mod tests {
 "#,
     ],
     pass: &[
+        r#"
+use std::time::Duration;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn batch_processor_exports_on_flush() {
+        let (exporter, mut export_receiver) = new_exporter();
+        let processor = BatchSpanProcessor::new(exporter);
+        let handle = tokio::spawn(async move { export_receiver.recv().await });
+        tokio::time::sleep(Duration::from_secs(1)).await; // skip the first tick
+        processor.on_end(span());
+        let flush_res = processor.force_flush();
+        assert!(flush_res.is_ok());
+        assert!(tokio::time::timeout(Duration::from_secs(5), handle).await.is_ok());
+    }
+}
+"#,
         r#"
 use std::time::Duration;
 
