@@ -410,7 +410,12 @@ fn js_rejects_via(m: &FileModel, body: &Block) -> Option<Box<[Box<str>]>> {
     }
     impl Guard {
         fn awaited(&mut self, m: &FileModel, e: ExprId) {
-            let Some(c) = m.call(m.strip(e)) else {
+            let e = m.strip(e);
+            if let Some(name) = m.name_of(e) {
+                self.rejects |= !js_local_settles(m, name);
+                return;
+            }
+            let Some(c) = m.call(e) else {
                 self.rejects = true;
                 return;
             };
@@ -487,6 +492,22 @@ fn js_rejects_via(m: &FileModel, body: &Block) -> Option<Box<[Box<str>]>> {
     };
     walk_block(m, body, &mut g);
     (!g.rejects).then(|| g.via.into())
+}
+
+/// JS/TS: every value the file assigns to `name` (anywhere: a name
+/// shadowed elsewhere only adds values), clearing it aside, is a promise
+/// that cannot reject (`p = write(req).catch((e) => reject(e))`), so
+/// `await name` cannot reject. `false` when the file assigns it nothing
+/// else (a parameter, an import).
+pub(crate) fn js_local_settles(m: &FileModel, name: &str) -> bool {
+    crate::util::every_assigned_value(
+        m,
+        |t| m.name_of(t) == Some(name),
+        |v| {
+            m.call(m.strip(v))
+                .is_some_and(|c| js_settles_without_rejecting(m, c))
+        },
+    )
 }
 
 /// JS/TS, for a plain (not async) function's body: the promise it gives

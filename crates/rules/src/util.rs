@@ -4,6 +4,54 @@ use crate::context::FileCx;
 use unsnarl_model::walk::{Parent, Visitor, walk_block};
 use unsnarl_model::*;
 
+/// How many times `word` occurs in `text` as a whole identifier (not as
+/// part of a longer one: `start` is not counted in `restart` or `$start`).
+pub fn word_count(text: &str, word: &str) -> usize {
+    let b = text.as_bytes();
+    let n = word.len();
+    let is_word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$';
+    text.match_indices(word)
+        .filter(|&(i, _)| {
+            (i == 0 || !is_word(b[i - 1])) && b.get(i + n).is_none_or(|&c| !is_word(c))
+        })
+        .count()
+}
+
+/// Every value the file assigns to what `is_target` accepts (by `=` in a
+/// statement or inside an expression), clearing it to `null`/`undefined`/
+/// `None` aside, passes `ok`, and there is at least one: what the name or
+/// field can hold, wherever it is read.
+pub fn every_assigned_value(
+    m: &FileModel,
+    is_target: impl Fn(ExprId) -> bool,
+    ok: impl Fn(ExprId) -> bool,
+) -> bool {
+    let cleared = |v: ExprId| matches!(m.literal(m.strip(v)), Some(Lit::Null));
+    let mut any = false;
+    let statements = m.stmts.iter().filter_map(|st| match &st.kind {
+        StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } if targets.iter().any(|&t| is_target(t)) => Some(*v),
+        _ => None,
+    });
+    let expressions = m.exprs.iter().filter_map(|ex| match &ex.kind {
+        ExprKind::AssignExpr { target, value, .. } if is_target(*target) => Some(*value),
+        _ => None,
+    });
+    for v in statements.chain(expressions) {
+        if cleared(v) {
+            continue;
+        }
+        if !ok(v) {
+            return false;
+        }
+        any = true;
+    }
+    any
+}
+
 /// `name` is a name inside `prefix`: `prefix` then one of `seps` then more
 /// (`asyncio.sleep` under `asyncio`). Asked per import or per call, so it
 /// builds no string.

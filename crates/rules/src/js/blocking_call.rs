@@ -24,13 +24,18 @@ on the event loop even when they are not `async`: `fs.readFileSync` and the
 other `fs.*Sync` calls, `execSync`/`execFileSync`/`spawnSync`, `zlib.*Sync`,
 a synchronous `XMLHttpRequest` (`open(method, url, false)`), `Atomics.wait`,
 or a call to a sync function of the project that ends up making one of them
-(the message shows the chain). Module-level start-up code is not flagged,
-nor a script's entry point (a function called under `if (require.main ===
-module)`), nor a worker thread's module (one that uses `parentPort` or
+(the message shows the chain). Start-up code is not flagged: module-level
+code, functions that by name run once (`main`, `bootstrap`, `setup`,
+`init`, `initialize`, `start`), a script's entry point (a function called
+under `if (require.main === module)`, alone or joined to other tests by
+`||`), and the functions of the module that only such code calls. Nor is
+a worker thread's module (one that uses `parentPort` or
 `workerData`): its event loop serves only that worker. Nor is a
-command-line program (a module that exports nothing, reads
-`process.argv` or starts with `#!`, and registers no request or message
-handler, such as `node npm-scripts.mjs release`): it runs its steps one
+command-line program, a module that registers no request or message
+handler and either exports nothing and reads `process.argv` or starts
+with `#!` (`node npm-scripts.mjs release`), or is named `cli` (`cli-*`,
+`*-cli`) or sits in a folder so named or in a `bin/` or `scripts/` folder
+(`lib/cli.js`, `scripts/release.mjs`): it runs its steps one
 after another for one user, and a blocking call there stalls no one. Nor is a read of a
 literal path under `/proc/` or `/sys/` (`fs.readFileSync("/proc/meminfo")`),
 which the kernel answers from memory.
@@ -214,6 +219,49 @@ async function memory() {
 }
 module.exports = { memory };
 "#,
+        r#"
+// file: index.js
+const fs = require("node:fs");
+
+// `checkDist` is exported too: a server module may call it per request.
+async function checkDist() {
+  return fs.readFileSync("dist/.hash", "utf8"); // expect
+}
+
+async function start() {
+  await checkDist();
+}
+
+if (require.main === module || process.env.FORCE_START) {
+  void start();
+}
+module.exports = { checkDist };
+"#,
+        r#"
+// file: lib/client.js
+const fs = require("node:fs");
+
+module.exports = {
+  async execute(options) {
+    if (fs.existsSync(options.suppressionsFile)) { // expect
+      return JSON.parse(await fs.promises.readFile(options.suppressionsFile, "utf8"));
+    }
+    return {};
+  },
+};
+"#,
+        r#"
+// file: src/extension/frontend.js
+const fs = require("node:fs");
+
+class Frontend {
+  async serve(req, res) {
+    const cert = fs.readFileSync(this.certPath); // expect
+    res.end(cert);
+  }
+}
+module.exports = Frontend;
+"#,
     ],
     pass: &[
         r#"
@@ -321,6 +369,66 @@ async function memory() {
   return { free: +/MemAvailable:\s+(\d+)/.exec(info)[1] * 1024, quota };
 }
 module.exports = { memory };
+"#,
+        r#"
+// file: index.js
+const fs = require("node:fs");
+
+// Called only by the script's entry point: start-up code too.
+async function checkDist() {
+  return fs.readFileSync("dist/.hash", "utf8");
+}
+
+async function start() {
+  await checkDist();
+}
+
+if (require.main === module || process.env.FORCE_START) {
+  if (process.env.CHECK_ONLY) {
+    void checkDist();
+  } else {
+    void start();
+  }
+}
+"#,
+        r#"
+// file: lib/cli.js
+const fs = require("node:fs");
+
+// The command-line interface, which `bin/tool.js` calls for one command.
+module.exports = {
+  async execute(options) {
+    if (fs.existsSync(options.suppressionsFile)) {
+      return JSON.parse(await fs.promises.readFile(options.suppressionsFile, "utf8"));
+    }
+    return {};
+  },
+};
+"#,
+        r#"
+// file: src/extension/frontend.js
+const fs = require("node:fs");
+const https = require("node:https");
+
+class Frontend {
+  async start() {
+    // Once, before the server exists: nothing is waiting on the loop yet.
+    const options = fs.existsSync(this.keyPath)
+      ? { key: fs.readFileSync(this.keyPath), cert: fs.readFileSync(this.certPath) }
+      : {};
+    this.server = https.createServer(options, (req, res) => this.onRequest(req, res));
+  }
+}
+module.exports = Frontend;
+"#,
+        r#"
+// file: scripts/issue-bot.mjs
+import { execSync } from "node:child_process";
+
+export default async function run({ github, context }) {
+  const hits = execSync(`grep -rl ${context.payload.issue.number} docs`).toString();
+  await github.rest.issues.createComment({ body: hits });
+}
 "#,
     ],
 };

@@ -27,7 +27,10 @@ are different entries of one store). A value that only awaits a dynamic
 `import(..)` (directly, as compiled to CommonJS, `Promise.resolve().then(()
 => __importStar(require(x)))`, or through a helper of the file whose only
 awaits are `import(..)`) is not: the module loader loads the module once, and every
-racer stores the same namespace.
+racer stores the same namespace. Nor is a function that runs under a
+lock: one that takes it (`await mutex.acquire()`), the callback a lock
+runs (`mutex.runExclusive(async () => ...)`, `exclusiveRun`), or a private
+method (`#resolve`) that its class calls only from such code.
 
 ## Why
 
@@ -154,12 +157,47 @@ fn returns_state(cx: &FileCx, f: FuncId, t: &Target) -> bool {
     })
 }
 
-/// The function takes a lock (then the check is protected).
+/// The function runs under a lock, so the check is protected: it takes one
+/// itself, it is the callback a lock runs (`mutex.runExclusive(async () =>
+/// ...)`), or it is a private method (`#resolve`) that the class only
+/// calls under one (`this.#mutex.exclusiveRun(() => this.#resolve(x))`).
 fn uses_lock(cx: &FileCx, f: FuncId) -> bool {
-    common::calls_of(cx, f).any(|e| {
-        let c = cx.call(e).unwrap();
-        matches!(c.name.as_str(), "acquire" | "runExclusive" | "lock")
-    })
+    takes_lock(cx, f) || run_by_lock(cx, f) || private_under_lock(cx, f)
+}
+
+/// Calls that take a lock, or run their callback holding one
+/// (async-mutex's `runExclusive`, hardhat's `exclusiveRun`).
+fn is_lock_call(c: &Call) -> bool {
+    matches!(
+        c.name.as_str(),
+        "acquire" | "runExclusive" | "exclusiveRun" | "lock" | "withLock"
+    )
+}
+
+fn takes_lock(cx: &FileCx, f: FuncId) -> bool {
+    common::calls_of(cx, f).any(|e| is_lock_call(cx.call(e).unwrap()))
+}
+
+/// `f` is a callback passed straight to a lock call.
+fn run_by_lock(cx: &FileCx, f: FuncId) -> bool {
+    common::closure_call_site(cx, f)
+        .and_then(|(site, _)| cx.call(site))
+        .is_some_and(is_lock_call)
+}
+
+/// `f` is a private method, and each call of it in the file is made by a
+/// function that runs under a lock.
+fn private_under_lock(cx: &FileCx, f: FuncId) -> bool {
+    let func = cx.func(f);
+    if !func.name.starts_with('#') || func.class.is_none() {
+        return false;
+    }
+    let calls = cx.calls_named(&[func.name.as_str()]);
+    !calls.is_empty()
+        && calls.iter().all(|(e, _)| {
+            let from = cx.func_of(*e);
+            from != f && (takes_lock(cx, from) || run_by_lock(cx, from))
+        })
 }
 
 /// The shared state `cond` tests for absence (`absent`) or presence.
@@ -682,6 +720,29 @@ async function getClient() {
 }
 exports.getClient = getClient;
 "#,
+        r#"
+export class Resolver {
+  #mutex = new AsyncMutex();
+  #resolved = new Map();
+
+  async resolve(path) {
+    return await this.#mutex.exclusiveRun(async () => this.#resolveFile(path));
+  }
+
+  async resolveUnlocked(path) {
+    return await this.#resolveFile(path);
+  }
+
+  async #resolveFile(path) {
+    if (this.#resolved.has(path)) {
+      return this.#resolved.get(path);
+    }
+    const file = await readSource(path);
+    this.#resolved.set(path, file); // expect
+    return file;
+  }
+}
+"#,
     ],
     pass: &[
         r#"
@@ -810,6 +871,53 @@ async function loadOps() {
 }
 
 module.exports = { loadOps };
+"#,
+        r#"
+const handlersPerConnection = new WeakMap();
+const initializationMutex = new AsyncMutex();
+
+export async function handlersFor(connection) {
+  const known = handlersPerConnection.get(connection);
+  if (known !== undefined) {
+    return known;
+  }
+  return await initializationMutex.exclusiveRun(async () => {
+    // Checked again: another caller may have filled it while we waited.
+    const again = handlersPerConnection.get(connection);
+    if (again !== undefined) {
+      return again;
+    }
+    const created = await createHandlers(connection);
+    handlersPerConnection.set(connection, created);
+    return created;
+  });
+}
+"#,
+        r#"
+export class Resolver {
+  #mutex = new AsyncMutex();
+  #resolved = new Map();
+
+  async resolve(path) {
+    return await this.#mutex.exclusiveRun(async () => this.#resolveFile(path));
+  }
+
+  async resolveImport(from, spec) {
+    return await this.#mutex.exclusiveRun(async () => {
+      const path = join(dirname(from), spec);
+      return await this.#resolveFile(path);
+    });
+  }
+
+  async #resolveFile(path) {
+    if (this.#resolved.has(path)) {
+      return this.#resolved.get(path);
+    }
+    const file = await readSource(path);
+    this.#resolved.set(path, file);
+    return file;
+  }
+}
 "#,
     ],
 };

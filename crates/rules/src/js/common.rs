@@ -428,7 +428,7 @@ pub struct Handlers {
     /// Functions a script runs as its entry point (see [`script_entries`]).
     entries: HashSet<FuncId>,
     /// The module is a command-line program that serves nothing (see
-    /// [`is_command_line_program`]).
+    /// [`is_command_line_program`] and [`is_cli_module`]).
     command_line: bool,
 }
 
@@ -741,20 +741,44 @@ pub fn loop_place(cx: &FileCx, h: &Handlers, f: FuncId) -> Option<String> {
     None
 }
 
-/// A command-line program: the module exports nothing, reads its
-/// arguments (`process.argv`) or starts with `#!`, and registers no
-/// request or message handler. It runs its tasks one after another for
+/// A command-line program: a module that registers no request or message
+/// handler and that either its path names as part of a command-line
+/// interface or that exports nothing and reads its arguments
+/// (`process.argv`) or starts with `#!`. It runs its tasks one after another for
 /// one user, so a blocking call in it stalls no one else (`node
 /// npm-scripts.mjs release`: `execSync` and `fs.*Sync` by design).
 fn is_command_line_program(cx: &FileCx, h: &Handlers) -> bool {
     h.kinds.is_empty()
-        && exports_nothing(cx.text)
-        && (cx.text.starts_with("#!") || cx.text.contains("process.argv"))
+        && (is_cli_module(&cx.model.module)
+            || exports_nothing(cx.text)
+                && (cx.text.starts_with("#!") || cx.text.contains("process.argv")))
+}
+
+/// A module that its path names as part of a command-line interface or a
+/// script: a file named `cli` (or `cli-*`, `*-cli`), or one under a folder
+/// so named or a `bin/` or `scripts/` folder (eslint's `lib/cli.js`,
+/// `src/internal/cli/init/package-manager.js`, `tools/cli-client/
+/// program.js`, `scripts/release.mjs`). Such code runs the steps of one
+/// command for one user, even when it exports them for an executable to
+/// call.
+fn is_cli_module(module: &str) -> bool {
+    let cli = |p: &str| {
+        p == "cli"
+            || p.starts_with("cli-")
+            || p.starts_with("cli_")
+            || p.ends_with("-cli")
+            || p.ends_with("_cli")
+    };
+    let mut parts = module.split('/');
+    let file = parts.next_back().unwrap_or_default();
+    cli(file) || parts.any(|d| cli(d) || d == "bin" || d == "scripts")
 }
 
 /// The functions of the file that module code calls under `if
-/// (require.main === module)`: the file is a script, and they are its entry
-/// point, which runs once at start-up like a `main`.
+/// (require.main === module)` (or a test that `||` joins to it): the file
+/// is a script, and they are its entry point, which runs once at start-up
+/// like a `main`. So do the module's functions that only its entry code
+/// calls (`start()` calling `checkDist()`): see [`reached_only_from`].
 fn script_entries(cx: &FileCx) -> HashSet<FuncId> {
     let mut out = HashSet::new();
     for &s in &cx.func(FuncId(0)).body {
@@ -766,10 +790,13 @@ fn script_entries(cx: &FileCx) -> HashSet<FuncId> {
             .chars()
             .filter(|c| !c.is_whitespace())
             .collect();
-        if !matches!(
-            test.as_str(),
-            "require.main===module" | "require.main==module" | "module===require.main"
-        ) {
+        let is_main = |t: &str| {
+            matches!(
+                t.trim_start_matches('(').trim_end_matches(')'),
+                "require.main===module" | "require.main==module" | "module===require.main"
+            )
+        };
+        if !test.split("||").any(is_main) {
             continue;
         }
         for e in unsnarl_model::walk::calls_in_block(cx.model, then) {
@@ -778,10 +805,77 @@ fn script_entries(cx: &FileCx) -> HashSet<FuncId> {
             }
         }
     }
+    // Start-up functions by name, so that what only they call is too
+    // (`init()` calling `migrateConfig()`).
+    out.extend(
+        cx.model
+            .function_ids()
+            .filter(|&f| f.0 != 0 && is_startup_name(&cx.func(f).name)),
+    );
+    if !out.is_empty() {
+        reached_only_from(cx, &mut out);
+    }
     out
 }
 
-/// Functions that by name run once at start-up.
+/// Adds to `set` the module-level functions whose every mention in the
+/// file is their definition or a plain call from code already in `set`
+/// (or nested in it): they run only as part of it. A function that is
+/// exported, passed as a value or called from anywhere else has other
+/// mentions and stays out.
+fn reached_only_from(cx: &FileCx, set: &mut HashSet<FuncId>) {
+    let inside = |set: &HashSet<FuncId>, mut f: FuncId| loop {
+        if set.contains(&f) {
+            return true;
+        }
+        match cx.func(f).parent {
+            Some(p) if p != FuncId(0) => f = p,
+            _ => return false,
+        }
+    };
+    // Every plain in-file call: callee, and the function it is made from.
+    let mut calls: Vec<(FuncId, FuncId)> = Vec::new();
+    for (i, e) in cx.model.exprs.iter().enumerate() {
+        if let ExprKind::Call(c) = &e.kind
+            && c.receiver.is_none()
+            && let Some(g) = cx.callee_in_file(c)
+        {
+            calls.push((g, cx.func_of(ExprId(i as u32))));
+        }
+    }
+    loop {
+        let mut added = false;
+        for f in cx.model.function_ids() {
+            let func = cx.func(f);
+            if set.contains(&f)
+                || func.parent != Some(FuncId(0))
+                || func.class.is_some()
+                || func.name.is_empty()
+            {
+                continue;
+            }
+            let sites: Vec<FuncId> = calls
+                .iter()
+                .filter(|(g, _)| *g == f)
+                .map(|(_, from)| *from)
+                .collect();
+            if sites.is_empty()
+                || !sites.iter().all(|&from| inside(set, from))
+                || crate::util::word_count(cx.text, &func.name) != sites.len() + 1
+            {
+                continue;
+            }
+            set.insert(f);
+            added = true;
+        }
+        if !added {
+            return;
+        }
+    }
+}
+
+/// Functions that by name run once at start-up (a service's `init` or
+/// `start`, a script's `main`).
 fn is_startup_name(name: &str) -> bool {
     matches!(
         name,
@@ -793,6 +887,9 @@ fn is_startup_name(name: &str) -> bool {
             | "setup"
             | "globalSetup"
             | "globalTeardown"
+            | "init"
+            | "initialize"
+            | "start"
     )
 }
 
@@ -1243,10 +1340,16 @@ pub fn top_level_fn(cx: &FileCx, mut f: FuncId) -> FuncId {
     f
 }
 
-/// `p.catch(handler)` or `p.then(onOk, onErr)`: the awaited promise has its
+/// `p.catch(handler)` or `p.then(onOk, onErr)`, or a local the file only
+/// ever gives such promises or `undefined`: the awaited promise has its
 /// rejection handled already (it rejects only if the handler throws).
 fn handles_rejection(cx: &FileCx, awaited: ExprId) -> bool {
-    cx.call(cx.model.strip(awaited))
+    let awaited = cx.model.strip(awaited);
+    // `await bodyWritten`, a local only ever given handled promises.
+    if let Some(name) = cx.model.name_of(awaited) {
+        return crate::index::js_local_settles(cx.model, name);
+    }
+    cx.call(awaited)
         .is_some_and(|c| crate::index::js_settles_without_rejecting(cx.model, c))
 }
 

@@ -64,7 +64,9 @@ chain either. Nor does a call of an async function of the project, in
 this file or another, that catches what it awaits: every `await` sits in
 a `try` with a `catch`, or awaits another such function or a waiter with
 no `reject` (`new Promise((resolve) => (this.wake = resolve))`) or
-`Promise.allSettled(..)`, and it throws outside none and hands on no
+`Promise.allSettled(..)` or a local the file only ever sets to a handled
+promise (`await written` where `written = write(req).catch(reject)`),
+and it throws outside none and hands on no
 promise but one that cannot reject (a background watcher whose `catch`
 logs or cleans up, sleeping through a helper `sleep(ms)` that returns a
 `new Promise((resolve) => ..)`). The same goes for a plain function of
@@ -404,35 +406,7 @@ fn resolved_promise_var(cx: &FileCx, r: ExprId) -> bool {
         d.as_deref() == Some(name.as_str()) || (d.is_some() && d == own_field)
     };
     // Clearing it (`this.pending = null`) stores no promise.
-    let cleared = |v: ExprId| matches!(cx.model.literal(v), Some(Lit::Null));
-    let mut any = false;
-    for st in &cx.model.stmts {
-        if let StmtKind::Assign {
-            targets,
-            value: Some(v),
-            ..
-        } = &st.kind
-            && targets.iter().any(|&t| is_it(t))
-            && !cleared(*v)
-        {
-            if !cannot_reject(*v) {
-                return false;
-            }
-            any = true;
-        }
-    }
-    for ex in &cx.model.exprs {
-        if let ExprKind::AssignExpr { target, value, .. } = &ex.kind
-            && is_it(*target)
-            && !cleared(*value)
-        {
-            if !cannot_reject(*value) {
-                return false;
-            }
-            any = true;
-        }
-    }
-    any
+    crate::util::every_assigned_value(cx.model, is_it, cannot_reject)
 }
 
 /// A `Map` of deferreds that only ever resolve: every `map.set(k, v)` of
@@ -1325,6 +1299,22 @@ class Pool {
   }
 }
 "#,
+        r#"
+export function handle(request) {
+  return new Promise((_resolve, _reject) => {
+    let written = undefined;
+    const reject = async (err) => {
+      await written;
+      _reject(err);
+    };
+    const req = send(request, _resolve);
+    written = writeBody(req, request.body);
+    if (request.signal?.aborted) {
+      reject(new Error("aborted")); // expect
+    }
+  });
+}
+"#,
     ],
     pass: &[
         r#"
@@ -2061,6 +2051,24 @@ class Pool {
     }
     this.closed();
   }
+}
+"#,
+        r#"
+export function handle(request) {
+  return new Promise((_resolve, _reject) => {
+    let written = undefined;
+    const reject = async (err) => {
+      await written;
+      _reject(err);
+    };
+    if (request.signal?.aborted) {
+      reject(new Error("aborted"));
+      return;
+    }
+    const req = send(request, _resolve);
+    req.on("error", (err) => reject(err));
+    written = writeBody(req, request.body).catch((e) => _reject(e));
+  });
 }
 "#,
     ],

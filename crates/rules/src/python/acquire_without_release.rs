@@ -26,7 +26,10 @@ acquire with nothing but such statements, stores of a name into an
 attribute or entry of `self` (`self._objects[i] = obj`) or counter bumps
 (`self.seqnr += 1`) in between is fine too. A try-lock (`try: lock.acquire()` whose every `except` returns
 or raises) counts as an acquire right before the statement after that
-`try`, or before its `else:` when it has one. An acquire inside `with` the same lock (taking it back after a
+`try`, or before its `else:` when it has one; so does a conditional
+one, `if lock.acquire(False):` with the `try` in its branch or `if not
+lock.acquire(False): <defer the work> else:` with the `try` in the
+`else`. An acquire inside `with` the same lock (taking it back after a
 `release()` around a wait) is released by the `with`. Methods that hand the
 acquisition to their caller are not reported: `__enter__`/`__aenter__`,
 `acquire`/`acquire_*` and their async twins (`aacquire_lock`).
@@ -268,12 +271,20 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
     {
         return None;
     }
-    // `if sem.acquire(blocking=False):` with the try in the branch.
-    if let StmtKind::If { cond, then, .. } = &cx.stmt(s).kind
+    // `if sem.acquire(blocking=False):` with the try in the branch, or
+    // `if not lock.acquire(False): <defer> else: try: ... finally:
+    // release()` with the try in the `else`, the branch that holds it.
+    if let StmtKind::If { cond, then, orelse } = &cx.stmt(s).kind
         && cx.contains(*cond, acquire)
-        && then.iter().any(|&t| matches!(&cx.stmt(t).kind, StmtKind::Try { finally: Some(fin), .. } if releases(cx, fin, name)))
     {
-        return None;
+        let negated = matches!(
+            cx.expr(cx.model.strip(*cond)).kind,
+            ExprKind::Unary { op: UnOp::Not, .. }
+        );
+        let holding = if negated { orelse } else { then };
+        if holding.iter().any(|&t| matches!(&cx.stmt(t).kind, StmtKind::Try { finally: Some(fin), .. } if releases(cx, fin, name))) {
+            return None;
+        }
     }
     let funcs = crate::python::common::func_and_nested(cx, f);
     let release_sites: Vec<ExprId> = crate::python::common::exprs_of(cx, &funcs)
@@ -607,6 +618,21 @@ class Sensor:
         self.seqnr_lock.release()
         return str(self.last_seqnr)
 "#,
+        r#"
+import threading
+
+class Heap:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._pending = []
+
+    def free(self, block):
+        if not self._lock.acquire(False):  # expect
+            self._pending.append(block)
+        else:
+            self._free(block)
+            self._lock.release()
+"#,
     ],
     pass: &[
         r#"
@@ -838,6 +864,24 @@ class Sensor:
         self.last_seqnr += 1
         self.seqnr_lock.release()
         return str(self.last_seqnr)
+"#,
+        r#"
+import threading
+
+class Heap:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._pending = []
+
+    def free(self, block):
+        # A signal handler may call this while the lock is held.
+        if not self._lock.acquire(False):
+            self._pending.append(block)
+        else:
+            try:
+                self._free(block)
+            finally:
+                self._lock.release()
 "#,
     ],
 };

@@ -19,7 +19,8 @@ pub static META: RuleMeta = RuleMeta {
 A call to `notify()` or `notify_all()` on a `threading.Condition` or
 `asyncio.Condition` that is not inside `with cond:`/`async with cond:` (or
 `with lock:` for `Condition(lock)`, also through another reference to the
-object that built them: `with parent._mutex: parent._not_empty.notify()`),
+object that built them: `with parent._mutex: parent._not_empty.notify()`,
+or `with self:` in a class whose `__enter__` acquires that lock),
 in a function that does not acquire
 the condition itself and is not only called from under it.
 
@@ -85,11 +86,14 @@ impl Rule for NotifyWithoutLock {
             let Some(cond) = cx.model.dotted(r) else {
                 continue;
             };
-            let names = lock_names(cx, &cond);
+            let f = cx.func_of(id);
+            let mut names = lock_names(cx, &cond);
+            if enter_acquires(cx, f, &names) {
+                names.push("self".into());
+            }
             if inside_with_of(cx, id, &names) {
                 continue;
             }
-            let f = cx.func_of(id);
             if acquires_in(cx, f, &names) || callers_hold(cx, f, &names) {
                 continue;
             }
@@ -146,6 +150,18 @@ fn lock_names(cx: &FileCx, cond: &str) -> Vec<String> {
         );
     }
     names
+}
+
+/// The class of method `f` takes the lock in its `__enter__` (`def
+/// __enter__(self): self.lock.acquire()`), so `with self:` holds it.
+fn enter_acquires(cx: &FileCx, f: FuncId, names: &[String]) -> bool {
+    let Some(class) = &cx.func(f).class else {
+        return false;
+    };
+    cx.model.function_ids().any(|g| {
+        let m = cx.func(g);
+        m.name == "__enter__" && m.class.as_ref() == Some(class) && acquires_in(cx, g, names)
+    })
 }
 
 /// `cond.acquire()` somewhere in the function.
@@ -245,6 +261,24 @@ class SyncSide:
             parent._items.append(item)
             parent._not_empty.notify()  # expect
 "#,
+        r#"
+import threading
+
+class Session:
+    def __init__(self):
+        self.lock = threading.RLock()
+        self._changed = threading.Condition(self.lock)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        pass
+
+    def notify_changed(self):
+        with self:
+            self._changed.notify_all()  # expect
+"#,
     ],
     pass: &[
         r#"
@@ -333,6 +367,25 @@ async def create_pool():
     async with pool._cond:
         await pool._fill()
     return pool
+"#,
+        r#"
+import threading
+
+class Session:
+    def __init__(self):
+        self.lock = threading.RLock()
+        self._changed = threading.Condition(self.lock)
+
+    def __enter__(self):
+        self.lock.acquire()
+        return self
+
+    def __exit__(self, *exc):
+        self.lock.release()
+
+    def notify_changed(self):
+        with self:
+            self._changed.notify_all()
 "#,
     ],
 };

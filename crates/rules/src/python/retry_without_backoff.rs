@@ -32,7 +32,14 @@ loop that catches only timeouts around awaits that wait for a reply
 (`await asyncio.wait_for(fut, timeout=t)`, or awaits only inside `async
 with asyncio.timeout(t):`), or, in blocking code, around
 a `try` that receives and sends nothing (`sock.recv(n)` caught as
-`socket.timeout`): each failed attempt already waited that long. A backoff one call down counts: the loop calls a function of
+`socket.timeout`): each failed attempt already waited that long. Nor is
+a non-blocking I/O loop: one whose handlers catch only "would block"
+errors (`ssl.SSLWantReadError`, pyOpenSSL's `SSL.WantReadError`,
+`BlockingIOError`), re-raise every error but an interrupted or would-block
+code (`if e.errno not in (errno.EAGAIN, errno.EWOULDBLOCK): raise`,
+`ssl.SSL_ERROR_WANT_READ`), or wait for the socket to be ready before
+the next attempt (`select`, eventlet's `trampoline(sock, read=True)`).
+A backoff one call down counts: the loop calls a function of
 the file that sleeps a randomized delay (`await
 self._handle_conflict(err, attempt)`).
 
@@ -382,6 +389,8 @@ fn is_local_error(t: &str) -> bool {
                 | "EOFError"
                 | "ssl.SSLWantReadError"
                 | "ssl.SSLWantWriteError"
+                | "OpenSSL.SSL.WantReadError"
+                | "OpenSSL.SSL.WantWriteError"
                 | "json.JSONDecodeError"
         )
 }
@@ -545,14 +554,28 @@ fn retries_only_interrupted(cx: &FileCx, b: &Block) -> bool {
         .into_iter()
         .any(|s| matches!(cx.stmt(s).kind, StmtKind::Raise(_)));
     raises
-        && exprs_in_block(cx.model, b).into_iter().any(|e| {
-            cx.model.dotted(e).is_some_and(|d| {
-                matches!(
-                    d.as_str(),
-                    "errno.EINTR" | "errno.EAGAIN" | "errno.EWOULDBLOCK"
-                )
-            })
-        })
+        && exprs_in_block(cx.model, b)
+            .into_iter()
+            .any(|e| cx.model.dotted(e).is_some_and(|d| is_would_block_code(&d)))
+}
+
+/// A constant naming an interrupted or would-block call: `errno.EINTR`,
+/// `errno.EAGAIN`, `errno.EWOULDBLOCK`, `ssl.SSL_ERROR_WANT_READ`, or a
+/// project's own set of them (eventlet's `SOCKET_BLOCKING`): an
+/// upper-case name that says so.
+fn is_would_block_code(dotted: &str) -> bool {
+    let last = dotted.rsplit('.').next().unwrap_or(dotted);
+    last.bytes().all(|c| c.is_ascii_uppercase() || c == b'_')
+        && [
+            "EINTR",
+            "EAGAIN",
+            "WOULDBLOCK",
+            "WANT_READ",
+            "WANT_WRITE",
+            "BLOCKING",
+        ]
+        .iter()
+        .any(|k| last.contains(k))
 }
 
 /// A handler that takes the next target from the error before going round
@@ -604,7 +627,8 @@ fn follows_the_error(cx: &FileCx, h: &Handler) -> bool {
 }
 
 /// A handler that waits for the resource to become ready (`await
-/// wait_readable()`, `select`) rather than retrying blindly.
+/// wait_readable()`, `select`, eventlet's `trampoline(sock, read=True)`)
+/// rather than retrying blindly.
 fn waits_for_readiness(cx: &FileCx, b: &Block) -> bool {
     // `await fut`: waiting for a future someone else completes.
     let awaits_future = unsnarl_model::walk::exprs_in_block(cx.model, b)
@@ -618,6 +642,8 @@ fn waits_for_readiness(cx: &FileCx, b: &Block) -> bool {
                 sleep_arg(c).is_none()
                     && (c.name.starts_with("wait")
                         || c.name.starts_with("_wait")
+                        // eventlet's hub: park until the socket is ready.
+                        || c.name.ends_with("trampoline")
                         || matches!(c.name.as_str(), "select" | "poll"))
             })
 }
@@ -1064,6 +1090,32 @@ class Session:
                 attempt += 1
                 await self._handle_conflict(error, attempt)
 "#,
+        r#"
+import time
+from OpenSSL import SSL
+
+def safe_call(call, *args):
+    start = time.time()
+    while True:
+        try:
+            return call(*args)
+        except SSL.SysCallError:
+            time.sleep(0.01)  # expect
+        if time.time() - start > 30:
+            raise TimeoutError("timed out")
+"#,
+        r#"
+import errno
+
+def send_all(sock, data, hub):
+    while True:  # expect
+        try:
+            return sock.send(data)
+        except OSError as e:
+            if e.errno == errno.ENOTCONN:
+                raise
+            hub.log(e)
+"#,
     ],
     pass: &[
         r#"
@@ -1390,6 +1442,59 @@ class Session:
             except ConnectionError as error:
                 attempt += 1
                 await self._handle_conflict(error, attempt)
+"#,
+        r#"
+import time
+from OpenSSL import SSL
+
+def safe_call(call, *args):
+    start = time.time()
+    while True:
+        try:
+            return call(*args)
+        except SSL.WantReadError:
+            time.sleep(0.01)
+        except SSL.WantWriteError:
+            time.sleep(0.01)
+        except SSL.SysCallError as e:
+            raise OSError(e.args[0])
+        if time.time() - start > 30:
+            raise TimeoutError("timed out")
+"#,
+        r#"
+import errno
+import ssl
+from eventlet.hubs import trampoline
+
+SOCKET_BLOCKING = {errno.EAGAIN, errno.EWOULDBLOCK}
+
+def send_all(sock, data):
+    while True:
+        try:
+            return sock.send(data)
+        except OSError as e:
+            if e.errno == errno.ENOTCONN or e.errno not in SOCKET_BLOCKING:
+                raise
+        trampoline(sock, write=True, timeout=sock.gettimeout())
+
+def read_tls(sock, n):
+    while True:
+        try:
+            return sock.recv(n)
+        except ssl.SSLError as exc:
+            if exc.errno == ssl.SSL_ERROR_WANT_READ:
+                trampoline(sock, read=True, timeout=sock.gettimeout())
+            elif exc.errno == ssl.SSL_ERROR_WANT_WRITE:
+                trampoline(sock, write=True, timeout=sock.gettimeout())
+            else:
+                raise
+
+def read_green(sock, n):
+    while True:
+        try:
+            return sock.recv(n)
+        except OSError:
+            trampoline(sock, read=True, timeout=sock.gettimeout())
 "#,
     ],
 };

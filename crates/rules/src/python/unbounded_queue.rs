@@ -57,7 +57,10 @@ at a time (draining it only at teardown, in `close`, does not count).
 The work queue of an executor class of the project's own (based on
 `concurrent.futures.Executor`), filled by its `submit`, is left alone
 too: `submit` promises not to block, and the caller bounds the work in
-flight, as with the standard executors. Modules of a library's test
+flight, as with the standard executors. So is a worklist filled once, up front: the statement
+after `q = queue.Queue()` loops over a collection already in memory
+(`for item in tests: q.put(item)`) and the function puts nothing else
+into it, so it never holds more than that collection. Modules of a library's test
 harness (`testing`, `testclient`) are not checked: their queues carry
 what one test sends.
 
@@ -129,6 +132,7 @@ impl Rule for UnboundedQueue {
                 || thread_own_worklist(cx, id)
                 || executor_work_queue(cx, id)
                 || emptied_before_each_request(cx, id)
+                || prefilled_worklist(cx, id)
             {
                 continue;
             }
@@ -564,6 +568,48 @@ fn drains_a_pipe(cx: &FileCx, ctor: ExprId) -> bool {
                 && cx.tree.enclosing_stmt(e).is_some_and(|s| {
                     crate::python::common::enclosing_loop(cx, s).is_some_and(reads_a_stream)
                 })
+        })
+}
+
+/// A worklist filled once, up front: the statement right after `q =
+/// Queue()` is a loop over a collection already in memory (`for item in
+/// tests: q.put(item)`), and the function puts nothing else into it. It
+/// holds no more than that collection did, and its consumers only drain
+/// it; a bound would block the filling loop before any consumer starts.
+fn prefilled_worklist(cx: &FileCx, ctor: ExprId) -> bool {
+    let Some((t, home, name)) = local_queue(cx, ctor) else {
+        return false;
+    };
+    let Some(created) = cx.tree.enclosing_stmt(t) else {
+        return false;
+    };
+    let Some(&next) = crate::util::stmts_after(cx, created).first() else {
+        return false;
+    };
+    // (`async for line in reader:` reads a stream as it arrives.)
+    let StmtKind::For {
+        iter,
+        is_async: false,
+        ..
+    } = &cx.stmt(next).kind
+    else {
+        return false;
+    };
+    let in_memory = matches!(
+        cx.expr(cx.model.strip(*iter)).kind,
+        ExprKind::Name { .. } | ExprKind::Attr { .. } | ExprKind::Collection { .. }
+    );
+    let puts: Vec<ExprId> = puts_into(cx, name)
+        .into_iter()
+        .map(|(e, _)| e)
+        .filter(|&e| cx.func_of(e) == home)
+        .collect();
+    in_memory
+        && !puts.is_empty()
+        && puts.iter().all(|&e| {
+            cx.tree
+                .enclosing_stmt(e)
+                .is_some_and(|s| s == next || cx.tree.stmt_ancestors(s).any(|a| a == next))
         })
 }
 
@@ -1151,6 +1197,25 @@ class EventPump:
         while not self._events.empty():
             self._events.get_nowait()
 "#,
+        r#"
+import queue
+import threading
+
+def run_in_parallel(tests, jobs, source):
+    work = queue.Queue()  # expect
+    for item in tests:
+        work.put(item, block=False)
+    workers = [threading.Thread(target=drain, args=(work,)) for _ in range(jobs)]
+    for w in workers:
+        w.start()
+    for item in source.follow():
+        work.put(item)
+
+def drain(work):
+    while True:
+        item = work.get()
+        item.run()
+"#,
     ],
     pass: &[
         r#"
@@ -1553,6 +1618,28 @@ async def run_steps(agent, consumer):
         await consumer(ev)
         next_step_event.set()
     await task
+"#,
+        r#"
+import queue
+import threading
+
+def run_in_parallel(tests, jobs):
+    work = queue.Queue()
+    for item in tests:
+        work.put(item, block=False)
+    workers = [threading.Thread(target=drain, args=(work,)) for _ in range(jobs)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+
+def drain(work):
+    while True:
+        try:
+            item = work.get(block=False)
+        except queue.Empty:
+            return
+        item.run()
 "#,
     ],
 };
