@@ -49,7 +49,11 @@ lock is what keeps the send off a closed channel, and unlocking first
 would bring back that panic. So is a handshake on a
 channel field of the locked value whose other side never takes that mutex
 (`r.quit <- true; <-r.done` in `Stop`, answered by a loop that does not
-lock), or a one-way send on one to such a loop (`t.msg <- kick`, other
+lock), or the wait for the reply to a request sent that way (`reply :=
+make(chan []Entry, 1); c.snapshot <- reply; return <-reply`), or a wait
+on a channel field of another value whose closers and senders never take
+it (`si.listener.Close(); <-si.done` under a package
+mutex, `si.done` closed by that server's goroutine), or a one-way send on one to such a loop (`t.msg <- kick`, other
 senders taking the lock too), or a `s.wg.Wait()` for workers that call
 `s.wg.Done()` and never take the mutex: it cannot deadlock, and the lock
 keeps two callers from running it at once; likewise a reply on a
@@ -1249,7 +1253,9 @@ fn channel_fenced_against_close(cx: &FileCx, held: &HeldSet, channel: ExprId) ->
 }
 
 /// A handshake on a channel field of the locked value (`r.quit <- true;
-/// <-r.done` under `r.mu` in `Stop`), or a one-way send on one (`t.msg <-
+/// <-r.done` under `r.mu` in `Stop`; the receive also from a field of
+/// another value, `<-si.done` after `si.listener.Close()`, whose closers
+/// never lock), or a one-way send on one (`t.msg <-
 /// kick` to a `go t.run()` loop), whose other side, every function of the
 /// file receiving from (or sending to) that channel, never takes a mutex
 /// of that name: the
@@ -1275,13 +1281,16 @@ fn peer_never_locks(cx: &FileCx, held: &HeldSet, e: ExprId) -> bool {
         ExprKind::Recv(ch) => (*ch, false),
         _ => return false,
     };
+    if !is_send && let Some(local) = cx.model.name_of(ch) {
+        return awaits_reply_to_own_request(cx, held, e, local);
+    }
     let ExprKind::Attr { obj, name, .. } = &cx.expr(ch).kind else {
         return false;
     };
-    let reply = cx.model.dotted(*obj).as_deref() != Some(owner);
-    if reply && !is_send {
-        return false;
-    }
+    // A send on another value's channel is a reply; a receive from one
+    // (`<-si.done` for a server goroutine of an entry of a map the
+    // package's mutex guards) is a handshake like one on the locked value's.
+    let reply = is_send && cx.model.dotted(*obj).as_deref() != Some(owner);
     let mutex = h.op.instance.rsplit('.').next().unwrap_or(&h.op.instance);
     // For a reply, a field of that name on a value of another known type
     // (the worker's own `w.c` beside the request's `req.c`) is another
@@ -1330,6 +1339,24 @@ fn peer_never_locks(cx: &FileCx, held: &HeldSet, e: ExprId) -> bool {
     }
     peers.retain(|&g| common::outermost(cx, g) != here);
     none_takes(cx, peers, mutex)
+}
+
+/// `<-reply` of a local channel the function has just handed over as a
+/// request (`reply := make(chan []Entry, 1); c.snapshot <- reply; return
+/// <-reply`) on a channel whose other side never takes the mutex (see
+/// [`peer_never_locks`]): that side answers without waiting for the lock.
+fn awaits_reply_to_own_request(cx: &FileCx, held: &HeldSet, recv: ExprId, local: &str) -> bool {
+    let f = cx.func_of(recv);
+    let at = cx.expr(recv).span.start;
+    cx.model.exprs.iter().enumerate().any(|(i, x)| {
+        let id = ExprId(i as u32);
+        matches!(&x.kind, ExprKind::Send { channel, value }
+            if cx.model.name_of(*value) == Some(local)
+                && cx.model.name_of(*channel).is_none()
+                && x.span.end <= at
+                && cx.func_of(id) == f)
+            && peer_never_locks(cx, held, id)
+    })
 }
 
 /// There are peers, and none of them takes a mutex named `mutex`.
@@ -2273,6 +2300,74 @@ func Compress(tenant, path string, data []byte) error {
 	err := os.WriteFile(path+".gz", data, 0o644) // expect
 	l.Unlock()
 	return err
+}
+"#,
+        r#"
+package solver
+
+import (
+	"net"
+	"sync"
+)
+
+type solverInfo struct {
+	listener net.Listener
+	done     chan struct{}
+	count    int
+}
+
+var (
+	solvers   = map[string]*solverInfo{}
+	solversMu sync.Mutex
+)
+
+func serve(si *solverInfo) {
+	solversMu.Lock()
+	defer solversMu.Unlock()
+	defer close(si.done)
+	si.count++
+}
+
+func CleanUp(addr string) {
+	solversMu.Lock()
+	defer solversMu.Unlock()
+	si := solvers[addr]
+	si.listener.Close()
+	<-si.done // expect
+}
+"#,
+        r#"
+package cron
+
+import "sync"
+
+type Entry struct{ Name string }
+
+type Cron struct {
+	runningMu sync.Mutex
+	running   bool
+	snapshot  chan chan []Entry
+	entries   []Entry
+}
+
+func (c *Cron) run() {
+	for reply := range c.snapshot {
+		c.runningMu.Lock()
+		entries := append([]Entry(nil), c.entries...)
+		c.runningMu.Unlock()
+		reply <- entries
+	}
+}
+
+func (c *Cron) Entries() []Entry {
+	c.runningMu.Lock()
+	defer c.runningMu.Unlock()
+	if c.running {
+		reply := make(chan []Entry, 1)
+		c.snapshot <- reply // expect
+		return <-reply // expect
+	}
+	return c.entries
 }
 "#,
     ],
@@ -3632,6 +3727,74 @@ func Compress(path string, data []byte) error {
 	err := os.WriteFile(path+".gz", data, 0o644)
 	flock.Unlock()
 	return err
+}
+"#,
+        r#"
+package solver
+
+import (
+	"net"
+	"net/http"
+	"sync"
+)
+
+type solverInfo struct {
+	listener net.Listener
+	done     chan struct{}
+	count    int
+}
+
+var (
+	solvers   = map[string]*solverInfo{}
+	solversMu sync.Mutex
+)
+
+func serve(si *solverInfo) {
+	defer close(si.done)
+	_ = http.Serve(si.listener, nil)
+}
+
+func CleanUp(addr string) {
+	solversMu.Lock()
+	defer solversMu.Unlock()
+	si := solvers[addr]
+	si.count--
+	if si.count == 0 && si.listener != nil {
+		si.listener.Close()
+		<-si.done
+		delete(solvers, addr)
+	}
+}
+"#,
+        r#"
+package cron
+
+import "sync"
+
+type Entry struct{ Name string }
+
+type Cron struct {
+	runningMu sync.Mutex
+	running   bool
+	snapshot  chan chan []Entry
+	entries   []Entry
+}
+
+func (c *Cron) run() {
+	for reply := range c.snapshot {
+		reply <- append([]Entry(nil), c.entries...)
+	}
+}
+
+func (c *Cron) Entries() []Entry {
+	c.runningMu.Lock()
+	defer c.runningMu.Unlock()
+	if c.running {
+		reply := make(chan []Entry, 1)
+		c.snapshot <- reply
+		return <-reply
+	}
+	return c.entries
 }
 "#,
     ],

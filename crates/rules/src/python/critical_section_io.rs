@@ -34,7 +34,8 @@ it waits for other threads' work (`Thread.join`, `Queue.join`,
 `Event.wait`, `Future.result`; `with self._op_lock: self._thread.join()`
 in `stop()`): that lock serializes whole operations on purpose, and its
 waiters expect to wait that long, in `start()` as much as in `stop()`. Nor is a call whose result goes straight into an attribute of the
-object (`self.logfile = open(path, "a")`, `self.conn = connect()`): it
+object (`self.logfile = open(path, "a")`, `self.conn = connect()`, or
+unpacked into several, `self.out, self.err = proc.communicate()`): it
 remakes the state the lock guards.
 
 ## Why
@@ -370,19 +371,28 @@ fn waits_for_other_threads(cx: &FileCx, body: &Block) -> bool {
         })
 }
 
-/// The call's result goes straight into an attribute of the object
-/// (`self.logfile = open(self.path, "a")`, `self.conn = connect(..)`): it
+/// The call's result goes straight into an attribute of the object, or
+/// into several (`self.logfile = open(self.path, "a")`, `self.conn =
+/// connect(..)`, `self.out, self.err = proc.communicate()`): it
 /// remakes the state the lock guards, and no other thread may see it half
 /// made. That is what the lock is for.
 fn remakes_guarded_state(cx: &FileCx, call: ExprId) -> bool {
     let unsnarl_model::walk::Parent::Stmt(s) = cx.tree.expr_parent(call) else {
         return false;
     };
+    let own_attr = |t: ExprId| {
+        matches!(&cx.expr(t).kind,
+            ExprKind::Attr { obj, .. } if cx.model.name_of(*obj) == Some("self"))
+    };
+    // Also unpacked into several (`self.out, self.err = p.communicate()`).
+    let own_attrs = |t: ExprId| match &cx.expr(t).kind {
+        ExprKind::Collection { elems, .. } => {
+            !elems.is_empty() && elems.iter().all(|&x| own_attr(x))
+        }
+        _ => own_attr(t),
+    };
     matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), .. }
-        if *v == call
-            && !targets.is_empty()
-            && targets.iter().all(|&t| matches!(&cx.expr(t).kind,
-                ExprKind::Attr { obj, .. } if cx.model.name_of(*obj) == Some("self"))))
+        if *v == call && !targets.is_empty() && targets.iter().all(|&t| own_attrs(t)))
 }
 
 /// Loop variables of `for cb in self._callbacks:` inside the block.
@@ -613,6 +623,23 @@ class Sender:
             self.pending.append(msg)
             log.info("queued %r", msg)  # expect
 "#,
+        r#"
+import subprocess
+import threading
+
+class Check:
+    def __init__(self, args, timeout):
+        self.args = args
+        self.timeout = timeout
+        self.lock = threading.Lock()
+        self.results = []
+
+    def run(self):
+        with self.lock:
+            proc = subprocess.Popen(self.args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            out, err = proc.communicate(timeout=self.timeout)  # expect
+            self.results.append((out, err))
+"#,
     ],
     pass: &[
         r#"
@@ -824,6 +851,24 @@ class Queue:
 def not_a_lock(path):
     with open(path) as f:
         print(f.read())
+"#,
+        r#"
+import subprocess
+import threading
+
+class Check:
+    def __init__(self, args, timeout):
+        self.args = args
+        self.timeout = timeout
+        self.lock = threading.Lock()
+        self.out = self.err = None
+
+    def run(self):
+        with self.lock:
+            proc = subprocess.Popen(self.args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            self.out, self.err = proc.communicate(timeout=self.timeout)
+            self.return_code = proc.returncode
+            return self.return_code == 0
 "#,
     ],
 };

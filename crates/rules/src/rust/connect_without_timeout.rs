@@ -23,7 +23,10 @@ outside `tokio::time::timeout(..)`, or `std::net::TcpStream::connect(addr)`
 literal loopback address are left alone, and so is an async connect that
 a plain function hands on unawaited in the value it returns (`Connect {
 inner: Box::pin(TcpStream::connect(addr)) }`): its caller polls it and
-sets the deadline.
+sets the deadline. A connect future bound to a local and then awaited
+inside a timeout, or raced in `select!` against a sleep (`let t =
+sleep(d); select! { s = connect => .., _ = t => Err(Timeout) }`), has
+its deadline too.
 
 ## Why
 
@@ -156,6 +159,10 @@ fn loopback(cx: &FileCx, c: &Call) -> bool {
     })
 }
 
+/// The connect future is bound to a local, then awaited inside a timeout
+/// (`let fut = connect(..); timeout(d, fut)`) or raced in a `select!`
+/// against a sleep (`let t = sleep(d); select! { s = fut => .., _ = t =>
+/// Err(Timeout) }`).
 fn bound_then_timed(cx: &FileCx, e: ExprId) -> bool {
     let Some(s) = cx.tree.enclosing_stmt(e) else {
         return false;
@@ -170,9 +177,48 @@ fn bound_then_timed(cx: &FileCx, e: ExprId) -> bool {
         return false;
     };
     let f = cx.func_of(e);
-    common::uses_after(cx, f, name, cx.stmt(s).span.end)
-        .into_iter()
-        .any(|u| common::under_timeout(cx, u))
+    let uses = common::uses_after(cx, f, name, cx.stmt(s).span.end);
+    uses.iter().any(|&u| common::under_timeout(cx, u)) || raced_against_sleep(cx, f, &uses)
+}
+
+/// One of `uses` is the future of a `select!` arm, and another arm waits
+/// on a sleep, directly or through a local bound to one.
+fn raced_against_sleep(cx: &FileCx, f: FuncId, uses: &[ExprId]) -> bool {
+    let is_sleep = |x: ExprId| {
+        cx.call(x).is_some_and(|c| {
+            matches!(
+                c.name.as_str(),
+                "sleep" | "sleep_until" | "delay_for" | "delay_until"
+            )
+        })
+    };
+    let sleeps = |x: ExprId| {
+        let x = cx.model.strip(x);
+        is_sleep(x)
+            || cx.model.name_of(x).is_some_and(|n| {
+                cx.body_stmts(f).iter().any(|&st| {
+                    matches!(&cx.stmt(st).kind, StmtKind::Assign { targets, value: Some(v), .. }
+                        if targets.first().and_then(|&t| common::binding_name(cx.model, t)) == Some(n)
+                            && is_sleep(cx.model.strip(*v)))
+                })
+            })
+    };
+    cx.body_stmts(f).iter().any(|&st| {
+        let StmtKind::Select { arms, .. } = &cx.stmt(st).kind else {
+            return false;
+        };
+        let futures: Vec<ExprId> = arms
+            .iter()
+            .filter_map(|a| match a.kind {
+                ArmKind::Future { future, .. } => Some(future),
+                _ => None,
+            })
+            .collect();
+        futures
+            .iter()
+            .any(|&fu| uses.iter().any(|&u| cx.contains(fu, u)))
+            && futures.iter().any(|&fu| sleeps(fu))
+    })
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -205,6 +251,19 @@ pub struct Framed {
 pub async fn open(addr: &str) -> std::io::Result<Framed> {
     let conn = Box::pin(TcpStream::connect(addr)); // expect
     Ok(Framed { io: conn.await? })
+}
+"#,
+        r#"
+use std::net::SocketAddr;
+use tokio::net::TcpStream;
+use tokio::sync::oneshot;
+
+pub async fn connect(addr: SocketAddr, stop: oneshot::Receiver<()>) -> Result<TcpStream, Error> {
+    let socket = TcpStream::connect(addr); // expect
+    tokio::select! {
+        socket = socket => Ok(socket?),
+        _ = stop => Err(Error::Stopped),
+    }
 }
 "#,
     ],
@@ -248,6 +307,20 @@ pub fn connect<A: ToSocketAddrs>(addr: A) -> Connect<impl Future<Output = std::i
     Connect {
         inner: Box::pin(TcpStream::connect(addr)),
         max_frame: 1 << 20,
+    }
+}
+"#,
+        r#"
+use std::net::SocketAddr;
+use std::time::Duration;
+use tokio::net::TcpStream;
+
+pub async fn connect(addr: SocketAddr, limit: Duration) -> Result<TcpStream, Error> {
+    let socket = TcpStream::connect(addr);
+    let timeout = tokio::time::sleep(limit);
+    tokio::select! {
+        socket = socket => Ok(socket?),
+        _ = timeout => Err(Error::Timeout(limit)),
     }
 }
 "#,
