@@ -40,7 +40,9 @@ or nodes, the definitions or registry it fills at start-up, its services
 and clients, a browser's contexts and frames) are not reported either:
 their size is not the data's. Nor is a callback that only tells each
 element of an event (`(rm) => rm?.handleLLMEnd(out)`, `(l) =>
-l.onClose()`): one notification per handler the program already has.
+l.onClose()`), or only calls the handler registered for it (`(p) => {
+const onPrune = pruneMap.get(p); if (onPrune) return onPrune(data) }`):
+one notification per handler the program already has.
 
 ## Why
 
@@ -686,6 +688,9 @@ fn notifies_each(cx: &FileCx, cb: ExprId) -> bool {
     let Some(f) = common::callback_fn(cx, cb) else {
         return false;
     };
+    if calls_registered_handler(cx, f) {
+        return true;
+    }
     let Some(element) = cx.func(f).params.first().map(|p| p.name.as_str()) else {
         return false;
     };
@@ -708,6 +713,40 @@ fn notifies_each(cx: &FileCx, cb: ExprId) -> bool {
         (event_method("handle") || event_method("on"))
             && c.receiver.and_then(|r| cx.model.name_of(r)) == Some(element)
     })
+}
+
+/// The callback hands the element to the handler the program registered
+/// for it, and does nothing else: `(path) => { const onPrune =
+/// this.pruneMap.get(path); if (onPrune) return onPrune(data) }`. Its
+/// only calls are map lookups and calls of a local bound to one.
+fn calls_registered_handler(cx: &FileCx, f: FuncId) -> bool {
+    let handlers: Vec<&str> = common::stmts_of(cx, f)
+        .filter_map(|s| match &cx.stmt(s).kind {
+            StmtKind::Assign {
+                targets,
+                value: Some(v),
+                ..
+            } if cx.call(cx.model.strip(*v)).is_some_and(|c| c.name == "get") => {
+                targets.first().and_then(|&t| cx.model.name_of(t))
+            }
+            _ => None,
+        })
+        .collect();
+    let mut calls_one = false;
+    let only_lookups = common::calls_of(cx, f).all(|e| {
+        let c = cx.call(e).unwrap();
+        if c.receiver.is_none()
+            && cx
+                .model
+                .name_of(c.func)
+                .is_some_and(|n| handlers.contains(&n))
+        {
+            calls_one = true;
+            return true;
+        }
+        c.name == "get" && c.receiver.is_some()
+    });
+    only_lookups && calls_one
 }
 
 /// The callback (or a function of this file it calls) starts a listener
@@ -908,6 +947,18 @@ export class WebClient {
 
   async postAll(channels, text) {
     return Promise.all(channels.map((c) => this.makeRequest(`/chat.postMessage?channel=${c}`, text))); // expect
+  }
+}
+"#,
+        r#"
+export class HotClient {
+  urlMap = new Map();
+
+  async refetch(paths) {
+    await Promise.all(paths.map((path) => { // expect
+      const url = this.urlMap.get(path);
+      if (url) return fetch(url);
+    }));
   }
 }
 "#,
@@ -1290,6 +1341,19 @@ export class WebClient {
 
   async postAll(channels, text) {
     return Promise.all(channels.map((c) => this.makeRequest(`/chat.postMessage?channel=${c}`, text)));
+  }
+}
+"#,
+        r#"
+export class HotClient {
+  pruneMap = new Map();
+  dataMap = new Map();
+
+  async prunePaths(paths) {
+    await Promise.all(paths.map((path) => {
+      const onPrune = this.pruneMap.get(path);
+      if (onPrune) return onPrune(this.dataMap.get(path));
+    }));
   }
 }
 "#,

@@ -27,7 +27,9 @@ attribute or entry of `self` (`self._objects[i] = obj`) or counter bumps
 (`self.seqnr += 1`) in between is fine too. A try-lock (`try: lock.acquire()` whose every `except` returns
 or raises) counts as an acquire right before the statement after that
 `try`, or before its `else:` when it has one; so does a conditional
-one, `if lock.acquire(False):` with the `try` in its branch or `if not
+one, `if lock.acquire(False):` with the `try` (or the release itself) in
+its branch, also through a flag (`got = lock.acquire(timeout=t)` then `if
+got: lock.release()`), or `if not
 lock.acquire(False): <defer the work> else:` with the `try` in the
 `else`. An acquire inside `with` the same lock (taking it back after a
 `release()` around a wait) is released by the `with`. Methods that hand the
@@ -253,6 +255,19 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
     // statements that cannot raise (`self._objects[i] = obj`).
     let after: Vec<StmtId> = match &cx.stmt(s).kind {
         StmtKind::If { cond, then, .. } if cx.contains(*cond, acquire) => then.clone(),
+        // `got = lock.acquire(timeout=t)` then `if got: lock.release()`.
+        StmtKind::Assign { targets, .. } => {
+            let flag = targets.first().and_then(|&t| cx.model.name_of(t));
+            let rest = stmts_after(cx, s);
+            match rest.first().map(|&n| &cx.stmt(n).kind) {
+                Some(StmtKind::If { cond, then, .. })
+                    if flag.is_some() && cx.model.name_of(*cond) == flag =>
+                {
+                    then.clone()
+                }
+                _ => rest.to_vec(),
+            }
+        }
         _ => stmts_after(cx, s).to_vec(),
     };
     let first_after = after
@@ -633,6 +648,19 @@ class Heap:
             self._free(block)
             self._lock.release()
 "#,
+        r#"
+import threading
+import time
+
+update_lock = threading.Lock()
+
+def timing_thread(interval):
+    while True:
+        acquired = update_lock.acquire(timeout=interval)  # expect
+        if acquired:
+            publish(time.perf_counter())
+            update_lock.release()
+"#,
     ],
     pass: &[
         r#"
@@ -882,6 +910,20 @@ class Heap:
                 self._free(block)
             finally:
                 self._lock.release()
+"#,
+        r#"
+import threading
+import time
+
+update_lock = threading.Lock()
+
+def timing_thread(interval):
+    while True:
+        # The lock is an interruptible sleep: a subscriber releases it to wake us.
+        acquired = update_lock.acquire(timeout=interval)
+        if acquired:
+            update_lock.release()
+        publish(time.perf_counter())
 "#,
     ],
 };

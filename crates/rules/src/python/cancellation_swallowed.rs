@@ -44,7 +44,8 @@ group's `start_soon`/`start`, an application's `add_task(coro)` or
 `run_coroutine_threadsafe`): no frame of that task is left to tell.
 Awaiting a task only to reap it is left alone too (also with a deadline:
 `await asyncio.wait_for(task, 1.0)`, `async with asyncio.timeout(t):
-await task`): right after cancelling it, or, when nothing follows the `try`, a task the coroutine started
+await task`): right after cancelling it (before the `try` or as its
+first step, `try: task.cancel(); await task`), or, when nothing follows the `try`, a task the coroutine started
 itself (`self.task = create_task(..)`) that another method of the class
 cancels (`stop()`), or one it keeps in a collection of the object
 (`self.tasks.add(fut)`) whose every task another method cancels (`for t in
@@ -1126,16 +1127,29 @@ fn tears_down(name: &str) -> bool {
 }
 
 /// The idiom `task.cancel()` then `try: await task except CancelledError:
-/// pass`: the caught cancellation is the cancelled task's own. Every await
-/// of the `try` must be of a task the function cancelled before it
-/// (`stop()` cancelling and reaping two tasks in one `try`).
+/// pass` (or the `cancel()` as the `try`'s first step): the caught
+/// cancellation is the cancelled task's own. Every await of the `try` must
+/// be of a task the function cancelled before its first await (`stop()`
+/// cancelling and reaping two tasks in one `try`).
 fn reaps_cancelled_task(cx: &FileCx, fid: FuncId, t: StmtId, body: &Block) -> bool {
     let try_start = cx.stmt(t).span.start;
+    // (`async with`/`async for` suspend too: then this is no reaping,
+    // unless it only puts a deadline on the reaping.)
+    let Some(awaited) = reaping_awaits(cx, body) else {
+        return false;
+    };
+    // The cancel comes before the first await: before the `try`, or as
+    // its first step (`try: task.cancel(); await task`).
+    let first_await = awaited
+        .iter()
+        .map(|&e| cx.expr(e).span.start)
+        .min()
+        .unwrap_or(try_start);
     let cancels = |g: FuncId, awaited: &str, before: bool| {
         cx.body_calls(g).any(|c| {
             let call = cx.call(c).unwrap();
             call.name == "cancel"
-                && (!before || cx.expr(c).span.start < try_start)
+                && (!before || cx.expr(c).span.start < first_await)
                 && call.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(awaited)
         })
     };
@@ -1216,11 +1230,6 @@ fn reaps_cancelled_task(cx: &FileCx, fid: FuncId, t: StmtId, body: &Block) -> bo
             || own_child_stopped_elsewhere(awaited)
             || registered_child_stopped_elsewhere(awaited)
             || sibling_signal_in_teardown(awaited)
-    };
-    // (`async with`/`async for` suspend too: then this is no reaping,
-    // unless it only puts a deadline on the reaping.)
-    let Some(awaited) = reaping_awaits(cx, body) else {
-        return false;
     };
     !awaited.is_empty()
         && awaited.iter().all(|&inner| {
@@ -1733,6 +1742,21 @@ class Pipeline:
                 await asyncio.shield(task)
             except asyncio.CancelledError:  # expect
                 continue
+"#,
+        r#"
+import asyncio
+
+class Transport:
+    async def close(self):
+        if self.sniffing_task:
+            try:
+                await self.sniffing_task
+                self.sniffing_task.cancel()
+            except asyncio.CancelledError:  # expect
+                pass
+            self.sniffing_task = None
+        for connection in self.connections:
+            await connection.close()
 "#,
     ],
     pass: &[
@@ -2552,6 +2576,21 @@ class Pipeline:
                 await asyncio.shield(task)
             except asyncio.CancelledError:
                 continue
+"#,
+        r#"
+import asyncio
+
+class Transport:
+    async def close(self):
+        if self.sniffing_task:
+            try:
+                self.sniffing_task.cancel()
+                await self.sniffing_task
+            except asyncio.CancelledError:
+                pass
+            self.sniffing_task = None
+        for connection in self.connections:
+            await connection.close()
 "#,
     ],
 };

@@ -27,8 +27,8 @@ local, no `append`/`update`/`pop`... on anything else): its lock guards
 the I/O itself, a file's read-modify-write or a socket's frames. So is a log call that runs
 only when its level is enabled (`if log.isEnabledFor(logging.DEBUG):`,
 or `log.debug(..)`, which makes that check itself, off in production) or
-only on a failure (in an `except` handler inside the block, or right
-before a `raise`),
+only on a failure (in an `except` handler inside the block or around it,
+or right before a `raise`),
 and I/O or logging under a lock that some block of the file holds while
 it waits for other threads' work (`Thread.join`, `Queue.join`,
 `Event.wait`, `Future.result`; `with self._op_lock: self._thread.join()`
@@ -215,7 +215,7 @@ fn check_with(
             continue;
         }
         if cx.effect(c, Effect::Logging).is_some()
-            && (c.name == "debug" || gated_by_level(cx, call, w) || on_error_path(cx, call, w))
+            && (c.name == "debug" || gated_by_level(cx, call, w) || on_error_path(cx, call))
         {
             continue;
         }
@@ -254,10 +254,11 @@ fn gated_by_level(cx: &FileCx, call: ExprId, with: StmtId) -> bool {
         })
 }
 
-/// The log call reports a failure: it sits in an `except` handler inside
-/// the `with`, or its block ends by raising (`log.warning(..); raise`).
+/// The log call reports a failure: it sits in an `except` handler (inside
+/// the `with`, or around it), or its block ends by raising
+/// (`log.warning(..); raise`).
 /// It runs once per failure, not on the path the lock usually guards.
-fn on_error_path(cx: &FileCx, call: ExprId, with: StmtId) -> bool {
+fn on_error_path(cx: &FileCx, call: ExprId) -> bool {
     let Some(st) = cx.tree.enclosing_stmt(call) else {
         return false;
     };
@@ -265,11 +266,12 @@ fn on_error_path(cx: &FileCx, call: ExprId, with: StmtId) -> bool {
         .chain(crate::util::stmts_after(cx, st).iter().copied())
         .last()
         .is_some_and(|l| matches!(cx.stmt(l).kind, StmtKind::Raise(_)));
+    // In a handler inside the `with`, or with the whole `with` inside one
+    // (`except Exception: with state.condition: log.exception(..)`).
     raises_after
         || cx
             .enclosing_stmts(call)
             .into_iter()
-            .take_while(|&s| s != with)
             .any(|s| match &cx.stmt(s).kind {
                 StmtKind::Try { handlers, .. } => handlers
                     .iter()
@@ -869,6 +871,25 @@ class Check:
             self.out, self.err = proc.communicate(timeout=self.timeout)
             self.return_code = proc.returncode
             return self.return_code == 0
+"#,
+        r#"
+import logging
+import threading
+
+log = logging.getLogger(__name__)
+
+class Rpc:
+    def __init__(self):
+        self.condition = threading.Condition()
+        self.aborted = False
+
+    def handle(self, behavior, request):
+        try:
+            return behavior(request)
+        except Exception:
+            with self.condition:
+                log.exception("unexpected error in %r", behavior)
+                self.aborted = True
 "#,
     ],
 };

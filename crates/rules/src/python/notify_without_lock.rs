@@ -127,12 +127,32 @@ fn lock_names(cx: &FileCx, cond: &str) -> Vec<String> {
     // same object (`parent._not_empty.notify()` under `with
     // parent._mutex:`): the same attributes of that reference.
     let (root, attr) = cond.rsplit_once('.').unwrap_or(("", cond));
+    // Built in a class body (`_condition = Condition(lock=_lock)`, named
+    // `Cache._condition` or plain `_condition`) and used as
+    // `self._condition`: an attribute of the class.
+    let class_attr = |x: &'_ str| -> Option<String> {
+        if root.is_empty() || root.contains('.') {
+            return None;
+        }
+        match x.split_once('.') {
+            None => Some(x.to_string()),
+            Some((class, rest))
+                if !rest.contains('.') && class.starts_with(|c: char| c.is_ascii_uppercase()) =>
+            {
+                Some(rest.to_string())
+            }
+            _ => None,
+        }
+    };
     let rebase = |name: &str| match name.strip_prefix("self.") {
         Some(rest) if !root.is_empty() && root != "self" => format!("{root}.{rest}"),
-        _ => name.to_string(),
+        Some(_) => name.to_string(),
+        None => class_attr(name).map_or_else(|| name.to_string(), |a| format!("{root}.{a}")),
     };
     let is_cond = |x: &str| {
-        x == cond || (root != "self" && x.strip_prefix("self.").is_some_and(|rest| rest == attr))
+        x == cond
+            || (root != "self" && x.strip_prefix("self.").is_some_and(|rest| rest == attr))
+            || class_attr(x).is_some_and(|a| a == attr)
     };
     let mut names = vec![cond.to_string()];
     let locks: Vec<String> = built
@@ -279,6 +299,19 @@ class Session:
         with self:
             self._changed.notify_all()  # expect
 "#,
+        r#"
+import threading
+
+class ChannelCache:
+    _lock = threading.RLock()
+    _other = threading.RLock()
+    _condition = threading.Condition(lock=_lock)
+
+    def get(self, key):
+        with self._other:
+            self._mapping[key] = make_channel(key)
+            self._condition.notify()  # expect
+"#,
     ],
     pass: &[
         r#"
@@ -386,6 +419,18 @@ class Session:
     def notify_changed(self):
         with self:
             self._changed.notify_all()
+"#,
+        r#"
+import threading
+
+class ChannelCache:
+    _lock = threading.RLock()
+    _condition = threading.Condition(lock=_lock)
+
+    def get(self, key):
+        with self._lock:
+            self._mapping[key] = make_channel(key)
+            self._condition.notify()
 "#,
     ],
 };

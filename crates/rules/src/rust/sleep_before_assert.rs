@@ -40,11 +40,13 @@ sleep is a yield to them, and they run until they park whatever the load.
 The same holds for tasks that wait only on timers and the thread's own
 synchronization (a channel's `recv` or `send`, a `Notify`, a lock or
 semaphore) or on a future the test built before spawning it (`let (disp,
-_) = Dispatcher::new(io); spawn(async move { disp.await })`), when nothing
+_) = Dispatcher::new(io); spawn(async move { disp.await })`), alone or
+combined (`select(rx, stopped).await`), when nothing
 in the test reaches outside the thread (no thread, server, socket, file or
 process; reads and writes on an in-memory pipe the test made, such as
 `IoTest::create()`, a `testing` module's `Io::create()`,
-`tokio::io::duplex` or a mock stream, stay inside).
+`tokio::io::duplex` or a mock stream, and sends on a channel the test
+made, `tx.send(())`, stay inside).
 On a one-thread runtime, the runtime's own `spawn` (`ntex::rt::spawn`)
 starts such a task too; and a test there that spawns nothing itself but
 works over such an in-memory pipe (whose library runs the pipe's tasks on
@@ -535,7 +537,8 @@ const IN_PROCESS_WAITS: &[&str] = &[
 /// guesses. With `test`, a test that reaches nothing outside its thread,
 /// the body may also await a future that test built before spawning
 /// (`let (disp, io) = Dispatcher::new(in_memory_io); spawn(async move {
-/// disp.await })`): it runs on what the test handed it.
+/// disp.await })`): it runs on what the test handed it. Futures combined
+/// (`select(rx, stopped)`, `join(a, b)`) park on their operands.
 fn parks_only_on(cx: &FileCx, body: FuncId, waits: &[&str], test: Option<FuncId>) -> bool {
     let built_by_test = |awaited: ExprId| {
         test.is_some_and(|t| {
@@ -552,10 +555,21 @@ fn parks_only_on(cx: &FileCx, body: FuncId, waits: &[&str], test: Option<FuncId>
             .copied()
             .all(|e| match &cx.expr(e).kind {
                 ExprKind::Await(inner) => {
+                    let parks = |x: ExprId| {
+                        let x = common::unwrap_value(cx, x);
+                        cx.call(x).is_some_and(|c| {
+                            common::is_sleep(c) || waits.contains(&c.name.as_str())
+                        }) || built_by_test(x)
+                    };
                     let inner = common::unwrap_value(cx, *inner);
-                    cx.call(inner)
-                        .is_some_and(|c| common::is_sleep(c) || waits.contains(&c.name.as_str()))
-                        || built_by_test(inner)
+                    parks(inner)
+                        // `select(rx, srv.ready())`, `join(a, b)`: parks on
+                        // its operands.
+                        || cx.call(inner).is_some_and(|c| {
+                            matches!(c.name.as_str(), "select" | "join" | "race")
+                                && !c.args.is_empty()
+                                && c.args.iter().all(|a| parks(a.value))
+                        })
                 }
                 ExprKind::Call(c) => {
                     cx.effect(c, Effect::Blocking).is_none()
@@ -582,7 +596,8 @@ fn reaches_outside(cx: &FileCx, top: FuncId) -> bool {
 
 /// A read or write on an end of an in-memory pipe the test made
 /// (`let (client, server) = IoTest::create()`, `tokio::io::duplex(64)`, a
-/// mock or fake stream): the bytes never leave the process.
+/// mock or fake stream), or a send on a channel it made: the bytes never
+/// leave the process.
 fn on_in_memory_endpoint(cx: &FileCx, call: ExprId) -> bool {
     let Some(recv) = cx.call(call).and_then(|c| c.receiver) else {
         return false;
@@ -595,8 +610,15 @@ fn on_in_memory_endpoint(cx: &FileCx, call: ExprId) -> bool {
     else {
         return false;
     };
-    cx.call(common::unwrap_value(cx, *v))
-        .is_some_and(|made| makes_in_memory_pipe(cx, made))
+    cx.call(common::unwrap_value(cx, *v)).is_some_and(|made| {
+        makes_in_memory_pipe(cx, made)
+            // An end of a channel (`let (tx, rx) = oneshot::channel()`):
+            // `tx.send(())` wakes a task of the thread.
+            || matches!(
+                made.name.as_str(),
+                "channel" | "unbounded" | "bounded" | "unbounded_channel"
+            )
+    })
 }
 
 /// The call makes an in-memory pipe or a test double of a stream
@@ -2199,6 +2221,26 @@ mod tests {
         sleep(Millis(50)).await;
         assert!(poll_fn(|cx| Pin::new(&mut h1).poll(cx)).await.is_ok());
     }
+}
+"#,
+        r#"
+use ntex::channel::oneshot;
+use ntex::time::{sleep, Millis};
+
+#[ntex::test]
+async fn ready_after_release() {
+    let srv = Pipeline::from(Srv::default());
+    let (tx, rx) = oneshot::channel();
+    let (_stop, stopped) = oneshot::channel::<()>();
+    ntex::rt::spawn(async move {
+        let _ = select(rx, stopped).await;
+        sleep(Millis(25_000)).await;
+    });
+    sleep(Millis(250)).await;
+    assert!(srv.is_pending());
+    let _ = tx.send(());
+    sleep(Millis(250)).await;
+    assert!(srv.is_pending());
 }
 "#,
     ],
