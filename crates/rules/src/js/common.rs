@@ -833,44 +833,37 @@ fn reached_only_from(cx: &FileCx, set: &mut HashSet<FuncId>) {
             _ => return false,
         }
     };
-    // Every plain in-file call: callee, and the function it is made from.
-    let mut calls: Vec<(FuncId, FuncId)> = Vec::new();
+    // Every plain in-file call of a module-level function: the functions
+    // it is made from, by callee.
+    let mut callers: HashMap<FuncId, Vec<FuncId>> = HashMap::new();
     for (i, e) in cx.model.exprs.iter().enumerate() {
         if let ExprKind::Call(c) = &e.kind
             && c.receiver.is_none()
             && let Some(g) = cx.callee_in_file(c)
+            && cx.func(g).parent == Some(FuncId(0))
+            && cx.func(g).class.is_none()
+            && !cx.func(g).name.is_empty()
         {
-            calls.push((g, cx.func_of(ExprId(i as u32))));
+            callers
+                .entry(g)
+                .or_default()
+                .push(cx.func_of(ExprId(i as u32)));
         }
     }
     loop {
-        let mut added = false;
-        for f in cx.model.function_ids() {
-            let func = cx.func(f);
-            if set.contains(&f)
-                || func.parent != Some(FuncId(0))
-                || func.class.is_some()
-                || func.name.is_empty()
+        let mut added = Vec::new();
+        for (&f, sites) in &callers {
+            if !set.contains(&f)
+                && sites.iter().all(|&from| inside(set, from))
+                && crate::util::word_count(cx.text, &cx.func(f).name) == sites.len() + 1
             {
-                continue;
+                added.push(f);
             }
-            let sites: Vec<FuncId> = calls
-                .iter()
-                .filter(|(g, _)| *g == f)
-                .map(|(_, from)| *from)
-                .collect();
-            if sites.is_empty()
-                || !sites.iter().all(|&from| inside(set, from))
-                || crate::util::word_count(cx.text, &func.name) != sites.len() + 1
-            {
-                continue;
-            }
-            set.insert(f);
-            added = true;
         }
-        if !added {
+        if added.is_empty() {
             return;
         }
+        set.extend(added);
     }
 }
 
