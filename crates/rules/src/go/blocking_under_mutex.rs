@@ -1346,15 +1346,13 @@ fn peer_never_locks(cx: &FileCx, held: &HeldSet, e: ExprId) -> bool {
 /// <-reply`) on a channel whose other side never takes the mutex (see
 /// [`peer_never_locks`]): that side answers without waiting for the lock.
 fn awaits_reply_to_own_request(cx: &FileCx, held: &HeldSet, recv: ExprId, local: &str) -> bool {
-    let f = cx.func_of(recv);
     let at = cx.expr(recv).span.start;
-    cx.model.exprs.iter().enumerate().any(|(i, x)| {
-        let id = ExprId(i as u32);
+    cx.body_exprs(cx.func_of(recv)).iter().any(|&id| {
+        let x = cx.expr(id);
         matches!(&x.kind, ExprKind::Send { channel, value }
             if cx.model.name_of(*value) == Some(local)
                 && cx.model.name_of(*channel).is_none()
-                && x.span.end <= at
-                && cx.func_of(id) == f)
+                && x.span.end <= at)
             && peer_never_locks(cx, held, id)
     })
 }

@@ -425,7 +425,9 @@ pub struct Handlers {
     kinds: HashMap<FuncId, &'static str>,
     /// The module runs in a worker thread (see [`is_worker_entry`]).
     worker_entry: bool,
-    /// Functions a script runs as its entry point (see [`script_entries`]).
+    /// Functions that run once at start-up: a script's entry point, those
+    /// named for start-up, and what only they call (see
+    /// [`startup_functions`]).
     entries: HashSet<FuncId>,
     /// The module is a command-line program that serves nothing (see
     /// [`is_command_line_program`] and [`is_cli_module`]).
@@ -526,7 +528,7 @@ pub fn handlers<'c>(cx: &'c FileCx) -> &'c Handlers {
 fn find_handlers(cx: &FileCx) -> Handlers {
     let mut h = Handlers {
         worker_entry: is_worker_entry(cx),
-        entries: script_entries(cx),
+        entries: startup_functions(cx),
         ..Handlers::default()
     };
     let next_api =
@@ -723,7 +725,7 @@ pub fn loop_place(cx: &FileCx, h: &Handlers, f: FuncId) -> Option<String> {
             return Some(format!("{inner}{kind}{name}"));
         }
         if func.is_async {
-            if cx.is_offloaded(cur) || is_startup_name(&func.name) || h.entries.contains(&cur) {
+            if cx.is_offloaded(cur) || h.entries.contains(&cur) {
                 return None;
             }
             return Some(format!("{inner}{}", cx.async_func_display(cur)));
@@ -774,12 +776,13 @@ fn is_cli_module(module: &str) -> bool {
     cli(file) || parts.any(|d| cli(d) || d == "bin" || d == "scripts")
 }
 
-/// The functions of the file that module code calls under `if
-/// (require.main === module)` (or a test that `||` joins to it): the file
-/// is a script, and they are its entry point, which runs once at start-up
-/// like a `main`. So do the module's functions that only its entry code
-/// calls (`start()` calling `checkDist()`): see [`reached_only_from`].
-fn script_entries(cx: &FileCx) -> HashSet<FuncId> {
+/// The functions of the file that run once at start-up: those module code
+/// calls under `if (require.main === module)` (or a test that `||` joins
+/// to it; the file is a script, and they are its entry point), those named
+/// for start-up ([`is_startup_name`]), and the module's functions that only
+/// such code calls (`start()` calling `checkDist()`): see
+/// [`reached_only_from`].
+fn startup_functions(cx: &FileCx) -> HashSet<FuncId> {
     let mut out = HashSet::new();
     for &s in &cx.func(FuncId(0)).body {
         let StmtKind::If { cond, then, .. } = &cx.stmt(s).kind else {

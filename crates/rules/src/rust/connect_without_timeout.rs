@@ -184,12 +184,10 @@ fn bound_then_timed(cx: &FileCx, e: ExprId) -> bool {
 /// One of `uses` is the future of a `select!` arm, and another arm waits
 /// on a sleep, directly or through a local bound to one.
 fn raced_against_sleep(cx: &FileCx, f: FuncId, uses: &[ExprId]) -> bool {
+    // A sleep, or one until a deadline (`sleep_until(deadline)`).
     let is_sleep = |x: ExprId| {
         cx.call(x).is_some_and(|c| {
-            matches!(
-                c.name.as_str(),
-                "sleep" | "sleep_until" | "delay_for" | "delay_until"
-            )
+            common::is_sleep(c) || matches!(c.name.as_str(), "sleep_until" | "delay_until")
         })
     };
     let sleeps = |x: ExprId| {

@@ -563,7 +563,7 @@ fn parks_only_on(cx: &FileCx, body: FuncId, waits: &[&str], test: Option<FuncId>
                     };
                     let inner = common::unwrap_value(cx, *inner);
                     parks(inner)
-                        // `select(rx, srv.ready())`, `join(a, b)`: parks on
+                        // `select(rx, stopped)`, `join(a, b)`: parks on
                         // its operands.
                         || cx.call(inner).is_some_and(|c| {
                             matches!(c.name.as_str(), "select" | "join" | "race")
