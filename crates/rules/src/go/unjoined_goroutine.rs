@@ -28,7 +28,9 @@ c.Opts.AsyncErrorCB; cb(c, err)`). A function of another file started
 right after a `wg.Add(n)` that counts it (`wg.Add(2); go watch(c); go
 readLoop(c)`) is taken to call `Done`. A goroutine per accepted connection that
 closes it (`conn, _ := ln.Accept(); go func() { serve(conn);
-conn.Close() }()`) ends with its connection and is not reported; nor is
+conn.Close() }()`, also through a value wrapping it, `go
+s.handleConn(newConn(c, s))` with a `handleConn` whose deferred cleanup
+closes it) ends with its connection and is not reported; nor is
 a goroutine working on a connection it is handed that its
 owner closes (the spawning function or a cleanup closure it returns calls
 `Close` on it, or a method closes every element of the field it is kept
@@ -680,17 +682,58 @@ fn connection_scoped(cx: &FileCx, go_call: ExprId, c: &Call) -> bool {
     if accepted.is_empty() {
         return false;
     }
-    let closes = |f: FuncId, names: &[&str]| {
+    // A value wrapping the connection is the connection too (`conn :=
+    // newConn(s, c)`, `conn = ext.NewConn(conn)`).
+    let wraps = |e: ExprId, names: &[&str]| {
+        cx.call(cx.model.strip(e)).is_some_and(|k| {
+            k.args.iter().any(|a| {
+                cx.model
+                    .name_of(a.value)
+                    .is_some_and(|n| names.contains(&n))
+            })
+        })
+    };
+    let mut accepted = accepted;
+    for _ in 0..3 {
+        let more: Vec<&str> = cx
+            .body_stmts(outer)
+            .iter()
+            .filter_map(|&s| match &cx.stmt(s).kind {
+                StmtKind::Assign {
+                    targets,
+                    value: Some(v),
+                    ..
+                } if wraps(*v, &accepted) => targets
+                    .first()
+                    .and_then(|&t| common::names_in_target(cx, t).first().copied()),
+                _ => None,
+            })
+            .filter(|n| !accepted.contains(n))
+            .collect();
+        if more.is_empty() {
+            break;
+        }
+        accepted.extend(more);
+    }
+    fn closes(cx: &FileCx, f: FuncId, names: &[&str], depth: u32) -> bool {
         cx.body_stmts(f).iter().any(|&s| {
-            // (Also `_ = conn.Close()`, `err = conn.Close()`.)
+            // (Also `_ = conn.Close()`, `err = conn.Close()`, and in a
+            // deferred cleanup closure.)
             let e = match cx.stmt(s).kind {
                 StmtKind::Expr(e) | StmtKind::Defer(e) => e,
                 StmtKind::Assign { value: Some(v), .. } => v,
                 _ => return false,
             };
+            if let (StmtKind::Defer(_), Some(k), true) = (&cx.stmt(s).kind, cx.call(e), depth == 0)
+                && let ExprKind::Closure(g) = cx.expr(cx.model.strip(k.func)).kind
+                && closes(cx, g, names, depth + 1)
+            {
+                return true;
+            }
             closes_one_of(cx, e, names)
         })
-    };
+    }
+    let closes = |f: FuncId, names: &[&str]| closes(cx, f, names, 0);
     match cx.expr(cx.model.strip(c.func)).kind {
         ExprKind::Closure(f) => closes(f, &accepted),
         _ => cx.callee_in_file(c).is_some_and(|f| {
@@ -703,6 +746,7 @@ fn connection_scoped(cx: &FileCx, go_call: ExprId, c: &Call) -> bool {
                     cx.model
                         .name_of(a.value)
                         .is_some_and(|n| accepted.contains(&n))
+                        || wraps(a.value, &accepted)
                 })
                 .filter_map(|(i, _)| params.get(i).map(|p| p.name.as_str()))
                 .collect();
@@ -1140,6 +1184,35 @@ func main() {
 		return js.Undefined()
 	}))
 	select {}
+}
+"#,
+        r#"
+package smtp
+
+import "net"
+
+type Server struct{ conns map[*Conn]struct{} }
+
+type Conn struct{ net.Conn }
+
+func newConn(c net.Conn, s *Server) *Conn { return &Conn{c} }
+
+func (s *Server) Serve(l net.Listener) error {
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			return err
+		}
+		go s.handleConn(newConn(c, s)) // expect
+	}
+}
+
+func (s *Server) handleConn(c *Conn) {
+	s.conns[c] = struct{}{}
+	defer func() {
+		delete(s.conns, c)
+	}()
+	c.Write([]byte("220 ready\r\n"))
 }
 "#,
     ],
@@ -1952,6 +2025,36 @@ func main() {
 		return js.Undefined()
 	}))
 	select {}
+}
+"#,
+        r#"
+package smtp
+
+import "net"
+
+type Server struct{ conns map[*Conn]struct{} }
+
+type Conn struct{ net.Conn }
+
+func newConn(c net.Conn, s *Server) *Conn { return &Conn{c} }
+
+func (s *Server) Serve(l net.Listener) error {
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			return err
+		}
+		go s.handleConn(newConn(c, s))
+	}
+}
+
+func (s *Server) handleConn(c *Conn) {
+	s.conns[c] = struct{}{}
+	defer func() {
+		c.Close()
+		delete(s.conns, c)
+	}()
+	c.Write([]byte("220 ready\r\n"))
 }
 "#,
     ],

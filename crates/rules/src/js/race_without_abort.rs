@@ -3,7 +3,7 @@
 use super::common;
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
-use unsnarl_model::walk::exprs_under;
+use unsnarl_model::walk::{Parent, exprs_under};
 use unsnarl_model::*;
 
 pub struct RaceWithoutAbort;
@@ -24,7 +24,12 @@ built for it), or where the timer set up for the race is never cleared
 Test code is not reported: there a race is a bounded wait that runs once.
 Nor is a race whose timer, when it fires, stops the work itself
 (`setTimeout(destroy, ms, resolve)` with a `destroy` that terminates the
-connections the other side is ending).
+connections the other side is ending), or takes the other side's waiter
+back out of the queue it joined (`waiters.add(resolver)` in one promise,
+`waiters.delete(resolver)` in the timer's callback): a queued waiter is
+all that side is, and once it is withdrawn nothing wakes it. A race that
+ends in `.finally(() => controller.abort())`, for a controller whose
+`signal` the function hands to the work, cancels its loser too.
 
 ## Why
 
@@ -85,7 +90,10 @@ impl Rule for RaceWithoutAbort {
             if timers.is_empty() || ops.is_empty() {
                 continue;
             }
-            let timer_stops_all = timers.iter().any(|&t| timer_stops_the_work(cx, t));
+            let timer_stops_all = timers
+                .iter()
+                .any(|&t| timer_stops_the_work(cx, t) || timer_withdraws_waiter(cx, f, t))
+                || aborted_when_settled(cx, f, e);
             let unsignalled: Vec<ExprId> = ops
                 .iter()
                 .copied()
@@ -179,8 +187,82 @@ fn cancelled_otherwise(cx: &FileCx, f: FuncId, op: ExprId) -> bool {
 /// ms, resolve)` where `destroy` (a function of the file, or an inline
 /// one) terminates, destroys, kills, closes or ends what is running.
 fn timer_stops_the_work(cx: &FileCx, timer: ExprId) -> bool {
-    // The `setTimeout` sits in the element or in the executor of its
-    // `new Promise(..)`.
+    timer_callbacks(cx, timer).into_iter().any(|g| {
+        cx.with_nested(g).into_iter().any(|h| {
+            common::calls_of(cx, h).any(|e| STOPS.contains(&cx.call(e).unwrap().name.as_str()))
+        })
+    })
+}
+
+/// The timer's callback withdraws the other side's waiter from the queue
+/// it joined (`setTimeout(() => { waiters.delete(resolver); reject(..) })`
+/// against `new Promise(r => { resolver = ..; waiters.add(resolver) })`): a
+/// waiter in a queue is all that side is, and once it is out nobody will
+/// wake it and hand it the lock.
+fn timer_withdraws_waiter(cx: &FileCx, f: FuncId, timer: ExprId) -> bool {
+    // `(queue, waiter)` of the calls named `names` under `g`.
+    let entries = |g: FuncId, names: &[&str]| -> Vec<(String, String)> {
+        cx.with_nested(g)
+            .into_iter()
+            .flat_map(|h| common::calls_of(cx, h))
+            .filter_map(|e| {
+                let c = cx.call(e)?;
+                if !names.contains(&c.name.as_str()) {
+                    return None;
+                }
+                let queue = cx.snippet(cx.expr(c.receiver?).span);
+                let waiter = cx.model.name_of(c.positional(0)?)?;
+                Some((queue.to_string(), waiter.to_string()))
+            })
+            .collect()
+    };
+    let joined = entries(f, &["add", "push", "set"]);
+    timer_callbacks(cx, timer).into_iter().any(|g| {
+        entries(g, &["delete", "remove"])
+            .iter()
+            .any(|w| joined.contains(w))
+    })
+}
+
+/// The race ends in `.finally(() => controller.abort())` for a controller
+/// whose `signal` the function hands out (`{ ...options, abortSignal:
+/// aborter.signal }`): whichever side loses is aborted as the race settles.
+fn aborted_when_settled(cx: &FileCx, f: FuncId, race: ExprId) -> bool {
+    // The race is the object of the `.finally` member the call calls.
+    let up = |x: ExprId| match cx.tree.expr_parent(x) {
+        Parent::Expr(p) => Some(p),
+        _ => None,
+    };
+    let Some(p) = up(race).and_then(up) else {
+        return false;
+    };
+    let Some(fin) = cx
+        .call(p)
+        .filter(|c| c.name == "finally" && c.receiver == Some(race))
+    else {
+        return false;
+    };
+    let Some(cb) = fin.positional(0).and_then(|a| common::callback_fn(cx, a)) else {
+        return false;
+    };
+    let aborted: Vec<&str> = common::calls_of(cx, cb)
+        .filter_map(|e| {
+            let c = cx.call(e)?;
+            (c.name == "abort").then_some(())?;
+            common::root_name(cx, c.receiver?)
+        })
+        .collect();
+    !aborted.is_empty()
+        && cx.body_exprs(f).iter().any(|&x| {
+            matches!(&cx.expr(x).kind, ExprKind::Attr { obj, name, .. }
+                if name == "signal"
+                    && common::root_name(cx, *obj).is_some_and(|r| aborted.contains(&r)))
+        })
+}
+
+/// The callbacks of the `setTimeout` calls in a timer promise: in the
+/// element itself or in the executor of its `new Promise(..)`.
+fn timer_callbacks(cx: &FileCx, timer: ExprId) -> Vec<FuncId> {
     let under = exprs_under(cx.model, timer);
     let executors = under.iter().filter_map(|&x| match cx.expr(x).kind {
         ExprKind::Closure(g) => Some(g),
@@ -195,19 +277,16 @@ fn timer_stops_the_work(cx: &FileCx, timer: ExprId) -> bool {
                 .flat_map(|g| common::calls_of(cx, g)),
         )
         .collect();
-    let stops = |g: FuncId| {
-        cx.with_nested(g).into_iter().any(|h| {
-            common::calls_of(cx, h).any(|e| STOPS.contains(&cx.call(e).unwrap().name.as_str()))
+    calls
+        .into_iter()
+        .filter_map(|x| {
+            let c = cx.call(x)?;
+            if c.target.as_deref() != Some("setTimeout") {
+                return None;
+            }
+            common::callback_fn(cx, c.positional(0)?)
         })
-    };
-    calls.into_iter().any(|x| {
-        cx.call(x).is_some_and(|c| {
-            c.target.as_deref() == Some("setTimeout")
-                && c.positional(0)
-                    .and_then(|cb| common::callback_fn(cx, cb))
-                    .is_some_and(stops)
-        })
-    })
+        .collect()
 }
 
 /// The operation call is given an AbortSignal: in its arguments, or in an
@@ -324,6 +403,44 @@ export class StdioTransport {
   }
 }
 "#,
+        r#"
+class Lock {
+  #waiters = new Set();
+  #stats = new Set();
+
+  acquireWithTimeout(timeout) {
+    let resolver;
+    let timer;
+    return Promise.race([  // expect
+      new Promise((resolve) => {
+        resolver = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        this.#waiters.add(resolver);
+      }),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => {
+          this.#stats.delete(resolver);
+          reject(new Error("timed out waiting for the lock"));
+        }, timeout);
+      }),
+    ]);
+  }
+}
+"#,
+        r#"
+import { delay } from "./util.js";
+
+export function receiveBatch(link, queue, maxWaitMs) {
+  const aborter = new AbortController();
+  const pending = link.waitForMessages(queue);
+  return Promise.race([  // expect
+    pending.then(() => queue.splice(0)),
+    delay(maxWaitMs).then(() => []),
+  ]).finally(() => aborter.abort());
+}
+"#,
     ],
     pass: &[
         r#"
@@ -428,6 +545,44 @@ export class StdioTransport {
       child.kill("SIGKILL");
     }
   }
+}
+"#,
+        r#"
+class Lock {
+  #waiters = new Set();
+
+  acquireWithTimeout(timeout) {
+    let resolver;
+    let timer;
+    return Promise.race([
+      new Promise((resolve) => {
+        resolver = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        this.#waiters.add(resolver);
+      }),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => {
+          this.#waiters.delete(resolver);
+          reject(new Error("timed out waiting for the lock"));
+        }, timeout);
+      }),
+    ]);
+  }
+}
+"#,
+        r#"
+import { delay } from "./util.js";
+
+export function receiveBatch(link, queue, maxWaitMs, options) {
+  const aborter = new AbortController();
+  const updatedOptions = { ...options, abortSignal: aborter.signal };
+  const pending = link.waitForMessages(queue, updatedOptions);
+  return Promise.race([
+    pending.then(() => queue.splice(0)),
+    delay(maxWaitMs, updatedOptions).then(() => []),
+  ]).finally(() => aborter.abort());
 }
 "#,
     ],

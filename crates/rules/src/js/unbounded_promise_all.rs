@@ -42,7 +42,10 @@ their size is not the data's. Nor is a callback that only tells each
 element of an event (`(rm) => rm?.handleLLMEnd(out)`, `(l) =>
 l.onClose()`), or only calls the handler registered for it (`(p) => {
 const onPrune = pruneMap.get(p); if (onPrune) return onPrune(data) }`):
-one notification per handler the program already has.
+one notification per handler the program already has. Nor is one that
+only chains handlers on the promise it is handed (`(p) =>
+Promise.resolve(p).then(onFulfill, onReject)`, an `allSettled` shim):
+those promises were started by whoever made them.
 
 ## Why
 
@@ -328,6 +331,13 @@ fn may_do_io(cx: &FileCx, f: FuncId, depth: usize, seen: &mut Vec<FuncId>) -> bo
             {
                 continue;
             }
+            // Handlers chained on a promise the callback was handed
+            // (`Promise.resolve(item).then(onFulfill, onReject)`, an
+            // `allSettled` shim): that promise was started by whoever made
+            // it, and chaining starts nothing.
+            if common::is_chain_call(c) && c.receiver.is_some_and(|r| handed_promise(cx, g, r)) {
+                continue;
+            }
             if common::promise_call(cx, c).is_some() {
                 return true;
             }
@@ -342,6 +352,47 @@ fn may_do_io(cx: &FileCx, f: FuncId, depth: usize, seen: &mut Vec<FuncId>) -> bo
         }
     }
     false
+}
+
+/// `e` is a parameter of `g`, `Promise.resolve` of one, or a local `g`
+/// binds to either.
+fn handed_promise(cx: &FileCx, g: FuncId, e: ExprId) -> bool {
+    let is_param = |x: ExprId| {
+        cx.model
+            .name_of(cx.model.strip(x))
+            .is_some_and(|n| cx.func(g).params.iter().any(|p| p.name == n))
+    };
+    let wraps_param = |x: ExprId| {
+        let x = cx.model.strip(x);
+        is_param(x)
+            || cx.call(x).is_some_and(|c| {
+                c.target.as_deref() == Some("Promise.resolve")
+                    && c.positional(0).is_some_and(is_param)
+            })
+    };
+    let e = cx.model.strip(e);
+    if wraps_param(e) {
+        return true;
+    }
+    let Some(name) = cx.model.name_of(e) else {
+        return false;
+    };
+    let mut bound = false;
+    for s in common::stmts_of(cx, g) {
+        if let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } = &cx.stmt(s).kind
+            && targets.iter().any(|&t| cx.model.name_of(t) == Some(name))
+        {
+            if !wraps_param(*v) {
+                return false;
+            }
+            bound = true;
+        }
+    }
+    bound
 }
 
 /// The callback is async or returns what a call gives (not a plain value).
@@ -962,6 +1013,16 @@ export class HotClient {
   }
 }
 "#,
+        r#"
+export function loadAll(ids, store) {
+  return Promise.all(ids.map(id => { // expect
+    const onFulfill = (value) => ({ status: "fulfilled", value });
+    const onReject = (reason) => ({ status: "rejected", reason });
+    const itemPromise = store.load(id);
+    return itemPromise.then(onFulfill, onReject);
+  }));
+}
+"#,
     ],
     pass: &[
         r#"
@@ -1355,6 +1416,20 @@ export class HotClient {
       if (onPrune) return onPrune(this.dataMap.get(path));
     }));
   }
+}
+"#,
+        r#"
+export function allSettled(values) {
+  return Promise.all(values.map(item => {
+    const onFulfill = (value) => ({ status: "fulfilled", value });
+    const onReject = (reason) => ({ status: "rejected", reason });
+    const itemPromise = Promise.resolve(item);
+    try {
+      return itemPromise.then(onFulfill, onReject);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }));
 }
 "#,
     ],

@@ -421,6 +421,18 @@ pub fn is_condition(cx: &FileCx, e: ExprId) -> bool {
             .find(Effect::Lock, Some(t), "")
             .is_some_and(|en| matches!(en.kind.as_deref(), Some("condition" | "async-condition")));
     }
+    // A file whose conditions are all of a kind without a lock
+    // (`tornado.locks.Condition`) means one of those by the name.
+    let built = condition_constructions(cx);
+    if !built.is_empty()
+        && built.iter().all(|(_, c)| {
+            cx.kb.find_for_call(Effect::Lock, c).is_none_or(|en| {
+                !matches!(en.kind.as_deref(), Some("condition" | "async-condition"))
+            })
+        })
+    {
+        return false;
+    }
     cx.model.dotted(e).is_some_and(|d| {
         let last = d
             .rsplit('.')

@@ -195,6 +195,13 @@ fn free_loop_var(cx: &FileCx, f: FuncId, vars: &HashSet<String>) -> Option<Strin
         .iter()
         .map(|p| p.name.trim_start_matches('*'))
         .collect();
+    // Its own defaults are read where it is defined, inside the loop
+    // (`def handler(f, conn=connection)` is the fix, not the bug).
+    let defaults: Vec<Span> = func
+        .params
+        .iter()
+        .filter_map(|p| p.default.map(|d| cx.expr(d).span))
+        .collect();
     let funcs = crate::python::common::func_and_nested(cx, f);
     crate::python::common::exprs_of(cx, &funcs)
         .into_iter()
@@ -202,6 +209,7 @@ fn free_loop_var(cx: &FileCx, f: FuncId, vars: &HashSet<String>) -> Option<Strin
             ExprKind::Name { id, resolved: None } => Some((x, id)),
             _ => None,
         })
+        .filter(|(x, _)| !defaults.iter().any(|d| d.contains(cx.expr(*x).span)))
         .find(|(x, id)| {
             vars.contains(id.as_str())
                 && !bound.contains(id.as_str())
@@ -247,7 +255,8 @@ def delayed(loop, keys):
         loop.call_later(5, fire)  # expect
 "#,
     ],
-    pass: &[r#"
+    pass: &[
+        r#"
 import functools
 import threading
 
@@ -269,7 +278,19 @@ def after_loop(loop, jobs):
     for job in jobs:
         pass
     loop.call_soon(lambda: run(jobs))
-"#],
+"#,
+        r#"
+def deregister(registrations, invoke):
+    for connection, registration in registrations.items():
+        future = invoke(registration, connection)
+
+        def handler(f, captured_connection=connection):
+            if f.exception():
+                log(captured_connection.remote_address)
+
+        future.add_done_callback(handler)
+"#,
+    ],
 };
 
 #[cfg(test)]

@@ -432,6 +432,17 @@ class Viewer(App):
     def on_mount(self):
         self.load("README.md")  # expect
 "#,
+        r#"
+async def gather(*tasks, timeout=None):
+    for t in tasks:
+        await t
+
+class AsyncPool:
+    if True:
+
+        def __del__(self):
+            gather(*self._workers, timeout=5.0)  # expect
+"#,
     ],
     pass: &[
         r#"
@@ -529,6 +540,20 @@ class Viewer(App):
 
     def on_mount(self):
         self.load("README.md")
+"#,
+        r#"
+async def gather(*tasks, timeout=None):
+    for t in tasks:
+        await t
+
+class AsyncPool:
+    async def close(self):
+        await gather(*self._workers)
+
+    if False:  # ASYNC
+
+        def __del__(self):
+            gather(*self._workers, timeout=5.0)
 "#,
     ],
 };

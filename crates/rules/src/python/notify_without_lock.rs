@@ -94,7 +94,10 @@ impl Rule for NotifyWithoutLock {
             if inside_with_of(cx, id, &names) {
                 continue;
             }
-            if acquires_in(cx, f, &names) || callers_hold(cx, f, &names) {
+            if acquires_in(cx, f, &names)
+                || callers_hold(cx, f, &names)
+                || decorator_holds(cx, f, &names)
+            {
                 continue;
             }
             out.push(cx.finding(
@@ -181,6 +184,27 @@ fn enter_acquires(cx: &FileCx, f: FuncId, names: &[String]) -> bool {
     cx.model.function_ids().any(|g| {
         let m = cx.func(g);
         m.name == "__enter__" && m.class.as_ref() == Some(class) && acquires_in(cx, g, names)
+    })
+}
+
+/// The method is wrapped by a decorator of this file whose wrapper takes
+/// the lock around the call (`@locked`, whose `inner` runs `with
+/// self._pool_lock: return fn(self, ...)`).
+fn decorator_holds(cx: &FileCx, f: FuncId, names: &[String]) -> bool {
+    cx.func(f).decorators.iter().any(|d| {
+        let d = d.rsplit('.').next().unwrap_or(d);
+        cx.model.function_ids().any(|g| {
+            let deco = cx.func(g);
+            deco.name == d
+                && deco.class.is_none()
+                && cx.model.stmts.iter().any(|st| {
+                    deco.span.contains(st.span)
+                        && matches!(&st.kind, StmtKind::With { items, .. }
+                        if items.iter().any(|it| {
+                            cx.model.dotted(it.ctx).is_some_and(|x| names.contains(&x))
+                        }))
+                })
+        })
     })
 }
 
@@ -312,6 +336,54 @@ class ChannelCache:
             self._mapping[key] = make_channel(key)
             self._condition.notify()  # expect
 "#,
+        r#"
+import threading
+
+class Zip:
+    @property
+    def condition(self):
+        if self._condition is None:
+            self._condition = threading.Condition()
+        return self._condition
+
+    def update(self, x):
+        self.buffer.append(x)
+        self.condition.notify_all()  # expect
+"#,
+        r#"
+import functools
+import threading
+
+def logged(fn):
+    @functools.wraps(fn)
+    def inner(self, *args):
+        with self._log_lock:
+            log(fn.__name__)
+        return fn(self, *args)
+    return inner
+
+class Pool:
+    def __init__(self):
+        self._pool_lock = threading.RLock()
+        self._log_lock = threading.Lock()
+        self._available = threading.Condition(self._pool_lock)
+
+    @logged
+    def release(self, conn):
+        self._free.append(conn)
+        self._available.notify()  # expect
+"#,
+        r#"
+import multiprocessing as mp
+
+class Comms:
+    def __init__(self):
+        self.ctx = mp.get_context("spawn")
+        self._restart_condition = self.ctx.Condition(self.ctx.Lock())
+
+    def signal_restart(self):
+        self._restart_condition.notify()  # expect
+"#,
     ],
     pass: &[
         r#"
@@ -431,6 +503,41 @@ class ChannelCache:
         with self._lock:
             self._mapping[key] = make_channel(key)
             self._condition.notify()
+"#,
+        r#"
+from tornado.locks import Condition
+
+class Zip:
+    @property
+    def condition(self):
+        if self._condition is None:
+            self._condition = Condition()
+        return self._condition
+
+    def update(self, x):
+        self.buffer.append(x)
+        self.condition.notify_all()
+"#,
+        r#"
+import functools
+import threading
+
+def locked(fn):
+    @functools.wraps(fn)
+    def inner(self, *args, **kwargs):
+        with self._pool_lock:
+            return fn(self, *args, **kwargs)
+    return inner
+
+class Pool:
+    def __init__(self):
+        self._pool_lock = threading.RLock()
+        self._available = threading.Condition(self._pool_lock)
+
+    @locked
+    def release(self, conn):
+        self._free.append(conn)
+        self._available.notify()
 "#,
     ],
 };

@@ -18,8 +18,9 @@ pub static META: RuleMeta = RuleMeta {
 `signal.signal(sig, handler)` with a real handler (not `SIG_DFL`/`SIG_IGN`)
 in a module that runs coroutines (it defines `async def` functions or
 starts a loop), where the handler does not hand off with
-`call_soon_threadsafe`, `run_coroutine_threadsafe` or trio's
-`TrioToken.run_sync_soon` (itself or through a
+`call_soon_threadsafe`, `run_coroutine_threadsafe`, trio's
+`TrioToken.run_sync_soon` or tornado's `IOLoop.add_callback_from_signal`
+(itself or through a
 function of the file it calls). A handler that calls nothing, only setting a flag
 that a task or loop polls (`stop = True`, `self.running = False`, with at
 most a `raise KeyboardInterrupt` on a second signal), is left alone: it
@@ -167,10 +168,14 @@ impl Rule for SignalInAsyncio {
                 cx.body_calls(g).any(|x| {
                     cx.call(x).is_some_and(|hc| {
                         // Trio's `TrioToken.run_sync_soon` is its
-                        // thread- and signal-safe entry into the loop.
+                        // thread- and signal-safe entry into the loop,
+                        // tornado's `IOLoop.add_callback_from_signal` its.
                         matches!(
                             hc.name.as_str(),
-                            "call_soon_threadsafe" | "run_coroutine_threadsafe" | "run_sync_soon"
+                            "call_soon_threadsafe"
+                                | "run_coroutine_threadsafe"
+                                | "run_sync_soon"
+                                | "add_callback_from_signal"
                         )
                     })
                 })
@@ -507,6 +512,22 @@ def run(server):
         loop.run_until_complete(server.aclose())
     finally:
         signal.signal(signal.SIGINT, lambda *_: os._exit(1))
+"#,
+        r#"
+import signal
+from tornado.ioloop import IOLoop
+
+class ClusterApp:
+    async def start(self):
+        self.loop = IOLoop.current()
+        signal.signal(signal.SIGINT, self.sigint_handler)
+        await self.cluster.start()
+
+    def sigint_handler(self, signum, frame):
+        return self.relay_signal(signum, frame)
+
+    def relay_signal(self, signum, frame):
+        self.loop.add_callback_from_signal(self.cluster.stop)
 "#,
     ],
 };

@@ -533,8 +533,26 @@ pub fn loop_has_exit(cx: &FileCx, body: &Block) -> bool {
 }
 
 /// True when the expression is inside the arguments of a call to a
-/// `tokio::time::timeout`-like wrapper.
+/// `tokio::time::timeout`-like wrapper, also within an `async { .. }` block
+/// (or closure) handed to it: `timeout(d, async move { connect(a).await })`.
 pub fn under_timeout(cx: &FileCx, e: ExprId) -> bool {
+    if directly_under_timeout(cx, e) {
+        return true;
+    }
+    let mut f = cx.func_of(e);
+    for _ in 0..4 {
+        let Parent::Expr(site) = cx.tree.func_site(f) else {
+            return false;
+        };
+        if directly_under_timeout(cx, site) {
+            return true;
+        }
+        f = cx.func_of(site);
+    }
+    false
+}
+
+fn directly_under_timeout(cx: &FileCx, e: ExprId) -> bool {
     cx.tree.expr_ancestors(e).any(|a| {
         cx.call(a).is_some_and(|c| {
             matches!(

@@ -18,7 +18,8 @@ pub static META: RuleMeta = RuleMeta {
     summary: "`tokio::net::TcpStream::connect(..).await` not wrapped in `tokio::time::timeout`, or `std::net::TcpStream::connect` instead of `connect_timeout`, in service code.",
     docs: r#"
 A TCP connect with no deadline: `tokio::net::TcpStream::connect(addr).await`
-outside `tokio::time::timeout(..)`, or `std::net::TcpStream::connect(addr)`
+outside `tokio::time::timeout(..)` (or async-std's `io::timeout`/`future::timeout`,
+also around an `async { .. }` block that connects), or `std::net::TcpStream::connect(addr)`
 (use `connect_timeout`). Test code, examples, benches and connects to a
 literal loopback address are left alone, and so is an async connect that
 a plain function hands on unawaited in the value it returns (`Connect {
@@ -26,7 +27,10 @@ inner: Box::pin(TcpStream::connect(addr)) }`): its caller polls it and
 sets the deadline. A connect future bound to a local and then awaited
 inside a timeout, or raced in `select!` against a sleep (`let t =
 sleep(d); select! { s = connect => .., _ = t => Err(Timeout) }`), has
-its deadline too.
+its deadline too. Nor is a connect in a function with a sibling that
+takes a deadline (`connect` beside `connect_timeout`, as std's
+`TcpStream` has), or in a private helper every caller of the file runs
+inside a timeout.
 
 ## Why
 
@@ -102,7 +106,11 @@ impl Rule for ConnectWithoutTimeout {
             }
             // The connect future is built here and awaited inside a timeout
             // elsewhere in the function (`let fut = connect(..); timeout(d, fut)`).
-            if bound_then_timed(cx, e) || handed_on_unawaited(cx, e, c) {
+            if bound_then_timed(cx, e)
+                || handed_on_unawaited(cx, e, c)
+                || has_timeout_sibling(cx, f)
+                || callers_time_it(cx, f)
+            {
                 continue;
             }
             out.push(cx.finding(
@@ -143,6 +151,45 @@ fn handed_on_unawaited(cx: &FileCx, e: ExprId, c: &Call) -> bool {
             _ => return false,
         }
     }
+}
+
+/// The connecting function has a sibling that takes a deadline
+/// (`connect` beside `connect_timeout` or `connect_with_timeout` in the
+/// same `impl` or module), as std's `TcpStream` has: the plain one is
+/// the API for callers who bound it themselves, or want no bound.
+fn has_timeout_sibling(cx: &FileCx, f: FuncId) -> bool {
+    let func = cx.func(f);
+    let timed = [
+        format!("{}_timeout", func.name),
+        format!("{}_with_timeout", func.name),
+    ];
+    cx.model.function_ids().any(|g| {
+        let sib = cx.func(g);
+        g != f && sib.class == func.class && timed.iter().any(|t| sib.name == t.as_str())
+    })
+}
+
+/// The connecting function is private to its module (no `pub`) and every
+/// call of it in the file runs inside a timeout (`timeout(self.timeout,
+/// self.tcp_stream()).await`): its callers set the deadline.
+fn callers_time_it(cx: &FileCx, f: FuncId) -> bool {
+    let func = cx.func(f);
+    let head = cx.source(Span::new(func.span.start, func.name_span.start));
+    if head
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .any(|w| w == "pub")
+    {
+        return false;
+    }
+    let mut calls = (0..cx.model.exprs.len() as u32).map(ExprId).filter(|&x| {
+        cx.call(x)
+            .is_some_and(|c| c.name == func.name && cx.callee_in_file(c) == Some(f))
+    });
+    let mut any = false;
+    calls.all(|x| {
+        any = true;
+        common::under_timeout(cx, x)
+    }) && any
 }
 
 /// A connect to a literal loopback address.
@@ -264,6 +311,26 @@ pub async fn connect(addr: SocketAddr, stop: oneshot::Receiver<()>) -> Result<Tc
     }
 }
 "#,
+        r#"
+use std::time::Duration;
+use tokio::net::TcpStream;
+
+pub struct Client { timeout: Duration, addr: String }
+
+impl Client {
+    async fn tcp_stream(&self) -> std::io::Result<TcpStream> {
+        TcpStream::connect(&self.addr).await // expect
+    }
+
+    pub async fn connect(&self) -> std::io::Result<TcpStream> {
+        tokio::time::timeout(self.timeout, self.tcp_stream()).await?
+    }
+
+    pub async fn connect_plain(&self) -> std::io::Result<TcpStream> {
+        self.tcp_stream().await
+    }
+}
+"#,
     ],
     pass: &[
         r#"
@@ -319,6 +386,66 @@ pub async fn connect(addr: SocketAddr, limit: Duration) -> Result<TcpStream, Err
     tokio::select! {
         socket = socket => Ok(socket?),
         _ = timeout => Err(Error::Timeout(limit)),
+    }
+}
+"#,
+        r#"
+use async_std::net::{SocketAddr, TcpStream};
+use std::time::Duration;
+
+pub async fn connect_timeout(addr: SocketAddr, timeout: Duration) -> std::io::Result<TcpStream> {
+    let stream = async_std::io::timeout(timeout, async move { TcpStream::connect(addr).await }).await?;
+    Ok(stream)
+}
+"#,
+        r#"
+use std::time::Duration;
+use tokio::net::TcpStream;
+
+pub async fn open(addr: &str, timeout: Duration) -> std::io::Result<TcpStream> {
+    tokio::time::timeout(timeout, async {
+        let stream = TcpStream::connect(addr).await?;
+        stream.set_nodelay(true)?;
+        Ok(stream)
+    })
+    .await?
+}
+"#,
+        r#"
+use std::time::Duration;
+use tokio::net::TcpStream;
+
+pub struct Client { timeout: Duration, addr: String }
+
+impl Client {
+    async fn tcp_stream(&self) -> std::io::Result<TcpStream> {
+        TcpStream::connect(&self.addr).await
+    }
+
+    pub async fn connect(&self) -> std::io::Result<TcpStream> {
+        tokio::time::timeout(self.timeout, self.tcp_stream()).await?
+    }
+
+    pub async fn connect_plain(&self) -> std::io::Result<TcpStream> {
+        tokio::time::timeout(self.timeout, async { self.tcp_stream().await }).await?
+    }
+}
+"#,
+        r#"
+use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use std::time::Duration;
+
+pub struct FtpStream { stream: TcpStream }
+
+impl FtpStream {
+    pub fn connect<A: ToSocketAddrs>(addr: A) -> std::io::Result<Self> {
+        let stream = TcpStream::connect(addr)?;
+        Ok(FtpStream { stream })
+    }
+
+    pub fn connect_timeout(addr: SocketAddr, timeout: Duration) -> std::io::Result<Self> {
+        let stream = TcpStream::connect_timeout(&addr, timeout)?;
+        Ok(FtpStream { stream })
     }
 }
 "#,

@@ -26,7 +26,9 @@ returns a value (a drop-in wrapper, `fn channel<T>()` in an instrumented
 or mocked `mpsc`, whose callers choose it as they would the original); a channel whose
 message type has no values (`enum Void {}`,
 `Infallible`, `!`, in the constructor's turbofish or the `let`'s type),
-which only tells receivers that every sender is gone; a request/reply
+which only tells receivers that every sender is gone; a channel whose
+sender is dropped where it is made (`let (_, sink) = channel();`, a
+receiver that stands in for another); a request/reply
 channel whose every send (through the
 struct fields the sender is stored in, directly or by a constructor of the
 file) carries a oneshot reply sender the
@@ -107,6 +109,7 @@ impl Rule for UnboundedChannel {
                 || request_reply(cx, ExprId(i as u32))
                 || sync_command_channel(cx, ExprId(i as u32))
                 || carries_nothing(cx, ExprId(i as u32))
+                || sender_discarded(cx, ExprId(i as u32))
                 || is_drop_in_wrapper(cx, ExprId(i as u32), c)
             {
                 continue;
@@ -156,6 +159,33 @@ fn carries_nothing(cx: &FileCx, ctor: ExprId) -> bool {
     text.push_str(cx.source(cx.expr(call.func).span));
     let args = innermost_generic_args(&text);
     !args.is_empty() && args.iter().all(|a| is_uninhabited(cx, a))
+}
+
+/// The sender is thrown away where the channel is made (`let (_, sink) =
+/// channel();`): nothing can ever send on it, and the receiver only stands
+/// in for another one (swapped in to disconnect workers on drop).
+fn sender_discarded(cx: &FileCx, ctor: ExprId) -> bool {
+    let Some(s) = cx.tree.enclosing_stmt(ctor) else {
+        return false;
+    };
+    let StmtKind::Assign {
+        targets,
+        value: Some(v),
+        ..
+    } = &cx.stmt(s).kind
+    else {
+        return false;
+    };
+    if cx.model.strip(*v) != ctor {
+        return false;
+    }
+    let Some(ExprKind::Collection { elems, .. }) = targets.first().map(|&t| &cx.expr(t).kind)
+    else {
+        return false;
+    };
+    elems
+        .first()
+        .is_some_and(|&first| cx.source(cx.expr(first).span).trim() == "_")
 }
 
 /// The contents of the innermost `<...>` pairs of a type or path text
@@ -1015,6 +1045,22 @@ impl Controller {
     }
 }
 "#,
+        r#"
+use std::sync::mpsc::{channel, Receiver, Sender};
+
+pub struct Stepwise {
+    receive_result: Receiver<u64>,
+    feed: Sender<u64>,
+}
+
+impl Stepwise {
+    pub fn reset(&mut self) {
+        let (tx, sink) = channel(); // expect
+        self.feed = tx;
+        drop(std::mem::replace(&mut self.receive_result, sink));
+    }
+}
+"#,
     ],
     pass: &[
         r#"
@@ -1453,6 +1499,25 @@ impl Controller {
                 Ok(Command::Execute(f)) => f(),
                 Err(_) => break,
             }
+        }
+    }
+}
+"#,
+        r#"
+use std::sync::mpsc::{channel, Receiver};
+use std::thread::JoinHandle;
+
+pub struct Stepwise {
+    receive_result: Receiver<u64>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl Drop for Stepwise {
+    fn drop(&mut self) {
+        let (_, sink) = channel();
+        drop(std::mem::replace(&mut self.receive_result, sink));
+        for handle in std::mem::take(&mut self.threads) {
+            let _ = handle.join();
         }
     }
 }
