@@ -478,24 +478,59 @@ fn trips(cx: &FileCx, s: StmtId) -> Option<i128> {
                 ExprKind::Collection { elems, .. } => Some(elems.len() as i128),
                 _ => cx.model.int_value(*iter),
             },
-            StmtKind::While { cond, .. } => match &cx.expr(*cond).kind {
-                ExprKind::Binary {
-                    op: BinOp::Lt,
-                    right,
-                    ..
-                } => cx.model.int_value(*right),
-                ExprKind::Binary {
-                    op: BinOp::LtE,
-                    right,
-                    ..
-                } => cx.model.int_value(*right).map(|v| v + 1),
-                _ => None,
-            },
+            StmtKind::While { cond, body, .. } => counted_loop(cx, lp, *cond, body),
             _ => None,
         }?;
         n = n.checked_mul(k)?;
     }
     Some(n)
+}
+
+/// The trip count of `for i := a; i < b; i++` (`<=` runs once more),
+/// lowered as `i := a` before a `while i < b { ..; i += 1 }`: both bounds
+/// constant and a step of one, else unknown.
+fn counted_loop(cx: &FileCx, lp: StmtId, cond: ExprId, body: &Block) -> Option<i128> {
+    let ExprKind::Binary {
+        op, left, right, ..
+    } = &cx.expr(cond).kind
+    else {
+        return None;
+    };
+    let extra = match op {
+        BinOp::Lt => 0,
+        BinOp::LtE => 1,
+        _ => return None,
+    };
+    let var = cx.model.name_of(*left)?;
+    let end = cx.model.int_value(*right)?;
+
+    let assigns = |s: StmtId| match &cx.stmt(s).kind {
+        StmtKind::Assign {
+            targets,
+            value: Some(v),
+            op,
+        } if targets.iter().any(|&t| cx.model.name_of(t) == Some(var)) => Some((*op, *v)),
+        _ => None,
+    };
+    // The last assignment of the variable before the loop's test (the
+    // init clause sits inside the loop's span) is its start.
+    let before = cx.expr(cond).span.start;
+    let start = cx
+        .body_stmts(cx.tree.stmt_func(lp))
+        .iter()
+        .filter(|&&s| cx.stmt(s).span.end <= before)
+        .filter_map(|&s| assigns(s).map(|a| (cx.stmt(s).span.end, a)))
+        .max_by_key(|(end, _)| *end)
+        .and_then(|(_, (op, v))| match op {
+            AssignOp::Augmented(_) => None,
+            _ => cx.model.int_value(v),
+        })?;
+    // The step: one `i += 1` (`i++`) at the end of the body.
+    let step = body.last().and_then(|&s| assigns(s))?;
+    if step.0 != AssignOp::Augmented(BinOp::Add) || cx.model.int_value(step.1) != Some(1) {
+        return None;
+    }
+    Some((end - start + extra).max(0))
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -638,6 +673,23 @@ func Setup(cfg *Config, work func()) {
 		ready.Done()
 	}()
 	ready.Wait()
+}
+"#,
+        r#"
+package app
+
+import "sync"
+
+func Bump(c *Counter) {
+	wg := &sync.WaitGroup{}
+	wg.Add(3) // expect
+	for i := 0; i <= 3; i++ {
+		go func(val int64) {
+			c.Incr(val)
+			wg.Done()
+		}(int64(i))
+	}
+	wg.Wait()
 }
 "#,
     ],
@@ -829,6 +881,23 @@ func Hammer(put func(int), n int) {
 		}
 		wg.Done()
 	}()
+	wg.Wait()
+}
+"#,
+        r#"
+package app
+
+import "sync"
+
+func Bump(c *Counter) {
+	wg := &sync.WaitGroup{}
+	wg.Add(3)
+	for i := 1; i <= 3; i++ {
+		go func(val int64) {
+			c.Incr(val)
+			wg.Done()
+		}(int64(i))
+	}
 	wg.Wait()
 }
 "#,

@@ -20,7 +20,8 @@ pub static META: RuleMeta = RuleMeta {
 A call that returns a coroutine (an `async def` of the scanned project,
 found across modules and through `self.method()`, or a coroutine API such
 as `asyncio.sleep`, `asyncio.wait_for`, `Queue.put`, aiohttp/httpx client
-methods) whose result is not awaited, returned, or passed on (to a task,
+methods; not `gather`, `shield` or `run_in_executor`, whose futures are
+already scheduled) whose result is not awaited, returned, or passed on (to a task,
 `gather`, `asyncio.run`...): it is a statement on its own, it is stored in a
 variable that is only used as a value, or it is tested in an
 `if`/`while`/`assert`/`and`/`or`/`not`. A line that already tells the
@@ -215,12 +216,14 @@ fn coroutine_call(cx: &FileCx, c: &Call) -> Option<String> {
     api
 }
 
-/// A known API that returns a coroutine.
+/// A known API that returns a coroutine. `gather`, `shield` and
+/// `run_in_executor` return futures whose work is already scheduled when
+/// the call returns: dropping one loses its result, not its work.
 fn coroutine_api(cx: &FileCx, c: &Call) -> Option<String> {
     if cx.effect(c, Effect::AsyncApi).is_some()
         && !matches!(
             c.target.as_deref(),
-            Some("asyncio.gather" | "asyncio.shield")
+            Some("asyncio.gather" | "asyncio.shield" | "asyncio.AbstractEventLoop.run_in_executor")
         )
         && c.target.is_some()
     {
@@ -554,6 +557,13 @@ class AsyncPool:
 
         def __del__(self):
             gather(*self._workers, timeout=5.0)
+"#,
+        r#"
+import asyncio
+
+class Streamer:
+    def start(self, producer):
+        asyncio.get_running_loop().run_in_executor(None, producer)
 "#,
     ],
 };

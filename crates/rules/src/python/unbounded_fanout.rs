@@ -21,7 +21,8 @@ pub static META: RuleMeta = RuleMeta {
 loop that starts a task (`create_task`, `ensure_future`,
 `tg.create_task`, `nursery.start_soon`) per item, over a
 collection that is not a literal (nor a local bound only to one, or to an
-entry of one: `methods = table[kind]`), with nothing limiting how many run at
+entry of one: `methods = table[kind]`, nor a slice, `xs[:n]` or
+`islice(it, 0, n)`), with nothing limiting how many run at
 once: no semaphore or capacity limiter taken in the loop or inside the
 spawned coroutine, no chunking, no worker pool. A teardown that releases
 what the program already holds (`gather(*(c.close() for c in
@@ -610,7 +611,9 @@ fn capped_by_counter(cx: &FileCx, iter: ExprId) -> bool {
 }
 
 /// Inputs whose size is fixed in the code: literals, `range(...)` (a pool
-/// of N workers), chunks of an enclosing loop, slices.
+/// of N workers), chunks of an enclosing loop, slices (`xs[:n]`,
+/// `islice(it, 0, n)`: the first window of a sliding window that starts
+/// one more as each finishes).
 fn bounded_input(cx: &FileCx, iter: ExprId) -> bool {
     let iter = cx.model.strip(iter);
     if is_structural(cx, iter) || configured(cx, iter, 4) {
@@ -627,6 +630,10 @@ fn bounded_input(cx: &FileCx, iter: ExprId) -> bool {
                 c.target.as_deref(),
                 Some("builtins.enumerate" | "builtins.zip")
             ) && c.positional(0).is_some_and(|a| bounded_input(cx, a)))
+                || (c.target.as_deref() == Some("itertools.islice")
+                    && c.args.len() >= 2
+                    && c.positional(c.args.len().min(3) - 1)
+                        .is_some_and(|stop| !matches!(cx.model.literal(stop), Some(Lit::Null))))
         }
         ExprKind::Name { id, .. } => {
             if literal_local(cx, cx.func_of(iter), id, 2) {
@@ -1357,6 +1364,18 @@ class KernelManager:
         kids = list(request.kernel_names)
         await asyncio.gather(*(self.start_kernel(k) for k in kids))  # expect
 "#,
+        r#"
+import asyncio
+from itertools import islice
+
+async def upload_all(uploader):
+    upload_tasks = uploader.get_substream_blocks()
+    running = [
+        asyncio.ensure_future(uploader.process_block(u))  # expect
+        for u in islice(upload_tasks, 1, None)
+    ]
+    await asyncio.wait(running)
+"#,
     ],
     pass: &[
         r#"
@@ -1828,6 +1847,23 @@ class KernelManager:
 
     async def stop_crawlers(self):
         await asyncio.wait([asyncio.create_task(c.stop_async()) for c in list(self._crawlers)])
+"#,
+        r#"
+import asyncio
+from itertools import islice
+
+async def upload_all(uploader, max_concurrency):
+    upload_tasks = uploader.get_substream_blocks()
+    running = [
+        asyncio.ensure_future(uploader.process_block(u))
+        for u in islice(upload_tasks, 0, max_concurrency)
+    ]
+    while running:
+        done, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+        for _ in range(len(done)):
+            nxt = next(upload_tasks, None)
+            if nxt is not None:
+                running.add(asyncio.ensure_future(uploader.process_block(nxt)))
 "#,
     ],
 };
