@@ -24,7 +24,9 @@ expression, across imports and `require`), or of a known promise API
 (`fetch`, `fs/promises`, database and HTTP clients), used as a statement:
 nobody awaits it, returns it or handles its rejection. Also `.then(onFulfilled)` chains with no `.catch()` and no
 rejection callback, and async IIFEs (`(async () => { ... })()`) whose awaits
-can reject with nothing to catch it (not at the top level of a script,
+can reject with nothing to catch it (not in test code, where such an IIFE
+runs a scripted peer or a consumer beside the test and a rejection is an
+unhandled rejection of the test process, which the run reports; and not at the top level of a script,
 where the IIFE, a `.then` chain, or a call like `main()`
 is the program and a rejection ends it like a throw: a `#!` file, or a
 file that exports nothing and is a test or sits in `examples/`,
@@ -202,7 +204,11 @@ impl FloatingPromise {
                 // reject; and not when it is the program itself (a script's
                 // top level, `#!`): a rejection there ends the process with
                 // the stack and a non-zero code, as a top-level throw does.
-                let whole_program = whole_program(cx, id);
+                // In a test, it runs a scripted peer or a consumer beside
+                // the test body; a rejection there is an unhandled
+                // rejection of the test process, which the run reports
+                // (Node exits on one by default), not a silent loss.
+                let whole_program = whole_program(cx, id) || common::in_test(cx, cx.func_of(id));
                 if cx.func(f).is_async
                     && !whole_program
                     && common::unguarded_await(cx, f).is_some()
@@ -1341,6 +1347,16 @@ test("publishes are acked", async (t) => {
   publish(t, client, { topic: "a", messageId: 1 }); // expect
 });
 "#,
+        r#"
+// file: src/server.js
+export function connectionHandler(socket) {
+  (async () => { // expect
+    for await (let rpc of socket.procedure("login")) {
+      await rpc.end();
+    }
+  })();
+}
+"#,
     ],
     pass: &[
         r#"
@@ -2112,6 +2128,23 @@ test("publishes are acked", async (t) => {
   const client = await connect();
   publish(t, client, { topic: "a", messageId: 1 });
   publish(t, client, { topic: "b", messageId: 2 });
+});
+"#,
+        r#"
+// file: test/integration.test.js
+const { test } = require("node:test");
+
+function connectionHandler(socket) {
+  (async () => {
+    for await (let rpc of socket.procedure("login")) {
+      rpc.end();
+    }
+  })();
+}
+
+test("login", async () => {
+  const server = await startServer(connectionHandler);
+  await server.close();
 });
 "#,
     ],
