@@ -66,7 +66,10 @@ is a sleep whose first check repeats word for word one made before it
 the check (the one nearest the check is reported), or a sleep after which
 the test polls through a retry helper (`tryhard::retry_fn`, `backoff`):
 the sleep is only a head start. Nor, in a test that starts no task or
-thread, is a sleep longer than a constant deadline the test handed to the
+thread (nor in an async test that sleeps on a clock paused time cannot
+skip, `async_std::task::sleep`, and reaches nothing outside), is a sleep
+that only lets time pass; nor, in a tokio test that starts nothing
+concurrent, is a sleep longer than a constant deadline the test handed to the
 code under test (`push(k, Some(Duration::from_millis(1)))`, then a 2 ms
 sleep) when the test then runs the expiry itself (`drop_expired()`,
 `run_pending_tasks()`): a slower machine only puts the deadline further
@@ -179,9 +182,15 @@ fn scan(
             // A blocking sleep (`std::thread::sleep`) on a current-thread
             // runtime stops every task of the test with it: only something
             // started outside the runtime can move meanwhile.
+            // Paused time is tokio's: an async test on another runtime
+            // (`async_std::task::sleep`) that starts nothing concurrent is
+            // only letting its own deadlines pass, as a sync one is.
             let top = common::outermost(cx, cx.func_of(sleep));
-            let async_test =
-                cx.func(top).is_async && (is_awaited(cx, sleep) || !current_thread(cx, top));
+            let async_test = cx.func(top).is_async
+                && (is_awaited(cx, sleep) || !current_thread(cx, top))
+                && (tokio_sleep(cx, sleep)
+                    || concurrent_before(cx, sleep)
+                    || reaches_outside(cx, top));
             let asserts = test
                 && (async_test || concurrent_before(cx, sleep))
                 && later.iter().any(|&e| {
@@ -242,6 +251,16 @@ fn scan(
             spawned = None;
         }
     }
+}
+
+/// A sleep on tokio's clock (`tokio::time::sleep`, actix's re-export of
+/// it), which paused time (`start_paused`) can skip.
+fn tokio_sleep(cx: &FileCx, sleep: ExprId) -> bool {
+    cx.call(sleep)
+        .and_then(|c| c.target.as_deref())
+        .is_none_or(|t| {
+            t.starts_with("tokio::") || t.starts_with("actix_rt::") || t.starts_with("actix::")
+        })
 }
 
 /// The statement after the sleep connects to a listener this function
@@ -1651,6 +1670,19 @@ mod tests {
     }
 }
 "#,
+        r#"
+use std::time::Duration;
+
+#[async_std::test]
+async fn worker_picks_up_the_job() {
+    let (tx, rx) = async_std::channel::bounded(1);
+    let worker = async_std::task::spawn(run_worker(rx));
+    tx.send(Job::new()).await.unwrap();
+    async_std::task::sleep(Duration::from_millis(50)).await; // expect
+    assert_eq!(processed(), 1);
+    worker.cancel().await;
+}
+"#,
     ],
     pass: &[
         r#"
@@ -2241,6 +2273,19 @@ async fn ready_after_release() {
     let _ = tx.send(());
     sleep(Millis(250)).await;
     assert!(srv.is_pending());
+}
+"#,
+        r#"
+use std::time::Duration;
+
+#[async_std::test]
+async fn expired_session_is_gone() {
+    let store = MemoryStore::new();
+    let mut session = Session::new();
+    session.expire_in(Duration::from_secs(3));
+    let id = store.store_session(session).await.unwrap();
+    async_std::task::sleep(Duration::from_secs(3)).await;
+    assert_eq!(None, store.load_session(id).await.unwrap());
 }
 "#,
     ],
