@@ -40,7 +40,10 @@ then waits on (`reply = Future(); q.put_nowait((fn, reply)); return
 reply.result()`; or an event it then waits on until the consumer sets
 it: `ev = asyncio.Event(); await q.put((item, ev)); await ev.wait()`, or
 `await q.put(item)` right before `await self.next_event.wait()`), so each
-producer has one item at most. Two worklists
+producer has one item at most; or a completion queue, a local fed only by
+the done callbacks the function attaches to the tasks it starts
+(`t.add_done_callback(cb)`, `cb` running `q.put_nowait(t)`) and read by
+the function itself: one item per task it started. Two worklists
 are left alone as well: the overflow of a pipe, when every put copies
 lines a thread of the file reads from a stream (`for line in
 iter(proc.stderr.readline, b""): q.put(line)`; a bound would stall the
@@ -133,6 +136,7 @@ impl Rule for UnboundedQueue {
                 || executor_work_queue(cx, id)
                 || emptied_before_each_request(cx, id)
                 || prefilled_worklist(cx, id)
+                || completion_queue(cx, id)
             {
                 continue;
             }
@@ -866,6 +870,65 @@ fn fed_by_signal_handlers(cx: &FileCx, ctor: ExprId) -> bool {
 }
 
 /// The `put`/`put_nowait` calls on the queue bound to `name`.
+/// A completion queue: a local of the function, fed only by the done
+/// callbacks it attaches to tasks it started (`t.add_done_callback(cb)`
+/// with a nested `cb` that runs `q.put_nowait(t)`), and read by the
+/// function itself. It holds at most one item per task started, and a
+/// bound would make the callback's `put_nowait` raise.
+fn completion_queue(cx: &FileCx, ctor: ExprId) -> bool {
+    let Some((_, home, name)) = local_queue(cx, ctor) else {
+        return false;
+    };
+    let puts = puts_into(cx, name);
+    let callbacks: Vec<FuncId> = cx
+        .with_nested(home)
+        .into_iter()
+        .flat_map(|g| cx.body_calls(g).collect::<Vec<_>>())
+        .filter_map(|e| {
+            let c = cx.call(e)?;
+            if c.name != "add_done_callback" {
+                return None;
+            }
+            let cb = cx.model.strip(c.positional(0)?);
+            match &cx.expr(cb).kind {
+                ExprKind::Closure(g) => Some(*g),
+                _ => {
+                    let n = cx.model.name_of(cb)?;
+                    cx.with_nested(home)
+                        .into_iter()
+                        .find(|&g| g != home && cx.func(g).name == n)
+                }
+            }
+        })
+        .collect();
+    let gets = cx.body_calls(home).any(|e| {
+        cx.call(e).is_some_and(|c| {
+            c.name == "get" && c.receiver.and_then(|r| cx.model.name_of(r)) == Some(name)
+        })
+    });
+    // Used only through calls of its own methods: not handed on, nor its
+    // `put` given away as a callback (`feed.subscribe(q.put_nowait)`).
+    let only_called = cx.with_nested(home).into_iter().all(|g| {
+        cx.body_exprs(g).iter().all(|&x| {
+            cx.model.name_of(x) != Some(name) || {
+                let up = |y: ExprId| match cx.tree.expr_parent(y) {
+                    unsnarl_model::walk::Parent::Expr(p) => Some(p),
+                    _ => None,
+                };
+                up(x).is_some_and(|a| {
+                    matches!(cx.expr(a).kind, ExprKind::Attr { .. })
+                        && up(a).and_then(|c| cx.call(c)).is_some_and(|c| c.func == a)
+                }) || crate::python::common::is_store(cx, x)
+            }
+        })
+    });
+    gets && only_called
+        && !puts.is_empty()
+        && puts
+            .iter()
+            .all(|&(p, _)| callbacks.contains(&cx.func_of(p)))
+}
+
 fn puts_into<'a>(cx: &FileCx<'a>, name: &str) -> Vec<(ExprId, &'a Call)> {
     cx.calls_named(&["put", "put_nowait"])
         .into_iter()
@@ -1215,6 +1278,26 @@ def drain(work):
     while True:
         item = work.get()
         item.run()
+"#,
+        r#"
+import asyncio
+
+async def as_completed(coros, feed):
+    q = asyncio.Queue()  # expect
+    remaining = 0
+
+    def result_callback(t):
+        q.put_nowait(t)
+
+    feed.subscribe(q.put_nowait)
+    for coro in coros:
+        t = asyncio.ensure_future(coro)
+        t.add_done_callback(result_callback)
+        remaining += 1
+    while remaining:
+        t = await q.get()
+        remaining -= 1
+        yield t
 "#,
     ],
     pass: &[
@@ -1640,6 +1723,25 @@ def drain(work):
         except queue.Empty:
             return
         item.run()
+"#,
+        r#"
+import asyncio
+
+async def as_completed(coros):
+    q = asyncio.Queue()
+    remaining = 0
+
+    def result_callback(t):
+        q.put_nowait(t)
+
+    for coro in coros:
+        t = asyncio.ensure_future(coro)
+        t.add_done_callback(result_callback)
+        remaining += 1
+    while remaining:
+        t = await q.get()
+        remaining -= 1
+        yield t
 "#,
     ],
 };
