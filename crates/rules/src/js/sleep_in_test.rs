@@ -31,7 +31,10 @@ call count of 0) or a flag that only ever turns on still off
 (`assert.strictEqual(signal.aborted, false)`; also `destroyed`, `closed`,
 `ended`, `finished`, `killed`, `called`, or a variable the file only ever
 sets to `true` after its first value: `let running = false` ... `running
-= true`). A slow machine can only make such a check pass.
+= true`), a variable declared `null` and only ever given a value later
+still `null` (`assert.equal(clientError, null)`), or the length of an
+array declared empty that the file only pushes to still 0. A slow
+machine can only make such a check pass.
 
 ## Why
 
@@ -214,7 +217,7 @@ fn checks_an_absence(cx: &FileCx, x: ExprId) -> bool {
     };
     let counter = |e: ExprId| {
         let text = cx.source(cx.expr(e).span);
-        attr_name(e) == Some("callCount") || text.ends_with(".calls.length")
+        attr_name(e) == Some("callCount") || text.ends_with(".calls.length") || only_grows(cx, e)
     };
     let lit = |e: ExprId| cx.model.literal(e);
     let is_false = |e: ExprId| matches!(lit(e), Some(Lit::Bool(false)));
@@ -247,9 +250,13 @@ fn checks_an_absence(cx: &FileCx, x: ExprId) -> bool {
             .is_some_and(|(a, b)| (one_way(a) && is_false(b)) || (counter(a) && is_zero(b))),
         "toBeFalsy" if !not => expected.is_some_and(one_way),
         "notCalled" => true,
-        "strictEqual" | "equal" | "deepEqual" | "deepStrictEqual" | "is" => first
-            .zip(second)
-            .is_some_and(|(a, b)| (one_way(a) && is_false(b)) || (counter(a) && is_zero(b))),
+        "strictEqual" | "equal" | "deepEqual" | "deepStrictEqual" | "is" => {
+            first.zip(second).is_some_and(|(a, b)| {
+                (one_way(a) && is_false(b))
+                    || (counter(a) && is_zero(b))
+                    || (only_set_from_null(cx, a) && matches!(lit(b), Some(Lit::Null)))
+            })
+        }
         "notOk" | "false" => first.is_some_and(one_way),
         "ok" | "assert" | "true" => first.is_some_and(negated),
         _ => false,
@@ -261,24 +268,71 @@ fn checks_an_absence(cx: &FileCx, x: ExprId) -> bool {
 /// only `true` (`let running = false; ... running =
 /// true`): a flag that, once on, stays on.
 fn only_turns_on(cx: &FileCx, e: ExprId) -> bool {
-    let e = cx.model.strip(e);
-    let Some(name) = cx.model.name_of(e) else {
+    let Some(values) = assigned_values(cx, e) else {
         return false;
     };
-    // The function that declares it (tests in one file often reuse a name).
+    let bools: Option<Vec<bool>> = values
+        .iter()
+        .map(|&v| match cx.model.literal(v) {
+            Some(Lit::Bool(b)) => Some(*b),
+            _ => None,
+        })
+        .collect();
+    bools.is_some_and(|b| b.len() >= 2 && b[1..].iter().all(|&on| on))
+}
+
+/// A variable declared `null` and only ever set to something else after
+/// (`let clientError = null; ... clientError = err`): still `null` means
+/// the event never came, which waiting longer cannot undo.
+fn only_set_from_null(cx: &FileCx, e: ExprId) -> bool {
+    let is_null = |v: ExprId| matches!(cx.model.literal(v), Some(Lit::Null));
+    assigned_values(cx, e)
+        .is_some_and(|v| v.len() >= 2 && is_null(v[0]) && v[1..].iter().all(|&x| !is_null(x)))
+}
+
+/// `list.length` of an array declared empty that the file only ever adds
+/// to (`push`/`unshift`; no `pop`, `shift`, `splice`, reassignment or
+/// `length =`): a length of 0 means nothing arrived.
+fn only_grows(cx: &FileCx, e: ExprId) -> bool {
+    let ExprKind::Attr { obj, name, .. } = &cx.expr(cx.model.strip(e)).kind else {
+        return false;
+    };
+    let Some(list) = cx.model.name_of(*obj) else {
+        return false;
+    };
+    let declared_empty = assigned_values(cx, *obj).is_some_and(|v| {
+        matches!(v.as_slice(), [only] if matches!(&cx.expr(cx.model.strip(*only)).kind,
+            ExprKind::Collection { elems, .. } if elems.is_empty()))
+    });
+    name == "length"
+        && declared_empty
+        && cx.model.exprs.iter().all(|x| match &x.kind {
+            ExprKind::Call(c) => {
+                !(matches!(c.name.as_str(), "pop" | "shift" | "splice")
+                    && c.receiver.and_then(|r| cx.model.name_of(r)) == Some(list))
+            }
+            ExprKind::AssignExpr { target, .. } => !matches!(&cx.expr(*target).kind,
+                ExprKind::Attr { obj: o, name: n, .. } if n == "length" && cx.model.name_of(*o) == Some(list)),
+            _ => true,
+        })
+}
+
+/// The values assigned to a local, in source order, in the function that
+/// declares it and the functions inside (tests in one file often reuse a
+/// name): `None` for anything but a declared local.
+fn assigned_values(cx: &FileCx, e: ExprId) -> Option<Vec<ExprId>> {
+    let e = cx.model.strip(e);
+    let name = cx.model.name_of(e)?;
     let declares = |g: FuncId| {
         cx.body_stmts(g).iter().any(|&st| {
             matches!(&cx.stmt(st).kind, StmtKind::Assign { targets, op: AssignOp::Declare { .. }, .. }
                 if targets.iter().any(|&t| cx.model.name_of(t) == Some(name)))
         })
     };
-    let Some(scope) = cx
+    let scope = cx
         .tree
         .func_ancestors(cx.model, cx.func_of(e))
-        .find(|&g| declares(g))
-    else {
-        return false;
-    };
+        .find(|&g| declares(g))?;
     let mut values: Vec<(u32, ExprId)> = Vec::new();
     for g in cx.with_nested(scope) {
         for &st in cx.body_stmts(g) {
@@ -301,14 +355,7 @@ fn only_turns_on(cx: &FileCx, e: ExprId) -> bool {
         }
     }
     values.sort_unstable_by_key(|&(at, _)| at);
-    let bools: Option<Vec<bool>> = values
-        .iter()
-        .map(|&(_, v)| match cx.model.literal(v) {
-            Some(Lit::Bool(b)) => Some(*b),
-            _ => None,
-        })
-        .collect();
-    bools.is_some_and(|b| b.len() >= 2 && b[1..].iter().all(|&on| on))
+    Some(values.into_iter().map(|(_, v)| v).collect())
 }
 
 /// An assertion of constants only (`t.assert.ok('onAfter ran')`, counted by
@@ -437,6 +484,23 @@ test("reports the error", async () => {
   assert.ok(queued.some((msg) => msg.code === "ERROR"));
 });
 "#,
+        r#"
+// file: test/channels.test.js
+const assert = require("assert");
+
+it("drops the backlog on reset", async () => {
+  const messageList = [];
+  let clientError = null;
+  client.on("error", (err) => {
+    clientError = err;
+  });
+  client.on("message", (m) => messageList.push(m));
+  client.on("reset", () => messageList.splice(0));
+  client.reset();
+  await wait(200); // expect
+  assert.equal(messageList.length, 0);
+});
+"#,
     ],
     pass: &[
         r#"
@@ -553,6 +617,23 @@ test("reports the error", async () => {
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   assert.ok(queued.length > 0);
+});
+"#,
+        r#"
+// file: test/channels.test.js
+const assert = require("assert");
+
+it("does not deliver after unsubscribe", async () => {
+  const messageList = [];
+  let clientError = null;
+  client.on("error", (err) => {
+    clientError = err;
+  });
+  client.on("message", (m) => messageList.push(m));
+  client.unsubscribe("foo");
+  await wait(200);
+  assert.equal(messageList.length, 0);
+  assert.equal(clientError, null);
 });
 "#,
     ],
