@@ -90,7 +90,7 @@ impl Rule for RaceWithoutAbort {
             if timers.is_empty() || ops.is_empty() {
                 continue;
             }
-            let timer_stops_all = timers
+            let losers_stopped = timers
                 .iter()
                 .any(|&t| timer_stops_the_work(cx, t) || timer_withdraws_waiter(cx, f, t))
                 || aborted_when_settled(cx, f, e);
@@ -99,7 +99,7 @@ impl Rule for RaceWithoutAbort {
                 .copied()
                 .filter(|&op| {
                     cx.call(cx.model.strip(op)).is_some()
-                        && !timer_stops_all
+                        && !losers_stopped
                         && !has_signal(cx, f, op)
                         && !cancelled_otherwise(cx, f, op)
                 })
