@@ -24,7 +24,8 @@ methods; not `gather`, `shield` or `run_in_executor`, whose futures are
 already scheduled) whose result is not awaited, returned, or passed on (to a task,
 `gather`, `asyncio.run`...): it is a statement on its own, it is stored in a
 variable that is only used as a value, or it is tested in an
-`if`/`while`/`assert`/`and`/`or`/`not`. A line that already tells the
+`if`/`while`/`assert`/`and`/`or`/`not` (the last operand of `and`/`or` is
+the value of the whole, `conn or connect(path)`, and is judged as that). A line that already tells the
 type checker the coroutine is dropped on purpose (`# type:
 ignore[unused-coroutine]`, `# pyright: ignore[reportUnusedCoroutine]`,
 typical of code generated for a sync twin) is left alone, and so is a
@@ -336,6 +337,9 @@ fn direct_use(cx: &FileCx, e: ExprId) -> Result<Use, String> {
                 BinOp::Is | BinOp::IsNot => Use::Fine,
                 _ => Use::Value,
             },
+            // The last operand of `a or b` is not tested: it is the value
+            // of the whole (`self._conn = conn or connect(path)`).
+            ExprKind::Logical { right, .. } if *right == e => return direct_use(cx, p),
             ExprKind::Logical { .. } => Use::Truth,
             ExprKind::Unary { op: UnOp::Not, .. } => Use::Truth,
             ExprKind::Unary { .. } => Use::Value,
@@ -445,6 +449,15 @@ class AsyncPool:
 
         def __del__(self):
             gather(*self._workers, timeout=5.0)  # expect
+"#,
+        r#"
+async def ready(conn):
+    return await conn.ping()
+
+def check(conn, cached):
+    if cached or ready(conn):  # expect
+        return True
+    return False
 "#,
     ],
     pass: &[
@@ -564,6 +577,19 @@ import asyncio
 class Streamer:
     def start(self, producer):
         asyncio.get_running_loop().run_in_executor(None, producer)
+"#,
+        r#"
+class Cache:
+    def __init__(self, path, connection=None):
+        self._connection = connection or open_db(path)
+
+    async def get(self, key):
+        async with self._lock:
+            db = await self._connection
+            return await db.fetch(key)
+
+async def open_db(path):
+    return await connect(path)
 "#,
     ],
 };
