@@ -67,8 +67,10 @@ holding its owner only as a `Weak`, which stops when `upgrade()` fails
 (`while let Some(o) = Weak::upgrade(&w)`, or a `None => break` arm),
 ends with that owner and is left alone too. A task that only drains a channel the function made, calling
 something synchronous per message (`while let Some(ev) = rx.recv().await
-{ cb(ev) }`, or a thread's `for job in rx { job() }`), ends with the last
-sender and is left alone too. An async block
+{ cb(ev) }`, or a thread's `for job in rx { job() }` or `while let Ok(m) =
+rx.recv()`, also in a function of the file the thread only calls with
+the receiver: `thread::spawn(move || event_loop(conn, receiver))`), ends
+with the last sender and is left alone too. An async block
 that awaits nothing and loops nowhere is done on its first poll and is not
 reported either. A serving
 loop that can end (a shutdown branch, `?`) is still reported: that is
@@ -919,53 +921,35 @@ fn drains_own_channel(cx: &FileCx, spawn: ExprId) -> bool {
     let [only] = cx.func(g).body.as_slice() else {
         return false;
     };
-    let rx = match &cx.stmt(*only).kind {
-        StmtKind::While { cond, body, .. } => {
-            // Its work is synchronous (a callback per event): nothing
-            // awaited that could be cut off half done.
-            if !crate::util::awaits_in_block(cx.model, body).is_empty() {
-                return false;
-            }
-            let ExprKind::Let { value, .. } = &cx.expr(*cond).kind else {
+    let (rx, ranges) = match drained_receiver(cx, *only) {
+        Some(found) => found,
+        // A thread that only runs a loop function of the file on the
+        // receiver (`thread::spawn(move || event_loop(conn, receiver))`).
+        None => {
+            let call = match cx.stmt(*only).kind {
+                StmtKind::Expr(e) | StmtKind::Tail(e) | StmtKind::Return(Some(e)) => {
+                    cx.call(cx.model.strip(e))
+                }
+                _ => None,
+            };
+            let Some((c, h)) = call.and_then(|c| Some((c, cx.callee_in_file(c)?))) else {
                 return false;
             };
-            let ExprKind::Await(inner) = &cx.expr(cx.model.strip(*value)).kind else {
+            let [looped] = cx.func(h).body.as_slice() else {
                 return false;
             };
-            let Some(recv) = cx.call(cx.model.strip(*inner)) else {
+            let Some((param, ranges)) = drained_receiver(cx, *looped) else {
                 return false;
             };
-            // A channel's receiver, by its type (`mpsc::Receiver::recv`).
-            if !(recv.name == "recv"
-                && recv
-                    .target
-                    .as_deref()
-                    .is_some_and(|t| t.contains("Receiver::")))
-            {
+            let Some(i) = cx.func(h).params.iter().position(|p| p.name == param) else {
                 return false;
-            }
-            recv.receiver.and_then(|r| cx.model.name_of(r))
+            };
+            let Some(rx) = c.positional(i).and_then(|a| cx.model.name_of(a)) else {
+                return false;
+            };
+            (rx, ranges)
         }
-        // A thread's `for job in rx { job() }` (or `rx.iter()`): it ends
-        // when the last sender is dropped.
-        StmtKind::For { iter, body, .. }
-            if crate::util::awaits_in_block(cx.model, body).is_empty() =>
-        {
-            let it = cx.model.strip(*iter);
-            cx.model.name_of(it).or_else(|| {
-                cx.call(it)
-                    .filter(|c| c.name == "iter" && c.args.is_empty())
-                    .and_then(|c| c.receiver)
-                    .and_then(|r| cx.model.name_of(r))
-            })
-        }
-        _ => None,
     };
-    let Some(rx) = rx else {
-        return false;
-    };
-    // A `for` could range over anything: only a channel's receiver counts.
-    let ranges = matches!(cx.stmt(*only).kind, StmtKind::For { .. });
     // `let (tx, mut rx) = mpsc::channel(..)` in the spawning function.
     let owner = super::common::outermost(cx, cx.func_of(spawn));
     cx.body_stmts(owner).iter().any(|&s| {
@@ -978,6 +962,55 @@ fn drains_own_channel(cx: &FileCx, spawn: ExprId) -> bool {
             !ranges || cx.effect(c, Effect::Queue).is_some()
         }))
     })
+}
+
+/// The receiver a loop drains, with whether the loop is a `for` (which
+/// could range over anything, so only a channel made right there counts):
+/// `while let Some(ev) = rx.recv().await { cb(ev) }` with nothing awaited
+/// inside, a thread's `while let Ok(m) = rx.recv() { .. }`, or `for job in
+/// rx { job() }` (or `rx.iter()`). Each ends once every sender is dropped.
+fn drained_receiver<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<(&'a str, bool)> {
+    match &cx.stmt(s).kind {
+        StmtKind::While { cond, body, .. } => {
+            // Its work is synchronous (a callback per event): nothing
+            // awaited that could be cut off half done.
+            if !crate::util::awaits_in_block(cx.model, body).is_empty() {
+                return None;
+            }
+            let ExprKind::Let { value, .. } = &cx.expr(*cond).kind else {
+                return None;
+            };
+            let value = cx.model.strip(*value);
+            let inner = match &cx.expr(value).kind {
+                ExprKind::Await(inner) => cx.model.strip(*inner),
+                _ => value,
+            };
+            let recv = cx.call(inner)?;
+            // A channel's receiver, by its type (`mpsc::Receiver::recv`).
+            if !(recv.name == "recv"
+                && recv
+                    .target
+                    .as_deref()
+                    .is_some_and(|t| t.contains("Receiver::")))
+            {
+                return None;
+            }
+            Some((cx.model.name_of(recv.receiver?)?, false))
+        }
+        StmtKind::For { iter, body, .. }
+            if crate::util::awaits_in_block(cx.model, body).is_empty() =>
+        {
+            let it = cx.model.strip(*iter);
+            let rx = cx.model.name_of(it).or_else(|| {
+                cx.call(it)
+                    .filter(|c| c.name == "iter" && c.args.is_empty())
+                    .and_then(|c| c.receiver)
+                    .and_then(|r| cx.model.name_of(r))
+            })?;
+            Some((rx, true))
+        }
+        _ => None,
+    }
 }
 
 /// A method that takes its value apart: it spawns what one field holds
@@ -1842,6 +1875,30 @@ impl Default for Storage {
     }
 }
 "#,
+        r#"
+use std::thread;
+
+pub struct Connection {
+    sender: crossbeam_channel::Sender<Job>,
+}
+
+impl Connection {
+    pub fn open(db: Db) -> Self {
+        let (sender, receiver) = crossbeam_channel::unbounded::<Job>();
+        thread::spawn(move || event_loop(db, receiver)); // expect
+        Self { sender }
+    }
+}
+
+fn event_loop(mut db: Db, receiver: crossbeam_channel::Receiver<Job>) {
+    loop {
+        if let Ok(job) = receiver.try_recv() {
+            job.run(&mut db);
+        }
+        db.checkpoint();
+    }
+}
+"#,
     ],
     pass: &[
         r#"
@@ -2675,6 +2732,35 @@ impl Default for Storage {
             }
         });
         Storage { inner }
+    }
+}
+"#,
+        r#"
+use std::thread;
+
+enum Message {
+    Execute(Box<dyn FnOnce(&mut Db) + Send>),
+    Close,
+}
+
+pub struct Connection {
+    sender: crossbeam_channel::Sender<Message>,
+}
+
+impl Connection {
+    pub fn open(db: Db) -> Self {
+        let (sender, receiver) = crossbeam_channel::unbounded::<Message>();
+        thread::spawn(move || event_loop(db, receiver));
+        Self { sender }
+    }
+}
+
+fn event_loop(mut db: Db, receiver: crossbeam_channel::Receiver<Message>) {
+    while let Ok(message) = receiver.recv() {
+        match message {
+            Message::Execute(f) => f(&mut db),
+            Message::Close => break,
+        }
     }
 }
 "#,

@@ -31,7 +31,7 @@ sender is dropped where it is made (`let (_, sink) = channel();`, a
 receiver that stands in for another); a request/reply
 channel whose every send (through the
 struct fields the sender is stored in, directly or by a constructor of the
-file) carries a oneshot reply sender the
+file) carries a oneshot reply sender (or a closure that answers on one) the
 caller then waits on, so each caller has at most one message queued; a
 channel used as a oneshot (one send, or one `recv()` by the function that
 made it) or fed a fixed few messages (up to four sends written out one by
@@ -516,8 +516,21 @@ fn request_reply(cx: &FileCx, ctor: ExprId) -> bool {
         }
         let replies = common::local_channels(cx, common::outermost(cx, sender_fn));
         let carries_reply = c.args.iter().any(|a| {
-            unsnarl_model::walk::exprs_under(cx.model, a.value)
+            // Also inside a closure the message carries (`Box::new(move
+            // |conn| { let _ = tx.send(f(conn)); })`).
+            let under = unsnarl_model::walk::exprs_under(cx.model, a.value);
+            let in_closures: Vec<ExprId> = under
+                .iter()
+                .filter_map(|&x| match cx.expr(x).kind {
+                    ExprKind::Closure(g) => Some(g),
+                    _ => None,
+                })
+                .flat_map(|g| cx.with_nested(g))
+                .flat_map(|g| cx.body_exprs(g).to_vec())
+                .collect();
+            under
                 .into_iter()
+                .chain(in_closures)
                 .filter_map(|x| cx.model.name_of(x))
                 .any(|n| {
                     replies.iter().any(|ch| {
@@ -1519,6 +1532,42 @@ impl Drop for Stepwise {
         for handle in std::mem::take(&mut self.threads) {
             let _ = handle.join();
         }
+    }
+}
+"#,
+        r#"
+use std::thread;
+use tokio::sync::oneshot;
+
+enum Message {
+    Execute(Box<dyn FnOnce(&mut Db) + Send + 'static>),
+}
+
+pub struct Connection {
+    sender: crossbeam_channel::Sender<Message>,
+}
+
+impl Connection {
+    pub fn open(db: Db) -> Self {
+        let (sender, receiver) = crossbeam_channel::unbounded::<Message>();
+        thread::spawn(move || event_loop(db, receiver));
+        Self { sender }
+    }
+
+    pub async fn call<R: Send + 'static>(&self, function: fn(&mut Db) -> R) -> Option<R> {
+        let (sender, receiver) = oneshot::channel::<R>();
+        self.sender
+            .send(Message::Execute(Box::new(move |db| {
+                let _ = sender.send(function(db));
+            })))
+            .ok()?;
+        receiver.await.ok()
+    }
+}
+
+fn event_loop(mut db: Db, receiver: crossbeam_channel::Receiver<Message>) {
+    while let Ok(Message::Execute(f)) = receiver.recv() {
+        f(&mut db);
     }
 }
 "#,
