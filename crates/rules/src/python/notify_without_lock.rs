@@ -22,7 +22,12 @@ A call to `notify()` or `notify_all()` on a `threading.Condition` or
 object that built them: `with parent._mutex: parent._not_empty.notify()`,
 or `with self:` in a class whose `__enter__` acquires that lock),
 in a function that does not acquire
-the condition itself and is not only called from under it.
+the condition itself, is not only called from under it, and is not
+wrapped by a decorator of the file that calls it inside `with` that lock
+(`@locked`, whose wrapper runs `with self._lock: return fn(self, ...)`).
+A receiver known only by its name (`self.condition`) in a file whose
+conditions all come from a library without a lock behind them
+(`tornado.locks.Condition`) is not taken for one.
 
 ## Why
 
@@ -195,6 +200,17 @@ fn decorator_holds(cx: &FileCx, f: FuncId, names: &[String]) -> bool {
         let d = d.rsplit('.').next().unwrap_or(d);
         cx.model.function_ids().any(|g| {
             let deco = cx.func(g);
+            let Some(wrapped) = deco.params.first().map(|p| p.name.as_str()) else {
+                return false;
+            };
+            // The wrapped function is called inside the `with`.
+            let calls_wrapped = |within: Span| {
+                cx.model.exprs.iter().any(|x| {
+                    within.contains(x.span)
+                        && matches!(&x.kind, ExprKind::Call(c)
+                            if cx.model.name_of(c.func) == Some(wrapped))
+                })
+            };
             deco.name == d
                 && deco.class.is_none()
                 && cx.model.stmts.iter().any(|st| {
@@ -203,6 +219,7 @@ fn decorator_holds(cx: &FileCx, f: FuncId, names: &[String]) -> bool {
                         if items.iter().any(|it| {
                             cx.model.dotted(it.ctx).is_some_and(|x| names.contains(&x))
                         }))
+                        && calls_wrapped(st.span)
                 })
         })
     })
@@ -383,6 +400,28 @@ class Comms:
 
     def signal_restart(self):
         self._restart_condition.notify()  # expect
+"#,
+        r#"
+import functools
+import threading
+
+def counted(fn):
+    @functools.wraps(fn)
+    def inner(self, *args):
+        with self._pool_lock:
+            self.calls += 1
+        return fn(self, *args)
+    return inner
+
+class Pool:
+    def __init__(self):
+        self._pool_lock = threading.RLock()
+        self._available = threading.Condition(self._pool_lock)
+
+    @counted
+    def release(self, conn):
+        self._free.append(conn)
+        self._available.notify()  # expect
 "#,
     ],
     pass: &[
