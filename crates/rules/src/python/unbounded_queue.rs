@@ -54,7 +54,9 @@ fix says how they can wait for room instead; when they already catch
 `Full` to drop what does not fit, it says the bound is all that is missing.
 A reply mailbox that the file empties before each request is left alone
 as well: a function drains what is left (`while not q.empty():
-q.get_nowait()`, itself or through a helper) and then waits for the
+q.get_nowait()`, itself or through a helper), or swaps in a fresh queue
+(`if not self.responses.empty(): self.responses = queue.Queue()`), and
+then waits for the
 answer (`await q.get()`), so the queue holds the replies to one request
 at a time (draining it only at teardown, in `close`, does not count).
 The work queue of an executor class of the project's own (based on
@@ -622,7 +624,9 @@ fn prefilled_worklist(cx: &FileCx, ctor: ExprId) -> bool {
 /// get_nowait()`, itself or through a helper of the file) and then waits
 /// for the answer (`await self._replies.get()`, itself or through a helper
 /// it calls). The queue holds the replies to one request at a time; a stale
-/// one is thrown away, not kept. Draining at teardown (`close`) and then
+/// one is thrown away, not kept. Swapping in a fresh queue there instead
+/// (`if not self.responses.empty(): self.responses = queue.Queue()`)
+/// throws the stale ones away too. Draining at teardown (`close`) and then
 /// reading nothing is no such thing.
 fn emptied_before_each_request(cx: &FileCx, ctor: ExprId) -> bool {
     let Some((_, name)) = bound_name(cx, ctor) else {
@@ -646,6 +650,28 @@ fn emptied_before_each_request(cx: &FileCx, ctor: ExprId) -> bool {
         cx.body_calls(g)
             .any(|e| cx.call(e).is_some_and(|c| on_queue(c, "get")))
     };
+    // Where a fresh queue is assigned to it: a swap is one made again
+    // after another (`__init__` makes the first).
+    let made_in: Vec<FuncId> = cx
+        .model
+        .stmts
+        .iter()
+        .enumerate()
+        .filter(|(_, st)| {
+            matches!(&st.kind, StmtKind::Assign { targets, value: Some(v), .. }
+                if targets.iter().any(|&t| cx.model.dotted(t).as_deref() == Some(&*name))
+                    && cx.call(cx.model.strip(*v)).is_some_and(|c| cx.effect(c, Effect::Queue).is_some()))
+        })
+        .map(|(i, _)| cx.tree.stmt_func(StmtId(i as u32)))
+        .collect();
+    // Only an attribute (`self.responses`) is one queue across functions;
+    // locals of the same name in two functions are two queues.
+    let replaces = |g: FuncId| {
+        name.contains('.')
+            && made_in.len() >= 2
+            && cx.func(g).name != "__init__"
+            && made_in.contains(&g)
+    };
     // The function itself, or a function of the file it calls (`depth`
     // calls down).
     fn itself_or_callee(cx: &FileCx, f: FuncId, depth: u32, test: &dyn Fn(FuncId) -> bool) -> bool {
@@ -659,7 +685,7 @@ fn emptied_before_each_request(cx: &FileCx, ctor: ExprId) -> bool {
     }
     cx.model.function_ids().any(|f| {
         !crate::python::common::is_closing_method(cx.func(f).name.trim_start_matches('_'))
-            && itself_or_callee(cx, f, 1, &drains)
+            && (itself_or_callee(cx, f, 1, &drains) || replaces(f))
             && itself_or_callee(cx, f, 2, &reads)
     })
 }
@@ -1299,6 +1325,24 @@ async def as_completed(coros, feed):
         remaining -= 1
         yield t
 "#,
+        r#"
+import queue
+
+class SdoClient:
+    def __init__(self, network):
+        self.network = network
+        self.responses = queue.Queue()  # expect
+
+    def on_response(self, can_id, data, timestamp):
+        self.responses.put(bytes(data))
+
+    def reset(self):
+        self.responses = queue.Queue()  # expect
+
+    def request_response(self, request):
+        self.network.send_message(request)
+        return self.responses.get(block=True, timeout=0.3)
+"#,
     ],
     pass: &[
         r#"
@@ -1742,6 +1786,23 @@ async def as_completed(coros):
         t = await q.get()
         remaining -= 1
         yield t
+"#,
+        r#"
+import queue
+
+class SdoClient:
+    def __init__(self, network):
+        self.network = network
+        self.responses = queue.Queue()
+
+    def on_response(self, can_id, data, timestamp):
+        self.responses.put(bytes(data))
+
+    def request_response(self, request):
+        if not self.responses.empty():
+            self.responses = queue.Queue()
+        self.network.send_message(request)
+        return self.responses.get(block=True, timeout=0.3)
 "#,
     ],
 };
