@@ -208,9 +208,9 @@ impl FloatingPromise {
                 // the test body; a rejection there is an unhandled
                 // rejection of the test process, which the run reports
                 // (Node exits on one by default), not a silent loss.
-                let whole_program = whole_program(cx, id) || common::in_test(cx, cx.func_of(id));
+                let ends_visibly = whole_program(cx, id) || common::in_test(cx, cx.func_of(id));
                 if cx.func(f).is_async
-                    && !whole_program
+                    && !ends_visibly
                     && common::unguarded_await(cx, f).is_some()
                     && !waived()
                 {

@@ -651,12 +651,16 @@ fn emptied_before_each_request(cx: &FileCx, ctor: ExprId) -> bool {
             .any(|e| cx.call(e).is_some_and(|c| on_queue(c, "get")))
     };
     // Where a fresh queue is assigned to it: a swap is one made again
-    // after another (`__init__` makes the first).
+    // after another (`__init__` makes the first). Only an attribute
+    // (`self.responses`) is one queue across functions; locals of the same
+    // name in two functions are two queues.
+    let attribute = name.contains('.');
     let made_in: Vec<FuncId> = cx
         .model
         .stmts
         .iter()
         .enumerate()
+        .filter(|_| attribute)
         .filter(|(_, st)| {
             matches!(&st.kind, StmtKind::Assign { targets, value: Some(v), .. }
                 if targets.iter().any(|&t| cx.model.dotted(t).as_deref() == Some(&*name))
@@ -664,14 +668,8 @@ fn emptied_before_each_request(cx: &FileCx, ctor: ExprId) -> bool {
         })
         .map(|(i, _)| cx.tree.stmt_func(StmtId(i as u32)))
         .collect();
-    // Only an attribute (`self.responses`) is one queue across functions;
-    // locals of the same name in two functions are two queues.
-    let replaces = |g: FuncId| {
-        name.contains('.')
-            && made_in.len() >= 2
-            && cx.func(g).name != "__init__"
-            && made_in.contains(&g)
-    };
+    let replaces =
+        |g: FuncId| made_in.len() >= 2 && cx.func(g).name != "__init__" && made_in.contains(&g);
     // The function itself, or a function of the file it calls (`depth`
     // calls down).
     fn itself_or_callee(cx: &FileCx, f: FuncId, depth: u32, test: &dyn Fn(FuncId) -> bool) -> bool {
