@@ -63,6 +63,11 @@ pub struct BlockingSite {
     pub what: Arc<str>,
     pub fix: Arc<str>,
     pub span: Span,
+    /// Go: the function is a method, and this call and every other
+    /// blocking call it makes directly are file I/O on paths built from its
+    /// receiver's fields (`os.OpenFile(f.path, ..)` in `func (f *Flock)`):
+    /// the receiver's own files, which a mutex of the receiver guards too.
+    pub on_receiver_files: bool,
 }
 
 /// One function's summary as a front end's file gives it, before it is
@@ -283,13 +288,19 @@ pub fn summarize(m: &FileModel, kb: &Table, lang: Language, names: &Names) -> Fi
         if f.qualname.is_empty() {
             continue;
         }
+        let receiver = f.receiver.as_deref().filter(|_| lang == Language::Go);
         let mut v = SummaryVisitor {
             kb,
             names,
+            receiver,
+            on_receiver_files: receiver.is_some(),
             blocking: None,
             calls: Vec::new(),
         };
         walk_block(m, &f.body, &mut v);
+        if let Some(b) = &mut v.blocking {
+            b.on_receiver_files = v.on_receiver_files;
+        }
         let mut returns_awaitable = (f.is_async && !f.is_generator)
             || f.returns.as_ref().is_some_and(|t| {
                 // JS/TS `Promise<T> | undefined`: sometimes no promise at all.
@@ -580,6 +591,10 @@ pub(crate) fn js_settles_without_rejecting(m: &FileModel, c: &Call) -> bool {
 struct SummaryVisitor<'k> {
     kb: &'k Table,
     names: &'k Names,
+    /// A Go method's receiver name.
+    receiver: Option<&'k str>,
+    /// Every blocking call so far works on the receiver's own files.
+    on_receiver_files: bool,
     blocking: Option<BlockingSite>,
     calls: Vec<CallSite>,
 }
@@ -613,17 +628,22 @@ impl Visitor for SummaryVisitor<'_> {
             // Whatever is passed to an offload API runs elsewhere.
             return false;
         }
-        if self.blocking.is_none()
-            && let Some(e) = self.kb.find_for_call(Effect::Blocking, c)
+        if let Some(e) = self.kb.find_for_call(Effect::Blocking, c)
             && e.transitive()
             && !crate::shared::blocking::waits_for_nothing(m, c)
         {
-            self.blocking = Some(BlockingSite {
-                callee: c.target.clone().unwrap_or_else(|| c.name.clone()).into(),
-                what: self.names.intern(&e.what),
-                fix: self.names.intern(&e.fix),
-                span: m.expr(id).span,
-            });
+            self.on_receiver_files &= self
+                .receiver
+                .is_some_and(|r| on_receiver_file(m, c, r, &e.what));
+            if self.blocking.is_none() {
+                self.blocking = Some(BlockingSite {
+                    callee: c.target.clone().unwrap_or_else(|| c.name.clone()).into(),
+                    what: self.names.intern(&e.what),
+                    fix: self.names.intern(&e.fix),
+                    span: m.expr(id).span,
+                    on_receiver_files: false,
+                });
+            }
         }
         if let Some(t) = &c.target {
             self.calls.push(CallSite {
@@ -633,6 +653,22 @@ impl Visitor for SummaryVisitor<'_> {
         }
         true
     }
+}
+
+/// The file call `c` works on a file of the receiver `recv`: its path is
+/// built from the receiver's fields (`os.OpenFile(f.path, ..)`,
+/// `filepath.Join(s.dir, name)`), or it is a method of one (`s.idx.Sync()`).
+fn on_receiver_file(m: &FileModel, c: &Call, recv: &str, what: &str) -> bool {
+    let field = |x: ExprId| {
+        m.dotted(x)
+            .is_some_and(|d| d.strip_prefix(recv).is_some_and(|r| r.starts_with('.')))
+    };
+    what.contains("reads or writes files")
+        && (c.positional(0).is_some_and(|a| {
+            unsnarl_model::walk::exprs_under(m, a)
+                .into_iter()
+                .any(field)
+        }) || c.receiver.is_some_and(field))
 }
 
 /// One step of a blocking chain: the call made in `from`, at `span`.
@@ -1678,6 +1714,7 @@ mod tests {
                     what: "sleeps".into(),
                     fix: "".into(),
                     span: Span::new(0, 1),
+                    on_receiver_files: false,
                 })
             }),
             calls: calls

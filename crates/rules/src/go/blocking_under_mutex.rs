@@ -32,7 +32,8 @@ value, `for _, opt := range opts { opt(&cfg) }` over a variadic `opts
 out: a per-connection mutex exists to serialize them. So is file I/O on
 the locked struct's own files (`os.ReadFile(s.idxPath)` under `s.mu`, a
 path built from its fields, through locals or a helper's parameters too,
-or a method of `s` doing it, or of a part of `s`: a field, a local holding
+or a method of `s` doing it, also one in another file of the package that
+calls no blocking project function, or of a part of `s`: a field, a local holding
 one, or a part built under the lock), or under a package-level mutex named for
 its files or folder (`sessionFileMu`, `dirMu`), or one handed out per file
 (`flock := getFileLock(absPath)`): that mutex guards the files as well. An empty
@@ -479,6 +480,37 @@ fn guards_its_files(cx: &FileCx, held: &HeldSet, e: ExprId, what: &str) -> bool 
             .as_deref()
             .is_some_and(|recv| own_file_method(cx, g, recv, &[], 1))
     })) || own_file_helper(cx, caller, c, owner)
+        || own_file_method_elsewhere(cx, c, owner)
+}
+
+/// `f.setFh()` under `f.m`, the method in another file of the package (a
+/// per-platform file calling a shared helper): the index says each of its
+/// blocking calls is file I/O on its receiver's own files, and it calls no
+/// project function that blocks.
+fn own_file_method_elsewhere(cx: &FileCx, c: &Call, owner: &str) -> bool {
+    if cx.callee_in_file(c).is_some()
+        || c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() != Some(owner)
+    {
+        return false;
+    }
+    let Some(i) = c
+        .target
+        .as_deref()
+        .and_then(|t| cx.index.resolve(cx.lang, t, cx.file))
+    else {
+        return false;
+    };
+    let s = cx.index.summary(i);
+    s.blocking.is_some_and(|b| {
+        b.on_receiver_files
+            && s.calls.iter().all(|k| {
+                k.span == b.span
+                    || cx
+                        .index
+                        .blocking_chain_of(cx.lang, &k.target, cx.file)
+                        .is_none()
+            })
+    })
 }
 
 /// A name with the word "file" in it (`sessionFileMu`, `file_lock`,
@@ -2368,6 +2400,69 @@ func (c *Cron) Entries() []Entry {
 	return c.entries
 }
 "#,
+        r#"
+// file: filelock/filelock.go
+package filelock
+
+import (
+	"net/http"
+	"os"
+	"sync"
+)
+
+type Lock struct {
+	path  string
+	owner string
+	m     sync.Mutex
+	fh    *os.File
+	held  bool
+}
+
+// A file named by the caller, not one of the lock's.
+func (l *Lock) openShared(name string) error {
+	fh, err := os.OpenFile(name, os.O_RDONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	l.fh = fh
+	return nil
+}
+
+// The lock's own file, then a remote owner told over HTTP.
+func (l *Lock) announce() error {
+	fh, err := os.OpenFile(l.path, os.O_CREATE|os.O_RDONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	l.fh = fh
+	return http.Post(l.owner, "text/plain", nil)
+}
+
+// file: filelock/filelock_unix.go
+package filelock
+
+func (l *Lock) LockShared(name string) error {
+	l.m.Lock()
+	defer l.m.Unlock()
+	if l.fh == nil {
+		if err := l.openShared(name); err != nil { // expect
+			return err
+		}
+	}
+	l.held = true
+	return nil
+}
+
+func (l *Lock) LockAnnounced() error {
+	l.m.Lock()
+	defer l.m.Unlock()
+	if err := l.announce(); err != nil { // expect
+		return err
+	}
+	l.held = true
+	return nil
+}
+"#,
     ],
     pass: &[
         r#"
@@ -3793,6 +3888,52 @@ func (c *Cron) Entries() []Entry {
 		return <-reply
 	}
 	return c.entries
+}
+"#,
+        r#"
+// file: filelock/filelock.go
+package filelock
+
+import (
+	"os"
+	"sync"
+)
+
+type Lock struct {
+	path  string
+	owner string
+	m     sync.Mutex
+	fh    *os.File
+	held  bool
+}
+
+// Opens the lock's own file and keeps the handle, the state `m` guards:
+// the platform files call it with `m` held.
+func (l *Lock) openHandle() error {
+	fh, err := os.OpenFile(l.path, os.O_CREATE|os.O_RDONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	l.fh = fh
+	return nil
+}
+
+// file: filelock/filelock_unix.go
+package filelock
+
+func (l *Lock) Lock() error {
+	l.m.Lock()
+	defer l.m.Unlock()
+	if l.held {
+		return nil
+	}
+	if l.fh == nil {
+		if err := l.openHandle(); err != nil {
+			return err
+		}
+	}
+	l.held = true
+	return nil
 }
 "#,
     ],

@@ -38,7 +38,9 @@ whose outcome the callback also gets. Write `void promise` to discard one on pur
 Not reported: a test's chain whose `.then` calls the test's own callback,
 or hands it to a helper (`.then(() => done())`, `.then(() => finish(conn,
 done))`: a rejection leaves `done` uncalled and the runner
-fails the test) or an assertion of a test that planned its count
+fails the test), or ends a tap-style test (`tap.test('x', function (t) {
+p.then(() => { client.bind(dn, pw, () => { ..; t.end() }) }) })`, also
+from a callback the step hands on), or an assertion of a test that planned its count
 (`t.plan(2)` ... `.then(() => t.assert.ok(..))`, or an async helper handed
 that context, `publish(t, client, packet)`: a skipped assertion fails
 the plan), type-level test files (`*.test-d.ts`, `*.tst.ts`, or a
@@ -697,8 +699,9 @@ fn callee_text(cx: &FileCx, c: &Call) -> String {
 /// A `.then(...)` / `.finally(...)` chain used as a statement with no
 /// rejection handler anywhere in it.
 /// A test's chain that ends by calling the test's own callback (`(t, done)
-/// => { p.then(() => done()) }`): if the promise rejects, `done` is never
-/// called and the runner fails the test, so the rejection is not lost.
+/// => { p.then(() => done()) }`) or ending a tap-style test (`t.end()`):
+/// if the promise rejects, the test never ends and the runner fails it, so
+/// the rejection is not lost.
 fn completes_test(cx: &FileCx, id: ExprId, c: &Call) -> bool {
     let outer = cx.func_of(id);
     if !common::in_test(cx, outer) {
@@ -742,19 +745,48 @@ fn completes_test(cx: &FileCx, id: ExprId, c: &Call) -> bool {
     }) {
         return true;
     }
+    // The context of a tap-style test (`tap.test('x', function (t) {..})`),
+    // which the test ends itself with `t.end()`.
+    let contexts: Vec<&str> = cx
+        .tree
+        .func_ancestors(cx.model, outer)
+        .filter(|&f| {
+            common::closure_call_site(cx, f)
+                .is_some_and(|(site, _)| cx.call(site).is_some_and(|k| k.name == "test"))
+        })
+        .filter_map(|f| cx.func(f).params.first().map(|p| p.name.as_str()))
+        .collect();
+    let ends_test = |k: &Call| {
+        k.name == "end"
+            && k.args.is_empty()
+            && k.receiver
+                .and_then(|r| cx.model.name_of(r))
+                .is_some_and(|n| contexts.contains(&n))
+    };
     let mut cur = Some(c);
     while let Some(call) = cur {
         if call.name == "then"
             && call.args.first().is_some_and(|a| {
-                is_callback(a.value)
-                    || matches!(cx.expr(cx.model.strip(a.value)).kind, ExprKind::Closure(f)
-                    if cx.body_stmts(f).iter().any(|&s| matches!(cx.stmt(s).kind,
-                        StmtKind::Expr(e) if cx.call(e).is_some_and(|k| {
-                            // `done()`, or `finish(conn, done)`: a helper handed it.
-                            is_callback(k.func)
-                                || k.args.iter().any(|a| is_callback(a.value))
-                                || asserts_on_plan(k)
-                        }))))
+                if is_callback(a.value) {
+                    return true;
+                }
+                let ExprKind::Closure(f) = cx.expr(cx.model.strip(a.value)).kind else {
+                    return false;
+                };
+                cx.body_stmts(f).iter().any(|&s| {
+                    matches!(cx.stmt(s).kind, StmtKind::Expr(e) if cx.call(e).is_some_and(|k| {
+                        // `done()`, or `finish(conn, done)`: a helper handed it.
+                        is_callback(k.func)
+                            || k.args.iter().any(|a| is_callback(a.value))
+                            || asserts_on_plan(k)
+                    }))
+                })
+                // `t.end()`, also in a callback the step hands on
+                // (`client.bind(dn, pw, (err) => { ..; t.end() })`): it
+                // runs only if the step does.
+                || cx.with_nested(f).into_iter().any(|g| {
+                    cx.body_calls(g).any(|e| cx.call(e).is_some_and(&ends_test))
+                })
             })
         {
             return true;
@@ -1356,6 +1388,21 @@ export function connectionHandler(socket) {
     }
   })();
 }
+"#,
+        r#"
+// file: test/client.test.js
+const tap = require("tap");
+const getPort = require("get-port");
+
+tap.test("bind is refused", function (t) {
+  getPort().then(function (port) { // expect
+    const client = connect(port);
+    client.bind("cn=root", "secret", function (err) {
+      t.ok(err);
+    });
+  });
+  t.end();
+});
 "#,
     ],
     pass: &[
@@ -2145,6 +2192,22 @@ function connectionHandler(socket) {
 test("login", async () => {
   const server = await startServer(connectionHandler);
   await server.close();
+});
+"#,
+        r#"
+// file: test/client.test.js
+const tap = require("tap");
+const getPort = require("get-port");
+
+tap.test("bind is refused", function (t) {
+  getPort().then(function (port) {
+    const client = connect(port);
+    client.bind("cn=root", "secret", function (err) {
+      t.ok(err);
+      // A rejection skips this: the test never ends and tap fails it.
+      t.end();
+    });
+  });
 });
 "#,
     ],

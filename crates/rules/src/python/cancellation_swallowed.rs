@@ -69,8 +69,8 @@ it runs in the `finally` of a body that can only end by raising (`try:
 while True: ... finally:`, no `break` or `return`): the exception in
 flight goes on after the cleanup. Nor when, in
 `__aexit__`, it raises any
-exception but the one the block exited with and returns `False` (so
-`async with` raises that one itself).
+exception but the one the block exited with and returns `False` or
+`None`, or falls off its end (so `async with` raises that one itself).
 
 In trio and anyio code the message says what differs there: cancellation
 is re-delivered at the next checkpoint, and the cancel scope never sees
@@ -200,7 +200,7 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
             || forwards_exception(cx, h)
             || deferred_then_raised(cx, t, h)
             || saved_error_raised_later(cx, fid, t, h)
-            || exit_passes_its_own_exception_on(cx, fid, h)
+            || exit_passes_its_own_exception_on(cx, fid, t, h)
             || stops_on_flag_set_before_cancel(cx, h)
             || raises_unless_loop_ends(cx, t, h)
             || in_finally_of_endless_body(cx, t)
@@ -442,9 +442,10 @@ fn raises_unless_loop_ends(cx: &FileCx, t: StmtId, h: &Handler) -> bool {
 
 /// In `__aexit__`, a handler that raises whatever is not the exception the
 /// block exited with (`if exc is not value: raise`) and otherwise returns
-/// a false value: `async with` then raises that exception itself, the
+/// a false value (or falls through to one after the `try`, or off the
+/// function's end): `async with` then raises that exception itself, the
 /// cancellation included (contextlib's generator context managers).
-fn exit_passes_its_own_exception_on(cx: &FileCx, fid: FuncId, h: &Handler) -> bool {
+fn exit_passes_its_own_exception_on(cx: &FileCx, fid: FuncId, t: StmtId, h: &Handler) -> bool {
     let f = cx.func(fid);
     if f.name != "__aexit__" || f.params.len() < 2 {
         return false;
@@ -479,7 +480,24 @@ fn exit_passes_its_own_exception_on(cx: &FileCx, fid: FuncId, h: &Handler) -> bo
         .body
         .last()
         .is_some_and(|&l| matches!(cx.stmt(l).kind, StmtKind::Raise(_)));
-    (raises_if_other && returns_false(&h.body)) || (returns_false_if_own && raises_last)
+    // Only `if exc is not value: raise`, then the function returns a false
+    // value after the `try` or falls off its end (`return None`).
+    let falls_to_false_return = || {
+        let mut s = t;
+        loop {
+            let rest = crate::util::stmts_after(cx, s);
+            if let Some(&next) = rest.first() {
+                return returns_false(&vec![next]);
+            }
+            match cx.tree.stmt_parent(s) {
+                Parent::Function(_) => return true,
+                Parent::Stmt(p) if matches!(cx.stmt(p).kind, StmtKind::If { .. }) => s = p,
+                _ => return false,
+            }
+        }
+    };
+    (raises_if_other && (returns_false(&h.body) || (h.body.len() == 1 && falls_to_false_return())))
+        || (returns_false_if_own && raises_last)
 }
 
 /// The handler falls through (it only logs, or goes round the loop again:
@@ -1758,6 +1776,16 @@ class Transport:
         for connection in self.connections:
             await connection.close()
 "#,
+        r#"
+class QuietExit:
+    async def __aexit__(self, typ, value, tb):
+        try:
+            await self.gen.athrow(value)
+        except BaseException as err:  # expect
+            if err is not value:
+                raise
+        return True
+"#,
     ],
     pass: &[
         r#"
@@ -2591,6 +2619,21 @@ class Transport:
             self.sniffing_task = None
         for connection in self.connections:
             await connection.close()
+"#,
+        r#"
+class Serving:
+    async def __aexit__(self, typ, value, tb):
+        if typ is None:
+            await self.stop()
+        else:
+            try:
+                await self.gen.athrow(value)
+            except BaseException as err:
+                # Only the exception the block exited with stops here, and
+                # the `return None` below makes `async with` raise it.
+                if err is not value:
+                    raise
+        return None
 "#,
     ],
 };
