@@ -29,7 +29,11 @@ project that makes one of them. Code inside `spawn_blocking` and
 `block_in_place` closures is exempt, and so is the entry of an example or
 bench program (`#[tokio::main]`, or the async block `main` hands to
 `block_on`) up to its first spawn or serve: nothing else runs on the
-runtime yet.
+runtime yet. On tokio's multi-thread runtime (`#[tokio::main]` without
+the `current_thread` flavor) an example's `main`, and an async fn of its
+file that `main` only ever awaits directly, are left alone throughout:
+`main`'s future runs on the program's own thread, the one `block_on`
+blocks, not on a worker, so spawned tasks keep running.
 
 ## Why
 
@@ -78,7 +82,11 @@ impl Rule for BlockingCall {
             |cx, f| cx.runs_on_loop(f) && !common::test_like(cx, f),
             &mut found,
         );
-        out.extend(found.into_iter().filter(|f| !example_startup(cx, f.span)));
+        out.extend(
+            found
+                .into_iter()
+                .filter(|f| !example_startup(cx, f.span) && !example_main_thread(cx, f.span)),
+        );
         contended_locks(cx, out);
     }
 }
@@ -122,6 +130,60 @@ fn example_startup(cx: &FileCx, at: Span) -> bool {
                 || c.name.starts_with("spawn")
                 || matches!(c.name.as_str(), "serve" | "accept" | "run" | "start" | "block_on"))
     })
+}
+
+/// An example or bench program on tokio's multi-thread runtime
+/// (`#[tokio::main]`, no `current_thread` flavor): `main`'s future runs on
+/// the program's own thread, the one `block_on` blocks, not on a worker.
+/// A blocking call there, or in an async fn of the file that `main` only
+/// ever awaits directly (`zk_example().await`), stalls no spawned task,
+/// only the program's own next step.
+fn example_main_thread(cx: &FileCx, at: Span) -> bool {
+    if !common::non_service_path(cx) {
+        return false;
+    }
+    let Some(main) = cx.model.function_ids().find(|&f| {
+        let func = cx.func(f);
+        func.is_async
+            && func.name.as_str() == "main"
+            && func.class.is_none()
+            && func.decorators.iter().any(|d| d == "tokio::main")
+            && !func.decorator_calls.iter().any(|&d| {
+                cx.call(d).is_some_and(|c| {
+                    c.kwarg("flavor").is_some_and(|v| {
+                        matches!(cx.model.literal(v), Some(Lit::Str(s)) if s.contains("current"))
+                    })
+                })
+            })
+    }) else {
+        return false;
+    };
+    // The innermost function holding the call.
+    let Some(g) = cx
+        .model
+        .function_ids()
+        .filter(|&f| cx.func(f).span.contains(at))
+        .min_by_key(|&f| cx.func(f).span.end - cx.func(f).span.start)
+    else {
+        return false;
+    };
+    if g == main {
+        return true;
+    }
+    let func = cx.func(g);
+    if !func.is_async || func.kind != FnKind::Function {
+        return false;
+    }
+    let mut calls = (0..cx.model.exprs.len() as u32)
+        .map(ExprId)
+        .filter(|&e| cx.call(e).is_some_and(|c| cx.callee_in_file(c) == Some(g)));
+    let mut any = false;
+    calls.all(|e| {
+        any = true;
+        cx.func_of(e) == main
+            && matches!(cx.tree.expr_parent(e), unsnarl_model::walk::Parent::Expr(p)
+                if matches!(cx.expr(p).kind, ExprKind::Await(_)))
+    }) && any
 }
 
 /// Locks whose guard some function of the file holds across a blocking
@@ -265,8 +327,9 @@ async fn record(line: &str) {
 "#,
         r#"
 // file: examples/watch.rs
-// Once tasks run, the entry function's blocking read stalls them.
-#[tokio::main]
+// Once tasks run, the entry function's blocking read stalls them: on the
+// current-thread runtime they run only while `main` waits.
+#[tokio::main(flavor = "current_thread")]
 async fn main() {
     tokio::spawn(report_forever());
     loop {
@@ -291,6 +354,22 @@ impl Waker {
     pub async fn publish(&self, out: &tokio::sync::Mutex<Vec<u8>>, b: u8) {
         out.lock().await.push(b);
         let _ = self.events.send(b); // expect
+    }
+}
+"#,
+        r#"
+// file: examples/watch.rs
+// A spawned task runs on a worker: its blocking read stalls the others.
+#[tokio::main]
+async fn main() {
+    tokio::spawn(reload());
+    serve().await;
+}
+
+async fn reload() {
+    loop {
+        let cfg = std::fs::read_to_string("watch.toml").unwrap(); // expect
+        apply(cfg).await;
     }
 }
 "#,
@@ -358,6 +437,24 @@ impl Waker {
         out.lock().await.push(b);
         let _ = self.events.send(b);
     }
+}
+"#,
+        r#"
+// file: examples/latch.rs
+// `main` runs on the program's own thread, not a worker: waiting for the
+// user there stalls none of the spawned tasks.
+#[tokio::main]
+async fn main() {
+    demo().await;
+}
+
+async fn demo() {
+    let zk = connect().await;
+    tokio::spawn(watch(zk.clone()));
+    println!("press enter to stop");
+    let mut line = String::new();
+    std::io::stdin().read_line(&mut line).unwrap();
+    zk.close().await;
 }
 "#,
     ],

@@ -500,13 +500,20 @@ fn request_reply(cx: &FileCx, ctor: ExprId) -> bool {
     };
     // The structs the sender went into (`Sink { sender }`): a send through
     // a field of the same name in a method of another struct of the file
-    // (`Driver`'s own `sender`) is another channel.
+    // (`Driver`'s own `sender`) is another channel. A send through a part
+    // of `self` (`self.inner.tx_api`, the sender kept in `RaftInner`) is
+    // made by a method of the struct holding that part, not the owner.
     let owners = storing_structs(cx, top, &ch.tx, after);
     let mut sends = 0;
     for (id, c) in calls_through(cx, &fields, SENDS) {
         let sender_fn = cx.func_of(id);
         let method_of = cx.func(common::outermost(cx, sender_fn)).class.as_deref();
+        let through_part = c
+            .receiver
+            .and_then(|r| cx.model.dotted(r))
+            .is_some_and(|d| d.starts_with("self.") && d.matches('.').count() > 1);
         if !owners.is_empty()
+            && !through_part
             && method_of.is_some_and(|k| {
                 let k = k.rsplit("::").next().unwrap_or(k);
                 !owners.iter().any(|o| o == k)
@@ -1074,6 +1081,42 @@ impl Stepwise {
     }
 }
 "#,
+        r#"
+// A send through the shared part with no reply: nothing bounds it.
+use std::sync::Arc;
+use tokio::sync::{mpsc, oneshot};
+
+enum Msg {
+    Vote { term: u64, tx: oneshot::Sender<bool> },
+    Nudge,
+}
+
+struct Inner {
+    tx_api: mpsc::UnboundedSender<Msg>,
+}
+
+pub struct Node {
+    inner: Arc<Inner>,
+}
+
+impl Node {
+    pub fn new() -> Self {
+        let (tx_api, rx_api) = mpsc::unbounded_channel(); // expect
+        tokio::spawn(core(rx_api));
+        Node { inner: Arc::new(Inner { tx_api }) }
+    }
+
+    pub async fn vote(&self, term: u64) -> bool {
+        let (tx, rx) = oneshot::channel();
+        self.inner.tx_api.send(Msg::Vote { term, tx }).unwrap();
+        rx.await.unwrap_or(false)
+    }
+
+    pub fn nudge(&self) {
+        self.inner.tx_api.send(Msg::Nudge).unwrap();
+    }
+}
+"#,
     ],
     pass: &[
         r#"
@@ -1568,6 +1611,38 @@ impl Connection {
 fn event_loop(mut db: Db, receiver: crossbeam_channel::Receiver<Message>) {
     while let Ok(Message::Execute(f)) = receiver.recv() {
         f(&mut db);
+    }
+}
+"#,
+        r#"
+// Every request, sent through the shared part, waits for its reply.
+use std::sync::Arc;
+use tokio::sync::{mpsc, oneshot};
+
+enum Msg {
+    Vote { term: u64, tx: oneshot::Sender<bool> },
+    Nudge,
+}
+
+struct Inner {
+    tx_api: mpsc::UnboundedSender<Msg>,
+}
+
+pub struct Node {
+    inner: Arc<Inner>,
+}
+
+impl Node {
+    pub fn new() -> Self {
+        let (tx_api, rx_api) = mpsc::unbounded_channel();
+        tokio::spawn(core(rx_api));
+        Node { inner: Arc::new(Inner { tx_api }) }
+    }
+
+    pub async fn vote(&self, term: u64) -> bool {
+        let (tx, rx) = oneshot::channel();
+        self.inner.tx_api.send(Msg::Vote { term, tx }).unwrap();
+        rx.await.unwrap_or(false)
     }
 }
 "#,
