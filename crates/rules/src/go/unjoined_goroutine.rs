@@ -39,7 +39,11 @@ fields of the receiver: `go io.Copy(r.in, r.out)` with a `stop` closing
 `r.in` and `r.out`), or, for a goroutine looping until its I/O fails (`io.Copy` is such
 a loop: one half of a proxy), one it captures or
 a value built from it (`f := &framer{conn: c}`): it ends when the
-connection does. Nor is a daemon the package starts in `init()` that
+connection does. Nor is a goroutine with no loop of its own writing to or reading from
+a command's pipe (`stdin, _ := cmd.StdinPipe(); go func() { defer
+stdin.Close(); stdin.Write(data) }()`) when the function then waits for
+the command (`cmd.Run()`, `Wait`, `Output`, `CombinedOutput`): waiting
+closes the pipes once the command exits, so its I/O ends there. Nor is a daemon the package starts in `init()` that
 loops for the life of the process (`for range ticker.C { flush() }`), or
 a server that `main` starts, directly or through a helper of the file
 only it calls: the process
@@ -143,6 +147,7 @@ impl Rule for UnjoinedGoroutine {
                 || connection_scoped(cx, call_expr, c)
                 || ends_with_a_closed_connection(cx, call_expr, c)
                 || owner_closes_its_fields(cx, call_expr, c)
+                || feeds_waited_command(cx, call_expr, c)
             {
                 continue;
             }
@@ -755,6 +760,75 @@ fn connection_scoped(cx: &FileCx, go_call: ExprId, c: &Call) -> bool {
     }
 }
 
+/// `stdin, _ := cmd.StdinPipe(); go func() { defer stdin.Close();
+/// stdin.Write(data) }(); cmd.Run()`: a goroutine with no loop of its own
+/// working on a pipe of a command that the spawning function then waits
+/// for (`Run`, `Wait`, `Output`, `CombinedOutput`). Waiting closes the
+/// pipes once the command exits, so the goroutine's I/O ends with the
+/// command, and a failed write shows in the command's result.
+fn feeds_waited_command(cx: &FileCx, go_call: ExprId, c: &Call) -> bool {
+    let ExprKind::Closure(g) = cx.expr(cx.model.strip(c.func)).kind else {
+        return false;
+    };
+    let outer = cx.func_of(go_call);
+    let go_at = cx.expr(go_call).span.start;
+    // Each pipe and the command it belongs to.
+    let pipes: Vec<(&str, String)> = cx
+        .body_stmts(outer)
+        .iter()
+        .filter_map(|&s| match &cx.stmt(s).kind {
+            StmtKind::Assign {
+                targets,
+                value: Some(v),
+                ..
+            } => {
+                let k = cx.call(*v)?;
+                if !matches!(k.name.as_str(), "StdinPipe" | "StdoutPipe" | "StderrPipe") {
+                    return None;
+                }
+                let cmd = cx.model.dotted(k.receiver?)?;
+                let pipe = common::names_in_target(cx, *targets.first()?)
+                    .first()
+                    .copied()?;
+                Some((pipe, cmd))
+            }
+            _ => None,
+        })
+        .collect();
+    if pipes.is_empty() {
+        return false;
+    }
+    let body = cx.body_stmts(g);
+    let loops = body.iter().any(|&s| {
+        matches!(
+            cx.stmt(s).kind,
+            StmtKind::For { .. } | StmtKind::While { .. } | StmtKind::Loop { .. }
+        )
+    });
+    let used: Vec<&String> = pipes
+        .iter()
+        .filter(|(p, _)| {
+            cx.body_exprs(g)
+                .iter()
+                .any(|&e| cx.model.name_of(e) == Some(*p))
+        })
+        .map(|(_, cmd)| cmd)
+        .collect();
+    !loops
+        && !used.is_empty()
+        && used.iter().all(|cmd| {
+            cx.body_calls(outer).any(|e| {
+                cx.expr(e).span.start > go_at
+                    && cx.call(e).is_some_and(|k| {
+                        matches!(
+                            k.name.as_str(),
+                            "Run" | "Wait" | "Output" | "CombinedOutput"
+                        ) && k.receiver.and_then(|r| cx.model.dotted(r)).as_ref() == Some(*cmd)
+                    })
+            })
+        })
+}
+
 /// A call of a function value the enclosing code was handed, typed to take
 /// an error (`onErr func(error)`, a parameter of this or an outer function).
 fn error_callback(cx: &FileCx, c: &Call) -> bool {
@@ -1213,6 +1287,32 @@ func (s *Server) handleConn(c *Conn) {
 		delete(s.conns, c)
 	}()
 	c.Write([]byte("220 ready\r\n"))
+}
+"#,
+        r#"
+package verify
+
+import (
+	"os/exec"
+	"strings"
+)
+
+// The command is started and left: nothing waits for it, so nothing ends
+// the writer either.
+func feed(name string, lines []string) error {
+	cmd := exec.Command(name)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() { // expect
+		defer stdin.Close()
+		stdin.Write([]byte(strings.Join(lines, "\n")))
+	}()
+	return nil
 }
 "#,
     ],
@@ -2055,6 +2155,29 @@ func (s *Server) handleConn(c *Conn) {
 		delete(s.conns, c)
 	}()
 	c.Write([]byte("220 ready\r\n"))
+}
+"#,
+        r#"
+package verify
+
+import "os/exec"
+
+// Run waits for the command and then closes its stdin pipe: the writer
+// ends with the command, and a failed write shows in its exit status.
+func check(path string, data []byte) (bool, error) {
+	cmd := exec.Command(path)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return false, err
+	}
+	go func() {
+		defer stdin.Close()
+		stdin.Write(data)
+	}()
+	if err := cmd.Run(); err != nil {
+		return false, nil
+	}
+	return true, nil
 }
 "#,
     ],

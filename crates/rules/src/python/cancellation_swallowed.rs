@@ -61,7 +61,9 @@ exc:`) and the function always ends by raising that error (`if exc: raise
 exc`), when it only goes round a loop that a bare `raise` follows (the
 cancellation put off until a shielded worker is done), when it first
 leaves on a stop flag that the file sets right before its `cancel()`
-(`closing = True; task.cancel()`), when it re-raises whenever its `while`
+(`closing = True; task.cancel()`), or re-raises unless that flag is set
+(`if not self._interrupted: raise`: only the cancellation the file asked
+for, to interrupt one step, is lived through), when it re-raises whenever its `while`
 loop would go round again and swallows only once that loop's own
 condition says stop (`while not self.closed: ... except CancelledError:
 if not self.closed: raise`, nothing awaited after the `try`), or when
@@ -372,7 +374,9 @@ fn in_finally_of_endless_body(cx: &FileCx, t: StmtId) -> bool {
 /// return`), and the code of the file that cancels a task sets that flag
 /// just before (`closing = True; ticker.cancel()`): the owner's
 /// cancellation ends the task; only a stray `CancelledError` from below
-/// (a driver's) is logged and lived through.
+/// (a driver's) is logged and lived through. Or it re-raises unless the
+/// flag is set (`if not self._sigint: raise`): only the cancellation the
+/// file asked for, to interrupt one step, is lived through.
 fn stops_on_flag_set_before_cancel(cx: &FileCx, h: &Handler) -> bool {
     let Some(&first) = h.body.first() else {
         return false;
@@ -380,15 +384,30 @@ fn stops_on_flag_set_before_cancel(cx: &FileCx, h: &Handler) -> bool {
     let StmtKind::If { cond, then, .. } = &cx.stmt(first).kind else {
         return false;
     };
-    let Some(flag) = cx.model.dotted(*cond) else {
+    // Or the other way round: `if not self._interrupted: raise`, every
+    // cancellation but the one the file asked for goes on, and that one
+    // only interrupts the current step (a console's Ctrl-C).
+    let (flag, leaves) = match &cx.expr(*cond).kind {
+        ExprKind::Unary {
+            op: UnOp::Not,
+            operand,
+        } => (
+            cx.model.dotted(*operand),
+            then.len() == 1 && matches!(cx.stmt(then[0]).kind, StmtKind::Raise(None)),
+        ),
+        _ => (
+            cx.model.dotted(*cond),
+            then.last().is_some_and(|&l| {
+                matches!(
+                    cx.stmt(l).kind,
+                    StmtKind::Return(_) | StmtKind::Break | StmtKind::Raise(_)
+                )
+            }),
+        ),
+    };
+    let Some(flag) = flag else {
         return false;
     };
-    let leaves = then.last().is_some_and(|&l| {
-        matches!(
-            cx.stmt(l).kind,
-            StmtKind::Return(_) | StmtKind::Break | StmtKind::Raise(_)
-        )
-    });
     let sets_flag = |s: StmtId| {
         matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), .. }
             if matches!(cx.model.literal(*v), Some(Lit::Bool(true)))
@@ -1243,8 +1262,51 @@ fn reaps_cancelled_task(cx: &FileCx, fid: FuncId, t: StmtId, body: &Block) -> bo
                 .function_ids()
                 .any(|g| g != fid && cx.func(g).class == f.class && cancels(g, awaited, false))
     };
+    // `for t in tasks: t.cancel()`, then `for coro in
+    // asyncio.as_completed(tasks): try: await coro`: each awaited one is a
+    // member of the collection this function cancelled.
+    let member_of_cancelled = |awaited: &str| {
+        let Some(l) = crate::python::common::enclosing_loop(cx, t) else {
+            return false;
+        };
+        let StmtKind::For {
+            target: Some(var),
+            iter,
+            ..
+        } = &cx.stmt(l).kind
+        else {
+            return false;
+        };
+        if cx.model.name_of(*var) != Some(awaited) {
+            return false;
+        }
+        let iter = cx
+            .call(*iter)
+            .filter(|c| c.target.as_deref() == Some("asyncio.as_completed"))
+            .and_then(|c| c.positional(0))
+            .unwrap_or(*iter);
+        let Some(tasks) = cx.model.dotted(iter) else {
+            return false;
+        };
+        let loop_start = cx.stmt(l).span.start;
+        cx.body_stmts(fid).iter().any(|&s| {
+            cx.stmt(s).span.start < loop_start
+                && matches!(&cx.stmt(s).kind, StmtKind::For { target: Some(v), iter, body, .. }
+                if cx.model.dotted(*iter).as_deref() == Some(tasks.as_str())
+                    && cx.model.name_of(*v).is_some_and(|v| {
+                        unsnarl_model::walk::calls_in_block(cx.model, body)
+                            .into_iter()
+                            .filter_map(|e| cx.call(e))
+                            .any(|c| {
+                                c.name == "cancel"
+                                    && c.receiver.and_then(|r| cx.model.name_of(r)) == Some(v)
+                            })
+                    }))
+        })
+    };
     let cancelled_before = |awaited: &str| {
         cancels(fid, awaited, true)
+            || member_of_cancelled(awaited)
             || own_child_stopped_elsewhere(awaited)
             || registered_child_stopped_elsewhere(awaited)
             || sibling_signal_in_teardown(awaited)
@@ -1785,6 +1847,49 @@ class QuietExit:
             if err is not value:
                 raise
         return True
+"#,
+        r#"
+# The tasks cancelled are not the ones reaped.
+import asyncio
+
+
+class Server:
+    async def serve(self):
+        try:
+            await self._stopping.wait()
+        finally:
+            tasks = self._tasks
+            self._tasks = []
+            for task in self._helpers:
+                task.cancel()
+            for coro in asyncio.as_completed(tasks):
+                try:
+                    await coro
+                except asyncio.CancelledError:  # expect
+                    pass
+"#,
+        r#"
+# The flag is not set by the code that cancels.
+import asyncio
+
+
+class Console:
+    def interrupt(self, task):
+        task.cancel()
+
+    def on_key(self):
+        self._interrupted = True
+
+    async def repl(self):
+        while True:
+            try:
+                line = await self.read_line()
+                await self.run(line)
+            except asyncio.CancelledError:  # expect
+                if not self._interrupted:
+                    raise
+                self._interrupted = False
+                await self.write("KeyboardInterrupt\n")
 "#,
     ],
     pass: &[
@@ -2634,6 +2739,50 @@ class Serving:
                 if err is not value:
                     raise
         return None
+"#,
+        r#"
+# Each task reaped is one this function cancelled just before.
+import asyncio
+
+
+class Server:
+    async def serve(self):
+        try:
+            await self._stopping.wait()
+        finally:
+            tasks = self._tasks
+            self._tasks = []
+            for task in tasks:
+                task.cancel()
+            for coro in asyncio.as_completed(tasks):
+                try:
+                    await coro
+                except asyncio.CancelledError:
+                    pass
+"#,
+        r#"
+# Only the cancellation the console asked for is lived through.
+import asyncio
+
+
+class Console:
+    def interrupt(self, task):
+        self._interrupted = True
+        task.cancel()
+
+    def on_key(self):
+        self._interrupted = True
+
+    async def repl(self):
+        while True:
+            try:
+                line = await self.read_line()
+                await self.run(line)
+            except asyncio.CancelledError:
+                if not self._interrupted:
+                    raise
+                self._interrupted = False
+                await self.write("KeyboardInterrupt\n")
 "#,
     ],
 };
