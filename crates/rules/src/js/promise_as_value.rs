@@ -180,8 +180,18 @@ fn value_use(cx: &FileCx, e: ExprId) -> Option<&'static str> {
                     Some("read as an object (`.property`)")
                 }
             }
-            // `p["clear"] = fn` writes a property; it reads nothing.
-            ExprKind::Index { obj, .. } if *obj == e && !is_assign_target(cx, p) => Some("indexed"),
+            // `p["clear"] = fn` writes a property; it reads nothing. And
+            // `p["catch"](fn)` is a transpiler's spelling of `p.catch(fn)`.
+            ExprKind::Index { obj, index }
+                if *obj == e
+                    && !is_assign_target(cx, p)
+                    && !(matches!(cx.model.literal(*index), Some(Lit::Str(m))
+                        if matches!(m.as_str(), "then" | "catch" | "finally"))
+                        && matches!(cx.tree.expr_parent(p), Parent::Expr(c)
+                            if cx.call(c).is_some_and(|c| c.func == p))) =>
+            {
+                Some("indexed")
+            }
             ExprKind::Spread(_) => Some("spread"),
             _ => None,
         },
@@ -206,7 +216,8 @@ fn value_use(cx: &FileCx, e: ExprId) -> Option<&'static str> {
 
 pub static EXAMPLES: Examples = Examples {
     language: Language::JavaScript,
-    fail: &[r#"
+    fail: &[
+        r#"
 import axios from "axios";
 
 async function getUser(id) {
@@ -219,8 +230,17 @@ async function show(id) {
   const { data } = axios.get(`/api/orders/${id}`); // expect
   return getUser(id).email; // expect
 }
-"#],
-    pass: &[r#"
+"#,
+        r#"
+// Indexing the promise with a string is a read, whatever the quotes.
+function upload(parts) {
+  const done = Promise.all(parts.map(send)); // expect
+  return done["length"];
+}
+"#,
+    ],
+    pass: &[
+        r#"
 import axios from "axios";
 
 async function getUser(id) {
@@ -276,7 +296,18 @@ async function byEmail(email) {
   const q = db.users.findOne({ email });
   return q.lean().exec();
 }
-"#],
+"#,
+        r#"
+// A transpiler's spelling of `.then(..).catch(..)`.
+function upload(parts) {
+  Promise.all(parts.map(send)).then(function () {
+    return finish();
+  })["catch"](function (err) {
+    report(err);
+  });
+}
+"#,
+    ],
 };
 
 #[cfg(test)]

@@ -26,6 +26,9 @@ is nothing for the `catch` to miss. So is a call of the function every
 finisher twice when it fails. Nor is a function that returns a call of
 itself (a retry after re-authenticating): the inner call's own `catch`
 handles what it throws, and awaiting it would handle the error twice.
+Nor is a promise that cannot reject under a `catch` alone
+(`Promise.resolve()`, a chain ending in `.catch(handler)`), or an
+already settled `Promise.resolve(value)` whatever guards it.
 
 ## Why
 
@@ -96,6 +99,17 @@ impl Rule for ReturnInTry {
                 let Some(guard) = guarding_try(cx, s) else {
                     continue;
                 };
+                // A promise that cannot reject (`Promise.resolve()`, a chain
+                // ending in `.catch(handler)`) gives a `catch` nothing to
+                // miss; `Promise.resolve(value)` has no work left for a
+                // `finally` to run before either.
+                let returned = cx.call(cx.model.strip(v));
+                if returned.is_some_and(|c| {
+                    crate::index::js_settles_without_rejecting(cx.model, c)
+                        && (guard == CATCH_ONLY || c.target.as_deref() == Some("Promise.resolve"))
+                }) {
+                    continue;
+                }
                 // With only a `catch` to miss: a function of the file whose
                 // promise cannot reject (its awaits all caught, often this
                 // very function retrying) gives the `catch` nothing to see.
@@ -255,6 +269,16 @@ class Transport {
   }
 }
 "#,
+        r#"
+// `Promise.resolve(load(key))` adopts the call's promise, which may reject.
+async function read(key) {
+  try {
+    return Promise.resolve(load(key)); // expect
+  } catch (err) {
+    return fallback;
+  }
+}
+"#,
     ],
     pass: &[
         r#"
@@ -337,6 +361,20 @@ class Transport {
       this.onerror?.(error);
       throw error;
     }
+  }
+}
+"#,
+        r#"
+// Nothing to miss: the promise returned cannot reject.
+async function notify(data) {
+  try {
+    const res = await fetch(url, { method: "POST", body: JSON.stringify(data) });
+    if (isNotification(data)) {
+      return Promise.resolve();
+    }
+    return parse(await res.text());
+  } catch (err) {
+    return Promise.reject(err);
   }
 }
 "#,

@@ -27,7 +27,10 @@ itself, and puts the saved value back (`saved = self.flag; self.flag =
 False; ...; finally: self.flag = saved`), or puts the saved value back
 unchanged in a `finally` or `except` block after a callee or a setter
 overrode it (`saved = self.command; try: await sub.reinvoke(self)
-finally: self.command = saved`).
+finally: self.command = saved`). Nor is `|=`/`-=` on a set or dict (or
+`+=` on a list) that the file only ever sets to a fresh container
+(`self.nets = set()`): the operator changes that one object in place, so
+other tasks' additions stay in it.
 
 ## Why
 
@@ -104,7 +107,10 @@ impl Rule for LostUpdate {
                 continue;
             }
             let value_awaits = first_await(cx, *v);
-            let msg = if let (AssignOp::Augmented(_), Some(_)) = (op, value_awaits) {
+            let msg = if let (AssignOp::Augmented(bin), Some(_)) = (op, value_awaits) {
+                if updated_in_place(cx, &globals, &key, *bin) {
+                    continue;
+                }
                 Some(format!(
                     "`{key}` is read, then the operand is awaited, then the sum is written: tasks that run during the await update `{key}` and this write erases their updates"
                 ))
@@ -299,6 +305,58 @@ fn under_async_lock(cx: &FileCx, s: StmtId) -> bool {
     })
 }
 
+/// `self.nets |= parse(await r.text())` on an attribute the file only
+/// ever sets to a new set, list or dict (`self.nets = set()`): `|=`, `-=`
+/// (and `+=` on a list) change that one object in place and store it back,
+/// so what other tasks added meanwhile is kept; only a task putting a new
+/// object there could lose it, and none does.
+fn updated_in_place(cx: &FileCx, globals: &HashSet<String>, key: &str, op: BinOp) -> bool {
+    let fits = |kind: CollKind| match op {
+        BinOp::Add => kind == CollKind::List,
+        BinOp::Bit | BinOp::Sub => matches!(kind, CollKind::Set | CollKind::Dict),
+        _ => false,
+    };
+    let fresh_container = |v: ExprId| match &cx.expr(cx.model.strip(v)).kind {
+        ExprKind::Collection { kind, .. } => fits(*kind),
+        ExprKind::Call(c) => {
+            c.args.is_empty()
+                && match c.target.as_deref() {
+                    Some("builtins.list") => fits(CollKind::List),
+                    Some("builtins.set") => fits(CollKind::Set),
+                    Some("builtins.dict") => fits(CollKind::Dict),
+                    _ => false,
+                }
+        }
+        _ => false,
+    };
+    let mut sets = 0;
+    for s in 0..cx.model.stmts.len() as u32 {
+        let s = StmtId(s);
+        if matches!(cx.tree.stmt_parent(s), Parent::Detached) {
+            continue;
+        }
+        let StmtKind::Assign {
+            targets,
+            value,
+            op: AssignOp::Plain | AssignOp::Declare { .. },
+        } = &cx.stmt(s).kind
+        else {
+            continue;
+        };
+        if !targets
+            .iter()
+            .any(|&t| shared_state(cx, globals, t).as_deref() == Some(key))
+        {
+            continue;
+        }
+        match (targets.as_slice(), value) {
+            ([_], Some(v)) if fresh_container(*v) => sets += 1,
+            _ => return false,
+        }
+    }
+    sets > 0
+}
+
 pub static EXAMPLES: Examples = Examples {
     language: Language::Python,
     fail: &[
@@ -348,6 +406,22 @@ class Context:
             await sub.invoke(self)
         finally:
             self.depth = depth + 1  # expect
+"#,
+        r#"
+# Another task may put a new set there meanwhile: this write drops it.
+V4 = "https://www.example.com/ips-v4"
+
+
+class Remotes:
+    def __init__(self):
+        self._nets = set()
+
+    async def setup(self, client):
+        async with client.get(V4) as response:
+            self._nets |= parse(await response.text())  # expect
+
+    async def refresh(self, client):
+        self._nets = parse(await fetch(client))
 "#,
     ],
     pass: &[
@@ -439,6 +513,19 @@ class Context:
             await sub.invoke(self)
         finally:
             self.command = saved
+"#,
+        r#"
+# The one set is only ever changed in place: nothing is lost.
+V4 = "https://www.example.com/ips-v4"
+
+
+class Remotes:
+    def __init__(self):
+        self._nets = set()
+
+    async def setup(self, client):
+        async with client.get(V4) as response:
+            self._nets |= parse(await response.text())
 "#,
     ],
 };
