@@ -1291,6 +1291,63 @@ pub fn exports_nothing(text: &str) -> bool {
     !text.contains("exports") && !text.lines().any(|l| l.trim_start().starts_with("export "))
 }
 
+/// The file is a program run on its own, not a module others load: it
+/// starts with `#!`, or exports nothing and is a test file, sits in a
+/// folder of runnable programs (`examples/`, `scripts/`, `bin/`) or is
+/// named as one outside the module folders (`example.js`, `demo.mjs`).
+pub fn program_script(cx: &FileCx) -> bool {
+    if cx.text.starts_with("#!") {
+        return true;
+    }
+    let mut segments = cx.path.rsplit('/');
+    let stem = segments
+        .next()
+        .and_then(|f| f.split('.').next())
+        .unwrap_or("");
+    let dirs: Vec<&str> = segments.collect();
+    let program_dir = dirs.iter().any(|d| {
+        matches!(
+            *d,
+            "examples" | "example" | "scripts" | "script" | "bin" | "demo" | "demos"
+        )
+    });
+    // Beside the package's manifest, not among its modules (`src/`, `lib/`).
+    let program_name = matches!(stem, "example" | "demo")
+        && !dirs
+            .first()
+            .is_some_and(|d| matches!(*d, "src" | "lib" | "dist"));
+    (cx.model.is_test || program_dir || program_name) && exports_nothing(cx.text)
+}
+
+/// A Node-style callback (`function (err, broker) { .. }`) handed to a
+/// call made once at the top level of a program script
+/// (`Broker.create(config, function (err, broker) { .. })`): it runs once,
+/// when the call completes, as part of the program's start-up.
+pub fn startup_callback(cx: &FileCx, f: FuncId) -> bool {
+    let first_is_err = cx
+        .func(f)
+        .params
+        .first()
+        .is_some_and(|p| matches!(p.name.as_str(), "err" | "error"));
+    first_is_err
+        && program_script(cx)
+        && closure_call_site(cx, f).is_some_and(|(call, _)| {
+            cx.func_of(call) == FuncId(0)
+                && cx.tree.enclosing_stmt(call).is_some_and(|s| {
+                    !std::iter::once(s)
+                        .chain(cx.tree.stmt_ancestors(s))
+                        .any(|a| {
+                            matches!(
+                                cx.stmt(a).kind,
+                                StmtKind::For { .. }
+                                    | StmtKind::While { .. }
+                                    | StmtKind::Loop { .. }
+                            )
+                        })
+                })
+        })
+}
+
 /// A function of the module (not a method) that the module calls exactly
 /// once, from its top level and outside any loop, in a file that exports
 /// nothing (`async function boot() { .. } boot();`): a script's start-up, which

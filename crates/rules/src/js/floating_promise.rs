@@ -29,8 +29,9 @@ runs a scripted peer or a consumer beside the test and a rejection is an
 unhandled rejection of the test process, which the run reports; and not at the top level of a script,
 where the IIFE, a `.then` chain, or a call like `main()`
 is the program and a rejection ends it like a throw: a `#!` file, or a
-file that exports nothing and is a test or sits in `examples/`,
-`scripts/` or `bin/`). A `.catch()` given no handler handles
+file that exports nothing and is a test, sits in `examples/`,
+`scripts/` or `bin/`, or is an `example.js` or `demo.js` outside `src/`,
+`lib/` and `dist/`). A `.catch()` given no handler handles
 nothing and is reported too. Nor is a call given a Node-style callback
 (a function whose first parameter is `err` or `error`): it uses the
 callback form of a dual API, which returns no promise to handle or one
@@ -165,19 +166,7 @@ impl Rule for FloatingPromise {
 /// and is a test file or sits in a folder of runnable programs
 /// (`examples/`, `scripts/`, `bin/`).
 fn whole_program(cx: &FileCx, id: ExprId) -> bool {
-    if cx.func_of(id).0 != 0 {
-        return false;
-    }
-    if cx.text.starts_with("#!") {
-        return true;
-    }
-    let program_dir = cx.path.split('/').rev().skip(1).any(|d| {
-        matches!(
-            d,
-            "examples" | "example" | "scripts" | "script" | "bin" | "demo" | "demos"
-        )
-    });
-    (cx.model.is_test || program_dir) && common::exports_nothing(cx.text)
+    cx.func_of(id).0 == 0 && common::program_script(cx)
 }
 
 impl FloatingPromise {
@@ -1404,6 +1393,21 @@ tap.test("bind is refused", function (t) {
   t.end();
 });
 "#,
+        r#"
+// file: example.js
+// A module others load: its top-level call is not the program.
+const Redis = require("./index");
+
+async function main() {
+  const redis = new Redis();
+  await redis.set("foo", "bar");
+  console.log(await redis.get("foo"));
+}
+
+main(); // expect
+
+module.exports = main;
+"#,
     ],
     pass: &[
         r#"
@@ -2209,6 +2213,19 @@ tap.test("bind is refused", function (t) {
     });
   });
 });
+"#,
+        r#"
+// file: example.js
+// The package's demo script: `main()` is the whole program.
+const Redis = require("./index");
+
+async function main() {
+  const redis = new Redis();
+  await redis.set("foo", "bar");
+  console.log(await redis.get("foo"));
+}
+
+main();
 "#,
     ],
 };

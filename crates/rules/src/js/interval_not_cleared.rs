@@ -18,7 +18,9 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 `setInterval(...)` inside a function (not module start-up code, nor a
 function that the top level of a module exporting nothing calls once:
-`async function boot() { .. } boot();`), whose
+`async function boot() { .. } boot();`, nor a Node-style callback a
+program script hands to a call of its top level: `Broker.create(config,
+function (err, broker) { .. })` in `examples/`), whose
 return value is discarded, or stored in a variable or field that no
 `clearInterval` in the file ever receives (also through the `timers`
 module, as compiled TypeScript calls it: `(0, timers_1.clearInterval)(h)`).
@@ -83,6 +85,7 @@ impl Rule for IntervalNotCleared {
             if f.0 == 0
                 || common::in_test(cx, f)
                 || common::called_once_at_top(cx, common::top_level_fn(cx, f))
+                || common::startup_callback(cx, common::top_level_fn(cx, f))
             {
                 continue;
             }
@@ -251,6 +254,15 @@ export async function boot(queue) {
   setInterval(() => report(queue.stats()), 10_000); // expect
 }
 "#,
+        r#"
+// file: examples/server.js
+// A connection handler of a script: one more timer per connection.
+const net = require("net");
+
+net.createServer().on("connection", function (socket) {
+  setInterval(() => socket.write("ping"), 1000); // expect
+}).listen(7000);
+"#,
     ],
     pass: &[
         r#"
@@ -310,6 +322,18 @@ function waitIdle(pool) {
     }, 100);
   });
 }
+"#,
+        r#"
+// file: examples/publish.js
+// The example's start-up callback runs once; its timer is the program.
+const Broker = require("../broker");
+
+Broker.create(config, function (err, broker) {
+  if (err) throw err;
+  setInterval(function () {
+    broker.publish("demo", { at: Date.now() });
+  }, 1000);
+});
 "#,
     ],
 };

@@ -31,7 +31,9 @@ Test code is left out: a test whose promise never settles times out, and
 the runner reports it. So is a promise only raced against an
 `events.once(..)` promise (`Promise.race([once(s, "end"), new
 Promise(r => s.once("data", r))])`): `once` rejects on `error`, so the
-race settles, and the pending loser is awaited by nothing.
+race settles, and the pending loser is awaited by nothing. Nor is a
+promise resolved on an iframe's `load` (`document.createElement("iframe")`):
+an iframe fires `load` when its page fails too, and has no `error` event.
 
 ## Why
 
@@ -205,6 +207,11 @@ fn event_resolution(cx: &FileCx, exec: FuncId, resolve: &str) -> Option<String> 
             ) {
                 continue;
             }
+            // An iframe fires `load` whether its page loaded or failed
+            // (it has no `error` to listen to): the promise settles.
+            if ev == "load" && c.receiver.is_some_and(|r| iframe_element(cx, r)) {
+                continue;
+            }
             let Some(cb) = c.positional(1) else { continue };
             let resolves = cx.model.name_of(cb) == Some(resolve)
                 || common::callback_fn(cx, cb).is_some_and(|h| {
@@ -224,6 +231,23 @@ fn event_resolution(cx: &FileCx, exec: FuncId, resolve: &str) -> Option<String> 
         }
     }
     found
+}
+
+/// `iframe` holds only `document.createElement("iframe")`.
+fn iframe_element(cx: &FileCx, e: ExprId) -> bool {
+    let Some(name) = cx.model.name_of(e) else {
+        return false;
+    };
+    crate::util::every_assigned_value(
+        cx.model,
+        |t| cx.model.name_of(t) == Some(name),
+        |v| {
+            cx.call(cx.model.strip(v)).is_some_and(|c| {
+                c.name == "createElement"
+                    && matches!(common::str_arg(cx, c, 0), Some(tag) if tag.eq_ignore_ascii_case("iframe"))
+            })
+        },
+    )
 }
 
 fn has_error_listener(cx: &FileCx, all: &[FuncId]) -> bool {
@@ -308,7 +332,8 @@ fn has_word(text: &str, word: &str) -> bool {
 
 pub static EXAMPLES: Examples = Examples {
     language: Language::JavaScript,
-    fail: &[r#"
+    fail: &[
+        r#"
 const isLinkLogged = (fs, file, logger) =>
   new Promise((resolve) => { // expect
     const logError = (err) => logger.warn(err.code);
@@ -348,7 +373,19 @@ async function* rowsRacedWithoutOnce(stream) {
     yield row;
   }
 }
-"#],
+"#,
+        r#"
+// A script element fires `error` when it fails to load.
+function createWindow(uri) {
+  return new Promise((resolve) => { // expect
+    const frame = document.createElement("script");
+    frame.addEventListener("load", () => resolve(frame.contentWindow));
+    frame.setAttribute("src", uri);
+    document.body.appendChild(frame);
+  });
+}
+"#,
+    ],
     pass: &[
         r#"
 const isLink = (fs, file) =>
@@ -434,6 +471,17 @@ function closed(conn) {
 function exited(child) {
   return new Promise((resolve) => {
     child.once("exit", (code) => resolve(code));
+  });
+}
+"#,
+        r#"
+// An iframe fires `load` whether its page loaded or not.
+function createWindow(uri) {
+  return new Promise((resolve) => {
+    const frame = document.createElement("iframe");
+    frame.addEventListener("load", () => resolve(frame.contentWindow));
+    frame.setAttribute("src", uri);
+    document.body.appendChild(frame);
   });
 }
 "#,

@@ -105,7 +105,7 @@ impl Rule for ReturnInTry {
                 // `finally` to run before either.
                 let returned = cx.call(cx.model.strip(v));
                 if returned.is_some_and(|c| {
-                    crate::index::js_settles_without_rejecting(cx.model, c)
+                    cannot_reject(cx, c)
                         && (guard == CATCH_ONLY || c.target.as_deref() == Some("Promise.resolve"))
                 }) {
                     continue;
@@ -134,6 +134,33 @@ impl Rule for ReturnInTry {
             }
         }
     }
+}
+
+/// The promise `c` gives cannot reject: see
+/// [`crate::index::js_settles_without_rejecting`], with a handler that
+/// does not throw again (`.catch(err => { err.status = 400; throw err })`
+/// rejects after all) and is written out, so that can be seen.
+fn cannot_reject(cx: &FileCx, c: &Call) -> bool {
+    if !crate::index::js_settles_without_rejecting(cx.model, c) {
+        return false;
+    }
+    let handler = match (c.target.as_deref(), c.name.as_str()) {
+        (Some(t), _) if t.starts_with("Promise") => return true,
+        (_, "catch") => c.positional(0),
+        (_, "then") => c.positional(1),
+        _ => return true,
+    };
+    handler
+        .and_then(|h| common::callback_fn(cx, h))
+        .is_some_and(|f| {
+            !cx.body_stmts(f)
+                .iter()
+                .any(|&s| matches!(cx.stmt(s).kind, StmtKind::Raise(_)))
+                && !cx.body_calls(f).any(|e| {
+                    cx.call(e)
+                        .is_some_and(|k| k.target.as_deref() == Some("Promise.reject"))
+                })
+        })
 }
 
 /// Every `catch` of the `try` around `s` ends by returning a call of the
@@ -276,6 +303,20 @@ async function read(key) {
     return Promise.resolve(load(key)); // expect
   } catch (err) {
     return fallback;
+  }
+}
+"#,
+        r#"
+// The handler throws again: the chain still rejects, past the audit.
+async function enable(mod, promises) {
+  try {
+    return Promise.all(promises).then(() => info(mod)).catch((err) => { // expect
+      err.status = 400;
+      throw err;
+    });
+  } catch (error) {
+    audit(mod, error);
+    throw error;
   }
 }
 "#,

@@ -741,15 +741,24 @@ fn runs_as_own_task(cx: &FileCx, fid: FuncId) -> bool {
         if cx.call(call).is_none_or(|c| c.func != id) {
             return false;
         }
-        let Parent::Expr(root) = cx.tree.expr_parent(call) else {
+        // `ensure_future(self.run_loop() if looping else self.run_once())`:
+        // either branch is the task's root.
+        let mut arg = call;
+        while let Parent::Expr(p) = cx.tree.expr_parent(arg)
+            && matches!(&cx.expr(p).kind, ExprKind::Ternary { then, orelse, .. }
+                if *then == arg || *orelse == arg)
+        {
+            arg = p;
+        }
+        let Parent::Expr(root) = cx.tree.expr_parent(arg) else {
             return false;
         };
         let Some(r) = cx.call(root) else { return false };
         // `asyncio.create_task(name=.., coro=run())` names the coroutine.
         let rooted = (is_task_root(r)
-            && (r.positional(0) == Some(call) || r.kwarg("coro") == Some(call)))
-            || spawning_wrapper(cx, r, call)
-            || spawned_from_thread(cx, r, call);
+            && (r.positional(0) == Some(arg) || r.kwarg("coro") == Some(arg)))
+            || spawning_wrapper(cx, r, arg)
+            || spawned_from_thread(cx, r, arg);
         if !rooted || task_waited_for(cx, root) {
             return false;
         }
@@ -1891,6 +1900,31 @@ class Console:
                 self._interrupted = False
                 await self.write("KeyboardInterrupt\n")
 "#,
+        r#"
+# Another caller waits on the task: it sees a normal return.
+import asyncio
+
+
+class Reader:
+    async def run_loop(self):
+        while True:
+            try:
+                await self.run_once()
+            except asyncio.CancelledError:  # expect
+                break
+            await asyncio.sleep(1)
+
+    async def __aenter__(self):
+        self._runner = asyncio.ensure_future(
+            self.run_loop() if self.looping else self.run_once())
+        return self
+
+    async def __aexit__(self, *exc):
+        self._runner.cancel()
+
+    async def join(self):
+        return await self._runner
+"#,
     ],
     pass: &[
         r#"
@@ -2783,6 +2817,28 @@ class Console:
                     raise
                 self._interrupted = False
                 await self.write("KeyboardInterrupt\n")
+"#,
+        r#"
+# Either branch is the root of the task, which is cancelled and never awaited.
+import asyncio
+
+
+class Reader:
+    async def run_loop(self):
+        while True:
+            try:
+                await self.run_once()
+            except asyncio.CancelledError:
+                break
+            await asyncio.sleep(1)
+
+    async def __aenter__(self):
+        self._runner = asyncio.ensure_future(
+            self.run_loop() if self.looping else self.run_once())
+        return self
+
+    async def __aexit__(self, *exc):
+        self._runner.cancel()
 "#,
     ],
 };

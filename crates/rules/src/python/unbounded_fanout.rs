@@ -48,6 +48,7 @@ self.mounts.items()`) or, kept on the class, called to make the
 awaitables (`gather(*(hook(doc) for hook in cls._hooks))`): the program
 registered them, no input brings them. The same goes for collections
 named for the program's own parts: workers, servers, clients, transports,
+a cluster's masters, replicas, shards or nodes,
 retrievers, engines, the steps, branches, processors or sinks of a
 pipeline, an agent's tools, sub-agents, guardrails or termination
 conditions.
@@ -799,6 +800,8 @@ fn is_structural(cx: &FileCx, iter: ExprId) -> bool {
         "shard",
         "broker",
         "leader",
+        // A Redlock's independent masters, a replicated store's primaries.
+        "master",
         "partition",
         "replica",
         "node",
@@ -1864,6 +1867,22 @@ async def upload_all(uploader, max_concurrency):
             nxt = next(upload_tasks, None)
             if nxt is not None:
                 running.add(asyncio.ensure_future(uploader.process_block(nxt)))
+"#,
+        r#"
+import asyncio
+
+
+class Redlock:
+    def __init__(self, key, masters):
+        self.key = key
+        self.masters = frozenset(masters)
+
+    async def acquire(self):
+        coros = [self._acquire_on(m) for m in self.masters]
+        won = 0
+        for coro in asyncio.as_completed(coros):
+            won += await coro
+        return won > len(self.masters) // 2
 "#,
     ],
 };
