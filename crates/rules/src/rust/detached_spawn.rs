@@ -65,7 +65,13 @@ as `main`'s, and so do the per-stream tasks of a connection's serving loop
 function that only such an accept loop's connection tasks run. A task
 holding its owner only as a `Weak`, which stops when `upgrade()` fails
 (`while let Some(o) = Weak::upgrade(&w)`, or a `None => break` arm),
-ends with that owner and is left alone too. A task that only drains a channel the function made, calling
+ends with that owner and is left alone too. So is an actor: a task
+given the receiver of a channel the function made (directly or inside a
+value it builds, `Actor { conn, request_rx }`) whose sender goes back in
+the handle the function returns (`Client { inner:
+Arc::new(Mutex::new(Inner { request_tx })) }`), when the file drains that
+receiver in a `while let` loop and the task holds no sender of its own:
+it ends once the last handle is dropped. A task that only drains a channel the function made, calling
 something synchronous per message (`while let Some(ev) = rx.recv().await
 { cb(ev) }`, or a thread's `for job in rx { job() }` or `while let Ok(m) =
 rx.recv()`, also in a function of the file the thread only calls with
@@ -155,6 +161,7 @@ impl Rule for DetachedSpawn {
                 || finishes_on_first_poll(cx, id)
                 || driver_beside_returned_field(cx, id)
                 || ends_with_weak_owner(cx, id)
+                || actor_of_returned_sender(cx, id)
             {
                 continue;
             }
@@ -1262,6 +1269,111 @@ fn spawns_received_future(cx: &FileCx, spawn: ExprId, c: &Call) -> bool {
         })
 }
 
+/// The actor idiom: the function makes a channel, moves the receiver into
+/// the spawned task (directly or in a value it builds, `let task = Task {
+/// reader, request_rx }`), returns the sender inside the handle it gives
+/// back (`Ok(Client { inner: Arc::new(Mutex::new(Inner { request_tx }))
+/// })`), and the file drains that receiver in a `while let` loop, which
+/// ends once every sender is dropped. The task lives as long as the
+/// handle, and the handle's sends fail once it is gone.
+fn actor_of_returned_sender(cx: &FileCx, spawn: ExprId) -> bool {
+    let Some(c) = cx.call(spawn) else {
+        return false;
+    };
+    let owner = super::common::outermost(cx, cx.func_of(spawn));
+    let spawn_at = cx.expr(spawn).span.start;
+    // Every name under `e`, also in the closures and async blocks in it.
+    let names_under = |e: ExprId| -> Vec<&str> {
+        let mut out = Vec::new();
+        for x in exprs_under(cx.model, e) {
+            if let Some(n) = cx.model.name_of(x) {
+                out.push(n);
+            }
+            if let ExprKind::Closure(g) = cx.expr(x).kind {
+                for h in cx.with_nested(g) {
+                    out.extend(cx.body_exprs(h).iter().filter_map(|&y| cx.model.name_of(y)));
+                }
+            }
+        }
+        out
+    };
+    // The names a local of `owner` was declared from, `depth` levels back.
+    let reaches = |start: &[&str], name: &str, depth: u32| {
+        let mut seen: Vec<&str> = start.to_vec();
+        for _ in 0..depth {
+            if seen.contains(&name) {
+                return true;
+            }
+            let more: Vec<&str> = seen
+                .iter()
+                .filter_map(|n| {
+                    super::common::stmts_in(cx.model, &cx.func(owner).body)
+                        .into_iter()
+                        .find_map(|s| match &cx.stmt(s).kind {
+                            StmtKind::Assign {
+                                targets,
+                                value: Some(v),
+                                ..
+                            } if targets.iter().any(|&t| cx.model.name_of(t) == Some(*n)) => {
+                                Some(names_under(*v))
+                            }
+                            _ => None,
+                        })
+                })
+                .flatten()
+                .filter(|n| !seen.contains(n))
+                .collect();
+            if more.is_empty() {
+                break;
+            }
+            seen.extend(more);
+        }
+        seen.contains(&name)
+    };
+    let task_names: Vec<&str> = c.args.iter().flat_map(|a| names_under(a.value)).collect();
+    let body = &cx.func(owner).body;
+    let returned: Vec<&str> = body
+        .last()
+        .into_iter()
+        .chain(
+            super::common::stmts_in(cx.model, body)
+                .iter()
+                .filter(|&&s| matches!(cx.stmt(s).kind, StmtKind::Return(Some(_)))),
+        )
+        .filter_map(|&s| match cx.stmt(s).kind {
+            StmtKind::Expr(v) | StmtKind::Return(Some(v)) => Some(names_under(v)),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    super::common::local_channels(cx, owner).iter().any(|ch| {
+        cx.stmt(ch.stmt).span.end <= spawn_at
+            && reaches(&task_names, &ch.rx, 3)
+            && !reaches(&task_names, &ch.tx, 3)
+            && reaches(&returned, &ch.tx, 4)
+            && drained_until_closed(cx, &ch.rx)
+    })
+}
+
+/// Some `while let Some(m) = <..>rx.recv().await` (or `.next()`) loop of
+/// the file takes from a receiver named `rx`, or a field of that name: it
+/// ends when the channel closes.
+fn drained_until_closed(cx: &FileCx, rx: &str) -> bool {
+    cx.model.stmts.iter().any(|st| {
+        let StmtKind::While { cond, .. } = &st.kind else {
+            return false;
+        };
+        exprs_under(cx.model, *cond).into_iter().any(|x| {
+            cx.call(x).is_some_and(|k| {
+                matches!(k.name.as_str(), "recv" | "next" | "recv_async")
+                    && k.receiver
+                        .and_then(|r| cx.model.dotted(r))
+                        .is_some_and(|d| d.rsplit('.').next() == Some(rx))
+            })
+        })
+    })
+}
+
 /// Pool workers: the spawned closure runs on state shared with the value
 /// the function returns (`let shared = pool.shared.clone(); spawn(move ||
 /// shared.run()); Ok(pool)`), and that value's type has a `Drop` in this
@@ -1897,6 +2009,47 @@ fn event_loop(mut db: Db, receiver: crossbeam_channel::Receiver<Job>) {
         }
         db.checkpoint();
     }
+}
+"#,
+        r#"
+// The task keeps a sender of its own: its loop never sees the channel close.
+use std::sync::{Arc, Mutex};
+use tokio::sync::mpsc;
+
+struct Actor {
+    conn: Conn,
+    request_rx: mpsc::Receiver<Request>,
+}
+
+impl Actor {
+    async fn run(mut self) -> Result<(), Error> {
+        while let Some(req) = self.request_rx.recv().await {
+            self.conn.write(req).await?;
+        }
+        Ok(())
+    }
+}
+
+struct Inner {
+    request_tx: mpsc::Sender<Request>,
+}
+
+pub struct Client {
+    inner: Arc<Mutex<Inner>>,
+}
+
+pub async fn connect(conn: Conn) -> Result<Client, Error> {
+    let (request_tx, request_rx) = mpsc::channel(64);
+    let resend = request_tx.clone();
+    let actor = Actor { conn, request_rx };
+    tokio::spawn(async move { // expect
+        if let Err(err) = actor.run().await {
+            eprintln!("client task failed: {err}");
+        }
+        drop(resend);
+    });
+    let inner = Arc::new(Mutex::new(Inner { request_tx }));
+    Ok(Client { inner })
 }
 "#,
     ],
@@ -2762,6 +2915,45 @@ fn event_loop(mut db: Db, receiver: crossbeam_channel::Receiver<Message>) {
             Message::Close => break,
         }
     }
+}
+"#,
+        r#"
+// The actor ends when the last handle, holding the last sender, is dropped.
+use std::sync::{Arc, Mutex};
+use tokio::sync::mpsc;
+
+struct Actor {
+    conn: Conn,
+    request_rx: mpsc::Receiver<Request>,
+}
+
+impl Actor {
+    async fn run(mut self) -> Result<(), Error> {
+        while let Some(req) = self.request_rx.recv().await {
+            self.conn.write(req).await?;
+        }
+        Ok(())
+    }
+}
+
+struct Inner {
+    request_tx: mpsc::Sender<Request>,
+}
+
+pub struct Client {
+    inner: Arc<Mutex<Inner>>,
+}
+
+pub async fn connect(conn: Conn) -> Result<Client, Error> {
+    let (request_tx, request_rx) = mpsc::channel(64);
+    let actor = Actor { conn, request_rx };
+    tokio::spawn(async move {
+        if let Err(err) = actor.run().await {
+            eprintln!("client task failed: {err}");
+        }
+    });
+    let inner = Arc::new(Mutex::new(Inner { request_tx }));
+    Ok(Client { inner })
 }
 "#,
     ],

@@ -25,7 +25,8 @@ followed by a sleep and then more code in the same block. Sleeps inside
 loops (polling) are not flagged, and neither are sleeps whose following
 checks block until the other side acts (`assert_eq!(rx.recv(), Ok(1))`, a
 `join()`, an await or `block_on` of the spawned task's handle, a `select`, an `accept`,
-a stream's `next().await`, a socket `read` (when the file sets no read
+a stream's `next().await`, tower-test's `assert_request_eq!` (it awaits
+the mock's next request), a socket `read` (when the file sets no read
 timeout), a `send` or a `flush`/`force_flush` whose result the assertion
 checks; not the
 `try_*`/`*_timeout` forms) or read only what the sleeping code owns (its
@@ -834,6 +835,9 @@ fn observes_by_blocking(cx: &FileCx, rest: &[StmtId]) -> bool {
             }),
             "wait" | "acquire" => method && c.args.len() <= 1,
             "send" | "send_async" => method && asserted.contains(&e),
+            // tower-test's `assert_request_eq!(handle, req)` awaits the
+            // mock's next request (`handle.next_request().await`).
+            "assert_request_eq" => c.is_macro,
             // `let res = processor.force_flush(); assert!(res.is_ok())`: a
             // flush the assertion checks returns once the other side has
             // taken everything (or failed to).
@@ -1683,6 +1687,26 @@ async fn worker_picks_up_the_job() {
     worker.cancel().await;
 }
 "#,
+        r#"
+// After the absence comes a check of a moment, which the sleep decides.
+use std::time::Duration;
+use tokio_test::{assert_pending, assert_ready, assert_request_eq, task};
+use tower_test::mock;
+
+#[tokio::test]
+async fn dropped_request_is_skipped() {
+    let (service, mut handle) = mock::pair::<&str, &str>();
+    let (batch, worker) = Batch::pair(service, 2);
+    tokio::spawn(worker);
+    let mut first = task::spawn(batch.call("first"));
+    let second = task::spawn(batch.call("second"));
+    drop(second);
+    tokio::time::sleep(Duration::from_millis(10)).await; // expect
+    assert_pending!(first.poll());
+    handle.allow(1);
+    assert_ready!(first.poll());
+}
+"#,
     ],
     pass: &[
         r#"
@@ -2286,6 +2310,26 @@ async fn expired_session_is_gone() {
     let id = store.store_session(session).await.unwrap();
     async_std::task::sleep(Duration::from_secs(3)).await;
     assert_eq!(None, store.load_session(id).await.unwrap());
+}
+"#,
+        r#"
+// After the absence comes a real wait for the next request.
+use std::time::Duration;
+use tokio_test::{assert_pending, assert_ready, assert_request_eq, task};
+use tower_test::mock;
+
+#[tokio::test]
+async fn dropped_request_is_skipped() {
+    let (service, mut handle) = mock::pair::<&str, &str>();
+    let (batch, worker) = Batch::pair(service, 2);
+    tokio::spawn(worker);
+    let mut first = task::spawn(batch.call("first"));
+    let second = task::spawn(batch.call("second"));
+    drop(second);
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    assert_pending!(first.poll());
+    handle.allow(1);
+    assert_request_eq!(handle, "first").send_response("ok");
 }
 "#,
     ],
