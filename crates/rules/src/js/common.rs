@@ -1348,6 +1348,38 @@ pub fn startup_callback(cx: &FileCx, f: FuncId) -> bool {
         })
 }
 
+/// An IIFE of the module's top level (`(async () => { .. })();`), outside
+/// any loop: it runs once, when the module loads.
+pub fn top_level_iife(cx: &FileCx, f: FuncId) -> bool {
+    let Parent::Expr(site) = cx.tree.func_site(f) else {
+        return false;
+    };
+    let mut callee = site;
+    while let Parent::Expr(p) = cx.tree.expr_parent(callee) {
+        if let Some(c) = cx.call(p) {
+            return cx.model.strip(c.func) == cx.model.strip(callee)
+                && cx.func_of(p) == FuncId(0)
+                && cx.tree.enclosing_stmt(p).is_some_and(|s| {
+                    !std::iter::once(s)
+                        .chain(cx.tree.stmt_ancestors(s))
+                        .any(|a| {
+                            matches!(
+                                cx.stmt(a).kind,
+                                StmtKind::For { .. }
+                                    | StmtKind::While { .. }
+                                    | StmtKind::Loop { .. }
+                            )
+                        })
+                });
+        }
+        if !matches!(cx.expr(p).kind, ExprKind::Cast(_)) {
+            return false;
+        }
+        callee = p;
+    }
+    false
+}
+
 /// A function of the module (not a method) that the module calls exactly
 /// once, from its top level and outside any loop, in a file that exports
 /// nothing (`async function boot() { .. } boot();`): a script's start-up, which

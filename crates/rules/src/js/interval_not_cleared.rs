@@ -18,7 +18,8 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 `setInterval(...)` inside a function (not module start-up code, nor a
 function that the top level of a module exporting nothing calls once:
-`async function boot() { .. } boot();`, nor a Node-style callback a
+`async function boot() { .. } boot();` or an IIFE of its top level,
+`(async () => { .. })();`, nor a Node-style callback a
 program script hands to a call of its top level: `Broker.create(config,
 function (err, broker) { .. })` in `examples/`), whose
 return value is discarded, or stored in a variable or field that no
@@ -86,6 +87,7 @@ impl Rule for IntervalNotCleared {
                 || common::in_test(cx, f)
                 || common::called_once_at_top(cx, common::top_level_fn(cx, f))
                 || common::startup_callback(cx, common::top_level_fn(cx, f))
+                || common::top_level_iife(cx, common::top_level_fn(cx, f))
             {
                 continue;
             }
@@ -263,6 +265,15 @@ net.createServer().on("connection", function (socket) {
   setInterval(() => socket.write("ping"), 1000); // expect
 }).listen(7000);
 "#,
+        r#"
+// The IIFE runs once per connection, not once per module.
+server.on("connection", (socket) => {
+  (async () => {
+    await socket.ready();
+    setInterval(() => socket.ping(), 1000); // expect
+  })();
+});
+"#,
     ],
     pass: &[
         r#"
@@ -334,6 +345,15 @@ Broker.create(config, function (err, broker) {
     broker.publish("demo", { at: Date.now() });
   }, 1000);
 });
+"#,
+        r#"
+// The module's top-level IIFE runs once, when the module loads.
+(async () => {
+  const broker = await Broker.create(config);
+  setInterval(async () => {
+    await broker.publish("demo", new Date().toISOString());
+  }, 1000);
+})();
 "#,
     ],
 };
