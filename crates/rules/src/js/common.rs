@@ -1293,7 +1293,8 @@ pub fn exports_nothing(text: &str) -> bool {
 
 /// The file is a program run on its own, not a module others load: it
 /// starts with `#!`, or exports nothing and is a test file, sits in a
-/// folder of runnable programs (`examples/`, `scripts/`, `bin/`) or is
+/// folder of runnable programs (`examples/`, `scripts/`, `bin/`,
+/// `benchmark/`) or is
 /// named as one outside the module folders (`example.js`, `demo.mjs`).
 pub fn program_script(cx: &FileCx) -> bool {
     if cx.text.starts_with("#!") {
@@ -1308,7 +1309,16 @@ pub fn program_script(cx: &FileCx) -> bool {
     let program_dir = dirs.iter().any(|d| {
         matches!(
             *d,
-            "examples" | "example" | "scripts" | "script" | "bin" | "demo" | "demos"
+            "examples"
+                | "example"
+                | "scripts"
+                | "script"
+                | "bin"
+                | "demo"
+                | "demos"
+                | "benchmark"
+                | "benchmarks"
+                | "bench"
         )
     });
     // Beside the package's manifest, not among its modules (`src/`, `lib/`).

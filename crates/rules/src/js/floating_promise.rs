@@ -30,7 +30,7 @@ unhandled rejection of the test process, which the run reports; and not at the t
 where the IIFE, a `.then` chain, or a call like `main()`
 is the program and a rejection ends it like a throw: a `#!` file, or a
 file that exports nothing and is a test, sits in `examples/`,
-`scripts/` or `bin/`, or is an `example.js` or `demo.js` outside `src/`,
+`scripts/`, `bin/` or `benchmark/`, or is an `example.js` or `demo.js` outside `src/`,
 `lib/` and `dist/`). A `.catch()` given no handler handles
 nothing and is reported too. Nor is a call given a Node-style callback
 (a function whose first parameter is `err` or `error`): it uses the
@@ -404,8 +404,29 @@ fn resolved_promise_var(cx: &FileCx, r: ExprId) -> bool {
         let d = cx.model.dotted(t);
         d.as_deref() == Some(name.as_str()) || (d.is_some() && d == own_field)
     };
+    // `this.queue = this.queue.then(() => new Promise(resolve => ..))`: a
+    // link added to itself whose step only gives a promise that cannot
+    // reject either.
+    let extends_itself = |v: ExprId| {
+        cx.call(cx.model.strip(v)).is_some_and(|c| {
+            c.name == "then"
+                && c.args.len() == 1
+                && c.receiver.is_some_and(is_it)
+                && common::callback_fn(cx, c.args[0].value).is_some_and(|f| {
+                    let returns: Vec<ExprId> = cx
+                        .body_stmts(f)
+                        .iter()
+                        .filter_map(|&st| match cx.stmt(st).kind {
+                            StmtKind::Return(Some(r)) => Some(r),
+                            _ => None,
+                        })
+                        .collect();
+                    !returns.is_empty() && returns.iter().all(|&r| resolve_only_promise(cx, r))
+                })
+        })
+    };
     // Clearing it (`this.pending = null`) stores no promise.
-    crate::util::every_assigned_value(cx.model, is_it, cannot_reject)
+    crate::util::every_assigned_value(cx.model, is_it, |v| cannot_reject(v) || extends_itself(v))
 }
 
 /// A `Map` of deferreds that only ever resolve: every `map.set(k, v)` of
@@ -762,19 +783,20 @@ fn completes_test(cx: &FileCx, id: ExprId, c: &Call) -> bool {
                 let ExprKind::Closure(f) = cx.expr(cx.model.strip(a.value)).kind else {
                     return false;
                 };
-                cx.body_stmts(f).iter().any(|&s| {
-                    matches!(cx.stmt(s).kind, StmtKind::Expr(e) if cx.call(e).is_some_and(|k| {
-                        // `done()`, or `finish(conn, done)`: a helper handed it.
-                        is_callback(k.func)
-                            || k.args.iter().any(|a| is_callback(a.value))
-                            || asserts_on_plan(k)
-                    }))
-                })
-                // `t.end()`, also in a callback the step hands on
-                // (`client.bind(dn, pw, (err) => { ..; t.end() })`): it
-                // runs only if the step does.
-                || cx.with_nested(f).into_iter().any(|g| {
-                    cx.body_calls(g).any(|e| cx.call(e).is_some_and(&ends_test))
+                // `done()`, `finish(conn, done)` (a helper handed it), a
+                // planned assertion or `t.end()`, also in a callback the
+                // step hands on (`client.bind(dn, pw, (err) => { ..;
+                // t.end() })`) or an arrow's value (`res =>
+                // t.assert.ok(res)`): it runs only if the step does.
+                cx.with_nested(f).into_iter().any(|g| {
+                    cx.body_calls(g).any(|e| {
+                        cx.call(e).is_some_and(|k| {
+                            is_callback(k.func)
+                                || k.args.iter().any(|a| is_callback(a.value))
+                                || asserts_on_plan(k)
+                                || ends_test(k)
+                        })
+                    })
                 })
             })
         {
@@ -1407,6 +1429,22 @@ async function main() {
 main(); // expect
 
 module.exports = main;
+"#,
+        r#"
+// A link that can throw: the queue may hold a rejected promise.
+class Client {
+  constructor() {
+    this._dispatchPromise = Promise.resolve();
+  }
+
+  enqueue(msg) {
+    this._dispatchPromise = this._dispatchPromise.then(() => this.handle(msg));
+  }
+
+  close(event) {
+    this._dispatchPromise.then(() => this.onClose(event)); // expect
+  }
+}
 "#,
     ],
     pass: &[
@@ -2226,6 +2264,55 @@ async function main() {
 }
 
 main();
+"#,
+        r#"
+// Each link only waits for a promise that resolves: the queue never rejects.
+class Client {
+  constructor() {
+    this._dispatchPromise = Promise.resolve();
+  }
+
+  enqueue(msg) {
+    this._dispatchPromise = this._dispatchPromise.then(() => new Promise((resolve) => {
+      this.handle(msg, resolve);
+    }));
+  }
+
+  close(event) {
+    this._dispatchPromise.then(() => this.onClose(event));
+  }
+}
+"#,
+        r#"
+// file: benchmark/run.js
+// A benchmark script's top level is the program.
+const { Bench } = require("tinybench");
+
+const bench = new Bench();
+bench.add("inject", () => inject(dispatch, { url: "/" }));
+bench.run().then(() => console.table(bench.table()));
+"#,
+        r#"
+// file: test/inject.test.js
+// The completion callback or a planned assertion runs only if the step does.
+const { test } = require("node:test");
+
+test("request ids repeat", (t, done) => {
+  const chain = inject(dispatch).get("/");
+  chain.then((res) => {
+    chain.then((rep) => {
+      assert.strictEqual(res.id, rep.id);
+      done();
+    });
+  });
+});
+
+test("payload", (t, done) => {
+  t.plan(1);
+  inject(dispatch).get("/hello").end()
+    .then((res) => t.assert.strictEqual(res.payload, "hello"))
+    .finally(done);
+});
 "#,
     ],
 };

@@ -33,7 +33,9 @@ function or method named for one, `_close_comm(c)`,
 other than `self`), or waits in
 a teardown method on each member of the object's own collection
 (`gather(*(h.wait_until_released() for h in self._holders))` in `close`),
-opens nothing and is not reported. Nor is a coroutine that only waits on
+opens nothing and is not reported, and neither does waiting on bare
+futures made for replies others will set (`loop.create_future()`). Nor
+is a coroutine that only waits on
 and signals synchronization primitives (`await event.wait();
 scope.cancel()`), a loop that stops after a count (`if i >= limit: break`
 on its own index), or a restart loop that awaits the previous run's
@@ -153,6 +155,7 @@ fn check_gather(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
         || per_item.is_some_and(|p| {
             spawned_is_bounded(cx, p)
                 || releases(cx, p)
+                || bare_future(cx, p)
                 || (calls_the_item(cx, p) && kept_on_class(cx, iter, 2))
         })
         || teardown_of_own(cx, id, iter, per_item)
@@ -182,7 +185,8 @@ fn check_wait(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
         return;
     };
     if bounded_input(cx, iter)
-        || per_item.is_some_and(|p| spawned_is_bounded(cx, p) || releases(cx, p))
+        || per_item
+            .is_some_and(|p| spawned_is_bounded(cx, p) || releases(cx, p) || bare_future(cx, p))
         || teardown_of_own(cx, id, iter, per_item)
         || guarded_here(cx, id)
     {
@@ -295,6 +299,19 @@ fn check_spawn(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
         ),
         "bound the fan-out: acquire an `asyncio.Semaphore(N)` in the spawned coroutine (or before spawning), or run N workers over a bounded queue",
     ));
+}
+
+/// The per-item awaitable is a bare future (`loop.create_future()`,
+/// `asyncio.Future()`): waiting on a list of them waits for replies that
+/// others will set; it starts no work of its own.
+fn bare_future(cx: &FileCx, per_item: ExprId) -> bool {
+    cx.call(cx.model.strip(per_item)).is_some_and(|c| {
+        (c.name == "create_future" && c.receiver.is_some())
+            || matches!(
+                c.target.as_deref(),
+                Some("asyncio.Future" | "asyncio.futures.Future")
+            )
+    })
 }
 
 /// The per-item awaitable comes from calling the item itself
@@ -1379,6 +1396,17 @@ async def upload_all(uploader):
     ]
     await asyncio.wait(running)
 "#,
+        r#"
+# One send per command, all started by `wait` at once.
+import asyncio
+
+
+class Hub:
+    async def send_commands(self, commands):
+        pending = [self._send(c) for c in commands]
+        done, _ = await asyncio.wait(pending, timeout=1)  # expect
+        return [f.result() for f in done]
+"#,
     ],
     pass: &[
         r#"
@@ -1883,6 +1911,21 @@ class Redlock:
         for coro in asyncio.as_completed(coros):
             won += await coro
         return won > len(self.masters) // 2
+"#,
+        r#"
+# Futures the reader sets when the hub answers: waiting on them starts nothing.
+import asyncio
+
+
+class Hub:
+    async def send_commands(self, commands):
+        loop = asyncio.get_running_loop()
+        pending = [loop.create_future() for c in commands]
+        for command, reply in zip(commands, pending):
+            self._register(command, reply)
+        await self._send_all(commands)
+        done, _ = await asyncio.wait(pending, timeout=1)
+        return [f.result() for f in done]
 "#,
     ],
 };
