@@ -32,9 +32,11 @@ call count of 0) or a flag that only ever turns on still off
 `ended`, `finished`, `killed`, `called`, or a variable the file only ever
 sets to `true` after its first value: `let running = false` ... `running
 = true`), a variable declared `null` and only ever given a value later
-still `null` (`assert.equal(clientError, null)`), or the length of an
-array declared empty that the file only pushes to still 0. A slow
-machine can only make such a check pass.
+still `null` (`assert.equal(clientError, null)`), the length of an
+array declared empty that the file only pushes to still 0, or output
+only ever appended to not matching yet (`let stdout = ''` ... `stdout +=
+chunk` ... `t.doesNotMatch(stdout, /called/)`). A slow machine can only
+make such a check pass.
 
 ## Why
 
@@ -258,6 +260,9 @@ fn checks_an_absence(cx: &FileCx, x: ExprId) -> bool {
             })
         }
         "notOk" | "false" => first.is_some_and(one_way),
+        // `t.doesNotMatch(stdout, /called/)` on output only ever appended
+        // to: what has not appeared yet can only appear later.
+        "doesNotMatch" | "notMatch" => first.is_some_and(|a| only_appended_text(cx, a)),
         "ok" | "assert" | "true" => first.is_some_and(negated),
         _ => false,
     }
@@ -288,6 +293,37 @@ fn only_set_from_null(cx: &FileCx, e: ExprId) -> bool {
     let is_null = |v: ExprId| matches!(cx.model.literal(v), Some(Lit::Null));
     assigned_values(cx, e)
         .is_some_and(|v| v.len() >= 2 && is_null(v[0]) && v[1..].iter().all(|&x| !is_null(x)))
+}
+
+/// A local declared as a string and afterwards only appended to (`let
+/// stdout = ''; child.stdout.on('data', (c) => { stdout += c })`).
+fn only_appended_text(cx: &FileCx, e: ExprId) -> bool {
+    let Some(name) = cx.model.name_of(cx.model.strip(e)) else {
+        return false;
+    };
+    let mut declared = false;
+    for st in &cx.model.stmts {
+        let StmtKind::Assign {
+            targets, value, op, ..
+        } = &st.kind
+        else {
+            continue;
+        };
+        if !targets.iter().any(|&t| cx.model.name_of(t) == Some(name)) {
+            continue;
+        }
+        match op {
+            AssignOp::Declare { .. }
+                if !declared
+                    && value.is_some_and(|v| matches!(cx.model.literal(v), Some(Lit::Str(_)))) =>
+            {
+                declared = true
+            }
+            AssignOp::Augmented(BinOp::Add) => {}
+            _ => return false,
+        }
+    }
+    declared
 }
 
 /// `list.length` of an array declared empty that the file only ever adds
@@ -501,6 +537,23 @@ it("drops the backlog on reset", async () => {
   assert.equal(messageList.length, 0);
 });
 "#,
+        r#"
+// file: test/signals.test.js
+const { test } = require("node:test");
+const { spawn } = require("node:child_process");
+const { setTimeout: sleep } = require("node:timers/promises");
+
+test("SIGTERM is ignored while booting", async (t) => {
+  const child = spawn(process.execPath, ["fixture.js"]);
+  let stdout = '';
+  child.stdout.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  child.kill("SIGTERM");
+  await sleep(500); // expect
+  t.assert.match(stdout, /callback called/);
+});
+"#,
     ],
     pass: &[
         r#"
@@ -634,6 +687,23 @@ it("does not deliver after unsubscribe", async () => {
   await wait(200);
   assert.equal(messageList.length, 0);
   assert.equal(clientError, null);
+});
+"#,
+        r#"
+// file: test/signals.test.js
+const { test } = require("node:test");
+const { spawn } = require("node:child_process");
+const { setTimeout: sleep } = require("node:timers/promises");
+
+test("SIGTERM is ignored while booting", async (t) => {
+  const child = spawn(process.execPath, ["fixture.js"]);
+  let stdout = '';
+  child.stdout.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  child.kill("SIGTERM");
+  await sleep(500);
+  t.assert.doesNotMatch(stdout, /callback called/);
 });
 "#,
     ],
