@@ -661,29 +661,45 @@ fn body_signals(cx: &FileCx, body: &Block) -> bool {
         })
 }
 
-/// `c, err := ln.Accept(); go func() { serve(c); c.Close() }()` (or `go
-/// handle(c)` with a `handle` of this file that closes its connection): a
-/// goroutine per accepted connection, which ends when the connection does
-/// and reports to its peer by closing it; the accept loop's owner stops it.
-fn connection_scoped(cx: &FileCx, go_call: ExprId, c: &Call) -> bool {
-    let outer = cx.func_of(go_call);
-    let accepted: Vec<&str> = cx
-        .body_stmts(outer)
+/// The first name each assignment of `f` binds from a call `pick` accepts,
+/// with what `pick` made of the call (`conn, err := ln.Accept()` gives
+/// `conn`).
+fn bound_by_calls<'a, T>(
+    cx: &FileCx<'a>,
+    f: FuncId,
+    pick: impl Fn(&'a Call) -> Option<T>,
+) -> Vec<(&'a str, T)> {
+    cx.body_stmts(f)
         .iter()
         .filter_map(|&s| match &cx.stmt(s).kind {
             StmtKind::Assign {
                 targets,
                 value: Some(v),
                 ..
-            } if cx.call(*v).is_some_and(|k| k.name.starts_with("Accept")) => {
-                // `conn, err := ln.Accept()`: the connection.
-                targets
+            } => {
+                let made = pick(cx.call(*v)?)?;
+                let name = common::names_in_target(cx, *targets.first()?)
                     .first()
-                    .and_then(|&t| common::names_in_target(cx, t).first().copied())
+                    .copied()?;
+                Some((name, made))
             }
             _ => None,
         })
-        .collect();
+        .collect()
+}
+
+/// `c, err := ln.Accept(); go func() { serve(c); c.Close() }()` (or `go
+/// handle(c)` with a `handle` of this file that closes its connection): a
+/// goroutine per accepted connection, which ends when the connection does
+/// and reports to its peer by closing it; the accept loop's owner stops it.
+fn connection_scoped(cx: &FileCx, go_call: ExprId, c: &Call) -> bool {
+    let outer = cx.func_of(go_call);
+    // `conn, err := ln.Accept()`: the connection.
+    let accepted: Vec<&str> =
+        bound_by_calls(cx, outer, |k| k.name.starts_with("Accept").then_some(()))
+            .into_iter()
+            .map(|(n, ())| n)
+            .collect();
     if accepted.is_empty() {
         return false;
     }
@@ -773,28 +789,11 @@ fn feeds_waited_command(cx: &FileCx, go_call: ExprId, c: &Call) -> bool {
     let outer = cx.func_of(go_call);
     let go_at = cx.expr(go_call).span.start;
     // Each pipe and the command it belongs to.
-    let pipes: Vec<(&str, String)> = cx
-        .body_stmts(outer)
-        .iter()
-        .filter_map(|&s| match &cx.stmt(s).kind {
-            StmtKind::Assign {
-                targets,
-                value: Some(v),
-                ..
-            } => {
-                let k = cx.call(*v)?;
-                if !matches!(k.name.as_str(), "StdinPipe" | "StdoutPipe" | "StderrPipe") {
-                    return None;
-                }
-                let cmd = cx.model.dotted(k.receiver?)?;
-                let pipe = common::names_in_target(cx, *targets.first()?)
-                    .first()
-                    .copied()?;
-                Some((pipe, cmd))
-            }
-            _ => None,
-        })
-        .collect();
+    let pipes: Vec<(&str, String)> = bound_by_calls(cx, outer, |k| {
+        matches!(k.name.as_str(), "StdinPipe" | "StdoutPipe" | "StderrPipe")
+            .then(|| cx.model.dotted(k.receiver?))
+            .flatten()
+    });
     if pipes.is_empty() {
         return false;
     }

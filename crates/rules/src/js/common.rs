@@ -1341,21 +1341,7 @@ pub fn startup_callback(cx: &FileCx, f: FuncId) -> bool {
         .is_some_and(|p| matches!(p.name.as_str(), "err" | "error"));
     first_is_err
         && program_script(cx)
-        && closure_call_site(cx, f).is_some_and(|(call, _)| {
-            cx.func_of(call) == FuncId(0)
-                && cx.tree.enclosing_stmt(call).is_some_and(|s| {
-                    !std::iter::once(s)
-                        .chain(cx.tree.stmt_ancestors(s))
-                        .any(|a| {
-                            matches!(
-                                cx.stmt(a).kind,
-                                StmtKind::For { .. }
-                                    | StmtKind::While { .. }
-                                    | StmtKind::Loop { .. }
-                            )
-                        })
-                })
-        })
+        && closure_call_site(cx, f).is_some_and(|(call, _)| runs_once_at_top(cx, call))
 }
 
 /// An IIFE of the module's top level (`(async () => { .. })();`), outside
@@ -1367,20 +1353,7 @@ pub fn top_level_iife(cx: &FileCx, f: FuncId) -> bool {
     let mut callee = site;
     while let Parent::Expr(p) = cx.tree.expr_parent(callee) {
         if let Some(c) = cx.call(p) {
-            return cx.model.strip(c.func) == cx.model.strip(callee)
-                && cx.func_of(p) == FuncId(0)
-                && cx.tree.enclosing_stmt(p).is_some_and(|s| {
-                    !std::iter::once(s)
-                        .chain(cx.tree.stmt_ancestors(s))
-                        .any(|a| {
-                            matches!(
-                                cx.stmt(a).kind,
-                                StmtKind::For { .. }
-                                    | StmtKind::While { .. }
-                                    | StmtKind::Loop { .. }
-                            )
-                        })
-                });
+            return cx.model.strip(c.func) == cx.model.strip(callee) && runs_once_at_top(cx, p);
         }
         if !matches!(cx.expr(p).kind, ExprKind::Cast(_)) {
             return false;
@@ -1409,18 +1382,23 @@ pub fn called_once_at_top(cx: &FileCx, f: FuncId) -> bool {
     let (Some((i, _)), None) = (calls.next(), calls.next()) else {
         return false;
     };
-    let call = ExprId(i as u32);
-    let in_loop = cx.tree.enclosing_stmt(call).is_some_and(|s| {
-        std::iter::once(s)
-            .chain(cx.tree.stmt_ancestors(s))
-            .any(|a| {
-                matches!(
-                    cx.stmt(a).kind,
-                    StmtKind::For { .. } | StmtKind::While { .. } | StmtKind::Loop { .. }
-                )
-            })
-    });
-    cx.func_of(call) == FuncId(0) && !in_loop
+    runs_once_at_top(cx, ExprId(i as u32))
+}
+
+/// The call is made by the module's top level itself, outside any loop:
+/// once per load of the module.
+fn runs_once_at_top(cx: &FileCx, call: ExprId) -> bool {
+    cx.func_of(call) == FuncId(0)
+        && !cx.tree.enclosing_stmt(call).is_some_and(|s| {
+            std::iter::once(s)
+                .chain(cx.tree.stmt_ancestors(s))
+                .any(|a| {
+                    matches!(
+                        cx.stmt(a).kind,
+                        StmtKind::For { .. } | StmtKind::While { .. } | StmtKind::Loop { .. }
+                    )
+                })
+        })
 }
 
 /// The function of the module's top level that `f` is nested in (`f`
