@@ -79,14 +79,24 @@ pub fn resolve_specifier(spec: &str, importer_dir: &str) -> String {
     strip_index(strip_source_ext(&joined)).to_string()
 }
 
-/// Test files by the usual JS conventions: `*.test.*`, `*.spec.*`, or a file
-/// under a `__tests__/`, `test/` or `tests/` directory.
+/// Test files by the usual JS conventions: `*.test.*`, `*.spec.*`, a
+/// `test.js` outside the source folders, or a file under a `__tests__/`,
+/// `test/` or `tests/` directory.
 pub fn is_test_path(rel_path: &str) -> bool {
     let mut parts = rel_path.split('/').peekable();
+    let mut parent = "";
     while let Some(part) = parts.next() {
         if parts.peek().is_none() {
-            return part.contains(".test.") || part.contains(".spec.");
+            // `a.test.ts`, `a.spec.js`, or a package's own `test.js` (not a
+            // module named `test` among its sources, `src/test.ts`).
+            let stem = part.split('.').next().unwrap_or(part);
+            return part.contains(".test.")
+                || part.contains(".spec.")
+                || (part.contains('.')
+                    && matches!(stem, "test" | "tests" | "spec")
+                    && !matches!(parent, "src" | "lib" | "dist"));
         }
+        parent = part;
         if matches!(part, "__tests__" | "test" | "tests") {
             return true;
         }
@@ -136,7 +146,10 @@ mod tests {
         assert!(is_test_path("src/__tests__/a.js"));
         assert!(is_test_path("test/a.js"));
         assert!(is_test_path("pkg/tests/helpers/a.ts"));
+        assert!(is_test_path("pkg/test.js"));
+        assert!(is_test_path("tests.ts"));
         assert!(!is_test_path("src/testing.ts"));
+        assert!(!is_test_path("src/tested.js"));
         assert!(!is_test_path("src/contest/a.ts"));
         assert!(!is_test_path("src/test.ts"));
         assert!(!is_test_path("latest/a.ts"));

@@ -35,8 +35,8 @@ what `await Promise.all` over them gives back, what a synchronous method
 of such a value returns (`this.config.source.directories()`), either branch of a
 normalising ternary (`Array.isArray(c.dirs) ? c.dirs : [c.dirs]`), and the
 command line (`process.argv`). Collections named for the program's own
-structure (columns, indexes, plugins, handlers, a cluster's brokers, shards
-or nodes, the definitions or registry it fills at start-up, its services
+structure (columns, indexes, plugins, handlers, a cluster's brokers, shards,
+masters or nodes, the definitions or registry it fills at start-up, its services
 and clients, a browser's contexts and frames) are not reported either:
 their size is not the data's. Nor is a callback that only tells each
 element of an event (`(rm) => rm?.handleLLMEnd(out)`, `(l) =>
@@ -652,10 +652,12 @@ const STRUCTURE: &[&str] = &[
     "table",
     "view",
     "subdoc",
-    // A cluster's layout: one request per broker, shard or node.
+    // A cluster's layout: one request per broker, shard, master or node.
     "broker",
     "shard",
     "leader",
+    // (Plural: "master state" is a replication protocol's data.)
+    "masters",
     "node",
     // What the program registered at start-up (`define(name, handler)`).
     "definition",
@@ -1430,6 +1432,13 @@ export function allSettled(values) {
       return Promise.reject(error);
     }
   }));
+}
+"#,
+        r#"
+// One client per master of the cluster's layout.
+async function masterClients(cluster) {
+  const clients = cluster.masters.map(async (m) => cluster.nodeClient(m));
+  return Promise.all(clients);
 }
 "#,
     ],

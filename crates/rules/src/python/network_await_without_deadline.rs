@@ -28,7 +28,8 @@ Awaits that wait on a network peer with nothing bounding them:
   default, 5 minutes in total, far longer than any caller waits (reported
   at medium severity);
 - `asyncio.open_connection(...)` (not `open_unix_connection`: a local
-  socket's connect completes or fails at once) and `StreamReader.read/readline/
+  socket's connect completes or fails at once; nor `sock=` a socket
+  already connected, without `ssl`: it only wraps it) and `StreamReader.read/readline/
   readexactly/readuntil` (not in a framing helper that reads a stream its
   caller passes in, as a parameter or to the constructor of its class
   (`self.reader`, set only from an `__init__` parameter): the caller owns
@@ -141,6 +142,11 @@ impl Rule for NetworkAwaitWithoutDeadline {
             } else if c.kwarg("timeout").is_some_and(|t| !is_none(cx, t)) {
                 continue;
             } else if CONNECTIONS.contains(&t) {
+                // `open_connection(sock=s)` with no TLS wraps a socket
+                // already connected: there is no peer to wait for.
+                if c.kwarg("sock").is_some() && c.kwarg("ssl").is_none_or(|v| is_none(cx, v)) {
+                    continue;
+                }
                 Limit::Missing("opening a connection")
             } else if STREAM_READS.contains(&c.name.as_str())
                 && c.receiver.is_some_and(|r| is_reader(cx, r, &readers))
@@ -613,6 +619,19 @@ class ControlServer:
             frame = await reader.readexactly(8)  # expect
             self.on_frame(frame)
 "#,
+        r#"
+# With TLS the handshake still waits on the peer.
+import asyncio
+import socket
+
+
+async def connect(addr, ctx):
+    loop = asyncio.get_running_loop()
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setblocking(False)
+    await asyncio.wait_for(loop.sock_connect(sock, addr), timeout=5)
+    return await asyncio.open_connection(sock=sock, ssl=ctx)  # expect
+"#,
     ],
     pass: &[
         r#"
@@ -726,6 +745,19 @@ class ControlServer:
             # Ends when unregister() closes the writer.
             frame = await reader.readexactly(8)
             sess.on_frame(frame)
+"#,
+        r#"
+# The socket is connected already: opening streams on it waits for nothing.
+import asyncio
+import socket
+
+
+async def connect(addr, ctx):
+    loop = asyncio.get_running_loop()
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setblocking(False)
+    await asyncio.wait_for(loop.sock_connect(sock, addr), timeout=5)
+    return await asyncio.open_connection(sock=sock)
 "#,
     ],
 };

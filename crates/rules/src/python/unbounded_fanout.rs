@@ -817,8 +817,9 @@ fn is_structural(cx: &FileCx, iter: ExprId) -> bool {
         "shard",
         "broker",
         "leader",
-        // A Redlock's independent masters, a replicated store's primaries.
-        "master",
+        // A Redlock's independent masters (plural: a replication
+        // protocol's "master state" is data).
+        "masters",
         "partition",
         "replica",
         "node",
