@@ -54,8 +54,11 @@ works over such an in-memory pipe (whose library runs the pipe's tasks on
 the same thread), with nothing reaching outside, is left alone as well. Nor is a sleep whose first check is an absence
 (`assert_err!(rx.try_recv())`, `assert_pending!(fut)`, a flag that only
 ever turns on read as still off: `assert!(!done.load(..))` of an atomic
-the file only ever stores `true` in, `!token.is_cancelled()`) with any later
-check after a real wait: a slow machine cannot make an absence fail. Nor
+the file only ever stores `true` in, `!token.is_cancelled()`, a counter
+still at zero, `assert_eq!(counter.swap(0, ..), 0)`, in a file whose
+atomics only count up or go back to zero) with any later
+check, up to the next sleep, after a real wait: a slow machine cannot
+make an absence fail. Nor
 is a sleep before connecting to a listener the test bound itself
 (`TcpListener::bind`, then `TcpStream::connect(listener.local_addr())`),
 or that a thread or task it spawned bound before answering on a channel
@@ -972,6 +975,7 @@ fn absence_check(cx: &FileCx, rest: &[StmtId]) -> bool {
         match c.name.as_str() {
             "assert_pending" => true,
             "assert_err" => polls(a),
+            "assert_eq" => counter_still_zero(cx, c),
             "assert" => {
                 (cx.call(a).is_some_and(|k| k.name == "is_err") && polls(a))
                     || failed_poll_matched(cx, a, &polls)
@@ -989,6 +993,12 @@ fn absence_check(cx: &FileCx, rest: &[StmtId]) -> bool {
         return false;
     }
     let after = &rest[window.len()..];
+    // Up to the next sleep: the checks after it are that sleep's to
+    // answer for (and are reported there if they need it).
+    let after = &after[..after
+        .iter()
+        .position(|&s| stmt_sleep(cx, s).is_some())
+        .unwrap_or(after.len())];
     let next_positive = after.iter().position(|&s| {
         exprs_in_block(cx.model, &vec![s])
             .into_iter()
@@ -1010,6 +1020,54 @@ fn absence_check(cx: &FileCx, rest: &[StmtId]) -> bool {
             observes_by_blocking(cx, &after[from..=i])
         }
     }
+}
+
+/// `let fired = counter.swap(0, ..); assert_eq!(fired, 0)` (or a
+/// `load`): a counter still at zero, in a file whose atomics only ever
+/// count up (`fetch_add`) or go back to zero, so zero means nothing has
+/// happened yet, which a slower machine cannot change.
+fn counter_still_zero(cx: &FileCx, c: &Call) -> bool {
+    let zero = |e: ExprId| matches!(cx.model.literal(e), Some(Lit::Int(0)));
+    let (Some(a), Some(b)) = (c.positional(0), c.positional(1)) else {
+        return false;
+    };
+    let read = match (zero(a), zero(b)) {
+        (false, true) => a,
+        (true, false) => b,
+        _ => return false,
+    };
+    let read = super::common::declared_value(cx, read).unwrap_or(read);
+    let Some(k) = cx.call(cx.model.strip(read)) else {
+        return false;
+    };
+    let resets =
+        |k: &Call| matches!(k.name.as_str(), "swap" | "store") && k.positional(0).is_some_and(zero);
+    if k.receiver.is_none() || !(k.name == "load" || resets(k)) {
+        return false;
+    }
+    // No atomic of the file ever counts down or is set to anything else
+    // (flags set to `true`/`false` aside).
+    cx.model.exprs.iter().all(|x| {
+        let ExprKind::Call(k) = &x.kind else {
+            return true;
+        };
+        match k.name.as_str() {
+            "store" | "swap" => k
+                .positional(0)
+                .is_some_and(|v| zero(v) || matches!(cx.model.literal(v), Some(Lit::Bool(_)))),
+            "fetch_sub"
+            | "fetch_and"
+            | "fetch_nand"
+            | "fetch_xor"
+            | "fetch_or"
+            | "fetch_min"
+            | "fetch_max"
+            | "fetch_update"
+            | "compare_exchange"
+            | "compare_exchange_weak" => false,
+            _ => true,
+        }
+    })
 }
 
 /// `matches!(rx.try_recv(), Err(TryRecvError::Empty))`: a `try_*` poll
@@ -1707,6 +1765,48 @@ async fn dropped_request_is_skipped() {
     assert_ready!(first.poll());
 }
 "#,
+        r#"
+// Counting firings after a sleep: the count depends on how late the test wakes.
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn defused_event_never_fires() {
+    let timer = Timer::default();
+    let counter = Arc::new(AtomicUsize::new(0));
+    let c = counter.clone();
+    let handle = timer.add_async(move || {
+        c.fetch_add(1, Ordering::SeqCst);
+    });
+    handle.defuse();
+    tokio::time::sleep(Duration::from_millis(300)).await; // expect
+    let fired = counter.swap(0, Ordering::SeqCst);
+    assert_eq!(fired, 3);
+}
+"#,
+        r#"
+// The first sleep ends in an absence; the second one's count is a guess.
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn fires_once_after_rearm() {
+    let timer = Timer::default();
+    let counter = Arc::new(AtomicUsize::new(0));
+    let c = counter.clone();
+    let handle = timer.add_async(move || {
+        c.fetch_add(1, Ordering::SeqCst);
+    });
+    handle.defuse();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(counter.swap(0, Ordering::SeqCst), 0);
+    timer.rearm(&handle);
+    tokio::time::sleep(Duration::from_millis(300)).await; // expect
+    assert_eq!(counter.swap(0, Ordering::SeqCst), 1);
+}
+"#,
     ],
     pass: &[
         r#"
@@ -2330,6 +2430,26 @@ async fn dropped_request_is_skipped() {
     assert_pending!(first.poll());
     handle.allow(1);
     assert_request_eq!(handle, "first").send_response("ok");
+}
+"#,
+        r#"
+// Nothing may fire: a counter still at zero is an absence, which a slow machine cannot break.
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn defused_event_never_fires() {
+    let timer = Timer::default();
+    let counter = Arc::new(AtomicUsize::new(0));
+    let c = counter.clone();
+    let handle = timer.add_async(move || {
+        c.fetch_add(1, Ordering::SeqCst);
+    });
+    handle.defuse();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let fired = counter.swap(0, Ordering::SeqCst);
+    assert_eq!(fired, 0);
 }
 "#,
     ],
