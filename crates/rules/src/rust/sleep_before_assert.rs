@@ -52,7 +52,8 @@ On a one-thread runtime, the runtime's own `spawn` (`ntex::rt::spawn`)
 starts such a task too; and a test there that spawns nothing itself but
 works over such an in-memory pipe (whose library runs the pipe's tasks on
 the same thread), with nothing reaching outside, is left alone as well. Nor is a sleep whose first check is an absence
-(`assert_err!(rx.try_recv())`, `assert_pending!(fut)`, a flag that only
+(`assert_err!(rx.try_recv())`, `assert!(rx.recv_timeout(d).is_err())`,
+`assert!(rx.try_recv().unwrap().is_none())`, `assert_pending!(fut)`, a flag that only
 ever turns on read as still off: `assert!(!done.load(..))` of an atomic
 the file only ever stores `true` in, `!token.is_cancelled()`, a counter
 still at zero, `assert_eq!(counter.swap(0, ..), 0)`, in a file whose
@@ -959,10 +960,26 @@ fn absence_check(cx: &FileCx, rest: &[StmtId]) -> bool {
     // `assert!(rx.try_recv().is_err())`) or a pending future. (`is_none()`
     // or a negated flag is no absence: an expired cache entry is `None`
     // too, and `!cache.contains(k)` after a TTL is an event.)
+    // (`recv_timeout` waits a while itself, then says nothing came.)
     let polls = |e: ExprId| {
         unsnarl_model::walk::exprs_under(cx.model, e)
             .into_iter()
-            .any(|x| cx.call(x).is_some_and(|k| k.name.starts_with("try_")))
+            .any(|x| {
+                cx.call(x)
+                    .is_some_and(|k| k.name.starts_with("try_") || k.name == "recv_timeout")
+            })
+    };
+    // A receive that found nothing (`rx.try_recv().unwrap().is_none()` on
+    // a channel whose `try_recv` gives an `Option`): not a cache lookup,
+    // whose `None` may mean an entry expired.
+    let received_nothing = |e: ExprId| {
+        cx.call(e).is_some_and(|k| k.name == "is_none")
+            && unsnarl_model::walk::exprs_under(cx.model, e)
+                .into_iter()
+                .any(|x| {
+                    cx.call(x)
+                        .is_some_and(|k| matches!(k.name.as_str(), "try_recv" | "try_next"))
+                })
     };
     let negative = |e: ExprId| {
         let Some(c) = cx.call(e) else { return false };
@@ -978,6 +995,7 @@ fn absence_check(cx: &FileCx, rest: &[StmtId]) -> bool {
             "assert_eq" => counter_still_zero(cx, c),
             "assert" => {
                 (cx.call(a).is_some_and(|k| k.name == "is_err") && polls(a))
+                    || received_nothing(a)
                     || failed_poll_matched(cx, a, &polls)
                     || matches!(&cx.expr(a).kind, ExprKind::Unary { op: UnOp::Not, operand }
                         if one_way_flag_off(cx, *operand))
@@ -1807,6 +1825,23 @@ async fn fires_once_after_rearm() {
     assert_eq!(counter.swap(0, Ordering::SeqCst), 1);
 }
 "#,
+        r#"
+// A receive that must have got the message by now: a guess at the timing.
+use std::sync::mpsc;
+use std::thread;
+use std::time::Duration;
+
+#[test]
+fn unsubscribed_listener_hears_nothing() {
+    let (tx, rx) = mpsc::channel();
+    let bus = Bus::new();
+    let id = bus.subscribe(move |ev| tx.send(ev).unwrap());
+    bus.unsubscribe(id);
+    thread::spawn(move || bus.publish("ping"));
+    thread::sleep(Duration::from_millis(100)); // expect
+    assert!(rx.recv_timeout(Duration::from_millis(100)).is_ok());
+}
+"#,
     ],
     pass: &[
         r#"
@@ -2450,6 +2485,23 @@ async fn defused_event_never_fires() {
     tokio::time::sleep(Duration::from_millis(300)).await;
     let fired = counter.swap(0, Ordering::SeqCst);
     assert_eq!(fired, 0);
+}
+"#,
+        r#"
+// Nothing may arrive: an absence, which a slow machine can only make pass.
+use std::sync::mpsc;
+use std::thread;
+use std::time::Duration;
+
+#[test]
+fn unsubscribed_listener_hears_nothing() {
+    let (tx, rx) = mpsc::channel();
+    let bus = Bus::new();
+    let id = bus.subscribe(move |ev| tx.send(ev).unwrap());
+    bus.unsubscribe(id);
+    thread::spawn(move || bus.publish("ping"));
+    thread::sleep(Duration::from_millis(100));
+    assert!(rx.recv_timeout(Duration::from_millis(100)).is_err());
 }
 "#,
     ],
