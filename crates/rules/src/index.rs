@@ -659,11 +659,9 @@ impl Visitor for SummaryVisitor<'_> {
 /// built from the receiver's fields (`os.OpenFile(f.path, ..)`,
 /// `filepath.Join(s.dir, name)`), or it is a method of one (`s.idx.Sync()`).
 fn on_receiver_file(m: &FileModel, c: &Call, recv: &str, what: &str) -> bool {
-    let field = |x: ExprId| {
-        m.dotted(x)
-            .is_some_and(|d| d.strip_prefix(recv).is_some_and(|r| r.starts_with('.')))
-    };
-    what.contains("reads or writes files")
+    use crate::shared::blocking::{is_field_of, is_file_io};
+    let field = |x: ExprId| is_field_of(m, x, recv);
+    is_file_io(what)
         && (c.positional(0).is_some_and(|a| {
             unsnarl_model::walk::exprs_under(m, a)
                 .into_iter()

@@ -433,7 +433,7 @@ fn after_go_panic(cx: &FileCx, s: StmtId) -> bool {
 /// files too: unlocking around the I/O would let readers see them
 /// half-written.
 fn guards_its_files(cx: &FileCx, held: &HeldSet, e: ExprId, what: &str) -> bool {
-    if !what.contains("reads or writes files") {
+    if !crate::shared::blocking::is_file_io(what) {
         return false;
     }
     let Some(owner) = lock_owner(held) else {
@@ -601,9 +601,7 @@ fn owner_method<'a>(cx: &FileCx<'a>, c: &Call, owner: &str) -> Option<(FuncId, &
 
 /// `e` is a field of `owner` (`s.conn`, `s.cfg.dir` for `s`).
 fn is_field_of(cx: &FileCx, e: ExprId, owner: &str) -> bool {
-    cx.model
-        .dotted(e)
-        .is_some_and(|d| d.strip_prefix(owner).is_some_and(|r| r.starts_with('.')))
+    crate::shared::blocking::is_field_of(cx.model, e, owner)
 }
 
 /// The blocking call (re)makes state the lock guards: its result goes into
@@ -826,13 +824,13 @@ fn file_helper_elsewhere(cx: &FileCx, f: FuncId, c: &Call, recv: &str) -> bool {
     c.target.as_deref().is_some_and(|t| {
         cx.index
             .blocking_chain_of(cx.lang, t, cx.file)
-            .is_some_and(|ch| ch.site.what.contains("reads or writes files"))
+            .is_some_and(|ch| crate::shared::blocking::is_file_io(&ch.site.what))
     })
 }
 
 fn is_file_call(cx: &FileCx, c: &Call) -> bool {
     cx.effect(c, Effect::Blocking)
-        .is_some_and(|en| en.what.contains("reads or writes files"))
+        .is_some_and(|en| crate::shared::blocking::is_file_io(&en.what))
 }
 
 /// A file call (in function `f`) on `owner`'s own file: its path argument

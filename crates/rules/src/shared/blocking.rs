@@ -136,6 +136,17 @@ fn finding_for(
     Some(f)
 }
 
+/// The knowledge's words for a blocking call say it is file I/O.
+pub(crate) fn is_file_io(what: &str) -> bool {
+    what.contains("reads or writes files")
+}
+
+/// `e` is a field of `owner` (`s.conn`, `s.cfg.dir` for `s`).
+pub(crate) fn is_field_of(m: &FileModel, e: ExprId, owner: &str) -> bool {
+    m.dotted(e)
+        .is_some_and(|d| d.strip_prefix(owner).is_some_and(|r| r.starts_with('.')))
+}
+
 /// A blocking API called where it has nothing to wait for: a file call on
 /// a literal path under `/proc/` or `/sys/` (`fs.readFileSync(
 /// "/proc/meminfo")`, `open("/sys/fs/cgroup/cpu.max")`), where the kernel
