@@ -35,7 +35,10 @@ returning an `*http.Response`, is a client, not a handler: that request's
 context is not one it received. Nor is a root whose `cancel` a goroutine of the
 function calls when the client goes away (`case <-closed: cancel()` with
 `closed := cn.CloseNotify()`, or on a context's `Done()`): the
-cancellation is carried over by hand.
+cancellation is carried over by hand. Nor is a root handed to a
+constructor whose object the function stores in a field (`f.svc, err =
+storage.NewService(context.Background(), opts...)`): the object outlives
+the call that happened to build it.
 
 ## Why
 
@@ -288,8 +291,10 @@ fn nil_ctx_default(cx: &FileCx, e: ExprId) -> bool {
 /// Uses of a root context that are not a severed chain: comparisons
 /// (`ctx != context.Background()`), the lifetime context of a long-lived
 /// object stored in a field (`c.ctx, c.cancel =
-/// context.WithCancel(context.Background())`), and a context type built
-/// around it (`&valuesOnly{Context: context.Background(), ...}`).
+/// context.WithCancel(context.Background())`, or `f.svc, err =
+/// storage.NewService(context.Background(), ..)`: the object outlives the
+/// call), and a context type built around it (`&valuesOnly{Context:
+/// context.Background(), ...}`).
 fn detached_on_purpose(cx: &FileCx, e: ExprId) -> bool {
     let mut cur = e;
     loop {
@@ -318,6 +323,9 @@ fn detached_on_purpose(cx: &FileCx, e: ExprId) -> bool {
                 {
                     cur = p;
                 }
+                // A constructor (`storage.NewService(context.Background(),
+                // opts...)`): judged by where the object it builds goes.
+                ExprKind::Call(c) if c.func != cur && c.name.starts_with("New") => cur = p,
                 _ => return false,
             },
             Parent::Stmt(s) => {
@@ -691,6 +699,19 @@ func (fc *FakeClient) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 }
 "#,
+        r#"
+package drive
+
+import "context"
+
+func (f *Fs) refresh(ctx context.Context) error {
+	svc, err := storage.NewService(context.Background(), f.opts...) // expect
+	if err != nil {
+		return err
+	}
+	return svc.Ping(ctx)
+}
+"#,
     ],
     pass: &[
         r#"
@@ -1061,6 +1082,21 @@ func (fc *FakeClient) Do(req *http.Request) (*http.Response, error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+"#,
+        r#"
+package drive
+
+import "context"
+
+func NewFs(ctx context.Context, name string) (*Fs, error) {
+	f := &Fs{name: name}
+	var err error
+	f.svc, err = storage.NewService(context.Background(), f.opts...)
+	if err != nil {
+		return nil, err
+	}
+	return f, f.svc.Ping(ctx)
 }
 "#,
     ],

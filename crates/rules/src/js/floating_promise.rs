@@ -31,7 +31,8 @@ where the IIFE, a `.then` chain, or a call like `main()`
 is the program and a rejection ends it like a throw: a `#!` file, or a
 file that exports nothing and is a test, sits in `examples/`,
 `scripts/`, `bin/` or `benchmark/`, or is an `example.js` or `demo.js` outside `src/`,
-`lib/` and `dist/`). A `.catch()` given no handler handles
+`lib/` and `dist/`; also in such a script's signal handler,
+`process.once('SIGINT', ..)`, where the process is on its way out). A `.catch()` given no handler handles
 nothing and is reported too. Nor is a call given a Node-style callback
 (a function whose first parameter is `err` or `error`): it uses the
 callback form of a dual API, which returns no promise to handle or one
@@ -165,8 +166,31 @@ impl Rule for FloatingPromise {
 /// as a top-level throw does. A script starts with `#!`, or exports nothing
 /// and is a test file or sits in a folder of runnable programs
 /// (`examples/`, `scripts/`, `bin/`).
+///
+/// So is a program's signal handler (`process.once('SIGINT', ..)`), where
+/// the process is on its way out.
 fn whole_program(cx: &FileCx, id: ExprId) -> bool {
-    cx.func_of(id).0 == 0 && common::program_script(cx)
+    if !common::program_script(cx) {
+        return false;
+    }
+    let f = cx.func_of(id);
+    f.0 == 0
+        || std::iter::once(f)
+            .chain(cx.tree.func_ancestors(cx.model, f))
+            .any(|g| signal_handler(cx, g))
+}
+
+/// `g` is the handler of `process.on('SIGTERM', g)` (or `once`).
+fn signal_handler(cx: &FileCx, g: FuncId) -> bool {
+    common::closure_call_site(cx, g).is_some_and(|(site, _)| {
+        cx.call(site).is_some_and(|c| {
+            matches!(c.name.as_str(), "on" | "once")
+                && c.receiver.and_then(|r| cx.model.name_of(r)) == Some("process")
+                && c.positional(0).is_some_and(
+                    |a| matches!(cx.model.literal(a), Some(Lit::Str(s)) if s.starts_with("SIG")),
+                )
+        })
+    })
 }
 
 impl FloatingPromise {
@@ -777,7 +801,11 @@ fn completes_test(cx: &FileCx, id: ExprId, c: &Call) -> bool {
     while let Some(call) = cur {
         if call.name == "then"
             && call.args.first().is_some_and(|a| {
-                if is_callback(a.value) {
+                // `done`, or a planned assertion handed as the step
+                // (`.then(t.pass.bind(t))`, `.then(t.pass)`).
+                if is_callback(a.value)
+                    || common::root_name(cx, a.value).is_some_and(|n| planned.contains(&n))
+                {
                     return true;
                 }
                 let ExprKind::Closure(f) = cx.expr(cx.model.strip(a.value)).kind else {
@@ -1445,6 +1473,27 @@ class Client {
     this._dispatchPromise.then(() => this.onClose(event)); // expect
   }
 }
+"#,
+        r#"
+// file: bin.js
+#!/usr/bin/env node
+const node = createNode();
+node.on("close", function () {
+  stop(node); // expect
+});
+
+async function stop(n) {
+  await n.close();
+}
+"#,
+        r#"
+// file: test/open.test.js
+const test = require("tape");
+
+test("opens", function (t) {
+  db.open().then(t.pass.bind(t)); // expect
+  t.end();
+});
 "#,
     ],
     pass: &[
@@ -2312,6 +2361,29 @@ test("payload", (t, done) => {
   inject(dispatch).get("/hello").end()
     .then((res) => t.assert.strictEqual(res.payload, "hello"))
     .finally(done);
+});
+"#,
+        r#"
+// file: bin.js
+#!/usr/bin/env node
+const nodes = start();
+process.once("SIGINT", function () {
+  for (const node of nodes) {
+    stop(node);
+  }
+});
+
+async function stop(n) {
+  await n.close();
+}
+"#,
+        r#"
+// file: test/open.test.js
+const test = require("tape");
+
+test("opens", function (t) {
+  t.plan(1);
+  db.open().then(t.pass.bind(t));
 });
 "#,
     ],

@@ -24,7 +24,9 @@ assertion (`expect`, `assert`, `t.is`...), or assertions inside a
 repeats word for word a check made before it does not count (it checks
 that nothing changed, which no slow machine can break). In both forms,
 neither does an assertion of constants only (`t.assert.ok('hook ran')`,
-counted by `t.plan`: it reads no state), nor one that checks that
+`t.pass()`, counted by `t.plan`: it reads no state), nor what a tap/tape
+test context does besides asserting (`t.test(..)` adding a subtest,
+`t.end()`, `t.plan(n)`), nor one that checks that
 something did not happen: a mock not called
 (`expect(fn).not.toHaveBeenCalled()`, `sinon.assert.notCalled(spy)`, a
 call count of 0) or a flag that only ever turns on still off
@@ -397,14 +399,29 @@ fn assigned_values(cx: &FileCx, e: ExprId) -> Option<Vec<ExprId>> {
 /// An assertion of constants only (`t.assert.ok('onAfter ran')`, counted by
 /// `t.plan`): it marks that the code got here and reads no state the sleep
 /// could have been waiting for.
+///
+/// So is a bare call on the test context (`t.pass()`, `t.end()`).
 fn checks_nothing(cx: &FileCx, x: ExprId) -> bool {
     let c = cx.call(x).unwrap();
-    !c.args.is_empty() && c.args.iter().all(|a| cx.model.literal(a.value).is_some())
+    if c.args.is_empty() {
+        return c.receiver.is_some_and(|r| cx.model.name_of(r).is_some());
+    }
+    c.args.iter().all(|a| cx.model.literal(a.value).is_some())
 }
 
 fn is_assert(cx: &FileCx, x: ExprId) -> bool {
     let c = cx.call(x).unwrap();
     let root = c.receiver.and_then(|r| common::root_name(cx, r));
+    // What a tap/tape test context does besides asserting: add a subtest,
+    // plan, end, comment, schedule a teardown.
+    if root == Some("t")
+        && matches!(
+            c.name.as_str(),
+            "test" | "plan" | "end" | "comment" | "teardown" | "timeoutAfter" | "skip" | "todo"
+        )
+    {
+        return false;
+    }
     c.name == "expect"
         || c.name.starts_with("assert")
         || matches!(root, Some("assert" | "expect" | "t" | "should"))
@@ -552,6 +569,18 @@ test("SIGTERM is ignored while booting", async (t) => {
   child.kill("SIGTERM");
   await sleep(500); // expect
   t.assert.match(stdout, /callback called/);
+});
+"#,
+        r#"
+// file: test/subtest.test.js
+const test = require("tape");
+
+test("runs to the end", function (t) {
+  runner.start();
+  setTimeout(function () { // expect
+    t.equal(runner.state, "done");
+    t.end();
+  }, 10);
 });
 "#,
     ],
@@ -704,6 +733,31 @@ test("SIGTERM is ignored while booting", async (t) => {
   child.kill("SIGTERM");
   await sleep(500);
   t.assert.doesNotMatch(stdout, /callback called/);
+});
+"#,
+        r#"
+// file: test/subtest.test.js
+const test = require("tape");
+
+test("adds a subtest later", function (t) {
+  setTimeout(function () {
+    t.test("child", function (st) {
+      st.pass("child");
+      st.end();
+    });
+  }, 10);
+});
+
+test("ends twice", function (t) {
+  t.end();
+  setTimeout(function () {
+    t.end();
+  }, 5);
+});
+
+test("async body", async function (t) {
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  t.pass();
 });
 "#,
     ],

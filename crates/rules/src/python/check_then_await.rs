@@ -45,7 +45,8 @@ built (`cursor = Cursor(conn, q); return cursor._init()`): the second
 phase of a construction, which no other task can reach yet. Nor is a
 private helper (`_ensure_client`) that the file only ever calls while
 holding a lock (`async with self._lock: await self._ensure_client()`, the
-lock also got from a method: `async with self._get_lock():`).
+lock also got from a method: `async with self._get_lock():`), directly or
+through other private helpers called only that way (up to three calls up).
 
 ## Why
 
@@ -637,9 +638,20 @@ fn sets_flag(cx: &FileCx, s: StmtId, flag: &str) -> bool {
 /// ever calls while holding a lock (`async with self._lock: await
 /// self._ensure()`): its callers serialize the check and the set. A public
 /// method may be called from anywhere without the lock, so it still counts.
+///
+/// The callers may be private helpers themselves, called only under the
+/// lock (`subscribe` holds it around `_create_subscriber()`, which calls
+/// `_get_or_create_client()`): up to three calls up.
 fn callers_hold_lock(cx: &FileCx, f: FuncId) -> bool {
+    held_by_callers(cx, f, 3)
+}
+
+fn held_by_callers(cx: &FileCx, f: FuncId, depth: u8) -> bool {
     crate::python::common::private_helper_called_only(cx, f, |e| {
-        cx.tree.enclosing_stmt(e).is_some_and(|s| under_lock(cx, s))
+        cx.tree.enclosing_stmt(e).is_some_and(|s| under_lock(cx, s)) || {
+            let g = cx.func_of(e);
+            depth > 1 && g != f && held_by_callers(cx, g, depth - 1)
+        }
     })
 }
 
@@ -923,6 +935,30 @@ class Sandbox:
     async def _ensure_box(self):
         if self._box is None:
             self._box = await create_box()  # expect
+"#,
+        r#"
+import asyncio
+
+
+class Consumer:
+    def __init__(self):
+        self._lock = asyncio.Lock()
+        self._clients = {}
+
+    async def subscribe(self, stream):
+        async with self._lock:
+            await self._create_subscriber(stream)
+
+    async def resubscribe(self, stream):
+        await self._create_subscriber(stream)
+
+    async def _create_subscriber(self, stream):
+        return await self._client_for(stream)
+
+    async def _client_for(self, stream):
+        if stream not in self._clients:
+            self._clients[stream] = await self._connect(stream)  # expect
+        return self._clients[stream]
 "#,
     ],
     pass: &[
@@ -1273,6 +1309,27 @@ class Cache:
     async def _connect(self):
         if self._client is None:
             self._client = await open_client()
+"#,
+        r#"
+import asyncio
+
+
+class Consumer:
+    def __init__(self):
+        self._lock = asyncio.Lock()
+        self._clients = {}
+
+    async def subscribe(self, stream):
+        async with self._lock:
+            await self._create_subscriber(stream)
+
+    async def _create_subscriber(self, stream):
+        return await self._client_for(stream)
+
+    async def _client_for(self, stream):
+        if stream not in self._clients:
+            self._clients[stream] = await self._connect(stream)
+        return self._clients[stream]
 "#,
     ],
 };

@@ -24,7 +24,9 @@ local list that nothing awaits or drains. Tasks of a `TaskGroup` or a
 trio/anyio nursery, tasks that are returned, awaited, stored on an object
 or passed on are not reported, nor is `self.create_task(..)` in a class
 that inherits it from a base in another file (a spawner of the project's
-own, whose body is not in sight), nor a task running a coroutine of the
+own, whose body is not in sight), nor a call passing a keyword asyncio's
+spawners do not take (`looper.create_task(target=job, name=..)`, the
+project's own spawner), nor a task running a coroutine of the
 file that never suspends (no `await`, `async for` or `async with`) and
 makes no blocking call: it runs to its end in its first step, with
 nothing left in flight to lose or cancel. A task kept only in a local that adds a done
@@ -86,6 +88,7 @@ impl Rule for DiscardedTask {
                 || is_scoped_spawn(cx, c)
                 || cx.func(cx.func_of(id)).is_test
                 || inherited_spawner(cx, c)
+                || takes_foreign_keywords(c)
                 || runs_in_one_step(cx, c)
             {
                 continue;
@@ -295,6 +298,21 @@ fn inherited_spawner(cx: &FileCx, c: &Call) -> bool {
     })
 }
 
+/// A keyword asyncio's spawners do not take
+/// (`self.looper.create_task(target=job, name="poll")`): a spawner of the
+/// project's own under the same name, whose body decides what happens to
+/// the task (asyncio's would raise `TypeError`).
+fn takes_foreign_keywords(c: &Call) -> bool {
+    c.args.iter().any(|a| {
+        a.name.as_deref().is_some_and(|n| {
+            !matches!(
+                n,
+                "coro" | "coro_or_future" | "name" | "context" | "loop" | "eager_start"
+            )
+        })
+    })
+}
+
 /// A spawn on a task group / nursery (typed, or named like one when the
 /// receiver's type is unknown).
 pub(crate) fn is_scoped_spawn(cx: &FileCx, c: &Call) -> bool {
@@ -406,6 +424,17 @@ class Shop:
     async def notify_warehouse(self, order):
         requests.post("https://warehouse.example/notify", json={"id": order.id})
 "#,
+        r#"
+class Device:
+    def __init__(self, central):
+        self._central = central
+
+    async def refresh(self):
+        self._central.loop.create_task(self.poll(), name="poll")  # expect
+
+    async def poll(self):
+        await self._central.fetch()
+"#,
     ],
     pass: &[
         r#"
@@ -499,6 +528,17 @@ async def named():
 async def comp(urls):
     tasks = [asyncio.create_task(fetch(u)) for u in urls]
     done, pending = await asyncio.wait(tasks)
+"#,
+        r#"
+class Device:
+    def __init__(self, central):
+        self._central = central
+
+    async def refresh(self):
+        self._central.looper.create_task(target=self.poll, name="poll")
+
+    async def poll(self):
+        await self._central.fetch()
 "#,
     ],
 };

@@ -25,9 +25,12 @@ Tasks gathered from a collection of the object (`*self.tasks.values()`)
 whose every task another method of the class cancels still have an owner
 when one fails, and are not reported; nor are tasks held in fields of the
 object (`gather(self._reader, self._writer)`) that another method cancels. Nor is a gather in a teardown
-method (`close`, `_close`, `shutdown`, `stop`), where every close should
-run to its end even when one fails, or a `gather(*futs)` after `await
-asyncio.wait(futs)`, when all of them have already finished.
+method (`close`, `_close`, `_do_close`, `shutdown`, `stop`),
+where every close should run to its end even when one fails, or a
+`gather(*futs)` after `await asyncio.wait(futs)`, when all of them have
+already finished, or one in a script's `if __name__ == "__main__":`
+block, whose `asyncio.run` cancels and reaps what is left when it
+raises.
 
 ## Why
 
@@ -84,6 +87,7 @@ impl Rule for GatherOrphans {
                 || gathers_owned_fields(cx, f, c)
                 || in_teardown(cx, f)
                 || already_finished(cx, id, c)
+                || crate::python::common::in_main_guard(cx, e.span)
             {
                 continue;
             }
@@ -194,6 +198,8 @@ fn gathers_owned_fields(cx: &FileCx, f: FuncId, c: &Call) -> bool {
 /// does (a task group would cancel them half-way).
 fn in_teardown(cx: &FileCx, f: FuncId) -> bool {
     let name = cx.func(f).name.trim_start_matches('_');
+    // The worker behind a public teardown (`close()` -> `_do_close()`).
+    let name = name.strip_prefix("do_").unwrap_or(name);
     let verb = name.split('_').next().unwrap_or(name);
     crate::python::common::is_closing_method(verb)
         || matches!(verb, "teardown" | "cleanup" | "terminate" | "disconnect")
@@ -337,6 +343,21 @@ class Runner:
     async def aclose(self):
         self._read_task.cancel()
 "#,
+        r#"
+import asyncio
+
+
+async def lookup(resolver):
+    return await asyncio.gather(  # expect
+        resolver.query("a.example"),
+        resolver.query("b.example"),
+    )
+
+
+class Pool:
+    async def _do_connect(self):
+        await asyncio.gather(self._dial(1), self._dial(2))  # expect
+"#,
     ],
     pass: &[
         r#"
@@ -459,6 +480,31 @@ class Runner:
     async def aclose(self):
         self._read_task.cancel()
         self._forward_task.cancel()
+"#,
+        r#"
+import asyncio
+
+
+class Pool:
+    async def close(self):
+        await self._do_close()
+
+    async def _do_close(self):
+        for conn in self._conns:
+            conn.close()
+        await asyncio.gather(*[c.wait_closed() for c in self._conns], self._idle.wait_closed())
+
+
+if __name__ == "__main__":
+    resolver = Resolver()
+
+    async def main():
+        print(await asyncio.gather(
+            resolver.query("a.example"),
+            resolver.query("b.example"),
+        ))
+
+    asyncio.run(main())
 "#,
     ],
 };

@@ -39,9 +39,11 @@ errors (`ssl.SSLWantReadError`, pyOpenSSL's `SSL.WantReadError`,
 code (`if e.errno not in (errno.EAGAIN, errno.EWOULDBLOCK): raise`,
 `ssl.SSL_ERROR_WANT_READ`), or wait for the socket to be ready before
 the next attempt (`select`, eventlet's `trampoline(sock, read=True)`).
-A backoff one call down counts: the loop calls a function of
+A backoff one or two calls down counts: the loop calls a function of
 the file that sleeps a randomized delay (`await
-self._handle_conflict(err, attempt)`).
+self._handle_conflict(err, attempt)`) or one it computes from its
+arguments or by a call (`delay = retry_backoff(attempt, lo, hi)`), not a
+delay handed straight through.
 
 ## Why
 
@@ -152,18 +154,70 @@ impl Rule for RetryWithoutBackoff {
 /// (`await self._handle_conflict(error, attempt)`, which caps the
 /// attempts and sleeps `base * 2 ** attempt` plus jitter): the backoff
 /// lives one call down.
+///
+/// Two calls down counts too, and so does a delay the helper computes
+/// rather than fixes (`delay = retry_backoff(attempt - 1, lo, hi)`, `await
+/// asyncio.sleep(base * 2 ** attempt)` with `attempt` its parameter): the
+/// helper is the loop's delay policy (`_on_execute_fail()` ->
+/// `_execute_retry_slowdown(ctx.attempt)`).
 fn sleeps_with_jitter(cx: &FileCx, e: ExprId) -> bool {
+    backs_off_below(cx, e, cx.func_of(e), 2)
+}
+
+fn backs_off_below(cx: &FileCx, e: ExprId, from: FuncId, depth: u8) -> bool {
     let Some(g) = cx.call(e).and_then(|c| cx.callee_in_file(c)) else {
         return false;
     };
-    if g == cx.func_of(e) {
+    if g == from || g == cx.func_of(e) {
         return false;
     }
     let exprs = cx.body_exprs(g);
-    exprs.iter().any(|&x| {
-        cx.call(x)
-            .is_some_and(|c| sleep_arg(c).is_some() && !is_zero_sleep(cx, c))
-    }) && exprs.iter().any(|&x| is_random_ref(cx, x))
+    let delays: Vec<ExprId> = exprs
+        .iter()
+        .filter_map(|&x| {
+            cx.call(x)
+                .filter(|c| !is_zero_sleep(cx, c))
+                .and_then(|c| sleep_arg(c).flatten())
+        })
+        .collect();
+    (!delays.is_empty()
+        && (exprs.iter().any(|&x| is_random_ref(cx, x))
+            || delays.iter().any(|&d| computed_delay(cx, g, d))))
+        || (depth > 1
+            && exprs
+                .iter()
+                .any(|&x| cx.call(x).is_some() && backs_off_below(cx, x, from, depth - 1)))
+}
+
+/// A delay worked out from the helper's parameters (`base * 2 ** attempt`)
+/// or by a call (`retry_backoff(n, lo, hi)`), directly or through a local
+/// assigned so. A parameter passed straight to the sleep (`def
+/// _pause(self, seconds)`) is the caller's delay, maybe a fixed one.
+fn computed_delay(cx: &FileCx, g: FuncId, d: ExprId) -> bool {
+    let params: Vec<&str> = cx
+        .func(g)
+        .params
+        .iter()
+        .map(|p| p.name.as_str())
+        .filter(|&n| n != "self" && n != "cls")
+        .collect();
+    let computed = |e: ExprId| {
+        let bare = cx.model.name_of(e).is_some();
+        exprs_under(cx.model, e)
+            .into_iter()
+            .any(|x| match &cx.expr(x).kind {
+                ExprKind::Call(_) => true,
+                ExprKind::Name { id, .. } => !bare && params.contains(&id.as_str()),
+                _ => false,
+            })
+    };
+    computed(d)
+        || cx.model.name_of(d).is_some_and(|n| {
+            cx.body_stmts(g).iter().any(|&s| {
+                matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), .. }
+                    if targets.iter().any(|&t| cx.model.name_of(t) == Some(n)) && computed(*v))
+            })
+        })
 }
 
 /// The loop asks a person at the terminal for something each time round
@@ -1116,6 +1170,25 @@ def send_all(sock, data, hub):
                 raise
             hub.log(e)
 "#,
+        r#"
+import asyncio
+
+
+class Client:
+    async def call(self, cmd):
+        for attempt in range(5):  # expect
+            try:
+                return await self._send(cmd)
+            except ConnectionError:
+                await self._on_fail(attempt)
+
+    async def _on_fail(self, attempt):
+        self._log(attempt)
+        await self._pause(1)
+
+    async def _pause(self, seconds):
+        await asyncio.sleep(seconds)
+"#,
     ],
     pass: &[
         r#"
@@ -1495,6 +1568,40 @@ def read_green(sock, n):
             return sock.recv(n)
         except OSError:
             trampoline(sock, read=True, timeout=sock.gettimeout())
+"#,
+        r#"
+import asyncio
+
+from .util import retry_backoff
+
+
+class Client:
+    async def call(self, cmd):
+        for attempt in range(5):
+            try:
+                return await self._send(cmd)
+            except ConnectionError:
+                await self._on_fail(attempt)
+
+    async def _on_fail(self, attempt):
+        self._log(attempt)
+        await self._slow_down(attempt)
+
+    async def _slow_down(self, attempt):
+        delay = retry_backoff(attempt, self._min_delay, self._max_delay)
+        await asyncio.sleep(delay)
+
+
+class Other:
+    async def call(self, cmd):
+        for attempt in range(5):
+            try:
+                return await self._send(cmd)
+            except ConnectionError:
+                await self._wait_before(attempt)
+
+    async def _wait_before(self, attempt):
+        await asyncio.sleep(0.1 * 2**attempt)
 "#,
     ],
 };

@@ -43,8 +43,8 @@ fn test_path(path: &str) -> bool {
     })
 }
 
-/// Files that are not service code: examples, benches, tests, build
-/// scripts and fuzz targets. An `examples/` or `benches/` folder holding a
+/// Files that are not service code: examples, benches (also a benchmark
+/// binary in `src/bin/`), tests, build scripts and fuzz targets. An `examples/` or `benches/` folder holding a
 /// project of its own (`examples/shop/src/main.rs`: a crate with a `src/`,
 /// not one of Cargo's example programs) is service code.
 pub fn non_service_path(cx: &FileCx) -> bool {
@@ -54,7 +54,15 @@ pub fn non_service_path(cx: &FileCx) -> bool {
         p.rfind(d)
             .is_some_and(|i| !p[i + d.len()..].split('/').any(|seg| seg == "src"))
     });
+    // A benchmark binary of the crate (`src/bin/perf-producer.rs`).
+    let bench_bin = p.contains("/src/bin/")
+        && p.rsplit('/').next().is_some_and(|f| {
+            f.trim_end_matches(".rs")
+                .split(['-', '_'])
+                .any(|w| matches!(w, "perf" | "bench" | "benchmark"))
+        });
     programs
+        || bench_bin
         || ["/tests/", "/fuzz/", "/build.rs"]
             .iter()
             .any(|d| p.contains(d))

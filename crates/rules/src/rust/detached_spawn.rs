@@ -40,7 +40,10 @@ by the request the task answers, `request.reply.send(r)` or
 of it, `let tx = m.tx.take().unwrap(); .. reply(tx, v)`, and a future
 first put in a local, `let fut = handle(req); spawn(fut)`), and executor adapters that spawn the future their caller
 hands them (`fn execute(&self, fut: F) { tokio::spawn(fut); }`, or a thread
-running `block_on(fut)`), or an executor loop spawning futures it takes off
+running `block_on(fut)`; also a task that only runs a callback the user
+registered, `let cb = self.on_open.clone(); spawn(async move {
+cb(()).await })`, or a handler implemented for closures spawning
+`(self.clone())()`), or an executor loop spawning futures it takes off
 a channel (`while let Some(Cmd::Submit(job)) = rx.recv().await {
 spawn(job) }`, or a `match` on `ready!(self.rx.poll_recv(cx))` in a
 loop of a hand-written future's `poll`; also a thread that runs such a
@@ -82,7 +85,8 @@ reported either. A serving
 loop that can end (a shutdown branch, `?`) is still reported: that is
 where in-flight work gets cut off.
 Example and bench programs (files under `examples/` or `benches/`, but
-not a project with a `src/` of its own kept there) are not reported: they
+not a project with a `src/` of its own kept there, and benchmark binaries
+such as `src/bin/perf-producer.rs`) are not reported: they
 run once and exit, and what they start is a demonstration.
 
 ## Why
@@ -155,6 +159,7 @@ impl Rule for DetachedSpawn {
                 || in_drop(cx, id)
                 || once_per_process(cx, id)
                 || spawns_received_future(cx, id, c)
+                || runs_handed_callback(cx, c)
                 || works_for_returned_owner(cx, id)
                 || drains_own_channel(cx, id)
                 || hosts_channel_executor(cx, id)
@@ -1212,6 +1217,58 @@ fn initializer_call(c: &Call) -> bool {
             .is_some_and(|t| t.ends_with("Lazy::new") || t.ends_with("LazyLock::new")))
 }
 
+/// The task runs a callback the user handed over, and nothing else: a
+/// future made by calling a function value (`let fut = (self.clone())();
+/// spawn(fut)` in a handler trait implemented for closures), or an async
+/// block that only awaits a call of a local holding one (`let on_open =
+/// self.on_open.clone(); spawn(async move { on_open(()).await })`). The
+/// library dispatches an event to user code, as an executor adapter runs
+/// the future it is given; the user's callback owns its failures.
+fn runs_handed_callback(cx: &FileCx, c: &Call) -> bool {
+    let [arg] = c.args.as_slice() else {
+        return false;
+    };
+    let calls_value = |k: &Call| {
+        k.receiver.is_none() && {
+            let callee = cx.model.strip(k.func);
+            match &cx.expr(callee).kind {
+                // `(self.clone())()`, `(self)(..)`.
+                ExprKind::Call(inner) => inner.name == "clone",
+                ExprKind::Name { id, .. } if id.as_str() == "self" => true,
+                // A local bound to a value, not to a closure written here
+                // and not a function of the file.
+                ExprKind::Name { .. } => {
+                    k.target.is_none()
+                        && cx.callee_in_file(k).is_none()
+                        && super::common::declared_value(cx, callee)
+                            .is_some_and(|v| super::common::closure_fn(cx, v).is_none())
+                }
+                _ => false,
+            }
+        }
+    };
+    if let Some(v) = super::common::declared_value(cx, arg.value)
+        && let Some(k) = cx.call(cx.model.strip(v))
+    {
+        return calls_value(k);
+    }
+    let Some(body) = super::common::closure_fn(cx, arg.value) else {
+        return false;
+    };
+    let [s] = cx.func(body).body.as_slice() else {
+        return false;
+    };
+    let (StmtKind::Expr(e) | StmtKind::Return(Some(e)) | StmtKind::Tail(e)) = &cx.stmt(*s).kind
+    else {
+        return false;
+    };
+    let e = match &cx.expr(*e).kind {
+        ExprKind::Await(inner) => *inner,
+        _ => *e,
+    };
+    cx.call(cx.model.strip(e)).is_some_and(calls_value)
+}
+
 /// An executor loop: the spawned future is a plain name bound by a pattern
 /// (`Command::Submit(job) => spawn(job)`, `while let Some(fut) = ..`) in a
 /// loop that takes its values off a channel or stream (`rx.recv()`,
@@ -2050,6 +2107,30 @@ pub async fn connect(conn: Conn) -> Result<Client, Error> {
     });
     let inner = Arc::new(Mutex::new(Inner { request_tx }));
     Ok(Client { inner })
+}
+"#,
+        r#"
+use std::sync::Arc;
+
+pub struct Socket {
+    handle: tokio::runtime::Handle,
+    on_open: Option<Arc<dyn Fn(()) -> futures::future::BoxFuture<'static, ()> + Send + Sync>>,
+}
+
+impl Socket {
+    pub fn connect(&self) {
+        let greet = |()| async { log_open().await };
+        self.handle.spawn(async move { greet(()).await }); // expect
+    }
+}
+"#,
+        r#"
+// file: src/bin/producer.rs
+#[tokio::main]
+async fn main() {
+    let producer = connect().await;
+    tokio::spawn(async move { report(producer).await }); // expect
+    serve().await;
 }
 "#,
     ],
@@ -2954,6 +3035,47 @@ pub async fn connect(conn: Conn) -> Result<Client, Error> {
     });
     let inner = Arc::new(Mutex::new(Inner { request_tx }));
     Ok(Client { inner })
+}
+"#,
+        r#"
+use std::sync::Arc;
+
+pub struct Socket {
+    handle: tokio::runtime::Handle,
+    on_open: Option<Arc<dyn Fn(()) -> futures::future::BoxFuture<'static, ()> + Send + Sync>>,
+}
+
+impl Socket {
+    pub fn connect(&self) {
+        if let Some(on_open) = self.on_open.as_ref() {
+            let on_open = on_open.clone();
+            self.handle.spawn(async move { on_open(()).await });
+        }
+    }
+}
+
+pub trait Handler {
+    fn call(&self);
+}
+
+impl<F, Fut> Handler for F
+where
+    F: FnOnce() -> Fut + Clone + Send + 'static,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    fn call(&self) {
+        let fut = (self.clone())();
+        tokio::spawn(fut);
+    }
+}
+"#,
+        r#"
+// file: src/bin/perf-producer.rs
+#[tokio::main]
+async fn main() {
+    let producer = connect().await;
+    tokio::spawn(async move { report(producer).await });
+    serve().await;
 }
 "#,
     ],

@@ -21,7 +21,8 @@ A `loop`/`while` that calls a connect operation (`connect`,
 sleeps a fixed duration (`Duration::from_secs(5)`, a constant) between
 attempts, with no random jitter in the loop.
 Example and bench programs (files under `examples/` or `benches/`, but
-not a project with a `src/` of its own kept there) are not reported: they
+not a project with a `src/` of its own kept there, and benchmark binaries
+such as `src/bin/perf-producer.rs`) are not reported: they
 run once and exit, and what they start is a demonstration.
 
 ## Why

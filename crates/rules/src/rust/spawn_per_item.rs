@@ -36,7 +36,8 @@ whose per-item future is the item's own method (`self.consumers
 .values_mut().map(|c| c.get_stats())`): each object exists with its
 connection already open, and there are as many as the struct keeps.
 Example and bench programs (files under `examples/` or `benches/`, but
-not a project with a `src/` of its own kept there) are not reported: they
+not a project with a `src/` of its own kept there, and benchmark binaries
+such as `src/bin/perf-producer.rs`) are not reported: they
 run once and exit, and what they start is a demonstration.
 
 ## Why

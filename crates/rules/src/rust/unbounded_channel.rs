@@ -46,7 +46,8 @@ same for a flume channel read only by such a task (`recv_async().await`),
 where a blocking `send` on a full channel would stall the runtime thread
 the consumer needs.
 Example and bench programs (files under `examples/` or `benches/`, but
-not a project with a `src/` of its own kept there) are not reported: they
+not a project with a `src/` of its own kept there, and benchmark binaries
+such as `src/bin/perf-producer.rs`) are not reported: they
 run once and exit, and what they start is a demonstration.
 
 ## Why
