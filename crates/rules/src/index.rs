@@ -404,6 +404,27 @@ fn js_returned_promises(m: &FileModel, kb: &Table, body: &Block) -> Option<Vec<B
     Some(via)
 }
 
+/// A promise executor with no way to reject: it takes only `resolve`, or
+/// names a `reject` it never uses (`new Promise(function (resolve,
+/// reject) { conn.once("close", resolve) })`), in its nested callbacks too.
+pub(crate) fn executor_never_rejects(m: &FileModel, f: FuncId) -> bool {
+    fn mentions(m: &FileModel, body: &Block, name: &str, depth: u32) -> bool {
+        unsnarl_model::walk::exprs_in_block(m, body)
+            .into_iter()
+            .any(|e| match &m.expr(e).kind {
+                ExprKind::Name { id, .. } => id.as_str() == name,
+                ExprKind::Closure(g) => depth > 8 || mentions(m, &m.func(*g).body, name, depth + 1),
+                _ => false,
+            })
+    }
+    let func = m.func(f);
+    match func.params.as_slice() {
+        [_] => true,
+        [_, reject] => !reject.name.is_empty() && !mentions(m, &func.body, &reject.name, 0),
+        _ => false,
+    }
+}
+
 /// JS/TS, for an async function's body: `None` if the promise it gives
 /// may reject (an `await` or `for await` outside any `try` with a `catch`, a
 /// `throw` outside one, a `return` handing on another call's promise or a
@@ -568,7 +589,7 @@ fn js_plain_rejects_via(m: &FileModel, body: &Block) -> Option<Box<[Box<str>]>> 
 pub(crate) fn js_settles_without_rejecting(m: &FileModel, c: &Call) -> bool {
     match c.target.as_deref() {
         Some("Promise") if c.is_new => c.positional(0).is_some_and(|x| {
-            matches!(m.expr(m.strip(x)).kind, ExprKind::Closure(f) if m.func(f).params.len() == 1)
+            matches!(m.expr(m.strip(x)).kind, ExprKind::Closure(f) if executor_never_rejects(m, f))
         }),
         Some("Promise.allSettled") => true,
         Some("Promise.resolve") => c.args.iter().all(|a| {

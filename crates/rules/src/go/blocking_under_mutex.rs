@@ -36,7 +36,8 @@ or a method of `s` doing it, also one in another file of the package that
 calls no blocking project function, or of a part of `s`: a field, a local holding
 one, or a part built under the lock), or under a package-level mutex named for
 its files or folder (`sessionFileMu`, `dirMu`), or one handed out per file
-(`flock := getFileLock(absPath)`): that mutex guards the files as well. An empty
+(`flock := getFileLock(absPath)`), or a cross-process file lock kept in a
+field (`s.lockfile.Lock()`, `r.flock`): that lock guards the files as well. An empty
 `select {}` right after `go panic(e)` only parks the goroutine while the
 process crashes, and is left too, as is a blocking call that (re)makes
 state the lock guards: its result is stored in a field of the locked
@@ -445,6 +446,15 @@ fn guards_its_files(cx: &FileCx, held: &HeldSet, e: ExprId, what: &str) -> bool 
     if !owner.contains('.') && names_files(owner) {
         return true;
     }
+    // A cross-process file lock kept in a field (`s.lockfile`, `r.flock`,
+    // `m.fileLock`): it exists to serialize the work on the files.
+    if held
+        .last()
+        .and_then(|h| h.op.instance.rsplit('.').next())
+        .is_some_and(names_file_lock)
+    {
+        return true;
+    }
     // A lock handed out per file (`flock := getFileLock(absPath)`): it
     // exists to serialize the work on that one file.
     if !owner.contains('.') {
@@ -513,9 +523,26 @@ fn own_file_method_elsewhere(cx: &FileCx, c: &Call, owner: &str) -> bool {
     })
 }
 
+/// A lock named as a file lock: `lockfile`, `flock`, `fileLock`,
+/// `file_lock` (not `profileLock`).
+fn names_file_lock(name: &str) -> bool {
+    let words = words_of(name);
+    words
+        .iter()
+        .any(|w| matches!(w.as_str(), "lockfile" | "flock" | "filelock"))
+        || words.windows(2).any(|p| p[0] == "file" && p[1] == "lock")
+}
+
 /// A name with the word "file" in it (`sessionFileMu`, `file_lock`,
 /// `filesMu`), not merely the letters (`profileMu`).
 fn names_files(name: &str) -> bool {
+    words_of(name)
+        .iter()
+        .any(|w| matches!(w.as_str(), "file" | "files" | "dir" | "dirs"))
+}
+
+/// The lower-cased words of a camelCase or snake_case name.
+fn words_of(name: &str) -> Vec<String> {
     let mut words = Vec::new();
     let mut word = String::new();
     for ch in name.chars() {
@@ -528,8 +555,6 @@ fn names_files(name: &str) -> bool {
     }
     words.push(word);
     words
-        .iter()
-        .any(|w| matches!(w.as_str(), "file" | "files" | "dir" | "dirs"))
 }
 
 /// The parameters of `callee` that the call `c` (made in `caller`) fills
@@ -2461,6 +2486,22 @@ func (l *Lock) LockAnnounced() error {
 	return nil
 }
 "#,
+        r#"
+package secrets
+
+import "os"
+
+type Manager struct {
+	profileLock sync.Mutex
+	path        string
+}
+
+func (m *Manager) Lookup(name string) ([]byte, error) {
+	m.profileLock.Lock()
+	defer m.profileLock.Unlock()
+	return os.ReadFile(name) // expect
+}
+"#,
     ],
     pass: &[
         r#"
@@ -3932,6 +3973,25 @@ func (l *Lock) Lock() error {
 	}
 	l.held = true
 	return nil
+}
+"#,
+        r#"
+package secrets
+
+import (
+	"os"
+
+	"github.com/containers/storage/pkg/lockfile"
+)
+
+type Manager struct {
+	lockfile lockfile.Locker
+}
+
+func (m *Manager) Lookup(name string) ([]byte, error) {
+	m.lockfile.Lock()
+	defer m.lockfile.Unlock()
+	return os.ReadFile(name)
 }
 "#,
     ],

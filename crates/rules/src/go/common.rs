@@ -992,9 +992,17 @@ pub fn io_call(cx: &FileCx, c: &Call) -> Option<String> {
 /// to builtins. Calls of unknown methods or of other packages' functions
 /// may do anything.
 pub fn provably_pure(cx: &FileCx, f: FuncId, depth: u32) -> bool {
+    pure_but(cx, f, depth, |_| false)
+}
+
+/// Like [`provably_pure`], but calls `allowed` accepts count as pure.
+fn pure_but(cx: &FileCx, f: FuncId, depth: u32, allowed: impl Fn(&Call) -> bool + Copy) -> bool {
     cx.with_nested(f).into_iter().all(|g| {
         cx.body_exprs(g).iter().all(|&e| {
             let Some(c) = cx.call(e) else { return true };
+            if allowed(c) {
+                return true;
+            }
             if let Some(h) = cx.callee_in_file(c) {
                 return h == f || (depth > 0 && provably_pure(cx, h, depth - 1));
             }
@@ -1012,6 +1020,63 @@ pub fn provably_pure(cx: &FileCx, f: FuncId, depth: u32) -> bool {
     })
 }
 
+/// All `f` does besides pure work is call callbacks that return nothing
+/// (`h.onRequest(args)` with a field `onRequest func(Args)`, or a
+/// parameter of such a type): `notifyRequest` hands values to the user's
+/// code, it does no I/O of its own and has no error to lose.
+fn only_notifies(cx: &FileCx, f: FuncId, depth: u32) -> bool {
+    let fields: Vec<&str> = cx
+        .model
+        .types
+        .iter()
+        .flat_map(|t| t.fields.iter())
+        .filter(|fl| returns_nothing(&fl.ty.text))
+        .map(|fl| fl.name.as_str())
+        .collect();
+    let params: Vec<&str> = cx
+        .func(f)
+        .params
+        .iter()
+        .filter(|p| p.ty.as_ref().is_some_and(|t| returns_nothing(&t.text)))
+        .map(|p| p.name.as_str())
+        .collect();
+    let is_callback = |c: &Call| {
+        let callee = cx.model.strip(c.func);
+        match &cx.expr(callee).kind {
+            ExprKind::Attr { name, .. } => fields.contains(&name.as_str()),
+            ExprKind::Name { id, .. } => params.contains(&id.as_str()),
+            _ => false,
+        }
+    };
+    let calls_one = cx.with_nested(f).into_iter().any(|g| {
+        cx.body_exprs(g)
+            .iter()
+            .any(|&e| cx.call(e).is_some_and(is_callback))
+    });
+    calls_one && pure_but(cx, f, depth, is_callback)
+}
+
+/// A function type with no results: `func(Args)`, not `func() error`.
+fn returns_nothing(ty: &str) -> bool {
+    let Some(rest) = ty.trim().strip_prefix("func(") else {
+        return false;
+    };
+    let mut depth = 1;
+    for (i, ch) in rest.char_indices() {
+        match ch {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return rest[i + 1..].trim().is_empty();
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
 /// The I/O a function of the file does, directly or through functions of
 /// the file it calls (a few levels deep), closures included.
 pub fn does_io(cx: &FileCx, f: FuncId, depth: u32) -> Option<String> {
@@ -1019,7 +1084,11 @@ pub fn does_io(cx: &FileCx, f: FuncId, depth: u32) -> Option<String> {
     // it behind helpers we cannot see; not one whose whole body we can see
     // does none (`deleteRandomKey` over a `sync.Map`).
     let name = &cx.func(f).name;
-    if !name.is_empty() && starts_with_verb(name) && !provably_pure(cx, f, depth) {
+    if !name.is_empty()
+        && starts_with_verb(name)
+        && !provably_pure(cx, f, depth)
+        && !only_notifies(cx, f, depth)
+    {
         return Some(format!("`{name}`"));
     }
     for g in cx.with_nested(f) {

@@ -18,7 +18,9 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 A goroutine started with `go` that does I/O (a network, database or file
 call, or a call named like one; reading a property of a JavaScript value in
-a WebAssembly program, `js.Global().Get("document")`, is not) and whose body (a func literal, or a function of
+a WebAssembly program, `js.Global().Get("document")`, is not, nor is a
+function named like I/O, `notifyRequest`, that only hands values to
+callbacks returning nothing, a field `onRequest func(Args)`) and whose body (a func literal, or a function of
 the scanned file) has no way to tell anyone it finished or failed: no
 `wg.Done()`, no send on or close of a channel, no `recover()`, and no
 handling of the errors it produces (they are discarded, not logged,
@@ -1314,6 +1316,24 @@ func feed(name string, lines []string) error {
 	return nil
 }
 "#,
+        r#"
+package api
+
+import "net/http"
+
+type handler struct {
+	onRequest func(string) error
+}
+
+func (h *handler) notifyRequest(req *http.Request) {
+	_ = h.onRequest(req.URL.Path)
+}
+
+func (h *handler) ServeHTTP(res http.ResponseWriter, req *http.Request) {
+	go h.notifyRequest(req) // expect
+	res.WriteHeader(http.StatusOK)
+}
+"#,
     ],
     pass: &[
         r#"
@@ -2177,6 +2197,30 @@ func check(path string, data []byte) (bool, error) {
 		return false, nil
 	}
 	return true, nil
+}
+"#,
+        r#"
+package api
+
+import (
+	"net/http"
+	"time"
+)
+
+type handler struct {
+	onRequest func(RequestArgs)
+}
+
+func (h *handler) notifyRequest(took time.Duration, req *http.Request, status int) {
+	if h.onRequest != nil {
+		h.onRequest(RequestArgs{Path: req.URL.Path, Status: status, TimeInMS: int(took.Milliseconds())})
+	}
+}
+
+func (h *handler) ServeHTTP(res http.ResponseWriter, req *http.Request) {
+	start := time.Now()
+	go h.notifyRequest(time.Since(start), req, http.StatusOK)
+	res.WriteHeader(http.StatusOK)
 }
 "#,
     ],

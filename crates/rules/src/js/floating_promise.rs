@@ -65,7 +65,7 @@ or `"timed-out"` and never rejects, nor anything in a file that installs
 rejection to its own handler. A
 local or field the file only ever sets to a promise that cannot reject
 (`Promise.resolve()`, `Promise.allSettled(..)`, `new Promise(resolve =>
-..)`; clearing it to `null` aside, read through `this` or through
+..)`, also one naming a `reject` it never calls; clearing it to `null` aside, read through `this` or through
 another object of the class, `client.drainPromise`) starts no rejecting
 chain either. Nor does a call of an async function of the project, in
 this file or another, that catches what it awaits: every `await` sits in
@@ -1495,6 +1495,19 @@ test("opens", function (t) {
   t.end();
 });
 "#,
+        r#"
+function disconnect(client) {
+  return new Promise(function (resolve, reject) {
+    client.once("close", resolve);
+    client.once("error", reject);
+    client.end();
+  });
+}
+
+function shutdown(client) {
+  disconnect(client).then(() => console.log("closed")); // expect
+}
+"#,
     ],
     pass: &[
         r#"
@@ -2385,6 +2398,18 @@ test("opens", function (t) {
   t.plan(1);
   db.open().then(t.pass.bind(t));
 });
+"#,
+        r#"
+function disconnect(client) {
+  return new Promise(function (resolve, reject) {
+    client.once("close", resolve);
+    client.end();
+  });
+}
+
+function shutdown(client) {
+  disconnect(client).then(() => console.log("closed"));
+}
 "#,
     ],
 };

@@ -229,8 +229,8 @@ fn handled_promise(cx: &FileCx, f: FuncId, v: ExprId, depth: usize) -> bool {
     }
 }
 
-/// `new Promise(resolve => ...)` (no `reject` parameter), possibly followed
-/// by `.then`/`.finally` steps.
+/// `new Promise(resolve => ...)` (no `reject` parameter, or one it never
+/// uses), possibly followed by `.then`/`.finally` steps.
 pub fn resolve_only_promise(cx: &FileCx, v: ExprId) -> bool {
     let mut cur = cx.model.strip(v);
     for _ in 0..8 {
@@ -239,7 +239,7 @@ pub fn resolve_only_promise(cx: &FileCx, v: ExprId) -> bool {
             return c.target.as_deref() == Some("Promise")
                 && c.positional(0)
                     .and_then(|a| super::common::callback_fn(cx, a))
-                    .is_some_and(|exec| cx.func(exec).params.len() == 1);
+                    .is_some_and(|exec| crate::index::executor_never_rejects(cx.model, exec));
         }
         if !is_chain_link(c) || c.name == "catch" {
             return false;
