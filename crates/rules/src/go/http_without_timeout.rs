@@ -27,7 +27,9 @@ Flags, in non-test code:
   unexported helper only such factories call), whose callers set it;
   or used only to `Do` requests bound to the function's context
   (`http.NewRequestWithContext(ctx, ..)`, `req.WithContext(ctx)`, the
-  older `req.Cancel = ctx.Done()`);
+  older `req.Cancel = ctx.Done()`), or kept in a field that every use in
+  the file sends such requests with (`c.client = &http.Client{..}` and
+  `c.client.Do(req)`);
   or whose transport limits the
   wait for the response header (`ResponseHeaderTimeout`), which bounds a
   stall without cutting off a long download;
@@ -198,12 +200,13 @@ impl Rule for HttpWithoutTimeout {
 /// A local client whose only use is `client.Do(req)` with requests bound
 /// to a context (`http.NewRequestWithContext(ctx, ..)`, `req =
 /// req.WithContext(ctx)`) in a function that has one: the caller's context
-/// bounds every request, as it does for `http.DefaultClient`.
+/// bounds every request, as it does for `http.DefaultClient`. The same
+/// for a client kept in a field (`c.client = &http.Client{Transport: tr}`)
+/// when every use of that field in the file is such a `Do` (docker's
+/// registry client streams gigabytes under its callers' contexts, which a
+/// total `Timeout` would cut off).
 fn sends_only_context_bound(cx: &FileCx, lit: ExprId) -> bool {
     let f = cx.func_of(lit);
-    if common::ctx_in_scope(cx, f).is_none() {
-        return false;
-    }
     let Some(s) = cx.tree.enclosing_stmt(lit) else {
         return false;
     };
@@ -222,53 +225,68 @@ fn sends_only_context_bound(cx: &FileCx, lit: ExprId) -> bool {
     if value != lit {
         return false;
     }
+    let sends_bound = |u: ExprId| {
+        crate::util::method_on(cx, u).is_some_and(|c| {
+            c.name == "Do"
+                && c.args
+                    .first()
+                    .and_then(|a| cx.model.name_of(a.value))
+                    .is_some_and(|req| {
+                        bound_to_context(cx, common::outermost(cx, cx.func_of(u)), req)
+                    })
+        })
+    };
+    if let ExprKind::Attr { name: field, .. } = &cx.expr(*t).kind {
+        let uses: Vec<ExprId> = (0..cx.model.exprs.len() as u32)
+            .map(ExprId)
+            .filter(|&u| {
+                u != *t && matches!(&cx.expr(u).kind, ExprKind::Attr { name, .. } if name == field)
+            })
+            .collect();
+        return !uses.is_empty() && uses.iter().all(|&u| sends_bound(u));
+    }
+    if common::ctx_in_scope(cx, f).is_none() {
+        return false;
+    }
     let Some(client) = cx.model.name_of(*t) else {
         return false;
     };
     let top = common::outermost(cx, f);
-    // `req, err := http.NewRequestWithContext(ctx, ..)`, or a plain request
-    // given one later (`req = req.WithContext(ctx)`, or the older
-    // `req.Cancel = ctx.Done()`, which the transport honours the same way).
-    let bound_to_context = |req: &str| {
-        cx.body_stmts(top).iter().any(|&s| {
-            let StmtKind::Assign {
-                targets,
-                value: Some(v),
-                ..
-            } = &cx.stmt(s).kind
-            else {
-                return false;
-            };
-            let Some(&t) = targets.first() else {
-                return false;
-            };
-            let value = cx.call(cx.model.strip(*v));
-            if common::names_in_target(cx, t).first() == Some(&req) {
-                return value.is_some_and(|c| {
-                    c.target.as_deref() == Some("net/http.NewRequestWithContext")
-                        || (c.receiver.is_some()
-                            && matches!(c.name.as_str(), "WithContext" | "Clone"))
-                });
-            }
-            matches!(&cx.expr(t).kind, ExprKind::Attr { obj, name, .. }
-                if name == "Cancel" && cx.model.name_of(*obj) == Some(req))
-                && value.is_some_and(|c| c.name == "Done" && c.receiver.is_some())
-        })
-    };
     let uses: Vec<ExprId> = common::name_uses(cx, top, client)
         .into_iter()
         .filter(|&u| u != *t)
         .collect();
-    !uses.is_empty()
-        && uses.iter().all(|&u| {
-            crate::util::method_on(cx, u).is_some_and(|c| {
-                c.name == "Do"
-                    && c.args
-                        .first()
-                        .and_then(|a| cx.model.name_of(a.value))
-                        .is_some_and(bound_to_context)
-            })
-        })
+    !uses.is_empty() && uses.iter().all(|&u| sends_bound(u))
+}
+
+/// `req, err := http.NewRequestWithContext(ctx, ..)` in `top`, or a plain
+/// request given a context later (`req = req.WithContext(ctx)`, or the
+/// older `req.Cancel = ctx.Done()`, which the transport honours the same
+/// way).
+fn bound_to_context(cx: &FileCx, top: FuncId, req: &str) -> bool {
+    cx.body_stmts(top).iter().any(|&s| {
+        let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } = &cx.stmt(s).kind
+        else {
+            return false;
+        };
+        let Some(&t) = targets.first() else {
+            return false;
+        };
+        let value = cx.call(cx.model.strip(*v));
+        if common::names_in_target(cx, t).first() == Some(&req) {
+            return value.is_some_and(|c| {
+                c.target.as_deref() == Some("net/http.NewRequestWithContext")
+                    || (c.receiver.is_some() && matches!(c.name.as_str(), "WithContext" | "Clone"))
+            });
+        }
+        matches!(&cx.expr(t).kind, ExprKind::Attr { obj, name, .. }
+            if name == "Cancel" && cx.model.name_of(*obj) == Some(req))
+            && value.is_some_and(|c| c.name == "Done" && c.receiver.is_some())
+    })
 }
 
 /// The client's transport bounds the wait for the server
@@ -852,6 +870,34 @@ func SignalCandidate(peer string, candidate string) error {
 	return resp.Body.Close()
 }
 "#,
+        r#"
+package registry
+
+import (
+	"context"
+	"net/http"
+)
+
+type Client struct {
+	client *http.Client
+}
+
+func (c *Client) setup(tr *http.Transport) {
+	c.client = &http.Client{Transport: tr} // expect
+}
+
+func (c *Client) Fetch(ctx context.Context, url string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	return c.client.Do(req)
+}
+
+func (c *Client) Ping(url string) (*http.Response, error) {
+	return c.client.Get(url)
+}
+"#,
     ],
     pass: &[
         r#"
@@ -1275,6 +1321,39 @@ func SignalCandidate(port int, candidate string) error {
 		return err
 	}
 	return resp.Body.Close()
+}
+"#,
+        r#"
+package registry
+
+import (
+	"context"
+	"net/http"
+)
+
+type Client struct {
+	client *http.Client
+}
+
+func (c *Client) setup(tr *http.Transport) {
+	c.client = &http.Client{Transport: tr}
+}
+
+func (c *Client) Fetch(ctx context.Context, url string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	return c.client.Do(req)
+}
+
+func (c *Client) Upload(ctx context.Context, url string, body io.Reader) (*http.Response, error) {
+	req, err := http.NewRequest(http.MethodPut, url, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	return c.client.Do(req)
 }
 "#,
     ],
