@@ -50,7 +50,12 @@ loop of a hand-written future's `poll`; also a thread that runs such a
 loop of a channel the function made on a runtime of its own): the caller owns that work. Pool workers that run on a
 clone of the state of the value the function returns, when that type's
 `Drop` is in the file (it tells them to stop), live as long as the handle
-and are not reported either. Nor are a spawn per
+and are not reported either, nor is a task holding a clone of a field
+that the spawning type's `Drop` in the file touches (`let state =
+self.state.clone(); thread::spawn(move || while state.load(..) == 1 {
+.. })` beside a `drop` that stores 2 in `self.state`, or `Db::new`
+spawning on `shared.clone()` and returning `Db { shared }`): the owner's
+drop tells it to stop. Nor are a spawn per
 connection in `main`'s (or a `-> !` function's) accept loop that never
 ends or is the last thing `main` does, where nothing runs after the loop
 but the end of the process, and a
@@ -161,6 +166,7 @@ impl Rule for DetachedSpawn {
                 || spawns_received_future(cx, id, c)
                 || runs_handed_callback(cx, c)
                 || works_for_returned_owner(cx, id)
+                || stopped_by_owners_drop(cx, id)
                 || drains_own_channel(cx, id)
                 || hosts_channel_executor(cx, id)
                 || finishes_on_first_poll(cx, id)
@@ -1431,6 +1437,82 @@ fn drained_until_closed(cx: &FileCx, rx: &str) -> bool {
     })
 }
 
+/// The task holds a clone of a field of the spawning method's type that
+/// the type's `Drop` in this file touches: the owner's drop flips the flag
+/// or wakes the task it shares (`let state = self.state.clone();
+/// thread::spawn(move || while state.load(..) == 1 { .. })` beside `impl
+/// Drop for FileWatcher { fn drop(&mut self) { self.state.store(2, ..) }
+/// }`; or `spawn(purge(shared.clone())); Db { shared }` in `Db::new`, whose
+/// `drop` sets `self.shared`'s shutdown flag and notifies). The task lives
+/// as long as its owner.
+fn stopped_by_owners_drop(cx: &FileCx, spawn: ExprId) -> bool {
+    let last = |t: &str| t.rsplit("::").next().unwrap_or(t).to_string();
+    let owner = super::common::outermost(cx, cx.func_of(spawn));
+    let Some(class) = cx.func(owner).class.as_deref().map(last) else {
+        return false;
+    };
+    let is_self_field = |e: ExprId, fields: &[&str]| {
+        matches!(&cx.expr(cx.model.strip(e)).kind, ExprKind::Attr { obj, name, .. }
+            if cx.model.name_of(*obj) == Some("self") && fields.contains(&name.as_str()))
+    };
+    let touched: Vec<&str> = cx
+        .model
+        .function_ids()
+        .filter(|&f| {
+            cx.func(f).name.as_str() == "drop"
+                && cx.func(f).class.as_deref().map(last).as_deref() == Some(class.as_str())
+        })
+        .flat_map(|f| cx.body_exprs(f).iter().copied())
+        .filter_map(|e| match &cx.expr(e).kind {
+            ExprKind::Attr { obj, name, .. } if cx.model.name_of(*obj) == Some("self") => {
+                Some(name.as_str())
+            }
+            _ => None,
+        })
+        .collect();
+    if touched.is_empty() {
+        return false;
+    }
+    // Locals the function stores in a touched field of a struct literal
+    // (`Db { shared }`, `Db { shared: s }`).
+    let stored: Vec<&str> = cx
+        .body_exprs(owner)
+        .iter()
+        .filter_map(|&e| match &cx.expr(e).kind {
+            ExprKind::Collection {
+                kind: CollKind::Struct,
+                elems,
+                keys,
+                ..
+            } => Some(elems.iter().zip(keys.iter())),
+            _ => None,
+        })
+        .flatten()
+        .filter(|(_, k)| k.as_deref().is_some_and(|k| touched.contains(&k)))
+        .filter_map(|(&v, _)| cx.model.name_of(cx.model.strip(v)))
+        .collect();
+    // `x.clone()` or `Arc::clone(&x)` of a touched field, or of a local
+    // the function stores in one.
+    let clone_of_touched = |c: &Call| {
+        let source = match (c.name.as_str(), c.receiver) {
+            ("clone", Some(r)) => Some(r),
+            ("clone", None) => c.positional(0),
+            _ => None,
+        };
+        source.is_some_and(|r| {
+            let r = cx.model.strip(r);
+            is_self_field(r, &touched) || cx.model.name_of(r).is_some_and(|n| stored.contains(&n))
+        })
+    };
+    exprs_within(cx, spawn).into_iter().any(|e| {
+        cx.call(e).is_some_and(clone_of_touched)
+            || (matches!(cx.expr(e).kind, ExprKind::Name { resolved: None, .. })
+                && super::common::declared_value(cx, e)
+                    .and_then(|v| cx.call(cx.model.strip(v)))
+                    .is_some_and(clone_of_touched))
+    })
+}
+
 /// Pool workers: the spawned closure runs on state shared with the value
 /// the function returns (`let shared = pool.shared.clone(); spawn(move ||
 /// shared.run()); Ok(pool)`), and that value's type has a `Drop` in this
@@ -2131,6 +2213,30 @@ async fn main() {
     let producer = connect().await;
     tokio::spawn(async move { report(producer).await }); // expect
     serve().await;
+}
+"#,
+        r#"
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+pub struct Watcher {
+    state: Arc<AtomicUsize>,
+    hits: Arc<AtomicUsize>,
+}
+
+impl Watcher {
+    pub fn spawn(&self) {
+        let hits = self.hits.clone();
+        std::thread::spawn(move || loop { // expect
+            poll_file(&hits);
+        });
+    }
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        self.state.store(2, Ordering::SeqCst);
+    }
 }
 "#,
     ],
@@ -3076,6 +3182,50 @@ async fn main() {
     let producer = connect().await;
     tokio::spawn(async move { report(producer).await });
     serve().await;
+}
+"#,
+        r#"
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+pub struct Watcher {
+    state: Arc<AtomicUsize>,
+}
+
+impl Watcher {
+    pub fn spawn(&self) {
+        let state = self.state.clone();
+        std::thread::spawn(move || {
+            while state.load(Ordering::SeqCst) == 1 {
+                poll_file();
+            }
+        });
+    }
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        self.state.store(2, Ordering::SeqCst);
+    }
+}
+
+pub struct Db {
+    shared: Arc<Shared>,
+}
+
+impl Db {
+    pub fn new() -> Db {
+        let shared = Arc::new(Shared::default());
+        tokio::spawn(purge_expired(shared.clone()));
+        Db { shared }
+    }
+}
+
+impl Drop for Db {
+    fn drop(&mut self) {
+        self.shared.state.lock().unwrap().shutdown = true;
+        self.shared.background_task.notify_one();
+    }
 }
 "#,
     ],
