@@ -35,7 +35,10 @@ returning an `*http.Response`, is a client, not a handler: that request's
 context is not one it received. Nor is a root whose `cancel` a goroutine of the
 function calls when the client goes away (`case <-closed: cancel()` with
 `closed := cn.CloseNotify()`, or on a context's `Done()`): the
-cancellation is carried over by hand. Nor is a root handed to a
+cancellation is carried over by hand. Nor is a root whose `cancel` the function keeps in
+a field (`r.cancel = cancel`, `&pipe{cancel: cancel}`) or returns as a
+closer (`return r, w, cancel`): it is the object's own "closed" signal.
+Nor is a root handed to a
 constructor whose object the function stores in a field (`f.svc, err =
 storage.NewService(context.Background(), opts...)`): the object outlives
 the call that happened to build it.
@@ -297,6 +300,7 @@ fn nil_ctx_default(cx: &FileCx, e: ExprId) -> bool {
 /// context.Background(), ...}`).
 fn detached_on_purpose(cx: &FileCx, e: ExprId) -> bool {
     let mut cur = e;
+    let mut constructed = false;
     loop {
         match cx.tree.expr_parent(cur) {
             Parent::Expr(p) => match &cx.expr(p).kind {
@@ -325,7 +329,10 @@ fn detached_on_purpose(cx: &FileCx, e: ExprId) -> bool {
                 }
                 // A constructor (`storage.NewService(context.Background(),
                 // opts...)`): judged by where the object it builds goes.
-                ExprKind::Call(c) if c.func != cur && c.name.starts_with("New") => cur = p,
+                ExprKind::Call(c) if c.func != cur && c.name.starts_with("New") => {
+                    constructed = true;
+                    cur = p;
+                }
                 _ => return false,
             },
             Parent::Stmt(s) => {
@@ -337,7 +344,8 @@ fn detached_on_purpose(cx: &FileCx, e: ExprId) -> bool {
                     };
                     elems.iter().any(|&x| matches!(cx.expr(x).kind, ExprKind::Attr { .. }))
                 })) || cancel_bridged(cx, s)
-                    || cancel_kept_in_field(cx, s);
+                    || cancel_kept_in_field(cx, s)
+                    || (constructed && product_kept_in_field(cx, s));
             }
             _ => return false,
         }
@@ -345,26 +353,92 @@ fn detached_on_purpose(cx: &FileCx, e: ExprId) -> bool {
 }
 
 /// `ctx, cancel := context.WithCancel(context.Background())` whose
-/// `cancel` the function then stores in a field (`r.cancel = cancel`): the
-/// root of a lifetime the object owns (background readers that `Close`
-/// stops), which must outlive the call that happened to start it.
+/// `cancel` the function then stores in a field (`r.cancel = cancel`, or
+/// in a struct literal it builds), or returns as the closer: the root of a
+/// lifetime the object owns (background readers that `Close` stops, a
+/// pipe's "closed" signal), which must outlive the call that happened to
+/// start it.
 fn cancel_kept_in_field(cx: &FileCx, s: StmtId) -> bool {
-    let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind else {
+    let StmtKind::Assign {
+        targets,
+        value: Some(v),
+        ..
+    } = &cx.stmt(s).kind
+    else {
         return false;
     };
+    // The second value is a `cancel` only when a `With..` call made it.
+    if !cx.call(cx.model.strip(*v)).is_some_and(|c| {
+        matches!(
+            c.target.as_deref(),
+            Some(
+                "context.WithCancel"
+                    | "context.WithTimeout"
+                    | "context.WithDeadline"
+                    | "context.WithCancelCause"
+            )
+        )
+    }) {
+        return false;
+    }
     let Some(cancel) = targets.iter().find_map(|&t| match &cx.expr(t).kind {
         ExprKind::Collection { elems, .. } => elems.get(1).and_then(|&c| cx.model.name_of(c)),
         _ => None,
     }) else {
         return false;
     };
+    kept_after(cx, s, cancel, true)
+}
+
+/// `pr, pctx, done := progress.NewContext(context.Background())` whose
+/// products the function then keeps in a field (`c.progressCtx = pctx`,
+/// or a struct literal it builds): a long-lived object's own context.
+fn product_kept_in_field(cx: &FileCx, s: StmtId) -> bool {
+    let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind else {
+        return false;
+    };
+    targets
+        .iter()
+        .flat_map(|&t| common::names_in_target(cx, t))
+        .filter(|n| !matches!(*n, "err" | "_"))
+        .any(|n| kept_after(cx, s, n, false))
+}
+
+/// The local `name`, bound at `s`, is later stored in a field (`r.f =
+/// name`), put in a struct literal (`&pipe{cancel: name}`) or, when
+/// `returned` counts, handed back (`return r, w, name`).
+fn kept_after(cx: &FileCx, s: StmtId, name: &str, returned: bool) -> bool {
     let start = cx.stmt(s).span.start;
-    cx.body_stmts(cx.tree.stmt_func(s)).iter().any(|&st| {
-        cx.stmt(st).span.start > start
-            && matches!(&cx.stmt(st).kind, StmtKind::Assign { targets, value: Some(v), .. }
-                if cx.model.name_of(*v) == Some(cancel)
-                    && targets.iter().any(|&t| matches!(cx.expr(t).kind, ExprKind::Attr { .. })))
-    })
+    let f = cx.tree.stmt_func(s);
+    let is_name = |e: ExprId| cx.model.name_of(cx.model.strip(e)) == Some(name);
+    let kept_in_literal = cx.body_exprs(f).iter().any(|&e| {
+        cx.expr(e).span.start > start
+            && matches!(&cx.expr(e).kind, ExprKind::Collection { kind: CollKind::Struct, elems, .. }
+                if elems.iter().any(|&x| is_name(x)))
+    });
+    kept_in_literal
+        || cx.body_stmts(f).iter().any(|&st| {
+            cx.stmt(st).span.start > start
+                && match &cx.stmt(st).kind {
+                    StmtKind::Assign {
+                        targets,
+                        value: Some(v),
+                        ..
+                    } => {
+                        is_name(*v)
+                            && targets
+                                .iter()
+                                .any(|&t| matches!(cx.expr(t).kind, ExprKind::Attr { .. }))
+                    }
+                    StmtKind::Return(Some(v)) if returned => {
+                        is_name(*v)
+                            || matches!(&cx.expr(cx.model.strip(*v)).kind,
+                                ExprKind::Collection { kind: CollKind::Tuple, elems, .. }
+                                    if elems.iter().any(|&x| is_name(x)))
+                    }
+                    _ => false,
+                }
+        })
 }
 
 /// `ctx, cancel := context.WithCancel(context.Background())` whose
@@ -710,6 +784,17 @@ func (f *Fs) refresh(ctx context.Context) error {
 		return err
 	}
 	return svc.Ping(ctx)
+}
+"#,
+        r#"
+package progress
+
+import "context"
+
+func Fetch(ctx context.Context) error {
+	cctx, cancel := context.WithCancel(context.Background()) // expect
+	defer cancel()
+	return get(cctx)
 }
 "#,
     ],
@@ -1097,6 +1182,65 @@ func NewFs(ctx context.Context, name string) (*Fs, error) {
 		return nil, err
 	}
 	return f, f.svc.Ping(ctx)
+}
+"#,
+        r#"
+package progress
+
+import (
+	"context"
+	"io"
+)
+
+type reader struct {
+	ctx context.Context
+}
+
+type cancelReadCloser struct {
+	cancel func()
+	pR     *io.PipeReader
+}
+
+func NewContext(ctx context.Context) (*reader, func()) {
+	r, closer := pipe()
+	go watch(ctx, r)
+	return r, closer
+}
+
+func pipe() (*reader, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &reader{ctx: ctx}
+	return r, cancel
+}
+
+func NewCancelReadCloser(ctx context.Context, in io.ReadCloser) io.ReadCloser {
+	pR, _ := io.Pipe()
+	doneCtx, cancel := context.WithCancel(context.Background())
+	p := &cancelReadCloser{cancel: cancel, pR: pR}
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-doneCtx.Done():
+		}
+	}()
+	return p
+}
+
+type call struct {
+	progressCtx context.Context
+}
+
+func (g *Group) Do(ctx context.Context, key string) error {
+	c := g.newCall()
+	return c.wait(ctx)
+}
+
+func (g *Group) newCall() *call {
+	c := &call{}
+	pr, pctx, closeWriter := NewContext(context.Background())
+	c.progressCtx = pctx
+	go drain(pr, closeWriter)
+	return c
 }
 "#,
     ],
