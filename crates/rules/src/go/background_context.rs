@@ -314,16 +314,9 @@ fn detached_on_purpose(cx: &FileCx, e: ExprId) -> bool {
                 } => return true,
                 ExprKind::Call(c)
                     if c.func != cur
-                        && matches!(
-                            c.target.as_deref(),
-                            Some(
-                                "context.WithCancel"
-                                    | "context.WithTimeout"
-                                    | "context.WithDeadline"
-                                    | "context.WithValue"
-                                    | "context.WithCancelCause"
-                            )
-                        ) =>
+                        && c.target
+                            .as_deref()
+                            .is_some_and(|t| t == "context.WithValue" || derives_cancel(t)) =>
                 {
                     cur = p;
                 }
@@ -368,17 +361,11 @@ fn cancel_kept_in_field(cx: &FileCx, s: StmtId) -> bool {
         return false;
     };
     // The second value is a `cancel` only when a `With..` call made it.
-    if !cx.call(cx.model.strip(*v)).is_some_and(|c| {
-        matches!(
-            c.target.as_deref(),
-            Some(
-                "context.WithCancel"
-                    | "context.WithTimeout"
-                    | "context.WithDeadline"
-                    | "context.WithCancelCause"
-            )
-        )
-    }) {
+    if !cx
+        .call(cx.model.strip(*v))
+        .and_then(|c| c.target.as_deref())
+        .is_some_and(derives_cancel)
+    {
         return false;
     }
     let Some(cancel) = targets.iter().find_map(|&t| match &cx.expr(t).kind {
@@ -388,6 +375,17 @@ fn cancel_kept_in_field(cx: &FileCx, s: StmtId) -> bool {
         return false;
     };
     kept_after(cx, s, cancel, true)
+}
+
+/// A `context` function that gives a child and its `cancel`.
+fn derives_cancel(target: &str) -> bool {
+    matches!(
+        target,
+        "context.WithCancel"
+            | "context.WithTimeout"
+            | "context.WithDeadline"
+            | "context.WithCancelCause"
+    )
 }
 
 /// `pr, pctx, done := progress.NewContext(context.Background())` whose
