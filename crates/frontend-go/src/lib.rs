@@ -135,9 +135,23 @@ fn new_model(input: &SourceInput) -> FileModel {
     let text = input.text;
     let mut m = FileModel::new(module_name(input.rel_path), Span::new(0, text.len() as u32));
     m.reserve_nodes(text.len(), 10, 44);
-    m.is_test = input.rel_path.ends_with("_test.go");
+    m.is_test = input.rel_path.ends_with("_test.go") || in_test_support_dir(input.rel_path);
     m.is_generated = is_generated(text);
     m
+}
+
+/// A file of a package whose directory names it as test support
+/// (`fakes/testing/server.go` of a client library: a fake server its users'
+/// tests start, `internal/testutil`): what it starts dies with a test
+/// binary. (Test support elsewhere is told by its imports, see [`lower`].)
+fn in_test_support_dir(rel_path: &str) -> bool {
+    let mut dirs = rel_path.split('/').rev().skip(1);
+    dirs.next().is_some_and(|d| {
+        matches!(
+            d,
+            "testing" | "testutil" | "testutils" | "testhelper" | "testhelpers" | "testsupport"
+        )
+    })
 }
 
 thread_local! {
@@ -255,6 +269,12 @@ mod tests {
             "package main\n\nimport \"net\"\n\nfunc main() { net.Dial(\"tcp\", \"x\") }\n";
         assert!(!model("cmd/main.go", program).is_test);
         assert!(model("cmd/main_test.go", program).is_test);
+        // A fake server in a package's `testing` directory, importing
+        // nothing of the standard test packages.
+        let fake = "package testing\n\nimport \"net/http\"\n\nfunc Start() { go http.ListenAndServe(\":0\", nil) }\n";
+        assert!(model("client/testing/server.go", fake).is_test);
+        assert!(!model("client/server.go", fake).is_test);
+        assert!(!model("testing/cmd/server.go", fake).is_test);
     }
 
     #[test]

@@ -78,6 +78,9 @@ append(c.watchers[p], make(chan Event, 1))`: reply channels with room for
 their reply). A map entry built under the lock after checking it is absent
 (`if _, ok := s.m[k]; !ok { s.m[k] = build(k) }`) counts as state the lock
 guards, and a package's `init()` is not reported: nothing else runs yet.
+Nor is a call of a function of the file that ends by taking the process
+down (`panic(err)`, `os.Exit`, `log.Fatal`) after writing a marker file or
+a last report: no one is left waiting on the lock.
 
 ## Why
 
@@ -269,6 +272,7 @@ impl Under {
                     && let Some(chain) = cx.index.blocking_chain_of(cx.lang, t, cx.file)
                     && chain.steps.len() <= 1
                     && !serializing_io(&chain.site.what)
+                    && !cx.callee_in_file(c).is_some_and(|g| crashes(cx, g))
                     && !cx.callee_in_file(c).is_some_and(|g| {
                         cx.body_calls(g).any(|k| {
                             cx.call(k).is_some_and(|k| {
@@ -407,6 +411,34 @@ fn nanosecond_sleep(cx: &FileCx, c: &Call) -> bool {
 
 /// A package's `init()` itself (not a goroutine it starts): it runs once,
 /// before `main` and before any goroutine that could contend for the lock.
+/// A function of the file that ends by taking the process down
+/// (`panic(..)`, `os.Exit`, `log.Fatal..`), such as a `fatalError(err)`
+/// that writes a marker file first: what it does under the caller's lock
+/// stalls no one for longer than the process lives.
+fn crashes(cx: &FileCx, f: FuncId) -> bool {
+    cx.func(f)
+        .body
+        .last()
+        .is_some_and(|&s| match cx.stmt(s).kind {
+            StmtKind::Expr(e) => cx.call(e).is_some_and(|k| {
+                matches!(
+                    k.target.as_deref(),
+                    Some(
+                        "panic"
+                            | "os.Exit"
+                            | "log.Fatal"
+                            | "log.Fatalf"
+                            | "log.Fatalln"
+                            | "log.Panic"
+                            | "log.Panicf"
+                            | "log.Panicln"
+                    )
+                )
+            }),
+            _ => false,
+        })
+}
+
 fn in_package_init(cx: &FileCx, f: FuncId) -> bool {
     let func = cx.func(f);
     common::outermost(cx, f) == f && func.name == "init" && func.receiver.is_none()
@@ -2502,6 +2534,33 @@ func (m *Manager) Lookup(name string) ([]byte, error) {
 	return os.ReadFile(name) // expect
 }
 "#,
+        r#"
+package store
+
+import (
+	"net/http"
+	"strings"
+	"sync"
+)
+
+type Set struct {
+	mu    sync.Mutex
+	alert string
+}
+
+// Reports and returns: the request runs under the caller's lock.
+func report(err error, url string) {
+	http.Post(url, "text/plain", strings.NewReader(err.Error()))
+}
+
+func (s *Set) Drop(apply func() error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := apply(); err != nil {
+		report(err, s.alert) // expect
+	}
+}
+"#,
     ],
     pass: &[
         r#"
@@ -3992,6 +4051,34 @@ func (m *Manager) Lookup(name string) ([]byte, error) {
 	m.lockfile.Lock()
 	defer m.lockfile.Unlock()
 	return os.ReadFile(name)
+}
+"#,
+        r#"
+package store
+
+import (
+	"os"
+	"sync"
+)
+
+type Set struct {
+	mu  sync.Mutex
+	dir string
+}
+
+// Leaves a marker for the next start to repair the database, then
+// takes the process down: nothing waits on the lock after that.
+func fatal(err error) {
+	os.WriteFile("/var/lib/store/needs-repair", []byte(err.Error()), 0o644)
+	panic(err)
+}
+
+func (s *Set) Drop(apply func() error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := apply(); err != nil {
+		fatal(err)
+	}
 }
 "#,
     ],

@@ -41,7 +41,15 @@ fields of the receiver: `go io.Copy(r.in, r.out)` with a `stop` closing
 `r.in` and `r.out`), or, for a goroutine looping until its I/O fails (`io.Copy` is such
 a loop: one half of a proxy), one it captures or
 a value built from it (`f := &framer{conn: c}`): it ends when the
-connection does. Nor is a goroutine with no loop of its own writing to or reading from
+connection does. A goroutine pumping a connection it was handed (a
+parameter, typed like a connection or a stream, of a function around the
+`go`: `s ssh.Session`, `stream *Stream`, `net.Conn`) with `io.Copy` or with
+a loop that returns on an error ends when whoever handed it closes it, and
+is not reported either; nor is one that closes what it was handed on its
+way out (`io.Copy(stream, stream); stream.Close()`, a read loop under
+`defer h.sess.Close()`): every other user of the connection sees it end.
+A loop that ignores its write errors (`for { conn.Write(ping);
+time.Sleep(d) }`) never ends and is still reported. Nor is a goroutine with no loop of its own writing to or reading from
 a command's pipe (`stdin, _ := cmd.StdinPipe(); go func() { defer
 stdin.Close(); stdin.Write(data) }()`) when the function then waits for
 the command (`cmd.Run()`, `Wait`, `Output`, `CombinedOutput`): waiting
@@ -149,6 +157,7 @@ impl Rule for UnjoinedGoroutine {
                 || connection_scoped(cx, call_expr, c)
                 || ends_with_a_closed_connection(cx, call_expr, c)
                 || owner_closes_its_fields(cx, call_expr, c)
+                || pumps_a_handed_connection(cx, call_expr, c)
                 || feeds_waited_command(cx, call_expr, c)
             {
                 continue;
@@ -778,6 +787,103 @@ fn connection_scoped(cx: &FileCx, go_call: ExprId, c: &Call) -> bool {
     }
 }
 
+/// A goroutine pumping a connection it was handed until the connection
+/// fails (a loop of its own that leaves on an error, or `io.Copy`) ends with that connection, and
+/// when it closes the connection on its way out every other user of it
+/// learns that it stopped: `go func() { io.Copy(stream, stream);
+/// stream.Close() }()` in a handler given `stream`, `go h.respond()` whose
+/// read loop runs under `defer h.sess.Close()`, or `go func() { io.Copy(pty,
+/// s) }()` in a handler given `s ssh.Session` (whoever handed it closes
+/// it). "Handed" means a parameter of a function around the `go`
+/// statement, or a field of the method's receiver: a pipe or connection
+/// the spawner made itself (`r, w := io.Pipe()`) ends only when the
+/// spawner ends it, which is what the rule checks for.
+fn pumps_a_handed_connection(cx: &FileCx, go_call: ExprId, c: &Call) -> bool {
+    let (body, literal) = match cx.expr(cx.model.strip(c.func)).kind {
+        ExprKind::Closure(g) => (g, true),
+        _ => match cx.callee_in_file(c) {
+            Some(f) => (f, false),
+            None => return false,
+        },
+    };
+    // A loop that leaves when its I/O fails (one that ignores the error,
+    // `for { conn.Write(ping) }`, outlives the connection), or a copy.
+    let kinds = || cx.body_stmts(body).iter().map(|&s| &cx.stmt(s).kind);
+    let pumps = (kinds().any(|k| {
+        matches!(
+            k,
+            StmtKind::Loop { .. } | StmtKind::While { .. } | StmtKind::For { .. }
+        )
+    }) && kinds().any(|k| matches!(k, StmtKind::Return(_) | StmtKind::Break)))
+        || cx.body_calls(body).any(|e| {
+            cx.call(e)
+                .is_some_and(|k| matches!(k.target.as_deref(), Some("io.Copy" | "io.CopyBuffer")))
+        });
+    if !pumps {
+        return false;
+    }
+    // The parameters of the functions around a func literal (up to the
+    // outermost), and the receiver of the method the goroutine belongs to.
+    let mut params: Vec<&Param> = Vec::new();
+    let receiver = if literal {
+        let outer = common::outermost(cx, cx.func_of(go_call));
+        let mut f = cx.func_of(go_call);
+        loop {
+            params.extend(cx.func(f).params.iter());
+            match cx.func(f).parent {
+                Some(p) if f != outer => f = p,
+                _ => break,
+            }
+        }
+        cx.func(outer).receiver.as_deref()
+    } else {
+        cx.func(body).receiver.as_deref()
+    };
+    let handed = |e: ExprId| match &cx.expr(cx.model.strip(e)).kind {
+        ExprKind::Attr { obj, .. } => receiver.is_some() && cx.model.name_of(*obj) == receiver,
+        _ => cx
+            .model
+            .name_of(e)
+            .is_some_and(|n| params.iter().any(|p| p.name == n)),
+    };
+    let closes_handed = cx.body_stmts(body).iter().any(|&s| match cx.stmt(s).kind {
+        StmtKind::Expr(e) | StmtKind::Defer(e) => cx
+            .call(e)
+            .is_some_and(|k| k.name == "Close" && k.receiver.is_some_and(handed)),
+        _ => false,
+    });
+    // A connection-typed parameter the func literal uses: its I/O ends
+    // when the caller that handed it closes it.
+    let uses_handed_connection = literal
+        && params.iter().any(|p| {
+            p.ty.as_ref().is_some_and(|t| connection_type(&t.text))
+                && cx
+                    .body_exprs(body)
+                    .iter()
+                    .any(|&e| cx.model.name_of(e) == Some(p.name.as_str()))
+        });
+    closes_handed || uses_handed_connection
+}
+
+/// A type written like a connection or a byte stream: `net.Conn`,
+/// `*spdystream.Stream`, `ssh.Session`, `*websocket.Conn`, `io.ReadWriter`.
+fn connection_type(text: &str) -> bool {
+    let last = text.rsplit(['.', '*']).next().unwrap_or(text);
+    ["Conn", "Stream", "Session", "Socket"]
+        .iter()
+        .any(|w| last.contains(w))
+        || (text.trim_start_matches('*').starts_with("io.")
+            && matches!(
+                last,
+                "Reader"
+                    | "Writer"
+                    | "ReadWriter"
+                    | "ReadCloser"
+                    | "WriteCloser"
+                    | "ReadWriteCloser"
+            ))
+}
+
 /// `stdin, _ := cmd.StdinPipe(); go func() { defer stdin.Close();
 /// stdin.Write(data) }(); cmd.Run()`: a goroutine with no loop of its own
 /// working on a pipe of a command that the spawning function then waits
@@ -1332,6 +1438,24 @@ func (h *handler) notifyRequest(req *http.Request) {
 func (h *handler) ServeHTTP(res http.ResponseWriter, req *http.Request) {
 	go h.notifyRequest(req) // expect
 	res.WriteHeader(http.StatusOK)
+}
+"#,
+        r#"
+package poll
+
+import "net/http"
+
+// The loop's I/O is not on anything handed to it that can be closed: a
+// URL string never fails the requests, so nothing ends the goroutine.
+func Watch(url string) {
+	go func() { // expect
+		for {
+			resp, err := http.Get(url)
+			if err == nil {
+				resp.Body.Close()
+			}
+		}
+	}()
 }
 "#,
     ],
@@ -2221,6 +2345,88 @@ func (h *handler) ServeHTTP(res http.ResponseWriter, req *http.Request) {
 	start := time.Now()
 	go h.notifyRequest(time.Since(start), req, http.StatusOK)
 	res.WriteHeader(http.StatusOK)
+}
+"#,
+        r#"
+package mirror
+
+import "io"
+
+type Stream interface {
+	io.ReadWriteCloser
+	Headers() (map[string]string, error)
+}
+
+// Both halves end with the stream the caller handed in; the copier
+// closes it on the way out, which every other user of it sees.
+func Mirror(stream Stream) {
+	go func() {
+		io.Copy(stream, stream)
+		stream.Close()
+	}()
+	go func() {
+		for {
+			if _, err := stream.Headers(); err != nil {
+				return
+			}
+		}
+	}()
+}
+"#,
+        r#"
+package beat
+
+import "io"
+
+type Session interface {
+	Accept() (io.ReadWriter, error)
+	Close() error
+}
+
+type Beat struct{ sess Session }
+
+func (b *Beat) Start(s Session) {
+	b.sess = s
+	go b.answer()
+}
+
+// Runs until the session fails, and closes the session when it stops.
+func (b *Beat) answer() {
+	defer b.sess.Close()
+	st, err := b.sess.Accept()
+	if err != nil {
+		return
+	}
+	buf := make([]byte, 4)
+	for {
+		if _, err := io.ReadFull(st, buf); err != nil {
+			return
+		}
+		if _, err := st.Write(buf); err != nil {
+			return
+		}
+	}
+}
+"#,
+        r#"
+package shell
+
+import (
+	"io"
+	"os"
+
+	"example.com/sshd"
+)
+
+func Serve() {
+	sshd.Handle(func(s sshd.Session) {
+		f, _ := os.Create("/tmp/typed")
+		// stdin: ends when the server closes the session after this returns
+		go func() {
+			io.Copy(f, s)
+		}()
+		io.Copy(s, os.Stdin)
+	})
 }
 "#,
     ],

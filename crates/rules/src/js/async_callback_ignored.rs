@@ -23,7 +23,10 @@ of the callback is outside any `try`/`catch`. An await of a deferred that
 the file only ever resolves, made without a timeout option (`await
 this.#ready?.valueOrThrow()`), cannot reject and is not counted, nor is
 an await of an async function of the file that catches everything itself
-(`await this.tick()`). A file that installs its own
+(`await this.tick()`). A handler registered with `on` that takes a
+`next` continuation (`this.on("MembersAdded", async (context, next) =>
+..)`) belongs to a middleware runner that awaits its handlers, not to an
+event emitter, and is not reported. A file that installs its own
 `process.on("unhandledRejection", ..)` handler routes such rejections
 there on purpose and is not reported.
 
@@ -137,6 +140,15 @@ impl Rule for AsyncCallbackIgnored {
             let Some(api) = ignoring_api(cx, c, express) else {
                 continue;
             };
+            // `this.on("MembersAdded", async (context, next) => ..)`: a
+            // handler given the rest of the chain to call is registered
+            // with a middleware runner, which awaits each handler; an
+            // event emitter hands its listeners no continuation.
+            if api == "the event emitter"
+                && cx.func(f).params.iter().skip(1).any(|p| p.name == "next")
+            {
+                continue;
+            }
             let Some(aw) = common::unguarded_await(cx, f) else {
                 continue;
             };
@@ -269,6 +281,13 @@ class Slots {
   }
 }
 "#,
+        r#"
+// An emitter's listener gets the event's arguments, not a continuation:
+// the second argument here is the payload.
+queue.on("job", async (id, payload) => { // expect
+  await store.save(id, payload);
+});
+"#,
     ],
     pass: &[
         r#"
@@ -385,6 +404,16 @@ const router = new Router();
 router.get("/users/:id", async (ctx) => {
   ctx.body = await db.findUser(ctx.params.id);
 });
+"#,
+        r#"
+class TeamsHandler extends Handler {
+  onMembersAdded(handler) {
+    // The runner awaits each registered handler and passes the chain on.
+    return this.on("MembersAdded", async (context, next) => {
+      await handler(context.activity.membersAdded, context, next);
+    });
+  }
+}
 "#,
     ],
 };

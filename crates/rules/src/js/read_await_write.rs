@@ -75,7 +75,11 @@ impl Rule for ReadAwaitWrite {
             return;
         }
         for f in cx.model.function_ids() {
-            if !cx.func(f).is_async || common::in_test(cx, f) || uses_lock(cx, f) {
+            if !cx.func(f).is_async
+                || common::in_test(cx, f)
+                || uses_lock(cx, f)
+                || runs_once(cx, f)
+            {
                 continue;
             }
             // Locals holding a read of shared state: name → (state key, span).
@@ -229,6 +233,45 @@ fn plain_shared_read(cx: &FileCx, f: FuncId, v: ExprId) -> Option<String> {
     common::chain_key(cx, v)
 }
 
+/// `if (this.#state.started) return this.#state.ready; this.#state.started
+/// = true; ...`: a guard at the top that sends every call after the first
+/// back, its flag set before the first `await`. No two runs of the body
+/// overlap, so none can overwrite another's update.
+fn runs_once(cx: &FileCx, f: FuncId) -> bool {
+    let Some((&first, rest)) = cx.func(f).body.split_first() else {
+        return false;
+    };
+    let StmtKind::If { cond, then, .. } = &cx.stmt(first).kind else {
+        return false;
+    };
+    if !then
+        .last()
+        .is_some_and(|&s| matches!(cx.stmt(s).kind, StmtKind::Return(_)))
+    {
+        return false;
+    }
+    let flags: Vec<String> = unsnarl_model::walk::exprs_under(cx.model, *cond)
+        .into_iter()
+        .filter(|&e| matches!(cx.expr(e).kind, ExprKind::Attr { .. }))
+        .filter(|&e| common::shared_state(cx, f, e).is_some())
+        .filter_map(|e| common::chain_key(cx, e))
+        .collect();
+    for &s in rest {
+        if !crate::util::awaits_in_block(cx.model, &vec![s]).is_empty() {
+            return false;
+        }
+        if let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind
+            && targets
+                .first()
+                .and_then(|&t| common::chain_key(cx, t))
+                .is_some_and(|k| flags.contains(&k))
+        {
+            return true;
+        }
+    }
+    false
+}
+
 fn uses_lock(cx: &FileCx, f: FuncId) -> bool {
     common::calls_of(cx, f).any(|e| {
         let c = cx.call(e).unwrap();
@@ -238,7 +281,8 @@ fn uses_lock(cx: &FileCx, f: FuncId) -> bool {
 
 pub static EXAMPLES: Examples = Examples {
     language: Language::JavaScript,
-    fail: &[r#"
+    fail: &[
+        r#"
 let total = 0;
 const stats = { orders: 0 };
 
@@ -273,8 +317,25 @@ class Breaker {
     }
   }
 }
-"#],
-    pass: &[r#"
+"#,
+        r#"
+class App {
+  #state = { started: false, log: null };
+
+  // The flag is only set after the await: two early calls both pass the
+  // guard and both write the log.
+  async start() {
+    if (this.#state.started) {
+      return;
+    }
+    this.#state.log = this.#state.log || (await openLog()); // expect
+    this.#state.started = true;
+  }
+}
+"#,
+    ],
+    pass: &[
+        r#"
 let total = 0;
 const stats = { orders: 0 };
 
@@ -323,7 +384,28 @@ class Breaker {
     }
   }
 }
-"#],
+"#,
+        r#"
+class App {
+  #state = { started: false, log: null, ready: Promise.withResolvers() };
+
+  // Every call after the first returns at the guard, whose flag is set
+  // before the first await: the body never runs twice at once.
+  async #start() {
+    if (this.#state.started) {
+      return this.#state.ready.promise;
+    }
+    this.#state.started = true;
+    try {
+      this.#state.log = this.#state.log || (await openLog());
+      this.#state.ready.resolve();
+    } catch (err) {
+      this.#state.ready.reject(err);
+    }
+  }
+}
+"#,
+    ],
 };
 
 #[cfg(test)]

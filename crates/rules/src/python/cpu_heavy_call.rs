@@ -17,7 +17,10 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 Calls to `bcrypt.hashpw`/`checkpw`, `hashlib.pbkdf2_hmac`, `hashlib.scrypt`,
 `argon2.PasswordHasher.hash`/`verify`, `passlib` hash/verify inside an
-`async def`, not offloaded to a thread or process.
+`async def`, not offloaded to a thread or process. A `pbkdf2_hmac` with a
+literal count under 10,000 rounds (`pbkdf2_hmac("sha256", pw, salt,
+1000)`, a key a device protocol derives) costs well under a millisecond
+and is not reported.
 
 ## Why
 
@@ -56,14 +59,33 @@ impl Rule for CpuHeavyCall {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        let mut found = Vec::new();
         blocking::check(
             cx,
             &META,
             Effect::CpuHeavy,
             |cx, f| cx.runs_on_loop(f) && !cx.func(f).is_test,
-            out,
+            &mut found,
         );
+        let cheap: Vec<Span> = cx
+            .calls_to(&["hashlib.pbkdf2_hmac"])
+            .into_iter()
+            .filter(|(_, c)| few_iterations(cx, c))
+            .map(|(id, _)| cx.expr(id).span)
+            .collect();
+        out.extend(found.into_iter().filter(|f| !cheap.contains(&f.span)));
     }
+}
+
+/// Key derivation this cheap takes well under a millisecond: fewer than
+/// 10,000 rounds given as a literal (`pbkdf2_hmac("sha1", pw, salt,
+/// 1000)`, the count a device's protocol fixes). Password storage uses
+/// hundreds of thousands.
+fn few_iterations(cx: &FileCx, c: &Call) -> bool {
+    c.kwarg("iterations")
+        .or_else(|| c.positional(3))
+        .and_then(|n| cx.model.literal(n))
+        .is_some_and(|n| matches!(n, Lit::Int(n) if *n < 10_000))
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -78,6 +100,7 @@ ph = PasswordHasher()
 async def register(req):
     h = bcrypt.hashpw(req.password, bcrypt.gensalt())  # expect
     k = hashlib.pbkdf2_hmac("sha256", req.password, b"salt", 600_000)  # expect
+    r = hashlib.pbkdf2_hmac("sha256", req.password, b"salt", iterations=req.rounds)  # expect
     a = ph.hash(req.password)  # expect
 "#],
     pass: &[r#"
@@ -92,6 +115,11 @@ async def register(req):
     h = await asyncio.to_thread(bcrypt.hashpw, req.password, bcrypt.gensalt())
     d = hashlib.sha256(req.body).hexdigest()
     return h, d
+
+async def device_login(client, password, salt):
+    # The device's protocol fixes 1,000 rounds: a fraction of a millisecond.
+    key = hashlib.pbkdf2_hmac("sha256", password.encode(), salt, 1000)
+    await client.send(key)
 "#],
 };
 

@@ -22,7 +22,9 @@ found across modules and through `self.method()`, or a coroutine API such
 as `asyncio.sleep`, `asyncio.wait_for`, `Queue.put`, aiohttp/httpx client
 methods; not `gather`, `shield` or `run_in_executor`, whose futures are
 already scheduled) whose result is not awaited, returned, or passed on (to a task,
-`gather`, `asyncio.run`...): it is a statement on its own, it is stored in a
+`gather`, `asyncio.run`...; collected by a list or dict comprehension,
+`{k: fetch(k) for k in ks}` before `gather(*d.values())`, counts as
+passed on): it is a statement on its own, it is stored in a
 variable that is only used as a value, or it is tested in an
 `if`/`while`/`assert`/`and`/`or`/`not` (the last operand of `and`/`or` is
 the value of the whole, `conn or connect(path)`, and is judged as that). A line that already tells the
@@ -323,6 +325,11 @@ fn direct_use(cx: &FileCx, e: ExprId) -> Result<Use, String> {
                     Use::Fine
                 }
             }
+            // The `key: value` pair of a dict comprehension is its element,
+            // as the element of a list comprehension is: the coroutines
+            // are collected (`{k: fetch(k) for k in ks}`, then
+            // `gather(*d.values())`), not used as values.
+            ExprKind::Other(_) if dict_comprehension_pair(cx, p) => Use::Fine,
             // f-string interpolation, chained comparisons, slices.
             ExprKind::Other(_) => Use::Value,
             ExprKind::Attr { obj, name, .. } if *obj == e => {
@@ -349,6 +356,12 @@ fn direct_use(cx: &FileCx, e: ExprId) -> Result<Use, String> {
         }),
         _ => Ok(Use::Fine),
     }
+}
+
+/// `p` is the `key: value` pair a dict comprehension is built from.
+fn dict_comprehension_pair(cx: &FileCx, p: ExprId) -> bool {
+    matches!(cx.tree.expr_parent(p), Parent::Expr(q)
+        if matches!(cx.expr(q).kind, ExprKind::Comprehension { elt, .. } if elt == p))
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -458,6 +471,15 @@ def check(conn, cached):
     if cached or ready(conn):  # expect
         return True
     return False
+"#,
+        r#"
+class Api:
+    async def _request(self, path):
+        return await self._session.get(path)
+
+    async def labels(self, ids):
+        # A coroutine object as a dict key's value in a plain pair, not collected.
+        return {"first": self._request(f"items/{ids[0]}")["name"]}  # expect
 "#,
     ],
     pass: &[
@@ -590,6 +612,18 @@ class Cache:
 
 async def open_db(path):
     return await connect(path)
+"#,
+        r#"
+import asyncio
+
+class Api:
+    async def _request(self, path):
+        return await self._session.get(path)
+
+    async def details(self, ids):
+        pending = {i: self._request(f"items/{i}") for i in ids}
+        results = await asyncio.gather(*pending.values(), return_exceptions=True)
+        return dict(zip(pending, results))
 "#,
     ],
 };

@@ -62,8 +62,9 @@ but the end of the process, and a
 thread started inside a one-time initializer (`OnceLock::get_or_init`,
 `Lazy::new`, `Once::call_once`), or in a function of the file that only
 such initializers call or are handed (`Lazy::new(|| start())`,
-`get_or_try_init(iocp_start)`): it lives as long as the process and has
-no owner to join it. Neither are a task that never ends started by `main`
+`get_or_try_init(iocp_start)`), or in a method taking `&'static self` (a
+pool kept in a static, `fn start(&'static self)`): it lives as long as
+the process and has no owner to join it. Neither are a task that never ends started by `main`
 (an endless `loop`, in the task or in the function of the file it runs:
 `thread::spawn(|| block_on(EX.run()))`; it lives as long as the process) and a spawn in a `Drop` implementation
 (nobody is left to hold the handle). The same accept loop in a helper
@@ -1152,10 +1153,12 @@ fn in_drop(cx: &FileCx, spawn: ExprId) -> bool {
 /// or in a function of the file that only such initializers call or are
 /// handed (`Lazy::new(|| start())`, `get_or_try_init(iocp_start)`): it
 /// starts at most once per process and lives as long as the process, so
-/// there is no per-call orphan and no owner that could join it.
+/// there is no per-call orphan and no owner that could join it. So is one
+/// started by a method taking `&'static self` (a pool kept in a static,
+/// `fn initialize(&'static self)`): its owner lives as long as the process.
 fn once_per_process(cx: &FileCx, spawn: ExprId) -> bool {
     let (inside, f) = in_initializer(cx, spawn);
-    if inside {
+    if inside || static_receiver(cx, f) {
         return true;
     }
     if !matches!(cx.func(f).kind, FnKind::Function | FnKind::Method) || cx.func(f).name.is_empty() {
@@ -1188,6 +1191,18 @@ fn once_per_process(cx: &FileCx, spawn: ExprId) -> bool {
         }
     }
     uses > 0
+}
+
+/// A method whose receiver is `&'static self`, read from its signature
+/// (the text between its name and its body).
+fn static_receiver(cx: &FileCx, f: FuncId) -> bool {
+    let func = cx.func(f);
+    func.receiver.is_some()
+        && cx
+            .text
+            .get(func.name_span.end as usize..func.span.end as usize)
+            .and_then(|t| t.split('{').next())
+            .is_some_and(|sig| sig.contains("&'static self") || sig.contains("&'static mut self"))
 }
 
 /// Whether `e` runs inside a closure handed to a one-time initializer, and
@@ -2239,6 +2254,28 @@ impl Drop for Watcher {
     }
 }
 "#,
+        r#"
+use std::sync::Arc;
+use std::thread;
+
+pub struct Pool {
+    workers: usize,
+    queue: Arc<Queue>,
+}
+
+impl Pool {
+    // Any pool can call this, as often as it likes: the threads outlive it.
+    pub fn start(&self) {
+        (0..self.workers).for_each(|_| {
+            let q = Arc::clone(&self.queue);
+            thread::Builder::new() // expect
+                .name("pool-worker".into())
+                .spawn(move || q.run_forever())
+                .expect("cannot start a worker");
+        });
+    }
+}
+"#,
     ],
     pass: &[
         r#"
@@ -3225,6 +3262,28 @@ impl Drop for Db {
     fn drop(&mut self) {
         self.shared.state.lock().unwrap().shutdown = true;
         self.shared.background_task.notify_one();
+    }
+}
+"#,
+        r#"
+use std::sync::Arc;
+use std::thread;
+
+pub struct Pool {
+    workers: usize,
+    queue: Arc<Queue>,
+}
+
+impl Pool {
+    // The pool lives in a static: its workers run for the whole process.
+    pub fn start(&'static self) {
+        (0..self.workers).for_each(|_| {
+            let q = Arc::clone(&self.queue);
+            thread::Builder::new()
+                .name("pool-worker".into())
+                .spawn(move || q.run_forever())
+                .expect("cannot start a worker");
+        });
     }
 }
 "#,
