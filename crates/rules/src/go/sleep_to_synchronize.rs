@@ -37,7 +37,10 @@ succeeds as soon as the socket listens), or a sleep after which the
 function first uses its end of a pipe whose other end it handed the
 goroutine, and reads from it (`ca, cb := net.Pipe(); go serve(cb)`,
 sleep, `ca.Write(hello)`, `ca.Read(buf)`): the read waits for the
-goroutine's answer.
+goroutine's answer. Nor is a sleep followed by a loop that polls with
+sleeps of its own until the goroutine's work is ready (`for i := 0; i <
+10; i++ { if _, err := http.Get(url); err != nil { time.Sleep(d);
+continue }; break }`): the loop is the wait, the sleep a head start.
 
 ## Why
 
@@ -141,6 +144,7 @@ fn scan_block(cx: &FileCx, block: &Block, ends_function: bool, out: &mut Vec<Fin
             || joined_before_its_results_are_read(cx, go, rest)
             || dials_a_listener_made_before(cx, go, rest)
             || talks_over_its_pipe(cx, go, rest)
+            || polls_until_ready(cx, rest)
         {
             continue;
         }
@@ -578,6 +582,32 @@ fn waits(cx: &FileCx, s: StmtId) -> bool {
     }
 }
 
+/// The sleep is followed (after call-free set-up such as `i := 0`) by a
+/// loop that retries with sleeps of its own (`for i := 0; i < 10; i++ {
+/// resp, err := http.Get(url); if err != nil { time.Sleep(d); continue }
+/// .. }`): the loop waits for readiness, and the sleep before it is only
+/// a head start.
+fn polls_until_ready(cx: &FileCx, rest: &[StmtId]) -> bool {
+    let Some(&first) = rest.iter().find(|&&r| has_call(cx, r)) else {
+        return false;
+    };
+    // (A three-clause `for` is a block of its set-up and the loop.)
+    let lp = match &cx.stmt(first).kind {
+        StmtKind::Block(b) => b.last().copied().unwrap_or(first),
+        _ => first,
+    };
+    let body = match &cx.stmt(lp).kind {
+        StmtKind::While { body, .. } | StmtKind::For { body, .. } | StmtKind::Loop { body } => body,
+        _ => return false,
+    };
+    unsnarl_model::walk::calls_in_block(cx.model, body)
+        .into_iter()
+        .any(|e| {
+            cx.call(e)
+                .is_some_and(|c| c.target.as_deref() == Some("time.Sleep"))
+        })
+}
+
 /// Any call, receive or select in the statement: it does real work (or
 /// waits) between the `go` and the sleep.
 fn has_call(cx: &FileCx, s: StmtId) -> bool {
@@ -892,6 +922,27 @@ func TestHandshake(t *testing.T) {
 	}
 	if _, err := ca.Write(hello()); err != nil {
 		t.Fatal(err)
+	}
+}
+"#,
+        r#"
+package app
+
+import (
+	"testing"
+	"time"
+)
+
+func TestWorkers(t *testing.T) {
+	results := make([]int, 2)
+	go func() { results[0] = work(0) }()
+	go func() { results[1] = work(1) }()
+	time.Sleep(100 * time.Millisecond) // expect
+	// A loop over the results, with no waiting of its own.
+	for i, r := range results {
+		if r == 0 {
+			t.Errorf("worker %d did nothing", i)
+		}
 	}
 }
 "#,
@@ -1419,6 +1470,41 @@ func TestHandshake(t *testing.T) {
 	if _, err := ca.Read(resp); err != nil {
 		t.Fatal(err)
 	}
+}
+"#,
+        r#"
+package app
+
+import (
+	"net/http"
+	"os/exec"
+	"testing"
+	"time"
+)
+
+func TestStart(t *testing.T) {
+	cmd := exec.Command("server")
+	errc := make(chan error, 1)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		if err := cmd.Wait(); err != nil {
+			errc <- err
+		}
+	}()
+	time.Sleep(50 * time.Millisecond)
+	for i := 0; i < 10; i++ {
+		resp, err := http.Get("http://localhost:9093/")
+		if err != nil {
+			time.Sleep(500 * time.Millisecond)
+			continue
+		}
+		resp.Body.Close()
+		return
+	}
+	// The loop polls until the server answers; the sleep is a head start.
+	t.Fatal("not ready")
 }
 "#,
     ],

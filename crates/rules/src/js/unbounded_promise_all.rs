@@ -35,7 +35,7 @@ what `await Promise.all` over them gives back, what a synchronous method
 of such a value returns (`this.config.source.directories()`), either branch of a
 normalising ternary (`Array.isArray(c.dirs) ? c.dirs : [c.dirs]`), and the
 command line (`process.argv`). Collections named for the program's own
-structure (columns, indexes, plugins, handlers, a cluster's brokers, shards,
+structure (columns, indexes, plugins, handlers and callbacks, a cluster's brokers, shards,
 masters or nodes, the definitions or registry it fills at start-up, its services
 and clients, a browser's contexts and frames) are not reported either:
 their size is not the data's. Nor is a callback that only tells each
@@ -627,6 +627,7 @@ const STRUCTURE: &[&str] = &[
     "subscriber",
     "listener",
     "handler",
+    "callback",
     "hook",
     "middleware",
     "dependenc",
@@ -1023,6 +1024,13 @@ export function loadAll(ids, store) {
     const itemPromise = store.load(id);
     return itemPromise.then(onFulfill, onReject);
   }));
+}
+"#,
+        r#"
+// Thunks built from the input: calling each one starts a request.
+export async function fetchAll(urls) {
+  const jobs = urls.map((u) => () => fetch(u));
+  return Promise.all(jobs.map((run) => run())); // expect
 }
 "#,
     ],
@@ -1439,6 +1447,20 @@ export function allSettled(values) {
 async function masterClients(cluster) {
   const clients = cluster.masters.map(async (m) => cluster.nodeClient(m));
   return Promise.all(clients);
+}
+"#,
+        r#"
+export class Client {
+  onResetStore(cb) {
+    this.resetStoreCallbacks.push(cb);
+  }
+
+  // One call per callback the program registered, not per item of data.
+  resetStore() {
+    return this.cache
+      .clear()
+      .then(() => Promise.all(this.resetStoreCallbacks.map((fn) => fn())));
+  }
 }
 "#,
     ],

@@ -32,7 +32,9 @@ type checker the coroutine is dropped on purpose (`# type:
 ignore[unused-coroutine]`, `# pyright: ignore[reportUnusedCoroutine]`,
 typical of code generated for a sync twin) is left alone, and so is a
 call of a method that textual's `@work` decorates (calling it starts a
-worker that runs the coroutine), or a
+worker that runs the coroutine), or of an `async def` that asyncclick's
+`@click.command`/`@click.group` turns into a command object (calling it
+runs the coroutine to the end), or a
 call in a branch that cannot run (the `else` of `if True:`, or of `if not
 _IS_SYNC:` where the module sets `_IS_SYNC = False` once).
 
@@ -236,10 +238,14 @@ fn coroutine_api(cx: &FileCx, c: &Call) -> Option<String> {
 }
 
 /// Decorators that turn an `async def` into a sync callable (textual's
-/// `@work` makes calling the method start a worker that runs it).
+/// `@work` makes calling the method start a worker that runs it;
+/// asyncclick's `@click.command`/`@click.group` make it a command object
+/// whose call runs the coroutine on a loop of its own).
 fn makes_sync(f: &Function) -> bool {
     f.decorators.iter().any(|d| {
         d.ends_with("async_to_sync")
+            || d == "asyncclick.command"
+            || d == "asyncclick.group"
             || d == "textual.work"
             || d == "textual.worker.work"
             || d.ends_with("asynccontextmanager")
@@ -481,6 +487,17 @@ class Api:
         # A coroutine object as a dict key's value in a plain pair, not collected.
         return {"first": self._request(f"items/{ids[0]}")["name"]}  # expect
 "#,
+        r#"
+import click
+
+async def show():
+    await print_migrations()
+
+@click.command()
+def main():
+    # Plain click runs a sync callback: the coroutine is never awaited.
+    show()  # expect
+"#,
     ],
     pass: &[
         r#"
@@ -624,6 +641,22 @@ class Api:
         pending = {i: self._request(f"items/{i}") for i in ids}
         results = await asyncio.gather(*pending.values(), return_exceptions=True)
         return dict(zip(pending, results))
+"#,
+        r#"
+import asyncclick as click
+
+@click.group()
+async def cli():
+    await load_settings()
+
+@click.command()
+async def show():
+    await print_migrations()
+
+def main():
+    # A command object: calling it runs the coroutine on a loop of its own.
+    cli()
+    show()
 "#,
     ],
 };

@@ -24,7 +24,8 @@ collection that is not a literal (nor a local bound only to one, or to an
 entry of one: `methods = table[kind]`, nor a slice, `xs[:n]` or
 `islice(it, 0, n)`), with nothing limiting how many run at
 once: no semaphore or capacity limiter taken in the loop or inside the
-spawned coroutine, no chunking, no worker pool. A teardown that releases
+spawned coroutine (or in a function of the file it calls, up to two calls
+down: `self._get(path)` under `async with self._request_semaphore:`), no chunking, no worker pool. A teardown that releases
 what the program already holds (`gather(*(c.close() for c in
 self._conns))`, `aclose`, `wait_closed`, `stop`, `cancel`, `kill`, or a
 function or method named for one, `_close_comm(c)`,
@@ -982,7 +983,7 @@ fn spawned_is_bounded(cx: &FileCx, per_item: ExprId) -> bool {
     });
     match found {
         Some(f) => {
-            body_takes_limiter(cx, f)
+            takes_limiter_within(cx, f, 2)
                 || only_synchronizes(cx, f)
                 || awaits_own_future(cx, f)
                 || never_suspends(cx, f)
@@ -1064,6 +1065,20 @@ fn awaits_own_future(cx: &FileCx, f: FuncId) -> bool {
                         .is_some_and(|n| futures.contains(&n))
                 })
         })
+}
+
+/// `f` takes a limiter itself, or through a function of the file it calls
+/// (at most `depth` calls down: `self._get(path)` whose request runs under
+/// `async with self.request_semaphore:`): every task queues there, so no
+/// more than its capacity do their I/O at once.
+fn takes_limiter_within(cx: &FileCx, f: FuncId, depth: u32) -> bool {
+    body_takes_limiter(cx, f)
+        || (depth > 0
+            && cx.body_calls(f).any(|e| {
+                cx.call(e)
+                    .and_then(|c| cx.callee_in_file(c))
+                    .is_some_and(|g| g != f && takes_limiter_within(cx, g, depth - 1))
+            }))
 }
 
 fn body_takes_limiter(cx: &FileCx, f: FuncId) -> bool {
@@ -1407,6 +1422,25 @@ class Hub:
         pending = [self._send(c) for c in commands]
         done, _ = await asyncio.wait(pending, timeout=1)  # expect
         return [f.result() for f in done]
+"#,
+        r#"
+import asyncio
+
+
+class Device:
+    def __init__(self, session):
+        self._session = session
+
+    async def _get(self, path):
+        async with self._session.get(path) as resp:
+            return await resp.json()
+
+    async def _read(self, name):
+        return await self._get(f"/aircon/{name}")
+
+    # Nothing down the call chain limits the requests.
+    async def refresh(self, names):
+        return await asyncio.gather(*(self._read(n) for n in names))  # expect
 "#,
     ],
     pass: &[
@@ -1927,6 +1961,27 @@ class Hub:
         await self._send_all(commands)
         done, _ = await asyncio.wait(pending, timeout=1)
         return [f.result() for f in done]
+"#,
+        r#"
+import asyncio
+
+
+class Device:
+    def __init__(self, session):
+        self._session = session
+        self._request_semaphore = asyncio.Semaphore(1)
+
+    async def _get(self, path):
+        async with self._request_semaphore:
+            async with self._session.get(path) as resp:
+                return await resp.json()
+
+    async def _read(self, name):
+        return await self._get(f"/aircon/{name}")
+
+    # Every read queues on the device's semaphore, one request at a time.
+    async def refresh(self, names):
+        return await asyncio.gather(*(self._read(n) for n in names))
 "#,
     ],
 };

@@ -1301,6 +1301,66 @@ pub fn is_connect(cx: &FileCx, e: ExprId) -> bool {
     })
 }
 
+/// `e` sits in one branch of a `match` or `if let` on an `Option` whose
+/// other branch calls the bounded form (`Some(n) => bounded(n), None => unbounded()`, `if let
+/// Some(t) = timeout { connect_timeout(a, t) } else { connect(a) }`): the
+/// caller's configuration picks one, and the unbounded branch is what a
+/// caller who passes `None` asked for.
+pub fn chosen_over(cx: &FileCx, e: ExprId, bounded: &dyn Fn(&Call) -> bool) -> bool {
+    let mut p = cx.tree.expr_parent(e);
+    for _ in 0..8 {
+        match p {
+            Parent::Expr(x) => p = cx.tree.expr_parent(x),
+            _ => break,
+        }
+    }
+    let Parent::Stmt(mut s) = p else {
+        return false;
+    };
+    // Up through the statements around it to the nearest branching one.
+    for _ in 0..4 {
+        let Parent::Stmt(owner) = cx.tree.stmt_parent(s) else {
+            return false;
+        };
+        // Only a choice on an `Option` the caller set (`Some(n)`/`None`,
+        // `if let Some(t) = ..`): a `match scheme { "http" => .., "https"
+        // => .. }` whose other arm bounds something is no such choice.
+        let some = |e: ExprId| cx.source(cx.expr(e).span).trim_start().starts_with("Some(");
+        let branches: Vec<&Block> = match &cx.stmt(owner).kind {
+            StmtKind::If { cond, then, orelse } => {
+                if !matches!(&cx.expr(*cond).kind, ExprKind::Let { pattern, .. } if some(*pattern))
+                {
+                    return false;
+                }
+                vec![then, orelse]
+            }
+            StmtKind::Switch { cases, .. } => {
+                if !cases.iter().any(|c| c.patterns.iter().any(|&p| some(p))) {
+                    return false;
+                }
+                cases.iter().map(|c| &c.body).collect()
+            }
+            _ => {
+                s = owner;
+                continue;
+            }
+        };
+        let Some(mine) = branches
+            .iter()
+            .position(|b| crate::util::block_contains(cx, b, s))
+        else {
+            return false;
+        };
+        return branches.iter().enumerate().any(|(i, b)| {
+            i != mine
+                && exprs_in_block(cx.model, b)
+                    .into_iter()
+                    .any(|x| cx.call(x).is_some_and(bounded))
+        });
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::test_path;

@@ -30,7 +30,10 @@ sleep(d); select! { s = connect => .., _ = t => Err(Timeout) }`), has
 its deadline too. Nor is a connect in a function with a sibling that
 takes a deadline (`connect` beside `connect_timeout`, as std's
 `TcpStream` has), or in a private helper every caller of the file runs
-inside a timeout.
+inside a timeout, or in the branch of an `if let`/`match` on an `Option`
+whose other branch connects with one (`if let Some(t) = self.timeout {
+connect_timeout(&a, t) } else { connect(a) }`): a caller who set no
+timeout asked for none.
 
 ## Why
 
@@ -110,6 +113,7 @@ impl Rule for ConnectWithoutTimeout {
                 || handed_on_unawaited(cx, e, c)
                 || has_timeout_sibling(cx, f)
                 || callers_time_it(cx, f)
+                || common::chosen_over(cx, e, &|k| k.name.contains("timeout"))
             {
                 continue;
             }
@@ -331,6 +335,41 @@ impl Client {
     }
 }
 "#,
+        r#"
+use std::net::{SocketAddr, TcpStream};
+
+pub struct Conn {
+    secure: bool,
+}
+
+impl Conn {
+    /// Neither branch bounds the connect.
+    pub fn open(&self, addr: SocketAddr) -> std::io::Result<TcpStream> {
+        if self.secure {
+            let s = TcpStream::connect(addr)?; // expect
+            wrap_tls(s)
+        } else {
+            TcpStream::connect(addr) // expect
+        }
+    }
+}
+"#,
+        r#"
+use std::time::Duration;
+use tokio::net::TcpStream;
+
+// The match is on the scheme, not on a timeout the caller chose: the
+// plain branch connects with no deadline at all.
+pub async fn open(scheme: &str, addr: &str) -> std::io::Result<TcpStream> {
+    match scheme {
+        "http" => TcpStream::connect(addr).await, // expect
+        _ => tokio::time::timeout(Duration::from_secs(5), TcpStream::connect(addr))
+            .await
+            .map_err(|_| std::io::ErrorKind::TimedOut.into())
+            .and_then(|r| r),
+    }
+}
+"#,
     ],
     pass: &[
         r#"
@@ -446,6 +485,25 @@ impl FtpStream {
     pub fn connect_timeout(addr: SocketAddr, timeout: Duration) -> std::io::Result<Self> {
         let stream = TcpStream::connect_timeout(&addr, timeout)?;
         Ok(FtpStream { stream })
+    }
+}
+"#,
+        r#"
+use std::net::{SocketAddr, TcpStream};
+use std::time::Duration;
+
+pub struct Conn {
+    timeout: Option<Duration>,
+}
+
+impl Conn {
+    /// The caller's `None` means "no deadline", as with std's own API.
+    pub fn open(&self, addr: SocketAddr) -> std::io::Result<TcpStream> {
+        if let Some(t) = self.timeout {
+            TcpStream::connect_timeout(&addr, t)
+        } else {
+            TcpStream::connect(addr)
+        }
     }
 }
 "#,

@@ -20,7 +20,9 @@ pub static META: RuleMeta = RuleMeta {
 A task or thread is started for every item of an input whose size the code
 does not control: a `for` loop over a collection, a stream or an iterator
 (not a numeric range, not a literal list, not a list from the command line:
-`std::env::args()`, clap's `get_many`/`values_of`) with `tokio::spawn`,
+`std::env::args()`, clap's `get_many`/`values_of`, nor one read from the
+program's configuration: `self.config.listeners`, `v4_config.clone()`,
+one server per configured entry) with `tokio::spawn`,
 `std::thread::spawn`, `spawn_blocking` or `Handle::spawn` in its body, the
 same in an iterator `.map(|x| tokio::spawn(..))`, or `join_all` /
 `try_join_all` over `items.iter().map(..)`. Not flagged: a `Semaphore`
@@ -423,6 +425,15 @@ fn from_command_line(cx: &FileCx, e: ExprId) -> bool {
     false
 }
 
+/// A collection read from the program's configuration (`for (_, c) in
+/// v4_config.clone()`, `self.config.listeners`): one server or worker per
+/// configured entry, as many as the operator wrote, not one per item of
+/// data.
+fn from_configuration(text: &str) -> bool {
+    text.split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|w| matches!(w, "config" | "configs" | "cfg" | "conf" | "settings"))
+}
+
 /// A chain whose base is a bounded iterable.
 fn bounded_chain(cx: &FileCx, e: ExprId) -> bool {
     let mut cur = e;
@@ -464,6 +475,9 @@ fn literal_list(cx: &FileCx, e: ExprId) -> bool {
 /// literal arrays and `vec![..]` literals, `.chunks(n)`, `.take(n)`.
 fn bounded_iter(cx: &FileCx, e: ExprId) -> bool {
     let e = cx.model.strip(e);
+    if from_configuration(cx.source(cx.expr(e).span)) {
+        return true;
+    }
     match &cx.expr(e).kind {
         ExprKind::Collection {
             kind: CollKind::List | CollKind::Tuple,
@@ -644,6 +658,22 @@ impl Multi {
     }
 }
 "#,
+        r#"
+use std::thread;
+
+pub struct Broker;
+
+impl Broker {
+    // One thread per client in the request: the data decides how many.
+    pub fn start(&self, clients: Vec<Client>) -> Vec<thread::JoinHandle<()>> {
+        let mut handles = Vec::new();
+        for client in clients {
+            handles.push(thread::spawn(move || serve(client))); // expect
+        }
+        handles
+    }
+}
+"#,
     ],
     pass: &[
         r#"
@@ -804,6 +834,24 @@ async fn semaphore_in_task(urls: Vec<String>, sem: std::sync::Arc<tokio::sync::S
 async fn chunked(items: Vec<Item>) {
     for chunk in items.chunks(50) {
         futures::future::join_all(chunk.iter().map(|i| push_ref(i))).await;
+    }
+}
+"#,
+        r#"
+use std::thread;
+
+pub struct Broker {
+    config: Config,
+}
+
+impl Broker {
+    // One server thread per listener the operator configured.
+    pub fn start(&self) -> Vec<thread::JoinHandle<()>> {
+        let mut handles = Vec::new();
+        for (_, listener) in self.config.listeners.clone() {
+            handles.push(thread::spawn(move || serve(listener)));
+        }
+        handles
     }
 }
 "#,

@@ -28,7 +28,10 @@ message type has no values (`enum Void {}`,
 `Infallible`, `!`, in the constructor's turbofish or the `let`'s type),
 which only tells receivers that every sender is gone; a channel whose
 sender is dropped where it is made (`let (_, sink) = channel();`, a
-receiver that stands in for another); a request/reply
+receiver that stands in for another); a channel made in the branch of a
+`match`/`if let` on an `Option` whose other branch makes a bounded one (`Some(n) =>
+bounded(n), None => unbounded()`: the caller's `None` asks for no
+limit); a request/reply
 channel whose every send (through the
 struct fields the sender is stored in, directly or by a constructor of the
 file) carries a oneshot reply sender (or a closure that answers on one) the
@@ -112,6 +115,10 @@ impl Rule for UnboundedChannel {
                 || carries_nothing(cx, ExprId(i as u32))
                 || sender_discarded(cx, ExprId(i as u32))
                 || is_drop_in_wrapper(cx, ExprId(i as u32), c)
+                || super::common::chosen_over(cx, ExprId(i as u32), &|k| {
+                    matches!(k.name.as_str(), "bounded" | "channel" | "sync_channel")
+                        && !k.args.is_empty()
+                })
             {
                 continue;
             }
@@ -1118,6 +1125,22 @@ impl Node {
     }
 }
 "#,
+        r#"
+pub struct Client;
+
+impl Client {
+    /// Both flavours queue without limit: there is nothing to choose.
+    pub fn events(&mut self, fast: bool) -> Events {
+        let (tx, rx) = if fast {
+            flume::unbounded() // expect
+        } else {
+            crossbeam_channel::unbounded() // expect
+        };
+        self.subscribe(tx);
+        Events(rx)
+    }
+}
+"#,
     ],
     pass: &[
         r#"
@@ -1644,6 +1667,29 @@ impl Node {
         let (tx, rx) = oneshot::channel();
         self.inner.tx_api.send(Msg::Vote { term, tx }).unwrap();
         rx.await.unwrap_or(false)
+    }
+}
+"#,
+        r#"
+use tokio::sync::mpsc;
+
+pub struct Client;
+
+impl Client {
+    /// `None` asks for no limit: the caller picks, knowing its consumer.
+    pub fn events(&mut self, limit: Option<usize>) -> Events {
+        let (tx, rx) = match limit {
+            Some(n) => {
+                let (tx, rx) = mpsc::channel(n);
+                (Sender::Bounded(tx), Receiver::Bounded(rx))
+            }
+            None => {
+                let (tx, rx) = mpsc::unbounded_channel();
+                (Sender::Unbounded(tx), Receiver::Unbounded(rx))
+            }
+        };
+        self.subscribe(tx);
+        Events(rx)
     }
 }
 "#,
