@@ -34,7 +34,9 @@ that polls it first thing and can end), which ends once the task drops
 it; or a method
 taking apart a value of both, spawning one field and returning the other,
 `spawn(self.driver); self.handle`), tasks that report back on a channel or reply sender the
-caller holds (also a sender handed to a method, or a reply sender carried
+caller holds (also a sender handed to a method or to a function of the
+project, `add_to_stream(err, &tx)`, or a clone of the sender, `let
+cloned_tx = tx.clone()`, or a reply sender carried
 by the request the task answers, `request.reply.send(r)` or
 `message.sender.send(r)` on a parameter of the handler, also once taken out
 of it, `let tx = m.tx.take().unwrap(); .. reply(tx, v)`, and a future
@@ -305,10 +307,28 @@ fn reports_back(cx: &FileCx, spawn: ExprId) -> bool {
         return false;
     };
     let owner = super::common::outermost(cx, cx.func_of(spawn));
-    let senders: Vec<String> = super::common::local_channels(cx, owner)
+    let mut senders: Vec<String> = super::common::local_channels(cx, owner)
         .into_iter()
         .map(|ch| ch.tx)
         .collect();
+    // A clone of one is the same channel (`let cloned_tx = tx.clone()`).
+    for s in cx.body_stmts(owner) {
+        if let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } = &cx.stmt(*s).kind
+            && let [t] = targets.as_slice()
+            && let Some(name) = cx.model.name_of(*t)
+            && let Some(k) = cx.call(cx.model.strip(*v))
+            && k.name == "clone"
+            && k.receiver
+                .and_then(|r| cx.model.name_of(r))
+                .is_some_and(|r| senders.iter().any(|x| x == r))
+        {
+            senders.push(name.to_string());
+        }
+    }
     // Or the reply sender of a request the task answers (`Command::Lookup {
     // key, reply } => spawn(async move { reply.send(found) })`): the
     // requester awaits the answer, or sees the sender dropped.
@@ -372,8 +392,14 @@ fn reports_back(cx: &FileCx, spawn: ExprId) -> bool {
                         || request_sender(r)
                 }))
                 // (A method of the file the types do not resolve counts
-                // too: handing it the sender is how it reports.)
-                || ((cx.callee_in_file(c).is_some() || c.receiver.is_some())
+                // too, and a function of another module of the project,
+                // `add_to_stream(resp, &response_tx)`: handing it the
+                // sender is how it reports.)
+                || ((cx.callee_in_file(c).is_some()
+                    || c.receiver.is_some()
+                    || c.target
+                        .as_deref()
+                        .is_some_and(|t| cx.index.resolve(cx.lang, t, cx.file).is_some()))
                     && c.args.iter().any(|a| {
                         local_sender(a.value)
                             || matches!(&cx.expr(a.value).kind, ExprKind::Unary { op: UnOp::Ref, operand } if local_sender(*operand))
@@ -2276,6 +2302,29 @@ impl Pool {
     }
 }
 "#,
+        r#"
+use tokio::sync::mpsc::unbounded_channel;
+
+pub struct Service;
+
+impl Service {
+    // The sender only goes to `drop`: the failure reaches nobody.
+    pub async fn respond(&self, zone: Zone, out: Sink) {
+        let (tx, mut rx) = unbounded_channel::<Item>();
+        let cloned_tx = tx.clone();
+        tokio::spawn(async move { // expect
+            if let Err(e) = zone.walk().await {
+                log_error(e);
+            }
+            std::mem::drop(cloned_tx);
+        });
+        drop(tx);
+        while let Some(item) = rx.recv().await {
+            out.push(item).await;
+        }
+    }
+}
+"#,
     ],
     pass: &[
         r#"
@@ -3284,6 +3333,36 @@ impl Pool {
                 .spawn(move || q.run_forever())
                 .expect("cannot start a worker");
         });
+    }
+}
+"#,
+        r#"
+// file: src/stream.rs
+use tokio::sync::mpsc::UnboundedSender;
+
+pub fn add_to_stream<T>(item: T, tx: &UnboundedSender<T>) {
+    let _ = tx.send(item);
+}
+// file: src/service.rs
+use crate::stream::add_to_stream;
+use tokio::sync::mpsc::unbounded_channel;
+
+pub struct Service;
+
+impl Service {
+    // The walker's failure goes into the stream the caller reads.
+    pub async fn respond(&self, zone: Zone, out: Sink) {
+        let (tx, mut rx) = unbounded_channel();
+        let cloned_tx = tx.clone();
+        tokio::spawn(async move {
+            if let Err(e) = zone.walk().await {
+                add_to_stream(Item::Error(e), &cloned_tx);
+            }
+        });
+        drop(tx);
+        while let Some(item) = rx.recv().await {
+            out.push(item).await;
+        }
     }
 }
 "#,
