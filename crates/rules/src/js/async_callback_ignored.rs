@@ -21,7 +21,8 @@ An `async` callback given to `setTimeout`/`setInterval`/`setImmediate`,
 an express route (`app.get(path, async (req, res) => ...)`), where an `await`
 of the callback is outside any `try`/`catch`. An await of a deferred that
 the file only ever resolves, made without a timeout option (`await
-this.#ready?.valueOrThrow()`), cannot reject and is not counted, nor is
+this.#ready?.valueOrThrow()`), or of a `timers/promises` timer given no
+abort signal (`await wait(50)`), cannot reject and is not counted, nor is
 an await of an async function of the file that catches everything itself
 (`await this.tick()`). A handler registered with `on` that takes a
 `next` continuation (`this.on("MembersAdded", async (context, next) =>
@@ -288,6 +289,15 @@ queue.on("job", async (id, payload) => { // expect
   await store.save(id, payload);
 });
 "#,
+        r#"
+const { setTimeout: wait } = require("node:timers/promises");
+
+// Aborted through its signal, the timer rejects with an AbortError.
+server.on("connection", async (socket) => { // expect
+  await wait(50, undefined, { signal: socket.signal });
+  socket.ping();
+});
+"#,
     ],
     pass: &[
         r#"
@@ -414,6 +424,15 @@ class TeamsHandler extends Handler {
     });
   }
 }
+"#,
+        r#"
+const { setTimeout: wait } = require("node:timers/promises");
+
+// A timer with no abort signal only resolves: nothing here can reject.
+server.on("connection", async (socket) => {
+  await wait(50);
+  socket.ping();
+});
 "#,
     ],
 };

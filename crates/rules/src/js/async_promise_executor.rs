@@ -17,8 +17,10 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 `new Promise(async (resolve, reject) => { ... })`: the executor is an async
 function with an `await` outside `try`/`catch`, or with no `await` at all
-and a call outside `try`/`catch` that can throw (anything but its own
-`resolve`/`reject`).
+(or only of timers that cannot fail, `await wait(ms)` from
+`timers/promises` with no abort signal) and a call outside `try`/`catch`
+that can throw (anything but its own `resolve`/`reject`, such as a
+constructor given the caller's configuration).
 
 ## Why
 
@@ -86,17 +88,18 @@ impl Rule for AsyncPromiseExecutor {
                     "the executor of this `new Promise` is async: an error thrown after one of its awaits rejects a promise nobody observes (an unhandled rejection), and this promise never settles, so its awaiters hang",
                     "remove the `new Promise` wrapper and write an `async` function that returns the value, or keep the executor synchronous and wire `reject` to every failure",
                 ));
-            } else if !common::has_await(cx, f)
+            } else if !awaits_what_can_fail(cx, f)
                 && let Some(risky) = unguarded_call(cx, f)
             {
-                // No await: `async` only moves a synchronous throw from this
-                // promise (which a plain executor's throw rejects) to the
-                // executor's own.
+                // No await (or only of timers that cannot fail): `async`
+                // only moves a synchronous throw from this promise (which a
+                // plain executor's throw rejects) to the executor's own.
                 out.push(cx.finding(
                     &META,
                     e.span,
                     format!(
-                        "the executor of this `new Promise` is async but awaits nothing: if `{}{}` throws, the error rejects the executor's own promise, which nobody observes (an unhandled rejection), instead of this one, so this promise never settles and its awaiters hang",
+                        "the executor of this `new Promise` is async{}: if `{}{}` throws, the error rejects the executor's own promise, which nobody observes (an unhandled rejection), instead of this one, so this promise never settles and its awaiters hang",
+                        if common::has_await(cx, f) { "" } else { " but awaits nothing" },
                         if risky.is_new { "new " } else { "" },
                         cx.snippet(cx.expr(risky.func).span),
                     ),
@@ -105,6 +108,27 @@ impl Rule for AsyncPromiseExecutor {
             }
         }
     }
+}
+
+/// The executor awaits something that can fail: any `await` but one of a
+/// promise that only resolves (a `timers/promises` timer with no abort
+/// signal, `new Promise(resolve => ..)`). Awaits in a `try` count: the
+/// executor that guards them is written to route failures to `reject`.
+fn awaits_what_can_fail(cx: &FileCx, f: FuncId) -> bool {
+    common::stmts_of(cx, f).any(|s| {
+        let mut found = false;
+        unsnarl_model::walk::for_each_stmt_child(cx.model, s, &mut |ch| {
+            if let unsnarl_model::walk::Child::Expr(x) = ch {
+                found |= unsnarl_model::walk::exprs_under(cx.model, x)
+                    .into_iter()
+                    .any(|e| {
+                        matches!(cx.expr(e).kind, ExprKind::Await(p)
+                        if !super::rejection::resolve_only_promise(cx, p))
+                    });
+            }
+        });
+        found
+    })
 }
 
 /// The first call or `new` in the executor that can throw and is not
@@ -116,7 +140,10 @@ fn unguarded_call<'a>(cx: &FileCx<'a>, f: FuncId) -> Option<&'a Call> {
         let c = cx.call(e)?;
         let own = matches!(&cx.expr(cx.model.strip(c.func)).kind,
             ExprKind::Name { id, .. } if params.iter().any(|p| p.name == *id));
-        (!own && !common::in_try_with_catch(cx, e)).then_some(c)
+        // (Starting a timer that only resolves, `await wait(ms)`, throws
+        // nothing.)
+        let timer = super::rejection::resolve_only_promise(cx, e);
+        (!own && !timer && !common::in_try_with_catch(cx, e)).then_some(c)
     })
 }
 
@@ -153,8 +180,24 @@ const wait = (client, key) =>
     resolve(value);
   });
 "#,
+        r#"
+const { setTimeout: wait } = require("timers/promises");
+
+function connect(config) {
+  return new Promise(async (resolve, reject) => { // expect
+    // A bad certificate makes the constructor throw: that rejects the
+    // executor's own promise, and this one never settles.
+    const session = new DtlsClient({ cert: config.cert });
+    session.onConnect.once(resolve);
+    session.onError.once(reject);
+    await wait(100);
+    session.connect().catch(reject);
+  });
+}
+"#,
     ],
-    pass: &[r#"
+    pass: &[
+        r#"
 function delay(ms) {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -191,7 +234,19 @@ const guarded = (make) =>
       reject(e);
     }
   });
-"#],
+"#,
+        r#"
+const { setTimeout: wait } = require("timers/promises");
+
+// Only a timer is awaited and nothing else here can throw.
+function settle(ms) {
+  return new Promise(async (resolve) => {
+    await wait(ms);
+    resolve();
+  });
+}
+"#,
+    ],
 };
 
 #[cfg(test)]

@@ -70,7 +70,8 @@ another object of the class, `client.drainPromise`) starts no rejecting
 chain either. Nor does a call of an async function of the project, in
 this file or another, that catches what it awaits: every `await` sits in
 a `try` with a `catch`, or awaits another such function or a waiter with
-no `reject` (`new Promise((resolve) => (this.wake = resolve))`) or
+no `reject` (`new Promise((resolve) => (this.wake = resolve))`) or a
+`timers/promises` timer given no abort signal (`await wait(ms)`) or
 `Promise.allSettled(..)` or a local the file only ever sets to a handled
 promise (`await written` where `written = write(req).catch(reject)`),
 and it throws outside none and hands on no

@@ -230,11 +230,27 @@ fn handled_promise(cx: &FileCx, f: FuncId, v: ExprId, depth: usize) -> bool {
 }
 
 /// `new Promise(resolve => ...)` (no `reject` parameter, or one it never
-/// uses), possibly followed by `.then`/`.finally` steps.
+/// uses), or a `timers/promises` timer given no abort signal, possibly
+/// followed by `.then`/`.finally` steps.
 pub fn resolve_only_promise(cx: &FileCx, v: ExprId) -> bool {
     let mut cur = cx.model.strip(v);
     for _ in 0..8 {
         let Some(c) = cx.call(cur) else { return false };
+        // `await wait(50)` with `setTimeout as wait` from `timers/promises`:
+        // a timer rejects only when an abort signal it was given fires.
+        if matches!(
+            c.target.as_deref(),
+            Some(
+                "timers/promises.setTimeout"
+                    | "timers/promises.setImmediate"
+                    | "timers/promises.scheduler.wait"
+            )
+        ) {
+            return !c
+                .args
+                .iter()
+                .any(|a| cx.source(cx.expr(a.value).span).contains("signal"));
+        }
         if c.is_new {
             return c.target.as_deref() == Some("Promise")
                 && c.positional(0)

@@ -15,7 +15,9 @@ pub static META: RuleMeta = RuleMeta {
     summary: "tenacity's `@retry` is used bare or without `wait=` or `stop=`: immediate retries, forever.",
     docs: r#"
 A function decorated with tenacity's `@retry` (bare, or called without a
-`wait=` or without a `stop=` argument).
+`wait=` or without a `stop=` argument). A single immediate retry
+(`stop=stop_after_attempt(2)` with no `wait=`) is not reported: one
+re-dial after a dropped connection hammers nothing.
 
 ## Why
 
@@ -79,7 +81,10 @@ impl Rule for TenacityUnbounded {
                     .into_iter()
                     .filter(|k| c.kwarg(k).is_none())
                     .collect();
-                if missing.is_empty() || c.args.iter().any(|a| a.spread) {
+                if missing.is_empty()
+                    || c.args.iter().any(|a| a.spread)
+                    || (missing == ["wait"] && single_retry(cx, c))
+                {
                     continue;
                 }
                 out.push(finding(cx, cx.expr(d).span, &missing));
@@ -93,6 +98,17 @@ impl Rule for TenacityUnbounded {
             }
         }
     }
+}
+
+/// `stop=stop_after_attempt(2)`: one retry right after a failure (a
+/// dropped connection re-dialled once), not a loop that hammers.
+fn single_retry(cx: &FileCx, c: &Call) -> bool {
+    c.kwarg("stop")
+        .and_then(|s| cx.call(s))
+        .filter(|s| s.name == "stop_after_attempt")
+        .and_then(|s| s.positional(0))
+        .and_then(|n| cx.model.literal(n))
+        .is_some_and(|n| matches!(n, Lit::Int(n) if *n <= 2))
 }
 
 fn finding(cx: &FileCx, span: Span, missing: &[&str]) -> Finding {
@@ -172,6 +188,14 @@ def retry(f):
 @retry
 def local_decorator():
     pass
+"#,
+        r#"
+from tenacity import retry, stop_after_attempt
+
+@retry(stop=stop_after_attempt(2))
+async def reconnect(link):
+    # One immediate retry after a dropped connection.
+    return await link.open()
 "#,
     ],
 };

@@ -20,7 +20,9 @@ pub static META: RuleMeta = RuleMeta {
 a `for`/`while` loop, when the loop body has no `await writer.drain()`.
 Writers are recognized by type, as the second value of
 `asyncio.open_connection`, or as the second parameter of a
-`start_server` handler.
+`start_server` handler; inside a `with` that binds the same name to what
+it opens (`with open(path, "wb") as writer:`), the name is a file and is
+left alone.
 
 ## Why
 
@@ -88,6 +90,7 @@ impl Rule for WriteWithoutDrain {
             if !cx.func(f).is_async
                 || cx.func(f).is_test
                 || cx.is_awaited(id)
+                || rebound_by_with(cx, id, r)
                 || !is_writer(cx, r, writers)
             {
                 continue;
@@ -171,6 +174,19 @@ fn writer_names(cx: &FileCx) -> HashSet<String> {
     out
 }
 
+/// The call sits in a `with` block that binds its receiver's name to
+/// what the `with` opened (`with open(path, "wb") as writer:
+/// writer.write(buf)`): a file there, whatever the name meant before.
+fn rebound_by_with(cx: &FileCx, call: ExprId, r: ExprId) -> bool {
+    let Some(name) = cx.model.name_of(cx.model.strip(r)) else {
+        return false;
+    };
+    cx.enclosing_stmts(call).into_iter().any(|s| {
+        matches!(&cx.stmt(s).kind, StmtKind::With { items, .. }
+            if items.iter().any(|it| it.target.and_then(|t| cx.model.name_of(t)) == Some(name)))
+    })
+}
+
 fn is_writer<'w>(
     cx: &FileCx,
     r: ExprId,
@@ -209,8 +225,20 @@ async def stream(writer: asyncio.StreamWriter, source):
     async for chunk in source:
         writer.write(chunk)  # expect
 "#,
+        r#"
+import asyncio
+
+async def relay(host, frames):
+    reader, writer = await asyncio.open_connection(host, 31415)
+    # The `with` binds another name: `writer` is still the stream.
+    with open("relay.log", "a") as log:
+        for frame in frames:
+            writer.write(frame)  # expect
+            log.write("sent\n")
+"#,
     ],
-    pass: &[r#"
+    pass: &[
+        r#"
 import asyncio
 
 async def send_rows(host, rows):
@@ -230,7 +258,21 @@ async def aiohttp_style(writer: asyncio.StreamWriter, chunks):
 def to_file(f, lines):
     for line in lines:
         f.write(line)
-"#],
+"#,
+        r#"
+import asyncio
+
+async def dump_frames(host):
+    reader, writer = await asyncio.open_connection(host, 31415)
+    i = 0
+    while True:
+        frame = await reader.readuntil(b"\xc0")
+        # `writer` names a file inside this block, not the stream.
+        with open(f"frame-{i}.bin", "wb") as writer:
+            writer.write(frame)
+        i += 1
+"#,
+    ],
 };
 
 #[cfg(test)]

@@ -26,7 +26,8 @@ token's `cancelled()`, a watch receiver's `changed()` or a sender's
 end the spawner waits on afterwards), a background worker spawned next to
 the handle the function returns (`let (svc, worker) = pair(); spawn(worker);
 svc`, or a connection driver `conn` from `let (client, conn) =
-handshake(io).await?` with `client` used afterwards: it ends when the handle
+handshake(io).await?` (or from a local holding that result, `let (client,
+conn) = connect.unwrap()`) with `client` used afterwards: it ends when the handle
 is dropped; or the other way round, a task holding the handle while the
 spawner drives the worker in a loop, `while let Ok(ev) =
 eventloop.poll().await` (or `for ev in connection.iter()`, or a `loop`
@@ -657,10 +658,14 @@ fn worker_of_returned_handle(cx: &FileCx, spawn: ExprId) -> bool {
     else {
         return false;
     };
-    // Made by one call, not taken from a queue.
-    let made = cx
-        .call(super::common::unwrap_value(cx, *v))
-        .is_some_and(|m| !taken_from_a_queue(m));
+    // Made by one call, not taken from a queue; also through a local
+    // holding that call's result (`let connect = pg::connect(..).await;
+    // .. let (client, conn) = connect.unwrap();`).
+    let made_by = super::common::unwrap_value(cx, *v);
+    let made_by = super::common::declared_value(cx, made_by)
+        .map(|d| super::common::unwrap_value(cx, d))
+        .unwrap_or(made_by);
+    let made = cx.call(made_by).is_some_and(|m| !taken_from_a_queue(m));
     let [t] = targets.as_slice() else {
         return false;
     };
@@ -2325,6 +2330,18 @@ impl Service {
     }
 }
 "#,
+        r#"
+use tokio_postgres::NoTls;
+
+// The client is thrown away: nothing owns the driver's lifetime.
+pub async fn warm_up(url: &str) {
+    let connect = tokio_postgres::connect(url, NoTls).await;
+    let (_client, connection) = connect.unwrap();
+    tokio::spawn(async move { // expect
+        let _ = connection.await;
+    });
+}
+"#,
     ],
     pass: &[
         r#"
@@ -3364,6 +3381,24 @@ impl Service {
             out.push(item).await;
         }
     }
+}
+"#,
+        r#"
+use tokio_postgres::{Client, NoTls};
+
+// The driver ends when the returned client is dropped.
+pub async fn open(url: &str) -> Result<Client, Error> {
+    let connect = tokio_postgres::connect(url, NoTls).await;
+    if let Err(e) = connect {
+        return Err(Error::Connect(e));
+    }
+    let (client, connection) = connect.unwrap();
+    tokio::spawn(async move {
+        if let Err(e) = connection.await {
+            log::error!("postgres connection: {e}");
+        }
+    });
+    Ok(client)
 }
 "#,
     ],
