@@ -17,8 +17,9 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 `new Promise(async (resolve, reject) => { ... })`: the executor is an async
 function with an `await` outside `try`/`catch`, or with no `await` at all
-(or only of timers that cannot fail, `await wait(ms)` from
-`timers/promises` with no abort signal) and a call outside `try`/`catch`
+(or only of promises that cannot fail: `await wait(ms)` from
+`timers/promises` with no abort signal, `await new Promise((resolve) =>
+..)`) and a call outside `try`/`catch`
 that can throw (anything but its own `resolve`/`reject`, such as a
 constructor given the caller's configuration).
 
@@ -112,22 +113,12 @@ impl Rule for AsyncPromiseExecutor {
 
 /// The executor awaits something that can fail: any `await` but one of a
 /// promise that only resolves (a `timers/promises` timer with no abort
-/// signal, `new Promise(resolve => ..)`). Awaits in a `try` count: the
+/// signal, `new Promise(resolve => ..)`). Awaits in a `try` count: an
 /// executor that guards them is written to route failures to `reject`.
 fn awaits_what_can_fail(cx: &FileCx, f: FuncId) -> bool {
-    common::stmts_of(cx, f).any(|s| {
-        let mut found = false;
-        unsnarl_model::walk::for_each_stmt_child(cx.model, s, &mut |ch| {
-            if let unsnarl_model::walk::Child::Expr(x) = ch {
-                found |= unsnarl_model::walk::exprs_under(cx.model, x)
-                    .into_iter()
-                    .any(|e| {
-                        matches!(cx.expr(e).kind, ExprKind::Await(p)
-                        if !super::rejection::resolve_only_promise(cx, p))
-                    });
-            }
-        });
-        found
+    common::exprs_of(cx, f).any(|e| {
+        matches!(cx.expr(e).kind, ExprKind::Await(p)
+            if !super::rejection::resolve_only_promise(cx, p))
     })
 }
 
@@ -192,6 +183,16 @@ function connect(config) {
     session.onError.once(reject);
     await wait(100);
     session.connect().catch(reject);
+  });
+}
+"#,
+        r#"
+function console(options) {
+  return new Promise(async (resolve) => { // expect
+    // Nothing awaited here can fail, but a throwing start is lost.
+    const server = repl.start(options);
+    server.on("exit", () => resolve(server));
+    await new Promise((ready) => server.setupHistory(options.history, ready));
   });
 }
 "#,
