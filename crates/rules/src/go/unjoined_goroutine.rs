@@ -305,11 +305,7 @@ fn ends_with_a_closed_connection(cx: &FileCx, go_call: ExprId, c: &Call) -> bool
             .body_stmts(g)
             .iter()
             .any(|&s| matches!(cx.stmt(s).kind, StmtKind::Loop { .. }))
-            || cx.body_calls(g).any(|e| {
-                cx.call(e).is_some_and(|k| {
-                    matches!(k.target.as_deref(), Some("io.Copy" | "io.CopyBuffer"))
-                })
-            }))
+            || copies_a_stream(cx, g))
     {
         // The functions between the spawner and the outermost one: a
         // variable may be bound in any of them (`c, _ := ln.Accept()` in
@@ -815,10 +811,7 @@ fn pumps_a_handed_connection(cx: &FileCx, go_call: ExprId, c: &Call) -> bool {
             StmtKind::Loop { .. } | StmtKind::While { .. } | StmtKind::For { .. }
         )
     }) && kinds().any(|k| matches!(k, StmtKind::Return(_) | StmtKind::Break)))
-        || cx.body_calls(body).any(|e| {
-            cx.call(e)
-                .is_some_and(|k| matches!(k.target.as_deref(), Some("io.Copy" | "io.CopyBuffer")))
-        });
+        || copies_a_stream(cx, body);
     if !pumps {
         return false;
     }
@@ -863,6 +856,15 @@ fn pumps_a_handed_connection(cx: &FileCx, go_call: ExprId, c: &Call) -> bool {
                     .any(|&e| cx.model.name_of(e) == Some(p.name.as_str()))
         });
     closes_handed || uses_handed_connection
+}
+
+/// `g` calls `io.Copy`/`io.CopyBuffer`: a loop that runs until one side
+/// of the copy is closed.
+fn copies_a_stream(cx: &FileCx, g: FuncId) -> bool {
+    cx.body_calls(g).any(|e| {
+        cx.call(e)
+            .is_some_and(|k| matches!(k.target.as_deref(), Some("io.Copy" | "io.CopyBuffer")))
+    })
 }
 
 /// A type written like a connection or a byte stream: `net.Conn`,

@@ -67,6 +67,9 @@ impl Rule for CpuHeavyCall {
             |cx, f| cx.runs_on_loop(f) && !cx.func(f).is_test,
             &mut found,
         );
+        if found.is_empty() {
+            return;
+        }
         let cheap: Vec<Span> = cx
             .calls_to(&["hashlib.pbkdf2_hmac"])
             .into_iter()
