@@ -106,6 +106,11 @@ pub struct FnSummary {
     pub blocking: Option<Box<BlockingSite>>,
     /// Calls whose callee has a qualified name, in source order.
     pub calls: Box<[CallSite]>,
+    /// JS/TS: a function with no body (a `.d.ts` declaration, `declare
+    /// function`, an interface's method). A package ships one beside each
+    /// compiled module under the same name; calls resolve to the one with
+    /// the body.
+    pub declared_only: bool,
 }
 
 /// What the index keeps of one file's functions, packed: every qualified
@@ -139,6 +144,7 @@ struct Packed {
     vias: Box<[Box<str>]>,
     returns_via_len: u32,
     blocking: Option<Box<BlockingSite>>,
+    declared_only: bool,
 }
 
 /// A function's summary, as the index gives it to rules.
@@ -160,6 +166,8 @@ pub struct Summary<'a> {
     pub rejects_via: Option<&'a [Box<str>]>,
     pub blocking: Option<&'a BlockingSite>,
     pub calls: &'a [CallSite],
+    /// See [`FnSummary::declared_only`].
+    pub declared_only: bool,
 }
 
 impl Summary<'_> {
@@ -221,6 +229,7 @@ impl FileSummaries {
             rejects_via: (!p.may_reject).then(|| &p.vias[p.returns_via_len as usize..]),
             blocking: p.blocking.as_deref(),
             calls: &self.calls[calls_start as usize..p.calls_end as usize],
+            declared_only: p.declared_only,
         }
     }
 
@@ -254,6 +263,7 @@ impl FromIterator<FnSummary> for FileSummaries {
                     _ => s.returns_via,
                 },
                 blocking: s.blocking,
+                declared_only: s.declared_only,
             });
         }
         FileSummaries {
@@ -264,19 +274,30 @@ impl FromIterator<FnSummary> for FileSummaries {
     }
 }
 
-/// The block (not nested functions) has a `try` with a `finally` or a
-/// `with` statement.
+/// The block (not nested functions) yields from inside a `with` statement
+/// or a `try` with a `finally`: a generator suspended there holds what the
+/// exit or the `finally` would release. A `with` closed before the next
+/// `yield` (a timeout scope around one read) holds nothing while suspended.
 pub fn has_cleanup(m: &FileModel, body: &Block) -> bool {
-    unsnarl_model::walk::stmts_in_block(m, body)
+    use unsnarl_model::walk::stmts_in_block;
+    let yields_in = |b: &Block| {
+        unsnarl_model::walk::exprs_in_block(m, b)
+            .into_iter()
+            .any(|e| matches!(m.expr(e).kind, ExprKind::Yield(_)))
+    };
+    stmts_in_block(m, body)
         .into_iter()
-        .any(|s| {
-            matches!(
-                m.stmt(s).kind,
-                StmtKind::Try {
-                    finally: Some(_),
-                    ..
-                } | StmtKind::With { .. }
-            )
+        .any(|s| match &m.stmt(s).kind {
+            StmtKind::With { body, .. } => yields_in(body),
+            StmtKind::Try {
+                body,
+                handlers,
+                orelse,
+                finally: Some(_),
+            } => {
+                yields_in(body) || yields_in(orelse) || handlers.iter().any(|h| yields_in(&h.body))
+            }
+            _ => false,
         })
 }
 
@@ -330,6 +351,7 @@ pub fn summarize(m: &FileModel, kb: &Table, lang: Language, names: &Names) -> Fi
             },
             blocking: v.blocking.map(Box::new),
             calls: v.calls.into(),
+            declared_only: lang.is_js_family() && f.body.is_empty(),
         });
     }
     out.into_iter().collect()
@@ -1276,13 +1298,20 @@ impl ProjectIndex {
 
     fn resolve_quietly(&self, lang: Language, target: &str, from: u32) -> Option<usize> {
         let same_family = |i: u32| family(self.sum(i as usize).lang) == family(lang);
-        let mut exact = None;
+        let mut exact: Option<usize> = None;
         for i in self.by_qualname.get(target) {
             if same_family(i) && self.sum(i as usize).qualname == target {
                 if self.file_of(i as usize) == from {
                     return Some(i as usize);
                 }
-                exact = exact.or(Some(i as usize));
+                // The module itself over its declaration file.
+                exact = match exact {
+                    Some(e) if self.sum(e).declared_only && !self.sum(i as usize).declared_only => {
+                        Some(i as usize)
+                    }
+                    Some(e) => Some(e),
+                    None => Some(i as usize),
+                };
             }
         }
         if exact.is_some() {
@@ -1315,10 +1344,10 @@ impl ProjectIndex {
         let unique = |candidates: &mut dyn Iterator<Item = u32>| -> Result<Option<u32>, ()> {
             let mut found = None;
             for i in candidates.filter(|&i| matches(i)) {
-                if found.is_some_and(|f| f != i) {
-                    return Err(()); // ambiguous
-                }
-                found = Some(i);
+                found = match found {
+                    Some(f) if f != i => Some(self.twin(f, i).ok_or(())?), // else ambiguous
+                    _ => Some(i),
+                };
             }
             Ok(found)
         };
@@ -1366,13 +1395,29 @@ impl ProjectIndex {
                         .is_some_and(|(module, n)| n == name && !module.is_empty())
                 });
             if fits {
-                if found.is_some_and(|f| f != i) {
-                    return None;
-                }
-                found = Some(i);
+                found = match found {
+                    Some(f) if f != i => Some(self.twin(f, i)?),
+                    _ => Some(i),
+                };
             }
         }
         found.map(|i| i as usize)
+    }
+
+    /// Of two functions of the same qualified name, one with a body and one
+    /// without (`utils/wait.js` and `utils/wait.d.ts` both define
+    /// `utils/wait.wait`), the one with the body: they are one function.
+    /// `None` for two different functions.
+    fn twin(&self, a: u32, b: u32) -> Option<u32> {
+        let (sa, sb) = (self.sum(a as usize), self.sum(b as usize));
+        if sa.qualname != sb.qualname {
+            return None;
+        }
+        match (sa.declared_only, sb.declared_only) {
+            (true, false) => Some(b),
+            (false, true) | (true, true) => Some(a),
+            (false, false) => None,
+        }
     }
 
     /// The function numbers of file `file` (functions are in file order).
@@ -1689,6 +1734,34 @@ mod tests {
         );
     }
 
+    /// A compiled module and its declaration file define the same function
+    /// (`dist/utils/wait.js`, `dist/utils/wait.d.ts`): one function, the one
+    /// with the body, however the call reaches it (exactly, by suffix, or
+    /// through the folder's index); two bodies stay ambiguous.
+    #[test]
+    fn a_declaration_file_does_not_hide_the_module_it_declares() {
+        let declared = |q: &str| FnSummary {
+            declared_only: true,
+            ..js(q, true, &[])
+        };
+        let ix = build(vec![
+            vec![declared("dist/utils/wait.wait")],
+            vec![js("dist/utils/wait.wait", true, &[])],
+            vec![
+                declared("dist/utils/other.run"),
+                declared("dist/utils/other.run"),
+            ],
+            vec![js("a/x.go", false, &[])],
+            vec![js("b/x.go", false, &[])],
+        ]);
+        let jsl = Language::JavaScript;
+        for target in ["dist/utils/wait.wait", "utils/wait.wait", "dist/utils.wait"] {
+            assert_eq!(ix.resolve(jsl, target, NOWHERE), Some(1), "{target}");
+        }
+        assert!(ix.resolve(jsl, "dist/utils.run", NOWHERE).is_some());
+        assert_eq!(ix.resolve(jsl, "x.go", NOWHERE), None);
+    }
+
     /// A JS function's summary: whether it returns an awaitable, and the
     /// project callees whose results it returns.
     /// A call through an absolute import of a standard module
@@ -1743,6 +1816,7 @@ mod tests {
                     span: Span::new(5, 6),
                 })
                 .collect(),
+            declared_only: false,
         }
     }
 

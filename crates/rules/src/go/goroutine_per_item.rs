@@ -19,9 +19,10 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 A loop over a channel (a stream), or over a slice or map whose size the
 code does not control (unless the goroutines provably only compute with
-code of this file; an array, a count, a literal list, or a field the file
-only fills one element at a time at a few places outside loops has a size
-the code fixes), starts one goroutine per item (`go` or `g.Go` of an errgroup with no
+code of this file; an array, a count, a literal list, a slice the file
+only makes at a count of its choosing (`make([]processor, n)`, not
+`make([]T, len(items))`), or a field the file only fills one element at a
+time at a few places outside loops has a size the code fixes), starts one goroutine per item (`go` or `g.Go` of an errgroup with no
 `SetLimit`), and nothing in the loop waits for a slot first (a semaphore
 channel send, `sem.Acquire`, a `Wait`). A goroutine that takes the slot
 itself before its first I/O (`slots <- struct{}{}` on a buffered channel,
@@ -515,6 +516,7 @@ fn bounded_input(cx: &FileCx, f: FuncId, iter: ExprId) -> bool {
     }
     if field_type_text(cx, iter).is_some_and(is_array_type)
         || filled_by_fixed_appends(cx, iter)
+        || made_at_count(cx, iter)
         || configured(cx, f, iter, 4)
     {
         return true;
@@ -558,6 +560,33 @@ fn bounded_input(cx: &FileCx, f: FuncId, iter: ExprId) -> bool {
         cur = cx.func(id).parent;
     }
     false
+}
+
+/// A slice the file only ever makes at a length it chose, a count that
+/// calls nothing but `runtime.NumCPU`/`GOMAXPROCS` (`d.processors =
+/// make([]processor, nProcessors)`): a pool of that many, not one slot per
+/// item of an input (`make([]result, len(items))` is as long as its input).
+fn made_at_count(cx: &FileCx, iter: ExprId) -> bool {
+    let Some(d) = cx.model.dotted(iter) else {
+        return false;
+    };
+    cx.model.only_ever_assigned(&d, |v| {
+        cx.call(cx.model.strip(v)).is_some_and(|c| {
+            c.target.as_deref() == Some("make")
+                && !common::makes_chan(cx, c)
+                && c.positional(1).is_some_and(|n| {
+                    unsnarl_model::walk::exprs_under(cx.model, n)
+                        .into_iter()
+                        .filter_map(|x| cx.call(x))
+                        .all(|c| {
+                            matches!(
+                                c.target.as_deref(),
+                                Some("runtime.NumCPU" | "runtime.GOMAXPROCS")
+                            )
+                        })
+                })
+        })
+    })
 }
 
 /// The range comes from configuration: a path through a config, options
@@ -857,6 +886,26 @@ fn leaves_after_starting(cx: &FileCx, s: StmtId, lp: StmtId) -> bool {
 pub static EXAMPLES: Examples = Examples {
     language: Language::Go,
     fail: &[
+        r#"
+package app
+
+import "net/http"
+
+func fetchAll(urls []string) []*http.Response {
+	results := make([]*http.Response, len(urls))
+	done := make(chan struct{})
+	for i := range results {
+		go func() { // expect
+			results[i], _ = http.Get(urls[i])
+			done <- struct{}{}
+		}()
+	}
+	for range urls {
+		<-done
+	}
+	return results
+}
+"#,
         r#"
 package app
 
@@ -1303,6 +1352,44 @@ func (m *Mux) close(err error) {
 "#,
     ],
     pass: &[
+        r#"
+package tcp
+
+import (
+	"runtime"
+	"sync"
+)
+
+type processor struct{ work chan int }
+
+func (p *processor) start(wg *sync.WaitGroup) {
+	defer wg.Done()
+	for w := range p.work {
+		handle(w)
+	}
+}
+
+type dispatcher struct {
+	processors []processor
+	wg         sync.WaitGroup
+}
+
+func (d *dispatcher) init(nProcessors int) {
+	d.processors = make([]processor, nProcessors)
+	for i := range d.processors {
+		p := &d.processors[i]
+		d.wg.Add(1)
+		go p.start(&d.wg)
+	}
+}
+
+func startCPUWorkers(out chan<- int) {
+	slots := make([]int, runtime.GOMAXPROCS(0))
+	for i := range slots {
+		go func() { out <- shard.Scan(i) }()
+	}
+}
+"#,
         r#"
 package plugin
 

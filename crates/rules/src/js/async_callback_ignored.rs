@@ -301,6 +301,38 @@ server.on("connection", async (socket) => { // expect
     ],
     pass: &[
         r#"
+// file: dist/utils/wait.d.ts
+export declare function wait(milliseconds: number): Promise<void>;
+// file: dist/utils/wait.js
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.wait = wait;
+function wait(milliseconds) {
+  return new Promise((resolve) => {
+    setTimeout(() => resolve(), milliseconds);
+  });
+}
+// file: dist/utils/index.js
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+var wait_1 = require("./wait");
+Object.defineProperty(exports, "wait", { enumerable: true, get: function () { return wait_1.wait; } });
+// file: dist/adapter/uart.js
+"use strict";
+const utils_1 = require("../utils");
+class Uart {
+  constructor(transport) {
+    this.transport = transport;
+    // The compiled module's `wait` (not its declaration) cannot reject.
+    this.transport.on("close", async () => {
+      await (0, utils_1.wait)(3000);
+      this.reconnecting = false;
+    });
+  }
+}
+exports.Uart = Uart;
+"#,
+        r#"
 class Poller {
   async tick() {
     try {

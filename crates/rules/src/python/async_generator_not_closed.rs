@@ -16,12 +16,12 @@ pub static META: RuleMeta = RuleMeta {
     summary: "`break` or `return` out of `async for` over a project async generator that is not wrapped in `contextlib.aclosing`.",
     docs: r#"
 An `async for` loop over a call to an async generator of the project (an
-`async def` that yields) that has cleanup to run (a `finally` or a
-`with`/`async with` in its body), whose body can leave early with `break`
-or `return`, when the generator is not wrapped in
-`contextlib.aclosing(...)` (and not closed with `aclose()` afterwards). A
-generator with no cleanup (a ticker, a paginator) holds nothing while
-suspended.
+`async def` that yields) that yields from inside a `try` with a `finally`
+or a `with`/`async with`, whose body can leave early with `break` or
+`return`, when the generator is not wrapped in `contextlib.aclosing(...)`
+(and not closed with `aclose()` afterwards). A generator with no cleanup
+(a ticker, a paginator), or whose `with` blocks all end before its next
+`yield` (a timeout around each read), holds nothing while suspended.
 
 ## Why
 
@@ -116,8 +116,8 @@ impl Rule for AsyncGeneratorNotClosed {
 fn async_generator_call(cx: &FileCx, iter: ExprId) -> Option<String> {
     let c = cx.call(cx.model.strip(iter))?;
     let t = c.target.as_deref()?;
-    // A generator with nothing to clean up (no `finally`, no `with`: a
-    // ticker, a paginator) releases nothing when closed.
+    // A generator suspended outside every `finally` and `with` (a ticker,
+    // a paginator, a timeout around each read) releases nothing when closed.
     if let Some(f) = cx.local_functions(t).next() {
         let func = cx.func(f);
         return (func.is_async
@@ -196,6 +196,19 @@ async def first_n(pool, n):
         if len(seen) >= n:
             break
     return seen
+
+async def messages(channel):
+    await channel.subscribe()
+    try:
+        while True:
+            yield await channel.next()
+    finally:
+        await channel.unsubscribe()
+
+async def wait_for_ready(channel):
+    async for message in messages(channel):  # expect
+        if message == "ready":
+            break
 "#],
     pass: &[
         r#"
@@ -247,6 +260,27 @@ async def wait_result(redis, key, timeout):
             return value
         if elapsed > timeout:
             raise TimeoutError()
+"#,
+        r#"
+import asyncio
+
+class Discovery:
+    async def _replies(self, protocol, window):
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + window
+        while True:
+            try:
+                async with asyncio.timeout(deadline - loop.time()):
+                    raw, address = await protocol.replies.get()
+            except TimeoutError:
+                return
+            yield raw, address
+
+    async def get(self, protocol, ip):
+        async for info, address in self._replies(protocol, 5.0):
+            if address == ip:
+                return info
+        return None
 "#,
     ],
 };

@@ -1,7 +1,7 @@
 //! PY004: a lock held while the coroutine is suspended at an `await`.
 
 use crate::context::FileCx;
-use crate::python::common::lock_kind;
+use crate::python::common::{is_none, lock_kind};
 use crate::rule::{Examples, Rule, RuleMeta};
 use unsnarl_model::walk::{Visitor, walk_block};
 use unsnarl_model::*;
@@ -28,7 +28,10 @@ Two shapes:
   one stream (`await reader.readexactly(n)`), are left alone: keeping
   frames whole is what they are for. So is a single-flight section
   (`if lock.locked(): return` right before `async with lock:`): other
-  tasks skip it instead of waiting.
+  tasks skip it instead of waiting. So is a lock around one request that
+  has a deadline (its own `timeout=`, or a timeout scope around it) and
+  nothing else but locals: it takes a device's requests one at a time, and
+  it is already what the fix below asks for.
 
 ## Why
 
@@ -210,6 +213,7 @@ fn check_with(cx: &FileCx, w: StmtId, out: &mut Vec<Finding>) {
             && !rechecks_first(cx, body)
             && !serializes_one_stream(cx, &awaits)
             && !skipped_when_held(cx, w, &lock)
+            && !one_bounded_request(cx, body, &awaits)
             && let Some(&io) = awaits.iter().find(|&&a| awaits_io(cx, a))
         {
             let mut f = cx.finding(
@@ -291,6 +295,32 @@ fn serializes_one_stream(cx: &FileCx, awaits: &[ExprId]) -> bool {
         stream = Some((r, way));
     }
     stream.is_some()
+}
+
+/// The lock holds one request with a deadline and nothing else: the body
+/// awaits once, that await is I/O bounded by a `timeout=` of its own or a
+/// timeout scope around it, and every other statement binds a local
+/// (`response = await session.post(url, timeout=t)` under `async with
+/// self._send_mutex:`). Such a lock serializes the requests to one peer (a
+/// device that takes one at a time); there is no shared state to narrow
+/// the section around, and the deadline the fix asks for is there.
+fn one_bounded_request(cx: &FileCx, body: &Block, awaits: &[ExprId]) -> bool {
+    let [io] = awaits else {
+        return false;
+    };
+    let Some(c) = cx.call(cx.model.strip(*io)) else {
+        return false;
+    };
+    let bounded = c.kwarg("timeout").is_some_and(|t| !is_none(cx, t))
+        || crate::python::common::under_deadline(cx, *io, false);
+    let only_locals = body.iter().all(|&s| match &cx.stmt(s).kind {
+        StmtKind::Expr(e) => matches!(cx.expr(*e).kind, ExprKind::Await(_)),
+        StmtKind::Assign { targets, .. } => targets
+            .iter()
+            .all(|&t| matches!(cx.expr(t).kind, ExprKind::Name { .. })),
+        _ => false,
+    });
+    bounded && only_locals && awaits_io(cx, *io)
 }
 
 /// The body starts by re-checking the state and leaving when another task
@@ -449,8 +479,53 @@ class Queue:
                 for row in rows:
                     self._jobs.put_nowait(row[0])
 "#,
+        r#"
+import asyncio
+
+
+class Camera:
+    def __init__(self, session, url):
+        self._session = session
+        self._url = url
+        self._send_mutex = asyncio.Lock()
+
+    async def send(self, body):
+        async with self._send_mutex:  # expect
+            response = await self._session.post(url=self._url, json=body)
+        return await response.text()
+
+    async def refresh(self, body):
+        async with asyncio.timeout(15):
+            async with self._send_mutex:  # expect
+                self.state = await self._session.post(url=self._url, json=body, timeout=10)
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+import aiohttp
+
+
+class Camera:
+    def __init__(self, session, url):
+        self._session = session
+        self._url = url
+        self._timeout = aiohttp.ClientTimeout(total=10)
+        self._send_mutex = asyncio.Lock()
+
+    async def send(self, body):
+        async with asyncio.timeout(15):
+            async with self._send_mutex:
+                response = await self._session.post(url=self._url, json=body, timeout=self._timeout)
+            return await response.text()
+
+    async def download(self, params):
+        async with self._send_mutex:
+            dl_timeout = aiohttp.ClientTimeout(connect=10, sock_read=10)
+            response = await self._session.get(url=self._url, params=params, timeout=dl_timeout)
+        return response
+"#,
         r#"
 import asyncio
 

@@ -26,9 +26,12 @@ reported. A delay the loop computes afresh each round
 (`retry = backoff.delay()`, `delay = min(delay * 2, 60)`) is a backoff,
 not a period. Retry loops that leave on success are the retry
 rule's business. A protocol heartbeat (a loop in a function named for a
-heartbeat, keepalive or ping whose awaits only write to the connection)
-is left alone: it keeps one open connection alive, on that connection's
-own phase.
+heartbeat, keepalive or ping whose awaits only write to the connection or
+close it, `await self.send_command(..)` included) is left alone: it keeps
+one open connection alive, on that connection's own phase. So is a loop
+that starts each round by waiting for work the process hands it (`msg =
+await self.send_queue.get()`, `await self.wakeup.wait()`): it runs when
+something arrives, and its sleep spaces out that work.
 
 ## Why
 
@@ -148,7 +151,10 @@ impl Rule for PeriodicWithoutJitter {
                         crate::python::retry_without_backoff::is_network_error(t)
                     })))
             });
-            if (!remote && !reconnects) || keepalive_writes(cx, s, &exprs) {
+            if (!remote && !reconnects)
+                || keepalive_writes(cx, s, &exprs)
+                || waits_for_work(cx, body)
+            {
                 continue;
             }
             out.push(cx.finding(
@@ -176,21 +182,63 @@ fn keepalive_writes(cx: &FileCx, lp: StmtId, exprs: &[ExprId]) -> bool {
     }
     exprs.iter().all(|&e| {
         !cx.is_awaited(e)
-            || cx.call(e).is_some_and(|c| {
-                sleep_arg(c).is_some()
-                    || matches!(
-                        c.name.as_str(),
-                        "put"
-                            | "put_nowait"
-                            | "write"
-                            | "send"
-                            | "sendall"
-                            | "ping"
-                            | "drain"
-                            | "wait_for"
-                    )
-            })
+            || cx
+                .call(e)
+                .is_some_and(|c| sleep_arg(c).is_some() || only_writes(&c.name))
     })
+}
+
+/// A call named for writing to a connection or closing it (`send`,
+/// `async_send_command`, `write_frame`, `close`), and for nothing that reads
+/// a reply back (`send_and_receive`, `request`).
+fn only_writes(name: &str) -> bool {
+    if crate::python::common::is_close_like(name) || name == "wait_for" {
+        return true;
+    }
+    let words: Vec<&str> = name.split('_').collect();
+    let writes = words.iter().any(|w| {
+        matches!(
+            *w,
+            "put" | "nowait" | "write" | "send" | "sendall" | "ping" | "drain"
+        )
+    });
+    let reads = words.iter().any(|w| {
+        matches!(
+            *w,
+            "recv" | "receive" | "read" | "request" | "get" | "fetch" | "query" | "wait"
+        )
+    });
+    writes && !reads
+}
+
+/// Each round starts by waiting for work the process hands it (`msg =
+/// await self.send_queue.get()`, `await self.wakeup.wait()`), unconditionally
+/// (in the loop's body or the `try` that is): the loop runs when something
+/// arrives, and its sleep spaces out that work (writes to one device), it
+/// is not the period of a poll.
+fn waits_for_work(cx: &FileCx, body: &Block) -> bool {
+    let waits = |e: ExprId| {
+        let ExprKind::Await(inner) = cx.expr(cx.model.strip(e)).kind else {
+            return false;
+        };
+        cx.call(cx.model.strip(inner))
+            .and_then(|c| c.target.as_deref())
+            .is_some_and(|t| {
+                t.ends_with("Queue.get")
+                    || t.ends_with("Event.wait")
+                    || t.ends_with("Condition.wait")
+            })
+    };
+    body.iter()
+        .flat_map(|&s| match &cx.stmt(s).kind {
+            StmtKind::Try { body, .. } => body.clone(),
+            _ => vec![s],
+        })
+        .any(|s| match &cx.stmt(s).kind {
+            StmtKind::Expr(e) => waits(*e),
+            StmtKind::Assign { value: Some(v), .. } => waits(*v),
+            _ => false,
+        })
 }
 
 /// The loop gives up after a deadline or a number of attempts: an `if`
@@ -442,8 +490,79 @@ async def watch_state(client, box_id, on_change):
             return
         await asyncio.sleep(2)  # expect
 "#,
+        r#"
+import asyncio
+
+
+class Hub:
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
+        self.reader = reader
+        self.writer = writer
+        self.wakeup = asyncio.Event()
+
+    async def poll_task(self):
+        while True:
+            if self.wakeup.is_set():
+                await self.wakeup.wait()
+            self.writer.write(b"STATUS\n")
+            await self.writer.drain()
+            await self.reader.readline()
+            await asyncio.sleep(30)  # expect
+
+    async def keep_alive(self, interval=14):
+        while True:
+            await asyncio.sleep(interval)  # expect
+            await self.send_and_receive("PING")
+
+    async def send_and_receive(self, line):
+        self.writer.write(line.encode())
+        await self.writer.drain()
+        return await self.reader.readline()
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+import time
+
+
+class Bus:
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
+        self.reader = reader
+        self.writer = writer
+        self.send_queue = asyncio.Queue()
+
+    async def _write_task(self):
+        while True:
+            try:
+                msg = await self.send_queue.get()
+                self.writer.write(msg.encode())
+                await self.writer.drain()
+                await asyncio.sleep(0.1)
+            except ConnectionError:
+                await self.reconnect()
+                return
+
+    async def keep_alive(self, interval=14):
+        self._last_recv_at = time.monotonic()
+        while True:
+            await asyncio.sleep(interval)
+            if time.monotonic() - self._last_recv_at > 2 * interval:
+                await self.close()
+                continue
+            await self.async_send_command(["HANDSHAKE"])
+
+    async def async_send_command(self, commands):
+        try:
+            self.writer.write(repr(commands).encode())
+            await self.writer.drain()
+        except ConnectionError:
+            await self.close()
+
+    async def close(self):
+        self.writer.close()
+        await self.writer.wait_closed()
+"#,
         r#"
 import time
 

@@ -40,9 +40,12 @@ Outside tests, a sleep of under a minute is also reported when its comment
 (on its line or the line above) says it waits for something to happen
 ("wait for the workers", "give it time to start", "make sure"), unless
 the comment names a delay policy (a backoff, a retry, a rate limit, an
-interval) or the sleep lasts a window the caller passes in
+interval), the sleep lasts a window the caller passes in
 (`asyncio.sleep(timeout)` of a parameter named for a timeout, window or
-duration: how long to listen for replies).
+duration: how long to listen for replies), or the statement after it
+tries again (calls the sleeping function itself, or hands a call an
+attempt count: `await self.send(failed, retry - 1)`): a pause between
+attempts, where a guess that is too short costs one more attempt.
 
 ## Why
 
@@ -133,6 +136,7 @@ impl Rule for SleepSynchronization {
             if !cx.func(f).is_test
                 && !long
                 && !callers_window
+                && !retries_next(cx, f, stmt)
                 && let Some(why) = waiting_comment(cx, e.span)
             {
                 out.push(cx.finding(
@@ -384,6 +388,36 @@ fn waiting_comment(cx: &FileCx, span: Span) -> Option<String> {
     })
 }
 
+/// The statement after the sleep tries again: it calls the sleeping
+/// function itself (`return await self.request(url, retries + 1)`) or
+/// hands a call an attempt count (`await self.send(cmds, retry)`). The
+/// sleep is the pause between attempts, whatever its comment hopes for: a
+/// guess that is too short costs one more attempt, nothing is misordered.
+fn retries_next(cx: &FileCx, f: FuncId, sleep_stmt: StmtId) -> bool {
+    let Some(next) = next_stmt(cx, sleep_stmt) else {
+        return false;
+    };
+    let counts_attempts = |a: ExprId| {
+        exprs_under(cx.model, a).into_iter().any(|x| {
+            cx.model.name_of(x).is_some_and(|n| {
+                let n = n.to_ascii_lowercase();
+                n.contains("retr") || n.contains("attempt") || n.contains("tries")
+            })
+        })
+    };
+    let name = &cx.func(f).name;
+    unsnarl_model::walk::exprs_in_block(cx.model, &vec![next])
+        .into_iter()
+        .any(|e| {
+            cx.call(e).is_some_and(|c| {
+                let recurses = c.name == *name
+                    && c.receiver
+                        .is_none_or(|r| matches!(cx.model.name_of(r), Some("self" | "cls")));
+                recurses || c.args.iter().any(|a| counts_attempts(a.value))
+            })
+        })
+}
+
 /// `assert not x`, `assert x is None`.
 fn negative_assert(cx: &FileCx, s: StmtId) -> bool {
     let StmtKind::If { cond, .. } = &cx.stmt(s).kind else {
@@ -519,6 +553,42 @@ async def test_worker_runs_hook(worker, calls):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+import aiohttp
+
+RETRY_BACKOFF = [0.01, 0.10, 0.25, 1, 2]
+MAX_RETRIES = 5
+
+
+class Connection:
+    def __init__(self, session):
+        self.session = session
+
+    async def request(self, url, retries=0):
+        try:
+            async with self.session.get(url, timeout=30) as res:
+                if res.status == 200:
+                    return await res.text()
+        except aiohttp.ClientError:
+            pass
+        if retries < MAX_RETRIES:
+            # sleep to allow the device to catch up
+            await asyncio.sleep(RETRY_BACKOFF[retries])
+            return await self.request(url, retries + 1)
+        return None
+
+    async def send_all(self, cmds, retry=2):
+        failed = [cmd for cmd in cmds if not await self.send_one(cmd)]
+        if failed and retry > 0:
+            await asyncio.sleep(1.0)  # give the battery cam time to wake
+            await self.send_all(failed, retry - 1)
+
+    async def send_one(self, cmd):
+        async with self.session.post("http://cam/api", json=cmd, timeout=10) as res:
+            return res.status == 200
+"#,
         r#"
 import asyncio
 

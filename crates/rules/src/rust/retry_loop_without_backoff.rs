@@ -27,7 +27,11 @@ around again (`match`, `if let Ok(..)`, `while let Err(..)`), and that:
 
 Loops over a list of candidates (`for addr in addrs`), CAS loops and
 non-blocking polls (`try_recv`, `try_lock`) are not retries. Constant-delay
-reconnect loops are reported by `reconnect-without-jitter` instead.
+reconnect loops are reported by `reconnect-without-jitter` instead. A
+listener's `accept` loop that pauses a constant time after an error (out of
+file descriptors) is left alone: it calls no other service, and the pause
+is only there to keep it from spinning (with no pause at all, it is still
+reported).
 
 ## Why
 
@@ -122,7 +126,10 @@ impl Rule for RetryLoopWithoutBackoff {
                 ));
                 continue;
             }
-            if jitter || smart || common::is_connect(cx, op) {
+            // A listener's own `accept` that pauses after an error (EMFILE)
+            // hammers no dependency: the pause only keeps it from spinning.
+            let accepts = cx.call(op).is_some_and(|c| c.name.starts_with("accept"));
+            if jitter || smart || accepts || common::is_connect(cx, op) {
                 continue;
             }
             let loop_vars = loop_vars(cx, s);
@@ -203,8 +210,38 @@ async fn fetch(url: &str) -> String {
     }
 }
 "#,
+        r#"
+use tokio::net::{TcpListener, TcpStream};
+
+pub async fn accept_spin(listener: &TcpListener) -> (TcpStream, std::net::SocketAddr) {
+    loop { // expect
+        match listener.accept().await {
+            Ok(value) => return value,
+            Err(e) => tracing::warn!("accept failed: {e}"),
+        }
+    }
+}
+"#,
     ],
-    pass: &[r#"
+    pass: &[
+        r#"
+use std::time::Duration;
+use tokio::net::{TcpListener, TcpStream};
+
+pub async fn accept(listener: &TcpListener) -> (TcpStream, std::net::SocketAddr) {
+    loop {
+        match listener.accept().await {
+            Ok(value) => return value,
+            Err(e) => {
+                tracing::warn!("accept failed: {e}");
+                // Avoid a hot loop when the listener keeps failing (EMFILE).
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    }
+}
+"#,
+        r#"
 use std::time::Duration;
 
 async fn fetch(url: &str) -> Option<String> {
@@ -275,7 +312,8 @@ async fn with_jitter(url: &str) -> String {
         }
     }
 }
-"#],
+"#,
+    ],
 };
 
 #[cfg(test)]
