@@ -218,6 +218,12 @@ pub struct Entry {
     /// flags=socket.AI_NUMERICHOST)`).
     #[serde(default)]
     pub unless_flag: Vec<String>,
+    /// Async API: a method of an object that runs one operation at a time
+    /// (a second concurrent call on one `asyncpg.Connection` fails with
+    /// "another operation is in progress"): a lock around its calls is what
+    /// lets several tasks share it.
+    #[serde(default)]
+    pub exclusive: bool,
 }
 
 impl Entry {

@@ -28,6 +28,8 @@ is not reported: every listener has to be open at once anyway. Nor is a
 teardown of what already runs (`close`, `destroy`, `shutdown`, `abort`, a
 subscription's `sub.return()`...): as many as are open, not one per item
 of new input. Nor is a
+function's rest parameter (`exposeHostPorts(...ports)`: the arguments its
+caller wrote out), nor a
 collection that comes from configuration, followed back through locals,
 destructuring, the constructor's fields and argument-less methods of the
 class: `options`/`config` values, their keys (`Object.keys(options)`) and
@@ -460,7 +462,29 @@ fn bounded(cx: &FileCx, e: ExprId) -> bool {
     .any(|w| text.contains(w))
         || program_structure(&text)
         || literal_binding(cx, e)
+        || rest_parameter(cx, e)
         || configured(cx, e, 6)
+}
+
+/// The `...ports` rest parameter of the function or of one it is nested in:
+/// the arguments the caller wrote out one by one, a handful, not data.
+fn rest_parameter(cx: &FileCx, e: ExprId) -> bool {
+    let Some(name) = cx.model.name_of(e) else {
+        return false;
+    };
+    let mut cur = Some(cx.func_of(e));
+    while let Some(f) = cur {
+        if cx
+            .func(f)
+            .params
+            .iter()
+            .any(|p| p.name.strip_prefix("...") == Some(name))
+        {
+            return true;
+        }
+        cur = cx.func(f).parent;
+    }
+    false
 }
 
 /// Where the collection comes from says it is configuration, whatever it
@@ -1033,8 +1057,26 @@ export async function fetchAll(urls) {
   return Promise.all(jobs.map((run) => run())); // expect
 }
 "#,
+        r#"
+class TestContainers {
+  static async exposeHostPorts(ports) {
+    const forwarder = await PortForwarder.getInstance();
+    await Promise.all(ports.map((port) => forwarder.exposeHostPort(port))); // expect
+  }
+}
+module.exports = { TestContainers };
+"#,
     ],
     pass: &[
+        r#"
+class TestContainers {
+  static async exposeHostPorts(...ports) {
+    const forwarder = await PortForwarder.getInstance();
+    await Promise.all(ports.map((port) => forwarder.exposeHostPort(port)));
+  }
+}
+module.exports = { TestContainers };
+"#,
         r#"
 class Pool {
   destroy() {

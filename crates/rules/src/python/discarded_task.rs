@@ -29,7 +29,9 @@ spawners do not take (`looper.create_task(target=job, name=..)`, the
 project's own spawner), nor a task running a coroutine of the
 file that never suspends (no `await`, `async for` or `async with`) and
 makes no blocking call: it runs to its end in its first step, with
-nothing left in flight to lose or cancel. A task kept only in a local that adds a done
+nothing left in flight to lose or cancel. Nor is `ensure_future` of an
+executor's future (`ensure_future(loop.run_in_executor(..))`): it returns
+that future and starts no task. A task kept only in a local that adds a done
 callback is reported at medium severity: the callback sees how it ends,
 but nothing holds a reference to it.
 
@@ -90,6 +92,7 @@ impl Rule for DiscardedTask {
                 || inherited_spawner(cx, c)
                 || takes_foreign_keywords(c)
                 || runs_in_one_step(cx, c)
+                || wraps_a_future(cx, c)
             {
                 continue;
             }
@@ -131,6 +134,16 @@ impl Rule for DiscardedTask {
             out.push(f);
         }
     }
+}
+
+/// `asyncio.ensure_future(loop.run_in_executor(None, fn, ..))`: handed a
+/// future rather than a coroutine, `ensure_future` returns that future and
+/// starts no task. The work runs in the executor's thread, which holds it.
+fn wraps_a_future(cx: &FileCx, c: &Call) -> bool {
+    c.name == "ensure_future"
+        && c.positional(0)
+            .and_then(|a| cx.call(cx.model.strip(a)))
+            .is_some_and(|inner| inner.name == "run_in_executor")
 }
 
 /// The task runs a coroutine of the file that never suspends (no `await`,
@@ -435,8 +448,42 @@ class Device:
     async def poll(self):
         await self._central.fetch()
 "#,
+        r#"
+import asyncio
+
+
+async def flush(path, data):
+    await asyncio.sleep(0.1)
+    await asyncio.get_running_loop().run_in_executor(None, path.write_bytes, data)
+
+
+class Cache:
+    def __init__(self, path):
+        self._path = path
+
+    def add(self, key, data):
+        asyncio.ensure_future(flush(self._path / key, data))  # expect
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+def writeback(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+class Cache:
+    def __init__(self, path):
+        self._path = path
+        self._memory = {}
+
+    def add(self, key, data):
+        self._memory[key] = data
+        asyncio.ensure_future(asyncio.get_event_loop().run_in_executor(None, writeback, self._path / key, data))
+"#,
         r#"
 import asyncio
 

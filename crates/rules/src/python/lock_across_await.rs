@@ -28,7 +28,10 @@ Two shapes:
   one stream (`await reader.readexactly(n)`), are left alone: keeping
   frames whole is what they are for. So is a single-flight section
   (`if lock.locked(): return` right before `async with lock:`): other
-  tasks skip it instead of waiting. So is a lock around one request that
+  tasks skip it instead of waiting. So is a lock around calls on one
+  object that runs one operation at a time (a single `asyncpg.Connection`,
+  which fails a second concurrent call; the knowledge marks such methods
+  `exclusive`): sharing it takes the lock. So is a lock around one request that
   has a deadline (its own `timeout=`, or a timeout scope around it) and
   nothing else but locals: it takes a device's requests one at a time, and
   it is already what the fix below asks for.
@@ -212,6 +215,7 @@ fn check_with(cx: &FileCx, w: StmtId, out: &mut Vec<Finding>) {
             && *is_async
             && !rechecks_first(cx, body)
             && !serializes_one_stream(cx, &awaits)
+            && !serializes_one_connection(cx, &awaits)
             && !skipped_when_held(cx, w, &lock)
             && !one_bounded_request(cx, body, &awaits)
             && let Some(&io) = awaits.iter().find(|&&a| awaits_io(cx, a))
@@ -321,6 +325,31 @@ fn one_bounded_request(cx: &FileCx, body: &Block, awaits: &[ExprId]) -> bool {
         _ => false,
     });
     bounded && only_locals && awaits_io(cx, *io)
+}
+
+/// Every I/O the body awaits is a call on one object that runs one
+/// operation at a time (`await self._connection.fetch(q)` on a single
+/// `asyncpg.Connection`, which fails a second concurrent call): the lock is
+/// what lets tasks share that object, and the wait is the object's own.
+fn serializes_one_connection(cx: &FileCx, awaits: &[ExprId]) -> bool {
+    let mut one: Option<String> = None;
+    for &a in awaits {
+        if !awaits_io(cx, a) {
+            continue;
+        }
+        let Some(c) = cx.call(cx.model.strip(a)) else {
+            return false;
+        };
+        let exclusive = cx.effect(c, Effect::AsyncApi).is_some_and(|e| e.exclusive);
+        let Some(r) = c.receiver.and_then(|r| cx.model.dotted(r)) else {
+            return false;
+        };
+        if !exclusive || one.as_ref().is_some_and(|o| *o != r) {
+            return false;
+        }
+        one = Some(r);
+    }
+    one.is_some()
 }
 
 /// The body starts by re-checking the state and leaving when another task
@@ -499,8 +528,42 @@ class Camera:
             async with self._send_mutex:  # expect
                 self.state = await self._session.post(url=self._url, json=body, timeout=10)
 "#,
+        r#"
+import asyncio
+
+import asyncpg
+
+
+class Jobs:
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self._pool = pool
+        self._lock = asyncio.Lock()
+
+    async def fetch(self, query: str) -> list:
+        async with self._lock:  # expect
+            return await self._pool.fetch(query)
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+import asyncpg
+
+
+class AsyncpgDriver:
+    def __init__(self, connection: asyncpg.Connection) -> None:
+        self._connection = connection
+        self._lock = asyncio.Lock()
+
+    async def fetch(self, query: str, *args: object) -> list[dict]:
+        async with self._lock:
+            return [dict(x) for x in await self._connection.fetch(query, *args)]
+
+    async def notify(self, channel: str, payload: str) -> None:
+        async with self._lock:
+            await self._connection.execute("SELECT pg_notify($1, $2)", channel, payload)
+"#,
         r#"
 import asyncio
 

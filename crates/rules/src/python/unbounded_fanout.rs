@@ -22,7 +22,9 @@ loop that starts a task (`create_task`, `ensure_future`,
 `tg.create_task`, `nursery.start_soon`) per item, over a
 collection that is not a literal (nor a local bound only to one, or to an
 entry of one: `methods = table[kind]`, nor a slice, `xs[:n]` or
-`islice(it, 0, n)`), with nothing limiting how many run at
+`islice(it, 0, n)`, nor the arguments of a `*channels` parameter, which
+the caller wrote out one by one, or a comprehension over them), with
+nothing limiting how many run at
 once: no semaphore or capacity limiter taken in the loop or inside the
 spawned coroutine (or in a function of the file it calls, up to two calls
 down: `self._get(path)` under `async with self._request_semaphore:`), no chunking, no worker pool. A teardown that releases
@@ -655,7 +657,8 @@ fn bounded_input(cx: &FileCx, iter: ExprId) -> bool {
                         .is_some_and(|stop| !matches!(cx.model.literal(stop), Some(Lit::Null))))
         }
         ExprKind::Name { id, .. } => {
-            if literal_local(cx, cx.func_of(iter), id, 2) {
+            if literal_local(cx, cx.func_of(iter), id, 2) || from_varargs(cx, cx.func_of(iter), id)
+            {
                 return true;
             }
             // The loop variable of an enclosing `for chunk in batched(...)`.
@@ -673,6 +676,49 @@ fn bounded_input(cx: &FileCx, iter: ExprId) -> bool {
         }
         _ => false,
     }
+}
+
+/// The arguments a caller wrote out one by one: the `*channels` parameter
+/// of `f` or of a function it is nested in, or a local (of those) bound
+/// only to a comprehension over one (`_channels = [derive(c) for c in
+/// channels]`). A handful, not data.
+fn from_varargs(cx: &FileCx, f: FuncId, name: &str) -> bool {
+    let star_param = |g: FuncId, n: &str| {
+        let mut cur = Some(g);
+        while let Some(h) = cur {
+            if cx
+                .func(h)
+                .params
+                .iter()
+                .any(|p| p.name.strip_prefix('*') == Some(n))
+            {
+                return true;
+            }
+            cur = cx.func(h).parent;
+        }
+        false
+    };
+    if star_param(f, name) {
+        return true;
+    }
+    let mut cur = Some(f);
+    while let Some(g) = cur {
+        let values: Vec<Option<ExprId>> =
+            crate::python::common::values_bound_to(cx, g, name).collect();
+        if !values.is_empty() {
+            return values.iter().all(|v| {
+                v.is_some_and(|v| match &cx.expr(cx.model.strip(v)).kind {
+                    ExprKind::Comprehension { generators, .. } => {
+                        matches!(generators.as_slice(), [one]
+                            if cx.model.name_of(one.iter).is_some_and(|n| n != name && star_param(g, n)))
+                    }
+                    _ => false,
+                })
+            });
+        }
+        cur = cx.func(g).parent;
+    }
+    false
 }
 
 /// A local of `f` bound only to literal collections, or to an entry of one
@@ -1442,8 +1488,34 @@ class Device:
     async def refresh(self, names):
         return await asyncio.gather(*(self._read(n) for n in names))  # expect
 "#,
+        r#"
+import asyncio
+
+
+async def notify_all(session, message, urls):
+    await asyncio.gather(*(session.post(url, json=message) for url in urls))  # expect
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class Stream:
+    def echo(self, *channels):
+        _channels = [self.derive_topic(c) if isinstance(c, str) else c for c in channels]
+
+        async def echoing(value):
+            await asyncio.gather(*[channel.send(value) for channel in _channels])
+            return value
+
+        self.add_processor(echoing)
+        return self
+
+
+async def notify_all(session, message, *urls):
+    await asyncio.gather(*(session.post(url, json=message) for url in urls))
+"#,
         r#"
 import asyncio
 import inspect
