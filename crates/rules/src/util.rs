@@ -295,6 +295,22 @@ pub fn is_io_method_call(c: &Call) -> bool {
     c.target.is_none() && c.receiver.is_some() && IO_METHODS.contains(&c.name.as_str())
 }
 
+/// `name` is the variadic parameter (`*args` in Python, `...args` in
+/// JS/TS; the front ends keep the prefix on the parameter's name) of `f`
+/// or of a function `f` is nested in: the arguments its caller wrote out.
+pub fn variadic_param_in_scope(cx: &FileCx, f: FuncId, name: &str) -> bool {
+    let mut cur = Some(f);
+    while let Some(g) = cur {
+        if cx.func(g).params.iter().any(|p| {
+            p.name.strip_prefix("...") == Some(name) || p.name.strip_prefix('*') == Some(name)
+        }) {
+            return true;
+        }
+        cur = cx.func(g).parent;
+    }
+    false
+}
+
 /// The statement directly after `s` in its block, if any.
 pub fn next_stmt(cx: &FileCx, s: StmtId) -> Option<StmtId> {
     let block = containing_block(cx, s)?;

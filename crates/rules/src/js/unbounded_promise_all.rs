@@ -469,22 +469,9 @@ fn bounded(cx: &FileCx, e: ExprId) -> bool {
 /// The `...ports` rest parameter of the function or of one it is nested in:
 /// the arguments the caller wrote out one by one, a handful, not data.
 fn rest_parameter(cx: &FileCx, e: ExprId) -> bool {
-    let Some(name) = cx.model.name_of(e) else {
-        return false;
-    };
-    let mut cur = Some(cx.func_of(e));
-    while let Some(f) = cur {
-        if cx
-            .func(f)
-            .params
-            .iter()
-            .any(|p| p.name.strip_prefix("...") == Some(name))
-        {
-            return true;
-        }
-        cur = cx.func(f).parent;
-    }
-    false
+    cx.model
+        .name_of(e)
+        .is_some_and(|name| crate::util::variadic_param_in_scope(cx, cx.func_of(e), name))
 }
 
 /// Where the collection comes from says it is configuration, whatever it

@@ -683,21 +683,7 @@ fn bounded_input(cx: &FileCx, iter: ExprId) -> bool {
 /// only to a comprehension over one (`_channels = [derive(c) for c in
 /// channels]`). A handful, not data.
 fn from_varargs(cx: &FileCx, f: FuncId, name: &str) -> bool {
-    let star_param = |g: FuncId, n: &str| {
-        let mut cur = Some(g);
-        while let Some(h) = cur {
-            if cx
-                .func(h)
-                .params
-                .iter()
-                .any(|p| p.name.strip_prefix('*') == Some(n))
-            {
-                return true;
-            }
-            cur = cx.func(h).parent;
-        }
-        false
-    };
+    let star_param = |g: FuncId, n: &str| crate::util::variadic_param_in_scope(cx, g, n);
     if star_param(f, name) {
         return true;
     }
