@@ -11,9 +11,10 @@ use crate::path::join;
 use crate::scope::{Binding, Scope, ScopeKind};
 use crate::span;
 use ruff_python_ast::{self as ast, ExceptHandler, Expr, Pattern, Stmt};
+use ruff_text_size::Ranged;
 use rustc_hash::FxHashMap as HashMap;
-use unsnarl_model::Import;
 use unsnarl_model::builder::MAX_NESTING;
+use unsnarl_model::{Import, Str};
 
 struct Collector<'a, 's> {
     scope: &'s mut Scope<'a>,
@@ -106,9 +107,17 @@ impl<'a> Lowerer<'a> {
                 self.collect_block(c, &w.orelse, depth);
             }
             Stmt::If(i) => {
+                let mut branches = Vec::with_capacity(1 + i.elif_else_clauses.len());
+                let start = self.m.imports.len();
                 self.collect_block(c, &i.body, depth);
+                branches.push(start..self.m.imports.len());
                 for clause in &i.elif_else_clauses {
+                    let start = self.m.imports.len();
                     self.collect_block(c, &clause.body, depth);
+                    branches.push(start..self.m.imports.len());
+                }
+                if !names_the_interpreter(&self.text[i.test.range()]) {
+                    self.unbind_alternative_imports(c, &branches);
                 }
             }
             Stmt::With(w) => {
@@ -203,6 +212,41 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// `if BUILD_REST: from builtins import open as file_open` / `else: from
+    /// aiofiles import open as file_open`: the branches of one `if` import
+    /// different things under one name, and which runs is decided when the
+    /// program runs, so the name stands for neither (it is left a plain
+    /// variable). `try`/`except ImportError` fallbacks keep the first
+    /// import: they name the same API.
+    fn unbind_alternative_imports(
+        &mut self,
+        c: &mut Collector<'a, '_>,
+        branches: &[std::ops::Range<usize>],
+    ) {
+        if branches.len() < 2 {
+            return;
+        }
+        let mut ambiguous: Vec<Str> = Vec::new();
+        for (k, b) in branches.iter().enumerate() {
+            for other in &branches[k + 1..] {
+                for x in &self.m.imports[b.clone()] {
+                    if x.local.as_str() != "*"
+                        && self.m.imports[other.clone()]
+                            .iter()
+                            .any(|y| y.local == x.local && y.target != x.target)
+                    {
+                        ambiguous.push(x.local.clone());
+                    }
+                }
+            }
+        }
+        for name in ambiguous {
+            if let Some((&key, _)) = c.scope.names.get_key_value(name.as_str()) {
+                c.scope.names.insert(key, c.assigned.clone());
+            }
+        }
+    }
+
     fn add_import(
         &mut self,
         c: &mut Collector<'a, '_>,
@@ -221,6 +265,25 @@ impl<'a> Lowerer<'a> {
         });
         c.scope.bind(local, Binding::Qualified(target));
     }
+}
+
+/// An `if` that picks by interpreter or platform (`sys.version_info <
+/// (3, 11)`, `sys.platform == "win32"`, `PY3`, `TYPE_CHECKING`): its branches
+/// import the same API from where this interpreter has it (`asyncio.timeout`
+/// or its backport), so the first import stands for both.
+fn names_the_interpreter(test: &str) -> bool {
+    [
+        "version",
+        "platform",
+        "TYPE_CHECKING",
+        "PY2",
+        "PY3",
+        "PYPY",
+        "os.name",
+        "implementation",
+    ]
+    .iter()
+    .any(|w| test.contains(w))
 }
 
 impl<'a> Collector<'a, '_> {

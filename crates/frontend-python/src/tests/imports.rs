@@ -230,3 +230,38 @@ fn module_dunders_do_not_come_from_star_imports() {
     let m = lower("from os import *\nif __name__ == '__main__':\n    getcwd()\n");
     assert_dump(&m, &["l: name __name__", "expr: call getcwd =os.getcwd"]);
 }
+
+/// Two branches of one `if` importing different things under one name (a
+/// package built both sync and async): the name stands for neither. The
+/// same import in both branches, a `try`/`except ImportError` fallback and
+/// an `if` on the interpreter's version still resolve.
+#[test]
+fn alternative_imports_in_an_if_resolve_to_neither() {
+    let m = lower(
+        "if BUILD_REST:\n    from builtins import open as file_open\n    from json import loads\n\
+         else:\n    from aiofiles import open as file_open\n    from json import loads\n\
+         try:\n    import ujson as fast\nexcept ImportError:\n    import json as fast\n\
+         async def f():\n    async with file_open('a') as fh:\n        return loads(fast.dumps(await fh.read()))\n",
+    );
+    let open = target(&m, "file_open");
+    assert!(
+        !matches!(open.as_deref(), Some("builtins.open" | "aiofiles.open")),
+        "{open:?}"
+    );
+    assert_eq!(target(&m, "loads").as_deref(), Some("json.loads"));
+    assert_eq!(target(&m, "dumps").as_deref(), Some("ujson.dumps"));
+    // Picked by the interpreter's version: one API, from where it lives.
+    let m = lower(
+        "import sys
+if sys.version_info[:2] < (3, 11):
+    from async_timeout import timeout as asyncio_timeout
+         else:
+    from asyncio import timeout as asyncio_timeout
+asyncio_timeout(5)
+",
+    );
+    assert_eq!(
+        target(&m, "asyncio_timeout").as_deref(),
+        Some("async_timeout.timeout")
+    );
+}

@@ -553,6 +553,21 @@ async def set_avatar(client, avatar):
     ],
     pass: &[
         r#"
+from gcloud.aio.auth import BUILD_GCLOUD_REST
+
+if BUILD_GCLOUD_REST:
+    from builtins import open as file_open
+else:
+    from aiofiles import open as file_open
+
+
+class Storage:
+    async def download_to_filename(self, bucket, name, filename):
+        data = await self.download(bucket, name)
+        async with file_open(filename, mode="wb+") as f:
+            await f.write(data)
+"#,
+        r#"
 import asyncio
 import socket
 
