@@ -279,9 +279,9 @@ impl FromIterator<FnSummary> for FileSummaries {
 /// exit or the `finally` would release. A `with` closed before the next
 /// `yield` (a timeout scope around one read) holds nothing while suspended.
 pub fn has_cleanup(m: &FileModel, body: &Block) -> bool {
-    use unsnarl_model::walk::stmts_in_block;
+    use unsnarl_model::walk::{exprs_in_block, stmts_in_block};
     let yields_in = |b: &Block| {
-        unsnarl_model::walk::exprs_in_block(m, b)
+        exprs_in_block(m, b)
             .into_iter()
             .any(|e| matches!(m.expr(e).kind, ExprKind::Yield(_)))
     };
@@ -1304,14 +1304,11 @@ impl ProjectIndex {
                 if self.file_of(i as usize) == from {
                     return Some(i as usize);
                 }
-                // The module itself over its declaration file.
-                exact = match exact {
-                    Some(e) if self.sum(e).declared_only && !self.sum(i as usize).declared_only => {
-                        Some(i as usize)
-                    }
-                    Some(e) => Some(e),
-                    None => Some(i as usize),
-                };
+                // The module itself over its declaration file; of two
+                // bodies, the first.
+                exact = Some(exact.map_or(i as usize, |e| {
+                    self.twin(e as u32, i).map_or(e, |t| t as usize)
+                }));
             }
         }
         if exact.is_some() {
