@@ -116,7 +116,7 @@ impl Rule for CheckThenAwait {
             if !cx.func(f).is_async || cx.func(f).is_test || is_iterator_step(cx.func(f)) {
                 continue;
             }
-            if under_lock(cx, s) || after_claim(cx, &globals, f, s) {
+            if crate::python::common::under_lock(cx, s) || after_claim(cx, &globals, f, s) {
                 continue;
             }
             // `if k not in d: d[k] = await ...`: the act is in the branch.
@@ -149,7 +149,7 @@ impl Rule for CheckThenAwait {
                 && !lifecycle_guard(cx, f, &key)
                 && !iterator_step(cx, f)
                 && !only_on_fresh_objects(cx, f)
-                && !callers_hold_lock(cx, f)
+                && !crate::python::common::callers_hold_lock(cx, f)
                 && reported.insert(w)
             {
                 out.push(cx.finding(
@@ -515,7 +515,7 @@ fn act_after_await(
         let Some(key) = shared_state(cx, globals, x) else {
             continue;
         };
-        if !checked.contains(&key) || under_lock(cx, w) {
+        if !checked.contains(&key) || crate::python::common::under_lock(cx, w) {
             continue;
         }
         // The stored value is the awaited result, or is computed after an
@@ -632,56 +632,6 @@ fn sets_flag(cx: &FileCx, s: StmtId, flag: &str) -> bool {
         }
         _ => false,
     }
-}
-
-/// A private helper (`_ensure`, `_connect`) that the file calls, and only
-/// ever calls while holding a lock (`async with self._lock: await
-/// self._ensure()`): its callers serialize the check and the set. A public
-/// method may be called from anywhere without the lock, so it still counts.
-///
-/// The callers may be private helpers themselves, called only under the
-/// lock (`subscribe` holds it around `_create_subscriber()`, which calls
-/// `_get_or_create_client()`): up to three calls up.
-fn callers_hold_lock(cx: &FileCx, f: FuncId) -> bool {
-    held_by_callers(cx, f, 3)
-}
-
-fn held_by_callers(cx: &FileCx, f: FuncId, depth: u8) -> bool {
-    crate::python::common::private_helper_called_only(cx, f, |e| {
-        cx.tree.enclosing_stmt(e).is_some_and(|s| under_lock(cx, s)) || {
-            let g = cx.func_of(e);
-            depth > 1 && g != f && held_by_callers(cx, g, depth - 1)
-        }
-    })
-}
-
-fn under_lock(cx: &FileCx, s: StmtId) -> bool {
-    // `self._lock`, or a getter of one (`async with self._get_init_lock():`).
-    let is_lock = |e: ExprId| {
-        crate::python::common::lock_kind(cx, e).is_some()
-            || cx
-                .model
-                .dotted(e)
-                .is_some_and(|d| d.to_ascii_lowercase().contains("lock"))
-            || cx
-                .call(cx.model.strip(e))
-                .is_some_and(|c| c.args.is_empty() && c.name.to_ascii_lowercase().ends_with("lock"))
-    };
-    // `await self._lock.acquire()` earlier in a block around `s`, released
-    // elsewhere (in `close()`): held from there on like `async with`.
-    let acquired = |st: StmtId| {
-        matches!(&cx.stmt(st).kind, StmtKind::Expr(e)
-            if matches!(&cx.expr(*e).kind, ExprKind::Await(inner)
-                if cx.call(*inner).is_some_and(|c| c.name == "acquire"
-                    && c.receiver.is_some_and(is_lock))))
-    };
-    std::iter::once(s)
-        .chain(cx.tree.stmt_ancestors(s))
-        .any(|a| match &cx.stmt(a).kind {
-            StmtKind::With { items, .. } if a != s => items.iter().any(|it| is_lock(it.ctx)),
-            _ => crate::util::containing_block(cx, a)
-                .is_some_and(|b| b.iter().take_while(|&&x| x != a).any(|&x| acquired(x))),
-        })
 }
 
 pub static EXAMPLES: Examples = Examples {

@@ -21,8 +21,11 @@ In an `async def`: `self.total += await fetch()`, `count = count + await
 f()`, or a read of shared state into a local (`v = self.balance`)
 followed, after an `await`, by a write of a value computed from that local
 (`self.balance = v - amount`). Shared state is a module-level variable or
-an attribute of `self`. Updates inside `async with <asyncio.Lock>` are not
-reported, nor is a restore: the function saved the state, overrode it
+an attribute of `self`. Updates inside `async with <asyncio.Lock>` (or
+after `await lock.acquire()`) are not reported, nor are those of a private
+helper the file only ever calls while holding a lock (`async with
+self._login_lock: await self._do_login()`, up to three calls up), nor is a
+restore: the function saved the state, overrode it
 itself, and puts the saved value back (`saved = self.flag; self.flag =
 False; ...; finally: self.flag = saved`), or puts the saved value back
 unchanged in a `finally` or `except` block after a callee or a setter
@@ -103,7 +106,10 @@ impl Rule for LostUpdate {
             let Some(key) = shared_state(cx, &globals, *t) else {
                 continue;
             };
-            if under_async_lock(cx, s) || stream_read_side(cx, f) {
+            if crate::python::common::under_lock(cx, s)
+                || crate::python::common::callers_hold_lock(cx, f)
+                || stream_read_side(cx, f)
+            {
                 continue;
             }
             let value_awaits = first_await(cx, *v);
@@ -256,7 +262,7 @@ fn stale_local(
             && !overridden
             && !restored_on_exit
             && !reassigned_between(cx, stmts, local, read_end, write_at)
-            && !under_async_lock(cx, r)
+            && !crate::python::common::under_lock(cx, r)
         {
             return Some((local.to_string(), r));
         }
@@ -288,20 +294,6 @@ fn reassigned_between(cx: &FileCx, stmts: &[StmtId], local: &str, from: u32, to:
             && cx.stmt(r).span.end <= to
             && matches!(&cx.stmt(r).kind, StmtKind::Assign { targets, .. }
                 if targets.iter().any(|&t| cx.model.name_of(t) == Some(local)))
-    })
-}
-
-/// Inside `async with <some lock>`.
-fn under_async_lock(cx: &FileCx, s: StmtId) -> bool {
-    cx.tree.stmt_ancestors(s).any(|a| match &cx.stmt(a).kind {
-        StmtKind::With { items, .. } => items.iter().any(|it| {
-            crate::python::common::lock_kind(cx, it.ctx).is_some()
-                || cx
-                    .model
-                    .dotted(it.ctx)
-                    .is_some_and(|d| d.to_ascii_lowercase().contains("lock"))
-        }),
-        _ => false,
     })
 }
 
@@ -423,8 +415,56 @@ class Remotes:
     async def refresh(self, client):
         self._nets = parse(await fetch(client))
 "#,
+        r#"
+import asyncio
+
+
+class Api:
+    def __init__(self, session):
+        self._session = session
+        self._login_lock = asyncio.Lock()
+        self._attempts = 0
+
+    async def _do_login(self):
+        attempts = self._attempts
+        await self._session.post("https://api.example/login")
+        self._attempts = attempts + 1  # expect
+
+    async def login(self):
+        async with self._login_lock:
+            await self._do_login()
+
+    async def relogin(self):
+        await self._do_login()
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class Api:
+    def __init__(self, session):
+        self._session = session
+        self._login_lock = asyncio.Lock()
+        self._attempts = 0
+
+    async def _do_login(self):
+        attempts = self._attempts
+        await self._session.post("https://api.example/login")
+        self._attempts = attempts + 1
+
+    async def login(self):
+        async with self._login_lock:
+            await self._do_login()
+
+    async def request(self, path):
+        resp = await self._session.get(path)
+        if resp.status == 401:
+            async with self._login_lock:
+                await self._do_login()
+        return resp
+"#,
         r#"
 class LineStream:
     def __init__(self, sock):

@@ -4,6 +4,7 @@ use crate::context::FileCx;
 use crate::python::common::{is_random_ref, is_zero_sleep, sleep_arg};
 use crate::rule::{Examples, Rule, RuleMeta};
 use crate::util::always_raises;
+use std::collections::HashSet;
 use unsnarl_model::walk::{self, Visitor, exprs_in_block, exprs_under, walk_block};
 use unsnarl_model::*;
 
@@ -21,7 +22,9 @@ A loop that retries a call: a `for ... in range(...)`, `itertools.count()`
 or `while` loop around a `try` whose success path leaves the loop
 (`return`/`break`; a `return False` reports failure, so a probe loop that
 only stops once too many probes failed is not a retry) and whose `except`
-path goes round again. Reported when
+path goes round again (a `for` whose awaited request takes an argument
+made from the loop variable, `for hours_back in range(3)` building each
+URL, searches candidates: it is not a retry). Reported when
 the loop never sleeps between attempts, or only sleeps a constant duration
 with no random jitter. A liveness probe is not reported: a loop that only
 awaits `ping` (or a health check) inside a deadline scope of its own
@@ -321,6 +324,9 @@ pub(crate) fn retry_loop_body<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Bloc
                 Some("itertools.count") => {}
                 _ => return None,
             }
+            if walks_alternatives(cx, s, body) {
+                return None;
+            }
             body
         }
         StmtKind::While { cond, body, .. } => {
@@ -373,6 +379,57 @@ pub(crate) fn retry_loop_body<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Bloc
         }
     }
     None
+}
+
+/// Each round asks for something else: an awaited I/O call in the loop's
+/// `try` takes an argument made from the loop variable (`for hours_back in
+/// range(3)`, `url = BASE.format(hour=..hours_back..)`, `await
+/// session.get(url)`). A search over candidates (the last three hourly
+/// folders), not a retry of one request. A `timeout=` grown from the
+/// attempt number still asks for the same thing.
+fn walks_alternatives(cx: &FileCx, lp: StmtId, body: &Block) -> bool {
+    let StmtKind::For {
+        target: Some(t), ..
+    } = &cx.stmt(lp).kind
+    else {
+        return false;
+    };
+    let mentions = |e: ExprId, names: &HashSet<String>| {
+        exprs_under(cx.model, e)
+            .into_iter()
+            .any(|x| cx.model.name_of(x).is_some_and(|n| names.contains(n)))
+    };
+    let mut tainted: HashSet<String> = exprs_under(cx.model, *t)
+        .into_iter()
+        .filter_map(|x| cx.model.name_of(x).map(str::to_string))
+        .collect();
+    // Locals made from it, in order (`check_time`, then `hour_str`, `url`).
+    for st in walk::stmts_in_block(cx.model, body) {
+        if let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } = &cx.stmt(st).kind
+            && mentions(*v, &tainted)
+        {
+            for &tg in targets {
+                if let Some(n) = cx.model.name_of(tg) {
+                    tainted.insert(n.to_string());
+                }
+            }
+        }
+    }
+    unsnarl_model::walk::exprs_in_block(cx.model, body)
+        .into_iter()
+        .any(|e| {
+            cx.is_awaited(e)
+                && cx.call(e).is_some_and(|c| {
+                    crate::python::common::is_io_call(cx, c)
+                        && c.args.iter().any(|a| {
+                            a.name.as_deref() != Some("timeout") && mentions(a.value, &tainted)
+                        })
+                })
+        })
 }
 
 /// `while True`, or a condition on a retry counter (`attempt < MAX`,
@@ -1189,8 +1246,43 @@ class Client:
     async def _pause(self, seconds):
         await asyncio.sleep(seconds)
 "#,
+        r#"
+import aiohttp
+
+
+async def fetch_listing(session, url):
+    for attempt in range(5):  # expect
+        try:
+            response = await session.get(url, timeout=10 * (attempt + 1))
+            return await response.text()
+        except aiohttp.ClientError:
+            continue
+    return None
+"#,
     ],
     pass: &[
+        r#"
+from datetime import UTC, datetime, timedelta
+
+import aiohttp
+
+BASE = "https://dd.example/citypage_weather/{province}/{hour}/"
+
+
+async def discover_file_url(session, province):
+    now = datetime.now(UTC)
+    for hours_back in range(3):
+        check_time = now - timedelta(hours=hours_back)
+        url = BASE.format(province=province, hour=f"{check_time.hour:02d}")
+        try:
+            response = await session.get(url, timeout=10)
+            listing = await response.text()
+            if "xml" in listing:
+                return url
+        except aiohttp.ClientError:
+            continue
+    return None
+"#,
         r#"
 import asyncio
 
