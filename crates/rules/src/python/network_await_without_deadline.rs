@@ -34,7 +34,10 @@ Awaits that wait on a network peer with nothing bounding them:
   caller passes in, as a parameter or to the constructor of its class
   (`self.reader`, set only from an `__init__` parameter): the caller owns
   that connection and its deadline; a server handler's reader is always
-  checked).
+  checked; nor a reader the file builds itself, `asyncio.StreamReader()`,
+  in a file that connects one to a pipe with `connect_read_pipe`: it reads
+  standard input or a local process, where waiting for the next line is
+  the point).
 
 A request is matched to the session bound to its receiver's name in the
 same function, else to the weakest session of the file; in a file that
@@ -155,6 +158,7 @@ impl Rule for NetworkAwaitWithoutDeadline {
                     is_helper_param(cx, f, r, &readers) || is_constructor_param(cx, f, r)
                 })
                 && !owner_closes_writer(cx, f)
+                && !c.receiver.is_some_and(|r| reads_a_pipe(cx, r))
             {
                 Limit::Missing("reading from a stream")
             } else {
@@ -513,6 +517,28 @@ fn is_constructor_param(cx: &FileCx, f: FuncId, r: ExprId) -> bool {
     from_param
 }
 
+/// A reader the file builds itself (`asyncio.StreamReader()`; every other
+/// assignment of it a `None`) in a file that connects one to a pipe
+/// (`loop.connect_read_pipe(lambda: protocol, sys.stdin)`): it reads what a
+/// local process or the user writes, no network peer, and waiting for the
+/// next line of input is its job.
+fn reads_a_pipe(cx: &FileCx, r: ExprId) -> bool {
+    let Some(d) = cx.model.dotted(r) else {
+        return false;
+    };
+    let built = |v: ExprId| {
+        cx.call(cx.model.strip(v))
+            .is_some_and(|c| c.target.as_deref() == Some("asyncio.StreamReader"))
+    };
+    let values: Vec<Option<ExprId>> = cx.model.values_assigned_to(&d).collect();
+    !cx.calls_named(&["connect_read_pipe"]).is_empty()
+        && values.iter().any(|v| v.is_some_and(built))
+        // Besides, only reset to `None` (`self.stdin = None` in `__init__`).
+        && values
+            .iter()
+            .all(|v| v.is_some_and(|v| built(v) || is_none(cx, v)))
+}
+
 fn is_reader(cx: &FileCx, r: ExprId, readers: &HashSet<String>) -> bool {
     if cx.sema.type_of(r) == Some("asyncio.StreamReader") {
         return true;
@@ -632,8 +658,45 @@ async def connect(addr, ctx):
     await asyncio.wait_for(loop.sock_connect(sock, addr), timeout=5)
     return await asyncio.open_connection(sock=sock, ssl=ctx)  # expect
 "#,
+        r#"
+import asyncio
+import sys
+
+
+class Bridge:
+    async def pump(self, host, port):
+        loop = asyncio.get_running_loop()
+        stdin = asyncio.StreamReader()
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stdin), sys.stdin)
+        reader, writer = await asyncio.open_connection(host, port)  # expect
+        while line := await stdin.readline():
+            writer.write(line)
+            await writer.drain()
+            reply = await reader.readline()  # expect
+            sys.stdout.write(reply.decode())
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+import sys
+
+
+class IrcCat:
+    def __init__(self):
+        self.async_stdin = None
+
+    async def process_stdin(self):
+        loop = asyncio.get_running_loop()
+        self.async_stdin = asyncio.StreamReader()
+        reader_protocol = asyncio.StreamReaderProtocol(self.async_stdin)
+        await loop.connect_read_pipe(lambda: reader_protocol, sys.stdin)
+        while True:
+            line = await self.async_stdin.readline()
+            if not line:
+                break
+            await self.send(line.decode("utf-8"))
+"#,
         r#"
 import asyncio
 
