@@ -21,8 +21,8 @@ after connection errors) and sleeps a constant duration (`await
 asyncio.sleep(30)`, `time.sleep(POLL_INTERVAL)`) with no random component
 anywhere in the loop. A loop that gives up after a deadline or a number
 of attempts (`if time.monotonic() >= deadline: raise TimeoutError(..)`,
-`if attempts_left == 0: return`) waits for one job and ends; it is not
-reported. A delay the loop computes afresh each round
+`if attempts_left == 0: return`, `while attempts:` counted down) waits for
+one job and ends; it is not reported. A delay the loop computes afresh each round
 (`retry = backoff.delay()`, `delay = min(delay * 2, 60)`) is a backoff,
 not a period. Retry loops that leave on success are the retry
 rule's business. A protocol heartbeat (a loop in a function named for a
@@ -80,15 +80,17 @@ impl Rule for PeriodicWithoutJitter {
             let StmtKind::While { body, cond, .. } = &cx.stmt(s).kind else {
                 continue;
             };
-            // `while waited < max_wait`: a wait with a deadline ends, it is
-            // no service polling forever.
+            // `while waited < max_wait`, `while attempts:` (counted down in
+            // the body): a wait with a deadline or a number of tries ends,
+            // it is no service polling forever.
             if matches!(
                 cx.expr(*cond).kind,
                 ExprKind::Binary {
                     op: BinOp::Lt | BinOp::LtE | BinOp::Gt | BinOp::GtE,
                     ..
                 }
-            ) {
+            ) || names_a_bound(cx, *cond)
+            {
                 continue;
             }
             if matches!(cx.tree.stmt_parent(s), Parent::Detached)
@@ -248,30 +250,7 @@ fn waits_for_work(cx: &FileCx, body: &Block) -> bool {
 /// (`self._check_timeout(start, limit)`). A wait for one job of one
 /// request, which ends, not a service polling forever.
 fn gives_up(cx: &FileCx, body: &Block) -> bool {
-    let bound_word = |n: &str| {
-        let n = n.to_ascii_lowercase();
-        [
-            "deadline",
-            "timeout",
-            "monotonic",
-            "elapsed",
-            "attempt",
-            "retries",
-            "tries",
-        ]
-        .iter()
-        .any(|w| n.contains(w))
-    };
-    let names_bound = |e: ExprId| {
-        exprs_under(cx.model, e)
-            .into_iter()
-            .any(|x| match &cx.expr(x).kind {
-                ExprKind::Name { id, .. } => bound_word(id),
-                ExprKind::Attr { name, .. } => bound_word(name),
-                ExprKind::Call(c) => bound_word(&c.name),
-                _ => false,
-            })
-    };
+    let names_bound = |e: ExprId| names_a_bound(cx, e);
     unsnarl_model::walk::stmts_in_block(cx.model, body)
         .into_iter()
         .any(|st| match &cx.stmt(st).kind {
@@ -288,6 +267,33 @@ fn gives_up(cx: &FileCx, body: &Block) -> bool {
                 let n = c.name.to_ascii_lowercase();
                 n.contains("check") && (n.contains("timeout") || n.contains("deadline"))
             }),
+            _ => false,
+        })
+}
+
+/// The expression names a deadline, a timeout, elapsed time or an attempt
+/// count (`deadline`, `time.monotonic()`, `attempts_left`, `retries`).
+fn names_a_bound(cx: &FileCx, e: ExprId) -> bool {
+    let bound_word = |n: &str| {
+        let n = n.to_ascii_lowercase();
+        [
+            "deadline",
+            "timeout",
+            "monotonic",
+            "elapsed",
+            "attempt",
+            "retries",
+            "tries",
+        ]
+        .iter()
+        .any(|w| n.contains(w))
+    };
+    exprs_under(cx.model, e)
+        .into_iter()
+        .any(|x| match &cx.expr(x).kind {
+            ExprKind::Name { id, .. } => bound_word(id),
+            ExprKind::Attr { name, .. } => bound_word(name),
+            ExprKind::Call(c) => bound_word(&c.name),
             _ => false,
         })
 }
@@ -519,8 +525,38 @@ class Hub:
         await self.writer.drain()
         return await self.reader.readline()
 "#,
+        r#"
+import asyncio
+
+
+class Zone:
+    async def _watch(self, session, polling_url, delay=5):
+        polls = 0
+        while self.running:
+            await asyncio.sleep(delay)  # expect
+            async with session.get(polling_url) as response:
+                self.state = (await response.read()).strip()
+            polls += 1
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class Zone:
+    async def _post_and_await(self, session, url, polling_url, delay=5, max_polls=8):
+        await session.post(url)
+        attempts = max_polls
+        while attempts:
+            await asyncio.sleep(delay)
+            async with session.get(polling_url) as response:
+                payload = (await response.read()).strip()
+            if payload != b"null":
+                return True
+            attempts -= 1
+        return False
+"#,
         r#"
 import asyncio
 import time
