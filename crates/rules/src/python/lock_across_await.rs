@@ -270,12 +270,29 @@ fn skipped_when_held(cx: &FileCx, w: StmtId, lock: &str) -> bool {
 /// under the lock is what the lock protects. (Reads and writes together
 /// are a round trip under the lock, still reported.)
 fn serializes_one_stream(cx: &FileCx, awaits: &[ExprId]) -> bool {
-    #[derive(PartialEq, Clone, Copy)]
+    #[derive(PartialEq)]
     enum Way {
         Write,
         Read,
     }
-    let mut stream: Option<(String, Way)> = None;
+    all_io_on_one(cx, awaits, |c| match c.name.as_str() {
+        "drain" | "write" | "writelines" | "send" | "sendall" | "send_bytes" | "send_text"
+        | "send_json" | "flush" => Some(Way::Write),
+        "read" | "readexactly" | "readuntil" | "readline" | "recv" | "recv_bytes" | "receive"
+        | "receive_bytes" | "receive_text" | "receive_json" => Some(Way::Read),
+        _ => None,
+    })
+}
+
+/// Every I/O the body awaits is a call on one and the same receiver, each
+/// of one kind (`kind` gives it, `None` for a call that does not fit):
+/// there is such I/O, and nothing else is awaited on anything else.
+fn all_io_on_one<K: PartialEq>(
+    cx: &FileCx,
+    awaits: &[ExprId],
+    kind: impl Fn(&Call) -> Option<K>,
+) -> bool {
+    let mut one: Option<(String, K)> = None;
     for &a in awaits {
         if !awaits_io(cx, a) {
             continue;
@@ -283,22 +300,15 @@ fn serializes_one_stream(cx: &FileCx, awaits: &[ExprId]) -> bool {
         let Some(c) = cx.call(cx.model.strip(a)) else {
             return false;
         };
-        let way = match c.name.as_str() {
-            "drain" | "write" | "writelines" | "send" | "sendall" | "send_bytes" | "send_text"
-            | "send_json" | "flush" => Way::Write,
-            "read" | "readexactly" | "readuntil" | "readline" | "recv" | "recv_bytes"
-            | "receive" | "receive_bytes" | "receive_text" | "receive_json" => Way::Read,
-            _ => return false,
-        };
-        let Some(r) = c.receiver.and_then(|r| cx.model.dotted(r)) else {
+        let (Some(k), Some(r)) = (kind(c), c.receiver.and_then(|r| cx.model.dotted(r))) else {
             return false;
         };
-        if stream.as_ref().is_some_and(|s| s.0 != r || s.1 != way) {
+        if one.as_ref().is_some_and(|(o, ok)| *o != r || *ok != k) {
             return false;
         }
-        stream = Some((r, way));
+        one = Some((r, k));
     }
-    stream.is_some()
+    one.is_some()
 }
 
 /// The lock holds one request with a deadline and nothing else: the body
@@ -332,24 +342,11 @@ fn one_bounded_request(cx: &FileCx, body: &Block, awaits: &[ExprId]) -> bool {
 /// `asyncpg.Connection`, which fails a second concurrent call): the lock is
 /// what lets tasks share that object, and the wait is the object's own.
 fn serializes_one_connection(cx: &FileCx, awaits: &[ExprId]) -> bool {
-    let mut one: Option<String> = None;
-    for &a in awaits {
-        if !awaits_io(cx, a) {
-            continue;
-        }
-        let Some(c) = cx.call(cx.model.strip(a)) else {
-            return false;
-        };
-        let exclusive = cx.effect(c, Effect::AsyncApi).is_some_and(|e| e.exclusive);
-        let Some(r) = c.receiver.and_then(|r| cx.model.dotted(r)) else {
-            return false;
-        };
-        if !exclusive || one.as_ref().is_some_and(|o| *o != r) {
-            return false;
-        }
-        one = Some(r);
-    }
-    one.is_some()
+    all_io_on_one(cx, awaits, |c| {
+        cx.effect(c, Effect::AsyncApi)
+            .is_some_and(|e| e.exclusive)
+            .then_some(())
+    })
 }
 
 /// The body starts by re-checking the state and leaving when another task
