@@ -314,10 +314,19 @@ fn receiver_text<'a>(cx: &FileCx<'a>, f: &Function) -> Option<&'a str> {
     let text = cx.source(f.span);
     let rest = text.strip_prefix("func")?.trim_start();
     let inner = rest.strip_prefix('(')?;
-    let inner = &inner[..inner.find(')')?];
-    let mut parts = inner.split_whitespace();
-    let first = parts.next()?;
-    Some(parts.next().unwrap_or(first))
+    let inner = inner[..inner.find(')')?].trim();
+    // The receiver's name, when it has one, is the identifier it starts
+    // with; what follows is the type, however it is spaced (`r *T`, `r* T`,
+    // `r*T`). An unnamed receiver (`T`, `*T`) is all type.
+    let name_len = inner
+        .find(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
+        .unwrap_or(inner.len());
+    let rest = inner[name_len..].trim_start();
+    Some(if name_len == 0 || rest.is_empty() {
+        inner
+    } else {
+        rest
+    })
 }
 
 /// The element type of a slice/array/map ranged over, when it is declared
@@ -490,6 +499,27 @@ func Share(src *sync.Once) sync.Once {
 "#,
     ],
     pass: &[
+        r#"
+package app
+
+import "sync"
+
+type Buffer struct {
+	sync.Mutex
+	kill []rune
+	n    int
+}
+
+func (b* Buffer) pushKill(text []rune) {
+	b.kill = append([]rune{}, text...)
+}
+
+func (b*Buffer) Grow(n int) {
+	b.Lock()
+	b.n += n
+	b.Unlock()
+}
+"#,
         r#"
 package app
 

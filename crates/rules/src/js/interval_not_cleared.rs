@@ -93,11 +93,11 @@ impl Rule for IntervalNotCleared {
             }
             let msg = match holder(cx, e) {
                 Holder::Dropped => "the handle of this `setInterval` is dropped, so it can never be cleared: every call of this function leaves one more timer running forever".to_string(),
-                Holder::Stored(key, local) if !cleared.iter().any(|(k, g)| {
+                Holder::Stored(key, local) if !(cleared.iter().any(|(k, g)| {
                     // A local handle is cleared in its own function (or a
                     // callback of it); a field or module variable anywhere.
                     *k == key && (!local || cx.with_nested(f).contains(g))
-                }) => format!(
+                }) || (local && cleared_from_collection(cx, f, &key, &cleared))) => format!(
                     "this `setInterval` is kept in `{key}` but nothing ever calls `clearInterval({key})`: the timer outlives its owner and each call adds another"
                 ),
                 _ => continue,
@@ -164,6 +164,37 @@ fn holder(cx: &FileCx, e: ExprId) -> Holder {
             _ => return Holder::Other,
         }
     }
+}
+
+/// The local handle is put in a collection (`this.timers.set(socket,
+/// timer)`, `.push(timer)`, `.add(timer)`) that a function clearing a timer
+/// reads from (`clearInterval(this.timers.get(socket))`, or a local read
+/// from it first): the collection owns the timer, and whoever removes the
+/// entry stops it.
+fn cleared_from_collection(
+    cx: &FileCx,
+    f: FuncId,
+    key: &str,
+    cleared: &[(String, FuncId)],
+) -> bool {
+    let collections: Vec<String> = cx
+        .body_calls(f)
+        .filter_map(|e| cx.call(e))
+        .filter(|c| matches!(c.name.as_str(), "set" | "push" | "add" | "unshift"))
+        .filter(|c| {
+            c.args
+                .iter()
+                .any(|a| cx.model.name_of(cx.model.strip(a.value)) == Some(key))
+        })
+        .filter_map(|c| c.receiver.map(|r| last_key(cx, r)))
+        .collect();
+    !collections.is_empty()
+        && cleared.iter().any(|(_, g)| {
+            cx.body_exprs(*g).iter().any(|&x| {
+                matches!(cx.expr(x).kind, ExprKind::Attr { .. })
+                    && collections.contains(&last_key(cx, x))
+            })
+        })
 }
 
 /// TypeScript's output for `this.timer = setInterval(..).unref?.()`:
@@ -274,8 +305,37 @@ server.on("connection", (socket) => {
   })();
 });
 "#,
+        r#"
+class Pinger {
+  start(socket) {
+    const timer = setInterval(() => socket.write("ping"), 1000); // expect
+    this.timers.set(socket, timer);
+  }
+  stop(socket) {
+    this.timers.delete(socket);
+  }
+  reset() {
+    clearInterval(this.other);
+  }
+}
+"#,
     ],
     pass: &[
+        r#"
+class Pinger {
+  start(socket) {
+    const timerPing = setInterval(() => socket.write("ping"), 1000);
+    this.mapTimerPing.set(socket, timerPing);
+  }
+  stop(socket) {
+    const timerPing = this.mapTimerPing.get(socket);
+    if (timerPing) {
+      clearInterval(timerPing);
+      this.mapTimerPing.delete(socket);
+    }
+  }
+}
+"#,
         r#"
 // A script's start-up: `boot` runs once, from the top level.
 async function boot() {

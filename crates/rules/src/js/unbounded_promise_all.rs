@@ -212,6 +212,7 @@ fn mapped_source(cx: &FileCx, c: &Call) -> Option<String> {
         || teardown(cx, cb)
         || binds_listeners(cx, cb)
         || notifies_each(cx, cb)
+        || waits_for_events(cx, cb)
     {
         return None;
     }
@@ -835,6 +836,43 @@ fn binds_listeners(cx: &FileCx, cb: ExprId) -> bool {
     common::callback_fn(cx, cb).is_some_and(|f| binds(cx, f, 2))
 }
 
+/// The callback makes a promise that only waits for events of objects that
+/// already exist (`new Promise((resolve) => board.on("ready", resolve))`):
+/// its own calls are that `new Promise` alone, and the executor's are
+/// listener registrations. Nothing starts per element; `Promise.all` joins
+/// work that runs anyway.
+fn waits_for_events(cx: &FileCx, cb: ExprId) -> bool {
+    let Some(f) = common::callback_fn(cx, cb) else {
+        return false;
+    };
+    let mut executors = Vec::new();
+    for e in common::calls_of(cx, f) {
+        let c = cx.call(e).unwrap();
+        match (c.target.as_deref(), c.is_new) {
+            (Some("Promise"), true) => {
+                match c.positional(0).and_then(|x| common::callback_fn(cx, x)) {
+                    Some(ex) => executors.push(ex),
+                    None => return false,
+                }
+            }
+            _ => return false,
+        }
+    }
+    !executors.is_empty()
+        && executors.into_iter().all(|ex| {
+            common::calls_of(cx, ex).all(|e| {
+                matches!(
+                    cx.call(e).unwrap().name.as_str(),
+                    "on" | "once"
+                        | "addListener"
+                        | "addEventListener"
+                        | "prependListener"
+                        | "prependOnceListener"
+                )
+            })
+        })
+}
+
 /// The callback (or the pushed expression) goes through a limiter.
 fn limited(cx: &FileCx, e: ExprId) -> bool {
     let mut exprs = exprs_under(cx.model, e);
@@ -1053,8 +1091,30 @@ class TestContainers {
 }
 module.exports = { TestContainers };
 "#,
+        r#"
+async function connectAll(devices) {
+  const ready = devices.map((device) => {
+    return new Promise((resolve) => {
+      device.connect(); // opens a socket per device
+      device.once("ready", () => resolve(device));
+    });
+  });
+  await Promise.all(ready); // expect
+}
+"#,
     ],
     pass: &[
+        r#"
+async function whenReady(devices) {
+  const ready = devices.map((device) => {
+    return new Promise((resolve, reject) => {
+      device.on("error", reject);
+      device.once("ready", () => resolve(device));
+    });
+  });
+  await Promise.all(ready);
+}
+"#,
         r#"
 class TestContainers {
   static async exposeHostPorts(...ports) {

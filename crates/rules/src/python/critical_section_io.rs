@@ -28,7 +28,9 @@ the I/O itself, a file's read-modify-write or a socket's frames. So is a log cal
 only when its level is enabled (`if log.isEnabledFor(logging.DEBUG):`,
 or `log.debug(..)`, which makes that check itself, off in production) or
 only on a failure (in an `except` handler inside the block or around it,
-or right before a `raise`),
+or right before a `raise`), or next to a blocking call or a callback in
+the same block (that call is the one reported: it is what holds the
+lock long),
 and I/O or logging under a lock that some block of the file holds while
 it waits for other threads' work (`Thread.join`, `Queue.join`,
 `Event.wait`, `Future.result`; `with self._op_lock: self._thread.join()`
@@ -198,7 +200,16 @@ fn check_with(
     let whole_operation = whole_operation_locks.contains(&lock.key);
     let loop_vars = callback_loop_vars(cx, body);
     let mut reported = 0;
-    for call in unsnarl_model::walk::calls_in_block(cx.model, body) {
+    let calls = unsnarl_model::walk::calls_in_block(cx.model, body);
+    // A log line next to I/O or a callback under the same lock is not what
+    // keeps the other threads waiting: the heavier call is reported, and
+    // moving it out is the fix.
+    let heavier = calls.iter().any(|&call| {
+        cx.call(call).is_some_and(|c| {
+            cx.effect(c, Effect::Logging).is_none() && offence(cx, fid, c, &loop_vars).is_some()
+        })
+    });
+    for call in calls {
         if reported >= 3 {
             break;
         }
@@ -215,7 +226,10 @@ fn check_with(
             continue;
         }
         if cx.effect(c, Effect::Logging).is_some()
-            && (c.name == "debug" || gated_by_level(cx, call, w) || on_error_path(cx, call))
+            && (heavier
+                || c.name == "debug"
+                || gated_by_level(cx, call, w)
+                || on_error_path(cx, call))
         {
             continue;
         }
@@ -541,7 +555,7 @@ def refresh(key):
     with lock:
         resp = requests.get("https://api.example/" + key, timeout=5)  # expect
         cache[key] = resp.json()
-        log.info("refreshed %s", key)  # expect
+        log.info("refreshed %s", key)
 "#,
         r#"
 import threading

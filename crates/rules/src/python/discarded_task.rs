@@ -93,6 +93,7 @@ impl Rule for DiscardedTask {
                 || takes_foreign_keywords(c)
                 || runs_in_one_step(cx, c)
                 || wraps_a_future(cx, c)
+                || puts_on_unbounded_queue(cx, c)
             {
                 continue;
             }
@@ -144,6 +145,47 @@ fn wraps_a_future(cx: &FileCx, c: &Call) -> bool {
         && c.positional(0)
             .and_then(|a| cx.call(cx.model.strip(a)))
             .is_some_and(|inner| inner.name == "run_in_executor")
+}
+
+/// `asyncio.ensure_future(self.q.put(item))` where every queue the file
+/// binds to `self.q` is built without a bound: `put` on a queue that is
+/// never full returns in its first step and cannot fail, so the task is
+/// done before anything could lose it (`put_nowait` says the same without
+/// a task).
+fn puts_on_unbounded_queue(cx: &FileCx, c: &Call) -> bool {
+    let Some(queue) = c
+        .positional(0)
+        .or_else(|| c.kwarg("coro"))
+        .and_then(|a| cx.call(cx.model.strip(a)))
+        .filter(|put| put.name == "put")
+        .and_then(|put| put.receiver)
+        .and_then(|r| cx.model.dotted(r))
+    else {
+        return false;
+    };
+    let mut built = cx.model.stmts.iter().filter_map(|st| match &st.kind {
+        StmtKind::Assign { targets, value, .. }
+            if targets
+                .iter()
+                .any(|&t| cx.model.dotted(t).as_deref() == Some(queue.as_str())) =>
+        {
+            Some(*value)
+        }
+        _ => None,
+    });
+    let mut any = false;
+    let all_unbounded = built.all(|v| {
+        any = true;
+        v.and_then(|v| cx.call(cx.model.strip(v))).is_some_and(|k| {
+            cx.effect(k, Effect::Queue).is_some_and(|entry| {
+                k.target
+                    .as_deref()
+                    .is_some_and(|t| t.starts_with("asyncio."))
+                    && crate::util::unbounded_reason(cx.model, k, entry).is_some()
+            })
+        })
+    });
+    any && all_unbounded
 }
 
 /// The task runs a coroutine of the file that never suspends (no `await`,
@@ -464,8 +506,30 @@ class Cache:
     def add(self, key, data):
         asyncio.ensure_future(flush(self._path / key, data))  # expect
 "#,
+        r#"
+import asyncio
+
+
+class Reader:
+    def __init__(self, size):
+        self.q = asyncio.Queue(maxsize=size)
+
+    def data_received(self, data):
+        asyncio.ensure_future(self.q.put(data))  # expect
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class Reader:
+    def __init__(self):
+        self.q = asyncio.Queue()
+
+    def data_received(self, data):
+        asyncio.ensure_future(self.q.put(data))
+"#,
         r#"
 import asyncio
 

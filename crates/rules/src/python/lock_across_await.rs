@@ -34,7 +34,9 @@ Two shapes:
   `exclusive`): sharing it takes the lock. So is a lock around one request that
   has a deadline (its own `timeout=`, or a timeout scope around it) and
   nothing else but locals: it takes a device's requests one at a time, and
-  it is already what the fix below asks for.
+  it is already what the fix below asks for. So is a lock whose body
+  also pauses at its own level (`await asyncio.sleep(0.1)` next to the
+  request): it paces the requests to one peer, which is its purpose.
 
 ## Why
 
@@ -218,6 +220,7 @@ fn check_with(cx: &FileCx, w: StmtId, out: &mut Vec<Finding>) {
             && !serializes_one_connection(cx, &awaits)
             && !skipped_when_held(cx, w, &lock)
             && !one_bounded_request(cx, body, &awaits)
+            && !paces_requests(cx, body)
             && let Some(&io) = awaits.iter().find(|&&a| awaits_io(cx, a))
         {
             let mut f = cx.finding(
@@ -335,6 +338,26 @@ fn one_bounded_request(cx: &FileCx, body: &Block, awaits: &[ExprId]) -> bool {
         _ => false,
     });
     bounded && only_locals && awaits_io(cx, *io)
+}
+
+/// The body pauses at its own level (`await asyncio.sleep(0.1)` before
+/// or after the request): the lock spaces out the requests to one peer (a
+/// device that drops requests that come too close together), and taking
+/// the I/O out of it would undo the pacing. A sleep inside a loop (a retry
+/// under the lock) does not count.
+fn paces_requests(cx: &FileCx, body: &Block) -> bool {
+    body.iter().any(|&s| {
+        let StmtKind::Expr(e) = cx.stmt(s).kind else {
+            return false;
+        };
+        let ExprKind::Await(inner) = cx.expr(e).kind else {
+            return false;
+        };
+        cx.call(cx.model.strip(inner)).is_some_and(|c| {
+            crate::python::common::sleep_arg(c).is_some()
+                && !crate::python::common::is_zero_sleep(cx, c)
+        })
+    })
 }
 
 /// Every I/O the body awaits is a call on one object that runs one
@@ -540,8 +563,41 @@ class Jobs:
         async with self._lock:  # expect
             return await self._pool.fetch(query)
 "#,
+        r#"
+import asyncio
+
+
+class Relay:
+    def __init__(self, session):
+        self._session = session
+        self._lock = asyncio.Lock()
+
+    async def switch(self, path):
+        async with self._lock:  # expect
+            for _ in range(3):
+                response = await self._session.get(path)
+                if response.status == 200:
+                    return response
+                await asyncio.sleep(1)
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class Relay:
+    def __init__(self, session, host):
+        self._session = session
+        self._host = host
+        self._lock = asyncio.Lock()
+
+    async def request(self, path):
+        async with self._lock:
+            response = await self._session.request("GET", f"{self._host}/{path}")
+            await asyncio.sleep(0.1)
+            return response
+"#,
         r#"
 import asyncio
 

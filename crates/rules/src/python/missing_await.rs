@@ -199,7 +199,7 @@ fn coroutine_call(cx: &FileCx, c: &Call) -> Option<String> {
     };
     if let Some(local) = cx.local_function(t) {
         let f = cx.func(local);
-        if !f.is_async || f.is_generator || makes_sync(f) {
+        if !f.is_async || f.is_generator || makes_sync(f) || wrapped_by_sync_decorator(cx, f) {
             return None;
         }
         return Some("is an `async def`".into());
@@ -252,6 +252,34 @@ fn makes_sync(f: &Function) -> bool {
             || d.ends_with("syncify")
             || d == "builtins.property"
             || d.ends_with(".setter")
+    })
+}
+
+/// A decorator of this file that returns a plain `def` wrapper (`def
+/// runner(coro): def inner(self, *a): ... return
+/// loop.run_until_complete(coro(self, *a)); return inner`): calling the
+/// decorated method runs that wrapper, which decides what it returns, and
+/// may well run the coroutine to its end itself.
+fn wrapped_by_sync_decorator(cx: &FileCx, f: &Function) -> bool {
+    f.decorators.iter().any(|d| {
+        cx.local_function(d).is_some_and(|dec| {
+            let returned: Vec<&str> = cx
+                .body_stmts(dec)
+                .iter()
+                .filter(|&&s| cx.tree.stmt_func(s) == dec)
+                .filter_map(|&s| match cx.stmt(s).kind {
+                    StmtKind::Return(Some(v)) => cx.model.name_of(v),
+                    _ => None,
+                })
+                .collect();
+            !cx.func(dec).is_async
+                && cx.model.function_ids().any(|g| {
+                    let inner = cx.func(g);
+                    inner.parent == Some(dec)
+                        && !inner.is_async
+                        && returned.contains(&inner.name.as_str())
+                })
+        })
     })
 }
 
@@ -498,8 +526,51 @@ def main():
     # Plain click runs a sync callback: the coroutine is never awaited.
     show()  # expect
 "#,
+        r#"
+from functools import wraps
+
+
+def logged(coro):
+    @wraps(coro)
+    async def inner(self, *args):
+        print("calling", coro.__name__)
+        return await coro(self, *args)
+
+    return inner
+
+
+class Client:
+    @logged
+    async def close(self):
+        await self._session.close()
+
+    def __exit__(self, *exc):
+        self.close()  # expect
+"#,
     ],
     pass: &[
+        r#"
+from functools import wraps
+
+
+def runner(coro):
+    @wraps(coro)
+    def inner(self, *args):
+        if self.mode == "async":
+            return coro(self, *args)
+        return self._loop.run_until_complete(coro(self, *args))
+
+    return inner
+
+
+class Client:
+    @runner
+    async def close(self):
+        await self._session.close()
+
+    def __exit__(self, *exc):
+        self.close()
+"#,
         r#"
 import asyncio
 

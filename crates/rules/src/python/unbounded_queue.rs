@@ -139,6 +139,7 @@ impl Rule for UnboundedQueue {
                 || emptied_before_each_request(cx, id)
                 || prefilled_worklist(cx, id)
                 || completion_queue(cx, id)
+                || bound_left_to_caller(cx, id)
             {
                 continue;
             }
@@ -685,6 +686,28 @@ fn emptied_before_each_request(cx: &FileCx, ctor: ExprId) -> bool {
         !crate::python::common::is_closing_method(cx.func(f).name.trim_start_matches('_'))
             && (itself_or_callee(cx, f, 1, &drains) || replaces(f))
             && itself_or_callee(cx, f, 2, &reads)
+    })
+}
+
+/// The unbounded queue is one branch of a choice whose other branch builds
+/// it with a bound (`asyncio.Queue() if size is None else
+/// asyncio.Queue(size)`): the bound is an option the caller left unset,
+/// and the code already offers what the fix asks for.
+fn bound_left_to_caller(cx: &FileCx, ctor: ExprId) -> bool {
+    let unsnarl_model::walk::Parent::Expr(p) = cx.tree.expr_parent(ctor) else {
+        return false;
+    };
+    let ExprKind::Ternary { then, orelse, .. } = cx.expr(p).kind else {
+        return false;
+    };
+    let other = if cx.model.strip(then) == ctor {
+        orelse
+    } else {
+        then
+    };
+    cx.call(cx.model.strip(other)).is_some_and(|c| {
+        cx.effect(c, Effect::Queue)
+            .is_some_and(|entry| crate::util::unbounded_reason(cx.model, c, entry).is_none())
     })
 }
 
@@ -1341,8 +1364,36 @@ class SdoClient:
         self.network.send_message(request)
         return self.responses.get(block=True, timeout=0.3)
 "#,
+        r#"
+import asyncio
+
+
+class Protocol(asyncio.DatagramProtocol):
+    def __init__(self, lifo=False):
+        self.queue = (
+            asyncio.LifoQueue()  # expect
+            if lifo
+            else asyncio.Queue()  # expect
+        )
+
+    def datagram_received(self, data, addr):
+        self.queue.put_nowait(data)
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class Protocol(asyncio.DatagramProtocol):
+    def __init__(self, queue_size=None):
+        self.queue = (
+            asyncio.Queue() if queue_size is None else asyncio.Queue(queue_size)
+        )
+
+    def datagram_received(self, data, addr):
+        self.queue.put_nowait(data)
+"#,
         r#"
 import asyncio
 

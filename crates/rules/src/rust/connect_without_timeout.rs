@@ -175,9 +175,18 @@ fn has_timeout_sibling(cx: &FileCx, f: FuncId) -> bool {
 
 /// The connecting function is private to its module (no `pub`) and every
 /// call of it in the file runs inside a timeout (`timeout(self.timeout,
-/// self.tcp_stream()).await`): its callers set the deadline.
+/// self.tcp_stream()).await`, or `let send = request(..); timeout(d,
+/// send)`), or sits in another private function whose calls all do, two
+/// levels up: its callers set the deadline.
 fn callers_time_it(cx: &FileCx, f: FuncId) -> bool {
+    callers_time_it_within(cx, f, 2)
+}
+
+fn callers_time_it_within(cx: &FileCx, f: FuncId, depth: u32) -> bool {
     let func = cx.func(f);
+    if func.name.is_empty() {
+        return false;
+    }
     let head = cx.source(Span::new(func.span.start, func.name_span.start));
     if head
         .split(|c: char| !c.is_alphanumeric() && c != '_')
@@ -193,6 +202,8 @@ fn callers_time_it(cx: &FileCx, f: FuncId) -> bool {
     calls.all(|x| {
         any = true;
         common::under_timeout(cx, x)
+            || bound_then_timed(cx, x)
+            || (depth > 0 && callers_time_it_within(cx, cx.func_of(x), depth - 1))
     }) && any
 }
 
@@ -370,8 +381,52 @@ pub async fn open(scheme: &str, addr: &str) -> std::io::Result<TcpStream> {
     }
 }
 "#,
+        r#"
+use std::time::Duration;
+use tokio::net::TcpStream;
+use tokio::time::timeout;
+
+async fn raw_request(addr: std::net::SocketAddr) -> std::io::Result<TcpStream> {
+    TcpStream::connect(addr).await // expect
+}
+
+async fn control_urls(addr: std::net::SocketAddr) -> std::io::Result<TcpStream> {
+    raw_request(addr).await
+}
+
+pub async fn send(addr: std::net::SocketAddr) -> std::io::Result<TcpStream> {
+    let fut = raw_request(addr);
+    timeout(Duration::from_secs(5), fut).await?
+}
+
+pub async fn discover(addr: std::net::SocketAddr) -> std::io::Result<TcpStream> {
+    control_urls(addr).await
+}
+"#,
     ],
     pass: &[
+        r#"
+use std::time::Duration;
+use tokio::net::TcpStream;
+use tokio::time::timeout;
+
+async fn raw_request(addr: std::net::SocketAddr) -> std::io::Result<TcpStream> {
+    TcpStream::connect(addr).await
+}
+
+async fn control_urls(addr: std::net::SocketAddr) -> std::io::Result<TcpStream> {
+    raw_request(addr).await
+}
+
+pub async fn send(addr: std::net::SocketAddr) -> std::io::Result<TcpStream> {
+    let fut = raw_request(addr);
+    timeout(Duration::from_secs(5), fut).await?
+}
+
+pub async fn discover(addr: std::net::SocketAddr) -> std::io::Result<TcpStream> {
+    timeout(Duration::from_secs(10), control_urls(addr)).await?
+}
+"#,
         r#"
 use std::time::Duration;
 use tokio::net::TcpStream;
