@@ -152,6 +152,7 @@ impl Rule for MissingTimeout {
                         || (t == "axios"
                             && c.args.len() == 1
                             && common::str_arg(cx, c, 0).is_some())
+                        || (t == "axios.create" && every_request_sets_timeout(cx, e))
                     {
                         continue;
                     }
@@ -211,6 +212,66 @@ impl Rule for MissingTimeout {
             out.push(cx.finding(&META, ex.span, what, fix));
         }
     }
+}
+
+/// The instance `e` builds is kept in a name (`this._instance =
+/// axios.create({..})`) that the file only ever calls request methods on,
+/// at least once, each with a config that sets a `timeout` (`{ timeout:
+/// this.opts.timeout }`), and never hands to anything: every request it
+/// makes has a deadline, given per call instead of per instance.
+fn every_request_sets_timeout(cx: &FileCx, e: ExprId) -> bool {
+    let Some(s) = cx.tree.enclosing_stmt(e) else {
+        return false;
+    };
+    let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind else {
+        return false;
+    };
+    let Some(name) = targets.first().and_then(|&t| cx.model.dotted(t)) else {
+        return false;
+    };
+    let target = targets[0];
+    let mut requests = 0;
+    for (i, x) in cx.model.exprs.iter().enumerate() {
+        let id = ExprId(i as u32);
+        if id == target || !matches!(x.kind, ExprKind::Name { .. } | ExprKind::Attr { .. }) {
+            continue;
+        }
+        if cx.model.dotted(id).as_deref() != Some(name.as_str()) {
+            continue;
+        }
+        // Handed to a call, it may make requests this file cannot see.
+        let unsnarl_model::walk::Parent::Expr(member) = cx.tree.expr_parent(id) else {
+            continue;
+        };
+        if cx.call(member).is_some() {
+            return false;
+        }
+        // Otherwise only its request methods matter (not `typeof`,
+        // `.defaults.headers`).
+        let unsnarl_model::walk::Parent::Expr(call) = cx.tree.expr_parent(member) else {
+            continue;
+        };
+        let Some(c) = cx.call(call).filter(|c| c.receiver == Some(id)) else {
+            continue;
+        };
+        let config = match c.name.as_str() {
+            "request" => c.positional(0),
+            "get" | "delete" | "head" | "options" => c.positional(1),
+            "post" | "put" | "patch" => c.positional(2),
+            // `instance.interceptors`, `instance.defaults`: not a request.
+            _ => continue,
+        };
+        let bounded = config.is_some_and(|o| match common::opt_key(cx, o, "timeout") {
+            common::OptKey::Missing => false,
+            common::OptKey::Set(v) => cx.model.int_value(v) != Some(0),
+            common::OptKey::Unknown => true,
+        });
+        if !bounded {
+            return false;
+        }
+        requests += 1;
+    }
+    requests > 0
 }
 
 /// `axios.get(url, config)` and friends: the index of the config argument.
@@ -375,8 +436,44 @@ app.get("/weather", async (req, res) => {
   res.json(await r.json());
 });
 "#,
+        r#"
+const axios = require("axios");
+
+class Controller {
+  constructor(opts) {
+    this.opts = { timeout: 5000, ...opts };
+    this._instance = axios.create({ baseURL: opts.url }); // expect
+  }
+  async login(data) {
+    return this._instance.post("/api/login", data, { timeout: this.opts.timeout });
+  }
+  async self() {
+    return this._instance.get("/api/self");
+  }
+}
+"#,
     ],
     pass: &[
+        r#"
+const axios = require("axios");
+
+class Controller {
+  constructor(opts) {
+    this.opts = { timeout: 5000, ...opts };
+    this._instance = axios.create({ baseURL: opts.url });
+    this._instance.defaults.headers.common["x-client"] = "unifi";
+  }
+  async login(data) {
+    return this._instance.post("/api/login", data, { timeout: this.opts.timeout });
+  }
+  async self() {
+    return this._instance.get("/api/self", { timeout: this.opts.timeout });
+  }
+  async send(path, body) {
+    return this._instance.request({ url: path, method: "POST", data: body, timeout: this.opts.timeout });
+  }
+}
+"#,
         r#"
 const axios = require("axios");
 const https = require("https");

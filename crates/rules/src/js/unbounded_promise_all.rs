@@ -881,24 +881,46 @@ fn limited(cx: &FileCx, e: ExprId) -> bool {
     }
     // One call down: a method of the file every request goes through
     // (`this.makeRequest(u)` that does `return this.requestQueue.add(() =>
-    // ..)`), its queue named as one.
+    // ..)`), its queue named as one, or a limiter it calls (`return
+    // this.limit(() => ..)` with `this.limit = pLimit(n)`).
     let through_queue = |g: FuncId| {
         common::calls_of(cx, g).any(|x| {
             let c = cx.call(x).unwrap();
-            matches!(c.name.as_str(), "add" | "schedule")
-                && c.receiver
-                    .and_then(|r| cx.model.dotted(r))
-                    .is_some_and(|d| {
-                        let d = d.to_ascii_lowercase();
-                        d.contains("queue") || d.contains("limit")
-                    })
+            let n = c.name.to_ascii_lowercase();
+            n.contains("limit")
+                || n.contains("throttle")
+                || matches!(c.name.as_str(), "add" | "schedule")
+                    && c.receiver
+                        .and_then(|r| cx.model.dotted(r))
+                        .is_some_and(|d| {
+                            let d = d.to_ascii_lowercase();
+                            d.contains("queue") || d.contains("limit")
+                        })
         })
     };
-    if exprs.iter().any(|&x| {
-        cx.call(x)
-            .and_then(|c| super::rejection::local_callee(cx, c))
-            .is_some_and(through_queue)
-    }) {
+    // `this.writeFile(..)` in an object of methods (`Store.prototype = {
+    // writeFile: async function .. }`) has no target: the one function of
+    // the file of that name stands for it.
+    let callee = |c: &Call| {
+        super::rejection::local_callee(cx, c).or_else(|| {
+            let this = c.target.is_none()
+                && c.receiver
+                    .is_some_and(|r| cx.model.name_of(r) == Some("this"));
+            let suffix = format!(".{}", c.name);
+            let mut named = cx
+                .model
+                .function_ids()
+                .filter(|&f| f.0 != 0 && cx.func(f).qualname.ends_with(&suffix));
+            match (this, named.next(), named.next()) {
+                (true, Some(f), None) => Some(f),
+                _ => None,
+            }
+        })
+    };
+    if exprs
+        .iter()
+        .any(|&x| cx.call(x).and_then(callee).is_some_and(through_queue))
+    {
         return true;
     }
     exprs.into_iter().any(|x| {
@@ -1102,8 +1124,45 @@ async function connectAll(devices) {
   await Promise.all(ready); // expect
 }
 "#,
+        r#"
+const fs = require("fs/promises");
+
+function Store() {}
+
+Store.prototype = {
+  writeFile: async function (file, content) {
+    return fs.writeFile(file, content);
+  },
+  flush: async function () {
+    const jobs = Object.keys(this.q).map(async (file) => {
+      await this.writeFile(file, this.q[file]);
+    });
+    await Promise.all(jobs); // expect
+  },
+};
+"#,
     ],
     pass: &[
+        r#"
+const fs = require("fs/promises");
+const pLimit = require("p-limit");
+
+function Store(options) {
+  this.limit = pLimit(options.maxFileDescriptors);
+}
+
+Store.prototype = {
+  writeFile: async function (file, content) {
+    return this.limit(() => fs.writeFile(file, content));
+  },
+  flush: async function () {
+    const jobs = Object.keys(this.q).map(async (file) => {
+      await this.writeFile(file, this.q[file]);
+    });
+    await Promise.all(jobs);
+  },
+};
+"#,
         r#"
 async function whenReady(devices) {
   const ready = devices.map((device) => {

@@ -99,7 +99,13 @@ pub fn is_deadline_scope(cx: &FileCx, ctx: ExprId) -> bool {
     if matches!(t, "trio.CancelScope" | "anyio.CancelScope") {
         return c.kwarg("deadline").is_some_and(|a| !is_none(cx, a));
     }
-    false
+    // `from .utils import asyncio_timeout`, where `utils` picks
+    // `asyncio.timeout` or `async_timeout.timeout` by Python version: a
+    // context manager of the project named as a timeout, given a duration.
+    let last = t.rsplit('.').next().unwrap_or(t);
+    (last == "timeout" || last.ends_with("_timeout"))
+        && !t.starts_with("asyncio.")
+        && c.positional(0).is_some_and(|a| !is_none(cx, a))
 }
 
 pub fn is_none(cx: &FileCx, e: ExprId) -> bool {

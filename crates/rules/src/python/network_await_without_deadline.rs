@@ -43,8 +43,10 @@ A request is matched to the session bound to its receiver's name in the
 same function, else to the weakest session of the file; in a file that
 builds no session, the session comes from elsewhere with a configuration
 we cannot see, and is not reported. An enclosing `async with asyncio.timeout(...)` (or `asyncio.timeout_at`,
-`async_timeout`, anyio/trio `fail_after`/`move_on_after`) or an
-`asyncio.wait_for(..., t)` counts as a deadline. So does an owner that
+`async_timeout`, anyio/trio `fail_after`/`move_on_after`, or a context
+manager of the project named as a timeout and given a duration, such as
+`from .utils import asyncio_timeout`, which a utility module picks by
+Python version) or an `asyncio.wait_for(..., t)` counts as a deadline. So does an owner that
 closes the connection: a server handler that stores its writer on an
 object (`sess.writer = writer`) whose writer another method closes
 (`sess.writer.close()` in `unregister`) reads only as long as the owner
@@ -675,8 +677,32 @@ class Bridge:
             reply = await reader.readline()  # expect
             sys.stdout.write(reply.decode())
 "#,
+        r#"
+import asyncio
+
+from .utils import asyncio_timeout
+
+
+async def verify(host):
+    async with asyncio_timeout(None):
+        reader, writer = await asyncio.open_connection(host, 8081)  # expect
+    writer.close()
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+from .utils import asyncio_timeout
+
+SOCKET_TIMEOUT = 10
+
+
+async def verify(host):
+    async with asyncio_timeout(SOCKET_TIMEOUT):
+        reader, writer = await asyncio.open_connection(host, 8081)
+    writer.close()
+"#,
         r#"
 import asyncio
 import sys

@@ -1325,17 +1325,28 @@ pub fn chosen_over(cx: &FileCx, e: ExprId, bounded: &dyn Fn(&Call) -> bool) -> b
         // Only a choice on an `Option` the caller set (`Some(n)`/`None`,
         // `if let Some(t) = ..`): a `match scheme { "http" => .., "https"
         // => .. }` whose other arm bounds something is no such choice.
+        // Or a choice on a timeout setting, where zero means none (`match
+        // config.connect_timeout_ms { 0 => connect(a), ms =>
+        // connect_timeout(a, ms) }`).
         let some = |e: ExprId| cx.source(cx.expr(e).span).trim_start().starts_with("Some(");
+        let names_timeout = |e: ExprId| {
+            cx.source(cx.expr(e).span)
+                .to_ascii_lowercase()
+                .contains("timeout")
+        };
         let branches: Vec<&Block> = match &cx.stmt(owner).kind {
             StmtKind::If { cond, then, orelse } => {
                 if !matches!(&cx.expr(*cond).kind, ExprKind::Let { pattern, .. } if some(*pattern))
+                    && !names_timeout(*cond)
                 {
                     return false;
                 }
                 vec![then, orelse]
             }
-            StmtKind::Switch { cases, .. } => {
-                if !cases.iter().any(|c| c.patterns.iter().any(|&p| some(p))) {
+            StmtKind::Switch { subject, cases } => {
+                if !cases.iter().any(|c| c.patterns.iter().any(|&p| some(p)))
+                    && !subject.is_some_and(names_timeout)
+                {
                     return false;
                 }
                 cases.iter().map(|c| &c.body).collect()

@@ -406,6 +406,22 @@ pub async fn discover(addr: std::net::SocketAddr) -> std::io::Result<TcpStream> 
     ],
     pass: &[
         r#"
+use std::net::{SocketAddr, TcpStream};
+use std::time::Duration;
+
+pub struct Config {
+    pub connect_timeout_ms: u64,
+}
+
+pub fn dial(config: &Config, addr: &SocketAddr) -> std::io::Result<TcpStream> {
+    // Zero is the documented "use the OS default" setting.
+    match config.connect_timeout_ms {
+        0 => TcpStream::connect(addr),
+        ms => TcpStream::connect_timeout(addr, Duration::from_millis(ms)),
+    }
+}
+"#,
+        r#"
 use std::time::Duration;
 use tokio::net::TcpStream;
 use tokio::time::timeout;
