@@ -81,6 +81,23 @@ pub fn is_entry_point(cx: &FileCx, f: FuncId) -> bool {
         && top.kind == FnKind::Function
 }
 
+/// `func main()` of a `package main`: the process ends when it returns, so
+/// whatever it leaves behind (a goroutine blocked on a send, a ticker)
+/// goes with it.
+pub fn is_program_main(cx: &FileCx, f: FuncId) -> bool {
+    let func = cx.func(f);
+    func.kind == FnKind::Function
+        && func.receiver.is_none()
+        && func.name == "main"
+        && cx
+            .text
+            .lines()
+            .map(str::trim)
+            .find(|l| l.starts_with("package "))
+            .and_then(|l| l.strip_prefix("package "))
+            .is_some_and(|rest| rest.split_whitespace().next() == Some("main"))
+}
+
 pub fn is_ctx_type(t: &TypeRef) -> bool {
     t.resolved.as_deref() == Some("context.Context")
 }

@@ -111,6 +111,10 @@ impl Rule for GoroutineChannelLeak {
             if common::in_test_func(cx, parent) {
                 continue;
             }
+            // Leaving `main` ends the process and every goroutine with it.
+            if common::is_program_main(cx, parent) {
+                continue;
+            }
             let Some(start) = common::spawn_stmt(cx, g) else {
                 continue;
             };
@@ -980,8 +984,51 @@ func (s *Sched) Stop() {
 	}
 }
 "#,
+        r#"
+package tool
+
+import "time"
+
+// A `main` of another package is only a function.
+func main() {
+	res := make(chan int)
+	go func() {
+		res <- work() // expect
+	}()
+	select {
+	case r := <-res:
+		println(r)
+	case <-time.After(time.Second):
+	}
+}
+
+func work() int { return 1 }
+"#,
     ],
     pass: &[
+        r#"
+package main
+
+import (
+	"fmt"
+	"time"
+)
+
+func main() {
+	res := make(chan int)
+	go func() {
+		res <- work()
+	}()
+	select {
+	case r := <-res:
+		fmt.Println(r)
+	case <-time.After(time.Second):
+		fmt.Println("timed out")
+	}
+}
+
+func work() int { return 1 }
+"#,
         r#"
 package sched
 

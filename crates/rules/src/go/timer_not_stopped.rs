@@ -105,7 +105,13 @@ impl Rule for TimerNotStopped {
                 continue;
             };
             let f = cx.tree.stmt_func(StmtId(i as u32));
-            if common::in_test_func(cx, f) || common::in_test_helper(cx, f) {
+            // A ticker of `main` itself (not of a closure it defines, such
+            // as a handler) is one ticker, made once, that goes with the
+            // process.
+            if common::in_test_func(cx, f)
+                || common::in_test_helper(cx, f)
+                || common::is_program_main(cx, f)
+            {
                 continue;
             }
             let scope = common::outermost(cx, f);
@@ -335,8 +341,44 @@ func Paced(items []string, send func(string)) {
 	}
 }
 "#,
+        r#"
+package main
+
+import (
+	"net/http"
+	"time"
+)
+
+// A handler `main` defines runs per request: its ticker is one more each time.
+func main() {
+	http.HandleFunc("/watch", func(w http.ResponseWriter, r *http.Request) {
+		ticker := time.NewTicker(time.Second) // expect
+		for i := 0; i < 3; i++ {
+			<-ticker.C
+			w.Write([]byte("tick"))
+		}
+	})
+	http.ListenAndServe(":8080", nil)
+}
+"#,
     ],
     pass: &[
+        r#"
+package main
+
+import (
+	"fmt"
+	"time"
+)
+
+func main() {
+	ticker := time.NewTicker(time.Second)
+	for i := 0; i < 10; i++ {
+		<-ticker.C
+		fmt.Println("tick", i)
+	}
+}
+"#,
         r#"
 package app
 

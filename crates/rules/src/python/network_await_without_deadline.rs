@@ -169,6 +169,16 @@ impl Rule for NetworkAwaitWithoutDeadline {
             let code = cx.snippet(e.span);
             const STALL: &str = "if the peer stops answering this task waits forever, holding its connection, and so does everything awaiting it";
             let (message, fix) = match limit {
+                // A connect does end on its own, only much too late: the
+                // kernel gives up on a host that never answers after its SYN
+                // retries (about two minutes with Linux's defaults), and
+                // asyncio bounds a TLS handshake at 60 s.
+                Limit::Missing(what @ "opening a connection") => (
+                    format!(
+                        "`{code}` is {what} with no deadline: if the host never answers, this task waits until the operating system gives up on the connect (about two minutes on Linux, plus up to 60 s for a TLS handshake), and so does everything awaiting it"
+                    ),
+                    "wrap the operation in `async with asyncio.timeout(...)` (one budget for the whole exchange) or `asyncio.wait_for(..., timeout)`",
+                ),
                 Limit::Missing(what) => (
                     format!("`{code}` is {what} with no deadline: {STALL}"),
                     "wrap the operation in `async with asyncio.timeout(...)` (one budget for the whole exchange) or `asyncio.wait_for(..., timeout)`",

@@ -32,8 +32,14 @@ takes a deadline (`connect` beside `connect_timeout`, as std's
 `TcpStream` has), or in a private helper every caller of the file runs
 inside a timeout, or in the branch of an `if let`/`match` on an `Option`
 whose other branch connects with one (`if let Some(t) = self.timeout {
-connect_timeout(&a, t) } else { connect(a) }`): a caller who set no
-timeout asked for none.
+connect_timeout(&a, t) } else { connect(a) }`, or a `match` on a setting
+named as a timeout where zero means none): a caller who set no timeout
+asked for none. Nor is an async connect awaited in the body of a
+library's public `async fn` that takes no timeout and bounds none of its
+other connects (`pub async fn connect(addr)`): it is a step of the future the caller gets, and the
+caller bounds it (`timeout(d, Client::connect(addr))`). A connect in a
+private helper, a spawned task or a binary stays reported: no caller
+holds that future.
 
 ## Why
 
@@ -114,6 +120,7 @@ impl Rule for ConnectWithoutTimeout {
                 || has_timeout_sibling(cx, f)
                 || callers_time_it(cx, f)
                 || common::chosen_over(cx, e, &|k| k.name.contains("timeout"))
+                || public_async_step(cx, f, c)
             {
                 continue;
             }
@@ -205,6 +212,44 @@ fn callers_time_it_within(cx: &FileCx, f: FuncId, depth: u32) -> bool {
             || bound_then_timed(cx, x)
             || (depth > 0 && callers_time_it_within(cx, cx.func_of(x), depth - 1))
     }) && any
+}
+
+/// An async connect awaited in the body of a library's public `async fn`
+/// that has no timeout of its own to apply (no parameter named or typed as
+/// one, no other connect it bounds itself): the connect is a step of the future the caller gets, and the
+/// caller bounds the whole of it with `tokio::time::timeout(d,
+/// client.connect())`, which dropping the future enforces. A connect in a
+/// task the function spawns, in a binary (`main.rs`, `bin/`), or in a
+/// private helper stays reported: no caller holds that future.
+fn public_async_step(cx: &FileCx, f: FuncId, c: &Call) -> bool {
+    let func = cx.func(f);
+    if !func.is_async
+        || func.kind == FnKind::Closure
+        || func.kind == FnKind::AsyncBlock
+        || c.target.as_deref() == Some("std::net::TcpStream::connect")
+    {
+        return false;
+    }
+    let path = cx.path.replace('\\', "/");
+    if path.ends_with("main.rs") || path.contains("/bin/") || path.starts_with("bin/") {
+        return false;
+    }
+    let head = cx.source(Span::new(func.span.start, func.name_span.start));
+    let public = head
+        .split(|ch: char| !ch.is_alphanumeric() && ch != '_' && ch != '(')
+        .any(|w| w == "pub");
+    let has_timeout = func.params.iter().any(|p| {
+        p.name.to_ascii_lowercase().contains("timeout")
+            || p.ty
+                .as_ref()
+                .is_some_and(|t| t.text.to_ascii_lowercase().contains("timeout"))
+    });
+    // A function that bounds another of its connects takes the deadlines
+    // on itself: the unbounded one is an omission.
+    let bounds_others = cx
+        .body_calls(f)
+        .any(|x| cx.call(x).is_some_and(|k| k.name.contains("timeout")));
+    public && !has_timeout && !bounds_others
 }
 
 /// A connect to a literal loopback address.
@@ -308,7 +353,7 @@ pub struct Framed {
     pub io: TcpStream,
 }
 
-pub async fn open(addr: &str) -> std::io::Result<Framed> {
+pub(crate) async fn open(addr: &str) -> std::io::Result<Framed> {
     let conn = Box::pin(TcpStream::connect(addr)); // expect
     Ok(Framed { io: conn.await? })
 }
@@ -318,7 +363,7 @@ use std::net::SocketAddr;
 use tokio::net::TcpStream;
 use tokio::sync::oneshot;
 
-pub async fn connect(addr: SocketAddr, stop: oneshot::Receiver<()>) -> Result<TcpStream, Error> {
+pub(crate) async fn connect(addr: SocketAddr, stop: oneshot::Receiver<()>) -> Result<TcpStream, Error> {
     let socket = TcpStream::connect(addr); // expect
     tokio::select! {
         socket = socket => Ok(socket?),
@@ -403,8 +448,49 @@ pub async fn discover(addr: std::net::SocketAddr) -> std::io::Result<TcpStream> 
     control_urls(addr).await
 }
 "#,
+        r#"
+use tokio::net::TcpStream;
+
+pub struct Client;
+
+impl Client {
+    // The reconnect runs in a task no caller holds.
+    pub async fn start(addr: String) -> Client {
+        tokio::spawn(async move {
+            loop {
+                if let Ok(stream) = TcpStream::connect(&addr).await { // expect
+                    serve(stream).await;
+                }
+            }
+        });
+        Client
+    }
+
+    pub(crate) async fn open(addr: &str) -> std::io::Result<TcpStream> {
+        TcpStream::connect(addr).await // expect
+    }
+}
+
+async fn serve(_s: TcpStream) {}
+"#,
     ],
     pass: &[
+        r#"
+use tokio::net::TcpStream;
+
+pub struct Connection {
+    stream: TcpStream,
+}
+
+impl Connection {
+    /// Bound it with `tokio::time::timeout(d, Connection::connect(addr))`.
+    pub async fn connect(addr: &str) -> std::io::Result<Connection> {
+        let stream = TcpStream::connect(addr).await?;
+        stream.set_nodelay(true)?;
+        Ok(Connection { stream })
+    }
+}
+"#,
         r#"
 use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
