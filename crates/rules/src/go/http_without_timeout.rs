@@ -32,7 +32,8 @@ Flags, in non-test code:
   `c.client.Do(req)`);
   or whose transport limits the
   wait for the response header (`ResponseHeaderTimeout`), which bounds a
-  stall without cutting off a long download;
+  stall without cutting off a long download; or whose transport dials
+  only a Unix socket (a daemon of this machine, no remote peer);
 - `http.DefaultClient` and the package-level `http.Get`/`Post`/`Head`/
   `PostForm` (which use it) in a function with no context to bound them;
 - `net.Dial` whose connection gets no `SetDeadline` (an exported `Dial`
@@ -120,6 +121,7 @@ impl Rule for HttpWithoutTimeout {
                         || transport_limits_stalls(cx, cx.func_of(id), e)
                         || returned_by_factory(cx, id)
                         || sends_only_context_bound(cx, id)
+                        || dials_only_unix_sockets(cx, id)
                     {
                         continue;
                     }
@@ -257,6 +259,38 @@ fn sends_only_context_bound(cx: &FileCx, lit: ExprId) -> bool {
         .filter(|&u| u != *t)
         .collect();
     !uses.is_empty() && uses.iter().all(|&u| sends_bound(u))
+}
+
+/// The client's transport dials a Unix socket and nothing else
+/// (`Transport: &http.Transport{DialContext: func(ctx context.Context, _,
+/// _ string) (net.Conn, error) { return d.DialContext(ctx, "unix", path)
+/// }}`): it talks to a daemon of this machine, like `net.Dial("unix", ..)`,
+/// with no remote peer to stall.
+fn dials_only_unix_sockets(cx: &FileCx, lit: ExprId) -> bool {
+    let mut dials = 0;
+    for x in unsnarl_model::walk::exprs_under(cx.model, lit) {
+        let ExprKind::Closure(g) = cx.expr(x).kind else {
+            continue;
+        };
+        for h in cx.with_nested(g) {
+            for call in cx.body_calls(h) {
+                let Some(c) = cx.call(call) else { continue };
+                let network = match c.name.as_str() {
+                    "DialContext" => c.positional(1),
+                    "Dial" | "DialTimeout" => c.positional(0),
+                    _ => continue,
+                };
+                let unix = network.is_some_and(
+                    |n| matches!(cx.model.literal(n), Some(Lit::Str(s)) if s.starts_with("unix")),
+                );
+                if !unix {
+                    return false;
+                }
+                dials += 1;
+            }
+        }
+    }
+    dials > 0
 }
 
 /// `req, err := http.NewRequestWithContext(ctx, ..)` in `top`, or a plain
@@ -898,8 +932,59 @@ func (c *Client) Ping(url string) (*http.Response, error) {
 	return c.client.Get(url)
 }
 "#,
+        r#"
+package client
+
+import (
+	"context"
+	"net"
+	"net/http"
+)
+
+// The transport may dial a TCP address too: a remote peer can stall.
+func New(network, addr string) *Client {
+	hc := &http.Client{ // expect
+		Transport: &http.Transport{
+			DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+				var d net.Dialer
+				if network == "unix" {
+					return d.DialContext(ctx, "unix", addr)
+				}
+				return d.DialContext(ctx, "tcp", addr)
+			},
+		},
+	}
+	return &Client{hc: hc}
+}
+
+type Client struct{ hc *http.Client }
+"#,
     ],
     pass: &[
+        r#"
+package client
+
+import (
+	"context"
+	"net"
+	"net/http"
+)
+
+// New talks to the daemon's socket on this machine.
+func New(socketPath string) *Client {
+	hc := &http.Client{
+		Transport: &http.Transport{
+			DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+				var d net.Dialer
+				return d.DialContext(ctx, "unix", socketPath)
+			},
+		},
+	}
+	return &Client{hc: hc}
+}
+
+type Client struct{ hc *http.Client }
+"#,
         r#"
 // Copyright 2012 Google, Inc. All rights reserved.
 

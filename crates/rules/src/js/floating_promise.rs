@@ -837,7 +837,10 @@ fn completes_test(cx: &FileCx, id: ExprId, c: &Call) -> bool {
 }
 
 fn check_chain(cx: &FileCx, id: ExprId, c: &Call) -> Option<Finding> {
-    if !matches!(c.name.as_str(), "then" | "finally") || c.receiver.is_none() {
+    if !matches!(c.name.as_str(), "then" | "finally")
+        || c.receiver.is_none()
+        || own_then_method(cx, c)
+    {
         return None;
     }
     let mut cur = Some((id, c));
@@ -879,6 +882,28 @@ fn check_chain(cx: &FileCx, id: ExprId, c: &Call) -> Option<Finding> {
         "this promise chain has no rejection handler (`.catch()` or a second `.then` argument): if any step rejects, the error surfaces as an unhandled rejection that can crash the process",
         "end the chain with `.catch(err => ...)`, or `await` it inside a `try`",
     ))
+}
+
+/// `this.then(step)` in a class or prototype of this file that defines a
+/// `then` of its own (`Breeze.prototype.then = function (next) { ..
+/// }`): a step queue or builder that only looks like a promise, whose
+/// `then` returns the object and rejects nothing.
+fn own_then_method(cx: &FileCx, c: &Call) -> bool {
+    let mut base = c;
+    while let Some(inner) = base
+        .receiver
+        .and_then(|r| cx.call(cx.model.strip(r)))
+        .filter(|k| k.receiver.is_some())
+    {
+        base = inner;
+    }
+    base.receiver
+        .is_some_and(|r| cx.model.name_of(cx.model.strip(r)) == Some("this"))
+        && matches!(base.name.as_str(), "then" | "finally")
+        && cx.model.function_ids().any(|f| {
+            let q = &cx.func(f).qualname;
+            f.0 != 0 && q.ends_with(&format!(".{}", base.name))
+        })
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -1509,8 +1534,37 @@ function shutdown(client) {
   disconnect(client).then(() => console.log("closed")); // expect
 }
 "#,
+        r#"
+// The file's own `then` is a step queue's; `fetch(..)` is a real promise.
+function Flow() {
+  this.steps = [];
+}
+
+Flow.prototype.then = function (next) {
+  this.steps.push(["then", next]);
+  return this;
+};
+
+function load(url, render) {
+  fetch(url).then(render); // expect
+}
+"#,
     ],
     pass: &[
+        r#"
+// A step queue that only looks like a promise.
+function Flow(method) {
+  this.steps = [];
+  if (typeof method === "function") {
+    this.then(method);
+  }
+}
+
+Flow.prototype.then = function (next) {
+  this.steps.push(["then", next]);
+  return this;
+};
+"#,
         r#"
 // file: src/utils/promise.ts
 export function promiseWait(ms = 0) {
