@@ -257,7 +257,8 @@ fn makes_sync(f: &Function) -> bool {
 
 /// A decorator of this file that returns a plain `def` wrapper (`def
 /// runner(coro): def inner(self, *a): ... return
-/// loop.run_until_complete(coro(self, *a)); return inner`): calling the
+/// loop.run_until_complete(coro(self, *a)); return inner`, or `return
+/// update_wrapper(inner, coro)`): calling the
 /// decorated method runs that wrapper, which decides what it returns, and
 /// may well run the coroutine to its end itself.
 fn wrapped_by_sync_decorator(cx: &FileCx, f: &Function) -> bool {
@@ -268,7 +269,13 @@ fn wrapped_by_sync_decorator(cx: &FileCx, f: &Function) -> bool {
                 .iter()
                 .filter(|&&s| cx.tree.stmt_func(s) == dec)
                 .filter_map(|&s| match cx.stmt(s).kind {
-                    StmtKind::Return(Some(v)) => cx.model.name_of(v),
+                    // `return inner`, or `return update_wrapper(inner, f)`.
+                    StmtKind::Return(Some(v)) => cx.model.name_of(v).or_else(|| {
+                        cx.call(cx.model.strip(v))
+                            .filter(|c| c.name == "update_wrapper")
+                            .and_then(|c| c.positional(0))
+                            .and_then(|a| cx.model.name_of(a))
+                    }),
                     _ => None,
                 })
                 .collect();
@@ -549,6 +556,27 @@ class Client:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+from functools import update_wrapper
+
+
+def coro(f):
+    def wrapper(*args, **kwargs):
+        loop = asyncio.get_event_loop()
+        return loop.run_until_complete(f(*args, **kwargs))
+
+    return update_wrapper(wrapper, f)
+
+
+@coro
+async def cli(endpoint):
+    await connect(endpoint)
+
+
+def main():
+    cli()
+"#,
         r#"
 from functools import wraps
 

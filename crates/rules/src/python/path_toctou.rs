@@ -258,7 +258,7 @@ fn private_path(cx: &FileCx, path: &str) -> bool {
 /// os.path.join(self._tmp.name, "site")` after `self._tmp =
 /// tempfile.TemporaryDirectory()`), `depth` names deep.
 fn private_within(cx: &FileCx, path: &str, depth: u32) -> bool {
-    cx.model.only_ever_assigned(path, |v| {
+    only_ever_assigned_or_unpacked(cx, path, |v| {
         unsnarl_model::walk::exprs_under(cx.model, v)
             .into_iter()
             .any(|x| {
@@ -275,6 +275,30 @@ fn private_within(cx: &FileCx, path: &str, depth: u32) -> bool {
                     || (depth > 0 && returns_private(cx, x))
             })
     })
+}
+
+/// Like `FileModel::only_ever_assigned`, but an unpacking assignment
+/// (`fd, temp_path = tempfile.mkstemp()`) counts too, with the whole value
+/// it unpacks.
+fn only_ever_assigned_or_unpacked(cx: &FileCx, path: &str, such: impl Fn(ExprId) -> bool) -> bool {
+    let names_path = |t: ExprId| cx.model.dotted(t).as_deref() == Some(path);
+    let mut any = false;
+    let all = cx.model.stmts.iter().all(|st| {
+        let StmtKind::Assign { targets, value, .. } = &st.kind else {
+            return true;
+        };
+        let hit = targets.iter().any(|&t| {
+            names_path(t)
+                || matches!(&cx.expr(cx.model.strip(t)).kind,
+                    ExprKind::Collection { elems, .. } if elems.iter().any(|&e| names_path(e)))
+        });
+        if !hit {
+            return true;
+        }
+        any = true;
+        value.is_some_and(&such)
+    });
+    any && all
 }
 
 /// A fresh temporary, the process id, a UUID.
@@ -651,8 +675,32 @@ class FileQueue:
             with open(os.path.join(self.queue_path, name), "wb") as f:
                 f.write(data)
 "#,
+        r#"
+import os
+
+
+def drop_backup(path):
+    folder, backup = os.path.split(path + ".bak")
+    if os.path.exists(backup):
+        os.unlink(backup)  # expect
+"#,
     ],
     pass: &[
+        r#"
+import os
+import tempfile
+
+
+def write_atomic(path, data):
+    fd, temp_path = tempfile.mkstemp(prefix=".sync-", dir=os.path.dirname(path))
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(temp_path, path)
+    finally:
+        if os.path.exists(temp_path):
+            os.unlink(temp_path)
+"#,
         r#"
 import os
 import threading
