@@ -367,6 +367,31 @@ fn nested_functions_are_named_under_their_parent() {
 }
 
 #[test]
+fn functions_inside_an_anonymous_function_are_not_module_level_names() {
+    // A bundler's module wrapper: the helper `b` inside it is not the
+    // module-level `b` (a variable here), and calls reach each by scope.
+    let m = js("var b = Object.getOwnPropertyNames;\n\
+         var w = (f) => f;\n\
+         var mod = w(() => {\n\
+           async function b() {}\n\
+           b();\n\
+         });\n\
+         b(mod);");
+    let inner = func(&m, "b");
+    assert!(inner.is_async);
+    assert_ne!(&*inner.qualname, "src/app.b");
+    assert!(inner.qualname.starts_with("src/app.<anonymous@"));
+    let got = targets(&m, "b");
+    assert_eq!(got.len(), 2);
+    assert_eq!(
+        got[0],
+        Some(&*inner.qualname),
+        "the call inside the wrapper"
+    );
+    assert_ne!(got[1], Some(&*inner.qualname), "the module-level call");
+}
+
+#[test]
 fn default_and_renamed_exports_name_the_definition_as_imported() {
     let m = ts("export default function App() { App(); }\n\
          function run() {}\n\

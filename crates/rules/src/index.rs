@@ -111,6 +111,12 @@ pub struct FnSummary {
     /// compiled module under the same name; calls resolve to the one with
     /// the body.
     pub declared_only: bool,
+    /// JS/TS: a function declared inside another function. The front end
+    /// names one inside an anonymous function from the module (`w(() => {
+    /// async function load() {} })` is `mod.load`, as a bundler's module
+    /// wrappers have it), but nothing outside that function can call it by
+    /// name: other files' lookups skip it.
+    pub hidden: bool,
 }
 
 /// What the index keeps of one file's functions, packed: every qualified
@@ -145,6 +151,7 @@ struct Packed {
     returns_via_len: u32,
     blocking: Option<Box<BlockingSite>>,
     declared_only: bool,
+    hidden: bool,
 }
 
 /// A function's summary, as the index gives it to rules.
@@ -168,6 +175,8 @@ pub struct Summary<'a> {
     pub calls: &'a [CallSite],
     /// See [`FnSummary::declared_only`].
     pub declared_only: bool,
+    /// See [`FnSummary::hidden`].
+    pub hidden: bool,
 }
 
 impl Summary<'_> {
@@ -230,6 +239,7 @@ impl FileSummaries {
             blocking: p.blocking.as_deref(),
             calls: &self.calls[calls_start as usize..p.calls_end as usize],
             declared_only: p.declared_only,
+            hidden: p.hidden,
         }
     }
 
@@ -264,6 +274,7 @@ impl FromIterator<FnSummary> for FileSummaries {
                 },
                 blocking: s.blocking,
                 declared_only: s.declared_only,
+                hidden: s.hidden,
             });
         }
         FileSummaries {
@@ -352,6 +363,7 @@ pub fn summarize(m: &FileModel, kb: &Table, lang: Language, names: &Names) -> Fi
             blocking: v.blocking.map(Box::new),
             calls: v.calls.into(),
             declared_only: lang.is_js_family() && f.body.is_empty(),
+            hidden: lang.is_js_family() && f.parent.is_some_and(|p| p.0 != 0),
         });
     }
     out.into_iter().collect()
@@ -1297,7 +1309,11 @@ impl ProjectIndex {
     }
 
     fn resolve_quietly(&self, lang: Language, target: &str, from: u32) -> Option<usize> {
-        let same_family = |i: u32| family(self.sum(i as usize).lang) == family(lang);
+        // A function nested in another answers only its own file.
+        let same_family = |i: u32| {
+            let s = self.sum(i as usize);
+            family(s.lang) == family(lang) && (!s.hidden || self.file_of(i as usize) == from)
+        };
         let mut exact: Option<usize> = None;
         for i in self.by_qualname.get(target) {
             if same_family(i) && self.sum(i as usize).qualname == target {
@@ -1387,6 +1403,7 @@ impl ProjectIndex {
         for i in self.by_last_segment.get_in(name, 0..u32::MAX) {
             let s = self.sum(i as usize);
             let fits = family(s.lang) == family(lang)
+                && !s.hidden
                 && s.qualname.strip_prefix(&prefix).is_some_and(|rest| {
                     rest.split_once('.')
                         .is_some_and(|(module, n)| n == name && !module.is_empty())
@@ -1759,6 +1776,29 @@ mod tests {
         assert_eq!(ix.resolve(jsl, "x.go", NOWHERE), None);
     }
 
+    /// A function declared inside another (a bundler's module wrapper names
+    /// its helpers from the module: `build/index._`) answers lookups from
+    /// its own file only; another file's `build/index._` (an export of a
+    /// variable) is not it, exactly or by suffix.
+    #[test]
+    fn a_nested_function_answers_only_its_own_file() {
+        let nested = |q: &str| FnSummary {
+            hidden: true,
+            is_async: true,
+            ..js(q, true, &[])
+        };
+        let ix = build(vec![
+            vec![nested("build/index._")],
+            vec![js("build/cli.main", false, &[])],
+            vec![js("lib/a.top", true, &[])],
+        ]);
+        let jsl = Language::JavaScript;
+        assert_eq!(ix.resolve(jsl, "build/index._", 0), Some(0));
+        assert_eq!(ix.resolve(jsl, "build/index._", 1), None);
+        assert_eq!(ix.resolve(jsl, "package/build/index._", 1), None);
+        assert_eq!(ix.resolve(jsl, "lib/a.top", 1), Some(2));
+    }
+
     /// A JS function's summary: whether it returns an awaitable, and the
     /// project callees whose results it returns.
     /// A call through an absolute import of a standard module
@@ -1814,6 +1854,7 @@ mod tests {
                 })
                 .collect(),
             declared_only: false,
+            hidden: false,
         }
     }
 

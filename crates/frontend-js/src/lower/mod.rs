@@ -281,10 +281,17 @@ impl<'a> Lowerer<'a> {
             ThisMode::Class(i) => Some(i),
             ThisMode::Dynamic => None,
         };
-        let ns = if head.qualname.is_empty() {
-            Rc::clone(&self.cur().ns)
-        } else {
+        // An anonymous function takes the namespace of the nearest named
+        // one, except the module's: a helper declared inside `w(() => { ..
+        // })` (a bundler's module wrapper, a test's callback) is not the
+        // module-level name it would otherwise get, which another helper
+        // or a module variable of that name already has.
+        let ns = if !head.qualname.is_empty() {
             head.qualname.as_str().into()
+        } else if *self.cur().ns == *self.m.module.as_str() {
+            format!("{}.<anonymous@{}>", self.m.module, head.span.start).into()
+        } else {
+            Rc::clone(&self.cur().ns)
         };
         let own = head.own_name.map(|n| {
             let b = (!head.qualname.is_empty()).then(|| Bound::named(head.qualname.clone()));
