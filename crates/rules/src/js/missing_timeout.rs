@@ -142,11 +142,7 @@ impl Rule for MissingTimeout {
                     };
                     let missing = match cfg {
                         None => t == "axios.create",
-                        Some(o) => match common::opt_key(cx, o, "timeout") {
-                            common::OptKey::Missing => true,
-                            common::OptKey::Set(v) => cx.model.int_value(v) == Some(0),
-                            common::OptKey::Unknown => false,
-                        },
+                        Some(o) => !config_sets_timeout(cx, o),
                     };
                     if !missing
                         || (t == "axios"
@@ -170,14 +166,9 @@ impl Rule for MissingTimeout {
                 }
                 _ if !axios_defaults && axios_method(t).is_some() => {
                     let idx = axios_method(t).unwrap();
-                    let missing = match c.positional(idx) {
-                        None => true,
-                        Some(o) => match common::opt_key(cx, o, "timeout") {
-                            common::OptKey::Missing => true,
-                            common::OptKey::Set(v) => cx.model.int_value(v) == Some(0),
-                            common::OptKey::Unknown => false,
-                        },
-                    };
+                    let missing = !c
+                        .positional(idx)
+                        .is_some_and(|o| config_sets_timeout(cx, o));
                     if !missing {
                         continue;
                     }
@@ -211,6 +202,16 @@ impl Rule for MissingTimeout {
             };
             out.push(cx.finding(&META, ex.span, what, fix));
         }
+    }
+}
+
+/// An axios config that sets a `timeout` other than 0 (which means none),
+/// or one that cannot be read (a variable, a spread), which may.
+fn config_sets_timeout(cx: &FileCx, config: ExprId) -> bool {
+    match common::opt_key(cx, config, "timeout") {
+        common::OptKey::Missing => false,
+        common::OptKey::Set(v) => cx.model.int_value(v) != Some(0),
+        common::OptKey::Unknown => true,
     }
 }
 
@@ -261,12 +262,7 @@ fn every_request_sets_timeout(cx: &FileCx, e: ExprId) -> bool {
             // `instance.interceptors`, `instance.defaults`: not a request.
             _ => continue,
         };
-        let bounded = config.is_some_and(|o| match common::opt_key(cx, o, "timeout") {
-            common::OptKey::Missing => false,
-            common::OptKey::Set(v) => cx.model.int_value(v) != Some(0),
-            common::OptKey::Unknown => true,
-        });
-        if !bounded {
+        if !config.is_some_and(|o| config_sets_timeout(cx, o)) {
             return false;
         }
         requests += 1;

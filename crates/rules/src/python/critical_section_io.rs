@@ -200,23 +200,24 @@ fn check_with(
     let whole_operation = whole_operation_locks.contains(&lock.key);
     let loop_vars = callback_loop_vars(cx, body);
     let mut reported = 0;
-    let calls = unsnarl_model::walk::calls_in_block(cx.model, body);
+    let offences: Vec<(ExprId, &Call, String)> =
+        unsnarl_model::walk::calls_in_block(cx.model, body)
+            .into_iter()
+            .filter_map(|call| {
+                let c = cx.call(call)?;
+                Some((call, c, offence(cx, fid, c, &loop_vars)?))
+            })
+            .collect();
     // A log line next to I/O or a callback under the same lock is not what
     // keeps the other threads waiting: the heavier call is reported, and
     // moving it out is the fix.
-    let heavier = calls.iter().any(|&call| {
-        cx.call(call).is_some_and(|c| {
-            cx.effect(c, Effect::Logging).is_none() && offence(cx, fid, c, &loop_vars).is_some()
-        })
-    });
-    for call in calls {
+    let heavier = offences
+        .iter()
+        .any(|&(_, c, _)| cx.effect(c, Effect::Logging).is_none());
+    for (call, c, what) in offences {
         if reported >= 3 {
             break;
         }
-        let Some(c) = cx.call(call) else { continue };
-        let Some(what) = offence(cx, fid, c, &loop_vars) else {
-            continue;
-        };
         if whole_operation
             && (cx.effect(c, Effect::Logging).is_some() || cx.effect(c, Effect::Blocking).is_some())
         {
