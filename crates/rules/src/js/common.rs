@@ -1096,6 +1096,17 @@ pub fn in_try_with_catch(cx: &FileCx, e: ExprId) -> bool {
 
 pub use crate::util::block_contains;
 
+/// The functions of this file (not the module itself) whose qualified name
+/// ends with the segment `name` (`Store.prototype.writeFile`,
+/// `Flow.prototype.then`): what a `this.name(..)` call the front end left
+/// unresolved may reach.
+pub fn functions_ending_with<'c>(cx: &'c FileCx, name: &str) -> impl Iterator<Item = FuncId> + 'c {
+    let suffix = format!(".{name}");
+    cx.model
+        .function_ids()
+        .filter(move |&f| f.0 != 0 && cx.func(f).qualname.ends_with(&suffix))
+}
+
 /// Every call expression of a function body, in source order (not in
 /// nested functions).
 pub fn calls_of<'c>(cx: &'c FileCx, f: FuncId) -> impl Iterator<Item = ExprId> + 'c {

@@ -900,10 +900,9 @@ fn own_then_method(cx: &FileCx, c: &Call) -> bool {
     base.receiver
         .is_some_and(|r| cx.model.name_of(cx.model.strip(r)) == Some("this"))
         && matches!(base.name.as_str(), "then" | "finally")
-        && cx.model.function_ids().any(|f| {
-            let q = &cx.func(f).qualname;
-            f.0 != 0 && q.ends_with(&format!(".{}", base.name))
-        })
+        && common::functions_ending_with(cx, &base.name)
+            .next()
+            .is_some()
 }
 
 pub static EXAMPLES: Examples = Examples {

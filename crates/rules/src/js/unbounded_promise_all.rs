@@ -906,13 +906,12 @@ fn limited(cx: &FileCx, e: ExprId) -> bool {
             let this = c.target.is_none()
                 && c.receiver
                     .is_some_and(|r| cx.model.name_of(r) == Some("this"));
-            let suffix = format!(".{}", c.name);
-            let mut named = cx
-                .model
-                .function_ids()
-                .filter(|&f| f.0 != 0 && cx.func(f).qualname.ends_with(&suffix));
-            match (this, named.next(), named.next()) {
-                (true, Some(f), None) => Some(f),
+            if !this {
+                return None;
+            }
+            let mut named = common::functions_ending_with(cx, &c.name);
+            match (named.next(), named.next()) {
+                (Some(f), None) => Some(f),
                 _ => None,
             }
         })

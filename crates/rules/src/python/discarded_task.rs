@@ -163,20 +163,8 @@ fn puts_on_unbounded_queue(cx: &FileCx, c: &Call) -> bool {
     else {
         return false;
     };
-    let mut built = cx.model.stmts.iter().filter_map(|st| match &st.kind {
-        StmtKind::Assign { targets, value, .. }
-            if targets
-                .iter()
-                .any(|&t| cx.model.dotted(t).as_deref() == Some(queue.as_str())) =>
-        {
-            Some(*value)
-        }
-        _ => None,
-    });
-    let mut any = false;
-    let all_unbounded = built.all(|v| {
-        any = true;
-        v.and_then(|v| cx.call(cx.model.strip(v))).is_some_and(|k| {
+    cx.model.only_ever_assigned(&queue, |v| {
+        cx.call(cx.model.strip(v)).is_some_and(|k| {
             cx.effect(k, Effect::Queue).is_some_and(|entry| {
                 k.target
                     .as_deref()
@@ -184,8 +172,7 @@ fn puts_on_unbounded_queue(cx: &FileCx, c: &Call) -> bool {
                     && crate::util::unbounded_reason(cx.model, k, entry).is_some()
             })
         })
-    });
-    any && all_unbounded
+    })
 }
 
 /// The task runs a coroutine of the file that never suspends (no `await`,

@@ -194,11 +194,7 @@ fn callers_time_it_within(cx: &FileCx, f: FuncId, depth: u32) -> bool {
     if func.name.is_empty() {
         return false;
     }
-    let head = cx.source(Span::new(func.span.start, func.name_span.start));
-    if head
-        .split(|c: char| !c.is_alphanumeric() && c != '_')
-        .any(|w| w == "pub")
-    {
+    if visibility(cx, func).is_some() {
         return false;
     }
     let mut calls = (0..cx.model.exprs.len() as u32).map(ExprId).filter(|&x| {
@@ -234,10 +230,7 @@ fn public_async_step(cx: &FileCx, f: FuncId, c: &Call) -> bool {
     if path.ends_with("main.rs") || path.contains("/bin/") || path.starts_with("bin/") {
         return false;
     }
-    let head = cx.source(Span::new(func.span.start, func.name_span.start));
-    let public = head
-        .split(|ch: char| !ch.is_alphanumeric() && ch != '_' && ch != '(')
-        .any(|w| w == "pub");
+    let public = visibility(cx, func) == Some(Visibility::Public);
     let has_timeout = func.params.iter().any(|p| {
         p.name.to_ascii_lowercase().contains("timeout")
             || p.ty
@@ -250,6 +243,32 @@ fn public_async_step(cx: &FileCx, f: FuncId, c: &Call) -> bool {
         .body_calls(f)
         .any(|x| cx.call(x).is_some_and(|k| k.name.contains("timeout")));
     public && !has_timeout && !bounds_others
+}
+
+#[derive(PartialEq)]
+enum Visibility {
+    /// `pub`.
+    Public,
+    /// `pub(crate)`, `pub(super)`, `pub(in path)`.
+    Restricted,
+}
+
+/// The `pub` written before a function's name, if any.
+fn visibility(cx: &FileCx, func: &Function) -> Option<Visibility> {
+    let head = cx.source(Span::new(func.span.start, func.name_span.start));
+    let is_word = |ch: char| ch.is_alphanumeric() || ch == '_';
+    head.match_indices("pub").find_map(|(i, _)| {
+        let before = head[..i].chars().next_back();
+        let after = &head[i + 3..];
+        if before.is_some_and(is_word) || after.chars().next().is_some_and(is_word) {
+            return None;
+        }
+        Some(if after.trim_start().starts_with('(') {
+            Visibility::Restricted
+        } else {
+            Visibility::Public
+        })
+    })
 }
 
 /// A connect to a literal loopback address.
