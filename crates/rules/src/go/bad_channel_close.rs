@@ -24,7 +24,10 @@ Flags `close(ch)` where it can panic:
 - the receiving side closes a channel other goroutines send on (or closes it
   after ranging over it, when it is already closed); sends made before any
   goroutine starts (a one-slot channel filled with a token that whoever
-  takes it closes) are over by then and do not count;
+  takes it closes) are over by then and do not count, and neither are
+  sends the receiver has all taken: a loop starts N goroutines that each
+  send once, and another loop with the same start and bound receives N
+  values before the close;
 - the close sits in a goroutine started once per loop iteration (or in
   several goroutines), so every producer but the first closes a closed
   channel;
@@ -319,7 +322,7 @@ fn closed_by_receiver(cx: &FileCx, f: FuncId, ch: &str, close: ExprId) -> Option
                     && !(h == scope_root && first_go.is_some_and(|g| cx.expr(e).span.end <= g))
             })
         });
-    if senders {
+    if senders && !counted_drain(cx, f, scope_root, ch, &own, &uses) {
         return Some(format!(
             "`{ch}` is closed by the side that receives from it while another goroutine sends on it: the next send panics with \"send on closed channel\""
         ));
@@ -330,6 +333,111 @@ fn closed_by_receiver(cx: &FileCx, f: FuncId, ch: &str, close: ExprId) -> Option
         ));
     }
     None
+}
+
+/// The receiver takes exactly as many values as there are senders before
+/// it closes: `for i := 0; i < jobs; i++ { go func() { ch <- work() }() }`
+/// then `for i := 0; i < jobs; i++ { <-ch }`, both loops bounded by the same
+/// expression, each goroutine sending at most once (its send in no loop).
+/// By the close every send has been received, so none can hit it.
+fn counted_drain(
+    cx: &FileCx,
+    f: FuncId,
+    scope_root: FuncId,
+    ch: &str,
+    own: &[ExprId],
+    uses: &[ChanUse],
+) -> bool {
+    // `i < bound` of the loop right around a statement (no other loop
+    // between): where the counter starts, and the bound as source text.
+    let bound_of = |s: StmtId| -> Option<(i128, &str)> {
+        let lp = common::enclosing_loops(cx, s).into_iter().next()?;
+        match &cx.stmt(lp).kind {
+            StmtKind::While { cond, .. } => match &cx.expr(*cond).kind {
+                ExprKind::Binary {
+                    op: BinOp::Lt,
+                    left,
+                    right,
+                } => Some((
+                    counter_start(cx, lp, cx.model.name_of(*left)?)?,
+                    cx.source(cx.expr(*right).span),
+                )),
+                _ => None,
+            },
+            _ => None,
+        }
+    };
+    let mut recv_bound = None;
+    for (&u, k) in own.iter().zip(uses) {
+        if *k != ChanUse::Recv {
+            continue;
+        }
+        let Some(b) = cx.tree.enclosing_stmt(u).and_then(bound_of) else {
+            return false;
+        };
+        if recv_bound.is_some_and(|r| r != b) {
+            return false;
+        }
+        recv_bound = Some(b);
+    }
+    let Some(bound) = recv_bound else {
+        return false;
+    };
+    cx.with_nested(scope_root)
+        .into_iter()
+        .filter(|&h| h != f)
+        .all(|h| {
+            let sends: Vec<ExprId> = cx
+                .body_exprs(h)
+                .iter()
+                .copied()
+                .filter(|&e| {
+                    cx.model.name_of(e) == Some(ch) && common::chan_use(cx, e) == ChanUse::Send
+                })
+                .collect();
+            match sends.as_slice() {
+                [] => true,
+                [send] => {
+                    !cx.in_loop(*send)
+                        && common::go_stmt_of_closure(cx, h).and_then(bound_of) == Some(bound)
+                }
+                _ => false,
+            }
+        })
+}
+
+/// The value the counter of loop `lp` starts from: its init clause (`for i
+/// := 0; ...`), else the last plain value the function gave it before the
+/// loop (`var i int` is 0).
+fn counter_start(cx: &FileCx, lp: StmtId, counter: &str) -> Option<i128> {
+    let value_of = |s: StmtId| match &cx.stmt(s).kind {
+        StmtKind::Assign { targets, value, op }
+            if targets.len() == 1 && common::names_in_target(cx, targets[0]) == [counter] =>
+        {
+            Some(match value {
+                // `i++` / `i += n` before the loop: not a plain start.
+                _ if matches!(op, AssignOp::Augmented(_)) => None,
+                Some(v) => match &cx.expr(*v).kind {
+                    ExprKind::Collection {
+                        ty: Some(t), elems, ..
+                    } if elems.is_empty() && t.text == "int" => Some(0),
+                    _ => cx.model.int_value(*v),
+                },
+                None => None,
+            })
+        }
+        _ => None,
+    };
+    let at = cx.stmt(lp).span.start;
+    let f = cx.tree.stmt_func(lp);
+    cx.body_stmts(f)
+        .iter()
+        .copied()
+        .filter(|&s| cx.stmt(s).span.start < at || matches!(cx.tree.stmt_parent(lp), Parent::Stmt(b) if cx.tree.stmt_ancestors(s).next() == Some(b)))
+        .filter(|&s| s != lp)
+        .filter_map(value_of)
+        .last()
+        .flatten()
 }
 
 /// Two closes of one channel on one path (including a deferred close).
@@ -483,8 +591,49 @@ func pair(l net.Listener) (net.Conn, error) {
 	return c, err
 }
 "#,
+        r#"
+package app
+
+// One value short: the last worker can still be sending when the channel closes.
+func Sum(parts [][]int) int {
+	results := make(chan int)
+	for i := 0; i < len(parts); i++ {
+		go func(p []int) {
+			results <- total(p)
+		}(parts[i])
+	}
+	sum := 0
+	for i := 1; i < len(parts); i++ {
+		sum += <-results
+	}
+	close(results) // expect
+	return sum
+}
+"#,
     ],
     pass: &[
+        r#"
+package app
+
+// As many receives as workers, each sending once: every send is over by the close.
+func Sum(parts [][]int) int {
+	var i int
+	results := make(chan []int)
+	for ; i < len(parts); i++ {
+		go func(p []int) {
+			results <- squares(p)
+		}(parts[i])
+	}
+	sum := 0
+	for i = 0; i < len(parts); i++ {
+		for _, v := range <-results {
+			sum += v
+		}
+	}
+	close(results)
+	return sum
+}
+"#,
         r#"
 package sftp
 

@@ -376,7 +376,10 @@ impl Summaries {
             };
             for e in exprs {
                 if let Some(op) = lock_op(cx, e) {
-                    if op.kind.acquires() && !dropped.contains(&op.instance) {
+                    if op.kind.acquires()
+                        && !dropped.contains(&op.instance)
+                        && !nil_guarded(cx, s, &op.instance)
+                    {
                         out.push(Acquire {
                             kind: op.kind,
                             class: op.class.clone(),
@@ -463,6 +466,20 @@ fn flag_guarded(cx: &FileCx, f: FuncId, s: StmtId) -> bool {
             .into_iter()
             .any(|e| cx.model.name_of(e).is_some_and(|n| flags.contains(&n))),
         _ => false,
+    })
+}
+
+/// A lock taken only when the mutex itself is nil (`if n.mu == nil {
+/// n.mu.RLock() }`): a nil `*sync.Mutex` panics on `Lock`, so the branch
+/// is dead for any mutex that exists, and callers holding it never see
+/// this lock.
+fn nil_guarded(cx: &FileCx, s: StmtId, instance: &str) -> bool {
+    cx.tree.stmt_ancestors(s).any(|a| {
+        matches!(&cx.stmt(a).kind, StmtKind::If { cond, then, .. }
+            if then.iter().any(|&t| t == s || cx.tree.stmt_ancestors(s).any(|x| x == t))
+                && matches!(&cx.expr(*cond).kind, ExprKind::Binary { op: BinOp::Eq, left, right }
+                    if cx.model.dotted(*left).as_deref() == Some(instance)
+                        && matches!(cx.model.literal(*right), Some(Lit::Null))))
     })
 }
 

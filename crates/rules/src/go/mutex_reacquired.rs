@@ -23,7 +23,9 @@ Flags a `Lock` of a mutex the same goroutine already holds: a second
 or method of the file that locks `s.mu` itself. Also flags a read lock
 taken again while a read lock on the same `RWMutex` is held. A call on a
 `range` variable that reuses the receiver's name (`for _, c := range
-c.conns { c.Close() }`) is a call on another value, not a re-lock.
+c.conns { c.Close() }`) is a call on another value, not a re-lock; nor
+is a callee's lock taken only under `if s.mu == nil` (dead for any mutex
+that exists: a nil one panics).
 
 ## Why
 
@@ -361,6 +363,38 @@ func (c *Set) Close() {
 "#,
     ],
     pass: &[
+        r#"
+package app
+
+import "sync"
+
+// The lookup locks only when the mutex is nil: never, for a model built
+// by its constructor (and a nil mutex would panic on Lock anyway).
+type Model struct {
+	mu   *sync.RWMutex
+	nets map[string]string
+}
+
+func New() *Model {
+	return &Model{mu: &sync.RWMutex{}, nets: map[string]string{}}
+}
+
+func (m *Model) Network(id string) string {
+	if m.mu == nil {
+		m.mu.RLock()
+		defer m.mu.RUnlock()
+	}
+	return m.nets[id]
+}
+
+func (m *Model) Remove(id string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.Network(id) != "" {
+		delete(m.nets, id)
+	}
+}
+"#,
         r#"
 package app
 

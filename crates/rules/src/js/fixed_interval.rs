@@ -172,11 +172,7 @@ fn constant_delay(cx: &FileCx, d: Option<ExprId>) -> bool {
 /// The callback (or what it calls in this file) refreshes something from
 /// the network.
 fn does_network(cx: &FileCx, f: FuncId) -> bool {
-    let name = cx.func(f).name.to_ascii_lowercase();
-    if ["refresh", "poll", "sync", "reload", "fetch"]
-        .iter()
-        .any(|w| name.contains(w))
-    {
+    if names_refresh(&cx.func(f).name) {
         return true;
     }
     cx.with_nested(f).into_iter().any(|g| {
@@ -203,14 +199,24 @@ fn does_network(cx: &FileCx, f: FuncId) -> bool {
                         | "http.get"
                         | "https.get"
                 )
-            ) || {
-                let n = c.name.to_ascii_lowercase();
-                ["refresh", "poll", "sync", "reload", "fetch"]
-                    .iter()
-                    .any(|w| n.contains(w))
-            }
+            ) || names_refresh(&c.name)
         })
     })
+}
+
+/// A function or method name that says it refreshes from a remote
+/// (`refreshToken`, `pollStatus`, `syncDevices`). Node's `Sync` suffix
+/// (`readSync`, `existsSync`) names the blocking variant of a local call,
+/// not a sync with a server, so it does not count.
+fn names_refresh(name: &str) -> bool {
+    let name = match name.strip_suffix("Sync") {
+        Some(stem) if !stem.is_empty() => stem,
+        _ => name,
+    }
+    .to_ascii_lowercase();
+    ["refresh", "poll", "sync", "reload", "fetch"]
+        .iter()
+        .any(|w| name.contains(w))
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -231,7 +237,13 @@ async function poll() {
   setTimeout(poll, POLL_MS); // expect
 }
 "#],
-    pass: &[r#"
+    pass: &[
+        r#"
+// Blinks a local pin: `readSync` is Node's blocking read, not a sync with a server.
+const led = new Gpio(17, "out");
+const blink = setInterval(() => led.writeSync(led.readSync() ^ 1), 200);
+"#,
+        r#"
 function connect(attempt = 0) {
   const ws = new WebSocket(URL);
   ws.on("close", () => setTimeout(() => connect(attempt + 1), Math.random() * 1000 * 2 ** attempt));
@@ -251,7 +263,8 @@ async function poll() {
   await syncJobs();
   setTimeout(poll, POLL_MS * (0.8 + Math.random() * 0.4));
 }
-"#],
+"#,
+    ],
 };
 
 #[cfg(test)]

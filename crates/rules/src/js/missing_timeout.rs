@@ -304,18 +304,51 @@ fn sets_axios_default_timeout(cx: &FileCx) -> bool {
 }
 
 /// `req.setTimeout(...)` / `req.on('timeout', ...)` / `{ timeout }` later
-/// in the same function, or chained on the call.
+/// in the same function, or chained on the call; or a timer of the same
+/// function that destroys the request (`setTimeout(() => req.destroy(),
+/// ms)`, a deadline written by hand).
 fn sets_timeout_later(cx: &FileCx, e: ExprId) -> bool {
     let f = cx.func_of(e);
     let chained = cx.tree.expr_ancestors(e).any(|a| {
         cx.call(a)
             .is_some_and(|c| c.name == "setTimeout" && c.receiver.is_some())
     });
+    let request = assigned_name(cx, e);
     chained
         || common::calls_of(cx, f).any(|x| {
             let c = cx.call(x).unwrap();
             (c.name == "setTimeout" && c.receiver.is_some())
                 || (c.name == "on" && common::str_arg(cx, c, 0) == Some("timeout"))
+                || (c.target.as_deref() == Some("setTimeout")
+                    && request.is_some_and(|r| timer_destroys(cx, c, r)))
+        })
+}
+
+/// The local the call's result is assigned to (`req = http.request(..)`).
+fn assigned_name<'a>(cx: &FileCx<'a>, e: ExprId) -> Option<&'a str> {
+    let s = common::stmt_of(cx, e)?;
+    match &cx.stmt(s).kind {
+        StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } if *v == e && targets.len() == 1 => cx.model.name_of(targets[0]),
+        _ => None,
+    }
+}
+
+/// The timer's callback ends the request `req` (`req.destroy()`,
+/// `req.abort()`).
+fn timer_destroys(cx: &FileCx, timer: &Call, req: &str) -> bool {
+    timer
+        .positional(0)
+        .and_then(|a| common::callback_fn(cx, a))
+        .is_some_and(|cb| {
+            common::calls_of(cx, cb).any(|x| {
+                let c = cx.call(x).unwrap();
+                matches!(c.name.as_str(), "destroy" | "abort")
+                    && c.receiver.and_then(|r| cx.model.name_of(r)) == Some(req)
+            })
         })
 }
 
@@ -450,6 +483,29 @@ class Controller {
 "#,
     ],
     pass: &[
+        r#"
+const http = require("http");
+
+// A deadline written by hand: the timer destroys the request unless the response ends first.
+function fetchXml(url) {
+  return new Promise((resolve, reject) => {
+    let req = null;
+    let timer = setTimeout(() => {
+      req.destroy();
+      reject(new Error("TIMEOUT"));
+    }, 1000);
+    req = http.request(url, { method: "GET" }, (res) => {
+      let xml = "";
+      res.on("data", (c) => (xml += c));
+      res.on("end", () => {
+        clearTimeout(timer);
+        resolve(xml);
+      });
+    });
+    req.end();
+  });
+}
+"#,
         r#"
 const axios = require("axios");
 

@@ -172,9 +172,16 @@ fn value_use(cx: &FileCx, e: ExprId) -> Option<&'static str> {
             ExprKind::Attr { obj, name, .. } if *obj == e => {
                 // A method call (`query.exec()`, `q.lean()`) is how thenable
                 // builders are used; a real promise has no such methods, and
-                // calling one fails loudly anyway.
+                // calling one fails loudly anyway. And `p.should` is
+                // chai's assertion chain (`p.should.be.fulfilled` with
+                // chai-as-promised), made to be read on the promise itself.
                 let called = matches!(cx.tree.expr_parent(p), Parent::Expr(c) if cx.call(c).is_some_and(|c| c.func == p));
-                if called || matches!(name.as_str(), "then" | "catch" | "finally" | "constructor") {
+                if called
+                    || matches!(
+                        name.as_str(),
+                        "then" | "catch" | "finally" | "constructor" | "should"
+                    )
+                {
                     None
                 } else {
                     Some("read as an object (`.property`)")
@@ -296,6 +303,21 @@ async function byEmail(email) {
   const q = db.users.findOne({ email });
   return q.lean().exec();
 }
+"#,
+        r#"
+// chai-as-promised asserts on the promise; mocha waits for what the hook returns.
+class Client {
+  async login() {
+    return this.session.open();
+  }
+}
+
+describe("setup", function () {
+  const client = new Client();
+  before(function () {
+    return client.login().should.be.fulfilled;
+  });
+});
 "#,
         r#"
 // A transpiler's spelling of `.then(..).catch(..)`.

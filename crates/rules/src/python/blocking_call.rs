@@ -42,7 +42,10 @@ starts no tasks of its own is left alone: the process runs that one
 coroutine, and the blocking call holds up only the command itself. So is
 a call in the coroutine a new loop is started with (`asyncio.run(main())`,
 `anyio.run(_main, path)`, used nowhere else in the file) before its first
-`await`: no other task exists yet.
+`await`: no other task exists yet. A send or receive on a socket the file
+switches to non-blocking mode (`sock.setblocking(False)`, or inside `try:
+... except BlockingIOError`) returns at once; a `sendto` counts only when
+its host is an IP address, since a host name is resolved first.
 
 ## Why
 
@@ -103,6 +106,7 @@ impl Rule for BlockingCall {
             .filter(|f| {
                 f.related.len() <= MAX_CHAIN_SHOWN
                     && !in_nonblocking_try(cx, f.span)
+                    && !on_nonblocking_socket(cx, f.span)
                     && !after_empty_wait(cx, f.span)
                     && !crate::python::common::in_dead_branch(cx, f.span)
                     && !before_other_tasks(cx, f.span)
@@ -280,6 +284,75 @@ fn in_nonblocking_try(cx: &FileCx, span: Span) -> bool {
                 })
             })
     })
+}
+
+/// A send or receive on a socket the file switches to non-blocking mode
+/// (`sock.setblocking(False)` on the same name anywhere in the file, as
+/// where a coroutine that opens the socket hands it to a sender): it
+/// returns at once or raises. A `sendto` counts
+/// only when its host is an IP address (a literal, or a module constant
+/// bound to one), since a host name is resolved first, and that blocks.
+fn on_nonblocking_socket(cx: &FileCx, span: Span) -> bool {
+    const IO: [&str; 7] = [
+        "recv",
+        "recv_into",
+        "recvfrom",
+        "recvfrom_into",
+        "send",
+        "sendall",
+        "sendto",
+    ];
+    let Some(c) = cx
+        .model
+        .exprs
+        .iter()
+        .find(|x| x.span == span)
+        .and_then(|x| match &x.kind {
+            ExprKind::Call(c) => Some(c),
+            _ => None,
+        })
+    else {
+        return false;
+    };
+    if !IO.contains(&c.name.as_str()) {
+        return false;
+    }
+    let Some(sock) = c.receiver.and_then(|r| cx.model.dotted(r)) else {
+        return false;
+    };
+    if c.name == "sendto" && !c.positional(1).is_some_and(|a| names_ip_host(cx, a)) {
+        return false;
+    }
+    cx.calls_named(&["setblocking"]).into_iter().any(|(_, b)| {
+        b.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(sock.as_str())
+            && b.positional(0).is_some_and(|v| {
+                matches!(cx.model.literal(v), Some(Lit::Bool(false)))
+                    || cx.model.int_value(v) == Some(0)
+            })
+    })
+}
+
+/// An address tuple whose host is an IP address (or `<broadcast>`),
+/// written out or a module-level name bound to one.
+fn names_ip_host(cx: &FileCx, addr: ExprId) -> bool {
+    let ExprKind::Collection { elems, .. } = &cx.expr(cx.model.strip(addr)).kind else {
+        return false;
+    };
+    let Some(&host) = elems.first() else {
+        return false;
+    };
+    let is_ip = |v: ExprId| {
+        matches!(cx.model.literal(v), Some(Lit::Str(h))
+            if h.as_str() == "<broadcast>" || h.parse::<std::net::IpAddr>().is_ok())
+    };
+    if is_ip(host) {
+        return true;
+    }
+    let Some(name) = cx.model.name_of(host) else {
+        return false;
+    };
+    let mut bound = crate::python::common::values_bound_to(cx, FuncId(0), name);
+    matches!((bound.next(), bound.next()), (Some(Some(v)), None) if is_ip(v))
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -550,6 +623,14 @@ def from_uri(uri):
 async def set_avatar(client, avatar):
     await client.patch_me(avatar=from_uri(avatar))  # expect
 "#,
+        r#"
+import socket
+
+async def notify(sock: socket.socket, host, payload):
+    sock.setblocking(False)
+    # A host name is resolved before the datagram goes out: that blocks.
+    sock.sendto(payload, (host, 514))  # expect
+"#,
     ],
     pass: &[
         r#"
@@ -713,6 +794,7 @@ async def read(p):
         return await f.read()
 "#,
         r#"
+import asyncio
 import socket
 import time
 
@@ -725,6 +807,22 @@ async def handler():
 class Clock:
     def sleep(self, n):
         return n
+
+BROADCAST = "255.255.255.255"
+
+async def announce(sock: socket.socket, packet):
+    while True:
+        sock.sendto(packet, (BROADCAST, 47808))
+        await asyncio.sleep(0.1)
+
+async def discover(packet):
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.setblocking(False)
+    sender = asyncio.create_task(announce(sock, packet))
+    try:
+        await asyncio.sleep(2)
+    finally:
+        sender.cancel()
 
 async def nonblocking(sock: socket.socket, loop):
     sock.setblocking(False)

@@ -930,8 +930,8 @@ pub fn class_cancels_every_task_of(cx: &FileCx, class: &str, except: FuncId, att
 /// `span` lies in a branch that never runs: the `if` tests a literal
 /// `True`/`False` (`if True:  # ASYNC`, the kept branch of code generated
 /// for both flavors) or a module-level name the file assigns once, to
-/// `True` or `False` (`_IS_SYNC = False`), or its `not`, and `span` is in
-/// the branch that value rules out.
+/// `True` or `False` (`_IS_SYNC = False`), or its `not`, or `False and
+/// ...` / `True or ...`, and `span` is in the branch that value rules out.
 pub fn in_dead_branch(cx: &FileCx, span: Span) -> bool {
     cx.model.stmts.iter().any(|st| {
         let StmtKind::If { cond, then, orelse } = &st.kind else {
@@ -952,7 +952,8 @@ pub fn in_dead_branch(cx: &FileCx, span: Span) -> bool {
 }
 
 /// The value of a condition made of a boolean literal or a module-level
-/// flag assigned once to one, or of `not` it.
+/// flag assigned once to one, or of `not` it, or of an `and`/`or` its
+/// left side decides.
 fn constant_flag(cx: &FileCx, cond: ExprId) -> Option<bool> {
     if let Some(Lit::Bool(b)) = cx.model.literal(cond) {
         return Some(*b);
@@ -962,6 +963,13 @@ fn constant_flag(cx: &FileCx, cond: ExprId) -> Option<bool> {
             op: UnOp::Not,
             operand,
         } => constant_flag(cx, *operand).map(|v| !v),
+        // `if False and method == "PUT":` (a branch switched off by hand):
+        // the left side decides the whole test.
+        ExprKind::Logical { op, left, .. } => match (op, constant_flag(cx, *left)?) {
+            (LogicalOp::And, false) => Some(false),
+            (LogicalOp::Or, true) => Some(true),
+            _ => None,
+        },
         ExprKind::Name {
             id,
             resolved: Some(r),

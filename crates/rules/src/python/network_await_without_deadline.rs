@@ -40,7 +40,10 @@ Awaits that wait on a network peer with nothing bounding them:
   the point).
 
 A request is matched to the session bound to its receiver's name in the
-same function, else to the weakest session of the file; in a file that
+same function, else to the weakest session of the file; a session the
+function receives as a parameter is the caller's, with the caller's
+configuration, and is not reported (unless the file's own code calls
+that function with a session it built); in a file that
 builds no session, the session comes from elsewhere with a configuration
 we cannot see, and is not reported. An enclosing `async with asyncio.timeout(...)` (or `asyncio.timeout_at`,
 `async_timeout`, anyio/trio `fail_after`/`move_on_after`, or a context
@@ -251,7 +254,8 @@ struct Sessions {
 impl Sessions {
     /// The limit of the session a request is made on: the one bound to the
     /// receiver's name in the same function when there is one, else the
-    /// weakest of the file. A session handed in from elsewhere, in a file
+    /// weakest of the file; a parameter is the caller's session, with its
+    /// configuration, unless the file passes one of its own there. A session handed in from elsewhere, in a file
     /// that builds none, has a configuration we cannot see: `Set`.
     fn limit_for(&self, cx: &FileCx, c: &Call) -> Limit {
         if let Some(ExprKind::Name { id, .. }) = c.receiver.map(|r| &cx.expr(r).kind) {
@@ -263,8 +267,33 @@ impl Sessions {
             if let (Some(&(_, _, limit)), None) = (own.next(), own.next()) {
                 return limit;
             }
+            // A session the caller passes in (`websession:
+            // aiohttp.ClientSession`) has the caller's configuration,
+            // whatever this file builds for its own fallback, unless the
+            // file's own code calls this function with a session it built.
+            if cx.func(f).params.iter().any(|p| p.name == *id) && !self.passed_to(cx, f) {
+                return Limit::Set;
+            }
         }
         self.weakest
+    }
+
+    /// Some call of `f` in this file passes a session the file built, by
+    /// the name the calling function bound it to (`async with
+    /// ClientSession() as session: await fetch(session)`).
+    fn passed_to(&self, cx: &FileCx, f: FuncId) -> bool {
+        cx.calls_named(&[cx.func(f).name.as_str()])
+            .into_iter()
+            .any(|(e, c)| {
+                let caller = cx.func_of(e);
+                c.args.iter().any(|a| {
+                    cx.model.name_of(a.value).is_some_and(|n| {
+                        self.built
+                            .iter()
+                            .any(|(g, name, _)| *g == caller && name.as_deref() == Some(n))
+                    })
+                })
+            })
     }
 }
 
@@ -698,8 +727,39 @@ async def verify(host):
         reader, writer = await asyncio.open_connection(host, 8081)  # expect
     writer.close()
 "#,
+        r#"
+import aiohttp
+
+# The helper's session comes from this file, built without a timeout.
+async def fetch(session: aiohttp.ClientSession, url):
+    async with session.get(url) as resp:  # expect
+        return await resp.json()
+
+async def main():
+    async with aiohttp.ClientSession() as session:
+        return await fetch(session, "http://example.org/get")
+"#,
     ],
     pass: &[
+        r#"
+import aiohttp
+
+# The caller's session has the caller's timeout; the fallback session is
+# this file's own (reported on its own request when it has no timeout).
+async def get_request(url, websession: aiohttp.ClientSession | None = None):
+    if websession is not None:
+        async with websession.get(url) as r:
+            return await r.json()
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as session:
+        async with session.get(url) as r:
+            return await r.json()
+
+async def post_request(url, data, websession=None):
+    async with aiohttp.ClientSession() as own:
+        pass
+    async with websession.post(url, json=data) as r:
+        return await r.json()
+"#,
         r#"
 import asyncio
 

@@ -31,7 +31,10 @@ close it, `await self.send_command(..)` included) is left alone: it keeps
 one open connection alive, on that connection's own phase. So is a loop
 that starts each round by waiting for work the process hands it (`msg =
 await self.send_queue.get()`, `await self.wakeup.wait()`): it runs when
-something arrives, and its sleep spaces out that work.
+something arrives, and its sleep spaces out that work. Nor a sleep that
+waits for a non-blocking socket to have data (in a handler of
+`BlockingIOError`, or under a test of `EWOULDBLOCK`/`EAGAIN`): the loop
+reads a reply already on its way and sends nothing.
 
 ## Why
 
@@ -125,7 +128,10 @@ impl Rule for PeriodicWithoutJitter {
             {
                 continue;
             }
-            if ends_the_loop_after(cx, *sleep, *cond, body) || gives_up(cx, body) {
+            if ends_the_loop_after(cx, *sleep, *cond, body)
+                || gives_up(cx, body)
+                || waits_for_readiness(cx, *sleep, s)
+            {
                 continue;
             }
             let c = cx.call(*sleep).unwrap();
@@ -376,6 +382,36 @@ fn handler_of<'a>(cx: &FileCx<'a>, e: ExprId, loop_stmt: StmtId) -> Option<&'a H
     None
 }
 
+/// The sleep waits for a non-blocking socket to have data: it runs in a
+/// handler of `BlockingIOError`, or under a test of `EWOULDBLOCK`/`EAGAIN`
+/// in the loop. The loop reads what already arrives on an open
+/// connection and sends nothing: no round trip to space out.
+fn waits_for_readiness(cx: &FileCx, sleep: ExprId, loop_stmt: StmtId) -> bool {
+    const NOT_READY: [&str; 3] = ["BlockingIOError", "EWOULDBLOCK", "EAGAIN"];
+    let named = |e: ExprId| {
+        exprs_under(cx.model, e)
+            .into_iter()
+            .any(|x| match &cx.expr(x).kind {
+                ExprKind::Name { id, .. } => NOT_READY.contains(&id.as_str()),
+                ExprKind::Attr { name, .. } => NOT_READY.contains(&name.as_str()),
+                _ => false,
+            })
+    };
+    let Some(h) = handler_of(cx, sleep, loop_stmt) else {
+        return false;
+    };
+    if h.types
+        .iter()
+        .any(|t| NOT_READY.iter().any(|n| t.ends_with(n)))
+    {
+        return true;
+    }
+    cx.enclosing_stmts(sleep)
+        .into_iter()
+        .take_while(|&st| st != loop_stmt)
+        .any(|st| matches!(&cx.stmt(st).kind, StmtKind::If { cond, .. } if named(*cond)))
+}
+
 /// A name in the delay that the loop itself sets from a computation
 /// (`retry = backoff.delay()`, `delay = min(delay * 2, 60)`): the wait
 /// changes from round to round, a backoff rather than a period.
@@ -540,6 +576,36 @@ class Zone:
 "#,
     ],
     pass: &[
+        r#"
+import socket
+import time
+
+
+class Remote:
+    def _read_response(self):
+        chunks = []
+        while True:
+            try:
+                data = self.socket.recv(4096)
+                if not data or data.endswith(b"\n"):
+                    break
+                chunks.append(data)
+            except socket.error as e:
+                if e.errno == socket.errno.EWOULDBLOCK:
+                    time.sleep(1)
+                    continue
+                raise
+        return b"".join(chunks)
+
+    def _drain(self, sock):
+        while True:
+            try:
+                sock.recv(4096)
+            except BlockingIOError:
+                time.sleep(0.5)
+            except ConnectionError:
+                return
+"#,
         r#"
 import asyncio
 

@@ -23,7 +23,8 @@ are reported as blocking the event loop instead.) A script's own entry code
 under `if __name__ == "__main__":` is left out: it runs once, in the
 foreground, where a hang is seen and interrupted. Nor is `urlopen` of a
 `data:` URI (a literal, or a name the file rejects unless it starts with
-`data:`), which it decodes in memory without any server.
+`data:`), which it decodes in memory without any server. Nor a call in a
+branch that never runs (`if False and method == "PUT":`).
 
 ## Why
 
@@ -79,6 +80,7 @@ impl Rule for RequestWithoutTimeout {
                 || c.args.iter().any(|a| a.spread)
                 || crate::python::common::under_deadline(cx, id, false)
                 || crate::python::common::in_main_guard(cx, e.span)
+                || crate::python::common::in_dead_branch(cx, e.span)
                 // `urlopen` of a `data:` URI talks to no server.
                 || crate::shared::blocking::waits_for_nothing(cx.model, c)
             {
@@ -133,6 +135,19 @@ def from_uri(uri):
 "#,
     ],
     pass: &[
+        r#"
+import requests
+
+TIMEOUT = 5
+
+def send(method, url, data):
+    session = requests.Session()
+    if False and method == "PUT":
+        r = session.request(method, url, data=data)
+    else:
+        r = session.request(method, url, data=data, timeout=TIMEOUT)
+    return r
+"#,
         r#"
 import re
 from urllib.request import urlopen

@@ -40,7 +40,8 @@ a non-blocking I/O loop: one whose handlers catch only "would block"
 errors (`ssl.SSLWantReadError`, pyOpenSSL's `SSL.WantReadError`,
 `BlockingIOError`), re-raise every error but an interrupted or would-block
 code (`if e.errno not in (errno.EAGAIN, errno.EWOULDBLOCK): raise`,
-`ssl.SSL_ERROR_WANT_READ`), or wait for the socket to be ready before
+`ssl.SSL_ERROR_WANT_READ`) or but a local port already in use
+(`if err.errno != errno.EADDRINUSE: raise`, a bind tried again), or wait for the socket to be ready before
 the next attempt (`select`, eventlet's `trampoline(sock, read=True)`).
 A backoff one or two calls down counts: the loop calls a function of
 the file that sleeps a randomized delay (`await
@@ -673,7 +674,9 @@ fn retries_only_interrupted(cx: &FileCx, b: &Block) -> bool {
 /// A constant naming an interrupted or would-block call: `errno.EINTR`,
 /// `errno.EAGAIN`, `errno.EWOULDBLOCK`, `ssl.SSL_ERROR_WANT_READ`, or a
 /// project's own set of them (eventlet's `SOCKET_BLOCKING`): an
-/// upper-case name that says so.
+/// upper-case name that says so. Or a local port already taken
+/// (`errno.EADDRINUSE`): the retry binds again (usually another port),
+/// and no other side failed.
 fn is_would_block_code(dotted: &str) -> bool {
     let last = dotted.rsplit('.').next().unwrap_or(dotted);
     last.bytes().all(|c| c.is_ascii_uppercase() || c == b'_')
@@ -684,6 +687,7 @@ fn is_would_block_code(dotted: &str) -> bool {
             "WANT_READ",
             "WANT_WRITE",
             "BLOCKING",
+            "EADDRINUSE",
         ]
         .iter()
         .any(|k| last.contains(k))
@@ -1261,6 +1265,25 @@ async def fetch_listing(session, url):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+import errno
+
+
+class Listener:
+    async def start(self, host):
+        loop = asyncio.get_running_loop()
+        tries = 5
+        while True:
+            try:
+                self.server = await loop.create_server(self.protocol, host, 0)
+                return self.server.sockets[0].getsockname()[1]
+            except OSError as err:
+                tries -= 1
+                # The port may be taken in the other address family.
+                if err.errno != errno.EADDRINUSE or not tries:
+                    raise
+"#,
         r#"
 from datetime import UTC, datetime, timedelta
 
