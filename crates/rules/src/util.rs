@@ -311,6 +311,13 @@ pub fn variadic_param_in_scope(cx: &FileCx, f: FuncId, name: &str) -> bool {
     false
 }
 
+/// The statement directly before `s` in its block, if any.
+pub fn prev_stmt(cx: &FileCx, s: StmtId) -> Option<StmtId> {
+    let block = containing_block(cx, s)?;
+    let i = block.iter().position(|&x| x == s)?;
+    i.checked_sub(1).and_then(|j| block.get(j).copied())
+}
+
 /// The statement directly after `s` in its block, if any.
 pub fn next_stmt(cx: &FileCx, s: StmtId) -> Option<StmtId> {
     let block = containing_block(cx, s)?;

@@ -24,7 +24,9 @@ While a `sync.Mutex`/`RWMutex` is held (between `Lock` and `Unlock`, or
 after `Lock` with a deferred `Unlock`), the code blocks or runs code it does
 not control: a channel send or receive (or a `select` with no `default`),
 an HTTP/database/network/file call, `time.Sleep`, `wg.Wait()`, a call of a
-function of the file that does one of these, or a call of a listener (a
+function of the file that does one of these (unless that method, called
+on the same value, unlocks the held mutex around each of its blocking
+calls: `d.mu.Unlock(); time.Sleep(t); d.mu.Lock()`), or a call of a listener (a
 function value taken from a collection being ranged over, or a callback
 named `onX`/`handler`/`hook`...; functional options applied to a local
 value, `for _, opt := range opts { opt(&cfg) }` over a variadic `opts
@@ -1598,6 +1600,57 @@ fn named_for_an_operation(field: &str) -> bool {
 
 /// A channel made in this function with a buffer (sized for what is sent,
 /// more often than not).
+/// The callee (a method of the file called on the same value) lets go of
+/// the held mutex around each of its blocking calls: it expects it held on
+/// entry and does `d.mu.Unlock(); time.Sleep(d); d.mu.Lock()`, so the wait
+/// holds nothing.
+fn callee_waits_unlocked(cx: &FileCx, held: &HeldSet, c: &Call) -> bool {
+    let Some(g) = cx.callee_in_file(c) else {
+        return false;
+    };
+    let (Some((recv, _)), Some(r)) = (
+        locks::receiver_of(cx, g),
+        c.receiver.and_then(|r| cx.model.dotted(r)),
+    ) else {
+        return false;
+    };
+    // The callee's `d.mu` as the caller writes it (`s.db.mu`).
+    let as_caller = |inst: &str| -> Option<String> {
+        let rest = inst.strip_prefix(recv.as_str())?;
+        (rest.is_empty() || rest.starts_with('.')).then(|| format!("{r}{rest}"))
+    };
+    let dropped: Vec<String> = locks::released_first(cx, g)
+        .into_iter()
+        .filter(|m| as_caller(m).is_some_and(|m| held.iter().any(|h| h.op.instance == m)))
+        .collect();
+    if dropped.is_empty() {
+        return false;
+    }
+    // Every blocking call of the callee comes after an unlock of a dropped
+    // mutex with no lock of it in between.
+    let ops: Vec<locks::LockOp> = cx
+        .body_exprs(g)
+        .iter()
+        .filter_map(|&x| locks::lock_op(cx, x))
+        .filter(|op| dropped.contains(&op.instance))
+        .collect();
+    let mut blocking = cx
+        .body_calls(g)
+        .filter(|&k| {
+            cx.call(k)
+                .is_some_and(|kc| cx.effect(kc, Effect::Blocking).is_some())
+        })
+        .peekable();
+    blocking.peek().is_some()
+        && blocking.all(|k| {
+            let at = cx.expr(k).span.start;
+            ops.iter()
+                .filter(|op| op.span.start < at)
+                .max_by_key(|op| op.span.start)
+                .is_some_and(|op| !op.kind.acquires())
+        })
+}
+
 fn buffered_local(cx: &FileCx, f: FuncId, ch: ExprId) -> bool {
     let Some(name) = cx.model.name_of(ch) else {
         return false;
@@ -1617,6 +1670,7 @@ impl Flow for Under {
                     && !peer_never_locks(cx, st, e)
                     && !serializes_only_this(cx, st, self.f)
                     && !cx.call(e).is_some_and(|c| writes_to_memory(cx, self.f, c))
+                    && !cx.call(e).is_some_and(|c| callee_waits_unlocked(cx, st, c))
                 {
                     self.report(st, cx.expr(e).span, what);
                     break;
@@ -2605,8 +2659,67 @@ func (h *Hooks) Fire(onChange func(int), onClose func()) {
 	}
 }
 "#,
+        r#"
+package app
+
+import (
+	"sync"
+	"time"
+)
+
+type DB struct {
+	mu      sync.Mutex
+	pending int
+}
+
+func (d *DB) Write(n int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.settle() // expect
+	d.pending += n
+}
+
+// Sleeps before it lets go of the lock.
+func (d *DB) settle() {
+	time.Sleep(time.Millisecond)
+	d.mu.Unlock()
+	d.flush()
+	d.mu.Lock()
+}
+
+func (d *DB) flush() { d.pending = 0 }
+"#,
     ],
     pass: &[
+        r#"
+package app
+
+import (
+	"sync"
+	"time"
+)
+
+type DB struct {
+	mu      sync.Mutex
+	pending int
+}
+
+func (d *DB) Write(n int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.makeRoom()
+	d.pending += n
+}
+
+// Called with d.mu held; waits with it released.
+func (d *DB) makeRoom() {
+	for d.pending > 100 {
+		d.mu.Unlock()
+		time.Sleep(time.Millisecond)
+		d.mu.Lock()
+	}
+}
+"#,
         r#"
 package stack
 

@@ -35,7 +35,11 @@ Flags, in non-test code:
   stall without cutting off a long download; or whose transport dials
   only a Unix socket (a daemon of this machine, no remote peer);
 - `http.DefaultClient` and the package-level `http.Get`/`Post`/`Head`/
-  `PostForm` (which use it) in a function with no context to bound them;
+  `PostForm` (which use it) in a function with no context to bound them,
+  unless the default client too only stands in for one the caller did not
+  pass (as above; also when the option field was first read into a local,
+  `hc := o.HTTPClient`, or when the caller's client is returned first,
+  `if h != nil { return h }; return http.DefaultClient`);
 - `net.Dial` whose connection gets no `SetDeadline` (an exported `Dial`
   with its own parameters that returns the connection, or a struct
   embedding it, leaves that to its callers; one that wraps it in a client
@@ -352,8 +356,9 @@ fn transport_limits_stalls(cx: &FileCx, f: FuncId, client: &Expr) -> bool {
 }
 
 /// The literal stands in for a client the caller did not pass: `if hc ==
-/// nil { hc = &http.Client{} }`, or `if o.Client == nil { return
-/// http.Client{Transport: t} }`. The caller picks the timeout policy by
+/// nil { hc = &http.Client{} }`, `if o.Client == nil { return
+/// http.Client{Transport: t} }`, or `if h != nil { return h }; return
+/// http.DefaultClient`. The caller picks the timeout policy by
 /// passing a configured client; the library's default is theirs to
 /// replace, and its requests carry the caller's context.
 fn default_for_missing_client(cx: &FileCx, lit: ExprId) -> bool {
@@ -379,34 +384,56 @@ fn default_for_missing_client(cx: &FileCx, lit: ExprId) -> bool {
         StmtKind::Return(Some(v)) if *v == e => None,
         _ => return false,
     };
-    let Some(StmtKind::If { cond, then, .. }) =
-        cx.tree.stmt_ancestors(s).next().map(|a| &cx.stmt(a).kind)
-    else {
+    // `if c == nil { c = http.DefaultClient }`, or the early return of the
+    // caller's client before it: `if c != nil { return c }; return
+    // http.DefaultClient`.
+    let guard = match cx.tree.stmt_ancestors(s).next().map(|a| &cx.stmt(a).kind) {
+        Some(StmtKind::If { cond, then, .. }) if then.contains(&s) => {
+            Some((*cond, BinOp::Eq, None))
+        }
+        _ => None,
+    }
+    .or_else(|| {
+        let prev = crate::util::prev_stmt(cx, s)?;
+        match &cx.stmt(prev).kind {
+            StmtKind::If { cond, then, orelse } if assigned_to.is_none() && orelse.is_empty() => {
+                match then.as_slice() {
+                    [r] => match cx.stmt(*r).kind {
+                        StmtKind::Return(Some(v)) => Some((*cond, BinOp::NotEq, Some(v))),
+                        _ => None,
+                    },
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    });
+    let Some((cond, want, returned)) = guard else {
         return false;
     };
-    if !then.contains(&s) {
+    let ExprKind::Binary { op, left, right } = cx.expr(cond).kind else {
+        return false;
+    };
+    if op != want {
         return false;
     }
-    let ExprKind::Binary {
-        op: BinOp::Eq,
-        left,
-        right,
-    } = cx.expr(*cond).kind
-    else {
-        return false;
-    };
     let (checked, null) = if matches!(cx.model.literal(right), Some(Lit::Null)) {
         (left, true)
     } else {
         (right, matches!(cx.model.literal(left), Some(Lit::Null)))
     };
+    if returned.is_some_and(|r| cx.model.dotted(r) != cx.model.dotted(checked)) {
+        return false;
+    }
     // The caller's to set: a parameter, or an exported field (`o.Client`).
     // A private field (`s.client`) is the library's own lazily made client.
     let callers = match &cx.expr(checked).kind {
-        ExprKind::Name { id, .. } => cx
-            .tree
-            .func_ancestors(cx.model, cx.func_of(lit))
-            .any(|f| cx.func(f).params.iter().any(|p| p.name == *id)),
+        ExprKind::Name { id, .. } => {
+            cx.tree
+                .func_ancestors(cx.model, cx.func_of(lit))
+                .any(|f| cx.func(f).params.iter().any(|p| p.name == *id))
+                || copied_from_exported_field(cx, cx.func_of(lit), id, s)
+        }
         ExprKind::Attr { name, .. } => name.starts_with(|ch: char| ch.is_ascii_uppercase()),
         _ => false,
     };
@@ -420,6 +447,26 @@ fn default_for_missing_client(cx: &FileCx, lit: ExprId) -> bool {
             }
             None => true,
         }
+}
+
+/// `name` is a local first set from an exported field (`httpClient :=
+/// oa.HTTPClient`), and set otherwise only by the fallback statement
+/// `fallback`: the caller's client, read from the options it filled.
+fn copied_from_exported_field(cx: &FileCx, f: FuncId, name: &str, fallback: StmtId) -> bool {
+    let mut sets = cx
+        .body_stmts(f)
+        .iter()
+        .filter_map(|&st| match &cx.stmt(st).kind {
+            StmtKind::Assign { targets, value, .. }
+                if st != fallback && targets.iter().any(|&t| cx.model.name_of(t) == Some(name)) =>
+            {
+                Some(*value)
+            }
+            _ => None,
+        });
+    matches!((sets.next(), sets.next()), (Some(Some(v)), None)
+        if matches!(&cx.expr(v).kind, ExprKind::Attr { name, .. }
+            if name.starts_with(|ch: char| ch.is_ascii_uppercase())))
 }
 
 /// The client fills a field that a setter or an option of this file also
@@ -959,8 +1006,51 @@ func New(network, addr string) *Client {
 
 type Client struct{ hc *http.Client }
 "#,
+        r#"
+package app
+
+import "net/http"
+
+type flow struct {
+	client *http.Client
+}
+
+// A private field: the library's own client, left without a timeout.
+func (f *flow) httpClient() *http.Client {
+	hc := f.client
+	if hc == nil {
+		hc = http.DefaultClient // expect
+	}
+	return hc
+}
+"#,
     ],
     pass: &[
+        r#"
+package app
+
+import "net/http"
+
+type Flow struct {
+	HTTPClient *http.Client
+}
+
+// The default client stands in for the one the caller did not set.
+func (f *Flow) client() *http.Client {
+	hc := f.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	return hc
+}
+
+func ClientOr(h *http.Client) *http.Client {
+	if h != nil {
+		return h
+	}
+	return http.DefaultClient
+}
+"#,
         r#"
 package client
 

@@ -432,7 +432,7 @@ impl Summaries {
 /// Mutexes a function unlocks before it first locks them: it expects them
 /// held on entry and drops them for a while (`mu.Unlock(); ...;
 /// mu.Lock()`), so its re-lock is no new acquisition for its callers.
-fn released_first(cx: &FileCx, f: FuncId) -> Vec<String> {
+pub fn released_first(cx: &FileCx, f: FuncId) -> Vec<String> {
     let mut seen: Vec<String> = Vec::new();
     let mut out = Vec::new();
     for &e in cx.body_exprs(f) {

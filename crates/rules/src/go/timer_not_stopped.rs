@@ -22,7 +22,10 @@ to another function, nor a timer made before the function's final
 endless `select` loop when the function can only return from that loop's
 `case <-t.C:` (it has fired by then), nor one made before a loop the
 function never leaves (`for range ticker.C { .. }` with no `break` or
-`return`, ended only by `os.Exit` or a panic): it is never done with it.
+`return`, ended only by `os.Exit` or a panic): it is never done with it;
+nor a timer made right before an endless `select` loop that can be left
+only from its `case <-t.C:` arm (collecting until the timeout): it has
+fired by the time the code goes on.
 Not
 reported when the module's Go version is known to
 be 1.23 or later: the runtime then collects unreferenced timers and
@@ -147,6 +150,7 @@ impl Rule for TimerNotStopped {
                 || fired
                 || (at_top && never_returns_after(cx, f, name, st.span.start))
                 || (what == "timer" && at_top && leaves_only_when_fired(cx, f, name))
+                || (what == "timer" && next_loop_ends_when_fired(cx, StmtId(i as u32), name))
             {
                 continue;
             }
@@ -206,6 +210,41 @@ fn leaves_only_when_fired(cx: &FileCx, f: FuncId, name: &str) -> bool {
             StmtKind::Break => !leaves_loop(cx, s, last),
             _ => true,
         })
+}
+
+/// The statement right after the timer's is an endless `for { select {
+/// .. } }` that can be left only from its `case <-t.C:` arm (a `return`, or
+/// a `break` out of the loop, as in "collect until the timeout"): by the
+/// time the code goes on, the timer has fired.
+fn next_loop_ends_when_fired(cx: &FileCx, made: StmtId, name: &str) -> bool {
+    let Some(next) = crate::util::next_stmt(cx, made) else {
+        return false;
+    };
+    let StmtKind::Loop { body } = &cx.stmt(next).kind else {
+        return false;
+    };
+    let channel = format!("{name}.C");
+    let in_timer_arm = |s: StmtId| {
+        cx.tree.stmt_ancestors(s).any(|a| match &cx.stmt(a).kind {
+            StmtKind::Select { arms, .. } => arms.iter().any(|arm| {
+                matches!(arm.kind, ArmKind::Recv { channel: ch, .. }
+                    if cx.model.dotted(ch).as_deref() == Some(channel.as_str()))
+                    && crate::util::block_contains(cx, &arm.body, s)
+            }),
+            _ => false,
+        })
+    };
+    let mut leaves = unsnarl_model::walk::stmts_in_block(cx.model, body)
+        .into_iter()
+        .filter(|&s| match cx.stmt(s).kind {
+            StmtKind::Return(_) => true,
+            StmtKind::Break => leaves_loop(cx, s, next),
+            // `continue outer` leaves this loop too.
+            StmtKind::Continue => cx.source(cx.stmt(s).span).trim() != "continue",
+            _ => false,
+        })
+        .peekable();
+    leaves.peek().is_some() && leaves.all(in_timer_arm)
 }
 
 /// A `break` leaves `the_loop` when the loop is the nearest statement it
@@ -361,8 +400,66 @@ func main() {
 	http.ListenAndServe(":8080", nil)
 }
 "#,
+        r#"
+package app
+
+import "time"
+
+// The loop is also left when the channel closes, before the timer fires.
+func Gather(ch <-chan byte, timeout time.Duration) (out []byte) {
+	t := time.NewTimer(timeout) // expect
+loop:
+	for {
+		select {
+		case b, ok := <-ch:
+			if !ok {
+				break loop
+			}
+			out = append(out, b)
+		case <-t.C:
+			break loop
+		}
+	}
+	return out
+}
+"#,
     ],
     pass: &[
+        r#"
+package app
+
+import "time"
+
+// Collects until the timeout: the loop is left only once the timer fired.
+func Drain(ch <-chan byte, timeout time.Duration) []byte {
+	var out []byte
+	t := time.NewTimer(timeout)
+	for {
+		select {
+		case b := <-ch:
+			out = append(out, b)
+		case <-t.C:
+			return out
+		}
+	}
+}
+
+func Gather(ch <-chan byte, timeout time.Duration) (out []byte) {
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+	loop:
+		for {
+			select {
+			case b := <-ch:
+				out = append(out, b)
+			case <-t.C:
+				break loop
+			}
+		}
+	}
+	return out
+}
+"#,
         r#"
 package main
 

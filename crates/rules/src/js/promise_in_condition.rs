@@ -17,7 +17,11 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 The result of an async function (or of another promise-returning call) is
 tested for truth without `await`: `if (canEdit(user, doc))`, `!isBanned(ip)`,
-`valid && save()`, `ok ? a : b`, or a local holding such a promise.
+`valid && save()`, `ok ? a : b`, or a local holding such a promise. A
+plain function of the file that can run off its end without returning
+(`if (body.used) return Promise.reject(err); body.used = true`) gives a
+promise only on some paths: testing it for truth asks which, and is not
+reported.
 
 ## Why
 
@@ -98,7 +102,7 @@ impl Rule for PromiseInCondition {
                 _ => continue,
             };
             let Some(why) = why else { continue };
-            if !common::truth_tested(cx, e) || reported.contains(&at) {
+            if !common::truth_tested(cx, e) || reported.contains(&at) || sometimes_nothing(cx, at) {
                 continue;
             }
             reported.push(at);
@@ -121,6 +125,20 @@ impl Rule for PromiseInCondition {
             out.push(f);
         }
     }
+}
+
+/// The call is of a plain function of this file that can run off its end
+/// (`if (body.used) return Promise.reject(err); body.used = true`): it
+/// gives a promise only sometimes, and testing it for truth asks which.
+fn sometimes_nothing(cx: &FileCx, call: ExprId) -> bool {
+    let Some(g) = cx
+        .call(cx.model.strip(call))
+        .and_then(|c| cx.callee_in_file(c))
+    else {
+        return false;
+    };
+    let func = cx.func(g);
+    !func.is_async && !crate::index::ends_in_exit(cx.model, &func.body)
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -156,7 +174,30 @@ export function guard(t: string) {
 }
 "#,
     ],
-    pass: &[r#"
+    pass: &[
+        r#"
+// Gives a rejected promise only when the body was read already, else nothing:
+// testing it for truth asks which, as meant.
+function consumed(body) {
+  if (body.used) {
+    return Promise.reject(new TypeError("Already read"));
+  }
+  body.used = true;
+}
+
+function text(body) {
+  const rejected = consumed(body);
+  if (rejected) {
+    return rejected;
+  }
+  return Promise.resolve(body.source);
+}
+
+function json(body) {
+  return consumed(body) || Promise.resolve(JSON.parse(body.source));
+}
+"#,
+        r#"
 async function isAllowed(user) {
   return (await db.acl.get(user.id)).allowed;
 }
@@ -176,7 +217,8 @@ async function handler(req, res) {
   req.user && isAllowed(req.user).then(log);
   return cached;
 }
-"#],
+"#,
+    ],
 };
 
 #[cfg(test)]

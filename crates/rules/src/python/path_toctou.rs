@@ -25,7 +25,9 @@ this process knows (every assignment to it a `tempfile.mkdtemp()`, or a name
 built with `os.getpid()` or a random UUID) is not reported, nor is a marker
 file created with fixed content (`with open(p, "w") as f: f.write("\n")`,
 `p.write_text("ok")`, or a module constant only ever set to a literal):
-racers write the same bytes and neither fails. Nor is a type check that
+racers write the same bytes and neither fails; nor a file opened in
+append mode (`open(p, "a+b").close()`, a "touch"), which neither fails nor
+truncates one that appeared in between. Nor is a type check that
 only picks how to remove the path (`if isdir(p): rmtree(p) else:
 remove(p)`), nor a check and act made under an inter-process file lock
 (`with FileLock(..)`, or between its `acquire()` and `release()`; also
@@ -524,9 +526,15 @@ fn act_on(cx: &FileCx, c: &Call, path: &str, missing: bool) -> Option<&'static s
                     .is_some_and(|v| !matches!(cx.model.literal(v), Some(Lit::Bool(false))));
                 return (!exist_ok && same(c.positional(0))).then_some("created");
             }
-            "builtins.open" | "io.open" | "os.open" => {
-                return same(c.positional(0)).then_some("created");
+            // Append mode (`open(p, "a+b")`, a "touch") neither fails nor
+            // truncates a file that appeared in between: no race to lose.
+            "builtins.open" | "io.open" => {
+                let appends = c.kwarg("mode").or_else(|| c.positional(1)).is_some_and(
+                    |m| matches!(cx.model.literal(m), Some(Lit::Str(m)) if m.contains('a')),
+                );
+                return (!appends && same(c.positional(0))).then_some("created");
             }
+            "os.open" => return same(c.positional(0)).then_some("created"),
             "os.symlink" | "os.link" | "shutil.copy" | "shutil.copy2" | "shutil.copyfile"
             | "shutil.move" | "os.rename" => {
                 return same(c.positional(1)).then_some("created");
@@ -686,6 +694,17 @@ def drop_backup(path):
 "#,
     ],
     pass: &[
+        r#"
+import os
+
+
+# A "touch" in append mode: a file that appears in between is left as it is.
+def ensure_log(path):
+    if not os.path.exists(path):
+        with open(path, mode="a") as f:
+            pass
+    return path
+"#,
         r#"
 import os
 import tempfile

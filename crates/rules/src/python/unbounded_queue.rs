@@ -712,9 +712,12 @@ fn bound_left_to_caller(cx: &FileCx, ctor: ExprId) -> bool {
 }
 
 /// The queue is stored in a private attribute (`self._pending`) or a local
-/// of a function that nothing else in the file reads (a public attribute
-/// or a module-level name may be used from other modules): a leftover nobody can put into,
-/// so it cannot grow.
+/// of a function that nothing else in the file puts into: every other use
+/// calls one of its methods other than `put`/`put_nowait` (`empty()`,
+/// `get_nowait()` when clearing it), also through a helper of the file it
+/// is handed to, and none hands it elsewhere (a public
+/// attribute or a module-level name may be used from other modules). A
+/// leftover nobody can put into cannot grow.
 fn never_used(cx: &FileCx, ctor: ExprId) -> bool {
     let Some((target, name)) = bound_name(cx, ctor) else {
         return false;
@@ -725,10 +728,46 @@ fn never_used(cx: &FileCx, ctor: ExprId) -> bool {
         || (matches!(cx.expr(target).kind, ExprKind::Name { .. }) && cx.func_of(ctor).0 != 0);
     private
         && !cx.model.exprs.iter().enumerate().any(|(i, e)| {
-            ExprId(i as u32) != target
+            let u = ExprId(i as u32);
+            u != target
                 && matches!(e.kind, ExprKind::Name { .. } | ExprKind::Attr { .. })
-                && cx.model.dotted(ExprId(i as u32)).as_deref() == Some(&*name)
+                && cx.model.dotted(u).as_deref() == Some(&*name)
+                && !drains_or_inspects(cx, u, true)
         })
+}
+
+/// The use `u` of a queue only calls one of its methods other than `put`
+/// (`q.empty()`, `q.get_nowait()`), or, when `follow`, hands it to a
+/// function of the file whose parameter is used only that way (a
+/// `_clear_queue(q)` helper).
+fn drains_or_inspects(cx: &FileCx, u: ExprId, follow: bool) -> bool {
+    use unsnarl_model::walk::Parent;
+    match cx.tree.expr_parent(u) {
+        Parent::Expr(a) => match &cx.expr(a).kind {
+            ExprKind::Attr { obj, name, .. } if *obj == u => {
+                !matches!(name.as_str(), "put" | "put_nowait")
+                    && matches!(cx.tree.expr_parent(a), Parent::Expr(c)
+                        if cx.call(c).is_some_and(|c| c.func == a))
+            }
+            ExprKind::Call(c) if follow => {
+                let Some(g) = cx.callee_in_file(c) else {
+                    return false;
+                };
+                let Some(i) = c.args.iter().position(|arg| arg.value == u) else {
+                    return false;
+                };
+                let Some(param) = cx.param_receiving(g, c, i) else {
+                    return false;
+                };
+                cx.body_exprs(g)
+                    .iter()
+                    .filter(|&&x| cx.model.name_of(x) == Some(param))
+                    .all(|&x| drains_or_inspects(cx, x, false))
+            }
+            _ => false,
+        },
+        _ => false,
+    }
 }
 
 /// The queue is filled only with `put_nowait` (called, or handed over as
@@ -1381,6 +1420,23 @@ class Protocol(asyncio.DatagramProtocol):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class Call:
+    def __init__(self):
+        # Nothing ever puts into this one: it is only cleared.
+        self._audio = asyncio.Queue()
+
+    def disconnect(self):
+        self._clear(self._audio)
+
+    @staticmethod
+    def _clear(queue):
+        while not queue.empty():
+            queue.get_nowait()
+"#,
         r#"
 import asyncio
 
