@@ -194,16 +194,7 @@ fn leaves_only_when_fired(cx: &FileCx, f: FuncId, name: &str) -> bool {
     };
     let channel = format!("{name}.C");
     let own = cx.body_stmts(f);
-    let in_timer_arm = |s: StmtId| {
-        cx.tree.stmt_ancestors(s).any(|a| match &cx.stmt(a).kind {
-            StmtKind::Select { arms, .. } => arms.iter().any(|arm| {
-                matches!(arm.kind, ArmKind::Recv { channel: ch, .. }
-                    if cx.model.dotted(ch).as_deref() == Some(channel.as_str()))
-                    && crate::util::block_contains(cx, &arm.body, s)
-            }),
-            _ => false,
-        })
-    };
+    let in_timer_arm = |s: StmtId| in_arm_of(cx, &channel, s);
     !body.is_empty()
         && own.iter().all(|&s| match cx.stmt(s).kind {
             StmtKind::Return(_) => in_timer_arm(s),
@@ -224,16 +215,7 @@ fn next_loop_ends_when_fired(cx: &FileCx, made: StmtId, name: &str) -> bool {
         return false;
     };
     let channel = format!("{name}.C");
-    let in_timer_arm = |s: StmtId| {
-        cx.tree.stmt_ancestors(s).any(|a| match &cx.stmt(a).kind {
-            StmtKind::Select { arms, .. } => arms.iter().any(|arm| {
-                matches!(arm.kind, ArmKind::Recv { channel: ch, .. }
-                    if cx.model.dotted(ch).as_deref() == Some(channel.as_str()))
-                    && crate::util::block_contains(cx, &arm.body, s)
-            }),
-            _ => false,
-        })
-    };
+    let in_timer_arm = |s: StmtId| in_arm_of(cx, &channel, s);
     let mut leaves = unsnarl_model::walk::stmts_in_block(cx.model, body)
         .into_iter()
         .filter(|&s| match cx.stmt(s).kind {
@@ -245,6 +227,18 @@ fn next_loop_ends_when_fired(cx: &FileCx, made: StmtId, name: &str) -> bool {
         })
         .peekable();
     leaves.peek().is_some() && leaves.all(in_timer_arm)
+}
+
+/// `s` runs in the `case <-channel:` arm of a `select` around it.
+fn in_arm_of(cx: &FileCx, channel: &str, s: StmtId) -> bool {
+    cx.tree.stmt_ancestors(s).any(|a| match &cx.stmt(a).kind {
+        StmtKind::Select { arms, .. } => arms.iter().any(|arm| {
+            matches!(arm.kind, ArmKind::Recv { channel: ch, .. }
+                if cx.model.dotted(ch).as_deref() == Some(channel))
+                && crate::util::block_contains(cx, &arm.body, s)
+        }),
+        _ => false,
+    })
 }
 
 /// A `break` leaves `the_loop` when the loop is the nearest statement it

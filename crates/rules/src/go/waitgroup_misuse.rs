@@ -28,7 +28,9 @@ Flags WaitGroup bookkeeping that cannot balance:
   of the file calls `Done` on that WaitGroup field itself: it counts
   running servers, and the method that stops one marks it done; nor for a
   WaitGroup the goroutine declares itself, which counts the goroutines it
-  starts, not this one);
+  starts, not this one; nor an `Add(n)` other than 1 when goroutines
+  started after it call `Done`: it counts those workers, not the producer
+  started first);
 - `wg.Add(n)` with a constant `n` that differs from the number of
   goroutines started (one `Add(1)` for a goroutine per loop iteration).
 
@@ -287,7 +289,22 @@ fn done_skipped(cx: &FileCx, g: FuncId, out: &mut Vec<Finding>) {
             }) && !nested.contains(&cx.func_of(e))
                 && cx.func(cx.func_of(e)).kind != FnKind::Closure
         });
-    if !uses_wg && !done_elsewhere && waited_in_file(cx, &wg) {
+    // `wg.Add(nworkers)` before a producer and then a loop of workers
+    // that each call `Done`: the count is theirs, not the producer's.
+    let counts_others = cx.call(pe).and_then(|c| c.positional(0)).is_some_and(|n| {
+        cx.model.int_value(n) != Some(1)
+            && cx
+                .with_nested(common::outermost(cx, g))
+                .into_iter()
+                .filter(|h| !nested.contains(h))
+                .any(|h| {
+                    common::go_stmt_of_closure(cx, h).is_some()
+                        && wg_calls(cx, &cx.func(h).body)
+                            .iter()
+                            .any(|(_, w, m)| *m == "Done" && *w == wg)
+                })
+    });
+    if !uses_wg && !done_elsewhere && !counts_others && waited_in_file(cx, &wg) {
         out.push(cx.finding(
             &META,
             cx.stmt(go).span,
@@ -694,6 +711,33 @@ func Bump(c *Counter) {
 "#,
     ],
     pass: &[
+        r#"
+package app
+
+import "sync"
+
+// The count is the workers': the producer only feeds and closes the channel.
+func Fill(items []uint64, nworkers int, add func(uint64)) {
+	ch := make(chan uint64, nworkers)
+	var wg sync.WaitGroup
+	wg.Add(nworkers)
+	go func() {
+		for _, h := range items {
+			ch <- h
+		}
+		close(ch)
+	}()
+	for i := 0; i < nworkers; i++ {
+		go func() {
+			for h := range ch {
+				add(h)
+			}
+			wg.Done()
+		}()
+	}
+	wg.Wait()
+}
+"#,
         r#"
 package mirror
 

@@ -35,7 +35,8 @@ command-line program, a module that registers no request or message
 handler and either exports nothing and reads `process.argv` or starts
 with `#!` (`node npm-scripts.mjs release`), or is named `cli` (`cli-*`,
 `*-cli`) or sits in a folder so named or in a `bin/` or `scripts/` folder
-(`lib/cli.js`, `scripts/release.mjs`): it runs its steps one
+(`lib/cli.js`, `scripts/release.mjs`), or a build tool's configuration
+(`tsup.config.ts`, `vite.config.mjs`, with its hooks): it runs its steps one
 after another for one user, and a blocking call there stalls no one. Nor is a read of a
 literal path under `/proc/` or `/sys/` (`fs.readFileSync("/proc/meminfo")`),
 which the kernel answers from memory.
@@ -264,6 +265,19 @@ module.exports = Frontend;
 "#,
     ],
     pass: &[
+        r#"
+// file: tsup.config.ts
+import fs from "fs";
+import { defineConfig } from "tsup";
+
+export default defineConfig({
+  entry: ["src/index.ts"],
+  async onSuccess() {
+    fs.mkdirSync("dist/assets", { recursive: true });
+    fs.copyFileSync("src/schema.json", "dist/assets/schema.json");
+  },
+});
+"#,
         r#"
 // file: npm-scripts.mjs
 import { execSync } from "node:child_process";

@@ -752,6 +752,7 @@ pub fn loop_place(cx: &FileCx, h: &Handlers, f: FuncId) -> Option<String> {
 fn is_command_line_program(cx: &FileCx, h: &Handlers) -> bool {
     h.kinds.is_empty()
         && (is_cli_module(&cx.model.module)
+            || is_build_config(&cx.model.module)
             || exports_nothing(cx.text)
                 && (cx.text.starts_with("#!") || cx.text.contains("process.argv")))
 }
@@ -774,6 +775,14 @@ fn is_cli_module(module: &str) -> bool {
     let mut parts = module.split('/');
     let file = parts.next_back().unwrap_or_default();
     cli(file) || parts.any(|d| cli(d) || d == "bin" || d == "scripts")
+}
+
+/// A build tool's configuration (`tsup.config.ts`, `vite.config.mjs`,
+/// `webpack.config.js`): the tool loads it once per build, and its hooks
+/// (`onSuccess`) run in that one process for the one user building.
+fn is_build_config(module: &str) -> bool {
+    let file = module.rsplit('/').next().unwrap_or(module);
+    file.ends_with(".config") || file.contains(".config.")
 }
 
 /// The functions of the file that run once at start-up: those module code

@@ -21,9 +21,11 @@ pub static META: RuleMeta = RuleMeta {
 - `fetch(url)` / `fetch(url, options)` without a `signal` in server code (a
   request handler, or a module that sets up an HTTP server);
 - `axios.get/post/...`, `axios(config)` and `axios.create(config)` without a
-  `timeout` (unless the file sets `axios.defaults.timeout`);
+  `timeout` (unless the file sets `axios.defaults.timeout`, or the config
+  passes a `signal` or `cancelToken`, which whoever holds it aborts);
 - `http.request`, `http.get`, `https.request`, `https.get` without a
-  `timeout` option and without `req.setTimeout(...)`.
+  `timeout` option and without `req.setTimeout(...)` (or a timer of the same
+  function that destroys the request).
 
 ## Why
 
@@ -205,14 +207,22 @@ impl Rule for MissingTimeout {
     }
 }
 
-/// An axios config that sets a `timeout` other than 0 (which means none),
-/// or one that cannot be read (a variable, a spread), which may.
+/// An axios config that sets a `timeout` other than 0 (which means none)
+/// or a `signal`/`cancelToken`, or one that cannot be read (a variable, a
+/// spread), which may.
 fn config_sets_timeout(cx: &FileCx, config: ExprId) -> bool {
-    match common::opt_key(cx, config, "timeout") {
-        common::OptKey::Missing => false,
-        common::OptKey::Set(v) => cx.model.int_value(v) != Some(0),
-        common::OptKey::Unknown => true,
-    }
+    // A request given a way to abort it (`signal`, or the older
+    // `cancelToken`) is bounded by whoever holds the other end: usually a
+    // timer (`AbortSignal.timeout(ms)`, `setTimeout(() => source.cancel())`).
+    let abortable = ["signal", "cancelToken"]
+        .iter()
+        .any(|k| common::opt_key(cx, config, k) != common::OptKey::Missing);
+    abortable
+        || match common::opt_key(cx, config, "timeout") {
+            common::OptKey::Missing => false,
+            common::OptKey::Set(v) => cx.model.int_value(v) != Some(0),
+            common::OptKey::Unknown => true,
+        }
 }
 
 /// The instance `e` builds is kept in a name (`this._instance =
@@ -483,6 +493,24 @@ class Controller {
 "#,
     ],
     pass: &[
+        r#"
+const axios = require("axios");
+
+// The token cancels the request after a second: a deadline written by hand.
+class Client {
+  token() {
+    const source = axios.CancelToken.source();
+    setTimeout(() => source.cancel("timeout"), 1000);
+    return source.token;
+  }
+  get(url) {
+    return axios.get(url, { cancelToken: this.token() }).then((r) => r.data);
+  }
+  put(url, body, signal) {
+    return axios.put(url, body, { signal });
+  }
+}
+"#,
         r#"
 const http = require("http");
 

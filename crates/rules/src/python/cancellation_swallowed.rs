@@ -24,7 +24,9 @@ something else. A handler that keeps the exception to raise it later
 `sys.exc_info()`) or gives it to a helper of the file that raises or keeps
 it is not reported, nor one that ends with `raise` and leaves otherwise
 only under `if isinstance(e, TransportError) and ..:` for a type that is
-no cancellation. Nor is a private helper that the file calls only from
+no cancellation, nor one that starts by re-raising everything but a list
+of ordinary errors (`if not isinstance(err, (BleakError, TimeoutError)):
+raise`). Nor is a private helper that the file calls only from
 handlers of the caller's own cancellation that re-raise it right after
 (`except asyncio.CancelledError: await self._drain(); raise`): what it
 swallows are the repeats that arrive while it cleans up. Nor is a `try` whose awaits all run inside a shielded
@@ -1123,7 +1125,45 @@ fn reraises_cancellation(cx: &FileCx, body: &Block) -> bool {
         }
     }
     walk_block(cx.model, body, &mut R(&mut has_raise));
-    mentions && has_raise
+    (mentions && has_raise) || raises_all_but_listed(cx, body)
+}
+
+/// `if not isinstance(err, (BleakError, TimeoutError)): raise` at the top
+/// of the handler: everything but the listed ordinary errors goes on up,
+/// the cancellation with it (none of the listed types is one).
+fn raises_all_but_listed(cx: &FileCx, body: &Block) -> bool {
+    body.iter().any(|&s| {
+        let StmtKind::If { cond, then, .. } = &cx.stmt(s).kind else {
+            return false;
+        };
+        let ExprKind::Unary {
+            op: UnOp::Not,
+            operand,
+        } = &cx.expr(cx.model.strip(*cond)).kind
+        else {
+            return false;
+        };
+        let Some(c) = cx.call(*operand).filter(|c| c.name == "isinstance") else {
+            return false;
+        };
+        let Some(types) = c.positional(1) else {
+            return false;
+        };
+        let listed = match &cx.expr(cx.model.strip(types)).kind {
+            ExprKind::Collection { elems, .. } => elems.clone(),
+            _ => vec![types],
+        };
+        let ordinary = |t: ExprId| {
+            cx.model.dotted(t).is_some_and(|d| {
+                let last = d.rsplit('.').next().unwrap_or(&d);
+                !is_cancel_type(&d)
+                    && !matches!(last, "BaseException" | "CancelledError" | "Cancelled")
+            })
+        };
+        !listed.is_empty()
+            && listed.iter().all(|&t| ordinary(t))
+            && matches!(then.as_slice(), [r] if matches!(cx.stmt(*r).kind, StmtKind::Raise(_)))
+    })
 }
 
 /// Nothing after the `try` `t` waits again: it is in no loop, and at every
@@ -1925,8 +1965,38 @@ class Reader:
     async def join(self):
         return await self._runner
 "#,
+        r#"
+import asyncio
+
+
+class Lock:
+    async def drain(self, device):
+        try:
+            async for record in device.records():
+                self.deliver(record)
+        except BaseException as err:  # expect
+            # BaseException is listed: the cancellation is kept here too.
+            if not isinstance(err, (ConnectionError, BaseException)):
+                raise
+            self.note_failure(err)
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class Lock:
+    async def drain(self, device):
+        try:
+            async for record in device.records():
+                self.deliver(record)
+        except BaseException as err:
+            self.pending = True
+            if not isinstance(err, (ConnectionError, TimeoutError)):
+                raise
+            self.note_failure(err)
+"#,
         r#"
 import asyncio
 

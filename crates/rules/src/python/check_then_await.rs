@@ -46,7 +46,9 @@ phase of a construction, which no other task can reach yet. Nor is a
 private helper (`_ensure_client`) that the file only ever calls while
 holding a lock (`async with self._lock: await self._ensure_client()`, the
 lock also got from a method: `async with self._get_lock():`), directly or
-through other private helpers called only that way (up to three calls up).
+through other private helpers called only that way (up to three calls up),
+or from a method wrapped by a decorator of the file that takes the lock
+around the call (`@operation_lock`); nor a method so wrapped itself.
 
 ## Why
 
@@ -912,6 +914,42 @@ class Consumer:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+import functools
+
+
+def operation_lock(func):
+    @functools.wraps(func)
+    async def wrapper(self, *args, **kwargs):
+        async with self._operation_lock:
+            return await func(self, *args, **kwargs)
+
+    return wrapper
+
+
+class Device:
+    def __init__(self, client):
+        self._client = client
+        self._operation_lock = asyncio.Lock()
+        self._info = None
+
+    @operation_lock
+    async def update(self):
+        await self._refresh()
+
+    async def _refresh(self):
+        if self._info is None:
+            info = await self._client.probe()
+            self._info = info
+        return self._info
+
+    @operation_lock
+    async def lock_info(self):
+        if self._info is None:
+            self._info = await self._client.probe()
+        return self._info
+"#,
         r#"
 class Client:
     def __init__(self, address):

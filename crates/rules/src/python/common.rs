@@ -1062,15 +1062,41 @@ pub fn makes_asyncio_future(cx: &FileCx, c: &Call) -> bool {
 /// lock (`subscribe` holds it around `_create_subscriber()`, which calls
 /// `_get_or_create_client()`): up to three calls up.
 pub fn callers_hold_lock(cx: &FileCx, f: FuncId) -> bool {
-    held_by_callers(cx, f, 3)
+    runs_under_locking_decorator(cx, f) || held_by_callers(cx, f, 3)
 }
 
 fn held_by_callers(cx: &FileCx, f: FuncId, depth: u8) -> bool {
     private_helper_called_only(cx, f, |e| {
         cx.tree.enclosing_stmt(e).is_some_and(|s| under_lock(cx, s)) || {
             let g = cx.func_of(e);
-            depth > 1 && g != f && held_by_callers(cx, g, depth - 1)
+            g != f
+                && (runs_under_locking_decorator(cx, g)
+                    || (depth > 1 && held_by_callers(cx, g, depth - 1)))
         }
+    })
+}
+
+/// The function is wrapped by a decorator of this file whose wrapper
+/// calls it under a lock (`@operation_lock`, whose wrapper runs `async
+/// with self._operation_lock: return await func(self, ...)`).
+pub fn runs_under_locking_decorator(cx: &FileCx, f: FuncId) -> bool {
+    cx.func(f).decorators.iter().any(|d| {
+        let d = d.rsplit('.').next().unwrap_or(d);
+        cx.model.function_ids().any(|g| {
+            let deco = cx.func(g);
+            let Some(wrapped) = deco.params.first().map(|p| p.name.as_str()) else {
+                return false;
+            };
+            deco.name == d
+                && deco.class.is_none()
+                && cx.with_nested(g).into_iter().any(|w| {
+                    cx.body_calls(w).any(|e| {
+                        cx.call(e)
+                            .is_some_and(|c| cx.model.name_of(c.func) == Some(wrapped))
+                            && cx.tree.enclosing_stmt(e).is_some_and(|s| under_lock(cx, s))
+                    })
+                })
+        })
     })
 }
 

@@ -39,6 +39,11 @@ Awaits that wait on a network peer with nothing bounding them:
   standard input or a local process, where waiting for the next line is
   the point).
 
+A call in one branch of an `if` whose other branch makes the same call
+under a deadline (`if self.timeout: .. wait_for(open_connection(..),
+self.timeout) else: .. open_connection(..)`) is not reported either: the
+timeout is configurable, and `None` is the caller's choice.
+
 A request is matched to the session bound to its receiver's name in the
 same function, else to the weakest session of the file; a session the
 function receives as a parameter is the caller's, with the caller's
@@ -138,7 +143,11 @@ impl Rule for NetworkAwaitWithoutDeadline {
             }
             // Awaited directly or used as `async with session.get(...)`.
             let awaited = cx.is_awaited(id) || is_async_with_ctx(cx, id);
-            if !awaited || under_deadline(cx, id, false) || c.args.iter().any(|a| a.spread) {
+            if !awaited
+                || under_deadline(cx, id, false)
+                || c.args.iter().any(|a| a.spread)
+                || bounded_in_other_branch(cx, id, c)
+            {
                 continue;
             }
             let t = c.target.as_deref().unwrap_or("");
@@ -212,6 +221,40 @@ impl Rule for NetworkAwaitWithoutDeadline {
             out.push(finding);
         }
     }
+}
+
+/// The call sits in one branch of an `if` whose other branch makes the
+/// same call under a deadline (`if self.timeout: await
+/// asyncio.wait_for(open_connection(..), self.timeout) else: await
+/// open_connection(..)`): going without one is the configuration's choice,
+/// made by whoever set the timeout to `None`.
+fn bounded_in_other_branch(cx: &FileCx, call: ExprId, c: &Call) -> bool {
+    let Some(target) = c.target.as_deref() else {
+        return false;
+    };
+    let Some(s) = cx.tree.enclosing_stmt(call) else {
+        return false;
+    };
+    let Some(parent) = cx.tree.stmt_ancestors(s).next() else {
+        return false;
+    };
+    let StmtKind::If { then, orelse, .. } = &cx.stmt(parent).kind else {
+        return false;
+    };
+    let other = if then.contains(&s) {
+        orelse
+    } else if orelse.contains(&s) {
+        then
+    } else {
+        return false;
+    };
+    unsnarl_model::walk::exprs_in_block(cx.model, other)
+        .into_iter()
+        .any(|x| {
+            cx.call(x)
+                .is_some_and(|k| k.target.as_deref() == Some(target))
+                && under_deadline(cx, x, false)
+        })
 }
 
 /// What bounds an awaited network call.
@@ -741,6 +784,23 @@ async def main():
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class Connection:
+    def __init__(self, host, port, timeout=None):
+        self.host, self.port, self.timeout = host, port, timeout
+
+    async def connect(self):
+        if self.timeout:
+            self.reader, self.writer = await asyncio.wait_for(
+                asyncio.open_connection(self.host, self.port), self.timeout
+            )
+        else:
+            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        return self
+"#,
         r#"
 import aiohttp
 
