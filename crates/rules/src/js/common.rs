@@ -178,7 +178,10 @@ fn promise_without_index(cx: &FileCx, c: &Call, heuristic: bool) -> Option<&'sta
     {
         return kind;
     }
-    if c.target.is_some() && cx.effect(c, Effect::AsyncApi).is_some() {
+    // A dual API given a node-style callback last (`MongoClient.connect(url,
+    // opts, setupDB)`) reports through the callback and returns no promise.
+    if c.target.is_some() && cx.effect(c, Effect::AsyncApi).is_some() && !node_callback_last(cx, c)
+    {
         return Some("a promise-returning API");
     }
     if !heuristic {
@@ -287,6 +290,26 @@ pub fn has_callback(cx: &FileCx, c: &Call) -> bool {
             || cx.model.name_of(v).is_some_and(|n| {
                 matches!(n, "cb" | "callback" | "done" | "next" | "fn" | "handler")
             })
+    })
+}
+
+/// The call's last argument is a node-style callback: a function (inline,
+/// or of the file passed by name) whose first parameter is the error
+/// (`(err, db) => ..`), or a name that says so (`cb`, `callback`). A task
+/// handed to a limiter or a retry helper (`limit(() => fetch(u))`) takes
+/// no error first, and its call still gives a promise.
+pub fn node_callback_last(cx: &FileCx, c: &Call) -> bool {
+    c.args.last().is_some_and(|a| {
+        let v = cx.model.strip(a.value);
+        callback_fn(cx, v).is_some_and(|f| {
+            cx.func(f)
+                .params
+                .first()
+                .is_some_and(|p| p.name.starts_with("err") || matches!(p.name.as_str(), "er" | "e"))
+        }) || cx
+            .model
+            .name_of(v)
+            .is_some_and(|n| matches!(n, "cb" | "callback"))
     })
 }
 

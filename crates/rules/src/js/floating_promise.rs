@@ -325,11 +325,7 @@ fn settles_elsewhere(cx: &FileCx, c: &Call) -> bool {
     // A Node-style callback (`(err, value) => ..`) last: the callback form
     // of a dual API (`load(key, opts, cb)` returns a promise only without
     // one).
-    let node_callback = c.args.last().is_some_and(|a| {
-        matches!(cx.expr(cx.model.strip(a.value)).kind, ExprKind::Closure(f)
-            if cx.func(f).params.first().is_some_and(|p| matches!(p.name.as_str(), "err" | "error" | "er")))
-    });
-    node_callback
+    common::node_callback_last(cx, c)
         || c.args.iter().any(|a| {
             let text = cx.source(cx.expr(a.value).span);
             let last = text.rsplit('.').next().unwrap_or(text);
@@ -1550,6 +1546,20 @@ function load(url, render) {
 "#,
     ],
     pass: &[
+        r#"
+const { MongoClient } = require("mongodb");
+
+// A node-style callback last: the driver reports through it, no promise.
+function Store(url, opts) {
+  const self = this;
+  function setupDB(err, db) {
+    if (err) return self.emit("error", err);
+    self.db = db;
+  }
+  MongoClient.connect(url, opts, setupDB);
+  MongoClient.connect(url, (err, client) => setupDB(err, client));
+}
+"#,
         r#"
 // A step queue that only looks like a promise.
 function Flow(method) {

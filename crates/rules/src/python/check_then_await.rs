@@ -41,14 +41,17 @@ a connect lock says concurrent connects happen. Nor is the step of an async iter
 (`__anext__`, an `async def __aiter__` that yields, or a method only they
 call, such as a lazy connect): `async for` takes one item at a time. Nor
 is a method that every caller in the file calls on an object it has just
-built (`cursor = Cursor(conn, q); return cursor._init()`): the second
-phase of a construction, which no other task can reach yet. Nor is a
+built (`cursor = Cursor(conn, q); return cursor._init()`, or `instance =
+cls(host)` in a classmethod factory): the second phase of a construction, which no other task can reach yet. Nor is a
 private helper (`_ensure_client`) that the file only ever calls while
 holding a lock (`async with self._lock: await self._ensure_client()`, the
 lock also got from a method: `async with self._get_lock():`), directly or
 through other private helpers called only that way (up to three calls up),
 or from a method wrapped by a decorator of the file that takes the lock
-around the call (`@operation_lock`); nor a method so wrapped itself.
+around the call (`@operation_lock`); nor a method so wrapped itself. Nor
+is a check whose first await is of a method of the file that sets the
+state before awaiting anything itself (`self._api_version = 1` at the top
+of `detect_api_version()`): a second caller finds it set.
 
 ## Why
 
@@ -325,25 +328,44 @@ fn iterator_step(cx: &FileCx, f: FuncId) -> bool {
 
 /// A method every call of which in the file is made on an object its
 /// caller has just built (`cursor = Cursor(conn, q); return
-/// cursor._init()`, `Builder(x).init()`): the second phase of a
+/// cursor._init()`, `Builder(x).init()`, `cls(..)` in a classmethod): the second phase of a
 /// construction, which no other task can reach while it runs.
 fn only_on_fresh_objects(cx: &FileCx, f: FuncId) -> bool {
     let Some(class) = cx.func(f).class.as_deref() else {
         return false;
     };
     let short = class.rsplit('.').next().unwrap_or(class);
+    // `Cls(..)`, or `cls(..)` in a classmethod of the class (a factory:
+    // `instance = cls(host); await instance.initialize()`).
     let builds = |v: ExprId| {
         cx.call(cx.model.strip(v)).is_some_and(|k| {
             k.target
                 .as_deref()
                 .is_some_and(|t| t == class || t.rsplit('.').next() == Some(short))
+                || (cx.model.name_of(k.func) == Some("cls")
+                    && cx.func(cx.func_of(v)).class.as_deref() == Some(class))
         })
     };
     let mut calls = 0;
     for g in cx.model.function_ids() {
         for e in cx.body_calls(g) {
             let c = cx.call(e).unwrap();
-            if cx.callee_in_file(c) != Some(f) {
+            // `instance.initialize()` on `instance = cls(..)`: the type of
+            // the local is not inferred, the name and the factory say it.
+            let on_cls_instance = c.name == cx.func(f).name
+                && cx.func(g).class.as_deref() == Some(class)
+                && c.receiver
+                    .and_then(|r| cx.model.name_of(r))
+                    .is_some_and(|n| {
+                        let values: Vec<Option<ExprId>> =
+                            crate::python::common::values_bound_to(cx, g, n).collect();
+                        !values.is_empty()
+                            && values.iter().all(|v| {
+                                v.and_then(|v| cx.call(cx.model.strip(v)))
+                                    .is_some_and(|k| cx.model.name_of(k.func) == Some("cls"))
+                            })
+                    });
+            if cx.callee_in_file(c) != Some(f) && !on_cls_instance {
                 continue;
             }
             calls += 1;
@@ -526,13 +548,45 @@ fn act_after_await(
         let value_awaits = exprs_under(cx.model, *v)
             .into_iter()
             .any(|y| matches!(cx.expr(y).kind, ExprKind::Await(_)));
-        if value_awaits
-            || (first_await < cx.stmt(w).span.start && uses_awaited_value(cx, then, w, *v))
+        if (value_awaits
+            || (first_await < cx.stmt(w).span.start && uses_awaited_value(cx, then, w, *v)))
+            && !first_await_claims(cx, then, &key)
         {
             return Some((w, key));
         }
     }
     None
+}
+
+/// The branch's first await is of a method of the file that sets `key`
+/// before it first awaits anything itself (`self._api_version = 1` at the
+/// top of `detect_api_version`): a second caller arriving meanwhile finds
+/// it set and does not start the work again.
+fn first_await_claims(cx: &FileCx, then: &Block, key: &str) -> bool {
+    let first = unsnarl_model::walk::exprs_in_block(cx.model, then)
+        .into_iter()
+        .filter_map(|x| match cx.expr(x).kind {
+            ExprKind::Await(inner) => Some((cx.expr(x).span.start, inner)),
+            _ => None,
+        })
+        .min_by_key(|&(at, _)| at);
+    let Some(g) = first
+        .and_then(|(_, inner)| cx.call(inner))
+        .and_then(|c| cx.callee_in_file(c))
+    else {
+        return false;
+    };
+    let own_await = crate::util::awaits_in_block(cx.model, &cx.func(g).body)
+        .iter()
+        .map(|a| a.start)
+        .min()
+        .unwrap_or(u32::MAX);
+    cx.body_stmts(g).iter().any(|&st| {
+        cx.stmt(st).span.start < own_await
+            && matches!(&cx.stmt(st).kind, StmtKind::Assign { targets, value: Some(v), .. }
+                if targets.iter().any(|&t| cx.model.dotted(t).as_deref() == Some(key))
+                    && !matches!(cx.model.literal(*v), Some(Lit::Null)))
+    })
 }
 
 /// The written value uses a local that holds an awaited result (`resp =
@@ -914,6 +968,41 @@ class Consumer:
 "#,
     ],
     pass: &[
+        r#"
+class Printer:
+    def __init__(self, host):
+        self.host = host
+        self._engine = None
+
+    @classmethod
+    async def create(cls, host):
+        instance = cls(host)
+        await instance.initialize()
+        return instance
+
+    async def initialize(self):
+        if self._engine is None:
+            self._engine = await open_engine(self.host)
+"#,
+        r#"
+class Client:
+    def __init__(self, session):
+        self._session = session
+        self._api_version = None
+
+    async def api_version(self):
+        if self._api_version is None:
+            self._api_version = await self._detect()
+        return self._api_version
+
+    async def _detect(self):
+        # Claimed before the first await: a concurrent caller sees it set.
+        self._api_version = 1
+        if await self._probe("/v1/info"):
+            return 1
+        self._api_version = 2
+        return 2
+"#,
         r#"
 import asyncio
 import functools
