@@ -438,39 +438,6 @@ fn js_returned_promises(m: &FileModel, kb: &Table, body: &Block) -> Option<Vec<B
     Some(via)
 }
 
-/// Every way through the block ends in a `return` or a `throw`: it cannot
-/// run off its end. (A loop at the end counts as running off it, which
-/// errs toward "not always a promise".)
-pub(crate) fn ends_in_exit(m: &FileModel, block: &Block) -> bool {
-    let Some(&last) = block.last() else {
-        return false;
-    };
-    match &m.stmt(last).kind {
-        StmtKind::Return(_) | StmtKind::Raise(_) => true,
-        StmtKind::If { then, orelse, .. } => ends_in_exit(m, then) && ends_in_exit(m, orelse),
-        StmtKind::Block(b) => ends_in_exit(m, b),
-        // With a `default`, and each case ending in an exit (an empty one
-        // falls through to the next).
-        StmtKind::Switch { cases, .. } => {
-            cases.iter().any(|c| c.patterns.is_empty())
-                && cases.last().is_some_and(|c| ends_in_exit(m, &c.body))
-                && cases
-                    .iter()
-                    .all(|c| c.body.is_empty() || ends_in_exit(m, &c.body))
-        }
-        StmtKind::Try {
-            body,
-            handlers,
-            finally,
-            ..
-        } => {
-            finally.as_ref().is_some_and(|f| ends_in_exit(m, f))
-                || (ends_in_exit(m, body) && handlers.iter().all(|h| ends_in_exit(m, &h.body)))
-        }
-        _ => false,
-    }
-}
-
 /// A promise executor with no way to reject: it takes only `resolve`, or
 /// names a `reject` it never uses (`new Promise(function (resolve,
 /// reject) { conn.once("close", resolve) })`), in its nested callbacks too.

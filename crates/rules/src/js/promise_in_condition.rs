@@ -138,7 +138,7 @@ fn sometimes_nothing(cx: &FileCx, call: ExprId) -> bool {
         return false;
     };
     let func = cx.func(g);
-    !func.is_async && !crate::index::ends_in_exit(cx.model, &func.body)
+    !func.is_async && !crate::util::ends_in_exit(cx.model, &func.body)
 }
 
 pub static EXAMPLES: Examples = Examples {
