@@ -26,8 +26,9 @@ Flags `close(ch)` where it can panic:
   goroutine starts (a one-slot channel filled with a token that whoever
   takes it closes) are over by then and do not count, and neither are
   sends the receiver has all taken: a loop starts N goroutines that each
-  send once, and another loop with the same start and bound receives N
-  values before the close;
+  send once (directly, or through a closure the loop defines), and
+  another loop with the same start and bound (`range xs` against `i <
+  len(xs)`) receives N values before the close;
 - the close sits in a goroutine started once per loop iteration (or in
   several goroutines), so every producer but the first closes a closed
   channel;
@@ -349,8 +350,9 @@ fn counted_drain(
     uses: &[ChanUse],
 ) -> bool {
     // `i < bound` of the loop right around a statement (no other loop
-    // between): where the counter starts, and the bound as source text.
-    let bound_of = |s: StmtId| -> Option<(i128, &str)> {
+    // between): where the counter starts, and the bound as source text; a
+    // `range xs` loop runs from 0 to `len(xs)`.
+    let bound_of = |s: StmtId| -> Option<(i128, String)> {
         let lp = common::enclosing_loops(cx, s).into_iter().next()?;
         match &cx.stmt(lp).kind {
             StmtKind::While { cond, .. } => match &cx.expr(*cond).kind {
@@ -360,10 +362,13 @@ fn counted_drain(
                     right,
                 } => Some((
                     counter_start(cx, lp, cx.model.name_of(*left)?)?,
-                    cx.source(cx.expr(*right).span),
+                    cx.source(cx.expr(*right).span).to_string(),
                 )),
                 _ => None,
             },
+            StmtKind::For { iter, .. } => {
+                Some((0, format!("len({})", cx.source(cx.expr(*iter).span))))
+            }
             _ => None,
         }
     };
@@ -375,7 +380,7 @@ fn counted_drain(
         let Some(b) = cx.tree.enclosing_stmt(u).and_then(bound_of) else {
             return false;
         };
-        if recv_bound.is_some_and(|r| r != b) {
+        if recv_bound.as_ref().is_some_and(|r| *r != b) {
             return false;
         }
         recv_bound = Some(b);
@@ -399,10 +404,37 @@ fn counted_drain(
                 [] => true,
                 [send] => {
                     !cx.in_loop(*send)
-                        && common::go_stmt_of_closure(cx, h).and_then(bound_of) == Some(bound)
+                        && spawn_of(cx, h).and_then(bound_of).as_ref() == Some(&bound)
                 }
                 _ => false,
             }
+        })
+}
+
+/// The `go` statement that runs closure `h`: `go func() {..}()`, or `go
+/// work(x)` beside `work := func(..) {..}` in the same block.
+fn spawn_of(cx: &FileCx, h: FuncId) -> Option<StmtId> {
+    if let Some(s) = common::go_stmt_of_closure(cx, h) {
+        return Some(s);
+    }
+    let Parent::Expr(site) = cx.tree.func_site(h) else {
+        return None;
+    };
+    let assign = cx.tree.enclosing_stmt(site)?;
+    let name = match &cx.stmt(assign).kind {
+        StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } if *v == site && targets.len() == 1 => cx.model.name_of(targets[0])?,
+        _ => return None,
+    };
+    crate::util::containing_block(cx, assign)?
+        .iter()
+        .copied()
+        .find(|&s| {
+            matches!(cx.stmt(s).kind, StmtKind::Go(g)
+                if cx.call(g).is_some_and(|c| cx.model.name_of(c.func) == Some(name)))
         })
 }
 
@@ -612,6 +644,26 @@ func Sum(parts [][]int) int {
 "#,
     ],
     pass: &[
+        r#"
+package app
+
+// One goroutine per directory, each sending once; as many receives.
+func Walk(dirs []string, visit func(string) []string) []string {
+	results := make(chan []string, len(dirs))
+	for _, d := range dirs {
+		work := func(d string) {
+			results <- visit(d)
+		}
+		go work(d)
+	}
+	var out []string
+	for i := 0; i < len(dirs); i++ {
+		out = append(out, <-results...)
+	}
+	close(results)
+	return out
+}
+"#,
         r#"
 package app
 

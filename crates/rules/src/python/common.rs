@@ -1080,6 +1080,15 @@ fn held_by_callers(cx: &FileCx, f: FuncId, depth: u8) -> bool {
 /// calls it under a lock (`@operation_lock`, whose wrapper runs `async
 /// with self._operation_lock: return await func(self, ...)`).
 pub fn runs_under_locking_decorator(cx: &FileCx, f: FuncId) -> bool {
+    decorator_calls_it_where(cx, f, |e| {
+        cx.tree.enclosing_stmt(e).is_some_and(|s| under_lock(cx, s))
+    })
+}
+
+/// The function is wrapped by a module-level decorator of this file whose
+/// wrapper (the decorator or a function nested in it) calls the wrapped
+/// function (its first parameter) at a call `pred` accepts.
+pub fn decorator_calls_it_where(cx: &FileCx, f: FuncId, pred: impl Fn(ExprId) -> bool) -> bool {
     cx.func(f).decorators.iter().any(|d| {
         let d = d.rsplit('.').next().unwrap_or(d);
         cx.model.function_ids().any(|g| {
@@ -1093,7 +1102,7 @@ pub fn runs_under_locking_decorator(cx: &FileCx, f: FuncId) -> bool {
                     cx.body_calls(w).any(|e| {
                         cx.call(e)
                             .is_some_and(|c| cx.model.name_of(c.func) == Some(wrapped))
-                            && cx.tree.enclosing_stmt(e).is_some_and(|s| under_lock(cx, s))
+                            && pred(e)
                     })
                 })
         })

@@ -30,7 +30,10 @@ or `log.debug(..)`, which makes that check itself, off in production) or
 only on a failure (in an `except` handler inside the block or around it,
 or right before a `raise`), or next to a blocking call or a callback in
 the same block (that call is the one reported: it is what holds the
-lock long),
+lock long), or next to a call on the object's connection, directly or
+in a method of the file (`self.sock.connect(..)`, `self._serial.close()`,
+a `self._send(..)` that writes to `self.sock`): the lock serializes that
+exchange, and the log line adds nothing to the wait,
 and I/O or logging under a lock that some block of the file holds while
 it waits for other threads' work (`Thread.join`, `Queue.join`,
 `Event.wait`, `Future.result`; `with self._op_lock: self._thread.join()`
@@ -213,7 +216,8 @@ fn check_with(
     // moving it out is the fix.
     let heavier = offences
         .iter()
-        .any(|&(_, c, _)| cx.effect(c, Effect::Logging).is_none());
+        .any(|&(_, c, _)| cx.effect(c, Effect::Logging).is_none())
+        || talks_to_a_device(cx, body);
     for (call, c, what) in offences {
         if reported >= 3 {
             break;
@@ -299,6 +303,35 @@ fn on_error_path(cx: &FileCx, call: ExprId) -> bool {
 /// sock.sendall(frame)`): the lock is there to keep those operations from
 /// interleaving (frames on a socket, lines in a file), so there is no
 /// shared state to take the I/O away from.
+/// The block talks to a connection of its object, directly or through a
+/// method of the file: a call on a receiver named for a socket, serial
+/// port or connection (`self.sock.connect(..)`, `self._serial.close()`),
+/// whose type the scan may not know. The lock then serializes that
+/// exchange; a log line beside it adds nothing to the wait.
+fn talks_to_a_device(cx: &FileCx, body: &Block) -> bool {
+    fn on_connection(cx: &FileCx, c: &Call) -> bool {
+        c.receiver
+            .and_then(|r| cx.model.dotted(r))
+            .is_some_and(|d| {
+                let last = d.rsplit('.').next().unwrap_or(&d).trim_start_matches('_');
+                matches!(
+                    last,
+                    "sock" | "socket" | "serial" | "ser" | "conn" | "connection" | "telnet" | "tn"
+                )
+            })
+    }
+    unsnarl_model::walk::calls_in_block(cx.model, body)
+        .into_iter()
+        .filter_map(|e| cx.call(e))
+        .any(|c| {
+            on_connection(cx, c)
+                || cx.callee_in_file(c).is_some_and(|g| {
+                    cx.body_calls(g)
+                        .any(|k| cx.call(k).is_some_and(|k| on_connection(cx, k)))
+                })
+        })
+}
+
 fn serializes_io(cx: &FileCx, body: &Block) -> bool {
     !body.is_empty()
         && body.iter().all(|&s| match cx.stmt(s).kind {
@@ -659,6 +692,40 @@ class Check:
 "#,
     ],
     pass: &[
+        r#"
+import logging
+import socket
+import threading
+
+log = logging.getLogger(__name__)
+
+
+class Controller:
+    def __init__(self, host, port):
+        self.host, self.port = host, port
+        self.lock = threading.Lock()
+        self.sock = None
+        self.connected = False
+
+    def connect(self):
+        with self.lock:
+            self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            self.sock.connect((self.host, self.port))
+            self.connected = True
+            log.info("connected to %s:%s", self.host, self.port)
+
+    def status(self, zone):
+        with self.lock:
+            reply = self._exchange(b"STATUS %d" % zone)
+            if reply is None:
+                self.connected = False
+                log.warning("no status for zone %s", zone)
+            return reply
+
+    def _exchange(self, frame):
+        self.sock.sendall(frame)
+        return self.sock.recv(64) or None
+"#,
         r#"
 import logging
 import threading

@@ -196,31 +196,13 @@ fn enter_acquires(cx: &FileCx, f: FuncId, names: &[String]) -> bool {
 /// the lock around the call (`@locked`, whose `inner` runs `with
 /// self._pool_lock: return fn(self, ...)`).
 fn decorator_holds(cx: &FileCx, f: FuncId, names: &[String]) -> bool {
-    cx.func(f).decorators.iter().any(|d| {
-        let d = d.rsplit('.').next().unwrap_or(d);
-        cx.model.function_ids().any(|g| {
-            let deco = cx.func(g);
-            let Some(wrapped) = deco.params.first().map(|p| p.name.as_str()) else {
-                return false;
-            };
-            // The wrapped function is called inside the `with`.
-            let calls_wrapped = |within: Span| {
-                cx.model.exprs.iter().any(|x| {
-                    within.contains(x.span)
-                        && matches!(&x.kind, ExprKind::Call(c)
-                            if cx.model.name_of(c.func) == Some(wrapped))
-                })
-            };
-            deco.name == d
-                && deco.class.is_none()
-                && cx.model.stmts.iter().any(|st| {
-                    deco.span.contains(st.span)
-                        && matches!(&st.kind, StmtKind::With { items, .. }
-                        if items.iter().any(|it| {
-                            cx.model.dotted(it.ctx).is_some_and(|x| names.contains(&x))
-                        }))
-                        && calls_wrapped(st.span)
-                })
+    crate::python::common::decorator_calls_it_where(cx, f, |e| {
+        cx.enclosing_stmts(e).into_iter().any(|st| {
+            matches!(&cx.stmt(st).kind, StmtKind::With { items, .. }
+            if items.iter().any(|it| {
+                !cx.contains(it.ctx, e)
+                    && cx.model.dotted(it.ctx).is_some_and(|x| names.contains(&x))
+            }))
         })
     })
 }
