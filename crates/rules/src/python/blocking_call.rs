@@ -45,7 +45,9 @@ a call in the coroutine a new loop is started with (`asyncio.run(main())`,
 `await`: no other task exists yet. A send or receive on a socket the file
 switches to non-blocking mode (`sock.setblocking(False)`, or inside `try:
 ... except BlockingIOError`) returns at once; a `sendto` counts only when
-its host is an IP address, since a host name is resolved first.
+its host is an IP address, since a host name is resolved first. Nor is
+`socket.getaddrinfo` of an IP address (a literal or a module constant
+bound to one), which is parsed, not looked up.
 
 ## Why
 
@@ -107,6 +109,7 @@ impl Rule for BlockingCall {
                 f.related.len() <= MAX_CHAIN_SHOWN
                     && !in_nonblocking_try(cx, f.span)
                     && !on_nonblocking_socket(cx, f.span)
+                    && !resolves_an_address(cx, f.span)
                     && !after_empty_wait(cx, f.span)
                     && !crate::python::common::in_dead_branch(cx, f.span)
                     && !before_other_tasks(cx, f.span)
@@ -293,6 +296,9 @@ fn in_nonblocking_try(cx: &FileCx, span: Span) -> bool {
 /// only when its host is an IP address (a literal, or a module constant
 /// bound to one), since a host name is resolved first, and that blocks.
 fn on_nonblocking_socket(cx: &FileCx, span: Span) -> bool {
+    let Some(c) = call_at(cx, span) else {
+        return false;
+    };
     const IO: [&str; 7] = [
         "recv",
         "recv_into",
@@ -302,18 +308,6 @@ fn on_nonblocking_socket(cx: &FileCx, span: Span) -> bool {
         "sendall",
         "sendto",
     ];
-    let Some(c) = cx
-        .model
-        .exprs
-        .iter()
-        .find(|x| x.span == span)
-        .and_then(|x| match &x.kind {
-            ExprKind::Call(c) => Some(c),
-            _ => None,
-        })
-    else {
-        return false;
-    };
     if !IO.contains(&c.name.as_str()) {
         return false;
     }
@@ -332,15 +326,41 @@ fn on_nonblocking_socket(cx: &FileCx, span: Span) -> bool {
     })
 }
 
+/// The call reported at `span`.
+fn call_at<'a>(cx: &FileCx<'a>, span: Span) -> Option<&'a Call> {
+    cx.model
+        .exprs
+        .iter()
+        .find(|x| x.span == span)
+        .and_then(|x| match &x.kind {
+            ExprKind::Call(c) => Some(&**c),
+            _ => None,
+        })
+}
+
+/// `socket.getaddrinfo("239.255.255.250", port)`: a numeric address is
+/// parsed, not looked up, so the call returns at once.
+fn resolves_an_address(cx: &FileCx, span: Span) -> bool {
+    call_at(cx, span).is_some_and(|c| {
+        matches!(
+            c.target.as_deref(),
+            Some("socket.getaddrinfo" | "socket.gethostbyname")
+        ) && c.positional(0).is_some_and(|h| is_ip_host(cx, h))
+    })
+}
+
 /// An address tuple whose host is an IP address (or `<broadcast>`),
 /// written out or a module-level name bound to one.
 fn names_ip_host(cx: &FileCx, addr: ExprId) -> bool {
     let ExprKind::Collection { elems, .. } = &cx.expr(cx.model.strip(addr)).kind else {
         return false;
     };
-    let Some(&host) = elems.first() else {
-        return false;
-    };
+    elems.first().is_some_and(|&host| is_ip_host(cx, host))
+}
+
+/// A host that is an IP address (or `<broadcast>`): a literal, or a
+/// module-level name bound once to one.
+fn is_ip_host(cx: &FileCx, host: ExprId) -> bool {
     let is_ip = |v: ExprId| {
         matches!(cx.model.literal(v), Some(Lit::Str(h))
             if h.as_str() == "<broadcast>" || h.parse::<std::net::IpAddr>().is_ok())
@@ -809,6 +829,10 @@ class Clock:
         return n
 
 BROADCAST = "255.255.255.255"
+SSDP_GROUP = "239.255.255.250"
+
+async def join_group(port):
+    return socket.getaddrinfo(SSDP_GROUP, port)
 
 async def announce(sock: socket.socket, packet):
     while True:
