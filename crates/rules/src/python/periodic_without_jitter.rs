@@ -33,8 +33,8 @@ that starts each round by waiting for work the process hands it (`msg =
 await self.send_queue.get()`, `await self.wakeup.wait()`): it runs when
 something arrives, and its sleep spaces out that work. Nor a sleep that
 waits for a non-blocking socket to have data (in a handler of
-`BlockingIOError`, or under a test of `EWOULDBLOCK`/`EAGAIN`): the loop
-reads a reply already on its way and sends nothing.
+`BlockingIOError`, or under a test of `EWOULDBLOCK`/`EAGAIN`): that sleep
+paces reads on a connection the code already has, not a poll's period.
 
 ## Why
 
@@ -384,8 +384,8 @@ fn handler_of<'a>(cx: &FileCx<'a>, e: ExprId, loop_stmt: StmtId) -> Option<&'a H
 
 /// The sleep waits for a non-blocking socket to have data: it runs in a
 /// handler of `BlockingIOError`, or under a test of `EWOULDBLOCK`/`EAGAIN`
-/// in the loop. The loop reads what already arrives on an open
-/// connection and sends nothing: no round trip to space out.
+/// in the loop. It paces reads on a connection the code already has
+/// (waiting for a reply), not the period of a poll.
 fn waits_for_readiness(cx: &FileCx, sleep: ExprId, loop_stmt: StmtId) -> bool {
     const NOT_READY: [&str; 3] = ["BlockingIOError", "EWOULDBLOCK", "EAGAIN"];
     let named = |e: ExprId| {
