@@ -518,12 +518,16 @@ impl Flow for Closes {
                     st.push((ch, cx.expr(e).span));
                 }
             }
-            // Re-assigning the channel makes a new one.
         }
+        // Re-assigning the channel makes a new one (also among several:
+        // `ch, _ = obj.(Chan)`).
         if let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind {
             for &t in targets {
                 if let Some(d) = cx.model.dotted(t) {
                     st.retain(|(c, _)| *c != d);
+                }
+                for n in common::names_in_target(cx, t) {
+                    st.retain(|(c, _)| c != n);
                 }
             }
         }
@@ -644,6 +648,20 @@ func Sum(parts [][]int) int {
 "#,
     ],
     pass: &[
+        r#"
+package app
+
+// The second close is of a new channel, taken out of an interface.
+func Reopen(get func() interface{}) {
+	ch, ok := get().(chan int)
+	if !ok {
+		return
+	}
+	close(ch)
+	ch, _ = get().(chan int)
+	close(ch)
+}
+"#,
         r#"
 package app
 

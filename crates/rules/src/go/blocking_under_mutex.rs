@@ -254,7 +254,7 @@ impl Under {
             }
             ExprKind::Call(c) => {
                 if locks::lock_op(cx, e).is_some()
-                    || nanosecond_sleep(cx, c)
+                    || common::nanosecond_sleep(cx, c)
                     || local_dial(cx, self.f, c)
                 {
                     return None;
@@ -281,7 +281,7 @@ impl Under {
                         cx.body_calls(g).any(|k| {
                             cx.call(k).is_some_and(|k| {
                                 *k.target.as_deref().unwrap_or("") == *chain.site.callee
-                                    && (local_dial(cx, g, k) || nanosecond_sleep(cx, k))
+                                    && (local_dial(cx, g, k) || common::nanosecond_sleep(cx, k))
                             })
                         })
                     })
@@ -403,15 +403,6 @@ fn writes_to_memory(cx: &FileCx, f: FuncId, c: &Call) -> bool {
 fn local_dial(cx: &FileCx, f: FuncId, c: &Call) -> bool {
     matches!(c.target.as_deref(), Some("net.Dial" | "net.DialTimeout"))
         && common::no_remote_peer(cx, common::outermost(cx, f), c)
-}
-
-/// `time.Sleep(50)`: an untyped constant is a count of nanoseconds, so
-/// this pause is over before another goroutine could notice the lock.
-fn nanosecond_sleep(cx: &FileCx, c: &Call) -> bool {
-    c.target.as_deref() == Some("time.Sleep")
-        && c.positional(0).is_some_and(|d| {
-            matches!(cx.expr(cx.model.strip(d)).kind, ExprKind::Literal(Lit::Int(n)) if n < 1_000_000)
-        })
 }
 
 /// A package's `init()` itself (not a goroutine it starts): it runs once,

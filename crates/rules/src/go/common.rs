@@ -1322,3 +1322,13 @@ fn loopback(cx: &FileCx, f: FuncId, e: ExprId, depth: u8) -> bool {
             .iter()
             .all(|&(_, v)| v.is_some_and(|v| loopback(cx, f, v, depth - 1)))
 }
+
+/// `time.Sleep(50)`: an untyped constant is a count of nanoseconds, so
+/// this pause is over before another goroutine could notice it (a yield,
+/// not a wait for anything).
+pub fn nanosecond_sleep(cx: &FileCx, c: &Call) -> bool {
+    c.target.as_deref() == Some("time.Sleep")
+        && c.positional(0).is_some_and(|d| {
+            matches!(cx.expr(cx.model.strip(d)).kind, ExprKind::Literal(Lit::Int(n)) if n < 1_000_000)
+        })
+}

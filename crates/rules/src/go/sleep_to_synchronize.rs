@@ -40,7 +40,9 @@ sleep, `ca.Write(hello)`, `ca.Read(buf)`): the read waits for the
 goroutine's answer. Nor is a sleep followed by a loop that polls with
 sleeps of its own until the goroutine's work is ready (`for i := 0; i <
 10; i++ { if _, err := http.Get(url); err != nil { time.Sleep(d);
-continue }; break }`): the loop is the wait, the sleep a head start.
+continue }; break }`): the loop is the wait, the sleep a head start. Nor
+is `time.Sleep(1)` (an untyped constant counts nanoseconds): a yield to
+the scheduler, not a guess at how long the goroutine needs.
 
 ## Why
 
@@ -123,8 +125,11 @@ fn scan_block(cx: &FileCx, block: &Block, ends_function: bool, out: &mut Vec<Fin
             continue;
         }
         let Some(go) = started else { continue };
+        // `time.Sleep(1)` is one nanosecond: a yield, not a guess at how
+        // long the goroutine needs.
         let is_sleep = matches!(&cx.stmt(s).kind, StmtKind::Expr(e)
-            if cx.call(*e).is_some_and(|c| c.target.as_deref() == Some("time.Sleep")));
+            if cx.call(*e).is_some_and(|c| c.target.as_deref() == Some("time.Sleep")
+                && !common::nanosecond_sleep(cx, c)));
         if !is_sleep {
             if has_call(cx, s) {
                 started = None;
@@ -948,6 +953,27 @@ func TestWorkers(t *testing.T) {
 "#,
     ],
     pass: &[
+        r#"
+package app
+
+import (
+	"sync"
+	"time"
+)
+
+// A nanosecond yield; the goroutines meet on the channel and are joined.
+func PingPong() {
+	var wg sync.WaitGroup
+	receiver := func(ch chan int) { defer wg.Done(); <-ch }
+	sender := func(ch chan int) { defer wg.Done(); ch <- 1 }
+	ch := make(chan int)
+	wg.Add(2)
+	go receiver(ch)
+	time.Sleep(1)
+	go sender(ch)
+	wg.Wait()
+}
+"#,
         r#"
 package transport
 
