@@ -346,6 +346,13 @@ fn only_on_fresh_objects(cx: &FileCx, f: FuncId) -> bool {
                     && cx.func(cx.func_of(v)).class.as_deref() == Some(class))
         })
     };
+    // The local `n` of `g` is bound at least once, and every binding's
+    // value passes `pred`.
+    let every_binding = |g: FuncId, n: &str, pred: &dyn Fn(ExprId) -> bool| {
+        let values: Vec<Option<ExprId>> =
+            crate::python::common::values_bound_to(cx, g, n).collect();
+        !values.is_empty() && values.iter().all(|v| v.is_some_and(pred))
+    };
     let mut calls = 0;
     for g in cx.model.function_ids() {
         for e in cx.body_calls(g) {
@@ -357,13 +364,10 @@ fn only_on_fresh_objects(cx: &FileCx, f: FuncId) -> bool {
                 && c.receiver
                     .and_then(|r| cx.model.name_of(r))
                     .is_some_and(|n| {
-                        let values: Vec<Option<ExprId>> =
-                            crate::python::common::values_bound_to(cx, g, n).collect();
-                        !values.is_empty()
-                            && values.iter().all(|v| {
-                                v.and_then(|v| cx.call(cx.model.strip(v)))
-                                    .is_some_and(|k| cx.model.name_of(k.func) == Some("cls"))
-                            })
+                        every_binding(g, n, &|v| {
+                            cx.call(cx.model.strip(v))
+                                .is_some_and(|k| cx.model.name_of(k.func) == Some("cls"))
+                        })
                     });
             if cx.callee_in_file(c) != Some(f) && !on_cls_instance {
                 continue;
@@ -372,23 +376,12 @@ fn only_on_fresh_objects(cx: &FileCx, f: FuncId) -> bool {
             let Some(r) = c.receiver.map(|r| cx.model.strip(r)) else {
                 return false;
             };
+            // Or every binding of the local in the caller builds one.
             let fresh = builds(r)
-                || cx.model.name_of(r).is_some_and(|n| {
-                    // Every binding of the local in the caller builds one.
-                    let values: Vec<Option<ExprId>> = cx
-                        .body_stmts(g)
-                        .iter()
-                        .filter_map(|&st| match &cx.stmt(st).kind {
-                            StmtKind::Assign { targets, value, .. }
-                                if targets.iter().any(|&t| cx.model.name_of(t) == Some(n)) =>
-                            {
-                                Some(*value)
-                            }
-                            _ => None,
-                        })
-                        .collect();
-                    !values.is_empty() && values.iter().all(|v| v.is_some_and(builds))
-                });
+                || cx
+                    .model
+                    .name_of(r)
+                    .is_some_and(|n| every_binding(g, n, &builds));
             if !fresh {
                 return false;
             }
