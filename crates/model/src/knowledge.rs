@@ -218,6 +218,11 @@ pub struct Entry {
     /// flags=socket.AI_NUMERICHOST)`).
     #[serde(default)]
     pub unless_flag: Vec<String>,
+    /// Callees that a `prefix*` pattern of `calls` covers but this entry
+    /// does not (`fs/promises.FileHandle.readLines` returns a readline
+    /// interface, not a promise).
+    #[serde(default)]
+    pub except: Vec<String>,
     /// Async API: a method of an object that runs one operation at a time
     /// (a second concurrent call on one `asyncpg.Connection` fails with
     /// "another operation is in progress"): a lock around its calls is what
@@ -401,10 +406,11 @@ impl Table {
                     let prefixed = (self.prefix_by_head.get(h).into_iter().flatten())
                         .chain(&self.prefix_unscoped)
                         .map(|&i| &self.prefix[i])
-                        .filter(move |(p, sfx, _)| {
+                        .filter(move |(p, sfx, i)| {
                             target.len() >= p.len() + sfx.len()
                                 && target.starts_with(p.as_str())
                                 && target.ends_with(sfx.as_str())
+                                && !self.entries[*i].1.except.iter().any(|x| x == target)
                         })
                         .map(|(_, _, i)| *i);
                     (self.exact.get(target), Some(prefixed), None)
@@ -460,6 +466,12 @@ impl Table {
         self.narrows.get(ty).map(String::as_str)
     }
 
+    /// Whether some callee returns values of type `ty` (`fetch` gives a
+    /// `Response`): its `ty.method` patterns are instance methods.
+    pub fn is_returned_type(&self, ty: &str) -> bool {
+        self.returns.values().any(|t| t == ty)
+    }
+
     /// Whether the table knows any narrower types (only Rust's does).
     pub fn has_narrowing(&self) -> bool {
         !self.narrows.is_empty()
@@ -506,6 +518,18 @@ pub fn is_standard_module(lang: Language, head: &str) -> bool {
             .collect()
     });
     lang == Language::Python && PYTHON.contains(head)
+}
+
+/// Whether `head` is a top-level module that `lang`'s built-in knowledge
+/// table names (`requests`, `aiohttp`, `time`): a library the project
+/// imports. A call through it (`requests.Session.close`) is the library's,
+/// not a project function whose longer name ends the same way
+/// (`cloudoll.web.requests.Session.close`). Python only: the other front
+/// ends name a package import so that it cannot end like a project path.
+pub fn is_library_module(lang: Language, head: &str) -> bool {
+    static PYTHON_HEADS: std::sync::LazyLock<HashSet<String>> =
+        std::sync::LazyLock::new(|| Table::parse(PYTHON).map(|t| t.heads).unwrap_or_default());
+    lang == Language::Python && PYTHON_HEADS.contains(head)
 }
 
 /// The knowledge tables of every language.

@@ -592,6 +592,12 @@ fn js_plain_rejects_via(m: &FileModel, body: &Block) -> Option<Box<[Box<str>]>> 
         fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
             if let StmtKind::Return(v) = &m.stmt(id).kind {
                 self.any = true;
+                // `return true` on the synchronous path (`tryClose` gives
+                // `result.then(() => true, () => false)` or a boolean): a
+                // literal is no promise.
+                if v.is_some_and(|v| m.literal(v).is_some()) {
+                    return true;
+                }
                 match v.and_then(|v| m.call(m.strip(v))) {
                     Some(c) if js_settles_without_rejecting(m, c) => {}
                     Some(Call {
@@ -1346,10 +1352,28 @@ impl ProjectIndex {
         if (lang == Language::Go || lang.is_js_family()) && tail2(target).is_none() {
             return None;
         }
+        // `requests.Session.close` names the library's method even when the
+        // project has a `web/requests.py` with a `Session` of its own. The
+        // project answers for it only when it is that library: the function
+        // is in a top-level `requests` package, or the calling file is
+        // inside the same package (`src/requests/..` in a src layout).
+        let library =
+            target.contains('.') && unsnarl_model::knowledge::is_library_module(lang, head);
+        let in_library = |q: &str| {
+            let Some(end) = package_named(q, head) else {
+                return false;
+            };
+            end == head.len()
+                || self.file_fns(from).any(|k| {
+                    let mine = self.sum(k).qualname;
+                    mine.starts_with(&q[..end]) && mine[end..].starts_with('.')
+                })
+        };
         let last = last_segment(target, lang);
         let matches = |i: u32| {
             let s = self.sum(i as usize);
             same_family(i)
+                && (!library || in_library(s.qualname))
                 && ends_with_segment(s.qualname, last, s.lang)
                 && (suffix_at_boundary(s.qualname, target)
                     || suffix_at_boundary(target, s.qualname))
@@ -1602,6 +1626,21 @@ impl ProjectIndex {
     }
 }
 
+/// The end of the first package segment of the dotted name `q` that is
+/// `name` and has more segments after it (`cloudoll.web.requests` for
+/// `requests` in `cloudoll.web.requests.Session.close`).
+fn package_named(q: &str, name: &str) -> Option<usize> {
+    let mut at = 0;
+    for seg in q.split('.') {
+        let end = at + seg.len();
+        if seg == name {
+            return (end < q.len()).then_some(end);
+        }
+        at = end + 1;
+    }
+    None
+}
+
 fn family(l: Language) -> Language {
     if l.is_js_family() {
         Language::JavaScript
@@ -1813,8 +1852,44 @@ mod tests {
         ]]);
         let py = Language::Python;
         assert_eq!(ix.resolve(py, "itertools.count", NOWHERE), None);
-        assert_eq!(ix.resolve(py, "anyio.itertools.count", NOWHERE), Some(0));
+        // From a file of that package (a library the knowledge tables name
+        // resolves by suffix only from inside itself).
+        assert_eq!(ix.resolve(py, "anyio.itertools.count", 0), Some(0));
         assert_eq!(ix.resolve(py, "itertools.chain", NOWHERE), Some(1));
+    }
+
+    /// A call through a library the knowledge tables name
+    /// (`requests.Session.close`) is not a project function whose longer
+    /// name ends the same way (a `cloudoll/web/requests.py`), unless the
+    /// caller is inside that package itself (a src layout of the library).
+    #[test]
+    fn library_calls_resolve_by_suffix_only_inside_the_library() {
+        let ix = build(vec![
+            vec![sum("cloudoll.web.requests.Session.close", true, false, &[])],
+            vec![sum(
+                "bingx_py.http_client.HttpClient.close",
+                false,
+                false,
+                &[],
+            )],
+            vec![sum("src.redis.client.Redis.close", false, true, &[])],
+            vec![sum(
+                "src.redis.asyncio.client.Redis.aclose",
+                true,
+                false,
+                &[],
+            )],
+            vec![sum("tests.test_client.test_close", false, false, &[])],
+        ]);
+        let py = Language::Python;
+        assert_eq!(ix.resolve(py, "requests.Session.close", 1), None);
+        assert_eq!(
+            ix.resolve(py, "cloudoll.web.requests.Session.close", 1),
+            Some(0)
+        );
+        assert_eq!(ix.resolve(py, "web.requests.Session.close", 1), Some(0));
+        assert_eq!(ix.resolve(py, "redis.client.Redis.close", 3), Some(2));
+        assert_eq!(ix.resolve(py, "redis.client.Redis.close", 4), None);
     }
 
     fn js(q: &str, awaitable: bool, via: &[&str]) -> FnSummary {

@@ -94,6 +94,18 @@ impl Engine {
                 continue;
             };
             let mut effects = kb.effect_set(c.target.as_deref(), &c.name);
+            // `Response.json(data)` is the static factory that builds a
+            // response, not the instance method `res.json()` that reads
+            // one: a call on the type's own name is not its instance's.
+            if lang.is_js_family()
+                && let Some(r) = c.receiver
+                && let Some(ty) = model.name_of(r)
+                && c.target.as_deref().and_then(|t| t.strip_prefix(ty))
+                    == Some(&format!(".{}", c.name))
+                && kb.is_returned_type(ty)
+            {
+                effects = knowledge::EffectSet::EMPTY;
+            }
             if effects.may_have(Effect::Blocking) && waits_switched_off(&model, kb, c) {
                 effects = effects.without(Effect::Blocking);
             }
@@ -228,12 +240,47 @@ fn receiver_unbounded(m: &FileModel, kb: &knowledge::Table, c: &Call) -> bool {
     let Some(recv) = c.receiver.and_then(|r| m.dotted(r)) else {
         return false;
     };
-    m.only_ever_assigned(&recv, |v| {
+    let unbounded_queue = |v: unsnarl_model::ExprId| {
         m.call(m.strip(v)).is_some_and(|q| {
             kb.find(Effect::Queue, q.target.as_deref(), &q.name)
                 .is_some_and(|entry| util::unbounded_reason(m, q, entry).is_some())
         })
-    })
+    };
+    if m.only_ever_assigned(&recv, unbounded_queue) {
+        return true;
+    }
+    // A class attribute read through the instance: `_stdout =
+    // queue.Queue()` in the class body (`Transfer._stdout`),
+    // `self._stdout.put(x)` in a method, with no instance attribute of that
+    // name assigned anywhere.
+    let Some(attr) = recv
+        .strip_prefix("self.")
+        .or_else(|| recv.strip_prefix("cls."))
+        .filter(|attr| !attr.contains('.'))
+    else {
+        return false;
+    };
+    if m.values_assigned_to(&recv).next().is_some() {
+        return false;
+    }
+    let classes: Vec<&str> = m
+        .functions
+        .iter()
+        .filter_map(|f| f.class.as_deref())
+        .collect();
+    let mut values = m.stmts.iter().filter_map(|s| match &s.kind {
+        StmtKind::Assign { targets, value, .. }
+            if targets.iter().any(|&t| {
+                matches!(&m.expr(t).kind, ExprKind::Attr { obj, name, .. }
+                if name == attr && m.resolved(*obj).is_some_and(|c| classes.contains(&c)))
+            }) =>
+        {
+            Some(*value)
+        }
+        _ => None,
+    });
+    let is_unbounded = |v: Option<unsnarl_model::ExprId>| v.is_some_and(unbounded_queue);
+    values.next().is_some_and(is_unbounded) && values.all(is_unbounded)
 }
 
 #[cfg(test)]

@@ -55,7 +55,9 @@ lock is what keeps the send off a closed channel, and unlocking first
 would bring back that panic. So is a handshake on a
 channel field of the locked value whose other side never takes that mutex
 (`r.quit <- true; <-r.done` in `Stop`, answered by a loop that does not
-lock), or the wait for the reply to a request sent that way (`reply :=
+lock; the other side also reaching the channel through the local it was
+made in, `closeErr := make(chan error, 1); z.closeErr = closeErr`, or the
+parameter of the function it is handed to, `go w.reading(statusCh)`), or the wait for the reply to a request sent that way (`reply :=
 make(chan []Entry, 1); c.snapshot <- reply; return <-reply`), or a wait
 on a channel field of another value whose closers and senders never take
 it (`si.listener.Close(); <-si.done` under a package
@@ -1405,43 +1407,132 @@ fn peer_never_locks(cx: &FileCx, held: &HeldSet, e: ExprId) -> bool {
                 && !matches!((request_type, cx.sema.type_of(*o)), (Some(a), Some(b)) if a != b))
     };
     let here = common::outermost(cx, cx.func_of(e));
+    // The field's channel under other names: a local it was made in
+    // (`closeErr := make(chan error, 1); z.closeErr = closeErr`), seen by
+    // the closures of that function, or the parameter of a function of
+    // the file the local is handed to (`go w.reading(statusCh, pipe)`).
+    let aliases = if reply {
+        Vec::new()
+    } else {
+        field_aliases(cx, name)
+    };
+    let on_alias = |x: ExprId| {
+        cx.model.name_of(x).is_some_and(|n| {
+            let at = common::outermost(cx, cx.func_of(x));
+            aliases
+                .iter()
+                .any(|(g, a)| *a == n && (*g == at || *g == cx.func_of(x)))
+        })
+    };
     let mut peers: Vec<FuncId> = Vec::new();
     for (i, x) in cx.model.exprs.iter().enumerate() {
         let id = ExprId(i as u32);
         // The other side: receivers of a send, senders to a receive (and
         // whoever closes the channel). Fellow senders queue behind the
         // lock and wait on no one this one waits for.
-        let works = match &x.kind {
-            ExprKind::Send { channel, .. } => !is_send && on_field(*channel),
-            ExprKind::Recv(c) => is_send && on_field(*c),
-            ExprKind::Call(c) => c.name == "close" && c.positional(0).is_some_and(on_field),
-            _ => false,
+        let channel = match &x.kind {
+            ExprKind::Send { channel, .. } if !is_send => Some(*channel),
+            ExprKind::Recv(c) if is_send => Some(*c),
+            ExprKind::Call(c) if c.name == "close" => c.positional(0),
+            _ => None,
         };
-        if works {
-            peers.push(cx.func_of(id));
+        if let Some(ch) = channel
+            && (on_field(ch) || on_alias(ch))
+        {
+            // Through an alias, the goroutine holding it is the other side
+            // (the send may sit in a deferred closure).
+            peers.push(if on_field(ch) {
+                cx.func_of(id)
+            } else {
+                goroutine_root(cx, cx.func_of(id))
+            });
         }
     }
     for (i, st) in cx.model.stmts.iter().enumerate() {
+        let on = |x: ExprId| on_field(x) || on_alias(x);
         let works = match &st.kind {
-            StmtKind::Select { arms, .. } => arms.iter().any(|a| match a.kind {
-                ArmKind::Recv { channel, .. } => is_send && on_field(channel),
-                ArmKind::Send { channel, .. } => !is_send && on_field(channel),
-                _ => false,
+            StmtKind::Select { arms, .. } => arms.iter().find_map(|a| match a.kind {
+                ArmKind::Recv { channel, .. } if is_send && on(channel) => Some(channel),
+                ArmKind::Send { channel, .. } if !is_send && on(channel) => Some(channel),
+                _ => None,
             }),
-            StmtKind::For { iter, .. } => is_send && on_field(*iter),
-            _ => false,
+            StmtKind::For { iter, .. } if is_send && on(*iter) => Some(*iter),
+            _ => None,
         };
-        if works {
+        if let Some(ch) = works {
             // A requester that may stop waiting (a timeout case) can
             // leave the reply with nobody to take it.
             if reply {
                 return false;
             }
-            peers.push(cx.tree.stmt_func(StmtId(i as u32)));
+            let g = cx.tree.stmt_func(StmtId(i as u32));
+            peers.push(if on_field(ch) {
+                g
+            } else {
+                goroutine_root(cx, g)
+            });
         }
     }
     peers.retain(|&g| common::outermost(cx, g) != here);
     none_takes(cx, peers, mutex)
+}
+
+/// The function whose goroutine runs `f`: `f` itself when it is a named
+/// function or the literal of a `go` statement, else (a deferred or called
+/// closure) the function around it.
+fn goroutine_root(cx: &FileCx, f: FuncId) -> FuncId {
+    let mut g = f;
+    while let Some(p) = cx.func(g).parent
+        && common::go_stmt_of_closure(cx, g).is_none()
+    {
+        g = p;
+    }
+    g
+}
+
+/// The locals and parameters that hold the channel of field `field`: a
+/// local assigned to it (`x.field = local`), keyed by the outermost
+/// function that assigns it (its closures see the local), and the
+/// parameter of a function of the file that the local is passed to, keyed
+/// by that function.
+fn field_aliases<'a>(cx: &FileCx<'a>, field: &str) -> Vec<(FuncId, &'a str)> {
+    let mut out: Vec<(FuncId, &'a str)> = Vec::new();
+    for (i, st) in cx.model.stmts.iter().enumerate() {
+        let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } = &st.kind
+        else {
+            continue;
+        };
+        let [t] = targets.as_slice() else { continue };
+        if !matches!(&cx.expr(*t).kind, ExprKind::Attr { name, .. } if name == field) {
+            continue;
+        }
+        let Some(local) = cx.model.name_of(*v) else {
+            continue;
+        };
+        let f = cx.tree.stmt_func(StmtId(i as u32));
+        let outer = common::outermost(cx, f);
+        out.push((outer, local));
+        for g in cx.with_nested(outer) {
+            for c in cx.body_calls(g).filter_map(|e| cx.call(e)) {
+                let Some(callee) = cx.callee_in_file(c) else {
+                    continue;
+                };
+                for (k, a) in c.args.iter().enumerate() {
+                    if a.name.is_none()
+                        && cx.model.name_of(a.value) == Some(local)
+                        && let Some(p) = cx.func(callee).params.get(k)
+                    {
+                        out.push((callee, p.name.as_str()));
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 /// `<-reply` of a local channel the function has just handed over as a
@@ -2680,8 +2771,130 @@ func (d *DB) settle() {
 
 func (d *DB) flush() { d.pending = 0 }
 "#,
+        r#"
+package gzip
+
+import (
+	"io"
+	"sync"
+)
+
+type reader struct {
+	mu       sync.Mutex
+	done     bool
+	closeErr chan error
+	src      io.ReadCloser
+}
+
+func (z *reader) start() {
+	closeErr := make(chan error)
+	z.mu.Lock()
+	z.closeErr = closeErr
+	z.mu.Unlock()
+	go func() {
+		z.mu.Lock()
+		z.done = true
+		z.mu.Unlock()
+		closeErr <- z.src.Close()
+	}()
+}
+
+// The goroutine needs z.mu before it can send: waiting for it under the
+// lock deadlocks.
+func (z *reader) kill() error {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	return <-z.closeErr // expect
+}
+"#,
     ],
     pass: &[
+        r#"
+package progress
+
+import (
+	"io"
+	"sync"
+)
+
+type writer struct {
+	mu     sync.Mutex
+	pipe   *io.PipeWriter
+	status <-chan error
+}
+
+func (w *writer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.pipe == nil {
+		statusCh := make(chan error, 1)
+		var r *io.PipeReader
+		r, w.pipe = io.Pipe()
+		w.status = statusCh
+		go w.reading(statusCh, r)
+	}
+	return w.pipe.Write(p)
+}
+
+// The reader never takes w.mu: waiting for it to finish under the lock
+// cannot deadlock, and keeps Write out while it ends.
+func (w *writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.pipe == nil {
+		return nil
+	}
+	err := w.pipe.Close()
+	if rerr := <-w.status; err == nil {
+		err = rerr
+	}
+	return err
+}
+
+func (w *writer) reading(status chan<- error, r *io.PipeReader) {
+	var err error
+	defer func() { status <- err }()
+	_, err = io.Copy(io.Discard, r)
+}
+"#,
+        r#"
+package gzip
+
+import (
+	"io"
+	"sync"
+)
+
+type reader struct {
+	mu       sync.Mutex
+	stop     chan struct{}
+	closeErr chan error
+	src      io.ReadCloser
+}
+
+func (z *reader) start() {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	stop := make(chan struct{})
+	z.stop = stop
+	closeErr := make(chan error, 1)
+	z.closeErr = closeErr
+	go func() {
+		defer func() {
+			closeErr <- z.src.Close()
+			close(closeErr)
+		}()
+		<-stop
+	}()
+}
+
+func (z *reader) kill() error {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	close(z.stop)
+	return <-z.closeErr
+}
+"#,
         r#"
 package app
 

@@ -1295,13 +1295,28 @@ fn loopback_host(s: &str) -> bool {
 }
 
 /// An address on this machine: a literal starting `127.`, `localhost` or
-/// `[::1]`, a listener's own address (`ln.Addr().String()`), or a local
-/// bound to one of those.
+/// `[::1]` (also as the format of a `fmt.Sprintf` or the host of a
+/// `net.JoinHostPort`), a listener's own address (`ln.Addr().String()`),
+/// or a local bound to one of those.
 fn loopback(cx: &FileCx, f: FuncId, e: ExprId, depth: u8) -> bool {
     if let Some(Lit::Str(s)) = cx.model.literal(e) {
         return loopback_host(s);
     }
     if let Some(c) = cx.call(cx.model.strip(e)) {
+        // `fmt.Sprintf("127.0.0.1:%d", port)`, `net.JoinHostPort("localhost",
+        // port)`: the host is written out.
+        let host = match c.target.as_deref() {
+            Some("fmt.Sprintf" | "net.JoinHostPort") => {
+                c.positional(0).and_then(|h| match cx.model.literal(h) {
+                    Some(Lit::Str(s)) => Some(s),
+                    _ => None,
+                })
+            }
+            _ => None,
+        };
+        if let Some(h) = host {
+            return loopback_host(h) || (c.name == "JoinHostPort" && h == "::1");
+        }
         // `ln.Addr().String()` / `ln.Addr()`.
         let addr_of = |c: &Call| c.name == "Addr" && c.args.is_empty();
         return addr_of(c)

@@ -27,7 +27,8 @@ time at a few places outside loops has a size the code fixes), starts one gorout
 channel send, `sem.Acquire`, a `Wait`). A goroutine that takes the slot
 itself before its first I/O (`slots <- struct{}{}` on a buffered channel,
 `sem.Acquire`, directly or as the first thing a function of the file it
-calls does, after string and path work if any) is bounded too. Also left alone: a range that comes from
+calls does, after string and path work if any; also the function the `go`
+statement runs itself, `go retainedAt(ref, sem)`) is bounded too. Also left alone: a range that comes from
 configuration (a config or options value, `os.Args`, a cobra/pflag flag
 such as `cmd.Flags().GetStringSlice("peers")`, or a list built one element
 per item of one), goroutines that each
@@ -176,7 +177,7 @@ impl Rule for GoroutinePerItem {
             // A goroutine that first waits for a go-ahead (`<-w.start`) is
             // admitted by a scheduler.
             if let StmtKind::Go(call) = &st.kind
-                && let Some(g) = common::go_closure(cx, *call)
+                && let Some(g) = goroutine_fn(cx, *call)
                 && first_waits(cx, g)
             {
                 continue;
@@ -1352,6 +1353,33 @@ func (m *Mux) close(err error) {
 "#,
     ],
     pass: &[
+        r#"
+package prune
+
+import (
+	"context"
+	"sync"
+
+	"golang.org/x/sync/semaphore"
+)
+
+// Each goroutine takes a slot of the shared semaphore before its scan.
+func retainedAt(ref string, out chan<- string, wg *sync.WaitGroup, sem *semaphore.Weighted) {
+	sem.Acquire(context.Background(), 1)
+	defer sem.Release(1)
+	defer wg.Done()
+	for _, oid := range scanTree(ref) {
+		out <- oid
+	}
+}
+
+func retainAll(refs []string, out chan<- string, wg *sync.WaitGroup, sem *semaphore.Weighted) {
+	for _, ref := range refs {
+		wg.Add(1)
+		go retainedAt(ref, out, wg, sem)
+	}
+}
+"#,
         r#"
 package tcp
 

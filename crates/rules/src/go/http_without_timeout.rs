@@ -48,7 +48,9 @@ Flags, in non-test code:
   peer to stall are not reported: a Unix socket to a daemon of this
   machine (`net.Dial("unix", ...)`), a connectionless network (`udp`,
   `ip`: the dial only binds a socket), or a loopback address (`127.0.0.1`,
-  `localhost`, a listener's own `ln.Addr()`); nor are `http.Get`/`Post`
+  `localhost`, a listener's own `ln.Addr()`, also as the format of a
+  `fmt.Sprintf("127.0.0.1:%d", port)` or the host of a
+  `net.JoinHostPort`); nor are `http.Get`/`Post`
   of a URL on this machine (`"http://localhost:8080/x"`, also as the
   format of a `fmt.Sprintf`).
 
@@ -1026,6 +1028,23 @@ func (f *flow) httpClient() *http.Client {
 "#,
     ],
     pass: &[
+        r#"
+package safesocket
+
+import (
+	"fmt"
+	"net"
+)
+
+// The local daemon's port on the loopback interface.
+func connect(port int) (net.Conn, error) {
+	return net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+}
+
+func connectHost(port string) (net.Conn, error) {
+	return net.Dial("tcp", net.JoinHostPort("localhost", port))
+}
+"#,
         r#"
 package app
 

@@ -25,7 +25,10 @@ function never leaves (`for range ticker.C { .. }` with no `break` or
 `return`, ended only by `os.Exit` or a panic): it is never done with it;
 nor a timer made right before an endless `select` loop that can be left
 only from its `case <-t.C:` arm (collecting until the timeout): it has
-fired by the time the code goes on.
+fired by the time the code goes on. Nor is a ticker that a goroutine the
+function starts ranges over and never leaves (`go func() { for range
+ticker.C { purge() } }()`): it serves that goroutine for the life of the
+process.
 Not
 reported when the module's Go version is known to
 be 1.23 or later: the runtime then collects unreferenced timers and
@@ -149,6 +152,7 @@ impl Rule for TimerNotStopped {
             if handled
                 || fired
                 || (at_top && never_returns_after(cx, f, name, st.span.start))
+                || owned_by_endless_goroutine(cx, f, name)
                 || (what == "timer" && at_top && leaves_only_when_fired(cx, f, name))
                 || (what == "timer" && next_loop_ends_when_fired(cx, StmtId(i as u32), name))
             {
@@ -294,6 +298,23 @@ fn never_returns_after(cx: &FileCx, f: FuncId, name: &str, from: u32) -> bool {
     })
 }
 
+/// A goroutine the function starts, whose func literal uses the ticker
+/// `name` and never leaves its loop over it (`go func() { for range
+/// ticker.C { purge() } }()`): the ticker serves that goroutine for the
+/// life of the process, so no one is ever done with it.
+fn owned_by_endless_goroutine(cx: &FileCx, f: FuncId, name: &str) -> bool {
+    let channel = format!("{name}.C");
+    cx.with_nested(f).into_iter().skip(1).any(|g| {
+        cx.func(g).parent == Some(f)
+            && common::go_stmt_of_closure(cx, g).is_some()
+            && cx.func(g).body.iter().any(|&s| {
+                matches!(&cx.stmt(s).kind, StmtKind::For { iter, .. }
+                    if cx.model.dotted(*iter).as_deref() == Some(channel.as_str()))
+            })
+            && never_returns_after(cx, g, name, cx.func(g).span.start)
+    })
+}
+
 pub static EXAMPLES: Examples = Examples {
     language: Language::Go,
     fail: &[
@@ -417,8 +438,48 @@ loop:
 	return out
 }
 "#,
+        r#"
+package app
+
+import "time"
+
+// The goroutine returns on the first failed purge: the ticker then keeps
+// firing with no one reading it.
+func startPurgeTicker(purge func() error) {
+	ticker := time.NewTicker(time.Minute) // expect
+	go func() {
+		for range ticker.C {
+			if err := purge(); err != nil {
+				return
+			}
+		}
+	}()
+}
+"#,
     ],
     pass: &[
+        r#"
+package app
+
+import (
+	"log"
+	"time"
+)
+
+// The goroutine ranges over the ticker for the life of the process.
+func startPurgeTicker(keep int, purge func(int) error) {
+	if keep != 0 {
+		ticker := time.NewTicker(time.Minute)
+		go func() {
+			for range ticker.C {
+				if err := purge(keep); err != nil {
+					log.Println(err)
+				}
+			}
+		}()
+	}
+}
+"#,
         r#"
 package app
 

@@ -53,7 +53,10 @@ time.Sleep(d) }`) never ends and is still reported. Nor is a goroutine with no l
 a command's pipe (`stdin, _ := cmd.StdinPipe(); go func() { defer
 stdin.Close(); stdin.Write(data) }()`) when the function then waits for
 the command (`cmd.Run()`, `Wait`, `Output`, `CombinedOutput`): waiting
-closes the pipes once the command exits, so its I/O ends there. Nor is a daemon the package starts in `init()` that
+closes the pipes once the command exits, so its I/O ends there. Nor is
+`go io.Copy(os.Stderr, stderr)` of a command's pipe (`cmd.StderrPipe()`,
+`StdoutPipe()`) to this process's own output: it ends when the child
+exits, and a failed write to our own stderr has nowhere better to go. Nor is a daemon the package starts in `init()` that
 loops for the life of the process (`for range ticker.C { flush() }`), or
 a server that `main` starts, directly or through a helper of the file
 only it calls: the process
@@ -159,6 +162,7 @@ impl Rule for UnjoinedGoroutine {
                 || owner_closes_its_fields(cx, call_expr, c)
                 || pumps_a_handed_connection(cx, call_expr, c)
                 || feeds_waited_command(cx, call_expr, c)
+                || forwards_command_output(cx, call_expr, c)
             {
                 continue;
             }
@@ -938,6 +942,42 @@ fn feeds_waited_command(cx: &FileCx, go_call: ExprId, c: &Call) -> bool {
         })
 }
 
+/// `go io.Copy(os.Stderr, stderr)` with `stderr` a pipe of a command
+/// (`cmd.StderrPipe()`, bound in a function around the `go`): it passes
+/// the child's output through to this process's own, and ends when the
+/// child exits and the pipe reaches EOF. A failed write to our own stderr
+/// has no better place to be reported.
+fn forwards_command_output(cx: &FileCx, go_call: ExprId, c: &Call) -> bool {
+    let copy = match cx.expr(cx.model.strip(c.func)).kind {
+        ExprKind::Closure(g) => match cx.func(g).body.as_slice() {
+            [s] => match cx.stmt(*s).kind {
+                StmtKind::Expr(e) => cx.call(e),
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => Some(c),
+    };
+    let Some(copy) = copy.filter(|k| k.target.as_deref() == Some("io.Copy")) else {
+        return false;
+    };
+    let to_own_output = copy
+        .positional(0)
+        .and_then(|d| cx.model.dotted(d))
+        .is_some_and(|d| d == "os.Stdout" || d == "os.Stderr");
+    let Some(pipe) = copy.positional(1).and_then(|p| cx.model.name_of(p)) else {
+        return false;
+    };
+    to_own_output
+        && std::iter::successors(Some(cx.func_of(go_call)), |&f| cx.func(f).parent).any(|f| {
+            bound_by_calls(cx, f, |k| {
+                matches!(k.name.as_str(), "StdoutPipe" | "StderrPipe").then_some(())
+            })
+            .iter()
+            .any(|(n, _)| *n == pipe)
+        })
+}
+
 /// A call of a function value the enclosing code was handed, typed to take
 /// an error (`onErr func(error)`, a parameter of this or an outer function).
 fn error_callback(cx: &FileCx, c: &Call) -> bool {
@@ -1462,6 +1502,45 @@ func Watch(url string) {
 "#,
     ],
     pass: &[
+        r#"
+package aetest
+
+import (
+	"bufio"
+	"io"
+	"os"
+	"os/exec"
+)
+
+type instance struct {
+	child   *exec.Cmd
+	started chan error
+}
+
+// Once the child reports its address, the rest of its stderr is passed
+// through to ours.
+func (i *instance) startChild(args []string) error {
+	i.child = exec.Command("dev_appserver", args...)
+	stderr, err := i.child.StderrPipe()
+	if err != nil {
+		return err
+	}
+	if err := i.child.Start(); err != nil {
+		return err
+	}
+	go func() {
+		s := bufio.NewScanner(stderr)
+		for s.Scan() {
+			if s.Text() == "ready" {
+				go io.Copy(os.Stderr, stderr)
+				break
+			}
+		}
+		i.started <- s.Err()
+	}()
+	return <-i.started
+}
+"#,
         r#"
 package wire
 

@@ -30,7 +30,9 @@ Flags WaitGroup bookkeeping that cannot balance:
   WaitGroup the goroutine declares itself, which counts the goroutines it
   starts, not this one; nor an `Add(n)` other than 1 when goroutines
   started after it call `Done`: it counts those workers, not the producer
-  started first);
+  started first; nor when a func literal calling `Done` is handed to
+  another call, `gls.Go(func() { defer wg.Done(); .. })`, which may run
+  it in a goroutine of its own);
 - `wg.Add(n)` with a constant `n` that differs from the number of
   goroutines started (one `Add(1)` for a goroutine per loop iteration).
 
@@ -430,13 +432,14 @@ fn count_mismatch(cx: &FileCx, f: FuncId, out: &mut Vec<Finding>) {
         }
         let mut count = 0i128;
         let mut many = false;
+        // A func literal handed to another call (`gls.Go(func() { defer
+        // wg.Done() .. })`) may run in a goroutine that call starts: the
+        // number of goroutines is not known.
+        let mut handed_over = false;
         for g in cx.with_nested(f).into_iter().skip(1) {
             if cx.func(g).parent != Some(f) {
                 continue;
             }
-            let Some(go) = common::go_stmt_of_closure(cx, g) else {
-                continue;
-            };
             let dones = cx
                 .with_nested(g)
                 .into_iter()
@@ -446,12 +449,16 @@ fn count_mismatch(cx: &FileCx, f: FuncId, out: &mut Vec<Finding>) {
             if dones == 0 {
                 continue;
             }
+            let Some(go) = common::go_stmt_of_closure(cx, g) else {
+                handed_over |= passed_to_call(cx, g);
+                continue;
+            };
             match trips(cx, go) {
                 Some(n) => count += n,
                 None => many = true,
             }
         }
-        if count == 0 && !many {
+        if handed_over || (count == 0 && !many) {
             continue;
         }
         // `Add(n)` before a loop of unknown length: only `Add(1)` is
@@ -506,6 +513,19 @@ fn trips(cx: &FileCx, s: StmtId) -> Option<i128> {
 /// The trip count of `for i := a; i < b; i++` (`<=` runs once more),
 /// lowered as `i := a` before a `while i < b { ..; i += 1 }`: both bounds
 /// constant and a step of one, else unknown.
+/// The func literal `g` is an argument of a call (`gls.Go(func() {..})`,
+/// `pool.Submit(func() {..})`).
+fn passed_to_call(cx: &FileCx, g: FuncId) -> bool {
+    let unsnarl_model::walk::Parent::Expr(site) = cx.tree.func_site(g) else {
+        return false;
+    };
+    let unsnarl_model::walk::Parent::Expr(call) = cx.tree.expr_parent(site) else {
+        return false;
+    };
+    cx.call(call)
+        .is_some_and(|c| c.args.iter().any(|a| cx.model.strip(a.value) == site))
+}
+
 fn counted_loop(cx: &FileCx, lp: StmtId, cond: ExprId, body: &Block) -> Option<i128> {
     let ExprKind::Binary {
         op, left, right, ..
@@ -711,6 +731,28 @@ func Bump(c *Counter) {
 "#,
     ],
     pass: &[
+        r#"
+package gls
+
+import "sync"
+
+// Go runs cb in a goroutine of its own: two goroutines call Done.
+func Go(cb func()) { go cb() }
+
+func Both(a, b func()) {
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		a()
+	}()
+	Go(func() {
+		defer wg.Done()
+		b()
+	})
+	wg.Wait()
+}
+"#,
         r#"
 package app
 

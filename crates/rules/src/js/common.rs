@@ -1210,6 +1210,18 @@ pub fn delay_of(cx: &FileCx, e: ExprId) -> Option<Option<ExprId>> {
         Some("timers/promises.setTimeout" | "timers/promises.scheduler.wait") => {
             return Some(c.positional(0));
         }
+        // `await timers.setTimeout(ms, value, { signal })` of a
+        // `timers/promises` module the code loaded itself: awaited, with
+        // the delay first (the global `setTimeout` takes a callback first
+        // and returns a handle, not a promise).
+        _ if c.name == "setTimeout"
+            && c.receiver.is_some()
+            && cx.is_awaited(e)
+            && c.positional(0)
+                .is_some_and(|a| callback_fn(cx, a).is_none()) =>
+        {
+            return Some(c.positional(0));
+        }
         Some("Promise") if c.is_new => {
             // `new Promise(r => setTimeout(r, ms))`.
             let f = callback_fn(cx, c.positional(0)?)?;

@@ -59,7 +59,11 @@ body and kept in a local, or a local array whose every `push` is one):
 every element fulfills, so the whole does. The same holds for a `Map`
 of deferreds that the file fills only with `new Promise(resolve => ..)`:
 chains on what `map.get(k)` gives and `Promise.all([...map.values()])`.
-Nor a chain on `Atomics.waitAsync(..).value`, which settles with `"ok"`
+A `new Promise(..)` statement
+whose executor takes no `reject` (`new Promise(async (resolve) => { try {
+.. } catch (e) { .. } resolve() })`) is not reported either, unless the
+executor is async and awaits outside a `try`: then its own promise
+rejects unhandled. Nor a chain on `Atomics.waitAsync(..).value`, which settles with `"ok"`
 or `"timed-out"` and never rejects, nor anything in a file that installs
 `process.on("unhandledRejection", ..)`: the program routes every such
 rejection to its own handler. A
@@ -79,7 +83,9 @@ promise but one that cannot reject (a background watcher whose `catch`
 logs or cleans up, sleeping through a helper `sleep(ms)` that returns a
 `new Promise((resolve) => ..)`). The same goes for a plain function of
 the project whose every `return` gives such a promise (`return
-Promise.resolve()` after an in-memory update) or that of such a function,
+Promise.resolve()` after an in-memory update), that of such a function,
+or a literal (`tryClose` gives `result.then(() => true, () => false)`,
+or `true` when `close` is synchronous),
 and for a chain on either that only adds `.finally(..)` or an empty
 `.then()`.
 
@@ -268,6 +274,22 @@ impl FloatingPromise {
                         "pass the handler: `.catch((err) => log(err))` (or `.catch(() => {})` to ignore the failure on purpose)",
                     ));
                 }
+                continue;
+            }
+            // `new Promise(async (resolve) => { try { .. } catch (e) { .. }
+            // resolve() })`: an executor with no `reject` to call. (An
+            // async executor's own promise, which nothing handles, rejects
+            // on an `await` outside a `try`: that one still counts.)
+            if c.is_new
+                && c.target.as_deref() == Some("Promise")
+                && c.positional(0)
+                    .and_then(|a| common::callback_fn(cx, a))
+                    .is_some_and(|exec| {
+                        crate::index::executor_never_rejects(cx.model, exec)
+                            && (!cx.func(exec).is_async
+                                || common::unguarded_await(cx, exec).is_none())
+                    })
+            {
                 continue;
             }
             if guarded_callee(cx, c) || settles_elsewhere(cx, c) || all_of_handled(cx, c) {
@@ -1544,8 +1566,71 @@ function load(url, render) {
   fetch(url).then(render); // expect
 }
 "#,
+        r#"
+class Route {
+  // The async executor's own promise rejects when the handler does.
+  handle(request, response) {
+    new Promise(async (resolve) => { // expect
+      await this.handler(request, response);
+      resolve();
+    });
+  }
+}
+module.exports = Route;
+"#,
     ],
     pass: &[
+        r#"
+// file: src/try-close.js
+import { isPromiseLike } from "./util";
+
+// Settles as true or false, and returns a boolean when `close` is sync.
+export function tryClose(value) {
+  try {
+    const result = value.close();
+    if (isPromiseLike(result)) {
+      return result.then(() => true, () => false);
+    }
+    return true;
+  } catch {
+    return false;
+  }
+}
+// file: src/try-close.d.ts
+export declare function tryClose(value: {
+    close(): PromiseLike<void>;
+}): Promise<boolean>;
+export declare function tryClose(value: {
+    close(): void;
+}): boolean;
+// file: src/duplex.js
+import { tryClose } from "./try-close.js";
+
+export class Duplex {
+  async dispose() {
+    for (const controller of this.controllers) {
+      tryClose(controller);
+    }
+    await this.options.dispose?.();
+  }
+}
+"#,
+        r#"
+class Route {
+  // The executor has no `reject`, and catches what it awaits.
+  handle(request, response) {
+    new Promise(async (resolve) => {
+      try {
+        await this.handler(request, response);
+      } catch (error) {
+        response.throw(error);
+      }
+      resolve();
+    });
+  }
+}
+module.exports = Route;
+"#,
         r#"
 const { MongoClient } = require("mongodb");
 

@@ -20,7 +20,11 @@ pub static META: RuleMeta = RuleMeta {
 A promise-returning call whose result (directly, or through a local it was
 stored in) is read as a value: `getUser(id).name`, `const { rows } =
 db.query(...)`, `user.email` after `const user = getUser(id)`, `[...list()]`,
-`for (const x of load())`.
+`for (const x of load())`. A call on a type's own name is its static
+factory, not the instance method (`Response.json(data)` builds a
+response; `res.json()` reads one), and the members of the promise APIs
+that return no promise are left alone (a file handle's `readLines()`, a
+readline interface).
 
 ## Why
 
@@ -247,6 +251,35 @@ function upload(parts) {
 "#,
     ],
     pass: &[
+        r#"
+import fs from "fs/promises";
+
+// `Response.json(data)` builds a response at once (the static factory), and
+// a file handle's `readLines()` returns a readline interface.
+export function metadataResponse(metadata) {
+  const res = Response.json(metadata, { headers: { "cache-control": "no-store" } });
+  res.headers.set("x-kind", "metadata");
+  return res;
+}
+
+// file: src/reader.ts
+import fs from "fs/promises";
+
+export class FileReader {
+  private file?: fs.FileHandle;
+
+  async open(path: string): Promise<void> {
+    this.file = await fs.open(path);
+  }
+
+  lines(): AsyncIterator<string> {
+    if (!this.file) {
+      throw new Error("not open");
+    }
+    return this.file.readLines()[Symbol.asyncIterator]();
+  }
+}
+"#,
         r#"
 import axios from "axios";
 

@@ -34,6 +34,9 @@ Promise(r => s.once("data", r))])`): `once` rejects on `error`, so the
 race settles, and the pending loser is awaited by nothing. Nor is a
 promise resolved on an iframe's `load` (`document.createElement("iframe")`):
 an iframe fires `load` when its page fails too, and has no `error` event.
+Nor is a promise resolved on an event of the file's own `new
+EventEmitter()` that it only ever uses through its methods (never handing
+it on) and never makes emit `error`: there is no failure to miss.
 
 ## Why
 
@@ -212,6 +215,14 @@ fn event_resolution(cx: &FileCx, exec: FuncId, resolve: &str) -> Option<String> 
             if ev == "load" && c.receiver.is_some_and(|r| iframe_element(cx, r)) {
                 continue;
             }
+            // The file's own `new EventEmitter()`, kept to itself and never
+            // made to emit `error`: its events are the file's, and there is
+            // no failure to miss.
+            if c.receiver
+                .is_some_and(|r| private_emitter_without_errors(cx, r))
+            {
+                continue;
+            }
             let Some(cb) = c.positional(1) else { continue };
             let resolves = cx.model.name_of(cb) == Some(resolve)
                 || common::callback_fn(cx, cb).is_some_and(|h| {
@@ -231,6 +242,52 @@ fn event_resolution(cx: &FileCx, exec: FuncId, resolve: &str) -> Option<String> 
         }
     }
     found
+}
+
+/// `emitter` holds only a `new EventEmitter()` of the file, is handed to
+/// no call and returned nowhere, and the file never emits `error` on it.
+fn private_emitter_without_errors(cx: &FileCx, e: ExprId) -> bool {
+    let Some(name) = cx.model.name_of(e) else {
+        return false;
+    };
+    let made_here = crate::util::every_assigned_value(
+        cx.model,
+        |t| cx.model.name_of(t) == Some(name),
+        |v| {
+            cx.call(cx.model.strip(v))
+                .is_some_and(|c| c.is_new && c.name == "EventEmitter")
+        },
+    );
+    // Every use is a member access (`emitter.once(..)`) or its binding:
+    // anything else (an argument, a return, an object literal) hands it on.
+    let escapes_or_errs = cx
+        .model
+        .exprs
+        .iter()
+        .enumerate()
+        .any(|(i, x)| match &x.kind {
+            ExprKind::Call(c) => {
+                c.name == "emit"
+                    && c.receiver
+                        .is_some_and(|r| cx.model.name_of(r) == Some(name))
+                    && common::str_arg(cx, c, 0).is_none_or(|ev| ev == "error")
+            }
+            ExprKind::Name { id, .. } if id.as_str() == name => {
+                match cx.tree.expr_parent(ExprId(i as u32)) {
+                    unsnarl_model::walk::Parent::Expr(p) => !matches!(
+                        &cx.expr(p).kind,
+                        ExprKind::Attr { obj, .. } if *obj == ExprId(i as u32)
+                    ),
+                    unsnarl_model::walk::Parent::Stmt(s) => !matches!(
+                        &cx.stmt(s).kind,
+                        StmtKind::Assign { targets, .. } if targets.contains(&ExprId(i as u32))
+                    ),
+                    _ => true,
+                }
+            }
+            _ => false,
+        });
+    made_here && !escapes_or_errs
 }
 
 /// `iframe` holds only `document.createElement("iframe")`.
@@ -385,8 +442,54 @@ function createWindow(uri) {
   });
 }
 "#,
+        r#"
+const EventEmitter = require("events");
+
+// The emitter is handed out: whoever holds it may emit `error` instead.
+function createWorker() {
+  const events = new EventEmitter();
+  const stop = () => new Promise((resolve) => events.once("end", resolve)); // expect
+  return { events, stop };
+}
+
+module.exports = createWorker;
+"#,
     ],
     pass: &[
+        r#"
+const EventEmitter = require("events");
+
+// The file's own emitter: `start` emits `end` on every way out, and no
+// one else can reach it to emit `error`.
+function createFetcher(fetchOnce) {
+  const emitter = new EventEmitter();
+  let isRunning = false;
+
+  const start = async () => {
+    isRunning = true;
+    try {
+      while (isRunning) {
+        await fetchOnce();
+      }
+    } catch (error) {
+      isRunning = false;
+      emitter.emit("end");
+      throw error;
+    }
+    emitter.emit("end");
+  };
+
+  const stop = async () => {
+    if (!isRunning) return;
+    isRunning = false;
+    await new Promise((resolve) => emitter.once("end", () => resolve()));
+  };
+
+  return { start, stop };
+}
+
+module.exports = createFetcher;
+"#,
         r#"
 const isLink = (fs, file) =>
   new Promise((resolve) => {

@@ -21,8 +21,12 @@ A loop whose body awaits an operation in a `try`, leaves the loop when it
 succeeds, and goes around again from the `catch`; or an async function that
 calls itself again from its `catch`. Reported when nothing waits between
 attempts (at the loop) or when the wait is a constant with no jitter (at the
-sleep). A wait is `setTimeout` in a promise, `timers/promises`, or a
-helper named for one (`sleep`, `delay`, `pause`, `wait`, `promiseWait`). A `catch` that can call again only once is not a retry storm: it
+sleep). A wait is `setTimeout` in a promise, `timers/promises` (also an awaited
+`timers.setTimeout(ms, ..)` of one the code loads itself), or a
+helper named for one (`sleep`, `delay`, `pause`, `wait`, `promiseWait`). A
+delay the code changes between attempts so that it grows or varies (`t
+*= 2`, also inside a comma expression; `delay = Math.min(delay * f,
+max)`; `wait += Math.random() * base`) is a backoff, not a constant. A `catch` that can call again only once is not a retry storm: it
 sets a flag its condition tests, passes a constant for a parameter its
 condition tests (`if (!retried) return put(key, true)`), or clears the
 state that guards the `try` (`cache.dropToken()` under `if
@@ -158,8 +162,13 @@ impl RetryWithoutBackoff {
         }
         for (e, d) in delays {
             let Some(d) = d else { continue };
+            let name = cx.model.name_of(d).map(str::to_owned);
             let d = resolve_local(cx, f, d);
-            if common::has_jitter(cx, d) || common::grows(cx, d) || other_wait {
+            if common::has_jitter(cx, d)
+                || common::grows(cx, d)
+                || other_wait
+                || name.is_some_and(|n| reassigned_to_vary(cx, f, &n))
+            {
                 continue;
             }
             out.push(cx.finding(
@@ -394,6 +403,28 @@ fn is_inner_timer(cx: &FileCx, _region: &Block, e: ExprId) -> bool {
             .any(|a| cx.call(a).is_some_and(|k| k.is_new));
         !inside_promise
     }
+}
+
+/// The delay variable `name` is changed between attempts in a way that
+/// makes it grow or vary (`t *= 2`, `delay <<= 1`, `waitTime +=
+/// Math.random() * delay`, `delay = Math.min(delay * factor, max)`), in a
+/// statement or inside an expression (`await sleep(t), t *= 2`).
+fn reassigned_to_vary(cx: &FileCx, f: FuncId, name: &str) -> bool {
+    let varies = |op: AssignOp, value: ExprId| match op {
+        AssignOp::Augmented(BinOp::Mul | BinOp::Bit) => true,
+        AssignOp::Augmented(_) => common::has_jitter(cx, value) || common::grows(cx, value),
+        AssignOp::Plain => common::has_jitter(cx, value) || common::grows(cx, value),
+        AssignOp::Declare { .. } => false,
+    };
+    let in_stmts = common::stmts_of(cx, f).into_iter().any(|s| {
+        matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), op }
+            if targets.iter().any(|&t| cx.model.name_of(t) == Some(name)) && varies(*op, *v))
+    });
+    in_stmts
+        || common::exprs_of(cx, f).any(|e| {
+            matches!(&cx.expr(e).kind, ExprKind::AssignExpr { target, value, op }
+                if cx.model.name_of(*target) == Some(name) && varies(*op, *value))
+        })
 }
 
 /// A local's initializer when the delay is a local name.
@@ -862,8 +893,62 @@ function pickHost(hosts, triedHosts) {
   return hosts.length ? hosts[0] : null;
 }
 "#,
+        r#"
+// The promise form of `setTimeout`, loaded lazily, always waits one second.
+export async function pollUntilUp(check, loadTimers) {
+  const timers = loadTimers();
+  while (true) {
+    try {
+      return await check();
+    } catch (e) {
+      await timers.setTimeout(1000); // expect
+    }
+  }
+}
+"#,
     ],
     pass: &[
+        r#"
+// The delay doubles after each wait, inside the comma expression.
+export const fetchWithBackoff = async (url, init, fetchImpl = globalThis.fetch, { delay: t, maxRetries: n } = { delay: 500, maxRetries: 7 }) => {
+  for (let o = 0; o <= n; o++)
+    try {
+      const res = await fetchImpl(url, init);
+      if (!res.ok) throw new Error("RATE_LIMIT_REACHED");
+      return res;
+    } catch (e) {
+      if (e.message === "RATE_LIMIT_REACHED" && o < n)
+        console.log("retrying in " + t + "ms"), await new Promise((r) => setTimeout(r, t)), (t *= 2);
+      else throw e;
+    }
+  throw new Error("Max retries reached.");
+};
+"#,
+        r#"
+let _timers;
+function getTimers() {
+  if (_timers === undefined) {
+    _timers = require("node:timers/promises");
+  }
+  return _timers;
+}
+
+// Waits with the promise form of `setTimeout`, growing the delay each round.
+export async function pRetry(fn, { retries = 3, baseDelayMs = 200, maxDelayMs = 10000, backoffFactor = 2, signal } = {}) {
+  const timers = getTimers();
+  let attempts = retries;
+  let delay = baseDelayMs;
+  while (attempts-- >= 0) {
+    try {
+      return await fn({ signal });
+    } catch (e) {
+      if (attempts < 0) throw e;
+      await timers.setTimeout(delay, undefined, { signal });
+      delay = Math.min(delay * backoffFactor, maxDelayMs);
+    }
+  }
+}
+"#,
         r#"
 import { promiseWait } from "./utils.ts";
 

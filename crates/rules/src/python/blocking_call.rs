@@ -47,7 +47,10 @@ switches to non-blocking mode (`sock.setblocking(False)`, or inside `try:
 ... except BlockingIOError`) returns at once; a `sendto` counts only when
 its host is an IP address, since a host name is resolved first. Nor is
 `socket.getaddrinfo` of an IP address (a literal or a module constant
-bound to one), which is parsed, not looked up.
+bound to one), which is parsed, not looked up. A `put` on a queue built with no
+`maxsize` (held by the instance or, read through `self`, by its class:
+`_stdout = queue.Queue()` in the class body) never waits, and closing a
+`requests` or `httpx` session only releases its connection pools.
 
 ## Why
 
@@ -653,6 +656,31 @@ async def notify(sock: socket.socket, host, payload):
 "#,
     ],
     pass: &[
+        r#"
+import queue
+
+import aiohttp
+import requests
+
+class Transfer:
+    # Class attributes with no maxsize: never full, so `put` never waits.
+    _stdout = queue.Queue()
+    _stderr = queue.Queue()
+
+    async def step(self, holder):
+        result = await holder.stdout(self, self._stdout.get_nowait())
+        self._stderr.put(result)
+
+class Client:
+    def __init__(self):
+        self.sync_session = requests.Session()
+        self.session = aiohttp.ClientSession()
+
+    async def close(self):
+        # Closing a session releases its pools; it sends nothing.
+        self.sync_session.close()
+        await self.session.close()
+"#,
         r#"
 from gcloud.aio.auth import BUILD_GCLOUD_REST
 

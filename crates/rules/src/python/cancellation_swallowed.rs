@@ -26,7 +26,9 @@ it is not reported, nor one that ends with `raise` and leaves otherwise
 only under `if isinstance(e, TransportError) and ..:` for a type that is
 no cancellation, nor one that starts by re-raising everything but a list
 of ordinary errors (`if not isinstance(err, (BleakError, TimeoutError)):
-raise`). Nor is a private helper that the file calls only from
+raise`), nor one that re-raises when the task was really cancelled
+(`if task.cancelling(): raise`, also through a helper of the file that
+asks, `if self._really_cancelled(): raise`). Nor is a private helper that the file calls only from
 handlers of the caller's own cancellation that re-raise it right after
 (`except asyncio.CancelledError: await self._drain(); raise`): what it
 swallows are the repeats that arrive while it cleans up. Nor is a `try` whose awaits all run inside a shielded
@@ -1094,6 +1096,12 @@ fn is_cancel_type(t: &str) -> bool {
     (CANCEL_TYPES.contains(&t) && t != "BaseException") || t.contains("get_cancelled_exc_class")
 }
 
+/// `task.cancelling()` or anyio's `get_cancelled_exc_class()`: a question
+/// about the cancellation itself.
+fn asks_cancelling(c: &Call) -> bool {
+    c.name == "cancelling" || c.name == "get_cancelled_exc_class"
+}
+
 /// `if isinstance(e, CancelledError): raise` somewhere in the handler.
 fn reraises_cancellation(cx: &FileCx, body: &Block) -> bool {
     let mentions = unsnarl_model::walk::exprs_in_block(cx.model, body)
@@ -1110,9 +1118,15 @@ fn reraises_cancellation(cx: &FileCx, body: &Block) -> bool {
                         || n == "builtins.Exception"
                         || n == "Exception"
                 })
-                || cx
-                    .call(e)
-                    .is_some_and(|c| c.name == "cancelling" || c.name == "get_cancelled_exc_class")
+                || cx.call(e).is_some_and(|c| {
+                    asks_cancelling(c)
+                        // A helper of the file that asks (`if
+                        // self._really_cancelled(): raise`).
+                        || cx.callee_in_file(c).is_some_and(|g| {
+                            cx.body_calls(g)
+                                .any(|x| cx.call(x).is_some_and(asks_cancelling))
+                        })
+                })
         });
     let mut has_raise = false;
     struct R<'a>(&'a mut bool);
@@ -1982,6 +1996,24 @@ class Lock:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+class Transport:
+    @staticmethod
+    def _really_cancelled():
+        task = asyncio.current_task()
+        return task is not None and task.cancelling() > 0
+
+    async def publish(self, exchange, message):
+        try:
+            await exchange.publish(message)
+        except asyncio.CancelledError as exc:
+            if self._really_cancelled():
+                raise
+            # The client library cancels internally when its connection dies.
+            self._fail_pending(exc)
+"#,
         r#"
 import asyncio
 

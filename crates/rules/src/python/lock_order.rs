@@ -31,7 +31,10 @@ and reports:
   new task or thread (`create_task(self.loop())`, `to_thread(f)`) is not
   called here: it runs later, in its own turn; nor is a coroutine
   function called without `await` (`spawn(self._connect())` with a
-  helper of another module): that only makes the coroutine.
+  helper of another module): that only makes the coroutine. Nor is a
+  method of the class called on another object of it
+  (`self._parent.is_registered(t)` under `self._lock`): it takes that
+  object's lock.
 
 ## Why
 
@@ -445,6 +448,7 @@ fn calls_in(cx: &FileCx, e: ExprId, state: &State, out: &mut Vec<Event>) {
             // the caller iterates it.)
             if let Some(c) = self.cx.call(id)
                 && let Some(callee) = self.cx.callee_in_file(c)
+                && !on_another_instance(self.cx, id, c, callee)
                 && (!self.cx.func(callee).is_async
                     || self.cx.func(callee).is_generator
                     || matches!(self.cx.tree.expr_parent(id),
@@ -463,6 +467,23 @@ fn calls_in(cx: &FileCx, e: ExprId, state: &State, out: &mut Vec<Event>) {
     }
     let mut v = V { cx, state, out };
     walk_expr(cx.model, e, &mut v);
+}
+
+/// A method of the caller's own class called on another object of it
+/// (`self._parent.is_registered(t)` in a scope chain): the locks it takes
+/// are that object's, which a key per class cannot tell from the caller's
+/// own, so the call is not followed.
+fn on_another_instance(cx: &FileCx, call: ExprId, c: &Call, callee: FuncId) -> bool {
+    let caller = std::iter::successors(Some(cx.func_of(call)), |&f| cx.func(f).parent)
+        .find(|&f| cx.func(f).receiver.is_some());
+    let (Some(caller), Some(r)) = (caller, c.receiver) else {
+        return false;
+    };
+    let own = cx.func(caller).receiver.as_deref();
+    cx.func(callee).class.is_some()
+        && cx.func(callee).class == cx.func(caller).class
+        && own.is_some()
+        && cx.model.name_of(r) != own
 }
 
 /// Whether a lock can be taken again by the thread that holds it: an
@@ -610,6 +631,29 @@ class Reconnector:
 "#,
     ],
     pass: &[
+        r#"
+import threading
+
+class Container:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._registrations = {}
+        self._parent: Container | None = None
+
+    def create_scope(self) -> "Container":
+        child = Container()
+        child._parent = self
+        return child
+
+    # The parent's own lock, not this scope's: child before parent.
+    def is_registered(self, interface):
+        with self._lock:
+            if interface in self._registrations:
+                return True
+            if self._parent is not None:
+                return self._parent.is_registered(interface)
+            return False
+"#,
         r#"
 import asyncio
 

@@ -21,7 +21,8 @@ starts a loop), where the handler does not hand off with
 `call_soon_threadsafe`, `run_coroutine_threadsafe`, trio's
 `TrioToken.run_sync_soon` or tornado's `IOLoop.add_callback_from_signal`
 (itself or through a
-function of the file it calls). A handler that calls nothing, only setting a flag
+function of the file it calls; called directly or first taken as a bound
+method, `call_soon = loop.call_soon_threadsafe`). A handler that calls nothing, only setting a flag
 that a task or loop polls (`stop = True`, `self.running = False`, with at
 most a `raise KeyboardInterrupt` on a second signal), is left alone: it
 touches nothing of the loop's. So is one that ends the process at once
@@ -164,20 +165,24 @@ impl Rule for SignalInAsyncio {
                 continue;
             };
             // Directly or through a one-line helper of the file.
+            // Trio's `TrioToken.run_sync_soon` is its thread- and
+            // signal-safe entry into the loop, tornado's
+            // `IOLoop.add_callback_from_signal` its.
+            let safe_entry = |name: &str| {
+                matches!(
+                    name,
+                    "call_soon_threadsafe"
+                        | "run_coroutine_threadsafe"
+                        | "run_sync_soon"
+                        | "add_callback_from_signal"
+                )
+            };
+            // Called, or taken as a bound method first (`call_soon =
+            // loop.call_soon_threadsafe; call_soon(task.cancel)`).
             let hands_off_in = |g: FuncId| {
-                cx.body_calls(g).any(|x| {
-                    cx.call(x).is_some_and(|hc| {
-                        // Trio's `TrioToken.run_sync_soon` is its
-                        // thread- and signal-safe entry into the loop,
-                        // tornado's `IOLoop.add_callback_from_signal` its.
-                        matches!(
-                            hc.name.as_str(),
-                            "call_soon_threadsafe"
-                                | "run_coroutine_threadsafe"
-                                | "run_sync_soon"
-                                | "add_callback_from_signal"
-                        )
-                    })
+                cx.body_exprs(g).iter().any(|&x| match &cx.expr(x).kind {
+                    ExprKind::Attr { name, .. } => safe_entry(name),
+                    _ => cx.call(x).is_some_and(|hc| safe_entry(&hc.name)),
                 })
             };
             let hands_off = hands_off_in(f)
@@ -297,6 +302,25 @@ def run(server):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+import signal
+
+async def repl(run):
+    task = asyncio.current_task()
+
+    def on_sigint(_signum, _frame):
+        # The thread-safe variant wakes the loop up.
+        call_soon = asyncio.get_running_loop().call_soon_threadsafe
+        call_soon(print, "interrupted")
+        call_soon(task.cancel)
+
+    saved = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        await run()
+    finally:
+        signal.signal(signal.SIGINT, saved)
+"#,
         r#"
 import signal
 import trio

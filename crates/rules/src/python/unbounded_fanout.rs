@@ -61,7 +61,8 @@ A slot taken in the loop with any of a limiter's acquire methods
 (`acquire_nowait`, anyio's `acquire_on_behalf_of_nowait`, the loop
 stopping at `WouldBlock`) bounds it like `acquire`. Not reported either:
 a task that takes the slot of a finished one in the list being walked
-(`pending[i] = ensure_future(..)`), starts the loop paces by waiting after
+(`pending[i] = ensure_future(..)`), a task the iteration then awaits
+before going on (`t = ensure_future(c()); await bounded_wait(t, 5)`), starts the loop paces by waiting after
 each one (happy eyeballs: `with move_on_after(delay): await
 failed.wait()`; not a bare `sleep(0)`), one endless listener of the file
 (`while True:` with no way out) per item, a per-item coroutine that hands
@@ -265,7 +266,7 @@ fn check_spawn(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
         return;
     }
     if loop_body.is_some_and(|b| loop_waits_for_slots(cx, b) || paced_starts(cx, b, id))
-        || (loop_body.is_some() && leaves_loop_after(cx, id))
+        || (loop_body.is_some() && (leaves_loop_after(cx, id) || awaited_in_turn(cx, id)))
     {
         return;
     }
@@ -429,6 +430,41 @@ fn leaves_loop_after(cx: &FileCx, spawn: ExprId) -> bool {
         }
     }
     false
+}
+
+/// `pending = ensure_future(closer())` followed in its own block by a
+/// statement awaiting that task (`await pending`, `await
+/// asyncio.wait_for(pending, t)`): each iteration waits for its task
+/// before the next one starts, so one runs at a time.
+fn awaited_in_turn(cx: &FileCx, spawn: ExprId) -> bool {
+    let Some(s) = cx.tree.enclosing_stmt(spawn) else {
+        return false;
+    };
+    let StmtKind::Assign {
+        targets,
+        value: Some(v),
+        ..
+    } = &cx.stmt(s).kind
+    else {
+        return false;
+    };
+    let ([t], true) = (targets.as_slice(), cx.model.strip(*v) == spawn) else {
+        return false;
+    };
+    let Some(task) = cx.model.name_of(*t) else {
+        return false;
+    };
+    crate::util::stmts_after(cx, s).iter().any(|&n| {
+        let (StmtKind::Expr(e) | StmtKind::Assign { value: Some(e), .. }) = &cx.stmt(n).kind else {
+            return false;
+        };
+        let ExprKind::Await(inner) = &cx.expr(cx.model.strip(*e)).kind else {
+            return false;
+        };
+        unsnarl_model::walk::exprs_under(cx.model, *inner)
+            .into_iter()
+            .any(|x| cx.model.name_of(x) == Some(task))
+    })
 }
 
 /// The per-item coroutine is a listener of the file that never ends on its
@@ -1481,8 +1517,35 @@ import asyncio
 async def notify_all(session, message, urls):
     await asyncio.gather(*(session.post(url, json=message) for url in urls))  # expect
 "#,
+        r#"
+import asyncio
+
+# The task is kept, not waited for: every flush runs at once.
+async def flush_all(app, log):
+    for resource in list(app.db.values()):
+        pending = asyncio.ensure_future(resource.flush())  # expect
+        log.append(pending)
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+import inspect
+
+from .tools import bounded_wait
+
+
+class Resources:
+    async def finish_all(self, app, per_resource):
+        resources = list(app.db.values())
+        for resource in reversed(resources):
+            closer = getattr(resource, "aclose", None) or resource.close
+            result = closer()
+            if inspect.isawaitable(result):
+                # Each close is waited for before the next one starts.
+                pending = asyncio.ensure_future(result)
+                await bounded_wait(pending, per_resource)
+"#,
         r#"
 import asyncio
 
