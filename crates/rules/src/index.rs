@@ -1352,6 +1352,14 @@ impl ProjectIndex {
         if (lang == Language::Go || lang.is_js_family()) && tail2(target).is_none() {
             return None;
         }
+        // JS/TS: a name with no folder in it (`xlsx.read` for `import * as
+        // xlsx from "xlsx"`), or a scoped package's (`@scope/pkg.fn`), is a
+        // package import: the project's modules are named by their paths,
+        // and a root-level `xlsx.js` of its own has matched exactly above.
+        // It is not `lib/xlsx/xlsx.read` of some other package.
+        if lang.is_js_family() && (!target.contains('/') || target.starts_with('@')) {
+            return None;
+        }
         // `requests.Session.close` names the library's method even when the
         // project has a `web/requests.py` with a `Session` of its own. The
         // project answers for it only when it is that library: the function
@@ -1813,6 +1821,22 @@ mod tests {
         }
         assert!(ix.resolve(jsl, "dist/utils.run", NOWHERE).is_some());
         assert_eq!(ix.resolve(jsl, "x.go", NOWHERE), None);
+    }
+
+    /// JS/TS: a call through a package import (`xlsx.read`, `@scope/pkg.fn`)
+    /// is not a project function whose path ends the same way.
+    #[test]
+    fn package_imports_resolve_only_exactly() {
+        let ix = build(vec![
+            vec![js("exceljs/lib/xlsx/xlsx.read", true, &[])],
+            vec![js("xlsx.write", true, &[])],
+            vec![js("pkgs/scope/pkg.fn", true, &[])],
+        ]);
+        let jsl = Language::JavaScript;
+        assert_eq!(ix.resolve(jsl, "xlsx.read", NOWHERE), None);
+        assert_eq!(ix.resolve(jsl, "xlsx.write", NOWHERE), Some(1));
+        assert_eq!(ix.resolve(jsl, "@scope/pkg.fn", NOWHERE), None);
+        assert_eq!(ix.resolve(jsl, "lib/xlsx/xlsx.read", NOWHERE), Some(0));
     }
 
     /// A function declared inside another (a bundler's module wrapper names

@@ -124,7 +124,13 @@ impl Rule for RetryWithoutBackoff {
                 .filter_map(|&e| cx.call(e).map(|c| (e, c)))
                 .filter(|(_, c)| c.target.as_deref() == Some("time.Sleep"))
                 .collect();
-            let waits = exprs.iter().any(|&e| {
+            // The loop's own condition counts too: `for a :=
+            // retry.Start(strategy, nil); a.Next(); { .. }` sleeps in `Next`.
+            let header: Vec<ExprId> = match &cx.stmt(s).kind {
+                StmtKind::While { cond, .. } => unsnarl_model::walk::exprs_under(cx.model, *cond),
+                _ => Vec::new(),
+            };
+            let waits = exprs.iter().chain(&header).any(|&e| {
                 cx.call(e).is_some_and(|c| {
                     let n = c.name.to_ascii_lowercase();
                     matches!(
@@ -544,6 +550,35 @@ func listenThrice(addr string) (net.Listener, error) {
 "#,
     ],
     pass: &[
+        r#"
+package cookiejar
+
+import (
+	"io"
+	"time"
+
+	"gopkg.in/retry.v1"
+)
+
+var attempt = retry.LimitTime(3*time.Second, retry.Exponential{
+	Initial:  100 * time.Microsecond,
+	Factor:   1.5,
+	MaxDelay: 100 * time.Millisecond,
+})
+
+// `Next` sleeps with the strategy's backoff before each attempt.
+func lockFile(path string, lock func(string) (io.Closer, error)) (io.Closer, error) {
+	var lastErr error
+	for a := retry.Start(attempt, nil); a.Next(); {
+		locker, err := lock(path)
+		if err == nil {
+			return locker, nil
+		}
+		lastErr = err
+	}
+	return nil, lastErr
+}
+"#,
         r#"
 package app
 

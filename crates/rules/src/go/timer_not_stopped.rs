@@ -141,13 +141,30 @@ impl Rule for TimerNotStopped {
                     _ => true,
                 }
             });
-            // A timer whose channel is received unconditionally has fired.
+            // A timer whose channel is received unconditionally has fired:
+            // as a statement anywhere, or inside a top-level statement of
+            // the function (`return fn(<-t.C)`).
+            let channel = format!("{name}.C");
+            let is_recv = |e: ExprId| {
+                matches!(cx.expr(e).kind, ExprKind::Recv(ch)
+                    if cx.model.dotted(ch).as_deref() == Some(channel.as_str()))
+            };
             let fired = what == "timer"
-                && cx.body_stmts(f).iter().copied().any(|s| {
-                    matches!(&cx.stmt(s).kind, StmtKind::Expr(e)
-                        if matches!(cx.expr(*e).kind, ExprKind::Recv(ch)
-                            if cx.model.dotted(ch).as_deref() == Some(&format!("{name}.C"))))
-                });
+                && (cx
+                    .body_stmts(f)
+                    .iter()
+                    .copied()
+                    .any(|s| matches!(&cx.stmt(s).kind, StmtKind::Expr(e) if is_recv(*e)))
+                    || cx.func(f).body.iter().any(|&s| match &cx.stmt(s).kind {
+                        StmtKind::Expr(e)
+                        | StmtKind::Return(Some(e))
+                        | StmtKind::Assign { value: Some(e), .. } => {
+                            unsnarl_model::walk::exprs_under(cx.model, *e)
+                                .into_iter()
+                                .any(|x| is_recv(x) && cx.func_of(x) == f)
+                        }
+                        _ => false,
+                    }));
             let at_top = cx.func(f).body.contains(&StmtId(i as u32));
             if handled
                 || fired
@@ -458,6 +475,21 @@ func startPurgeTicker(purge func() error) {
 "#,
     ],
     pass: &[
+        r#"
+package tea
+
+import "time"
+
+type Msg interface{}
+
+// The command waits for the timer: it has fired by the time it returns.
+func Every(d time.Duration, fn func(time.Time) Msg) func() Msg {
+	return func() Msg {
+		t := time.NewTimer(d)
+		return fn(<-t.C)
+	}
+}
+"#,
         r#"
 package app
 

@@ -85,7 +85,10 @@ logs or cleans up, sleeping through a helper `sleep(ms)` that returns a
 the project whose every `return` gives such a promise (`return
 Promise.resolve()` after an in-memory update), that of such a function,
 or a literal (`tryClose` gives `result.then(() => true, () => false)`,
-or `true` when `close` is synchronous),
+or `true` when `close` is synchronous), or a field the file attaches a
+rejection handler to (`initialize() { .. return this.stub }` beside
+`this.stub.then(ok, onErr)`: a promise with a handler never goes
+unhandled, whoever drops it),
 and for a chain on either that only adds `.finally(..)` or an empty
 `.then()`.
 
@@ -1578,8 +1581,71 @@ class Route {
 }
 module.exports = Route;
 "#,
+        r#"
+// file: build/src/client.d.ts
+export declare class Client {
+    initialize(): Promise<{ [name: string]: Function }>;
+}
+// file: build/src/client.js
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.Client = void 0;
+// Nothing handles the stub's rejection: dropping it leaves it unhandled.
+class Client {
+  initialize() {
+    if (this.stub) {
+      return this.stub;
+    }
+    this.stub = this._gax.createStub(this._opts);
+    this.calls = this.stub.then((stub) => stub);
+    return this.stub;
+  }
+
+  list(request) {
+    this.initialize(); // expect
+    return this.calls.then((c) => c.list(request));
+  }
+}
+exports.Client = Client;
+"#,
     ],
     pass: &[
+        r#"
+// file: build/src/client.d.ts
+export declare class ServiceManagerClient {
+    initialize(): Promise<{ [name: string]: Function }>;
+    listServices(request: object): Promise<object>;
+}
+// file: build/src/client.js
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.ServiceManagerClient = void 0;
+// The stub promise has a rejection handler of its own: `initialize()`
+// hands out that same promise, so dropping it cannot go unhandled.
+class ServiceManagerClient {
+  initialize() {
+    if (this.stub) {
+      return this.stub;
+    }
+    this.stub = this._gax.createStub(this._opts);
+    for (const methodName of ["listServices", "getService"]) {
+      this.innerApiCalls[methodName] = this.stub.then(
+        (stub) => (...args) => stub[methodName](...args),
+        (err) => () => {
+          throw err;
+        },
+      );
+    }
+    return this.stub;
+  }
+
+  listServices(request) {
+    this.initialize();
+    return this.innerApiCalls.listServices(request);
+  }
+}
+exports.ServiceManagerClient = ServiceManagerClient;
+"#,
         r#"
 // file: src/try-close.js
 import { isPromiseLike } from "./util";

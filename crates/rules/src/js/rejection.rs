@@ -187,6 +187,22 @@ fn returns_only_handled(cx: &FileCx, f: FuncId) -> bool {
     any
 }
 
+/// The file attaches a rejection handler to the promise held in `field`
+/// itself (`this.stub.then(ok, onErr)`, `this.ready.catch(log)`): a
+/// promise with a handler never becomes an unhandled rejection, so handing
+/// out the same promise (`initialize() { .. return this.stub }`) and
+/// dropping it loses nothing.
+fn handler_attached_to(cx: &FileCx, field: &str) -> bool {
+    cx.model.exprs.iter().any(|x| match &x.kind {
+        ExprKind::Call(c) => {
+            ((c.name == "then" && c.args.len() >= 2) || (c.name == "catch" && !c.args.is_empty()))
+                && c.receiver
+                    .is_some_and(|r| cx.model.dotted(r).as_deref() == Some(field))
+        }
+        _ => false,
+    })
+}
+
 fn handled_promise(cx: &FileCx, f: FuncId, v: ExprId, depth: usize) -> bool {
     if depth > 6 {
         return false;
@@ -212,7 +228,7 @@ fn handled_promise(cx: &FileCx, f: FuncId, v: ExprId, depth: usize) -> bool {
         ExprKind::Attr { .. } => cx
             .model
             .dotted(v)
-            .is_some_and(|d| resolve_only_deferred(cx, &d)),
+            .is_some_and(|d| resolve_only_deferred(cx, &d) || handler_attached_to(cx, &d)),
         ExprKind::Name { id, .. } => {
             // `promise = promise.catch(noop)` somewhere in the function.
             super::common::exprs_of(cx, f).any(|e| {

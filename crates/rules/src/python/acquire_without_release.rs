@@ -24,7 +24,11 @@ exit that releases first (`if closed: release(); raise`) and statements that
 cannot raise (`items = []`, `last = None`); a release that follows the
 acquire with nothing but such statements, stores of a name into an
 attribute or entry of `self` (`self._objects[i] = obj`) or counter bumps
-(`self.seqnr += 1`) in between is fine too. A try-lock (`try: lock.acquire()` whose every `except` returns
+(`self.seqnr += 1`) in between is fine too. Counter bumps and in-place
+updates of a collection or event of `self` with plain values
+(`self.pending.append(cmd)`, `self.cond.notify_all()`,
+`self._idle.clear()`) cannot raise either, before the `try` or before
+the release. A try-lock (`try: lock.acquire()` whose every `except` returns
 or raises) counts as an acquire right before the statement after that
 `try`, or before its `else:` when it has one; so does a conditional
 one, `if lock.acquire(False):` with the `try` (or the release itself) in
@@ -236,6 +240,8 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
             // []`), may sit between the acquire and the try.
             if !matches!(cx.stmt(next).kind, StmtKind::If { .. } | StmtKind::Pass)
                 && !binds_a_constant(cx, next)
+                && !bumps_a_counter(cx, next)
+                && !updates_own_state(cx, next)
             {
                 break 'climb;
             }
@@ -270,10 +276,12 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
         }
         _ => stmts_after(cx, s).to_vec(),
     };
-    let first_after = after
-        .iter()
-        .copied()
-        .find(|&n| !binds_a_constant(cx, n) && !stores_a_name(cx, n) && !bumps_a_counter(cx, n));
+    let first_after = after.iter().copied().find(|&n| {
+        !binds_a_constant(cx, n)
+            && !stores_a_name(cx, n)
+            && !bumps_a_counter(cx, n)
+            && !updates_own_state(cx, n)
+    });
     if let Some(n) = first_after
         && let StmtKind::Expr(x) = cx.stmt(n).kind
         && cx.call(x).is_some_and(|c| c.name == "release")
@@ -357,6 +365,30 @@ fn stores_a_name(cx: &FileCx, s: StmtId) -> bool {
             ExprKind::Index { obj, index } => own(*obj) && simple(*index),
             ExprKind::Attr { .. } => own(t),
             _ => false,
+        })
+}
+
+/// `self.pending.append(item)`, `self.cond.notify_all()`,
+/// `self._idle.clear()`: a collection or event of `self` updated in place
+/// with plain names or constants, which does not raise (and does not
+/// await, so no cancellation lands there either).
+fn updates_own_state(cx: &FileCx, s: StmtId) -> bool {
+    let StmtKind::Expr(e) = cx.stmt(s).kind else {
+        return false;
+    };
+    let Some(c) = cx.call(e) else { return false };
+    matches!(
+        c.name.as_str(),
+        "append" | "appendleft" | "add" | "discard" | "clear" | "set" | "notify" | "notify_all"
+    ) && c
+        .receiver
+        .and_then(|r| cx.model.dotted(r))
+        .is_some_and(|d| d.starts_with("self."))
+        && c.args.iter().all(|a| {
+            matches!(
+                cx.expr(cx.model.strip(a.value)).kind,
+                ExprKind::Name { .. } | ExprKind::Literal(_)
+            )
         })
 }
 
@@ -663,6 +695,21 @@ def timing_thread(interval):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+class Router:
+    def __init__(self):
+        self.command_received = asyncio.Condition()
+        self.commands = []
+
+    # Nothing between the acquire and the release can raise or suspend.
+    async def got_command(self, command):
+        await self.command_received.acquire()
+        self.commands.append(command)
+        self.command_received.notify_all()
+        self.command_received.release()
+"#,
         r#"
 import asyncio
 import queue

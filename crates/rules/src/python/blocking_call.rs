@@ -49,8 +49,10 @@ its host is an IP address, since a host name is resolved first. Nor is
 `socket.getaddrinfo` of an IP address (a literal or a module constant
 bound to one), which is parsed, not looked up. A `put` on a queue built with no
 `maxsize` (held by the instance or, read through `self`, by its class:
-`_stdout = queue.Queue()` in the class body) never waits, and closing a
-`requests` or `httpx` session only releases its connection pools.
+`_stdout = queue.Queue()` in the class body) never waits, closing a
+`requests` or `httpx` session only releases its connection pools, and
+building a `redis` client, pipeline, pub/sub object or lock
+(`redis.Redis.from_url(url)`) connects nothing.
 
 ## Why
 
@@ -657,6 +659,7 @@ async def notify(sock: socket.socket, host, payload):
     ],
     pass: &[
         r#"
+import asyncio
 import queue
 
 import aiohttp
@@ -680,6 +683,12 @@ class Client:
         # Closing a session releases its pools; it sends nothing.
         self.sync_session.close()
         await self.session.close()
+
+async def probe(url, run):
+    # Building the client connects nothing; the probe runs in a thread.
+    import redis
+    client = redis.Redis.from_url(url)
+    return await asyncio.to_thread(run, client)
 "#,
         r#"
 from gcloud.aio.auth import BUILD_GCLOUD_REST

@@ -30,7 +30,11 @@ where every close should run to its end even when one fails, or a
 `gather(*futs)` after `await asyncio.wait(futs)`, when all of them have
 already finished, or one in a script's `if __name__ == "__main__":`
 block, whose `asyncio.run` cancels and reaps what is left when it
-raises.
+raises. Nor is a gather of coroutines of the file that each catch every
+ordinary error (all their awaits in a `try` whose `except Exception:`
+logs or returns instead of raising), called directly or started as
+tasks collected in a local list: the gather has no failure to stop
+early on.
 
 ## Why
 
@@ -88,6 +92,7 @@ impl Rule for GatherOrphans {
                 || in_teardown(cx, f)
                 || already_finished(cx, id, c)
                 || crate::python::common::in_main_guard(cx, e.span)
+                || none_can_fail(cx, f, c)
             {
                 continue;
             }
@@ -123,6 +128,99 @@ fn is_unsupervised(cx: &FileCx, id: ExprId, c: &Call) -> bool {
         }
         _ => true,
     }
+}
+
+/// Every gathered awaitable is a coroutine of the file that catches every
+/// ordinary error itself (`async def _run_module(..): try: .. except
+/// Exception: log(..); return []`), called directly or started as a task
+/// and collected in a local list (`tasks.append(create_task(self.process(r)))`
+/// then `gather(*tasks)`): `gather` has no failure to stop early on, so no
+/// sibling is left behind.
+fn none_can_fail(cx: &FileCx, f: FuncId, c: &Call) -> bool {
+    let catches_all = |call: ExprId| {
+        let call = cx.model.strip(call);
+        // `create_task(coro)`, `ensure_future(coro)`: the coroutine inside.
+        let inner = cx
+            .call(call)
+            .filter(|k| crate::python::common::is_task_spawn(cx, k))
+            .and_then(|k| k.positional(0))
+            .map_or(call, |a| cx.model.strip(a));
+        cx.call(inner)
+            .and_then(|k| cx.callee_in_file(k))
+            .is_some_and(|g| catches_everything(cx, g))
+    };
+    let mut any = false;
+    for a in c.args.iter().filter(|a| a.name.is_none()) {
+        let ok = if a.spread {
+            // `*tasks` of a local list only ever appended such calls.
+            cx.model.name_of(a.value).is_some_and(|list| {
+                let appended: Vec<ExprId> = cx
+                    .body_calls(f)
+                    .filter_map(|e| cx.call(e))
+                    .filter(|k| {
+                        k.name == "append"
+                            && k.receiver.and_then(|r| cx.model.name_of(r)) == Some(list)
+                    })
+                    .filter_map(|k| k.positional(0))
+                    .collect();
+                let resolved: Vec<ExprId> = appended
+                    .iter()
+                    .map(|&v| {
+                        // `tasks.append(task)` after `task = create_task(..)`.
+                        cx.model
+                            .name_of(v)
+                            .and_then(|n| {
+                                crate::python::common::values_bound_to(cx, f, n)
+                                    .next()
+                                    .flatten()
+                            })
+                            .unwrap_or(v)
+                    })
+                    .collect();
+                !resolved.is_empty() && resolved.iter().all(|&v| catches_all(v))
+            })
+        } else {
+            catches_all(a.value)
+        };
+        if !ok {
+            return false;
+        }
+        any = true;
+    }
+    any
+}
+
+/// The coroutine's awaits all sit in one top-level `try` with a handler
+/// for every ordinary error (`except Exception`, `BaseException` or bare)
+/// that raises nothing.
+fn catches_everything(cx: &FileCx, g: FuncId) -> bool {
+    let func = cx.func(g);
+    if !func.is_async {
+        return false;
+    }
+    let all = crate::util::awaits_in_block(cx.model, &func.body).len();
+    func.body.iter().any(|&s| {
+        let StmtKind::Try { body, handlers, .. } = &cx.stmt(s).kind else {
+            return false;
+        };
+        crate::util::awaits_in_block(cx.model, body).len() == all
+            && handlers.iter().any(|h| {
+                let catch_all = h.types.is_empty()
+                    || h.types.iter().any(|t| {
+                        matches!(
+                            t.as_str(),
+                            "Exception"
+                                | "BaseException"
+                                | "builtins.Exception"
+                                | "builtins.BaseException"
+                        )
+                    });
+                catch_all
+                    && !unsnarl_model::walk::stmts_in_block(cx.model, &h.body)
+                        .into_iter()
+                        .any(|x| matches!(cx.stmt(x).kind, StmtKind::Raise(_)))
+            })
+    })
 }
 
 /// `gather(*self.tasks.values())` (or `*self.tasks`) where another method
@@ -358,8 +456,62 @@ class Pool:
     async def _do_connect(self):
         await asyncio.gather(self._dial(1), self._dial(2))  # expect
 "#,
+        r#"
+import asyncio
+import logging
+
+log = logging.getLogger(__name__)
+
+# The handler logs and raises again: one failure still leaves the other running.
+async def run_module(name, coro):
+    try:
+        return await coro
+    except Exception:
+        log.exception("%s crashed", name)
+        raise
+
+async def run(session):
+    return await asyncio.gather(run_module("a", a(session)), run_module("b", b(session)))  # expect
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+import logging
+
+log = logging.getLogger(__name__)
+
+class Runner:
+    # Each module catches and logs its own failures: gather never fails early.
+    async def _run_module(self, name, coro):
+        try:
+            return await coro
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("%s crashed", name)
+            return []
+
+    async def run(self, session):
+        return await asyncio.gather(
+            self._run_module("latency", latency(session)),
+            self._run_module("schema", schema(session)),
+        )
+
+class Client:
+    async def process_request(self, request):
+        try:
+            return await self.http.post("/v1/responses", json=request)
+        except Exception as exc:
+            return {"error": str(exc)}
+
+    async def process_batch(self, requests):
+        tasks = []
+        for req in requests:
+            task = asyncio.create_task(self.process_request(req))
+            tasks.append(task)
+        return await asyncio.gather(*tasks)
+"#,
         r#"
 import asyncio
 

@@ -20,7 +20,8 @@ Two shapes:
 
 - a `threading.Lock`/`RLock`/`Condition`/`Semaphore` taken with `with` in a
   coroutine whose body awaits: the lock stays held while the coroutine is
-  suspended;
+  suspended (an `await` of a coroutine of the file that has no `await` of
+  its own, `await self._connect()`, does not suspend);
 - an `asyncio.Lock` (or anyio/trio lock) taken with `async with` whose body
   awaits network or disk I/O (HTTP clients, database drivers, streams). A
   send lock, whose body only writes to one stream (`writer.write(frame);
@@ -196,7 +197,9 @@ fn check_with(cx: &FileCx, w: StmtId, out: &mut Vec<Finding>) {
         let lock = cx.model.dotted(it.ctx).unwrap_or_else(|| "lock".into());
         let awaits = body_awaits(cx, body);
         if is_thread_lock(kind) && !is_async {
-            if let Some(&first) = awaits.first() {
+            // `await self._connect()` of a coroutine of the file with no
+            // `await` of its own runs to its end without suspending.
+            if let Some(&first) = awaits.iter().find(|&&a| !never_suspends(cx, a)) {
                 let mut f = cx.finding(
                     &META,
                     cx.expr(it.ctx).span,
@@ -433,6 +436,19 @@ fn body_awaits(cx: &FileCx, body: &Block) -> Vec<ExprId> {
     v.0
 }
 
+/// An awaited call of a coroutine function of the file whose body has no
+/// `await`, `async with` or `async for`: it finishes in one step.
+fn never_suspends(cx: &FileCx, awaited: ExprId) -> bool {
+    cx.call(awaited)
+        .and_then(|c| cx.callee_in_file(c))
+        .is_some_and(|g| {
+            let func = cx.func(g);
+            func.is_async
+                && !func.is_generator
+                && crate::util::awaits_in_block(cx.model, &func.body).is_empty()
+        })
+}
+
 /// True when an awaited expression is network or disk I/O.
 fn awaits_io(cx: &FileCx, awaited: ExprId) -> bool {
     let Some(c) = cx.call(awaited) else {
@@ -582,6 +598,25 @@ class Relay:
 "#,
     ],
     pass: &[
+        r#"
+import socket
+import threading
+
+class IO:
+    def __init__(self, host):
+        self._lock = threading.Lock()
+        self._host = host
+        self._socket = None
+
+    # Declared async, but it never awaits: the lock is never held across
+    # a suspension.
+    async def _connect(self):
+        self._socket = socket.create_connection((self._host, 5672), timeout=5)
+
+    async def run(self):
+        with self._lock:
+            await self._connect()
+"#,
         r#"
 import asyncio
 

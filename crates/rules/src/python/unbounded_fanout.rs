@@ -67,7 +67,10 @@ each one (happy eyeballs: `with move_on_after(delay): await
 failed.wait()`; not a bare `sleep(0)`), one endless listener of the file
 (`while True:` with no way out) per item, a per-item coroutine that hands
 its work to a buffering client and only awaits a future it made itself
-(a delivery receipt), a coroutine of the file that never suspends
+(a delivery receipt), work handed to an executor (`asyncio.to_thread(scan, port)`,
+`loop.run_in_executor(pool, f, x)`, or a coroutine of the file that only
+awaits such calls), whose worker threads are the limit, a coroutine of
+the file that never suspends
 (`q.put_nowait(msg)` and return: each task ends in its first step), or a
 start followed in its block by `break`, `return` or `raise` (the loop
 starts one task at most).
@@ -1043,6 +1046,9 @@ fn spawned_is_bounded(cx: &FileCx, per_item: ExprId) -> bool {
     if args.iter().any(|&a| is_limiter(cx, a)) {
         return true;
     }
+    if cx.call(per_item).is_some_and(offloads) {
+        return true;
+    }
     let Some(callee) = callee else { return false };
     // A function of this file (module level, method, or nested def).
     let found = cx.model.function_ids().find(|&f| {
@@ -1052,6 +1058,7 @@ fn spawned_is_bounded(cx: &FileCx, per_item: ExprId) -> bool {
     match found {
         Some(f) => {
             takes_limiter_within(cx, f, 2)
+                || only_offloads(cx, f)
                 || only_synchronizes(cx, f)
                 || awaits_own_future(cx, f)
                 || never_suspends(cx, f)
@@ -1068,6 +1075,32 @@ fn spawned_is_bounded(cx: &FileCx, per_item: ExprId) -> bool {
                 })
         }
     }
+}
+
+/// `asyncio.to_thread(f, x)`, `loop.run_in_executor(pool, f, x)`: the work
+/// waits for a worker of the executor, whose fixed number of threads is
+/// the limit.
+fn offloads(c: &Call) -> bool {
+    c.target.as_deref() == Some("asyncio.to_thread") || c.name == "run_in_executor"
+}
+
+/// A coroutine of the file whose every `await` hands work to an executor
+/// (`async def encode_async(t): return await asyncio.to_thread(enc, t)`),
+/// with no `async with`/`async for` of its own.
+fn only_offloads(cx: &FileCx, f: FuncId) -> bool {
+    let func = cx.func(f);
+    let awaited: Vec<ExprId> = cx
+        .body_exprs(f)
+        .iter()
+        .filter_map(|&e| match cx.expr(e).kind {
+            ExprKind::Await(inner) => Some(cx.model.strip(inner)),
+            _ => None,
+        })
+        .collect();
+    func.is_async
+        && !awaited.is_empty()
+        && awaited.iter().all(|&a| cx.call(a).is_some_and(offloads))
+        && crate::util::awaits_in_block(cx.model, &func.body).len() == awaited.len()
 }
 
 /// The spawned coroutine never suspends (no `await`, `async with` or
@@ -1528,6 +1561,21 @@ async def flush_all(app, log):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+# Every probe waits for a worker thread of the default executor.
+async def scan(host, ports, probe):
+    results = await asyncio.gather(*(asyncio.to_thread(probe, host, p) for p in ports))
+    return [p for p, ok in zip(ports, results) if ok]
+
+async def encode_async(encoding, text):
+    return await asyncio.to_thread(encoding.encode, text)
+
+async def count_tokens(encoding, messages):
+    counts = await asyncio.gather(*(encode_async(encoding, m) for m in messages))
+    return sum(len(c) for c in counts)
+"#,
         r#"
 import asyncio
 import inspect

@@ -771,6 +771,19 @@ fn ends_with_weak_owner(cx: &FileCx, spawn: ExprId) -> bool {
         })
     });
     let Some(g) = body else { return false };
+    // A closure that only calls a function of the file (`move ||
+    // cleanup_loop(storage, ttl)`) runs that function's loop.
+    let g = match cx.func(g).body.as_slice() {
+        [s] => match &cx.stmt(*s).kind {
+            StmtKind::Expr(e) | StmtKind::Return(Some(e)) => cx
+                .call(cx.model.strip(*e))
+                .and_then(|k| cx.callee_in_file(k))
+                .filter(|&h| h != g)
+                .unwrap_or(g),
+            _ => g,
+        },
+        _ => g,
+    };
     // `w.upgrade()`, or `Weak::upgrade(&w)`.
     let upgrades: Vec<ExprId> = cx
         .body_calls(g)
@@ -2344,6 +2357,40 @@ pub async fn warm_up(url: &str) {
 "#,
     ],
     pass: &[
+        r#"
+use std::sync::{Arc, Mutex, Weak};
+use std::thread;
+use std::time::Duration;
+
+type Map = Mutex<Vec<(u64, Vec<u8>)>>;
+
+pub struct MemoryBackend {
+    storage: Arc<Map>,
+}
+
+impl MemoryBackend {
+    // The sweeper holds the map only weakly and stops once it is dropped.
+    pub fn new(ttl: Duration) -> MemoryBackend {
+        let storage = Arc::new(Mutex::new(Vec::new()));
+        {
+            let storage = Arc::downgrade(&storage);
+            thread::spawn(move || cleanup_loop(storage, ttl));
+        }
+        MemoryBackend { storage }
+    }
+}
+
+fn cleanup_loop(storage: Weak<Map>, ttl: Duration) {
+    loop {
+        let storage = match storage.upgrade() {
+            None => break,
+            Some(storage) => storage,
+        };
+        storage.lock().unwrap().clear();
+        thread::sleep(ttl);
+    }
+}
+"#,
         r#"
 use std::future::Future;
 use std::pin::Pin;
