@@ -1137,3 +1137,13 @@ pub fn under_lock(cx: &FileCx, s: StmtId) -> bool {
                 .is_some_and(|b| b.iter().take_while(|&&x| x != a).any(|&x| acquired(x))),
         })
 }
+
+/// A coroutine function with no `await`, `async with` or `async for` of
+/// its own (`q.put_nowait(msg)` and return): a task of it runs to its end
+/// in its first step, and awaiting it never suspends the caller.
+pub fn never_suspends(cx: &FileCx, f: FuncId) -> bool {
+    let func = cx.func(f);
+    func.is_async
+        && !func.is_generator
+        && crate::util::awaits_in_block(cx.model, &func.body).is_empty()
+}

@@ -441,12 +441,7 @@ fn body_awaits(cx: &FileCx, body: &Block) -> Vec<ExprId> {
 fn never_suspends(cx: &FileCx, awaited: ExprId) -> bool {
     cx.call(awaited)
         .and_then(|c| cx.callee_in_file(c))
-        .is_some_and(|g| {
-            let func = cx.func(g);
-            func.is_async
-                && !func.is_generator
-                && crate::util::awaits_in_block(cx.model, &func.body).is_empty()
-        })
+        .is_some_and(|g| crate::python::common::never_suspends(cx, g))
 }
 
 /// True when an awaited expression is network or disk I/O.

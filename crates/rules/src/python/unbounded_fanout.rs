@@ -1061,7 +1061,9 @@ fn spawned_is_bounded(cx: &FileCx, per_item: ExprId) -> bool {
                 || only_offloads(cx, f)
                 || only_synchronizes(cx, f)
                 || awaits_own_future(cx, f)
-                || never_suspends(cx, f)
+                // Each task runs to its end in its first step: no more
+                // than one is ever in flight.
+                || crate::python::common::never_suspends(cx, f)
         }
         None => {
             // Another module: the index tells us what it calls.
@@ -1101,16 +1103,6 @@ fn only_offloads(cx: &FileCx, f: FuncId) -> bool {
         && !awaited.is_empty()
         && awaited.iter().all(|&a| cx.call(a).is_some_and(offloads))
         && crate::util::awaits_in_block(cx.model, &func.body).len() == awaited.len()
-}
-
-/// The spawned coroutine never suspends (no `await`, `async with` or
-/// `async for`; `q.put_nowait(msg)` and return): each task runs to its end
-/// in its first step, so no more than one is ever in flight.
-fn never_suspends(cx: &FileCx, f: FuncId) -> bool {
-    let func = cx.func(f);
-    func.is_async
-        && !func.is_generator
-        && crate::util::awaits_in_block(cx.model, &func.body).is_empty()
 }
 
 /// The spawned coroutine only waits on and signals synchronization
