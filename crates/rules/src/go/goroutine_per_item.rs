@@ -33,7 +33,7 @@ configuration (a config or options value, `os.Args`, a cobra/pflag flag
 such as `cmd.Flags().GetStringSlice("peers")`, or a list built one element
 per item of one), goroutines that each
 serve a listener (`Serve`, `http.Serve`, a `serve` function value, an
-accept loop), one per request the loop accepts (`for ch := range incoming
+accept loop; also started with an errgroup's `g.Go`), one per request the loop accepts (`for ch := range incoming
 { c, _ := ch.Accept(); go serve(c) }`), that drain one channel shared
 by all of them (the loop builds a worker pool), or that live on in a
 `for { select { .. } }` until told to stop, or wake on a ticker until
@@ -221,6 +221,20 @@ impl Rule for GoroutinePerItem {
             // the listener's lifetime, so a limit would leave some unserved.
             if let StmtKind::Go(call) = &st.kind
                 && goroutine_serves(cx, *call)
+            {
+                continue;
+            }
+            // The same through an errgroup: `g.Go(func() error { return
+            // Serve(l, srv) })` per listener.
+            if let StmtKind::Expr(e) = &st.kind
+                && cx.call(*e).is_some_and(|c| {
+                    c.args
+                        .iter()
+                        .any(|a| match cx.expr(cx.model.strip(a.value)).kind {
+                            ExprKind::Closure(g) => serves(cx, g, 2),
+                            _ => false,
+                        })
+                })
             {
                 continue;
             }
@@ -1353,6 +1367,32 @@ func (m *Mux) close(err error) {
 "#,
     ],
     pass: &[
+        r#"
+package web
+
+import (
+	"net"
+	"net/http"
+
+	"golang.org/x/sync/errgroup"
+)
+
+func Serve(l net.Listener, server *http.Server) error {
+	return server.Serve(l)
+}
+
+// One server loop per configured listener, each for the server's lifetime.
+func ServeMultiple(listeners []net.Listener, server *http.Server) error {
+	errs := new(errgroup.Group)
+	for _, l := range listeners {
+		l := l
+		errs.Go(func() error {
+			return Serve(l, server)
+		})
+	}
+	return errs.Wait()
+}
+"#,
         r#"
 package prune
 

@@ -1239,6 +1239,8 @@ pub fn delay_of(cx: &FileCx, e: ExprId) -> Option<Option<ExprId>> {
         || lname == "pause"
         || lname == "timeout"
         || lname.ends_with("sleep")
+        // `sleepMillis(ms)`, `sleepMs(ms)`: named with the unit.
+        || lname.starts_with("sleep")
         || lname.ends_with("delay")
         // `wait(ms)`, `promiseWait(10 * attempt)`.
         || lname.ends_with("wait");

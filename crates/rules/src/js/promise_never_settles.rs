@@ -33,7 +33,9 @@ the runner reports it. So is a promise only raced against an
 Promise(r => s.once("data", r))])`): `once` rejects on `error`, so the
 race settles, and the pending loser is awaited by nothing. Nor is a
 promise resolved on an iframe's `load` (`document.createElement("iframe")`):
-an iframe fires `load` when its page fails too, and has no `error` event.
+an iframe fires `load` when its page fails too, and has no `error` event,
+and neither has the page's own `load` (`window.addEventListener("load",
+resolve)`).
 Nor is a promise resolved on an event of the file's own `new
 EventEmitter()` that it only ever uses through its methods (never handing
 it on) and never makes emit `error`: there is no failure to miss.
@@ -213,6 +215,15 @@ fn event_resolution(cx: &FileCx, exec: FuncId, resolve: &str) -> Option<String> 
             // An iframe fires `load` whether its page loaded or failed
             // (it has no `error` to listen to): the promise settles.
             if ev == "load" && c.receiver.is_some_and(|r| iframe_element(cx, r)) {
+                continue;
+            }
+            // A page's own `load` (`window.addEventListener("load", ..)`)
+            // has no failure counterpart either: the page loads.
+            if ev == "load"
+                && c.receiver
+                    .and_then(|r| cx.model.dotted(r))
+                    .is_some_and(|r| matches!(r.as_str(), "window" | "self" | "globalThis"))
+            {
                 continue;
             }
             // The file's own `new EventEmitter()`, kept to itself and never
@@ -456,6 +467,16 @@ module.exports = createWorker;
 "#,
     ],
     pass: &[
+        r#"
+// The page's own load: there is no failure to wait for instead.
+export const pageLoaded = () =>
+  new Promise((resolve) => {
+    if (typeof document === "undefined" || document.readyState === "complete") {
+      return resolve();
+    }
+    window.addEventListener("load", resolve);
+  });
+"#,
         r#"
 const EventEmitter = require("events");
 

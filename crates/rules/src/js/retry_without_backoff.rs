@@ -162,12 +162,19 @@ impl RetryWithoutBackoff {
         }
         for (e, d) in delays {
             let Some(d) = d else { continue };
-            let name = cx.model.name_of(d).map(str::to_owned);
-            let d = resolve_local(cx, f, d);
+            // The names the delay is computed from (`t`, or `currentDelay`
+            // in `Math.min(currentDelay, maxDelay)`).
+            let resolved = resolve_local(cx, f, d);
+            let names: Vec<String> = unsnarl_model::walk::exprs_under(cx.model, d)
+                .into_iter()
+                .chain(unsnarl_model::walk::exprs_under(cx.model, resolved))
+                .filter_map(|x| cx.model.name_of(x).map(str::to_owned))
+                .collect();
+            let d = resolved;
             if common::has_jitter(cx, d)
                 || common::grows(cx, d)
                 || other_wait
-                || name.is_some_and(|n| reassigned_to_vary(cx, f, &n))
+                || names.iter().any(|n| reassigned_to_vary(cx, f, n))
             {
                 continue;
             }
@@ -908,6 +915,39 @@ export async function pollUntilUp(check, loadTimers) {
 "#,
     ],
     pass: &[
+        r#"
+// The delay doubles after each failure, capped by `maxDelay`.
+export async function withRetry(fn, { retries = 3, delay = 1000, maxDelay = 30000, exponential = true } = {}) {
+  let currentDelay = delay;
+  let attempt = 0;
+  while (true) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (attempt++ >= retries) throw err;
+      const waitTime = Math.min(currentDelay, maxDelay);
+      await new Promise((r) => setTimeout(r, waitTime));
+      if (exponential) {
+        currentDelay *= 2;
+      } else {
+        currentDelay += delay;
+      }
+    }
+  }
+}
+
+// `sleepMillis` is a sleep, named with its unit.
+export async function request(send, System) {
+  while (true) {
+    try {
+      return await send();
+    } catch (err) {
+      if (err.name !== "TimeoutError") throw err;
+      await System.sleepMillis(1000 * Math.random());
+    }
+  }
+}
+"#,
         r#"
 // The delay doubles after each wait, inside the comma expression.
 export const fetchWithBackoff = async (url, init, fetchImpl = globalThis.fetch, { delay: t, maxRetries: n } = { delay: 500, maxRetries: 7 }) => {

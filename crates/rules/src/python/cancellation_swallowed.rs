@@ -126,11 +126,13 @@ async def worker(queue):
     examples: &EXAMPLES,
 };
 
+/// The handler types that catch a task's cancellation.
+/// `concurrent.futures.CancelledError` is not among them: since Python 3.8
+/// it is an ordinary `Exception`, apart from `asyncio.CancelledError`.
 const CANCEL_TYPES: &[&str] = &[
     "BaseException",
     "asyncio.CancelledError",
     "asyncio.exceptions.CancelledError",
-    "concurrent.futures.CancelledError",
     "trio.Cancelled",
     "CancelledError",
 ];
@@ -1996,6 +1998,17 @@ class Lock:
 "#,
     ],
     pass: &[
+        r#"
+from concurrent.futures import CancelledError
+
+# A future's own cancellation error, an ordinary exception since Python 3.8:
+# the task's cancellation is not caught here.
+async def poll(bus):
+    try:
+        await bus.scan_one()
+    except CancelledError:
+        return
+"#,
         r#"
 import asyncio
 

@@ -23,8 +23,9 @@ anywhere in the loop. A loop that gives up after a deadline or a number
 of attempts (`if time.monotonic() >= deadline: raise TimeoutError(..)`,
 `if attempts_left == 0: return`, `while attempts:` counted down) waits for
 one job and ends; it is not reported. A delay the loop computes afresh each round
-(`retry = backoff.delay()`, `delay = min(delay * 2, 60)`) is a backoff,
-not a period. Retry loops that leave on success are the retry
+(`retry = backoff.delay()`, `delay = min(delay * 2, 60)`, also an
+attribute, `self._backoff *= 1.5`) is a backoff, not a period, and so is
+one the server asked for (`await asyncio.sleep(e.retry_after)`). Retry loops that leave on success are the retry
 rule's business. A protocol heartbeat (a loop in a function named for a
 heartbeat, keepalive or ping whose awaits only write to the connection or
 close it, `await self.send_command(..)` included) is left alone: it keeps
@@ -416,17 +417,33 @@ fn waits_for_readiness(cx: &FileCx, sleep: ExprId, loop_stmt: StmtId) -> bool {
 /// (`retry = backoff.delay()`, `delay = min(delay * 2, 60)`): the wait
 /// changes from round to round, a backoff rather than a period.
 fn set_in_loop(cx: &FileCx, arg: ExprId, body: &Block) -> bool {
-    let names: Vec<&str> = exprs_under(cx.model, arg)
+    // Names and attribute chains (`delay`, `self._backoff`).
+    let names: Vec<String> = exprs_under(cx.model, arg)
         .into_iter()
-        .filter_map(|x| cx.model.name_of(x))
+        .filter(|&x| {
+            matches!(
+                cx.expr(x).kind,
+                ExprKind::Name { .. } | ExprKind::Attr { .. }
+            )
+        })
+        .filter_map(|x| cx.model.dotted(x))
         .collect();
     if names.is_empty() {
         return false;
     }
-    // Set from a computation, or updated in place (`delay *= 2`).
+    // A wait the server asked for (`await asyncio.sleep(e.retry_after)` on
+    // a 429): its length is the server's, not a fixed period.
+    if names.iter().any(|n| {
+        let last = n.rsplit('.').next().unwrap_or(n).to_ascii_lowercase();
+        last.replace('_', "").contains("retryafter")
+    }) {
+        return true;
+    }
+    // Set from a computation, or updated in place (`delay *= 2`,
+    // `self._backoff *= 1.5`).
     stmts_in_block(cx.model, body).into_iter().any(|st| {
         matches!(&cx.stmt(st).kind, StmtKind::Assign { targets, value, op }
-            if targets.iter().any(|&t| cx.model.name_of(t).is_some_and(|n| names.contains(&n)))
+            if targets.iter().any(|&t| cx.model.dotted(t).is_some_and(|n| names.contains(&n)))
                 && (*op != AssignOp::Plain || value.is_some_and(|v| !constant(cx, v))))
     })
 }
@@ -576,6 +593,41 @@ class Zone:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+import logging
+
+import anyio
+
+logger = logging.getLogger(__name__)
+
+
+class Server:
+    # The delay grows after each lost connection.
+    async def _reader(self, conn):
+        while True:
+            try:
+                msg = await conn.receive()
+                self._backoff = 0.1
+                await self._dispatch(msg)
+            except (ConnectionResetError, anyio.ClosedResourceError):
+                logger.error("Disconnected")
+                await anyio.sleep(self._backoff)
+                if self._backoff < 10:
+                    self._backoff *= 1.5
+                conn = await self._connect()
+
+class RateLimited(Exception):
+    retry_after = 1.0
+
+# The server says how long to wait.
+async def poll(session, url, handle):
+    while True:
+        try:
+            handle(await session.get(url))
+        except RateLimited as e:
+            await asyncio.sleep(e.retry_after)
+"#,
         r#"
 import socket
 import time
