@@ -1356,9 +1356,14 @@ impl ProjectIndex {
         // xlsx from "xlsx"`), or a scoped package's (`@scope/pkg.fn`), is a
         // package import: the project's modules are named by their paths,
         // and a root-level `xlsx.js` of its own has matched exactly above.
-        // It is not `lib/xlsx/xlsx.read` of some other package.
-        if lang.is_js_family() && (!target.contains('/') || target.starts_with('@')) {
+        // It is not `lib/xlsx/xlsx.read` of some other package; at most the
+        // re-export of a root-level folder of the project (`./utils` seen
+        // from the root: `utils/promise.wait` for `utils.wait`).
+        if lang.is_js_family() && target.starts_with('@') {
             return None;
+        }
+        if lang.is_js_family() && !target.contains('/') {
+            return self.through_barrel(lang, target);
         }
         // `requests.Session.close` names the library's method even when the
         // project has a `web/requests.py` with a `Session` of its own. The
@@ -1837,6 +1842,9 @@ mod tests {
         assert_eq!(ix.resolve(jsl, "xlsx.write", NOWHERE), Some(1));
         assert_eq!(ix.resolve(jsl, "@scope/pkg.fn", NOWHERE), None);
         assert_eq!(ix.resolve(jsl, "lib/xlsx/xlsx.read", NOWHERE), Some(0));
+        // A root-level folder's re-export still resolves through the folder.
+        let barrel = build(vec![vec![js("utils/promise.wait", true, &[])]]);
+        assert_eq!(barrel.resolve(jsl, "utils.wait", NOWHERE), Some(0));
     }
 
     /// A function declared inside another (a bundler's module wrapper names
