@@ -59,7 +59,8 @@ body and kept in a local, or a local array whose every `push` is one):
 every element fulfills, so the whole does. The same holds for a `Map`
 of deferreds that the file fills only with `new Promise(resolve => ..)`:
 chains on what `map.get(k)` gives and `Promise.all([...map.values()])`.
-A `new Promise(..)` statement
+A chain of Cypress commands (`cy.visit(url).get(sel).then(..)`) is no
+promise, and Cypress reports its failures as the test's. A `new Promise(..)` statement
 whose executor takes no `reject` (`new Promise(async (resolve) => { try {
 .. } catch (e) { .. } resolve() })`) is not reported either, unless the
 executor is async and awaits outside a `try`: then its own promise
@@ -857,10 +858,25 @@ fn completes_test(cx: &FileCx, id: ExprId, c: &Call) -> bool {
     false
 }
 
+/// `cy.visit(url).get(sel).then(..)`: a chain of Cypress commands, which
+/// Cypress queues and whose failures it reports as the test's, not a
+/// promise (its `.then` takes no rejection handler at all).
+fn cypress_chain(cx: &FileCx, c: &Call) -> bool {
+    let mut cur = c.receiver;
+    while let Some(r) = cur.map(|r| cx.model.strip(r)) {
+        if cx.model.name_of(r) == Some("cy") {
+            return true;
+        }
+        cur = cx.call(r).and_then(|k| k.receiver);
+    }
+    false
+}
+
 fn check_chain(cx: &FileCx, id: ExprId, c: &Call) -> Option<Finding> {
     if !matches!(c.name.as_str(), "then" | "finally")
         || c.receiver.is_none()
         || own_then_method(cx, c)
+        || cypress_chain(cx, c)
     {
         return None;
     }
@@ -1610,6 +1626,17 @@ exports.Client = Client;
 "#,
     ],
     pass: &[
+        r#"
+// file: cypress/e2e/basic.test.ts
+// Cypress commands, queued and checked by Cypress: no promise.
+describe("basic", () => {
+  it("loads", () => {
+    cy.visit("/").get(".chart").then(($el) => {
+      expect($el).to.exist;
+    });
+  });
+});
+"#,
         r#"
 // file: build/src/client.d.ts
 export declare class ServiceManagerClient {
