@@ -67,9 +67,10 @@ each one (happy eyeballs: `with move_on_after(delay): await
 failed.wait()`; not a bare `sleep(0)`), one endless listener of the file
 (`while True:` with no way out) per item, a per-item coroutine that hands
 its work to a buffering client and only awaits a future it made itself
-(a delivery receipt), work handed to an executor (`asyncio.to_thread(scan, port)`,
-`loop.run_in_executor(pool, f, x)`, or a coroutine of the file that only
-awaits such calls), whose worker threads are the limit, a coroutine of
+(a delivery receipt), work handed to a thread pool (`asyncio.to_thread(scan, port)`,
+`loop.run_in_executor(pool, f, x)`, anyio's or trio's
+`to_thread.run_sync`, or a coroutine of the file that only awaits such
+calls), whose worker threads or thread limiter are the limit, a coroutine of
 the file that never suspends
 (`q.put_nowait(msg)` and return: each task ends in its first step), or a
 start followed in its block by `break`, `return` or `raise` (the loop
@@ -1046,8 +1047,18 @@ fn spawned_is_bounded(cx: &FileCx, per_item: ExprId) -> bool {
     if args.iter().any(|&a| is_limiter(cx, a)) {
         return true;
     }
-    if cx.call(per_item).is_some_and(offloads) {
+    if cx.call(per_item).is_some_and(|c| offloads(cx, c)) {
         return true;
+    }
+    // The offload function itself handed to the spawner
+    // (`tg.start_soon(to_thread.run_sync, digest, path)`).
+    if let (Some(target), ExprKind::Name { .. } | ExprKind::Attr { .. }) =
+        (callee.as_deref(), &cx.expr(per_item).kind)
+    {
+        let method = target.rsplit('.').next().unwrap_or(target);
+        if cx.kb.find(Effect::Offload, Some(target), method).is_some() {
+            return true;
+        }
     }
     let Some(callee) = callee else { return false };
     // A function of this file (module level, method, or nested def).
@@ -1079,11 +1090,13 @@ fn spawned_is_bounded(cx: &FileCx, per_item: ExprId) -> bool {
     }
 }
 
-/// `asyncio.to_thread(f, x)`, `loop.run_in_executor(pool, f, x)`: the work
-/// waits for a worker of the executor, whose fixed number of threads is
-/// the limit.
-fn offloads(c: &Call) -> bool {
-    c.target.as_deref() == Some("asyncio.to_thread") || c.name == "run_in_executor"
+/// The call hands its work to a thread or process pool (the knowledge
+/// table's offload entries: `asyncio.to_thread(f, x)`,
+/// `loop.run_in_executor(pool, f, x)`, anyio's and trio's
+/// `to_thread.run_sync`): the pool's size or the library's thread limiter,
+/// not the number of callers, bounds how much runs at once.
+fn offloads(cx: &FileCx, c: &Call) -> bool {
+    cx.effect(c, Effect::Offload).is_some()
 }
 
 /// A coroutine of the file whose every `await` hands work to an executor
@@ -1101,7 +1114,9 @@ fn only_offloads(cx: &FileCx, f: FuncId) -> bool {
         .collect();
     func.is_async
         && !awaited.is_empty()
-        && awaited.iter().all(|&a| cx.call(a).is_some_and(offloads))
+        && awaited
+            .iter()
+            .all(|&a| cx.call(a).is_some_and(|c| offloads(cx, c)))
         && crate::util::awaits_in_block(cx.model, &func.body).len() == awaited.len()
 }
 
@@ -1553,6 +1568,24 @@ async def flush_all(app, log):
 "#,
     ],
     pass: &[
+        r#"
+import anyio
+from anyio import to_thread
+
+# anyio lets 40 worker threads run at once (its default thread limiter).
+async def hash_all(paths, digest):
+    async with anyio.create_task_group() as tg:
+        for path in paths:
+            tg.start_soon(to_thread.run_sync, digest, path)
+
+async def read_one(path):
+    return await anyio.to_thread.run_sync(path.read_bytes)
+
+async def read_all(paths):
+    async with anyio.create_task_group() as tg:
+        for path in paths:
+            tg.start_soon(read_one, path)
+"#,
         r#"
 import asyncio
 
