@@ -1347,3 +1347,18 @@ pub fn nanosecond_sleep(cx: &FileCx, c: &Call) -> bool {
             matches!(cx.expr(cx.model.strip(d)).kind, ExprKind::Literal(Lit::Int(n)) if n < 1_000_000)
         })
 }
+
+/// The integer value of `e`, where a plain name counts as the largest
+/// literal the file binds it to (`const n = 3`, `maxTries := 2`, perhaps
+/// in several functions); `None` when any binding is not a literal.
+pub fn int_bound(cx: &FileCx, e: ExprId) -> Option<i128> {
+    let named = |n: &str| {
+        let mut most: Option<i128> = None;
+        for v in cx.model.values_assigned_to(n) {
+            let v = cx.model.int_value(v?)?;
+            most = Some(most.map_or(v, |m| m.max(v)));
+        }
+        most
+    };
+    cx.model.int_value_with(e, &named)
+}

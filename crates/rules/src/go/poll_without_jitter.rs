@@ -1,6 +1,6 @@
 //! GO032: a reconnect or poll loop on a fixed period with no jitter.
 
-use super::common;
+use super::{common, retry_without_backoff};
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
 use unsnarl_model::walk::exprs_in_block;
@@ -22,7 +22,9 @@ database call; not reads and writes on a connection opened before the
 loop, which reconnect nothing, nor `Accept` on the program's own
 listener; a function of the same file by what its body calls) and
 waits with `time.Sleep` of a constant duration, with no random component
-anywhere in the loop.
+anywhere in the loop. A loop that stops at the first success is a retry,
+left to GO026, and a sleep directly followed by `return` or `break` is a
+pause on the way out, not the loop's period.
 
 ## Why
 
@@ -122,12 +124,17 @@ impl Rule for PollWithoutJitter {
             if !calls.iter().any(|c| reaches_remote(cx, c, 2)) {
                 continue;
             }
+            // A loop that stops at the first success is a retry, which
+            // GO026 judges (with its own exemptions): not a period.
+            if retry_without_backoff::retry_loop(cx, StmtId(i as u32)).is_some() {
+                continue;
+            }
             let Some(sleep) = exprs.iter().copied().find(|&e| {
                 cx.call(e).is_some_and(|c| {
                     c.target.as_deref() == Some("time.Sleep")
                         && c.positional(0)
                             .is_some_and(|a| common::is_constant_expr(cx, a))
-                })
+                }) && !leaves_after(cx, e)
             }) else {
                 continue;
             };
@@ -139,6 +146,16 @@ impl Rule for PollWithoutJitter {
             ));
         }
     }
+}
+
+/// The sleep is the last thing before leaving the loop (`time.Sleep(10 *
+/// time.Millisecond); return StartPlay`): a pause on the way out, not the
+/// loop's period.
+fn leaves_after(cx: &FileCx, sleep: ExprId) -> bool {
+    cx.tree
+        .enclosing_stmt(sleep)
+        .and_then(|s| crate::util::next_stmt(cx, s))
+        .is_some_and(|n| matches!(cx.stmt(n).kind, StmtKind::Return(_) | StmtKind::Break))
 }
 
 /// The call talks to a remote service: a known network, HTTP or database
@@ -241,6 +258,47 @@ func storeRemoteDate(url string) {
 "#,
     ],
     pass: &[
+        r#"
+package app
+
+import (
+	"net"
+	"net/http"
+	"os"
+	"time"
+)
+
+// Retries until the download succeeds: a retry loop, GO026's to judge.
+func download(url string) (*http.Response, error) {
+	for i := 1; ; i++ {
+		res, err := http.Get(url)
+		if err != nil && i > 3 {
+			return nil, err
+		}
+		if err == nil {
+			return res, nil
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// The pause before leaving shows the choice; it is no period.
+func (ui *menu) Choose(addr string) int {
+	for {
+		ev := ui.PollEvent()
+		if ev.key == "q" {
+			ui.Highlight()
+			time.Sleep(10 * time.Millisecond)
+			return 0
+		}
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			os.Exit(1)
+		}
+		ui.Send(conn, ev)
+	}
+}
+"#,
         r#"
 package app
 

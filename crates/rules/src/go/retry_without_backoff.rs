@@ -24,7 +24,8 @@ that:
 
 - retries immediately, with no sleep or backoff between attempts;
 - sleeps a constant time (no growth, no jitter), unless it makes at most
-  two attempts (`for i := 0; i < 2; i++`: one retry makes no waves);
+  two attempts (`for i := 0; i < 2; i++`, or a bound the file sets to 2:
+  `maxTries := 2`; one retry makes no waves);
 - sleeps with `time.Sleep` in a function that has a context, so a
   cancelled caller still waits out every backoff.
 
@@ -272,13 +273,13 @@ pub(crate) fn retry_loop<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Block> {
 }
 
 /// The loop runs at most twice (`for i := 0; i < 2; i++`, `for range
-/// 2`): one retry.
+/// 2`, `maxTries := 2; for tries < maxTries`): one retry.
 fn at_most_two_attempts(cx: &FileCx, st: &Stmt) -> bool {
     match &st.kind {
-        StmtKind::For { iter, .. } => cx.model.int_value(*iter).is_some_and(|n| n <= 2),
+        StmtKind::For { iter, .. } => common::int_bound(cx, *iter).is_some_and(|n| n <= 2),
         StmtKind::While { cond, .. } => match &cx.expr(*cond).kind {
             ExprKind::Binary { op, right, .. } => {
-                let n = cx.model.int_value(*right);
+                let n = common::int_bound(cx, *right);
                 match op {
                     BinOp::Lt => n.is_some_and(|n| n <= 2),
                     BinOp::LtE => n.is_some_and(|n| n <= 1),
@@ -550,6 +551,34 @@ func listenThrice(addr string) (net.Listener, error) {
 "#,
     ],
     pass: &[
+        r#"
+package collector
+
+import (
+	"database/sql"
+	"time"
+)
+
+// Two tries in all: one retry after a pause.
+func lastTimestamp(db *sql.DB) (int64, error) {
+	var (
+		err   error
+		ts    int64
+		tries int
+	)
+	maxTries := 2
+	for tries < maxTries {
+		err = db.QueryRow("SELECT max(ts) FROM oplog").Scan(&ts)
+		if err != nil {
+			tries++
+			time.Sleep(500 * time.Millisecond)
+		} else {
+			return ts, nil
+		}
+	}
+	return 0, err
+}
+"#,
         r#"
 package cookiejar
 

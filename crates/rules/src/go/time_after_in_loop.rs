@@ -394,21 +394,8 @@ fn returns_after(cx: &FileCx, sel: StmtId, lp: StmtId) -> bool {
 /// than that.
 fn few_iterations(cx: &FileCx, lp: StmtId) -> bool {
     const FEW: i64 = 100;
-    // A literal, or a name the file binds only to such (`const n = 3`,
-    // perhaps in several functions): the largest of them.
-    let named = |n: &str| {
-        let mut most: Option<i128> = None;
-        for v in cx.model.values_assigned_to(n) {
-            let v = cx.model.int_value(v?)?;
-            most = Some(most.map_or(v, |m| m.max(v)));
-        }
-        most
-    };
-    let small = |e: ExprId| {
-        cx.model
-            .int_value_with(e, &named)
-            .is_some_and(|n| n <= i128::from(FEW))
-    };
+    // A literal, or a name the file binds only to such (`const n = 3`).
+    let small = |e: ExprId| common::int_bound(cx, e).is_some_and(|n| n <= i128::from(FEW));
     match &cx.stmt(lp).kind {
         StmtKind::While { cond, .. } => match &cx.expr(*cond).kind {
             ExprKind::Binary { op, right, .. } => {
