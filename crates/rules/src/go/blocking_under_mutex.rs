@@ -68,7 +68,11 @@ keeps two callers from running it at once; likewise a reply on a
 request's own channel (`req.reply <- v`) whose requesters all wait for
 it without a `select` and without the lock. A mutex named for an operation (`sendMu`, `leaveLock`) that no other
 function of the file takes exists to run that operation one at a time:
-holding it across the operation's I/O is its purpose. A writer the
+holding it across the operation's I/O is its purpose. The same goes for
+a Prometheus collector's `Collect(ch chan<- prometheus.Metric)`: a mutex
+only `Collect` takes in the file runs one scrape at a time, and a send on
+`ch` under any lock is taken by the registry, which drains it on a
+goroutine of its own and never takes the collector's locks. A writer the
 function built over an in-memory buffer (`zw := pgzip.NewWriter(&buf)`,
 then `zw.Close()`) waits only for its own workers. `time.Sleep(50)`
 (nanoseconds, an untyped constant) is not a wait, nor is a dial with no
@@ -163,6 +167,7 @@ impl Rule for BlockingUnderMutex {
             };
             flow::run_function(cx, &mut fl, &cx.func(f).body, HeldSet::new());
             let mut seen = BTreeSet::new();
+            let collects = collector_channel(cx, f).is_some();
             for Found {
                 span,
                 what: (what, on_goroutine),
@@ -170,7 +175,7 @@ impl Rule for BlockingUnderMutex {
                 lock_at,
             } in fl.found
             {
-                if !seen.insert(span.start) {
+                if !seen.insert(span.start) || (collects && locked_only_in(cx, f, lock_at)) {
                     continue;
                 }
                 // Only a wait on another goroutine can wait for this lock.
@@ -193,6 +198,49 @@ impl Rule for BlockingUnderMutex {
             }
         }
     }
+}
+
+/// A Prometheus collector's `Collect(ch chan<- prometheus.Metric)`, and
+/// the channel's name. The registry drains `ch` on a goroutine of its own
+/// while `Collect` runs, and never takes the collector's locks: a send on
+/// it under a lock cannot deadlock. The registry may also call `Collect`
+/// for concurrent scrapes, and a mutex that only `Collect` takes is there
+/// to run one scrape at a time (what the client library advises for a
+/// collector that is not safe to run concurrently).
+fn collector_channel<'a>(cx: &FileCx<'a>, f: FuncId) -> Option<&'a str> {
+    let func = cx.func(f);
+    if func.name != "Collect" {
+        return None;
+    }
+    func.params
+        .iter()
+        .find(|p| {
+            p.ty.as_ref().is_some_and(|t| {
+                t.text.starts_with("chan") && t.text.ends_with("prometheus.Metric")
+            })
+        })
+        .map(|p| &*p.name)
+}
+
+/// The lock taken at `lock_at` is taken by no function of the file other
+/// than `f` (and its closures): the same field of the same type, or the
+/// same package variable.
+fn locked_only_in(cx: &FileCx, f: FuncId, lock_at: Span) -> bool {
+    let ops: Vec<locks::LockOp> = cx
+        .calls_named(&["Lock", "RLock"])
+        .into_iter()
+        .filter_map(|(e, _)| locks::lock_op(cx, e))
+        .collect();
+    let Some(taken) = ops.iter().find(|op| op.span == lock_at) else {
+        return false;
+    };
+    let same = |op: &locks::LockOp| match (&taken.class, &op.class) {
+        (Some(a), Some(b)) => a == b,
+        _ => op.instance.rsplit('.').next() == taken.instance.rsplit('.').next(),
+    };
+    ops.iter()
+        .filter(|op| same(op))
+        .all(|op| common::outermost(cx, cx.func_of(op.call)) == f)
 }
 
 struct Under {
@@ -226,7 +274,9 @@ impl Under {
     fn blocking(&self, cx: &FileCx, e: ExprId) -> Option<(String, bool)> {
         match &cx.expr(e).kind {
             ExprKind::Send { channel, value } => {
-                if buffered_local(cx, self.f, *channel)
+                if collector_channel(cx, self.f)
+                    .is_some_and(|ch| cx.model.name_of(*channel) == Some(ch))
+                    || buffered_local(cx, self.f, *channel)
                     || buffered_field(cx, *channel, false)
                     || (once_guarded(cx, e) && buffered_field(cx, *channel, true))
                     || ranged_channel(cx, *channel)
@@ -2807,8 +2857,68 @@ func (z *reader) kill() error {
 	return <-z.closeErr // expect
 }
 "#,
+        r#"
+package exporter
+
+import (
+	"net/http"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+type Exporter struct {
+	mu  sync.Mutex
+	url string
+	up  prometheus.Gauge
+}
+
+func (e *Exporter) SetURL(u string) {
+	e.mu.Lock()
+	e.url = u
+	e.mu.Unlock()
+}
+
+// SetURL waits for the whole scrape.
+func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	resp, err := http.Get(e.url) // expect
+	if err == nil {
+		resp.Body.Close()
+	}
+	ch <- e.up
+}
+"#,
     ],
     pass: &[
+        r#"
+package exporter
+
+import (
+	"os/exec"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+type Exporter struct {
+	sync.Mutex
+	up prometheus.Gauge
+}
+
+// One scrape at a time: only Collect takes the lock.
+func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
+	e.Lock()
+	defer e.Unlock()
+	if err := exec.Command("varnishstat", "-j").Run(); err != nil {
+		e.up.Set(0)
+	} else {
+		e.up.Set(1)
+	}
+	ch <- e.up
+}
+"#,
         r#"
 package progress
 

@@ -25,8 +25,9 @@ only makes at a count of its choosing (`make([]processor, n)`, not
 time at a few places outside loops has a size the code fixes), starts one goroutine per item (`go` or `g.Go` of an errgroup with no
 `SetLimit`), and nothing in the loop waits for a slot first (a semaphore
 channel send, `sem.Acquire`, a `Wait`). A goroutine that takes the slot
-itself before its first I/O (`slots <- struct{}{}` on a buffered channel,
-`sem.Acquire`, directly or as the first thing a function of the file it
+itself before its first I/O (a token, `slots <- struct{}{}`, sent on a
+channel made with a buffer, also one sized at run time such as
+`3*runtime.GOMAXPROCS(0)`, or `sem.Acquire`, directly or as the first thing a function of the file it
 calls does, after string and path work if any; also the function the `go`
 statement runs itself, `go retainedAt(ref, sem)`) is bounded too. Also left alone: a range that comes from
 configuration (a config or options value, `os.Args`, a cobra/pflag flag
@@ -286,8 +287,14 @@ fn first_waits_deep(cx: &FileCx, g: FuncId, depth: u32) -> bool {
             for x in unsnarl_model::walk::exprs_under(cx.model, e) {
                 match &cx.expr(x).kind {
                     ExprKind::Recv(_) => waits = true,
-                    ExprKind::Send { channel, .. } => {
-                        if slot_channel(cx, g, *channel) {
+                    // A token (`struct{}{}`, `true`), not a result: the
+                    // send of a computed value (`errs <- st.Refresh(k)`) is
+                    // the goroutine reporting back, after its work.
+                    ExprKind::Send { channel, value } => {
+                        let token = !unsnarl_model::walk::exprs_under(cx.model, *value)
+                            .into_iter()
+                            .any(|v| cx.call(v).is_some());
+                        if token && slot_channel(cx, g, *channel) {
                             waits = true;
                         } else {
                             io = true;
@@ -484,14 +491,20 @@ fn serves(cx: &FileCx, f: FuncId, depth: u32) -> bool {
     })
 }
 
-/// A channel made with a constant buffer, here or at package level: a
-/// send on it takes one of its slots.
+/// A channel made with a buffer, here or at package level: a send on it
+/// takes one of its slots. The size may be computed (`make(chan
+/// struct{}, 3*runtime.GOMAXPROCS(0))`); only a literal 0 makes no slots.
 fn slot_channel(cx: &FileCx, f: FuncId, ch: ExprId) -> bool {
     let Some(name) = cx.model.name_of(ch) else {
         return false;
     };
     let buffered = |c: Option<common::LocalChan>| {
-        c.is_some_and(|c| matches!(c.cap, common::ChanCap::Buffered(_)))
+        c.is_some_and(|c| {
+            matches!(
+                c.cap,
+                common::ChanCap::Buffered(_) | common::ChanCap::Unknown
+            )
+        })
     };
     if buffered(common::local_chan(cx, f, name)) {
         return true;
@@ -503,8 +516,7 @@ fn slot_channel(cx: &FileCx, f: FuncId, ch: ExprId) -> bool {
                 c.target.as_deref() == Some("make")
                     && common::makes_chan(cx, c)
                     && c.positional(1)
-                        .and_then(|n| cx.model.int_value(n))
-                        .is_some_and(|n| n > 0)
+                        .is_some_and(|n| cx.model.int_value(n).is_none_or(|n| n > 0))
             })
         })
 }
@@ -1367,6 +1379,32 @@ func (m *Mux) close(err error) {
 "#,
     ],
     pass: &[
+        r#"
+package analyze
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+)
+
+var slots = make(chan struct{}, 3*runtime.GOMAXPROCS(0))
+
+// Every walker first takes a slot of the package's semaphore.
+func walk(path string, out chan<- int64) {
+	entries, _ := os.ReadDir(path)
+	for _, e := range entries {
+		go func(p string) {
+			slots <- struct{}{}
+			info, err := os.Stat(p)
+			if err == nil {
+				out <- info.Size()
+			}
+			<-slots
+		}(filepath.Join(path, e.Name()))
+	}
+}
+"#,
         r#"
 package web
 

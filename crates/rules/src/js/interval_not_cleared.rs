@@ -24,7 +24,10 @@ program script hands to a call of its top level: `Broker.create(config,
 function (err, broker) { .. })` in `examples/`), whose
 return value is discarded, or stored in a variable or field that no
 `clearInterval` in the file ever receives (also through the `timers`
-module, as compiled TypeScript calls it: `(0, timers_1.clearInterval)(h)`).
+module, as compiled TypeScript calls it: `(0, timers_1.clearInterval)(h)`,
+or read back first into a local: `const t = this[TIMER];
+clearInterval(t)`). A local handle then kept in a field or keyed slot
+of an object (`channel[TIMER] = timer`) is cleared when that slot is.
 
 ## Why
 
@@ -78,6 +81,18 @@ impl Rule for IntervalNotCleared {
         ]) {
             if let Some(a) = c.positional(0) {
                 cleared.push((last_key(cx, a), cx.func_of(e)));
+                // A local read back from where the handle was kept (`const
+                // t = this[TIMER]; if (t) clearInterval(t)`).
+                if let Some(n) = cx.model.name_of(cx.model.strip(a)) {
+                    for v in cx.model.values_assigned_to(n).flatten() {
+                        if matches!(
+                            cx.expr(v).kind,
+                            ExprKind::Attr { .. } | ExprKind::Index { .. }
+                        ) {
+                            cleared.push((last_key(cx, v), cx.func_of(e)));
+                        }
+                    }
+                }
             }
         }
         for (e, _) in cx.calls_to(&["setInterval", "timers.setInterval"]) {
@@ -97,7 +112,9 @@ impl Rule for IntervalNotCleared {
                     // A local handle is cleared in its own function (or a
                     // callback of it); a field or module variable anywhere.
                     *k == key && (!local || cx.with_nested(f).contains(g))
-                }) || (local && cleared_from_collection(cx, f, &key, &cleared))) => format!(
+                }) || (local
+                    && (cleared_from_collection(cx, f, &key, &cleared)
+                        || handed_to_cleared_field(cx, f, &key, &cleared)))) => format!(
                     "this `setInterval` is kept in `{key}` but nothing ever calls `clearInterval({key})`: the timer outlives its owner and each call adds another"
                 ),
                 _ => continue,
@@ -195,6 +212,36 @@ fn cleared_from_collection(
                     && collections.contains(&last_key(cx, x))
             })
         })
+}
+
+/// The local handle is then kept in a field or keyed slot of an object
+/// (`channel[TIMER] = timer`, `this.poller = timer`) that a clearing call
+/// elsewhere in the file reads: whoever owns that object stops it.
+fn handed_to_cleared_field(
+    cx: &FileCx,
+    f: FuncId,
+    key: &str,
+    cleared: &[(String, FuncId)],
+) -> bool {
+    cx.with_nested(f).into_iter().any(|g| {
+        cx.body_stmts(g).iter().any(|&s| {
+            let StmtKind::Assign {
+                targets,
+                value: Some(v),
+                ..
+            } = &cx.stmt(s).kind
+            else {
+                return false;
+            };
+            cx.model.name_of(cx.model.strip(*v)) == Some(key)
+                && targets.iter().any(|&t| {
+                    matches!(
+                        cx.expr(t).kind,
+                        ExprKind::Attr { .. } | ExprKind::Index { .. }
+                    ) && cleared.iter().any(|(k, _)| *k == last_key(cx, t))
+                })
+        })
+    })
 }
 
 /// TypeScript's output for `this.timer = setInterval(..).unref?.()`:
@@ -319,8 +366,43 @@ class Pinger {
   }
 }
 "#,
+        r#"
+const TIMER = Symbol("consume-timer");
+
+// Kept on the channel, but nothing reads it back to clear it.
+function patchConsume(channel, check, ms) {
+  const timer = setInterval(() => check(channel), ms); // expect
+  channel[TIMER] = timer;
+}
+
+function onClose(channel) {
+  clearInterval(channel.pingTimer);
+}
+
+module.exports = { patchConsume, onClose };
+"#,
     ],
     pass: &[
+        r#"
+const TIMER = Symbol("consume-timer");
+
+// The channel keeps its timer; closing the channel stops it.
+function patchConsume(channel, check, ms) {
+  const timer = setInterval(() => check(channel), ms);
+  timer.unref();
+  channel[TIMER] = timer;
+}
+
+function onClose(channel) {
+  const active = channel[TIMER];
+  if (active) {
+    clearInterval(active);
+  }
+  channel[TIMER] = undefined;
+}
+
+module.exports = { patchConsume, onClose };
+"#,
         r#"
 class Pinger {
   start(socket) {

@@ -42,7 +42,11 @@ starts no tasks of its own is left alone: the process runs that one
 coroutine, and the blocking call holds up only the command itself. So is
 a call in the coroutine a new loop is started with (`asyncio.run(main())`,
 `anyio.run(_main, path)`, used nowhere else in the file) before its first
-`await`: no other task exists yet. A send or receive on a socket the file
+`await`, when nothing before it started a task: no other task exists
+yet. A prompt for the user (`input()`, `getpass()`)
+anywhere in such a coroutine is left alone too when it starts no tasks
+(itself or in the functions of the file it calls, two calls down): the
+program is waiting for its user, and none of its own tasks is held up. A send or receive on a socket the file
 switches to non-blocking mode (`sock.setblocking(False)`, or inside `try:
 ... except BlockingIOError`) returns at once; a `sendto` counts only when
 its host is an IP address, since a host name is resolved first. Nor is
@@ -118,6 +122,7 @@ impl Rule for BlockingCall {
                     && !after_empty_wait(cx, f.span)
                     && !crate::python::common::in_dead_branch(cx, f.span)
                     && !before_other_tasks(cx, f.span)
+                    && !prompt_in_lone_root(cx, f.span)
             })
             .collect();
         let fallbacks: Vec<bool> = kept
@@ -138,14 +143,65 @@ impl Rule for BlockingCall {
 /// body holds up nothing but the command, which would wait for the same
 /// I/O anyway. A command that gathers or spawns tasks is still checked.
 fn one_shot_command(cx: &FileCx, f: FuncId) -> bool {
-    crate::python::common::is_cli_command(cx.func(f))
-        && !cx.body_calls(f).any(|e| {
+    crate::python::common::is_cli_command(cx.func(f)) && starts_no_tasks(cx, f)
+}
+
+/// The coroutine neither spawns tasks nor runs awaitables side by side.
+fn starts_no_tasks(cx: &FileCx, f: FuncId) -> bool {
+    !cx.body_calls(f).any(|e| {
+        let c = cx.call(e).unwrap();
+        crate::python::common::is_task_spawn(cx, c)
+            || matches!(
+                c.name.as_str(),
+                "gather" | "as_completed" | "wait" | "create_task_group" | "TaskGroup"
+            )
+    })
+}
+
+/// A prompt for the user (`input()`, `getpass()`: the knowledge's
+/// `prompt` kind) in the coroutine a program starts its loop with
+/// (`asyncio.run(run_setup())`), which starts no tasks: the program is
+/// waiting for its user, and no other task of its own is there to hold
+/// up.
+fn prompt_in_lone_root(cx: &FileCx, span: Span) -> bool {
+    let prompt = cx.model.exprs.iter().any(|x| {
+        x.span == span
+            && matches!(&x.kind, ExprKind::Call(c)
+                if cx.effect(c, Effect::Blocking).is_some_and(|e| e.kind.as_deref() == Some("prompt")))
+    });
+    prompt
+        && cx.model.function_ids().any(|g| {
+            let func = cx.func(g);
+            func.is_async
+                && func.span.start <= span.start
+                && span.end <= func.span.end
+                && only_a_loop_root(cx, g)
+                && starts_no_tasks_within(cx, g, 2)
+        })
+}
+
+/// A call of `g` before `span` starts a task (`asyncio.create_task(..)`,
+/// or a function of the file that does): that task exists, and waits.
+fn spawns_before(cx: &FileCx, g: FuncId, span: Span) -> bool {
+    cx.body_calls(g).any(|e| {
+        cx.expr(e).span.end <= span.start && {
             let c = cx.call(e).unwrap();
             crate::python::common::is_task_spawn(cx, c)
-                || matches!(
-                    c.name.as_str(),
-                    "gather" | "as_completed" | "wait" | "create_task_group" | "TaskGroup"
-                )
+                || cx
+                    .callee_in_file(c)
+                    .is_some_and(|h| h != g && !starts_no_tasks_within(cx, h, 1))
+        }
+    })
+}
+
+/// [`starts_no_tasks`] for `f` and the functions of the file it calls,
+/// `depth` calls down (`await start_workers()` spawns for it).
+fn starts_no_tasks_within(cx: &FileCx, f: FuncId, depth: u32) -> bool {
+    starts_no_tasks(cx, f)
+        && cx.body_calls(f).all(|e| {
+            cx.call(e)
+                .and_then(|c| cx.callee_in_file(c))
+                .is_none_or(|h| h == f || depth == 0 || starts_no_tasks_within(cx, h, depth - 1))
         })
 }
 
@@ -162,6 +218,7 @@ fn before_other_tasks(cx: &FileCx, span: Span) -> bool {
             && func.span.start <= span.start
             && span.end <= func.span.end
             && only_a_loop_root(cx, g)
+            && !spawns_before(cx, g, span)
             && crate::util::awaits_in_block(cx.model, &func.body)
                 .iter()
                 .all(|a| a.start >= span.end || (a.start <= span.start && span.end <= a.end))
@@ -656,8 +713,49 @@ async def notify(sock: socket.socket, host, payload):
     # A host name is resolved before the datagram goes out: that blocks.
     sock.sendto(payload, (host, 514))  # expect
 "#,
+        r#"
+import asyncio
+
+# A task runs beside the prompt: it stalls while the user types.
+async def main():
+    heartbeat = asyncio.create_task(keep_alive())
+    name = input("name: ")  # expect
+    await register(name)
+    heartbeat.cancel()
+
+asyncio.run(main())
+"#,
+        r#"
+import asyncio
+
+async def start_workers(n):
+    return [asyncio.create_task(work(i)) for i in range(n)]
+
+# The prompt holds up the workers a helper started.
+async def main():
+    workers = await start_workers(4)
+    answer = input("continue? ")  # expect
+    for w in workers:
+        w.cancel()
+
+asyncio.run(main())
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+import click
+
+# The whole command is one coroutine that waits on its user.
+@click.command()
+def login():
+    async def run_setup():
+        client = await open_browser()
+        input("Log in in the browser window, then press Enter: ")
+        await client.save_cookies()
+
+    asyncio.run(run_setup())
+"#,
         r#"
 import asyncio
 import queue
