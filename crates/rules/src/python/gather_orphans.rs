@@ -30,7 +30,9 @@ where every close should run to its end even when one fails, or a
 `gather(*futs)` after `await asyncio.wait(futs)`, when all of them have
 already finished, or one in a script's `if __name__ == "__main__":`
 block, whose `asyncio.run` cancels and reaps what is left when it
-raises. Nor is a gather of coroutines of the file that each catch every
+raises. Nor is one operation gathered with a sleep that paces it
+(`gather(self.work(), asyncio.sleep(5))`): a sleep left behind does
+nothing. Nor is a gather of coroutines of the file that each catch every
 ordinary error (all their awaits in a `try` whose `except Exception:`
 logs or returns instead of raising), called directly or started as
 tasks collected in a local list: the gather has no failure to stop
@@ -93,6 +95,7 @@ impl Rule for GatherOrphans {
                 || already_finished(cx, id, c)
                 || crate::python::common::in_main_guard(cx, e.span)
                 || none_can_fail(cx, f, c)
+                || paced_by_sleep(cx, c)
             {
                 continue;
             }
@@ -128,6 +131,26 @@ fn is_unsupervised(cx: &FileCx, id: ExprId, c: &Call) -> bool {
         }
         _ => true,
     }
+}
+
+/// One operation gathered with sleeps (`gather(self.work(),
+/// asyncio.sleep(5))`: each round takes at least the pause): when the
+/// operation fails, what is left running is only a sleep, with nothing to
+/// do and no error to lose; a failing sleep leaves only the operation,
+/// which the caller's own cancellation still reaches.
+fn paced_by_sleep(cx: &FileCx, c: &Call) -> bool {
+    let awaitables: Vec<&Arg> = c.args.iter().filter(|a| a.name.is_none()).collect();
+    let is_sleep = |a: &Arg| {
+        !a.spread
+            && cx.call(cx.model.strip(a.value)).is_some_and(|k| {
+                matches!(
+                    k.target.as_deref(),
+                    Some("asyncio.sleep" | "anyio.sleep" | "trio.sleep")
+                )
+            })
+    };
+    let sleeps = awaitables.iter().filter(|a| is_sleep(a)).count();
+    sleeps > 0 && awaitables.len() - sleeps <= 1 && awaitables.iter().all(|a| !a.spread)
 }
 
 /// Every gathered awaitable is a coroutine of the file that catches every
@@ -473,8 +496,24 @@ async def run_module(name, coro):
 async def run(session):
     return await asyncio.gather(run_module("a", a(session)), run_module("b", b(session)))  # expect
 "#,
+        r#"
+import asyncio
+
+# Two operations besides the pause: one failing strands the other.
+async def sync_round(store, feed):
+    await asyncio.gather(store.flush(), feed.pull(), asyncio.sleep(1))  # expect
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+class Worker:
+    # Each round takes at least five seconds, however fast the work is.
+    async def run(self):
+        while True:
+            await asyncio.gather(self.work(), asyncio.sleep(5))
+"#,
         r#"
 import asyncio
 import logging
