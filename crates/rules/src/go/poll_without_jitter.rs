@@ -22,7 +22,8 @@ database call; not reads and writes on a connection opened before the
 loop, which reconnect nothing, nor `Accept` on the program's own
 listener; a function of the same file by what its body calls) and
 waits with `time.Sleep` of a constant duration, with no random component
-anywhere in the loop. A loop that stops at the first success is a retry,
+anywhere in the loop, nor a random delay before it (each instance then
+keeps a phase of its own). A loop that stops at the first success is a retry,
 left to GO026, and a sleep directly followed by `return` or `break` is a
 pause on the way out, not the loop's period.
 
@@ -118,6 +119,20 @@ impl Rule for PollWithoutJitter {
                     .is_some_and(|t| t.starts_with("math/rand") || t.starts_with("crypto/rand"))
                     || c.name.to_ascii_lowercase().contains("jitter")
                     || c.name.to_ascii_lowercase().contains("backoff")
+            }) {
+                continue;
+            }
+            // A random delay before the loop (`time.Sleep(time.Duration(
+            // rand.Int()%20000) * time.Millisecond)` "to desync the
+            // probing") gives each instance its own phase, which a fixed
+            // period then keeps.
+            if cx.body_calls(f).any(|e| {
+                cx.expr(e).span.end <= st.span.start
+                    && cx.call(e).is_some_and(|c| {
+                        c.target.as_deref().is_some_and(|t| {
+                            t.starts_with("math/rand") || t.starts_with("crypto/rand")
+                        })
+                    })
             }) {
                 continue;
             }
@@ -258,6 +273,26 @@ func storeRemoteDate(url string) {
 "#,
     ],
     pass: &[
+        r#"
+package monitor
+
+import (
+	"math/rand"
+	"net/smtp"
+	"time"
+)
+
+// A random start gives every prober its own phase.
+func monitor(addr string) {
+	time.Sleep(time.Duration(rand.Int()%20000) * time.Millisecond)
+	for {
+		if c, err := smtp.Dial(addr); err == nil {
+			c.Quit()
+		}
+		time.Sleep(30 * time.Second)
+	}
+}
+"#,
         r#"
 package app
 

@@ -32,7 +32,9 @@ Flags WaitGroup bookkeeping that cannot balance:
   started after it call `Done`: it counts those workers, not the producer
   started first; nor when a func literal calling `Done` is handed to
   another call, `gls.Go(func() { defer wg.Done(); .. })`, which may run
-  it in a goroutine of its own);
+  it in a goroutine of its own; nor a goroutine handed the WaitGroup as
+  an argument, `go func(mywg *sync.WaitGroup) { defer mywg.Done() }(&wg)`,
+  which calls `Done` under its own name for it);
 - `wg.Add(n)` with a constant `n` that differs from the number of
   goroutines started (one `Add(1)` for a goroutine per loop iteration).
 
@@ -274,12 +276,27 @@ fn done_skipped(cx: &FileCx, g: FuncId, out: &mut Vec<Finding>) {
     let Some((wg, "Add")) = common::wg_call(cx, pe) else {
         return;
     };
-    let uses_wg = cx.with_nested(g).into_iter().any(|h| {
-        cx.body_exprs(h).iter().any(|&e| {
-            cx.model.dotted(e).is_some_and(|d| d == wg)
-                || cx.model.name_of(e) == Some(wg.split('.').next().unwrap_or(&wg))
-        })
-    });
+    let mentions_wg = |e: ExprId| {
+        cx.model.dotted(e).is_some_and(|d| d == wg)
+            || cx.model.name_of(e) == Some(wg.split('.').next().unwrap_or(&wg))
+    };
+    // Used in the goroutine, or handed to it as an argument (`go
+    // func(mywg *sync.WaitGroup) { defer mywg.Done() }(&wg)`).
+    let handed_in = match cx.stmt(go).kind {
+        StmtKind::Go(e) => cx.call(e).is_some_and(|c| {
+            c.args.iter().any(|a| {
+                unsnarl_model::walk::exprs_under(cx.model, a.value)
+                    .into_iter()
+                    .any(|e| cx.model.dotted(e).is_some_and(|d| d == wg))
+            })
+        }),
+        _ => false,
+    };
+    let uses_wg = handed_in
+        || cx
+            .with_nested(g)
+            .into_iter()
+            .any(|h| cx.body_exprs(h).iter().any(|&e| mentions_wg(e)));
     // A WaitGroup field counting running servers rather than goroutines:
     // another function of the file calls `Done` on that field (a `StopAt`
     // that stops the server the goroutine runs, then calls `s.wg.Done()`).
@@ -731,6 +748,27 @@ func Bump(c *Counter) {
 "#,
     ],
     pass: &[
+        r#"
+package bench
+
+import "sync"
+
+// Each worker gets the WaitGroup as its parameter.
+func run(ips chan string, query func(string)) {
+	var wg sync.WaitGroup
+	for i := 0; i < 5; i++ {
+		wg.Add(1)
+		go func(mywg *sync.WaitGroup) {
+			defer mywg.Done()
+			for ip := range ips {
+				query(ip)
+			}
+		}(&wg)
+	}
+	close(ips)
+	wg.Wait()
+}
+"#,
         r#"
 package gls
 

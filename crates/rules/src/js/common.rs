@@ -305,12 +305,22 @@ pub fn node_callback_last(cx: &FileCx, c: &Call) -> bool {
             cx.func(f)
                 .params
                 .first()
-                .is_some_and(|p| p.name.starts_with("err") || matches!(p.name.as_str(), "er" | "e"))
+                .is_some_and(|p| is_error_param(&p.name))
         }) || cx
             .model
             .name_of(v)
             .is_some_and(|n| matches!(n, "cb" | "callback"))
     })
+}
+
+/// A parameter named for an error, as a Node-style callback's first one
+/// is: `err`, `error`, `e`, or a camelCase name ending in one
+/// (`joinError`, `connErr`).
+fn is_error_param(name: &str) -> bool {
+    name.starts_with("err")
+        || matches!(name, "er" | "e")
+        || name.ends_with("Error")
+        || name.ends_with("Err")
 }
 
 /// A function of this file by qualified name (the index may not hold

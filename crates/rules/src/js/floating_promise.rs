@@ -34,7 +34,8 @@ file that exports nothing and is a test, sits in `examples/`,
 `lib/` and `dist/`; also in such a script's signal handler,
 `process.once('SIGINT', ..)`, where the process is on its way out). A `.catch()` given no handler handles
 nothing and is reported too. Nor is a call given a Node-style callback
-(a function whose first parameter is `err` or `error`): it uses the
+(a function whose first parameter is `err`, `error` or a name ending in
+one, `joinError`): it uses the
 callback form of a dual API, which returns no promise to handle or one
 whose outcome the callback also gets. Write `void promise` to discard one on purpose.
 Not reported: a test's chain whose `.then` calls the test's own callback,
@@ -1626,6 +1627,29 @@ exports.Client = Client;
 "#,
     ],
     pass: &[
+        r#"
+// The callback form of a dual API: no promise comes back.
+class Consumer {
+  metadata(options, callback) {
+    if (!callback) {
+      return new Promise((resolve, reject) => this.metadata(options, (e, v) => (e ? reject(e) : resolve(v))));
+    }
+    this.connection.send(options, callback);
+  }
+
+  #join(options) {
+    this.metadata(options, (metadataError, metadata) => {
+      if (metadataError) {
+        this.emit("error", metadataError);
+        return;
+      }
+      this.assign(metadata);
+    });
+  }
+}
+
+module.exports = { Consumer };
+"#,
         r#"
 // file: cypress/e2e/basic.test.ts
 // Cypress commands, queued and checked by Cypress: no promise.

@@ -24,7 +24,9 @@ A call that blocks the thread (`time.sleep`, `requests`, `open()`,
 `subprocess.run`, `sqlite3`/`psycopg2`, blocking sockets and DNS,
 `threading` waits, `queue.Queue.get`, `input()`...) made inside an
 `async def`, either directly or through sync functions of the project that
-end up making such a call (the message shows the chain). A call in a
+end up making such a call (the message shows the chain). Calling a generator function of the project runs none of its body, so
+a generator only kept or returned (`self._rows = read_rows(path)`) is
+not reported; iterating it is. A call in a
 branch that cannot run is left alone: the `else` of `if True:` or of
 `if not _IS_SYNC:` where the module assigns `_IS_SYNC = False` once (code
 written for both an async and a generated sync flavor keeps the other
@@ -740,8 +742,37 @@ async def main():
 
 asyncio.run(main())
 "#,
+        r#"
+import csv
+
+def read_rows(path):
+    with open(path) as f:
+        yield from csv.reader(f)
+
+# Iterated here: the file is read on the loop.
+async def count_rows(path):
+    n = 0
+    for _ in read_rows(path):  # expect
+        n += 1
+    return n
+"#,
     ],
     pass: &[
+        r#"
+import csv
+
+def read_rows(path):
+    with open(path) as f:
+        yield from csv.reader(f)
+
+# Calling the generator function opens nothing: `pop` reads the file.
+class CsvSource:
+    async def initialize(self, path):
+        self._rows = read_rows(path)
+
+    def pop(self):
+        return next(self._rows, None)
+"#,
         r#"
 import asyncio
 import click

@@ -3,6 +3,7 @@
 
 use crate::context::FileCx;
 use crate::rule::RuleMeta;
+use unsnarl_model::walk::Parent;
 use unsnarl_model::*;
 
 /// Which functions run on the loop, beyond `async` ones (JS handlers).
@@ -92,6 +93,9 @@ fn finding_for(
     let target = c.target.as_deref()?;
     // (An async function has no chain: calling it does not block.)
     let chain = cx.index.blocking_chain_of(cx.lang, target, cx.file)?;
+    if kept_generator(cx, call, target) {
+        return None;
+    }
     let mut path = vec![short(target)];
     path.extend(chain.steps.iter().map(|s| short(&s.callee)));
     path.push(short(&chain.site.callee));
@@ -134,6 +138,26 @@ fn finding_for(
         message: format!("`{}` {}", short(&chain.site.callee), chain.site.what),
     });
     Some(f)
+}
+
+/// A call of a sync generator function of the project whose generator is
+/// kept or handed back (`self._rows = read_rows(path)`, `return
+/// read_rows(path)`): calling it runs none of its body, so nothing blocks
+/// here; the body runs where the generator is iterated.
+fn kept_generator(cx: &FileCx, call: ExprId, target: &str) -> bool {
+    let generator = cx.index.resolve(cx.lang, target, cx.file).is_some_and(|i| {
+        let s = cx.index.summary(i);
+        s.is_generator && !s.is_async
+    });
+    generator
+        && match cx.tree.expr_parent(call) {
+            Parent::Stmt(s) => match &cx.stmt(s).kind {
+                StmtKind::Assign { value: Some(v), .. } => *v == call,
+                StmtKind::Return(Some(v)) => *v == call,
+                _ => false,
+            },
+            _ => false,
+        }
 }
 
 /// The knowledge's words for a blocking call say it is file I/O.
