@@ -21,7 +21,9 @@ Builds the lock graph of the file: an edge A → B whenever mutex B is
 locked (directly, or inside a function of the file called at that point)
 while A is held. Mutexes are identified by package variable or by
 `Type.field`. A cycle A → B → A is reported at both acquisitions, each
-finding pointing at the other path.
+finding pointing at the other path. Locking a value the statement just before
+built (`v = &entry{}; v.Lock()`) adds no edge: no other goroutine can
+hold it yet, so that acquisition never waits.
 
 ## Why
 
@@ -215,7 +217,49 @@ func (s *Store) Evict() {
 }
 "#,
     ],
-    pass: &[r#"
+    pass: &[
+        r#"
+package pool
+
+import "sync"
+
+type Pool struct {
+	sync.Mutex
+	vals map[string]*entry
+}
+
+type entry struct {
+	sync.RWMutex
+	value any
+	refs  int
+}
+
+// The new entry is locked before anyone else can see it; later callers
+// take the pool's lock first and release it before waiting on an entry.
+func (p *Pool) LoadOrNew(key string, build func() any) any {
+	p.Lock()
+	if e, ok := p.vals[key]; ok {
+		e.refs++
+		p.Unlock()
+		e.RLock()
+		defer e.RUnlock()
+		return e.value
+	}
+	e := &entry{refs: 1}
+	e.Lock()
+	p.vals[key] = e
+	p.Unlock()
+	e.value = build()
+	if e.value == nil {
+		p.Lock()
+		delete(p.vals, key)
+		p.Unlock()
+	}
+	e.Unlock()
+	return e.value
+}
+"#,
+        r#"
 package app
 
 import "sync"
@@ -245,7 +289,8 @@ func Sequential() {
 	accountsMu.Lock()
 	accountsMu.Unlock()
 }
-"#],
+"#,
+    ],
 };
 
 #[cfg(test)]

@@ -594,6 +594,43 @@ fn rebound_since(cx: &FileCx, e: ExprId, held_at: Span) -> bool {
     })
 }
 
+/// The lock belongs to a value the statement just before built
+/// (`upv = &usagePoolVal{refs: 1}; upv.Lock()`, or `new(T)`): no other
+/// goroutine can see it yet, so taking it never waits and orders nothing.
+fn just_built(cx: &FileCx, op: &LockOp) -> bool {
+    let Some(root) = op.instance.split('.').next() else {
+        return false;
+    };
+    let Some(prev) = cx
+        .tree
+        .enclosing_stmt(op.call)
+        .and_then(|s| crate::util::prev_stmt(cx, s))
+    else {
+        return false;
+    };
+    let StmtKind::Assign {
+        targets,
+        value: Some(v),
+        ..
+    } = &cx.stmt(prev).kind
+    else {
+        return false;
+    };
+    let mut v = cx.model.strip(*v);
+    if let ExprKind::Unary {
+        op: UnOp::Ref,
+        operand,
+    } = cx.expr(v).kind
+    {
+        v = cx.model.strip(operand);
+    }
+    let built = matches!(cx.expr(v).kind, ExprKind::Collection { .. })
+        || cx
+            .call(v)
+            .is_some_and(|c| c.target.as_deref() == Some("new") || c.name == "new");
+    built && targets.len() == 1 && cx.model.name_of(targets[0]) == Some(root)
+}
+
 pub fn lock_graph(cx: &FileCx) -> (Vec<Reentry>, Vec<Edge>) {
     if !file_takes_locks(cx) {
         return (Vec::new(), Vec::new());
@@ -639,6 +676,7 @@ impl GraphFlow<'_> {
                 });
             } else if let (Some(a), Some(b)) = (&h.op.class, &op.class)
                 && a != b
+                && !just_built(cx, op)
             {
                 self.edges.push(Edge {
                     from: a.clone(),

@@ -124,9 +124,16 @@ fn endless(cx: &FileCx, f: FuncId) -> bool {
     {
         return false;
     }
-    let Some(&last) = body.last() else {
+    let Some(&end) = body.last() else {
         return false;
     };
+    // `for c := time.Tick(d); ; <-c { .. }` is its init statement and the
+    // loop in a block of their own.
+    let mut last = end;
+    while let StmtKind::Block(b) = &cx.stmt(last).kind {
+        let Some(&l) = b.last() else { return false };
+        last = l;
+    }
     match &cx.stmt(last).kind {
         StmtKind::Loop { body } => !common::stmts_in(cx.model, body).into_iter().any(|s| {
             matches!(cx.stmt(s).kind, StmtKind::Break)
@@ -194,6 +201,23 @@ func Poll(stop <-chan struct{}) {
 }
 "#],
     pass: &[
+        r#"
+package env
+
+import (
+	"log"
+	"time"
+)
+
+// The goroutine reads its ticker for as long as the process runs.
+func Export(oldest func() time.Time) {
+	go func() {
+		for c := time.Tick(10 * time.Second); ; <-c {
+			log.Print(time.Since(oldest()))
+		}
+	}()
+}
+"#,
         r#"
 package metrics
 
