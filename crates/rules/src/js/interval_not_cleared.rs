@@ -223,24 +223,16 @@ fn handed_to_cleared_field(
     key: &str,
     cleared: &[(String, FuncId)],
 ) -> bool {
-    cx.with_nested(f).into_iter().any(|g| {
-        cx.body_stmts(g).iter().any(|&s| {
-            let StmtKind::Assign {
-                targets,
-                value: Some(v),
-                ..
-            } = &cx.stmt(s).kind
-            else {
-                return false;
-            };
-            cx.model.name_of(cx.model.strip(*v)) == Some(key)
-                && targets.iter().any(|&t| {
-                    matches!(
-                        cx.expr(t).kind,
-                        ExprKind::Attr { .. } | ExprKind::Index { .. }
-                    ) && cleared.iter().any(|(k, _)| *k == last_key(cx, t))
-                })
-        })
+    let here = cx.with_nested(f);
+    crate::util::assignments(cx, |t| {
+        matches!(
+            cx.expr(t).kind,
+            ExprKind::Attr { .. } | ExprKind::Index { .. }
+        ) && cleared.iter().any(|(k, _)| *k == last_key(cx, t))
+    })
+    .into_iter()
+    .any(|(s, v)| {
+        cx.model.name_of(cx.model.strip(v)) == Some(key) && here.contains(&cx.tree.stmt_func(s))
     })
 }
 
