@@ -26,7 +26,9 @@ path goes round again (a `for` whose awaited request takes an argument
 made from the loop variable, `for hours_back in range(3)` building each
 URL, searches candidates: it is not a retry). Reported when
 the loop never sleeps between attempts, or only sleeps a constant duration
-with no random jitter. A liveness probe is not reported: a loop that only
+with no random jitter. At most two attempts (`range(2)`, or a bound the
+function or the module sets to 2, `attempts = _RETRY_ATTEMPTS`) make one
+retry, which builds no storm, and are not reported. A liveness probe is not reported: a loop that only
 awaits `ping` (or a health check) inside a deadline scope of its own
 (`with anyio.move_on_after(timeout):`), which caps the attempts. Nor is a
 loop that catches only timeouts around awaits that wait for a reply
@@ -891,19 +893,26 @@ fn gives_up_after_two(cx: &FileCx, body: &Block) -> bool {
 }
 
 /// The integer value of `e` in `f`, where a name counts when the function
-/// binds it exactly once, to a constant (`max_attempts = 2`), up to `depth`
-/// names deep.
+/// binds it exactly once, to a constant (`max_attempts = 2`), or, binding
+/// it not at all, the module does (`retries = _RETRY_ATTEMPTS` with
+/// `_RETRY_ATTEMPTS = 2` at the top), up to `depth` names deep.
 fn constant(cx: &FileCx, f: FuncId, e: ExprId, depth: u8) -> Option<i128> {
+    // `None` when `g` does not bind the name, `Some(None)` when it binds
+    // it more than once or to no value.
+    let sole = |g: FuncId, name: &str| -> Option<Option<ExprId>> {
+        let mut bound = crate::python::common::values_bound_to(cx, g, name);
+        let first = bound.next()?;
+        Some(if bound.next().is_some() { None } else { first })
+    };
     cx.model.int_value_with(e, &|name| {
         if depth == 0 {
             return None;
         }
-        let mut bound = crate::python::common::values_bound_to(cx, f, name);
-        let first = bound.next()??;
-        if bound.next().is_some() {
-            return None;
+        match sole(f, name) {
+            Some(v) => constant(cx, f, v?, depth - 1),
+            None if f != FuncId(0) => constant(cx, FuncId(0), sole(FuncId(0), name)??, depth - 1),
+            None => None,
         }
-        constant(cx, f, first, depth - 1)
     })
 }
 
@@ -1265,6 +1274,26 @@ async def fetch_listing(session, url):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+import aiohttp
+
+_DISCONNECT_RETRY_ATTEMPTS = 2
+
+# One retry of a stale keep-alive connection: two attempts in all.
+async def post(session, url, body):
+    attempts = _DISCONNECT_RETRY_ATTEMPTS
+    for attempt in range(attempts):
+        if attempt:
+            await asyncio.sleep(0.5)
+        try:
+            async with session.post(url, data=body) as resp:
+                return await resp.read()
+        except aiohttp.ServerDisconnectedError:
+            if attempt + 1 >= attempts:
+                raise
+"#,
         r#"
 import asyncio
 import errno
