@@ -34,7 +34,9 @@ and reports:
   helper of another module): that only makes the coroutine. Nor is a
   method of the class called on another object of it
   (`self._parent.is_registered(t)` under `self._lock`): it takes that
-  object's lock.
+  object's lock. A call that passes `False` to a parameter of the callee
+  (`self._request(.., auth=False)`) does not reach what the callee does
+  only under `if auth:`.
 
 ## Why
 
@@ -103,6 +105,9 @@ enum Event {
         lock: Held,
         held: Vec<Held>,
         span: Span,
+        /// Parameters of the function whose truth this point needs (`if
+        /// auth:` around it).
+        under: Vec<String>,
     },
     /// A call of a function of this file.
     Call {
@@ -114,6 +119,12 @@ enum Event {
         /// lock.acquire(False): lock.release(); ...`), so this path runs
         /// only while nobody, this thread included, holds them.
         free: Vec<String>,
+        /// As for `Acquire`.
+        under: Vec<String>,
+        /// Parameters of the callee this call passes a literal `False`
+        /// (`self._request(.., auth=False)`): the callee's code under `if
+        /// auth:` does not run for it.
+        off: Vec<String>,
     },
 }
 
@@ -155,7 +166,9 @@ impl Rule for LockOrder {
             }
             for ev in &events[f.index()] {
                 match ev {
-                    Event::Acquire { lock, held, span } => {
+                    Event::Acquire {
+                        lock, held, span, ..
+                    } => {
                         for h in held {
                             if h.key == lock.key {
                                 if !lock.reentrant && reported.insert(span.start) {
@@ -182,11 +195,17 @@ impl Rule for LockOrder {
                         held,
                         span,
                         free,
+                        off,
+                        ..
                     } => {
                         if held.is_empty() {
                             continue;
                         }
-                        let taken = locks_taken(cx, *callee, &events, &mut memo, &mut Vec::new());
+                        let taken = if off.is_empty() {
+                            locks_taken(cx, *callee, &events, &mut memo, &mut Vec::new())
+                        } else {
+                            locks_taken_unless(cx, *callee, off, &events, &mut memo)
+                        };
                         for (lock, path) in taken {
                             if free.contains(&lock.key) {
                                 continue;
@@ -305,6 +324,70 @@ fn locks_taken(
     out
 }
 
+/// [`locks_taken`] for a call that passes `False` to the callee's
+/// parameters `off`: what the callee does only under `if <param>:` for
+/// one of them is left out (`self._request(.., auth=False)` never reaches
+/// the `if auth: await self._ensure_token()` that takes the token lock).
+fn locks_taken_unless(
+    cx: &FileCx,
+    f: FuncId,
+    off: &[String],
+    events: &[Vec<Event>],
+    memo: &mut HashMap<FuncId, Vec<(Held, Vec<String>)>>,
+) -> Vec<(Held, Vec<String>)> {
+    let name = format!("`{}`", cx.func(f).name);
+    let skipped = |under: &[String]| under.iter().any(|u| off.contains(u));
+    let mut out: Vec<(Held, Vec<String>)> = Vec::new();
+    for ev in &events[f.index()] {
+        match ev {
+            Event::Acquire { lock, under, .. } => {
+                if !skipped(under) && !out.iter().any(|(h, _)| h.key == lock.key) {
+                    out.push((lock.clone(), vec![name.clone()]));
+                }
+            }
+            Event::Call {
+                callee,
+                free,
+                under,
+                ..
+            } => {
+                if skipped(under) {
+                    continue;
+                }
+                for (lock, path) in locks_taken(cx, *callee, events, memo, &mut vec![f]) {
+                    if !free.contains(&lock.key) && !out.iter().any(|(h, _)| h.key == lock.key) {
+                        let mut p = vec![name.clone()];
+                        p.extend(path);
+                        out.push((lock, p));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Parameters of `f` an `if` condition requires to be true: `if auth:`,
+/// `if auth and retryable and ..:`.
+fn flag_params(cx: &FileCx, f: FuncId, cond: ExprId) -> Vec<String> {
+    let cond = cx.model.strip(cond);
+    match &cx.expr(cond).kind {
+        ExprKind::Logical {
+            op: LogicalOp::And,
+            left,
+            right,
+        } => {
+            let mut v = flag_params(cx, f, *left);
+            v.extend(flag_params(cx, f, *right));
+            v
+        }
+        ExprKind::Name { id, .. } if cx.func(f).params.iter().any(|p| p.name == *id) => {
+            vec![id.to_string()]
+        }
+        _ => Vec::new(),
+    }
+}
+
 /// The kinds of lock whose acquisition order matters (semaphores and
 /// events are not held that way).
 fn is_ordered_kind(kind: &str) -> bool {
@@ -325,6 +408,7 @@ fn collect_events(cx: &FileCx, f: FuncId) -> Vec<Event> {
 struct State {
     held: Vec<Held>,
     free: Vec<String>,
+    under: Vec<String>,
 }
 
 /// The locks an `if` condition probes without blocking
@@ -374,6 +458,7 @@ fn walk(cx: &FileCx, f: FuncId, block: &Block, state: &mut State, out: &mut Vec<
                     lock: lock.clone(),
                     held: state.held.clone(),
                     span: cx.expr(e).span,
+                    under: state.under.clone(),
                 });
                 state.held.push(lock);
             } else if let Some(i) = state.held.iter().rposition(|h| h.key == l.key) {
@@ -397,6 +482,7 @@ fn walk(cx: &FileCx, f: FuncId, block: &Block, state: &mut State, out: &mut Vec<
                         lock: lock.clone(),
                         held: state.held.clone(),
                         span: cx.expr(it.ctx).span,
+                        under: state.under.clone(),
                     });
                     state.held.push(lock);
                 }
@@ -410,7 +496,10 @@ fn walk(cx: &FileCx, f: FuncId, block: &Block, state: &mut State, out: &mut Vec<
             let probed = probed_free(cx, f, *cond);
             let before = state.free.len();
             state.free.extend(probed);
+            let guards = state.under.len();
+            state.under.extend(flag_params(cx, f, *cond));
             walk(cx, f, then, state, out);
+            state.under.truncate(guards);
             state.free.truncate(before);
             walk(cx, f, orelse, state, out);
             continue;
@@ -455,11 +544,23 @@ fn calls_in(cx: &FileCx, e: ExprId, state: &State, out: &mut Vec<Event>) {
                         unsnarl_model::walk::Parent::Expr(p)
                             if matches!(self.cx.expr(p).kind, ExprKind::Await(_))))
             {
+                let off = (0..c.args.len())
+                    .filter(|&i| {
+                        matches!(
+                            self.cx.model.literal(c.args[i].value),
+                            Some(Lit::Bool(false))
+                        )
+                    })
+                    .filter_map(|i| self.cx.param_receiving(callee, c, i))
+                    .map(str::to_string)
+                    .collect();
                 self.out.push(Event::Call {
                     callee,
                     held: self.state.held.clone(),
                     free: self.state.free.clone(),
                     span: self.cx.expr(id).span,
+                    under: self.state.under.clone(),
+                    off,
                 });
             }
             true
@@ -629,8 +730,52 @@ class Reconnector:
         async with self._lock:
             await self._connect_once() # expect
 "#,
+        r#"
+import asyncio
+
+# This token request goes through the authenticated path.
+class Api:
+    def __init__(self, session):
+        self._session = session
+        self._token = None
+        self._token_lock = asyncio.Lock()
+
+    async def _ensure_token(self):
+        async with self._token_lock:
+            if self._token is None:
+                data = await self._request("POST", "/oauth/token")  # expect
+                self._token = data["access_token"]
+
+    async def _request(self, method, path, auth=True):
+        if auth:
+            await self._ensure_token()
+        async with self._session.request(method, path) as resp:
+            return await resp.json()
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+# The token request passes auth=False: `_request` skips `_ensure_token`.
+class Api:
+    def __init__(self, session):
+        self._session = session
+        self._token = None
+        self._token_lock = asyncio.Lock()
+
+    async def _ensure_token(self):
+        async with self._token_lock:
+            if self._token is None:
+                data = await self._request("POST", "/oauth/token", auth=False)
+                self._token = data["access_token"]
+
+    async def _request(self, method, path, auth=True):
+        if auth:
+            await self._ensure_token()
+        async with self._session.request(method, path) as resp:
+            return await resp.json()
+"#,
         r#"
 import threading
 
