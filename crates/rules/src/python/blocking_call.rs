@@ -48,7 +48,9 @@ a call in the coroutine a new loop is started with (`asyncio.run(main())`,
 yet. A prompt for the user (`input()`, `getpass()`)
 anywhere in such a coroutine is left alone too when it starts no tasks
 (itself or in the functions of the file it calls, two calls down): the
-program is waiting for its user, and none of its own tasks is held up. A send or receive on a socket the file
+program is waiting for its user, and none of its own tasks is held up. Reading the result of a future known to be
+finished (under `if fut.done():`, or after a done callback was
+registered and a `wait()` awaited since) returns at once. A send or receive on a socket the file
 switches to non-blocking mode (`sock.setblocking(False)`, or inside `try:
 ... except BlockingIOError`) returns at once; a `sendto` counts only when
 its host is an IP address, since a host name is resolved first. Nor is
@@ -125,6 +127,7 @@ impl Rule for BlockingCall {
                     && !crate::python::common::in_dead_branch(cx, f.span)
                     && !before_other_tasks(cx, f.span)
                     && !prompt_in_lone_root(cx, f.span)
+                    && !result_of_finished_future(cx, f.span)
             })
             .collect();
         let fallbacks: Vec<bool> = kept
@@ -158,6 +161,64 @@ fn starts_no_tasks(cx: &FileCx, f: FuncId) -> bool {
                 "gather" | "as_completed" | "wait" | "create_task_group" | "TaskGroup"
             )
     })
+}
+
+/// `fut.result()` (or `.exception()`) of a future known to be finished:
+/// under `if fut.done():`, or after the function registered a done
+/// callback on it (`fut.add_done_callback(cb)`) and awaited a `wait()`
+/// since (the callback sets the event): it returns at once.
+fn result_of_finished_future(cx: &FileCx, span: Span) -> bool {
+    let Some((e, c)) = cx
+        .calls_named(&["result", "exception"])
+        .into_iter()
+        .find(|(e, _)| cx.expr(*e).span == span)
+    else {
+        return false;
+    };
+    let Some(fut) = c.receiver.and_then(|r| cx.model.dotted(r)) else {
+        return false;
+    };
+    let method_on_fut = |x: ExprId, name: &str| {
+        cx.call(x).is_some_and(|k| {
+            k.name == name && k.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(&*fut)
+        })
+    };
+    let guarded = cx.enclosing_stmts(e).into_iter().any(|s| {
+        matches!(&cx.stmt(s).kind, StmtKind::If { cond, then, .. }
+            if crate::util::block_contains(cx, then, cx.tree.enclosing_stmt(e).unwrap_or(s))
+                && is_done_test(cx, *cond, &method_on_fut))
+    });
+    if guarded {
+        return true;
+    }
+    let f = cx.func_of(e);
+    let Some(registered) = cx
+        .body_calls(f)
+        .find(|&x| method_on_fut(x, "add_done_callback") && cx.expr(x).span.end <= span.start)
+    else {
+        return false;
+    };
+    let after = cx.expr(registered).span.end;
+    cx.body_calls(f).any(|x| {
+        let sp = cx.expr(x).span;
+        sp.start >= after
+            && sp.end <= span.start
+            && cx.is_awaited(x)
+            && cx.call(x).is_some_and(|k| k.name == "wait")
+    })
+}
+
+/// `fut.done()`, alone or in an `and` chain.
+fn is_done_test(cx: &FileCx, cond: ExprId, method_on_fut: &dyn Fn(ExprId, &str) -> bool) -> bool {
+    let cond = cx.model.strip(cond);
+    match &cx.expr(cond).kind {
+        ExprKind::Logical {
+            op: LogicalOp::And,
+            left,
+            right,
+        } => is_done_test(cx, *left, method_on_fut) || is_done_test(cx, *right, method_on_fut),
+        _ => method_on_fut(cond, "done"),
+    }
 }
 
 /// A prompt for the user (`input()`, `getpass()`: the knowledge's
@@ -756,8 +817,32 @@ async def count_rows(path):
         n += 1
     return n
 "#,
+        r#"
+from concurrent.futures import Future
+
+# Checked, but the result is read on the other path.
+async def wrap(future: Future):
+    if future.done():
+        return None
+    return future.result()  # expect
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+import threading
+from concurrent.futures import Future
+
+# The result is read only once the future has finished.
+async def wrap(future: Future):
+    if future.done():
+        return future.result()
+    event = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    future.add_done_callback(lambda _: loop.call_soon_threadsafe(event.set))
+    await event.wait()
+    return future.result()
+"#,
         r#"
 import csv
 
