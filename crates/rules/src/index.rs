@@ -1383,9 +1383,16 @@ impl ProjectIndex {
                 })
         };
         let last = last_segment(target, lang);
+        // Python: a function of a top-level `__init__.py` (or of a stub
+        // package's, `aioamqp-stubs/__init__.pyi`) has no module in its
+        // name (`connect`); only a bare call of the same name can mean it,
+        // never `email_queued.connect` or `PostgresAdapter.from_url`.
+        let moduleless = |q: &str| lang == Language::Python && !q.contains('.');
+        let dotted = target.contains('.');
         let matches = |i: u32| {
             let s = self.sum(i as usize);
             same_family(i)
+                && !(dotted && moduleless(s.qualname))
                 && (!library || in_library(s.qualname))
                 && ends_with_segment(s.qualname, last, s.lang)
                 && (suffix_at_boundary(s.qualname, target)
@@ -2025,6 +2032,9 @@ mod tests {
                 .filter(|&i| {
                     last_segment(names[i], Language::Python) == last
                         && (suffix_at_boundary(names[i], t) || suffix_at_boundary(t, names[i]))
+                        // A function with no module in its name answers
+                        // only a bare call.
+                        && (!t.contains('.') || names[i].contains('.'))
                 })
                 .collect();
             // A standard module's name (`io`) resolves only exactly.
@@ -2041,11 +2051,14 @@ mod tests {
             Some(0)
         );
         assert_eq!(ix.resolve(Language::Python, "Session.get", NOWHERE), None);
-        // Only the bare `fetch` is a suffix of it; `util.helpers.fetch` is not.
+        // Only the bare `fetch` is a suffix of it, and a function with no
+        // module in its name (a top-level `__init__.py`'s) answers only a
+        // bare call; `util.helpers.fetch` is not a suffix either.
         assert_eq!(
             ix.resolve(Language::Python, "app.helpers.fetch", NOWHERE),
-            Some(4)
+            None
         );
+        assert_eq!(ix.resolve(Language::Python, "fetch", NOWHERE), Some(4));
     }
 
     #[test]

@@ -557,6 +557,27 @@ class Client:
     ],
     pass: &[
         r#"
+# file: aioamqp-stubs/__init__.pyi
+async def connect(host: str = ...) -> None: ...
+async def from_url(url: str) -> None: ...
+
+# file: mail/signals.py
+class Signal:
+    def connect(self, receiver):
+        self.receivers.append(receiver)
+
+email_queued = Signal()
+
+# file: mail/apps.py
+from mail.signals import email_queued
+from store.adapter import PostgresAdapter
+
+# Neither call is the stub package's coroutine of the same name.
+def ready(handler, url):
+    email_queued.connect(handler)
+    return PostgresAdapter.from_url(url)
+"#,
+        r#"
 import asyncio
 from functools import update_wrapper
 
