@@ -62,8 +62,9 @@ raise), when it runs on into code after its `try` that always raises
 (`except BaseException: pass` around a cleanup inside a handler that then
 does `raise Stopped() from None`), when its `try` runs only once an earlier error was saved (`if
 exc:`) and the function always ends by raising that error (`if exc: raise
-exc`), when it only goes round a loop that a bare `raise` follows (the
-cancellation put off until a shielded worker is done), when it first
+exc`), when it only goes round a loop that a bare `raise` follows, or
+sets a flag that a following `if cancelled: raise asyncio.CancelledError`
+reads (the cancellation put off until a shielded worker is done), when it first
 leaves on a stop flag that the file sets right before its `cancel()`
 (`closing = True; task.cancel()`), or re-raises unless that flag is set
 (`if not self._interrupted: raise`: only the cancellation the file asked
@@ -536,10 +537,33 @@ fn deferred_then_raised(cx: &FileCx, t: StmtId, h: &Handler) -> bool {
     if leaves_early(cx, &h.body) || always_raises(cx.model, &h.body) {
         return false;
     }
+    // A flag the handler sets (`cancelled = True`) that a later `if
+    // cancelled: raise asyncio.CancelledError` turns back into the
+    // cancellation, once the shielded work is done.
+    let flags: Vec<&str> = h
+        .body
+        .iter()
+        .filter_map(|&b| match &cx.stmt(b).kind {
+            StmtKind::Assign {
+                targets,
+                value: Some(v),
+                ..
+            } if matches!(cx.model.literal(*v), Some(Lit::Bool(true))) => {
+                targets.first().and_then(|&t| cx.model.name_of(t))
+            }
+            _ => None,
+        })
+        .collect();
+    let raises_cancel_on_flag = |n: StmtId| {
+        matches!(&cx.stmt(n).kind, StmtKind::If { cond, then, .. }
+            if cx.model.name_of(*cond).is_some_and(|c| flags.contains(&c))
+                && then.iter().any(|&r| matches!(cx.stmt(r).kind,
+                    StmtKind::Raise(Some(x)) if is_cancelled_error(cx, x))))
+    };
     let raised_after = |s: StmtId| {
         crate::util::stmts_after(cx, s)
             .iter()
-            .any(|&n| matches!(cx.stmt(n).kind, StmtKind::Raise(None)))
+            .any(|&n| matches!(cx.stmt(n).kind, StmtKind::Raise(None)) || raises_cancel_on_flag(n))
     };
     // Up through the loops (and `if`s) around the `try`, not past the
     // statement whose handler holds them.
@@ -560,6 +584,16 @@ fn deferred_then_raised(cx: &FileCx, t: StmtId, h: &Handler) -> bool {
             _ => return false,
         }
     }
+}
+
+/// `asyncio.CancelledError`, called or not.
+fn is_cancelled_error(cx: &FileCx, e: ExprId) -> bool {
+    let e = cx.model.strip(e);
+    let e = cx.call(e).map_or(e, |c| c.func);
+    cx.model
+        .resolved(e)
+        .or_else(|| cx.model.name_of(e))
+        .is_some_and(|t| t.ends_with("CancelledError"))
 }
 
 /// The `try` runs only when an earlier error was saved (`if exc:`), and
@@ -1996,8 +2030,42 @@ class Lock:
                 raise
             self.note_failure(err)
 "#,
+        r#"
+import asyncio
+import logging
+
+# The flag is only logged: the cancellation never comes back.
+async def create_user(adapter, user):
+    task = asyncio.create_task(adapter.commit(user))
+    cancelled = False
+    while not task.done():
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:  # expect
+            cancelled = True
+    if cancelled:
+        logging.info("cancelled during commit")
+    return task.result()
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+# The commit finishes under the shield; the cancellation is raised after.
+async def create_user(adapter, user):
+    task = asyncio.create_task(adapter.commit(user))
+    cancelled = False
+    while not task.done():
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            cancelled = True
+    result = task.result()
+    if cancelled:
+        raise asyncio.CancelledError
+    return result
+"#,
         r#"
 from concurrent.futures import CancelledError
 
