@@ -449,6 +449,25 @@ pub fn under_test_calling(cx: &FileCx, e: ExprId, method: &str) -> bool {
         .any(|s| matches!(cx.stmt(s).kind, StmtKind::If { cond, .. } if calls_it(cond)))
 }
 
+/// The terms an `and` chain requires to be true (`a and b and c`: `a`,
+/// `b`, `c`; any other condition is its own one term), parentheses
+/// stripped.
+pub fn conjuncts(m: &FileModel, cond: ExprId) -> Vec<ExprId> {
+    let cond = m.strip(cond);
+    match &m.expr(cond).kind {
+        ExprKind::Logical {
+            op: LogicalOp::And,
+            left,
+            right,
+        } => {
+            let mut v = conjuncts(m, *left);
+            v.extend(conjuncts(m, *right));
+            v
+        }
+        _ => vec![cond],
+    }
+}
+
 /// Every assignment of the file with a target `is_target` accepts: the
 /// statement and the value.
 pub fn assignments(cx: &FileCx, is_target: impl Fn(ExprId) -> bool) -> Vec<(StmtId, ExprId)> {

@@ -186,7 +186,9 @@ fn result_of_finished_future(cx: &FileCx, span: Span) -> bool {
     let guarded = cx.enclosing_stmts(e).into_iter().any(|s| {
         matches!(&cx.stmt(s).kind, StmtKind::If { cond, then, .. }
             if crate::util::block_contains(cx, then, cx.tree.enclosing_stmt(e).unwrap_or(s))
-                && is_done_test(cx, *cond, &method_on_fut))
+                && crate::util::conjuncts(cx.model, *cond)
+                    .into_iter()
+                    .any(|t| method_on_fut(t, "done")))
     });
     if guarded {
         return true;
@@ -206,19 +208,6 @@ fn result_of_finished_future(cx: &FileCx, span: Span) -> bool {
             && cx.is_awaited(x)
             && cx.call(x).is_some_and(|k| k.name == "wait")
     })
-}
-
-/// `fut.done()`, alone or in an `and` chain.
-fn is_done_test(cx: &FileCx, cond: ExprId, method_on_fut: &dyn Fn(ExprId, &str) -> bool) -> bool {
-    let cond = cx.model.strip(cond);
-    match &cx.expr(cond).kind {
-        ExprKind::Logical {
-            op: LogicalOp::And,
-            left,
-            right,
-        } => is_done_test(cx, *left, method_on_fut) || is_done_test(cx, *right, method_on_fut),
-        _ => method_on_fut(cond, "done"),
-    }
 }
 
 /// A prompt for the user (`input()`, `getpass()`: the knowledge's

@@ -299,26 +299,7 @@ fn locks_taken(
         return Vec::new();
     }
     stack.push(f);
-    let name = format!("`{}`", cx.func(f).name);
-    let mut out: Vec<(Held, Vec<String>)> = Vec::new();
-    for ev in &events[f.index()] {
-        match ev {
-            Event::Acquire { lock, .. } => {
-                if !out.iter().any(|(h, _)| h.key == lock.key) {
-                    out.push((lock.clone(), vec![name.clone()]));
-                }
-            }
-            Event::Call { callee, free, .. } => {
-                for (lock, path) in locks_taken(cx, *callee, events, memo, stack) {
-                    if !free.contains(&lock.key) && !out.iter().any(|(h, _)| h.key == lock.key) {
-                        let mut p = vec![name.clone()];
-                        p.extend(path);
-                        out.push((lock, p));
-                    }
-                }
-            }
-        }
-    }
+    let out = taken_by_events(cx, f, &[], events, memo, stack);
     stack.pop();
     memo.insert(f, out.clone());
     out
@@ -334,6 +315,20 @@ fn locks_taken_unless(
     off: &[String],
     events: &[Vec<Event>],
     memo: &mut HashMap<FuncId, Vec<(Held, Vec<String>)>>,
+) -> Vec<(Held, Vec<String>)> {
+    taken_by_events(cx, f, off, events, memo, &mut vec![f])
+}
+
+/// The locks `f`'s own events take, and those of the calls it makes,
+/// leaving out what runs only under `if <param>:` for a parameter in
+/// `off`.
+fn taken_by_events(
+    cx: &FileCx,
+    f: FuncId,
+    off: &[String],
+    events: &[Vec<Event>],
+    memo: &mut HashMap<FuncId, Vec<(Held, Vec<String>)>>,
+    stack: &mut Vec<FuncId>,
 ) -> Vec<(Held, Vec<String>)> {
     let name = format!("`{}`", cx.func(f).name);
     let skipped = |under: &[String]| under.iter().any(|u| off.contains(u));
@@ -354,7 +349,7 @@ fn locks_taken_unless(
                 if skipped(under) {
                     continue;
                 }
-                for (lock, path) in locks_taken(cx, *callee, events, memo, &mut vec![f]) {
+                for (lock, path) in locks_taken(cx, *callee, events, memo, stack) {
                     if !free.contains(&lock.key) && !out.iter().any(|(h, _)| h.key == lock.key) {
                         let mut p = vec![name.clone()];
                         p.extend(path);
@@ -370,22 +365,12 @@ fn locks_taken_unless(
 /// Parameters of `f` an `if` condition requires to be true: `if auth:`,
 /// `if auth and retryable and ..:`.
 fn flag_params(cx: &FileCx, f: FuncId, cond: ExprId) -> Vec<String> {
-    let cond = cx.model.strip(cond);
-    match &cx.expr(cond).kind {
-        ExprKind::Logical {
-            op: LogicalOp::And,
-            left,
-            right,
-        } => {
-            let mut v = flag_params(cx, f, *left);
-            v.extend(flag_params(cx, f, *right));
-            v
-        }
-        ExprKind::Name { id, .. } if cx.func(f).params.iter().any(|p| p.name == *id) => {
-            vec![id.to_string()]
-        }
-        _ => Vec::new(),
-    }
+    crate::util::conjuncts(cx.model, cond)
+        .into_iter()
+        .filter_map(|t| cx.model.name_of(t))
+        .filter(|id| cx.func(f).params.iter().any(|p| p.name == *id))
+        .map(str::to_string)
+        .collect()
 }
 
 /// The kinds of lock whose acquisition order matters (semaphores and
