@@ -310,6 +310,10 @@ pub fn node_callback_last(cx: &FileCx, c: &Call) -> bool {
             .model
             .name_of(v)
             .is_some_and(|n| matches!(n, "cb" | "callback"))
+            // A callback a helper makes (`db.query(q, sendCallback(res))`).
+            || cx
+                .call(v)
+                .is_some_and(|k| k.name.to_ascii_lowercase().ends_with("callback"))
     })
 }
 

@@ -35,7 +35,7 @@ file that exports nothing and is a test, sits in `examples/`,
 `process.once('SIGINT', ..)`, where the process is on its way out). A `.catch()` given no handler handles
 nothing and is reported too. Nor is a call given a Node-style callback
 (a function whose first parameter is `err`, `error` or a name ending in
-one, `joinError`): it uses the
+one, `joinError`, or one a helper makes: `sendCallback(res)`): it uses the
 callback form of a dual API, which returns no promise to handle or one
 whose outcome the callback also gets. Write `void promise` to discard one on purpose.
 Not reported: a test's chain whose `.then` calls the test's own callback,
@@ -1627,6 +1627,20 @@ exports.Client = Client;
 "#,
     ],
     pass: &[
+        r#"
+// The callback form of the database's dual API, made by a helper.
+function sendCallback(res) {
+  return (err, body) => (err ? res.status(500).end() : res.json(body));
+}
+
+function tempView(app) {
+  app.post("/:db/_temp_view", (req, res) => {
+    req.db.query(req.body, req.query, sendCallback(res));
+  });
+}
+
+module.exports = { tempView };
+"#,
         r#"
 // The callback form of a dual API: no promise comes back.
 class Consumer {
