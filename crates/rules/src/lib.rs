@@ -249,6 +249,19 @@ fn receiver_unbounded(m: &FileModel, kb: &knowledge::Table, c: &Call) -> bool {
     if m.only_ever_assigned(&recv, unbounded_queue) {
         return true;
     }
+    // Set from a local that only ever holds such a queue (`q =
+    // queue.Queue(); self._audio = q`), and cleared to `None` between
+    // uses.
+    let is_null = |v: unsnarl_model::ExprId| matches!(m.literal(v), Some(Lit::Null));
+    let via_local = |v: unsnarl_model::ExprId| {
+        m.name_of(m.strip(v))
+            .is_some_and(|n| n != recv && m.only_ever_assigned(n, unbounded_queue))
+    };
+    if m.only_ever_assigned(&recv, |v| is_null(v) || unbounded_queue(v) || via_local(v))
+        && m.values_assigned_to(&recv).flatten().any(|v| !is_null(v))
+    {
+        return true;
+    }
     // A class attribute read through the instance: `_stdout =
     // queue.Queue()` in the class body (`Transfer._stdout`),
     // `self._stdout.put(x)` in a method, with no instance attribute of that

@@ -56,8 +56,9 @@ switches to non-blocking mode (`sock.setblocking(False)`, or inside `try:
 its host is an IP address, since a host name is resolved first. Nor is
 `socket.getaddrinfo` of an IP address (a literal or a module constant
 bound to one), which is parsed, not looked up. A `put` on a queue built with no
-`maxsize` (held by the instance or, read through `self`, by its class:
-`_stdout = queue.Queue()` in the class body) never waits, closing a
+`maxsize` (held by the instance, also set from a local that holds one
+and cleared to `None` between uses, or, read through `self`, by its
+class: `_stdout = queue.Queue()` in the class body) never waits, closing a
 `requests` or `httpx` session only releases its connection pools, and
 building a `redis` client, pipeline, pub/sub object or lock
 (`redis.Redis.from_url(url)`) connects nothing.
@@ -817,6 +818,28 @@ async def wrap(future: Future):
 "#,
     ],
     pass: &[
+        r#"
+import queue
+import threading
+
+# Each utterance gets a fresh queue with no maxsize: `put` never waits.
+class Recognizer:
+    def __init__(self):
+        self._audio: queue.Queue | None = None
+
+    def begin(self, send):
+        audio = queue.Queue()
+        threading.Thread(target=lambda: send(audio.get()), daemon=True).start()
+        self._audio = audio
+
+    async def push(self, frame):
+        if self._audio is not None:
+            self._audio.put(frame)
+
+    async def end(self):
+        self._audio.put(None)
+        self._audio = None
+"#,
         r#"
 import asyncio
 import threading
