@@ -54,7 +54,8 @@ we cannot see, and is not reported. An enclosing `async with asyncio.timeout(...
 `async_timeout`, anyio/trio `fail_after`/`move_on_after`, or a context
 manager of the project named as a timeout and given a duration, such as
 `from .utils import asyncio_timeout`, which a utility module picks by
-Python version) or an `asyncio.wait_for(..., t)` counts as a deadline. So does an owner that
+Python version) or an `asyncio.wait_for(..., t)` counts as a deadline. So does a private coroutine of the file whose every use is a call run
+under one (`await asyncio.wait_for(self._roundtrip(pdu), self.timeout)`). So does an owner that
 closes the connection: a server handler that stores its writer on an
 object (`sess.writer = writer`) whose writer another method closes
 (`sess.writer.close()` in `unregister`) reads only as long as the owner
@@ -145,6 +146,7 @@ impl Rule for NetworkAwaitWithoutDeadline {
             let awaited = cx.is_awaited(id) || is_async_with_ctx(cx, id);
             if !awaited
                 || under_deadline(cx, id, false)
+                || only_run_under_deadline(cx, f)
                 || c.args.iter().any(|a| a.spread)
                 || bounded_in_other_branch(cx, id, c)
             {
@@ -221,6 +223,39 @@ impl Rule for NetworkAwaitWithoutDeadline {
             out.push(finding);
         }
     }
+}
+
+/// A private coroutine of the file whose every use is a call that runs
+/// under a deadline (`await asyncio.wait_for(self._roundtrip(pdu),
+/// self.timeout)`): the whole exchange it makes has one.
+fn only_run_under_deadline(cx: &FileCx, f: FuncId) -> bool {
+    let name = &cx.func(f).name;
+    if !name.starts_with('_') || name.starts_with("__") {
+        return false;
+    }
+    let mut calls = 0;
+    for (i, x) in cx.model.exprs.iter().enumerate() {
+        let named = match &x.kind {
+            ExprKind::Name { id, .. } => id == name,
+            ExprKind::Attr { name: n, .. } => n == name,
+            _ => false,
+        };
+        if !named {
+            continue;
+        }
+        let id = ExprId(i as u32);
+        let call = match cx.tree.expr_parent(id) {
+            Parent::Expr(p) if cx.call(p).is_some_and(|c| c.func == id) => p,
+            _ => return false,
+        };
+        if cx.call(call).and_then(|c| cx.callee_in_file(c)) != Some(f)
+            || !under_deadline(cx, call, false)
+        {
+            return false;
+        }
+        calls += 1;
+    }
+    calls > 0
 }
 
 /// The call sits in one branch of an `if` whose other branch makes the
@@ -782,8 +817,42 @@ async def main():
     async with aiohttp.ClientSession() as session:
         return await fetch(session, "http://example.org/get")
 "#,
+        r#"
+import asyncio
+
+# One caller skips the deadline: that exchange can wait forever.
+class Probe:
+    async def _hello(self, host):
+        reader, writer = await asyncio.open_connection(host, 25)  # expect
+        return await asyncio.wait_for(reader.readline(), 5)
+
+    async def check(self, host):
+        return await asyncio.wait_for(self._hello(host), 10)
+
+    async def check_slow(self, host):
+        return await self._hello(host)
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+# Every exchange runs under the client's timeout.
+class ModbusClient:
+    def __init__(self, host, port, timeout=5.0):
+        self.host, self.port, self.timeout = host, port, timeout
+        self._lock = asyncio.Lock()
+
+    async def _roundtrip(self, pdu):
+        reader, writer = await asyncio.open_connection(self.host, self.port)
+        writer.write(pdu)
+        header = await reader.readexactly(7)
+        return header + await reader.readexactly(header[5] - 1)
+
+    async def request(self, pdu):
+        async with self._lock:
+            return await asyncio.wait_for(self._roundtrip(pdu), self.timeout)
+"#,
         r#"
 import asyncio
 
