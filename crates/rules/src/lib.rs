@@ -246,12 +246,9 @@ fn receiver_unbounded(m: &FileModel, kb: &knowledge::Table, c: &Call) -> bool {
                 .is_some_and(|entry| util::unbounded_reason(m, q, entry).is_some())
         })
     };
-    if m.only_ever_assigned(&recv, unbounded_queue) {
-        return true;
-    }
-    // Set from a local that only ever holds such a queue (`q =
-    // queue.Queue(); self._audio = q`), and cleared to `None` between
-    // uses.
+    // Only ever such a queue: built there, or set from a local that only
+    // ever holds one (`q = queue.Queue(); self._audio = q`), and perhaps
+    // cleared to `None` between uses.
     let is_null = |v: unsnarl_model::ExprId| matches!(m.literal(v), Some(Lit::Null));
     let via_local = |v: unsnarl_model::ExprId| {
         m.name_of(m.strip(v))

@@ -169,10 +169,8 @@ fn starts_no_tasks(cx: &FileCx, f: FuncId) -> bool {
 /// callback on it (`fut.add_done_callback(cb)`) and awaited a `wait()`
 /// since (the callback sets the event): it returns at once.
 fn result_of_finished_future(cx: &FileCx, span: Span) -> bool {
-    let Some((e, c)) = cx
-        .calls_named(&["result", "exception"])
-        .into_iter()
-        .find(|(e, _)| cx.expr(*e).span == span)
+    let Some((e, c)) =
+        call_expr_at(cx, span).filter(|(_, c)| matches!(c.name.as_str(), "result" | "exception"))
     else {
         return false;
     };
@@ -217,10 +215,9 @@ fn result_of_finished_future(cx: &FileCx, span: Span) -> bool {
 /// waiting for its user, and no other task of its own is there to hold
 /// up.
 fn prompt_in_lone_root(cx: &FileCx, span: Span) -> bool {
-    let prompt = cx.model.exprs.iter().any(|x| {
-        x.span == span
-            && matches!(&x.kind, ExprKind::Call(c)
-                if cx.effect(c, Effect::Blocking).is_some_and(|e| e.kind.as_deref() == Some("prompt")))
+    let prompt = call_at(cx, span).is_some_and(|c| {
+        cx.effect(c, Effect::Blocking)
+            .is_some_and(|e| e.kind.as_deref() == Some("prompt"))
     });
     prompt
         && cx.model.function_ids().any(|g| {
@@ -443,14 +440,13 @@ fn on_nonblocking_socket(cx: &FileCx, span: Span) -> bool {
 
 /// The call reported at `span`.
 fn call_at<'a>(cx: &FileCx<'a>, span: Span) -> Option<&'a Call> {
-    cx.model
-        .exprs
-        .iter()
-        .find(|x| x.span == span)
-        .and_then(|x| match &x.kind {
-            ExprKind::Call(c) => Some(&**c),
-            _ => None,
-        })
+    call_expr_at(cx, span).map(|(_, c)| c)
+}
+
+/// [`call_at`], with the call's expression.
+fn call_expr_at<'a>(cx: &FileCx<'a>, span: Span) -> Option<(ExprId, &'a Call)> {
+    let e = ExprId(cx.model.exprs.iter().position(|x| x.span == span)? as u32);
+    cx.call(e).map(|c| (e, c))
 }
 
 /// `socket.getaddrinfo("239.255.255.250", port)`: a numeric address is

@@ -586,14 +586,14 @@ fn deferred_then_raised(cx: &FileCx, t: StmtId, h: &Handler) -> bool {
     }
 }
 
-/// `asyncio.CancelledError`, called or not.
+/// The cancellation exception (`asyncio.CancelledError`), called or not.
 fn is_cancelled_error(cx: &FileCx, e: ExprId) -> bool {
     let e = cx.model.strip(e);
     let e = cx.call(e).map_or(e, |c| c.func);
     cx.model
         .resolved(e)
         .or_else(|| cx.model.name_of(e))
-        .is_some_and(|t| t.ends_with("CancelledError"))
+        .is_some_and(is_cancel_type)
 }
 
 /// The `try` runs only when an earlier error was saved (`if exc:`), and
