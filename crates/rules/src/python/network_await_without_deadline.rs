@@ -146,7 +146,6 @@ impl Rule for NetworkAwaitWithoutDeadline {
             let awaited = cx.is_awaited(id) || is_async_with_ctx(cx, id);
             if !awaited
                 || under_deadline(cx, id, false)
-                || only_run_under_deadline(cx, f)
                 || c.args.iter().any(|a| a.spread)
                 || bounded_in_other_branch(cx, id, c)
             {
@@ -180,6 +179,10 @@ impl Rule for NetworkAwaitWithoutDeadline {
             } else {
                 continue;
             };
+            // Last, as it reads the whole file: the callers of `f`.
+            if only_run_under_deadline(cx, f) {
+                continue;
+            }
             let code = cx.snippet(e.span);
             const STALL: &str = "if the peer stops answering this task waits forever, holding its connection, and so does everything awaiting it";
             let (message, fix) = match limit {
