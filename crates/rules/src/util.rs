@@ -302,7 +302,9 @@ pub fn variadic_param_in_scope(cx: &FileCx, f: FuncId, name: &str) -> bool {
     let mut cur = Some(f);
     while let Some(g) = cur {
         if cx.func(g).params.iter().any(|p| {
-            p.name.strip_prefix("...") == Some(name) || p.name.strip_prefix('*') == Some(name)
+            p.name.strip_prefix("...") == Some(name)
+                || p.name.strip_prefix('*') == Some(name)
+                || p.name.strip_prefix("**") == Some(name)
         }) {
             return true;
         }

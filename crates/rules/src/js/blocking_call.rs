@@ -30,7 +30,8 @@ code, functions that by name run once (`main`, `bootstrap`, `setup`,
 under `if (require.main === module)`, alone or joined to other tests by
 `||`), and the functions of the module that only such code calls. Nor is
 a worker thread's module (one that uses `parentPort` or
-`workerData`): its event loop serves only that worker. Nor is a
+`workerData`) or a web worker's script (`self.onmessage = ..`, a bare
+`importScripts(..)`): its event loop serves only that worker. Nor is a
 command-line program, a module that registers no request or message
 handler and either exports nothing and reads `process.argv` or starts
 with `#!` (`node npm-scripts.mjs release`), or is named `cli` (`cli-*`,
@@ -265,6 +266,22 @@ module.exports = Frontend;
 "#,
     ],
     pass: &[
+        r#"
+// A dedicated web worker's script: its message handler sits on the
+// worker's global, and blocking here stalls only this worker.
+const installProxy = function (self) {
+  const waitLoop = async function () {
+    while (!state.stopped) {
+      Atomics.wait(state.view, state.opIds.whichOp, 0, 150);
+      await runPending();
+    }
+  };
+  self.onmessage = function ({ data }) {
+    if (data.type === "init") waitLoop();
+  };
+};
+installProxy(self);
+"#,
         r#"
 // file: tsup.config.ts
 import fs from "fs";

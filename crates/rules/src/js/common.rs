@@ -735,6 +735,22 @@ fn is_worker_entry(cx: &FileCx) -> bool {
                     .as_deref()
                     .is_some_and(|t| WORKER_SIDE.iter().any(|w| crate::util::is_under(t, w, &['.'])))
             })
+        || is_web_worker_script(cx)
+}
+
+/// A dedicated web worker's script: it sets its message handler on the
+/// worker's global (`self.onmessage = ..`) or loads scripts with a bare
+/// `importScripts(..)`, which only a worker's global has.
+fn is_web_worker_script(cx: &FileCx) -> bool {
+    cx.model.stmts.iter().any(|st| {
+        matches!(&st.kind, StmtKind::Assign { targets, .. }
+        if targets.iter().any(|&t| {
+            matches!(cx.model.dotted(t).as_deref(), Some("self.onmessage" | "globalThis.onmessage"))
+        }))
+    }) || cx
+        .calls_named(&["importScripts"])
+        .iter()
+        .any(|(_, c)| c.receiver.is_none())
 }
 
 /// Where `f` runs on the loop at request time, for messages ("in async
@@ -1224,6 +1240,10 @@ pub fn delay_of(cx: &FileCx, e: ExprId) -> Option<Option<ExprId>> {
         Some("timers/promises.setTimeout" | "timers/promises.scheduler.wait") => {
             return Some(c.positional(0));
         }
+        // `Atomics.wait(view, index, value, ms)` in a worker: with a
+        // timeout it is a blocking sleep (without one it waits for a
+        // notification, which is no delay).
+        Some("Atomics.wait") if c.positional(3).is_some() => return Some(c.positional(3)),
         // `await timers.setTimeout(ms, value, { signal })` of a
         // `timers/promises` module the code loaded itself: awaited, with
         // the delay first (the global `setTimeout` takes a callback first

@@ -22,6 +22,9 @@ pub static META: RuleMeta = RuleMeta {
 built for it), or where the timer set up for the race is never cleared
 (and not `.unref()`ed, which keeps nothing alive).
 Test code is not reported: there a race is a bounded wait that runs once.
+Nor is a helper racing a promise its caller handed it (`timeout(promise,
+ms)` racing `promise.finally(clear)`): it has no handle on work it did
+not start, and the caller that started it is where a signal belongs.
 Nor is a race whose timer, when it fires, stops the work itself
 (`setTimeout(destroy, ms, resolve)` with a `destroy` that terminates the
 connections the other side is ending), or takes the other side's waiter
@@ -98,7 +101,7 @@ impl Rule for RaceWithoutAbort {
                 .iter()
                 .copied()
                 .filter(|&op| {
-                    cx.call(cx.model.strip(op)).is_some()
+                    started_here(cx, f, op)
                         && !losers_stopped
                         && !has_signal(cx, f, op)
                         && !cancelled_otherwise(cx, f, op)
@@ -122,6 +125,29 @@ impl Rule for RaceWithoutAbort {
             ));
         }
     }
+}
+
+/// The operand is work this race started: a call, or a `.then`/`.catch`/
+/// `.finally` chain on one or on a local; not a chain on a promise the
+/// function was handed (`promise.finally(cleanup)` on a parameter): a
+/// helper racing its argument has no handle on that work, and the caller
+/// that started it is where a signal belongs.
+fn started_here(cx: &FileCx, f: FuncId, op: ExprId) -> bool {
+    let Some(c) = cx.call(cx.model.strip(op)) else {
+        return false;
+    };
+    let mut root = op;
+    let mut c = c;
+    while common::is_chain_call(c) {
+        root = cx.model.strip(c.receiver.unwrap());
+        match cx.call(root) {
+            Some(inner) => c = inner,
+            None => break,
+        }
+    }
+    cx.model
+        .name_of(root)
+        .is_none_or(|n| common::param_owner(cx, f, n).is_none())
 }
 
 /// A timer promise: `timeout(ms)`, `sleep(ms)`, `delay(ms)`, `new
@@ -443,6 +469,22 @@ export function receiveBatch(link, queue, maxWaitMs) {
 "#,
     ],
     pass: &[
+        r#"
+// A generic helper: the promise it races was started by its caller, so it
+// has nothing to cancel; it clears its own timer when the promise settles.
+export default function timeout(promise, ms) {
+  const promiseDelay = delay(ms);
+  function cancelDelay() {
+    clearTimeout(promiseDelay.timeout);
+  }
+  return Promise.race([
+    promise.finally(cancelDelay),
+    promiseDelay.then(() => {
+      throw new TimeoutError();
+    }),
+  ]);
+}
+"#,
         r#"
 // file: test/hang.test.js
 const test = require("node:test");

@@ -22,7 +22,8 @@ succeeds, and goes around again from the `catch`; or an async function that
 calls itself again from its `catch`. Reported when nothing waits between
 attempts (at the loop) or when the wait is a constant with no jitter (at the
 sleep). A wait is `setTimeout` in a promise, `timers/promises` (also an awaited
-`timers.setTimeout(ms, ..)` of one the code loads itself), or a
+`timers.setTimeout(ms, ..)` of one the code loads itself), a worker's
+`Atomics.wait(view, i, v, ms)` with a timeout, or a
 helper named for one (`sleep`, `delay`, `pause`, `wait`, `promiseWait`). A
 delay the code changes between attempts so that it grows or varies (`t
 *= 2`, also inside a comma expression; `delay = Math.min(delay * f,
@@ -913,8 +914,38 @@ export async function pollUntilUp(check, loadTimers) {
   }
 }
 "#,
+        r#"
+// A worker blocks the same 50 ms between every attempt.
+const openHandle = async (fh) => {
+  for (let i = 0; ; i++) {
+    try {
+      return await fh.fileHandle.createSyncAccessHandle();
+    } catch (e) {
+      if (i === 5) throw e;
+      Atomics.wait(state.view, 0, 0, 50); // expect
+    }
+  }
+};
+"#,
     ],
     pass: &[
+        r#"
+// A worker that blocks on `Atomics.wait` with a timeout between attempts,
+// the wait growing with each try.
+const getSyncHandle = async (fh) => {
+  let i = 1, ms = 20;
+  for (; true; ms = 20 * ++i) {
+    try {
+      fh.syncHandle = await fh.fileHandle.createSyncAccessHandle();
+      break;
+    } catch (e) {
+      if (i === 6) throw e;
+      Atomics.wait(state.view, state.retrySlot, 0, ms);
+    }
+  }
+  return fh.syncHandle;
+};
+"#,
         r#"
 // The delay doubles after each failure, capped by `maxDelay`.
 export async function withRetry(fn, { retries = 3, delay = 1000, maxDelay = 30000, exponential = true } = {}) {

@@ -35,7 +35,10 @@ one, `if lock.acquire(False):` with the `try` (or the release itself) in
 its branch, also through a flag (`got = lock.acquire(timeout=t)` then `if
 got: lock.release()`), or `if not
 lock.acquire(False): <defer the work> else:` with the `try` in the
-`else`. An acquire inside `with` the same lock (taking it back after a
+`else`. So is a `try` whose catch-all handler (`except BaseException:`)
+releases while its body hands `sem.release` on to what keeps the permit
+after success (`StreamResponse(release=sem.release)`). An acquire inside
+`with` the same lock (taking it back after a
 `release()` around a wait) is released by the `with`. Methods that hand the
 acquisition to their caller are not reported: `__enter__`/`__aenter__`,
 `acquire`/`acquire_*` and their async twins (`aacquire_lock`).
@@ -234,6 +237,9 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
             } = &cx.stmt(next).kind
                 && releases(cx, fin, name)
             {
+                return None;
+            }
+            if hands_over_or_releases_on_failure(cx, next, name) {
                 return None;
             }
             // Only a guard, or a statement that cannot raise (`items =
@@ -504,6 +510,27 @@ fn leaves(cx: &FileCx, block: &Block) -> bool {
     })
 }
 
+/// `try: ... Response(release=sem.release) ... except BaseException:
+/// sem.release(); raise`: every failure (cancellation included) releases,
+/// and on success the permit goes on with what holds its `release`.
+fn hands_over_or_releases_on_failure(cx: &FileCx, s: StmtId, name: &str) -> bool {
+    let StmtKind::Try { body, handlers, .. } = &cx.stmt(s).kind else {
+        return false;
+    };
+    let catches_all =
+        |h: &Handler| h.types.is_empty() || h.types.iter().any(|t| t.as_str() == "BaseException");
+    let release_ref = format!("{name}.release");
+    handlers
+        .iter()
+        .any(|h| catches_all(h) && releases(cx, &h.body, name))
+        && unsnarl_model::walk::exprs_in_block(cx.model, body)
+            .into_iter()
+            .any(|e| {
+                cx.model.dotted(e).as_deref() == Some(release_ref.as_str())
+                    && !matches!(cx.tree.expr_parent(e), Parent::Expr(p) if cx.call(p).is_some_and(|c| c.func == e))
+            })
+}
+
 fn releases(cx: &FileCx, block: &Block, name: &str) -> bool {
     unsnarl_model::walk::exprs_in_block(cx.model, block)
         .into_iter()
@@ -695,6 +722,26 @@ def timing_thread(interval):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+class Fetcher:
+    async def fetch_stream(self, wrapper, request, callback):
+        # The permit goes with the response on success (its `release`
+        # handed over); any failure, cancellation included, releases it.
+        await self._stream_semaphore.acquire()
+        response = None
+        try:
+            stream = await wrapper.open_stream(request)
+            response = StreamResponse(stream, release=self._stream_semaphore.release)
+            await callback(response)
+        except BaseException:
+            if response is not None:
+                await response.aclose()
+            else:
+                self._stream_semaphore.release()
+            raise
+"#,
         r#"
 import asyncio
 

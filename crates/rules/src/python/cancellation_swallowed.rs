@@ -24,7 +24,10 @@ something else. A handler that keeps the exception to raise it later
 `sys.exc_info()`) or gives it to a helper of the file that raises or keeps
 it is not reported, nor one that ends with `raise` and leaves otherwise
 only under `if isinstance(e, TransportError) and ..:` for a type that is
-no cancellation, nor one that starts by re-raising everything but a list
+no cancellation (also in a loop over a list of such types, `for err in
+listed: if isinstance(e, err): ... return`), nor one that re-raises
+the cancellations it was not meant for and claims the rest with
+`uncancel()` (whether it may is PY037's question), nor one that starts by re-raising everything but a list
 of ordinary errors (`if not isinstance(err, (BleakError, TimeoutError)):
 raise`), nor one that re-raises when the task was really cancelled
 (`if task.cancelling(): raise`, also through a helper of the file that
@@ -215,6 +218,7 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
             || in_finally_of_endless_body(cx, t)
             || raises_after(cx, t, h)
             || leaves_only_for_other_errors(cx, h)
+            || claims_with_uncancel(cx, &h.body)
             || (level_triggered && checkpoints_first(cx, &h.body))
         {
             continue;
@@ -321,13 +325,38 @@ fn leaves_only_for_other_errors(cx: &FileCx, h: &Handler) -> bool {
             _ => false,
         }
     }
-    raises_it
-        && before.iter().all(|&s| {
-            crate::util::falls_through(cx.model, std::slice::from_ref(&s))
-                || matches!(&cx.stmt(s).kind, StmtKind::If { cond, orelse, .. }
-                    if requires_other_type(cx, *cond, name)
-                        && crate::util::falls_through(cx.model, orelse))
-        })
+    // Falls through, or leaves only behind such a test (also inside a loop
+    // over the listed types: `for err in listed: if isinstance(e, err):`).
+    fn passes_cancellation_on(cx: &FileCx, s: StmtId, name: &str) -> bool {
+        crate::util::falls_through(cx.model, std::slice::from_ref(&s))
+            || match &cx.stmt(s).kind {
+                StmtKind::If { cond, orelse, .. } => {
+                    requires_other_type(cx, *cond, name)
+                        && crate::util::falls_through(cx.model, orelse)
+                }
+                StmtKind::For { body, .. } => {
+                    body.iter().all(|&b| passes_cancellation_on(cx, b, name))
+                }
+                _ => false,
+            }
+    }
+    raises_it && before.iter().all(|&s| passes_cancellation_on(cx, s, name))
+}
+
+/// The handler re-raises the cancellations it was not meant for and
+/// claims the one it was with `uncancel()` (`if self._closing: raise` ...
+/// `asyncio.current_task().uncancel()`), which takes it off the task's
+/// count: a deliberate, selective claim (whether it is the handler's to
+/// make is PY037's question), not a silent swallow. A handler that
+/// uncancels whatever arrives is still reported.
+fn claims_with_uncancel(cx: &FileCx, body: &Block) -> bool {
+    contains_raise(cx, body)
+        && unsnarl_model::walk::calls_in_block(cx.model, body)
+            .into_iter()
+            .any(|e| {
+                cx.call(e)
+                    .is_some_and(|c| c.name == "uncancel" && c.receiver.is_some())
+            })
 }
 
 /// The handler runs on into what follows its `try`, and that always raises
@@ -2049,6 +2078,42 @@ async def create_user(adapter, user):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+# Only the error types the user listed are answered and swallowed; anything
+# else, cancellation included, reaches the final `raise`.
+def add_operation(operation):
+    listed = {e.origin: e for e in operation.catch}
+
+    async def handler(request):
+        try:
+            await operation.handle(request)
+        except BaseException as e:
+            for err in listed:
+                if isinstance(e, err):
+                    await request.respond_error(listed[err].code)
+                    return
+            raise
+
+    return handler
+"#,
+        r#"
+import asyncio
+
+class SerialDriver:
+    async def _run_serial(self):
+        while self._pending:
+            transfer = self._pending.popleft()
+            try:
+                await self._run_one(transfer)
+            except asyncio.CancelledError:
+                if self._closing or not transfer.withdrawn:
+                    raise
+                # A withdrawn transfer's targeted cancel: claimed on purpose
+                # (`uncancel()` balances it), and the worker moves on.
+                asyncio.current_task().uncancel()
+"#,
         r#"
 import asyncio
 

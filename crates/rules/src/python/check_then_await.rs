@@ -23,8 +23,8 @@ d`, `not d.get(k)`, `d.get(k) is None`, `not self.x`, `self.x is None`) and
 whose body writes that state after (or with) an `await`:
 `cache[k] = await fetch(k)`, `self.conn = await connect()`. Shared state is
 a module-level variable or an attribute of `self`; bodies under an
-`asyncio.Lock` (`async with lock:`, or after `await lock.acquire()`)
-are not reported, nor code after the coroutine claimed the
+`asyncio.Lock` (`async with lock:`, one of a keyed table, `async with
+cls._locks[name]:`, or after `await lock.acquire()`) are not reported, nor code after the coroutine claimed the
 object for itself (`if self._closed: return` directly followed by setting
 `self._closed`, or calling a method that does): every other call returns at
 that check. Neither is an "already started" guard on a start-up path
@@ -961,6 +961,24 @@ class Consumer:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+import asyncpg
+
+class Pools:
+    _pools = {}
+    _locks = {}
+
+    @classmethod
+    async def get_pool(cls, name):
+        # One lock per configuration, taken around the check and the set.
+        if name not in cls._locks:
+            cls._locks[name] = asyncio.Lock()
+        async with cls._locks[name]:
+            if name not in cls._pools:
+                cls._pools[name] = await asyncpg.create_pool(dsn_of(name))
+            return cls._pools[name]
+"#,
         r#"
 class Printer:
     def __init__(self, host):

@@ -1110,16 +1110,24 @@ pub fn decorator_calls_it_where(cx: &FileCx, f: FuncId, pred: impl Fn(ExprId) ->
 }
 
 pub fn under_lock(cx: &FileCx, s: StmtId) -> bool {
-    // `self._lock`, or a getter of one (`async with self._get_init_lock():`).
+    let named_lock = |e: ExprId| {
+        cx.model
+            .dotted(e)
+            .is_some_and(|d| d.to_ascii_lowercase().contains("lock"))
+    };
+    // `self._lock`, a getter of one (`async with self._get_init_lock():`),
+    // or one lock of a keyed table (`cls._locks[name]`,
+    // `self._locks.setdefault(key, asyncio.Lock())`).
     let is_lock = |e: ExprId| {
+        let e = cx.model.strip(e);
         crate::python::common::lock_kind(cx, e).is_some()
-            || cx
-                .model
-                .dotted(e)
-                .is_some_and(|d| d.to_ascii_lowercase().contains("lock"))
-            || cx
-                .call(cx.model.strip(e))
-                .is_some_and(|c| c.args.is_empty() && c.name.to_ascii_lowercase().ends_with("lock"))
+            || named_lock(e)
+            || cx.call(e).is_some_and(|c| {
+                (c.args.is_empty() && c.name.to_ascii_lowercase().ends_with("lock"))
+                    || (matches!(c.name.as_str(), "get" | "setdefault")
+                        && c.receiver.is_some_and(named_lock))
+            })
+            || matches!(&cx.expr(e).kind, ExprKind::Index { obj, .. } if named_lock(*obj))
     };
     // `await self._lock.acquire()` earlier in a block around `s`, released
     // elsewhere (in `close()`): held from there on like `async with`.

@@ -28,7 +28,9 @@ the I/O itself, a file's read-modify-write or a socket's frames. So is a log cal
 only when its level is enabled (`if log.isEnabledFor(logging.DEBUG):`,
 or `log.debug(..)`, which makes that check itself, off in production) or
 only on a failure (in an `except` handler inside the block or around it,
-or right before a `raise`), or next to a blocking call or a callback in
+or right before a `raise`) or in a branch of an `if` inside the block (a
+state change, an overwrite: a case that arises now and then, not every
+time the lock is taken), or next to a blocking call or a callback in
 the same block (that call is the one reported: it is what holds the
 lock long), or next to a call on the object's connection, directly or
 in a method of the file (`self.sock.connect(..)`, `self._serial.close()`,
@@ -233,8 +235,8 @@ fn check_with(
         if cx.effect(c, Effect::Logging).is_some()
             && (heavier
                 || c.name == "debug"
-                || gated_by_level(cx, call, w)
-                || on_error_path(cx, call))
+                || on_error_path(cx, call)
+                || in_branch_under(cx, call, w))
         {
             continue;
         }
@@ -258,19 +260,17 @@ fn check_with(
     }
 }
 
-/// The log call runs only when its level is on (`if
-/// log.isEnabledFor(logging.DEBUG): log.debug(..)` inside the `with`):
-/// off in production, it costs nothing there.
-fn gated_by_level(cx: &FileCx, call: ExprId, with: StmtId) -> bool {
-    cx.enclosing_stmts(call)
-        .into_iter()
-        .take_while(|&s| s != with)
-        .any(|s| match &cx.stmt(s).kind {
-            StmtKind::If { cond, .. } => unsnarl_model::walk::exprs_under(cx.model, *cond)
-                .into_iter()
-                .any(|x| cx.call(x).is_some_and(|k| k.name == "isEnabledFor")),
-            _ => false,
-        })
+/// The call sits in a branch of an `if` inside the `with` `w` (a state
+/// change, an overwrite, `if log.isEnabledFor(DEBUG):`): it runs when that
+/// case arises, not every time the lock is taken.
+fn in_branch_under(cx: &FileCx, call: ExprId, w: StmtId) -> bool {
+    let Some(st) = cx.tree.enclosing_stmt(call) else {
+        return false;
+    };
+    cx.tree
+        .stmt_ancestors(st)
+        .take_while(|&a| a != w)
+        .any(|a| matches!(cx.stmt(a).kind, StmtKind::If { .. }))
 }
 
 /// The log call reports a failure: it sits in an `except` handler (inside
@@ -692,6 +692,29 @@ class Check:
 "#,
     ],
     pass: &[
+        r#"
+import logging
+import threading
+
+LOGGER = logging.getLogger(__name__)
+
+class CircuitBreaker:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self.failures = 0
+        self.state = "closed"
+
+    def record_failure(self):
+        with self._lock:
+            self.failures += 1
+            # Logged only when the state changes, not on every call.
+            if self.state == "half-open":
+                LOGGER.warning("recovery failed, reopening")
+                self.state = "open"
+            elif self.failures >= 5 and self.state == "closed":
+                LOGGER.error("open after %d failures", self.failures)
+                self.state = "open"
+"#,
         r#"
 import logging
 import socket

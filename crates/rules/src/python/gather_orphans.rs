@@ -31,8 +31,9 @@ where every close should run to its end even when one fails, or a
 already finished, or one in a script's `if __name__ == "__main__":`
 block, whose `asyncio.run` cancels and reaps what is left when it
 raises. Nor is one operation gathered with a sleep that paces it
-(`gather(self.work(), asyncio.sleep(5))`): a sleep left behind does
-nothing. Nor is a gather of coroutines of the file that each catch every
+(`gather(self.work(), asyncio.sleep(5))`), or with a bare future that a
+callback completes (`gather(cli.write(..), self._reply)` with `self._reply
+= asyncio.Future()`): a sleep or a future left behind does nothing. Nor is a gather of coroutines of the file that each catch every
 ordinary error (all their awaits in a `try` whose `except Exception:`
 logs or returns instead of raising), called directly or started as
 tasks collected in a local list: the gather has no failure to stop
@@ -134,7 +135,8 @@ fn is_unsupervised(cx: &FileCx, id: ExprId, c: &Call) -> bool {
 }
 
 /// One operation gathered with sleeps (`gather(self.work(),
-/// asyncio.sleep(5))`: each round takes at least the pause): when the
+/// asyncio.sleep(5))`: each round takes at least the pause) or with bare
+/// futures another callback completes (`gather(write(), self._reply)`): when the
 /// operation fails, what is left running is only a sleep, with nothing to
 /// do and no error to lose; a failing sleep leaves only the operation,
 /// which the caller's own cancellation still reaches.
@@ -149,8 +151,26 @@ fn paced_by_sleep(cx: &FileCx, c: &Call) -> bool {
                 )
             })
     };
-    let sleeps = awaitables.iter().filter(|a| is_sleep(a)).count();
-    sleeps > 0 && awaitables.len() - sleeps <= 1 && awaitables.iter().all(|a| !a.spread)
+    // A bare future (`self._reply = asyncio.Future()`, `loop.create_future()`)
+    // runs nothing: someone else sets its result.
+    let is_bare_future = |a: &Arg| {
+        !a.spread
+            && cx.model.dotted(a.value).is_some_and(|d| {
+                cx.model.stmts.iter().any(|st| {
+                    matches!(&st.kind, StmtKind::Assign { targets, value: Some(v), .. }
+                        if targets.iter().any(|&t| cx.model.dotted(t).as_deref() == Some(d.as_str()))
+                            && cx.call(cx.model.strip(*v)).is_some_and(|k| {
+                                k.name == "create_future"
+                                    || matches!(k.target.as_deref(), Some("asyncio.Future" | "asyncio.futures.Future"))
+                            }))
+                })
+            })
+    };
+    let idle = awaitables
+        .iter()
+        .filter(|a| is_sleep(a) || is_bare_future(a))
+        .count();
+    idle > 0 && awaitables.len() - idle <= 1 && awaitables.iter().all(|a| !a.spread)
 }
 
 /// Every gathered awaitable is a coroutine of the file that catches every
@@ -505,6 +525,24 @@ async def sync_round(store, feed):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+class Controller:
+    def _on_indicate(self, data):
+        if not self._indicate.done():
+            self._indicate.set_result(data)
+
+    async def write_control(self, cli, payload):
+        # Beside the write is a bare future the notification handler
+        # completes: if the write fails, nothing is left running.
+        self._indicate = asyncio.Future()
+        _, resp = await asyncio.wait_for(
+            asyncio.gather(cli.write_gatt_char(payload), self._indicate),
+            timeout=2.0,
+        )
+        return resp
+"#,
         r#"
 import asyncio
 

@@ -20,10 +20,12 @@ An `if` on `os.path.exists`/`isfile`/`isdir`/`lexists`, `os.access` or
 the same path: creates or opens it (`os.mkdir`, `os.makedirs` without
 `exist_ok=True`, `open(p, ...)`, `Path.mkdir`, `Path.touch(exist_ok=False)`,
 `Path.write_text`) when it was missing, or deletes it (`os.remove`,
-`os.unlink`, `shutil.rmtree`, `Path.unlink`) when it was there. A path only
+`os.unlink`, `shutil.rmtree` without `ignore_errors=True`, `Path.unlink`)
+when it was there. A path only
 this process knows (every assignment to it a `tempfile.mkdtemp()`, or a name
 built with `os.getpid()` or a random UUID) is not reported, nor is a marker
-file created with fixed content (`with open(p, "w") as f: f.write("\n")`,
+file created empty or with fixed content (`with open(p, "w"): pass`,
+`with open(p, "w") as f: f.write("\n")`,
 `p.write_text("ok")`, or a module constant only ever set to a literal):
 racers write the same bytes and neither fails; nor a file opened in
 append mode (`open(p, "a+b").close()`, a "touch"), which neither fails nor
@@ -493,13 +495,15 @@ fn writes_constant(cx: &FileCx, call: ExprId, c: &Call) -> bool {
     let StmtKind::With { items, body, .. } = &cx.stmt(w).kind else {
         return false;
     };
-    let Some(handle) = items
-        .iter()
-        .find(|i| i.ctx == call)
-        .and_then(|i| i.target)
-        .and_then(|t| cx.model.name_of(t))
-    else {
+    let Some(item) = items.iter().find(|i| i.ctx == call) else {
         return false;
+    };
+    // `with open(p, "w"): pass`: an empty marker.
+    let Some(handle) = item.target.and_then(|t| cx.model.name_of(t)) else {
+        return item.target.is_none()
+            && body
+                .iter()
+                .all(|&s| matches!(cx.stmt(s).kind, StmtKind::Pass));
     };
     body.iter().all(|&s| match &cx.stmt(s).kind {
         StmtKind::Expr(e) => cx.call(*e).is_some_and(|k| {
@@ -558,8 +562,16 @@ fn act_on(cx: &FileCx, c: &Call, path: &str, missing: bool) -> Option<&'static s
         }
     } else {
         match t {
-            "os.remove" | "os.unlink" | "os.rmdir" | "shutil.rmtree" => {
+            "os.remove" | "os.unlink" | "os.rmdir" => {
                 return same(c.positional(0)).then_some("removed");
+            }
+            // `ignore_errors=True` lives with a path that vanished.
+            "shutil.rmtree" => {
+                let tolerant = c
+                    .kwarg("ignore_errors")
+                    .or_else(|| c.positional(1))
+                    .is_some_and(|v| matches!(cx.model.literal(v), Some(Lit::Bool(true))));
+                return (!tolerant && same(c.positional(0))).then_some("removed");
             }
             _ => {}
         }
@@ -694,6 +706,23 @@ def drop_backup(path):
 "#,
     ],
     pass: &[
+        r#"
+import os
+import shutil
+
+MARKER = "/tmp/service-ready"
+
+def mark_ready():
+    # An empty marker: a racer that created it first leaves the same file.
+    if not os.path.exists(MARKER):
+        with open(MARKER, "w"):
+            pass
+
+def drop_cache(path):
+    # `ignore_errors=True`: a directory that vanished in between is fine.
+    if os.path.isdir(path):
+        shutil.rmtree(path, ignore_errors=True)
+"#,
         r#"
 import os
 

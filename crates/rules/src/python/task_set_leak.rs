@@ -20,7 +20,8 @@ pub static META: RuleMeta = RuleMeta {
 A task created with `create_task`/`ensure_future` is added to a set, list
 or dict that lives at module level or on `self`, and no code in the file
 removes finished tasks from it: no `add_done_callback(tasks.discard)`, no
-`discard`/`remove`/`pop`/`clear`, no reassignment. A dict entry under a
+`discard`/`remove`/`pop`/`clear`, no reassignment (also as one target
+of a swap: `tasks, self._tasks = self._tasks, []`). A dict entry under a
 fixed key (a literal, or an attribute of `self`: `self._tasks[self.manager]
 = task`) is one slot that each new task replaces, and is not reported.
 
@@ -235,7 +236,13 @@ fn pruned_collections(cx: &FileCx, globals: &HashSet<String>) -> HashSet<String>
             continue;
         }
         if matches!(op, AssignOp::Augmented(_)) || matches!(op, AssignOp::Plain) {
-            for &t in targets {
+            // `tasks, self._tasks = self._tasks, []` swaps the collection
+            // out as one of a tuple's targets.
+            let flat = targets.iter().flat_map(|&t| match &cx.expr(t).kind {
+                ExprKind::Collection { elems, .. } => elems.clone(),
+                _ => vec![t],
+            });
+            for t in flat {
                 if matches!(cx.expr(t).kind, ExprKind::Index { .. }) {
                     continue;
                 }
@@ -310,6 +317,23 @@ class HaClient:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+class Scoreboard:
+    def __init__(self):
+        self._tasks = []
+
+    async def activate(self, driver):
+        self._tasks.append(asyncio.create_task(self._pump(driver)))
+
+    async def _stop_tasks(self):
+        # The list is swapped out for an empty one and the old tasks reaped.
+        tasks, self._tasks = self._tasks, []
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+"#,
         r#"
 import asyncio
 

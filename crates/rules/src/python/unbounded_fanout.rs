@@ -21,9 +21,12 @@ pub static META: RuleMeta = RuleMeta {
 loop that starts a task (`create_task`, `ensure_future`,
 `tg.create_task`, `nursery.start_soon`) per item, over a
 collection that is not a literal (nor a local bound only to one, or to an
-entry of one: `methods = table[kind]`, nor a slice, `xs[:n]` or
-`islice(it, 0, n)`, nor the arguments of a `*channels` parameter, which
-the caller wrote out one by one, or a comprehension over them), with
+entry of one: `methods = table[kind]`, nor a module-level name bound only
+to one that nothing in the file grows; either counts only when no outer
+loop over other input multiplies it; nor a slice, `xs[:n]` or
+`islice(it, 0, n)`, nor the arguments of a `*channels` or `**kwargs`
+parameter (`kwargs.items()`), which the caller wrote out one by one, or a
+comprehension over them), with
 nothing limiting how many run at
 once: no semaphore or capacity limiter taken in the loop or inside the
 spawned coroutine (or in a function of the file it calls, up to two calls
@@ -695,9 +698,18 @@ fn bounded_input(cx: &FileCx, iter: ExprId) -> bool {
                     && c.args.len() >= 2
                     && c.positional(c.args.len().min(3) - 1)
                         .is_some_and(|stop| !matches!(cx.model.literal(stop), Some(Lit::Null))))
+                // `kwargs.items()` of a bounded mapping.
+                || (matches!(c.name.as_str(), "items" | "keys" | "values")
+                    && c.args.is_empty()
+                    && c.receiver.is_some_and(|r| bounded_input(cx, r)))
         }
         ExprKind::Name { id, .. } => {
-            if literal_local(cx, cx.func_of(iter), id, 2) || from_varargs(cx, cx.func_of(iter), id)
+            if from_varargs(cx, cx.func_of(iter), id) {
+                return true;
+            }
+            if (literal_local(cx, cx.func_of(iter), id, 2)
+                || literal_module_constant(cx, cx.func_of(iter), id))
+                && !nested_in_unbounded_loop(cx, iter)
             {
                 return true;
             }
@@ -745,6 +757,44 @@ fn from_varargs(cx: &FileCx, f: FuncId, name: &str) -> bool {
         cur = cx.func(g).parent;
     }
     false
+}
+
+/// The loop over `iter` sits inside another loop of the function over
+/// input of any size (`for form in forms: for payload in PAYLOADS:`): the
+/// literal only multiplies it.
+fn nested_in_unbounded_loop(cx: &FileCx, iter: ExprId) -> bool {
+    let Some(s) = cx.tree.enclosing_stmt(iter) else {
+        return false;
+    };
+    cx.tree.stmt_ancestors(s).any(|a| match &cx.stmt(a).kind {
+        StmtKind::For { iter: outer, .. } => !bounded_input(cx, *outer),
+        _ => false,
+    })
+}
+
+/// A module-level name (that `f` and the functions around it do not bind)
+/// the module binds only to literal collections and nothing in the file
+/// grows (`URLS = ["..", ".."]`, no `URLS.append(..)`).
+fn literal_module_constant(cx: &FileCx, f: FuncId, name: &str) -> bool {
+    let mut cur = Some(f);
+    while let Some(g) = cur {
+        if g.0 == 0 {
+            break;
+        }
+        if crate::python::common::values_bound_to(cx, g, name)
+            .next()
+            .is_some()
+            || cx.func(g).params.iter().any(|p| p.name == name)
+        {
+            return false;
+        }
+        cur = cx.func(g).parent;
+    }
+    literal_local(cx, FuncId(0), name, 0)
+        && !cx
+            .calls_named(&["append", "extend", "add", "update", "insert", "setdefault"])
+            .iter()
+            .any(|(_, c)| c.receiver.and_then(|r| cx.model.name_of(r)) == Some(name))
 }
 
 /// A local of `f` bound only to literal collections, or to an entry of one
@@ -1566,8 +1616,48 @@ async def flush_all(app, log):
         pending = asyncio.ensure_future(resource.flush())  # expect
         log.append(pending)
 "#,
+        r#"
+import asyncio
+
+PAYLOADS = ["<script>", "'\"><img>", "javascript:"]
+
+async def scan(forms):
+    # The literal only multiplies the forms, which come from the page.
+    tasks = []
+    for form in forms:
+        for payload in PAYLOADS:
+            tasks.append(probe(form, payload))
+    await asyncio.gather(*tasks)  # expect
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+class State:
+    def set(self, **kwargs):
+        # One task per keyword the caller wrote out: a handful, not data.
+        for name, value in kwargs.items():
+            self._data[name] = value
+            asyncio.create_task(self._notify(name, value))
+"#,
+        r#"
+import asyncio
+
+URLS = [
+    "https://example.com/a",
+    "https://example.com/b",
+    "https://example.com/c",
+]
+
+async def main():
+    # A module-level literal list: its size is written in the code.
+    tasks = []
+    for url in URLS:
+        tasks.append(asyncio.create_task(capture(url)))
+    for t in asyncio.as_completed(tasks):
+        print(await t)
+"#,
         r#"
 import anyio
 from anyio import to_thread

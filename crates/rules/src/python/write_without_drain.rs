@@ -22,7 +22,9 @@ Writers are recognized by type, as the second value of
 `asyncio.open_connection`, or as the second parameter of a
 `start_server` handler; inside a `with` that binds the same name to what
 it opens (`with open(path, "wb") as writer:`), the name is a file and is
-left alone.
+left alone. A write followed at once by `break` or `return` happens once
+per run of the loop (`if method in offered: writer.write(b); break`) and is
+not reported.
 
 ## Why
 
@@ -107,6 +109,15 @@ impl Rule for WriteWithoutDrain {
                 StmtKind::For { body, .. } | StmtKind::While { body, .. } => body,
                 _ => continue,
             };
+            // `writer.write(x); break`: one write per run of the loop.
+            if cx
+                .tree
+                .enclosing_stmt(id)
+                .and_then(|s| crate::util::next_stmt(cx, s))
+                .is_some_and(|n| matches!(cx.stmt(n).kind, StmtKind::Break | StmtKind::Return(_)))
+            {
+                continue;
+            }
             let drains = unsnarl_model::walk::calls_in_block(cx.model, body)
                 .into_iter()
                 .any(|x| cx.call(x).is_some_and(|dc| dc.name == "drain"));
@@ -238,6 +249,20 @@ async def relay(host, frames):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+async def handshake(host, port, offered):
+    reader, writer = await asyncio.open_connection(host, port)
+    # One byte for the first supported method, then out of the loop.
+    for method in (33, 1, 2):
+        if method in offered:
+            writer.write(method.to_bytes(1, "big"))
+            break
+    else:
+        raise ValueError("no supported method")
+    return await reader.readexactly(4)
+"#,
         r#"
 import asyncio
 
