@@ -21,7 +21,7 @@ threading, trio/anyio), where the matching `release()` is not in the
 `finally` of a `try` that starts right after the acquire, or there is no
 release at all. Between the acquire and that `try` may sit only an early
 exit that releases first (`if closed: release(); raise`) and statements that
-cannot raise (`items = []`, `last = None`); a release that follows the
+cannot raise (`items = []`, `last = None`, `ctx.event = asyncio.Event()`); a release that follows the
 acquire with nothing but such statements, stores of a name into an
 attribute or entry of `self` (`self._objects[i] = obj`) or counter bumps
 (`self.seqnr += 1`) in between is fine too. Counter bumps and in-place
@@ -37,9 +37,11 @@ got: lock.release()`), or `if not
 lock.acquire(False): <defer the work> else:` with the `try` in the
 `else`. So is a `try` whose catch-all handler (`except BaseException:`)
 releases while its body hands `sem.release` on to what keeps the permit
-after success (`StreamResponse(release=sem.release)`). An acquire inside
-`with` the same lock (taking it back after a
-`release()` around a wait) is released by the `with`. Methods that hand the
+after success (`StreamResponse(release=sem.release)`). An `acquire` whose result an
+`async with` takes (`async with await self._locks.acquire(key):`, a
+lookup that hands back the lock) is released by the `with`, and so is
+an acquire inside `with` the same lock (taking it back after a
+`release()` around a wait). Methods that hand the
 acquisition to their caller are not reported: `__enter__`/`__aenter__`,
 `acquire`/`acquire_*` and their async twins (`aacquire_lock`).
 
@@ -178,6 +180,13 @@ impl Rule for AcquireWithoutRelease {
             let Some(s) = cx.tree.enclosing_stmt(id) else {
                 continue;
             };
+            // `async with await self._locks.acquire(key):` — this
+            // `acquire` hands back the lock the `with` takes and releases.
+            if matches!(&cx.stmt(s).kind, StmtKind::With { items, .. }
+                if items.iter().any(|it| cx.contains(it.ctx, id)))
+            {
+                continue;
+            }
             let problem = match classify(cx, f, s, id, &name) {
                 Some(p) => p,
                 None => continue,
@@ -438,6 +447,33 @@ fn binds_a_constant(cx: &FileCx, s: StmtId) -> bool {
         ExprKind::Attr { .. } => cx.model.dotted(e).is_some_and(|d| d.starts_with("self.")),
         _ => false,
     };
+    // A fresh event or empty container (`ctx.event = asyncio.Event()`)
+    // stored into a name or a plain attribute: nothing there can raise.
+    let fresh = |e: ExprId| {
+        cx.call(e).is_some_and(|c| {
+            c.args.is_empty()
+                && matches!(
+                    c.target.as_deref(),
+                    Some(
+                        "asyncio.Event"
+                            | "threading.Event"
+                            | "builtins.dict"
+                            | "builtins.list"
+                            | "builtins.set"
+                            | "builtins.object"
+                    )
+                )
+        })
+    };
+    if fresh(*v)
+        && targets.iter().all(|&t| {
+            matches!(cx.expr(t).kind, ExprKind::Name { .. })
+                || (matches!(cx.expr(t).kind, ExprKind::Attr { .. })
+                    && cx.model.dotted(t).is_some())
+        })
+    {
+        return true;
+    }
     targets
         .iter()
         .all(|&t| matches!(cx.expr(t).kind, ExprKind::Name { .. }))
@@ -722,6 +758,22 @@ def timing_thread(interval):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+import threading
+
+class Runner:
+    def arm(self, ctx):
+        # Nothing between the acquire and the release can raise.
+        ctx.lock.acquire()
+        ctx.event = asyncio.Event()
+        ctx.lock.release()
+
+    async def on_update(self, chat_id):
+        # `acquire` here only looks the chat's lock up; `async with` takes it.
+        async with await self._chat_lock.acquire(chat_id):
+            await self._apply(chat_id)
+"#,
         r#"
 import asyncio
 

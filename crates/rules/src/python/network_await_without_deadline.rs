@@ -30,7 +30,8 @@ Awaits that wait on a network peer with nothing bounding them:
 - `asyncio.open_connection(...)` (not `open_unix_connection`: a local
   socket's connect completes or fails at once; nor `sock=` a socket
   already connected, without `ssl`: it only wraps it) and `StreamReader.read/readline/
-  readexactly/readuntil` (not in a framing helper that reads a stream its
+  readexactly/readuntil` (also on a connection opened under
+  `asyncio.wait_for`, whose deadline ends with the connect; not in a framing helper that reads a stream its
   caller passes in, as a parameter or to the constructor of its class
   (`self.reader`, set only from an `__init__` parameter): the caller owns
   that connection and its deadline; a server handler's reader is always
@@ -60,6 +61,13 @@ closes the connection: a server handler that stores its writer on an
 object (`sess.writer = writer`) whose writer another method closes
 (`sess.writer.close()` in `unregister`) reads only as long as the owner
 lets it.
+So does the loop of a background listener its object owns: a read in a
+loop of a coroutine the file starts as a task kept on the object
+(`self._recv_task = asyncio.create_task(self._recv_loop())`) that a
+method cancels, or in a helper only such loops call; waiting for the
+peer's next message is its job, the requests made on the connection
+carry their own deadlines, and the owner ends it. A listener that is
+only awaited, never cancelled, stays reported.
 
 ## Why
 
@@ -179,8 +187,12 @@ impl Rule for NetworkAwaitWithoutDeadline {
             } else {
                 continue;
             };
-            // Last, as it reads the whole file: the callers of `f`.
-            if only_run_under_deadline(cx, f) {
+            // Last, as they read the whole file: the callers of `f`, and
+            // the task that runs it.
+            if only_run_under_deadline(cx, f)
+                || (matches!(limit, Limit::Missing("reading from a stream"))
+                    && background_listener(cx, f, id))
+            {
                 continue;
             }
             let code = cx.snippet(e.span);
@@ -259,6 +271,89 @@ fn only_run_under_deadline(cx: &FileCx, f: FuncId) -> bool {
         calls += 1;
     }
     calls > 0
+}
+
+/// The read is the listening step of a background reader its object owns:
+/// it sits in a loop of a coroutine the file starts as a task kept on the
+/// object (`self._recv_task = asyncio.create_task(self._recv_loop())`) that
+/// a method cancels (`self._recv_task.cancel()`, or a loop cancelling the
+/// tasks it lists), or in a private helper only such loops call. Waiting
+/// for the peer's next message is that task's job: requests on the
+/// connection carry their own deadlines, and the owner ends the listener.
+/// A listener nobody cancels (only awaited) stays reported.
+fn background_listener(cx: &FileCx, f: FuncId, read: ExprId) -> bool {
+    let in_loop = |e: ExprId| {
+        cx.tree
+            .enclosing_stmt(e)
+            .is_some_and(|s| crate::python::common::enclosing_loop(cx, s).is_some())
+    };
+    if in_loop(read) && owned_cancelled_task(cx, f) {
+        return true;
+    }
+    // `receive_once` called only from loops of owned listeners.
+    let name = &cx.func(f).name;
+    if !name.starts_with('_') && cx.func(f).class.is_none() {
+        return false;
+    }
+    let callers: Vec<ExprId> = cx
+        .calls_named(&[name.as_str()])
+        .iter()
+        .filter(|(_, c)| cx.callee_in_file(c) == Some(f))
+        .map(|&(e, _)| e)
+        .collect();
+    !callers.is_empty()
+        && callers
+            .iter()
+            .all(|&e| in_loop(e) && owned_cancelled_task(cx, cx.func_of(e)))
+}
+
+/// The file starts `f` as a task kept in an attribute of the object
+/// (`self.X = create_task(self.f(..))`) and some function cancels it: calls
+/// `cancel()` on `self.X`, or cancels tasks while naming `self.X` (`for t
+/// in (self._ping, self.X): t.cancel()`).
+fn owned_cancelled_task(cx: &FileCx, f: FuncId) -> bool {
+    let name = &cx.func(f).name;
+    let mut slots: Vec<String> = Vec::new();
+    for (i, x) in cx.model.exprs.iter().enumerate() {
+        let ExprKind::Call(c) = &x.kind else { continue };
+        if !crate::python::common::is_task_spawn(cx, c) {
+            continue;
+        }
+        let runs_f = c.positional(0).is_some_and(|a| {
+            cx.call(cx.model.strip(a))
+                .is_some_and(|k| k.name == *name && cx.callee_in_file(k) == Some(f))
+        });
+        if !runs_f {
+            continue;
+        }
+        if let Parent::Stmt(s) = cx.tree.expr_parent(ExprId(i as u32))
+            && let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind
+        {
+            slots.extend(
+                targets
+                    .iter()
+                    .filter_map(|&t| cx.model.dotted(t))
+                    .filter(|d| d.starts_with("self.")),
+            );
+        }
+    }
+    !slots.is_empty()
+        && cx.model.function_ids().any(|g| {
+            let calls: Vec<&Call> = cx.body_calls(g).filter_map(|e| cx.call(e)).collect();
+            let direct = calls.iter().any(|c| {
+                c.name == "cancel"
+                    && c.receiver
+                        .and_then(|r| cx.model.dotted(r))
+                        .is_some_and(|d| slots.contains(&d))
+            });
+            direct
+                || (calls
+                    .iter()
+                    .any(|c| c.name == "cancel" && c.receiver.is_some())
+                    && crate::python::common::exprs_of(cx, &[g].into_iter().collect())
+                        .into_iter()
+                        .any(|e| cx.model.dotted(e).is_some_and(|d| slots.contains(&d))))
+        })
 }
 
 /// The call sits in one branch of an `if` whose other branch makes the
@@ -489,9 +584,19 @@ fn stream_readers(cx: &FileCx) -> HashSet<String> {
     for (id, c) in cx.calls_to(&[opens, servers].concat()) {
         match c.target.as_deref() {
             Some("asyncio.open_connection" | "asyncio.open_unix_connection") => {
-                let Parent::Expr(aw) = cx.tree.expr_parent(id) else {
+                let Parent::Expr(mut aw) = cx.tree.expr_parent(id) else {
                     continue;
                 };
+                // `await asyncio.wait_for(asyncio.open_connection(..), t)`:
+                // the deadline bounds the connect, not the reads after it.
+                if cx.call(aw).is_some_and(|w| {
+                    w.target.as_deref() == Some("asyncio.wait_for") && w.positional(0) == Some(id)
+                }) {
+                    let Parent::Expr(up) = cx.tree.expr_parent(aw) else {
+                        continue;
+                    };
+                    aw = up;
+                }
                 let Parent::Stmt(s) = cx.tree.expr_parent(aw) else {
                     continue;
                 };
@@ -835,8 +940,67 @@ class Probe:
     async def check_slow(self, host):
         return await self._hello(host)
 "#,
+        r#"
+import asyncio
+
+class Bridge:
+    async def connect(self, host, port):
+        async with asyncio.timeout(10):
+            self._reader, self._writer = await asyncio.open_connection(host, port)
+        self._reader_future = asyncio.ensure_future(self._reader_loop())
+
+    async def reset(self):
+        # Waits for the listener but never stops it: a silent peer hangs reset().
+        self._resetting = True
+        await self._reader_future
+
+    async def _reader_loop(self):
+        while not self._resetting:
+            data = await self._reader.read(100)  # expect
+            self._handle(data)
+"#,
+        r#"
+import asyncio
+
+async def query_status(host):
+    # The deadline bounds the connect only; the reply can take forever.
+    reader, writer = await asyncio.wait_for(asyncio.open_connection(host, 8888), 5)
+    writer.write(b"STATUS\r\n")
+    await writer.drain()
+    line = await reader.readline()  # expect
+    writer.close()
+    return line
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+class ElectrumClient:
+    async def connect(self, host, port):
+        async with asyncio.timeout(10):
+            self._reader, self._writer = await asyncio.open_connection(host, port)
+        self._recv_task = asyncio.create_task(self._recv_loop())
+
+    async def close(self):
+        # The owner ends the listener; requests carry their own deadlines.
+        for task in (self._recv_task,):
+            if task:
+                task.cancel()
+        self._writer.close()
+
+    async def _recv_loop(self):
+        # A background listener: waiting for the next push is its job.
+        while True:
+            data = await self._reader.read(65536)
+            if not data:
+                break
+            self._dispatch(data)
+
+    async def call(self, method, timeout=30):
+        fut = self._send(method)
+        return await asyncio.wait_for(fut, timeout)
+"#,
         r#"
 import asyncio
 

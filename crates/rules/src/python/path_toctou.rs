@@ -22,7 +22,8 @@ the same path: creates or opens it (`os.mkdir`, `os.makedirs` without
 `Path.write_text`) when it was missing, or deletes it (`os.remove`,
 `os.unlink`, `shutil.rmtree` without `ignore_errors=True`, `Path.unlink`)
 when it was there. A path only
-this process knows (every assignment to it a `tempfile.mkdtemp()`, or a name
+this process knows (every assignment to it, in its own function for a
+local, a `tempfile.mkdtemp()`, or a name
 built with `os.getpid()` or a random UUID) is not reported, nor is a marker
 file created empty or with fixed content (`with open(p, "w"): pass`,
 `with open(p, "w") as f: f.write("\n")`,
@@ -98,7 +99,7 @@ impl Rule for PathToctou {
             let Some((path, negated)) = path_check(cx, *cond, false) else {
                 continue;
             };
-            if private_path(cx, &path)
+            if private_path(cx, &path, cx.tree.stmt_func(s))
                 || locked_for_every_caller(cx, s, 2)
                 || type_dispatch(cx, *cond, then, orelse, &path)
             {
@@ -252,8 +253,15 @@ fn path_check(cx: &FileCx, cond: ExprId, negated: bool) -> Option<(String, bool)
 /// A path only this process knows: every assignment to it in the file is a
 /// fresh temporary (`tempfile.mkdtemp()`) or a name built with the process
 /// id or a random UUID. Nobody else can create or remove it in between.
-fn private_path(cx: &FileCx, path: &str) -> bool {
-    private_within(cx, path, 2)
+fn private_path(cx: &FileCx, path: &str, f: FuncId) -> bool {
+    private_within(cx, path, 2, f)
+}
+
+/// Where the assignments to `path` are looked for: a local name (no dot)
+/// of a function is that function's own (`temporary` here and in another
+/// function are two variables); anything else, the whole file.
+fn scope_of(path: &str, f: FuncId) -> Option<FuncId> {
+    (!path.contains('.') && f.0 != 0).then_some(f)
 }
 
 /// `path` is only ever assigned values built from a name no other process
@@ -261,8 +269,8 @@ fn private_path(cx: &FileCx, path: &str) -> bool {
 /// directly, or through another name of the file that is (`self._site =
 /// os.path.join(self._tmp.name, "site")` after `self._tmp =
 /// tempfile.TemporaryDirectory()`), `depth` names deep.
-fn private_within(cx: &FileCx, path: &str, depth: u32) -> bool {
-    only_ever_assigned_or_unpacked(cx, path, |v| {
+fn private_within(cx: &FileCx, path: &str, depth: u32, f: FuncId) -> bool {
+    only_ever_assigned_or_unpacked(cx, path, scope_of(path, f), |v| {
         unsnarl_model::walk::exprs_under(cx.model, v)
             .into_iter()
             .any(|x| {
@@ -275,7 +283,7 @@ fn private_within(cx: &FileCx, path: &str, depth: u32) -> bool {
                         && cx
                             .model
                             .dotted(x)
-                            .is_some_and(|d| d != path && private_within(cx, &d, depth - 1)))
+                            .is_some_and(|d| d != path && private_within(cx, &d, depth - 1, f)))
                     || (depth > 0 && returns_private(cx, x))
             })
     })
@@ -283,14 +291,22 @@ fn private_within(cx: &FileCx, path: &str, depth: u32) -> bool {
 
 /// Like `FileModel::only_ever_assigned`, but an unpacking assignment
 /// (`fd, temp_path = tempfile.mkstemp()`) counts too, with the whole value
-/// it unpacks.
-fn only_ever_assigned_or_unpacked(cx: &FileCx, path: &str, such: impl Fn(ExprId) -> bool) -> bool {
+/// it unpacks; with a `scope`, only the assignments of that function.
+fn only_ever_assigned_or_unpacked(
+    cx: &FileCx,
+    path: &str,
+    scope: Option<FuncId>,
+    such: impl Fn(ExprId) -> bool,
+) -> bool {
     let names_path = |t: ExprId| cx.model.dotted(t).as_deref() == Some(path);
     let mut any = false;
-    let all = cx.model.stmts.iter().all(|st| {
+    let all = cx.model.stmts.iter().enumerate().all(|(i, st)| {
         let StmtKind::Assign { targets, value, .. } = &st.kind else {
             return true;
         };
+        if scope.is_some_and(|f| cx.tree.stmt_func(StmtId(i as u32)) != f) {
+            return true;
+        }
         let hit = targets.iter().any(|&t| {
             names_path(t)
                 || matches!(&cx.expr(cx.model.strip(t)).kind,
@@ -706,6 +722,27 @@ def drop_backup(path):
 "#,
     ],
     pass: &[
+        r#"
+import shutil
+import tempfile
+from pathlib import Path
+
+def write_atomic(destination):
+    temporary = destination.with_name(f".{destination.name}.partial")
+    temporary.write_text("x")
+    temporary.replace(destination)
+
+def write_partitioned(destination):
+    # A directory this call just made under a random name: nobody else
+    # knows it (the other function's `temporary` is another variable).
+    temporary = Path(tempfile.mkdtemp(prefix=".out.", dir=destination.parent))
+    try:
+        (temporary / "part-0").write_text("rows")
+        temporary.replace(destination)
+    finally:
+        if temporary.exists():
+            shutil.rmtree(temporary)
+"#,
         r#"
 import os
 import shutil
