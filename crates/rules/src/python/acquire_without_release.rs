@@ -43,7 +43,10 @@ lookup that hands back the lock) is released by the `with`, and so is
 an acquire inside `with` the same lock (taking it back after a
 `release()` around a wait). Methods that hand the
 acquisition to their caller are not reported: `__enter__`/`__aenter__`,
-`acquire`/`acquire_*` and their async twins (`aacquire_lock`).
+`acquire`/`acquire_*` and their async twins (`aacquire_lock`). A receiver known only by its name counts as a limiter
+(`self._limiter`) only in a file that releases one: a rate limiter (a
+token bucket, a sliding window) has no `release`, and spends what it takes
+by design.
 
 ## Why
 
@@ -96,8 +99,20 @@ fn is_limiter(cx: &FileCx, r: ExprId) -> bool {
             || last.ends_with("_sem")
             || last == "lock"
             || last.ends_with("_lock")
-            || last.contains("limiter")
+            || (last.contains("limiter") && releases_a_limiter(cx))
             || last == "mutex"
+    })
+}
+
+/// A limiter of unknown type is a capacity limiter (permits taken and given
+/// back) only if the file gives one back somewhere: a rate limiter (a token
+/// bucket, a sliding window: `self.rate_limiter.acquire()`) has no
+/// `release`, and spends what it takes by design.
+fn releases_a_limiter(cx: &FileCx) -> bool {
+    cx.calls_named(&["release"]).iter().any(|(_, c)| {
+        c.receiver
+            .and_then(|r| cx.model.dotted(r))
+            .is_some_and(|d| d.to_ascii_lowercase().contains("limiter"))
     })
 }
 
@@ -758,6 +773,17 @@ def timing_thread(interval):
 "#,
     ],
     pass: &[
+        r#"
+class Client:
+    def __init__(self, rate_limiter):
+        self.rate_limiter = rate_limiter
+
+    def get(self, path):
+        # A sliding-window rate limiter: `acquire` waits for a slot in the
+        # window and records a hit; there is nothing to give back.
+        self.rate_limiter.acquire()
+        return self._session.get(self._base + path, timeout=10)
+"#,
         r#"
 import asyncio
 import threading
