@@ -31,8 +31,9 @@ Awaits that wait on a network peer with nothing bounding them:
   socket's connect completes or fails at once; nor `sock=` a socket
   already connected, without `ssl`: it only wraps it) and `StreamReader.read/readline/
   readexactly/readuntil` (also on a connection opened under
-  `asyncio.wait_for`, whose deadline ends with the connect; not in a framing helper that reads a stream its
-  caller passes in, as a parameter or to the constructor of its class
+  `asyncio.wait_for`, whose deadline ends with the connect; not in a
+  framing helper that reads a stream its caller passes in, as a parameter
+  or to the constructor of its class
   (`self.reader`, set only from an `__init__` parameter): the caller owns
   that connection and its deadline; a server handler's reader is always
   checked; nor a reader the file builds itself, `asyncio.StreamReader()`,
