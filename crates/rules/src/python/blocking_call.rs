@@ -61,7 +61,8 @@ and cleared to `None` between uses, or, read through `self`, by its
 class: `_stdout = queue.Queue()` in the class body) never waits, closing a
 `requests` or `httpx` session only releases its connection pools, and
 building a `redis` client, pipeline, pub/sub object or lock
-(`redis.Redis.from_url(url)`) connects nothing.
+(`redis.Redis.from_url(url)`) connects nothing, and closing one only
+closes its sockets.
 
 ## Why
 
@@ -814,6 +815,20 @@ async def wrap(future: Future):
 "#,
     ],
     pass: &[
+        r#"
+import redis
+import redis.asyncio as aioredis
+
+class RedisService:
+    def __init__(self, url):
+        self.redis = aioredis.Redis.from_url(url)
+        self.sync_redis = redis.Redis(host=url)
+
+    async def disconnect(self):
+        # Closing only disconnects the pool's sockets: no round trip.
+        await self.redis.aclose()
+        self.sync_redis.close()
+"#,
         r#"
 import queue
 import threading
