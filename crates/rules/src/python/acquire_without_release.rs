@@ -467,17 +467,13 @@ fn binds_a_constant(cx: &FileCx, s: StmtId) -> bool {
     let fresh = |e: ExprId| {
         cx.call(e).is_some_and(|c| {
             c.args.is_empty()
-                && matches!(
-                    c.target.as_deref(),
-                    Some(
-                        "asyncio.Event"
-                            | "threading.Event"
-                            | "builtins.dict"
-                            | "builtins.list"
-                            | "builtins.set"
-                            | "builtins.object"
-                    )
-                )
+                && (crate::python::common::completion_kind(cx, c) == Some("event")
+                    || matches!(
+                        c.target.as_deref(),
+                        Some(
+                            "builtins.dict" | "builtins.list" | "builtins.set" | "builtins.object"
+                        )
+                    ))
         })
     };
     if fresh(*v)

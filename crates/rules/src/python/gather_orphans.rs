@@ -158,11 +158,10 @@ fn paced_by_sleep(cx: &FileCx, c: &Call) -> bool {
             && cx.model.dotted(a.value).is_some_and(|d| {
                 cx.model.stmts.iter().any(|st| {
                     matches!(&st.kind, StmtKind::Assign { targets, value: Some(v), .. }
-                        if targets.iter().any(|&t| cx.model.dotted(t).as_deref() == Some(d.as_str()))
-                            && cx.call(cx.model.strip(*v)).is_some_and(|k| {
-                                k.name == "create_future"
-                                    || matches!(k.target.as_deref(), Some("asyncio.Future" | "asyncio.futures.Future"))
-                            }))
+                    if targets.iter().any(|&t| cx.model.dotted(t).as_deref() == Some(d.as_str()))
+                        && cx.call(cx.model.strip(*v)).is_some_and(|k| {
+                            crate::python::common::makes_asyncio_future(cx, k)
+                        }))
                 })
             })
     };
