@@ -203,11 +203,14 @@ impl Rule for LockOrder {
                         if held.is_empty() {
                             continue;
                         }
-                        let taken = if off.is_empty() {
-                            locks_taken(cx, *callee, &events, &mut memo, &mut Vec::new())
-                        } else {
-                            locks_taken_unless(cx, *callee, off, &events, &mut memo)
-                        };
+                        let taken = locks_taken_by_call(
+                            cx,
+                            *callee,
+                            off,
+                            &events,
+                            &mut memo,
+                            &mut Vec::new(),
+                        );
                         for (lock, path) in taken {
                             if free.contains(&lock.key) {
                                 continue;
@@ -307,18 +310,29 @@ fn locks_taken(
     out
 }
 
-/// [`locks_taken`] for a call that passes `False` to the callee's
-/// parameters `off`: what the callee does only under `if <param>:` for
-/// one of them is left out (`self._request(.., auth=False)` never reaches
-/// the `if auth: await self._ensure_token()` that takes the token lock).
-fn locks_taken_unless(
+/// The locks a call of `callee` takes: all of them ([`locks_taken`]), or,
+/// when the call passes `False` to the callee's parameters `off`, all but
+/// what the callee does only under `if <param>:` for one of them
+/// (`self._request(.., auth=False)` never reaches the `if auth: await
+/// self._ensure_token()` that takes the token lock).
+fn locks_taken_by_call(
     cx: &FileCx,
-    f: FuncId,
+    callee: FuncId,
     off: &[String],
     events: &[Vec<Event>],
     memo: &mut HashMap<FuncId, Vec<(Held, Vec<String>)>>,
+    stack: &mut Vec<FuncId>,
 ) -> Vec<(Held, Vec<String>)> {
-    taken_by_events(cx, f, off, events, memo, &mut vec![f])
+    if off.is_empty() {
+        return locks_taken(cx, callee, events, memo, stack);
+    }
+    if stack.contains(&callee) || stack.len() > 6 {
+        return Vec::new();
+    }
+    stack.push(callee);
+    let out = taken_by_events(cx, callee, off, events, memo, stack);
+    stack.pop();
+    out
 }
 
 /// The locks `f`'s own events take, and those of the calls it makes,
@@ -352,20 +366,10 @@ fn taken_by_events(
                 if skipped(under) {
                     continue;
                 }
-                // A call passing `False` to some of the callee's flags, two
-                // calls down as much as one (`async_login` calling
-                // `self._request(.., allow_relogin=False)`).
-                let taken = if off.is_empty() {
-                    locks_taken(cx, *callee, events, memo, stack)
-                } else if stack.contains(callee) || stack.len() > 6 {
-                    Vec::new()
-                } else {
-                    stack.push(*callee);
-                    let t = taken_by_events(cx, *callee, off, events, memo, stack);
-                    stack.pop();
-                    t
-                };
-                for (lock, path) in taken {
+                // Flags passed as `False` count two calls down as much as
+                // one (`async_login` calling `self._request(..,
+                // allow_relogin=False)`).
+                for (lock, path) in locks_taken_by_call(cx, *callee, off, events, memo, stack) {
                     if !free.contains(&lock.key) && !out.iter().any(|(h, _)| h.key == lock.key) {
                         let mut p = vec![name.clone()];
                         p.extend(path);
