@@ -226,7 +226,9 @@ pub struct Entry {
     /// Async API: a method of an object that runs one operation at a time
     /// (a second concurrent call on one `asyncpg.Connection` fails with
     /// "another operation is in progress"): a lock around its calls is what
-    /// lets several tasks share it.
+    /// lets several tasks share it. Blocking: the same for threads (a
+    /// DB-API connection or cursor), so a thread lock around the call is
+    /// what makes it correct.
     #[serde(default)]
     pub exclusive: bool,
 }

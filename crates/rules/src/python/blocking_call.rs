@@ -44,8 +44,9 @@ starts no tasks of its own is left alone: the process runs that one
 coroutine, and the blocking call holds up only the command itself. So is
 a call in the coroutine a new loop is started with (`asyncio.run(main())`,
 `anyio.run(_main, path)`, used nowhere else in the file) before its first
-`await`, when nothing before it started a task: no other task exists
-yet. A prompt for the user (`input()`, `getpass()`)
+`await` (awaits in other arms of an `if` or `match`, another subcommand's,
+do not count), when nothing before it started a task: no other task
+exists yet. A prompt for the user (`input()`, `getpass()`)
 anywhere in such a coroutine is left alone too when it starts no tasks
 (itself or in the functions of the file it calls, two calls down): the
 program is waiting for its user, and none of its own tasks is held up. Reading the result of a future known to be
@@ -272,8 +273,37 @@ fn before_other_tasks(cx: &FileCx, span: Span) -> bool {
             && !spawns_before(cx, g, span)
             && crate::util::awaits_in_block(cx.model, &func.body)
                 .iter()
-                .all(|a| a.start >= span.end || (a.start <= span.start && span.end <= a.end))
+                .all(|a| {
+                    a.start >= span.end
+                        || (a.start <= span.start && span.end <= a.end)
+                        || other_branch(cx, &func.body, *a, span)
+                })
     })
+}
+
+/// `a` and `b` sit in different arms of one `if` or `match` of `body`
+/// (`case ["grant"]: await grant()` and `case ["scaffold"]: scaffold()`)
+/// that no loop repeats: at most one of them runs.
+fn other_branch(cx: &FileCx, body: &Block, a: Span, b: Span) -> bool {
+    let holds = |block: &Block, x: Span| {
+        block.iter().any(|&s| {
+            let sp = cx.stmt(s).span;
+            sp.start <= x.start && x.end <= sp.end
+        })
+    };
+    unsnarl_model::walk::stmts_in_block(cx.model, body)
+        .into_iter()
+        .filter(|&s| crate::python::common::enclosing_loop(cx, s).is_none())
+        .any(|s| match &cx.stmt(s).kind {
+            StmtKind::If { then, orelse, .. } => {
+                (holds(then, a) && holds(orelse, b)) || (holds(orelse, a) && holds(then, b))
+            }
+            StmtKind::Switch { cases, .. } => {
+                let arm = |x: Span| cases.iter().position(|c| holds(&c.body, x));
+                matches!((arm(a), arm(b)), (Some(i), Some(j)) if i != j)
+            }
+            _ => false,
+        })
 }
 
 /// Every mention of `g`'s name in the file hands it to a call that starts
@@ -813,8 +843,54 @@ async def wrap(future: Future):
         return None
     return future.result()  # expect
 "#,
+        r#"
+import sqlite3
+
+# The connection is kept on the object; each query still blocks the loop.
+class Store:
+    def __init__(self, path):
+        self.db = sqlite3.connect(path)
+
+    async def save(self, row):
+        self.db.execute("insert into t values (?)", row)  # expect
+"#,
+        r#"
+import asyncio
+import sys
+
+import requests
+
+# A later round of the loop runs the other branch after the first awaited.
+async def main(url, attempts):
+    for attempt in range(attempts):
+        if attempt == 0:
+            await connect(url)
+        else:
+            print(requests.get(url, timeout=10).status_code)  # expect
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1], 3))
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+import sys
+
+import requests
+
+# Each subcommand is its own branch: the listing runs before anything awaits.
+async def main(args):
+    if args[0] == "fetch":
+        await fetch_all(args[1:])
+    else:
+        print(requests.get(args[1], timeout=10).text)
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1:]))
+"#,
         r#"
 import redis
 import redis.asyncio as aioredis
@@ -823,11 +899,13 @@ class RedisService:
     def __init__(self, url):
         self.redis = aioredis.Redis.from_url(url)
         self.sync_redis = redis.Redis(host=url)
+        self.cache = redis.Redis.from_url(url)
 
     async def disconnect(self):
         # Closing only disconnects the pool's sockets: no round trip.
         await self.redis.aclose()
         self.sync_redis.close()
+        self.cache.close()
 "#,
         r#"
 import queue

@@ -56,7 +56,9 @@ first step, `try: task.cancel(); await task`), or, when nothing follows the `try
 itself (`self.task = create_task(..)`) that another method of the class
 cancels (`stop()`), or one it keeps in a collection of the object
 (`self.tasks.add(fut)`) whose every task another method cancels (`for t in
-self.tasks: t.cancel()`): that `CancelledError` is the child's result.
+self.tasks: t.cancel()`), or a task of the `done` set that `asyncio.wait`
+handed back (`for t in done: try: await t`), which has finished, so the
+await does not suspend: that `CancelledError` is the child's result.
 So is a teardown coroutine (`close_connection`) awaiting, once, a task of
 its object that another method cancels to say "stop now". A handler is
 not reported either when it ends in a helper that always raises (`raise_*`,
@@ -1432,8 +1434,52 @@ fn reaps_cancelled_task(cx: &FileCx, fid: FuncId, t: StmtId, body: &Block) -> bo
                     }))
         })
     };
+    // `done, pending = await asyncio.wait(tasks)`, then `for t in done:
+    // try: await t`: the task has finished, so the await does not suspend
+    // and the `CancelledError` is that task's result.
+    let member_of_done = |awaited: &str| {
+        let Some(l) = crate::python::common::enclosing_loop(cx, t) else {
+            return false;
+        };
+        let StmtKind::For {
+            target: Some(var),
+            iter,
+            ..
+        } = &cx.stmt(l).kind
+        else {
+            return false;
+        };
+        let Some(done) = cx.model.name_of(*iter) else {
+            return false;
+        };
+        cx.model.name_of(*var) == Some(awaited)
+            && cx.body_stmts(fid).iter().any(|&s| {
+                let StmtKind::Assign {
+                    targets,
+                    value: Some(v),
+                    ..
+                } = &cx.stmt(s).kind
+                else {
+                    return false;
+                };
+                let first_is_done = targets.iter().any(|&x| match &cx.expr(x).kind {
+                    ExprKind::Collection { elems, .. } => {
+                        elems.first().and_then(|&e| cx.model.name_of(e)) == Some(done)
+                    }
+                    _ => false,
+                });
+                let waits = match &cx.expr(*v).kind {
+                    ExprKind::Await(w) => cx
+                        .call(*w)
+                        .is_some_and(|c| c.target.as_deref() == Some("asyncio.wait")),
+                    _ => false,
+                };
+                first_is_done && waits
+            })
+    };
     let cancelled_before = |awaited: &str| {
         cancels(fid, awaited, true)
+            || member_of_done(awaited)
             || member_of_cancelled(awaited)
             || own_child_stopped_elsewhere(awaited)
             || registered_child_stopped_elsewhere(awaited)
@@ -2078,6 +2124,24 @@ async def create_user(adapter, user):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+# Reaping finished commands: a child that was cancelled is skipped, and the
+# await of a finished task does not suspend, so no cancel of ours is caught.
+async def run_all(tasks):
+    while tasks:
+        done, _pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for t in done:
+            tasks.remove(t)
+            try:
+                code = await t
+            except asyncio.CancelledError:
+                continue
+            if code != 0:
+                return code
+    return 0
+"#,
         r#"
 import asyncio
 

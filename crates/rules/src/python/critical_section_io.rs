@@ -43,7 +43,10 @@ in `stop()`): that lock serializes whole operations on purpose, and its
 waiters expect to wait that long, in `start()` as much as in `stop()`. Nor is a call whose result goes straight into an attribute of the
 object (`self.logfile = open(path, "a")`, `self.conn = connect()`, or
 unpacked into several, `self.out, self.err = proc.communicate()`): it
-remakes the state the lock guards.
+remakes the state the lock guards. Nor is a query on a DB-API connection
+or cursor (`sqlite3`, `psycopg`, `pymysql`, `MySQLdb`): two threads may
+not use one connection at once, so code that shares it has to hold a
+lock around each query, and the query cannot move out.
 
 ## Why
 
@@ -230,6 +233,11 @@ fn check_with(
             continue;
         }
         if remakes_guarded_state(cx, call) {
+            continue;
+        }
+        // A DB-API connection shared by threads must be used under a lock:
+        // the call cannot move out of the block, and the lock is its guard.
+        if cx.effect(c, Effect::Blocking).is_some_and(|e| e.exclusive) {
             continue;
         }
         if cx.effect(c, Effect::Logging).is_some()
@@ -690,8 +698,46 @@ class Check:
             out, err = proc.communicate(timeout=self.timeout)  # expect
             self.results.append((out, err))
 "#,
+        r#"
+import json
+import sqlite3
+import threading
+
+# The query needs the lock; the snapshot file written beside it does not.
+class TraceStore:
+    def __init__(self, path):
+        self._conn = sqlite3.connect(path, check_same_thread=False)
+        self._lock = threading.Lock()
+        self._last_hash = None
+
+    def append(self, record, digest):
+        with self._lock:
+            self._last_hash = digest
+            self._conn.execute("insert into t values (?, ?)", (record, digest))
+            self._conn.commit()
+            with open("last.json", "w") as f:  # expect
+                json.dump({"hash": digest}, f)
+"#,
     ],
     pass: &[
+        r#"
+import sqlite3
+import threading
+
+# One connection shared by threads: every query must hold the lock.
+class TraceStore:
+    def __init__(self, path):
+        self._conn = sqlite3.connect(path, check_same_thread=False)
+        self._lock = threading.Lock()
+        self._last_hash = None
+
+    def append(self, record, digest):
+        with self._lock:
+            self._last_hash = digest
+            cur = self._conn.execute("insert into t values (?, ?)", (record, digest))
+            self._conn.commit()
+            return cur.lastrowid
+"#,
         r#"
 import logging
 import threading

@@ -287,13 +287,20 @@ fn in_cleanup(cx: &FileCx, s: StmtId) -> bool {
         })
 }
 
-/// True when `local` is assigned again between two offsets.
+/// True when `local` is assigned again between two offsets, alone or as
+/// one of several (`url, generation = await discovery.resolve()`).
 fn reassigned_between(cx: &FileCx, stmts: &[StmtId], local: &str, from: u32, to: u32) -> bool {
+    let binds = |t: ExprId| match &cx.expr(t).kind {
+        ExprKind::Collection { elems, .. } => elems
+            .iter()
+            .any(|&e| cx.model.name_of(cx.model.strip(e)) == Some(local)),
+        _ => cx.model.name_of(t) == Some(local),
+    };
     stmts.iter().any(|&r| {
         cx.stmt(r).span.start >= from
             && cx.stmt(r).span.end <= to
             && matches!(&cx.stmt(r).kind, StmtKind::Assign { targets, .. }
-                if targets.iter().any(|&t| cx.model.name_of(t) == Some(local)))
+                if targets.iter().any(|&t| binds(t)))
     })
 }
 
@@ -439,6 +446,16 @@ class Api:
 "#,
     ],
     pass: &[
+        r#"
+# The value written back is the fresh one the await returned, not the copy.
+class Client:
+    async def request(self, endpoint):
+        url = self.gateway_url
+        if self._discovery is not None:
+            url, generation = await self._discovery.resolve()
+            self.gateway_url = url
+        return await self._session.get(f"{url}/{endpoint}")
+"#,
         r#"
 import asyncio
 

@@ -57,7 +57,8 @@ we cannot see, and is not reported. An enclosing `async with asyncio.timeout(...
 manager of the project named as a timeout and given a duration, such as
 `from .utils import asyncio_timeout`, which a utility module picks by
 Python version) or an `asyncio.wait_for(..., t)` counts as a deadline. So does a private coroutine of the file whose every use is a call run
-under one (`await asyncio.wait_for(self._roundtrip(pdu), self.timeout)`). So does an owner that
+under one (`await asyncio.wait_for(self._roundtrip(pdu), self.timeout)`),
+or made only by such private coroutines, up to three calls up. So does an owner that
 closes the connection: a server handler that stores its writer on an
 object (`sess.writer = writer`) whose writer another method closes
 (`sess.writer.close()` in `unregister`) reads only as long as the owner
@@ -243,8 +244,14 @@ impl Rule for NetworkAwaitWithoutDeadline {
 
 /// A private coroutine of the file whose every use is a call that runs
 /// under a deadline (`await asyncio.wait_for(self._roundtrip(pdu),
-/// self.timeout)`): the whole exchange it makes has one.
+/// self.timeout)`), or sits in a private coroutine that is only run so,
+/// up to three calls up (`request()` → `wait_for(self._send_and_read())`
+/// → `self._read_body()`): the whole exchange it makes has one.
 fn only_run_under_deadline(cx: &FileCx, f: FuncId) -> bool {
+    only_run_under_deadline_within(cx, f, 3)
+}
+
+fn only_run_under_deadline_within(cx: &FileCx, f: FuncId, depth: u32) -> bool {
     let name = &cx.func(f).name;
     if !name.starts_with('_') || name.starts_with("__") {
         return false;
@@ -264,8 +271,12 @@ fn only_run_under_deadline(cx: &FileCx, f: FuncId) -> bool {
             Parent::Expr(p) if cx.call(p).is_some_and(|c| c.func == id) => p,
             _ => return false,
         };
-        if cx.call(call).and_then(|c| cx.callee_in_file(c)) != Some(f)
-            || !under_deadline(cx, call, false)
+        if cx.call(call).and_then(|c| cx.callee_in_file(c)) != Some(f) {
+            return false;
+        }
+        let caller = cx.func_of(call);
+        if !under_deadline(cx, call, false)
+            && (depth == 0 || caller == f || !only_run_under_deadline_within(cx, caller, depth - 1))
         {
             return false;
         }
@@ -974,6 +985,28 @@ async def query_status(host):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+# The body is read by a helper of a helper that `request` bounds as a whole.
+class ProxyCarrier:
+    async def connect(self, host, port):
+        self._reader, self._writer = await asyncio.wait_for(
+            asyncio.open_connection(host, port), 10
+        )
+
+    async def request(self, payload, timeout=10):
+        return await asyncio.wait_for(self._send_and_read(payload), timeout)
+
+    async def _send_and_read(self, payload):
+        self._writer.write(payload)
+        await self._writer.drain()
+        length = int((await self._reader.readline()).split()[1])
+        return await self._read_body(length)
+
+    async def _read_body(self, length):
+        return await self._reader.readexactly(length)
+"#,
         r#"
 import asyncio
 

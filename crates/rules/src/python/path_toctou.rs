@@ -26,6 +26,7 @@ this process knows (every assignment to it, in its own function for a
 local, a `tempfile.mkdtemp()`, or a name
 built with `os.getpid()` or a random UUID) is not reported, nor is a marker
 file created empty or with fixed content (`with open(p, "w"): pass`,
+`open(p, "w").close()`, `f = open(p, "w+")` then `f.close()`,
 `with open(p, "w") as f: f.write("\n")`,
 `p.write_text("ok")`, or a module constant only ever set to a literal):
 racers write the same bytes and neither fails; nor a file opened in
@@ -505,9 +506,35 @@ fn writes_constant(cx: &FileCx, call: ExprId, c: &Call) -> bool {
     {
         return false;
     }
+    let closes = |k: ExprId, handle: Option<&str>| {
+        cx.call(k).is_some_and(|k| {
+            k.name == "close"
+                && k.args.is_empty()
+                && match handle {
+                    Some(h) => k.receiver.and_then(|r| cx.model.name_of(r)) == Some(h),
+                    None => k.receiver == Some(call),
+                }
+        })
+    };
+    // `open(p, "w").close()`: an empty marker.
+    if let Parent::Expr(k) = cx.tree.expr_parent(call) {
+        return closes(k, None);
+    }
     let Parent::Stmt(w) = cx.tree.expr_parent(call) else {
         return false;
     };
+    // `f = open(p, "w+")` then `f.close()`: an empty marker too.
+    if let StmtKind::Assign { targets, .. } = &cx.stmt(w).kind {
+        let [t] = targets.as_slice() else {
+            return false;
+        };
+        let Some(handle) = cx.model.name_of(*t) else {
+            return false;
+        };
+        return crate::util::stmts_after(cx, w).first().is_some_and(
+            |&n| matches!(cx.stmt(n).kind, StmtKind::Expr(k) if closes(k, Some(handle))),
+        );
+    }
     let StmtKind::With { items, body, .. } = &cx.stmt(w).kind else {
         return false;
     };
@@ -722,6 +749,18 @@ def drop_backup(path):
 "#,
     ],
     pass: &[
+        r#"
+from pathlib import Path
+
+# An empty lock file: racers both leave the same empty file behind.
+class ComboLock:
+    def __init__(self, path):
+        self.path = Path(path)
+        if not self.path.exists():
+            f = open(self.path, "w+")
+            f.close()
+            self.path.chmod(0o777)
+"#,
         r#"
 import shutil
 import tempfile

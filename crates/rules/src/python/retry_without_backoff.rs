@@ -39,8 +39,9 @@ with asyncio.timeout(t):`), or, in blocking code, around
 a `try` that receives and sends nothing (`sock.recv(n)` caught as
 `socket.timeout`): each failed attempt already waited that long. Nor is
 a non-blocking I/O loop: one whose handlers catch only "would block"
-errors (`ssl.SSLWantReadError`, pyOpenSSL's `SSL.WantReadError`,
-`BlockingIOError`), re-raise every error but an interrupted or would-block
+errors (`ssl.SSLWantReadError`, pyOpenSSL's `SSL.WantReadError`, the
+same names re-exported by a package's own TLS shim, `BlockingIOError`),
+re-raise every error but an interrupted or would-block
 code (`if e.errno not in (errno.EAGAIN, errno.EWOULDBLOCK): raise`,
 `ssl.SSL_ERROR_WANT_READ`) or but a local port already in use
 (`if err.errno != errno.EADDRINUSE: raise`, a bind tried again), or wait for the socket to be ready before
@@ -473,7 +474,15 @@ fn is_backoff_helper(cx: &FileCx, e: ExprId) -> bool {
 /// non-blocking I/O state machines, not retries of a dependency; nor are
 /// optimistic-transaction conflicts ([`is_conflict`]).
 fn is_local_error(t: &str) -> bool {
+    // A TLS engine's "feed me more bytes" under any module: `ssl`, pyOpenSSL,
+    // or a package's own shim re-exporting them (`from .anytls import ssl as
+    // _tls`, `except _tls.SSLWantReadError`).
+    let last = t.rsplit('.').next().unwrap_or(t);
     is_conflict(t)
+        || matches!(
+            last,
+            "SSLWantReadError" | "SSLWantWriteError" | "WantReadError" | "WantWriteError"
+        )
         || matches!(
             t,
             "IndexError"
@@ -501,10 +510,6 @@ fn is_local_error(t: &str) -> bool {
                 | "ImportError"
                 | "ModuleNotFoundError"
                 | "EOFError"
-                | "ssl.SSLWantReadError"
-                | "ssl.SSLWantWriteError"
-                | "OpenSSL.SSL.WantReadError"
-                | "OpenSSL.SSL.WantWriteError"
                 | "json.JSONDecodeError"
         )
 }
@@ -1274,6 +1279,37 @@ async def fetch_listing(session, url):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+from urllib3.contrib.anytls import ssl as _tls
+
+# A TLS handshake over memory buffers, through the package's own TLS shim:
+# "want read" means feed the engine more bytes, not try a request again.
+class TLSSocket:
+    def __init__(self, transport, ctx):
+        self._transport = transport
+        self._incoming = _tls.MemoryBIO()
+        self._outgoing = _tls.MemoryBIO()
+        self._sslobj = ctx.wrap_bio(self._incoming, self._outgoing)
+
+    async def _flush(self):
+        while self._outgoing.pending:
+            await self._transport.sendall(self._outgoing.read())
+
+    async def do_handshake(self):
+        while True:
+            try:
+                self._sslobj.do_handshake()
+            except _tls.SSLWantReadError:
+                await self._flush()
+                data = await self._transport.recv(65536)
+                if not data:
+                    raise _tls.SSLEOFError("EOF during the handshake")
+                self._incoming.write(data)
+            else:
+                await self._flush()
+                break
+"#,
         r#"
 import asyncio
 

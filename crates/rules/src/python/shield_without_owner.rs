@@ -32,7 +32,9 @@ task for it, and whoever started that work owns it.
 Nor is a shield the caller repeats, in a loop, after catching or
 suppressing its own cancellation (`while not task.done(): with
 contextlib.suppress(asyncio.CancelledError): await asyncio.shield(task)`):
-it does not leave before the work is done, so it stays the owner.
+it does not leave before the work is done, so it stays the owner; nor one
+whose handler of the caller's cancellation awaits the task before going on
+(`except asyncio.CancelledError: await task`).
 
 ## Why
 
@@ -242,8 +244,31 @@ fn unowned(cx: &FileCx, shield: ExprId, arg: ExprId) -> Option<String> {
             _ => false,
         }
     });
-    (!owned && !waits_until_done(cx, shield))
+    (!owned && !waits_until_done(cx, shield) && !reaps_on_cancel(cx, shield, name))
         .then(|| format!("`{name}` is only held by this function"))
+}
+
+/// The `try` around the shield catches the caller's cancellation and, in
+/// that handler, awaits the task itself (`except CancelledError: await
+/// task`): the caller gives up only once the work is done, so its result
+/// and error still reach someone.
+fn reaps_on_cancel(cx: &FileCx, shield: ExprId, name: &str) -> bool {
+    let path = cx.enclosing_stmts(shield);
+    path.windows(2).any(|w| {
+        let StmtKind::Try { body, handlers, .. } = &cx.stmt(w[1]).kind else {
+            return false;
+        };
+        body.contains(&w[0])
+            && handlers.iter().any(|h| {
+                h.types.iter().any(|t| t.ends_with("CancelledError"))
+                    && unsnarl_model::walk::exprs_in_block(cx.model, &h.body)
+                        .into_iter()
+                        .any(|e| match &cx.expr(e).kind {
+                            ExprKind::Await(x) => cx.model.name_of(*x) == Some(name),
+                            _ => false,
+                        })
+            })
+    })
 }
 
 /// A future over work that already runs, which `shield` wraps in no new
@@ -423,6 +448,18 @@ class Result:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+# Cancelled while cleaning up: wait for the cleanup, then let the cancel go on.
+async def stop(client):
+    task = asyncio.create_task(client.abort())
+    try:
+        await asyncio.shield(task)
+    except asyncio.CancelledError:
+        await task
+        raise
+"#,
         r#"
 import asyncio
 import contextlib

@@ -23,7 +23,10 @@ removes finished tasks from it: no `add_done_callback(tasks.discard)`, no
 `discard`/`remove`/`pop`/`clear`, no reassignment (also as one target
 of a swap: `tasks, self._tasks = self._tasks, []`). A dict entry under a
 fixed key (a literal, or an attribute of `self`: `self._tasks[self.manager]
-= task`) is one slot that each new task replaces, and is not reported.
+= task`) is one slot that each new task replaces, and is not reported;
+nor is a task added in `__init__` (`for _ in range(n):
+self._workers.append(create_task(self._worker()))`): a fixed pool, made
+once for each object.
 
 ## Why
 
@@ -91,7 +94,10 @@ impl Rule for TaskSetLeak {
             let (Some(coll), Some(value)) = (c.receiver, c.positional(0)) else {
                 continue;
             };
-            if !is_task_value(cx, value) {
+            // Filled while the object is built (`for _ in range(n):
+            // self._workers.append(create_task(self._worker()))` in
+            // `__init__`): a fixed pool, made once per object.
+            if !is_task_value(cx, value) || cx.func(cx.func_of(id)).name == "__init__" {
                 continue;
             }
             let Some(key) = shared_state(cx, &globals, coll) else {
@@ -317,6 +323,24 @@ class HaClient:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+# A fixed pool of workers, started once when the producer is built.
+class Producer:
+    def __init__(self, size):
+        self.input = asyncio.Queue(maxsize=100)
+        self._workers = []
+        for _ in range(size):
+            self._workers.append(asyncio.create_task(self._worker()))
+
+    async def _worker(self):
+        while True:
+            msg = await self.input.get()
+            if msg is None:
+                return
+            await self.send(msg)
+"#,
         r#"
 import asyncio
 

@@ -21,8 +21,9 @@ pub static META: RuleMeta = RuleMeta {
 used) and nothing in the function cancels the tasks (`t.cancel()`, or a
 helper named for cancelling handed them: `await cancel_and_wait(*tasks)`,
 `await self.tasks.cancel_task(t)`). A wait over a
-collection that outlives it (one held by the object, or a local kept
-across the iterations of a loop) multiplexes events or waits for a free
+collection that outlives it (one held by the object, or a local, a
+parameter or an attribute of one, kept across the iterations of a loop:
+`while ctx.tasks: done, _ = await asyncio.wait(ctx.tasks, ..)`) multiplexes events or waits for a free
 slot: its unfinished tasks stay tracked, and it is not reported.
 
 ## Why
@@ -212,12 +213,20 @@ fn waits_on_kept_collection(cx: &FileCx, f: FuncId, wait: ExprId, c: &Call) -> b
         return false;
     };
     let loop_span = cx.stmt(lp).span;
-    parts.iter().any(|&e| {
-        cx.model.name_of(e).is_some_and(|n| {
-            assignments_of(cx, f, n)
+    // A local made before the loop or a parameter, or an attribute of one
+    // (`ctx.tasks` with `ctx = make_context(..)` before the loop).
+    let kept = |n: &str| {
+        cx.func(f).params.iter().any(|p| p.name == n)
+            || assignments_of(cx, f, n)
                 .iter()
                 .any(|&(a, _)| !loop_span.contains(cx.stmt(a).span))
-        })
+    };
+    parts.iter().any(|&e| {
+        let mut root = e;
+        while let ExprKind::Attr { obj, .. } = &cx.expr(root).kind {
+            root = cx.model.strip(*obj);
+        }
+        cx.model.name_of(root).is_some_and(kept)
     })
 }
 
@@ -370,6 +379,19 @@ async def first_reply(ws, deadline):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+# Every task stays in `ctx.tasks` until it is done and waited for again.
+async def solve(ctx):
+    while True:
+        done, _ = await asyncio.wait(ctx.tasks, return_when=asyncio.FIRST_COMPLETED)
+        for task in done:
+            ctx.tasks.remove(task)
+            ctx.report(await task)
+        if not ctx.tasks:
+            break
+"#,
         r#"
 import asyncio
 

@@ -50,6 +50,11 @@ pub fn annotate(m: &mut FileModel, kb: &Table, lang: Language) -> Semantic {
             .or_default();
         for f in &t.fields {
             if let Some(r) = f.ty.resolved.clone().or_else(|| unnamed_type(lang, &f.ty)) {
+                // The front end types a field given a call's value by the
+                // callee (`self.db = sqlite3.connect(p)`); what that factory
+                // returns is the field's type (`sqlite3.Connection`), so
+                // `self.db.execute` resolves as it would on a local.
+                let r = kb.returns(&r).unwrap_or(&r);
                 fields.insert(f.name.to_compact_string(), r.to_compact_string());
             }
         }
