@@ -236,7 +236,7 @@ fn waits_switched_off(m: &FileModel, kb: &knowledge::Table, c: &Call) -> bool {
 /// The receiver (`self.outbox` in `self.outbox.put(x)`) is only ever
 /// assigned, in this file, a queue its knowledge entry calls unbounded
 /// (`queue.Queue()`, no `maxsize`).
-fn receiver_unbounded(m: &FileModel, kb: &knowledge::Table, c: &Call) -> bool {
+pub(crate) fn receiver_unbounded(m: &FileModel, kb: &knowledge::Table, c: &Call) -> bool {
     let Some(recv) = c.receiver.and_then(|r| m.dotted(r)) else {
         return false;
     };

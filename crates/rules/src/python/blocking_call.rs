@@ -35,7 +35,8 @@ repeats the blocking call that is its `try`'s only statement (`try:
 ex.shutdown(cancel_futures=True) except TypeError: ex.shutdown()`, the
 fallback for an older library) is the same wait, reported once at the
 `try`. Opening a literal path under `/proc/` or `/sys/`
-(`open("/proc/meminfo")`) waits for nothing: the kernel answers from
+(`open("/proc/meminfo")`, also built from one: `open("/proc/%d/statm" %
+pid)`) waits for nothing: the kernel answers from
 memory; neither does opening the null device (`open(os.devnull)`) or an
 in-memory SQLite database (`sqlite3.connect(":memory:")`), or fetching a
 `data:` URI (`urlopen(uri)` after `if not uri.startswith("data:"):
@@ -54,7 +55,10 @@ finished (under `if fut.done():`, or after a done callback was
 registered and a `wait()` awaited since) returns at once. A send or receive on a socket the file
 switches to non-blocking mode (`sock.setblocking(False)`, or inside `try:
 ... except BlockingIOError`) returns at once; a `sendto` counts only when
-its host is an IP address, since a host name is resolved first. Nor is
+its host is an IP address, since a host name is resolved first. So does
+one right after an awaited readiness wait on the same socket (`await
+anyio.wait_writable(sock); sock.sendto(packet, addr)`), unless its
+address names a host. Nor is
 `socket.getaddrinfo` of an IP address (a literal or a module constant
 bound to one), which is parsed, not looked up. A `put` on a queue built with no
 `maxsize` (held by the instance, also set from a local that holds one
@@ -439,7 +443,7 @@ fn in_nonblocking_try(cx: &FileCx, span: Span) -> bool {
 /// only when its host is an IP address (a literal, or a module constant
 /// bound to one), since a host name is resolved first, and that blocks.
 fn on_nonblocking_socket(cx: &FileCx, span: Span) -> bool {
-    let Some(c) = call_at(cx, span) else {
+    let Some((e, c)) = call_expr_at(cx, span) else {
         return false;
     };
     const IO: [&str; 7] = [
@@ -457,6 +461,9 @@ fn on_nonblocking_socket(cx: &FileCx, span: Span) -> bool {
     let Some(sock) = c.receiver.and_then(|r| cx.model.dotted(r)) else {
         return false;
     };
+    if readied_just_before(cx, e, &sock) {
+        return c.name != "sendto" || !c.positional(1).is_some_and(|a| names_a_host(cx, a));
+    }
     if c.name == "sendto" && !c.positional(1).is_some_and(|a| names_ip_host(cx, a)) {
         return false;
     }
@@ -467,6 +474,40 @@ fn on_nonblocking_socket(cx: &FileCx, span: Span) -> bool {
                     || cx.model.int_value(v) == Some(0)
             })
     })
+}
+
+/// The statement before the call's awaits the socket's readiness (`await
+/// anyio.wait_writable(sock)`, trio's `wait_readable`): the call that
+/// follows finds it ready and returns at once.
+fn readied_just_before(cx: &FileCx, call: ExprId, sock: &str) -> bool {
+    let Some(s) = cx.tree.enclosing_stmt(call) else {
+        return false;
+    };
+    let Some(block) = crate::util::containing_block(cx, s) else {
+        return false;
+    };
+    let Some(i) = block.iter().position(|&x| x == s) else {
+        return false;
+    };
+    i > 0
+        && matches!(cx.stmt(block[i - 1]).kind, StmtKind::Expr(x)
+        if matches!(cx.expr(x).kind, ExprKind::Await(w) if cx.call(w).is_some_and(|k| {
+            matches!(k.name.as_str(), "wait_writable" | "wait_readable"
+                | "wait_socket_writable" | "wait_socket_readable")
+                && k.positional(0).and_then(|a| cx.model.dotted(a)).as_deref() == Some(sock)
+        })))
+}
+
+/// A `sendto` address written with a host name in it (`("example.com",
+/// 53)`): the call resolves it first, and that blocks.
+fn names_a_host(cx: &FileCx, addr: ExprId) -> bool {
+    match &cx.expr(cx.model.strip(addr)).kind {
+        ExprKind::Collection { elems, .. } => elems.first().is_some_and(|&h| {
+            matches!(cx.model.literal(h), Some(Lit::Str(s))
+                if s.parse::<std::net::IpAddr>().is_err())
+        }),
+        _ => false,
+    }
 }
 
 /// The call reported at `span`.
@@ -872,8 +913,36 @@ async def main(url, attempts):
 if __name__ == "__main__":
     asyncio.run(main(sys.argv[1], 3))
 "#,
+        r#"
+import socket
+
+import anyio
+
+
+# Ready to write, but the host name is looked up first, on the loop.
+async def send_probe(sock: socket.socket, packet):
+    await anyio.wait_writable(sock)
+    sock.sendto(packet, ("probe.example.com", 53))  # expect
+"#,
     ],
     pass: &[
+        r#"
+import os
+import socket
+
+import anyio
+
+
+# The socket was reported ready, and the kernel answers /proc from memory.
+async def send_ping(sock: socket.socket, packet, addr):
+    await anyio.wait_writable(sock)
+    sock.sendto(packet, addr)
+
+
+async def rss_pages():
+    with open("/proc/%d/statm" % os.getpid()) as f:
+        return int(f.read().split()[1])
+"#,
         r#"
 import asyncio
 import sys

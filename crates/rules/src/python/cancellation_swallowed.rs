@@ -1313,12 +1313,8 @@ fn reaps_cancelled_task(cx: &FileCx, fid: FuncId, t: StmtId, body: &Block) -> bo
         .min()
         .unwrap_or(try_start);
     let cancels = |g: FuncId, awaited: &str, before: bool| {
-        cx.body_calls(g).any(|c| {
-            let call = cx.call(c).unwrap();
-            call.name == "cancel"
-                && (!before || cx.expr(c).span.start < first_await)
-                && call.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(awaited)
-        })
+        crate::python::common::cancels_of(cx, g, awaited)
+            .any(|c| !before || cx.expr(c).span.start < first_await)
     };
     // `self.task = create_task(..)` earlier in this function, and another
     // method of the class stops it (`stop()`: `self.task.cancel()`): the
@@ -1453,29 +1449,7 @@ fn reaps_cancelled_task(cx: &FileCx, fid: FuncId, t: StmtId, body: &Block) -> bo
             return false;
         };
         cx.model.name_of(*var) == Some(awaited)
-            && cx.body_stmts(fid).iter().any(|&s| {
-                let StmtKind::Assign {
-                    targets,
-                    value: Some(v),
-                    ..
-                } = &cx.stmt(s).kind
-                else {
-                    return false;
-                };
-                let first_is_done = targets.iter().any(|&x| match &cx.expr(x).kind {
-                    ExprKind::Collection { elems, .. } => {
-                        elems.first().and_then(|&e| cx.model.name_of(e)) == Some(done)
-                    }
-                    _ => false,
-                });
-                let waits = match &cx.expr(*v).kind {
-                    ExprKind::Await(w) => cx
-                        .call(*w)
-                        .is_some_and(|c| c.target.as_deref() == Some("asyncio.wait")),
-                    _ => false,
-                };
-                first_is_done && waits
-            })
+            && crate::python::common::is_done_set_of_wait(cx, fid, done)
     };
     let cancelled_before = |awaited: &str| {
         cancels(fid, awaited, true)

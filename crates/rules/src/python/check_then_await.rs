@@ -39,7 +39,10 @@ method of the class calls them and they take no lock of their own: a
 `query()` that connects lazily makes `connect` a request path again, and
 a connect lock says concurrent connects happen. Nor is the step of an async iterator
 (`__anext__`, an `async def __aiter__` that yields, or a method only they
-call, such as a lazy connect): `async for` takes one item at a time. Nor
+call, such as a lazy connect), or a method of the iterator that takes its
+value from the stream `__anext__` steps through (`self.fieldnames =
+await self.reader.__anext__()`): `async for` takes one item at a time,
+and two readers of one stream would split its items anyway. Nor
 is a method that every caller in the file calls on an object it has just
 built (`cursor = Cursor(conn, q); return cursor._init()`, or `instance =
 cls(host)` in a classmethod factory): the second phase of a construction, which no other task can reach yet. Nor is a
@@ -310,6 +313,9 @@ fn iterator_step(cx: &FileCx, f: FuncId) -> bool {
     let Some(class) = func.class.as_ref() else {
         return false;
     };
+    if reads_the_iterated_stream(cx, f, class) {
+        return true;
+    }
     let callers: Vec<FuncId> = cx
         .model
         .function_ids()
@@ -324,6 +330,29 @@ fn iterator_step(cx: &FileCx, f: FuncId) -> bool {
         && callers
             .iter()
             .all(|&g| cx.func(g).class.as_ref() == Some(class) && is_iterator_step(cx.func(g)))
+}
+
+/// A method of an async iterator that takes its items from the stream the
+/// iteration steps through (`get_fieldnames()`: `await
+/// self.reader.__anext__()`, as `__anext__` does): two tasks calling it at
+/// once would already split the stream's items between them.
+fn reads_the_iterated_stream(cx: &FileCx, f: FuncId, class: &str) -> bool {
+    let steps_of = |g: FuncId| -> Vec<String> {
+        cx.body_calls(g)
+            .filter_map(|e| cx.call(e))
+            .filter(|c| c.name == "__anext__")
+            .filter_map(|c| c.receiver.and_then(|r| cx.model.dotted(r)))
+            .filter(|d| d.starts_with("self."))
+            .collect()
+    };
+    let ours = steps_of(f);
+    !ours.is_empty()
+        && cx.model.function_ids().any(|g| {
+            g != f
+                && cx.func(g).class.as_deref() == Some(class)
+                && cx.func(g).name == "__anext__"
+                && steps_of(g).iter().any(|d| ours.contains(d))
+        })
 }
 
 /// A method every call of which in the file is made on an object its
@@ -961,6 +990,26 @@ class Consumer:
 "#,
     ],
     pass: &[
+        r#"
+# The header comes from the same rows the iteration reads.
+class DictReader:
+    def __init__(self, reader):
+        self.reader = reader
+        self.fieldnames = None
+
+    async def get_fieldnames(self):
+        if self.fieldnames is None:
+            self.fieldnames = await self.reader.__anext__()
+        return self.fieldnames
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self):
+        if self.fieldnames is None:
+            self.fieldnames = await self.reader.__anext__()
+        return dict(zip(self.fieldnames, await self.reader.__anext__()))
+"#,
         r#"
 import asyncio
 import asyncpg

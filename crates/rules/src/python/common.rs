@@ -883,6 +883,45 @@ pub fn cancels(c: &Call) -> bool {
                 .any(|w| w == "cancel"))
 }
 
+/// `name` is bound in `f` to the done set of `asyncio.wait` (`done, pending
+/// = await asyncio.wait(tasks, ..)`): tasks that have finished.
+pub fn is_done_set_of_wait(cx: &FileCx, f: FuncId, name: &str) -> bool {
+    cx.body_stmts(f).iter().any(|&s| {
+        let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } = &cx.stmt(s).kind
+        else {
+            return false;
+        };
+        let first_is_done = targets.iter().any(|&x| match &cx.expr(x).kind {
+            ExprKind::Collection { elems, .. } => {
+                elems.first().and_then(|&e| cx.model.name_of(e)) == Some(name)
+            }
+            _ => false,
+        });
+        first_is_done
+            && matches!(&cx.expr(*v).kind, ExprKind::Await(w)
+                if cx.call(*w).is_some_and(|c| c.target.as_deref() == Some("asyncio.wait")))
+    })
+}
+
+/// The calls of `g` that cancel what `target` names (`self._task.cancel()`
+/// for `self._task`): how a task kept in a name or an attribute is stopped.
+pub fn cancels_of<'a>(
+    cx: &'a FileCx,
+    g: FuncId,
+    target: &'a str,
+) -> impl Iterator<Item = ExprId> + 'a {
+    cx.body_calls(g).filter(move |&e| {
+        cx.call(e).is_some_and(|c| {
+            c.name == "cancel"
+                && c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(target)
+        })
+    })
+}
+
 /// A method of `class` other than `except` cancels every task of the
 /// object's collection `attr`: `for t in self.tasks: t.cancel()` (or over
 /// `self.tasks.values()`). Tasks kept there have an owner that stops them.

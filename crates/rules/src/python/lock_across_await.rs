@@ -21,7 +21,8 @@ Two shapes:
 - a `threading.Lock`/`RLock`/`Condition`/`Semaphore` taken with `with` in a
   coroutine whose body awaits: the lock stays held while the coroutine is
   suspended (an `await` of a coroutine of the file that has no `await` of
-  its own, `await self._connect()`, does not suspend);
+  its own, `await self._connect()`, does not suspend, nor does a `put` on
+  an asyncio queue the file only builds without a `maxsize`);
 - an `asyncio.Lock` (or anyio/trio lock) taken with `async with` whose body
   awaits network or disk I/O (HTTP clients, database drivers, streams). A
   send lock, whose body only writes to one stream (`writer.write(frame);
@@ -437,10 +438,22 @@ fn body_awaits(cx: &FileCx, body: &Block) -> Vec<ExprId> {
 }
 
 /// An awaited call of a coroutine function of the file whose body has no
-/// `await`, `async with` or `async for`: it finishes in one step.
+/// `await`, `async with` or `async for`: it finishes in one step. So does
+/// a `put` on an asyncio queue the file only ever builds unbounded
+/// (`results = asyncio.Queue()`): it is never full, so it never waits.
 fn never_suspends(cx: &FileCx, awaited: ExprId) -> bool {
-    cx.call(awaited)
-        .and_then(|c| cx.callee_in_file(c))
+    let Some(c) = cx.call(awaited) else {
+        return false;
+    };
+    if c.name == "put"
+        && c.target
+            .as_deref()
+            .is_some_and(|t| t.ends_with("Queue.put") && t.starts_with("asyncio."))
+        && crate::receiver_unbounded(cx.model, cx.kb, c)
+    {
+        return true;
+    }
+    cx.callee_in_file(c)
         .is_some_and(|g| crate::python::common::never_suspends(cx, g))
 }
 
@@ -593,6 +606,18 @@ class Relay:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+import threading
+
+lock = threading.Lock()
+results = asyncio.Queue()
+
+# The queue has no maxsize, so the put never waits with the lock held.
+async def publish(item):
+    with lock:
+        await results.put(item)
+"#,
         r#"
 import socket
 import threading

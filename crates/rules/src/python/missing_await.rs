@@ -36,7 +36,10 @@ worker that runs the coroutine), or of an `async def` that asyncclick's
 `@click.command`/`@click.group` turns into a command object (calling it
 runs the coroutine to the end), or a
 call in a branch that cannot run (the `else` of `if True:`, or of `if not
-_IS_SYNC:` where the module sets `_IS_SYNC = False` once).
+_IS_SYNC:` where the module sets `_IS_SYNC = False` once), or in the
+branch that runs when the callee is not a coroutine function (`await
+self.worker(d) if asyncio.iscoroutinefunction(self.worker) else
+self.worker(d)`: an override may be a plain function).
 
 ## Why
 
@@ -135,6 +138,7 @@ impl Rule for MissingAwait {
             };
             if checker_silenced(cx.text, e.span)
                 || crate::python::common::in_dead_branch(cx, e.span)
+                || only_when_not_a_coroutine_function(cx, id, c)
             {
                 continue;
             }
@@ -190,6 +194,54 @@ fn checker_silenced(text: &str, span: Span) -> bool {
         let comment = &line[i..];
         comment.contains("unused-coroutine") || comment.contains("reportUnusedCoroutine")
     })
+}
+
+/// The call runs only where the code has checked that its callee is not a
+/// coroutine function (`await self.worker(d) if
+/// asyncio.iscoroutinefunction(self.worker) else self.worker(d)`, or under
+/// `if not inspect.iscoroutinefunction(cb):`): an override that may be
+/// either kind, called the way it was written.
+fn only_when_not_a_coroutine_function(cx: &FileCx, id: ExprId, c: &Call) -> bool {
+    let Some(callee) = cx.model.dotted(c.func) else {
+        return false;
+    };
+    // `Some(true)`: the condition holds when `callee` is a coroutine
+    // function; `Some(false)`: when it is not.
+    let checks = |cond: ExprId| -> Option<bool> {
+        let (cond, negated) = match &cx.expr(cond).kind {
+            ExprKind::Unary {
+                op: UnOp::Not,
+                operand,
+            } => (*operand, true),
+            _ => (cond, false),
+        };
+        let k = cx.call(cx.model.strip(cond))?;
+        (matches!(
+            k.target.as_deref(),
+            Some("asyncio.iscoroutinefunction" | "inspect.iscoroutinefunction")
+        ) && k.positional(0).and_then(|a| cx.model.dotted(a)).as_deref() == Some(callee.as_str()))
+        .then_some(!negated)
+    };
+    let in_false_arm = cx.tree.expr_ancestors(id).any(|a| match &cx.expr(a).kind {
+        ExprKind::Ternary { cond, then, orelse } => match checks(*cond) {
+            Some(true) => cx.contains(*orelse, id),
+            Some(false) => cx.contains(*then, id),
+            None => false,
+        },
+        _ => false,
+    });
+    let Some(st) = cx.tree.enclosing_stmt(id) else {
+        return in_false_arm;
+    };
+    in_false_arm
+        || cx.tree.stmt_ancestors(st).any(|s| match &cx.stmt(s).kind {
+            StmtKind::If { cond, then, orelse } => match checks(*cond) {
+                Some(true) => crate::util::block_contains(cx, orelse, st),
+                Some(false) => crate::util::block_contains(cx, then, st),
+                None => false,
+            },
+            _ => false,
+        })
 }
 
 /// Why a call returns a coroutine, if it does.
@@ -556,6 +608,27 @@ class Client:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+import inspect
+
+
+# A subclass may override `worker` with a plain function: called as written.
+class Pool:
+    async def _run(self, data):
+        ok = await self.worker(data) if asyncio.iscoroutinefunction(self.worker) else self.worker(data)
+        if ok:
+            self.done += 1
+        if not inspect.iscoroutinefunction(self.on_done):
+            if self.on_done(data):
+                self.done += 1
+
+    async def worker(self, data):
+        return True
+
+    async def on_done(self, data):
+        return True
+"#,
         r#"
 # file: aioamqp-stubs/__init__.pyi
 async def connect(host: str = ...) -> None: ...

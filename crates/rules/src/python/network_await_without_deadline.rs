@@ -351,16 +351,15 @@ fn owned_cancelled_task(cx: &FileCx, f: FuncId) -> bool {
     }
     !slots.is_empty()
         && cx.model.function_ids().any(|g| {
-            let calls: Vec<&Call> = cx.body_calls(g).filter_map(|e| cx.call(e)).collect();
-            let direct = calls.iter().any(|c| {
-                c.name == "cancel"
-                    && c.receiver
-                        .and_then(|r| cx.model.dotted(r))
-                        .is_some_and(|d| slots.contains(&d))
+            let direct = slots.iter().any(|slot| {
+                crate::python::common::cancels_of(cx, g, slot)
+                    .next()
+                    .is_some()
             });
             direct
-                || (calls
-                    .iter()
+                || (cx
+                    .body_calls(g)
+                    .filter_map(|e| cx.call(e))
                     .any(|c| c.name == "cancel" && c.receiver.is_some())
                     && crate::python::common::exprs_of(cx, &[g].into_iter().collect())
                         .into_iter()

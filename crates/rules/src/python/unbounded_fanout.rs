@@ -24,7 +24,8 @@ collection that is not a literal (nor a local bound only to one, or to an
 entry of one: `methods = table[kind]`, nor a module-level name bound only
 to one that nothing in the file grows; either counts only when no outer
 loop over other input multiplies it; nor a slice, `xs[:n]` or
-`islice(it, 0, n)`, nor the arguments of a `*channels` or `**kwargs`
+`islice(it, 0, n)`, or a `zip` with a count, `zip(items, range(n))`,
+nor the arguments of a `*channels` or `**kwargs`
 parameter (`kwargs.items()`), which the caller wrote out one by one, or a
 comprehension over them), with
 nothing limiting how many run at
@@ -64,7 +65,9 @@ A slot taken in the loop with any of a limiter's acquire methods
 (`acquire_nowait`, anyio's `acquire_on_behalf_of_nowait`, the loop
 stopping at `WouldBlock`) bounds it like `acquire`. Not reported either:
 a task that takes the slot of a finished one in the list being walked
-(`pending[i] = ensure_future(..)`), a task the iteration then awaits
+(`pending[i] = ensure_future(..)`) or starts once for each task of
+`asyncio.wait`'s done set (`for t in done: pending.add(create_task(
+fetch(next(items))))`, a worker pool topped up), a task the iteration then awaits
 before going on (`t = ensure_future(c()); await bounded_wait(t, 5)`), starts the loop paces by waiting after
 each one (happy eyeballs: `with move_on_after(delay): await
 failed.wait()`; not a bare `sleep(0)`), one endless listener of the file
@@ -269,7 +272,11 @@ fn check_spawn(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
         }
     }
     let Some(iter) = iter else { return };
-    if bounded_input(cx, iter) || guarded_here(cx, id) || refills_slot(cx, id, iter) {
+    if bounded_input(cx, iter)
+        || guarded_here(cx, id)
+        || refills_slot(cx, id, iter)
+        || refills_finished(cx, id, iter)
+    {
         return;
     }
     if loop_body.is_some_and(|b| loop_waits_for_slots(cx, b) || paced_starts(cx, b, id))
@@ -512,6 +519,17 @@ fn refills_slot(cx: &FileCx, spawn: ExprId, iter: ExprId) -> bool {
                 ExprKind::Index { obj, .. } if cx.model.dotted(*obj).as_deref() == Some(list.as_str())))))
 }
 
+/// The loop walks the done set `asyncio.wait` handed back (`done, pending
+/// = await asyncio.wait(pending, return_when=FIRST_COMPLETED)`, `for t in
+/// done: .. pending.add(create_task(fetch(next(items))))`): one start per
+/// finished task keeps the number running where it was (a worker pool
+/// topped up).
+fn refills_finished(cx: &FileCx, spawn: ExprId, iter: ExprId) -> bool {
+    cx.model
+        .name_of(cx.model.strip(iter))
+        .is_some_and(|done| crate::python::common::is_done_set_of_wait(cx, cx.func_of(spawn), done))
+}
+
 /// The collection (`self._sinks`) is filled only by methods of the file
 /// named for registration (`add_sink`, `register`, `subscribe`, `attach`):
 /// the program decides what is in it.
@@ -677,7 +695,7 @@ fn capped_by_counter(cx: &FileCx, iter: ExprId) -> bool {
 /// Inputs whose size is fixed in the code: literals, `range(...)` (a pool
 /// of N workers), chunks of an enclosing loop, slices (`xs[:n]`,
 /// `islice(it, 0, n)`: the first window of a sliding window that starts
-/// one more as each finishes).
+/// one more as each finishes), a `zip` with a `range` or `islice`.
 fn bounded_input(cx: &FileCx, iter: ExprId) -> bool {
     let iter = cx.model.strip(iter);
     if is_structural(cx, iter) || configured(cx, iter, 4) {
@@ -690,10 +708,21 @@ fn bounded_input(cx: &FileCx, iter: ExprId) -> bool {
             matches!(
                 c.target.as_deref(),
                 Some("builtins.range" | "itertools.repeat")
-            ) || (matches!(
-                c.target.as_deref(),
-                Some("builtins.enumerate" | "builtins.zip")
-            ) && c.positional(0).is_some_and(|a| bounded_input(cx, a)))
+            ) || (c.target.as_deref() == Some("builtins.enumerate")
+                && c.positional(0).is_some_and(|a| bounded_input(cx, a)))
+                // `zip` stops at its shortest input: `zip(items,
+                // range(limit))` takes `limit` at most. (Only a count: a
+                // list zipped beside the data is as long as the data.)
+                || (c.target.as_deref() == Some("builtins.zip")
+                    && c.args.iter().any(|a| {
+                        !a.spread
+                            && cx.call(cx.model.strip(a.value)).is_some_and(|k| {
+                                matches!(
+                                    k.target.as_deref(),
+                                    Some("builtins.range" | "itertools.islice")
+                                )
+                            })
+                    }))
                 || (c.target.as_deref() == Some("itertools.islice")
                     && c.args.len() >= 2
                     && c.positional(c.args.len().min(3) - 1)
@@ -1629,8 +1658,33 @@ async def scan(forms):
             tasks.append(probe(form, payload))
     await asyncio.gather(*tasks)  # expect
 "#,
+        r#"
+import asyncio
+
+# The requests list is as long as the items: zipping it bounds nothing.
+async def run_batch(client, items):
+    requests = [client.build(item) for item in items]
+    return await asyncio.gather(*(client.send(r) for item, r in zip(items, requests)))  # expect
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+# At most `limit` fetches run: one more starts as each one finishes.
+async def fetch_all(session, urls, limit=10):
+    items = iter(urls)
+    pending = {asyncio.create_task(session.get(u)) for u, _ in zip(items, range(limit))}
+    while pending:
+        done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+        for t in done:
+            yield t.result()
+            try:
+                nxt = next(items)
+            except StopIteration:
+                continue
+            pending.add(asyncio.create_task(session.get(nxt)))
+"#,
         r#"
 import asyncio
 

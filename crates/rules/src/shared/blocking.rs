@@ -173,7 +173,8 @@ pub(crate) fn is_field_of(m: &FileModel, e: ExprId, owner: &str) -> bool {
 
 /// A blocking API called where it has nothing to wait for: a file call on
 /// a literal path under `/proc/` or `/sys/` (`fs.readFileSync(
-/// "/proc/meminfo")`, `open("/sys/fs/cgroup/cpu.max")`), where the kernel
+/// "/proc/meminfo")`, `open("/sys/fs/cgroup/cpu.max")`, or one built from
+/// such a literal, `open("/proc/%d/statm" % pid)`), where the kernel
 /// answers from memory; the null device (`open(os.devnull)`); an
 /// in-memory SQLite database (`sqlite3.connect(":memory:")`); `urlopen`
 /// of a `data:` URI, which it decodes in memory (a name the file rejects
@@ -184,9 +185,32 @@ pub(crate) fn waits_for_nothing(m: &FileModel, c: &Call) -> bool {
         matches!(m.literal(a), Some(Lit::Str(s))
             if s.starts_with("/proc/") || s.starts_with("/sys/") || s == "/dev/null" || s == ":memory:"
                 || (s.starts_with("data:") && is_urlopen(c)))
+            || literal_head(m, a, 0)
+                .is_some_and(|s| s.starts_with("/proc/") || s.starts_with("/sys/"))
             || m.resolved(a) == Some("os.devnull")
             || (is_urlopen(c) && m.name_of(a).is_some_and(|n| only_data_uris(m, n)))
     })
+}
+
+/// The literal a string built from one starts with: `"/proc/%d/statm" %
+/// pid`, `"/proc/" + pid + "/stat"`, `"/proc/{}/statm".format(pid)`.
+fn literal_head(m: &FileModel, e: ExprId, depth: u32) -> Option<&str> {
+    if depth > 4 {
+        return None;
+    }
+    let e = m.strip(e);
+    match &m.expr(e).kind {
+        ExprKind::Literal(Lit::Str(s)) => Some(s.as_str()),
+        ExprKind::Binary {
+            op: BinOp::Rem | BinOp::Add,
+            left,
+            ..
+        } => literal_head(m, *left, depth + 1),
+        ExprKind::Call(c) if c.name == "format" => {
+            c.receiver.and_then(|r| literal_head(m, r, depth + 1))
+        }
+        _ => None,
+    }
 }
 
 fn is_urlopen(c: &Call) -> bool {
