@@ -551,6 +551,40 @@ pub fn ends_in_exit(m: &FileModel, block: &Block) -> bool {
     }
 }
 
+/// A comment that explains the code at `span`: one trailing its last line
+/// (`x = Lock()  # one request at a time`) or a comment line right above
+/// its first, of three words or more. Tool directives (`# noqa`, `# type:`,
+/// `# pragma`, `# pylint:`) are not explanations, nor are notes of a
+/// defect (`# BUG:`, `# TODO`, `# FIXME`, `# XXX`, `# HACK`).
+pub fn explaining_comment(text: &str, span: Span) -> Option<&str> {
+    let (start, end) = (span.start as usize, span.end as usize);
+    let line_start = text.get(..start)?.rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text.get(end..)?.find('\n').map_or(text.len(), |i| end + i);
+    let trailing = text[end..line_end]
+        .find('#')
+        .map(|i| &text[end + i + 1..line_end]);
+    let above = text[..line_start.saturating_sub(1)]
+        .rsplit('\n')
+        .next()
+        .map(str::trim)
+        .filter(|l| l.starts_with('#'))
+        .map(|l| &l[1..]);
+    [trailing, above]
+        .into_iter()
+        .flatten()
+        .map(str::trim)
+        .find(|c| {
+            let lower = c.to_ascii_lowercase();
+            c.split_whitespace().count() >= 3
+                && ![
+                    "noqa", "type:", "pragma", "pylint:", "pyright:", "fmt:", "mypy:", "bug",
+                    "todo", "fixme", "xxx", "hack",
+                ]
+                .iter()
+                .any(|d| lower.starts_with(d))
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

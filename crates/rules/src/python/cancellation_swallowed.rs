@@ -57,8 +57,8 @@ itself (`self.task = create_task(..)`) that another method of the class
 cancels (`stop()`), or one it keeps in a collection of the object
 (`self.tasks.add(fut)`) whose every task another method cancels (`for t in
 self.tasks: t.cancel()`), or a task of the `done` set that `asyncio.wait`
-handed back (`for t in done: try: await t`), which has finished, so the
-await does not suspend: that `CancelledError` is the child's result.
+handed back (`for t in done: try: await t`, or `if t in done:`), which
+has finished, so the await does not suspend: that `CancelledError` is the child's result.
 So is a teardown coroutine (`close_connection`) awaiting, once, a task of
 its object that another method cancels to say "stop now". A handler is
 not reported either when it ends in a helper that always raises (`raise_*`,
@@ -1451,9 +1451,22 @@ fn reaps_cancelled_task(cx: &FileCx, fid: FuncId, t: StmtId, body: &Block) -> bo
         cx.model.name_of(*var) == Some(awaited)
             && crate::python::common::is_done_set_of_wait(cx, fid, done)
     };
+    // `if other in done: try: await other`: checked to be in the done set.
+    let checked_done = |awaited: &str| {
+        cx.tree.stmt_ancestors(t).any(|a| {
+            matches!(&cx.stmt(a).kind, StmtKind::If { cond, then, .. }
+            if crate::util::block_contains(cx, then, t)
+                && matches!(&cx.expr(*cond).kind, ExprKind::Binary { op: BinOp::In, left, right }
+                    if cx.model.name_of(*left) == Some(awaited)
+                        && cx.model.name_of(*right).is_some_and(|d| {
+                            crate::python::common::is_done_set_of_wait(cx, fid, d)
+                        })))
+        })
+    };
     let cancelled_before = |awaited: &str| {
         cancels(fid, awaited, true)
             || member_of_done(awaited)
+            || checked_done(awaited)
             || member_of_cancelled(awaited)
             || own_child_stopped_elsewhere(awaited)
             || registered_child_stopped_elsewhere(awaited)
@@ -2098,6 +2111,21 @@ async def create_user(adapter, user):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+# The other task finished too: awaiting it only collects its outcome.
+async def first_value(t_val, t_err):
+    done, _ = await asyncio.wait({t_val, t_err}, return_when=asyncio.FIRST_COMPLETED)
+    winner = t_val if t_val in done else t_err
+    other = t_err if winner is t_val else t_val
+    if other in done:
+        try:
+            await other
+        except BaseException:
+            pass
+    return winner.result()
+"#,
         r#"
 import asyncio
 

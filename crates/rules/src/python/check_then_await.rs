@@ -42,7 +42,11 @@ a connect lock says concurrent connects happen. Nor is the step of an async iter
 call, such as a lazy connect), or a method of the iterator that takes its
 value from the stream `__anext__` steps through (`self.fieldnames =
 await self.reader.__anext__()`): `async for` takes one item at a time,
-and two readers of one stream would split its items anyway. Nor
+and two readers of one stream would split its items anyway. Nor is a
+check and set whose only awaits are of coroutines of the file, called on
+`self` or as plain functions, that never suspend (`self._session = await
+self.get_new_session()` where that only builds a session, and no
+override of it awaits): no other task runs in between. Nor
 is a method that every caller in the file calls on an object it has just
 built (`cursor = Cursor(conn, q); return cursor._init()`, or `instance =
 cls(host)` in a classmethod factory): the second phase of a construction, which no other task can reach yet. Nor is a
@@ -332,6 +336,19 @@ fn iterator_step(cx: &FileCx, f: FuncId) -> bool {
             .all(|&g| cx.func(g).class.as_ref() == Some(class) && is_iterator_step(cx.func(g)))
 }
 
+/// The function has a body of its own: not an abstract method or a stub
+/// (`...`, `pass`, a docstring, `raise NotImplementedError`) that a
+/// subclass, perhaps in another file, fills with awaits.
+fn does_work(cx: &FileCx, g: FuncId) -> bool {
+    let f = cx.func(g);
+    !f.decorators.iter().any(|d| d.ends_with("abstractmethod"))
+        && f.body.iter().any(|&s| match &cx.stmt(s).kind {
+            StmtKind::Pass | StmtKind::Raise(_) => false,
+            StmtKind::Expr(e) => !matches!(cx.expr(*e).kind, ExprKind::Literal(_)),
+            _ => true,
+        })
+}
+
 /// A method of an async iterator that takes its items from the stream the
 /// iteration steps through (`get_fieldnames()`: `await
 /// self.reader.__anext__()`, as `__anext__` does): two tasks calling it at
@@ -543,6 +560,35 @@ fn act_after_await(
 ) -> Option<(StmtId, String)> {
     let awaits = crate::util::awaits_in_block(cx.model, then);
     let first_await = awaits.iter().map(|a| a.start).min()?;
+    // Every await is of a coroutine of the file that has no await of its
+    // own (`await self.get_new_session()` that only builds a session): it
+    // runs to its end in one step, and no other task runs in between.
+    let awaited: Vec<ExprId> = unsnarl_model::walk::exprs_in_block(cx.model, then)
+        .into_iter()
+        .filter_map(|x| match cx.expr(x).kind {
+            ExprKind::Await(inner) => Some(inner),
+            _ => None,
+        })
+        .collect();
+    // Only a call on `self` or a plain function: on another object
+    // (`await self._inner.resolve()`) the method is another class's, which
+    // the name alone does not tell; and no override in the file suspends.
+    let in_one_step = |inner: ExprId| {
+        cx.call(cx.model.strip(inner)).is_some_and(|c| {
+            let own = c
+                .receiver
+                .is_none_or(|r| matches!(cx.model.name_of(r), Some("self" | "cls")));
+            own && cx.callee_in_file(c).is_some()
+                && cx
+                    .model
+                    .function_ids()
+                    .filter(|&g| cx.func(g).name == c.name)
+                    .all(|g| crate::python::common::never_suspends(cx, g) && does_work(cx, g))
+        })
+    };
+    if awaited.len() == awaits.len() && awaited.iter().all(|&inner| in_one_step(inner)) {
+        return None;
+    }
     for x in unsnarl_model::walk::exprs_in_block(cx.model, then) {
         let Parent::Stmt(w) = cx.tree.expr_parent(x) else {
             continue;
@@ -988,8 +1034,34 @@ class Consumer:
             self._clients[stream] = await self._connect(stream)  # expect
         return self._clients[stream]
 "#,
+        r#"
+# The inner provider is another object: its `resolve` may well suspend.
+class Provider:
+    async def resolve(self):
+        return {}
+
+
+class CachedProvider(Provider):
+    async def resolve(self):
+        if self._cached is None:
+            self._cached = await self._inner.resolve()  # expect
+        return self._cached
+"#,
     ],
     pass: &[
+        r#"
+import aiohttp
+
+# `get_new_session` never suspends: no other task runs between check and set.
+class Client:
+    async def get_new_session(self):
+        return aiohttp.ClientSession()
+
+    async def session(self):
+        if self._session is None:
+            self._session = await self.get_new_session()
+        return self._session
+"#,
         r#"
 # The header comes from the same rows the iteration reads.
 class DictReader:

@@ -220,12 +220,17 @@ fn free_loop_var(cx: &FileCx, f: FuncId, vars: &HashSet<String>) -> Option<Strin
         .map(Into::into)
 }
 
-/// True when the function assigns the name itself (a local of its own).
+/// True when the function assigns the name itself (a local of its own),
+/// also as the name of a caught exception (`except OSError as e:`).
 fn assigned_in(cx: &FileCx, f: FuncId, name: &str) -> bool {
     cx.body_exprs(f)
         .iter()
         .copied()
         .any(|x| cx.model.name_of(x) == Some(name) && crate::python::common::is_store(cx, x))
+        || cx.body_stmts(f).iter().any(|&s| {
+            matches!(&cx.stmt(s).kind, StmtKind::Try { handlers, .. }
+                if handlers.iter().any(|h| h.name.as_deref() == Some(name)))
+        })
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -256,6 +261,24 @@ def delayed(loop, keys):
 "#,
     ],
     pass: &[
+        r#"
+from concurrent.futures import ThreadPoolExecutor
+
+# `e` inside the worker is the exception it caught, not the loop's `e`.
+def download(chunks):
+    errors = []
+
+    def fetch(idx, start, end):
+        try:
+            get_range(idx, start, end)
+        except Exception as e:
+            errors.append(str(e))
+
+    with ThreadPoolExecutor() as pool:
+        for idx, s, e in chunks:
+            pool.submit(fetch, idx, s, e)
+    return errors
+"#,
         r#"
 import functools
 import threading

@@ -38,7 +38,13 @@ Two shapes:
   nothing else but locals: it takes a device's requests one at a time, and
   it is already what the fix below asks for. So is a lock whose body
   also pauses at its own level (`await asyncio.sleep(0.1)` next to the
-  request): it paces the requests to one peer, which is its purpose.
+  request): it paces the requests to one peer, which is its purpose. So
+  is a lock whose creation or `async with` line carries a comment saying
+  why it makes callers take turns (`self._lock = asyncio.Lock()  # the
+  gateway handles one request at a time`, or on the line above, naming
+  serial or sequential use, concurrency, a race, one at a time; not a
+  `# BUG`/`# TODO` note): the I/O inside is documented design, the fix's
+  own escape hatch.
 
 ## Why
 
@@ -225,6 +231,7 @@ fn check_with(cx: &FileCx, w: StmtId, out: &mut Vec<Finding>) {
             && !skipped_when_held(cx, w, &lock)
             && !one_bounded_request(cx, body, &awaits)
             && !paces_requests(cx, body)
+            && !documented_lock(cx, w, &lock)
             && let Some(&io) = awaits.iter().find(|&&a| awaits_io(cx, a))
         {
             let mut f = cx.finding(
@@ -244,6 +251,59 @@ fn check_with(cx: &FileCx, w: StmtId, out: &mut Vec<Finding>) {
             out.push(f);
         }
     }
+}
+
+/// The code says why the lock spans the I/O, in a comment beside or right
+/// above the lock's creation or the `async with` (`self._lock =
+/// asyncio.Lock()  # the gateway takes one request at a time`): the
+/// serialization is the design, which is the fix this rule asks for when
+/// the I/O must stay inside.
+fn documented_lock(cx: &FileCx, w: StmtId, lock: &str) -> bool {
+    let made_at = cx.model.stmts.iter().filter_map(|st| match &st.kind {
+        StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } if cx.call(*v).is_some()
+            && targets
+                .iter()
+                .any(|&t| cx.model.dotted(t).as_deref() == Some(lock)) =>
+        {
+            Some(st.span)
+        }
+        _ => None,
+    });
+    let with_line = {
+        let sp = cx.stmt(w).span;
+        let end = cx.text[sp.start as usize..]
+            .find(':')
+            .map_or(sp.start, |i| sp.start + i as u32);
+        Span::new(sp.start, end)
+    };
+    // About taking turns: serial, sequential, concurrent, one at a time,
+    // a race, exclusive use.
+    const WHY: &[&str] = &[
+        "serial",
+        "sequen",
+        "concurren",
+        "one at a time",
+        "at once",
+        "race",
+        "exclusive",
+        "in flight",
+        "in-flight",
+        "simultaneous",
+        "parallel",
+        "single",
+        "only one",
+        "one request",
+    ];
+    std::iter::once(with_line).chain(made_at).any(|sp| {
+        crate::util::explaining_comment(cx.text, sp).is_some_and(|c| {
+            let c = c.to_ascii_lowercase();
+            WHY.iter().any(|w| c.contains(w))
+        })
+    })
 }
 
 /// `if lock.locked(): return` right before `async with lock:`: a
@@ -604,8 +664,44 @@ class Relay:
                     return response
                 await asyncio.sleep(1)
 "#,
+        r#"
+import asyncio
+
+import aiohttp
+
+
+class Gateway:
+    def __init__(self, url):
+        self._url = url
+        self._session = aiohttp.ClientSession()
+        self._lock = asyncio.Lock()
+        self.calls = 0
+
+    async def call(self, payload):
+        async with self._lock:  # expect
+            self.calls += 1
+            async with self._session.post(self._url, json=payload) as resp:
+                return await resp.json()
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+import aiohttp
+
+
+class Gateway:
+    def __init__(self, url):
+        self._url = url
+        self._session = aiohttp.ClientSession()
+        self._lock = asyncio.Lock()  # the gateway handles one request at a time
+
+    async def call(self, payload):
+        async with self._lock:
+            async with self._session.post(self._url, json=payload) as resp:
+                return await resp.json()
+"#,
         r#"
 import asyncio
 import threading

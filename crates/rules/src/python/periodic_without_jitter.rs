@@ -35,7 +35,10 @@ await self.send_queue.get()`, `await self.wakeup.wait()`): it runs when
 something arrives, and its sleep spaces out that work. Nor a sleep that
 waits for a non-blocking socket to have data (in a handler of
 `BlockingIOError`, or under a test of `EWOULDBLOCK`/`EAGAIN`): that sleep
-paces reads on a connection the code already has, not a poll's period.
+paces reads on a connection the code already has, not a poll's period;
+nor a loop whose only I/O is reading from a stream it already has
+(`buf += await self.reader.read(n); await asyncio.sleep(0.1)`): it asks
+the peer for nothing.
 
 ## Why
 
@@ -161,6 +164,7 @@ impl Rule for PeriodicWithoutJitter {
                     })))
             });
             if (!remote && !reconnects)
+                || only_reads(cx, &exprs)
                 || keepalive_writes(cx, s, &exprs)
                 || waits_for_work(cx, body)
             {
@@ -195,6 +199,27 @@ fn keepalive_writes(cx: &FileCx, lp: StmtId, exprs: &[ExprId]) -> bool {
                 .call(e)
                 .is_some_and(|c| sleep_arg(c).is_some() || only_writes(&c.name))
     })
+}
+
+/// Every I/O the loop awaits reads from a stream it already has (`buf +=
+/// await self.reader.read(n)`): it waits for what the peer sends and asks
+/// nothing of it, so there is no request for instances to line up on.
+fn only_reads(cx: &FileCx, exprs: &[ExprId]) -> bool {
+    const READS: &[&str] = &[
+        "read",
+        "readline",
+        "readexactly",
+        "readuntil",
+        "recv",
+        "receive",
+    ];
+    let mut io = exprs
+        .iter()
+        .filter(|&&e| cx.is_awaited(e) || is_async_with_ctx(cx, e))
+        .filter_map(|&e| cx.call(e))
+        .filter(|c| is_io_call(cx, c))
+        .peekable();
+    io.peek().is_some() && io.all(|c| READS.contains(&c.name.as_str()) && c.receiver.is_some())
 }
 
 /// A call named for writing to a connection or closing it (`send`,
@@ -593,6 +618,17 @@ class Zone:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+# Waits for the rest of a frame the peer is sending: nothing is requested.
+class Client:
+    async def _recv(self, length):
+        while length - len(self._buf):
+            self._buf += await self.reader.read(length - len(self._buf))
+            await asyncio.sleep(0.1)
+        return self._buf
+"#,
         r#"
 import asyncio
 import logging
