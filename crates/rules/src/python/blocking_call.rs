@@ -480,22 +480,19 @@ fn on_nonblocking_socket(cx: &FileCx, span: Span) -> bool {
 /// anyio.wait_writable(sock)`, trio's `wait_readable`): the call that
 /// follows finds it ready and returns at once.
 fn readied_just_before(cx: &FileCx, call: ExprId, sock: &str) -> bool {
-    let Some(s) = cx.tree.enclosing_stmt(call) else {
+    let Some(prev) = cx
+        .tree
+        .enclosing_stmt(call)
+        .and_then(|s| crate::util::prev_stmt(cx, s))
+    else {
         return false;
     };
-    let Some(block) = crate::util::containing_block(cx, s) else {
-        return false;
-    };
-    let Some(i) = block.iter().position(|&x| x == s) else {
-        return false;
-    };
-    i > 0
-        && matches!(cx.stmt(block[i - 1]).kind, StmtKind::Expr(x)
-        if matches!(cx.expr(x).kind, ExprKind::Await(w) if cx.call(w).is_some_and(|k| {
-            matches!(k.name.as_str(), "wait_writable" | "wait_readable"
-                | "wait_socket_writable" | "wait_socket_readable")
-                && k.positional(0).and_then(|a| cx.model.dotted(a)).as_deref() == Some(sock)
-        })))
+    matches!(cx.stmt(prev).kind, StmtKind::Expr(x)
+    if matches!(cx.expr(x).kind, ExprKind::Await(w) if cx.call(w).is_some_and(|k| {
+        matches!(k.name.as_str(), "wait_writable" | "wait_readable"
+            | "wait_socket_writable" | "wait_socket_readable")
+            && k.positional(0).and_then(|a| cx.model.dotted(a)).as_deref() == Some(sock)
+    })))
 }
 
 /// A `sendto` address written with a host name in it (`("example.com",

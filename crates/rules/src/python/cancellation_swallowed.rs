@@ -1391,26 +1391,28 @@ fn reaps_cancelled_task(cx: &FileCx, fid: FuncId, t: StmtId, body: &Block) -> bo
     // `for t in tasks: t.cancel()`, then `for coro in
     // asyncio.as_completed(tasks): try: await coro`: each awaited one is a
     // member of the collection this function cancelled.
-    let member_of_cancelled = |awaited: &str| {
-        let Some(l) = crate::python::common::enclosing_loop(cx, t) else {
-            return false;
-        };
-        let StmtKind::For {
-            target: Some(var),
-            iter,
-            ..
-        } = &cx.stmt(l).kind
-        else {
-            return false;
-        };
-        if cx.model.name_of(*var) != Some(awaited) {
-            return false;
+    // The loop around the `try` that walks a collection with `awaited` as
+    // its variable, and what it walks.
+    let walked_by = |awaited: &str| -> Option<(StmtId, ExprId)> {
+        let l = crate::python::common::enclosing_loop(cx, t)?;
+        match &cx.stmt(l).kind {
+            StmtKind::For {
+                target: Some(var),
+                iter,
+                ..
+            } if cx.model.name_of(*var) == Some(awaited) => Some((l, *iter)),
+            _ => None,
         }
+    };
+    let member_of_cancelled = |awaited: &str| {
+        let Some((l, iter)) = walked_by(awaited) else {
+            return false;
+        };
         let iter = cx
-            .call(*iter)
+            .call(iter)
             .filter(|c| c.target.as_deref() == Some("asyncio.as_completed"))
             .and_then(|c| c.positional(0))
-            .unwrap_or(*iter);
+            .unwrap_or(iter);
         let Some(tasks) = cx.model.dotted(iter) else {
             return false;
         };
@@ -1434,22 +1436,11 @@ fn reaps_cancelled_task(cx: &FileCx, fid: FuncId, t: StmtId, body: &Block) -> bo
     // try: await t`: the task has finished, so the await does not suspend
     // and the `CancelledError` is that task's result.
     let member_of_done = |awaited: &str| {
-        let Some(l) = crate::python::common::enclosing_loop(cx, t) else {
-            return false;
-        };
-        let StmtKind::For {
-            target: Some(var),
-            iter,
-            ..
-        } = &cx.stmt(l).kind
-        else {
-            return false;
-        };
-        let Some(done) = cx.model.name_of(*iter) else {
-            return false;
-        };
-        cx.model.name_of(*var) == Some(awaited)
-            && crate::python::common::is_done_set_of_wait(cx, fid, done)
+        walked_by(awaited).is_some_and(|(_, iter)| {
+            cx.model
+                .name_of(iter)
+                .is_some_and(|done| crate::python::common::is_done_set_of_wait(cx, fid, done))
+        })
     };
     // `if other in done: try: await other`: checked to be in the done set.
     let checked_done = |awaited: &str| {

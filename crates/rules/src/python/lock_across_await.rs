@@ -310,10 +310,7 @@ fn documented_lock(cx: &FileCx, w: StmtId, lock: &str) -> bool {
 /// single-flight section that other tasks skip instead of waiting for (no
 /// await between the check and the acquire lets another task take it).
 fn skipped_when_held(cx: &FileCx, w: StmtId, lock: &str) -> bool {
-    let Some(prev) = crate::util::containing_block(cx, w).and_then(|b| {
-        let i = b.iter().position(|&x| x == w)?;
-        i.checked_sub(1).map(|j| b[j])
-    }) else {
+    let Some(prev) = crate::util::prev_stmt(cx, w) else {
         return false;
     };
     let StmtKind::If { cond, then, .. } = &cx.stmt(prev).kind else {

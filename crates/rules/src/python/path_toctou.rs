@@ -531,8 +531,8 @@ fn writes_constant(cx: &FileCx, call: ExprId, c: &Call) -> bool {
         let Some(handle) = cx.model.name_of(*t) else {
             return false;
         };
-        return crate::util::stmts_after(cx, w).first().is_some_and(
-            |&n| matches!(cx.stmt(n).kind, StmtKind::Expr(k) if closes(k, Some(handle))),
+        return crate::util::next_stmt(cx, w).is_some_and(
+            |n| matches!(cx.stmt(n).kind, StmtKind::Expr(k) if closes(k, Some(handle))),
         );
     }
     let StmtKind::With { items, body, .. } = &cx.stmt(w).kind else {
