@@ -20,7 +20,8 @@ A message handler (aio-pika, pika, kombu, Google Pub/Sub) calls
 in the same pass, does the message's work: an awaited call, known I/O, or a project function handed the
 message. Acks in `except` and `finally` blocks, and acks after the work,
 are fine, as is adding the message to a container the function made
-empty itself (`acked.append(message.payload)`: bookkeeping in memory).
+empty itself (`acked.append(message.payload)`: bookkeeping in memory). Test functions, which ack
+fake messages and read back what was recorded, are not judged.
 
 ## Why
 
@@ -148,6 +149,18 @@ def callback(message):
 "#,
     ],
     pass: &[
+        r#"
+# file: tests/unit/test_message.py
+import unittest
+
+
+class MessageTest(unittest.TestCase):
+    def test_message_ack(self):
+        message = Message.create(body="", channel=FakeChannel())
+        message.ack()
+        result = message.channel.result.pop(0)
+        self.assertEqual(result[0], 123)
+"#,
         r#"
 import threading
 from unittest import mock

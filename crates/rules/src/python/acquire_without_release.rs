@@ -28,7 +28,8 @@ attribute or entry of `self` (`self._objects[i] = obj`) or counter bumps
 updates of a collection or event of `self` with plain values
 (`self.pending.append(cmd)`, `self.cond.notify_all()`,
 `self._idle.clear()`) cannot raise either, before the `try` or before
-the release. A try-lock (`try: lock.acquire()` whose every `except` returns
+the release, and neither does a blocking acquire of a second lock
+(`a.acquire(); b.acquire(); try: ... finally:` releasing both). A try-lock (`try: lock.acquire()` whose every `except` returns
 or raises) counts as an acquire right before the statement after that
 `try`, or before its `else:` when it has one; so does a conditional
 one, `if lock.acquire(False):` with the `try` (or the release itself) in
@@ -272,6 +273,7 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
                 && !binds_a_constant(cx, next)
                 && !bumps_a_counter(cx, next)
                 && !updates_own_state(cx, next)
+                && !takes_another_lock(cx, next, name)
             {
                 break 'climb;
             }
@@ -438,6 +440,23 @@ fn bumps_a_counter(cx: &FileCx, s: StmtId) -> bool {
         && targets
             .iter()
             .all(|&t| cx.model.dotted(t).is_some_and(|d| d.starts_with("self.")))
+}
+
+/// `self._rd_lock.acquire()`: a blocking acquire (no timeout, not
+/// awaited: nothing can cancel it) of another lock, taken in order before
+/// the `try` whose `finally` releases both. It returns only once it holds
+/// the lock, and raises nothing in between.
+fn takes_another_lock(cx: &FileCx, s: StmtId, name: &str) -> bool {
+    let StmtKind::Expr(e) = &cx.stmt(s).kind else {
+        return false;
+    };
+    cx.call(*e).is_some_and(|c| {
+        c.name == "acquire"
+            && c.args.is_empty()
+            && c.receiver
+                .and_then(|r| cx.model.dotted(r))
+                .is_some_and(|other| other != name)
+    })
 }
 
 /// `x = None`, `items = []`, `n = 0`, `y = x`, `cbs = self._cbs`, `t: Task |
@@ -769,6 +788,24 @@ def timing_thread(interval):
 "#,
     ],
     pass: &[
+        r#"
+import threading
+
+
+class Socket:
+    def __init__(self):
+        self._wr_lock = threading.Lock()
+        self._rd_lock = threading.Lock()
+
+    def close(self):
+        self._wr_lock.acquire()
+        self._rd_lock.acquire()
+        try:
+            self._close_socket()
+        finally:
+            self._rd_lock.release()
+            self._wr_lock.release()
+"#,
         r#"
 class Client:
     def __init__(self, rate_limiter):

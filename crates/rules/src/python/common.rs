@@ -754,6 +754,43 @@ fn raising_helper(cx: &FileCx, c: &Call) -> bool {
         })
 }
 
+/// `f` is a coroutine function the file only ever runs as the root of an
+/// event loop: every mention of its name is a call that is the first
+/// argument of `asyncio.run` (`asyncio.run(main(args))`). When it raises,
+/// `asyncio.run` cancels and reaps every task still left on the loop.
+pub fn only_run_by_asyncio_run(cx: &FileCx, f: FuncId) -> bool {
+    let func = cx.func(f);
+    if !func.is_async || f.0 == 0 {
+        return false;
+    }
+    let name = func.name.as_str();
+    let mut runs = 0;
+    for (i, e) in cx.model.exprs.iter().enumerate() {
+        let id = ExprId(i as u32);
+        let mentions = match &e.kind {
+            ExprKind::Name { id: n, .. } => n == name,
+            ExprKind::Attr { name: n, .. } => n == name,
+            _ => false,
+        };
+        if !mentions {
+            continue;
+        }
+        let Parent::Expr(call) = cx.tree.expr_parent(id) else {
+            return false;
+        };
+        let is_root = cx.call(call).is_some_and(|c| c.func == id)
+            && matches!(cx.tree.expr_parent(call), Parent::Expr(run)
+            if cx.call(run).is_some_and(|r| {
+                r.target.as_deref() == Some("asyncio.run") && r.positional(0) == Some(call)
+            }));
+        if !is_root {
+            return false;
+        }
+        runs += 1;
+    }
+    runs > 0
+}
+
 /// `span` lies inside the module's `if __name__ == "__main__":` block: a
 /// script's own entry code, run once in the foreground by whoever started
 /// it.

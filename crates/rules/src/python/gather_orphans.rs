@@ -30,7 +30,9 @@ where every close should run to its end even when one fails, or a
 `gather(*futs)` after `await asyncio.wait(futs)`, when all of them have
 already finished, or one in a script's `if __name__ == "__main__":`
 block, whose `asyncio.run` cancels and reaps what is left when it
-raises. Nor is one operation gathered with a sleep that paces it
+raises, or in a coroutine the file only runs as `asyncio.run(main(..))`
+when nothing in it catches the gather's error (its failure ends the
+loop, which cancels the rest). Nor is one operation gathered with a sleep that paces it
 (`gather(self.work(), asyncio.sleep(5))`), or with a bare future that a
 callback completes (`gather(cli.write(..), self._reply)` with `self._reply
 = asyncio.Future()`): a sleep or a future left behind does nothing. Nor is a gather of coroutines of the file that each catch every
@@ -95,6 +97,8 @@ impl Rule for GatherOrphans {
                 || in_teardown(cx, f)
                 || already_finished(cx, id, c)
                 || crate::python::common::in_main_guard(cx, e.span)
+                || (crate::python::common::only_run_by_asyncio_run(cx, f)
+                    && !caught_in(cx, f, e.span))
                 || none_can_fail(cx, f, c)
                 || paced_by_sleep(cx, c)
             {
@@ -108,6 +112,22 @@ impl Rule for GatherOrphans {
             ));
         }
     }
+}
+
+/// `span` is in the body of a `try` of `f` with handlers: its failure may
+/// be caught and the function go on with the siblings still running.
+fn caught_in(cx: &FileCx, f: FuncId, span: Span) -> bool {
+    cx.model.stmts.iter().enumerate().any(|(i, s)| {
+        let StmtKind::Try { body, handlers, .. } = &s.kind else {
+            return false;
+        };
+        let (Some(&first), Some(&last)) = (body.first(), body.last()) else {
+            return false;
+        };
+        !handlers.is_empty()
+            && cx.tree.stmt_func(StmtId(i as u32)) == f
+            && Span::new(cx.stmt(first).span.start, cx.stmt(last).span.end).contains(span)
+    })
 }
 
 /// Several awaitables, no `return_exceptions`, and not a fan-out over a
@@ -522,8 +542,56 @@ import asyncio
 async def sync_round(store, feed):
     await asyncio.gather(store.flush(), feed.pull(), asyncio.sleep(1))  # expect
 "#,
+        r#"
+import asyncio
+
+
+async def poll(device):
+    await device.read()
+
+
+async def watch(devices, log):
+    try:
+        await asyncio.gather(poll(devices[0]), poll(devices[1]))  # expect
+    except OSError as e:
+        # Caught: the loop goes on, and so does the other poller.
+        log.warning("poll failed: %s", e)
+    await asyncio.sleep(3600)
+
+
+async def serve(devices):
+    # Also run as a task of a running loop, not only as its root.
+    await asyncio.gather(poll(devices[0]), poll(devices[1]))  # expect
+
+
+def main(devices, log):
+    asyncio.run(watch(devices, log))
+    asyncio.run(serve(devices))
+
+
+async def restart(devices):
+    await serve(devices)
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+async def poll(device):
+    while True:
+        await device.read()
+        await asyncio.sleep(1)
+
+
+async def main_coro(devices):
+    # Its failure ends the loop: asyncio.run cancels the other pollers.
+    await asyncio.gather(*[asyncio.create_task(poll(d)) for d in devices[:1]], poll(devices[1]))
+
+
+def main(devices):
+    asyncio.run(main_coro(devices))
+"#,
         r#"
 import asyncio
 

@@ -20,7 +20,9 @@ A call to `notify()` or `notify_all()` on a `threading.Condition` or
 `asyncio.Condition` that is not inside `with cond:`/`async with cond:` (or
 `with lock:` for `Condition(lock)`, also through another reference to the
 object that built them: `with parent._mutex: parent._not_empty.notify()`,
-or `with self:` in a class whose `__enter__` acquires that lock),
+or `with self:` in a class whose `__enter__` acquires that lock; a
+condition stored on another object under a lock of this one, `s.cond =
+Condition(self._mu)`, is held by `with self._mu:`),
 in a function that does not acquire
 the condition itself, is not only called from under it, and is not
 wrapped by a decorator of the file that calls it inside `with` that lock
@@ -168,6 +170,15 @@ fn lock_names(cx: &FileCx, cond: &str) -> Vec<String> {
         .filter(|(x, _)| is_cond(x))
         .map(|(_, l)| l.clone())
         .collect();
+    // Built under the very name used (`s.cond = Condition(self._mu)`, and
+    // `s.cond.notify_all()` in a method of the same object): the lock is
+    // the one named there, not an attribute of `s`.
+    names.extend(
+        built
+            .iter()
+            .filter(|(x, _)| x == cond && !x.starts_with("self."))
+            .map(|(_, l)| l.clone()),
+    );
     for l in &locks {
         names.push(rebase(l));
         names.extend(
@@ -407,6 +418,26 @@ class Pool:
 "#,
     ],
     pass: &[
+        r#"
+import threading
+
+
+class Connection:
+    def __init__(self):
+        self._mu = threading.Lock()
+
+    def wait_reply(self, s, wait):
+        with self._mu:
+            if s.cond is None:
+                s.cond = threading.Condition(self._mu)
+            s.cond.wait(wait)
+
+    def dispatch(self, s, payload):
+        with self._mu:
+            s.chunks.append(payload)
+            if s.cond is not None:
+                s.cond.notify_all()
+"#,
         r#"
 import threading
 

@@ -38,7 +38,10 @@ waits for a non-blocking socket to have data (in a handler of
 paces reads on a connection the code already has, not a poll's period;
 nor a loop whose only I/O is reading from a stream it already has
 (`buf += await self.reader.read(n); await asyncio.sleep(0.1)`): it asks
-the peer for nothing.
+the peer for nothing. Nor a sleep in one branch of an `if` whose other
+branch holds every network call of the loop (`if self.connected: await
+ws.recv() else: await asyncio.sleep(1)`): a round either talks to the
+peer or waits for a flag, and asks nothing on a period.
 
 ## Why
 
@@ -145,14 +148,7 @@ impl Rule for PeriodicWithoutJitter {
             if !constant(cx, arg) || set_in_loop(cx, arg, body) {
                 continue;
             }
-            let remote = exprs.iter().any(|&e| {
-                cx.call(e).is_some_and(|ic| {
-                    ((cx.is_awaited(e) || is_async_with_ctx(cx, e)) && is_io_call(cx, ic))
-                        || ic.target.as_deref().is_some_and(|t| {
-                            t.starts_with("requests.") || t.starts_with("urllib.request.")
-                        })
-                })
-            });
+            let remote = exprs.iter().any(|&e| asks_remote(cx, e));
             // Or it reconnects: it catches connection errors.
             // (A timeout around a wait on the loop's own queue or event is
             // no connection error.)
@@ -164,6 +160,7 @@ impl Rule for PeriodicWithoutJitter {
                     })))
             });
             if (!remote && !reconnects)
+                || sleeps_instead_of_io(cx, *sleep, s, &exprs)
                 || only_reads(cx, &exprs)
                 || keepalive_writes(cx, s, &exprs)
                 || waits_for_work(cx, body)
@@ -178,6 +175,54 @@ impl Rule for PeriodicWithoutJitter {
             ));
         }
     }
+}
+
+/// `e` is a call to a network dependency: awaited I/O, or a blocking HTTP
+/// request.
+fn asks_remote(cx: &FileCx, e: ExprId) -> bool {
+    cx.call(e).is_some_and(|c| {
+        ((cx.is_awaited(e) || is_async_with_ctx(cx, e)) && is_io_call(cx, c))
+            || c.target
+                .as_deref()
+                .is_some_and(|t| t.starts_with("requests.") || t.starts_with("urllib.request."))
+    })
+}
+
+/// The sleep is in one branch of an `if` of the loop and every network
+/// call (every awaited call, when the loop only reconnects) of the loop
+/// in the other (`if self.connected: msg = await
+/// ws.recv() else: await asyncio.sleep(1)`): a round either talks to the
+/// peer or waits for a flag to change, so nothing is asked on a period.
+fn sleeps_instead_of_io(cx: &FileCx, sleep: ExprId, lp: StmtId, exprs: &[ExprId]) -> bool {
+    let block_span = |b: &Block| match (b.first(), b.last()) {
+        (Some(&first), Some(&last)) => {
+            Some(Span::new(cx.stmt(first).span.start, cx.stmt(last).span.end))
+        }
+        _ => None,
+    };
+    let io: Vec<Span> = exprs
+        .iter()
+        .filter(|&&e| e != sleep && (asks_remote(cx, e) || cx.is_awaited(e)))
+        .map(|&e| cx.expr(e).span)
+        .collect();
+    let Some(at) = cx.tree.enclosing_stmt(sleep) else {
+        return false;
+    };
+    let sleep_span = cx.expr(sleep).span;
+    for a in std::iter::once(at).chain(cx.tree.stmt_ancestors(at)) {
+        if a == lp {
+            break;
+        }
+        let StmtKind::If { then, orelse, .. } = &cx.stmt(a).kind else {
+            continue;
+        };
+        let (Some(t), Some(o)) = (block_span(then), block_span(orelse)) else {
+            continue;
+        };
+        let other = if t.contains(sleep_span) { o } else { t };
+        return !io.is_empty() && io.iter().all(|&span| other.contains(span));
+    }
+    false
 }
 
 /// A protocol heartbeat: the loop lives in a function named for one
@@ -618,6 +663,23 @@ class Zone:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class Client:
+    async def message_loop(self):
+        while self.should_reconnect:
+            try:
+                if self.is_connected and self.websocket:
+                    message = await asyncio.wait_for(self.websocket.recv(), timeout=30.0)
+                    await self.process(message)
+                else:
+                    # Wait for the reconnect task to bring the socket back.
+                    await asyncio.sleep(1)
+            except ConnectionError:
+                self.is_connected = False
+"#,
         r#"
 import asyncio
 

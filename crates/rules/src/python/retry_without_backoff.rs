@@ -46,6 +46,9 @@ code (`if e.errno not in (errno.EAGAIN, errno.EWOULDBLOCK): raise`,
 `ssl.SSL_ERROR_WANT_READ`) or but a local port already in use
 (`if err.errno != errno.EADDRINUSE: raise`, a bind tried again), or wait for the socket to be ready before
 the next attempt (`select`, eventlet's `trampoline(sock, read=True)`).
+Nor is a loop that asks a person each time round (`input()`, `await
+ainput("Code: ")`, `Prompt.ask(..)`, or `input` read on a thread,
+`await loop.run_in_executor(None, input, "> ")`): the answers pace it.
 A backoff one or two calls down counts: the loop calls a function of
 the file that sleeps a randomized delay (`await
 self._handle_conflict(err, attempt)`) or one it computes from its
@@ -247,6 +250,18 @@ fn asks_a_person(cx: &FileCx, body: &Block) -> bool {
             c.target.as_deref(),
             Some("builtins.input" | "getpass.getpass")
         ) {
+            return true;
+        }
+        // Read on a thread: `await loop.run_in_executor(None, input, "> ")`,
+        // `await asyncio.to_thread(input, "> ")`.
+        if matches!(
+            c.name.as_str(),
+            "run_in_executor" | "to_thread" | "run_sync"
+        ) && c
+            .args
+            .iter()
+            .any(|a| matches!(cx.model.name_of(a.value), Some("input" | "getpass")))
+        {
             return true;
         }
         let asker = match c.receiver {
@@ -1279,6 +1294,21 @@ async def fetch_listing(session, url):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+async def prompt_loop(client):
+    loop = asyncio.get_running_loop()
+    while True:
+        try:
+            line = await loop.run_in_executor(None, input, "> ")
+            if line == "quit":
+                return
+            await client.send_command(line)
+        except Exception as e:
+            print(f"error: {e}")
+"#,
         r#"
 import asyncio
 from urllib3.contrib.anytls import ssl as _tls

@@ -40,7 +40,7 @@ Outside tests, a sleep of under a minute is also reported when its comment
 (on its line or the line above) says it waits for something to happen
 ("wait for the workers", "give it time to start", "make sure"), unless
 the comment names a delay policy (a backoff, a retry, a rate limit, an
-interval), the sleep lasts a window the caller passes in
+interval) or a length someone set ("wait for the specified time"), the sleep lasts a window the caller passes in
 (`asyncio.sleep(timeout)` of a parameter named for a timeout, window or
 duration: how long to listen for replies), or the statement after it
 tries again (calls the sleeping function itself, or hands a call an
@@ -380,6 +380,16 @@ fn waiting_comment(cx: &FileCx, span: Span) -> Option<String> {
         "debounce",
         "cooldown",
         "cool down",
+        // A length the caller set: "wait for the specified time".
+        "specified time",
+        "specified delay",
+        "specified duration",
+        "given time",
+        "given delay",
+        "configured time",
+        "configured delay",
+        "requested time",
+        "requested delay",
     ];
     comments.into_iter().find_map(|c| {
         let lc = c.to_ascii_lowercase();
@@ -553,6 +563,16 @@ async def test_worker_runs_hook(worker, calls):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+async def render(page, url, wait=500):
+    await page.goto(url)
+    # Wait for the specified time (the caller's setting, in milliseconds)
+    await asyncio.sleep(wait / 1000.0)
+    return await page.content()
+"#,
         r#"
 import asyncio
 

@@ -20,8 +20,8 @@ pub static META: RuleMeta = RuleMeta {
 `gather(*map(f, xs))`, a comprehension of `create_task` calls, or a `for`
 loop that starts a task (`create_task`, `ensure_future`,
 `tg.create_task`, `nursery.start_soon`) per item, over a
-collection that is not a literal (nor a local bound only to one, or to an
-entry of one: `methods = table[kind]`, nor a module-level name bound only
+collection that is not a literal (nor a local bound only to one, to a
+comprehension over one, or to an entry of one: `methods = table[kind]`, nor a module-level name bound only
 to one that nothing in the file grows; either counts only when no outer
 loop over other input multiplies it; nor a slice, `xs[:n]` or
 `islice(it, 0, n)`, or a `zip` with a count, `zip(items, range(n))`,
@@ -81,6 +81,16 @@ the file that never suspends
 (`q.put_nowait(msg)` and return: each task ends in its first step), or a
 start followed in its block by `break`, `return` or `raise` (the loop
 starts one task at most).
+
+A fan-out over a collection the object keeps (`self._checks`,
+`self._probes.values()`) that only its set-up grows (`__init__`, or
+methods named `add_*`, `register*`, `subscribe*`, `attach*`, `setup*`,
+`build*`, `configure*`, `install*`, `include*`, `mount*`, `connect*`,
+`login*`) is reported at low severity: it runs as many at once as the
+object has parts, which is usually a handful fixed by its owner; it
+becomes a flood only if those parts grow with traffic. A collection any
+other method grows (`record(event)` appending each event) is sized by the
+traffic and stays high.
 
 ## Why
 
@@ -179,15 +189,15 @@ fn check_gather(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
     if guarded_here(cx, id) {
         return;
     }
-    out.push(cx.finding(
-        &META,
-        cx.expr(id).span,
-        format!(
-            "`gather` starts one concurrent operation per item of `{}` with no limit: a large input opens that many connections and timers at once and floods the dependency",
-            cx.snippet(cx.expr(iter).span)
-        ),
+    report(
+        cx,
+        id,
+        iter,
+        "`gather` starts one concurrent operation per item of",
+        "with no limit: a large input opens that many connections and timers at once and floods the dependency",
         "bound it: take an `asyncio.Semaphore(N)` inside the per-item coroutine, or use N workers reading from a bounded `asyncio.Queue`",
-    ));
+        out,
+    );
 }
 
 /// `asyncio.wait([f(x) for x in xs])`, `as_completed(...)`.
@@ -206,16 +216,15 @@ fn check_wait(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
     {
         return;
     }
-    out.push(cx.finding(
-        &META,
-        cx.expr(id).span,
-        format!(
-            "`{}` runs one concurrent operation per item of `{}` with no limit: a large input opens that many connections and timers at once and floods the dependency",
-            c.name,
-            cx.snippet(cx.expr(iter).span)
-        ),
+    report(
+        cx,
+        id,
+        iter,
+        &format!("`{}` runs one concurrent operation per item of", c.name),
+        "with no limit: a large input opens that many connections and timers at once and floods the dependency",
         "bound it: take an `asyncio.Semaphore(N)` inside the per-item coroutine, or use N workers reading from a bounded `asyncio.Queue`",
-    ));
+        out,
+    );
 }
 
 /// A spawn inside a loop (or a comprehension) over a non-literal input.
@@ -308,15 +317,115 @@ fn check_spawn(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
     {
         return;
     }
-    out.push(cx.finding(
-        &META,
-        cx.expr(id).span,
-        format!(
-            "a task is started for every item of `{}` with no limit on how many run at once: a large input starts that many concurrent operations",
-            cx.snippet(cx.expr(iter).span)
-        ),
+    report(
+        cx,
+        id,
+        iter,
+        "a task is started for every item of",
+        "with no limit on how many run at once: a large input starts that many concurrent operations",
         "bound the fan-out: acquire an `asyncio.Semaphore(N)` in the spawned coroutine (or before spawning), or run N workers over a bounded queue",
-    ));
+        out,
+    );
+}
+
+/// Reports a fan-out over `iter`. Over a collection the object keeps
+/// (`self.checkers`, `self._probes.values()`) the count is what the object
+/// holds: in the precision rounds those were its configured parts
+/// (dependencies, health probes, regions, registered devices; 30 read,
+/// none a bug), so the finding stays, at low severity, saying what would
+/// make it one.
+fn report(
+    cx: &FileCx,
+    id: ExprId,
+    iter: ExprId,
+    what: &str,
+    unbounded: &str,
+    fix: &str,
+    out: &mut Vec<Finding>,
+) {
+    let source = cx.snippet(cx.expr(iter).span);
+    let (message, severity) = if own_collection(cx, iter) {
+        (
+            format!(
+                "{what} `{source}`, a collection the object keeps, with no limit: as many run at once as it holds, harmless while its members are a few parts set up in code, a flood once requests or data make it grow"
+            ),
+            Severity::Low,
+        )
+    } else {
+        (format!("{what} `{source}` {unbounded}"), META.severity)
+    };
+    let mut finding = cx.finding(&META, cx.expr(id).span, message, fix);
+    finding.severity = severity;
+    out.push(finding);
+}
+
+/// `self.x`, `self.x.values()`, `list(self.x)`: a collection held by the
+/// object itself rather than one a caller passed or a fetch returned, and
+/// grown (if at all) only where the object is set up or its parts are
+/// registered: `__init__`, `add_*`, `register*`, `connect*`... A
+/// collection another method grows (`record(event)` appending each event)
+/// is sized by the traffic, and stays high.
+fn own_collection(cx: &FileCx, iter: ExprId) -> bool {
+    let iter = cx.model.strip(iter);
+    match &cx.expr(iter).kind {
+        ExprKind::Attr { obj, .. } if cx.model.name_of(*obj) == Some("self") => cx
+            .model
+            .dotted(iter)
+            .is_some_and(|field| grown_only_at_setup(cx, &field)),
+        ExprKind::Call(c) => match (c.receiver, c.target.as_deref()) {
+            (Some(r), _) if matches!(c.name.as_str(), "items" | "values" | "keys" | "copy") => {
+                c.args.is_empty() && own_collection(cx, r)
+            }
+            (None, Some("builtins.list" | "builtins.tuple" | "builtins.sorted")) => {
+                c.args.len() == 1 && c.positional(0).is_some_and(|a| own_collection(cx, a))
+            }
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// Every place of the file that adds to `field` (`self.x.append(..)`,
+/// `self.x[k] = v`) is in a method that sets the object up or registers a
+/// part of it.
+fn grown_only_at_setup(cx: &FileCx, field: &str) -> bool {
+    let is_field = |e: ExprId| cx.model.dotted(e).is_some_and(|d| d == field);
+    let growths = cx
+        .calls_named(&["append", "add", "extend", "insert", "update", "setdefault"])
+        .into_iter()
+        .filter(|(_, c)| c.receiver.is_some_and(is_field))
+        .map(|(e, _)| cx.func_of(e))
+        .chain(
+            crate::util::assignments(
+                cx,
+                |t| matches!(&cx.expr(t).kind, ExprKind::Index { obj, .. } if is_field(*obj)),
+            )
+            .into_iter()
+            .map(|(s, _)| cx.tree.stmt_func(s)),
+        )
+        .collect::<Vec<FuncId>>();
+    growths.into_iter().all(|f| {
+        let name = cx.func(f).name.trim_start_matches('_');
+        let name = name.strip_prefix("async_").unwrap_or(name);
+        name == "init__"
+            || [
+                "add",
+                "register",
+                "subscribe",
+                "attach",
+                "setup",
+                "set_up",
+                "build",
+                "configure",
+                "install",
+                "include",
+                "mount",
+                "connect",
+                "login",
+            ]
+            .iter()
+            .any(|w| name.starts_with(w))
+    })
 }
 
 /// The per-item awaitable is a bare future (`loop.create_future()`,
@@ -826,9 +935,9 @@ fn literal_module_constant(cx: &FileCx, f: FuncId, name: &str) -> bool {
             .any(|(_, c)| c.receiver.and_then(|r| cx.model.name_of(r)) == Some(name))
 }
 
-/// A local of `f` bound only to literal collections, or to an entry of one
-/// (`methods = table[kind]` with `table = {"flow": [..], ..}`): its size is
-/// written in the code.
+/// A local of `f` bound only to literal collections, to a comprehension
+/// over one, or to an entry of one (`methods = table[kind]` with `table =
+/// {"flow": [..], ..}`): its size is written in the code.
 fn literal_local(cx: &FileCx, f: FuncId, name: &str, depth: u32) -> bool {
     let values: Vec<ExprId> = crate::python::common::values_bound_to(cx, f, name)
         .collect::<Option<Vec<_>>>()
@@ -838,6 +947,12 @@ fn literal_local(cx: &FileCx, f: FuncId, name: &str, depth: u32) -> bool {
             .iter()
             .all(|&v| match &cx.expr(cx.model.strip(v)).kind {
                 ExprKind::Collection { .. } => true,
+                // `[Discoverer(c) for c in [AT4, AT5]]`: one per entry of a
+                // literal.
+                ExprKind::Comprehension { generators, .. } => matches!(
+                    generators.as_slice(),
+                    [one] if matches!(cx.expr(cx.model.strip(one.iter)).kind, ExprKind::Collection { .. })
+                ),
                 ExprKind::Index { obj, .. } if depth > 0 => cx
                     .model
                     .name_of(*obj)
@@ -1666,8 +1781,46 @@ async def run_batch(client, items):
     requests = [client.build(item) for item in items]
     return await asyncio.gather(*(client.send(r) for item, r in zip(items, requests)))  # expect
 "#,
+        r#"
+import asyncio
+
+
+class Monitor:
+    def __init__(self, checks):
+        self._checks = list(checks)
+        self._seen = {}
+
+    def record(self, event):
+        self._seen[event.id] = event
+
+    async def probe_all(self):
+        # The object's own parts: low, unless they grow with input.
+        return await asyncio.gather(*(c.run() for c in self._checks))  # expect
+
+    async def replay(self):
+        # Grown by every event: sized by the traffic, high.
+        for event in self._seen.values():
+            asyncio.create_task(self.resend(event))  # expect
+
+    async def resend_all(self, events):
+        return await asyncio.gather(*(self.resend(e) for e in events))  # expect
+
+    async def resend(self, event):
+        await event.deliver()
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+async def search(host):
+    discoverers = [Discoverer(config, host) for config in [AT4_CONFIG, AT5_CONFIG]]
+    found = []
+    for done in asyncio.as_completed([d.search() for d in discoverers]):
+        found.extend(await done)
+    return found
+"#,
         r#"
 import asyncio
 
@@ -2328,4 +2481,38 @@ class Device:
 mod tests {
     use super::*;
     crate::testing::rule_tests!(UnboundedFanout);
+
+    /// A fan-out over a collection the object keeps is reported at low
+    /// severity and says what would make it a flood; over a caller's
+    /// input it stays high.
+    #[test]
+    fn own_collections_are_low_and_inputs_high() {
+        static RULE: UnboundedFanout = UnboundedFanout;
+        let last = EXAMPLES.fail.last().unwrap();
+        let (found, _) = crate::testing::run_example(&RULE, Language::Python, last);
+        let got: Vec<(Severity, &str)> = found
+            .iter()
+            .map(|(_, f)| (f.severity, f.message.as_str()))
+            .collect();
+        assert_eq!(got.len(), 3, "{got:?}");
+        assert_eq!(got[0].0, Severity::Low);
+        assert!(
+            got[0]
+                .1
+                .contains("`self._checks`, a collection the object keeps")
+        );
+        assert!(got[0].1.contains("once requests or data make it grow"));
+        assert_eq!(got[1].0, Severity::High);
+        assert!(
+            got[1]
+                .1
+                .contains("a large input starts that many concurrent operations")
+        );
+        assert_eq!(got[2].0, Severity::High);
+        assert!(
+            got[2]
+                .1
+                .contains("a large input opens that many connections")
+        );
+    }
 }

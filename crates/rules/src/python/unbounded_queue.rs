@@ -67,7 +67,9 @@ after `q = queue.Queue()` loops over a collection already in memory
 (`for item in tests: q.put(item)`) and the function puts nothing else
 into it, so it never holds more than that collection. Modules of a library's test
 harness (`testing`, `testclient`) are not checked: their queues carry
-what one test sends.
+what one test sends. Nor is an empty queue `__init__` puts in an
+attribute that a later assignment (in `connect`, a reconnect) replaces
+with a bounded one: a placeholder until the object starts.
 
 ## Why
 
@@ -140,6 +142,7 @@ impl Rule for UnboundedQueue {
                 || prefilled_worklist(cx, id)
                 || completion_queue(cx, id)
                 || bound_left_to_caller(cx, id)
+                || placeholder_for_bounded(cx, id)
             {
                 continue;
             }
@@ -411,6 +414,28 @@ fn bound_name(cx: &FileCx, ctor: ExprId) -> Option<(ExprId, String)> {
         return None;
     };
     Some((*t, cx.model.dotted(*t)?))
+}
+
+/// An empty queue `__init__` puts in an attribute that the object's start
+/// (`connect`, a reconnect) replaces with a bounded one before use:
+/// `self._pool = asyncio.Queue()`, then `self._pool =
+/// asyncio.Queue(maxsize=size)`. The first is a placeholder.
+fn placeholder_for_bounded(cx: &FileCx, ctor: ExprId) -> bool {
+    let Some((_, name)) = bound_name(cx, ctor) else {
+        return false;
+    };
+    if !name.starts_with("self.") || cx.func(cx.func_of(ctor)).name != "__init__" {
+        return false;
+    }
+    crate::util::assignments(cx, |t| cx.model.dotted(t).as_deref() == Some(&*name))
+        .into_iter()
+        .any(|(_, v)| {
+            v != ctor
+                && cx.call(cx.model.strip(v)).is_some_and(|c| {
+                    cx.effect(c, Effect::Queue)
+                        .is_some_and(|entry| unbounded_reason(cx.model, c, entry).is_none())
+                })
+        })
 }
 
 /// A queue in an attribute of a `threading.Thread` subclass that only the
@@ -1420,6 +1445,24 @@ class Protocol(asyncio.DatagramProtocol):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class Adapter:
+    def __init__(self, config):
+        self.config = config
+        self._pool: asyncio.Queue = asyncio.Queue()
+
+    async def connect(self):
+        # The real pool, bounded by its size, replaces the placeholder.
+        self._pool = asyncio.Queue(maxsize=self.config.pool_size)
+        for _ in range(self.config.pool_size):
+            self._pool.put_nowait(await self._open())
+
+    async def acquire(self):
+        return await self._pool.get()
+"#,
         r#"
 import asyncio
 

@@ -24,7 +24,9 @@ Writers are recognized by type, as the second value of
 it opens (`with open(path, "wb") as writer:`), the name is a file and is
 left alone. A write followed at once by `break` or `return` happens once
 per run of the loop (`if method in offered: writer.write(b); break`) and is
-not reported.
+not reported, and neither is a loop over the function's `*args` (the
+fields of one message its caller wrote out) that the function drains
+after the loop: one message at most waits in the buffer.
 
 ## Why
 
@@ -121,7 +123,10 @@ impl Rule for WriteWithoutDrain {
             let drains = unsnarl_model::walk::calls_in_block(cx.model, body)
                 .into_iter()
                 .any(|x| cx.call(x).is_some_and(|dc| dc.name == "drain"));
-            if drains || !reported.insert(cx.stmt(lp).span.start) {
+            if drains
+                || writes_arguments_then_drains(cx, f, lp, r)
+                || !reported.insert(cx.stmt(lp).span.start)
+            {
                 continue;
             }
             let w = cx.model.dotted(r).unwrap_or_else(|| "writer".into());
@@ -136,6 +141,35 @@ impl Rule for WriteWithoutDrain {
             ));
         }
     }
+}
+
+/// `for arg in argv: writer.write(pack(arg))` over the function's `*argv`
+/// (the fields of one message the caller wrote out), followed in the same
+/// block by `await writer.drain()`: the buffer holds one message at most
+/// before the peer's pace applies.
+fn writes_arguments_then_drains(cx: &FileCx, f: FuncId, lp: StmtId, writer: ExprId) -> bool {
+    let StmtKind::For { iter, .. } = &cx.stmt(lp).kind else {
+        return false;
+    };
+    let over_varargs = cx
+        .model
+        .name_of(*iter)
+        .is_some_and(|n| crate::util::variadic_param_in_scope(cx, f, n));
+    let w = cx.model.dotted(writer);
+    over_varargs
+        && w.is_some()
+        && std::iter::successors(crate::util::next_stmt(cx, lp), |&s| {
+            crate::util::next_stmt(cx, s)
+        })
+        .any(|s| {
+            unsnarl_model::walk::calls_in_block(cx.model, &[s].to_vec())
+                .into_iter()
+                .any(|x| {
+                    cx.call(x).is_some_and(|dc| {
+                        dc.name == "drain" && dc.receiver.and_then(|r| cx.model.dotted(r)) == w
+                    }) && cx.is_awaited(x)
+                })
+        })
 }
 
 /// Names bound to stream writers in this file.
@@ -249,6 +283,22 @@ async def relay(host, frames):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class Channel:
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
+        self.reader = reader
+        self.writer = writer
+
+    async def send(self, *argv):
+        # The fields of one message, then one drain for it.
+        for arg in argv:
+            self.writer.write(arg.encode() + b"\0")
+        self.writer.write(b"\n")
+        await self.writer.drain()
+"#,
         r#"
 import asyncio
 

@@ -21,7 +21,8 @@ project handed the message. Acks after the work are fine, and so is the ack
 of a message fetched in the ack's own expression
 (`messages.next().await.unwrap()?.ack()`), or of one an `if let` binds
 when the work would come after that block: nothing after it can reach that
-message. Unwrapping the message (`let msg = msg.unwrap();`) is not work.
+message. Unwrapping the message (`let msg = msg.unwrap();`) is not work. Test functions, which ack
+fake messages and read back what was recorded, are not judged.
 
 ## Why
 
