@@ -213,6 +213,25 @@ impl FileModel {
         }
     }
 
+    /// [`Self::dotted`], or an entry of one under a plain name or literal
+    /// key (`self._tasks[key]`, `handlers["close"]`): the same text names
+    /// the same place within one function.
+    pub fn keyed_place(&self, id: ExprId) -> Option<String> {
+        if let Some(d) = self.dotted(id) {
+            return Some(d);
+        }
+        let ExprKind::Index { obj, index } = &self.expr(self.strip(id)).kind else {
+            return None;
+        };
+        let key = match &self.expr(self.strip(*index)).kind {
+            ExprKind::Name { id, .. } => id.to_string(),
+            ExprKind::Literal(Lit::Int(v)) => v.to_string(),
+            ExprKind::Literal(Lit::Str(v)) => format!("{v:?}"),
+            _ => return None,
+        };
+        Some(format!("{}[{key}]", self.dotted(*obj)?))
+    }
+
     /// The qualified name an expression resolves to, if any.
     pub fn resolved(&self, id: ExprId) -> Option<&str> {
         match &self.expr(self.strip(id)).kind {

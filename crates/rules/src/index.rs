@@ -329,7 +329,16 @@ pub fn summarize(m: &FileModel, kb: &Table, lang: Language, names: &Names) -> Fi
             blocking: None,
             calls: Vec::new(),
         };
-        walk_block(m, &f.body, &mut v);
+        // `@functools.cache def git_exe():` runs its body once per
+        // process: later calls block on nothing and call nothing.
+        let runs_once = lang == Language::Python
+            && f.params.is_empty()
+            && f.decorators
+                .iter()
+                .any(|d| matches!(d.as_str(), "functools.cache" | "functools.lru_cache"));
+        if !runs_once {
+            walk_block(m, &f.body, &mut v);
+        }
         if let Some(b) = &mut v.blocking {
             b.on_receiver_files = v.on_receiver_files;
         }

@@ -40,11 +40,17 @@ pid)`) waits for nothing: the kernel answers from
 memory; neither does opening the null device (`open(os.devnull)`) or an
 in-memory SQLite database (`sqlite3.connect(":memory:")`), or fetching a
 `data:` URI (`urlopen(uri)` after `if not uri.startswith("data:"):
-raise`), here or in a helper. An async command of a command-line app (`@app.command()`) that
+raise`), here or in a helper. A helper memoized with no arguments
+(`@functools.cache def git_exe():`) runs its body once per process, and
+calls of it are not followed. An async command of a command-line app (`@app.command()`,
+or an argparse subcommand: registered with `set_defaults(func=cmd)`, or
+awaited in its arm of the coroutine `asyncio.run` starts, `if args.cmd ==
+"status": await run_status(args)`, with no task started before it) that
 starts no tasks of its own is left alone: the process runs that one
 coroutine, and the blocking call holds up only the command itself. So is
 a call in the coroutine a new loop is started with (`asyncio.run(main())`,
-`anyio.run(_main, path)`, used nowhere else in the file) before its first
+`anyio.run(_main, path)`, used nowhere else in the file), or in such a
+subcommand, before its first
 `await` (awaits in other arms of an `if` or `match`, another subcommand's,
 do not count), when nothing before it started a task: no other task
 exists yet. A prompt for the user (`input()`, `getpass()`)
@@ -155,7 +161,65 @@ impl Rule for BlockingCall {
 /// body holds up nothing but the command, which would wait for the same
 /// I/O anyway. A command that gathers or spawns tasks is still checked.
 fn one_shot_command(cx: &FileCx, f: FuncId) -> bool {
-    crate::python::common::is_cli_command(cx.func(f)) && starts_no_tasks(cx, f)
+    (crate::python::common::is_cli_command(cx.func(f)) || dispatched_subcommand(cx, f))
+        && starts_no_tasks(cx, f)
+}
+
+/// A subcommand of a command-line program, found by how the file runs it:
+/// every mention of its name registers it with argparse
+/// (`sub.set_defaults(func=cmd_batch)`, later run as
+/// `asyncio.run(args.func(args))`) or awaits it from the coroutine a new
+/// loop is started with, outside any loop, with no task started before
+/// it there (another subcommand's arm aside): `if args.cmd == "status":
+/// await run_status(args)` in `main`, run by `asyncio.run(main())`. The
+/// process then runs this one command.
+fn dispatched_subcommand(cx: &FileCx, f: FuncId) -> bool {
+    let func = cx.func(f);
+    if !func.is_async || func.class.is_some() {
+        return false;
+    }
+    let name = func.name.as_str();
+    let mut dispatched = false;
+    for (i, x) in cx.model.exprs.iter().enumerate() {
+        if !matches!(&x.kind, ExprKind::Name { id, .. } if id == name) {
+            continue;
+        }
+        let id = ExprId(i as u32);
+        let Parent::Expr(p) = cx.tree.expr_parent(id) else {
+            return false;
+        };
+        let Some(c) = cx.call(p) else { return false };
+        let registered = c.name == "set_defaults" && c.kwarg("func") == Some(id);
+        let from_root = c.func == id
+            && matches!(cx.tree.expr_parent(p), Parent::Expr(a)
+                if matches!(cx.expr(a).kind, ExprKind::Await(_)))
+            && {
+                let g = cx.func_of(p);
+                let at = cx.expr(p).span;
+                crate::python::common::only_a_loop_root(cx, g)
+                    && cx
+                        .tree
+                        .enclosing_stmt(p)
+                        .is_some_and(|s| crate::python::common::enclosing_loop(cx, s).is_none())
+                    && !cx.body_calls(g).any(|e| {
+                        let before = cx.expr(e).span;
+                        before.end <= at.start
+                            && !other_branch(cx, &cx.func(g).body, before, at)
+                            && {
+                                let k = cx.call(e).unwrap();
+                                crate::python::common::is_task_spawn(cx, k)
+                                    || cx.callee_in_file(k).is_some_and(|h| {
+                                        h != g && !starts_no_tasks_within(cx, h, 1)
+                                    })
+                            }
+                    })
+            };
+        if !(registered || from_root) {
+            return false;
+        }
+        dispatched = true;
+    }
+    dispatched
 }
 
 /// The coroutine neither spawns tasks nor runs awaitables side by side.
@@ -231,7 +295,7 @@ fn prompt_in_lone_root(cx: &FileCx, span: Span) -> bool {
             func.is_async
                 && func.span.start <= span.start
                 && span.end <= func.span.end
-                && only_a_loop_root(cx, g)
+                && crate::python::common::only_a_loop_root(cx, g)
                 && starts_no_tasks_within(cx, g, 2)
         })
 }
@@ -273,7 +337,7 @@ fn before_other_tasks(cx: &FileCx, span: Span) -> bool {
             && func.class.is_none()
             && func.span.start <= span.start
             && span.end <= func.span.end
-            && only_a_loop_root(cx, g)
+            && (crate::python::common::only_a_loop_root(cx, g) || dispatched_subcommand(cx, g))
             && !spawns_before(cx, g, span)
             && crate::util::awaits_in_block(cx.model, &func.body)
                 .iter()
@@ -308,42 +372,6 @@ fn other_branch(cx: &FileCx, body: &Block, a: Span, b: Span) -> bool {
             }
             _ => false,
         })
-}
-
-/// Every mention of `g`'s name in the file hands it to a call that starts
-/// a new loop for it (`asyncio.run(g(..))`, `anyio.run(g, ..)`), and there
-/// is at least one.
-fn only_a_loop_root(cx: &FileCx, g: FuncId) -> bool {
-    let name = &cx.func(g).name;
-    let new_loop = |e: ExprId| {
-        cx.call(e).is_some_and(|r| {
-            cx.effect(r, Effect::SyncOverAsync)
-                .is_some_and(|k| k.kind.as_deref() == Some("new_loop"))
-        })
-    };
-    let mut rooted = false;
-    for (i, x) in cx.model.exprs.iter().enumerate() {
-        if !matches!(&x.kind, ExprKind::Name { id, .. } if id == name) {
-            continue;
-        }
-        let id = ExprId(i as u32);
-        let Parent::Expr(p) = cx.tree.expr_parent(id) else {
-            return false;
-        };
-        // `anyio.run(g, ..)`, or `asyncio.run(g(..))`.
-        let handed = if new_loop(p) {
-            cx.call(p).and_then(|r| r.positional(0)) == Some(id)
-        } else {
-            cx.call(p).is_some_and(|c| c.func == id)
-                && matches!(cx.tree.expr_parent(p), Parent::Expr(r)
-                    if new_loop(r) && cx.call(r).and_then(|r| r.positional(0)) == Some(p))
-        };
-        if !handed {
-            return false;
-        }
-        rooted = true;
-    }
-    rooted
 }
 
 /// The finding sits in an `except` handler that retries the blocking call
@@ -921,8 +949,98 @@ async def send_probe(sock: socket.socket, packet):
     await anyio.wait_writable(sock)
     sock.sendto(packet, ("probe.example.com", 53))  # expect
 "#,
+        r#"
+import asyncio
+import json
+
+
+async def main(args):
+    asyncio.create_task(heartbeat(args.host))
+    if args.cmd == "status":
+        await run_status(args)
+
+
+async def run_status(args):
+    status = await query(args.host)
+    # The heartbeat task started above waits while this file is written.
+    with open(args.out, "w") as f:  # expect
+        json.dump(status, f)
+
+
+asyncio.run(main(parse()))
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+import functools
+import shutil
+import subprocess
+
+
+@functools.cache
+def git_exe():
+    # Checked once per process; later calls return the cached path.
+    git = shutil.which("git") or "git"
+    subprocess.check_call([git, "--version"], timeout=5)
+    return git
+
+
+async def status(repo):
+    proc = await asyncio.create_subprocess_exec(git_exe(), "-C", repo, "status")
+    await proc.wait()
+"#,
+        r#"
+import argparse
+import asyncio
+import json
+
+
+async def cmd_batch(args):
+    # argparse runs this one subcommand: the read holds up nobody else.
+    with open(args.config) as f:
+        config = json.load(f)
+    for job in config["jobs"]:
+        await run_job(job)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers()
+    b = sub.add_parser("batch")
+    b.set_defaults(func=cmd_batch)
+    args = parser.parse_args()
+    return asyncio.run(args.func(args))
+"#,
+        r#"
+import asyncio
+import json
+
+
+async def main(args):
+    if args.cmd == "sip":
+        await run_sip(args)
+    elif args.cmd == "status":
+        await run_status(args)
+
+
+async def run_status(args):
+    status = await query(args.host)
+    # The status command runs alone: saving the answer stops nobody.
+    with open(args.out, "w") as f:
+        json.dump(status, f)
+
+
+async def run_sip(args):
+    # First, before any task of the command exists.
+    with open(args.config) as f:
+        config = json.load(f)
+    asyncio.create_task(keepalive(config))
+    await serve(config)
+
+
+asyncio.run(main(parse()))
+"#,
         r#"
 import os
 import socket

@@ -52,7 +52,8 @@ group's `start_soon`/`start`, an application's `add_task(coro)` or
 Awaiting a task only to reap it is left alone too (also with a deadline:
 `await asyncio.wait_for(task, 1.0)`, `async with asyncio.timeout(t):
 await task`): right after cancelling it (before the `try` or as its
-first step, `try: task.cancel(); await task`), or, when nothing follows the `try`, a task the coroutine started
+first step, `try: task.cancel(); await task`; also a task kept under a
+key, `self._tasks[key].cancel()` then `await self._tasks[key]`), or, when nothing follows the `try`, a task the coroutine started
 itself (`self.task = create_task(..)`) that another method of the class
 cancels (`stop()`), or one it keeps in a collection of the object
 (`self.tasks.add(fut)`) whose every task another method cancels (`for t in
@@ -1478,7 +1479,7 @@ fn reaps_cancelled_task(cx: &FileCx, fid: FuncId, t: StmtId, body: &Block) -> bo
                 .and_then(|c| c.positional(0))
                 .unwrap_or(inner);
             cx.model
-                .dotted(inner)
+                .keyed_place(inner)
                 .is_some_and(|name| cancelled_before(&name))
         })
 }
@@ -2102,6 +2103,21 @@ async def create_user(adapter, user):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class Watchdog:
+    async def stop(self, key):
+        if key in self._tasks:
+            self._tasks[key].cancel()
+            try:
+                await self._tasks[key]
+            except asyncio.CancelledError:
+                pass
+            finally:
+                self._tasks.pop(key, None)
+"#,
         r#"
 import asyncio
 

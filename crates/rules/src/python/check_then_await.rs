@@ -58,7 +58,11 @@ or from a method wrapped by a decorator of the file that takes the lock
 around the call (`@operation_lock`); nor a method so wrapped itself. Nor
 is a check whose first await is of a method of the file that sets the
 state before awaiting anything itself (`self._api_version = 1` at the top
-of `detect_api_version()`): a second caller finds it set.
+of `detect_api_version()`): a second caller finds it set. Nor is a
+coroutine that asks the person at the terminal (`value = await
+ainput("Enter phone number: ")`, `input` read on a thread): an interactive
+flow, such as a login, driven one answer at a time, whose state is what
+the person typed.
 
 ## Why
 
@@ -162,6 +166,7 @@ impl Rule for CheckThenAwait {
                 && !iterator_step(cx, f)
                 && !only_on_fresh_objects(cx, f)
                 && !crate::python::common::callers_hold_lock(cx, f)
+                && !interactive(cx, f)
                 && reported.insert(w)
             {
                 out.push(cx.finding(
@@ -177,6 +182,16 @@ impl Rule for CheckThenAwait {
             }
         }
     }
+}
+
+/// The coroutine asks the person at the terminal (`value = await
+/// ainput("Enter phone number: ")`, `input` read on a thread): an
+/// interactive flow, such as a login, that the person drives one answer at
+/// a time. Two tasks prompting the same terminal at once is not a way it
+/// runs, and what it stores is the person's answer.
+fn interactive(cx: &FileCx, f: FuncId) -> bool {
+    cx.body_calls(f)
+        .any(|e| cx.is_awaited(e) && crate::python::common::asks_a_person(cx, e))
 }
 
 /// An "already started" guard on a lifecycle path: the function is a
@@ -1049,6 +1064,21 @@ class CachedProvider(Provider):
 "#,
     ],
     pass: &[
+        r#"
+from myapp.utils import ainput
+
+
+class Client:
+    async def authorize(self):
+        # The person at the terminal drives this flow, one answer at a time.
+        while True:
+            if not self.phone_number:
+                value = await ainput("Enter phone number or bot token: ")
+                self.phone_number = value
+            sent = await self.send_code(self.phone_number)
+            if sent:
+                return sent
+"#,
         r#"
 import aiohttp
 

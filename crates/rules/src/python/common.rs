@@ -754,41 +754,90 @@ fn raising_helper(cx: &FileCx, c: &Call) -> bool {
         })
 }
 
-/// `f` is a coroutine function the file only ever runs as the root of an
-/// event loop: every mention of its name is a call that is the first
-/// argument of `asyncio.run` (`asyncio.run(main(args))`). When it raises,
-/// `asyncio.run` cancels and reaps every task still left on the loop.
-pub fn only_run_by_asyncio_run(cx: &FileCx, f: FuncId) -> bool {
-    let func = cx.func(f);
-    if !func.is_async || f.0 == 0 {
-        return false;
+/// The call asks the person at the terminal for something: `input()`,
+/// `getpass()`, `input` read on a thread (`await
+/// loop.run_in_executor(None, input, "> ")`), or a prompt helper handed
+/// the question (`await ainput("Enter code: ")`, `Prompt.ask("Name")`).
+pub fn asks_a_person(cx: &FileCx, e: ExprId) -> bool {
+    const ASKERS: &[&str] = &[
+        "click",
+        "typer",
+        "Prompt",
+        "Confirm",
+        "IntPrompt",
+        "FloatPrompt",
+        "questionary",
+    ];
+    let Some(c) = cx.call(e) else { return false };
+    if matches!(
+        c.target.as_deref(),
+        Some("builtins.input" | "getpass.getpass")
+    ) {
+        return true;
     }
-    let name = func.name.as_str();
-    let mut runs = 0;
-    for (i, e) in cx.model.exprs.iter().enumerate() {
-        let id = ExprId(i as u32);
-        let mentions = match &e.kind {
-            ExprKind::Name { id: n, .. } => n == name,
-            ExprKind::Attr { name: n, .. } => n == name,
-            _ => false,
-        };
-        if !mentions {
+    if matches!(
+        c.name.as_str(),
+        "run_in_executor" | "to_thread" | "run_sync"
+    ) && c
+        .args
+        .iter()
+        .any(|a| matches!(cx.model.name_of(a.value), Some("input" | "getpass")))
+    {
+        return true;
+    }
+    let asker = match c.receiver {
+        None => true,
+        Some(r) => cx
+            .model
+            .dotted(r)
+            .is_some_and(|d| ASKERS.contains(&d.as_str())),
+    };
+    // The question is text written for a person.
+    let question = c
+        .positional(0)
+        .is_some_and(|a| matches!(cx.expr(a).kind, ExprKind::Literal(Lit::Str(_) | Lit::Other)));
+    asker
+        && question
+        && matches!(
+            c.name.as_str(),
+            "input" | "ainput" | "getpass" | "prompt" | "ask" | "confirm"
+        )
+}
+
+/// Every mention of `g`'s name in the file hands it to a call that starts
+/// a new loop for it (`asyncio.run(g(..))`, `anyio.run(g, ..)`), and there
+/// is at least one.
+pub fn only_a_loop_root(cx: &FileCx, g: FuncId) -> bool {
+    let name = &cx.func(g).name;
+    let new_loop = |e: ExprId| {
+        cx.call(e).is_some_and(|r| {
+            cx.effect(r, Effect::SyncOverAsync)
+                .is_some_and(|k| k.kind.as_deref() == Some("new_loop"))
+        })
+    };
+    let mut rooted = false;
+    for (i, x) in cx.model.exprs.iter().enumerate() {
+        if !matches!(&x.kind, ExprKind::Name { id, .. } if id == name) {
             continue;
         }
-        let Parent::Expr(call) = cx.tree.expr_parent(id) else {
+        let id = ExprId(i as u32);
+        let Parent::Expr(p) = cx.tree.expr_parent(id) else {
             return false;
         };
-        let is_root = cx.call(call).is_some_and(|c| c.func == id)
-            && matches!(cx.tree.expr_parent(call), Parent::Expr(run)
-            if cx.call(run).is_some_and(|r| {
-                r.target.as_deref() == Some("asyncio.run") && r.positional(0) == Some(call)
-            }));
-        if !is_root {
+        // `anyio.run(g, ..)`, or `asyncio.run(g(..))`.
+        let handed = if new_loop(p) {
+            cx.call(p).and_then(|r| r.positional(0)) == Some(id)
+        } else {
+            cx.call(p).is_some_and(|c| c.func == id)
+                && matches!(cx.tree.expr_parent(p), Parent::Expr(r)
+                    if new_loop(r) && cx.call(r).and_then(|r| r.positional(0)) == Some(p))
+        };
+        if !handed {
             return false;
         }
-        runs += 1;
+        rooted = true;
     }
-    runs > 0
+    rooted
 }
 
 /// `span` lies inside the module's `if __name__ == "__main__":` block: a
@@ -945,7 +994,8 @@ pub fn is_done_set_of_wait(cx: &FileCx, f: FuncId, name: &str) -> bool {
 }
 
 /// The calls of `g` that cancel what `target` names (`self._task.cancel()`
-/// for `self._task`): how a task kept in a name or an attribute is stopped.
+/// for `self._task`, `self._tasks[key].cancel()` for `self._tasks[key]`):
+/// how a task kept in a name, an attribute or an entry is stopped.
 pub fn cancels_of<'a>(
     cx: &'a FileCx,
     g: FuncId,
@@ -954,7 +1004,7 @@ pub fn cancels_of<'a>(
     cx.body_calls(g).filter(move |&e| {
         cx.call(e).is_some_and(|c| {
             c.name == "cancel"
-                && c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(target)
+                && c.receiver.and_then(|r| cx.model.keyed_place(r)).as_deref() == Some(target)
         })
     })
 }

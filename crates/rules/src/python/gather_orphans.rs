@@ -97,8 +97,7 @@ impl Rule for GatherOrphans {
                 || in_teardown(cx, f)
                 || already_finished(cx, id, c)
                 || crate::python::common::in_main_guard(cx, e.span)
-                || (crate::python::common::only_run_by_asyncio_run(cx, f)
-                    && !caught_in(cx, f, e.span))
+                || (crate::python::common::only_a_loop_root(cx, f) && !caught_in(cx, f, e.span))
                 || none_can_fail(cx, f, c)
                 || paced_by_sleep(cx, c)
             {

@@ -5,7 +5,7 @@ use crate::context::FileCx;
 use crate::python::common::{lock_kind, lock_ref};
 use crate::rule::{Examples, Rule, RuleMeta};
 use std::collections::{HashMap, HashSet};
-use unsnarl_model::walk::{Child, Visitor, exprs_under, for_each_stmt_child, walk_expr};
+use unsnarl_model::walk::{Child, Parent, Visitor, exprs_under, for_each_stmt_child, walk_expr};
 use unsnarl_model::*;
 
 pub struct LockOrder;
@@ -38,7 +38,10 @@ and reports:
   (`self._request(.., auth=False)`) does not reach what the callee does
   only under `if auth:` (or `if auth and retry:`), also when the call is
   made further down (`_relogin` holding its lock and calling `login()`,
-  which requests with `allow_relogin=False`).
+  which requests with `allow_relogin=False`). Nor is a lock taken a
+  second time after its `release` was handed to someone else
+  (`waiters.append(lock.release)`): a parking spot that another thread
+  opens.
 
 ## Why
 
@@ -173,7 +176,10 @@ impl Rule for LockOrder {
                     } => {
                         for h in held {
                             if h.key == lock.key {
-                                if !lock.reentrant && reported.insert(span.start) {
+                                if !lock.reentrant
+                                    && !release_handed_off(cx, f, *span)
+                                    && reported.insert(span.start)
+                                {
                                     out.push(reacquire(cx, lock, *span, None));
                                 }
                             } else {
@@ -270,6 +276,36 @@ impl Rule for LockOrder {
             out.push(f);
         }
     }
+}
+
+/// Before taking the lock again at `span`, the function handed its
+/// `release` to someone else (`waiters.append(lock.release)`): a lock used
+/// as a parking spot, taken a second time to sleep until another thread
+/// calls that release (releasing a `threading.Lock` from another thread is
+/// allowed).
+fn release_handed_off(cx: &FileCx, f: FuncId, span: Span) -> bool {
+    let Some(taken) = cx
+        .body_exprs(f)
+        .iter()
+        .copied()
+        .find(|&x| cx.expr(x).span == span)
+    else {
+        return false;
+    };
+    let lock = match cx.call(taken) {
+        Some(c) if c.name == "acquire" => c.receiver,
+        _ => Some(taken),
+    };
+    let Some(lock) = lock.and_then(|l| cx.model.dotted(l)) else {
+        return false;
+    };
+    cx.body_exprs(f).iter().any(|&x| {
+        matches!(&cx.expr(x).kind, ExprKind::Attr { obj, name, .. }
+            if name == "release" && cx.model.dotted(*obj).as_deref() == Some(lock.as_str()))
+            && cx.expr(x).span.end <= span.start
+            && !matches!(cx.tree.expr_parent(x), Parent::Expr(p)
+                if cx.call(p).is_some_and(|c| c.func == x))
+    })
 }
 
 fn reacquire(cx: &FileCx, lock: &Held, span: Span, path: Option<&[String]>) -> Finding {
@@ -759,6 +795,20 @@ class Api:
 "#,
     ],
     pass: &[
+        r#"
+import threading
+
+
+def sleep_until_woken(waiters):
+    # A parking spot: another thread calls the release handed over.
+    lock = threading.Lock()
+    with lock:
+        waiters.append(lock.release)
+        try:
+            lock.acquire()
+        finally:
+            waiters.remove(lock.release)
+"#,
         r#"
 import asyncio
 

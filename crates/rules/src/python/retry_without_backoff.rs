@@ -27,7 +27,8 @@ made from the loop variable, `for hours_back in range(3)` building each
 URL, searches candidates: it is not a retry). Reported when
 the loop never sleeps between attempts, or only sleeps a constant duration
 with no random jitter. At most two attempts (`range(2)`, or a bound the
-function or the module sets to 2, `attempts = _RETRY_ATTEMPTS`) make one
+function or the module sets to 2, `attempts = _RETRY_ATTEMPTS`, `attempts
+= 2 if retry else 1`) make one
 retry, which builds no storm, and are not reported. A liveness probe is not reported: a loop that only
 awaits `ping` (or a health check) inside a deadline scope of its own
 (`with anyio.move_on_after(timeout):`), which caps the attempts. Nor is a
@@ -235,53 +236,9 @@ fn computed_delay(cx: &FileCx, g: FuncId, d: ExprId) -> bool {
 /// name")`): the person's answer paces the attempts, and a retry after a
 /// wrong code or a taken name is a new question, not a storm.
 fn asks_a_person(cx: &FileCx, body: &Block) -> bool {
-    const ASKERS: &[&str] = &[
-        "click",
-        "typer",
-        "Prompt",
-        "Confirm",
-        "IntPrompt",
-        "FloatPrompt",
-        "questionary",
-    ];
-    walk::calls_in_block(cx.model, body).into_iter().any(|e| {
-        let c = cx.call(e).unwrap();
-        if matches!(
-            c.target.as_deref(),
-            Some("builtins.input" | "getpass.getpass")
-        ) {
-            return true;
-        }
-        // Read on a thread: `await loop.run_in_executor(None, input, "> ")`,
-        // `await asyncio.to_thread(input, "> ")`.
-        if matches!(
-            c.name.as_str(),
-            "run_in_executor" | "to_thread" | "run_sync"
-        ) && c
-            .args
-            .iter()
-            .any(|a| matches!(cx.model.name_of(a.value), Some("input" | "getpass")))
-        {
-            return true;
-        }
-        let asker = match c.receiver {
-            None => true,
-            Some(r) => cx
-                .model
-                .dotted(r)
-                .is_some_and(|d| ASKERS.contains(&d.as_str())),
-        };
-        // The question is text written for a person.
-        let question = c.positional(0).is_some_and(|a| {
-            matches!(cx.expr(a).kind, ExprKind::Literal(Lit::Str(_) | Lit::Other))
-        });
-        asker
-            && question
-            && matches!(
-                c.name.as_str(),
-                "input" | "ainput" | "getpass" | "prompt" | "ask" | "confirm"
-            )
-    })
+    walk::calls_in_block(cx.model, body)
+        .into_iter()
+        .any(|e| crate::python::common::asks_a_person(cx, e))
 }
 
 /// A liveness probe: everything the loop awaits, sleeps aside, is a
@@ -912,7 +869,8 @@ fn gives_up_after_two(cx: &FileCx, body: &Block) -> bool {
     })
 }
 
-/// The integer value of `e` in `f`, where a name counts when the function
+/// The integer value of `e` in `f` (of a conditional, the larger of its
+/// two), where a name counts when the function
 /// binds it exactly once, to a constant (`max_attempts = 2`), or, binding
 /// it not at all, the module does (`retries = _RETRY_ATTEMPTS` with
 /// `_RETRY_ATTEMPTS = 2` at the top), up to `depth` names deep.
@@ -924,6 +882,16 @@ fn constant(cx: &FileCx, f: FuncId, e: ExprId, depth: u8) -> Option<i128> {
         let first = bound.next()?;
         Some(if bound.next().is_some() { None } else { first })
     };
+    // `attempts = 2 if retry else 1`: at most the larger of the two.
+    if let ExprKind::Ternary { then, orelse, .. } = &cx.expr(cx.model.strip(e)).kind {
+        return match (
+            constant(cx, f, *then, depth),
+            constant(cx, f, *orelse, depth),
+        ) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            _ => None,
+        };
+    }
     cx.model.int_value_with(e, &|name| {
         if depth == 0 {
             return None;
@@ -1294,6 +1262,24 @@ async def fetch_listing(session, url):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+import aiohttp
+
+
+async def request(session, method, url, retry=True):
+    # One retry at most, for a keep-alive socket the server closed.
+    attempts = 2 if retry else 1
+    for attempt in range(attempts):
+        try:
+            async with session.request(method, url) as resp:
+                return await resp.json()
+        except aiohttp.ServerDisconnectedError:
+            if attempt + 1 < attempts:
+                await asyncio.sleep(1)
+    raise ConnectionError(url)
+"#,
         r#"
 import asyncio
 
