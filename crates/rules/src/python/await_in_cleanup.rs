@@ -23,7 +23,11 @@ BaseException`/bare `except:`, with no `asyncio.timeout`/`wait_for`/
 `shield` bounding it. Closing calls (`close`, `aclose`, `wait_closed`,
 `release`) are not reported, nor a `put` or `get` on a queue (typed as
 one, or named for one: `self.events_queue.put(DONE)`), an in-process
-hand-off rather than I/O.
+hand-off rather than I/O. Neither is the cleanup of a `try` whose body
+(and `else`, and handlers, for a `finally`) never suspends (`try:
+target(token) finally: await self.signal(token)`): cancellation only
+lands where a task suspends, so that cleanup runs on the body's own
+errors or its success, not on a cancellation.
 
 ## Why
 
@@ -162,11 +166,22 @@ fn cleanups<'a>(cx: &FileCx<'a>, f: FuncId) -> Vec<(&'a Block, &'static str)> {
     let mut out = Vec::new();
     for t in v.0 {
         let StmtKind::Try {
-            handlers, finally, ..
+            body,
+            handlers,
+            orelse,
+            finally,
         } = &cx.model.stmt(t).kind
         else {
             continue;
         };
+        // Cancellation arrives only where the task suspends: a `try` whose
+        // body never does (`try: target(token) finally: await
+        // self.signal(token)`) reaches its handlers and `finally` on its
+        // own errors or on success, never on a cancellation.
+        let suspends = |b: &Block| !crate::util::awaits_in_block(cx.model, b).is_empty();
+        if !suspends(body) && !suspends(orelse) && !handlers.iter().any(|h| suspends(&h.body)) {
+            continue;
+        }
         for h in handlers {
             if h.types.is_empty()
                 || h.types
@@ -251,6 +266,29 @@ async def run_live(runner, session):
 "#,
     ],
     pass: &[
+        r#"
+from aioredis import StrictRedis
+
+
+class Semaphore:
+    def __init__(self, client=None):
+        self.client = client or StrictRedis()
+
+    async def acquire(self, target=None):
+        token = await self.client.lpop(self.available_key)
+        if target is not None:
+            # The body never suspends: no cancellation can land in it.
+            try:
+                target(token)
+            finally:
+                await self.signal(token)
+        return token
+
+    async def signal(self, token):
+        async with self.client.pipeline() as pipe:
+            await pipe.lpush(self.available_key, token)
+            await pipe.execute()
+"#,
         r#"
 import asyncio
 

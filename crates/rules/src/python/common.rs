@@ -504,7 +504,7 @@ pub fn is_close_like(name: &str) -> bool {
 /// `q.put(x)`/`q.get()` on a receiver named for a queue (`self._queue`,
 /// `ic.event_queue`, `q`, `self._in_q`) or typed as one: an in-process
 /// hand-off, not an HTTP verb, whatever the queue's type.
-fn on_a_queue(cx: &FileCx, c: &Call) -> bool {
+pub fn on_a_queue(cx: &FileCx, c: &Call) -> bool {
     if !matches!(c.name.as_str(), "put" | "get") {
         return false;
     }

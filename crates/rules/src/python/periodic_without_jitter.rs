@@ -24,7 +24,8 @@ of attempts (`if time.monotonic() >= deadline: raise TimeoutError(..)`,
 `if attempts_left == 0: return`, `while attempts:` counted down) waits for
 one job and ends; it is not reported. A delay the loop computes afresh each round
 (`retry = backoff.delay()`, `delay = min(delay * 2, 60)`, also an
-attribute, `self._backoff *= 1.5`) is a backoff, not a period, and so is
+attribute, `self._backoff *= 1.5`, or from a count the loop bumps,
+`retries += 1; delay = factor * 2 ** retries`) is a backoff, not a period, and so is
 one the server asked for (`await asyncio.sleep(e.retry_after)`). Retry loops that leave on success are the retry
 rule's business. A protocol heartbeat (a loop in a function named for a
 heartbeat, keepalive or ping whose awaits only write to the connection or
@@ -510,11 +511,28 @@ fn set_in_loop(cx: &FileCx, arg: ExprId, body: &Block) -> bool {
         return true;
     }
     // Set from a computation, or updated in place (`delay *= 2`,
-    // `self._backoff *= 1.5`).
-    stmts_in_block(cx.model, body).into_iter().any(|st| {
+    // `self._backoff *= 1.5`), or from names the loop updates
+    // (`retries += 1; delay = factor * 2 ** (retries - 1)`).
+    let assigned = stmts_in_block(cx.model, body);
+    let updated: Vec<String> = assigned
+        .iter()
+        .filter_map(|&st| match &cx.stmt(st).kind {
+            StmtKind::Assign { targets, op, .. } if *op != AssignOp::Plain => {
+                targets.first().and_then(|&t| cx.model.dotted(t))
+            }
+            _ => None,
+        })
+        .collect();
+    let uses_updated = |v: ExprId| {
+        exprs_under(cx.model, v)
+            .into_iter()
+            .any(|x| cx.model.dotted(x).is_some_and(|d| updated.contains(&d)))
+    };
+    assigned.into_iter().any(|st| {
         matches!(&cx.stmt(st).kind, StmtKind::Assign { targets, value, op }
             if targets.iter().any(|&t| cx.model.dotted(t).is_some_and(|n| names.contains(&n)))
-                && (*op != AssignOp::Plain || value.is_some_and(|v| !constant(cx, v))))
+                && (*op != AssignOp::Plain
+                    || value.is_some_and(|v| !constant(cx, v) || uses_updated(v))))
     })
 }
 
@@ -663,6 +681,22 @@ class Zone:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class Client:
+    async def request(self, method, url):
+        retries = 0
+        while True:
+            resp = await self._client.request(method, url)
+            if resp.status_code in (429, 503) and retries < self.max_retries:
+                retries += 1
+                sleep_time = self.backoff_factor * (2 ** (retries - 1))
+                await asyncio.sleep(sleep_time)
+                continue
+            return resp
+"#,
         r#"
 import asyncio
 

@@ -50,6 +50,9 @@ the next attempt (`select`, eventlet's `trampoline(sock, read=True)`).
 Nor is a loop that asks a person each time round (`input()`, `await
 ainput("Code: ")`, `Prompt.ask(..)`, or `input` read on a thread,
 `await loop.run_in_executor(None, input, "> ")`): the answers pace it.
+A wait read from the error just caught (`except FloodWaitError as e:
+await asyncio.sleep(e.seconds)`) is the one the server asked for, not a
+fixed delay.
 A backoff one or two calls down counts: the loop calls a function of
 the file that sleeps a randomized delay (`await
 self._handle_conflict(err, attempt)`) or one it computes from its
@@ -976,12 +979,24 @@ fn changing_names(cx: &FileCx, s: StmtId, body: &Block) -> Vec<String> {
     struct V<'a>(&'a mut Vec<String>);
     impl Visitor for V<'_> {
         fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
-            if let StmtKind::Assign { targets, .. } = &m.stmt(id).kind {
-                for &t in targets {
-                    if let Some(d) = m.dotted(t) {
-                        self.0.push(d);
+            match &m.stmt(id).kind {
+                StmtKind::Assign { targets, .. } => {
+                    for &t in targets {
+                        if let Some(d) = m.dotted(t) {
+                            self.0.push(d);
+                        }
                     }
                 }
+                // `except FloodWaitError as e: await asyncio.sleep(e.seconds)`:
+                // each error carries the wait the server asked for.
+                StmtKind::Try { handlers, .. } => {
+                    self.0.extend(
+                        handlers
+                            .iter()
+                            .filter_map(|h| h.name.as_deref().map(String::from)),
+                    );
+                }
+                _ => {}
             }
             true
         }
@@ -991,14 +1006,20 @@ fn changing_names(cx: &FileCx, s: StmtId, body: &Block) -> Vec<String> {
 }
 
 /// A delay that is the same on every attempt: literals and names not
-/// assigned in the loop, combined with arithmetic.
+/// assigned in the loop (nor read from the error caught in it, `e.seconds`),
+/// combined with arithmetic.
 fn is_constant(cx: &FileCx, e: ExprId, changing: &[String]) -> bool {
     exprs_under(cx.model, e)
         .into_iter()
         .all(|x| match &cx.expr(x).kind {
             ExprKind::Literal(_) | ExprKind::Binary { .. } | ExprKind::Unary { .. } => true,
             ExprKind::Name { id, .. } => !changing.iter().any(|c| c == id),
-            ExprKind::Attr { .. } => cx.model.dotted(x).is_some_and(|d| !changing.contains(&d)),
+            ExprKind::Attr { .. } => cx.model.dotted(x).is_some_and(|d| {
+                !changing.contains(&d)
+                    && !d
+                        .split_once('.')
+                        .is_some_and(|(root, _)| changing.iter().any(|c| c == root))
+            }),
             _ => false,
         })
 }
@@ -1262,6 +1283,22 @@ async def fetch_listing(session, url):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class Sender:
+    async def send(self, request):
+        for attempt in range(self.request_retries):
+            try:
+                return await asyncio.wait_for(self._call(request), timeout=60.0)
+            except FloodWaitError as e:
+                # The server says how long to wait.
+                if e.seconds <= self.flood_sleep_threshold:
+                    await asyncio.sleep(e.seconds)
+                    continue
+                raise
+"#,
         r#"
 import asyncio
 

@@ -41,7 +41,9 @@ other than `self`), or waits in
 a teardown method on each member of the object's own collection
 (`gather(*(h.wait_until_released() for h in self._holders))` in `close`),
 opens nothing and is not reported, and neither does waiting on bare
-futures made for replies others will set (`loop.create_future()`). Nor
+futures made for replies others will set (`loop.create_future()`) or
+putting each item on an in-process queue (`gather(*[q.put(m) for m in
+batch])`: the queue's consumers set the pace). Nor
 is a coroutine that only waits on
 and signals synchronization primitives (`await event.wait();
 scope.cancel()`), a loop that stops after a count (`if i >= limit: break`
@@ -180,6 +182,7 @@ fn check_gather(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
             spawned_is_bounded(cx, p)
                 || releases(cx, p)
                 || bare_future(cx, p)
+                || hands_to_queue(cx, p)
                 || (calls_the_item(cx, p) && kept_on_class(cx, iter, 2))
         })
         || teardown_of_own(cx, id, iter, per_item)
@@ -209,8 +212,12 @@ fn check_wait(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
         return;
     };
     if bounded_input(cx, iter)
-        || per_item
-            .is_some_and(|p| spawned_is_bounded(cx, p) || releases(cx, p) || bare_future(cx, p))
+        || per_item.is_some_and(|p| {
+            spawned_is_bounded(cx, p)
+                || releases(cx, p)
+                || bare_future(cx, p)
+                || hands_to_queue(cx, p)
+        })
         || teardown_of_own(cx, id, iter, per_item)
         || guarded_here(cx, id)
     {
@@ -426,6 +433,14 @@ fn grown_only_at_setup(cx: &FileCx, field: &str) -> bool {
             .iter()
             .any(|w| name.starts_with(w))
     })
+}
+
+/// The per-item awaitable puts the item on an in-process queue
+/// (`gather(*[q.put(m.value) for m in messages])`): a hand-off to the
+/// queue's consumers, whose number is the limit; it opens nothing.
+fn hands_to_queue(cx: &FileCx, per_item: ExprId) -> bool {
+    cx.call(cx.model.strip(per_item))
+        .is_some_and(|c| c.name == "put" && crate::python::common::on_a_queue(cx, c))
 }
 
 /// The per-item awaitable is a bare future (`loop.create_future()`,
@@ -1810,6 +1825,16 @@ class Monitor:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+async def receive(consumer, receive_queue):
+    batch = await consumer.getmany(timeout_ms=1000)
+    for tp, messages in batch.items():
+        # In-process hand-offs: the queue's consumers set the pace.
+        await asyncio.gather(*[receive_queue.put(m.value) for m in messages])
+"#,
         r#"
 import asyncio
 

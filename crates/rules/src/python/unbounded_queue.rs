@@ -69,7 +69,13 @@ into it, so it never holds more than that collection. Modules of a library's tes
 harness (`testing`, `testclient`) are not checked: their queues carry
 what one test sends. Nor is an empty queue `__init__` puts in an
 attribute that a later assignment (in `connect`, a reconnect) replaces
-with a bounded one: a placeholder until the object starts.
+with a bounded one: a placeholder until the object starts. Nor is a
+pool's free list: a private attribute (`self._slots`) filled with a fixed
+number of resources (not `None` sentinels) by a loop over
+`range(n)`, and otherwise only given back what was taken (every other put
+is in a function that also takes from it, or in one named for giving
+back, `_release`, `return_connection`): it never holds more than the
+pool's size.
 
 ## Why
 
@@ -143,6 +149,7 @@ impl Rule for UnboundedQueue {
                 || completion_queue(cx, id)
                 || bound_left_to_caller(cx, id)
                 || placeholder_for_bounded(cx, id)
+                || free_list(cx, id)
             {
                 continue;
             }
@@ -643,6 +650,71 @@ fn prefilled_worklist(cx: &FileCx, ctor: ExprId) -> bool {
                 .enclosing_stmt(e)
                 .is_some_and(|s| s == next || cx.tree.stmt_ancestors(s).any(|a| a == next))
         })
+}
+
+/// A pool's free list, not a work queue: a private attribute filled with a
+/// fixed number of resources by a loop over `range(n)` (`for _ in range(self._size):
+/// await self._slots.put(await self._new_slot())`), and otherwise only
+/// given back what was taken: every other put is in a function that takes
+/// from it too (`slot = await self._slots.get()` ... `put(slot)`), or in
+/// one named for giving back (`_release`, `return_connection`,
+/// `_discard_and_replace`). It never holds more than the pool's size.
+fn free_list(cx: &FileCx, ctor: ExprId) -> bool {
+    let Some((_, name)) = bound_name(cx, ctor) else {
+        return false;
+    };
+    // Only this file fills a private attribute (other modules reach a
+    // public one: `client.dispatcher.updates_queue.put_nowait(update)`).
+    if !name
+        .strip_prefix("self.")
+        .is_some_and(|a| a.starts_with('_'))
+    {
+        return false;
+    }
+    let takers: Vec<FuncId> = cx
+        .calls_named(&["get", "get_nowait"])
+        .into_iter()
+        .filter(|(_, c)| c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(&*name))
+        .map(|(e, _)| cx.func_of(e))
+        .collect();
+    let puts = puts_into(cx, &name);
+    // A resource per round (`put(await self._new_slot())`, `put(i)`), not
+    // a sentinel (`put(None)` once per worker, to stop them).
+    let seeds = |e: ExprId| {
+        cx.call(e)
+            .and_then(|c| c.positional(0))
+            .is_some_and(|a| !matches!(cx.model.literal(a), Some(Lit::Null)))
+            && cx.tree.enclosing_stmt(e).is_some_and(|s| {
+                cx.tree
+                    .stmt_ancestors(s)
+                    .chain(std::iter::once(s))
+                    .any(|a| {
+                        matches!(&cx.stmt(a).kind, StmtKind::For { iter, .. }
+                    if cx.call(cx.model.strip(*iter))
+                        .is_some_and(|c| c.target.as_deref() == Some("builtins.range")))
+                    })
+            })
+    };
+    let gives_back = |f: FuncId| {
+        let n = cx.func(f).name.trim_start_matches('_').to_ascii_lowercase();
+        takers.contains(&f)
+            || [
+                "release",
+                "return",
+                "put_back",
+                "give_back",
+                "recycle",
+                "free",
+                "replace",
+            ]
+            .iter()
+            .any(|w| n.contains(w))
+    };
+    !takers.is_empty()
+        && puts.iter().any(|&(e, _)| seeds(e))
+        && puts
+            .iter()
+            .all(|&(e, _)| seeds(e) || gives_back(cx.func_of(e)))
 }
 
 /// A reply mailbox the file empties before each request: a function drains
@@ -1443,8 +1515,77 @@ class Protocol(asyncio.DatagramProtocol):
     def datagram_received(self, data, addr):
         self.queue.put_nowait(data)
 "#,
+        r#"
+import asyncio
+
+
+class Workers:
+    def __init__(self, size):
+        self._size = size
+        self._jobs = asyncio.Queue()  # expect
+
+    async def start(self):
+        for _ in range(self._size):
+            await self._jobs.put(None)
+
+    async def submit(self, job):
+        # Anyone can add work: this is no free list.
+        await self._jobs.put(job)
+
+    async def run(self):
+        while True:
+            job = await self._jobs.get()
+            if job is not None:
+                await job()
+"#,
+        r#"
+import asyncio
+
+
+class Dispatcher:
+    def __init__(self, workers):
+        self.workers = workers
+        # Filled by the client module on every update.
+        self.updates_queue = asyncio.Queue()  # expect
+
+    async def stop(self):
+        for _ in range(self.workers):
+            self.updates_queue.put_nowait(None)
+
+    async def worker(self):
+        while (packet := await self.updates_queue.get()) is not None:
+            await self.handle(packet)
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class BrowserPool:
+    def __init__(self, size):
+        self._size = size
+        self._slots = asyncio.Queue()
+
+    async def __aenter__(self):
+        for _ in range(self._size):
+            await self._slots.put(await self._new_slot())
+        return self
+
+    async def fetch(self, url):
+        slot = await self._slots.get()
+        try:
+            return await slot.page.goto(url)
+        except Exception:
+            await self._discard_and_replace(slot)
+            raise
+        else:
+            await self._slots.put(slot)
+
+    async def _discard_and_replace(self, slot):
+        await slot.close()
+        await self._slots.put(await self._new_slot())
+"#,
         r#"
 import asyncio
 
