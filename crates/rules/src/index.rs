@@ -315,6 +315,11 @@ pub fn has_cleanup(m: &FileModel, body: &Block) -> bool {
 /// Summarizes the functions of one file (run per file, in parallel).
 pub fn summarize(m: &FileModel, kb: &Table, lang: Language, names: &Names) -> FileSummaries {
     let mut out = Vec::new();
+    let nonblocking = if lang == Language::Python {
+        nonblocking_sockets(m)
+    } else {
+        Vec::new()
+    };
     for fid in m.function_ids() {
         let f = m.func(fid);
         if f.qualname.is_empty() {
@@ -324,6 +329,7 @@ pub fn summarize(m: &FileModel, kb: &Table, lang: Language, names: &Names) -> Fi
         let mut v = SummaryVisitor {
             kb,
             names,
+            nonblocking: &nonblocking,
             receiver,
             on_receiver_files: receiver.is_some(),
             blocking: None,
@@ -376,6 +382,36 @@ pub fn summarize(m: &FileModel, kb: &Table, lang: Language, names: &Names) -> Fi
         });
     }
     out.into_iter().collect()
+}
+
+/// The sockets a Python file switches to non-blocking mode
+/// (`self.wakeup_sock.setblocking(False)`), by name.
+fn nonblocking_sockets(m: &FileModel) -> Vec<String> {
+    m.exprs
+        .iter()
+        .filter_map(|e| match &e.kind {
+            ExprKind::Call(c) if c.name == "setblocking" => {
+                let off = c.positional(0).is_some_and(|v| {
+                    matches!(m.literal(v), Some(Lit::Bool(false))) || m.int_value(v) == Some(0)
+                });
+                off.then(|| c.receiver.and_then(|r| m.dotted(r))).flatten()
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// A receive or send (not `sendto`, which may resolve a host name first)
+/// on a socket the file made non-blocking: it returns at once or raises.
+fn on_nonblocking_socket(m: &FileModel, c: &Call, nonblocking: &[String]) -> bool {
+    !nonblocking.is_empty()
+        && matches!(
+            c.name.as_str(),
+            "recv" | "recv_into" | "recvfrom" | "recvfrom_into" | "send" | "sendall"
+        )
+        && c.receiver
+            .and_then(|r| m.dotted(r))
+            .is_some_and(|d| nonblocking.contains(&d))
 }
 
 /// A TS union type that admits `undefined`/`null`/`void`.
@@ -661,6 +697,8 @@ pub(crate) fn js_settles_without_rejecting(m: &FileModel, c: &Call) -> bool {
 struct SummaryVisitor<'k> {
     kb: &'k Table,
     names: &'k Names,
+    /// Sockets the file switches to non-blocking mode (Python).
+    nonblocking: &'k [String],
     /// A Go method's receiver name.
     receiver: Option<&'k str>,
     /// Every blocking call so far works on the receiver's own files.
@@ -701,6 +739,7 @@ impl Visitor for SummaryVisitor<'_> {
         if let Some(e) = self.kb.find_for_call(Effect::Blocking, c)
             && e.transitive()
             && !crate::shared::blocking::waits_for_nothing(m, c)
+            && !on_nonblocking_socket(m, c, self.nonblocking)
         {
             self.on_receiver_files &= self
                 .receiver

@@ -29,7 +29,11 @@ updates of a collection or event of `self` with plain values
 (`self.pending.append(cmd)`, `self.cond.notify_all()`,
 `self._idle.clear()`) cannot raise either, before the `try` or before
 the release, and neither does a blocking acquire of a second lock
-(`a.acquire(); b.acquire(); try: ... finally:` releasing both). A try-lock (`try: lock.acquire()` whose every `except` returns
+(`a.acquire(); b.acquire(); try: ... finally:` releasing both). A permit
+handed to the work a `try` right after it starts (`task =
+create_task(work())`, `thread.start()`, with nothing awaited in the
+`try`), whose handler releases it when the start fails, is the started
+work's to give back. A try-lock (`try: lock.acquire()` whose every `except` returns
 or raises) counts as an acquire right before the statement after that
 `try`, or before its `else:` when it has one; so does a conditional
 one, `if lock.acquire(False):` with the `try` (or the release itself) in
@@ -578,7 +582,9 @@ fn leaves(cx: &FileCx, block: &Block) -> bool {
 
 /// `try: ... Response(release=sem.release) ... except BaseException:
 /// sem.release(); raise`: every failure (cancellation included) releases,
-/// and on success the permit goes on with what holds its `release`.
+/// and on success the permit goes on with what holds its `release`; or the
+/// `try` starts the work that will release it (a task, a thread) and
+/// releases if the start fails.
 fn hands_over_or_releases_on_failure(cx: &FileCx, s: StmtId, name: &str) -> bool {
     let StmtKind::Try { body, handlers, .. } = &cx.stmt(s).kind else {
         return false;
@@ -586,7 +592,7 @@ fn hands_over_or_releases_on_failure(cx: &FileCx, s: StmtId, name: &str) -> bool
     let catches_all =
         |h: &Handler| h.types.is_empty() || h.types.iter().any(|t| t.as_str() == "BaseException");
     let release_ref = format!("{name}.release");
-    handlers
+    let hands_release = handlers
         .iter()
         .any(|h| catches_all(h) && releases(cx, &h.body, name))
         && unsnarl_model::walk::exprs_in_block(cx.model, body)
@@ -594,7 +600,21 @@ fn hands_over_or_releases_on_failure(cx: &FileCx, s: StmtId, name: &str) -> bool
             .any(|e| {
                 cx.model.dotted(e).as_deref() == Some(release_ref.as_str())
                     && !matches!(cx.tree.expr_parent(e), Parent::Expr(p) if cx.call(p).is_some_and(|c| c.func == e))
-            })
+            });
+    // `try: task = create_task(work()) ... except Exception: sem.release()`
+    // (or `T.start()` of a thread): the permit goes to the work started,
+    // which gives it back when done; a failed start gives it back here.
+    // Nothing in the `try` suspends, so no cancellation lands in between.
+    let hands_to_started_work = handlers.iter().any(|h| releases(cx, &h.body, name))
+        && crate::util::awaits_in_block(cx.model, body).is_empty()
+        && unsnarl_model::walk::calls_in_block(cx.model, body)
+            .into_iter()
+            .any(|e| {
+                let c = cx.call(e).unwrap();
+                crate::python::common::is_task_spawn(cx, c)
+                    || (c.name == "start" && c.receiver.is_some() && c.args.is_empty())
+            });
+    hands_release || hands_to_started_work
 }
 
 fn releases(cx: &FileCx, block: &Block, name: &str) -> bool {
@@ -788,6 +808,31 @@ def timing_thread(interval):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class Lister:
+    def __init__(self, parallelism):
+        self.semaphore = asyncio.Semaphore(parallelism)
+        self.tasks = set()
+
+    async def list_all(self, client, prefixes):
+        for folder in prefixes:
+            await self.semaphore.acquire()
+            try:
+                # The task gives the permit back when it is done.
+                task = asyncio.create_task(self._list(client, folder))
+                self.tasks.add(task)
+                task.add_done_callback(self._done)
+            except Exception:
+                self.semaphore.release()
+                raise
+
+    def _done(self, task):
+        self.tasks.discard(task)
+        self.semaphore.release()
+"#,
         r#"
 import threading
 

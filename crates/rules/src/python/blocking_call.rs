@@ -38,7 +38,9 @@ fallback for an older library) is the same wait, reported once at the
 (`open("/proc/meminfo")`, also built from one: `open("/proc/%d/statm" %
 pid)`) waits for nothing: the kernel answers from
 memory; neither does opening the null device (`open(os.devnull)`) or an
-in-memory SQLite database (`sqlite3.connect(":memory:")`), or fetching a
+in-memory SQLite database (`sqlite3.connect(":memory:")`), a move to the
+source's own directory (`shutil.move(tmp, os.path.splitext(tmp)[0])`, one
+rename), or fetching a
 `data:` URI (`urlopen(uri)` after `if not uri.startswith("data:"):
 raise`), here or in a helper. A helper memoized with no arguments
 (`@functools.cache def git_exe():`) runs its body once per process, and
@@ -60,7 +62,9 @@ program is waiting for its user, and none of its own tasks is held up. Reading t
 finished (under `if fut.done():`, or after a done callback was
 registered and a `wait()` awaited since) returns at once. A send or receive on a socket the file
 switches to non-blocking mode (`sock.setblocking(False)`, or inside `try:
-... except BlockingIOError`) returns at once; a `sendto` counts only when
+... except BlockingIOError`) returns at once, also in a helper of the
+file that the coroutine calls (`self.drain()` receiving on
+`self.wakeup_sock`); a `sendto` counts only when
 its host is an IP address, since a host name is resolved first. So does
 one right after an awaited readiness wait on the same socket (`await
 anyio.wait_writable(sock); sock.sendto(packet, addr)`), unless its
@@ -136,6 +140,7 @@ impl Rule for BlockingCall {
                     && !in_nonblocking_try(cx, f.span)
                     && !on_nonblocking_socket(cx, f.span)
                     && !resolves_an_address(cx, f.span)
+                    && !renames_in_place(cx, f.span)
                     && !after_empty_wait(cx, f.span)
                     && !crate::python::common::in_dead_branch(cx, f.span)
                     && !before_other_tasks(cx, f.span)
@@ -178,48 +183,29 @@ fn dispatched_subcommand(cx: &FileCx, f: FuncId) -> bool {
     if !func.is_async || func.class.is_some() {
         return false;
     }
-    let name = func.name.as_str();
-    let mut dispatched = false;
-    for (i, x) in cx.model.exprs.iter().enumerate() {
-        if !matches!(&x.kind, ExprKind::Name { id, .. } if id == name) {
-            continue;
-        }
-        let id = ExprId(i as u32);
-        let Parent::Expr(p) = cx.tree.expr_parent(id) else {
-            return false;
-        };
+    crate::python::common::every_mention(cx, &func.name, |id, p| {
         let Some(c) = cx.call(p) else { return false };
         let registered = c.name == "set_defaults" && c.kwarg("func") == Some(id);
-        let from_root = c.func == id
-            && matches!(cx.tree.expr_parent(p), Parent::Expr(a)
-                if matches!(cx.expr(a).kind, ExprKind::Await(_)))
-            && {
-                let g = cx.func_of(p);
-                let at = cx.expr(p).span;
-                crate::python::common::only_a_loop_root(cx, g)
-                    && cx
-                        .tree
-                        .enclosing_stmt(p)
-                        .is_some_and(|s| crate::python::common::enclosing_loop(cx, s).is_none())
-                    && !cx.body_calls(g).any(|e| {
-                        let before = cx.expr(e).span;
-                        before.end <= at.start
-                            && !other_branch(cx, &cx.func(g).body, before, at)
-                            && {
-                                let k = cx.call(e).unwrap();
-                                crate::python::common::is_task_spawn(cx, k)
-                                    || cx.callee_in_file(k).is_some_and(|h| {
-                                        h != g && !starts_no_tasks_within(cx, h, 1)
-                                    })
-                            }
-                    })
-            };
-        if !(registered || from_root) {
-            return false;
-        }
-        dispatched = true;
-    }
-    dispatched
+        registered
+            || (c.func == id
+                && matches!(cx.tree.expr_parent(p), Parent::Expr(a)
+                    if matches!(cx.expr(a).kind, ExprKind::Await(_)))
+                && run_first_by_root(cx, p))
+    })
+}
+
+/// The call `call` sits in the coroutine a new loop is started with,
+/// outside any loop, and no task was started before it there (calls in
+/// other arms of an `if` or `match` aside).
+fn run_first_by_root(cx: &FileCx, call: ExprId) -> bool {
+    let g = cx.func_of(call);
+    let at = cx.expr(call).span;
+    crate::python::common::only_a_loop_root(cx, g)
+        && cx
+            .tree
+            .enclosing_stmt(call)
+            .is_some_and(|s| crate::python::common::enclosing_loop(cx, s).is_none())
+        && !spawns_before(cx, g, at)
 }
 
 /// The coroutine neither spawns tasks nor runs awaitables side by side.
@@ -301,10 +287,12 @@ fn prompt_in_lone_root(cx: &FileCx, span: Span) -> bool {
 }
 
 /// A call of `g` before `span` starts a task (`asyncio.create_task(..)`,
-/// or a function of the file that does): that task exists, and waits.
+/// or a function of the file that does): that task exists, and waits. (A
+/// call in another arm of an `if` or `match` than `span` does not run.)
 fn spawns_before(cx: &FileCx, g: FuncId, span: Span) -> bool {
     cx.body_calls(g).any(|e| {
-        cx.expr(e).span.end <= span.start && {
+        let before = cx.expr(e).span;
+        before.end <= span.start && !other_branch(cx, &cx.func(g).body, before, span) && {
             let c = cx.call(e).unwrap();
             crate::python::common::is_task_spawn(cx, c)
                 || cx
@@ -544,6 +532,48 @@ fn call_at<'a>(cx: &FileCx<'a>, span: Span) -> Option<&'a Call> {
 fn call_expr_at<'a>(cx: &FileCx<'a>, span: Span) -> Option<(ExprId, &'a Call)> {
     let e = ExprId(cx.model.exprs.iter().position(|x| x.span == span)? as u32);
     cx.call(e).map(|c| (e, c))
+}
+
+/// `shutil.move(tmp, os.path.splitext(tmp)[0])`, `shutil.move(tmp,
+/// tmp.with_suffix(""))`: the destination is in the source's own
+/// directory, so the move is one `rename` of a directory entry, not a copy
+/// (a download's `.temp` file taking its final name).
+fn renames_in_place(cx: &FileCx, span: Span) -> bool {
+    let Some((e, c)) = call_expr_at(cx, span) else {
+        return false;
+    };
+    if c.target.as_deref() != Some("shutil.move") {
+        return false;
+    }
+    let (Some(src), Some(dst)) = (c.positional(0), c.positional(1)) else {
+        return false;
+    };
+    let Some(src) = cx.model.dotted(src) else {
+        return false;
+    };
+    let f = cx.func_of(e);
+    let beside = |v: ExprId| {
+        let v = cx.model.strip(v);
+        // `os.path.splitext(tmp)[0]`
+        if let ExprKind::Index { obj, index } = &cx.expr(v).kind {
+            return cx.model.int_value(*index) == Some(0)
+                && cx.call(*obj).is_some_and(|k| {
+                    k.target.as_deref() == Some("os.path.splitext")
+                        && k.positional(0).and_then(|a| cx.model.dotted(a)).as_deref()
+                            == Some(src.as_str())
+                });
+        }
+        // `tmp.with_suffix("")`, `tmp.with_name(name)`
+        cx.call(v).is_some_and(|k| {
+            matches!(k.name.as_str(), "with_suffix" | "with_name" | "with_stem")
+                && k.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(src.as_str())
+        })
+    };
+    beside(dst)
+        || cx.model.name_of(dst).is_some_and(|n| {
+            let mut bound = crate::python::common::values_bound_to(cx, f, n).peekable();
+            bound.peek().is_some() && bound.all(|v| v.is_some_and(beside))
+        })
 }
 
 /// `socket.getaddrinfo("239.255.255.250", port)`: a numeric address is
@@ -971,6 +1001,43 @@ asyncio.run(main(parse()))
 "#,
     ],
     pass: &[
+        r#"
+import socket
+
+import trio
+
+
+class WakeupSocketpair:
+    def __init__(self):
+        self.wakeup_sock: socket.socket
+        self.write_sock: socket.socket
+        self.wakeup_sock, self.write_sock = socket.socketpair()
+        self.wakeup_sock.setblocking(False)
+
+    def drain(self):
+        # Non-blocking: returns what is there, or raises at once.
+        try:
+            while True:
+                self.wakeup_sock.recv(2**16)
+        except BlockingIOError:
+            pass
+
+    async def wait_woken(self):
+        await trio.lowlevel.wait_readable(self.wakeup_sock)
+        self.drain()
+"#,
+        r#"
+import os
+import shutil
+
+
+async def handle_download(self, temp_file_path):
+    await self.fetch_into(temp_file_path)
+    # Same directory, ".temp" dropped: a rename, not a copy.
+    file_path = os.path.splitext(temp_file_path)[0]
+    shutil.move(temp_file_path, file_path)
+    return file_path
+"#,
         r#"
 import asyncio
 import functools

@@ -804,18 +804,11 @@ pub fn asks_a_person(cx: &FileCx, e: ExprId) -> bool {
         )
 }
 
-/// Every mention of `g`'s name in the file hands it to a call that starts
-/// a new loop for it (`asyncio.run(g(..))`, `anyio.run(g, ..)`), and there
-/// is at least one.
-pub fn only_a_loop_root(cx: &FileCx, g: FuncId) -> bool {
-    let name = &cx.func(g).name;
-    let new_loop = |e: ExprId| {
-        cx.call(e).is_some_and(|r| {
-            cx.effect(r, Effect::SyncOverAsync)
-                .is_some_and(|k| k.kind.as_deref() == Some("new_loop"))
-        })
-    };
-    let mut rooted = false;
+/// Every mention of `name` in the file (as a plain name) sits directly in
+/// an expression `p` for which `ok(mention, p)` holds, and there is at
+/// least one.
+pub fn every_mention(cx: &FileCx, name: &str, ok: impl Fn(ExprId, ExprId) -> bool) -> bool {
+    let mut any = false;
     for (i, x) in cx.model.exprs.iter().enumerate() {
         if !matches!(&x.kind, ExprKind::Name { id, .. } if id == name) {
             continue;
@@ -824,20 +817,34 @@ pub fn only_a_loop_root(cx: &FileCx, g: FuncId) -> bool {
         let Parent::Expr(p) = cx.tree.expr_parent(id) else {
             return false;
         };
+        if !ok(id, p) {
+            return false;
+        }
+        any = true;
+    }
+    any
+}
+
+/// Every mention of `g`'s name in the file hands it to a call that starts
+/// a new loop for it (`asyncio.run(g(..))`, `anyio.run(g, ..)`), and there
+/// is at least one.
+pub fn only_a_loop_root(cx: &FileCx, g: FuncId) -> bool {
+    let new_loop = |e: ExprId| {
+        cx.call(e).is_some_and(|r| {
+            cx.effect(r, Effect::SyncOverAsync)
+                .is_some_and(|k| k.kind.as_deref() == Some("new_loop"))
+        })
+    };
+    every_mention(cx, &cx.func(g).name, |id, p| {
         // `anyio.run(g, ..)`, or `asyncio.run(g(..))`.
-        let handed = if new_loop(p) {
+        if new_loop(p) {
             cx.call(p).and_then(|r| r.positional(0)) == Some(id)
         } else {
             cx.call(p).is_some_and(|c| c.func == id)
                 && matches!(cx.tree.expr_parent(p), Parent::Expr(r)
                     if new_loop(r) && cx.call(r).and_then(|r| r.positional(0)) == Some(p))
-        };
-        if !handed {
-            return false;
         }
-        rooted = true;
-    }
-    rooted
+    })
 }
 
 /// `span` lies inside the module's `if __name__ == "__main__":` block: a
