@@ -316,7 +316,7 @@ pub fn has_cleanup(m: &FileModel, body: &Block) -> bool {
 pub fn summarize(m: &FileModel, kb: &Table, lang: Language, names: &Names) -> FileSummaries {
     let mut out = Vec::new();
     let nonblocking = if lang == Language::Python {
-        nonblocking_sockets(m)
+        crate::shared::blocking::nonblocking_sockets(m)
     } else {
         Vec::new()
     };
@@ -382,23 +382,6 @@ pub fn summarize(m: &FileModel, kb: &Table, lang: Language, names: &Names) -> Fi
         });
     }
     out.into_iter().collect()
-}
-
-/// The sockets a Python file switches to non-blocking mode
-/// (`self.wakeup_sock.setblocking(False)`), by name.
-fn nonblocking_sockets(m: &FileModel) -> Vec<String> {
-    m.exprs
-        .iter()
-        .filter_map(|e| match &e.kind {
-            ExprKind::Call(c) if c.name == "setblocking" => {
-                let off = c.positional(0).is_some_and(|v| {
-                    matches!(m.literal(v), Some(Lit::Bool(false))) || m.int_value(v) == Some(0)
-                });
-                off.then(|| c.receiver.and_then(|r| m.dotted(r))).flatten()
-            }
-            _ => None,
-        })
-        .collect()
 }
 
 /// A receive or send (not `sendto`, which may resolve a host name first)

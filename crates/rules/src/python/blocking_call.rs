@@ -483,13 +483,7 @@ fn on_nonblocking_socket(cx: &FileCx, span: Span) -> bool {
     if c.name == "sendto" && !c.positional(1).is_some_and(|a| names_ip_host(cx, a)) {
         return false;
     }
-    cx.calls_named(&["setblocking"]).into_iter().any(|(_, b)| {
-        b.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(sock.as_str())
-            && b.positional(0).is_some_and(|v| {
-                matches!(cx.model.literal(v), Some(Lit::Bool(false)))
-                    || cx.model.int_value(v) == Some(0)
-            })
-    })
+    crate::shared::blocking::nonblocking_sockets(cx.model).contains(&sock)
 }
 
 /// The statement before the call's awaits the socket's readiness (`await

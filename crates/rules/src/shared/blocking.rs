@@ -272,3 +272,20 @@ fn is_zero_sleep(cx: &FileCx, c: &Call) -> bool {
     c.name.eq_ignore_ascii_case("sleep")
         && c.positional(0).and_then(|a| cx.model.int_value(a)) == Some(0)
 }
+
+/// The sockets a Python file switches to non-blocking mode
+/// (`self.wakeup_sock.setblocking(False)`), by name.
+pub fn nonblocking_sockets(m: &FileModel) -> Vec<String> {
+    m.exprs
+        .iter()
+        .filter_map(|e| match &e.kind {
+            ExprKind::Call(c) if c.name == "setblocking" => {
+                let off = c.positional(0).is_some_and(|v| {
+                    matches!(m.literal(v), Some(Lit::Bool(false))) || m.int_value(v) == Some(0)
+                });
+                off.then(|| c.receiver.and_then(|r| m.dotted(r))).flatten()
+            }
+            _ => None,
+        })
+        .collect()
+}
