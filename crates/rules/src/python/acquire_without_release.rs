@@ -48,7 +48,8 @@ lookup that hands back the lock) is released by the `with`, and so is
 an acquire inside `with` the same lock (taking it back after a
 `release()` around a wait). Methods that hand the
 acquisition to their caller are not reported: `__enter__`/`__aenter__`,
-`acquire`/`acquire_*` and their async twins (`aacquire_lock`). A receiver known only by its name counts as a limiter
+`acquire`/`acquire_*`, `*_acquire` (`semaphore_acquire(sem)`) and their
+async twins (`aacquire_lock`). A receiver known only by its name counts as a limiter
 (`self._limiter`) only in a file that releases one: a rate limiter (a
 token bucket, a sliding window) has no `release`, and spends what it takes
 by design.
@@ -144,6 +145,8 @@ fn delegates(name: &str) -> bool {
         "__enter__" | "__aenter__" | "acquire" | "lock" | "__init__"
     ) || name.starts_with("_acquire")
         || name.starts_with("acquire_")
+        // `semaphore_acquire(sem)`: a helper named for acquiring.
+        || name.ends_with("_acquire")
     {
         return true;
     }
@@ -808,6 +811,15 @@ def timing_thread(interval):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+async def semaphore_acquire(sem: asyncio.Semaphore) -> bool:
+    # Hands the permit to its caller, which releases it.
+    await sem.acquire()
+    return True
+"#,
         r#"
 import asyncio
 

@@ -19,7 +19,9 @@ pub static META: RuleMeta = RuleMeta {
 Inside `with lock:` where `lock` is a `threading.Lock`/`RLock`/`Condition`/
 `Semaphore`: a blocking I/O call (files, sockets, HTTP, subprocess,
 database, sleep), a logging call, or a call of a callback (a callable
-parameter, a registered listener or hook). A block that holds nothing but
+parameter, a registered listener or hook; not an item of a collection the
+file fills with weak references, `observers.append(weakref.ref(self))`,
+where `r()` only dereferences). A block that holds nothing but
 I/O calls (`with send_lock: sock.sendall(frame)`) is left alone: that lock
 exists to keep the writes from interleaving. So is a block that changes
 nothing but its own locals and the outside world (every assignment binds a
@@ -453,10 +455,13 @@ fn remakes_guarded_state(cx: &FileCx, call: ExprId) -> bool {
         if *v == call && !targets.is_empty() && targets.iter().all(|&t| own_attrs(t)))
 }
 
-/// Loop variables of `for cb in self._callbacks:` inside the block.
+/// Loop variables of `for cb in self._callbacks:` inside the block. A
+/// collection the file fills with weak references
+/// (`observers.append(weakref.ref(self))`) holds no callbacks: calling an
+/// item (`obs = r()`) only dereferences it.
 fn callback_loop_vars(cx: &FileCx, body: &Block) -> Vec<String> {
-    struct V(Vec<String>);
-    impl Visitor for V {
+    struct V<'c, 'a>(&'c FileCx<'a>, Vec<String>);
+    impl Visitor for V<'_, '_> {
         fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
             if let StmtKind::For {
                 target: Some(t),
@@ -465,16 +470,36 @@ fn callback_loop_vars(cx: &FileCx, body: &Block) -> Vec<String> {
             } = &m.stmt(id).kind
                 && let Some(n) = m.name_of(*t)
                 && let Some(d) = m.dotted(*iter)
-                && is_callback_name(d.rsplit('.').next().unwrap_or(&d))
+                && let last = d.rsplit('.').next().unwrap_or(&d)
+                && is_callback_name(last)
+                && !holds_weak_references(self.0, last)
             {
-                self.0.push(n.to_string());
+                self.1.push(n.to_string());
             }
             true
         }
     }
-    let mut v = V(Vec::new());
+    let mut v = V(cx, Vec::new());
     walk_block(cx.model, body, &mut v);
-    v.0
+    v.1
+}
+
+/// The file adds weak references to collections named `name`
+/// (`src.observers.append(weakref.ref(self))`).
+fn holds_weak_references(cx: &FileCx, name: &str) -> bool {
+    cx.calls_named(&["append", "add"])
+        .into_iter()
+        .any(|(_, c)| {
+            c.receiver
+                .and_then(|r| cx.model.dotted(r))
+                .is_some_and(|d| d.rsplit('.').next() == Some(name))
+                && c.positional(0).and_then(|a| cx.call(a)).is_some_and(|k| {
+                    matches!(
+                        k.target.as_deref(),
+                        Some("weakref.ref" | "weakref.WeakMethod")
+                    )
+                })
+        })
 }
 
 /// What is wrong with calling `c` under the lock.
@@ -720,6 +745,31 @@ class TraceStore:
 "#,
     ],
     pass: &[
+        r#"
+import threading
+import weakref
+
+_lock = threading.RLock()
+
+
+class Node:
+    def __init__(self):
+        self.observers = []
+        self.sources = []
+
+    def track(self, src):
+        with _lock:
+            src.observers.append(weakref.ref(self))
+            self.sources.append(src)
+
+    def dispose(self):
+        with _lock:
+            # Weak references: calling one only dereferences it.
+            for r in self.observers:
+                obs = r()
+                if obs is not None:
+                    obs.sources.remove(self)
+"#,
         r#"
 import sqlite3
 import threading

@@ -28,7 +28,8 @@ object (`gather(self._reader, self._writer)`) that another method cancels. Nor i
 method (`close`, `_close`, `_do_close`, `shutdown`, `stop`),
 where every close should run to its end even when one fails, or a
 `gather(*futs)` after `await asyncio.wait(futs)`, when all of them have
-already finished, or one in a script's `if __name__ == "__main__":`
+already finished (also a list of only the done ones, `[t for t in
+tasks if t.done()]`), or one in a script's `if __name__ == "__main__":`
 block, whose `asyncio.run` cancels and reaps what is left when it
 raises, or in a coroutine the file only runs as `asyncio.run(main(..))`
 when nothing in it catches the gather's error (its failure ends the
@@ -375,6 +376,22 @@ fn already_finished(cx: &FileCx, id: ExprId, c: &Call) -> bool {
         return false;
     };
     let f = cx.func_of(id);
+    // `done = [t for t in tasks if t.done()]`: only finished ones.
+    let filtered_done = |v: Option<ExprId>| {
+        v.is_some_and(|v| {
+            matches!(&cx.expr(cx.model.strip(v)).kind, ExprKind::Comprehension { generators, .. }
+            if matches!(generators.as_slice(), [g] if cx.model.name_of(g.target).is_some_and(|t| {
+                g.conds.iter().any(|&k| cx.call(k).is_some_and(|c| {
+                    c.name == "done" && c.args.is_empty()
+                        && c.receiver.and_then(|r| cx.model.name_of(r)) == Some(t)
+                }))
+            })))
+        })
+    };
+    let mut bound = crate::python::common::values_bound_to(cx, f, &name).peekable();
+    if bound.peek().is_some() && bound.all(filtered_done) {
+        return true;
+    }
     cx.body_calls(f).any(|e| {
         let w = cx.call(e).unwrap();
         matches!(
@@ -573,6 +590,16 @@ async def restart(devices):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class Session:
+    async def check_tasks(self):
+        # Only finished tasks: gather re-raises a stored error, nothing runs on.
+        done_tasks = [t for t in self.running_tasks() if t.done()]
+        await asyncio.gather(*done_tasks)
+"#,
         r#"
 import asyncio
 

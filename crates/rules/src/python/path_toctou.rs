@@ -23,7 +23,8 @@ the same path: creates or opens it (`os.mkdir`, `os.makedirs` without
 `os.unlink`, `shutil.rmtree` without `ignore_errors=True`, `Path.unlink`)
 when it was there. A path only
 this process knows (every assignment to it, in its own function for a
-local, a `tempfile.mkdtemp()`, or a name
+local, a `tempfile.mkdtemp()`, the name of a `with
+tempfile.NamedTemporaryFile(delete=False) as tmp:`, or a name
 built with `os.getpid()` or a random UUID) is not reported, nor is a marker
 file created empty or with fixed content (`with open(p, "w"): pass`,
 `open(p, "w").close()`, `f = open(p, "w+")` then `f.close()`,
@@ -292,7 +293,8 @@ fn private_within(cx: &FileCx, path: &str, depth: u32, f: FuncId) -> bool {
 
 /// Like `FileModel::only_ever_assigned`, but an unpacking assignment
 /// (`fd, temp_path = tempfile.mkstemp()`) counts too, with the whole value
-/// it unpacks; with a `scope`, only the assignments of that function.
+/// it unpacks, and so does a `with .. as` binding, with its context; with
+/// a `scope`, only the assignments of that function.
 fn only_ever_assigned_or_unpacked(
     cx: &FileCx,
     path: &str,
@@ -302,12 +304,23 @@ fn only_ever_assigned_or_unpacked(
     let names_path = |t: ExprId| cx.model.dotted(t).as_deref() == Some(path);
     let mut any = false;
     let all = cx.model.stmts.iter().enumerate().all(|(i, st)| {
-        let StmtKind::Assign { targets, value, .. } = &st.kind else {
-            return true;
-        };
         if scope.is_some_and(|f| cx.tree.stmt_func(StmtId(i as u32)) != f) {
             return true;
         }
+        // `with tempfile.NamedTemporaryFile(delete=False) as tmp:` binds
+        // `tmp` to what the context gives.
+        if let StmtKind::With { items, .. } = &st.kind {
+            return items.iter().all(|it| {
+                if !it.target.is_some_and(names_path) {
+                    return true;
+                }
+                any = true;
+                such(it.ctx)
+            });
+        }
+        let StmtKind::Assign { targets, value, .. } = &st.kind else {
+            return true;
+        };
         let hit = targets.iter().any(|&t| {
             names_path(t)
                 || matches!(&cx.expr(cx.model.strip(t)).kind,
@@ -749,6 +762,21 @@ def drop_backup(path):
 "#,
     ],
     pass: &[
+        r#"
+import os
+import tempfile
+
+
+def archive(rows, encrypt):
+    with tempfile.NamedTemporaryFile(delete=False, suffix=".enc") as tmp:
+        tmp_path = tmp.name
+    try:
+        encrypt(rows, tmp_path)
+    finally:
+        # A fresh random name only this function knows.
+        if os.path.exists(tmp_path):
+            os.unlink(tmp_path)
+"#,
         r#"
 from pathlib import Path
 
