@@ -453,7 +453,8 @@ fn in_nonblocking_try(cx: &FileCx, span: Span) -> bool {
 }
 
 /// A send or receive on a socket the file switches to non-blocking mode
-/// (`sock.setblocking(False)` on the same name anywhere in the file, as
+/// (`sock.setblocking(False)` on the same name anywhere in the file, or on
+/// the one a local alias was taken from, `sock = self.sock`, as
 /// where a coroutine that opens the socket hands it to a sender): it
 /// returns at once or raises. A `sendto` counts
 /// only when its host is an IP address (a literal, or a module constant
@@ -483,7 +484,14 @@ fn on_nonblocking_socket(cx: &FileCx, span: Span) -> bool {
     if c.name == "sendto" && !c.positional(1).is_some_and(|a| names_ip_host(cx, a)) {
         return false;
     }
-    crate::shared::blocking::nonblocking_sockets(cx.model).contains(&sock)
+    let nonblocking = crate::shared::blocking::nonblocking_sockets(cx.model);
+    // `sock = self.sock` first: a local alias of the object's socket.
+    let alias_of = || {
+        let mut bound = crate::python::common::values_bound_to(cx, cx.func_of(e), &sock);
+        let first = bound.next().flatten().and_then(|v| cx.model.dotted(v));
+        first.filter(|_| bound.next().is_none())
+    };
+    nonblocking.contains(&sock) || alias_of().is_some_and(|a| nonblocking.contains(&a))
 }
 
 /// The statement before the call's awaits the socket's readiness (`await
@@ -546,21 +554,44 @@ fn renames_in_place(cx: &FileCx, span: Span) -> bool {
         return false;
     };
     let f = cx.func_of(e);
+    // `tmp`, or `Path(tmp)`, `str(tmp)`: the source path itself.
+    let is_src = |x: ExprId| {
+        let x = cx.model.strip(x);
+        let x = cx
+            .call(x)
+            .filter(|k| {
+                matches!(
+                    k.target.as_deref(),
+                    Some("pathlib.Path" | "builtins.str" | "os.fspath")
+                ) && k.args.len() == 1
+            })
+            .and_then(|k| k.positional(0))
+            .unwrap_or(x);
+        cx.model.dotted(x).as_deref() == Some(src.as_str())
+    };
     let beside = |v: ExprId| {
         let v = cx.model.strip(v);
+        // `str(Path(tmp).with_suffix(""))`
+        let v = cx
+            .call(v)
+            .filter(|k| {
+                matches!(k.target.as_deref(), Some("builtins.str" | "os.fspath"))
+                    && k.args.len() == 1
+            })
+            .and_then(|k| k.positional(0))
+            .unwrap_or(v);
         // `os.path.splitext(tmp)[0]`
         if let ExprKind::Index { obj, index } = &cx.expr(v).kind {
             return cx.model.int_value(*index) == Some(0)
                 && cx.call(*obj).is_some_and(|k| {
                     k.target.as_deref() == Some("os.path.splitext")
-                        && k.positional(0).and_then(|a| cx.model.dotted(a)).as_deref()
-                            == Some(src.as_str())
+                        && k.positional(0).is_some_and(is_src)
                 });
         }
         // `tmp.with_suffix("")`, `tmp.with_name(name)`
         cx.call(v).is_some_and(|k| {
             matches!(k.name.as_str(), "with_suffix" | "with_name" | "with_stem")
-                && k.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(src.as_str())
+                && k.receiver.is_some_and(is_src)
         })
     };
     beside(dst)
@@ -998,6 +1029,20 @@ asyncio.run(main(parse()))
         r#"
 import socket
 
+
+class AioSock:
+    def __init__(self, sock: socket.socket):
+        self.sock = sock
+        self.sock.setblocking(False)
+
+    async def on_readable(self, size):
+        # Called when the loop reports the socket readable.
+        sock: socket.socket = self.sock
+        return sock.recv(size)
+"#,
+        r#"
+import socket
+
 import trio
 
 
@@ -1023,12 +1068,20 @@ class WakeupSocketpair:
         r#"
 import os
 import shutil
+from pathlib import Path
 
 
 async def handle_download(self, temp_file_path):
     await self.fetch_into(temp_file_path)
     # Same directory, ".temp" dropped: a rename, not a copy.
     file_path = os.path.splitext(temp_file_path)[0]
+    shutil.move(temp_file_path, file_path)
+    return file_path
+
+
+async def save_download(self, temp_file_path):
+    await self.fetch_into(temp_file_path)
+    file_path = str(Path(temp_file_path).with_suffix(""))
     shutil.move(temp_file_path, file_path)
     return file_path
 "#,

@@ -41,7 +41,9 @@ top level outside a shielded scope (`await trio.aclose_forcefully(s)`),
 where the level-triggered cancellation is raised again; or a handler (waiting, if at all, only to close
 things) that ends a coroutine which only
 ever runs as the root of its own task (a CLI command, `asyncio.run(main())`,
-a `create_task(conn.serve())`, or `create_task(coro=conn.serve())`, that
+a `create_task(conn.serve())`, or `create_task(coro=conn.serve())`, also
+kept in a list built by a comprehension or under a key of a mapping
+(`self._tasks[path] = create_task(..)`), that
 is cancelled but never awaited, or
 awaited only right after its own `cancel()` by the code that stopped it;
 started directly, through a spawning helper of the file or a
@@ -926,6 +928,15 @@ fn task_waited_for(cx: &FileCx, root: ExprId) -> bool {
                 .call(root)
                 .is_none_or(|c| c.target.as_deref() != Some("asyncio.run")),
             StmtKind::Assign { targets, .. } => {
+                // `self._tasks[path] = create_task(..)`: kept in a mapping.
+                if let Some(&t) = targets.first()
+                    && let ExprKind::Index { obj, .. } = &cx.expr(t).kind
+                {
+                    return match cx.model.dotted(*obj) {
+                        Some(name) => collection_waited(cx, &name),
+                        None => true,
+                    };
+                }
                 let Some(name) = targets.first().and_then(|&t| cx.model.dotted(t)) else {
                     return true;
                 };
@@ -949,45 +960,24 @@ fn task_waited_for(cx: &FileCx, root: ExprId) -> bool {
             }
             _ => true,
         },
-        // `self._tasks = [create_task(..)]`: kept in a collection, waited
-        // for only where someone gathers it without cancelling its tasks
-        // first (`for t in self._tasks: t.cancel()` then `gather(*self._tasks,
-        // return_exceptions=True)` reaps what it stopped).
-        Parent::Expr(p) if matches!(cx.expr(p).kind, ExprKind::Collection { .. }) => {
+        // `self._tasks = [create_task(..)]` (or a comprehension of them):
+        // kept in a collection.
+        Parent::Expr(p)
+            if matches!(
+                cx.expr(p).kind,
+                ExprKind::Collection { .. } | ExprKind::Comprehension { .. }
+            ) =>
+        {
             let Parent::Stmt(s) = cx.tree.expr_parent(p) else {
                 return true;
             };
             let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind else {
                 return true;
             };
-            let Some(name) = targets.first().and_then(|&t| cx.model.dotted(t)) else {
-                return true;
-            };
-            let cancels_items_before = |e: ExprId| {
-                cx.body_stmts(cx.func_of(e)).iter().any(|&l| {
-                    matches!(&cx.stmt(l).kind, StmtKind::For { target: Some(t), iter, body, .. }
-                        if cx.stmt(l).span.end <= cx.expr(e).span.start
-                            && cx.model.dotted(*iter).as_deref() == Some(name.as_str())
-                            && cx.model.name_of(*t).is_some_and(|item| {
-                                walk::calls_in_block(cx.model, body).into_iter().any(|k| {
-                                    cx.call(k).is_some_and(|c| {
-                                        c.name == "cancel"
-                                            && c.receiver.and_then(|r| cx.model.name_of(r)) == Some(item)
-                                    })
-                                })
-                            }))
-                })
-            };
-            cx.model.exprs.iter().enumerate().any(|(i, x)| {
-                let ExprKind::Call(c) = &x.kind else {
-                    return false;
-                };
-                matches!(c.name.as_str(), "gather" | "wait" | "wait_for")
-                    && c.args
-                        .iter()
-                        .any(|a| cx.model.dotted(a.value).as_deref() == Some(name.as_str()))
-                    && !cancels_items_before(ExprId(i as u32))
-            })
+            match targets.first().and_then(|&t| cx.model.dotted(t)) {
+                Some(name) => collection_waited(cx, &name),
+                None => true,
+            }
         }
         // `tasks.add(create_task(..))`: kept in a collection.
         Parent::Expr(p) => cx
@@ -995,6 +985,38 @@ fn task_waited_for(cx: &FileCx, root: ExprId) -> bool {
             .is_none_or(|c| !matches!(c.name.as_str(), "add" | "append")),
         _ => true,
     }
+}
+
+/// Tasks kept in the collection `name` are waited for only where someone
+/// gathers it without cancelling its tasks first (`for t in self._tasks:
+/// t.cancel()` then `gather(*self._tasks, return_exceptions=True)` reaps
+/// what it stopped).
+fn collection_waited(cx: &FileCx, name: &str) -> bool {
+    let cancels_items_before = |e: ExprId| {
+        cx.body_stmts(cx.func_of(e)).iter().any(|&l| {
+            matches!(&cx.stmt(l).kind, StmtKind::For { target: Some(t), iter, body, .. }
+            if cx.stmt(l).span.end <= cx.expr(e).span.start
+                && cx.model.dotted(*iter).as_deref() == Some(name)
+                && cx.model.name_of(*t).is_some_and(|item| {
+                    walk::calls_in_block(cx.model, body).into_iter().any(|k| {
+                        cx.call(k).is_some_and(|c| {
+                            c.name == "cancel"
+                                && c.receiver.and_then(|r| cx.model.name_of(r)) == Some(item)
+                        })
+                    })
+                }))
+        })
+    };
+    cx.model.exprs.iter().enumerate().any(|(i, x)| {
+        let ExprKind::Call(c) = &x.kind else {
+            return false;
+        };
+        matches!(c.name.as_str(), "gather" | "wait" | "wait_for")
+            && c.args
+                .iter()
+                .any(|a| cx.model.dotted(a.value).as_deref() == Some(name))
+            && !cancels_items_before(ExprId(i as u32))
+    })
 }
 
 /// The caught exception is handed on to be raised elsewhere
@@ -2101,8 +2123,61 @@ async def create_user(adapter, user):
         logging.info("cancelled during commit")
     return task.result()
 "#,
+        r#"
+import asyncio
+
+
+class Crawler:
+    async def run(self, timeout):
+        self.worker_tasks = [asyncio.create_task(self.worker()) for _ in range(4)]
+        # A timeout around the workers: it cancels them and expects to see it.
+        await asyncio.wait_for(asyncio.gather(*self.worker_tasks), timeout)
+
+    async def worker(self):
+        while True:
+            try:
+                url = await self.queue.get()
+            except asyncio.CancelledError:  # expect
+                break
+            await self.fetch(url)
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class Crawler:
+    async def run(self, urls):
+        self.worker_tasks = [asyncio.create_task(self.worker()) for _ in range(4)]
+        await self.queue.join()
+        for task in self.worker_tasks:
+            task.cancel()
+        await asyncio.gather(*self.worker_tasks, return_exceptions=True)
+
+    async def worker(self):
+        while True:
+            try:
+                url = await self.queue.get()
+            except asyncio.CancelledError:
+                # The task's own stop: its owner cancels and reaps it.
+                break
+            await self.fetch(url)
+            self.queue.task_done()
+
+
+class Client:
+    def subscribe(self, path, callback):
+        self._subscription_tasks[path] = asyncio.create_task(self._handler(path, callback))
+
+    async def _handler(self, path, callback):
+        queue = self._queues[path]
+        try:
+            while True:
+                callback(await queue.get())
+        except asyncio.CancelledError:
+            pass
+"#,
         r#"
 import asyncio
 
