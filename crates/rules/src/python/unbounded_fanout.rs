@@ -43,7 +43,8 @@ a teardown method on each member of the object's own collection
 opens nothing and is not reported, and neither does waiting on bare
 futures made for replies others will set (`loop.create_future()`) or
 putting each item on an in-process queue (`gather(*[q.put(m) for m in
-batch])`: the queue's consumers set the pace). Nor
+batch])`) or waiting on one per item (`create_task(queue.get())` for each
+running job): the queue's other side sets the pace. Nor
 is a coroutine that only waits on
 and signals synchronization primitives (`await event.wait();
 scope.cancel()`), a loop that stops after a count (`if i >= limit: break`
@@ -301,9 +302,12 @@ fn check_spawn(cx: &FileCx, id: ExprId, c: &Call, out: &mut Vec<Finding>) {
         return;
     }
     let spawned = c.positional(0);
-    if spawned
-        .is_some_and(|p| spawned_is_bounded(cx, p) || releases(cx, p) || listens_forever(cx, p))
-    {
+    if spawned.is_some_and(|p| {
+        spawned_is_bounded(cx, p)
+            || releases(cx, p)
+            || listens_forever(cx, p)
+            || hands_to_queue(cx, p)
+    }) {
         return;
     }
     // `for job in self.jobs: tg.start_soon(job)`, `create_task(cb())`: the
@@ -436,11 +440,13 @@ fn grown_only_at_setup(cx: &FileCx, field: &str) -> bool {
 }
 
 /// The per-item awaitable puts the item on an in-process queue
-/// (`gather(*[q.put(m.value) for m in messages])`): a hand-off to the
-/// queue's consumers, whose number is the limit; it opens nothing.
+/// (`gather(*[q.put(m.value) for m in messages])`) or waits for the next
+/// one from it (`create_task(queue.get())` per running job): a hand-off
+/// within the process, whose pace the queue's other side sets; it opens
+/// nothing.
 fn hands_to_queue(cx: &FileCx, per_item: ExprId) -> bool {
     cx.call(cx.model.strip(per_item))
-        .is_some_and(|c| c.name == "put" && crate::python::common::on_a_queue(cx, c))
+        .is_some_and(|c| crate::python::common::on_a_queue(cx, c))
 }
 
 /// The per-item awaitable is a bare future (`loop.create_future()`,
@@ -1825,6 +1831,21 @@ class Monitor:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+async def next_events(task_to_queue, in_progress):
+    waits = []
+    for name in list(in_progress):
+        queue = task_to_queue[name]
+        # Waits on in-process queues: nothing is opened per job.
+        waits.append(asyncio.create_task(queue.get()))
+    done, pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    for t in pending:
+        t.cancel()
+    return [t.result() for t in done]
+"#,
         r#"
 import asyncio
 

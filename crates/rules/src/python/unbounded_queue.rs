@@ -75,7 +75,8 @@ number of resources (not `None` sentinels) by a loop over
 `range(n)`, and otherwise only given back what was taken (every other put
 is in a function that also takes from it, or in one named for giving
 back, `_release`, `return_connection`): it never holds more than the
-pool's size.
+pool's size. Nor is a queue each of whose puts sits under `if not
+self._done:` and is followed there by `self._done = True`: one item, ever.
 
 ## Why
 
@@ -150,6 +151,7 @@ impl Rule for UnboundedQueue {
                 || bound_left_to_caller(cx, id)
                 || placeholder_for_bounded(cx, id)
                 || free_list(cx, id)
+                || put_once(cx, id)
             {
                 continue;
             }
@@ -650,6 +652,39 @@ fn prefilled_worklist(cx: &FileCx, ctor: ExprId) -> bool {
                 .enclosing_stmt(e)
                 .is_some_and(|s| s == next || cx.tree.stmt_ancestors(s).any(|a| a == next))
         })
+}
+
+/// Every put into the queue sits under `if not self._done:` and is followed
+/// in that branch by `self._done = True`: the flag lets one item in, ever
+/// (a state the caller reads once: `await self._check_list_state.get()`).
+fn put_once(cx: &FileCx, ctor: ExprId) -> bool {
+    let Some((_, name)) = bound_name(cx, ctor) else {
+        return false;
+    };
+    let puts = puts_into(cx, &name);
+    let mut flags = puts.iter().map(|&(e, _)| {
+        let s = cx.tree.enclosing_stmt(e)?;
+        cx.tree.stmt_ancestors(s).find_map(|a| {
+            let StmtKind::If { cond, then, .. } = &cx.stmt(a).kind else {
+                return None;
+            };
+            let ExprKind::Unary { op: UnOp::Not, operand } = &cx.expr(*cond).kind else {
+                return None;
+            };
+            let flag = cx.model.dotted(*operand)?;
+            let sets = then.iter().any(|&t| {
+                cx.stmt(t).span.start > cx.expr(e).span.start
+                    && matches!(&cx.stmt(t).kind, StmtKind::Assign { targets, value: Some(v), .. }
+                        if targets.iter().any(|&x| cx.model.dotted(x).as_deref() == Some(flag.as_str()))
+                            && matches!(cx.model.literal(*v), Some(Lit::Bool(true))))
+            });
+            sets.then_some(flag)
+        })
+    });
+    let Some(Some(first)) = flags.next() else {
+        return false;
+    };
+    flags.all(|f| f.as_deref() == Some(first.as_str()))
 }
 
 /// A pool's free list, not a work queue: a private attribute filled with a
@@ -1558,6 +1593,30 @@ class Dispatcher:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+from .states import ICE_COMPLETED, ICE_FAILED
+
+
+class Connection:
+    def __init__(self):
+        self._check_list_done = False
+        self._check_list_state = asyncio.Queue()
+
+    async def connect(self):
+        return await self._check_list_state.get()
+
+    def _maybe_complete(self):
+        if not self._check_list_done:
+            self._check_list_state.put_nowait(ICE_COMPLETED)
+            self._check_list_done = True
+
+    def _maybe_fail(self):
+        if not self._check_list_done:
+            self._check_list_state.put_nowait(ICE_FAILED)
+            self._check_list_done = True
+"#,
         r#"
 import asyncio
 
