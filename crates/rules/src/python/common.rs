@@ -439,6 +439,30 @@ pub fn is_condition(cx: &FileCx, e: ExprId) -> bool {
     {
         return false;
     }
+    // By its name alone only in a module that imports a library that has
+    // conditions, or builds the object itself (`self._condition =
+    // real_condition(self._lock)`, a project's factory): a project's own
+    // wait queue named `condition`, made elsewhere, in a module importing
+    // none of them is not one.
+    let made_here = || {
+        cx.model.dotted(e).is_some_and(|d| {
+            crate::util::assignments(cx, |t| cx.model.dotted(t).as_deref() == Some(d.as_str()))
+                .into_iter()
+                .any(|(_, v)| cx.call(cx.model.strip(v)).is_some())
+        })
+    };
+    if built.is_empty()
+        && !made_here()
+        && !cx.model.imports.iter().any(|i| {
+            let root = i.target.split('.').next().unwrap_or("");
+            matches!(
+                root,
+                "threading" | "asyncio" | "multiprocessing" | "trio" | "anyio"
+            )
+        })
+    {
+        return false;
+    }
     cx.model.dotted(e).is_some_and(|d| {
         let last = d
             .rsplit('.')

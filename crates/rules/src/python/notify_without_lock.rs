@@ -29,7 +29,9 @@ wrapped by a decorator of the file that calls it inside `with` that lock
 (`@locked`, whose wrapper runs `with self._lock: return fn(self, ...)`).
 A receiver known only by its name (`self.condition`) in a file whose
 conditions all come from a library without a lock behind them
-(`tornado.locks.Condition`) is not taken for one.
+(`tornado.locks.Condition`), or in a module that imports none of
+`threading`, `asyncio`, `multiprocessing`, trio or anyio (a project's own
+wait queue named `condition`), is not taken for one.
 
 ## Why
 
@@ -418,6 +420,16 @@ class Pool:
 "#,
     ],
     pass: &[
+        r#"
+from typing import Optional
+
+
+class DowngradeMixin:
+    # `condition` is the package's own wait queue, not a threading.Condition.
+    def _downgrade_core(self, owner: Optional[int]) -> None:
+        self.write.owner = None
+        self.read.condition.notify_all()
+"#,
         r#"
 import threading
 

@@ -872,7 +872,8 @@ fn bounded_input(cx: &FileCx, iter: ExprId) -> bool {
             {
                 return true;
             }
-            // The loop variable of an enclosing `for chunk in batched(...)`.
+            // The loop variable of an enclosing `for chunk in batched(...)`
+            // (also `for i, chunk in enumerate(chunked(ids, n))`).
             let Some(s) = cx.tree.enclosing_stmt(iter) else {
                 return false;
             };
@@ -880,8 +881,20 @@ fn bounded_input(cx: &FileCx, iter: ExprId) -> bool {
                 .chain(cx.tree.stmt_ancestors(s))
                 .any(|a| match &cx.stmt(a).kind {
                     StmtKind::For {
-                        target: Some(t), ..
-                    } => cx.model.name_of(*t) == Some(id.as_str()),
+                        target: Some(t),
+                        iter: outer,
+                        ..
+                    } => match &cx.expr(*t).kind {
+                        // Only `enumerate`'s item, not a walk's or a
+                        // mapping's (`for root, dirs, files in os.walk(p)`).
+                        ExprKind::Collection { elems, .. } => {
+                            matches!(elems.as_slice(), [_, item] if cx.model.name_of(*item) == Some(id.as_str()))
+                                && cx.call(*outer).is_some_and(|c| {
+                                    c.target.as_deref() == Some("builtins.enumerate")
+                                })
+                        }
+                        _ => cx.model.name_of(*t) == Some(id.as_str()),
+                    },
                     _ => false,
                 })
         }
@@ -1804,6 +1817,16 @@ async def run_batch(client, items):
 "#,
         r#"
 import asyncio
+import os
+
+
+async def search(path, text):
+    for root, dirs, files in os.walk(path):
+        # A directory can hold any number of files: one task each, at once.
+        await asyncio.gather(*(grep_file(text, os.path.join(root, f)) for f in files))  # expect
+"#,
+        r#"
+import asyncio
 
 
 class Monitor:
@@ -1831,6 +1854,19 @@ class Monitor:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+from more_itertools import chunked
+
+
+async def fetch_all(client, all_ids, chunk_size=50):
+    results = []
+    for i, id_chunk in enumerate(chunked(all_ids, chunk_size)):
+        # One chunk at a time: at most chunk_size requests in flight.
+        results += await asyncio.gather(*(client.get(x) for x in id_chunk))
+    return results
+"#,
         r#"
 import asyncio
 
