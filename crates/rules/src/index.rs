@@ -388,10 +388,7 @@ pub fn summarize(m: &FileModel, kb: &Table, lang: Language, names: &Names) -> Fi
 /// on a socket the file made non-blocking: it returns at once or raises.
 fn on_nonblocking_socket(m: &FileModel, c: &Call, nonblocking: &[String]) -> bool {
     !nonblocking.is_empty()
-        && matches!(
-            c.name.as_str(),
-            "recv" | "recv_into" | "recvfrom" | "recvfrom_into" | "send" | "sendall"
-        )
+        && crate::shared::blocking::NONBLOCKING_SOCKET_IO.contains(&c.name.as_str())
         && c.receiver
             .and_then(|r| m.dotted(r))
             .is_some_and(|d| nonblocking.contains(&d))

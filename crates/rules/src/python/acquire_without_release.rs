@@ -594,16 +594,12 @@ fn hands_over_or_releases_on_failure(cx: &FileCx, s: StmtId, name: &str) -> bool
     };
     let catches_all =
         |h: &Handler| h.types.is_empty() || h.types.iter().any(|t| t.as_str() == "BaseException");
-    let release_ref = format!("{name}.release");
     let hands_release = handlers
         .iter()
         .any(|h| catches_all(h) && releases(cx, &h.body, name))
         && unsnarl_model::walk::exprs_in_block(cx.model, body)
             .into_iter()
-            .any(|e| {
-                cx.model.dotted(e).as_deref() == Some(release_ref.as_str())
-                    && !matches!(cx.tree.expr_parent(e), Parent::Expr(p) if cx.call(p).is_some_and(|c| c.func == e))
-            });
+            .any(|e| crate::python::common::hands_over_release(cx, e, name));
     // `try: task = create_task(work()) ... except Exception: sem.release()`
     // (or `T.start()` of a thread): the permit goes to the work started,
     // which gives it back when done; a failed start gives it back here.

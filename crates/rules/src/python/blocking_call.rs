@@ -463,16 +463,9 @@ fn on_nonblocking_socket(cx: &FileCx, span: Span) -> bool {
     let Some((e, c)) = call_expr_at(cx, span) else {
         return false;
     };
-    const IO: [&str; 7] = [
-        "recv",
-        "recv_into",
-        "recvfrom",
-        "recvfrom_into",
-        "send",
-        "sendall",
-        "sendto",
-    ];
-    if !IO.contains(&c.name.as_str()) {
+    if c.name != "sendto"
+        && !crate::shared::blocking::NONBLOCKING_SOCKET_IO.contains(&c.name.as_str())
+    {
         return false;
     }
     let Some(sock) = c.receiver.and_then(|r| cx.model.dotted(r)) else {

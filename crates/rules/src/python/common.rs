@@ -1024,6 +1024,16 @@ pub fn is_done_set_of_wait(cx: &FileCx, f: FuncId, name: &str) -> bool {
     })
 }
 
+/// `e` is `lock.release` taken as a value, not called
+/// (`waiters.append(lock.release)`, `Response(release=sem.release)`): the
+/// release is handed to whoever will call it.
+pub fn hands_over_release(cx: &FileCx, e: ExprId, lock: &str) -> bool {
+    matches!(&cx.expr(e).kind, ExprKind::Attr { obj, name, .. }
+        if name == "release" && cx.model.dotted(*obj).as_deref() == Some(lock))
+        && !matches!(cx.tree.expr_parent(e), Parent::Expr(p)
+            if cx.call(p).is_some_and(|c| c.func == e))
+}
+
 /// The calls of `g` that cancel what `target` names (`self._task.cancel()`
 /// for `self._task`, `self._tasks[key].cancel()` for `self._tasks[key]`):
 /// how a task kept in a name, an attribute or an entry is stopped.

@@ -5,7 +5,7 @@ use crate::context::FileCx;
 use crate::python::common::{lock_kind, lock_ref};
 use crate::rule::{Examples, Rule, RuleMeta};
 use std::collections::{HashMap, HashSet};
-use unsnarl_model::walk::{Child, Parent, Visitor, exprs_under, for_each_stmt_child, walk_expr};
+use unsnarl_model::walk::{Child, Visitor, exprs_under, for_each_stmt_child, walk_expr};
 use unsnarl_model::*;
 
 pub struct LockOrder;
@@ -300,11 +300,7 @@ fn release_handed_off(cx: &FileCx, f: FuncId, span: Span) -> bool {
         return false;
     };
     cx.body_exprs(f).iter().any(|&x| {
-        matches!(&cx.expr(x).kind, ExprKind::Attr { obj, name, .. }
-            if name == "release" && cx.model.dotted(*obj).as_deref() == Some(lock.as_str()))
-            && cx.expr(x).span.end <= span.start
-            && !matches!(cx.tree.expr_parent(x), Parent::Expr(p)
-                if cx.call(p).is_some_and(|c| c.func == x))
+        cx.expr(x).span.end <= span.start && crate::python::common::hands_over_release(cx, x, &lock)
     })
 }
 

@@ -273,6 +273,18 @@ fn is_zero_sleep(cx: &FileCx, c: &Call) -> bool {
         && c.positional(0).and_then(|a| cx.model.int_value(a)) == Some(0)
 }
 
+/// Socket calls that return at once (or raise) on a non-blocking socket.
+/// (`sendto` too, but only to an IP address: a host name is resolved
+/// first, and that blocks.)
+pub const NONBLOCKING_SOCKET_IO: [&str; 6] = [
+    "recv",
+    "recv_into",
+    "recvfrom",
+    "recvfrom_into",
+    "send",
+    "sendall",
+];
+
 /// The sockets a Python file switches to non-blocking mode
 /// (`self.wakeup_sock.setblocking(False)`), by name.
 pub fn nonblocking_sockets(m: &FileModel) -> Vec<String> {
