@@ -16,7 +16,8 @@ pub static META: RuleMeta = RuleMeta {
     summary: "A consumer acknowledges a message (`message.ack()`, `channel.basic_ack(...)`) and only then does the work the message asks for.",
     docs: r#"
 A message handler (aio-pika, pika, kombu, Google Pub/Sub) calls
-`ack()`/`basic_ack()`, or a Kafka consumer commits its offset, and then,
+`ack()`/`basic_ack()` (not a method of a class the file defines itself),
+or a Kafka consumer commits its offset, and then,
 in the same pass, does the message's work: an awaited call, known I/O, or a project function handed the
 message. Acks in `except` and `finally` blocks, and acks after the work,
 are fine, as is adding the message to a container the function made
@@ -147,8 +148,43 @@ def callback(message):
     done.wait()
     requests.post("https://hooks.example/orders", data=message.data)
 "#,
+        r#"
+class Delivery:
+    def __init__(self, raw):
+        self._raw = raw
+
+    async def ack(self):
+        await self._raw.ack()
+
+async def on_order(delivery, ship):
+    await delivery.ack()  # expect
+    await ship(delivery.body)
+"#,
     ],
     pass: &[
+        r#"
+import threading
+import time
+
+class KeepAliveHandler(threading.Thread):
+    def ack(self):
+        self._last_ack = time.perf_counter()
+        self.latency = self._last_ack - self._last_send
+
+class Gateway:
+    def __init__(self, hook):
+        self._keep_alive = None
+        self._hook = hook
+
+    async def received_message(self, msg):
+        op = msg["op"]
+        if op == 6:
+            self._keep_alive.ack()
+        elif op == 10:
+            self._keep_alive = KeepAliveHandler()
+            self._keep_alive.start()
+        await self._hook(self, msg)
+"#,
         r#"
 # file: tests/unit/test_message.py
 import unittest

@@ -25,7 +25,8 @@ when it was there. A path only
 this process knows (every assignment to it, in its own function for a
 local, a `tempfile.mkdtemp()`, the name of a `with
 tempfile.NamedTemporaryFile(delete=False) as tmp:`, or a name
-built with `os.getpid()` or a random UUID) is not reported, nor is a marker
+built with `os.getpid()`, a random UUID or a random number drawn there:
+`random.getrandbits(128)`, `secrets.token_hex()`) is not reported, nor is a marker
 file created empty or with fixed content (`with open(p, "w"): pass`,
 `open(p, "w").close()`, `f = open(p, "w+")` then `f.close()`,
 `with open(p, "w") as f: f.write("\n")`,
@@ -335,7 +336,9 @@ fn only_ever_assigned_or_unpacked(
     any && all
 }
 
-/// A fresh temporary, the process id, a UUID.
+/// A fresh temporary, the process id, a UUID, a random number drawn here
+/// (`random.getrandbits(128)`, `randint(100, 99999999)`, `secrets.token_hex()`):
+/// a name nobody else can know before this process makes it.
 fn private_source(cx: &FileCx, x: ExprId) -> bool {
     cx.call(x).is_some_and(|c| {
         matches!(
@@ -346,8 +349,17 @@ fn private_source(cx: &FileCx, x: ExprId) -> bool {
                     | "tempfile.TemporaryDirectory"
                     | "tempfile.NamedTemporaryFile"
                     | "os.getpid"
+                    | "os.urandom"
                     | "uuid.uuid4"
                     | "uuid.uuid1"
+                    | "random.getrandbits"
+                    | "random.randint"
+                    | "random.randrange"
+                    | "random.random"
+                    | "secrets.token_hex"
+                    | "secrets.token_urlsafe"
+                    | "secrets.token_bytes"
+                    | "secrets.randbits"
             )
         )
     })
@@ -760,8 +772,41 @@ def drop_backup(path):
     if os.path.exists(backup):
         os.unlink(backup)  # expect
 "#,
+        r#"
+import os
+
+def run(task_id, workdir):
+    out = os.path.join(workdir, f"{task_id}.out")
+    if os.path.exists(out):
+        os.remove(out)  # expect
+    spawn_child(["--out", out])
+    return out
+"#,
     ],
     pass: &[
+        r#"
+import os
+import random
+
+def upload_via_temp(s3, bucket, key, ext, upload):
+    tmp = "{:032x}.{}".format(random.getrandbits(128), ext)
+    s3.download_file(bucket, key, tmp)
+    result = upload(tmp)
+    if os.path.isfile(tmp):
+        os.remove(tmp)
+    return result
+"#,
+        r#"
+import os
+from random import randint
+
+def run(task_id, workdir):
+    out = os.path.join(workdir, f"{task_id}_{randint(100, 99999999)}.out")
+    if os.path.exists(out):
+        os.remove(out)
+    spawn_child(["--out", out])
+    return out
+"#,
         r#"
 import os
 import tempfile

@@ -227,13 +227,13 @@ fn sleeps_instead_of_io(cx: &FileCx, sleep: ExprId, lp: StmtId, exprs: &[ExprId]
 }
 
 /// A protocol heartbeat: the loop lives in a function named for one
-/// (`_heartbeat`, `keepalive`, `ping_loop`) and its awaited calls only
+/// (`_heartbeat`, `__heart_task`, `keepalive`, `ping_loop`) and its awaited calls only
 /// write to the connection (`put`, `write`, `send`, `ping`), reading
 /// nothing back. It keeps one already-open connection alive; its phase is
 /// that connection's start, so instances do not line up.
 fn keepalive_writes(cx: &FileCx, lp: StmtId, exprs: &[ExprId]) -> bool {
     let name = cx.func(cx.tree.stmt_func(lp)).name.to_ascii_lowercase();
-    if !["heartbeat", "keepalive", "keep_alive", "ping"]
+    if !["heart", "keepalive", "keep_alive", "ping"]
         .iter()
         .any(|w| name.contains(w))
     {
@@ -272,7 +272,11 @@ fn only_reads(cx: &FileCx, exprs: &[ExprId]) -> bool {
 /// `async_send_command`, `write_frame`, `close`), and for nothing that reads
 /// a reply back (`send_and_receive`, `request`).
 fn only_writes(name: &str) -> bool {
-    if crate::python::common::is_close_like(name) || name == "wait_for" {
+    // `close_socket`, `CloseSocket`: a project's own way of closing it.
+    if crate::python::common::is_close_like(name)
+        || name == "wait_for"
+        || name.to_ascii_lowercase().starts_with("close")
+    {
         return true;
     }
     let words: Vec<&str> = name.split('_').collect();
@@ -681,6 +685,21 @@ class Zone:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+import websockets
+
+class Server:
+    async def __heart_task(self, websocket, clientid):
+        while True:
+            await asyncio.sleep(self.ping_interval)
+            try:
+                await websocket.send(self.ping_data)
+            except websockets.exceptions.ConnectionClosed:
+                await self.close_socket(clientid)
+                break
+"#,
         r#"
 import asyncio
 

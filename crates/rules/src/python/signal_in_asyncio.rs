@@ -27,7 +27,10 @@ that a task or loop polls (`stop = True`, `self.running = False`, with at
 most a `raise KeyboardInterrupt` on a second signal), is left alone: it
 touches nothing of the loop's. So is one that ends the process at once
 (`os._exit(1)`, a force exit that works even while the loop is stuck) or
-raises an exception of its own. Nor is the fallback for a loop without
+raises an exception of its own (`sys.exit(0)` raises `SystemExit`), with
+perhaps a log line or a `print` on the way out (PY034 reports those: they
+take the logging module's and the stream's locks, not the loop's); one
+that only logs swallows the signal and is reported. Nor is the fallback for a loop without
 `add_signal_handler` (`signal.signal` in the `except NotImplementedError:`
 of a `try` that calls it, as on Windows, or in the Windows branch of an
 `if sys.platform == "win32":` whose other branch calls it).
@@ -196,15 +199,27 @@ impl Rule for SignalInAsyncio {
             // signal, touches nothing of the loop's: a task or loop that
             // polls the flag acts on it in its own time.
             // Ending the process at once (`os._exit(1)`) or raising an
-            // exception of its own, as SIGINT's default handler does, touch
-            // nothing of the loop's either. (Logging takes the logging
-            // module's locks: not safe in a handler, see PY034.)
+            // exception of its own, as SIGINT's default handler does
+            // (`sys.exit(0)` raises `SystemExit`), touch nothing of the
+            // loop's either, nor does a log line or a `print` on the way out
+            // (they take the logging module's and the stream's locks, which
+            // PY034 reports; none of them is the loop's). A handler that
+            // only logs is still reported: it swallows the signal.
+            let ends = |x: ExprId, hc: &Call| {
+                (matches!(hc.name.as_str(), "KeyboardInterrupt" | "SystemExit")
+                    && hc.receiver.is_none())
+                    || matches!(
+                        hc.target.as_deref(),
+                        Some("os._exit" | "sys.exit" | "builtins.exit" | "builtins.quit")
+                    )
+                    || raised(cx, x)
+            };
+            let ends_somewhere = cx
+                .body_calls(f)
+                .any(|x| cx.call(x).is_some_and(|hc| ends(x, hc)));
             let only_sets_flags = cx.body_calls(f).all(|x| {
                 cx.call(x).is_some_and(|hc| {
-                    (matches!(hc.name.as_str(), "KeyboardInterrupt" | "SystemExit")
-                        && hc.receiver.is_none())
-                        || hc.target.as_deref() == Some("os._exit")
-                        || raised(cx, x)
+                    ends(x, hc) || (ends_somewhere && cx.effect(hc, Effect::Logging).is_some())
                 })
             });
             if hands_off || only_sets_flags {
@@ -300,8 +315,41 @@ def run(server):
     signal.signal(signal.SIGTERM, force_exit)  # expect
     loop.run_until_complete(server.serve())
 "#,
+        r#"
+import asyncio
+import logging
+import signal
+
+async def main():
+    stop = asyncio.Event()
+
+    def on_int(signum, frame):
+        logging.info("interrupted")
+        stop.set()
+
+    signal.signal(signal.SIGINT, on_int)  # expect
+    await stop.wait()
+
+asyncio.run(main())
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+import logging
+import signal
+import sys
+
+def handle_interrupt(signum, frame):
+    logging.info("interrupted, exiting")
+    sys.exit(0)
+
+async def main():
+    signal.signal(signal.SIGINT, handle_interrupt)
+    await asyncio.sleep(3600)
+
+asyncio.run(main())
+"#,
         r#"
 import asyncio
 import signal

@@ -45,7 +45,10 @@ interval) or a length someone set ("wait for the specified time"), the sleep las
 duration: how long to listen for replies), or the statement after it
 tries again (calls the sleeping function itself, or hands a call an
 attempt count: `await self.send(failed, retry - 1)`): a pause between
-attempts, where a guess that is too short costs one more attempt.
+attempts, where a guess that is too short costs one more attempt. Nor
+when the statement before it (or the `try` before it) already waits for
+the condition with a deadline (`page.wait_for_selector(sel,
+timeout=30_000)`): the sleep is a margin after the real wait.
 
 ## Why
 
@@ -137,6 +140,7 @@ impl Rule for SleepSynchronization {
                 && !long
                 && !callers_window
                 && !retries_next(cx, f, stmt)
+                && !waited_with_deadline_before(cx, stmt)
                 && let Some(why) = waiting_comment(cx, e.span)
             {
                 out.push(cx.finding(
@@ -197,6 +201,27 @@ impl Rule for SleepSynchronization {
             ));
         }
     }
+}
+
+/// The statement before the sleep (or the `try` it is) already waits for
+/// the condition, with a deadline: a call named for waiting on something
+/// that is given a `timeout=` (`page.wait_for_selector(sel, timeout=30_000)`,
+/// a helper `_wait_for_any_selector(page, sels, timeout=..)`). The sleep
+/// after it is a margin on top of the real wait, not a stand-in for it.
+fn waited_with_deadline_before(cx: &FileCx, sleep_stmt: StmtId) -> bool {
+    let Some(prev) = crate::util::prev_stmt(cx, sleep_stmt) else {
+        return false;
+    };
+    let block: Block = match &cx.stmt(prev).kind {
+        StmtKind::Try { body, .. } => body.clone(),
+        _ => vec![prev],
+    };
+    unsnarl_model::walk::calls_in_block(cx.model, &block)
+        .into_iter()
+        .filter_map(|x| cx.call(x))
+        .any(|c| {
+            c.name.trim_start_matches('_').starts_with("wait_for") && c.kwarg("timeout").is_some()
+        })
 }
 
 /// pytest fixtures that run the event loop on a fake clock: trio's
@@ -561,8 +586,32 @@ async def test_worker_runs_hook(worker, calls):
     task.cancel()
     assert calls["before"] == 1
 "#,
+        r#"
+import time
+
+def open_channel(page, url):
+    page.goto(url, wait_until="domcontentloaded")
+    # Give the SPA time to render the messages.
+    time.sleep(2.0)  # expect
+    return [m.inner_text() for m in page.query_selector_all("[data-message-id]")]
+"#,
     ],
     pass: &[
+        r#"
+import logging
+import time
+
+def open_channel(page, url):
+    page.goto(url, wait_until="domcontentloaded")
+    try:
+        page.wait_for_selector("[data-message-id]", timeout=30_000)
+    except Exception:
+        logging.warning("messages not visible yet")
+
+    # Give the SPA extra time to fully render the channel.
+    time.sleep(2.0)
+    return page.title()
+"#,
         r#"
 import asyncio
 

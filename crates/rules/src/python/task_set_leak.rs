@@ -25,8 +25,9 @@ of a swap: `tasks, self._tasks = self._tasks, []`). A dict entry under a
 fixed key (a literal, or an attribute of `self`: `self._tasks[self.manager]
 = task`) is one slot that each new task replaces, and is not reported;
 nor is a task added in `__init__` (`for _ in range(n):
-self._workers.append(create_task(self._worker()))`): a fixed pool, made
-once for each object.
+self._workers.append(create_task(self._worker()))`), or in a private
+helper that only `__init__` calls (`self._create_ui()`): a fixed pool,
+made once for each object.
 
 ## Why
 
@@ -97,7 +98,7 @@ impl Rule for TaskSetLeak {
             // Filled while the object is built (`for _ in range(n):
             // self._workers.append(create_task(self._worker()))` in
             // `__init__`): a fixed pool, made once per object.
-            if !is_task_value(cx, value) || cx.func(cx.func_of(id)).name == "__init__" {
+            if !is_task_value(cx, value) || runs_at_construction(cx, cx.func_of(id), 2) {
                 continue;
             }
             let Some(key) = shared_state(cx, &globals, coll) else {
@@ -279,6 +280,17 @@ fn shared_state_any(cx: &FileCx, globals: &HashSet<String>, t: ExprId) -> Option
     shared_state(cx, globals, t)
 }
 
+/// `f` is `__init__`, or a private helper of the file called only from
+/// such a function (`self._create_ui()` in `__init__`), `depth` helpers
+/// down: it runs once per object, while the object is built.
+fn runs_at_construction(cx: &FileCx, f: FuncId, depth: u32) -> bool {
+    cx.func(f).name == "__init__"
+        || (depth > 0
+            && crate::python::common::private_helper_called_only(cx, f, |call| {
+                runs_at_construction(cx, cx.func_of(call), depth - 1)
+            }))
+}
+
 pub static EXAMPLES: Examples = Examples {
     language: Language::Python,
     fail: &[
@@ -321,8 +333,43 @@ class HaClient:
     async def watch(self, client):
         self._client_tasks[client] = asyncio.create_task(self.manager.watch(client))  # expect
 "#,
+        r#"
+import asyncio
+
+class App:
+    def __init__(self, loop):
+        self.loop = loop
+        self.tasks = []
+        self._create_ui()
+
+    def _create_ui(self):
+        self.tasks.append(self.loop.create_task(self._monitor()))  # expect
+
+    def on_click(self):
+        self._create_ui()
+
+    async def _monitor(self):
+        while True:
+            await asyncio.sleep(1)
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+class App:
+    def __init__(self, loop):
+        self.loop = loop
+        self.tasks = []
+        self._create_ui()
+
+    def _create_ui(self):
+        self.tasks.append(self.loop.create_task(self._monitor()))
+
+    async def _monitor(self):
+        while True:
+            await asyncio.sleep(1)
+"#,
         r#"
 import asyncio
 

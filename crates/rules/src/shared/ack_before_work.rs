@@ -51,6 +51,9 @@ pub fn check(cx: &FileCx, meta: &'static RuleMeta, how: &str, out: &mut Vec<Find
         if c.receiver.is_none() || cx.effect(c, Effect::Ack).is_none() {
             continue;
         }
+        if own_ack(cx, c) {
+            continue;
+        }
         // A test acks a fake message and then reads back what was recorded.
         if cx.func(cx.func_of(id)).is_test {
             continue;
@@ -91,6 +94,24 @@ pub fn check(cx: &FileCx, meta: &'static RuleMeta, how: &str, out: &mut Vec<Find
         });
         out.push(f);
     }
+}
+
+/// An ack of the file's own protocol: a method the file defines under that
+/// name (`def ack(self): self._last_ack = time.perf_counter()` on its
+/// heartbeat thread) that acknowledges nothing to a broker itself, called
+/// on a receiver of no known broker type (`self._keep_alive.ack()`).
+fn own_ack(cx: &FileCx, c: &Call) -> bool {
+    let wildcard = c.target.is_none() || cx.callee_in_file(c).is_some();
+    wildcard
+        && cx.model.function_ids().any(|f| {
+            let func = cx.func(f);
+            func.name == c.name
+                && func.class.is_some()
+                && !cx.body_calls(f).any(|x| {
+                    cx.call(x)
+                        .is_some_and(|k| cx.effect(k, Effect::Ack).is_some())
+                })
+        })
 }
 
 /// The acknowledged message is a temporary, fetched in the ack's own
