@@ -44,13 +44,25 @@ rename), or fetching a
 `data:` URI (`urlopen(uri)` after `if not uri.startswith("data:"):
 raise`), here or in a helper. A helper memoized with no arguments
 (`@functools.cache def git_exe():`) runs its body once per process, and
-calls of it are not followed. An async command of a command-line app (`@app.command()`,
+calls of it are not followed. An async command of a command-line app (`@app.command()`
+in a file that imports typer, click, asyncclick, cyclopts, cloup or
+rich-click: a chat bot's `@bot.command()` runs beside the bot's other
+handlers, and is checked,
 or an argparse subcommand: registered with `set_defaults(func=cmd)`, or
 awaited in its arm of the coroutine `asyncio.run` starts, `if args.cmd ==
 "status": await run_status(args)`, with no task started before it) that
 starts no tasks of its own is left alone: the process runs that one
 coroutine, and the blocking call holds up only the command itself. So is
-a call in the coroutine a new loop is started with (`asyncio.run(main())`,
+the coroutine a new loop is started with (`asyncio.run(main())`, used
+nowhere else in the file), and a private coroutine of the file only such
+coroutines await (`await _export(report)`), when nothing it runs can leave
+another task on the loop: no task spawned or gathered, itself or in the
+functions of the file it calls, nothing awaited or entered of another
+module that is named for starting something (`await site.start()`, `await
+launch()`, `await client.run_until_disconnected()`, `async with
+websockets.connect(url)`), and no `async with` of an object it did not
+build there (`async with client:`). Otherwise a call
+in the coroutine a new loop is started with (`asyncio.run(main())`,
 `anyio.run(_main, path)`, used nowhere else in the file), or in such a
 subcommand, before its first
 `await` (awaits in other arms of an `if` or `match`, another subcommand's,
@@ -128,7 +140,12 @@ impl Rule for BlockingCall {
             cx,
             &META,
             Effect::Blocking,
-            |cx, f| cx.runs_on_loop(f) && !cx.func(f).is_test && !one_shot_command(cx, f),
+            |cx, f| {
+                cx.runs_on_loop(f)
+                    && !cx.func(f).is_test
+                    && !one_shot_command(cx, f)
+                    && !alone_on_its_loop(cx, f, 2)
+            },
             &mut found,
         );
         // Chains through many layers of helpers are rarely what the author
@@ -160,13 +177,93 @@ impl Rule for BlockingCall {
     }
 }
 
+/// The coroutine runs alone on its loop: it is the one a command-line
+/// program starts its loop with (`asyncio.run(main())` and used nowhere
+/// else in the file, a typer or click command, an argparse subcommand), or
+/// a private coroutine of the file that only such coroutines await
+/// directly (`await _export(report)`), `depth` awaits down; and nothing it
+/// runs can leave another task on the loop ([`starts_nothing_within`]). A
+/// blocking call there holds up the program's one line of work, which
+/// would wait for the same I/O anyway.
+fn alone_on_its_loop(cx: &FileCx, f: FuncId, depth: u32) -> bool {
+    let func = cx.func(f);
+    if !func.is_async || !starts_nothing_within(cx, f, 2) {
+        return false;
+    }
+    crate::python::common::only_a_loop_root(cx, f)
+        || crate::python::common::is_cli_app_command(cx, func)
+        || dispatched_subcommand(cx, f)
+        || (depth > 0
+            && crate::python::common::private_helper_called_only(cx, f, |call| {
+                cx.is_awaited(call) && alone_on_its_loop(cx, cx.func_of(call), depth - 1)
+            }))
+}
+
+/// Nothing `f` runs can leave another task on the loop: it spawns nothing
+/// and runs nothing side by side ([`starts_no_tasks`]); it calls or awaits
+/// nothing named for starting something that is not a function of the
+/// file (`await site.start()`, `await launch()`, `await
+/// client.run_until_disconnected()`, `async with websockets.connect(url)`:
+/// a server, a connection's reader or pinger), and enters no context it
+/// does not build there (`async with client:` may start a connection's
+/// tasks); and the same holds of the functions of the file it calls,
+/// `depth` calls down. Threads it starts (`threading.Thread.start`) run
+/// off the loop and do not count, nor do calls the knowledge knows to
+/// block or offload (`subprocess.run`, `loop.run_in_executor`).
+fn starts_nothing_within(cx: &FileCx, f: FuncId, depth: u32) -> bool {
+    if !starts_no_tasks(cx, f) {
+        return false;
+    }
+    let enters_unknown = cx.body_stmts(f).iter().any(|&s| {
+        matches!(&cx.stmt(s).kind, StmtKind::With { items, is_async: true, .. }
+        if items.iter().any(|it| match cx.call(cx.model.strip(it.ctx)) {
+            None => true,
+            Some(c) => cx.callee_in_file(c).is_none() && named_for_starting(&c.name),
+        }))
+    });
+    if enters_unknown {
+        return false;
+    }
+    cx.body_calls(f).all(|e| {
+        let c = cx.call(e).unwrap();
+        match cx.callee_in_file(c) {
+            Some(h) => h == f || (depth > 0 && starts_nothing_within(cx, h, depth - 1)),
+            None => {
+                // A known blocking or offloaded call (`subprocess.run`,
+                // `loop.run_in_executor`) waits for its work; it leaves
+                // nothing running on the loop.
+                !named_for_starting(&c.name)
+                    || cx.effect(c, Effect::Blocking).is_some()
+                    || cx.effect(c, Effect::Offload).is_some()
+                    || c.target.as_deref().is_some_and(|t| {
+                        t.starts_with("threading.") || t.starts_with("multiprocessing.")
+                    })
+            }
+        }
+    })
+}
+
+/// A call named for starting something that may keep running
+/// (`start`, `start_polling`, `launch`, `serve_forever`, `run_app`,
+/// `connect`, `listen`, `spawn`, `begin`, `schedule`, `submit`).
+fn named_for_starting(name: &str) -> bool {
+    let name = name.trim_start_matches('_').to_ascii_lowercase();
+    [
+        "start", "launch", "serve", "run", "listen", "spawn", "connect", "begin", "schedule",
+        "submit",
+    ]
+    .iter()
+    .any(|v| name.starts_with(v))
+        || name.ends_with("_forever")
+}
+
 /// An async command of a command-line app (`@app.command()` of typer,
 /// cyclopts, asyncclick) that starts no concurrent work of its own: the
 /// process runs this one coroutine on its loop, so a blocking call in its
 /// body holds up nothing but the command, which would wait for the same
 /// I/O anyway. A command that gathers or spawns tasks is still checked.
 fn one_shot_command(cx: &FileCx, f: FuncId) -> bool {
-    (crate::python::common::is_cli_command(cx.func(f)) || dispatched_subcommand(cx, f))
+    (crate::python::common::is_cli_app_command(cx, cx.func(f)) || dispatched_subcommand(cx, f))
         && starts_no_tasks(cx, f)
 }
 
@@ -1017,8 +1114,151 @@ async def run_status(args):
 
 asyncio.run(main(parse()))
 "#,
+        r#"
+import asyncio
+import subprocess
+from pathlib import Path
+
+import click
+
+@click.command()
+@click.argument("path")
+def review(path):
+    asyncio.run(_review(path))
+
+async def _review(path):
+    beat = asyncio.create_task(send_heartbeats())
+    analysis = await analyze(path)
+    subprocess.run(["black", path])  # expect
+    beat.cancel()
+"#,
+        r#"
+import asyncio
+import json
+
+from aiohttp import web
+
+async def main(app, path):
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, port=8080)
+    await site.start()
+    # The server is answering requests now: this read holds them all up.
+    with open(path) as f:  # expect
+        app["cfg"] = json.load(f)
+    await asyncio.Event().wait()
+
+if __name__ == "__main__":
+    asyncio.run(main(web.Application(), "cfg.json"))
+"#,
+        r#"
+import asyncio
+import sqlite3
+
+from .client import make_client
+
+async def main():
+    client = make_client()
+    async with client:
+        me = await client.get_me()
+        # The client's connection tasks run beside this query.
+        rows = sqlite3.connect("cache.db").execute("SELECT ?", (me,)).fetchall()  # expect
+        await client.send(rows)
+
+asyncio.run(main())
+"#,
+        r#"
+import asyncio
+import json
+
+async def _export(report, path):
+    with open(path, "w") as f:  # expect
+        json.dump(report, f)
+
+async def main(reports):
+    # Every export runs beside the others.
+    await asyncio.gather(*(_export(r, f"out{i}.json") for i, r in enumerate(reports)))
+    await _export(reports[0], "first.json")
+
+asyncio.run(main([]))
+"#,
+        r#"
+import discord
+from discord.ext import commands
+
+import requests
+
+bot = commands.Bot(command_prefix="!", intents=discord.Intents.default())
+
+@bot.command()
+async def check(ctx, user_id):
+    r = requests.get(f"https://api.example.com/ban/{user_id}", timeout=10)  # expect
+    await ctx.send(r.text)
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+from pathlib import Path
+
+import click
+
+from .providers import create_provider
+
+@click.command()
+@click.argument("path")
+def review(path):
+    asyncio.run(_review(path))
+
+async def _review(path):
+    provider = create_provider()
+    analysis = await provider.analyze_code(path)
+    await provider.close()
+    text = Path(path).read_text()
+    Path(path).write_text(text + analysis)
+"#,
+        r#"
+import asyncio
+import subprocess
+
+import click
+
+from .api import get_api
+
+def send_notification(title, message):
+    subprocess.run(["notify-send", title, message], capture_output=True)
+
+async def watch_loop(interval):
+    api = get_api()
+    while True:
+        for change in await api.poll_changes():
+            send_notification("Task changed", change.title)
+        await asyncio.sleep(interval)
+
+@click.command()
+@click.option("--interval", default=30)
+def watch(interval):
+    asyncio.run(watch_loop(interval))
+"#,
+        r#"
+import asyncio
+import json
+import sys
+
+from .scanner import scan
+
+async def _export(report, path):
+    with open(path, "w") as f:
+        json.dump(report, f)
+
+async def main():
+    for target in sys.argv[1:]:
+        report = await scan(target)
+        await _export(report, target + ".json")
+
+if __name__ == "__main__":
+    asyncio.run(main())
+"#,
         r#"
 import socket
 

@@ -903,6 +903,22 @@ pub fn is_cli_command(f: &Function) -> bool {
         .any(|d| d.as_str() == "command" || d.ends_with(".command"))
 }
 
+/// A command of a command-line app ([`is_cli_command`]) in a file that
+/// imports a command-line framework (typer, click, asyncclick, cyclopts,
+/// cloup, rich-click), or may through a `*` import: the process runs that
+/// one command. A chat bot's command (discord.py's `@bot.command()`) is
+/// decorated the same way but runs beside every other handler of the bot.
+pub fn is_cli_app_command(cx: &FileCx, f: &Function) -> bool {
+    is_cli_command(f)
+        && cx.model.imports.iter().any(|i| {
+            i.local.as_str() == "*"
+                || matches!(
+                    i.target.split('.').next().unwrap_or(""),
+                    "typer" | "click" | "asyncclick" | "cyclopts" | "cloup" | "rich_click"
+                )
+        })
+}
+
 /// A method that closes or stops what it is called on (`conn.close()`,
 /// `await writer.wait_closed()`, `server.shutdown()`, `worker.stop()`).
 pub fn is_closing_method(name: &str) -> bool {
