@@ -56,10 +56,12 @@ coroutine, and the blocking call holds up only the command itself. So is
 the coroutine a new loop is started with (`asyncio.run(main())`, used
 nowhere else in the file), and a private coroutine of the file only such
 coroutines await (`await _export(report)`), when nothing it runs can leave
-another task on the loop: no task spawned or gathered, itself or in the
-functions of the file it calls, nothing awaited or entered of another
+another task on the loop: no task spawned, itself or in the functions of
+the file it calls, nothing run side by side but by an awaited `gather`
+(whose tasks have all finished when it returns; they are checked where
+they are defined), nothing awaited or entered of another
 module that is named for starting something (`await site.start()`, `await
-launch()`, `await client.run_until_disconnected()`, `async with
+launch()`, `await app.run_shell()`, `async with
 websockets.connect(url)`), and no `async with` of an object it did not
 build there (`async with client:`). Otherwise a call
 in the coroutine a new loop is started with (`asyncio.run(main())`,
@@ -187,7 +189,7 @@ impl Rule for BlockingCall {
 /// would wait for the same I/O anyway.
 fn alone_on_its_loop(cx: &FileCx, f: FuncId, depth: u32) -> bool {
     let func = cx.func(f);
-    if !func.is_async || !starts_nothing_within(cx, f, 2) {
+    if !func.is_async || !starts_nothing_within(cx, f, 3) {
         return false;
     }
     crate::python::common::only_a_loop_root(cx, f)
@@ -200,18 +202,30 @@ fn alone_on_its_loop(cx: &FileCx, f: FuncId, depth: u32) -> bool {
 }
 
 /// Nothing `f` runs can leave another task on the loop: it spawns nothing
-/// and runs nothing side by side ([`starts_no_tasks`]); it calls or awaits
+/// and runs nothing side by side but an awaited `gather`, which has
+/// finished its tasks when it returns; it calls or awaits
 /// nothing named for starting something that is not a function of the
-/// file (`await site.start()`, `await launch()`, `await
-/// client.run_until_disconnected()`, `async with websockets.connect(url)`:
-/// a server, a connection's reader or pinger), and enters no context it
+/// file (`await site.start()`, `await launch()`, `async with
+/// websockets.connect(url)`: a server, a connection's reader or pinger), and enters no context it
 /// does not build there (`async with client:` may start a connection's
 /// tasks); and the same holds of the functions of the file it calls,
 /// `depth` calls down. Threads it starts (`threading.Thread.start`) run
 /// off the loop and do not count, nor do calls the knowledge knows to
 /// block or offload (`subprocess.run`, `loop.run_in_executor`).
 fn starts_nothing_within(cx: &FileCx, f: FuncId, depth: u32) -> bool {
-    if !starts_no_tasks(cx, f) {
+    // An awaited `gather` returns when everything it ran has finished: the
+    // coroutine's own code runs before it or after it, never beside its
+    // tasks (which are checked where they are defined, not alone).
+    let leaves_tasks = cx.body_calls(f).any(|e| {
+        let c = cx.call(e).unwrap();
+        crate::python::common::is_task_spawn(cx, c)
+            || matches!(
+                c.name.as_str(),
+                "as_completed" | "wait" | "create_task_group" | "TaskGroup"
+            )
+            || (c.name == "gather" && !cx.is_awaited(e))
+    });
+    if leaves_tasks {
         return false;
     }
     let enters_unknown = cx.body_stmts(f).iter().any(|&s| {
@@ -243,9 +257,11 @@ fn starts_nothing_within(cx: &FileCx, f: FuncId, depth: u32) -> bool {
     })
 }
 
-/// A call named for starting something that may keep running
-/// (`start`, `start_polling`, `launch`, `serve_forever`, `run_app`,
-/// `connect`, `listen`, `spawn`, `begin`, `schedule`, `submit`).
+/// A call named for starting something that may keep running after it
+/// returns (`start`, `start_polling`, `launch`, `serve`, `run`, `connect`,
+/// `listen`, `spawn`, `begin`, `schedule`, `submit`). `run` counts too:
+/// an app's `await instance.run_shell()` may return with its background
+/// tasks still alive.
 fn named_for_starting(name: &str) -> bool {
     let name = name.trim_start_matches('_').to_ascii_lowercase();
     [
@@ -254,7 +270,6 @@ fn named_for_starting(name: &str) -> bool {
     ]
     .iter()
     .any(|v| name.starts_with(v))
-        || name.ends_with("_forever")
 }
 
 /// An async command of a command-line app (`@app.command()` of typer,
@@ -1195,8 +1210,46 @@ async def check(ctx, user_id):
     r = requests.get(f"https://api.example.com/ban/{user_id}", timeout=10)  # expect
     await ctx.send(r.text)
 "#,
+        r#"
+import asyncio
+import json
+import sys
+
+async def fetch(client, url):
+    with open("cache/" + url.replace("/", "_")) as f:  # expect
+        cached = json.load(f)
+    return cached or await client.get(url)
+
+async def main(client, urls):
+    # The fetches run side by side: each read holds up the others.
+    return await asyncio.gather(*(fetch(client, u) for u in urls))
+
+if __name__ == "__main__":
+    asyncio.run(main(None, sys.argv[1:]))
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+import json
+import sys
+
+import httpx
+
+async def fetch(client, url):
+    r = await client.get(url)
+    return r.json()
+
+async def main(urls, out):
+    async with httpx.AsyncClient(timeout=10) as client:
+        results = await asyncio.gather(*(fetch(client, u) for u in urls))
+    # Every fetch has finished: nothing else is on the loop.
+    with open(out, "w") as f:
+        json.dump(results, f)
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[2:], sys.argv[1]))
+"#,
         r#"
 import asyncio
 from pathlib import Path

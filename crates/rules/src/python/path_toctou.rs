@@ -36,7 +36,9 @@ append mode (`open(p, "a+b").close()`, a "touch"), which neither fails nor
 truncates one that appeared in between. Nor is a type check that
 only picks how to remove the path (`if isdir(p): rmtree(p) else:
 remove(p)`), nor a check and act made under an inter-process file lock
-(`with FileLock(..)`, or between its `acquire()` and `release()`; also
+(`with FileLock(..)`, or a class of the file whose `__enter__` takes
+`fcntl.flock`/`lockf` and whose `__exit__` keeps the lock file, or
+between its `acquire()` and `release()`; also
 `with self.lock:` where `self.lock` is a file lock, or a thread lock only
 where the caller chose a single process).
 
@@ -431,6 +433,7 @@ fn under_file_lock(cx: &FileCx, s: StmtId) -> bool {
         cx.call(cx.model.strip(e)).is_some_and(|c| {
             c.name.ends_with("FileLock")
                 || c.name == "InterProcessLock"
+                || locks_a_file_on_enter(cx, &c.name)
                 || c.target.as_deref().is_some_and(|t| {
                     t.starts_with("filelock.")
                         || t.starts_with("portalocker.")
@@ -475,6 +478,53 @@ fn under_file_lock(cx: &FileCx, s: StmtId) -> bool {
                         && k.receiver.and_then(|r| cx.model.dotted(r)) == lock
                 })
             }
+    })
+}
+
+/// `class_name` is a class of the file whose `__enter__` takes an
+/// operating-system lock on a file (`fcntl.flock(fd, LOCK_EX)`,
+/// `fcntl.lockf`, `msvcrt.locking`, `portalocker.lock`) and whose
+/// `__exit__` leaves the lock file in place: the project's own
+/// inter-process file lock. (One that deletes its lock file on the way out
+/// lets a process that opens a fresh file hold "the lock" beside one still
+/// waiting on the old file.)
+fn locks_a_file_on_enter(cx: &FileCx, class_name: &str) -> bool {
+    let method = |name: &str| {
+        cx.model.function_ids().find(|&f| {
+            let func = cx.func(f);
+            func.name == name
+                && func
+                    .class
+                    .as_deref()
+                    .is_some_and(|k| k.rsplit('.').next() == Some(class_name))
+        })
+    };
+    let calls_any = |f: FuncId, targets: &[&str]| {
+        cx.body_calls(f).any(|x| {
+            cx.call(x)
+                .is_some_and(|c| c.target.as_deref().is_some_and(|t| targets.contains(&t)))
+        })
+    };
+    method("__enter__").is_some_and(|f| {
+        calls_any(
+            f,
+            &[
+                "fcntl.flock",
+                "fcntl.lockf",
+                "msvcrt.locking",
+                "portalocker.lock",
+            ],
+        )
+    }) && !method("__exit__").is_some_and(|f| {
+        calls_any(
+            f,
+            &[
+                "os.remove",
+                "os.unlink",
+                "pathlib.Path.unlink",
+                "shutil.rmtree",
+            ],
+        )
     })
 }
 
@@ -782,8 +832,74 @@ def run(task_id, workdir):
     spawn_child(["--out", out])
     return out
 "#,
+        r#"
+import os
+
+class _Journal:
+    def __init__(self, path):
+        self.path = path
+
+    def __enter__(self):
+        self.fd = os.open(self.path + ".journal", os.O_CREAT | os.O_RDWR)
+        return self
+
+    def __exit__(self, *exc):
+        os.close(self.fd)
+
+def purge(db, snap):
+    # A journal is no lock: another purge can remove the snapshot first.
+    with _Journal(db):
+        if os.path.exists(snap):
+            os.remove(snap)  # expect
+"#,
+        r#"
+import fcntl
+import os
+
+class _LockFile:
+    def __init__(self, path):
+        self.lock_path = path + ".lock"
+
+    def __enter__(self):
+        self.fd = os.open(self.lock_path, os.O_CREAT | os.O_RDWR)
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc):
+        fcntl.flock(self.fd, fcntl.LOCK_UN)
+        os.close(self.fd)
+        # A waiter still holds the old file; a newcomer creates a fresh one.
+        os.remove(self.lock_path)
+
+def purge(db, snap):
+    with _LockFile(db):
+        if os.path.exists(snap):
+            os.remove(snap)  # expect
+"#,
     ],
     pass: &[
+        r#"
+import fcntl
+import os
+
+class _LockFile:
+    def __init__(self, path):
+        self.path = path
+
+    def __enter__(self):
+        self.fd = os.open(self.path + ".lock", os.O_CREAT | os.O_RDWR)
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc):
+        fcntl.flock(self.fd, fcntl.LOCK_UN)
+        os.close(self.fd)
+
+def purge(db, snap):
+    with _LockFile(db):
+        if os.path.exists(snap):
+            os.remove(snap)
+"#,
         r#"
 import os
 import random
