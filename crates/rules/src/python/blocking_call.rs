@@ -189,43 +189,39 @@ impl Rule for BlockingCall {
 /// would wait for the same I/O anyway.
 fn alone_on_its_loop(cx: &FileCx, f: FuncId, depth: u32) -> bool {
     let func = cx.func(f);
-    if !func.is_async || !starts_nothing_within(cx, f, 3) {
+    if !func.is_async {
         return false;
     }
-    crate::python::common::only_a_loop_root(cx, f)
-        || crate::python::common::is_cli_app_command(cx, func)
-        || dispatched_subcommand(cx, f)
+    // The cheap tests first: this runs for every coroutine of the file.
+    // (A method is never run by name: `asyncio.run(main())` names a
+    // function.)
+    let entry = crate::python::common::is_cli_app_command(cx, func)
+        || (func.class.is_none()
+            && (crate::python::common::only_a_loop_root(cx, f) || dispatched_subcommand(cx, f)))
         || (depth > 0
             && crate::python::common::private_helper_called_only(cx, f, |call| {
                 cx.is_awaited(call) && alone_on_its_loop(cx, cx.func_of(call), depth - 1)
-            }))
+            }));
+    entry && starts_nothing_within(cx, f, 3)
 }
 
 /// Nothing `f` runs can leave another task on the loop: it spawns nothing
 /// and runs nothing side by side but an awaited `gather`, which has
-/// finished its tasks when it returns; it calls or awaits
-/// nothing named for starting something that is not a function of the
-/// file (`await site.start()`, `await launch()`, `async with
-/// websockets.connect(url)`: a server, a connection's reader or pinger), and enters no context it
-/// does not build there (`async with client:` may start a connection's
-/// tasks); and the same holds of the functions of the file it calls,
-/// `depth` calls down. Threads it starts (`threading.Thread.start`) run
-/// off the loop and do not count, nor do calls the knowledge knows to
-/// block or offload (`subprocess.run`, `loop.run_in_executor`).
+/// finished its tasks when it returns (they are checked where they are
+/// defined, not alone); it calls or awaits nothing named for starting
+/// something that is not a function of the file (`await site.start()`,
+/// `await launch()`, `async with websockets.connect(url)`: a server, a
+/// connection's reader or pinger), and enters no context it does not
+/// build there (`async with client:` may start a connection's tasks); and
+/// the same holds of the functions of the file it calls, `depth` calls
+/// down. Threads it starts (`threading.Thread.start`) run off the loop and
+/// do not count, nor do calls the knowledge knows to block or offload
+/// (`subprocess.run`, `loop.run_in_executor`).
 fn starts_nothing_within(cx: &FileCx, f: FuncId, depth: u32) -> bool {
-    // An awaited `gather` returns when everything it ran has finished: the
-    // coroutine's own code runs before it or after it, never beside its
-    // tasks (which are checked where they are defined, not alone).
-    let leaves_tasks = cx.body_calls(f).any(|e| {
-        let c = cx.call(e).unwrap();
-        crate::python::common::is_task_spawn(cx, c)
-            || matches!(
-                c.name.as_str(),
-                "as_completed" | "wait" | "create_task_group" | "TaskGroup"
-            )
-            || (c.name == "gather" && !cx.is_awaited(e))
-    });
-    if leaves_tasks {
+    if cx
+        .body_calls(f)
+        .any(|e| starts_tasks_at(cx, e, cx.call(e).unwrap(), true))
+    {
         return false;
     }
     let enters_unknown = cx.body_stmts(f).iter().any(|&s| {
@@ -322,14 +318,21 @@ fn run_first_by_root(cx: &FileCx, call: ExprId) -> bool {
 
 /// The coroutine neither spawns tasks nor runs awaitables side by side.
 fn starts_no_tasks(cx: &FileCx, f: FuncId) -> bool {
-    !cx.body_calls(f).any(|e| {
-        let c = cx.call(e).unwrap();
-        crate::python::common::is_task_spawn(cx, c)
-            || matches!(
-                c.name.as_str(),
-                "gather" | "as_completed" | "wait" | "create_task_group" | "TaskGroup"
-            )
-    })
+    !cx.body_calls(f)
+        .any(|e| starts_tasks_at(cx, e, cx.call(e).unwrap(), false))
+}
+
+/// The call `e` spawns a task or runs awaitables side by side
+/// (`create_task`, `gather`, `wait`, `as_completed`, a task group). With
+/// `joined_ok`, an awaited `gather` does not count: its tasks have all
+/// finished when it returns.
+fn starts_tasks_at(cx: &FileCx, e: ExprId, c: &Call, joined_ok: bool) -> bool {
+    crate::python::common::is_task_spawn(cx, c)
+        || matches!(
+            c.name.as_str(),
+            "as_completed" | "wait" | "create_task_group" | "TaskGroup"
+        )
+        || (c.name == "gather" && !(joined_ok && cx.is_awaited(e)))
 }
 
 /// `fut.result()` (or `.exception()`) of a future known to be finished:

@@ -101,8 +101,8 @@ pub fn check(cx: &FileCx, meta: &'static RuleMeta, how: &str, out: &mut Vec<Find
 /// heartbeat thread) that acknowledges nothing to a broker itself, called
 /// on a receiver of no known broker type (`self._keep_alive.ack()`).
 fn own_ack(cx: &FileCx, c: &Call) -> bool {
-    let wildcard = c.target.is_none() || cx.callee_in_file(c).is_some();
-    wildcard
+    let untyped_or_own = c.target.is_none() || cx.callee_in_file(c).is_some();
+    untyped_or_own
         && cx.model.function_ids().any(|f| {
             let func = cx.func(f);
             func.name == c.name
