@@ -28,7 +28,7 @@ most a `raise KeyboardInterrupt` on a second signal), is left alone: it
 touches nothing of the loop's. So is one that ends the process at once
 (`os._exit(1)`, a force exit that works even while the loop is stuck) or
 raises an exception of its own (`sys.exit(0)` raises `SystemExit`), with
-perhaps a log line or a `print` on the way out (PY034 reports those: they
+perhaps a log line or a `print` (`console.print`, `click.echo`) on the way out (PY034 reports those: they
 take the logging module's and the stream's locks, not the loop's); one
 that only logs swallows the signal and is reported. Nor is the fallback for a loop without
 `add_signal_handler` (`signal.signal` in the `except NotImplementedError:`
@@ -217,10 +217,15 @@ impl Rule for SignalInAsyncio {
             let ends_somewhere = cx
                 .body_calls(f)
                 .any(|x| cx.call(x).is_some_and(|hc| ends(x, hc)));
+            // Output on the way: logging, `print`, rich's `console.print`,
+            // `click.echo`.
+            let says = |hc: &Call| {
+                cx.effect(hc, Effect::Logging).is_some()
+                    || matches!(hc.name.as_str(), "print" | "echo")
+            };
             let only_sets_flags = cx.body_calls(f).all(|x| {
-                cx.call(x).is_some_and(|hc| {
-                    ends(x, hc) || (ends_somewhere && cx.effect(hc, Effect::Logging).is_some())
-                })
+                cx.call(x)
+                    .is_some_and(|hc| ends(x, hc) || (ends_somewhere && says(hc)))
             });
             if hands_off || only_sets_flags {
                 continue;
@@ -334,6 +339,29 @@ asyncio.run(main())
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+import signal
+
+from rich.console import Console
+
+console = Console()
+
+def watch(bridge):
+    def handle_signal(signum, frame):
+        console.print("Shutting down...")
+        raise KeyboardInterrupt()
+
+    signal.signal(signal.SIGINT, handle_signal)
+    signal.signal(signal.SIGTERM, handle_signal)
+    try:
+        asyncio.run(bridge.watch())
+    except KeyboardInterrupt:
+        pass
+
+async def noop():
+    pass
+"#,
         r#"
 import asyncio
 import logging

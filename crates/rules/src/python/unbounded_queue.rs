@@ -62,7 +62,9 @@ at a time (draining it only at teardown, in `close`, does not count).
 The work queue of an executor class of the project's own (based on
 `concurrent.futures.Executor`), filled by its `submit`, is left alone
 too: `submit` promises not to block, and the caller bounds the work in
-flight, as with the standard executors. So is a worklist filled once, up front: the statement
+flight, as with the standard executors. So is a page buffer, whose every put runs only once it is empty
+(under `if self._items.empty():`, or in a private helper only called
+there): it holds one batch at most. So is a worklist filled once, up front: the statement
 after `q = queue.Queue()` loops over a collection already in memory
 (`for item in tests: q.put(item)`) and the function puts nothing else
 into it, so it never holds more than that collection. Modules of a library's test
@@ -152,6 +154,7 @@ impl Rule for UnboundedQueue {
                 || placeholder_for_bounded(cx, id)
                 || free_list(cx, id)
                 || put_once(cx, id)
+                || refilled_when_empty(cx, id)
             {
                 continue;
             }
@@ -685,6 +688,39 @@ fn put_once(cx: &FileCx, ctor: ExprId) -> bool {
         return false;
     };
     flags.all(|f| f.as_deref() == Some(first.as_str()))
+}
+
+/// A page buffer: every put into the queue runs only once it is empty,
+/// under `if self._items.empty():` (or in a private helper only called
+/// there: `if self._items.empty(): await self._fill()`), so it holds one
+/// batch at most (a page of results), never a backlog.
+fn refilled_when_empty(cx: &FileCx, ctor: ExprId) -> bool {
+    let Some((_, name)) = bound_name(cx, ctor) else {
+        return false;
+    };
+    let under_empty_check = |e: ExprId| {
+        cx.tree.enclosing_stmt(e).is_some_and(|s| {
+            cx.tree.stmt_ancestors(s).any(|a| {
+                matches!(&cx.stmt(a).kind, StmtKind::If { cond, then, .. }
+                if crate::util::block_contains(cx, then, s)
+                    && cx.call(*cond).is_some_and(|c| {
+                        c.name == "empty"
+                            && c.receiver.and_then(|r| cx.model.dotted(r)).as_deref()
+                                == Some(name.as_str())
+                    }))
+            })
+        })
+    };
+    let puts = puts_into(cx, &name);
+    !puts.is_empty()
+        && puts.iter().all(|&(e, _)| {
+            under_empty_check(e)
+                || crate::python::common::private_helper_called_only(
+                    cx,
+                    cx.func_of(e),
+                    under_empty_check,
+                )
+        })
 }
 
 /// A pool's free list, not a work queue: a private attribute filled with a
@@ -1591,8 +1627,46 @@ class Dispatcher:
         while (packet := await self.updates_queue.get()) is not None:
             await self.handle(packet)
 "#,
+        r#"
+import asyncio
+
+class PageIterator:
+    def __init__(self, fetch_page):
+        self._fetch = fetch_page
+        self._items = asyncio.Queue()  # expect
+
+    async def next(self):
+        if self._items.empty():
+            await self._fill()
+        return self._items.get_nowait()
+
+    async def _fill(self):
+        for item in await self._fetch(limit=100):
+            await self._items.put(item)
+
+    async def on_push(self, item):
+        # Pushed items arrive whether or not anyone reads them.
+        await self._items.put(item)
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+class PageIterator:
+    def __init__(self, fetch_page):
+        self._fetch = fetch_page
+        self._items = asyncio.Queue()
+
+    async def next(self):
+        if self._items.empty():
+            await self._fill()
+        return self._items.get_nowait()
+
+    async def _fill(self):
+        for item in await self._fetch(limit=100):
+            await self._items.put(item)
+"#,
         r#"
 import asyncio
 
