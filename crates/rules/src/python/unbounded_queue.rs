@@ -63,7 +63,7 @@ The work queue of an executor class of the project's own (based on
 `concurrent.futures.Executor`), filled by its `submit`, is left alone
 too: `submit` promises not to block, and the caller bounds the work in
 flight, as with the standard executors. So is a page buffer, whose every put runs only once it is empty
-(under `if self._items.empty():`, or in a private helper only called
+(under `if self._items.empty():`, or in a function the file only calls
 there): it holds one batch at most. So is a worklist filled once, up front: the statement
 after `q = queue.Queue()` loops over a collection already in memory
 (`for item in tests: q.put(item)`) and the function puts nothing else
@@ -691,7 +691,7 @@ fn put_once(cx: &FileCx, ctor: ExprId) -> bool {
 }
 
 /// A page buffer: every put into the queue runs only once it is empty,
-/// under `if self._items.empty():` (or in a private helper only called
+/// under `if self._items.empty():` (or in a function the file only calls
 /// there: `if self._items.empty(): await self._fill()`), so it holds one
 /// batch at most (a page of results), never a backlog.
 fn refilled_when_empty(cx: &FileCx, ctor: ExprId) -> bool {
@@ -711,16 +711,21 @@ fn refilled_when_empty(cx: &FileCx, ctor: ExprId) -> bool {
             })
         })
     };
+    // The filling method, called by the file only there (discord.py's
+    // `fill_messages`, public by name, private in use).
+    let called_only_when_empty = |f: FuncId| {
+        let mut calls = cx
+            .calls_named(&[cx.func(f).name.as_str()])
+            .into_iter()
+            .filter(|(_, c)| cx.callee_in_file(c) == Some(f))
+            .peekable();
+        calls.peek().is_some() && calls.all(|(x, _)| cx.func_of(x) != f && under_empty_check(x))
+    };
     let puts = puts_into(cx, &name);
     !puts.is_empty()
-        && puts.iter().all(|&(e, _)| {
-            under_empty_check(e)
-                || crate::python::common::private_helper_called_only(
-                    cx,
-                    cx.func_of(e),
-                    under_empty_check,
-                )
-        })
+        && puts
+            .iter()
+            .all(|&(e, _)| under_empty_check(e) || called_only_when_empty(cx.func_of(e)))
 }
 
 /// A pool's free list, not a work queue: a private attribute filled with a
@@ -1650,6 +1655,25 @@ class PageIterator:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+class HistoryIterator:
+    def __init__(self, channel, limit):
+        self.channel = channel
+        self.limit = limit
+        self.messages = asyncio.Queue()
+
+    async def next(self):
+        if self.messages.empty():
+            await self.fill_messages()
+        return self.messages.get_nowait()
+
+    async def fill_messages(self):
+        data = await self.channel.logs_from(limit=min(self.limit, 100))
+        for element in data:
+            await self.messages.put(element)
+"#,
         r#"
 import asyncio
 
