@@ -53,8 +53,9 @@ awaited in its arm of the coroutine `asyncio.run` starts, `if args.cmd ==
 "status": await run_status(args)`, with no task started before it) that
 starts no tasks of its own is left alone: the process runs that one
 coroutine, and the blocking call holds up only the command itself. So is
-the coroutine a new loop is started with (`asyncio.run(main())`, used
-nowhere else in the file), and a private coroutine of the file only such
+the coroutine a new loop is started with (`asyncio.run(main())`, or
+`loop.run_until_complete(main())` on a loop the function made with
+`asyncio.new_event_loop()`; used nowhere else in the file), and a private coroutine of the file only such
 coroutines await (`await _export(report)`), when nothing it runs can leave
 another task on the loop: no task spawned, itself or in the functions of
 the file it calls, nothing run side by side but by an awaited `gather`
@@ -1230,8 +1231,38 @@ async def main(client, urls):
 if __name__ == "__main__":
     asyncio.run(main(None, sys.argv[1:]))
 "#,
+        r#"
+import asyncio
+import json
+
+async def export(source, path):
+    data = await fetch_all(source)
+    # The application's loop runs its other tasks beside this one.
+    with open(path, "w") as f:  # expect
+        json.dump(data, f)
+
+def export_now(app, source, path):
+    app.loop.run_until_complete(export(source, path))
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+import json
+import sys
+
+async def export(source, path):
+    data = await fetch_all(source)
+    with open(path, "w") as f:
+        json.dump(data, f)
+
+def main():
+    loop = asyncio.new_event_loop()
+    try:
+        loop.run_until_complete(export(sys.argv[1], sys.argv[2]))
+    finally:
+        loop.close()
+"#,
         r#"
 import asyncio
 import json

@@ -853,10 +853,24 @@ pub fn every_mention(cx: &FileCx, name: &str, ok: impl Fn(ExprId, ExprId) -> boo
 /// a new loop for it (`asyncio.run(g(..))`, `anyio.run(g, ..)`), and there
 /// is at least one.
 pub fn only_a_loop_root(cx: &FileCx, g: FuncId) -> bool {
+    // `asyncio.run(..)`, or `loop.run_until_complete(..)` on a loop the
+    // function made for it (`loop = asyncio.new_event_loop()`).
     let new_loop = |e: ExprId| {
         cx.call(e).is_some_and(|r| {
             cx.effect(r, Effect::SyncOverAsync)
                 .is_some_and(|k| k.kind.as_deref() == Some("new_loop"))
+                || (r.name == "run_until_complete"
+                    && r.receiver
+                        .and_then(|x| cx.model.name_of(x))
+                        .is_some_and(|n| {
+                            let mut bound = values_bound_to(cx, cx.func_of(e), n).peekable();
+                            bound.peek().is_some()
+                                && bound.all(|v| {
+                                    v.and_then(|v| cx.call(v)).is_some_and(|k| {
+                                        k.target.as_deref() == Some("asyncio.new_event_loop")
+                                    })
+                                })
+                        }))
         })
     };
     every_mention(cx, &cx.func(g).name, |id, p| {
