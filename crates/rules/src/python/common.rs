@@ -1001,9 +1001,14 @@ pub fn enclosing_loop(cx: &FileCx, s: StmtId) -> Option<StmtId> {
 /// public function may be called from anywhere).
 pub fn private_helper_called_only(cx: &FileCx, f: FuncId, ok: impl Fn(ExprId) -> bool) -> bool {
     let func = cx.func(f);
-    if !func.name.starts_with('_') || func.name.starts_with("__") {
-        return false;
-    }
+    func.name.starts_with('_') && !func.name.starts_with("__") && called_only(cx, f, ok)
+}
+
+/// The file calls `f` at least once, never from `f` itself, and only where
+/// `ok` holds of the call. (For a public function, only what this file
+/// does: see [`private_helper_called_only`].)
+pub fn called_only(cx: &FileCx, f: FuncId, ok: impl Fn(ExprId) -> bool) -> bool {
+    let func = cx.func(f);
     let mut any = false;
     for (e, c) in cx.calls_named(&[func.name.as_str()]) {
         if cx.callee_in_file(c) != Some(f) {

@@ -711,21 +711,14 @@ fn refilled_when_empty(cx: &FileCx, ctor: ExprId) -> bool {
             })
         })
     };
-    // The filling method, called by the file only there (discord.py's
+    // Or in the filling method, which the file calls only there (discord.py's
     // `fill_messages`, public by name, private in use).
-    let called_only_when_empty = |f: FuncId| {
-        let mut calls = cx
-            .calls_named(&[cx.func(f).name.as_str()])
-            .into_iter()
-            .filter(|(_, c)| cx.callee_in_file(c) == Some(f))
-            .peekable();
-        calls.peek().is_some() && calls.all(|(x, _)| cx.func_of(x) != f && under_empty_check(x))
-    };
     let puts = puts_into(cx, &name);
     !puts.is_empty()
-        && puts
-            .iter()
-            .all(|&(e, _)| under_empty_check(e) || called_only_when_empty(cx.func_of(e)))
+        && puts.iter().all(|&(e, _)| {
+            under_empty_check(e)
+                || crate::python::common::called_only(cx, cx.func_of(e), under_empty_check)
+        })
 }
 
 /// A pool's free list, not a work queue: a private attribute filled with a
