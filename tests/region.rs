@@ -49,6 +49,9 @@ fn findings_are_the_same_with_and_without_regions() {
     t.write("large/generated_like.py", large_python());
     t.write("broken/a.py", "def f(:\n    await\nclass\n");
     t.write("broken/b.py", "async def g():\n    asyncio.sleep(1\n");
+    // A generous per-file budget: on a loaded machine the debug build may
+    // take longer than the default over the large file, which would then
+    // be skipped in one run and not the other.
     let args = [
         "check",
         "--no-config",
@@ -57,6 +60,8 @@ fn findings_are_the_same_with_and_without_regions() {
         "json",
         "-j",
         "2",
+        "--file-timeout",
+        "600",
         ".",
     ];
 
