@@ -143,12 +143,7 @@ impl Rule for BlockingCall {
             cx,
             &META,
             Effect::Blocking,
-            |cx, f| {
-                cx.runs_on_loop(f)
-                    && !cx.func(f).is_test
-                    && !one_shot_command(cx, f)
-                    && !alone_on_its_loop(cx, f, 2)
-            },
+            |cx, f| cx.runs_on_loop(f) && !cx.func(f).is_test && !runs_by_itself(cx, f),
             &mut found,
         );
         // Chains through many layers of helpers are rarely what the author
@@ -188,20 +183,19 @@ impl Rule for BlockingCall {
 /// runs can leave another task on the loop ([`starts_nothing_within`]). A
 /// blocking call there holds up the program's one line of work, which
 /// would wait for the same I/O anyway.
-fn alone_on_its_loop(cx: &FileCx, f: FuncId, depth: u32) -> bool {
+fn alone_on_its_loop(cx: &FileCx, f: FuncId, depth: u32, command: Option<bool>) -> bool {
     let func = cx.func(f);
     if !func.is_async {
         return false;
     }
     // The cheap tests first: this runs for every coroutine of the file.
     // (A method is never run by name: `asyncio.run(main())` names a
-    // function.)
-    let entry = crate::python::common::is_cli_app_command(cx, func)
-        || (func.class.is_none()
-            && (crate::python::common::only_a_loop_root(cx, f) || dispatched_subcommand(cx, f)))
+    // function.) `command`: [`is_command`], when the caller knows it.
+    let entry = command.unwrap_or_else(|| is_command(cx, f))
+        || (func.class.is_none() && crate::python::common::only_a_loop_root(cx, f))
         || (depth > 0
             && crate::python::common::private_helper_called_only(cx, f, |call| {
-                cx.is_awaited(call) && alone_on_its_loop(cx, cx.func_of(call), depth - 1)
+                cx.is_awaited(call) && alone_on_its_loop(cx, cx.func_of(call), depth - 1, None)
             }));
     entry && starts_nothing_within(cx, f, 3)
 }
@@ -274,9 +268,17 @@ fn named_for_starting(name: &str) -> bool {
 /// process runs this one coroutine on its loop, so a blocking call in its
 /// body holds up nothing but the command, which would wait for the same
 /// I/O anyway. A command that gathers or spawns tasks is still checked.
-fn one_shot_command(cx: &FileCx, f: FuncId) -> bool {
-    (crate::python::common::is_cli_app_command(cx, cx.func(f)) || dispatched_subcommand(cx, f))
-        && starts_no_tasks(cx, f)
+///
+/// Or the coroutine runs alone on its loop ([`alone_on_its_loop`]); both
+/// ask whether it is a command, which is answered once.
+fn runs_by_itself(cx: &FileCx, f: FuncId) -> bool {
+    let command = is_command(cx, f);
+    (command && starts_no_tasks(cx, f)) || alone_on_its_loop(cx, f, 2, Some(command))
+}
+
+/// A command of a command-line app, or an argparse subcommand.
+fn is_command(cx: &FileCx, f: FuncId) -> bool {
+    crate::python::common::is_cli_app_command(cx, cx.func(f)) || dispatched_subcommand(cx, f)
 }
 
 /// A subcommand of a command-line program, found by how the file runs it:
