@@ -42,7 +42,10 @@ got: lock.release()`), or `if not
 lock.acquire(False): <defer the work> else:` with the `try` in the
 `else`. So is a `try` whose catch-all handler (`except BaseException:`)
 releases while its body hands `sem.release` on to what keeps the permit
-after success (`StreamResponse(release=sem.release)`). An `acquire` whose result an
+after success (`StreamResponse(release=sem.release)`). So is a `with`
+of a guard class of the file that keeps the lock it is handed and releases
+it in `__exit__` (`await lock.acquire()` then `with MaybeUnlock(lock) as
+guard:`, also when its `defer()` passes the release to a timer). An `acquire` whose result an
 `async with` takes (`async with await self._locks.acquire(key):`, a
 lookup that hands back the lock) is released by the `with`, and so is
 an acquire inside `with` the same lock (taking it back after a
@@ -271,7 +274,9 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
             {
                 return None;
             }
-            if hands_over_or_releases_on_failure(cx, next, name) {
+            if hands_over_or_releases_on_failure(cx, next, name)
+                || enters_a_releasing_guard(cx, next, name)
+            {
                 return None;
             }
             // Only a guard, or a statement that cannot raise (`items =
@@ -616,6 +621,71 @@ fn hands_over_or_releases_on_failure(cx: &FileCx, s: StmtId, name: &str) -> bool
     hands_release || hands_to_started_work
 }
 
+/// `with MaybeUnlock(lock) as guard:` where `MaybeUnlock` is a class of
+/// the file that keeps the lock it is given (`self.lock = lock` in
+/// `__init__`) and releases it in `__exit__` (`self.lock.release()`, also
+/// under a flag its `defer()` clears to hand the release to a timer): the
+/// `with` gives the lock back on every path, like a `finally`.
+fn enters_a_releasing_guard(cx: &FileCx, s: StmtId, name: &str) -> bool {
+    let StmtKind::With { items, .. } = &cx.stmt(s).kind else {
+        return false;
+    };
+    items.iter().any(|it| {
+        let Some(c) = cx.call(cx.model.strip(it.ctx)) else {
+            return false;
+        };
+        let method = |m: &str| {
+            cx.model.function_ids().find(|&g| {
+                cx.func(g).name == m
+                    && cx.func(g).class.as_deref().is_some_and(|k| {
+                        Some(k) == c.target.as_deref() || k.rsplit('.').next() == Some(&*c.name)
+                    })
+            })
+        };
+        let (Some(init), Some(exit)) = (
+            method("__init__"),
+            method("__exit__").or_else(|| method("__aexit__")),
+        ) else {
+            return false;
+        };
+        // The attribute `__init__` stores the argument the lock is passed as.
+        let params: Vec<&str> = cx
+            .func(init)
+            .params
+            .iter()
+            .map(|p| p.name.as_str())
+            .filter(|&p| p != "self")
+            .collect();
+        let kept: Vec<String> = cx
+            .body_stmts(init)
+            .iter()
+            .filter_map(|&st| match &cx.stmt(st).kind {
+                StmtKind::Assign {
+                    targets,
+                    value: Some(v),
+                    ..
+                } => {
+                    let i = params
+                        .iter()
+                        .position(|&p| cx.model.name_of(*v) == Some(p))?;
+                    let passed = c.positional(i).or_else(|| c.kwarg(params[i]));
+                    (passed.and_then(|a| cx.model.dotted(a)).as_deref() == Some(name))
+                        .then(|| targets.iter().find_map(|&t| cx.model.dotted(t)))?
+                }
+                _ => None,
+            })
+            .collect();
+        cx.body_calls(exit).any(|e| {
+            cx.call(e).is_some_and(|r| {
+                r.name == "release"
+                    && r.receiver
+                        .and_then(|x| cx.model.dotted(x))
+                        .is_some_and(|d| kept.iter().any(|k| *k == *d && k.starts_with("self.")))
+            })
+        })
+    })
+}
+
 fn releases(cx: &FileCx, block: &Block, name: &str) -> bool {
     unsnarl_model::walk::exprs_in_block(cx.model, block)
         .into_iter()
@@ -805,8 +875,56 @@ def timing_thread(interval):
             publish(time.perf_counter())
             update_lock.release()
 "#,
+        r#"
+import asyncio
+
+class Timed:
+    def __init__(self, lock, log):
+        self.lock = lock
+        self.log = log
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        # Records the time; the lock stays taken.
+        self.log.append(self.lock.locked())
+
+async def request(lock, log, send):
+    await lock.acquire()  # expect
+    with Timed(lock, log):
+        return await send()
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+class MaybeUnlock:
+    def __init__(self, lock):
+        self.lock = lock
+        self._unlock = True
+
+    def __enter__(self):
+        return self
+
+    def defer(self):
+        self._unlock = False
+
+    def __exit__(self, *exc):
+        if self._unlock:
+            self.lock.release()
+
+async def request(lock, loop, send):
+    await lock.acquire()
+    with MaybeUnlock(lock) as maybe_lock:
+        response = await send()
+        if response.status == 429:
+            # Keep the bucket locked until the rate limit resets.
+            maybe_lock.defer()
+            loop.call_later(response.retry_after, lock.release)
+        return response
+"#,
         r#"
 import asyncio
 

@@ -55,7 +55,9 @@ starts no tasks of its own is left alone: the process runs that one
 coroutine, and the blocking call holds up only the command itself. So is
 the coroutine a new loop is started with (`asyncio.run(main())`, or
 `loop.run_until_complete(main())` on a loop the function made with
-`asyncio.new_event_loop()`; used nowhere else in the file), and a private coroutine of the file only such
+`asyncio.new_event_loop()`, there or in a sync helper of the file that
+returns it, not kept in a global; used nowhere else in the file but by
+awaiting itself, `return await configure()` to ask again), and a private coroutine of the file only such
 coroutines await (`await _export(report)`), when nothing it runs can leave
 another task on the loop: no task spawned, itself or in the functions of
 the file it calls, nothing run side by side but by an awaited `gather`
@@ -294,15 +296,18 @@ fn dispatched_subcommand(cx: &FileCx, f: FuncId) -> bool {
     if !func.is_async || func.class.is_some() {
         return false;
     }
+    let dispatched = std::cell::Cell::new(false);
     crate::python::common::every_mention(cx, &func.name, |id, p| {
         let Some(c) = cx.call(p) else { return false };
         let registered = c.name == "set_defaults" && c.kwarg("func") == Some(id);
-        registered
+        let run = registered
             || (c.func == id
                 && matches!(cx.tree.expr_parent(p), Parent::Expr(a)
                     if matches!(cx.expr(a).kind, ExprKind::Await(_)))
-                && run_first_by_root(cx, p))
-    })
+                && run_first_by_root(cx, p));
+        dispatched.set(dispatched.get() || run);
+        run || crate::python::common::awaits_itself(cx, f, id, p)
+    }) && dispatched.get()
 }
 
 /// The call `call` sits in the coroutine a new loop is started with,
@@ -1246,8 +1251,99 @@ async def export(source, path):
 def export_now(app, source, path):
     app.loop.run_until_complete(export(source, path))
 "#,
+        r#"
+import asyncio
+import json
+
+_loop = None
+
+def _shared_loop():
+    # One loop for every call: tasks an earlier call left run beside this.
+    global _loop
+    if _loop is None:
+        _loop = asyncio.new_event_loop()
+    return _loop
+
+async def export(source, path):
+    data = await fetch_all(source)
+    with open(path, "w") as f:  # expect
+        json.dump(data, f)
+
+def export_now(source, path):
+    loop = _shared_loop()
+    loop.run_until_complete(export(source, path))
+"#,
+        r#"
+import argparse
+import asyncio
+
+async def configure(conf):
+    token = input("token> ")  # expect
+    if not await check_token(token):
+        return await configure(conf)
+    save(conf, token)
+
+async def run():
+    args = argparse.ArgumentParser().parse_args()
+    # The heartbeat runs beside the prompt, and stops while it waits.
+    beat = asyncio.create_task(heartbeat())
+    if args.configure:
+        return await configure(args.conf)
+    await send(args)
+    beat.cancel()
+
+def main():
+    asyncio.run(run())
+"#,
     ],
     pass: &[
+        r#"
+import argparse
+import asyncio
+
+async def configure(conf):
+    token = input("token> ")
+    if not await check_token(token):
+        # Asks again, on the same loop, in the same line of work.
+        return await configure(conf)
+    save(conf, token)
+
+async def run():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--configure", action="store_true")
+    args = parser.parse_args()
+    if args.configure:
+        return await configure(args.conf)
+    await send(args)
+
+def main():
+    asyncio.run(run())
+"#,
+        r#"
+import asyncio
+import json
+import logging
+
+def _request_loop():
+    loop = asyncio.new_event_loop()
+    loop.set_exception_handler(lambda lp, ctx: logging.warning(ctx["message"]))
+    return loop
+
+def stream(source, path):
+    loop = _request_loop()
+    asyncio.set_event_loop(loop)
+
+    async def export():
+        data = await fetch_all(source)
+        # The loop was made for this one coroutine.
+        with open(path, "w") as f:
+            json.dump(data, f)
+
+    try:
+        loop.run_until_complete(export())
+    finally:
+        loop.close()
+"#,
         r#"
 import asyncio
 import json

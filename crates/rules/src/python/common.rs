@@ -862,27 +862,86 @@ pub fn only_a_loop_root(cx: &FileCx, g: FuncId) -> bool {
                 || (r.name == "run_until_complete"
                     && r.receiver
                         .and_then(|x| cx.model.name_of(x))
-                        .is_some_and(|n| {
-                            let mut bound = values_bound_to(cx, cx.func_of(e), n).peekable();
-                            bound.peek().is_some()
-                                && bound.all(|v| {
-                                    v.and_then(|v| cx.call(v)).is_some_and(|k| {
-                                        k.target.as_deref() == Some("asyncio.new_event_loop")
-                                    })
-                                })
-                        }))
+                        .is_some_and(|n| bound_to_new_loop(cx, cx.func_of(e), n, 1)))
         })
     };
+    let rooted = std::cell::Cell::new(false);
     every_mention(cx, &cx.func(g).name, |id, p| {
         // `anyio.run(g, ..)`, or `asyncio.run(g(..))`.
-        if new_loop(p) {
+        let root = if new_loop(p) {
             cx.call(p).and_then(|r| r.positional(0)) == Some(id)
         } else {
             cx.call(p).is_some_and(|c| c.func == id)
                 && matches!(cx.tree.expr_parent(p), Parent::Expr(r)
                     if new_loop(r) && cx.call(r).and_then(|r| r.positional(0)) == Some(p))
-        }
-    })
+        };
+        rooted.set(rooted.get() || root);
+        root || awaits_itself(cx, g, id, p)
+    }) && rooted.get()
+}
+
+/// The mention `id` of `g`'s name is `g` awaiting itself (`return await
+/// configure(conf)` to ask again): the recursion stays on the loop and in
+/// the line of work `g` was started in.
+pub fn awaits_itself(cx: &FileCx, g: FuncId, id: ExprId, p: ExprId) -> bool {
+    cx.func_of(p) == g
+        && cx.call(p).is_some_and(|c| c.func == id)
+        && matches!(cx.tree.expr_parent(p), Parent::Expr(a)
+            if matches!(cx.expr(a).kind, ExprKind::Await(_)))
+}
+
+/// Every assignment of `f` to `name` binds a new event loop: `loop =
+/// asyncio.new_event_loop()`, or the value of a sync helper of the file
+/// that makes one and returns it (`loop = _create_request_loop()`, which
+/// sets an exception handler first), `depth` helpers down. Not a loop the
+/// function keeps in a global or nonlocal name.
+fn bound_to_new_loop(cx: &FileCx, f: FuncId, name: &str, depth: u32) -> bool {
+    // A loop kept in a global (`global _loop`) is shared between calls,
+    // with whatever earlier runs left on it.
+    let shared = cx.body_stmts(f).iter().any(|&s| {
+        matches!(&cx.stmt(s).kind, StmtKind::Global { names, .. }
+            if names.iter().any(|g| g.as_str() == name))
+    });
+    let mut bound = values_bound_to(cx, f, name).peekable();
+    !shared
+        && bound.peek().is_some()
+        && bound.all(|v| v.is_some_and(|v| makes_new_loop(cx, v, depth)))
+}
+
+/// `v` is a new event loop: `asyncio.new_event_loop()`, or a call of a
+/// sync function of the file whose every `return` gives one (`depth`
+/// helpers down).
+fn makes_new_loop(cx: &FileCx, v: ExprId, depth: u32) -> bool {
+    let Some(k) = cx.call(v) else {
+        return cx
+            .model
+            .name_of(v)
+            .is_some_and(|n| depth > 0 && bound_to_new_loop(cx, cx.func_of(v), n, depth - 1));
+    };
+    if k.target.as_deref() == Some("asyncio.new_event_loop") {
+        return true;
+    }
+    let Some(h) = cx
+        .callee_in_file(k)
+        .filter(|&h| depth > 0 && !cx.func(h).is_async)
+    else {
+        return false;
+    };
+    let mut returns = cx
+        .body_stmts(h)
+        .iter()
+        .filter_map(|&s| match cx.stmt(s).kind {
+            StmtKind::Return(v) => Some(v),
+            _ => None,
+        })
+        .peekable();
+    returns.peek().is_some()
+        && returns.all(|r| {
+            r.is_some_and(|r| match cx.model.name_of(r) {
+                Some(n) => bound_to_new_loop(cx, h, n, 0),
+                None => makes_new_loop(cx, r, depth - 1),
+            })
+        })
 }
 
 /// `span` lies inside the module's `if __name__ == "__main__":` block: a

@@ -22,10 +22,12 @@ database, sleep), a logging call, or a call of a callback (a callable
 parameter, a registered listener or hook; not an item of a collection the
 file fills with weak references, `observers.append(weakref.ref(self))`,
 where `r()` only dereferences). A block that holds nothing but
-I/O calls (`with send_lock: sock.sendall(frame)`) is left alone: that lock
+I/O calls (`with send_lock: sock.sendall(frame)`), or nothing but
+`print` calls, is left alone: that lock
 exists to keep the writes from interleaving. So is a block that changes
 nothing but its own locals and the outside world (every assignment binds a
-local, no `append`/`update`/`pop`... on anything else): its lock guards
+local or an item of one, `data["count"] = n`, no `append`/`update`/`pop`... on
+anything but a local or its items): its lock guards
 the I/O itself, a file's read-modify-write or a socket's frames. So is a log call that runs
 only when its level is enabled (`if log.isEnabledFor(logging.DEBUG):`,
 or `log.debug(..)`, which makes that check itself, off in production) or
@@ -204,7 +206,7 @@ fn check_with(
     let StmtKind::With { body, .. } = &cx.stmt(w).kind else {
         return;
     };
-    if serializes_io(cx, body) || guards_only_io(cx, body) {
+    if serializes_io(cx, body) || guards_only_io(cx, fid, body) {
         return;
     }
     let whole_operation = whole_operation_locks.contains(&lock.key);
@@ -309,10 +311,6 @@ fn on_error_path(cx: &FileCx, call: ExprId) -> bool {
             })
 }
 
-/// The block is nothing but blocking I/O calls (`with send_lock:
-/// sock.sendall(frame)`): the lock is there to keep those operations from
-/// interleaving (frames on a socket, lines in a file), so there is no
-/// shared state to take the I/O away from.
 /// The block talks to a connection of its object, directly or through a
 /// method of the file: a call on a receiver named for a socket, serial
 /// port or connection (`self.sock.connect(..)`, `self._serial.close()`),
@@ -342,12 +340,20 @@ fn talks_to_a_device(cx: &FileCx, body: &Block) -> bool {
         })
 }
 
+/// The block is nothing but blocking I/O calls (`with send_lock:
+/// sock.sendall(frame)`): the lock is there to keep those operations from
+/// interleaving (frames on a socket, lines in a file), so there is no
+/// shared state to take the I/O away from.
+/// Also a block of nothing but `print` calls (`with _print_lock:
+/// print(line, file=out, flush=True)`): the lock keeps the threads' lines
+/// whole.
 fn serializes_io(cx: &FileCx, body: &Block) -> bool {
     !body.is_empty()
         && body.iter().all(|&s| match cx.stmt(s).kind {
-            StmtKind::Expr(e) => cx
-                .call(e)
-                .is_some_and(|c| cx.effect(c, Effect::Blocking).is_some()),
+            StmtKind::Expr(e) => cx.call(e).is_some_and(|c| {
+                cx.effect(c, Effect::Blocking).is_some()
+                    || c.target.as_deref() == Some("builtins.print")
+            }),
             _ => false,
         })
 }
@@ -360,7 +366,7 @@ fn serializes_io(cx: &FileCx, body: &Block) -> bool {
 /// "w").write(str(n + 1))`), the frames written to one socket (`with
 /// send_lock: try: sock.send(data) except OSError: raise Closed()`). No
 /// shared state could be computed outside it.
-fn guards_only_io(cx: &FileCx, body: &Block) -> bool {
+fn guards_only_io(cx: &FileCx, f: FuncId, body: &Block) -> bool {
     const MUTATORS: &[&str] = &[
         "append",
         "appendleft",
@@ -379,15 +385,32 @@ fn guards_only_io(cx: &FileCx, body: &Block) -> bool {
         "put_nowait",
         "set",
     ];
-    let is_local = |e: ExprId| matches!(&cx.expr(cx.model.strip(e)).kind, ExprKind::Name { resolved: None, id } if id != "self" && id != "cls");
+    // A local, or an item of a local the function binds itself
+    // (`data["entries"]` of the `data` just loaded from the file; not of a
+    // list an enclosing function shares between threads).
+    fn is_local(cx: &FileCx, f: FuncId, e: ExprId) -> bool {
+        match &cx.expr(cx.model.strip(e)).kind {
+            ExprKind::Name { resolved: None, id } => id != "self" && id != "cls",
+            ExprKind::Index { obj, .. } => match &cx.expr(cx.model.strip(*obj)).kind {
+                ExprKind::Name { resolved: None, id } => {
+                    crate::python::common::values_bound_to(cx, f, id)
+                        .next()
+                        .is_some()
+                }
+                _ => is_local(cx, f, *obj),
+            },
+            _ => false,
+        }
+    }
     let local_target = |t: ExprId| {
-        unsnarl_model::walk::exprs_under(cx.model, t)
-            .into_iter()
-            .all(|x| match &cx.expr(x).kind {
-                ExprKind::Name { resolved, id } => resolved.is_none() && id != "self",
-                ExprKind::Collection { .. } | ExprKind::Spread(_) => true,
-                _ => false,
-            })
+        matches!(cx.expr(t).kind, ExprKind::Index { .. }) && is_local(cx, f, t)
+            || unsnarl_model::walk::exprs_under(cx.model, t)
+                .into_iter()
+                .all(|x| match &cx.expr(x).kind {
+                    ExprKind::Name { resolved, id } => resolved.is_none() && id != "self",
+                    ExprKind::Collection { .. } | ExprKind::Spread(_) => true,
+                    _ => false,
+                })
     };
     let stmts = unsnarl_model::walk::stmts_in_block(cx.model, body);
     let writes_shared = stmts.iter().any(|&s| match &cx.stmt(s).kind {
@@ -401,7 +424,7 @@ fn guards_only_io(cx: &FileCx, body: &Block) -> bool {
     let calls = unsnarl_model::walk::calls_in_block(cx.model, body);
     let mutates = calls.iter().any(|&e| {
         cx.call(e).is_some_and(|c| {
-            MUTATORS.contains(&c.name.as_str()) && !c.receiver.is_some_and(is_local)
+            MUTATORS.contains(&c.name.as_str()) && !c.receiver.is_some_and(|r| is_local(cx, f, r))
         })
     });
     !mutates
@@ -743,8 +766,83 @@ class TraceStore:
             with open("last.json", "w") as f:  # expect
                 json.dump({"hash": digest}, f)
 "#,
+        r#"
+import json
+import threading
+
+_lock = threading.Lock()
+_seen = {"entries": []}
+
+# The module's own table changes under the lock: the file read waits
+# with it.
+def record(path, entry):
+    with _lock:
+        with open(path) as f:  # expect
+            data = json.load(f)
+        _seen["entries"].append(entry)
+        data["entries"].append(entry)
+"#,
+        r#"
+import threading
+import time
+
+def crawl(urls, delay, fetch):
+    lock = threading.Lock()
+    last = [0.0]
+
+    def one(url):
+        # `last` is the crawl's, shared by every worker thread.
+        with lock:
+            with open("crawl.log", "a") as f:  # expect
+                f.write(url + "\n")
+            last[0] = time.time()
+        return fetch(url)
+
+    return [one(u) for u in urls]
+"#,
+        r#"
+import threading
+
+_lock = threading.Lock()
+_lines = []
+
+def say(line):
+    with _lock:
+        _lines.append(line)
+        print(line, flush=True)  # expect
+"#,
     ],
     pass: &[
+        r#"
+import json
+import threading
+
+class AuditLog:
+    def __init__(self, path):
+        self.path = path
+        self.lock = threading.Lock()
+
+    def add(self, entry):
+        # One file's read-modify-write: the lock guards the file itself.
+        with self.lock:
+            with open(self.path) as f:
+                data = json.load(f)
+            data["entries"].append(entry)
+            data["count"] = len(data["entries"])
+            with open(self.path, "w") as f:
+                json.dump(data, f)
+"#,
+        r#"
+import sys
+import threading
+
+_print_lock = threading.Lock()
+
+def toast(message, out=sys.stderr):
+    # Threads print whole lines, one at a time.
+    with _print_lock:
+        print(message, file=out, flush=True)
+"#,
         r#"
 import threading
 import weakref
