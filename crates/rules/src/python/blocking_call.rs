@@ -53,7 +53,9 @@ awaited in its arm of the coroutine `asyncio.run` starts, `if args.cmd ==
 "status": await run_status(args)`, with no task started before it) that
 starts no tasks of its own is left alone: the process runs that one
 coroutine, and the blocking call holds up only the command itself. So is
-the coroutine a new loop is started with (`asyncio.run(main())`, or
+the coroutine a new loop is started with (`asyncio.run(main())`, also
+through a sync helper of the file that does nothing else, `_run(main())`
+with `def _run(coro): return asyncio.run(coro)`, or
 `loop.run_until_complete(main())` on a loop the function made with
 `asyncio.new_event_loop()`, there or in a sync helper of the file that
 returns it, not kept in a global; used nowhere else in the file but by
@@ -77,7 +79,12 @@ anywhere in such a coroutine is left alone too when it starts no tasks
 (itself or in the functions of the file it calls, two calls down): the
 program is waiting for its user, and none of its own tasks is held up. Reading the result of a future known to be
 finished (under `if fut.done():`, or after a done callback was
-registered and a `wait()` awaited since) returns at once. A send or receive on a socket the file
+registered and a `wait()` awaited since) returns at once. The startup half
+of a FastAPI or Starlette app's lifespan (an `@asynccontextmanager`
+handed only as `lifespan=` to the app, before its first `yield`, with no
+task started before the call) serves no request yet, and is left alone
+(an MCP server's `FastMCP(lifespan=..)` runs its lifespan once per
+session, beside the other sessions, and is still checked). A send or receive on a socket the file
 switches to non-blocking mode (`sock.setblocking(False)`, or inside `try:
 ... except BlockingIOError`) returns at once, also in a helper of the
 file that the coroutine calls (`self.drain()` receiving on
@@ -163,6 +170,7 @@ impl Rule for BlockingCall {
                     && !before_other_tasks(cx, f.span)
                     && !prompt_in_lone_root(cx, f.span)
                     && !result_of_finished_future(cx, f.span)
+                    && !in_lifespan_startup(cx, f.span)
             })
             .collect();
         let fallbacks: Vec<bool> = kept
@@ -386,6 +394,43 @@ fn result_of_finished_future(cx: &FileCx, span: Span) -> bool {
             && cx.is_awaited(x)
             && cx.call(x).is_some_and(|k| k.name == "wait")
     })
+}
+
+/// The call is in the startup half of an application's lifespan (an
+/// `@asynccontextmanager` handed only as `lifespan=` to a FastAPI or
+/// Starlette app, `FastAPI(lifespan=lifespan)`), before its first `yield`,
+/// with no task started before it: the server accepts no request until
+/// startup is over, so the wait holds up only the start. (An MCP server's
+/// `FastMCP(lifespan=..)` runs it for every session, beside the others.)
+fn in_lifespan_startup(cx: &FileCx, span: Span) -> bool {
+    let Some((e, _)) = call_expr_at(cx, span) else {
+        return false;
+    };
+    let f = cx.func_of(e);
+    let func = cx.func(f);
+    let is_lifespan = func.is_async
+        && func
+            .decorators
+            .iter()
+            .any(|d| d.ends_with("asynccontextmanager"))
+        && crate::python::common::every_mention(cx, &func.name, |id, p| {
+            cx.call(p).is_some_and(|c| {
+                c.kwarg("lifespan") == Some(id)
+                    && matches!(
+                        c.target.as_deref(),
+                        Some("fastapi.FastAPI" | "starlette.applications.Starlette")
+                    )
+            })
+        });
+    let first_yield = cx
+        .model
+        .exprs
+        .iter()
+        .enumerate()
+        .filter(|(i, x)| matches!(x.kind, ExprKind::Yield(_)) && cx.func_of(ExprId(*i as u32)) == f)
+        .map(|(_, x)| x.span.start)
+        .min();
+    is_lifespan && first_yield.is_some_and(|y| span.end <= y) && !spawns_before(cx, f, span)
 }
 
 /// A prompt for the user (`input()`, `getpass()`: the knowledge's
@@ -1274,6 +1319,59 @@ def export_now(source, path):
     loop.run_until_complete(export(source, path))
 "#,
         r#"
+import asyncio
+import sqlite3
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+@asynccontextmanager
+async def lifespan(app: FastAPI):
+    # The refresher runs already, and waits for the database to open.
+    refresher = asyncio.create_task(refresh_forever(app))
+    app.state.db = sqlite3.connect("app.db")  # expect
+    yield
+    refresher.cancel()
+
+app = FastAPI(lifespan=lifespan)
+"#,
+        r#"
+import time
+from contextlib import asynccontextmanager
+
+from mcp.server.fastmcp import FastMCP
+
+@asynccontextmanager
+async def lifespan(server):
+    # Runs for every client session, beside the sessions already open.
+    broker = connect_broker()
+    while not broker.connected:
+        time.sleep(0.1)  # expect
+    yield broker
+
+mcp = FastMCP("bridge", lifespan=lifespan)
+"#,
+        r#"
+import asyncio
+import json
+import threading
+from pathlib import Path
+
+LOOP = asyncio.new_event_loop()
+threading.Thread(target=LOOP.run_forever, daemon=True).start()
+
+def _run(coro):
+    # Every command's coroutine shares the background loop.
+    return asyncio.run_coroutine_threadsafe(coro, LOOP).result()
+
+def databases(client):
+    async def _run_it():
+        token = json.loads(Path("token.json").read_text())  # expect
+        print(await client.list_databases(token))
+
+    _run(_run_it())
+"#,
+        r#"
 import argparse
 import asyncio
 
@@ -1297,6 +1395,45 @@ def main():
 "#,
     ],
     pass: &[
+        r#"
+import sqlite3
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+@asynccontextmanager
+async def lifespan(app: FastAPI):
+    # Startup: no request is served before the yield.
+    app.state.db = sqlite3.connect("app.db")
+    try:
+        yield
+    finally:
+        app.state.db.close()
+
+app = FastAPI(lifespan=lifespan)
+"#,
+        r#"
+import asyncio
+import json
+
+import typer
+
+app = typer.Typer()
+
+def _run(coro):
+    return asyncio.run(coro)
+
+@app.command()
+def databases(url: str):
+    async def _run_it():
+        # The command's one coroutine, on the loop `_run` made for it.
+        with open("token.json") as f:
+            token = json.load(f)
+        async with Client(url, token) as c:
+            print(await c.list_databases())
+
+    _run(_run_it())
+"#,
         r#"
 import argparse
 import asyncio

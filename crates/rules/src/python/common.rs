@@ -857,8 +857,10 @@ pub fn only_a_loop_root(cx: &FileCx, g: FuncId) -> bool {
     // function made for it (`loop = asyncio.new_event_loop()`).
     let new_loop = |e: ExprId| {
         cx.call(e).is_some_and(|r| {
-            cx.effect(r, Effect::SyncOverAsync)
-                .is_some_and(|k| k.kind.as_deref() == Some("new_loop"))
+            starts_a_loop(cx, r)
+                || cx
+                    .callee_in_file(r)
+                    .is_some_and(|h| runs_its_argument_on_a_new_loop(cx, h))
                 || (r.name == "run_until_complete"
                     && r.receiver
                         .and_then(|x| cx.model.name_of(x))
@@ -878,6 +880,36 @@ pub fn only_a_loop_root(cx: &FileCx, g: FuncId) -> bool {
         rooted.set(rooted.get() || root);
         root || awaits_itself(cx, g, id, p)
     }) && rooted.get()
+}
+
+/// `asyncio.run(..)`, `anyio.run(..)`: starts a new loop for what it is
+/// given.
+fn starts_a_loop(cx: &FileCx, c: &Call) -> bool {
+    cx.effect(c, Effect::SyncOverAsync)
+        .is_some_and(|k| k.kind.as_deref() == Some("new_loop"))
+}
+
+/// `h` is a sync function of the file that does nothing but start a new
+/// loop for the coroutine it is handed (`def _run(coro): return
+/// asyncio.run(coro)`, the one-line helper a command-line app's sync
+/// commands call).
+fn runs_its_argument_on_a_new_loop(cx: &FileCx, h: FuncId) -> bool {
+    let func = cx.func(h);
+    let Some(first) = func
+        .params
+        .iter()
+        .find(|p| p.name != "self" && p.name != "cls")
+    else {
+        return false;
+    };
+    let mut calls = cx.body_calls(h);
+    let (Some(only), None) = (calls.next(), calls.next()) else {
+        return false;
+    };
+    let c = cx.call(only).unwrap();
+    !func.is_async
+        && starts_a_loop(cx, c)
+        && c.positional(0).and_then(|a| cx.model.name_of(a)) == Some(first.name.as_str())
 }
 
 /// The mention `id` of `g`'s name is `g` awaiting itself (`return await

@@ -18,7 +18,8 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 A task started with `asyncio.create_task`, `asyncio.ensure_future` or
 `loop.create_task` whose returned task is not kept anywhere: dropped on the
-spot, kept only in a local variable nothing reads, overwritten on every
+spot, kept only in a local variable nothing reads (for a `nonlocal`
+one, nothing in the enclosing function or its other closures), overwritten on every
 iteration of a loop (only the last task is awaited), or collected in a
 local list that nothing awaits or drains. Tasks of a `TaskGroup` or a
 trio/anyio nursery, tasks that are returned, awaited, stored on an object
@@ -227,7 +228,26 @@ fn lost_how(cx: &FileCx, call: ExprId) -> Option<Lost> {
             if cx.model.resolved(targets[0]).is_some() {
                 return None; // a module variable or a global
             }
-            let funcs = func_and_nested(cx, f);
+            // `nonlocal task` (or `global task`): the variable is the
+            // enclosing function's, and its other closures read it (a
+            // sibling `cleanup()` cancelling the task).
+            let declared = cx
+                .body_stmts(f)
+                .iter()
+                .find_map(|&st| match &cx.stmt(st).kind {
+                    StmtKind::Global { names, nonlocal }
+                        if names.iter().any(|n| n.as_str() == name) =>
+                    {
+                        Some(*nonlocal)
+                    }
+                    _ => None,
+                });
+            let owner = match declared {
+                None => f,
+                Some(false) => return None,
+                Some(true) => cx.tree.func_ancestors(cx.model, f).find(|&g| g != f)?,
+            };
+            let funcs = func_and_nested(cx, owner);
             let refs: Vec<ExprId> = name_refs(cx, &funcs, name)
                 .into_iter()
                 .filter(|&r| !is_store(cx, r))
@@ -504,8 +524,43 @@ class Reader:
     def data_received(self, data):
         asyncio.ensure_future(self.q.put(data))  # expect
 "#,
+        r#"
+import asyncio
+
+async def serve(conn):
+    watchdog = None
+
+    async def start_watchdog():
+        # The enclosing function's variable: nothing there reads it either.
+        nonlocal watchdog
+        watchdog = asyncio.create_task(check_idle(conn))  # expect
+
+    await start_watchdog()
+    await conn.run()
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+async def serve(conn):
+    watchdog = None
+
+    async def cleanup():
+        if watchdog:
+            watchdog.cancel()
+        await conn.close()
+
+    async def start_watchdog():
+        nonlocal watchdog
+        watchdog = asyncio.create_task(check_idle(conn, cleanup))
+
+    await start_watchdog()
+    try:
+        await conn.run()
+    finally:
+        await cleanup()
+"#,
         r#"
 import asyncio
 

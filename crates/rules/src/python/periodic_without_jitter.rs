@@ -22,7 +22,10 @@ asyncio.sleep(30)`, `time.sleep(POLL_INTERVAL)`) with no random component
 anywhere in the loop. A loop that gives up after a deadline or a number
 of attempts (`if time.monotonic() >= deadline: raise TimeoutError(..)`,
 `if attempts_left == 0: return`, `while attempts:` counted down) waits for
-one job and ends; it is not reported. A delay the loop computes afresh each round
+one job and ends; it is not reported. So is one that leaves when what it
+polls reports that it got there (`if data.get("status") in ("completed",
+"failed"): break`, `if job["state"] == "running": return`); leaving only
+on `"error"` is a service that stops when its dependency fails. A delay the loop computes afresh each round
 (`retry = backoff.delay()`, `delay = min(delay * 2, 60)`, also an
 attribute, `self._backoff *= 1.5`, or from a count the loop bumps,
 `retries += 1; delay = factor * 2 ** retries`) is a backoff, not a period, and so is
@@ -138,6 +141,7 @@ impl Rule for PeriodicWithoutJitter {
             }
             if ends_the_loop_after(cx, *sleep, *cond, body)
                 || gives_up(cx, body)
+                || waits_for_final_state(cx, s, body)
                 || waits_for_readiness(cx, *sleep, s)
             {
                 continue;
@@ -349,6 +353,52 @@ fn gives_up(cx: &FileCx, body: &Block) -> bool {
                 let n = c.name.to_ascii_lowercase();
                 n.contains("check") && (n.contains("timeout") || n.contains("deadline"))
             }),
+            _ => false,
+        })
+}
+
+/// The loop leaves when what it polls reaches its final state: an `if`
+/// that compares something with a status word of success (`if
+/// data.get("status") in ("completed", "failed"): break`, `if
+/// job["state"] == "running": return`) and then leaves the loop. It waits for one job to finish, and
+/// ends with it; it is not a service polling forever.
+fn waits_for_final_state(cx: &FileCx, lp: StmtId, body: &Block) -> bool {
+    // The words of a job that got where it was going. A loop that leaves
+    // only on `"error"` is a service that stops when its dependency fails.
+    const FINAL: &[&str] = &[
+        "completed",
+        "complete",
+        "done",
+        "finished",
+        "success",
+        "succeeded",
+        "successful",
+        "ready",
+        "running",
+    ];
+    let names_final = |e: ExprId| {
+        exprs_under(cx.model, e).into_iter().any(|x| {
+            matches!(cx.model.literal(x), Some(Lit::Str(v))
+                if FINAL.contains(&v.to_ascii_lowercase().as_str()))
+        })
+    };
+    let compares_status = |cond: ExprId| {
+        exprs_under(cx.model, cond).into_iter().any(|x| {
+            matches!(&cx.expr(x).kind, ExprKind::Binary { op: BinOp::Eq | BinOp::In, right, .. }
+                if names_final(*right))
+        })
+    };
+    unsnarl_model::walk::stmts_in_block(cx.model, body)
+        .into_iter()
+        .any(|st| match &cx.stmt(st).kind {
+            StmtKind::If { cond, then, .. } => {
+                compares_status(*cond)
+                    && then.last().is_some_and(|&l| match cx.stmt(l).kind {
+                        StmtKind::Return(_) | StmtKind::Raise(_) => true,
+                        StmtKind::Break => crate::python::common::enclosing_loop(cx, l) == Some(lp),
+                        _ => false,
+                    })
+            }
             _ => false,
         })
 }
@@ -683,8 +733,32 @@ class Zone:
                 self.state = (await response.read()).strip()
             polls += 1
 "#,
+        r#"
+import asyncio
+
+async def watch(client, store):
+    while True:
+        health = await client.get("/health")
+        store.save(health)
+        # Stops only when the dependency breaks; polls on a period until then.
+        if health.get("status") == "error":
+            break
+        await asyncio.sleep(30)  # expect
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+async def follow(client, execution_id):
+    # Waits for the one run the user asked about, and ends with it.
+    while True:
+        data = await client.get(f"/api/v1/executions/{execution_id}")
+        print(data.get("status"))
+        if data.get("status") in ("completed", "failed", "cancelled"):
+            break
+        await asyncio.sleep(2)
+"#,
         r#"
 import asyncio
 
