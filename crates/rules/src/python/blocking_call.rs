@@ -54,8 +54,9 @@ awaited in its arm of the coroutine `asyncio.run` starts, `if args.cmd ==
 starts no tasks of its own is left alone: the process runs that one
 coroutine, and the blocking call holds up only the command itself. So is
 the coroutine a new loop is started with (`asyncio.run(main())`, also
-through a sync helper of the file that does nothing else, `_run(main())`
-with `def _run(coro): return asyncio.run(coro)`, or
+through a sync helper of the file that does nothing else (bar handling
+its failure), `_run(main())` with `def _run(coro): return
+asyncio.run(coro)`, or
 `loop.run_until_complete(main())` on a loop the function made with
 `asyncio.new_event_loop()`, there or in a sync helper of the file that
 returns it, not kept in a global; used nowhere else in the file but by
@@ -1421,7 +1422,10 @@ import typer
 app = typer.Typer()
 
 def _run(coro):
-    return asyncio.run(coro)
+    try:
+        return asyncio.run(coro)
+    except KeyboardInterrupt:
+        raise typer.Exit(130)
 
 @app.command()
 def databases(url: str):

@@ -892,7 +892,7 @@ fn starts_a_loop(cx: &FileCx, c: &Call) -> bool {
 /// `h` is a sync function of the file that does nothing but start a new
 /// loop for the coroutine it is handed (`def _run(coro): return
 /// asyncio.run(coro)`, the one-line helper a command-line app's sync
-/// commands call).
+/// commands call), bar handling the run's failure.
 fn runs_its_argument_on_a_new_loop(cx: &FileCx, h: FuncId) -> bool {
     let func = cx.func(h);
     let Some(first) = func
@@ -902,7 +902,18 @@ fn runs_its_argument_on_a_new_loop(cx: &FileCx, h: FuncId) -> bool {
     else {
         return false;
     };
-    let mut calls = cx.body_calls(h);
+    // What its `except` handlers do when the run fails (report, exit)
+    // does not matter: `try: return asyncio.run(coro) except Error as e:
+    // report(e)`.
+    let in_handler = |e: ExprId| {
+        cx.tree.enclosing_stmt(e).is_some_and(|st| {
+            cx.tree.stmt_ancestors(st).any(|a| {
+                matches!(&cx.stmt(a).kind, StmtKind::Try { handlers, .. }
+                    if handlers.iter().any(|hd| crate::util::block_contains(cx, &hd.body, st)))
+            })
+        })
+    };
+    let mut calls = cx.body_calls(h).filter(|&e| !in_handler(e));
     let (Some(only), None) = (calls.next(), calls.next()) else {
         return false;
     };

@@ -123,7 +123,10 @@ impl Rule for PathToctou {
                     let Some(act) = act_on(cx, c, &path, missing) else {
                         continue;
                     };
-                    if race_handled(cx, call) || writes_constant(cx, call, c) {
+                    if race_handled(cx, call)
+                        || writes_constant(cx, call, c)
+                        || (missing && creates_exclusively(cx, c) && refuses(cx, present_branch))
+                    {
                         break;
                     }
                     let mut f = cx.finding(
@@ -146,6 +149,37 @@ impl Rule for PathToctou {
             }
         }
     }
+}
+
+/// The create fails when the path exists (`os.mkdir`, `os.makedirs` or
+/// `Path.mkdir` without `exist_ok`, `Path.touch(exist_ok=False)`,
+/// `open(p, "x")`): it is the atomic check itself.
+fn creates_exclusively(cx: &FileCx, c: &Call) -> bool {
+    match c.target.as_deref().unwrap_or("") {
+        "os.mkdir" | "os.makedirs" => true,
+        "builtins.open" | "io.open" => c
+            .kwarg("mode")
+            .or_else(|| c.positional(1))
+            .is_some_and(|m| matches!(cx.model.literal(m), Some(Lit::Str(m)) if m.contains('x'))),
+        _ => matches!(c.name.as_str(), "mkdir" | "touch"),
+    }
+}
+
+/// The branch for a path that exists ends by refusing to go on: it raises
+/// or exits (`raise FileExistsError(..)`, `sys.exit(1)`). A racer whose
+/// exclusive create fails with `FileExistsError` stops the same way, so
+/// the check only words the refusal.
+fn refuses(cx: &FileCx, block: &Block) -> bool {
+    block.last().is_some_and(|&l| match cx.stmt(l).kind {
+        StmtKind::Raise(_) => true,
+        StmtKind::Expr(e) => cx.call(e).is_some_and(|c| {
+            matches!(
+                c.target.as_deref(),
+                Some("sys.exit" | "builtins.exit" | "builtins.quit" | "os._exit")
+            )
+        }),
+        _ => false,
+    })
 }
 
 /// The atomic form of the act: the call's own flag where it has one, else
@@ -876,8 +910,42 @@ def purge(db, snap):
         if os.path.exists(snap):
             os.remove(snap)  # expect
 "#,
+        r#"
+import os
+import sys
+
+def init_config(path, text):
+    if os.path.exists(path):
+        print("config already exists")
+        sys.exit(1)
+    else:
+        # Not exclusive: a racer's file is truncated, not refused.
+        with open(path, "w") as f:  # expect
+            f.write(text)
+"#,
     ],
     pass: &[
+        r#"
+import os
+import sys
+
+def setup_config(cdir):
+    if not os.path.exists(cdir):
+        # Fails by itself if the directory appeared: the same refusal.
+        os.makedirs(cdir)
+    else:
+        print("config dir already exists, check it by hand")
+        sys.exit(1)
+"#,
+        r#"
+from pathlib import Path
+
+def new_project(root: Path):
+    if root.exists():
+        raise FileExistsError(f"{root} already exists")
+    else:
+        root.mkdir()
+"#,
         r#"
 import fcntl
 import os

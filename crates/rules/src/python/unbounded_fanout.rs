@@ -24,7 +24,8 @@ collection that is not a literal (nor a local bound only to one, to a
 comprehension over one, or to an entry of one: `methods = table[kind]`, nor a module-level name bound only
 to one that nothing in the file grows; either counts only when no outer
 loop over other input multiplies it; nor a slice, `xs[:n]` or
-`islice(it, 0, n)`, or a `zip` with a count, `zip(items, range(n))`,
+`islice(it, 0, n)` (also a local bound only to a slice with an end, `rows =
+results[:limit]`, or to a comprehension over one), or a `zip` with a count, `zip(items, range(n))`,
 nor the arguments of a `*channels` or `**kwargs`
 parameter (`kwargs.items()`), which the caller wrote out one by one, or a
 comprehension over them), with
@@ -872,6 +873,9 @@ fn bounded_input(cx: &FileCx, iter: ExprId) -> bool {
             {
                 return true;
             }
+            if sliced_local(cx, cx.func_of(iter), id) {
+                return true;
+            }
             // The loop variable of an enclosing `for chunk in batched(...)`
             // (also `for i, chunk in enumerate(chunked(ids, n))`).
             let Some(s) = cx.tree.enclosing_stmt(iter) else {
@@ -993,6 +997,27 @@ fn literal_local(cx: &FileCx, f: FuncId, name: &str, depth: u32) -> bool {
                     .is_some_and(|o| o != name && literal_local(cx, f, o, depth - 1)),
                 _ => false,
             })
+}
+
+/// A local of `f` bound only to a slice with an end (`rows =
+/// results[:limit]`) or to
+/// a comprehension over one (`[fetch(u) for u in urls[:n]]`): the slice
+/// caps it, as it does written in place.
+fn sliced_local(cx: &FileCx, f: FuncId, name: &str) -> bool {
+    // With an end: `xs[1:]` is as long as the data.
+    let is_slice = |v: ExprId| {
+        matches!(&cx.expr(cx.model.strip(v)).kind, ExprKind::Index { index, .. }
+            if matches!(cx.expr(*index).kind, ExprKind::Other(_))
+                && cx.source(cx.expr(*index).span).split(':').nth(1).is_some_and(|end| !end.trim().is_empty()))
+    };
+    let values: Vec<ExprId> = crate::python::common::values_bound_to(cx, f, name)
+        .collect::<Option<Vec<_>>>()
+        .unwrap_or_default();
+    !values.is_empty() && values.iter().all(|&v| {
+        is_slice(v)
+            || matches!(&cx.expr(cx.model.strip(v)).kind, ExprKind::Comprehension { generators, .. }
+                    if matches!(generators.as_slice(), [one] if is_slice(one.iter)))
+    })
 }
 
 /// The collection comes from configuration: a path through a config,
@@ -1452,6 +1477,15 @@ pub static EXAMPLES: Examples = Examples {
         r#"
 import asyncio
 
+async def scrape_all(search, fetch, query):
+    results = await search(query)
+    # Everything after the first: as many as the search returned.
+    rows = results[1:]
+    return await asyncio.gather(*(fetch(r["url"]) for r in rows))  # expect
+"#,
+        r#"
+import asyncio
+
 
 class KernelManager:
     async def restart_all(self, now=False):
@@ -1854,6 +1888,14 @@ class Monitor:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+async def deep_search(search, fetch, query, scrape_limit=5):
+    results = await search(query)
+    rows = results[:scrape_limit]
+    return await asyncio.gather(*(fetch(r["url"]) for r in rows))
+"#,
         r#"
 import asyncio
 

@@ -65,7 +65,8 @@ too: `submit` promises not to block, and the caller bounds the work in
 flight, as with the standard executors. So is a page buffer, whose every put runs only once it is empty
 (under `if self._items.empty():`, or in a function the file only calls
 there): it holds one batch at most. So is a worklist filled once, up front: the statement
-after `q = queue.Queue()` loops over a collection already in memory
+after `q = queue.Queue()` (past set-up assignments that start no task,
+`lock = asyncio.Lock()`) loops over a collection already in memory
 (`for item in tests: q.put(item)`) and the function puts nothing else
 into it, so it never holds more than that collection. Modules of a library's test
 harness (`testing`, `testclient`) are not checked: their queues carry
@@ -616,7 +617,7 @@ fn drains_a_pipe(cx: &FileCx, ctor: ExprId) -> bool {
 }
 
 /// A worklist filled once, up front: the statement right after `q =
-/// Queue()` is a loop over a collection already in memory (`for item in
+/// Queue()` (past a few set-up assignments) is a loop over a collection already in memory (`for item in
 /// tests: q.put(item)`), and the function puts nothing else into it. It
 /// holds no more than that collection did, and its consumers only drain
 /// it; a bound would block the filling loop before any consumer starts.
@@ -627,7 +628,26 @@ fn prefilled_worklist(cx: &FileCx, ctor: ExprId) -> bool {
     let Some(created) = cx.tree.enclosing_stmt(t) else {
         return false;
     };
-    let Some(&next) = crate::util::stmts_after(cx, created).first() else {
+    // Set-up that cannot start a consumer may sit in between (`lock =
+    // asyncio.Lock()`, `results = []`): assignments that start no task,
+    // await nothing and leave the queue alone.
+    let setup = |s: StmtId| {
+        matches!(cx.stmt(s).kind, StmtKind::Assign { .. })
+            && unsnarl_model::walk::exprs_in_block(cx.model, &vec![s])
+                .into_iter()
+                .all(|x| {
+                    !matches!(&cx.expr(x).kind, ExprKind::Name { id, .. } if id == name)
+                        && !matches!(cx.expr(x).kind, ExprKind::Await(_))
+                        && !cx
+                            .call(x)
+                            .is_some_and(|c| crate::python::common::is_task_spawn(cx, c))
+                })
+    };
+    let Some(&next) = crate::util::stmts_after(cx, created)
+        .iter()
+        .take(4)
+        .find(|&&s| !setup(s))
+    else {
         return false;
     };
     // (`async for line in reader:` reads a stream as it arrives.)
@@ -1648,6 +1668,27 @@ class PageIterator:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+async def crawl_all(tickers, fetch, workers=4):
+    queue = asyncio.Queue()
+    lock = asyncio.Lock()
+    results = []
+    # Filled once from a list in memory, before any worker starts.
+    for t in tickers:
+        queue.put_nowait(t)
+
+    async def worker():
+        while not queue.empty():
+            t = queue.get_nowait()
+            page = await fetch(t)
+            async with lock:
+                results.append(page)
+
+    await asyncio.gather(*(worker() for _ in range(workers)))
+    return results
+"#,
         r#"
 import asyncio
 
