@@ -78,7 +78,9 @@ do not count), when nothing before it started a task: no other task
 exists yet. A prompt for the user (`input()`, `getpass()`)
 anywhere in such a coroutine is left alone too when it starts no tasks
 (itself or in the functions of the file it calls, two calls down): the
-program is waiting for its user, and none of its own tasks is held up. Reading the result of a future known to be
+program is waiting for its user, and none of its own tasks is held up. A call inside `with self.app.suspend():` of a
+Textual app, which hands the terminal to a blocking program on purpose,
+is left alone. Reading the result of a future known to be
 finished (under `if fut.done():`, or after a done callback was
 registered and a `wait()` awaited since) returns at once. The startup half
 of a FastAPI or Starlette app's lifespan (an `@asynccontextmanager`
@@ -172,6 +174,7 @@ impl Rule for BlockingCall {
                     && !prompt_in_lone_root(cx, f.span)
                     && !result_of_finished_future(cx, f.span)
                     && !in_lifespan_startup(cx, f.span)
+                    && !while_app_suspended(cx, f.span)
             })
             .collect();
         let fallbacks: Vec<bool> = kept
@@ -432,6 +435,27 @@ fn in_lifespan_startup(cx: &FileCx, span: Span) -> bool {
         .map(|(_, x)| x.span.start)
         .min();
     is_lifespan && first_yield.is_some_and(|y| span.end <= y) && !spawns_before(cx, f, span)
+}
+
+/// The call runs inside `with self.app.suspend():` in a file that imports
+/// Textual: the app hands the terminal to a blocking program (an editor,
+/// an installer's prompt) and waits for it on purpose; its screen is
+/// paused until the `with` ends.
+fn while_app_suspended(cx: &FileCx, span: Span) -> bool {
+    let textual = cx
+        .model
+        .imports
+        .iter()
+        .any(|i| i.target.split('.').next() == Some("textual"));
+    textual
+        && call_expr_at(cx, span).is_some_and(|(e, _)| {
+            cx.enclosing_stmts(e).into_iter().any(|s| {
+                matches!(&cx.stmt(s).kind, StmtKind::With { items, is_async: false, .. }
+                if items.iter().any(|it| cx.call(cx.model.strip(it.ctx)).is_some_and(|c| {
+                    c.name == "suspend" && c.args.is_empty() && c.receiver.is_some()
+                })))
+            })
+        })
 }
 
 /// A prompt for the user (`input()`, `getpass()`: the knowledge's
@@ -1394,8 +1418,31 @@ async def run():
 def main():
     asyncio.run(run())
 "#,
+        r#"
+import subprocess
+
+from textual.app import App
+
+class Installer(App):
+    async def action_install(self) -> None:
+        # The screen, its timers and workers freeze until pip is done.
+        subprocess.run(["pip", "install", "--user", "rich"])  # expect
+        self.notify("installed")
+"#,
     ],
     pass: &[
+        r#"
+import subprocess
+
+from textual.app import App
+
+class Installer(App):
+    async def action_install(self) -> None:
+        # The terminal goes to pip's prompts; the screen waits on purpose.
+        with self.app.suspend():
+            subprocess.run(["pip", "install", "--user", "rich"])
+        self.notify("installed")
+"#,
         r#"
 import sqlite3
 from contextlib import asynccontextmanager

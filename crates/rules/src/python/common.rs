@@ -809,19 +809,19 @@ pub fn asks_a_person(cx: &FileCx, e: ExprId) -> bool {
     {
         return true;
     }
+    // A prompt library's own asker (`Prompt.ask(label)`) asks a person
+    // whatever its text; a bare `ask(..)` does when the question is text
+    // written for one.
     let asker = match c.receiver {
-        None => true,
+        None => c.positional(0).is_some_and(|a| {
+            matches!(cx.expr(a).kind, ExprKind::Literal(Lit::Str(_) | Lit::Other))
+        }),
         Some(r) => cx
             .model
             .dotted(r)
             .is_some_and(|d| ASKERS.contains(&d.as_str())),
     };
-    // The question is text written for a person.
-    let question = c
-        .positional(0)
-        .is_some_and(|a| matches!(cx.expr(a).kind, ExprKind::Literal(Lit::Str(_) | Lit::Other)));
     asker
-        && question
         && matches!(
             c.name.as_str(),
             "input" | "ainput" | "getpass" | "prompt" | "ask" | "confirm"

@@ -1729,6 +1729,21 @@ async def create_block(client, data):
             print("server unreachable; enter the name again")
 "#,
         r#"
+from rich.prompt import Prompt
+
+async def ask_validated(client, label, default=None):
+    while True:
+        # The question is the caller's label: still a person answering.
+        if default is None:
+            value = Prompt.ask(label)
+        else:
+            value = Prompt.ask(label, default=default)
+        try:
+            return await client.post("/validate", json={"value": value})
+        except ConnectionError:
+            print("server unreachable; try again")
+"#,
+        r#"
 import asyncio
 import random
 
