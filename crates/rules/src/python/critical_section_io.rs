@@ -24,7 +24,10 @@ file fills with weak references, `observers.append(weakref.ref(self))`,
 where `r()` only dereferences). A block that holds nothing but
 I/O calls (`with send_lock: sock.sendall(frame)`), or nothing but
 `print` calls, is left alone: that lock
-exists to keep the writes from interleaving. So is a block that changes
+exists to keep the writes from interleaving. So is a semaphore the file
+builds with room for more than one holder (`self.sem =
+threading.Semaphore(limit)`): it caps how many threads do the work at
+once, and the work under it is what it caps. So is a block that changes
 nothing but its own locals and the outside world (every assignment binds a
 local or an item of one, `data["count"] = n`, no `append`/`update`/`pop`... on
 anything but a local or its items): its lock guards
@@ -206,7 +209,7 @@ fn check_with(
     let StmtKind::With { body, .. } = &cx.stmt(w).kind else {
         return;
     };
-    if serializes_io(cx, body) || guards_only_io(cx, fid, body) {
+    if serializes_io(cx, body) || guards_only_io(cx, fid, body) || limits_concurrency(cx, lock) {
         return;
     }
     let whole_operation = whole_operation_locks.contains(&lock.key);
@@ -338,6 +341,41 @@ fn talks_to_a_device(cx: &FileCx, body: &Block) -> bool {
                         .any(|k| cx.call(k).is_some_and(|k| on_connection(cx, k)))
                 })
         })
+}
+
+/// The lock is a semaphore the file builds with room for more than one
+/// holder (`self.semaphore = threading.Semaphore(self.upper_limit)`): it
+/// caps how many threads do the work at once, and the work under it is
+/// what it caps. (`Semaphore()` or `Semaphore(1)` is a mutex.)
+fn limits_concurrency(cx: &FileCx, lock: &LockRef) -> bool {
+    if lock.kind != "semaphore" {
+        return false;
+    }
+    let mut builds = cx.model.stmts.iter().filter_map(|st| match &st.kind {
+        StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } if targets
+            .iter()
+            .any(|&t| cx.model.dotted(t).as_deref() == Some(lock.display.as_str())) =>
+        {
+            cx.call(cx.model.strip(*v))
+        }
+        _ => None,
+    });
+    let mut any = false;
+    let all_wide = builds.all(|c| {
+        any = true;
+        matches!(
+            c.target.as_deref(),
+            Some("threading.Semaphore" | "threading.BoundedSemaphore")
+        ) && c
+            .positional(0)
+            .or_else(|| c.kwarg("value"))
+            .is_some_and(|n| !matches!(cx.model.literal(n), Some(Lit::Int(0 | 1))))
+    });
+    any && all_wide
 }
 
 /// The block is nothing but blocking I/O calls (`with send_lock:
@@ -811,8 +849,44 @@ def say(line):
         _lines.append(line)
         print(line, flush=True)  # expect
 "#,
+        r#"
+import threading
+
+import requests
+
+class Downloader:
+    def __init__(self):
+        self.session = requests.Session()
+        self.done = []
+        # One holder at a time: a mutex by another name.
+        self.semaphore = threading.Semaphore(1)
+
+    def fetch(self, url):
+        with self.semaphore:
+            body = self.session.get(url, timeout=30).content  # expect
+            self.done.append(url)
+        return body
+"#,
     ],
     pass: &[
+        r#"
+import threading
+
+import requests
+
+class Downloader:
+    def __init__(self, upper_limit):
+        self.session = requests.Session()
+        self.done = []
+        # At most `upper_limit` downloads at once.
+        self.semaphore = threading.Semaphore(upper_limit)
+
+    def fetch(self, url):
+        with self.semaphore:
+            body = self.session.get(url, timeout=30).content
+            self.done.append(url)
+        return body
+"#,
         r#"
 import json
 import threading

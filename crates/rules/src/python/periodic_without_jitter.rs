@@ -21,7 +21,8 @@ after connection errors) and sleeps a constant duration (`await
 asyncio.sleep(30)`, `time.sleep(POLL_INTERVAL)`) with no random component
 anywhere in the loop. A loop that gives up after a deadline or a number
 of attempts (`if time.monotonic() >= deadline: raise TimeoutError(..)`,
-`if attempts_left == 0: return`, `while attempts:` counted down) waits for
+`if attempts_left == 0: return`, `while attempts:` counted down, or any
+count the loop takes down, `left -= 1` then `if left <= 0: return`) waits for
 one job and ends; it is not reported. So is one that leaves when what it
 polls reports that it got there (`if data.get("status") in ("completed",
 "failed"): break`, `if job["state"] == "running": return`); leaving only
@@ -332,29 +333,41 @@ fn waits_for_work(cx: &FileCx, body: &Block) -> bool {
 /// The loop gives up after a deadline or a number of attempts: an `if`
 /// on a deadline, timeout, elapsed time or attempt count that leaves it
 /// (`if time.monotonic() >= deadline: raise TimeoutError(..)`, `if
-/// attempts_left == 0: return`), or a helper that checks the timeout
+/// attempts_left == 0: return`, or a count the loop takes down, `left -= 1`
+/// then `if left <= 0: return`), or a helper that checks the timeout
 /// (`self._check_timeout(start, limit)`). A wait for one job of one
 /// request, which ends, not a service polling forever.
 fn gives_up(cx: &FileCx, body: &Block) -> bool {
-    let names_bound = |e: ExprId| names_a_bound(cx, e);
-    unsnarl_model::walk::stmts_in_block(cx.model, body)
-        .into_iter()
-        .any(|st| match &cx.stmt(st).kind {
-            StmtKind::If { cond, then, .. } => {
-                names_bound(*cond)
-                    && then.last().is_some_and(|&l| {
-                        matches!(
-                            cx.stmt(l).kind,
-                            StmtKind::Raise(_) | StmtKind::Return(_) | StmtKind::Break
-                        )
-                    })
-            }
-            StmtKind::Expr(e) => cx.call(cx.model.strip(*e)).is_some_and(|c| {
-                let n = c.name.to_ascii_lowercase();
-                n.contains("check") && (n.contains("timeout") || n.contains("deadline"))
-            }),
-            _ => false,
+    let stmts = unsnarl_model::walk::stmts_in_block(cx.model, body);
+    // `retry_time -= 1` in the loop, then `if retry_time <= 0: return`.
+    let counted_down = |n: &str| {
+        stmts.iter().any(|&st| {
+            matches!(&cx.stmt(st).kind, StmtKind::Assign { targets, op: AssignOp::Augmented(BinOp::Sub), .. }
+                if targets.iter().any(|&t| cx.model.name_of(t) == Some(n)))
         })
+    };
+    let names_bound = |e: ExprId| {
+        names_a_bound(cx, e)
+            || matches!(&cx.expr(cx.model.strip(e)).kind, ExprKind::Binary { op: BinOp::Lt | BinOp::LtE | BinOp::Eq, left, right }
+                if matches!(cx.model.literal(*right), Some(Lit::Int(0 | 1)))
+                    && cx.model.name_of(*left).is_some_and(counted_down))
+    };
+    stmts.iter().any(|&st| match &cx.stmt(st).kind {
+        StmtKind::If { cond, then, .. } => {
+            names_bound(*cond)
+                && then.last().is_some_and(|&l| {
+                    matches!(
+                        cx.stmt(l).kind,
+                        StmtKind::Raise(_) | StmtKind::Return(_) | StmtKind::Break
+                    )
+                })
+        }
+        StmtKind::Expr(e) => cx.call(cx.model.strip(*e)).is_some_and(|c| {
+            let n = c.name.to_ascii_lowercase();
+            n.contains("check") && (n.contains("timeout") || n.contains("deadline"))
+        }),
+        _ => false,
+    })
 }
 
 /// The loop leaves when what it polls reaches its final state: an `if`
@@ -747,6 +760,23 @@ async def watch(client, store):
 "#,
     ],
     pass: &[
+        r#"
+import time
+
+import requests
+
+def get_page(url, retry_time=3, retry_interval=5):
+    while True:
+        try:
+            return requests.get(url, timeout=10).text
+        except requests.RequestException as e:
+            print(e)
+            # Three tries, then give up: one job, not a service's poll.
+            retry_time -= 1
+            if retry_time <= 0:
+                return None
+            time.sleep(retry_interval)
+"#,
         r#"
 import asyncio
 
