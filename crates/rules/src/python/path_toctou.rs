@@ -18,7 +18,8 @@ pub static META: RuleMeta = RuleMeta {
 An `if` on `os.path.exists`/`isfile`/`isdir`/`lexists`, `os.access` or
 `Path.exists()`/`is_file()`/`is_dir()` of a path, whose branch then acts on
 the same path: creates or opens it (`os.mkdir`, `os.makedirs` without
-`exist_ok=True`, `open(p, ...)`, `Path.mkdir`, `Path.touch(exist_ok=False)`,
+`exist_ok=True`, `open(p, "w")` or any mode that writes, not one that
+only reads, `Path.mkdir`, `Path.touch(exist_ok=False)`,
 `Path.write_text`) when it was missing, or deletes it (`os.remove`,
 `os.unlink`, `shutil.rmtree` without `ignore_errors=True`, `Path.unlink`)
 when it was there. A path only
@@ -684,11 +685,20 @@ fn act_on(cx: &FileCx, c: &Call, path: &str, missing: bool) -> Option<&'static s
             }
             // Append mode (`open(p, "a+b")`, a "touch") neither fails nor
             // truncates a file that appeared in between: no race to lose.
+            // Only a mode that writes counts (`"w"`, `"x"`, and `"r+"`,
+            // which overwrites what a racer made): reading (`open(p)`,
+            // `"rb"`) changes nothing, and fails by itself on a missing
+            // path.
             "builtins.open" | "io.open" => {
-                let appends = c.kwarg("mode").or_else(|| c.positional(1)).is_some_and(
-                    |m| matches!(cx.model.literal(m), Some(Lit::Str(m)) if m.contains('a')),
-                );
-                return (!appends && same(c.positional(0))).then_some("created");
+                let mode = c.kwarg("mode").or_else(|| c.positional(1));
+                let creates = match mode.map(|m| cx.model.literal(m)) {
+                    None => false,
+                    Some(Some(Lit::Str(m))) => {
+                        (m.contains('w') || m.contains('x') || m.contains('+')) && !m.contains('a')
+                    }
+                    Some(_) => true,
+                };
+                return (creates && same(c.positional(0))).then_some("created");
             }
             "os.open" => return same(c.positional(0)).then_some("created"),
             "os.symlink" | "os.link" | "shutil.copy" | "shutil.copy2" | "shutil.copyfile"
@@ -925,6 +935,17 @@ def init_config(path, text):
 "#,
     ],
     pass: &[
+        r#"
+import os
+
+def load_input(src):
+    # The test picks how to read the input; reading creates nothing.
+    if os.path.isdir(src):
+        return [open(os.path.join(src, n), "rb").read() for n in sorted(os.listdir(src))]
+    else:
+        with open(src, "rb") as f:
+            return [f.read()]
+"#,
         r#"
 import os
 import sys
