@@ -941,10 +941,7 @@ pub fn awaits_itself(cx: &FileCx, g: FuncId, id: ExprId, p: ExprId) -> bool {
 fn bound_to_new_loop(cx: &FileCx, f: FuncId, name: &str, depth: u32) -> bool {
     // A loop kept in a global (`global _loop`) is shared between calls,
     // with whatever earlier runs left on it.
-    let shared = cx.body_stmts(f).iter().any(|&s| {
-        matches!(&cx.stmt(s).kind, StmtKind::Global { names, .. }
-            if names.iter().any(|g| g.as_str() == name))
-    });
+    let shared = declared_outer(cx, f, name).is_some();
     let mut bound = values_bound_to(cx, f, name).peekable();
     !shared
         && bound.peek().is_some()
@@ -970,14 +967,7 @@ fn makes_new_loop(cx: &FileCx, v: ExprId, depth: u32) -> bool {
     else {
         return false;
     };
-    let mut returns = cx
-        .body_stmts(h)
-        .iter()
-        .filter_map(|&s| match cx.stmt(s).kind {
-            StmtKind::Return(v) => Some(v),
-            _ => None,
-        })
-        .peekable();
+    let mut returns = returned_values(cx, h).peekable();
     returns.peek().is_some()
         && returns.all(|r| {
             r.is_some_and(|r| match cx.model.name_of(r) {
@@ -1065,6 +1055,31 @@ pub fn is_teardown_name(name: &str) -> bool {
         || ["_close", "_closed", "_cleanup", "_shutdown", "_teardown"]
             .iter()
             .any(|s| n.ends_with(s))
+}
+
+/// `f` declares `name` as another scope's: `Some(false)` for `global
+/// name`, `Some(true)` for `nonlocal name`, `None` when the name is its
+/// own.
+pub fn declared_outer(cx: &FileCx, f: FuncId, name: &str) -> Option<bool> {
+    cx.body_stmts(f)
+        .iter()
+        .find_map(|&st| match &cx.stmt(st).kind {
+            StmtKind::Global { names, nonlocal } if names.iter().any(|n| n.as_str() == name) => {
+                Some(*nonlocal)
+            }
+            _ => None,
+        })
+}
+
+/// What each `return` of `f` gives, in source order (`None` for a bare
+/// `return`).
+pub fn returned_values<'a>(cx: &'a FileCx, f: FuncId) -> impl Iterator<Item = Option<ExprId>> + 'a {
+    cx.body_stmts(f)
+        .iter()
+        .filter_map(move |&s| match cx.stmt(s).kind {
+            StmtKind::Return(v) => Some(v),
+            _ => None,
+        })
 }
 
 /// The values `f`'s own assignments bind to the name `name`, in source

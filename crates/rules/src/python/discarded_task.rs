@@ -231,17 +231,7 @@ fn lost_how(cx: &FileCx, call: ExprId) -> Option<Lost> {
             // `nonlocal task` (or `global task`): the variable is the
             // enclosing function's, and its other closures read it (a
             // sibling `cleanup()` cancelling the task).
-            let declared = cx
-                .body_stmts(f)
-                .iter()
-                .find_map(|&st| match &cx.stmt(st).kind {
-                    StmtKind::Global { names, nonlocal }
-                        if names.iter().any(|n| n.as_str() == name) =>
-                    {
-                        Some(*nonlocal)
-                    }
-                    _ => None,
-                });
+            let declared = crate::python::common::declared_outer(cx, f, name);
             let owner = match declared {
                 None => f,
                 Some(false) => return None,

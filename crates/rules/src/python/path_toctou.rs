@@ -409,13 +409,7 @@ fn returns_private(cx: &FileCx, x: ExprId) -> bool {
     let Some(f) = cx.call(x).and_then(|c| cx.callee_in_file(c)) else {
         return false;
     };
-    let mut values = cx
-        .body_stmts(f)
-        .iter()
-        .filter_map(|&s| match cx.stmt(s).kind {
-            StmtKind::Return(v) => Some(v),
-            _ => None,
-        });
+    let mut values = crate::python::common::returned_values(cx, f);
     let mut any = false;
     let all = values.all(|v| {
         any = true;

@@ -126,13 +126,8 @@ fn hands_back_a_future(cx: &FileCx, c: &Call) -> bool {
                 }),
             })
     };
-    let returns: Vec<ExprId> = cx
-        .body_stmts(g)
-        .iter()
-        .filter_map(|&s| match cx.stmt(s).kind {
-            StmtKind::Return(Some(v)) => Some(v),
-            _ => None,
-        })
+    let returns: Vec<ExprId> = crate::python::common::returned_values(cx, g)
+        .flatten()
         .collect();
     !returns.is_empty() && !returns.into_iter().any(coroutine)
 }
