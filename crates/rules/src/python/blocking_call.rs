@@ -53,7 +53,10 @@ awaited in its arm of the coroutine `asyncio.run` starts, `if args.cmd ==
 "status": await run_status(args)`, with no task started before it) that
 starts no tasks of its own is left alone: the process runs that one
 coroutine, and the blocking call holds up only the command itself. So is
-the coroutine a new loop is started with (`asyncio.run(main())`, also
+the coroutine a new loop is started with (`asyncio.run(main())`, or a
+private method every use of whose name is such a start,
+`asyncio.run(self._check())`: a public one, `get_pages_async` beside a
+sync `get_pages`, is the class's users' to await on their own loops; also
 through a sync helper of the file that does nothing else (bar handling
 its failure), `_run(main())` with `def _run(coro): return
 asyncio.run(coro)`, or
@@ -203,10 +206,9 @@ fn alone_on_its_loop(cx: &FileCx, f: FuncId, depth: u32, command: Option<bool>) 
         return false;
     }
     // The cheap tests first: this runs for every coroutine of the file.
-    // (A method is never run by name: `asyncio.run(main())` names a
-    // function.) `command`: [`is_command`], when the caller knows it.
+    // `command`: [`is_command`], when the caller knows it.
     let entry = command.unwrap_or_else(|| is_command(cx, f))
-        || (func.class.is_none() && crate::python::common::only_a_loop_root(cx, f))
+        || crate::python::common::only_a_loop_root(cx, f)
         || (depth > 0
             && crate::python::common::private_helper_called_only(cx, f, |call| {
                 cx.is_awaited(call) && alone_on_its_loop(cx, cx.func_of(call), depth - 1, None)
@@ -247,19 +249,24 @@ fn starts_nothing_within(cx: &FileCx, f: FuncId, depth: u32) -> bool {
         let c = cx.call(e).unwrap();
         match cx.callee_in_file(c) {
             Some(h) => h == f || (depth > 0 && starts_nothing_within(cx, h, depth - 1)),
-            None => {
-                // A known blocking or offloaded call (`subprocess.run`,
-                // `loop.run_in_executor`) waits for its work; it leaves
-                // nothing running on the loop.
-                !named_for_starting(&c.name)
-                    || cx.effect(c, Effect::Blocking).is_some()
-                    || cx.effect(c, Effect::Offload).is_some()
-                    || c.target.as_deref().is_some_and(|t| {
-                        t.starts_with("threading.") || t.starts_with("multiprocessing.")
-                    })
-            }
+            None => !may_leave_work_running(cx, c),
         }
     })
+}
+
+/// A call of another module named for starting something
+/// ([`named_for_starting`]: `status.start_async_refresh()`, `await
+/// site.start()`) may leave work running on the loop. A known blocking or
+/// offloaded call (`subprocess.run`, `loop.run_in_executor`) waits for its
+/// work, and a thread or process runs off the loop.
+fn may_leave_work_running(cx: &FileCx, c: &Call) -> bool {
+    named_for_starting(&c.name)
+        && cx.effect(c, Effect::Blocking).is_none()
+        && cx.effect(c, Effect::Offload).is_none()
+        && !c
+            .target
+            .as_deref()
+            .is_some_and(|t| t.starts_with("threading.") || t.starts_with("multiprocessing."))
 }
 
 /// A call named for starting something that may keep running after it
@@ -515,7 +522,6 @@ fn before_other_tasks(cx: &FileCx, span: Span) -> bool {
     cx.model.function_ids().any(|g| {
         let func = cx.func(g);
         func.is_async
-            && func.class.is_none()
             && func.span.start <= span.start
             && span.end <= func.span.end
             && (crate::python::common::only_a_loop_root(cx, g) || dispatched_subcommand(cx, g))
@@ -1429,8 +1435,62 @@ class Installer(App):
         subprocess.run(["pip", "install", "--user", "rich"])  # expect
         self.notify("installed")
 "#,
+        r#"
+import asyncio
+import json
+
+class Notifier:
+    def __init__(self, path, client):
+        self.path = path
+        self.client = client
+
+    def check(self):
+        return asyncio.run(self._check_and_notify())
+
+    async def handle(self, request):
+        # Also run by the server's handler, beside every other request.
+        await self._check_and_notify()
+
+    async def _check_and_notify(self):
+        with open(self.path) as f:  # expect
+            seen = json.load(f)
+        for item in await self.client.new_items(seen):
+            await self.client.notify(item)
+"#,
+        r#"
+import asyncio
+
+import requests
+
+class Ships:
+    def get_pages(self, url):
+        return asyncio.run(self.get_pages_async(url))
+
+    async def get_pages_async(self, url):
+        # The async flavour of the API: its users await it on their loops.
+        return requests.get(url, timeout=10).json()  # expect
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+import json
+
+class Notifier:
+    def __init__(self, path, client):
+        self.path = path
+        self.client = client
+
+    def check(self):
+        # The private method's one use: the root of a loop made for it.
+        return asyncio.run(self._check_and_notify())
+
+    async def _check_and_notify(self):
+        with open(self.path) as f:
+            seen = json.load(f)
+        for item in await self.client.new_items(seen):
+            await self.client.notify(item)
+"#,
         r#"
 import subprocess
 

@@ -832,9 +832,25 @@ pub fn asks_a_person(cx: &FileCx, e: ExprId) -> bool {
 /// an expression `p` for which `ok(mention, p)` holds, and there is at
 /// least one.
 pub fn every_mention(cx: &FileCx, name: &str, ok: impl Fn(ExprId, ExprId) -> bool) -> bool {
+    every_mention_as(cx, name, false, ok)
+}
+
+/// [`every_mention`], of a method's name when `method` holds: every
+/// attribute of that name (`self.check(..)`, `job.check`).
+fn every_mention_as(
+    cx: &FileCx,
+    name: &str,
+    method: bool,
+    ok: impl Fn(ExprId, ExprId) -> bool,
+) -> bool {
     let mut any = false;
     for (i, x) in cx.model.exprs.iter().enumerate() {
-        if !matches!(&x.kind, ExprKind::Name { id, .. } if id == name) {
+        let mentions = match &x.kind {
+            ExprKind::Name { id, .. } => !method && id == name,
+            ExprKind::Attr { name: n, .. } => method && n == name,
+            _ => false,
+        };
+        if !mentions {
             continue;
         }
         let id = ExprId(i as u32);
@@ -850,8 +866,10 @@ pub fn every_mention(cx: &FileCx, name: &str, ok: impl Fn(ExprId, ExprId) -> boo
 }
 
 /// Every mention of `g`'s name in the file hands it to a call that starts
-/// a new loop for it (`asyncio.run(g(..))`, `anyio.run(g, ..)`), and there
-/// is at least one.
+/// a new loop for it (`asyncio.run(g(..))`, `anyio.run(g, ..)`; for a
+/// private method, every attribute of its name: `asyncio.run(
+/// self._check())`; a public one is the class's users' to await too), and
+/// there is at least one.
 pub fn only_a_loop_root(cx: &FileCx, g: FuncId) -> bool {
     // `asyncio.run(..)`, or `loop.run_until_complete(..)` on a loop the
     // function made for it (`loop = asyncio.new_event_loop()`).
@@ -868,7 +886,15 @@ pub fn only_a_loop_root(cx: &FileCx, g: FuncId) -> bool {
         })
     };
     let rooted = std::cell::Cell::new(false);
-    every_mention(cx, &cx.func(g).name, |id, p| {
+    let func = cx.func(g);
+    // A public method may be awaited by the class's users on their own
+    // loops (`await scraper.scrape_reviews()` beside a sync `scrape()`
+    // that runs it): only a private one is the class's own root.
+    let private = func.name.starts_with('_') && !func.name.starts_with("__");
+    if func.class.is_some() && !private {
+        return false;
+    }
+    every_mention_as(cx, &func.name, func.class.is_some(), |id, p| {
         // `anyio.run(g, ..)`, or `asyncio.run(g(..))`.
         let root = if new_loop(p) {
             cx.call(p).and_then(|r| r.positional(0)) == Some(id)
