@@ -26,7 +26,9 @@ count the loop takes down, `left -= 1` then `if left <= 0: return`) waits for
 one job and ends; it is not reported. So is one that leaves when what it
 polls reports that it got there (`if data.get("status") in ("completed",
 "failed"): break`, `if job["state"] == "running": return`); leaving only
-on `"error"` is a service that stops when its dependency fails. A delay the loop computes afresh each round
+on `"error"` is a service that stops when its dependency fails. So is
+`while status in ("STARTING", "UNKNOWN"):` when the loop sets `status`
+afresh from what it polls. A delay the loop computes afresh each round
 (`retry = backoff.delay()`, `delay = min(delay * 2, 60)`, also an
 attribute, `self._backoff *= 1.5`, or from a count the loop bumps,
 `retries += 1; delay = factor * 2 ** retries`) is a backoff, not a period, and so is
@@ -110,6 +112,7 @@ impl Rule for PeriodicWithoutJitter {
             }
             if matches!(cx.tree.stmt_parent(s), Parent::Detached)
                 || cx.func(cx.tree.stmt_func(s)).is_test
+                || polls_until_state_changes(cx, *cond, body)
             {
                 continue;
             }
@@ -413,6 +416,31 @@ fn waits_for_final_state(cx: &FileCx, lp: StmtId, body: &Block) -> bool {
                     })
             }
             _ => false,
+        })
+}
+
+/// `while status in ("STARTING", "UNKNOWN"):` (or `!=`, `==`, `not in`
+/// a status string) where the loop assigns `status` afresh from what it
+/// polls: it runs until one job leaves a state, and ends with it.
+fn polls_until_state_changes(cx: &FileCx, cond: ExprId, body: &Block) -> bool {
+    let ExprKind::Binary {
+        op: BinOp::In | BinOp::NotIn | BinOp::Eq | BinOp::NotEq,
+        left,
+        right,
+    } = &cx.expr(cx.model.strip(cond)).kind
+    else {
+        return false;
+    };
+    let Some(name) = cx.model.name_of(*left) else {
+        return false;
+    };
+    let strings = exprs_under(cx.model, *right)
+        .into_iter()
+        .any(|x| matches!(cx.model.literal(x), Some(Lit::Str(_))));
+    strings
+        && stmts_in_block(cx.model, body).into_iter().any(|st| {
+            matches!(&cx.stmt(st).kind, StmtKind::Assign { targets, value: Some(_), .. }
+                if targets.iter().any(|&t| cx.model.name_of(t) == Some(name)))
         })
 }
 
@@ -760,6 +788,19 @@ async def watch(client, store):
 "#,
     ],
     pass: &[
+        r#"
+import time
+
+import requests
+
+def wait_deployed(status_url):
+    status = "STARTING"
+    # Until this one deployment leaves its starting states.
+    while status in ["STARTING", "UNKNOWN"]:
+        time.sleep(2)
+        status = requests.get(status_url, timeout=10).json()["status"]
+    return status
+"#,
         r#"
 import time
 
