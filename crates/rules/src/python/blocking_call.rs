@@ -39,8 +39,9 @@ fallback for an older library) is the same wait, reported once at the
 pid)`) waits for nothing: the kernel answers from
 memory; neither does opening the null device (`open(os.devnull)`) or an
 in-memory SQLite database (`sqlite3.connect(":memory:")`), a move to the
-source's own directory (`shutil.move(tmp, os.path.splitext(tmp)[0])`, one
-rename), or fetching a
+source's own directory (`shutil.move(tmp, os.path.splitext(tmp)[0])`, or
+`shutil.move(f"{path}.temp.mp4", path)`, also through a local bound to
+that name: one rename), or fetching a
 `data:` URI (`urlopen(uri)` after `if not uri.startswith("data:"):
 raise`), here or in a helper. A helper memoized with no arguments
 (`@functools.cache def git_exe():`) runs its body once per process, and
@@ -742,6 +743,17 @@ fn renames_in_place(cx: &FileCx, span: Span) -> bool {
     let (Some(src), Some(dst)) = (c.positional(0), c.positional(1)) else {
         return false;
     };
+    // `f"{path}.temp.mp4"`, written there or bound to a local
+    // (`temp_output = f"{video_path}.temp.mp4"`).
+    let suffixed = |v: ExprId| suffixed_name_of(cx, v, dst);
+    if suffixed(src)
+        || cx.model.name_of(src).is_some_and(|n| {
+            let mut bound = crate::python::common::values_bound_to(cx, cx.func_of(e), n).peekable();
+            bound.peek().is_some() && bound.all(|v| v.is_some_and(suffixed))
+        })
+    {
+        return true;
+    }
     let Some(src) = cx.model.dotted(src) else {
         return false;
     };
@@ -791,6 +803,26 @@ fn renames_in_place(cx: &FileCx, span: Span) -> bool {
             let mut bound = crate::python::common::values_bound_to(cx, f, n).peekable();
             bound.peek().is_some() && bound.all(|v| v.is_some_and(beside))
         })
+}
+
+/// `src` is `dst`'s own name with a suffix, written as an f-string
+/// (`shutil.move(f"{video_path}.temp.mp4", video_path)`): the same
+/// directory, so the move is one rename.
+fn suffixed_name_of(cx: &FileCx, src: ExprId, dst: ExprId) -> bool {
+    let Some(dst) = cx.model.dotted(dst) else {
+        return false;
+    };
+    let text = cx.source(cx.expr(src).span);
+    let Some(rest) = ["f\"{", "f'{"]
+        .iter()
+        .find_map(|open| text.strip_prefix(open))
+        .and_then(|r| r.strip_prefix(dst.as_str()))
+        .and_then(|r| r.strip_prefix('}'))
+    else {
+        return false;
+    };
+    let suffix = rest.trim_end_matches(['"', '\'']);
+    !suffix.is_empty() && !suffix.contains(['/', '\\', '{', '"', '\''])
 }
 
 /// `socket.getaddrinfo("239.255.255.250", port)`: a numeric address is
@@ -1472,6 +1504,15 @@ class Ships:
 "#,
     ],
     pass: &[
+        r#"
+import shutil
+
+async def download(client, url, video_path):
+    temp_output = f"{video_path}.temp.mp4"
+    await client.download(url, temp_output)
+    # The finished file takes its name: one rename in the same directory.
+    shutil.move(temp_output, video_path)
+"#,
         r#"
 import asyncio
 import json

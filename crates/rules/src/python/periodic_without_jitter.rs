@@ -25,7 +25,8 @@ of attempts (`if time.monotonic() >= deadline: raise TimeoutError(..)`,
 count the loop takes down, `left -= 1` then `if left <= 0: return`) waits for
 one job and ends; it is not reported. So is one that leaves when what it
 polls reports that it got there (`if data.get("status") in ("completed",
-"failed"): break`, `if job["state"] == "running": return`); leaving only
+"failed"): break`, `if job["state"] == "running": return`, `if status ==
+RunStatus.SUCCESS: break`); leaving only
 on `"error"` is a service that stops when its dependency fails. So is
 `while status in ("STARTING", "UNKNOWN"):` when the loop sets `status`
 afresh from what it polls. A delay the loop computes afresh each round
@@ -376,7 +377,8 @@ fn gives_up(cx: &FileCx, body: &Block) -> bool {
 /// The loop leaves when what it polls reaches its final state: an `if`
 /// that compares something with a status word of success (`if
 /// data.get("status") in ("completed", "failed"): break`, `if
-/// job["state"] == "running": return`) and then leaves the loop. It waits for one job to finish, and
+/// job["state"] == "running": return`, `if status == RunStatus.SUCCESS:
+/// break`) and then leaves the loop. It waits for one job to finish, and
 /// ends with it; it is not a service polling forever.
 fn waits_for_final_state(cx: &FileCx, lp: StmtId, body: &Block) -> bool {
     // The words of a job that got where it was going. A loop that leaves
@@ -392,11 +394,16 @@ fn waits_for_final_state(cx: &FileCx, lp: StmtId, body: &Block) -> bool {
         "ready",
         "running",
     ];
+    // A status string, or an enum member named for one
+    // (`RunStatus.SUCCESS`).
     let names_final = |e: ExprId| {
-        exprs_under(cx.model, e).into_iter().any(|x| {
-            matches!(cx.model.literal(x), Some(Lit::Str(v))
-                if FINAL.contains(&v.to_ascii_lowercase().as_str()))
-        })
+        exprs_under(cx.model, e)
+            .into_iter()
+            .any(|x| match &cx.expr(x).kind {
+                ExprKind::Attr { name, .. } => FINAL.contains(&name.to_ascii_lowercase().as_str()),
+                _ => matches!(cx.model.literal(x), Some(Lit::Str(v))
+                    if FINAL.contains(&v.to_ascii_lowercase().as_str())),
+            })
     };
     let compares_status = |cond: ExprId| {
         exprs_under(cx.model, cond).into_iter().any(|x| {
@@ -788,6 +795,20 @@ async def watch(client, store):
 "#,
     ],
     pass: &[
+        r#"
+import time
+
+import requests
+
+from .client import RunStatus
+
+def wait_for_run(url):
+    while True:
+        status = RunStatus(requests.get(url, timeout=10).json()["status"])
+        if status == RunStatus.SUCCESS:
+            break
+        time.sleep(10)
+"#,
         r#"
 import time
 
