@@ -343,6 +343,17 @@ pub fn block_contains(cx: &FileCx, block: &Block, s: StmtId) -> bool {
     block.contains(&s) || cx.tree.stmt_ancestors(s).any(|a| block.contains(&a))
 }
 
+/// The expression runs in an `except` handler (of a `try` of its function
+/// around it): it runs only when something failed.
+pub fn in_except_handler(cx: &FileCx, e: ExprId) -> bool {
+    cx.tree.enclosing_stmt(e).is_some_and(|st| {
+        cx.tree.stmt_ancestors(st).any(|a| {
+            matches!(&cx.stmt(a).kind, StmtKind::Try { handlers, .. }
+                if handlers.iter().any(|h| block_contains(cx, &h.body, st)))
+        })
+    })
+}
+
 /// The block (of a statement or of a function body) that holds `s`.
 pub fn containing_block<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Block> {
     let holds = |b: &Block| b.contains(&s);

@@ -434,15 +434,16 @@ fn in_lifespan_startup(cx: &FileCx, span: Span) -> bool {
                     )
             })
         });
+    if !is_lifespan {
+        return false;
+    }
     let first_yield = cx
-        .model
-        .exprs
+        .body_exprs(f)
         .iter()
-        .enumerate()
-        .filter(|(i, x)| matches!(x.kind, ExprKind::Yield(_)) && cx.func_of(ExprId(*i as u32)) == f)
-        .map(|(_, x)| x.span.start)
+        .filter(|&&x| matches!(cx.expr(x).kind, ExprKind::Yield(_)))
+        .map(|&x| cx.expr(x).span.start)
         .min();
-    is_lifespan && first_yield.is_some_and(|y| span.end <= y) && !spawns_before(cx, f, span)
+    first_yield.is_some_and(|y| span.end <= y) && !spawns_before(cx, f, span)
 }
 
 /// The call runs inside `with self.app.suspend():` in a file that imports

@@ -931,15 +931,9 @@ fn runs_its_argument_on_a_new_loop(cx: &FileCx, h: FuncId) -> bool {
     // What its `except` handlers do when the run fails (report, exit)
     // does not matter: `try: return asyncio.run(coro) except Error as e:
     // report(e)`.
-    let in_handler = |e: ExprId| {
-        cx.tree.enclosing_stmt(e).is_some_and(|st| {
-            cx.tree.stmt_ancestors(st).any(|a| {
-                matches!(&cx.stmt(a).kind, StmtKind::Try { handlers, .. }
-                    if handlers.iter().any(|hd| crate::util::block_contains(cx, &hd.body, st)))
-            })
-        })
-    };
-    let mut calls = cx.body_calls(h).filter(|&e| !in_handler(e));
+    let mut calls = cx
+        .body_calls(h)
+        .filter(|&e| !crate::util::in_except_handler(cx, e));
     let (Some(only), None) = (calls.next(), calls.next()) else {
         return false;
     };

@@ -302,16 +302,7 @@ fn on_error_path(cx: &FileCx, call: ExprId) -> bool {
         .is_some_and(|l| matches!(cx.stmt(l).kind, StmtKind::Raise(_)));
     // In a handler inside the `with`, or with the whole `with` inside one
     // (`except Exception: with state.condition: log.exception(..)`).
-    raises_after
-        || cx
-            .enclosing_stmts(call)
-            .into_iter()
-            .any(|s| match &cx.stmt(s).kind {
-                StmtKind::Try { handlers, .. } => handlers
-                    .iter()
-                    .any(|h| crate::util::block_contains(cx, &h.body, st)),
-                _ => false,
-            })
+    raises_after || crate::util::in_except_handler(cx, call)
 }
 
 /// The block talks to a connection of its object, directly or through a
