@@ -31,7 +31,10 @@ the cancellations it was not meant for and claims the rest with
 of ordinary errors (`if not isinstance(err, (BleakError, TimeoutError)):
 raise`), nor one that re-raises when the task was really cancelled
 (`if task.cancelling(): raise`, also through a helper of the file that
-asks, `if self._really_cancelled(): raise`). Nor is a private helper that the file calls only from
+asks, `if self._really_cancelled(): raise`). Nor one around an await of a
+shielded task (`await asyncio.shield(task)`) that starts with `if not
+task.cancelled(): raise`: a cancelled waiter leaves the shielded task
+running and re-raises, and what is kept is the task's own cancellation. Nor is a private helper that the file calls only from
 handlers of the caller's own cancellation that re-raise it right after
 (`except asyncio.CancelledError: await self._drain(); raise`): what it
 swallows are the repeats that arrive while it cleans up. Nor is a `try` whose awaits all run inside a shielded
@@ -50,7 +53,9 @@ started directly, through a spawning helper of the file or a
 `create_task` of another module of the project, by a task
 group's `start_soon`/`start`, an application's `add_task(coro)` or
 `start_background_task(fn)`, or from another thread with
-`run_coroutine_threadsafe`): no frame of that task is left to tell.
+`run_coroutine_threadsafe`; or handed straight to `asyncio.gather`,
+which raises its own cancellation whatever its children return): no
+frame of that task is left to tell.
 Awaiting a task only to reap it is left alone too (also with a deadline:
 `await asyncio.wait_for(task, 1.0)`, `async with asyncio.timeout(t):
 await task`): right after cancelling it (before the `try` or as its
@@ -224,6 +229,7 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
             || raises_after(cx, t, h)
             || leaves_only_for_other_errors(cx, h)
             || claims_with_uncancel(cx, &h.body)
+            || raises_unless_shielded_task_cancelled(cx, body, h)
             || (level_triggered && checkpoints_first(cx, &h.body))
         {
             continue;
@@ -695,6 +701,44 @@ fn leaves_early(cx: &FileCx, body: &Block) -> bool {
         .any(|s| matches!(cx.stmt(s).kind, StmtKind::Return(_) | StmtKind::Break))
 }
 
+/// The `try` only awaits a shielded task (`await asyncio.shield(task)`)
+/// and the handler starts with `if not task.cancelled(): raise`: when the
+/// waiter itself is cancelled, the shield leaves the task running, so the
+/// test fails and the cancellation goes on up; what the handler keeps is
+/// the task's own cancellation (someone cancelled the work it waits for,
+/// and it moves on to the replacement). Without the shield, cancelling the
+/// waiter cancels the task too, and the test could not tell them apart.
+fn raises_unless_shielded_task_cancelled(cx: &FileCx, body: &Block, h: &Handler) -> bool {
+    let mut shielded_tasks = unsnarl_model::walk::exprs_in_block(cx.model, body)
+        .into_iter()
+        .filter_map(|e| match cx.expr(e).kind {
+            ExprKind::Await(x) => Some(x),
+            _ => None,
+        })
+        .map(|x| {
+            cx.call(cx.model.strip(x))
+                .filter(|c| c.name == "shield")
+                .and_then(|c| c.positional(0))
+                .and_then(|t| cx.model.dotted(t))
+        });
+    let Some(Some(task)) = shielded_tasks.next() else {
+        return false;
+    };
+    if !shielded_tasks.all(|t| t.as_deref() == Some(task.as_str())) {
+        return false;
+    }
+    let Some(&first) = h.body.first() else {
+        return false;
+    };
+    let StmtKind::If { cond, then, .. } = &cx.stmt(first).kind else {
+        return false;
+    };
+    let asks_task = matches!(&cx.expr(*cond).kind, ExprKind::Unary { op: UnOp::Not, operand }
+        if cx.call(*operand).is_some_and(|c| c.name == "cancelled"
+            && c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(task.as_str())));
+    asks_task && always_raises(cx.model, then)
+}
+
 /// Every await of the `try` body runs inside a shielded trio/anyio cancel
 /// scope (`with CancelScope(shield=True):`, `move_on_after(t, shield=True)`):
 /// no outer cancellation reaches it, and a scope cancelled from inside
@@ -764,7 +808,9 @@ fn trio_style(cx: &FileCx, handlers: &[Handler]) -> bool {
 /// called only to be handed to `asyncio.run`/`create_task`/`ensure_future`
 /// /`run_until_complete`, and no task so made is awaited or passed to
 /// `wait_for`/`gather`/`shield` (cancelled, kept in a set, or reaped with
-/// `asyncio.wait` is fine). Then no frame of the task is above the handler:
+/// `asyncio.wait` is fine). Or handed straight to `asyncio.gather`, which
+/// runs it as a task of its own and raises the gather's own cancellation
+/// whatever its children return. Then no frame of the task is above the handler:
 /// a handler that ends the function only loses `task.cancelled()`, which
 /// nobody reads. A function awaited anywhere in the file, or named in any
 /// other way (a callback, `partial`), may run inside someone else's task.
@@ -828,6 +874,13 @@ fn runs_as_own_task(cx: &FileCx, fid: FuncId) -> bool {
             return false;
         };
         let Some(r) = cx.call(root) else { return false };
+        // `asyncio.gather(serve(), dispatch_loop())`: the gather wraps each
+        // coroutine in a task of its own and, when it is cancelled itself,
+        // raises `CancelledError` whatever its children return.
+        if r.target.as_deref() == Some("asyncio.gather") && r.args.iter().any(|a| a.value == arg) {
+            started = true;
+            continue;
+        }
         // `asyncio.create_task(name=.., coro=run())` names the coroutine.
         let rooted = (is_task_root(r)
             && (r.positional(0) == Some(arg) || r.kwarg("coro") == Some(arg)))
@@ -1541,6 +1594,39 @@ pub static EXAMPLES: Examples = Examples {
         r#"
 import asyncio
 
+async def run(server):
+    async def dispatch_loop():
+        while True:
+            try:
+                await server.dispatch_one()
+            except asyncio.CancelledError:  # expect
+                break
+        # Swallowed, then more waiting: the gather's cancellation cannot
+        # finish while this child keeps going.
+        await server.drain_forever()
+
+    await asyncio.gather(server.serve(), dispatch_loop(), return_exceptions=True)
+"#,
+        r#"
+import asyncio
+
+class Playback:
+    async def wait(self):
+        while self._task is not None:
+            task = self._task
+            try:
+                # Not shielded: cancelling the waiter cancels the task too.
+                await task
+            except asyncio.CancelledError:  # expect
+                if not task.cancelled():
+                    raise
+                if self._task is task:
+                    break
+        return self.stats
+"#,
+        r#"
+import asyncio
+
 
 class RemoteUI:
     def start(self):
@@ -1929,20 +2015,6 @@ class PubSubManager:
         r#"
 import asyncio
 
-
-async def stop_flag_checker(stop_flag):
-    try:
-        await stop_flag.wait()
-    except asyncio.CancelledError:  # expect
-        pass
-
-
-async def run(stop_flag, work):
-    await asyncio.gather(work(), stop_flag_checker(stop_flag))
-"#,
-        r#"
-import asyncio
-
 async def run_tools(run, settle):
     try:
         await run.execute()
@@ -2143,6 +2215,57 @@ class Crawler:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+async def stop_flag_checker(stop_flag):
+    try:
+        await stop_flag.wait()
+    except asyncio.CancelledError:
+        pass
+
+
+async def run(stop_flag, work):
+    # Cancelling `run` cancels the gather, which raises `CancelledError`
+    # itself once its children end, whatever they return.
+    await asyncio.gather(work(), stop_flag_checker(stop_flag))
+"#,
+        r#"
+import asyncio
+
+async def run(bots, server, bus):
+    async def dispatch_loop():
+        while True:
+            try:
+                msg = await bus.next_outbound()
+                await bots.send(msg)
+            except asyncio.CancelledError:
+                break
+            except Exception:
+                continue
+
+    await asyncio.gather(bots.start_all(), server.serve(), dispatch_loop(), return_exceptions=True)
+"#,
+        r#"
+import asyncio
+
+class Playback:
+    async def wait(self):
+        while self._task is not None:
+            task = self._task
+            try:
+                await asyncio.shield(task)
+            except asyncio.CancelledError:
+                if not task.cancelled():
+                    raise
+                if self._task is task:
+                    break
+                continue
+            if self._task is task:
+                break
+        return self.stats
+"#,
         r#"
 import asyncio
 

@@ -46,8 +46,9 @@ the done callbacks the function attaches to the tasks it starts
 the function itself: one item per task it started. Two worklists
 are left alone as well: the overflow of a pipe, when every put copies
 lines a thread of the file reads from a stream (`for line in
-iter(proc.stderr.readline, b""): q.put(line)`; a bound would stall the
-child on its pipe), and a queue in an attribute of a `threading.Thread`
+iter(proc.stderr.readline, b""): q.put(line)`, or `for line in stream`
+in a reader every thread start hands a child's pipe, with one
+end-of-stream `None` each; a bound would stall the child on its pipe), and a queue in an attribute of a `threading.Thread`
 subclass that only its own `run` (and what `run` calls) uses. When the producers only
 use `put_nowait` (a bound alone would make them raise `QueueFull`), the
 fix says how they can wait for room instead; when they already catch
@@ -80,6 +81,16 @@ is in a function that also takes from it, or in one named for giving
 back, `_release`, `return_connection`): it never holds more than the
 pool's size. Nor is a queue each of whose puts sits under `if not
 self._done:` and is followed there by `self._done = True`: one item, ever.
+Nor is a crawl frontier whose workers are its only producers: every put
+sits in a loop that takes from the queue (`url = await q.get()` ... `await
+q.put(link)`), or in a closure or private helper that only such a loop
+runs (awaited or called, not handed to a task), besides seeds the making
+function puts in outside any loop; a local or a private attribute, which
+no other module can fill. A bound would deadlock the workers, each waiting
+for room only they can make. Nor is the buffer of a logging handler
+subclass filled only by its `emit` (knowledge `nowait_producer`: `emit`
+runs in whichever thread logs and must not wait), apart from a `None` put
+in to stop its thread.
 
 ## Why
 
@@ -156,6 +167,8 @@ impl Rule for UnboundedQueue {
                 || free_list(cx, id)
                 || put_once(cx, id)
                 || refilled_when_empty(cx, id)
+                || self_fed_frontier(cx, id)
+                || handler_buffer(cx, id)
             {
                 continue;
             }
@@ -560,6 +573,15 @@ fn drains_a_pipe(cx: &FileCx, ctor: ExprId) -> bool {
     // thread target it is handed to (`Thread(target=pump, args=(s, q))`).
     let mut puts: Vec<ExprId> = puts_into(cx, &name).into_iter().map(|(e, _)| e).collect();
     let mut targets = Vec::new();
+    let lines_of = |e: ExprId| {
+        cx.model.dotted(e).is_some_and(|d| {
+            d.ends_with(".stdout") || d.ends_with(".stderr") || d.ends_with(".readline")
+        })
+    };
+    // The parameters of thread targets that every start hands a child's
+    // pipe (`Thread(target=_reader, args=(proc.stdout, "out"))`), or
+    // `None` where some start hands something else.
+    let mut stream_params: Vec<(FuncId, usize, bool)> = Vec::new();
     for (_, t) in cx.calls_to(&["threading.Thread"]) {
         let Some(f) = t
             .kwarg("target")
@@ -574,6 +596,16 @@ fn drains_a_pipe(cx: &FileCx, ctor: ExprId) -> bool {
         let ExprKind::Collection { elems, .. } = &cx.expr(cx.model.strip(args)).kind else {
             continue;
         };
+        for (k, &a) in elems.iter().enumerate() {
+            let pipe = lines_of(a);
+            match stream_params
+                .iter_mut()
+                .find(|(g, j, _)| *g == f && *j == k)
+            {
+                Some(known) => known.2 &= pipe,
+                None => stream_params.push((f, k, pipe)),
+            }
+        }
         let Some(k) = elems
             .iter()
             .position(|&a| cx.model.dotted(a).as_deref() == Some(&*name))
@@ -590,30 +622,49 @@ fn drains_a_pipe(cx: &FileCx, ctor: ExprId) -> bool {
             }));
         }
     }
+    let pipe_param = |f: FuncId, e: ExprId| {
+        let Some(n) = cx.model.name_of(e) else {
+            return false;
+        };
+        let params = &cx.func(f).params;
+        stream_params
+            .iter()
+            .any(|&(g, k, pipe)| g == f && pipe && params.get(k).is_some_and(|p| *p.name == *n))
+    };
+    let lines_of = |e: ExprId| lines_of(e) || pipe_param(cx.func_of(e), e);
     let reads_a_stream = |lp: StmtId| {
         let StmtKind::For { iter, .. } = &cx.stmt(lp).kind else {
             return false;
         };
         let iter = cx.model.strip(*iter);
-        let lines_of = |e: ExprId| {
-            cx.model.dotted(e).is_some_and(|d| {
-                d.ends_with(".stdout") || d.ends_with(".stderr") || d.ends_with(".readline")
-            })
-        };
         lines_of(iter)
             || cx.call(iter).is_some_and(|c| {
                 c.target.as_deref() == Some("builtins.iter")
                     && c.positional(0).is_some_and(lines_of)
             })
     };
-    !puts.is_empty()
-        && puts.iter().all(|&e| {
-            let in_thread = targets.contains(&cx.func_of(e));
-            in_thread
-                && cx.tree.enclosing_stmt(e).is_some_and(|s| {
-                    crate::python::common::enclosing_loop(cx, s).is_some_and(reads_a_stream)
-                })
+    // The reader's end-of-stream mark, outside its loop: `q.put(None)`,
+    // `q.put((label, None))`. One per reader thread.
+    let end_mark = |e: ExprId| {
+        let is_none = |a: ExprId| matches!(cx.model.literal(a), Some(Lit::Null));
+        cx.tree
+            .enclosing_stmt(e)
+            .is_some_and(|s| crate::python::common::enclosing_loop(cx, s).is_none())
+            && cx.call(e).and_then(|c| c.positional(0)).is_some_and(|a| {
+                is_none(a)
+                    || matches!(&cx.expr(cx.model.strip(a)).kind,
+                        ExprKind::Collection { elems, .. } if elems.iter().any(|&x| is_none(x)))
+            })
+    };
+    let copies_lines = |e: ExprId| {
+        cx.tree.enclosing_stmt(e).is_some_and(|s| {
+            crate::python::common::enclosing_loop(cx, s).is_some_and(reads_a_stream)
         })
+    };
+    puts.iter().any(|&e| copies_lines(e))
+        && puts
+            .iter()
+            .all(|&e| targets.contains(&cx.func_of(e)) && (copies_lines(e) || end_mark(e)))
 }
 
 /// A worklist filled once, up front: the statement right after `q =
@@ -674,6 +725,148 @@ fn prefilled_worklist(cx: &FileCx, ctor: ExprId) -> bool {
             cx.tree
                 .enclosing_stmt(e)
                 .is_some_and(|s| s == next || cx.tree.stmt_ancestors(s).any(|a| a == next))
+        })
+}
+
+/// A crawl frontier: the queue's consumers are its only producers. Every
+/// put is in a function that also takes from the queue (`url = await
+/// q.get()` ... `await q.put(link)`), or in a function only such functions
+/// call (a closure of the function that makes the queue, or a private
+/// helper: `parse_and_enqueue`), besides seeds the making function puts
+/// in before the workers run (outside any loop, or in a loop over a
+/// collection in memory). Nothing outside the workers adds work, so there
+/// is no faster producer to hold back, and a bound would deadlock them:
+/// each would wait for room only the workers themselves can make. A queue
+/// another module can reach (a public attribute, a module global) is
+/// still reported.
+fn self_fed_frontier(cx: &FileCx, ctor: ExprId) -> bool {
+    let Some((_, name)) = bound_name(cx, ctor) else {
+        return false;
+    };
+    let home = cx.func_of(ctor);
+    let local = local_queue(cx, ctor).is_some();
+    let private_attr = name
+        .strip_prefix("self.")
+        .is_some_and(|a| a.starts_with('_') && !a.contains('.'));
+    if !local && !private_attr {
+        return false;
+    }
+    // A local is the same queue only where the making function can see it.
+    let scope = local.then(|| cx.with_nested(home));
+    let in_scope = |e: ExprId| scope.as_ref().is_none_or(|s| s.contains(&cx.func_of(e)));
+    let class = cx.func(home).class.clone();
+    let in_scope = |e: ExprId| in_scope(e) && (local || cx.func(cx.func_of(e)).class == class);
+    // The loops that take from the queue: a worker's `while True: url =
+    // await q.get()`.
+    let taking_loops: Vec<StmtId> = cx
+        .calls_named(&["get", "get_nowait"])
+        .into_iter()
+        .filter(|&(e, c)| {
+            in_scope(e) && c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(&*name)
+        })
+        .filter_map(|(e, _)| cx.tree.enclosing_stmt(e))
+        .flat_map(|s| cx.tree.stmt_ancestors(s).chain(std::iter::once(s)))
+        .filter(|&s| {
+            matches!(
+                cx.stmt(s).kind,
+                StmtKind::For { .. } | StmtKind::While { .. } | StmtKind::Loop { .. }
+            )
+        })
+        .collect();
+    let puts: Vec<ExprId> = puts_into(cx, &name).into_iter().map(|(e, _)| e).collect();
+    if taking_loops.is_empty() || puts.iter().any(|&e| !in_scope(e)) {
+        return false;
+    }
+    let in_taking_loop = |e: ExprId| {
+        cx.tree
+            .enclosing_stmt(e)
+            .is_some_and(|s| cx.tree.stmt_ancestors(s).any(|a| taking_loops.contains(&a)))
+    };
+    // Run then and there by a worker's loop: awaited or called as a
+    // statement, not handed to a task or a thread (a producer the consumer
+    // starts is still a producer).
+    let run_by_worker = |call: ExprId| {
+        let awaited_or_alone = match cx.tree.expr_parent(call) {
+            unsnarl_model::walk::Parent::Expr(p) => {
+                matches!(cx.expr(p).kind, ExprKind::Await(_))
+            }
+            unsnarl_model::walk::Parent::Stmt(s) => matches!(cx.stmt(s).kind, StmtKind::Expr(_)),
+            _ => false,
+        };
+        awaited_or_alone && in_taking_loop(call)
+    };
+    // A function only workers run: a closure of the making function
+    // (nothing else can name it) or a private helper of the file.
+    let feeder = |f: FuncId| {
+        if scope.as_ref().is_some_and(|s| s.contains(&f)) && f != home {
+            crate::python::common::called_only(cx, f, run_by_worker)
+        } else {
+            crate::python::common::private_helper_called_only(cx, f, run_by_worker)
+        }
+    };
+    let seed = |e: ExprId| {
+        cx.func_of(e) == home
+            && cx.tree.enclosing_stmt(e).is_some_and(|s| {
+                cx.tree.stmt_ancestors(s).all(|a| match &cx.stmt(a).kind {
+                    StmtKind::For {
+                        iter,
+                        is_async: false,
+                        ..
+                    } => matches!(
+                        cx.expr(cx.model.strip(*iter)).kind,
+                        ExprKind::Name { .. } | ExprKind::Attr { .. } | ExprKind::Collection { .. }
+                    ),
+                    StmtKind::For { .. } | StmtKind::While { .. } | StmtKind::Loop { .. } => false,
+                    _ => true,
+                })
+            })
+    };
+    let fed_back = |e: ExprId| in_taking_loop(e) || feeder(cx.func_of(e));
+    puts.iter().any(|&e| fed_back(e)) && puts.iter().all(|&e| fed_back(e) || seed(e))
+}
+
+/// The buffer of a logging handler of the file: the queue is a private
+/// or public attribute of a class whose every put sits in a method the
+/// knowledge says must return without waiting (`nowait_producer`: a
+/// `logging.Handler` subclass's `emit`, which runs in whichever thread
+/// logs), apart from `None` put in to stop the consumer. A bound would make
+/// logging block or fail under a burst, as with the standard
+/// `QueueHandler`.
+fn handler_buffer(cx: &FileCx, ctor: ExprId) -> bool {
+    let Some((_, name)) = bound_name(cx, ctor) else {
+        return false;
+    };
+    let Some(class) = cx.func(cx.func_of(ctor)).class.as_deref() else {
+        return false;
+    };
+    if !name.starts_with("self.") {
+        return false;
+    }
+    let Some(decl) = cx.model.types.iter().find(|t| &*t.qualname == class) else {
+        return false;
+    };
+    let must_not_wait = |f: FuncId| {
+        let func = cx.func(f);
+        func.class.as_deref() == Some(class)
+            && decl.bases.iter().any(|b| {
+                cx.kb
+                    .find(
+                        Effect::NowaitProducer,
+                        Some(&format!("{b}.{}", func.name)),
+                        &func.name,
+                    )
+                    .is_some()
+            })
+    };
+    let stop = |c: &Call| {
+        c.positional(0)
+            .is_some_and(|a| matches!(cx.model.literal(a), Some(Lit::Null)))
+    };
+    let puts = puts_into(cx, &name);
+    puts.iter().any(|&(e, _)| must_not_wait(cx.func_of(e)))
+        && puts.iter().all(|&(e, c)| {
+            let f = cx.func_of(e);
+            cx.func(f).class.as_deref() == Some(class) && (must_not_wait(f) || stop(c))
         })
 }
 
@@ -1289,6 +1482,70 @@ f = asyncio.PriorityQueue(-1)  # expect
 g = queue.SimpleQueue()  # expect
 "#,
         r#"
+import queue, threading
+
+def relay(proc, upstream):
+    q = queue.Queue()  # expect
+
+    def _reader(stream, label):
+        try:
+            for line in stream:
+                q.put((label, line))
+        finally:
+            q.put((label, None))
+
+    threading.Thread(target=_reader, args=(proc.stdout, "out"), daemon=True).start()
+    # A socket's lines arrive at the peer's pace, not the child's.
+    threading.Thread(target=_reader, args=(upstream.makefile(), "net"), daemon=True).start()
+    while True:
+        label, line = q.get()
+        yield label, line
+"#,
+        r#"
+import asyncio
+
+async def crawl(start, fetch, links):
+    frontier = asyncio.Queue()  # expect
+    await frontier.put(start)
+
+    async def enqueue(page):
+        for link in links(page):
+            await frontier.put(link)
+
+    async def worker():
+        while True:
+            url = await frontier.get()
+            await enqueue(await fetch(url))
+            frontier.task_done()
+
+    async def on_webhook(url):
+        # Anyone posting to the hook adds work the workers must keep up with.
+        await frontier.put(url)
+
+    return worker, on_webhook
+"#,
+        r#"
+import logging, queue, threading
+
+class SlowSinkHandler(logging.Handler):
+    def __init__(self, sink):
+        super().__init__()
+        self.sink = sink
+        self.records = queue.Queue()  # expect
+        threading.Thread(target=self.drain, daemon=True).start()
+
+    def drain(self):
+        while True:
+            self.sink.send(self.format(self.records.get()))
+
+    def emit(self, record):
+        self.records.put(record)
+
+    def replay(self, records):
+        for r in records:
+            self.records.put(r)
+"#,
+        r#"
 import math
 import trio
 
@@ -1668,6 +1925,101 @@ class PageIterator:
 "#,
     ],
     pass: &[
+        r#"
+import queue, subprocess, threading
+
+def run_streaming(cmd):
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    q = queue.Queue()
+
+    def _reader(stream, label):
+        try:
+            for line in stream:
+                q.put((label, line.rstrip("\n")))
+        finally:
+            q.put((label, None))
+
+    threading.Thread(target=_reader, args=(proc.stdout, "stdout"), daemon=True).start()
+    threading.Thread(target=_reader, args=(proc.stderr, "stderr"), daemon=True).start()
+    open_streams = 2
+    while open_streams:
+        label, line = q.get()
+        if line is None:
+            open_streams -= 1
+        else:
+            yield label, line
+"#,
+        r#"
+import asyncio
+
+async def crawl(start, fetch, links, depth=3):
+    frontier = asyncio.Queue()
+    await frontier.put((start, 0))
+
+    async def enqueue(page, level):
+        for link in links(page):
+            await frontier.put((link, level + 1))
+
+    async def worker():
+        while True:
+            url, level = await frontier.get()
+            if level < depth:
+                await enqueue(await fetch(url), level)
+            frontier.task_done()
+
+    tasks = [asyncio.create_task(worker()) for _ in range(5)]
+    await frontier.join()
+    for t in tasks:
+        t.cancel()
+"#,
+        r#"
+import queue, threading
+
+class Spider:
+    def __init__(self, seeds):
+        self._todo = queue.Queue()
+        for url in seeds:
+            self._todo.put(url)
+
+    def _work(self):
+        while True:
+            url = self._todo.get()
+            for link in self.fetch_links(url):
+                self._todo.put(link)
+            self._todo.task_done()
+
+    def run(self, n):
+        for _ in range(n):
+            threading.Thread(target=self._work, daemon=True).start()
+        self._todo.join()
+"#,
+        r#"
+import logging, queue, threading
+
+class FifoHandler(logging.Handler):
+    def __init__(self, path):
+        super().__init__()
+        self.path = path
+        self.log_queue = queue.Queue()
+        self.thread = threading.Thread(target=self.pump, daemon=True)
+        self.thread.start()
+
+    def pump(self):
+        with open(self.path, "w") as fifo:
+            while (record := self.log_queue.get()) is not None:
+                fifo.write(self.format(record) + "\n")
+
+    def emit(self, record):
+        try:
+            self.log_queue.put(record)
+        except Exception:
+            self.handleError(record)
+
+    def close(self):
+        super().close()
+        self.log_queue.put(None)
+        self.thread.join()
+"#,
         r#"
 import asyncio
 
