@@ -138,6 +138,7 @@ static RULES: &[&dyn Rule] = &[
     &python::sync_bridge_from_async::SyncBridgeFromAsync,
     &python::ack_before_work::AckBeforeWork,
     &python::retried_non_idempotent::RetriedNonIdempotent,
+    &python::join_before_drain::JoinBeforeDrain,
     &rust::detached_spawn::DetachedSpawn,
     &rust::blocking_call::BlockingCall,
     &rust::unbounded_channel::UnboundedChannel,

@@ -14,6 +14,7 @@ pub mod cpu_heavy_call;
 pub mod critical_section_io;
 pub mod discarded_task;
 pub mod gather_orphans;
+pub mod join_before_drain;
 pub mod late_binding_closure;
 pub mod lock_across_await;
 pub mod lock_order;

@@ -91,6 +91,9 @@ for room only they can make. Nor is the buffer of a logging handler
 subclass filled only by its `emit` (knowledge `nowait_producer`: `emit`
 runs in whichever thread logs and must not wait), apart from a `None` put
 in to stop its thread.
+Nor is a multiprocessing queue the function reads only after joining the
+process it handed it to: PY041 reports that hang, which a bound would
+only bring sooner.
 
 ## Why
 
@@ -169,6 +172,7 @@ impl Rule for UnboundedQueue {
                 || refilled_when_empty(cx, id)
                 || self_fed_frontier(cx, id)
                 || handler_buffer(cx, id)
+                || stranded_by_join(cx, id)
             {
                 continue;
             }
@@ -823,6 +827,16 @@ fn self_fed_frontier(cx: &FileCx, ctor: ExprId) -> bool {
     };
     let fed_back = |e: ExprId| in_taking_loop(e) || feeder(cx.func_of(e));
     puts.iter().any(|&e| fed_back(e)) && puts.iter().all(|&e| fed_back(e) || seed(e))
+}
+
+/// A multiprocessing queue the function reads only after joining the
+/// process that fills it: PY041 reports the hang, and a bound would only
+/// make it come sooner (the child would block in `put` instead of at exit).
+fn stranded_by_join(cx: &FileCx, ctor: ExprId) -> bool {
+    let Some((_, home, name)) = local_queue(cx, ctor) else {
+        return false;
+    };
+    crate::python::join_before_drain::stranded_by_join(cx, home, name)
 }
 
 /// The buffer of a logging handler of the file: the queue is a private
@@ -1925,6 +1939,16 @@ class PageIterator:
 "#,
     ],
     pass: &[
+        r#"
+from multiprocessing import Process, Queue
+
+def run(url, scrape):
+    results = Queue()
+    p = Process(target=scrape, args=(url, results))
+    p.start()
+    p.join()
+    return results.get()
+"#,
         r#"
 import queue, subprocess, threading
 
