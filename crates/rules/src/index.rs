@@ -129,6 +129,25 @@ pub struct FileSummaries {
     fns: Box<[Packed]>,
     names: Box<str>,
     calls: Box<[CallSite]>,
+    /// Python: the calls of the file that run their callee alone on a loop
+    /// (see [`FileSummaries::set_lone_runs`]), by span, sorted.
+    #[serde(default)]
+    lone: Box<[Span]>,
+    /// Python: functions the file hands by name to a call that runs them
+    /// on a new loop (`anyio.run(main)`), as written.
+    #[serde(default)]
+    lone_refs: Box<[Box<str>]>,
+    /// Python: the names the file hands on as values (an argument, an item
+    /// of a list or dict, an assigned or returned value: `tools=[search,
+    /// fetch]`), by the hash of their last segment, sorted. A function so
+    /// handed on may be run anywhere, so the index does not say it runs
+    /// alone.
+    #[serde(default)]
+    value_refs: Box<[u32]>,
+    /// Python: the hash of the first segment of the file's module name (its
+    /// top-level package), for `value_refs`.
+    #[serde(default)]
+    package: u32,
 }
 
 /// A function within [`FileSummaries`]: its name and calls end at
@@ -207,6 +226,24 @@ impl FileSummaries {
         self.fns.len()
     }
 
+    /// Records the calls of the file that run their callee alone on its
+    /// loop, by span: handed to a call that starts a new loop for it
+    /// (`asyncio.run(serve(..))`), or awaited by a coroutine that runs
+    /// alone and starts nothing (`return await evaluate(args)`); and the
+    /// functions handed by name to such a call (`trio.run(main, args)`).
+    /// The project index answers from them whether every caller of a
+    /// coroutine runs it alone ([`ProjectIndex::runs_alone_elsewhere`]).
+    pub fn set_lone_runs(&mut self, mut spans: Vec<Span>, refs: Vec<String>) {
+        spans.sort_unstable();
+        spans.dedup();
+        self.lone = spans.into();
+        self.lone_refs = refs.into_iter().map(String::into_boxed_str).collect();
+    }
+
+    fn runs_alone_at(&self, span: Span) -> bool {
+        self.lone.binary_search(&span).is_ok()
+    }
+
     /// Some function cannot reject provided project callees cannot either
     /// (see [`FnSummary::rejects_via`]): the index has that to settle.
     fn has_rejects_via(&self) -> bool {
@@ -281,6 +318,10 @@ impl FromIterator<FnSummary> for FileSummaries {
             fns: fns.into(),
             names: names.into(),
             calls: calls.into(),
+            lone: Box::default(),
+            lone_refs: Box::default(),
+            value_refs: Box::default(),
+            package: 0,
         }
     }
 }
@@ -381,7 +422,52 @@ pub fn summarize(m: &FileModel, kb: &Table, lang: Language, names: &Names) -> Fi
             hidden: lang.is_js_family() && f.parent.is_some_and(|p| p.0 != 0),
         });
     }
-    out.into_iter().collect()
+    let mut sums: FileSummaries = out.into_iter().collect();
+    if lang == Language::Python {
+        sums.value_refs = values_handed_on(m).into();
+        sums.package = short_hash(m.module.split('.').next().unwrap_or_default());
+    }
+    sums
+}
+
+/// The hashes of the last segments of the module-level or imported names
+/// `m` hands on as values (see `FileSummaries::value_refs`); not the
+/// coroutine handed to a call that starts a loop for it (`anyio.run(main)`,
+/// a lone run).
+fn values_handed_on(m: &FileModel) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut note = |x: ExprId| {
+        if matches!(
+            m.expr(x).kind,
+            ExprKind::Name { .. } | ExprKind::Attr { .. }
+        ) && let Some(q) = m.resolved(x)
+        {
+            out.push(short_hash(q.rsplit('.').next().unwrap_or(q)));
+        }
+    };
+    for e in &m.exprs {
+        match &e.kind {
+            ExprKind::Call(c) => {
+                let starts_loop = c.effects.may_have(Effect::SyncOverAsync);
+                for (k, a) in c.args.iter().enumerate() {
+                    if !(starts_loop && k == 0 && a.name.is_none()) {
+                        note(a.value);
+                    }
+                }
+            }
+            ExprKind::Collection { elems, .. } => elems.iter().for_each(|&x| note(x)),
+            _ => {}
+        }
+    }
+    for st in &m.stmts {
+        match &st.kind {
+            StmtKind::Assign { value: Some(v), .. } | StmtKind::Return(Some(v)) => note(*v),
+            _ => {}
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 /// A receive or send (not `sendto`, which may resolve a host name first)
@@ -816,7 +902,7 @@ pub struct ProjectIndex {
     /// project does not hold a copy of every chain below every caller).
     /// Worked out on first use: a one-file index is built for every file,
     /// and most files never ask how a function blocks.
-    blocking: OnceLock<Vec<Option<Link>>>,
+    blocking: OnceLock<Resolved>,
     /// JS/TS functions found to return awaitables across calls (see
     /// [`ProjectIndex::settle_js_awaitables`]), by function number; empty
     /// when none. Kept beside the summaries, not written into them: a
@@ -858,6 +944,20 @@ pub enum Lasting {
     /// Each step of the chain, then the blocking call: file identity,
     /// function, call span.
     Chain(Option<Vec<(u64, FuncId, Span)>>),
+    Alone(bool),
+}
+
+/// What the index works out once from every call of every summary.
+#[derive(Debug, Default)]
+struct Resolved {
+    /// How each function blocks (see `ProjectIndex::blocking`).
+    blocking: Vec<Option<Link>>,
+    /// Every call of an async project function: (callee, caller, index of
+    /// the call in the caller's calls), sorted by callee.
+    async_calls: Vec<(u32, u32, u32)>,
+    /// Functions handed by name to a call that runs them on a new loop,
+    /// one entry per hand-over, sorted.
+    lone_refs: Vec<u32>,
 }
 
 #[derive(Debug)]
@@ -882,6 +982,10 @@ pub enum Question {
     Awaitable,
     /// Only how it blocks ([`ProjectIndex::blocking_chain_of`]).
     Chain,
+    /// Whether every run of it starts it alone on its loop
+    /// ([`ProjectIndex::runs_alone_elsewhere`]), given whether the asking
+    /// file runs it alone itself.
+    Alone(bool),
 }
 
 /// An answer in a form two indexes can be compared by. Functions are named
@@ -900,6 +1004,7 @@ pub enum Answer {
     },
     Awaitable(Option<Awaitable>),
     Chain(Option<ChainKey>),
+    Alone(bool),
 }
 
 /// Why calling a project function gives something to await.
@@ -936,8 +1041,16 @@ struct Link {
 
 const DIRECT: u32 = u32::MAX;
 
-/// One file's resolved callees (see [`ProjectIndex::resolve_callees`]).
-type FileCallees = (Vec<(u32, u32)>, Vec<u32>);
+/// One file's resolved callees (see [`ProjectIndex::resolve_callees`]):
+/// the sync ones as (callee, index of the call) with where each function's
+/// list starts; the async ones as (callee, caller, index of the call); and
+/// the functions its lone runs hand over by name.
+struct FileCallees {
+    callees: Vec<(u32, u32)>,
+    start: Vec<u32>,
+    async_calls: Vec<(u32, u32, u32)>,
+    lone_refs: Vec<u32>,
+}
 
 /// Function ids by the hash of a name, sorted by hash then id: one
 /// allocation for the whole table and no copy of any name. A lookup gives
@@ -1106,6 +1219,9 @@ impl ProjectIndex {
                     .and_then(|i| self.blocking_chain(i))
                     .map(|c| c.places(id)),
             ),
+            Question::Alone(here) => {
+                Lasting::Alone(found.is_some_and(|i| self.alone_everywhere(i, here)))
+            }
         }
     }
 
@@ -1130,6 +1246,9 @@ impl ProjectIndex {
                     .and_then(|i| self.blocking_chain(i))
                     .map(|c| ChainKey::of(&c, own)),
             ),
+            Question::Alone(here) => {
+                Answer::Alone(found.is_some_and(|i| self.alone_everywhere(i, here)))
+            }
             Question::Function => {
                 let Some(i) = found else {
                     return Answer::Unresolved;
@@ -1176,6 +1295,65 @@ impl ProjectIndex {
         let found = self.resolve_quietly(lang, target, from as u32);
         self.record(Question::Chain, target, found, from);
         self.blocking_chain(found?)
+    }
+
+    /// Whether every run of the coroutine `target` (a function of the
+    /// asking file `from`, by its qualified name) starts it alone on a loop:
+    /// every call of it in the other files does (see
+    /// [`FileSummaries::set_lone_runs`]), and some run does, there or, when
+    /// `lone_here`, in the asking file (whose own calls the rule reads
+    /// itself). Calls the index cannot resolve (a method on a receiver of
+    /// unknown type, a function handed on by value) are not seen.
+    pub fn runs_alone_elsewhere(
+        &self,
+        lang: Language,
+        target: &str,
+        from: usize,
+        lone_here: bool,
+    ) -> bool {
+        let found = self.resolve_quietly(lang, target, from as u32);
+        self.record(Question::Alone(lone_here), target, found, from);
+        found.is_some_and(|i| self.alone_everywhere(i, lone_here))
+    }
+
+    fn alone_everywhere(&self, i: usize, lone_here: bool) -> bool {
+        let resolved = self.resolved();
+        let own = self.file_of(i);
+        // Handed on by value in another file of its package (`tools=[
+        // search]`): it may run anywhere. (By name only: a same-named value
+        // there counts too.)
+        let qualname = self.sum(i).qualname;
+        let name = short_hash(last_segment(qualname, Language::Python));
+        let package = self.sums[(own - self.first_file) as usize].package;
+        let handed_on = self.sums.iter().enumerate().any(|(n, f)| {
+            self.first_file + n as u32 != own
+                && f.package == package
+                && f.value_refs.binary_search(&name).is_ok()
+        });
+        if handed_on {
+            return false;
+        }
+        let from = resolved
+            .async_calls
+            .partition_point(|&(c, _, _)| (c as usize) < i);
+        let mut lone = lone_here;
+        for &(callee, caller, k) in &resolved.async_calls[from..] {
+            if callee as usize != i {
+                break;
+            }
+            let caller = caller as usize;
+            let file = self.file_of(caller);
+            if file == own {
+                continue;
+            }
+            let span = self.sum(caller).calls[k as usize].span;
+            if !self.sums[(file - self.first_file) as usize].runs_alone_at(span) {
+                return false;
+            }
+            lone = true;
+        }
+        let refs = &resolved.lone_refs;
+        lone || refs.binary_search(&(i as u32)).is_ok()
     }
 
     /// Notes a question (about `target`, which resolved to `found`, asked
@@ -1564,9 +1742,19 @@ impl ProjectIndex {
     /// The project functions called by the functions `fns` of one file, as
     /// (callee, index of the call) for sync callees other than the caller,
     /// and where each function's list starts.
-    fn resolve_callees(&self, fns: std::ops::Range<usize>) -> FileCallees {
+    fn resolve_callees(&self, file: u32) -> FileCallees {
+        let fns = self.file_fns(file);
         let mut callees = Vec::new();
+        let mut async_calls = Vec::new();
         let mut start = Vec::with_capacity(fns.len());
+        let lone_refs = self.sums[(file - self.first_file) as usize]
+            .lone_refs
+            .iter()
+            .filter_map(|r| {
+                self.resolve_quietly(Language::Python, r, file)
+                    .map(|j| j as u32)
+            })
+            .collect();
         // A file calls the same names over and over (`self.assertEqual`,
         // `log.debug`): each is resolved once.
         let mut resolved: HashMap<&str, Option<usize>> = HashMap::default();
@@ -1578,26 +1766,36 @@ impl ProjectIndex {
                 let found = *resolved
                     .entry(&c.target)
                     .or_insert_with(|| self.resolve_quietly(s.lang, &c.target, file));
-                if let Some(j) = found
-                    && j != i
-                    && !self.sum(j).is_async
-                {
-                    callees.push((j as u32, k as u32));
+                match found {
+                    Some(j) if j != i && !self.sum(j).is_async => {
+                        callees.push((j as u32, k as u32));
+                    }
+                    Some(j) if j != i => async_calls.push((j as u32, i as u32, k as u32)),
+                    _ => {}
                 }
             }
         }
-        (callees, start)
+        FileCallees {
+            callees,
+            start,
+            async_calls,
+            lone_refs,
+        }
     }
 
     /// How each function blocks (see `blocking`), worked out once.
     fn blocking(&self) -> &[Option<Link>] {
+        &self.resolved().blocking
+    }
+
+    fn resolved(&self) -> &Resolved {
         self.blocking.get_or_init(|| self.compute_blocking())
     }
 
     /// Resolves, for every sync function, whether it blocks directly or by
     /// calling sync project helpers that do (depth-first, memoized, cycles
     /// cut).
-    fn compute_blocking(&self) -> Vec<Option<Link>> {
+    fn compute_blocking(&self) -> Resolved {
         #[derive(Clone, Copy, PartialEq)]
         enum State {
             Todo,
@@ -1613,16 +1811,22 @@ impl ProjectIndex {
         // resolved in parallel (on the caller's thread pool), then joined.
         let per_file: Vec<FileCallees> = (0..self.sums.len() as u32)
             .into_par_iter()
-            .map(|n| self.resolve_callees(self.file_fns(self.first_file + n)))
+            .map(|n| self.resolve_callees(self.first_file + n))
             .collect();
         let mut callees: Vec<(u32, u32)> =
-            Vec::with_capacity(per_file.iter().map(|(c, _)| c.len()).sum());
+            Vec::with_capacity(per_file.iter().map(|f| f.callees.len()).sum());
         let mut start: Vec<u32> = Vec::with_capacity(n + 1);
-        for (file_callees, file_starts) in per_file {
+        let mut async_calls = Vec::new();
+        let mut lone_refs = Vec::new();
+        for f in per_file {
             let base = callees.len() as u32;
-            start.extend(file_starts.iter().map(|s| base + s));
-            callees.extend(file_callees);
+            start.extend(f.start.iter().map(|s| base + s));
+            callees.extend(f.callees);
+            async_calls.extend(f.async_calls);
+            lone_refs.extend(f.lone_refs);
         }
+        async_calls.sort_unstable();
+        lone_refs.sort_unstable();
         start.push(callees.len() as u32);
         let callees_of = |f: usize| &callees[start[f] as usize..start[f + 1] as usize];
         for root in 0..n {
@@ -1670,7 +1874,11 @@ impl ProjectIndex {
                 }
             }
         }
-        result
+        Resolved {
+            blocking: result,
+            async_calls,
+            lone_refs,
+        }
     }
 }
 
@@ -2278,6 +2486,72 @@ mod tests {
             ix.resolve(Language::JavaScript, "lib.copy-stream", NOWHERE),
             Some(1)
         );
+    }
+
+    #[test]
+    fn a_coroutine_is_run_alone_everywhere_only_when_every_other_files_run_is_lone() {
+        use Language::Python;
+        let server = || -> FileSummaries {
+            vec![sum("tool.server.serve", true, true, &[])]
+                .into_iter()
+                .collect()
+        };
+        // A file whose one call of `serve` (at 5..6) runs it alone, or not.
+        let caller = |q: &str, lone: bool| -> FileSummaries {
+            let mut f: FileSummaries = vec![sum(q, false, false, &["tool.server.serve"])]
+                .into_iter()
+                .collect();
+            f.set_lone_runs(if lone { vec![Span::new(5, 6)] } else { vec![] }, vec![]);
+            f
+        };
+        let alone = |files: Vec<FileSummaries>, here: bool| {
+            ProjectIndex::build(files).runs_alone_elsewhere(Python, "tool.server.serve", 0, here)
+        };
+        // Only the command line runs it, with `asyncio.run(serve(..))`.
+        assert!(alone(vec![server(), caller("tool.cli.main", true)], false));
+        // A second file starts it beside other work.
+        assert!(!alone(
+            vec![
+                server(),
+                caller("tool.cli.main", true),
+                caller("tool.hub.start", false)
+            ],
+            true
+        ));
+        // Nothing runs it: only the asking file's own lone run can say so.
+        assert!(!alone(vec![server()], false));
+        assert!(alone(vec![server()], true));
+        // Handed on by value in a third file (`tools=[serve]`): it may run
+        // anywhere.
+        let mut tools: FileSummaries = vec![sum("tool.agent.tools", false, false, &[])]
+            .into_iter()
+            .collect();
+        tools.value_refs = vec![short_hash("serve")].into();
+        // (Test summaries all sit in one package, as a scan's would.)
+        assert!(!alone(
+            vec![server(), caller("tool.cli.main", true), tools],
+            false
+        ));
+        // Handed by name to a new loop (`trio.run(serve)`) by module code.
+        let mut by_name: FileSummaries = vec![sum("tool.cli2.main", false, false, &[])]
+            .into_iter()
+            .collect();
+        by_name.set_lone_runs(vec![], vec!["tool.server.serve".into()]);
+        assert!(alone(vec![server(), by_name], false));
+        // The one-file index records the question; the project index, which
+        // sees the hub's run, gives another answer, so the file is checked
+        // again.
+        let local = ProjectIndex::for_one_file(0, server());
+        assert!(local.runs_alone_elsewhere(Python, "tool.server.serve", 0, true));
+        let (asked, _) = local.into_queries();
+        let (q, told) = asked["tool.server.serve"][0].clone();
+        assert_eq!(
+            (q, told.clone()),
+            (Question::Alone(true), Answer::Alone(true))
+        );
+        let project = ProjectIndex::build(vec![server(), caller("tool.hub.start", false)]);
+        let found = project.resolve_quietly(Python, "tool.server.serve", 0);
+        assert_ne!(project.answer(q, found, 0), told);
     }
 
     #[test]

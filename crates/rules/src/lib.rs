@@ -113,7 +113,27 @@ impl Engine {
                 c.effects = effects;
             }
         }
-        let summaries = index::summarize(&model, kb, lang, &self.names);
+        let mut summaries = index::summarize(&model, kb, lang, &self.names);
+        if lang == Language::Python && may_run_coroutines_alone(&model) {
+            // The rules' own view of the file, with an empty index: which
+            // calls run their coroutine alone is the file's own business.
+            let tree = Tree::build(&model);
+            let empty = ProjectIndex::default();
+            let cx = FileCx {
+                file: 0,
+                path: "",
+                text: "",
+                lang,
+                model: &model,
+                tree: &tree,
+                sema: &sema,
+                kb,
+                index: &empty,
+                caches: context::FileCaches::default(),
+            };
+            let (spans, refs) = python::blocking_call::lone_runs(&cx);
+            summaries.set_lone_runs(spans, refs);
+        }
         (Prepared { model, sema, lang }, summaries)
     }
 
@@ -164,6 +184,28 @@ impl Engine {
         }
         Ok(out)
     }
+}
+
+/// The file starts a loop somewhere (`asyncio.run`, `run_until_complete`)
+/// or has a decorated coroutine in a command-line app (an async command):
+/// only then can any of its calls run a coroutine alone (see
+/// [`python::blocking_call::lone_runs`]).
+fn may_run_coroutines_alone(m: &FileModel) -> bool {
+    let cli_app = || {
+        m.imports.iter().any(|i| {
+            matches!(
+                i.target.split('.').next().unwrap_or(""),
+                "typer" | "click" | "asyncclick" | "cyclopts" | "cloup" | "rich_click"
+            )
+        })
+    };
+    m.exprs.iter().any(|e| {
+        matches!(&e.kind, ExprKind::Call(c)
+            if c.effects.may_have(Effect::SyncOverAsync) || c.name == "run_until_complete")
+    }) || (m
+        .function_ids()
+        .any(|f| m.func(f).is_async && !m.func(f).decorators.is_empty())
+        && cli_app())
 }
 
 /// The call passes a literal `False` for the flag its blocking entry names

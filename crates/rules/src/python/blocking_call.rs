@@ -79,7 +79,17 @@ in the coroutine a new loop is started with (`asyncio.run(main())`,
 subcommand, before its first
 `await` (awaits in other arms of an `if` or `match`, another subcommand's,
 do not count), when nothing before it started a task: no other task
-exists yet. A prompt for the user (`input()`, `getpass()`)
+exists yet. The same two readings reach across files for a function of
+a module (not a method, whose calls on receivers of unknown type the
+project index cannot see): when every call of it in the project runs it
+alone (handed to a new loop, `asyncio.run(serve(args))` in `cli.py`, also
+by name, `trio_asyncio.run(evaluate, args)`, or awaited by a coroutine
+that runs alone and starts nothing, `return await evaluate_local(args)`),
+a blocking call in it is left alone if it starts nothing, or if the call
+comes before its first await and before it starts anything. A function
+another file also starts beside other work (`create_task(serve(spec))`)
+is still checked; one handed on by value to a spawner in another file is
+beyond what the index sees. A prompt for the user (`input()`, `getpass()`)
 anywhere in such a coroutine is left alone too when it starts no tasks
 (itself or in the functions of the file it calls, two calls down): the
 program is waiting for its user, and none of its own tasks is held up. A call inside `with self.app.suspend():` of a
@@ -179,6 +189,7 @@ impl Rule for BlockingCall {
                     && !result_of_finished_future(cx, f.span)
                     && !in_lifespan_startup(cx, f.span)
                     && !while_app_suspended(cx, f.span)
+                    && !alone_across_files(cx, f.span)
             })
             .collect();
         let fallbacks: Vec<bool> = kept
@@ -215,6 +226,151 @@ fn alone_on_its_loop(cx: &FileCx, f: FuncId, depth: u32, command: Option<bool>) 
                 cx.is_awaited(call) && alone_on_its_loop(cx, cx.func_of(call), depth - 1, None)
             }));
     entry && starts_nothing_within(cx, f, 3)
+}
+
+/// The calls of the file that run their callee alone on its loop, by
+/// span, and the functions it hands by name to a call that starts a new
+/// loop for them (see [`crate::FileSummaries::set_lone_runs`]): the first
+/// argument of a call that runs it on a new loop (`asyncio.run(serve(
+/// args))`, `trio_asyncio.run(evaluate, args)`), and every awaited call of
+/// a coroutine that runs alone and starts nothing ([`alone_on_its_loop`]:
+/// `return await evaluate(args)` in an async command). Calls made by the
+/// module's own code, which no summary holds, are handed over by target.
+pub fn lone_runs(cx: &FileCx) -> (Vec<Span>, Vec<String>) {
+    let mut spans = Vec::new();
+    let mut refs = Vec::new();
+    let note = |e: ExprId, spans: &mut Vec<Span>, refs: &mut Vec<String>| {
+        let Some(c) = cx.call(e) else { return };
+        if !cx.func(cx.func_of(e)).qualname.is_empty() {
+            spans.push(cx.expr(e).span);
+        } else if let Some(t) = &c.target {
+            refs.push(t.to_string());
+        }
+    };
+    for (i, x) in cx.model.exprs.iter().enumerate() {
+        let ExprKind::Call(r) = &x.kind else { continue };
+        let e = ExprId(i as u32);
+        let Some(a) = r.positional(0).map(|a| cx.model.strip(a)) else {
+            continue;
+        };
+        if !crate::python::common::runs_on_a_new_loop(cx, e) {
+            continue;
+        }
+        if cx.call(a).is_some() {
+            note(a, &mut spans, &mut refs);
+        } else if let Some(q) = cx.model.resolved(a) {
+            refs.push(q.to_string());
+        }
+    }
+    // Only calls of other files' functions matter (the index reads a
+    // file's own calls of its functions from the rule, not from here).
+    for g in cx.model.function_ids() {
+        if !cx.func(g).is_async {
+            continue;
+        }
+        let awaited: Vec<ExprId> = cx
+            .body_calls(g)
+            .filter(|&e| {
+                cx.call(e)
+                    .is_some_and(|c| c.target.is_some() && cx.callee_in_file(c).is_none())
+                    && cx.is_awaited(e)
+            })
+            .collect();
+        if !awaited.is_empty() && alone_on_its_loop(cx, g, 2, None) {
+            for e in awaited {
+                note(e, &mut spans, &mut refs);
+            }
+        }
+    }
+    (spans, refs)
+}
+
+/// The coroutine the blocking call sits in is a function of the module
+/// (not a method: the index cannot tell the class of every receiver) that
+/// every run in the project starts alone ([`runs_alone_everywhere`]), and
+/// either starts nothing ([`starts_nothing_within`]) or reaches the call
+/// before its first await and before starting anything
+/// ([`nothing_else_yet`]): the `serve(args)` a command-line program's
+/// `cli.py` runs with `asyncio.run`, reading its spec before it starts the
+/// server.
+fn alone_across_files(cx: &FileCx, span: Span) -> bool {
+    call_expr_at(cx, span).is_some_and(|(e, _)| {
+        let f = cx.func_of(e);
+        runs_alone_everywhere(cx, f, 2)
+            && (starts_nothing_within(cx, f, 3) || nothing_else_yet(cx, f, span))
+    })
+}
+
+/// Every run of the module function `f` starts it while nothing else is
+/// on its loop, as far as the project shows: every mention of it in this
+/// file hands it to a new loop or is awaited by a coroutine that runs
+/// alone and starts nothing (here, or by the same test `depth` callers
+/// up); every call of it in the other files does the same
+/// ([`crate::ProjectIndex::runs_alone_elsewhere`]); and some run exists.
+/// What the index cannot see (the function handed on by value to a
+/// spawner in another file) is not counted.
+fn runs_alone_everywhere(cx: &FileCx, f: FuncId, depth: u32) -> bool {
+    let func = cx.func(f);
+    let module_level = func.parent.is_none_or(|p| p.0 == 0);
+    if !func.is_async
+        || func.is_generator
+        || func.is_test
+        || func.class.is_some()
+        || !module_level
+        || func.qualname.is_empty()
+    {
+        return false;
+    }
+    let lone_here = std::cell::Cell::new(0u32);
+    let new_loop = |e: ExprId| crate::python::common::runs_on_a_new_loop(cx, e);
+    let mentioned = cx
+        .model
+        .exprs
+        .iter()
+        .any(|x| matches!(&x.kind, ExprKind::Name { id, .. } if *id == func.name));
+    let each_alone = !mentioned
+        || crate::python::common::every_mention(cx, &func.name, |id, p| {
+            let root = if new_loop(p) {
+                cx.call(p).and_then(|r| r.positional(0)) == Some(id)
+            } else {
+                cx.call(p).is_some_and(|c| c.func == id)
+                    && matches!(cx.tree.expr_parent(p), Parent::Expr(r)
+                        if new_loop(r) && cx.call(r).and_then(|r| r.positional(0)) == Some(p))
+            };
+            let awaited_alone = !root
+                && depth > 0
+                && cx.call(p).is_some_and(|c| c.func == id)
+                && cx.is_awaited(p)
+                && {
+                    let g = cx.func_of(p);
+                    g != f
+                        && (alone_on_its_loop(cx, g, 2, None)
+                            || (runs_alone_everywhere(cx, g, depth - 1)
+                                && starts_nothing_within(cx, g, 3)))
+                };
+            if root || awaited_alone {
+                lone_here.set(lone_here.get() + 1);
+            }
+            root || awaited_alone || crate::python::common::awaits_itself(cx, f, id, p)
+        });
+    each_alone
+        && cx
+            .index
+            .runs_alone_elsewhere(cx.lang, &func.qualname, cx.file, lone_here.get() > 0)
+}
+
+/// In the coroutine `g`, the call at `span` comes before any task is
+/// started and before every await (bar those in another arm of an `if` or
+/// `match`, and the one around the call itself).
+fn nothing_else_yet(cx: &FileCx, g: FuncId, span: Span) -> bool {
+    !spawns_before(cx, g, span)
+        && crate::util::awaits_in_block(cx.model, &cx.func(g).body)
+            .iter()
+            .all(|a| {
+                a.start >= span.end
+                    || (a.start <= span.start && span.end <= a.end)
+                    || other_branch(cx, &cx.func(g).body, *a, span)
+            })
 }
 
 /// Nothing `f` runs can leave another task on the loop: it spawns nothing
@@ -527,14 +683,7 @@ fn before_other_tasks(cx: &FileCx, span: Span) -> bool {
             && func.span.start <= span.start
             && span.end <= func.span.end
             && (crate::python::common::only_a_loop_root(cx, g) || dispatched_subcommand(cx, g))
-            && !spawns_before(cx, g, span)
-            && crate::util::awaits_in_block(cx.model, &func.body)
-                .iter()
-                .all(|a| {
-                    a.start >= span.end
-                        || (a.start <= span.start && span.end <= a.end)
-                        || other_branch(cx, &func.body, *a, span)
-                })
+            && nothing_else_yet(cx, g, span)
     })
 }
 
@@ -930,6 +1079,68 @@ from .util import slow_helper
 
 async def view():
     slow_helper()  # expect
+"#,
+        r#"
+# file: agent/code_tools.py
+async def find_definition(path, name):
+    with open(path) as f:  # expect
+        source = f.read()
+    return name in source
+
+# file: agent/main.py
+from .code_tools import find_definition
+
+def build(Agent):
+    # The agent awaits its tools on its own busy loop.
+    return Agent(tools=[find_definition])
+
+# file: agent/check.py
+import asyncio
+from .code_tools import find_definition
+
+def main():
+    print(asyncio.run(find_definition("setup.py", "setup")))
+"#,
+        r#"
+# file: tool/server.py
+import json
+
+async def serve(spec_path, transport):
+    with open(spec_path) as f:  # expect
+        spec = json.load(f)
+    await transport.run(spec)
+
+# file: tool/cli.py
+import asyncio
+from .server import serve
+
+def main(args):
+    asyncio.run(serve(args.spec, args.transport))
+
+# file: tool/hub.py
+import asyncio
+from .server import serve
+
+async def start_all(specs, transport):
+    # Several servers share this loop: each one's blocking read stalls the others.
+    return [asyncio.create_task(serve(s, transport)) for s in specs]
+"#,
+        r#"
+# file: tool/server.py
+import json
+
+async def serve(spec_path, transport):
+    await transport.start()
+    with open(spec_path) as f:  # expect
+        spec = json.load(f)
+    await transport.run(spec)
+
+# file: tool/cli.py
+import asyncio
+from .server import serve
+
+def main(args):
+    asyncio.run(serve(args.spec, args.transport))
 "#,
         r#"
 import queue, threading
@@ -1505,6 +1716,62 @@ class Ships:
 "#,
     ],
     pass: &[
+        r#"
+# file: tool/server.py
+import json
+
+async def serve(spec_path, transport):
+    with open(spec_path) as f:
+        spec = json.load(f)
+    await transport.run(spec)
+
+# file: tool/cli.py
+import asyncio
+from .server import serve
+
+def main(args):
+    asyncio.run(serve(args.spec, args.transport))
+"#,
+        r#"
+# file: bench/evaluate.py
+import subprocess
+
+async def evaluate(args):
+    return await evaluate_local(args)
+
+async def evaluate_local(args):
+    return subprocess.run(["pytest", args.path], capture_output=True)
+
+# file: bench/cli.py
+import typer
+
+app = typer.Typer()
+
+@app.command()
+def run(path: str):
+    import trio_asyncio
+    from .evaluate import evaluate
+    trio_asyncio.run(evaluate, path)
+"#,
+        r#"
+# file: dl/fetch.py
+import time
+
+async def download_all(urls, get):
+    for url in urls:
+        await get(url)
+        time.sleep(1)
+
+# file: dl/cli.py
+import asyncio
+from .fetch import download_all
+
+async def main(urls, get):
+    await download_all(urls, get)
+
+if __name__ == "__main__":
+    asyncio.run(main(["https://example.org"], None))
+"#,
         r#"
 import shutil
 

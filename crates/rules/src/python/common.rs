@@ -871,20 +871,7 @@ fn every_mention_as(
 /// self._check())`; a public one is the class's users' to await too), and
 /// there is at least one.
 pub fn only_a_loop_root(cx: &FileCx, g: FuncId) -> bool {
-    // `asyncio.run(..)`, or `loop.run_until_complete(..)` on a loop the
-    // function made for it (`loop = asyncio.new_event_loop()`).
-    let new_loop = |e: ExprId| {
-        cx.call(e).is_some_and(|r| {
-            starts_a_loop(cx, r)
-                || cx
-                    .callee_in_file(r)
-                    .is_some_and(|h| runs_its_argument_on_a_new_loop(cx, h))
-                || (r.name == "run_until_complete"
-                    && r.receiver
-                        .and_then(|x| cx.model.name_of(x))
-                        .is_some_and(|n| bound_to_new_loop(cx, cx.func_of(e), n, 1)))
-        })
-    };
+    let new_loop = |e: ExprId| runs_on_a_new_loop(cx, e);
     let rooted = std::cell::Cell::new(false);
     let func = cx.func(g);
     // A public method may be awaited by the class's users on their own
@@ -906,6 +893,23 @@ pub fn only_a_loop_root(cx: &FileCx, g: FuncId) -> bool {
         rooted.set(rooted.get() || root);
         root || awaits_itself(cx, g, id, p)
     }) && rooted.get()
+}
+
+/// The call `e` runs what it is handed first on a new loop: `asyncio.run(
+/// ..)`, a helper of the file that does only that, or `loop.
+/// run_until_complete(..)` on a loop the function made for it (`loop =
+/// asyncio.new_event_loop()`).
+pub fn runs_on_a_new_loop(cx: &FileCx, e: ExprId) -> bool {
+    cx.call(e).is_some_and(|r| {
+        starts_a_loop(cx, r)
+            || cx
+                .callee_in_file(r)
+                .is_some_and(|h| runs_its_argument_on_a_new_loop(cx, h))
+            || (r.name == "run_until_complete"
+                && r.receiver
+                    .and_then(|x| cx.model.name_of(x))
+                    .is_some_and(|n| bound_to_new_loop(cx, cx.func_of(e), n, 1)))
+    })
 }
 
 /// `asyncio.run(..)`, `anyio.run(..)`: starts a new loop for what it is

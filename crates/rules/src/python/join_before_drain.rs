@@ -19,11 +19,12 @@ pub static META: RuleMeta = RuleMeta {
 A function hands a `multiprocessing.Queue` (or `JoinableQueue`) to a
 `multiprocessing.Process` it starts, then calls `p.join()` (no timeout;
 directly, or in a loop over the processes it started) before it reads
-anything from that queue, and reads the queue only after the join.
+anything from that queue, and reads the queue only after the join, or
+never reads it at all (a local used for nothing but the hand-over).
 
 Not reported when the function reads the queue before the join (a drain
-loop while the processes run), when it never reads the queue itself (some
-other thread may), when the join has a timeout (that wait ends), or when
+loop while the processes run), when a queue it never reads is not a local used
+only for the hand-over (some other code may read it), when the join has a timeout (that wait ends), or when
 the process's target is a function of the file that never puts anything.
 
 ## Why
@@ -98,7 +99,7 @@ impl Rule for JoinBeforeDrain {
             }
             // One finding per join, for the first queue it strands (the
             // others are named in the message).
-            let stranded: Vec<(String, ExprId, ExprId)> = handed_queues(cx, start, c)
+            let stranded: Vec<(String, ExprId, Option<ExprId>)> = handed_queues(cx, start, c)
                 .into_iter()
                 .filter_map(|q| {
                     let (join, read) = joined_before_read(cx, start, c, &q)?;
@@ -249,7 +250,7 @@ pub(crate) fn joined_before_read(
     start: ExprId,
     c: &Call,
     queue: &str,
-) -> Option<(ExprId, ExprId)> {
+) -> Option<(ExprId, Option<ExprId>)> {
     let home = cx.func_of(start);
     // Handed to a second process too: that one may be the consumer
     // (`producer = Process(..q..)`, `consumers = [Process(..q..) ..]`).
@@ -274,14 +275,31 @@ pub(crate) fn joined_before_read(
     if reads.iter().any(|&x| cx.expr(x).span.start < at) {
         return None;
     }
-    let read_after = reads
-        .iter()
-        .copied()
-        .find(|&x| cx.expr(x).span.start > at)?;
+    let read_after = match reads.iter().copied().find(|&x| cx.expr(x).span.start > at) {
+        Some(r) => Some(r),
+        // Never read at all: only a local that the function uses for
+        // nothing but the hand-over, so nothing else can read it either.
+        None if !queue.contains('.') && only_handed_over(cx, start, queue) => None,
+        None => return None,
+    };
     if target_never_puts(cx, c) {
         return None;
     }
     Some((join, read_after))
+}
+
+/// The local `queue` is used in its function only to be bound and handed
+/// to the process `start` builds: the parent neither reads nor fills it,
+/// returns it, nor passes it anywhere else.
+fn only_handed_over(cx: &FileCx, start: ExprId, queue: &str) -> bool {
+    let home = cx.func_of(start);
+    (0..cx.model.exprs.len() as u32).map(ExprId).all(|x| {
+        cx.func_of(x) != home
+            || cx.model.name_of(x) != Some(queue)
+            || cx.contains(start, x)
+            || matches!(cx.tree.expr_parent(x), Parent::Stmt(s)
+                if matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, .. } if targets.contains(&x)))
+    })
 }
 
 /// The multiprocessing queue `name` of `home` is handed to a process that
@@ -322,10 +340,19 @@ fn reads_queue(cx: &FileCx, x: ExprId) -> bool {
     }
 }
 
-fn finding(cx: &FileCx, start: ExprId, stranded: &[(String, ExprId, ExprId)]) -> Option<Finding> {
-    let (queue, join, read_after) = stranded.first()?;
-    let shown = cx.model.dotted(cx.call(*join)?.receiver?)?;
-    let others: Vec<String> = stranded[1..]
+fn finding(
+    cx: &FileCx,
+    start: ExprId,
+    stranded: &[(String, ExprId, Option<ExprId>)],
+) -> Option<Finding> {
+    // A queue read after the join first: the parent plainly expects what
+    // the child sent.
+    let mut order: Vec<&(String, ExprId, Option<ExprId>)> = stranded.iter().collect();
+    order.sort_by_key(|(_, _, read)| read.is_none());
+    let &(queue, join, read_after) = order.first()?;
+    let join = *join;
+    let shown = cx.model.dotted(cx.call(join)?.receiver?)?;
+    let others: Vec<String> = order[1..]
         .iter()
         .map(|(q, _, _)| format!("`{q}`"))
         .collect();
@@ -334,12 +361,18 @@ fn finding(cx: &FileCx, start: ExprId, stranded: &[(String, ExprId, ExprId)]) ->
     } else {
         format!(" (and {})", others.join(", "))
     };
+    let when = match read_after {
+        Some(_) => {
+            "is read: a process that has put more than the pipe holds (64 KiB on Linux) into it cannot exit until it is read, and the parent reads it only after the join returns, so both wait forever"
+        }
+        None => {
+            "is ever read: a process that has put more than the pipe holds (64 KiB on Linux) into it cannot exit until it is read, and nothing reads it, so the join waits forever"
+        }
+    };
     let mut f = cx.finding(
         &META,
-        cx.expr(*join).span,
-        format!(
-            "`{shown}.join()` waits for the process before `{queue}`{also} is read: a process that has put more than the pipe holds (64 KiB on Linux) into `{queue}` cannot exit until it is read, and the parent reads it only after the join returns, so both wait forever"
-        ),
+        cx.expr(join).span,
+        format!("`{shown}.join()` waits for the process before `{queue}`{also} {when}"),
         format!(
             "read what the process sends from `{queue}` first (a known number of items, or until a sentinel), then join it; or let a `multiprocessing.Pool` or `ProcessPoolExecutor` return the results"
         ),
@@ -349,11 +382,13 @@ fn finding(cx: &FileCx, start: ExprId, stranded: &[(String, ExprId, ExprId)]) ->
         span: cx.expr(start).span,
         message: format!("the process is handed `{queue}` here"),
     });
-    f.related.push(Related {
-        file: None,
-        span: cx.expr(*read_after).span,
-        message: format!("`{queue}` is read only here, after the join"),
-    });
+    if let Some(read) = read_after {
+        f.related.push(Related {
+            file: None,
+            span: cx.expr(*read).span,
+            message: format!("`{queue}` is read only here, after the join"),
+        });
+    }
     Some(f)
 }
 
@@ -389,6 +424,25 @@ def run(url):
     p.start()
     p.join()  # expect
     return results.get()
+"#,
+        r#"
+from multiprocessing import Process, Queue
+
+def upload_all(assets, worker, n):
+    todo = Queue()
+    done = Queue()
+    for a in assets:
+        todo.put(a)
+    for _ in range(n):
+        todo.put(None)
+    procs = []
+    for i in range(n):
+        p = Process(target=worker, args=(i, todo, done))
+        p.start()
+        procs.append(p)
+    # Each worker puts one record per upload into `done`, which nobody reads.
+    for w in procs:
+        w.join()  # expect
 "#,
         r#"
 import multiprocessing as mp
