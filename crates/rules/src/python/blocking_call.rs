@@ -225,7 +225,7 @@ fn alone_on_its_loop(cx: &FileCx, f: FuncId, depth: u32, command: Option<bool>) 
             && crate::python::common::private_helper_called_only(cx, f, |call| {
                 cx.is_awaited(call) && alone_on_its_loop(cx, cx.func_of(call), depth - 1, None)
             }));
-    entry && starts_nothing_within(cx, f, 3)
+    entry && starts_nothing_within(cx, f)
 }
 
 /// The calls of the file that run their callee alone on its loop, by
@@ -297,7 +297,7 @@ fn alone_across_files(cx: &FileCx, span: Span) -> bool {
     call_expr_at(cx, span).is_some_and(|(e, _)| {
         let f = cx.func_of(e);
         runs_alone_everywhere(cx, f, 2)
-            && (starts_nothing_within(cx, f, 3) || nothing_else_yet(cx, f, span))
+            && (starts_nothing_within(cx, f) || nothing_else_yet(cx, f, span))
     })
 }
 
@@ -346,7 +346,7 @@ fn runs_alone_everywhere(cx: &FileCx, f: FuncId, depth: u32) -> bool {
                     g != f
                         && (alone_on_its_loop(cx, g, 2, None)
                             || (runs_alone_everywhere(cx, g, depth - 1)
-                                && starts_nothing_within(cx, g, 3)))
+                                && starts_nothing_within(cx, g)))
                 };
             if root || awaited_alone {
                 lone_here.set(lone_here.get() + 1);
@@ -381,11 +381,28 @@ fn nothing_else_yet(cx: &FileCx, g: FuncId, span: Span) -> bool {
 /// `await launch()`, `async with websockets.connect(url)`: a server, a
 /// connection's reader or pinger), and enters no context it does not
 /// build there (`async with client:` may start a connection's tasks); and
-/// the same holds of the functions of the file it calls, `depth` calls
-/// down. Threads it starts (`threading.Thread.start`) run off the loop and
+/// the same holds of the functions of the file it calls, however deep
+/// (a command's helpers call helpers), up to [`MAX_CALLEES_FOLLOWED`] of
+/// them. Threads it starts (`threading.Thread.start`) run off the loop and
 /// do not count, nor do calls the knowledge knows to block or offload
 /// (`subprocess.run`, `loop.run_in_executor`).
-fn starts_nothing_within(cx: &FileCx, f: FuncId, depth: u32) -> bool {
+fn starts_nothing_within(cx: &FileCx, f: FuncId) -> bool {
+    let mut seen = Vec::new();
+    starts_nothing_from(cx, f, &mut seen)
+}
+
+/// Functions of the file [`starts_nothing_within`] looks into before it
+/// gives up (and says something may start).
+const MAX_CALLEES_FOLLOWED: usize = 64;
+
+fn starts_nothing_from(cx: &FileCx, f: FuncId, seen: &mut Vec<FuncId>) -> bool {
+    if seen.contains(&f) {
+        return true;
+    }
+    if seen.len() >= MAX_CALLEES_FOLLOWED {
+        return false;
+    }
+    seen.push(f);
     if cx
         .body_calls(f)
         .any(|e| starts_tasks_at(cx, e, cx.call(e).unwrap(), true))
@@ -405,7 +422,7 @@ fn starts_nothing_within(cx: &FileCx, f: FuncId, depth: u32) -> bool {
     cx.body_calls(f).all(|e| {
         let c = cx.call(e).unwrap();
         match cx.callee_in_file(c) {
-            Some(h) => h == f || (depth > 0 && starts_nothing_within(cx, h, depth - 1)),
+            Some(h) => starts_nothing_from(cx, h, seen),
             None => !may_leave_work_running(cx, c),
         }
     })
@@ -508,10 +525,12 @@ fn starts_no_tasks(cx: &FileCx, f: FuncId) -> bool {
 
 /// The call `e` spawns a task or runs awaitables side by side
 /// (`create_task`, `gather`, `wait`, `as_completed`, a task group). With
-/// `joined_ok`, an awaited `gather` does not count: its tasks have all
-/// finished when it returns.
+/// `joined_ok`, an awaited `gather` or spawn does not count: its tasks have
+/// all finished when it returns.
 fn starts_tasks_at(cx: &FileCx, e: ExprId, c: &Call, joined_ok: bool) -> bool {
-    crate::python::common::is_task_spawn(cx, c)
+    // An awaited spawn has finished when the await returns (and an API
+    // client's `await client.create_task(todo)` makes a to-do item).
+    (crate::python::common::is_task_spawn(cx, c) && !(joined_ok && cx.is_awaited(e)))
         || matches!(
             c.name.as_str(),
             "as_completed" | "wait" | "create_task_group" | "TaskGroup"
@@ -1100,6 +1119,33 @@ from .code_tools import find_definition
 
 def main():
     print(asyncio.run(find_definition("setup.py", "setup")))
+"#,
+        r#"
+import asyncio, json
+
+def _read_specs(path):
+    with open(path) as f:
+        return json.load(f)
+
+def _prepare(client):
+    _watch(client)
+
+def _watch(client):
+    _keep_alive(client)
+
+def _keep_alive(client):
+    # Four calls down, a task that keeps running beside the command.
+    client.pinger = asyncio.create_task(client.ping_forever())
+
+async def main(client, args):
+    await client.login()
+    _prepare(client)
+    specs = _read_specs(args.file)  # expect
+    for s in specs:
+        await client.create_task(s)
+
+def cli(client, args):
+    return asyncio.run(main(client, args))
 "#,
         r#"
 # file: tool/server.py
@@ -1716,6 +1762,40 @@ class Ships:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio, json
+
+def _read_specs(path):
+    with open(path) as f:
+        return json.load(f)
+
+def _validate(specs):
+    return [s for s in specs if _check(s)]
+
+def _check(spec):
+    return _known_field(spec)
+
+def _known_field(spec):
+    return _field_names(spec) >= {"title"}
+
+def _field_names(spec):
+    return set(_keys(spec))
+
+def _keys(spec):
+    return list(spec)
+
+async def main(client, args):
+    await client.login()
+    specs = _validate(_read_specs(args.file))
+    created = []
+    for s in specs:
+        # A to-do API's create_task, awaited: nothing is left running.
+        created.append(await client.create_task(s))
+    return created
+
+def cli(client, args):
+    return asyncio.run(main(client, args))
+"#,
         r#"
 # file: tool/server.py
 import json
