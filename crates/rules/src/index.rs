@@ -129,24 +129,31 @@ pub struct FileSummaries {
     fns: Box<[Packed]>,
     names: Box<str>,
     calls: Box<[CallSite]>,
-    /// Python: the calls of the file that run their callee alone on a loop
-    /// (see [`FileSummaries::set_lone_runs`]), by span, sorted.
+    /// Python: how the file runs coroutines alone, and what it hands on
+    /// ([`LoneRuns`]); `None` for the other languages. Boxed: a summary
+    /// stays in memory for the whole scan.
     #[serde(default)]
-    lone: Box<[Span]>,
-    /// Python: functions the file hands by name to a call that runs them
-    /// on a new loop (`anyio.run(main)`), as written.
-    #[serde(default)]
-    lone_refs: Box<[Box<str>]>,
-    /// Python: the names the file hands on as values (an argument, an item
-    /// of a list or dict, an assigned or returned value: `tools=[search,
+    lone: Option<Box<LoneRuns>>,
+}
+
+/// What a Python file's summaries say about running coroutines alone (see
+/// [`FileSummaries::set_lone_runs`]).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct LoneRuns {
+    /// The calls of the file that run their callee alone on a loop, by
+    /// span, sorted.
+    spans: Box<[Span]>,
+    /// Functions the file hands by name to a call that runs them on a new
+    /// loop (`anyio.run(main)`), as written.
+    refs: Box<[Box<str>]>,
+    /// The names the file hands on as values (an argument, an item of a
+    /// list or dict, an assigned or returned value: `tools=[search,
     /// fetch]`), by the hash of their last segment, sorted. A function so
     /// handed on may be run anywhere, so the index does not say it runs
     /// alone.
-    #[serde(default)]
     value_refs: Box<[u32]>,
-    /// Python: the hash of the first segment of the file's module name (its
+    /// The hash of the first segment of the file's module name (its
     /// top-level package), for `value_refs`.
-    #[serde(default)]
     package: u32,
 }
 
@@ -236,12 +243,27 @@ impl FileSummaries {
     pub fn set_lone_runs(&mut self, mut spans: Vec<Span>, refs: Vec<String>) {
         spans.sort_unstable();
         spans.dedup();
-        self.lone = spans.into();
-        self.lone_refs = refs.into_iter().map(String::into_boxed_str).collect();
+        let lone = self.lone.get_or_insert_with(Box::default);
+        lone.spans = spans.into();
+        lone.refs = refs.into_iter().map(String::into_boxed_str).collect();
     }
 
     fn runs_alone_at(&self, span: Span) -> bool {
-        self.lone.binary_search(&span).is_ok()
+        self.lone
+            .as_ref()
+            .is_some_and(|l| l.spans.binary_search(&span).is_ok())
+    }
+
+    fn lone_refs(&self) -> &[Box<str>] {
+        self.lone.as_ref().map_or(&[], |l| &l.refs)
+    }
+
+    /// The file, of the top-level package `package`, hands on a value named
+    /// `name` (both hashed).
+    fn hands_on(&self, package: u32, name: u32) -> bool {
+        self.lone
+            .as_ref()
+            .is_some_and(|l| l.package == package && l.value_refs.binary_search(&name).is_ok())
     }
 
     /// Some function cannot reject provided project callees cannot either
@@ -318,10 +340,7 @@ impl FromIterator<FnSummary> for FileSummaries {
             fns: fns.into(),
             names: names.into(),
             calls: calls.into(),
-            lone: Box::default(),
-            lone_refs: Box::default(),
-            value_refs: Box::default(),
-            package: 0,
+            lone: None,
         }
     }
 }
@@ -424,10 +443,21 @@ pub fn summarize(m: &FileModel, kb: &Table, lang: Language, names: &Names) -> Fi
     }
     let mut sums: FileSummaries = out.into_iter().collect();
     if lang == Language::Python {
-        sums.value_refs = values_handed_on(m).into();
-        sums.package = short_hash(m.module.split('.').next().unwrap_or_default());
+        let values = values_handed_on(m);
+        if !values.is_empty() {
+            let lone = sums.lone.get_or_insert_with(Box::default);
+            lone.value_refs = values.into();
+            lone.package = package_of(&m.module);
+        }
     }
     sums
+}
+
+/// The top-level package of the module `module` (`tool` of `tool.server`),
+/// hashed; the modules at the top of the scanned tree (`cli`, `tools`: a
+/// flat layout) share one.
+fn package_of(module: &str) -> u32 {
+    short_hash(module.split_once('.').map_or("", |(top, _)| top))
 }
 
 /// The hashes of the last segments of the module-level or imported names
@@ -1324,12 +1354,14 @@ impl ProjectIndex {
         // there counts too.)
         let qualname = self.sum(i).qualname;
         let name = short_hash(last_segment(qualname, Language::Python));
-        let package = self.sums[(own - self.first_file) as usize].package;
-        let handed_on = self.sums.iter().enumerate().any(|(n, f)| {
-            self.first_file + n as u32 != own
-                && f.package == package
-                && f.value_refs.binary_search(&name).is_ok()
-        });
+        // (Only module functions are asked about: the module is the
+        // qualified name but its last segment.)
+        let package = package_of(qualname.rsplit_once('.').map_or("", |(m, _)| m));
+        let handed_on = self
+            .sums
+            .iter()
+            .enumerate()
+            .any(|(n, f)| self.first_file + n as u32 != own && f.hands_on(package, name));
         if handed_on {
             return false;
         }
@@ -1748,7 +1780,7 @@ impl ProjectIndex {
         let mut async_calls = Vec::new();
         let mut start = Vec::with_capacity(fns.len());
         let lone_refs = self.sums[(file - self.first_file) as usize]
-            .lone_refs
+            .lone_refs()
             .iter()
             .filter_map(|r| {
                 self.resolve_quietly(Language::Python, r, file)
@@ -1770,7 +1802,10 @@ impl ProjectIndex {
                     Some(j) if j != i && !self.sum(j).is_async => {
                         callees.push((j as u32, k as u32));
                     }
-                    Some(j) if j != i => async_calls.push((j as u32, i as u32, k as u32)),
+                    // Only Python asks who runs a coroutine.
+                    Some(j) if j != i && self.sum(j).lang == Language::Python => {
+                        async_calls.push((j as u32, i as u32, k as u32))
+                    }
                     _ => {}
                 }
             }
@@ -2526,8 +2561,11 @@ mod tests {
         let mut tools: FileSummaries = vec![sum("tool.agent.tools", false, false, &[])]
             .into_iter()
             .collect();
-        tools.value_refs = vec![short_hash("serve")].into();
-        // (Test summaries all sit in one package, as a scan's would.)
+        tools.lone = Some(Box::new(LoneRuns {
+            value_refs: vec![short_hash("serve")].into(),
+            package: package_of("tool.agent"),
+            ..LoneRuns::default()
+        }));
         assert!(!alone(
             vec![server(), caller("tool.cli.main", true), tools],
             false

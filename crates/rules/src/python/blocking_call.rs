@@ -322,7 +322,6 @@ fn runs_alone_everywhere(cx: &FileCx, f: FuncId, depth: u32) -> bool {
         return false;
     }
     let lone_here = std::cell::Cell::new(0u32);
-    let new_loop = |e: ExprId| crate::python::common::runs_on_a_new_loop(cx, e);
     let mentioned = cx
         .model
         .exprs
@@ -330,13 +329,7 @@ fn runs_alone_everywhere(cx: &FileCx, f: FuncId, depth: u32) -> bool {
         .any(|x| matches!(&x.kind, ExprKind::Name { id, .. } if *id == func.name));
     let each_alone = !mentioned
         || crate::python::common::every_mention(cx, &func.name, |id, p| {
-            let root = if new_loop(p) {
-                cx.call(p).and_then(|r| r.positional(0)) == Some(id)
-            } else {
-                cx.call(p).is_some_and(|c| c.func == id)
-                    && matches!(cx.tree.expr_parent(p), Parent::Expr(r)
-                        if new_loop(r) && cx.call(r).and_then(|r| r.positional(0)) == Some(p))
-            };
+            let root = crate::python::common::handed_to_a_new_loop(cx, id, p);
             let awaited_alone = !root
                 && depth > 0
                 && cx.call(p).is_some_and(|c| c.func == id)

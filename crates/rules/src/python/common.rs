@@ -871,7 +871,6 @@ fn every_mention_as(
 /// self._check())`; a public one is the class's users' to await too), and
 /// there is at least one.
 pub fn only_a_loop_root(cx: &FileCx, g: FuncId) -> bool {
-    let new_loop = |e: ExprId| runs_on_a_new_loop(cx, e);
     let rooted = std::cell::Cell::new(false);
     let func = cx.func(g);
     // A public method may be awaited by the class's users on their own
@@ -882,17 +881,22 @@ pub fn only_a_loop_root(cx: &FileCx, g: FuncId) -> bool {
         return false;
     }
     every_mention_as(cx, &func.name, func.class.is_some(), |id, p| {
-        // `anyio.run(g, ..)`, or `asyncio.run(g(..))`.
-        let root = if new_loop(p) {
-            cx.call(p).and_then(|r| r.positional(0)) == Some(id)
-        } else {
-            cx.call(p).is_some_and(|c| c.func == id)
-                && matches!(cx.tree.expr_parent(p), Parent::Expr(r)
-                    if new_loop(r) && cx.call(r).and_then(|r| r.positional(0)) == Some(p))
-        };
+        let root = handed_to_a_new_loop(cx, id, p);
         rooted.set(rooted.get() || root);
         root || awaits_itself(cx, g, id, p)
     }) && rooted.get()
+}
+
+/// The mention `id` of a coroutine function (whose parent is `p`) is
+/// started on a new loop: `anyio.run(g, ..)` or `asyncio.run(g(..))`.
+pub fn handed_to_a_new_loop(cx: &FileCx, id: ExprId, p: ExprId) -> bool {
+    if runs_on_a_new_loop(cx, p) {
+        cx.call(p).and_then(|r| r.positional(0)) == Some(id)
+    } else {
+        cx.call(p).is_some_and(|c| c.func == id)
+            && matches!(cx.tree.expr_parent(p), Parent::Expr(r)
+                if runs_on_a_new_loop(cx, r) && cx.call(r).and_then(|r| r.positional(0)) == Some(p))
+    }
 }
 
 /// The call `e` runs what it is handed first on a new loop: `asyncio.run(
