@@ -1078,9 +1078,14 @@ const DIRECT: u32 = u32::MAX;
 struct FileCallees {
     callees: Vec<(u32, u32)>,
     start: Vec<u32>,
-    async_calls: Vec<(u32, u32, u32)>,
-    lone_refs: Vec<u32>,
+    /// Boxed, and `None` when both are empty (every file but some Python
+    /// ones): the list of every file's callees is held at once.
+    lone: Option<Box<FileLoneCalls>>,
 }
+
+/// One file's calls of Python coroutines as (callee, caller, index of the
+/// call), and the functions it hands by name to a new loop.
+type FileLoneCalls = (Vec<(u32, u32, u32)>, Vec<u32>);
 
 /// Function ids by the hash of a name, sorted by hash then id: one
 /// allocation for the whole table and no copy of any name. A lookup gives
@@ -1779,7 +1784,7 @@ impl ProjectIndex {
         let mut callees = Vec::new();
         let mut async_calls = Vec::new();
         let mut start = Vec::with_capacity(fns.len());
-        let lone_refs = self.sums[(file - self.first_file) as usize]
+        let lone_refs: Vec<u32> = self.sums[(file - self.first_file) as usize]
             .lone_refs()
             .iter()
             .filter_map(|r| {
@@ -1813,8 +1818,8 @@ impl ProjectIndex {
         FileCallees {
             callees,
             start,
-            async_calls,
-            lone_refs,
+            lone: (!async_calls.is_empty() || !lone_refs.is_empty())
+                .then(|| Box::new((async_calls, lone_refs))),
         }
     }
 
@@ -1857,8 +1862,11 @@ impl ProjectIndex {
             let base = callees.len() as u32;
             start.extend(f.start.iter().map(|s| base + s));
             callees.extend(f.callees);
-            async_calls.extend(f.async_calls);
-            lone_refs.extend(f.lone_refs);
+            if let Some(l) = f.lone {
+                let (calls, refs) = *l;
+                async_calls.extend(calls);
+                lone_refs.extend(refs);
+            }
         }
         async_calls.sort_unstable();
         lone_refs.sort_unstable();
