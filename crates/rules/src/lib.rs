@@ -191,21 +191,13 @@ impl Engine {
 /// only then can any of its calls run a coroutine alone (see
 /// [`python::blocking_call::lone_runs`]).
 fn may_run_coroutines_alone(m: &FileModel) -> bool {
-    let cli_app = || {
-        m.imports.iter().any(|i| {
-            matches!(
-                i.target.split('.').next().unwrap_or(""),
-                "typer" | "click" | "asyncclick" | "cyclopts" | "cloup" | "rich_click"
-            )
-        })
-    };
     m.exprs.iter().any(|e| {
         matches!(&e.kind, ExprKind::Call(c)
             if c.effects.may_have(Effect::SyncOverAsync) || c.name == "run_until_complete")
     }) || (m
         .function_ids()
         .any(|f| m.func(f).is_async && !m.func(f).decorators.is_empty())
-        && cli_app())
+        && python::common::imports_a_cli_framework(m))
 }
 
 /// The call passes a literal `False` for the flag its blocking entry names

@@ -1043,14 +1043,19 @@ pub fn is_cli_command(f: &Function) -> bool {
 /// one command. A chat bot's command (discord.py's `@bot.command()`) is
 /// decorated the same way but runs beside every other handler of the bot.
 pub fn is_cli_app_command(cx: &FileCx, f: &Function) -> bool {
-    is_cli_command(f)
-        && cx.model.imports.iter().any(|i| {
-            i.local.as_str() == "*"
-                || matches!(
-                    i.target.split('.').next().unwrap_or(""),
-                    "typer" | "click" | "asyncclick" | "cyclopts" | "cloup" | "rich_click"
-                )
-        })
+    is_cli_command(f) && imports_a_cli_framework(cx.model)
+}
+
+/// The file imports a command-line framework (typer, click, asyncclick,
+/// cyclopts, cloup, rich-click), or imports `*` from somewhere.
+pub fn imports_a_cli_framework(m: &FileModel) -> bool {
+    m.imports.iter().any(|i| {
+        i.local.as_str() == "*"
+            || matches!(
+                i.target.split('.').next().unwrap_or(""),
+                "typer" | "click" | "asyncclick" | "cyclopts" | "cloup" | "rich_click"
+            )
+    })
 }
 
 /// A method that closes or stops what it is called on (`conn.close()`,

@@ -714,10 +714,7 @@ fn prefilled_worklist(cx: &FileCx, ctor: ExprId) -> bool {
     else {
         return false;
     };
-    let in_memory = matches!(
-        cx.expr(cx.model.strip(*iter)).kind,
-        ExprKind::Name { .. } | ExprKind::Attr { .. } | ExprKind::Collection { .. }
-    );
+    let in_memory = in_memory(cx, *iter);
     let puts: Vec<ExprId> = puts_into(cx, name)
         .into_iter()
         .map(|(e, _)| e)
@@ -816,10 +813,7 @@ fn self_fed_frontier(cx: &FileCx, ctor: ExprId) -> bool {
                         iter,
                         is_async: false,
                         ..
-                    } => matches!(
-                        cx.expr(cx.model.strip(*iter)).kind,
-                        ExprKind::Name { .. } | ExprKind::Attr { .. } | ExprKind::Collection { .. }
-                    ),
+                    } => in_memory(cx, *iter),
                     StmtKind::For { .. } | StmtKind::While { .. } | StmtKind::Loop { .. } => false,
                     _ => true,
                 })
@@ -882,6 +876,16 @@ fn handler_buffer(cx: &FileCx, ctor: ExprId) -> bool {
             let f = cx.func_of(e);
             cx.func(f).class.as_deref() == Some(class) && (must_not_wait(f) || stop(c))
         })
+}
+
+/// A `for` loop's iterable is a collection already in memory: a name, an
+/// attribute or a literal (`for item in tests:`), not a stream read as it
+/// arrives.
+fn in_memory(cx: &FileCx, iter: ExprId) -> bool {
+    matches!(
+        cx.expr(cx.model.strip(iter)).kind,
+        ExprKind::Name { .. } | ExprKind::Attr { .. } | ExprKind::Collection { .. }
+    )
 }
 
 /// Every put into the queue sits under `if not self._done:` and is followed
