@@ -394,6 +394,11 @@ pub fn summarize(m: &FileModel, kb: &Table, lang: Language, names: &Names) -> Fi
             on_receiver_files: receiver.is_some(),
             blocking: None,
             calls: Vec::new(),
+            once: if lang == Language::Python {
+                runs_once_per_process(m, f)
+            } else {
+                Vec::new()
+            },
         };
         // `@functools.cache def git_exe():` runs its body once per
         // process: later calls block on nothing and call nothing.
@@ -498,6 +503,85 @@ fn values_handed_on(m: &FileModel) -> Vec<u32> {
     out.sort_unstable();
     out.dedup();
     out
+}
+
+/// The parts of `f`'s body that run once per process, the lazy
+/// initialisation of a module-level singleton the function declares
+/// `global`: the block of `if _client is None:` (or `if not _client:`)
+/// that assigns `_client`, and, after `if _config is not None: return
+/// _config` (or `if _config: return _config`) at the top of the body,
+/// the rest of the body when it assigns `_config`. Like a helper memoized
+/// with `functools.cache`, it waits once, on the first call.
+fn runs_once_per_process(m: &FileModel, f: &Function) -> Vec<Span> {
+    let globals: Vec<&str> = f
+        .body
+        .iter()
+        .filter_map(|&st| match &m.stmt(st).kind {
+            StmtKind::Global {
+                names,
+                nonlocal: false,
+            } => Some(names.iter().map(|n| n.as_str()).collect::<Vec<_>>()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    if globals.is_empty() {
+        return Vec::new();
+    }
+    // `G is None` / `not G` (unset: `want_unset`), or `G is not None` /
+    // `G` (set): the global it tests.
+    let tested = |cond: ExprId, want_unset: bool| -> Option<&str> {
+        let cond = m.strip(cond);
+        let name = match &m.expr(cond).kind {
+            ExprKind::Binary { op, left, right }
+                if matches!(m.literal(*right), Some(Lit::Null))
+                    && ((*op == BinOp::Is) == want_unset)
+                    && matches!(op, BinOp::Is | BinOp::IsNot) =>
+            {
+                m.name_of(*left)
+            }
+            ExprKind::Unary {
+                op: UnOp::Not,
+                operand,
+            } if want_unset => m.name_of(*operand),
+            ExprKind::Name { .. } if !want_unset => m.name_of(cond),
+            _ => None,
+        }?;
+        globals.contains(&name).then_some(name)
+    };
+    let assigns = |block: &[StmtId], g: &str| {
+        unsnarl_model::walk::stmts_in_block(m, &block.to_vec())
+            .into_iter()
+            .any(|st| {
+                matches!(&m.stmt(st).kind, StmtKind::Assign { targets, .. }
+                    if targets.iter().any(|&t| m.name_of(t) == Some(g)))
+            })
+    };
+    let mut once = Vec::new();
+    for (k, &st) in f.body.iter().enumerate() {
+        let StmtKind::If { cond, then, orelse } = &m.stmt(st).kind else {
+            continue;
+        };
+        if let Some(g) = tested(*cond, true)
+            && assigns(then, g)
+            && let (Some(&a), Some(&b)) = (then.first(), then.last())
+        {
+            once.push(Span::new(m.stmt(a).span.start, m.stmt(b).span.end));
+        }
+        let returns_it = |g: &str| {
+            then.len() == 1
+                && orelse.is_empty()
+                && matches!(&m.stmt(then[0]).kind, StmtKind::Return(Some(v)) if m.name_of(*v) == Some(g))
+        };
+        if let Some(g) = tested(*cond, false)
+            && returns_it(g)
+            && assigns(&f.body[k + 1..], g)
+            && let (Some(&a), Some(&b)) = (f.body.get(k + 1), f.body.last())
+        {
+            once.push(Span::new(m.stmt(a).span.start, m.stmt(b).span.end));
+        }
+    }
+    once
 }
 
 /// A receive or send (not `sendto`, which may resolve a host name first)
@@ -801,6 +885,10 @@ struct SummaryVisitor<'k> {
     on_receiver_files: bool,
     blocking: Option<BlockingSite>,
     calls: Vec<CallSite>,
+    /// Python: the stretches of the body a lazy module-level singleton
+    /// runs once per process (see [`runs_once_per_process`]): a blocking
+    /// call there is not the function's.
+    once: Vec<Span>,
 }
 
 impl Visitor for SummaryVisitor<'_> {
@@ -834,6 +922,7 @@ impl Visitor for SummaryVisitor<'_> {
         }
         if let Some(e) = self.kb.find_for_call(Effect::Blocking, c)
             && e.transitive()
+            && !self.once.iter().any(|o| o.contains(m.expr(id).span))
             && !crate::shared::blocking::waits_for_nothing(m, c)
             && !on_nonblocking_socket(m, c, self.nonblocking)
         {

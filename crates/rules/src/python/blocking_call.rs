@@ -45,7 +45,10 @@ that name: one rename), or fetching a
 `data:` URI (`urlopen(uri)` after `if not uri.startswith("data:"):
 raise`), here or in a helper. A helper memoized with no arguments
 (`@functools.cache def git_exe():`) runs its body once per process, and
-calls of it are not followed. An async command of a command-line app (`@app.command()`
+calls of it are not followed; so does the lazy initialisation of a
+module-level singleton the helper declares `global` (the block of `if
+_client is None:` that assigns `_client`, or what follows `if _config is
+not None: return _config` when it assigns `_config`). An async command of a command-line app (`@app.command()`
 in a file that imports typer, click, asyncclick, cyclopts, cloup or
 rich-click: a chat bot's `@bot.command()` runs beside the bot's other
 handlers, and is checked,
@@ -1141,6 +1144,21 @@ def cli(client, args):
     return asyncio.run(main(client, args))
 "#,
         r#"
+import json
+
+_config = None
+
+def load_config():
+    global _config
+    # Read again on every call: the cache is written but never consulted.
+    with open("config.json") as f:
+        _config = json.load(f)
+    return _config
+
+async def handle(request):
+    return load_config()["greeting"]  # expect
+"#,
+        r#"
 # file: tool/server.py
 import json
 
@@ -1755,6 +1773,31 @@ class Ships:
 "#,
     ],
     pass: &[
+        r#"
+import json
+from cryptography.fernet import Fernet
+
+_fernet = None
+_config = None
+
+def get_fernet():
+    global _fernet
+    if _fernet is None:
+        with open("key.bin", "rb") as f:
+            _fernet = Fernet(f.read())
+    return _fernet
+
+def load_config():
+    global _config
+    if _config is not None:
+        return _config
+    with open("config.json") as f:
+        _config = json.load(f)
+    return _config
+
+async def encrypt(data):
+    return get_fernet().encrypt(data) + load_config()["suffix"]
+"#,
         r#"
 import asyncio, json
 
