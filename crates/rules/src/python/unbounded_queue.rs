@@ -27,7 +27,7 @@ function alone fills and drains through its own methods, in a file that
 starts no thread, process or task (a worklist; a bound would deadlock the
 one thread using it). Two more are left alone: a one-answer queue (a local
 the function reads once, outside any loop, after handing it to whoever
-answers), and a queue handed to a producer that never waits for room
+answers, also inside the request it sends, `jobs.put((url, reply))`), and a queue handed to a producer that never waits for room
 (`logging.handlers.QueueHandler`, knowledge `nowait_producer`, also as
 the base class whose `super().__init__` gets the queue, or of a subclass
 of the file that keeps the base's constructor) or filled
@@ -335,9 +335,13 @@ fn answer_queue(cx: &FileCx, ctor: ExprId) -> bool {
             }
             Some("put" | "put_nowait") => {}
             Some(_) => return false,
-            // Handed to a call (`schedule(runner, reply)`): the answerer.
+            // Handed to a call (`schedule(runner, reply)`), also inside
+            // the request it sends (`jobs.put((url, reply))`): the answerer.
             None => {
-                if !matches!(cx.tree.expr_parent(e), Parent::Expr(p) if cx.call(p).is_some()) {
+                let handed = |x: ExprId| matches!(cx.tree.expr_parent(x), Parent::Expr(p) if cx.call(p).is_some());
+                let in_request = matches!(cx.tree.expr_parent(e), Parent::Expr(t)
+                    if matches!(cx.expr(t).kind, ExprKind::Collection { .. }) && handed(t));
+                if !handed(e) && !in_request {
                     return false;
                 }
             }
@@ -1943,6 +1947,24 @@ class PageIterator:
 "#,
     ],
     pass: &[
+        r#"
+import queue, threading
+
+class Renderer:
+    def __init__(self):
+        self._jobs = queue.Queue(maxsize=16)
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while True:
+            url, reply = self._jobs.get()
+            reply.put(self._render(url))
+
+    def render(self, url, timeout):
+        reply: queue.Queue = queue.Queue()
+        self._jobs.put((url, reply))
+        return reply.get(timeout=timeout)
+"#,
         r#"
 from multiprocessing import Process, Queue
 
