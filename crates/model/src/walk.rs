@@ -265,6 +265,13 @@ pub struct Tree {
 }
 
 impl Tree {
+    /// A rough count of the heap bytes it holds, for memory budgets.
+    pub fn approx_bytes(&self) -> usize {
+        (self.expr_parent.capacity() + self.stmt_parent.capacity() + self.func_site.capacity())
+            * std::mem::size_of::<Parent>()
+            + (self.expr_func.capacity() + self.stmt_func.capacity()) * 4
+    }
+
     pub fn build(m: &FileModel) -> Tree {
         let mut t = Tree {
             expr_parent: vec![Parent::Detached; m.exprs.len()],

@@ -43,12 +43,17 @@ pub struct Prepared {
     pub model: FileModel,
     pub sema: Semantic,
     pub lang: Language,
+    /// The parent links, when preparing needed them already (a Python file
+    /// that may run coroutines alone): the rules reuse them.
+    tree: Option<Tree>,
 }
 
 impl Prepared {
     /// A rough count of the heap bytes it holds, for memory budgets.
     pub fn approx_bytes(&self) -> usize {
-        self.model.approx_bytes() + self.sema.approx_bytes()
+        self.model.approx_bytes()
+            + self.sema.approx_bytes()
+            + self.tree.as_ref().map_or(0, Tree::approx_bytes)
     }
 }
 
@@ -114,10 +119,11 @@ impl Engine {
             }
         }
         let mut summaries = index::summarize(&model, kb, lang, &self.names);
+        let mut tree = None;
         if lang == Language::Python && may_run_coroutines_alone(&model) {
             // The rules' own view of the file, with an empty index: which
             // calls run their coroutine alone is the file's own business.
-            let tree = Tree::build(&model);
+            let built = tree.insert(Tree::build(&model));
             let empty = ProjectIndex::default();
             let cx = FileCx {
                 file: 0,
@@ -125,7 +131,7 @@ impl Engine {
                 text: "",
                 lang,
                 model: &model,
-                tree: &tree,
+                tree: built,
                 sema: &sema,
                 kb,
                 index: &empty,
@@ -134,7 +140,15 @@ impl Engine {
             let (spans, refs) = python::blocking_call::lone_runs(&cx);
             summaries.set_lone_runs(spans, refs);
         }
-        (Prepared { model, sema, lang }, summaries)
+        (
+            Prepared {
+                model,
+                sema,
+                lang,
+                tree,
+            },
+            summaries,
+        )
     }
 
     /// Runs every enabled rule that applies to the file's language.
@@ -162,14 +176,21 @@ impl Engine {
         deadline: Deadline,
     ) -> Result<Vec<Finding>, TimedOut> {
         deadline.check()?;
-        let tree = Tree::build(&prepared.model);
+        let built;
+        let tree = match &prepared.tree {
+            Some(t) => t,
+            None => {
+                built = Tree::build(&prepared.model);
+                &built
+            }
+        };
         let cx = FileCx {
             file,
             path,
             text,
             lang: prepared.lang,
             model: &prepared.model,
-            tree: &tree,
+            tree,
             sema: &prepared.sema,
             kb: self.knowledge.table(prepared.lang),
             index,

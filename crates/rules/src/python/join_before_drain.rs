@@ -195,7 +195,12 @@ fn first_join(cx: &FileCx, start: ExprId) -> Option<ExprId> {
         .filter(|&e| cx.expr(e).span.start > after)
         .filter(|&e| {
             let Some(j) = cx.call(e) else { return false };
-            if j.name != "join" || !j.args.iter().all(|a| is_none(cx, a.value)) {
+            if j.name != "join"
+                || !j
+                    .args
+                    .iter()
+                    .all(|a| crate::python::common::is_none(cx, a.value))
+            {
                 return false;
             }
             let Some(r) = j.receiver.and_then(|r| cx.model.name_of(r)) else {
@@ -225,10 +230,6 @@ fn stopped_before(cx: &FileCx, join: ExprId, handle: &str) -> bool {
                 })
             })
     })
-}
-
-fn is_none(cx: &FileCx, e: ExprId) -> bool {
-    matches!(cx.model.literal(e), Some(Lit::Null))
 }
 
 /// The join `e` is on `var`, the variable of a `for` over one of `lists`.

@@ -654,7 +654,7 @@ fn drains_a_pipe(cx: &FileCx, ctor: ExprId) -> bool {
     // The reader's end-of-stream mark, outside its loop: `q.put(None)`,
     // `q.put((label, None))`. One per reader thread.
     let end_mark = |e: ExprId| {
-        let is_none = |a: ExprId| matches!(cx.model.literal(a), Some(Lit::Null));
+        let is_none = |a: ExprId| crate::python::common::is_none(cx, a);
         cx.tree
             .enclosing_stmt(e)
             .is_some_and(|s| crate::python::common::enclosing_loop(cx, s).is_none())
@@ -872,7 +872,7 @@ fn handler_buffer(cx: &FileCx, ctor: ExprId) -> bool {
     };
     let stop = |c: &Call| {
         c.positional(0)
-            .is_some_and(|a| matches!(cx.model.literal(a), Some(Lit::Null)))
+            .is_some_and(|a| crate::python::common::is_none(cx, a))
     };
     let puts = puts_into(cx, &name);
     puts.iter().any(|&(e, _)| must_not_wait(cx.func_of(e)))
