@@ -31,7 +31,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Once, OnceLock};
 use std::time::{Duration, Instant};
-use unsnarl_model::{Finding, Knowledge, LineIndex, SourceInput};
+use unsnarl_model::{Finding, Knowledge, Language, LineIndex, SourceInput};
 use unsnarl_rules::{
     Deadline, Engine, FileSummaries, Prepared, ProjectIndex, QueryLog, Rule, find_rule,
 };
@@ -142,7 +142,15 @@ pub fn scan(opts: ScanOptions, frontend: &dyn Frontend) -> Result<ScanReport, St
     engine.forget_names();
     // Stage 2: the project index (file order = index order), on the scan's
     // threads.
-    let mut index = match pool.install(|| contained(|| ProjectIndex::build(summaries))) {
+    let python_packages = files
+        .iter()
+        .filter(|f| f.file.lang == Language::Python)
+        .filter_map(|f| unsnarl_frontend_python::package_defined_by(&f.file.rel))
+        .map(String::into_boxed_str)
+        .collect();
+    let mut index = match pool
+        .install(|| contained(|| ProjectIndex::build_knowing_packages(summaries, python_packages)))
+    {
         Ok(ix) => ix,
         Err(msg) => {
             summary.problems.push(FileProblem {

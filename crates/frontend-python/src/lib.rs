@@ -65,6 +65,20 @@ fn lower_parsed(input: &SourceInput, parsed: &Parsed<ModModule>) -> FileModel {
     lower::Lowerer::new(input.text, model, names).lower_module(&parsed.syntax().body)
 }
 
+/// The dotted name of the package a file defines, if it is one's
+/// `__init__.py` (or stub): `pkg.config` for `pkg/config/__init__.py`,
+/// named as [`lower`] names its module. The project index uses them to
+/// keep a module inside a package from answering for a top-level import
+/// of the same name.
+pub fn package_defined_by(rel_path: &str) -> Option<String> {
+    let file = rel_path.rsplit('/').next().unwrap_or(rel_path);
+    if file != "__init__.py" && file != "__init__.pyi" {
+        return None;
+    }
+    let module = path::ModulePath::new(rel_path).module;
+    (!module.is_empty()).then_some(module)
+}
+
 /// Parses a file and discards the tree, without lowering it; returns the
 /// number of syntax errors. For the benchmark (`benches/frontends.rs`),
 /// which compares the parser's cost with the whole front end's.

@@ -1038,6 +1038,11 @@ pub struct ProjectIndex {
     /// rules ask it, by asking file, in a form that holds across runs (see
     /// [`ProjectIndex::record_lasting`]).
     lasting: Option<LastingRecorder>,
+    /// Python: the modules that are packages (an `__init__.py` of the
+    /// scan), so that a name found by suffix inside one of them is not
+    /// taken for a top-level module of the same name (see
+    /// [`ProjectIndex::build_knowing_packages`]).
+    python_packages: HashSet<Box<str>>,
 }
 
 /// What the project index told one file's rules, comparable across runs:
@@ -1257,7 +1262,23 @@ impl ProjectIndex {
     /// Builds the index from the summaries of every file (in file order:
     /// file numbers are positions in `files`).
     pub fn build(files: Vec<FileSummaries>) -> ProjectIndex {
-        let ix = ProjectIndex::build_from(0, files);
+        ProjectIndex::build_knowing_packages(files, HashSet::default())
+    }
+
+    /// [`ProjectIndex::build`], told which Python modules of the scan are
+    /// packages (`pkg.config` for `pkg/config/__init__.py`). Python finds
+    /// `import dotenv` on its path: the project's `pkg/config/dotenv.py`
+    /// is `pkg.config.dotenv`, never `dotenv`, except to a file of that
+    /// package run as a script (its folder is first on the path). Without
+    /// the packages, a suffix match cannot tell that module from a
+    /// package root seen from a folder above it (`src.pkg.mod` for
+    /// `pkg.mod`).
+    pub fn build_knowing_packages(
+        files: Vec<FileSummaries>,
+        python_packages: HashSet<Box<str>>,
+    ) -> ProjectIndex {
+        let mut ix = ProjectIndex::build_from(0, files);
+        ix.python_packages = python_packages;
         // Every file's stage 3 asks how functions block, so it is worked out
         // now, in parallel, rather than by the first file to ask (a one-file
         // index leaves it until a rule asks).
@@ -1720,6 +1741,22 @@ impl ProjectIndex {
         // name (`connect`); only a bare call of the same name can mean it,
         // never `email_queued.connect` or `PostgresAdapter.from_url`.
         let moduleless = |q: &str| lang == Language::Python && !q.contains('.');
+        // Python: `P.dotenv.load_dotenv` for `dotenv.load_dotenv` where `P`
+        // is a package answers only a file inside `P`.
+        let inside_another_package = |q: &str| {
+            if lang != Language::Python
+                || self.python_packages.is_empty()
+                || !suffix_at_boundary(q, target)
+            {
+                return false;
+            }
+            let outer = &q[..q.len() - target.len() - 1];
+            self.python_packages.contains(outer)
+                && !self.file_fns(from).any(|k| {
+                    let mine = self.sum(k).qualname;
+                    mine.starts_with(outer) && mine[outer.len()..].starts_with('.')
+                })
+        };
         let dotted = target.contains('.');
         let matches = |i: u32| {
             let s = self.sum(i as usize);
@@ -1729,6 +1766,7 @@ impl ProjectIndex {
                 && ends_with_segment(s.qualname, last, s.lang)
                 && (suffix_at_boundary(s.qualname, target)
                     || suffix_at_boundary(target, s.qualname))
+                && !inside_another_package(s.qualname)
         };
         let unique = |candidates: &mut dyn Iterator<Item = u32>| -> Result<Option<u32>, ()> {
             let mut found = None;
@@ -2297,6 +2335,55 @@ mod tests {
         assert_eq!(ix.resolve(py, "web.requests.Session.close", 1), Some(0));
         assert_eq!(ix.resolve(py, "redis.client.Redis.close", 3), Some(2));
         assert_eq!(ix.resolve(py, "redis.client.Redis.close", 4), None);
+    }
+
+    /// `from dotenv import load_dotenv` is a top-level module, not the
+    /// project's `mcp_strike/config/dotenv.py` (named
+    /// `mcp_strike.config.dotenv`, a package's module), except from a file
+    /// of that package; a folder that is no package (`src`) is only where
+    /// the scan saw the import root from.
+    #[test]
+    fn a_module_inside_a_package_does_not_answer_for_a_top_level_import() {
+        let files = vec![
+            vec![sum(
+                "mcp_strike.config.dotenv.load_dotenv",
+                false,
+                true,
+                &[],
+            )],
+            vec![sum("mcp_strike.server.main", false, false, &[])],
+            vec![sum("mcp_strike.config.settings.load", false, false, &[])],
+            vec![sum("src.shop.orders.place", false, true, &[])],
+            vec![sum("tests.test_orders.test_place", false, false, &[])],
+        ];
+        let packages = ["mcp_strike", "mcp_strike.config", "shop"];
+        let ix = ProjectIndex::build_knowing_packages(
+            files.into_iter().map(FileSummaries::from_iter).collect(),
+            packages.iter().map(|p| Box::<str>::from(*p)).collect(),
+        );
+        let py = Language::Python;
+        assert_eq!(ix.resolve(py, "dotenv.load_dotenv", 1), None);
+        assert_eq!(ix.resolve(py, "dotenv.load_dotenv", 4), None);
+        assert_eq!(ix.resolve(py, "config.dotenv.load_dotenv", 1), Some(0));
+        assert_eq!(
+            ix.resolve(py, "mcp_strike.config.dotenv.load_dotenv", 1),
+            Some(0)
+        );
+        // A sibling module, as a script run from that folder finds it.
+        assert_eq!(ix.resolve(py, "dotenv.load_dotenv", 2), Some(0));
+        // `src` is no package: the import root is below it.
+        assert_eq!(ix.resolve(py, "shop.orders.place", 4), Some(3));
+        // Without the packages known, the suffix answers as before.
+        let unknowing = build(vec![
+            vec![sum(
+                "mcp_strike.config.dotenv.load_dotenv",
+                false,
+                true,
+                &[],
+            )],
+            vec![sum("mcp_strike.server.main", false, false, &[])],
+        ]);
+        assert_eq!(unknowing.resolve(py, "dotenv.load_dotenv", 1), Some(0));
     }
 
     fn js(q: &str, awaitable: bool, via: &[&str]) -> FnSummary {
