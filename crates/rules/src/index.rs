@@ -399,6 +399,7 @@ pub fn summarize(m: &FileModel, kb: &Table, lang: Language, names: &Names) -> Fi
             } else {
                 Vec::new()
             },
+            is_async: f.is_async,
         };
         // `@functools.cache def git_exe():` runs its body once per
         // process: later calls block on nothing and call nothing.
@@ -507,7 +508,7 @@ fn values_handed_on(m: &FileModel) -> Vec<u32> {
 
 /// The parts of `f`'s body that run once per process, the lazy
 /// initialisation of a module-level singleton the function declares
-/// `global`: the block of `if _client is None:` (or `if not _client:`)
+/// `global` (or of a factory's variable its closure declares `nonlocal`): the block of `if _client is None:` (or `if not _client:`)
 /// that assigns `_client`, and, after `if _config is not None: return
 /// _config` (or `if _config: return _config`) at the top of the body,
 /// the rest of the body when it assigns `_config`. Like a helper memoized
@@ -517,10 +518,10 @@ fn runs_once_per_process(m: &FileModel, f: &Function) -> Vec<Span> {
         .body
         .iter()
         .filter_map(|&st| match &m.stmt(st).kind {
-            StmtKind::Global {
-                names,
-                nonlocal: false,
-            } => Some(names.iter().map(|n| n.as_str()).collect::<Vec<_>>()),
+            // `nonlocal _conn` in a factory's closure: once per built app.
+            StmtKind::Global { names, .. } => {
+                Some(names.iter().map(|n| n.as_str()).collect::<Vec<_>>())
+            }
             _ => None,
         })
         .flatten()
@@ -889,6 +890,7 @@ struct SummaryVisitor<'k> {
     /// runs once per process (see [`runs_once_per_process`]): a blocking
     /// call there is not the function's.
     once: Vec<Span>,
+    is_async: bool,
 }
 
 impl Visitor for SummaryVisitor<'_> {
@@ -920,9 +922,10 @@ impl Visitor for SummaryVisitor<'_> {
             // Whatever is passed to an offload API runs elsewhere.
             return false;
         }
+        let once = self.once.iter().any(|o| o.contains(m.expr(id).span));
         if let Some(e) = self.kb.find_for_call(Effect::Blocking, c)
             && e.transitive()
-            && !self.once.iter().any(|o| o.contains(m.expr(id).span))
+            && !once
             && !crate::shared::blocking::waits_for_nothing(m, c)
             && !on_nonblocking_socket(m, c, self.nonblocking)
         {
@@ -939,7 +942,12 @@ impl Visitor for SummaryVisitor<'_> {
                 });
             }
         }
-        if let Some(t) = &c.target {
+        // A helper called there waits once too (as for a memoized helper,
+        // whose body is not walked at all), unless the function awaits it:
+        // a coroutine's calls are how it is found to run alone.
+        if let Some(t) = &c.target
+            && (!once || self.is_async)
+        {
             self.calls.push(CallSite {
                 target: self.names.intern(t),
                 span: m.expr(id).span,

@@ -111,6 +111,22 @@ impl Engine {
             {
                 effects = knowledge::EffectSet::EMPTY;
             }
+            // `self.create_task('bjam_build')` on a receiver of unknown
+            // type (a build tool's task generator) is matched only by the
+            // method's name; a spawn is handed a coroutine or a callable,
+            // never a string or number written out.
+            if lang == Language::Python
+                && c.target.is_none()
+                && effects.may_have(Effect::Spawn)
+                && c.positional(0).is_some_and(|a| {
+                    matches!(
+                        model.literal(a),
+                        Some(Lit::Str(_) | Lit::Int(_) | Lit::Float(_))
+                    )
+                })
+            {
+                effects = effects.without(Effect::Spawn);
+            }
             if effects.may_have(Effect::Blocking) && waits_switched_off(&model, kb, c) {
                 effects = effects.without(Effect::Blocking);
             }

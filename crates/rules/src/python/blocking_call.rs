@@ -46,9 +46,11 @@ that name: one rename), or fetching a
 raise`), here or in a helper. A helper memoized with no arguments
 (`@functools.cache def git_exe():`) runs its body once per process, and
 calls of it are not followed; so does the lazy initialisation of a
-module-level singleton the helper declares `global` (the block of `if
-_client is None:` that assigns `_client`, or what follows `if _config is
-not None: return _config` when it assigns `_config`). An async command of a command-line app (`@app.command()`
+module-level singleton the helper declares `global`, or of a factory's
+variable its closure declares `nonlocal` (the block of `if _client is
+None:` that assigns `_client`, or what follows `if _config is not None:
+return _config` when it assigns `_config`), and the helpers called there
+are not followed either. An async command of a command-line app (`@app.command()`
 in a file that imports typer, click, asyncclick, cyclopts, cloup or
 rich-click: a chat bot's `@bot.command()` runs beside the bot's other
 handlers, and is checked,
@@ -1797,6 +1799,45 @@ def load_config():
 
 async def encrypt(data):
     return get_fernet().encrypt(data) + load_config()["suffix"]
+"#,
+        r#"
+import sqlite3
+from starlette.applications import Starlette
+from starlette.responses import JSONResponse
+
+
+def _open(path):
+    conn = sqlite3.connect(path, check_same_thread=False)
+    conn.execute("pragma journal_mode=wal")
+    return conn
+
+
+def _read_settings(path):
+    with open(path) as f:
+        return f.read()
+
+
+def build_app(db_path, settings_path):
+    conn = None
+    settings = None
+
+    def get_conn():
+        nonlocal conn
+        if conn is None:
+            conn = _open(db_path)
+        return conn
+
+    def get_settings():
+        nonlocal settings
+        if settings is None:
+            settings = _read_settings(settings_path)
+        return settings
+
+    async def health(request):
+        get_conn()
+        return JSONResponse({"ok": True, "settings": get_settings()})
+
+    return Starlette(routes=[("/health", health)])
 "#,
         r#"
 import asyncio, json

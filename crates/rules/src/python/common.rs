@@ -1362,6 +1362,15 @@ fn constant_flag(cx: &FileCx, cond: ExprId) -> Option<bool> {
 /// `asyncio.Condition`...): each target as written (`self._not_empty`) with
 /// the constructor call.
 pub fn condition_constructions<'a>(cx: &FileCx<'a>) -> Vec<(String, &'a Call)> {
+    constructions(cx, |t| t.ends_with("Condition"))
+}
+
+/// Every `X = f(..)` of the file whose callee's target passes `built_by`:
+/// each target as written (`self._lock`) with the call.
+pub fn constructions<'a>(
+    cx: &FileCx<'a>,
+    built_by: impl Fn(&str) -> bool,
+) -> Vec<(String, &'a Call)> {
     let mut out = Vec::new();
     for st in &cx.model.stmts {
         let StmtKind::Assign {
@@ -1375,11 +1384,7 @@ pub fn condition_constructions<'a>(cx: &FileCx<'a>) -> Vec<(String, &'a Call)> {
         let Some(c) = cx.call(cx.model.strip(*v)) else {
             continue;
         };
-        if !c
-            .target
-            .as_deref()
-            .is_some_and(|t| t.ends_with("Condition"))
-        {
+        if !c.target.as_deref().is_some_and(&built_by) {
             continue;
         }
         out.extend(

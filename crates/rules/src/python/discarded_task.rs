@@ -683,6 +683,17 @@ class Device:
     async def poll(self):
         await self._central.fetch()
 "#,
+        r#"
+from waflib.TaskGen import feature
+
+
+# A build tool's task generator: `create_task` names a build step, it
+# starts no asyncio task.
+@feature("docs")
+def process_docs(self):
+    self.create_task("sphinx_build")
+    self.create_task("copy", self.source, self.target)
+"#,
     ],
 };
 

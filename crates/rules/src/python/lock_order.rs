@@ -632,10 +632,27 @@ fn reentrant(cx: &FileCx, l: &crate::python::common::LockRef) -> bool {
     if l.kind == "rlock" {
         return true;
     }
+    let attr = l.display.rsplit('.').next().unwrap_or(&l.display);
+    if l.kind == "mutex" {
+        // Typed `threading.Lock` by an annotation (`_lock: threading.Lock`
+        // in the class body) but built as an `RLock` wherever the file
+        // builds it: what the thread takes is the one built.
+        let built = crate::python::common::constructions(cx, |t| {
+            matches!(t, "threading.Lock" | "threading.RLock")
+        });
+        let mine: Vec<&Call> = built
+            .iter()
+            .filter(|(target, _)| *target == l.display || target.rsplit('.').next() == Some(attr))
+            .map(|&(_, c)| c)
+            .collect();
+        return !mine.is_empty()
+            && mine
+                .iter()
+                .all(|c| c.target.as_deref() == Some("threading.RLock"));
+    }
     if l.kind != "condition" {
         return false;
     }
-    let attr = l.display.rsplit('.').next().unwrap_or(&l.display);
     let mut built = 0;
     for (target, c) in crate::python::common::condition_constructions(cx) {
         if c.target.as_deref() != Some("threading.Condition")
@@ -990,6 +1007,25 @@ def two():
     with a_lock:
         with b_lock:
             other()
+"#,
+        r#"
+import threading
+
+
+class Session:
+    # The annotation says Lock; the lock built is re-entrant.
+    _exec_lock: threading.Lock
+
+    def __init__(self):
+        self._exec_lock = threading.RLock()
+
+    def run(self, code):
+        with self._exec_lock:
+            return self._run_internal(code)
+
+    def _run_internal(self, code):
+        with self._exec_lock:
+            return self.backend.execute(code)
 "#,
         r#"
 import threading

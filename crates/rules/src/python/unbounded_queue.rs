@@ -857,10 +857,30 @@ fn handler_buffer(cx: &FileCx, ctor: ExprId) -> bool {
     let Some(decl) = cx.model.types.iter().find(|t| &*t.qualname == class) else {
         return false;
     };
+    // A mixin's `emit` is the handler's when a class of the file puts the
+    // mixin before a handler base (`class AsyncFileHandler(AsyncMixin,
+    // FileHandler)`).
+    let is_mixin_of = |t: &&unsnarl_model::TypeDecl| {
+        t.bases
+            .iter()
+            .any(|b| **b == *class || b.rsplit('.').next() == Some(&*decl.name))
+    };
+    let bases: Vec<&str> = decl
+        .bases
+        .iter()
+        .chain(
+            cx.model
+                .types
+                .iter()
+                .filter(is_mixin_of)
+                .flat_map(|t| &t.bases),
+        )
+        .map(|b| &**b)
+        .collect();
     let must_not_wait = |f: FuncId| {
         let func = cx.func(f);
         func.class.as_deref() == Some(class)
-            && decl.bases.iter().any(|b| {
+            && bases.iter().any(|b| {
                 cx.kb
                     .find(
                         Effect::NowaitProducer,
@@ -1506,6 +1526,29 @@ g = queue.SimpleQueue()  # expect
         r#"
 import queue, threading
 
+
+class BackgroundWriteMixin:
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._records = queue.Queue()  # expect
+        threading.Thread(target=self._write_loop, daemon=True).start()
+
+    def _write_loop(self):
+        while True:
+            self.deliver(self._records.get())
+
+    def emit(self, record):
+        self._records.put(record)
+
+
+# Not a logging handler: `emit` is called by the event bus for every
+# event, as fast as it publishes.
+class BackgroundEventSink(BackgroundWriteMixin, EventSink):
+    pass
+"#,
+        r#"
+import queue, threading
+
 def relay(proc, upstream):
     q = queue.Queue()  # expect
 
@@ -2069,6 +2112,30 @@ class FifoHandler(logging.Handler):
         super().close()
         self.log_queue.put(None)
         self.thread.join()
+"#,
+        r#"
+import queue, threading
+from logging import FileHandler
+
+
+class BackgroundWriteMixin:
+    """Hands records to a writer thread; mixed in before a file handler."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._records = queue.Queue()
+        threading.Thread(target=self._write_loop, daemon=True).start()
+
+    def _write_loop(self):
+        while True:
+            super().emit(self._records.get())
+
+    def emit(self, record):
+        self._records.put(record)
+
+
+class BackgroundFileHandler(BackgroundWriteMixin, FileHandler):
+    pass
 "#,
         r#"
 import asyncio
