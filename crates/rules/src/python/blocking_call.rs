@@ -40,8 +40,8 @@ pid)`) waits for nothing: the kernel answers from
 memory; neither does opening the null device (`open(os.devnull)`) or an
 in-memory SQLite database (`sqlite3.connect(":memory:")`), a move to the
 source's own directory (`shutil.move(tmp, os.path.splitext(tmp)[0])`, or
-`shutil.move(f"{path}.temp.mp4", path)`, also through a local bound to
-that name: one rename), or fetching a
+`shutil.move(f"{path}.temp.mp4", path)` or from `dest.with_suffix(".tmp")`
+to `dest`, also through a local bound to that name: one rename), or fetching a
 `data:` URI (`urlopen(uri)` after `if not uri.startswith("data:"):
 raise`), here or in a helper. A helper memoized with no arguments
 (`@functools.cache def git_exe():`) runs its body once per process, and
@@ -973,12 +973,21 @@ fn renames_in_place(cx: &FileCx, span: Span) -> bool {
 }
 
 /// `src` is `dst`'s own name with a suffix, written as an f-string
-/// (`shutil.move(f"{video_path}.temp.mp4", video_path)`): the same
-/// directory, so the move is one rename.
+/// (`shutil.move(f"{video_path}.temp.mp4", video_path)`) or made by
+/// `dst.with_suffix(".tmp")`: the same directory, so the move is one
+/// rename.
 fn suffixed_name_of(cx: &FileCx, src: ExprId, dst: ExprId) -> bool {
     let Some(dst) = cx.model.dotted(dst) else {
         return false;
     };
+    // `tmp = dest.with_suffix(".tmp")`: a sibling of the destination.
+    if let Some(k) = cx.call(cx.model.strip(src))
+        && matches!(k.name.as_str(), "with_suffix" | "with_name" | "with_stem")
+        && k.receiver
+            .is_some_and(|r| cx.model.dotted(r).as_deref() == Some(dst.as_str()))
+    {
+        return true;
+    }
     let text = cx.source(cx.expr(src).span);
     let Some(rest) = ["f\"{", "f'{"]
         .iter()
@@ -1937,6 +1946,15 @@ async def download(client, url, video_path):
     await client.download(url, temp_output)
     # The finished file takes its name: one rename in the same directory.
     shutil.move(temp_output, video_path)
+"#,
+        r#"
+import shutil
+from pathlib import Path
+
+async def save_snapshot(client, dest: Path):
+    tmp = dest.with_suffix(".tmp")
+    await client.download_to(tmp)
+    shutil.move(tmp, dest)
 "#,
         r#"
 import asyncio

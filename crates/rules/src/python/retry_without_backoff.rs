@@ -50,7 +50,11 @@ the next attempt (`select`, eventlet's `trampoline(sock, read=True)`).
 Nor is a loop that asks a person each time round (`input()`, `await
 ainput("Code: ")`, `Prompt.ask(..)`, or `input` read on a thread,
 `await loop.run_in_executor(None, input, "> ")`): the answers pace it.
-A wait read from the error just caught (`except FloodWaitError as e:
+A fixed delay in a loop that connects to this machine only (a socket
+built with `AF_UNIX`, or a loopback host written out:
+`socket.create_connection(("127.0.0.1", port))` while a server just
+started comes up) is not reported: a local peer has no fleet of clients
+to come back in waves. A wait read from the error just caught (`except FloodWaitError as e:
 await asyncio.sleep(e.seconds)`) is the one the server asked for, not a
 fixed delay.
 A backoff one or two calls down counts: the loop calls a function of
@@ -152,7 +156,7 @@ impl Rule for RetryWithoutBackoff {
                     .flatten()
                     .is_some_and(|a| is_constant(cx, a, &changing))
             });
-            if constant {
+            if constant && !reaches_this_host_only(cx, body) {
                 out.push(cx.finding(
                     &META,
                     cx.expr(sleeps[0]).span,
@@ -162,6 +166,45 @@ impl Rule for RetryWithoutBackoff {
             }
         }
     }
+}
+
+/// The loop connects to this machine only: a socket built with
+/// `AF_UNIX`, or calls addressed to a loopback host written out
+/// (`socket.create_connection(("127.0.0.1", port))`,
+/// `requests.get("http://localhost:8000/health")`), and to no other host
+/// written out. The peer is a local process with a few local clients (a
+/// readiness wait for a server just started, an agent reconnecting to its
+/// master's socket): a fixed delay cannot synchronize a fleet against it.
+fn reaches_this_host_only(cx: &FileCx, body: &Block) -> bool {
+    let mut local = false;
+    for e in unsnarl_model::walk::calls_in_block(cx.model, body) {
+        let c = cx.call(e).unwrap();
+        for a in &c.args {
+            let v = cx.model.strip(a.value);
+            let host = match &cx.expr(v).kind {
+                ExprKind::Collection { elems, .. } => elems.first().copied(),
+                _ => Some(v),
+            };
+            if cx.model.dotted(v).is_some_and(|d| d.ends_with("AF_UNIX")) {
+                local = true;
+            }
+            let Some(Lit::Str(text)) = host.and_then(|h| cx.model.literal(h)) else {
+                continue;
+            };
+            let text = text.as_str();
+            let h = text.split_once("://").map_or(text, |(_, rest)| rest);
+            if h.starts_with("127.")
+                || h.starts_with("localhost")
+                || h.starts_with("[::1]")
+                || h == "::1"
+            {
+                local = true;
+            } else if text.contains("://") || h.parse::<std::net::IpAddr>().is_ok() {
+                return false;
+            }
+        }
+    }
+    local
 }
 
 /// A call of a function of the file that sleeps a randomized delay
@@ -1048,6 +1091,19 @@ class LightConnection:
 "#,
         r#"
 import socket
+import time
+
+
+def connect_to_primary(port):
+    for _ in range(30):
+        try:
+            return socket.create_connection(("10.0.4.12", port), timeout=1)
+        except OSError:
+            time.sleep(1)  # expect
+    raise RuntimeError("primary unreachable")
+"#,
+        r#"
+import socket
 from queue import Empty
 
 from jupyter_core.utils import ensure_async
@@ -1283,6 +1339,36 @@ async def fetch_listing(session, url):
 "#,
     ],
     pass: &[
+        r#"
+import socket
+import subprocess
+import time
+
+
+def start_trace_server(port):
+    subprocess.Popen(["trace-server", "--port", str(port)])
+    for _ in range(10):
+        try:
+            return socket.create_connection(("127.0.0.1", port), timeout=0.1)
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError("trace server did not come up")
+"#,
+        r#"
+import socket
+import time
+
+
+class AgentSession:
+    def connect(self, path):
+        while True:
+            try:
+                self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                self.sock.connect(path)
+                return
+            except socket.error:
+                time.sleep(2)
+"#,
         r#"
 import asyncio
 
