@@ -39,7 +39,9 @@ mailbox, whose every item carries a future the producer made for it and
 then waits on (`reply = Future(); q.put_nowait((fn, reply)); return
 reply.result()`; or an event it then waits on until the consumer sets
 it: `ev = asyncio.Event(); await q.put((item, ev)); await ev.wait()`, or
-`await q.put(item)` right before `await self.next_event.wait()`), so each
+`await q.put(item)` right before `await self.next_event.wait()`; also
+through `await asyncio.wait_for(reply, t)`, and for a dict of such
+mailboxes, one per peer: `self._queues[peer] = asyncio.Queue()`), so each
 producer has one item at most; or a completion queue, a local fed only by
 the done callbacks the function attaches to the tasks it starts
 (`t.add_done_callback(cb)`, `cb` running `q.put_nowait(t)`) and read by
@@ -1270,17 +1272,33 @@ fn carries_fixed_messages(cx: &FileCx, ctor: ExprId) -> bool {
 /// reply.result()`), or is a fixed message (a `None` sentinel). Each
 /// producer has at most one item in the queue, so it cannot outgrow them.
 fn request_reply(cx: &FileCx, ctor: ExprId) -> bool {
-    let Some((_, name)) = bound_name(cx, ctor) else {
-        return false;
+    // The queue's name; or, for one of a dict of mailboxes
+    // (`self._queues[agent_id] = asyncio.Queue()`), the dict's: a put
+    // into any of its queues counts.
+    let (name, in_dict) = match bound_name(cx, ctor) {
+        Some((_, name)) => (name, false),
+        None => match dict_slot(cx, ctor) {
+            Some(dict) => (dict, true),
+            None => return false,
+        },
+    };
+    let is_the_queue = |r: ExprId| match &cx.expr(cx.model.strip(r)).kind {
+        ExprKind::Index { obj, .. } if in_dict => {
+            cx.model.dotted(*obj).as_deref() == Some(name.as_str())
+        }
+        _ => !in_dict && cx.model.dotted(r).as_deref() == Some(name.as_str()),
     };
     let is_queue_put = |e: ExprId| {
         matches!(&cx.expr(e).kind, ExprKind::Attr { obj, name: m, .. }
-            if matches!(m.as_str(), "put" | "put_nowait")
-                && cx.model.dotted(*obj).as_deref() == Some(name.as_str()))
+            if matches!(m.as_str(), "put" | "put_nowait") && is_the_queue(*obj))
     };
     // (the call making the put, the item it puts)
     let mut items: Vec<(ExprId, ExprId)> = Vec::new();
-    for (e, c) in puts_into(cx, &name) {
+    let puts = cx
+        .calls_named(&["put", "put_nowait"])
+        .into_iter()
+        .filter(|(_, c)| c.receiver.is_some_and(is_the_queue));
+    for (e, c) in puts {
         let Some(item) = c.positional(0) else {
             return false;
         };
@@ -1311,8 +1329,12 @@ fn request_reply(cx: &FileCx, ctor: ExprId) -> bool {
                         .any(|v| v.and_then(|v| cx.call(v)).is_some_and(makes_future));
                     let waited = cx.body_calls(f).any(|w| {
                         cx.call(w).is_some_and(|k| {
-                            matches!(k.name.as_str(), "result" | "wait")
-                                && k.receiver.and_then(|r| cx.model.name_of(r)) == Some(reply)
+                            (matches!(k.name.as_str(), "result" | "wait")
+                                && k.receiver.and_then(|r| cx.model.name_of(r)) == Some(reply))
+                                // `await asyncio.wait_for(reply, timeout)`
+                                || (k.target.as_deref() == Some("asyncio.wait_for")
+                                    && k.positional(0).and_then(|a| cx.model.name_of(a))
+                                        == Some(reply))
                         })
                     }) || cx.model.exprs.iter().any(|e| {
                         matches!(e.kind, ExprKind::Await(inner) if cx.model.name_of(inner) == Some(reply))
@@ -1320,6 +1342,24 @@ fn request_reply(cx: &FileCx, ctor: ExprId) -> bool {
                     made_here && waited
                 })
         })
+}
+
+/// The dict a queue is stored into by key (`self._queues[agent_id] =
+/// asyncio.Queue()`), by its dotted name.
+fn dict_slot(cx: &FileCx, ctor: ExprId) -> Option<String> {
+    let unsnarl_model::walk::Parent::Stmt(s) = cx.tree.expr_parent(ctor) else {
+        return None;
+    };
+    let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind else {
+        return None;
+    };
+    let [t] = targets.as_slice() else {
+        return None;
+    };
+    match &cx.expr(*t).kind {
+        ExprKind::Index { obj, .. } => cx.model.dotted(*obj),
+        _ => None,
+    }
 }
 
 /// The statement right after the put waits on an event the consumer sets
@@ -1522,6 +1562,27 @@ d = multiprocessing.Queue()  # expect
 e = AQ(0)  # expect
 f = asyncio.PriorityQueue(-1)  # expect
 g = queue.SimpleQueue()  # expect
+"#,
+        r#"
+import asyncio
+
+
+class Router:
+    def __init__(self):
+        self._queues = {}
+
+    def connect(self, agent):
+        self._queues[agent.id] = asyncio.Queue()  # expect
+        self._workers.append(asyncio.create_task(self._serve(agent)))
+
+    async def _serve(self, agent):
+        queue = self._queues[agent.id]
+        while True:
+            await agent.handle(await queue.get())
+
+    async def tell(self, agent_id, msg):
+        # Nobody waits for the agent: a fast sender fills its mailbox.
+        await self._queues[agent_id].put(msg)
 "#,
         r#"
 import queue, threading
@@ -2545,6 +2606,31 @@ class LoopPortal:
                 reply.set_result(fn(*args))
             except Exception as exc:
                 reply.set_exception(exc)
+"#,
+        r#"
+import asyncio
+
+
+class Router:
+    """One mailbox per agent; every sender waits for its own answer."""
+
+    def __init__(self):
+        self._queues = {}
+
+    def connect(self, agent):
+        self._queues[agent.id] = asyncio.Queue()
+        self._workers.append(asyncio.create_task(self._serve(agent)))
+
+    async def _serve(self, agent):
+        queue = self._queues[agent.id]
+        while True:
+            msg, answer = await queue.get()
+            answer.set_result(await agent.handle(msg))
+
+    async def ask(self, agent_id, msg, timeout):
+        answer = asyncio.Future()
+        await self._queues[agent_id].put((msg, answer))
+        return await asyncio.wait_for(answer, timeout)
 "#,
         r#"
 # file: webkit/testclient.py
