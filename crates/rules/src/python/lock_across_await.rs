@@ -46,6 +46,10 @@ Two shapes:
   `# BUG`/`# TODO` note): the I/O inside is documented design, the fix's
   own escape hatch.
 
+A thread lock that only test coroutines take, in a test file that starts
+no task (a lock serializing the methods of an `IsolatedAsyncioTestCase`,
+each run on a loop of its own, one after another), is left alone too.
+
 ## Why
 
 A thread lock held across an `await` is a deadlock waiting to happen: while
@@ -188,6 +192,40 @@ impl Visitor for WithFinder {
     }
 }
 
+/// Every function of the file that takes the thread lock `lock` is a
+/// test coroutine, and the file starts no task anywhere (`with
+/// ARIZE_LOCK:` in the methods of an `IsolatedAsyncioTestCase`): each test
+/// runs on a loop of its own, one after another, so no other task on its
+/// loop can wait for the lock.
+fn only_in_lone_tests(cx: &FileCx, lock: &str) -> bool {
+    let mut any = false;
+    for fid in cx.model.function_ids() {
+        let starts = cx.body_calls(fid).any(|e| {
+            let c = cx.call(e).unwrap();
+            crate::python::common::is_task_spawn(cx, c)
+                || matches!(
+                    c.name.as_str(),
+                    "gather" | "as_completed" | "wait" | "create_task_group" | "TaskGroup"
+                )
+        });
+        if starts {
+            return false;
+        }
+        let takes_it = cx.body_stmts(fid).iter().any(|&s| {
+            matches!(&cx.stmt(s).kind, StmtKind::With { items, .. }
+                if items.iter().any(|it| cx.model.dotted(it.ctx).as_deref() == Some(lock)))
+        });
+        if takes_it {
+            let func = cx.func(fid);
+            if !func.is_test || !func.is_async {
+                return false;
+            }
+            any = true;
+        }
+    }
+    any
+}
+
 fn check_with(cx: &FileCx, w: StmtId, out: &mut Vec<Finding>) {
     let StmtKind::With {
         items,
@@ -203,7 +241,7 @@ fn check_with(cx: &FileCx, w: StmtId, out: &mut Vec<Finding>) {
         };
         let lock = cx.model.dotted(it.ctx).unwrap_or_else(|| "lock".into());
         let awaits = body_awaits(cx, body);
-        if is_thread_lock(kind) && !is_async {
+        if is_thread_lock(kind) && !is_async && !only_in_lone_tests(cx, &lock) {
             // `await self._connect()` of a coroutine of the file with no
             // `await` of its own runs to its end without suspending.
             if let Some(&first) = awaits.iter().find(|&&a| !never_suspends(cx, a)) {
@@ -539,6 +577,23 @@ async def update(client):
         value = await client.get("/v")
 "#,
         r#"
+# file: tests/test_provider.py
+import asyncio
+import threading
+import unittest
+
+TRACE_LOCK = threading.Lock()
+
+
+class TestProvider(unittest.IsolatedAsyncioTestCase):
+    async def test_two_at_once(self):
+        await asyncio.gather(self._ask("a"), self._ask("b"))
+
+    async def _ask(self, q):
+        with TRACE_LOCK:  # expect
+            return await self.agent.chat(q)
+"#,
+        r#"
 import threading
 
 lock = threading.Lock()
@@ -683,6 +738,26 @@ class Gateway:
 "#,
     ],
     pass: &[
+        r#"
+# file: tests/test_provider.py
+import threading
+import unittest
+
+# Serializes the tests that share the tracing exporter.
+TRACE_LOCK = threading.Lock()
+
+
+class TestProvider(unittest.IsolatedAsyncioTestCase):
+    async def test_chat(self):
+        with TRACE_LOCK:
+            reply = await self.agent.chat("2 + 2?")
+            self.assertEqual(reply, "4")
+
+    async def test_stream(self):
+        with TRACE_LOCK:
+            chunks = [c async for c in self.agent.stream("hi")]
+            self.assertTrue(chunks)
+"#,
         r#"
 import asyncio
 

@@ -21,8 +21,9 @@ pub static META: RuleMeta = RuleMeta {
 A loop that retries a call: a `for ... in range(...)`, `itertools.count()`
 or `while` loop around a `try` whose success path leaves the loop
 (`return`/`break`; a `return False` reports failure, so a probe loop that
-only stops once too many probes failed is not a retry) and whose `except`
-path goes round again (a `for` whose awaited request takes an argument
+only stops once too many probes failed is not a retry, nor is `if not
+line: break`, the end of the input of a loop that serves one request per
+round) and whose `except` path goes round again (a `for` whose awaited request takes an argument
 made from the loop variable, `for hours_back in range(3)` building each
 URL, searches candidates: it is not a retry). Reported when
 the loop never sleeps between attempts, or only sleeps a constant duration
@@ -983,6 +984,19 @@ fn leaves(cx: &FileCx, b: &Block, failures_count: bool) -> bool {
                     false
                 }
                 StmtKind::For { .. } | StmtKind::While { .. } | StmtKind::Loop { .. } => false,
+                // `if not line: break` after a read: the end of the input,
+                // not the success of an attempt (a serving loop that reads
+                // one request per round).
+                StmtKind::If {
+                    cond,
+                    ref then,
+                    ref orelse,
+                } if !self.failures_count => {
+                    !(orelse.is_empty()
+                        && matches!(then.as_slice(), [b] if matches!(m.stmt(*b).kind, StmtKind::Break))
+                        && matches!(&m.expr(m.strip(cond)).kind,
+                        ExprKind::Unary { op: UnOp::Not, operand } if m.name_of(*operand).is_some()))
+                }
                 _ => true,
             }
         }
@@ -1339,6 +1353,28 @@ async def fetch_listing(session, url):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+import json
+import sys
+
+
+async def serve_stdio(handlers):
+    loop = asyncio.get_running_loop()
+    while True:
+        try:
+            line = await loop.run_in_executor(None, sys.stdin.readline)
+            if not line:
+                break
+            msg = json.loads(line)
+            result = await handlers[msg["method"]](msg.get("params", {}))
+            print(json.dumps({"id": msg["id"], "result": result}), flush=True)
+        except json.JSONDecodeError:
+            # One bad line: skip it and read the next request.
+            continue
+        except Exception:
+            log.exception("request failed; reading the next one")
+"#,
         r#"
 import socket
 import subprocess

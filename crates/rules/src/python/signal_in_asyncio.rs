@@ -33,7 +33,11 @@ take the logging module's and the stream's locks, not the loop's); one
 that only logs swallows the signal and is reported. Nor is the fallback for a loop without
 `add_signal_handler` (`signal.signal` in the `except NotImplementedError:`
 of a `try` that calls it, as on Windows, or in the Windows branch of an
-`if sys.platform == "win32":` whose other branch calls it).
+`if sys.platform == "win32":` whose other branch calls it), nor a SIGINT
+or SIGTERM handler a plain function installs before it calls
+`uvicorn.run(..)`: uvicorn takes those two signals over while it serves
+and gives the old handlers back (replaying the signal to them) only once
+the server has shut down.
 
 ## Why
 
@@ -158,6 +162,7 @@ impl Rule for SignalInAsyncio {
             if matches!(cx.tree.expr_parent(id), Parent::Detached)
                 || cx.func(cx.func_of(id)).is_test
                 || fallback_of_add_signal_handler(cx, id)
+                || replaced_while_uvicorn_runs(cx, id, c)
             {
                 continue;
             }
@@ -240,6 +245,29 @@ impl Rule for SignalInAsyncio {
     }
 }
 
+/// A SIGINT or SIGTERM handler installed by a plain function that then
+/// hands the process to `uvicorn.run(..)`: uvicorn installs its own
+/// handlers for those two signals while it serves and puts the old ones
+/// back only once the server has shut down (replaying the signal to them
+/// then), so this one never interrupts the loop's work.
+fn replaced_while_uvicorn_runs(cx: &FileCx, id: ExprId, c: &Call) -> bool {
+    let f = cx.func_of(id);
+    let for_uvicorn_signal = c
+        .positional(0)
+        .or_else(|| c.kwarg("signalnum"))
+        .and_then(|s| cx.model.dotted(s))
+        .is_some_and(|d| d.ends_with("SIGINT") || d.ends_with("SIGTERM"));
+    let at = cx.expr(id).span.start;
+    for_uvicorn_signal
+        && !cx.func(f).is_async
+        && cx.body_calls(f).any(|e| {
+            cx.expr(e).span.start > at
+                && cx
+                    .call(e)
+                    .is_some_and(|k| k.target.as_deref() == Some("uvicorn.run"))
+        })
+}
+
 /// The call builds the exception a `raise` statement raises.
 fn raised(cx: &FileCx, call: ExprId) -> bool {
     matches!(cx.tree.expr_parent(call), Parent::Stmt(s)
@@ -262,6 +290,24 @@ async def main():
     await serve()
 
 asyncio.run(main())
+"#,
+        r#"
+import signal
+
+import uvicorn
+
+
+async def health(scope, receive, send):
+    ...
+
+
+def main():
+    def reload_config(signum, frame):
+        settings.reload()
+
+    # uvicorn takes over SIGINT and SIGTERM only: SIGHUP lands mid-loop.
+    signal.signal(signal.SIGHUP, reload_config)  # expect
+    uvicorn.run("app:health", port=8000)
 "#,
         r#"
 import asyncio
@@ -339,6 +385,26 @@ asyncio.run(main())
 "#,
     ],
     pass: &[
+        r#"
+import signal
+import sys
+
+import uvicorn
+
+
+async def health(scope, receive, send):
+    ...
+
+
+def main():
+    def on_exit(signum, frame):
+        write_summary()
+        sys.exit(0)
+
+    signal.signal(signal.SIGINT, on_exit)
+    signal.signal(signal.SIGTERM, on_exit)
+    uvicorn.run("app:health", port=8000)
+"#,
         r#"
 import asyncio
 import signal
