@@ -354,6 +354,16 @@ pub fn in_except_handler(cx: &FileCx, e: ExprId) -> bool {
     })
 }
 
+/// The call `e` sits in the `finally` block of a `try`.
+pub fn in_finally_block(cx: &FileCx, e: ExprId) -> bool {
+    cx.tree.enclosing_stmt(e).is_some_and(|st| {
+        cx.tree.stmt_ancestors(st).any(|a| {
+            matches!(&cx.stmt(a).kind, StmtKind::Try { finally: Some(f), .. }
+                if block_contains(cx, f, st))
+        })
+    })
+}
+
 /// The block (of a statement or of a function body) that holds `s`.
 pub fn containing_block<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Block> {
     let holds = |b: &Block| b.contains(&s);

@@ -64,8 +64,8 @@ private method every use of whose name is such a start,
 `asyncio.run(self._check())`: a public one, `get_pages_async` beside a
 sync `get_pages`, is the class's users' to await on their own loops; also
 through a sync helper of the file that does nothing else (bar handling
-its failure), `_run(main())` with `def _run(coro): return
-asyncio.run(coro)`, or
+its failure or reporting in a `finally`), `_run(main())` with `def
+_run(coro): return asyncio.run(coro)`, or
 `loop.run_until_complete(main())` on a loop the function made with
 `asyncio.new_event_loop()`, there or in a sync helper of the file that
 returns it, not kept in a global; used nowhere else in the file but by
@@ -83,8 +83,12 @@ in the coroutine a new loop is started with (`asyncio.run(main())`,
 `anyio.run(_main, path)`, used nowhere else in the file), or in such a
 subcommand, before its first
 `await` (awaits in other arms of an `if` or `match`, another subcommand's,
-do not count), when nothing before it started a task: no other task
-exists yet. The same two readings reach across files for a function of
+do not count), or, outside any loop, `async with` or `async for`, after
+awaits that left nothing running: of another module only inside an
+`async with` that has closed since (`async with httpx.AsyncClient() as
+api: await api.post(..)`, then the settings saved, then a watcher
+started), of the file only what starts nothing by the standard above;
+when nothing before it started a task: no other task exists yet. The same two readings reach across files for a function of
 a module (not a method, whose calls on receivers of unknown type the
 project index cannot see): when every call of it in the project runs it
 alone (handed to a new loop, `asyncio.run(serve(args))` in `cli.py`, also
@@ -369,6 +373,77 @@ fn nothing_else_yet(cx: &FileCx, g: FuncId, span: Span) -> bool {
                     || (a.start <= span.start && span.end <= a.end)
                     || other_branch(cx, &cx.func(g).body, *a, span)
             })
+}
+
+/// The coroutine `g` is the program's own: a subcommand, or a private or
+/// nested function (`async def _go():` inside a command). A public one a
+/// library exports may be awaited on its users' loops, however the file
+/// itself runs it.
+fn own_root(cx: &FileCx, g: FuncId) -> bool {
+    let func = cx.func(g);
+    func.name.starts_with('_')
+        || func.parent.is_some_and(|p| p.0 != 0)
+        || dispatched_subcommand(cx, g)
+}
+
+/// In the coroutine `g`, nothing that ran before the call at `span` can
+/// still be running: the call is in no loop and no `async with` or `async
+/// for` of `g`; every call before it (bar another arm of an `if` or
+/// `match`) starts nothing by the standard of [`starts_nothing_within`];
+/// and every call of another module awaited before it was awaited inside
+/// an `async with` that has closed since (whatever a client's context
+/// started ended with it). A command that posts through a client it then
+/// closes, saves its settings, and only then starts a watcher.
+fn starts_nothing_before(cx: &FileCx, g: FuncId, span: Span) -> bool {
+    let body = &cx.func(g).body;
+    let stmts = cx.body_stmts(g);
+    let encloses = |s: StmtId| {
+        let sp = cx.stmt(s).span;
+        sp.start <= span.start && span.end <= sp.end
+    };
+    let in_loop_or_context = stmts.iter().any(|&s| {
+        encloses(s)
+            && matches!(
+                cx.stmt(s).kind,
+                StmtKind::For { .. }
+                    | StmtKind::While { .. }
+                    | StmtKind::Loop { .. }
+                    | StmtKind::With { is_async: true, .. }
+            )
+    });
+    if in_loop_or_context {
+        return false;
+    }
+    let closed_contexts: Vec<Span> = stmts
+        .iter()
+        .map(|&s| cx.stmt(s))
+        .filter(|st| {
+            matches!(st.kind, StmtKind::With { is_async: true, .. }) && st.span.end <= span.start
+        })
+        .map(|st| st.span)
+        .collect();
+    let before = |s: Span| s.end <= span.start && !other_branch(cx, body, s, span);
+    let mut seen = vec![g];
+    cx.body_calls(g).all(|e| {
+        let at = cx.expr(e).span;
+        if !before(at) {
+            return true;
+        }
+        let c = cx.call(e).unwrap();
+        if starts_tasks_at(cx, e, c, true) {
+            return false;
+        }
+        match cx.callee_in_file(c) {
+            Some(h) => starts_nothing_from(cx, h, &mut seen),
+            None => {
+                !may_leave_work_running(cx, c)
+                    && (!cx.is_awaited(e)
+                        || closed_contexts
+                            .iter()
+                            .any(|w| w.start <= at.start && at.end <= w.end))
+            }
+        }
+    })
 }
 
 /// Nothing `f` runs can leave another task on the loop: it spawns nothing
@@ -690,7 +765,9 @@ fn starts_no_tasks_within(cx: &FileCx, f: FuncId, depth: u32) -> bool {
 
 /// The call runs in the coroutine a new loop is started with
 /// (`asyncio.run(main())`, `anyio.run(_main, path)`), before its first
-/// `await`: no other task exists yet, so it holds up nothing. The
+/// `await` or after awaits that left nothing running
+/// ([`starts_nothing_before`]): no other task exists yet, so it holds up
+/// nothing. The
 /// coroutine function must be used nowhere else in the file (awaited from
 /// another coroutine, its loop may be busy).
 fn before_other_tasks(cx: &FileCx, span: Span) -> bool {
@@ -700,7 +777,10 @@ fn before_other_tasks(cx: &FileCx, span: Span) -> bool {
             && func.span.start <= span.start
             && span.end <= func.span.end
             && (crate::python::common::only_a_loop_root(cx, g) || dispatched_subcommand(cx, g))
-            && nothing_else_yet(cx, g, span)
+            && (nothing_else_yet(cx, g, span)
+                || (own_root(cx, g)
+                    && !spawns_before(cx, g, span)
+                    && starts_nothing_before(cx, g, span)))
     })
 }
 
@@ -1048,6 +1128,35 @@ results = queue.Queue(maxsize=100)
 
 async def report(x):
     results.put(x)  # expect
+"#,
+        r#"
+import asyncio
+import json
+
+import click
+import httpx
+
+
+def _run(coro):
+    try:
+        return asyncio.run(coro)
+    finally:
+        click.echo("done")
+
+
+@click.command()
+@click.argument("offer")
+def open_session(offer):
+    async def _go():
+        async with httpx.AsyncClient() as api:
+            opened = (await api.post("/sessions", json={"offer": offer})).json()
+        heartbeat = asyncio.create_task(_beat(opened["id"]))
+        # The heartbeat task is already running: it waits for this write.
+        with open("settings.json", "w") as f:  # expect
+            json.dump({"last_session": opened["id"]}, f)
+        await heartbeat
+
+    _run(_go())
 "#,
         r#"
 import time
@@ -1946,6 +2055,40 @@ async def download(client, url, video_path):
     await client.download(url, temp_output)
     # The finished file takes its name: one rename in the same directory.
     shutil.move(temp_output, video_path)
+"#,
+        r#"
+import asyncio
+import json
+
+import click
+import httpx
+
+
+def _run(coro):
+    try:
+        return asyncio.run(coro)
+    finally:
+        click.echo("done")
+
+
+async def _watch(session_id):
+    poller = asyncio.create_task(_poll(session_id))
+    await poller
+
+
+@click.command()
+@click.argument("offer")
+def open_session(offer):
+    async def _go():
+        async with httpx.AsyncClient() as api:
+            opened = (await api.post("/sessions", json={"offer": offer})).json()
+        # The client is closed and nothing was started: only this command
+        # waits for the settings file.
+        with open("settings.json", "w") as f:
+            json.dump({"last_session": opened["id"]}, f)
+        await _watch(opened["id"])
+
+    _run(_go())
 "#,
         r#"
 import shutil

@@ -936,12 +936,12 @@ fn runs_its_argument_on_a_new_loop(cx: &FileCx, h: FuncId) -> bool {
     else {
         return false;
     };
-    // What its `except` handlers do when the run fails (report, exit)
-    // does not matter: `try: return asyncio.run(coro) except Error as e:
-    // report(e)`.
-    let mut calls = cx
-        .body_calls(h)
-        .filter(|&e| !crate::util::in_except_handler(cx, e));
+    // What its `except` handlers do when the run fails (report, exit),
+    // or its `finally` once the loop is gone, does not matter: `try:
+    // return asyncio.run(coro) except Error as e: report(e)`.
+    let mut calls = cx.body_calls(h).filter(|&e| {
+        !crate::util::in_except_handler(cx, e) && !crate::util::in_finally_block(cx, e)
+    });
     let (Some(only), None) = (calls.next(), calls.next()) else {
         return false;
     };

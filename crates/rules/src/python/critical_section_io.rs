@@ -50,7 +50,12 @@ in `stop()`): that lock serializes whole operations on purpose, and its
 waiters expect to wait that long, in `start()` as much as in `stop()`. Nor is a call whose result goes straight into an attribute of the
 object (`self.logfile = open(path, "a")`, `self.conn = connect()`, or
 unpacked into several, `self.out, self.err = proc.communicate()`): it
-remakes the state the lock guards. Nor is a query on a DB-API connection
+remakes the state the lock guards. Nor is the sleep of a rate limiter,
+which waits out the rest of an interval measured from a clock the block
+read before it and restarts the interval from the clock after it
+(`hold = period - (time.perf_counter() - last[0])`, `time.sleep(hold)`,
+`last[0] = time.perf_counter()`): spacing callers out is the lock's job.
+Nor is a query on a DB-API connection
 or cursor (`sqlite3`, `psycopg`, `pymysql`, `MySQLdb`): two threads may
 not use one connection at once, so code that shares it has to hold a
 lock around each query, and the query cannot move out.
@@ -239,7 +244,7 @@ fn check_with(
         {
             continue;
         }
-        if remakes_guarded_state(cx, call) {
+        if remakes_guarded_state(cx, call) || paces_callers(cx, call, body) {
             continue;
         }
         // A DB-API connection shared by threads must be used under a lock:
@@ -273,6 +278,76 @@ fn check_with(
         });
         out.push(f);
     }
+}
+
+/// A rate limiter: the sleep `call` waits out the rest of an interval
+/// measured from a clock read earlier in the block, and the block reads
+/// the clock again after it to start the next interval (`hold = period -
+/// (perf_counter() - last[0])`, `time.sleep(hold)`, ..., `last[0] =
+/// perf_counter()`). Spacing the callers out is what the lock is for.
+fn paces_callers(cx: &FileCx, call: ExprId, body: &Block) -> bool {
+    let Some(c) = cx.call(call) else {
+        return false;
+    };
+    let Some(Some(delay)) = crate::python::common::sleep_arg(c) else {
+        return false;
+    };
+    let at = cx.expr(call).span;
+    let clock = |e: ExprId| {
+        cx.call(e).is_some_and(|k| {
+            matches!(
+                k.target.as_deref(),
+                Some(
+                    "time.time"
+                        | "time.monotonic"
+                        | "time.perf_counter"
+                        | "time.monotonic_ns"
+                        | "time.perf_counter_ns"
+                )
+            )
+        })
+    };
+    // The delay is worked out from the clock: written there, or through
+    // locals the block assigned from it (`elapsed = now() - last`, `hold =
+    // period - elapsed`), a few steps back.
+    let stmts = unsnarl_model::walk::stmts_in_block(cx.model, body);
+    let assigned_from = |n: &str| -> Vec<ExprId> {
+        stmts
+            .iter()
+            .filter_map(|&s| match &cx.stmt(s).kind {
+                StmtKind::Assign {
+                    targets,
+                    value: Some(v),
+                    ..
+                } if targets.iter().any(|&t| cx.model.name_of(t) == Some(n)) => Some(*v),
+                _ => None,
+            })
+            .collect()
+    };
+    let mut frontier = vec![delay];
+    let mut read_before = false;
+    for _ in 0..4 {
+        let mut next = Vec::new();
+        for x in frontier {
+            for e in unsnarl_model::walk::exprs_under(cx.model, x) {
+                if clock(e) && cx.expr(e).span.end <= at.start {
+                    read_before = true;
+                }
+                if let Some(n) = cx.model.name_of(e) {
+                    next.extend(assigned_from(n));
+                }
+            }
+        }
+        if read_before || next.is_empty() {
+            break;
+        }
+        frontier = next;
+    }
+    let restarted_after = stmts.iter().any(|&s| {
+        matches!(&cx.stmt(s).kind, StmtKind::Assign { value: Some(v), .. }
+                if cx.stmt(s).span.start >= at.end && clock(cx.model.strip(*v)))
+    });
+    read_before && restarted_after
 }
 
 /// The call sits in a branch of an `if` inside the `with` `w` (a state
@@ -621,6 +696,22 @@ class Heartbeater:
             self._thread.join()
 "#,
         r#"
+import threading
+import time
+
+_lock = threading.Lock()
+_last_sync = [0.0]
+
+
+def sync_if_due(client, interval):
+    with _lock:
+        if time.monotonic() - _last_sync[0] > interval:
+            client.push()
+            # Waits for the remote side with every other caller queued.
+            time.sleep(client.settle_seconds)  # expect
+        _last_sync[0] = time.monotonic()
+"#,
+        r#"
 import os
 import threading
 
@@ -860,6 +951,32 @@ class Downloader:
 "#,
     ],
     pass: &[
+        r#"
+import threading
+import time
+from functools import wraps
+
+
+def rate_limit(per_second):
+    period = 1.0 / per_second
+    last = [time.perf_counter()]
+    lock = threading.Lock()
+
+    def decorate(func):
+        @wraps(func)
+        def limited(*args, **kwargs):
+            with lock:
+                elapsed = time.perf_counter() - last[0]
+                hold = period - elapsed
+                if hold > 0:
+                    time.sleep(hold)
+                last[0] = time.perf_counter()
+            return func(*args, **kwargs)
+
+        return limited
+
+    return decorate
+"#,
         r#"
 import threading
 
