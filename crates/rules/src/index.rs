@@ -529,10 +529,28 @@ fn runs_once_per_process(m: &FileModel, f: &Function) -> Vec<Span> {
     if globals.is_empty() {
         return Vec::new();
     }
+    // A flag parameter off by default that forces the work again
+    // (`force_reload=False`): the callers that pass it are rare reloads.
+    let forcing_flag = |e: ExprId| {
+        matches!(&m.expr(m.strip(e)).kind, ExprKind::Unary { op: UnOp::Not, operand }
+            if m.name_of(*operand).is_some_and(|n| f.params.iter().any(|p| p.name == n
+                && p.default.is_some_and(|d| matches!(m.literal(d), Some(Lit::Bool(false)))))))
+    };
     // `G is None` / `not G` (unset: `want_unset`), or `G is not None` /
-    // `G` (set): the global it tests.
+    // `G` (set): the global it tests, also as `G is not None and not
+    // force_reload`.
     let tested = |cond: ExprId, want_unset: bool| -> Option<&str> {
-        let cond = m.strip(cond);
+        let mut cond = m.strip(cond);
+        if !want_unset
+            && let ExprKind::Logical {
+                op: LogicalOp::And,
+                left,
+                right,
+            } = &m.expr(cond).kind
+            && forcing_flag(*right)
+        {
+            cond = m.strip(*left);
+        }
         let name = match &m.expr(cond).kind {
             ExprKind::Binary { op, left, right }
                 if matches!(m.literal(*right), Some(Lit::Null))
@@ -1752,10 +1770,18 @@ impl ProjectIndex {
         // Python: `P.dotenv.load_dotenv` for `dotenv.load_dotenv` where `P`
         // is a package answers only a file inside `P`.
         let inside_another_package = |q: &str| {
-            if lang != Language::Python
-                || self.python_packages.is_empty()
-                || !suffix_at_boundary(q, target)
-            {
+            if lang != Language::Python || self.python_packages.is_empty() {
+                return false;
+            }
+            // The other way round: `asset_mcp.config.load_config` names the
+            // scan's package `asset_mcp.config` (re-exporting it from a
+            // module of its own), never a top-level `config.py`.
+            if suffix_at_boundary(target, q) {
+                let outer = &target[..target.len() - q.len() - 1];
+                let head = q.split('.').next().unwrap_or(q);
+                return self.python_packages.contains(&*format!("{outer}.{head}"));
+            }
+            if !suffix_at_boundary(q, target) {
                 return false;
             }
             let outer = &q[..q.len() - target.len() - 1];
@@ -2381,6 +2407,25 @@ mod tests {
         assert_eq!(ix.resolve(py, "dotenv.load_dotenv", 2), Some(0));
         // `src` is no package: the import root is below it.
         assert_eq!(ix.resolve(py, "shop.orders.place", 4), Some(3));
+        // A longer name into a package of the scan (`shop.orders`, whose
+        // `__init__.py` re-exports `place`) is that package's, not a
+        // shorter top-level module's elsewhere.
+        let files = vec![
+            vec![sum("orders.place", false, true, &[])],
+            vec![sum("shop.api.create", false, false, &[])],
+            vec![sum("helpers.util.slugify", false, true, &[])],
+        ];
+        let ix = ProjectIndex::build_knowing_packages(
+            files.into_iter().map(FileSummaries::from_iter).collect(),
+            ["shop", "shop.orders", "src"]
+                .iter()
+                .map(|p| Box::<str>::from(*p))
+                .collect(),
+        );
+        assert_eq!(ix.resolve(py, "shop.orders.place", 1), None);
+        assert_eq!(ix.resolve(py, "orders.place", 1), Some(0));
+        // `src` is a package somewhere, but holds no `helpers`.
+        assert_eq!(ix.resolve(py, "src.helpers.util.slugify", 1), Some(2));
         // Without the packages known, the suffix answers as before.
         let unknowing = build(vec![
             vec![sum(
@@ -2392,6 +2437,11 @@ mod tests {
             vec![sum("mcp_strike.server.main", false, false, &[])],
         ]);
         assert_eq!(unknowing.resolve(py, "dotenv.load_dotenv", 1), Some(0));
+        let unknowing = build(vec![
+            vec![sum("orders.place", false, true, &[])],
+            vec![sum("shop.api.create", false, false, &[])],
+        ]);
+        assert_eq!(unknowing.resolve(py, "shop.orders.place", 1), Some(0));
     }
 
     fn js(q: &str, awaitable: bool, via: &[&str]) -> FnSummary {

@@ -36,7 +36,7 @@ ex.shutdown(cancel_futures=True) except TypeError: ex.shutdown()`, the
 fallback for an older library) is the same wait, reported once at the
 `try`. Opening a literal path under `/proc/` or `/sys/`
 (`open("/proc/meminfo")`, also built from one: `open("/proc/%d/statm" %
-pid)`) waits for nothing: the kernel answers from
+pid)`, or read through `Path("/proc/cpuinfo")`) waits for nothing: the kernel answers from
 memory; neither does opening the null device (`open(os.devnull)`) or an
 in-memory SQLite database (`sqlite3.connect(":memory:")`), a move to the
 source's own directory (`shutil.move(tmp, os.path.splitext(tmp)[0])`, or
@@ -49,8 +49,9 @@ calls of it are not followed; so does the lazy initialisation of a
 module-level singleton the helper declares `global`, or of a factory's
 variable its closure declares `nonlocal` (the block of `if _client is
 None:` that assigns `_client`, or what follows `if _config is not None:
-return _config` when it assigns `_config`), and the helpers called there
-are not followed either. An async command of a command-line app (`@app.command()`
+return _config`, also `and not force_reload` with a flag off by default,
+when it assigns `_config`), and the helpers called there are not followed
+either. An async command of a command-line app (`@app.command()`
 in a file that imports typer, click, asyncclick, cyclopts, cloup or
 rich-click: a chat bot's `@bot.command()` runs beside the bot's other
 handlers, and is checked,
@@ -1919,6 +1920,24 @@ async def encrypt(data):
     return get_fernet().encrypt(data) + load_config()["suffix"]
 "#,
         r#"
+import json
+
+_cached = None
+
+
+def load_settings(force_reload=False):
+    global _cached
+    if _cached is not None and not force_reload:
+        return _cached
+    with open("settings.json") as f:
+        _cached = json.load(f)
+    return _cached
+
+
+async def handle(request):
+    return {"region": load_settings()["region"]}
+"#,
+        r#"
 import sqlite3
 from starlette.applications import Starlette
 from starlette.responses import JSONResponse
@@ -2825,6 +2844,45 @@ async def memory_available():
             if line.startswith("MemAvailable:"):
                 return int(line.split()[1]) * 1024
     await asyncio.sleep(0)
+"#,
+        r#"
+import asyncio
+import json
+
+import typer
+
+app = typer.Typer()
+
+
+def _run(coro):
+    try:
+        loop = asyncio.get_event_loop()
+        if loop.is_running():
+            import concurrent.futures
+            with concurrent.futures.ThreadPoolExecutor() as pool:
+                return pool.submit(asyncio.run, coro).result()
+        return loop.run_until_complete(coro)
+    except RuntimeError:
+        return asyncio.run(coro)
+
+
+async def _export(path, fetch):
+    rows = await fetch()
+    with open(path, "w") as f:
+        json.dump(rows, f)
+
+
+def export(path: str):
+    _run(_export(path, load_rows))
+"#,
+        r#"
+from pathlib import Path
+
+
+async def cpu_model():
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
 "#,
         r#"
 import json

@@ -926,7 +926,9 @@ fn starts_a_loop(cx: &FileCx, c: &Call) -> bool {
 /// `h` is a sync function of the file that does nothing but start a new
 /// loop for the coroutine it is handed (`def _run(coro): return
 /// asyncio.run(coro)`, the one-line helper a command-line app's sync
-/// commands call), bar handling the run's failure.
+/// commands call), bar handling the run's failure, or that picks the loop
+/// first (the thread's own when it is not running, else a new one on a
+/// worker thread).
 fn runs_its_argument_on_a_new_loop(cx: &FileCx, h: FuncId) -> bool {
     let func = cx.func(h);
     let Some(first) = func
@@ -939,16 +941,45 @@ fn runs_its_argument_on_a_new_loop(cx: &FileCx, h: FuncId) -> bool {
     // What its `except` handlers do when the run fails (report, exit),
     // or its `finally` once the loop is gone, does not matter: `try:
     // return asyncio.run(coro) except Error as e: report(e)`.
-    let mut calls = cx.body_calls(h).filter(|&e| {
-        !crate::util::in_except_handler(cx, e) && !crate::util::in_finally_block(cx, e)
-    });
-    let (Some(only), None) = (calls.next(), calls.next()) else {
-        return false;
+    let calls: Vec<&Call> = cx
+        .body_calls(h)
+        .filter(|&e| {
+            !crate::util::in_except_handler(cx, e) && !crate::util::in_finally_block(cx, e)
+        })
+        .filter_map(|e| cx.call(e))
+        .collect();
+    let is_first = |a: Option<ExprId>| a.and_then(|a| cx.model.name_of(a)) == Some(&*first.name);
+    // The coroutine goes to a loop it is the first work of: a new one
+    // (`asyncio.run(coro)`, also on a worker thread, `pool.submit(
+    // asyncio.run, coro)`), or the thread's loop when it is not running
+    // (`loop.run_until_complete(coro)` after `if loop.is_running():`).
+    let runs_it = |c: &Call| {
+        (starts_a_loop(cx, c) && is_first(c.positional(0)))
+            || (c.name == "run_until_complete" && is_first(c.positional(0)))
+            || (c.name == "submit"
+                && c.positional(0).and_then(|a| cx.model.resolved(a)) == Some("asyncio.run")
+                && is_first(c.positional(1)))
     };
-    let c = cx.call(only).unwrap();
+    // Choosing that loop: the thread's loop and whether it runs, a pool
+    // to run a new one on.
+    let plumbing = |c: &Call| {
+        matches!(
+            c.name.as_str(),
+            "get_event_loop"
+                | "get_running_loop"
+                | "new_event_loop"
+                | "set_event_loop"
+                | "is_running"
+                | "ThreadPoolExecutor"
+                | "result"
+        ) && !c.args.iter().any(|a| is_first(Some(a.value)))
+    };
+    let one_plain_run =
+        matches!(calls.as_slice(), [c] if starts_a_loop(cx, c) && is_first(c.positional(0)));
     !func.is_async
-        && starts_a_loop(cx, c)
-        && c.positional(0).and_then(|a| cx.model.name_of(a)) == Some(first.name.as_str())
+        && (one_plain_run
+            || (calls.iter().any(|c| runs_it(c))
+                && calls.iter().all(|c| runs_it(c) || plumbing(c))))
 }
 
 /// The mention `id` of `g`'s name is `g` awaiting itself (`return await

@@ -174,14 +174,28 @@ pub(crate) fn is_field_of(m: &FileModel, e: ExprId, owner: &str) -> bool {
 /// A blocking API called where it has nothing to wait for: a file call on
 /// a literal path under `/proc/` or `/sys/` (`fs.readFileSync(
 /// "/proc/meminfo")`, `open("/sys/fs/cgroup/cpu.max")`, or one built from
-/// such a literal, `open("/proc/%d/statm" % pid)`), where the kernel
+/// such a literal, `open("/proc/%d/statm" % pid)`, or a method of
+/// `Path("/proc/cpuinfo")`), where the kernel
 /// answers from memory; the null device (`open(os.devnull)`); an
 /// in-memory SQLite database (`sqlite3.connect(":memory:")`); `urlopen`
 /// of a `data:` URI, which it decodes in memory (a name the file rejects
 /// unless it starts with `data:`). Shared with the project index, so
 /// helpers making such calls do not block either.
 pub(crate) fn waits_for_nothing(m: &FileModel, c: &Call) -> bool {
-    c.positional(0).is_some_and(|a| {
+    // `Path("/proc/cpuinfo").read_text()`: the path is the receiver's.
+    let kernel_file = |a: ExprId| {
+        literal_head(m, a, 0).is_some_and(|s| s.starts_with("/proc/") || s.starts_with("/sys/"))
+    };
+    let on_kernel_path = c.receiver.is_some_and(|r| {
+        m.call(m.strip(r)).is_some_and(|p| {
+            matches!(
+                p.target.as_deref(),
+                Some("pathlib.Path" | "pathlib.PurePath")
+            ) && p.positional(0).is_some_and(kernel_file)
+        })
+    });
+    on_kernel_path
+        || c.positional(0).is_some_and(|a| {
         matches!(m.literal(a), Some(Lit::Str(s))
             if s.starts_with("/proc/") || s.starts_with("/sys/") || s == "/dev/null" || s == ":memory:"
                 || (s.starts_with("data:") && is_urlopen(c)))
