@@ -941,13 +941,23 @@ fn runs_its_argument_on_a_new_loop(cx: &FileCx, h: FuncId) -> bool {
     // What its `except` handlers do when the run fails (report, exit),
     // or its `finally` once the loop is gone, does not matter: `try:
     // return asyncio.run(coro) except Error as e: report(e)`.
+    if func.is_async {
+        return false;
+    }
+    // A helper that picks a loop makes a handful of calls; this runs for
+    // every call of a file function, so a long one is not read through.
+    const MAX_CALLS: usize = 12;
     let calls: Vec<&Call> = cx
         .body_calls(h)
         .filter(|&e| {
             !crate::util::in_except_handler(cx, e) && !crate::util::in_finally_block(cx, e)
         })
         .filter_map(|e| cx.call(e))
+        .take(MAX_CALLS + 1)
         .collect();
+    if calls.len() > MAX_CALLS {
+        return false;
+    }
     let is_first = |a: Option<ExprId>| a.and_then(|a| cx.model.name_of(a)) == Some(&*first.name);
     // The coroutine goes to a loop it is the first work of: a new one
     // (`asyncio.run(coro)`, also on a worker thread, `pool.submit(
@@ -976,10 +986,8 @@ fn runs_its_argument_on_a_new_loop(cx: &FileCx, h: FuncId) -> bool {
     };
     let one_plain_run =
         matches!(calls.as_slice(), [c] if starts_a_loop(cx, c) && is_first(c.positional(0)));
-    !func.is_async
-        && (one_plain_run
-            || (calls.iter().any(|c| runs_it(c))
-                && calls.iter().all(|c| runs_it(c) || plumbing(c))))
+    one_plain_run
+        || (calls.iter().any(|c| runs_it(c)) && calls.iter().all(|c| runs_it(c) || plumbing(c)))
 }
 
 /// The mention `id` of `g`'s name is `g` awaiting itself (`return await
