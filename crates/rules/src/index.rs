@@ -2378,26 +2378,38 @@ mod tests {
     /// the scan saw the import root from.
     #[test]
     fn a_module_inside_a_package_does_not_answer_for_a_top_level_import() {
-        let files = vec![
-            vec![sum(
-                "mcp_strike.config.dotenv.load_dotenv",
-                false,
-                true,
-                &[],
-            )],
-            vec![sum("mcp_strike.server.main", false, false, &[])],
-            vec![sum("mcp_strike.config.settings.load", false, false, &[])],
-            vec![sum("src.shop.orders.place", false, true, &[])],
-            vec![sum("tests.test_orders.test_place", false, false, &[])],
-        ];
-        let packages = ["mcp_strike", "mcp_strike.config", "shop"];
-        let ix = ProjectIndex::build_knowing_packages(
-            files.into_iter().map(FileSummaries::from_iter).collect(),
-            packages.iter().map(|p| Box::<str>::from(*p)).collect(),
-        );
         let py = Language::Python;
+        // The same files, with and without the packages known (without
+        // them, the suffix answers as it did before packages counted).
+        let knowing = |names: &[&str], packages: &[&str]| {
+            let files = names
+                .iter()
+                .map(|q| FileSummaries::from_iter([sum(q, false, true, &[])]))
+                .collect();
+            let packages = packages.iter().map(|p| Box::<str>::from(*p)).collect();
+            (
+                ProjectIndex::build_knowing_packages(files, packages),
+                build(
+                    names
+                        .iter()
+                        .map(|q| vec![sum(q, false, true, &[])])
+                        .collect(),
+                ),
+            )
+        };
+        let (ix, unknowing) = knowing(
+            &[
+                "mcp_strike.config.dotenv.load_dotenv",
+                "mcp_strike.server.main",
+                "mcp_strike.config.settings.load",
+                "src.shop.orders.place",
+                "tests.test_orders.test_place",
+            ],
+            &["mcp_strike", "mcp_strike.config", "shop"],
+        );
         assert_eq!(ix.resolve(py, "dotenv.load_dotenv", 1), None);
         assert_eq!(ix.resolve(py, "dotenv.load_dotenv", 4), None);
+        assert_eq!(unknowing.resolve(py, "dotenv.load_dotenv", 1), Some(0));
         assert_eq!(ix.resolve(py, "config.dotenv.load_dotenv", 1), Some(0));
         assert_eq!(
             ix.resolve(py, "mcp_strike.config.dotenv.load_dotenv", 1),
@@ -2410,38 +2422,15 @@ mod tests {
         // A longer name into a package of the scan (`shop.orders`, whose
         // `__init__.py` re-exports `place`) is that package's, not a
         // shorter top-level module's elsewhere.
-        let files = vec![
-            vec![sum("orders.place", false, true, &[])],
-            vec![sum("shop.api.create", false, false, &[])],
-            vec![sum("helpers.util.slugify", false, true, &[])],
-        ];
-        let ix = ProjectIndex::build_knowing_packages(
-            files.into_iter().map(FileSummaries::from_iter).collect(),
-            ["shop", "shop.orders", "src"]
-                .iter()
-                .map(|p| Box::<str>::from(*p))
-                .collect(),
+        let (ix, unknowing) = knowing(
+            &["orders.place", "shop.api.create", "helpers.util.slugify"],
+            &["shop", "shop.orders", "src"],
         );
         assert_eq!(ix.resolve(py, "shop.orders.place", 1), None);
+        assert_eq!(unknowing.resolve(py, "shop.orders.place", 1), Some(0));
         assert_eq!(ix.resolve(py, "orders.place", 1), Some(0));
         // `src` is a package somewhere, but holds no `helpers`.
         assert_eq!(ix.resolve(py, "src.helpers.util.slugify", 1), Some(2));
-        // Without the packages known, the suffix answers as before.
-        let unknowing = build(vec![
-            vec![sum(
-                "mcp_strike.config.dotenv.load_dotenv",
-                false,
-                true,
-                &[],
-            )],
-            vec![sum("mcp_strike.server.main", false, false, &[])],
-        ]);
-        assert_eq!(unknowing.resolve(py, "dotenv.load_dotenv", 1), Some(0));
-        let unknowing = build(vec![
-            vec![sum("orders.place", false, true, &[])],
-            vec![sum("shop.api.create", false, false, &[])],
-        ]);
-        assert_eq!(unknowing.resolve(py, "shop.orders.place", 1), Some(0));
     }
 
     fn js(q: &str, awaitable: bool, via: &[&str]) -> FnSummary {
