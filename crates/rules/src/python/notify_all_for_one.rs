@@ -19,6 +19,8 @@ pub static META: RuleMeta = RuleMeta {
 On a `threading.Condition` or `asyncio.Condition`: a `notify_all()` whose
 preceding statement adds exactly one item to a collection (`append`,
 `appendleft`, `add`, `put`, `put_nowait`, `insert`, `heapq.heappush`).
+A condition of the object that only `run` of a `threading.Thread`
+subclass waits on is left alone: each object has one waiting thread.
 
 ## Why
 
@@ -85,7 +87,7 @@ impl Rule for NotifyAllForOne {
         for (id, c) in cx.calls_named(&["notify_all", "notifyAll"]) {
             let e = cx.expr(id);
             let Some(r) = c.receiver else { continue };
-            if !is_condition(cx, r) {
+            if !is_condition(cx, r) || waited_by_one_thread(cx, r) {
                 continue;
             }
             let Parent::Stmt(s) = cx.tree.expr_parent(id) else {
@@ -101,6 +103,31 @@ impl Rule for NotifyAllForOne {
             check_at(cx, s, id, e.span, out);
         }
     }
+}
+
+/// The condition (an attribute of the object, `self._cond`) is waited on
+/// only in `run` of a `threading.Thread` subclass of the file: each object
+/// has one thread, its own, waiting, so `notify_all` wakes just that one.
+fn waited_by_one_thread(cx: &FileCx, cond: ExprId) -> bool {
+    let Some(name) = cx.model.dotted(cond).filter(|d| d.starts_with("self.")) else {
+        return false;
+    };
+    let waits: Vec<ExprId> = cx
+        .calls_named(&["wait", "wait_for"])
+        .into_iter()
+        .filter(|(_, c)| c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(&*name))
+        .map(|(e, _)| e)
+        .collect();
+    !waits.is_empty()
+        && waits.iter().all(|&e| {
+            let f = cx.func(cx.func_of(e));
+            f.name == "run"
+                && f.class.as_deref().is_some_and(|class| {
+                    cx.model.types.iter().any(|t| {
+                        &*t.qualname == class && t.bases.iter().any(|b| &**b == "threading.Thread")
+                    })
+                })
+        })
 }
 
 fn check_at(cx: &FileCx, s: StmtId, _call: ExprId, span: Span, out: &mut Vec<Finding>) {
@@ -157,6 +184,34 @@ class WorkQueue:
             self._cond.notify_all()  # expect
 "#,
         r#"
+import threading
+
+
+class Pump(threading.Thread):
+    def __init__(self):
+        super().__init__(daemon=True)
+        self._cond = threading.Condition()
+        self._items = []
+
+    def put(self, item):
+        with self._cond:
+            self._items.append(item)
+            self._cond.notify_all()  # expect
+
+    def take(self):
+        # Any number of caller threads wait here beside the pump itself.
+        with self._cond:
+            while not self._items:
+                self._cond.wait()
+            return self._items.pop(0)
+
+    def run(self):
+        while True:
+            with self._cond:
+                while not self._items:
+                    self._cond.wait()
+"#,
+        r#"
 import asyncio
 import heapq
 
@@ -169,7 +224,35 @@ async def schedule(job):
         cond.notify_all()  # expect
 "#,
     ],
-    pass: &[r#"
+    pass: &[
+        r#"
+import threading
+import time
+
+
+class Timer(threading.Thread):
+    """One thread per timer waits on its own condition."""
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self._cond = threading.Condition()
+        self._due = []
+
+    def schedule(self, at, job):
+        with self._cond:
+            self._due.append((at, job))
+            self._cond.notify_all()
+
+    def run(self):
+        while True:
+            with self._cond:
+                while not self._due:
+                    self._cond.wait()
+                at, job = self._due.pop(0)
+            time.sleep(max(0, at - time.time()))
+            job()
+"#,
+        r#"
 import threading
 
 class WorkQueue:
@@ -192,7 +275,8 @@ class WorkQueue:
         with self._cond:
             self._items.extend(items)
             self._cond.notify_all()
-"#],
+"#,
+    ],
 };
 
 #[cfg(test)]
