@@ -1755,11 +1755,7 @@ impl ProjectIndex {
             let Some(end) = package_named(q, head) else {
                 return false;
             };
-            end == head.len()
-                || self.file_fns(from).any(|k| {
-                    let mine = self.sum(k).qualname;
-                    mine.starts_with(&q[..end]) && mine[end..].starts_with('.')
-                })
+            end == head.len() || self.file_inside(from, &q[..end])
         };
         let last = last_segment(target, lang);
         // Python: a function of a top-level `__init__.py` (or of a stub
@@ -1785,11 +1781,7 @@ impl ProjectIndex {
                 return false;
             }
             let outer = &q[..q.len() - target.len() - 1];
-            self.python_packages.contains(outer)
-                && !self.file_fns(from).any(|k| {
-                    let mine = self.sum(k).qualname;
-                    mine.starts_with(outer) && mine[outer.len()..].starts_with('.')
-                })
+            self.python_packages.contains(outer) && !self.file_inside(from, outer)
         };
         let dotted = target.contains('.');
         let matches = |i: u32| {
@@ -1880,6 +1872,15 @@ impl ProjectIndex {
             (false, true) | (true, true) => Some(a),
             (false, false) => None,
         }
+    }
+
+    /// A function of file `file` is named inside the package `prefix`
+    /// (`pkg.sub.f` for `pkg.sub`): the file is one of that package's.
+    fn file_inside(&self, file: u32, prefix: &str) -> bool {
+        self.file_fns(file).any(|k| {
+            let mine = self.sum(k).qualname;
+            mine.starts_with(prefix) && mine[prefix.len()..].starts_with('.')
+        })
     }
 
     /// The function numbers of file `file` (functions are in file order).

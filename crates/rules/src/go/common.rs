@@ -1275,7 +1275,7 @@ pub fn loopback_url(cx: &FileCx, f: FuncId, e: ExprId) -> bool {
             }),
     };
     if let Some(t) = text {
-        return loopback_host(t.split_once("://").map_or("", |(_, rest)| rest));
+        return crate::shared::is_loopback_host(t.split_once("://").map_or("", |(_, rest)| rest));
     }
     let Some(name) = cx.model.name_of(e) else {
         return false;
@@ -1289,18 +1289,13 @@ pub fn loopback_url(cx: &FileCx, f: FuncId, e: ExprId) -> bool {
         })
 }
 
-/// A host (or `host:port`) on this machine.
-fn loopback_host(s: &str) -> bool {
-    s.starts_with("127.") || s.starts_with("localhost") || s.starts_with("[::1]")
-}
-
 /// An address on this machine: a literal starting `127.`, `localhost` or
 /// `[::1]` (also as the format of a `fmt.Sprintf` or the host of a
 /// `net.JoinHostPort`), a listener's own address (`ln.Addr().String()`),
 /// or a local bound to one of those.
 fn loopback(cx: &FileCx, f: FuncId, e: ExprId, depth: u8) -> bool {
     if let Some(Lit::Str(s)) = cx.model.literal(e) {
-        return loopback_host(s);
+        return crate::shared::is_loopback_host(s);
     }
     if let Some(c) = cx.call(cx.model.strip(e)) {
         // `fmt.Sprintf("127.0.0.1:%d", port)`, `net.JoinHostPort("localhost",
@@ -1315,7 +1310,7 @@ fn loopback(cx: &FileCx, f: FuncId, e: ExprId, depth: u8) -> bool {
             _ => None,
         };
         if let Some(h) = host {
-            return loopback_host(h) || (c.name == "JoinHostPort" && h == "::1");
+            return crate::shared::is_loopback_host(h) || (c.name == "JoinHostPort" && h == "::1");
         }
         // `ln.Addr().String()` / `ln.Addr()`.
         let addr_of = |c: &Call| c.name == "Addr" && c.args.is_empty();

@@ -431,19 +431,15 @@ fn starts_nothing_before(cx: &FileCx, g: FuncId, span: Span) -> bool {
             return true;
         }
         let c = cx.call(e).unwrap();
-        if starts_tasks_at(cx, e, c, true) {
+        if crate::python::common::starts_tasks_at(cx, e, c, true) {
             return false;
         }
-        match cx.callee_in_file(c) {
-            Some(h) => starts_nothing_from(cx, h, &mut seen),
-            None => {
-                !may_leave_work_running(cx, c)
-                    && (!cx.is_awaited(e)
-                        || closed_contexts
-                            .iter()
-                            .any(|w| w.start <= at.start && at.end <= w.end))
-            }
-        }
+        callee_starts_nothing(cx, c, &mut seen)
+            && (cx.callee_in_file(c).is_some()
+                || !cx.is_awaited(e)
+                || closed_contexts
+                    .iter()
+                    .any(|w| w.start <= at.start && at.end <= w.end))
     })
 }
 
@@ -479,7 +475,7 @@ fn starts_nothing_from(cx: &FileCx, f: FuncId, seen: &mut Vec<FuncId>) -> bool {
     seen.push(f);
     if cx
         .body_calls(f)
-        .any(|e| starts_tasks_at(cx, e, cx.call(e).unwrap(), true))
+        .any(|e| crate::python::common::starts_tasks_at(cx, e, cx.call(e).unwrap(), true))
     {
         return false;
     }
@@ -493,13 +489,18 @@ fn starts_nothing_from(cx: &FileCx, f: FuncId, seen: &mut Vec<FuncId>) -> bool {
     if enters_unknown {
         return false;
     }
-    cx.body_calls(f).all(|e| {
-        let c = cx.call(e).unwrap();
-        match cx.callee_in_file(c) {
-            Some(h) => starts_nothing_from(cx, h, seen),
-            None => !may_leave_work_running(cx, c),
-        }
-    })
+    cx.body_calls(f)
+        .all(|e| callee_starts_nothing(cx, cx.call(e).unwrap(), seen))
+}
+
+/// What the call `c` runs starts nothing: a function of the file by
+/// [`starts_nothing_from`], another module's by its name
+/// ([`may_leave_work_running`]).
+fn callee_starts_nothing(cx: &FileCx, c: &Call, seen: &mut Vec<FuncId>) -> bool {
+    match cx.callee_in_file(c) {
+        Some(h) => starts_nothing_from(cx, h, seen),
+        None => !may_leave_work_running(cx, c),
+    }
 }
 
 /// A call of another module named for starting something
@@ -594,22 +595,7 @@ fn run_first_by_root(cx: &FileCx, call: ExprId) -> bool {
 /// The coroutine neither spawns tasks nor runs awaitables side by side.
 fn starts_no_tasks(cx: &FileCx, f: FuncId) -> bool {
     !cx.body_calls(f)
-        .any(|e| starts_tasks_at(cx, e, cx.call(e).unwrap(), false))
-}
-
-/// The call `e` spawns a task or runs awaitables side by side
-/// (`create_task`, `gather`, `wait`, `as_completed`, a task group). With
-/// `joined_ok`, an awaited `gather` or spawn does not count: its tasks have
-/// all finished when it returns.
-fn starts_tasks_at(cx: &FileCx, e: ExprId, c: &Call, joined_ok: bool) -> bool {
-    // An awaited spawn has finished when the await returns (and an API
-    // client's `await client.create_task(todo)` makes a to-do item).
-    (crate::python::common::is_task_spawn(cx, c) && !(joined_ok && cx.is_awaited(e)))
-        || matches!(
-            c.name.as_str(),
-            "as_completed" | "wait" | "create_task_group" | "TaskGroup"
-        )
-        || (c.name == "gather" && !(joined_ok && cx.is_awaited(e)))
+        .any(|e| crate::python::common::starts_tasks_at(cx, e, cx.call(e).unwrap(), false))
 }
 
 /// `fut.result()` (or `.exception()`) of a future known to be finished:

@@ -1551,3 +1551,18 @@ pub fn never_suspends(cx: &FileCx, f: FuncId) -> bool {
         && !func.is_generator
         && crate::util::awaits_in_block(cx.model, &func.body).is_empty()
 }
+
+/// The call `e` spawns a task or runs awaitables side by side
+/// (`create_task`, `gather`, `wait`, `as_completed`, a task group). With
+/// `joined_ok`, an awaited `gather` or spawn does not count: its tasks have
+/// all finished when it returns.
+pub fn starts_tasks_at(cx: &FileCx, e: ExprId, c: &Call, joined_ok: bool) -> bool {
+    // An awaited spawn has finished when the await returns (and an API
+    // client's `await client.create_task(todo)` makes a to-do item).
+    (is_task_spawn(cx, c) && !(joined_ok && cx.is_awaited(e)))
+        || matches!(
+            c.name.as_str(),
+            "as_completed" | "wait" | "create_task_group" | "TaskGroup"
+        )
+        || (c.name == "gather" && !(joined_ok && cx.is_awaited(e)))
+}

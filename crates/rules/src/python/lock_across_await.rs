@@ -200,14 +200,9 @@ impl Visitor for WithFinder {
 fn only_in_lone_tests(cx: &FileCx, lock: &str) -> bool {
     let mut any = false;
     for fid in cx.model.function_ids() {
-        let starts = cx.body_calls(fid).any(|e| {
-            let c = cx.call(e).unwrap();
-            crate::python::common::is_task_spawn(cx, c)
-                || matches!(
-                    c.name.as_str(),
-                    "gather" | "as_completed" | "wait" | "create_task_group" | "TaskGroup"
-                )
-        });
+        let starts = cx
+            .body_calls(fid)
+            .any(|e| crate::python::common::starts_tasks_at(cx, e, cx.call(e).unwrap(), false));
         if starts {
             return false;
         }

@@ -194,11 +194,7 @@ fn reaches_this_host_only(cx: &FileCx, body: &Block) -> bool {
             };
             let text = text.as_str();
             let h = text.split_once("://").map_or(text, |(_, rest)| rest);
-            if h.starts_with("127.")
-                || h.starts_with("localhost")
-                || h.starts_with("[::1]")
-                || h == "::1"
-            {
+            if crate::shared::is_loopback_host(h) || h == "::1" {
                 local = true;
             } else if text.contains("://") || h.parse::<std::net::IpAddr>().is_ok() {
                 return false;

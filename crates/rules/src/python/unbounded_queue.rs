@@ -440,16 +440,22 @@ fn inherited_constructor<'k>(
 /// The name the queue `ctor` builds is bound to (`self.sigq = ..`): the
 /// target and its dotted spelling.
 fn bound_name(cx: &FileCx, ctor: ExprId) -> Option<(ExprId, String)> {
+    let t = sole_target(cx, ctor)?;
+    Some((t, cx.model.dotted(t)?))
+}
+
+/// The one target of the assignment whose value is `ctor`.
+fn sole_target(cx: &FileCx, ctor: ExprId) -> Option<ExprId> {
     let unsnarl_model::walk::Parent::Stmt(s) = cx.tree.expr_parent(ctor) else {
         return None;
     };
     let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind else {
         return None;
     };
-    let [t] = targets.as_slice() else {
-        return None;
-    };
-    Some((*t, cx.model.dotted(*t)?))
+    match targets.as_slice() {
+        [t] => Some(*t),
+        _ => None,
+    }
 }
 
 /// An empty queue `__init__` puts in an attribute that the object's start
@@ -1347,16 +1353,7 @@ fn request_reply(cx: &FileCx, ctor: ExprId) -> bool {
 /// The dict a queue is stored into by key (`self._queues[agent_id] =
 /// asyncio.Queue()`), by its dotted name.
 fn dict_slot(cx: &FileCx, ctor: ExprId) -> Option<String> {
-    let unsnarl_model::walk::Parent::Stmt(s) = cx.tree.expr_parent(ctor) else {
-        return None;
-    };
-    let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind else {
-        return None;
-    };
-    let [t] = targets.as_slice() else {
-        return None;
-    };
-    match &cx.expr(*t).kind {
+    match &cx.expr(sole_target(cx, ctor)?).kind {
         ExprKind::Index { obj, .. } => cx.model.dotted(*obj),
         _ => None,
     }

@@ -277,9 +277,7 @@ fn loopback(cx: &FileCx, c: &Call) -> bool {
         exprs_under(cx.model, a.value)
             .into_iter()
             .any(|x| match cx.model.literal(x) {
-                Some(Lit::Str(s)) => {
-                    s.starts_with("127.") || s.starts_with("localhost") || s.starts_with("[::1]")
-                }
+                Some(Lit::Str(s)) => crate::shared::is_loopback_host(s),
                 _ => false,
             })
     })
