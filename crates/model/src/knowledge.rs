@@ -67,10 +67,13 @@ pub enum Effect {
     /// no work of its own runs behind it. The entry's `kind` says which
     /// (`future`, `thread-future`, `event`).
     Completion,
+    /// Reads a clock (`time.monotonic()`, `loop.time()`): code that works
+    /// out a delay from it is pacing its callers, not guessing a wait.
+    Clock,
 }
 
 impl Effect {
-    pub const ALL: [Effect; 16] = [
+    pub const ALL: [Effect; 17] = [
         Effect::Blocking,
         Effect::CpuHeavy,
         Effect::Spawn,
@@ -87,6 +90,7 @@ impl Effect {
         Effect::Retry,
         Effect::NowaitProducer,
         Effect::Completion,
+        Effect::Clock,
     ];
 
     /// The table key of the effect (`blocking`, `cpu_heavy`, ...), also used
@@ -109,6 +113,7 @@ impl Effect {
             Effect::Retry => "retry",
             Effect::NowaitProducer => "nowait_producer",
             Effect::Completion => "completion",
+            Effect::Clock => "clock",
         }
     }
 
@@ -276,6 +281,8 @@ struct TableFile {
     nowait_producer: Vec<Entry>,
     #[serde(default)]
     completion: Vec<Entry>,
+    #[serde(default)]
+    clock: Vec<Entry>,
     /// Callee → the type of the value it returns (`sqlite3.connect` →
     /// `sqlite3.Connection`), for resolving later method calls.
     #[serde(default)]
@@ -336,6 +343,7 @@ impl Table {
             (Effect::Retry, file.retry),
             (Effect::NowaitProducer, file.nowait_producer),
             (Effect::Completion, file.completion),
+            (Effect::Clock, file.clock),
         ];
         for (effect, entries) in groups {
             for e in entries {

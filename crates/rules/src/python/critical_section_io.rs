@@ -294,18 +294,8 @@ fn paces_callers(cx: &FileCx, call: ExprId, body: &Block) -> bool {
     };
     let at = cx.expr(call).span;
     let clock = |e: ExprId| {
-        cx.call(e).is_some_and(|k| {
-            matches!(
-                k.target.as_deref(),
-                Some(
-                    "time.time"
-                        | "time.monotonic"
-                        | "time.perf_counter"
-                        | "time.monotonic_ns"
-                        | "time.perf_counter_ns"
-                )
-            )
-        })
+        cx.call(e)
+            .is_some_and(|k| cx.effect(k, Effect::Clock).is_some())
     };
     // The delay is worked out from the clock: written there, or through
     // locals the block assigned from it (`elapsed = now() - last`, `hold =
