@@ -223,6 +223,11 @@ pub struct Entry {
     /// flags=socket.AI_NUMERICHOST)`).
     #[serde(default)]
     pub unless_flag: Vec<String>,
+    /// Blocking: keywords that, given a literal `True`, make the call
+    /// return without waiting (`local_files_only=True` of
+    /// `hf_hub_download` only looks in the local cache).
+    #[serde(default)]
+    pub unless_true: Vec<String>,
     /// Callees that a `prefix*` pattern of `calls` covers but this entry
     /// does not (`fs/promises.FileHandle.readLines` returns a readline
     /// interface, not a promise).

@@ -400,6 +400,7 @@ pub fn summarize(m: &FileModel, kb: &Table, lang: Language, names: &Names) -> Fi
                 Vec::new()
             },
             is_async: f.is_async,
+            loop_tested: Vec::new(),
         };
         // `@functools.cache def git_exe():` runs its body once per
         // process: later calls block on nothing and call nothing.
@@ -909,6 +910,27 @@ struct SummaryVisitor<'k> {
     /// call there is not the function's.
     once: Vec<Span>,
     is_async: bool,
+    /// `if loop.is_running(): ... else: loop.run_until_complete(coro)` and
+    /// its `x if loop.is_running() else ...` form: a bridge on either side
+    /// of that test knows whether a loop runs, so it is not a call site
+    /// that blocks a running loop.
+    loop_tested: Vec<Span>,
+}
+
+/// `loop.run_until_complete(..)` or `asyncio.run(..)`: drives a loop on
+/// the calling thread, which a test of `is_running` makes safe. (Waiting
+/// on a future another thread's loop fills, `fut.result()` after `if
+/// other_loop.is_running():`, still blocks the caller.)
+fn runs_the_thread_loop(kb: &Table, c: &Call) -> bool {
+    kb.find_for_call(Effect::SyncOverAsync, c)
+        .is_some_and(|e| c.name == "run_until_complete" || e.kind.as_deref() == Some("new_loop"))
+}
+
+/// The condition asks whether a loop is running (`loop.is_running()`).
+fn tests_running_loop(m: &FileModel, cond: ExprId) -> bool {
+    unsnarl_model::walk::exprs_under(m, cond)
+        .into_iter()
+        .any(|x| m.call(x).is_some_and(|c| c.name == "is_running"))
 }
 
 impl Visitor for SummaryVisitor<'_> {
@@ -916,6 +938,11 @@ impl Visitor for SummaryVisitor<'_> {
     /// not this function's (it neither blocks nor calls through it); its
     /// arguments and receiver are still evaluated here.
     fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
+        if let StmtKind::If { cond, .. } = m.stmt(id).kind
+            && tests_running_loop(m, cond)
+        {
+            self.loop_tested.push(m.stmt(id).span);
+        }
         let StmtKind::Go(e) = m.stmt(id).kind else {
             return true;
         };
@@ -933,6 +960,11 @@ impl Visitor for SummaryVisitor<'_> {
     }
 
     fn enter_expr(&mut self, m: &FileModel, id: ExprId) -> bool {
+        if let ExprKind::Ternary { cond, .. } = m.expr(id).kind
+            && tests_running_loop(m, cond)
+        {
+            self.loop_tested.push(m.expr(id).span);
+        }
         let Some(c) = m.call(id) else {
             return true;
         };
@@ -963,8 +995,11 @@ impl Visitor for SummaryVisitor<'_> {
         // A helper called there waits once too (as for a memoized helper,
         // whose body is not walked at all), unless the function awaits it:
         // a coroutine's calls are how it is found to run alone.
+        let at = m.expr(id).span;
         if let Some(t) = &c.target
             && (!once || self.is_async)
+            && !(runs_the_thread_loop(self.kb, c)
+                && self.loop_tested.iter().any(|g| g.contains(at)))
         {
             self.calls.push(CallSite {
                 target: self.names.intern(t),

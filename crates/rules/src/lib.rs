@@ -219,6 +219,16 @@ impl Engine {
                 rule.check(&cx, &mut out);
             }
         }
+        // A finding in code no path reaches describes nothing that can
+        // happen. Go's `goto` can jump past a `return` to a label, and
+        // Rust's compiler already warns about such code, so only Python and
+        // JavaScript/TypeScript are filtered.
+        if !out.is_empty() && !matches!(prepared.lang, Language::Go | Language::Rust) {
+            let dead = util::unreachable_spans(&prepared.model);
+            if !dead.is_empty() {
+                out.retain(|f| !dead.iter().any(|d| d.contains(f.span)));
+            }
+        }
         Ok(out)
     }
 }
@@ -295,6 +305,12 @@ fn waits_switched_off(m: &FileModel, kb: &knowledge::Table, c: &Call) -> bool {
         if c.args.iter().any(|a| switched_off(a.value)) {
             return true;
         }
+    }
+    if entry.unless_true.iter().any(|k| {
+        c.kwarg(k)
+            .is_some_and(|v| matches!(m.literal(v), Some(Lit::Bool(true))))
+    }) {
+        return true;
     }
     let Some(flag) = &entry.keyword else {
         return false;
@@ -387,5 +403,47 @@ mod tests {
             .unwrap();
         assert!(!found.is_empty());
         assert_eq!(found, engine.check(0, "a.py", text, &prepared, &index));
+    }
+
+    fn rules_found(lang: Language, path: &str, text: &str) -> Vec<&'static str> {
+        let engine = Engine::new(all_rules().to_vec(), Knowledge::builtin());
+        let model = testing::lower(lang, text, path);
+        let (prepared, sums) = engine.prepare(model, lang);
+        let index = ProjectIndex::build(vec![sums]);
+        let mut found: Vec<_> = engine
+            .check(0, path, text, &prepared, &index)
+            .iter()
+            .map(|f| f.rule)
+            .collect();
+        found.sort();
+        found
+    }
+
+    #[test]
+    fn findings_in_code_after_a_raise_or_return_are_dropped() {
+        let dead = "import asyncio, time\nasync def f():\n    try:\n        await g()\n    except Exception as e:\n        raise RuntimeError(e) from e\n        time.sleep(1)\n";
+        assert_eq!(
+            rules_found(Language::Python, "a.py", dead),
+            Vec::<&str>::new()
+        );
+        let live = dead.replace("        raise RuntimeError(e) from e\n", "");
+        assert_eq!(rules_found(Language::Python, "a.py", &live), vec!["PY002"]);
+        // A `for` loop's `else` ends only the path that did not break.
+        let for_else = "import time\nimport requests\ndef f(xs):\n    for x in xs:\n        if x:\n            break\n    else:\n        raise ValueError(xs)\n    while True:\n        try:\n            return requests.get(\"http://api/x\", timeout=5)\n        except OSError:\n            time.sleep(1)\n";
+        assert_eq!(
+            rules_found(Language::Python, "a.py", for_else),
+            vec!["PY027"]
+        );
+        let js_dead = "import fs from \"fs\";\nasync function f(p) {\n  return 1;\n  fs.readFileSync(p);\n}\n";
+        let js_live = js_dead.replace("  return 1;\n", "");
+        assert!(rules_found(Language::JavaScript, "a.js", js_dead).is_empty());
+        assert!(!rules_found(Language::JavaScript, "a.js", &js_live).is_empty());
+    }
+
+    #[test]
+    fn a_function_declared_below_a_return_is_still_checked() {
+        // JavaScript hoists it: `run` calls it from above the `return`.
+        let text = "import fs from \"fs\";\nasync function run(p) {\n  return read(p);\n  async function read(p) {\n    return fs.readFileSync(p);\n  }\n}\n";
+        assert!(!rules_found(Language::JavaScript, "a.js", text).is_empty());
     }
 }

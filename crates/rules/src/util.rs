@@ -606,6 +606,40 @@ pub fn explaining_comment(text: &str, span: Span) -> Option<&str> {
         })
 }
 
+/// The spans of statements no path reaches: those after a `return`,
+/// `raise`/`throw`, `break` or `continue` in the same block (`raise
+/// Error(..) from e` followed by a `return` nobody deleted). A function
+/// definition there is kept: JavaScript hoists declarations, so a helper
+/// written below the `return` is called from above it.
+pub fn unreachable_spans(m: &FileModel) -> Vec<Span> {
+    struct Dead(Vec<Span>);
+    impl Visitor for Dead {
+        fn enter_block(&mut self, m: &FileModel, block: &Block) {
+            let Some(end) = block.iter().position(|&s| {
+                matches!(
+                    m.stmt(s).kind,
+                    StmtKind::Return(_) | StmtKind::Raise(_) | StmtKind::Break | StmtKind::Continue
+                )
+            }) else {
+                return;
+            };
+            self.0.extend(
+                block[end + 1..]
+                    .iter()
+                    .filter(|&&s| {
+                        !matches!(m.stmt(s).kind, StmtKind::FuncDef(_) | StmtKind::ClassDef(_))
+                    })
+                    .map(|&s| m.stmt(s).span),
+            );
+        }
+    }
+    let mut dead = Dead(Vec::new());
+    for f in m.function_ids() {
+        walk_block(m, &m.func(f).body, &mut dead);
+    }
+    dead.0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -83,9 +83,13 @@ impl<'a> Lowerer<'a> {
                     r,
                 ));
                 // The model's `For` has no `else`: it runs after the loop
-                // (when no `break` left it), so it follows the loop.
-                for s in &f.orelse {
-                    self.lower_stmt(s, out);
+                // (when no `break` left it), so it follows the loop, as a
+                // block of its own: a `raise` there ends only the path
+                // that did not break, not the code after the loop.
+                if let (Some(first), Some(last)) = (f.orelse.first(), f.orelse.last()) {
+                    let orelse = self.lower_block(&f.orelse);
+                    let at = span(ruff_text_size::TextRange::new(first.start(), last.end()));
+                    out.push(self.m.add_stmt(StmtKind::Block(orelse), at));
                 }
                 return;
             }

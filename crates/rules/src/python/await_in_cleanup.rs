@@ -1,7 +1,7 @@
 //! PY024: unbounded network waits in `finally` or cancellation handlers.
 
 use crate::context::FileCx;
-use crate::python::common::{is_io_call, under_deadline};
+use crate::python::common::{is_io_call, is_none, under_deadline};
 use crate::rule::{Examples, Rule, RuleMeta};
 use unsnarl_model::walk::{Visitor, walk_block};
 use unsnarl_model::*;
@@ -23,7 +23,9 @@ BaseException`/bare `except:`, with no `asyncio.timeout`/`wait_for`/
 `shield` bounding it. Closing calls (`close`, `aclose`, `wait_closed`,
 `release`) are not reported, nor a `put` or `get` on a queue (typed as
 one, or named for one: `self.events_queue.put(DONE)`), an in-process
-hand-off rather than I/O. Neither is the cleanup of a `try` whose body
+hand-off rather than I/O, nor a request that passes its own `timeout=`
+(anything but `None`: the call's value overrides its client's). Neither
+is the cleanup of a `try` whose body
 (and `else`, and handlers, for a `finally`) never suspends (`try:
 target(token) finally: await self.signal(token)`): cancellation only
 lands where a task suspends, so that cleanup runs on the body's own
@@ -94,8 +96,12 @@ impl Rule for AwaitInCleanup {
                     };
                     let inner = cx.model.strip(inner);
                     let Some(c) = cx.call(inner) else { continue };
+                    // A request's own `timeout=` bounds it, whatever its
+                    // client was built with (httpx and aiohttp both let
+                    // the call's value win).
                     if !is_io_call(cx, c)
                         || under_deadline(cx, e, true)
+                        || c.kwarg("timeout").is_some_and(|t| !is_none(cx, t))
                         || reaps_killed_process(cx, block, e, c)
                     {
                         continue;
@@ -211,6 +217,13 @@ async def process(job, client):
     finally:
         await client.post("/jobs/release", json={"id": job.id})  # expect
 
+async def release(job, client):
+    try:
+        await job.run()
+    finally:
+        # `timeout=None` turns the request's own limit off.
+        await client.post("/jobs/release", json={"id": job.id}, timeout=None)  # expect
+
 async def worker(session: aiohttp.ClientSession, job):
     try:
         await job.run()
@@ -266,6 +279,23 @@ async def run_live(runner, session):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+import contextlib
+import httpx
+
+async def poll(api, step):
+    async with httpx.AsyncClient(timeout=None) as client:
+        offset = 0
+        try:
+            while True:
+                offset = await step(client, offset)
+        except asyncio.CancelledError:
+            # The request's own timeout overrides the client's `None`.
+            with contextlib.suppress(Exception):
+                await client.post(f"{api}/ack", json={"offset": offset}, timeout=2.0)
+            raise
+"#,
         r#"
 from aioredis import StrictRedis
 

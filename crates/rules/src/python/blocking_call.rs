@@ -66,7 +66,9 @@ private method every use of whose name is such a start,
 sync `get_pages`, is the class's users' to await on their own loops; also
 through a sync helper of the file that does nothing else (bar handling
 its failure or reporting in a `finally`), `_run(main())` with `def
-_run(coro): return asyncio.run(coro)`, or
+_run(coro): return asyncio.run(coro)`, or through a helper that only
+hands the coroutine on to such a helper and prints what it returns
+(`def _exec_json(coro): print(json.dumps(_run(coro)))`), or
 `loop.run_until_complete(main())` on a loop the function made with
 `asyncio.new_event_loop()`, there or in a sync helper of the file that
 returns it, not kept in a global; used nowhere else in the file but by
@@ -109,7 +111,8 @@ finished (under `if fut.done():`, or after a done callback was
 registered and a `wait()` awaited since) returns at once. The startup half
 of a FastAPI or Starlette app's lifespan (an `@asynccontextmanager`
 handed only as `lifespan=` to the app, before its first `yield`, with no
-task started before the call) serves no request yet, and is left alone
+task started before the call), like a handler decorated
+`@app.on_event("startup")`, serves no request yet, and is left alone
 (an MCP server's `FastMCP(lifespan=..)` runs its lifespan once per
 session, beside the other sessions, and is still checked). A send or receive on a socket the file
 switches to non-blocking mode (`sock.setblocking(False)`, or inside `try:
@@ -649,12 +652,27 @@ fn result_of_finished_future(cx: &FileCx, span: Span) -> bool {
 /// with no task started before it: the server accepts no request until
 /// startup is over, so the wait holds up only the start. (An MCP server's
 /// `FastMCP(lifespan=..)` runs it for every session, beside the others.)
+/// A handler decorated `@app.on_event("startup")` is the same.
 fn in_lifespan_startup(cx: &FileCx, span: Span) -> bool {
     let Some((e, _)) = call_expr_at(cx, span) else {
         return false;
     };
     let f = cx.func_of(e);
     let func = cx.func(f);
+    // `@app.on_event("startup")`: the server runs these handlers to the
+    // end before it accepts a connection.
+    let startup_handler = func.is_async
+        && func.decorator_calls.iter().any(|&d| {
+            cx.call(d).is_some_and(|c| {
+                c.name == "on_event"
+                    && c.positional(0).is_some_and(
+                        |a| matches!(cx.model.literal(a), Some(Lit::Str(s)) if s == "startup"),
+                    )
+            })
+        });
+    if startup_handler {
+        return !spawns_before(cx, f, span);
+    }
     let is_lifespan = func.is_async
         && func
             .decorators
@@ -1115,6 +1133,13 @@ results = queue.Queue(maxsize=100)
 
 async def report(x):
     results.put(x)  # expect
+"#,
+        r#"
+from huggingface_hub import hf_hub_download
+
+async def load_config(repo_id):
+    # Fetches the file from the Hub when the cache does not have it.
+    return hf_hub_download(repo_id=repo_id, filename="config.json")  # expect
 "#,
         r#"
 import asyncio
@@ -1773,7 +1798,11 @@ async def lifespan(app: FastAPI):
     refresher.cancel()
 
 app = FastAPI(lifespan=lifespan)
-"#,
+
+@app.on_event("startup")
+async def warm_cache():
+    app.state.poller = asyncio.create_task(poll_forever(app))
+    app.state.cache = sqlite3.connect("cache.db")  # expect"#,
         r#"
 import time
 from contextlib import asynccontextmanager
@@ -1809,6 +1838,16 @@ def databases(client):
         print(await client.list_databases(token))
 
     _run(_run_it())
+
+def _print(coro):
+    print(_run(coro))
+
+def tables(client):
+    async def _run_it():
+        token = json.loads(Path("token.json").read_text())  # expect
+        print(await client.list_tables(token))
+
+    _print(_run_it())
 "#,
         r#"
 import argparse
@@ -1880,6 +1919,17 @@ class Ships:
 "#,
     ],
     pass: &[
+        r#"
+from huggingface_hub import hf_hub_download
+
+async def is_cached(repo_id):
+    # Only looks in the local cache: no request to the Hub.
+    try:
+        hf_hub_download(repo_id=repo_id, filename="config.json", local_files_only=True)
+        return True
+    except Exception:
+        return False
+"#,
         r#"
 import json
 from cryptography.fernet import Fernet
@@ -2096,6 +2146,39 @@ def open_session(offer):
     _run(_go())
 "#,
         r#"
+import asyncio
+import json
+
+import typer
+
+app = typer.Typer()
+
+
+def _run(coro):
+    return asyncio.run(coro)
+
+
+def _exec_json(coro):
+    # Hands the coroutine to `_run` and prints what it returned.
+    try:
+        result = _run(coro)
+        typer.echo(json.dumps(result, default=str))
+    except ValueError as e:
+        typer.echo(json.dumps({"error": str(e)}))
+        raise typer.Exit(1)
+
+
+@app.command()
+def stock(product_id: int):
+    async def _inner():
+        # The first work of a new loop: nothing else runs on it yet.
+        config = json.load(open("config.json"))
+        async with Client(config["url"]) as client:
+            return await client.stock(product_id)
+
+    _exec_json(_inner())
+"#,
+        r#"
 import shutil
 from pathlib import Path
 
@@ -2151,6 +2234,11 @@ async def lifespan(app: FastAPI):
         app.state.db.close()
 
 app = FastAPI(lifespan=lifespan)
+
+@app.on_event("startup")
+async def startup():
+    # Startup handlers finish before the first connection is accepted.
+    app.state.cache = sqlite3.connect("cache.db")
 "#,
         r#"
 import asyncio

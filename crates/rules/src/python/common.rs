@@ -908,7 +908,7 @@ pub fn runs_on_a_new_loop(cx: &FileCx, e: ExprId) -> bool {
         starts_a_loop(cx, r)
             || cx
                 .callee_in_file(r)
-                .is_some_and(|h| runs_its_argument_on_a_new_loop(cx, h))
+                .is_some_and(|h| runs_its_argument_on_a_new_loop(cx, h, 1))
             || (r.name == "run_until_complete"
                 && r.receiver
                     .and_then(|x| cx.model.name_of(x))
@@ -928,8 +928,11 @@ fn starts_a_loop(cx: &FileCx, c: &Call) -> bool {
 /// asyncio.run(coro)`, the one-line helper a command-line app's sync
 /// commands call), bar handling the run's failure, or that picks the loop
 /// first (the thread's own when it is not running, else a new one on a
-/// worker thread).
-fn runs_its_argument_on_a_new_loop(cx: &FileCx, h: FuncId) -> bool {
+/// worker thread), or that only ever hands it to such a helper and does
+/// other work around it (`result = _run(coro); echo(json.dumps(result))`:
+/// before the run no loop exists for that work to start tasks on, and
+/// after it the loop is gone). `depth` bounds the helpers read through.
+fn runs_its_argument_on_a_new_loop(cx: &FileCx, h: FuncId, depth: u32) -> bool {
     let func = cx.func(h);
     let Some(first) = func
         .params
@@ -988,6 +991,27 @@ fn runs_its_argument_on_a_new_loop(cx: &FileCx, h: FuncId) -> bool {
         matches!(calls.as_slice(), [c] if starts_a_loop(cx, c) && is_first(c.positional(0)));
     one_plain_run
         || (calls.iter().any(|c| runs_it(c)) && calls.iter().all(|c| runs_it(c) || plumbing(c)))
+        || (depth < 3 && only_runs_it_through_a_helper(cx, h, &first.name, depth))
+}
+
+/// Every mention of the parameter `param` of `h` is the first argument of
+/// a call of a helper of the file that runs its argument on a new loop
+/// (`def _exec_json(coro): result = _run(coro); ...`).
+fn only_runs_it_through_a_helper(cx: &FileCx, h: FuncId, param: &str, depth: u32) -> bool {
+    let mut mentions = cx
+        .body_exprs(h)
+        .iter()
+        .filter(|&&x| cx.model.name_of(x) == Some(param))
+        .peekable();
+    mentions.peek().is_some()
+        && mentions.all(|&x| {
+            matches!(cx.tree.expr_parent(x), Parent::Expr(p) if cx.call(p).is_some_and(|c| {
+                c.positional(0) == Some(x)
+                    && cx.callee_in_file(c).is_some_and(|g| {
+                        g != h && runs_its_argument_on_a_new_loop(cx, g, depth + 1)
+                    })
+            }))
+        })
 }
 
 /// The mention `id` of `g`'s name is `g` awaiting itself (`return await

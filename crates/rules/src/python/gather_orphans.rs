@@ -40,7 +40,10 @@ callback completes (`gather(cli.write(..), self._reply)` with `self._reply
 ordinary error (all their awaits in a `try` whose `except Exception:`
 logs or returns instead of raising), called directly or started as
 tasks collected in a local list: the gather has no failure to stop
-early on.
+early on; nor of coroutines of the file none of which ever suspends (no
+`await`, `async for` or `async with` of their own): each task runs to its
+end in its first step, so all have finished before the gather sees a
+failure.
 
 ## Why
 
@@ -99,7 +102,8 @@ impl Rule for GatherOrphans {
                 || already_finished(cx, id, c)
                 || crate::python::common::in_main_guard(cx, e.span)
                 || (crate::python::common::only_a_loop_root(cx, f) && !caught_in(cx, f, e.span))
-                || none_can_fail(cx, f, c)
+                || every_gathered(cx, f, c, catches_everything)
+                || every_gathered(cx, f, c, crate::python::common::never_suspends)
                 || paced_by_sleep(cx, c)
             {
                 continue;
@@ -192,14 +196,17 @@ fn paced_by_sleep(cx: &FileCx, c: &Call) -> bool {
     idle > 0 && awaitables.len() - idle <= 1 && awaitables.iter().all(|a| !a.spread)
 }
 
-/// Every gathered awaitable is a coroutine of the file that catches every
+/// Every gathered awaitable is a coroutine of the file that `holds`,
+/// called directly or started as a task and collected in a local list
+/// (`tasks.append(create_task(self.process(r)))` then `gather(*tasks)`).
+/// Two properties leave no sibling behind: each coroutine catches every
 /// ordinary error itself (`async def _run_module(..): try: .. except
-/// Exception: log(..); return []`), called directly or started as a task
-/// and collected in a local list (`tasks.append(create_task(self.process(r)))`
-/// then `gather(*tasks)`): `gather` has no failure to stop early on, so no
-/// sibling is left behind.
-fn none_can_fail(cx: &FileCx, f: FuncId, c: &Call) -> bool {
-    let catches_all = |call: ExprId| {
+/// Exception: log(..); return []`), so `gather` has no failure to stop
+/// early on; or none ever suspends (no `await` of its own), so each task
+/// runs to its end in its first step, and all have finished by the time
+/// `gather` hears of a failure.
+fn every_gathered(cx: &FileCx, f: FuncId, c: &Call, holds: fn(&FileCx, FuncId) -> bool) -> bool {
+    let qualifies = |call: ExprId| {
         let call = cx.model.strip(call);
         // `create_task(coro)`, `ensure_future(coro)`: the coroutine inside.
         let inner = cx
@@ -209,7 +216,7 @@ fn none_can_fail(cx: &FileCx, f: FuncId, c: &Call) -> bool {
             .map_or(call, |a| cx.model.strip(a));
         cx.call(inner)
             .and_then(|k| cx.callee_in_file(k))
-            .is_some_and(|g| catches_everything(cx, g))
+            .is_some_and(|g| holds(cx, g))
     };
     let mut any = false;
     for a in c.args.iter().filter(|a| a.name.is_none()) {
@@ -239,10 +246,10 @@ fn none_can_fail(cx: &FileCx, f: FuncId, c: &Call) -> bool {
                             .unwrap_or(v)
                     })
                     .collect();
-                !resolved.is_empty() && resolved.iter().all(|&v| catches_all(v))
+                !resolved.is_empty() && resolved.iter().all(|&v| qualifies(v))
             })
         } else {
-            catches_all(a.value)
+            qualifies(a.value)
         };
         if !ok {
             return false;
@@ -588,8 +595,59 @@ def main(devices, log):
 async def restart(devices):
     await serve(devices)
 "#,
+        r#"
+import asyncio
+
+
+class Coherence:
+    async def score(self, text):
+        if not text:
+            raise ValueError("empty response")
+        return len(set(text.split())) / len(text.split())
+
+
+class Judge:
+    async def score(self, text):
+        # Suspends: still running when the other one raises.
+        return await self.client.rate(text)
+
+
+class Scorer:
+    def __init__(self):
+        self._coherence = Coherence()
+        self._judge = Judge()
+
+    async def score(self, text):
+        return await asyncio.gather(self._coherence.score(text), self._judge.score(text))  # expect
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class Coherence:
+    async def score(self, text):
+        # No await: a task of it runs to its end in its first step.
+        if not text:
+            raise ValueError("empty response")
+        return len(set(text.split())) / len(text.split())
+
+
+class Length:
+    async def score(self, text):
+        return min(len(text) / 400, 1.0)
+
+
+class Scorer:
+    def __init__(self):
+        self._coherence = Coherence()
+        self._length = Length()
+
+    async def score(self, text):
+        # Both have finished by the time gather hears of a failure.
+        return await asyncio.gather(self._coherence.score(text), self._length.score(text))
+"#,
         r#"
 import asyncio
 

@@ -26,8 +26,9 @@ bridge call is reported when a coroutine of the file reaches the sync
 function (through other sync helpers of the file), and a coroutine's call
 is reported when it reaches such a bridge in another module of the project.
 A bridge on one side of a test of `loop.is_running()` (`coro if
-loop.is_running() else loop.run_until_complete(coro)`) is not reported:
-on a running loop the function hands the coroutine back to be awaited.
+loop.is_running() else loop.run_until_complete(coro)`, or the same test
+as an `if` statement, in this module or another) is not reported: on a
+running loop the function hands the coroutine back or skips the work.
 
 ## Why
 
@@ -253,11 +254,21 @@ import asyncio
 def get_user_sync(uid):
     return asyncio.run(get_user(uid))
 
+def build_memory(store):
+    loop = asyncio.get_event_loop()
+    if loop.is_closed():
+        return store
+    loop.run_until_complete(store.ping())
+    return store
+
 # file: app/views.py
-from .facade import get_user_sync
+from .facade import build_memory, get_user_sync
 
 async def view(uid):
     return get_user_sync(uid)  # expect
+
+async def lifespan(app):
+    app.memory = build_memory(app.store)  # expect
 "#,
         r#"
 import asyncio
@@ -322,6 +333,24 @@ async def _start(phone):
 
 async def main():
     return await start("555")
+"#,
+        r#"
+# file: app/memory.py
+import asyncio
+
+def build_memory(store):
+    loop = asyncio.get_event_loop()
+    if loop.is_running():
+        pass  # a running loop cannot be blocked on: skip the check
+    else:
+        loop.run_until_complete(store.ping())
+    return store
+
+# file: app/server.py
+from .memory import build_memory
+
+async def lifespan(app):
+    app.memory = build_memory(app.store)
 "#,
     ],
 };
