@@ -511,10 +511,10 @@ fn values_handed_on(m: &FileModel) -> Vec<u32> {
 /// initialisation of a module-level singleton the function declares
 /// `global` (or of a factory's variable its closure declares `nonlocal`): the block of `if _client is None:` (or `if not _client:`)
 /// that assigns `_client`, and, after `if _config is not None: return
-/// _config` (or `if _config: return _config`) at the top of the body,
+/// _config` (or `if _config: return _config`, or a bare `return`) at the top of the body,
 /// the rest of the body when it assigns `_config`. Like a helper memoized
 /// with `functools.cache`, it waits once, on the first call.
-fn runs_once_per_process(m: &FileModel, f: &Function) -> Vec<Span> {
+pub(crate) fn runs_once_per_process(m: &FileModel, f: &Function) -> Vec<Span> {
     let globals: Vec<&str> = f
         .body
         .iter()
@@ -532,42 +532,48 @@ fn runs_once_per_process(m: &FileModel, f: &Function) -> Vec<Span> {
     }
     // A flag parameter off by default that forces the work again
     // (`force_reload=False`): the callers that pass it are rare reloads.
-    let forcing_flag = |e: ExprId| {
+    let off_flag = |e: ExprId| {
+        m.name_of(m.strip(e)).is_some_and(|n| {
+            f.params.iter().any(|p| {
+                p.name == n
+                    && p.default
+                        .is_some_and(|d| matches!(m.literal(d), Some(Lit::Bool(false))))
+            })
+        })
+    };
+    let not_off_flag = |e: ExprId| {
         matches!(&m.expr(m.strip(e)).kind, ExprKind::Unary { op: UnOp::Not, operand }
-            if m.name_of(*operand).is_some_and(|n| f.params.iter().any(|p| p.name == n
-                && p.default.is_some_and(|d| matches!(m.literal(d), Some(Lit::Bool(false)))))))
+            if off_flag(*operand))
     };
     // `G is None` / `not G` (unset: `want_unset`), or `G is not None` /
     // `G` (set): the global it tests, also as `G is not None and not
-    // force_reload`.
-    let tested = |cond: ExprId, want_unset: bool| -> Option<&str> {
+    // force_reload` or `G is None or reload`.
+    // With whether the test is of truth (`not G`, `G`) or of `None`.
+    let tested = |cond: ExprId, want_unset: bool| -> Option<(&str, bool)> {
         let mut cond = m.strip(cond);
-        if !want_unset
-            && let ExprKind::Logical {
-                op: LogicalOp::And,
-                left,
-                right,
-            } = &m.expr(cond).kind
-            && forcing_flag(*right)
+        if let ExprKind::Logical { op, left, right } = &m.expr(cond).kind
+            && ((!want_unset && *op == LogicalOp::And && not_off_flag(*right))
+                || (want_unset && *op == LogicalOp::Or && off_flag(*right)))
         {
             cond = m.strip(*left);
         }
-        let name = match &m.expr(cond).kind {
+        let (name, by_truth) = match &m.expr(cond).kind {
             ExprKind::Binary { op, left, right }
                 if matches!(m.literal(*right), Some(Lit::Null))
                     && ((*op == BinOp::Is) == want_unset)
                     && matches!(op, BinOp::Is | BinOp::IsNot) =>
             {
-                m.name_of(*left)
+                (m.name_of(*left), false)
             }
             ExprKind::Unary {
                 op: UnOp::Not,
                 operand,
-            } if want_unset => m.name_of(*operand),
-            ExprKind::Name { .. } if !want_unset => m.name_of(cond),
-            _ => None,
-        }?;
-        globals.contains(&name).then_some(name)
+            } if want_unset => (m.name_of(*operand), true),
+            ExprKind::Name { .. } if !want_unset => (m.name_of(cond), true),
+            _ => (None, false),
+        };
+        let name = name?;
+        globals.contains(&name).then_some((name, by_truth))
     };
     let assigns = |block: &[StmtId], g: &str| {
         unsnarl_model::walk::stmts_in_block(m, &block.to_vec())
@@ -577,13 +583,40 @@ fn runs_once_per_process(m: &FileModel, f: &Function) -> Vec<Span> {
                     if targets.iter().any(|&t| m.name_of(t) == Some(g)))
             })
     };
+    // The block always sets the global (not only when a health check
+    // passed, `if candidate.is_healthy(): _client = candidate`, which
+    // leaves the next call to try again) and never back to what the test
+    // reads as unset (`_busy = True` ... `_busy = False` around a purge:
+    // a flag of work in progress, not a value made once).
+    let stays_set = |block: &[StmtId], g: &str, by_truth: bool| {
+        unsnarl_model::walk::stmts_in_block(m, &block.to_vec())
+            .into_iter()
+            .filter_map(|st| match &m.stmt(st).kind {
+                StmtKind::Assign { targets, value, .. }
+                    if targets.iter().any(|&t| m.name_of(t) == Some(g)) =>
+                {
+                    Some(*value)
+                }
+                _ => None,
+            })
+            .all(|v| {
+                !v.is_some_and(|v| match m.literal(m.strip(v)) {
+                    Some(Lit::Null) => true,
+                    Some(Lit::Bool(false) | Lit::Int(0)) => by_truth,
+                    Some(Lit::Str(s)) => by_truth && s.is_empty(),
+                    _ => false,
+                })
+            })
+            && sets_unconditionally(m, block, g)
+    };
     let mut once = Vec::new();
     for (k, &st) in f.body.iter().enumerate() {
         let StmtKind::If { cond, then, orelse } = &m.stmt(st).kind else {
             continue;
         };
-        if let Some(g) = tested(*cond, true)
+        if let Some((g, by_truth)) = tested(*cond, true)
             && assigns(then, g)
+            && stays_set(then, g, by_truth)
             && let (Some(&a), Some(&b)) = (then.first(), then.last())
         {
             once.push(Span::new(m.stmt(a).span.start, m.stmt(b).span.end));
@@ -591,17 +624,44 @@ fn runs_once_per_process(m: &FileModel, f: &Function) -> Vec<Span> {
         let returns_it = |g: &str| {
             then.len() == 1
                 && orelse.is_empty()
-                && matches!(&m.stmt(then[0]).kind, StmtKind::Return(Some(v)) if m.name_of(*v) == Some(g))
+                && match &m.stmt(then[0]).kind {
+                    StmtKind::Return(Some(v)) => m.name_of(*v) == Some(g),
+                    // `if _conn is not None: return` in a setup function.
+                    StmtKind::Return(None) => true,
+                    _ => false,
+                }
         };
-        if let Some(g) = tested(*cond, false)
+        if let Some((g, by_truth)) = tested(*cond, false)
             && returns_it(g)
             && assigns(&f.body[k + 1..], g)
+            && stays_set(&f.body[k + 1..], g, by_truth)
             && let (Some(&a), Some(&b)) = (f.body.get(k + 1), f.body.last())
         {
             once.push(Span::new(m.stmt(a).span.start, m.stmt(b).span.end));
         }
     }
     once
+}
+
+/// `block` assigns `g` on every path that ends normally: at its top level
+/// or inside a `with` or a `try` body, in both arms of an `if`, or under
+/// an `if` that tests `g` again (double-checked locking: `with _lock: if
+/// not settings: settings = load()`), not only under some other test or
+/// in a loop.
+fn sets_unconditionally(m: &FileModel, block: &[StmtId], g: &str) -> bool {
+    block.iter().any(|&st| match &m.stmt(st).kind {
+        StmtKind::Assign { targets, .. } => targets.iter().any(|&t| m.name_of(t) == Some(g)),
+        StmtKind::With { body, .. } | StmtKind::Block(body) => sets_unconditionally(m, body, g),
+        StmtKind::Try { body, .. } => sets_unconditionally(m, body, g),
+        StmtKind::If { cond, then, orelse } => {
+            (sets_unconditionally(m, then, g) && sets_unconditionally(m, orelse, g))
+                || (unsnarl_model::walk::exprs_under(m, *cond)
+                    .into_iter()
+                    .any(|x| m.name_of(x) == Some(g))
+                    && sets_unconditionally(m, then, g))
+        }
+        _ => false,
+    })
 }
 
 /// A receive or send (not `sendto`, which may resolve a host name first)
@@ -976,7 +1036,7 @@ impl Visitor for SummaryVisitor<'_> {
         if let Some(e) = self.kb.find_for_call(Effect::Blocking, c)
             && e.transitive()
             && !once
-            && !crate::shared::blocking::waits_for_nothing(m, c)
+            && !crate::shared::blocking::waits_for_nothing(m, id, c)
             && !on_nonblocking_socket(m, c, self.nonblocking)
         {
             self.on_receiver_files &= self

@@ -43,14 +43,16 @@ source's own directory (`shutil.move(tmp, os.path.splitext(tmp)[0])`, or
 `shutil.move(f"{path}.temp.mp4", path)` or from `dest.with_suffix(".tmp")`
 to `dest`, also through a local bound to that name: one rename), or fetching a
 `data:` URI (`urlopen(uri)` after `if not uri.startswith("data:"):
-raise`), here or in a helper. A helper memoized with no arguments
+raise`), or opening a file for appending only to write one record (`with
+open(log, "a") as f: f.write(line)`, what a logging handler costs per
+call), here or in a helper. A helper memoized with no arguments
 (`@functools.cache def git_exe():`) runs its body once per process, and
 calls of it are not followed; so does the lazy initialisation of a
 module-level singleton the helper declares `global`, or of a factory's
 variable its closure declares `nonlocal` (the block of `if _client is
 None:` that assigns `_client`, or what follows `if _config is not None:
-return _config`, also `and not force_reload` with a flag off by default,
-when it assigns `_config`), and the helpers called there are not followed
+return _config`, also `and not force_reload`, or `if _config is None or
+reload:`, with a flag off by default, when it assigns `_config`), and the helpers called there are not followed
 either. An async command of a command-line app (`@app.command()`
 in a file that imports typer, click, asyncclick, cyclopts, cloup or
 rich-click: a chat bot's `@bot.command()` runs beside the bot's other
@@ -197,6 +199,7 @@ impl Rule for BlockingCall {
                     && !renames_in_place(cx, f.span)
                     && !after_empty_wait(cx, f.span)
                     && !crate::python::common::in_dead_branch(cx, f.span)
+                    && !runs_once(cx, f.span)
                     && !before_other_tasks(cx, f.span)
                     && !prompt_in_lone_root(cx, f.span)
                     && !result_of_finished_future(cx, f.span)
@@ -215,6 +218,19 @@ impl Rule for BlockingCall {
                 .filter_map(|(f, fallback)| (!fallback).then_some(f)),
         );
     }
+}
+
+/// The call is in the lazy set-up of a module-level singleton in the
+/// coroutine itself (`global _conn; if _conn is not None: return; ...;
+/// _conn = sqlite3.connect(path)`): it waits once per process, as the
+/// same set-up in a sync helper does (see the project index).
+fn runs_once(cx: &FileCx, span: Span) -> bool {
+    call_expr_at(cx, span).is_some_and(|(e, _)| {
+        let f = cx.func(cx.func_of(e));
+        crate::index::runs_once_per_process(cx.model, f)
+            .iter()
+            .any(|o| o.contains(span))
+    })
 }
 
 /// The coroutine runs alone on its loop: it is the one a command-line
@@ -1142,6 +1158,62 @@ async def load_config(repo_id):
     return hf_hub_download(repo_id=repo_id, filename="config.json")  # expect
 "#,
         r#"
+import sqlite3
+
+import requests
+
+URL = "http://display:5077"
+_refreshing = False
+
+
+async def refresh(path):
+    # A flag, not a singleton: every refresh after the first one waits too.
+    global _refreshing
+    if _refreshing:
+        return
+    _refreshing = True
+    conn = sqlite3.connect(path)  # expect
+    conn.close()
+    _refreshing = False
+
+
+_display = None
+
+
+def display():
+    # Kept only when the check passes: until then every call asks again.
+    global _display
+    if _display is None:
+        candidate = Display(URL)
+        if requests.get(URL + "/health", timeout=2).ok:
+            _display = candidate
+    return _display
+
+
+async def show(code):
+    return display().render(code)  # expect
+"#,
+        r#"
+import json
+import os
+
+def save_events(events):
+    # A record per event, then a wait for the disk.
+    with open("events.ndjson", "a") as f:
+        for e in events:
+            f.write(json.dumps(e) + "\n")
+
+def save_durably(event):
+    with open("events.ndjson", "a") as f:
+        f.write(json.dumps(event) + "\n")
+        os.fsync(f.fileno())
+
+async def handle(request):
+    save_events(request.events)  # expect
+    save_durably(request.event)  # expect
+    return await request.respond()
+"#,
+        r#"
 import asyncio
 import json
 
@@ -1920,6 +1992,31 @@ class Ships:
     ],
     pass: &[
         r#"
+import json
+import os
+import time
+
+TRANSCRIPT = "session.ndjson"
+
+def log_transcript(event, text):
+    # One record appended: what a logging.FileHandler does per call.
+    with open(TRANSCRIPT, "a", encoding="utf-8") as f:
+        f.write(json.dumps({"t": time.time(), "event": event, "text": text[:500]}) + "\n")
+
+def log_debug(message):
+    open("debug.log", "a").write(message + "\n")
+
+def dir_handle(path):
+    # A handle on the directory: one lookup, no data read.
+    return os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+
+async def handle(request):
+    log_transcript("request", request.text)
+    log_debug("handled")
+    os.close(dir_handle(request.root))
+    return await request.respond()
+"#,
+        r#"
 from huggingface_hub import hf_hub_download
 
 async def is_cached(repo_id):
@@ -1970,8 +2067,33 @@ def load_settings(force_reload=False):
     return _cached
 
 
+import sqlite3
+
+_config = None
+
+
+def get_config(reload=False):
+    global _config
+    if _config is None or reload:
+        with open("config.json") as f:
+            _config = json.load(f)
+    return _config
+
+
 async def handle(request):
-    return {"region": load_settings()["region"]}
+    return {"region": load_settings()["region"], "name": get_config()["name"]}
+
+
+_conn = None
+
+
+async def ensure_ready():
+    # Once per process: the first caller opens the shared connection.
+    global _conn
+    if _conn is not None:
+        return
+    path = await download_db()
+    _conn = sqlite3.connect(str(path))
 "#,
         r#"
 import sqlite3

@@ -82,7 +82,7 @@ impl Rule for RequestWithoutTimeout {
                 || crate::python::common::in_main_guard(cx, e.span)
                 || crate::python::common::in_dead_branch(cx, e.span)
                 // `urlopen` of a `data:` URI talks to no server.
-                || crate::shared::blocking::waits_for_nothing(cx.model, c)
+                || crate::shared::blocking::waits_for_nothing(cx.model, id, c)
             {
                 continue;
             }

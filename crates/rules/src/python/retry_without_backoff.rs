@@ -53,7 +53,8 @@ ainput("Code: ")`, `Prompt.ask(..)`, or `input` read on a thread,
 `await loop.run_in_executor(None, input, "> ")`): the answers pace it.
 A fixed delay in a loop that connects to this machine only (a socket
 built with `AF_UNIX`, or a loopback host written out:
-`socket.create_connection(("127.0.0.1", port))` while a server just
+`socket.create_connection(("127.0.0.1", port))` or
+`f"http://localhost:{port}/docs"` while a server just
 started comes up) is not reported: a local peer has no fleet of clients
 to come back in waves. A wait read from the error just caught (`except FloodWaitError as e:
 await asyncio.sleep(e.seconds)`) is the one the server asked for, not a
@@ -189,10 +190,9 @@ fn reaches_this_host_only(cx: &FileCx, body: &Block) -> bool {
             if cx.model.dotted(v).is_some_and(|d| d.ends_with("AF_UNIX")) {
                 local = true;
             }
-            let Some(Lit::Str(text)) = host.and_then(|h| cx.model.literal(h)) else {
+            let Some(text) = host.and_then(|h| written_text(cx, h)) else {
                 continue;
             };
-            let text = text.as_str();
             let h = text.split_once("://").map_or(text, |(_, rest)| rest);
             if crate::shared::is_loopback_host(h) || h == "::1" {
                 local = true;
@@ -202,6 +202,24 @@ fn reaches_this_host_only(cx: &FileCx, body: &Block) -> bool {
         }
     }
     local
+}
+
+/// A string written out: a literal, or the text of an f-string before its
+/// first placeholder (`f"http://localhost:{port}/docs"`: `http://localhost:`).
+fn written_text<'a>(cx: &FileCx<'a>, e: ExprId) -> Option<&'a str> {
+    if let Some(Lit::Str(text)) = cx.model.literal(e) {
+        return Some(text.as_str());
+    }
+    if !matches!(cx.expr(e).kind, ExprKind::Other(_)) {
+        return None;
+    }
+    let src = cx.source(cx.expr(e).span);
+    let body = src
+        .strip_prefix(['f', 'F'])
+        .or_else(|| src.strip_prefix("rf"))
+        .or_else(|| src.strip_prefix("fr"))?;
+    let body = body.strip_prefix(['"', '\''])?;
+    Some(body.split(['{', '"', '\'']).next().unwrap_or(""))
 }
 
 /// A call of a function of the file that sleeps a randomized delay
@@ -1100,6 +1118,27 @@ class LightConnection:
                 continue
 "#,
         r#"
+import asyncio
+import time
+
+import httpx
+
+
+async def wait_for_service(host, timeout=30):
+    # Every client of `host` polls it in step after an outage.
+    start = time.monotonic()
+    while True:
+        try:
+            async with httpx.AsyncClient() as client:
+                response = await client.get(f"https://{host}/health", timeout=0.5)
+                if response.status_code == 200:
+                    return
+        except Exception as e:
+            if time.monotonic() - start > timeout:
+                raise TimeoutError(host) from e
+            await asyncio.sleep(0.5)  # expect
+"#,
+        r#"
 import socket
 import time
 
@@ -1385,6 +1424,27 @@ def start_trace_server(port):
         except OSError:
             time.sleep(0.1)
     raise RuntimeError("trace server did not come up")
+"#,
+        r#"
+import asyncio
+import time
+
+import httpx
+
+
+async def wait_for_injection_server(port, timeout=10):
+    # The server this process just started, on this machine.
+    start = time.monotonic()
+    while True:
+        try:
+            async with httpx.AsyncClient() as client:
+                response = await client.get(f"http://localhost:{port}/docs", timeout=0.5)
+                if response.status_code == 200:
+                    return
+        except Exception as e:
+            if time.monotonic() - start > timeout:
+                raise TimeoutError("injection server did not start") from e
+            await asyncio.sleep(0.1)
 "#,
         r#"
 import socket

@@ -72,7 +72,7 @@ fn finding_for(
         }
     };
     if let Some(entry) = cx.effect(c, effect) {
-        if is_zero_sleep(cx, c) || waits_for_nothing(cx.model, c) {
+        if is_zero_sleep(cx, c) || waits_for_nothing(cx.model, call, c) {
             return None;
         }
         return Some(cx.finding(
@@ -179,9 +179,13 @@ pub(crate) fn is_field_of(m: &FileModel, e: ExprId, owner: &str) -> bool {
 /// answers from memory; the null device (`open(os.devnull)`); an
 /// in-memory SQLite database (`sqlite3.connect(":memory:")`); `urlopen`
 /// of a `data:` URI, which it decodes in memory (a name the file rejects
-/// unless it starts with `data:`). Shared with the project index, so
-/// helpers making such calls do not block either.
-pub(crate) fn waits_for_nothing(m: &FileModel, c: &Call) -> bool {
+/// unless it starts with `data:`); a file opened for appending only to
+/// write one record ([`appends_one_record`]). Shared with the project
+/// index, so helpers making such calls do not block either.
+pub(crate) fn waits_for_nothing(m: &FileModel, id: ExprId, c: &Call) -> bool {
+    if appends_one_record(m, id, c) {
+        return true;
+    }
     // `Path("/proc/cpuinfo").read_text()`: the path is the receiver's.
     let kernel_file = |a: ExprId| {
         literal_head(m, a, 0).is_some_and(|s| s.starts_with("/proc/") || s.starts_with("/sys/"))
@@ -204,6 +208,65 @@ pub(crate) fn waits_for_nothing(m: &FileModel, c: &Call) -> bool {
             || m.resolved(a) == Some("os.devnull")
             || (is_urlopen(c) && m.name_of(a).is_some_and(|n| only_data_uris(m, n)))
     })
+}
+
+/// Python: a file opened in append mode only to write one record, `with
+/// open(path, "a") as f: f.write(line)` or `open(path, "a").write(line)`
+/// (a `flush()` beside it too): the hand-written log line, which costs
+/// what a `logging.FileHandler` costs on every logging call, one buffered
+/// write to a local file. Reading it back, a second write, or an `fsync`
+/// still count.
+fn appends_one_record(m: &FileModel, id: ExprId, c: &Call) -> bool {
+    let mode = match c.target.as_deref() {
+        Some("builtins.open" | "io.open" | "codecs.open") => c.positional(1),
+        Some("pathlib.Path.open") => c.positional(0),
+        _ => return false,
+    };
+    let appends = mode
+        .or_else(|| c.kwarg("mode"))
+        .is_some_and(|x| matches!(m.literal(x), Some(Lit::Str(s)) if s.starts_with('a')));
+    if !appends {
+        return false;
+    }
+    let write_on = |e: ExprId, handle: &dyn Fn(ExprId) -> bool| {
+        m.call(e)
+            .is_some_and(|k| k.name == "write" && k.receiver.is_some_and(|r| handle(m.strip(r))))
+    };
+    // `open(path, "a").write(line)` as a statement of its own.
+    let inline = m
+        .stmts
+        .iter()
+        .any(|st| matches!(st.kind, StmtKind::Expr(e) if write_on(m.strip(e), &|r| r == id)));
+    inline
+        || m.stmts.iter().any(|st| {
+            let StmtKind::With { items, body, .. } = &st.kind else {
+                return false;
+            };
+            let Some(handle) = items
+                .iter()
+                .find(|it| m.strip(it.ctx) == id)
+                .and_then(|it| it.target)
+                .and_then(|t| m.name_of(t))
+            else {
+                return false;
+            };
+            let on_handle = |r: ExprId| m.name_of(r) == Some(handle);
+            let mut writes = 0;
+            let only_writes = body.iter().all(|&b| {
+                let StmtKind::Expr(e) = m.stmt(b).kind else {
+                    return false;
+                };
+                let e = m.strip(e);
+                if write_on(e, &on_handle) {
+                    writes += 1;
+                    return true;
+                }
+                m.call(e).is_some_and(|k| {
+                    k.name == "flush" && k.receiver.is_some_and(|r| on_handle(m.strip(r)))
+                })
+            });
+            only_writes && writes == 1
+        })
 }
 
 /// The literal a string built from one starts with: `"/proc/%d/statm" %
