@@ -2006,6 +2006,11 @@ def log_transcript(event, text):
 def log_debug(message):
     open("debug.log", "a").write(message + "\n")
 
+def check_writable(path):
+    # Opened and closed: nothing is written.
+    with open(path, "a"):
+        pass
+
 def dir_handle(path):
     # A handle on the directory: one lookup, no data read.
     return os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
@@ -2013,6 +2018,7 @@ def dir_handle(path):
 async def handle(request):
     log_transcript("request", request.text)
     log_debug("handled")
+    check_writable(request.out)
     os.close(dir_handle(request.root))
     return await request.respond()
 "#,

@@ -21,7 +21,8 @@ task group) and with no cancellation of the siblings in the function (or
 in a helper of the file it calls, such as a `finally: cancel_all(loop)`,
 or a helper named for cancelling that is handed the tasks:
 `finally: await cancel_and_wait(*tasks)`, wherever it is defined).
-Tasks gathered from a collection of the object (`*self.tasks.values()`)
+Tasks gathered from a collection of the object (`*self.tasks.values()`,
+or a local list the function also stores there, `self.tasks = tasks`)
 whose every task another method of the class cancels still have an owner
 when one fails, and are not reported; nor are tasks held in fields of the
 object (`gather(self._reader, self._writer)`) that another method cancels. Nor is a gather in a teardown
@@ -311,12 +312,36 @@ fn gathers_owned_tasks(cx: &FileCx, f: FuncId, c: &Call) -> bool {
         let Some(r) = v.receiver else { return false };
         e = r;
     }
+    // `self.tasks = tasks` then `gather(*tasks)`: the local is the field's
+    // list.
+    if let Some(local) = cx.model.name_of(e)
+        && let Some(field) = stored_in_field(cx, f, local)
+    {
+        e = field;
+    }
     let ExprKind::Attr { obj, name, .. } = &cx.expr(e).kind else {
         return false;
     };
     one.spread
         && matches!(cx.model.name_of(*obj), Some("self" | "cls"))
         && crate::python::common::class_cancels_every_task_of(cx, class, f, name)
+}
+
+/// The `self.field` target of `self.field = local` in `f`.
+fn stored_in_field(cx: &FileCx, f: FuncId, local: &str) -> Option<ExprId> {
+    unsnarl_model::walk::stmts_in_block(cx.model, &cx.func(f).body)
+        .into_iter()
+        .find_map(|st| match &cx.stmt(st).kind {
+            StmtKind::Assign {
+                targets,
+                value: Some(v),
+                ..
+            } if cx.model.name_of(*v) == Some(local) => targets
+                .iter()
+                .copied()
+                .find(|&t| matches!(&cx.expr(t).kind, ExprKind::Attr { .. })),
+            _ => None,
+        })
 }
 
 /// `gather(self._read_task, self._forward_task)` where another method of
@@ -759,6 +784,25 @@ class Worker:
         for t in self.tasks.values():
             if not t.done():
                 t.cancel()
+"#,
+        r#"
+import asyncio
+
+
+class Launcher:
+    def __init__(self):
+        self.tasks = []
+
+    async def start_all(self, servers):
+        tasks = [asyncio.create_task(s.serve()) for s in servers]
+        # The list is the object's: shutdown cancels every task in it.
+        self.tasks = tasks
+        await asyncio.gather(*tasks)
+
+    async def shutdown(self):
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
 "#,
         r#"
 import asyncio

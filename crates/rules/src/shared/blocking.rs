@@ -211,7 +211,8 @@ pub(crate) fn waits_for_nothing(m: &FileModel, id: ExprId, c: &Call) -> bool {
 }
 
 /// Python: a file opened in append mode only to write one record, `with
-/// open(path, "a") as f: f.write(line)` or `open(path, "a").write(line)`
+/// open(path, "a") as f: f.write(line)` or `open(path, "a").write(line)`,
+/// or none (`with open(path, "a"): pass`, a check that it is writable)
 /// (a `flush()` beside it too): the hand-written log line, which costs
 /// what a `logging.FileHandler` costs on every logging call, one buffered
 /// write to a local file. Reading it back, a second write, or an `fsync`
@@ -242,17 +243,23 @@ fn appends_one_record(m: &FileModel, id: ExprId, c: &Call) -> bool {
             let StmtKind::With { items, body, .. } = &st.kind else {
                 return false;
             };
-            let Some(handle) = items
-                .iter()
-                .find(|it| m.strip(it.ctx) == id)
-                .and_then(|it| it.target)
-                .and_then(|t| m.name_of(t))
-            else {
+            let Some(item) = items.iter().find(|it| m.strip(it.ctx) == id) else {
                 return false;
+            };
+            let Some(handle) = item.target.and_then(|t| m.name_of(t)) else {
+                return item.target.is_none()
+                    && body
+                        .iter()
+                        .all(|&b| matches!(m.stmt(b).kind, StmtKind::Pass));
             };
             let on_handle = |r: ExprId| m.name_of(r) == Some(handle);
             let mut writes = 0;
             let only_writes = body.iter().all(|&b| {
+                // `with open(path, "a"): pass`: a check that it can be
+                // written, which writes nothing.
+                if matches!(m.stmt(b).kind, StmtKind::Pass) {
+                    return true;
+                }
                 let StmtKind::Expr(e) = m.stmt(b).kind else {
                     return false;
                 };
@@ -265,7 +272,7 @@ fn appends_one_record(m: &FileModel, id: ExprId, c: &Call) -> bool {
                     k.name == "flush" && k.receiver.is_some_and(|r| on_handle(m.strip(r)))
                 })
             });
-            only_writes && writes == 1
+            only_writes && writes <= 1
         })
 }
 
