@@ -575,14 +575,6 @@ pub(crate) fn runs_once_per_process(m: &FileModel, f: &Function) -> Vec<Span> {
         let name = name?;
         globals.contains(&name).then_some((name, by_truth))
     };
-    let assigns = |block: &[StmtId], g: &str| {
-        unsnarl_model::walk::stmts_in_block(m, &block.to_vec())
-            .into_iter()
-            .any(|st| {
-                matches!(&m.stmt(st).kind, StmtKind::Assign { targets, .. }
-                    if targets.iter().any(|&t| m.name_of(t) == Some(g)))
-            })
-    };
     // The block always sets the global (not only when a health check
     // passed, `if candidate.is_healthy(): _client = candidate`, which
     // leaves the next call to try again) and never back to what the test
@@ -615,7 +607,6 @@ pub(crate) fn runs_once_per_process(m: &FileModel, f: &Function) -> Vec<Span> {
             continue;
         };
         if let Some((g, by_truth)) = tested(*cond, true)
-            && assigns(then, g)
             && stays_set(then, g, by_truth)
             && let (Some(&a), Some(&b)) = (then.first(), then.last())
         {
@@ -633,7 +624,6 @@ pub(crate) fn runs_once_per_process(m: &FileModel, f: &Function) -> Vec<Span> {
         };
         if let Some((g, by_truth)) = tested(*cond, false)
             && returns_it(g)
-            && assigns(&f.body[k + 1..], g)
             && stays_set(&f.body[k + 1..], g, by_truth)
             && let (Some(&a), Some(&b)) = (f.body.get(k + 1), f.body.last())
         {
