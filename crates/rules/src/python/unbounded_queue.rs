@@ -27,7 +27,10 @@ function alone fills and drains through its own methods, in a file that
 starts no thread, process or task (a worklist; a bound would deadlock the
 one thread using it). Two more are left alone: a one-answer queue (a local
 the function reads once, outside any loop, after handing it to whoever
-answers, also inside the request it sends, `jobs.put((url, reply))`), and a queue handed to a producer that never waits for room
+answers, also inside the request it sends, `jobs.put((url, reply))`, or
+keeps in a dict under the request's key for the answerer to find,
+`self.pending[request_id] = queue.Queue()`, when no other function reads
+from that dict's queues), and a queue handed to a producer that never waits for room
 (`logging.handlers.QueueHandler`, knowledge `nowait_producer`, also as
 the base class whose `super().__init__` gets the queue, or of a subclass
 of the file that keeps the base's constructor) or filled
@@ -159,6 +162,7 @@ impl Rule for UnboundedQueue {
                 || fed_by_signal_handlers(cx, id)
                 || carries_fixed_messages(cx, id)
                 || answer_queue(cx, id)
+                || keyed_answer_queue(cx, id)
                 || request_reply(cx, id)
                 || never_used(cx, id)
                 || drains_a_pipe(cx, id)
@@ -350,6 +354,88 @@ fn answer_queue(cx: &FileCx, ctor: ExprId) -> bool {
         }
     }
     gets == 1
+}
+
+/// A one-answer queue kept in a dict under a key its function just made
+/// (`self.pending[request_id] = queue.Queue()`), which that function reads
+/// once, outside any loop (`q = self.pending.get(request_id)`, then
+/// `q.get(timeout=t)`), and which no other function reads from: the
+/// answerer looks the queue up by the reply's id and puts the one reply.
+fn keyed_answer_queue(cx: &FileCx, ctor: ExprId) -> bool {
+    use unsnarl_model::walk::Parent;
+    let Parent::Stmt(s) = cx.tree.expr_parent(ctor) else {
+        return false;
+    };
+    let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind else {
+        return false;
+    };
+    let [t] = targets.as_slice() else {
+        return false;
+    };
+    let ExprKind::Index { obj, index } = &cx.expr(*t).kind else {
+        return false;
+    };
+    let (Some(dict), Some(_key)) = (cx.model.dotted(*obj), cx.model.name_of(*index)) else {
+        return false;
+    };
+    let home = cx.func_of(*t);
+    // `D[K]` or `D.get(K)`, for the same dict.
+    let entry_of = |e: ExprId| -> bool {
+        let e = cx.model.strip(e);
+        match &cx.expr(e).kind {
+            ExprKind::Index { obj, .. } => cx.model.dotted(*obj).as_deref() == Some(&*dict),
+            _ => cx.call(e).is_some_and(|c| {
+                c.name == "get"
+                    && c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(&*dict)
+            }),
+        }
+    };
+    // Locals of `home` bound to an entry: `q = self.pending.get(request_id)`.
+    let bound: Vec<&str> = unsnarl_model::walk::stmts_in_block(cx.model, &cx.func(home).body)
+        .into_iter()
+        .filter_map(|st| match &cx.stmt(st).kind {
+            StmtKind::Assign {
+                targets,
+                value: Some(v),
+                ..
+            } if entry_of(*v) => match targets.as_slice() {
+                [one] => cx.model.name_of(*one),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    let in_loop = |e: ExprId| {
+        cx.tree.enclosing_stmt(e).is_some_and(|st| {
+            std::iter::once(st)
+                .chain(cx.tree.stmt_ancestors(st))
+                .any(|a| {
+                    matches!(
+                        cx.stmt(a).kind,
+                        StmtKind::For { .. } | StmtKind::While { .. }
+                    )
+                })
+        })
+    };
+    let mut reads = 0;
+    for (i, x) in cx.model.exprs.iter().enumerate() {
+        let ExprKind::Call(c) = &x.kind else { continue };
+        if !matches!(c.name.as_str(), "get" | "get_nowait") {
+            continue;
+        }
+        let Some(r) = c.receiver else { continue };
+        let e = ExprId(i as u32);
+        let on_entry = entry_of(r)
+            || (cx.func_of(e) == home && cx.model.name_of(r).is_some_and(|n| bound.contains(&n)));
+        if !on_entry {
+            continue;
+        }
+        if cx.func_of(e) != home || in_loop(e) {
+            return false;
+        }
+        reads += 1;
+    }
+    reads == 1
 }
 
 /// The queue is handed to an API that fills it without ever waiting for
@@ -1561,6 +1647,30 @@ f = asyncio.PriorityQueue(-1)  # expect
 g = queue.SimpleQueue()  # expect
 "#,
         r#"
+import queue
+import threading
+
+
+class Stream:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.streams = {}
+
+    def on_event(self, data):
+        # Every chunk of a reply goes to its request's queue.
+        self.streams[data["id"]].put(data)
+
+    def request(self, request_id, send):
+        with self.lock:
+            self.streams[request_id] = queue.Queue()  # expect
+        send(request_id)
+        q = self.streams[request_id]
+        while True:
+            chunk = q.get()
+            if chunk.get("done"):
+                return
+"#,
+        r#"
 import asyncio
 
 
@@ -2048,6 +2158,37 @@ class PageIterator:
 "#,
     ],
     pass: &[
+        r#"
+import queue
+import threading
+
+
+class Client:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.response_queues = {}
+        self._next_id = 0
+
+    def on_message(self, data):
+        msg_id = data.get("id")
+        if msg_id in self.response_queues:
+            self.response_queues[msg_id].put(data)
+
+    def post(self, send, timeout=30):
+        with self.lock:
+            request_id = self._next_id
+            self._next_id += 1
+            # One reply, under this request's own id.
+            self.response_queues[request_id] = queue.Queue()
+        send(request_id)
+        try:
+            with self.lock:
+                q = self.response_queues.get(request_id)
+            return q.get(timeout=timeout)
+        finally:
+            with self.lock:
+                del self.response_queues[request_id]
+"#,
         r#"
 import queue, threading
 
