@@ -324,17 +324,7 @@ fn answer_queue(cx: &FileCx, ctor: ExprId) -> bool {
         }
         match method(e) {
             Some("get" | "get_nowait") if cx.func_of(e) == home => {
-                let in_loop = cx.tree.enclosing_stmt(e).is_some_and(|st| {
-                    std::iter::once(st)
-                        .chain(cx.tree.stmt_ancestors(st))
-                        .any(|a| {
-                            matches!(
-                                cx.stmt(a).kind,
-                                StmtKind::For { .. } | StmtKind::While { .. }
-                            )
-                        })
-                });
-                if in_loop {
+                if cx.in_loop(e) {
                     return false;
                 }
                 gets += 1;
@@ -405,18 +395,6 @@ fn keyed_answer_queue(cx: &FileCx, ctor: ExprId) -> bool {
             _ => None,
         })
         .collect();
-    let in_loop = |e: ExprId| {
-        cx.tree.enclosing_stmt(e).is_some_and(|st| {
-            std::iter::once(st)
-                .chain(cx.tree.stmt_ancestors(st))
-                .any(|a| {
-                    matches!(
-                        cx.stmt(a).kind,
-                        StmtKind::For { .. } | StmtKind::While { .. }
-                    )
-                })
-        })
-    };
     let mut reads = 0;
     for (i, x) in cx.model.exprs.iter().enumerate() {
         let ExprKind::Call(c) = &x.kind else { continue };
@@ -430,7 +408,7 @@ fn keyed_answer_queue(cx: &FileCx, ctor: ExprId) -> bool {
         if !on_entry {
             continue;
         }
-        if cx.func_of(e) != home || in_loop(e) {
+        if cx.func_of(e) != home || cx.in_loop(e) {
             return false;
         }
         reads += 1;
