@@ -395,7 +395,7 @@ pub fn summarize(m: &FileModel, kb: &Table, lang: Language, names: &Names) -> Fi
             blocking: None,
             calls: Vec::new(),
             once: if lang == Language::Python {
-                runs_once_per_process(m, f)
+                runs_once_spans(m, f)
             } else {
                 Vec::new()
             },
@@ -631,6 +631,153 @@ pub(crate) fn runs_once_per_process(m: &FileModel, f: &Function) -> Vec<Span> {
         }
     }
     once
+}
+
+/// The stretches of `f`'s body that run once: the lazy set-up of a
+/// singleton ([`runs_once_per_process`]) and the blocks that run until the
+/// file they create exists ([`runs_until_it_exists`]).
+pub(crate) fn runs_once_spans(m: &FileModel, f: &Function) -> Vec<Span> {
+    let mut once = runs_once_per_process(m, f);
+    once.extend(runs_until_it_exists(m, f));
+    once
+}
+
+/// Python: the block of `if not new.exists(): shutil.copy2(old, new)` (or
+/// `os.path.exists(new)`) that always creates the path its test reads as
+/// missing: a one-time migration or cache fill. Once the file is there,
+/// later calls only test for it, like a helper memoized with
+/// `functools.cache` after its first call.
+fn runs_until_it_exists(m: &FileModel, f: &Function) -> Vec<Span> {
+    // The path a test finds missing: `not p.exists()`, `not
+    // os.path.exists(p)` (or `isfile`/`isdir`).
+    let missing = |e: ExprId| -> Option<String> {
+        let ExprKind::Unary {
+            op: UnOp::Not,
+            operand,
+        } = &m.expr(m.strip(e)).kind
+        else {
+            return None;
+        };
+        let c = m.call(m.strip(*operand))?;
+        if !matches!(
+            c.name.as_str(),
+            "exists" | "is_file" | "is_dir" | "isfile" | "isdir"
+        ) {
+            return None;
+        }
+        let path = match c.target.as_deref() {
+            Some("os.path.exists" | "os.path.isfile" | "os.path.isdir") => c.positional(0)?,
+            _ if c.args.is_empty() => c.receiver?,
+            _ => return None,
+        };
+        m.dotted(path)
+    };
+    let creates = |st: StmtId, path: &str| -> bool {
+        let StmtKind::Expr(e) = m.stmt(st).kind else {
+            return false;
+        };
+        let Some(c) = m.call(m.strip(e)) else {
+            return false;
+        };
+        let made = match c.target.as_deref() {
+            Some(
+                "shutil.copy" | "shutil.copy2" | "shutil.copyfile" | "shutil.copytree"
+                | "shutil.move" | "os.rename" | "os.replace",
+            ) => c.positional(1),
+            Some("os.makedirs" | "os.mkdir") => c.positional(0),
+            Some("builtins.open") => c.positional(0).filter(|_| {
+                c.positional(1).or_else(|| c.kwarg("mode")).is_some_and(
+                    |x| matches!(m.literal(x), Some(Lit::Str(s)) if s.starts_with(['w', 'x'])),
+                )
+            }),
+            _ if matches!(
+                c.name.as_str(),
+                "write_text" | "write_bytes" | "touch" | "mkdir"
+            ) =>
+            {
+                c.receiver
+            }
+            _ => None,
+        };
+        made.and_then(|x| m.dotted(x)).as_deref() == Some(path)
+    };
+    // Every `if` at any depth of the body (not in nested functions),
+    // without collecting them first: this runs for every function.
+    fn each_if(m: &FileModel, block: &[StmtId], visit: &mut dyn FnMut(ExprId, &[StmtId])) {
+        for &st in block {
+            match &m.stmt(st).kind {
+                StmtKind::If { cond, then, orelse } => {
+                    visit(*cond, then);
+                    each_if(m, then, visit);
+                    each_if(m, orelse, visit);
+                }
+                StmtKind::While { body, .. }
+                | StmtKind::For { body, .. }
+                | StmtKind::Loop { body, .. }
+                | StmtKind::With { body, .. }
+                | StmtKind::Block(body) => each_if(m, body, visit),
+                StmtKind::Try {
+                    body,
+                    handlers,
+                    orelse,
+                    finally,
+                } => {
+                    each_if(m, body, visit);
+                    for h in handlers {
+                        each_if(m, &h.body, visit);
+                    }
+                    each_if(m, orelse, visit);
+                    if let Some(fin) = finally {
+                        each_if(m, fin, visit);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    // The paths the condition finds missing, one `and` operand at a time.
+    fn any_missing(
+        m: &FileModel,
+        cond: ExprId,
+        missing: &dyn Fn(ExprId) -> Option<String>,
+        then_creates: &mut dyn FnMut(&str) -> bool,
+    ) -> bool {
+        let cond = m.strip(cond);
+        if let ExprKind::Logical {
+            op: LogicalOp::And,
+            left,
+            right,
+        } = &m.expr(cond).kind
+        {
+            return any_missing(m, *left, missing, then_creates)
+                || any_missing(m, *right, missing, then_creates);
+        }
+        missing(cond).is_some_and(|p| then_creates(&p))
+    }
+    let mut once = Vec::new();
+    each_if(m, &f.body, &mut |cond, then| {
+        if any_missing(m, cond, &missing, &mut |p| {
+            always_does(m, then, &|s| creates(s, p))
+        }) && let (Some(&a), Some(&b)) = (then.first(), then.last())
+        {
+            once.push(Span::new(m.stmt(a).span.start, m.stmt(b).span.end));
+        }
+    });
+    once
+}
+
+/// Some statement `does` accepts runs on every path through `block` that
+/// ends normally: at its top level, or inside a `with` or a `try` body.
+fn always_does(m: &FileModel, block: &[StmtId], does: &dyn Fn(StmtId) -> bool) -> bool {
+    block.iter().any(|&st| {
+        does(st)
+            || match &m.stmt(st).kind {
+                StmtKind::With { body, .. }
+                | StmtKind::Block(body)
+                | StmtKind::Try { body, .. } => always_does(m, body, does),
+                _ => false,
+            }
+    })
 }
 
 /// `block` assigns `g` on every path that ends normally: at its top level

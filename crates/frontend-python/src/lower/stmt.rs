@@ -63,6 +63,14 @@ impl<'a> Lowerer<'a> {
                 let value = a.value.as_deref().map(|v| self.lower_expr(v));
                 let target = self.lower_target(&a.target);
                 self.record_fields(std::slice::from_ref(&*a.target), Some(&a.annotation), value);
+                // `gw: Gateway | None = state["gateway"]`: the annotation
+                // types the name where the value says nothing.
+                if a.target.is_name_expr() {
+                    let t = self.type_ref(&a.annotation);
+                    if t.resolved.is_some() {
+                        self.m.declared_types.push((target, t));
+                    }
+                }
                 StmtKind::Assign {
                     targets: vec![target],
                     value,

@@ -379,3 +379,24 @@ fn statement_spans_cover_the_statement() {
         .collect();
     assert_eq!(spans, ["x = 1", "with a:\n    b()"]);
 }
+
+#[test]
+fn annotated_assignments_declare_the_type_of_their_name() {
+    let src = "import httpx\n\nclass Gateway: ...\n\ndef f(state):\n    gw: Gateway | None = state['gw']\n    client: httpx.Client = make()\n    self_x: 'unknown_thing' = 1\n    self.y: Gateway = g\n";
+    let m = lower(src);
+    let declared: Vec<(&str, &str)> = m
+        .declared_types
+        .iter()
+        .map(|(e, t)| {
+            (
+                m.name_of(*e).unwrap_or("?"),
+                t.resolved.as_deref().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        declared,
+        vec![("gw", "pkg.mod.Gateway"), ("client", "httpx.Client")],
+        "a name with an annotation that resolves is declared; an attribute target is a field, not a name"
+    );
+}

@@ -472,6 +472,20 @@ class Connection:
             self.set_autocommit(value)  # expect
 "#,
         r#"
+import redis.asyncio as redis
+
+
+async def get_redis():
+    return redis.Redis()
+
+
+async def handler(key):
+    r = await get_redis()
+    if r.get(key):  # expect
+        return True
+    return False
+"#,
+        r#"
 import asyncio
 
 async def has_permission(user, action):
@@ -608,6 +622,28 @@ class Client:
 "#,
     ],
     pass: &[
+        r#"
+import redis.asyncio as redis
+
+
+async def get_redis():
+    return redis.Redis()
+
+
+async def handler(rows):
+    r = await get_redis()
+    # The loop variable `r` of the closure is a row, not the client.
+
+    def summarize(raw):
+        out = []
+        for r in raw:
+            if r.get("ok"):
+                out.append(r)
+        return out
+
+    await r.set("seen", "1")
+    return summarize(rows)
+"#,
         r#"
 import asyncio
 import inspect

@@ -124,6 +124,21 @@ def rates():
     return urlopen("https://example.com").read()  # expect
 "#,
         r#"
+import requests
+
+_session = None
+
+
+def init_session():
+    global _session
+    _session = requests.Session()
+
+
+def fetch(url):
+    # The module's session is made in `init_session`.
+    return _session.get(url)  # expect
+"#,
+        r#"
 import urllib.request
 
 

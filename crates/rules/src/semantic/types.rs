@@ -75,6 +75,16 @@ pub fn annotate(m: &mut FileModel, kb: &Table, lang: Language) -> Semantic {
         texts: vec![HashMap::default(); m.functions.len()],
         field_texts: HashMap::default(),
         typed: vec![Typed::NotYet; m.exprs.len()],
+        flow: FlowTypes::default(),
+        locals: Default::default(),
+        local_fns: if lang == Language::Python {
+            m.function_ids()
+                .skip(1)
+                .map(|f| (name_hash(&m.func(f).qualname), f))
+                .collect()
+        } else {
+            HashMap::default()
+        },
     };
     if lang == Language::Go {
         for t in &m.types {
@@ -91,18 +101,26 @@ pub fn annotate(m: &mut FileModel, kb: &Table, lang: Language) -> Semantic {
     // function in id order: a closure's id is larger than its parent's, so
     // the parent's bindings are known when the closure is walked.
     pass.collect_field_assignments(m);
-    pass.walk_functions(m);
+    pass.walk_functions(m, None);
+    // Python: a module name given its value inside a function (`global
+    // _session; _session = requests.Session()`), and what a function of the
+    // file returns (`def get_session(): ... return _session`), are known only
+    // once the functions that set them are walked; a use before them in id
+    // order is typed by walking again. At most twice more: each walk can
+    // only add what the one before made known.
+    for _ in 0..2 {
+        match pass.flow.learned_more() {
+            Redo::Nothing => break,
+            Redo::All => pass.rewalk(m),
+            Redo::Callers(fids) => pass.rewalk_callers(m, &fids),
+        }
+    }
     // Fields declared with a wide type but only ever given a narrower one
     // (`sender: flume::Sender<E>` filled from `flume::unbounded()`): the
     // narrower type is known once the values are typed, and the functions
     // are walked again with it. Rare, so the second walk costs little.
     if pass.narrow_fields(m) {
-        pass.envs = vec![HashMap::default(); m.functions.len()];
-        pass.texts = vec![HashMap::default(); m.functions.len()];
-        pass.resolutions.clear();
-        pass.typed = vec![Typed::NotYet; m.exprs.len()];
-        pass.sema.expr_types.clear();
-        pass.walk_functions(m);
+        pass.rewalk(m);
     }
     let Pass {
         mut sema,
@@ -137,6 +155,160 @@ struct Pass<'k> {
     /// objects are asked again by their parent expression, and an unknown
     /// type (the usual answer) is not worked out twice.
     typed: Vec<Typed>,
+    flow: FlowTypes,
+    /// Python: the functions of the file by the hash of their qualified
+    /// name (a hash, not the name: no copy of every name per file), for
+    /// calls to them.
+    local_fns: HashMap<u64, FuncId>,
+    /// Python: the names each function binds itself (see
+    /// [`Pass::shadowed`]), worked out on first need.
+    locals: std::cell::RefCell<HashMap<FuncId, Vec<Str>>>,
+}
+
+fn name_hash(name: &str) -> u64 {
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(name)
+}
+
+/// Python: the names `f` makes locals of its own: its parameters, and the
+/// targets of assignments, `for`s and `with`s in its body, less those it
+/// declares `global` or `nonlocal`.
+fn local_names(m: &FileModel, f: &Function) -> Vec<Str> {
+    let mut names: Vec<Str> = f
+        .params
+        .iter()
+        .map(|p| p.name.to_compact_string())
+        .collect();
+    let mut declared: Vec<&str> = Vec::new();
+    let add = |t: ExprId, names: &mut Vec<Str>| {
+        if let Some(n) = m.name_of(t) {
+            names.push(n.to_compact_string());
+            return;
+        }
+        for x in unsnarl_model::walk::exprs_under(m, t) {
+            if let ExprKind::Name { id, .. } = &m.expr(x).kind {
+                names.push(id.to_compact_string());
+            }
+        }
+    };
+    for st in unsnarl_model::walk::stmts_in_block(m, &f.body) {
+        match &m.stmt(st).kind {
+            StmtKind::Global { names: g, .. } => declared.extend(g.iter().map(|n| n.as_str())),
+            StmtKind::Assign { targets, .. } => targets.iter().for_each(|&t| add(t, &mut names)),
+            StmtKind::For {
+                target: Some(t), ..
+            } => add(*t, &mut names),
+            StmtKind::With { items, .. } => items
+                .iter()
+                .filter_map(|it| it.target)
+                .for_each(|t| add(t, &mut names)),
+            _ => {}
+        }
+    }
+    names.retain(|n| !declared.contains(&n.as_str()));
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
+/// Python types that flow between functions of one file: module names
+/// set under `global`, and what functions return. What one walk learns is
+/// used by the next.
+#[derive(Default)]
+struct FlowTypes {
+    /// Names the function being walked declares `global`.
+    declared_global: Vec<Str>,
+    /// Module names given a typed value inside a function, by this walk
+    /// (`None`: two different types, so no type).
+    globals: HashMap<Str, Option<Str>>,
+    /// What the previous walk learned of `globals`, seeded into the module.
+    known_globals: HashMap<Str, Str>,
+    /// The return type of each function of the file, by this walk (`None`:
+    /// a return of another or unknown type).
+    returns: HashMap<Str, Option<Str>>,
+    /// What the previous walk learned of `returns`, used at call sites.
+    known_returns: HashMap<Str, Str>,
+    /// Calls to functions of the file whose return type was not known
+    /// yet, with the function making them.
+    missed: Vec<(FuncId, Str)>,
+}
+
+/// What has to be walked again once a walk is done.
+enum Redo {
+    Nothing,
+    /// A module name got a type: every function may read it.
+    All,
+    /// Only these functions called one whose return type is now known.
+    Callers(Vec<FuncId>),
+}
+
+impl FlowTypes {
+    /// Moves what this walk learned into what the next walk uses; whether
+    /// anything new would be typed by walking again.
+    /// (A walk of some functions only leaves what the others gave as it
+    /// was: types only grow from one walk to the next.)
+    fn learned_more(&mut self) -> Redo {
+        let mut new_global = false;
+        for (k, v) in std::mem::take(&mut self.globals) {
+            match v {
+                Some(t) => {
+                    if self.known_globals.get(&k) != Some(&t) {
+                        new_global = true;
+                        self.known_globals.insert(k, t);
+                    }
+                }
+                None => new_global |= self.known_globals.remove(&k).is_some(),
+            }
+        }
+        for (k, v) in std::mem::take(&mut self.returns) {
+            match v {
+                Some(t) => {
+                    self.known_returns.insert(k, t);
+                }
+                None => {
+                    self.known_returns.remove(&k);
+                }
+            }
+        }
+        let mut callers: Vec<FuncId> = std::mem::take(&mut self.missed)
+            .into_iter()
+            .filter(|(_, t)| self.known_returns.contains_key(t))
+            .map(|(f, _)| f)
+            .collect();
+        callers.sort_unstable();
+        callers.dedup();
+        if new_global || callers.first() == Some(&FuncId(0)) {
+            Redo::All
+        } else if callers.is_empty() {
+            Redo::Nothing
+        } else {
+            Redo::Callers(callers)
+        }
+    }
+
+    /// What a function of the file returns: as this walk found it when the
+    /// function is walked already, else as the last walk did.
+    fn return_of(&self, target: &str) -> Option<Str> {
+        match self.returns.get(target) {
+            Some(found) => found.clone(),
+            None => self.known_returns.get(target).cloned(),
+        }
+    }
+
+    /// Records one more value of a slot: the first type, or `None` when a
+    /// second differs or is unknown.
+    fn record(map: &mut HashMap<Str, Option<Str>>, key: &str, ty: Option<Str>) {
+        match map.get_mut(key) {
+            None => {
+                map.insert(key.to_compact_string(), ty);
+            }
+            Some(slot) => {
+                if *slot != ty {
+                    *slot = None;
+                }
+            }
+        }
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -148,12 +320,115 @@ enum Typed {
 }
 
 impl Pass<'_> {
+    /// Python: what a `return` or an assignment to a `global` name tells the
+    /// next walk. A `None` given or returned is skipped: a lazily made
+    /// client starts (or is reset) as `None` and is used only once set.
+    fn record_flow(&mut self, m: &FileModel, id: StmtId) {
+        if let StmtKind::Return(Some(v)) = m.stmt(id).kind {
+            if self.func.0 != 0 && !matches!(m.literal(v), Some(Lit::Null)) {
+                let ty = self.value_type(m, v);
+                FlowTypes::record(&mut self.flow.returns, &m.func(self.func).qualname, ty);
+            }
+            return;
+        }
+        let (names, value): (Vec<&str>, ExprId) = match &m.stmt(id).kind {
+            StmtKind::Assign {
+                targets,
+                value: Some(v),
+                ..
+            } if self.func.0 != 0 && !self.flow.declared_global.is_empty() => {
+                let names: Vec<&str> = targets
+                    .iter()
+                    .filter_map(|&t| m.name_of(t))
+                    .filter(|n| self.flow.declared_global.iter().any(|g| g == n))
+                    .collect();
+                if names.is_empty() {
+                    return;
+                }
+                (names, *v)
+            }
+            _ => return,
+        };
+        if matches!(m.literal(value), Some(Lit::Null)) {
+            return;
+        }
+        let ty = self.value_type(m, value);
+        for name in names {
+            FlowTypes::record(&mut self.flow.globals, name, ty.clone());
+        }
+    }
+
+    /// The function of the file called `target`, if any.
+    fn local_fn(&self, m: &FileModel, target: &str) -> Option<FuncId> {
+        // Most calls are of other modules' functions: the prefix says so
+        // without hashing the name.
+        if self.local_fns.is_empty()
+            || !target
+                .strip_prefix(m.module.as_str())
+                .is_some_and(|rest| rest.starts_with('.'))
+        {
+            return None;
+        }
+        let f = *self.local_fns.get(&name_hash(target))?;
+        (m.func(f).qualname == target).then_some(f)
+    }
+
+    /// Forgets what the last walk typed and walks every function again.
+    fn rewalk(&mut self, m: &FileModel) {
+        self.envs = vec![HashMap::default(); m.functions.len()];
+        self.texts = vec![HashMap::default(); m.functions.len()];
+        self.resolutions.clear();
+        self.typed = vec![Typed::NotYet; m.exprs.len()];
+        self.sema.expr_types.clear();
+        self.walk_functions(m, None);
+    }
+
+    /// Walks again only `callers` and the functions nested in them (which
+    /// read their bindings), forgetting what their bodies typed: most files
+    /// that need a second walk need it for a method or two calling one
+    /// defined below them.
+    fn rewalk_callers(&mut self, m: &FileModel, callers: &[FuncId]) {
+        let mut redo = vec![false; m.functions.len()];
+        let mut bodies: Vec<Span> = Vec::new();
+        for fid in m.function_ids() {
+            let f = m.func(fid);
+            let parent_redone = f.parent.is_some_and(|p| redo[p.index()]);
+            redo[fid.index()] = parent_redone || callers.contains(&fid);
+            if redo[fid.index()]
+                && !parent_redone
+                && let (Some(&a), Some(&b)) = (f.body.first(), f.body.last())
+            {
+                bodies.push(Span::new(m.stmt(a).span.start, m.stmt(b).span.end));
+            }
+        }
+        for (i, e) in m.exprs.iter().enumerate() {
+            if self.typed[i] != Typed::NotYet && bodies.iter().any(|b| b.contains(e.span)) {
+                self.typed[i] = Typed::NotYet;
+                self.sema.expr_types.remove(&ExprId(i as u32));
+            }
+        }
+        for (k, &again) in redo.iter().enumerate() {
+            if again {
+                self.envs[k].clear();
+                self.texts[k].clear();
+            }
+        }
+        self.walk_functions(m, Some(&redo));
+    }
+
     /// Types every function's bindings and expressions, in id order: a
     /// closure's id is larger than its parent's, so the parent's bindings
     /// are known when the closure is walked.
-    fn walk_functions(&mut self, m: &FileModel) {
+    fn walk_functions(&mut self, m: &FileModel, only: Option<&[bool]>) {
+        for (name, t) in &self.flow.known_globals {
+            self.envs[0].insert(name.clone(), t.clone());
+        }
         for fid in m.function_ids() {
+            if only.is_some_and(|o| !o[fid.index()]) {
+                continue;
+            }
             self.func = fid;
+            self.flow.declared_global.clear();
             let f = m.func(fid);
             for p in &f.params {
                 if let Some(t) =
@@ -379,7 +654,7 @@ impl Pass<'_> {
             if !env.is_empty()
                 && let Some(t) = env.get(name)
             {
-                return Some(t.clone());
+                return (f == self.func || !self.shadowed(m, f, name)).then(|| t.clone());
             }
             module_seen |= f.0 == 0;
             cur = m.func(f).parent;
@@ -387,7 +662,30 @@ impl Pass<'_> {
         if module_seen || self.envs[0].is_empty() {
             return None;
         }
-        self.envs[0].get(name).cloned()
+        let t = self.envs[0].get(name)?;
+        (!self.shadowed(m, FuncId(0), name)).then(|| t.clone())
+    }
+
+    /// Python: a function between the one walked and `outer` (where `name`
+    /// has a type) binds `name` itself (`for r in rows:` in a closure whose
+    /// parent has `r = await get_redis()`), so the outer binding is not the
+    /// one seen. Asked only when an outer binding is found, and remembered.
+    fn shadowed(&self, m: &FileModel, outer: FuncId, name: &str) -> bool {
+        if self.lang != Language::Python {
+            return false;
+        }
+        let mut cur = Some(self.func);
+        while let Some(f) = cur
+            && f != outer
+        {
+            let mut locals = self.locals.borrow_mut();
+            let names = locals.entry(f).or_insert_with(|| local_names(m, m.func(f)));
+            if names.binary_search_by(|n| n.as_str().cmp(name)).is_ok() {
+                return true;
+            }
+            cur = m.func(f).parent;
+        }
+        false
     }
 
     /// The type of the value of an expression (as a receiver or an assigned
@@ -443,6 +741,12 @@ impl Pass<'_> {
                 // `returns` entry on the coroutine describes the awaited value.
                 let c = m.call(*inner)?;
                 let t = c.target.as_deref()?;
+                if let Some(f) = self.local_fn(m, t) {
+                    let f = m.func(f);
+                    return (f.is_async && !f.is_generator)
+                        .then(|| self.flow.return_of(t))
+                        .flatten();
+                }
                 self.kb.returns(t).map(Into::into)
             }
             _ => None,
@@ -502,6 +806,14 @@ impl Pass<'_> {
         };
         if let Some(r) = self.kb.returns(target) {
             return Some(r.to_compact_string());
+        }
+        if let Some(f) = self.local_fn(m, target) {
+            // A plain function of the file returns what its `return`s give;
+            // a coroutine's or generator's call gives a wrapper instead.
+            let f = m.func(f);
+            return (!f.is_async && !f.is_generator)
+                .then(|| self.flow.return_of(target))
+                .flatten();
         }
         if self.lang == Language::Go && c.receiver.is_none() {
             // `make(chan T, n)`, `make(map[K]V)`, `new(sync.Mutex)`.
@@ -695,6 +1007,13 @@ fn constructor_type(lang: Language, target: &str, is_new: bool) -> Option<Str> {
 
 impl Visitor for Pass<'_> {
     fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
+        if let StmtKind::Global {
+            names,
+            nonlocal: false,
+        } = &m.stmt(id).kind
+        {
+            self.flow.declared_global.extend(names.iter().cloned());
+        }
         if self.lang == Language::Go
             && let StmtKind::For {
                 target: Some(t),
@@ -732,6 +1051,15 @@ impl Visitor for Pass<'_> {
                     self.resolutions.push((id, target));
                 }
                 self.learn_type(m, id);
+                // A call of a function not walked yet (defined further down,
+                // or a closure): what it returns is known on the next walk.
+                if let Some(t) = &c.target
+                    && self.local_fn(m, t).is_some()
+                    && !self.flow.returns.contains_key(t.as_str())
+                    && !self.flow.known_returns.contains_key(t.as_str())
+                {
+                    self.flow.missed.push((self.func, t.clone()));
+                }
             }
             ExprKind::Name { .. } | ExprKind::Attr { .. } => self.learn_type(m, id),
             _ => {}
@@ -739,12 +1067,21 @@ impl Visitor for Pass<'_> {
     }
 
     fn exit_stmt(&mut self, m: &FileModel, id: StmtId) {
+        if self.lang == Language::Python {
+            self.record_flow(m, id);
+        }
         let StmtKind::Assign { targets, value, .. } = &m.stmt(id).kind else {
             return;
         };
-        // A declared type (`let x: Arc<Mutex<T>> = ..`) wins over the value's.
+        // A declared type (`let x: Arc<Mutex<T>> = ..`) wins over the value's;
+        // in Python only where the value's type is unknown (`x: Any =
+        // httpx.Client()` is still a client).
         let mut declared_any = false;
-        for &target in targets {
+        let python_value_typed = self.lang == Language::Python
+            && !self.declared.is_empty()
+            && targets.iter().any(|t| self.declared.contains_key(t))
+            && value.is_some_and(|v| self.value_type(m, v).is_some());
+        for &target in targets.iter().filter(|_| !python_value_typed) {
             if let Some(t) = self.declared.get(&target)
                 && let Some(name) = m.name_of(target)
             {

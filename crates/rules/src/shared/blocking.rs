@@ -72,7 +72,10 @@ fn finding_for(
         }
     };
     if let Some(entry) = cx.effect(c, effect) {
-        if is_zero_sleep(cx, c) || waits_for_nothing(cx.model, call, c) {
+        if is_zero_sleep(cx, c)
+            || waits_for_nothing(cx.model, call, c)
+            || handle_only_offloaded(cx, call, c)
+        {
             return None;
         }
         return Some(cx.finding(
@@ -341,6 +344,53 @@ fn short(q: &str) -> &str {
     let i = cut[cut.len() - 2];
     let s = &q[i + 1..];
     s.trim_start_matches(':')
+}
+
+/// Python: `with open(path) as f: data = await asyncio.to_thread(json.load,
+/// f)`. Every use of the handle in the block is an argument of an offload
+/// call, so the reads and writes run on the worker thread; opening a local
+/// file moves no data. A read, a write or a loop over the handle on the
+/// loop's thread still counts.
+fn handle_only_offloaded(cx: &FileCx, call: ExprId, c: &Call) -> bool {
+    if !matches!(
+        c.target.as_deref(),
+        Some("builtins.open" | "io.open" | "pathlib.Path.open")
+    ) {
+        return false;
+    }
+    let Some(with) = cx.tree.enclosing_stmt(call) else {
+        return false;
+    };
+    let StmtKind::With { items, .. } = &cx.stmt(with).kind else {
+        return false;
+    };
+    let Some(target) = items
+        .iter()
+        .find(|it| cx.model.strip(it.ctx) == call)
+        .and_then(|it| it.target)
+    else {
+        return false;
+    };
+    let Some(handle) = cx.model.name_of(target) else {
+        return false;
+    };
+    let within = cx.stmt(with).span;
+    let mut uses = cx.body_exprs(cx.func_of(call)).iter().filter(|&&e| {
+        e != target
+            && cx.model.name_of(e) == Some(handle)
+            && within.start <= cx.expr(e).span.start
+            && cx.expr(e).span.end <= within.end
+    });
+    let mut any = false;
+    let all_offloaded = uses.all(|&e| {
+        any = true;
+        crate::util::call_around(cx, e).is_some_and(|(_, k)| {
+            k.receiver != Some(e)
+                && k.args.iter().any(|a| a.value == e)
+                && cx.effect(k, Effect::Offload).is_some()
+        })
+    });
+    any && all_offloaded
 }
 
 /// True when the call is an argument (at any depth) of an offload API.
