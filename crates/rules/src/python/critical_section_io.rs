@@ -23,8 +23,8 @@ parameter, a registered listener or hook; not an item of a collection the
 file fills with weak references, `observers.append(weakref.ref(self))`,
 where `r()` only dereferences). A block that holds nothing but
 I/O calls (`with send_lock: sock.sendall(frame)`), or nothing but
-`print` calls, is left alone: that lock
-exists to keep the writes from interleaving. So is a semaphore the file
+`print` or logging calls (a multi-line report kept together), is left
+alone: that lock exists to keep the writes from interleaving. So is a semaphore the file
 builds with room for more than one holder (`self.sem =
 threading.Semaphore(limit)`): it caps how many threads do the work at
 once, and the work under it is what it caps. So is a block that changes
@@ -439,17 +439,33 @@ fn limits_concurrency(cx: &FileCx, lock: &LockRef) -> bool {
 /// interleaving (frames on a socket, lines in a file), so there is no
 /// shared state to take the I/O away from.
 /// Also a block of nothing but `print` calls (`with _print_lock:
-/// print(line, file=out, flush=True)`): the lock keeps the threads' lines
-/// whole.
+/// print(line, file=out, flush=True)`), or of logging calls (with the
+/// logger they use looked up there: `with self.log_lock: log =
+/// logging.getLogger(name); log.warning("-" * 60); log.warning(tb)`): the
+/// lock keeps one thread's lines together.
 fn serializes_io(cx: &FileCx, body: &Block) -> bool {
     !body.is_empty()
-        && body.iter().all(|&s| match cx.stmt(s).kind {
-            StmtKind::Expr(e) => cx.call(e).is_some_and(|c| {
+        && body.iter().all(|&s| match &cx.stmt(s).kind {
+            StmtKind::Expr(e) => cx.call(*e).is_some_and(|c| {
                 cx.effect(c, Effect::Blocking).is_some()
+                    || cx.effect(c, Effect::Logging).is_some()
                     || c.target.as_deref() == Some("builtins.print")
             }),
+            StmtKind::Assign {
+                targets,
+                value: Some(v),
+                ..
+            } => {
+                targets.iter().all(|&t| cx.model.name_of(t).is_some())
+                    && cx
+                        .call(*v)
+                        .is_some_and(|c| c.target.as_deref() == Some("logging.getLogger"))
+            }
             _ => false,
         })
+        && body
+            .iter()
+            .any(|&s| matches!(cx.stmt(s).kind, StmtKind::Expr(_)))
 }
 
 /// The block changes no state but its own locals and the outside world:
@@ -941,6 +957,24 @@ class Downloader:
 "#,
     ],
     pass: &[
+        r#"
+import logging
+import threading
+import traceback
+
+
+class Workers:
+    def __init__(self):
+        self.log_lock = threading.Lock()
+
+    def report(self, name, args):
+        # The lock keeps one thread's multi-line report together.
+        with self.log_lock:
+            log = logging.getLogger("Error." + name)
+            log.warning("-" * 60)
+            log.warning("Unexpected error in %s with %s", name, args)
+            log.warning(traceback.format_exc())
+"#,
         r#"
 import threading
 import time

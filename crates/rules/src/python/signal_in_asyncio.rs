@@ -28,7 +28,9 @@ most a `raise KeyboardInterrupt` on a second signal), is left alone: it
 touches nothing of the loop's. So is one that ends the process at once
 (`os._exit(1)`, a force exit that works even while the loop is stuck) or
 raises an exception of its own (`sys.exit(0)` raises `SystemExit`), with
-perhaps a log line or a `print` (`console.print`, `click.echo`) on the way out (PY034 reports those: they
+perhaps a log line or a `print` (`console.print`, `click.echo`) on the way out, also
+through helpers of the file that only do that (`self.log(msg)`,
+`self.cleanup()` that only logs); PY034 reports those (they
 take the logging module's and the stream's locks, not the loop's); one
 that only logs swallows the signal and is reported. Nor is the fallback for a loop without
 `add_signal_handler` (`signal.signal` in the `except NotImplementedError:`
@@ -224,10 +226,10 @@ impl Rule for SignalInAsyncio {
                 .any(|x| cx.call(x).is_some_and(|hc| ends(x, hc)));
             // Output on the way: logging, `print`, rich's `console.print`,
             // `click.echo`.
-            let says = |hc: &Call| {
-                cx.effect(hc, Effect::Logging).is_some()
-                    || matches!(hc.name.as_str(), "print" | "echo")
-            };
+            // Also a helper of the file that does nothing but that
+            // (`self.log(msg)` that is `if self.debug: logger.debug(msg)`,
+            // a `cleanup()` that only logs), two calls down.
+            let says = |hc: &Call| says_only(cx, hc, f, 2);
             let only_sets_flags = cx.body_calls(f).all(|x| {
                 cx.call(x)
                     .is_some_and(|hc| ends(x, hc) || (ends_somewhere && says(hc)))
@@ -268,6 +270,23 @@ fn replaced_while_uvicorn_runs(cx: &FileCx, id: ExprId, c: &Call) -> bool {
         })
 }
 
+/// The call is output (logging, `print`, rich's `console.print`,
+/// `click.echo`), or of a function of the file (not `handler` itself)
+/// whose every call is, `depth` calls down.
+fn says_only(cx: &FileCx, c: &Call, handler: FuncId, depth: u32) -> bool {
+    if cx.effect(c, Effect::Logging).is_some() || matches!(c.name.as_str(), "print" | "echo") {
+        return true;
+    }
+    depth > 0
+        && cx.callee_in_file(c).is_some_and(|g| {
+            g != handler
+                && cx.body_calls(g).all(|x| {
+                    cx.call(x)
+                        .is_some_and(|k| says_only(cx, k, handler, depth - 1))
+                })
+        })
+}
+
 /// The call builds the exception a `raise` statement raises.
 fn raised(cx: &FileCx, call: ExprId) -> bool {
     matches!(cx.tree.expr_parent(call), Parent::Stmt(s)
@@ -290,6 +309,31 @@ async def main():
     await serve()
 
 asyncio.run(main())
+"#,
+        r#"
+import asyncio
+import signal
+import sys
+
+
+class Server:
+    def __init__(self):
+        self.tasks = set()
+
+    def cleanup(self):
+        for t in self.tasks:
+            t.cancel()
+
+    def install(self):
+        def exit_handler(signum, frame):
+            # Cancels tasks from inside the signal handler before leaving.
+            self.cleanup()
+            sys.exit(0)
+
+        signal.signal(signal.SIGTERM, exit_handler)  # expect
+
+    async def serve(self):
+        await asyncio.sleep(3600)
 "#,
         r#"
 import signal
@@ -385,6 +429,38 @@ asyncio.run(main())
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+import logging
+import signal
+import sys
+
+logger = logging.getLogger(__name__)
+
+
+class Server:
+    def __init__(self, debug=False):
+        self.debug = debug
+
+    def log(self, message):
+        if self.debug:
+            logger.debug(message)
+
+    def cleanup(self):
+        self.log("cleaning up")
+
+    def install(self):
+        def exit_handler(signum, frame):
+            # Logs through the class's helpers, then leaves.
+            self.log(f"signal {signum}")
+            self.cleanup()
+            sys.exit(0)
+
+        signal.signal(signal.SIGTERM, exit_handler)
+
+    async def serve(self):
+        await asyncio.sleep(3600)
+"#,
         r#"
 import signal
 import sys
