@@ -148,9 +148,22 @@ pub fn scan(opts: ScanOptions, frontend: &dyn Frontend) -> Result<ScanReport, St
         .filter_map(|f| unsnarl_frontend_python::package_defined_by(&f.file.rel))
         .map(String::into_boxed_str)
         .collect();
-    let mut index = match pool
-        .install(|| contained(|| ProjectIndex::build_knowing_packages(summaries, python_packages)))
-    {
+    // Top-level modules in folders that cannot be imported, less those a
+    // file at the scan's root also defines.
+    let python_files = || files.iter().filter(|f| f.file.lang == Language::Python);
+    let root_modules: std::collections::HashSet<String> = python_files()
+        .filter_map(|f| unsnarl_frontend_python::root_module(&f.file.rel))
+        .collect();
+    let only_top_level = python_files()
+        .filter_map(|f| unsnarl_frontend_python::unimportable_folder_module(&f.file.rel))
+        .filter(|m| !root_modules.contains(m))
+        .map(String::into_boxed_str)
+        .collect();
+    let mut index = match pool.install(|| {
+        contained(|| {
+            ProjectIndex::build_knowing_packages(summaries, python_packages, only_top_level)
+        })
+    }) {
         Ok(ix) => ix,
         Err(msg) => {
             summary.problems.push(FileProblem {

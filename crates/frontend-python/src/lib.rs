@@ -79,6 +79,24 @@ pub fn package_defined_by(rel_path: &str) -> Option<String> {
     (!module.is_empty()).then_some(module)
 }
 
+/// The module name of a file that sits in a folder whose name is not an
+/// identifier (`scx-code-agent/config.py` is `config`): that folder cannot
+/// be imported, so the module is only ever top-level `config`, never the
+/// `config` of some package (`kubernetes.config`). `None` for other files.
+pub fn unimportable_folder_module(rel_path: &str) -> Option<String> {
+    let module = path::ModulePath::new(rel_path).module;
+    let in_folder = rel_path.trim_start_matches("./").contains('/');
+    (in_folder && !module.is_empty() && !module.contains('.')).then_some(module)
+}
+
+/// A top-level module of a file at the scan's root (`config.py`), which
+/// may be a package's module seen from inside the package.
+pub fn root_module(rel_path: &str) -> Option<String> {
+    let module = path::ModulePath::new(rel_path).module;
+    let at_root = !rel_path.trim_start_matches("./").contains('/');
+    (at_root && !module.is_empty()).then_some(module)
+}
+
 /// Parses a file and discards the tree, without lowering it; returns the
 /// number of syntax errors. For the benchmark (`benches/frontends.rs`),
 /// which compares the parser's cost with the whole front end's.

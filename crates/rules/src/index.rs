@@ -1301,6 +1301,9 @@ pub struct ProjectIndex {
     /// taken for a top-level module of the same name (see
     /// [`ProjectIndex::build_knowing_packages`]).
     python_packages: HashSet<Box<str>>,
+    /// Python: modules that are only ever top-level (see
+    /// [`ProjectIndex::build_knowing_packages`]).
+    python_top_level: HashSet<Box<str>>,
 }
 
 /// What the project index told one file's rules, comparable across runs:
@@ -1520,7 +1523,7 @@ impl ProjectIndex {
     /// Builds the index from the summaries of every file (in file order:
     /// file numbers are positions in `files`).
     pub fn build(files: Vec<FileSummaries>) -> ProjectIndex {
-        ProjectIndex::build_knowing_packages(files, HashSet::default())
+        ProjectIndex::build_knowing_packages(files, HashSet::default(), HashSet::default())
     }
 
     /// [`ProjectIndex::build`], told which Python modules of the scan are
@@ -1531,12 +1534,18 @@ impl ProjectIndex {
     /// the packages, a suffix match cannot tell that module from a
     /// package root seen from a folder above it (`src.pkg.mod` for
     /// `pkg.mod`).
+    ///
+    /// `python_top_level`: modules only ever imported top-level, in a
+    /// folder whose name is not an identifier (`scx-code-agent/config.py`):
+    /// `kubernetes.config.load_config` is never that `config.py`'s.
     pub fn build_knowing_packages(
         files: Vec<FileSummaries>,
         python_packages: HashSet<Box<str>>,
+        python_top_level: HashSet<Box<str>>,
     ) -> ProjectIndex {
         let mut ix = ProjectIndex::build_from(0, files);
         ix.python_packages = python_packages;
+        ix.python_top_level = python_top_level;
         // Every file's stage 3 asks how functions block, so it is worked out
         // now, in parallel, rather than by the first file to ask (a one-file
         // index leaves it until a rule asks).
@@ -1998,7 +2007,20 @@ impl ProjectIndex {
         // Python: `P.dotenv.load_dotenv` for `dotenv.load_dotenv` where `P`
         // is a package answers only a file inside `P`.
         let inside_another_package = |q: &str| {
-            if lang != Language::Python || self.python_packages.is_empty() {
+            if lang != Language::Python {
+                return false;
+            }
+            // `kubernetes.config.load_config` is not the `load_config` of a
+            // `config.py` in a folder no import can name.
+            if !self.python_top_level.is_empty()
+                && suffix_at_boundary(target, q)
+                && self
+                    .python_top_level
+                    .contains(q.split('.').next().unwrap_or(q))
+            {
+                return true;
+            }
+            if self.python_packages.is_empty() {
                 return false;
             }
             // The other way round: `asset_mcp.config.load_config` names the
@@ -2604,6 +2626,37 @@ mod tests {
         assert_eq!(ix.resolve(py, "redis.client.Redis.close", 4), None);
     }
 
+    /// `cloudkit.config.load_config` is the library's (a library the
+    /// knowledge does not know), not the `load_config` of a `config.py` in
+    /// a folder no import can name
+    /// (`scx-code-agent/config.py`, module `config`), which still answers
+    /// for `config.load_config`.
+    #[test]
+    fn a_module_in_an_unimportable_folder_is_only_top_level() {
+        let py = Language::Python;
+        let build_with = |top_level: &[&str]| {
+            ProjectIndex::build_knowing_packages(
+                vec![FileSummaries::from_iter([sum(
+                    "config.load_config",
+                    false,
+                    true,
+                    &[],
+                )])],
+                HashSet::default(),
+                top_level.iter().map(|m| Box::<str>::from(*m)).collect(),
+            )
+        };
+        let ix = build_with(&["config"]);
+        assert_eq!(ix.resolve(py, "cloudkit.config.load_config", 1), None);
+        assert_eq!(ix.resolve(py, "config.load_config", 1), Some(0));
+        // Without the fact, the suffix answers.
+        let unknowing = build_with(&[]);
+        assert_eq!(
+            unknowing.resolve(py, "cloudkit.config.load_config", 1),
+            Some(0)
+        );
+    }
+
     /// `from dotenv import load_dotenv` is a top-level module, not the
     /// project's `mcp_strike/config/dotenv.py` (named
     /// `mcp_strike.config.dotenv`, a package's module), except from a file
@@ -2621,7 +2674,7 @@ mod tests {
                 .collect();
             let packages = packages.iter().map(|p| Box::<str>::from(*p)).collect();
             (
-                ProjectIndex::build_knowing_packages(files, packages),
+                ProjectIndex::build_knowing_packages(files, packages, HashSet::default()),
                 build(
                     names
                         .iter()

@@ -196,3 +196,22 @@ fn crlf_line_endings_and_bom() {
     };
     assert_eq!(text_of(&m, src, e), "time.sleep(1)");
 }
+
+#[test]
+fn modules_of_unimportable_folders_and_of_the_root() {
+    use crate::{root_module, unimportable_folder_module};
+    assert_eq!(
+        unimportable_folder_module("scx-code-agent/config.py").as_deref(),
+        Some("config")
+    );
+    assert_eq!(
+        unimportable_folder_module("myapp/config.py"),
+        None,
+        "myapp.config"
+    );
+    assert_eq!(unimportable_folder_module("config.py"), None, "at the root");
+    assert_eq!(unimportable_folder_module("user-api/__init__.py"), None);
+    assert_eq!(root_module("config.py").as_deref(), Some("config"));
+    assert_eq!(root_module("./config.py").as_deref(), Some("config"));
+    assert_eq!(root_module("myapp/config.py"), None);
+}

@@ -56,7 +56,10 @@ reload:`, with a flag off by default, when it assigns `_config`), and the helper
 either. A block guarded by `not path.exists()` that always creates that
 path (`if not new.exists(): shutil.copy2(old, new)`, a one-time migration
 or cache fill) is treated the same way: once the file is there, later
-calls only test for it. Opening a file whose handle is only handed to a
+calls only test for it. Reading a file shipped inside the package, whose
+path is built only from `__file__` and literals (`Path(__file__).parent /
+"guide.md"`), is a few kilobytes from the page cache and is left alone;
+a name from an argument in that path is not. Opening a file whose handle is only handed to a
 worker thread (`with open(p) as f: data = await asyncio.to_thread(json.load,
 f)`) is not reported: the reading happens off the loop. An async command of a command-line app (`@app.command()`
 in a file that imports typer, click, asyncclick, cyclopts, cloup or
@@ -1156,6 +1159,25 @@ async def report(x):
     results.put(x)  # expect
 "#,
         r#"
+from kubernetes import client, config
+
+
+async def list_pods(namespace):
+    config.load_kube_config()  # expect
+    v1 = client.CoreV1Api()
+    return v1.list_namespaced_pod(namespace)  # expect
+"#,
+        r#"
+import os
+
+
+async def template(name):
+    # The file name comes from the caller: any file next to the module.
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, name)) as f:  # expect
+        return f.read()
+"#,
+        r#"
 import httpx
 
 
@@ -2050,6 +2072,27 @@ class Ships:
 "#,
     ],
     pass: &[
+        r#"
+import os
+from pathlib import Path
+
+GUIDES = Path(__file__).parent / "guides"
+
+
+async def chat_page():
+    # Assets shipped inside the package: a few kilobytes from the page cache.
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "ui", "index.html"), encoding="utf-8") as f:
+        return f.read()
+
+
+async def guide():
+    for name in ["intro.md", "advanced.md"]:
+        path = GUIDES / name
+        if path.exists():
+            return path.read_text()
+    return ""
+"#,
         r#"
 import asyncio
 import json

@@ -36,7 +36,7 @@ that only logs swallows the signal and is reported. Nor is the fallback for a lo
 `add_signal_handler` (`signal.signal` in the `except NotImplementedError:`
 of a `try` that calls it, as on Windows, or in the Windows branch of an
 `if sys.platform == "win32":` whose other branch calls it), nor a SIGINT
-or SIGTERM handler a plain function installs before it calls
+or SIGTERM handler (also installed in a loop over those two) a plain function installs before it calls
 `uvicorn.run(..)`: uvicorn takes those two signals over while it serves
 and gives the old handlers back (replaying the signal to them) only once
 the server has shut down.
@@ -254,11 +254,25 @@ impl Rule for SignalInAsyncio {
 /// then), so this one never interrupts the loop's work.
 fn replaced_while_uvicorn_runs(cx: &FileCx, id: ExprId, c: &Call) -> bool {
     let f = cx.func_of(id);
+    let uvicorn_signal = |s: ExprId| {
+        cx.model
+            .dotted(s)
+            .is_some_and(|d| d.ends_with("SIGINT") || d.ends_with("SIGTERM"))
+    };
+    // `for sig in (signal.SIGTERM, signal.SIGINT): signal.signal(sig, h)`.
+    let looped_over_them = |name: &str| {
+        cx.enclosing_stmts(id).into_iter().any(|st| {
+            matches!(&cx.stmt(st).kind, StmtKind::For { target: Some(t), iter, .. }
+                if cx.model.name_of(*t) == Some(name)
+                    && matches!(&cx.expr(cx.model.strip(*iter)).kind,
+                        ExprKind::Collection { elems, .. }
+                            if !elems.is_empty() && elems.iter().all(|&e| uvicorn_signal(e))))
+        })
+    };
     let for_uvicorn_signal = c
         .positional(0)
         .or_else(|| c.kwarg("signalnum"))
-        .and_then(|s| cx.model.dotted(s))
-        .is_some_and(|d| d.ends_with("SIGINT") || d.ends_with("SIGTERM"));
+        .is_some_and(|s| uvicorn_signal(s) || cx.model.name_of(s).is_some_and(looped_over_them));
     let at = cx.expr(id).span.start;
     for_uvicorn_signal
         && !cx.func(f).is_async
@@ -429,6 +443,28 @@ asyncio.run(main())
 "#,
     ],
     pass: &[
+        r#"
+import contextlib
+import signal
+
+import uvicorn
+
+
+async def app(scope, receive, send):
+    ...
+
+
+def serve(pid_path):
+    def on_signal(sig, frame):
+        pid_path.unlink(missing_ok=True)
+        raise SystemExit(0)
+
+    # uvicorn takes both signals over while it serves.
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(OSError, ValueError):
+            signal.signal(sig, on_signal)
+    uvicorn.run(app, port=8000)
+"#,
         r#"
 import asyncio
 import logging

@@ -186,7 +186,7 @@ pub(crate) fn is_field_of(m: &FileModel, e: ExprId, owner: &str) -> bool {
 /// write one record ([`appends_one_record`]). Shared with the project
 /// index, so helpers making such calls do not block either.
 pub(crate) fn waits_for_nothing(m: &FileModel, id: ExprId, c: &Call) -> bool {
-    if appends_one_record(m, id, c) {
+    if appends_one_record(m, id, c) || reads_package_data(m, c) {
         return true;
     }
     // `Path("/proc/cpuinfo").read_text()`: the path is the receiver's.
@@ -276,6 +276,109 @@ fn appends_one_record(m: &FileModel, id: ExprId, c: &Call) -> bool {
                 })
             });
             only_writes && writes <= 1
+        })
+}
+
+/// Python: a read of a file shipped inside the package, whose path is
+/// built only from `__file__` and literals (`open(os.path.join(
+/// os.path.dirname(__file__), "ui", "index.html"))`, `(Path(__file__).parent
+/// / "guide.md").read_text()`, also through names the file binds only to
+/// such paths, or loops over literal names): a few kilobytes of the
+/// installed package, read from the page cache. Writes, and paths that
+/// come from arguments, settings or user data, still count.
+fn reads_package_data(m: &FileModel, c: &Call) -> bool {
+    let reads = |mode: Option<ExprId>| {
+        mode.is_none_or(|x| matches!(m.literal(x), Some(Lit::Str(s)) if s.starts_with('r')))
+    };
+    let path = match c.target.as_deref() {
+        Some("builtins.open" | "io.open" | "codecs.open") => c
+            .positional(0)
+            .filter(|_| reads(c.positional(1).or_else(|| c.kwarg("mode")))),
+        Some("pathlib.Path.read_text" | "pathlib.Path.read_bytes") => c.receiver,
+        Some("pathlib.Path.open") => c
+            .receiver
+            .filter(|_| reads(c.positional(0).or_else(|| c.kwarg("mode")))),
+        _ => None,
+    };
+    let seen_file = std::cell::Cell::new(false);
+    path.is_some_and(|p| from_package_file(m, p, 0, &seen_file)) && seen_file.get()
+}
+
+/// The path expression is built only from `__file__` (which sets
+/// `seen_file`), string literals, and path calls over them.
+fn from_package_file(
+    m: &FileModel,
+    e: ExprId,
+    depth: u32,
+    seen_file: &std::cell::Cell<bool>,
+) -> bool {
+    if depth > 6 {
+        return false;
+    }
+    let e = m.strip(e);
+    let on = |x: ExprId| from_package_file(m, x, depth + 1, seen_file);
+    match &m.expr(e).kind {
+        ExprKind::Literal(Lit::Str(_)) => true,
+        ExprKind::Name { id, .. } if id == "__file__" => {
+            seen_file.set(true);
+            true
+        }
+        ExprKind::Name { id, .. } => {
+            let named = |t: ExprId| m.name_of(t) == Some(id.as_str());
+            // Every value the file binds to the name, or the literal names
+            // a loop takes it from (and nothing else).
+            let looped = m.stmts.iter().any(|st| {
+                matches!(&st.kind, StmtKind::For { target: Some(t), iter, .. }
+                    if named(*t) && literal_strings(m, *iter))
+            });
+            let assigned_any = m.stmts.iter().any(|st| {
+                matches!(&st.kind, StmtKind::Assign { targets, .. } if targets.iter().any(|&t| named(t)))
+            });
+            if looped {
+                !assigned_any
+            } else {
+                crate::util::every_assigned_value(m, named, on)
+            }
+        }
+        ExprKind::Binary {
+            op: BinOp::Div | BinOp::Add,
+            left,
+            right,
+        } => on(*left) && on(*right),
+        ExprKind::Attr { obj, name, .. } if name == "parent" => on(*obj),
+        ExprKind::Call(k) => {
+            let args_ok = || k.args.iter().all(|a| on(a.value));
+            match k.target.as_deref() {
+                Some(
+                    "os.path.join" | "os.path.dirname" | "os.path.abspath" | "os.path.realpath"
+                    | "pathlib.Path" | "pathlib.PurePath",
+                ) => args_ok(),
+                // Methods of a path built so.
+                _ => {
+                    matches!(k.name.as_str(), "resolve" | "absolute" | "joinpath")
+                        && k.receiver.is_some_and(on)
+                        && args_ok()
+                }
+            }
+        }
+        _ => false,
+    }
+}
+
+/// A list or tuple of string literals, or a name the file binds only to one.
+fn literal_strings(m: &FileModel, e: ExprId) -> bool {
+    let lits = |x: ExprId| match &m.expr(m.strip(x)).kind {
+        ExprKind::Collection { elems, .. } => {
+            !elems.is_empty()
+                && elems
+                    .iter()
+                    .all(|&y| matches!(m.literal(y), Some(Lit::Str(_))))
+        }
+        _ => false,
+    };
+    lits(e)
+        || m.name_of(m.strip(e)).is_some_and(|n| {
+            crate::util::every_assigned_value(m, |t| m.name_of(t) == Some(n), lits)
         })
 }
 
