@@ -24,7 +24,12 @@ file fills with weak references, `observers.append(weakref.ref(self))`,
 where `r()` only dereferences). A block that holds nothing but
 I/O calls (`with send_lock: sock.sendall(frame)`), or nothing but
 `print` or logging calls (a multi-line report kept together), is left
-alone: that lock exists to keep the writes from interleaving. So is a semaphore the file
+alone: that lock exists to keep the writes from interleaving. So is a
+value built once under the lock (`if self._model is None: self._model =
+load(path)`): every waiter needs it, and building it twice is what the
+lock prevents. A cache filled per key under one lock (`if name not in
+cache:`) still holds up the threads that want other keys, and is
+reported. So is a semaphore the file
 builds with room for more than one holder (`self.sem =
 threading.Semaphore(limit)`): it caps how many threads do the work at
 once, and the work under it is what it caps. So is a block that changes
@@ -244,7 +249,10 @@ fn check_with(
         {
             continue;
         }
-        if remakes_guarded_state(cx, call) || paces_callers(cx, call, body) {
+        if remakes_guarded_state(cx, call)
+            || paces_callers(cx, call, body)
+            || fills_once(cx, call, w)
+        {
             continue;
         }
         // A DB-API connection shared by threads must be used under a lock:
@@ -588,6 +596,71 @@ fn remakes_guarded_state(cx: &FileCx, call: ExprId) -> bool {
         if *v == call && !targets.is_empty() && targets.iter().all(|&t| own_attrs(t)))
 }
 
+/// The call is in the lazy set-up the lock exists for: under an `if`
+/// inside the block that tests the value the branch then sets (`if
+/// self._model is None: ...; self._model = load(path)`, `if not
+/// _client:`). Every thread that waits needs that value, and building it
+/// twice is what the lock prevents. (A cache filled per key under one
+/// lock, `if name not in cache:`, still holds up the threads that want
+/// other keys, and is reported.)
+fn fills_once(cx: &FileCx, call: ExprId, w: StmtId) -> bool {
+    let m = cx.model;
+    // What the test finds missing.
+    let missing = |cond: ExprId| -> Option<String> {
+        match &cx.expr(m.strip(cond)).kind {
+            ExprKind::Binary { op, left, right }
+                if *op == BinOp::Is && matches!(m.literal(*right), Some(Lit::Null)) =>
+            {
+                m.dotted(*left)
+            }
+            ExprKind::Unary {
+                op: UnOp::Not,
+                operand,
+            } => m.dotted(*operand),
+            _ => None,
+        }
+    };
+    // Built by a call (not a flag set to `True`: `if not self._active:
+    // self._active = True; self._on_start()` runs on every activation).
+    fn sets(cx: &FileCx, block: &[StmtId], what: &str) -> bool {
+        block.iter().any(|&st| match &cx.stmt(st).kind {
+            StmtKind::Assign {
+                targets,
+                value: Some(v),
+                ..
+            } => {
+                cx.call(cx.model.strip(*v)).is_some()
+                    && targets
+                        .iter()
+                        .any(|&t| cx.model.dotted(t).as_deref() == Some(what))
+            }
+            StmtKind::With { body, .. } | StmtKind::Try { body, .. } | StmtKind::Block(body) => {
+                sets(cx, body, what)
+            }
+            _ => false,
+        })
+    }
+    // Kept beyond the call: a field, or a module name the function
+    // declares `global` (a local tested for `None` is not made once).
+    let f = cx.func(cx.func_of(call));
+    let lasting = |what: &str| {
+        what.contains('.')
+            || f.body.iter().any(|&st| {
+                matches!(&cx.stmt(st).kind, StmtKind::Global { names, .. }
+                    if names.iter().any(|n| n == what))
+            })
+    };
+    cx.enclosing_stmts(call)
+        .into_iter()
+        .take_while(|&s| s != w)
+        .any(|s| match &cx.stmt(s).kind {
+            StmtKind::If { cond, then, .. } => {
+                missing(*cond).is_some_and(|what| lasting(&what) && sets(cx, then, &what))
+            }
+            _ => false,
+        })
+}
+
 /// Loop variables of `for cb in self._callbacks:` inside the block. A
 /// collection the file fills with weak references
 /// (`observers.append(weakref.ref(self))`) holds no callbacks: calling an
@@ -700,6 +773,21 @@ class Heartbeater:
     def stop(self):
         with self._op_lock:
             self._thread.join()
+"#,
+        r#"
+import threading
+
+_lock = threading.Lock()
+_templates = {}
+
+
+def template(name):
+    with _lock:
+        if name not in _templates:
+            # Threads that want other templates wait for this file too.
+            with open(f"templates/{name}.html") as f:  # expect
+                _templates[name] = f.read()
+        return _templates[name]
 "#,
         r#"
 import threading
@@ -957,6 +1045,23 @@ class Downloader:
 "#,
     ],
     pass: &[
+        r#"
+import threading
+
+
+class Model:
+    def __init__(self, path):
+        self.path = path
+        self._lock = threading.Lock()
+        self._weights = None
+
+    def weights(self):
+        with self._lock:
+            if self._weights is None:
+                with open(self.path, "rb") as f:
+                    self._weights = f.read()
+            return self._weights
+"#,
         r#"
 import logging
 import threading
