@@ -174,6 +174,7 @@ pub fn scan(opts: ScanOptions, frontend: &dyn Frontend) -> Result<ScanReport, St
             ProjectIndex::build(Vec::new())
         }
     };
+    index.set_file_paths(files.iter().map(|f| f.file.rel.as_str().into()).collect());
 
     // With the cache, what stage 3's rules ask the project index is kept
     // with their results, by file identity: a later run whose index answers

@@ -1304,6 +1304,9 @@ pub struct ProjectIndex {
     /// Python: modules that are only ever top-level (see
     /// [`ProjectIndex::build_knowing_packages`]).
     python_top_level: HashSet<Box<str>>,
+    /// The path of each file, in index order, when the scan gave them
+    /// ([`ProjectIndex::set_file_paths`]).
+    file_paths: Vec<Box<str>>,
 }
 
 /// What the project index told one file's rules, comparable across runs:
@@ -1934,6 +1937,36 @@ impl ProjectIndex {
         self.fns[i].0.file
     }
 
+    /// Tells the index the path of each file (in index order), so that of
+    /// two functions with one name the one nearer the caller answers.
+    pub fn set_file_paths(&mut self, paths: Vec<Box<str>>) {
+        self.file_paths = paths;
+    }
+
+    /// Of functions `a` and `b`, the one whose file shares more leading
+    /// folders with file `from`; `a` when they share as many, or when the
+    /// paths are not known.
+    fn nearer(&self, from: u32, a: usize, b: usize) -> usize {
+        let path = |f: u32| {
+            self.file_paths
+                .get(f.checked_sub(self.first_file)? as usize)
+                .map(|p| &**p)
+        };
+        let shared = |f: u32| -> Option<usize> {
+            let (x, y) = (path(from)?, path(f)?);
+            Some(
+                x.split('/')
+                    .zip(y.split('/'))
+                    .take_while(|(p, q)| p == q)
+                    .count(),
+            )
+        };
+        match (shared(self.file_of(a)), shared(self.file_of(b))) {
+            (Some(sa), Some(sb)) if sb > sa => b,
+            _ => a,
+        }
+    }
+
     fn resolve_quietly(&self, lang: Language, target: &str, from: u32) -> Option<usize> {
         // A function nested in another answers only its own file.
         let same_family = |i: u32| {
@@ -1948,8 +1981,12 @@ impl ProjectIndex {
                 }
                 // The module itself over its declaration file; of two
                 // bodies, the first.
+                // Of two bodies in different files (two services of a
+                // monorepo, each with its own `gateway/status.py`), the one
+                // nearer the calling file.
                 exact = Some(exact.map_or(i as usize, |e| {
-                    self.twin(e as u32, i).map_or(e, |t| t as usize)
+                    self.twin(e as u32, i)
+                        .map_or_else(|| self.nearer(from, e, i as usize), |t| t as usize)
                 }));
             }
         }
@@ -2624,6 +2661,29 @@ mod tests {
         assert_eq!(ix.resolve(py, "web.requests.Session.close", 1), Some(0));
         assert_eq!(ix.resolve(py, "redis.client.Redis.close", 3), Some(2));
         assert_eq!(ix.resolve(py, "redis.client.Redis.close", 4), None);
+    }
+
+    /// Two services of a monorepo each have a `gateway/status.py` (both
+    /// `gateway.status`): a call answers to the one of its own service.
+    #[test]
+    fn of_two_functions_with_one_name_the_nearer_file_answers() {
+        let py = Language::Python;
+        let mut ix = build(vec![
+            vec![sum("gateway.status.read", false, true, &[])],
+            vec![sum("gateway.status.read", false, true, &[])],
+            vec![sum("main.handler", true, false, &["gateway.status.read"])],
+        ]);
+        assert_eq!(
+            ix.resolve(py, "gateway.status.read", 2),
+            Some(0),
+            "paths unknown: the first"
+        );
+        ix.set_file_paths(vec![
+            "alpha-svc/gateway/status.py".into(),
+            "beta-svc/gateway/status.py".into(),
+            "beta-svc/main.py".into(),
+        ]);
+        assert_eq!(ix.resolve(py, "gateway.status.read", 2), Some(1));
     }
 
     /// `cloudkit.config.load_config` is the library's (a library the

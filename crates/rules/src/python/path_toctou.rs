@@ -36,7 +36,7 @@ racers write the same bytes and neither fails; nor a file opened in
 append mode (`open(p, "a+b").close()`, a "touch"), which neither fails nor
 truncates one that appeared in between. Nor is a type check that
 only picks how to remove the path (`if isdir(p): rmtree(p) else:
-remove(p)`), nor a check and act made under an inter-process file lock
+remove(p)`, also with `elif isfile(p):`), nor a check and act made under an inter-process file lock
 (`with FileLock(..)`, or a class of the file whose `__enter__` takes
 `fcntl.flock`/`lockf` and whose `__exit__` keeps the lock file, or
 between its `acquire()` and `release()`; also
@@ -108,6 +108,7 @@ impl Rule for PathToctou {
             if private_path(cx, &path, cx.tree.stmt_func(s))
                 || locked_for_every_caller(cx, s, 2)
                 || type_dispatch(cx, *cond, then, orelse, &path)
+                || elif_of_type_dispatch(cx, s, &path)
             {
                 continue;
             }
@@ -582,6 +583,24 @@ fn type_dispatch(cx: &FileCx, cond: ExprId, then: &Block, orelse: &Block, path: 
     is_type_check && !orelse.is_empty() && removes(then) && removes(orelse)
 }
 
+/// The `elif isfile(p): remove(p)` arm of `if isdir(p): rmtree(p) elif
+/// isfile(p): remove(p)`: the `if` is the whole `else` of a type dispatch
+/// on the same path.
+fn elif_of_type_dispatch(cx: &FileCx, s: StmtId, path: &str) -> bool {
+    let Some(outer) = cx.tree.stmt_ancestors(s).next() else {
+        return false;
+    };
+    match &cx.stmt(outer).kind {
+        StmtKind::If { cond, then, orelse } => {
+            orelse.len() == 1
+                && orelse[0] == s
+                && path_check(cx, *cond, false).is_some_and(|(p, _)| p == path)
+                && type_dispatch(cx, *cond, then, orelse, path)
+        }
+        _ => false,
+    }
+}
+
 /// A marker file: created with fixed content (`with open(p, "w") as f:
 /// f.write("\n")`, `p.write_text("ok")`). Two racers write the same bytes,
 /// and neither can fail on the other's file, so losing the race changes
@@ -929,6 +948,19 @@ def init_config(path, text):
 "#,
     ],
     pass: &[
+        r#"
+import os
+import shutil
+
+
+def replace_with(src, dest):
+    # The checks pick how to clear the way, not whether.
+    if os.path.isdir(dest):
+        shutil.rmtree(dest)
+    elif os.path.isfile(dest):
+        os.remove(dest)
+    shutil.copy(src, dest)
+"#,
         r#"
 import os
 
