@@ -705,34 +705,14 @@ fn runs_until_it_exists(m: &FileModel, f: &Function) -> Vec<Span> {
     // without collecting them first: this runs for every function.
     fn each_if(m: &FileModel, block: &[StmtId], visit: &mut dyn FnMut(ExprId, &[StmtId])) {
         for &st in block {
-            match &m.stmt(st).kind {
-                StmtKind::If { cond, then, orelse } => {
-                    visit(*cond, then);
-                    each_if(m, then, visit);
-                    each_if(m, orelse, visit);
-                }
-                StmtKind::While { body, .. }
-                | StmtKind::For { body, .. }
-                | StmtKind::Loop { body, .. }
-                | StmtKind::With { body, .. }
-                | StmtKind::Block(body) => each_if(m, body, visit),
-                StmtKind::Try {
-                    body,
-                    handlers,
-                    orelse,
-                    finally,
-                } => {
-                    each_if(m, body, visit);
-                    for h in handlers {
-                        each_if(m, &h.body, visit);
-                    }
-                    each_if(m, orelse, visit);
-                    if let Some(fin) = finally {
-                        each_if(m, fin, visit);
-                    }
-                }
-                _ => {}
+            if let StmtKind::If { cond, then, .. } = &m.stmt(st).kind {
+                visit(*cond, then);
             }
+            unsnarl_model::walk::for_each_stmt_child(m, st, &mut |child| {
+                if let unsnarl_model::walk::Child::Block(b) = child {
+                    each_if(m, b, visit);
+                }
+            });
         }
     }
     // The paths the condition finds missing, one `and` operand at a time.
