@@ -686,9 +686,7 @@ fn runs_until_it_exists(m: &FileModel, f: &Function) -> Vec<Span> {
             ) => c.positional(1),
             Some("os.makedirs" | "os.mkdir") => c.positional(0),
             Some("builtins.open") => c.positional(0).filter(|_| {
-                c.positional(1).or_else(|| c.kwarg("mode")).is_some_and(
-                    |x| matches!(m.literal(x), Some(Lit::Str(s)) if s.starts_with(['w', 'x'])),
-                )
+                crate::shared::blocking::open_mode(m, c).is_some_and(|s| s.starts_with(['w', 'x']))
             }),
             _ if matches!(
                 c.name.as_str(),
@@ -715,30 +713,13 @@ fn runs_until_it_exists(m: &FileModel, f: &Function) -> Vec<Span> {
             });
         }
     }
-    // The paths the condition finds missing, one `and` operand at a time.
-    fn any_missing(
-        m: &FileModel,
-        cond: ExprId,
-        missing: &dyn Fn(ExprId) -> Option<String>,
-        then_creates: &mut dyn FnMut(&str) -> bool,
-    ) -> bool {
-        let cond = m.strip(cond);
-        if let ExprKind::Logical {
-            op: LogicalOp::And,
-            left,
-            right,
-        } = &m.expr(cond).kind
-        {
-            return any_missing(m, *left, missing, then_creates)
-                || any_missing(m, *right, missing, then_creates);
-        }
-        missing(cond).is_some_and(|p| then_creates(&p))
-    }
     let mut once = Vec::new();
     each_if(m, &f.body, &mut |cond, then| {
-        if any_missing(m, cond, &missing, &mut |p| {
-            always_does(m, then, &|s| creates(s, p))
-        }) && let (Some(&a), Some(&b)) = (then.first(), then.last())
+        if crate::util::conjuncts(m, cond)
+            .into_iter()
+            .filter_map(missing)
+            .any(|p| always_does(m, then, &|s| creates(s, &p)))
+            && let (Some(&a), Some(&b)) = (then.first(), then.last())
         {
             once.push(Span::new(m.stmt(a).span.start, m.stmt(b).span.end));
         }
@@ -748,7 +729,7 @@ fn runs_until_it_exists(m: &FileModel, f: &Function) -> Vec<Span> {
 
 /// Some statement `does` accepts runs on every path through `block` that
 /// ends normally: at its top level, or inside a `with` or a `try` body.
-fn always_does(m: &FileModel, block: &[StmtId], does: &dyn Fn(StmtId) -> bool) -> bool {
+pub(crate) fn always_does(m: &FileModel, block: &[StmtId], does: &dyn Fn(StmtId) -> bool) -> bool {
     block.iter().any(|&st| {
         does(st)
             || match &m.stmt(st).kind {

@@ -622,24 +622,13 @@ fn fills_once(cx: &FileCx, call: ExprId, w: StmtId) -> bool {
     };
     // Built by a call (not a flag set to `True`: `if not self._active:
     // self._active = True; self._on_start()` runs on every activation).
-    fn sets(cx: &FileCx, block: &[StmtId], what: &str) -> bool {
-        block.iter().any(|&st| match &cx.stmt(st).kind {
-            StmtKind::Assign {
-                targets,
-                value: Some(v),
-                ..
-            } => {
-                cx.call(cx.model.strip(*v)).is_some()
-                    && targets
-                        .iter()
-                        .any(|&t| cx.model.dotted(t).as_deref() == Some(what))
-            }
-            StmtKind::With { body, .. } | StmtKind::Try { body, .. } | StmtKind::Block(body) => {
-                sets(cx, body, what)
-            }
-            _ => false,
+    let sets = |block: &[StmtId], what: &str| {
+        crate::index::always_does(m, block, &|st| {
+            matches!(&cx.stmt(st).kind, StmtKind::Assign { targets, value: Some(v), .. }
+                if cx.call(m.strip(*v)).is_some()
+                    && targets.iter().any(|&t| m.dotted(t).as_deref() == Some(what)))
         })
-    }
+    };
     // Kept beyond the call: a field, or a module name the function
     // declares `global` (a local tested for `None` is not made once).
     let f = cx.func(cx.func_of(call));
@@ -655,7 +644,7 @@ fn fills_once(cx: &FileCx, call: ExprId, w: StmtId) -> bool {
         .take_while(|&s| s != w)
         .any(|s| match &cx.stmt(s).kind {
             StmtKind::If { cond, then, .. } => {
-                missing(*cond).is_some_and(|what| lasting(&what) && sets(cx, then, &what))
+                missing(*cond).is_some_and(|what| lasting(&what) && sets(then, &what))
             }
             _ => false,
         })

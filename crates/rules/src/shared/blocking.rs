@@ -213,6 +213,25 @@ pub(crate) fn waits_for_nothing(m: &FileModel, id: ExprId, c: &Call) -> bool {
     })
 }
 
+/// Python: the mode argument of a call that opens a file (`open(p, "a")`,
+/// `io.open`, `codecs.open`, `Path(p).open("w")`, or `mode=`), if it has one.
+pub(crate) fn open_mode_arg(c: &Call) -> Option<ExprId> {
+    match c.target.as_deref() {
+        Some("builtins.open" | "io.open" | "codecs.open") => c.positional(1),
+        Some("pathlib.Path.open") => c.positional(0),
+        _ => return None,
+    }
+    .or_else(|| c.kwarg("mode"))
+}
+
+/// The literal mode a call opens a file with ([`open_mode_arg`]).
+pub(crate) fn open_mode<'m>(m: &'m FileModel, c: &Call) -> Option<&'m str> {
+    match m.literal(open_mode_arg(c)?) {
+        Some(Lit::Str(s)) => Some(s.as_str()),
+        _ => None,
+    }
+}
+
 /// Python: a file opened in append mode only to write one record, `with
 /// open(path, "a") as f: f.write(line)` or `open(path, "a").write(line)`,
 /// or none (`with open(path, "a"): pass`, a check that it is writable)
@@ -221,14 +240,7 @@ pub(crate) fn waits_for_nothing(m: &FileModel, id: ExprId, c: &Call) -> bool {
 /// write to a local file. Reading it back, a second write, or an `fsync`
 /// still count.
 fn appends_one_record(m: &FileModel, id: ExprId, c: &Call) -> bool {
-    let mode = match c.target.as_deref() {
-        Some("builtins.open" | "io.open" | "codecs.open") => c.positional(1),
-        Some("pathlib.Path.open") => c.positional(0),
-        _ => return false,
-    };
-    let appends = mode
-        .or_else(|| c.kwarg("mode"))
-        .is_some_and(|x| matches!(m.literal(x), Some(Lit::Str(s)) if s.starts_with('a')));
+    let appends = open_mode(m, c).is_some_and(|mode| mode.starts_with('a'));
     if !appends {
         return false;
     }
@@ -287,17 +299,13 @@ fn appends_one_record(m: &FileModel, id: ExprId, c: &Call) -> bool {
 /// installed package, read from the page cache. Writes, and paths that
 /// come from arguments, settings or user data, still count.
 fn reads_package_data(m: &FileModel, c: &Call) -> bool {
-    let reads = |mode: Option<ExprId>| {
-        mode.is_none_or(|x| matches!(m.literal(x), Some(Lit::Str(s)) if s.starts_with('r')))
-    };
+    // No mode argument reads too.
+    let reads =
+        || open_mode_arg(c).is_none_or(|_| open_mode(m, c).is_some_and(|s| s.starts_with('r')));
     let path = match c.target.as_deref() {
-        Some("builtins.open" | "io.open" | "codecs.open") => c
-            .positional(0)
-            .filter(|_| reads(c.positional(1).or_else(|| c.kwarg("mode")))),
+        Some("builtins.open" | "io.open" | "codecs.open") => c.positional(0).filter(|_| reads()),
         Some("pathlib.Path.read_text" | "pathlib.Path.read_bytes") => c.receiver,
-        Some("pathlib.Path.open") => c
-            .receiver
-            .filter(|_| reads(c.positional(0).or_else(|| c.kwarg("mode")))),
+        Some("pathlib.Path.open") => c.receiver.filter(|_| reads()),
         _ => None,
     };
     let seen_file = std::cell::Cell::new(false);
