@@ -155,6 +155,35 @@ struct LoneRuns {
     /// The hash of the first segment of the file's module name (its
     /// top-level package), for `value_refs`.
     package: u32,
+    /// The calls of `spans` a program's entry point makes (a command of a
+    /// command-line app, `main`): `asyncio.run(kernel.run(q))` in `cli.py`,
+    /// not a library's `return asyncio.run(self.fetch_async(url))`.
+    #[serde(default)]
+    entries: Box<[Span]>,
+    /// The awaited calls of the file's coroutines (`await kernel.run(q)`,
+    /// or the first argument of an awaited `asyncio.wait_for`), by span,
+    /// sorted: a coroutine that runs alone and starts nothing keeps its
+    /// callee alone there.
+    #[serde(default)]
+    quiet: Box<[Span]>,
+    /// The file's functions that may leave work running on the loop by
+    /// themselves (a task they spawn, a server they start), by id, sorted.
+    #[serde(default)]
+    starting: Box<[u32]>,
+    /// The hashes of the method names the file calls on receivers of
+    /// unknown type, or hands on as unresolved attributes (`cb=obj.run`),
+    /// sorted: any project function of that name may be run from here.
+    #[serde(default)]
+    open_names: Box<[u32]>,
+    /// The hashes of the first segments of the file's module and of every
+    /// module it imports, sorted: the project functions its `open_names`
+    /// may reach are in those.
+    #[serde(default)]
+    reach: Box<[u32]>,
+    /// The file's functions a decorator registers (`@app.get("/")`,
+    /// `@mcp.tool()`): a framework may run them beside anything.
+    #[serde(default)]
+    registered: Box<[u32]>,
 }
 
 /// A function within [`FileSummaries`]: its name and calls end at
@@ -240,12 +269,75 @@ impl FileSummaries {
     /// functions handed by name to such a call (`trio.run(main, args)`).
     /// The project index answers from them whether every caller of a
     /// coroutine runs it alone ([`ProjectIndex::runs_alone_elsewhere`]).
-    pub fn set_lone_runs(&mut self, mut spans: Vec<Span>, refs: Vec<String>) {
+    ///
+    /// `entries`: those of the runs a program's entry point starts
+    /// ([`LoneRuns::entries`]).
+    pub fn set_lone_runs(
+        &mut self,
+        mut spans: Vec<Span>,
+        refs: Vec<String>,
+        mut entries: Vec<Span>,
+    ) {
         spans.sort_unstable();
         spans.dedup();
+        entries.sort_unstable();
+        entries.dedup();
         let lone = self.lone.get_or_insert_with(Box::default);
         lone.spans = spans.into();
+        lone.entries = entries.into();
         lone.refs = refs.into_iter().map(String::into_boxed_str).collect();
+    }
+
+    /// Records the awaited calls of the file's coroutines (see
+    /// [`LoneRuns::quiet`]) and the functions that may leave work running
+    /// by themselves ([`LoneRuns::starting`]).
+    pub fn set_awaits_and_starts(&mut self, mut spans: Vec<Span>, mut starting: Vec<u32>) {
+        if spans.is_empty() && starting.is_empty() {
+            return;
+        }
+        spans.sort_unstable();
+        spans.dedup();
+        starting.sort_unstable();
+        let lone = self.lone.get_or_insert_with(Box::default);
+        lone.quiet = spans.into();
+        lone.starting = starting.into();
+    }
+
+    fn starts_work(&self, f: FuncId) -> bool {
+        self.lone
+            .as_ref()
+            .is_some_and(|l| l.starting.binary_search(&f.0).is_ok())
+    }
+
+    fn entry_at(&self, span: Span) -> bool {
+        self.lone
+            .as_ref()
+            .is_some_and(|l| l.entries.binary_search(&span).is_ok())
+    }
+
+    fn quiet_at(&self, span: Span) -> bool {
+        self.lone
+            .as_ref()
+            .is_some_and(|l| l.quiet.binary_search(&span).is_ok())
+    }
+
+    fn registers(&self, f: FuncId) -> bool {
+        self.lone
+            .as_ref()
+            .is_some_and(|l| l.registered.binary_search(&f.0).is_ok())
+    }
+
+    fn open_names(&self) -> &[u32] {
+        self.lone.as_ref().map_or(&[], |l| &l.open_names)
+    }
+
+    /// A function of the top-level package `package` (hashed) may be what
+    /// the file calls by the method name `name` (hashed) on a receiver of
+    /// unknown type.
+    fn may_call_open(&self, package: u32, name: u32) -> bool {
+        self.lone.as_ref().is_some_and(|l| {
+            l.open_names.binary_search(&name).is_ok() && l.reach.binary_search(&package).is_ok()
+        })
     }
 
     fn runs_alone_at(&self, span: Span) -> bool {
@@ -456,8 +548,81 @@ pub fn summarize(m: &FileModel, kb: &Table, lang: Language, names: &Names) -> Fi
             lone.value_refs = values.into();
             lone.package = package_of(&m.module);
         }
+        let open = open_method_names(m);
+        let registered = registered_functions(m);
+        if !open.is_empty() || !registered.is_empty() {
+            let first = |q: &str| short_hash(q.split('.').next().unwrap_or(q));
+            let mut reach: Vec<u32> = std::iter::once(first(&m.module))
+                .chain(m.imports.iter().map(|i| first(&i.target)))
+                .collect();
+            reach.sort_unstable();
+            reach.dedup();
+            let lone = sums.lone.get_or_insert_with(Box::default);
+            lone.open_names = open.into();
+            lone.reach = reach.into();
+            lone.registered = registered.into();
+        }
     }
     sums
+}
+
+/// The hashes of the method names `m` calls on a receiver whose type it
+/// does not know (`self.tools.execute(...)` with `self.tools` untyped), or
+/// hands on as an unresolved attribute (`callback=runner.run`): a project
+/// function of that name may be what runs there.
+fn open_method_names(m: &FileModel) -> Vec<u32> {
+    let mut out = Vec::new();
+    let unresolved_attr = |x: ExprId| match &m.expr(m.strip(x)).kind {
+        ExprKind::Attr { name, .. } if m.resolved(m.strip(x)).is_none() => Some(short_hash(name)),
+        _ => None,
+    };
+    for e in &m.exprs {
+        match &e.kind {
+            ExprKind::Call(c) => {
+                if c.target.is_none() && c.receiver.is_some() {
+                    out.push(short_hash(&c.name));
+                }
+                out.extend(c.args.iter().filter_map(|a| unresolved_attr(a.value)));
+            }
+            ExprKind::Collection { elems, .. } => {
+                out.extend(elems.iter().filter_map(|&x| unresolved_attr(x)))
+            }
+            _ => {}
+        }
+    }
+    for st in &m.stmts {
+        if let StmtKind::Assign { value: Some(v), .. } | StmtKind::Return(Some(v)) = &st.kind {
+            out.extend(unresolved_attr(*v));
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// The functions of `m` a decorator hands to something else (a route, a
+/// tool, a command, a signal handler), by id, sorted; not those whose only
+/// decorators change how they bind (`staticmethod`) or nothing at all.
+fn registered_functions(m: &FileModel) -> Vec<u32> {
+    const PLAIN: &[&str] = &[
+        "staticmethod",
+        "classmethod",
+        "abstractmethod",
+        "abc.abstractmethod",
+        "override",
+        "typing.override",
+        "typing_extensions.override",
+    ];
+    let mut out: Vec<u32> = m
+        .function_ids()
+        .filter(|&f| {
+            let func = m.func(f);
+            func.is_async && func.decorators.iter().any(|d| !PLAIN.contains(&d.as_str()))
+        })
+        .map(|f| f.0)
+        .collect();
+    out.sort_unstable();
+    out
 }
 
 /// The top-level package of the module `module` (`tool` of `tool.server`),
@@ -1307,6 +1472,12 @@ struct Resolved {
     /// Functions handed by name to a call that runs them on a new loop,
     /// one entry per hand-over, sorted.
     lone_refs: Vec<u32>,
+    /// For each function, whether the project runs it alone on its loop
+    /// wherever it runs it ([`ProjectIndex::runs_alone_in_project`]).
+    alone: Vec<bool>,
+    /// For each function, whether it may leave work running on the loop,
+    /// itself or through the project functions it calls.
+    starting: Vec<bool>,
 }
 
 #[derive(Debug)]
@@ -1335,6 +1506,9 @@ pub enum Question {
     /// ([`ProjectIndex::runs_alone_elsewhere`]), given whether the asking
     /// file runs it alone itself.
     Alone(bool),
+    /// Whether the project runs it alone on its loop wherever it runs it
+    /// ([`ProjectIndex::runs_alone_in_project`]).
+    AloneInProject,
 }
 
 /// An answer in a form two indexes can be compared by. Functions are named
@@ -1598,6 +1772,7 @@ impl ProjectIndex {
             Question::Alone(here) => {
                 Lasting::Alone(found.is_some_and(|i| self.alone_everywhere(i, here)))
             }
+            Question::AloneInProject => Lasting::Alone(found.is_some_and(|i| self.alone_at(i))),
         }
     }
 
@@ -1625,6 +1800,7 @@ impl ProjectIndex {
             Question::Alone(here) => {
                 Answer::Alone(found.is_some_and(|i| self.alone_everywhere(i, here)))
             }
+            Question::AloneInProject => Answer::Alone(found.is_some_and(|i| self.alone_at(i))),
             Question::Function => {
                 let Some(i) = found else {
                     return Answer::Unresolved;
@@ -1690,6 +1866,25 @@ impl ProjectIndex {
         let found = self.resolve_quietly(lang, target, from as u32);
         self.record(Question::Alone(lone_here), target, found, from);
         found.is_some_and(|i| self.alone_everywhere(i, lone_here))
+    }
+
+    /// Whether the coroutine `target` names runs alone on its loop in every
+    /// run the project shows, however far from it: each of its calls starts
+    /// a new loop for it, or is awaited by a coroutine that runs alone in
+    /// the same sense and starts nothing that could run beside it; no call
+    /// of a receiver of unknown type, no value handed on and no decorator
+    /// of the project may run it another way; and some run exists. A
+    /// method counts too (`asyncio.run(kernel.run(q))` in a command, the
+    /// kernel awaiting its own steps and a registry's `execute`).
+    pub fn runs_alone_in_project(&self, lang: Language, target: &str, from: usize) -> bool {
+        let found = self.resolve_quietly(lang, target, from as u32);
+        self.record(Question::AloneInProject, target, found, from);
+        found.is_some_and(|i| self.alone_at(i))
+    }
+
+    fn alone_at(&self, i: usize) -> bool {
+        let r = self.resolved();
+        r.alone.get(i).copied().unwrap_or(false) && !r.starting.get(i).copied().unwrap_or(true)
     }
 
     fn alone_everywhere(&self, i: usize, lone_here: bool) -> bool {
@@ -2331,11 +2526,177 @@ impl ProjectIndex {
                 }
             }
         }
+        let starting = self.starting_in_project(n, &callees, &start, &async_calls);
+        let alone = self.alone_in_project(&async_calls, &lone_refs, &starting);
         Resolved {
             blocking: result,
             async_calls,
             lone_refs,
+            alone,
+            starting,
         }
+    }
+
+    /// For each function, whether it may leave work running on the loop:
+    /// by itself ([`LoneRuns::starting`]), or through a project function
+    /// it calls, however deep. Only Python files say; for the others every
+    /// entry is `false`.
+    fn starting_in_project(
+        &self,
+        n: usize,
+        callees: &[(u32, u32)],
+        start: &[u32],
+        async_calls: &[(u32, u32, u32)],
+    ) -> Vec<bool> {
+        let mut starting = vec![false; n];
+        let mut work: Vec<usize> = (0..n)
+            .filter(|&i| {
+                let (at, _) = self.fns[i];
+                self.sums[(at.file - self.first_file) as usize].starts_work(at.func)
+            })
+            .collect();
+        if work.is_empty() {
+            return starting;
+        }
+        // (callee, caller) for every call of a project function.
+        let mut callers: Vec<(u32, u32)> = async_calls
+            .iter()
+            .map(|&(callee, caller, _)| (callee, caller))
+            .collect();
+        for f in 0..n {
+            callers.extend(
+                callees[start[f] as usize..start[f + 1] as usize]
+                    .iter()
+                    .map(|&(g, _)| (g, f as u32)),
+            );
+        }
+        callers.sort_unstable();
+        while let Some(f) = work.pop() {
+            if starting[f] {
+                continue;
+            }
+            starting[f] = true;
+            let from = callers.partition_point(|&(c, _)| (c as usize) < f);
+            work.extend(
+                callers[from..]
+                    .iter()
+                    .take_while(|&&(c, _)| c as usize == f)
+                    .map(|&(_, caller)| caller as usize),
+            );
+        }
+        starting
+    }
+
+    /// For each function, whether every run of it the project shows leaves
+    /// it alone on its loop (see [`ProjectIndex::runs_alone_in_project`]).
+    /// The largest set of coroutines each of whose calls is a lone run
+    /// ([`FileSummaries::runs_alone_at`]) or an awaited call made by a
+    /// member that starts nothing ([`LoneRuns::quiet`]), then only those a
+    /// lone run reaches (two coroutines that only await each other run
+    /// nowhere).
+    fn alone_in_project(
+        &self,
+        async_calls: &[(u32, u32, u32)],
+        lone_refs: &[u32],
+        starting: &[bool],
+    ) -> Vec<bool> {
+        let n = self.fns.len();
+        let mut alone = vec![false; n];
+        if async_calls.is_empty() && lone_refs.is_empty() {
+            return alone;
+        }
+        // The files calling each method name on receivers of unknown type.
+        let mut open: HashMap<u32, Vec<usize>> = HashMap::default();
+        for (n, f) in self.sums.iter().enumerate() {
+            for &name in f.open_names() {
+                open.entry(name).or_default().push(n);
+            }
+        }
+        let handed_on: HashSet<(u32, u32)> = self
+            .sums
+            .iter()
+            .filter_map(|f| f.lone.as_deref())
+            .flat_map(|l| l.value_refs.iter().map(|&v| (l.package, v)))
+            .collect();
+        let candidate = |i: usize| {
+            let s = self.sum(i);
+            if s.lang != Language::Python || !s.is_async || s.is_generator {
+                return false;
+            }
+            let (at, _) = self.fns[i];
+            let name = short_hash(last_segment(s.qualname, Language::Python));
+            let package = package_of(s.qualname.rsplit_once('.').map_or("", |(m, _)| m));
+            let top = short_hash(s.qualname.split('.').next().unwrap_or(""));
+            let called_open = open
+                .get(&name)
+                .is_some_and(|files| files.iter().any(|&f| self.sums[f].may_call_open(top, name)));
+            !called_open
+                && !self.sums[(at.file - self.first_file) as usize].registers(at.func)
+                && !handed_on.contains(&(package, name))
+        };
+        let site = |caller: u32, k: u32| {
+            let file = self.file_of(caller as usize);
+            let span = self.sum(caller as usize).calls[k as usize].span;
+            let sums = &self.sums[(file - self.first_file) as usize];
+            (sums.entry_at(span), sums.quiet_at(span))
+        };
+        for &(callee, _, _) in async_calls {
+            alone[callee as usize] = candidate(callee as usize);
+        }
+        for &r in lone_refs {
+            alone[r as usize] = candidate(r as usize);
+        }
+        // Drop every coroutine a call outside the set may run, until none.
+        loop {
+            let mut changed = false;
+            for group in async_calls.chunk_by(|a, b| a.0 == b.0) {
+                let callee = group[0].0 as usize;
+                if alone[callee]
+                    && !group.iter().all(|&(_, caller, k)| {
+                        let (root, quiet) = site(caller, k);
+                        root || (quiet && alone[caller as usize] && !starting[caller as usize])
+                    })
+                {
+                    alone[callee] = false;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        // Keep those a lone run reaches.
+        let mut by_caller: Vec<(u32, u32)> = async_calls
+            .iter()
+            .map(|&(callee, caller, _)| (caller, callee))
+            .collect();
+        by_caller.sort_unstable();
+        let mut reached = vec![false; n];
+        let mut work: Vec<u32> = lone_refs.to_vec();
+        work.extend(
+            async_calls
+                .iter()
+                .filter(|&&(_, caller, k)| site(caller, k).0)
+                .map(|&(callee, _, _)| callee),
+        );
+        while let Some(f) = work.pop() {
+            let f = f as usize;
+            if !alone[f] || reached[f] {
+                continue;
+            }
+            reached[f] = true;
+            let from = by_caller.partition_point(|&(c, _)| (c as usize) < f);
+            work.extend(
+                by_caller[from..]
+                    .iter()
+                    .take_while(|&&(c, _)| c as usize == f)
+                    .map(|&(_, callee)| callee),
+            );
+        }
+        for (a, r) in alone.iter_mut().zip(reached) {
+            *a &= r;
+        }
+        alone
     }
 }
 
@@ -3074,7 +3435,11 @@ mod tests {
             let mut f: FileSummaries = vec![sum(q, false, false, &["tool.server.serve"])]
                 .into_iter()
                 .collect();
-            f.set_lone_runs(if lone { vec![Span::new(5, 6)] } else { vec![] }, vec![]);
+            f.set_lone_runs(
+                if lone { vec![Span::new(5, 6)] } else { vec![] },
+                vec![],
+                vec![],
+            );
             f
         };
         let alone = |files: Vec<FileSummaries>, here: bool| {
@@ -3112,7 +3477,7 @@ mod tests {
         let mut by_name: FileSummaries = vec![sum("tool.cli2.main", false, false, &[])]
             .into_iter()
             .collect();
-        by_name.set_lone_runs(vec![], vec!["tool.server.serve".into()]);
+        by_name.set_lone_runs(vec![], vec!["tool.server.serve".into()], vec![]);
         assert!(alone(vec![server(), by_name], false));
         // The one-file index records the question; the project index, which
         // sees the hub's run, gives another answer, so the file is checked
@@ -3128,6 +3493,95 @@ mod tests {
         let project = ProjectIndex::build(vec![server(), caller("tool.hub.start", false)]);
         let found = project.resolve_quietly(Python, "tool.server.serve", 0);
         assert_ne!(project.answer(q, found, 0), told);
+    }
+
+    #[test]
+    fn a_coroutine_runs_alone_in_the_project_when_every_call_chain_starts_at_an_entry_point() {
+        use Language::Python;
+        let at = Span::new(5, 6);
+        let with_id = |mut s: FnSummary, id: u32| {
+            s.func = FuncId(id);
+            s
+        };
+        // `def main(q): asyncio.run(Kernel().run(q))`, a program's entry.
+        let cli = |entry: bool| {
+            let mut f: FileSummaries = vec![sum(
+                "tool.cli.main",
+                false,
+                false,
+                &["tool.kernel.Kernel.run"],
+            )]
+            .into_iter()
+            .collect();
+            f.set_lone_runs(vec![at], vec![], if entry { vec![at] } else { vec![] });
+            f
+        };
+        // `run` awaits `step`, in a coroutine that starts nothing (or, with
+        // `starts`, leaves a task running).
+        let kernel = |starts: bool| {
+            let mut f: FileSummaries = vec![
+                with_id(
+                    sum(
+                        "tool.kernel.Kernel.run",
+                        true,
+                        false,
+                        &["tool.kernel.Kernel.step"],
+                    ),
+                    1,
+                ),
+                with_id(sum("tool.kernel.Kernel.step", true, true, &[]), 2),
+            ]
+            .into_iter()
+            .collect();
+            f.set_awaits_and_starts(vec![at], if starts { vec![1] } else { vec![] });
+            f
+        };
+        let alone = |files: Vec<FileSummaries>, q: &str| {
+            ProjectIndex::build(files).runs_alone_in_project(Python, q, 0)
+        };
+        assert!(alone(
+            vec![cli(true), kernel(false)],
+            "tool.kernel.Kernel.step"
+        ));
+        assert!(alone(
+            vec![cli(true), kernel(false)],
+            "tool.kernel.Kernel.run"
+        ));
+        // A sync wrapper of a library's API is no entry point.
+        assert!(!alone(
+            vec![cli(false), kernel(false)],
+            "tool.kernel.Kernel.step"
+        ));
+        // What `run` leaves running shares the loop with `step`.
+        assert!(!alone(
+            vec![cli(true), kernel(true)],
+            "tool.kernel.Kernel.step"
+        ));
+        // Two coroutines that only await each other run nowhere.
+        let mut cycle: FileSummaries = vec![
+            with_id(sum("tool.loop.a", true, false, &["tool.loop.b"]), 1),
+            with_id(sum("tool.loop.b", true, true, &["tool.loop.a"]), 2),
+        ]
+        .into_iter()
+        .collect();
+        cycle.set_awaits_and_starts(vec![at], vec![]);
+        assert!(!alone(vec![cycle], "tool.loop.b"));
+        // A file that calls `.step()` on a receiver of unknown type may run
+        // it, if it can reach the package.
+        let open = |package: &str| {
+            let mut f: FileSummaries = vec![sum("web.app.handle", true, false, &[])]
+                .into_iter()
+                .collect();
+            f.lone = Some(Box::new(LoneRuns {
+                open_names: vec![short_hash("step")].into(),
+                reach: vec![short_hash(package)].into(),
+                ..LoneRuns::default()
+            }));
+            f
+        };
+        let q = "tool.kernel.Kernel.step";
+        assert!(!alone(vec![cli(true), kernel(false), open("tool")], q));
+        assert!(alone(vec![cli(true), kernel(false), open("other")], q));
     }
 
     #[test]

@@ -136,7 +136,8 @@ impl Engine {
         }
         let mut summaries = index::summarize(&model, kb, lang, &self.names);
         let mut tree = None;
-        if lang == Language::Python && may_run_coroutines_alone(&model) {
+        let lone_runs = lang == Language::Python && may_run_coroutines_alone(&model);
+        if lone_runs || (lang == Language::Python && awaits_project_calls(&model)) {
             // The rules' own view of the file, with an empty index: which
             // calls run their coroutine alone is the file's own business.
             let built = tree.insert(Tree::build(&model));
@@ -153,8 +154,12 @@ impl Engine {
                 index: &empty,
                 caches: context::FileCaches::default(),
             };
-            let (spans, refs) = python::blocking_call::lone_runs(&cx);
-            summaries.set_lone_runs(spans, refs);
+            if lone_runs {
+                let (spans, refs, entries) = python::blocking_call::lone_runs(&cx);
+                summaries.set_lone_runs(spans, refs, entries);
+            }
+            let (awaited, starting) = python::blocking_call::awaits_and_starts(&cx);
+            summaries.set_awaits_and_starts(awaited, starting);
         }
         (
             Prepared {
@@ -237,6 +242,18 @@ impl Engine {
 /// or has a decorated coroutine in a command-line app (an async command):
 /// only then can any of its calls run a coroutine alone (see
 /// [`python::blocking_call::lone_runs`]).
+/// The file has coroutines, or calls that may spawn tasks: what they
+/// await and what its functions start is what
+/// [`python::blocking_call::awaits_and_starts`] gives the index.
+fn awaits_project_calls(m: &FileModel) -> bool {
+    m.function_ids().any(|f| m.func(f).is_async)
+        || m.exprs.iter().any(|e| {
+            matches!(&e.kind, ExprKind::Call(c)
+                if c.effects.may_have(Effect::Spawn)
+                    || matches!(c.name.as_str(), "create_task" | "ensure_future" | "gather"))
+        })
+}
+
 fn may_run_coroutines_alone(m: &FileModel) -> bool {
     m.exprs.iter().any(|e| {
         matches!(&e.kind, ExprKind::Call(c)

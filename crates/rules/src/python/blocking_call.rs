@@ -111,7 +111,18 @@ a blocking call in it is left alone if it starts nothing, or if the call
 comes before its first await and before it starts anything. A function
 another file also starts beside other work (`create_task(serve(spec))`)
 is still checked; one handed on by value to a spawner in another file is
-beyond what the index sees. A prompt for the user (`input()`, `getpass()`)
+beyond what the index sees. Methods count too, however many calls
+away the run starts, when every chain of calls into the coroutine begins
+at a program's entry point (a command of a command-line app, or a
+module-level `main`, `cli` or `cmd_*` that runs `asyncio.run(kernel.run(
+query))`; a class's sync `get_pages` beside its public `get_pages_async`
+is the class's API, not an entry point) and goes on only through awaits
+in coroutines that leave nothing running (no task, no server, no context
+kept open on an exit stack, `enter_async_context(stdio_client(params))`,
+themselves or through the project functions they call), and when no
+file that can reach its package calls a method of its name on a receiver
+of unknown type, hands such a method on, or registers the coroutine with
+a decorator. A prompt for the user (`input()`, `getpass()`)
 anywhere in such a coroutine is left alone too when it starts no tasks
 (itself or in the functions of the file it calls, two calls down): the
 program is waiting for its user, and none of its own tasks is held up. A call inside `with self.app.suspend():` of a
@@ -141,7 +152,10 @@ class: `_stdout = queue.Queue()` in the class body) never waits, closing a
 `requests` or `httpx` session only releases its connection pools, and
 building a `redis` client, pipeline, pub/sub object or lock
 (`redis.Redis.from_url(url)`) connects nothing, and closing one only
-closes its sockets.
+closes its sockets. Opening a cursor of psycopg, psycopg2, PyMySQL or
+MySQLdb sends nothing, and their default cursors receive the whole result
+in `execute`: `fetchone`, `fetchmany` and `fetchall` read rows already in
+memory, and the `execute` before them is what is reported.
 
 ## Why
 
@@ -273,9 +287,14 @@ fn alone_on_its_loop(cx: &FileCx, f: FuncId, depth: u32, command: Option<bool>) 
 /// a coroutine that runs alone and starts nothing ([`alone_on_its_loop`]:
 /// `return await evaluate(args)` in an async command). Calls made by the
 /// module's own code, which no summary holds, are handed over by target.
-pub fn lone_runs(cx: &FileCx) -> (Vec<Span>, Vec<String>) {
+///
+/// Third, the spans of those runs a program's entry point starts (see
+/// [`starts_a_program`]), which the project index follows however far
+/// ([`crate::ProjectIndex::runs_alone_in_project`]).
+pub fn lone_runs(cx: &FileCx) -> (Vec<Span>, Vec<String>, Vec<Span>) {
     let mut spans = Vec::new();
     let mut refs = Vec::new();
+    let mut entries = Vec::new();
     let note = |e: ExprId, spans: &mut Vec<Span>, refs: &mut Vec<String>| {
         let Some(c) = cx.call(e) else { return };
         if !cx.func(cx.func_of(e)).qualname.is_empty() {
@@ -295,6 +314,9 @@ pub fn lone_runs(cx: &FileCx) -> (Vec<Span>, Vec<String>) {
         }
         if cx.call(a).is_some() {
             note(a, &mut spans, &mut refs);
+            if starts_a_program(cx, cx.func_of(e)) {
+                entries.push(cx.expr(a).span);
+            }
         } else if let Some(q) = cx.model.resolved(a) {
             refs.push(q.to_string());
         }
@@ -319,7 +341,99 @@ pub fn lone_runs(cx: &FileCx) -> (Vec<Span>, Vec<String>) {
             }
         }
     }
-    (spans, refs)
+    (spans, refs, entries)
+}
+
+/// The function `g`, which starts a new loop, is a program's entry point,
+/// not a library's sync flavour of its async API (`def get_pages(self,
+/// url): return asyncio.run(self.get_pages_async(url))`, whose coroutine
+/// its users may await on their own loops): a module-level function that
+/// is a command of a command-line app, or is named as an entry point is
+/// (`main`, `cli`, `cmd_export`, `run_command`).
+fn starts_a_program(cx: &FileCx, g: FuncId) -> bool {
+    let func = cx.func(g);
+    let name = func.name.trim_start_matches('_');
+    func.class.is_none()
+        && func.parent.is_none_or(|p| p.0 == 0)
+        && (crate::python::common::is_cli_app_command(cx, func)
+            || matches!(
+                name,
+                "main" | "cli" | "cli_main" | "main_cli" | "entrypoint" | "entry_point"
+            )
+            || name.starts_with("cmd_")
+            || name.ends_with("_cmd")
+            || name.ends_with("_command")
+            || name.ends_with("_main"))
+}
+
+/// What the project index needs to tell which coroutines run alone
+/// however many calls away their run starts
+/// ([`crate::ProjectIndex::runs_alone_in_project`]): the awaited calls of
+/// the file's coroutines, by span (`await self.tools.execute(call)` in a
+/// kernel's step, or the coroutine an awaited `asyncio.wait_for` runs: it
+/// has finished, or been cancelled, when the wait returns); and the
+/// functions of the file that may leave work running on the loop by
+/// themselves ([`leaves_work_running`]), by id. What the functions of the
+/// project they call start, the index adds.
+pub fn awaits_and_starts(cx: &FileCx) -> (Vec<Span>, Vec<u32>) {
+    let mut awaited = Vec::new();
+    let mut starting = Vec::new();
+    for g in cx.model.function_ids() {
+        let func = cx.func(g);
+        if func.qualname.is_empty() {
+            continue;
+        }
+        if leaves_work_running(cx, g) {
+            starting.push(g.0);
+            continue;
+        }
+        if func.is_async && !func.is_generator {
+            awaited.extend(
+                cx.body_calls(g)
+                    .filter(|&e| {
+                        cx.call(e).is_some_and(|c| c.target.is_some())
+                            && (cx.is_awaited(e) || waited_for(cx, e))
+                    })
+                    .map(|e| cx.expr(e).span),
+            );
+        }
+    }
+    (awaited, starting)
+}
+
+/// The body of `g` may leave work running on the loop: it spawns a task
+/// or runs awaitables side by side (bar an awaited `gather`), enters an
+/// `async with` of something it did not build or that is named for
+/// starting, or calls something outside its own package named for
+/// starting ([`may_leave_work_running`]). Calls of its package's
+/// functions are the project index's to follow.
+fn leaves_work_running(cx: &FileCx, g: FuncId) -> bool {
+    let own = cx.model.module.split('.').next().unwrap_or("");
+    let in_package = |c: &Call| {
+        c.target
+            .as_deref()
+            .is_some_and(|t| !own.is_empty() && t.split('.').next() == Some(own))
+    };
+    cx.body_calls(g).any(|e| {
+        let c = cx.call(e).unwrap();
+        crate::python::common::starts_tasks_at(cx, e, c, true)
+            || (!in_package(c) && may_leave_work_running(cx, c))
+            || keeps_context_open(c)
+    }) || cx.body_stmts(g).iter().any(|&s| {
+        matches!(&cx.stmt(s).kind, StmtKind::With { items, is_async: true, .. }
+        if items.iter().any(|it| match cx.call(cx.model.strip(it.ctx)) {
+            None => true,
+            Some(c) => !in_package(c) && context_runs_tasks(c),
+        }))
+    })
+}
+
+/// `e` is the coroutine an awaited `asyncio.wait_for(e, timeout)` runs.
+fn waited_for(cx: &FileCx, e: ExprId) -> bool {
+    matches!(cx.tree.expr_parent(e), Parent::Expr(p)
+        if cx.call(p).is_some_and(|c| {
+            c.target.as_deref() == Some("asyncio.wait_for") && c.positional(0) == Some(e)
+        }) && cx.is_awaited(p))
 }
 
 /// The coroutine the blocking call sits in is a function of the module
@@ -333,9 +447,22 @@ pub fn lone_runs(cx: &FileCx) -> (Vec<Span>, Vec<String>) {
 fn alone_across_files(cx: &FileCx, span: Span) -> bool {
     call_expr_at(cx, span).is_some_and(|(e, _)| {
         let f = cx.func_of(e);
-        runs_alone_everywhere(cx, f, 2)
+        (runs_alone_everywhere(cx, f, 2) || runs_alone_in_project(cx, f))
             && (starts_nothing_within(cx, f) || nothing_else_yet(cx, f, span))
     })
+}
+
+/// The coroutine `f` (a method too) runs alone wherever the project runs
+/// it, by the project index's account of every call of it
+/// ([`crate::ProjectIndex::runs_alone_in_project`]).
+fn runs_alone_in_project(cx: &FileCx, f: FuncId) -> bool {
+    let func = cx.func(f);
+    func.is_async
+        && !func.is_test
+        && !func.qualname.is_empty()
+        && cx
+            .index
+            .runs_alone_in_project(cx.lang, &func.qualname, cx.file)
 }
 
 /// Every run of the module function `f` starts it while nothing else is
@@ -510,7 +637,7 @@ fn starts_nothing_from(cx: &FileCx, f: FuncId, seen: &mut Vec<FuncId>) -> bool {
         matches!(&cx.stmt(s).kind, StmtKind::With { items, is_async: true, .. }
         if items.iter().any(|it| match cx.call(cx.model.strip(it.ctx)) {
             None => true,
-            Some(c) => cx.callee_in_file(c).is_none() && named_for_starting(&c.name),
+            Some(c) => cx.callee_in_file(c).is_none() && context_runs_tasks(c),
         }))
     });
     if enters_unknown {
@@ -543,6 +670,21 @@ fn may_leave_work_running(cx: &FileCx, c: &Call) -> bool {
             .target
             .as_deref()
             .is_some_and(|t| t.starts_with("threading.") || t.starts_with("multiprocessing."))
+}
+
+/// A context manager that runs tasks while it is open: one named for
+/// starting something (`websockets.connect(url)`), or an MCP client's
+/// transport or session (`stdio_client(params)`, `ClientSession(r, w)`),
+/// whose reader runs in a task group.
+fn context_runs_tasks(c: &Call) -> bool {
+    named_for_starting(&c.name) || c.target.as_deref().is_some_and(|t| t.starts_with("mcp."))
+}
+
+/// The call enters a context that stays open after the function returns
+/// (`await self.exit_stack.enter_async_context(stdio_client(params))`, a
+/// bare `__aenter__()`): whatever the context runs keeps running.
+fn keeps_context_open(c: &Call) -> bool {
+    matches!(c.name.as_str(), "enter_async_context" | "__aenter__")
 }
 
 /// A call named for starting something that may keep running after it
@@ -1159,6 +1301,26 @@ async def report(x):
     results.put(x)  # expect
 "#,
         r#"
+import pymysql
+
+
+class Store:
+    def __init__(self):
+        self.conn = pymysql.connect(host="db")
+
+    def user(self, uid):
+        with self.conn.cursor() as cur:
+            cur.execute("SELECT * FROM users WHERE id = %s", (uid,))
+            return cur.fetchone()
+
+
+store = Store()
+
+
+async def handler(uid):
+    return store.user(uid)  # expect
+"#,
+        r#"
 from kubernetes import client, config
 
 
@@ -1466,6 +1628,134 @@ from .server import serve
 async def start_all(specs, transport):
     # Several servers share this loop: each one's blocking read stalls the others.
     return [asyncio.create_task(serve(s, transport)) for s in specs]
+"#,
+        r#"
+# file: agent/kernel.py
+import sqlite3
+
+
+class Kernel:
+    async def answer(self, query):
+        with sqlite3.connect("audit.db") as db:  # expect
+            return db.execute("SELECT ?", (query,)).fetchone()  # expect
+
+# file: agent/cli.py
+import asyncio
+from agent.kernel import Kernel
+
+
+def main(query):
+    return asyncio.run(Kernel().answer(query))
+
+# file: agent/web.py
+async def handle(request, engine):
+    # `engine` may be the kernel (its type is not known here), and many
+    # requests share this loop.
+    return await engine.answer(request.query)
+"#,
+        r#"
+# file: chat/client.py
+import asyncio
+from contextlib import AsyncExitStack
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+
+class Chat:
+    def __init__(self):
+        self.stack = AsyncExitStack()
+
+    async def connect(self, script):
+        params = StdioServerParameters(command="python", args=[script])
+        read, write = await self.stack.enter_async_context(stdio_client(params))
+        self.session = await self.stack.enter_async_context(ClientSession(read, write))
+        await self.session.initialize()
+
+    async def loop(self):
+        while True:
+            # The session's reader task, still open, stalls while this waits.
+            query = input("> ")  # expect
+            print(await self.session.call_tool("ask", {"q": query}))
+
+
+async def main(script):
+    chat = Chat()
+    await chat.connect(script)
+    await chat.loop()
+
+
+if __name__ == "__main__":
+    asyncio.run(main("server.py"))
+"#,
+        r#"
+# file: agent/kernel.py
+import sqlite3
+
+
+class Kernel:
+    async def run(self, query):
+        answer = await self._answer(query)
+        await self._audit(query, answer)
+        return answer
+
+    async def _answer(self, query):
+        return query.upper()
+
+    async def _audit(self, query, answer):
+        with sqlite3.connect("audit.db") as db:  # expect
+            db.execute("INSERT INTO log VALUES (?, ?)", (query, answer))  # expect
+
+# file: agent/cli.py
+import asyncio
+from agent.kernel import Kernel
+
+
+def ask(query):
+    kernel = Kernel()
+    return asyncio.run(kernel.run(query))
+
+
+async def ask_all(queries):
+    # Every query runs beside the others: one's audit write stalls them all.
+    kernel = Kernel()
+    return await asyncio.gather(*(kernel.run(q) for q in queries))
+"#,
+        r#"
+# file: agent/kernel.py
+import sqlite3
+
+
+class Kernel:
+    async def run(self, query):
+        await self._audit(query)
+        return query.upper()
+
+    async def _audit(self, query):
+        with sqlite3.connect("audit.db") as db:  # expect
+            db.execute("INSERT INTO log VALUES (?)", (query,))  # expect
+
+# file: agent/cli.py
+import asyncio
+from agent.heartbeat import start_heartbeat
+from agent.kernel import Kernel
+
+
+async def main(query):
+    # The heartbeat task keeps running while the kernel works.
+    start_heartbeat()
+    return await Kernel().run(query)
+
+
+def ask(query):
+    return asyncio.run(main(query))
+
+# file: agent/heartbeat.py
+import asyncio
+
+
+def start_heartbeat():
+    return asyncio.get_running_loop().create_task(asyncio.sleep(3600))
 "#,
         r#"
 # file: tool/server.py
@@ -2072,6 +2362,56 @@ class Ships:
 "#,
     ],
     pass: &[
+        r#"
+# file: agent/kernel.py
+import sqlite3
+
+
+class Kernel:
+    async def run(self, query):
+        # One query per process, its steps one after another: the audit
+        # write holds up nothing but this query.
+        answer = await self._answer(query)
+        await self._audit(query, answer)
+        return answer
+
+    async def _answer(self, query):
+        return query.upper()
+
+    async def _audit(self, query, answer):
+        with sqlite3.connect("audit.db") as db:
+            db.execute("INSERT INTO log VALUES (?, ?)", (query, answer))
+
+# file: agent/cli.py
+import asyncio
+import click
+from agent.kernel import Kernel
+
+
+def build() -> Kernel:
+    return Kernel()
+
+
+@click.command()
+@click.argument("query")
+def ask(query):
+    kernel = build()
+    click.echo(asyncio.run(kernel.run(query)))
+"#,
+        r#"
+import asyncio
+import psycopg2
+
+conn = psycopg2.connect("dbname=app")
+
+
+async def first_row(sql):
+    # Opening the cursor sends nothing, and its rows arrive inside `execute`
+    # (on a worker thread here): `fetchone` reads them from memory.
+    cur = conn.cursor()
+    await asyncio.to_thread(cur.execute, sql)
+    return cur.fetchone()
+"#,
         r#"
 import os
 from pathlib import Path
