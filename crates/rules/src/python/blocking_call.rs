@@ -44,8 +44,9 @@ source's own directory (`shutil.move(tmp, os.path.splitext(tmp)[0])`, or
 to `dest`, also through a local bound to that name: one rename), or fetching a
 `data:` URI (`urlopen(uri)` after `if not uri.startswith("data:"):
 raise`), or opening a file for appending only to write one record (`with
-open(log, "a") as f: f.write(line)`, what a logging handler costs per
-call), here or in a helper. A helper memoized with no arguments
+open(log, "a") as f: f.write(line)`, or in up to three writes, a heading
+then the entry: what a logging handler costs per call), here or in a
+helper. A helper memoized with no arguments
 (`@functools.cache def git_exe():`) runs its body once per process, and
 calls of it are not followed; so does the lazy initialisation of a
 module-level singleton the helper declares `global`, or of a factory's
@@ -114,8 +115,8 @@ is still checked; one handed on by value to a spawner in another file is
 beyond what the index sees. Methods count too, however many calls
 away the run starts, when every chain of calls into the coroutine begins
 at a program's entry point (a command of a command-line app, or a
-module-level `main`, `cli` or `cmd_*` that runs `asyncio.run(kernel.run(
-query))`; a class's sync `get_pages` beside its public `get_pages_async`
+module-level `main`, `cli` or `cmd_*` that runs
+`asyncio.run(kernel.run(query))`; a class's sync `get_pages` beside its public `get_pages_async`
 is the class's API, not an entry point) and goes on only through awaits
 in coroutines that leave nothing running (no task, no server, no context
 kept open on an exit stack, `enter_async_context(stdio_client(params))`,

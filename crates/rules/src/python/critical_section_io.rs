@@ -26,8 +26,11 @@ I/O calls (`with send_lock: sock.sendall(frame)`), or nothing but
 `print` or logging calls (a multi-line report kept together), is left
 alone: that lock exists to keep the writes from interleaving. So is a
 value built once under the lock (`if self._model is None: self._model =
-load(path)`): every waiter needs it, and building it twice is what the
-lock prevents. A cache filled per key under one lock (`if name not in
+load(path)`, or after an early return once it is done, `if
+self.initialized: return`, the block then setting `self.initialized =
+True` or the value from a call): every waiter needs it, and building it
+twice is what the lock prevents. A one-line append to a log file (see
+PY002) waits for nothing and is not reported either. A cache filled per key under one lock (`if name not in
 cache:`) still holds up the threads that want other keys, and is
 reported. So is a semaphore the file
 builds with room for more than one holder (`self.sem =
@@ -42,7 +45,10 @@ or `log.debug(..)`, which makes that check itself, off in production) or
 only on a failure (in an `except` handler inside the block or around it,
 or right before a `raise`) or in a branch of an `if` inside the block (a
 state change, an overwrite: a case that arises now and then, not every
-time the lock is taken), or next to a blocking call or a callback in
+time the lock is taken; also after an `if` that handles a case and
+returns, `if task.pending: task.state = "cancelled"; return True`, whose
+`else` the rest of the block is, but not after a bare guard, `if task is
+None: return`), or next to a blocking call or a callback in
 the same block (that call is the one reported: it is what holds the
 lock long), or next to a call on the object's connection, directly or
 in a method of the file (`self.sock.connect(..)`, `self._serial.close()`,
@@ -249,9 +255,13 @@ fn check_with(
         {
             continue;
         }
+        // A one-line append to a log file, a kernel file read, a package's
+        // own data: nothing to wait for, under the lock or not.
         if remakes_guarded_state(cx, call)
             || paces_callers(cx, call, body)
             || fills_once(cx, call, w)
+            || (cx.effect(c, Effect::Blocking).is_some()
+                && crate::shared::blocking::waits_for_nothing(cx.model, call, c))
         {
             continue;
         }
@@ -351,14 +361,37 @@ fn paces_callers(cx: &FileCx, call: ExprId, body: &Block) -> bool {
 /// The call sits in a branch of an `if` inside the `with` `w` (a state
 /// change, an overwrite, `if log.isEnabledFor(DEBUG):`): it runs when that
 /// case arises, not every time the lock is taken.
+///
+/// Or it follows, in the block, an `if` that handles a case and returns
+/// (`if task.pending: task.cancel(); return True`): what comes after is
+/// that `if`'s `else`, written without one. A bare guard (`if task is
+/// None: return`) handles no case: what follows it is the usual path.
 fn in_branch_under(cx: &FileCx, call: ExprId, w: StmtId) -> bool {
     let Some(st) = cx.tree.enclosing_stmt(call) else {
         return false;
     };
-    cx.tree
+    let handles_a_case_and_returns = |s: StmtId| {
+        matches!(&cx.stmt(s).kind, StmtKind::If { then, orelse, .. }
+            if orelse.is_empty()
+                && then.len() >= 2
+                && then.last().is_some_and(|&l| matches!(cx.stmt(l).kind, StmtKind::Return(_))))
+    };
+    let under_if = cx
+        .tree
         .stmt_ancestors(st)
         .take_while(|&a| a != w)
-        .any(|a| matches!(cx.stmt(a).kind, StmtKind::If { .. }))
+        .any(|a| matches!(cx.stmt(a).kind, StmtKind::If { .. }));
+    under_if
+        || std::iter::once(st)
+            .chain(cx.tree.stmt_ancestors(st))
+            .take_while(|&a| a != w)
+            .any(|a| {
+                crate::util::containing_block(cx, a).is_some_and(|b| {
+                    b.iter()
+                        .take_while(|&&x| x != a)
+                        .any(|&x| handles_a_case_and_returns(x))
+                })
+            })
 }
 
 /// The log call reports a failure: it sits in an `except` handler (inside
@@ -639,7 +672,8 @@ fn fills_once(cx: &FileCx, call: ExprId, w: StmtId) -> bool {
                     if names.iter().any(|n| n == what))
             })
     };
-    cx.enclosing_stmts(call)
+    let under_test = cx
+        .enclosing_stmts(call)
         .into_iter()
         .take_while(|&s| s != w)
         .any(|s| match &cx.stmt(s).kind {
@@ -647,7 +681,66 @@ fn fills_once(cx: &FileCx, call: ExprId, w: StmtId) -> bool {
                 missing(*cond).is_some_and(|what| lasting(&what) && sets(then, &what))
             }
             _ => false,
-        })
+        });
+    under_test || after_done_return(cx, call, w, &lasting)
+}
+
+/// The call comes after an early return of the lock block on a value it
+/// fills once (`with self.lock: if self.initialized: return; ...;
+/// self.initialized = True`, or `if self._index is not None: return; ...;
+/// self._index = build()`), and the rest of the block always fills it: a
+/// flag named for being set up (`initialized`, `loaded`, `ready`) set to
+/// `True`, or a value set from a call.
+fn after_done_return(cx: &FileCx, call: ExprId, w: StmtId, lasting: &dyn Fn(&str) -> bool) -> bool {
+    let m = cx.model;
+    let StmtKind::With { body, .. } = &cx.stmt(w).kind else {
+        return false;
+    };
+    let at = cx.expr(call).span;
+    // What the test finds present, and whether it is a flag (a truth test).
+    let present = |cond: ExprId| -> Option<(String, bool)> {
+        let cond = m.strip(cond);
+        match &cx.expr(cond).kind {
+            ExprKind::Binary { op, left, right }
+                if *op == BinOp::IsNot && matches!(m.literal(*right), Some(Lit::Null)) =>
+            {
+                Some((m.dotted(*left)?, false))
+            }
+            ExprKind::Name { .. } | ExprKind::Attr { .. } => Some((m.dotted(cond)?, true)),
+            _ => None,
+        }
+    };
+    let named_for_setup = |what: &str| {
+        let last = what.rsplit('.').next().unwrap_or(what).to_ascii_lowercase();
+        ["init", "loaded", "ready", "setup", "built", "started"]
+            .iter()
+            .any(|w| last.contains(w))
+    };
+    body.iter().enumerate().any(|(k, &st)| {
+        let StmtKind::If { cond, then, orelse } = &cx.stmt(st).kind else {
+            return false;
+        };
+        let returns = orelse.is_empty()
+            && then.len() == 1
+            && matches!(cx.stmt(then[0]).kind, StmtKind::Return(_));
+        if !returns || cx.stmt(st).span.end > at.start {
+            return false;
+        }
+        let Some((what, flag)) = present(*cond) else {
+            return false;
+        };
+        lasting(&what)
+            && (!flag || named_for_setup(&what))
+            && crate::index::always_does(m, &body[k + 1..], &|s| {
+                matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), .. }
+                if targets.iter().any(|&t| m.dotted(t).as_deref() == Some(what.as_str()))
+                    && if flag {
+                        matches!(m.literal(*v), Some(Lit::Bool(true)))
+                    } else {
+                        cx.call(m.strip(*v)).is_some()
+                    })
+            })
+    })
 }
 
 /// Loop variables of `for cb in self._callbacks:` inside the block. A
@@ -764,6 +857,50 @@ class Heartbeater:
             self._thread.join()
 "#,
         r#"
+import logging
+import threading
+
+log = logging.getLogger(__name__)
+
+
+class Journal:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.items = []
+
+    def record(self, item):
+        with self.lock:
+            # A bare guard: every real record takes this path.
+            if item is None:
+                return
+            self.items.append(item)
+            log.info("recorded %s", item)  # expect
+"#,
+        r#"
+import threading
+
+import requests
+
+
+class Prices:
+    def __init__(self, url):
+        self.lock = threading.Lock()
+        self.url = url
+        self.closed = False
+        self.table = {}
+
+    def refresh(self):
+        with self.lock:
+            # Every reader waits here while the refresh waits on the server.
+            if self.closed:
+                return
+            self.table = requests.get(self.url, timeout=30).json()  # expect
+
+    def price(self, item):
+        with self.lock:
+            return self.table.get(item)
+"#,
+        r#"
 import threading
 
 _lock = threading.Lock()
@@ -812,7 +949,7 @@ class Counters:
 
     def record(self, key, amount):
         with self.lock:
-            with open(os.path.join(self.path, key), "a") as fh:  # expect
+            with open(os.path.join(self.path, key), "w") as fh:  # expect
                 fh.write(str(amount))
             self.totals.setdefault(key, []).append(amount)
 "#,
@@ -986,6 +1123,7 @@ def record(path, entry):
         data["entries"].append(entry)
 "#,
         r#"
+import os
 import threading
 import time
 
@@ -994,10 +1132,12 @@ def crawl(urls, delay, fetch):
     last = [0.0]
 
     def one(url):
-        # `last` is the crawl's, shared by every worker thread.
+        # `last` is the crawl's, shared by every worker thread; each line
+        # is forced to disk before the lock is let go.
         with lock:
             with open("crawl.log", "a") as f:  # expect
                 f.write(url + "\n")
+                os.fsync(f.fileno())
             last[0] = time.time()
         return fetch(url)
 
@@ -1034,6 +1174,77 @@ class Downloader:
 "#,
     ],
     pass: &[
+        r#"
+import json
+import threading
+
+
+class AuditTrail:
+    def __init__(self, path):
+        self.lock = threading.Lock()
+        self.path = path
+        self.recent = []
+
+    def record(self, entry):
+        # One line appended to a local log, in order with its in-memory
+        # copy: what a logging handler does under its own lock.
+        with self.lock:
+            with open(self.path, "a", encoding="utf-8") as f:
+                f.write(json.dumps(entry) + "\n")
+            self.recent.append(entry)
+            del self.recent[:-100]
+"#,
+        r#"
+import logging
+import threading
+
+log = logging.getLogger(__name__)
+
+
+class Tasks:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.tasks = {}
+
+    def cancel(self, tid):
+        with self.lock:
+            task = self.tasks.get(tid)
+            if task is None:
+                return False
+            if task.pending:
+                task.state = "cancelled"
+                return True
+            # Only a running task gets here: a case that arises now and then.
+            task.cancel_requested = True
+            log.info("asked running task %s to stop", tid)
+            return True
+"#,
+        r#"
+import marshal
+import threading
+
+
+class Tokenizer:
+    def __init__(self, path):
+        self.lock = threading.RLock()
+        self.path = path
+        self.initialized = False
+
+    def initialize(self):
+        # Loaded once: every thread that waits needs the table before it
+        # can do anything, and loading it twice is what the lock prevents.
+        with self.lock:
+            if self.initialized:
+                return
+            with open(self.path, "rb") as f:
+                self.freq = marshal.load(f)
+            self.initialized = True
+
+    def tokenize(self, text):
+        if not self.initialized:
+            self.initialize()
+        return [w for w in text.split() if w in self.freq]
+"#,
         r#"
 import threading
 

@@ -235,10 +235,11 @@ pub(crate) fn open_mode<'m>(m: &'m FileModel, c: &Call) -> Option<&'m str> {
 /// Python: a file opened in append mode only to write one record, `with
 /// open(path, "a") as f: f.write(line)` or `open(path, "a").write(line)`,
 /// or none (`with open(path, "a"): pass`, a check that it is writable)
-/// (a `flush()` beside it too): the hand-written log line, which costs
-/// what a `logging.FileHandler` costs on every logging call, one buffered
-/// write to a local file. Reading it back, a second write, or an `fsync`
-/// still count.
+/// (a `flush()` beside it too), also written in a few pieces (a heading,
+/// then the entry: the file's buffer takes them as one): the hand-written
+/// log line, which costs what a `logging.FileHandler` costs on every
+/// logging call, one buffered write to a local file. Reading it back,
+/// writing in a loop, or an `fsync` still count.
 fn appends_one_record(m: &FileModel, id: ExprId, c: &Call) -> bool {
     let appends = open_mode(m, c).is_some_and(|mode| mode.starts_with('a'));
     if !appends {
@@ -287,9 +288,12 @@ fn appends_one_record(m: &FileModel, id: ExprId, c: &Call) -> bool {
                     k.name == "flush" && k.receiver.is_some_and(|r| on_handle(m.strip(r)))
                 })
             });
-            only_writes && writes <= 1
+            only_writes && writes <= MAX_RECORD_WRITES
         })
 }
+
+/// The most `write` calls [`appends_one_record`] takes for one record.
+const MAX_RECORD_WRITES: usize = 3;
 
 /// Python: a read of a file shipped inside the package, whose path is
 /// built only from `__file__` and literals (`open(os.path.join(
