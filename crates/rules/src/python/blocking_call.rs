@@ -59,8 +59,9 @@ path (`if not new.exists(): shutil.copy2(old, new)`, a one-time migration
 or cache fill) is treated the same way: once the file is there, later
 calls only test for it. Reading a file shipped inside the package, whose
 path is built only from `__file__` and literals (`Path(__file__).parent /
-"guide.md"`), is a few kilobytes from the page cache and is left alone;
-a name from an argument in that path is not. Opening a file whose handle is only handed to a
+"guide.md"`, also through the function's own locals so built and loops
+over literal names), is a few kilobytes from the page cache and is left
+alone; a name from an argument in that path is not. Opening a file whose handle is only handed to a
 worker thread (`with open(p) as f: data = await asyncio.to_thread(json.load,
 f)`) is not reported: the reading happens off the loop. An async command of a command-line app (`@app.command()`
 in a file that imports typer, click, asyncclick, cyclopts, cloup or
@@ -118,8 +119,8 @@ at a program's entry point (a command of a command-line app, or a
 module-level `main`, `cli` or `cmd_*` that runs
 `asyncio.run(kernel.run(query))`; a class's sync `get_pages` beside its public `get_pages_async`
 is the class's API, not an entry point) and goes on only through awaits
-in coroutines that leave nothing running (no task, no server, no context
-kept open on an exit stack, `enter_async_context(stdio_client(params))`,
+in coroutines that leave nothing running (no task, no server, no serving context
+kept open on an exit stack, `enter_async_context(websockets.serve(..))`,
 themselves or through the project functions they call), and when no
 file that can reach its package calls a method of its name on a receiver
 of unknown type, hands such a method on, or registers the coroutine with
@@ -419,7 +420,7 @@ fn leaves_work_running(cx: &FileCx, g: FuncId) -> bool {
         let c = cx.call(e).unwrap();
         crate::python::common::starts_tasks_at(cx, e, c, true)
             || (!in_package(c) && may_leave_work_running(cx, c))
-            || keeps_context_open(c)
+            || keeps_context_open(cx, c)
     }) || cx.body_stmts(g).iter().any(|&s| {
         matches!(&cx.stmt(s).kind, StmtKind::With { items, is_async: true, .. }
         if items.iter().any(|it| match cx.call(cx.model.strip(it.ctx)) {
@@ -673,19 +674,23 @@ fn may_leave_work_running(cx: &FileCx, c: &Call) -> bool {
             .is_some_and(|t| t.starts_with("threading.") || t.starts_with("multiprocessing."))
 }
 
-/// A context manager that runs tasks while it is open: one named for
-/// starting something (`websockets.connect(url)`), or an MCP client's
-/// transport or session (`stdio_client(params)`, `ClientSession(r, w)`),
-/// whose reader runs in a task group.
+/// A context manager that runs work while it is open: one named for
+/// starting something (`websockets.connect(url)`, `websockets.serve(..)`).
+/// (An MCP client's stdio transport also reads in a task, but a command
+/// line chat that prompts beside it holds up no one: what the server
+/// sends waits in the pipe.)
 fn context_runs_tasks(c: &Call) -> bool {
-    named_for_starting(&c.name) || c.target.as_deref().is_some_and(|t| t.starts_with("mcp."))
+    named_for_starting(&c.name)
 }
 
-/// The call enters a context that stays open after the function returns
-/// (`await self.exit_stack.enter_async_context(stdio_client(params))`, a
-/// bare `__aenter__()`): whatever the context runs keeps running.
-fn keeps_context_open(c: &Call) -> bool {
-    matches!(c.name.as_str(), "enter_async_context" | "__aenter__")
+/// The call enters, on an exit stack, a context that runs work and stays
+/// open after the function returns (`await self.stack.enter_async_context(
+/// websockets.serve(handler, host, port))`): the server keeps serving.
+fn keeps_context_open(cx: &FileCx, c: &Call) -> bool {
+    c.name == "enter_async_context"
+        && c.positional(0)
+            .and_then(|a| cx.call(cx.model.strip(a)))
+            .is_some_and(context_runs_tasks)
 }
 
 /// A call named for starting something that may keep running after it
@@ -1655,39 +1660,41 @@ async def handle(request, engine):
     return await engine.answer(request.query)
 "#,
         r#"
-# file: chat/client.py
+# file: chat/relay.py
 import asyncio
 from contextlib import AsyncExitStack
 
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
+import websockets
 
 
-class Chat:
+class Relay:
     def __init__(self):
         self.stack = AsyncExitStack()
+        self.peers = set()
 
-    async def connect(self, script):
-        params = StdioServerParameters(command="python", args=[script])
-        read, write = await self.stack.enter_async_context(stdio_client(params))
-        self.session = await self.stack.enter_async_context(ClientSession(read, write))
-        await self.session.initialize()
+    async def open(self, port):
+        await self.stack.enter_async_context(websockets.serve(self.join, "0.0.0.0", port))
+
+    async def join(self, ws):
+        self.peers.add(ws)
+        await ws.wait_closed()
 
     async def loop(self):
         while True:
-            # The session's reader task, still open, stalls while this waits.
-            query = input("> ")  # expect
-            print(await self.session.call_tool("ask", {"q": query}))
+            # The server keeps serving its peers while this waits for a line.
+            line = input("> ")  # expect
+            for ws in list(self.peers):
+                await ws.send(line)
 
 
-async def main(script):
-    chat = Chat()
-    await chat.connect(script)
-    await chat.loop()
+async def main(port):
+    relay = Relay()
+    await relay.open(port)
+    await relay.loop()
 
 
 if __name__ == "__main__":
-    asyncio.run(main("server.py"))
+    asyncio.run(main(8765))
 "#,
         r#"
 # file: agent/kernel.py
@@ -2363,6 +2370,71 @@ class Ships:
 "#,
     ],
     pass: &[
+        r#"
+import json
+from pathlib import Path
+
+
+def load_script(filename):
+    js_dir = Path(__file__).parent / "js"
+    js_file = js_dir / filename
+    return js_file.read_text()
+
+
+async def extract_assets(page):
+    # This function's own `js_file`, built only from `__file__` and literals.
+    js_dir = Path(__file__).parent / "js"
+    js_file = js_dir / "extract_assets.js"
+    with open(js_file) as f:
+        return await page.evaluate(f.read())
+
+
+async def translations():
+    out = {}
+    base = Path(__file__).parent.parent / "locales"
+    for code in ["en", "fr"]:
+        lang_dir = base / code
+        path = lang_dir / "translation.json"
+        with open(path, encoding="utf-8") as f:
+            out[code] = json.load(f)
+    return out
+"#,
+        r#"
+# file: chat/client.py
+import asyncio
+from contextlib import AsyncExitStack
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+
+class Chat:
+    def __init__(self):
+        self.stack = AsyncExitStack()
+
+    async def connect(self, script):
+        params = StdioServerParameters(command="python", args=[script])
+        read, write = await self.stack.enter_async_context(stdio_client(params))
+        self.session = await self.stack.enter_async_context(ClientSession(read, write))
+        await self.session.initialize()
+
+    async def loop(self):
+        while True:
+            # The session's reader waits too, but nothing is lost: what the
+            # server sends stays in the pipe until the next await.
+            query = input("> ")
+            print(await self.session.call_tool("ask", {"q": query}))
+
+
+async def main(script):
+    chat = Chat()
+    await chat.connect(script)
+    await chat.loop()
+
+
+if __name__ == "__main__":
+    asyncio.run(main("server.py"))
+"#,
         r#"
 # file: agent/kernel.py
 import sqlite3

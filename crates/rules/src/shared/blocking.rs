@@ -324,7 +324,10 @@ fn from_package_file(
     depth: u32,
     seen_file: &std::cell::Cell<bool>,
 ) -> bool {
-    if depth > 6 {
+    // Deep enough for a few named steps (`base = Path(__file__).parent.parent
+    // / "locales"`, `lang_dir = base / code`, `path = lang_dir / "t.json"`),
+    // and a stop for a name built from itself.
+    if depth > 12 {
         return false;
     }
     let e = m.strip(e);
@@ -336,7 +339,25 @@ fn from_package_file(
             true
         }
         ExprKind::Name { id, .. } => {
-            let named = |t: ExprId| m.name_of(t) == Some(id.as_str());
+            // A name the function around the use binds is its local: only
+            // the function's bindings count (another function's `js_file
+            // = js_dir / filename` is another variable). Otherwise the
+            // module's.
+            let scope = enclosing_function_span(m, m.expr(e).span);
+            let bound_in = |t: ExprId, within: Option<Span>| {
+                m.name_of(t) == Some(id.as_str())
+                    && within.is_none_or(|w| w.contains(m.expr(t).span))
+            };
+            let local = scope.is_some()
+                && m.stmts.iter().any(|st| match &st.kind {
+                    StmtKind::Assign { targets, .. } => targets.iter().any(|&t| bound_in(t, scope)),
+                    StmtKind::For {
+                        target: Some(t), ..
+                    } => bound_in(*t, scope),
+                    _ => false,
+                });
+            let within = if local { scope } else { None };
+            let named = |t: ExprId| bound_in(t, within);
             // Every value the file binds to the name, or the literal names
             // a loop takes it from (and nothing else).
             let looped = m.stmts.iter().any(|st| {
@@ -375,6 +396,15 @@ fn from_package_file(
         }
         _ => false,
     }
+}
+
+/// The span of the innermost function (not the module) around `at`.
+fn enclosing_function_span(m: &FileModel, at: Span) -> Option<Span> {
+    m.function_ids()
+        .map(|f| m.func(f))
+        .filter(|f| f.kind != FnKind::Module && f.span.contains(at))
+        .map(|f| f.span)
+        .min_by_key(|s| s.end - s.start)
 }
 
 /// A list or tuple of string literals, or a name the file binds only to one.
