@@ -62,7 +62,12 @@ of `detect_api_version()`): a second caller finds it set. Nor is a
 coroutine that asks the person at the terminal (`value = await
 ainput("Enter phone number: ")`, `input` read on a thread): an interactive
 flow, such as a login, driven one answer at a time, whose state is what
-the person typed.
+the person typed. Nor is one slot (`self._user_id`, not an item of a
+table) filled from reads whose arguments the caller does not choose
+(`self._user_id = (await self.get("user"))["id"]`, `self._tools = await
+self.client.list_tools()`), outside a connect or start path: racing
+callers make the same read and store the same value, one duplicate
+request at worst.
 
 ## Why
 
@@ -144,6 +149,7 @@ impl Rule for CheckThenAwait {
             if rechecked_inside(cx, &globals, s, &checked) {
                 continue;
             }
+            let mut window: Block = then.clone();
             let mut found = if checked.is_empty() {
                 None
             } else {
@@ -159,6 +165,7 @@ impl Rule for CheckThenAwait {
                 if !present.is_empty() {
                     let rest: Block = crate::python::common::stmts_after(cx, s).to_vec();
                     found = act_after_await(cx, &globals, &rest, &present);
+                    window = rest;
                 }
             }
             if let Some((w, key)) = found
@@ -167,6 +174,7 @@ impl Rule for CheckThenAwait {
                 && !only_on_fresh_objects(cx, f)
                 && !crate::python::common::callers_hold_lock(cx, f)
                 && !interactive(cx, f)
+                && !same_value_for_all(cx, &window, w)
                 && reported.insert(w)
             {
                 out.push(cx.finding(
@@ -182,6 +190,74 @@ impl Rule for CheckThenAwait {
             }
         }
     }
+}
+
+/// One slot (`self.user_id`, not an item of a table) filled from reads
+/// whose arguments the caller does not choose: every await from the check
+/// to the set (`w`) in `window` is of a method named for reading
+/// (`get("user")`, `list_tools`, `fetch_config`) on `self` or a client
+/// it holds (not a module's function: `fetch_master_rows()` may download
+/// megabytes, once per racer) whose arguments are literals,
+/// fields of `self` or module-level names (`self.user_id = (await
+/// self.get("user"))["id"]`). Racing callers each make the same read and
+/// store the same value: a duplicate request, nothing lost or run twice
+/// that changes anything.
+fn same_value_for_all(cx: &FileCx, window: &Block, w: StmtId) -> bool {
+    let m = cx.model;
+    let StmtKind::Assign { targets, .. } = &cx.stmt(w).kind else {
+        return false;
+    };
+    if targets
+        .iter()
+        .any(|&t| matches!(cx.expr(m.strip(t)).kind, ExprKind::Index { .. }))
+    {
+        return false;
+    }
+    // In a connect or start path the filled slot guards what comes next:
+    // two racers that both find the device both open a link to it.
+    let func = cx.func(cx.tree.stmt_func(w));
+    let opens = [
+        "connect", "open", "start", "login", "ensure", "init", "setup",
+    ]
+    .iter()
+    .any(|v| func.name.trim_start_matches('_').starts_with(v));
+    if opens {
+        return false;
+    }
+    let end = cx.stmt(w).span.end;
+    let fixed = |a: ExprId| {
+        let a = m.strip(a);
+        m.literal(a).is_some()
+            || m.dotted(a).is_some_and(|d| d.starts_with("self."))
+            || (matches!(cx.expr(a).kind, ExprKind::Name { .. }) && m.resolved(a).is_some())
+    };
+    // Not a bare `get()`, `read()` or `fetch()`: a queue's or a stream's
+    // next item differs from call to call.
+    let reads = |inner: ExprId| {
+        cx.call(m.strip(inner)).is_some_and(|c| {
+            let name = c.name.trim_start_matches('_');
+            let http_get = name == "get"
+                && c.positional(0)
+                    .is_some_and(|a| matches!(m.literal(a), Some(Lit::Str(_))));
+            let named_read = ["get_", "list", "fetch_", "describe", "load", "find"]
+                .iter()
+                .any(|v| name.starts_with(v));
+            let on_own_client = c
+                .receiver
+                .and_then(|r| m.dotted(r))
+                .is_some_and(|d| d == "self" || d.starts_with("self."));
+            (http_get || named_read) && on_own_client && c.args.iter().all(|a| fixed(a.value))
+        })
+    };
+    let awaited: Vec<ExprId> = unsnarl_model::walk::exprs_in_block(m, window)
+        .into_iter()
+        .filter(|&x| cx.expr(x).span.end <= end)
+        .filter_map(|x| match cx.expr(x).kind {
+            ExprKind::Await(inner) => Some(inner),
+            _ => None,
+        })
+        .collect();
+    !awaited.is_empty() && awaited.iter().all(|&inner| reads(inner))
 }
 
 /// The coroutine asks the person at the terminal (`value = await
@@ -794,6 +870,19 @@ class Conn:
             self._banner = await self._read()  # expect
 "#,
         r#"
+class Gateway:
+    def __init__(self, api):
+        self.api = api
+        self._session = None
+
+    async def session_for(self, user):
+        # The caller picks the user: racing callers store different
+        # sessions, and the last one wins for everyone.
+        if self._session is None:
+            self._session = await self.api.fetch_session(user)  # expect
+        return self._session
+"#,
+        r#"
 cache = {}
 
 async def get_user(uid):
@@ -1064,6 +1153,22 @@ class CachedProvider(Provider):
 "#,
     ],
     pass: &[
+        r#"
+class Clockify:
+    def __init__(self, http):
+        self.http = http
+        self._user_id = None
+
+    async def get(self, path):
+        return (await self.http.get(path)).json()
+
+    async def current_user_id(self):
+        # Every racer reads the same user and stores the same id: at worst
+        # one extra read.
+        if self._user_id is None:
+            self._user_id = (await self.get("user"))["id"]
+        return self._user_id
+"#,
         r#"
 from myapp.utils import ainput
 
