@@ -427,19 +427,6 @@ fn iterator_step(cx: &FileCx, f: FuncId) -> bool {
             .all(|&g| cx.func(g).class.as_ref() == Some(class) && is_iterator_step(cx.func(g)))
 }
 
-/// The function has a body of its own: not an abstract method or a stub
-/// (`...`, `pass`, a docstring, `raise NotImplementedError`) that a
-/// subclass, perhaps in another file, fills with awaits.
-fn does_work(cx: &FileCx, g: FuncId) -> bool {
-    let f = cx.func(g);
-    !f.decorators.iter().any(|d| d.ends_with("abstractmethod"))
-        && f.body.iter().any(|&s| match &cx.stmt(s).kind {
-            StmtKind::Pass | StmtKind::Raise(_) => false,
-            StmtKind::Expr(e) => !matches!(cx.expr(*e).kind, ExprKind::Literal(_)),
-            _ => true,
-        })
-}
-
 /// A method of an async iterator that takes its items from the stream the
 /// iteration steps through (`get_fieldnames()`: `await
 /// self.reader.__anext__()`, as `__anext__` does): two tasks calling it at
@@ -661,23 +648,11 @@ fn act_after_await(
             _ => None,
         })
         .collect();
-    // Only a call on `self` or a plain function: on another object
-    // (`await self._inner.resolve()`) the method is another class's, which
-    // the name alone does not tell; and no override in the file suspends.
-    let in_one_step = |inner: ExprId| {
-        cx.call(cx.model.strip(inner)).is_some_and(|c| {
-            let own = c
-                .receiver
-                .is_none_or(|r| matches!(cx.model.name_of(r), Some("self" | "cls")));
-            own && cx.callee_in_file(c).is_some()
-                && cx
-                    .model
-                    .function_ids()
-                    .filter(|&g| cx.func(g).name == c.name)
-                    .all(|g| crate::python::common::never_suspends(cx, g) && does_work(cx, g))
-        })
-    };
-    if awaited.len() == awaits.len() && awaited.iter().all(|&inner| in_one_step(inner)) {
+    if awaited.len() == awaits.len()
+        && awaited
+            .iter()
+            .all(|&inner| crate::python::common::runs_in_one_step(cx, inner))
+    {
         return None;
     }
     for x in unsnarl_model::walk::exprs_in_block(cx.model, then) {

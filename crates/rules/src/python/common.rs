@@ -1576,6 +1576,40 @@ pub fn never_suspends(cx: &FileCx, f: FuncId) -> bool {
         && crate::util::awaits_in_block(cx.model, &func.body).is_empty()
 }
 
+/// The awaited expression `inner` is a call of a coroutine of the file,
+/// on `self` or as a plain function, that never suspends: it has no await
+/// of its own, nor does any other function of the file by that name (an
+/// override), and none is a stub a subclass elsewhere fills with awaits.
+/// Awaiting it runs to its end in one step: no other task runs meanwhile.
+/// (On another object, `await self._inner.resolve()`, the method is
+/// another class's, which the name alone does not tell.)
+pub fn runs_in_one_step(cx: &FileCx, inner: ExprId) -> bool {
+    cx.call(cx.model.strip(inner)).is_some_and(|c| {
+        let own = c
+            .receiver
+            .is_none_or(|r| matches!(cx.model.name_of(r), Some("self" | "cls")));
+        own && cx.callee_in_file(c).is_some()
+            && cx
+                .model
+                .function_ids()
+                .filter(|&g| cx.func(g).name == c.name)
+                .all(|g| never_suspends(cx, g) && does_work(cx, g))
+    })
+}
+
+/// The function has a body of its own: not an abstract method or a stub
+/// (`...`, `pass`, a docstring, `raise NotImplementedError`) that a
+/// subclass, perhaps in another file, fills with awaits.
+fn does_work(cx: &FileCx, g: FuncId) -> bool {
+    let f = cx.func(g);
+    !f.decorators.iter().any(|d| d.ends_with("abstractmethod"))
+        && f.body.iter().any(|&s| match &cx.stmt(s).kind {
+            StmtKind::Pass | StmtKind::Raise(_) => false,
+            StmtKind::Expr(e) => !matches!(cx.expr(*e).kind, ExprKind::Literal(_)),
+            _ => true,
+        })
+}
+
 /// The call `e` spawns a task or runs awaitables side by side
 /// (`create_task`, `gather`, `wait`, `as_completed`, a task group). With
 /// `joined_ok`, an awaited `gather` or spawn does not count: its tasks have

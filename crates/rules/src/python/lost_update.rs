@@ -33,7 +33,11 @@ overrode it (`saved = self.command; try: await sub.reinvoke(self)
 finally: self.command = saved`). Nor is `|=`/`-=` on a set or dict (or
 `+=` on a list) that the file only ever sets to a fresh container
 (`self.nets = set()`): the operator changes that one object in place, so
-other tasks' additions stay in it.
+other tasks' additions stay in it. Nor is an update whose every await
+is of a coroutine of the file that never suspends (`self.cost += await
+self.price(reply)`, where `price` awaits nothing and no override in the
+file does): it runs to its end in one step, and no other task runs
+between the read and the write.
 
 ## Why
 
@@ -112,7 +116,18 @@ impl Rule for LostUpdate {
             {
                 continue;
             }
-            let value_awaits = first_await(cx, *v);
+            // Every await in the value is of a coroutine of the file that
+            // never suspends: nothing runs between the read and the write.
+            let value_awaits = first_await(cx, *v).filter(|_| {
+                !exprs_under(cx.model, *v)
+                    .into_iter()
+                    .all(|x| match cx.expr(x).kind {
+                        ExprKind::Await(inner) => {
+                            crate::python::common::runs_in_one_step(cx, inner)
+                        }
+                        _ => true,
+                    })
+            });
             let msg = if let (AssignOp::Augmented(bin), Some(_)) = (op, value_awaits) {
                 if updated_in_place(cx, &globals, &key, *bin) {
                     continue;
@@ -446,6 +461,22 @@ class Api:
 "#,
     ],
     pass: &[
+        r#"
+class Agent:
+    def __init__(self, llm):
+        self.llm = llm
+        self.cost = 0.0
+
+    async def step(self, prompt):
+        reply = await self.llm.complete(prompt)
+        # The awaited helper never suspends: nothing runs between the read
+        # of `self.cost` and the write.
+        self.cost += await self.price(reply)
+        return reply
+
+    async def price(self, reply):
+        return reply.usage.tokens * 0.000002
+"#,
         r#"
 # The value written back is the fresh one the await returned, not the copy.
 class Client:
