@@ -24,7 +24,11 @@ BaseException`/bare `except:`, with no `asyncio.timeout`/`wait_for`/
 `release`) are not reported, nor a `put` or `get` on a queue (typed as
 one, or named for one: `self.events_queue.put(DONE)`), an in-process
 hand-off rather than I/O, nor a request that passes its own `timeout=`
-(anything but `None`: the call's value overrides its client's). Neither
+(anything but `None`: the call's value overrides its client's), nor one
+on a client the function builds with a limit on every request (`async
+with httpx.AsyncClient(timeout=90) as client:`, httpx's own 5-second
+default when `timeout=` is left out, or an `aiohttp.ClientSession` given
+a `timeout=`). Neither
 is the cleanup of a `try` whose body
 (and `else`, and handlers, for a `finally`) never suspends (`try:
 target(token) finally: await self.signal(token)`): cancellation only
@@ -102,6 +106,7 @@ impl Rule for AwaitInCleanup {
                     if !is_io_call(cx, c)
                         || under_deadline(cx, e, true)
                         || c.kwarg("timeout").is_some_and(|t| !is_none(cx, t))
+                        || on_client_with_timeout(cx, fid, c)
                         || reaps_killed_process(cx, block, e, c)
                     {
                         continue;
@@ -119,6 +124,51 @@ impl Rule for AwaitInCleanup {
             }
         }
     }
+}
+
+/// The request is made on a client the function builds with a limit on
+/// every request: `async with httpx.AsyncClient(timeout=90) as client:`
+/// (httpx also limits each request to 5 seconds when `timeout=` is left
+/// out), or `aiohttp.ClientSession(timeout=ClientTimeout(total=30))`;
+/// not one built with `timeout=None`.
+fn on_client_with_timeout(cx: &FileCx, f: FuncId, c: &Call) -> bool {
+    let Some(name) = c.receiver.and_then(|r| cx.model.name_of(cx.model.strip(r))) else {
+        return false;
+    };
+    let bounded = |built: ExprId| {
+        cx.call(cx.model.strip(built))
+            .is_some_and(|k| match k.target.as_deref() {
+                Some("httpx.AsyncClient" | "httpx.Client") => {
+                    k.kwarg("timeout").is_none_or(|t| !is_none(cx, t))
+                }
+                Some("aiohttp.ClientSession") => {
+                    k.kwarg("timeout").is_some_and(|t| !is_none(cx, t))
+                }
+                _ => false,
+            })
+    };
+    let mut bindings = 0;
+    let mut all_bounded = true;
+    for s in unsnarl_model::walk::stmts_in_block(cx.model, &cx.func(f).body) {
+        match &cx.stmt(s).kind {
+            StmtKind::With { items, .. } => {
+                for it in items {
+                    if it.target.and_then(|t| cx.model.name_of(t)) == Some(name) {
+                        bindings += 1;
+                        all_bounded &= bounded(it.ctx);
+                    }
+                }
+            }
+            StmtKind::Assign { targets, value, .. }
+                if targets.iter().any(|&t| cx.model.name_of(t) == Some(name)) =>
+            {
+                bindings += 1;
+                all_bounded &= value.is_some_and(bounded);
+            }
+            _ => {}
+        }
+    }
+    bindings > 0 && all_bounded
 }
 
 /// `proc.wait()` / `proc.communicate()` after `proc.kill()` (or a SIGKILL
@@ -232,6 +282,19 @@ async def worker(session: aiohttp.ClientSession, job):
         raise
 "#,
         r#"
+import httpx
+
+
+async def search(base, query):
+    # `timeout=None`: no request of this client has a limit.
+    async with httpx.AsyncClient(timeout=None) as client:
+        created = (await client.post(f"{base}/filters", json=query)).json()
+        try:
+            return (await client.get(f"{base}/results/{created['id']}")).json()
+        finally:
+            await client.delete(f"{base}/filters/{created['id']}")  # expect
+"#,
+        r#"
 import asyncio
 
 async def run_script(cmd):
@@ -279,6 +342,19 @@ async def run_live(runner, session):
 "#,
     ],
     pass: &[
+        r#"
+import httpx
+
+
+async def search(base, query):
+    async with httpx.AsyncClient(timeout=90) as client:
+        created = (await client.post(f"{base}/filters", json=query)).json()
+        try:
+            return (await client.get(f"{base}/results/{created['id']}")).json()
+        finally:
+            # The client limits every request, this one too.
+            await client.delete(f"{base}/filters/{created['id']}")
+"#,
         r#"
 import asyncio
 import contextlib
