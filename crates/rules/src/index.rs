@@ -303,28 +303,27 @@ impl FileSummaries {
         lone.starting = starting.into();
     }
 
-    fn starts_work(&self, f: FuncId) -> bool {
+    /// `x` is in the sorted list `list` of the file's [`LoneRuns`].
+    fn lone_lists<T: Ord>(&self, list: impl Fn(&LoneRuns) -> &[T], x: &T) -> bool {
         self.lone
-            .as_ref()
-            .is_some_and(|l| l.starting.binary_search(&f.0).is_ok())
+            .as_deref()
+            .is_some_and(|l| list(l).binary_search(x).is_ok())
+    }
+
+    fn starts_work(&self, f: FuncId) -> bool {
+        self.lone_lists(|l| &l.starting, &f.0)
     }
 
     fn entry_at(&self, span: Span) -> bool {
-        self.lone
-            .as_ref()
-            .is_some_and(|l| l.entries.binary_search(&span).is_ok())
+        self.lone_lists(|l| &l.entries, &span)
     }
 
     fn quiet_at(&self, span: Span) -> bool {
-        self.lone
-            .as_ref()
-            .is_some_and(|l| l.quiet.binary_search(&span).is_ok())
+        self.lone_lists(|l| &l.quiet, &span)
     }
 
     fn registers(&self, f: FuncId) -> bool {
-        self.lone
-            .as_ref()
-            .is_some_and(|l| l.registered.binary_search(&f.0).is_ok())
+        self.lone_lists(|l| &l.registered, &f.0)
     }
 
     fn open_names(&self) -> &[u32] {
@@ -341,9 +340,7 @@ impl FileSummaries {
     }
 
     fn runs_alone_at(&self, span: Span) -> bool {
-        self.lone
-            .as_ref()
-            .is_some_and(|l| l.spans.binary_search(&span).is_ok())
+        self.lone_lists(|l| &l.spans, &span)
     }
 
     fn lone_refs(&self) -> &[Box<str>] {
