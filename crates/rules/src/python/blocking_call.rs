@@ -147,7 +147,10 @@ one right after an awaited readiness wait on the same socket (`await
 anyio.wait_writable(sock); sock.sendto(packet, addr)`), unless its
 address names a host. Nor is
 `socket.getaddrinfo` of an IP address (a literal or a module constant
-bound to one), which is parsed, not looked up. A `put` on a queue built with no
+bound to one), which is parsed, not looked up, nor a connect to this
+machine (`socket.create_connection(("localhost", port))`, also to a
+loopback address or a module constant bound to one), which the kernel
+accepts or refuses at once. A `put` on a queue built with no
 `maxsize` (held by the instance, also set from a local that holds one
 and cleared to `None` between uses, or, read through `self`, by its
 class: `_stdout = queue.Queue()` in the class body) never waits, closing a
@@ -220,6 +223,7 @@ impl Rule for BlockingCall {
                     && !in_nonblocking_try(cx, f.span)
                     && !on_nonblocking_socket(cx, f.span)
                     && !resolves_an_address(cx, f.span)
+                    && !connects_to_loopback(cx, f.span)
                     && !renames_in_place(cx, f.span)
                     && !after_empty_wait(cx, f.span)
                     && !crate::python::common::in_dead_branch(cx, f.span)
@@ -1269,6 +1273,34 @@ fn resolves_an_address(cx: &FileCx, span: Span) -> bool {
     })
 }
 
+/// A TCP connect to this machine (`socket.create_connection(("localhost",
+/// port))`, `sock.connect(("127.0.0.1", PORT))`, or a module-level name
+/// bound once to such a host): the kernel accepts or refuses it at once.
+/// What is read from the socket afterwards is another call.
+fn connects_to_loopback(cx: &FileCx, span: Span) -> bool {
+    let loopback = |v: ExprId| {
+        matches!(cx.model.literal(v), Some(Lit::Str(h))
+            if h.as_str() == "localhost"
+                || h.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback()))
+    };
+    let host_is_loopback = |host: ExprId| {
+        loopback(host)
+            || cx.model.name_of(host).is_some_and(|name| {
+                let mut bound = crate::python::common::values_bound_to(cx, FuncId(0), name);
+                matches!((bound.next(), bound.next()), (Some(Some(v)), None) if loopback(v))
+            })
+    };
+    call_at(cx, span).is_some_and(|c| {
+        matches!(
+            c.target.as_deref(),
+            Some("socket.create_connection" | "socket.socket.connect")
+        ) && c.positional(0).is_some_and(|addr| {
+            matches!(&cx.expr(cx.model.strip(addr)).kind,
+                ExprKind::Collection { elems, .. } if elems.first().is_some_and(|&h| host_is_loopback(h)))
+        })
+    })
+}
+
 /// An address tuple whose host is an IP address (or `<broadcast>`),
 /// written out or a module-level name bound to one.
 fn names_ip_host(cx: &FileCx, addr: ExprId) -> bool {
@@ -1305,6 +1337,18 @@ results = queue.Queue(maxsize=100)
 
 async def report(x):
     results.put(x)  # expect
+"#,
+        r#"
+import socket
+
+
+async def reachable(host, port):
+    # Another machine: the connect waits for its answer, or the timeout.
+    try:
+        socket.create_connection((host, port), timeout=5).close()  # expect
+        return True
+    except OSError:
+        return False
 "#,
         r#"
 import pymysql
@@ -2370,6 +2414,24 @@ class Ships:
 "#,
     ],
     pass: &[
+        r#"
+import socket
+
+HOST = "127.0.0.1"
+
+
+async def daemon_running(port):
+    # A connect to this machine is accepted or refused at once.
+    try:
+        socket.create_connection(("localhost", port), timeout=1).close()
+        return True
+    except OSError:
+        return False
+
+
+async def probe(port):
+    return socket.create_connection((HOST, port), timeout=1)
+"#,
         r#"
 import json
 from pathlib import Path
