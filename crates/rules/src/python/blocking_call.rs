@@ -425,11 +425,19 @@ fn leaves_work_running(cx: &FileCx, g: FuncId) -> bool {
         crate::python::common::starts_tasks_at(cx, e, c, true)
             || (!in_package(c) && may_leave_work_running(cx, c))
             || keeps_context_open(cx, c)
-    }) || cx.body_stmts(g).iter().any(|&s| {
+    }) || enters_running_context(cx, g, |c| !in_package(c))
+}
+
+/// `f` has an `async with` of an object it did not build there (`async
+/// with client:`), or of a context that runs work while open
+/// ([`context_runs_tasks`]) and that `elsewhere` says is not the file's
+/// (or the package's) to look into.
+fn enters_running_context(cx: &FileCx, f: FuncId, elsewhere: impl Fn(&Call) -> bool) -> bool {
+    cx.body_stmts(f).iter().any(|&s| {
         matches!(&cx.stmt(s).kind, StmtKind::With { items, is_async: true, .. }
         if items.iter().any(|it| match cx.call(cx.model.strip(it.ctx)) {
             None => true,
-            Some(c) => !in_package(c) && context_runs_tasks(c),
+            Some(c) => elsewhere(c) && context_runs_tasks(c),
         }))
     })
 }
@@ -639,14 +647,7 @@ fn starts_nothing_from(cx: &FileCx, f: FuncId, seen: &mut Vec<FuncId>) -> bool {
     {
         return false;
     }
-    let enters_unknown = cx.body_stmts(f).iter().any(|&s| {
-        matches!(&cx.stmt(s).kind, StmtKind::With { items, is_async: true, .. }
-        if items.iter().any(|it| match cx.call(cx.model.strip(it.ctx)) {
-            None => true,
-            Some(c) => cx.callee_in_file(c).is_none() && context_runs_tasks(c),
-        }))
-    });
-    if enters_unknown {
+    if enters_running_context(cx, f, |c| cx.callee_in_file(c).is_none()) {
         return false;
     }
     cx.body_calls(f)
@@ -1278,17 +1279,12 @@ fn resolves_an_address(cx: &FileCx, span: Span) -> bool {
 /// bound once to such a host): the kernel accepts or refuses it at once.
 /// What is read from the socket afterwards is another call.
 fn connects_to_loopback(cx: &FileCx, span: Span) -> bool {
-    let loopback = |v: ExprId| {
-        matches!(cx.model.literal(v), Some(Lit::Str(h))
-            if h.as_str() == "localhost"
-                || h.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback()))
-    };
     let host_is_loopback = |host: ExprId| {
-        loopback(host)
-            || cx.model.name_of(host).is_some_and(|name| {
-                let mut bound = crate::python::common::values_bound_to(cx, FuncId(0), name);
-                matches!((bound.next(), bound.next()), (Some(Some(v)), None) if loopback(v))
-            })
+        host_is(cx, host, |h| {
+            h == "localhost"
+                || h.parse::<std::net::IpAddr>()
+                    .is_ok_and(|ip| ip.is_loopback())
+        })
     };
     call_at(cx, span).is_some_and(|c| {
         matches!(
@@ -1313,18 +1309,23 @@ fn names_ip_host(cx: &FileCx, addr: ExprId) -> bool {
 /// A host that is an IP address (or `<broadcast>`): a literal, or a
 /// module-level name bound once to one.
 fn is_ip_host(cx: &FileCx, host: ExprId) -> bool {
-    let is_ip = |v: ExprId| {
-        matches!(cx.model.literal(v), Some(Lit::Str(h))
-            if h.as_str() == "<broadcast>" || h.parse::<std::net::IpAddr>().is_ok())
-    };
-    if is_ip(host) {
+    host_is(cx, host, |h| {
+        h == "<broadcast>" || h.parse::<std::net::IpAddr>().is_ok()
+    })
+}
+
+/// The host is a string literal `pred` accepts, or a module-level name
+/// bound once to one.
+fn host_is(cx: &FileCx, host: ExprId, pred: impl Fn(&str) -> bool) -> bool {
+    let accepted = |v: ExprId| matches!(cx.model.literal(v), Some(Lit::Str(h)) if pred(h.as_str()));
+    if accepted(host) {
         return true;
     }
     let Some(name) = cx.model.name_of(host) else {
         return false;
     };
     let mut bound = crate::python::common::values_bound_to(cx, FuncId(0), name);
-    matches!((bound.next(), bound.next()), (Some(Some(v)), None) if is_ip(v))
+    matches!((bound.next(), bound.next()), (Some(Some(v)), None) if accepted(v))
 }
 
 pub static EXAMPLES: Examples = Examples {
