@@ -2573,13 +2573,7 @@ impl ProjectIndex {
                 continue;
             }
             starting[f] = true;
-            let from = callers.partition_point(|&(c, _)| (c as usize) < f);
-            work.extend(
-                callers[from..]
-                    .iter()
-                    .take_while(|&&(c, _)| c as usize == f)
-                    .map(|&(_, caller)| caller as usize),
-            );
+            work.extend(paired_with(&callers, f).map(|caller| caller as usize));
         }
         starting
     }
@@ -2682,19 +2676,23 @@ impl ProjectIndex {
                 continue;
             }
             reached[f] = true;
-            let from = by_caller.partition_point(|&(c, _)| (c as usize) < f);
-            work.extend(
-                by_caller[from..]
-                    .iter()
-                    .take_while(|&&(c, _)| c as usize == f)
-                    .map(|&(_, callee)| callee),
-            );
+            work.extend(paired_with(&by_caller, f));
         }
         for (a, r) in alone.iter_mut().zip(reached) {
             *a &= r;
         }
         alone
     }
+}
+
+/// The second items of the pairs of `sorted` (sorted by their first
+/// item) whose first item is `key`: a function's callers, or its callees.
+fn paired_with(sorted: &[(u32, u32)], key: usize) -> impl Iterator<Item = u32> + '_ {
+    let from = sorted.partition_point(|&(k, _)| (k as usize) < key);
+    sorted[from..]
+        .iter()
+        .take_while(move |&&(k, _)| k as usize == key)
+        .map(|&(_, v)| v)
 }
 
 /// The end of the first package segment of the dotted name `q` that is

@@ -137,7 +137,7 @@ impl Engine {
         let mut summaries = index::summarize(&model, kb, lang, &self.names);
         let mut tree = None;
         let lone_runs = lang == Language::Python && may_run_coroutines_alone(&model);
-        if lone_runs || (lang == Language::Python && awaits_project_calls(&model)) {
+        if lone_runs || (lang == Language::Python && may_await_or_start(&model)) {
             // The rules' own view of the file, with an empty index: which
             // calls run their coroutine alone is the file's own business.
             let built = tree.insert(Tree::build(&model));
@@ -245,7 +245,7 @@ impl Engine {
 /// The file has coroutines, or calls that may spawn tasks: what they
 /// await and what its functions start is what
 /// [`python::blocking_call::awaits_and_starts`] gives the index.
-fn awaits_project_calls(m: &FileModel) -> bool {
+fn may_await_or_start(m: &FileModel) -> bool {
     m.function_ids().any(|f| m.func(f).is_async)
         || m.exprs.iter().any(|e| {
             matches!(&e.kind, ExprKind::Call(c)
