@@ -928,7 +928,7 @@ fn sets_unconditionally(m: &FileModel, block: &[StmtId], g: &str) -> bool {
 /// on a socket the file made non-blocking: it returns at once or raises.
 fn on_nonblocking_socket(m: &FileModel, c: &Call, nonblocking: &[String]) -> bool {
     !nonblocking.is_empty()
-        && crate::shared::blocking::NONBLOCKING_SOCKET_IO.contains(&c.name.as_str())
+        && crate::shared::blocking::returns_at_once_when_nonblocking(m, c)
         && c.receiver
             .and_then(|r| m.dotted(r))
             .is_some_and(|d| nonblocking.contains(&d))
@@ -1506,6 +1506,9 @@ pub enum Question {
     /// Whether the project runs it alone on its loop wherever it runs it
     /// ([`ProjectIndex::runs_alone_in_project`]).
     AloneInProject,
+    /// Whether the project starts it alone on its loop wherever it runs it
+    /// ([`ProjectIndex::starts_alone_in_project`]).
+    AloneAtStart,
 }
 
 /// An answer in a form two indexes can be compared by. Functions are named
@@ -1770,6 +1773,7 @@ impl ProjectIndex {
                 Lasting::Alone(found.is_some_and(|i| self.alone_everywhere(i, here)))
             }
             Question::AloneInProject => Lasting::Alone(found.is_some_and(|i| self.alone_at(i))),
+            Question::AloneAtStart => Lasting::Alone(found.is_some_and(|i| self.alone_at_start(i))),
         }
     }
 
@@ -1798,6 +1802,7 @@ impl ProjectIndex {
                 Answer::Alone(found.is_some_and(|i| self.alone_everywhere(i, here)))
             }
             Question::AloneInProject => Answer::Alone(found.is_some_and(|i| self.alone_at(i))),
+            Question::AloneAtStart => Answer::Alone(found.is_some_and(|i| self.alone_at_start(i))),
             Question::Function => {
                 let Some(i) = found else {
                     return Answer::Unresolved;
@@ -1879,9 +1884,23 @@ impl ProjectIndex {
         found.is_some_and(|i| self.alone_at(i))
     }
 
+    /// Whether the coroutine `target` names is alone on its loop when it
+    /// starts, in every run the project shows: as for
+    /// [`ProjectIndex::runs_alone_in_project`], but what the coroutine
+    /// itself starts later does not count (a daemon's `start` reads its pid
+    /// file, then spawns its server).
+    pub fn starts_alone_in_project(&self, lang: Language, target: &str, from: usize) -> bool {
+        let found = self.resolve_quietly(lang, target, from as u32);
+        self.record(Question::AloneAtStart, target, found, from);
+        found.is_some_and(|i| self.alone_at_start(i))
+    }
+
     fn alone_at(&self, i: usize) -> bool {
-        let r = self.resolved();
-        r.alone.get(i).copied().unwrap_or(false) && !r.starting.get(i).copied().unwrap_or(true)
+        self.alone_at_start(i) && !self.resolved().starting.get(i).copied().unwrap_or(true)
+    }
+
+    fn alone_at_start(&self, i: usize) -> bool {
+        self.resolved().alone.get(i).copied().unwrap_or(false)
     }
 
     fn alone_everywhere(&self, i: usize, lone_here: bool) -> bool {

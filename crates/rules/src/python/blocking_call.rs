@@ -45,8 +45,9 @@ to `dest`, also through a local bound to that name: one rename), or fetching a
 `data:` URI (`urlopen(uri)` after `if not uri.startswith("data:"):
 raise`), or opening a file for appending only to write one record (`with
 open(log, "a") as f: f.write(line)`, or in up to three writes, a heading
-then the entry: what a logging handler costs per call), here or in a
-helper. A helper memoized with no arguments
+then the entry, with the record formatted in between by assignments and
+`if`s that neither loop nor touch the file: what a logging handler costs
+per call), here or in a helper. A helper memoized with no arguments
 (`@functools.cache def git_exe():`) runs its body once per process, and
 calls of it are not followed; so does the lazy initialisation of a
 module-level singleton the helper declares `global`, or of a factory's
@@ -124,7 +125,10 @@ kept open on an exit stack, `enter_async_context(websockets.serve(..))`,
 themselves or through the project functions they call), and when no
 file that can reach its package calls a method of its name on a receiver
 of unknown type, hands such a method on, or registers the coroutine with
-a decorator. A prompt for the user (`input()`, `getpass()`)
+a decorator. A coroutine whose every run so begins may also start work
+later (a daemon's `start` spawning its server): a blocking call it makes
+before its first await and before it starts anything (reading its pid
+file) still finds nothing else on the loop. A prompt for the user (`input()`, `getpass()`)
 anywhere in such a coroutine is left alone too when it starts no tasks
 (itself or in the functions of the file it calls, two calls down): the
 program is waiting for its user, and none of its own tasks is held up. A call inside `with self.app.suspend():` of a
@@ -149,8 +153,15 @@ address names a host. Nor is
 `socket.getaddrinfo` of an IP address (a literal or a module constant
 bound to one), which is parsed, not looked up, nor a connect to this
 machine (`socket.create_connection(("localhost", port))`, also to a
-loopback address or a module constant bound to one), which the kernel
-accepts or refuses at once. A `put` on a queue built with no
+loopback address, a module constant bound to one or a parameter
+defaulting to one, `def port_in_use(port, host="127.0.0.1")`), which the
+kernel accepts or refuses at once, nor the `accept` of a socket pair the
+function connected itself. A datagram socket the function builds
+(`socket.SOCK_DGRAM`) waits for no peer: connecting it to an IP address
+only picks a route (the local-address idiom, then `getsockname()`), and
+a send hands one packet to the kernel (a Unix datagram, systemd's
+`sd_notify`, any path); a host name is still looked up, and receives
+still wait. A `put` on a queue built with no
 `maxsize` (held by the instance, also set from a local that holds one
 and cleared to `None` between uses, or, read through `self`, by its
 class: `_stdout = queue.Queue()` in the class body) never waits, closing a
@@ -223,7 +234,6 @@ impl Rule for BlockingCall {
                     && !in_nonblocking_try(cx, f.span)
                     && !on_nonblocking_socket(cx, f.span)
                     && !resolves_an_address(cx, f.span)
-                    && !connects_to_loopback(cx, f.span)
                     && !renames_in_place(cx, f.span)
                     && !after_empty_wait(cx, f.span)
                     && !crate::python::common::in_dead_branch(cx, f.span)
@@ -461,8 +471,10 @@ fn waited_for(cx: &FileCx, e: ExprId) -> bool {
 fn alone_across_files(cx: &FileCx, span: Span) -> bool {
     call_expr_at(cx, span).is_some_and(|(e, _)| {
         let f = cx.func_of(e);
-        (runs_alone_everywhere(cx, f, 2) || runs_alone_in_project(cx, f))
-            && (starts_nothing_within(cx, f) || nothing_else_yet(cx, f, span))
+        let first = || nothing_else_yet(cx, f, span);
+        ((runs_alone_everywhere(cx, f, 2) || runs_alone_in_project(cx, f))
+            && (starts_nothing_within(cx, f) || first()))
+            || (starts_alone_in_project(cx, f) && first())
     })
 }
 
@@ -477,6 +489,19 @@ fn runs_alone_in_project(cx: &FileCx, f: FuncId) -> bool {
         && cx
             .index
             .runs_alone_in_project(cx.lang, &func.qualname, cx.file)
+}
+
+/// The coroutine `f` (a method too) is alone on its loop when it starts,
+/// wherever the project runs it
+/// ([`crate::ProjectIndex::starts_alone_in_project`]).
+fn starts_alone_in_project(cx: &FileCx, f: FuncId) -> bool {
+    let func = cx.func(f);
+    func.is_async
+        && !func.is_test
+        && !func.qualname.is_empty()
+        && cx
+            .index
+            .starts_alone_in_project(cx.lang, &func.qualname, cx.file)
 }
 
 /// Every run of the module function `f` starts it while nothing else is
@@ -1092,8 +1117,7 @@ fn on_nonblocking_socket(cx: &FileCx, span: Span) -> bool {
     let Some((e, c)) = call_expr_at(cx, span) else {
         return false;
     };
-    if c.name != "sendto"
-        && !crate::shared::blocking::NONBLOCKING_SOCKET_IO.contains(&c.name.as_str())
+    if c.name != "sendto" && !crate::shared::blocking::returns_at_once_when_nonblocking(cx.model, c)
     {
         return false;
     }
@@ -1274,29 +1298,6 @@ fn resolves_an_address(cx: &FileCx, span: Span) -> bool {
     })
 }
 
-/// A TCP connect to this machine (`socket.create_connection(("localhost",
-/// port))`, `sock.connect(("127.0.0.1", PORT))`, or a module-level name
-/// bound once to such a host): the kernel accepts or refuses it at once.
-/// What is read from the socket afterwards is another call.
-fn connects_to_loopback(cx: &FileCx, span: Span) -> bool {
-    let host_is_loopback = |host: ExprId| {
-        host_is(cx, host, |h| {
-            h == "localhost"
-                || h.parse::<std::net::IpAddr>()
-                    .is_ok_and(|ip| ip.is_loopback())
-        })
-    };
-    call_at(cx, span).is_some_and(|c| {
-        matches!(
-            c.target.as_deref(),
-            Some("socket.create_connection" | "socket.socket.connect")
-        ) && c.positional(0).is_some_and(|addr| {
-            matches!(&cx.expr(cx.model.strip(addr)).kind,
-                ExprKind::Collection { elems, .. } if elems.first().is_some_and(|&h| host_is_loopback(h)))
-        })
-    })
-}
-
 /// An address tuple whose host is an IP address (or `<broadcast>`),
 /// written out or a module-level name bound to one.
 fn names_ip_host(cx: &FileCx, addr: ExprId) -> bool {
@@ -1309,23 +1310,8 @@ fn names_ip_host(cx: &FileCx, addr: ExprId) -> bool {
 /// A host that is an IP address (or `<broadcast>`): a literal, or a
 /// module-level name bound once to one.
 fn is_ip_host(cx: &FileCx, host: ExprId) -> bool {
-    host_is(cx, host, |h| {
-        h == "<broadcast>" || h.parse::<std::net::IpAddr>().is_ok()
-    })
-}
-
-/// The host is a string literal `pred` accepts, or a module-level name
-/// bound once to one.
-fn host_is(cx: &FileCx, host: ExprId, pred: impl Fn(&str) -> bool) -> bool {
-    let accepted = |v: ExprId| matches!(cx.model.literal(v), Some(Lit::Str(h)) if pred(h.as_str()));
-    if accepted(host) {
-        return true;
-    }
-    let Some(name) = cx.model.name_of(host) else {
-        return false;
-    };
-    let mut bound = crate::python::common::values_bound_to(cx, FuncId(0), name);
-    matches!((bound.next(), bound.next()), (Some(Some(v)), None) if accepted(v))
+    crate::shared::blocking::module_literal(cx.model, host)
+        .is_some_and(|h| h == "<broadcast>" || h.parse::<std::net::IpAddr>().is_ok())
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -1338,6 +1324,52 @@ results = queue.Queue(maxsize=100)
 
 async def report(x):
     results.put(x)  # expect
+"#,
+        r#"
+import socket
+
+
+def port_open(host, port):
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(2)
+        return sock.connect_ex((host, port)) == 0
+
+
+async def health(host):
+    # A probe of another machine waits up to two seconds for its answer.
+    return port_open(host, 443)  # expect
+"#,
+        r#"
+# file: dmn/daemon.py
+import asyncio
+from pathlib import Path
+
+
+class Daemon:
+    def __init__(self, pidfile):
+        self.pidfile = Path(pidfile)
+
+    async def start(self):
+        asyncio.create_task(self.serve())
+        while True:
+            await asyncio.sleep(5)
+            # The server task is running beside this loop by now.
+            if not self.pidfile.read_text().strip():  # expect
+                break
+
+    async def serve(self):
+        await asyncio.sleep(3600)
+
+# file: dmn/cli.py
+import asyncio
+import click
+from dmn.daemon import Daemon
+
+
+@click.command()
+def start():
+    d = Daemon("/run/d.pid")
+    asyncio.run(d.start())
 "#,
         r#"
 import socket
@@ -2415,6 +2447,87 @@ class Ships:
 "#,
     ],
     pass: &[
+        r#"
+import socket
+
+
+def local_ip():
+    # Connecting a UDP socket sends nothing: it only picks the route.
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.connect(("10.255.255.255", 1))
+    ip = s.getsockname()[0]
+    s.close()
+    return ip
+
+
+def port_in_use(port, host="127.0.0.1"):
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(1)
+        return sock.connect_ex((host, port)) == 0
+
+
+def sd_notify(path, msg):
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as s:
+        s.sendto(msg.encode(), path)
+
+
+async def advertise(port):
+    sd_notify("/run/systemd/notify", "READY=1")
+    return local_ip(), port_in_use(port)
+"#,
+        r#"
+import datetime
+
+
+def log_reply(path, model, resp):
+    stamp = datetime.datetime.now().isoformat()
+    with open(path, "a") as f:
+        if isinstance(resp, dict):
+            text = resp["content"]
+        else:
+            text = str(resp)
+        f.write(f"AI {stamp} {model}\n")
+        f.write(text)
+        f.flush()
+
+
+async def complete(client, path, prompt):
+    resp = await client.complete(prompt)
+    # One record appended to a local log, formatted first.
+    log_reply(path, "m", resp)
+    return resp
+"#,
+        r#"
+# file: dmn/daemon.py
+import asyncio
+from pathlib import Path
+
+
+class Daemon:
+    def __init__(self, pidfile):
+        self.pidfile = Path(pidfile)
+
+    async def start(self):
+        # First thing on a fresh loop: nothing else runs on it yet.
+        if self.pidfile.exists() and self.pidfile.read_text().strip():
+            raise RuntimeError("already running")
+        asyncio.create_task(self.serve())
+        await asyncio.sleep(3600)
+
+    async def serve(self):
+        await asyncio.sleep(3600)
+
+# file: dmn/cli.py
+import asyncio
+import click
+from dmn.daemon import Daemon
+
+
+@click.command()
+def start():
+    d = Daemon("/run/d.pid")
+    asyncio.run(d.start())
+"#,
         r#"
 import socket
 

@@ -25,7 +25,9 @@ only stops once too many probes failed is not a retry, nor is `if not
 line: break`, the end of the input of a loop that serves one request per
 round) and whose `except` path goes round again (a `for` whose awaited request takes an argument
 made from the loop variable, `for hours_back in range(3)` building each
-URL, searches candidates: it is not a retry). Reported when
+URL, searches candidates: it is not a retry). Only a call that waits on
+another service makes a retry: binding local sockets in turn (a search
+for a free port) talks to no one. Reported when
 the loop never sleeps between attempts, or only sleeps a constant duration
 with no random jitter. At most two attempts (`range(2)`, or a bound the
 function or the module sets to 2, `attempts = _RETRY_ATTEMPTS`, `attempts
@@ -650,12 +652,16 @@ fn calls_remote(cx: &FileCx, loop_stmt: StmtId, b: &Block) -> bool {
                 return true;
             }
             if let Some(t) = c.target.as_deref() {
+                // A socket's own set-up (`bind`, `listen`, `setsockopt`)
+                // talks to no one: only what waits on the network counts.
+                if t.starts_with("socket.") {
+                    return cx.effect(c, Effect::Blocking).is_some();
+                }
                 let remote_prefix = [
                     "requests.",
                     "urllib.request.",
                     "urllib3.",
                     "http.client.",
-                    "socket.",
                     "httpx.",
                     "aiohttp.",
                     "asyncpg.",
@@ -1388,6 +1394,21 @@ async def fetch_listing(session, url):
 "#,
     ],
     pass: &[
+        r#"
+import socket
+
+
+def free_port(start):
+    # A search for a free port: binding a local socket talks to no one.
+    for port in range(start, start + 100):
+        try:
+            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+                s.bind(("127.0.0.1", port))
+                return port
+        except OSError:
+            continue
+    raise RuntimeError("no free port")
+"#,
         r#"
 import asyncio
 import json

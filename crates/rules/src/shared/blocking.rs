@@ -183,10 +183,19 @@ pub(crate) fn is_field_of(m: &FileModel, e: ExprId, owner: &str) -> bool {
 /// in-memory SQLite database (`sqlite3.connect(":memory:")`); `urlopen`
 /// of a `data:` URI, which it decodes in memory (a name the file rejects
 /// unless it starts with `data:`); a file opened for appending only to
-/// write one record ([`appends_one_record`]). Shared with the project
-/// index, so helpers making such calls do not block either.
+/// write one record ([`appends_one_record`]); a package's own data file
+/// ([`reads_package_data`]); a TCP connect to this machine
+/// ([`connects_to_loopback`]); a datagram socket's connect or send
+/// ([`datagram_at_once`]); the `accept` of a hand-made socket pair
+/// ([`accepts_own_connection`]). Shared with the project index, so
+/// helpers making such calls do not block either.
 pub(crate) fn waits_for_nothing(m: &FileModel, id: ExprId, c: &Call) -> bool {
-    if appends_one_record(m, id, c) || reads_package_data(m, c) {
+    if appends_one_record(m, id, c)
+        || reads_package_data(m, c)
+        || connects_to_loopback(m, id, c)
+        || datagram_at_once(m, id, c)
+        || accepts_own_connection(m, id, c)
+    {
         return true;
     }
     // `Path("/proc/cpuinfo").read_text()`: the path is the receiver's.
@@ -211,6 +220,196 @@ pub(crate) fn waits_for_nothing(m: &FileModel, id: ExprId, c: &Call) -> bool {
             || m.resolved(a) == Some("os.devnull")
             || (is_urlopen(c) && m.name_of(a).is_some_and(|n| only_data_uris(m, n)))
     })
+}
+
+/// Python: a TCP connect to this machine (`socket.create_connection((
+/// "localhost", port))`, `sock.connect_ex(("127.0.0.1", PORT))`, a
+/// module-level name bound once to such a host, or a parameter defaulting
+/// to one): the kernel accepts or refuses it at once. What is read from the socket afterwards is another
+/// call.
+fn connects_to_loopback(m: &FileModel, id: ExprId, c: &Call) -> bool {
+    let loopback = |h: &str| {
+        h == "localhost"
+            || h.parse::<std::net::IpAddr>()
+                .is_ok_and(|ip| ip.is_loopback())
+    };
+    // `def port_open(port, host="127.0.0.1")`: a helper made to probe this
+    // machine.
+    let default_loopback = |h: ExprId| {
+        m.name_of(h).is_some_and(|n| {
+            enclosing_function(m, id).is_some_and(|f| {
+                f.params.iter().any(|p| {
+                    &*p.name == n
+                        && p.default.is_some_and(
+                            |d| matches!(m.literal(d), Some(Lit::Str(s)) if loopback(s)),
+                        )
+                })
+            })
+        })
+    };
+    matches!(
+        c.target.as_deref(),
+        Some("socket.create_connection" | "socket.socket.connect" | "socket.socket.connect_ex")
+    ) && c.positional(0).is_some_and(|addr| {
+        matches!(&m.expr(m.strip(addr)).kind,
+        ExprKind::Collection { elems, .. } if elems.first().is_some_and(|&h| {
+            module_literal(m, h).is_some_and(loopback) || default_loopback(h)
+        }))
+    })
+}
+
+/// Python: a connect or send on a datagram socket the same function
+/// builds (`socket.socket(socket.AF_INET, socket.SOCK_DGRAM)`), which
+/// waits for no peer: connecting a UDP socket to an IP address only picks
+/// a route (the "which address would I use" idiom, then `getsockname()`),
+/// a UDP send hands one packet to the kernel, and a Unix datagram (a
+/// systemd `sd_notify`) goes straight into the receiver's queue. A host
+/// name is still resolved first, and that blocks; receives wait.
+fn datagram_at_once(m: &FileModel, id: ExprId, c: &Call) -> bool {
+    let connect = match c.target.as_deref() {
+        Some("socket.socket.connect" | "socket.socket.connect_ex") => true,
+        Some("socket.socket.send" | "socket.socket.sendto") => false,
+        _ => return false,
+    };
+    let Some(sock) = c.receiver.and_then(|r| m.name_of(m.strip(r))) else {
+        return false;
+    };
+    let Some(f) = enclosing_function(m, id) else {
+        return false;
+    };
+    let Some(kind) = socket_built(m, f, sock) else {
+        return false;
+    };
+    let unix = kind.iter().any(|k| k == "AF_UNIX");
+    if !kind.iter().any(|k| k == "SOCK_DGRAM") {
+        return false;
+    }
+    let ip = |a: Option<ExprId>| {
+        a.is_some_and(|a| match &m.expr(m.strip(a)).kind {
+            ExprKind::Collection { elems, .. } => elems.first().is_some_and(|&h| {
+                module_literal(m, h).is_some_and(|h| h.parse::<std::net::IpAddr>().is_ok())
+            }),
+            _ => false,
+        })
+    };
+    unix || match (connect, c.name.as_str()) {
+        (true, _) => ip(c.positional(0)),
+        (false, "sendto") => ip(c.positional(1)),
+        _ => true,
+    }
+}
+
+/// The innermost function (or the module) the expression `id` is in.
+fn enclosing_function(m: &FileModel, id: ExprId) -> Option<&Function> {
+    let at = m.expr(id).span;
+    m.functions
+        .iter()
+        .filter(|f| f.span.contains(at))
+        .min_by_key(|f| f.span.end - f.span.start)
+}
+
+/// Python: the `accept` of a hand-made socket pair (`listener.bind((
+/// "127.0.0.1", 0))`, then a socket of the same function connects to it
+/// before the `accept`): the connection is already waiting, so it returns
+/// at once.
+fn accepts_own_connection(m: &FileModel, id: ExprId, c: &Call) -> bool {
+    if c.target.as_deref() != Some("socket.socket.accept") {
+        return false;
+    }
+    let Some(f) = enclosing_function(m, id) else {
+        return false;
+    };
+    let at = m.expr(id).span;
+    unsnarl_model::walk::calls_in_block(m, &f.body)
+        .into_iter()
+        .any(|e| {
+            m.expr(e).span.end <= at.start
+                && m.call(e).is_some_and(|k| {
+                    matches!(k.name.as_str(), "connect" | "connect_ex")
+                        && connects_to_loopback(m, e, k)
+                })
+        })
+}
+
+/// The names of the constants the function `f` builds the socket `sock`
+/// with (`sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)`, or
+/// `with socket.socket(...) as sock`), through a local bound once or a
+/// parameter's default (`family = socket.AF_UNIX`, `kind=socket.
+/// SOCK_DGRAM`): their last segments.
+fn socket_built(m: &FileModel, f: &Function, sock: &str) -> Option<Vec<String>> {
+    let is_socket = |v: ExprId| {
+        m.call(m.strip(v))
+            .is_some_and(|k| k.target.as_deref() == Some("socket.socket"))
+    };
+    let stmts = unsnarl_model::walk::stmts_in_block(m, &f.body);
+    let ctor = stmts.iter().find_map(|&s| match &m.stmt(s).kind {
+        StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } if targets.iter().any(|&t| m.name_of(t) == Some(sock)) && is_socket(*v) => Some(*v),
+        StmtKind::With { items, .. } => items
+            .iter()
+            .find(|it| it.target.and_then(|t| m.name_of(t)) == Some(sock) && is_socket(it.ctx))
+            .map(|it| it.ctx),
+        _ => None,
+    })?;
+    let last = |x: ExprId| {
+        m.resolved(x)
+            .map(str::to_string)
+            .or_else(|| m.dotted(x))
+            .map(|d| d.rsplit('.').next().unwrap_or(&d).to_string())
+    };
+    let constant = |x: ExprId| {
+        let Some(name) = m.name_of(x) else {
+            return last(x);
+        };
+        if let Some(p) = f.params.iter().find(|p| &*p.name == name) {
+            return p.default.and_then(last);
+        }
+        let mut bound = stmts.iter().filter_map(|&s| match &m.stmt(s).kind {
+            StmtKind::Assign { targets, value, .. }
+                if targets.iter().any(|&t| m.name_of(t) == Some(name)) =>
+            {
+                Some(*value)
+            }
+            _ => None,
+        });
+        match (bound.next(), bound.next()) {
+            (Some(Some(v)), None) => last(v),
+            (None, _) => last(x),
+            _ => None,
+        }
+    };
+    let call = m.call(m.strip(ctor))?;
+    Some(call.args.iter().filter_map(|a| constant(a.value)).collect())
+}
+
+/// Python: the string `e` is, written out or as a module-level name bound
+/// once to it (`HOST = "127.0.0.1"`).
+pub(crate) fn module_literal(m: &FileModel, e: ExprId) -> Option<&str> {
+    if let Some(Lit::Str(s)) = m.literal(e) {
+        return Some(s.as_str());
+    }
+    let name = m.name_of(e)?;
+    let module = &m.functions.first()?.body;
+    let mut bound = unsnarl_model::walk::stmts_in_block(m, module)
+        .into_iter()
+        .filter_map(|s| match &m.stmt(s).kind {
+            StmtKind::Assign { targets, value, .. }
+                if targets.iter().any(|&t| m.name_of(t) == Some(name)) =>
+            {
+                Some(*value)
+            }
+            _ => None,
+        });
+    match (bound.next(), bound.next()) {
+        (Some(Some(v)), None) => match m.literal(v) {
+            Some(Lit::Str(s)) => Some(s.as_str()),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// Python: the mode argument of a call that opens a file (`open(p, "a")`,
@@ -271,6 +470,12 @@ fn appends_one_record(m: &FileModel, id: ExprId, c: &Call) -> bool {
             let on_handle = |r: ExprId| m.name_of(r) == Some(handle);
             let mut writes = 0;
             let only_writes = body.iter().all(|&b| {
+                // Formatting the record in between (`text = str(resp)`, an
+                // `if` choosing which field to log): no loop, and no use
+                // of the handle but the writes.
+                if prepares_without_handle(m, b, handle) {
+                    return true;
+                }
                 // `with open(path, "a"): pass`: a check that it can be
                 // written, which writes nothing.
                 if matches!(m.stmt(b).kind, StmtKind::Pass) {
@@ -290,6 +495,27 @@ fn appends_one_record(m: &FileModel, id: ExprId, c: &Call) -> bool {
             });
             only_writes && writes <= MAX_RECORD_WRITES
         })
+}
+
+/// The statement `b` neither loops nor touches the file `handle`: what a
+/// log helper does to format its record between opening and writing.
+fn prepares_without_handle(m: &FileModel, b: StmtId, handle: &str) -> bool {
+    let block = vec![b];
+    let stmts = unsnarl_model::walk::stmts_in_block(m, &block);
+    stmts.iter().all(|&s| {
+        !matches!(
+            m.stmt(s).kind,
+            StmtKind::For { .. }
+                | StmtKind::While { .. }
+                | StmtKind::Loop { .. }
+                | StmtKind::With { .. }
+        )
+    }) && stmts
+        .iter()
+        .all(|&s| !matches!(m.stmt(s).kind, StmtKind::Expr(_)))
+        && unsnarl_model::walk::exprs_in_block(m, &block)
+            .into_iter()
+            .all(|e| m.name_of(e) != Some(handle))
 }
 
 /// The most `write` calls [`appends_one_record`] takes for one record.
@@ -566,6 +792,26 @@ pub const NONBLOCKING_SOCKET_IO: [&str; 6] = [
 
 /// The sockets a Python file switches to non-blocking mode
 /// (`self.wakeup_sock.setblocking(False)`), by name.
+/// Python: the socket call `c` returns at once (or raises) on a socket in
+/// non-blocking mode: a send or receive ([`NONBLOCKING_SOCKET_IO`]), or a
+/// connect to a Unix socket's path or an IP address (a host name would be
+/// resolved first, and that blocks).
+pub fn returns_at_once_when_nonblocking(m: &FileModel, c: &Call) -> bool {
+    if NONBLOCKING_SOCKET_IO.contains(&c.name.as_str()) {
+        return true;
+    }
+    matches!(c.name.as_str(), "connect" | "connect_ex")
+        && c.positional(0)
+            .is_some_and(|a| match &m.expr(m.strip(a)).kind {
+                ExprKind::Collection { elems, .. } => elems.first().is_some_and(|&h| {
+                    module_literal(m, h).is_some_and(|h| h.parse::<std::net::IpAddr>().is_ok())
+                }),
+                _ => true,
+            })
+}
+
+/// Python: the sockets the file switches to non-blocking mode
+/// (`sock.setblocking(False)`), by their dotted names.
 pub fn nonblocking_sockets(m: &FileModel) -> Vec<String> {
     m.exprs
         .iter()
