@@ -21,7 +21,9 @@ A handler that catches cancellation (`asyncio.CancelledError`,
 awaits, where some path through the handler neither re-raises nor raises
 something else. A handler that keeps the exception to raise it later
 (stores it, appends it to a list, sets it on a future, saves or hands on
-`sys.exc_info()`) or gives it to a helper of the file that raises or keeps
+`sys.exc_info()`, folds it into a local the function raises after the
+`try`, `error = merge_errors(error, exc)` then `if error is not None:
+raise error`) or gives it to a helper of the file that raises or keeps
 it is not reported, nor one that ends with `raise` and leaves otherwise
 only under `if isinstance(e, TransportError) and ..:` for a type that is
 no cancellation (also in a loop over a list of such types, `for err in
@@ -222,6 +224,7 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
             || forwards_exception(cx, h)
             || deferred_then_raised(cx, t, h)
             || saved_error_raised_later(cx, fid, t, h)
+            || merged_then_raised(cx, fid, t, h)
             || exit_passes_its_own_exception_on(cx, fid, t, h)
             || stops_on_flag_set_before_cancel(cx, h)
             || raises_unless_loop_ends(cx, t, h)
@@ -691,6 +694,48 @@ fn saved_error_raised_later(cx: &FileCx, fid: FuncId, t: StmtId, h: &Handler) ->
                 if targets.iter().any(|&tg| name_of(tg) == Some(saved))
                     && value.and_then(name_of).is_none_or(|v| v == "None"))
     })
+}
+
+/// The handler folds the caught exception into a local the function
+/// raises after the `try` (`except BaseException as exc: error =
+/// combine_errors(error, exc)`, then `if error is not None: raise error`
+/// once every resource is closed): the cancellation ends the task, after
+/// the rest of the cleanup.
+fn merged_then_raised(cx: &FileCx, fid: FuncId, t: StmtId, h: &Handler) -> bool {
+    let Some(name) = h.name.as_deref() else {
+        return false;
+    };
+    if leaves_early(cx, &h.body) {
+        return false;
+    }
+    let m = cx.model;
+    let kept: Vec<&str> = h
+        .body
+        .iter()
+        .filter_map(|&b| match &cx.stmt(b).kind {
+            StmtKind::Assign {
+                targets,
+                value: Some(v),
+                ..
+            } if cx
+                .call(m.strip(*v))
+                .is_some_and(|c| c.args.iter().any(|a| m.name_of(a.value) == Some(name))) =>
+            {
+                match targets.as_slice() {
+                    [tg] => m.name_of(*tg),
+                    _ => None,
+                }
+            }
+            _ => None,
+        })
+        .collect();
+    let after = cx.stmt(t).span.end;
+    !kept.is_empty()
+        && cx.body_stmts(fid).iter().any(|&x| {
+            cx.stmt(x).span.start >= after
+                && matches!(cx.stmt(x).kind, StmtKind::Raise(Some(v))
+                    if m.name_of(m.strip(v)).is_some_and(|n| kept.contains(&n)))
+        })
 }
 
 /// The handler `return`s or `break`s somewhere: on that path nothing
@@ -1608,6 +1653,21 @@ async def run(server):
     await asyncio.gather(server.serve(), dispatch_loop(), return_exceptions=True)
 "#,
         r#"
+import logging
+
+
+class Session:
+    async def close(self):
+        error = None
+        for res in (self._page, self._browser):
+            try:
+                await res.close()
+            except BaseException as exc:  # expect
+                error = merge_errors(error, exc)
+        if error is not None:
+            logging.warning("close failed: %s", error)
+"#,
+        r#"
 import asyncio
 
 class Playback:
@@ -2215,6 +2275,21 @@ class Crawler:
 "#,
     ],
     pass: &[
+        r#"
+class Session:
+    async def close(self):
+        error = None
+        for res in (self._page, self._browser):
+            if res is None:
+                continue
+            try:
+                await res.close()
+            except BaseException as exc:
+                # Kept, and raised once the other resources are closed.
+                error = merge_errors(error, exc)
+        if error is not None:
+            raise error
+"#,
         r#"
 import asyncio
 

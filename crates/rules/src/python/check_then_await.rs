@@ -65,7 +65,9 @@ flow, such as a login, driven one answer at a time, whose state is what
 the person typed. Nor is one slot (`self._user_id`, not an item of a
 table) filled from reads whose arguments the caller does not choose
 (`self._user_id = (await self.get("user"))["id"]`, `self._tools = await
-self.client.list_tools()`), outside a connect or start path: racing
+self.client.list_tools()`, or a `get` of a fixed URL on a client made for
+it, `async with httpx.AsyncClient() as c: resp = await
+c.get(self.jwks_uri)`), outside a connect or start path: racing
 callers make the same read and store the same value, one duplicate
 request at worst.
 
@@ -199,7 +201,8 @@ impl Rule for CheckThenAwait {
 /// it holds (not a module's function: `fetch_master_rows()` may download
 /// megabytes, once per racer) whose arguments are literals,
 /// fields of `self` or module-level names (`self.user_id = (await
-/// self.get("user"))["id"]`). Racing callers each make the same read and
+/// self.get("user"))["id"]`), also on a client made for the read (`async
+/// with httpx.AsyncClient() as c: resp = await c.get(self.jwks_uri)`). Racing callers each make the same read and
 /// store the same value: a duplicate request, nothing lost or run twice
 /// that changes anything.
 fn same_value_for_all(cx: &FileCx, window: &Block, w: StmtId) -> bool {
@@ -233,19 +236,36 @@ fn same_value_for_all(cx: &FileCx, window: &Block, w: StmtId) -> bool {
     };
     // Not a bare `get()`, `read()` or `fetch()`: a queue's or a stream's
     // next item differs from call to call.
+    // `async with httpx.AsyncClient() as c:` in the window: a client made
+    // for this read, with nothing of the caller's in it.
+    let fresh_clients: Vec<&str> = unsnarl_model::walk::stmts_in_block(m, window)
+        .into_iter()
+        .filter_map(|st| match &cx.stmt(st).kind {
+            StmtKind::With {
+                items,
+                is_async: true,
+                ..
+            } => Some(items),
+            _ => None,
+        })
+        .flatten()
+        .filter(|it| cx.call(m.strip(it.ctx)).is_some())
+        .filter_map(|it| it.target.and_then(|t| m.name_of(t)))
+        .collect();
     let reads = |inner: ExprId| {
         cx.call(m.strip(inner)).is_some_and(|c| {
             let name = c.name.trim_start_matches('_');
             let http_get = name == "get"
-                && c.positional(0)
-                    .is_some_and(|a| matches!(m.literal(a), Some(Lit::Str(_))));
+                && c.positional(0).is_some_and(|a| {
+                    matches!(m.literal(a), Some(Lit::Str(_)))
+                        || m.dotted(a).is_some_and(|d| d.starts_with("self."))
+                });
             let named_read = ["get_", "list", "fetch_", "describe", "load", "find"]
                 .iter()
                 .any(|v| name.starts_with(v));
-            let on_own_client = c
-                .receiver
-                .and_then(|r| m.dotted(r))
-                .is_some_and(|d| d == "self" || d.starts_with("self."));
+            let on_own_client = c.receiver.and_then(|r| m.dotted(r)).is_some_and(|d| {
+                d == "self" || d.starts_with("self.") || fresh_clients.contains(&d.as_str())
+            });
             (http_get || named_read) && on_own_client && c.args.iter().all(|a| fixed(a.value))
         })
     };
@@ -1128,6 +1148,24 @@ class CachedProvider(Provider):
 "#,
     ],
     pass: &[
+        r#"
+import time
+
+import httpx
+
+
+class Verifier:
+    async def signing_keys(self):
+        if self._jwks and time.time() - self._fetched < 300:
+            return self._jwks
+        async with httpx.AsyncClient() as c:
+            # The same document for every racer: one duplicate fetch.
+            resp = await c.get(self.jwks_uri)
+            resp.raise_for_status()
+            self._jwks = resp.json()
+            self._fetched = time.time()
+        return self._jwks
+"#,
         r#"
 class Clockify:
     def __init__(self, http):

@@ -27,8 +27,9 @@ I/O calls (`with send_lock: sock.sendall(frame)`), or nothing but
 alone: that lock exists to keep the writes from interleaving. So is a
 value built once under the lock (`if self._model is None: self._model =
 load(path)`, or after an early return once it is done, `if
-self.initialized: return`, the block then setting `self.initialized =
-True` or the value from a call): every waiter needs it, and building it
+self.initialized: return`, or `if _options and not force: return
+_options`, the block then setting `self.initialized = True` or the value
+from a call): every waiter needs it, and building it
 twice is what the lock prevents. A one-line append to a log file (see
 PY002) waits for nothing and is not reported either. A cache filled per key under one lock (`if name not in
 cache:`) still holds up the threads that want other keys, and is
@@ -688,9 +689,10 @@ fn fills_once(cx: &FileCx, call: ExprId, w: StmtId) -> bool {
 /// The call comes after an early return of the lock block on a value it
 /// fills once (`with self.lock: if self.initialized: return; ...;
 /// self.initialized = True`, or `if self._index is not None: return; ...;
-/// self._index = build()`), and the rest of the block always fills it: a
-/// flag named for being set up (`initialized`, `loaded`, `ready`) set to
-/// `True`, or a value set from a call.
+/// self._index = build()`, `if _options and not force: return _options`),
+/// and the rest of the block always fills it: a flag named for being set
+/// up (`initialized`, `loaded`, `ready`) set to `True`, or a value set
+/// from a call.
 fn after_done_return(cx: &FileCx, call: ExprId, w: StmtId, lasting: &dyn Fn(&str) -> bool) -> bool {
     let m = cx.model;
     let StmtKind::With { body, .. } = &cx.stmt(w).kind else {
@@ -699,7 +701,17 @@ fn after_done_return(cx: &FileCx, call: ExprId, w: StmtId, lasting: &dyn Fn(&str
     let at = cx.expr(call).span;
     // What the test finds present, and whether it is a flag (a truth test).
     let present = |cond: ExprId| -> Option<(String, bool)> {
-        let cond = m.strip(cond);
+        let mut cond = m.strip(cond);
+        // `if _options and not force: return _options`: what is present
+        // is tested first; the second half only forces a rebuild.
+        if let ExprKind::Logical {
+            op: LogicalOp::And,
+            left,
+            ..
+        } = &cx.expr(cond).kind
+        {
+            cond = m.strip(*left);
+        }
         match &cx.expr(cond).kind {
             ExprKind::Binary { op, left, right }
                 if *op == BinOp::IsNot && matches!(m.literal(*right), Some(Lit::Null)) =>
@@ -730,15 +742,13 @@ fn after_done_return(cx: &FileCx, call: ExprId, w: StmtId, lasting: &dyn Fn(&str
             return false;
         };
         lasting(&what)
-            && (!flag || named_for_setup(&what))
             && crate::index::always_does(m, &body[k + 1..], &|s| {
                 matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), .. }
                 if targets.iter().any(|&t| m.dotted(t).as_deref() == Some(what.as_str()))
-                    && if flag {
-                        matches!(m.literal(*v), Some(Lit::Bool(true)))
-                    } else {
-                        cx.call(m.strip(*v)).is_some()
-                    })
+                    && ((flag
+                        && named_for_setup(&what)
+                        && matches!(m.literal(*v), Some(Lit::Bool(true))))
+                        || cx.call(m.strip(*v)).is_some()))
             })
     })
 }
@@ -1174,6 +1184,26 @@ class Downloader:
 "#,
     ],
     pass: &[
+        r#"
+import json
+import threading
+
+_lock = threading.RLock()
+_options = None
+
+
+def get_options(force=False):
+    global _options
+    if _options and not force:
+        return _options
+    with _lock:
+        # Built once: every waiting thread needs these options.
+        if _options and not force:
+            return _options
+        with open("config.json", encoding="utf-8") as f:
+            _options = json.load(f)
+        return _options
+"#,
         r#"
 import json
 import threading

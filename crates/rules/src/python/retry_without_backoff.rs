@@ -29,7 +29,8 @@ URL, searches candidates: it is not a retry). Only a call that waits on
 another service makes a retry: binding local sockets in turn (a search
 for a free port) talks to no one. Reported when
 the loop never sleeps between attempts, or only sleeps a constant duration
-with no random jitter. At most two attempts (`range(2)`, or a bound the
+with no random jitter. At most two attempts (`range(2)`, `tries = 0;
+while tries < 2: ... tries += 1`, or a bound the
 function or the module sets to 2, `attempts = _RETRY_ATTEMPTS`, `attempts
 = 2 if retry else 1`) make one
 retry, which builds no storm, and are not reported. A liveness probe is not reported: a loop that only
@@ -369,7 +370,7 @@ pub(crate) fn retry_loop_body<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Bloc
             body
         }
         StmtKind::While { cond, body, .. } => {
-            if !is_retry_condition(cx, *cond) {
+            if !is_retry_condition(cx, *cond) || counts_to_two(cx, s, *cond) {
                 return None;
             }
             body
@@ -491,6 +492,53 @@ fn is_retry_condition(cx: &FileCx, cond: ExprId) -> bool {
                 n.contains("retr") || n.contains("attempt") || n.contains("tries")
             })
     })
+}
+
+/// The `while` counts its attempts up from zero to at most two (`tries =
+/// 0; while tries < 2: ...; tries += 1`): one retry, as `range(2)`.
+fn counts_to_two(cx: &FileCx, lp: StmtId, cond: ExprId) -> bool {
+    let ExprKind::Binary {
+        op,
+        left,
+        right: bound,
+    } = &cx.expr(cx.model.strip(cond)).kind
+    else {
+        return false;
+    };
+    let Some(counter) = cx.model.name_of(*left) else {
+        return false;
+    };
+    let f = cx.tree.stmt_func(lp);
+    let limit = match op {
+        BinOp::Lt => 2,
+        BinOp::LtE => 1,
+        _ => return false,
+    };
+    if constant(cx, f, *bound, 2).is_none_or(|n| n > limit) {
+        return false;
+    }
+    // Every plain assignment starts it at zero; the rest only add to it.
+    let mut starts = 0;
+    let only_counts_up = cx.body_stmts(f).iter().all(|&st| match &cx.stmt(st).kind {
+        StmtKind::Assign {
+            targets,
+            value,
+            op: aop,
+        } if targets
+            .iter()
+            .any(|&t| cx.model.name_of(t) == Some(counter)) =>
+        {
+            match aop {
+                AssignOp::Augmented(BinOp::Add) => true,
+                _ => {
+                    starts += 1;
+                    value.is_some_and(|v| cx.model.int_value(v) == Some(0))
+                }
+            }
+        }
+        _ => true,
+    });
+    only_counts_up && starts > 0
 }
 
 /// A call of the program's own sleep or backoff helper (`self._sleep(d)`,
@@ -1124,6 +1172,21 @@ class LightConnection:
                 continue
 "#,
         r#"
+import socket
+
+
+def ensure_connected(client):
+    tries = 0
+    while tries < 10:  # expect
+        try:
+            client.sock.connect((client.host, client.port))
+            return
+        except socket.error:
+            client.reset()
+        tries += 1
+    raise ConnectionError("cannot connect")
+"#,
+        r#"
 import asyncio
 import time
 
@@ -1394,6 +1457,22 @@ async def fetch_listing(session, url):
 "#,
     ],
     pass: &[
+        r#"
+import socket
+
+
+def ensure_connected(client):
+    # Two attempts at most: one retry on a fresh connection.
+    tries = 0
+    while tries < 2:
+        try:
+            client.sock.connect((client.host, client.port))
+            return
+        except socket.error:
+            client.reset()
+        tries += 1
+    raise ConnectionError("cannot connect")
+"#,
         r#"
 import socket
 
