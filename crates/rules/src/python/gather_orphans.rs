@@ -39,8 +39,10 @@ loop, which cancels the rest). Nor is one operation gathered with a sleep that p
 callback completes (`gather(cli.write(..), self._reply)` with `self._reply
 = asyncio.Future()`): a sleep or a future left behind does nothing. Nor is a gather of coroutines of the file that each catch every
 ordinary error (all their awaits in a `try` whose `except Exception:`
-logs or returns instead of raising), called directly or started as
-tasks collected in a local list: the gather has no failure to stop
+logs or returns instead of raising), called directly, started as
+tasks collected in a local list, or built by a comprehension
+(`gather(*tasks.values())` of `tasks = {n: self.check(p) for n, p in
+items}`): the gather has no failure to stop
 early on; nor of coroutines of the file none of which ever suspends (no
 `await`, `async for` or `async with` of their own): each task runs to its
 end in its first step, so all have finished before the gather sees a
@@ -199,7 +201,9 @@ fn paced_by_sleep(cx: &FileCx, c: &Call) -> bool {
 
 /// Every gathered awaitable is a coroutine of the file that `holds`,
 /// called directly or started as a task and collected in a local list
-/// (`tasks.append(create_task(self.process(r)))` then `gather(*tasks)`).
+/// (`tasks.append(create_task(self.process(r)))` then `gather(*tasks)`)
+/// or built by a comprehension (`tasks = {n: self.check(p) for n, p in
+/// items}` then `gather(*tasks.values())`).
 /// Two properties leave no sibling behind: each coroutine catches every
 /// ordinary error itself (`async def _run_module(..): try: .. except
 /// Exception: log(..); return []`), so `gather` has no failure to stop
@@ -219,9 +223,39 @@ fn every_gathered(cx: &FileCx, f: FuncId, c: &Call, holds: fn(&FileCx, FuncId) -
             .and_then(|k| cx.callee_in_file(k))
             .is_some_and(|g| holds(cx, g))
     };
+    // The element a comprehension builds (of a dict one, the value):
+    // `{name: self.check(p) for name, p in items}`.
+    let built_by = |x: ExprId| -> Option<ExprId> {
+        let ExprKind::Comprehension { elt, .. } = &cx.expr(cx.model.strip(x)).kind else {
+            return None;
+        };
+        Some(match &cx.expr(*elt).kind {
+            ExprKind::Other(kv) if kv.len() == 2 => kv[1],
+            _ => *elt,
+        })
+    };
+    // `*[...]`, `*tasks` or `*tasks.values()` of a local bound once to a
+    // comprehension.
+    let comprehended = |x: ExprId| -> Option<ExprId> {
+        let x = cx.model.strip(x);
+        let source = match cx.call(x) {
+            Some(k) if k.name == "values" && k.args.is_empty() => k.receiver?,
+            _ => x,
+        };
+        built_by(source).or_else(|| {
+            let n = cx.model.name_of(source)?;
+            let mut bound = crate::python::common::values_bound_to(cx, f, n);
+            match (bound.next(), bound.next()) {
+                (Some(Some(v)), None) => built_by(v),
+                _ => None,
+            }
+        })
+    };
     let mut any = false;
     for a in c.args.iter().filter(|a| a.name.is_none()) {
-        let ok = if a.spread {
+        let ok = if let Some(elt) = a.spread.then(|| comprehended(a.value)).flatten() {
+            qualifies(elt)
+        } else if a.spread {
             // `*tasks` of a local list only ever appended such calls.
             cx.model.name_of(a.value).is_some_and(|list| {
                 let appended: Vec<ExprId> = cx
@@ -647,6 +681,28 @@ class Scorer:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+import shutil
+
+
+class Installer:
+    async def check(self, name):
+        if shutil.which(name) is None:
+            return False
+        try:
+            proc = await asyncio.create_subprocess_exec(name, "--version")
+            await proc.wait()
+            return True
+        except Exception:
+            return True
+
+    async def check_all(self, names):
+        # Each check catches its own errors: no failure stops the gather.
+        tasks = {n: self.check(n) for n in names}
+        results = await asyncio.gather(*tasks.values())
+        return dict(zip(tasks, results))
+"#,
         r#"
 import asyncio
 

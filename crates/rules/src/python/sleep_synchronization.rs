@@ -48,7 +48,9 @@ attempt count: `await self.send(failed, retry - 1)`): a pause between
 attempts, where a guess that is too short costs one more attempt. Nor
 when the statement before it (or the `try` before it) already waits for
 the condition with a deadline (`page.wait_for_selector(sel,
-timeout=30_000)`): the sleep is a margin after the real wait.
+timeout=30_000)`), or awaits a coroutine of the file that awaits the
+closing of what it tears down (`await self._disconnect(server)` whose
+body awaits `stack.aclose()`): the sleep is a margin after the real wait.
 
 ## Why
 
@@ -222,6 +224,43 @@ fn waited_with_deadline_before(cx: &FileCx, sleep_stmt: StmtId) -> bool {
         .any(|c| {
             c.name.trim_start_matches('_').starts_with("wait_for") && c.kwarg("timeout").is_some()
         })
+        || awaited_close_before(cx, prev)
+}
+
+/// The statement before the sleep (or an `if` whose body it is) awaits a
+/// coroutine of the file that itself awaits the closing of what it tears
+/// down (`await self._disconnect(server)`, whose body awaits
+/// `stack.aclose()`): the cleanup a comment says the sleep waits for is
+/// over when the sleep starts.
+fn awaited_close_before(cx: &FileCx, prev: StmtId) -> bool {
+    let block: Block = match &cx.stmt(prev).kind {
+        StmtKind::If { then, orelse, .. } if orelse.is_empty() => then.clone(),
+        _ => vec![prev],
+    };
+    let Some(&last) = block.last() else {
+        return false;
+    };
+    let StmtKind::Expr(e) = cx.stmt(last).kind else {
+        return false;
+    };
+    let ExprKind::Await(inner) = cx.expr(cx.model.strip(e)).kind else {
+        return false;
+    };
+    let Some(g) = cx
+        .call(cx.model.strip(inner))
+        .and_then(|c| cx.callee_in_file(c))
+    else {
+        return false;
+    };
+    cx.body_calls(g).any(|x| {
+        cx.is_awaited(x)
+            && cx.call(x).is_some_and(|c| {
+                matches!(
+                    c.name.as_str(),
+                    "aclose" | "close" | "wait_closed" | "wait" | "join" | "shutdown"
+                )
+            })
+    })
 }
 
 /// pytest fixtures that run the event loop on a fake clock: trio's
@@ -597,6 +636,27 @@ def open_channel(page, url):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class Manager:
+    async def _disconnect(self, server):
+        stack = self.stacks.pop(server.name, None)
+        if stack:
+            await stack.aclose()
+        server.connected = False
+
+    async def reconnect(self, server):
+        if server.connected:
+            await self._disconnect(server)
+        # Small delay to ensure cleanup completes
+        await asyncio.sleep(0.1)
+        await self._connect(server)
+
+    async def _connect(self, server):
+        await server.open()
+"#,
         r#"
 import logging
 import time
