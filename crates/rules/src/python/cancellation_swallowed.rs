@@ -583,20 +583,9 @@ fn deferred_then_raised(cx: &FileCx, t: StmtId, h: &Handler) -> bool {
     // A flag the handler sets (`cancelled = True`) that a later `if
     // cancelled: raise asyncio.CancelledError` turns back into the
     // cancellation, once the shielded work is done.
-    let flags: Vec<&str> = h
-        .body
-        .iter()
-        .filter_map(|&b| match &cx.stmt(b).kind {
-            StmtKind::Assign {
-                targets,
-                value: Some(v),
-                ..
-            } if matches!(cx.model.literal(*v), Some(Lit::Bool(true))) => {
-                targets.first().and_then(|&t| cx.model.name_of(t))
-            }
-            _ => None,
-        })
-        .collect();
+    let flags = names_set_to(cx, &h.body, |v| {
+        matches!(cx.model.literal(v), Some(Lit::Bool(true)))
+    });
     let raises_cancel_on_flag = |n: StmtId| {
         matches!(&cx.stmt(n).kind, StmtKind::If { cond, then, .. }
             if cx.model.name_of(*cond).is_some_and(|c| flags.contains(&c))
@@ -709,26 +698,10 @@ fn merged_then_raised(cx: &FileCx, fid: FuncId, t: StmtId, h: &Handler) -> bool 
         return false;
     }
     let m = cx.model;
-    let kept: Vec<&str> = h
-        .body
-        .iter()
-        .filter_map(|&b| match &cx.stmt(b).kind {
-            StmtKind::Assign {
-                targets,
-                value: Some(v),
-                ..
-            } if cx
-                .call(m.strip(*v))
-                .is_some_and(|c| c.args.iter().any(|a| m.name_of(a.value) == Some(name))) =>
-            {
-                match targets.as_slice() {
-                    [tg] => m.name_of(*tg),
-                    _ => None,
-                }
-            }
-            _ => None,
-        })
-        .collect();
+    let kept = names_set_to(cx, &h.body, |v| {
+        cx.call(m.strip(v))
+            .is_some_and(|c| c.args.iter().any(|a| m.name_of(a.value) == Some(name)))
+    });
     let after = cx.stmt(t).span.end;
     !kept.is_empty()
         && cx.body_stmts(fid).iter().any(|&x| {
@@ -736,6 +709,22 @@ fn merged_then_raised(cx: &FileCx, fid: FuncId, t: StmtId, h: &Handler) -> bool 
                 && matches!(cx.stmt(x).kind, StmtKind::Raise(Some(v))
                     if m.name_of(m.strip(v)).is_some_and(|n| kept.contains(&n)))
         })
+}
+
+/// The names the statements of `body` (its own, not nested ones) assign
+/// a value `value` accepts (`cancelled = True`, `error = merge(error,
+/// exc)`).
+fn names_set_to<'a>(cx: &FileCx<'a>, body: &Block, value: impl Fn(ExprId) -> bool) -> Vec<&'a str> {
+    body.iter()
+        .filter_map(|&b| match &cx.stmt(b).kind {
+            StmtKind::Assign {
+                targets,
+                value: Some(v),
+                ..
+            } if value(*v) => targets.first().and_then(|&t| cx.model.name_of(t)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The handler `return`s or `break`s somewhere: on that path nothing
