@@ -26,8 +26,10 @@ acquire with nothing but such statements, stores of a name into an
 attribute or entry of `self` (`self._objects[i] = obj`) or counter bumps
 (`self.seqnr += 1`) in between is fine too. Counter bumps and in-place
 updates of a collection or event of `self` with plain values
-(`self.pending.append(cmd)`, `self.cond.notify_all()`,
-`self._idle.clear()`) cannot raise either, before the `try` or before
+(`self.pending.append(cmd)`, also of a tuple of names,
+`self.clients.append((conn, addr))`, `self.cond.notify_all()`,
+`self._idle.clear()`) cannot raise either, nor does closing a socket
+(`self._sock.close()`; a file's `close()` flushes, and may), before the `try` or before
 the release, and neither does a blocking acquire of a second lock
 (`a.acquire(); b.acquire(); try: ... finally:` releasing both). A permit
 handed to the work a `try` right after it starts (`task =
@@ -428,12 +430,33 @@ fn updates_own_state(cx: &FileCx, s: StmtId) -> bool {
         .receiver
         .and_then(|r| cx.model.dotted(r))
         .is_some_and(|d| d.starts_with("self."))
-        && c.args.iter().all(|a| {
+        && c.args.iter().all(|a| plain_value(cx, a.value))
+        || closes_a_socket(c)
+}
+
+/// A name, a constant, or a tuple or list of them (`(client, addr)`).
+fn plain_value(cx: &FileCx, e: ExprId) -> bool {
+    match &cx.expr(cx.model.strip(e)).kind {
+        ExprKind::Name { .. } | ExprKind::Literal(_) => true,
+        ExprKind::Collection {
+            kind: CollKind::Tuple | CollKind::List,
+            elems,
+            ..
+        } => elems.iter().all(|&x| {
             matches!(
-                cx.expr(cx.model.strip(a.value)).kind,
+                cx.expr(cx.model.strip(x)).kind,
                 ExprKind::Name { .. } | ExprKind::Literal(_)
             )
-        })
+        }),
+        _ => false,
+    }
+}
+
+/// `self._sock.close()` on a socket: it gives its descriptor back and
+/// does not raise (a second close does nothing). A file's `close()`
+/// flushes, and may.
+fn closes_a_socket(c: &Call) -> bool {
+    c.name == "close" && c.args.is_empty() && c.target.as_deref() == Some("socket.socket.close")
 }
 
 /// `self.seqnr += 1`: adds or subtracts a number literal to an attribute
@@ -897,6 +920,29 @@ async def request(lock, log, send):
 "#,
     ],
     pass: &[
+        r#"
+import socket
+import threading
+
+
+class Server:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._clients = []
+
+    def accept_one(self):
+        conn, addr = self._sock.accept()
+        self._lock.acquire()
+        self._clients.append((conn, addr))
+        self._lock.release()
+
+    def stop(self):
+        self._lock.acquire()
+        # Closing a socket gives its descriptor back and does not raise.
+        self._sock.close()
+        self._lock.release()
+"#,
         r#"
 import asyncio
 

@@ -171,7 +171,9 @@ building a `redis` client, pipeline, pub/sub object or lock
 closes its sockets. Opening a cursor of psycopg, psycopg2, PyMySQL or
 MySQLdb sends nothing, and their default cursors receive the whole result
 in `execute`: `fetchone`, `fetchmany` and `fetchall` read rows already in
-memory, and the `execute` before them is what is reported.
+memory, and the `execute` before them is what is reported. Closing one
+of their connections sends a goodbye and closes the socket, with no
+reply to wait for.
 
 ## Why
 
@@ -2660,6 +2662,11 @@ async def first_row(sql):
     cur = conn.cursor()
     await asyncio.to_thread(cur.execute, sql)
     return cur.fetchone()
+
+
+async def shutdown():
+    # Closing sends a goodbye and closes the socket: no reply to wait for.
+    conn.close()
 "#,
         r#"
 import os

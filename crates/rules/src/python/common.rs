@@ -1072,7 +1072,13 @@ fn makes_new_loop(cx: &FileCx, v: ExprId, depth: u32) -> bool {
 /// script's own entry code, run once in the foreground by whoever started
 /// it.
 pub fn in_main_guard(cx: &FileCx, span: Span) -> bool {
-    cx.func(FuncId(0)).body.iter().any(|&s| {
+    main_guard(cx).is_some_and(|s| cx.stmt(s).span.contains(span))
+}
+
+/// The module's `if __name__ == "__main__":` statement, if it has one:
+/// the file is a program someone runs, not only a library's module.
+pub fn main_guard(cx: &FileCx) -> Option<StmtId> {
+    cx.func(FuncId(0)).body.iter().copied().find(|&s| {
         let StmtKind::If { cond, .. } = &cx.stmt(s).kind else {
             return false;
         };
@@ -1088,7 +1094,7 @@ pub fn in_main_guard(cx: &FileCx, span: Span) -> bool {
             cx.model.name_of(a) == Some("__name__")
                 && matches!(cx.model.literal(b), Some(Lit::Str(v)) if v.as_str() == "__main__")
         };
-        (main(*left, *right) || main(*right, *left)) && cx.stmt(s).span.contains(span)
+        main(*left, *right) || main(*right, *left)
     })
 }
 

@@ -58,7 +58,10 @@ manager of the project named as a timeout and given a duration, such as
 `from .utils import asyncio_timeout`, which a utility module picks by
 Python version) or an `asyncio.wait_for(..., t)` counts as a deadline. So does a private coroutine of the file whose every use is a call run
 under one (`await asyncio.wait_for(self._roundtrip(pdu), self.timeout)`),
-or made only by such private coroutines, up to three calls up. So does an owner that
+or made only by such private coroutines, up to three calls up; in a
+program (a file with an `if __name__ == "__main__":` block) its module
+functions count as its own too (`await asyncio.wait_for(handle_handshake(
+reader, writer), timeout=HANDSHAKE_TIMEOUT)`). So does an owner that
 closes the connection: a server handler that stores its writer on an
 object (`sess.writer = writer`) whose writer another method closes
 (`sess.writer.close()` in `unregister`) reads only as long as the owner
@@ -243,7 +246,8 @@ impl Rule for NetworkAwaitWithoutDeadline {
     }
 }
 
-/// A private coroutine of the file whose every use is a call that runs
+/// A private coroutine of the file (or a module function of a program, a
+/// file with a `__main__` block) whose every use is a call that runs
 /// under a deadline (`await asyncio.wait_for(self._roundtrip(pdu),
 /// self.timeout)`), or sits in a private coroutine that is only run so,
 /// up to three calls up (`request()` → `wait_for(self._send_and_read())`
@@ -253,8 +257,15 @@ fn only_run_under_deadline(cx: &FileCx, f: FuncId) -> bool {
 }
 
 fn only_run_under_deadline_within(cx: &FileCx, f: FuncId, depth: u32) -> bool {
-    let name = &cx.func(f).name;
-    if !name.starts_with('_') || name.starts_with("__") {
+    let func = cx.func(f);
+    let name = &func.name;
+    // A private function, or a module function of a program (a file with
+    // a `__main__` block) rather than of a library others import.
+    let own = (name.starts_with('_') && !name.starts_with("__"))
+        || (func.class.is_none()
+            && func.parent.is_none_or(|p| p.0 == 0)
+            && crate::python::common::main_guard(cx).is_some());
+    if !own {
         return false;
     }
     let mut calls = 0;
@@ -985,6 +996,32 @@ async def query_status(host):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+HANDSHAKE_TIMEOUT = 10
+
+
+async def handle_handshake(reader, writer):
+    header = await reader.readexactly(64)
+    return header
+
+
+async def handle_client(reader, writer):
+    # The whole handshake runs under one deadline.
+    header = await asyncio.wait_for(handle_handshake(reader, writer), timeout=HANDSHAKE_TIMEOUT)
+    writer.write(header)
+
+
+async def main():
+    server = await asyncio.start_server(handle_client, "0.0.0.0", 4433)
+    async with server:
+        await server.serve_forever()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
+"#,
         r#"
 import asyncio
 
