@@ -54,7 +54,10 @@ the same block (that call is the one reported: it is what holds the
 lock long), or next to a call on the object's connection, directly or
 in a method of the file (`self.sock.connect(..)`, `self._serial.close()`,
 a `self._send(..)` that writes to `self.sock`): the lock serializes that
-exchange, and the log line adds nothing to the wait,
+exchange, and the log line adds nothing to the wait. Removing files only
+on a failure (`except BaseException: shutil.rmtree(tmp,
+ignore_errors=True); raise`) undoes the block's half-done work before
+the next holder can see it, once per failure, and is left alone too,
 and I/O or logging under a lock that some block of the file holds while
 it waits for other threads' work (`Thread.join`, `Queue.join`,
 `Event.wait`, `Future.result`; `with self._op_lock: self._thread.join()`
@@ -259,6 +262,7 @@ fn check_with(
         // A one-line append to a log file, a kernel file read, a package's
         // own data: nothing to wait for, under the lock or not.
         if remakes_guarded_state(cx, call)
+            || undoes_on_failure(cx, call, c)
             || paces_callers(cx, call, body)
             || fills_once(cx, call, w)
             || (cx.effect(c, Effect::Blocking).is_some()
@@ -393,6 +397,24 @@ fn in_branch_under(cx: &FileCx, call: ExprId, w: StmtId) -> bool {
                         .any(|&x| handles_a_case_and_returns(x))
                 })
             })
+}
+
+/// A removal of files in a handler that then raises, or before a `raise`
+/// (`except BaseException: shutil.rmtree(tmp, ignore_errors=True);
+/// raise`): it undoes the block's half-done work once per failure, and the
+/// next holder must not find that work half there.
+fn undoes_on_failure(cx: &FileCx, call: ExprId, c: &Call) -> bool {
+    matches!(
+        c.target.as_deref(),
+        Some(
+            "shutil.rmtree"
+                | "os.remove"
+                | "os.unlink"
+                | "os.rmdir"
+                | "pathlib.Path.unlink"
+                | "pathlib.Path.rmdir"
+        )
+    ) && on_error_path(cx, call)
 }
 
 /// The log call reports a failure: it sits in an `except` handler (inside
@@ -1184,6 +1206,29 @@ class Downloader:
 "#,
     ],
     pass: &[
+        r#"
+import shutil
+import tempfile
+import threading
+
+_extract_lock = threading.Lock()
+_cache = {}
+
+
+def extract(archive, key):
+    with _extract_lock:
+        if key in _cache:
+            return _cache[key]
+        tmp = tempfile.mkdtemp()
+        try:
+            unpack(archive, tmp)
+        except BaseException:
+            # Only on failure: the next holder must not find half a tree.
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        _cache[key] = tmp
+        return tmp
+"#,
         r#"
 import json
 import threading

@@ -25,7 +25,8 @@ only reads, `Path.mkdir`, `Path.touch(exist_ok=False)`,
 when it was there. A path only
 this process knows (every assignment to it, in its own function for a
 local, a `tempfile.mkdtemp()`, the name of a `with
-tempfile.NamedTemporaryFile(delete=False) as tmp:`, or a name
+tempfile.NamedTemporaryFile(delete=False) as tmp:` or of a local bound to
+one, `tmp.name`, or a name
 built with `os.getpid()`, a random UUID or a random number drawn there:
 `random.getrandbits(128)`, `secrets.token_hex()`) is not reported, nor is a marker
 file created empty or with fixed content (`with open(p, "w"): pass`,
@@ -295,7 +296,13 @@ fn path_check(cx: &FileCx, cond: ExprId, negated: bool) -> Option<(String, bool)
 /// fresh temporary (`tempfile.mkdtemp()`) or a name built with the process
 /// id or a random UUID. Nobody else can create or remove it in between.
 fn private_path(cx: &FileCx, path: &str, f: FuncId) -> bool {
-    private_within(cx, path, 2, f)
+    // `tmp.name` of a local `tmp = tempfile.NamedTemporaryFile(delete=
+    // False)`: the name of a private file.
+    let of_private_local = || {
+        path.rsplit_once('.')
+            .is_some_and(|(base, _)| !base.contains('.') && private_within(cx, base, 2, f))
+    };
+    private_within(cx, path, 2, f) || of_private_local()
 }
 
 /// Where the assignments to `path` are looked for: a local name (no dot)
@@ -948,6 +955,23 @@ def init_config(path, text):
 "#,
     ],
     pass: &[
+        r#"
+import os
+import tempfile
+
+
+def convert(src):
+    tmp = tempfile.NamedTemporaryFile(suffix=".ogg", delete=False)
+    tmp.close()
+    try:
+        transcode(src, tmp.name)
+        return tmp.name
+    except Exception:
+        # A random name only this process knows.
+        if os.path.exists(tmp.name):
+            os.unlink(tmp.name)
+        raise
+"#,
         r#"
 import os
 import shutil
