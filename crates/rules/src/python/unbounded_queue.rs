@@ -42,7 +42,10 @@ mailbox, whose every item carries a future the producer made for it and
 then waits on (`reply = Future(); q.put_nowait((fn, reply)); return
 reply.result()`; or an event it then waits on until the consumer sets
 it: `ev = asyncio.Event(); await q.put((item, ev)); await ev.wait()`, or
-`await q.put(item)` right before `await self.next_event.wait()`; also
+`await q.put(item)` right before `await self.next_event.wait()`; or a
+queue with room for the one answer it then reads, `response =
+queue.Queue(maxsize=1); requests.put((op, response));
+response.get(timeout=t)`; also
 through `await asyncio.wait_for(reply, t)`, and for a dict of such
 mailboxes, one per peer: `self._queues[peer] = asyncio.Queue()`), so each
 producer has one item at most; or a completion queue, a local fed only by
@@ -1339,7 +1342,9 @@ fn carries_fixed_messages(cx: &FileCx, ctor: ExprId) -> bool {
 /// handed over as `loop.call_soon_threadsafe(q.put_nowait, item)`) carries
 /// a future the putting function made just for it and then waits on
 /// (`reply = Future(); ..put_nowait((fn, args, reply)); return
-/// reply.result()`), or is a fixed message (a `None` sentinel). Each
+/// reply.result()`; or a one-slot queue it reads, `response =
+/// queue.Queue(maxsize=1)` then `response.get(timeout=t)`), or is a fixed
+/// message (a `None` sentinel). Each
 /// producer has at most one item in the queue, so it cannot outgrow them.
 fn request_reply(cx: &FileCx, ctor: ExprId) -> bool {
     // The queue's name; or, for one of a dict of mailboxes
@@ -1384,7 +1389,17 @@ fn request_reply(cx: &FileCx, ctor: ExprId) -> bool {
     }
     // A future, or an event the producer waits on until the consumer sets
     // it (a hand-off in lockstep, a FIFO of waiters).
-    let makes_future = |c: &Call| crate::python::common::completion_kind(cx, c).is_some();
+    // Or a queue with room for the one answer (`response =
+    // queue.Queue(maxsize=1)`), read with `response.get(timeout=t)`.
+    let one_slot = |c: &Call| {
+        matches!(c.target.as_deref(), Some("queue.Queue" | "asyncio.Queue"))
+            && c.kwarg("maxsize")
+                .or_else(|| c.positional(0))
+                .and_then(|v| cx.model.int_value(v))
+                == Some(1)
+    };
+    let makes_future =
+        |c: &Call| crate::python::common::completion_kind(cx, c).is_some() || one_slot(c);
     let fixed = |item: ExprId| matches!(cx.expr(item).kind, ExprKind::Literal(_));
     items.iter().any(|&(_, item)| !fixed(item))
         && items.iter().all(|&(put, item)| {
@@ -1399,7 +1414,7 @@ fn request_reply(cx: &FileCx, ctor: ExprId) -> bool {
                         .any(|v| v.and_then(|v| cx.call(v)).is_some_and(makes_future));
                     let waited = cx.body_calls(f).any(|w| {
                         cx.call(w).is_some_and(|k| {
-                            (matches!(k.name.as_str(), "result" | "wait")
+                            (matches!(k.name.as_str(), "result" | "wait" | "get")
                                 && k.receiver.and_then(|r| cx.model.name_of(r)) == Some(reply))
                                 // `await asyncio.wait_for(reply, timeout)`
                                 || (k.target.as_deref() == Some("asyncio.wait_for")
@@ -2136,6 +2151,27 @@ class PageIterator:
 "#,
     ],
     pass: &[
+        r#"
+import queue
+import threading
+
+
+class Runtime:
+    def __init__(self):
+        self._requests = queue.Queue()
+        threading.Thread(target=self._worker, daemon=True).start()
+
+    def _worker(self):
+        while True:
+            op, payload, response = self._requests.get()
+            response.put(handle(op, payload))
+
+    def call(self, op, payload):
+        # One request per waiting caller: each waits for its own answer.
+        response = queue.Queue(maxsize=1)
+        self._requests.put((op, payload, response))
+        return response.get(timeout=30)
+"#,
         r#"
 import queue
 import threading
