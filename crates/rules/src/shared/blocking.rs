@@ -367,14 +367,7 @@ fn socket_built(m: &FileModel, f: &Function, sock: &str) -> Option<Vec<String>> 
         if let Some(p) = f.params.iter().find(|p| &*p.name == name) {
             return p.default.and_then(last);
         }
-        let mut bound = stmts.iter().filter_map(|&s| match &m.stmt(s).kind {
-            StmtKind::Assign { targets, value, .. }
-                if targets.iter().any(|&t| m.name_of(t) == Some(name)) =>
-            {
-                Some(*value)
-            }
-            _ => None,
-        });
+        let mut bound = values_bound(m, &stmts, name);
         match (bound.next(), bound.next()) {
             (Some(Some(v)), None) => last(v),
             (None, _) => last(x),
@@ -392,17 +385,8 @@ pub(crate) fn module_literal(m: &FileModel, e: ExprId) -> Option<&str> {
         return Some(s.as_str());
     }
     let name = m.name_of(e)?;
-    let module = &m.functions.first()?.body;
-    let mut bound = unsnarl_model::walk::stmts_in_block(m, module)
-        .into_iter()
-        .filter_map(|s| match &m.stmt(s).kind {
-            StmtKind::Assign { targets, value, .. }
-                if targets.iter().any(|&t| m.name_of(t) == Some(name)) =>
-            {
-                Some(*value)
-            }
-            _ => None,
-        });
+    let module = unsnarl_model::walk::stmts_in_block(m, &m.functions.first()?.body);
+    let mut bound = values_bound(m, &module, name);
     match (bound.next(), bound.next()) {
         (Some(Some(v)), None) => match m.literal(v) {
             Some(Lit::Str(s)) => Some(s.as_str()),
@@ -410,6 +394,23 @@ pub(crate) fn module_literal(m: &FileModel, e: ExprId) -> Option<&str> {
         },
         _ => None,
     }
+}
+
+/// The values the assignments among `stmts` bind to `name`, in order
+/// (`None` for one without a value, a bare annotation).
+fn values_bound<'a>(
+    m: &'a FileModel,
+    stmts: &'a [StmtId],
+    name: &'a str,
+) -> impl Iterator<Item = Option<ExprId>> + 'a {
+    stmts.iter().filter_map(move |&s| match &m.stmt(s).kind {
+        StmtKind::Assign { targets, value, .. }
+            if targets.iter().any(|&t| m.name_of(t) == Some(name)) =>
+        {
+            Some(*value)
+        }
+        _ => None,
+    })
 }
 
 /// Python: the mode argument of a call that opens a file (`open(p, "a")`,
