@@ -200,11 +200,7 @@ pub fn awaits_in_block(m: &FileModel, block: &Block) -> Vec<Span> {
 /// How a queue constructor call is bounded, per its knowledge entry:
 /// `Some(reason)` when it is unbounded.
 pub fn unbounded_reason(m: &FileModel, c: &Call, entry: &Entry) -> Option<String> {
-    let bound = entry
-        .keyword
-        .as_deref()
-        .and_then(|k| c.kwarg(k))
-        .or_else(|| entry.arg.and_then(|i| c.positional(i)));
+    let bound = queue_bound(c, entry);
     match entry.unbounded? {
         Unbounded::Always => Some("it has no capacity limit".into()),
         Unbounded::MissingOrNonPositive => match bound {
@@ -226,6 +222,16 @@ pub fn unbounded_reason(m: &FileModel, c: &Call, entry: &Entry) -> Option<String
             }
         }
     }
+}
+
+/// The argument a queue constructor call gives its bound in, where its
+/// knowledge entry says it goes (`maxsize=` or the first positional).
+pub fn queue_bound(c: &Call, entry: &Entry) -> Option<ExprId> {
+    entry
+        .keyword
+        .as_deref()
+        .and_then(|k| c.kwarg(k))
+        .or_else(|| entry.arg.and_then(|i| c.positional(i)))
 }
 
 /// `math.inf`, `float('inf')`, `sys.maxsize`.

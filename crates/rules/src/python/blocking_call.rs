@@ -473,10 +473,11 @@ fn waited_for(cx: &FileCx, e: ExprId) -> bool {
 fn alone_across_files(cx: &FileCx, span: Span) -> bool {
     call_expr_at(cx, span).is_some_and(|(e, _)| {
         let f = cx.func_of(e);
-        let first = || nothing_else_yet(cx, f, span);
-        ((runs_alone_everywhere(cx, f, 2) || runs_alone_in_project(cx, f))
-            && (starts_nothing_within(cx, f) || first()))
-            || (starts_alone_in_project(cx, f) && first())
+        // (The scan for earlier awaits runs at most once, and only when
+        // the index says the coroutine is alone.)
+        let alone = runs_alone_everywhere(cx, f, 2) || runs_alone_in_project(cx, f);
+        (alone && starts_nothing_within(cx, f))
+            || ((alone || starts_alone_in_project(cx, f)) && nothing_else_yet(cx, f, span))
     })
 }
 

@@ -1392,11 +1392,10 @@ fn request_reply(cx: &FileCx, ctor: ExprId) -> bool {
     // Or a queue with room for the one answer (`response =
     // queue.Queue(maxsize=1)`), read with `response.get(timeout=t)`.
     let one_slot = |c: &Call| {
-        matches!(c.target.as_deref(), Some("queue.Queue" | "asyncio.Queue"))
-            && c.kwarg("maxsize")
-                .or_else(|| c.positional(0))
-                .and_then(|v| cx.model.int_value(v))
-                == Some(1)
+        cx.effect(c, Effect::Queue)
+            .and_then(|e| crate::util::queue_bound(c, e))
+            .and_then(|v| cx.model.int_value(v))
+            == Some(1)
     };
     let makes_future =
         |c: &Call| crate::python::common::completion_kind(cx, c).is_some() || one_slot(c);
