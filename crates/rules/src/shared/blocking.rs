@@ -250,11 +250,25 @@ fn connects_to_loopback(m: &FileModel, id: ExprId, c: &Call) -> bool {
     matches!(
         c.target.as_deref(),
         Some("socket.create_connection" | "socket.socket.connect" | "socket.socket.connect_ex")
-    ) && c.positional(0).is_some_and(|addr| {
-        matches!(&m.expr(m.strip(addr)).kind,
-        ExprKind::Collection { elems, .. } if elems.first().is_some_and(|&h| {
-            module_literal(m, h).is_some_and(loopback) || default_loopback(h)
-        }))
+    ) && c
+        .positional(0)
+        .and_then(|a| address_host(m, a))
+        .is_some_and(|h| module_literal(m, h).is_some_and(loopback) || default_loopback(h))
+}
+
+/// The host of a socket address written as a tuple (`(host, port)`).
+fn address_host(m: &FileModel, addr: ExprId) -> Option<ExprId> {
+    match &m.expr(m.strip(addr)).kind {
+        ExprKind::Collection { elems, .. } => elems.first().copied(),
+        _ => None,
+    }
+}
+
+/// Python: a socket address whose host is an IP address, written out or
+/// a module constant bound to one: nothing to look up.
+fn names_ip_address(m: &FileModel, addr: ExprId) -> bool {
+    address_host(m, addr).is_some_and(|h| {
+        module_literal(m, h).is_some_and(|h| h.parse::<std::net::IpAddr>().is_ok())
     })
 }
 
@@ -284,14 +298,7 @@ fn datagram_at_once(m: &FileModel, id: ExprId, c: &Call) -> bool {
     if !kind.iter().any(|k| k == "SOCK_DGRAM") {
         return false;
     }
-    let ip = |a: Option<ExprId>| {
-        a.is_some_and(|a| match &m.expr(m.strip(a)).kind {
-            ExprKind::Collection { elems, .. } => elems.first().is_some_and(|&h| {
-                module_literal(m, h).is_some_and(|h| h.parse::<std::net::IpAddr>().is_ok())
-            }),
-            _ => false,
-        })
-    };
+    let ip = |a: Option<ExprId>| a.is_some_and(|a| names_ip_address(m, a));
     unix || match (connect, c.name.as_str()) {
         (true, _) => ip(c.positional(0)),
         (false, "sendto") => ip(c.positional(1)),
@@ -801,14 +808,12 @@ pub fn returns_at_once_when_nonblocking(m: &FileModel, c: &Call) -> bool {
     if NONBLOCKING_SOCKET_IO.contains(&c.name.as_str()) {
         return true;
     }
+    // Not a tuple: a Unix socket's path (or an address built elsewhere).
     matches!(c.name.as_str(), "connect" | "connect_ex")
-        && c.positional(0)
-            .is_some_and(|a| match &m.expr(m.strip(a)).kind {
-                ExprKind::Collection { elems, .. } => elems.first().is_some_and(|&h| {
-                    module_literal(m, h).is_some_and(|h| h.parse::<std::net::IpAddr>().is_ok())
-                }),
-                _ => true,
-            })
+        && c.positional(0).is_some_and(|a| {
+            !matches!(m.expr(m.strip(a)).kind, ExprKind::Collection { .. })
+                || names_ip_address(m, a)
+        })
 }
 
 /// Python: the sockets the file switches to non-blocking mode
