@@ -1263,6 +1263,8 @@ impl Visitor for SummaryVisitor<'_> {
         {
             self.loop_tested.push(m.stmt(id).span);
         }
+        self.loop_tested
+            .extend(crate::util::no_running_loop_handlers(m, id));
         let StmtKind::Go(e) = m.stmt(id).kind else {
             return true;
         };

@@ -478,6 +478,52 @@ pub fn under_test_calling(cx: &FileCx, e: ExprId, method: &str) -> bool {
         .any(|s| matches!(cx.stmt(s).kind, StmtKind::If { cond, .. } if calls_it(cond)))
 }
 
+/// `try: loop = asyncio.get_running_loop() ... except RuntimeError:
+/// asyncio.run(coro)`: the spans of the handlers of `s` that run only when
+/// no loop runs on the thread (those catching `RuntimeError`, a parent of
+/// it, or everything), for a `try` whose first statement asks for the
+/// running loop. Empty for any other statement.
+pub fn no_running_loop_handlers(m: &FileModel, s: StmtId) -> Vec<Span> {
+    let StmtKind::Try { body, handlers, .. } = &m.stmt(s).kind else {
+        return Vec::new();
+    };
+    let probe = body.first().and_then(|&b| match &m.stmt(b).kind {
+        StmtKind::Expr(e) => Some(*e),
+        StmtKind::Assign { value: Some(v), .. } => Some(*v),
+        _ => None,
+    });
+    if !probe.is_some_and(|e| {
+        m.call(m.strip(e))
+            .is_some_and(|c| c.name == "get_running_loop" && c.args.is_empty())
+    }) {
+        return Vec::new();
+    }
+    handlers
+        .iter()
+        .filter(|h| {
+            h.types.is_empty()
+                || h.types.iter().any(|t| {
+                    matches!(
+                        t.rsplit('.').next(),
+                        Some("RuntimeError" | "Exception" | "BaseException")
+                    )
+                })
+        })
+        .map(|h| h.span)
+        .collect()
+}
+
+/// A call inside a handler of [`no_running_loop_handlers`]: it runs only
+/// when the thread has no running loop.
+pub fn only_without_running_loop(cx: &FileCx, e: ExprId) -> bool {
+    let at = cx.expr(e).span;
+    cx.enclosing_stmts(e).into_iter().any(|s| {
+        no_running_loop_handlers(cx.model, s)
+            .iter()
+            .any(|h| h.contains(at))
+    })
+}
+
 /// The terms an `and` chain requires to be true (`a and b and c`: `a`,
 /// `b`, `c`; any other condition is its own one term), parentheses
 /// stripped.

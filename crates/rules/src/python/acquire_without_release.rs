@@ -327,7 +327,11 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
             && !stores_a_name(cx, n)
             && !bumps_a_counter(cx, n)
             && !updates_own_state(cx, n)
+            && !releases_and_leaves(cx, n, name)
     });
+    if first_after.is_some_and(|n| hands_on_the_lock(cx, n, name)) {
+        return None;
+    }
     if let Some(n) = first_after
         && let StmtKind::Expr(x) = cx.stmt(n).kind
         && cx.call(x).is_some_and(|c| c.name == "release")
@@ -384,6 +388,58 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
         return None;
     }
     Some("is not immediately followed by a `try` whose `finally` releases it".into())
+}
+
+/// `if not self.is_done: self._callbacks.append(f); lock.release();
+/// return self`: a test of a plain value whose branch does only what
+/// cannot raise, then releases and leaves. The path that skips it goes
+/// on to the statements after the `if`.
+fn releases_and_leaves(cx: &FileCx, s: StmtId, name: &str) -> bool {
+    let StmtKind::If { cond, then, orelse } = &cx.stmt(s).kind else {
+        return false;
+    };
+    let cond = match &cx.expr(cx.model.strip(*cond)).kind {
+        ExprKind::Unary {
+            op: UnOp::Not,
+            operand,
+        } => *operand,
+        _ => *cond,
+    };
+    let Some((last, body)) = then.split_last() else {
+        return false;
+    };
+    let Some((release, body)) = body.split_last() else {
+        return false;
+    };
+    orelse.is_empty()
+        && cx.model.dotted(cond).is_some()
+        && matches!(
+            cx.stmt(*last).kind,
+            StmtKind::Return(_) | StmtKind::Raise(_)
+        )
+        && matches!(cx.stmt(*release).kind, StmtKind::Expr(x)
+            if cx.call(x).is_some_and(|c| c.name == "release" && c.args.is_empty())
+                && cx.call(x).and_then(|c| c.receiver).and_then(|r| cx.model.dotted(r)).as_deref() == Some(name))
+        && body.iter().all(|&b| {
+            binds_a_constant(cx, b)
+                || stores_a_name(cx, b)
+                || bumps_a_counter(cx, b)
+                || updates_own_state(cx, b)
+        })
+}
+
+/// `acquired.append(message._lock)`: the held lock itself goes into a
+/// collection whose owner releases what it holds (a caller's `finally`
+/// walks the list).
+fn hands_on_the_lock(cx: &FileCx, s: StmtId, name: &str) -> bool {
+    let StmtKind::Expr(e) = cx.stmt(s).kind else {
+        return false;
+    };
+    cx.call(e).is_some_and(|c| {
+        matches!(c.name.as_str(), "append" | "add" | "put_nowait")
+            && c.args.len() == 1
+            && cx.model.dotted(c.args[0].value).as_deref() == Some(name)
+    })
 }
 
 /// `self.items[i] = obj`, `self.last = obj`: stores a name or a constant
@@ -459,9 +515,9 @@ fn closes_a_socket(c: &Call) -> bool {
     c.name == "close" && c.args.is_empty() && c.target.as_deref() == Some("socket.socket.close")
 }
 
-/// `self.seqnr += 1`: adds or subtracts a number literal to an attribute
-/// of `self`, the counter a lock around it numbers; on the integers a
-/// class keeps, that does not raise.
+/// `self.seqnr += 1`, `count += 1`: adds or subtracts a number literal to
+/// an attribute of `self` or a name, the counter a lock around it numbers;
+/// on the integers a class or a loop keeps, that does not raise.
 fn bumps_a_counter(cx: &FileCx, s: StmtId) -> bool {
     let StmtKind::Assign {
         targets,
@@ -472,9 +528,10 @@ fn bumps_a_counter(cx: &FileCx, s: StmtId) -> bool {
         return false;
     };
     matches!(cx.model.literal(*v), Some(Lit::Int(_)))
-        && targets
-            .iter()
-            .all(|&t| cx.model.dotted(t).is_some_and(|d| d.starts_with("self.")))
+        && targets.iter().all(|&t| {
+            matches!(cx.expr(t).kind, ExprKind::Name { .. })
+                || cx.model.dotted(t).is_some_and(|d| d.starts_with("self."))
+        })
 }
 
 /// `self._rd_lock.acquire()`: a blocking acquire (no timeout, not
@@ -530,7 +587,16 @@ fn binds_a_constant(cx: &FileCx, s: StmtId) -> bool {
                     ))
         })
     };
-    if fresh(*v)
+    // `start = time.time()`: a clock read takes nothing and cannot fail.
+    let clock = |e: ExprId| {
+        cx.call(e).is_some_and(|c| {
+            c.args.is_empty()
+                && cx
+                    .effect(c, unsnarl_model::knowledge::Effect::Clock)
+                    .is_some()
+        })
+    };
+    if (fresh(*v) || clock(*v))
         && targets.iter().all(|&t| {
             matches!(cx.expr(t).kind, ExprKind::Name { .. })
                 || (matches!(cx.expr(t).kind, ExprKind::Attr { .. })
@@ -767,6 +833,26 @@ class Protocol:
         semaphore.release()
 "#,
         r#"
+import threading
+
+
+class Future:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._callbacks = []
+        self.is_done = False
+
+    def add_callback(self, f):
+        self._lock.acquire()  # expect
+        if not self.is_done:
+            self._callbacks.append(f)
+            self._lock.release()
+            return self
+        self.notify_late(f)
+        self._lock.release()
+        return self
+"#,
+        r#"
 import asyncio
 
 sem = asyncio.Semaphore(10)
@@ -920,6 +1006,70 @@ async def request(lock, log, send):
 "#,
     ],
     pass: &[
+        r#"
+import threading
+import time
+
+
+class Future:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._callbacks = []
+        self.is_done = False
+
+    def add_callback(self, f):
+        lock = self._lock
+        lock.acquire()
+        if not self.is_done:
+            self._callbacks.append(f)
+            lock.release()
+            return self
+        lock.release()
+        f(self)
+        return self
+
+
+def count_submissions(executor, links, save):
+    lock = threading.Lock()
+    count = 0
+    for link in links:
+        executor.submit(save, link)
+        lock.acquire()
+        count += 1
+        lock.release()
+    return count
+
+
+def build(sem, work):
+    if not sem.acquire(blocking=False):
+        raise RuntimeError("busy")
+    start = time.time()
+    try:
+        return work(), time.time() - start
+    finally:
+        sem.release()
+
+
+async def claim_all(messages):
+    acquired = []
+
+    async def claim(message):
+        if message.done:
+            return False
+        await message.lock.acquire()
+        if message.done:
+            message.lock.release()
+            return False
+        acquired.append(message.lock)
+        return True
+
+    try:
+        for m in messages:
+            await claim(m)
+    finally:
+        for lock in acquired:
+            lock.release()
+"#,
         r#"
 import socket
 import threading

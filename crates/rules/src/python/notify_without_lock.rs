@@ -100,7 +100,9 @@ impl Rule for NotifyWithoutLock {
             if enter_acquires(cx, f, &names) {
                 names.push("self".into());
             }
-            if inside_with_of(cx, id, &names) {
+            if inside_with_of(cx, id, &names)
+                || (names.len() == 1 && inside_with_of(cx, id, &condition_locks(cx)))
+            {
                 continue;
             }
             if acquires_in(cx, f, &names)
@@ -191,6 +193,26 @@ fn lock_names(cx: &FileCx, cond: &str) -> Vec<String> {
         );
     }
     names
+}
+
+/// The locks the file builds conditions on, wherever the condition goes
+/// (`Flight(threading.Condition(self._lock))`, `self._conds[name] =
+/// Condition(self._lock)`). A condition reached through a name no
+/// construction shows (a record's field, a loop over a dict of them) and
+/// notified under one of these locks is taken as built on it.
+fn condition_locks(cx: &FileCx) -> Vec<String> {
+    cx.calls_named(&["Condition"])
+        .into_iter()
+        .filter(|(_, c)| {
+            c.target
+                .as_deref()
+                .is_some_and(|t| t.ends_with("Condition"))
+        })
+        .filter_map(|(_, c)| {
+            cx.model
+                .dotted(c.positional(0).or_else(|| c.kwarg("lock"))?)
+        })
+        .collect()
 }
 
 /// The class of method `f` takes the lock in its `__enter__` (`def
@@ -286,6 +308,25 @@ class Jobs:
     def close(self):
         self.closed = True
         self._cond.notify_all()  # expect
+"#,
+        r#"
+import threading
+
+
+class Waiters:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._other = threading.Lock()
+        self._by_queue = {}
+
+    def register(self, key):
+        with self._lock:
+            self._by_queue[key] = threading.Condition(self._lock)
+
+    def wake_all(self):
+        with self._other:
+            for condition in self._by_queue.values():
+                condition.notify_all()  # expect
 "#,
         r#"
 import asyncio
@@ -420,6 +461,38 @@ class Pool:
 "#,
     ],
     pass: &[
+        r#"
+import threading
+from dataclasses import dataclass
+
+
+@dataclass
+class Flight:
+    condition: threading.Condition
+    done: bool = False
+
+
+class Waiters:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._flights = {}
+        self._by_queue = {}
+
+    def start(self, key):
+        with self._lock:
+            flight = Flight(threading.Condition(self._lock))
+            self._flights[key] = flight
+            self._by_queue[key] = threading.Condition(self._lock)
+            return flight
+
+    def finish(self, key):
+        with self._lock:
+            flight = self._flights.pop(key)
+            flight.done = True
+            flight.condition.notify_all()
+            for condition in self._by_queue.values():
+                condition.notify_all()
+"#,
         r#"
 from typing import Optional
 

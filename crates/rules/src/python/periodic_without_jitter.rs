@@ -309,7 +309,7 @@ fn only_writes(name: &str) -> bool {
 /// (in the loop's body or the `try` that is): the loop runs when something
 /// arrives, and its sleep spaces out that work (writes to one device), it
 /// is not the period of a poll.
-fn waits_for_work(cx: &FileCx, body: &Block) -> bool {
+pub(crate) fn waits_for_work(cx: &FileCx, body: &Block) -> bool {
     let waits = |e: ExprId| {
         let ExprKind::Await(inner) = cx.expr(cx.model.strip(e)).kind else {
             return false;
@@ -341,7 +341,7 @@ fn waits_for_work(cx: &FileCx, body: &Block) -> bool {
 /// then `if left <= 0: return`), or a helper that checks the timeout
 /// (`self._check_timeout(start, limit)`). A wait for one job of one
 /// request, which ends, not a service polling forever.
-fn gives_up(cx: &FileCx, body: &Block) -> bool {
+pub(crate) fn gives_up(cx: &FileCx, body: &Block) -> bool {
     let stmts = unsnarl_model::walk::stmts_in_block(cx.model, body);
     // `retry_time -= 1` in the loop, then `if retry_time <= 0: return`.
     let counted_down = |n: &str| {

@@ -54,6 +54,14 @@ the next attempt (`select`, eventlet's `trampoline(sock, read=True)`).
 Nor is a loop that asks a person each time round (`input()`, `await
 ainput("Code: ")`, `Prompt.ask(..)`, or `input` read on a thread,
 `await loop.run_in_executor(None, input, "> ")`): the answers pace it.
+Nor a poll with a deadline: a `try` whose success may fall through (`if
+health_check(): break`), a sleep after it every round, and a deadline
+or a count that ends the loop (`elapsed += interval; if elapsed >=
+timeout: break`); it waits for a state, and its period is the periodic
+rule's to judge. Nor one that starts each round by taking new work from a queue or
+waiting for an event of the process (`line = await lines.get()`, `await
+self.wakeup.wait()`): after a failure it handles the next item, not the
+failed one again.
 A fixed delay in a loop that connects to this machine only (a socket
 built with `AF_UNIX`, or a loopback host written out:
 `socket.create_connection(("127.0.0.1", port))` or
@@ -129,6 +137,10 @@ impl Rule for RetryWithoutBackoff {
             if cx.func(cx.tree.stmt_func(s)).is_test
                 || probes_within_deadline(cx, s, body)
                 || asks_a_person(cx, body)
+                // `line = await lines.get()` first each round: a new item
+                // every time, not the failed one again.
+                || crate::python::periodic_without_jitter::waits_for_work(cx, body)
+                || polls_until_deadline(cx, body)
             {
                 continue;
             }
@@ -303,6 +315,26 @@ fn asks_a_person(cx: &FileCx, body: &Block) -> bool {
     walk::calls_in_block(cx.model, body)
         .into_iter()
         .any(|e| crate::python::common::asks_a_person(cx, e))
+}
+
+/// A poll with a deadline: a `try` whose success may fall through (`if
+/// health_check(): break`, a status still pending), a sleep after it on
+/// every round, and a deadline or count that ends the loop (`elapsed +=
+/// interval; if elapsed >= timeout: break`). It waits for a state, and
+/// a fixed period there is the periodic rule's to judge.
+fn polls_until_deadline(cx: &FileCx, body: &Block) -> bool {
+    let falls_through = body.iter().any(|&st| {
+        matches!(&cx.stmt(st).kind, StmtKind::Try { body: tb, .. }
+            if tb.last().is_some_and(|&l| !matches!(cx.stmt(l).kind,
+                StmtKind::Return(_) | StmtKind::Break | StmtKind::Raise(_) | StmtKind::Continue)))
+    });
+    let sleeps_each_round = body.iter().any(|&st| {
+        matches!(cx.stmt(st).kind, StmtKind::Expr(e)
+            if cx.call(cx.model.strip(e)).is_some_and(|c| sleep_arg(c).is_some())
+                || matches!(cx.expr(cx.model.strip(e)).kind, ExprKind::Await(i)
+                    if cx.call(cx.model.strip(i)).is_some_and(|c| sleep_arg(c).is_some())))
+    });
+    falls_through && sleeps_each_round && crate::python::periodic_without_jitter::gives_up(cx, body)
 }
 
 /// A liveness probe: everything the loop awaits, sleeps aside, is a
@@ -1172,6 +1204,40 @@ class LightConnection:
                 continue
 "#,
         r#"
+import time
+
+import requests
+
+
+def fetch(url, attempts=5):
+    for attempt in range(attempts):
+        try:
+            return requests.get(url, timeout=5).json()
+        except requests.RequestException:
+            if attempt == attempts - 1:
+                raise
+        time.sleep(2)  # expect
+"#,
+        r#"
+import asyncio
+
+import httpx
+
+
+class Chat:
+    def __init__(self, client: httpx.AsyncClient):
+        self.client = client
+
+    async def send(self, lines: asyncio.Queue):
+        line = await lines.get()
+        while True:
+            try:
+                reply = await self.client.post("/chat", json={"text": line})
+                return reply.text
+            except httpx.HTTPError:
+                await asyncio.sleep(1)  # expect
+"#,
+        r#"
 import socket
 
 
@@ -1457,6 +1523,53 @@ async def fetch_listing(session, url):
 "#,
     ],
     pass: &[
+        r#"
+import logging
+import time
+
+import requests
+
+logger = logging.getLogger(__name__)
+
+
+def wait_healthy(url, interval=5.0, timeout=120.0):
+    healthy = False
+    elapsed = 0.0
+    while True:
+        try:
+            if requests.get(url, timeout=5).ok:
+                healthy = True
+                break
+        except requests.RequestException:
+            logger.debug("health check failed", exc_info=True)
+        elapsed += interval
+        if elapsed >= timeout:
+            break
+        time.sleep(interval)
+    return healthy
+"#,
+        r#"
+import asyncio
+
+import httpx
+
+
+class Chat:
+    def __init__(self, client: httpx.AsyncClient):
+        self.client = client
+
+    async def repl(self, lines: asyncio.Queue):
+        while True:
+            try:
+                line = await lines.get()
+                if line is None:
+                    break
+                reply = await self.client.post("/chat", json={"text": line})
+                print(reply.text)
+            except httpx.HTTPError as exc:
+                print(f"error: {exc}")
+                await asyncio.sleep(1)
+"#,
         r#"
 import socket
 

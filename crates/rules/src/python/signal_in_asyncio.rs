@@ -30,8 +30,12 @@ touches nothing of the loop's. So is one that ends the process at once
 raises an exception of its own (`sys.exit(0)` raises `SystemExit`), with
 perhaps a log line or a `print` (`console.print`, `click.echo`) on the way out, also
 through helpers of the file that only do that (`self.log(msg)`,
-`self.cleanup()` that only logs); PY034 reports those (they
-take the logging module's and the stream's locks, not the loop's); one
+`self.cleanup()` that only logs); when the exit is the handler's last
+statement, other calls of the standard library outside asyncio and
+threading may come before it too (restoring the terminal with
+`termios.tcsetattr`, `conn.send(ack)` on a multiprocessing connection).
+PY034 reports the logging and printing (they
+take the logging module's and the stream's locks, not the loop's). One
 that only logs swallows the signal and is reported. Nor is the fallback for a loop without
 `add_signal_handler` (`signal.signal` in the `except NotImplementedError:`
 of a `try` that calls it, as on Windows, or in the Windows branch of an
@@ -230,9 +234,26 @@ impl Rule for SignalInAsyncio {
             // (`self.log(msg)` that is `if self.debug: logger.debug(msg)`,
             // a `cleanup()` that only logs), two calls down.
             let says = |hc: &Call| says_only(cx, hc, f, 2);
+            // A handler whose last statement ends the process (`os._exit(0)`
+            // after `termios.tcsetattr(..)`, `sys.exit(0)` after
+            // `conn.send(ack)`) may do other work of a known library on
+            // the way, as long as none of it is asyncio's.
+            let ends_last = cx
+                .func(f)
+                .body
+                .last()
+                .is_some_and(|&st| match cx.stmt(st).kind {
+                    StmtKind::Expr(x) | StmtKind::Raise(Some(x)) => cx
+                        .call(cx.model.strip(x))
+                        .is_some_and(|hc| ends(cx.model.strip(x), hc)),
+                    _ => false,
+                });
             let only_sets_flags = cx.body_calls(f).all(|x| {
-                cx.call(x)
-                    .is_some_and(|hc| ends(x, hc) || (ends_somewhere && says(hc)))
+                cx.call(x).is_some_and(|hc| {
+                    ends(x, hc)
+                        || (ends_somewhere && says(hc))
+                        || (ends_last && away_from_the_loop(cx, hc, f, 2))
+                })
             });
             if hands_off || only_sets_flags {
                 continue;
@@ -301,6 +322,31 @@ fn says_only(cx: &FileCx, c: &Call, handler: FuncId, depth: u32) -> bool {
         })
 }
 
+/// The call is output (see [`says_only`]) or resolves to a function of
+/// the standard library outside asyncio and threading (`termios.tcsetattr`,
+/// a multiprocessing connection's `send`), or is of a function of the file (not `handler`)
+/// whose every call is, `depth` calls down. A call of unknown target may
+/// be the loop's (`loop.stop()` on an untyped loop), and is not.
+fn away_from_the_loop(cx: &FileCx, c: &Call, handler: FuncId, depth: u32) -> bool {
+    if says_only(cx, c, handler, 0) {
+        return true;
+    }
+    if let Some(g) = cx.callee_in_file(c) {
+        return depth > 0
+            && g != handler
+            && cx.body_calls(g).all(|x| {
+                cx.call(x)
+                    .is_some_and(|k| away_from_the_loop(cx, k, handler, depth - 1))
+            });
+    }
+    c.target.as_deref().is_some_and(|t| {
+        t.split_once('.').is_some_and(|(head, _)| {
+            unsnarl_model::knowledge::is_standard_module(Language::Python, head)
+                && !matches!(head, "asyncio" | "concurrent" | "threading" | "signal")
+        })
+    })
+}
+
 /// The call builds the exception a `raise` statement raises.
 fn raised(cx: &FileCx, call: ExprId) -> bool {
     matches!(cx.tree.expr_parent(call), Parent::Stmt(s)
@@ -323,6 +369,20 @@ async def main():
     await serve()
 
 asyncio.run(main())
+"#,
+        r#"
+import asyncio
+import signal
+import sys
+
+
+def serve(server):
+    def on_term(signum, frame):
+        server.close()
+        sys.exit(0)
+
+    signal.signal(signal.SIGTERM, on_term)  # expect
+    asyncio.run(server.serve_forever())
 "#,
         r#"
 import asyncio
@@ -443,6 +503,44 @@ asyncio.run(main())
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+import logging
+import os
+import signal
+import sys
+import termios
+from multiprocessing.connection import Connection
+
+logger = logging.getLogger(__name__)
+_saved = None
+
+
+def _restore_terminal():
+    if _saved is None:
+        return
+    termios.tcsetattr(sys.stdin.fileno(), termios.TCSADRAIN, _saved)
+
+
+def interactive(agent):
+    def exit_on_sigint(signum, frame):
+        _restore_terminal()
+        print("Goodbye!")
+        os._exit(0)
+
+    signal.signal(signal.SIGINT, exit_on_sigint)
+    asyncio.run(agent.chat())
+
+
+def child(conn: Connection, worker):
+    def on_term(signum, frame):
+        logger.info("shutting down")
+        conn.send({"type": "shutdown_ack"})
+        sys.exit(0)
+
+    signal.signal(signal.SIGTERM, on_term)
+    asyncio.run(worker.serve(conn))
+"#,
         r#"
 import contextlib
 import signal

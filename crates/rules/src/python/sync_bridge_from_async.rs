@@ -28,7 +28,10 @@ is reported when it reaches such a bridge in another module of the project.
 A bridge on one side of a test of `loop.is_running()` (`coro if
 loop.is_running() else loop.run_until_complete(coro)`, or the same test
 as an `if` statement, in this module or another) is not reported: on a
-running loop the function hands the coroutine back or skips the work.
+running loop the function hands the coroutine back or skips the work. Nor
+is a bridge in the handler of a `try` that first asks for the running
+loop (`try: loop = asyncio.get_running_loop() ... except RuntimeError:
+asyncio.run(coro)`): that handler runs only where no loop runs.
 
 ## Why
 
@@ -95,6 +98,8 @@ impl Rule for SyncBridgeFromAsync {
                 // `coro if loop.is_running() else loop.run_until_complete(coro)`:
                 // on a running loop the function hands the coroutine back.
                 && !crate::util::under_test_calling(cx, id, "is_running")
+                // `try: get_running_loop() except RuntimeError: asyncio.run(coro)`.
+                && !crate::util::only_without_running_loop(cx, id)
                 && !cx.func(f).is_async
                 && f.0 != 0
                 && let Some(path) = async_caller(cx, f, callers())
@@ -248,6 +253,21 @@ async def handler(request):
     return greeting()
 "#,
         r#"
+import asyncio
+
+
+def save_now(store, run):
+    try:
+        loop = asyncio.get_running_loop()
+        return loop.run_until_complete(store.save(run))  # expect
+    except RuntimeError:
+        return asyncio.run(store.save(run))
+
+
+async def handle(store, run):
+    save_now(store, run)
+"#,
+        r#"
 # file: app/facade.py
 import asyncio
 
@@ -351,6 +371,32 @@ from .memory import build_memory
 
 async def lifespan(app):
     app.memory = build_memory(app.store)
+"#,
+        r#"
+# file: app/state.py
+import asyncio
+
+def fire_and_forget(coro):
+    try:
+        loop = asyncio.get_running_loop()
+        loop.create_task(coro)
+    except RuntimeError:
+        asyncio.run(coro)
+
+# file: app/router.py
+import asyncio
+from .state import fire_and_forget
+
+def record_sync(store, run):
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(store.save(run))
+    return None
+
+async def handle(store, run):
+    fire_and_forget(store.save(run))
+    record_sync(store, run)
 "#,
     ],
 };

@@ -24,6 +24,10 @@ removes finished tasks from it: no `add_done_callback(tasks.discard)`, no
 of a swap: `tasks, self._tasks = self._tasks, []`). A dict entry under a
 fixed key (a literal, or an attribute of `self`: `self._tasks[self.manager]
 = task`) is one slot that each new task replaces, and is not reported;
+so is an entry whose slot the function looks at first (`task =
+self._tasks.get(hub_id); if task is not None and not task.done(): return`,
+`if key not in cache:`): one task per key, replaced or swapped for its
+result;
 nor is a task added in `__init__` (`for _ in range(n):
 self._workers.append(create_task(self._worker()))`), or in a private
 helper that only `__init__` calls (`self._create_ui()`): a fixed pool,
@@ -137,6 +141,7 @@ impl Rule for TaskSetLeak {
             if matches!(cx.tree.stmt_parent(s), Parent::Detached)
                 || !is_task_value(cx, *v)
                 || fixed_slot(cx, *index)
+                || reads_the_slot_first(cx, s, *obj, *index)
             {
                 continue;
             }
@@ -169,6 +174,41 @@ fn fixed_slot(cx: &FileCx, key: ExprId) -> bool {
             d.strip_prefix("self.")
                 .is_some_and(|rest| !rest.contains('.'))
         })
+}
+
+/// `task = self._tasks.get(hub_id); if task is not None and not
+/// task.done(): return` (or `if domain not in self._tasks:`, `self._tasks[key]`)
+/// before `self._tasks[hub_id] = create_task(..)`: the function looks at
+/// the key's slot before filling it, so each key holds one task, replaced
+/// (or swapped for its result) rather than piled up.
+fn reads_the_slot_first(cx: &FileCx, s: StmtId, dict: ExprId, key: ExprId) -> bool {
+    let (Some(dict), Some(key)) = (cx.model.dotted(dict), cx.model.dotted(key)) else {
+        return false;
+    };
+    let at = cx.stmt(s).span.start;
+    let same = |e: ExprId, want: &str| cx.model.dotted(e).as_deref() == Some(want);
+    cx.body_exprs(cx.tree.stmt_func(s)).iter().any(|&e| {
+        cx.expr(e).span.start < at
+            && match &cx.expr(e).kind {
+                ExprKind::Binary {
+                    op: BinOp::In | BinOp::NotIn,
+                    left,
+                    right,
+                } => same(*left, &key) && same(*right, &dict),
+                // A read of the entry, not another store into it.
+                ExprKind::Index { obj, index } => {
+                    same(*obj, &dict)
+                        && same(*index, &key)
+                        && !matches!(cx.tree.expr_parent(e), Parent::Stmt(p)
+                            if matches!(&cx.stmt(p).kind, StmtKind::Assign { targets, .. } if targets.contains(&e)))
+                }
+                _ => cx.call(e).is_some_and(|c| {
+                    c.name == "get"
+                        && c.receiver.is_some_and(|r| same(r, &dict))
+                        && c.positional(0).is_some_and(|k| same(k, &key))
+                }),
+            }
+    })
 }
 
 /// A task: a spawn call, or a local assigned from one in the same function.
@@ -318,6 +358,17 @@ class Dispatcher:
     def track(self, key, coro):
         self._by_id[key] = asyncio.ensure_future(coro)  # expect
 
+    def track_once(self, key, other, coro):
+        if other in self._by_id:
+            return
+        self._by_id[key] = asyncio.ensure_future(coro)  # expect
+
+    def on_command(self, cmd):
+        if cmd.kind == "connect":
+            self._by_id[cmd.token] = asyncio.ensure_future(self.handle(cmd))  # expect
+        else:
+            self._by_id[cmd.token] = asyncio.ensure_future(self.handle(cmd))  # expect
+
     async def handle(self, event):
         await asyncio.sleep(0)
 "#,
@@ -354,6 +405,46 @@ class App:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+dns_cache = {}
+
+
+class Callbacks:
+    def __init__(self):
+        self._verify_tasks = {}
+        self._parsers = {}
+
+    def on_change(self, hub_id, proxy):
+        task = self._verify_tasks.get(hub_id)
+        if task is not None and not task.done():
+            return
+        self._verify_tasks[hub_id] = asyncio.create_task(self._check(hub_id, proxy))
+
+    async def can_fetch(self, domain, url):
+        if domain not in self._parsers:
+            self._parsers[domain] = asyncio.create_task(self._fetch_rules(domain))
+        rules = self._parsers[domain]
+        if isinstance(rules, asyncio.Task):
+            rules = await rules
+            self._parsers[domain] = rules
+        return rules.allows(url)
+
+    async def _check(self, hub_id, proxy):
+        await proxy.ping(hub_id)
+
+    async def _fetch_rules(self, domain):
+        await asyncio.sleep(0)
+
+
+async def resolve(hostname, lookup):
+    if hostname in dns_cache:
+        return await dns_cache[hostname]
+    task = asyncio.create_task(lookup(hostname))
+    dns_cache[hostname] = task
+    return await task
+"#,
         r#"
 import asyncio
 
