@@ -343,6 +343,17 @@ async def run_live(runner, session):
     ],
     pass: &[
         r#"
+import asyncio
+
+
+async def probe(image, name, discover):
+    try:
+        return await discover(["docker", "run", "--name", name, image])
+    finally:
+        process = await asyncio.create_subprocess_exec("docker", "stop", name)
+        await asyncio.wait_for(process.wait(), timeout=10)
+"#,
+        r#"
 import httpx
 
 

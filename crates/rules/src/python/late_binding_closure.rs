@@ -215,9 +215,32 @@ fn free_loop_var(cx: &FileCx, f: FuncId, vars: &HashSet<String>) -> Option<Strin
                 && !bound.contains(id.as_str())
                 && !crate::python::common::is_store(cx, *x)
                 && !assigned_in(cx, f, id)
+                && !bound_in_nested(cx, cx.func_of(*x), f, id)
         })
         .map(|(_, id)| id.clone())
         .map(Into::into)
+}
+
+/// The name is a parameter or a local of a function nested in `f` on the
+/// way to `g`, where it is read (`lambda n, text: search(n, text)`): that
+/// `n` is the lambda's own, not the loop's.
+fn bound_in_nested(cx: &FileCx, mut g: FuncId, f: FuncId, name: &str) -> bool {
+    while g != f {
+        let func = cx.func(g);
+        if func
+            .params
+            .iter()
+            .any(|p| p.name.trim_start_matches('*') == name)
+            || assigned_in(cx, g, name)
+        {
+            return true;
+        }
+        match func.parent {
+            Some(p) => g = p,
+            None => return false,
+        }
+    }
+    false
 }
 
 /// True when the function assigns the name itself (a local of its own),
@@ -253,6 +276,23 @@ def watch(futures):
         fut.add_done_callback(lambda f: done(key, f))  # expect
 "#,
         r#"
+import threading
+
+
+def search_all(names, query, full):
+    results = {}
+    threads = []
+    for n in names:
+        def search_one():
+            retry = lambda text: full(n, text.strip())
+            results[n] = retry(query)
+
+        threads.append(threading.Thread(target=search_one))  # expect
+    for t in threads:
+        t.start()
+    return results
+"#,
+        r#"
 def delayed(loop, keys):
     for k in keys:
         def fire():
@@ -261,6 +301,24 @@ def delayed(loop, keys):
 "#,
     ],
     pass: &[
+        r#"
+import threading
+
+
+def search_all(names, query, full):
+    results = {}
+
+    def search_one(name):
+        retry = lambda n, text: full(n, text.strip())
+        results[name] = retry(name, query)
+
+    threads = [threading.Thread(target=search_one, args=(n,)) for n in names]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return results
+"#,
         r#"
 from concurrent.futures import ThreadPoolExecutor
 

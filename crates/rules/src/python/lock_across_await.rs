@@ -30,7 +30,10 @@ Two shapes:
   one stream (`await reader.readexactly(n)`), are left alone: keeping
   frames whole is what they are for. So is a single-flight section
   (`if lock.locked(): return` right before `async with lock:`): other
-  tasks skip it instead of waiting. So is a lock around calls on one
+  tasks skip it instead of waiting; and so is a double-checked set-up
+  whose body is one `if` that fills the slot it tests (`if self._pool is
+  None: self._pool = await create_pool(..)`): only the first task waits
+  for the I/O, the rest find the slot filled. So is a lock around calls on one
   object that runs one operation at a time (a single `asyncpg.Connection`,
   which fails a second concurrent call; the knowledge marks such methods
   `exclusive`): sharing it takes the lock. So is a lock around one request that
@@ -475,7 +478,7 @@ fn rechecks_first(cx: &FileCx, body: &Block) -> bool {
     let Some(&first) = body.first() else {
         return false;
     };
-    let StmtKind::If { then, .. } = &cx.stmt(first).kind else {
+    let StmtKind::If { cond, then, orelse } = &cx.stmt(first).kind else {
         return false;
     };
     then.last().is_some_and(|&l| {
@@ -483,6 +486,30 @@ fn rechecks_first(cx: &FileCx, body: &Block) -> bool {
             cx.stmt(l).kind,
             StmtKind::Return(_) | StmtKind::Raise(_) | StmtKind::Continue | StmtKind::Break
         )
+    }) || (body.len() == 1 && orelse.is_empty() && fills_what_it_tests(cx, *cond, then))
+}
+
+/// `if self._pool is None: self._pool = await create_pool(..)` (or `if
+/// not self._client:`): the body fills the slot it tests, so only the
+/// first task waits for the I/O and the rest find it filled (a
+/// double-checked lazy set-up).
+fn fills_what_it_tests(cx: &FileCx, cond: ExprId, then: &Block) -> bool {
+    let tested = match &cx.expr(cx.model.strip(cond)).kind {
+        ExprKind::Binary {
+            op: BinOp::Is,
+            left,
+            right,
+        } if matches!(cx.model.literal(*right), Some(Lit::Null)) => cx.model.dotted(*left),
+        ExprKind::Unary {
+            op: UnOp::Not,
+            operand,
+        } => cx.model.dotted(*operand),
+        _ => None,
+    };
+    let Some(tested) = tested else { return false };
+    then.iter().any(|&st| {
+        matches!(&cx.stmt(st).kind, StmtKind::Assign { targets, .. }
+            if targets.iter().any(|&t| cx.model.dotted(t).as_deref() == Some(tested.as_str())))
     })
 }
 
@@ -731,8 +758,46 @@ class Gateway:
             async with self._session.post(self._url, json=payload) as resp:
                 return await resp.json()
 "#,
+        r#"
+import asyncio
+
+import asyncpg
+
+
+class Sessions:
+    def __init__(self, dsn):
+        self._dsn = dsn
+        self._pool = None
+        self._conn = None
+        self._pool_lock = asyncio.Lock()
+
+    async def _ensure_pool(self):
+        async with self._pool_lock:  # expect
+            if self._pool is None:
+                self._conn = await asyncpg.connect(self._dsn)
+        return self._pool
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+import asyncpg
+
+
+class Sessions:
+    def __init__(self, dsn):
+        self._dsn = dsn
+        self._pool = None
+        self._pool_lock = asyncio.Lock()
+
+    async def _ensure_pool(self):
+        if self._pool is None:
+            async with self._pool_lock:
+                if self._pool is None:
+                    self._pool = await asyncpg.create_pool(self._dsn, max_size=5)
+        return self._pool
+"#,
         r#"
 # file: tests/test_provider.py
 import threading

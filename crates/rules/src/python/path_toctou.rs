@@ -31,7 +31,7 @@ built with `os.getpid()`, a random UUID or a random number drawn there:
 `random.getrandbits(128)`, `secrets.token_hex()`) is not reported, nor is a marker
 file created empty or with fixed content (`with open(p, "w"): pass`,
 `open(p, "w").close()`, `f = open(p, "w+")` then `f.close()`,
-`with open(p, "w") as f: f.write("\n")`,
+`with open(p, "w") as f: f.write("\n")`, `open(p, "w").write(DEFAULTS)`,
 `p.write_text("ok")`, or a module constant only ever set to a literal):
 racers write the same bytes and neither fails; nor a file opened in
 append mode (`open(p, "a+b").close()`, a "touch"), which neither fails nor
@@ -646,9 +646,23 @@ fn writes_constant(cx: &FileCx, call: ExprId, c: &Call) -> bool {
                 }
         })
     };
-    // `open(p, "w").close()`: an empty marker.
-    if let Parent::Expr(k) = cx.tree.expr_parent(call) {
-        return closes(k, None);
+    // `open(p, "w").close()`: an empty marker; `open(p,
+    // "w").write(DEFAULT_TOML)`: fixed content.
+    if let Parent::Expr(mut k) = cx.tree.expr_parent(call) {
+        // The call's parent is the callee `open(..).write`, whose parent
+        // is the method call.
+        if matches!(cx.expr(k).kind, ExprKind::Attr { .. })
+            && let Parent::Expr(m) = cx.tree.expr_parent(k)
+        {
+            k = m;
+        }
+        return closes(k, None)
+            || cx.call(k).is_some_and(|k| {
+                k.name == "write"
+                    && k.receiver == Some(call)
+                    && k.args.len() == 1
+                    && k.args.iter().all(|a| constant(a.value))
+            });
     }
     let Parent::Stmt(w) = cx.tree.expr_parent(call) else {
         return false;
@@ -953,8 +967,37 @@ def init_config(path, text):
         with open(path, "w") as f:  # expect
             f.write(text)
 "#,
+        r#"
+import json
+import os
+
+
+def ensure_state_file(state_path, state):
+    if not os.path.exists(state_path):
+        open(state_path, "w").write(json.dumps(state))  # expect
+    return state_path
+"#,
     ],
     pass: &[
+        r#"
+import os
+
+DEFAULT_TOML = """
+[style]
+margin = 2
+"""
+
+
+def ensure_config_file(config_dir):
+    os.makedirs(config_dir, exist_ok=True)
+    config_path = os.path.join(config_dir, "config.toml")
+    if not os.path.exists(config_path):
+        open(config_path, "w").write(DEFAULT_TOML)
+    marker = os.path.join(config_dir, ".initialized")
+    if not os.path.exists(marker):
+        open(marker, "w").close()
+    return config_path
+"#,
         r#"
 import os
 import tempfile
