@@ -20,7 +20,8 @@ A RabbitMQ consumer started with pika's `channel.basic_consume(...)` or
 aio-pika's `queue.consume(...)`/`queue.iterator()`, in a module that never
 calls `basic_qos(prefetch_count=...)` (pika) or
 `set_qos(prefetch_count=...)` (aio-pika). An auto-ack consumer
-(`no_ack=True`, `auto_ack=True`) is left alone: the broker's prefetch
+(`no_ack=True`, `auto_ack=True`, also a wrapper's parameter that
+defaults to `True` and is passed on) is left alone: the broker's prefetch
 limits only unacknowledged deliveries, so it cannot apply there.
 
 ## Why
@@ -104,9 +105,19 @@ impl Rule for AmqpNoPrefetch {
             // An auto-ack consumer (`no_ack=True`, pika's `auto_ack=True`):
             // prefetch limits only unacknowledged deliveries, so it does
             // not apply (and `amq.rabbitmq.reply-to` must be consumed so).
+            // Also through a parameter of the wrapper that defaults to it
+            // (`def basic_consume(self, cb, auto_ack: bool = True)`).
+            let f = cx.func(cx.func_of(id));
+            let is_true = |v: ExprId| matches!(cx.model.literal(v), Some(Lit::Bool(true)));
             let auto_ack = ["no_ack", "auto_ack"].iter().any(|k| {
-                c.kwarg(k)
-                    .is_some_and(|v| matches!(cx.model.literal(v), Some(Lit::Bool(true))))
+                c.kwarg(k).is_some_and(|v| {
+                    is_true(v)
+                        || cx.model.name_of(v).is_some_and(|n| {
+                            f.params
+                                .iter()
+                                .any(|p| p.name == n && p.default.is_some_and(is_true))
+                        })
+                })
             });
             if !hit || auto_ack {
                 continue;
@@ -157,8 +168,38 @@ async def call(channel, routing_key, body, on_reply):
     finally:
         await reply_queue.cancel(tag)
 "#,
+        r#"
+import pika
+
+
+class Queue:
+    def __init__(self, url, queue):
+        self.connection = pika.BlockingConnection(pika.URLParameters(url))
+        self.channel = self.connection.channel()
+        self.queue = queue
+
+    def basic_consume(self, on_message_callback, auto_ack: bool = False):
+        self.channel.basic_consume(  # expect
+            queue=self.queue, auto_ack=auto_ack, on_message_callback=on_message_callback
+        )
+"#,
     ],
     pass: &[
+        r#"
+import pika
+
+
+class Queue:
+    def __init__(self, url, queue):
+        self.connection = pika.BlockingConnection(pika.URLParameters(url))
+        self.channel = self.connection.channel()
+        self.queue = queue
+
+    def basic_consume(self, on_message_callback, auto_ack: bool = True):
+        self.channel.basic_consume(
+            queue=self.queue, auto_ack=auto_ack, on_message_callback=on_message_callback
+        )
+"#,
         r#"
 import aio_pika
 

@@ -131,7 +131,10 @@ before its first await and before it starts anything (reading its pid
 file) still finds nothing else on the loop. A prompt for the user (`input()`, `getpass()`)
 anywhere in such a coroutine is left alone too when it starts no tasks
 (itself or in the functions of the file it calls, two calls down): the
-program is waiting for its user, and none of its own tasks is held up. A call inside `with self.app.suspend():` of a
+program is waiting for its user, and none of its own tasks is held up.
+Nor is a call right before the process ends (`input("press enter to
+exit")` then `exit(1)` or `sys.exit(..)` as the next statement): the
+program is on its way out. A call inside `with self.app.suspend():` of a
 Textual app, which hands the terminal to a blocking program on purpose,
 is left alone. Reading the result of a future known to be
 finished (under `if fut.done():`, or after a done callback was
@@ -246,6 +249,7 @@ impl Rule for BlockingCall {
                     && !in_lifespan_startup(cx, f.span)
                     && !while_app_suspended(cx, f.span)
                     && !alone_across_files(cx, f.span)
+                    && !just_before_exit(cx, f.span)
             })
             .collect();
         let fallbacks: Vec<bool> = kept
@@ -258,6 +262,29 @@ impl Rule for BlockingCall {
                 .filter_map(|(f, fallback)| (!fallback).then_some(f)),
         );
     }
+}
+
+/// The statement right after the call ends the process (`input("press
+/// enter to exit"); exit(1)`, `time.sleep(1); sys.exit(2)`): the program
+/// is on its way out, and no task of it is left to hold up.
+fn just_before_exit(cx: &FileCx, span: Span) -> bool {
+    let Some((e, _)) = call_expr_at(cx, span) else {
+        return false;
+    };
+    let Parent::Stmt(s) = cx.tree.expr_parent(e) else {
+        return false;
+    };
+    crate::util::next_stmt(cx, s).is_some_and(|n| match cx.stmt(n).kind {
+        StmtKind::Expr(x) | StmtKind::Raise(Some(x)) => {
+            cx.call(cx.model.strip(x)).is_some_and(|c| {
+                matches!(
+                    c.target.as_deref(),
+                    Some("sys.exit" | "os._exit" | "builtins.exit" | "builtins.quit")
+                ) || (c.receiver.is_none() && c.name == "SystemExit")
+            })
+        }
+        _ => false,
+    })
 }
 
 /// The call is in the lazy set-up of a module-level singleton in the
@@ -2448,8 +2475,46 @@ class Ships:
         # The async flavour of the API: its users await it on their loops.
         return requests.get(url, timeout=10).json()  # expect
 "#,
+        r#"
+import asyncio
+import sys
+
+
+class Bot:
+    async def connect(self):
+        while True:
+            reply = await self.login()
+            if "authentication failed" in reply:
+                input("press enter to retry")  # expect
+                continue
+            await asyncio.sleep(1)
+            sys.exit(0)
+
+    async def login(self):
+        await asyncio.sleep(0)
+        return "ok"
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+import sys
+
+
+class Bot:
+    async def connect(self):
+        while True:
+            reply = await self.login()
+            if "authentication failed" in reply:
+                print("authentication failed: check the token")
+                input("press enter to exit")
+                sys.exit(1)
+            await asyncio.sleep(1)
+
+    async def login(self):
+        await asyncio.sleep(0)
+        return "ok"
+"#,
         r#"
 import socket
 

@@ -20,7 +20,10 @@ On a `threading.Condition` or `asyncio.Condition`: a `notify_all()` whose
 preceding statement adds exactly one item to a collection (`append`,
 `appendleft`, `add`, `put`, `put_nowait`, `insert`, `heapq.heappush`).
 A condition of the object that only `run` of a `threading.Thread`
-subclass waits on is left alone: each object has one waiting thread.
+subclass waits on is left alone: each object has one waiting thread. So
+is an append-only log, a collection nothing in the file takes items out
+of (no `pop`, `get`, `remove`, `clear`, `del` or rebinding): each reader
+walks it with an index of its own, and every waiter needs every item.
 
 ## Why
 
@@ -44,6 +47,11 @@ class WorkQueue:
         with self._cond:
             self._items.append(item)
             self._cond.notify_all()
+    def get(self):
+        with self._cond:
+            while not self._items:
+                self._cond.wait()
+            return self._items.pop(0)
 ```
 
 ## Fix
@@ -63,6 +71,11 @@ class WorkQueue:
         with self._cond:
             self._items.append(item)
             self._cond.notify()
+    def get(self):
+        with self._cond:
+            while not self._items:
+                self._cond.wait()
+            return self._items.pop(0)
 ```
 "#,
     examples: &EXAMPLES,
@@ -130,6 +143,53 @@ fn waited_by_one_thread(cx: &FileCx, cond: ExprId) -> bool {
         })
 }
 
+/// The item goes into a collection nothing in the file takes items out
+/// of (no `pop`, `popleft`, `get`, `remove`, `clear` or `del` on it): an
+/// append-only log each reader walks with its own index
+/// (`event = self._events[index]; index += 1`), where every waiter needs
+/// every new item.
+fn append_only(cx: &FileCx, add: &Call) -> bool {
+    let Some(coll) = add.receiver.and_then(|r| cx.model.dotted(r)) else {
+        return false;
+    };
+    // Queues and heaps (`heapq.heappush(heap, job)`) exist to be taken from.
+    if !matches!(
+        add.name.as_str(),
+        "append" | "appendleft" | "add" | "insert"
+    ) || add
+        .target
+        .as_deref()
+        .is_some_and(|t| t.starts_with("heapq."))
+    {
+        return false;
+    }
+    let takes = cx
+        .calls_named(&[
+            "pop",
+            "popleft",
+            "popitem",
+            "get",
+            "get_nowait",
+            "remove",
+            "clear",
+        ])
+        .into_iter()
+        .any(|(_, c)| {
+            c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(coll.as_str())
+        });
+    // `del self._events[0]` (the model keeps no `del`: read the text).
+    let deletes = cx.text.contains(&format!("del {coll}"));
+    // Rebinding it (`self._events = []`, `self._items[:] = rest`) empties it
+    // too; only its first binding is allowed.
+    let rebinds = cx
+        .model
+        .values_assigned_to(&coll)
+        .filter(|v| v.is_some())
+        .count()
+        > 1;
+    !takes && !deletes && !rebinds
+}
+
 fn check_at(cx: &FileCx, s: StmtId, _call: ExprId, span: Span, out: &mut Vec<Finding>) {
     let Some(block) = containing_block(cx, s) else {
         return;
@@ -156,7 +216,7 @@ fn check_at(cx: &FileCx, s: StmtId, _call: ExprId, span: Span, out: &mut Vec<Fin
         matches!(&cx.stmt(x).kind, StmtKind::Assign { value: Some(v), .. }
             if matches!(cx.model.literal(*v), Some(Lit::Bool(_))))
     });
-    if sets_flag {
+    if sets_flag || append_only(cx, pc) {
         return;
     }
     out.push(cx.finding(
@@ -182,6 +242,12 @@ class WorkQueue:
         with self._cond:
             self._items.append(item)
             self._cond.notify_all()  # expect
+
+    def get(self):
+        with self._cond:
+            while not self._items:
+                self._cond.wait()
+            return self._items.pop(0)
 "#,
         r#"
 import threading
@@ -225,6 +291,33 @@ async def schedule(job):
 "#,
     ],
     pass: &[
+        r#"
+import threading
+
+
+class StreamResult:
+    def __init__(self):
+        self._events = []
+        self._condition = threading.Condition()
+        self._done = False
+
+    def push(self, event):
+        with self._condition:
+            self._events.append(event)
+            self._condition.notify_all()
+
+    def stream(self):
+        index = 0
+        while True:
+            with self._condition:
+                while index >= len(self._events) and not self._done:
+                    self._condition.wait()
+                if index >= len(self._events):
+                    return
+                event = self._events[index]
+                index += 1
+            yield event
+"#,
         r#"
 import threading
 import time
