@@ -283,8 +283,10 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
             }
             // Only a guard, or a statement that cannot raise (`items =
             // []`), may sit between the acquire and the try.
-            if !matches!(cx.stmt(next).kind, StmtKind::If { .. } | StmtKind::Pass)
-                && !binds_a_constant(cx, next)
+            if !matches!(
+                cx.stmt(next).kind,
+                StmtKind::If { .. } | StmtKind::Pass | StmtKind::Global { .. }
+            ) && !binds_a_constant(cx, next)
                 && !bumps_a_counter(cx, next)
                 && !updates_own_state(cx, next)
                 && !takes_another_lock(cx, next, name)
@@ -1040,9 +1042,14 @@ def count_submissions(executor, links, save):
     return count
 
 
+_busy = False
+
+
 def build(sem, work):
     if not sem.acquire(blocking=False):
         raise RuntimeError("busy")
+    global _busy
+    _busy = True
     start = time.time()
     try:
         return work(), time.time() - start

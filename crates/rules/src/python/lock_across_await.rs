@@ -36,7 +36,8 @@ Two shapes:
   for the I/O, the rest find the slot filled. So is a lock around calls on one
   object that runs one operation at a time (a single `asyncpg.Connection`,
   which fails a second concurrent call; the knowledge marks such methods
-  `exclusive`): sharing it takes the lock. So is a lock around one request that
+  `exclusive`): sharing it takes the lock. Queries on a local SQLite file
+  through aiosqlite wait for no peer and are not counted as I/O here. So is a lock around one request that
   has a deadline (its own `timeout=`, or a timeout scope around it) and
   nothing else but locals: it takes a device's requests one at a time, and
   it is already what the fix below asks for. So is a lock whose body
@@ -779,6 +780,38 @@ class Sessions:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+import aiosqlite
+
+
+class History:
+    def __init__(self, path):
+        self._path = path
+        self._lock = asyncio.Lock()
+        self._connection: aiosqlite.Connection | None = None
+
+    async def _connection_locked(self) -> aiosqlite.Connection:
+        if self._connection is not None:
+            return self._connection
+        connection = await aiosqlite.connect(self._path)
+        await connection.execute("CREATE TABLE IF NOT EXISTS history (a, b)")
+        await connection.commit()
+        self._connection = connection
+        return connection
+
+    async def save(self, rows):
+        async with self._lock:
+            connection = await self._connection_locked()
+            try:
+                await connection.execute("BEGIN")
+                await connection.executemany("INSERT INTO history VALUES (?, ?)", rows)
+                await connection.commit()
+            except Exception:
+                await connection.rollback()
+                raise
+"#,
         r#"
 import asyncio
 

@@ -28,7 +28,8 @@ most a `raise KeyboardInterrupt` on a second signal), is left alone: it
 touches nothing of the loop's. So is one that ends the process at once
 (`os._exit(1)`, a force exit that works even while the loop is stuck) or
 raises an exception of its own (`sys.exit(0)` raises `SystemExit`), with
-perhaps a log line or a `print` (`console.print`, `click.echo`) on the way out, also
+perhaps a log line (also on a logger of unknown type named `logger` or
+`log`) or a `print` (`console.print`, `click.echo`) on the way out, also
 through helpers of the file that only do that (`self.log(msg)`,
 `self.cleanup()` that only logs); when the exit is the handler's last
 statement, other calls of the standard library outside asyncio and
@@ -309,7 +310,10 @@ fn replaced_while_uvicorn_runs(cx: &FileCx, id: ExprId, c: &Call) -> bool {
 /// `click.echo`), or of a function of the file (not `handler` itself)
 /// whose every call is, `depth` calls down.
 fn says_only(cx: &FileCx, c: &Call, handler: FuncId, depth: u32) -> bool {
-    if cx.effect(c, Effect::Logging).is_some() || matches!(c.name.as_str(), "print" | "echo") {
+    if cx.effect(c, Effect::Logging).is_some()
+        || matches!(c.name.as_str(), "print" | "echo")
+        || on_a_logger(cx, c)
+    {
         return true;
     }
     depth > 0
@@ -345,6 +349,25 @@ fn away_from_the_loop(cx: &FileCx, c: &Call, handler: FuncId, depth: u32) -> boo
                 && !matches!(head, "asyncio" | "concurrent" | "threading" | "signal")
         })
     })
+}
+
+/// `logger.info(..)` on a logger of unknown type (`logger =
+/// get_logger(__name__)` from a module of the project): a level method on
+/// a receiver named `logger` or `log` (`self._logger`, `LOG`).
+fn on_a_logger(cx: &FileCx, c: &Call) -> bool {
+    matches!(
+        c.name.as_str(),
+        "debug" | "info" | "warning" | "warn" | "error" | "exception" | "critical"
+    ) && c
+        .receiver
+        .and_then(|r| cx.model.dotted(r))
+        .is_some_and(|d| {
+            let last = d.rsplit('.').next().unwrap_or(&d);
+            matches!(
+                last.trim_matches('_').to_ascii_lowercase().as_str(),
+                "logger" | "log"
+            )
+        })
 }
 
 /// The call builds the exception a `raise` statement raises.
@@ -540,6 +563,17 @@ def child(conn: Connection, worker):
 
     signal.signal(signal.SIGTERM, on_term)
     asyncio.run(worker.serve(conn))
+
+
+def serve_stdio(server, get_logger):
+    log = get_logger(__name__)
+
+    def on_signal(sig, frame):
+        log.info("shutting down")
+        sys.exit(0)
+
+    signal.signal(signal.SIGINT, on_signal)
+    asyncio.run(server.run())
 "#,
         r#"
 import contextlib
