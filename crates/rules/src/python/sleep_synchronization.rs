@@ -27,7 +27,8 @@ that reads the started work's result (`.result()`, `.done()`,
 `.is_set()`), or a variable handed to it (not a function of the file
 handed to it as what to run: starting it again reads nothing of the
 earlier run). A next statement that waits for
-the work itself (`thread.join()`, `proc.wait()`, `await task`) is not
+the work itself (`thread.join()`, `proc.wait()`, `await task`, also
+with a deadline, `await asyncio.wait_for(future, timeout=t)`) is not
 reported: the sleep orders nothing there. Neither is an `assert` that
 repeats word for word one made before the sleep: it checks that nothing
 changed, which a slow machine cannot make fail. A `task.cancel()` of the
@@ -509,17 +510,36 @@ fn negative_assert(cx: &FileCx, s: StmtId) -> bool {
 }
 
 /// The statement waits for the started work to end: `t.join()` or
-/// `t.wait()` on its handle, or `await t`.
+/// `t.wait()` on its handle, or `await t`, also with a deadline (`await
+/// asyncio.wait_for(future, timeout=t)`, `await asyncio.shield(t)`).
 fn waits_for_work(cx: &FileCx, s: StmtId, handed: &HashSet<String>) -> bool {
     let handle = |e: ExprId| cx.model.dotted(e).is_some_and(|d| handed.contains(&d));
     unsnarl_model::walk::exprs_in_block(cx.model, &vec![s])
         .into_iter()
         .any(|x| match &cx.expr(x).kind {
             ExprKind::Call(c) => {
-                matches!(c.name.as_str(), "join" | "wait") && c.receiver.is_some_and(handle)
+                (matches!(c.name.as_str(), "join" | "wait") && c.receiver.is_some_and(handle))
+                    || (matches!(
+                        c.target.as_deref(),
+                        Some("asyncio.wait_for" | "asyncio.shield")
+                    ) && c
+                        .positional(0)
+                        .or_else(|| c.kwarg("fut"))
+                        .is_some_and(handle)
+                        && !zero_timeout(cx, c))
             }
             ExprKind::Await(inner) => handle(*inner),
             _ => false,
+        })
+}
+
+/// `asyncio.wait_for(t, timeout=0)`: waits for nothing, it cancels at once.
+fn zero_timeout(cx: &FileCx, c: &Call) -> bool {
+    c.positional(1)
+        .or_else(|| c.kwarg("timeout"))
+        .is_some_and(|t| {
+            matches!(cx.model.literal(t), Some(Lit::Int(0)))
+                || matches!(cx.model.literal(t), Some(Lit::Float(f)) if *f == 0.0)
         })
 }
 
@@ -636,6 +656,21 @@ def open_channel(page, url):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+
+
+async def call_tool(dispatch, name, arguments, limit):
+    loop = asyncio.get_running_loop()
+    executor = ThreadPoolExecutor(max_workers=1)
+    future = loop.run_in_executor(executor, dispatch, name, arguments)
+    try:
+        await asyncio.sleep(0.01)
+        return await asyncio.wait_for(future, timeout=limit)
+    finally:
+        executor.shutdown(wait=False)
+"#,
         r#"
 import asyncio
 

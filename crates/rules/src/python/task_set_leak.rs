@@ -31,7 +31,10 @@ result;
 nor is a task added in `__init__` (`for _ in range(n):
 self._workers.append(create_task(self._worker()))`), or in a private
 helper that only `__init__` calls (`self._create_ui()`): a fixed pool,
-made once for each object.
+made once for each object. Nor are the workers a method that starts or
+connects the object adds (`start`, `_connect_to_server`, `open`,
+`__aenter__`) when the file cancels every task of the collection (`for
+task in self._tasks: task.cancel()`): a fixed set per connection.
 
 ## Why
 
@@ -109,7 +112,7 @@ impl Rule for TaskSetLeak {
                 continue;
             };
             let pruned = pruned.get_or_insert_with(|| pruned_collections(cx, &globals));
-            if pruned.contains(&key) {
+            if pruned.contains(&key) || started_for_the_connection(cx, cx.func_of(id), &key) {
                 continue;
             }
             out.push(cx.finding(
@@ -320,6 +323,41 @@ fn shared_state_any(cx: &FileCx, globals: &HashSet<String>, t: ExprId) -> Option
     shared_state(cx, globals, t)
 }
 
+/// The object's long-lived workers, started when it starts or connects
+/// (`start`, `_connect_to_server`, `open`, `__aenter__`) and all
+/// cancelled by the file when it stops (`for task in self._tasks:
+/// task.cancel()`): a fixed set per connection, not one per request.
+fn started_for_the_connection(cx: &FileCx, f: FuncId, key: &str) -> bool {
+    let name = cx.func(f).name.trim_matches('_').to_ascii_lowercase();
+    let lifecycle = ["start", "connect", "open", "aenter"]
+        .iter()
+        .any(|w| name.starts_with(w));
+    lifecycle
+        && cx.model.stmts.iter().any(|st| {
+            let StmtKind::For {
+                target: Some(t),
+                iter,
+                body,
+                ..
+            } = &st.kind
+            else {
+                return false;
+            };
+            let Some(var) = cx.model.name_of(*t) else {
+                return false;
+            };
+            cx.model.dotted(*iter).as_deref() == Some(key)
+                && unsnarl_model::walk::calls_in_block(cx.model, body)
+                    .into_iter()
+                    .any(|c| {
+                        cx.call(c).is_some_and(|c| {
+                            c.name == "cancel"
+                                && c.receiver.and_then(|r| cx.model.name_of(r)) == Some(var)
+                        })
+                    })
+        })
+}
+
 /// `f` is `__init__`, or a private helper of the file called only from
 /// such a function (`self._create_ui()` in `__init__`), `depth` helpers
 /// down: it runs once per object, while the object is built.
@@ -363,6 +401,9 @@ class Dispatcher:
             return
         self._by_id[key] = asyncio.ensure_future(coro)  # expect
 
+    def connect(self, cmd):
+        self._tasks.append(asyncio.create_task(self.handle(cmd)))  # expect
+
     def on_command(self, cmd):
         if cmd.kind == "connect":
             self._by_id[cmd.token] = asyncio.ensure_future(self.handle(cmd))  # expect
@@ -405,6 +446,33 @@ class App:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class Client:
+    def __init__(self, reader, writer):
+        self._reader = reader
+        self._writer = writer
+        self._io_tasks = []
+        self.outbox = asyncio.Queue(maxsize=100)
+
+    async def _connect_to_server(self):
+        self._io_tasks.append(asyncio.create_task(self._read_loop()))
+        self._io_tasks.append(asyncio.create_task(self._send_loop()))
+
+    def stop(self):
+        for task in self._io_tasks:
+            task.cancel()
+
+    async def _read_loop(self):
+        while await self._reader.readline():
+            pass
+
+    async def _send_loop(self):
+        while True:
+            self._writer.write(await self.outbox.get())
+"#,
         r#"
 import asyncio
 
