@@ -163,8 +163,9 @@ function connected itself. A datagram socket the function builds
 (`socket.SOCK_DGRAM`) waits for no peer: connecting it to an IP address
 only picks a route (the local-address idiom, then `getsockname()`), and
 a send hands one packet to the kernel (a Unix datagram, systemd's
-`sd_notify`, any path); a host name is still looked up, and receives
-still wait. A `put` on a queue built with no
+`sd_notify`, any path; an address written out or held by a name only
+ever bound to one, `group = ("239.255.255.250", 1900)`); a host name is
+still looked up, and receives still wait. A `put` on a queue built with no
 `maxsize` (held by the instance, also set from a local that holds one
 and cleared to `None` between uses, or, read through `self`, by its
 class: `_stdout = queue.Queue()` in the class body) never waits, closing a
@@ -2496,6 +2497,21 @@ class Bot:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+import socket
+
+
+async def discover(timeout=2.0, retries=2):
+    group = ("239.255.255.250", 1900)
+    message = b"M-SEARCH * HTTP/1.1\r\nMAN: ssdp:discover\r\n\r\n"
+    for _ in range(retries):
+        sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_UDP)
+        sock.settimeout(timeout)
+        sock.sendto(message, group)
+        sock.setblocking(False)
+        await asyncio.sleep(timeout)
+"#,
         r#"
 import asyncio
 import sys

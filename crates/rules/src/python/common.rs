@@ -1582,6 +1582,43 @@ pub fn never_suspends(cx: &FileCx, f: FuncId) -> bool {
         && crate::util::awaits_in_block(cx.model, &func.body).is_empty()
 }
 
+/// Like [`never_suspends`], also for a coroutine whose every suspension
+/// is an `await` of a coroutine of the file that itself never suspends,
+/// `depth` calls down (`async def analyze(x): return await compute(x)`
+/// over a `compute` with no await): it too runs to its end in one step.
+pub fn never_suspends_within(cx: &FileCx, f: FuncId, depth: u32) -> bool {
+    if never_suspends(cx, f) {
+        return true;
+    }
+    let func = cx.func(f);
+    depth > 0
+        && func.is_async
+        && !func.is_generator
+        && crate::util::awaited_values(cx.model, &func.body).is_some_and(|awaited| {
+            // As in `runs_in_one_step`: a plain or own call, and every
+            // function of the file by that name (overrides) does work
+            // without suspending; a method on another object, or a stub a
+            // subclass elsewhere fills, may suspend.
+            awaited.iter().all(|&a| {
+                cx.call(cx.model.strip(a)).is_some_and(|c| {
+                    let own = c
+                        .receiver
+                        .is_none_or(|r| matches!(cx.model.name_of(r), Some("self" | "cls")));
+                    own && cx.callee_in_file(c).is_some_and(|g| g != f)
+                        && cx
+                            .model
+                            .function_ids()
+                            .filter(|&g| cx.func(g).name == c.name)
+                            .all(|g| {
+                                g != f
+                                    && does_work(cx, g)
+                                    && never_suspends_within(cx, g, depth - 1)
+                            })
+                })
+            })
+        })
+}
+
 /// The awaited expression `inner` is a call of a coroutine of the file,
 /// on `self` or as a plain function, that never suspends: it has no await
 /// of its own, nor does any other function of the file by that name (an

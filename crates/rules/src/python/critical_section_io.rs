@@ -676,12 +676,14 @@ fn fills_once(cx: &FileCx, call: ExprId, w: StmtId) -> bool {
             _ => None,
         }
     };
-    // Built by a call (not a flag set to `True`: `if not self._active:
-    // self._active = True; self._on_start()` runs on every activation).
+    // Built by a call, or a local the branch built (`stream = open(path,
+    // "w")`, then `self._stream = stream`); not a flag set to `True`: `if
+    // not self._active: self._active = True; self._on_start()` runs on
+    // every activation.
     let sets = |block: &[StmtId], what: &str| {
         crate::index::always_does(m, block, &|st| {
             matches!(&cx.stmt(st).kind, StmtKind::Assign { targets, value: Some(v), .. }
-                if cx.call(m.strip(*v)).is_some()
+                if (cx.call(m.strip(*v)).is_some() || m.name_of(m.strip(*v)).is_some())
                     && targets.iter().any(|&t| m.dotted(t).as_deref() == Some(what)))
         })
     };
@@ -1206,6 +1208,30 @@ class Downloader:
 "#,
     ],
     pass: &[
+        r#"
+import sys
+import threading
+
+
+class Log:
+    def __init__(self, log_file):
+        self._log_file = log_file
+        self._lock = threading.Lock()
+        self.__stream = None
+
+    @property
+    def _stream(self):
+        stream = self.__stream
+        if stream is None:
+            with self._lock:
+                if self.__stream is None:
+                    stream = sys.stderr
+                    if self._log_file:
+                        stream = open(self._log_file, "w")
+                    self.__stream = stream
+                    return stream
+        return stream
+"#,
         r#"
 import shutil
 import tempfile

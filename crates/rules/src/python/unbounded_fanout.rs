@@ -82,7 +82,8 @@ its work to a buffering client and only awaits a future it made itself
 `to_thread.run_sync`, or a coroutine of the file that only awaits such
 calls), whose worker threads or thread limiter are the limit, a coroutine of
 the file that never suspends
-(`q.put_nowait(msg)` and return: each task ends in its first step), or a
+(`q.put_nowait(msg)` and return: each task ends in its first step; also
+one that only awaits such coroutines of the file, two calls down), or a
 start followed in its block by `break`, `return` or `raise` (the loop
 starts one task at most).
 
@@ -1327,7 +1328,7 @@ fn spawned_is_bounded(cx: &FileCx, per_item: ExprId) -> bool {
                 || awaits_own_future(cx, f)
                 // Each task runs to its end in its first step: no more
                 // than one is ever in flight.
-                || crate::python::common::never_suspends(cx, f)
+                || crate::python::common::never_suspends_within(cx, f, 2)
         }
         None => {
             // Another module: the index tells us what it calls.
@@ -1482,6 +1483,26 @@ async def scrape_all(search, fetch, query):
     # Everything after the first: as many as the search returned.
     rows = results[1:]
     return await asyncio.gather(*(fetch(r["url"]) for r in rows))  # expect
+"#,
+        r#"
+import asyncio
+
+
+class BaseScanner:
+    name = "base"
+
+    async def run(self, repo_path):
+        raise NotImplementedError
+
+
+async def run_all(scanners, repo_path):
+    async def safe_run(scanner):
+        try:
+            return await scanner.run(repo_path)
+        except Exception as exc:
+            return str(exc)
+
+    return await asyncio.gather(*[safe_run(s) for s in scanners])  # expect
 "#,
         r#"
 import asyncio
@@ -1888,6 +1909,22 @@ class Monitor:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+async def analyze_stock(symbol, prices):
+    closes = [p["close"] for p in prices[symbol]]
+    return {"symbol": symbol, "mean": sum(closes) / len(closes)}
+
+
+async def analyze_wrapper(symbol, prices):
+    return await analyze_stock(symbol, prices)
+
+
+async def analyze_all(symbols, prices):
+    return await asyncio.gather(*(analyze_wrapper(s, prices) for s in symbols))
+"#,
         r#"
 import asyncio
 

@@ -265,11 +265,18 @@ fn address_host(m: &FileModel, addr: ExprId) -> Option<ExprId> {
 }
 
 /// Python: a socket address whose host is an IP address, written out or
-/// a module constant bound to one: nothing to look up.
+/// a module constant bound to one, also through a name only ever bound to
+/// such an address (`group = ("239.255.255.250", 1900)`): nothing to look
+/// up.
 fn names_ip_address(m: &FileModel, addr: ExprId) -> bool {
-    address_host(m, addr).is_some_and(|h| {
-        module_literal(m, h).is_some_and(|h| h.parse::<std::net::IpAddr>().is_ok())
-    })
+    let written = |a: ExprId| {
+        address_host(m, a).is_some_and(|h| {
+            module_literal(m, h).is_some_and(|h| h.parse::<std::net::IpAddr>().is_ok())
+        })
+    };
+    written(addr)
+        || m.name_of(m.strip(addr))
+            .is_some_and(|n| m.only_ever_assigned(n, written))
 }
 
 /// Python: a connect or send on a datagram socket the same function
