@@ -52,7 +52,8 @@ guard:`, also when its `defer()` passes the release to a timer). An `acquire` wh
 lookup that hands back the lock) is released by the `with`, and so is
 an acquire inside `with` the same lock (taking it back after a
 `release()` around a wait). Methods that hand the
-acquisition to their caller are not reported: `__enter__`/`__aenter__`,
+acquisition to their caller are not reported: a `begin_x` whose class
+has an `end_x`/`finish_x` releasing the same lock, `__enter__`/`__aenter__`,
 `acquire`/`acquire_*`, `*_acquire` (`semaphore_acquire(sem)`) and their
 async twins (`aacquire_lock`). A receiver known only by its name counts as a limiter
 (`self._limiter`) only in a file that releases one: a rate limiter (a
@@ -163,6 +164,25 @@ fn delegates(name: &str) -> bool {
         .is_some_and(|rest| rest == "acquire" || rest.starts_with("acquire_"))
 }
 
+/// `begin_commit()` whose class has `finish_commit()` (or `end_commit()`)
+/// releasing the same lock: the pair hands the section to the caller,
+/// who ends it, as `__enter__`/`__exit__` do.
+fn begins_a_paired_section(cx: &FileCx, f: FuncId, lock: &str) -> bool {
+    let func = cx.func(f);
+    let Some(what) = func.name.trim_start_matches('_').strip_prefix("begin_") else {
+        return false;
+    };
+    cx.model.function_ids().any(|g| {
+        let other = cx.func(g);
+        other.class == func.class
+            && matches!(
+                other.name.trim_start_matches('_').split_once('_'),
+                Some(("finish" | "end", rest)) if rest == what
+            )
+            && cx.body_exprs(g).iter().any(|&e| is_release_of(cx, e, lock))
+    })
+}
+
 /// Methods of a class that is itself a synchronization primitive (it
 /// defines `release` or a context manager protocol): acquisition and
 /// release are split across its methods by design.
@@ -202,7 +222,11 @@ impl Rule for AcquireWithoutRelease {
                 continue;
             }
             let func = cx.func(f);
-            if delegates(&func.name) || func.is_test || in_primitive_class(cx, f) {
+            if delegates(&func.name)
+                || func.is_test
+                || in_primitive_class(cx, f)
+                || begins_a_paired_section(cx, f, &name)
+            {
                 continue;
             }
             let Some(s) = cx.tree.enclosing_stmt(id) else {
@@ -299,6 +323,16 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
             Parent::Stmt(p)
                 if matches!(&cx.stmt(p).kind, StmtKind::If { then, orelse, .. }
                 if then.last() == Some(&last) || orelse.last() == Some(&last)) =>
+            {
+                from = p
+            }
+            // `try: await wait_for(lock.acquire(), t); acquired = True
+            // except TimeoutError: log(..)`: a handler runs only when the
+            // acquire failed, holding nothing; on success the code goes on
+            // after that `try`, where its own `try` may start.
+            Parent::Stmt(p)
+                if matches!(&cx.stmt(p).kind, StmtKind::Try { body, finally: None, handlers, .. }
+                if body.last() == Some(&last) && !handlers.is_empty()) =>
             {
                 from = p
             }
@@ -835,6 +869,22 @@ class Protocol:
         semaphore.release()
 "#,
         r#"
+import asyncio
+
+
+class CommitFence:
+    def __init__(self):
+        self._lock = asyncio.Lock()
+        self._other = asyncio.Lock()
+
+    async def begin_commit(self):
+        await self._lock.acquire()  # expect
+        self.pending = True
+
+    def finish_commit(self):
+        self._other.release()
+"#,
+        r#"
 import threading
 
 
@@ -1008,6 +1058,48 @@ async def request(lock, log, send):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+import inspect
+import logging
+
+logger = logging.getLogger(__name__)
+
+
+class Gate:
+    def __init__(self, timeout):
+        self._lock = asyncio.Lock()
+        self._timeout = timeout
+
+    async def run(self, callback):
+        acquired = False
+        try:
+            await asyncio.wait_for(self._lock.acquire(), timeout=self._timeout)
+            acquired = True
+        except TimeoutError:
+            logger.warning("gate not acquired; running unserialized")
+        try:
+            result = callback()
+            return await result if inspect.isawaitable(result) else result
+        finally:
+            if acquired:
+                self._lock.release()
+
+
+class CommitFence:
+    def __init__(self):
+        self._lock = asyncio.Lock()
+
+    async def begin_commit(self, cancel_event=None):
+        await self._lock.acquire()
+        if cancel_event is not None and cancel_event.is_set():
+            self._lock.release()
+            return False
+        return True
+
+    def finish_commit(self):
+        self._lock.release()
+"#,
         r#"
 import threading
 import time
