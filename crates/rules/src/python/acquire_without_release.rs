@@ -588,8 +588,8 @@ fn takes_another_lock(cx: &FileCx, s: StmtId, name: &str) -> bool {
 }
 
 /// `x = None`, `items = []`, `n = 0`, `y = x`, `cbs = self._cbs`, `t: Task |
-/// None = None`: binds local names to a constant, an empty collection,
-/// another name or an attribute of `self` (a
+/// None = None`, `self.events, self.usage = [], {}`: binds local names to a
+/// constant, an empty collection, another name or an attribute of `self` (a
 /// local's annotation is not evaluated). It cannot raise, so a lock taken
 /// before it is still released by a `try` right after it.
 fn binds_a_constant(cx: &FileCx, s: StmtId) -> bool {
@@ -623,6 +623,28 @@ fn binds_a_constant(cx: &FileCx, s: StmtId) -> bool {
                     ))
         })
     };
+    // `self.last_events, self.last_usage = [], {}`: names or attributes of
+    // `self` given constants or empty collections, pairwise.
+    if let [t] = targets.as_slice()
+        && let ExprKind::Collection { elems: ts, .. } = &cx.expr(*t).kind
+        && let ExprKind::Collection { elems: vs, .. } = &cx.expr(cx.model.strip(*v)).kind
+        && ts.len() == vs.len()
+        && !ts.is_empty()
+        && ts.iter().all(|&x| {
+            matches!(cx.expr(x).kind, ExprKind::Name { .. })
+                || cx.model.dotted(x).is_some_and(|d| {
+                    d.strip_prefix("self.")
+                        .is_some_and(|rest| !rest.contains('.'))
+                })
+        })
+        && vs.iter().all(|&x| match &cx.expr(x).kind {
+            ExprKind::Literal(_) => true,
+            ExprKind::Collection { elems, .. } => elems.is_empty(),
+            _ => false,
+        })
+    {
+        return true;
+    }
     // `start = time.time()`: a clock read takes nothing and cannot fail.
     let clock = |e: ExprId| {
         cx.call(e).is_some_and(|c| {
@@ -1142,6 +1164,7 @@ def build(sem, work):
         raise RuntimeError("busy")
     global _busy
     _busy = True
+    events, usage = [], {}
     start = time.time()
     try:
         return work(), time.time() - start
