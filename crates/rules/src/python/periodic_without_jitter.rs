@@ -335,7 +335,8 @@ pub(crate) fn waits_for_work(cx: &FileCx, body: &Block) -> bool {
 }
 
 /// The loop gives up after a deadline or a number of attempts: an `if`
-/// on a deadline, timeout, elapsed time or attempt count that leaves it
+/// on a deadline, timeout, elapsed time (`time.time() - start > limit`) or
+/// attempt count that leaves it
 /// (`if time.monotonic() >= deadline: raise TimeoutError(..)`, `if
 /// attempts_left == 0: return`, or a count the loop takes down, `left -= 1`
 /// then `if left <= 0: return`), or a helper that checks the timeout
@@ -350,8 +351,18 @@ pub(crate) fn gives_up(cx: &FileCx, body: &Block) -> bool {
                 if targets.iter().any(|&t| cx.model.name_of(t) == Some(n)))
         })
     };
+    // `time.time() - started > self.max_wait_time`: the time spent so far
+    // against a limit.
+    let elapsed_over = |e: ExprId| {
+        matches!(&cx.expr(cx.model.strip(e)).kind, ExprKind::Binary { op: BinOp::Gt | BinOp::GtE, left, .. }
+        if matches!(&cx.expr(cx.model.strip(*left)).kind, ExprKind::Binary { op: BinOp::Sub, left: now, .. }
+            if cx.call(cx.model.strip(*now)).is_some_and(|c| {
+                cx.effect(c, unsnarl_model::knowledge::Effect::Clock).is_some()
+            })))
+    };
     let names_bound = |e: ExprId| {
         names_a_bound(cx, e)
+            || elapsed_over(e)
             || matches!(&cx.expr(cx.model.strip(e)).kind, ExprKind::Binary { op: BinOp::Lt | BinOp::LtE | BinOp::Eq, left, right }
                 if matches!(cx.model.literal(*right), Some(Lit::Int(0 | 1)))
                     && cx.model.name_of(*left).is_some_and(counted_down))
@@ -795,6 +806,28 @@ async def watch(client, store):
 "#,
     ],
     pass: &[
+        r#"
+import time
+
+import requests
+
+
+class Cube:
+    def __init__(self, endpoint, max_wait_time=30, backoff=1):
+        self.endpoint = endpoint
+        self.max_wait_time = max_wait_time
+        self.backoff = backoff
+
+    def query(self, params):
+        started = time.time()
+        response = requests.get(self.endpoint, params=params, timeout=10)
+        while response.json().get("error") == "Continue wait":
+            if time.time() - started > self.max_wait_time:
+                return {"error": "timed out"}
+            time.sleep(self.backoff)
+            response = requests.get(self.endpoint, params=params, timeout=10)
+        return response.json()
+"#,
         r#"
 import time
 

@@ -34,7 +34,9 @@ helper that only `__init__` calls (`self._create_ui()`): a fixed pool,
 made once for each object. Nor are the workers a method that starts or
 connects the object adds (`start`, `_connect_to_server`, `open`,
 `__aenter__`) when the file cancels every task of the collection (`for
-task in self._tasks: task.cancel()`): a fixed set per connection.
+task in self._tasks: task.cancel()`, also through a local joining it to
+others, `all_tasks = self.readers + self.writers`): a fixed set per
+connection.
 
 ## Why
 
@@ -346,7 +348,23 @@ fn started_for_the_connection(cx: &FileCx, f: FuncId, key: &str) -> bool {
             let Some(var) = cx.model.name_of(*t) else {
                 return false;
             };
-            cx.model.dotted(*iter).as_deref() == Some(key)
+            // The collection itself, or a local joining it to others
+            // (`all_tasks = self.inference_workers + self.calc_workers`).
+            let walks_it = |e: ExprId| {
+                cx.model.dotted(e).as_deref() == Some(key)
+                    || cx.model.name_of(e).is_some_and(|n| {
+                        cx.model.only_ever_assigned(n, |v| {
+                            unsnarl_model::walk::exprs_under(cx.model, v)
+                                .into_iter()
+                                .any(|x| cx.model.dotted(x).as_deref() == Some(key))
+                                && matches!(
+                                    cx.expr(cx.model.strip(v)).kind,
+                                    ExprKind::Binary { op: BinOp::Add, .. }
+                                )
+                        })
+                    })
+            };
+            walks_it(*iter)
                 && unsnarl_model::walk::calls_in_block(cx.model, body)
                     .into_iter()
                     .any(|c| {
@@ -455,14 +473,22 @@ class Client:
         self._reader = reader
         self._writer = writer
         self._io_tasks = []
+        self._workers = []
+        self._spares = []
         self.outbox = asyncio.Queue(maxsize=100)
 
     async def _connect_to_server(self):
         self._io_tasks.append(asyncio.create_task(self._read_loop()))
         self._io_tasks.append(asyncio.create_task(self._send_loop()))
 
+    async def start(self):
+        self._workers.append(asyncio.create_task(self._send_loop()))
+
     def stop(self):
         for task in self._io_tasks:
+            task.cancel()
+        every = self._workers + self._spares
+        for task in every:
             task.cancel()
 
     async def _read_loop(self):
