@@ -129,15 +129,21 @@ fn may_jump_out(m: &FileModel, s: StmtId) -> bool {
     v.found
 }
 
+/// Python: `sys.exit(..)`, `os._exit(..)`, `exit()`, `quit()`: the call
+/// ends the process (or raises `SystemExit` on its way out).
+pub fn ends_the_process(c: &Call) -> bool {
+    matches!(
+        c.target.as_deref(),
+        Some("sys.exit" | "os._exit" | "builtins.exit" | "builtins.quit")
+    )
+}
+
 fn stmt_always_raises(m: &FileModel, s: StmtId) -> bool {
     match &m.stmt(s).kind {
         StmtKind::Raise(_) => true,
-        StmtKind::Expr(e) => m.call(*e).is_some_and(|c| {
-            matches!(
-                c.target.as_deref(),
-                Some("sys.exit" | "os._exit" | "os.abort" | "builtins.exit" | "builtins.quit")
-            )
-        }),
+        StmtKind::Expr(e) => m
+            .call(*e)
+            .is_some_and(|c| ends_the_process(c) || c.target.as_deref() == Some("os.abort")),
         StmtKind::If { then, orelse, .. } => always_raises(m, then) && always_raises(m, orelse),
         StmtKind::With { body, .. } | StmtKind::Block(body) => always_raises(m, body),
         StmtKind::Try {

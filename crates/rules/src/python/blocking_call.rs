@@ -278,10 +278,7 @@ fn just_before_exit(cx: &FileCx, span: Span) -> bool {
     crate::util::next_stmt(cx, s).is_some_and(|n| match cx.stmt(n).kind {
         StmtKind::Expr(x) | StmtKind::Raise(Some(x)) => {
             cx.call(cx.model.strip(x)).is_some_and(|c| {
-                matches!(
-                    c.target.as_deref(),
-                    Some("sys.exit" | "os._exit" | "builtins.exit" | "builtins.quit")
-                ) || (c.receiver.is_none() && c.name == "SystemExit")
+                crate::util::ends_the_process(c) || (c.receiver.is_none() && c.name == "SystemExit")
             })
         }
         _ => false,

@@ -1582,6 +1582,24 @@ pub fn never_suspends(cx: &FileCx, f: FuncId) -> bool {
         && crate::util::awaits_in_block(cx.model, &func.body).is_empty()
 }
 
+/// `if self._pool is None:` or `if not _client:`: the slot a test finds
+/// missing, as written (`self._pool`, `_client`).
+pub fn tested_as_missing(cx: &FileCx, cond: ExprId) -> Option<String> {
+    let m = cx.model;
+    match &cx.expr(m.strip(cond)).kind {
+        ExprKind::Binary {
+            op: BinOp::Is,
+            left,
+            right,
+        } if matches!(m.literal(*right), Some(Lit::Null)) => m.dotted(*left),
+        ExprKind::Unary {
+            op: UnOp::Not,
+            operand,
+        } => m.dotted(*operand),
+        _ => None,
+    }
+}
+
 /// Like [`never_suspends`], also for a coroutine whose every suspension
 /// is an `await` of a coroutine of the file that itself never suspends,
 /// `depth` calls down (`async def analyze(x): return await compute(x)`

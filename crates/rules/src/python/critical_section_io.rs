@@ -662,20 +662,7 @@ fn remakes_guarded_state(cx: &FileCx, call: ExprId) -> bool {
 fn fills_once(cx: &FileCx, call: ExprId, w: StmtId) -> bool {
     let m = cx.model;
     // What the test finds missing.
-    let missing = |cond: ExprId| -> Option<String> {
-        match &cx.expr(m.strip(cond)).kind {
-            ExprKind::Binary { op, left, right }
-                if *op == BinOp::Is && matches!(m.literal(*right), Some(Lit::Null)) =>
-            {
-                m.dotted(*left)
-            }
-            ExprKind::Unary {
-                op: UnOp::Not,
-                operand,
-            } => m.dotted(*operand),
-            _ => None,
-        }
-    };
+    let missing = |cond: ExprId| crate::python::common::tested_as_missing(cx, cond);
     // Built by a call, or a local the branch built (`stream = open(path,
     // "w")`, then `self._stream = stream`); not a flag set to `True`: `if
     // not self._active: self._active = True; self._on_start()` runs on

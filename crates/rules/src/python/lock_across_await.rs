@@ -495,19 +495,9 @@ fn rechecks_first(cx: &FileCx, body: &Block) -> bool {
 /// first task waits for the I/O and the rest find it filled (a
 /// double-checked lazy set-up).
 fn fills_what_it_tests(cx: &FileCx, cond: ExprId, then: &Block) -> bool {
-    let tested = match &cx.expr(cx.model.strip(cond)).kind {
-        ExprKind::Binary {
-            op: BinOp::Is,
-            left,
-            right,
-        } if matches!(cx.model.literal(*right), Some(Lit::Null)) => cx.model.dotted(*left),
-        ExprKind::Unary {
-            op: UnOp::Not,
-            operand,
-        } => cx.model.dotted(*operand),
-        _ => None,
+    let Some(tested) = crate::python::common::tested_as_missing(cx, cond) else {
+        return false;
     };
-    let Some(tested) = tested else { return false };
     then.iter().any(|&st| {
         matches!(&cx.stmt(st).kind, StmtKind::Assign { targets, .. }
             if targets.iter().any(|&t| cx.model.dotted(t).as_deref() == Some(tested.as_str())))

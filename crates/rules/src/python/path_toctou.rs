@@ -175,12 +175,7 @@ fn creates_exclusively(cx: &FileCx, c: &Call) -> bool {
 fn refuses(cx: &FileCx, block: &Block) -> bool {
     block.last().is_some_and(|&l| match cx.stmt(l).kind {
         StmtKind::Raise(_) => true,
-        StmtKind::Expr(e) => cx.call(e).is_some_and(|c| {
-            matches!(
-                c.target.as_deref(),
-                Some("sys.exit" | "builtins.exit" | "builtins.quit" | "os._exit")
-            )
-        }),
+        StmtKind::Expr(e) => cx.call(e).is_some_and(crate::util::ends_the_process),
         _ => false,
     })
 }

@@ -220,10 +220,7 @@ impl Rule for SignalInAsyncio {
             let ends = |x: ExprId, hc: &Call| {
                 (matches!(hc.name.as_str(), "KeyboardInterrupt" | "SystemExit")
                     && hc.receiver.is_none())
-                    || matches!(
-                        hc.target.as_deref(),
-                        Some("os._exit" | "sys.exit" | "builtins.exit" | "builtins.quit")
-                    )
+                    || crate::util::ends_the_process(hc)
                     || raised(cx, x)
             };
             let ends_somewhere = cx
