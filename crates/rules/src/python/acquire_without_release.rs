@@ -358,25 +358,12 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
         }
         _ => stmts_after(cx, s).to_vec(),
     };
-    let first_after = after.iter().copied().find(|&n| {
-        !binds_a_constant(cx, n)
-            && !stores_a_name(cx, n)
-            && !bumps_a_counter(cx, n)
-            && !updates_own_state(cx, n)
-            && !releases_and_leaves(cx, n, name)
-    });
-    if first_after.is_some_and(|n| hands_on_the_lock(cx, n, name)) {
-        return None;
-    }
-    if let Some(n) = first_after
-        && let StmtKind::Expr(x) = cx.stmt(n).kind
-        && cx.call(x).is_some_and(|c| c.name == "release")
-        && cx
-            .call(x)
-            .and_then(|c| c.receiver)
-            .and_then(|r| cx.model.dotted(r))
-            .as_deref()
-            == Some(name)
+    let first_after = after
+        .iter()
+        .copied()
+        .find(|&n| !cannot_raise(cx, n) && !releases_and_leaves(cx, n, name));
+    if first_after
+        .is_some_and(|n| hands_on_the_lock(cx, n, name) || release_stmt(cx, n, name).is_some())
     {
         return None;
     }
@@ -453,15 +440,28 @@ fn releases_and_leaves(cx: &FileCx, s: StmtId, name: &str) -> bool {
             cx.stmt(*last).kind,
             StmtKind::Return(_) | StmtKind::Raise(_)
         )
-        && matches!(cx.stmt(*release).kind, StmtKind::Expr(x)
-            if cx.call(x).is_some_and(|c| c.name == "release" && c.args.is_empty())
-                && cx.call(x).and_then(|c| c.receiver).and_then(|r| cx.model.dotted(r)).as_deref() == Some(name))
-        && body.iter().all(|&b| {
-            binds_a_constant(cx, b)
-                || stores_a_name(cx, b)
-                || bumps_a_counter(cx, b)
-                || updates_own_state(cx, b)
-        })
+        && release_stmt(cx, *release, name).is_some_and(|c| c.args.is_empty())
+        && body.iter().all(|&b| cannot_raise(cx, b))
+}
+
+/// The statements a probe may hold between an acquire and its release:
+/// constant bindings, stores of names into `self`, counter bumps and
+/// in-place updates of the object's own state, none of which raises.
+fn cannot_raise(cx: &FileCx, s: StmtId) -> bool {
+    binds_a_constant(cx, s)
+        || stores_a_name(cx, s)
+        || bumps_a_counter(cx, s)
+        || updates_own_state(cx, s)
+}
+
+/// The statement is `<name>.release(..)`: that call.
+fn release_stmt<'a>(cx: &FileCx<'a>, s: StmtId, name: &str) -> Option<&'a Call> {
+    let StmtKind::Expr(x) = cx.stmt(s).kind else {
+        return None;
+    };
+    cx.call(x).filter(|c| {
+        c.name == "release" && c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(name)
+    })
 }
 
 /// `acquired.append(message._lock)`: the held lock itself goes into a
