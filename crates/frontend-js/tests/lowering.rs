@@ -595,7 +595,7 @@ fn classes() {
             ("sem", "Semaphore", None),
         ]
     );
-    assert_eq!(module_kinds(&m), ["class", "assign", "block"]);
+    assert_eq!(module_kinds(&m), ["classdef", "assign", "block"]);
     let ctor = func(&m, "src/app.Service.constructor");
     assert_eq!(ctor.kind, FnKind::Method);
     assert_eq!(ctor.class.as_deref(), Some("src/app.Service"));
@@ -895,7 +895,7 @@ fn enums_and_type_aliases_are_names_not_code() {
     let m = ts(
         "enum Color { Red, Green = f() }\ntype Handler = () => Promise<void>;\nconst c = Color.Red;\nfunction run(h: Handler) {}",
     );
-    assert_eq!(module_kinds(&m), ["assign", "def"]);
+    assert_eq!(module_kinds(&m), ["assign", "funcdef"]);
     let d = dump(&m);
     assert!(d.contains("attr .Red =src/app.Color.Red"), "{d}");
     let p = &func(&m, "run").params[0];

@@ -359,11 +359,11 @@ fn nested_functions_are_named_under_their_parent() {
     );
     assert_eq!(
         module_kinds(&m),
-        ["def", "def"],
+        ["funcdef", "funcdef"],
         "nested definitions are not module statements"
     );
     let outer = func(&m, "src/app.outer");
-    assert_eq!(kinds(&m, &outer.body)[0], "def");
+    assert_eq!(kinds(&m, &outer.body)[0], "funcdef");
 }
 
 #[test]

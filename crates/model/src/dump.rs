@@ -292,6 +292,14 @@ impl Dumper<'_> {
                 if *nonlocal { "nonlocal" } else { "global" },
                 names.join(", ")
             )),
+            StmtKind::Delete(targets) => {
+                self.line("del");
+                self.depth += 1;
+                for &t in targets {
+                    self.expr("target", t);
+                }
+                self.depth -= 1;
+            }
             StmtKind::Pass => self.line("pass"),
         }
     }

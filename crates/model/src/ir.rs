@@ -388,6 +388,9 @@ pub enum StmtKind {
     FuncDef(FuncId),
     /// A class definition: its methods are separate functions.
     ClassDef(TypeId),
+    /// Python `del x`, `del d[k]`, `del self.items[0]`: the targets are
+    /// unbound or removed from their collection.
+    Delete(Vec<ExprId>),
     /// Python `global x` / `nonlocal x`.
     Global {
         names: Vec<Str>,
@@ -395,6 +398,38 @@ pub enum StmtKind {
     },
     /// Go `mu.Lock()` style labeled statements, `pass`, type declarations...
     Pass,
+}
+
+impl StmtKind {
+    /// A short name of the statement's kind (`"assign"`, `"for"`, `"del"`),
+    /// for tests and dumps.
+    pub fn short_name(&self) -> &'static str {
+        match self {
+            StmtKind::Expr(_) => "expr",
+            StmtKind::Tail(_) => "tail",
+            StmtKind::Assign { .. } => "assign",
+            StmtKind::If { .. } => "if",
+            StmtKind::While { .. } => "while",
+            StmtKind::For { .. } => "for",
+            StmtKind::Loop { .. } => "loop",
+            StmtKind::Try { .. } => "try",
+            StmtKind::With { .. } => "with",
+            StmtKind::Return(_) => "return",
+            StmtKind::Raise(_) => "raise",
+            StmtKind::Break => "break",
+            StmtKind::Continue => "continue",
+            StmtKind::Defer(_) => "defer",
+            StmtKind::Go(_) => "go",
+            StmtKind::Select { .. } => "select",
+            StmtKind::Switch { .. } => "switch",
+            StmtKind::Block(_) => "block",
+            StmtKind::FuncDef(_) => "funcdef",
+            StmtKind::ClassDef(_) => "classdef",
+            StmtKind::Delete(_) => "del",
+            StmtKind::Global { .. } => "global",
+            StmtKind::Pass => "pass",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -164,6 +164,11 @@ pub fn for_each_stmt_child<'a>(m: &'a FileModel, id: StmtId, f: &mut impl FnMut(
                 f(Child::Block(&c.body));
             }
         }
+        StmtKind::Delete(targets) => {
+            for &t in targets {
+                f(Child::Expr(t));
+            }
+        }
         StmtKind::Break
         | StmtKind::Continue
         | StmtKind::FuncDef(_)

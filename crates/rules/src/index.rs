@@ -1322,6 +1322,7 @@ impl Visitor for SummaryVisitor<'_> {
             && (!once || self.is_async)
             && !(runs_the_thread_loop(self.kb, c)
                 && self.loop_tested.iter().any(|g| g.contains(at)))
+            && !crate::util::waits_on_dedicated_loop(m, c, at)
         {
             self.calls.push(CallSite {
                 target: self.names.intern(t),

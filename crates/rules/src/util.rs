@@ -519,6 +519,81 @@ pub fn no_running_loop_handlers(m: &FileModel, s: StmtId) -> Vec<Span> {
         .collect()
 }
 
+/// `asyncio.run_coroutine_threadsafe(coro, loop).result(..)` (also
+/// through a local holding the future) where `loop` is a loop this file
+/// makes for the purpose (every value it assigns to that name or field is
+/// `asyncio.new_event_loop()`, or `None`): a loop of its own thread, not
+/// the caller's, so waiting on it cannot be waiting on oneself.
+pub fn waits_on_dedicated_loop(m: &FileModel, c: &Call, at: Span) -> bool {
+    if c.name != "result" {
+        return false;
+    }
+    let Some(r) = c.receiver.map(|r| m.strip(r)) else {
+        return false;
+    };
+    // The innermost function around the call: its locals.
+    let Some(func) = m
+        .functions
+        .iter()
+        .filter(|f| f.kind != FnKind::Module && f.span.contains(at))
+        .min_by_key(|f| f.span.end - f.span.start)
+    else {
+        return false;
+    };
+    let local_value = |name: &str| -> Option<ExprId> {
+        let values: Vec<Option<ExprId>> = m
+            .stmts
+            .iter()
+            .filter(|st| func.span.contains(st.span))
+            .filter_map(|st| match &st.kind {
+                StmtKind::Assign { targets, value, .. }
+                    if targets.iter().any(|&t| m.name_of(t) == Some(name)) =>
+                {
+                    Some(*value)
+                }
+                _ => None,
+            })
+            .collect();
+        match values.as_slice() {
+            [Some(v)] => Some(m.strip(*v)),
+            _ => None,
+        }
+    };
+    let fut = match m.name_of(r) {
+        Some(n) => match local_value(n) {
+            Some(v) => v,
+            None => return false,
+        },
+        None => r,
+    };
+    let Some(schedule) = m.call(fut).filter(|k| k.name == "run_coroutine_threadsafe") else {
+        return false;
+    };
+    let Some(mut lp) = schedule.positional(1).or_else(|| schedule.kwarg("loop")) else {
+        return false;
+    };
+    // `loop = _tool_loop` first, under a lock.
+    if let Some(v) = m.name_of(lp).and_then(local_value) {
+        lp = v;
+    }
+    let Some(lp) = m.dotted(lp) else {
+        return false;
+    };
+    let mut made = false;
+    let all = m.values_assigned_to(&lp).all(|v| match v {
+        None => true,
+        Some(v) if matches!(m.literal(v), Some(Lit::Null)) => true,
+        Some(v) => {
+            let fresh = m
+                .call(m.strip(v))
+                .is_some_and(|k| k.target.as_deref() == Some("asyncio.new_event_loop"));
+            made |= fresh;
+            fresh
+        }
+    });
+    made && all
+}
+
 /// A call inside a handler of [`no_running_loop_handlers`]: it runs only
 /// when the thread has no running loop.
 pub fn only_without_running_loop(cx: &FileCx, e: ExprId) -> bool {

@@ -71,33 +71,7 @@ pub fn func<'a>(m: &'a FileModel, name: &str) -> (FuncId, &'a Function) {
 
 /// The kinds of the statements of a block, as short names.
 pub fn kinds(m: &FileModel, block: &[unsnarl_model::StmtId]) -> Vec<&'static str> {
-    block
-        .iter()
-        .map(|&s| match &m.stmt(s).kind {
-            StmtKind::Expr(_) => "expr",
-            StmtKind::Tail(_) => "tail",
-            StmtKind::Assign { .. } => "assign",
-            StmtKind::If { .. } => "if",
-            StmtKind::While { .. } => "while",
-            StmtKind::For { .. } => "for",
-            StmtKind::Loop { .. } => "loop",
-            StmtKind::Try { .. } => "try",
-            StmtKind::With { .. } => "with",
-            StmtKind::Return(_) => "return",
-            StmtKind::Raise(_) => "raise",
-            StmtKind::Break => "break",
-            StmtKind::Continue => "continue",
-            StmtKind::Defer(_) => "defer",
-            StmtKind::Go(_) => "go",
-            StmtKind::Select { .. } => "select",
-            StmtKind::Switch { .. } => "switch",
-            StmtKind::Block(_) => "block",
-            StmtKind::FuncDef(_) => "funcdef",
-            StmtKind::ClassDef(_) => "classdef",
-            StmtKind::Global { .. } => "global",
-            StmtKind::Pass => "pass",
-        })
-        .collect()
+    block.iter().map(|&s| m.stmt(s).kind.short_name()).collect()
 }
 
 /// The body of function `f` (see [`lower_body`]).

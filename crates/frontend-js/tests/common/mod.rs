@@ -4,9 +4,7 @@
 #![allow(dead_code)]
 
 use unsnarl_model::walk::{Parent, Tree};
-use unsnarl_model::{
-    Call, ExprId, ExprKind, FileModel, FuncId, Function, Language, SourceInput, StmtKind,
-};
+use unsnarl_model::{Call, ExprId, ExprKind, FileModel, FuncId, Function, Language, SourceInput};
 
 /// Lowers `src` as the file `path` and checks the model's structural
 /// invariants (every node reachable from a function, spans in range).
@@ -144,33 +142,7 @@ pub fn func_id(m: &FileModel, name: &str) -> FuncId {
 
 /// The statement kinds of a block, as short labels.
 pub fn kinds(m: &FileModel, block: &[unsnarl_model::StmtId]) -> Vec<&'static str> {
-    block
-        .iter()
-        .map(|&s| match &m.stmt(s).kind {
-            StmtKind::Expr(_) => "expr",
-            StmtKind::Tail(_) => "tail",
-            StmtKind::Assign { .. } => "assign",
-            StmtKind::If { .. } => "if",
-            StmtKind::While { .. } => "while",
-            StmtKind::For { .. } => "for",
-            StmtKind::Loop { .. } => "loop",
-            StmtKind::Try { .. } => "try",
-            StmtKind::With { .. } => "with",
-            StmtKind::Return(_) => "return",
-            StmtKind::Raise(_) => "raise",
-            StmtKind::Break => "break",
-            StmtKind::Continue => "continue",
-            StmtKind::Defer(_) => "defer",
-            StmtKind::Go(_) => "go",
-            StmtKind::Select { .. } => "select",
-            StmtKind::Switch { .. } => "switch",
-            StmtKind::Block(_) => "block",
-            StmtKind::FuncDef(_) => "def",
-            StmtKind::ClassDef(_) => "class",
-            StmtKind::Global { .. } => "global",
-            StmtKind::Pass => "pass",
-        })
-        .collect()
+    block.iter().map(|&s| m.stmt(s).kind.short_name()).collect()
 }
 
 /// The module body's statement kinds.

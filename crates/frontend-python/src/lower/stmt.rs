@@ -187,12 +187,14 @@ impl<'a> Lowerer<'a> {
             // A bare string statement (docstring) does nothing at run time.
             Stmt::Expr(e) if matches!(&*e.value, Expr::StringLiteral(_)) => StmtKind::Pass,
             Stmt::Expr(e) => StmtKind::Expr(self.lower_expr(&e.value)),
+            Stmt::Delete(d) => {
+                StmtKind::Delete(d.targets.iter().map(|t| self.lower_target(t)).collect())
+            }
             Stmt::Break(_) => StmtKind::Break,
             Stmt::Continue(_) => StmtKind::Continue,
             // Imports were bound and recorded by the pre-pass.
             Stmt::Import(_)
             | Stmt::ImportFrom(_)
-            | Stmt::Delete(_)
             | Stmt::TypeAlias(_)
             | Stmt::Pass(_)
             | Stmt::IpyEscapeCommand(_) => StmtKind::Pass,

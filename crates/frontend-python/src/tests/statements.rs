@@ -351,11 +351,27 @@ fn global_and_nonlocal() {
 }
 
 #[test]
-fn del_pass_and_docstrings_are_pass() {
-    let m = lower("\"\"\"Module docstring.\"\"\"\ndel a[0], b\npass\ntype X = int\n");
+fn pass_type_aliases_and_docstrings_are_pass() {
+    let m = lower("\"\"\"Module docstring.\"\"\"\npass\ntype X = int\n");
     let kinds = body_kinds(&m, FuncId(0));
-    assert_eq!(kinds.len(), 4);
+    assert_eq!(kinds.len(), 3);
     assert!(kinds.iter().all(|k| matches!(k, StmtKind::Pass)));
+}
+
+#[test]
+fn del_keeps_its_targets() {
+    let m = lower("del a[0], self.b\n");
+    assert_dump(
+        &m,
+        &[
+            "del",
+            "target: index",
+            "obj: name a",
+            "idx: lit Int(0)",
+            "target: attr .b",
+            "obj: name self",
+        ],
+    );
 }
 
 #[test]

@@ -1,9 +1,7 @@
 //! Helpers for the behavior tests.
 
 use unsnarl_model::walk::{Parent, Tree, Visitor, walk_block, walk_expr};
-use unsnarl_model::{
-    Call, ExprId, ExprKind, FileModel, FnKind, FuncId, Function, Span, StmtId, StmtKind,
-};
+use unsnarl_model::{Call, ExprId, ExprKind, FileModel, FnKind, FuncId, Function, Span, StmtId};
 
 /// Lowers `text` as the file `rel_path`, calling the lowering directly (not
 /// through `crate::lower`'s panic guard, so bugs surface as test failures),
@@ -67,33 +65,7 @@ pub fn func<'m>(m: &'m FileModel, name: &str) -> (FuncId, &'m Function) {
 
 /// The statement kinds of a block, as short names.
 pub fn kinds(m: &FileModel, block: &[StmtId]) -> Vec<&'static str> {
-    block
-        .iter()
-        .map(|&s| match &m.stmt(s).kind {
-            StmtKind::Expr(_) => "expr",
-            StmtKind::Tail(_) => "tail",
-            StmtKind::Assign { .. } => "assign",
-            StmtKind::If { .. } => "if",
-            StmtKind::While { .. } => "while",
-            StmtKind::For { .. } => "for",
-            StmtKind::Loop { .. } => "loop",
-            StmtKind::Try { .. } => "try",
-            StmtKind::With { .. } => "with",
-            StmtKind::Return(_) => "return",
-            StmtKind::Raise(_) => "raise",
-            StmtKind::Break => "break",
-            StmtKind::Continue => "continue",
-            StmtKind::Defer(_) => "defer",
-            StmtKind::Go(_) => "go",
-            StmtKind::Select { .. } => "select",
-            StmtKind::Switch { .. } => "switch",
-            StmtKind::Block(_) => "block",
-            StmtKind::FuncDef(_) => "funcdef",
-            StmtKind::ClassDef(_) => "classdef",
-            StmtKind::Global { .. } => "global",
-            StmtKind::Pass => "pass",
-        })
-        .collect()
+    block.iter().map(|&s| m.stmt(s).kind.short_name()).collect()
 }
 
 /// The source text a span covers.

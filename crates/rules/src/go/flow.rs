@@ -95,6 +95,8 @@ impl<F: Flow> Walker<'_, F> {
                 None
             }
             StmtKind::Continue => None,
+            // Python only; Go has no `del`.
+            StmtKind::Delete(_) => Some(st),
             StmtKind::Pass => {
                 if cx.source(cx.stmt(s).span).starts_with("goto") {
                     return None;

@@ -33,7 +33,11 @@ is the cleanup of a `try` whose body
 (and `else`, and handlers, for a `finally`) never suspends (`try:
 target(token) finally: await self.signal(token)`): cancellation only
 lands where a task suspends, so that cleanup runs on the body's own
-errors or its success, not on a cancellation.
+errors or its success, not on a cancellation. Nor is an await in a
+`finally` under an `if` on a flag that the `try`'s `except
+CancelledError` sets the other way (`cancelled = True` there, then
+`finally: if not cancelled: await notify()`): it never runs during a
+cancellation.
 
 ## Why
 
@@ -93,7 +97,7 @@ impl Rule for AwaitInCleanup {
             if !func.is_async || func.is_test {
                 continue;
             }
-            for (block, where_) in cleanups(cx, fid) {
+            for (block, where_, t) in cleanups(cx, fid) {
                 for e in unsnarl_model::walk::exprs_in_block(cx.model, block) {
                     let ExprKind::Await(inner) = cx.expr(e).kind else {
                         continue;
@@ -108,6 +112,7 @@ impl Rule for AwaitInCleanup {
                         || c.kwarg("timeout").is_some_and(|t| !is_none(cx, t))
                         || on_client_with_timeout(cx, fid, c)
                         || reaps_killed_process(cx, block, e, c)
+                        || skipped_when_cancelled(cx, t, block, e)
                     {
                         continue;
                     }
@@ -215,8 +220,55 @@ impl Visitor for Tries {
     }
 }
 
-/// `finally` blocks and cancellation handlers of a function.
-fn cleanups<'a>(cx: &FileCx<'a>, f: FuncId) -> Vec<(&'a Block, &'static str)> {
+/// The await sits, in the `finally` of `t`, under an `if` on a flag that
+/// the `try`'s cancellation handler sets the other way (`except
+/// CancelledError: cancelled = True` ... `finally: if not cancelled: await
+/// send(FINISH)`): the I/O runs after success or an error, never while
+/// the task is being cancelled.
+fn skipped_when_cancelled(cx: &FileCx, t: StmtId, fin: &Block, e: ExprId) -> bool {
+    let StmtKind::Try {
+        handlers,
+        finally: Some(finally),
+        ..
+    } = &cx.stmt(t).kind
+    else {
+        return false;
+    };
+    if !std::ptr::eq(finally, fin) {
+        return false;
+    }
+    // (flag, the value under which the guarded cleanup runs)
+    let guard = |cond: ExprId| -> Option<(&str, bool)> {
+        let cond = cx.model.strip(cond);
+        match &cx.expr(cond).kind {
+            ExprKind::Unary {
+                op: UnOp::Not,
+                operand,
+            } => cx.model.name_of(*operand).map(|n| (n, false)),
+            _ => cx.model.name_of(cond).map(|n| (n, true)),
+        }
+    };
+    let set_on_cancel = |flag: &str, value: bool| {
+        handlers.iter().any(|h| {
+            h.types.iter().any(|t| t.ends_with("CancelledError"))
+                && h.body.iter().any(|&st| {
+                    matches!(&cx.stmt(st).kind, StmtKind::Assign { targets, value: Some(v), .. }
+                        if targets.iter().any(|&x| cx.model.name_of(x) == Some(flag))
+                            && matches!(cx.model.literal(*v), Some(Lit::Bool(b)) if *b == value))
+                })
+        })
+    };
+    cx.enclosing_stmts(e).windows(2).any(|w| {
+        matches!(&cx.stmt(w[1]).kind, StmtKind::If { cond, then, .. }
+            if fin.contains(&w[1])
+                && then.contains(&w[0])
+                && guard(*cond).is_some_and(|(flag, runs)| set_on_cancel(flag, !runs)))
+    })
+}
+
+/// `finally` blocks and cancellation handlers of a function, each with
+/// its `try`.
+fn cleanups<'a>(cx: &FileCx<'a>, f: FuncId) -> Vec<(&'a Block, &'static str, StmtId)> {
     let mut v = Tries(Vec::new());
     walk_block(cx.model, &cx.func(f).body, &mut v);
     let mut out = Vec::new();
@@ -244,11 +296,11 @@ fn cleanups<'a>(cx: &FileCx<'a>, f: FuncId) -> Vec<(&'a Block, &'static str)> {
                     .iter()
                     .any(|t| CANCEL_CATCHERS.contains(&t.as_str()))
             {
-                out.push((&h.body, "in a handler that catches cancellation"));
+                out.push((&h.body, "in a handler that catches cancellation", t));
             }
         }
         if let Some(fin) = finally {
-            out.push((fin, "in a `finally` block"));
+            out.push((fin, "in a `finally` block", t));
         }
     }
     out
@@ -340,8 +392,46 @@ async def run_live(runner, session):
 
     await asyncio.create_task(drive())
 "#,
+        r#"
+import aiohttp
+
+
+async def beat(session: aiohttp.ClientSession, url):
+    failed = False
+    try:
+        await session.post(url, json={"state": "running"})
+    except Exception:
+        failed = True
+    finally:
+        # The flag tells an error from success; a cancellation still
+        # reaches this request.
+        if not failed:
+            await session.post(url, json={"state": "finished"})  # expect
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+import aiohttp
+
+
+async def heartbeat(session: aiohttp.ClientSession, url, every):
+    try:
+        while True:
+            await session.post(url, json={"state": "running"})
+            await asyncio.sleep(every)
+    except asyncio.CancelledError:
+        cancelled = True
+        raise
+    except Exception:
+        cancelled = False
+    else:
+        cancelled = False
+    finally:
+        # Told on a normal end or an error; skipped when cancelled.
+        if not cancelled:
+            await session.post(url, json={"state": "finished"})
+"#,
         r#"
 import asyncio
 

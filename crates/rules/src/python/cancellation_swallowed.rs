@@ -59,7 +59,8 @@ group's `start_soon`/`start`, an application's `add_task(coro)` or
 which raises its own cancellation whatever its children return): no
 frame of that task is left to tell.
 Awaiting a task only to reap it is left alone too (also with a deadline:
-`await asyncio.wait_for(task, 1.0)`, `async with asyncio.timeout(t):
+`await asyncio.wait_for(task, 1.0)`, through a shield,
+`wait_for(asyncio.shield(task), t)`, `async with asyncio.timeout(t):
 await task`): right after cancelling it (before the `try` or as its
 first step, `try: task.cancel(); await task`; also a task kept under a
 key, `self._tasks[key].cancel()` then `await self._tasks[key]`), or, when nothing follows the `try`, a task the coroutine started
@@ -1575,18 +1576,24 @@ fn reaps_cancelled_task(cx: &FileCx, fid: FuncId, t: StmtId, body: &Block) -> bo
     };
     !awaited.is_empty()
         && awaited.iter().all(|&inner| {
-            // `await asyncio.shield(task)` and `await asyncio.wait_for(task,
-            // 1.0)` still wait for the cancelled task.
-            let inner = cx
-                .call(inner)
-                .filter(|c| {
-                    matches!(
-                        c.target.as_deref(),
-                        Some("asyncio.shield" | "asyncio.wait_for")
-                    )
-                })
-                .and_then(|c| c.positional(0))
-                .unwrap_or(inner);
+            // `await asyncio.shield(task)`, `await asyncio.wait_for(task,
+            // 1.0)` and both together still wait for the cancelled task.
+            let mut inner = inner;
+            for _ in 0..2 {
+                let Some(arg) = cx
+                    .call(cx.model.strip(inner))
+                    .filter(|c| {
+                        matches!(
+                            c.target.as_deref(),
+                            Some("asyncio.shield" | "asyncio.wait_for")
+                        )
+                    })
+                    .and_then(|c| c.positional(0))
+                else {
+                    break;
+                };
+                inner = arg;
+            }
             cx.model
                 .keyed_place(inner)
                 .is_some_and(|name| cancelled_before(&name))
@@ -2571,6 +2578,22 @@ class Job:
                     break
                 except asyncio.TimeoutError:
                     self.log.warning("still draining")
+
+
+async def stop(task, attempts, each):
+    # Cancelled again on a timer until it ends; the shield keeps the
+    # timeout from cancelling it a second time.
+    for _ in range(attempts):
+        if task.done():
+            break
+        task.cancel()
+        try:
+            await asyncio.wait_for(asyncio.shield(task), timeout=each)
+            break
+        except asyncio.TimeoutError:
+            continue
+        except asyncio.CancelledError:
+            break
 "#,
         r#"
 class IterContext:

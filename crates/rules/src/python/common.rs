@@ -306,7 +306,8 @@ pub fn name_refs(cx: &FileCx, funcs: &HashSet<FuncId>, name: &str) -> Vec<ExprId
         .collect()
 }
 
-/// True when `e` is (part of) an assignment target.
+/// True when `e` is (part of) an assignment target, or a name `del`
+/// unbinds (`del _task`: written to, not read).
 pub fn is_store(cx: &FileCx, e: ExprId) -> bool {
     let mut cur = e;
     loop {
@@ -316,6 +317,7 @@ pub fn is_store(cx: &FileCx, e: ExprId) -> bool {
                     StmtKind::Assign { targets, .. } => targets.contains(&cur),
                     StmtKind::For { target, .. } => *target == Some(cur),
                     StmtKind::With { items, .. } => items.iter().any(|i| i.target == Some(cur)),
+                    StmtKind::Delete(targets) => targets.contains(&cur),
                     _ => false,
                 };
             }
@@ -1323,29 +1325,34 @@ pub fn class_cancels_every_task_of(cx: &FileCx, class: &str, except: FuncId, att
     cx.model.function_ids().any(|g| {
         g != except
             && cx.func(g).class.as_deref() == Some(class)
-            && cx.body_stmts(g).iter().any(|&s| {
-                let StmtKind::For {
-                    target: Some(v),
-                    iter,
-                    body,
-                    ..
-                } = &cx.stmt(s).kind
-                else {
-                    return false;
-                };
-                let item = cx.model.name_of(*v);
-                is_collection(*iter)
-                    && item.is_some()
-                    && unsnarl_model::walk::calls_in_block(cx.model, body)
-                        .into_iter()
-                        .any(|k| {
-                            cx.call(k).is_some_and(|kc| {
-                                kc.name == "cancel"
-                                    && kc.receiver.and_then(|r| cx.model.name_of(r)) == item
-                            })
-                        })
-            })
+            && cx
+                .body_stmts(g)
+                .iter()
+                .any(|&s| cancels_each_of(cx, s).is_some_and(is_collection))
     })
+}
+
+/// `for t in tasks: t.cancel()`: the collection whose every task the loop
+/// `s` cancels.
+pub fn cancels_each_of(cx: &FileCx, s: StmtId) -> Option<ExprId> {
+    let StmtKind::For {
+        target: Some(v),
+        iter,
+        body,
+        ..
+    } = &cx.stmt(s).kind
+    else {
+        return None;
+    };
+    let item = cx.model.name_of(*v)?;
+    unsnarl_model::walk::calls_in_block(cx.model, body)
+        .into_iter()
+        .any(|k| {
+            cx.call(k).is_some_and(|kc| {
+                kc.name == "cancel" && kc.receiver.and_then(|r| cx.model.name_of(r)) == Some(item)
+            })
+        })
+        .then_some(*iter)
 }
 
 /// `span` lies in a branch that never runs: the `if` tests a literal
@@ -1580,6 +1587,26 @@ pub fn never_suspends(cx: &FileCx, f: FuncId) -> bool {
     func.is_async
         && !func.is_generator
         && crate::util::awaits_in_block(cx.model, &func.body).is_empty()
+}
+
+/// The collections `del` statements take from or unbind: `del d[k]` and
+/// `del self._items[:n]` give `d` and `self._items`, `del x` gives `x`.
+pub fn deleted_from<'a>(cx: &'a FileCx) -> impl Iterator<Item = ExprId> + 'a {
+    cx.model.stmts.iter().flat_map(move |st| {
+        let StmtKind::Delete(targets) = &st.kind else {
+            return Vec::new();
+        };
+        targets
+            .iter()
+            .map(|&t| {
+                let mut t = cx.model.strip(t);
+                while let ExprKind::Index { obj, .. } = &cx.expr(t).kind {
+                    t = cx.model.strip(*obj);
+                }
+                t
+            })
+            .collect()
+    })
 }
 
 /// `if self._pool is None:` or `if not _client:`: the slot a test finds

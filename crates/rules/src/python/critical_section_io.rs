@@ -28,8 +28,9 @@ alone: that lock exists to keep the writes from interleaving. So is a
 value built once under the lock (`if self._model is None: self._model =
 load(path)`, or after an early return once it is done, `if
 self.initialized: return`, or `if _options and not force: return
-_options`, the block then setting `self.initialized = True` or the value
-from a call): every waiter needs it, and building it
+_options`, also with an expiry, `if _token["value"] and now <
+_token["expires_at"]: return _token["value"]`, the block then setting
+`self.initialized = True` or the value from a call or a local): every waiter needs it, and building it
 twice is what the lock prevents. A one-line append to a log file (see
 PY002) waits for nothing and is not reported either. A cache filled per key under one lock (`if name not in
 cache:`) still holds up the threads that want other keys, and is
@@ -711,27 +712,36 @@ fn after_done_return(cx: &FileCx, call: ExprId, w: StmtId, lasting: &dyn Fn(&str
     };
     let at = cx.expr(call).span;
     // What the test finds present, and whether it is a flag (a truth test).
-    let present = |cond: ExprId| -> Option<(String, bool)> {
-        let mut cond = m.strip(cond);
-        // `if _options and not force: return _options`: what is present
-        // is tested first; the second half only forces a rebuild.
-        if let ExprKind::Logical {
-            op: LogicalOp::And,
-            left,
-            ..
-        } = &cx.expr(cond).kind
-        {
-            cond = m.strip(*left);
-        }
-        match &cx.expr(cond).kind {
+    fn present(m: &FileModel, cond: ExprId) -> Option<(String, bool)> {
+        let cond = m.strip(cond);
+        match &m.expr(cond).kind {
+            // `if _options and not force: return _options`, `if not force
+            // and _token["value"] and now < _token["expires_at"]`: the
+            // first operand that tests a value for presence; the others
+            // only force a rebuild or check its age.
+            ExprKind::Logical {
+                op: LogicalOp::And,
+                left,
+                right,
+            } => present(m, *left).or_else(|| present(m, *right)),
             ExprKind::Binary { op, left, right }
                 if *op == BinOp::IsNot && matches!(m.literal(*right), Some(Lit::Null)) =>
             {
-                Some((m.dotted(*left)?, false))
+                Some((m.keyed_place(*left)?, false))
             }
-            ExprKind::Name { .. } | ExprKind::Attr { .. } => Some((m.dotted(cond)?, true)),
+            ExprKind::Name { .. } | ExprKind::Attr { .. } | ExprKind::Index { .. } => {
+                Some((m.keyed_place(cond)?, true))
+            }
             _ => None,
         }
+    }
+    // An entry of a module-level dict (`_token["value"]`) lasts too.
+    let module = crate::python::common::module_vars(m);
+    let lasting = |what: &str| {
+        lasting(what)
+            || what
+                .split_once('[')
+                .is_some_and(|(root, _)| module.contains(root))
     };
     let named_for_setup = |what: &str| {
         let last = what.rsplit('.').next().unwrap_or(what).to_ascii_lowercase();
@@ -749,17 +759,18 @@ fn after_done_return(cx: &FileCx, call: ExprId, w: StmtId, lasting: &dyn Fn(&str
         if !returns || cx.stmt(st).span.end > at.start {
             return false;
         }
-        let Some((what, flag)) = present(*cond) else {
+        let Some((what, flag)) = present(m, *cond) else {
             return false;
         };
         lasting(&what)
             && crate::index::always_does(m, &body[k + 1..], &|s| {
                 matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), .. }
-                if targets.iter().any(|&t| m.dotted(t).as_deref() == Some(what.as_str()))
+                if targets.iter().any(|&t| m.keyed_place(t).as_deref() == Some(what.as_str()))
                     && ((flag
                         && named_for_setup(&what)
                         && matches!(m.literal(*v), Some(Lit::Bool(true))))
-                        || cx.call(m.strip(*v)).is_some()))
+                        || cx.call(m.strip(*v)).is_some()
+                        || m.name_of(*v).is_some()))
             })
     })
 }
@@ -1195,6 +1206,30 @@ class Downloader:
 "#,
     ],
     pass: &[
+        r#"
+import threading
+import time
+
+import httpx
+
+_TOKEN = {"value": None, "expires_at": 0.0}
+_TOKEN_LOCK = threading.Lock()
+
+
+def app_token(force=False):
+    now = time.time()
+    with _TOKEN_LOCK:
+        # Every waiter needs this token; fetching it twice is what the
+        # lock prevents.
+        if not force and _TOKEN["value"] and now < _TOKEN["expires_at"]:
+            return _TOKEN["value"]
+        response = httpx.post("https://id.example/token", timeout=20)
+        payload = response.json()
+        token = payload["access_token"]
+        _TOKEN["value"] = token
+        _TOKEN["expires_at"] = now + payload.get("expires_in", 3600) - 60
+        return token
+"#,
         r#"
 import sys
 import threading

@@ -528,6 +528,16 @@ async def serve(conn):
     await start_watchdog()
     await conn.run()
 "#,
+        r#"
+import asyncio
+
+
+def emit(handler, data):
+    result = handler(data)
+    if asyncio.iscoroutine(result):
+        task = asyncio.get_running_loop().create_task(result)  # expect
+        del task  # unbinding the name is not reading it
+"#,
     ],
     pass: &[
         r#"

@@ -39,7 +39,8 @@ loop, which cancels the rest). Nor is one operation gathered with a sleep that p
 callback completes (`gather(cli.write(..), self._reply)` with `self._reply
 = asyncio.Future()`): a sleep or a future left behind does nothing. Nor is a gather of coroutines of the file that each catch every
 ordinary error (all their awaits in a `try` whose `except Exception:`
-logs or returns instead of raising), called directly, started as
+logs or returns instead of raising, also each round of a loop, `while
+running: try: ... except Exception: await asyncio.sleep(1)`), called directly, started as
 tasks collected in a local list, or built by a comprehension
 (`gather(*tasks.values())` of `tasks = {n: self.check(p) for n, p in
 items}`): the gather has no failure to stop
@@ -294,37 +295,54 @@ fn every_gathered(cx: &FileCx, f: FuncId, c: &Call, holds: fn(&FileCx, FuncId) -
     any
 }
 
-/// The coroutine's awaits all sit in one top-level `try` with a handler
-/// for every ordinary error (`except Exception`, `BaseException` or bare)
-/// that raises nothing.
+/// The coroutine's awaits all sit in `try` blocks (at its top level or
+/// in its loops: `while running: try: ... except Exception: await
+/// asyncio.sleep(1)`) with a handler for every ordinary error (`except
+/// Exception`, `BaseException` or bare) that raises nothing; such a
+/// handler may itself await only a sleep.
 fn catches_everything(cx: &FileCx, g: FuncId) -> bool {
     let func = cx.func(g);
     if !func.is_async {
         return false;
     }
-    let all = crate::util::awaits_in_block(cx.model, &func.body).len();
-    func.body.iter().any(|&s| {
+    let all = crate::util::awaits_in_block(cx.model, &func.body);
+    let mut covered = Vec::new();
+    let mut guarded = false;
+    for s in unsnarl_model::walk::stmts_in_block(cx.model, &func.body) {
         let StmtKind::Try { body, handlers, .. } = &cx.stmt(s).kind else {
-            return false;
+            continue;
         };
-        crate::util::awaits_in_block(cx.model, body).len() == all
-            && handlers.iter().any(|h| {
-                let catch_all = h.types.is_empty()
-                    || h.types.iter().any(|t| {
-                        matches!(
-                            t.as_str(),
-                            "Exception"
-                                | "BaseException"
-                                | "builtins.Exception"
-                                | "builtins.BaseException"
-                        )
-                    });
-                catch_all
-                    && !unsnarl_model::walk::stmts_in_block(cx.model, &h.body)
-                        .into_iter()
-                        .any(|x| matches!(cx.stmt(x).kind, StmtKind::Raise(_)))
-            })
-    })
+        let catch_all = handlers.iter().find(|h| {
+            let any_error = h.types.is_empty()
+                || h.types.iter().any(|t| {
+                    matches!(
+                        t.as_str(),
+                        "Exception"
+                            | "BaseException"
+                            | "builtins.Exception"
+                            | "builtins.BaseException"
+                    )
+                });
+            any_error
+                && !unsnarl_model::walk::stmts_in_block(cx.model, &h.body)
+                    .into_iter()
+                    .any(|x| matches!(cx.stmt(x).kind, StmtKind::Raise(_)))
+        });
+        let Some(h) = catch_all else { continue };
+        guarded = true;
+        covered.extend(crate::util::awaits_in_block(cx.model, body));
+        // A pause before the next round cannot fail but by cancellation.
+        covered.extend(
+            unsnarl_model::walk::exprs_in_block(cx.model, &h.body)
+                .into_iter()
+                .filter(|&e| {
+                    matches!(cx.expr(e).kind, ExprKind::Await(x)
+                        if cx.call(cx.model.strip(x)).is_some_and(|c| crate::python::common::SLEEPS.contains(&c.target.as_deref().unwrap_or(""))))
+                })
+                .map(|e| cx.expr(e).span),
+        );
+    }
+    guarded && all.iter().all(|a| covered.contains(a))
 }
 
 /// `gather(*self.tasks.values())` (or `*self.tasks`) where another method
@@ -679,8 +697,63 @@ class Scorer:
     async def score(self, text):
         return await asyncio.gather(self._coherence.score(text), self._judge.score(text))  # expect
 "#,
+        r#"
+import asyncio
+
+
+class Relay:
+    async def run(self):
+        await asyncio.gather(self._poll(), self._send())  # expect
+
+    async def _poll(self):
+        while self.running:
+            try:
+                await self.fetch()
+            except Exception as exc:
+                # Reporting the error is I/O too, and can fail.
+                await self.report(exc)
+
+    async def _send(self):
+        while self.running:
+            try:
+                await self.flush()
+            except Exception:
+                await asyncio.sleep(1.0)
+"#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class Relay:
+    async def run(self):
+        await asyncio.gather(self._poll(), self._process())
+
+    async def _poll(self):
+        while self.running:
+            try:
+                for item in await self.fetch():
+                    await self.pending.put(item)
+                await asyncio.sleep(0.5)
+            except asyncio.CancelledError:
+                break
+            except Exception:
+                await asyncio.sleep(1.0)
+
+    async def _process(self):
+        while self.running:
+            try:
+                try:
+                    item = await asyncio.wait_for(self.pending.get(), timeout=1.0)
+                except asyncio.TimeoutError:
+                    continue
+                await self.handle(item)
+            except asyncio.CancelledError:
+                break
+            except Exception:
+                pass
+"#,
         r#"
 import asyncio
 import shutil

@@ -22,7 +22,9 @@ Two shapes:
   coroutine whose body awaits: the lock stays held while the coroutine is
   suspended (an `await` of a coroutine of the file that has no `await` of
   its own, `await self._connect()`, does not suspend, nor does a `put` on
-  an asyncio queue the file only builds without a `maxsize`);
+  an asyncio queue the file only builds without a `maxsize`), or taken
+  with `lock.acquire()` and awaited under before `release()` (an `if`
+  whose branches each release before they await does not count);
 - an `asyncio.Lock` (or anyio/trio lock) taken with `async with` whose body
   awaits network or disk I/O (HTTP clients, database drivers, streams). A
   send lock, whose body only writes to one stream (`writer.write(frame);
@@ -32,7 +34,10 @@ Two shapes:
   (`if lock.locked(): return` right before `async with lock:`): other
   tasks skip it instead of waiting; and so is a double-checked set-up
   whose body is one `if` that fills the slot it tests (`if self._pool is
-  None: self._pool = await create_pool(..)`): only the first task waits
+  None: self._pool = await create_pool(..)`), or that begins (perhaps
+  after reading the time into a local) by checking again and leaving when
+  another task already did the work (`if self._jwks and now -
+  self._at < ttl: return self._jwks`): only the first task waits
   for the I/O, the rest find the slot filled. So is a lock around calls on one
   object that runs one operation at a time (a single `asyncpg.Connection`,
   which fails a second concurrent call; the knowledge marks such methods
@@ -146,27 +151,10 @@ fn check_explicit_acquires(cx: &FileCx, fid: FuncId, out: &mut Vec<Finding>) {
         let Some(s) = cx.tree.enclosing_stmt(call) else {
             continue;
         };
-        let mut first_await = None;
-        for &next in crate::python::common::stmts_after(cx, s) {
-            let releases_here = matches!(cx.stmt(next).kind, StmtKind::Expr(e)
-                if cx.call(e).is_some_and(|rc| rc.name == "release"
-                    && rc.receiver.and_then(|x| cx.model.dotted(x)).as_deref() == Some(name.as_str())));
-            if releases_here {
-                break;
-            }
-            let body: Block = match &cx.stmt(next).kind {
-                StmtKind::Try { body, .. } => body.clone(),
-                _ => vec![next],
-            };
-            if let Some(&a) = crate::util::awaits_in_block(cx.model, &body).first() {
-                first_await = Some(a);
-                break;
-            }
-            if matches!(cx.stmt(next).kind, StmtKind::Try { .. }) {
-                break;
-            }
-        }
-        let Some(aw) = first_await else { continue };
+        let rest = crate::python::common::stmts_after(cx, s);
+        let Held::Awaits(aw) = awaits_while_held(cx, rest, &name) else {
+            continue;
+        };
         let mut f = cx.finding(
             &META,
             cx.expr(call).span,
@@ -183,6 +171,55 @@ fn check_explicit_acquires(cx: &FileCx, fid: FuncId, out: &mut Vec<Finding>) {
         });
         out.push(f);
     }
+}
+
+/// What follows a manual `acquire()`, statement by statement.
+enum Held {
+    /// An await while the lock is held (where it is).
+    Awaits(Span),
+    /// Released (or handed to a `try`) before any await.
+    Released,
+    /// Neither, by the end of the block.
+    Open,
+}
+
+/// Walks the statements after `lock.acquire()` until the lock is
+/// released. An `if` whose branches each release before they await
+/// (`if hit: lock.release(); await use(hit) else: ...; lock.release()`)
+/// does not hold it across their awaits.
+fn awaits_while_held(cx: &FileCx, block: &[StmtId], name: &str) -> Held {
+    for &next in block {
+        let releases_here = matches!(cx.stmt(next).kind, StmtKind::Expr(e)
+            if cx.call(e).is_some_and(|rc| rc.name == "release"
+                && rc.receiver.and_then(|x| cx.model.dotted(x)).as_deref() == Some(name)));
+        if releases_here {
+            return Held::Released;
+        }
+        match &cx.stmt(next).kind {
+            StmtKind::If { then, orelse, .. } => {
+                match (
+                    awaits_while_held(cx, then, name),
+                    awaits_while_held(cx, orelse, name),
+                ) {
+                    (Held::Awaits(a), _) | (_, Held::Awaits(a)) => return Held::Awaits(a),
+                    (Held::Released, Held::Released) => return Held::Released,
+                    _ => {}
+                }
+            }
+            StmtKind::Try { body, .. } => {
+                return match crate::util::awaits_in_block(cx.model, body).first() {
+                    Some(&a) => Held::Awaits(a),
+                    None => Held::Released,
+                };
+            }
+            _ => {
+                if let Some(&a) = crate::util::awaits_in_block(cx.model, &vec![next]).first() {
+                    return Held::Awaits(a);
+                }
+            }
+        }
+    }
+    Held::Open
 }
 
 struct WithFinder(Vec<StmtId>);
@@ -471,22 +508,34 @@ fn serializes_one_connection(cx: &FileCx, awaits: &[ExprId]) -> bool {
     })
 }
 
-/// The body starts by re-checking the state and leaving when another task
+/// The body starts (after reading locals for it, `now = time.monotonic()`)
+/// by re-checking the state and leaving when another task
 /// already did the work (`if self._token_valid(): return self._token`): a
 /// deliberate single-flight, where waiting for the holder's I/O is the
 /// point (the fix for a cache stampede).
 fn rechecks_first(cx: &FileCx, body: &Block) -> bool {
-    let Some(&first) = body.first() else {
+    // After locals it reads for the check (`now = time.monotonic()`).
+    let Some(k) = body.iter().position(|&s| {
+        !matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), .. }
+            if targets.iter().all(|&t| cx.model.name_of(t).is_some())
+                && !unsnarl_model::walk::exprs_under(cx.model, *v)
+                    .into_iter()
+                    .any(|x| matches!(cx.expr(x).kind, ExprKind::Await(_))))
+    }) else {
         return false;
     };
-    let StmtKind::If { cond, then, orelse } = &cx.stmt(first).kind else {
+    let StmtKind::If { cond, then, orelse } = &cx.stmt(body[k]).kind else {
         return false;
     };
-    then.last().is_some_and(|&l| {
-        matches!(
-            cx.stmt(l).kind,
-            StmtKind::Return(_) | StmtKind::Raise(_) | StmtKind::Continue | StmtKind::Break
-        )
+    then.last().is_some_and(|&l| match cx.stmt(l).kind {
+        // Handing back what another task made.
+        StmtKind::Return(Some(_)) => true,
+        // Leaving first thing (the locals read would be a guard on one,
+        // `conn = self._conn; if conn is None: raise`).
+        StmtKind::Return(None) | StmtKind::Raise(_) | StmtKind::Continue | StmtKind::Break => {
+            k == 0
+        }
+        _ => false,
     }) || (body.len() == 1 && orelse.is_empty() && fills_what_it_tests(cx, *cond, then))
 }
 
@@ -619,6 +668,26 @@ async def update(client):
         lock.release()
 "#,
         r#"
+import threading
+
+
+class Router:
+    def __init__(self):
+        self._mutex = threading.Lock()
+        self._members = {}
+
+    async def route(self, key, message):
+        self._mutex.acquire()  # expect
+        if key in self._members:
+            self._mutex.release()
+            await self._members[key].send(message)
+        else:
+            # This branch awaits before it lets go.
+            member = await self.connect(key)
+            self._members[key] = member
+            self._mutex.release()
+"#,
+        r#"
 import asyncio
 
 class Cache:
@@ -642,6 +711,26 @@ async def pull(url):
         async with lock:  # expect
             async with s.get(url) as r:
                 return await r.text()
+"#,
+        r#"
+import asyncio
+import aiohttp
+
+
+class Probe:
+    def __init__(self):
+        self._lock = asyncio.Lock()
+        self._session = aiohttp.ClientSession()
+        self._base = None
+
+    async def health(self):
+        async with self._lock:  # expect
+            # A guard on a local, not a re-check of work another task did.
+            base = self._base
+            if base is None:
+                raise RuntimeError("not started")
+            resp = await self._session.get(base + "/health")
+            return await resp.json()
 "#,
         r#"
 import asyncio
@@ -770,6 +859,34 @@ class Sessions:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+import time
+
+import httpx
+
+
+class KeyCache:
+    def __init__(self, ttl):
+        self._ttl = ttl
+        self._keys = None
+        self._fetched_at = 0.0
+        self._lock = asyncio.Lock()
+
+    async def get(self, url):
+        now = time.monotonic()
+        if self._keys is not None and now - self._fetched_at < self._ttl:
+            return self._keys
+        async with self._lock:
+            now = time.monotonic()
+            if self._keys is not None and now - self._fetched_at < self._ttl:
+                return self._keys
+            async with httpx.AsyncClient(timeout=10.0) as client:
+                resp = await client.get(url)
+                self._keys = resp.json()
+                self._fetched_at = now
+                return self._keys
+"#,
         r#"
 import asyncio
 
@@ -1062,6 +1179,25 @@ async def short(client):
     finally:
         lock.release()
     await client.get("/after")
+
+
+class Members:
+    def __init__(self):
+        self._mutex = threading.Lock()
+        self._members = {}
+
+    async def on_message(self, key, message):
+        # Each branch lets go of the lock before it awaits.
+        self._mutex.acquire()
+        if key in self._members:
+            member = self._members[key]
+            self._mutex.release()
+            await member.continue_with(message)
+        else:
+            member = Member(key)
+            self._members[key] = member
+            self._mutex.release()
+            await member.start(message)
 
 async def not_a_lock(path):
     with open(path) as f:

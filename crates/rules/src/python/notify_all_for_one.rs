@@ -1,7 +1,7 @@
 //! PY029: `notify_all()` after adding a single item.
 
 use crate::context::FileCx;
-use crate::python::common::{containing_block, is_condition};
+use crate::python::common::{containing_block, deleted_from, is_condition};
 use crate::rule::{Examples, Rule, RuleMeta};
 use unsnarl_model::walk::Parent;
 use unsnarl_model::*;
@@ -177,8 +177,8 @@ fn append_only(cx: &FileCx, add: &Call) -> bool {
         .any(|(_, c)| {
             c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(coll.as_str())
         });
-    // `del self._events[0]` (the model keeps no `del`: read the text).
-    let deletes = cx.text.contains(&format!("del {coll}"));
+    // `del self._events[0]`.
+    let deletes = deleted_from(cx).any(|t| cx.model.dotted(t).as_deref() == Some(coll.as_str()));
     // Rebinding it (`self._events = []`, `self._items[:] = rest`) empties it
     // too; only its first binding is allowed.
     let rebinds = cx
@@ -288,6 +288,29 @@ async def schedule(job):
     async with cond:
         heapq.heappush(heap, job)
         cond.notify_all()  # expect
+"#,
+        r#"
+import threading
+
+
+class Inbox:
+    def __init__(self):
+        self._cond = threading.Condition()
+        self._items = []
+
+    def put(self, item):
+        with self._cond:
+            self._items.append(item)
+            self._cond.notify_all()  # expect
+
+    def take(self):
+        # Taken with `del`, not `pop`: still one item for one waiter.
+        with self._cond:
+            while not self._items:
+                self._cond.wait()
+            item = self._items[0]
+            del self._items[0]
+            return item
 "#,
     ],
     pass: &[

@@ -22,7 +22,8 @@ asyncio.sleep(30)`, `time.sleep(POLL_INTERVAL)`) with no random component
 anywhere in the loop. A loop that gives up after a deadline or a number
 of attempts (`if time.monotonic() >= deadline: raise TimeoutError(..)`,
 `if attempts_left == 0: return`, `while attempts:` counted down, or any
-count the loop takes down, `left -= 1` then `if left <= 0: return`) waits for
+count the loop takes down, `left -= 1` then `if left <= 0: return`, or
+up, `fails += 1` then `if fails >= 10: return`) waits for
 one job and ends; it is not reported. So is one that leaves when what it
 polls reports that it got there (`if data.get("status") in ("completed",
 "failed"): break`, `if job["state"] == "running": return`, `if status ==
@@ -339,17 +340,24 @@ pub(crate) fn waits_for_work(cx: &FileCx, body: &Block) -> bool {
 /// attempt count that leaves it
 /// (`if time.monotonic() >= deadline: raise TimeoutError(..)`, `if
 /// attempts_left == 0: return`, or a count the loop takes down, `left -= 1`
-/// then `if left <= 0: return`), or a helper that checks the timeout
+/// then `if left <= 0: return`, or up, `fails += 1` then `if fails >= 10:
+/// return`), or a helper that checks the timeout
 /// (`self._check_timeout(start, limit)`). A wait for one job of one
 /// request, which ends, not a service polling forever.
 pub(crate) fn gives_up(cx: &FileCx, body: &Block) -> bool {
     let stmts = unsnarl_model::walk::stmts_in_block(cx.model, body);
-    // `retry_time -= 1` in the loop, then `if retry_time <= 0: return`.
-    let counted_down = |n: &str| {
+    // `retry_time -= 1` in the loop, then `if retry_time <= 0: return`;
+    // or `fails += 1`, then `if fails >= 10: return`.
+    let counted = |n: &str, op: BinOp| {
         stmts.iter().any(|&st| {
-            matches!(&cx.stmt(st).kind, StmtKind::Assign { targets, op: AssignOp::Augmented(BinOp::Sub), .. }
-                if targets.iter().any(|&t| cx.model.name_of(t) == Some(n)))
+            matches!(&cx.stmt(st).kind, StmtKind::Assign { targets, op: AssignOp::Augmented(o), .. }
+                if *o == op && targets.iter().any(|&t| cx.model.name_of(t) == Some(n)))
         })
+    };
+    let counted_down = |n: &str| counted(n, BinOp::Sub);
+    let counted_up = |e: ExprId| {
+        matches!(&cx.expr(cx.model.strip(e)).kind, ExprKind::Binary { op: BinOp::Gt | BinOp::GtE, left, .. }
+            if cx.model.name_of(*left).is_some_and(|n| counted(n, BinOp::Add)))
     };
     // `time.time() - started > self.max_wait_time`: the time spent so far
     // against a limit.
@@ -363,6 +371,7 @@ pub(crate) fn gives_up(cx: &FileCx, body: &Block) -> bool {
     let names_bound = |e: ExprId| {
         names_a_bound(cx, e)
             || elapsed_over(e)
+            || counted_up(e)
             || matches!(&cx.expr(cx.model.strip(e)).kind, ExprKind::Binary { op: BinOp::Lt | BinOp::LtE | BinOp::Eq, left, right }
                 if matches!(cx.model.literal(*right), Some(Lit::Int(0 | 1)))
                     && cx.model.name_of(*left).is_some_and(counted_down))
@@ -806,6 +815,24 @@ async def watch(client, store):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+async def fetch_version(session, url):
+    fails = 0
+    while True:
+        if fails >= 10:
+            return None
+        try:
+            async with session.get(url) as response:
+                if response.status == 200:
+                    return await response.json()
+                fails += 1
+        except asyncio.TimeoutError:
+            fails += 1
+        await asyncio.sleep(1)
+"#,
         r#"
 import time
 

@@ -26,6 +26,7 @@ only waits for a future its object keeps and returns nothing (`await
 self._pid_waiter`). Neither is a fresh bare future
 (`loop.create_future()`, `asyncio.Future()`): it runs no work at all;
 nor a future over work that already runs (`asyncio.wrap_future(cf)`,
+`loop.run_in_executor(pool, fn)`, a child process's `process.wait()`,
 `asyncio.gather(*tasks, return_exceptions=True)` or `asyncio.wait` of
 tasks held in names or fields, also through a local): `shield` starts no
 task for it, and whoever started that work owns it.
@@ -267,7 +268,9 @@ fn reaps_on_cancel(cx: &FileCx, shield: ExprId, name: &str) -> bool {
 }
 
 /// A future over work that already runs, which `shield` wraps in no new
-/// task: `asyncio.wrap_future(cf)` of a thread's future, or
+/// task: `asyncio.wrap_future(cf)` of a thread's future,
+/// `loop.run_in_executor(...)`, a child process's `wait()` (the knowledge
+/// table's `running-work` completions), or
 /// `asyncio.gather(*tasks)` / `asyncio.wait((self.task,))` of tasks or
 /// futures held in names and fields (not of coroutines, which `gather`
 /// would turn into tasks of its own). Whoever made those owns them.
@@ -292,8 +295,10 @@ fn over_existing_work(cx: &FileCx, c: &Call) -> bool {
         }
         _ => false,
     };
+    if crate::python::common::completion_kind(cx, c) == Some("running-work") {
+        return true;
+    }
     match c.target.as_deref() {
-        Some("asyncio.wrap_future" | "asyncio.futures.wrap_future") => true,
         Some("asyncio.gather" | "asyncio.tasks.gather" | "asyncio.wait" | "asyncio.tasks.wait") => {
             let mut awaitables = c.args.iter().filter(|a| a.name.is_none()).peekable();
             awaitables.peek().is_some()
@@ -588,6 +593,31 @@ async def drain_cancelled(pending_tasks, timeout):
 async def setup(loop, executor, client):
     setup_future = executor.submit(client.connect)
     await asyncio.shield(asyncio.wrap_future(setup_future))
+
+
+async def flush_barrier(executor, deadline):
+    # Queued behind the writes already on the executor; the thread runs it.
+    loop = asyncio.get_running_loop()
+    barrier = loop.run_in_executor(executor, lambda: None)
+    await asyncio.wait_for(asyncio.shield(barrier), timeout=deadline)
+
+
+async def stop(process: asyncio.subprocess.Process, grace):
+    # Waiting for a child's exit: the status stays on `process.returncode`.
+    process.terminate()
+    try:
+        await asyncio.wait_for(asyncio.shield(process.wait()), grace)
+    except asyncio.TimeoutError:
+        process.kill()
+
+
+async def run(cmd):
+    process = await asyncio.create_subprocess_shell(cmd)
+    try:
+        return await asyncio.wait_for(process.communicate(), 30)
+    except asyncio.TimeoutError:
+        process.kill()
+        await asyncio.shield(process.wait())
 
 
 class Result:

@@ -34,7 +34,9 @@ through helpers of the file that only do that (`self.log(msg)`,
 `self.cleanup()` that only logs); when the exit is the handler's last
 statement, other calls of the standard library outside asyncio and
 threading may come before it too (restoring the terminal with
-`termios.tcsetattr`, `conn.send(ack)` on a multiprocessing connection).
+`termios.tcsetattr`, `conn.send(ack)` on a multiprocessing connection,
+naming the signal with `signal.Signals(signum).name`, also in helpers of
+the file).
 PY034 reports the logging and printing (they
 take the logging module's and the stream's locks, not the loop's). One
 that only logs swallows the signal and is reported. Nor is the fallback for a loop without
@@ -341,7 +343,12 @@ fn away_from_the_loop(cx: &FileCx, c: &Call, handler: FuncId, depth: u32) -> boo
             });
     }
     c.target.as_deref().is_some_and(|t| {
-        t.split_once('.').is_some_and(|(head, _)| {
+        // Of `signal`, only what names or re-arms a signal: its default
+        // SIGINT handler and `raise_signal` interrupt the loop's thread.
+        matches!(
+            t,
+            "signal.Signals" | "signal.strsignal" | "signal.getsignal" | "signal.signal"
+        ) || t.split_once('.').is_some_and(|(head, _)| {
             unsnarl_model::knowledge::is_standard_module(Language::Python, head)
                 && !matches!(head, "asyncio" | "concurrent" | "threading" | "signal")
         })
@@ -523,6 +530,34 @@ asyncio.run(main())
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+import signal
+import sys
+from contextlib import suppress
+
+_SAVED_ATTRS = None
+
+
+def _restore_terminal():
+    if _SAVED_ATTRS is None:
+        return
+    with suppress(Exception):
+        import termios
+
+        termios.tcsetattr(sys.stdin.fileno(), termios.TCSADRAIN, _SAVED_ATTRS)
+
+
+def chat(console, loop_body):
+    def on_signal(signum, frame):
+        name = signal.Signals(signum).name
+        _restore_terminal()
+        console.print(f"got {name}, bye")
+        sys.exit(0)
+
+    signal.signal(signal.SIGINT, on_signal)
+    asyncio.run(loop_body())
+"#,
         r#"
 import asyncio
 import logging

@@ -31,7 +31,11 @@ as an `if` statement, in this module or another) is not reported: on a
 running loop the function hands the coroutine back or skips the work. Nor
 is a bridge in the handler of a `try` that first asks for the running
 loop (`try: loop = asyncio.get_running_loop() ... except RuntimeError:
-asyncio.run(coro)`): that handler runs only where no loop runs.
+asyncio.run(coro)`): that handler runs only where no loop runs. Nor is
+a wait on a loop the module made for a thread of its own
+(`run_coroutine_threadsafe(coro, _tool_loop).result()` where every value
+given to `_tool_loop` is `asyncio.new_event_loop()`): it is not the
+caller's loop.
 
 ## Why
 
@@ -100,6 +104,9 @@ impl Rule for SyncBridgeFromAsync {
                 && !crate::util::under_test_calling(cx, id, "is_running")
                 // `try: get_running_loop() except RuntimeError: asyncio.run(coro)`.
                 && !crate::util::only_without_running_loop(cx, id)
+                // `run_coroutine_threadsafe(coro, self._loop).result()` on
+                // a loop the file made for its own thread.
+                && !crate::util::waits_on_dedicated_loop(cx.model, c, e.span)
                 && !cx.func(f).is_async
                 && f.0 != 0
                 && let Some(path) = async_caller(cx, f, callers())
@@ -310,6 +317,48 @@ async def main():
 "#,
     ],
     pass: &[
+        r#"
+# file: app/tools.py
+import asyncio
+import threading
+from typing import Optional
+
+_tool_loop: Optional[asyncio.AbstractEventLoop] = None
+
+
+def start_tools():
+    global _tool_loop
+    _tool_loop = asyncio.new_event_loop()
+    threading.Thread(target=_tool_loop.run_forever, daemon=True).start()
+
+
+def stop_tools():
+    # The tools' own loop, on its own thread: never the caller's.
+    future = asyncio.run_coroutine_threadsafe(close_all(), _tool_loop)
+    future.result(timeout=15)
+
+
+def stop_tools_locked(lock):
+    with lock:
+        loop = _tool_loop
+    if loop is not None:
+        asyncio.run_coroutine_threadsafe(close_all(), loop).result(timeout=15)
+
+
+async def close_all():
+    await asyncio.sleep(0)
+
+
+async def shutdown_here(lock):
+    stop_tools()
+    stop_tools_locked(lock)
+# file: app/gateway.py
+from app.tools import stop_tools
+
+
+async def shutdown():
+    stop_tools()
+"#,
         r#"
 import asyncio
 

@@ -1,7 +1,7 @@
 //! PY008: task handles kept in a long-lived set that never forgets them.
 
 use crate::context::FileCx;
-use crate::python::common::{is_task_spawn, module_vars, shared_state};
+use crate::python::common::{deleted_from, is_task_spawn, module_vars, shared_state};
 use crate::rule::{Examples, Rule, RuleMeta};
 use std::collections::HashSet;
 use unsnarl_model::walk::Parent;
@@ -304,14 +304,10 @@ fn pruned_collections(cx: &FileCx, globals: &HashSet<String>) -> HashSet<String>
             }
         }
     }
-    // `del tasks[k]` is not in the model: look at the text.
-    for line in cx.text.lines() {
-        let t = line.trim_start();
-        if let Some(rest) = t.strip_prefix("del ") {
-            let target = rest.split('[').next().unwrap_or("").trim();
-            if !target.is_empty() {
-                out.insert(target.to_string());
-            }
+    // `del tasks[k]`.
+    for t in deleted_from(cx) {
+        if let Some(k) = shared_state_any(cx, globals, t) {
+            out.insert(k);
         }
     }
     out

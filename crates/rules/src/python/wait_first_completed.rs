@@ -20,7 +20,8 @@ pub static META: RuleMeta = RuleMeta {
 (or `FIRST_EXCEPTION`) where the pending set is ignored (`_`, or never
 used) and nothing in the function cancels the tasks (`t.cancel()`, or a
 helper named for cancelling handed them: `await cancel_and_wait(*tasks)`,
-`await self.tasks.cancel_task(t)`). A wait over a
+`await self.tasks.cancel_task(t)`) after the wait, or all of them before
+it (`for t in tasks: t.cancel()`, then a short wait on `tasks`). A wait over a
 collection that outlives it (one held by the object, or a local, a
 parameter or an attribute of one, kept across the iterations of a loop:
 `while ctx.tasks: done, _ = await asyncio.wait(ctx.tasks, ..)`) multiplexes events or waits for a free
@@ -96,7 +97,10 @@ impl Rule for WaitFirstCompleted {
             if cx.func(f).is_test || in_task_group(cx, id) || cancels_after(cx, f, e.span) {
                 continue;
             }
-            if waits_only_on_others(cx, f, c) || waits_on_kept_collection(cx, f, id, c) {
+            if waits_only_on_others(cx, f, c)
+                || waits_on_kept_collection(cx, f, id, c)
+                || all_cancelled_before(cx, f, id, c)
+            {
                 continue;
             }
             let Some(pending) = pending_binding(cx, id) else {
@@ -150,6 +154,22 @@ fn pending_binding(cx: &FileCx, call: ExprId) -> Option<Option<String>> {
         },
         _ => None,
     }
+}
+
+/// The waited-on tasks were all cancelled just before (`for t in tasks:
+/// t.cancel()` then `await asyncio.wait(tasks, timeout=0.5,
+/// return_when=FIRST_COMPLETED)`): the wait only gives them a moment to
+/// finish; nothing is left racing.
+fn all_cancelled_before(cx: &FileCx, f: FuncId, wait: ExprId, c: &Call) -> bool {
+    let Some(name) = c.positional(0).and_then(|a| cx.model.name_of(a)) else {
+        return false;
+    };
+    let at = cx.expr(wait).span.start;
+    cx.body_stmts(f).iter().any(|&s| {
+        cx.stmt(s).span.end <= at
+            && crate::python::common::cancels_each_of(cx, s)
+                .is_some_and(|iter| cx.model.name_of(iter) == Some(name))
+    })
 }
 
 /// The awaitables are written out (`[self.response_rcvd,
@@ -379,6 +399,17 @@ async def first_reply(ws, deadline):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+async def shut_down():
+    tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    for task in tasks:
+        task.cancel()
+    # Every task is already cancelled: this only gives them a moment.
+    await asyncio.wait(tasks, timeout=0.5, return_when=asyncio.FIRST_COMPLETED)
+"#,
         r#"
 import asyncio
 
