@@ -782,8 +782,9 @@ fn raising_helper(cx: &FileCx, c: &Call) -> bool {
 
 /// The call asks the person at the terminal for something: `input()`,
 /// `getpass()`, `input` read on a thread (`await
-/// loop.run_in_executor(None, input, "> ")`), or a prompt helper handed
-/// the question (`await ainput("Enter code: ")`, `Prompt.ask("Name")`).
+/// loop.run_in_executor(None, input, "> ")`), a prompt helper handed
+/// the question (`await ainput("Enter code: ")`, `Prompt.ask("Name")`),
+/// or a front end's reader (`renderer.get_input()`).
 pub fn asks_a_person(cx: &FileCx, e: ExprId) -> bool {
     const ASKERS: &[&str] = &[
         "click",
@@ -808,6 +809,17 @@ pub fn asks_a_person(cx: &FileCx, e: ExprId) -> bool {
         .args
         .iter()
         .any(|a| matches!(cx.model.name_of(a.value), Some("input" | "getpass")))
+    {
+        return true;
+    }
+    // A terminal front end's reader (`renderer.get_input()`,
+    // prompt_toolkit's `session.prompt_async()`): named for what the user
+    // types.
+    if c.receiver.is_some()
+        && matches!(
+            c.name.as_str(),
+            "get_input" | "read_input" | "get_user_input" | "prompt_async"
+        )
     {
         return true;
     }

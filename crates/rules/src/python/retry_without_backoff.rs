@@ -53,7 +53,8 @@ code (`if e.errno not in (errno.EAGAIN, errno.EWOULDBLOCK): raise`,
 the next attempt (`select`, eventlet's `trampoline(sock, read=True)`).
 Nor is a loop that asks a person each time round (`input()`, `await
 ainput("Code: ")`, `Prompt.ask(..)`, or `input` read on a thread,
-`await loop.run_in_executor(None, input, "> ")`): the answers pace it.
+`await loop.run_in_executor(None, input, "> ")`, or a terminal front
+end's reader, `renderer.get_input()`): the answers pace it.
 Nor a poll with a deadline: a `try` whose success may fall through (`if
 health_check(): break`), a sleep after it every round, and a deadline
 or a count that ends the loop (`elapsed += interval; if elapsed >=
@@ -1523,6 +1524,24 @@ async def fetch_listing(session, url):
 "#,
     ],
     pass: &[
+        r#"
+import httpx
+
+
+async def chat(client: httpx.AsyncClient, renderer):
+    while True:
+        # One round per line the user types; a failure waits for the next.
+        line = renderer.get_input()
+        if not line:
+            continue
+        try:
+            reply = await client.post("https://llm.example/chat", json={"q": line})
+            if reply.status_code == 204:
+                break
+            renderer.show(reply.text)
+        except Exception as exc:
+            renderer.show(f"Error: {exc}")
+"#,
         r#"
 import logging
 import time

@@ -54,7 +54,9 @@ end on the same object before starting it again with nothing of the loop's
 item (`async for _ in changes: await w.stop(); create_task(w.serve())`).
 Collections that come from configuration are left alone too: a path
 through a config, settings or options object, the command line
-(`sys.argv`), or an attribute only `__init__` sets from one. So are lists
+(`sys.argv`), or an attribute only `__init__` sets from one (or fills,
+one entry per item of a list of the program's parts it was handed: `for
+s in servers: self._states[s.name] = State(s)`). So are lists
 of callables started as they are (`for job in self.jobs:
 tg.start_soon(job)`, or the values of `for name, app in
 self.mounts.items()`) or, kept on the class, called to make the
@@ -830,7 +832,7 @@ fn capped_by_counter(cx: &FileCx, iter: ExprId) -> bool {
 /// one more as each finishes), a `zip` with a `range` or `islice`.
 fn bounded_input(cx: &FileCx, iter: ExprId) -> bool {
     let iter = cx.model.strip(iter);
-    if is_structural(cx, iter) || configured(cx, iter, 4) {
+    if is_structural(cx, iter) || configured(cx, iter, 4) || filled_at_construction(cx, iter) {
         return true;
     }
     match &cx.expr(iter).kind {
@@ -1082,6 +1084,60 @@ fn configured(cx: &FileCx, e: ExprId, depth: u32) -> bool {
             cx.func(cx.tree.stmt_func(s)).name.as_str() == "__init__"
                 && configured(cx, v, depth - 1)
         })
+}
+
+/// `self._states` (or its `.values()`, `.keys()`, `.items()`) that only
+/// `__init__` makes and fills, one entry per item of a collection of the
+/// program's parts it was handed (`for s in servers: self._states[s.name]
+/// = State(s)`): one per configured server, not one per input.
+fn filled_at_construction(cx: &FileCx, iter: ExprId) -> bool {
+    let mut e = cx.model.strip(iter);
+    if let Some(c) = cx.call(e)
+        && matches!(c.name.as_str(), "values" | "keys" | "items")
+        && c.args.is_empty()
+        && let Some(r) = c.receiver
+    {
+        e = cx.model.strip(r);
+    }
+    let ExprKind::Attr { obj, name, .. } = &cx.expr(e).kind else {
+        return false;
+    };
+    if cx.model.name_of(*obj) != Some("self") {
+        return false;
+    }
+    let this = |t: ExprId| {
+        matches!(&cx.expr(cx.model.strip(t)).kind, ExprKind::Attr { obj: o, name: n, .. }
+            if n == name && cx.model.name_of(*o) == Some("self"))
+    };
+    let mut filled = false;
+    let all_in_init = cx.model.stmts.iter().enumerate().all(|(i, st)| {
+        let StmtKind::Assign { targets, value, .. } = &st.kind else {
+            return true;
+        };
+        let s = StmtId(i as u32);
+        targets.iter().all(|&t| {
+            let in_init = || cx.func(cx.tree.stmt_func(s)).name == "__init__";
+            match &cx.expr(cx.model.strip(t)).kind {
+                _ if this(t) => {
+                    in_init()
+                        && value.is_some_and(|v| {
+                            matches!(&cx.expr(cx.model.strip(v)).kind,
+                                ExprKind::Collection { elems, .. } if elems.is_empty())
+                        })
+                }
+                ExprKind::Index { obj, .. } if this(*obj) => {
+                    filled = true;
+                    in_init()
+                        && cx.tree.stmt_ancestors(s).any(|a| {
+                            matches!(&cx.stmt(a).kind, StmtKind::For { iter, .. }
+                                if is_structural(cx, *iter))
+                        })
+                }
+                _ => true,
+            }
+        })
+    });
+    filled && all_in_init
 }
 
 /// Collections of the program's own parts (registered listeners, receivers,
@@ -1885,6 +1941,24 @@ import asyncio
 
 
 class Monitor:
+    def __init__(self, servers):
+        self._states = {}
+        for s in servers:
+            self._states[s.name] = State(s)
+
+    def track(self, job):
+        # Filled from traffic too: one entry per job.
+        self._states[job.id] = State(job)
+
+    async def run(self):
+        tasks = [asyncio.create_task(self._watch(name)) for name in self._states]  # expect
+        await asyncio.gather(*tasks)
+"#,
+        r#"
+import asyncio
+
+
+class Monitor:
     def __init__(self, checks):
         self._checks = list(checks)
         self._seen = {}
@@ -1909,6 +1983,22 @@ class Monitor:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class Monitor:
+    def __init__(self, servers):
+        self._states = {}
+        for s in servers:
+            if s.enabled:
+                self._states[s.name] = State(s)
+
+    async def run(self):
+        # One supervisor per configured server, for the monitor's life.
+        tasks = [asyncio.create_task(self._watch(name)) for name in self._states]
+        await asyncio.gather(*tasks)
+"#,
         r#"
 import asyncio
 

@@ -87,7 +87,10 @@ number of resources (not `None` sentinels) by a loop over
 `range(n)`, and otherwise only given back what was taken (every other put
 is in a function that also takes from it, or in one named for giving
 back, `_release`, `return_connection`): it never holds more than the
-pool's size. Nor is a queue each of whose puts sits under `if not
+pool's size. The same for a pool that makes its resources on demand
+(`if self._created < self._size:` in the checkout) when every put gives
+back a resource the function checked out (`cursor = self._checkout()`
+... `finally: self._idle.put(cursor)`). Nor is a queue each of whose puts sits under `if not
 self._done:` and is followed there by `self._done = True`: one item, ever.
 Nor is a crawl frontier whose workers are its only producers: every put
 sits in a loop that takes from the queue (`url = await q.get()` ... `await
@@ -1057,7 +1060,8 @@ fn refilled_when_empty(cx: &FileCx, ctor: ExprId) -> bool {
 /// given back what was taken: every other put is in a function that takes
 /// from it too (`slot = await self._slots.get()` ... `put(slot)`), or in
 /// one named for giving back (`_release`, `return_connection`,
-/// `_discard_and_replace`). It never holds more than the pool's size.
+/// `_discard_and_replace`). It never holds more than the pool's size. Or,
+/// made on demand, only ever given back what a checkout took.
 fn free_list(cx: &FileCx, ctor: ExprId) -> bool {
     let Some((_, name)) = bound_name(cx, ctor) else {
         return false;
@@ -1109,11 +1113,30 @@ fn free_list(cx: &FileCx, ctor: ExprId) -> bool {
             .iter()
             .any(|w| n.contains(w))
     };
+    // Made lazily instead (`if self._created < self._size: return
+    // self._root.cursor()` in a taker): every put gives back a local the
+    // function took through a taker of the file (`cursor =
+    // self._checkout()` ... `finally: self._idle.put(cursor)`).
+    let gives_back_taken = |e: ExprId| {
+        let f = cx.func_of(e);
+        cx.call(e)
+            .and_then(|c| c.positional(0))
+            .and_then(|a| cx.model.name_of(a))
+            .is_some_and(|n| {
+                let vals: Vec<Option<ExprId>> =
+                    crate::python::common::values_bound_to(cx, f, n).collect();
+                matches!(vals.as_slice(), [Some(v)]
+                if cx.call(cx.model.strip(*v)).is_some_and(|k| {
+                    cx.callee_in_file(k).is_some_and(|g| takers.contains(&g))
+                }))
+            })
+    };
     !takers.is_empty()
-        && puts.iter().any(|&(e, _)| seeds(e))
-        && puts
-            .iter()
-            .all(|&(e, _)| seeds(e) || gives_back(cx.func_of(e)))
+        && ((puts.iter().any(|&(e, _)| seeds(e))
+            && puts
+                .iter()
+                .all(|&(e, _)| seeds(e) || gives_back(cx.func_of(e))))
+            || (!puts.is_empty() && puts.iter().all(|&(e, _)| gives_back_taken(e))))
 }
 
 /// A reply mailbox the file empties before each request: a function drains
@@ -2150,6 +2173,39 @@ class PageIterator:
 "#,
     ],
     pass: &[
+        r#"
+import queue
+import threading
+from contextlib import contextmanager
+
+
+class CursorPool:
+    def __init__(self, connect, size=4):
+        self._connect = connect
+        self._size = size
+        self._created = 0
+        self._lock = threading.Lock()
+        self._idle = queue.LifoQueue()
+
+    @contextmanager
+    def acquire(self):
+        cursor = self._checkout()
+        try:
+            yield cursor
+        finally:
+            self._idle.put(cursor)
+
+    def _checkout(self):
+        try:
+            return self._idle.get_nowait()
+        except queue.Empty:
+            pass
+        with self._lock:
+            if self._created < self._size:
+                self._created += 1
+                return self._connect().cursor()
+        return self._idle.get(timeout=30)
+"#,
         r#"
 import queue
 import threading
