@@ -1268,6 +1268,21 @@ pub fn cancels(c: &Call) -> bool {
                 .any(|w| w == "cancel"))
 }
 
+/// `f` cancels something itself, or through functions of the file it
+/// calls, `depth` calls down (`finally: stop_tasks()` whose body runs
+/// `t.cancel()`).
+pub fn cancels_within(cx: &FileCx, f: FuncId, depth: u32) -> bool {
+    cx.body_calls(f).any(|e| {
+        cx.call(e).is_some_and(|c| {
+            cancels(c)
+                || (depth > 0
+                    && cx
+                        .callee_in_file(c)
+                        .is_some_and(|g| g != f && cancels_within(cx, g, depth - 1)))
+        })
+    })
+}
+
 /// `name` is bound in `f` to the done set of `asyncio.wait` (`done, pending
 /// = await asyncio.wait(tasks, ..)`): tasks that have finished.
 pub fn is_done_set_of_wait(cx: &FileCx, f: FuncId, name: &str) -> bool {

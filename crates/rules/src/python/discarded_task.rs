@@ -22,7 +22,9 @@ spot, kept only in a local variable nothing reads (for a `nonlocal`
 one, nothing in the enclosing function or its other closures), overwritten on every
 iteration of a loop (only the last task is awaited), or collected in a
 local list that nothing awaits or drains. Tasks of a `TaskGroup` or a
-trio/anyio nursery, tasks that are returned, awaited, stored on an object
+trio/anyio nursery (or of python-telegram-bot's application,
+`context.application.create_task(..)`, which keeps and awaits them),
+tasks that are returned, awaited, stored on an object
 or passed on are not reported, nor is `self.create_task(..)` in a class
 that inherits it from a base in another file (a spawner of the project's
 own, whose body is not in sight), nor a call passing a keyword asyncio's
@@ -381,7 +383,18 @@ pub(crate) fn is_scoped_spawn(cx: &FileCx, c: &Call) -> bool {
             .unwrap_or(&name)
             .to_ascii_lowercase();
         let last = last.trim_start_matches('_');
+        // python-telegram-bot's `context.application.create_task(..)`
+        // keeps the task, reports its errors to the error handlers and
+        // awaits it when the application stops.
+        let telegram_app = (last == "application" || last == "app")
+            && c.name == "create_task"
+            && cx
+                .model
+                .imports
+                .iter()
+                .any(|i| i.target.split('.').next() == Some("telegram"));
         return last == "tg"
+            || telegram_app
             || last.ends_with("group")
             || last.ends_with("nursery")
             || last.ends_with("scope")
@@ -540,6 +553,18 @@ def emit(handler, data):
 "#,
     ],
     pass: &[
+        r#"
+from telegram.ext import ContextTypes
+
+
+async def on_signup(update, context: ContextTypes.DEFAULT_TYPE):
+    # The application keeps the task and awaits it when it stops.
+    context.application.create_task(sync_sheet(update.effective_user.id))
+
+
+async def sync_sheet(user_id):
+    await sheets.append_row([user_id])
+"#,
         r#"
 import asyncio
 

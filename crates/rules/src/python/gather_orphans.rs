@@ -40,7 +40,8 @@ callback completes (`gather(cli.write(..), self._reply)` with `self._reply
 = asyncio.Future()`): a sleep or a future left behind does nothing. Nor is a gather of coroutines of the file that each catch every
 ordinary error (all their awaits in a `try` whose `except Exception:`
 logs or returns instead of raising, also each round of a loop, `while
-running: try: ... except Exception: await asyncio.sleep(1)`), called directly, started as
+running: try: ... except Exception: await asyncio.sleep(1)`), called
+directly (or first bound to a local, `plugin = self._plugin_stats()`), started as
 tasks collected in a local list, or built by a comprehension
 (`gather(*tasks.values())` of `tasks = {n: self.check(p) for n, p in
 items}`): the gather has no failure to stop
@@ -285,7 +286,20 @@ fn every_gathered(cx: &FileCx, f: FuncId, c: &Call, holds: fn(&FileCx, FuncId) -
                 !resolved.is_empty() && resolved.iter().all(|&v| qualifies(v))
             })
         } else {
-            qualifies(a.value)
+            // `plugin = self._plugin_storage(..)` first, then `gather(plugin,
+            // ..)`: a local bound once.
+            let v = cx
+                .model
+                .name_of(a.value)
+                .and_then(|n| {
+                    let mut bound = crate::python::common::values_bound_to(cx, f, n);
+                    match (bound.next(), bound.next()) {
+                        (Some(Some(v)), None) => Some(v),
+                        _ => None,
+                    }
+                })
+                .unwrap_or(a.value);
+            qualifies(v)
         };
         if !ok {
             return false;
@@ -496,19 +510,7 @@ fn already_finished(cx: &FileCx, id: ExprId, c: &Call) -> bool {
 /// cancelling siblings on failure), itself or through a helper of the file
 /// (`finally: _cancel_all_tasks(loop)`).
 fn cancels_something(cx: &FileCx, f: FuncId) -> bool {
-    cancels_within(cx, f, 1)
-}
-
-fn cancels_within(cx: &FileCx, f: FuncId, depth: u32) -> bool {
-    cx.body_calls(f).any(|e| {
-        cx.call(e).is_some_and(|c| {
-            crate::python::common::cancels(c)
-                || (depth > 0
-                    && cx
-                        .callee_in_file(c)
-                        .is_some_and(|g| g != f && cancels_within(cx, g, depth - 1)))
-        })
-    })
+    crate::python::common::cancels_within(cx, f, 1)
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -722,6 +724,32 @@ class Relay:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+class Maintenance:
+    async def storage(self, ctx):
+        plugin = self._plugin_storage()
+        box = self._box_storage(ctx)
+        return await asyncio.gather(plugin, box)
+
+    async def _plugin_storage(self):
+        if not self.plugins_enabled:
+            return {"state": "disabled"}
+        try:
+            result = await self.plugins.storage_analysis()
+        except Exception as exc:
+            return {"state": "unavailable", "error": str(exc)}
+        return {"state": "ok", "result": result}
+
+    async def _box_storage(self, ctx):
+        try:
+            result = await self.box.storage_analysis(ctx)
+        except Exception as exc:
+            return {"state": "unavailable", "error": str(exc)}
+        return {"state": "ok", "result": result}
+"#,
         r#"
 import asyncio
 

@@ -41,8 +41,8 @@ Two shapes:
   for the I/O, the rest find the slot filled. So is a lock around calls on one
   object that runs one operation at a time (a single `asyncpg.Connection`,
   which fails a second concurrent call; the knowledge marks such methods
-  `exclusive`): sharing it takes the lock. Queries on a local SQLite file
-  through aiosqlite wait for no peer and are not counted as I/O here. So is a lock around one request that
+  `exclusive`): sharing it takes the lock. Opening and querying a local
+  SQLite file through aiosqlite wait for no peer and are not counted as I/O here. So is a lock around one request that
   has a deadline (its own `timeout=`, or a timeout scope around it) and
   nothing else but locals: it takes a device's requests one at a time, and
   it is already what the fix below asks for. So is a lock whose body
@@ -918,6 +918,13 @@ class History:
             except Exception:
                 await connection.rollback()
                 raise
+
+    async def append(self, row):
+        # Opening the local file is no network wait either.
+        async with self._lock:
+            async with aiosqlite.connect(self._path) as db:
+                await db.execute("INSERT INTO history VALUES (?, ?)", row)
+                await db.commit()
 "#,
         r#"
 import asyncio

@@ -27,7 +27,9 @@ up, `fails += 1` then `if fails >= 10: return`) waits for
 one job and ends; it is not reported. So is one that leaves when what it
 polls reports that it got there (`if data.get("status") in ("completed",
 "failed"): break`, `if job["state"] == "running": return`, `if status ==
-RunStatus.SUCCESS: break`); leaving only
+RunStatus.SUCCESS: break`), or when the result it fetches is there at
+last (`content = await resp.text()` then `if content: break`, `if
+data.get("jobComplete"): break`); leaving only
 on `"error"` is a service that stops when its dependency fails. So is
 `while status in ("STARTING", "UNKNOWN"):` when the loop sets `status`
 afresh from what it polls. A delay the loop computes afresh each round
@@ -431,19 +433,39 @@ fn waits_for_final_state(cx: &FileCx, lp: StmtId, body: &Block) -> bool {
                 if names_final(*right))
         })
     };
-    unsnarl_model::walk::stmts_in_block(cx.model, body)
-        .into_iter()
-        .any(|st| match &cx.stmt(st).kind {
-            StmtKind::If { cond, then, .. } => {
-                compares_status(*cond)
-                    && then.last().is_some_and(|&l| match cx.stmt(l).kind {
-                        StmtKind::Return(_) | StmtKind::Raise(_) => true,
-                        StmtKind::Break => crate::python::common::enclosing_loop(cx, l) == Some(lp),
-                        _ => false,
-                    })
-            }
-            _ => false,
+    let stmts = unsnarl_model::walk::stmts_in_block(cx.model, body);
+    // `content = await resp.text()` ... `if content: break`, `if
+    // data.get("jobComplete"): break`: a result the round fetched, there
+    // at last.
+    let fetched = |n: &str| {
+        stmts.iter().any(|&st| {
+            matches!(&cx.stmt(st).kind, StmtKind::Assign { targets, value: Some(v), .. }
+                if targets.iter().any(|&t| cx.model.name_of(t) == Some(n))
+                    && exprs_under(cx.model, *v).into_iter().any(|x| matches!(cx.expr(x).kind, ExprKind::Await(_))))
         })
+    };
+    let arrived = |cond: ExprId| {
+        let cond = cx.model.strip(cond);
+        let polled = match cx.call(cond) {
+            Some(c) if c.name == "get" => c.receiver,
+            Some(_) => None,
+            None => Some(cond),
+        };
+        polled
+            .and_then(|p| cx.model.name_of(p))
+            .is_some_and(fetched)
+    };
+    stmts.iter().any(|&st| match &cx.stmt(st).kind {
+        StmtKind::If { cond, then, .. } => {
+            (compares_status(*cond) || arrived(*cond))
+                && then.last().is_some_and(|&l| match cx.stmt(l).kind {
+                    StmtKind::Return(_) | StmtKind::Raise(_) => true,
+                    StmtKind::Break => crate::python::common::enclosing_loop(cx, l) == Some(lp),
+                    _ => false,
+                })
+        }
+        _ => false,
+    })
 }
 
 /// `while status in ("STARTING", "UNKNOWN"):` (or `!=`, `==`, `not in`
@@ -815,6 +837,21 @@ async def watch(client, store):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+async def wait_for_images(session, url):
+    while True:
+        response = await session.get(url)
+        if response.status != 200:
+            return None
+        content = await response.text()
+        if content:
+            break
+        await asyncio.sleep(1)
+    return content
+"#,
         r#"
 import asyncio
 

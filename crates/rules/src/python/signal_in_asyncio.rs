@@ -17,7 +17,9 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 `signal.signal(sig, handler)` with a real handler (not `SIG_DFL`/`SIG_IGN`)
 in a module that runs coroutines (it defines `async def` functions or
-starts a loop), where the handler does not hand off with
+starts a loop; not one with no coroutine of its own that runs its loops
+only on threads it starts, `threading.Thread(target=run_loop)`, where
+handlers run on the main thread), where the handler does not hand off with
 `call_soon_threadsafe`, `run_coroutine_threadsafe`, trio's
 `TrioToken.run_sync_soon` or tornado's `IOLoop.add_callback_from_signal`
 (itself or through a
@@ -163,7 +165,10 @@ impl Rule for SignalInAsyncio {
                 ])
                 .is_empty();
         // The event loop's own implementation of `add_signal_handler`.
-        if !runs_asyncio || cx.text.contains("def add_signal_handler") {
+        if !runs_asyncio
+            || cx.text.contains("def add_signal_handler")
+            || loop_only_on_worker_threads(cx)
+        {
             return;
         }
         for (id, c) in handlers {
@@ -266,6 +271,45 @@ impl Rule for SignalInAsyncio {
             ));
         }
     }
+}
+
+/// The module has no coroutine of its own and runs its loops only on
+/// threads it starts (`threading.Thread(target=_run_loop)` whose body
+/// calls `loop.run_until_complete(..)`): handlers run on the main thread,
+/// never between the loop's bytecodes.
+fn loop_only_on_worker_threads(cx: &FileCx) -> bool {
+    if cx.model.functions.iter().any(|f| f.is_async) {
+        return false;
+    }
+    let targets: Vec<FuncId> = cx
+        .calls_to(&["threading.Thread"])
+        .into_iter()
+        .filter_map(|(_, c)| c.kwarg("target"))
+        .filter_map(|t| crate::python::common::local_callable(cx, t))
+        .collect();
+    let runs: Vec<ExprId> = cx
+        .model
+        .exprs
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| match &e.kind {
+            ExprKind::Call(c) => {
+                matches!(c.name.as_str(), "run_until_complete" | "run_forever")
+                    || c.target.as_deref() == Some("asyncio.run")
+            }
+            _ => false,
+        })
+        .map(|(i, _)| ExprId(i as u32))
+        .collect();
+    !runs.is_empty()
+        && runs.iter().all(|&r| {
+            let f = cx.func_of(r);
+            targets.contains(&f)
+                || cx
+                    .tree
+                    .func_ancestors(cx.model, f)
+                    .any(|g| targets.contains(&g))
+        })
 }
 
 /// A SIGINT or SIGTERM handler installed by a plain function that then
@@ -530,6 +574,32 @@ asyncio.run(main())
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+import signal
+import threading
+import time
+
+
+def main(gateway):
+    loop = asyncio.new_event_loop()
+
+    def run_loop():
+        asyncio.set_event_loop(loop)
+        loop.run_until_complete(gateway.start())
+
+    threading.Thread(target=run_loop, daemon=True).start()
+
+    def on_term(signum, frame):
+        # Runs on the main thread, which only sleeps; the loop is on its
+        # own thread.
+        for hook in gateway.shutdown_hooks:
+            hook()
+
+    signal.signal(signal.SIGTERM, on_term)
+    while True:
+        time.sleep(60)
+"#,
         r#"
 import asyncio
 import signal

@@ -82,7 +82,8 @@ its work to a buffering client and only awaits a future it made itself
 (a delivery receipt), work handed to a thread pool (`asyncio.to_thread(scan, port)`,
 `loop.run_in_executor(pool, f, x)`, anyio's or trio's
 `to_thread.run_sync`, or a coroutine of the file that only awaits such
-calls), whose worker threads or thread limiter are the limit, a coroutine of
+calls, also under `asyncio.wait_for` or through its own such coroutines,
+two calls down), whose worker threads or thread limiter are the limit, a coroutine of
 the file that never suspends
 (`q.put_nowait(msg)` and return: each task ends in its first step; also
 one that only awaits such coroutines of the file, two calls down), or a
@@ -1413,6 +1414,14 @@ fn offloads(cx: &FileCx, c: &Call) -> bool {
 /// (`async def encode_async(t): return await asyncio.to_thread(enc, t)`),
 /// with no `async with`/`async for` of its own.
 fn only_offloads(cx: &FileCx, f: FuncId) -> bool {
+    only_offloads_within(cx, f, 2)
+}
+
+/// [`only_offloads`], also through a deadline (`await
+/// asyncio.wait_for(loop.run_in_executor(None, call), t)`) and through
+/// coroutines of the file that only offload, `depth` calls down
+/// (`_dispatch_quiet` awaiting `self._dispatch(..)`).
+fn only_offloads_within(cx: &FileCx, f: FuncId, depth: u32) -> bool {
     let func = cx.func(f);
     let awaited: Vec<ExprId> = cx
         .body_exprs(f)
@@ -1422,11 +1431,26 @@ fn only_offloads(cx: &FileCx, f: FuncId) -> bool {
             _ => None,
         })
         .collect();
+    let offloaded = |a: ExprId| {
+        let Some(c) = cx.call(a) else { return false };
+        let c = match c.target.as_deref() {
+            Some("asyncio.wait_for" | "asyncio.tasks.wait_for") => {
+                match c.positional(0).and_then(|x| cx.call(cx.model.strip(x))) {
+                    Some(inner) => inner,
+                    None => return false,
+                }
+            }
+            _ => c,
+        };
+        offloads(cx, c)
+            || (depth > 0
+                && cx
+                    .callee_in_file(c)
+                    .is_some_and(|g| g != f && only_offloads_within(cx, g, depth - 1)))
+    };
     func.is_async
         && !awaited.is_empty()
-        && awaited
-            .iter()
-            .all(|&a| cx.call(a).is_some_and(|c| offloads(cx, c)))
+        && awaited.iter().all(|&a| offloaded(a))
         && crate::util::awaits_in_block(cx.model, &func.body).len() == awaited.len()
 }
 
@@ -1983,6 +2007,27 @@ class Monitor:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+import contextlib
+
+
+class Bridge:
+    def on_lines(self, lines):
+        for payload in lines:
+            self._loop.create_task(self._dispatch_quiet(payload))
+
+    async def _dispatch_quiet(self, payload):
+        with contextlib.suppress(Exception):
+            await self._dispatch(payload)
+
+    async def _dispatch(self, payload):
+        # The default executor's threads bound how many run at once.
+        loop = asyncio.get_running_loop()
+        return await asyncio.wait_for(
+            loop.run_in_executor(None, self._app.handle, payload), 30
+        )
+"#,
         r#"
 import asyncio
 

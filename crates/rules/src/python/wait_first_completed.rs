@@ -20,7 +20,8 @@ pub static META: RuleMeta = RuleMeta {
 (or `FIRST_EXCEPTION`) where the pending set is ignored (`_`, or never
 used) and nothing in the function cancels the tasks (`t.cancel()`, or a
 helper named for cancelling handed them: `await cancel_and_wait(*tasks)`,
-`await self.tasks.cancel_task(t)`) after the wait, or all of them before
+`await self.tasks.cancel_task(t)`, or a function of the file that
+cancels, `finally: await stop_tasks()`) after the wait, or all of them before
 it (`for t in tasks: t.cancel()`, then a short wait on `tasks`). A wait over a
 collection that outlives it (one held by the object, or a local, a
 parameter or an attribute of one, kept across the iterations of a loop:
@@ -332,14 +333,22 @@ fn started_here(cx: &FileCx, f: FuncId, x: ExprId) -> bool {
         })
 }
 
-/// A `.cancel()` call after the wait in the same function.
+/// A `.cancel()` call after the wait in the same function, or a call of a
+/// function of the file that cancels.
 fn cancels_after(cx: &FileCx, f: FuncId, at: Span) -> bool {
     let funcs = func_and_nested(cx, f);
     crate::python::common::exprs_of(cx, &funcs)
         .into_iter()
         .any(|e| {
             cx.expr(e).span.start > at.start
-                && cx.call(e).is_some_and(crate::python::common::cancels)
+                && cx.call(e).is_some_and(|c| {
+                    crate::python::common::cancels(c)
+                        // `finally: stop_tasks()`, a closure or helper of
+                        // the file that cancels them.
+                        || cx
+                            .callee_in_file(c)
+                            .is_some_and(|g| crate::python::common::cancels_within(cx, g, 0))
+                })
         })
 }
 
@@ -399,6 +408,27 @@ async def first_reply(ws, deadline):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+async def serve(app, receive):
+    tasks = []
+
+    async def stop_tasks():
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    try:
+        tasks = [asyncio.create_task(app()), asyncio.create_task(receive())]
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for t in done:
+            await t
+    finally:
+        # The losers are cancelled and reaped here.
+        await stop_tasks()
+"#,
         r#"
 import asyncio
 
