@@ -44,7 +44,10 @@ got: lock.release()`), or `if not
 lock.acquire(False): <defer the work> else:` with the `try` in the
 `else`. So is a `try` whose catch-all handler (`except BaseException:`)
 releases while its body hands `sem.release` on to what keeps the permit
-after success (`StreamResponse(release=sem.release)`). So is a `with`
+after success (`StreamResponse(release=sem.release)`), or whose
+catch-all handler releases and re-raises while another method of the
+class releases in its `finally` (a threading server's `process_request`
+and `process_request_thread`). So is a `with`
 of a guard class of the file that keeps the lock it is handed and releases
 it in `__exit__` (`await lock.acquire()` then `with MaybeUnlock(lock) as
 guard:`, also when its `defer()` passes the release to a timer). An `acquire` whose result an
@@ -765,7 +768,34 @@ fn hands_over_or_releases_on_failure(cx: &FileCx, s: StmtId, name: &str) -> bool
                 crate::python::common::is_task_spawn(cx, c)
                     || (c.name == "start" && c.receiver.is_some() && c.args.is_empty())
             });
-    hands_release || hands_to_started_work
+    // `except BaseException: sem.release(); raise` around handing the
+    // request on (`super().process_request(..)` of a threading server),
+    // where another method of the class gives the permit back in a
+    // `finally` (`process_request_thread`): every path releases once.
+    let released_by_the_class = || {
+        let f = cx.tree.stmt_func(s);
+        let Some(class) = cx.func(f).class.as_deref() else {
+            return false;
+        };
+        cx.model.function_ids().any(|g| {
+            g != f
+                && cx.func(g).class.as_deref() == Some(class)
+                && cx.body_stmts(g).iter().any(|&t| {
+                    matches!(&cx.stmt(t).kind, StmtKind::Try { finally: Some(fin), .. }
+                        if releases(cx, fin, name))
+                })
+        })
+    };
+    let reraises = |h: &Handler| {
+        h.body
+            .last()
+            .is_some_and(|&l| matches!(cx.stmt(l).kind, StmtKind::Raise(None)))
+    };
+    let handed_to_the_class = handlers
+        .iter()
+        .any(|h| catches_all(h) && reraises(h) && releases(cx, &h.body, name))
+        && released_by_the_class();
+    hands_release || hands_to_started_work || handed_to_the_class
 }
 
 /// `with MaybeUnlock(lock) as guard:` where `MaybeUnlock` is a class of
@@ -1080,6 +1110,33 @@ async def request(lock, log, send):
 "#,
     ],
     pass: &[
+        r#"
+import socketserver
+import threading
+
+
+class Server(socketserver.ThreadingMixIn, socketserver.TCPServer):
+    def __init__(self, addr, handler):
+        super().__init__(addr, handler)
+        self._connections = threading.BoundedSemaphore(8)
+
+    def process_request(self, request, client_address):
+        if not self._connections.acquire(blocking=False):
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._connections.release()
+            raise
+
+    def process_request_thread(self, request, client_address):
+        # The request's thread gives the permit back.
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._connections.release()
+"#,
         r#"
 import asyncio
 import inspect

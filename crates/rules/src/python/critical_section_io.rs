@@ -65,8 +65,9 @@ it waits for other threads' work (`Thread.join`, `Queue.join`,
 in `stop()`): that lock serializes whole operations on purpose, and its
 waiters expect to wait that long, in `start()` as much as in `stop()`. Nor is a call whose result goes straight into an attribute of the
 object (`self.logfile = open(path, "a")`, `self.conn = connect()`, or
-unpacked into several, `self.out, self.err = proc.communicate()`): it
-remakes the state the lock guards. Nor is the sleep of a rate limiter,
+unpacked into several, `self.out, self.err = proc.communicate()`, or
+through a local the block then stores there, `conn = connect(p)` ...
+`self._conn = conn`): it remakes the state the lock guards. Nor is the sleep of a rate limiter,
 which waits out the rest of an interval measured from a clock the block
 read before it and restarts the interval from the clock after it
 (`hold = period - (time.perf_counter() - last[0])`, `time.sleep(hold)`,
@@ -649,8 +650,32 @@ fn remakes_guarded_state(cx: &FileCx, call: ExprId) -> bool {
         }
         _ => own_attr(t),
     };
-    matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), .. }
-        if *v == call && !targets.is_empty() && targets.iter().all(|&t| own_attrs(t)))
+    let StmtKind::Assign {
+        targets,
+        value: Some(v),
+        ..
+    } = &cx.stmt(s).kind
+    else {
+        return false;
+    };
+    if *v != call || targets.is_empty() {
+        return false;
+    }
+    if targets.iter().all(|&t| own_attrs(t)) {
+        return true;
+    }
+    // Through a local set up first (`conn = sqlite3.connect(p)`, its
+    // pragmas, then `self._conn = conn`).
+    let [t] = targets.as_slice() else {
+        return false;
+    };
+    let Some(local) = cx.model.name_of(*t) else {
+        return false;
+    };
+    crate::util::stmts_after(cx, s).iter().any(|&later| {
+        matches!(&cx.stmt(later).kind, StmtKind::Assign { targets, value: Some(v), .. }
+            if cx.model.name_of(*v) == Some(local) && targets.iter().all(|&t| own_attrs(t)))
+    })
 }
 
 /// The call is in the lazy set-up the lock exists for: under an `if`
@@ -1206,6 +1231,25 @@ class Downloader:
 "#,
     ],
     pass: &[
+        r#"
+import sqlite3
+import threading
+
+
+class Store:
+    def __init__(self, path):
+        self.path = path
+        self._conn = None
+        self._lock = threading.Lock()
+
+    def reopen(self):
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+            conn = sqlite3.connect(self.path, check_same_thread=False, timeout=5.0)
+            conn.execute("PRAGMA journal_mode=WAL")
+            self._conn = conn
+"#,
         r#"
 import threading
 import time

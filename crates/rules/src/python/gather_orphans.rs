@@ -34,7 +34,9 @@ tasks if t.done()]`), or one in a script's `if __name__ == "__main__":`
 block, whose `asyncio.run` cancels and reaps what is left when it
 raises, or in a coroutine the file only runs as `asyncio.run(main(..))`
 when nothing in it catches the gather's error (its failure ends the
-loop, which cancels the rest). Nor is one operation gathered with a sleep that paces it
+loop, which cancels the rest), or run by a plain function with
+`loop.run_until_complete(gather(..))` that closes that loop afterwards
+(the others never run again). Nor is one operation gathered with a sleep that paces it
 (`gather(self.work(), asyncio.sleep(5))`), or with a bare future that a
 callback completes (`gather(cli.write(..), self._reply)` with `self._reply
 = asyncio.Future()`): a sleep or a future left behind does nothing. Nor is a gather of coroutines of the file that each catch every
@@ -110,6 +112,7 @@ impl Rule for GatherOrphans {
                 || every_gathered(cx, f, c, catches_everything)
                 || every_gathered(cx, f, c, crate::python::common::never_suspends)
                 || paced_by_sleep(cx, c)
+                || run_on_a_loop_then_closed(cx, id)
             {
                 continue;
             }
@@ -307,6 +310,30 @@ fn every_gathered(cx: &FileCx, f: FuncId, c: &Call, holds: fn(&FileCx, FuncId) -
         any = true;
     }
     any
+}
+
+/// `loop.run_until_complete(asyncio.gather(..))` in a plain function that
+/// closes that loop afterwards (`finally: loop.close()`): when one fails,
+/// the loop stops with it and is closed, so the others never run again.
+fn run_on_a_loop_then_closed(cx: &FileCx, id: ExprId) -> bool {
+    let unsnarl_model::walk::Parent::Expr(p) = cx.tree.expr_parent(id) else {
+        return false;
+    };
+    let Some(run) = cx.call(p).filter(|k| k.name == "run_until_complete") else {
+        return false;
+    };
+    let Some(lp) = run.receiver.and_then(|r| cx.model.dotted(r)) else {
+        return false;
+    };
+    let f = cx.func_of(id);
+    !cx.func(f).is_async
+        && cx.body_calls(f).any(|e| {
+            cx.call(e).is_some_and(|k| {
+                k.name == "close"
+                    && k.args.is_empty()
+                    && k.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(lp.as_str())
+            })
+        })
 }
 
 /// The coroutine's awaits all sit in `try` blocks (at its top level or
@@ -724,6 +751,21 @@ class Relay:
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+def cli(broker, tasks):
+    loop = asyncio.new_event_loop()
+    try:
+        loop.run_until_complete(asyncio.gather(*[broker.find(t) for t in tasks], broker.serve()))
+    except KeyboardInterrupt:
+        broker.stop()
+    finally:
+        # Closed with the failure: the others never run again.
+        loop.stop()
+        loop.close()
+"#,
         r#"
 import asyncio
 

@@ -18,8 +18,10 @@ pub static META: RuleMeta = RuleMeta {
 A call to `.uncancel()` that is not inside a class implementing
 `__aexit__`/`__exit__` (a cancel scope, a timeout, a task group) or a
 function written as a context manager (`@asynccontextmanager`), whose
-result is not checked (`if task.uncancel() == 0`), and that is not under a
-test of the pending count (`if task.cancelling() == 1:`).
+result is not checked (`if task.uncancel() == 0`), that is not under a
+test of the pending count (`if task.cancelling() == 1:`), and after which
+the function does not cancel the same task again (uncancelling to let a
+shutdown step run, then `finally: task.cancel()` as many times).
 
 ## Why
 
@@ -80,6 +82,7 @@ impl Rule for UncancelInAppCode {
                 // `if task.cancelling() == 1: task.uncancel()`: the code
                 // checked that the cancellation it claims is the only one.
                 || crate::util::under_test_calling(cx, id, "cancelling")
+                || gives_it_back(cx, f, id, c)
                 || cx.func(f).is_test
             {
                 continue;
@@ -92,6 +95,24 @@ impl Rule for UncancelInAppCode {
             ));
         }
     }
+}
+
+/// The function cancels the same task again after the `uncancel()` (`for
+/// _ in range(n): task.uncancel()` to let a shutdown step run, then
+/// `finally: for _ in range(n): task.cancel()`): the count is restored and
+/// the cancellation still reaches the enclosing scopes.
+fn gives_it_back(cx: &FileCx, f: FuncId, id: ExprId, c: &Call) -> bool {
+    let Some(task) = c.receiver.and_then(|r| cx.model.dotted(r)) else {
+        return false;
+    };
+    let at = cx.expr(id).span.end;
+    cx.body_calls(f).any(|e| {
+        cx.expr(e).span.start > at
+            && cx.call(e).is_some_and(|k| {
+                k.name == "cancel"
+                    && k.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(task.as_str())
+            })
+    })
 }
 
 /// The function is a method of a class with `__aexit__`/`__exit__`.
@@ -152,6 +173,25 @@ async def consume(channel, reason):
 "#,
     ],
     pass: &[
+        r#"
+import asyncio
+
+
+async def serve(self):
+    try:
+        await self.pump()
+    finally:
+        current = asyncio.current_task()
+        pending = current.cancelling() if current else 0
+        for _ in range(pending):
+            current.uncancel()
+        try:
+            await self.shutdown()
+        finally:
+            # The cancellation is given back before it propagates.
+            for _ in range(pending):
+                current.cancel()
+"#,
         r#"
 import asyncio
 
