@@ -24,7 +24,9 @@ Two shapes:
   its own, `await self._connect()`, does not suspend, nor does a `put` on
   an asyncio queue the file only builds without a `maxsize`), or taken
   with `lock.acquire()` and awaited under before `release()` (an `if`
-  whose branches each release before they await does not count);
+  whose branches each release before they await does not count, nor a
+  lock the file only ever tries, `acquire(blocking=False)`, answering
+  "busy" instead of waiting);
 - an `asyncio.Lock` (or anyio/trio lock) taken with `async with` whose body
   awaits network or disk I/O (HTTP clients, database drivers, streams). A
   send lock, whose body only writes to one stream (`writer.write(frame);
@@ -148,6 +150,9 @@ fn check_explicit_acquires(cx: &FileCx, fid: FuncId, out: &mut Vec<Finding>) {
         let Some(name) = cx.model.dotted(r) else {
             continue;
         };
+        if only_tried(cx, &name) {
+            continue;
+        }
         let Some(s) = cx.tree.enclosing_stmt(call) else {
             continue;
         };
@@ -171,6 +176,36 @@ fn check_explicit_acquires(cx: &FileCx, fid: FuncId, out: &mut Vec<Finding>) {
         });
         out.push(f);
     }
+}
+
+/// Every acquisition of the lock in the file is a try-lock
+/// (`lock.acquire(blocking=False)`, `acquire(False)`, `acquire(timeout=0)`)
+/// and no `with lock:` takes it: a task that finds it held answers
+/// "busy" at once instead of blocking the loop's thread.
+fn only_tried(cx: &FileCx, name: &str) -> bool {
+    let non_blocking = |c: &Call| {
+        let blocking = c.kwarg("blocking").or_else(|| c.positional(0));
+        matches!(
+            blocking.and_then(|b| cx.model.literal(b)),
+            Some(Lit::Bool(false))
+        ) || c
+            .kwarg("timeout")
+            .is_some_and(|t| matches!(cx.model.literal(t), Some(Lit::Int(0))))
+    };
+    let mut any = false;
+    for (_, c) in cx.calls_named(&["acquire"]) {
+        if c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() != Some(name) {
+            continue;
+        }
+        if !non_blocking(c) {
+            return false;
+        }
+        any = true;
+    }
+    any && !cx.model.stmts.iter().any(|st| {
+        matches!(&st.kind, StmtKind::With { items, .. }
+            if items.iter().any(|it| cx.model.dotted(it.ctx).as_deref() == Some(name)))
+    })
 }
 
 /// What follows a manual `acquire()`, statement by statement.
@@ -859,6 +894,21 @@ class Sessions:
 "#,
     ],
     pass: &[
+        r#"
+import threading
+
+_foreground = threading.Lock()
+
+
+async def run_command(client, command):
+    # One at a time; a second caller is told "busy", it never waits.
+    if not _foreground.acquire(blocking=False):
+        return {"status": "busy"}
+    try:
+        return await client.run(command)
+    finally:
+        _foreground.release()
+"#,
         r#"
 import asyncio
 import time

@@ -24,6 +24,11 @@ subclass waits on is left alone: each object has one waiting thread. So
 is an append-only log, a collection nothing in the file takes items out
 of (no `pop`, `get`, `remove`, `clear`, `del` or rebinding): each reader
 walks it with an index of its own, and every waiter needs every item.
+So are waiters that each look for an item of their own (the test of the
+wait loop, or the predicate given to `wait_for`, uses a parameter of the
+waiting function: `if msg["method"] == method and predicate(msg)`): a
+single `notify()` could wake one whose item has not come and leave the
+one it was for asleep.
 
 ## Why
 
@@ -100,7 +105,7 @@ impl Rule for NotifyAllForOne {
         for (id, c) in cx.calls_named(&["notify_all", "notifyAll"]) {
             let e = cx.expr(id);
             let Some(r) = c.receiver else { continue };
-            if !is_condition(cx, r) || waited_by_one_thread(cx, r) {
+            if !is_condition(cx, r) || waited_by_one_thread(cx, r) || waiters_differ(cx, r) {
                 continue;
             }
             let Parent::Stmt(s) = cx.tree.expr_parent(id) else {
@@ -139,6 +144,49 @@ fn waited_by_one_thread(cx: &FileCx, cond: ExprId) -> bool {
                     cx.model.types.iter().any(|t| {
                         &*t.qualname == class && t.bases.iter().any(|b| &**b == "threading.Thread")
                     })
+                })
+        })
+}
+
+/// Every function that waits on the condition looks for something of its
+/// own: a test of the wait loop, or the predicate of `wait_for`, uses one
+/// of its parameters (`if message["method"] == method and
+/// predicate(message)`). Waiters are not interchangeable, so one
+/// `notify()` could wake one whose item has not come.
+fn waiters_differ(cx: &FileCx, cond: ExprId) -> bool {
+    let Some(name) = cx.model.dotted(cond) else {
+        return false;
+    };
+    let waits: Vec<(ExprId, &Call)> = cx
+        .calls_named(&["wait", "wait_for"])
+        .into_iter()
+        .filter(|(_, c)| c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(&*name))
+        .collect();
+    let own = |f: FuncId, e: ExprId| {
+        let func = cx.func(f);
+        unsnarl_model::walk::exprs_under(cx.model, e)
+            .into_iter()
+            .filter_map(|x| cx.model.name_of(x))
+            .any(|n| {
+                !matches!(n, "self" | "cls" | "timeout" | "deadline" | "block")
+                    && func.params.iter().any(|p| p.name == n)
+            })
+    };
+    !waits.is_empty()
+        && waits.iter().all(|&(w, c)| {
+            let f = cx.func_of(w);
+            // A lambda (`lambda: key in self._done`) is a function of its
+            // own: look at its body for the waiter's parameters.
+            let in_predicate = c.name == "wait_for"
+                && c.positional(0)
+                    .is_some_and(|p| match cx.expr(cx.model.strip(p)).kind {
+                        ExprKind::Closure(g) => cx.body_exprs(g).iter().any(|&x| own(f, x)),
+                        _ => own(f, p),
+                    });
+            in_predicate
+                || cx.body_stmts(f).iter().any(|&st| match &cx.stmt(st).kind {
+                    StmtKind::If { cond, .. } | StmtKind::While { cond, .. } => own(f, *cond),
+                    _ => false,
                 })
         })
 }
@@ -314,6 +362,34 @@ class Inbox:
 "#,
     ],
     pass: &[
+        r#"
+import threading
+import time
+
+
+class Client:
+    def __init__(self):
+        self._cond = threading.Condition()
+        self._notes = []
+
+    def on_message(self, message):
+        with self._cond:
+            self._notes.append(message)
+            self._cond.notify_all()
+
+    def wait_for_note(self, method, timeout):
+        # Each waiter wants its own method: any of them may be the one.
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                for i, note in enumerate(self._notes):
+                    if note.get("method") == method:
+                        return self._notes.pop(i)
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return None
+                self._cond.wait(remaining)
+"#,
         r#"
 import threading
 

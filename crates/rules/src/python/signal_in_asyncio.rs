@@ -43,7 +43,8 @@ PY034 reports the logging and printing (they
 take the logging module's and the stream's locks, not the loop's). One
 that only logs swallows the signal and is reported. Nor is the fallback for a loop without
 `add_signal_handler` (`signal.signal` in the `except NotImplementedError:`
-of a `try` that calls it, as on Windows, or in the Windows branch of an
+of a `try` that calls it or opens anyio's or trio's signal receiver on
+it, as on Windows, or in the Windows branch of an
 `if sys.platform == "win32":` whose other branch calls it), nor a SIGINT
 or SIGTERM handler (also installed in a loop over those two) a plain function installs before it calls
 `uvicorn.run(..)`: uvicorn takes those two signals over while it serves
@@ -106,7 +107,17 @@ fn fallback_of_add_signal_handler(cx: &FileCx, id: ExprId) -> bool {
                     })
             })
     };
-    let loop_handler = |e: ExprId| cx.call(e).is_some_and(|c| c.name == "add_signal_handler");
+    // The loop's own handler, or anyio's/trio's signal receiver built on
+    // it (`with anyio.open_signal_receiver(SIGINT) as signals:`).
+    let loop_handler = |e: ExprId| {
+        cx.call(e).is_some_and(|c| {
+            c.name == "add_signal_handler"
+                || matches!(
+                    c.target.as_deref(),
+                    Some("anyio.open_signal_receiver" | "trio.open_signal_receiver")
+                )
+        })
+    };
     let uses_loop_handler = |b: &Block| reaches(b, &loop_handler);
     // `if sys.platform == "win32": signal.signal(..) else:
     // loop.add_signal_handler(..)`, also through a method per branch:
@@ -574,6 +585,28 @@ asyncio.run(main())
 "#,
     ],
     pass: &[
+        r#"
+import signal
+
+import anyio
+
+HANDLED = (signal.SIGINT, signal.SIGTERM)
+
+
+class Bot:
+    async def watch_signals(self):
+        try:
+            with anyio.open_signal_receiver(*HANDLED) as signals:
+                async for _ in signals:
+                    self.stop()
+        except NotImplementedError:
+            # Windows: no loop signal handlers there.
+            for sig in HANDLED:
+                signal.signal(sig, self.on_signal)
+
+    def on_signal(self, *args):
+        self.should_exit.set()
+"#,
         r#"
 import asyncio
 import signal
