@@ -737,29 +737,25 @@ fn after_done_return(cx: &FileCx, call: ExprId, w: StmtId, lasting: &dyn Fn(&str
     };
     let at = cx.expr(call).span;
     // What the test finds present, and whether it is a flag (a truth test).
-    fn present(m: &FileModel, cond: ExprId) -> Option<(String, bool)> {
-        let cond = m.strip(cond);
-        match &m.expr(cond).kind {
-            // `if _options and not force: return _options`, `if not force
-            // and _token["value"] and now < _token["expires_at"]`: the
-            // first operand that tests a value for presence; the others
-            // only force a rebuild or check its age.
-            ExprKind::Logical {
-                op: LogicalOp::And,
-                left,
-                right,
-            } => present(m, *left).or_else(|| present(m, *right)),
-            ExprKind::Binary { op, left, right }
-                if *op == BinOp::IsNot && matches!(m.literal(*right), Some(Lit::Null)) =>
-            {
-                Some((m.keyed_place(*left)?, false))
-            }
-            ExprKind::Name { .. } | ExprKind::Attr { .. } | ExprKind::Index { .. } => {
-                Some((m.keyed_place(cond)?, true))
-            }
-            _ => None,
-        }
-    }
+    // `if _options and not force: return _options`, `if not force and
+    // _token["value"] and now < _token["expires_at"]`: the first term
+    // that tests a value for presence; the others only force a rebuild or
+    // check its age.
+    let present = |m: &FileModel, cond: ExprId| -> Option<(String, bool)> {
+        crate::util::conjuncts(m, cond)
+            .into_iter()
+            .find_map(|term| match &m.expr(term).kind {
+                ExprKind::Binary { op, left, right }
+                    if *op == BinOp::IsNot && matches!(m.literal(*right), Some(Lit::Null)) =>
+                {
+                    Some((m.keyed_place(*left)?, false))
+                }
+                ExprKind::Name { .. } | ExprKind::Attr { .. } | ExprKind::Index { .. } => {
+                    Some((m.keyed_place(term)?, true))
+                }
+                _ => None,
+            })
+    };
     // An entry of a module-level dict (`_token["value"]`) lasts too.
     let module = crate::python::common::module_vars(m);
     let lasting = |what: &str| {
