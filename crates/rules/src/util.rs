@@ -519,6 +519,15 @@ pub fn no_running_loop_handlers(m: &FileModel, s: StmtId) -> Vec<Span> {
         .collect()
 }
 
+/// The span of the innermost function (not the module) around `at`.
+pub fn enclosing_function_span(m: &FileModel, at: Span) -> Option<Span> {
+    m.function_ids()
+        .map(|f| m.func(f))
+        .filter(|f| f.kind != FnKind::Module && f.span.contains(at))
+        .map(|f| f.span)
+        .min_by_key(|s| s.end - s.start)
+}
+
 /// `asyncio.run_coroutine_threadsafe(coro, loop).result(..)` (also
 /// through a local holding the future) where `loop` is a loop this file
 /// makes for the purpose (every value it assigns to that name or field is
@@ -532,19 +541,14 @@ pub fn waits_on_dedicated_loop(m: &FileModel, c: &Call, at: Span) -> bool {
         return false;
     };
     // The innermost function around the call: its locals.
-    let Some(func) = m
-        .functions
-        .iter()
-        .filter(|f| f.kind != FnKind::Module && f.span.contains(at))
-        .min_by_key(|f| f.span.end - f.span.start)
-    else {
+    let Some(scope) = enclosing_function_span(m, at) else {
         return false;
     };
     let local_value = |name: &str| -> Option<ExprId> {
         let values: Vec<Option<ExprId>> = m
             .stmts
             .iter()
-            .filter(|st| func.span.contains(st.span))
+            .filter(|st| scope.contains(st.span))
             .filter_map(|st| match &st.kind {
                 StmtKind::Assign { targets, value, .. }
                     if targets.iter().any(|&t| m.name_of(t) == Some(name)) =>

@@ -584,7 +584,7 @@ fn from_package_file(
             // the function's bindings count (another function's `js_file
             // = js_dir / filename` is another variable). Otherwise the
             // module's.
-            let scope = enclosing_function_span(m, m.expr(e).span);
+            let scope = crate::util::enclosing_function_span(m, m.expr(e).span);
             let bound_in = |t: ExprId, within: Option<Span>| {
                 m.name_of(t) == Some(id.as_str())
                     && within.is_none_or(|w| w.contains(m.expr(t).span))
@@ -637,15 +637,6 @@ fn from_package_file(
         }
         _ => false,
     }
-}
-
-/// The span of the innermost function (not the module) around `at`.
-fn enclosing_function_span(m: &FileModel, at: Span) -> Option<Span> {
-    m.function_ids()
-        .map(|f| m.func(f))
-        .filter(|f| f.kind != FnKind::Module && f.span.contains(at))
-        .map(|f| f.span)
-        .min_by_key(|s| s.end - s.start)
 }
 
 /// A list or tuple of string literals, or a name the file binds only to one.
