@@ -330,46 +330,25 @@ fn started_for_the_connection(cx: &FileCx, f: FuncId, key: &str) -> bool {
     let lifecycle = ["start", "connect", "open", "aenter"]
         .iter()
         .any(|w| name.starts_with(w));
+    // The collection itself, or a local joining it to others
+    // (`all_tasks = self.inference_workers + self.calc_workers`).
+    let walks_it = |e: ExprId| {
+        cx.model.dotted(e).as_deref() == Some(key)
+            || cx.model.name_of(e).is_some_and(|n| {
+                cx.model.only_ever_assigned(n, |v| {
+                    unsnarl_model::walk::exprs_under(cx.model, v)
+                        .into_iter()
+                        .any(|x| cx.model.dotted(x).as_deref() == Some(key))
+                        && matches!(
+                            cx.expr(cx.model.strip(v)).kind,
+                            ExprKind::Binary { op: BinOp::Add, .. }
+                        )
+                })
+            })
+    };
     lifecycle
-        && cx.model.stmts.iter().any(|st| {
-            let StmtKind::For {
-                target: Some(t),
-                iter,
-                body,
-                ..
-            } = &st.kind
-            else {
-                return false;
-            };
-            let Some(var) = cx.model.name_of(*t) else {
-                return false;
-            };
-            // The collection itself, or a local joining it to others
-            // (`all_tasks = self.inference_workers + self.calc_workers`).
-            let walks_it = |e: ExprId| {
-                cx.model.dotted(e).as_deref() == Some(key)
-                    || cx.model.name_of(e).is_some_and(|n| {
-                        cx.model.only_ever_assigned(n, |v| {
-                            unsnarl_model::walk::exprs_under(cx.model, v)
-                                .into_iter()
-                                .any(|x| cx.model.dotted(x).as_deref() == Some(key))
-                                && matches!(
-                                    cx.expr(cx.model.strip(v)).kind,
-                                    ExprKind::Binary { op: BinOp::Add, .. }
-                                )
-                        })
-                    })
-            };
-            walks_it(*iter)
-                && unsnarl_model::walk::calls_in_block(cx.model, body)
-                    .into_iter()
-                    .any(|c| {
-                        cx.call(c).is_some_and(|c| {
-                            c.name == "cancel"
-                                && c.receiver.and_then(|r| cx.model.name_of(r)) == Some(var)
-                        })
-                    })
-        })
+        && (0..cx.model.stmts.len() as u32)
+            .any(|i| crate::python::common::cancels_each_of(cx, StmtId(i)).is_some_and(walks_it))
 }
 
 /// `f` is `__init__`, or a private helper of the file called only from

@@ -106,13 +106,7 @@ fn gives_it_back(cx: &FileCx, f: FuncId, id: ExprId, c: &Call) -> bool {
         return false;
     };
     let at = cx.expr(id).span.end;
-    cx.body_calls(f).any(|e| {
-        cx.expr(e).span.start > at
-            && cx.call(e).is_some_and(|k| {
-                k.name == "cancel"
-                    && k.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(task.as_str())
-            })
-    })
+    crate::python::common::cancels_of(cx, f, &task).any(|e| cx.expr(e).span.start > at)
 }
 
 /// The function is a method of a class with `__aexit__`/`__exit__`.
