@@ -70,10 +70,14 @@ pub enum Effect {
     /// Reads a clock (`time.monotonic()`, `loop.time()`): code that works
     /// out a delay from it is pacing its callers, not guessing a wait.
     Clock,
+    /// Opens a scope that cancels what it wraps after a given time
+    /// (`asyncio.timeout(5)`, `trio.fail_after(5)`): the entry's `arg` and
+    /// `keyword` say where the duration is; `None` there means no limit.
+    Deadline,
 }
 
 impl Effect {
-    pub const ALL: [Effect; 17] = [
+    pub const ALL: [Effect; 18] = [
         Effect::Blocking,
         Effect::CpuHeavy,
         Effect::Spawn,
@@ -91,6 +95,7 @@ impl Effect {
         Effect::NowaitProducer,
         Effect::Completion,
         Effect::Clock,
+        Effect::Deadline,
     ];
 
     /// The table key of the effect (`blocking`, `cpu_heavy`, ...), also used
@@ -114,6 +119,7 @@ impl Effect {
             Effect::NowaitProducer => "nowait_producer",
             Effect::Completion => "completion",
             Effect::Clock => "clock",
+            Effect::Deadline => "deadline",
         }
     }
 
@@ -190,13 +196,14 @@ pub struct Entry {
     /// Offload: index of the callable argument (`None` = every closure argument).
     /// Queue: positional index of the bound. NeedsTimeout: positional index
     /// of a timeout/context argument. Blocking: positional index of the
-    /// flag named by `keyword`.
+    /// flag named by `keyword`. Deadline: positional index of the duration.
     #[serde(default)]
     pub arg: Option<usize>,
     /// Queue: keyword of the bound (`maxsize`). NeedsTimeout: keyword of the
     /// timeout (`timeout`). Blocking: the flag that, passed as a literal
     /// `False`, makes the call return at once instead of waiting
     /// (`block` of `queue.Queue.get`, `wait` of `Executor.shutdown`).
+    /// Deadline: keyword of the duration (`delay` of `asyncio.timeout`).
     #[serde(default)]
     pub keyword: Option<String>,
     /// Queue: when the queue is unbounded.
@@ -288,6 +295,8 @@ struct TableFile {
     completion: Vec<Entry>,
     #[serde(default)]
     clock: Vec<Entry>,
+    #[serde(default)]
+    deadline: Vec<Entry>,
     /// Callee → the type of the value it returns (`sqlite3.connect` →
     /// `sqlite3.Connection`), for resolving later method calls.
     #[serde(default)]
@@ -298,6 +307,11 @@ struct TableFile {
     /// in it has it.
     #[serde(default)]
     narrows: HashMap<String, String>,
+    /// A library class → its attributes that are one lock: the lock first,
+    /// then the conditions it builds on it (`queue.Queue` → `mutex`,
+    /// `not_empty`, ...), so a subclass holding any of them holds all.
+    #[serde(default)]
+    shared_lock: HashMap<String, Vec<String>>,
 }
 
 /// The knowledge of one language family.
@@ -321,6 +335,7 @@ pub struct Table {
     method: HashMap<String, Vec<usize>>,
     returns: HashMap<String, String>,
     narrows: HashMap<String, String>,
+    shared_lock: HashMap<String, Vec<String>>,
 }
 
 impl Table {
@@ -329,6 +344,7 @@ impl Table {
         let mut t = Table {
             returns: file.returns,
             narrows: file.narrows,
+            shared_lock: file.shared_lock,
             ..Table::default()
         };
         let groups = [
@@ -349,6 +365,7 @@ impl Table {
             (Effect::NowaitProducer, file.nowait_producer),
             (Effect::Completion, file.completion),
             (Effect::Clock, file.clock),
+            (Effect::Deadline, file.deadline),
         ];
         for (effect, entries) in groups {
             for e in entries {
@@ -479,6 +496,12 @@ impl Table {
     /// The declared type that `ty` is a narrower kind of, if any.
     pub fn narrows(&self, ty: &str) -> Option<&str> {
         self.narrows.get(ty).map(String::as_str)
+    }
+
+    /// The attributes of library class `class` that are one lock (the lock,
+    /// then the conditions built on it), if the tables name any.
+    pub fn shared_lock(&self, class: &str) -> Option<&[String]> {
+        self.shared_lock.get(class).map(Vec::as_slice)
     }
 
     /// Whether some callee returns values of type `ty` (`fetch` gives a

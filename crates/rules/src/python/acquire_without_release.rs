@@ -58,7 +58,12 @@ an acquire inside `with` the same lock (taking it back after a
 acquisition to their caller are not reported: a `begin_x` whose class
 has an `end_x`/`finish_x` releasing the same lock, `__enter__`/`__aenter__`,
 `acquire`/`acquire_*`, `*_acquire` (`semaphore_acquire(sem)`) and their
-async twins (`aacquire_lock`). A receiver known only by its name counts as a limiter
+async twins (`aacquire_lock`). Nor is a lock a function makes for itself
+(`claim = threading.Lock()`) and mentions only as the receiver of its own
+`acquire`/`release`/`locked`, when every acquire of it sits in that
+function's own body (nothing runs beside the call to be blocked) or only
+tries (`claim.acquire(blocking=False)` picks a winner and never waits).
+A receiver known only by its name counts as a limiter
 (`self._limiter`) only in a file that releases one: a rate limiter (a
 token bucket, a sliding window) has no `release`, and spends what it takes
 by design.
@@ -147,6 +152,89 @@ fn starts_empty(cx: &FileCx, f: FuncId, name: &str) -> bool {
         })
 }
 
+/// A lock the function builds for itself and never hands out (`claim =
+/// threading.Lock()`, then only the receiver of its own `acquire`,
+/// `release` and `locked`): a hold left in place can block only this
+/// call's own later acquires when they all sit in its own body (no nested
+/// function runs beside it: `lock.acquire(); lock.acquire()` sleeps for
+/// good on purpose), and nobody when every acquire, nested functions'
+/// included, only tries (`claim.acquire(blocking=False)` picks a winner).
+fn private_to_call(cx: &FileCx, f: FuncId, name: &str) -> bool {
+    use crate::python::common::{declared_outer, is_store, is_try_acquire, name_refs};
+    if name.contains('.') {
+        return false;
+    }
+    // The function that binds the name: this one, or the nearest one
+    // around it (a nested function's closure).
+    let mut f = f;
+    while crate::python::common::values_bound_to(cx, f, name)
+        .next()
+        .is_none()
+    {
+        if cx.func(f).params.iter().any(|p| p.name == name) {
+            return false;
+        }
+        let Some(parent) = cx.func(f).parent else {
+            return false;
+        };
+        f = parent;
+    }
+    // A module's lock may be imported and taken elsewhere.
+    if matches!(cx.func(f).kind, FnKind::Module)
+        || cx.func(f).params.iter().any(|p| p.name == name)
+        || declared_outer(cx, f, name).is_some()
+    {
+        return false;
+    }
+    let mut bound = crate::python::common::values_bound_to(cx, f, name).peekable();
+    if bound.peek().is_none()
+        || !bound.all(|v| {
+            v.and_then(|v| cx.call(cx.model.strip(v)))
+                .is_some_and(|c| builds_a_lock(cx, c))
+        })
+    {
+        return false;
+    }
+    let funcs: std::collections::HashSet<FuncId> = cx.with_nested(f).into_iter().collect();
+    let (mut nested, mut all_tries) = (false, true);
+    for r in name_refs(cx, &funcs, name) {
+        if is_store(cx, r) {
+            continue;
+        }
+        let Some(c) = crate::util::method_on(cx, r) else {
+            return false;
+        };
+        match c.name.as_str() {
+            "acquire" => all_tries &= is_try_acquire(cx, c),
+            "release" | "locked" => {}
+            _ => return false,
+        }
+        nested |= cx.func_of(r) != f;
+    }
+    !nested || all_tries
+}
+
+/// A call that makes a new lock or semaphore: a constructor the knowledge
+/// names, a class called `*Lock`/`*Semaphore`, or a factory named for
+/// making one (`create_thread_lock()`), not a lookup that may hand back a
+/// shared one (`self._lock_for(key)`).
+fn builds_a_lock(cx: &FileCx, c: &Call) -> bool {
+    if cx
+        .effect(c, unsnarl_model::knowledge::Effect::Lock)
+        .is_some()
+    {
+        return true;
+    }
+    let n = c.name.as_str();
+    let lower = n.to_ascii_lowercase();
+    (n.starts_with(|ch: char| ch.is_ascii_uppercase())
+        && (n.ends_with("Lock") || n.ends_with("Semaphore")))
+        || (["create_", "new_", "make_", "allocate_"]
+            .iter()
+            .any(|p| lower.starts_with(p))
+            && (lower.ends_with("lock") || lower.ends_with("semaphore")))
+}
+
 /// Methods that hand an acquisition to their caller.
 fn delegates(name: &str) -> bool {
     if matches!(
@@ -221,7 +309,7 @@ impl Rule for AcquireWithoutRelease {
                 continue;
             };
             let f = cx.func_of(id);
-            if starts_empty(cx, f, &name) {
+            if starts_empty(cx, f, &name) || private_to_call(cx, f, &name) {
                 continue;
             }
             let func = cx.func(f);
@@ -916,6 +1004,7 @@ class Protocol:
 
     async def receive(self, identifier, fetch):
         semaphore = asyncio.Semaphore(value=1)
+        self._waiters[identifier] = semaphore
         await semaphore.acquire()  # expect
         self._outstanding[identifier] = await fetch(identifier)
         semaphore.release()
@@ -1107,6 +1196,27 @@ async def request(lock, log, send):
     await lock.acquire()  # expect
     with Timed(lock, log):
         return await send()
+"#,
+        r#"
+import threading
+
+
+def fetch_all(urls, get):
+    lock = threading.Lock()
+    results = []
+
+    def worker(url):
+        body = get(url)
+        lock.acquire()  # expect
+        results.append(body)
+        lock.release()
+
+    threads = [threading.Thread(target=worker, args=(u,)) for u in urls]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return results
 "#,
     ],
     pass: &[
@@ -1675,6 +1785,35 @@ def timing_thread(interval):
         if acquired:
             update_lock.release()
         publish(time.perf_counter())
+"#,
+        r#"
+import threading
+
+
+def sleep_forever():
+    lock = threading.Lock()
+    lock.acquire()
+    lock.acquire()
+"#,
+        r#"
+import asyncio
+import threading
+
+
+async def run_in_thread(func, *args):
+    claim = threading.Lock()
+
+    def run():
+        if claim.acquire(blocking=False):
+            return func(*args)
+
+    worker = asyncio.get_running_loop().run_in_executor(None, run)
+    try:
+        return await asyncio.shield(worker)
+    except asyncio.CancelledError:
+        if not claim.acquire(blocking=False):
+            await asyncio.wait([worker])
+        raise
 "#,
     ],
 };

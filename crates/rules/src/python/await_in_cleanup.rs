@@ -108,6 +108,7 @@ impl Rule for AwaitInCleanup {
                     // client was built with (httpx and aiohttp both let
                     // the call's value win).
                     if !is_io_call(cx, c)
+                        || helper_bounded(cx, c)
                         || under_deadline(cx, e, true)
                         || c.kwarg("timeout").is_some_and(|t| !is_none(cx, t))
                         || on_client_with_timeout(cx, fid, c)
@@ -174,6 +175,37 @@ fn on_client_with_timeout(cx: &FileCx, f: FuncId, c: &Call) -> bool {
         }
     }
     bindings > 0 && all_bounded
+}
+
+/// A coroutine of this file whose every awaited I/O is bounded: under a
+/// deadline, or the reaping of a process it has just killed (`terminate();
+/// await wait_for(proc.wait(), 5)`, and on timeout `kill(); await
+/// proc.wait()`). Awaiting it in cleanup is as bounded as its own awaits.
+fn helper_bounded(cx: &FileCx, c: &Call) -> bool {
+    let Some(f) = c
+        .target
+        .as_deref()
+        .and_then(|t| cx.local_functions(t).next())
+    else {
+        return false;
+    };
+    let body = &cx.func(f).body;
+    cx.func(f).is_async
+        && unsnarl_model::walk::exprs_in_block(cx.model, body)
+            .into_iter()
+            .all(|e| {
+                let ExprKind::Await(inner) = cx.expr(e).kind else {
+                    return true;
+                };
+                let Some(ic) = cx.call(cx.model.strip(inner)) else {
+                    return true;
+                };
+                cx.func_of(e) != f
+                    || !is_io_call(cx, ic)
+                    || under_deadline(cx, e, false)
+                    || ic.kwarg("timeout").is_some_and(|t| !is_none(cx, t))
+                    || reaps_killed_process(cx, body, e, ic)
+            })
 }
 
 /// `proc.wait()` / `proc.communicate()` after `proc.kill()` (or a SIGKILL
@@ -408,6 +440,22 @@ async def beat(session: aiohttp.ClientSession, url):
         if not failed:
             await session.post(url, json={"state": "finished"})  # expect
 "#,
+        r#"
+import asyncio
+
+
+async def reap(proc: asyncio.subprocess.Process):
+    proc.terminate()
+    await proc.wait()
+
+
+async def run(cmd):
+    proc = await asyncio.create_subprocess_exec(*cmd)
+    try:
+        return await proc.communicate()
+    finally:
+        await reap(proc)  # expect
+"#,
     ],
     pass: &[
         r#"
@@ -563,6 +611,26 @@ async def run_live(runner, session):
     while (event := await ctx.event_queue.get()) is not DONE:
         yield event
     await task
+"#,
+        r#"
+import asyncio
+
+
+async def reap(proc: asyncio.subprocess.Process):
+    proc.terminate()
+    try:
+        await asyncio.wait_for(proc.wait(), timeout=5)
+    except asyncio.TimeoutError:
+        proc.kill()
+        await proc.wait()
+
+
+async def run(cmd):
+    proc = await asyncio.create_subprocess_exec(*cmd)
+    try:
+        return await proc.communicate()
+    finally:
+        await reap(proc)
 "#,
     ],
 };

@@ -593,10 +593,34 @@ fn deferred_then_raised(cx: &FileCx, t: StmtId, h: &Handler) -> bool {
                 && then.iter().any(|&r| matches!(cx.stmt(r).kind,
                     StmtKind::Raise(Some(x)) if is_cancelled_error(cx, x))))
     };
+    // `raise cancellation`, the name an enclosing handler of the
+    // cancellation bound it to (`except CancelledError as cancellation:`).
+    let outer_names: Vec<&str> = cx
+        .tree
+        .stmt_ancestors(t)
+        .filter_map(|a| match &cx.stmt(a).kind {
+            StmtKind::Try { handlers, .. } => Some(handlers),
+            _ => None,
+        })
+        .flatten()
+        .filter(|oh| {
+            oh.types
+                .iter()
+                .any(|ty| is_cancel_type(ty) || ty.as_str() == "BaseException")
+                && crate::util::block_contains(cx, &oh.body, t)
+        })
+        .filter_map(|oh| oh.name.as_deref())
+        .collect();
+    let raises_outer = |n: StmtId| {
+        matches!(cx.stmt(n).kind, StmtKind::Raise(Some(x))
+            if cx.model.name_of(cx.model.strip(x)).is_some_and(|v| outer_names.contains(&v)))
+    };
     let raised_after = |s: StmtId| {
-        crate::util::stmts_after(cx, s)
-            .iter()
-            .any(|&n| matches!(cx.stmt(n).kind, StmtKind::Raise(None)) || raises_cancel_on_flag(n))
+        crate::util::stmts_after(cx, s).iter().any(|&n| {
+            matches!(cx.stmt(n).kind, StmtKind::Raise(None))
+                || raises_cancel_on_flag(n)
+                || raises_outer(n)
+        })
     };
     // Up through the loops (and `if`s) around the `try`, not past the
     // statement whose handler holds them.
@@ -2269,6 +2293,26 @@ class Crawler:
                 break
             await self.fetch(url)
 "#,
+        r#"
+import asyncio
+
+
+async def await_job(pool, job):
+    wrapped = asyncio.wrap_future(job.future)
+    try:
+        return await asyncio.shield(wrapped)
+    except asyncio.CancelledError as cancellation:  # expect
+        pool.cancel(job)
+        while not wrapped.done():
+            try:
+                await asyncio.shield(wrapped)
+            except asyncio.CancelledError:  # expect
+                pass
+            except BaseException:
+                break
+        log_cancelled(job, cancellation)
+        return None
+"#,
     ],
     pass: &[
         r#"
@@ -3445,6 +3489,27 @@ class Reader:
 
     async def __aexit__(self, *exc):
         self._runner.cancel()
+"#,
+        r#"
+import asyncio
+
+
+async def await_job(pool, job):
+    wrapped = asyncio.wrap_future(job.future)
+    try:
+        return await asyncio.shield(wrapped)
+    except asyncio.CancelledError as cancellation:
+        pool.cancel(job)
+        # The worker thread cannot be stopped: wait for it, then let the
+        # cancellation go on.
+        while not wrapped.done():
+            try:
+                await asyncio.shield(wrapped)
+            except asyncio.CancelledError:
+                pass
+            except BaseException:
+                break
+        raise cancellation
 "#,
     ],
 };

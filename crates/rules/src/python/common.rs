@@ -55,27 +55,8 @@ pub fn is_zero_sleep(cx: &FileCx, c: &Call) -> bool {
     }
 }
 
-/// Context managers that put a deadline on everything awaited inside them.
-const DEADLINE_SCOPES: &[&str] = &[
-    "asyncio.timeout",
-    "asyncio.timeout_at",
-    "asyncio.timeouts.timeout",
-    "async_timeout.timeout",
-    "async_timeout.timeout_at",
-    "anyio.fail_after",
-    "anyio.move_on_after",
-    "trio.fail_after",
-    "trio.move_on_after",
-    "trio.fail_at",
-    "trio.move_on_at",
-    "eventlet.Timeout",
-    "eventlet.timeout.Timeout",
-    "gevent.Timeout",
-    "gevent.timeout.Timeout",
-];
-
-/// True when a call builds a deadline scope with a real deadline
-/// (`asyncio.timeout(None)` has none).
+/// True when a call builds a deadline scope (knowledge `deadline`) with a
+/// real deadline (`asyncio.timeout(None)` has none).
 pub fn is_deadline_scope(cx: &FileCx, ctx: ExprId) -> bool {
     let Some(c) = cx.call(cx.model.strip(ctx)) else {
         return false;
@@ -84,20 +65,21 @@ pub fn is_deadline_scope(cx: &FileCx, ctx: ExprId) -> bool {
         // `async with timeout(5):` from an unknown import.
         return matches!(
             c.name.as_str(),
-            "fail_after" | "move_on_after" | "timeout" | "fail_at" | "move_on_at" | "Timeout"
+            "fail_after"
+                | "move_on_after"
+                | "timeout"
+                | "fail_at"
+                | "move_on_at"
+                | "Timeout"
+                | "timeout_after"
         ) && c.positional(0).is_some_and(|a| !is_none(cx, a));
     };
-    if DEADLINE_SCOPES.contains(&t) {
-        return c
-            .positional(0)
-            .or_else(|| c.kwarg("delay"))
-            .or_else(|| c.kwarg("seconds"))
-            .or_else(|| c.kwarg("when"))
-            .or_else(|| c.kwarg("deadline"))
+    if let Some(en) = cx.effect(c, Effect::Deadline) {
+        // A user's entry names neither: the duration comes first.
+        let arg = en.arg.or(en.keyword.is_none().then_some(0));
+        return (arg.and_then(|i| c.positional(i)))
+            .or_else(|| en.keyword.as_deref().and_then(|k| c.kwarg(k)))
             .is_some_and(|a| !is_none(cx, a));
-    }
-    if matches!(t, "trio.CancelScope" | "anyio.CancelScope") {
-        return c.kwarg("deadline").is_some_and(|a| !is_none(cx, a));
     }
     // `from .utils import asyncio_timeout`, where `utils` picks
     // `asyncio.timeout` or `async_timeout.timeout` by Python version: a
@@ -282,6 +264,19 @@ pub fn lock_ref(cx: &FileCx, ctx: ExprId, f: FuncId) -> Option<LockRef> {
     })
 }
 
+/// An `acquire` that only tries (`acquire(blocking=False)`,
+/// `acquire(False)`, `acquire(timeout=0)`): it answers "held" at once
+/// instead of waiting.
+pub fn is_try_acquire(cx: &FileCx, c: &Call) -> bool {
+    let blocking = c.kwarg("blocking").or_else(|| c.positional(0));
+    matches!(
+        blocking.and_then(|b| cx.model.literal(b)),
+        Some(Lit::Bool(false))
+    ) || c
+        .kwarg("timeout")
+        .is_some_and(|t| matches!(cx.model.literal(t), Some(Lit::Int(0))))
+}
+
 /// Lock kinds that are thread locks (taken with plain `with`).
 pub fn is_thread_lock(kind: &str) -> bool {
     matches!(kind, "mutex" | "rlock" | "condition" | "semaphore")
@@ -429,6 +424,14 @@ pub fn is_condition(cx: &FileCx, e: ExprId) -> bool {
             .find(Effect::Lock, Some(t), "")
             .is_some_and(|en| matches!(en.kind.as_deref(), Some("condition" | "async-condition")));
     }
+    // A condition a library base class builds (`self.not_empty` of a
+    // `queue.Queue` subclass): the group's members after its lock.
+    if let Some((_, group)) = library_lock_group(cx, e)
+        && let ExprKind::Attr { name, .. } = &cx.expr(e).kind
+        && group.iter().skip(1).any(|a| a == name.as_str())
+    {
+        return true;
+    }
     // A file whose conditions are all of a kind without a lock
     // (`tornado.locks.Condition`) means one of those by the name.
     let built = condition_constructions(cx);
@@ -481,6 +484,35 @@ pub fn is_condition(cx: &FileCx, e: ExprId) -> bool {
             || last == "not_empty"
             || last == "not_full"
     })
+}
+
+/// The attributes of one lock that a library class builds, when `cond`
+/// (`obj.attr`) is one of them: `self.not_empty` in a subclass of
+/// `queue.Queue` (held by `with self.mutex:` and by `with self.not_full:`),
+/// or `self.rejections.queue_cv` of an object typed as such a class. The
+/// object as written and the group, the lock's attribute first.
+pub fn library_lock_group<'k>(cx: &FileCx<'k>, cond: ExprId) -> Option<(String, &'k [String])> {
+    let ExprKind::Attr { obj, name, .. } = &cx.expr(cx.model.strip(cond)).kind else {
+        return None;
+    };
+    let root = cx.model.dotted(*obj)?;
+    let class = if root == "self" {
+        cx.func(cx.func_of(cond)).class.as_deref()?
+    } else {
+        cx.sema.type_of(*obj)?
+    };
+    let own_bases = cx
+        .model
+        .types
+        .iter()
+        .find(|t| &*t.qualname == class)
+        .map(|t| &t.bases[..])
+        .unwrap_or_default();
+    let group = std::iter::once(class)
+        .chain(own_bases.iter().map(|b| &**b))
+        .filter_map(|b| cx.kb.shared_lock(b))
+        .find(|group| group.iter().any(|a| a == name.as_str()))?;
+    Some((root, group))
 }
 
 /// The `with`/`async with` statements around an expression that take

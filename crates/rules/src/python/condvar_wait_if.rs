@@ -3,7 +3,7 @@
 use crate::context::FileCx;
 use crate::python::common::is_condition;
 use crate::rule::{Examples, Rule, RuleMeta};
-use unsnarl_model::walk::Parent;
+use unsnarl_model::walk::{Parent, exprs_under};
 use unsnarl_model::*;
 
 pub struct CondvarWaitIf;
@@ -19,6 +19,10 @@ pub static META: RuleMeta = RuleMeta {
 A `wait()` on a `threading.Condition`, `asyncio.Condition` (or trio/anyio
 condition) that is inside an `if` and not inside any loop of the function:
 the predicate is checked once before waiting and never again after waking.
+A wait followed at once by an `if` that tests the guard's state again and
+returns or raises (`if self._stop or not self._pending: return []`) is
+not reported: a wakeup with the predicate false goes back to the caller
+instead of running on.
 
 ## Why
 
@@ -102,6 +106,9 @@ impl Rule for CondvarWaitIf {
             }) else {
                 continue;
             };
+            if rechecks_after_waking(cx, id, guard) {
+                continue;
+            }
             let cond = cx.model.dotted(r).unwrap_or_else(|| "cond".into());
             let mut f = cx.finding(
                 &META,
@@ -119,6 +126,41 @@ impl Rule for CondvarWaitIf {
             out.push(f);
         }
     }
+}
+
+/// Right after the wait, an `if` tests again what the guard tested and
+/// leaves (`self._cv.wait()` then `if self._stop or not self._pending:
+/// return []`): a wakeup with the predicate false returns to a caller
+/// that loops, rather than running on.
+fn rechecks_after_waking(cx: &FileCx, wait: ExprId, guard: StmtId) -> bool {
+    let StmtKind::If { cond: tested, .. } = &cx.stmt(guard).kind else {
+        return false;
+    };
+    let Some(next) = cx
+        .tree
+        .enclosing_stmt(wait)
+        .and_then(|s| crate::util::next_stmt(cx, s))
+    else {
+        return false;
+    };
+    let StmtKind::If { cond, then, .. } = &cx.stmt(next).kind else {
+        return false;
+    };
+    let names = |e: ExprId| -> Vec<String> {
+        exprs_under(cx.model, e)
+            .into_iter()
+            .filter(|&x| {
+                matches!(
+                    cx.expr(x).kind,
+                    ExprKind::Attr { .. } | ExprKind::Name { .. }
+                )
+            })
+            .filter_map(|x| cx.model.dotted(x))
+            .filter(|d| d != "self")
+            .collect()
+    };
+    let before = names(*tested);
+    crate::util::ends_in_exit(cx.model, then) && names(*cond).iter().any(|n| before.contains(n))
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -150,8 +192,27 @@ async def consume():
             await cond.wait()  # expect
         return ready.pop()
 "#,
+        r#"
+import threading
+
+class Batcher:
+    def __init__(self):
+        self._cv = threading.Condition()
+        self._pending = []
+        self._stop = False
+
+    def next_batch(self):
+        with self._cv:
+            if not self._pending:
+                self._cv.wait()  # expect
+                if self._stop:
+                    return []
+            batch, self._pending = self._pending, []
+            return batch
+"#,
     ],
-    pass: &[r#"
+    pass: &[
+        r#"
 import threading
 
 class Mailbox:
@@ -185,7 +246,33 @@ class Event:
 def wait_event(ev: threading.Event, flag):
     if flag:
         ev.wait()
-"#],
+"#,
+        r#"
+import threading
+
+class Batcher:
+    def __init__(self):
+        self._cv = threading.Condition()
+        self._pending = []
+        self._stop = False
+
+    def run(self):
+        while not self._stop:
+            batch = self.next_batch()
+            if batch:
+                self.dispatch(batch)
+
+    def next_batch(self):
+        with self._cv:
+            if not self._pending:
+                self._cv.wait()
+                # Woken with nothing to do: the caller's loop comes back.
+                if self._stop or not self._pending:
+                    return []
+            batch, self._pending = self._pending, []
+            return batch
+"#,
+    ],
 };
 
 #[cfg(test)]

@@ -66,7 +66,11 @@ each run on a loop of its own, one after another), is left alone too.
 A thread lock held across an `await` is a deadlock waiting to happen: while
 the holder is suspended, another task on the same loop reaches `with lock:`
 and blocks the loop thread itself, so the holder can never resume to release
-it. An asyncio lock across I/O does not deadlock by itself, but every other
+it. A re-entrant thread lock (`threading.RLock`) fails the other way: the
+loop's thread already owns it, so the second task walks in and the two
+tasks interleave inside the section the lock was meant to protect (it is
+reported as high rather than critical).
+An asyncio lock across I/O does not deadlock by itself, but every other
 task that needs the lock now waits for the full network round trip: the
 lock turns concurrent requests into a queue, and a slow peer stalls them all.
 
@@ -102,6 +106,30 @@ async def refresh(client):
 "#,
     examples: &EXAMPLES,
 };
+
+/// The message, fix and severity for thread lock `lock` of `kind` held
+/// across an await, where another task `takes` it (`reaches `with l:``).
+/// A re-entrant lock does not deadlock the loop's thread: a second task
+/// there takes it again at once, which is its own bug (the tasks are not
+/// kept apart).
+fn thread_lock_text(lock: &str, kind: &str, takes: &str) -> (String, &'static str, Severity) {
+    if kind == "rlock" {
+        return (
+            format!(
+                "re-entrant thread lock `{lock}` is held across an `await`: another task on the event loop's thread that {takes} gets it at once (that thread already owns it), so the lock does not keep the tasks apart while this coroutine is suspended, and a worker thread that wants it waits until the coroutine resumes"
+            ),
+            "guard what the tasks share with an `asyncio.Lock` (a thread lock cannot tell two tasks of one thread apart), or finish the awaits before taking the lock",
+            Severity::High,
+        );
+    }
+    (
+        format!(
+            "thread lock `{lock}` is held across an `await`: while this coroutine is suspended, another task that {takes} blocks the event loop thread, and the holder can never resume to release it (deadlock)"
+        ),
+        "finish the awaits before taking the lock (copy what you need, release, await, re-acquire to write), or use an `asyncio.Lock` if the critical section must span the await",
+        Severity::Critical,
+    )
+}
 
 /// Lock kinds of the knowledge table that are thread locks.
 fn is_thread_lock(kind: &str) -> bool {
@@ -160,15 +188,9 @@ fn check_explicit_acquires(cx: &FileCx, fid: FuncId, out: &mut Vec<Finding>) {
         let Held::Awaits(aw) = awaits_while_held(cx, rest, &name) else {
             continue;
         };
-        let mut f = cx.finding(
-            &META,
-            cx.expr(call).span,
-            format!(
-                "thread lock `{name}` is held across an `await`: while this coroutine is suspended, another task that acquires `{name}` blocks the event loop thread, and the holder can never resume to release it (deadlock)"
-            ),
-            "finish the awaits before taking the lock (copy what you need, release, await, re-acquire to write), or use an `asyncio.Lock` if the critical section must span the await",
-        );
-        f.severity = Severity::Critical;
+        let (message, fix, severity) = thread_lock_text(&name, kind, &format!("acquires `{name}`"));
+        let mut f = cx.finding(&META, cx.expr(call).span, message, fix);
+        f.severity = severity;
         f.related.push(Related {
             file: None,
             span: aw,
@@ -183,21 +205,12 @@ fn check_explicit_acquires(cx: &FileCx, fid: FuncId, out: &mut Vec<Finding>) {
 /// and no `with lock:` takes it: a task that finds it held answers
 /// "busy" at once instead of blocking the loop's thread.
 fn only_tried(cx: &FileCx, name: &str) -> bool {
-    let non_blocking = |c: &Call| {
-        let blocking = c.kwarg("blocking").or_else(|| c.positional(0));
-        matches!(
-            blocking.and_then(|b| cx.model.literal(b)),
-            Some(Lit::Bool(false))
-        ) || c
-            .kwarg("timeout")
-            .is_some_and(|t| matches!(cx.model.literal(t), Some(Lit::Int(0))))
-    };
     let mut any = false;
     for (_, c) in cx.calls_named(&["acquire"]) {
         if c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() != Some(name) {
             continue;
         }
-        if !non_blocking(c) {
+        if !crate::python::common::is_try_acquire(cx, c) {
             return false;
         }
         any = true;
@@ -316,15 +329,10 @@ fn check_with(cx: &FileCx, w: StmtId, out: &mut Vec<Finding>) {
             // `await self._connect()` of a coroutine of the file with no
             // `await` of its own runs to its end without suspending.
             if let Some(&first) = awaits.iter().find(|&&a| !never_suspends(cx, a)) {
-                let mut f = cx.finding(
-                    &META,
-                    cx.expr(it.ctx).span,
-                    format!(
-                        "thread lock `{lock}` is held across an `await`: while this coroutine is suspended, another task that reaches `with {lock}:` blocks the event loop thread, and the holder can never resume to release it (deadlock)"
-                    ),
-                    "finish the awaits before taking the lock (copy what you need, release, await, re-acquire to write), or use an `asyncio.Lock` if the critical section must span the await",
-                );
-                f.severity = Severity::Critical;
+                let (message, fix, severity) =
+                    thread_lock_text(&lock, kind, &format!("reaches `with {lock}:`"));
+                let mut f = cx.finding(&META, cx.expr(it.ctx).span, message, fix);
+                f.severity = severity;
                 f.related.push(Related {
                     file: None,
                     span: cx.expr(first).span,
@@ -892,6 +900,22 @@ class Sessions:
                 self._conn = await asyncpg.connect(self._dsn)
         return self._pool
 "#,
+        r#"
+import threading
+
+
+class Mailer:
+    def __init__(self, smtp):
+        self._lock = threading.RLock()
+        self._smtp = smtp
+
+    async def send_all(self, messages):
+        with self._lock:  # expect
+            await self._smtp.connect()
+            for m in messages:
+                await self._smtp.send(m)
+            await self._smtp.quit()
+"#,
     ],
     pass: &[
         r#"
@@ -1267,4 +1291,31 @@ async def not_a_lock(path):
 mod tests {
     use super::*;
     crate::testing::rule_tests!(LockAcrossAwait);
+
+    /// A re-entrant lock is reported for what it does: it lets a second
+    /// task of the loop's thread in, rather than deadlocking it.
+    #[test]
+    fn rlock_is_reported_as_not_keeping_tasks_apart() {
+        static RULE: LockAcrossAwait = LockAcrossAwait;
+        let rlock = EXAMPLES
+            .fail
+            .iter()
+            .find(|ex| ex.contains("threading.RLock()") && ex.contains("class Mailer"))
+            .unwrap();
+        let findings: Vec<Finding> = crate::testing::run_example(&RULE, Language::Python, rlock)
+            .0
+            .into_iter()
+            .map(|(_, f)| f)
+            .collect();
+        assert_eq!(findings.len(), 1, "{findings:#?}");
+        assert!(
+            findings[0]
+                .message
+                .starts_with("re-entrant thread lock `self._lock`")
+        );
+        assert!(!findings[0].message.contains("deadlock"));
+        assert_eq!(findings[0].severity, Severity::High);
+        let plain = crate::testing::run_example(&RULE, Language::Python, EXAMPLES.fail[0]).0;
+        assert!(plain.iter().all(|(_, f)| f.severity == Severity::Critical));
+    }
 }

@@ -38,7 +38,12 @@ and reports:
   (`self._request(.., auth=False)`) does not reach what the callee does
   only under `if auth:` (or `if auth and retry:`), also when the call is
   made further down (`_relogin` holding its lock and calling `login()`,
-  which requests with `allow_relogin=False`). Nor is a lock taken a
+  which requests with `allow_relogin=False`); one that passes `True`
+  (`self.receive(force=True)`) does not reach what follows `if force:`
+  when that branch always raises or returns. A lock taken after the
+  function checked it is free and would have left otherwise (`if
+  self._conn_lock.locked(): return`) is not a re-entry: a path that
+  already holds it returns there. Nor is a lock taken a
   second time after its `release` was handed to someone else
   (`waiters.append(lock.release)`): a parking spot that another thread
   opens.
@@ -100,6 +105,10 @@ struct Held {
     key: String,
     display: String,
     reentrant: bool,
+    /// Taken only after the function saw it free and would have left
+    /// otherwise (`if self._lock.locked(): return`): a path that already
+    /// holds it returns there instead of blocking on itself.
+    checked_free: bool,
 }
 
 /// Something a function does while holding locks.
@@ -128,7 +137,9 @@ enum Event {
         under: Vec<String>,
         /// Parameters of the callee this call passes a literal `False`
         /// (`self._request(.., auth=False)`): the callee's code under `if
-        /// auth:` does not run for it.
+        /// auth:` does not run for it. `!p` for a literal `True`
+        /// (`self.receive(force=True)`): nor does its code after `if
+        /// force: raise ..`.
         off: Vec<String>,
     },
 }
@@ -177,6 +188,7 @@ impl Rule for LockOrder {
                         for h in held {
                             if h.key == lock.key {
                                 if !lock.reentrant
+                                    && !lock.checked_free
                                     && !release_handed_off(cx, f, *span)
                                     && reported.insert(span.start)
                                 {
@@ -223,7 +235,10 @@ impl Rule for LockOrder {
                             }
                             for h in held {
                                 if h.key == lock.key {
-                                    if !lock.reentrant && reported.insert(span.start) {
+                                    if !lock.reentrant
+                                        && !lock.checked_free
+                                        && reported.insert(span.start)
+                                    {
                                         out.push(reacquire(cx, &lock, *span, Some(&path)));
                                     }
                                 } else {
@@ -448,6 +463,16 @@ struct State {
     under: Vec<String>,
 }
 
+/// The lock an `if` condition asks whether it is held (`if
+/// self._lock.locked():`).
+fn checked_locked(cx: &FileCx, f: FuncId, cond: ExprId) -> Option<String> {
+    let c = cx.call(cx.model.strip(cond))?;
+    if c.name != "locked" || !c.args.is_empty() {
+        return None;
+    }
+    lock_ref(cx, c.receiver?, f).map(|l| l.key)
+}
+
 /// The locks an `if` condition probes without blocking
 /// (`lock.acquire(False)`, `acquire(blocking=False)`): its branch runs
 /// only if they were free.
@@ -473,6 +498,8 @@ fn probed_free(cx: &FileCx, f: FuncId, cond: ExprId) -> Vec<String> {
 
 fn walk(cx: &FileCx, f: FuncId, block: &Block, state: &mut State, out: &mut Vec<Event>) {
     let entry = state.held.len();
+    let guards_at_entry = state.under.len();
+    let free_at_entry = state.free.len();
     for &s in block {
         // `lock.acquire()` / `lock.release()` as statements.
         if let StmtKind::Expr(e) = cx.stmt(s).kind
@@ -488,6 +515,7 @@ fn walk(cx: &FileCx, f: FuncId, block: &Block, state: &mut State, out: &mut Vec<
             if c.name == "acquire" {
                 let lock = Held {
                     reentrant: reentrant(cx, &l),
+                    checked_free: state.free.contains(&l.key),
                     key: l.key,
                     display: l.display,
                 };
@@ -512,6 +540,7 @@ fn walk(cx: &FileCx, f: FuncId, block: &Block, state: &mut State, out: &mut Vec<
                 {
                     let lock = Held {
                         reentrant: reentrant(cx, &l),
+                        checked_free: state.free.contains(&l.key),
                         key: l.key,
                         display: l.display,
                     };
@@ -538,6 +567,19 @@ fn walk(cx: &FileCx, f: FuncId, block: &Block, state: &mut State, out: &mut Vec<
             walk(cx, f, then, state, out);
             state.under.truncate(guards);
             state.free.truncate(before);
+            // `if force: raise ..`: what follows runs only when `force`
+            // is false, so a call passing `force=True` never gets there.
+            let exits_on = cx
+                .model
+                .name_of(cx.model.strip(*cond))
+                .filter(|p| cx.func(f).params.iter().any(|q| q.name == *p))
+                .filter(|_| crate::util::ends_in_exit(cx.model, then))
+                .map(|p| format!("!{p}"));
+            state.under.extend(exits_on);
+            // `if self._lock.locked(): return`: below, the lock was free.
+            if crate::util::ends_in_exit(cx.model, then) {
+                state.free.extend(checked_locked(cx, f, *cond));
+            }
             walk(cx, f, orelse, state, out);
             continue;
         }
@@ -547,6 +589,8 @@ fn walk(cx: &FileCx, f: FuncId, block: &Block, state: &mut State, out: &mut Vec<
         });
     }
     state.held.truncate(entry.min(state.held.len()));
+    state.under.truncate(guards_at_entry.min(state.under.len()));
+    state.free.truncate(free_at_entry.min(state.free.len()));
 }
 
 fn calls_in(cx: &FileCx, e: ExprId, state: &State, out: &mut Vec<Event>) {
@@ -581,15 +625,22 @@ fn calls_in(cx: &FileCx, e: ExprId, state: &State, out: &mut Vec<Event>) {
                         unsnarl_model::walk::Parent::Expr(p)
                             if matches!(self.cx.expr(p).kind, ExprKind::Await(_))))
             {
+                // `False` to `p` switches off what runs under `if p:`;
+                // `True` what runs after `if p: raise` (`!p`).
                 let off = (0..c.args.len())
-                    .filter(|&i| {
-                        matches!(
-                            self.cx.model.literal(c.args[i].value),
-                            Some(Lit::Bool(false))
-                        )
+                    .filter_map(|i| {
+                        let negated = match self.cx.model.literal(c.args[i].value) {
+                            Some(Lit::Bool(false)) => false,
+                            Some(Lit::Bool(true)) => true,
+                            _ => return None,
+                        };
+                        let p = self.cx.param_receiving(callee, c, i)?;
+                        Some(if negated {
+                            format!("!{p}")
+                        } else {
+                            p.to_string()
+                        })
                     })
-                    .filter_map(|i| self.cx.param_receiving(callee, c, i))
-                    .map(str::to_string)
                     .collect();
                 self.out.push(Event::Call {
                     callee,
@@ -805,6 +856,56 @@ class Api:
             await self._ensure_token()
         async with self._session.request(method, path) as resp:
             return await resp.json()
+"#,
+        r#"
+import asyncio
+
+
+class Gateway:
+    def __init__(self, ws):
+        self.ws = ws
+        self._race_lock = asyncio.Lock()
+
+    async def reconnect(self):
+        async with self._race_lock:
+            await self.ws.reopen()
+            return await self.receive(force=True)  # expect
+
+    async def receive(self, force=False):
+        while True:
+            msg = await self.ws.receive()
+            if msg.closed:
+                if force:
+                    await self.ws.log_close()
+                await self.reconnect()
+                continue
+            return msg
+"#,
+        r#"
+import asyncio
+
+
+class Realtime:
+    def __init__(self, connect_ws):
+        self._connect_ws = connect_ws
+        self._conn_lock = asyncio.Lock()
+        self._ws = None
+        self._configured = False
+
+    async def connect(self):
+        async with self._conn_lock:
+            self._ws = await self._connect_ws()
+            await self.update_session()  # expect
+            self._configured = True
+
+    async def update_session(self):
+        await self.send_event({"type": "session.update"})
+
+    async def send_event(self, event):
+        # Not configured yet while `connect` is still running: re-enters it.
+        if not self._configured:
+            await self.connect()
+        await self._ws.send(event)
 "#,
     ],
     pass: &[
@@ -1048,6 +1149,58 @@ def transfer(a, b, amount):
     first, second = sorted((a, b), key=lambda acct: acct.id)
     with first.lock, second.lock:
         move(a, b, amount)
+"#,
+        r#"
+import asyncio
+
+
+class Gateway:
+    def __init__(self, ws):
+        self.ws = ws
+        self._race_lock = asyncio.Lock()
+
+    async def reconnect(self):
+        async with self._race_lock:
+            await self.ws.reopen()
+            # Reads the greeting itself: a close now is an error, not a
+            # reason to reconnect again.
+            return await self.receive(force=True)
+
+    async def receive(self, force=False):
+        while True:
+            msg = await self.ws.receive()
+            if msg.closed:
+                if force:
+                    raise RuntimeError("closed while reconnecting")
+                await self.reconnect()
+                continue
+            return msg
+"#,
+        r#"
+import asyncio
+
+
+class Realtime:
+    def __init__(self, connect_ws):
+        self._connect_ws = connect_ws
+        self._conn_lock = asyncio.Lock()
+        self._ws = None
+
+    async def connect(self):
+        # A connect already under way: this call has nothing to do.
+        if self._conn_lock.locked():
+            return None
+        async with self._conn_lock:
+            self._ws = await self._connect_ws()
+            await self.update_session()
+
+    async def update_session(self):
+        await self.send_event({"type": "session.update"})
+
+    async def send_event(self, event):
+        if self._ws is None:
+            await self.connect()
+        await self._ws.send(event)
 "#,
     ],
 };

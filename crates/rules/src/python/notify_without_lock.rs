@@ -1,7 +1,7 @@
 //! PY021: a condition notified without holding its lock.
 
 use crate::context::FileCx;
-use crate::python::common::{inside_with_of, is_condition};
+use crate::python::common::{inside_with_of, is_condition, library_lock_group};
 use crate::rule::{Examples, Rule, RuleMeta};
 use unsnarl_model::walk::Parent;
 use unsnarl_model::*;
@@ -22,7 +22,10 @@ A call to `notify()` or `notify_all()` on a `threading.Condition` or
 object that built them: `with parent._mutex: parent._not_empty.notify()`,
 or `with self:` in a class whose `__enter__` acquires that lock; a
 condition stored on another object under a lock of this one, `s.cond =
-Condition(self._mu)`, is held by `with self._mu:`),
+Condition(self._mu)`, is held by `with self._mu:`; the conditions a
+library base class builds on one lock, `not_empty`, `not_full` and
+`all_tasks_done` of a `queue.Queue` subclass, are held by `with
+self.mutex:` or by any of them),
 in a function that does not acquire
 the condition itself, is not only called from under it, and is not
 wrapped by a decorator of the file that calls it inside `with` that lock
@@ -97,6 +100,9 @@ impl Rule for NotifyWithoutLock {
             };
             let f = cx.func_of(id);
             let mut names = lock_names(cx, &cond);
+            if let Some((root, group)) = library_lock_group(cx, r) {
+                names.extend(group.iter().map(|a| format!("{root}.{a}")));
+            }
             if enter_acquires(cx, f, &names) {
                 names.push("self".into());
             }
@@ -459,6 +465,16 @@ class Pool:
         self._free.append(conn)
         self._available.notify()  # expect
 "#,
+        r#"
+import queue
+
+
+class FrontQueue(queue.Queue):
+    def put_front(self, item):
+        self.queue.appendleft(item)
+        self.unfinished_tasks += 1
+        self.not_empty.notify()  # expect
+"#,
     ],
     pass: &[
         r#"
@@ -675,6 +691,52 @@ class Pool:
     def release(self, conn):
         self._free.append(conn)
         self._available.notify()
+"#,
+        r#"
+import queue
+import threading
+
+
+class FrontQueue(queue.Queue):
+    def __init__(self, maxsize=0):
+        super().__init__(maxsize)
+        self.closed = threading.Event()
+
+    def put_front(self, item):
+        with self.mutex:
+            self.queue.appendleft(item)
+            self.unfinished_tasks += 1
+            self.not_empty.notify()
+
+    def drain(self):
+        with self.not_empty:
+            items = list(self.queue)
+            self.queue.clear()
+            self.not_full.notify_all()
+            return items
+"#,
+        r#"
+import queue
+import threading
+
+
+class Feeder:
+    def __init__(self):
+        self.jobs = queue.Queue(maxsize=100)
+        self.stopped = threading.Event()
+
+    def drop_pending(self):
+        with self.jobs.mutex:
+            self.jobs.queue.clear()
+            self.jobs.all_tasks_done.notify_all()
+            self.jobs.unfinished_tasks = 0
+            self.jobs.not_full.notify_all()
+
+
+def flush(q: queue.Queue):
+    with q.mutex:
+        q.queue.clear()
+        q.not_full.notify_all()
 "#,
     ],
 };

@@ -27,7 +27,8 @@ up, `fails += 1` then `if fails >= 10: return`) waits for
 one job and ends; it is not reported. So is one that leaves when what it
 polls reports that it got there (`if data.get("status") in ("completed",
 "failed"): break`, `if job["state"] == "running": return`, `if status ==
-RunStatus.SUCCESS: break`), or when the result it fetches is there at
+RunStatus.SUCCESS: break`), or that it is no longer underway (`if state
+not in ("submitted", "working"): break`), or when the result it fetches is there at
 last (`content = await resp.text()` then `if content: break`, `if
 data.get("jobComplete"): break`); leaving only
 on `"error"` is a service that stops when its dependency fails. So is
@@ -400,7 +401,8 @@ pub(crate) fn gives_up(cx: &FileCx, body: &Block) -> bool {
 /// that compares something with a status word of success (`if
 /// data.get("status") in ("completed", "failed"): break`, `if
 /// job["state"] == "running": return`, `if status == RunStatus.SUCCESS:
-/// break`) and then leaves the loop. It waits for one job to finish, and
+/// break`), or that it is no longer underway (`if state not in
+/// ("submitted", "working"): break`), and then leaves the loop. It waits for one job to finish, and
 /// ends with it; it is not a service polling forever.
 fn waits_for_final_state(cx: &FileCx, lp: StmtId, body: &Block) -> bool {
     // The words of a job that got where it was going. A loop that leaves
@@ -427,11 +429,44 @@ fn waits_for_final_state(cx: &FileCx, lp: StmtId, body: &Block) -> bool {
                     if FINAL.contains(&v.to_ascii_lowercase().as_str())),
             })
     };
-    let compares_status = |cond: ExprId| {
-        exprs_under(cx.model, cond).into_iter().any(|x| {
-            matches!(&cx.expr(x).kind, ExprKind::Binary { op: BinOp::Eq | BinOp::In, right, .. }
-                if names_final(*right))
+    // The words of a job still on its way: leaving once the state is none
+    // of them (`if state not in ["submitted", "running"]: break`) is
+    // leaving at its final state.
+    const UNDERWAY: &[&str] = &[
+        "pending",
+        "queued",
+        "submitted",
+        "working",
+        "running",
+        "in_progress",
+        "processing",
+        "starting",
+        "started",
+        "created",
+        "waiting",
+    ];
+    let names_underway = |e: ExprId| {
+        exprs_under(cx.model, e).into_iter().any(|x| {
+            matches!(cx.model.literal(x), Some(Lit::Str(v))
+                if UNDERWAY.contains(&v.to_ascii_lowercase().as_str()))
         })
+    };
+    let compares_status = |cond: ExprId| {
+        exprs_under(cx.model, cond)
+            .into_iter()
+            .any(|x| match &cx.expr(x).kind {
+                ExprKind::Binary {
+                    op: BinOp::Eq | BinOp::In,
+                    right,
+                    ..
+                } => names_final(*right),
+                ExprKind::Binary {
+                    op: BinOp::NotEq | BinOp::NotIn,
+                    right,
+                    ..
+                } => names_underway(*right),
+                _ => false,
+            })
     };
     let stmts = unsnarl_model::walk::stmts_in_block(cx.model, body);
     // `content = await resp.text()` ... `if content: break`, `if
@@ -947,6 +982,18 @@ async def follow(client, execution_id):
         if data.get("status") in ("completed", "failed", "cancelled"):
             break
         await asyncio.sleep(2)
+"#,
+        r#"
+import asyncio
+
+async def wait_for_task(client, url, task_id):
+    while True:
+        await asyncio.sleep(2)
+        resp = await client.post(url, json={"method": "tasks/get", "id": task_id})
+        state = resp.json()["result"]["status"]["state"]
+        if state not in ["submitted", "running", "working"]:
+            print(f"finished: {state}")
+            break
 "#,
         r#"
 import asyncio

@@ -921,7 +921,10 @@ fn waits_again_for_a_reply(cx: &FileCx, tried: &Block, h: &Handler) -> bool {
                     | "asyncio.exceptions.TimeoutError"
                     | "queue.Empty"
                     | "socket.timeout"
+                    | "trio.TooSlowError"
             ) || t.ends_with(".TimeoutError")
+                // curio's and multio's `timeout_after`.
+                || t.ends_with(".TaskTimeout")
         });
     if !timeouts_only {
         return false;
@@ -931,7 +934,16 @@ fn waits_again_for_a_reply(cx: &FileCx, tried: &Block, h: &Handler) -> bool {
         c.receiver.is_some()
             && (matches!(
                 c.name.as_str(),
-                "next_msg" | "get_msg" | "recv" | "recvfrom" | "recv_into" | "receive" | "wait"
+                "next_msg"
+                    | "get_msg"
+                    | "recv"
+                    | "recvfrom"
+                    | "recv_into"
+                    | "receive"
+                    | "wait"
+                    // A listening socket's timeout: waits for the next
+                    // client again, and calls no one.
+                    | "accept"
             ) || c
                 .target
                 .as_deref()
@@ -2260,6 +2272,55 @@ class Other:
 
     async def _wait_before(self, attempt):
         await asyncio.sleep(0.1 * 2**attempt)
+"#,
+        r#"
+import socket
+
+
+class Listener:
+    def __init__(self, port):
+        self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            self._socket.bind(("127.0.0.1", port))
+            self._socket.listen(1)
+            self._socket.settimeout(0.25)
+        except OSError:
+            self._socket.close()
+            raise
+
+    def accept(self):
+        while True:
+            try:
+                connection, _ = self._socket.accept()
+            except TimeoutError:
+                continue
+            connection.settimeout(None)
+            return connection
+
+    def close(self):
+        self._socket.close()
+"#,
+        r#"
+import multio
+
+
+class Gateway:
+    def __init__(self):
+        self._stop = multio.Event()
+
+    async def heartbeat(self, interval):
+        while True:
+            try:
+                async with multio.asynclib.timeout_after(interval):
+                    await self._stop.wait()
+            except multio.asynclib.TaskTimeout:
+                pass
+            else:
+                break
+            try:
+                await self.send_heartbeat()
+            except (ConnectionError, OSError):
+                return
 "#,
     ],
 };

@@ -22,7 +22,10 @@ A function of the file used as a thread target or executor task, started
 several times (in a loop or comprehension, through `executor.map`, or from
 several places), that updates shared state with a read-modify-write
 (`total += n`, `stats["hits"] += 1`, `self.count = self.count + 1`,
-`d[k] = d.get(k, 0) + 1`) outside any `with <lock>:`.
+`d[k] = d.get(k, 0) + 1`) outside any `with <lock>:`. A method started
+once per object, each on a new one (`target=out.drain` and
+`target=err.drain`, with `out` and `err` two new `Capture()` objects), is
+not reported for its updates of `self`: no two threads share them.
 
 ## Why
 
@@ -83,7 +86,7 @@ impl Rule for ThreadSharedMutation {
             return;
         }
         let globals = module_vars(cx.model);
-        for (f, how) in targets {
+        for (f, how, own_objects) in targets {
             let mut v = Updates {
                 cx,
                 globals: &globals,
@@ -92,6 +95,9 @@ impl Rule for ThreadSharedMutation {
             };
             walk_block(cx.model, &cx.func(f).body, &mut v);
             for (s, key) in v.found {
+                if own_objects && key.starts_with("self.") {
+                    continue;
+                }
                 out.push(cx.finding(
                     &META,
                     cx.stmt(s).span,
@@ -106,10 +112,20 @@ impl Rule for ThreadSharedMutation {
     }
 }
 
+/// How a function of the file is started on threads.
+struct Starts {
+    count: usize,
+    /// Started by a loop or on a pool's many workers.
+    many: bool,
+    how: &'static str,
+    /// Per start, the object whose method it is when that is a new one.
+    objects: Vec<Option<String>>,
+}
+
 /// Functions of this file that run on several threads at once, with how
-/// they are started.
-fn concurrent_targets(cx: &FileCx) -> Vec<(FuncId, String)> {
-    let mut sites: HashMap<FuncId, (usize, bool, &'static str)> = HashMap::new();
+/// they are started, and whether each start runs on an object of its own.
+fn concurrent_targets(cx: &FileCx) -> Vec<(FuncId, String, bool)> {
+    let mut sites: HashMap<FuncId, Starts> = HashMap::new();
     for (id, c) in cx.calls_to_or_named(&["threading.Thread"], &["map", "submit"]) {
         let (target, many, how) = match c.target.as_deref() {
             Some("threading.Thread") => (
@@ -156,15 +172,51 @@ fn concurrent_targets(cx: &FileCx) -> Vec<(FuncId, String)> {
                 .tree
                 .expr_ancestors(id)
                 .any(|a| matches!(cx.expr(a).kind, ExprKind::Comprehension { .. }));
-        let entry = sites.entry(f).or_insert((0, false, how));
-        entry.0 += 1;
-        entry.1 |= many || in_loop;
+        let entry = sites.entry(f).or_insert(Starts {
+            count: 0,
+            many: false,
+            how,
+            objects: Vec::new(),
+        });
+        entry.count += 1;
+        entry.many |= many || in_loop;
+        entry.objects.push(fresh_object(cx, t));
     }
     sites
         .into_iter()
-        .filter(|(_, (n, many, _))| *many || *n > 1)
-        .map(|(f, (_, _, how))| (f, how.to_string()))
+        .filter(|(_, st)| st.many || st.count > 1)
+        .map(|(f, st)| {
+            // Each start runs the method of an object of its own
+            // (`target=stdout_capture.drain`, `target=stderr_capture.drain`):
+            // no two threads share that object's attributes.
+            let objects = &st.objects;
+            let own_objects = !st.many
+                && objects.iter().all(Option::is_some)
+                && objects
+                    .iter()
+                    .enumerate()
+                    .all(|(i, o)| !objects[..i].contains(o));
+            (f, st.how.to_string(), own_objects)
+        })
         .collect()
+}
+
+/// The object of a bound-method target (`capture.drain`), when it is a
+/// name its function binds once, to a new object (`capture =
+/// _StreamCapture(limit)`).
+fn fresh_object(cx: &FileCx, target: ExprId) -> Option<String> {
+    let ExprKind::Attr { obj, .. } = &cx.expr(cx.model.strip(target)).kind else {
+        return None;
+    };
+    let name = cx.model.name_of(*obj)?;
+    let mut bound = crate::python::common::values_bound_to(cx, cx.func_of(target), name);
+    let first = bound.next()??;
+    let c = cx.call(cx.model.strip(first))?;
+    let class_like = c.receiver.is_none()
+        && c.name
+            .trim_start_matches('_')
+            .starts_with(|ch: char| ch.is_ascii_uppercase());
+    (class_like && bound.next().is_none()).then(|| name.to_string())
 }
 
 fn is_executor(cx: &FileCx, r: ExprId) -> bool {
@@ -271,6 +323,33 @@ class Crawler:
         with ThreadPoolExecutor(max_workers=8) as pool:
             return list(pool.map(self.visit, urls))
 "#,
+        r#"
+import threading
+
+
+class Capture:
+    def __init__(self):
+        self.total = 0
+        self.chunks = []
+
+    def drain(self, stream):
+        while chunk := stream.read(65536):
+            self.total += len(chunk)  # expect
+            self.chunks.append(chunk)
+
+
+def run(proc):
+    capture = Capture()
+    readers = [
+        threading.Thread(target=capture.drain, args=(proc.stdout,)),
+        threading.Thread(target=capture.drain, args=(proc.stderr,)),
+    ]
+    for t in readers:
+        t.start()
+    for t in readers:
+        t.join()
+    return capture.total
+"#,
     ],
     pass: &[
         r#"
@@ -308,6 +387,34 @@ def pure(x):
 
 def run(pool, xs):
     return list(pool.map(pure, xs))
+"#,
+        r#"
+import threading
+
+
+class Capture:
+    def __init__(self):
+        self.total = 0
+        self.chunks = []
+
+    def drain(self, stream):
+        while chunk := stream.read(65536):
+            self.total += len(chunk)
+            self.chunks.append(chunk)
+
+
+def run(proc):
+    out = Capture()
+    err = Capture()
+    readers = [
+        threading.Thread(target=out.drain, args=(proc.stdout,)),
+        threading.Thread(target=err.drain, args=(proc.stderr,)),
+    ]
+    for t in readers:
+        t.start()
+    for t in readers:
+        t.join()
+    return out.total, err.total
 "#,
     ],
 };

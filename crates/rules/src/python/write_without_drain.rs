@@ -25,8 +25,9 @@ it opens (`with open(path, "wb") as writer:`), the name is a file and is
 left alone. A write followed at once by `break` or `return` happens once
 per run of the loop (`if method in offered: writer.write(b); break`) and is
 not reported, and neither is a loop over the function's `*args` (the
-fields of one message its caller wrote out) that the function drains
-after the loop: one message at most waits in the buffer.
+fields of one message its caller wrote out) or over a list the function
+built itself (`lines = []` filled from one request) that the function
+drains after the loop: what waits in the buffer was already in memory.
 
 ## Why
 
@@ -144,7 +145,8 @@ impl Rule for WriteWithoutDrain {
 }
 
 /// `for arg in argv: writer.write(pack(arg))` over the function's `*argv`
-/// (the fields of one message the caller wrote out), followed in the same
+/// (the fields of one message the caller wrote out), or over a list the
+/// function built in memory (`header_lines`), followed in the same
 /// block by `await writer.drain()`: the buffer holds one message at most
 /// before the peer's pace applies.
 fn writes_arguments_then_drains(cx: &FileCx, f: FuncId, lp: StmtId, writer: ExprId) -> bool {
@@ -155,8 +157,23 @@ fn writes_arguments_then_drains(cx: &FileCx, f: FuncId, lp: StmtId, writer: Expr
         .model
         .name_of(*iter)
         .is_some_and(|n| crate::util::variadic_param_in_scope(cx, f, n));
+    // A list the function built (`header_lines = []`, then appended to):
+    // what the loop writes is already in memory, so the buffer holds at
+    // most one more copy of it before the drain.
+    let over_built_list = cx.model.name_of(*iter).is_some_and(|n| {
+        let mut bound = crate::python::common::values_bound_to(cx, f, n).peekable();
+        bound.peek().is_some()
+            && bound.all(|v| {
+                v.is_some_and(|v| {
+                    matches!(
+                        cx.expr(cx.model.strip(v)).kind,
+                        ExprKind::Collection { .. } | ExprKind::Comprehension { .. }
+                    )
+                })
+            })
+    });
     let w = cx.model.dotted(writer);
-    over_varargs
+    (over_varargs || over_built_list)
         && w.is_some()
         && std::iter::successors(crate::util::next_stmt(cx, lp), |&s| {
             crate::util::next_stmt(cx, s)
@@ -346,6 +363,23 @@ async def dump_frames(host):
         with open(f"frame-{i}.bin", "wb") as writer:
             writer.write(frame)
         i += 1
+"#,
+        r#"
+import asyncio
+
+async def forward_request(reader, host, port):
+    header_lines = []
+    while True:
+        line = await asyncio.wait_for(reader.readline(), timeout=10)
+        if line in (b"\r\n", b"\n", b""):
+            break
+        header_lines.append(line)
+    upstream_reader, upstream = await asyncio.open_connection(host, port)
+    for line in header_lines:
+        upstream.write(line)
+    upstream.write(b"\r\n")
+    await upstream.drain()
+    return upstream_reader, upstream
 "#,
     ],
 };
