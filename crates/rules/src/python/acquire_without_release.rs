@@ -28,7 +28,7 @@ attribute or entry of `self` (`self._objects[i] = obj`) or counter bumps
 updates of a collection or event of `self` with plain values
 (`self.pending.append(cmd)`, also of a tuple of names,
 `self.clients.append((conn, addr))`, `self.cond.notify_all()`,
-`self._idle.clear()`) cannot raise either, nor does closing a socket
+`self._idle.clear()`, `self._clients.difference_update(socks)`) cannot raise either, nor does closing a socket
 (`self._sock.close()`; a file's `close()` flushes, and may), before the `try` or before
 the release, and neither does a blocking acquire of a second lock
 (`a.acquire(); b.acquire(); try: ... finally:` releasing both). A permit
@@ -608,7 +608,18 @@ fn updates_own_state(cx: &FileCx, s: StmtId) -> bool {
     let Some(c) = cx.call(e) else { return false };
     matches!(
         c.name.as_str(),
-        "append" | "appendleft" | "add" | "discard" | "clear" | "set" | "notify" | "notify_all"
+        "append"
+            | "appendleft"
+            | "add"
+            | "discard"
+            | "clear"
+            | "set"
+            | "notify"
+            | "notify_all"
+            // A set's in-place updates from a local collection.
+            | "difference_update"
+            | "intersection_update"
+            | "symmetric_difference_update"
     ) && c
         .receiver
         .and_then(|r| cx.model.dotted(r))
@@ -1727,6 +1738,11 @@ class Scene:
     def put(self, i, obj):
         self._lock.acquire()
         self._objects[i] = obj
+        self._lock.release()
+
+    def forget(self, ids):
+        self._lock.acquire()
+        self._gone.difference_update(ids)
         self._lock.release()
 
     def failure(self, exception):

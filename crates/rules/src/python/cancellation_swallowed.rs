@@ -55,7 +55,8 @@ started directly, through a spawning helper of the file or a
 `create_task` of another module of the project, by a task
 group's `start_soon`/`start`, an application's `add_task(coro)` or
 `start_background_task(fn)`, or from another thread with
-`run_coroutine_threadsafe`; or handed straight to `asyncio.gather`,
+`run_coroutine_threadsafe`; the connection callback of
+`asyncio.start_server`, run as a task per connection; or handed straight to `asyncio.gather`,
 which raises its own cancellation whatever its children return): no
 frame of that task is left to tell.
 Awaiting a task only to reap it is left alone too (also with a deadline:
@@ -913,6 +914,19 @@ fn runs_as_own_task(cx: &FileCx, fid: FuncId) -> bool {
                 "start_soon" | "start" | "start_background_task"
             )
             && r.positional(0) == Some(id)
+        {
+            started = true;
+            continue;
+        }
+        // `asyncio.start_server(self._handle, host, port)`: each accepted
+        // connection runs the callback as a task of its own, whose result
+        // nobody awaits.
+        if let Some(r) = cx.call(call)
+            && matches!(
+                r.target.as_deref(),
+                Some("asyncio.start_server" | "asyncio.start_unix_server")
+            )
+            && (r.positional(0) == Some(id) || r.kwarg("client_connected_cb") == Some(id))
         {
             started = true;
             continue;
@@ -2313,6 +2327,26 @@ async def await_job(pool, job):
         log_cancelled(job, cancellation)
         return None
 "#,
+        r#"
+import asyncio
+
+
+class Relay:
+    async def start(self, host):
+        self._server = await asyncio.start_server(self._accept, host, 0)
+
+    async def _accept(self, reader, writer):
+        await self._handle(reader, writer)
+        await self.log_closed(writer)
+
+    async def _handle(self, reader, writer):
+        try:
+            await self.serve(reader, writer)
+        except asyncio.CancelledError:  # expect
+            pass
+        finally:
+            writer.close()
+"#,
     ],
     pass: &[
         r#"
@@ -3510,6 +3544,28 @@ async def await_job(pool, job):
             except BaseException:
                 break
         raise cancellation
+"#,
+        r#"
+import asyncio
+
+
+class Relay:
+    def __init__(self):
+        self._tasks = set()
+
+    async def start(self, host):
+        self._server = await asyncio.start_server(self._handle, host, 0)
+
+    async def _handle(self, reader, writer):
+        task = asyncio.current_task()
+        self._tasks.add(task)
+        try:
+            await self.serve(reader, writer)
+        except asyncio.CancelledError:
+            pass
+        finally:
+            self._tasks.discard(task)
+            writer.close()
 "#,
     ],
 };

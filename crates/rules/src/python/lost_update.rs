@@ -37,7 +37,9 @@ other tasks' additions stay in it. Nor is an update whose every await
 is of a coroutine of the file that never suspends (`self.cost += await
 self.price(reply)`, where `price` awaits nothing and no override in the
 file does): it runs to its end in one step, and no other task runs
-between the read and the write.
+between the read and the write. Nor is a write to the calling task's
+own entry (`task = asyncio.current_task()`, then `self._borrowers[task]
+= held + count`): no other task uses that key.
 
 ## Why
 
@@ -113,6 +115,7 @@ impl Rule for LostUpdate {
             if crate::python::common::under_lock(cx, s)
                 || crate::python::common::callers_hold_lock(cx, f)
                 || stream_read_side(cx, f)
+                || keyed_by_current_task(cx, f, *t)
             {
                 continue;
             }
@@ -160,6 +163,34 @@ impl Rule for LostUpdate {
             ));
         }
     }
+}
+
+/// The entry written is the current task's own (`task =
+/// asyncio.current_task()`, then `self._borrowers[task] = n + count`):
+/// no other task reads or writes that key, so none of its updates can be
+/// lost in between.
+fn keyed_by_current_task(cx: &FileCx, f: FuncId, target: ExprId) -> bool {
+    let ExprKind::Index { index, .. } = cx.expr(cx.model.strip(target)).kind else {
+        return false;
+    };
+    let Some(name) = cx.model.name_of(cx.model.strip(index)) else {
+        return false;
+    };
+    // `asyncio.current_task()`, `threading.get_ident()`, a library's
+    // `current_async_task_ident()`.
+    let identifies_caller = |c: &Call| {
+        let n = c.name.as_str();
+        matches!(
+            n,
+            "current_task" | "get_current_task" | "get_ident" | "current_thread"
+        ) || (n.starts_with("current_") && (n.contains("task") || n.contains("thread")))
+    };
+    let mut bound = crate::python::common::values_bound_to(cx, f, name).peekable();
+    bound.peek().is_some()
+        && bound.all(|v| {
+            v.and_then(|v| cx.call(cx.model.strip(v)))
+                .is_some_and(identifies_caller)
+        })
 }
 
 /// A read-side method (`read`, `receive`, `__anext__`, ...) of an async
@@ -459,6 +490,28 @@ class Api:
     async def relogin(self):
         await self._do_login()
 "#,
+        r#"
+import asyncio
+
+
+class Limiter:
+    def __init__(self, sem):
+        self._sem = sem
+        self._borrowers = {}
+
+    async def acquire(self, owner, count=1):
+        try:
+            held = self._borrowers[owner]
+        except KeyError:
+            pass
+        else:
+            await asyncio.sleep(0)
+            self._borrowers[owner] = held + count  # expect
+            return True
+        await self._sem.acquire()
+        self._borrowers[owner] = count
+        return True
+"#,
     ],
     pass: &[
         r#"
@@ -614,6 +667,30 @@ class Remotes:
     async def setup(self, client):
         async with client.get(V4) as response:
             self._nets |= parse(await response.text())
+"#,
+        r#"
+import asyncio
+
+
+class Limiter:
+    def __init__(self, sem):
+        self._sem = sem
+        self._borrowers = {}
+
+    async def acquire(self, count=1):
+        task = asyncio.current_task()
+        try:
+            held = self._borrowers[task]
+        except KeyError:
+            pass
+        else:
+            await asyncio.sleep(0)
+            # Only this task ever touches its own entry.
+            self._borrowers[task] = held + count
+            return True
+        await self._sem.acquire()
+        self._borrowers[task] = count
+        return True
 "#,
     ],
 };

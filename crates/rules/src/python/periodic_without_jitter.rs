@@ -39,7 +39,7 @@ attribute, `self._backoff *= 1.5`, or from a count the loop bumps,
 `retries += 1; delay = factor * 2 ** retries`) is a backoff, not a period, and so is
 one the server asked for (`await asyncio.sleep(e.retry_after)`). Retry loops that leave on success are the retry
 rule's business. A protocol heartbeat (a loop in a function named for a
-heartbeat, keepalive or ping whose awaits only write to the connection or
+heartbeat, keepalive, pulse or ping whose awaits only write to the connection or
 close it, `await self.send_command(..)` included) is left alone: it keeps
 one open connection alive, on that connection's own phase. So is a loop
 that starts each round by waiting for work the process hands it (`msg =
@@ -240,13 +240,13 @@ fn sleeps_instead_of_io(cx: &FileCx, sleep: ExprId, lp: StmtId, exprs: &[ExprId]
 }
 
 /// A protocol heartbeat: the loop lives in a function named for one
-/// (`_heartbeat`, `__heart_task`, `keepalive`, `ping_loop`) and its awaited calls only
+/// (`_heartbeat`, `__heart_task`, `keepalive`, `ping_loop`, `_pulse`) and its awaited calls only
 /// write to the connection (`put`, `write`, `send`, `ping`), reading
 /// nothing back. It keeps one already-open connection alive; its phase is
 /// that connection's start, so instances do not line up.
 fn keepalive_writes(cx: &FileCx, lp: StmtId, exprs: &[ExprId]) -> bool {
     let name = cx.func(cx.tree.stmt_func(lp)).name.to_ascii_lowercase();
-    if !["heart", "keepalive", "keep_alive", "ping"]
+    if !["heart", "keepalive", "keep_alive", "ping", "pulse"]
         .iter()
         .any(|w| name.contains(w))
     {
@@ -1373,6 +1373,23 @@ class Images:
             if response.json()["status"] == "succeeded":
                 return response
             await asyncio.sleep(2)
+"#,
+        r#"
+import asyncio
+
+
+class Session:
+    def __init__(self, websocket, interval):
+        self._websocket = websocket
+        self._interval = interval
+
+    async def _pulse(self):
+        while not self._websocket.closed:
+            try:
+                await asyncio.wait_for(self.send_alive(), timeout=5)
+            except asyncio.TimeoutError:
+                break
+            await asyncio.sleep(self._interval - 3)
 "#,
     ],
 };

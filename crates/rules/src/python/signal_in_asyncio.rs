@@ -29,9 +29,10 @@ that a task or loop polls (`stop = True`, `self.running = False`, with at
 most a `raise KeyboardInterrupt` on a second signal), is left alone: it
 touches nothing of the loop's. So is one that ends the process at once
 (`os._exit(1)`, a force exit that works even while the loop is stuck) or
-raises an exception of its own (`sys.exit(0)` raises `SystemExit`), with
+raises an exception of its own (`sys.exit(0)` raises `SystemExit`; `raise
+KeyboardInterrupt` does what SIGINT's own handler does), with
 perhaps a log line (also on a logger of unknown type named `logger` or
-`log`) or a `print` (`console.print`, `click.echo`) on the way out, also
+`log`) or a `print` (`console.print`, rich's `print`, `click.echo`) on the way out, also
 through helpers of the file that only do that (`self.log(msg)`,
 `self.cleanup()` that only logs); when the exit is the handler's last
 statement, other calls of the standard library outside asyncio and
@@ -241,9 +242,15 @@ impl Rule for SignalInAsyncio {
                     || crate::util::ends_the_process(hc)
                     || raised(cx, x)
             };
+            // `raise KeyboardInterrupt`, the class raised without a call.
+            let raises_exit_class = |st: StmtId| {
+                matches!(cx.stmt(st).kind, StmtKind::Raise(Some(x))
+                    if matches!(cx.model.name_of(cx.model.strip(x)), Some("KeyboardInterrupt" | "SystemExit")))
+            };
             let ends_somewhere = cx
                 .body_calls(f)
-                .any(|x| cx.call(x).is_some_and(|hc| ends(x, hc)));
+                .any(|x| cx.call(x).is_some_and(|hc| ends(x, hc)))
+                || cx.body_stmts(f).iter().any(|&st| raises_exit_class(st));
             // Output on the way: logging, `print`, rich's `console.print`,
             // `click.echo`.
             // Also a helper of the file that does nothing but that
@@ -259,9 +266,12 @@ impl Rule for SignalInAsyncio {
                 .body
                 .last()
                 .is_some_and(|&st| match cx.stmt(st).kind {
-                    StmtKind::Expr(x) | StmtKind::Raise(Some(x)) => cx
-                        .call(cx.model.strip(x))
-                        .is_some_and(|hc| ends(cx.model.strip(x), hc)),
+                    StmtKind::Expr(x) | StmtKind::Raise(Some(x)) => {
+                        raises_exit_class(st)
+                            || cx
+                                .call(cx.model.strip(x))
+                                .is_some_and(|hc| ends(cx.model.strip(x), hc))
+                    }
                     _ => false,
                 });
             let only_sets_flags = cx.body_calls(f).all(|x| {
@@ -364,8 +374,13 @@ fn replaced_while_uvicorn_runs(cx: &FileCx, id: ExprId, c: &Call) -> bool {
 /// `click.echo`), or of a function of the file (not `handler` itself)
 /// whose every call is, `depth` calls down.
 fn says_only(cx: &FileCx, c: &Call, handler: FuncId, depth: u32) -> bool {
+    // (`rprint`: rich's `print` under another name.)
+    let printer = |n: &str| matches!(n, "print" | "echo");
     if cx.effect(c, Effect::Logging).is_some()
-        || matches!(c.name.as_str(), "print" | "echo")
+        || printer(&c.name)
+        || c.target
+            .as_deref()
+            .is_some_and(|t| printer(t.rsplit('.').next().unwrap_or(t)))
         || on_a_logger(cx, c)
     {
         return true;
@@ -582,6 +597,21 @@ async def main():
     await stop.wait()
 
 asyncio.run(main())
+"#,
+        r#"
+import asyncio
+import signal
+
+
+def serve(app):
+    loop = asyncio.new_event_loop()
+
+    def on_signal(signum, frame):
+        loop.stop()
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_signal)  # expect
+    loop.run_until_complete(app.serve())
 "#,
     ],
     pass: &[
@@ -1073,6 +1103,40 @@ class ClusterApp:
 
     def relay_signal(self, signum, frame):
         self.loop.add_callback_from_signal(self.cluster.stop)
+"#,
+        r#"
+import asyncio
+import logging
+import signal
+
+logger = logging.getLogger(__name__)
+
+
+def serve(app):
+    def on_signal(signum, frame):
+        logger.info("signal %s: shutting down", signum)
+        # What SIGINT's own handler does, for SIGTERM too.
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_signal)
+    asyncio.run(app.serve())
+"#,
+        r#"
+import asyncio
+import signal
+import sys
+
+from rich import print as rprint
+
+
+async def hold_open(url):
+    def on_sigint(sig, frame):
+        rprint("[yellow]closing the connection[/yellow]")
+        sys.exit(0)
+
+    signal.signal(signal.SIGINT, on_sigint)
+    while True:
+        await asyncio.sleep(1)
 "#,
     ],
 };

@@ -29,7 +29,9 @@ handed to it as what to run: starting it again reads nothing of the
 earlier run). A next statement that waits for
 the work itself (`thread.join()`, `proc.wait()`, `await task`, also
 with a deadline, `await asyncio.wait_for(future, timeout=t)`) is not
-reported: the sleep orders nothing there. Neither is an `assert` that
+reported: the sleep orders nothing there, and nor is a sleep right after
+such a wait (`run = await eval_task`): the work is over when it starts.
+Neither is an `assert` that
 repeats word for word one made before the sleep: it checks that nothing
 changed, which a slow machine cannot make fail. A `task.cancel()` of the
 started work right after the sleep reads nothing; the statement after it
@@ -162,6 +164,14 @@ impl Rule for SleepSynchronization {
             let Some(handed) = started_before(cx, f, e.span.start) else {
                 continue;
             };
+            // `run = await eval_task` right before, every task started
+            // earlier awaited too: the work is over when the sleep starts,
+            // so the sleep is not waiting for it.
+            if crate::util::prev_stmt(cx, stmt).is_some_and(|p| waits_for_work(cx, p, &handed))
+                && all_started_work_waited(cx, f, e.span.start)
+            {
+                continue;
+            }
             let Some(mut next) = next_stmt(cx, stmt) else {
                 continue;
             };
@@ -352,16 +362,7 @@ fn started_before(cx: &FileCx, f: FuncId, at: u32) -> Option<HashSet<String>> {
             continue;
         }
         let c = cx.call(e).unwrap();
-        let spawn = is_task_spawn(cx, c)
-            || matches!(
-                c.target.as_deref(),
-                Some("threading.Thread" | "multiprocessing.Process" | "threading.Timer")
-            )
-            || (matches!(
-                c.name.as_str(),
-                "submit" | "start" | "call_soon_threadsafe" | "run_in_executor"
-            ) && c.receiver.is_some());
-        if !spawn {
+        if !starts_work(cx, c) {
             continue;
         }
         started = true;
@@ -385,6 +386,47 @@ fn started_before(cx: &FileCx, f: FuncId, at: u32) -> Option<HashSet<String>> {
         }
     }
     started.then_some(names)
+}
+
+/// A call that starts work running beside this code: a task, a thread, a
+/// process, a job handed to an executor or another loop.
+fn starts_work(cx: &FileCx, c: &Call) -> bool {
+    is_task_spawn(cx, c)
+        || matches!(
+            c.target.as_deref(),
+            Some("threading.Thread" | "multiprocessing.Process" | "threading.Timer")
+        )
+        || (matches!(
+            c.name.as_str(),
+            "submit" | "start" | "call_soon_threadsafe" | "run_in_executor"
+        ) && c.receiver.is_some())
+}
+
+/// Every work `f` started before `at` is bound to a handle (`task =
+/// create_task(..)`) that a plain statement after it, before `at`, waits
+/// for (`await task`, `thread.join()`).
+fn all_started_work_waited(cx: &FileCx, f: FuncId, at: u32) -> bool {
+    cx.body_calls(f).all(|e| {
+        let start = cx.expr(e).span.start;
+        if start >= at || !cx.call(e).is_some_and(|c| starts_work(cx, c)) {
+            return true;
+        }
+        let Parent::Stmt(s) = cx.tree.expr_parent(e) else {
+            return false;
+        };
+        let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind else {
+            return false;
+        };
+        let handle: HashSet<String> = targets.iter().filter_map(|&t| cx.model.dotted(t)).collect();
+        !handle.is_empty()
+            && cx.body_stmts(f).iter().any(|&w| {
+                let sp = cx.stmt(w).span;
+                sp.start > start
+                    && sp.end <= at
+                    && matches!(cx.stmt(w).kind, StmtKind::Expr(_) | StmtKind::Assign { .. })
+                    && waits_for_work(cx, w, &handle)
+            })
+    })
 }
 
 /// The comment on the sleep's line (or the line above) when it says the
@@ -654,6 +696,18 @@ def open_channel(page, url):
     time.sleep(2.0)  # expect
     return [m.inner_text() for m in page.query_selector_all("[data-message-id]")]
 "#,
+        r#"
+import asyncio
+
+
+async def start_monitoring(bus, monitor):
+    watcher = asyncio.create_task(monitor.watch(bus))
+    warmup = asyncio.create_task(bus.warm_up())
+    await warmup
+    await asyncio.sleep(0.5)  # expect
+    assert monitor.watching
+    return watcher
+"#,
     ],
     pass: &[
         r#"
@@ -889,6 +943,22 @@ async def test_settles(job):
     task = asyncio.create_task(job())
     await asyncio.sleep(0.1)
     await task
+"#,
+        r#"
+import asyncio
+
+
+async def watch(run_evaluation, config, state, render):
+    queue = asyncio.Queue()
+    eval_task = asyncio.create_task(run_evaluation(config, events=queue))
+    while not eval_task.done():
+        render(state)
+        await asyncio.sleep(0.25)
+    result = await eval_task
+    await asyncio.sleep(0.05)
+    while not queue.empty():
+        state.apply(queue.get_nowait())
+    return result
 "#,
     ],
 };

@@ -156,7 +156,17 @@ fn concurrent_targets(cx: &FileCx) -> Vec<(FuncId, String, bool)> {
         };
         let Some(f) = cx.local_function(&name).or_else(|| {
             // `obj.method` on an untyped receiver: the only method of that
-            // name in this file.
+            // name in this file. Not a function of a module
+            // (`asyncio.run`), nor a method of an attribute
+            // (`self.regex_validator.validate`, an object of another
+            // class).
+            if cx.model.resolved(t).is_some() {
+                return None;
+            }
+            let ExprKind::Attr { obj, .. } = &cx.expr(cx.model.strip(t)).kind else {
+                return None;
+            };
+            cx.model.name_of(cx.model.strip(*obj))?;
             let (_, m) = name.rsplit_once('.')?;
             let mut it = cx
                 .model

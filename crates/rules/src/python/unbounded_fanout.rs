@@ -90,6 +90,11 @@ one that only awaits such coroutines of the file, two calls down), or a
 start followed in its block by `break`, `return` or `raise` (the loop
 starts one task at most).
 
+A collection of the object whose every entry is stored under a key
+written in the code (`self.channels["telegram"] = ...`, each behind a
+config flag) and that nothing else grows holds at most one entry per
+such key, and is not reported.
+
 A fan-out over a collection the object keeps (`self._checks`,
 `self._probes.values()`) that only its set-up grows (`__init__`, or
 methods named `add_*`, `register*`, `subscribe*`, `attach*`, `setup*`,
@@ -833,7 +838,11 @@ fn capped_by_counter(cx: &FileCx, iter: ExprId) -> bool {
 /// one more as each finishes), a `zip` with a `range` or `islice`.
 fn bounded_input(cx: &FileCx, iter: ExprId) -> bool {
     let iter = cx.model.strip(iter);
-    if is_structural(cx, iter) || configured(cx, iter, 4) || filled_at_construction(cx, iter) {
+    if is_structural(cx, iter)
+        || configured(cx, iter, 4)
+        || filled_at_construction(cx, iter)
+        || literal_keyed(cx, iter)
+    {
         return true;
     }
     match &cx.expr(iter).kind {
@@ -1085,6 +1094,75 @@ fn configured(cx: &FileCx, e: ExprId, depth: u32) -> bool {
             cx.func(cx.tree.stmt_func(s)).name.as_str() == "__init__"
                 && configured(cx, v, depth - 1)
         })
+}
+
+/// `self.channels` (or its `.values()`, `.keys()`, `.items()`) whose
+/// every entry is stored under a key written in the code
+/// (`self.channels["telegram"] = TelegramChannel(..)`), and that nothing
+/// else grows: it holds at most one entry per such key, a number the code
+/// fixes.
+fn literal_keyed(cx: &FileCx, iter: ExprId) -> bool {
+    let mut e = cx.model.strip(iter);
+    if let Some(c) = cx.call(e)
+        && matches!(c.name.as_str(), "values" | "keys" | "items")
+        && c.args.is_empty()
+        && let Some(r) = c.receiver
+    {
+        e = cx.model.strip(r);
+    }
+    let ExprKind::Attr { obj, name, .. } = &cx.expr(e).kind else {
+        return false;
+    };
+    if cx.model.name_of(*obj) != Some("self") {
+        return false;
+    }
+    let this = |t: ExprId| {
+        matches!(&cx.expr(cx.model.strip(t)).kind, ExprKind::Attr { obj: o, name: n, .. }
+            if n == name && cx.model.name_of(*o) == Some("self"))
+    };
+    // No method call may grow it (`update`, `setdefault`, `append`...).
+    let grown_by_call = cx
+        .calls_named(&[
+            "append",
+            "add",
+            "extend",
+            "insert",
+            "update",
+            "setdefault",
+            "__setitem__",
+        ])
+        .into_iter()
+        .any(|(_, c)| c.receiver.is_some_and(this));
+    if grown_by_call {
+        return false;
+    }
+    let mut keys = 0;
+    let all_literal = cx.model.stmts.iter().all(|st| {
+        let StmtKind::Assign { targets, value, op } = &st.kind else {
+            return true;
+        };
+        targets
+            .iter()
+            .all(|&t| match &cx.expr(cx.model.strip(t)).kind {
+                // Set to a literal: `{}`, or `{"a": A(), "b": B()}` (not
+                // grown by one: `self.x += [item]`).
+                _ if this(t) => {
+                    !matches!(op, AssignOp::Augmented(_))
+                        && value.is_some_and(|v| {
+                            matches!(
+                                &cx.expr(cx.model.strip(v)).kind,
+                                ExprKind::Collection { .. }
+                            )
+                        })
+                }
+                ExprKind::Index { obj, index } if this(*obj) => {
+                    keys += 1;
+                    matches!(cx.model.literal(*index), Some(Lit::Str(_) | Lit::Int(_)))
+                }
+                _ => true,
+            })
+    });
+    all_literal && keys > 0
 }
 
 /// `self._states` (or its `.values()`, `.keys()`, `.items()`) that only
@@ -1982,6 +2060,24 @@ class Monitor:
 import asyncio
 
 
+class ChannelManager:
+    def __init__(self, bus):
+        self.bus = bus
+        self.channels = {}
+
+    def on_join(self, message):
+        self.channels[message.channel_id] = Channel(message.channel_id, self.bus)
+
+    async def broadcast(self, text):
+        tasks = []
+        for channel in self.channels.values():
+            tasks.append(asyncio.create_task(channel.send(text)))  # expect
+        await asyncio.gather(*tasks, return_exceptions=True)
+"#,
+        r#"
+import asyncio
+
+
 class Monitor:
     def __init__(self, checks):
         self._checks = list(checks)
@@ -2769,6 +2865,29 @@ class Device:
     # Every read queues on the device's semaphore, one request at a time.
     async def refresh(self, names):
         return await asyncio.gather(*(self._read(n) for n in names))
+"#,
+        r#"
+import asyncio
+
+
+class ChannelManager:
+    def __init__(self, config, bus):
+        self.config = config
+        self.bus = bus
+        self.channels = {}
+        self._init_channels()
+
+    def _init_channels(self):
+        if self.config.telegram.enabled:
+            self.channels["telegram"] = TelegramChannel(self.config.telegram, self.bus)
+        if self.config.slack.enabled:
+            self.channels["slack"] = SlackChannel(self.config.slack, self.bus)
+
+    async def start_all(self):
+        tasks = []
+        for name, channel in self.channels.items():
+            tasks.append(asyncio.create_task(channel.start()))
+        await asyncio.gather(*tasks, return_exceptions=True)
 "#,
     ],
 };

@@ -76,7 +76,8 @@ flight, as with the standard executors. So is a page buffer, whose every put run
 there): it holds one batch at most. So is a worklist filled once, up front: the statement
 after `q = queue.Queue()` (past set-up assignments that start no task,
 `lock = asyncio.Lock()`) loops over a collection already in memory
-(`for item in tests: q.put(item)`) and the function puts nothing else
+(`for item in tests: q.put(item)`, also through `enumerate`, `sorted`,
+`zip`, `range` or `.items()`) and the function puts nothing else
 into it, so it never holds more than that collection. Modules of a library's test
 harness (`testing`, `testclient`) are not checked: their queues carry
 what one test sends. Nor is an empty queue `__init__` puts in an
@@ -984,8 +985,32 @@ fn handler_buffer(cx: &FileCx, ctor: ExprId) -> bool {
 /// attribute or a literal (`for item in tests:`), not a stream read as it
 /// arrives.
 fn in_memory(cx: &FileCx, iter: ExprId) -> bool {
+    let iter = cx.model.strip(iter);
+    if let Some(c) = cx.call(iter) {
+        // `enumerate(self._cases)`, `sorted(jobs)`, `range(n)`,
+        // `tasks.items()`: a view of what is already there.
+        return match (c.target.as_deref(), c.receiver) {
+            (Some("builtins.range"), _) => true,
+            (
+                Some(
+                    "builtins.enumerate" | "builtins.reversed" | "builtins.sorted"
+                    | "builtins.list" | "builtins.tuple" | "builtins.zip",
+                ),
+                _,
+            ) => {
+                c.positional(0).is_some()
+                    && (c.args.iter())
+                        .filter(|a| a.name.is_none())
+                        .all(|a| !a.spread && in_memory(cx, a.value))
+            }
+            (_, Some(r)) if matches!(c.name.as_str(), "items" | "values" | "keys") => {
+                c.args.is_empty() && in_memory(cx, r)
+            }
+            _ => false,
+        };
+    }
     matches!(
-        cx.expr(cx.model.strip(iter)).kind,
+        cx.expr(iter).kind,
         ExprKind::Name { .. } | ExprKind::Attr { .. } | ExprKind::Collection { .. }
     )
 }
@@ -3045,6 +3070,28 @@ class SdoClient:
             self.responses = queue.Queue()
         self.network.send_message(request)
         return self.responses.get(block=True, timeout=0.3)
+"#,
+        r#"
+import asyncio
+from typing import Any
+
+
+class Experiment:
+    def __init__(self, cases):
+        self._cases = list(cases)
+
+    async def run(self, max_workers=10):
+        queue: asyncio.Queue[tuple[int, Any]] = asyncio.Queue()
+        results: list[Any] = [None] * len(self._cases)
+
+        for i, case in enumerate(self._cases):
+            queue.put_nowait((i, case))
+
+        workers = [asyncio.create_task(self._worker(queue, results)) for _ in range(max_workers)]
+        await queue.join()
+        for w in workers:
+            w.cancel()
+        return results
 "#,
     ],
 };
