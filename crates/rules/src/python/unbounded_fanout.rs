@@ -1096,12 +1096,9 @@ fn configured(cx: &FileCx, e: ExprId, depth: u32) -> bool {
         })
 }
 
-/// `self.channels` (or its `.values()`, `.keys()`, `.items()`) whose
-/// every entry is stored under a key written in the code
-/// (`self.channels["telegram"] = TelegramChannel(..)`), and that nothing
-/// else grows: it holds at most one entry per such key, a number the code
-/// fixes.
-fn literal_keyed(cx: &FileCx, iter: ExprId) -> bool {
+/// The attribute `x` when the loop runs over `self.x` or its
+/// `.values()`, `.keys()` or `.items()`.
+fn own_attribute<'a>(cx: &FileCx<'a>, iter: ExprId) -> Option<&'a str> {
     let mut e = cx.model.strip(iter);
     if let Some(c) = cx.call(e)
         && matches!(c.name.as_str(), "values" | "keys" | "items")
@@ -1111,11 +1108,20 @@ fn literal_keyed(cx: &FileCx, iter: ExprId) -> bool {
         e = cx.model.strip(r);
     }
     let ExprKind::Attr { obj, name, .. } = &cx.expr(e).kind else {
+        return None;
+    };
+    (cx.model.name_of(*obj) == Some("self")).then_some(name.as_str())
+}
+
+/// `self.channels` (or its `.values()`, `.keys()`, `.items()`) whose
+/// every entry is stored under a key written in the code
+/// (`self.channels["telegram"] = TelegramChannel(..)`), and that nothing
+/// else grows: it holds at most one entry per such key, a number the code
+/// fixes.
+fn literal_keyed(cx: &FileCx, iter: ExprId) -> bool {
+    let Some(name) = own_attribute(cx, iter) else {
         return false;
     };
-    if cx.model.name_of(*obj) != Some("self") {
-        return false;
-    }
     let this = |t: ExprId| {
         matches!(&cx.expr(cx.model.strip(t)).kind, ExprKind::Attr { obj: o, name: n, .. }
             if n == name && cx.model.name_of(*o) == Some("self"))
@@ -1170,20 +1176,9 @@ fn literal_keyed(cx: &FileCx, iter: ExprId) -> bool {
 /// program's parts it was handed (`for s in servers: self._states[s.name]
 /// = State(s)`): one per configured server, not one per input.
 fn filled_at_construction(cx: &FileCx, iter: ExprId) -> bool {
-    let mut e = cx.model.strip(iter);
-    if let Some(c) = cx.call(e)
-        && matches!(c.name.as_str(), "values" | "keys" | "items")
-        && c.args.is_empty()
-        && let Some(r) = c.receiver
-    {
-        e = cx.model.strip(r);
-    }
-    let ExprKind::Attr { obj, name, .. } = &cx.expr(e).kind else {
+    let Some(name) = own_attribute(cx, iter) else {
         return false;
     };
-    if cx.model.name_of(*obj) != Some("self") {
-        return false;
-    }
     let this = |t: ExprId| {
         matches!(&cx.expr(cx.model.strip(t)).kind, ExprKind::Attr { obj: o, name: n, .. }
             if n == name && cx.model.name_of(*o) == Some("self"))
