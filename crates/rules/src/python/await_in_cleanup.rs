@@ -178,7 +178,9 @@ fn on_client_with_timeout(cx: &FileCx, f: FuncId, c: &Call) -> bool {
 }
 
 /// A coroutine of this file whose every awaited I/O is bounded: under a
-/// deadline, or the reaping of a process it has just killed (`terminate();
+/// deadline, on a client it builds with a limit on every request (`async
+/// with httpx.AsyncClient(timeout=10) as client:`), or the reaping of a
+/// process it has just killed (`terminate();
 /// await wait_for(proc.wait(), 5)`, and on timeout `kill(); await
 /// proc.wait()`). Awaiting it in cleanup is as bounded as its own awaits.
 fn helper_bounded(cx: &FileCx, c: &Call) -> bool {
@@ -204,6 +206,7 @@ fn helper_bounded(cx: &FileCx, c: &Call) -> bool {
                     || !is_io_call(cx, ic)
                     || under_deadline(cx, e, false)
                     || ic.kwarg("timeout").is_some_and(|t| !is_none(cx, t))
+                    || on_client_with_timeout(cx, f, ic)
                     || reaps_killed_process(cx, body, e, ic)
             })
 }
@@ -631,6 +634,23 @@ async def run(cmd):
         return await proc.communicate()
     finally:
         await reap(proc)
+"#,
+        r#"
+import asyncio
+
+import httpx
+
+
+async def report_hangup(call_id):
+    async with httpx.AsyncClient(timeout=10.0) as client:
+        await client.post("https://calls.example.invalid/hangup", json={"id": call_id})
+
+
+async def handle_call(call):
+    try:
+        await call.run()
+    finally:
+        await report_hangup(call.id)
 "#,
     ],
 };

@@ -54,7 +54,7 @@ awaited only right after its own `cancel()` by the code that stopped it;
 started directly, through a spawning helper of the file or a
 `create_task` of another module of the project, by a task
 group's `start_soon`/`start`, an application's `add_task(coro)` or
-`start_background_task(fn)`, or from another thread with
+`start_background_task(fn)`, a portal's `start_task_soon(fn)`, or from another thread with
 `run_coroutine_threadsafe`; the connection callback of
 `asyncio.start_server`, run as a task per connection; or handed straight to `asyncio.gather`,
 which raises its own cancellation whatever its children return): no
@@ -904,14 +904,15 @@ fn runs_as_own_task(cx: &FileCx, fid: FuncId) -> bool {
             return false;
         };
         // `tg.start_soon(self.run)`, `nursery.start(serve, port)`: a task
-        // group runs the function as a task of its own; so does
-        // python-socketio's `sio.start_background_task(self._listen)`.
+        // group runs the function as a task of its own; so do
+        // python-socketio's `sio.start_background_task(self._listen)` and
+        // anyio's `portal.start_task_soon(owner.run)`.
         if let Some(r) = cx.call(call)
             && r.func != id
             && r.receiver.is_some()
             && matches!(
                 r.name.as_str(),
-                "start_soon" | "start" | "start_background_task"
+                "start_soon" | "start" | "start_background_task" | "start_task_soon"
             )
             && r.positional(0) == Some(id)
         {
@@ -3566,6 +3567,23 @@ class Relay:
         finally:
             self._tasks.discard(task)
             writer.close()
+"#,
+        r#"
+import anyio
+from anyio.from_thread import start_blocking_portal
+
+
+class Owner:
+    def __init__(self):
+        self._stack = start_blocking_portal()
+        self._portal = self._stack.__enter__()
+        self._portal.start_task_soon(self._serve)
+
+    async def _serve(self):
+        try:
+            await self.pump()
+        except BaseException as exc:
+            self.error = exc
 "#,
     ],
 };

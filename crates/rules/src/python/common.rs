@@ -1771,3 +1771,40 @@ pub fn starts_tasks_at(cx: &FileCx, e: ExprId, c: &Call, joined_ok: bool) -> boo
         )
         || (c.name == "gather" && !(joined_ok && cx.is_awaited(e)))
 }
+
+/// The integer value of `e` in `f` (of a conditional, the larger of its
+/// two), where a name counts when the function
+/// binds it exactly once, to a constant (`max_attempts = 2`), or, binding
+/// it not at all, the module does (`retries = _RETRY_ATTEMPTS` with
+/// `_RETRY_ATTEMPTS = 2` at the top), up to `depth` names deep.
+pub fn int_constant(cx: &FileCx, f: FuncId, e: ExprId, depth: u8) -> Option<i128> {
+    // `None` when `g` does not bind the name, `Some(None)` when it binds
+    // it more than once or to no value.
+    let sole = |g: FuncId, name: &str| -> Option<Option<ExprId>> {
+        let mut bound = values_bound_to(cx, g, name);
+        let first = bound.next()?;
+        Some(if bound.next().is_some() { None } else { first })
+    };
+    // `attempts = 2 if retry else 1`: at most the larger of the two.
+    if let ExprKind::Ternary { then, orelse, .. } = &cx.expr(cx.model.strip(e)).kind {
+        return match (
+            int_constant(cx, f, *then, depth),
+            int_constant(cx, f, *orelse, depth),
+        ) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            _ => None,
+        };
+    }
+    cx.model.int_value_with(e, &|name| {
+        if depth == 0 {
+            return None;
+        }
+        match sole(f, name) {
+            Some(v) => int_constant(cx, f, v?, depth - 1),
+            None if f != FuncId(0) => {
+                int_constant(cx, FuncId(0), sole(FuncId(0), name)??, depth - 1)
+            }
+            None => None,
+        }
+    })
+}

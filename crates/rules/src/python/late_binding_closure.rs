@@ -21,7 +21,10 @@ uses the loop variable without binding it (`lambda: handle(item)`) is
 passed to something that calls it later: `loop.call_soon`/`call_later`/
 `call_at`/`call_soon_threadsafe`, `threading.Thread(target=...)`,
 `threading.Timer`, `future.add_done_callback`, `executor.submit`,
-`run_in_executor`, `signal.signal`.
+`run_in_executor`, `signal.signal`. A call waited for before the loop
+moves on (`await loop.run_in_executor(None, lambda: ..)`, also inside an
+awaited `asyncio.wait_for`, or `pool.submit(..).result()`) has run its
+callback with this round's value, and is not reported.
 
 ## Why
 
@@ -104,6 +107,9 @@ impl Rule for LateBindingClosure {
             let Some(slot) = deferred_slot(c) else {
                 continue;
             };
+            if waited_in_place(cx, call) {
+                continue;
+            }
             let args: Vec<ExprId> = match slot {
                 Some(i) => c.positional(i).into_iter().collect(),
                 None => c
@@ -133,6 +139,30 @@ impl Rule for LateBindingClosure {
                 ));
             }
         }
+    }
+}
+
+/// The deferred call is waited for before the loop moves on: `await
+/// loop.run_in_executor(None, lambda: ..)` (also inside an awaited
+/// `asyncio.wait_for`), or `pool.submit(lambda: ..).result()`. The
+/// callback has run by then, with the variable's value of this round.
+fn waited_in_place(cx: &FileCx, call: ExprId) -> bool {
+    if cx.is_awaited(call) {
+        return true;
+    }
+    let Parent::Expr(p) = cx.tree.expr_parent(call) else {
+        return false;
+    };
+    match &cx.expr(p).kind {
+        // `pool.submit(..).result()`: `call` hangs under the `Attr`.
+        ExprKind::Attr { name, .. } if name == "result" => {
+            matches!(cx.tree.expr_parent(p), Parent::Expr(r) if cx.call(r).is_some_and(|rc| rc.func == p))
+        }
+        _ => cx.call(p).is_some_and(|w| {
+            w.target.as_deref() == Some("asyncio.wait_for")
+                && w.positional(0) == Some(call)
+                && cx.is_awaited(p)
+        }),
     }
 }
 
@@ -299,6 +329,16 @@ def delayed(loop, keys):
             expire(k)
         loop.call_later(5, fire)  # expect
 "#,
+        r#"
+import asyncio
+
+
+async def stop_workers(loop, workers):
+    joins = []
+    for worker in workers:
+        joins.append(loop.run_in_executor(None, lambda: worker.process.join(timeout=5)))  # expect
+    await asyncio.gather(*joins)
+"#,
     ],
     pass: &[
         r#"
@@ -370,6 +410,25 @@ def deregister(registrations, invoke):
                 log(captured_connection.remote_address)
 
         future.add_done_callback(handler)
+"#,
+        r#"
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+
+
+async def stop_workers(loop, workers):
+    for worker in workers:
+        await asyncio.wait_for(
+            loop.run_in_executor(None, lambda: worker.process.join(timeout=5)),
+            timeout=10,
+        )
+    for worker in workers:
+        await loop.run_in_executor(None, lambda: worker.close())
+
+
+def checksums(paths):
+    with ThreadPoolExecutor() as pool:
+        return [pool.submit(lambda: digest(path)).result() for path in paths]
 "#,
     ],
 };

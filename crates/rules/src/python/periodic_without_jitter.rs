@@ -382,11 +382,13 @@ pub(crate) fn gives_up(cx: &FileCx, body: &Block) -> bool {
     stmts.iter().any(|&st| match &cx.stmt(st).kind {
         StmtKind::If { cond, then, .. } => {
             names_bound(*cond)
-                && then.last().is_some_and(|&l| {
-                    matches!(
-                        cx.stmt(l).kind,
-                        StmtKind::Raise(_) | StmtKind::Return(_) | StmtKind::Break
-                    )
+                && then.last().is_some_and(|&l| match cx.stmt(l).kind {
+                    StmtKind::Raise(_) | StmtKind::Return(_) | StmtKind::Break => true,
+                    // `sys.exit(1)` once the deadline has passed.
+                    StmtKind::Expr(x) => cx
+                        .call(cx.model.strip(x))
+                        .is_some_and(crate::util::ends_the_process),
+                    _ => false,
                 })
         }
         StmtKind::Expr(e) => cx.call(cx.model.strip(*e)).is_some_and(|c| {

@@ -1,7 +1,7 @@
 //! PY027: retry loops with no backoff or a fixed one.
 
 use crate::context::FileCx;
-use crate::python::common::{is_random_ref, is_zero_sleep, sleep_arg};
+use crate::python::common::{int_constant, is_random_ref, is_zero_sleep, sleep_arg};
 use crate::rule::{Examples, Rule, RuleMeta};
 use crate::util::always_raises;
 use std::collections::HashSet;
@@ -58,7 +58,7 @@ end's reader, `renderer.get_input()`): the answers pace it.
 Nor a poll with a deadline: a `try` whose success may fall through (`if
 health_check(): break`), a sleep after it every round, and a deadline
 or a count that ends the loop (`elapsed += interval; if elapsed >=
-timeout: break`); it waits for a state, and its period is the periodic
+timeout: break`, or `sys.exit(1)` once the deadline has passed); it waits for a state, and its period is the periodic
 rule's to judge. Nor one that starts each round by taking new work from a queue or
 waiting for an event of the process (`line = await lines.get()`, `await
 self.wakeup.wait()`): after a failure it handles the next item, not the
@@ -547,7 +547,7 @@ fn counts_to_two(cx: &FileCx, lp: StmtId, cond: ExprId) -> bool {
         BinOp::LtE => 1,
         _ => return false,
     };
-    if constant(cx, f, *bound, 2).is_none_or(|n| n > limit) {
+    if int_constant(cx, f, *bound, 2).is_none_or(|n| n > limit) {
         return false;
     }
     // Every plain assignment starts it at zero; the rest only add to it.
@@ -894,7 +894,7 @@ fn waits_for_readiness(cx: &FileCx, b: &Block) -> bool {
 /// (literals, or names the function binds once to one).
 fn range_len(cx: &FileCx, c: &Call) -> Option<i128> {
     let f = cx.func_of(c.func);
-    let arg = |i: usize| c.args.get(i).and_then(|a| constant(cx, f, a.value, 2));
+    let arg = |i: usize| c.args.get(i).and_then(|a| int_constant(cx, f, a.value, 2));
     let (start, stop) = match c.args.len() {
         1 => (0, arg(0)?),
         2 => (arg(0)?, arg(1)?),
@@ -1019,48 +1019,13 @@ fn gives_up_after_two(cx: &FileCx, body: &Block) -> bool {
                 .next()
                 .is_none()
         });
-        let bound = constant(cx, if module_level { FuncId(0) } else { f }, *rhs, 2);
+        let bound = int_constant(cx, if module_level { FuncId(0) } else { f }, *rhs, 2);
         let at_most_two = match op {
             BinOp::GtE | BinOp::Eq => bound.is_some_and(|n| n <= 2),
             BinOp::Gt => bound.is_some_and(|n| n <= 1),
             _ => false,
         };
         at_most_two && (always_raises(cx.model, then) || exits_loop(cx, then))
-    })
-}
-
-/// The integer value of `e` in `f` (of a conditional, the larger of its
-/// two), where a name counts when the function
-/// binds it exactly once, to a constant (`max_attempts = 2`), or, binding
-/// it not at all, the module does (`retries = _RETRY_ATTEMPTS` with
-/// `_RETRY_ATTEMPTS = 2` at the top), up to `depth` names deep.
-fn constant(cx: &FileCx, f: FuncId, e: ExprId, depth: u8) -> Option<i128> {
-    // `None` when `g` does not bind the name, `Some(None)` when it binds
-    // it more than once or to no value.
-    let sole = |g: FuncId, name: &str| -> Option<Option<ExprId>> {
-        let mut bound = crate::python::common::values_bound_to(cx, g, name);
-        let first = bound.next()?;
-        Some(if bound.next().is_some() { None } else { first })
-    };
-    // `attempts = 2 if retry else 1`: at most the larger of the two.
-    if let ExprKind::Ternary { then, orelse, .. } = &cx.expr(cx.model.strip(e)).kind {
-        return match (
-            constant(cx, f, *then, depth),
-            constant(cx, f, *orelse, depth),
-        ) {
-            (Some(a), Some(b)) => Some(a.max(b)),
-            _ => None,
-        };
-    }
-    cx.model.int_value_with(e, &|name| {
-        if depth == 0 {
-            return None;
-        }
-        match sole(f, name) {
-            Some(v) => constant(cx, f, v?, depth - 1),
-            None if f != FuncId(0) => constant(cx, FuncId(0), sole(FuncId(0), name)??, depth - 1),
-            None => None,
-        }
     })
 }
 
@@ -2321,6 +2286,29 @@ class Gateway:
                 await self.send_heartbeat()
             except (ConnectionError, OSError):
                 return
+"#,
+        r#"
+import asyncio
+import sys
+import time
+
+import aiohttp
+
+
+async def wait_until_ready(url, timeout_s):
+    deadline = time.perf_counter() + timeout_s
+    async with aiohttp.ClientSession() as http:
+        while True:
+            try:
+                async with http.get(url) as resp:
+                    if resp.status == 200:
+                        return
+            except Exception:
+                pass
+            if time.perf_counter() >= deadline:
+                print(f"server not answering at {url}", file=sys.stderr)
+                sys.exit(1)
+            await asyncio.sleep(2.0)
 "#,
     ],
 };

@@ -51,7 +51,7 @@ attempt count: `await self.send(failed, retry - 1)`): a pause between
 attempts, where a guess that is too short costs one more attempt. Nor
 when the statement before it (or the `try` before it) already waits for
 the condition with a deadline (`page.wait_for_selector(sel,
-timeout=30_000)`), or awaits a coroutine of the file that awaits the
+timeout=30_000)`, `proc.wait(timeout=10)`), or awaits a coroutine of the file that awaits the
 closing of what it tears down (`await self._disconnect(server)` whose
 body awaits `stack.aclose()`): the sleep is a margin after the real wait.
 
@@ -219,6 +219,7 @@ impl Rule for SleepSynchronization {
 /// The statement before the sleep (or the `try` it is) already waits for
 /// the condition, with a deadline: a call named for waiting on something
 /// that is given a `timeout=` (`page.wait_for_selector(sel, timeout=30_000)`,
+/// `process.wait(timeout=10)`,
 /// a helper `_wait_for_any_selector(page, sels, timeout=..)`). The sleep
 /// after it is a margin on top of the real wait, not a stand-in for it.
 fn waited_with_deadline_before(cx: &FileCx, sleep_stmt: StmtId) -> bool {
@@ -232,9 +233,7 @@ fn waited_with_deadline_before(cx: &FileCx, sleep_stmt: StmtId) -> bool {
     unsnarl_model::walk::calls_in_block(cx.model, &block)
         .into_iter()
         .filter_map(|x| cx.call(x))
-        .any(|c| {
-            c.name.trim_start_matches('_').starts_with("wait_for") && c.kwarg("timeout").is_some()
-        })
+        .any(|c| c.name.trim_start_matches('_').starts_with("wait") && c.kwarg("timeout").is_some())
         || awaited_close_before(cx, prev)
 }
 
@@ -959,6 +958,20 @@ async def watch(run_evaluation, config, state, render):
     while not queue.empty():
         state.apply(queue.get_nowait())
     return result
+"#,
+        r#"
+import subprocess
+import time
+
+
+def restart(proc, start):
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    time.sleep(1)  # wait for the old server to let go of its port
+    return start()
 "#,
     ],
 };

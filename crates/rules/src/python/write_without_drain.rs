@@ -28,6 +28,10 @@ not reported, and neither is a loop over the function's `*args` (the
 fields of one message its caller wrote out) or over a list the function
 built itself (`lines = []` filled from one request) that the function
 drains after the loop: what waits in the buffer was already in memory.
+Nor is a loop of a few rounds fixed in the code (`for _ in
+range(PREROLL_FRAMES)`, up to 64), or one inside a loop that drains each
+round (`while chunk := await reader.read(n):` writing the chunk's lines,
+then `await writer.drain()`).
 
 ## Why
 
@@ -121,10 +125,23 @@ impl Rule for WriteWithoutDrain {
             {
                 continue;
             }
-            let drains = unsnarl_model::walk::calls_in_block(cx.model, body)
-                .into_iter()
-                .any(|x| cx.call(x).is_some_and(|dc| dc.name == "drain"));
-            if drains
+            let drains_in = |b: &Block| {
+                unsnarl_model::walk::calls_in_block(cx.model, b)
+                    .into_iter()
+                    .any(|x| cx.call(x).is_some_and(|dc| dc.name == "drain"))
+            };
+            // An outer loop that drains each round (`while data := await
+            // reader.read(n):` splitting each chunk into writes, then
+            // `await writer.drain()`): the inner loop writes one chunk.
+            let outer_drains = cx.enclosing_stmts(id).into_iter().any(|s| {
+                s != lp
+                    && cx.tree.stmt_func(s) == f
+                    && matches!(&cx.stmt(s).kind,
+                        StmtKind::For { body, .. } | StmtKind::While { body, .. } if drains_in(body))
+            });
+            if drains_in(body)
+                || outer_drains
+                || few_rounds(cx, lp)
                 || writes_arguments_then_drains(cx, f, lp, r)
                 || !reported.insert(cx.stmt(lp).span.start)
             {
@@ -142,6 +159,22 @@ impl Rule for WriteWithoutDrain {
             ));
         }
     }
+}
+
+/// `for _ in range(PREROLL_FRAMES)` with a small constant count (up to
+/// 64): the loop writes a fixed, small amount.
+fn few_rounds(cx: &FileCx, lp: StmtId) -> bool {
+    let StmtKind::For { iter, .. } = &cx.stmt(lp).kind else {
+        return false;
+    };
+    let Some(c) = cx.call(cx.model.strip(*iter)) else {
+        return false;
+    };
+    c.target.as_deref() == Some("builtins.range")
+        && c.args.len() == 1
+        && c.positional(0)
+            .and_then(|a| crate::python::common::int_constant(cx, cx.tree.stmt_func(lp), a, 2))
+            .is_some_and(|n| n <= 64)
 }
 
 /// `for arg in argv: writer.write(pack(arg))` over the function's `*argv`
@@ -298,6 +331,15 @@ async def relay(host, frames):
             writer.write(frame)  # expect
             log.write("sent\n")
 "#,
+        r#"
+import asyncio
+
+
+async def stream_audio(frames, writer: asyncio.StreamWriter, count):
+    for i in range(count):
+        writer.write(frames[i])  # expect
+    await writer.drain()
+"#,
     ],
     pass: &[
         r#"
@@ -380,6 +422,30 @@ async def forward_request(reader, host, port):
     upstream.write(b"\r\n")
     await upstream.drain()
     return upstream_reader, upstream
+"#,
+        r#"
+import asyncio
+
+PREROLL_FRAMES = 5
+SILENCE = bytes(320)
+
+
+async def stream_audio(reader, writer: asyncio.StreamWriter):
+    for _ in range(PREROLL_FRAMES):
+        writer.write(SILENCE)
+    while frame := await reader.read(320):
+        writer.write(frame)
+        await writer.drain()
+"#,
+        r#"
+import asyncio
+
+
+async def relay_lines(reader, writer: asyncio.StreamWriter):
+    while chunk := await reader.read(65536):
+        for line in chunk.splitlines(keepends=True):
+            writer.write(line)
+        await writer.drain()
 "#,
     ],
 };
