@@ -544,25 +544,7 @@ pub fn waits_on_dedicated_loop(m: &FileModel, c: &Call, at: Span) -> bool {
     let Some(scope) = enclosing_function_span(m, at) else {
         return false;
     };
-    let local_value = |name: &str| -> Option<ExprId> {
-        let values: Vec<Option<ExprId>> = m
-            .stmts
-            .iter()
-            .filter(|st| scope.contains(st.span))
-            .filter_map(|st| match &st.kind {
-                StmtKind::Assign { targets, value, .. }
-                    if targets.iter().any(|&t| m.name_of(t) == Some(name)) =>
-                {
-                    Some(*value)
-                }
-                _ => None,
-            })
-            .collect();
-        match values.as_slice() {
-            [Some(v)] => Some(m.strip(*v)),
-            _ => None,
-        }
-    };
+    let local_value = |name: &str| local_value_in(m, scope, name);
     let fut = match m.name_of(r) {
         Some(n) => match local_value(n) {
             Some(v) => v,
@@ -588,14 +570,45 @@ pub fn waits_on_dedicated_loop(m: &FileModel, c: &Call, at: Span) -> bool {
         None => true,
         Some(v) if matches!(m.literal(v), Some(Lit::Null)) => true,
         Some(v) => {
-            let fresh = m
-                .call(m.strip(v))
-                .is_some_and(|k| k.target.as_deref() == Some("asyncio.new_event_loop"));
+            let new_loop = |x: ExprId| {
+                m.call(m.strip(x))
+                    .is_some_and(|k| k.target.as_deref() == Some("asyncio.new_event_loop"))
+            };
+            // `self._loop = loop`, where the function made `loop =
+            // asyncio.new_event_loop()` for its thread.
+            let fresh = new_loop(v)
+                || m.name_of(m.strip(v)).is_some_and(|n| {
+                    enclosing_function_span(m, m.expr(v).span)
+                        .and_then(|sc| local_value_in(m, sc, n))
+                        .is_some_and(new_loop)
+                });
             made |= fresh;
             fresh
         }
     });
     made && all
+}
+
+/// The one value a function (its span) assigns to the local `name`, if
+/// it assigns exactly one.
+fn local_value_in(m: &FileModel, scope: Span, name: &str) -> Option<ExprId> {
+    let values: Vec<Option<ExprId>> = m
+        .stmts
+        .iter()
+        .filter(|st| scope.contains(st.span))
+        .filter_map(|st| match &st.kind {
+            StmtKind::Assign { targets, value, .. }
+                if targets.iter().any(|&t| m.name_of(t) == Some(name)) =>
+            {
+                Some(*value)
+            }
+            _ => None,
+        })
+        .collect();
+    match values.as_slice() {
+        [Some(v)] => Some(m.strip(*v)),
+        _ => None,
+    }
 }
 
 /// A call inside a handler of [`no_running_loop_handlers`]: it runs only

@@ -42,7 +42,8 @@ one, `if lock.acquire(False):` with the `try` (or the release itself) in
 its branch, also through a flag (`got = lock.acquire(timeout=t)` then `if
 got: lock.release()`), or `if not
 lock.acquire(False): <defer the work> else:` with the `try` in the
-`else`. So is a `try` whose catch-all handler (`except BaseException:`)
+`else` (also as the last alternative of an `or`: `if closed or not
+lock.acquire(False):`). So is a `try` whose catch-all handler (`except BaseException:`)
 releases while its body hands `sem.release` on to what keeps the permit
 after success (`StreamResponse(release=sem.release)`), or whose
 catch-all handler releases and re-raises while another method of the
@@ -464,10 +465,22 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
     if let StmtKind::If { cond, then, orelse } = &cx.stmt(s).kind
         && cx.contains(*cond, acquire)
     {
-        let negated = matches!(
-            cx.expr(cx.model.strip(*cond)).kind,
-            ExprKind::Unary { op: UnOp::Not, .. }
-        );
+        // Also `if closed or not lock.acquire(False):` with the acquire in
+        // the last alternative: the `else` runs only once it succeeded.
+        let negated = |e: ExprId| {
+            matches!(
+                cx.expr(cx.model.strip(e)).kind,
+                ExprKind::Unary { op: UnOp::Not, .. }
+            )
+        };
+        let negated = match cx.expr(cx.model.strip(*cond)).kind {
+            ExprKind::Logical {
+                op: LogicalOp::Or,
+                right,
+                ..
+            } => negated(right) && cx.contains(right, acquire),
+            _ => negated(*cond),
+        };
         let holding = if negated { orelse } else { then };
         if holding.iter().any(|&t| matches!(&cx.stmt(t).kind, StmtKind::Try { finally: Some(fin), .. } if releases(cx, fin, name))) {
             return None;
@@ -1229,6 +1242,26 @@ def fetch_all(urls, get):
         t.join()
     return results
 "#,
+        r#"
+import threading
+
+
+class Frame:
+    def __init__(self):
+        self.removed = False
+        self._lock = threading.Lock()
+
+    def remove(self):
+        # Holds the lock when it is already removed, and returns with it.
+        if not self._lock.acquire(blocking=False) or self.removed:  # expect
+            return False
+        else:
+            try:
+                self._detach()
+            finally:
+                self._lock.release()
+        return True
+"#,
     ],
     pass: &[
         r#"
@@ -1830,6 +1863,25 @@ async def run_in_thread(func, *args):
         if not claim.acquire(blocking=False):
             await asyncio.wait([worker])
         raise
+"#,
+        r#"
+import threading
+
+
+class Frame:
+    def __init__(self):
+        self.removed = False
+        self._lock = threading.Lock()
+
+    def remove(self):
+        if self.removed or not self._lock.acquire(blocking=False):
+            return False
+        else:
+            try:
+                self._detach()
+            finally:
+                self._lock.release()
+        return True
 "#,
     ],
 };

@@ -34,8 +34,9 @@ loop (`try: loop = asyncio.get_running_loop() ... except RuntimeError:
 asyncio.run(coro)`): that handler runs only where no loop runs. Nor is
 a wait on a loop the module made for a thread of its own
 (`run_coroutine_threadsafe(coro, _tool_loop).result()` where every value
-given to `_tool_loop` is `asyncio.new_event_loop()`): it is not the
-caller's loop.
+given to `_tool_loop` is `asyncio.new_event_loop()`, also through a
+local: `loop = asyncio.new_event_loop()` then `self._loop = loop`): it
+is not the caller's loop.
 
 ## Why
 
@@ -446,6 +447,38 @@ def record_sync(store, run):
 async def handle(store, run):
     fire_and_forget(store.save(run))
     record_sync(store, run)
+"#,
+        r#"
+# file: app/bridge.py
+import asyncio
+import threading
+
+
+class Bridge:
+    def __init__(self):
+        self._loop = None
+        self._thread = None
+
+    def start(self):
+        loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=loop.run_forever, daemon=True)
+        self._thread.start()
+        self._loop = loop
+
+    def connect(self, conn):
+        # The bridge's own loop, on its own thread: never the caller's.
+        fut = asyncio.run_coroutine_threadsafe(conn.start(), self._loop)
+        return fut.result(timeout=15.0)
+
+# file: app/server.py
+from app.bridge import Bridge
+
+bridge = Bridge()
+
+
+async def on_startup(conn):
+    bridge.start()
+    bridge.connect(conn)
 "#,
     ],
 };
