@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{Tree, places, toy};
+use common::{Tree, bin, places, toy};
 use serde_json::Value;
 
 /// PY002 (blocking-in-async, high) on line 5, PY003 (unbounded-queue,
@@ -278,6 +278,23 @@ fn user_knowledge_extends_the_tables() {
     );
     let o = toy(t.path(), &["check", "--format", "json"]);
     assert_eq!(places(&o.json()), ["a.py:2:PY002"], "{o:?}");
+}
+
+/// A user-declared deadline scope bounds the cleanup it wraps, with the
+/// duration as its first argument.
+#[test]
+fn user_knowledge_declares_deadline_scopes() {
+    let src = "import aiohttp\nimport mylib\n\n\nasync def process(job, session: aiohttp.ClientSession):\n    try:\n        await job.run()\n    finally:\n        async with mylib.deadline(2):\n            await session.post(\"/release\", json={\"id\": job.id})\n";
+    let t = tree(&[("a.py", src)]);
+    let args = ["check", "--format", "json", "--no-cache"];
+    let o = bin(t.path(), &args);
+    assert_eq!(places(&o.json()), ["a.py:10:PY024"], "{o:?}");
+    t.write(
+        "unsnarl.toml",
+        "[knowledge.python]\ndeadline = [\"mylib.deadline\"]\n",
+    );
+    let o = bin(t.path(), &args);
+    assert!(places(&o.json()).is_empty(), "{o:?}");
 }
 
 #[test]
