@@ -1808,3 +1808,16 @@ pub fn int_constant(cx: &FileCx, f: FuncId, e: ExprId, depth: u8) -> Option<i128
         }
     })
 }
+
+/// How many values `range(...)` yields, when its arguments are constants
+/// (literals, or names the function binds once to one).
+pub fn range_len(cx: &FileCx, c: &Call) -> Option<i128> {
+    let f = cx.func_of(c.func);
+    let arg = |i: usize| c.args.get(i).and_then(|a| int_constant(cx, f, a.value, 2));
+    let (start, stop) = match c.args.len() {
+        1 => (0, arg(0)?),
+        2 => (arg(0)?, arg(1)?),
+        _ => return None,
+    };
+    Some((stop - start).max(0))
+}

@@ -390,7 +390,7 @@ pub(crate) fn retry_loop_body<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Bloc
                     }
                     // Two attempts at most: one immediate retry (of a lost
                     // race, say) cannot build a storm.
-                    if range_len(cx, c).is_some_and(|n| n <= 2) {
+                    if crate::python::common::range_len(cx, c).is_some_and(|n| n <= 2) {
                         return None;
                     }
                 }
@@ -888,19 +888,6 @@ fn waits_for_readiness(cx: &FileCx, b: &Block) -> bool {
                         || c.name.ends_with("trampoline")
                         || matches!(c.name.as_str(), "select" | "poll"))
             })
-}
-
-/// How many values `range(...)` yields, when its arguments are constants
-/// (literals, or names the function binds once to one).
-fn range_len(cx: &FileCx, c: &Call) -> Option<i128> {
-    let f = cx.func_of(c.func);
-    let arg = |i: usize| c.args.get(i).and_then(|a| int_constant(cx, f, a.value, 2));
-    let (start, stop) = match c.args.len() {
-        1 => (0, arg(0)?),
-        2 => (arg(0)?, arg(1)?),
-        _ => return None,
-    };
-    Some((stop - start).max(0))
 }
 
 /// Only a timeout is caught around awaits that all receive (`msg = await

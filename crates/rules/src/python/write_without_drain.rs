@@ -167,14 +167,10 @@ fn few_rounds(cx: &FileCx, lp: StmtId) -> bool {
     let StmtKind::For { iter, .. } = &cx.stmt(lp).kind else {
         return false;
     };
-    let Some(c) = cx.call(cx.model.strip(*iter)) else {
-        return false;
-    };
-    c.target.as_deref() == Some("builtins.range")
-        && c.args.len() == 1
-        && c.positional(0)
-            .and_then(|a| crate::python::common::int_constant(cx, cx.tree.stmt_func(lp), a, 2))
-            .is_some_and(|n| n <= 64)
+    cx.call(cx.model.strip(*iter)).is_some_and(|c| {
+        c.target.as_deref() == Some("builtins.range")
+            && crate::python::common::range_len(cx, c).is_some_and(|n| n <= 64)
+    })
 }
 
 /// `for arg in argv: writer.write(pack(arg))` over the function's `*argv`
