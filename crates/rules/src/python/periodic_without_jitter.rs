@@ -21,7 +21,9 @@ after connection errors) and sleeps a constant duration (`await
 asyncio.sleep(30)`, `time.sleep(POLL_INTERVAL)`) with no random component
 anywhere in the loop. A loop that gives up after a deadline or a number
 of attempts (`if time.monotonic() >= deadline: raise TimeoutError(..)`,
-`if attempts_left == 0: return`, `while attempts:` counted down, or any
+`if attempts_left == 0: return`, `while attempts:` counted down, a
+`while` condition with a bound among others, `while todo and pages <
+max_pages:`, or any
 count the loop takes down, `left -= 1` then `if left <= 0: return`, or
 up, `fails += 1` then `if fails >= 10: return`) waits for
 one job and ends; it is not reported. So is one that leaves when what it
@@ -105,13 +107,20 @@ impl Rule for PeriodicWithoutJitter {
             // `while waited < max_wait`, `while attempts:` (counted down in
             // the body): a wait with a deadline or a number of tries ends,
             // it is no service polling forever.
-            if matches!(
-                cx.expr(*cond).kind,
-                ExprKind::Binary {
-                    op: BinOp::Lt | BinOp::LtE | BinOp::Gt | BinOp::GtE,
-                    ..
-                }
-            ) || names_a_bound(cx, *cond)
+            // Also as one condition of several (`while urls_to_visit and
+            // page_count < max_pages:`): it stops at the bound either way.
+            let bounded = |c: ExprId| {
+                matches!(
+                    cx.expr(c).kind,
+                    ExprKind::Binary {
+                        op: BinOp::Lt | BinOp::LtE | BinOp::Gt | BinOp::GtE,
+                        ..
+                    }
+                ) || names_a_bound(cx, c)
+            };
+            if crate::util::conjuncts(cx.model, *cond)
+                .into_iter()
+                .any(bounded)
             {
                 continue;
             }
@@ -1392,6 +1401,30 @@ class Session:
             except asyncio.TimeoutError:
                 break
             await asyncio.sleep(self._interval - 3)
+"#,
+        r#"
+import asyncio
+
+import httpx
+
+
+async def crawl(url, max_pages, delay):
+    visited = set()
+    todo = [url]
+    pages = []
+    page_count = 0
+    async with httpx.AsyncClient(timeout=30.0) as client:
+        while todo and page_count < max_pages:
+            current = todo.pop(0)
+            if current in visited:
+                continue
+            visited.add(current)
+            await asyncio.sleep(0.5)
+            response = await client.get(current)
+            pages.append(response.text)
+            todo.extend(links_of(response.text))
+            page_count += 1
+    return pages
 "#,
     ],
 };
