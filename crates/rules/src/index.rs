@@ -1281,6 +1281,11 @@ impl Visitor for SummaryVisitor<'_> {
         false
     }
 
+    fn enter_block(&mut self, m: &FileModel, block: &Block) {
+        self.loop_tested
+            .extend(crate::util::after_running_loop_exit(m, block));
+    }
+
     fn enter_expr(&mut self, m: &FileModel, id: ExprId) -> bool {
         if let ExprKind::Ternary { cond, .. } = m.expr(id).kind
             && tests_running_loop(m, cond)

@@ -591,7 +591,7 @@ pub fn waits_on_dedicated_loop(m: &FileModel, c: &Call, at: Span) -> bool {
 
 /// The one value a function (its span) assigns to the local `name`, if
 /// it assigns exactly one.
-fn local_value_in(m: &FileModel, scope: Span, name: &str) -> Option<ExprId> {
+pub fn local_value_in(m: &FileModel, scope: Span, name: &str) -> Option<ExprId> {
     let values: Vec<Option<ExprId>> = m
         .stmts
         .iter()
@@ -609,6 +609,52 @@ fn local_value_in(m: &FileModel, scope: Span, name: &str) -> Option<ExprId> {
         [Some(v)] => Some(m.strip(*v)),
         _ => None,
     }
+}
+
+/// `if loop is not None and loop.is_running(): return pool.submit(..)`
+/// with no `else`: the statements of `block` after that test run only
+/// where no loop runs on the thread. Their span, if `block` has such a
+/// test.
+pub fn after_running_loop_exit(m: &FileModel, block: &Block) -> Option<Span> {
+    let i = block.iter().position(|&s| {
+        matches!(&m.stmt(s).kind, StmtKind::If { cond, then, orelse }
+            if orelse.is_empty()
+                && ends_by_leaving(m, then)
+                && conjuncts(m, *cond)
+                    .iter()
+                    .any(|&t| m.call(t).is_some_and(|c| c.name == "is_running")))
+    })?;
+    let rest = &block[i + 1..];
+    Some(Span::new(
+        m.stmt(*rest.first()?).span.start,
+        m.stmt(*rest.last()?).span.end,
+    ))
+}
+
+/// The last statement of `block` returns or raises, also at the end of a
+/// `with` or of both branches of an `if`: no path falls out of it.
+fn ends_by_leaving(m: &FileModel, block: &Block) -> bool {
+    block.last().is_some_and(|&l| match &m.stmt(l).kind {
+        StmtKind::Return(_) | StmtKind::Raise(_) => true,
+        StmtKind::With { body, .. } => ends_by_leaving(m, body),
+        StmtKind::If { then, orelse, .. } => ends_by_leaving(m, then) && ends_by_leaving(m, orelse),
+        _ => false,
+    })
+}
+
+/// A call after [`after_running_loop_exit`] in a block of its function.
+pub fn after_running_loop_test(cx: &FileCx, e: ExprId) -> bool {
+    struct Tails<'a>(&'a mut Vec<Span>);
+    impl unsnarl_model::walk::Visitor for Tails<'_> {
+        fn enter_block(&mut self, m: &FileModel, block: &Block) {
+            self.0.extend(after_running_loop_exit(m, block));
+        }
+    }
+    let mut tails = Vec::new();
+    let f = cx.func_of(e);
+    unsnarl_model::walk::walk_block(cx.model, &cx.func(f).body, &mut Tails(&mut tails));
+    let at = cx.expr(e).span;
+    tails.iter().any(|t| t.contains(at))
 }
 
 /// A call inside a handler of [`no_running_loop_handlers`]: it runs only

@@ -859,14 +859,26 @@ fn hands_over_or_releases_on_failure(cx: &FileCx, s: StmtId, name: &str) -> bool
     let StmtKind::Try { body, handlers, .. } = &cx.stmt(s).kind else {
         return false;
     };
-    let catches_all =
-        |h: &Handler| h.types.is_empty() || h.types.iter().any(|t| t.as_str() == "BaseException");
+    // Where nothing in the `try` suspends, no cancellation can land in it,
+    // and `except Exception:` catches whatever the body can raise.
+    let suspends = !crate::util::awaits_in_block(cx.model, body).is_empty();
+    let catches_all = |h: &Handler| {
+        h.types.is_empty()
+            || h.types
+                .iter()
+                .any(|t| t.as_str() == "BaseException" || (!suspends && t.as_str() == "Exception"))
+    };
+    // `Response(release=sem.release)`, or the held lock itself as an
+    // argument (`_start(root, lock=lock)`): what receives it keeps it.
     let hands_release = handlers
         .iter()
         .any(|h| catches_all(h) && releases(cx, &h.body, name))
         && unsnarl_model::walk::exprs_in_block(cx.model, body)
             .into_iter()
-            .any(|e| crate::python::common::hands_over_release(cx, e, name));
+            .any(|e| {
+                crate::python::common::hands_over_release(cx, e, name)
+                    || passes_the_lock(cx, e, name)
+            });
     // `try: task = create_task(work()) ... except Exception: sem.release()`
     // (or `T.start()` of a thread): the permit goes to the work started,
     // which gives it back when done; a failed start gives it back here.
@@ -908,6 +920,17 @@ fn hands_over_or_releases_on_failure(cx: &FileCx, s: StmtId, name: &str) -> bool
         .any(|h| catches_all(h) && reraises(h) && releases(cx, &h.body, name))
         && released_by_the_class();
     hands_release || hands_to_started_work || handed_to_the_class
+}
+
+/// `e` is a call given the held lock itself as an argument
+/// (`_start(root, lock=lock)`, not `lock.release()`).
+fn passes_the_lock(cx: &FileCx, e: ExprId, name: &str) -> bool {
+    cx.call(e).is_some_and(|c| {
+        c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() != Some(name)
+            && c.args
+                .iter()
+                .any(|a| cx.model.dotted(a.value).as_deref() == Some(name))
+    })
 }
 
 /// `with MaybeUnlock(lock) as guard:` where `MaybeUnlock` is a class of
@@ -1882,6 +1905,51 @@ class Frame:
             finally:
                 self._lock.release()
         return True
+"#,
+        r#"
+import threading
+
+_run_lock = threading.Lock()
+
+
+def launch(root, **options):
+    _run_lock.acquire()
+    try:
+        session = _spawn(root, lock=_run_lock, **options)
+        if not session.running:
+            _run_lock.release()
+        return session
+    except BaseException:
+        _run_lock.release()
+        raise
+"#,
+        r#"
+import queue
+import threading
+
+
+class Outbox:
+    def __init__(self, size):
+        self._slots = threading.BoundedSemaphore(size)
+        self._queue = queue.Queue()
+
+    def offer(self, item):
+        if not self._slots.acquire(blocking=False):
+            return False
+        try:
+            self._queue.put_nowait(item)
+        except Exception:
+            self._slots.release()
+            raise
+        return True
+
+    def _drain(self):
+        while True:
+            item = self._queue.get()
+            try:
+                self._deliver(item)
+            finally:
+                self._slots.release()
 "#,
     ],
 };

@@ -37,7 +37,11 @@ errors or its success, not on a cancellation. Nor is an await in a
 `finally` under an `if` on a flag that the `try`'s `except
 CancelledError` sets the other way (`cancelled = True` there, then
 `finally: if not cancelled: await notify()`): it never runs during a
-cancellation.
+cancellation. Nor is a wait for a child the cleanup has just killed
+(`proc.kill()`, or SIGKILL sent to it or to its pid,
+`os.killpg(proc.pid, signal.SIGKILL)`, then `await proc.wait()`): a
+killed process cannot ignore the signal, so the wait only reaps it
+(after `terminate()` it stays reported: SIGTERM can be ignored).
 
 ## Why
 
@@ -212,7 +216,7 @@ fn helper_bounded(cx: &FileCx, c: &Call) -> bool {
 }
 
 /// `proc.wait()` / `proc.communicate()` after `proc.kill()` (or a SIGKILL
-/// sent to it) earlier in the same cleanup block, nested or not (`with
+/// sent to it, also by pid: `os.killpg(proc.pid, signal.SIGKILL)`) earlier in the same cleanup block, nested or not (`with
 /// CancelScope(shield=True): proc.kill(); await proc.wait()`): a killed
 /// process cannot ignore the signal, so the wait ends as soon as the kernel
 /// reaps it, and a timeout would only risk leaving a zombie.
@@ -239,7 +243,17 @@ fn reaps_killed_process(cx: &FileCx, block: &Block, e: ExprId, c: &Call) -> bool
                     .iter()
                     .any(|a| cx.source(cx.expr(a.value).span).ends_with("SIGKILL"))
             };
-            on_proc && (k.name == "kill" || (k.name == "send_signal" && sigkill()))
+            // `os.kill(proc.pid, signal.SIGKILL)`, `os.killpg(proc.pid,
+            // SIGKILL)`, `os.killpg(os.getpgid(proc.pid), SIGKILL)`.
+            let by_pid = || {
+                matches!(k.target.as_deref(), Some("os.kill" | "os.killpg"))
+                    && k.args.first().is_some_and(|a| {
+                        cx.source(cx.expr(a.value).span)
+                            .contains(&format!("{proc}.pid"))
+                    })
+                    && sigkill()
+            };
+            (on_proc && (k.name == "kill" || (k.name == "send_signal" && sigkill()))) || by_pid()
         })
 }
 
@@ -651,6 +665,22 @@ async def handle_call(call):
         await call.run()
     finally:
         await report_hangup(call.id)
+"#,
+        r#"
+import asyncio
+import os
+import signal
+
+
+async def monitor(cmd, log):
+    child = await asyncio.create_subprocess_exec(*cmd, start_new_session=True)
+    try:
+        await child.wait()
+    finally:
+        if child.returncode is None:
+            os.killpg(child.pid, signal.SIGKILL)
+            await child.wait()
+        log.info("monitor stopped")
 "#,
     ],
 };

@@ -54,6 +54,7 @@ None: return`), or next to a blocking call or a callback in
 the same block (that call is the one reported: it is what holds the
 lock long), or next to a call on the object's connection, directly or
 in a method of the file (`self.sock.connect(..)`, `self._serial.close()`,
+`self._client.search(..)` on the object's client or session,
 a `self._send(..)` that writes to `self.sock`): the lock serializes that
 exchange, and the log line adds nothing to the wait. Removing files only
 on a failure (`except BaseException: shutil.rmtree(tmp,
@@ -450,7 +451,7 @@ fn talks_to_a_device(cx: &FileCx, body: &Block) -> bool {
                 matches!(
                     last,
                     "sock" | "socket" | "serial" | "ser" | "conn" | "connection" | "telnet" | "tn"
-                )
+                ) || (d.starts_with("self.") && matches!(last, "client" | "session"))
             })
     }
     unsnarl_model::walk::calls_in_block(cx.model, body)
@@ -1863,6 +1864,24 @@ class Rpc:
             with self.condition:
                 log.exception("unexpected error in %r", behavior)
                 self.aborted = True
+"#,
+        r#"
+import logging
+import threading
+
+logger = logging.getLogger(__name__)
+
+
+class MemoryStore:
+    def __init__(self, sdk):
+        self._lock = threading.Lock()
+        self._client = sdk.MemoryClient()
+
+    def search(self, query, top_k):
+        with self._lock:
+            logger.info("searching top_k=%s", top_k)
+            results = self._client.search_memories(query=query, top_k=top_k)
+        return results
 "#,
     ],
 };

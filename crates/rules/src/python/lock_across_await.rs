@@ -32,7 +32,9 @@ Two shapes:
   send lock, whose body only writes to one stream (`writer.write(frame);
   await writer.drain()`), and a receive lock, whose body only reads from
   one stream (`await reader.readexactly(n)`), are left alone: keeping
-  frames whole is what they are for. So is a single-flight section
+  frames whole is what they are for (a file opened to append,
+  `async with aiofiles.open(path, "a") as f: await f.write(line)`, is
+  such a stream too). So is a single-flight section
   (`if lock.locked(): return` right before `async with lock:`): other
   tasks skip it instead of waiting; and so is a double-checked set-up
   whose body is one `if` that fills the slot it tests (`if self._pool is
@@ -457,13 +459,36 @@ fn serializes_one_stream(cx: &FileCx, awaits: &[ExprId]) -> bool {
         Write,
         Read,
     }
-    all_io_on_one(cx, awaits, |c| match c.name.as_str() {
-        "drain" | "write" | "writelines" | "send" | "sendall" | "send_bytes" | "send_text"
-        | "send_json" | "flush" => Some(Way::Write),
-        "read" | "readexactly" | "readuntil" | "readline" | "recv" | "recv_bytes" | "receive"
-        | "receive_bytes" | "receive_text" | "receive_json" => Some(Way::Read),
-        _ => None,
-    })
+    // `async with aiofiles.open(path, "a") as f: await f.write(line)`:
+    // opening a file to append to it is part of writing one stream (a
+    // log, a JSON-lines file); the lock keeps each record whole.
+    let rest: Vec<ExprId> = awaits
+        .iter()
+        .copied()
+        .filter(|&a| !cx.call(a).is_some_and(|c| opens_to_append(cx, c)))
+        .collect();
+    // The opened file's own writes are no I/O the knowledge names.
+    let appends_only = rest.len() < awaits.len() && !rest.iter().any(|&a| awaits_io(cx, a));
+    appends_only
+        || all_io_on_one(cx, &rest, |c| match c.name.as_str() {
+            "drain" | "write" | "writelines" | "send" | "sendall" | "send_bytes" | "send_text"
+            | "send_json" | "flush" => Some(Way::Write),
+            "read" | "readexactly" | "readuntil" | "readline" | "recv" | "recv_bytes"
+            | "receive" | "receive_bytes" | "receive_text" | "receive_json" => Some(Way::Read),
+            _ => None,
+        })
+}
+
+/// `aiofiles.open(path, "a")`, `anyio.open_file(path, mode="a")`: a local
+/// file opened to append.
+fn opens_to_append(cx: &FileCx, c: &Call) -> bool {
+    matches!(
+        c.target.as_deref(),
+        Some("aiofiles.open" | "anyio.open_file")
+    ) && c
+        .positional(1)
+        .or_else(|| c.kwarg("mode"))
+        .is_some_and(|m| matches!(cx.model.literal(m), Some(Lit::Str(s)) if s.starts_with('a')))
 }
 
 /// Every I/O the body awaits is a call on one and the same receiver, each
@@ -1283,6 +1308,24 @@ class Members:
 async def not_a_lock(path):
     with open(path) as f:
         await something(f)
+"#,
+        r#"
+import asyncio
+import json
+
+import aiofiles
+
+
+class Recorder:
+    def __init__(self, path):
+        self.path = path
+        self.lock = asyncio.Lock()
+
+    async def record(self, item):
+        line = json.dumps(item) + "\n"
+        async with self.lock:
+            async with aiofiles.open(self.path, "a", encoding="utf-8") as f:
+                await f.write(line)
 "#,
     ],
 };

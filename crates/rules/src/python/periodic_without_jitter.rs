@@ -55,7 +55,11 @@ nor a loop whose only I/O is reading from a stream it already has
 the peer for nothing. Nor a sleep in one branch of an `if` whose other
 branch holds every network call of the loop (`if self.connected: await
 ws.recv() else: await asyncio.sleep(1)`): a round either talks to the
-peer or waits for a flag, and asks nothing on a period.
+peer or waits for a flag, and asks nothing on a period. Nor a loop
+whose every address written out is this machine's
+(`requests.get(f"http://127.0.0.1:{port}/positions")`, also through a
+local the loop builds the address into): a sidecar on the same host has
+one poller, not a fleet.
 
 ## Why
 
@@ -182,7 +186,10 @@ impl Rule for PeriodicWithoutJitter {
                         crate::python::retry_without_backoff::is_network_error(t)
                     })))
             });
+            // A service on this machine (`http://127.0.0.1:11356/...`): a
+            // local sidecar has no fleet of pollers to line up.
             if (!remote && !reconnects)
+                || crate::python::retry_without_backoff::reaches_this_host_only(cx, body)
                 || sleeps_instead_of_io(cx, *sleep, s, &exprs)
                 || only_reads(cx, &exprs)
                 || keepalive_writes(cx, s, &exprs)
@@ -1425,6 +1432,25 @@ async def crawl(url, max_pages, delay):
             todo.extend(links_of(response.text))
             page_count += 1
     return pages
+"#,
+        r#"
+import time
+
+import requests
+
+
+class PositionSync:
+    def __init__(self, accounts, interval):
+        self.accounts = accounts
+        self.interval = interval
+
+    def run(self):
+        while True:
+            for acc in self.accounts:
+                url = f"http://127.0.0.1:11356/api/positions?acc={acc}"
+                resp = requests.get(url, timeout=5)
+                self.store(acc, resp.json())
+            time.sleep(self.interval)
 "#,
     ],
 };

@@ -67,7 +67,7 @@ A fixed delay in a loop that connects to this machine only (a socket
 built with `AF_UNIX`, or a loopback host written out:
 `socket.create_connection(("127.0.0.1", port))` or
 `f"http://localhost:{port}/docs"` while a server just
-started comes up) is not reported: a local peer has no fleet of clients
+started comes up, also built into a local of the loop first) is not reported: a local peer has no fleet of clients
 to come back in waves. A wait read from the error just caught (`except FloodWaitError as e:
 await asyncio.sleep(e.seconds)`) is the one the server asked for, not a
 fixed delay.
@@ -193,12 +193,23 @@ impl Rule for RetryWithoutBackoff {
 /// written out. The peer is a local process with a few local clients (a
 /// readiness wait for a server just started, an agent reconnecting to its
 /// master's socket): a fixed delay cannot synchronize a fleet against it.
-fn reaches_this_host_only(cx: &FileCx, body: &Block) -> bool {
+/// An address the loop builds into a local first (`url =
+/// f"http://127.0.0.1:11356/api/..."; requests.get(url)`) counts too.
+pub(crate) fn reaches_this_host_only(cx: &FileCx, body: &Block) -> bool {
+    let (Some(&first), Some(&last)) = (body.first(), body.last()) else {
+        return false;
+    };
+    let scope = Span::new(cx.stmt(first).span.start, cx.stmt(last).span.end);
     let mut local = false;
     for e in unsnarl_model::walk::calls_in_block(cx.model, body) {
         let c = cx.call(e).unwrap();
         for a in &c.args {
             let v = cx.model.strip(a.value);
+            let v = cx
+                .model
+                .name_of(v)
+                .and_then(|n| crate::util::local_value_in(cx.model, scope, n))
+                .unwrap_or(v);
             let host = match &cx.expr(v).kind {
                 ExprKind::Collection { elems, .. } => elems.first().copied(),
                 _ => Some(v),

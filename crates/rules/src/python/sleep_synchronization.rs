@@ -2,7 +2,7 @@
 
 use crate::context::FileCx;
 use crate::python::common::{
-    SLEEPS, is_assert, is_task_spawn, is_zero_sleep, next_stmt, sleep_arg,
+    SLEEPS, is_assert, is_random_ref, is_task_spawn, is_zero_sleep, next_stmt, sleep_arg,
 };
 use crate::rule::{Examples, Rule, RuleMeta};
 use std::collections::HashSet;
@@ -35,7 +35,8 @@ Neither is an `assert` that
 repeats word for word one made before the sleep: it checks that nothing
 changed, which a slow machine cannot make fail. A `task.cancel()` of the
 started work right after the sleep reads nothing; the statement after it
-is the one judged. An awaited sleep in a test that runs on a fake clock
+is the one judged. A sleep of a random length (`asyncio.sleep(random.uniform(1,
+2))`) paces on purpose and is not reported. An awaited sleep in a test that runs on a fake clock
 (a parameter `autojump_clock`/`mock_clock` of trio, or `looptime`) is not
 reported either: it moves virtual time past a timeout exactly, at no cost.
 
@@ -102,6 +103,16 @@ impl Rule for SleepSynchronization {
         for (id, c) in cx.calls_to(SLEEPS) {
             let e = cx.expr(id);
             if is_zero_sleep(cx, c) || cx.in_loop(id) {
+                continue;
+            }
+            // `await asyncio.sleep(random.uniform(1.0, 2.0))`: a delay drawn
+            // at random paces on purpose (a human-like pause, jitter); no
+            // guess of how long some work takes is drawn from a range.
+            if sleep_arg(c).flatten().is_some_and(|a| {
+                exprs_under(cx.model, a)
+                    .into_iter()
+                    .any(|x| is_random_ref(cx, x))
+            }) {
                 continue;
             }
             // A statement of its own: `time.sleep(x)` / `await asyncio.sleep(x)`.
@@ -972,6 +983,18 @@ def restart(proc, start):
         proc.kill()
     time.sleep(1)  # wait for the old server to let go of its port
     return start()
+"#,
+        r#"
+import asyncio
+import random
+
+
+async def reply(bot, chat, text, correction):
+    typing = asyncio.create_task(bot.show_typing(chat))
+    await bot.send(chat, text)
+    typing.cancel()
+    await asyncio.sleep(random.uniform(1.0, 2.0))
+    await bot.send(chat, correction)
 "#,
     ],
 };

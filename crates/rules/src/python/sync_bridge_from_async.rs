@@ -103,6 +103,8 @@ impl Rule for SyncBridgeFromAsync {
                 // `coro if loop.is_running() else loop.run_until_complete(coro)`:
                 // on a running loop the function hands the coroutine back.
                 && !crate::util::under_test_calling(cx, id, "is_running")
+                // `if loop.is_running(): return ...` above it.
+                && !crate::util::after_running_loop_test(cx, id)
                 // `try: get_running_loop() except RuntimeError: asyncio.run(coro)`.
                 && !crate::util::only_without_running_loop(cx, id)
                 // `run_coroutine_threadsafe(coro, self._loop).result()` on
@@ -479,6 +481,48 @@ bridge = Bridge()
 async def on_startup(conn):
     bridge.start()
     bridge.connect(conn)
+"#,
+        r#"
+import asyncio
+import concurrent.futures
+
+
+def run_sync(coro):
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        loop = None
+    if loop is not None and loop.is_running():
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+            return pool.submit(asyncio.run, coro)
+    return asyncio.run(coro)
+
+
+def pause(client, run_id):
+    return run_sync(client.pause(run_id))
+
+
+async def pause_later(client, run_id):
+    await asyncio.sleep(1)
+    return pause(client, run_id)
+"#,
+        r#"
+# file: app/bridge.py
+import asyncio
+
+
+def resolve(coro):
+    loop = asyncio.get_event_loop()
+    if loop.is_running():
+        return asyncio.ensure_future(coro)
+    return loop.run_until_complete(coro)
+
+# file: app/views.py
+from app.bridge import resolve
+
+
+async def show(user):
+    return resolve(user.load())
 "#,
     ],
 };

@@ -33,7 +33,7 @@ self._workers.append(create_task(self._worker()))`), or in a private
 helper that only `__init__` calls (`self._create_ui()`): a fixed pool,
 made once for each object. Nor are the workers a method that starts or
 connects the object adds (`start`, `_connect_to_server`, `open`,
-`__aenter__`) when the file cancels every task of the collection (`for
+`initialize`, `__aenter__`) when the file cancels every task of the collection (`for
 task in self._tasks: task.cancel()`, also through a local joining it to
 others, `all_tasks = self.readers + self.writers`): a fixed set per
 connection.
@@ -322,12 +322,12 @@ fn shared_state_any(cx: &FileCx, globals: &HashSet<String>, t: ExprId) -> Option
 }
 
 /// The object's long-lived workers, started when it starts or connects
-/// (`start`, `_connect_to_server`, `open`, `__aenter__`) and all
+/// (`start`, `_connect_to_server`, `open`, `initialize`, `__aenter__`) and all
 /// cancelled by the file when it stops (`for task in self._tasks:
 /// task.cancel()`): a fixed set per connection, not one per request.
 fn started_for_the_connection(cx: &FileCx, f: FuncId, key: &str) -> bool {
     let name = cx.func(f).name.trim_matches('_').to_ascii_lowercase();
-    let lifecycle = ["start", "connect", "open", "aenter"]
+    let lifecycle = ["start", "connect", "open", "aenter", "init"]
         .iter()
         .any(|w| name.starts_with(w));
     // The collection itself, or a local joining it to others
@@ -630,6 +630,32 @@ class HaClient:
     async def start(self):
         self._manager_task[self.manager] = asyncio.create_task(self.manager.run())
         self._reconciliator_task["main"] = asyncio.create_task(self.reconciliator.run())
+"#,
+        r#"
+import asyncio
+
+
+class Agent:
+    def __init__(self, bus):
+        self.bus = bus
+        self.running = False
+        self.background_tasks = set()
+
+    async def initialize(self):
+        await self.bus.start()
+        self.running = True
+        task = asyncio.create_task(self._loop())
+        self.background_tasks.add(task)
+
+    async def _loop(self):
+        while self.running:
+            await self.bus.poll()
+
+    async def shutdown(self):
+        self.running = False
+        for task in self.background_tasks:
+            task.cancel()
+        await asyncio.gather(*self.background_tasks, return_exceptions=True)
 "#,
     ],
 };

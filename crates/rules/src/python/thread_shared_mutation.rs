@@ -22,7 +22,9 @@ A function of the file used as a thread target or executor task, started
 several times (in a loop or comprehension, through `executor.map`, or from
 several places), that updates shared state with a read-modify-write
 (`total += n`, `stats["hits"] += 1`, `self.count = self.count + 1`,
-`d[k] = d.get(k, 0) + 1`) outside any `with <lock>:`. A method started
+`d[k] = d.get(k, 0) + 1`) outside any `with <lock>:` (a lock known
+as one, or named for one: `self._stats_lock`, also an entry kept under a
+key named for it, `with self._progress["eventing"]["condition"]:`). A method started
 once per object, each on a new one (`target=out.drain` and
 `target=err.drain`, with `out` and `err` two new `Capture()` objects), is
 not reported for its updates of `self`: no two threads share them.
@@ -249,16 +251,26 @@ struct Updates<'a, 'b> {
     found: Vec<(StmtId, String)>,
 }
 
+/// `with` takes a lock: one known as such, one named for it
+/// (`self._stats_lock`), or one kept under a key named for it
+/// (`self._progress["eventing"]["condition"]`).
+fn takes_lock(cx: &FileCx, ctx: ExprId) -> bool {
+    let m = cx.model;
+    let named = |s: &str| {
+        let s = s.to_ascii_lowercase();
+        s.contains("lock") || s.contains("mutex") || s.contains("condition")
+    };
+    crate::python::common::lock_kind(cx, ctx).is_some()
+        || m.dotted(ctx)
+            .is_some_and(|d| d.to_ascii_lowercase().contains("lock"))
+        || matches!(&cx.expr(m.strip(ctx)).kind, ExprKind::Index { index, .. }
+            if matches!(m.literal(*index), Some(Lit::Str(k)) if named(k)))
+}
+
 impl Visitor for Updates<'_, '_> {
     fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
         match &m.stmt(id).kind {
-            StmtKind::With { items, .. }
-                if items.iter().any(|it| {
-                    crate::python::common::lock_kind(self.cx, it.ctx).is_some()
-                        || m.dotted(it.ctx)
-                            .is_some_and(|d| d.to_ascii_lowercase().contains("lock"))
-                }) =>
-            {
+            StmtKind::With { items, .. } if items.iter().any(|it| takes_lock(self.cx, it.ctx)) => {
                 self.locked += 1;
             }
             StmtKind::Assign {
@@ -288,11 +300,7 @@ impl Visitor for Updates<'_, '_> {
 
     fn exit_stmt(&mut self, m: &FileModel, id: StmtId) {
         if let StmtKind::With { items, .. } = &m.stmt(id).kind
-            && items.iter().any(|it| {
-                crate::python::common::lock_kind(self.cx, it.ctx).is_some()
-                    || m.dotted(it.ctx)
-                        .is_some_and(|d| d.to_ascii_lowercase().contains("lock"))
-            })
+            && items.iter().any(|it| takes_lock(self.cx, it.ctx))
         {
             self.locked -= 1;
         }
@@ -425,6 +433,26 @@ def run(proc):
     for t in readers:
         t.join()
     return out.total, err.total
+"#,
+        r#"
+import threading
+
+
+class Downloader:
+    def __init__(self, parts):
+        self.parts = parts
+        self._progress = {"done": 0, "eventing": {"condition": threading.Condition()}}
+
+    def _fetch(self, part):
+        data = part.read()
+        with self._progress["eventing"]["condition"]:
+            self._progress["done"] += len(data)
+            self._progress["eventing"]["condition"].notify_all()
+
+    def run(self):
+        workers = [threading.Thread(target=self._fetch, args=(p,)) for p in self.parts]
+        for w in workers:
+            w.start()
 "#,
     ],
 };

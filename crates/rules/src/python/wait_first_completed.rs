@@ -22,7 +22,9 @@ used) and nothing in the function cancels the tasks (`t.cancel()`, or a
 helper named for cancelling handed them: `await cancel_and_wait(*tasks)`,
 `await self.tasks.cancel_task(t)`, or a function of the file that
 cancels, `finally: await stop_tasks()`) after the wait, or all of them before
-it (`for t in tasks: t.cancel()`, then a short wait on `tasks`). A wait over a
+it (`for t in tasks: t.cancel()`, then a short wait on `tasks`), and
+nothing awaits them all after it (`finally: server.should_exit = True`
+then `await asyncio.gather(*tasks)`). A wait over a
 collection that outlives it (one held by the object, or a local, a
 parameter or an attribute of one, kept across the iterations of a loop:
 `while ctx.tasks: done, _ = await asyncio.wait(ctx.tasks, ..)`) multiplexes events or waits for a free
@@ -101,6 +103,7 @@ impl Rule for WaitFirstCompleted {
             if waits_only_on_others(cx, f, c)
                 || waits_on_kept_collection(cx, f, id, c)
                 || all_cancelled_before(cx, f, id, c)
+                || gathers_all_after(cx, f, id, c)
             {
                 continue;
             }
@@ -170,6 +173,33 @@ fn all_cancelled_before(cx: &FileCx, f: FuncId, wait: ExprId, c: &Call) -> bool 
         cx.stmt(s).span.end <= at
             && crate::python::common::cancels_each_of(cx, s)
                 .is_some_and(|iter| cx.model.name_of(iter) == Some(name))
+    })
+}
+
+/// The tasks waited on are all awaited after the race (`finally: for s
+/// in servers: s.should_exit = True` then `await asyncio.gather(*tasks)`):
+/// the losers are reaped there, and their errors seen, not left running.
+fn gathers_all_after(cx: &FileCx, f: FuncId, wait: ExprId, c: &Call) -> bool {
+    let Some(name) = c.positional(0).and_then(|a| cx.model.name_of(a)) else {
+        return false;
+    };
+    let at = cx.expr(wait).span.end;
+    cx.body_calls(f).any(|e| {
+        cx.expr(e).span.start > at
+            && cx.is_awaited(e)
+            && cx.call(e).is_some_and(|g| {
+                matches!(
+                    g.target.as_deref(),
+                    Some("asyncio.gather" | "asyncio.tasks.gather")
+                ) && g.args.iter().any(|a| {
+                    let v = match cx.expr(a.value).kind {
+                        ExprKind::Spread(x) => x,
+                        _ if a.spread => a.value,
+                        _ => return false,
+                    };
+                    cx.model.name_of(v) == Some(name)
+                })
+            })
     })
 }
 
@@ -561,6 +591,19 @@ class Runner:
             for t in (ta, tb):
                 if not t.done():
                     await self.task_manager.cancel_task(t)
+"#,
+        r#"
+import asyncio
+
+
+async def serve_all(servers):
+    tasks = [asyncio.create_task(s.serve()) for s in servers]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for server in servers:
+            server.should_exit = True
+        await asyncio.gather(*tasks)
 "#,
     ],
 };
