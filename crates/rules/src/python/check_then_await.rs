@@ -46,7 +46,10 @@ and two readers of one stream would split its items anyway. Nor is a
 check and set whose only awaits are of coroutines of the file, called on
 `self` or as plain functions, that never suspend (`self._session = await
 self.get_new_session()` where that only builds a session, and no
-override of it awaits): no other task runs in between. Nor
+override of it awaits): no other task runs in between. Nor is one
+whose only awaits are of a task or future the object keeps
+(`self._result = await self._task`, the task made once under `if
+self._task is None:`): every caller waits for the same work. Nor
 is a method that every caller in the file calls on an object it has just
 built (`cursor = Cursor(conn, q); return cursor._init()`, or `instance =
 cls(host)` in a classmethod factory): the second phase of a construction, which no other task can reach yet. Nor is a
@@ -675,6 +678,21 @@ fn act_after_await(
     {
         return None;
     }
+    // Every await is of a task or future the object keeps (`self._result =
+    // await self._task`, the task made once under `if self._task is
+    // None:`): concurrent callers wait for the same work and store the
+    // same result; nothing runs twice.
+    if awaited.len() == awaits.len()
+        && awaited.iter().all(|&inner| {
+            cx.call(cx.model.strip(inner)).is_none()
+                && cx
+                    .model
+                    .dotted(cx.model.strip(inner))
+                    .is_some_and(|d| d.starts_with("self.") && holds_a_task(cx, &d))
+        })
+    {
+        return None;
+    }
     for x in unsnarl_model::walk::exprs_in_block(cx.model, then) {
         let Parent::Stmt(w) = cx.tree.expr_parent(x) else {
             continue;
@@ -710,6 +728,42 @@ fn act_after_await(
         }
     }
     None
+}
+
+/// Every value the file stores in `place` (`self._task`) is a task it
+/// starts (`asyncio.create_task(..)`) or `None`, and there is one: awaiting
+/// it waits for work already under way (not an async property that
+/// starts a request each time it is read).
+fn holds_a_task(cx: &FileCx, place: &str) -> bool {
+    let mut any = false;
+    for st in &cx.model.stmts {
+        let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } = &st.kind
+        else {
+            continue;
+        };
+        if !targets
+            .iter()
+            .any(|&t| cx.model.dotted(t).as_deref() == Some(place))
+        {
+            continue;
+        }
+        let v = cx.model.strip(*v);
+        if crate::python::common::is_none(cx, v) {
+            continue;
+        }
+        if !cx
+            .call(v)
+            .is_some_and(|c| crate::python::common::is_task_spawn(cx, c))
+        {
+            return false;
+        }
+        any = true;
+    }
+    any
 }
 
 /// The branch's first await is of a method of the file that sets `key`
@@ -1687,6 +1741,24 @@ class Consumer:
         if stream not in self._clients:
             self._clients[stream] = await self._connect(stream)
         return self._clients[stream]
+"#,
+        r#"
+import asyncio
+
+
+class Run:
+    def __init__(self, job):
+        self.job = job
+        self._task = None
+        self._result = None
+
+    async def wait(self):
+        if self._result is not None:
+            return self._result
+        if self._task is None:
+            self._task = asyncio.create_task(self.job())
+        self._result = await self._task
+        return self._result
 "#,
     ],
 };

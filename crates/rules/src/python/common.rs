@@ -283,8 +283,9 @@ pub fn is_thread_lock(kind: &str) -> bool {
 }
 
 /// The name references (`Name` expressions) of `name` in `funcs`, skipping
-/// functions that bind the name themselves (a parameter of a nested
-/// function shadows it).
+/// nested functions that bind the name themselves (a parameter of a nested
+/// function shadows it; one of the outermost function is the name itself:
+/// `def create(coro): coro = wait_for(coro, t); ensure_future(coro)`).
 pub fn name_refs(cx: &FileCx, funcs: &HashSet<FuncId>, name: &str) -> Vec<ExprId> {
     // The name test first: it is cheaper than asking which function an
     // expression is in, and rules out almost every expression of the file.
@@ -296,7 +297,12 @@ pub fn name_refs(cx: &FileCx, funcs: &HashSet<FuncId>, name: &str) -> Vec<ExprId
         })
         .filter(|&e| {
             let f = cx.func_of(e);
-            !cx.func(f).params.iter().any(|p| p.name == name) || funcs.len() == 1
+            !cx.func(f).params.iter().any(|p| p.name == name)
+                || funcs.len() == 1
+                || !cx
+                    .tree
+                    .func_ancestors(cx.model, f)
+                    .any(|a| a != f && funcs.contains(&a))
         })
         .collect()
 }

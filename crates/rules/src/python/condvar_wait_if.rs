@@ -18,7 +18,9 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 A `wait()` on a `threading.Condition`, `asyncio.Condition` (or trio/anyio
 condition) that is inside an `if` and not inside any loop of the function:
-the predicate is checked once before waiting and never again after waking.
+the predicate is checked once before waiting and never again after waking
+(an `if` that only picks how to wait by the object's type,
+`isinstance(cond, anyio.Condition)`, tests no predicate and does not count).
 A wait followed at once by an `if` that tests the guard's state again and
 returns or raises (`if self._stop or not self._pending: return []`) is
 not reported: a wakeup with the predicate false goes back to the caller
@@ -100,7 +102,9 @@ impl Rule for CondvarWaitIf {
             // The wait is in the body of an `if` (not in its condition).
             let Some(guard) = stmts.iter().copied().find(|&s| match &cx.stmt(s).kind {
                 StmtKind::If { cond, .. } => {
-                    !cx.contains(*cond, id) && !crate::python::common::is_assert(cx, s)
+                    !cx.contains(*cond, id)
+                        && !crate::python::common::is_assert(cx, s)
+                        && !tests_a_type(cx, *cond)
                 }
                 _ => false,
             }) else {
@@ -126,6 +130,18 @@ impl Rule for CondvarWaitIf {
             out.push(f);
         }
     }
+}
+
+/// `isinstance(condition, anyio.Condition)`, `hasattr(obj, "wait")`: the
+/// `if` picks how to wait by the object's type; it tests no predicate
+/// that the wait is for.
+fn tests_a_type(cx: &FileCx, cond: ExprId) -> bool {
+    cx.call(cx.model.strip(cond)).is_some_and(|c| {
+        matches!(
+            c.target.as_deref(),
+            Some("builtins.isinstance" | "builtins.hasattr" | "builtins.callable")
+        )
+    })
 }
 
 /// Right after the wait, an `if` tests again what the guard tested and
@@ -271,6 +287,20 @@ class Batcher:
                     return []
             batch, self._pending = self._pending, []
             return batch
+"#,
+        r#"
+import anyio
+
+
+async def cancel_on_exit(condition, scope):
+    if isinstance(condition, anyio.Event):
+        await condition.wait()
+    elif isinstance(condition, anyio.Condition):
+        async with condition:
+            await condition.wait()
+    else:
+        raise TypeError("condition must be an Event or a Condition")
+    scope.cancel()
 "#,
     ],
 };

@@ -887,6 +887,26 @@ def main():
     cli()
     show()
 "#,
+        r#"
+import asyncio
+
+
+class Server:
+    def __init__(self):
+        self.tasks = {}
+
+    def create_task(self, msg_id, coro, timeout=0):
+        if timeout > 0:
+            coro = asyncio.wait_for(coro, timeout)
+        task = asyncio.ensure_future(coro)
+        self.tasks[msg_id] = task
+
+        def clean(fut, msg_id=msg_id):
+            self.tasks.pop(msg_id, None)
+
+        task.add_done_callback(clean)
+        return task
+"#,
     ],
 };
 

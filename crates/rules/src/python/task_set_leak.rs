@@ -19,7 +19,9 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 A task created with `create_task`/`ensure_future` is added to a set, list
 or dict that lives at module level or on `self`, and no code in the file
-removes finished tasks from it: no `add_done_callback(tasks.discard)`, no
+removes finished tasks from it: no `add_done_callback(tasks.discard)`
+(nor a callback of a base class in another module named for it,
+`task.add_done_callback(self._remove_task)`), no
 `discard`/`remove`/`pop`/`clear`, no reassignment (also as one target
 of a swap: `tasks, self._tasks = self._tasks, []`). A dict entry under a
 fixed key (a literal, or an attribute of `self`: `self._tasks[self.manager]
@@ -114,7 +116,10 @@ impl Rule for TaskSetLeak {
                 continue;
             };
             let pruned = pruned.get_or_insert_with(|| pruned_collections(cx, &globals));
-            if pruned.contains(&key) || started_for_the_connection(cx, cx.func_of(id), &key) {
+            if pruned.contains(&key)
+                || started_for_the_connection(cx, cx.func_of(id), &key)
+                || removed_by_inherited_callback(cx, cx.func_of(id), value)
+            {
                 continue;
             }
             out.push(cx.finding(
@@ -239,6 +244,38 @@ fn is_task_value(cx: &FileCx, v: ExprId) -> bool {
                     _ => false,
                 }
         })
+}
+
+/// `task.add_done_callback(self._remove_task)` in the same function, where
+/// `_remove_task` is no method of this file (a base class's, from another
+/// module) and is named for taking the task out: the base class prunes.
+fn removed_by_inherited_callback(cx: &FileCx, f: FuncId, value: ExprId) -> bool {
+    let Some(task) = cx.model.name_of(cx.model.strip(value)) else {
+        return false;
+    };
+    cx.body_calls(f).any(|e| {
+        let Some(c) = cx.call(e).filter(|c| c.name == "add_done_callback") else {
+            return false;
+        };
+        let Some(cb) = c.positional(0) else {
+            return false;
+        };
+        let on_task = c.receiver.and_then(|r| cx.model.name_of(r)) == Some(task);
+        let inherited = match &cx.expr(cb).kind {
+            ExprKind::Attr { obj, name, .. } => {
+                cx.model.name_of(*obj) == Some("self")
+                    && ["remove", "discard", "untrack", "forget"]
+                        .iter()
+                        .any(|w| name.to_ascii_lowercase().contains(w))
+                    && !cx
+                        .model
+                        .function_ids()
+                        .any(|g| cx.func(g).name == *name && cx.func(g).class.is_some())
+            }
+            _ => false,
+        };
+        on_task && inherited
+    })
 }
 
 /// Shared collections something removes entries from (or rebuilds).
@@ -656,6 +693,18 @@ class Agent:
         for task in self.background_tasks:
             task.cancel()
         await asyncio.gather(*self.background_tasks, return_exceptions=True)
+"#,
+        r#"
+import asyncio
+
+from hyperforge.server.session import SessionManager
+
+
+class AgentSessions(SessionManager):
+    def activate(self, topic):
+        task = asyncio.create_task(self.run(topic))
+        task.add_done_callback(self._remove_task)
+        self.tasks.append(task)
 "#,
     ],
 };

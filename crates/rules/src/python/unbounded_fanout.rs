@@ -42,7 +42,9 @@ other than `self`), or waits in
 a teardown method on each member of the object's own collection
 (`gather(*(h.wait_until_released() for h in self._holders))` in `close`),
 opens nothing and is not reported, and neither does waiting on bare
-futures made for replies others will set (`loop.create_future()`) or
+futures made for replies others will set (`loop.create_future()`, also
+through a sync method of the file that makes one and starts nothing, a
+data loader's `load(key)`) or
 putting each item on an in-process queue (`gather(*[q.put(m) for m in
 batch])`) or waiting on one per item (`create_task(queue.get())` for each
 running job): the queue's other side sets the pace. Nor
@@ -463,12 +465,30 @@ fn hands_to_queue(cx: &FileCx, per_item: ExprId) -> bool {
 /// `asyncio.Future()`): waiting on a list of them waits for replies that
 /// others will set; it starts no work of its own.
 fn bare_future(cx: &FileCx, per_item: ExprId) -> bool {
-    cx.call(cx.model.strip(per_item)).is_some_and(|c| {
+    let makes_future = |c: &Call| {
         (c.name == "create_future" && c.receiver.is_some())
             || matches!(
                 c.target.as_deref(),
                 Some("asyncio.Future" | "asyncio.futures.Future")
             )
+    };
+    cx.call(cx.model.strip(per_item)).is_some_and(|c| {
+        makes_future(c)
+            // A sync method of the file that hands out such a future
+            // and starts nothing (`self.load(key)` of a data loader,
+            // which queues the key for one batched call).
+            || cx.callee_in_file(c).is_some_and(|g| {
+                !cx.func(g).is_async
+                    && cx
+                        .body_calls(g)
+                        .any(|e| cx.call(e).is_some_and(makes_future))
+                    && !cx.body_calls(g).any(|e| {
+                        cx.call(e).is_some_and(|k| {
+                            crate::python::common::is_task_spawn(cx, k)
+                                || cx.callee_in_file(k).is_some_and(|h| cx.func(h).is_async)
+                        })
+                    })
+            })
     })
 }
 
@@ -2883,6 +2903,26 @@ class ChannelManager:
         for name, channel in self.channels.items():
             tasks.append(asyncio.create_task(channel.start()))
         await asyncio.gather(*tasks, return_exceptions=True)
+"#,
+        r#"
+import asyncio
+
+
+class Loader:
+    def __init__(self, batch_load):
+        self.batch_load = batch_load
+        self.loop = asyncio.get_event_loop()
+        self.keys = []
+        self.futures = []
+
+    def load(self, key):
+        self.keys.append(key)
+        future = self.loop.create_future()
+        self.futures.append(future)
+        return future
+
+    def load_many(self, keys):
+        return asyncio.gather(*[self.load(key) for key in keys])
 "#,
     ],
 };
