@@ -565,6 +565,15 @@ pub fn waits_on_dedicated_loop(m: &FileModel, c: &Call, at: Span) -> bool {
     let Some(lp) = m.dotted(lp) else {
         return false;
     };
+    // A parameter (`async def handler(loop):`) is the caller's loop,
+    // whatever other functions of the file bind to the same name.
+    let is_param = !lp.contains('.')
+        && m.function_ids().map(|f| m.func(f)).any(|f| {
+            f.kind != FnKind::Module && f.span.contains(at) && f.params.iter().any(|p| p.name == lp)
+        });
+    if is_param {
+        return false;
+    }
     let mut made = false;
     let all = m.values_assigned_to(&lp).all(|v| match v {
         None => true,
@@ -619,16 +628,29 @@ pub fn after_running_loop_exit(m: &FileModel, block: &Block) -> Option<Span> {
     let i = block.iter().position(|&s| {
         matches!(&m.stmt(s).kind, StmtKind::If { cond, then, orelse }
             if orelse.is_empty()
-                && ends_by_leaving(m, then)
-                && conjuncts(m, *cond)
-                    .iter()
-                    .any(|&t| m.call(t).is_some_and(|c| c.name == "is_running")))
+                && requires_running_loop(m, *cond)
+                && ends_by_leaving(m, then))
     })?;
     let rest = &block[i + 1..];
     Some(Span::new(
         m.stmt(*rest.first()?).span.start,
         m.stmt(*rest.last()?).span.end,
     ))
+}
+
+/// One of the terms an `and` chain requires is `x.is_running()` (see
+/// [`conjuncts`]; walked without collecting them: this runs on every
+/// `if` of every function the index summarizes).
+fn requires_running_loop(m: &FileModel, cond: ExprId) -> bool {
+    let cond = m.strip(cond);
+    match &m.expr(cond).kind {
+        ExprKind::Logical {
+            op: LogicalOp::And,
+            left,
+            right,
+        } => requires_running_loop(m, *left) || requires_running_loop(m, *right),
+        _ => m.call(cond).is_some_and(|c| c.name == "is_running"),
+    }
 }
 
 /// The last statement of `block` returns or raises, also at the end of a

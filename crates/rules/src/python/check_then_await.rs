@@ -735,35 +735,14 @@ fn act_after_await(
 /// it waits for work already under way (not an async property that
 /// starts a request each time it is read).
 fn holds_a_task(cx: &FileCx, place: &str) -> bool {
-    let mut any = false;
-    for st in &cx.model.stmts {
-        let StmtKind::Assign {
-            targets,
-            value: Some(v),
-            ..
-        } = &st.kind
-        else {
-            continue;
-        };
-        if !targets
-            .iter()
-            .any(|&t| cx.model.dotted(t).as_deref() == Some(place))
-        {
-            continue;
-        }
-        let v = cx.model.strip(*v);
-        if crate::python::common::is_none(cx, v) {
-            continue;
-        }
-        if !cx
-            .call(v)
-            .is_some_and(|c| crate::python::common::is_task_spawn(cx, c))
-        {
-            return false;
-        }
-        any = true;
-    }
-    any
+    crate::util::every_assigned_value(
+        cx.model,
+        |t| cx.model.dotted(t).as_deref() == Some(place),
+        |v| {
+            cx.call(cx.model.strip(v))
+                .is_some_and(|c| crate::python::common::is_task_spawn(cx, c))
+        },
+    )
 }
 
 /// The branch's first await is of a method of the file that sets `key`

@@ -34,7 +34,10 @@ Two shapes:
   one stream (`await reader.readexactly(n)`), are left alone: keeping
   frames whole is what they are for (a file opened to append,
   `async with aiofiles.open(path, "a") as f: await f.write(line)`, is
-  such a stream too). So is a single-flight section
+  such a stream too). So is a lock picked by a key from a table of
+  locks (`async with self._locks[user_id]:`, or through a getter of the
+  file, `self._get_lock(self._user_locks, user.id)`): only tasks on the
+  same key take turns, and the I/O for that key is what it orders. So is a single-flight section
   (`if lock.locked(): return` right before `async with lock:`): other
   tasks skip it instead of waiting; and so is a double-checked set-up
   whose body is one `if` that fills the slot it tests (`if self._pool is
@@ -344,6 +347,7 @@ fn check_with(cx: &FileCx, w: StmtId, out: &mut Vec<Finding>) {
             }
         } else if is_async_lock(kind)
             && *is_async
+            && !chosen_per_key(cx, it.ctx)
             && !rechecks_first(cx, body)
             && !serializes_one_stream(cx, &awaits)
             && !serializes_one_connection(cx, &awaits)
@@ -445,6 +449,20 @@ fn skipped_when_held(cx: &FileCx, w: StmtId, lock: &str) -> bool {
         && then
             .last()
             .is_some_and(|&l| matches!(cx.stmt(l).kind, StmtKind::Return(_)))
+}
+
+/// A lock picked by a key from a table of locks (`self._locks[user_id]`,
+/// `self._get_lock(self._user_locks, user.id)`): only the tasks working
+/// on the same key take turns, and making that key's read, write and
+/// cache update one step is what it is for.
+fn chosen_per_key(cx: &FileCx, lock: ExprId) -> bool {
+    let lock = cx.model.strip(lock);
+    let keyed = |k: ExprId| cx.model.literal(k).is_none();
+    if let ExprKind::Index { index, .. } = &cx.expr(lock).kind {
+        return keyed(*index);
+    }
+    cx.call(lock)
+        .is_some_and(|c| cx.callee_in_file(c).is_some() && c.args.iter().any(|a| keyed(a.value)))
 }
 
 /// A send lock or a receive lock: every I/O the body awaits writes to one
@@ -1326,6 +1344,29 @@ class Recorder:
         async with self.lock:
             async with aiofiles.open(self.path, "a", encoding="utf-8") as f:
                 await f.write(line)
+"#,
+        r#"
+import asyncio
+
+
+class RoleStore:
+    def __init__(self, db):
+        self.db = db
+        self._user_locks = {}
+
+    @staticmethod
+    def _get_lock(locks, key):
+        lock = locks.get(key)
+        if lock is None:
+            lock = asyncio.Lock()
+            locks[key] = lock
+        return lock
+
+    async def grant(self, user, role):
+        async with self._get_lock(self._user_locks, user.id):
+            if role not in user.roles:
+                await self.db.post("/grants", json={"user": user.id, "role": role})
+                user.roles.append(role)
 "#,
     ],
 };

@@ -21,7 +21,9 @@ after connection errors) and sleeps a constant duration (`await
 asyncio.sleep(30)`, `time.sleep(POLL_INTERVAL)`) with no random component
 anywhere in the loop. A loop that gives up after a deadline or a number
 of attempts (`if time.monotonic() >= deadline: raise TimeoutError(..)`,
-`if attempts_left == 0: return`, `while attempts:` counted down, a
+`if attempts_left == 0: return`, a loop inside a deadline scope
+(`async with asyncio.timeout_at(deadline): while not acquired:`),
+`while attempts:` counted down, a
 `while` condition with a bound among others, `while todo and pages <
 max_pages:`, or any
 count the loop takes down, `left -= 1` then `if left <= 0: return`, or
@@ -163,6 +165,7 @@ impl Rule for PeriodicWithoutJitter {
             }
             if ends_the_loop_after(cx, *sleep, *cond, body)
                 || gives_up(cx, body)
+                || inside_deadline_scope(cx, s)
                 || waits_for_final_state(cx, s, body)
                 || waits_for_readiness(cx, *sleep, s)
             {
@@ -205,6 +208,16 @@ impl Rule for PeriodicWithoutJitter {
             ));
         }
     }
+}
+
+/// The loop runs inside a deadline scope (`async with
+/// asyncio.timeout_at(deadline): while not self.acquired: ...`): it waits
+/// for one thing, and gives up when the time is out.
+fn inside_deadline_scope(cx: &FileCx, lp: StmtId) -> bool {
+    cx.tree.stmt_ancestors(lp).any(|a| {
+        matches!(&cx.stmt(a).kind, StmtKind::With { items, .. }
+            if items.iter().any(|it| crate::python::common::is_deadline_scope(cx, it.ctx)))
+    })
 }
 
 /// `e` is a call to a network dependency: awaited I/O, or a blocking HTTP
@@ -1451,6 +1464,27 @@ class PositionSync:
                 resp = requests.get(url, timeout=5)
                 self.store(acc, resp.json())
             time.sleep(self.interval)
+"#,
+        r#"
+import asyncio
+
+
+class AdvisoryLock:
+    def __init__(self, session, lock_id):
+        self.session = session
+        self.lock_id = lock_id
+        self.acquired = False
+
+    async def acquire(self, deadline):
+        async with asyncio.timeout_at(deadline):
+            while not self.acquired:
+                cursor = await self.session.connection.execute(
+                    "SELECT pg_try_advisory_lock(%s) AS acquired", (self.lock_id,)
+                )
+                row = await cursor.fetchone()
+                self.acquired = row["acquired"]
+                if not self.acquired:
+                    await asyncio.sleep(0.05)
 "#,
     ],
 };

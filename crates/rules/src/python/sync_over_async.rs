@@ -19,8 +19,12 @@ Inside a coroutine (so on the loop's own thread): `loop.run_until_complete`,
 `asyncio.run`, `anyio.run`, `trio.run`, a function made by `async_to_sync`
 called on the spot (`async_to_sync(send)(msg)`; building the wrapper alone
 runs nothing), or `.result()` on the future returned by
-`asyncio.run_coroutine_threadsafe`. Anywhere: importing `nest_asyncio`,
-which patches asyncio so that such nesting appears to work.
+`asyncio.run_coroutine_threadsafe` (not one the file scheduled on a loop
+it made for a thread of its own, `self._loop = asyncio.new_event_loop()`
+run by a thread: that loop is not the caller's). Anywhere: importing `nest_asyncio`
+and calling its `apply()`, which patches asyncio so that such nesting
+appears to work (an import left behind with the `apply()` commented out
+patches nothing).
 
 ## Why
 
@@ -63,8 +67,18 @@ impl Rule for SyncOverAsync {
     }
 
     fn check(&self, cx: &FileCx, out: &mut Vec<Finding>) {
+        // An import whose `apply()` is never called (`# nest_asyncio.apply()`
+        // commented out) patches nothing.
+        let applies = || {
+            cx.model.exprs.iter().any(|e| {
+                matches!(&e.kind, ExprKind::Call(c)
+                    if c.target.as_deref().is_some_and(|t| t.starts_with("nest_asyncio.")))
+            })
+        };
         for imp in &cx.model.imports {
-            if imp.target == "nest_asyncio" || imp.target.starts_with("nest_asyncio.") {
+            if (imp.target == "nest_asyncio" || imp.target.starts_with("nest_asyncio."))
+                && applies()
+            {
                 let mut f = cx.finding(
                     &META,
                     imp.span,
@@ -83,6 +97,11 @@ impl Rule for SyncOverAsync {
             };
             let f = cx.func_of(id);
             if !cx.runs_on_loop(f) || cx.func(f).is_test || !bridges_here(cx, id, entry) {
+                continue;
+            }
+            // `run_coroutine_threadsafe(coro, self._loop).result()` on a loop
+            // the file made for a thread of its own: not the caller's loop.
+            if crate::util::waits_on_dedicated_loop(cx.model, c, e.span) {
                 continue;
             }
             out.push(cx.finding(
@@ -158,6 +177,39 @@ class Consumer:
         # Only wraps `send` for the sync handlers, which run in a thread.
         self.base_send = async_to_sync(send)
         await self.dispatch(scope, receive)
+"#,
+        r#"
+import logging
+
+import nest_asyncio
+
+# nest_asyncio.apply()
+
+logger = logging.getLogger(__name__)
+
+
+def adapt(agent):
+    logger.info("adapting %s", agent)
+    return agent
+"#,
+        r#"
+import asyncio
+import threading
+
+
+class Bridge:
+    def __init__(self):
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._thread.start()
+
+    async def run_turn(self, pump):
+        future = asyncio.run_coroutine_threadsafe(pump(), self._loop)
+        try:
+            await asyncio.sleep(0)
+        finally:
+            if not future.done():
+                future.result(timeout=10)
 "#,
     ],
 };
