@@ -31,11 +31,15 @@ updates of a collection or event of `self` with plain values
 `self._idle.clear()`, `self._clients.difference_update(socks)`) cannot raise either, nor does closing a socket
 (`self._sock.close()`; a file's `close()` flushes, and may), before the `try` or before
 the release, and neither does a blocking acquire of a second lock
-(`a.acquire(); b.acquire(); try: ... finally:` releasing both). A permit
+(`a.acquire(); b.acquire(); try: ... finally:` releasing both), nor
+does reading an environment variable by a literal name
+(`os.environ.get("TARGET")`). A permit
 handed to the work a `try` right after it starts (`task =
 create_task(work())`, `thread.start()`, with nothing awaited in the
 `try`), whose handler releases it when the start fails, is the started
-work's to give back. A try-lock (`try: lock.acquire()` whose every `except` returns
+work's to give back. A loop that spins until it gets the lock (`while True: if
+lock.acquire(blocking=False): break`) counts as an acquire right before
+the statement after it. A try-lock (`try: lock.acquire()` whose every `except` returns
 or raises) counts as an acquire right before the statement after that
 `try`, or before its `else:` when it has one; so does a conditional
 one, `if lock.acquire(False):` with the `try` (or the release itself) in
@@ -331,6 +335,20 @@ impl Rule for AcquireWithoutRelease {
             {
                 continue;
             }
+            // `while True: if lock.acquire(blocking=False): break; await
+            // asyncio.sleep(0)`: the loop ends holding the lock, so it is
+            // the acquire, right before the statement after the loop.
+            let s = match (&cx.stmt(s).kind, cx.tree.stmt_parent(s)) {
+                (StmtKind::If { cond, then, orelse }, Parent::Stmt(w))
+                    if cx.contains(*cond, id)
+                        && orelse.is_empty()
+                        && matches!(then.as_slice(), [b] if matches!(cx.stmt(*b).kind, StmtKind::Break))
+                        && matches!(cx.stmt(w).kind, StmtKind::While { .. }) =>
+                {
+                    w
+                }
+                _ => s,
+            };
             let problem = match classify(cx, f, s, id, &name) {
                 Some(p) => p,
                 None => continue,
@@ -725,17 +743,25 @@ fn binds_a_constant(cx: &FileCx, s: StmtId) -> bool {
         _ => false,
     };
     // A fresh event or empty container (`ctx.event = asyncio.Event()`)
-    // stored into a name or a plain attribute: nothing there can raise.
+    // stored into a name or a plain attribute: nothing there can raise;
+    // nor does reading an environment variable by a literal name
+    // (`previous = os.environ.get("NPU_ARCH")`).
     let fresh = |e: ExprId| {
         cx.call(e).is_some_and(|c| {
-            c.args.is_empty()
-                && (crate::python::common::completion_kind(cx, c) == Some("event")
-                    || matches!(
-                        c.target.as_deref(),
-                        Some(
-                            "builtins.dict" | "builtins.list" | "builtins.set" | "builtins.object"
-                        )
-                    ))
+            (matches!(c.target.as_deref(), Some("os.getenv" | "os.environ.get"))
+                && c.positional(0)
+                    .is_some_and(|a| matches!(cx.model.literal(a), Some(Lit::Str(_)))))
+                || c.args.is_empty()
+                    && (crate::python::common::completion_kind(cx, c) == Some("event")
+                        || matches!(
+                            c.target.as_deref(),
+                            Some(
+                                "builtins.dict"
+                                    | "builtins.list"
+                                    | "builtins.set"
+                                    | "builtins.object"
+                            )
+                        ))
         })
     };
     // `self.last_events, self.last_usage = [], {}`: names or attributes of
@@ -1950,6 +1976,44 @@ class Outbox:
                 self._deliver(item)
             finally:
                 self._slots.release()
+"#,
+        r#"
+import asyncio
+
+
+async def run_node(scheduler, node):
+    await node.run()
+    while True:
+        if scheduler.lock.acquire(blocking=False):
+            break
+        await asyncio.sleep(0)
+    try:
+        scheduler.completed(node)
+    finally:
+        scheduler.lock.release()
+"#,
+        r#"
+import os
+import threading
+from contextlib import contextmanager
+
+_session_lock = threading.Lock()
+
+
+@contextmanager
+def collect(target):
+    if not _session_lock.acquire(blocking=False):
+        raise RuntimeError("nested collection is unsupported")
+    session = None
+    previous = os.environ.get("NPU_ARCH")
+    try:
+        session = start_session(target)
+        os.environ["NPU_ARCH"] = target
+        yield session
+    finally:
+        if previous is None:
+            os.environ.pop("NPU_ARCH", None)
+        _session_lock.release()
 "#,
     ],
 };

@@ -22,7 +22,11 @@ calls `basic_qos(prefetch_count=...)` (pika) or
 `set_qos(prefetch_count=...)` (aio-pika). An auto-ack consumer
 (`no_ack=True`, `auto_ack=True`, also a wrapper's parameter that
 defaults to `True` and is passed on) is left alone: the broker's prefetch
-limits only unacknowledged deliveries, so it cannot apply there.
+limits only unacknowledged deliveries, so it cannot apply there. So is
+an RPC client's reply consumer: a module whose every declared queue is
+exclusive to its connection (`queue_declare(queue="", exclusive=True)`)
+and that names it as `reply_to=` on its requests receives only the
+replies to what it sent.
 
 ## Why
 
@@ -92,7 +96,7 @@ impl Rule for AmqpNoPrefetch {
                     || c.kwarg("prefetch_size").is_some()
                     || c.positional(0).is_some()
             });
-        if has_qos {
+        if has_qos || consumes_own_replies(cx) {
             return;
         }
         for (id, c) in cx.calls_named(&["basic_consume", "consume", "iterator"]) {
@@ -130,6 +134,25 @@ impl Rule for AmqpNoPrefetch {
             ));
         }
     }
+}
+
+/// An RPC client's side: every queue the file declares is exclusive to
+/// its connection (`queue_declare(queue="", exclusive=True)`), and the
+/// file sends requests naming it as `reply_to=`. Only this process's own
+/// replies arrive there, one per request it sent, with no competing
+/// consumer: the requests already bound what the broker can push.
+fn consumes_own_replies(cx: &FileCx) -> bool {
+    let declares = cx.calls_named(&["queue_declare", "declare_queue"]);
+    let is_true = |v: ExprId| matches!(cx.model.literal(v), Some(Lit::Bool(true)));
+    !declares.is_empty()
+        && declares
+            .iter()
+            .all(|(_, c)| c.kwarg("exclusive").is_some_and(is_true))
+        && cx
+            .model
+            .exprs
+            .iter()
+            .any(|e| matches!(&e.kind, ExprKind::Call(c) if c.kwarg("reply_to").is_some()))
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -239,6 +262,38 @@ class Worker:
     # prefetch before creating it.
     async def start(self, queue: AbstractQueue, handle):
         self.tag = await queue.consume(handle)
+"#,
+        r#"
+import uuid
+
+import pika
+
+
+class RpcClient:
+    def __init__(self, params):
+        self.conn = pika.BlockingConnection(params)
+        self.chan = self.conn.channel()
+        result = self.chan.queue_declare(queue="", exclusive=True, auto_delete=True)
+        self.reply_queue = result.method.queue
+        self.replies = {}
+
+    def listen(self):
+        def on_reply(ch, method, props, body):
+            self.replies[props.correlation_id] = body
+            ch.basic_ack(delivery_tag=method.delivery_tag)
+
+        self.chan.basic_consume(self.reply_queue, on_message_callback=on_reply)
+        self.chan.start_consuming()
+
+    def call(self, routing_key, body):
+        corr = str(uuid.uuid4())
+        self.chan.basic_publish(
+            exchange="",
+            routing_key=routing_key,
+            properties=pika.BasicProperties(reply_to=self.reply_queue, correlation_id=corr),
+            body=body,
+        )
+        return corr
 "#,
     ],
 };
