@@ -791,8 +791,8 @@ pub fn ends_in_exit(m: &FileModel, block: &Block) -> bool {
 }
 
 /// A comment that explains the code at `span`: one trailing its last line
-/// (`x = Lock()  # one request at a time`) or a comment line right above
-/// its first, of three words or more. Tool directives (`# noqa`, `# type:`,
+/// (`x = Lock()  # one request at a time`) or the comment lines right
+/// above its first, of three words or more. Tool directives (`# noqa`, `# type:`,
 /// `# pragma`, `# pylint:`) are not explanations, nor are notes of a
 /// defect (`# BUG:`, `# TODO`, `# FIXME`, `# XXX`, `# HACK`).
 pub fn explaining_comment(text: &str, span: Span) -> Option<&str> {
@@ -802,12 +802,23 @@ pub fn explaining_comment(text: &str, span: Span) -> Option<&str> {
     let trailing = text[end..line_end]
         .find('#')
         .map(|i| &text[end + i + 1..line_end]);
-    let above = text[..line_start.saturating_sub(1)]
-        .rsplit('\n')
-        .next()
-        .map(str::trim)
-        .filter(|l| l.starts_with('#'))
-        .map(|l| &l[1..]);
+    // The whole run of comment lines right above (a reason may take two
+    // lines: `# this serializes the history's` / `# read-modify-write`).
+    let before = &text[..line_start.saturating_sub(1)];
+    let mut first = None;
+    let mut cut = before.len();
+    for line in before.rsplit('\n') {
+        if !line.trim_start().starts_with('#') {
+            break;
+        }
+        cut -= line.len();
+        first = Some(cut);
+        cut = cut.saturating_sub(1);
+    }
+    let above = first.map(|i| {
+        let run = before[i..].trim_start();
+        &run[1..]
+    });
     [trailing, above]
         .into_iter()
         .flatten()

@@ -57,7 +57,7 @@ Two shapes:
   request): it paces the requests to one peer, which is its purpose. So
   is a lock whose creation or `async with` line carries a comment saying
   why it makes callers take turns (`self._lock = asyncio.Lock()  # the
-  gateway handles one request at a time`, or on the line above, naming
+  gateway handles one request at a time`, or in the comment lines above, naming
   serial or sequential use, concurrency, a race, one at a time; not a
   `# BUG`/`# TODO` note): the I/O inside is documented design, the fix's
   own escape hatch.
@@ -1367,6 +1367,24 @@ class RoleStore:
             if role not in user.roles:
                 await self.db.post("/grants", json={"user": user.id, "role": role})
                 user.roles.append(role)
+"#,
+        r#"
+import asyncio
+import json
+
+
+class FleetRepo:
+    def __init__(self, db):
+        self.db = db
+        # The backbone is one process: this serializes the history's
+        # read-modify-write, which a transaction alone does not.
+        self._resume_lock = asyncio.Lock()
+
+    async def add_resume(self, snapshot_id, run):
+        async with self._resume_lock:
+            row = await self.db.fetchrow("SELECT resumes FROM snapshots WHERE id = $1", snapshot_id)
+            resumes = json.loads(row["resumes"]) + [run]
+            await self.db.execute("UPDATE snapshots SET resumes = $1 WHERE id = $2", json.dumps(resumes), snapshot_id)
 "#,
     ],
 };

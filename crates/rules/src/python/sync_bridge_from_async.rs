@@ -36,7 +36,9 @@ a wait on a loop the module made for a thread of its own
 (`run_coroutine_threadsafe(coro, _tool_loop).result()` where every value
 given to `_tool_loop` is `asyncio.new_event_loop()`, also through a
 local: `loop = asyncio.new_event_loop()` then `self._loop = loop`): it
-is not the caller's loop.
+is not the caller's loop. Nor a call in a test, inside `with
+mock.patch.object(asyncio, "get_event_loop", ..)` or a patch of the
+module's `asyncio`, that replaced the loop with a mock.
 
 ## Why
 
@@ -139,6 +141,9 @@ impl Rule for SyncBridgeFromAsync {
             if cx.local_function(t).is_some() {
                 continue;
             }
+            if under_patched_loop(cx, id) {
+                continue;
+            }
             if let Some(chain) = remote_bridge(cx, t, 0) {
                 out.push(cx.finding(
                     &META,
@@ -152,6 +157,23 @@ impl Rule for SyncBridgeFromAsync {
             }
         }
     }
+}
+
+/// The call runs inside `with mock.patch.object(asyncio, "get_event_loop",
+/// ..)` (or a patch of the callee module's `asyncio`): a test that
+/// replaced the loop the bridge would run with a mock.
+fn under_patched_loop(cx: &FileCx, id: ExprId) -> bool {
+    cx.enclosing_stmts(id).into_iter().any(|s| {
+        matches!(&cx.stmt(s).kind, StmtKind::With { items, .. } if items.iter().any(|it| {
+            cx.call(cx.model.strip(it.ctx)).is_some_and(|c| {
+                matches!(c.name.as_str(), "patch" | "object")
+                    && c.args.iter().any(|a| {
+                        let text = cx.source(cx.expr(a.value).span);
+                        text.contains("asyncio") || text.contains("event_loop")
+                    })
+            })
+        }))
+    })
 }
 
 /// Callers of each function of this file: (caller, call site).
@@ -523,6 +545,28 @@ from app.bridge import resolve
 
 async def show(user):
     return resolve(user.load())
+"#,
+        r#"
+# file: app/start.py
+import asyncio
+
+
+def run_loop(startup):
+    loop = asyncio.get_event_loop()
+    loop.run_until_complete(startup)
+
+# file: app/tests/test_start.py
+from unittest import IsolatedAsyncioTestCase, mock
+
+from app import start as test_module
+
+
+class TestStart(IsolatedAsyncioTestCase):
+    async def test_run_loop(self):
+        startup = mock.MagicMock()
+        with mock.patch.object(test_module, "asyncio", autospec=True) as mock_asyncio:
+            test_module.run_loop(startup)
+            mock_asyncio.get_event_loop.return_value.run_until_complete.assert_called_once()
 "#,
     ],
 };
