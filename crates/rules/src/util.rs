@@ -638,18 +638,24 @@ pub fn after_running_loop_exit(m: &FileModel, block: &Block) -> Option<Span> {
     ))
 }
 
-/// One of the terms an `and` chain requires is `x.is_running()` (see
-/// [`conjuncts`]; walked without collecting them: this runs on every
-/// `if` of every function the index summarizes).
+/// One of the terms an `and` chain requires is `x.is_running()`.
 fn requires_running_loop(m: &FileModel, cond: ExprId) -> bool {
+    any_conjunct(m, cond, &|t| {
+        m.call(t).is_some_and(|c| c.name == "is_running")
+    })
+}
+
+/// Some term of [`conjuncts`] passes `test`, walked without collecting
+/// them (this runs on every `if` of every function the index summarizes).
+pub fn any_conjunct(m: &FileModel, cond: ExprId, test: &impl Fn(ExprId) -> bool) -> bool {
     let cond = m.strip(cond);
     match &m.expr(cond).kind {
         ExprKind::Logical {
             op: LogicalOp::And,
             left,
             right,
-        } => requires_running_loop(m, *left) || requires_running_loop(m, *right),
-        _ => m.call(cond).is_some_and(|c| c.name == "is_running"),
+        } => any_conjunct(m, *left, test) || any_conjunct(m, *right, test),
+        _ => test(cond),
     }
 }
 
