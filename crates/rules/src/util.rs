@@ -640,14 +640,14 @@ pub fn after_running_loop_exit(m: &FileModel, block: &Block) -> Option<Span> {
 
 /// One of the terms an `and` chain requires is `x.is_running()`.
 fn requires_running_loop(m: &FileModel, cond: ExprId) -> bool {
-    any_conjunct(m, cond, &|t| {
+    any_conjunct(m, cond, &mut |t| {
         m.call(t).is_some_and(|c| c.name == "is_running")
     })
 }
 
 /// Some term of [`conjuncts`] passes `test`, walked without collecting
 /// them (this runs on every `if` of every function the index summarizes).
-pub fn any_conjunct(m: &FileModel, cond: ExprId, test: &impl Fn(ExprId) -> bool) -> bool {
+pub fn any_conjunct(m: &FileModel, cond: ExprId, test: &mut impl FnMut(ExprId) -> bool) -> bool {
     let cond = m.strip(cond);
     match &m.expr(cond).kind {
         ExprKind::Logical {
@@ -700,19 +700,12 @@ pub fn only_without_running_loop(cx: &FileCx, e: ExprId) -> bool {
 /// `b`, `c`; any other condition is its own one term), parentheses
 /// stripped.
 pub fn conjuncts(m: &FileModel, cond: ExprId) -> Vec<ExprId> {
-    let cond = m.strip(cond);
-    match &m.expr(cond).kind {
-        ExprKind::Logical {
-            op: LogicalOp::And,
-            left,
-            right,
-        } => {
-            let mut v = conjuncts(m, *left);
-            v.extend(conjuncts(m, *right));
-            v
-        }
-        _ => vec![cond],
-    }
+    let mut terms = Vec::new();
+    any_conjunct(m, cond, &mut |t| {
+        terms.push(t);
+        false
+    });
+    terms
 }
 
 /// Every assignment of the file with a target `is_target` accepts: the
