@@ -877,11 +877,9 @@ fn runs_until_it_exists(m: &FileModel, f: &Function) -> Vec<Span> {
     }
     let mut once = Vec::new();
     each_if(m, &f.body, &mut |cond, then| {
-        if crate::util::conjuncts(m, cond)
-            .into_iter()
-            .filter_map(missing)
-            .any(|p| always_does(m, then, &|s| creates(s, &p)))
-            && let (Some(&a), Some(&b)) = (then.first(), then.last())
+        if crate::util::any_conjunct(m, cond, &mut |t| {
+            missing(t).is_some_and(|p| always_does(m, then, &|s| creates(s, &p)))
+        }) && let (Some(&a), Some(&b)) = (then.first(), then.last())
         {
             once.push(Span::new(m.stmt(a).span.start, m.stmt(b).span.end));
         }

@@ -852,9 +852,7 @@ fn result_of_finished_future(cx: &FileCx, span: Span) -> bool {
     let guarded = cx.enclosing_stmts(e).into_iter().any(|s| {
         matches!(&cx.stmt(s).kind, StmtKind::If { cond, then, .. }
             if crate::util::block_contains(cx, then, cx.tree.enclosing_stmt(e).unwrap_or(s))
-                && crate::util::conjuncts(cx.model, *cond)
-                    .into_iter()
-                    .any(|t| method_on_fut(t, "done")))
+                && crate::util::any_conjunct(cx.model, *cond, &mut |t| method_on_fut(t, "done")))
     });
     if guarded {
         return true;

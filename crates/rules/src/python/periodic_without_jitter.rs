@@ -124,10 +124,7 @@ impl Rule for PeriodicWithoutJitter {
                     }
                 ) || names_a_bound(cx, c)
             };
-            if crate::util::conjuncts(cx.model, *cond)
-                .into_iter()
-                .any(bounded)
-            {
+            if crate::util::any_conjunct(cx.model, *cond, &mut |c| bounded(c)) {
                 continue;
             }
             if matches!(cx.tree.stmt_parent(s), Parent::Detached)
