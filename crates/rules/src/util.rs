@@ -176,6 +176,23 @@ pub fn awaited_values(m: &FileModel, block: &Block) -> Option<Vec<ExprId>> {
     (awaited.len() == awaits_in_block(m, block).len()).then_some(awaited)
 }
 
+/// A Python handler for every ordinary error (`except Exception`,
+/// `BaseException` or bare) with no `raise` in it: what it catches stops
+/// there.
+pub fn swallows_every_error(m: &FileModel, h: &Handler) -> bool {
+    let any_error = h.types.is_empty()
+        || h.types.iter().any(|t| {
+            matches!(
+                t.as_str(),
+                "Exception" | "BaseException" | "builtins.Exception" | "builtins.BaseException"
+            )
+        });
+    any_error
+        && !unsnarl_model::walk::stmts_in_block(m, &h.body)
+            .into_iter()
+            .any(|x| matches!(m.stmt(x).kind, StmtKind::Raise(_)))
+}
+
 /// The await expressions of a block (not in nested functions), in order.
 /// Rust/JS `for await` and Python `async for`/`async with` count as awaits.
 pub fn awaits_in_block(m: &FileModel, block: &Block) -> Vec<Span> {

@@ -104,7 +104,7 @@ impl Rule for LockAcrossAwait {
                             cx.expr(e).span,
                             format!(
                                 "`{lock}` is held while awaiting I/O (`{}`): every other caller waits for the whole round trip, and a hung peer holds the lock forever",
-                                cx.source(cx.expr(inner).span).lines().next().unwrap_or("").trim()
+                                cx.snippet(cx.expr(inner).span)
                             ),
                             "do the I/O before acquiring (or after releasing) the lock and hold it only to read or publish state; release in a `finally`",
                         );
@@ -149,7 +149,7 @@ fn check_callbacks(cx: &FileCx, out: &mut Vec<Finding>) {
             ex.span,
             format!(
                 "`{lock}` is held while this critical section awaits I/O (`{}`): every other caller waits for the whole round trip, and a hung peer holds the lock forever",
-                cx.source(cx.expr(io).span).lines().next().unwrap_or("").trim()
+                cx.snippet(cx.expr(io).span)
             ),
             "do the I/O outside the critical section and keep only the read/update of shared state inside it",
         );

@@ -424,6 +424,7 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
                 && !bumps_a_counter(cx, next)
                 && !updates_own_state(cx, next)
                 && !takes_another_lock(cx, next, name)
+                && !absorbs_errors(cx, next, name)
             {
                 break 'climb;
             }
@@ -700,6 +701,45 @@ fn bumps_a_counter(cx: &FileCx, s: StmtId) -> bool {
         && targets.iter().all(|&t| {
             matches!(cx.expr(t).kind, ExprKind::Name { .. })
                 || cx.model.dotted(t).is_some_and(|d| d.starts_with("self."))
+        })
+}
+
+/// `try: previous = set_timeout(t) except Exception as e: log.debug(..)`:
+/// a `try` that awaits nothing (no cancellation lands in it), does not
+/// touch the lock, and has a handler for every ordinary error that raises
+/// nothing, so no error leaves it with the lock held.
+fn absorbs_errors(cx: &FileCx, s: StmtId, name: &str) -> bool {
+    let StmtKind::Try {
+        body,
+        handlers,
+        orelse,
+        finally,
+        ..
+    } = &cx.stmt(s).kind
+    else {
+        return false;
+    };
+    let touches = |b: &Block| {
+        unsnarl_model::walk::exprs_in_block(cx.model, b)
+            .into_iter()
+            .any(|e| cx.model.dotted(e).as_deref() == Some(name))
+    };
+    let raises = |b: &Block| {
+        unsnarl_model::walk::stmts_in_block(cx.model, b)
+            .into_iter()
+            .any(|x| matches!(cx.stmt(x).kind, StmtKind::Raise(_)))
+    };
+    handlers
+        .iter()
+        .any(|h| crate::util::swallows_every_error(cx.model, h))
+        && finally.is_none()
+        && orelse.is_empty()
+        && crate::util::awaits_in_block(cx.model, body).is_empty()
+        && !touches(body)
+        && handlers.iter().all(|h| {
+            crate::util::awaits_in_block(cx.model, &h.body).is_empty()
+                && !touches(&h.body)
+                && !raises(&h.body)
         })
 }
 
@@ -1310,6 +1350,28 @@ class Frame:
             finally:
                 self._lock.release()
         return True
+"#,
+        r#"
+import threading
+
+
+class Executor:
+    def __init__(self, builtin):
+        self.builtin = builtin
+        self._timeout_lock = threading.Lock()
+
+    def run_with_timeout(self, locator, timeout):
+        self._timeout_lock.acquire()  # expect
+        try:
+            previous = self.builtin.run_keyword("Set Timeout", timeout)
+        except Exception:
+            log.exception("could not set the timeout")
+            raise
+        try:
+            return self.builtin.run_keyword("Get States", locator)
+        finally:
+            self.builtin.run_keyword("Set Timeout", previous)
+            self._timeout_lock.release()
 "#,
     ],
     pass: &[
@@ -2014,6 +2076,29 @@ def collect(target):
         if previous is None:
             os.environ.pop("NPU_ARCH", None)
         _session_lock.release()
+"#,
+        r#"
+import threading
+
+
+class Executor:
+    def __init__(self, builtin):
+        self.builtin = builtin
+        self._timeout_lock = threading.Lock()
+
+    def run_with_timeout(self, locator, timeout):
+        self._timeout_lock.acquire()
+        previous = None
+        try:
+            previous = self.builtin.run_keyword("Set Timeout", timeout)
+        except Exception as e:
+            log.debug(f"could not set the timeout: {e}")
+        try:
+            return self.builtin.run_keyword("Get States", locator)
+        finally:
+            if previous is not None:
+                self.builtin.run_keyword("Set Timeout", previous)
+            self._timeout_lock.release()
 "#,
     ],
 };

@@ -136,15 +136,12 @@ impl Rule for AwaitInCleanup {
     }
 }
 
-/// The request is made on a client the function builds with a limit on
-/// every request: `async with httpx.AsyncClient(timeout=90) as client:`
+/// The request is made on a client the function (or, for a field of
+/// `self`, its class) builds with a limit on every request: `async with httpx.AsyncClient(timeout=90) as client:`
 /// (httpx also limits each request to 5 seconds when `timeout=` is left
 /// out), or `aiohttp.ClientSession(timeout=ClientTimeout(total=30))`;
 /// not one built with `timeout=None`.
 fn on_client_with_timeout(cx: &FileCx, f: FuncId, c: &Call) -> bool {
-    let Some(name) = c.receiver.and_then(|r| cx.model.name_of(cx.model.strip(r))) else {
-        return false;
-    };
     let bounded = |built: ExprId| {
         cx.call(cx.model.strip(built))
             .is_some_and(|k| match k.target.as_deref() {
@@ -156,6 +153,31 @@ fn on_client_with_timeout(cx: &FileCx, f: FuncId, c: &Call) -> bool {
                 }
                 _ => false,
             })
+    };
+    let Some(recv) = c.receiver.map(|r| cx.model.strip(r)) else {
+        return false;
+    };
+    // `self._http.delete(..)` where every method of the class that sets
+    // `self._http` builds it bounded (`self._http = httpx.AsyncClient(
+    // timeout=httpx.Timeout(config.timeout))` in `__init__`).
+    if let Some(field) = cx.model.dotted(recv).filter(|d| {
+        d.strip_prefix("self.")
+            .is_some_and(|rest| !rest.contains('.'))
+    }) {
+        let Some(class) = cx.func(f).class.as_deref() else {
+            return false;
+        };
+        return crate::util::every_assigned_value(
+            cx.model,
+            |t| {
+                cx.model.dotted(t).as_deref() == Some(field.as_str())
+                    && cx.func(cx.func_of(t)).class.as_deref() == Some(class)
+            },
+            bounded,
+        );
+    }
+    let Some(name) = cx.model.name_of(recv) else {
+        return false;
     };
     let mut bindings = 0;
     let mut all_bounded = true;
@@ -473,6 +495,17 @@ async def run(cmd):
     finally:
         await reap(proc)  # expect
 "#,
+        r#"
+class Client:
+    def __init__(self, http):
+        self._http = http
+
+    async def run_as(self, token, job):
+        try:
+            return await job.run(self._http, token)
+        finally:
+            await self._http.post("/logout", headers={"Authorization": token})  # expect
+"#,
     ],
     pass: &[
         r#"
@@ -681,6 +714,62 @@ async def monitor(cmd, log):
             os.killpg(child.pid, signal.SIGKILL)
             await child.wait()
         log.info("monitor stopped")
+"#,
+        r#"
+import httpx
+
+
+class Session:
+    def __init__(self, http, token):
+        self._http = http
+        self.token = token
+
+
+class Client:
+    def __init__(self, config):
+        self._http = httpx.AsyncClient(
+            base_url=config.api_url,
+            timeout=httpx.Timeout(config.timeout),
+        )
+
+    async def run_as(self, login, job):
+        token = await self._login(login)
+        try:
+            return await job.run(Session(self._http, token))
+        finally:
+            await self._logout(token)
+
+    async def _logout(self, token):
+        try:
+            await self._http.post("/logout", headers={"Authorization": token})
+        except Exception:
+            pass
+
+    async def _login(self, login):
+        response = await self._http.post("/login", json=login)
+        return response.json()["token"]
+"#,
+        r#"
+import asyncio
+
+
+class StreamManager:
+    def __init__(self):
+        self.connections = {}
+
+    async def remove(self, connection_id):
+        info = self.connections.pop(connection_id, None)
+        if info is not None:
+            await info["queue"].put({"event": "close"})
+
+    async def events(self, connection_id):
+        queue = asyncio.Queue()
+        self.connections[connection_id] = {"queue": queue}
+        try:
+            while True:
+                yield await queue.get()
+        finally:
+            await self.remove(connection_id)
 "#,
     ],
 };

@@ -580,11 +580,20 @@ pub fn on_a_queue(cx: &FileCx, c: &Call) -> bool {
     {
         return true;
     }
-    cx.model.dotted(r).is_some_and(|d| {
-        let last = d.rsplit('.').next().unwrap_or(&d).to_ascii_lowercase();
+    let names_a_queue = |last: &str| {
+        let last = last.to_ascii_lowercase();
         let last = last.trim_matches('_');
         last.contains("queue") || last == "q" || last.ends_with("_q")
-    })
+    };
+    // `info["queue"].put(event)`: the entry a dict keeps its queue under.
+    if let ExprKind::Index { index, .. } = &cx.expr(cx.model.strip(r)).kind
+        && let Some(Lit::Str(key)) = cx.model.literal(*index)
+    {
+        return names_a_queue(key);
+    }
+    cx.model
+        .dotted(r)
+        .is_some_and(|d| names_a_queue(d.rsplit('.').next().unwrap_or(&d)))
 }
 
 /// An awaited call that waits on the network or the disk: a known I/O
@@ -612,6 +621,7 @@ pub fn is_io_call(cx: &FileCx, c: &Call) -> bool {
             cx.is_awaited(e)
                 && cx.call(e).is_some_and(|ic| {
                     !is_close_like(&ic.name)
+                        && !on_a_queue(cx, ic)
                         && (cx
                             .effect(ic, Effect::AsyncApi)
                             .is_some_and(|en| en.kind.as_deref() == Some("io"))

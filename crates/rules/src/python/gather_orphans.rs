@@ -353,22 +353,9 @@ fn catches_everything(cx: &FileCx, g: FuncId) -> bool {
         let StmtKind::Try { body, handlers, .. } = &cx.stmt(s).kind else {
             continue;
         };
-        let catch_all = handlers.iter().find(|h| {
-            let any_error = h.types.is_empty()
-                || h.types.iter().any(|t| {
-                    matches!(
-                        t.as_str(),
-                        "Exception"
-                            | "BaseException"
-                            | "builtins.Exception"
-                            | "builtins.BaseException"
-                    )
-                });
-            any_error
-                && !unsnarl_model::walk::stmts_in_block(cx.model, &h.body)
-                    .into_iter()
-                    .any(|x| matches!(cx.stmt(x).kind, StmtKind::Raise(_)))
-        });
+        let catch_all = handlers
+            .iter()
+            .find(|h| crate::util::swallows_every_error(cx.model, h));
         let Some(h) = catch_all else { continue };
         guarded = true;
         covered.extend(crate::util::awaits_in_block(cx.model, body));

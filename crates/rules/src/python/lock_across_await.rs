@@ -363,7 +363,7 @@ fn check_with(cx: &FileCx, w: StmtId, out: &mut Vec<Finding>) {
                 cx.expr(it.ctx).span,
                 format!(
                     "`{lock}` is held while awaiting I/O (`{}`): every task that needs the lock waits for the whole round trip, and a slow or hung peer stalls them all",
-                    cx.source(cx.expr(io).span).lines().next().unwrap_or("").trim()
+                    cx.snippet(cx.expr(io).span)
                 ),
                 "narrow the critical section: read the state under the lock, do the I/O outside it, then re-acquire to apply the result (re-checking the state); if the I/O must be inside, bound it with `asyncio.timeout`",
             );
@@ -709,7 +709,8 @@ fn awaits_io(cx: &FileCx, awaited: ExprId) -> bool {
     if let Some(e) = cx.effect(c, Effect::AsyncApi) {
         return e.kind.as_deref() == Some("io");
     }
-    crate::util::is_io_method_call(c)
+    // `await queue.put(value)`: a hand-off to another task, not a peer.
+    crate::util::is_io_method_call(c) && !crate::python::common::on_a_queue(cx, c)
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -1385,6 +1386,52 @@ class FleetRepo:
             row = await self.db.fetchrow("SELECT resumes FROM snapshots WHERE id = $1", snapshot_id)
             resumes = json.loads(row["resumes"]) + [run]
             await self.db.execute("UPDATE snapshots SET resumes = $1 WHERE id = $2", json.dumps(resumes), snapshot_id)
+"#,
+        r#"
+import asyncio
+import aiosqlite
+
+
+class ClaimStore:
+    def __init__(self, path):
+        self.path = path
+        self.write_lock = asyncio.Lock()
+
+    async def claim(self, key, owner):
+        async with self.write_lock, aiosqlite.connect(self.path) as db:
+            await db.execute("BEGIN IMMEDIATE")
+            row = await (
+                await db.execute("SELECT owner FROM claims WHERE key = ?", (key,))
+            ).fetchone()
+            if row is None:
+                await db.execute("INSERT INTO claims VALUES (?, ?)", (key, owner))
+            await db.commit()
+            return row
+
+    async def owner_of(self, key):
+        async with self.write_lock:
+            async with aiosqlite.connect(self.path) as db:
+                cursor = await db.execute("SELECT owner FROM claims WHERE key = ?", (key,))
+                row = await cursor.fetchone()
+                return row[0] if row else None
+"#,
+        r#"
+import asyncio
+from typing import Dict
+from uuid import UUID
+
+
+class Observable:
+    _queues: Dict[UUID, asyncio.Queue]
+
+    def __init__(self):
+        self._queues = {}
+        self._queue_lock = asyncio.Lock()
+
+    async def notify(self, value):
+        async with self._queue_lock:
+            for queue in self._queues.values():
+                await queue.put(value)
 "#,
     ],
 };

@@ -44,8 +44,9 @@ attribute, `self._backoff *= 1.5`, or from a count the loop bumps,
 one the server asked for (`await asyncio.sleep(e.retry_after)`). Retry loops that leave on success are the retry
 rule's business. A protocol heartbeat (a loop in a function named for a
 heartbeat, keepalive, pulse or ping whose awaits only write to the connection or
-close it, `await self.send_command(..)` included) is left alone: it keeps
-one open connection alive, on that connection's own phase. So is a loop
+close it, `await self.send_command(..)` included, or push to the server's
+own clients, `await self.broadcast(..)`) is left alone: it keeps
+open connections alive, on their own phase. So is a loop
 that starts each round by waiting for work the process hands it (`msg =
 await self.send_queue.get()`, `await self.wakeup.wait()`): it runs when
 something arrives, and its sleep spaces out that work. Nor a sleep that
@@ -267,7 +268,8 @@ fn sleeps_instead_of_io(cx: &FileCx, sleep: ExprId, lp: StmtId, exprs: &[ExprId]
 
 /// A protocol heartbeat: the loop lives in a function named for one
 /// (`_heartbeat`, `__heart_task`, `keepalive`, `ping_loop`, `_pulse`) and its awaited calls only
-/// write to the connection (`put`, `write`, `send`, `ping`), reading
+/// write to the connection (`put`, `write`, `send`, `ping`) or push to the
+/// server's own clients (`broadcast`, `emit`), reading
 /// nothing back. It keeps one already-open connection alive; its phase is
 /// that connection's start, so instances do not line up.
 fn keepalive_writes(cx: &FileCx, lp: StmtId, exprs: &[ExprId]) -> bool {
@@ -298,10 +300,18 @@ fn only_reads(cx: &FileCx, exprs: &[ExprId]) -> bool {
         "recv",
         "receive",
     ];
+    // `await asyncio.wait_for(self.reader.read(-1), timeout=t)`: the read
+    // under its deadline.
+    let bounded_read = |c: &'_ Call| -> Option<&'_ Call> {
+        (c.target.as_deref() == Some("asyncio.wait_for"))
+            .then(|| c.positional(0).and_then(|a| cx.call(cx.model.strip(a))))
+            .flatten()
+    };
     let mut io = exprs
         .iter()
         .filter(|&&e| cx.is_awaited(e) || is_async_with_ctx(cx, e))
         .filter_map(|&e| cx.call(e))
+        .map(|c| bounded_read(c).unwrap_or(c))
         .filter(|c| is_io_call(cx, c))
         .peekable();
     io.peek().is_some() && io.all(|c| READS.contains(&c.name.as_str()) && c.receiver.is_some())
@@ -322,7 +332,16 @@ fn only_writes(name: &str) -> bool {
     let writes = words.iter().any(|w| {
         matches!(
             *w,
-            "put" | "nowait" | "write" | "send" | "sendall" | "ping" | "drain"
+            "put"
+                | "nowait"
+                | "write"
+                | "send"
+                | "sendall"
+                | "ping"
+                | "drain"
+                // A server pushing to its own clients (`broadcast_event`).
+                | "broadcast"
+                | "emit"
         )
     });
     let reads = words.iter().any(|w| {
@@ -1482,6 +1501,45 @@ class AdvisoryLock:
                 self.acquired = row["acquired"]
                 if not self.acquired:
                     await asyncio.sleep(0.05)
+"#,
+        r#"
+import asyncio
+import time
+
+
+class EventStream:
+    def __init__(self, interval):
+        self.interval = interval
+        self.connections = {}
+        self.running = True
+
+    async def broadcast_event(self, event):
+        for info in list(self.connections.values()):
+            await info["queue"].put(event)
+
+    async def _heartbeat_loop(self):
+        while self.running:
+            await asyncio.sleep(self.interval)
+            now = time.time()
+            for info in self.connections.values():
+                info["last_heartbeat"] = now
+            await self.broadcast_event({"event": "heartbeat", "at": now})
+"#,
+        r#"
+import asyncio
+
+
+class Connection:
+    def __init__(self, reader, timeout=1):
+        self.reader = reader
+        self.timeout = timeout
+
+    async def receive(self):
+        while True:
+            try:
+                return await asyncio.wait_for(self.reader.read(-1), timeout=self.timeout)
+            except asyncio.TimeoutError:
+                await asyncio.sleep(1)
 "#,
     ],
 };

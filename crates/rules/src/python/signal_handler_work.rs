@@ -15,39 +15,52 @@ pub static META: RuleMeta = RuleMeta {
     category: Category::SignalHandlerWork,
     severity: Severity::Medium,
     languages: &[Language::Python],
-    summary: "A handler installed with `signal.signal` does blocking I/O, logs, or takes a lock.",
+    summary: "A handler installed with `signal.signal` takes a lock, does blocking I/O, or writes output.",
     docs: r#"
-In a function installed with `signal.signal(...)`: a blocking call (files,
-sockets, HTTP, subprocess), a logging call or `print`, or taking a
-`threading` lock (`with lock:` or `lock.acquire()`). A `time.sleep` takes
-no lock and is left alone.
+In a function installed with `signal.signal(...)`: taking a `threading`
+lock (`with lock:` or `lock.acquire()`), a blocking call (files, sockets,
+HTTP, subprocess, joins), or writing output with `print` or the `logging`
+module. A `time.sleep` takes no lock and is left alone. Taking a lock and
+blocking I/O are reported at medium severity; output alone at low.
 
 ## Why
 
-The handler runs on the main thread between two bytecodes of whatever it
-was doing. If that code held a lock the handler needs (the logging
-module's handler lock, a buffered file's lock, your own lock) the handler
-waits for a lock its own thread holds: the process deadlocks on the
-signal. Slow I/O in the handler delays everything the main thread does.
+Python runs the handler on the main thread, between two bytecodes of
+whatever that thread was doing. If the interrupted code holds a lock the
+handler takes (a plain `threading.Lock`, or a buffered file's internal
+lock), the handler waits for its own thread: the process hangs on the
+signal. Blocking I/O in the handler stops the main thread wherever it was
+until the I/O finishes.
+
+Output is the milder case. The logging module's locks are re-entrant, so
+a log call cannot hang on them; but when the signal interrupts a write
+that was blocked on the same stream (a slow pipe or terminal), the
+handler's `print` or log record re-enters the stream's buffer and fails
+with `RuntimeError: reentrant call`. A log record written to standard
+error fails the same way inside `handleError`. The error is raised into
+the interrupted code, where an `except Exception:` can catch it, so a
+shutdown signal can be lost. Rare, which is why it is reported at low
+severity.
 
 ## Example
 
 ```python
-import logging
 import signal
+import threading
 
-log = logging.getLogger(__name__)
+state_lock = threading.Lock()
 
 def on_term(signum, frame):
-    log.info("shutting down")
-    flush_state()
+    with state_lock:
+        flush_state()
 
 signal.signal(signal.SIGTERM, on_term)
 ```
 
 ## Fix
 
-Only record that the signal arrived; do the work in the main loop.
+Only record that the signal arrived; do the work, and the logging, in the
+main loop.
 
 ```python
 import signal
@@ -91,25 +104,60 @@ impl Rule for SignalHandlerWork {
                 found: Vec::new(),
             };
             walk_block(cx.model, &cx.func(f).body, &mut v);
-            for (span, what) in v.found.into_iter().take(3) {
-                out.push(cx.finding(
-                    &META,
-                    span,
-                    format!(
-                        "signal handler {} {what}: it runs between arbitrary bytecodes of the main thread, which may hold the same lock (logging and buffered files take locks), so the process can deadlock on the signal or fail with a reentrant-call error",
-                        cx.func_display(f)
+            // The hazards that hang the process come first when a handler
+            // has more than three (the sort is stable: in source order).
+            v.found.sort_by_key(|h| h.kind);
+            for hit in v.found.into_iter().take(3) {
+                let (why, fix) = match hit.kind {
+                    Hazard::Lock => (
+                        "it runs on the main thread between two bytecodes of whatever that thread was doing, and if that code holds the lock the handler waits for its own thread: the process hangs on the signal",
+                        "make the handler only set a flag or an `Event` (or `loop.call_soon_threadsafe(...)`), and take the lock in the main loop",
                     ),
-                    "make the handler only set a flag or an `Event` (or `loop.call_soon_threadsafe(...)`), and do the work in the main loop",
-                ));
+                    Hazard::Blocking => (
+                        "it runs on the main thread between two bytecodes of whatever that thread was doing, which stops there until the I/O finishes (and a buffered file the interrupted code is writing is still locked)",
+                        "make the handler only set a flag or an `Event` (or `loop.call_soon_threadsafe(...)`), and do the I/O in the main loop",
+                    ),
+                    Hazard::Output => (
+                        "if the signal interrupts a write blocked on the same stream, this write re-enters the stream's buffer and fails with `RuntimeError: reentrant call`, raised into the interrupted code (where an `except Exception:` can swallow the shutdown)",
+                        "set a flag or an `Event` in the handler and print or log from the main loop when it sees it",
+                    ),
+                };
+                let mut finding = cx.finding(
+                    &META,
+                    hit.span,
+                    format!("signal handler {} {}: {why}", cx.func_display(f), hit.what),
+                    fix,
+                );
+                if hit.kind == Hazard::Output {
+                    finding.severity = Severity::Low;
+                }
+                out.push(finding);
             }
         }
     }
 }
 
+/// What a call in the handler risks, which sets the message and severity.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Hazard {
+    /// Takes a thread lock the interrupted code may hold.
+    Lock,
+    /// Blocks the main thread on I/O.
+    Blocking,
+    /// Writes to a stream the interrupted code may be writing.
+    Output,
+}
+
+struct Hit {
+    span: Span,
+    what: String,
+    kind: Hazard,
+}
+
 struct Work<'a, 'b> {
     cx: &'b FileCx<'a>,
     f: FuncId,
-    found: Vec<(Span, String)>,
+    found: Vec<Hit>,
 }
 
 impl Visitor for Work<'_, '_> {
@@ -119,10 +167,11 @@ impl Visitor for Work<'_, '_> {
                 if let Some(l) = lock_ref(self.cx, it.ctx, self.f)
                     && is_thread_lock(&l.kind)
                 {
-                    self.found.push((
-                        self.cx.expr(it.ctx).span,
-                        format!("takes the lock `{}`", l.display),
-                    ));
+                    self.found.push(Hit {
+                        span: self.cx.expr(it.ctx).span,
+                        what: format!("takes the lock `{}`", l.display),
+                        kind: Hazard::Lock,
+                    });
                 }
             }
         }
@@ -136,24 +185,25 @@ impl Visitor for Work<'_, '_> {
         if c.target.as_deref() == Some("time.sleep") {
             return true;
         }
-        let what = if let Some(e) = cx.effect(c, Effect::Blocking) {
-            Some(e.what.clone())
+        let hit = if let Some(e) = cx.effect(c, Effect::Blocking) {
+            Some((e.what.clone(), Hazard::Blocking))
         } else if let Some(e) = cx.effect(c, Effect::Logging) {
-            Some(e.what.clone())
+            Some((e.what.clone(), Hazard::Output))
         } else if c.name == "acquire"
             && c.receiver
                 .and_then(|r| lock_ref(cx, r, self.f))
                 .is_some_and(|l| is_thread_lock(&l.kind))
         {
-            Some("acquires a lock".to_string())
+            Some(("acquires a lock".to_string(), Hazard::Lock))
         } else {
             None
         };
-        if let Some(w) = what {
-            self.found.push((
-                cx.expr(id).span,
-                format!("calls `{}`, which {w}", cx.callee_display(c)),
-            ));
+        if let Some((w, kind)) = hit {
+            self.found.push(Hit {
+                span: cx.expr(id).span,
+                what: format!("calls `{}`, which {w}", cx.callee_display(c)),
+                kind,
+            });
         }
         true
     }
@@ -254,5 +304,49 @@ signal.signal(signal.SIGTERM, on_term)
             "signal handler `on_int` calls `builtins.print`, which prints to standard output",
         );
         crate::testing::message_with(&found, "which writes log output (handlers");
+    }
+
+    #[test]
+    fn output_alone_is_low_and_a_lock_comes_first() {
+        let found: Vec<Finding> = crate::testing::run_example(
+            &SignalHandlerWork,
+            Language::Python,
+            r#"
+import logging
+import signal
+import threading
+
+log = logging.getLogger(__name__)
+state_lock = threading.Lock()
+
+def on_term(signum, frame):
+    log.info("one")
+    log.info("two")
+    print("three")
+    with state_lock:
+        save()
+
+signal.signal(signal.SIGTERM, on_term)
+"#,
+        )
+        .0
+        .into_iter()
+        .map(|(_, f)| f)
+        .collect();
+        assert_eq!(found.len(), 3, "{found:#?}");
+        let lock: Vec<_> = found
+            .iter()
+            .filter(|f| f.message.contains("takes the lock `state_lock`"))
+            .collect();
+        assert_eq!(lock.len(), 1, "{found:#?}");
+        assert_eq!(lock[0].severity, Severity::Medium);
+        assert!(lock[0].message.contains("the process hangs on the signal"));
+        for f in found
+            .iter()
+            .filter(|f| !f.message.contains("takes the lock"))
+        {
+            assert_eq!(f.severity, Severity::Low, "{f:#?}");
+            assert!(f.message.contains("reentrant call"), "{f:#?}");
+        }
     }
 }

@@ -40,8 +40,9 @@ threading may come before it too (restoring the terminal with
 `termios.tcsetattr`, `conn.send(ack)` on a multiprocessing connection,
 naming the signal with `signal.Signals(signum).name`, also in helpers of
 the file).
-PY034 reports the logging and printing (they
-take the logging module's and the stream's locks, not the loop's). One
+PY034 reports the logging and printing (a
+write they make can fail if the signal interrupts one on the same stream;
+none of it touches the loop). One
 that only logs swallows the signal and is reported. Nor is the fallback for a loop without
 `add_signal_handler` (`signal.signal` in the `except NotImplementedError:`
 of a `try` that calls it or opens anyio's or trio's signal receiver on
@@ -233,8 +234,8 @@ impl Rule for SignalInAsyncio {
             // exception of its own, as SIGINT's default handler does
             // (`sys.exit(0)` raises `SystemExit`), touch nothing of the
             // loop's either, nor does a log line or a `print` on the way out
-            // (they take the logging module's and the stream's locks, which
-            // PY034 reports; none of them is the loop's). A handler that
+            // (what can go wrong there is a re-entered stream write, which
+            // PY034 reports; none of it is the loop's). A handler that
             // only logs is still reported: it swallows the signal.
             let ends = |x: ExprId, hc: &Call| {
                 (matches!(hc.name.as_str(), "KeyboardInterrupt" | "SystemExit")

@@ -152,6 +152,7 @@ impl Rule for TaskSetLeak {
                 || !is_task_value(cx, *v)
                 || fixed_slot(cx, *index)
                 || reads_the_slot_first(cx, s, *obj, *index)
+                || held_in_a_list(cx, *obj)
             {
                 continue;
             }
@@ -184,6 +185,40 @@ fn fixed_slot(cx: &FileCx, key: ExprId) -> bool {
             d.strip_prefix("self.")
                 .is_some_and(|rest| !rest.contains('.'))
         })
+}
+
+/// Every value the file gives the collection is a list (`self.tasks =
+/// [None] * worker_count`, `[]`): a store by index overwrites a slot of a
+/// list and never adds one, so the tasks cannot pile up through it.
+fn held_in_a_list(cx: &FileCx, coll: ExprId) -> bool {
+    let Some(name) = cx.model.dotted(coll) else {
+        return false;
+    };
+    let m = cx.model;
+    let is_list = |v: ExprId| {
+        matches!(
+            &m.expr(m.strip(v)).kind,
+            ExprKind::Collection {
+                kind: CollKind::List,
+                ..
+            } | ExprKind::Comprehension {
+                kind: CollKind::List,
+                ..
+            }
+        )
+    };
+    crate::util::every_assigned_value(
+        m,
+        |t| m.dotted(t).as_deref() == Some(name.as_str()),
+        |v| match &m.expr(m.strip(v)).kind {
+            ExprKind::Binary {
+                op: BinOp::Mul,
+                left,
+                right,
+            } => is_list(*left) || is_list(*right),
+            _ => is_list(v),
+        },
+    )
 }
 
 /// `task = self._tasks.get(hub_id); if task is not None and not
@@ -705,6 +740,29 @@ class AgentSessions(SessionManager):
         task = asyncio.create_task(self.run(topic))
         task.add_done_callback(self._remove_task)
         self.tasks.append(task)
+"#,
+        r#"
+import asyncio
+
+
+class WorkerPool:
+    def __init__(self, worker_count):
+        self.worker_count = worker_count
+        self.tasks = [None] * worker_count
+
+    async def startup(self):
+        for i in range(self.worker_count):
+            self.tasks[i] = asyncio.create_task(self.work(i))
+
+    async def work(self, slot):
+        try:
+            await self.handle_one()
+        finally:
+            self.tasks[slot] = asyncio.get_running_loop().create_task(self.work(slot))
+
+    async def shutdown(self):
+        for task in self.tasks:
+            task.cancel()
 "#,
     ],
 };

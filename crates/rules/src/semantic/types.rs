@@ -740,7 +740,21 @@ impl Pass<'_> {
                 // `await asyncio.open_connection(...)` and friends: a
                 // `returns` entry on the coroutine describes the awaited value.
                 let c = m.call(*inner)?;
-                let t = c.target.as_deref()?;
+                // A method of a receiver typed in this walk has no target
+                // in the model yet (`await (await db.execute(q)).fetchone()`
+                // with `db` from `aiosqlite.connect`): it is built here.
+                let built;
+                let t: &str = match &c.target {
+                    Some(t) => t,
+                    None => {
+                        let rt = self.value_type(m, c.receiver?)?;
+                        if rt.starts_with('(') {
+                            return None;
+                        }
+                        built = format_compact!("{rt}{}{}", self.lang.path_sep(), c.name);
+                        &built
+                    }
+                };
                 if let Some(f) = self.local_fn(m, t) {
                     let f = m.func(f);
                     return (f.is_async && !f.is_generator)
