@@ -706,11 +706,82 @@ pub fn after_running_loop_test(cx: &FileCx, e: ExprId) -> bool {
 /// when the thread has no running loop.
 pub fn only_without_running_loop(cx: &FileCx, e: ExprId) -> bool {
     let at = cx.expr(e).span;
-    cx.enclosing_stmts(e).into_iter().any(|s| {
+    let stmts = cx.enclosing_stmts(e);
+    stmts.iter().any(|&s| {
         no_running_loop_handlers(cx.model, s)
             .iter()
             .any(|h| h.contains(at))
-    })
+    }) || stmts.iter().any(|&s| in_no_loop_branch(cx, s, at))
+}
+
+/// `try: loop = asyncio.get_running_loop() except RuntimeError: loop =
+/// None`, then `if loop is not None: ... else: <at>` (or `if loop is None:
+/// <at>`): the flag the `try` sets says no loop runs on the thread in the
+/// branch that holds `at`.
+fn in_no_loop_branch(cx: &FileCx, s: StmtId, at: Span) -> bool {
+    let m = cx.model;
+    let StmtKind::If { cond, then, orelse } = &m.stmt(s).kind else {
+        return false;
+    };
+    let cond = m.strip(*cond);
+    // (the flag, whether the `then` branch is the one without a loop)
+    let (flag, then_without) = match &m.expr(cond).kind {
+        ExprKind::Binary {
+            op: op @ (BinOp::Is | BinOp::IsNot),
+            left,
+            right,
+        } if matches!(m.literal(*right), Some(Lit::Null)) => (m.name_of(*left), *op == BinOp::Is),
+        ExprKind::Unary {
+            op: UnOp::Not,
+            operand,
+        } => (m.name_of(*operand), true),
+        _ => (m.name_of(cond), false),
+    };
+    let Some(flag) = flag else { return false };
+    let branch = if then_without { then } else { orelse };
+    let inside = match (branch.first(), branch.last()) {
+        (Some(&a), Some(&b)) => Span::new(m.stmt(a).span.start, m.stmt(b).span.end).contains(at),
+        _ => false,
+    };
+    if !inside {
+        return false;
+    }
+    // The flag's only values: the running loop, or `None` in the handler
+    // that catches its absence.
+    let f = cx.tree.stmt_func(s);
+    let before = m.stmt(s).span.start;
+    let mut probed = false;
+    for &t in cx.body_stmts(f) {
+        let StmtKind::Try { .. } = &m.stmt(t).kind else {
+            continue;
+        };
+        if m.stmt(t).span.end > before {
+            continue;
+        }
+        let handlers = no_running_loop_handlers(m, t);
+        if handlers.is_empty() {
+            continue;
+        }
+        let StmtKind::Try { body, .. } = &m.stmt(t).kind else {
+            continue;
+        };
+        let sets_flag = |st: StmtId| {
+            matches!(&m.stmt(st).kind, StmtKind::Assign { targets, .. }
+                if targets.iter().any(|&x| m.name_of(x) == Some(flag)))
+        };
+        if body.first().is_some_and(|&b| sets_flag(b)) {
+            probed = true;
+        }
+    }
+    probed
+        && every_assigned_value(
+            m,
+            |t| m.name_of(t) == Some(flag) && cx.func_of(t) == f,
+            |v| {
+                m.call(m.strip(v))
+                    .is_some_and(|c| c.name == "get_running_loop" && c.args.is_empty())
+            },
+        )
 }
 
 /// The terms an `and` chain requires to be true (`a and b and c`: `a`,

@@ -30,7 +30,9 @@ load(path)`, or after an early return once it is done, `if
 self.initialized: return`, or `if _options and not force: return
 _options`, also with an expiry, `if _token["value"] and now <
 _token["expires_at"]: return _token["value"]`, the block then setting
-`self.initialized = True` or the value from a call or a local): every waiter needs it, and building it
+`self.initialized = True` or the value from a call or a local; also a
+warn-once latch, `if _failure_logged.is_set(): return` then
+`_failure_logged.set()`): every waiter needs it, and building it
 twice is what the lock prevents. A one-line append to a log file (see
 PY002) waits for nothing and is not reported either. A cache filled per key under one lock (`if name not in
 cache:`) still holds up the threads that want other keys, and is
@@ -729,8 +731,9 @@ fn fills_once(cx: &FileCx, call: ExprId, w: StmtId) -> bool {
 /// self.initialized = True`, or `if self._index is not None: return; ...;
 /// self._index = build()`, `if _options and not force: return _options`),
 /// and the rest of the block always fills it: a flag named for being set
-/// up (`initialized`, `loaded`, `ready`) set to `True`, or a value set
-/// from a call.
+/// up or done once (`initialized`, `loaded`, `ready`, `warned`) set to
+/// `True`, an event named so that is `set()` (`if logged.is_set():
+/// return; logged.set()`), or a value set from a call.
 fn after_done_return(cx: &FileCx, call: ExprId, w: StmtId, lasting: &dyn Fn(&str) -> bool) -> bool {
     let m = cx.model;
     let StmtKind::With { body, .. } = &cx.stmt(w).kind else {
@@ -754,22 +757,30 @@ fn after_done_return(cx: &FileCx, call: ExprId, w: StmtId, lasting: &dyn Fn(&str
                 ExprKind::Name { .. } | ExprKind::Attr { .. } | ExprKind::Index { .. } => {
                     Some((m.keyed_place(term)?, true))
                 }
+                // `if _failure_logged.is_set(): return`: an event as the flag.
+                ExprKind::Call(c) if c.name == "is_set" && c.args.is_empty() => {
+                    Some((m.keyed_place(c.receiver?)?, true))
+                }
                 _ => None,
             })
     };
-    // An entry of a module-level dict (`_token["value"]`) lasts too.
+    // A module-level name (an event set in place) or an entry of a
+    // module-level dict (`_token["value"]`) lasts too.
     let module = crate::python::common::module_vars(m);
     let lasting = |what: &str| {
         lasting(what)
+            || module.contains(what)
             || what
                 .split_once('[')
                 .is_some_and(|(root, _)| module.contains(root))
     };
     let named_for_setup = |what: &str| {
         let last = what.rsplit('.').next().unwrap_or(what).to_ascii_lowercase();
-        ["init", "loaded", "ready", "setup", "built", "started"]
-            .iter()
-            .any(|w| last.contains(w))
+        [
+            "init", "loaded", "ready", "setup", "built", "started", "logged", "warned",
+        ]
+        .iter()
+        .any(|w| last.contains(w))
     };
     body.iter().enumerate().any(|(k, &st)| {
         let StmtKind::If { cond, then, orelse } = &cx.stmt(st).kind else {
@@ -786,7 +797,17 @@ fn after_done_return(cx: &FileCx, call: ExprId, w: StmtId, lasting: &dyn Fn(&str
         };
         lasting(&what)
             && crate::index::always_does(m, &body[k + 1..], &|s| {
-                matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), .. }
+                let sets_event = || match cx.stmt(s).kind {
+                    StmtKind::Expr(x) => cx.call(x).is_some_and(|c| {
+                        c.name == "set"
+                            && c.args.is_empty()
+                            && c.receiver.and_then(|r| m.keyed_place(r)).as_deref()
+                                == Some(what.as_str())
+                    }),
+                    _ => false,
+                };
+                (flag && named_for_setup(&what) && sets_event())
+                    || matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, value: Some(v), .. }
                 if targets.iter().any(|&t| m.keyed_place(t).as_deref() == Some(what.as_str()))
                     && ((flag
                         && named_for_setup(&what)
@@ -1882,6 +1903,24 @@ class MemoryStore:
             logger.info("searching top_k=%s", top_k)
             results = self._client.search_memories(query=query, top_k=top_k)
         return results
+"#,
+        r#"
+import logging
+import threading
+
+logger = logging.getLogger(__name__)
+_scorer_lock = threading.Lock()
+_failure_logged = threading.Event()
+
+
+def log_failure_once(error):
+    if _failure_logged.is_set():
+        return
+    with _scorer_lock:
+        if _failure_logged.is_set():
+            return
+        _failure_logged.set()
+        logger.warning("rerank disabled for this process: %s", error)
 "#,
     ],
 };

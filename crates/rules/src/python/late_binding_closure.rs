@@ -3,7 +3,7 @@
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
 use std::collections::HashSet;
-use unsnarl_model::walk::Parent;
+use unsnarl_model::walk::{Parent, Visitor, walk_block};
 use unsnarl_model::*;
 
 pub struct LateBindingClosure;
@@ -198,15 +198,73 @@ fn loop_vars_around(cx: &FileCx, e: ExprId) -> HashSet<String> {
             }
         }
     }
-    for s in cx.enclosing_stmts(e) {
+    let enclosing = cx.enclosing_stmts(e);
+    for (i, &s) in enclosing.iter().enumerate() {
         if let StmtKind::For {
-            target: Some(t), ..
+            target: Some(t),
+            body,
+            ..
         } = &cx.stmt(s).kind
+            && !last_round(cx, body, &enclosing[..i])
         {
             names(cx, *t, &mut out);
         }
     }
     out
+}
+
+/// Once the callback is scheduled, the round leaves the loop on every
+/// path: some block around the call, inside the loop's body, ends with a
+/// `return`, `raise` or `break` (also in both branches of an `if`), and
+/// nothing in the body goes on to the next round (`continue`). The
+/// callback is the last one, and the variable keeps its value (`t.start();
+/// t.join(timeout=5); if t.is_alive(): return False`, ..., `return True`).
+/// `inner` are the statements around the call inside the loop, innermost
+/// first.
+fn last_round(cx: &FileCx, body: &Block, inner: &[StmtId]) -> bool {
+    fn leaves(m: &FileModel, block: &[StmtId]) -> bool {
+        block.last().is_some_and(|&l| match &m.stmt(l).kind {
+            StmtKind::Return(_) | StmtKind::Raise(_) | StmtKind::Break => true,
+            StmtKind::If { then, orelse, .. } => leaves(m, then) && leaves(m, orelse),
+            _ => false,
+        })
+    }
+    struct Continues(bool);
+    impl Visitor for Continues {
+        fn enter_stmt(&mut self, m: &FileModel, id: StmtId) -> bool {
+            match m.stmt(id).kind {
+                StmtKind::Continue => {
+                    self.0 = true;
+                    false
+                }
+                // A `continue` of an inner loop goes on with that loop.
+                StmtKind::For { .. } | StmtKind::While { .. } => false,
+                _ => true,
+            }
+        }
+    }
+    let m = cx.model;
+    // The block of each statement around the call that holds the next
+    // one in; only `if` and `with` blocks (a `try` may leave early by an
+    // error its handler swallows).
+    let mut blocks: Vec<&[StmtId]> = vec![body];
+    for w in inner.windows(2) {
+        let (child, parent) = (w[0], w[1]);
+        match &m.stmt(parent).kind {
+            StmtKind::If { then, orelse, .. } => {
+                if then.contains(&child) {
+                    blocks.push(then);
+                } else if orelse.contains(&child) {
+                    blocks.push(orelse);
+                }
+            }
+            StmtKind::With { body, .. } if body.contains(&child) => blocks.push(body),
+            _ => return false,
+        }
+    }
+    let mut v = Continues(false);
+    walk_block(m, body, &mut v);
+    !v.0 && blocks.iter().any(|b| leaves(m, b))
 }
 
 fn names(cx: &FileCx, t: ExprId, out: &mut HashSet<String>) {
@@ -339,6 +397,25 @@ async def stop_workers(loop, workers):
         joins.append(loop.run_in_executor(None, lambda: worker.process.join(timeout=5)))  # expect
     await asyncio.gather(*joins)
 "#,
+        r#"
+import threading
+
+
+class ModuleManager:
+    def __init__(self, modules):
+        self.modules = modules
+
+    def unload_all(self):
+        for module in list(self.modules):
+            t = threading.Thread(target=lambda: module.unload())  # expect
+            t.start()
+            t.join(timeout=5)
+            if t.is_alive():
+                continue
+            self.modules.remove(module)
+            return True
+        return False
+"#,
     ],
     pass: &[
         r#"
@@ -429,6 +506,27 @@ async def stop_workers(loop, workers):
 def checksums(paths):
     with ThreadPoolExecutor() as pool:
         return [pool.submit(lambda: digest(path)).result() for path in paths]
+"#,
+        r#"
+import threading
+
+
+class ModuleManager:
+    def __init__(self, modules):
+        self.modules = modules
+
+    def unload_module(self, name):
+        for module in self.modules:
+            if module.name == name:
+                t = threading.Thread(target=lambda: module.unload())
+                t.start()
+                t.join(timeout=5)
+                if t.is_alive():
+                    print("unload of %s did not complete" % name)
+                    return False
+                self.modules.remove(module)
+                return True
+        return False
 "#,
     ],
 };

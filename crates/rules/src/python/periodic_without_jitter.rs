@@ -300,21 +300,32 @@ fn only_reads(cx: &FileCx, exprs: &[ExprId]) -> bool {
         "recv",
         "receive",
     ];
-    // `await asyncio.wait_for(self.reader.read(-1), timeout=t)`: the read
-    // under its deadline.
-    let bounded_read = |c: &'_ Call| -> Option<&'_ Call> {
-        (c.target.as_deref() == Some("asyncio.wait_for"))
-            .then(|| c.positional(0).and_then(|a| cx.call(cx.model.strip(a))))
-            .flatten()
+    let read = |c: &Call| READS.contains(&c.name.as_str()) && c.receiver.is_some();
+    let awaited = || {
+        exprs
+            .iter()
+            .filter(|&&e| cx.is_awaited(e) || is_async_with_ctx(cx, e))
+            .filter_map(|&e| cx.call(e))
     };
-    let mut io = exprs
-        .iter()
-        .filter(|&&e| cx.is_awaited(e) || is_async_with_ctx(cx, e))
-        .filter_map(|&e| cx.call(e))
-        .map(|c| bounded_read(c).unwrap_or(c))
-        .filter(|c| is_io_call(cx, c))
-        .peekable();
-    io.peek().is_some() && io.all(|c| READS.contains(&c.name.as_str()) && c.receiver.is_some())
+    let mut io = awaited().filter(|c| is_io_call(cx, c)).peekable();
+    if io.peek().is_some() {
+        return io.all(read);
+    }
+    // `await asyncio.wait_for(self.reader.read(-1), timeout=t)`: the read
+    // under its deadline, when nothing else but sleeps is awaited (the
+    // loop's other calls are not known to be I/O or not).
+    let mut reads = 0;
+    let only = awaited().all(|c| {
+        if sleep_arg(c).is_some() {
+            return true;
+        }
+        let bounded = (c.target.as_deref() == Some("asyncio.wait_for"))
+            .then(|| c.positional(0).and_then(|a| cx.call(cx.model.strip(a))))
+            .flatten();
+        reads += 1;
+        bounded.is_some_and(read)
+    });
+    only && reads > 0
 }
 
 /// A call named for writing to a connection or closing it (`send`,

@@ -340,6 +340,24 @@ async def _start(phone):
 async def main():
     return await start("555")
 "#,
+        r#"
+import asyncio
+
+
+class MemoryStore:
+    def save(self, coro):
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is not None:
+            loop.run_until_complete(coro)  # expect
+        else:
+            asyncio.run(coro)
+
+    async def remember(self, coro):
+        self.save(coro)
+"#,
     ],
     pass: &[
         r#"
@@ -567,6 +585,35 @@ class TestStart(IsolatedAsyncioTestCase):
         with mock.patch.object(test_module, "asyncio", autospec=True) as mock_asyncio:
             test_module.run_loop(startup)
             mock_asyncio.get_event_loop.return_value.run_until_complete.assert_called_once()
+"#,
+        r#"
+import asyncio
+
+
+class MemoryStore:
+    def __init__(self, storage):
+        self._storage = storage
+        self._pending = set()
+
+    def save(self, entry):
+        coro = self._storage.store(entry.id, entry.to_dict())
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is not None:
+            task = asyncio.ensure_future(coro)
+            self._pending.add(task)
+            task.add_done_callback(self._pending.discard)
+        else:
+            new_loop = asyncio.new_event_loop()
+            try:
+                new_loop.run_until_complete(coro)
+            finally:
+                new_loop.close()
+
+    async def remember(self, entry):
+        self.save(entry)
 "#,
     ],
 };

@@ -21,7 +21,8 @@ an infinite buffer accept items without limit. Not reported when the file
 runs watermark flow control over it: an `if` comparing its fill level
 (`qsize()`, `len(..)`, `statistics()`) or testing it (`empty()`, `full()`)
 pauses or resumes the producer
-(`transport.pause_reading()`), which bounds it without blocking `put`. Nor
+(`transport.pause_reading()`) or drops the oldest item (`if q.qsize() >
+capacity: q.get()`), which bounds it without blocking `put`. Nor
 is a queue used as a plain container by one function: a local that the
 function alone fills and drains through its own methods, in a file that
 starts no thread, process or task (a worklist; a bound would deadlock the
@@ -1609,8 +1610,9 @@ fn puts_into<'a>(cx: &FileCx<'a>, name: &str) -> Vec<(ExprId, &'a Call)> {
 /// High/low watermark flow control around the queue: the file compares
 /// its fill level (`q.qsize()`, `len(q...)`, `ch.statistics()...`) in an
 /// `if` whose branch pauses or resumes the producer (`pause_reading()`,
-/// `self.resume()`). The bound is enforced by pausing the source instead
-/// of blocking `put` (which a protocol callback cannot do).
+/// `self.resume()`) or takes the oldest item out (`q.get()`). The bound is
+/// enforced by pausing the source or dropping instead of blocking `put`
+/// (which a protocol callback cannot do).
 fn flow_controlled(cx: &FileCx, ctor: ExprId) -> bool {
     use unsnarl_model::walk::{Parent, exprs_under};
     let Parent::Stmt(s) = cx.tree.expr_parent(ctor) else {
@@ -1659,16 +1661,58 @@ fn flow_controlled(cx: &FileCx, ctor: ExprId) -> bool {
                 n.contains("pause") || n.contains("resume") || n.contains("throttle")
             })
     };
-    cx.model.stmts.iter().any(|st| match &st.kind {
-        StmtKind::If { cond, then, .. } => {
-            exprs_under(cx.model, *cond).into_iter().any(|e| {
-                tests_queue(e)
-                    || (matches!(&cx.expr(e).kind, ExprKind::Binary { .. })
-                        && exprs_under(cx.model, e).into_iter().any(measures_queue))
-            }) && throttles(then)
-        }
-        _ => false,
-    })
+    // Drops the oldest item when the level is over a limit (`if q.qsize()
+    // > capacity: q.get()`, `if q.full(): q.get_nowait()`): a ring buffer
+    // that never holds more than that. (A `get` after `if not q.empty():`
+    // is a consumer, not a bound.)
+    let over_limit = |e: ExprId| match &cx.expr(e).kind {
+        ExprKind::Binary {
+            op: BinOp::Gt | BinOp::GtE,
+            left,
+            ..
+        } => exprs_under(cx.model, *left).into_iter().any(measures_queue),
+        _ => cx.call(e).is_some_and(|c| {
+            c.name == "full"
+                && c.receiver
+                    .is_some_and(|r| cx.model.dotted(r).is_some_and(|d| names.contains(&d)))
+        }),
+    };
+    let drops_oldest = |b: &Block| {
+        unsnarl_model::walk::calls_in_block(cx.model, b)
+            .into_iter()
+            .any(|e| {
+                let c = cx.call(e).unwrap();
+                matches!(c.name.as_str(), "get" | "get_nowait")
+                    && c.receiver
+                        .and_then(|r| cx.model.dotted(r))
+                        .is_some_and(|d| names.contains(&d))
+            })
+    };
+    // ... in the function that puts into it: the producer makes room (a
+    // consumer waiting for a count, `if q.qsize() >= count: return
+    // q.get_nowait()`, takes what it came for).
+    let producer = |st: usize| {
+        let f = cx.tree.stmt_func(StmtId(st as u32));
+        names
+            .iter()
+            .any(|n| puts_into(cx, n).iter().any(|&(p, _)| cx.func_of(p) == f))
+    };
+    cx.model
+        .stmts
+        .iter()
+        .enumerate()
+        .any(|(i, st)| match &st.kind {
+            StmtKind::If { cond, then, .. } => {
+                let cond_exprs = exprs_under(cx.model, *cond);
+                (cond_exprs.iter().any(|&e| {
+                    tests_queue(e)
+                        || (matches!(&cx.expr(e).kind, ExprKind::Binary { .. })
+                            && exprs_under(cx.model, e).into_iter().any(measures_queue))
+                }) && throttles(then))
+                    || (cond_exprs.into_iter().any(over_limit) && drops_oldest(then) && producer(i))
+            }
+            _ => false,
+        })
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -2195,6 +2239,25 @@ class PageIterator:
     async def on_push(self, item):
         # Pushed items arrive whether or not anyone reads them.
         await self._items.put(item)
+"#,
+        r#"
+import queue
+import threading
+
+
+class Listener:
+    def __init__(self):
+        self._caught = queue.Queue()  # expect
+        threading.Thread(target=self._listen, daemon=True).start()
+
+    def _listen(self):
+        for packet in self.source():
+            self._caught.put(packet)
+
+    def wait(self, count):
+        if self._caught.qsize() >= count:
+            return [self._caught.get_nowait() for _ in range(count)]
+        return []
 "#,
     ],
     pass: &[
@@ -3092,6 +3155,26 @@ class Experiment:
         for w in workers:
             w.cancel()
         return results
+"#,
+        r#"
+import multiprocessing
+
+
+class Robot:
+    def __init__(self):
+        self._pending_capacity = 256
+        self._pending = multiprocessing.Queue()
+        self._worker = multiprocessing.Process(target=self._post_states, daemon=True)
+        self._worker.start()
+
+    def record(self, state):
+        self._pending.put(state)
+        if self._pending.qsize() > self._pending_capacity:
+            self._pending.get()
+
+    def _post_states(self):
+        while True:
+            post(self._pending.get())
 "#,
     ],
 };
