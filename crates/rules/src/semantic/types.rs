@@ -747,11 +747,7 @@ impl Pass<'_> {
                 let t: &str = match &c.target {
                     Some(t) => t,
                     None => {
-                        let rt = self.value_type(m, c.receiver?)?;
-                        if rt.starts_with('(') {
-                            return None;
-                        }
-                        built = format_compact!("{rt}{}{}", self.lang.path_sep(), c.name);
+                        built = self.method_of(m, c.receiver?, &c.name)?;
                         &built
                     }
                 };
@@ -797,8 +793,14 @@ impl Pass<'_> {
         None
     }
 
+    /// The qualified name of method `name` on a receiver of known type
+    /// (`aiosqlite.Cursor.fetchone`); none for a tuple type.
+    fn method_of(&self, m: &FileModel, recv: ExprId, name: &str) -> Option<Str> {
+        let t = self.value_type(m, recv)?;
+        (!t.starts_with('(')).then(|| format_compact!("{t}{}{name}", self.lang.path_sep()))
+    }
+
     fn call_type(&self, m: &FileModel, c: &Call) -> Option<Str> {
-        let sep = self.lang.path_sep();
         // Borrowed when the call has a target: most calls do, and a long
         // name would otherwise be copied once per call just to look it up.
         let built;
@@ -810,11 +812,7 @@ impl Pass<'_> {
                 if is_passthrough(self.lang, &c.name) {
                     return self.value_type(m, recv);
                 }
-                let t = self.value_type(m, recv)?;
-                if t.starts_with('(') {
-                    return None;
-                }
-                built = format_compact!("{t}{sep}{}", c.name);
+                built = self.method_of(m, recv, &c.name)?;
                 &built
             }
         };
@@ -1058,10 +1056,8 @@ impl Visitor for Pass<'_> {
             ExprKind::Call(c) => {
                 if c.target.is_none()
                     && let Some(recv) = c.receiver
-                    && let Some(t) = self.value_type(m, recv)
-                    && !t.starts_with('(')
+                    && let Some(target) = self.method_of(m, recv, &c.name)
                 {
-                    let target = format_compact!("{t}{}{}", self.lang.path_sep(), c.name);
                     self.resolutions.push((id, target));
                 }
                 self.learn_type(m, id);
