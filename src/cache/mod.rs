@@ -62,7 +62,7 @@ pub fn project_dir_name(project: &Path) -> String {
 }
 
 /// Bumped when the layout of a cache file changes.
-const FORMAT: u32 = 7;
+const FORMAT: u32 = 8;
 
 /// What a cached file gives back to the pipeline: stage 1's results.
 pub struct Stage1Results {

@@ -312,6 +312,11 @@ struct TableFile {
     /// `not_empty`, ...), so a subclass holding any of them holds all.
     #[serde(default)]
     shared_lock: HashMap<String, Vec<String>>,
+    /// A library class → the methods it calls only while holding its own
+    /// lock (`queue.Queue` runs `_put` and `_get` under `mutex`), so a
+    /// subclass overriding them holds that lock there.
+    #[serde(default)]
+    locked_hooks: HashMap<String, Vec<String>>,
 }
 
 /// The knowledge of one language family.
@@ -336,6 +341,7 @@ pub struct Table {
     returns: HashMap<String, String>,
     narrows: HashMap<String, String>,
     shared_lock: HashMap<String, Vec<String>>,
+    locked_hooks: HashMap<String, Vec<String>>,
 }
 
 impl Table {
@@ -345,6 +351,7 @@ impl Table {
             returns: file.returns,
             narrows: file.narrows,
             shared_lock: file.shared_lock,
+            locked_hooks: file.locked_hooks,
             ..Table::default()
         };
         let groups = [
@@ -502,6 +509,14 @@ impl Table {
     /// then the conditions built on it), if the tables name any.
     pub fn shared_lock(&self, class: &str) -> Option<&[String]> {
         self.shared_lock.get(class).map(Vec::as_slice)
+    }
+
+    /// Whether library class `class` calls its method `method` only while
+    /// holding the lock of its [`shared_lock`](Self::shared_lock) group.
+    pub fn is_locked_hook(&self, class: &str, method: &str) -> bool {
+        self.locked_hooks
+            .get(class)
+            .is_some_and(|m| m.iter().any(|x| x == method))
     }
 
     /// Whether some callee returns values of type `ty` (`fetch` gives a

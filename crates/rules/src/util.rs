@@ -641,12 +641,24 @@ pub fn local_value_in(m: &FileModel, scope: Span, name: &str) -> Option<ExprId> 
 /// with no `else`: the statements of `block` after that test run only
 /// where no loop runs on the thread. Their span, if `block` has such a
 /// test.
+///
+/// Also when the test is in a `try` that probes for the loop (`try: loop =
+/// asyncio.get_event_loop(); if loop.is_running(): return True; except
+/// RuntimeError: pass`): after that `try`, too, no loop runs. And after
+/// `nest_asyncio.apply()` (also in such a `try`): the patched loop lets a
+/// bridge run a nested loop on its thread, so none blocks it.
 pub fn after_running_loop_exit(m: &FileModel, block: &Block) -> Option<Span> {
+    let exits = |s: StmtId| match &m.stmt(s).kind {
+        StmtKind::If { cond, then, orelse } => {
+            orelse.is_empty() && requires_running_loop(m, *cond) && ends_by_leaving(m, then)
+        }
+        StmtKind::Expr(e) => m.call(*e).is_some_and(|c| {
+            c.name == "apply" && c.target.as_deref() == Some("nest_asyncio.apply")
+        }),
+        _ => false,
+    };
     let i = block.iter().position(|&s| {
-        matches!(&m.stmt(s).kind, StmtKind::If { cond, then, orelse }
-            if orelse.is_empty()
-                && requires_running_loop(m, *cond)
-                && ends_by_leaving(m, then))
+        exits(s) || matches!(&m.stmt(s).kind, StmtKind::Try { body, .. } if body.iter().any(|&t| exits(t)))
     })?;
     let rest = &block[i + 1..];
     Some(Span::new(

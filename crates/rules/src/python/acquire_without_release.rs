@@ -52,7 +52,8 @@ releases while its body hands `sem.release` on to what keeps the permit
 after success (`StreamResponse(release=sem.release)`), or whose
 catch-all handler releases and re-raises while another method of the
 class releases in its `finally` (a threading server's `process_request`
-and `process_request_thread`). So is a `with`
+and `process_request_thread`), or releases in a method the function hands
+on as a callback (`future.add_done_callback(self._done)`). So is a `with`
 of a guard class of the file that keeps the lock it is handed and releases
 it in `__exit__` (`await lock.acquire()` then `with MaybeUnlock(lock) as
 guard:`, also when its `defer()` passes the release to a timer). An `acquire` whose result an
@@ -984,8 +985,45 @@ fn hands_over_or_releases_on_failure(cx: &FileCx, s: StmtId, name: &str) -> bool
     let handed_to_the_class = handlers
         .iter()
         .any(|h| catches_all(h) && reraises(h) && releases(cx, &h.body, name))
-        && released_by_the_class();
+        && (released_by_the_class() || hands_on_a_releasing_method(cx, s, name));
     hands_release || hands_to_started_work || handed_to_the_class
+}
+
+/// The function of `s` hands a method of its class that releases `name`
+/// on as a callback (`future.add_done_callback(self._done)`, where `_done`
+/// calls `self.slots.release()`): the work started gives the permit back
+/// when it ends.
+fn hands_on_a_releasing_method(cx: &FileCx, s: StmtId, name: &str) -> bool {
+    let f = cx.tree.stmt_func(s);
+    let Some(class) = cx.func(f).class.as_deref() else {
+        return false;
+    };
+    let releasing = |method: &str| {
+        cx.model.function_ids().any(|g| {
+            g != f
+                && cx.func(g).class.as_deref() == Some(class)
+                && cx.func(g).name == method
+                && releases(cx, &cx.func(g).body, name)
+        })
+    };
+    // The method itself, or a lambda calling it (`lambda done:
+    // self.complete(done, callback)`).
+    let is_it = |x: ExprId| {
+        cx.model.dotted(x).is_some_and(|d| {
+            d.strip_prefix("self.")
+                .is_some_and(|m| !m.contains('.') && releasing(m))
+        })
+    };
+    let names_it = |e: ExprId| match cx.expr(cx.model.strip(e)).kind {
+        ExprKind::Closure(g) => cx
+            .body_calls(g)
+            .any(|k| cx.call(k).is_some_and(|c| is_it(c.func))),
+        _ => is_it(e),
+    };
+    cx.body_calls(f).any(|e| {
+        cx.call(e)
+            .is_some_and(|c| c.name != "release" && c.args.iter().any(|a| names_it(a.value)))
+    })
 }
 
 /// `e` is a call given the held lock itself as an argument
@@ -1372,6 +1410,32 @@ class Executor:
         finally:
             self.builtin.run_keyword("Set Timeout", previous)
             self._timeout_lock.release()
+"#,
+        r#"
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+
+class Pool:
+    def __init__(self, size):
+        self.slots = threading.BoundedSemaphore(size)
+        self.pool = ThreadPoolExecutor(size)
+
+    def submit(self, fn, *args):
+        self.slots.acquire()  # expect
+        try:
+            future = self.pool.submit(fn, *args)
+        except BaseException:
+            self.slots.release()
+            raise
+        future.add_done_callback(self._log)
+        return future
+
+    def _log(self, future):
+        print("done", future)
+
+    def close(self):
+        self.slots.release()
 "#,
     ],
     pass: &[
@@ -2099,6 +2163,37 @@ class Executor:
             if previous is not None:
                 self.builtin.run_keyword("Set Timeout", previous)
             self._timeout_lock.release()
+"#,
+        r#"
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+
+class PoolFull(Exception):
+    pass
+
+
+class Pool:
+    def __init__(self, size):
+        self.slots = threading.BoundedSemaphore(size)
+        self.pool = ThreadPoolExecutor(size)
+        self.futures = set()
+
+    def submit(self, fn, *args):
+        if not self.slots.acquire(blocking=False):
+            raise PoolFull("no free slot")
+        try:
+            future = self.pool.submit(fn, *args)
+        except BaseException:
+            self.slots.release()
+            raise
+        self.futures.add(future)
+        future.add_done_callback(lambda done: self._done(done, fn))
+        return future
+
+    def _done(self, future, fn):
+        self.futures.discard(future)
+        self.slots.release()
 "#,
     ],
 };

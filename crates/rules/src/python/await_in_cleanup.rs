@@ -39,7 +39,8 @@ CancelledError` sets the other way (`cancelled = True` there, then
 `finally: if not cancelled: await notify()`): it never runs during a
 cancellation. Nor is a wait for a child the cleanup has just killed
 (`proc.kill()`, or SIGKILL sent to it or to its pid,
-`os.killpg(proc.pid, signal.SIGKILL)`, then `await proc.wait()`): a
+`os.killpg(proc.pid, signal.SIGKILL)`, also by a function of the module
+handed the process, then `await proc.wait()`): a
 killed process cannot ignore the signal, so the wait only reaps it
 (after `terminate()` it stays reported: SIGTERM can be ignored).
 
@@ -252,31 +253,58 @@ fn reaps_killed_process(cx: &FileCx, block: &Block, e: ExprId, c: &Call) -> bool
     };
     let proc = cx.source(cx.expr(proc).span);
     let at = cx.expr(e).span.start;
-    unsnarl_model::walk::exprs_in_block(cx.model, block)
+    let before: Vec<&Call> = unsnarl_model::walk::exprs_in_block(cx.model, block)
         .into_iter()
         .filter(|&k| cx.expr(k).span.end <= at)
         .filter_map(|k| cx.call(k))
-        .any(|k| {
-            let on_proc = k
-                .receiver
-                .is_some_and(|r| cx.source(cx.expr(r).span) == proc);
-            let sigkill = || {
-                k.args
-                    .iter()
-                    .any(|a| cx.source(cx.expr(a.value).span).ends_with("SIGKILL"))
+        .collect();
+    before.iter().any(|k| kills(cx, k, proc))
+        // `_kill_process_tree(proc)`: a function of the file that kills
+        // the parameter it is handed.
+        || before.iter().any(|k| {
+            let Some(g) = cx.callee_in_file(k) else {
+                return false;
             };
-            // `os.kill(proc.pid, signal.SIGKILL)`, `os.killpg(proc.pid,
-            // SIGKILL)`, `os.killpg(os.getpgid(proc.pid), SIGKILL)`.
-            let by_pid = || {
-                matches!(k.target.as_deref(), Some("os.kill" | "os.killpg"))
-                    && k.args.first().is_some_and(|a| {
-                        cx.source(cx.expr(a.value).span)
-                            .contains(&format!("{proc}.pid"))
-                    })
-                    && sigkill()
+            let Some(i) = k
+                .args
+                .iter()
+                .position(|a| a.name.is_none() && cx.source(cx.expr(a.value).span) == proc)
+            else {
+                return false;
             };
-            (on_proc && (k.name == "kill" || (k.name == "send_signal" && sigkill()))) || by_pid()
+            let params = &cx.func(g).params;
+            let offset = usize::from(params.first().is_some_and(|p| &*p.name == "self"));
+            let Some(param) = params.get(i + offset) else {
+                return false;
+            };
+            cx.body_calls(g)
+                .filter_map(|x| cx.call(x))
+                .any(|x| kills(cx, x, &param.name))
         })
+}
+
+/// `k` kills process `proc` (as written): `proc.kill()`, a SIGKILL sent to
+/// it or to its pid.
+fn kills(cx: &FileCx, k: &Call, proc: &str) -> bool {
+    let on_proc = k
+        .receiver
+        .is_some_and(|r| cx.source(cx.expr(r).span) == proc);
+    let sigkill = || {
+        k.args
+            .iter()
+            .any(|a| cx.source(cx.expr(a.value).span).ends_with("SIGKILL"))
+    };
+    // `os.kill(proc.pid, signal.SIGKILL)`, `os.killpg(proc.pid,
+    // SIGKILL)`, `os.killpg(os.getpgid(proc.pid), SIGKILL)`.
+    let by_pid = || {
+        matches!(k.target.as_deref(), Some("os.kill" | "os.killpg"))
+            && k.args.first().is_some_and(|a| {
+                cx.source(cx.expr(a.value).span)
+                    .contains(&format!("{proc}.pid"))
+            })
+            && sigkill()
+    };
+    (on_proc && (k.name == "kill" || (k.name == "send_signal" && sigkill()))) || by_pid()
 }
 
 /// The `try` statements of a function.
@@ -505,6 +533,28 @@ class Client:
             return await job.run(self._http, token)
         finally:
             await self._http.post("/logout", headers={"Authorization": token})  # expect
+"#,
+        r#"
+import asyncio
+import os
+import signal
+
+
+def stop_tree(proc):
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        pass
+
+
+async def run_shell(cmd):
+    proc = await asyncio.create_subprocess_shell(cmd, start_new_session=True)
+    try:
+        return await proc.communicate()
+    except asyncio.CancelledError:
+        stop_tree(proc)
+        await proc.wait()  # expect
+        raise
 "#,
     ],
     pass: &[
@@ -770,6 +820,28 @@ class StreamManager:
                 yield await queue.get()
         finally:
             await self.remove(connection_id)
+"#,
+        r#"
+import asyncio
+import os
+import signal
+
+
+def kill_tree(proc):
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+async def run_shell(cmd):
+    proc = await asyncio.create_subprocess_shell(cmd, start_new_session=True)
+    try:
+        return await proc.communicate()
+    except asyncio.CancelledError:
+        kill_tree(proc)
+        await proc.wait()
+        raise
 "#,
     ],
 };

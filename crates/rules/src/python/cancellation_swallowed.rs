@@ -50,7 +50,8 @@ a `create_task(conn.serve())`, or `create_task(coro=conn.serve())`, also
 kept in a list built by a comprehension or under a key of a mapping
 (`self._tasks[path] = create_task(..)`), that
 is cancelled but never awaited, or
-awaited only right after its own `cancel()` by the code that stopped it;
+awaited only right after its own `cancel()` by the code that stopped it
+(or under a `wait_for` whose timeout handler cancels it);
 started directly, through a spawning helper of the file or a
 `create_task` of another module of the project, by a task
 group's `start_soon`/`start`, an application's `add_task(coro)` or
@@ -1079,10 +1080,29 @@ fn task_waited_for(cx: &FileCx, root: ExprId) -> bool {
                                 == Some(name.as_str())
                     })
                 };
+                // `try: await wait_for(self._task, 5) except TimeoutError:
+                // self._task.cancel(); ...`: the stopper waits for the task
+                // to end and cancels it itself when it does not; the
+                // cancellation is its own, and so is the reaping.
+                let cancelled_on_timeout = |e: ExprId| {
+                    cx.enclosing_stmts(e).into_iter().any(|s| {
+                        matches!(&cx.stmt(s).kind, StmtKind::Try { handlers, .. }
+                        if handlers.iter().any(|h| {
+                            walk::calls_in_block(cx.model, &h.body).into_iter().any(|k| {
+                                cx.call(k).is_some_and(|c| {
+                                    c.name == "cancel"
+                                        && c.receiver.and_then(|r| cx.model.dotted(r)).as_deref()
+                                            == Some(name.as_str())
+                                })
+                            })
+                        }))
+                    })
+                };
                 (0..cx.model.exprs.len() as u32).map(ExprId).any(|e| {
                     waits(e)
                         && cx.model.dotted(e).as_deref() == Some(name.as_str())
                         && !cancelled_before(e)
+                        && !cancelled_on_timeout(e)
                 })
             }
             _ => true,
@@ -2348,6 +2368,41 @@ class Relay:
         finally:
             writer.close()
 "#,
+        r#"
+import asyncio
+import logging
+
+logger = logging.getLogger(__name__)
+
+
+class Scorer:
+    def __init__(self):
+        self.queue = asyncio.Queue(maxsize=100)
+        self._worker_task = None
+
+    async def start(self):
+        self._worker_task = asyncio.create_task(self._worker())
+
+    async def stop(self):
+        if self._worker_task:
+            try:
+                await asyncio.wait_for(self._worker_task, timeout=5.0)
+            except asyncio.TimeoutError:
+                logger.warning("worker still busy")
+        self._worker_task = None
+
+    async def _worker(self):
+        while True:
+            try:
+                item = await self.queue.get()
+                await self.score(item)
+            except asyncio.CancelledError:  # expect
+                logger.info("worker cancelled")
+                break
+
+    async def score(self, item):
+        await asyncio.sleep(0)
+"#,
     ],
     pass: &[
         r#"
@@ -3584,6 +3639,50 @@ class Owner:
             await self.pump()
         except BaseException as exc:
             self.error = exc
+"#,
+        r#"
+import asyncio
+import logging
+
+logger = logging.getLogger(__name__)
+
+
+class Scorer:
+    def __init__(self):
+        self.queue = asyncio.Queue(maxsize=100)
+        self.running = False
+        self._worker_task = None
+
+    async def start(self):
+        self.running = True
+        self._worker_task = asyncio.create_task(self._worker())
+
+    async def stop(self):
+        self.running = False
+        if self._worker_task:
+            try:
+                await asyncio.wait_for(self._worker_task, timeout=5.0)
+            except asyncio.TimeoutError:
+                self._worker_task.cancel()
+                try:
+                    await self._worker_task
+                except asyncio.CancelledError:
+                    pass
+        self._worker_task = None
+
+    async def _worker(self):
+        while self.running:
+            try:
+                item = await asyncio.wait_for(self.queue.get(), timeout=1.0)
+                await self.score(item)
+            except asyncio.TimeoutError:
+                continue
+            except asyncio.CancelledError:
+                logger.info("worker cancelled")
+                break
+
+    async def score(self, item):
+        await asyncio.sleep(0)
 "#,
     ],
 };

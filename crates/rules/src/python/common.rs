@@ -507,18 +507,44 @@ pub fn library_lock_group<'k>(cx: &FileCx<'k>, cond: ExprId) -> Option<(String, 
     } else {
         cx.sema.type_of(*obj)?
     };
-    let own_bases = cx
-        .model
-        .types
-        .iter()
-        .find(|t| &*t.qualname == class)
-        .map(|t| &t.bases[..])
-        .unwrap_or_default();
-    let group = std::iter::once(class)
-        .chain(own_bases.iter().map(|b| &**b))
+    let group = ancestors_in_file(cx, class)
+        .into_iter()
         .filter_map(|b| cx.kb.shared_lock(b))
         .find(|group| group.iter().any(|a| a == name.as_str()))?;
     Some((root, group))
+}
+
+/// Method `f` overrides a hook its library base class calls only under
+/// its own lock (`def _put(self, item)` of a `queue.Queue` subclass), so
+/// the lock of that class's group is held in it: the group's attributes
+/// (see [`library_lock_group`]).
+pub fn library_calls_under_lock<'k>(cx: &FileCx<'k>, f: FuncId) -> Option<&'k [String]> {
+    let m = cx.func(f);
+    let class = m.class.as_deref()?;
+    ancestors_in_file(cx, class)
+        .into_iter()
+        .find(|b| cx.kb.is_locked_hook(b, &m.name))
+        .and_then(|b| cx.kb.shared_lock(b))
+}
+
+/// A class and its bases, following the bases the file itself defines
+/// (`class _Events(queue.Queue)`, then `class _Queue(_Events)`), each once.
+fn ancestors_in_file<'a>(cx: &FileCx<'a>, class: &'a str) -> Vec<&'a str> {
+    let mut seen = vec![class];
+    let mut i = 0;
+    while i < seen.len() && seen.len() < 16 {
+        let here = seen[i];
+        i += 1;
+        let Some(t) = cx.model.types.iter().find(|t| &*t.qualname == here) else {
+            continue;
+        };
+        for b in &t.bases {
+            if !seen.contains(&&**b) {
+                seen.push(b);
+            }
+        }
+    }
+    seen
 }
 
 /// The `with`/`async with` statements around an expression that take

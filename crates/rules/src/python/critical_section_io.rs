@@ -54,7 +54,8 @@ returns, `if task.pending: task.state = "cancelled"; return True`, whose
 `else` the rest of the block is, but not after a bare guard, `if task is
 None: return`), or next to a blocking call or a callback in
 the same block (that call is the one reported: it is what holds the
-lock long), or next to a call on the object's connection, directly or
+lock long), or next to a call of a project function that blocks
+(`self._persist(entries)` writing the file it guards), or next to a call on the object's connection, directly or
 in a method of the file (`self.sock.connect(..)`, `self._serial.close()`,
 `self._client.search(..)` on the object's client or session,
 a `self._send(..)` that writes to `self.sock`): the lock serializes that
@@ -254,7 +255,8 @@ fn check_with(
     let heavier = offences
         .iter()
         .any(|&(_, c, _)| cx.effect(c, Effect::Logging).is_none())
-        || talks_to_a_device(cx, body);
+        || talks_to_a_device(cx, body)
+        || calls_a_blocking_helper(cx, w, body);
     for (call, c, what) in offences {
         if reported >= 3 {
             break;
@@ -437,6 +439,39 @@ fn on_error_path(cx: &FileCx, call: ExprId) -> bool {
     // In a handler inside the `with`, or with the whole `with` inside one
     // (`except Exception: with state.condition: log.exception(..)`).
     raises_after || crate::util::in_except_handler(cx, call)
+}
+
+/// The block calls a sync function of the project that blocks, directly or
+/// further down (`self._persist(entries)` writing a temporary file and
+/// renaming it): that call is what holds the lock long, not a log line
+/// beside it.
+/// Not one only a branch that then leaves runs (`if full: session.close();
+/// raise ..`): the path that logs does not wait for it.
+fn calls_a_blocking_helper(cx: &FileCx, w: StmtId, body: &Block) -> bool {
+    unsnarl_model::walk::calls_in_block(cx.model, body)
+        .into_iter()
+        .filter(|&e| !in_a_leaving_branch(cx, e, w))
+        .filter_map(|e| cx.call(e)?.target.as_deref())
+        .any(|t| cx.index.blocking_chain_of(cx.lang, t, cx.file).is_some())
+}
+
+/// `e` sits, inside statement `w`, in a branch of an `if` that ends by
+/// returning or raising.
+fn in_a_leaving_branch(cx: &FileCx, e: ExprId, w: StmtId) -> bool {
+    let at = cx.expr(e).span;
+    let holds = |b: &Block| match (b.first(), b.last()) {
+        (Some(&a), Some(&z)) => Span::new(cx.stmt(a).span.start, cx.stmt(z).span.end).contains(at),
+        _ => false,
+    };
+    cx.enclosing_stmts(e)
+        .into_iter()
+        .take_while(|&s| s != w)
+        .any(|s| match &cx.stmt(s).kind {
+            StmtKind::If { then, orelse, .. } => [then, orelse]
+                .into_iter()
+                .any(|b| holds(b) && crate::util::ends_in_exit(cx.model, b)),
+            _ => false,
+        })
 }
 
 /// The block talks to a connection of its object, directly or through a
@@ -1247,6 +1282,33 @@ class Downloader:
             self.done.append(url)
         return body
 "#,
+        r#"
+import logging
+import threading
+import time
+
+logger = logging.getLogger(__name__)
+
+
+class Sessions:
+    def __init__(self, limit):
+        self.limit = limit
+        self.sessions = {}
+        self._lock = threading.Lock()
+
+    def create(self, name, session):
+        with self._lock:
+            if len(self.sessions) >= self.limit:
+                self._close(session)
+                raise RuntimeError("too many sessions")
+            self.sessions[name] = session
+            logger.info("session %s created", name)  # expect
+            return session
+
+    def _close(self, session):
+        session.send_eof()
+        time.sleep(0.5)
+"#,
     ],
     pass: &[
         r#"
@@ -1921,6 +1983,34 @@ def log_failure_once(error):
             return
         _failure_logged.set()
         logger.warning("rerank disabled for this process: %s", error)
+"#,
+        r#"
+import logging
+import os
+import tempfile
+import threading
+
+logger = logging.getLogger(__name__)
+
+
+class PolicyStore:
+    def __init__(self, path):
+        self.path = path
+        self.entries = []
+        self._lock = threading.Lock()
+
+    def add(self, rule):
+        with self._lock:
+            entries = self.entries + [rule]
+            self._persist(entries)
+            logger.info("policy: added %s", rule)
+
+    def _persist(self, entries):
+        directory = os.path.dirname(self.path) or "."
+        with tempfile.NamedTemporaryFile("w", dir=directory, delete=False) as f:
+            f.write("\n".join(entries))
+        os.replace(f.name, self.path)
+        self.entries = entries
 "#,
     ],
 };

@@ -42,7 +42,9 @@ callback completes (`gather(cli.write(..), self._reply)` with `self._reply
 = asyncio.Future()`): a sleep or a future left behind does nothing. Nor is a gather of coroutines of the file that each catch every
 ordinary error (all their awaits in a `try` whose `except Exception:`
 logs or returns instead of raising, also each round of a loop, `while
-running: try: ... except Exception: await asyncio.sleep(1)`), called
+running: try: ... except Exception: await asyncio.sleep(1)`; an await
+outside such a `try` may be a sleep or a call of a coroutine of the file
+that catches everything in the same way, two calls down), called
 directly (or first bound to a local, `plugin = self._plugin_stats()`), started as
 tasks collected in a local list, or built by a comprehension
 (`gather(*tasks.values())` of `tasks = {n: self.check(p) for n, p in
@@ -340,8 +342,15 @@ fn run_on_a_loop_then_closed(cx: &FileCx, id: ExprId) -> bool {
 /// in its loops: `while running: try: ... except Exception: await
 /// asyncio.sleep(1)`) with a handler for every ordinary error (`except
 /// Exception`, `BaseException` or bare) that raises nothing; such a
-/// handler may itself await only a sleep.
+/// handler may itself await only a sleep. An await outside such a `try`
+/// may call a coroutine of the file that catches everything in the same
+/// way (`rows = await self._fetch(q)`, whose own `except Exception:
+/// return []` ends every failure), two calls down.
 fn catches_everything(cx: &FileCx, g: FuncId) -> bool {
+    catches_everything_within(cx, g, 2)
+}
+
+fn catches_everything_within(cx: &FileCx, g: FuncId, depth: u32) -> bool {
     let func = cx.func(g);
     if !func.is_async {
         return false;
@@ -370,7 +379,30 @@ fn catches_everything(cx: &FileCx, g: FuncId) -> bool {
                 .map(|e| cx.expr(e).span),
         );
     }
-    guarded && all.iter().all(|a| covered.contains(a))
+    let helper_seen = std::cell::Cell::new(false);
+    let safe_helper = |a: &Span| {
+        depth > 0
+            && unsnarl_model::walk::exprs_in_block(cx.model, &func.body)
+                .into_iter()
+                .find(|&e| cx.expr(e).span == *a)
+                .is_some_and(|e| {
+                    let ExprKind::Await(x) = cx.expr(e).kind else {
+                        return false;
+                    };
+                    cx.call(cx.model.strip(x)).is_some_and(|c| {
+                        // A pause between calls fails only by cancellation.
+                        crate::python::common::SLEEPS.contains(&c.target.as_deref().unwrap_or(""))
+                            || cx.callee_in_file(c).is_some_and(|h| {
+                                let safe = h != g && catches_everything_within(cx, h, depth - 1);
+                                helper_seen.set(helper_seen.get() || safe);
+                                safe
+                            })
+                    })
+                })
+    };
+    // Without a `try` of its own, some await must reach such a helper:
+    // sleeps alone catch nothing.
+    all.iter().all(|a| covered.contains(a) || safe_helper(a)) && (guarded || helper_seen.get())
 }
 
 /// `gather(*self.tasks.values())` (or `*self.tasks`) where another method
@@ -735,6 +767,56 @@ class Relay:
                 await self.flush()
             except Exception:
                 await asyncio.sleep(1.0)
+"#,
+        r#"
+import asyncio
+
+import httpx
+
+
+async def _get_page(client, url, cursor):
+    r = await client.get(url, params={"cursor": cursor})
+    r.raise_for_status()
+    return r.json()
+
+
+async def fetch_all(client, url, pages):
+    items, cursor = [], None
+    for _ in range(pages):
+        page = await _get_page(client, url, cursor)
+        items.extend(page["items"])
+        cursor = page["cursor"]
+        if not cursor:
+            break
+        await asyncio.sleep(0.3)
+    return items
+
+
+async def markets():
+    async with httpx.AsyncClient(timeout=10) as client:
+        a, b = await asyncio.gather(  # expect
+            fetch_all(client, "https://a.example.invalid/markets", 3),
+            fetch_all(client, "https://b.example.invalid/markets", 3),
+        )
+    return a + b
+"#,
+        r#"
+import asyncio
+
+
+async def probe_batch(sock, ports):
+    for p in ports:
+        sock.send(p)
+    await asyncio.sleep(1.0)
+    return sock.replies(ports)
+
+
+async def probe_task(sock, ports):
+    return await probe_batch(sock, ports)
+
+
+async def scan(sock, low, high):
+    return await asyncio.gather(probe_task(sock, low), probe_task(sock, high))  # expect
 "#,
     ],
     pass: &[
@@ -1115,6 +1197,41 @@ if __name__ == "__main__":
         ))
 
     asyncio.run(main())
+"#,
+        r#"
+import asyncio
+
+import httpx
+
+
+async def _get_page(client, url, cursor):
+    try:
+        r = await client.get(url, params={"cursor": cursor})
+        r.raise_for_status()
+        return r.json()
+    except Exception:
+        return {"items": [], "cursor": None}
+
+
+async def fetch_all(client, url, pages):
+    items, cursor = [], None
+    for _ in range(pages):
+        page = await _get_page(client, url, cursor)
+        items.extend(page["items"])
+        cursor = page["cursor"]
+        if not cursor:
+            break
+        await asyncio.sleep(0.3)
+    return items
+
+
+async def markets():
+    async with httpx.AsyncClient(timeout=10) as client:
+        a, b = await asyncio.gather(
+            fetch_all(client, "https://a.example.invalid/markets", 3),
+            fetch_all(client, "https://b.example.invalid/markets", 3),
+        )
+    return a + b
 "#,
     ],
 };

@@ -36,11 +36,14 @@ and reports:
   (`self._parent.is_registered(t)` under `self._lock`): it takes that
   object's lock. A call that passes `False` to a parameter of the callee
   (`self._request(.., auth=False)`) does not reach what the callee does
-  only under `if auth:` (or `if auth and retry:`), also when the call is
+  only under `if auth:` (or `if auth and retry:`, or `self._header() if
+  auth else {}`), also when the call is
   made further down (`_relogin` holding its lock and calling `login()`,
   which requests with `allow_relogin=False`); one that passes `True`
   (`self.receive(force=True)`) does not reach what follows `if force:`
-  when that branch always raises or returns. A lock taken after the
+  when that branch always raises or returns, nor what runs under `if not
+  force:`, also where a function hands the flag on as it came
+  (`self.connect(force=force)`). A lock taken after the
   function checked it is free and would have left otherwise (`if
   self._conn_lock.locked(): return`) is not a re-entry: a path that
   already holds it returns there. Nor is a lock taken a
@@ -141,6 +144,11 @@ enum Event {
         /// (`self.receive(force=True)`): nor does its code after `if
         /// force: raise ..`.
         off: Vec<String>,
+        /// (callee's parameter, caller's parameter) for each argument
+        /// that hands a parameter of the caller on as it is
+        /// (`self.connect(force=force)`): what a call of the caller
+        /// switches off with it, it switches off in the callee too.
+        forwards: Vec<(String, String)>,
     },
 }
 
@@ -407,7 +415,8 @@ fn taken_by_events(
                 callee,
                 free,
                 under,
-                off,
+                off: own_off,
+                forwards,
                 ..
             } => {
                 if skipped(under) {
@@ -415,8 +424,23 @@ fn taken_by_events(
                 }
                 // Flags passed as `False` count two calls down as much as
                 // one (`async_login` calling `self._request(..,
-                // allow_relogin=False)`).
-                for (lock, path) in locks_taken_by_call(cx, *callee, off, events, memo, stack) {
+                // allow_relogin=False)`), and so do flags handed on as
+                // they came (`connect(force=force)`).
+                let mut callee_off = own_off.clone();
+                for (theirs, mine) in forwards {
+                    if off.contains(mine) {
+                        callee_off.push(theirs.clone());
+                    }
+                    if off
+                        .iter()
+                        .any(|o| o.strip_prefix('!') == Some(mine.as_str()))
+                    {
+                        callee_off.push(format!("!{theirs}"));
+                    }
+                }
+                for (lock, path) in
+                    locks_taken_by_call(cx, *callee, &callee_off, events, memo, stack)
+                {
                     if !free.contains(&lock.key) && !out.iter().any(|(h, _)| h.key == lock.key) {
                         let mut p = vec![name.clone()];
                         p.extend(path);
@@ -432,11 +456,25 @@ fn taken_by_events(
 /// Parameters of `f` an `if` condition requires to be true: `if auth:`,
 /// `if auth and retryable and ..:`.
 fn flag_params(cx: &FileCx, f: FuncId, cond: ExprId) -> Vec<String> {
+    let is_param = |id: &str| cx.func(f).params.iter().any(|p| &*p.name == id);
     crate::util::conjuncts(cx.model, cond)
         .into_iter()
-        .filter_map(|t| cx.model.name_of(t))
-        .filter(|id| cx.func(f).params.iter().any(|p| p.name == *id))
-        .map(str::to_string)
+        .filter_map(|t| match &cx.expr(cx.model.strip(t)).kind {
+            // `if not force:` runs only when `force` is false (`!force`).
+            ExprKind::Unary {
+                op: UnOp::Not,
+                operand,
+            } => cx
+                .model
+                .name_of(cx.model.strip(*operand))
+                .filter(|id| is_param(id))
+                .map(|id| format!("!{id}")),
+            _ => cx
+                .model
+                .name_of(t)
+                .filter(|id| is_param(id))
+                .map(str::to_string),
+        })
         .collect()
 }
 
@@ -534,7 +572,7 @@ fn walk(cx: &FileCx, f: FuncId, block: &Block, state: &mut State, out: &mut Vec<
         if let StmtKind::With { items, body, .. } = &cx.stmt(s).kind {
             let before = state.held.len();
             for it in items {
-                calls_in(cx, it.ctx, state, out);
+                calls_in(cx, f, it.ctx, state, out);
                 if let Some(l) = lock_ref(cx, it.ctx, f)
                     && is_ordered_kind(&l.kind)
                 {
@@ -558,7 +596,7 @@ fn walk(cx: &FileCx, f: FuncId, block: &Block, state: &mut State, out: &mut Vec<
             continue;
         }
         if let StmtKind::If { cond, then, orelse } = &cx.stmt(s).kind {
-            calls_in(cx, *cond, state, out);
+            calls_in(cx, f, *cond, state, out);
             let probed = probed_free(cx, f, *cond);
             let before = state.free.len();
             state.free.extend(probed);
@@ -584,7 +622,7 @@ fn walk(cx: &FileCx, f: FuncId, block: &Block, state: &mut State, out: &mut Vec<
             continue;
         }
         for_each_stmt_child(cx.model, s, &mut |c| match c {
-            Child::Expr(e) => calls_in(cx, e, state, out),
+            Child::Expr(e) => calls_in(cx, f, e, state, out),
             Child::Block(b) => walk(cx, f, b, state, out),
         });
     }
@@ -593,14 +631,39 @@ fn walk(cx: &FileCx, f: FuncId, block: &Block, state: &mut State, out: &mut Vec<
     state.free.truncate(free_at_entry.min(state.free.len()));
 }
 
-fn calls_in(cx: &FileCx, e: ExprId, state: &State, out: &mut Vec<Event>) {
+fn calls_in(cx: &FileCx, f: FuncId, e: ExprId, state: &State, out: &mut Vec<Event>) {
     struct V<'a, 'b> {
         cx: &'b FileCx<'a>,
+        f: FuncId,
         state: &'b State,
         out: &'b mut Vec<Event>,
     }
     impl Visitor for V<'_, '_> {
         fn enter_expr(&mut self, _m: &FileModel, id: ExprId) -> bool {
+            // `self._auth_header() if auth else {}`: the call runs only
+            // under `auth`, as in `if auth:`.
+            if let ExprKind::Ternary { cond, then, orelse } = self.cx.expr(id).kind {
+                let flags = flag_params(self.cx, self.f, cond);
+                if !flags.is_empty() {
+                    calls_in(self.cx, self.f, cond, self.state, self.out);
+                    let under = |extra: Vec<String>| State {
+                        held: self.state.held.clone(),
+                        free: self.state.free.clone(),
+                        under: self.state.under.iter().cloned().chain(extra).collect(),
+                    };
+                    let negated = flags
+                        .iter()
+                        .filter(|_| flags.len() == 1)
+                        .map(|p| {
+                            p.strip_prefix('!')
+                                .map_or_else(|| format!("!{p}"), str::to_string)
+                        })
+                        .collect();
+                    calls_in(self.cx, self.f, then, &under(flags), self.out);
+                    calls_in(self.cx, self.f, orelse, &under(negated), self.out);
+                    return false;
+                }
+            }
             // `create_task(self.loop())`, `to_thread(f)`: what is handed to
             // a new task or thread runs later, in its own turn, not under
             // the locks held here.
@@ -642,6 +705,17 @@ fn calls_in(cx: &FileCx, e: ExprId, state: &State, out: &mut Vec<Event>) {
                         })
                     })
                     .collect();
+                let forwards = (0..c.args.len())
+                    .filter_map(|i| {
+                        let mine = self
+                            .cx
+                            .model
+                            .name_of(self.cx.model.strip(c.args[i].value))?;
+                        let own = self.cx.func(self.f).params.iter().any(|p| &*p.name == mine);
+                        let theirs = self.cx.param_receiving(callee, c, i)?;
+                        own.then(|| (theirs.to_string(), mine.to_string()))
+                    })
+                    .collect();
                 self.out.push(Event::Call {
                     callee,
                     held: self.state.held.clone(),
@@ -649,12 +723,13 @@ fn calls_in(cx: &FileCx, e: ExprId, state: &State, out: &mut Vec<Event>) {
                     span: self.cx.expr(id).span,
                     under: self.state.under.clone(),
                     off,
+                    forwards,
                 });
             }
             true
         }
     }
-    let mut v = V { cx, state, out };
+    let mut v = V { cx, f, state, out };
     walk_expr(cx.model, e, &mut v);
 }
 
@@ -906,6 +981,36 @@ class Realtime:
         if not self._configured:
             await self.connect()
         await self._ws.send(event)
+"#,
+        r#"
+import asyncio
+
+
+class Socket:
+    def __init__(self):
+        self.lock = asyncio.Lock()
+        self.task = None
+
+    async def revive(self):
+        async with self.lock:
+            if self.task is None or self.task.done():
+                await self.open(force=False)  # expect
+
+    async def connect(self, force=False):
+        if not force:
+            async with self.lock:
+                return await self.dial()
+        return await self.dial()
+
+    async def open(self, force):
+        try:
+            return await self.dial()
+        except OSError:
+            await asyncio.sleep(1)
+            return await self.connect(force=force)
+
+    async def dial(self):
+        await asyncio.sleep(0)
 "#,
     ],
     pass: &[
@@ -1201,6 +1306,60 @@ class Realtime:
         if self._ws is None:
             await self.connect()
         await self._ws.send(event)
+"#,
+        r#"
+import asyncio
+
+
+class Client:
+    def __init__(self, http):
+        self.http = http
+        self.token = None
+        self.token_lock = asyncio.Lock()
+
+    async def auth_header(self):
+        return {"Authorization": await self.get_token()}
+
+    async def get_token(self):
+        async with self.token_lock:
+            if self.token is None:
+                resp = await self.request("/token", auth=False)
+                self.token = resp["token"]
+            return self.token
+
+    async def request(self, path, auth=True):
+        headers = await self.auth_header() if auth else {}
+        return await self.http.get(path, headers=headers)
+"#,
+        r#"
+import asyncio
+
+
+class Socket:
+    def __init__(self):
+        self.lock = asyncio.Lock()
+        self.task = None
+
+    async def revive(self):
+        async with self.lock:
+            if self.task is None or self.task.done():
+                await self.open(force=True)
+
+    async def connect(self, force=False):
+        if not force:
+            async with self.lock:
+                return await self.dial()
+        return await self.dial()
+
+    async def open(self, force):
+        try:
+            return await self.dial()
+        except OSError:
+            await asyncio.sleep(1)
+            return await self.connect(force=force)
+
+    async def dial(self):
+        await asyncio.sleep(0)
 "#,
     ],
 };

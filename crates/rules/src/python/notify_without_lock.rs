@@ -1,7 +1,9 @@
 //! PY021: a condition notified without holding its lock.
 
 use crate::context::FileCx;
-use crate::python::common::{inside_with_of, is_condition, library_lock_group};
+use crate::python::common::{
+    inside_with_of, is_condition, library_calls_under_lock, library_lock_group,
+};
 use crate::rule::{Examples, Rule, RuleMeta};
 use unsnarl_model::walk::Parent;
 use unsnarl_model::*;
@@ -24,8 +26,10 @@ or `with self:` in a class whose `__enter__` acquires that lock; a
 condition stored on another object under a lock of this one, `s.cond =
 Condition(self._mu)`, is held by `with self._mu:`; the conditions a
 library base class builds on one lock, `not_empty`, `not_full` and
-`all_tasks_done` of a `queue.Queue` subclass, are held by `with
-self.mutex:` or by any of them),
+`all_tasks_done` of a `queue.Queue` subclass (also through the
+subclass's own base classes), are held by `with self.mutex:` or by any of
+them, and in the hooks the library calls under that lock: `_put`, `_get`
+and `_qsize`),
 in a function that does not acquire
 the condition itself, is not only called from under it, and is not
 wrapped by a decorator of the file that calls it inside `with` that lock
@@ -102,6 +106,15 @@ impl Rule for NotifyWithoutLock {
             let mut names = lock_names(cx, &cond);
             if let Some((root, group)) = library_lock_group(cx, r) {
                 names.extend(group.iter().map(|a| format!("{root}.{a}")));
+            }
+            // A hook the library base calls under its lock (`_get`).
+            if library_calls_under_lock(cx, f).is_some_and(|group| {
+                names.iter().any(|n| {
+                    n.strip_prefix("self.")
+                        .is_some_and(|a| group.iter().any(|g| g == a))
+                })
+            }) {
+                continue;
             }
             if enter_acquires(cx, f, &names) {
                 names.push("self".into());
@@ -475,6 +488,34 @@ class FrontQueue(queue.Queue):
         self.unfinished_tasks += 1
         self.not_empty.notify()  # expect
 "#,
+        r#"
+import queue
+
+
+class HookedQueue(queue.Queue):
+    def on_put(self, hook):
+        self.hook = hook
+
+
+class ClosableQueue(HookedQueue):
+    def put_last(self, item):
+        self.queue.append(item)
+        self.not_empty.notify()  # expect
+"#,
+        r#"
+import queue
+import threading
+
+
+class WatchedQueue(queue.Queue):
+    def __init__(self, maxsize=0):
+        super().__init__(maxsize)
+        self.drained = threading.Condition(self.mutex)
+
+    def discard(self):
+        self.queue.clear()
+        self.drained.notify_all()  # expect
+"#,
     ],
     pass: &[
         r#"
@@ -737,6 +778,43 @@ def flush(q: queue.Queue):
     with q.mutex:
         q.queue.clear()
         q.not_full.notify_all()
+"#,
+        r#"
+import queue
+import threading
+
+
+class HookedQueue(queue.Queue):
+    def on_put(self, hook):
+        self.hook = hook
+
+
+class ClosableQueue(HookedQueue):
+    def __init__(self, maxsize=0):
+        super().__init__(maxsize)
+        self.emptied = threading.Condition(self.mutex)
+
+    def put_last(self, item):
+        with self.not_full:
+            self.queue.append(item)
+            self.unfinished_tasks += 1
+            self.not_empty.notify()
+"#,
+        r#"
+import queue
+import threading
+
+
+class WatchedQueue(queue.Queue):
+    def __init__(self, maxsize=0):
+        super().__init__(maxsize)
+        self.drained = threading.Condition(self.mutex)
+
+    def _get(self):
+        item = self.queue.popleft()
+        if not self.queue:
+            self.drained.notify_all()
+        return item
 "#,
     ],
 };

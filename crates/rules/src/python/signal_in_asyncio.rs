@@ -26,8 +26,9 @@ handlers run on the main thread), where the handler does not hand off with
 function of the file it calls; called directly or first taken as a bound
 method, `call_soon = loop.call_soon_threadsafe`). A handler that calls nothing, only setting a flag
 that a task or loop polls (`stop = True`, `self.running = False`, with at
-most a `raise KeyboardInterrupt` on a second signal), is left alone: it
-touches nothing of the loop's. So is one that ends the process at once
+most a `raise KeyboardInterrupt` on a second signal, and perhaps a log
+line or a `print` beside it when something else in the file reads the
+flag), is left alone: it touches nothing of the loop's. So is one that ends the process at once
 (`os._exit(1)`, a force exit that works even while the loop is stuck) or
 raises an exception of its own (`sys.exit(0)` raises `SystemExit`; `raise
 KeyboardInterrupt` does what SIGINT's own handler does), with
@@ -275,10 +276,17 @@ impl Rule for SignalInAsyncio {
                     }
                     _ => false,
                 });
+            // A flag set to a plain value (`self.is_idling = False`): the
+            // loop that polls it acts; a log line beside it is output only.
+            let sets_a_flag = cx.body_stmts(f).iter().any(|&st| {
+                matches!(&cx.stmt(st).kind, StmtKind::Assign { targets, value: Some(v), .. }
+                    if cx.model.literal(*v).is_some()
+                        && targets.iter().any(|&t| read_elsewhere(cx, t, f)))
+            });
             let only_sets_flags = cx.body_calls(f).all(|x| {
                 cx.call(x).is_some_and(|hc| {
                     ends(x, hc)
-                        || (ends_somewhere && says(hc))
+                        || ((ends_somewhere || sets_a_flag) && says(hc))
                         || (ends_last && away_from_the_loop(cx, hc, f, 2))
                 })
             });
@@ -423,6 +431,22 @@ fn away_from_the_loop(cx: &FileCx, c: &Call, handler: FuncId, depth: u32) -> boo
             unsnarl_model::knowledge::is_standard_module(Language::Python, head)
                 && !matches!(head, "asyncio" | "concurrent" | "threading" | "signal")
         })
+    })
+}
+
+/// What `target` names (`self.idling`, a global `stop`) is read somewhere
+/// in the file outside function `f`: a flag something polls.
+fn read_elsewhere(cx: &FileCx, target: ExprId, f: FuncId) -> bool {
+    let Some(name) = cx.model.dotted(target) else {
+        return false;
+    };
+    (0..cx.model.exprs.len() as u32).map(ExprId).any(|x| {
+        matches!(
+            cx.expr(x).kind,
+            ExprKind::Name { .. } | ExprKind::Attr { .. }
+        ) && cx.func_of(x) != f
+            && cx.model.dotted(x).as_deref() == Some(name.as_str())
+            && !crate::python::common::is_store(cx, x)
     })
 }
 
@@ -613,6 +637,25 @@ def serve(app):
 
     signal.signal(signal.SIGTERM, on_signal)  # expect
     loop.run_until_complete(app.serve())
+"#,
+        r#"
+import asyncio
+import logging
+import signal
+
+logger = logging.getLogger(__name__)
+shutdown_requested = False
+
+
+def handle_shutdown(signum, frame):
+    global shutdown_requested
+    logger.info("shutdown requested by signal %s", signum)
+    shutdown_requested = True
+
+
+def main(server):
+    signal.signal(signal.SIGINT, handle_shutdown)  # expect
+    asyncio.run(server.serve())
 "#,
     ],
     pass: &[
@@ -1138,6 +1181,26 @@ async def hold_open(url):
     signal.signal(signal.SIGINT, on_sigint)
     while True:
         await asyncio.sleep(1)
+"#,
+        r#"
+import asyncio
+import logging
+import signal
+
+log_ = logging.getLogger("bot")
+
+
+class Client:
+    async def idle(self):
+        def on_signal(signum, frame):
+            log_.info("stop signal %s received, exiting", signum)
+            self.idling = False
+
+        for s in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(s, on_signal)
+        self.idling = True
+        while self.idling:
+            await asyncio.sleep(1)
 "#,
     ],
 };

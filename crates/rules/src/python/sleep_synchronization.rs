@@ -25,8 +25,8 @@ thread or process (`create_task`, `start_soon`, `Thread.start`,
 `executor.submit`...), directly followed by an `assert`, or by a statement
 that reads the started work's result (`.result()`, `.done()`,
 `.is_set()`), or a variable handed to it (not a function of the file
-handed to it as what to run: starting it again reads nothing of the
-earlier run). A next statement that waits for
+handed to it as what to run: starting it again, `self.loop.create_task(
+self.check())`, reads nothing of the earlier run). A next statement that waits for
 the work itself (`thread.join()`, `proc.wait()`, `await task`, also
 with a deadline, `await asyncio.wait_for(future, timeout=t)`) is not
 reported: the sleep orders nothing there, and nor is a sleep right after
@@ -599,6 +599,26 @@ fn zero_timeout(cx: &FileCx, c: &Call) -> bool {
 /// reads a variable handed to the started work.
 fn reads_work(cx: &FileCx, s: StmtId, handed: &HashSet<String>) -> bool {
     let exprs = unsnarl_model::walk::exprs_in_block(cx.model, &vec![s]);
+    // Starting work again reads nothing of the earlier run: not the
+    // spawner (`self.loop` of `self.loop.create_task(..)`), nor the
+    // object whose method of the file it runs (`self` of
+    // `self.check_update()`).
+    let starts: Vec<Span> = exprs
+        .iter()
+        .filter_map(|&x| cx.call(x))
+        .filter_map(|c| {
+            if starts_work(cx, c) {
+                // Only a spawner handed the work (`loop.create_task(w)`);
+                // `consumer.start()` starts the receiver itself.
+                c.receiver
+                    .filter(|_| !c.args.is_empty())
+                    .map(|r| cx.expr(r).span)
+            } else {
+                cx.callee_in_file(c).map(|_| cx.expr(c.func).span)
+            }
+        })
+        .collect();
+    let in_a_start = |x: ExprId| starts.iter().any(|r| r.contains(cx.expr(x).span));
     exprs.into_iter().any(|x| match &cx.expr(x).kind {
         ExprKind::Call(c) => matches!(
             c.name.as_str(),
@@ -606,6 +626,7 @@ fn reads_work(cx: &FileCx, s: StmtId, handed: &HashSet<String>) -> bool {
         ),
         ExprKind::Name { .. } | ExprKind::Attr { .. } => {
             !crate::python::common::is_store(cx, x)
+                && !in_a_start(x)
                 && cx.model.dotted(x).is_some_and(|d| handed.contains(&d))
                 && !matches!(cx.tree.expr_parent(x), Parent::Expr(p) if matches!(cx.expr(p).kind, ExprKind::Call(_)) && cx.call(p).is_some_and(|c| c.func == x))
         }
@@ -717,6 +738,39 @@ async def start_monitoring(bus, monitor):
     await asyncio.sleep(0.5)  # expect
     assert monitor.watching
     return watcher
+"#,
+        r#"
+import asyncio
+
+
+class Bot:
+    def __init__(self, loop):
+        self.loop = loop
+        self.items = []
+
+    async def refresh(self):
+        self.items.append(1)
+
+    async def check_update(self):
+        self.loop.create_task(self.refresh())
+        await asyncio.sleep(1)  # expect
+        print(self.items)
+"#,
+        r#"
+import threading
+import time
+
+
+def test_order(produce, consume):
+    received = []
+    producer = threading.Thread(target=produce)
+    consumer = threading.Thread(target=consume, args=(received,))
+    producer.start()
+    time.sleep(2)  # expect
+    consumer.start()
+    producer.join()
+    consumer.join()
+    assert received == sorted(received)
 "#,
     ],
     pass: &[
@@ -995,6 +1049,22 @@ async def reply(bot, chat, text, correction):
     typing.cancel()
     await asyncio.sleep(random.uniform(1.0, 2.0))
     await bot.send(chat, correction)
+"#,
+        r#"
+import asyncio
+
+
+class Bot:
+    def __init__(self, loop):
+        self.loop = loop
+
+    async def refresh(self):
+        await asyncio.sleep(0)
+
+    async def check_update(self):
+        self.loop.create_task(self.refresh())
+        await asyncio.sleep(40)
+        self.loop.create_task(self.check_update())
 "#,
     ],
 };

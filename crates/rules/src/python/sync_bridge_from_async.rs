@@ -28,7 +28,11 @@ is reported when it reaches such a bridge in another module of the project.
 A bridge on one side of a test of `loop.is_running()` (`coro if
 loop.is_running() else loop.run_until_complete(coro)`, or the same test
 as an `if` statement, in this module or another) is not reported: on a
-running loop the function hands the coroutine back or skips the work. Nor
+running loop the function hands the coroutine back or skips the work
+(also a test inside a `try` that probes for the loop, `try: loop =
+asyncio.get_event_loop(); if loop.is_running(): return`, with the bridge
+after the `try`); nor is a bridge after `nest_asyncio.apply()`, which
+lets the running loop be entered again. Nor
 is a bridge in the handler of a `try` that first asks for the running
 loop (`try: loop = asyncio.get_running_loop() ... except RuntimeError:
 asyncio.run(coro)`): that handler runs only where no loop runs. Nor is
@@ -614,6 +618,53 @@ class MemoryStore:
 
     async def remember(self, entry):
         self.save(entry)
+"#,
+        r#"
+import asyncio
+
+import httpx
+
+
+def robots_text(url):
+    async def fetch():
+        async with httpx.AsyncClient(timeout=8.0) as client:
+            r = await client.get(url)
+            return r.text
+
+    try:
+        loop = asyncio.get_event_loop()
+        if loop.is_running():
+            return ""
+    except RuntimeError:
+        pass
+    return asyncio.run(fetch())
+
+
+async def crawl(url):
+    return robots_text(url)
+"#,
+        r#"
+import asyncio
+
+
+async def login(url):
+    await asyncio.sleep(0)
+    return {"session": url}
+
+
+def cookies_for(url):
+    try:
+        asyncio.get_running_loop()
+        import nest_asyncio
+
+        nest_asyncio.apply()
+    except RuntimeError:
+        pass
+    return asyncio.run(login(url))
+
+
+async def mount(url):
+    return cookies_for(url)
 "#,
     ],
 };
