@@ -144,6 +144,17 @@ impl Rule for MissingAwait {
             }
             let callee = cx.callee_display(c);
             let via = via.map(|n| format!(" (kept in `{n}`)")).unwrap_or_default();
+            // In a sync function `await` is not available: say what is.
+            let sync_fix = (!cx.func(cx.func_of(id)).is_async).then(|| {
+                if c.target.as_deref() == Some("asyncio.sleep") {
+                    "this function is not async: pause with `time.sleep(..)` here, or make it `async def` (and its callers) and `await asyncio.sleep(..)`".to_string()
+                } else {
+                    format!(
+                        "this function is not async: make it `async def` (and its callers) and `await {}`, or run the coroutine from a sync entry point with `asyncio.run(..)`",
+                        cx.snippet(e.span)
+                    )
+                }
+            });
             let mut f = match usage {
                 Use::Dropped => cx.finding(
                     &META,
@@ -151,7 +162,9 @@ impl Rule for MissingAwait {
                     format!(
                         "`{callee}` {what}, but the call is not awaited{via}: it only builds a coroutine object, so the work never runs and its errors are never seen"
                     ),
-                    format!("`await {}`", cx.snippet(e.span)),
+                    sync_fix
+                        .clone()
+                        .unwrap_or_else(|| format!("`await {}`", cx.snippet(e.span))),
                 ),
                 Use::Truth => {
                     let mut f = cx.finding(
@@ -171,7 +184,7 @@ impl Rule for MissingAwait {
                     format!(
                         "`{callee}` {what}, but its result is used as a value without `await`{via}: the code gets a coroutine object instead of the result, and the work never runs"
                     ),
-                    format!("`await {}`", cx.snippet(e.span)),
+                    sync_fix.unwrap_or_else(|| format!("`await {}`", cx.snippet(e.span))),
                 ),
             };
             f.related.clear();
@@ -914,4 +927,18 @@ class Server:
 mod tests {
     use super::*;
     crate::testing::rule_tests!(MissingAwait);
+
+    #[test]
+    fn a_sync_function_is_not_told_to_await() {
+        let fixes = |src: &str| crate::testing::fixes(&MissingAwait, Language::Python, src);
+        let sync = fixes(
+            "import asyncio\n\ndef scrape(pages):\n    for p in pages:\n        asyncio.sleep(1.5)\n",
+        );
+        assert_eq!(sync.len(), 1);
+        assert!(sync[0].contains("`time.sleep(..)`"), "{sync:?}");
+        let coroutine = fixes(
+            "import asyncio\n\nasync def scrape(pages):\n    for p in pages:\n        asyncio.sleep(1.5)\n",
+        );
+        assert_eq!(coroutine, ["`await asyncio.sleep(1.5)`"]);
+    }
 }
