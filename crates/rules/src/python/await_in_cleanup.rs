@@ -265,21 +265,17 @@ fn reaps_killed_process(cx: &FileCx, block: &Block, e: ExprId, c: &Call) -> bool
             let Some(g) = cx.callee_in_file(k) else {
                 return false;
             };
-            let Some(i) = k
+            let Some(param) = k
                 .args
                 .iter()
                 .position(|a| a.name.is_none() && cx.source(cx.expr(a.value).span) == proc)
+                .and_then(|i| cx.param_receiving(g, k, i))
             else {
-                return false;
-            };
-            let params = &cx.func(g).params;
-            let offset = usize::from(params.first().is_some_and(|p| &*p.name == "self"));
-            let Some(param) = params.get(i + offset) else {
                 return false;
             };
             cx.body_calls(g)
                 .filter_map(|x| cx.call(x))
-                .any(|x| kills(cx, x, &param.name))
+                .any(|x| kills(cx, x, param))
         })
 }
 

@@ -458,10 +458,10 @@ fn calls_a_blocking_helper(cx: &FileCx, w: StmtId, body: &Block) -> bool {
 /// `e` sits, inside statement `w`, in a branch of an `if` that ends by
 /// returning or raising.
 fn in_a_leaving_branch(cx: &FileCx, e: ExprId, w: StmtId) -> bool {
-    let at = cx.expr(e).span;
-    let holds = |b: &Block| match (b.first(), b.last()) {
-        (Some(&a), Some(&z)) => Span::new(cx.stmt(a).span.start, cx.stmt(z).span.end).contains(at),
-        _ => false,
+    let holds = |b: &Block| {
+        cx.tree
+            .enclosing_stmt(e)
+            .is_some_and(|st| crate::util::block_contains(cx, b, st))
     };
     cx.enclosing_stmts(e)
         .into_iter()
