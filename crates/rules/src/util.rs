@@ -187,10 +187,14 @@ pub fn swallows_every_error(m: &FileModel, h: &Handler) -> bool {
                 "Exception" | "BaseException" | "builtins.Exception" | "builtins.BaseException"
             )
         });
-    any_error
-        && !unsnarl_model::walk::stmts_in_block(m, &h.body)
-            .into_iter()
-            .any(|x| matches!(m.stmt(x).kind, StmtKind::Raise(_)))
+    any_error && !raises_in(m, &h.body)
+}
+
+/// Some statement of the block, nested or not, is a `raise`.
+pub fn raises_in(m: &FileModel, block: &Block) -> bool {
+    unsnarl_model::walk::stmts_in_block(m, block)
+        .into_iter()
+        .any(|x| matches!(m.stmt(x).kind, StmtKind::Raise(_)))
 }
 
 /// The await expressions of a block (not in nested functions), in order.

@@ -725,11 +725,6 @@ fn absorbs_errors(cx: &FileCx, s: StmtId, name: &str) -> bool {
             .into_iter()
             .any(|e| cx.model.dotted(e).as_deref() == Some(name))
     };
-    let raises = |b: &Block| {
-        unsnarl_model::walk::stmts_in_block(cx.model, b)
-            .into_iter()
-            .any(|x| matches!(cx.stmt(x).kind, StmtKind::Raise(_)))
-    };
     handlers
         .iter()
         .any(|h| crate::util::swallows_every_error(cx.model, h))
@@ -740,7 +735,7 @@ fn absorbs_errors(cx: &FileCx, s: StmtId, name: &str) -> bool {
         && handlers.iter().all(|h| {
             crate::util::awaits_in_block(cx.model, &h.body).is_empty()
                 && !touches(&h.body)
-                && !raises(&h.body)
+                && !crate::util::raises_in(cx.model, &h.body)
         })
 }
 
