@@ -1403,6 +1403,13 @@ pub struct ProjectIndex {
     /// common last name (`get`, `run`), which would grow with the square of
     /// the project.
     by_tail2: NameTable,
+    /// JS/TS module-level functions keyed by each folder above their
+    /// module and their name (`src/utils/promise.wait` under
+    /// `src/utils.wait` and `src.wait`): what a barrel import can name
+    /// (see [`ProjectIndex::through_barrel`]), found without scanning
+    /// every function sharing a common name, which grows with the square
+    /// of the project.
+    by_barrel: NameTable,
     /// For each function (same order as `fns`), how it blocks if it does:
     /// the first link of its chain (chains share their tails, so a big
     /// project does not hold a copy of every chain below every caller).
@@ -2048,6 +2055,11 @@ impl ProjectIndex {
                 if let Some(tail) = tail2(s.qualname) {
                     ix.by_tail2.push(tail, i);
                 }
+                if s.lang.is_js_family() {
+                    for key in barrel_keys(s.qualname) {
+                        ix.by_barrel.push(&key, i);
+                    }
+                }
                 ix.fns.push((FnRef { file, func: s.func }, k as u32));
             }
             ix.sums.push(sums);
@@ -2055,6 +2067,7 @@ impl ProjectIndex {
         ix.by_qualname.seal();
         ix.by_last_segment.seal();
         ix.by_tail2.seal();
+        ix.by_barrel.seal();
         ix.settle_js_awaitables();
         ix.settle_js_rejections();
         ix
@@ -2364,7 +2377,7 @@ impl ProjectIndex {
         let (folder, name) = target.rsplit_once('.')?;
         let prefix = format!("{folder}/");
         let mut found = None;
-        for i in self.by_last_segment.get_in(name, 0..u32::MAX) {
+        for i in self.by_barrel.get(target) {
             let s = self.sum(i as usize);
             let fits = family(s.lang) == family(lang)
                 && !s.hidden
@@ -2832,6 +2845,21 @@ fn tail2(q: &str) -> Option<&str> {
     Some(&q[at.next().unwrap_or(0)..])
 }
 
+/// The names a barrel import of a folder above the module of the JS/TS
+/// function `qualname` would give it, when it is a module-level function:
+/// `a/b.f` and `a.f` for `a/b/c.f`.
+fn barrel_keys(qualname: &str) -> impl Iterator<Item = String> + '_ {
+    let (path, name) = qualname.rsplit_once('.').unwrap_or(("", ""));
+    let module_level = !name.is_empty() && !path.rsplit('/').next().unwrap_or("").contains('.');
+    path.char_indices()
+        .rev()
+        .filter(move |&(_, c)| module_level && c == '/')
+        .map(|(at, _)| at)
+        .take_while(move |&at| !path[at + 1..].contains('.'))
+        .filter(move |&at| at + 1 < path.len())
+        .map(move |at| format!("{}.{name}", &path[..at]))
+}
+
 /// The last segment of a name, split at any separator.
 fn last_fine_segment(q: &str) -> &str {
     &q[boundaries(q).next().unwrap_or(0)..]
@@ -2981,6 +3009,32 @@ mod tests {
         // A root-level folder's re-export still resolves through the folder.
         let barrel = build(vec![vec![js("utils/promise.wait", true, &[])]]);
         assert_eq!(barrel.resolve(jsl, "utils.wait", NOWHERE), Some(0));
+    }
+
+    /// A barrel import names a module-level function by any folder above
+    /// its module; a method, a nested module with a dot in its name, or a
+    /// second function of that name under the folder does not answer.
+    #[test]
+    fn a_barrel_import_finds_the_one_module_function_under_its_folder() {
+        let keys = |q: &str| barrel_keys(q).collect::<Vec<_>>();
+        assert_eq!(keys("a/b/c.f"), ["a/b.f", "a.f"]);
+        assert_eq!(keys("a.b/c/d.f"), ["a.b/c.f", "a.b.f"]);
+        assert!(keys("a/b/c.K.f").is_empty());
+        assert!(keys("a/b.min/c.f") == ["a/b.min.f"]);
+        assert!(keys("c.f").is_empty());
+        let jsl = Language::JavaScript;
+        let ix = build(vec![
+            vec![js("src/utils/deep/promise.wait", true, &[])],
+            vec![js("src/utils/queue.Queue.wait", true, &[])],
+            vec![
+                js("src/other/a.go", true, &[]),
+                js("src/other/b.go", true, &[]),
+            ],
+        ]);
+        assert_eq!(ix.resolve(jsl, "src/utils.wait", NOWHERE), Some(0));
+        assert_eq!(ix.resolve(jsl, "src.wait", NOWHERE), Some(0));
+        assert_eq!(ix.resolve(jsl, "src/other.go", NOWHERE), None);
+        assert_eq!(ix.resolve(jsl, "src/utils.Queue", NOWHERE), None);
     }
 
     /// A function declared inside another (a bundler's module wrapper names
