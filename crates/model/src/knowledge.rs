@@ -511,6 +511,12 @@ impl Table {
         self.shared_lock.get(class).map(Vec::as_slice)
     }
 
+    /// Every [`shared_lock`](Self::shared_lock) group (for an object of
+    /// unknown class whose attributes name one).
+    pub fn shared_lock_groups(&self) -> impl Iterator<Item = &[String]> {
+        self.shared_lock.values().map(Vec::as_slice)
+    }
+
     /// Whether library class `class` calls its method `method` only while
     /// holding the lock of its [`shared_lock`](Self::shared_lock) group.
     pub fn is_locked_hook(&self, class: &str, method: &str) -> bool {

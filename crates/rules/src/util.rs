@@ -648,7 +648,10 @@ pub fn local_value_in(m: &FileModel, scope: Span, name: &str) -> Option<ExprId> 
 ///
 /// Also when the test is in a `try` that probes for the loop (`try: loop =
 /// asyncio.get_event_loop(); if loop.is_running(): return True; except
-/// RuntimeError: pass`): after that `try`, too, no loop runs. And after
+/// RuntimeError: pass`): after that `try`, too, no loop runs; and after a
+/// `try` whose probe for the running loop leaves when it finds one (`try:
+/// asyncio.get_running_loop(); return None except RuntimeError: pass`).
+/// And after
 /// `nest_asyncio.apply()` (also in such a `try`): the patched loop lets a
 /// bridge run a nested loop on its thread, so none blocks it.
 pub fn after_running_loop_exit(m: &FileModel, block: &Block) -> Option<Span> {
@@ -661,8 +664,16 @@ pub fn after_running_loop_exit(m: &FileModel, block: &Block) -> Option<Span> {
         }),
         _ => false,
     };
+    // `try: asyncio.get_running_loop(); return None except RuntimeError:
+    // pass`: the probe leaves whenever a loop runs.
+    let probe_leaves = |s: StmtId| {
+        matches!(&m.stmt(s).kind, StmtKind::Try { body, .. } if ends_by_leaving(m, body))
+            && !no_running_loop_handlers(m, s).is_empty()
+    };
     let i = block.iter().position(|&s| {
-        exits(s) || matches!(&m.stmt(s).kind, StmtKind::Try { body, .. } if body.iter().any(|&t| exits(t)))
+        exits(s)
+            || probe_leaves(s)
+            || matches!(&m.stmt(s).kind, StmtKind::Try { body, .. } if body.iter().any(|&t| exits(t)))
     })?;
     let rest = &block[i + 1..];
     Some(Span::new(
@@ -732,14 +743,24 @@ pub fn only_without_running_loop(cx: &FileCx, e: ExprId) -> bool {
 
 /// `try: loop = asyncio.get_running_loop() except RuntimeError: loop =
 /// None`, then `if loop is not None: ... else: <at>` (or `if loop is None:
-/// <at>`): the flag the `try` sets says no loop runs on the thread in the
-/// branch that holds `at`.
+/// <at>`, also as one term of an `and`): the flag the `try` sets says no
+/// loop runs on the thread in the branch that holds `at`.
 fn in_no_loop_branch(cx: &FileCx, s: StmtId, at: Span) -> bool {
     let m = cx.model;
     let StmtKind::If { cond, then, orelse } = &m.stmt(s).kind else {
         return false;
     };
     let cond = m.strip(*cond);
+    // `if running is None and not loop.is_closed():` tests the flag too,
+    // for its `then` branch.
+    let terms = conjuncts(m, cond);
+    let cond = match terms.as_slice() {
+        [_, _, ..] => match terms.iter().copied().find(|&t| flag_is_none(m, t)) {
+            Some(t) => t,
+            None => return false,
+        },
+        _ => cond,
+    };
     // (the flag, whether the `then` branch is the one without a loop)
     let (flag, then_without) = match &m.expr(cond).kind {
         ExprKind::Binary {
@@ -798,6 +819,22 @@ fn in_no_loop_branch(cx: &FileCx, s: StmtId, at: Span) -> bool {
                     .is_some_and(|c| c.name == "get_running_loop" && c.args.is_empty())
             },
         )
+}
+
+/// `x is None` or `not x`, for a name `x`.
+fn flag_is_none(m: &FileModel, t: ExprId) -> bool {
+    match &m.expr(m.strip(t)).kind {
+        ExprKind::Binary {
+            op: BinOp::Is,
+            left,
+            right,
+        } => matches!(m.literal(*right), Some(Lit::Null)) && m.name_of(*left).is_some(),
+        ExprKind::Unary {
+            op: UnOp::Not,
+            operand,
+        } => m.name_of(*operand).is_some(),
+        _ => false,
+    }
 }
 
 /// The terms an `and` chain requires to be true (`a and b and c`: `a`,

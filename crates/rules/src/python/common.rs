@@ -514,6 +514,25 @@ pub fn library_lock_group<'k>(cx: &FileCx<'k>, cond: ExprId) -> Option<(String, 
     Some((root, group))
 }
 
+/// [`library_lock_group`] for an object of unknown class (not `self`)
+/// whose condition attribute is one of a group's (`q._memory_queue.
+/// not_empty`): the group, by the condition's name, so that holding the
+/// group's lock by its name (`with q._memory_queue.mutex:`) counts.
+pub fn lock_group_by_name<'k>(cx: &FileCx<'k>, cond: ExprId) -> Option<(String, &'k [String])> {
+    let ExprKind::Attr { obj, name, .. } = &cx.expr(cx.model.strip(cond)).kind else {
+        return None;
+    };
+    let root = cx.model.dotted(*obj)?;
+    if root == "self" || cx.sema.type_of(*obj).is_some() {
+        return None;
+    }
+    let group = cx
+        .kb
+        .shared_lock_groups()
+        .find(|group| group.iter().skip(1).any(|a| a == name.as_str()))?;
+    Some((root, group))
+}
+
 /// Method `f` overrides a hook its library base class calls only under
 /// its own lock (`def _put(self, item)` of a `queue.Queue` subclass), so
 /// the lock of that class's group is held in it: the group's attributes
@@ -551,6 +570,12 @@ fn ancestors_in_file<'a>(cx: &FileCx<'a>, class: &'a str) -> Vec<&'a str> {
 /// something whose dotted text is `name`.
 pub fn inside_with_of(cx: &FileCx, e: ExprId, names: &[String]) -> bool {
     inside_with_matching(cx, e, |cx, ctx| {
+        // `with (await self._cond):`, the pre-3.9 way of taking an asyncio
+        // lock or condition, holds it too.
+        let ctx = match cx.expr(cx.model.strip(ctx)).kind {
+            ExprKind::Await(inner) => cx.model.strip(inner),
+            _ => ctx,
+        };
         cx.model.dotted(ctx).is_some_and(|d| names.contains(&d))
             // `with self._locked():`, a helper that takes the object's lock.
             || cx.call(ctx).is_some_and(|c| {

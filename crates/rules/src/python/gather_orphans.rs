@@ -36,7 +36,9 @@ raises, or in a coroutine the file only runs as `asyncio.run(main(..))`
 when nothing in it catches the gather's error (its failure ends the
 loop, which cancels the rest), or run by a plain function with
 `loop.run_until_complete(gather(..))` that closes that loop afterwards
-(the others never run again). Nor is one operation gathered with a sleep that paces it
+(the others never run again). Nor is a gather nothing waits on (a bare
+`asyncio.gather(*tasks)` statement): it re-raises to no one. Nor is one
+operation gathered with a sleep that paces it
 (`gather(self.work(), asyncio.sleep(5))`), or with a bare future that a
 callback completes (`gather(cli.write(..), self._reply)` with `self._reply
 = asyncio.Future()`): a sleep or a future left behind does nothing. Nor is a gather of coroutines of the file that each catch every
@@ -46,7 +48,8 @@ running: try: ... except Exception: await asyncio.sleep(1)`; an await
 outside such a `try` may be a sleep or a call of a coroutine of the file
 that catches everything in the same way, two calls down), called
 directly (or first bound to a local, `plugin = self._plugin_stats()`), started as
-tasks collected in a local list, or built by a comprehension
+tasks collected in a local list, listed in a literal (`coros =
+[_check(a()), _check(b())]`), or built by a comprehension
 (`gather(*tasks.values())` of `tasks = {n: self.check(p) for n, p in
 items}`): the gather has no failure to stop
 early on; nor of coroutines of the file none of which ever suspends (no
@@ -102,6 +105,14 @@ impl Rule for GatherOrphans {
             let e = cx.expr(id);
             let f = cx.func_of(id);
             if cx.func(f).is_test || !is_unsupervised(cx, id, c) || in_task_group(cx, id) {
+                continue;
+            }
+            // A bare `asyncio.gather(*tasks)` statement: nothing waits on
+            // it, so nothing re-raises (its errors are never retrieved, a
+            // fire-and-forget problem of its own, not this one).
+            if matches!(cx.tree.expr_parent(id), unsnarl_model::walk::Parent::Stmt(s)
+                if matches!(cx.stmt(s).kind, StmtKind::Expr(_)))
+            {
                 continue;
             }
             if cancels_something(cx, f)
@@ -210,7 +221,8 @@ fn paced_by_sleep(cx: &FileCx, c: &Call) -> bool {
 /// called directly or started as a task and collected in a local list
 /// (`tasks.append(create_task(self.process(r)))` then `gather(*tasks)`)
 /// or built by a comprehension (`tasks = {n: self.check(p) for n, p in
-/// items}` then `gather(*tasks.values())`).
+/// items}` then `gather(*tasks.values())`), or listed in a literal
+/// (`coros = [_check(a()), _check(b())]` then `gather(*coros)`).
 /// Two properties leave no sibling behind: each coroutine catches every
 /// ordinary error itself (`async def _run_module(..): try: .. except
 /// Exception: log(..); return []`), so `gather` has no failure to stop
@@ -258,10 +270,30 @@ fn every_gathered(cx: &FileCx, f: FuncId, c: &Call, holds: fn(&FileCx, FuncId) -
             }
         })
     };
+    // `*coros` of a local bound once to a list or tuple literal (`coros =
+    // [_check(a()), _check(b())]`), or `*[...]` itself: its elements.
+    let listed = |x: ExprId| -> Option<Vec<ExprId>> {
+        let literal = |v: ExprId| match &cx.expr(cx.model.strip(v)).kind {
+            ExprKind::Collection { elems, keys, .. } if keys.is_empty() && !elems.is_empty() => {
+                Some(elems.clone())
+            }
+            _ => None,
+        };
+        literal(x).or_else(|| {
+            let n = cx.model.name_of(cx.model.strip(x))?;
+            let mut bound = crate::python::common::values_bound_to(cx, f, n);
+            match (bound.next(), bound.next()) {
+                (Some(Some(v)), None) => literal(v),
+                _ => None,
+            }
+        })
+    };
     let mut any = false;
     for a in c.args.iter().filter(|a| a.name.is_none()) {
         let ok = if let Some(elt) = a.spread.then(|| comprehended(a.value)).flatten() {
             qualifies(elt)
+        } else if let Some(elems) = a.spread.then(|| listed(a.value)).flatten() {
+            elems.iter().all(|&e| qualifies(e))
         } else if a.spread {
             // `*tasks` of a local list only ever appended such calls.
             cx.model.name_of(a.value).is_some_and(|list| {
@@ -1232,6 +1264,40 @@ async def markets():
             fetch_all(client, "https://b.example.invalid/markets", 3),
         )
     return a + b
+"#,
+        r#"
+import asyncio
+
+
+async def _check(coro, key):
+    try:
+        result = await coro
+        return {"ok": True, "count": len(result.get(key) or [])}
+    except Exception as e:
+        return {"ok": False, "error": str(e)}
+
+
+async def health(clients):
+    names = ["ads", "items"]
+    coros = [
+        _check(clients.ads.search("bike"), "ads"),
+        _check(clients.items.search("bike"), "items"),
+    ]
+    return dict(zip(names, await asyncio.gather(*coros)))
+"#,
+        r#"
+import asyncio
+
+
+class EventHandler:
+    def __init__(self, plugins):
+        self.plugins = plugins
+
+    async def dispatch(self, event):
+        tasks = []
+        for plugin in self.plugins:
+            tasks.append(asyncio.create_task(plugin.handle(event)))
+        asyncio.gather(*tasks)
 "#,
     ],
 };

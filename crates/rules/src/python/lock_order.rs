@@ -43,7 +43,10 @@ and reports:
   (`self.receive(force=True)`) does not reach what follows `if force:`
   when that branch always raises or returns, nor what runs under `if not
   force:`, also where a function hands the flag on as it came
-  (`self.connect(force=force)`). A lock taken after the
+  (`self.connect(force=force)`); one that passes a string
+  (`self._post("initialize", ..)`) does not reach what runs only under
+  `if method not in ("initialize", ..):`, or under `if not handshake:`
+  after `handshake = method in ("initialize", ..)`. A lock taken after the
   function checked it is free and would have left otherwise (`if
   self._conn_lock.locked(): return`) is not a re-entry: a path that
   already holds it returns there. Nor is a lock taken a
@@ -454,28 +457,85 @@ fn taken_by_events(
 }
 
 /// Parameters of `f` an `if` condition requires to be true: `if auth:`,
-/// `if auth and retryable and ..:`.
+/// `if auth and retryable and ..:`. And a string parameter it requires to
+/// differ from some literals (`method≠initialize` for `if method not in
+/// ("initialize", ..):`, or `if not handshake:` after `handshake = method
+/// in ("initialize", ..)`): a call passing one of them switches it off.
 fn flag_params(cx: &FileCx, f: FuncId, cond: ExprId) -> Vec<String> {
     let is_param = |id: &str| cx.func(f).params.iter().any(|p| &*p.name == id);
     crate::util::conjuncts(cx.model, cond)
         .into_iter()
-        .filter_map(|t| match &cx.expr(cx.model.strip(t)).kind {
+        .flat_map(|t| match &cx.expr(cx.model.strip(t)).kind {
             // `if not force:` runs only when `force` is false (`!force`).
             ExprKind::Unary {
                 op: UnOp::Not,
                 operand,
-            } => cx
-                .model
-                .name_of(cx.model.strip(*operand))
-                .filter(|id| is_param(id))
-                .map(|id| format!("!{id}")),
+            } => {
+                let operand = cx.model.strip(*operand);
+                let Some(id) = cx.model.name_of(operand) else {
+                    return excluded_words(cx, operand, BinOp::In, &is_param);
+                };
+                if is_param(id) {
+                    return vec![format!("!{id}")];
+                }
+                // `not handshake`, the local bound once to a membership test.
+                let mut bound = crate::python::common::values_bound_to(cx, f, id);
+                match (bound.next(), bound.next()) {
+                    (Some(Some(v)), None) => excluded_words(cx, v, BinOp::In, &is_param),
+                    _ => Vec::new(),
+                }
+            }
+            ExprKind::Binary {
+                op: BinOp::NotIn, ..
+            } => excluded_words(cx, t, BinOp::NotIn, &is_param),
             _ => cx
                 .model
                 .name_of(t)
                 .filter(|id| is_param(id))
-                .map(str::to_string),
+                .map(str::to_string)
+                .into_iter()
+                .collect(),
         })
         .collect()
+}
+
+/// `p in ("a", "b")` (with `op` `In`; `NotIn` alike) for a parameter `p`
+/// and string literals: `p≠a`, `p≠b`, what its negation requires.
+fn excluded_words(
+    cx: &FileCx,
+    e: ExprId,
+    op: BinOp,
+    is_param: &dyn Fn(&str) -> bool,
+) -> Vec<String> {
+    let ExprKind::Binary {
+        op: found,
+        left,
+        right,
+    } = &cx.expr(cx.model.strip(e)).kind
+    else {
+        return Vec::new();
+    };
+    let Some(p) = cx
+        .model
+        .name_of(cx.model.strip(*left))
+        .filter(|p| is_param(p))
+    else {
+        return Vec::new();
+    };
+    let ExprKind::Collection { elems, keys, .. } = &cx.expr(cx.model.strip(*right)).kind else {
+        return Vec::new();
+    };
+    if *found != op || !keys.is_empty() {
+        return Vec::new();
+    }
+    let words: Option<Vec<String>> = elems
+        .iter()
+        .map(|&x| match cx.model.literal(x) {
+            Some(Lit::Str(w)) => Some(format!("{p}≠{w}")),
+            _ => None,
+        })
+        .collect();
+    words.unwrap_or_default()
 }
 
 /// The kinds of lock whose acquisition order matters (semaphores and
@@ -689,20 +749,17 @@ fn calls_in(cx: &FileCx, f: FuncId, e: ExprId, state: &State, out: &mut Vec<Even
                             if matches!(self.cx.expr(p).kind, ExprKind::Await(_))))
             {
                 // `False` to `p` switches off what runs under `if p:`;
-                // `True` what runs after `if p: raise` (`!p`).
+                // `True` what runs after `if p: raise` (`!p`); `"a"` what
+                // runs under `if p not in ("a", ..):` (`p≠a`).
                 let off = (0..c.args.len())
                     .filter_map(|i| {
-                        let negated = match self.cx.model.literal(c.args[i].value) {
-                            Some(Lit::Bool(false)) => false,
-                            Some(Lit::Bool(true)) => true,
-                            _ => return None,
-                        };
                         let p = self.cx.param_receiving(callee, c, i)?;
-                        Some(if negated {
-                            format!("!{p}")
-                        } else {
-                            p.to_string()
-                        })
+                        match self.cx.model.literal(c.args[i].value) {
+                            Some(Lit::Bool(false)) => Some(p.to_string()),
+                            Some(Lit::Bool(true)) => Some(format!("!{p}")),
+                            Some(Lit::Str(w)) => Some(format!("{p}≠{w}")),
+                            _ => None,
+                        }
                     })
                     .collect();
                 let forwards = (0..c.args.len())
@@ -1011,6 +1068,35 @@ class Socket:
 
     async def dial(self):
         await asyncio.sleep(0)
+"#,
+        r#"
+import threading
+
+
+# The handshake sends a ping too, which may reconnect under the lock.
+class Client:
+    def __init__(self, http):
+        self._http = http
+        self._lock = threading.Lock()
+        self._initialized = False
+
+    def initialize(self):
+        with self._lock:
+            if self._initialized:
+                return {}
+            result = self._post("initialize", {"capabilities": {}})
+            self._post("ping", None)  # expect
+            self._initialized = True
+            return result
+
+    def _post(self, method, params, _allow_reconnect=True):
+        response = self._http.post(json={"method": method, "params": params})
+        if response.status_code == 404:
+            handshake = method in ("initialize", "notifications/initialized")
+            if _allow_reconnect and not handshake:
+                self.initialize()
+                return self._post(method, params, _allow_reconnect=False)
+        return response.json()
 "#,
     ],
     pass: &[
@@ -1360,6 +1446,35 @@ class Socket:
 
     async def dial(self):
         await asyncio.sleep(0)
+"#,
+        r#"
+import threading
+
+
+class Client:
+    def __init__(self, http):
+        self._http = http
+        self._lock = threading.Lock()
+        self._initialized = False
+
+    def initialize(self):
+        with self._lock:
+            if self._initialized:
+                return {}
+            result = self._post("initialize", {"capabilities": {}})
+            self._post("notifications/initialized", None)
+            self._initialized = True
+            return result
+
+    def _post(self, method, params, _allow_reconnect=True):
+        response = self._http.post(json={"method": method, "params": params})
+        if response.status_code == 404:
+            self._initialized = False
+            handshake = method in ("initialize", "notifications/initialized")
+            if _allow_reconnect and not handshake:
+                self.initialize()
+                return self._post(method, params, _allow_reconnect=False)
+        return response.json()
 "#,
     ],
 };

@@ -2,7 +2,7 @@
 
 use crate::context::FileCx;
 use crate::python::common::{
-    inside_with_of, is_condition, library_calls_under_lock, library_lock_group,
+    inside_with_of, is_condition, library_calls_under_lock, library_lock_group, lock_group_by_name,
 };
 use crate::rule::{Examples, Rule, RuleMeta};
 use unsnarl_model::walk::Parent;
@@ -19,7 +19,8 @@ pub static META: RuleMeta = RuleMeta {
     summary: "`notify()`/`notify_all()` on a condition outside `with cond:` (and outside the lock the condition was built on).",
     docs: r#"
 A call to `notify()` or `notify_all()` on a `threading.Condition` or
-`asyncio.Condition` that is not inside `with cond:`/`async with cond:` (or
+`asyncio.Condition` that is not inside `with cond:`/`async with cond:`
+(or the pre-3.9 `with (await cond):`; or
 `with lock:` for `Condition(lock)`, also through another reference to the
 object that built them: `with parent._mutex: parent._not_empty.notify()`,
 or `with self:` in a class whose `__enter__` acquires that lock; a
@@ -29,7 +30,8 @@ library base class builds on one lock, `not_empty`, `not_full` and
 `all_tasks_done` of a `queue.Queue` subclass (also through the
 subclass's own base classes), are held by `with self.mutex:` or by any of
 them, and in the hooks the library calls under that lock: `_put`, `_get`
-and `_qsize`),
+and `_qsize`; on an object of unknown class, `with q.mutex:` holds
+`q.not_empty` by those names too),
 in a function that does not acquire
 the condition itself, is not only called from under it, and is not
 wrapped by a decorator of the file that calls it inside `with` that lock
@@ -104,7 +106,9 @@ impl Rule for NotifyWithoutLock {
             };
             let f = cx.func_of(id);
             let mut names = lock_names(cx, &cond);
-            if let Some((root, group)) = library_lock_group(cx, r) {
+            if let Some((root, group)) =
+                library_lock_group(cx, r).or_else(|| lock_group_by_name(cx, r))
+            {
                 names.extend(group.iter().map(|a| format!("{root}.{a}")));
             }
             // A hook the library base calls under its lock (`_get`).
@@ -815,6 +819,36 @@ class WatchedQueue(queue.Queue):
         if not self.queue:
             self.drained.notify_all()
         return item
+"#,
+        r#"
+import threading
+
+
+class Store:
+    def __init__(self, backing):
+        self._memory_queue = backing
+        self._total = 0
+        self._lock = threading.Lock()
+
+    def preload(self, items):
+        with self._memory_queue.mutex:
+            self._memory_queue.queue.extend(items)
+            self._memory_queue.not_empty.notify_all()
+            self._total += len(items)
+"#,
+        r#"
+import asyncio
+
+
+class Pool:
+    def __init__(self):
+        self._cond = asyncio.Condition()
+        self._free = []
+
+    async def release(self, conn):
+        with (await self._cond):
+            self._free.append(conn)
+            self._cond.notify()
 "#,
     ],
 };

@@ -32,7 +32,8 @@ built with `os.getpid()`, a random UUID or a random number drawn there:
 file created empty or with fixed content (`with open(p, "w"): pass`,
 `open(p, "w").close()`, `f = open(p, "w+")` then `f.close()`,
 `with open(p, "w") as f: f.write("\n")`, `open(p, "w").write(DEFAULTS)`,
-`p.write_text("ok")`, or a module constant only ever set to a literal):
+`p.write_text("ok")`, `p.write_text(json.dumps([]))`, or a module
+constant only ever set to a literal):
 racers write the same bytes and neither fails; nor a file opened in
 append mode (`open(p, "a+b").close()`, a "touch"), which neither fails nor
 truncates one that appeared in between. Nor is a type check that
@@ -603,6 +604,25 @@ fn elif_of_type_dispatch(cx: &FileCx, s: StmtId, path: &str) -> bool {
     }
 }
 
+/// A value fixed in the code: a literal, a collection of such values
+/// (`[]`, `{"a": 1}`), or such a value dumped to text (`json.dumps([])`).
+fn fixed_value(cx: &FileCx, v: ExprId) -> bool {
+    let v = cx.model.strip(v);
+    if cx.model.literal(v).is_some() {
+        return true;
+    }
+    match &cx.expr(v).kind {
+        ExprKind::Collection {
+            elems, ty: None, ..
+        } => elems.iter().all(|&x| fixed_value(cx, x)),
+        ExprKind::Call(c) => {
+            c.target.as_deref() == Some("json.dumps")
+                && c.positional(0).is_some_and(|x| fixed_value(cx, x))
+        }
+        _ => false,
+    }
+}
+
 /// A marker file: created with fixed content (`with open(p, "w") as f:
 /// f.write("\n")`, `p.write_text("ok")`). Two racers write the same bytes,
 /// and neither can fail on the other's file, so losing the race changes
@@ -612,7 +632,7 @@ fn writes_constant(cx: &FileCx, call: ExprId, c: &Call) -> bool {
     // (`NS_INIT = "..."`), not a parameter that shadows it.
     let f = cx.func_of(call);
     let constant = |v: ExprId| {
-        cx.model.literal(v).is_some()
+        fixed_value(cx, v)
             || cx.model.name_of(v).is_some_and(|n| {
                 !cx.func(f).params.iter().any(|p| p.name == n)
                     && cx
@@ -1389,6 +1409,20 @@ def extract(data, real_path, tmp_path):
                 os.rename(tmp_path, real_path)
     except os.error as e:
         raise RuntimeError(f"cannot extract to {real_path}: {e}")
+"#,
+        r#"
+import json
+from pathlib import Path
+
+from .config import settings
+
+_GROUPS: Path = settings.data_dir / "groups.json"
+
+
+def load_groups():
+    if not _GROUPS.exists():
+        _GROUPS.write_text(json.dumps([]))
+    return set(json.loads(_GROUPS.read_text()))
 "#,
     ],
 };

@@ -32,7 +32,8 @@ the loop never sleeps between attempts, or only sleeps a constant duration
 with no random jitter. At most two attempts (`range(2)`, `tries = 0;
 while tries < 2: ... tries += 1`, or a bound the
 function or the module sets to 2, `attempts = _RETRY_ATTEMPTS`, `attempts
-= 2 if retry else 1`) make one
+= 2 if retry else 1`, or an attribute every assignment of the file sets
+to 2, `self.max_retries = 2`) make one
 retry, which builds no storm, and are not reported. A liveness probe is not reported: a loop that only
 awaits `ping` (or a health check) inside a deadline scope of its own
 (`with anyio.move_on_after(timeout):`), which caps the attempts. Nor is a
@@ -483,10 +484,11 @@ fn walks_alternatives(cx: &FileCx, lp: StmtId, body: &Block) -> bool {
             .into_iter()
             .any(|x| cx.model.name_of(x).is_some_and(|n| names.contains(n)))
     };
-    let mut tainted: HashSet<String> = exprs_under(cx.model, *t)
+    let loop_names: HashSet<String> = exprs_under(cx.model, *t)
         .into_iter()
         .filter_map(|x| cx.model.name_of(x).map(str::to_string))
         .collect();
+    let mut tainted = loop_names.clone();
     // Locals made from it, in order (`check_time`, then `hour_str`, `url`).
     for st in walk::stmts_in_block(cx.model, body) {
         if let StmtKind::Assign {
@@ -503,15 +505,40 @@ fn walks_alternatives(cx: &FileCx, lp: StmtId, body: &Block) -> bool {
             }
         }
     }
+    // What the handlers do after a failure (`save_snapshot(f"..{attempt}")`)
+    // is not the operation tried.
+    let handlers: Vec<Span> = walk::stmts_in_block(cx.model, body)
+        .into_iter()
+        .filter_map(|st| match &cx.stmt(st).kind {
+            StmtKind::Try { handlers, .. } => Some(handlers.iter().map(|h| h.span)),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    let varies_with = |c: &Call, names: &HashSet<String>| {
+        c.args
+            .iter()
+            .any(|a| a.name.as_deref() != Some("timeout") && mentions(a.value, names))
+    };
     unsnarl_model::walk::exprs_in_block(cx.model, body)
         .into_iter()
         .any(|e| {
             cx.is_awaited(e)
                 && cx.call(e).is_some_and(|c| {
-                    crate::python::common::is_io_call(cx, c)
-                        && c.args.iter().any(|a| {
-                            a.name.as_deref() != Some("timeout") && mentions(a.value, &tainted)
-                        })
+                    if crate::python::common::is_io_call(cx, c) {
+                        return varies_with(c, &tainted);
+                    }
+                    // A function of another module of the project, which
+                    // `calls_remote` counts as the call retried, handed the
+                    // loop variable itself (`create_tcp_forward_listener(..,
+                    // BASE_PORT + n)`), not a value merely made after a
+                    // failure (a prompt that reports the last error).
+                    c.receiver.is_none()
+                        && c.target
+                            .as_deref()
+                            .is_some_and(|t| cx.local_functions(t).next().is_none())
+                        && !handlers.iter().any(|h| h.contains(cx.expr(e).span))
+                        && varies_with(c, &loop_names)
                 })
         })
 }
@@ -558,7 +585,36 @@ fn counts_to_two(cx: &FileCx, lp: StmtId, cond: ExprId) -> bool {
         BinOp::LtE => 1,
         _ => return false,
     };
-    if int_constant(cx, f, *bound, 2).is_none_or(|n| n > limit) {
+    // (Or an attribute of the object every assignment of the file sets to
+    // such a constant: `self.max_retries = 2` in `__init__`.)
+    let attribute_bound = || {
+        let name = cx.model.dotted(*bound).filter(|d| d.starts_with("self."))?;
+        let values: Vec<Option<i128>> =
+            crate::util::assignments(cx, |t| cx.model.dotted(t).as_deref() == Some(name.as_str()))
+                .into_iter()
+                .map(|(st, v)| {
+                    let plain = matches!(
+                        cx.stmt(st).kind,
+                        StmtKind::Assign {
+                            op: AssignOp::Plain | AssignOp::Declare { .. },
+                            ..
+                        }
+                    );
+                    cx.model.int_value(v).filter(|_| plain)
+                })
+                .collect();
+        values
+            .iter()
+            .copied()
+            .try_fold(None, |most: Option<i128>, v| {
+                let v = v?;
+                Some(Some(most.map_or(v, |m| m.max(v))))
+            })?
+    };
+    if int_constant(cx, f, *bound, 2)
+        .or_else(attribute_bound)
+        .is_none_or(|n| n > limit)
+    {
         return false;
     }
     // Every plain assignment starts it at zero; the rest only add to it.
@@ -1497,6 +1553,24 @@ async def fetch_listing(session, url):
             continue
     return None
 "#,
+        r#"
+import asyncio
+
+from .client import reload_page
+from .operations import save_error_snapshot
+
+
+async def refresh(page, max_retries=3):
+    for attempt in range(max_retries):
+        try:
+            await reload_page(page)
+            break
+        except Exception as err:
+            if attempt < max_retries - 1:
+                await asyncio.sleep(5)  # expect
+            else:
+                await save_error_snapshot(f"reload_fail_attempt_{attempt + 1}")
+"#,
     ],
     pass: &[
         r#"
@@ -2307,6 +2381,48 @@ async def wait_until_ready(url, timeout_s):
                 print(f"server not answering at {url}", file=sys.stderr)
                 sys.exit(1)
             await asyncio.sleep(2.0)
+"#,
+        r#"
+from .listener import create_tcp_forward_listener
+
+DISPLAY_START = 10
+MAX_DISPLAYS = 1000
+BASE_PORT = 6000
+
+
+async def create_display_listener(conn, loop, host):
+    for dpynum in range(DISPLAY_START, MAX_DISPLAYS):
+        try:
+            listener = await create_tcp_forward_listener(
+                conn, loop, conn.create_connection, host, BASE_PORT + dpynum
+            )
+        except OSError:
+            continue
+        return listener, f"{host}:{dpynum}"
+    return None
+"#,
+        r#"
+import logging
+import time
+
+logger = logging.getLogger(__name__)
+
+
+class HiveClient:
+    def __init__(self, connect):
+        self._connect = connect
+        self.max_retries = 2
+
+    def query(self, sql):
+        retry_count = 0
+        while retry_count < self.max_retries:
+            try:
+                return self._connect().execute(sql)
+            except ConnectionError as e:
+                retry_count += 1
+                logger.warning("attempt %d failed: %s", retry_count, e)
+                time.sleep(1)
+        raise RuntimeError("query failed")
 "#,
     ],
 };

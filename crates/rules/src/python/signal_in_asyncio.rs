@@ -29,7 +29,9 @@ that a task or loop polls (`stop = True`, `self.running = False`, with at
 most a `raise KeyboardInterrupt` on a second signal, and perhaps a log
 line or a `print` beside it when something else in the file reads the
 flag), is left alone: it touches nothing of the loop's. So is one that ends the process at once
-(`os._exit(1)`, a force exit that works even while the loop is stuck) or
+(`os._exit(1)`, a force exit that works even while the loop is stuck,
+or the default action put back and the signal sent again:
+`signal.signal(sig, signal.SIG_DFL); os.kill(os.getpid(), sig)`) or
 raises an exception of its own (`sys.exit(0)` raises `SystemExit`; `raise
 KeyboardInterrupt` does what SIGINT's own handler does), with
 perhaps a log line (also on a logger of unknown type named `logger` or
@@ -238,10 +240,34 @@ impl Rule for SignalInAsyncio {
             // (what can go wrong there is a re-entered stream write, which
             // PY034 reports; none of it is the loop's). A handler that
             // only logs is still reported: it swallows the signal.
+            // Putting the default action back and sending the signal to
+            // the process again (`signal.signal(sig, signal.SIG_DFL)` then
+            // `os.kill(os.getpid(), sig)`) ends it as the default would.
+            let restores_default = cx.body_calls(f).any(|x| {
+                cx.call(x).is_some_and(|hc| {
+                    hc.target.as_deref() == Some("signal.signal")
+                        && hc
+                            .positional(1)
+                            .and_then(|a| cx.model.dotted(a))
+                            .is_some_and(|d| d.ends_with("SIG_DFL"))
+                })
+            });
+            let resends = |hc: &Call| {
+                restores_default
+                    && match hc.target.as_deref() {
+                        Some("signal.signal" | "os.getpid" | "signal.raise_signal") => true,
+                        Some("os.kill") => hc.positional(0).is_some_and(|a| {
+                            cx.call(cx.model.strip(a))
+                                .is_some_and(|k| k.target.as_deref() == Some("os.getpid"))
+                        }),
+                        _ => false,
+                    }
+            };
             let ends = |x: ExprId, hc: &Call| {
                 (matches!(hc.name.as_str(), "KeyboardInterrupt" | "SystemExit")
                     && hc.receiver.is_none())
                     || crate::util::ends_the_process(hc)
+                    || resends(hc)
                     || raised(cx, x)
             };
             // `raise KeyboardInterrupt`, the class raised without a call.
@@ -1201,6 +1227,34 @@ class Client:
         self.idling = True
         while self.idling:
             await asyncio.sleep(1)
+"#,
+        r#"
+import asyncio
+import logging
+import os
+import signal
+
+logger = logging.getLogger(__name__)
+
+
+def _sigterm_handler(signum, frame):
+    logger.info("terminating on signal %s", signum)
+    try:
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+    except Exception:
+        import sys
+
+        sys.exit(0)
+
+
+async def serve():
+    await asyncio.sleep(3600)
+
+
+def main():
+    signal.signal(signal.SIGTERM, _sigterm_handler)
+    asyncio.run(serve())
 "#,
     ],
 };

@@ -31,11 +31,15 @@ as an `if` statement, in this module or another) is not reported: on a
 running loop the function hands the coroutine back or skips the work
 (also a test inside a `try` that probes for the loop, `try: loop =
 asyncio.get_event_loop(); if loop.is_running(): return`, with the bridge
-after the `try`); nor is a bridge after `nest_asyncio.apply()`, which
+after the `try`, or a probe that leaves as soon as it finds a running
+loop: `try: asyncio.get_running_loop(); return None except RuntimeError:
+pass`); nor is a bridge after `nest_asyncio.apply()`, which
 lets the running loop be entered again. Nor
 is a bridge in the handler of a `try` that first asks for the running
 loop (`try: loop = asyncio.get_running_loop() ... except RuntimeError:
-asyncio.run(coro)`): that handler runs only where no loop runs. Nor is
+asyncio.run(coro)`), or in the branch that finds the flag that `try` set
+empty (`if running is None and not loop.is_closed():`): that code runs
+only where no loop runs. Nor is
 a wait on a loop the module made for a thread of its own
 (`run_coroutine_threadsafe(coro, _tool_loop).result()` where every value
 given to `_tool_loop` is `asyncio.new_event_loop()`, also through a
@@ -665,6 +669,58 @@ def cookies_for(url):
 
 async def mount(url):
     return cookies_for(url)
+"#,
+        r#"
+import asyncio
+
+
+class Registry:
+    def __init__(self, storage):
+        self._storage = storage
+        self._loaded = False
+
+    def credentials(self, name):
+        if not self._loaded:
+            try:
+                asyncio.get_running_loop()
+                return None
+            except RuntimeError:
+                pass
+            loop = asyncio.new_event_loop()
+            try:
+                loop.run_until_complete(self._storage.load())
+            finally:
+                loop.close()
+        return self._storage.get(name)
+
+    async def login(self, name):
+        return self.credentials(name)
+"#,
+        r#"
+import asyncio
+
+
+class Kernel:
+    def __init__(self):
+        self._owned_loop = asyncio.new_event_loop()
+
+    def close(self):
+        loop = self._owned_loop
+        if loop is None:
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            return
+        loop.call_soon_threadsafe(loop.stop)
+        if running is None and not loop.is_closed():
+            loop.run_until_complete(asyncio.sleep(0))
+        loop.close()
+
+    async def arun_once(self):
+        self.close()
 "#,
     ],
 };

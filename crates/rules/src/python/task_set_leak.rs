@@ -115,6 +115,11 @@ impl Rule for TaskSetLeak {
             let Some(key) = shared_state(cx, &globals, coll) else {
                 continue;
             };
+            // A field declared weak (`tasks: WeakSet = field(default_factory=
+            // WeakSet)`) forgets finished tasks by itself.
+            if cx.sema.type_of(coll).is_some_and(is_weak_collection) {
+                continue;
+            }
             let pruned = pruned.get_or_insert_with(|| pruned_collections(cx, &globals));
             if pruned.contains(&key)
                 || started_for_the_connection(cx, cx.func_of(id), &key)
@@ -313,6 +318,12 @@ fn removed_by_inherited_callback(cx: &FileCx, f: FuncId, value: ExprId) -> bool 
     })
 }
 
+/// A collection of weak references, which drops a task once nothing else
+/// holds it.
+fn is_weak_collection(ty: &str) -> bool {
+    matches!(ty, "weakref.WeakSet" | "weakref.WeakValueDictionary")
+}
+
 /// Shared collections something removes entries from (or rebuilds).
 fn pruned_collections(cx: &FileCx, globals: &HashSet<String>) -> HashSet<String> {
     let mut out = HashSet::new();
@@ -329,12 +340,7 @@ fn pruned_collections(cx: &FileCx, globals: &HashSet<String>) -> HashSet<String>
                 }
             }
             // `weakref.WeakSet()` forgets by itself.
-            ExprKind::Call(c)
-                if matches!(
-                    c.target.as_deref(),
-                    Some("weakref.WeakSet" | "weakref.WeakValueDictionary")
-                ) =>
-            {
+            ExprKind::Call(c) if c.target.as_deref().is_some_and(is_weak_collection) => {
                 if let Parent::Stmt(s) = cx.tree.expr_parent(id)
                     && let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind
                 {
@@ -763,6 +769,22 @@ class WorkerPool:
     async def shutdown(self):
         for task in self.tasks:
             task.cancel()
+"#,
+        r#"
+import asyncio
+from dataclasses import dataclass, field
+from weakref import WeakSet
+
+
+@dataclass
+class Bot:
+    tasks: WeakSet = field(init=False, default_factory=WeakSet)
+
+    async def handle(self, message):
+        await asyncio.sleep(0)
+
+    def dispatch(self, message):
+        self.tasks.add(asyncio.ensure_future(self.handle(message)))
 "#,
     ],
 };
