@@ -650,8 +650,10 @@ pub fn local_value_in(m: &FileModel, scope: Span, name: &str) -> Option<ExprId> 
 /// asyncio.get_event_loop(); if loop.is_running(): return True; except
 /// RuntimeError: pass`): after that `try`, too, no loop runs; and after a
 /// `try` whose probe for the running loop leaves when it finds one (`try:
-/// asyncio.get_running_loop(); return None except RuntimeError: pass`).
-/// And after
+/// asyncio.get_running_loop(); return None except RuntimeError: pass`),
+/// or that sets a flag the block then tests and leaves on (`try: loop =
+/// asyncio.get_running_loop() except RuntimeError: loop = None`, then `if
+/// loop is not None: loop.create_task(coro); return`). And after
 /// `nest_asyncio.apply()` (also in such a `try`): the patched loop lets a
 /// bridge run a nested loop on its thread, so none blocks it.
 pub fn after_running_loop_exit(m: &FileModel, block: &Block) -> Option<Span> {
@@ -670,10 +672,46 @@ pub fn after_running_loop_exit(m: &FileModel, block: &Block) -> Option<Span> {
         matches!(&m.stmt(s).kind, StmtKind::Try { body, .. } if ends_by_leaving(m, body))
             && !no_running_loop_handlers(m, s).is_empty()
     };
+    // `try: loop = asyncio.get_running_loop() except RuntimeError: loop =
+    // None`, then `if loop is not None: loop.create_task(..); return`.
+    let probed_flag = |s: StmtId| -> Option<&str> {
+        let StmtKind::Try { body, .. } = &m.stmt(s).kind else {
+            return None;
+        };
+        if no_running_loop_handlers(m, s).is_empty() {
+            return None;
+        }
+        match &m.stmt(*body.first()?).kind {
+            StmtKind::Assign { targets, .. } => match targets.as_slice() {
+                [t] => m.name_of(*t),
+                _ => None,
+            },
+            _ => None,
+        }
+    };
+    let mut flags: Vec<&str> = Vec::new();
+    let leaves_when_flagged = |s: StmtId, flags: &[&str]| match &m.stmt(s).kind {
+        StmtKind::If { cond, then, orelse } if orelse.is_empty() && ends_by_leaving(m, then) => {
+            let cond = m.strip(*cond);
+            let flag = match &m.expr(cond).kind {
+                ExprKind::Binary {
+                    op: BinOp::IsNot,
+                    left,
+                    right,
+                } if matches!(m.literal(*right), Some(Lit::Null)) => m.name_of(*left),
+                _ => m.name_of(cond),
+            };
+            flag.is_some_and(|f| flags.contains(&f))
+        }
+        _ => false,
+    };
     let i = block.iter().position(|&s| {
-        exits(s)
+        let found = exits(s)
             || probe_leaves(s)
-            || matches!(&m.stmt(s).kind, StmtKind::Try { body, .. } if body.iter().any(|&t| exits(t)))
+            || leaves_when_flagged(s, &flags)
+            || matches!(&m.stmt(s).kind, StmtKind::Try { body, .. } if body.iter().any(|&t| exits(t)));
+        flags.extend(probed_flag(s));
+        found
     })?;
     let rest = &block[i + 1..];
     Some(Span::new(
@@ -710,6 +748,17 @@ fn ends_by_leaving(m: &FileModel, block: &Block) -> bool {
         StmtKind::Return(_) | StmtKind::Raise(_) => true,
         StmtKind::With { body, .. } => ends_by_leaving(m, body),
         StmtKind::If { then, orelse, .. } => ends_by_leaving(m, then) && ends_by_leaving(m, orelse),
+        // `try: ..; return except Exception: log(..); return`.
+        StmtKind::Try {
+            body,
+            handlers,
+            orelse,
+            ..
+        } => {
+            orelse.is_empty()
+                && ends_by_leaving(m, body)
+                && handlers.iter().all(|h| ends_by_leaving(m, &h.body))
+        }
         _ => false,
     })
 }

@@ -26,7 +26,8 @@ or a local list the function also stores there, `self.tasks = tasks`)
 whose every task another method of the class cancels still have an owner
 when one fails, and are not reported; nor are tasks held in fields of the
 object (`gather(self._reader, self._writer)`) that another method cancels. Nor is a gather in a teardown
-method (`close`, `_close`, `_do_close`, `shutdown`, `stop`),
+method (`close`, `_close`, `_do_close`, `shutdown`, `stop`,
+`wait_closed`),
 where every close should run to its end even when one fails, or a
 `gather(*futs)` after `await asyncio.wait(futs)`, when all of them have
 already finished (also a list of only the done ones, `[t for t in
@@ -537,8 +538,10 @@ fn in_teardown(cx: &FileCx, f: FuncId) -> bool {
     // The worker behind a public teardown (`close()` -> `_do_close()`).
     let name = name.strip_prefix("do_").unwrap_or(name);
     let verb = name.split('_').next().unwrap_or(name);
+    // (`wait_closed`, asyncio's own name for waiting out a teardown.)
     crate::python::common::is_closing_method(verb)
         || matches!(verb, "teardown" | "cleanup" | "terminate" | "disconnect")
+        || name == "wait_closed"
 }
 
 /// `gather(*futs)` after `await asyncio.wait(futs)` (waiting for all of
@@ -1298,6 +1301,22 @@ class EventHandler:
         for plugin in self.plugins:
             tasks.append(asyncio.create_task(plugin.handle(event)))
         asyncio.gather(*tasks)
+"#,
+        r#"
+import asyncio
+
+
+class Server:
+    def __init__(self, loop):
+        self._loop = loop
+        self._connections = []
+
+    async def wait_closed(self):
+        tasks = []
+        for con in self._connections:
+            con.close()
+            tasks.append(self._loop.create_task(con.wait_closed()))
+        await asyncio.gather(*tasks)
 "#,
     ],
 };

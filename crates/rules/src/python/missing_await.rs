@@ -27,7 +27,10 @@ already scheduled) whose result is not awaited, returned, or passed on (to a tas
 passed on): it is a statement on its own, it is stored in a
 variable that is only used as a value, or it is tested in an
 `if`/`while`/`assert`/`and`/`or`/`not` (the last operand of `and`/`or` is
-the value of the whole, `conn or connect(path)`, and is judged as that). A line that already tells the
+the value of the whole, `conn or connect(path)`, and is judged as that;
+a local that holds a coroutine or `None`, `task = load() if wanted else
+None`, is tested for which of the two it is, and `task or _empty()`
+hands the coroutine on). A line that already tells the
 type checker the coroutine is dropped on purpose (`# type:
 ignore[unused-coroutine]`, `# pyright: ignore[reportUnusedCoroutine]`,
 typical of code generated for a sync twin) is left alone, and so is a
@@ -362,10 +365,26 @@ fn use_of(cx: &FileCx, e: ExprId) -> (Use, Option<String>) {
         Err(name) => {
             let f = cx.func_of(e);
             let funcs = func_and_nested(cx, f);
+            // `task = load() if wanted else None`: a coroutine or nothing,
+            // so a truth test of the local asks which (`task or
+            // _empty()`, whose value is the coroutine when there is one).
+            let or_none = matches!(cx.tree.expr_parent(e), Parent::Expr(p)
+                if matches!(cx.expr(p).kind, ExprKind::Ternary { then, orelse, .. }
+                    if [then, orelse].iter().any(|&b| b != e && matches!(cx.model.literal(b), Some(Lit::Null)))));
             let uses: Vec<Use> = name_refs(cx, &funcs, &name)
                 .into_iter()
                 .filter(|&r| !is_store(cx, r))
-                .map(|r| direct_use(cx, r).unwrap_or(Use::Fine))
+                .map(|r| match (or_none, cx.tree.expr_parent(r)) {
+                    (true, Parent::Expr(p))
+                        if matches!(cx.expr(p).kind, ExprKind::Logical { left, .. } if left == r) =>
+                    {
+                        direct_use(cx, p).unwrap_or(Use::Fine)
+                    }
+                    _ => match direct_use(cx, r) {
+                        Ok(Use::Truth) if or_none => Use::Fine,
+                        u => u.unwrap_or(Use::Fine),
+                    },
+                })
                 .collect();
             let u = if uses.contains(&Use::Fine) {
                 Use::Fine
@@ -919,6 +938,34 @@ class Server:
 
         task.add_done_callback(clean)
         return task
+"#,
+        r#"
+import asyncio
+
+
+async def load_runtime_entries():
+    await asyncio.sleep(0)
+    return []
+
+
+async def load_plugin_entries():
+    await asyncio.sleep(0)
+    return []
+
+
+async def _empty():
+    return []
+
+
+async def list_logs(source):
+    include_all = not source
+    runtime_task = load_runtime_entries() if include_all or source == "runtime" else None
+    plugin_task = load_plugin_entries() if include_all or source == "plugin" else None
+    runtime_items, plugin_items = await asyncio.gather(
+        runtime_task or _empty(),
+        plugin_task or _empty(),
+    )
+    return [*runtime_items, *plugin_items]
 "#,
     ],
 };
