@@ -674,20 +674,9 @@ pub fn after_running_loop_exit(m: &FileModel, block: &Block) -> Option<Span> {
     };
     // `try: loop = asyncio.get_running_loop() except RuntimeError: loop =
     // None`, then `if loop is not None: loop.create_task(..); return`.
-    let probed_flag = |s: StmtId| -> Option<&str> {
-        let StmtKind::Try { body, .. } = &m.stmt(s).kind else {
-            return None;
-        };
-        if no_running_loop_handlers(m, s).is_empty() {
-            return None;
-        }
-        match &m.stmt(*body.first()?).kind {
-            StmtKind::Assign { targets, .. } => match targets.as_slice() {
-                [t] => m.name_of(*t),
-                _ => None,
-            },
-            _ => None,
-        }
+    let probed_flag = |s: StmtId| match probe_targets(m, s)? {
+        [t] => m.name_of(*t),
+        _ => None,
     };
     let mut flags: Vec<&str> = Vec::new();
     let leaves_when_flagged = |s: StmtId, flags: &[&str]| match &m.stmt(s).kind {
@@ -800,18 +789,8 @@ fn in_no_loop_branch(cx: &FileCx, s: StmtId, at: Span) -> bool {
         return false;
     };
     let cond = m.strip(*cond);
-    // `if running is None and not loop.is_closed():` tests the flag too,
-    // for its `then` branch.
-    let terms = conjuncts(m, cond);
-    let cond = match terms.as_slice() {
-        [_, _, ..] => match terms.iter().copied().find(|&t| flag_is_none(m, t)) {
-            Some(t) => t,
-            None => return false,
-        },
-        _ => cond,
-    };
     // (the flag, whether the `then` branch is the one without a loop)
-    let (flag, then_without) = match &m.expr(cond).kind {
+    let flag_test = |cond: ExprId| match &m.expr(cond).kind {
         ExprKind::Binary {
             op: op @ (BinOp::Is | BinOp::IsNot),
             left,
@@ -822,6 +801,20 @@ fn in_no_loop_branch(cx: &FileCx, s: StmtId, at: Span) -> bool {
             operand,
         } => (m.name_of(*operand), true),
         _ => (m.name_of(cond), false),
+    };
+    // `if running is None and not loop.is_closed():` tests the flag too,
+    // for its `then` branch.
+    let terms = conjuncts(m, cond);
+    let (flag, then_without) = match terms.as_slice() {
+        [_, _, ..] => match terms
+            .iter()
+            .map(|&t| flag_test(m.strip(t)))
+            .find(|&(f, then_without)| f.is_some() && then_without)
+        {
+            Some(found) => found,
+            None => return false,
+        },
+        _ => flag_test(cond),
     };
     let Some(flag) = flag else { return false };
     let branch = if then_without { then } else { orelse };
@@ -836,29 +829,11 @@ fn in_no_loop_branch(cx: &FileCx, s: StmtId, at: Span) -> bool {
     // that catches its absence.
     let f = cx.tree.stmt_func(s);
     let before = m.stmt(s).span.start;
-    let mut probed = false;
-    for &t in cx.body_stmts(f) {
-        let StmtKind::Try { .. } = &m.stmt(t).kind else {
-            continue;
-        };
-        if m.stmt(t).span.end > before {
-            continue;
-        }
-        let handlers = no_running_loop_handlers(m, t);
-        if handlers.is_empty() {
-            continue;
-        }
-        let StmtKind::Try { body, .. } = &m.stmt(t).kind else {
-            continue;
-        };
-        let sets_flag = |st: StmtId| {
-            matches!(&m.stmt(st).kind, StmtKind::Assign { targets, .. }
-                if targets.iter().any(|&x| m.name_of(x) == Some(flag)))
-        };
-        if body.first().is_some_and(|&b| sets_flag(b)) {
-            probed = true;
-        }
-    }
+    let probed = cx.body_stmts(f).iter().any(|&t| {
+        m.stmt(t).span.end <= before
+            && probe_targets(m, t)
+                .is_some_and(|targets| targets.iter().any(|&x| m.name_of(x) == Some(flag)))
+    });
     probed
         && every_assigned_value(
             m,
@@ -870,19 +845,19 @@ fn in_no_loop_branch(cx: &FileCx, s: StmtId, at: Span) -> bool {
         )
 }
 
-/// `x is None` or `not x`, for a name `x`.
-fn flag_is_none(m: &FileModel, t: ExprId) -> bool {
-    match &m.expr(m.strip(t)).kind {
-        ExprKind::Binary {
-            op: BinOp::Is,
-            left,
-            right,
-        } => matches!(m.literal(*right), Some(Lit::Null)) && m.name_of(*left).is_some(),
-        ExprKind::Unary {
-            op: UnOp::Not,
-            operand,
-        } => m.name_of(*operand).is_some(),
-        _ => false,
+/// The targets of `flag = asyncio.get_running_loop()`, when `s` is a
+/// `try` that starts with it and catches its absence (see
+/// [`no_running_loop_handlers`]).
+fn probe_targets(m: &FileModel, s: StmtId) -> Option<&[ExprId]> {
+    let StmtKind::Try { body, .. } = &m.stmt(s).kind else {
+        return None;
+    };
+    if no_running_loop_handlers(m, s).is_empty() {
+        return None;
+    }
+    match &m.stmt(*body.first()?).kind {
+        StmtKind::Assign { targets, .. } => Some(targets),
+        _ => None,
     }
 }
 
