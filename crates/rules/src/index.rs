@@ -614,7 +614,13 @@ fn registered_functions(m: &FileModel) -> Vec<u32> {
         .function_ids()
         .filter(|&f| {
             let func = m.func(f);
-            func.is_async && func.decorators.iter().any(|d| !PLAIN.contains(&d.as_str()))
+            // (The model names a builtin decorator in full:
+            // `builtins.staticmethod`.)
+            func.is_async
+                && func
+                    .decorators
+                    .iter()
+                    .any(|d| !PLAIN.contains(&d.trim_start_matches("builtins.")))
         })
         .map(|f| f.0)
         .collect();

@@ -311,6 +311,27 @@ impl<'a> Lowerer<'a> {
                 },
             });
         }
+        // `typing.cast(T, x)` is `x` at run time: a cast, so that what the
+        // rules know of `x` (a task kept elsewhere, a bare future) holds
+        // through it.
+        if matches!(
+            target.as_deref(),
+            Some("typing.cast" | "typing_extensions.cast")
+        ) && let [
+            Arg {
+                name: None,
+                spread: false,
+                ..
+            },
+            Arg {
+                name: None,
+                spread: false,
+                value,
+            },
+        ] = args.as_slice()
+        {
+            return self.m.add_expr(ExprKind::Cast(*value), r);
+        }
         self.m.add_expr(
             ExprKind::Call(Box::new(Call {
                 func,

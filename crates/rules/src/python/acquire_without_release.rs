@@ -44,10 +44,11 @@ or raises) counts as an acquire right before the statement after that
 `try`, or before its `else:` when it has one; so does a conditional
 one, `if lock.acquire(False):` with the `try` (or the release itself) in
 its branch, also through a flag (`got = lock.acquire(timeout=t)` then `if
-got: lock.release()`), or `if not
+got: lock.release()`, or `if got:` with that `try` first in it), or `if not
 lock.acquire(False): <defer the work> else:` with the `try` in the
 `else` (also as the last alternative of an `or`: `if closed or not
-lock.acquire(False):`). So is a `try` whose catch-all handler (`except BaseException:`)
+lock.acquire(False):`), or a loop that tries each round, `while pending
+and lock.acquire(blocking=False):`, with the `try` in its body. So is a `try` whose catch-all handler (`except BaseException:`)
 releases while its body hands `sem.release` on to what keeps the permit
 after success (`StreamResponse(release=sem.release)`), or whose
 catch-all handler releases and re-raises while another method of the
@@ -72,7 +73,8 @@ tries (`claim.acquire(blocking=False)` picks a winner and never waits).
 A receiver known only by its name counts as a limiter
 (`self._limiter`) only in a file that releases one: a rate limiter (a
 token bucket, a sliding window) has no `release`, and spends what it takes
-by design.
+by design. A class's `acquire` (`instance.Lock.acquire(path)`, a CamelCase
+receiver) is a factory that hands back a handle, not a taken lock.
 
 ## Why
 
@@ -118,7 +120,13 @@ fn is_limiter(cx: &FileCx, r: ExprId) -> bool {
         return cx.kb.find(Effect::Lock, Some(t), "").is_some();
     }
     cx.model.dotted(r).is_some_and(|d| {
-        let last = d.rsplit('.').next().unwrap_or(&d).to_ascii_lowercase();
+        let last = d.rsplit('.').next().unwrap_or(&d);
+        // `instance.Lock.acquire(state_dir)`: a class's own `acquire` is a
+        // factory handing back a handle (or `None`), not a taken lock.
+        if names_a_class(last) {
+            return false;
+        }
+        let last = last.to_ascii_lowercase();
         let last = last.trim_start_matches('_');
         last == "sem"
             || last.contains("semaphore")
@@ -128,6 +136,13 @@ fn is_limiter(cx: &FileCx, r: ExprId) -> bool {
             || (last.contains("limiter") && releases_a_limiter(cx))
             || last == "mutex"
     })
+}
+
+/// `Lock`, `FileLock`: a CamelCase name is a class (a constant is all
+/// capitals, an instance lower case).
+fn names_a_class(last: &str) -> bool {
+    last.starts_with(|c: char| c.is_ascii_uppercase())
+        && last.chars().any(|c| c.is_ascii_lowercase())
 }
 
 /// A limiter of unknown type is a capacity limiter (permits taken and given
@@ -474,9 +489,12 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
         .iter()
         .copied()
         .find(|&n| !cannot_raise(cx, n) && !releases_and_leaves(cx, n, name));
-    if first_after
-        .is_some_and(|n| hands_on_the_lock(cx, n, name) || release_stmt(cx, n, name).is_some())
-    {
+    // `got = lock.acquire(timeout=t)` then `if got: try: .. finally:
+    // lock.release()`: the branch that holds it starts its own `try`.
+    let releasing_try = |n: StmtId| matches!(&cx.stmt(n).kind, StmtKind::Try { finally: Some(fin), .. } if releases(cx, fin, name));
+    if first_after.is_some_and(|n| {
+        hands_on_the_lock(cx, n, name) || release_stmt(cx, n, name).is_some() || releasing_try(n)
+    }) {
         return None;
     }
     // `if sem.acquire(blocking=False):` with the try in the branch, or
@@ -505,6 +523,18 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
         if holding.iter().any(|&t| matches!(&cx.stmt(t).kind, StmtKind::Try { finally: Some(fin), .. } if releases(cx, fin, name))) {
             return None;
         }
+    }
+    // `while pending and lock.acquire(blocking=False):` whose body takes
+    // the `try` (a try-lock each round, released by that round).
+    if let StmtKind::While { cond, body, .. } = &cx.stmt(s).kind
+        && cx.contains(*cond, acquire)
+        && !matches!(
+            cx.expr(cx.model.strip(*cond)).kind,
+            ExprKind::Unary { op: UnOp::Not, .. }
+        )
+        && body.iter().any(|&t| matches!(&cx.stmt(t).kind, StmtKind::Try { finally: Some(fin), .. } if releases(cx, fin, name)))
+    {
+        return None;
     }
     let funcs = crate::python::common::func_and_nested(cx, f);
     let release_sites: Vec<ExprId> = crate::python::common::exprs_of(cx, &funcs)
@@ -1432,6 +1462,17 @@ class Pool:
     def close(self):
         self.slots.release()
 "#,
+        r#"
+import threading
+
+gate = threading.Lock()
+
+def render(job):
+    got = gate.acquire(timeout=5)  # expect
+    if got:
+        job.run()
+        gate.release()
+"#,
     ],
     pass: &[
         r#"
@@ -2189,6 +2230,55 @@ class Pool:
     def _done(self, future, fn):
         self.futures.discard(future)
         self.slots.release()
+"#,
+        r#"
+import threading
+
+gate = threading.Lock()
+
+def render(job):
+    got = gate.acquire(timeout=5)
+    if got:
+        try:
+            job.run()
+        finally:
+            gate.release()
+    else:
+        job.skip()
+"#,
+        r#"
+from . import instance
+
+def serve(state_dir):
+    lock = instance.Lock.acquire(state_dir)
+    if lock is None:
+        raise RuntimeError("already running")
+    previous = instance.install_handlers()
+    try:
+        instance.run(state_dir)
+    finally:
+        instance.restore(previous)
+        lock.release()
+"#,
+        r#"
+import threading
+
+
+class Backend:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._pending = set()
+        self._depth = 0
+
+    def flush(self, client):
+        while self._pending and self._lock.acquire(blocking=False):
+            self._depth += 1
+            try:
+                while self._pending:
+                    client.unsubscribe(self._pending.pop())
+            finally:
+                self._depth -= 1
+                self._lock.release()
 "#,
     ],
 };

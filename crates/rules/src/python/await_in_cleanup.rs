@@ -22,7 +22,9 @@ connections, or a coroutine of the project that does such I/O) inside a
 BaseException`/bare `except:`, with no `asyncio.timeout`/`wait_for`/
 `shield` bounding it. Closing calls (`close`, `aclose`, `wait_closed`,
 `release`) are not reported, nor a `put` or `get` on a queue (typed as
-one, or named for one: `self.events_queue.put(DONE)`), an in-process
+one, or named for one: `self.events_queue.put(DONE)`) or a `send` or
+`receive` on an end of an in-process memory channel (`self._send, rx =
+anyio.create_memory_object_stream(100)`), an in-process
 hand-off rather than I/O, nor a request that passes its own `timeout=`
 (anything but `None`: the call's value overrides its client's), nor one
 on a client the function builds with a limit on every request (`async
@@ -838,6 +840,22 @@ async def run_shell(cmd):
         kill_tree(proc)
         await proc.wait()
         raise
+"#,
+        r#"
+import anyio
+
+
+class Query:
+    def __init__(self, transport):
+        self.transport = transport
+        self._send, self._receive = anyio.create_memory_object_stream(100)
+
+    async def read_messages(self):
+        try:
+            async for message in self.transport.read():
+                await self._send.send(message)
+        finally:
+            await self._send.send({"type": "end"})
 "#,
     ],
 };

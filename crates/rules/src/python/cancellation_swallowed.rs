@@ -57,7 +57,7 @@ started directly, through a spawning helper of the file or a
 group's `start_soon`/`start`, an application's `add_task(coro)` or
 `start_background_task(fn)`, a portal's `start_task_soon(fn)`, or from another thread with
 `run_coroutine_threadsafe`; the connection callback of
-`asyncio.start_server`, run as a task per connection; or handed straight to `asyncio.gather`,
+`asyncio.start_server` or websockets' `serve`, run as a task per connection; or handed straight to `asyncio.gather`,
 which raises its own cancellation whatever its children return): no
 frame of that task is left to tell.
 Awaiting a task only to reap it is left alone too (also with a deadline:
@@ -920,15 +920,27 @@ fn runs_as_own_task(cx: &FileCx, fid: FuncId) -> bool {
             started = true;
             continue;
         }
-        // `asyncio.start_server(self._handle, host, port)`: each accepted
-        // connection runs the callback as a task of its own, whose result
-        // nobody awaits.
+        // `asyncio.start_server(self._handle, host, port)` (or websockets'
+        // `serve(self.handle, host, port)`): each accepted connection runs
+        // the callback as a task of its own, whose result nobody awaits.
         if let Some(r) = cx.call(call)
             && matches!(
                 r.target.as_deref(),
-                Some("asyncio.start_server" | "asyncio.start_unix_server")
+                Some(
+                    "asyncio.start_server"
+                        | "asyncio.start_unix_server"
+                        | "websockets.serve"
+                        | "websockets.unix_serve"
+                        | "websockets.server.serve"
+                        | "websockets.server.unix_serve"
+                        | "websockets.asyncio.server.serve"
+                        | "websockets.asyncio.server.unix_serve"
+                        | "websockets.legacy.server.serve"
+                )
             )
-            && (r.positional(0) == Some(id) || r.kwarg("client_connected_cb") == Some(id))
+            && (r.positional(0) == Some(id)
+                || r.kwarg("client_connected_cb") == Some(id)
+                || r.kwarg("handler") == Some(id))
         {
             started = true;
             continue;
@@ -3683,6 +3695,35 @@ class Scorer:
 
     async def score(self, item):
         await asyncio.sleep(0)
+"#,
+        r#"
+import logging
+
+from websockets.asyncio.server import serve
+
+log = logging.getLogger(__name__)
+
+
+class Hub:
+    def __init__(self, host, port):
+        self.host = host
+        self.port = port
+        self.clients = set()
+
+    async def run(self):
+        self.server = await serve(self.handle_connection, self.host, self.port)
+
+    async def handle_connection(self, websocket):
+        self.clients.add(websocket)
+        try:
+            async for message in websocket:
+                await websocket.send(message)
+        finally:
+            self.clients.discard(websocket)
+            try:
+                await websocket.close()
+            except:
+                pass
 "#,
     ],
 };

@@ -620,6 +620,9 @@ pub fn is_close_like(name: &str) -> bool {
 /// `ic.event_queue`, `q`, `self._in_q`) or typed as one: an in-process
 /// hand-off, not an HTTP verb, whatever the queue's type.
 pub fn on_a_queue(cx: &FileCx, c: &Call) -> bool {
+    if matches!(c.name.as_str(), "send" | "receive") {
+        return c.receiver.is_some_and(|r| on_a_memory_channel(cx, r));
+    }
     if !matches!(c.name.as_str(), "put" | "get") {
         return false;
     }
@@ -645,6 +648,25 @@ pub fn on_a_queue(cx: &FileCx, c: &Call) -> bool {
     cx.model
         .dotted(r)
         .is_some_and(|d| names_a_queue(d.rsplit('.').next().unwrap_or(&d)))
+}
+
+/// `self._send, self._receive = anyio.create_memory_object_stream(100)`:
+/// an end of an in-process channel (a queue by another name), unpacked
+/// from the call that makes it anywhere in the file.
+fn on_a_memory_channel(cx: &FileCx, r: ExprId) -> bool {
+    let Some(end) = cx.model.dotted(r) else {
+        return false;
+    };
+    let unpacks_to_end = |t: ExprId| {
+        matches!(&cx.expr(t).kind, ExprKind::Collection { elems, .. }
+            if elems.iter().any(|&x| cx.model.dotted(x).as_deref() == Some(end.as_str())))
+    };
+    crate::util::assignments(cx, unpacks_to_end)
+        .into_iter()
+        .any(|(_, v)| {
+            cx.call(cx.model.strip(v))
+                .is_some_and(|k| cx.effect(k, Effect::Queue).is_some())
+        })
 }
 
 /// An awaited call that waits on the network or the disk: a known I/O
@@ -1814,7 +1836,7 @@ pub fn runs_in_one_step(cx: &FileCx, inner: ExprId) -> bool {
 /// The function has a body of its own: not an abstract method or a stub
 /// (`...`, `pass`, a docstring, `raise NotImplementedError`) that a
 /// subclass, perhaps in another file, fills with awaits.
-fn does_work(cx: &FileCx, g: FuncId) -> bool {
+pub(crate) fn does_work(cx: &FileCx, g: FuncId) -> bool {
     let f = cx.func(g);
     !f.decorators.iter().any(|d| d.ends_with("abstractmethod"))
         && f.body.iter().any(|&s| match &cx.stmt(s).kind {

@@ -52,7 +52,9 @@ directly (or first bound to a local, `plugin = self._plugin_stats()`), started a
 tasks collected in a local list, listed in a literal (`coros =
 [_check(a()), _check(b())]`), or built by a comprehension
 (`gather(*tasks.values())` of `tasks = {n: self.check(p) for n, p in
-items}`): the gather has no failure to stop
+items}`), or picked by a conditional with a placeholder that does
+nothing (`self._send(x) if enabled else self._noop()`, `async def
+_noop(self): return`): the gather has no failure to stop
 early on; nor of coroutines of the file none of which ever suspends (no
 `await`, `async for` or `async with` of their own): each task runs to its
 end in its first step, so all have finished before the gather sees a
@@ -123,7 +125,7 @@ impl Rule for GatherOrphans {
                 || already_finished(cx, id, c)
                 || crate::python::common::in_main_guard(cx, e.span)
                 || (crate::python::common::only_a_loop_root(cx, f) && !caught_in(cx, f, e.span))
-                || every_gathered(cx, f, c, catches_everything)
+                || every_gathered(cx, f, c, catches_everything_or_does_nothing)
                 || every_gathered(cx, f, c, crate::python::common::never_suspends)
                 || paced_by_sleep(cx, c)
                 || run_on_a_loop_then_closed(cx, id)
@@ -231,7 +233,9 @@ fn paced_by_sleep(cx: &FileCx, c: &Call) -> bool {
 /// runs to its end in its first step, and all have finished by the time
 /// `gather` hears of a failure.
 fn every_gathered(cx: &FileCx, f: FuncId, c: &Call, holds: fn(&FileCx, FuncId) -> bool) -> bool {
-    let qualifies = |call: ExprId| {
+    // `real`: not a stub, `async def check(self) -> bool: ...` of a
+    // protocol, whose callers run some other class's code.
+    let one = |call: ExprId, real: bool| {
         let call = cx.model.strip(call);
         // `create_task(coro)`, `ensure_future(coro)`: the coroutine inside.
         let inner = cx
@@ -241,7 +245,12 @@ fn every_gathered(cx: &FileCx, f: FuncId, c: &Call, holds: fn(&FileCx, FuncId) -
             .map_or(call, |a| cx.model.strip(a));
         cx.call(inner)
             .and_then(|k| cx.callee_in_file(k))
-            .is_some_and(|g| holds(cx, g))
+            .is_some_and(|g| (!real || crate::python::common::does_work(cx, g)) && holds(cx, g))
+    };
+    // `self._write(..) if enabled else self._noop()`: either one.
+    let qualifies = |call: ExprId| match cx.expr(cx.model.strip(call)).kind {
+        ExprKind::Ternary { then, orelse, .. } => one(then, true) && one(orelse, true),
+        _ => one(call, false),
     };
     // The element a comprehension builds (of a dict one, the value):
     // `{name: self.check(p) for name, p in items}`.
@@ -381,6 +390,27 @@ fn run_on_a_loop_then_closed(cx: &FileCx, id: ExprId) -> bool {
 /// return []` ends every failure), two calls down.
 fn catches_everything(cx: &FileCx, g: FuncId) -> bool {
     catches_everything_within(cx, g, 2)
+}
+
+/// Or a placeholder that does nothing (`async def _noop(self): return`),
+/// gathered in place of an optional step: it cannot fail.
+fn catches_everything_or_does_nothing(cx: &FileCx, g: FuncId) -> bool {
+    let func = cx.func(g);
+    let idle = func.is_async
+        && func.decorators.iter().all(|d| {
+            matches!(
+                d.trim_start_matches("builtins."),
+                "staticmethod" | "classmethod"
+            )
+        })
+        && func.body.iter().all(|&s| match &cx.stmt(s).kind {
+            StmtKind::Pass | StmtKind::Return(None) => true,
+            StmtKind::Return(Some(v)) => matches!(cx.model.literal(*v), Some(Lit::Null)),
+            // A docstring.
+            StmtKind::Expr(e) => matches!(cx.model.literal(*e), Some(Lit::Str(_))),
+            _ => false,
+        });
+    idle || catches_everything(cx, g)
 }
 
 fn catches_everything_within(cx: &FileCx, g: FuncId, depth: u32) -> bool {
@@ -853,6 +883,56 @@ async def probe_task(sock, ports):
 async def scan(sock, low, high):
     return await asyncio.gather(probe_task(sock, low), probe_task(sock, high))  # expect
 "#,
+        r#"
+import asyncio
+import logging
+
+log = logging.getLogger(__name__)
+
+
+class Output:
+    def __init__(self, room, stream_enabled):
+        self.room = room
+        self.stream_enabled = stream_enabled
+
+    async def _noop(self):
+        return None
+
+    async def _write_stream(self, text):
+        await self.room.stream_text(text)
+
+    async def _publish_legacy(self, text):
+        try:
+            await self.room.publish(text)
+        except Exception:
+            log.exception("legacy publish failed")
+
+    async def on_text(self, text):
+        await asyncio.gather(  # expect
+            self._write_stream(text) if self.stream_enabled else self._noop(),
+            self._publish_legacy(text),
+        )
+"#,
+        r#"
+import asyncio
+from typing import Protocol
+
+
+class Carrier(Protocol):
+    async def check_cache(self) -> bool: ...
+
+    async def check_db(self) -> bool: ...
+
+
+async def _absent() -> bool:
+    return False
+
+
+async def health(carrier: Carrier | None):
+    cache = carrier.check_cache() if carrier is not None else _absent()
+    db = carrier.check_db() if carrier is not None else _absent()
+    return await asyncio.gather(cache, db)  # expect
+"#,
     ],
     pass: &[
         r#"
@@ -1317,6 +1397,43 @@ class Server:
             con.close()
             tasks.append(self._loop.create_task(con.wait_closed()))
         await asyncio.gather(*tasks)
+"#,
+        r#"
+import asyncio
+import logging
+
+log = logging.getLogger(__name__)
+
+
+class Output:
+    def __init__(self, room, stream_enabled, legacy_enabled):
+        self.room = room
+        self.stream_enabled = stream_enabled
+        self.legacy_enabled = legacy_enabled
+
+    @staticmethod
+    async def _noop() -> None:
+        return None
+
+    async def _write_stream(self, text):
+        try:
+            await self.room.stream_text(text)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("stream write failed")
+
+    async def _publish_legacy(self, text):
+        try:
+            await self.room.publish(text)
+        except Exception:
+            log.exception("legacy publish failed")
+
+    async def on_text(self, text):
+        await asyncio.gather(
+            self._write_stream(text) if self.stream_enabled else self._noop(),
+            self._publish_legacy(text) if self.legacy_enabled else self._noop(),
+        )
 "#,
     ],
 };

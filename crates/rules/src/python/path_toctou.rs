@@ -32,7 +32,8 @@ built with `os.getpid()`, a random UUID or a random number drawn there:
 file created empty or with fixed content (`with open(p, "w"): pass`,
 `open(p, "w").close()`, `f = open(p, "w+")` then `f.close()`,
 `with open(p, "w") as f: f.write("\n")`, `open(p, "w").write(DEFAULTS)`,
-`p.write_text("ok")`, `p.write_text(json.dumps([]))`, or a module
+`p.write_text("ok")`, `p.write_text(json.dumps([]))`, `with open(p,
+"w") as f: json.dump({"items": []}, f)`, or a module
 constant only ever set to a literal):
 racers write the same bytes and neither fails; nor a file opened in
 append mode (`open(p, "a+b").close()`, a "touch"), which neither fails nor
@@ -707,11 +708,22 @@ fn writes_constant(cx: &FileCx, call: ExprId, c: &Call) -> bool {
                 .iter()
                 .all(|&s| matches!(cx.stmt(s).kind, StmtKind::Pass));
     };
+    // `f.write("\n")`, or `json.dump({"items": []}, f)`: fixed text.
+    let dumps_constant = |k: &Call| {
+        k.target.as_deref() == Some("json.dump")
+            && k.positional(1).and_then(|h| cx.model.name_of(h)) == Some(handle)
+            && k.positional(0).is_some_and(constant)
+            && k.args
+                .iter()
+                .skip(2)
+                .all(|a| a.name.is_some() && constant(a.value))
+    };
     body.iter().all(|&s| match &cx.stmt(s).kind {
         StmtKind::Expr(e) => cx.call(*e).is_some_and(|k| {
-            k.name == "write"
+            (k.name == "write"
                 && k.receiver.and_then(|r| cx.model.name_of(r)) == Some(handle)
-                && k.args.iter().all(|a| constant(a.value))
+                && k.args.iter().all(|a| constant(a.value)))
+                || dumps_constant(k)
         }),
         StmtKind::Pass => true,
         _ => false,
@@ -991,6 +1003,18 @@ def ensure_state_file(state_path, state):
     if not os.path.exists(state_path):
         open(state_path, "w").write(json.dumps(state))  # expect
     return state_path
+"#,
+        r#"
+import json
+import os
+
+
+class Store:
+    def __init__(self, root, seed):
+        self.index = os.path.join(root, "index.json")
+        if not os.path.exists(self.index):
+            with open(self.index, "w") as f:  # expect
+                json.dump({"workflows": seed}, f)
 "#,
     ],
     pass: &[
@@ -1423,6 +1447,18 @@ def load_groups():
     if not _GROUPS.exists():
         _GROUPS.write_text(json.dumps([]))
     return set(json.loads(_GROUPS.read_text()))
+"#,
+        r#"
+import json
+import os
+
+
+class Store:
+    def __init__(self, root):
+        self.index = os.path.join(root, "index.json")
+        if not os.path.exists(self.index):
+            with open(self.index, "w") as f:
+                json.dump({"workflows": []}, f, indent=2)
 "#,
     ],
 };

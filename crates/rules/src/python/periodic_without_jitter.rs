@@ -370,28 +370,55 @@ fn only_writes(name: &str) -> bool {
 /// arrives, and its sleep spaces out that work (writes to one device), it
 /// is not the period of a poll.
 pub(crate) fn waits_for_work(cx: &FileCx, body: &Block) -> bool {
-    let waits = |e: ExprId| {
-        let ExprKind::Await(inner) = cx.expr(cx.model.strip(e)).kind else {
-            return false;
-        };
-        cx.call(cx.model.strip(inner))
-            .and_then(|c| c.target.as_deref())
-            .is_some_and(|t| {
-                t.ends_with("Queue.get")
-                    || t.ends_with("Event.wait")
-                    || t.ends_with("Condition.wait")
-            })
+    // `queue.get()` by type, or on a receiver named for a queue when the
+    // type is unknown (`task = task_queue.get()`, `await
+    // self.work_queue.get_next_work()`): the next item, not the failed one.
+    fn takes_work(cx: &FileCx, c: &Call) -> bool {
+        let by_type = c.target.as_deref().is_some_and(|t| {
+            t.ends_with("Queue.get") || t.ends_with("Event.wait") || t.ends_with("Condition.wait")
+        });
+        let by_name = c.name.starts_with("get")
+            && c.receiver
+                .and_then(|r| cx.model.dotted(r))
+                .is_some_and(|d| {
+                    let last = d.rsplit('.').next().unwrap_or(&d).to_ascii_lowercase();
+                    last.ends_with("queue") || last == "q" || last.ends_with("_q")
+                });
+        // `await asyncio.wait_for(queue.get(), timeout=t)` (not of an
+        // event's `wait()`: with a timeout, that is a sleep a stop can cut
+        // short).
+        let bounded = c.target.as_deref() == Some("asyncio.wait_for")
+            && c.positional(0)
+                .and_then(|a| cx.call(cx.model.strip(a)))
+                .is_some_and(|inner| inner.name.starts_with("get") && takes_work(cx, inner));
+        by_type || by_name || bounded
+    }
+    let waits = |e: ExprId| match cx.expr(cx.model.strip(e)).kind {
+        ExprKind::Await(inner) => cx
+            .call(cx.model.strip(inner))
+            .is_some_and(|c| takes_work(cx, c)),
+        // A blocking get (a thread's or a process's queue).
+        _ => cx
+            .call(cx.model.strip(e))
+            .is_some_and(|c| c.name == "get" && takes_work(cx, c)),
     };
-    body.iter()
-        .flat_map(|&s| match &cx.stmt(s).kind {
-            StmtKind::Try { body, .. } => body.clone(),
-            _ => vec![s],
-        })
-        .any(|s| match &cx.stmt(s).kind {
+    // (Also on both sides of an `if`: `if timeout: event = await
+    // asyncio.wait_for(queue.get(), timeout) else: event = await
+    // queue.get()`.)
+    fn any_waits(cx: &FileCx, b: &Block, waits: &dyn Fn(ExprId) -> bool) -> bool {
+        b.iter().any(|&s| match &cx.stmt(s).kind {
             StmtKind::Expr(e) => waits(*e),
             StmtKind::Assign { value: Some(v), .. } => waits(*v),
+            StmtKind::If { then, orelse, .. } => {
+                any_waits(cx, then, waits) && any_waits(cx, orelse, waits)
+            }
             _ => false,
         })
+    }
+    body.iter().any(|&s| match &cx.stmt(s).kind {
+        StmtKind::Try { body, .. } => any_waits(cx, body, &waits),
+        _ => any_waits(cx, &vec![s], &waits),
+    })
 }
 
 /// The loop gives up after a deadline or a number of attempts: an `if`

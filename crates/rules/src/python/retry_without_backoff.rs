@@ -62,8 +62,10 @@ or a count that ends the loop (`elapsed += interval; if elapsed >=
 timeout: break`, or `sys.exit(1)` once the deadline has passed); it waits for a state, and its period is the periodic
 rule's to judge. Nor one that starts each round by taking new work from a queue or
 waiting for an event of the process (`line = await lines.get()`, `await
-self.wakeup.wait()`): after a failure it handles the next item, not the
-failed one again.
+self.wakeup.wait()`, also with a timeout, `await asyncio.wait_for(q.get(),
+t)`, or a thread's blocking `task = task_queue.get()`; a receiver of
+unknown type counts by its name, `self.work_queue.get_next_work()`):
+after a failure it handles the next item, not the failed one again.
 A fixed delay in a loop that connects to this machine only (a socket
 built with `AF_UNIX`, or a loopback host written out:
 `socket.create_connection(("127.0.0.1", port))` or
@@ -1571,6 +1573,23 @@ async def refresh(page, max_retries=3):
             else:
                 await save_error_snapshot(f"reload_fail_attempt_{attempt + 1}")
 "#,
+        r#"
+import asyncio
+
+import httpx
+
+
+async def pump(queue: asyncio.Queue, client: httpx.AsyncClient):
+    item = None
+    while True:
+        try:
+            if item is None:
+                item = await queue.get()
+            await client.post("/events", json=item)
+            return
+        except httpx.HTTPError:
+            await asyncio.sleep(1)  # expect
+"#,
     ],
     pass: &[
         r#"
@@ -2423,6 +2442,44 @@ class HiveClient:
                 logger.warning("attempt %d failed: %s", retry_count, e)
                 time.sleep(1)
         raise RuntimeError("query failed")
+"#,
+        r#"
+import requests
+
+
+def worker(task_queue, results, session: requests.Session):
+    while True:
+        try:
+            task = task_queue.get()
+            if task is None:
+                break
+            results.put(session.get(task, timeout=10).text)
+        except requests.RequestException:
+            results.put(None)
+"#,
+        r#"
+import httpx
+
+
+class Runner:
+    def __init__(self, work_queue, client: httpx.AsyncClient):
+        self.work_queue = work_queue
+        self.client = client
+
+    async def run_batch(self, stop):
+        for _ in range(4):
+            if stop.is_set():
+                break
+            item = await self.work_queue.get_next_work()
+            if not item:
+                break
+            try:
+                reply = await self.client.post("/run", json=item)
+                if reply.status_code != 200:
+                    await self.work_queue.fail_work(item["id"])
+                    return
+            except httpx.HTTPError:
+                await self.work_queue.fail_work(item["id"])
 "#,
     ],
 };

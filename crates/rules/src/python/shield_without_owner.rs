@@ -35,7 +35,8 @@ suppressing its own cancellation (`while not task.done(): with
 contextlib.suppress(asyncio.CancelledError): await asyncio.shield(task)`):
 it does not leave before the work is done, so it stays the owner; nor one
 whose handler of the caller's cancellation awaits the task before going on
-(`except asyncio.CancelledError: await task`).
+(`except asyncio.CancelledError: await task`). A `typing.cast(T, x)`
+around the shielded value is `x` itself: it changes none of this.
 
 ## Why
 
@@ -446,6 +447,18 @@ class Result:
     async def flush(self):
         await asyncio.shield(asyncio.gather(self.commit(), self.notify()))  # expect
 "#,
+        r#"
+import asyncio
+from typing import Awaitable, cast
+
+
+class Cache:
+    async def _refresh(self):
+        await asyncio.sleep(1)
+
+    async def get(self):
+        await asyncio.shield(cast(Awaitable[None], self._refresh()))  # expect
+"#,
     ],
     pass: &[
         r#"
@@ -627,6 +640,27 @@ class Result:
     async def finish(self, items):
         tasks = [asyncio.create_task(self.speak(i)) for i in items]
         await asyncio.shield(asyncio.gather(*tasks, return_exceptions=True))
+"#,
+        r#"
+import asyncio
+from typing import Awaitable, cast
+
+
+class Dispatcher:
+    def __init__(self):
+        self._worker_task = None
+
+    def start(self):
+        self._worker_task = asyncio.create_task(self._run())
+
+    async def _run(self):
+        await asyncio.sleep(1)
+
+    async def stop(self):
+        worker_task = self._worker_task
+        if worker_task is None:
+            return
+        await asyncio.shield(cast(Awaitable[object], worker_task))
 "#,
     ],
 };

@@ -24,7 +24,9 @@ it made for a thread of its own, `self._loop = asyncio.new_event_loop()`
 run by a thread: that loop is not the caller's). Anywhere: importing `nest_asyncio`
 and calling its `apply()`, which patches asyncio so that such nesting
 appears to work (an import left behind with the `apply()` commented out
-patches nothing).
+patches nothing). A call in the branch that runs only when no loop is
+running (`try: loop = asyncio.get_running_loop() ... except RuntimeError:
+asyncio.run(cb(out))`) is not reported: it never runs on the loop.
 
 ## Why
 
@@ -96,7 +98,13 @@ impl Rule for SyncOverAsync {
                 continue;
             };
             let f = cx.func_of(id);
-            if !cx.runs_on_loop(f) || cx.func(f).is_test || !bridges_here(cx, id, entry) {
+            // (`try: asyncio.get_running_loop() except RuntimeError:
+            // asyncio.run(..)`: that branch runs only with no loop.)
+            if !cx.runs_on_loop(f)
+                || cx.func(f).is_test
+                || !bridges_here(cx, id, entry)
+                || crate::util::only_without_running_loop(cx, id)
+            {
                 continue;
             }
             // `run_coroutine_threadsafe(coro, self._loop).result()` on a loop
@@ -210,6 +218,21 @@ class Bridge:
         finally:
             if not future.done():
                 future.result(timeout=10)
+"#,
+        r#"
+import asyncio
+import logging
+
+log = logging.getLogger(__name__)
+
+
+async def run_task(task, output):
+    if task.callback:
+        try:
+            loop = asyncio.get_running_loop()
+            loop.create_task(task.callback(output))
+        except RuntimeError:
+            asyncio.run(task.callback(output))
 "#,
     ],
 };
