@@ -519,9 +519,17 @@ pub fn no_running_loop_handlers(m: &FileModel, s: StmtId) -> Vec<Span> {
         StmtKind::Assign { value: Some(v), .. } => Some(*v),
         _ => None,
     });
-    if !probe.is_some_and(|e| {
+    // Also a call on the loop it hands back, `asyncio.get_running_loop()
+    // .create_task(close)`: the probe raises before that call runs.
+    let asks = |e: ExprId| {
         m.call(m.strip(e))
             .is_some_and(|c| c.name == "get_running_loop" && c.args.is_empty())
+    };
+    if !probe.is_some_and(|e| {
+        asks(e)
+            || m.call(m.strip(e))
+                .and_then(|c| c.receiver)
+                .is_some_and(asks)
     }) {
         return Vec::new();
     }
@@ -776,7 +784,29 @@ pub fn only_without_running_loop(cx: &FileCx, e: ExprId) -> bool {
         no_running_loop_handlers(cx.model, s)
             .iter()
             .any(|h| h.contains(at))
-    }) || stmts.iter().any(|&s| in_no_loop_branch(cx, s, at))
+    }) || stmts
+        .iter()
+        .any(|&s| in_no_loop_branch(cx, s, at) || in_not_running_branch(cx.model, s, at))
+}
+
+/// `if asyncio.get_event_loop().is_running(): ... else: <at>`: the
+/// thread's own loop is not running in the `else`.
+fn in_not_running_branch(m: &FileModel, s: StmtId, at: Span) -> bool {
+    let StmtKind::If { cond, orelse, .. } = &m.stmt(s).kind else {
+        return false;
+    };
+    let own_loop = |r: ExprId| {
+        m.call(m.strip(r)).is_some_and(|c| {
+            matches!(c.name.as_str(), "get_event_loop" | "get_running_loop") && c.args.is_empty()
+        })
+    };
+    let asks = m.call(m.strip(*cond)).is_some_and(|c| {
+        c.name == "is_running" && c.args.is_empty() && c.receiver.is_some_and(own_loop)
+    });
+    asks && match (orelse.first(), orelse.last()) {
+        (Some(&a), Some(&b)) => Span::new(m.stmt(a).span.start, m.stmt(b).span.end).contains(at),
+        _ => false,
+    }
 }
 
 /// `try: loop = asyncio.get_running_loop() except RuntimeError: loop =

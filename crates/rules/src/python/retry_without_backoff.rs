@@ -74,7 +74,9 @@ started comes up, also built into a local of the loop first) is not reported: a 
 to come back in waves. A wait read from the error just caught (`except FloodWaitError as e:
 await asyncio.sleep(e.seconds)`) is the one the server asked for, not a
 fixed delay.
-A backoff one or two calls down counts: the loop calls a function of
+A delay one call down counts as the loop's own (a helper of the file
+that sleeps for a parameter, `await pause(retry_delay, stop)`, with the
+value the loop passes it). A backoff one or two calls down counts: the loop calls a function of
 the file that sleeps a randomized delay (`await
 self._handle_conflict(err, attempt)`) or one it computes from its
 arguments or by a call (`delay = retry_backoff(attempt, lo, hi)`), not a
@@ -161,7 +163,26 @@ impl Rule for RetryWithoutBackoff {
             if jitter {
                 continue;
             }
-            if sleeps.is_empty() {
+            // A delay one call down: a helper of the file that sleeps for
+            // one of its parameters (`await wait_interruptible(retry_delay,
+            // stop)`), with what the loop passes it.
+            let helper_delays: Vec<(ExprId, ExprId)> =
+                unsnarl_model::walk::calls_in_block(cx.model, body)
+                    .into_iter()
+                    .filter_map(|e| {
+                        let c = cx.call(e)?;
+                        let g = cx.callee_in_file(c)?;
+                        let slept = cx.body_calls(g).find_map(|x| {
+                            let k = cx.call(x)?;
+                            let n = cx.model.name_of(sleep_arg(k).flatten()?)?;
+                            cx.func(g).params.iter().any(|p| p.name == n).then_some(n)
+                        })?;
+                        let i = (0..c.args.len())
+                            .find(|&i| cx.param_receiving(g, c, i) == Some(slept))?;
+                        Some((e, c.args[i].value))
+                    })
+                    .collect();
+            if sleeps.is_empty() && helper_delays.is_empty() {
                 out.push(cx.finding(
                     &META,
                     loop_header(cx, s),
@@ -176,11 +197,20 @@ impl Rule for RetryWithoutBackoff {
                 sleep_arg(c)
                     .flatten()
                     .is_some_and(|a| is_constant(cx, a, &changing))
-            });
-            if constant && !reaches_this_host_only(cx, body) {
+            }) && helper_delays
+                .iter()
+                .all(|&(_, a)| is_constant(cx, a, &changing));
+            let first = sleeps
+                .first()
+                .copied()
+                .or_else(|| helper_delays.first().map(|&(e, _)| e));
+            if let Some(first) = first
+                && constant
+                && !reaches_this_host_only(cx, body)
+            {
                 out.push(cx.finding(
                     &META,
-                    cx.expr(sleeps[0]).span,
+                    cx.expr(first).span,
                     "this retry loop waits a fixed delay between attempts with no jitter: clients that failed together retry together, in synchronized waves against the recovering dependency",
                     "use exponential backoff with random jitter (`random.uniform(0, min(cap, base * 2 ** attempt))`)",
                 ));
@@ -1590,6 +1620,32 @@ async def pump(queue: asyncio.Queue, client: httpx.AsyncClient):
         except httpx.HTTPError:
             await asyncio.sleep(1)  # expect
 "#,
+        r#"
+import asyncio
+
+import httpx
+
+
+async def pause(delay, stop):
+    if stop is None:
+        await asyncio.sleep(delay)
+        return False
+    try:
+        await asyncio.wait_for(stop.wait(), timeout=delay)
+        return True
+    except TimeoutError:
+        return False
+
+
+async def fetch(client: httpx.AsyncClient, stop, retry_delay=1.0):
+    for attempt in range(5):
+        if attempt > 0:
+            await pause(retry_delay, stop)  # expect
+        try:
+            return await client.get("/status")
+        except httpx.HTTPError:
+            continue
+"#,
     ],
     pass: &[
         r#"
@@ -2480,6 +2536,25 @@ class Runner:
                     return
             except httpx.HTTPError:
                 await self.work_queue.fail_work(item["id"])
+"#,
+        r#"
+import asyncio
+
+import httpx
+
+
+async def pause(delay):
+    await asyncio.sleep(delay)
+
+
+async def fetch(client: httpx.AsyncClient):
+    delay = 0.5
+    for attempt in range(5):
+        try:
+            return await client.get("/status")
+        except httpx.HTTPError:
+            await pause(delay)
+            delay *= 2
 "#,
     ],
 };

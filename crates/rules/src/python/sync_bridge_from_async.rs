@@ -39,7 +39,8 @@ not None: loop.create_task(coro); return`); nor is a bridge after
 lets the running loop be entered again. Nor
 is a bridge in the handler of a `try` that first asks for the running
 loop (`try: loop = asyncio.get_running_loop() ... except RuntimeError:
-asyncio.run(coro)`), or in the branch that finds the flag that `try` set
+asyncio.run(coro)`, also `try: asyncio.get_running_loop().create_task(c)`),
+or in the `else` of `if asyncio.get_event_loop().is_running():`, or in the branch that finds the flag that `try` set
 empty (`if running is None and not loop.is_closed():`): that code runs
 only where no loop runs. Nor is
 a wait on a loop the module made for a thread of its own
@@ -755,6 +756,32 @@ def write_audit_nowait(event):
 
 async def delete_session(session_id):
     write_audit_nowait({"deleted": session_id})
+"#,
+        r#"
+import asyncio
+
+
+class Providers:
+    @classmethod
+    def reset(cls):
+        cls._client = None
+
+    @classmethod
+    def build(cls, http_client, factory):
+        try:
+            cls._provider = factory(http_client)
+        except Exception:
+            cls.reset()
+            close = http_client.close()
+            try:
+                asyncio.get_running_loop().create_task(close)
+            except RuntimeError:
+                asyncio.run(close)
+            raise
+
+
+async def main(http_client, factory):
+    Providers.build(http_client, factory)
 "#,
     ],
 };

@@ -26,7 +26,10 @@ and calling its `apply()`, which patches asyncio so that such nesting
 appears to work (an import left behind with the `apply()` commented out
 patches nothing). A call in the branch that runs only when no loop is
 running (`try: loop = asyncio.get_running_loop() ... except RuntimeError:
-asyncio.run(cb(out))`) is not reported: it never runs on the loop.
+asyncio.run(cb(out))`, also with the probe's loop used on the spot,
+`asyncio.get_running_loop().create_task(c)`, or the `else` of `if
+asyncio.get_event_loop().is_running():`) is not reported: it never runs
+on the loop.
 
 ## Why
 
@@ -233,6 +236,16 @@ async def run_task(task, output):
             loop.create_task(task.callback(output))
         except RuntimeError:
             asyncio.run(task.callback(output))
+"#,
+        r#"
+import asyncio
+
+
+async def setup(registry, container):
+    if asyncio.get_event_loop().is_running():
+        await registry.initialize_all(container)
+    else:
+        asyncio.run(registry.initialize_all(container))
 "#,
     ],
 };
