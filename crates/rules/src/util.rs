@@ -803,7 +803,13 @@ fn in_not_running_branch(m: &FileModel, s: StmtId, at: Span) -> bool {
     let asks = m.call(m.strip(*cond)).is_some_and(|c| {
         c.name == "is_running" && c.args.is_empty() && c.receiver.is_some_and(own_loop)
     });
-    asks && match (orelse.first(), orelse.last()) {
+    asks && block_span_contains(m, orelse, at)
+}
+
+/// `at` lies within the source of `block`'s statements (false for an
+/// empty block).
+fn block_span_contains(m: &FileModel, block: &Block, at: Span) -> bool {
+    match (block.first(), block.last()) {
         (Some(&a), Some(&b)) => Span::new(m.stmt(a).span.start, m.stmt(b).span.end).contains(at),
         _ => false,
     }
@@ -848,11 +854,7 @@ fn in_no_loop_branch(cx: &FileCx, s: StmtId, at: Span) -> bool {
     };
     let Some(flag) = flag else { return false };
     let branch = if then_without { then } else { orelse };
-    let inside = match (branch.first(), branch.last()) {
-        (Some(&a), Some(&b)) => Span::new(m.stmt(a).span.start, m.stmt(b).span.end).contains(at),
-        _ => false,
-    };
-    if !inside {
+    if !block_span_contains(m, branch, at) {
         return false;
     }
     // The flag's only values: the running loop, or `None` in the handler

@@ -419,11 +419,7 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
             if seen > 8 {
                 break 'climb;
             }
-            if let StmtKind::Try {
-                finally: Some(fin), ..
-            } = &cx.stmt(next).kind
-                && releases(cx, fin, name)
-            {
+            if releasing_try(cx, next, name) {
                 return None;
             }
             if hands_over_or_releases_on_failure(cx, next, name)
@@ -491,9 +487,10 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
         .find(|&n| !cannot_raise(cx, n) && !releases_and_leaves(cx, n, name));
     // `got = lock.acquire(timeout=t)` then `if got: try: .. finally:
     // lock.release()`: the branch that holds it starts its own `try`.
-    let releasing_try = |n: StmtId| matches!(&cx.stmt(n).kind, StmtKind::Try { finally: Some(fin), .. } if releases(cx, fin, name));
     if first_after.is_some_and(|n| {
-        hands_on_the_lock(cx, n, name) || release_stmt(cx, n, name).is_some() || releasing_try(n)
+        hands_on_the_lock(cx, n, name)
+            || release_stmt(cx, n, name).is_some()
+            || releasing_try(cx, n, name)
     }) {
         return None;
     }
@@ -520,7 +517,7 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
             _ => negated(*cond),
         };
         let holding = if negated { orelse } else { then };
-        if holding.iter().any(|&t| matches!(&cx.stmt(t).kind, StmtKind::Try { finally: Some(fin), .. } if releases(cx, fin, name))) {
+        if holding.iter().any(|&t| releasing_try(cx, t, name)) {
             return None;
         }
     }
@@ -532,7 +529,7 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
             cx.expr(cx.model.strip(*cond)).kind,
             ExprKind::Unary { op: UnOp::Not, .. }
         )
-        && body.iter().any(|&t| matches!(&cx.stmt(t).kind, StmtKind::Try { finally: Some(fin), .. } if releases(cx, fin, name)))
+        && body.iter().any(|&t| releasing_try(cx, t, name))
     {
         return None;
     }
@@ -565,6 +562,11 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
         return None;
     }
     Some("is not immediately followed by a `try` whose `finally` releases it".into())
+}
+
+/// `s` is a `try` whose `finally` releases `name`.
+fn releasing_try(cx: &FileCx, s: StmtId, name: &str) -> bool {
+    matches!(&cx.stmt(s).kind, StmtKind::Try { finally: Some(fin), .. } if releases(cx, fin, name))
 }
 
 /// `if not self.is_done: self._callbacks.append(f); lock.release();
