@@ -53,6 +53,9 @@ self._task is None:`): every caller waits for the same work. Nor
 is a method that every caller in the file calls on an object it has just
 built (`cursor = Cursor(conn, q); return cursor._init()`, or `instance =
 cls(host)` in a classmethod factory): the second phase of a construction, which no other task can reach yet. Nor is a
+check of a field the function itself empties at its top on every call
+(`self._server = None`, a first attempt, then `if self._server is
+None:` for the fallback): it asks whether this call's attempt worked. Nor is a
 private helper (`_ensure_client`) that the file only ever calls while
 holding a lock (`async with self._lock: await self._ensure_client()`, the
 lock also got from a method: `async with self._get_lock():`), directly or
@@ -180,6 +183,7 @@ impl Rule for CheckThenAwait {
                 && !crate::python::common::callers_hold_lock(cx, f)
                 && !interactive(cx, f)
                 && !same_value_for_all(cx, &window, w)
+                && !reset_first(cx, f, s, &key)
                 && reported.insert(w)
             {
                 out.push(cx.finding(
@@ -852,6 +856,25 @@ fn after_claim(cx: &FileCx, globals: &HashSet<String>, f: FuncId, s: StmtId) -> 
         };
         sets_flag(cx, pair[1], &flag)
             && crate::util::awaits_in_block(cx.model, &vec![pair[1]]).is_empty()
+    })
+}
+
+/// The function itself empties `key` on every call, before the check
+/// (`self._server = None` at the top, then `if self._server is None:`
+/// after a first attempt): the check asks whether this call's own attempt
+/// worked, not whether another caller already did the work.
+fn reset_first(cx: &FileCx, f: FuncId, s: StmtId, key: &str) -> bool {
+    let body = &cx.func(f).body;
+    let Some(at) = body
+        .iter()
+        .position(|&b| b == s || cx.tree.stmt_ancestors(s).any(|a| a == b))
+    else {
+        return false;
+    };
+    body[..at].iter().any(|&b| {
+        matches!(&cx.stmt(b).kind, StmtKind::Assign { targets, value: Some(v), .. }
+            if targets.iter().any(|&t| cx.model.dotted(t).as_deref() == Some(key))
+                && crate::python::common::is_none(cx, *v))
     })
 }
 
@@ -1738,6 +1761,27 @@ class Run:
             self._task = asyncio.create_task(self.job())
         self._result = await self._task
         return self._result
+"#,
+        r#"
+# Each call empties the field first: the check asks whether this call's
+# preferred port worked, not whether another caller got there first.
+import asyncio
+
+
+class LoopbackCallback:
+    async def start(self, preferred_port=None):
+        self._server = None
+        if preferred_port:
+            try:
+                self._server = await asyncio.start_server(self._handle, "127.0.0.1", preferred_port)
+            except OSError:
+                pass
+        if self._server is None:
+            self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+        return self._server.sockets[0].getsockname()[1]
+
+    async def _handle(self, reader, writer):
+        writer.close()
 "#,
     ],
 };

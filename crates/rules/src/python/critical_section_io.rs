@@ -1,9 +1,9 @@
 //! PY013: I/O, logging or callbacks run while a thread lock is held.
 
 use crate::context::FileCx;
-use crate::python::common::{LockRef, is_thread_lock, lock_ref};
+use crate::python::common::{LockRef, is_thread_lock, lock_kind, lock_ref};
 use crate::rule::{Examples, Rule, RuleMeta};
-use unsnarl_model::walk::{Visitor, walk_block};
+use unsnarl_model::walk::{Parent, Visitor, walk_block};
 use unsnarl_model::*;
 
 pub struct CriticalSectionIo;
@@ -79,7 +79,10 @@ read before it and restarts the interval from the clock after it
 Nor is a query on a DB-API connection
 or cursor (`sqlite3`, `psycopg`, `pymysql`, `MySQLdb`): two threads may
 not use one connection at once, so code that shares it has to hold a
-lock around each query, and the query cannot move out.
+lock around each query, and the query cannot move out. Nor is a lock the
+function builds afresh on every call and uses only in its own `with`
+(`lock = threading.Lock()` then `with lock:`): no other thread can take
+it, so nobody waits (it guards nothing, a mistake of another kind).
 
 ## Why
 
@@ -186,6 +189,43 @@ fn thread_lock_blocks(cx: &FileCx) -> Vec<(FuncId, StmtId, LockRef)> {
     out
 }
 
+/// The lock is a local the function builds on each call (`lock =
+/// threading.Lock()`) and uses only in `with` statements: no other thread
+/// can ever hold it, so nobody waits for what runs under it. (Such a lock
+/// guards nothing, which is a different mistake.)
+fn private_to_the_call(cx: &FileCx, fid: FuncId, w: StmtId) -> bool {
+    let StmtKind::With { items, .. } = &cx.stmt(w).kind else {
+        return false;
+    };
+    items.iter().any(|it| {
+        let ExprKind::Name { id, resolved: None } = &cx.expr(it.ctx).kind else {
+            return false;
+        };
+        let mut stores = 0;
+        let funcs = crate::python::common::func_and_nested(cx, fid);
+        crate::python::common::name_refs(cx, &funcs, id)
+            .into_iter()
+            .all(|r| match cx.tree.expr_parent(r) {
+                Parent::Stmt(s) => match &cx.stmt(s).kind {
+                    StmtKind::Assign {
+                        targets,
+                        value: Some(v),
+                        ..
+                    } if targets.as_slice() == [r] => {
+                        stores += 1;
+                        cx.call(*v).is_some() && lock_kind(cx, *v).is_some()
+                    }
+                    StmtKind::With { items, .. } => {
+                        items.iter().any(|i| i.ctx == r) && cx.func_of(r) == fid
+                    }
+                    _ => false,
+                },
+                _ => false,
+            })
+            && stores == 1
+    })
+}
+
 /// The keys of the thread locks the file holds, in some block, across a
 /// wait for other threads' work (`with self._op_lock: self._thread.join()`
 /// in `stop()`): such a lock serializes whole operations (start, stop), and
@@ -235,7 +275,11 @@ fn check_with(
     let StmtKind::With { body, .. } = &cx.stmt(w).kind else {
         return;
     };
-    if serializes_io(cx, body) || guards_only_io(cx, fid, body) || limits_concurrency(cx, lock) {
+    if serializes_io(cx, body)
+        || guards_only_io(cx, fid, body)
+        || limits_concurrency(cx, lock)
+        || private_to_the_call(cx, fid, w)
+    {
         return;
     }
     let whole_operation = whole_operation_locks.contains(&lock.key);
@@ -1309,6 +1353,26 @@ class Sessions:
         session.send_eof()
         time.sleep(0.5)
 "#,
+        r#"
+# The lock is built per call but handed to the worker threads: they share it.
+import threading
+
+
+class Loader:
+    def run_all(self, paths):
+        lock = threading.Lock()
+
+        def work(p):
+            with lock:
+                data = open(p).read()  # expect
+                self.results.append(data)
+
+        threads = [threading.Thread(target=work, args=(p,)) for p in paths]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+"#,
     ],
     pass: &[
         r#"
@@ -2011,6 +2075,24 @@ class PolicyStore:
             f.write("\n".join(entries))
         os.replace(f.name, self.path)
         self.entries = entries
+"#,
+        r#"
+# A lock built on each call guards nothing, but nobody waits for it either.
+import threading
+
+import yaml
+
+
+class Network:
+    def save_profile(self, config_path, profile):
+        lock = threading.Lock()
+        with lock:
+            with open(config_path) as f:
+                data = yaml.safe_load(f) or {}
+            data["profile"] = profile
+            with open(config_path, "w") as f:
+                yaml.safe_dump(data, f)
+            self.profile = profile
 "#,
     ],
 };

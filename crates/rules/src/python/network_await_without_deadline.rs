@@ -47,7 +47,9 @@ self.timeout) else: .. open_connection(..)`) is not reported either: the
 timeout is configurable, and `None` is the caller's choice.
 
 A request is matched to the session bound to its receiver's name in the
-same function, else to the weakest session of the file; a session the
+same function, else, for a module variable (`global SESSION` in the
+function that builds it), to the sessions assigned to that variable,
+else to the weakest session of the file; a session the
 function receives as a parameter is the caller's, with the caller's
 configuration, and is not reported (unless the file's own code calls
 that function with a session it built); in a file that
@@ -446,6 +448,9 @@ struct Sessions {
     /// Per session: the function that builds it, the name it is bound to
     /// (`async with ... as s`, `s = ...`), and its limit.
     built: Vec<(FuncId, Option<Str>, Limit)>,
+    /// Per module variable a session is assigned to (`global S; S =
+    /// ClientSession(...)`), the weakest limit assigned to it.
+    globals: Vec<(Str, Limit)>,
     /// The weakest limit of them all (`Set` when there are none).
     weakest: Limit,
 }
@@ -465,6 +470,15 @@ impl Sessions {
                 .filter(|(g, name, _)| *g == f && name.as_deref() == Some(id.as_str()));
             if let (Some(&(_, _, limit)), None) = (own.next(), own.next()) {
                 return limit;
+            }
+            // A module variable holds whatever its assignments built,
+            // whichever function made them.
+            if let Some(ExprKind::Name {
+                resolved: Some(r), ..
+            }) = c.receiver.map(|r| &cx.expr(r).kind)
+                && let Some((_, limit)) = self.globals.iter().find(|(g, _)| g == r)
+            {
+                return *limit;
             }
             // A session the caller passes in (`websession:
             // aiohttp.ClientSession`) has the caller's configuration,
@@ -499,6 +513,7 @@ impl Sessions {
 /// A session given `timeout=None` or nothing gets aiohttp's default.
 fn sessions(cx: &FileCx) -> Sessions {
     let mut built = Vec::new();
+    let mut globals: Vec<(Str, Limit)> = Vec::new();
     let mut weakest = Limit::Set;
     for (id, c) in cx.calls_to(&["aiohttp.ClientSession"]) {
         let limit = match c.kwarg("timeout") {
@@ -506,18 +521,60 @@ fn sessions(cx: &FileCx) -> Sessions {
             Some(t) if !is_none(cx, t) => client_timeout_limit(cx, t, Owner::Session),
             _ => Limit::AiohttpDefault,
         };
-        weakest = match (weakest, limit) {
-            (Limit::Off(_) | Limit::ConnectOnly(_), _) | (_, Limit::Set) => weakest,
-            _ => limit,
-        };
+        weakest = weaker(weakest, limit);
+        if let Some(g) = bound_target(cx, id).and_then(|t| module_variable(cx, t)) {
+            match globals.iter_mut().find(|(n, _)| *n == g) {
+                Some((_, l)) => *l = weaker(*l, limit),
+                None => globals.push((g, limit)),
+            }
+        }
         built.push((cx.func_of(id), bound_name(cx, id), limit));
     }
-    Sessions { built, weakest }
+    Sessions {
+        built,
+        globals,
+        weakest,
+    }
+}
+
+/// The weaker of two limits: no limit, or a connect-only one, wins.
+fn weaker(a: Limit, b: Limit) -> Limit {
+    match (a, b) {
+        (Limit::Off(_) | Limit::ConnectOnly(_), _) | (_, Limit::Set) => a,
+        _ => b,
+    }
+}
+
+/// The module variable an assignment target names (`S` at module level,
+/// or in a function that declares `global S`), fully qualified.
+fn module_variable(cx: &FileCx, target: ExprId) -> Option<Str> {
+    let ExprKind::Name {
+        id,
+        resolved: Some(r),
+    } = &cx.expr(target).kind
+    else {
+        return None;
+    };
+    let qualified = if cx.model.module.is_empty() {
+        id.to_string()
+    } else {
+        format!("{}.{id}", cx.model.module)
+    };
+    (r.as_str() == qualified).then(|| r.clone())
 }
 
 /// The name a value is bound to: `async with <value> as name` or
 /// `name = <value>`.
 fn bound_name(cx: &FileCx, value: ExprId) -> Option<Str> {
+    match &cx.expr(bound_target(cx, value)?).kind {
+        ExprKind::Name { id, .. } => Some(id.clone()),
+        _ => None,
+    }
+}
+
+/// The single target a value is bound to (`async with <value> as t`,
+/// `t = <value>`).
+fn bound_target(cx: &FileCx, value: ExprId) -> Option<ExprId> {
     let Parent::Stmt(s) = cx.tree.expr_parent(value) else {
         return None;
     };
@@ -533,10 +590,7 @@ fn bound_name(cx: &FileCx, value: ExprId) -> Option<Str> {
         },
         _ => return None,
     };
-    match &cx.expr(target).kind {
-        ExprKind::Name { id, .. } => Some(id.clone()),
-        _ => None,
-    }
+    Some(target)
 }
 
 /// Whose `timeout=` it is.
@@ -994,6 +1048,28 @@ async def query_status(host):
     writer.close()
     return line
 "#,
+        r#"
+# The module's session is rebuilt at login without a timeout; the file's
+# other session, with one, does not bound it.
+import aiohttp
+
+SESSION = None
+
+
+async def login():
+    global SESSION
+    SESSION = aiohttp.ClientSession()
+
+
+async def search(url):
+    async with SESSION.get(url) as resp:  # expect
+        return await resp.text()
+
+
+async def ping(url):
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=5)) as s:
+        return await s.get(url)
+"#,
     ],
     pass: &[
         r#"
@@ -1284,6 +1360,33 @@ async def connect(addr, ctx):
     sock.setblocking(False)
     await asyncio.wait_for(loop.sock_connect(sock, addr), timeout=5)
     return await asyncio.open_connection(sock=sock)
+"#,
+        r#"
+# The module's session is built at login with a timeout; the file's other
+# session, without one, is not the one these requests use.
+import aiohttp
+from typing import Optional
+
+SEARCH_SESSION: Optional[aiohttp.ClientSession] = None
+
+
+async def login():
+    global SEARCH_SESSION
+    if SEARCH_SESSION:
+        await SEARCH_SESSION.close()
+    timeout = aiohttp.ClientTimeout(total=30, sock_read=10)
+    SEARCH_SESSION = aiohttp.ClientSession(timeout=timeout)
+
+
+async def search(url, params):
+    async with SEARCH_SESSION.get(url, params=params) as resp:
+        return await resp.text()
+
+
+async def token(url):
+    async with aiohttp.ClientSession() as s:
+        async with s.post(url, timeout=aiohttp.ClientTimeout(total=10)) as resp:
+            return await resp.json()
 "#,
     ],
 };

@@ -21,7 +21,8 @@ after connection errors) and sleeps a constant duration (`await
 asyncio.sleep(30)`, `time.sleep(POLL_INTERVAL)`) with no random component
 anywhere in the loop. A loop that gives up after a deadline or a number
 of attempts (`if time.monotonic() >= deadline: raise TimeoutError(..)`,
-`if attempts_left == 0: return`, a loop inside a deadline scope
+`if attempts_left == 0: return`, `if remaining < backoff: break` with
+`remaining` the time left, a loop inside a deadline scope
 (`async with asyncio.timeout_at(deadline): while not acquired:`),
 `while attempts:` counted down, a
 `while` condition with a bound among others, `while todo and pages <
@@ -613,8 +614,9 @@ fn polls_until_state_changes(cx: &FileCx, cond: ExprId, body: &Block) -> bool {
         })
 }
 
-/// The expression names a deadline, a timeout, elapsed time or an attempt
-/// count (`deadline`, `time.monotonic()`, `attempts_left`, `retries`).
+/// The expression names a deadline, a timeout, elapsed time, an attempt
+/// count or what is left of one (`deadline`, `time.monotonic()`,
+/// `attempts_left`, `retries`, `remaining`, `budget`).
 fn names_a_bound(cx: &FileCx, e: ExprId) -> bool {
     let bound_word = |n: &str| {
         let n = n.to_ascii_lowercase();
@@ -626,6 +628,9 @@ fn names_a_bound(cx: &FileCx, e: ExprId) -> bool {
             "attempt",
             "retries",
             "tries",
+            // The time or tries left (`if remaining < backoff: break`).
+            "remaining",
+            "budget",
         ]
         .iter()
         .any(|w| n.contains(w))
@@ -1578,6 +1583,28 @@ class Connection:
                 return await asyncio.wait_for(self.reader.read(-1), timeout=self.timeout)
             except asyncio.TimeoutError:
                 await asyncio.sleep(1)
+"#,
+        r#"
+# Retries until the time budget is spent.
+import asyncio
+
+
+class Fetcher:
+    async def offsets_by_times(self, timestamps, timeout_ms):
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        remaining = timeout_ms / 1000
+        while True:
+            try:
+                return await asyncio.wait_for(self._client.send(timestamps), remaining)
+            except asyncio.TimeoutError:
+                break
+            except ConnectionError:
+                remaining = max(0, remaining - (loop.time() - start))
+                if remaining < 0.1:
+                    break
+                await asyncio.sleep(0.1)
+        raise TimeoutError("no offsets")
 "#,
     ],
 };

@@ -29,7 +29,9 @@ nor a future over work that already runs (`asyncio.wrap_future(cf)`,
 `loop.run_in_executor(pool, fn)`, a child process's `process.wait()`,
 `asyncio.gather(*tasks, return_exceptions=True)` or `asyncio.wait` of
 tasks held in names or fields, also through a local): `shield` starts no
-task for it, and whoever started that work owns it.
+task for it, and whoever started that work owns it. Nor a wait for an
+event (`await asyncio.wait_for(asyncio.shield(closed.wait()), t)`): it
+does no work, so the wait left behind loses no result and no error.
 Nor is a shield the caller repeats, in a loop, after catching or
 suppressing its own cancellation (`while not task.done(): with
 contextlib.suppress(asyncio.CancelledError): await asyncio.shield(task)`):
@@ -296,7 +298,11 @@ fn over_existing_work(cx: &FileCx, c: &Call) -> bool {
         }
         _ => false,
     };
-    if crate::python::common::completion_kind(cx, c) == Some("running-work") {
+    // `event.wait()` runs no work: a wait left behind loses nothing.
+    if matches!(
+        crate::python::common::completion_kind(cx, c),
+        Some("running-work" | "signal-wait")
+    ) {
         return true;
     }
     match c.target.as_deref() {
@@ -661,6 +667,25 @@ class Dispatcher:
         if worker_task is None:
             return
         await asyncio.shield(cast(Awaitable[object], worker_task))
+"#,
+        r#"
+# A wait for an event runs no work: left behind, it loses nothing.
+import asyncio
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Instance:
+    owner: asyncio.Task | None = None
+    closed: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+async def stop(instance: Instance, timeout: float):
+    try:
+        await asyncio.wait_for(asyncio.shield(instance.closed.wait()), timeout)
+    except TimeoutError:
+        if instance.owner:
+            instance.owner.cancel()
 "#,
     ],
 };

@@ -32,7 +32,9 @@ comprehension over them), with
 nothing limiting how many run at
 once: no semaphore or capacity limiter taken in the loop or inside the
 spawned coroutine (or in a function of the file it calls, up to two calls
-down: `self._get(path)` under `async with self._request_semaphore:`), no chunking, no worker pool. A teardown that releases
+down: `self._get(path)` under `async with self._request_semaphore:`),
+no wrapper handed one around each call (`with_semaphore(sem)(check)(x)`),
+no chunking, no worker pool. A teardown that releases
 what the program already holds (`gather(*(c.close() for c in
 self._conns))`, `aclose`, `wait_closed`, `stop`, `cancel`, `kill`, or a
 function or method named for one, `_close_comm(c)`,
@@ -1448,7 +1450,7 @@ fn spawned_is_bounded(cx: &FileCx, per_item: ExprId) -> bool {
         ),
         _ => (None, vec![]),
     };
-    if args.iter().any(|&a| is_limiter(cx, a)) {
+    if args.iter().any(|&a| is_limiter(cx, a)) || wrapped_with_limiter(cx, per_item) {
         return true;
     }
     if cx.call(per_item).is_some_and(|c| offloads(cx, c)) {
@@ -1492,6 +1494,25 @@ fn spawned_is_bounded(cx: &FileCx, per_item: ExprId) -> bool {
                 })
         }
     }
+}
+
+/// The per-item call goes through a wrapper that is handed a limiter
+/// (`with_semaphore(sem)(check)(frame)`, `limited(sem, check)(frame)`):
+/// the wrapper takes it around each call.
+fn wrapped_with_limiter(cx: &FileCx, per_item: ExprId) -> bool {
+    let mut cur = per_item;
+    for _ in 0..3 {
+        let Some(c) = cx.call(cur) else { return false };
+        let callee = cx.model.strip(c.func);
+        let Some(inner) = cx.call(callee) else {
+            return false;
+        };
+        if inner.args.iter().any(|a| is_limiter(cx, a.value)) {
+            return true;
+        }
+        cur = callee;
+    }
+    false
 }
 
 /// The call hands its work to a thread or process pool (the knowledge
@@ -2923,6 +2944,29 @@ class Loader:
 
     def load_many(self, keys):
         return asyncio.gather(*[self.load(key) for key in keys])
+"#,
+        r#"
+# Each call goes through a wrapper handed the semaphore.
+import asyncio
+
+
+def with_semaphore(sem):
+    def deco(fn):
+        async def run(*args):
+            async with sem:
+                return await fn(*args)
+        return run
+    return deco
+
+
+async def check_single(frame):
+    await asyncio.sleep(0)
+    return frame
+
+
+async def check(frames, concurrency):
+    sem = asyncio.Semaphore(concurrency)
+    return await asyncio.gather(*(with_semaphore(sem)(check_single)(f) for f in frames))
 "#,
     ],
 };

@@ -1446,8 +1446,10 @@ fn request_reply(cx: &FileCx, ctor: ExprId) -> bool {
             .and_then(|v| cx.model.int_value(v))
             == Some(1)
     };
-    let makes_future =
-        |c: &Call| crate::python::common::completion_kind(cx, c).is_some() || one_slot(c);
+    let makes_future = |c: &Call| {
+        crate::python::common::completion_kind(cx, c).is_some_and(|k| k != "signal-wait")
+            || one_slot(c)
+    };
     let fixed = |item: ExprId| matches!(cx.expr(item).kind, ExprKind::Literal(_));
     items.iter().any(|&(_, item)| !fixed(item))
         && items.iter().all(|&(put, item)| {

@@ -19,7 +19,9 @@ A call to `.uncancel()` that is not inside a class implementing
 `__aexit__`/`__exit__` (a cancel scope, a timeout, a task group) or a
 function written as a context manager (`@asynccontextmanager`), whose
 result is not checked (`if task.uncancel() == 0`), that is not under a
-test of the pending count (`if task.cancelling() == 1:`), and after which
+test of the pending count (`if task.cancelling() == 1:`), not in a
+handler of `CancelledError` that first re-raises every cancellation but
+the one it expects (`if not self.is_stopping(): raise`), and after which
 the function does not cancel the same task again (uncancelling to let a
 shutdown step run, then `finally: task.cancel()` as many times).
 
@@ -83,6 +85,7 @@ impl Rule for UncancelInAppCode {
                 // checked that the cancellation it claims is the only one.
                 || crate::util::under_test_calling(cx, id, "cancelling")
                 || gives_it_back(cx, f, id, c)
+                || tells_its_own_apart(cx, id)
                 || cx.func(f).is_test
             {
                 continue;
@@ -107,6 +110,30 @@ fn gives_it_back(cx: &FileCx, f: FuncId, id: ExprId, c: &Call) -> bool {
     };
     let at = cx.expr(id).span.end;
     crate::python::common::cancels_of(cx, f, &task).any(|e| cx.expr(e).span.start > at)
+}
+
+/// The `except CancelledError` handler re-raises every cancellation but
+/// the one the code asked for before it uncancels (`if not
+/// self.is_stopping(): raise`, then `task.uncancel()`): it claims only
+/// its own, and an enclosing scope's cancellation still propagates.
+fn tells_its_own_apart(cx: &FileCx, id: ExprId) -> bool {
+    let path = cx.enclosing_stmts(id);
+    path.windows(2).any(|w| {
+        let StmtKind::Try { handlers, .. } = &cx.stmt(w[1]).kind else {
+            return false;
+        };
+        handlers.iter().any(|h| {
+            h.types.iter().any(|t| t.ends_with("CancelledError"))
+                && h.body.iter().position(|&s| s == w[0]).is_some_and(|at| {
+                    h.body[..at].iter().any(|&s| {
+                        matches!(&cx.stmt(s).kind, StmtKind::If { then, orelse, .. }
+                            if orelse.is_empty()
+                                && matches!(then.as_slice(), [r]
+                                    if matches!(cx.stmt(*r).kind, StmtKind::Raise(None))))
+                    })
+                })
+        })
+    })
 }
 
 /// The function is a method of a class with `__aexit__`/`__exit__`.
@@ -164,6 +191,20 @@ async def consume(channel, reason):
             task.uncancel()  # expect
             raise reason from exc
         raise
+"#,
+        r#"
+# The check decides nothing: every cancellation is claimed.
+import asyncio
+
+
+async def pump(queue, log):
+    try:
+        return await queue.get()
+    except asyncio.CancelledError:
+        if log is not None:
+            log.info("cancelled")
+        asyncio.current_task().uncancel()  # expect
+        return None
 "#,
     ],
     pass: &[
@@ -237,6 +278,32 @@ async def consume(channel, reason):
             task.uncancel()
             raise reason from exc
         raise
+"#,
+        r#"
+# Only the worker's own stop is claimed: any other cancellation re-raises.
+import asyncio
+
+
+class Worker:
+    def __init__(self):
+        self._queue = asyncio.Queue()
+        self._stopping = False
+
+    def is_stopping(self):
+        return self._stopping
+
+    async def get_message(self, timeout):
+        try:
+            async with asyncio.timeout(timeout):
+                return await self._queue.get()
+        except asyncio.TimeoutError:
+            return None
+        except asyncio.CancelledError:
+            if not self.is_stopping():
+                raise
+            if task := asyncio.current_task():
+                task.uncancel()
+        return None
 "#,
     ],
 };

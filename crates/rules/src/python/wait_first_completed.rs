@@ -27,8 +27,13 @@ nothing awaits them all after it (`finally: server.should_exit = True`
 then `await asyncio.gather(*tasks)`). A wait over a
 collection that outlives it (one held by the object, or a local, a
 parameter or an attribute of one, kept across the iterations of a loop:
-`while ctx.tasks: done, _ = await asyncio.wait(ctx.tasks, ..)`) multiplexes events or waits for a free
-slot: its unfinished tasks stay tracked, and it is not reported.
+`while ctx.tasks: done, _ = await asyncio.wait(ctx.tasks, ..)`, also
+picked from it, `[t for _, t in in_progress]`) multiplexes events or waits for a free
+slot: its unfinished tasks stay tracked, and it is not reported. Nor is a
+wait on futures other objects keep, written out (`[self._closing,
+self._dead_fut]`) or gathered in a local list grown only with such
+fields (`futures.append(self._heartbeat_task)`): nobody expects this wait
+to cancel them.
 
 ## Why
 
@@ -209,14 +214,47 @@ fn gathers_all_after(cx: &FileCx, f: FuncId, wait: ExprId, c: &Call) -> bool {
 /// "closed" future, a consumer's "unassigned" signal), which nobody
 /// expects this wait to cancel. A list built elsewhere (`tasks`) may hold
 /// tasks started for the race, and is still judged.
+///
+/// Also through a local list written out the same way and grown only with
+/// such values (`futures = [self._closing, self._dead]`, then
+/// `futures.append(self._heartbeat_task)`).
 fn waits_only_on_others(cx: &FileCx, f: FuncId, c: &Call) -> bool {
-    let Some(arg) = c.positional(0) else {
+    let Some(arg) = c.positional(0).map(|a| cx.model.strip(a)) else {
         return false;
     };
-    let ExprKind::Collection { elems, .. } = &cx.expr(cx.model.strip(arg)).kind else {
+    // Fields of objects, or names this function does not fill from a call.
+    let other = |x: ExprId| match &cx.expr(cx.model.strip(x)).kind {
+        ExprKind::Attr { .. } => true,
+        ExprKind::Name { id, .. } => assignments_of(cx, f, id)
+            .iter()
+            .all(|&(_, v)| cx.call(cx.model.strip(v)).is_none()),
+        _ => false,
+    };
+    let others = |elems: &[ExprId]| elems.iter().all(|&x| other(x));
+    if let ExprKind::Collection { elems, .. } = &cx.expr(arg).kind {
+        return !elems.iter().any(|&x| started_here(cx, f, x));
+    }
+    let Some(name) = cx.model.name_of(arg) else {
         return false;
     };
-    !elems.iter().any(|&x| started_here(cx, f, x))
+    let assigned = assignments_of(cx, f, name);
+    !assigned.is_empty()
+        && assigned.iter().all(|&(_, v)| {
+            matches!(&cx.expr(cx.model.strip(v)).kind,
+                ExprKind::Collection { elems, .. } if others(elems))
+        })
+        && cx.body_exprs(f).iter().all(|&e| {
+            let Some(k) = cx.call(e) else { return true };
+            let on_it = k
+                .receiver
+                .is_some_and(|r| cx.model.name_of(r) == Some(name));
+            !on_it
+                || match k.name.as_str() {
+                    "append" | "add" => others(&k.args.iter().map(|a| a.value).collect::<Vec<_>>()),
+                    "extend" | "update" | "insert" => false,
+                    _ => true,
+                }
+        })
 }
 
 /// The awaitables come from a collection that outlives this wait: one held
@@ -289,6 +327,13 @@ fn collection_parts(cx: &FileCx, e: ExprId) -> Vec<ExprId> {
     let e = cx.model.strip(e);
     match &cx.expr(e).kind {
         ExprKind::Name { .. } | ExprKind::Attr { .. } => vec![e],
+        // `[task for _, _, task in in_progress]`: picks from `in_progress`.
+        ExprKind::Comprehension {
+            elt, generators, ..
+        } => match (generators.as_slice(), cx.model.name_of(*elt)) {
+            ([g], Some(n)) if binds_name(cx, g.target, n) => collection_parts(cx, g.iter),
+            _ => Vec::new(),
+        },
         ExprKind::Binary { left, right, .. } => {
             let mut out = collection_parts(cx, *left);
             out.extend(collection_parts(cx, *right));
@@ -319,6 +364,15 @@ fn collection_parts(cx: &FileCx, e: ExprId) -> Vec<ExprId> {
                 .collect()
         }
         _ => Vec::new(),
+    }
+}
+
+/// A loop target binds `name` (`task`, or `(_, _, task)`).
+fn binds_name(cx: &FileCx, target: ExprId, name: &str) -> bool {
+    match &cx.expr(target).kind {
+        ExprKind::Name { id, .. } => id == name,
+        ExprKind::Collection { elems, .. } => elems.iter().any(|&x| binds_name(cx, x, name)),
+        _ => false,
     }
 }
 
@@ -435,6 +489,18 @@ async def first_reply(ws, deadline):
         return read.result() if read in done else None
     finally:
         await wait_quietly(read)
+"#,
+        r#"
+# The list is grown with tasks started for the race.
+import asyncio
+
+
+async def first_answer(self, hosts):
+    racers = [self._closing]
+    for h in hosts:
+        racers.append(asyncio.create_task(self.query(h)))
+    done, _ = await asyncio.wait(racers, return_when=asyncio.FIRST_COMPLETED)  # expect
+    return done.pop().result()
 "#,
     ],
     pass: &[
@@ -604,6 +670,40 @@ async def serve_all(servers):
         for server in servers:
             server.should_exit = True
         await asyncio.gather(*tasks)
+"#,
+        r#"
+# A wake-up on the coordinator's own futures, gathered in a local list.
+import asyncio
+
+
+class Coordinator:
+    async def _run(self, subscription, auto_assigned, wait_timeout):
+        while not self._closing.done():
+            futures = [self._closing, self._coordinator_dead_fut, subscription.unsubscribe_future]
+            if auto_assigned:
+                futures.append(self._rejoin_needed_fut)
+            if self._heartbeat_task:
+                futures.append(self._heartbeat_task)
+            done, _ = await asyncio.wait(
+                futures, timeout=wait_timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+            self._handle(done)
+"#,
+        r#"
+# A pool of at most three: the unfinished ones stay in `in_progress`.
+import asyncio
+
+
+async def run_all(streams, handle):
+    not_started = list(streams)
+    in_progress = []
+    while not_started or in_progress:
+        while not_started and len(in_progress) < 3:
+            stream = not_started.pop()
+            in_progress.append((stream, asyncio.create_task(handle(stream))))
+        tasks = [task for _, task in in_progress]
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        in_progress = [(s, t) for s, t in in_progress if t not in done]
 "#,
     ],
 };
