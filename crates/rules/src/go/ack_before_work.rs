@@ -19,7 +19,8 @@ A consumer loop or handler (amqp091, NATS, Pub/Sub) calls `Ack`, or a
 Kafka consumer marks the message or commits its offset (sarama's
 `MarkMessage`, kafka-go's `CommitMessages`), and then, in the same pass, does the message's work: known I/O, or a function of
 the project handed the message. `defer d.Ack(false)` (which runs after the
-work) and acks after the work are fine. Test functions, which ack
+work) and acks after the work are fine, as is returning the decoded body
+(`return decode(msg.Data)`: the caller does the work). Test functions, which ack
 fake messages and read back what was recorded, are not judged.
 
 ## Why

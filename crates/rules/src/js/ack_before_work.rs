@@ -18,7 +18,8 @@ pub static META: RuleMeta = RuleMeta {
 A message handler (amqplib, Google Pub/Sub, NATS) acknowledges the message
 and then, in the same pass, does its work: an awaited call, known I/O, or
 a project function handed the message. Acks in `catch` and `finally`
-blocks, and acks after the work, are fine. Test functions, which ack
+blocks, and acks after the work, are fine, as is returning the decoded
+body (`return JSON.parse(msg.content)`: the caller does the work). Test functions, which ack
 fake messages and read back what was recorded, are not judged.
 
 ## Why

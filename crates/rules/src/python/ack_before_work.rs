@@ -21,7 +21,9 @@ or a Kafka consumer commits its offset, and then,
 in the same pass, does the message's work: an awaited call, known I/O, or a project function handed the
 message. Acks in `except` and `finally` blocks, and acks after the work,
 are fine, as is adding the message to a container the function made
-empty itself (`acked.append(message.payload)`: bookkeeping in memory). Test functions, which ack
+empty itself (`acked.append(message.payload)`: bookkeeping in memory),
+or returning its decoded body (`return self.serializer.loads(
+message.body)`: a pull-style `receive()` whose caller does the work). Test functions, which ack
 fake messages and read back what was recorded, are not judged.
 
 ## Why
@@ -322,6 +324,14 @@ def callback(ch, method, properties, body):
 
 def handle_job(body):
     pass
+"#,
+        r#"
+# A pull-style receive: the caller does the work with what it returns.
+class ChannelLayer:
+    async def receive(self, queue):
+        message = await queue.get(no_ack=False)
+        await message.ack()
+        return self.serializer.loads(message.body)
 "#,
     ],
 };

@@ -24,7 +24,8 @@ exit that releases first (`if closed: release(); raise`) and statements that
 cannot raise (`items = []`, `last = None`, `ctx.event = asyncio.Event()`); a release that follows the
 acquire with nothing but such statements, stores of a name into an
 attribute or entry of `self` (`self._objects[i] = obj`) or counter bumps
-(`self.seqnr += 1`) in between is fine too. Counter bumps and in-place
+(`self.seqnr += 1`, also a module counter read as text first, `job_id =
+str(job_counter); job_counter += 1`) in between is fine too. Counter bumps and in-place
 updates of a collection or event of `self` with plain values
 (`self.pending.append(cmd)`, also of a tuple of names,
 `self.clients.append((conn, addr))`, `self.cond.notify_all()`,
@@ -718,6 +719,19 @@ fn closes_a_socket(c: &Call) -> bool {
     c.name == "close" && c.args.is_empty() && c.target.as_deref() == Some("socket.socket.close")
 }
 
+/// A name the function bumps as a counter somewhere (`job_counter += 1`):
+/// it holds a number.
+fn counted(cx: &FileCx, e: ExprId) -> bool {
+    let Some(name) = cx.model.name_of(e) else {
+        return false;
+    };
+    cx.body_stmts(cx.func_of(e)).iter().any(|&s| {
+        bumps_a_counter(cx, s)
+            && matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, .. }
+                if targets.iter().any(|&t| cx.model.name_of(t) == Some(name)))
+    })
+}
+
 /// `self.seqnr += 1`, `count += 1`: adds or subtracts a number literal to
 /// an attribute of `self` or a name, the counter a lock around it numbers;
 /// on the integers a class or a loop keeps, that does not raise.
@@ -819,6 +833,12 @@ fn binds_a_constant(cx: &FileCx, s: StmtId) -> bool {
             (matches!(c.target.as_deref(), Some("os.getenv" | "os.environ.get"))
                 && c.positional(0)
                     .is_some_and(|a| matches!(cx.model.literal(a), Some(Lit::Str(_)))))
+                // `job_id = str(job_counter)`: the text of a counter.
+                || (c.target.as_deref() == Some("builtins.str")
+                    && matches!(c.args.as_slice(), [a] if a.name.is_none()
+                        && !a.spread
+                        && matches!(cx.expr(a.value).kind, ExprKind::Name { .. })
+                        && counted(cx, a.value)))
                 || c.args.is_empty()
                     && (crate::python::common::completion_kind(cx, c) == Some("event")
                         || matches!(
@@ -2281,6 +2301,22 @@ class Backend:
             finally:
                 self._depth -= 1
                 self._lock.release()
+"#,
+        r#"
+# Only a counter read and bumped between the acquire and the release.
+import threading
+
+jc_lock = threading.Lock()
+job_counter = 0
+
+
+def next_job_name():
+    global job_counter
+    jc_lock.acquire()
+    job_id = str(job_counter)
+    job_counter += 1
+    jc_lock.release()
+    return job_id
 "#,
     ],
 };

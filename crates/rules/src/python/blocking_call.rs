@@ -64,7 +64,8 @@ path is built only from `__file__` and literals (`Path(__file__).parent /
 over literal names), is a few kilobytes from the page cache and is left
 alone; a name from an argument in that path is not. Opening a file whose handle is only handed to a
 worker thread (`with open(p) as f: data = await asyncio.to_thread(json.load,
-f)`) is not reported: the reading happens off the loop. An async command of a command-line app (`@app.command()`
+f)`), or to an aiohttp form (`form.add_field("file", f)`, which aiohttp
+reads in an executor), is not reported: the reading happens off the loop. An async command of a command-line app (`@app.command()`
 in a file that imports typer, click, asyncclick, cyclopts, cloup or
 rich-click: a chat bot's `@bot.command()` runs beside the bot's other
 handlers, and is checked,
@@ -3951,6 +3952,18 @@ def from_data_uri(data_uri):
 
 async def set_avatar(client, avatar):
     await client.patch_me(avatar=from_data_uri(avatar))
+"#,
+        r#"
+# aiohttp reads the file payload in an executor while it sends it.
+import aiohttp
+
+
+async def upload(session, url, file_path):
+    with open(file_path, "rb") as f:
+        form = aiohttp.FormData()
+        form.add_field("file", f, filename="upload.bin")
+        async with session.post(url, data=form) as resp:
+            return await resp.json()
 "#,
     ],
 };

@@ -71,7 +71,7 @@ waiters expect to wait that long, in `start()` as much as in `stop()`. Nor is a 
 object (`self.logfile = open(path, "a")`, `self.conn = connect()`, or
 unpacked into several, `self.out, self.err = proc.communicate()`, or
 through a local the block then stores there, `conn = connect(p)` ...
-`self._conn = conn`): it remakes the state the lock guards. Nor is the sleep of a rate limiter,
+`self._conn = conn`, also inside a `try` that closes it on failure): it remakes the state the lock guards. Nor is the sleep of a rate limiter,
 which waits out the rest of an interval measured from a clock the block
 read before it and restarts the interval from the clock after it
 (`hold = period - (time.perf_counter() - last[0])`, `time.sleep(hold)`,
@@ -79,7 +79,10 @@ read before it and restarts the interval from the clock after it
 Nor is a query on a DB-API connection
 or cursor (`sqlite3`, `psycopg`, `pymysql`, `MySQLdb`): two threads may
 not use one connection at once, so code that shares it has to hold a
-lock around each query, and the query cannot move out. Nor is a lock the
+lock around each query, and the query cannot move out; nor is the
+connection opened in the block that then queries it under the same lock
+(`conn = sqlite3.connect(path)`, `conn.execute(..)`): the lock guards
+the whole session. Nor is a lock the
 function builds afresh on every call and uses only in its own `with`
 (`lock = threading.Lock()` then `with lock:`): no other thread can take
 it, so nobody waits (it guards nothing, a mistake of another kind).
@@ -187,6 +190,37 @@ fn thread_lock_blocks(cx: &FileCx) -> Vec<(FuncId, StmtId, LockRef)> {
         }
     }
     out
+}
+
+/// The call opens a connection the block then queries under the same lock
+/// (`conn = sqlite3.connect(path)`, `conn.execute(..)`): the lock guards
+/// the whole session, connection included, as it guards each query.
+fn opens_the_guarded_session(cx: &FileCx, call: ExprId, body: &Block) -> bool {
+    let Parent::Stmt(s) = cx.tree.expr_parent(call) else {
+        return false;
+    };
+    let StmtKind::Assign {
+        targets,
+        value: Some(v),
+        ..
+    } = &cx.stmt(s).kind
+    else {
+        return false;
+    };
+    let ([t], true) = (targets.as_slice(), *v == call) else {
+        return false;
+    };
+    let Some(conn) = cx.model.name_of(*t) else {
+        return false;
+    };
+    unsnarl_model::walk::calls_in_block(cx.model, body)
+        .into_iter()
+        .any(|e| {
+            cx.call(e).is_some_and(|k| {
+                k.receiver.and_then(|r| cx.model.name_of(r)) == Some(conn)
+                    && cx.effect(k, Effect::Blocking).is_some_and(|b| b.exclusive)
+            })
+        })
 }
 
 /// The lock is a local the function builds on each call (`lock =
@@ -323,7 +357,9 @@ fn check_with(
         }
         // A DB-API connection shared by threads must be used under a lock:
         // the call cannot move out of the block, and the lock is its guard.
-        if cx.effect(c, Effect::Blocking).is_some_and(|e| e.exclusive) {
+        if cx.effect(c, Effect::Blocking).is_some_and(|e| e.exclusive)
+            || opens_the_guarded_session(cx, call, body)
+        {
             continue;
         }
         if cx.effect(c, Effect::Logging).is_some()
@@ -747,17 +783,21 @@ fn remakes_guarded_state(cx: &FileCx, call: ExprId) -> bool {
         return true;
     }
     // Through a local set up first (`conn = sqlite3.connect(p)`, its
-    // pragmas, then `self._conn = conn`).
+    // pragmas, then `self._conn = conn`, also inside a `try` that closes
+    // it on failure).
     let [t] = targets.as_slice() else {
         return false;
     };
     let Some(local) = cx.model.name_of(*t) else {
         return false;
     };
-    crate::util::stmts_after(cx, s).iter().any(|&later| {
-        matches!(&cx.stmt(later).kind, StmtKind::Assign { targets, value: Some(v), .. }
+    let after: Block = crate::util::stmts_after(cx, s).to_vec();
+    unsnarl_model::walk::stmts_in_block(cx.model, &after)
+        .into_iter()
+        .any(|later| {
+            matches!(&cx.stmt(later).kind, StmtKind::Assign { targets, value: Some(v), .. }
             if cx.model.name_of(*v) == Some(local) && targets.iter().all(|&t| own_attrs(t)))
-    })
+        })
 }
 
 /// The call is in the lazy set-up the lock exists for: under an `if`
@@ -2093,6 +2133,54 @@ class Network:
             with open(config_path, "w") as f:
                 yaml.safe_dump(data, f)
             self.profile = profile
+"#,
+        r#"
+# The connection is set up through a local and stored inside a `try` that
+# closes it on failure: it remakes the state the lock guards.
+import sqlite3
+import threading
+
+
+class VectorStore:
+    def __init__(self, path):
+        self.path = path
+        self._conn = None
+        self._lock = threading.RLock()
+
+    def open(self):
+        with self._lock:
+            conn = sqlite3.connect(self.path, check_same_thread=False)
+            try:
+                conn.execute("PRAGMA journal_mode=WAL")
+                self._conn = conn
+                self._ready = True
+            except Exception:
+                conn.close()
+                self._conn = None
+                raise
+"#,
+        r#"
+# One locked session: connect, configure, hand out, close.
+import sqlite3
+import threading
+from contextlib import contextmanager
+
+
+class Store:
+    def __init__(self, path):
+        self.path = path
+        self._lock = threading.RLock()
+
+    @contextmanager
+    def connect(self):
+        with self._lock:
+            conn = sqlite3.connect(self.path, timeout=10.0)
+            try:
+                conn.execute("PRAGMA journal_mode=WAL;")
+                self.opened = True
+                yield conn
+            finally:
+                conn.close()
 "#,
     ],
 };

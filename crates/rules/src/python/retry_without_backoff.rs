@@ -25,11 +25,15 @@ only stops once too many probes failed is not a retry, nor is `if not
 line: break`, the end of the input of a loop that serves one request per
 round) and whose `except` path goes round again (a `for` whose awaited request takes an argument
 made from the loop variable, `for hours_back in range(3)` building each
-URL, searches candidates: it is not a retry). Only a call that waits on
+URL, searches candidates: it is not a retry; nor is one whose handler
+rewrites an input of the call from itself, `trajectory =
+truncate(trajectory)` after a context-window error: the next request
+is a different one). Only a call that waits on
 another service makes a retry: binding local sockets in turn (a search
 for a free port) talks to no one. Reported when
 the loop never sleeps between attempts, or only sleeps a constant duration
-with no random jitter. At most two attempts (`range(2)`, `tries = 0;
+with no random jitter. At most two attempts (`range(2)`, `attempts = 2;
+while attempts > 0: ... attempts -= 1`, `tries = 0;
 while tries < 2: ... tries += 1`, or a bound the
 function or the module sets to 2, `attempts = _RETRY_ATTEMPTS`, `attempts
 = 2 if retry else 1`, or an attribute every assignment of the file sets
@@ -447,7 +451,10 @@ pub(crate) fn retry_loop_body<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Bloc
             body
         }
         StmtKind::While { cond, body, .. } => {
-            if !is_retry_condition(cx, *cond) || counts_to_two(cx, s, *cond) {
+            if !is_retry_condition(cx, *cond)
+                || counts_to_two(cx, s, *cond)
+                || counts_down_from_two(cx, s, *cond)
+            {
                 return None;
             }
             body
@@ -484,6 +491,7 @@ pub(crate) fn retry_loop_body<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Bloc
                 && !waits_for_readiness(cx, &h.body)
                 && !retries_only_interrupted(cx, &h.body)
                 && !follows_the_error(cx, h)
+                && !reshapes_the_request(cx, tb, h)
                 && !h.types.iter().all(|t| is_local_error(t))
                 // Waiting again for a task after the caller's cancellation
                 // (`await shield(task)` until it is done) re-issues nothing.
@@ -671,6 +679,55 @@ fn counts_to_two(cx: &FileCx, lp: StmtId, cond: ExprId) -> bool {
         _ => true,
     });
     only_counts_up && starts > 0
+}
+
+/// The `while` counts its attempts down to zero from at most two
+/// (`attempts = 2; while attempts > 0: ...; attempts -= 1`, also `while
+/// attempts:`): one retry, as `range(2)`.
+fn counts_down_from_two(cx: &FileCx, lp: StmtId, cond: ExprId) -> bool {
+    let cond = cx.model.strip(cond);
+    let counter = match &cx.expr(cond).kind {
+        ExprKind::Name { id, .. } => id.as_str(),
+        ExprKind::Binary { op, left, right } => {
+            let zero = match op {
+                BinOp::Gt | BinOp::NotEq => 0,
+                BinOp::GtE => 1,
+                _ => return false,
+            };
+            if cx.model.int_value(*right) != Some(zero) {
+                return false;
+            }
+            match cx.model.name_of(*left) {
+                Some(n) => n,
+                None => return false,
+            }
+        }
+        _ => return false,
+    };
+    let f = cx.tree.stmt_func(lp);
+    // Every plain assignment starts it at two at most; the rest only take
+    // from it.
+    let mut starts = 0;
+    let only_counts_down = cx.body_stmts(f).iter().all(|&st| match &cx.stmt(st).kind {
+        StmtKind::Assign {
+            targets,
+            value,
+            op: aop,
+        } if targets
+            .iter()
+            .any(|&t| cx.model.name_of(t) == Some(counter)) =>
+        {
+            match aop {
+                AssignOp::Augmented(BinOp::Sub) => true,
+                _ => {
+                    starts += 1;
+                    value.is_some_and(|v| int_constant(cx, f, v, 2).is_some_and(|n| n <= 2))
+                }
+            }
+        }
+        _ => true,
+    });
+    only_counts_down && starts > 0
 }
 
 /// A call of the program's own sleep or backoff helper (`self._sleep(d)`,
@@ -964,6 +1021,49 @@ fn follows_the_error(cx: &FileCx, h: &Handler) -> bool {
             new_target && targets.iter().any(|&t| cx.model.name_of(t).is_none())
         }
         _ => false,
+    })
+}
+
+/// A handler that rewrites an input of the call it tried, from that
+/// input (`trajectory = self.truncate_trajectory(trajectory)` after
+/// `ContextWindowExceededError`, for `await module(.., trajectory=
+/// fmt(trajectory))`): the next round sends a different, smaller request,
+/// not the same one again.
+fn reshapes_the_request(cx: &FileCx, tried: &Block, h: &Handler) -> bool {
+    let inputs: HashSet<&str> = exprs_in_block(cx.model, tried)
+        .into_iter()
+        .filter_map(|a| match cx.expr(a).kind {
+            ExprKind::Await(inner) => cx.call(cx.model.strip(inner)),
+            _ => None,
+        })
+        .flat_map(|c| c.args.iter().flat_map(|a| exprs_under(cx.model, a.value)))
+        .filter_map(|e| cx.model.name_of(e))
+        .collect();
+    h.body.iter().any(|&st| {
+        let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            op: AssignOp::Plain,
+        } = &cx.stmt(st).kind
+        else {
+            return false;
+        };
+        let [t] = targets.as_slice() else {
+            return false;
+        };
+        let Some(name) = cx.model.name_of(*t) else {
+            return false;
+        };
+        // A copy (`dict(body)`, `copy.deepcopy(body)`) sends the same.
+        inputs.contains(name)
+            && cx.call(cx.model.strip(*v)).is_some_and(|c| {
+                !c.target
+                    .as_deref()
+                    .is_some_and(|t| t.starts_with("builtins.") || t.starts_with("copy."))
+                    && c.args
+                        .iter()
+                        .any(|a| cx.model.name_of(a.value) == Some(name))
+            })
     })
 }
 
@@ -1645,6 +1745,27 @@ async def fetch(client: httpx.AsyncClient, stop, retry_delay=1.0):
             return await client.get("/status")
         except httpx.HTTPError:
             continue
+"#,
+        r#"
+# Five attempts counted down, back to back.
+async def ready(container):
+    attempts = 5
+    while attempts > 0:  # expect
+        try:
+            await container.read()
+            return True
+        except ConnectionError:
+            attempts -= 1
+    return False
+"#,
+        r#"
+# The handler rebuilds the same request: the next round sends it again.
+async def send(client, url, body):
+    while True:  # expect
+        try:
+            return await client.post(url, json=body)
+        except ConnectionError:
+            body = dict(body)
 "#,
     ],
     pass: &[
@@ -2555,6 +2676,38 @@ async def fetch(client: httpx.AsyncClient):
         except httpx.HTTPError:
             await pause(delay)
             delay *= 2
+"#,
+        r#"
+# Two attempts, counted down: one retry.
+import logging
+
+log = logging.getLogger(__name__)
+
+
+async def ready(container):
+    attempts = 2
+    while attempts > 0:
+        try:
+            await container.read()
+            return True
+        except ConnectionError:
+            log.warning("readiness check failed, trying again")
+            attempts -= 1
+    return False
+"#,
+        r#"
+# Each round sends a shorter trajectory: the request changes.
+class ContextWindowExceededError(Exception):
+    pass
+
+
+class ReAct:
+    async def call_truncating(self, module, trajectory, **inputs):
+        while True:
+            try:
+                return await module(**inputs, trajectory=self.format(trajectory))
+            except ContextWindowExceededError:
+                trajectory = self.truncate(trajectory)
 "#,
     ],
 };

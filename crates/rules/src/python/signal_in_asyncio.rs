@@ -31,7 +31,9 @@ line or a `print` beside it when something else in the file reads the
 flag), is left alone: it touches nothing of the loop's. So is one that ends the process at once
 (`os._exit(1)`, a force exit that works even while the loop is stuck,
 or the default action put back and the signal sent again:
-`signal.signal(sig, signal.SIG_DFL); os.kill(os.getpid(), sig)`) or
+`signal.signal(sig, signal.SIG_DFL); os.kill(os.getpid(), sig)`),
+forwards it as SIGINT (`lambda *_: signal.raise_signal(signal.SIGINT)`,
+whose handler `asyncio.run` makes loop-aware) or
 raises an exception of its own (`sys.exit(0)` raises `SystemExit`; `raise
 KeyboardInterrupt` does what SIGINT's own handler does), with
 perhaps a log line (also on a logger of unknown type named `logger` or
@@ -263,11 +265,32 @@ impl Rule for SignalInAsyncio {
                         _ => false,
                     }
             };
+            // Forwarding the signal as SIGINT (`signal.raise_signal(
+            // signal.SIGINT)`, `os.kill(os.getpid(), signal.SIGINT)`) hands
+            // it to the SIGINT handler, which `asyncio.run` makes loop-aware.
+            let forwards_as_sigint = |hc: &Call| {
+                let names_sigint = |a: Option<ExprId>| {
+                    a.and_then(|a| cx.model.dotted(a))
+                        .is_some_and(|d| d.ends_with("SIGINT"))
+                };
+                match hc.target.as_deref() {
+                    Some("signal.raise_signal") => names_sigint(hc.positional(0)),
+                    Some("os.kill") => {
+                        names_sigint(hc.positional(1))
+                            && hc.positional(0).is_some_and(|a| {
+                                cx.call(cx.model.strip(a))
+                                    .is_some_and(|k| k.target.as_deref() == Some("os.getpid"))
+                            })
+                    }
+                    _ => false,
+                }
+            };
             let ends = |x: ExprId, hc: &Call| {
                 (matches!(hc.name.as_str(), "KeyboardInterrupt" | "SystemExit")
                     && hc.receiver.is_none())
                     || crate::util::ends_the_process(hc)
                     || resends(hc)
+                    || forwards_as_sigint(hc)
                     || raised(cx, x)
             };
             // `raise KeyboardInterrupt`, the class raised without a call.
@@ -1255,6 +1278,22 @@ async def serve():
 def main():
     signal.signal(signal.SIGTERM, _sigterm_handler)
     asyncio.run(serve())
+"#,
+        r#"
+# SIGTERM is forwarded as SIGINT, which asyncio.run handles loop-aware.
+import asyncio
+import signal
+from contextlib import suppress
+
+
+async def serve():
+    await asyncio.Event().wait()
+
+
+def main():
+    signal.signal(signal.SIGTERM, lambda *_: signal.raise_signal(signal.SIGINT))
+    with suppress(KeyboardInterrupt):
+        asyncio.run(serve())
 "#,
     ],
 };

@@ -34,6 +34,10 @@ once: no semaphore or capacity limiter taken in the loop or inside the
 spawned coroutine (or in a function of the file it calls, up to two calls
 down: `self._get(path)` under `async with self._request_semaphore:`),
 no wrapper handed one around each call (`with_semaphore(sem)(check)(x)`),
+no `asyncio.Lock` shared by all the tasks (of the spawner's own object,
+`self.evaluate(c)` under `async with self._lock:`, or of the module)
+around every await of the spawned coroutine (the tasks take turns; a
+lock of each item's own object serializes nothing across items),
 no chunking, no worker pool. A teardown that releases
 what the program already holds (`gather(*(c.close() for c in
 self._conns))`, `aclose`, `wait_closed`, `stop`, `cancel`, `kill`, or a
@@ -1475,6 +1479,7 @@ fn spawned_is_bounded(cx: &FileCx, per_item: ExprId) -> bool {
     match found {
         Some(f) => {
             takes_limiter_within(cx, f, 2)
+                || serialized_by_a_mutex(cx, f, on_self(cx, per_item))
                 || only_offloads(cx, f)
                 || only_synchronizes(cx, f)
                 || awaits_own_future(cx, f)
@@ -1637,6 +1642,44 @@ fn takes_limiter_within(cx: &FileCx, f: FuncId, depth: u32) -> bool {
             }))
 }
 
+/// The per-item call is a method of the spawner's own object
+/// (`self.evaluate(ctx)`), so its fields are shared by every task.
+fn on_self(cx: &FileCx, per_item: ExprId) -> bool {
+    cx.call(cx.model.strip(per_item))
+        .and_then(|c| c.receiver)
+        .is_some_and(|r| cx.model.name_of(r) == Some("self"))
+}
+
+/// Every await of `f` runs under one `async with <asyncio.Lock>:` of its
+/// body that all the tasks share (`async with self._async_lock: return
+/// await loop.run_in_executor(..)` on the spawner's own object, or a
+/// module's lock): the tasks take turns, one at a time, a limit of one.
+/// (A lock of each item's own object, `conn._write_lock`, serializes
+/// nothing across items.)
+fn serialized_by_a_mutex(cx: &FileCx, f: FuncId, on_self: bool) -> bool {
+    let shared = |e: ExprId| match &cx.expr(cx.model.strip(e)).kind {
+        ExprKind::Attr { obj, .. } => on_self && cx.model.name_of(*obj) == Some("self"),
+        ExprKind::Name { resolved, .. } => resolved.is_some(),
+        _ => false,
+    };
+    let all = crate::util::awaits_in_block(cx.model, &cx.func(f).body);
+    !all.is_empty()
+        && cx.body_stmts(f).iter().any(|&s| {
+            let StmtKind::With {
+                items,
+                body,
+                is_async: true,
+            } = &cx.stmt(s).kind
+            else {
+                return false;
+            };
+            items.iter().any(|it| {
+                shared(it.ctx)
+                    && crate::python::common::lock_kind(cx, it.ctx) == Some("async-mutex")
+            }) && crate::util::awaits_in_block(cx.model, body).len() + 1 == all.len()
+        })
+}
+
 fn body_takes_limiter(cx: &FileCx, f: FuncId) -> bool {
     struct V<'a, 'b> {
         cx: &'b FileCx<'a>,
@@ -1669,6 +1712,44 @@ fn body_takes_limiter(cx: &FileCx, f: FuncId) -> bool {
 pub static EXAMPLES: Examples = Examples {
     language: Language::Python,
     fail: &[
+        r#"
+# Each connection has its own write lock: the sends to all run at once.
+import asyncio
+
+
+class Conn:
+    def __init__(self, writer):
+        self._writer = writer
+        self._write_lock = asyncio.Lock()
+
+    async def send(self, payload):
+        async with self._write_lock:
+            self._writer.write(payload)
+            await self._writer.drain()
+
+
+async def broadcast(conns, payload):
+    return await asyncio.gather(*(c.send(payload) for c in conns))  # expect
+"#,
+        r#"
+# The lock guards a counter only: the requests run all at once.
+import asyncio
+
+
+class Fetcher:
+    def __init__(self, client):
+        self._client = client
+        self._lock = asyncio.Lock()
+        self.count = 0
+
+    async def fetch(self, url):
+        async with self._lock:
+            self.count += 1
+        return await self._client.get(url)
+
+    async def fetch_all(self, urls):
+        return await asyncio.gather(*(self.fetch(u) for u in urls))  # expect
+"#,
         r#"
 import asyncio
 
@@ -2967,6 +3048,24 @@ async def check_single(frame):
 async def check(frames, concurrency):
     sem = asyncio.Semaphore(concurrency)
     return await asyncio.gather(*(with_semaphore(sem)(check_single)(f) for f in frames))
+"#,
+        r#"
+# Each evaluation runs under the evaluator's asyncio.Lock: one at a time.
+import asyncio
+
+
+class Evaluator:
+    def __init__(self, engine):
+        self._engine = engine
+        self._async_lock = asyncio.Lock()
+
+    async def evaluate(self, ctx):
+        async with self._async_lock:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(None, self._engine.evaluate, ctx)
+
+    async def evaluate_all(self, contexts):
+        return await asyncio.gather(*(self.evaluate(c) for c in contexts))
 "#,
     ],
 };

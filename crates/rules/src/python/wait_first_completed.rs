@@ -24,7 +24,8 @@ helper named for cancelling handed them: `await cancel_and_wait(*tasks)`,
 cancels, `finally: await stop_tasks()`) after the wait, or all of them before
 it (`for t in tasks: t.cancel()`, then a short wait on `tasks`), and
 nothing awaits them all after it (`finally: server.should_exit = True`
-then `await asyncio.gather(*tasks)`). A wait over a
+then `await asyncio.gather(*tasks)`, or each by name, `finally: await
+task`, beside bare futures the function made). A wait over a
 collection that outlives it (one held by the object, or a local, a
 parameter or an attribute of one, kept across the iterations of a loop:
 `while ctx.tasks: done, _ = await asyncio.wait(ctx.tasks, ..)`, also
@@ -109,6 +110,7 @@ impl Rule for WaitFirstCompleted {
                 || waits_on_kept_collection(cx, f, id, c)
                 || all_cancelled_before(cx, f, id, c)
                 || gathers_all_after(cx, f, id, c)
+                || awaits_each_after(cx, f, id, c)
             {
                 continue;
             }
@@ -179,6 +181,42 @@ fn all_cancelled_before(cx: &FileCx, f: FuncId, wait: ExprId, c: &Call) -> bool 
             && crate::python::common::cancels_each_of(cx, s)
                 .is_some_and(|iter| cx.model.name_of(iter) == Some(name))
     })
+}
+
+/// The awaitables are written out and each is awaited by name after the
+/// race (`done, _ = await asyncio.wait((on_connect, task), ..)` ...
+/// `finally: await task`), or is a bare future the function made
+/// (`on_connect = asyncio.Future()`), which runs nothing: no loser is left
+/// running unwatched.
+fn awaits_each_after(cx: &FileCx, f: FuncId, wait: ExprId, c: &Call) -> bool {
+    let Some(arg) = c.positional(0).map(|a| cx.model.strip(a)) else {
+        return false;
+    };
+    let ExprKind::Collection { elems, .. } = &cx.expr(arg).kind else {
+        return false;
+    };
+    let at = cx.expr(wait).span.end;
+    let awaited_later = |n: &str| {
+        cx.body_exprs(f).iter().any(|&e| {
+            cx.expr(e).span.start > at
+                && matches!(cx.expr(e).kind, ExprKind::Await(x)
+                    if cx.model.name_of(cx.model.strip(x)) == Some(n))
+        })
+    };
+    let bare_future = |n: &str| {
+        let mut values = crate::python::common::values_bound_to(cx, f, n).peekable();
+        values.peek().is_some()
+            && values.all(|v| {
+                v.and_then(|v| cx.call(cx.model.strip(v)))
+                    .is_some_and(|k| crate::python::common::makes_asyncio_future(cx, k))
+            })
+    };
+    !elems.is_empty()
+        && elems.iter().all(|&x| {
+            cx.model
+                .name_of(cx.model.strip(x))
+                .is_some_and(|n| bare_future(n) || awaited_later(n))
+        })
 }
 
 /// The tasks waited on are all awaited after the race (`finally: for s
@@ -704,6 +742,23 @@ async def run_all(streams, handle):
         tasks = [task for _, task in in_progress]
         done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         in_progress = [(s, t) for s, t in in_progress if t not in done]
+"#,
+        r#"
+# The connection task is awaited in the `finally`; the other is a bare future.
+import asyncio
+
+
+async def run(client, handle):
+    task = asyncio.ensure_future(client.connect())
+    on_connect = asyncio.Future()
+    client.on_connect.add_observer(lambda: on_connect.set_result(None))
+    done, _ = await asyncio.wait((on_connect, task), return_when=asyncio.FIRST_COMPLETED)
+    await asyncio.gather(*done)
+    try:
+        await handle(client)
+    finally:
+        await client.disconnect()
+        await task
 "#,
     ],
 };

@@ -17,7 +17,9 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 A consumer (lapin, async-nats) awaits `ack` and then, in the same pass,
 does the message's work: an awaited call, known I/O, or a function of the
-project handed the message. Acks after the work are fine, and so is the ack
+project handed the message. Acks after the work are fine, as is returning
+the body decoded by a call named for it (`return codec.decode(&msg.data)`:
+the caller does the work), and so is the ack
 of a message fetched in the ack's own expression
 (`messages.next().await.unwrap()?.ack()`), or of one an `if let` binds
 when the work would come after that block: nothing after it can reach that

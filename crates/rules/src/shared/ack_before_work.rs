@@ -293,6 +293,7 @@ fn work(cx: &FileCx, e: ExprId, c: &Call, message: &HashSet<String>) -> Option<W
         || telemetry(cx, c)
         || unwraps(cx, c)
         || local_bookkeeping(cx, e, c)
+        || decodes_for_the_caller(cx, e, c)
     {
         None
     } else if cx.is_awaited(e) {
@@ -367,6 +368,23 @@ fn local_bookkeeping(cx: &FileCx, e: ExprId, c: &Call) -> bool {
 /// no work on the message.
 fn test_assertion(cx: &FileCx, c: &Call) -> bool {
     c.receiver.is_some() && c.name.starts_with("assert") && cx.func(cx.func_of(c.func)).is_test
+}
+
+/// The body decoded and handed back (`return self.serializer.loads(
+/// message.body)`, `return JSON.parse(msg.content)`): a pull-style
+/// `receive()` whose caller does the work; decoding is not that work.
+fn decodes_for_the_caller(cx: &FileCx, e: ExprId, c: &Call) -> bool {
+    matches!(
+        c.name.as_str(),
+        "loads"
+            | "decode"
+            | "parse"
+            | "parse_raw"
+            | "model_validate_json"
+            | "deserialize"
+            | "unpackb"
+    ) && matches!(cx.tree.expr_parent(e), unsnarl_model::walk::Parent::Stmt(s)
+        if matches!(cx.stmt(s).kind, StmtKind::Return(Some(v)) if cx.model.strip(v) == e))
 }
 
 /// Rust's unwrapping and borrowing of a value (`let msg = msg.unwrap();`,

@@ -725,7 +725,8 @@ fn short(q: &str) -> &str {
 
 /// Python: `with open(path) as f: data = await asyncio.to_thread(json.load,
 /// f)`. Every use of the handle in the block is an argument of an offload
-/// call, so the reads and writes run on the worker thread; opening a local
+/// call (or of `aiohttp.FormData.add_field`, whose payload aiohttp reads in
+/// an executor), so the reads and writes run on the worker thread; opening a local
 /// file moves no data. A read, a write or a loop over the handle on the
 /// loop's thread still counts.
 fn handle_only_offloaded(cx: &FileCx, call: ExprId, c: &Call) -> bool {
@@ -764,7 +765,10 @@ fn handle_only_offloaded(cx: &FileCx, call: ExprId, c: &Call) -> bool {
         crate::util::call_around(cx, e).is_some_and(|(_, k)| {
             k.receiver != Some(e)
                 && k.args.iter().any(|a| a.value == e)
-                && cx.effect(k, Effect::Offload).is_some()
+                // aiohttp sends a file payload by reading it in the loop's
+                // executor.
+                && (cx.effect(k, Effect::Offload).is_some()
+                    || k.target.as_deref() == Some("aiohttp.FormData.add_field"))
         })
     });
     any && all_offloaded
