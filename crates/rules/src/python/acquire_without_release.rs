@@ -25,7 +25,9 @@ cannot raise (`items = []`, `last = None`, `ctx.event = asyncio.Event()`); a rel
 acquire with nothing but such statements, stores of a name into an
 attribute or entry of `self` (`self._objects[i] = obj`) or counter bumps
 (`self.seqnr += 1`, also a module counter read as text first, `job_id =
-str(job_counter); job_counter += 1`) in between is fine too. Counter bumps and in-place
+str(job_counter); job_counter += 1`), or an `if` on an identity test
+whose branches hold only such statements (`if module is Heater:
+self.heater = module`), in between is fine too. Counter bumps and in-place
 updates of a collection or event of `self` with plain values
 (`self.pending.append(cmd)`, also of a tuple of names,
 `self.clients.append((conn, addr))`, `self.cond.notify_all()`,
@@ -609,6 +611,35 @@ fn cannot_raise(cx: &FileCx, s: StmtId) -> bool {
         || stores_a_name(cx, s)
         || bumps_a_counter(cx, s)
         || updates_own_state(cx, s)
+        || guarded_plain_steps(cx, s)
+}
+
+/// `if module is HeaterShakerContext: self.heater_shaker = module`: an
+/// identity test of names (`is`, `is not`, a bare name or attribute) whose
+/// branches hold only statements that cannot raise.
+fn guarded_plain_steps(cx: &FileCx, s: StmtId) -> bool {
+    let StmtKind::If { cond, then, orelse } = &cx.stmt(s).kind else {
+        return false;
+    };
+    let plain = |e: ExprId| {
+        matches!(
+            cx.expr(cx.model.strip(e)).kind,
+            ExprKind::Name { .. } | ExprKind::Literal(_)
+        ) || cx.model.dotted(e).is_some()
+    };
+    let test = match &cx.expr(cx.model.strip(*cond)).kind {
+        ExprKind::Binary {
+            op: BinOp::Is | BinOp::IsNot,
+            left,
+            right,
+        } => plain(*left) && plain(*right),
+        ExprKind::Unary {
+            op: UnOp::Not,
+            operand,
+        } => plain(*operand),
+        _ => plain(*cond),
+    };
+    test && then.iter().chain(orelse).all(|&b| cannot_raise(cx, b))
 }
 
 /// The statement is `<name>.release(..)`: that call.
@@ -2317,6 +2348,22 @@ def next_job_name():
     job_counter += 1
     jc_lock.release()
     return job_id
+"#,
+        r#"
+# Only an identity test and a store between the acquire and the release.
+import threading
+
+
+class Deck:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self.heater = None
+
+    def set_module(self, module):
+        self._lock.acquire(blocking=True)
+        if module is not None:
+            self.heater = module
+        self._lock.release()
 "#,
     ],
 };

@@ -83,8 +83,10 @@ exc:`) and the function always ends by raising that error (`if exc: raise
 exc`), when it only goes round a loop that a bare `raise` follows, or
 sets a flag that a following `if cancelled: raise asyncio.CancelledError`
 reads (the cancellation put off until a shielded worker is done), when it first
-leaves on a stop flag that the file sets right before its `cancel()`
-(`closing = True; task.cancel()`), or re-raises unless that flag is set
+leaves on a stop flag that the file sets before its `cancel()`, right
+before or earlier in the same function (`closing = True; task.cancel()`,
+or `self._closing = True`, a drain, then `self._task.cancel()`), or
+re-raises unless that flag is set
 (`if not self._interrupted: raise`: only the cancellation the file asked
 for, to interrupt one step, is lived through), when it re-raises whenever its `while`
 loop would go round again and swallows only once that loop's own
@@ -470,13 +472,27 @@ fn stops_on_flag_set_before_cancel(cx: &FileCx, h: &Handler) -> bool {
         matches!(cx.stmt(s).kind, StmtKind::Expr(e)
             if cx.call(e).is_some_and(|c| c.name == "cancel" && c.receiver.is_some()))
     };
+    // The cancel right after the flag, or later in the same function (a
+    // `close()` that sets `self._closing = True`, then, past a drain,
+    // `self._task.cancel()`).
+    let cancels_later = |s: StmtId| {
+        let f = cx.tree.stmt_func(s);
+        let at = cx.stmt(s).span.end;
+        cx.body_calls(f).any(|e| {
+            cx.expr(e).span.start > at
+                && cx
+                    .call(e)
+                    .is_some_and(|c| c.name == "cancel" && c.receiver.is_some())
+        })
+    };
     leaves
         && cx.model.stmts.iter().enumerate().any(|(i, _)| {
             let s = StmtId(i as u32);
             sets_flag(s)
-                && crate::util::stmts_after(cx, s)
+                && (crate::util::stmts_after(cx, s)
                     .first()
                     .is_some_and(|&n| cancels(n))
+                    || cancels_later(s))
         })
 }
 
@@ -3724,6 +3740,37 @@ class Hub:
                 await websocket.close()
             except:
                 pass
+"#,
+        r#"
+# `close()` sets the flag, tries a clean drain, then cancels: that
+# cancellation propagates; any other is contained and the loop serves on.
+import asyncio
+
+
+class Session:
+    def __init__(self):
+        self._closing = False
+        self._queue = asyncio.Queue()
+        self._task = None
+
+    async def close(self):
+        self._closing = True
+        if self._task is not None:
+            await self._queue.put(None)
+            self._task.cancel()
+
+    async def _serve_loop(self):
+        while True:
+            try:
+                request = await self._queue.get()
+            except asyncio.CancelledError:
+                if self._closing:
+                    raise
+                await self._quarantine()
+                continue
+            if request is None:
+                return
+            await self._handle(request)
 "#,
     ],
 };

@@ -41,7 +41,9 @@ Two shapes:
   (`if lock.locked(): return` right before `async with lock:`): other
   tasks skip it instead of waiting; and so is a double-checked set-up
   whose body is one `if` that fills the slot it tests (`if self._pool is
-  None: self._pool = await create_pool(..)`), or that begins (perhaps
+  None: self._pool = await create_pool(..)`, or moves on the expiry it
+  tests, `if time.monotonic() >= self._expires_at: ... self._expires_at =
+  time.monotonic() + 300`), or that begins (perhaps
   after reading the time into a local) by checking again and leaving when
   another task already did the work (`if self._jwks and now -
   self._at < ttl: return self._jwks`): only the first task waits
@@ -60,7 +62,10 @@ Two shapes:
   gateway handles one request at a time`, or in the comment lines above, naming
   serial or sequential use, concurrency, a race, one at a time; not a
   `# BUG`/`# TODO` note): the I/O inside is documented design, the fix's
-  own escape hatch.
+  own escape hatch. So is a lock that some block holds across a
+  read-modify-write of one key of a store (`subs = await
+  store.get(KEY)` ... `await store.set(KEY, subs)`), in that block and
+  in the others that read the key: the lock makes the update atomic.
 
 A thread lock that only test coroutines take, in a test file that starts
 no task (a lock serializing the methods of an `IsolatedAsyncioTestCase`,
@@ -354,6 +359,7 @@ fn check_with(cx: &FileCx, w: StmtId, out: &mut Vec<Finding>) {
             && !skipped_when_held(cx, w, &lock)
             && !one_bounded_request(cx, body, &awaits)
             && !paces_requests(cx, body)
+            && !guards_a_read_modify_write(cx, &lock)
             && let Some(&io) = awaits.iter().find(|&&a| awaits_io(cx, a))
             // Last: it reads the file's source around the lock.
             && !documented_lock(cx, w, &lock)
@@ -375,6 +381,48 @@ fn check_with(cx: &FileCx, w: StmtId, out: &mut Vec<Finding>) {
             out.push(f);
         }
     }
+}
+
+/// Some `async with` of the same lock reads a key of a store and writes
+/// the same key back (`subs = await store.get(KEY)` ... `await
+/// store.set(KEY, subs)`): the lock makes that read-modify-write atomic,
+/// which no narrower section can, and its other holders read what it
+/// guards. Moving the I/O out would bring back lost updates.
+fn guards_a_read_modify_write(cx: &FileCx, lock: &str) -> bool {
+    // (receiver, key) of the awaited reads and writes of a block.
+    let accesses = |body: &Block, names: &[&str]| -> Vec<(String, String)> {
+        body_awaits(cx, body)
+            .into_iter()
+            .filter_map(|a| cx.call(a))
+            .filter(|c| names.contains(&c.name.as_str()))
+            .filter_map(|c| {
+                let recv = cx.model.dotted(c.receiver?)?;
+                let key = cx.snippet(cx.expr(c.positional(0)?).span).to_string();
+                Some((recv.to_string(), key))
+            })
+            .collect()
+    };
+    cx.model.stmts.iter().any(|st| {
+        let StmtKind::With {
+            items,
+            body,
+            is_async: true,
+        } = &st.kind
+        else {
+            return false;
+        };
+        if !items
+            .iter()
+            .any(|it| cx.model.dotted(it.ctx).as_deref() == Some(lock))
+        {
+            return false;
+        }
+        let reads = accesses(body, &["get", "read", "load", "fetch"]);
+        !reads.is_empty()
+            && accesses(body, &["set", "put", "save", "write", "store", "update"])
+                .iter()
+                .any(|w| reads.contains(w))
+    })
 }
 
 /// The code says why the lock spans the I/O, in a comment beside or right
@@ -629,14 +677,30 @@ fn rechecks_first(cx: &FileCx, body: &Block) -> bool {
 /// not self._client:`): the body fills the slot it tests, so only the
 /// first task waits for the I/O and the rest find it filled (a
 /// double-checked lazy set-up).
+///
+/// Also a refresh on an expiry the branch moves on (`if time.monotonic() >=
+/// self._expires_at: ... self._expires_at = time.monotonic() + 300`, on
+/// every path the branch takes or in some of them): a field of the object
+/// the test reads and the branch assigns.
 fn fills_what_it_tests(cx: &FileCx, cond: ExprId, then: &Block) -> bool {
-    let Some(tested) = crate::python::common::tested_as_missing(cx, cond) else {
-        return false;
+    let assigned = |slot: &str| {
+        unsnarl_model::walk::stmts_in_block(cx.model, then)
+            .into_iter()
+            .any(|st| {
+                matches!(&cx.stmt(st).kind, StmtKind::Assign { targets, .. }
+                    if targets.iter().any(|&t| cx.model.dotted(t).as_deref() == Some(slot)))
+            })
     };
-    then.iter().any(|&st| {
-        matches!(&cx.stmt(st).kind, StmtKind::Assign { targets, .. }
-            if targets.iter().any(|&t| cx.model.dotted(t).as_deref() == Some(tested.as_str())))
-    })
+    if let Some(tested) = crate::python::common::tested_as_missing(cx, cond) {
+        return assigned(&tested);
+    }
+    unsnarl_model::walk::exprs_under(cx.model, cond)
+        .into_iter()
+        .filter_map(|x| match cx.expr(x).kind {
+            ExprKind::Attr { .. } => cx.model.dotted(x).filter(|d| d.starts_with("self.")),
+            _ => None,
+        })
+        .any(|slot| assigned(&slot))
 }
 
 /// The awaited expressions in a `with` body (`await X` gives X; `async with
@@ -1432,6 +1496,51 @@ class Observable:
         async with self._queue_lock:
             for queue in self._queues.values():
                 await queue.put(value)
+"#,
+        r#"
+# Checked again under the lock: the first task refreshes, the rest find
+# the expiry moved on.
+import asyncio
+import time
+
+
+class OAuth:
+    def __init__(self, client):
+        self.client = client
+        self._lock = asyncio.Lock()
+        self._expires_at = 0.0
+        self._discovery = {}
+
+    async def endpoint(self, name):
+        if time.monotonic() >= self._expires_at:
+            async with self._lock:
+                if time.monotonic() >= self._expires_at:
+                    response = await self.client.get("https://example.org/.well-known")
+                    self._discovery = response.json()
+                    self._expires_at = time.monotonic() + 300
+        return self._discovery.get(name)
+"#,
+        r#"
+# The lock makes the read-modify-write of one key atomic; the loader
+# reads under it too.
+import asyncio
+
+mutex = asyncio.Lock()
+KEY = "subscribes"
+
+
+async def load(store, start):
+    async with mutex:
+        subs = await store.get(KEY)
+        for sub in subs or []:
+            start(sub)
+
+
+async def add(store, sub):
+    async with mutex:
+        subs = await store.get(KEY) or []
+        subs.append(sub)
+        await store.set(KEY, subs)
 "#,
     ],
 };

@@ -23,7 +23,8 @@ or `while` loop around a `try` whose success path leaves the loop
 (`return`/`break`; a `return False` reports failure, so a probe loop that
 only stops once too many probes failed is not a retry, nor is `if not
 line: break`, the end of the input of a loop that serves one request per
-round) and whose `except` path goes round again (a `for` whose awaited request takes an argument
+round, nor `if not self._session_token: break`, a periodic task its owner
+stopped) and whose `except` path goes round again (a `for` whose awaited request takes an argument
 made from the loop variable, `for hours_back in range(3)` building each
 URL, searches candidates: it is not a retry; nor is one whose handler
 rewrites an input of the call from itself, `trajectory =
@@ -70,6 +71,10 @@ self.wakeup.wait()`, also with a timeout, `await asyncio.wait_for(q.get(),
 t)`, or a thread's blocking `task = task_queue.get()`; a receiver of
 unknown type counts by its name, `self.work_queue.get_next_work()`):
 after a failure it handles the next item, not the failed one again.
+Nor one whose handlers catch only optimistic-concurrency conflicts
+(Redis's `WatchError`, `StaleHeadError`, `KeyWrongLastSequenceError`, a
+version or revision mismatch): another writer got there first, and the
+compare-and-swap reads again and tries again at once, by design.
 A fixed delay in a loop that connects to this machine only (a socket
 built with `AF_UNIX`, or a loopback host written out:
 `socket.create_connection(("127.0.0.1", port))` or
@@ -786,11 +791,27 @@ fn is_local_error(t: &str) -> bool {
         )
 }
 
-/// Redis's `WatchError`: another client changed a watched key, so the
-/// `WATCH`/`MULTI` transaction lost an optimistic race and runs again at
-/// once, by design; the server did not fail.
+/// An optimistic-concurrency conflict: Redis's `WatchError` (another
+/// client changed a watched key, so the `WATCH`/`MULTI` transaction lost
+/// the race), or an error named for a stale or wrong revision
+/// (`StaleHeadError`, NATS KV's `KeyWrongLastSequenceError`,
+/// `VersionConflictError`, `OptimisticLockError`). Another writer got
+/// there first: the compare-and-swap reads again and runs again at once,
+/// by design; the server did not fail.
 pub(crate) fn is_conflict(t: &str) -> bool {
-    t.rsplit('.').next() == Some("WatchError")
+    let last = t.rsplit('.').next().unwrap_or(t);
+    last == "WatchError"
+        || [
+            "Stale",
+            "WrongLastSequence",
+            "VersionConflict",
+            "VersionMismatch",
+            "RevisionMismatch",
+            "OptimisticLock",
+            "ConcurrentModification",
+        ]
+        .iter()
+        .any(|w| last.contains(w))
 }
 
 /// Exceptions raised by network and database clients.
@@ -1250,7 +1271,9 @@ fn leaves(cx: &FileCx, b: &Block, failures_count: bool) -> bool {
                 StmtKind::For { .. } | StmtKind::While { .. } | StmtKind::Loop { .. } => false,
                 // `if not line: break` after a read: the end of the input,
                 // not the success of an attempt (a serving loop that reads
-                // one request per round).
+                // one request per round). Also a state of the object gone
+                // (`if not self._session_token: break`): a periodic task
+                // whose owner stopped it.
                 StmtKind::If {
                     cond,
                     ref then,
@@ -1259,7 +1282,9 @@ fn leaves(cx: &FileCx, b: &Block, failures_count: bool) -> bool {
                     !(orelse.is_empty()
                         && matches!(then.as_slice(), [b] if matches!(m.stmt(*b).kind, StmtKind::Break))
                         && matches!(&m.expr(m.strip(cond)).kind,
-                        ExprKind::Unary { op: UnOp::Not, operand } if m.name_of(*operand).is_some()))
+                        ExprKind::Unary { op: UnOp::Not, operand }
+                            if m.name_of(*operand).is_some()
+                                || m.dotted(*operand).is_some_and(|d| d.starts_with("self."))))
                 }
                 _ => true,
             }
@@ -2708,6 +2733,42 @@ class ReAct:
                 return await module(**inputs, trajectory=self.format(trajectory))
             except ContextWindowExceededError:
                 trajectory = self.truncate(trajectory)
+"#,
+        r#"
+# A compare-and-swap: a conflict means another writer won; read again.
+class KeyWrongLastSequenceError(Exception):
+    pass
+
+
+async def claim(kv, key, update, max_retries=5):
+    for _ in range(max_retries):
+        entry = await kv.get(key)
+        try:
+            return await kv.update(key, update(entry.value), last=entry.revision)
+        except KeyWrongLastSequenceError:
+            continue
+    raise RuntimeError("contended")
+"#,
+        r#"
+# A heartbeat: success goes round again; it stops when the session ends.
+import asyncio
+
+import httpx
+
+
+class Bot:
+    async def heartbeat_loop(self, url):
+        while True:
+            try:
+                await asyncio.sleep(300)
+                if not self._session_token:
+                    break
+                async with httpx.AsyncClient(timeout=5) as client:
+                    await client.post(url, json={"session_token": self._session_token})
+            except asyncio.CancelledError:
+                break
+            except Exception:
+                pass
 "#,
     ],
 };

@@ -22,16 +22,18 @@ shield of a task held only in a local variable of the function. A plain
 function of the file that hands back a future rather than a coroutine
 (`return self._waiter`) is not reported: `shield` makes no task for a
 future, and whoever made it owns it; nor an `async def` of the file that
-only waits for a future its object keeps and returns nothing (`await
-self._pid_waiter`). Neither is a fresh bare future
+only waits for futures its object keeps and returns nothing, or their
+result (`await self._pid_waiter`, `await self._started; return await
+self._task`). Neither is a fresh bare future
 (`loop.create_future()`, `asyncio.Future()`): it runs no work at all;
 nor a future over work that already runs (`asyncio.wrap_future(cf)`,
 `loop.run_in_executor(pool, fn)`, a child process's `process.wait()`,
 `asyncio.gather(*tasks, return_exceptions=True)` or `asyncio.wait` of
 tasks held in names or fields, also through a local): `shield` starts no
 task for it, and whoever started that work owns it. Nor a wait for an
-event (`await asyncio.wait_for(asyncio.shield(closed.wait()), t)`): it
-does no work, so the wait left behind loses no result and no error.
+event or a sleep (`await asyncio.wait_for(asyncio.shield(closed.wait()),
+t)`, `asyncio.shield(asyncio.sleep(d))`): it does no work, so the wait
+left behind loses no result and no error.
 Nor is a shield the caller repeats, in a loop, after catching or
 suppressing its own cancellation (`while not task.done(): with
 contextlib.suppress(asyncio.CancelledError): await asyncio.shield(task)`):
@@ -138,9 +140,10 @@ fn hands_back_a_future(cx: &FileCx, c: &Call) -> bool {
 
 /// The call is an `async def` of this file that only waits for a future
 /// its object keeps (`if self.has_pid(): return; await self._pid_waiter`)
-/// and returns nothing: the future's owner settles it, and a shielded run
-/// left behind by a cancelled caller loses no result and no error of its
-/// own.
+/// and returns nothing, or what that future gives (`await self._started;
+/// return await self._task`): the future's owner settles it, and a
+/// shielded run left behind by a cancelled caller loses no result and no
+/// error of its own.
 fn only_awaits_a_stored_future(cx: &FileCx, c: &Call) -> bool {
     let Some(g) = cx.callee_in_file(c) else {
         return false;
@@ -163,12 +166,32 @@ fn only_awaits_a_stored_future(cx: &FileCx, c: &Call) -> bool {
             && cx.model.dotted(v).is_some_and(|d| d.starts_with("self."))
     };
     !awaited.is_empty()
-        && awaited.len() == crate::util::awaits_in_block(cx.model, &func.body).len()
+        && awaited.len() + deadline_scopes(cx, g)
+            == crate::util::awaits_in_block(cx.model, &func.body).len()
         && awaited.into_iter().all(stored)
-        && cx
-            .body_stmts(g)
-            .iter()
-            .all(|&s| !matches!(cx.stmt(s).kind, StmtKind::Return(Some(_))))
+        && cx.body_stmts(g).iter().all(|&s| match cx.stmt(s).kind {
+            // `return await self._task`: the task's own result, which its
+            // owner keeps too.
+            StmtKind::Return(Some(v)) => matches!(
+                cx.expr(cx.model.strip(v)).kind,
+                ExprKind::Await(x) if stored(x)
+            ),
+            _ => true,
+        })
+}
+
+/// The `async with` statements of `g` that only set a deadline (`async
+/// with asyncio.timeout(t):`): they wait for nothing themselves.
+fn deadline_scopes(cx: &FileCx, g: FuncId) -> usize {
+    cx.body_stmts(g)
+        .iter()
+        .filter(|&&s| {
+            matches!(&cx.stmt(s).kind, StmtKind::With { items, is_async: true, .. }
+            if items.iter().all(|it| cx.call(cx.model.strip(it.ctx)).is_some_and(|c| {
+                cx.effect(c, unsnarl_model::knowledge::Effect::Deadline).is_some()
+            })))
+        })
+        .count()
 }
 
 /// Describes the shielded value when nothing else owns it.
@@ -686,6 +709,34 @@ async def stop(instance: Instance, timeout: float):
     except TimeoutError:
         if instance.owner:
             instance.owner.cancel()
+"#,
+        r#"
+# The shielded coroutine only waits for the job's own task and returns
+# its result: the task's owner keeps it.
+import asyncio
+
+
+class Job:
+    async def _do_wait(self, timeout):
+        async with asyncio.timeout(timeout):
+            await self._started
+            return await self._task
+
+    async def wait(self, *, timeout=None):
+        return await asyncio.shield(self._do_wait(timeout))
+"#,
+        r#"
+# A shielded sleep runs no work: left behind, it loses nothing.
+import asyncio
+
+
+async def flush_loop(stop, interval, flush):
+    while not stop.is_set():
+        try:
+            await asyncio.wait_for(asyncio.shield(asyncio.sleep(interval)), interval + 1)
+        except asyncio.TimeoutError:
+            break
+        await flush()
 "#,
     ],
 };

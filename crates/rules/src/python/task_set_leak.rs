@@ -35,7 +35,7 @@ self._workers.append(create_task(self._worker()))`), or in a private
 helper that only `__init__` calls (`self._create_ui()`): a fixed pool,
 made once for each object. Nor are the workers a method that starts or
 connects the object adds (`start`, `_connect_to_server`, `open`,
-`initialize`, `__aenter__`) when the file cancels every task of the collection (`for
+`initialize`, `__aenter__`, `setup_*`, `launch`) when the file cancels every task of the collection (`for
 task in self._tasks: task.cancel()`, also through a local joining it to
 others, `all_tasks = self.readers + self.writers`): a fixed set per
 connection.
@@ -400,14 +400,17 @@ fn shared_state_any(cx: &FileCx, globals: &HashSet<String>, t: ExprId) -> Option
 }
 
 /// The object's long-lived workers, started when it starts or connects
-/// (`start`, `_connect_to_server`, `open`, `initialize`, `__aenter__`) and all
+/// (`start`, `_connect_to_server`, `open`, `initialize`, `__aenter__`,
+/// `setup_lifecycle_tasks`, `launch`) and all
 /// cancelled by the file when it stops (`for task in self._tasks:
 /// task.cancel()`): a fixed set per connection, not one per request.
 fn started_for_the_connection(cx: &FileCx, f: FuncId, key: &str) -> bool {
     let name = cx.func(f).name.trim_matches('_').to_ascii_lowercase();
-    let lifecycle = ["start", "connect", "open", "aenter", "init"]
-        .iter()
-        .any(|w| name.starts_with(w));
+    let lifecycle = [
+        "start", "connect", "open", "aenter", "init", "setup", "set_up", "launch", "boot",
+    ]
+    .iter()
+    .any(|w| name.starts_with(w));
     // The collection itself, or a local joining it to others
     // (`all_tasks = self.inference_workers + self.calc_workers`).
     let walks_it = |e: ExprId| {
@@ -785,6 +788,27 @@ class Bot:
 
     def dispatch(self, message):
         self.tasks.add(asyncio.ensure_future(self.handle(message)))
+"#,
+        r#"
+# One long-lived task per start-up, all cancelled at shutdown.
+import asyncio
+
+_tasks = []
+
+
+def setup_lifecycle_tasks(enabled):
+    if enabled:
+        _tasks.append(asyncio.create_task(auto_cleanup()))
+
+
+def shutdown_lifecycle_tasks():
+    for task in _tasks:
+        task.cancel()
+
+
+async def auto_cleanup():
+    while True:
+        await asyncio.sleep(24 * 3600)
 "#,
     ],
 };

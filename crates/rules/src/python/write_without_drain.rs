@@ -26,8 +26,11 @@ left alone. A write followed at once by `break` or `return` happens once
 per run of the loop (`if method in offered: writer.write(b); break`) and is
 not reported, and neither is a loop over the function's `*args` (the
 fields of one message its caller wrote out) or over a list the function
-built itself (`lines = []` filled from one request) that the function
-drains after the loop: what waits in the buffer was already in memory.
+built itself (`lines = []` filled from one request), or over a mapping
+the caller handed in (`for key, vals in headers.items()`, also an item
+of one, `headers = resp.get("headers")`, and the values of one), that
+the function drains after the loop: what waits in the
+buffer was already in memory.
 Nor is a loop of a few rounds fixed in the code (`for _ in
 range(PREROLL_FRAMES)`, up to 64), or one inside a loop that drains each
 round (`while chunk := await reader.read(n):` writing the chunk's lines,
@@ -202,6 +205,19 @@ fn writes_arguments_then_drains(cx: &FileCx, f: FuncId, lp: StmtId, writer: Expr
             })
     });
     let w = cx.model.dotted(writer);
+    // A mapping the caller handed in (`for key, vals in raw_headers.items()`),
+    // or the values of one (`for v in vals` inside that loop): in memory
+    // already, and drained after the loops.
+    if over_a_param_mapping(cx, f, lp) && w.is_some() {
+        let end = cx.stmt(lp).span.end;
+        return cx.body_calls(f).any(|x| {
+            cx.expr(x).span.start > end
+                && cx.is_awaited(x)
+                && cx.call(x).is_some_and(|dc| {
+                    dc.name == "drain" && dc.receiver.and_then(|r| cx.model.dotted(r)) == w
+                })
+        });
+    }
     (over_varargs || over_built_list)
         && w.is_some()
         && std::iter::successors(crate::util::next_stmt(cx, lp), |&s| {
@@ -216,6 +232,55 @@ fn writes_arguments_then_drains(cx: &FileCx, f: FuncId, lp: StmtId, writer: Expr
                     }) && cx.is_awaited(x)
                 })
         })
+}
+
+/// The `for` walks a mapping parameter of `f` (`params.items()`,
+/// `.keys()`, `.values()`, also of a local taken from one, `headers =
+/// resp.get("headers") or {}`), or a value taken from such a walk by an
+/// enclosing `for` (`for v in vals` under `for key, vals in
+/// headers.items()`).
+fn over_a_param_mapping(cx: &FileCx, f: FuncId, lp: StmtId) -> bool {
+    let StmtKind::For { iter, .. } = &cx.stmt(lp).kind else {
+        return false;
+    };
+    let iter = cx.model.strip(*iter);
+    if let Some(c) = cx.call(iter)
+        && c.args.is_empty()
+        && matches!(c.name.as_str(), "items" | "keys" | "values")
+        && let Some(p) = c.receiver.and_then(|r| cx.model.name_of(r))
+    {
+        let is_param = |n: &str| cx.func(f).params.iter().any(|q| q.name == n);
+        // Or a local taken from one (`raw_headers = resp.get("headers") or
+        // {}`): an item of the caller's mapping, no call but `get`.
+        let taken_from_param = || {
+            let mut bound = crate::python::common::values_bound_to(cx, f, p).peekable();
+            bound.peek().is_some()
+                && bound.all(|v| {
+                    v.is_some_and(|v| {
+                        let under = unsnarl_model::walk::exprs_under(cx.model, v);
+                        under
+                            .iter()
+                            .any(|&x| cx.model.name_of(x).is_some_and(is_param))
+                            && under.iter().all(|&x| match &cx.expr(x).kind {
+                                ExprKind::Call(k) => k.name == "get",
+                                ExprKind::Await(_) => false,
+                                _ => true,
+                            })
+                    })
+                })
+        };
+        return is_param(p) || taken_from_param();
+    }
+    let Some(n) = cx.model.name_of(iter) else {
+        return false;
+    };
+    cx.tree.stmt_ancestors(lp).any(|a| {
+        matches!(&cx.stmt(a).kind, StmtKind::For { target: Some(t), .. }
+            if unsnarl_model::walk::exprs_under(cx.model, *t)
+                .into_iter()
+                .any(|x| cx.model.name_of(x) == Some(n)))
+            && over_a_param_mapping(cx, f, a)
+    })
 }
 
 /// Names bound to stream writers in this file.
@@ -442,6 +507,23 @@ async def relay_lines(reader, writer: asyncio.StreamWriter):
         for line in chunk.splitlines(keepends=True):
             writer.write(line)
         await writer.drain()
+"#,
+        r#"
+# The caller's headers are in memory already; one drain after the loops.
+import asyncio
+
+
+async def write_response(writer: asyncio.StreamWriter, status, resp, body):
+    headers = resp.get("headers") or {}
+    writer.write(f"HTTP/1.1 {status}\r\n".encode())
+    for key, vals in headers.items():
+        if isinstance(vals, list):
+            for v in vals:
+                writer.write(f"{key}: {v}\r\n".encode())
+        else:
+            writer.write(f"{key}: {vals}\r\n".encode())
+    writer.write(b"\r\n" + body)
+    await writer.drain()
 "#,
     ],
 };
