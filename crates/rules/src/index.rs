@@ -449,13 +449,20 @@ pub fn has_cleanup(m: &FileModel, body: &Block) -> bool {
         .into_iter()
         .any(|s| match &m.stmt(s).kind {
             StmtKind::With { body, .. } => yields_in(body),
+            // A `finally` that only sets flags (`self._closed = True`)
+            // releases nothing: leaving it pending holds nothing.
             StmtKind::Try {
                 body,
                 handlers,
                 orelse,
-                finally: Some(_),
+                finally: Some(fin),
             } => {
-                yields_in(body) || yields_in(orelse) || handlers.iter().any(|h| yields_in(&h.body))
+                (yields_in(body)
+                    || yields_in(orelse)
+                    || handlers.iter().any(|h| yields_in(&h.body)))
+                    && exprs_in_block(m, fin)
+                        .into_iter()
+                        .any(|e| matches!(m.expr(e).kind, ExprKind::Call(_) | ExprKind::Await(_)))
             }
             _ => false,
         })

@@ -20,8 +20,10 @@ An `async for` loop over a call to an async generator of the project (an
 or a `with`/`async with`, whose body can leave early with `break` or
 `return`, when the generator is not wrapped in `contextlib.aclosing(...)`
 (and not closed with `aclose()` afterwards). A generator with no cleanup
-(a ticker, a paginator), or whose `with` blocks all end before its next
-`yield` (a timeout around each read), holds nothing while suspended.
+(a ticker, a paginator; a `finally` that only sets flags, `self._closed =
+True`, calls nothing and releases nothing), or whose `with` blocks all
+end before its next `yield` (a timeout around each read), holds nothing
+while suspended.
 
 ## Why
 
@@ -281,6 +283,21 @@ class Discovery:
             if address == ip:
                 return info
         return None
+"#,
+        r#"
+# The generator's `finally` only sets a flag: nothing is held.
+class StreamManager:
+    async def events(self, source):
+        try:
+            async for event in source:
+                yield event
+        finally:
+            self._closed = True
+
+    async def first_error(self, source):
+        async for event in self.events(source):
+            if event.get("error"):
+                return event
 "#,
     ],
 };

@@ -32,7 +32,7 @@ with httpx.AsyncClient(timeout=90) as client:`, httpx's own 5-second
 default when `timeout=` is left out, or an `aiohttp.ClientSession` given
 a `timeout=`). Neither
 is the cleanup of a `try` whose body
-(and `else`, and handlers, for a `finally`) never suspends (`try:
+(and `else`, and handlers, for a `finally`; the body alone, for a handler) never suspends (`try:
 target(token) finally: await self.signal(token)`): cancellation only
 lands where a task suspends, so that cleanup runs on the body's own
 errors or its success, not on a cancellation. Nor is an await in a
@@ -387,7 +387,10 @@ fn cleanups<'a>(cx: &FileCx<'a>, f: FuncId) -> Vec<(&'a Block, &'static str, Stm
         if !suspends(body) && !suspends(orelse) && !handlers.iter().any(|h| suspends(&h.body)) {
             continue;
         }
-        for h in handlers {
+        // A handler runs on the body's errors: when the body never
+        // suspends, none of them is a cancellation (`try: r =
+        // get_data(p) except: await bot.send(..)`).
+        for h in handlers.iter().filter(|_| suspends(body)) {
             if h.types.is_empty()
                 || h.types
                     .iter()
@@ -856,6 +859,19 @@ class Query:
                 await self._send.send(message)
         finally:
             await self._send.send({"type": "end"})
+"#,
+        r#"
+# The body never suspends: the bare `except` handles its errors only.
+import requests
+
+
+async def bind(event, bot):
+    try:
+        result = requests.get("https://example.org/player", timeout=5).json()
+    except:
+        await bot.send("could not fetch the player")
+        return
+    return result
 "#,
     ],
 };

@@ -81,8 +81,8 @@ or cursor (`sqlite3`, `psycopg`, `pymysql`, `MySQLdb`): two threads may
 not use one connection at once, so code that shares it has to hold a
 lock around each query, and the query cannot move out; nor is the
 connection opened in the block that then queries it under the same lock
-(`conn = sqlite3.connect(path)`, `conn.execute(..)`): the lock guards
-the whole session. Nor is a lock the
+(`conn = sqlite3.connect(path)`, or `with sqlite3.connect(path) as
+conn:`, then `conn.execute(..)`): the lock guards the whole session. Nor is a lock the
 function builds afresh on every call and uses only in its own `with`
 (`lock = threading.Lock()` then `with lock:`): no other thread can take
 it, so nobody waits (it guards nothing, a mistake of another kind).
@@ -199,18 +199,23 @@ fn opens_the_guarded_session(cx: &FileCx, call: ExprId, body: &Block) -> bool {
     let Parent::Stmt(s) = cx.tree.expr_parent(call) else {
         return false;
     };
-    let StmtKind::Assign {
-        targets,
-        value: Some(v),
-        ..
-    } = &cx.stmt(s).kind
-    else {
-        return false;
+    // `conn = sqlite3.connect(p)`, or `with sqlite3.connect(p) as conn:`.
+    let target = match &cx.stmt(s).kind {
+        StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } if *v == call => match targets.as_slice() {
+            [t] => Some(*t),
+            _ => None,
+        },
+        StmtKind::With { items, .. } => items
+            .iter()
+            .find(|it| cx.model.strip(it.ctx) == call)
+            .and_then(|it| it.target),
+        _ => None,
     };
-    let ([t], true) = (targets.as_slice(), *v == call) else {
-        return false;
-    };
-    let Some(conn) = cx.model.name_of(*t) else {
+    let Some(conn) = target.and_then(|t| cx.model.name_of(t)) else {
         return false;
     };
     unsnarl_model::walk::calls_in_block(cx.model, body)
@@ -2181,6 +2186,20 @@ class Store:
                 yield conn
             finally:
                 conn.close()
+"#,
+        r#"
+# The session opened with `with ... as conn` under the lock, then queried.
+import sqlite3
+import threading
+
+_lock = threading.Lock()
+
+
+def record_hit(path, key, counts):
+    with _lock:
+        with sqlite3.connect(path, timeout=2.0) as conn:
+            conn.execute("UPDATE hits SET n = n + 1 WHERE k = ?", (key,))
+        counts[key] = counts.get(key, 0) + 1
 "#,
     ],
 };

@@ -30,7 +30,8 @@ Two shapes:
 - an `asyncio.Lock` (or anyio/trio lock) taken with `async with` whose body
   awaits network or disk I/O (HTTP clients, database drivers, streams). A
   send lock, whose body only writes to one stream (`writer.write(frame);
-  await writer.drain()`), and a receive lock, whose body only reads from
+  await writer.drain()`, or `await loop.sock_sendall(sock, frame)` on one
+  socket), and a receive lock, whose body only reads from
   one stream (`await reader.readexactly(n)`), are left alone: keeping
   frames whole is what they are for (a file opened to append,
   `async with aiofiles.open(path, "a") as f: await f.write(line)`, is
@@ -459,6 +460,7 @@ fn documented_lock(cx: &FileCx, w: StmtId, lock: &str) -> bool {
         "sequen",
         "concurren",
         "one at a time",
+        "one-at-a-time",
         "at once",
         "race",
         "exclusive",
@@ -538,9 +540,10 @@ fn serializes_one_stream(cx: &FileCx, awaits: &[ExprId]) -> bool {
     appends_only
         || all_io_on_one(cx, &rest, |c| match c.name.as_str() {
             "drain" | "write" | "writelines" | "send" | "sendall" | "send_bytes" | "send_text"
-            | "send_json" | "flush" => Some(Way::Write),
+            | "send_json" | "flush" | "sock_sendall" | "sock_sendto" => Some(Way::Write),
             "read" | "readexactly" | "readuntil" | "readline" | "recv" | "recv_bytes"
-            | "receive" | "receive_bytes" | "receive_text" | "receive_json" => Some(Way::Read),
+            | "receive" | "receive_bytes" | "receive_text" | "receive_json" | "sock_recv"
+            | "sock_recv_into" | "sock_recvfrom" => Some(Way::Read),
             _ => None,
         })
 }
@@ -573,7 +576,14 @@ fn all_io_on_one<K: PartialEq>(
         let Some(c) = cx.call(cx.model.strip(a)) else {
             return false;
         };
-        let (Some(k), Some(r)) = (kind(c), c.receiver.and_then(|r| cx.model.dotted(r))) else {
+        // `loop.sock_sendall(sock, frame)`: the stream is the socket the
+        // loop is handed, not the loop.
+        let stream = if c.name.starts_with("sock_") {
+            c.positional(0)
+        } else {
+            c.receiver
+        };
+        let (Some(k), Some(r)) = (kind(c), stream.and_then(|r| cx.model.dotted(r))) else {
             return false;
         };
         if one.as_ref().is_some_and(|(o, ok)| *o != r || *ok != k) {
@@ -1541,6 +1551,38 @@ async def add(store, sub):
         subs = await store.get(KEY) or []
         subs.append(sub)
         await store.set(KEY, subs)
+"#,
+        r#"
+# A send lock on one raw socket: frames must not interleave.
+import asyncio
+import socket
+
+
+class Channel:
+    def __init__(self, sock: socket.socket):
+        self._socket: socket.socket = sock
+        self._write_lock = asyncio.Lock()
+
+    async def send(self, framed):
+        connection = self._socket
+        async with self._write_lock:
+            await asyncio.get_running_loop().sock_sendall(connection, framed)
+"#,
+        r#"
+import asyncio
+
+
+class PipeClient:
+    def __init__(self, proc):
+        self._proc = proc
+        # Ensure one-at-a-time request/response over pipes
+        self._lock = asyncio.Lock()
+
+    async def call(self, line):
+        async with self._lock:
+            self._proc.stdin.write(line)
+            await self._proc.stdin.drain()
+            return await self._proc.stdout.readline()
 "#,
     ],
 };

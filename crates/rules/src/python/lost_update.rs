@@ -37,7 +37,9 @@ other tasks' additions stay in it. Nor is an update whose every await
 is of a coroutine of the file that never suspends (`self.cost += await
 self.price(reply)`, where `price` awaits nothing and no override in the
 file does): it runs to its end in one step, and no other task runs
-between the read and the write. Nor is a write to the calling task's
+between the read and the write. Nor is a write that merges the old copy
+with the state read again after the await (`self.seen = max(saved,
+self.seen)`): other tasks' updates are kept. Nor is a write to the calling task's
 own entry (`task = asyncio.current_task()`, then `self._borrowers[task]
 = held + count`): no other task uses that key.
 
@@ -254,7 +256,7 @@ fn stale_local(
         .into_iter()
         .filter_map(|x| cx.model.name_of(x))
         .collect();
-    if used.is_empty() {
+    if used.is_empty() || merges_a_fresh_read(cx, globals, value, key) {
         return None;
     }
     let write_at = cx.stmt(s).span.start;
@@ -317,6 +319,18 @@ fn stale_local(
         }
     }
     None
+}
+
+/// The written value combines the old copy with the state read again
+/// now (`self.seen = max(saved, self.seen)`, `min(..)`): what other tasks
+/// wrote meanwhile is merged in, not overwritten.
+fn merges_a_fresh_read(cx: &FileCx, globals: &HashSet<String>, value: ExprId, key: &str) -> bool {
+    cx.call(cx.model.strip(value)).is_some_and(|c| {
+        matches!(c.target.as_deref(), Some("builtins.max" | "builtins.min"))
+            && c.args
+                .iter()
+                .any(|a| shared_state(cx, globals, a.value).as_deref() == Some(key))
+    })
 }
 
 /// `s` sits in a `finally` block or an `except` handler of its function.
@@ -694,6 +708,15 @@ class Limiter:
         await self._sem.acquire()
         self._borrowers[task] = count
         return True
+"#,
+        r#"
+# The old copy is merged with the value read again after the await.
+class Session:
+    async def read_items(self):
+        overhead = self._read_overhead
+        items = await self.get_items()
+        self._read_overhead = max(overhead, self._read_overhead)
+        return items
 "#,
     ],
 };

@@ -59,7 +59,9 @@ nor a loop whose only I/O is reading from a stream it already has
 the peer for nothing. Nor a sleep in one branch of an `if` whose other
 branch holds every network call of the loop (`if self.connected: await
 ws.recv() else: await asyncio.sleep(1)`): a round either talks to the
-peer or waits for a flag, and asks nothing on a period. Nor a loop
+peer or waits for a flag, and asks nothing on a period (also `if not
+self.track: await asyncio.sleep(0.02); continue` before the loop's
+network calls, whose `else` is the rest of the body). Nor a loop
 whose every address written out is this machine's
 (`requests.get(f"http://127.0.0.1:{port}/positions")`, also through a
 local the loop builds the address into): a sidecar on the same host has
@@ -235,6 +237,8 @@ fn asks_remote(cx: &FileCx, e: ExprId) -> bool {
 /// in the other (`if self.connected: msg = await
 /// ws.recv() else: await asyncio.sleep(1)`): a round either talks to the
 /// peer or waits for a flag to change, so nothing is asked on a period.
+/// (A branch that sleeps and `continue`s has the rest of the loop's body
+/// for its `else`.)
 fn sleeps_instead_of_io(cx: &FileCx, sleep: ExprId, lp: StmtId, exprs: &[ExprId]) -> bool {
     let block_span = |b: &Block| match (b.first(), b.last()) {
         (Some(&first), Some(&last)) => {
@@ -258,7 +262,26 @@ fn sleeps_instead_of_io(cx: &FileCx, sleep: ExprId, lp: StmtId, exprs: &[ExprId]
         let StmtKind::If { then, orelse, .. } = &cx.stmt(a).kind else {
             continue;
         };
-        let (Some(t), Some(o)) = (block_span(then), block_span(orelse)) else {
+        // `if not self.track: await asyncio.sleep(0.02); continue`: the
+        // rest of the loop's body is the `else`, written without one.
+        let rest_of_body = || {
+            let (StmtKind::While { body, .. } | StmtKind::For { body, .. }) = &cx.stmt(lp).kind
+            else {
+                return None;
+            };
+            let i = body.iter().position(|&b| b == a)?;
+            block_span(&body[i + 1..].to_vec())
+        };
+        let orelse_span = if orelse.is_empty()
+            && then
+                .last()
+                .is_some_and(|&l| matches!(cx.stmt(l).kind, StmtKind::Continue))
+        {
+            rest_of_body()
+        } else {
+            block_span(orelse)
+        };
+        let (Some(t), Some(o)) = (block_span(then), orelse_span) else {
             continue;
         };
         let other = if t.contains(sleep_span) { o } else { t };
@@ -1605,6 +1628,21 @@ class Fetcher:
                     break
                 await asyncio.sleep(0.1)
         raise TimeoutError("no offsets")
+"#,
+        r#"
+# Waits for a track to be attached; the rest of the loop sends frames.
+import asyncio
+
+
+class Sender:
+    async def run(self, session, url):
+        while True:
+            if not self.track:
+                await asyncio.sleep(0.02)
+                continue
+            frame = await self.track.recv()
+            async with session.post(url, data=frame) as resp:
+                await resp.read()
 "#,
     ],
 };

@@ -70,7 +70,9 @@ waiting for an event of the process (`line = await lines.get()`, `await
 self.wakeup.wait()`, also with a timeout, `await asyncio.wait_for(q.get(),
 t)`, or a thread's blocking `task = task_queue.get()`; a receiver of
 unknown type counts by its name, `self.work_queue.get_next_work()`):
-after a failure it handles the next item, not the failed one again.
+after a failure it handles the next item, not the failed one again;
+nor one whose handler catches only an in-process queue's empty or full
+(`except asyncio.QueueEmpty:` for a `get_nowait()` in the `try`).
 Nor one whose handlers catch only optimistic-concurrency conflicts
 (Redis's `WatchError`, `StaleHeadError`, `KeyWrongLastSequenceError`, a
 version or revision mismatch): another writer got there first, and the
@@ -497,6 +499,7 @@ pub(crate) fn retry_loop_body<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Bloc
                 && !retries_only_interrupted(cx, &h.body)
                 && !follows_the_error(cx, h)
                 && !reshapes_the_request(cx, tb, h)
+                && !empty_queue_only(cx, tb, h)
                 && !h.types.iter().all(|t| is_local_error(t))
                 // Waiting again for a task after the caller's cancellation
                 // (`await shield(task)` until it is done) re-issues nothing.
@@ -789,6 +792,26 @@ fn is_local_error(t: &str) -> bool {
                 | "EOFError"
                 | "json.JSONDecodeError"
         )
+}
+
+/// The handler catches only an in-process queue's "empty" or "full"
+/// (`except asyncio.QueueEmpty:`) and the `try` makes a non-waiting queue
+/// call that raises it (`q.get_nowait()`): the next round waits for the
+/// queue, not for a service. (A client that raises `queue.Empty` on a
+/// timed-out reply, `except Empty:` around `channel.execute(code)`, still
+/// retries its request.)
+fn empty_queue_only(cx: &FileCx, tried: &Block, h: &Handler) -> bool {
+    !h.types.is_empty()
+        && h.types.iter().all(|t| {
+            matches!(
+                t.rsplit('.').next(),
+                Some("QueueEmpty" | "QueueFull" | "Empty" | "Full")
+            )
+        })
+        && walk::calls_in_block(cx.model, tried).into_iter().any(|e| {
+            cx.call(e)
+                .is_some_and(|c| matches!(c.name.as_str(), "get_nowait" | "put_nowait"))
+        })
 }
 
 /// An optimistic-concurrency conflict: Redis's `WatchError` (another
@@ -2769,6 +2792,28 @@ class Bot:
                 break
             except Exception:
                 pass
+"#,
+        r#"
+# A consumer: an empty queue means "wait for the next query", no retry.
+import asyncio
+
+
+async def process(queue, conn):
+    empty = True
+    while True:
+        try:
+            if empty:
+                query = await queue.get()
+                empty = False
+            else:
+                query = queue.get_nowait()
+            if query is None:
+                break
+            await conn.execute(query)
+        except asyncio.QueueEmpty:
+            empty = True
+            await conn.commit()
+            continue
 "#,
     ],
 };

@@ -21,11 +21,15 @@ pub static META: RuleMeta = RuleMeta {
 loop that starts a task (`create_task`, `ensure_future`,
 `tg.create_task`, `nursery.start_soon`) per item, over a
 collection that is not a literal (nor a local bound only to one, to a
-comprehension over one, or to an entry of one: `methods = table[kind]`, nor a module-level name bound only
+comprehension over one, to an entry of one, `methods = table[kind]`, or
+to another such local and grown only with literals,
+`scripts.extend(full_scripts)`; nor a module-level name bound only
 to one that nothing in the file grows; either counts only when no outer
 loop over other input multiplies it; nor a slice, `xs[:n]` or
 `islice(it, 0, n)` (also a local bound only to a slice with an end, `rows =
 results[:limit]`, or to a comprehension over one), or a `zip` with a count, `zip(items, range(n))`,
+nor a collection whose length the function tests first against a
+constant and leaves on (`if len(buckets) > MAX_BUCKETS: return ..`),
 nor the arguments of a `*channels` or `**kwargs`
 parameter (`kwargs.items()`), which the caller wrote out one by one, or a
 comprehension over them), with
@@ -912,7 +916,7 @@ fn bounded_input(cx: &FileCx, iter: ExprId) -> bool {
             {
                 return true;
             }
-            if sliced_local(cx, cx.func_of(iter), id) {
+            if sliced_local(cx, cx.func_of(iter), id) || length_checked(cx, iter, id) {
                 return true;
             }
             // The loop variable of an enclosing `for chunk in batched(...)`
@@ -943,6 +947,44 @@ fn bounded_input(cx: &FileCx, iter: ExprId) -> bool {
         }
         _ => false,
     }
+}
+
+/// Earlier in the function, a test of the collection's length against a
+/// constant that leaves (`if len(buckets) > MAX_BUCKETS: return ..`, `if
+/// len(ids) >= 50: raise ValueError(..)`): past it, the fan-out is capped.
+fn length_checked(cx: &FileCx, iter: ExprId, name: &str) -> bool {
+    let f = cx.func_of(iter);
+    let at = cx.expr(iter).span.start;
+    let len_of_it = |e: ExprId| {
+        cx.call(cx.model.strip(e)).is_some_and(|c| {
+            c.target.as_deref() == Some("builtins.len")
+                && c.positional(0).and_then(|a| cx.model.name_of(a)) == Some(name)
+        })
+    };
+    let constant = |e: ExprId| {
+        cx.model.int_value(e).is_some()
+            || cx.model.name_of(e).is_some_and(|n| {
+                n.chars()
+                    .all(|ch| ch.is_ascii_uppercase() || ch == '_' || ch.is_ascii_digit())
+            })
+            || cx.model.dotted(e).is_some_and(|d| {
+                d.rsplit('.')
+                    .next()
+                    .is_some_and(|n| n.chars().all(|ch| ch.is_ascii_uppercase() || ch == '_'))
+            })
+    };
+    cx.body_stmts(f).iter().any(|&st| {
+        let StmtKind::If { cond, then, .. } = &cx.stmt(st).kind else {
+            return false;
+        };
+        cx.stmt(st).span.end <= at
+            && then.last().is_some_and(|&l| {
+                matches!(cx.stmt(l).kind, StmtKind::Return(_) | StmtKind::Raise(_))
+            })
+            && matches!(&cx.expr(cx.model.strip(*cond)).kind,
+                ExprKind::Binary { op: BinOp::Gt | BinOp::GtE, left, right }
+                    if len_of_it(*left) && constant(*right))
+    })
 }
 
 /// The arguments a caller wrote out one by one: the `*channels` parameter
@@ -1034,8 +1076,35 @@ fn literal_local(cx: &FileCx, f: FuncId, name: &str, depth: u32) -> bool {
                     .model
                     .name_of(*obj)
                     .is_some_and(|o| o != name && literal_local(cx, f, o, depth - 1)),
+                // `scripts: List[str] = basic_scripts`, another literal
+                // local, grown only by literals (`.extend(full_scripts)`).
+                ExprKind::Name { id, .. } if depth > 0 => {
+                    id != name
+                        && literal_local(cx, f, id, depth - 1)
+                        && grown_only_by_literals(cx, f, name, depth)
+                }
                 _ => false,
             })
+}
+
+/// Every `name.extend(x)`/`name.append(x)`/`name += x` of `f` adds a
+/// literal, or a local bound only to literals: the collection stays the
+/// size the code writes out.
+fn grown_only_by_literals(cx: &FileCx, f: FuncId, name: &str, depth: u32) -> bool {
+    let literal = |v: ExprId| match &cx.expr(cx.model.strip(v)).kind {
+        ExprKind::Collection { .. } | ExprKind::Literal(_) => true,
+        ExprKind::Name { id, .. } => depth > 0 && id != name && literal_local(cx, f, id, depth - 1),
+        _ => false,
+    };
+    cx.body_calls(f).all(|e| {
+        let Some(c) = cx.call(e) else { return true };
+        let on_it = c.receiver.and_then(|r| cx.model.name_of(r)) == Some(name);
+        !on_it
+            || match c.name.as_str() {
+                "extend" | "append" | "insert" => c.args.iter().all(|a| literal(a.value)),
+                _ => true,
+            }
+    })
 }
 
 /// A local of `f` bound only to a slice with an end (`rows =
@@ -3066,6 +3135,32 @@ class Evaluator:
 
     async def evaluate_all(self, contexts):
         return await asyncio.gather(*(self.evaluate(c) for c in contexts))
+"#,
+        r#"
+# The scripts are written out: two literal lists, one added on a flag.
+import asyncio
+
+
+async def check_health(level, run_script):
+    basic_scripts = ["health/a.sql", "health/b.sql"]
+    full_scripts_additional = ["health/c.sql", "health/d.sql"]
+    scripts_to_run: list[str] = basic_scripts
+    if level == "full":
+        scripts_to_run.extend(full_scripts_additional)
+    tasks = [asyncio.create_task(run_script(s)) for s in scripts_to_run]
+    await asyncio.gather(*tasks)
+"#,
+        r#"
+# The number of buckets is capped before the fan-out.
+import asyncio
+
+MAX_BUCKETS = 500
+
+
+async def heatmap(client, buckets):
+    if len(buckets) > MAX_BUCKETS:
+        return {"error": "too many buckets"}
+    return await asyncio.gather(*(client.get(f"/history/{b}") for b in buckets))
 "#,
     ],
 };
