@@ -35,7 +35,8 @@ Two shapes:
   one stream (`await reader.readexactly(n)`), are left alone: keeping
   frames whole is what they are for (a file opened to append,
   `async with aiofiles.open(path, "a") as f: await f.write(line)`, is
-  such a stream too). So is a lock picked by a key from a table of
+  such a stream too, and so is one opened to be rewritten whole, `"w"`,
+  a state snapshot). So is a lock picked by a key from a table of
   locks (`async with self._locks[user_id]:`, or through a getter of the
   file, `self._get_lock(self._user_locks, user.id)`): only tasks on the
   same key take turns, and the I/O for that key is what it orders. So is a single-flight section
@@ -528,12 +529,13 @@ fn serializes_one_stream(cx: &FileCx, awaits: &[ExprId]) -> bool {
         Read,
     }
     // `async with aiofiles.open(path, "a") as f: await f.write(line)`:
-    // opening a file to append to it is part of writing one stream (a
-    // log, a JSON-lines file); the lock keeps each record whole.
+    // opening a file to append to it (or to rewrite it whole) is part of
+    // writing one stream (a log, a JSON-lines file, a state snapshot); the
+    // lock keeps each record whole.
     let rest: Vec<ExprId> = awaits
         .iter()
         .copied()
-        .filter(|&a| !cx.call(a).is_some_and(|c| opens_to_append(cx, c)))
+        .filter(|&a| !cx.call(a).is_some_and(|c| opens_to_write(cx, c)))
         .collect();
     // The opened file's own writes are no I/O the knowledge names.
     let appends_only = rest.len() < awaits.len() && !rest.iter().any(|&a| awaits_io(cx, a));
@@ -549,15 +551,16 @@ fn serializes_one_stream(cx: &FileCx, awaits: &[ExprId]) -> bool {
 }
 
 /// `aiofiles.open(path, "a")`, `anyio.open_file(path, mode="a")`: a local
-/// file opened to append.
-fn opens_to_append(cx: &FileCx, c: &Call) -> bool {
+/// file opened to append, or to rewrite whole (`"w"`: a state snapshot
+/// the lock keeps two writers from interleaving).
+fn opens_to_write(cx: &FileCx, c: &Call) -> bool {
     matches!(
         c.target.as_deref(),
         Some("aiofiles.open" | "anyio.open_file")
     ) && c
         .positional(1)
         .or_else(|| c.kwarg("mode"))
-        .is_some_and(|m| matches!(cx.model.literal(m), Some(Lit::Str(s)) if s.starts_with('a')))
+        .is_some_and(|m| matches!(cx.model.literal(m), Some(Lit::Str(s)) if s.starts_with('a') || s.starts_with('w')))
 }
 
 /// Every I/O the body awaits is a call on one and the same receiver, each
@@ -1583,6 +1586,22 @@ class PipeClient:
             self._proc.stdin.write(line)
             await self._proc.stdin.drain()
             return await self._proc.stdout.readline()
+"#,
+        r#"
+# The lock keeps two rewrites of the state file from interleaving.
+import asyncio
+import json
+
+import aiofiles
+
+lock = asyncio.Lock()
+STATE = {}
+
+
+async def save_state():
+    async with lock:
+        async with aiofiles.open("state.json", "w") as f:
+            await f.write(json.dumps(STATE))
 "#,
     ],
 };

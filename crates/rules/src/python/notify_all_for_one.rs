@@ -26,9 +26,11 @@ of (no `pop`, `get`, `remove`, `clear`, `del` or rebinding): each reader
 walks it with an index of its own, and every waiter needs every item.
 So are waiters that each look for an item of their own (the test of the
 wait loop, or the predicate given to `wait_for`, uses a parameter of the
-waiting function: `if msg["method"] == method and predicate(msg)`): a
-single `notify()` could wake one whose item has not come and leave the
-one it was for asleep.
+waiting function: `if msg["method"] == method and predicate(msg)`), or
+functions that wait for different things (a consumer's `while not
+self._queue:` and a `flush()` waiting until the queue is empty and
+nothing is in flight): a single `notify()` could wake one whose item has
+not come and leave the one it was for asleep.
 
 ## Why
 
@@ -105,7 +107,11 @@ impl Rule for NotifyAllForOne {
         for (id, c) in cx.calls_named(&["notify_all", "notifyAll"]) {
             let e = cx.expr(id);
             let Some(r) = c.receiver else { continue };
-            if !is_condition(cx, r) || waited_by_one_thread(cx, r) || waiters_differ(cx, r) {
+            if !is_condition(cx, r)
+                || waited_by_one_thread(cx, r)
+                || waiters_differ(cx, r)
+                || waiters_of_kinds(cx, r)
+            {
                 continue;
             }
             let Parent::Stmt(s) = cx.tree.expr_parent(id) else {
@@ -189,6 +195,47 @@ fn waiters_differ(cx: &FileCx, cond: ExprId) -> bool {
                     _ => false,
                 })
         })
+}
+
+/// Two functions wait on the condition for different things (a consumer's
+/// `while not self._queue:` and a `flush()` waiting for `wait_for(lambda:
+/// not self._queue and not self._inflight)`): one `notify()` could wake
+/// the waiter the item is not for, so every one must be woken.
+fn waiters_of_kinds(cx: &FileCx, cond: ExprId) -> bool {
+    let Some(name) = cx.model.dotted(cond) else {
+        return false;
+    };
+    let source = |e: ExprId| -> String { cx.source(cx.expr(e).span).split_whitespace().collect() };
+    let mut tests: Vec<(FuncId, String)> = Vec::new();
+    for (w, c) in cx.calls_named(&["wait", "wait_for"]) {
+        if c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() != Some(&*name) {
+            continue;
+        }
+        let f = cx.func_of(w);
+        let test = if c.name == "wait_for" {
+            c.positional(0).map(source)
+        } else {
+            cx.tree.enclosing_stmt(w).and_then(|s| {
+                std::iter::once(s)
+                    .chain(cx.tree.stmt_ancestors(s))
+                    .find_map(|a| match &cx.stmt(a).kind {
+                        // `while not self._items:`, or the same test
+                        // written as an `if`.
+                        StmtKind::While { cond, .. } | StmtKind::If { cond, .. } => {
+                            Some(source(*cond))
+                        }
+                        _ => None,
+                    })
+            })
+        };
+        // A wait with no test of its own says nothing about what it is for.
+        if let Some(t) = test.filter(|t| !t.is_empty()) {
+            tests.push((f, t));
+        }
+    }
+    tests
+        .iter()
+        .any(|(f, t)| tests.iter().any(|(g, u)| f != g && t != u))
 }
 
 /// The item goes into a collection nothing in the file takes items out
@@ -467,6 +514,39 @@ class WorkQueue:
         with self._cond:
             self._items.extend(items)
             self._cond.notify_all()
+"#,
+        r#"
+# A consumer and a flush wait on the same condition for different things.
+import threading
+from collections import deque
+
+
+class Sink:
+    def __init__(self):
+        self._cond = threading.Condition()
+        self._queue = deque()
+        self._inflight = 0
+
+    def log(self, item):
+        with self._cond:
+            self._queue.append(item)
+            self._cond.notify_all()
+
+    def _worker(self):
+        while True:
+            with self._cond:
+                while not self._queue:
+                    self._cond.wait()
+                item = self._queue.popleft()
+                self._inflight += 1
+            self._send(item)
+            with self._cond:
+                self._inflight -= 1
+                self._cond.notify_all()
+
+    def flush(self):
+        with self._cond:
+            self._cond.wait_for(lambda: not self._queue and self._inflight == 0)
 "#,
     ],
 };

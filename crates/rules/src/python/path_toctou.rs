@@ -33,7 +33,8 @@ file created empty or with fixed content (`with open(p, "w"): pass`,
 `open(p, "w").close()`, `f = open(p, "w+")` then `f.close()`,
 `with open(p, "w") as f: f.write("\n")`, `open(p, "w").write(DEFAULTS)`,
 `p.write_text("ok")`, `p.write_text(json.dumps([]))`, `with open(p,
-"w") as f: json.dump({"items": []}, f)`, or a module
+"w") as f: json.dump({"items": []}, f)` (or `pickle.dump({}, f)`,
+`yaml.safe_dump`, `toml.dump`), or a module
 constant only ever set to a literal):
 racers write the same bytes and neither fails; nor a file opened in
 append mode (`open(p, "a+b").close()`, a "touch"), which neither fails nor
@@ -710,8 +711,10 @@ fn writes_constant(cx: &FileCx, call: ExprId, c: &Call) -> bool {
     };
     // `f.write("\n")`, or `json.dump({"items": []}, f)`: fixed text.
     let dumps_constant = |k: &Call| {
-        k.target.as_deref() == Some("json.dump")
-            && k.positional(1).and_then(|h| cx.model.name_of(h)) == Some(handle)
+        matches!(
+            k.target.as_deref(),
+            Some("json.dump" | "pickle.dump" | "yaml.dump" | "yaml.safe_dump" | "toml.dump")
+        ) && k.positional(1).and_then(|h| cx.model.name_of(h)) == Some(handle)
             && k.positional(0).is_some_and(constant)
             && k.args
                 .iter()
@@ -1459,6 +1462,17 @@ class Store:
         if not os.path.exists(self.index):
             with open(self.index, "w") as f:
                 json.dump({"workflows": []}, f, indent=2)
+"#,
+        r#"
+# A store file created with fixed content: racers write the same bytes.
+import os
+import pickle
+
+
+def prepare(path):
+    if not os.path.exists(path):
+        with open(path, "wb") as f:
+            pickle.dump({}, f)
 "#,
     ],
 };

@@ -39,7 +39,8 @@ suppressing its own cancellation (`while not task.done(): with
 contextlib.suppress(asyncio.CancelledError): await asyncio.shield(task)`):
 it does not leave before the work is done, so it stays the owner; nor one
 whose handler of the caller's cancellation awaits the task before going on
-(`except asyncio.CancelledError: await task`). A `typing.cast(T, x)`
+(`except asyncio.CancelledError: await task`, also `except
+BaseException:` or a bare `except:`). A `typing.cast(T, x)`
 around the shielded value is `x` itself: it changes none of this.
 
 ## Why
@@ -282,7 +283,12 @@ fn reaps_on_cancel(cx: &FileCx, shield: ExprId, name: &str) -> bool {
         };
         body.contains(&w[0])
             && handlers.iter().any(|h| {
-                h.types.iter().any(|t| t.ends_with("CancelledError"))
+                // Also `except BaseException:` or a bare `except:`, which
+                // catch the cancellation too.
+                (h.types.is_empty()
+                    || h.types
+                        .iter()
+                        .any(|t| t.ends_with("CancelledError") || t == "BaseException"))
                     && unsnarl_model::walk::exprs_in_block(cx.model, &h.body)
                         .into_iter()
                         .any(|e| match &cx.expr(e).kind {
@@ -737,6 +743,20 @@ async def flush_loop(stop, interval, flush):
         except asyncio.TimeoutError:
             break
         await flush()
+"#,
+        r#"
+# The handler of everything, cancellation included, waits for the task.
+import asyncio
+
+
+async def offload(lock, write):
+    task = asyncio.create_task(write())
+    try:
+        return await asyncio.shield(task)
+    except BaseException:
+        await task
+        lock.release()
+        raise
 "#,
     ],
 };
