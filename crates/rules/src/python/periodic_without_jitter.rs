@@ -43,7 +43,11 @@ afresh from what it polls. A delay the loop computes afresh each round
 attribute, `self._backoff *= 1.5`, or from a count the loop bumps,
 `retries += 1; delay = factor * 2 ** retries`) is a backoff, not a period, and so is
 one the server asked for (`await asyncio.sleep(e.retry_after)`). Retry loops that leave on success are the retry
-rule's business. A protocol heartbeat (a loop in a function named for a
+rule's business. So is a sleep in the handler of a `try` whose
+success leaves its loop, for an error that is not a network client's
+(`try: api.login() except LoginError: time.sleep(180) else: break`),
+even inside a loop that polls: it spaces out attempts at one thing until
+it works. A protocol heartbeat (a loop in a function named for a
 heartbeat, keepalive, pulse or ping whose awaits only write to the connection or
 close it, `await self.send_command(..)` included, or push to the server's
 own clients, `await self.broadcast(..)`) is left alone: it keeps
@@ -157,6 +161,11 @@ impl Rule for PeriodicWithoutJitter {
             // before running a transaction again, not to poll.
             if let Some(h) = handler_of(cx, *sleep, s)
                 && (crate::python::retry_without_backoff::retry_loop_body(cx, s).is_some()
+                    || (leaves_when_the_try_succeeds(cx, *sleep, s)
+                        && !h
+                            .types
+                            .iter()
+                            .any(|t| crate::python::retry_without_backoff::is_network_error(t)))
                     || (!h.types.is_empty()
                         && h.types
                             .iter()
@@ -744,6 +753,29 @@ fn handler_of<'a>(cx: &FileCx<'a>, e: ExprId, loop_stmt: StmtId) -> Option<&'a H
         }
     }
     None
+}
+
+/// The `try` whose handler holds the sleep leaves the loop when it
+/// succeeds (`try: api.login() except LoginError: time.sleep(180) else:
+/// break`): the sleep spaces out attempts at one thing until it works, a
+/// retry, not the period of a poll. (Asked only of handlers of errors
+/// that are not a network client's: a fixed delay between reconnects to
+/// a service that is down stays this rule's.)
+fn leaves_when_the_try_succeeds(cx: &FileCx, sleep: ExprId, loop_stmt: StmtId) -> bool {
+    let leaves = |b: &Block| {
+        b.iter()
+            .any(|&x| matches!(cx.stmt(x).kind, StmtKind::Break | StmtKind::Return(_)))
+    };
+    cx.enclosing_stmts(sleep)
+        .into_iter()
+        .take_while(|&x| x != loop_stmt)
+        .any(|x| {
+            cx.tree.stmt_ancestors(x).next().is_some_and(|p| {
+                matches!(&cx.stmt(p).kind, StmtKind::Try { body, handlers, orelse, .. }
+                    if handlers.iter().any(|h| h.body.contains(&x))
+                        && (leaves(body) || leaves(orelse)))
+            })
+        })
 }
 
 /// The sleep waits for a non-blocking socket to have data: it runs in a
@@ -1643,6 +1675,32 @@ class Sender:
             frame = await self.track.recv()
             async with session.post(url, data=frame) as resp:
                 await resp.read()
+"#,
+        r#"
+# The only sleep spaces out logins until one works: a retry, not a poll.
+import time
+
+import requests
+
+
+class LoginError(Exception):
+    pass
+
+
+def worker(api, log):
+    while True:
+        term = api.next_term()
+        try:
+            requests.get(f"https://example.org/search?q={term}", timeout=10)
+        except requests.HTTPError:
+            while True:
+                try:
+                    api.login()
+                except LoginError:
+                    log.info("login failed, retry in 3 minutes")
+                    time.sleep(180)
+                else:
+                    break
 "#,
     ],
 };

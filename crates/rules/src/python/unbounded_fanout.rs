@@ -54,7 +54,8 @@ a teardown method on each member of the object's own collection
 opens nothing and is not reported, and neither does waiting on bare
 futures made for replies others will set (`loop.create_future()`, also
 through a sync method of the file that makes one and starts nothing, a
-data loader's `load(key)`) or
+data loader's `load(key)`), or on work already submitted to a pool
+(`asyncio.wrap_future(f)`), or
 putting each item on an in-process queue (`gather(*[q.put(m) for m in
 batch])`) or waiting on one per item (`create_task(queue.get())` for each
 running job): the queue's other side sets the pace. Nor
@@ -472,8 +473,9 @@ fn hands_to_queue(cx: &FileCx, per_item: ExprId) -> bool {
 }
 
 /// The per-item awaitable is a bare future (`loop.create_future()`,
-/// `asyncio.Future()`): waiting on a list of them waits for replies that
-/// others will set; it starts no work of its own.
+/// `asyncio.Future()`), or a wrap of a pool's future already submitted
+/// (`asyncio.wrap_future(f)`): waiting on a list of them waits for
+/// replies that others will set; it starts no work of its own.
 fn bare_future(cx: &FileCx, per_item: ExprId) -> bool {
     let makes_future = |c: &Call| {
         (c.name == "create_future" && c.receiver.is_some())
@@ -484,6 +486,10 @@ fn bare_future(cx: &FileCx, per_item: ExprId) -> bool {
     };
     cx.call(cx.model.strip(per_item)).is_some_and(|c| {
         makes_future(c)
+            // `asyncio.wrap_future(f)` of work already submitted to a
+            // pool: waiting on it starts nothing.
+            || (crate::python::common::completion_kind(cx, c) == Some("running-work")
+                && c.name == "wrap_future")
             // A sync method of the file that hands out such a future
             // and starts nothing (`self.load(key)` of a data loader,
             // which queues the key for one batched call).
@@ -3161,6 +3167,16 @@ async def heatmap(client, buckets):
     if len(buckets) > MAX_BUCKETS:
         return {"error": "too many buckets"}
     return await asyncio.gather(*(client.get(f"/history/{b}") for b in buckets))
+"#,
+        r#"
+# The work was submitted to the pool already: gather only waits for it.
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+
+
+async def run_callbacks(pool: ThreadPoolExecutor, callbacks):
+    futures = [pool.submit(cb) for cb in callbacks]
+    return await asyncio.gather(*[asyncio.wrap_future(f) for f in futures])
 "#,
     ],
 };
