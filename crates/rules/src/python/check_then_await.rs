@@ -837,11 +837,7 @@ fn uses_awaited_value(cx: &FileCx, then: &Block, w: StmtId, value: ExprId) -> bo
 /// at the check, so nothing after it is raced by another call of it.
 fn after_claim(cx: &FileCx, globals: &HashSet<String>, f: FuncId, s: StmtId) -> bool {
     let body = &cx.func(f).body;
-    // The top-level statement of the body that holds `s`.
-    let Some(at) = body
-        .iter()
-        .position(|&b| b == s || cx.tree.stmt_ancestors(s).any(|a| a == b))
-    else {
+    let Some(at) = top_level_index(cx, f, s) else {
         return false;
     };
     body[..at].windows(2).any(|pair| {
@@ -859,16 +855,21 @@ fn after_claim(cx: &FileCx, globals: &HashSet<String>, f: FuncId, s: StmtId) -> 
     })
 }
 
+/// The position in `f`'s body of the top-level statement that holds `s`.
+fn top_level_index(cx: &FileCx, f: FuncId, s: StmtId) -> Option<usize> {
+    cx.func(f)
+        .body
+        .iter()
+        .position(|&b| b == s || cx.tree.stmt_ancestors(s).any(|a| a == b))
+}
+
 /// The function itself empties `key` on every call, before the check
 /// (`self._server = None` at the top, then `if self._server is None:`
 /// after a first attempt): the check asks whether this call's own attempt
 /// worked, not whether another caller already did the work.
 fn reset_first(cx: &FileCx, f: FuncId, s: StmtId, key: &str) -> bool {
     let body = &cx.func(f).body;
-    let Some(at) = body
-        .iter()
-        .position(|&b| b == s || cx.tree.stmt_ancestors(s).any(|a| a == b))
-    else {
+    let Some(at) = top_level_index(cx, f, s) else {
         return false;
     };
     body[..at].iter().any(|&b| {

@@ -666,8 +666,23 @@ fn counts_to_two(cx: &FileCx, lp: StmtId, cond: ExprId) -> bool {
         return false;
     }
     // Every plain assignment starts it at zero; the rest only add to it.
+    only_moves_one_way(cx, f, counter, BinOp::Add, |v| {
+        cx.model.int_value(v) == Some(0)
+    })
+}
+
+/// Every assignment of `f` to `counter` either steps it with `step`
+/// (`+= 1`, `-= 1`) or starts it at a value `starts_ok` accepts, and it
+/// is started at least once.
+fn only_moves_one_way(
+    cx: &FileCx,
+    f: FuncId,
+    counter: &str,
+    step: BinOp,
+    starts_ok: impl Fn(ExprId) -> bool,
+) -> bool {
     let mut starts = 0;
-    let only_counts_up = cx.body_stmts(f).iter().all(|&st| match &cx.stmt(st).kind {
+    let one_way = cx.body_stmts(f).iter().all(|&st| match &cx.stmt(st).kind {
         StmtKind::Assign {
             targets,
             value,
@@ -677,16 +692,16 @@ fn counts_to_two(cx: &FileCx, lp: StmtId, cond: ExprId) -> bool {
             .any(|&t| cx.model.name_of(t) == Some(counter)) =>
         {
             match aop {
-                AssignOp::Augmented(BinOp::Add) => true,
+                AssignOp::Augmented(o) if *o == step => true,
                 _ => {
                     starts += 1;
-                    value.is_some_and(|v| cx.model.int_value(v) == Some(0))
+                    value.is_some_and(&starts_ok)
                 }
             }
         }
         _ => true,
     });
-    only_counts_up && starts > 0
+    one_way && starts > 0
 }
 
 /// The `while` counts its attempts down to zero from at most two
@@ -715,27 +730,9 @@ fn counts_down_from_two(cx: &FileCx, lp: StmtId, cond: ExprId) -> bool {
     let f = cx.tree.stmt_func(lp);
     // Every plain assignment starts it at two at most; the rest only take
     // from it.
-    let mut starts = 0;
-    let only_counts_down = cx.body_stmts(f).iter().all(|&st| match &cx.stmt(st).kind {
-        StmtKind::Assign {
-            targets,
-            value,
-            op: aop,
-        } if targets
-            .iter()
-            .any(|&t| cx.model.name_of(t) == Some(counter)) =>
-        {
-            match aop {
-                AssignOp::Augmented(BinOp::Sub) => true,
-                _ => {
-                    starts += 1;
-                    value.is_some_and(|v| int_constant(cx, f, v, 2).is_some_and(|n| n <= 2))
-                }
-            }
-        }
-        _ => true,
-    });
-    only_counts_down && starts > 0
+    only_moves_one_way(cx, f, counter, BinOp::Sub, |v| {
+        int_constant(cx, f, v, 2).is_some_and(|n| n <= 2)
+    })
 }
 
 /// A call of the program's own sleep or backoff helper (`self._sleep(d)`,
