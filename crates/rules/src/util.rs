@@ -905,6 +905,31 @@ pub fn conjuncts(m: &FileModel, cond: ExprId) -> Vec<ExprId> {
     terms
 }
 
+/// The single target a value is bound to: `with <value> as t` (also
+/// `async with`) or `t = <value>`.
+pub fn bound_target(cx: &FileCx, value: ExprId) -> Option<ExprId> {
+    let unsnarl_model::walk::Parent::Stmt(s) = cx.tree.expr_parent(value) else {
+        return None;
+    };
+    match &cx.stmt(s).kind {
+        StmtKind::With { items, .. } => {
+            items
+                .iter()
+                .find(|it| it.ctx == value || cx.model.strip(it.ctx) == value)?
+                .target
+        }
+        StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } if *v == value => match targets.as_slice() {
+            [t] => Some(*t),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// Every assignment of the file with a target `is_target` accepts: the
 /// statement and the value.
 pub fn assignments(cx: &FileCx, is_target: impl Fn(ExprId) -> bool) -> Vec<(StmtId, ExprId)> {

@@ -196,26 +196,8 @@ fn thread_lock_blocks(cx: &FileCx) -> Vec<(FuncId, StmtId, LockRef)> {
 /// (`conn = sqlite3.connect(path)`, `conn.execute(..)`): the lock guards
 /// the whole session, connection included, as it guards each query.
 fn opens_the_guarded_session(cx: &FileCx, call: ExprId, body: &Block) -> bool {
-    let Parent::Stmt(s) = cx.tree.expr_parent(call) else {
-        return false;
-    };
     // `conn = sqlite3.connect(p)`, or `with sqlite3.connect(p) as conn:`.
-    let target = match &cx.stmt(s).kind {
-        StmtKind::Assign {
-            targets,
-            value: Some(v),
-            ..
-        } if *v == call => match targets.as_slice() {
-            [t] => Some(*t),
-            _ => None,
-        },
-        StmtKind::With { items, .. } => items
-            .iter()
-            .find(|it| cx.model.strip(it.ctx) == call)
-            .and_then(|it| it.target),
-        _ => None,
-    };
-    let Some(conn) = target.and_then(|t| cx.model.name_of(t)) else {
+    let Some(conn) = crate::util::bound_target(cx, call).and_then(|t| cx.model.name_of(t)) else {
         return false;
     };
     unsnarl_model::walk::calls_in_block(cx.model, body)

@@ -522,7 +522,7 @@ fn sessions(cx: &FileCx) -> Sessions {
             _ => Limit::AiohttpDefault,
         };
         weakest = weaker(weakest, limit);
-        if let Some(g) = bound_target(cx, id).and_then(|t| module_variable(cx, t)) {
+        if let Some(g) = crate::util::bound_target(cx, id).and_then(|t| module_variable(cx, t)) {
             match globals.iter_mut().find(|(n, _)| *n == g) {
                 Some((_, l)) => *l = weaker(*l, limit),
                 None => globals.push((g, limit)),
@@ -566,31 +566,10 @@ fn module_variable(cx: &FileCx, target: ExprId) -> Option<Str> {
 /// The name a value is bound to: `async with <value> as name` or
 /// `name = <value>`.
 fn bound_name(cx: &FileCx, value: ExprId) -> Option<Str> {
-    match &cx.expr(bound_target(cx, value)?).kind {
+    match &cx.expr(crate::util::bound_target(cx, value)?).kind {
         ExprKind::Name { id, .. } => Some(id.clone()),
         _ => None,
     }
-}
-
-/// The single target a value is bound to (`async with <value> as t`,
-/// `t = <value>`).
-fn bound_target(cx: &FileCx, value: ExprId) -> Option<ExprId> {
-    let Parent::Stmt(s) = cx.tree.expr_parent(value) else {
-        return None;
-    };
-    let target = match &cx.stmt(s).kind {
-        StmtKind::With { items, .. } => items.iter().find(|it| it.ctx == value)?.target?,
-        StmtKind::Assign {
-            targets,
-            value: Some(v),
-            ..
-        } if *v == value => match targets.as_slice() {
-            [t] => *t,
-            _ => return None,
-        },
-        _ => return None,
-    };
-    Some(target)
 }
 
 /// Whose `timeout=` it is.

@@ -154,6 +154,14 @@ fn waited_by_one_thread(cx: &FileCx, cond: ExprId) -> bool {
         })
 }
 
+/// The `wait()`/`wait_for()` calls on the condition named `name`.
+fn waits_on<'a>(cx: &FileCx<'a>, name: &str) -> Vec<(ExprId, &'a Call)> {
+    cx.calls_named(&["wait", "wait_for"])
+        .into_iter()
+        .filter(|(_, c)| c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(name))
+        .collect()
+}
+
 /// Every function that waits on the condition looks for something of its
 /// own: a test of the wait loop, or the predicate of `wait_for`, uses one
 /// of its parameters (`if message["method"] == method and
@@ -163,11 +171,7 @@ fn waiters_differ(cx: &FileCx, cond: ExprId) -> bool {
     let Some(name) = cx.model.dotted(cond) else {
         return false;
     };
-    let waits: Vec<(ExprId, &Call)> = cx
-        .calls_named(&["wait", "wait_for"])
-        .into_iter()
-        .filter(|(_, c)| c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(&*name))
-        .collect();
+    let waits = waits_on(cx, &name);
     let own = |f: FuncId, e: ExprId| {
         let func = cx.func(f);
         unsnarl_model::walk::exprs_under(cx.model, e)
@@ -207,10 +211,7 @@ fn waiters_of_kinds(cx: &FileCx, cond: ExprId) -> bool {
     };
     let source = |e: ExprId| -> String { cx.source(cx.expr(e).span).split_whitespace().collect() };
     let mut tests: Vec<(FuncId, String)> = Vec::new();
-    for (w, c) in cx.calls_named(&["wait", "wait_for"]) {
-        if c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() != Some(&*name) {
-            continue;
-        }
+    for (w, c) in waits_on(cx, &name) {
         let f = cx.func_of(w);
         let test = if c.name == "wait_for" {
             c.positional(0).map(source)
