@@ -317,6 +317,12 @@ struct TableFile {
     /// subclass overriding them holds that lock there.
     #[serde(default)]
     locked_hooks: HashMap<String, Vec<String>>,
+    /// Decorators that turn a coroutine function into a plain callable
+    /// which runs or starts the coroutine itself (`asgiref`'s
+    /// `async_to_sync`, textual's `@work`): calling the decorated function
+    /// gives no coroutine to await. `*suffix` matches any name ending so.
+    #[serde(default)]
+    sync_decorators: Vec<String>,
 }
 
 /// The knowledge of one language family.
@@ -342,6 +348,7 @@ pub struct Table {
     narrows: HashMap<String, String>,
     shared_lock: HashMap<String, Vec<String>>,
     locked_hooks: HashMap<String, Vec<String>>,
+    sync_decorators: Vec<String>,
 }
 
 impl Table {
@@ -352,6 +359,7 @@ impl Table {
             narrows: file.narrows,
             shared_lock: file.shared_lock,
             locked_hooks: file.locked_hooks,
+            sync_decorators: file.sync_decorators,
             ..Table::default()
         };
         let groups = [
@@ -523,6 +531,17 @@ impl Table {
         self.locked_hooks
             .get(class)
             .is_some_and(|m| m.iter().any(|x| x == method))
+    }
+
+    /// Whether decorator `name` (resolved) makes the coroutine function it
+    /// decorates a plain callable that runs or starts the coroutine.
+    pub fn is_sync_decorator(&self, name: &str) -> bool {
+        self.sync_decorators
+            .iter()
+            .any(|p| match p.strip_prefix('*') {
+                Some(suffix) => name.ends_with(suffix),
+                None => name == p,
+            })
     }
 
     /// Whether some callee returns values of type `ty` (`fetch` gives a

@@ -789,16 +789,26 @@ pub fn only_without_running_loop(cx: &FileCx, e: ExprId) -> bool {
         .any(|&s| in_no_loop_branch(cx, s, at) || in_not_running_branch(cx.model, s, at))
 }
 
-/// `if asyncio.get_event_loop().is_running(): ... else: <at>`: the
-/// thread's own loop is not running in the `else`.
+/// `if asyncio.get_event_loop().is_running(): ... else: <at>` (or the
+/// loop first bound to a local, `loop = asyncio.get_event_loop(); if
+/// loop.is_running():`): the thread's own loop is not running in the
+/// `else`.
 fn in_not_running_branch(m: &FileModel, s: StmtId, at: Span) -> bool {
     let StmtKind::If { cond, orelse, .. } = &m.stmt(s).kind else {
         return false;
     };
-    let own_loop = |r: ExprId| {
+    let asks_for_it = |r: ExprId| {
         m.call(m.strip(r)).is_some_and(|c| {
             matches!(c.name.as_str(), "get_event_loop" | "get_running_loop") && c.args.is_empty()
         })
+    };
+    let own_loop = |r: ExprId| {
+        asks_for_it(r)
+            || m.name_of(m.strip(r)).is_some_and(|n| {
+                enclosing_function_span(m, m.stmt(s).span)
+                    .and_then(|sc| local_value_in(m, sc, n))
+                    .is_some_and(asks_for_it)
+            })
     };
     let asks = m.call(m.strip(*cond)).is_some_and(|c| {
         c.name == "is_running" && c.args.is_empty() && c.receiver.is_some_and(own_loop)

@@ -64,7 +64,9 @@ guard:`, also when its `defer()` passes the release to a timer). An `acquire` wh
 `async with` takes (`async with await self._locks.acquire(key):`, a
 lookup that hands back the lock) is released by the `with`, and so is
 an acquire inside `with` the same lock (taking it back after a
-`release()` around a wait). Methods that hand the
+`release()` around a wait), or in a callback the enclosing function hands
+on inside such a `with` (`release(); try: time.sleep(0) finally:
+acquire()` in a progress callback that lets other writers in). Methods that hand the
 acquisition to their caller are not reported: a `begin_x` whose class
 has an `end_x`/`finish_x` releasing the same lock, `__enter__`/`__aenter__`,
 `acquire`/`acquire_*`, `*_acquire` (`semaphore_acquire(sem)`) and their
@@ -397,6 +399,18 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
     }) {
         return None;
     }
+    // `lock.release(); try: ... finally: lock.acquire()` in a callback the
+    // enclosing function hands on under `with lock:` (`conn.backup(..,
+    // progress=allow_writes)`): it lets go of the lock while called and
+    // takes it back for the `with`, whose exit releases it.
+    if cx.tree.stmt_ancestors(s).any(|a| {
+        matches!(&cx.stmt(a).kind, StmtKind::Try { finally: Some(fin), .. }
+            if body_contains(cx, fin, s)
+                && crate::util::prev_stmt(cx, a).is_some_and(|p| release_stmt(cx, p, name).is_some()))
+    }) && handed_on_under_the_lock(cx, f, name)
+    {
+        return None;
+    }
     // Inside a `try` whose `finally` releases.
     for a in cx.tree.stmt_ancestors(s) {
         if let StmtKind::Try {
@@ -640,6 +654,23 @@ fn guarded_plain_steps(cx: &FileCx, s: StmtId) -> bool {
         _ => plain(*cond),
     };
     test && then.iter().chain(orelse).all(|&b| cannot_raise(cx, b))
+}
+
+/// `f` is a function nested in another that mentions it (hands it on)
+/// inside `with <name>:` (`with self._db_lock: conn.backup(..,
+/// progress=allow_writes)`): it runs while that `with` holds the lock.
+fn handed_on_under_the_lock(cx: &FileCx, f: FuncId, name: &str) -> bool {
+    let func = cx.func(f);
+    let Some(parent) = func.parent else {
+        return false;
+    };
+    cx.body_stmts(parent).iter().any(|&w| {
+        matches!(&cx.stmt(w).kind, StmtKind::With { items, body, .. }
+            if items.iter().any(|it| cx.model.dotted(it.ctx).as_deref() == Some(name))
+                && unsnarl_model::walk::exprs_in_block(cx.model, body)
+                    .into_iter()
+                    .any(|x| matches!(&cx.expr(x).kind, ExprKind::Name { id, .. } if *id == func.name)))
+    })
 }
 
 /// The statement is `<name>.release(..)`: that call.
@@ -2364,6 +2395,28 @@ class Deck:
         if module is not None:
             self.heater = module
         self._lock.release()
+"#,
+        r#"
+import threading
+import time
+
+class Store:
+    def __init__(self, conn):
+        self._db_lock = threading.Lock()
+        self._conn = conn
+
+    def backup(self, target):
+        def allow_writes(status, remaining, total):
+            # Runs under the `with` below: lets queued writers in, then
+            # takes the lock back for it.
+            self._db_lock.release()
+            try:
+                time.sleep(0)
+            finally:
+                self._db_lock.acquire()
+
+        with self._db_lock:
+            self._conn.backup(target, pages=128, progress=allow_writes)
 "#,
     ],
 };

@@ -75,7 +75,10 @@ self.client.list_tools()`, or a `get` of a fixed URL on a client made for
 it, `async with httpx.AsyncClient() as c: resp = await
 c.get(self.jwks_uri)`), outside a connect or start path: racing
 callers make the same read and store the same value, one duplicate
-request at worst.
+request at worst. Nor is one slot filled only from a class's getter of
+its single shared instance (`self._pool = await
+Pool.get_shared_instance(cfg)`, `await Registry.instance()`): every racer
+gets the same object back.
 
 ## Why
 
@@ -183,6 +186,7 @@ impl Rule for CheckThenAwait {
                 && !crate::python::common::callers_hold_lock(cx, f)
                 && !interactive(cx, f)
                 && !same_value_for_all(cx, &window, w)
+                && !shared_instance_only(cx, &window, w)
                 && !reset_first(cx, f, s, &key)
                 && reported.insert(w)
             {
@@ -285,6 +289,47 @@ fn same_value_for_all(cx: &FileCx, window: &Block, w: StmtId) -> bool {
         })
         .collect();
     !awaited.is_empty() && awaited.iter().all(|&inner| reads(inner))
+}
+
+/// Every await from the check to the set (`w`) asks a class for its one
+/// shared instance (`self._pool = await Pool.get_shared_instance(cfg)`,
+/// `await Registry.instance()`): a getter named for a singleton hands
+/// racing callers the same object, so each stores the same value. Whether
+/// that getter is itself safe is a question for its own body.
+fn shared_instance_only(cx: &FileCx, window: &Block, w: StmtId) -> bool {
+    let m = cx.model;
+    let StmtKind::Assign { targets, .. } = &cx.stmt(w).kind else {
+        return false;
+    };
+    if targets
+        .iter()
+        .any(|&t| matches!(cx.expr(m.strip(t)).kind, ExprKind::Index { .. }))
+    {
+        return false;
+    }
+    let singleton = |inner: ExprId| {
+        cx.call(m.strip(inner)).is_some_and(|c| {
+            let name = c.name.trim_start_matches('_').to_ascii_lowercase();
+            let on_class = c
+                .receiver
+                .and_then(|r| m.name_of(r))
+                .is_some_and(|r| r == "cls" || r.chars().next().is_some_and(char::is_uppercase));
+            on_class
+                && (name.contains("instance")
+                    || name.contains("singleton")
+                    || name.starts_with("get_shared"))
+        })
+    };
+    let end = cx.stmt(w).span.end;
+    let awaited: Vec<ExprId> = unsnarl_model::walk::exprs_in_block(m, window)
+        .into_iter()
+        .filter(|&x| cx.expr(x).span.end <= end)
+        .filter_map(|x| match cx.expr(x).kind {
+            ExprKind::Await(inner) => Some(inner),
+            _ => None,
+        })
+        .collect();
+    !awaited.is_empty() && awaited.into_iter().all(singleton)
 }
 
 /// The coroutine asks the person at the terminal (`value = await
@@ -1783,6 +1828,40 @@ class LoopbackCallback:
 
     async def _handle(self, reader, writer):
         writer.close()
+"#,
+        r#"
+import asyncio
+
+
+class Runner:
+    def __init__(self, config):
+        self._config = config
+        self._pool = None
+
+    async def _resolve_pool(self):
+        # The class hands every caller its one shared pool.
+        if self._pool is None:
+            self._pool = await WorkerPool.get_shared_instance(self._config)
+        return self._pool
+
+
+class WorkerPool:
+    _shared = None
+    _lock = asyncio.Lock()
+
+    @classmethod
+    async def get_shared_instance(cls, config):
+        async with cls._lock:
+            if cls._shared is None:
+                cls._shared = cls(config)
+                await cls._shared.start()
+            return cls._shared
+
+    def __init__(self, config):
+        self.config = config
+
+    async def start(self):
+        await asyncio.sleep(0)
 "#,
     ],
 };

@@ -1546,40 +1546,51 @@ fn constant_flag(cx: &FileCx, cond: ExprId) -> Option<bool> {
             (LogicalOp::Or, true) => Some(true),
             _ => None,
         },
-        ExprKind::Name {
-            id,
-            resolved: Some(r),
-        } if r
-            .strip_prefix(cx.model.module.as_str())
-            .and_then(|t| t.strip_prefix('.'))
-            == Some(id.as_str()) =>
-        {
-            let mut value = None;
-            for &s in &cx.func(FuncId(0)).body {
-                if let StmtKind::Assign {
-                    targets, value: v, ..
-                } = &cx.stmt(s).kind
-                    && targets
-                        .iter()
-                        .any(|&t| cx.model.name_of(t) == Some(id.as_str()))
-                {
-                    let Some(Lit::Bool(b)) = v.and_then(|v| cx.model.literal(v)) else {
-                        return None;
-                    };
-                    if value.is_some() {
-                        return None;
-                    }
-                    value = Some(*b);
-                }
-            }
-            // Assigned nowhere else (a function's `global` could change it).
-            let elsewhere = cx.model.stmts.iter().any(|st| {
-                matches!(&st.kind, StmtKind::Global { names, .. } if names.iter().any(|n| n == id))
-            });
-            value.filter(|_| !elsewhere)
-        }
+        ExprKind::Name { .. } => match cx.model.literal(module_constant(cx, cond)?) {
+            Some(Lit::Bool(b)) => Some(*b),
+            _ => None,
+        },
         _ => None,
     }
+}
+
+/// The value of a module-level name of this file assigned exactly once,
+/// at the top level, and declared `global` by no function
+/// (`PENDING = ["queued", "running"]`, `_IS_SYNC = False`).
+pub fn module_constant(cx: &FileCx, e: ExprId) -> Option<ExprId> {
+    let ExprKind::Name {
+        id,
+        resolved: Some(r),
+    } = &cx.expr(cx.model.strip(e)).kind
+    else {
+        return None;
+    };
+    if r.strip_prefix(cx.model.module.as_str())
+        .and_then(|t| t.strip_prefix('.'))
+        != Some(id.as_str())
+    {
+        return None;
+    }
+    let mut value = None;
+    for &s in &cx.func(FuncId(0)).body {
+        if let StmtKind::Assign {
+            targets, value: v, ..
+        } = &cx.stmt(s).kind
+            && targets
+                .iter()
+                .any(|&t| cx.model.name_of(t) == Some(id.as_str()))
+        {
+            if value.is_some() {
+                return None;
+            }
+            value = Some((*v)?);
+        }
+    }
+    // Assigned nowhere else (a function's `global` could change it).
+    let elsewhere = cx.model.stmts.iter().any(
+        |st| matches!(&st.kind, StmtKind::Global { names, .. } if names.iter().any(|n| n == id)),
+    );
+    value.filter(|_| !elsewhere)
 }
 
 /// Every `X = <...>Condition(..)` of the file (`threading.Condition`,
@@ -1909,4 +1920,56 @@ pub fn range_len(cx: &FileCx, c: &Call) -> Option<i128> {
         _ => return None,
     };
     Some((stop - start).max(0))
+}
+
+/// `self.nets |= parse(await r.text())` on an attribute the file only
+/// ever sets to a new set, list or dict (`self.nets = set()`): `|=`, `-=`
+/// (and `+=` on a list) change that one object in place and store it back,
+/// so what other tasks added meanwhile is kept; only a task putting a new
+/// object there could lose it, and none does.
+pub fn updated_in_place(cx: &FileCx, globals: &HashSet<String>, key: &str, op: BinOp) -> bool {
+    let fits = |kind: CollKind| match op {
+        BinOp::Add => kind == CollKind::List,
+        BinOp::Bit | BinOp::Sub => matches!(kind, CollKind::Set | CollKind::Dict),
+        _ => false,
+    };
+    let fresh_container = |v: ExprId| match &cx.expr(cx.model.strip(v)).kind {
+        ExprKind::Collection { kind, .. } => fits(*kind),
+        ExprKind::Call(c) => {
+            c.args.is_empty()
+                && match c.target.as_deref() {
+                    Some("builtins.list") => fits(CollKind::List),
+                    Some("builtins.set") => fits(CollKind::Set),
+                    Some("builtins.dict") => fits(CollKind::Dict),
+                    _ => false,
+                }
+        }
+        _ => false,
+    };
+    let mut sets = 0;
+    for s in 0..cx.model.stmts.len() as u32 {
+        let s = StmtId(s);
+        if matches!(cx.tree.stmt_parent(s), Parent::Detached) {
+            continue;
+        }
+        let StmtKind::Assign {
+            targets,
+            value,
+            op: AssignOp::Plain | AssignOp::Declare { .. },
+        } = &cx.stmt(s).kind
+        else {
+            continue;
+        };
+        if !targets
+            .iter()
+            .any(|&t| shared_state(cx, globals, t).as_deref() == Some(key))
+        {
+            continue;
+        }
+        match (targets.as_slice(), value) {
+            ([_], Some(v)) if fresh_container(*v) => sets += 1,
+            _ => return false,
+        }
+    }
+    sets > 0
 }

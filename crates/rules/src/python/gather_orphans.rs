@@ -42,7 +42,10 @@ loop, which cancels the rest), or run by a plain function with
 operation gathered with a sleep that paces it
 (`gather(self.work(), asyncio.sleep(5))`), or with a bare future that a
 callback completes (`gather(cli.write(..), self._reply)` with `self._reply
-= asyncio.Future()`): a sleep or a future left behind does nothing. Nor is a gather of coroutines of the file that each catch every
+= asyncio.Future()`): a sleep or a future left behind does nothing. Nor is a gather of
+only functions run on other threads (`loop.run_in_executor(None, fn)`,
+`asyncio.to_thread(fn)`): cancelling those futures does not stop their
+threads, so a task group would change nothing. Nor is a gather of coroutines of the file that each catch every
 ordinary error (all their awaits in a `try` whose `except Exception:`
 logs or returns instead of raising, also each round of a loop, `while
 running: try: ... except Exception: await asyncio.sleep(1)`; an await
@@ -128,6 +131,7 @@ impl Rule for GatherOrphans {
                 || every_gathered(cx, f, c, catches_everything_or_does_nothing)
                 || every_gathered(cx, f, c, crate::python::common::never_suspends)
                 || paced_by_sleep(cx, c)
+                || only_thread_work(cx, c)
                 || run_on_a_loop_then_closed(cx, id)
             {
                 continue;
@@ -218,6 +222,22 @@ fn paced_by_sleep(cx: &FileCx, c: &Call) -> bool {
         .filter(|a| is_sleep(a) || is_bare_future(a))
         .count();
     idle > 0 && awaitables.len() - idle <= 1 && awaitables.iter().all(|a| !a.spread)
+}
+
+/// Every gathered awaitable runs a function on another thread
+/// (`loop.run_in_executor(None, fn)`, `asyncio.to_thread(fn)`): cancelling
+/// such a future does not stop its thread, so a task group would leave
+/// the same work running after a failure; nothing is stranded that
+/// supervision could stop.
+fn only_thread_work(cx: &FileCx, c: &Call) -> bool {
+    let awaitables: Vec<&Arg> = c.args.iter().filter(|a| a.name.is_none()).collect();
+    !awaitables.is_empty()
+        && awaitables.iter().all(|a| {
+            !a.spread
+                && cx
+                    .call(cx.model.strip(a.value))
+                    .is_some_and(|k| cx.effect(k, Effect::Offload).is_some())
+        })
 }
 
 /// Every gathered awaitable is a coroutine of the file that `holds`,
@@ -1434,6 +1454,19 @@ class Output:
             self._write_stream(text) if self.stream_enabled else self._noop(),
             self._publish_legacy(text) if self.legacy_enabled else self._noop(),
         )
+"#,
+        r#"
+import asyncio
+
+async def group_details(contract, group):
+    loop = asyncio.get_running_loop()
+    # Both calls run on threads: cancelling their futures would not stop
+    # them, so a task group would leave the same work running.
+    info, eligible = await asyncio.gather(
+        loop.run_in_executor(None, contract.functions.getGroup(group).call),
+        loop.run_in_executor(None, contract.functions.getEligible().call),
+    )
+    return info, eligible
 "#,
     ],
 };

@@ -1,7 +1,7 @@
 //! PY015: shared state read before an `await` and written back after it.
 
 use crate::context::FileCx;
-use crate::python::common::{module_vars, shared_state};
+use crate::python::common::{module_vars, shared_state, updated_in_place};
 use crate::rule::{Examples, Rule, RuleMeta};
 use std::collections::HashSet;
 use unsnarl_model::walk::{Parent, exprs_under};
@@ -365,58 +365,6 @@ fn reassigned_between(cx: &FileCx, stmts: &[StmtId], local: &str, from: u32, to:
             && matches!(&cx.stmt(r).kind, StmtKind::Assign { targets, .. }
                 if targets.iter().any(|&t| binds(t)))
     })
-}
-
-/// `self.nets |= parse(await r.text())` on an attribute the file only
-/// ever sets to a new set, list or dict (`self.nets = set()`): `|=`, `-=`
-/// (and `+=` on a list) change that one object in place and store it back,
-/// so what other tasks added meanwhile is kept; only a task putting a new
-/// object there could lose it, and none does.
-fn updated_in_place(cx: &FileCx, globals: &HashSet<String>, key: &str, op: BinOp) -> bool {
-    let fits = |kind: CollKind| match op {
-        BinOp::Add => kind == CollKind::List,
-        BinOp::Bit | BinOp::Sub => matches!(kind, CollKind::Set | CollKind::Dict),
-        _ => false,
-    };
-    let fresh_container = |v: ExprId| match &cx.expr(cx.model.strip(v)).kind {
-        ExprKind::Collection { kind, .. } => fits(*kind),
-        ExprKind::Call(c) => {
-            c.args.is_empty()
-                && match c.target.as_deref() {
-                    Some("builtins.list") => fits(CollKind::List),
-                    Some("builtins.set") => fits(CollKind::Set),
-                    Some("builtins.dict") => fits(CollKind::Dict),
-                    _ => false,
-                }
-        }
-        _ => false,
-    };
-    let mut sets = 0;
-    for s in 0..cx.model.stmts.len() as u32 {
-        let s = StmtId(s);
-        if matches!(cx.tree.stmt_parent(s), Parent::Detached) {
-            continue;
-        }
-        let StmtKind::Assign {
-            targets,
-            value,
-            op: AssignOp::Plain | AssignOp::Declare { .. },
-        } = &cx.stmt(s).kind
-        else {
-            continue;
-        };
-        if !targets
-            .iter()
-            .any(|&t| shared_state(cx, globals, t).as_deref() == Some(key))
-        {
-            continue;
-        }
-        match (targets.as_slice(), value) {
-            ([_], Some(v)) if fresh_container(*v) => sets += 1,
-            _ => return false,
-        }
-    }
-    sets > 0
 }
 
 pub static EXAMPLES: Examples = Examples {

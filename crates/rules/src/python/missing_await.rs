@@ -37,7 +37,9 @@ typical of code generated for a sync twin) is left alone, and so is a
 call of a method that textual's `@work` decorates (calling it starts a
 worker that runs the coroutine), or of an `async def` that asyncclick's
 `@click.command`/`@click.group` turns into a command object (calling it
-runs the coroutine to the end), or a
+runs the coroutine to the end), or that a Twisted-style
+`async_to_deferred` wraps (calling it starts the coroutine with
+`ensureDeferred` and returns the Deferred), or a
 call in a branch that cannot run (the `else` of `if True:`, or of `if not
 _IS_SYNC:` where the module sets `_IS_SYNC = False` once), or in the
 branch that runs when the callee is not a coroutine function (`await
@@ -267,7 +269,7 @@ fn coroutine_call(cx: &FileCx, c: &Call) -> Option<String> {
     };
     if let Some(local) = cx.local_function(t) {
         let f = cx.func(local);
-        if !f.is_async || f.is_generator || makes_sync(f) || wrapped_by_sync_decorator(cx, f) {
+        if !f.is_async || f.is_generator || makes_sync(cx, f) || wrapped_by_sync_decorator(cx, f) {
             return None;
         }
         return Some("is an `async def`".into());
@@ -305,22 +307,14 @@ fn coroutine_api(cx: &FileCx, c: &Call) -> Option<String> {
     None
 }
 
-/// Decorators that turn an `async def` into a sync callable (textual's
-/// `@work` makes calling the method start a worker that runs it;
-/// asyncclick's `@click.command`/`@click.group` make it a command object
-/// whose call runs the coroutine on a loop of its own).
-fn makes_sync(f: &Function) -> bool {
-    f.decorators.iter().any(|d| {
-        d.ends_with("async_to_sync")
-            || d == "asyncclick.command"
-            || d == "asyncclick.group"
-            || d == "textual.work"
-            || d == "textual.worker.work"
-            || d.ends_with("asynccontextmanager")
-            || d.ends_with("syncify")
-            || d == "builtins.property"
-            || d.ends_with(".setter")
-    })
+/// Decorated so that calling it gives no coroutine: by a decorator the
+/// knowledge names (`async_to_sync`, textual's `@work`, Twisted-style
+/// `async_to_deferred`), or a property or its setter (read or assigned,
+/// never called).
+fn makes_sync(cx: &FileCx, f: &Function) -> bool {
+    f.decorators
+        .iter()
+        .any(|d| cx.kb.is_sync_decorator(d) || d == "builtins.property" || d.ends_with(".setter"))
 }
 
 /// A decorator of this file that returns a plain `def` wrapper (`def
@@ -840,6 +834,22 @@ class Connection:
             raise TypeError("use `await conn.set_autocommit()`")
         else:
             self.set_autocommit(value)
+"#,
+        r#"
+from myproject.util.twisted import async_to_deferred
+
+class RemoteCommand:
+    # The wrapper starts the coroutine with `ensureDeferred` and returns
+    # the Deferred: the call below already runs the update.
+    @async_to_deferred
+    async def remote_update(self, key, value):
+        await self.flush(key, value)
+
+    async def flush(self, key, value):
+        return key, value
+
+    def on_update(self, key, value):
+        self.remote_update(key, value)
 "#,
         r#"
 from textual import work

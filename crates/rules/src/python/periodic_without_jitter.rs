@@ -33,7 +33,8 @@ one job and ends; it is not reported. So is one that leaves when what it
 polls reports that it got there (`if data.get("status") in ("completed",
 "failed"): break`, `if job["state"] == "running": return`, `if status ==
 RunStatus.SUCCESS: break`), or that it is no longer underway (`if state
-not in ("submitted", "working"): break`), or when the result it fetches is there at
+not in ("submitted", "working"): break`, the words also qualified,
+`"pending-fulfillment"`, or through a module-level constant), or when the result it fetches is there at
 last (`content = await resp.text()` then `if content: break`, `if
 data.get("jobComplete"): break`); leaving only
 on `"error"` is a service that stops when its dependency fails. So is
@@ -522,7 +523,7 @@ pub(crate) fn gives_up(cx: &FileCx, body: &Block) -> bool {
 /// break`), or that it is no longer underway (`if state not in
 /// ("submitted", "working"): break`), and then leaves the loop. It waits for one job to finish, and
 /// ends with it; it is not a service polling forever.
-fn waits_for_final_state(cx: &FileCx, lp: StmtId, body: &Block) -> bool {
+pub(crate) fn waits_for_final_state(cx: &FileCx, lp: StmtId, body: &Block) -> bool {
     // The words of a job that got where it was going. A loop that leaves
     // only on `"error"` is a service that stops when its dependency fails.
     const FINAL: &[&str] = &[
@@ -535,6 +536,7 @@ fn waits_for_final_state(cx: &FileCx, lp: StmtId, body: &Block) -> bool {
         "successful",
         "ready",
         "running",
+        "active",
     ];
     // A status string, or an enum member named for one
     // (`RunStatus.SUCCESS`).
@@ -563,11 +565,21 @@ fn waits_for_final_state(cx: &FileCx, lp: StmtId, body: &Block) -> bool {
         "created",
         "waiting",
     ];
+    // Also through a module-level constant (`PENDING_STATES = ["pending",
+    // "queued"]`, `if status not in PENDING_STATES: break`).
     let names_underway = |e: ExprId| {
-        exprs_under(cx.model, e).into_iter().any(|x| {
-            matches!(cx.model.literal(x), Some(Lit::Str(v))
-                if UNDERWAY.contains(&v.to_ascii_lowercase().as_str()))
-        })
+        let e = crate::python::common::module_constant(cx, e).unwrap_or(e);
+        // The word alone or qualified (`"pending-fulfillment"`).
+        let underway = |v: &str| {
+            let v = v.to_ascii_lowercase();
+            UNDERWAY.iter().any(|w| {
+                v.strip_prefix(w)
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with(['-', '_', ' ']))
+            })
+        };
+        exprs_under(cx.model, e)
+            .into_iter()
+            .any(|x| matches!(cx.model.literal(x), Some(Lit::Str(v)) if underway(v)))
     };
     let compares_status = |cond: ExprId| {
         exprs_under(cx.model, cond)
@@ -1701,6 +1713,37 @@ def worker(api, log):
                     time.sleep(180)
                 else:
                     break
+"#,
+        r#"
+import time
+
+import boto3
+from botocore.client import ClientError
+
+PENDING_STATES = ["pending-evaluation", "pending-fulfillment"]
+
+class SpotWorker:
+    def __init__(self):
+        self.ec2 = boto3.resource("ec2")
+
+    def wait_for_request(self, request_id, interval=5):
+        # Waits for one request to leave its pending states, and ends with it.
+        while True:
+            try:
+                requests = self.ec2.meta.client.describe_spot_instance_requests(
+                    SpotInstanceRequestIds=[request_id]
+                )
+            except ClientError as e:
+                if "NotFound" in str(e):
+                    requests = None
+                else:
+                    raise
+            if requests is not None:
+                status = requests["SpotInstanceRequests"][0]["Status"]["Code"]
+                if status not in PENDING_STATES:
+                    break
+            time.sleep(interval)
+        return status
 "#,
     ],
 };

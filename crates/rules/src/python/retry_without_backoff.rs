@@ -61,11 +61,14 @@ Nor is a loop that asks a person each time round (`input()`, `await
 ainput("Code: ")`, `Prompt.ask(..)`, or `input` read on a thread,
 `await loop.run_in_executor(None, input, "> ")`, or a terminal front
 end's reader, `renderer.get_input()`): the answers pace it.
-Nor a poll with a deadline: a `try` whose success may fall through (`if
+Nor a poll: a `try` whose success may fall through (`if
 health_check(): break`), a sleep after it every round, and a deadline
 or a count that ends the loop (`elapsed += interval; if elapsed >=
-timeout: break`, or `sys.exit(1)` once the deadline has passed); it waits for a state, and its period is the periodic
-rule's to judge. Nor one that starts each round by taking new work from a queue or
+timeout: break`, `while polls < max_polls:`, or `sys.exit(1)` once the
+deadline has passed), or an exit once what it polls reports a final
+state (`if resp.status == "ACTIVE": return`, `if state not in
+("pending", "queued"): break`); it waits for a state, and its period is
+the periodic rule's to judge. Nor one that starts each round by taking new work from a queue or
 waiting for an event of the process (`line = await lines.get()`, `await
 self.wakeup.wait()`, also with a timeout, `await asyncio.wait_for(q.get(),
 t)`, or a thread's blocking `task = task_queue.get()`; a receiver of
@@ -75,7 +78,7 @@ nor one whose handler catches only an in-process queue's empty or full
 (`except asyncio.QueueEmpty:` for a `get_nowait()` in the `try`).
 Nor one whose handlers catch only optimistic-concurrency conflicts
 (Redis's `WatchError`, `StaleHeadError`, `KeyWrongLastSequenceError`, a
-version or revision mismatch): another writer got there first, and the
+version or revision mismatch, a `RunStateConflict`): another writer got there first, and the
 compare-and-swap reads again and tries again at once, by design.
 A fixed delay in a loop that connects to this machine only (a socket
 built with `AF_UNIX`, or a loopback host written out:
@@ -157,7 +160,7 @@ impl Rule for RetryWithoutBackoff {
                 // `line = await lines.get()` first each round: a new item
                 // every time, not the failed one again.
                 || crate::python::periodic_without_jitter::waits_for_work(cx, body)
-                || polls_until_deadline(cx, body)
+                || polls_until_deadline(cx, s, body)
             {
                 continue;
             }
@@ -373,12 +376,14 @@ fn asks_a_person(cx: &FileCx, body: &Block) -> bool {
         .any(|e| crate::python::common::asks_a_person(cx, e))
 }
 
-/// A poll with a deadline: a `try` whose success may fall through (`if
-/// health_check(): break`, a status still pending), a sleep after it on
-/// every round, and a deadline or count that ends the loop (`elapsed +=
-/// interval; if elapsed >= timeout: break`). It waits for a state, and
-/// a fixed period there is the periodic rule's to judge.
-fn polls_until_deadline(cx: &FileCx, body: &Block) -> bool {
+/// A poll: a `try` whose success may fall through (`if health_check():
+/// break`, a status still pending), a sleep after it on every round, and
+/// either a deadline or count that ends the loop (`elapsed += interval;
+/// if elapsed >= timeout: break`, `while polls < max_polls:`) or an exit
+/// once what it polls reaches a final state (`if resp.status == "ACTIVE":
+/// return`). It waits for a state, and a fixed period there is the
+/// periodic rule's to judge.
+fn polls_until_deadline(cx: &FileCx, lp: StmtId, body: &Block) -> bool {
     let falls_through = body.iter().any(|&st| {
         matches!(&cx.stmt(st).kind, StmtKind::Try { body: tb, .. }
             if tb.last().is_some_and(|&l| !matches!(cx.stmt(l).kind,
@@ -390,7 +395,15 @@ fn polls_until_deadline(cx: &FileCx, body: &Block) -> bool {
                 || matches!(cx.expr(cx.model.strip(e)).kind, ExprKind::Await(i)
                     if cx.call(cx.model.strip(i)).is_some_and(|c| sleep_arg(c).is_some())))
     });
-    falls_through && sleeps_each_round && crate::python::periodic_without_jitter::gives_up(cx, body)
+    // `while retry_count < max_retries:`: a count bounds the rounds.
+    let bounded_header = matches!(&cx.stmt(lp).kind, StmtKind::While { cond, .. }
+        if matches!(cx.expr(cx.model.strip(*cond)).kind,
+            ExprKind::Binary { op: BinOp::Lt | BinOp::LtE | BinOp::Gt | BinOp::GtE, .. }));
+    falls_through
+        && sleeps_each_round
+        && (crate::python::periodic_without_jitter::gives_up(cx, body)
+            || bounded_header
+            || crate::python::periodic_without_jitter::waits_for_final_state(cx, lp, body))
 }
 
 /// A liveness probe: everything the loop awaits, sleeps aside, is a
@@ -829,6 +842,7 @@ pub(crate) fn is_conflict(t: &str) -> bool {
             "RevisionMismatch",
             "OptimisticLock",
             "ConcurrentModification",
+            "StateConflict",
         ]
         .iter()
         .any(|w| last.contains(w))
@@ -2811,6 +2825,59 @@ async def process(queue, conn):
             empty = True
             await conn.commit()
             continue
+"#,
+        r#"
+import asyncio
+import sys
+
+async def wait_for_activation(client, node):
+    # Polls the controller until an admin activates this node.
+    while True:
+        try:
+            resp = await client.heartbeat(node.node_id, node.auth_token)
+            if resp.status == "ACTIVE":
+                return
+            if resp.status == "REVOKED":
+                sys.exit(0)
+        except ConnectionError as exc:
+            print("could not reach controller", exc)
+        await asyncio.sleep(10)
+"#,
+        r#"
+import asyncio
+
+import httpx
+
+async def wait_for_job(url, max_retries=50):
+    client = httpx.AsyncClient(timeout=10)
+    retry_count = 0
+    # Polls the job until it ends, at most `max_retries` times.
+    while retry_count < max_retries:
+        retry_count += 1
+        try:
+            resp = await client.get(url)
+            status = resp.json()["data"]["task_status"]
+            if status == "success":
+                return resp.json()["data"]
+            if status in ("failure", "canceled"):
+                return None
+        except ConnectionError as e:
+            print("poll failed", e)
+        await asyncio.sleep(2)
+"#,
+        r#"
+class RunStateConflict(Exception):
+    pass
+
+async def update_run(store, run_id, change):
+    for _ in range(5):
+        record = await store.load(run_id)
+        try:
+            # Compare-and-swap: another writer got there first, read again.
+            return await store.save(run_id, change(record), expected=record.version)
+        except RunStateConflict:
+            continue
+    raise RuntimeError("too many concurrent updates")
 "#,
     ],
 };

@@ -19,8 +19,9 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 `asyncio.shield(coro())`, `asyncio.shield(asyncio.create_task(...))`, or a
 shield of a task held only in a local variable of the function. A plain
-function of the file that hands back a future rather than a coroutine
-(`return self._waiter`) is not reported: `shield` makes no task for a
+function of the project that hands back a future rather than a coroutine
+(`return self._waiter`; one of another module counts when it calls no
+coroutine function) is not reported: `shield` makes no task for a
 future, and whoever made it owns it; nor an `async def` of the file that
 only waits for futures its object keeps and returns nothing, or their
 result (`await self._pid_waiter`, `await self._started; return await
@@ -118,7 +119,7 @@ impl Rule for ShieldWithoutOwner {
 /// and whoever made the future owns it.
 fn hands_back_a_future(cx: &FileCx, c: &Call) -> bool {
     let Some(g) = cx.callee_in_file(c) else {
-        return false;
+        return plain_elsewhere(cx, c);
     };
     let func = cx.func(g);
     if func.is_async || func.is_generator {
@@ -137,6 +138,28 @@ fn hands_back_a_future(cx: &FileCx, c: &Call) -> bool {
         .flatten()
         .collect();
     !returns.is_empty() && !returns.into_iter().any(coroutine)
+}
+
+/// The call is a plain `def` of another module of the project that calls
+/// no coroutine function (`def wait_for_end(self): return self._waiter`):
+/// what it hands back is no coroutine, so `shield` makes no task of it.
+fn plain_elsewhere(cx: &FileCx, c: &Call) -> bool {
+    let Some(t) = c.target.as_deref() else {
+        return false;
+    };
+    let Some(i) = cx.index.resolve(cx.lang, t, cx.file) else {
+        return false;
+    };
+    let s = cx.index.summary(i);
+    s.lang == cx.lang
+        && !s.is_async
+        && !s.is_generator
+        && s.calls.iter().all(|site| {
+            let t: &str = &site.target;
+            let name = t.rsplit('.').next().unwrap_or(t);
+            cx.index.awaitable(cx.lang, t, cx.file).is_none()
+                && cx.kb.find(Effect::AsyncApi, Some(t), name).is_none()
+        })
 }
 
 /// The call is an `async def` of this file that only waits for a future

@@ -20,7 +20,10 @@ pub static META: RuleMeta = RuleMeta {
 In a function installed with `signal.signal(...)`: taking a `threading`
 lock (`with lock:` or `lock.acquire()`), a blocking call (files, sockets,
 HTTP, subprocess, joins), or writing output with `print` or the `logging`
-module. A `time.sleep` takes no lock and is left alone. Taking a lock and
+module. A `time.sleep` takes no lock and is left alone, and so is output
+inside a `try` of the handler that catches `RuntimeError` (or `Exception`,
+or everything): a reentrant write fails there, not in the interrupted
+code. Taking a lock and
 blocking I/O are reported at medium severity; output alone at low.
 
 ## Why
@@ -198,6 +201,12 @@ impl Visitor for Work<'_, '_> {
         } else {
             None
         };
+        // Output inside the handler's own `try` whose handler catches
+        // `RuntimeError` (or anything wider): a reentrant write fails in
+        // the handler, not in the code it interrupted.
+        if matches!(hit, Some((_, Hazard::Output))) && caught_here(cx, id, self.f) {
+            return true;
+        }
         if let Some((w, kind)) = hit {
             self.found.push(Hit {
                 span: cx.expr(id).span,
@@ -207,6 +216,37 @@ impl Visitor for Work<'_, '_> {
         }
         true
     }
+}
+
+/// `e` is in the body of a `try` of the handler `f` one of whose
+/// handlers catches `RuntimeError`, `Exception`, `BaseException` or
+/// everything.
+fn caught_here(cx: &FileCx, e: ExprId, f: FuncId) -> bool {
+    let at = cx.expr(e).span;
+    cx.enclosing_stmts(e).into_iter().any(|s| {
+        let StmtKind::Try { body, handlers, .. } = &cx.stmt(s).kind else {
+            return false;
+        };
+        let (Some(&first), Some(&last)) = (body.first(), body.last()) else {
+            return false;
+        };
+        cx.tree.stmt_func(s) == f
+            && Span::new(cx.stmt(first).span.start, cx.stmt(last).span.end).contains(at)
+            && handlers.iter().any(|h| {
+                h.types.is_empty()
+                    || h.types.iter().any(|t| {
+                        matches!(
+                            t.as_str(),
+                            "RuntimeError"
+                                | "Exception"
+                                | "BaseException"
+                                | "builtins.RuntimeError"
+                                | "builtins.Exception"
+                                | "builtins.BaseException"
+                        )
+                    })
+            })
+    })
 }
 
 pub static EXAMPLES: Examples = Examples {
@@ -268,6 +308,19 @@ signal.signal(signal.SIGTERM, on_term)
 def main():
     stop.wait()
     log.info("shutting down")
+"#,
+        r#"
+import os
+import signal
+
+def on_term(signum, frame):
+    try:
+        print("shutting down", flush=True)
+    except Exception:
+        pass
+    os._exit(0)
+
+signal.signal(signal.SIGTERM, on_term)
 "#,
     ],
 };

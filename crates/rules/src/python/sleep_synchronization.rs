@@ -52,7 +52,8 @@ attempt count: `await self.send(failed, retry - 1)`): a pause between
 attempts, where a guess that is too short costs one more attempt. Nor
 when the statement before it (or the `try` before it) already waits for
 the condition with a deadline (`page.wait_for_selector(sel,
-timeout=30_000)`, `proc.wait(timeout=10)`), or awaits a coroutine of the file that awaits the
+timeout=30_000)`, `proc.wait(timeout=10)`, `consumer.poll(timeout=1.0)`),
+or awaits a coroutine of the file that awaits the
 closing of what it tears down (`await self._disconnect(server)` whose
 body awaits `stack.aclose()`): the sleep is a margin after the real wait.
 
@@ -230,7 +231,7 @@ impl Rule for SleepSynchronization {
 /// The statement before the sleep (or the `try` it is) already waits for
 /// the condition, with a deadline: a call named for waiting on something
 /// that is given a `timeout=` (`page.wait_for_selector(sel, timeout=30_000)`,
-/// `process.wait(timeout=10)`,
+/// `process.wait(timeout=10)`, a consumer's `poll(timeout=1.0)`,
 /// a helper `_wait_for_any_selector(page, sels, timeout=..)`). The sleep
 /// after it is a margin on top of the real wait, not a stand-in for it.
 fn waited_with_deadline_before(cx: &FileCx, sleep_stmt: StmtId) -> bool {
@@ -244,7 +245,10 @@ fn waited_with_deadline_before(cx: &FileCx, sleep_stmt: StmtId) -> bool {
     unsnarl_model::walk::calls_in_block(cx.model, &block)
         .into_iter()
         .filter_map(|x| cx.call(x))
-        .any(|c| c.name.trim_start_matches('_').starts_with("wait") && c.kwarg("timeout").is_some())
+        .any(|c| {
+            let name = c.name.trim_start_matches('_');
+            (name.starts_with("wait") || name == "poll") && c.kwarg("timeout").is_some()
+        })
         || awaited_close_before(cx, prev)
 }
 
@@ -1065,6 +1069,16 @@ class Bot:
         self.loop.create_task(self.refresh())
         await asyncio.sleep(40)
         self.loop.create_task(self.check_update())
+"#,
+        r#"
+import time
+
+def last_offset(consumer, tp):
+    consumer.assign([tp])
+    # The poll waits, with its own deadline, for the assignment.
+    consumer.poll(timeout=1.0)
+    time.sleep(0.1)  # small margin to ensure the consumer is ready
+    return consumer.get_watermark_offsets(tp, timeout=5.0)
 "#,
     ],
 };

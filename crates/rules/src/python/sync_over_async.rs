@@ -28,7 +28,8 @@ patches nothing). A call in the branch that runs only when no loop is
 running (`try: loop = asyncio.get_running_loop() ... except RuntimeError:
 asyncio.run(cb(out))`, also with the probe's loop used on the spot,
 `asyncio.get_running_loop().create_task(c)`, or the `else` of `if
-asyncio.get_event_loop().is_running():`) is not reported: it never runs
+asyncio.get_event_loop().is_running():`, that loop also held in a local
+first) is not reported: it never runs
 on the loop.
 
 ## Why
@@ -246,6 +247,21 @@ async def setup(registry, container):
         await registry.initialize_all(container)
     else:
         asyncio.run(registry.initialize_all(container))
+"#,
+        r#"
+import asyncio
+
+class Processor:
+    async def process(self, items):
+        await asyncio.sleep(0)
+
+    async def execute(self, items):
+        loop = asyncio.get_event_loop()
+        if loop.is_running():
+            self._task = asyncio.create_task(self.process(items))
+        else:
+            # Only reached when no loop runs on this thread.
+            loop.run_until_complete(self.process(items))
 "#,
     ],
 };

@@ -2,7 +2,7 @@
 //! with no lock.
 
 use crate::context::FileCx;
-use crate::python::common::{module_vars, shared_state};
+use crate::python::common::{module_vars, shared_state, updated_in_place};
 use crate::rule::{Examples, Rule, RuleMeta};
 use std::collections::{HashMap, HashSet};
 use unsnarl_model::walk::{Visitor, exprs_under, walk_block};
@@ -27,7 +27,10 @@ as one, or named for one: `self._stats_lock`, also an entry kept under a
 key named for it, `with self._progress["eventing"]["condition"]:`). A method started
 once per object, each on a new one (`target=out.drain` and
 `target=err.drain`, with `out` and `err` two new `Capture()` objects), is
-not reported for its updates of `self`: no two threads share them.
+not reported for its updates of `self`: no two threads share them. Nor
+is `|=`/`-=` on a set or dict (or `+=` on a list) that the file only ever
+sets to a new empty one (`self.seen = set()`): the operator changes that
+one object in a single call and stores the same object back.
 
 ## Why
 
@@ -281,6 +284,14 @@ impl Visitor for Updates<'_, '_> {
                 if let [t] = targets.as_slice()
                     && let Some(key) = shared_state(self.cx, self.globals, *t)
                 {
+                    // `self.ids |= {x}` on a set the file only ever sets
+                    // to a new one changes that object in one C call and
+                    // stores it back: no thread's addition is lost.
+                    if let AssignOp::Augmented(bin) = op
+                        && updated_in_place(self.cx, self.globals, &key, *bin)
+                    {
+                        return true;
+                    }
                     let rmw = matches!(op, AssignOp::Augmented(_))
                         || exprs_under(m, *v).into_iter().any(|x| {
                             matches!(
@@ -453,6 +464,23 @@ class Downloader:
         workers = [threading.Thread(target=self._fetch, args=(p,)) for p in self.parts]
         for w in workers:
             w.start()
+"#,
+        r#"
+import threading
+
+
+class Watcher:
+    def __init__(self):
+        self.hooked = set()
+
+    def watch(self, order):
+        if order.hooked:
+            # One set, changed in place: no thread's id is lost.
+            self.hooked |= {order.id}
+
+    def run(self, orders):
+        for o in orders:
+            threading.Thread(target=self.watch, args=(o,)).start()
 "#,
     ],
 };

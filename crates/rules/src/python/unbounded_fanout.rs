@@ -90,7 +90,8 @@ fetch(next(items))))`, a worker pool topped up), a task the iteration then await
 before going on (`t = ensure_future(c()); await bounded_wait(t, 5)`), starts the loop paces by waiting after
 each one (happy eyeballs: `with move_on_after(delay): await
 failed.wait()`; not a bare `sleep(0)`), one endless listener of the file
-(`while True:` with no way out) per item, a per-item coroutine that hands
+(`while True:` with no way out, or a loop on run flags of the object,
+`while self._running:`) per item, a per-item coroutine that hands
 its work to a buffering client and only awaits a future it made itself
 (a delivery receipt), work handed to a thread pool (`asyncio.to_thread(scan, port)`,
 `loop.run_in_executor(pool, f, x)`, anyio's or trio's
@@ -667,11 +668,42 @@ fn listens_forever(cx: &FileCx, per_item: ExprId) -> bool {
     let Some(f) = cx.callee_in_file(c) else {
         return false;
     };
+    // `while True:`, or a run flag of the object (`while self._running and
+    // self._fallback_mode:`): it runs until its owner stops it.
+    let forever = |cond: ExprId| {
+        let cond = cx.model.strip(cond);
+        matches!(cx.model.literal(cond), Some(Lit::Bool(true)))
+            || match &cx.expr(cond).kind {
+                ExprKind::Logical {
+                    op: LogicalOp::And,
+                    left,
+                    right,
+                } => [*left, *right].into_iter().all(|x| self_flag(cx, x)),
+                _ => self_flag(cx, cond),
+            }
+    };
     cx.func(f).is_async
         && cx.func(f).body.iter().any(|&s| {
             matches!(&cx.stmt(s).kind, StmtKind::While { cond, body, .. }
-                if matches!(cx.model.literal(*cond), Some(Lit::Bool(true)))
+                if forever(*cond)
                     && !body.iter().any(|&b| matches!(cx.stmt(b).kind, StmtKind::Break | StmtKind::Return(_))))
+        })
+}
+
+/// A flag of the object (`self._running`, `not self._stopped`).
+fn self_flag(cx: &FileCx, e: ExprId) -> bool {
+    let e = cx.model.strip(e);
+    let e = match &cx.expr(e).kind {
+        ExprKind::Unary {
+            op: UnOp::Not,
+            operand,
+        } => cx.model.strip(*operand),
+        _ => e,
+    };
+    matches!(cx.expr(e).kind, ExprKind::Attr { .. })
+        && cx.model.dotted(e).is_some_and(|d| {
+            d.strip_prefix("self.")
+                .is_some_and(|rest| !rest.contains('.'))
         })
 }
 
@@ -3177,6 +3209,33 @@ from concurrent.futures import ThreadPoolExecutor
 async def run_callbacks(pool: ThreadPoolExecutor, callbacks):
     futures = [pool.submit(cb) for cb in callbacks]
     return await asyncio.gather(*[asyncio.wrap_future(f) for f in futures])
+"#,
+        r#"
+import asyncio
+
+class PanelChannel:
+    def __init__(self, client, panels):
+        self.client = client
+        self._panels = set(panels)
+        self._running = True
+        self._fallback = False
+        self._pollers = {}
+
+    async def start_fallback(self):
+        self._fallback = True
+        # One long-lived poller per panel, started only when none runs.
+        for pid in sorted(self._panels):
+            t = self._pollers.get(pid)
+            if not t or t.done():
+                self._pollers[pid] = asyncio.create_task(self._poll_panel(pid))
+
+    async def _poll_panel(self, pid):
+        while self._running and self._fallback:
+            try:
+                await self.client.fetch_messages(pid)
+            except OSError:
+                pass
+            await asyncio.sleep(5)
 "#,
     ],
 };
