@@ -560,7 +560,8 @@ pub fn enclosing_function_span(m: &FileModel, at: Span) -> Option<Span> {
 /// `asyncio.run_coroutine_threadsafe(coro, loop).result(..)` (also
 /// through a local holding the future) where `loop` is a loop this file
 /// makes for the purpose (every value it assigns to that name or field is
-/// `asyncio.new_event_loop()`, or `None`): a loop of its own thread, not
+/// `asyncio.new_event_loop()`, or `None`; for `self.t.loop`, every value
+/// it assigns to a field `loop` of its own objects): a loop of its own thread, not
 /// the caller's, so waiting on it cannot be waiting on oneself.
 pub fn waits_on_dedicated_loop(m: &FileModel, c: &Call, at: Span) -> bool {
     if c.name != "result" {
@@ -603,6 +604,17 @@ pub fn waits_on_dedicated_loop(m: &FileModel, c: &Call, at: Span) -> bool {
     if is_param {
         return false;
     }
+    // `self.t.loop`, a field of an object the file defines (a thread
+    // subclass that sets `self.loop = asyncio.new_event_loop()` in its
+    // `__init__`): judged by what the file assigns to that field.
+    let lp = match lp.rsplit_once('.') {
+        Some((owner, field))
+            if owner.contains('.') && m.values_assigned_to(&lp).next().is_none() =>
+        {
+            format!("self.{field}")
+        }
+        _ => lp,
+    };
     let mut made = false;
     let all = m.values_assigned_to(&lp).all(|v| match v {
         None => true,

@@ -36,7 +36,9 @@ updates of a collection or event of `self` with plain values
 the release, and neither does a blocking acquire of a second lock
 (`a.acquire(); b.acquire(); try: ... finally:` releasing both), nor
 does reading an environment variable by a literal name
-(`os.environ.get("TARGET")`). A permit
+(`os.environ.get("TARGET")`), making a fresh id (`rid =
+f"req_{uuid4()}"`) or a `logging` call (a failing handler is reported
+through `handleError`, not raised). A permit
 handed to the work a `try` right after it starts (`task =
 create_task(work())`, `thread.start()`, with nothing awaited in the
 `try`), whose handler releases it when the start fails, is the started
@@ -626,6 +628,21 @@ fn cannot_raise(cx: &FileCx, s: StmtId) -> bool {
         || bumps_a_counter(cx, s)
         || updates_own_state(cx, s)
         || guarded_plain_steps(cx, s)
+        || logs(cx, s)
+}
+
+/// `logger.info("start %s", request_id)`: the logging module reports a
+/// failing handler through `handleError` instead of raising.
+fn logs(cx: &FileCx, s: StmtId) -> bool {
+    let StmtKind::Expr(x) = cx.stmt(s).kind else {
+        return false;
+    };
+    cx.call(cx.model.strip(x)).is_some_and(|c| {
+        c.target
+            .as_deref()
+            .is_some_and(|t| t.starts_with("logging."))
+            && cx.effect(c, Effect::Logging).is_some()
+    })
 }
 
 /// `if module is HeaterShakerContext: self.heater_shaker = module`: an
@@ -945,7 +962,22 @@ fn binds_a_constant(cx: &FileCx, s: StmtId) -> bool {
                     .is_some()
         })
     };
-    if (fresh(*v) || clock(*v))
+    // `request_id = f"resp_{uuid4()}"`: a fresh id, alone or formatted
+    // with names.
+    let new_id = |e: ExprId| {
+        cx.call(e).is_some_and(|c| {
+            c.args.is_empty() && matches!(c.target.as_deref(), Some("uuid.uuid4" | "uuid.uuid1"))
+        })
+    };
+    let fresh_id = |e: ExprId| {
+        let e = cx.model.strip(e);
+        new_id(e)
+            || matches!(&cx.expr(e).kind, ExprKind::Other(parts)
+                if cx.source(cx.expr(e).span).starts_with(['f', 'F'])
+                    && parts.iter().any(|&x| new_id(x))
+                    && parts.iter().all(|&x| new_id(x) || simple(x)))
+    };
+    if (fresh(*v) || clock(*v) || fresh_id(*v))
         && targets.iter().all(|&t| {
             matches!(cx.expr(t).kind, ExprKind::Name { .. })
                 || (matches!(cx.expr(t).kind, ExprKind::Attr { .. })
@@ -2417,6 +2449,26 @@ class Store:
 
         with self._db_lock:
             self._conn.backup(target, pages=128, progress=allow_writes)
+"#,
+        r#"
+import asyncio
+import logging
+from uuid import uuid4
+
+logger = logging.getLogger(__name__)
+
+class Adapter:
+    def __init__(self):
+        self._semaphore = asyncio.Semaphore(10)
+
+    async def handle(self, request):
+        await self._semaphore.acquire()
+        request_id = f"resp_{uuid4()}"
+        logger.info("start request_id=%s", request_id)
+        try:
+            return await request.json()
+        finally:
+            self._semaphore.release()
 "#,
     ],
 };

@@ -576,7 +576,7 @@ pub fn inside_with_of(cx: &FileCx, e: ExprId, names: &[String]) -> bool {
             ExprKind::Await(inner) => cx.model.strip(inner),
             _ => ctx,
         };
-        cx.model.dotted(ctx).is_some_and(|d| names.contains(&d))
+        lock_text(cx, ctx).is_some_and(|d| names.contains(&d))
             // `with self._locked():`, a helper that takes the object's lock.
             || cx.call(ctx).is_some_and(|c| {
                 c.receiver.and_then(|r| cx.model.name_of(r)) == Some("self")
@@ -585,7 +585,26 @@ pub fn inside_with_of(cx: &FileCx, e: ExprId, names: &[String]) -> bool {
     })
 }
 
-fn inside_with_matching(cx: &FileCx, e: ExprId, pred: impl Fn(&FileCx, ExprId) -> bool) -> bool {
+/// How a lock is written, to compare its uses: its dotted name
+/// (`self._lock`), or a getter called with nothing
+/// (`self.state.get_lock()`), which hands back the same lock each time.
+pub fn lock_text(cx: &FileCx, e: ExprId) -> Option<String> {
+    let e = cx.model.strip(e);
+    cx.model.dotted(e).or_else(|| {
+        let c = cx.call(e)?;
+        if !c.args.is_empty() || !c.name.to_ascii_lowercase().contains("lock") {
+            return None;
+        }
+        Some(format!("{}.{}()", cx.model.dotted(c.receiver?)?, c.name))
+    })
+}
+
+/// `e` sits in the body of a `with` one of whose items `pred` accepts.
+pub fn inside_with_matching(
+    cx: &FileCx,
+    e: ExprId,
+    pred: impl Fn(&FileCx, ExprId) -> bool,
+) -> bool {
     cx.enclosing_stmts(e)
         .into_iter()
         .any(|s| match &cx.stmt(s).kind {

@@ -52,7 +52,7 @@ running: try: ... except Exception: await asyncio.sleep(1)`; an await
 outside such a `try` may be a sleep or a call of a coroutine of the file
 that catches everything in the same way, two calls down), called
 directly (or first bound to a local, `plugin = self._plugin_stats()`), started as
-tasks collected in a local list, listed in a literal (`coros =
+tasks collected in a local list (also gathered a slice at a time), listed in a literal (`coros =
 [_check(a()), _check(b())]`), or built by a comprehension
 (`gather(*tasks.values())` of `tasks = {n: self.check(p) for n, p in
 items}`), or picked by a conditional with a placeholder that does
@@ -325,8 +325,20 @@ fn every_gathered(cx: &FileCx, f: FuncId, c: &Call, holds: fn(&FileCx, FuncId) -
         } else if let Some(elems) = a.spread.then(|| listed(a.value)).flatten() {
             elems.iter().all(|&e| qualifies(e))
         } else if a.spread {
-            // `*tasks` of a local list only ever appended such calls.
-            cx.model.name_of(a.value).is_some_and(|list| {
+            // `*tasks` of a local list only ever appended such calls (also
+            // a slice of it bound once, `batch = tasks[i:i + n]`).
+            let sliced = |n: &str| -> Option<&str> {
+                let mut bound = crate::python::common::values_bound_to(cx, f, n);
+                match (bound.next(), bound.next()) {
+                    (Some(Some(v)), None) => match &cx.expr(cx.model.strip(v)).kind {
+                        ExprKind::Index { obj, .. } => cx.model.name_of(*obj),
+                        _ => None,
+                    },
+                    _ => None,
+                }
+            };
+            let list = cx.model.name_of(a.value).map(|n| sliced(n).unwrap_or(n));
+            list.is_some_and(|list| {
                 let appended: Vec<ExprId> = cx
                     .body_calls(f)
                     .filter_map(|e| cx.call(e))
@@ -1467,6 +1479,31 @@ async def group_details(contract, group):
         loop.run_in_executor(None, contract.functions.getEligible().call),
     )
     return info, eligible
+"#,
+        r#"
+import asyncio
+import logging
+
+log = logging.getLogger(__name__)
+
+class Optimizer:
+    async def _evaluate(self, candidate):
+        try:
+            return await candidate.score()
+        except Exception:
+            log.exception("scoring failed")
+            return None
+
+    async def evaluate_all(self, candidates, batch_size=8):
+        tasks = []
+        for c in candidates:
+            tasks.append(self._evaluate(c))
+        results = []
+        for i in range(0, len(tasks), batch_size):
+            # Each coroutine catches its own errors.
+            batch = tasks[i:i + batch_size]
+            results.extend(await asyncio.gather(*batch))
+        return results
 "#,
     ],
 };

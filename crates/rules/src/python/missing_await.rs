@@ -44,7 +44,9 @@ call in a branch that cannot run (the `else` of `if True:`, or of `if not
 _IS_SYNC:` where the module sets `_IS_SYNC = False` once), or in the
 branch that runs when the callee is not a coroutine function (`await
 self.worker(d) if asyncio.iscoroutinefunction(self.worker) else
-self.worker(d)`: an override may be a plain function).
+self.worker(d)`: an override may be a plain function), or when the
+receiver is not of the class that makes it one (`ev.wait()` in the
+`else` of `if isinstance(ev, asyncio.Event):`).
 
 ## Why
 
@@ -218,11 +220,14 @@ fn checker_silenced(text: &str, span: Span) -> bool {
 /// coroutine function (`await self.worker(d) if
 /// asyncio.iscoroutinefunction(self.worker) else self.worker(d)`, or under
 /// `if not inspect.iscoroutinefunction(cb):`): an override that may be
-/// either kind, called the way it was written.
+/// either kind, called the way it was written. Also the `else` of
+/// `isinstance(ev, asyncio.Event)` for `ev.wait()`: an event of another
+/// kind (`multiprocessing`'s) whose `wait` blocks instead.
 fn only_when_not_a_coroutine_function(cx: &FileCx, id: ExprId, c: &Call) -> bool {
     let Some(callee) = cx.model.dotted(c.func) else {
         return false;
     };
+    let receiver = c.receiver.and_then(|r| cx.model.dotted(r));
     // `Some(true)`: the condition holds when `callee` is a coroutine
     // function; `Some(false)`: when it is not.
     let checks = |cond: ExprId| -> Option<bool> {
@@ -234,11 +239,26 @@ fn only_when_not_a_coroutine_function(cx: &FileCx, id: ExprId, c: &Call) -> bool
             _ => (cond, false),
         };
         let k = cx.call(cx.model.strip(cond))?;
-        (matches!(
+        // `isinstance(self._can_run, asyncio.Event)`: the receiver is of
+        // the class whose method returns the coroutine only where it holds.
+        let of_the_class = k.target.as_deref() == Some("builtins.isinstance")
+            && receiver.is_some()
+            && k.positional(0).and_then(|a| cx.model.dotted(a)) == receiver
+            && k.positional(1)
+                .and_then(|t| cx.model.resolved(t))
+                .zip(c.target.as_deref())
+                .is_some_and(|(class, target)| {
+                    target
+                        .strip_prefix(class)
+                        .is_some_and(|rest| rest.starts_with('.'))
+                });
+        ((matches!(
             k.target.as_deref(),
             Some("asyncio.iscoroutinefunction" | "inspect.iscoroutinefunction")
-        ) && k.positional(0).and_then(|a| cx.model.dotted(a)).as_deref() == Some(callee.as_str()))
-        .then_some(!negated)
+        ) && k.positional(0).and_then(|a| cx.model.dotted(a)).as_deref()
+            == Some(callee.as_str()))
+            || of_the_class)
+            .then_some(!negated)
     };
     let in_false_arm = cx.tree.expr_ancestors(id).any(|a| match &cx.expr(a).kind {
         ExprKind::Ternary { cond, then, orelse } => match checks(*cond) {
@@ -976,6 +996,27 @@ async def list_logs(source):
         plugin_task or _empty(),
     )
     return [*runtime_items, *plugin_items]
+"#,
+        r#"
+import asyncio
+
+class Suspendable:
+    def __init__(self, coro, ext_event=None):
+        self._coro = coro
+        if ext_event is not None:
+            self._can_run = ext_event
+        else:
+            self._can_run = asyncio.Event()
+            self._can_run.set()
+
+    def __await__(self):
+        while not self._can_run.is_set():
+            if isinstance(self._can_run, asyncio.Event):
+                yield from self._can_run.wait().__await__()
+            else:
+                # A `multiprocessing` event: its `wait` blocks.
+                self._can_run.wait()
+        return (yield from self._coro.__await__())
 "#,
     ],
 };

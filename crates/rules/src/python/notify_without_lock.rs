@@ -21,11 +21,15 @@ pub static META: RuleMeta = RuleMeta {
 A call to `notify()` or `notify_all()` on a `threading.Condition` or
 `asyncio.Condition` that is not inside `with cond:`/`async with cond:`
 (or the pre-3.9 `with (await cond):`; or
-`with lock:` for `Condition(lock)`, also through another reference to the
+`with lock:` for `Condition(lock)`, the lock also got from a method,
+`Condition(lock=self.state.get_lock())` held by `with
+self.state.get_lock():`, also through another reference to the
 object that built them: `with parent._mutex: parent._not_empty.notify()`,
 or `with self:` in a class whose `__enter__` acquires that lock; a
 condition stored on another object under a lock of this one, `s.cond =
-Condition(self._mu)`, is held by `with self._mu:`; the conditions a
+Condition(self._mu)`, is held by `with self._mu:`; a condition the file
+never builds, reached through another object, is taken as built on that
+object's lock, `with entry.lock: entry.flow_cv.notify_all()`; the conditions a
 library base class builds on one lock, `not_empty`, `not_full` and
 `all_tasks_done` of a `queue.Queue` subclass (also through the
 subclass's own base classes), are held by `with self.mutex:` or by any of
@@ -125,6 +129,7 @@ impl Rule for NotifyWithoutLock {
             }
             if inside_with_of(cx, id, &names)
                 || (names.len() == 1 && inside_with_of(cx, id, &condition_locks(cx)))
+                || (names.len() == 1 && under_lock_of_same_object(cx, id, &cond))
             {
                 continue;
             }
@@ -156,7 +161,7 @@ fn lock_names(cx: &FileCx, cond: &str) -> Vec<String> {
         .into_iter()
         .filter_map(|(x, c)| {
             let l = c.positional(0).or_else(|| c.kwarg("lock"))?;
-            Some((x, cx.model.dotted(l)?))
+            Some((x, crate::python::common::lock_text(cx, l)?))
         })
         .collect();
     // Built as attributes of `self` (`self._not_empty =
@@ -218,6 +223,37 @@ fn lock_names(cx: &FileCx, cond: &str) -> Vec<String> {
     names
 }
 
+/// A condition this file never builds, reached through another object
+/// (`entry.flow_cv`, made in another module), notified under a lock of
+/// that same object (`with entry.lock:`): taken as the lock it was built
+/// on, as a condition kept beside a lock almost always is.
+fn under_lock_of_same_object(cx: &FileCx, id: ExprId, cond: &str) -> bool {
+    let Some((root, attr)) = cond.rsplit_once('.') else {
+        return false;
+    };
+    if root == "self" || root.contains('.') {
+        return false;
+    }
+    let built_here = crate::python::common::condition_constructions(cx)
+        .iter()
+        .any(|(x, _)| x.rsplit('.').next() == Some(attr));
+    if built_here {
+        return false;
+    }
+    crate::python::common::inside_with_matching(cx, id, |cx, ctx| {
+        cx.model.dotted(ctx).is_some_and(|d| {
+            d.strip_prefix(root)
+                .and_then(|rest| rest.strip_prefix('.'))
+                .is_some_and(|a| {
+                    !a.contains('.') && {
+                        let a = a.to_ascii_lowercase();
+                        a.contains("lock") || a.contains("mutex")
+                    }
+                })
+        })
+    })
+}
+
 /// The locks the file builds conditions on, wherever the condition goes
 /// (`Flight(threading.Condition(self._lock))`, `self._conds[name] =
 /// Condition(self._lock)`). A condition reached through a name no
@@ -232,8 +268,7 @@ fn condition_locks(cx: &FileCx) -> Vec<String> {
                 .is_some_and(|t| t.ends_with("Condition"))
         })
         .filter_map(|(_, c)| {
-            cx.model
-                .dotted(c.positional(0).or_else(|| c.kwarg("lock"))?)
+            crate::python::common::lock_text(cx, c.positional(0).or_else(|| c.kwarg("lock"))?)
         })
         .collect()
 }
@@ -849,6 +884,37 @@ class Pool:
         with (await self._cond):
             self._free.append(conn)
             self._cond.notify()
+"#,
+        r#"
+import threading
+
+from proxy.streams import StreamEntry
+
+class Connection:
+    def __init__(self):
+        self.entries = {}
+        self.ready = threading.Event()
+
+    def drain(self, entry: StreamEntry):
+        # `StreamEntry` builds `flow_cv` on its own `lock`.
+        with entry.lock:
+            if entry.send_queue:
+                entry.send_queue.popleft()
+                entry.flow_cv.notify_all()
+"#,
+        r#"
+from multiprocessing import Condition, Value
+
+class SharedQueue:
+    def __init__(self):
+        self.state = Value("i", 0)
+        self.not_full = Condition(lock=self.state.get_lock())
+
+    def take(self):
+        # The condition was built on the value's own lock.
+        with self.state.get_lock():
+            self.state.value -= 1
+            self.not_full.notify()
 "#,
     ],
 };

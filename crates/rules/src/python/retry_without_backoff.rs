@@ -31,7 +31,8 @@ rewrites an input of the call from itself, `trajectory =
 truncate(trajectory)` after a context-window error: the next request
 is a different one). Only a call that waits on
 another service makes a retry: binding local sockets in turn (a search
-for a free port) talks to no one. Reported when
+for a free port, also through aiohttp's `web.TCPSite(..).start()`) talks
+to no one. Reported when
 the loop never sleeps between attempts, or only sleeps a constant duration
 with no random jitter. At most two attempts (`range(2)`, `attempts = 2;
 while attempts > 0: ... attempts -= 1`, `tries = 0;
@@ -948,6 +949,11 @@ fn calls_remote(cx: &FileCx, loop_stmt: StmtId, b: &Block) -> bool {
                 // talks to no one: only what waits on the network counts.
                 if t.starts_with("socket.") {
                     return cx.effect(c, Effect::Blocking).is_some();
+                }
+                // aiohttp's server side (`web.TCPSite(runner, host,
+                // port).start()` binds a port) waits on no peer either.
+                if t.starts_with("aiohttp.web") {
+                    return false;
                 }
                 let remote_prefix = [
                     "requests.",
@@ -2878,6 +2884,22 @@ async def update_run(store, run_id, change):
         except RunStateConflict:
             continue
     raise RuntimeError("too many concurrent updates")
+"#,
+        r#"
+from aiohttp import web
+
+async def start_callback_server(app, port):
+    runner = web.AppRunner(app)
+    await runner.setup()
+    # A search for a free port: binding talks to no one.
+    for i in range(5):
+        try:
+            site = web.TCPSite(runner, "localhost", port)
+            await site.start()
+            return port
+        except OSError:
+            port += 1
+    raise RuntimeError("no free port")
 "#,
     ],
 };

@@ -21,7 +21,8 @@ called on the spot (`async_to_sync(send)(msg)`; building the wrapper alone
 runs nothing), or `.result()` on the future returned by
 `asyncio.run_coroutine_threadsafe` (not one the file scheduled on a loop
 it made for a thread of its own, `self._loop = asyncio.new_event_loop()`
-run by a thread: that loop is not the caller's). Anywhere: importing `nest_asyncio`
+run by a thread, also the loop field of a thread object of the file,
+`self.t.loop`: that loop is not the caller's). Anywhere: importing `nest_asyncio`
 and calling its `apply()`, which patches asyncio so that such nesting
 appears to work (an import left behind with the `apply()` commented out
 patches nothing). A call in the branch that runs only when no loop is
@@ -262,6 +263,31 @@ class Processor:
         else:
             # Only reached when no loop runs on this thread.
             loop.run_until_complete(self.process(items))
+"#,
+        r#"
+import asyncio
+from threading import Thread
+
+
+class LoopThread(Thread):
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.loop = asyncio.new_event_loop()
+
+    def run(self):
+        asyncio.set_event_loop(self.loop)
+        self.loop.run_forever()
+
+
+class IsolatedServer:
+    def __init__(self, server):
+        self.server = server
+        self.t = LoopThread()
+        self.t.start()
+
+    async def list_tools(self):
+        # Runs on the thread's own loop, not the caller's.
+        return asyncio.run_coroutine_threadsafe(self.server.list_tools(), self.t.loop).result()
 "#,
     ],
 };

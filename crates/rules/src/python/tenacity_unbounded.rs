@@ -16,8 +16,12 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 A function decorated with tenacity's `@retry` (bare, or called without a
 `wait=` or without a `stop=` argument). A single immediate retry
-(`stop=stop_after_attempt(2)` with no `wait=`) is not reported: one
-re-dial after a dropped connection hammers nothing.
+(`stop=stop_after_attempt(2)` with no `wait=`, the count also a
+module-level constant) is not reported: one re-dial after a dropped
+connection hammers nothing. Nor is a stopped retry with no `wait=` of
+only a lost race on a unique key or a version
+(`retry=retry_if_exception_type(DuplicateKeyError)`, `IntegrityError`):
+the next attempt finds the other writer's row at once.
 
 ## Why
 
@@ -83,7 +87,7 @@ impl Rule for TenacityUnbounded {
                     .collect();
                 if missing.is_empty()
                     || c.args.iter().any(|a| a.spread)
-                    || (missing == ["wait"] && single_retry(cx, c))
+                    || (missing == ["wait"] && (single_retry(cx, c) || only_on_conflict(cx, c)))
                 {
                     continue;
                 }
@@ -100,15 +104,48 @@ impl Rule for TenacityUnbounded {
     }
 }
 
-/// `stop=stop_after_attempt(2)`: one retry right after a failure (a
-/// dropped connection re-dialled once), not a loop that hammers.
+/// `stop=stop_after_attempt(2)` (the count also a module-level constant,
+/// `MODEL_RETRIES = 2`): one retry right after a failure (a dropped
+/// connection re-dialled once), not a loop that hammers.
 fn single_retry(cx: &FileCx, c: &Call) -> bool {
     c.kwarg("stop")
         .and_then(|s| cx.call(s))
         .filter(|s| s.name == "stop_after_attempt")
         .and_then(|s| s.positional(0))
+        .map(|n| crate::python::common::module_constant(cx, n).unwrap_or(n))
         .and_then(|n| cx.model.literal(n))
         .is_some_and(|n| matches!(n, Lit::Int(n) if *n <= 2))
+}
+
+/// `retry=retry_if_exception_type(DuplicateKeyError)` with a stop: it
+/// retries only a lost race on a unique key or a version (an upsert that
+/// another writer beat), which the next attempt settles at once.
+fn only_on_conflict(cx: &FileCx, c: &Call) -> bool {
+    let conflict = |t: &str| {
+        let last = t.rsplit('.').next().unwrap_or(t);
+        last.contains("DuplicateKey")
+            || last.contains("UniqueViolation")
+            || last == "IntegrityError"
+            || crate::python::retry_without_backoff::is_conflict(t)
+    };
+    c.kwarg("retry")
+        .and_then(|r| cx.call(cx.model.strip(r)))
+        .filter(|r| r.name == "retry_if_exception_type")
+        .is_some_and(|r| {
+            !r.args.is_empty()
+                && r.args.iter().all(|a| {
+                    let parts = match &cx.expr(cx.model.strip(a.value)).kind {
+                        ExprKind::Collection { elems, .. } => elems.clone(),
+                        _ => vec![a.value],
+                    };
+                    parts.iter().all(|&x| {
+                        cx.model
+                            .resolved(x)
+                            .or_else(|| cx.model.name_of(x))
+                            .is_some_and(conflict)
+                    })
+                })
+        })
 }
 
 fn finding(cx: &FileCx, span: Span, missing: &[&str]) -> Finding {
@@ -196,6 +233,27 @@ from tenacity import retry, stop_after_attempt
 async def reconnect(link):
     # One immediate retry after a dropped connection.
     return await link.open()
+"#,
+        r#"
+import tenacity
+from pymongo.errors import DuplicateKeyError
+
+MODEL_RETRIES = 2
+
+@tenacity.retry(stop=tenacity.stop_after_attempt(MODEL_RETRIES))
+async def chat_completion(client, messages):
+    return await client.complete(messages)
+
+async def upsert_history(collection, owner, doc):
+    # Two first writers race on the unique index: the loser finds the row.
+    @tenacity.retry(
+        retry=tenacity.retry_if_exception_type(DuplicateKeyError),
+        stop=tenacity.stop_after_attempt(3),
+        reraise=True,
+    )
+    async def _upsert():
+        return await collection.find_one_and_update({"owner": owner}, {"$setOnInsert": doc}, upsert=True)
+    return await _upsert()
 "#,
     ],
 };

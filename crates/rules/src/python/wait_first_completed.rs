@@ -31,6 +31,9 @@ parameter or an attribute of one, kept across the iterations of a loop:
 `while ctx.tasks: done, _ = await asyncio.wait(ctx.tasks, ..)`, also
 picked from it, `[t for _, t in in_progress]`) multiplexes events or waits for a free
 slot: its unfinished tasks stay tracked, and it is not reported. Nor is a
+race of functions run on other threads (`asyncio.to_thread(ev.wait,
+t)`, `loop.run_in_executor(..)`, also wrapped in `ensure_future`):
+cancelling a loser would not stop its thread. Nor is a
 wait on futures other objects keep, written out (`[self._closing,
 self._dead_fut]`) or gathered in a local list grown only with such
 fields (`futures.append(self._heartbeat_task)`): nobody expects this wait
@@ -107,6 +110,7 @@ impl Rule for WaitFirstCompleted {
                 continue;
             }
             if waits_only_on_others(cx, f, c)
+                || races_only_thread_work(cx, c)
                 || waits_on_kept_collection(cx, f, id, c)
                 || all_cancelled_before(cx, f, id, c)
                 || gathers_all_after(cx, f, id, c)
@@ -355,6 +359,69 @@ fn waits_on_kept_collection(cx: &FileCx, f: FuncId, wait: ExprId, c: &Call) -> b
         }
         cx.model.name_of(root).is_some_and(kept)
     })
+}
+
+/// Every racer runs a function on another thread (`asyncio.to_thread(
+/// ev.wait, timeout)`, `loop.run_in_executor(None, fn)`), also wrapped in
+/// `ensure_future`/`create_task` or built into a local list first:
+/// cancelling a loser would not stop its thread, so leaving it is all
+/// there is to do.
+fn races_only_thread_work(cx: &FileCx, c: &Call) -> bool {
+    let Some(arg) = c.positional(0) else {
+        return false;
+    };
+    let mut leaves = Vec::new();
+    racers(cx, arg, 4, &mut leaves)
+        && !leaves.is_empty()
+        && leaves.iter().all(|&x| {
+            cx.call(cx.model.strip(x))
+                .is_some_and(|k| cx.effect(k, Effect::Offload).is_some())
+        })
+}
+
+/// Collects the awaitables a racer collection holds into `out`; false when
+/// some part cannot be followed.
+fn racers(cx: &FileCx, e: ExprId, depth: u32, out: &mut Vec<ExprId>) -> bool {
+    let m = cx.model;
+    let e = m.strip(e);
+    if depth == 0 {
+        return false;
+    }
+    match &cx.expr(e).kind {
+        ExprKind::Collection { elems, .. } => elems.iter().all(|&x| racers(cx, x, depth - 1, out)),
+        ExprKind::Comprehension {
+            elt, generators, ..
+        } => {
+            // `[ensure_future(c) for c in coros]`: the racers are `coros`'.
+            let wrapped = cx
+                .call(m.strip(*elt))
+                .filter(|w| matches!(w.name.as_str(), "ensure_future" | "create_task"))
+                .and_then(|w| w.positional(0))
+                .and_then(|a| m.name_of(a));
+            match (generators.as_slice(), wrapped.or_else(|| m.name_of(*elt))) {
+                ([g], Some(n)) if binds_name(cx, g.target, n) => racers(cx, g.iter, depth - 1, out),
+                _ => {
+                    out.push(*elt);
+                    true
+                }
+            }
+        }
+        ExprKind::Name { id, .. } => {
+            match crate::util::enclosing_function_span(m, cx.expr(e).span)
+                .and_then(|sc| crate::util::local_value_in(m, sc, id))
+            {
+                Some(v) if v != e => racers(cx, v, depth - 1, out),
+                _ => false,
+            }
+        }
+        ExprKind::Call(w) if matches!(w.name.as_str(), "ensure_future" | "create_task") => w
+            .positional(0)
+            .is_some_and(|a| racers(cx, a, depth - 1, out)),
+        _ => {
+            out.push(e);
+            true
+        }
+    }
 }
 
 /// The names and attributes a collection expression joins: `tasks`,
@@ -759,6 +826,19 @@ async def run(client, handle):
     finally:
         await client.disconnect()
         await task
+"#,
+        r#"
+import asyncio
+
+async def wait_any(events, timeout):
+    # Each racer is a thread blocked in `Event.wait` with its own timeout:
+    # cancelling a loser would not stop its thread.
+    coros = [asyncio.to_thread(ev.wait, timeout) for ev in events]
+    await asyncio.wait(
+        [asyncio.ensure_future(c) for c in coros],
+        timeout=timeout,
+        return_when=asyncio.FIRST_COMPLETED,
+    )
 "#,
     ],
 };
