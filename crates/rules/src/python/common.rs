@@ -571,9 +571,10 @@ fn ancestors_in_file<'a>(cx: &FileCx<'a>, class: &'a str) -> Vec<&'a str> {
 pub fn inside_with_of(cx: &FileCx, e: ExprId, names: &[String]) -> bool {
     inside_with_matching(cx, e, |cx, ctx| {
         // `with (await self._cond):`, the pre-3.9 way of taking an asyncio
-        // lock or condition, holds it too.
+        // lock or condition, holds it too, and so does the generator-based
+        // `with (yield from self._cond):` before it.
         let ctx = match cx.expr(cx.model.strip(ctx)).kind {
-            ExprKind::Await(inner) => cx.model.strip(inner),
+            ExprKind::Await(inner) | ExprKind::Yield(Some(inner)) => cx.model.strip(inner),
             _ => ctx,
         };
         lock_text(cx, ctx).is_some_and(|d| names.contains(&d))

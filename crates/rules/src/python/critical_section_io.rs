@@ -26,7 +26,7 @@ I/O calls (`with send_lock: sock.sendall(frame)`), or nothing but
 `print` or logging calls (a multi-line report kept together), is left
 alone: that lock exists to keep the writes from interleaving. So is a
 value built once under the lock (`if self._model is None: self._model =
-load(path)`, or after an early return once it is done, `if
+load(path)`, also committed with others, `_extent, _ui = extent, dev`, or after an early return once it is done, `if
 self.initialized: return`, or `if _options and not force: return
 _options`, also with an expiry, `if _token["value"] and now <
 _token["expires_at"]: return _token["value"]`, the block then setting
@@ -802,11 +802,32 @@ fn fills_once(cx: &FileCx, call: ExprId, w: StmtId) -> bool {
     // "w")`, then `self._stream = stream`); not a flag set to `True`: `if
     // not self._active: self._active = True; self._on_start()` runs on
     // every activation.
+    // Also one of several committed together (`_extent, _ui = extent,
+    // dev`), each from a call or a local.
+    let made = |v: ExprId| cx.call(m.strip(v)).is_some() || m.name_of(m.strip(v)).is_some();
     let sets = |block: &[StmtId], what: &str| {
-        crate::index::always_does(m, block, &|st| {
-            matches!(&cx.stmt(st).kind, StmtKind::Assign { targets, value: Some(v), .. }
-                if (cx.call(m.strip(*v)).is_some() || m.name_of(m.strip(*v)).is_some())
-                    && targets.iter().any(|&t| m.dotted(t).as_deref() == Some(what)))
+        crate::index::always_does(m, block, &|st| match &cx.stmt(st).kind {
+            StmtKind::Assign {
+                targets,
+                value: Some(v),
+                ..
+            } => {
+                (made(*v)
+                    && targets
+                        .iter()
+                        .any(|&t| m.dotted(t).as_deref() == Some(what)))
+                    || match (targets.as_slice(), &cx.expr(m.strip(*v)).kind) {
+                        ([t], ExprKind::Collection { elems: vs, .. }) => {
+                            matches!(&cx.expr(*t).kind, ExprKind::Collection { elems: ts, .. }
+                            if ts.len() == vs.len()
+                                && ts.iter().zip(vs).any(|(&t, &v)| {
+                                    m.dotted(t).as_deref() == Some(what) && made(v)
+                                }))
+                        }
+                        _ => false,
+                    }
+            }
+            _ => false,
         })
     };
     // Kept beyond the call: a field, or a module name the function
@@ -2182,6 +2203,25 @@ def record_hit(path, key, counts):
         with sqlite3.connect(path, timeout=2.0) as conn:
             conn.execute("UPDATE hits SET n = n + 1 WHERE k = ?", (key,))
         counts[key] = counts.get(key, 0) + 1
+"#,
+        r#"
+import threading
+import time
+
+_ui = None
+_extent = None
+_ui_lock = threading.Lock()
+
+def get_device():
+    global _ui, _extent
+    if _ui is None:
+        with _ui_lock:
+            if _ui is None:
+                extent = read_layout()
+                dev = open_device()
+                time.sleep(0.2)
+                _extent, _ui = extent, dev
+    return _ui
 "#,
     ],
 };

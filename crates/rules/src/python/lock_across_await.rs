@@ -52,7 +52,8 @@ Two shapes:
   for the I/O, the rest find the slot filled. So is a lock around calls on one
   object that runs one operation at a time (a single `asyncpg.Connection`,
   which fails a second concurrent call; the knowledge marks such methods
-  `exclusive`): sharing it takes the lock. Opening and querying a local
+  `exclusive`), or a lock kept on a connection object
+  (`adapt_connection._execute_mutex`): sharing it takes the lock. Opening and querying a local
   SQLite file through aiosqlite wait for no peer and are not counted as I/O here. So is a lock around one request that
   has a deadline (its own `timeout=`, or a timeout scope around it) and
   nothing else but locals: it takes a device's requests one at a time, and
@@ -358,6 +359,7 @@ fn check_with(cx: &FileCx, w: StmtId, out: &mut Vec<Finding>) {
             && !rechecks_first(cx, body)
             && !serializes_one_stream(cx, &awaits)
             && !serializes_one_connection(cx, &awaits)
+            && !a_connections_own(&lock)
             && !skipped_when_held(cx, w, &lock)
             && !one_bounded_request(cx, body, &awaits)
             && !paces_requests(cx, body)
@@ -383,6 +385,24 @@ fn check_with(cx: &FileCx, w: StmtId, out: &mut Vec<Finding>) {
             out.push(f);
         }
     }
+}
+
+/// The lock is a field of a connection object (`async with
+/// adapt_connection._execute_mutex:`, the mutex SQLAlchemy's async
+/// adapters keep on each connection): it makes the users of that one
+/// connection take turns, which a driver that runs one operation at a
+/// time requires.
+fn a_connections_own(lock: &str) -> bool {
+    let Some((owner, _)) = lock.rsplit_once('.') else {
+        return false;
+    };
+    let last = owner
+        .rsplit('.')
+        .next()
+        .unwrap_or(owner)
+        .trim_start_matches('_')
+        .to_ascii_lowercase();
+    last == "conn" || last.ends_with("connection")
 }
 
 /// Some `async with` of the same lock reads a key of a store and writes
@@ -1602,6 +1622,26 @@ async def save_state():
     async with lock:
         async with aiofiles.open("state.json", "w") as f:
             await f.write(json.dumps(STATE))
+"#,
+        r#"
+import asyncio
+
+import httpx
+
+class AsyncAdaptConnection:
+    def __init__(self):
+        self._execute_mutex = asyncio.Lock()
+
+class AsyncAdaptCursor:
+    def __init__(self, adapt_connection: AsyncAdaptConnection):
+        self._adapt_connection = adapt_connection
+        self._client = httpx.AsyncClient(timeout=30)
+
+    async def execute(self, url, query):
+        adapt_connection = self._adapt_connection
+        async with adapt_connection._execute_mutex:
+            response = await self._client.post(url, content=query)
+            self._rows = await self._client.get(response.json()["next"])
 "#,
     ],
 };

@@ -26,7 +26,8 @@ and reports:
 
 - a pair of locks taken as A then B on one path and B then A on another;
 - a `threading.Lock` (not `RLock`, nor a `Condition` built without a lock
-  or around an `RLock()`, which is re-entrant) taken again while held,
+  or around an `RLock()`, also one kept in a field, `Condition(self._lock)`
+  after `self._lock = RLock()`, which is re-entrant) taken again while held,
   directly or by a called function. A coroutine or function handed to a
   new task or thread (`create_task(self.loop())`, `to_thread(f)`) is not
   called here: it runs later, in its own turn; nor is a coroutine
@@ -809,8 +810,9 @@ fn on_another_instance(cx: &FileCx, call: ExprId, c: &Call, callee: FuncId) -> b
 
 /// Whether a lock can be taken again by the thread that holds it: an
 /// `RLock`, or a `threading.Condition` built without a lock (it makes its
-/// own `RLock`) or around an `RLock()`, at every place the file builds
-/// the one this name holds.
+/// own `RLock`) or around an `RLock()` (also one held in a field,
+/// `Condition(self._lock)` after `self._lock = RLock()`), at every place
+/// the file builds the one this name holds.
 fn reentrant(cx: &FileCx, l: &crate::python::common::LockRef) -> bool {
     if l.kind == "rlock" {
         return true;
@@ -836,6 +838,24 @@ fn reentrant(cx: &FileCx, l: &crate::python::common::LockRef) -> bool {
     if l.kind != "condition" {
         return false;
     }
+    // `self._lock`, built as an `RLock` everywhere the file builds it.
+    let locks = crate::python::common::constructions(cx, |t| {
+        matches!(t, "threading.Lock" | "threading.RLock")
+    });
+    let rlock_field = |a: ExprId| {
+        let Some(d) = cx.model.dotted(cx.model.strip(a)) else {
+            return false;
+        };
+        let mine: Vec<&Call> = locks
+            .iter()
+            .filter(|(target, _)| *target == d)
+            .map(|&(_, c)| c)
+            .collect();
+        !mine.is_empty()
+            && mine
+                .iter()
+                .all(|c| c.target.as_deref() == Some("threading.RLock"))
+    };
     let mut built = 0;
     for (target, c) in crate::python::common::condition_constructions(cx) {
         if c.target.as_deref() != Some("threading.Condition")
@@ -845,9 +865,11 @@ fn reentrant(cx: &FileCx, l: &crate::python::common::LockRef) -> bool {
         }
         let own_rlock = match c.positional(0).or_else(|| c.kwarg("lock")) {
             None => true,
-            Some(a) => cx
-                .call(cx.model.strip(a))
-                .is_some_and(|k| k.target.as_deref() == Some("threading.RLock")),
+            Some(a) => {
+                cx.call(cx.model.strip(a))
+                    .is_some_and(|k| k.target.as_deref() == Some("threading.RLock"))
+                    || rlock_field(a)
+            }
         };
         if !own_rlock {
             return false;
@@ -1475,6 +1497,25 @@ class Client:
                 self.initialize()
                 return self._post(method, params, _allow_reconnect=False)
         return response.json()
+"#,
+        r#"
+import threading
+
+class SessionManager:
+    def __init__(self):
+        self._lock = threading.RLock()
+        self._condition = threading.Condition(self._lock)
+        self._sessions = {}
+
+    def close(self, sid):
+        with self._condition:
+            self._sessions.pop(sid, None)
+            self._prune()
+
+    def _prune(self):
+        # Re-entrant: the condition is built on an `RLock`.
+        with self._condition:
+            self._condition.notify_all()
 "#,
     ],
 };

@@ -21,7 +21,8 @@ pub static META: RuleMeta = RuleMeta {
 A call to `notify()` or `notify_all()` on a `threading.Condition` or
 `asyncio.Condition` that is not inside `with cond:`/`async with cond:`
 (or the pre-3.9 `with (await cond):`; or
-`with lock:` for `Condition(lock)`, the lock also got from a method,
+`with lock:` for `Condition(lock)`, or the generator-based `with (yield
+from cond):`, the lock also got from a method,
 `Condition(lock=self.state.get_lock())` held by `with
 self.state.get_lock():`, also through another reference to the
 object that built them: `with parent._mutex: parent._not_empty.notify()`,
@@ -313,7 +314,8 @@ fn acquires_in(cx: &FileCx, f: FuncId, names: &[String]) -> bool {
 }
 
 /// Every call of the function in this file is under the lock (a helper
-/// documented as "call with the lock held").
+/// documented as "call with the lock held"): inside `with` it, or in a
+/// function that takes it with `acquire()`.
 fn callers_hold(cx: &FileCx, f: FuncId, names: &[String]) -> bool {
     let func = cx.func(f);
     if func.name.ends_with("_locked") {
@@ -344,7 +346,9 @@ fn callers_hold(cx: &FileCx, f: FuncId, names: &[String]) -> bool {
                     _ => n.clone(),
                 })
                 .collect();
-            inside_with_of(cx, s, &seen)
+            // Under `with`, or between the caller's own `acquire()` and
+            // `release()` of the lock.
+            inside_with_of(cx, s, &seen) || acquires_in(cx, cx.func_of(s), &seen)
         })
 }
 
@@ -915,6 +919,41 @@ class SharedQueue:
         with self.state.get_lock():
             self.state.value -= 1
             self.not_full.notify()
+"#,
+        r#"
+import threading
+
+class Cache:
+    def __init__(self):
+        self.__lock = threading.Lock()
+        self.__cond = threading.Condition(self.__lock)
+        self.__pending = {}
+
+    def __finish(self, key, value):
+        # Callers must hold `__lock`.
+        self.__pending[key] = value
+        self.__cond.notify_all()
+
+    def fetch(self, key):
+        self.__lock.acquire()
+        try:
+            self.__finish(key, key * 2)
+        finally:
+            self.__lock.release()
+"#,
+        r#"
+import asyncio
+
+class Pool:
+    def __init__(self):
+        self._cond = asyncio.Condition()
+        self._free = []
+
+    @asyncio.coroutine
+    def release(self, conn):
+        with (yield from self._cond):
+            self._free.append(conn)
+            self._cond.notify()
 "#,
     ],
 };

@@ -27,8 +27,9 @@ this process knows (every assignment to it, in its own function for a
 local, a `tempfile.mkdtemp()`, the name of a `with
 tempfile.NamedTemporaryFile(delete=False) as tmp:` or of a local bound to
 one, `tmp.name`, or a name
-built with `os.getpid()`, a random UUID or a random number drawn there:
-`random.getrandbits(128)`, `secrets.token_hex()`) is not reported, nor is a marker
+built with `os.getpid()`, a random UUID, a random number drawn there,
+`random.getrandbits(128)`, `secrets.token_hex()`, or the time,
+`f"{time.time()}.png"`) is not reported, nor is a marker
 file created empty or with fixed content (`with open(p, "w"): pass`,
 `open(p, "w").close()`, `f = open(p, "w+")` then `f.close()`,
 `with open(p, "w") as f: f.write("\n")`, `open(p, "w").write(DEFAULTS)`,
@@ -45,7 +46,10 @@ remove(p)`, also with `elif isfile(p):`), nor a check and act made under an inte
 `fcntl.flock`/`lockf` and whose `__exit__` keeps the lock file, or
 between its `acquire()` and `release()`; also
 `with self.lock:` where `self.lock` is a file lock, or a thread lock only
-where the caller chose a single process).
+where the caller chose a single process). Nor is an act inside a `try`
+that catches the error losing the race raises (`except
+FileNotFoundError:`, `OSError`) or inside `with
+contextlib.suppress(OSError):`: the code already copes with it.
 
 ## Why
 
@@ -216,11 +220,28 @@ fn fix_for(c: &Call, missing: bool) -> &'static str {
 }
 
 /// The act sits in a `try` that catches the error the race produces
-/// (`FileExistsError`, `FileNotFoundError`, `OSError`...): the check is
-/// only an optimization and the code already copes with losing the race.
+/// (`FileExistsError`, `FileNotFoundError`, `OSError`...), or in `with
+/// contextlib.suppress(OSError):`: the check is only an optimization and
+/// the code already copes with losing the race.
 fn race_handled(cx: &FileCx, call: ExprId) -> bool {
     let Some(s) = cx.tree.enclosing_stmt(call) else {
         return false;
+    };
+    let catches = |t: &str| {
+        matches!(
+            t.strip_prefix("builtins.").unwrap_or(t),
+            "FileExistsError"
+                | "FileNotFoundError"
+                | "OSError"
+                | "IOError"
+                | "EnvironmentError"
+                // Aliases of OSError in older code.
+                | "os.error"
+                | "socket.error"
+                | "select.error"
+                | "Exception"
+                | "BaseException"
+        )
     };
     std::iter::once(s)
         .chain(cx.tree.stmt_ancestors(s))
@@ -230,26 +251,21 @@ fn race_handled(cx: &FileCx, call: ExprId) -> bool {
                     .iter()
                     .any(|&b| b == s || cx.tree.stmt_ancestors(s).any(|x| x == b));
                 in_body
-                    && handlers.iter().any(|h| {
-                        h.types.is_empty()
-                            || h.types.iter().any(|t| {
-                                matches!(
-                                    t.as_str(),
-                                    "FileExistsError"
-                                        | "FileNotFoundError"
-                                        | "OSError"
-                                        | "IOError"
-                                        | "EnvironmentError"
-                                        // Aliases of OSError in older code.
-                                        | "os.error"
-                                        | "socket.error"
-                                        | "select.error"
-                                        | "Exception"
-                                        | "BaseException"
-                                )
-                            })
-                    })
+                    && handlers
+                        .iter()
+                        .any(|h| h.types.is_empty() || h.types.iter().any(|t| catches(t)))
             }
+            StmtKind::With { items, .. } => items.iter().any(|it| {
+                cx.call(cx.model.strip(it.ctx)).is_some_and(|c| {
+                    c.target.as_deref() == Some("contextlib.suppress")
+                        && c.args.iter().any(|a| {
+                            cx.model
+                                .resolved(a.value)
+                                .or_else(|| cx.model.name_of(a.value))
+                                .is_some_and(catches)
+                        })
+                })
+            }),
             _ => false,
         })
 }
@@ -380,8 +396,9 @@ fn only_ever_assigned_or_unpacked(
 }
 
 /// A fresh temporary, the process id, a UUID, a random number drawn here
-/// (`random.getrandbits(128)`, `randint(100, 99999999)`, `secrets.token_hex()`):
-/// a name nobody else can know before this process makes it.
+/// (`random.getrandbits(128)`, `randint(100, 99999999)`, `secrets.token_hex()`),
+/// the current time to the microsecond (`time.time()`): a name nobody else
+/// can know before this process makes it.
 fn private_source(cx: &FileCx, x: ExprId) -> bool {
     cx.call(x).is_some_and(|c| {
         matches!(
@@ -403,6 +420,8 @@ fn private_source(cx: &FileCx, x: ExprId) -> bool {
                     | "secrets.token_urlsafe"
                     | "secrets.token_bytes"
                     | "secrets.randbits"
+                    | "time.time"
+                    | "time.time_ns"
             )
         )
     })
@@ -1473,6 +1492,29 @@ def prepare(path):
     if not os.path.exists(path):
         with open(path, "wb") as f:
             pickle.dump({}, f)
+"#,
+        r#"
+import os
+import time
+
+def screenshot(grab, send):
+    file_name = f"{str(time.time()).replace('.', '_')}.png"
+    try:
+        with open(file_name, "wb") as f:
+            grab().save(f, "PNG")
+        return send(file_name)
+    finally:
+        if os.path.isfile(file_name):
+            os.remove(file_name)
+"#,
+        r#"
+from contextlib import suppress
+from pathlib import Path
+
+def cleanup_item(item: Path):
+    with suppress(PermissionError, OSError):
+        if item.exists():
+            item.unlink()
 "#,
     ],
 };

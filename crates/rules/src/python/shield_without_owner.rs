@@ -26,7 +26,8 @@ future, and whoever made it owns it; nor an `async def` of the file that
 only waits for futures its object keeps and returns nothing, or their
 result (`await self._pid_waiter`, `await self._started; return await
 self._task`). Neither is a fresh bare future
-(`loop.create_future()`, `asyncio.Future()`): it runs no work at all;
+(`loop.create_future()`, `asyncio.Future()`, also one put in a table with
+`setdefault(key, loop.create_future())`): it runs no work at all;
 nor a future over work that already runs (`asyncio.wrap_future(cf)`,
 `loop.run_in_executor(pool, fn)`, a child process's `process.wait()`,
 `asyncio.gather(*tasks, return_exceptions=True)` or `asyncio.wait` of
@@ -218,6 +219,15 @@ fn deadline_scopes(cx: &FileCx, g: FuncId) -> usize {
         .count()
 }
 
+/// `self._published.setdefault(key, loop.create_future())`: a bare future
+/// kept in a table of the object (or the one it already held there).
+fn kept_bare_future(cx: &FileCx, c: &Call) -> bool {
+    c.name == "setdefault"
+        && c.positional(1)
+            .and_then(|v| cx.call(cx.model.strip(v)))
+            .is_some_and(|k| crate::python::common::makes_asyncio_future(cx, k))
+}
+
 /// Describes the shielded value when nothing else owns it.
 fn unowned(cx: &FileCx, shield: ExprId, arg: ExprId) -> Option<String> {
     let arg = cx.model.strip(arg);
@@ -260,8 +270,13 @@ fn unowned(cx: &FileCx, shield: ExprId, arg: ExprId) -> Option<String> {
         .filter_map(|&r| assigned_call(r))
         .collect();
     // `drain = asyncio.gather(*pending, return_exceptions=True)`: a future
-    // over tasks that already exist.
-    if stored.is_empty() || stored.iter().any(|c| over_existing_work(cx, c)) {
+    // over tasks that already exist; `fut = self._waiters.setdefault(key,
+    // loop.create_future())`: a bare future, or the one already kept.
+    if stored.is_empty()
+        || stored
+            .iter()
+            .any(|c| over_existing_work(cx, c) || kept_bare_future(cx, c))
+    {
         return None;
     }
     // Owned when handed to anything else: stored in an attribute or a
@@ -780,6 +795,21 @@ async def offload(lock, write):
         await task
         lock.release()
         raise
+"#,
+        r#"
+import asyncio
+
+class Approvals:
+    def __init__(self, timeout):
+        self.timeout = timeout
+        self._published = {}
+
+    async def wait_for_decision(self, tool_use):
+        future = self._published.setdefault(tool_use, asyncio.get_running_loop().create_future())
+        try:
+            return await asyncio.wait_for(asyncio.shield(future), self.timeout)
+        finally:
+            self._published.pop(tool_use, None)
 "#,
     ],
 };

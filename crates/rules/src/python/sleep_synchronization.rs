@@ -46,7 +46,8 @@ Outside tests, a sleep of under a minute is also reported when its comment
 the comment names a delay policy (a backoff, a retry, a rate limit, an
 interval) or a length someone set ("wait for the specified time"), the sleep lasts a window the caller passes in
 (`asyncio.sleep(timeout)` of a parameter named for a timeout, window or
-duration: how long to listen for replies), or the statement after it
+duration, also one of an enclosing function: how long to listen for
+replies), or the statement after it
 tries again (calls the sleeping function itself, or hands a call an
 attempt count: `await self.send(failed, retry - 1)`): a pause between
 attempts, where a guess that is too short costs one more attempt. Nor
@@ -145,12 +146,21 @@ impl Rule for SleepSynchronization {
             let callers_window = sleep_arg(c).flatten().is_some_and(|a| {
                 cx.model.name_of(a).is_some_and(|n| {
                     let n = n.to_ascii_lowercase();
-                    (n.contains("timeout") || n.contains("window") || n.contains("duration"))
-                        && cx
-                            .func(f)
+                    // A parameter of the function, or of one it is nested
+                    // in (a closure inside a command that takes
+                    // `--timeout`).
+                    let mut scope = Some(f);
+                    let mut param = false;
+                    while let Some(g) = scope {
+                        param |= cx
+                            .func(g)
                             .params
                             .iter()
-                            .any(|p| p.name.eq_ignore_ascii_case(&n))
+                            .any(|p| p.name.eq_ignore_ascii_case(&n));
+                        scope = cx.func(g).parent.filter(|p| p.0 != 0);
+                    }
+                    (n.contains("timeout") || n.contains("window") || n.contains("duration"))
+                        && param
                 })
             });
             if !cx.func(f).is_test
@@ -1079,6 +1089,17 @@ def last_offset(consumer, tp):
     consumer.poll(timeout=1.0)
     time.sleep(0.1)  # small margin to ensure the consumer is ready
     return consumer.get_watermark_offsets(tp, timeout=5.0)
+"#,
+        r#"
+import asyncio
+
+def discover(manager, timeout=5):
+    async def run_discovery():
+        await manager.start_discovery()
+        # Wait for discovery
+        await asyncio.sleep(timeout)
+        return await manager.get_devices()
+    return asyncio.run(run_discovery())
 "#,
     ],
 };

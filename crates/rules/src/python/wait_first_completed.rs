@@ -406,13 +406,15 @@ fn racers(cx: &FileCx, e: ExprId, depth: u32, out: &mut Vec<ExprId>) -> bool {
                 }
             }
         }
+        // A local: every value the function binds to it (`coros = [..]` in
+        // each branch of an `if`).
         ExprKind::Name { id, .. } => {
-            match crate::util::enclosing_function_span(m, cx.expr(e).span)
-                .and_then(|sc| crate::util::local_value_in(m, sc, id))
-            {
-                Some(v) if v != e => racers(cx, v, depth - 1, out),
-                _ => false,
-            }
+            let values: Vec<Option<ExprId>> =
+                crate::python::common::values_bound_to(cx, cx.func_of(e), id).collect();
+            !values.is_empty()
+                && values
+                    .into_iter()
+                    .all(|v| v.is_some_and(|v| v != e && racers(cx, v, depth - 1, out)))
         }
         ExprKind::Call(w) if matches!(w.name.as_str(), "ensure_future" | "create_task") => w
             .positional(0)
@@ -833,7 +835,10 @@ import asyncio
 async def wait_any(events, timeout):
     # Each racer is a thread blocked in `Event.wait` with its own timeout:
     # cancelling a loser would not stop its thread.
-    coros = [asyncio.to_thread(ev.wait, timeout) for ev in events]
+    if len(events) > 1:
+        coros = [asyncio.to_thread(ev.wait, timeout) for ev in events]
+    else:
+        coros = [asyncio.to_thread(events[0].wait, timeout)]
     await asyncio.wait(
         [asyncio.ensure_future(c) for c in coros],
         timeout=timeout,

@@ -17,7 +17,9 @@ pub static META: RuleMeta = RuleMeta {
     summary: "An asyncio `StreamWriter.write()` inside a loop whose body never awaits `drain()`.",
     docs: r#"
 `writer.write(...)` (or `writelines`) on an asyncio `StreamWriter` inside
-a `for`/`while` loop, when the loop body has no `await writer.drain()`.
+a `for`/`while` loop, when the loop body has no `await writer.drain()`
+(nor a call of a function of the file that drains, `await
+_drain(writer, timeout)`).
 Writers are recognized by type, as the second value of
 `asyncio.open_connection`, or as the second parameter of a
 `start_server` handler; inside a `with` that binds the same name to what
@@ -128,10 +130,19 @@ impl Rule for WriteWithoutDrain {
             {
                 continue;
             }
+            // A drain, also through a function of the file that drains
+            // (`await _drain(upstream, timeout)`, bounding it).
+            let drains = |dc: &Call| dc.name == "drain";
             let drains_in = |b: &Block| {
                 unsnarl_model::walk::calls_in_block(cx.model, b)
                     .into_iter()
-                    .any(|x| cx.call(x).is_some_and(|dc| dc.name == "drain"))
+                    .filter_map(|x| cx.call(x))
+                    .any(|dc| {
+                        drains(dc)
+                            || cx.callee_in_file(dc).is_some_and(|g| {
+                                g != f && cx.body_calls(g).any(|y| cx.call(y).is_some_and(drains))
+                            })
+                    })
             };
             // An outer loop that drains each round (`while data := await
             // reader.read(n):` splitting each chunk into writes, then
@@ -524,6 +535,19 @@ async def write_response(writer: asyncio.StreamWriter, status, resp, body):
             writer.write(f"{key}: {vals}\r\n".encode())
     writer.write(b"\r\n" + body)
     await writer.drain()
+"#,
+        r#"
+import asyncio
+
+async def _drain(writer, deadline):
+    async with asyncio.timeout(deadline):
+        await writer.drain()
+
+async def relay(reader, host, port, timeout):
+    _, upstream = await asyncio.open_connection(host, port)
+    while message := await reader.read(65536):
+        upstream.write(message)
+        await _drain(upstream, timeout)
 "#,
     ],
 };
