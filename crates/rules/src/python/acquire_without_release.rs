@@ -68,7 +68,9 @@ lookup that hands back the lock) is released by the `with`, and so is
 an acquire inside `with` the same lock (taking it back after a
 `release()` around a wait), or in a callback the enclosing function hands
 on inside such a `with` (`release(); try: time.sleep(0) finally:
-acquire()` in a progress callback that lets other writers in). Methods that hand the
+acquire()` in a progress callback that lets other writers in), or in a
+`@contextmanager` that lends a permit its caller holds (`release(); try:
+yield finally: acquire()`). Methods that hand the
 acquisition to their caller are not reported: a `begin_x` whose class
 has an `end_x`/`finish_x` releasing the same lock, `__enter__`/`__aenter__`,
 `acquire`/`acquire_*`, `*_acquire` (`semaphore_acquire(sem)`) and their
@@ -409,7 +411,7 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
         matches!(&cx.stmt(a).kind, StmtKind::Try { finally: Some(fin), .. }
             if body_contains(cx, fin, s)
                 && crate::util::prev_stmt(cx, a).is_some_and(|p| release_stmt(cx, p, name).is_some()))
-    }) && handed_on_under_the_lock(cx, f, name)
+    }) && (handed_on_under_the_lock(cx, f, name) || lends_while_yielding(cx, f))
     {
         return None;
     }
@@ -671,6 +673,18 @@ fn guarded_plain_steps(cx: &FileCx, s: StmtId) -> bool {
         _ => plain(*cond),
     };
     test && then.iter().chain(orelse).all(|&b| cannot_raise(cx, b))
+}
+
+/// `f` is a `@contextmanager` generator: `release(); try: yield ...
+/// finally: acquire()` lends a permit its caller holds for the body of the
+/// `with`, and hands it back after.
+fn lends_while_yielding(cx: &FileCx, f: FuncId) -> bool {
+    let func = cx.func(f);
+    func.is_generator
+        && func
+            .decorators
+            .iter()
+            .any(|d| d.ends_with("contextmanager"))
 }
 
 /// `f` is a function nested in another that mentions it (hands it on)
@@ -2469,6 +2483,23 @@ class Adapter:
             return await request.json()
         finally:
             self._semaphore.release()
+"#,
+        r#"
+import threading
+from contextlib import contextmanager
+
+class Service:
+    def __init__(self):
+        self.slots = threading.BoundedSemaphore(8)
+
+    @contextmanager
+    def long_wait(self):
+        # The caller holds a slot; lend it out while this request waits.
+        self.slots.release()
+        try:
+            yield 30.0
+        finally:
+            self.slots.acquire()
 "#,
     ],
 };

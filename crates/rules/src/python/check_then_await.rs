@@ -218,15 +218,9 @@ impl Rule for CheckThenAwait {
 /// that changes anything.
 fn same_value_for_all(cx: &FileCx, window: &Block, w: StmtId) -> bool {
     let m = cx.model;
-    let StmtKind::Assign { targets, .. } = &cx.stmt(w).kind else {
+    let Some(awaited) = slot_fill_awaits(cx, window, w) else {
         return false;
     };
-    if targets
-        .iter()
-        .any(|&t| matches!(cx.expr(m.strip(t)).kind, ExprKind::Index { .. }))
-    {
-        return false;
-    }
     // In a connect or start path the filled slot guards what comes next:
     // two racers that both find the device both open a link to it.
     let func = cx.func(cx.tree.stmt_func(w));
@@ -238,7 +232,6 @@ fn same_value_for_all(cx: &FileCx, window: &Block, w: StmtId) -> bool {
     if opens {
         return false;
     }
-    let end = cx.stmt(w).span.end;
     let fixed = |a: ExprId| {
         let a = m.strip(a);
         m.literal(a).is_some()
@@ -280,14 +273,6 @@ fn same_value_for_all(cx: &FileCx, window: &Block, w: StmtId) -> bool {
             (http_get || named_read) && on_own_client && c.args.iter().all(|a| fixed(a.value))
         })
     };
-    let awaited: Vec<ExprId> = unsnarl_model::walk::exprs_in_block(m, window)
-        .into_iter()
-        .filter(|&x| cx.expr(x).span.end <= end)
-        .filter_map(|x| match cx.expr(x).kind {
-            ExprKind::Await(inner) => Some(inner),
-            _ => None,
-        })
-        .collect();
     !awaited.is_empty() && awaited.iter().all(|&inner| reads(inner))
 }
 
@@ -298,15 +283,9 @@ fn same_value_for_all(cx: &FileCx, window: &Block, w: StmtId) -> bool {
 /// that getter is itself safe is a question for its own body.
 fn shared_instance_only(cx: &FileCx, window: &Block, w: StmtId) -> bool {
     let m = cx.model;
-    let StmtKind::Assign { targets, .. } = &cx.stmt(w).kind else {
+    let Some(awaited) = slot_fill_awaits(cx, window, w) else {
         return false;
     };
-    if targets
-        .iter()
-        .any(|&t| matches!(cx.expr(m.strip(t)).kind, ExprKind::Index { .. }))
-    {
-        return false;
-    }
     let singleton = |inner: ExprId| {
         cx.call(m.strip(inner)).is_some_and(|c| {
             let name = c.name.trim_start_matches('_').to_ascii_lowercase();
@@ -320,16 +299,33 @@ fn shared_instance_only(cx: &FileCx, window: &Block, w: StmtId) -> bool {
                     || name.starts_with("get_shared"))
         })
     };
-    let end = cx.stmt(w).span.end;
-    let awaited: Vec<ExprId> = unsnarl_model::walk::exprs_in_block(m, window)
-        .into_iter()
-        .filter(|&x| cx.expr(x).span.end <= end)
-        .filter_map(|x| match cx.expr(x).kind {
-            ExprKind::Await(inner) => Some(inner),
-            _ => None,
-        })
-        .collect();
     !awaited.is_empty() && awaited.into_iter().all(singleton)
+}
+
+/// What is awaited in `window` up to the set `w` of one slot (`self.x =
+/// ...`, not an item of a table, `d[k] = ...`, which is `None`).
+fn slot_fill_awaits(cx: &FileCx, window: &Block, w: StmtId) -> Option<Vec<ExprId>> {
+    let m = cx.model;
+    let StmtKind::Assign { targets, .. } = &cx.stmt(w).kind else {
+        return None;
+    };
+    if targets
+        .iter()
+        .any(|&t| matches!(cx.expr(m.strip(t)).kind, ExprKind::Index { .. }))
+    {
+        return None;
+    }
+    let end = cx.stmt(w).span.end;
+    Some(
+        unsnarl_model::walk::exprs_in_block(m, window)
+            .into_iter()
+            .filter(|&x| cx.expr(x).span.end <= end)
+            .filter_map(|x| match cx.expr(x).kind {
+                ExprKind::Await(inner) => Some(inner),
+                _ => None,
+            })
+            .collect(),
+    )
 }
 
 /// The coroutine asks the person at the terminal (`value = await

@@ -1980,10 +1980,11 @@ pub fn updated_in_place(cx: &FileCx, globals: &HashSet<String>, key: &str, op: B
         else {
             continue;
         };
-        if !targets
-            .iter()
-            .any(|&t| shared_state(cx, globals, t).as_deref() == Some(key))
-        {
+        // An entry written (`self.nets[k] = v`) keeps the object.
+        if !targets.iter().any(|&t| {
+            !matches!(cx.expr(cx.model.strip(t)).kind, ExprKind::Index { .. })
+                && shared_state(cx, globals, t).as_deref() == Some(key)
+        }) {
             continue;
         }
         match (targets.as_slice(), value) {

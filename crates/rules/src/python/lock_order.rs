@@ -2,7 +2,7 @@
 //! again by its holder.
 
 use crate::context::FileCx;
-use crate::python::common::{lock_kind, lock_ref};
+use crate::python::common::{LockRef, lock_kind};
 use crate::rule::{Examples, Rule, RuleMeta};
 use std::collections::{HashMap, HashSet};
 use unsnarl_model::walk::{Child, Visitor, exprs_under, for_each_stmt_child, walk_expr};
@@ -19,7 +19,9 @@ pub static META: RuleMeta = RuleMeta {
     summary: "Two locks are taken in opposite orders on two paths (directly or through calls), or a non-reentrant lock is taken again by code that already holds it.",
     docs: r#"
 Locks are identified as module globals (`_accounts_lock`) or as attributes
-of `self` within a class (`Store._lock`). The rule records, for every
+of `self` within a class (`Store._lock`); a condition built on a lock of
+the same object (`self.condition = threading.Condition(self.lock)`) is
+that lock. The rule records, for every
 function of the file, which locks it takes while holding others (directly
 nested `with` blocks, or calls to functions of the file that take locks),
 and reports:
@@ -808,6 +810,38 @@ fn on_another_instance(cx: &FileCx, call: ExprId, c: &Call, callee: FuncId) -> b
         && cx.model.name_of(r) != own
 }
 
+/// The lock `r` names, keyed by the lock underneath: a condition the
+/// file builds on a lock of the same object (`self.condition =
+/// threading.Condition(self.lock)`) is that lock, so taking one while
+/// holding the other is no order between two locks.
+fn lock_ref(cx: &FileCx, r: ExprId, f: FuncId) -> Option<LockRef> {
+    let mut l = crate::python::common::lock_ref(cx, r, f)?;
+    if l.kind != "condition" {
+        return Some(l);
+    }
+    let Some((class, attr)) = l.key.rsplit_once('.') else {
+        return Some(l);
+    };
+    let under: Vec<String> = crate::python::common::condition_constructions(cx)
+        .into_iter()
+        .filter(|(target, _)| target.strip_prefix("self.") == Some(attr))
+        .filter_map(|(_, c)| {
+            let lock = cx
+                .model
+                .dotted(c.positional(0).or_else(|| c.kwarg("lock"))?)?;
+            lock.strip_prefix("self.")
+                .filter(|rest| !rest.contains('.'))
+                .map(str::to_string)
+        })
+        .collect();
+    if let [lock] = under.as_slice()
+        && l.key != l.display
+    {
+        l.key = format!("{class}.{lock}");
+    }
+    Some(l)
+}
+
 /// Whether a lock can be taken again by the thread that holds it: an
 /// `RLock`, or a `threading.Condition` built without a lock (it makes its
 /// own `RLock`) or around an `RLock()` (also one held in a field,
@@ -1516,6 +1550,34 @@ class SessionManager:
         # Re-entrant: the condition is built on an `RLock`.
         with self._condition:
             self._condition.notify_all()
+"#,
+        r#"
+import threading
+
+class Fleet:
+    def __init__(self):
+        self.lock = threading.RLock()
+        self.condition = threading.Condition(self.lock)
+        self.devices = {}
+
+    def _authenticate(self, token):
+        with self.lock:
+            return self.devices.get(token)
+
+    def route(self, token):
+        # The condition is the same lock as `self.lock`: no order to invert.
+        with self.condition:
+            self.condition.wait(timeout=1)
+            return self._authenticate(token)
+
+    def pair(self, token, device):
+        with self.lock:
+            self.devices[token] = device
+            self.notify()
+
+    def notify(self):
+        with self.condition:
+            self.condition.notify_all()
 "#,
     ],
 };

@@ -32,7 +32,8 @@ unchanged in a `finally` or `except` block after a callee or a setter
 overrode it (`saved = self.command; try: await sub.reinvoke(self)
 finally: self.command = saved`). Nor is `|=`/`-=` on a set or dict (or
 `+=` on a list) that the file only ever sets to a fresh container
-(`self.nets = set()`): the operator changes that one object in place, so
+(`self.nets = set()`; writing an entry, `self.nets[k] = v`, keeps the
+object): the operator changes that one object in place, so
 other tasks' additions stay in it. Nor is an update whose every await
 is of a coroutine of the file that never suspends (`self.cost += await
 self.price(reply)`, where `price` awaits nothing and no override in the
@@ -665,6 +666,18 @@ class Session:
         items = await self.get_items()
         self._read_overhead = max(overhead, self._read_overhead)
         return items
+"#,
+        r#"
+class HostMap:
+    def __init__(self):
+        self._hosts: dict[int, str] = {}
+
+    async def refresh(self, client):
+        # One dict, changed in place; entry writes keep it too.
+        self._hosts |= {h.id: h.name for h in await client.list_hosts()}
+
+    def add(self, host):
+        self._hosts[host.id] = host.name
 "#,
     ],
 };
