@@ -61,7 +61,7 @@ _noop(self): return`): the gather has no failure to stop
 early on; nor of coroutines of the file none of which ever suspends (no
 `await`, `async for` or `async with` of their own): each task runs to its
 end in its first step, so all have finished before the gather sees a
-failure.
+failure (a gather may mix the two kinds).
 
 ## Why
 
@@ -128,8 +128,7 @@ impl Rule for GatherOrphans {
                 || already_finished(cx, id, c)
                 || crate::python::common::in_main_guard(cx, e.span)
                 || (crate::python::common::only_a_loop_root(cx, f) && !caught_in(cx, f, e.span))
-                || every_gathered(cx, f, c, catches_everything_or_does_nothing)
-                || every_gathered(cx, f, c, crate::python::common::never_suspends)
+                || every_gathered(cx, f, c, settles_alone)
                 || paced_by_sleep(cx, c)
                 || only_thread_work(cx, c)
                 || run_on_a_loop_then_closed(cx, id)
@@ -222,6 +221,13 @@ fn paced_by_sleep(cx: &FileCx, c: &Call) -> bool {
         .filter(|a| is_sleep(a) || is_bare_future(a))
         .count();
     idle > 0 && awaitables.len() - idle <= 1 && awaitables.iter().all(|a| !a.spread)
+}
+
+/// A gathered coroutine that leaves no sibling behind when another fails:
+/// it catches every ordinary error (or does nothing), or it never
+/// suspends. A gather may mix the two kinds.
+fn settles_alone(cx: &FileCx, g: FuncId) -> bool {
+    catches_everything_or_does_nothing(cx, g) || crate::python::common::never_suspends(cx, g)
 }
 
 /// Every gathered awaitable runs a function on another thread
@@ -1504,6 +1510,28 @@ class Optimizer:
             batch = tasks[i:i + batch_size]
             results.extend(await asyncio.gather(*batch))
         return results
+"#,
+        r#"
+import asyncio
+import logging
+
+log = logging.getLogger(__name__)
+
+class Readiness:
+    async def _config_ok(self):
+        return self.config is not None
+
+    async def _upstream_ok(self, client):
+        try:
+            await client.ping()
+            return True
+        except Exception:
+            log.warning("upstream not ready")
+            return False
+
+    async def check(self, client):
+        # One never suspends, the other catches everything.
+        return await asyncio.gather(self._config_ok(), self._upstream_ok(client))
 "#,
     ],
 };

@@ -532,6 +532,7 @@ pub(crate) fn waits_for_final_state(cx: &FileCx, lp: StmtId, body: &Block) -> bo
         "done",
         "finished",
         "success",
+        "succeed",
         "succeeded",
         "successful",
         "ready",
@@ -1744,6 +1745,22 @@ class SpotWorker:
                     break
             time.sleep(interval)
         return status
+"#,
+        r#"
+import asyncio
+
+import httpx
+
+async def wait_for_image(task_id):
+    async with httpx.AsyncClient(timeout=30) as client:
+        while True:
+            resp = await client.get(f"https://api.example.com/v1/tasks/{task_id}")
+            data = resp.json()
+            if data["task_status"] == "SUCCEED":
+                return data["output_images"]
+            elif data["task_status"] == "FAILED":
+                raise RuntimeError("generation failed")
+            await asyncio.sleep(5)
 "#,
     ],
 };

@@ -21,7 +21,9 @@ module-level constant) is not reported: one re-dial after a dropped
 connection hammers nothing. Nor is a stopped retry with no `wait=` of
 only a lost race on a unique key or a version
 (`retry=retry_if_exception_type(DuplicateKeyError)`, `IntegrityError`):
-the next attempt finds the other writer's row at once.
+the next attempt finds the other writer's row at once. Nor is a stop
+strategy passed as the predicate (`retry=stop_after_attempt(3)`): it
+says "do not retry" after the first attempt, so nothing repeats.
 
 ## Why
 
@@ -87,6 +89,7 @@ impl Rule for TenacityUnbounded {
                     .collect();
                 if missing.is_empty()
                     || c.args.iter().any(|a| a.spread)
+                    || stop_as_predicate(cx, c)
                     || (missing == ["wait"] && (single_retry(cx, c) || only_on_conflict(cx, c)))
                 {
                     continue;
@@ -115,6 +118,15 @@ fn single_retry(cx: &FileCx, c: &Call) -> bool {
         .map(|n| crate::python::common::module_constant(cx, n).unwrap_or(n))
         .and_then(|n| cx.model.literal(n))
         .is_some_and(|n| matches!(n, Lit::Int(n) if *n <= 2))
+}
+
+/// `@retry(retry=stop_after_attempt(3))`: a stop strategy passed where the
+/// retry predicate goes. It answers "do not retry" after the first
+/// attempt, so the function never runs twice: a mistake, but no storm.
+fn stop_as_predicate(cx: &FileCx, c: &Call) -> bool {
+    c.kwarg("retry")
+        .and_then(|r| cx.call(cx.model.strip(r)))
+        .is_some_and(|r| r.name.starts_with("stop_"))
 }
 
 /// `retry=retry_if_exception_type(DuplicateKeyError)` with a stop: it
@@ -254,6 +266,15 @@ async def upsert_history(collection, owner, doc):
     async def _upsert():
         return await collection.find_one_and_update({"owner": owner}, {"$setOnInsert": doc}, upsert=True)
     return await _upsert()
+"#,
+        r#"
+from tenacity import retry, stop_after_attempt, wait_fixed
+
+class Spider:
+    # `stop_after_attempt` in the predicate's place: it never retries.
+    @retry(retry=stop_after_attempt(3), wait=wait_fixed(1))
+    async def fetch(self, client, url):
+        return await client.get(url)
 "#,
     ],
 };
