@@ -129,12 +129,26 @@ fn may_jump_out(m: &FileModel, s: StmtId) -> bool {
     v.found
 }
 
-/// Python: `sys.exit(..)`, `os._exit(..)`, `exit()`, `quit()`: the call
-/// ends the process (or raises `SystemExit` on its way out).
+/// Python: `sys.exit(..)`, `os._exit(..)`, `exit()`, `quit()`, or an
+/// `os.exec*` that replaces the process with a new program: the call ends
+/// the process (or raises `SystemExit` on its way out).
 pub fn ends_the_process(c: &Call) -> bool {
     matches!(
         c.target.as_deref(),
-        Some("sys.exit" | "os._exit" | "builtins.exit" | "builtins.quit")
+        Some(
+            "sys.exit"
+                | "os._exit"
+                | "builtins.exit"
+                | "builtins.quit"
+                | "os.execv"
+                | "os.execve"
+                | "os.execl"
+                | "os.execle"
+                | "os.execlp"
+                | "os.execlpe"
+                | "os.execvp"
+                | "os.execvpe"
+        )
     )
 }
 

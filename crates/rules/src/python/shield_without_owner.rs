@@ -29,7 +29,7 @@ self._task`). Neither is a fresh bare future
 (`loop.create_future()`, `asyncio.Future()`, also one put in a table with
 `setdefault(key, loop.create_future())`): it runs no work at all;
 nor a future over work that already runs (`asyncio.wrap_future(cf)`,
-`loop.run_in_executor(pool, fn)`, a child process's `process.wait()`,
+`loop.run_in_executor(pool, fn)`, `asyncio.to_thread(fn)`, a child process's `process.wait()`,
 `asyncio.gather(*tasks, return_exceptions=True)` or `asyncio.wait` of
 tasks held in names or fields, also through a local): `shield` starts no
 task for it, and whoever started that work owns it. Nor a wait for an
@@ -810,6 +810,19 @@ class Approvals:
             return await asyncio.wait_for(asyncio.shield(future), self.timeout)
         finally:
             self._published.pop(tool_use, None)
+"#,
+        r#"
+import asyncio
+
+class Store:
+    async def save(self, record):
+        # The write runs on a worker thread, which a cancelled caller
+        # could not stop anyway.
+        await asyncio.shield(asyncio.to_thread(self._write, record))
+
+    def _write(self, record):
+        with open(self.path, "a") as f:
+            f.write(record)
 "#,
     ],
 };

@@ -29,7 +29,8 @@ that a task or loop polls (`stop = True`, `self.running = False`, with at
 most a `raise KeyboardInterrupt` on a second signal, and perhaps a log
 line or a `print` beside it when something else in the file reads the
 flag), is left alone: it touches nothing of the loop's. So is one that ends the process at once
-(`os._exit(1)`, a force exit that works even while the loop is stuck,
+(`os._exit(1)`, a force exit that works even while the loop is stuck, or
+`os.execv(..)`, a restart that replaces the process,
 or the default action put back and the signal sent again:
 `signal.signal(sig, signal.SIG_DFL); os.kill(os.getpid(), sig)`),
 forwards it as SIGINT (`lambda *_: signal.raise_signal(signal.SIGINT)`,
@@ -1294,6 +1295,20 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: signal.raise_signal(signal.SIGINT))
     with suppress(KeyboardInterrupt):
         asyncio.run(serve())
+"#,
+        r#"
+import asyncio
+import os
+import signal
+import sys
+
+def restart(signum, frame):
+    # Replaces the process with a fresh copy of itself.
+    os.execv(sys.executable, [sys.executable] + sys.argv)
+
+async def main():
+    signal.signal(signal.SIGHUP, restart)
+    await asyncio.Event().wait()
 "#,
     ],
 };
