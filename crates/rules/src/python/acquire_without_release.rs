@@ -18,8 +18,9 @@ pub static META: RuleMeta = RuleMeta {
     docs: r#"
 An explicit `acquire()` on a semaphore, lock or capacity limiter (asyncio,
 threading, trio/anyio), where the matching `release()` is not in the
-`finally` of a `try` that starts right after the acquire, or there is no
-release at all. Between the acquire and that `try` may sit only an early
+`finally` of a `try` that starts right after the acquire (or registered
+first thing in a `with ExitStack() as stack:` there,
+`stack.callback(sem.release)`), or there is no release at all. Between the acquire and that `try` may sit only an early
 exit that releases first (`if closed: release(); raise`) and statements that
 cannot raise (`items = []`, `last = None`, `ctx.event = asyncio.Event()`); a release that follows the
 acquire with nothing but such statements, stores of a name into an
@@ -587,7 +588,34 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
 
 /// `s` is a `try` whose `finally` releases `name`.
 fn releasing_try(cx: &FileCx, s: StmtId, name: &str) -> bool {
-    matches!(&cx.stmt(s).kind, StmtKind::Try { finally: Some(fin), .. } if releases(cx, fin, name))
+    match &cx.stmt(s).kind {
+        StmtKind::Try {
+            finally: Some(fin), ..
+        } => releases(cx, fin, name),
+        // `with ExitStack() as stack: stack.callback(lock.release); ...`:
+        // the stack's exit releases on every path, as a `finally` would.
+        StmtKind::With { items, body, .. } => {
+            let stacks: Vec<&str> = items
+                .iter()
+                .filter(|it| {
+                    cx.call(cx.model.strip(it.ctx))
+                        .is_some_and(|c| c.name == "ExitStack" || c.name == "AsyncExitStack")
+                })
+                .filter_map(|it| it.target.and_then(|t| cx.model.name_of(t)))
+                .collect();
+            body.first().is_some_and(|&b| match cx.stmt(b).kind {
+                StmtKind::Expr(x) => cx.call(cx.model.strip(x)).is_some_and(|c| {
+                    c.name == "callback"
+                        && c.receiver
+                            .and_then(|r| cx.model.name_of(r))
+                            .is_some_and(|r| stacks.contains(&r))
+                        && c.positional(0).is_some_and(|a| is_release_of(cx, a, name))
+                }),
+                _ => false,
+            })
+        }
+        _ => false,
+    }
 }
 
 /// `if not self.is_done: self._callbacks.append(f); lock.release();
@@ -2500,6 +2528,19 @@ class Service:
             yield 30.0
         finally:
             self.slots.acquire()
+"#,
+        r#"
+import threading
+from contextlib import ExitStack
+
+_slots = threading.BoundedSemaphore(2)
+
+def execute(request):
+    if not _slots.acquire(blocking=False):
+        raise RuntimeError("workers are busy")
+    with ExitStack() as cleanup:
+        cleanup.callback(_slots.release)
+        return run_child(request)
 "#,
     ],
 };

@@ -29,7 +29,8 @@ or passed on are not reported, nor is `self.create_task(..)` in a class
 that inherits it from a base in another file (a spawner of the project's
 own, whose body is not in sight), nor a call passing a keyword asyncio's
 spawners do not take (`looper.create_task(target=job, name=..)`, the
-project's own spawner), nor a task running a coroutine of the
+project's own spawner) or more than their one positional coroutine
+(`store.create_task(task_id, query)`, a row in a table), nor a task running a coroutine of the
 file that never suspends (no `await`, `async for` or `async with`) and
 makes no blocking call: it runs to its end in its first step, with
 nothing left in flight to lose or cancel. Nor is `ensure_future` of an
@@ -353,18 +354,21 @@ fn inherited_spawner(cx: &FileCx, c: &Call) -> bool {
 }
 
 /// A keyword asyncio's spawners do not take
-/// (`self.looper.create_task(target=job, name="poll")`): a spawner of the
-/// project's own under the same name, whose body decides what happens to
-/// the task (asyncio's would raise `TypeError`).
+/// (`self.looper.create_task(target=job, name="poll")`), or more than the
+/// one positional coroutine they take (`store.create_task(task_id,
+/// "pending")`, a row in a table): a function of the project's own under
+/// the same name, whose body decides what happens (asyncio's would raise
+/// `TypeError`).
 fn takes_foreign_keywords(c: &Call) -> bool {
-    c.args.iter().any(|a| {
-        a.name.as_deref().is_some_and(|n| {
-            !matches!(
-                n,
-                "coro" | "coro_or_future" | "name" | "context" | "loop" | "eager_start"
-            )
+    c.args.iter().filter(|a| a.name.is_none()).count() > 1
+        || c.args.iter().any(|a| {
+            a.name.as_deref().is_some_and(|n| {
+                !matches!(
+                    n,
+                    "coro" | "coro_or_future" | "name" | "context" | "loop" | "eager_start"
+                )
+            })
         })
-    })
 }
 
 /// A spawn on a task group / nursery (typed, or named like one when the
@@ -728,6 +732,16 @@ from waflib.TaskGen import feature
 def process_docs(self):
     self.create_task("sphinx_build")
     self.create_task("copy", self.source, self.target)
+"#,
+        r#"
+class TaskService:
+    def __init__(self, store):
+        self.task_store = store
+
+    async def submit(self, task_id, query):
+        # The project's own store: it inserts a row, it starts no task.
+        self.task_store.create_task(task_id, query)
+        return task_id
 "#,
     ],
 };
