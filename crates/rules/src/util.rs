@@ -401,6 +401,23 @@ pub fn in_except_handler(cx: &FileCx, e: ExprId) -> bool {
     })
 }
 
+/// The expression runs in the body of a `try` of its function one of
+/// whose handlers catches a type `catches` accepts (a bare `except:`
+/// catches everything): a failure there is handled in the function.
+pub fn in_try_body_catching(cx: &FileCx, e: ExprId, catches: impl Fn(&str) -> bool) -> bool {
+    cx.tree.enclosing_stmt(e).is_some_and(|st| {
+        std::iter::once(st)
+            .chain(cx.tree.stmt_ancestors(st))
+            .any(|a| {
+                matches!(&cx.stmt(a).kind, StmtKind::Try { body, handlers, .. }
+                    if block_contains(cx, body, st)
+                        && handlers
+                            .iter()
+                            .any(|h| h.types.is_empty() || h.types.iter().any(|t| catches(t))))
+            })
+    })
+}
+
 /// The call `e` sits in the `finally` block of a `try`.
 pub fn in_finally_block(cx: &FileCx, e: ExprId) -> bool {
     cx.tree.enclosing_stmt(e).is_some_and(|st| {

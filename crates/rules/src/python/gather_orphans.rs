@@ -127,7 +127,11 @@ impl Rule for GatherOrphans {
                 || in_teardown(cx, f)
                 || already_finished(cx, id, c)
                 || crate::python::common::in_main_guard(cx, e.span)
-                || (crate::python::common::only_a_loop_root(cx, f) && !caught_in(cx, f, e.span))
+                // The loop's root: its failure ends the loop, which cancels
+                // the rest, unless a `try` around the gather catches it and
+                // the function goes on with the siblings still running.
+                || (crate::python::common::only_a_loop_root(cx, f)
+                    && !crate::util::in_try_body_catching(cx, id, |_| true))
                 || every_gathered(cx, f, c, settles_alone)
                 || paced_by_sleep(cx, c)
                 || only_thread_work(cx, c)
@@ -143,22 +147,6 @@ impl Rule for GatherOrphans {
             ));
         }
     }
-}
-
-/// `span` is in the body of a `try` of `f` with handlers: its failure may
-/// be caught and the function go on with the siblings still running.
-fn caught_in(cx: &FileCx, f: FuncId, span: Span) -> bool {
-    cx.model.stmts.iter().enumerate().any(|(i, s)| {
-        let StmtKind::Try { body, handlers, .. } = &s.kind else {
-            return false;
-        };
-        let (Some(&first), Some(&last)) = (body.first(), body.last()) else {
-            return false;
-        };
-        !handlers.is_empty()
-            && cx.tree.stmt_func(StmtId(i as u32)) == f
-            && Span::new(cx.stmt(first).span.start, cx.stmt(last).span.end).contains(span)
-    })
 }
 
 /// Several awaitables, no `return_exceptions`, and not a fan-out over a

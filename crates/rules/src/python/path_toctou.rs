@@ -243,31 +243,23 @@ fn race_handled(cx: &FileCx, call: ExprId) -> bool {
                 | "BaseException"
         )
     };
-    std::iter::once(s)
-        .chain(cx.tree.stmt_ancestors(s))
-        .any(|a| match &cx.stmt(a).kind {
-            StmtKind::Try { body, handlers, .. } => {
-                let in_body = body
-                    .iter()
-                    .any(|&b| b == s || cx.tree.stmt_ancestors(s).any(|x| x == b));
-                in_body
-                    && handlers
-                        .iter()
-                        .any(|h| h.types.is_empty() || h.types.iter().any(|t| catches(t)))
-            }
-            StmtKind::With { items, .. } => items.iter().any(|it| {
-                cx.call(cx.model.strip(it.ctx)).is_some_and(|c| {
-                    c.target.as_deref() == Some("contextlib.suppress")
-                        && c.args.iter().any(|a| {
-                            cx.model
-                                .resolved(a.value)
-                                .or_else(|| cx.model.name_of(a.value))
-                                .is_some_and(catches)
-                        })
-                })
-            }),
-            _ => false,
-        })
+    crate::util::in_try_body_catching(cx, call, catches)
+        || std::iter::once(s)
+            .chain(cx.tree.stmt_ancestors(s))
+            .any(|a| match &cx.stmt(a).kind {
+                StmtKind::With { items, .. } => items.iter().any(|it| {
+                    cx.call(cx.model.strip(it.ctx)).is_some_and(|c| {
+                        c.target.as_deref() == Some("contextlib.suppress")
+                            && c.args.iter().any(|a| {
+                                cx.model
+                                    .resolved(a.value)
+                                    .or_else(|| cx.model.name_of(a.value))
+                                    .is_some_and(catches)
+                            })
+                    })
+                }),
+                _ => false,
+            })
 }
 
 /// `exists(p)` / `not exists(p)` / `p.exists()`: the path (as written) and

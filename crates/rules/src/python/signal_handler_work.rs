@@ -204,7 +204,9 @@ impl Visitor for Work<'_, '_> {
         // Output inside the handler's own `try` whose handler catches
         // `RuntimeError` (or anything wider): a reentrant write fails in
         // the handler, not in the code it interrupted.
-        if matches!(hit, Some((_, Hazard::Output))) && caught_here(cx, id, self.f) {
+        if matches!(hit, Some((_, Hazard::Output)))
+            && crate::util::in_try_body_catching(cx, id, catches_reentrant_write)
+        {
             return true;
         }
         if let Some((w, kind)) = hit {
@@ -218,35 +220,12 @@ impl Visitor for Work<'_, '_> {
     }
 }
 
-/// `e` is in the body of a `try` of the handler `f` one of whose
-/// handlers catches `RuntimeError`, `Exception`, `BaseException` or
-/// everything.
-fn caught_here(cx: &FileCx, e: ExprId, f: FuncId) -> bool {
-    let at = cx.expr(e).span;
-    cx.enclosing_stmts(e).into_iter().any(|s| {
-        let StmtKind::Try { body, handlers, .. } = &cx.stmt(s).kind else {
-            return false;
-        };
-        let (Some(&first), Some(&last)) = (body.first(), body.last()) else {
-            return false;
-        };
-        cx.tree.stmt_func(s) == f
-            && Span::new(cx.stmt(first).span.start, cx.stmt(last).span.end).contains(at)
-            && handlers.iter().any(|h| {
-                h.types.is_empty()
-                    || h.types.iter().any(|t| {
-                        matches!(
-                            t.as_str(),
-                            "RuntimeError"
-                                | "Exception"
-                                | "BaseException"
-                                | "builtins.RuntimeError"
-                                | "builtins.Exception"
-                                | "builtins.BaseException"
-                        )
-                    })
-            })
-    })
+/// What catches the `RuntimeError` of a re-entered stream write.
+fn catches_reentrant_write(t: &str) -> bool {
+    matches!(
+        t.strip_prefix("builtins.").unwrap_or(t),
+        "RuntimeError" | "Exception" | "BaseException"
+    )
 }
 
 pub static EXAMPLES: Examples = Examples {
