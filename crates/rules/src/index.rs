@@ -497,6 +497,7 @@ pub fn summarize(m: &FileModel, kb: &Table, lang: Language, names: &Names) -> Fi
             },
             is_async: f.is_async,
             loop_tested: Vec::new(),
+            no_loop: Vec::new(),
         };
         // `@functools.cache def git_exe():` runs its body once per
         // process: later calls block on nothing and call nothing.
@@ -1246,6 +1247,10 @@ struct SummaryVisitor<'k> {
     /// of that test knows whether a loop runs, so it is not a call site
     /// that blocks a running loop.
     loop_tested: Vec<Span>,
+    /// `try: asyncio.get_running_loop() ... except RuntimeError: <here>`:
+    /// no loop runs on this thread there, so no bridge of any kind (also
+    /// `run_coroutine_threadsafe(coro, other).result()`) blocks one.
+    no_loop: Vec<Span>,
 }
 
 /// `loop.run_until_complete(..)` or `asyncio.run(..)`: drives a loop on
@@ -1274,8 +1279,9 @@ impl Visitor for SummaryVisitor<'_> {
         {
             self.loop_tested.push(m.stmt(id).span);
         }
-        self.loop_tested
-            .extend(crate::util::no_running_loop_handlers(m, id));
+        let no_loop = crate::util::no_running_loop_handlers(m, id);
+        self.loop_tested.extend(no_loop.iter().copied());
+        self.no_loop.extend(no_loop);
         let StmtKind::Go(e) = m.stmt(id).kind else {
             return true;
         };
@@ -1338,6 +1344,8 @@ impl Visitor for SummaryVisitor<'_> {
             && (!once || self.is_async)
             && !(runs_the_thread_loop(self.kb, c)
                 && self.loop_tested.iter().any(|g| g.contains(at)))
+            && !(self.no_loop.iter().any(|g| g.contains(at))
+                && self.kb.find_for_call(Effect::SyncOverAsync, c).is_some())
             && !crate::util::waits_on_dedicated_loop(m, c, at)
         {
             self.calls.push(CallSite {

@@ -37,7 +37,8 @@ updates of a collection or event of `self` with plain values
 the release, and neither does a blocking acquire of a second lock
 (`a.acquire(); b.acquire(); try: ... finally:` releasing both), nor
 does reading an environment variable by a literal name
-(`os.environ.get("TARGET")`), making a fresh id (`rid =
+(`os.environ.get("TARGET")`), setting a `contextvars.ContextVar` of the
+file to plain values (`marker = HELD.set(held | {key})`), making a fresh id (`rid =
 f"req_{uuid4()}"`) or a `logging` call (a failing handler is reported
 through `handleError`, not raised). A permit
 handed to the work a `try` right after it starts (`task =
@@ -659,6 +660,49 @@ fn cannot_raise(cx: &FileCx, s: StmtId) -> bool {
         || updates_own_state(cx, s)
         || guarded_plain_steps(cx, s)
         || logs(cx, s)
+        || sets_a_context_var(cx, s)
+}
+
+/// `marker = _HELD.set(held | {key})`: setting a `contextvars.ContextVar`
+/// of the file to plain values (names, literals, collections of them, a
+/// set union of those) only stores a reference.
+fn sets_a_context_var(cx: &FileCx, s: StmtId) -> bool {
+    let x = match &cx.stmt(s).kind {
+        StmtKind::Expr(x) => *x,
+        StmtKind::Assign {
+            targets,
+            value: Some(v),
+            op: AssignOp::Plain | AssignOp::Declare { .. },
+        } if targets.iter().all(|&t| cx.model.name_of(t).is_some()) => *v,
+        _ => return false,
+    };
+    fn plain(cx: &FileCx, e: ExprId) -> bool {
+        match &cx.expr(cx.model.strip(e)).kind {
+            ExprKind::Name { .. } | ExprKind::Literal(_) => true,
+            ExprKind::Collection { elems, keys, .. } => {
+                keys.is_empty() && elems.iter().all(|&x| plain(cx, x))
+            }
+            ExprKind::Binary {
+                op: BinOp::Bit,
+                left,
+                right,
+            } => plain(cx, *left) && plain(cx, *right),
+            _ => false,
+        }
+    }
+    let Some(c) = cx.call(cx.model.strip(x)) else {
+        return false;
+    };
+    let Some(var) = c.receiver.and_then(|r| cx.model.dotted(r)) else {
+        return false;
+    };
+    c.name == "set"
+        && c.args.len() == 1
+        && c.args[0].name.is_none()
+        && plain(cx, c.args[0].value)
+        && crate::python::common::constructions(cx, |t| t == "contextvars.ContextVar")
+            .iter()
+            .any(|(d, _)| *d == var)
 }
 
 /// `logger.info("start %s", request_id)`: the logging module reports a
@@ -2541,6 +2585,25 @@ def execute(request):
     with ExitStack() as cleanup:
         cleanup.callback(_slots.release)
         return run_child(request)
+"#,
+        r#"
+import contextvars
+import threading
+
+_HELD = contextvars.ContextVar("held", default=frozenset())
+_LOCKS = {}
+
+
+def run_step(key, step):
+    held = _HELD.get()
+    lock = _LOCKS.setdefault(key, threading.RLock())
+    lock.acquire()
+    marker = _HELD.set(held | {key})
+    try:
+        return step()
+    finally:
+        _HELD.reset(marker)
+        lock.release()
 "#,
     ],
 };

@@ -44,7 +44,9 @@ cancellation. Nor is a wait for a child the cleanup has just killed
 `os.killpg(proc.pid, signal.SIGKILL)`, also by a function of the module
 handed the process, then `await proc.wait()`): a
 killed process cannot ignore the signal, so the wait only reaps it
-(after `terminate()` it stays reported: SIGTERM can be ignored).
+(after `terminate()` it stays reported: SIGTERM can be ignored), nor a
+read of a child's `stdout` or `stderr` after the cleanup has awaited its
+`wait()`: the child is gone and the pipe is at its end.
 
 ## Why
 
@@ -120,6 +122,7 @@ impl Rule for AwaitInCleanup {
                         || c.kwarg("timeout").is_some_and(|t| !is_none(cx, t))
                         || on_client_with_timeout(cx, fid, c)
                         || reaps_killed_process(cx, block, e, c)
+                        || drains_pipe_of_reaped_child(cx, block, e, c)
                         || skipped_when_cancelled(cx, t, block, e)
                     {
                         continue;
@@ -278,6 +281,40 @@ fn reaps_killed_process(cx: &FileCx, block: &Block, e: ExprId, c: &Call) -> bool
             cx.body_calls(g)
                 .filter_map(|x| cx.call(x))
                 .any(|x| kills(cx, x, param))
+        })
+}
+
+/// `await proc.stderr.read()` after `await proc.wait()` (also under
+/// `wait_for`) earlier in the same cleanup block: the child has exited and its end of the pipe is
+/// closed, so the read returns what is buffered and then end of file.
+fn drains_pipe_of_reaped_child(cx: &FileCx, block: &Block, e: ExprId, c: &Call) -> bool {
+    if c.name != "read" {
+        return false;
+    }
+    let Some(pipe) = c.receiver else {
+        return false;
+    };
+    let ExprKind::Attr { obj, name, .. } = &cx.expr(cx.model.strip(pipe)).kind else {
+        return false;
+    };
+    if !matches!(name.as_str(), "stdout" | "stderr") {
+        return false;
+    }
+    let proc = cx.source(cx.expr(*obj).span);
+    let at = cx.expr(e).span.start;
+    unsnarl_model::walk::exprs_in_block(cx.model, block)
+        .into_iter()
+        .filter(|&k| cx.expr(k).span.end <= at)
+        .any(|k| {
+            cx.call(k).is_some_and(|wc| {
+                wc.name == "wait"
+                    && wc
+                        .receiver
+                        .is_some_and(|r| cx.source(cx.expr(r).span) == proc)
+            }) && cx
+                .tree
+                .expr_ancestors(k)
+                .any(|a| matches!(cx.expr(a).kind, ExprKind::Await(_)))
         })
 }
 
@@ -872,6 +909,28 @@ async def bind(event, bot):
         await bot.send("could not fetch the player")
         return
     return result
+"#,
+        r#"
+import asyncio
+
+
+async def to_jpeg(frame):
+    process = await asyncio.create_subprocess_exec(
+        "ffmpeg", "-i", "-", "-f", "mjpeg", "-",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    process.stdin.write(frame)
+    process.stdin.close()
+    try:
+        image = await process.stdout.read()
+    finally:
+        retcode = await asyncio.wait_for(process.wait(), 10)
+        if retcode != 0:
+            errors = await process.stderr.read()
+            raise RuntimeError(errors.decode())
+    return image
 "#,
     ],
 };

@@ -94,7 +94,9 @@ condition says stop (`while not self.closed: ... except CancelledError:
 if not self.closed: raise`, nothing awaited after the `try`), or when
 it runs in the `finally` of a body that can only end by raising (`try:
 while True: ... finally:`, no `break` or `return`): the exception in
-flight goes on after the cleanup. Nor when, in
+flight goes on after the cleanup, or in a cleanup `try` inside a handler
+of the caller's cancellation whose own `finally` raises that cancellation
+again (`except CancelledError as err: try: ... finally: raise err`). Nor when, in
 `__aexit__`, it raises any
 exception but the one the block exited with and returns `False` or
 `None`, or falls off its end (so `async with` raises that one itself).
@@ -234,6 +236,7 @@ fn check_try(cx: &FileCx, fid: FuncId, t: StmtId, out: &mut Vec<Finding>) {
             || stops_on_flag_set_before_cancel(cx, h)
             || raises_unless_loop_ends(cx, t, h)
             || in_finally_of_endless_body(cx, t)
+            || finally_raises_outer_cancellation(cx, t)
             || raises_after(cx, t, h)
             || leaves_only_for_other_errors(cx, h)
             || claims_with_uncancel(cx, &h.body)
@@ -422,6 +425,47 @@ fn in_finally_of_endless_body(cx: &FileCx, t: StmtId) -> bool {
                     StmtKind::Break => crate::python::common::enclosing_loop(cx, s) != Some(last),
                     _ => true,
                 })
+    })
+}
+
+/// The `try` sits in a handler of the caller's cancellation (`except
+/// asyncio.CancelledError as err:`) and its own `finally` ends by raising
+/// that cancellation again (`finally: raise err`, or a bare `raise`): what
+/// the inner handler catches during the cleanup is dropped, but the
+/// cancellation goes on whichever way the cleanup ends.
+fn finally_raises_outer_cancellation(cx: &FileCx, t: StmtId) -> bool {
+    let StmtKind::Try {
+        finally: Some(finally),
+        ..
+    } = &cx.stmt(t).kind
+    else {
+        return false;
+    };
+    let Some(&last) = finally.last() else {
+        return false;
+    };
+    let StmtKind::Raise(raised) = cx.stmt(last).kind else {
+        return false;
+    };
+    cx.tree.stmt_ancestors(t).any(|a| {
+        let StmtKind::Try { handlers, .. } = &cx.stmt(a).kind else {
+            return false;
+        };
+        handlers.iter().any(|h| {
+            let catches_cancel = h.types.is_empty()
+                || h.types
+                    .iter()
+                    .any(|ty| is_cancel_type(ty) || ty.as_str() == "BaseException");
+            catches_cancel
+                && crate::util::block_contains(cx, &h.body, t)
+                && match raised {
+                    None => true,
+                    Some(x) => h
+                        .name
+                        .as_deref()
+                        .is_some_and(|n| cx.model.name_of(cx.model.strip(x)) == Some(n)),
+                }
+        })
     })
 }
 
@@ -3771,6 +3815,26 @@ class Session:
             if request is None:
                 return
             await self._handle(request)
+"#,
+        r#"
+import asyncio
+import logging
+import signal
+
+logger = logging.getLogger(__name__)
+
+
+async def run_child(proc):
+    try:
+        await proc.wait()
+    except asyncio.CancelledError as err:
+        try:
+            proc.send_signal(signal.SIGINT)
+            await asyncio.wait_for(proc.wait(), timeout=2)
+        except BaseException:
+            logger.exception("could not stop the child")
+        finally:
+            raise err
 "#,
     ],
 };

@@ -51,8 +51,10 @@ logs or returns instead of raising, also each round of a loop, `while
 running: try: ... except Exception: await asyncio.sleep(1)`; an await
 outside such a `try` may be a sleep or a call of a coroutine of the file
 that catches everything in the same way, two calls down), called
-directly (or first bound to a local, `plugin = self._plugin_stats()`), started as
-tasks collected in a local list (also gathered a slice at a time), listed in a literal (`coros =
+directly (or first bound to a local, `plugin = self._plugin_stats()`,
+also one of the function around a closure that gathers), started as
+tasks collected in a local list (also gathered a slice at a time, or
+appended by a callback the function defines), listed in a literal (`coros =
 [_check(a()), _check(b())]`), or built by a comprehension
 (`gather(*tasks.values())` of `tasks = {n: self.check(p) for n, p in
 items}`), or picked by a conditional with a placeholder that does
@@ -247,6 +249,25 @@ fn only_thread_work(cx: &FileCx, c: &Call) -> bool {
 /// runs to its end in its first step, and all have finished by the time
 /// `gather` hears of a failure.
 fn every_gathered(cx: &FileCx, f: FuncId, c: &Call, holds: fn(&FileCx, FuncId) -> bool) -> bool {
+    // The value a name is bound to once: in `f`, or (when `f` binds it
+    // nowhere) in the function around it, for a gather in a closure
+    // (`dyn = _check_dynamic()` then `async def both(): return await
+    // asyncio.gather(dyn, ..)`).
+    let bound_once = |n: &str| -> Option<ExprId> {
+        let mut scope = Some(f);
+        while let Some(g) = scope {
+            if cx.func(g).params.iter().any(|p| p.name == n) {
+                return None;
+            }
+            let mut bound = crate::python::common::values_bound_to(cx, g, n);
+            match (bound.next(), bound.next()) {
+                (Some(Some(v)), None) => return Some(v),
+                (None, _) => scope = cx.func(g).parent,
+                _ => return None,
+            }
+        }
+        None
+    };
     // `real`: not a stub, `async def check(self) -> bool: ...` of a
     // protocol, whose callers run some other class's code.
     let one = |call: ExprId, real: bool| {
@@ -285,14 +306,7 @@ fn every_gathered(cx: &FileCx, f: FuncId, c: &Call, holds: fn(&FileCx, FuncId) -
             Some(k) if k.name == "values" && k.args.is_empty() => k.receiver?,
             _ => x,
         };
-        built_by(source).or_else(|| {
-            let n = cx.model.name_of(source)?;
-            let mut bound = crate::python::common::values_bound_to(cx, f, n);
-            match (bound.next(), bound.next()) {
-                (Some(Some(v)), None) => built_by(v),
-                _ => None,
-            }
-        })
+        built_by(source).or_else(|| built_by(bound_once(cx.model.name_of(source)?)?))
     };
     // `*coros` of a local bound once to a list or tuple literal (`coros =
     // [_check(a()), _check(b())]`), or `*[...]` itself: its elements.
@@ -303,14 +317,7 @@ fn every_gathered(cx: &FileCx, f: FuncId, c: &Call, holds: fn(&FileCx, FuncId) -
             }
             _ => None,
         };
-        literal(x).or_else(|| {
-            let n = cx.model.name_of(cx.model.strip(x))?;
-            let mut bound = crate::python::common::values_bound_to(cx, f, n);
-            match (bound.next(), bound.next()) {
-                (Some(Some(v)), None) => literal(v),
-                _ => None,
-            }
-        })
+        literal(x).or_else(|| literal(bound_once(cx.model.name_of(cx.model.strip(x))?)?))
     };
     let mut any = false;
     for a in c.args.iter().filter(|a| a.name.is_none()) {
@@ -322,19 +329,18 @@ fn every_gathered(cx: &FileCx, f: FuncId, c: &Call, holds: fn(&FileCx, FuncId) -
             // `*tasks` of a local list only ever appended such calls (also
             // a slice of it bound once, `batch = tasks[i:i + n]`).
             let sliced = |n: &str| -> Option<&str> {
-                let mut bound = crate::python::common::values_bound_to(cx, f, n);
-                match (bound.next(), bound.next()) {
-                    (Some(Some(v)), None) => match &cx.expr(cx.model.strip(v)).kind {
-                        ExprKind::Index { obj, .. } => cx.model.name_of(*obj),
-                        _ => None,
-                    },
+                match &cx.expr(cx.model.strip(bound_once(n)?)).kind {
+                    ExprKind::Index { obj, .. } => cx.model.name_of(*obj),
                     _ => None,
                 }
             };
             let list = cx.model.name_of(a.value).map(|n| sliced(n).unwrap_or(n));
             list.is_some_and(|list| {
-                let appended: Vec<ExprId> = cx
-                    .body_calls(f)
+                // Also in callbacks `f` defines (`def on_response(r):
+                // tasks.append(ensure_future(read(r)))`).
+                let appended: Vec<ExprId> = crate::python::common::func_and_nested(cx, f)
+                    .into_iter()
+                    .flat_map(|g| cx.body_calls(g))
                     .filter_map(|e| cx.call(e))
                     .filter(|k| {
                         k.name == "append"
@@ -364,13 +370,7 @@ fn every_gathered(cx: &FileCx, f: FuncId, c: &Call, holds: fn(&FileCx, FuncId) -
             let v = cx
                 .model
                 .name_of(a.value)
-                .and_then(|n| {
-                    let mut bound = crate::python::common::values_bound_to(cx, f, n);
-                    match (bound.next(), bound.next()) {
-                        (Some(Some(v)), None) => Some(v),
-                        _ => None,
-                    }
-                })
+                .and_then(bound_once)
                 .unwrap_or(a.value);
             qualifies(v)
         };
@@ -1520,6 +1520,53 @@ class Readiness:
     async def check(self, client):
         # One never suspends, the other catches everything.
         return await asyncio.gather(self._config_ok(), self._upstream_ok(client))
+"#,
+        r#"
+import asyncio
+
+
+async def capture(page, url):
+    tasks = []
+    seen = []
+
+    async def read(resp):
+        try:
+            seen.append(await resp.text())
+        except Exception:
+            pass
+
+    def on_response(resp):
+        tasks.append(asyncio.ensure_future(read(resp)))
+
+    page.on("response", on_response)
+    await page.goto(url)
+    await asyncio.gather(*tasks)
+    return seen
+"#,
+        r#"
+import asyncio
+
+
+async def validate(guard, run_with_timeout, name, desc):
+    async def check_dynamic():
+        try:
+            return await guard.validate(name)
+        except Exception as e:
+            return {"status": "error", "error": e}
+
+    async def check_static():
+        try:
+            return await guard.validate(desc)
+        except Exception as e:
+            return {"status": "error", "error": e}
+
+    dyn_task = check_dynamic()
+    stat_task = check_static()
+
+    async def both():
+        return await asyncio.gather(dyn_task, stat_task)
+
+    return await run_with_timeout(both)
 "#,
     ],
 };

@@ -24,7 +24,10 @@ passed to something that calls it later: `loop.call_soon`/`call_later`/
 `run_in_executor`, `signal.signal`. A call waited for before the loop
 moves on (`await loop.run_in_executor(None, lambda: ..)`, also inside an
 awaited `asyncio.wait_for`, or `pool.submit(..).result()`) has run its
-callback with this round's value, and is not reported.
+callback with this round's value, and is not reported; nor is a thread
+joined, with no timeout, later in the same round (`t.start(); ...;
+t.join()`, or put in a list that the round then walks joining each,
+`for t in threads: t.join()`).
 
 ## Why
 
@@ -206,6 +209,7 @@ fn loop_vars_around(cx: &FileCx, e: ExprId) -> HashSet<String> {
             ..
         } = &cx.stmt(s).kind
             && !last_round(cx, body, &enclosing[..i])
+            && !joined_in_the_round(cx, body, e)
         {
             names(cx, *t, &mut out);
         }
@@ -265,6 +269,77 @@ fn last_round(cx: &FileCx, body: &Block, inner: &[StmtId]) -> bool {
     let mut v = Continues(false);
     walk_block(m, body, &mut v);
     !v.0 && blocks.iter().any(|b| leaves(m, b))
+}
+
+/// The thread `call` builds (`t = threading.Thread(target=work)`) is
+/// joined later in the same round of the loop, directly (`t.start();
+/// t.join()`) or by walking a list it was put in (`threads.append((name,
+/// t))`, then `for name, t in threads: t.join()`): the round does not
+/// move the variable on while the callback runs. A join with a timeout
+/// may give up on a thread that then runs on into the next round.
+fn joined_in_the_round(cx: &FileCx, body: &Block, call: ExprId) -> bool {
+    let Some(c) = cx.call(call) else {
+        return false;
+    };
+    if c.target.as_deref() != Some("threading.Thread") {
+        return false;
+    }
+    let Some(thread) = crate::util::bound_target(cx, call).and_then(|t| cx.model.name_of(t)) else {
+        return false;
+    };
+    let at = cx.expr(call).span.end;
+    let later: Vec<StmtId> = walk::stmts_in_block(cx.model, body)
+        .into_iter()
+        .filter(|&s| cx.stmt(s).span.start >= at)
+        .collect();
+    let joins_name = |block: &Block, name: &str| {
+        walk::exprs_in_block(cx.model, block).into_iter().any(|x| {
+            cx.call(x).is_some_and(|k| {
+                k.name == "join"
+                    && k.args.is_empty()
+                    && k.receiver.and_then(|r| cx.model.name_of(r)) == Some(name)
+            })
+        })
+    };
+    if walk::exprs_in_block(cx.model, body).into_iter().any(|x| {
+        cx.expr(x).span.start >= at
+            && cx.call(x).is_some_and(|k| {
+                k.name == "join"
+                    && k.args.is_empty()
+                    && k.receiver.and_then(|r| cx.model.name_of(r)) == Some(thread)
+            })
+    }) {
+        return true;
+    }
+    // The lists the thread was appended to in this round.
+    let holders: HashSet<&str> = walk::exprs_in_block(cx.model, body)
+        .into_iter()
+        .filter_map(|x| cx.call(x))
+        .filter(|k| {
+            k.name == "append"
+                && k.positional(0).is_some_and(|a| {
+                    walk::exprs_under(cx.model, a)
+                        .into_iter()
+                        .any(|n| cx.model.name_of(n) == Some(thread))
+                })
+        })
+        .filter_map(|k| k.receiver.and_then(|r| cx.model.name_of(r)))
+        .collect();
+    later.iter().any(|&s| match &cx.stmt(s).kind {
+        StmtKind::For {
+            target: Some(t),
+            iter,
+            body: walk_body,
+            ..
+        } => {
+            cx.model.name_of(*iter).is_some_and(|l| holders.contains(l)) && {
+                let mut bound = HashSet::new();
+                names(cx, *t, &mut bound);
+                bound.iter().any(|n| joins_name(walk_body, n))
+            }
+        }
+        _ => false,
+    })
 }
 
 fn names(cx: &FileCx, t: ExprId, out: &mut HashSet<String>) {
@@ -527,6 +602,26 @@ class ModuleManager:
                 self.modules.remove(module)
                 return True
         return False
+"#,
+        r#"
+import threading
+
+
+def run_steps(steps, agents, run_tool):
+    results = {}
+    for step_idx, step in enumerate(steps):
+
+        def run_one(agent):
+            results[(step_idx, agent)] = run_tool(step, agent)
+
+        threads = []
+        for agent in agents:
+            t = threading.Thread(target=run_one, args=(agent,), daemon=True)
+            threads.append((agent, t))
+            t.start()
+        for agent, t in threads:
+            t.join()
+    return results
 "#,
     ],
 };

@@ -42,7 +42,12 @@ between the read and the write. Nor is a write that merges the old copy
 with the state read again after the await (`self.seen = max(saved,
 self.seen)`): other tasks' updates are kept. Nor is a write to the calling task's
 own entry (`task = asyncio.current_task()`, then `self._borrowers[task]
-= held + count`): no other task uses that key.
+= held + count`): no other task uses that key. Nor is the same object
+written back unchanged (`registry = self._registry; ...;
+self._registry = registry`) when nothing else in the file but `__init__`
+ever assigns it, nor a write reached from the read only past awaits
+that sit in a branch which leaves the function (`if exhausted: await
+warn(); return False`).
 
 ## Why
 
@@ -308,9 +313,18 @@ fn stale_local(
         // awaited callee).
         let restored_on_exit =
             cx.model.name_of(cx.model.strip(value)) == Some(local) && in_cleanup(cx, s);
+        // `registry = self._registry; ...; self._registry = registry`: the
+        // same object written back, where nothing else in the file but
+        // `__init__` ever replaces it: no other task's write to lose.
+        // (The local itself never changes after the read, not even after
+        // the write in a loop: `n += 1` makes it a new value.)
+        let written_back_unreplaced = cx.model.name_of(cx.model.strip(value)) == Some(local)
+            && !reassigned_between(cx, stmts, local, read_end, u32::MAX)
+            && only_set_up_elsewhere(cx, globals, key, s);
         if awaits
             .iter()
-            .any(|a| a.start >= read_end && a.end <= write_at)
+            .any(|a| a.start >= read_end && a.end <= write_at && !leaves_before(cx, f, *a, s))
+            && !written_back_unreplaced
             && !overridden
             && !restored_on_exit
             && !reassigned_between(cx, stmts, local, read_end, write_at)
@@ -320,6 +334,36 @@ fn stale_local(
         }
     }
     None
+}
+
+/// The await at `a` sits in a branch that ends by leaving the function
+/// (`if exhausted: await warn(); return False`) and does not hold the
+/// write `s`: no path from the read to the write passes it.
+fn leaves_before(cx: &FileCx, f: FuncId, a: Span, s: StmtId) -> bool {
+    let span_of = |b: &Block| -> Option<Span> {
+        Some(cx.stmt(*b.first()?).span.cover(cx.stmt(*b.last()?).span))
+    };
+    cx.body_stmts(f).iter().any(|&st| {
+        let StmtKind::If { then, orelse, .. } = &cx.stmt(st).kind else {
+            return false;
+        };
+        [then, orelse].into_iter().any(|b| {
+            span_of(b).is_some_and(|sp| sp.contains(a))
+                && crate::util::ends_in_exit(cx.model, b)
+                && !crate::util::block_contains(cx, b, s)
+        })
+    })
+}
+
+/// Apart from `s`, only `__init__` assigns the state `key` anywhere in
+/// the file.
+fn only_set_up_elsewhere(cx: &FileCx, globals: &HashSet<String>, key: &str, s: StmtId) -> bool {
+    (0..cx.model.stmts.len() as u32).map(StmtId).all(|o| {
+        o == s
+            || !matches!(&cx.stmt(o).kind, StmtKind::Assign { targets, .. }
+                if targets.iter().any(|&t| shared_state(cx, globals, t).as_deref() == Some(key)))
+            || cx.func(cx.tree.stmt_func(o)).name == "__init__"
+    })
 }
 
 /// The written value combines the old copy with the state read again
@@ -477,6 +521,21 @@ class Limiter:
         await self._sem.acquire()
         self._borrowers[owner] = count
         return True
+"#,
+        r#"
+class Callback:
+    def __init__(self, port):
+        self.port = port
+
+    async def bind(self, site):
+        port = self.port
+        for _ in range(5):
+            try:
+                await site.start(port)
+                self.port = port  # expect
+                break
+            except OSError:
+                port += 1
 "#,
     ],
     pass: &[
@@ -678,6 +737,29 @@ class HostMap:
 
     def add(self, host):
         self._hosts[host.id] = host.name
+"#,
+        r#"
+class SkillTools:
+    def __init__(self, registry):
+        self._tool_registry = registry
+
+    async def refresh_skills(self, loader):
+        registry = self._tool_registry
+        skills = await loader.load_all()
+        registry.register_many(skills)
+        self._tool_registry = registry
+"#,
+        r#"
+class Recovery:
+    MAX_RETRIES = 3
+
+    async def retry_truncated(self, warn):
+        retries = self._retries
+        if retries >= self.MAX_RETRIES:
+            await warn("retries exhausted")
+            return False
+        self._retries = retries + 1
+        return True
 "#,
     ],
 };

@@ -28,8 +28,9 @@ stopped) and whose `except` path goes round again (a `for` whose awaited request
 made from the loop variable, `for hours_back in range(3)` building each
 URL, searches candidates: it is not a retry; nor is one whose handler
 rewrites an input of the call from itself, `trajectory =
-truncate(trajectory)` after a context-window error: the next request
-is a different one). Only a call that waits on
+truncate(trajectory)` after a context-window error, or one whose handler
+moves a cursor on, `idx += 1`, from which the loop picks the next item
+to ask for: the next request is a different one). Only a call that waits on
 another service makes a retry: binding local sockets in turn (a search
 for a free port, also through aiohttp's `web.TCPSite(..).start()`) talks
 to no one. Reported when
@@ -513,6 +514,7 @@ pub(crate) fn retry_loop_body<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Bloc
                 && !retries_only_interrupted(cx, &h.body)
                 && !follows_the_error(cx, h)
                 && !reshapes_the_request(cx, tb, h)
+                && !advances_to_another_item(cx, body, tb, h)
                 && !empty_queue_only(cx, tb, h)
                 && !h.types.iter().all(|t| is_local_error(t))
                 // Waiting again for a task after the caller's cancellation
@@ -1125,6 +1127,61 @@ fn reshapes_the_request(cx: &FileCx, tried: &Block, h: &Handler) -> bool {
                         .iter()
                         .any(|a| cx.model.name_of(a.value) == Some(name))
             })
+    })
+}
+
+/// A handler that moves a cursor on (`idx += 1`) from which the loop
+/// builds what the next round asks for (`next_index = pick(cur + idx)`,
+/// `item = get_item(next_index)`, `await get_stream_details(item)`): the
+/// next round tries another item, a search, not the same request again.
+/// A `timeout=` grown from the counter still asks for the same thing.
+fn advances_to_another_item(cx: &FileCx, loop_body: &Block, tried: &Block, h: &Handler) -> bool {
+    let mut tainted: HashSet<String> = walk::stmts_in_block(cx.model, &h.body)
+        .into_iter()
+        .filter_map(|st| match &cx.stmt(st).kind {
+            StmtKind::Assign {
+                targets,
+                value: Some(v),
+                op: AssignOp::Augmented(BinOp::Add | BinOp::Sub),
+            } if matches!(cx.model.literal(*v), Some(Lit::Int(_))) => match targets.as_slice() {
+                [t] => cx.model.name_of(*t).map(str::to_string),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    if tainted.is_empty() {
+        return false;
+    }
+    let mentions = |e: ExprId, names: &HashSet<String>| {
+        exprs_under(cx.model, e)
+            .into_iter()
+            .any(|x| cx.model.name_of(x).is_some_and(|n| names.contains(n)))
+    };
+    for st in walk::stmts_in_block(cx.model, loop_body) {
+        if let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } = &cx.stmt(st).kind
+            && mentions(*v, &tainted)
+        {
+            for &tg in targets {
+                if let Some(n) = cx.model.name_of(tg) {
+                    tainted.insert(n.to_string());
+                }
+            }
+        }
+    }
+    exprs_in_block(cx.model, tried).into_iter().any(|e| {
+        let ExprKind::Await(inner) = cx.expr(e).kind else {
+            return false;
+        };
+        cx.call(cx.model.strip(inner)).is_some_and(|c| {
+            c.args
+                .iter()
+                .any(|a| a.name.as_deref() != Some("timeout") && mentions(a.value, &tainted))
+        })
     })
 }
 
@@ -2900,6 +2957,25 @@ async def start_callback_server(app, port):
         except OSError:
             port += 1
     raise RuntimeError("no free port")
+"#,
+        r#"
+from .errors import MediaNotFoundError
+from .streams import get_stream_details
+
+
+async def preload_next_item(queue, cur_index):
+    idx = 0
+    while True:
+        next_index = queue.next_index(cur_index + idx)
+        if next_index is None:
+            raise LookupError("no more tracks left")
+        item = queue.get_item(next_index)
+        try:
+            item.stream = await get_stream_details(queue_item=item)
+            break
+        except MediaNotFoundError:
+            idx += 1
+    return item
 "#,
     ],
 };

@@ -42,7 +42,9 @@ contextlib.suppress(asyncio.CancelledError): await asyncio.shield(task)`):
 it does not leave before the work is done, so it stays the owner; nor one
 whose handler of the caller's cancellation awaits the task before going on
 (`except asyncio.CancelledError: await task`, also `except
-BaseException:` or a bare `except:`). A `typing.cast(T, x)`
+BaseException:` or a bare `except:`; also from a coroutine the handler
+defines, `async def rollback(): await task`), or whose `finally` awaits it
+(`finally: task.cancel(); with suppress(CancelledError): await task`). A `typing.cast(T, x)`
 around the shielded value is `x` itself: it changes none of this.
 
 ## Why
@@ -311,29 +313,58 @@ fn unowned(cx: &FileCx, shield: ExprId, arg: ExprId) -> Option<String> {
 
 /// The `try` around the shield catches the caller's cancellation and, in
 /// that handler, awaits the task itself (`except CancelledError: await
-/// task`): the caller gives up only once the work is done, so its result
-/// and error still reach someone.
+/// task`), also from a coroutine the handler defines and runs (`async def
+/// rollback(): await task` wrapped in a task it waits for), or its
+/// `finally` awaits it (`finally: task.cancel(); with
+/// suppress(CancelledError): await task`): the caller gives up only once
+/// the work is done, so its result and error still reach someone.
 fn reaps_on_cancel(cx: &FileCx, shield: ExprId, name: &str) -> bool {
+    let awaits_it = |block: &Block| {
+        let span_of_block = |b: &Block| {
+            let first = b.first().map(|&s| cx.stmt(s).span)?;
+            let last = b.last().map(|&s| cx.stmt(s).span)?;
+            Some(Span::new(first.start, last.end))
+        };
+        let is_await_of_it = |e: ExprId| match &cx.expr(e).kind {
+            ExprKind::Await(x) => cx.model.name_of(*x) == Some(name),
+            _ => false,
+        };
+        unsnarl_model::walk::exprs_in_block(cx.model, block)
+            .into_iter()
+            .any(is_await_of_it)
+            || span_of_block(block).is_some_and(|sp| {
+                cx.model.functions.iter().enumerate().any(|(i, g)| {
+                    g.is_async
+                        && sp.contains(g.span)
+                        && cx
+                            .body_exprs(FuncId(i as u32))
+                            .iter()
+                            .any(|&e| is_await_of_it(e))
+                })
+            })
+    };
     let path = cx.enclosing_stmts(shield);
     path.windows(2).any(|w| {
-        let StmtKind::Try { body, handlers, .. } = &cx.stmt(w[1]).kind else {
+        let StmtKind::Try {
+            body,
+            handlers,
+            finally,
+            ..
+        } = &cx.stmt(w[1]).kind
+        else {
             return false;
         };
         body.contains(&w[0])
-            && handlers.iter().any(|h| {
-                // Also `except BaseException:` or a bare `except:`, which
-                // catch the cancellation too.
-                (h.types.is_empty()
-                    || h.types
-                        .iter()
-                        .any(|t| t.ends_with("CancelledError") || t == "BaseException"))
-                    && unsnarl_model::walk::exprs_in_block(cx.model, &h.body)
-                        .into_iter()
-                        .any(|e| match &cx.expr(e).kind {
-                            ExprKind::Await(x) => cx.model.name_of(*x) == Some(name),
-                            _ => false,
-                        })
-            })
+            && (finally.as_ref().is_some_and(&awaits_it)
+                || handlers.iter().any(|h| {
+                    // Also `except BaseException:` or a bare `except:`,
+                    // which catch the cancellation too.
+                    (h.types.is_empty()
+                        || h.types
+                            .iter()
+                            .any(|t| t.ends_with("CancelledError") || t == "BaseException"))
+                        && awaits_it(&h.body)
+                }))
     })
 }
 
@@ -823,6 +854,51 @@ class Store:
     def _write(self, record):
         with open(self.path, "a") as f:
             f.write(record)
+"#,
+        r#"
+import asyncio
+from contextlib import suppress
+
+
+async def database_ready(connect):
+    connection = await connect()
+    query = asyncio.create_task(connection.execute("SELECT 1"))
+    try:
+        cursor = await asyncio.shield(query)
+        return await cursor.fetchone() == (1,)
+    finally:
+        await connection.close()
+        query.cancel()
+        with suppress(asyncio.CancelledError):
+            await query
+"#,
+        r#"
+import asyncio
+
+
+async def finish_cleanup(task):
+    while not task.done():
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            continue
+
+
+async def start_bridge(client):
+    start_task = asyncio.create_task(client.start())
+    try:
+        await asyncio.shield(start_task)
+    except asyncio.CancelledError:
+
+        async def rollback_start():
+            try:
+                await start_task
+            finally:
+                await client.stop()
+
+        await finish_cleanup(asyncio.create_task(rollback_start()))
+        raise
+    return client
 "#,
     ],
 };

@@ -25,7 +25,8 @@ handlers run on the main thread), where the handler does not hand off with
 (itself or through a
 function of the file it calls; called directly or first taken as a bound
 method, `call_soon = loop.call_soon_threadsafe`). A handler that calls nothing, only setting a flag
-that a task or loop polls (`stop = True`, `self.running = False`, with at
+that a task or loop polls (`stop = True`, `self.running = False`, or
+`.set()` on a `threading.Event` of the file that something else reads, with at
 most a `raise KeyboardInterrupt` on a second signal, and perhaps a log
 line or a `print` beside it when something else in the file reads the
 flag), is left alone: it touches nothing of the loop's. So is one that ends the process at once
@@ -57,7 +58,10 @@ it, as on Windows, or in the Windows branch of an
 or SIGTERM handler (also installed in a loop over those two) a plain function installs before it calls
 `uvicorn.run(..)`: uvicorn takes those two signals over while it serves
 and gives the old handlers back (replaying the signal to them) only once
-the server has shut down.
+the server has shut down, nor one in a module with no coroutine of its
+own, by a function that starts its loop only in an earlier branch that
+leaves it (`if gateway: asyncio.run(serve()); return`): the install is on
+the synchronous path.
 
 ## Why
 
@@ -196,6 +200,7 @@ impl Rule for SignalInAsyncio {
                 || cx.func(cx.func_of(id)).is_test
                 || fallback_of_add_signal_handler(cx, id)
                 || replaced_while_uvicorn_runs(cx, id, c)
+                || loop_mode_returned_before(cx, id)
             {
                 continue;
             }
@@ -336,6 +341,7 @@ impl Rule for SignalInAsyncio {
             let only_sets_flags = cx.body_calls(f).all(|x| {
                 cx.call(x).is_some_and(|hc| {
                     ends(x, hc)
+                        || sets_thread_event(cx, hc, f)
                         || ((ends_somewhere || sets_a_flag) && says(hc))
                         || (ends_last && away_from_the_loop(cx, hc, f, 2))
                 })
@@ -390,6 +396,68 @@ fn loop_only_on_worker_threads(cx: &FileCx) -> bool {
                     .func_ancestors(cx.model, f)
                     .any(|g| targets.contains(&g))
         })
+}
+
+/// The module has no coroutine of its own, and the function installing the
+/// handler starts a loop only in an earlier branch that ends by leaving it
+/// (`if gateway: asyncio.run(serve()); return`): the install is on the
+/// other, synchronous path, where no loop of this function runs.
+fn loop_mode_returned_before(cx: &FileCx, id: ExprId) -> bool {
+    if cx.model.functions.iter().any(|f| f.is_async) {
+        return false;
+    }
+    let f = cx.func_of(id);
+    let at = cx.expr(id).span.start;
+    let runners: Vec<ExprId> = cx
+        .body_calls(f)
+        .filter(|&x| {
+            cx.call(x).is_some_and(|c| {
+                matches!(c.name.as_str(), "run_until_complete" | "run_forever")
+                    || matches!(
+                        c.target.as_deref(),
+                        Some("asyncio.run" | "asyncio.new_event_loop" | "asyncio.Runner")
+                    )
+            })
+        })
+        .collect();
+    let returning_branches: Vec<Span> = cx
+        .body_stmts(f)
+        .iter()
+        .filter_map(|&s| match &cx.stmt(s).kind {
+            StmtKind::If { then, .. }
+                if cx.stmt(s).span.end <= at
+                    && (crate::util::ends_in_exit(cx.model, then)
+                        || then.last().is_some_and(|&l| {
+                            matches!(cx.stmt(l).kind, StmtKind::Expr(x)
+                                if cx.call(cx.model.strip(x)).is_some_and(crate::util::ends_the_process))
+                        })) =>
+            {
+                Some(cx.stmt(s).span)
+            }
+            _ => None,
+        })
+        .collect();
+    !runners.is_empty()
+        && runners.iter().all(|&r| {
+            let sp = cx.expr(r).span;
+            returning_branches.iter().any(|b| b.contains(sp))
+        })
+}
+
+/// `stop_requested.set()` on a `threading.Event` of the file that something
+/// outside the handler reads (`is_set()`, `wait()`): a flag for a poller,
+/// touching nothing of the loop's.
+fn sets_thread_event(cx: &FileCx, c: &Call, handler: FuncId) -> bool {
+    if c.name != "set" || !c.args.is_empty() {
+        return false;
+    }
+    let Some(name) = c.receiver.and_then(|r| cx.model.dotted(r)) else {
+        return false;
+    };
+    crate::python::common::constructions(cx, |t| t == "threading.Event")
+        .iter()
+        .any(|(d, _)| *d == name)
+        && c.receiver.is_some_and(|r| read_elsewhere(cx, r, handler))
 }
 
 /// A SIGINT or SIGTERM handler installed by a plain function that then
@@ -706,6 +774,25 @@ def handle_shutdown(signum, frame):
 def main(server):
     signal.signal(signal.SIGINT, handle_shutdown)  # expect
     asyncio.run(server.serve())
+"#,
+        r#"
+import asyncio
+import signal
+
+from .server import serve, serve_fast
+
+
+def handle_term(signum, frame):
+    for task in asyncio.all_tasks():
+        task.cancel()
+
+
+def main(fast: bool):
+    signal.signal(signal.SIGTERM, handle_term)  # expect
+    if fast:
+        asyncio.run(serve_fast())
+        return
+    asyncio.run(serve())
 "#,
     ],
     pass: &[
@@ -1309,6 +1396,43 @@ def restart(signum, frame):
 async def main():
     signal.signal(signal.SIGHUP, restart)
     await asyncio.Event().wait()
+"#,
+        r#"
+import asyncio
+import signal
+
+from .agent import interrupt_agent, run_sync_agent
+from .gateway import start_gateway
+
+
+def main(gateway: bool, query: str):
+    if gateway:
+        asyncio.run(start_gateway())
+        return
+
+    def on_term(signum, frame):
+        interrupt_agent(signum)
+        raise KeyboardInterrupt()
+
+    signal.signal(signal.SIGTERM, on_term)
+    run_sync_agent(query)
+"#,
+        r#"
+import signal
+import threading
+
+
+class ChatApp:
+    def __init__(self):
+        self._sigint = threading.Event()
+
+    async def on_mount(self):
+        signal.signal(signal.SIGINT, lambda _sig, _frame: self._sigint.set())
+
+    async def poll_sigint(self):
+        if self._sigint.is_set():
+            self._sigint.clear()
+            await self.quit()
 "#,
     ],
 };

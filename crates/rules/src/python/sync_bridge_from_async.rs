@@ -39,7 +39,9 @@ not None: loop.create_task(coro); return`); nor is a bridge after
 lets the running loop be entered again. Nor
 is a bridge in the handler of a `try` that first asks for the running
 loop (`try: loop = asyncio.get_running_loop() ... except RuntimeError:
-asyncio.run(coro)`, also `try: asyncio.get_running_loop().create_task(c)`),
+asyncio.run(coro)`, also `try: asyncio.get_running_loop().create_task(c)`;
+in another module too, where the handler waits on another thread's loop,
+`run_coroutine_threadsafe(coro, self._loop).result()`),
 or in the `else` of `if asyncio.get_event_loop().is_running():`, or in the branch that finds the flag that `try` set
 empty (`if running is None and not loop.is_closed():`): that code runs
 only where no loop runs. Nor is

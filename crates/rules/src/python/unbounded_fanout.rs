@@ -30,6 +30,8 @@ loop over other input multiplies it; nor a slice, `xs[:n]` or
 results[:limit]`, or to a comprehension over one), or a `zip` with a count, `zip(items, range(n))`,
 nor a collection whose length the function tests first against a
 constant and leaves on (`if len(buckets) > MAX_BUCKETS: return ..`),
+or one walked only in the branch of a length test where it holds a
+handful (the `else` of `if len(channels) > 1:`, eight at most),
 nor the arguments of a `*channels` or `**kwargs`
 parameter (`kwargs.items()`), which the caller wrote out one by one, or a
 comprehension over them), with
@@ -954,7 +956,10 @@ fn bounded_input(cx: &FileCx, iter: ExprId) -> bool {
             {
                 return true;
             }
-            if sliced_local(cx, cx.func_of(iter), id) || length_checked(cx, iter, id) {
+            if sliced_local(cx, cx.func_of(iter), id)
+                || length_checked(cx, iter, id)
+                || in_short_branch(cx, iter, id)
+            {
                 return true;
             }
             // The loop variable of an enclosing `for chunk in batched(...)`
@@ -1022,6 +1027,44 @@ fn length_checked(cx: &FileCx, iter: ExprId, name: &str) -> bool {
             && matches!(&cx.expr(cx.model.strip(*cond)).kind,
                 ExprKind::Binary { op: BinOp::Gt | BinOp::GtE, left, right }
                     if len_of_it(*left) && constant(*right))
+    })
+}
+
+/// The loop sits in the branch of a length test of the same collection
+/// where it holds a handful at most: the `else` of `if len(channels) > 1:`
+/// (the many-item case handled above it as one batch), or the body of
+/// `if len(ids) <= 3:`.
+fn in_short_branch(cx: &FileCx, iter: ExprId, name: &str) -> bool {
+    const SMALL: i128 = 8;
+    let Some(s) = cx.tree.enclosing_stmt(iter) else {
+        return false;
+    };
+    let len_of_it = |e: ExprId| {
+        cx.call(cx.model.strip(e)).is_some_and(|c| {
+            c.target.as_deref() == Some("builtins.len")
+                && c.positional(0).and_then(|a| cx.model.name_of(a)) == Some(name)
+        })
+    };
+    let small = |e: ExprId| {
+        cx.model
+            .int_value(e)
+            .is_some_and(|n| (0..=SMALL).contains(&n))
+    };
+    cx.tree.stmt_ancestors(s).any(|a| {
+        let StmtKind::If { cond, then, orelse } = &cx.stmt(a).kind else {
+            return false;
+        };
+        let ExprKind::Binary { op, left, right } = &cx.expr(cx.model.strip(*cond)).kind else {
+            return false;
+        };
+        if !len_of_it(*left) || !small(*right) {
+            return false;
+        }
+        match op {
+            BinOp::Gt | BinOp::GtE => crate::util::block_contains(cx, orelse, s),
+            BinOp::Lt | BinOp::LtE | BinOp::Eq => crate::util::block_contains(cx, then, s),
+            _ => false,
+        }
     })
 }
 
@@ -3236,6 +3279,20 @@ class PanelChannel:
             except OSError:
                 pass
             await asyncio.sleep(5)
+"#,
+        r#"
+import asyncio
+
+
+class Mutes:
+    async def resume_unmutes(self, user, channels):
+        if len(channels) > 1:
+            self._tasks[user] = asyncio.create_task(self.unmute_all(user, channels))
+        else:
+            for channel, data in channels.items():
+                self._tasks[(channel, user)] = asyncio.create_task(
+                    self.unmute_one(channel, data)
+                )
 "#,
     ],
 };

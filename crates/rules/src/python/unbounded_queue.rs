@@ -56,8 +56,10 @@ the function itself: one item per task it started. Two worklists
 are left alone as well: the overflow of a pipe, when every put copies
 lines a thread of the file reads from a stream (`for line in
 iter(proc.stderr.readline, b""): q.put(line)`, or `for line in stream`
-in a reader every thread start hands a child's pipe, with one
-end-of-stream `None` each; a bound would stall the child on its pipe), and a queue in an attribute of a `threading.Thread`
+in a reader every thread start hands a child's pipe, also values parsed
+from each line, `for m in json.loads(line): q.put(m)`, with one
+end-of-stream `None` or module sentinel (`_EOF = object()`) each, which
+a consumer may put back for the next; a bound would stall the child on its pipe), and a queue in an attribute of a `threading.Thread`
 subclass that only its own `run` (and what `run` calls) uses. When the producers only
 use `put_nowait` (a bound alone would make them raise `QueueFull`), the
 fix says how they can wait for room instead; when they already catch
@@ -731,28 +733,56 @@ fn drains_a_pipe(cx: &FileCx, ctor: ExprId) -> bool {
                     && c.positional(0).is_some_and(lines_of)
             })
     };
-    // The reader's end-of-stream mark, outside its loop: `q.put(None)`,
-    // `q.put((label, None))`. One per reader thread.
+    // The end-of-stream mark: `None`, `(label, None)`, or a sentinel of
+    // the module (`_EOF = object()`).
+    let sentinel = |a: ExprId| {
+        let a = cx.model.strip(a);
+        let is_none = |x: ExprId| crate::python::common::is_none(cx, x);
+        let own_object = || {
+            cx.model.name_of(a).is_some_and(|n| {
+                crate::python::common::constructions(cx, |t| t == "builtins.object")
+                    .iter()
+                    .any(|(d, _)| d == n)
+            })
+        };
+        is_none(a)
+            || own_object()
+            || matches!(&cx.expr(a).kind,
+                ExprKind::Collection { elems, .. } if elems.iter().any(|&x| is_none(x)))
+    };
+    let puts_sentinel = |e: ExprId| {
+        cx.call(e)
+            .and_then(|c| c.positional(0))
+            .is_some_and(sentinel)
+    };
+    // The reader's mark, outside its loop. One per reader thread.
     let end_mark = |e: ExprId| {
-        let is_none = |a: ExprId| crate::python::common::is_none(cx, a);
         cx.tree
             .enclosing_stmt(e)
             .is_some_and(|s| crate::python::common::enclosing_loop(cx, s).is_none())
-            && cx.call(e).and_then(|c| c.positional(0)).is_some_and(|a| {
-                is_none(a)
-                    || matches!(&cx.expr(cx.model.strip(a)).kind,
-                        ExprKind::Collection { elems, .. } if elems.iter().any(|&x| is_none(x)))
-            })
+            && puts_sentinel(e)
     };
+    // Inside a loop over the stream, also one nested in it (`for item in
+    // json.loads(line): q.put(item)`, a batch's messages).
     let copies_lines = |e: ExprId| {
         cx.tree.enclosing_stmt(e).is_some_and(|s| {
-            crate::python::common::enclosing_loop(cx, s).is_some_and(reads_a_stream)
+            let f = cx.tree.stmt_func(s);
+            cx.tree
+                .stmt_ancestors(s)
+                .take_while(|&a| cx.tree.stmt_func(a) == f)
+                .any(reads_a_stream)
         })
     };
+    // A consumer that takes the mark may put it back for the next reader
+    // (`if item is _EOF: q.put(_EOF)`): one item, not a stream.
     puts.iter().any(|&e| copies_lines(e))
-        && puts
-            .iter()
-            .all(|&e| targets.contains(&cx.func_of(e)) && (copies_lines(e) || end_mark(e)))
+        && puts.iter().all(|&e| {
+            if targets.contains(&cx.func_of(e)) {
+                copies_lines(e) || end_mark(e)
+            } else {
+                puts_sentinel(e)
+            }
+        })
 }
 
 /// A worklist filled once, up front: the statement right after `q =
@@ -3177,6 +3207,44 @@ class Robot:
     def _post_states(self):
         while True:
             post(self._pending.get())
+"#,
+        r#"
+import json
+import queue
+import subprocess
+import threading
+
+_EOF = object()
+
+
+class StdioTransport:
+    def __init__(self, argv):
+        self.argv = argv
+        self.proc = None
+        self._inbox = queue.Queue()
+
+    def start(self):
+        self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        threading.Thread(target=self._read_stdout, daemon=True).start()
+
+    def _read_stdout(self):
+        try:
+            for raw in iter(self.proc.stdout.readline, b""):
+                msg = json.loads(raw)
+                if isinstance(msg, list):
+                    for item in msg:
+                        self._inbox.put(item)
+                else:
+                    self._inbox.put(msg)
+        finally:
+            self._inbox.put(_EOF)
+
+    def receive(self, timeout):
+        item = self._inbox.get(timeout=timeout)
+        if item is _EOF:
+            self._inbox.put(_EOF)
+            raise EOFError("server exited")
+        return item
 "#,
     ],
 };

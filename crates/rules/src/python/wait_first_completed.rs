@@ -37,7 +37,10 @@ cancelling a loser would not stop its thread. Nor is a
 wait on futures other objects keep, written out (`[self._closing,
 self._dead_fut]`) or gathered in a local list grown only with such
 fields (`futures.append(self._heartbeat_task)`): nobody expects this wait
-to cancel them.
+to cancel them. Nor is a wait inside `while not runner.done():` on that
+task and bare futures only (`{runner, wakeup}` with `wakeup =
+loop.create_future()`): the loop waits for the task again until it has
+finished, and a bare future runs no work.
 
 ## Why
 
@@ -115,6 +118,7 @@ impl Rule for WaitFirstCompleted {
                 || all_cancelled_before(cx, f, id, c)
                 || gathers_all_after(cx, f, id, c)
                 || awaits_each_after(cx, f, id, c)
+                || rewaits_until_done(cx, f, id, c)
             {
                 continue;
             }
@@ -297,6 +301,62 @@ fn waits_only_on_others(cx: &FileCx, f: FuncId, c: &Call) -> bool {
                     _ => true,
                 }
         })
+}
+
+/// The wait sits in `while not runner.done():` for one of its racers,
+/// and every other racer is a bare future (`wakeup =
+/// loop.create_future()`) or an event's `wait()` of something else: the
+/// loop waits again for the task until it has finished, and what it
+/// raced against runs no work of its own.
+fn rewaits_until_done(cx: &FileCx, f: FuncId, wait: ExprId, c: &Call) -> bool {
+    let Some(arg) = c.positional(0).map(|a| cx.model.strip(a)) else {
+        return false;
+    };
+    let ExprKind::Collection { elems, .. } = &cx.expr(arg).kind else {
+        return false;
+    };
+    let Some(s) = cx.tree.enclosing_stmt(wait) else {
+        return false;
+    };
+    let watched: Vec<&str> = std::iter::once(s)
+        .chain(cx.tree.stmt_ancestors(s))
+        .filter(|&a| cx.tree.stmt_func(a) == f)
+        .filter_map(|a| match &cx.stmt(a).kind {
+            StmtKind::While { cond, .. } => match &cx.expr(cx.model.strip(*cond)).kind {
+                ExprKind::Unary {
+                    op: UnOp::Not,
+                    operand,
+                } => cx
+                    .call(cx.model.strip(*operand))
+                    .filter(|k| k.name == "done" && k.args.is_empty())
+                    .and_then(|k| k.receiver)
+                    .and_then(|r| cx.model.name_of(r)),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    let bare = |x: ExprId| {
+        let Some(n) = cx.model.name_of(cx.model.strip(x)) else {
+            return false;
+        };
+        let assigned = assignments_of(cx, f, n);
+        !assigned.is_empty()
+            && assigned.iter().all(|&(_, v)| {
+                cx.call(cx.model.strip(v))
+                    .is_some_and(|k| crate::python::common::makes_asyncio_future(cx, k))
+            })
+    };
+    elems.iter().any(|&x| {
+        cx.model
+            .name_of(cx.model.strip(x))
+            .is_some_and(|n| watched.contains(&n))
+    }) && elems.iter().all(|&x| {
+        cx.model
+            .name_of(cx.model.strip(x))
+            .is_some_and(|n| watched.contains(&n))
+            || bare(x)
+    })
 }
 
 /// The awaitables come from a collection that outlives this wait: one held
@@ -844,6 +904,24 @@ async def wait_any(events, timeout):
         timeout=timeout,
         return_when=asyncio.FIRST_COMPLETED,
     )
+"#,
+        r#"
+import asyncio
+
+
+async def run_transaction(self, body):
+    loop = asyncio.get_running_loop()
+    wakeup = loop.create_future()
+    runner = asyncio.create_task(self._run(body, wakeup))
+    while not runner.done():
+        done, _ = await asyncio.wait(
+            {runner, wakeup}, timeout=5, return_when=asyncio.FIRST_COMPLETED
+        )
+        if runner in done:
+            break
+        if wakeup in done:
+            wakeup = loop.create_future()
+    return runner.result()
 "#,
     ],
 };

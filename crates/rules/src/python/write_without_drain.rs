@@ -36,7 +36,11 @@ buffer was already in memory.
 Nor is a loop of a few rounds fixed in the code (`for _ in
 range(PREROLL_FRAMES)`, up to 64), or one inside a loop that drains each
 round (`while chunk := await reader.read(n):` writing the chunk's lines,
-then `await writer.drain()`).
+then `await writer.drain()`). Nor is a loop that opens the writer anew
+each round before writing (`reader, writer = await open_connection(..)`
+in the body: a fixed amount per fresh connection), or awaits a read
+after the write in the same round (`await reader.read(1)`): the peer's
+answer paces the writes.
 
 ## Why
 
@@ -157,6 +161,7 @@ impl Rule for WriteWithoutDrain {
                 || outer_drains
                 || few_rounds(cx, lp)
                 || writes_arguments_then_drains(cx, f, lp, r)
+                || fresh_writer_or_reply(cx, body, id, r)
                 || !reported.insert(cx.stmt(lp).span.start)
             {
                 continue;
@@ -173,6 +178,40 @@ impl Rule for WriteWithoutDrain {
             ));
         }
     }
+}
+
+/// Each round of the loop opens the writer anew (`reader, writer = await
+/// open_connection(..)` in the body, before the write): it writes a fixed
+/// amount to each fresh connection. Or, after the write, the round awaits
+/// a read (`await reader.readline()`, `read_n(1)`): the peer's reply
+/// paces the writer, one request per answer.
+fn fresh_writer_or_reply(cx: &FileCx, body: &Block, write: ExprId, writer: ExprId) -> bool {
+    let Some(w) = cx.model.dotted(writer) else {
+        return false;
+    };
+    let at = cx.expr(write).span;
+    let binds_writer = |t: ExprId| {
+        unsnarl_model::walk::exprs_under(cx.model, t)
+            .into_iter()
+            .any(|x| cx.model.dotted(x).as_deref() == Some(w.as_str()))
+    };
+    let fresh = unsnarl_model::walk::stmts_in_block(cx.model, body)
+        .into_iter()
+        .any(|s| {
+            cx.stmt(s).span.end <= at.start
+                && matches!(&cx.stmt(s).kind, StmtKind::Assign { targets, .. }
+                    if targets.iter().any(|&t| binds_writer(t)))
+        });
+    fresh
+        || unsnarl_model::walk::exprs_in_block(cx.model, body)
+            .into_iter()
+            .any(|x| {
+                cx.expr(x).span.start >= at.end
+                    && cx.is_awaited(x)
+                    && cx
+                        .call(x)
+                        .is_some_and(|c| c.name.starts_with("read") && c.receiver.is_some())
+            })
 }
 
 /// `for _ in range(PREROLL_FRAMES)` with a small constant count (up to
@@ -548,6 +587,20 @@ async def relay(reader, host, port, timeout):
     while message := await reader.read(65536):
         upstream.write(message)
         await _drain(upstream, timeout)
+"#,
+        r#"
+import asyncio
+
+
+async def serve_backward(host, port, auth, handler, closed):
+    while not closed.is_set():
+        reader, writer = await asyncio.open_connection(host, port)
+        writer.write(auth)
+        data = await reader.read(1)
+        if data:
+            asyncio.ensure_future(handler(reader, writer))
+        else:
+            writer.close()
 "#,
     ],
 };
