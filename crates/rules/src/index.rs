@@ -1249,7 +1249,9 @@ struct SummaryVisitor<'k> {
     loop_tested: Vec<Span>,
     /// `try: asyncio.get_running_loop() ... except RuntimeError: <here>`:
     /// no loop runs on this thread there, so no bridge of any kind (also
-    /// `run_coroutine_threadsafe(coro, other).result()`) blocks one.
+    /// `run_coroutine_threadsafe(coro, other).result()`) blocks one. Also
+    /// the `else` of `if loop == asyncio.get_running_loop():`, where the
+    /// loop waited on is another thread's.
     no_loop: Vec<Span>,
 }
 
@@ -1282,6 +1284,12 @@ impl Visitor for SummaryVisitor<'_> {
         let no_loop = crate::util::no_running_loop_handlers(m, id);
         self.loop_tested.extend(no_loop.iter().copied());
         self.no_loop.extend(no_loop);
+        if let Some(b) = crate::util::other_loop_block(m, id)
+            && let (Some(&first), Some(&last)) = (b.first(), b.last())
+        {
+            self.no_loop
+                .push(m.stmt(first).span.cover(m.stmt(last).span));
+        }
         let StmtKind::Go(e) = m.stmt(id).kind else {
             return true;
         };

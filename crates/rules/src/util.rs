@@ -405,15 +405,20 @@ pub fn in_except_handler(cx: &FileCx, e: ExprId) -> bool {
 /// whose handlers catches a type `catches` accepts (a bare `except:`
 /// catches everything): a failure there is handled in the function.
 pub fn in_try_body_catching(cx: &FileCx, e: ExprId, catches: impl Fn(&str) -> bool) -> bool {
+    in_try_body_handling(cx, e, |h| {
+        h.types.is_empty() || h.types.iter().any(|t| catches(t))
+    })
+}
+
+/// The expression runs in the body of a `try` of its function one of
+/// whose handlers passes `handles`.
+pub fn in_try_body_handling(cx: &FileCx, e: ExprId, handles: impl Fn(&Handler) -> bool) -> bool {
     cx.tree.enclosing_stmt(e).is_some_and(|st| {
         std::iter::once(st)
             .chain(cx.tree.stmt_ancestors(st))
             .any(|a| {
                 matches!(&cx.stmt(a).kind, StmtKind::Try { body, handlers, .. }
-                    if block_contains(cx, body, st)
-                        && handlers
-                            .iter()
-                            .any(|h| h.types.is_empty() || h.types.iter().any(|t| catches(t))))
+                    if block_contains(cx, body, st) && handlers.iter().any(&handles))
             })
     })
 }
@@ -540,7 +545,7 @@ pub fn under_test_calling(cx: &FileCx, e: ExprId, method: &str) -> bool {
 /// asyncio.run(coro)`: the spans of the handlers of `s` that run only when
 /// no loop runs on the thread (those catching `RuntimeError`, a parent of
 /// it, or everything), for a `try` whose first statement asks for the
-/// running loop. Empty for any other statement.
+/// running loop (or for the thread's loop, `get_event_loop()`). Empty for any other statement.
 pub fn no_running_loop_handlers(m: &FileModel, s: StmtId) -> Vec<Span> {
     let StmtKind::Try { body, handlers, .. } = &m.stmt(s).kind else {
         return Vec::new();
@@ -552,9 +557,12 @@ pub fn no_running_loop_handlers(m: &FileModel, s: StmtId) -> Vec<Span> {
     });
     // Also a call on the loop it hands back, `asyncio.get_running_loop()
     // .create_task(close)`: the probe raises before that call runs.
+    // `get_event_loop()` hands back the running loop whenever one runs,
+    // so when it raises, none does either.
     let asks = |e: ExprId| {
-        m.call(m.strip(e))
-            .is_some_and(|c| c.name == "get_running_loop" && c.args.is_empty())
+        m.call(m.strip(e)).is_some_and(|c| {
+            matches!(c.name.as_str(), "get_running_loop" | "get_event_loop") && c.args.is_empty()
+        })
     };
     if !probe.is_some_and(|e| {
         asks(e)
@@ -857,6 +865,39 @@ fn in_not_running_branch(m: &FileModel, s: StmtId, at: Span) -> bool {
         c.name == "is_running" && c.args.is_empty() && c.receiver.is_some_and(own_loop)
     });
     asks && block_span_contains(m, orelse, at)
+}
+
+/// The block of `s` that runs only when the running loop is not the one
+/// compared with it: the `else` of `if loop == asyncio.get_running_loop():`
+/// (or `is`), the body of `if loop is not asyncio.get_running_loop():`. A
+/// bridge there waits on another thread's loop, not the caller's.
+pub fn other_loop_block(m: &FileModel, s: StmtId) -> Option<&Block> {
+    let StmtKind::If { cond, then, orelse } = &m.stmt(s).kind else {
+        return None;
+    };
+    let ExprKind::Binary { op, left, right } = &m.expr(m.strip(*cond)).kind else {
+        return None;
+    };
+    let running = |e: ExprId| {
+        m.call(m.strip(e))
+            .is_some_and(|c| c.name == "get_running_loop" && c.args.is_empty())
+    };
+    if !(running(*left) || running(*right)) {
+        return None;
+    }
+    match op {
+        BinOp::Eq | BinOp::Is => Some(orelse),
+        BinOp::NotEq | BinOp::IsNot => Some(then),
+        _ => None,
+    }
+}
+
+/// `e` sits in an [`other_loop_block`] of its function.
+pub fn waits_on_other_loop(cx: &FileCx, e: ExprId) -> bool {
+    let at = cx.expr(e).span;
+    cx.enclosing_stmts(e).iter().any(|&s| {
+        other_loop_block(cx.model, s).is_some_and(|b| block_span_contains(cx.model, b, at))
+    })
 }
 
 /// `at` lies within the source of `block`'s statements (false for an

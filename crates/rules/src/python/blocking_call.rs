@@ -41,7 +41,8 @@ memory; neither does opening the null device (`open(os.devnull)`) or an
 in-memory SQLite database (`sqlite3.connect(":memory:")`), a move to the
 source's own directory (`shutil.move(tmp, os.path.splitext(tmp)[0])`, or
 `shutil.move(f"{path}.temp.mp4", path)` or from `dest.with_suffix(".tmp")`
-to `dest`, also through a local bound to that name: one rename), or fetching a
+to `dest`, also through a local bound to that name and with either path
+wrapped in `str(..)`: one rename), or fetching a
 `data:` URI (`urlopen(uri)` after `if not uri.startswith("data:"):
 raise`), or opening a file for appending only to write one record (`with
 open(log, "a") as f: f.write(line)`, or in up to three writes, a heading
@@ -1234,7 +1235,20 @@ fn renames_in_place(cx: &FileCx, span: Span) -> bool {
     {
         return true;
     }
-    let Some(src) = cx.model.dotted(src) else {
+    // `str(dst)`, `os.fspath(p)`, `Path(p)`: the path inside.
+    let unwrapped = |x: ExprId| {
+        let x = cx.model.strip(x);
+        cx.call(x)
+            .filter(|k| {
+                matches!(
+                    k.target.as_deref(),
+                    Some("pathlib.Path" | "builtins.str" | "os.fspath")
+                ) && k.args.len() == 1
+            })
+            .and_then(|k| k.positional(0))
+            .unwrap_or(x)
+    };
+    let Some(src) = cx.model.dotted(unwrapped(src)) else {
         return false;
     };
     let f = cx.func_of(e);
@@ -1278,8 +1292,10 @@ fn renames_in_place(cx: &FileCx, span: Span) -> bool {
                 && k.receiver.is_some_and(is_src)
         })
     };
+    // Also through a local (`backup = dst.with_suffix(".bak")`, then
+    // `shutil.move(str(dst), str(backup))`).
     beside(dst)
-        || cx.model.name_of(dst).is_some_and(|n| {
+        || cx.model.name_of(unwrapped(dst)).is_some_and(|n| {
             let mut bound = crate::python::common::values_bound_to(cx, f, n).peekable();
             bound.peek().is_some() && bound.all(|v| v.is_some_and(beside))
         })
@@ -3964,6 +3980,16 @@ async def upload(session, url, file_path):
         form.add_field("file", f, filename="upload.bin")
         async with session.post(url, data=form) as resp:
             return await resp.json()
+"#,
+        r#"
+import shutil
+
+
+async def rename_with_backup(dst, src):
+    if dst.exists():
+        dst_backup = dst.with_suffix(dst.suffix + ".bak")
+        shutil.move(str(dst), str(dst_backup))
+    return dst
 "#,
     ],
 };

@@ -955,12 +955,24 @@ pub fn asks_a_person(cx: &FileCx, e: ExprId) -> bool {
     }
     // A terminal front end's reader (`renderer.get_input()`,
     // prompt_toolkit's `session.prompt_async()`): named for what the user
-    // types.
+    // types. Also rich's `console.input(prompt)`.
     if c.receiver.is_some()
         && matches!(
             c.name.as_str(),
             "get_input" | "read_input" | "get_user_input" | "prompt_async"
         )
+    {
+        return true;
+    }
+    if c.name == "input"
+        && (c.target.as_deref() == Some("rich.console.Console.input")
+            || c.receiver
+                .and_then(|r| cx.model.dotted(r))
+                .is_some_and(|d| {
+                    d.rsplit('.')
+                        .next()
+                        .is_some_and(|n| n.trim_start_matches('_').eq_ignore_ascii_case("console"))
+                }))
     {
         return true;
     }

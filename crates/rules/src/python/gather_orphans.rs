@@ -34,8 +34,9 @@ already finished (also a list of only the done ones, `[t for t in
 tasks if t.done()]`), or one in a script's `if __name__ == "__main__":`
 block, whose `asyncio.run` cancels and reaps what is left when it
 raises, or in a coroutine the file only runs as `asyncio.run(main(..))`
-when nothing in it catches the gather's error (its failure ends the
-loop, which cancels the rest), or run by a plain function with
+when nothing in it catches the gather's error and goes on (its failure
+ends the loop, which cancels the rest; a handler that ends in `raise` or
+`sys.exit(1)`, or one for `KeyboardInterrupt` only, goes on to that end), or run by a plain function with
 `loop.run_until_complete(gather(..))` that closes that loop afterwards
 (the others never run again). Nor is a gather nothing waits on (a bare
 `asyncio.gather(*tasks)` statement): it re-raises to no one. Nor is one
@@ -131,9 +132,21 @@ impl Rule for GatherOrphans {
                 || crate::python::common::in_main_guard(cx, e.span)
                 // The loop's root: its failure ends the loop, which cancels
                 // the rest, unless a `try` around the gather catches it and
-                // the function goes on with the siblings still running.
+                // the function goes on with the siblings still running (a
+                // handler that ends in `raise` or `sys.exit(1)` goes on to
+                // the loop's end all the same, nor does one for
+                // `KeyboardInterrupt` alone catch the gather's failure).
                 || (crate::python::common::only_a_loop_root(cx, f)
-                    && !crate::util::in_try_body_catching(cx, id, |_| true))
+                    && !crate::util::in_try_body_handling(cx, id, |h| {
+                        let ordinary = h.types.is_empty()
+                            || h.types.iter().any(|t| {
+                                !matches!(
+                                    t.rsplit('.').next(),
+                                    Some("KeyboardInterrupt" | "SystemExit" | "GeneratorExit")
+                                )
+                            });
+                        ordinary && !crate::util::always_raises(cx.model, &h.body)
+                    }))
                 || every_gathered(cx, f, c, settles_alone)
                 || paced_by_sleep(cx, c)
                 || only_thread_work(cx, c)
@@ -1567,6 +1580,29 @@ async def validate(guard, run_with_timeout, name, desc):
         return await asyncio.gather(dyn_task, stat_task)
 
     return await run_with_timeout(both)
+"#,
+        r#"
+import asyncio
+import sys
+
+from .servers import http_server, mcp_server
+
+
+def serve():
+    async def run_hybrid():
+        try:
+            tasks = [
+                asyncio.create_task(http_server.start()),
+                asyncio.create_task(mcp_server.run()),
+            ]
+            await asyncio.gather(*tasks)
+        except KeyboardInterrupt:
+            print("interrupted")
+        except Exception as e:
+            print(f"server error: {e}")
+            sys.exit(1)
+
+    asyncio.run(run_hybrid())
 "#,
     ],
 };

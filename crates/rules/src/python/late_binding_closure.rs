@@ -27,7 +27,9 @@ awaited `asyncio.wait_for`, or `pool.submit(..).result()`) has run its
 callback with this round's value, and is not reported; nor is a thread
 joined, with no timeout, later in the same round (`t.start(); ...;
 t.join()`, or put in a list that the round then walks joining each,
-`for t in threads: t.join()`).
+`for t in threads: t.join()`), nor a job submitted inside a `with
+ThreadPoolExecutor(..) as pool:` block within the round: leaving the
+block waits for every job.
 
 ## Why
 
@@ -210,6 +212,7 @@ fn loop_vars_around(cx: &FileCx, e: ExprId) -> HashSet<String> {
         } = &cx.stmt(s).kind
             && !last_round(cx, body, &enclosing[..i])
             && !joined_in_the_round(cx, body, e)
+            && !pool_closed_in_the_round(cx, &enclosing[..i])
         {
             names(cx, *t, &mut out);
         }
@@ -269,6 +272,23 @@ fn last_round(cx: &FileCx, body: &Block, inner: &[StmtId]) -> bool {
     let mut v = Continues(false);
     walk_block(m, body, &mut v);
     !v.0 && blocks.iter().any(|b| leaves(m, b))
+}
+
+/// Inside the loop's body, the call sits in `with ThreadPoolExecutor(..)
+/// as pool:` (or a process pool): leaving that block waits for every job
+/// submitted in it, so the round ends only once the callbacks have run.
+/// `inner` are the statements around the call inside the loop.
+fn pool_closed_in_the_round(cx: &FileCx, inner: &[StmtId]) -> bool {
+    inner.iter().any(|&s| {
+        matches!(&cx.stmt(s).kind, StmtKind::With { items, .. }
+        if items.iter().any(|it| {
+            cx.call(cx.model.strip(it.ctx)).is_some_and(|c| {
+                c.target.as_deref().is_some_and(|t| {
+                    t.ends_with("ThreadPoolExecutor") || t.ends_with("ProcessPoolExecutor")
+                })
+            })
+        }))
+    })
 }
 
 /// The thread `call` builds (`t = threading.Thread(target=work)`) is
@@ -622,6 +642,21 @@ def run_steps(steps, agents, run_tool):
         for agent, t in threads:
             t.join()
     return results
+"#,
+        r#"
+import concurrent.futures
+
+
+def run_all(agents, markets, record):
+    for agent in agents:
+
+        def predict(market):
+            return agent.predict(market)
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=4) as executor:
+            futures = [executor.submit(predict, m) for m in markets]
+            for future in concurrent.futures.as_completed(futures):
+                record(agent, future.result())
 "#,
     ],
 };

@@ -59,7 +59,7 @@ Two shapes:
   nothing else but locals: it takes a device's requests one at a time, and
   it is already what the fix below asks for. So is a lock whose body
   also pauses at its own level (`await asyncio.sleep(0.1)` next to the
-  request): it paces the requests to one peer, which is its purpose. So
+  request, also under an `if`, `if wait > 0: await asyncio.sleep(wait)`): it paces the requests to one peer, which is its purpose. So
   is a lock whose creation or `async with` line carries a comment saying
   why it makes callers take turns (`self._lock = asyncio.Lock()  # the
   gateway handles one request at a time`, or in the comment lines above, naming
@@ -647,9 +647,13 @@ fn one_bounded_request(cx: &FileCx, body: &Block, awaits: &[ExprId]) -> bool {
 /// or after the request): the lock spaces out the requests to one peer (a
 /// device that drops requests that come too close together), and taking
 /// the I/O out of it would undo the pacing. A sleep inside a loop (a retry
-/// under the lock) does not count.
+/// under the lock) does not count; one under an `if` does (`if wait > 0:
+/// await asyncio.sleep(wait)`, keeping a floor between requests).
 fn paces_requests(cx: &FileCx, body: &Block) -> bool {
     body.iter().any(|&s| {
+        if let StmtKind::If { then, orelse, .. } = &cx.stmt(s).kind {
+            return paces_requests(cx, then) || paces_requests(cx, orelse);
+        }
         let StmtKind::Expr(e) = cx.stmt(s).kind else {
             return false;
         };
@@ -1642,6 +1646,27 @@ class AsyncAdaptCursor:
         async with adapt_connection._execute_mutex:
             response = await self._client.post(url, content=query)
             self._rows = await self._client.get(response.json()["next"])
+"#,
+        r#"
+import asyncio
+
+import httpx
+
+MIN_INTERVAL = 1.0
+_send_lock = asyncio.Lock()
+_last_send_at = 0.0
+_client = httpx.AsyncClient(timeout=10)
+
+
+async def post_throttled(url, payload):
+    global _last_send_at
+    async with _send_lock:
+        wait = MIN_INTERVAL - (asyncio.get_running_loop().time() - _last_send_at)
+        if wait > 0:
+            await asyncio.sleep(wait)
+        resp = await _client.post(url, json=payload)
+        _last_send_at = asyncio.get_running_loop().time()
+        return resp
 "#,
     ],
 };

@@ -47,7 +47,8 @@ self.timeout) else: .. open_connection(..)`) is not reported either: the
 timeout is configurable, and `None` is the caller's choice.
 
 A request is matched to the session bound to its receiver's name in the
-same function, else, for a module variable (`global SESSION` in the
+same function (when the function binds that name to several, the one
+whose `async with` encloses the request), else, for a module variable (`global SESSION` in the
 function that builds it), to the sessions assigned to that variable,
 else to the weakest session of the file; a session the
 function receives as a parameter is the caller's, with the caller's
@@ -450,8 +451,9 @@ fn request_limit(cx: &FileCx, c: &Call, target: &str, sessions: &Sessions) -> Li
 /// The `aiohttp.ClientSession(...)` this file builds, with their limits.
 struct Sessions {
     /// Per session: the function that builds it, the name it is bound to
-    /// (`async with ... as s`, `s = ...`), and its limit.
-    built: Vec<(FuncId, Option<Str>, Limit)>,
+    /// (`async with ... as s`, `s = ...`), its limit, and the `with`
+    /// statement that binds it, if one does.
+    built: Vec<(FuncId, Option<Str>, Limit, Option<StmtId>)>,
     /// Per module variable a session is assigned to (`global S; S =
     /// ClientSession(...)`), the weakest limit assigned to it.
     globals: Vec<(Str, Limit)>,
@@ -468,12 +470,23 @@ impl Sessions {
     fn limit_for(&self, cx: &FileCx, c: &Call) -> Limit {
         if let Some(ExprKind::Name { id, .. }) = c.receiver.map(|r| &cx.expr(r).kind) {
             let f = cx.func_of(c.func);
-            let mut own = self
+            let own: Vec<_> = self
                 .built
                 .iter()
-                .filter(|(g, name, _)| *g == f && name.as_deref() == Some(id.as_str()));
-            if let (Some(&(_, _, limit)), None) = (own.next(), own.next()) {
-                return limit;
+                .filter(|(g, name, _, _)| *g == f && name.as_deref() == Some(id.as_str()))
+                .collect();
+            if let [(_, _, limit, _)] = own.as_slice() {
+                return *limit;
+            }
+            // Several under that name: the `async with` around the call
+            // (the innermost) says which one it is.
+            let at = cx.expr(c.func).span;
+            if let Some((_, _, limit, _)) = own
+                .iter()
+                .filter(|(_, _, _, w)| w.is_some_and(|w| cx.stmt(w).span.contains(at)))
+                .max_by_key(|(_, _, _, w)| w.map(|w| cx.stmt(w).span.start))
+            {
+                return *limit;
             }
             // A module variable holds whatever its assignments built,
             // whichever function made them.
@@ -507,7 +520,7 @@ impl Sessions {
                     cx.model.name_of(a.value).is_some_and(|n| {
                         self.built
                             .iter()
-                            .any(|(g, name, _)| *g == caller && name.as_deref() == Some(n))
+                            .any(|(g, name, _, _)| *g == caller && name.as_deref() == Some(n))
                     })
                 })
             })
@@ -532,7 +545,15 @@ fn sessions(cx: &FileCx) -> Sessions {
                 None => globals.push((g, limit)),
             }
         }
-        built.push((cx.func_of(id), bound_name(cx, id), limit));
+        let with_stmt = match cx.tree.expr_parent(id) {
+            unsnarl_model::walk::Parent::Stmt(w)
+                if matches!(cx.stmt(w).kind, StmtKind::With { .. }) =>
+            {
+                Some(w)
+            }
+            _ => None,
+        };
+        built.push((cx.func_of(id), bound_name(cx, id), limit, with_stmt));
     }
     Sessions {
         built,
@@ -1397,6 +1418,21 @@ class Channel:
 
     async def send(self, url, body):
         return await api_post(self._session, url, body, 15000)
+"#,
+        r#"
+import aiohttp
+
+
+async def api_available(url, backup_url):
+    timeout = aiohttp.ClientTimeout(total=2.0)
+    async with aiohttp.ClientSession() as session:
+        async with session.get(url, timeout=timeout) as response:
+            if response.status == 200:
+                return True
+    backup_timeout = aiohttp.ClientTimeout(total=3.0)
+    async with aiohttp.ClientSession(timeout=backup_timeout) as session:
+        async with session.get(backup_url) as response:
+            return response.status == 200
 "#,
     ],
 };

@@ -62,7 +62,8 @@ the next attempt (`select`, eventlet's `trampoline(sock, read=True)`).
 Nor is a loop that asks a person each time round (`input()`, `await
 ainput("Code: ")`, `Prompt.ask(..)`, or `input` read on a thread,
 `await loop.run_in_executor(None, input, "> ")`, or a terminal front
-end's reader, `renderer.get_input()`): the answers pace it.
+end's reader, `renderer.get_input()`, rich's `console.input(..)`): the
+answers pace it.
 Nor a poll: a `try` whose success may fall through (`if
 health_check(): break`), a sleep after it every round, and a deadline
 or a count that ends the loop (`elapsed += interval; if elapsed >=
@@ -2976,6 +2977,24 @@ async def preload_next_item(queue, cur_index):
         except MediaNotFoundError:
             idx += 1
     return item
+"#,
+        r#"
+import httpx
+from rich.console import Console
+
+console = Console()
+
+
+async def chat(client: httpx.AsyncClient, url):
+    while True:
+        try:
+            question = console.input("[bold]You:[/bold] ").strip()
+            if question == "/exit":
+                break
+            reply = await client.post(url, json={"q": question})
+            console.print(reply.json()["answer"])
+        except httpx.HTTPError as e:
+            console.print(f"error: {e}")
 "#,
     ],
 };

@@ -27,7 +27,9 @@ and calling its `apply()`, which patches asyncio so that such nesting
 appears to work (an import left behind with the `apply()` commented out
 patches nothing). A call in the branch that runs only when no loop is
 running (`try: loop = asyncio.get_running_loop() ... except RuntimeError:
-asyncio.run(cb(out))`, also with the probe's loop used on the spot,
+asyncio.run(cb(out))`, also probed with `get_event_loop()`, which hands
+back the running loop whenever one runs, or in the `else` of `if loop ==
+asyncio.get_running_loop():`, where the loop waited on is another's, also with the probe's loop used on the spot,
 `asyncio.get_running_loop().create_task(c)`, or the `else` of `if
 asyncio.get_event_loop().is_running():`, that loop also held in a local
 first) is not reported: it never runs
@@ -109,6 +111,7 @@ impl Rule for SyncOverAsync {
                 || cx.func(f).is_test
                 || !bridges_here(cx, id, entry)
                 || crate::util::only_without_running_loop(cx, id)
+                || crate::util::waits_on_other_loop(cx, id)
             {
                 continue;
             }
@@ -288,6 +291,33 @@ class IsolatedServer:
     async def list_tools(self):
         # Runs on the thread's own loop, not the caller's.
         return asyncio.run_coroutine_threadsafe(self.server.list_tools(), self.t.loop).result()
+"#,
+        r#"
+import asyncio
+
+
+async def run_step(coro):
+    try:
+        loop = asyncio.get_event_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    return await asyncio.ensure_future(coro, loop=loop)
+"#,
+        r#"
+import asyncio
+
+
+async def create_sub_task(coro, loop=None):
+    if loop is not None:
+        if loop == asyncio.get_running_loop():
+            return loop.create_task(coro)
+        else:
+
+            async def make(c):
+                return asyncio.ensure_future(c)
+
+            return asyncio.run_coroutine_threadsafe(make(coro), loop=loop).result()
+    return asyncio.create_task(coro)
 "#,
     ],
 };

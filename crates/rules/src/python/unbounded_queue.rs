@@ -59,7 +59,7 @@ iter(proc.stderr.readline, b""): q.put(line)`, or `for line in stream`
 in a reader every thread start hands a child's pipe, also values parsed
 from each line, `for m in json.loads(line): q.put(m)`, with one
 end-of-stream `None` or module sentinel (`_EOF = object()`) each, which
-a consumer may put back for the next; a bound would stall the child on its pipe), and a queue in an attribute of a `threading.Thread`
+a consumer or a watchdog timer may put there too; a bound would stall the child on its pipe), and a queue in an attribute of a `threading.Thread`
 subclass that only its own `run` (and what `run` calls) uses. When the producers only
 use `put_nowait` (a bound alone would make them raise `QueueFull`), the
 fix says how they can wait for room instead; when they already catch
@@ -663,9 +663,14 @@ fn drains_a_pipe(cx: &FileCx, ctor: ExprId) -> bool {
     // thread target it is handed to (`Thread(target=pump, args=(s, q))`).
     let mut puts: Vec<ExprId> = puts_into(cx, &name).into_iter().map(|(e, _)| e).collect();
     let mut targets = Vec::new();
+    // `proc.stdout`, `self._stdout` (a pipe kept under a private name),
+    // `proc.stderr.readline`.
     let lines_of = |e: ExprId| {
         cx.model.dotted(e).is_some_and(|d| {
-            d.ends_with(".stdout") || d.ends_with(".stderr") || d.ends_with(".readline")
+            d.ends_with(".readline")
+                || d.rsplit('.').next().is_some_and(|last| {
+                    d.contains('.') && matches!(last.trim_start_matches('_'), "stdout" | "stderr")
+                })
         })
     };
     // The parameters of thread targets that every start hands a child's
@@ -3245,6 +3250,39 @@ class StdioTransport:
             self._inbox.put(_EOF)
             raise EOFError("server exited")
         return item
+"#,
+        r#"
+import json
+import queue
+import threading
+
+
+class Bridge:
+    def __init__(self, process, timeout):
+        self._process = process
+        self._stdout = process.stdout
+        self._replies = queue.Queue()
+        self._watchdog = threading.Timer(timeout, self._expire)
+        self._watchdog.start()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _expire(self):
+        self._replies.put(None)
+        self._process.kill()
+
+    def _read(self):
+        for line in self._stdout:
+            message = json.loads(line)
+            if isinstance(message, dict):
+                self._replies.put(message)
+        self._replies.put(None)
+
+    def request(self):
+        reply = self._replies.get()
+        if reply is None:
+            self._replies.put(None)
+            raise EOFError("bridge ended")
+        return reply
 "#,
     ],
 };

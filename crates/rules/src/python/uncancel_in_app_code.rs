@@ -23,7 +23,11 @@ test of the pending count (`if task.cancelling() == 1:`), not in a
 handler of `CancelledError` that first re-raises every cancellation but
 the one it expects (`if not self.is_stopping(): raise`), and after which
 the function does not cancel the same task again (uncancelling to let a
-shutdown step run, then `finally: task.cancel()` as many times).
+shutdown step run, then `finally: task.cancel()` as many times). In a
+plain function outside any coroutine, only a receiver visibly made by
+`asyncio.current_task()`, `create_task` or `ensure_future` is judged: an
+object of the project's own may have an `uncancel` method of its own
+(`self.facade.uncancel()` resetting a flag).
 
 ## Why
 
@@ -86,6 +90,7 @@ impl Rule for UncancelInAppCode {
                 || crate::util::under_test_calling(cx, id, "cancelling")
                 || gives_it_back(cx, f, id, c)
                 || tells_its_own_apart(cx, id)
+                || not_a_task_here(cx, f, c)
                 || cx.func(f).is_test
             {
                 continue;
@@ -133,6 +138,38 @@ fn tells_its_own_apart(cx: &FileCx, id: ExprId) -> bool {
                     })
                 })
         })
+    })
+}
+
+/// A plain function (nested in no coroutine) calls `uncancel()` on
+/// something not visibly an asyncio task: `Task.uncancel()` is for the
+/// code of a running task, and an object of the project's own with a
+/// method of that name (`self.facade.uncancel()` resetting a flag) is
+/// more likely here. A receiver made by `asyncio.current_task()`,
+/// `create_task` or `ensure_future` is still judged.
+fn not_a_task_here(cx: &FileCx, f: FuncId, c: &Call) -> bool {
+    let in_coroutine = std::iter::once(f)
+        .chain(cx.tree.func_ancestors(cx.model, f))
+        .any(|g| cx.func(g).is_async);
+    if in_coroutine {
+        return false;
+    }
+    let makes_task = |e: ExprId| {
+        cx.call(cx.model.strip(e)).is_some_and(|k| {
+            matches!(
+                k.name.as_str(),
+                "current_task" | "create_task" | "ensure_future"
+            )
+        })
+    };
+    let Some(r) = c.receiver else {
+        return false;
+    };
+    if makes_task(r) {
+        return false;
+    }
+    !cx.model.name_of(r).is_some_and(|n| {
+        crate::python::common::values_bound_to(cx, f, n).any(|v| v.is_some_and(makes_task))
     })
 }
 
@@ -304,6 +341,18 @@ class Worker:
             if task := asyncio.current_task():
                 task.uncancel()
         return None
+"#,
+        r#"
+class Repl:
+    def __init__(self, facade):
+        self.facade = facade
+
+    def run(self):
+        while True:
+            line = input("> ")
+            for event in self.facade.stream(line):
+                print(event)
+            self.facade.uncancel()
 "#,
     ],
 };
