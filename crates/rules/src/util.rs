@@ -840,12 +840,13 @@ pub fn only_without_running_loop(cx: &FileCx, e: ExprId) -> bool {
         .any(|&s| in_no_loop_branch(cx, s, at) || in_not_running_branch(cx.model, s, at))
 }
 
-/// `if asyncio.get_event_loop().is_running(): ... else: <at>` (or the
+/// `if asyncio.get_event_loop().is_running(): ... else: <at>`, or `if not
+/// asyncio.get_event_loop().is_running(): <at>` (or the
 /// loop first bound to a local, `loop = asyncio.get_event_loop(); if
 /// loop.is_running():`): the thread's own loop is not running in the
 /// `else`.
 fn in_not_running_branch(m: &FileModel, s: StmtId, at: Span) -> bool {
-    let StmtKind::If { cond, orelse, .. } = &m.stmt(s).kind else {
+    let StmtKind::If { cond, then, orelse } = &m.stmt(s).kind else {
         return false;
     };
     let asks_for_it = |r: ExprId| {
@@ -861,10 +862,19 @@ fn in_not_running_branch(m: &FileModel, s: StmtId, at: Span) -> bool {
                     .is_some_and(asks_for_it)
             })
     };
-    let asks = m.call(m.strip(*cond)).is_some_and(|c| {
-        c.name == "is_running" && c.args.is_empty() && c.receiver.is_some_and(own_loop)
-    });
-    asks && block_span_contains(m, orelse, at)
+    let asks = |e: ExprId| {
+        m.call(m.strip(e)).is_some_and(|c| {
+            c.name == "is_running" && c.args.is_empty() && c.receiver.is_some_and(own_loop)
+        })
+    };
+    // `if not asyncio.get_event_loop().is_running(): <at>` too.
+    match &m.expr(m.strip(*cond)).kind {
+        ExprKind::Unary {
+            op: UnOp::Not,
+            operand,
+        } => asks(*operand) && block_span_contains(m, then, at),
+        _ => asks(*cond) && block_span_contains(m, orelse, at),
+    }
 }
 
 /// The block of `s` that runs only when the running loop is not the one

@@ -23,6 +23,10 @@ calls `basic_qos(prefetch_count=...)` (pika) or
 (`no_ack=True`, `auto_ack=True`, also a wrapper's parameter that
 defaults to `True` and is passed on) is left alone: the broker's prefetch
 limits only unacknowledged deliveries, so it cannot apply there. So is
+one whose callback (a function of the file) acknowledges each delivery
+as its first statement (`ch.basic_ack(method.delivery_tag)`), which
+consumes the same way, and a wrapper that only forwards its own `*args,
+**kwargs` to `basic_consume` (its callers are the consumers). So is
 an RPC client's reply consumer: a module whose every declared queue is
 exclusive to its connection (`queue_declare(queue="", exclusive=True)`)
 and that names it as `reply_to=` on its requests receives only the
@@ -123,7 +127,29 @@ impl Rule for AmqpNoPrefetch {
                         })
                 })
             });
-            if !hit || auto_ack {
+            // A callback that acknowledges each delivery first thing
+            // (`def on_message(ch, method, props, body):
+            // ch.basic_ack(method.delivery_tag); ...`) consumes as
+            // auto-ack does: nothing stays unacknowledged for a prefetch
+            // to count. And a wrapper that only forwards its own
+            // `*args, **kwargs` is not the consumer: its callers are.
+            let acks_first = c
+                .kwarg("on_message_callback")
+                .or_else(|| c.positional(1))
+                .and_then(|cb| crate::python::common::local_callable(cx, cb))
+                .and_then(|g| cx.func(g).body.first().copied())
+                .is_some_and(|st| {
+                    matches!(cx.stmt(st).kind, StmtKind::Expr(x)
+                        if cx.call(cx.model.strip(x)).is_some_and(|k| k.name == "basic_ack"))
+                });
+            let forwards = !c.args.is_empty()
+                && c.args.iter().all(|a| {
+                    (a.spread || a.name.as_deref() == Some("**"))
+                        && cx.model.name_of(a.value).is_some_and(|n| {
+                            f.params.iter().any(|p| p.name.trim_start_matches('*') == n)
+                        })
+                });
+            if !hit || auto_ack || acks_first || forwards {
                 continue;
             }
             out.push(cx.finding(
@@ -205,6 +231,17 @@ class Queue:
         self.channel.basic_consume(  # expect
             queue=self.queue, auto_ack=auto_ack, on_message_callback=on_message_callback
         )
+"#,
+        r#"
+import aio_pika
+
+
+async def consume(channel, name, timeout=None):
+    queue = await channel.get_queue(name)
+    kwargs = dict()
+    if timeout is not None:
+        kwargs["timeout"] = timeout
+    return queue.iterator(**kwargs)  # expect
 "#,
     ],
     pass: &[
@@ -294,6 +331,30 @@ class RpcClient:
             body=body,
         )
         return corr
+"#,
+        r#"
+import pika
+
+
+class Subscription:
+    def __init__(self, channel, callback):
+        self.channel = channel
+        self.callback = callback
+
+    def on_message(self, ch, method, props, body):
+        self.channel.basic_ack(method.delivery_tag)
+        self.callback(body.decode("utf-8"))
+
+    def start(self, queue_name):
+        self.consumer_tag = self.channel.basic_consume(queue_name, self.on_message)
+
+
+class ChannelWrapper:
+    def __init__(self, channel):
+        self.channel = channel
+
+    def basic_consume(self, *args, **kwargs):
+        return self.channel.basic_consume(*args, **kwargs)
 "#,
     ],
 };

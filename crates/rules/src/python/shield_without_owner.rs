@@ -29,7 +29,8 @@ self._task`). Neither is a fresh bare future
 (`loop.create_future()`, `asyncio.Future()`, also one put in a table with
 `setdefault(key, loop.create_future())`): it runs no work at all;
 nor a future over work that already runs (`asyncio.wrap_future(cf)`,
-`loop.run_in_executor(pool, fn)`, `asyncio.to_thread(fn)`, a child process's `process.wait()`,
+`loop.run_in_executor(pool, fn)`, `asyncio.to_thread(fn)` (also made a
+task first, `ensure_future(asyncio.to_thread(fn))`), a child process's `process.wait()`,
 `asyncio.gather(*tasks, return_exceptions=True)` or `asyncio.wait` of
 tasks held in names or fields, also through a local): `shield` starts no
 task for it, and whoever started that work owns it. Nor a wait for an
@@ -274,10 +275,27 @@ fn unowned(cx: &FileCx, shield: ExprId, arg: ExprId) -> Option<String> {
     // `drain = asyncio.gather(*pending, return_exceptions=True)`: a future
     // over tasks that already exist; `fut = self._waiters.setdefault(key,
     // loop.create_future())`: a bare future, or the one already kept.
+    // `asyncio.ensure_future(asyncio.to_thread(fn))` (also of a local
+    // bound to it): a task over work a thread already runs.
+    let wraps_running_work = |c: &Call| {
+        crate::python::common::is_task_spawn(cx, c)
+            && c.positional(0).is_some_and(|a| {
+                let a = cx.model.strip(a);
+                let inner = cx.model.name_of(a).and_then(|n| {
+                    let mut bound = crate::python::common::values_bound_to(cx, f, n);
+                    match (bound.next(), bound.next()) {
+                        (Some(Some(v)), None) => Some(cx.model.strip(v)),
+                        _ => None,
+                    }
+                });
+                cx.call(inner.unwrap_or(a))
+                    .is_some_and(|k| over_existing_work(cx, k))
+            })
+    };
     if stored.is_empty()
         || stored
             .iter()
-            .any(|c| over_existing_work(cx, c) || kept_bare_future(cx, c))
+            .any(|c| over_existing_work(cx, c) || kept_bare_future(cx, c) || wraps_running_work(c))
     {
         return None;
     }
@@ -899,6 +917,26 @@ async def start_bridge(client):
         await finish_cleanup(asyncio.create_task(rollback_start()))
         raise
     return client
+"#,
+        r#"
+import asyncio
+
+
+async def run_with_progress(ctx, func, *args):
+    worker = asyncio.to_thread(func, *args)
+    worker_task = asyncio.ensure_future(worker)
+    ticks = 0
+    try:
+        while not worker_task.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(worker_task), timeout=5.0)
+            except asyncio.TimeoutError:
+                ticks += 1
+                await ctx.report_progress(ticks)
+        return await worker_task
+    finally:
+        if not worker_task.done():
+            worker_task.cancel()
 "#,
     ],
 };

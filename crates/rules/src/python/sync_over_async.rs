@@ -27,13 +27,14 @@ and calling its `apply()`, which patches asyncio so that such nesting
 appears to work (an import left behind with the `apply()` commented out
 patches nothing). A call in the branch that runs only when no loop is
 running (`try: loop = asyncio.get_running_loop() ... except RuntimeError:
-asyncio.run(cb(out))`, also probed with `get_event_loop()`, which hands
-back the running loop whenever one runs, or in the `else` of `if loop ==
-asyncio.get_running_loop():`, where the loop waited on is another's, also with the probe's loop used on the spot,
-`asyncio.get_running_loop().create_task(c)`, or the `else` of `if
-asyncio.get_event_loop().is_running():`, that loop also held in a local
-first) is not reported: it never runs
-on the loop.
+asyncio.run(cb(out))`, also with the probe's loop used on the spot,
+`asyncio.get_running_loop().create_task(c)`, or probed with
+`get_event_loop()`, which hands back the running loop whenever one runs;
+the `else` of `if asyncio.get_event_loop().is_running():` or the body of
+`if not asyncio.get_event_loop().is_running():`, that loop also held in
+a local first) is not reported: it never runs on the loop. Nor is one in
+the `else` of `if loop == asyncio.get_running_loop():`, where the loop
+waited on is another thread's.
 
 ## Why
 
@@ -318,6 +319,18 @@ async def create_sub_task(coro, loop=None):
 
             return asyncio.run_coroutine_threadsafe(make(coro), loop=loop).result()
     return asyncio.create_task(coro)
+"#,
+        r#"
+import asyncio
+
+
+async def stop_sync(sync):
+    if not asyncio.get_event_loop().is_running():
+        loop = asyncio.new_event_loop()
+        loop.run_until_complete(sync.stop())
+        loop.close()
+    else:
+        await sync.stop()
 "#,
     ],
 };

@@ -38,7 +38,8 @@ connects the object adds (`start`, `_connect_to_server`, `open`,
 `initialize`, `__aenter__`, `setup_*`, `launch`) when the file cancels every task of the collection (`for
 task in self._tasks: task.cancel()`, also through a local joining it to
 others, `all_tasks = self.readers + self.writers`): a fixed set per
-connection.
+connection; nor those an object's `run()` or `main()` adds one by one,
+outside any loop, when the file cancels each of them the same way.
 
 ## Why
 
@@ -123,6 +124,7 @@ impl Rule for TaskSetLeak {
             let pruned = pruned.get_or_insert_with(|| pruned_collections(cx, &globals));
             if pruned.contains(&key)
                 || started_for_the_connection(cx, cx.func_of(id), &key)
+                || started_by_the_run(cx, id, &key)
                 || removed_by_inherited_callback(cx, cx.func_of(id), value)
             {
                 continue;
@@ -430,6 +432,27 @@ fn started_for_the_connection(cx: &FileCx, f: FuncId, key: &str) -> bool {
     lifecycle
         && (0..cx.model.stmts.len() as u32)
             .any(|i| crate::python::common::cancels_each_of(cx, StmtId(i)).is_some_and(walks_it))
+}
+
+/// The object's `run()` (or `main()`) adds its workers one by one, outside
+/// any loop (`self.tasks.append(create_task(self.receiver.start()))`), and
+/// the file cancels each task of the collection when it stops: a fixed
+/// set for the one run of the object.
+fn started_by_the_run(cx: &FileCx, add: ExprId, key: &str) -> bool {
+    let f = cx.func_of(add);
+    let name = cx.func(f).name.trim_matches('_');
+    if !matches!(name, "run" | "main") || cx.func(f).class.is_none() {
+        return false;
+    }
+    let in_loop = cx
+        .tree
+        .enclosing_stmt(add)
+        .is_some_and(|s| crate::python::common::enclosing_loop(cx, s).is_some());
+    !in_loop
+        && (0..cx.model.stmts.len() as u32).any(|i| {
+            crate::python::common::cancels_each_of(cx, StmtId(i))
+                .is_some_and(|e| cx.model.dotted(e).as_deref() == Some(key))
+        })
 }
 
 /// `f` is `__init__`, or a private helper of the file called only from
@@ -809,6 +832,32 @@ def shutdown_lifecycle_tasks():
 async def auto_cleanup():
     while True:
         await asyncio.sleep(24 * 3600)
+"#,
+        r#"
+import asyncio
+
+
+class AgentRunner:
+    def __init__(self, agent, receiver):
+        self.agent = agent
+        self.receiver = receiver
+        self.tasks = []
+        self.stopping = asyncio.Event()
+
+    async def run(self):
+        receiver_task = asyncio.create_task(self.receiver.start())
+        self.tasks.append(receiver_task)
+        agent_task = asyncio.create_task(self.agent.start())
+        self.tasks.append(agent_task)
+        try:
+            await self.stopping.wait()
+        finally:
+            await self.shutdown()
+
+    async def shutdown(self):
+        for task in self.tasks:
+            if not task.done():
+                task.cancel()
 "#,
     ],
 };

@@ -40,7 +40,10 @@ fields (`futures.append(self._heartbeat_task)`): nobody expects this wait
 to cancel them. Nor is a wait inside `while not runner.done():` on that
 task and bare futures only (`{runner, wakeup}` with `wakeup =
 loop.create_future()`): the loop waits for the task again until it has
-finished, and a bare future runs no work.
+finished, and a bare future runs no work. Nor is a wait in a loop on
+locals the loop fills only when empty (`if not next_input: next_input =
+create_task(..)`) and empties once done: a racer still pending stays in
+its name and is raced again next round.
 
 ## Why
 
@@ -119,6 +122,7 @@ impl Rule for WaitFirstCompleted {
                 || gathers_all_after(cx, f, id, c)
                 || awaits_each_after(cx, f, id, c)
                 || rewaits_until_done(cx, f, id, c)
+                || racers_carried_over(cx, f, id, c)
             {
                 continue;
             }
@@ -356,6 +360,84 @@ fn rewaits_until_done(cx: &FileCx, f: FuncId, wait: ExprId, c: &Call) -> bool {
             .name_of(cx.model.strip(x))
             .is_some_and(|n| watched.contains(&n))
             || bare(x)
+    })
+}
+
+/// In a loop, the racers are locals the loop fills only when empty
+/// (`if not next_input: next_input = create_task(..)`, `if task is None:`)
+/// and empties once done: a racer still pending stays in its name and is
+/// raced again next round (`[t for t in (next_input, next_output) if t]`).
+fn racers_carried_over(cx: &FileCx, f: FuncId, wait: ExprId, c: &Call) -> bool {
+    let Some(s) = cx.tree.enclosing_stmt(wait) else {
+        return false;
+    };
+    if crate::python::common::enclosing_loop(cx, s).is_none() {
+        return false;
+    }
+    let Some(arg) = c.positional(0).map(|a| cx.model.strip(a)) else {
+        return false;
+    };
+    // A local bound once to the racers.
+    let arg = cx
+        .model
+        .name_of(arg)
+        .and_then(|n| {
+            let mut bound = crate::python::common::values_bound_to(cx, f, n);
+            match (bound.next(), bound.next()) {
+                (Some(Some(v)), None) => Some(cx.model.strip(v)),
+                _ => None,
+            }
+        })
+        .unwrap_or(arg);
+    // `[a, b]`, or `[aw for aw in (a, b) if aw]`.
+    let listed = match &cx.expr(arg).kind {
+        ExprKind::Comprehension { generators, .. } if generators.len() == 1 => {
+            cx.model.strip(generators[0].iter)
+        }
+        _ => arg,
+    };
+    let ExprKind::Collection { elems, .. } = &cx.expr(listed).kind else {
+        return false;
+    };
+    let names: Vec<&str> = elems
+        .iter()
+        .filter_map(|&x| cx.model.name_of(cx.model.strip(x)))
+        .collect();
+    if names.is_empty() || names.len() != elems.len() {
+        return false;
+    }
+    // `not n`, `n is None`, among the conjuncts of an `if` around it.
+    let tests_empty = |cond: ExprId, n: &str| {
+        crate::util::conjuncts(cx.model, cond).into_iter().any(|t| {
+            match &cx.expr(cx.model.strip(t)).kind {
+                ExprKind::Unary {
+                    op: UnOp::Not,
+                    operand,
+                } => cx.model.name_of(cx.model.strip(*operand)) == Some(n),
+                ExprKind::Binary {
+                    op: BinOp::Is,
+                    left,
+                    right,
+                } => {
+                    cx.model.name_of(cx.model.strip(*left)) == Some(n)
+                        && crate::python::common::is_none(cx, *right)
+                }
+                _ => false,
+            }
+        })
+    };
+    names.iter().all(|&n| {
+        let spawns: Vec<(StmtId, ExprId)> = assignments_of(cx, f, n)
+            .into_iter()
+            .filter(|&(_, v)| cx.call(cx.model.strip(v)).is_some())
+            .collect();
+        !spawns.is_empty()
+            && spawns.iter().all(|&(st, _)| {
+                cx.tree.stmt_ancestors(st).any(|a| {
+                    matches!(&cx.stmt(a).kind, StmtKind::If { cond, then, .. }
+                        if crate::util::block_contains(cx, then, st) && tests_empty(*cond, n))
+                })
+            })
     })
 }
 
@@ -922,6 +1004,31 @@ async def run_transaction(self, body):
         if wakeup in done:
             wakeup = loop.create_future()
     return runner.result()
+"#,
+        r#"
+import asyncio
+
+
+async def stream(source, queue, handle):
+    next_input = None
+    next_output = None
+    done_reading = False
+    while not done_reading:
+        if not next_input:
+            next_input = asyncio.create_task(source.__anext__())
+        if next_output is None:
+            next_output = asyncio.create_task(queue.get())
+        racers = [t for t in (next_input, next_output) if t]
+        done, _ = await asyncio.wait(racers, return_when=asyncio.FIRST_COMPLETED)
+        if next_input in done:
+            try:
+                await handle(next_input.result())
+            except StopAsyncIteration:
+                done_reading = True
+            next_input = None
+        if next_output in done:
+            yield next_output.result()
+            next_output = None
 "#,
     ],
 };
