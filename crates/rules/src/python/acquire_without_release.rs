@@ -23,7 +23,8 @@ first thing in a `with ExitStack() as stack:` there,
 `stack.callback(sem.release)`), or there is no release at all. Between the acquire and that `try` may sit only an early
 exit that releases first (`if closed: release(); raise`) and statements that
 cannot raise (`items = []`, `last = None`, `ctx.event = asyncio.Event()`); a release that follows the
-acquire with nothing but such statements, stores of a name into an
+acquire with nothing but such statements (or a wait on the condition
+just acquired, `cond.acquire(); cond.wait(t); cond.release()`), stores of a name into an
 attribute or entry of `self` (`self._objects[i] = obj`) or counter bumps
 (`self.seqnr += 1`, also a module counter read as text first, `job_id =
 str(job_counter); job_counter += 1`), or an `if` on an identity test
@@ -504,10 +505,9 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
         }
         _ => stmts_after(cx, s).to_vec(),
     };
-    let first_after = after
-        .iter()
-        .copied()
-        .find(|&n| !cannot_raise(cx, n) && !releases_and_leaves(cx, n, name));
+    let first_after = after.iter().copied().find(|&n| {
+        !cannot_raise(cx, n) && !releases_and_leaves(cx, n, name) && !waits_on_it(cx, n, name)
+    });
     // `got = lock.acquire(timeout=t)` then `if got: try: .. finally:
     // lock.release()`: the branch that holds it starts its own `try`.
     if first_after.is_some_and(|n| {
@@ -648,6 +648,26 @@ fn releases_and_leaves(cx: &FileCx, s: StmtId, name: &str) -> bool {
         )
         && release_stmt(cx, *release, name).is_some_and(|c| c.args.is_empty())
         && body.iter().all(|&b| cannot_raise(cx, b))
+}
+
+/// `cond.wait(timeout)` (or `wait_for`) on the condition just acquired:
+/// a wait on a condition the thread holds does not raise (it gives the
+/// lock back while waiting and takes it again before returning).
+fn waits_on_it(cx: &FileCx, s: StmtId, name: &str) -> bool {
+    let x = match &cx.stmt(s).kind {
+        StmtKind::Expr(x) => *x,
+        StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } if targets.iter().all(|&t| cx.model.name_of(t).is_some()) => *v,
+        _ => return false,
+    };
+    cx.call(cx.model.strip(x)).is_some_and(|c| {
+        matches!(c.name.as_str(), "wait" | "wait_for")
+            && c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(name)
+            && crate::python::common::is_condition(cx, c.receiver.unwrap())
+    })
 }
 
 /// The statements a probe may hold between an acquire and its release:
@@ -2604,6 +2624,21 @@ def run_step(key, step):
     finally:
         _HELD.reset(marker)
         lock.release()
+"#,
+        r#"
+import threading
+
+
+class Gateway:
+    def __init__(self):
+        self.history_cond = threading.Condition()
+        self.history_buf = []
+
+    def query_history(self, timeout):
+        self.history_cond.acquire()
+        self.history_cond.wait(timeout)
+        self.history_cond.release()
+        return list(self.history_buf)
 "#,
     ],
 };

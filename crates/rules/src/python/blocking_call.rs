@@ -1253,20 +1253,7 @@ fn renames_in_place(cx: &FileCx, span: Span) -> bool {
     };
     let f = cx.func_of(e);
     // `tmp`, or `Path(tmp)`, `str(tmp)`: the source path itself.
-    let is_src = |x: ExprId| {
-        let x = cx.model.strip(x);
-        let x = cx
-            .call(x)
-            .filter(|k| {
-                matches!(
-                    k.target.as_deref(),
-                    Some("pathlib.Path" | "builtins.str" | "os.fspath")
-                ) && k.args.len() == 1
-            })
-            .and_then(|k| k.positional(0))
-            .unwrap_or(x);
-        cx.model.dotted(x).as_deref() == Some(src.as_str())
-    };
+    let is_src = |x: ExprId| cx.model.dotted(unwrapped(x)).as_deref() == Some(src.as_str());
     let beside = |v: ExprId| {
         let v = cx.model.strip(v);
         // `str(Path(tmp).with_suffix(""))`

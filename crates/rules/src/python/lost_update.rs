@@ -47,7 +47,10 @@ written back unchanged (`registry = self._registry; ...;
 self._registry = registry`) when nothing else in the file but `__init__`
 ever assigns it, nor a write reached from the read only past awaits
 that sit in a branch which leaves the function (`if exhausted: await
-warn(); return False`).
+warn(); return False`). Nor is state written only inside the object's
+one task: every write of it is in `__init__`, in the class's `async def
+run(self)` or in a private method the file calls only from there (its
+public methods only queue work for that task).
 
 ## Why
 
@@ -161,7 +164,10 @@ impl Rule for LostUpdate {
             };
             // (Asked only of a write about to be reported: it scans the
             // function's assignments.)
-            let Some(msg) = msg.filter(|_| !keyed_by_current_task(cx, f, *t)) else {
+            let Some(msg) = msg.filter(|_| {
+                !keyed_by_current_task(cx, f, *t)
+                    && !written_only_by_the_run_task(cx, &globals, &key, f)
+            }) else {
                 continue;
             };
             out.push(cx.finding(
@@ -334,6 +340,45 @@ fn stale_local(
         }
     }
     None
+}
+
+/// The object's state is written only inside its one task: the class has
+/// an `async def run(self)` (started once as the object's task, its
+/// public methods only queue work for it), and every write of `key` in
+/// the file is in `__init__`, in `run`, or in a private method the file
+/// calls only from those (through others, a few calls down). No other
+/// task runs that code, so none can update the state during the await.
+fn written_only_by_the_run_task(
+    cx: &FileCx,
+    globals: &HashSet<String>,
+    key: &str,
+    f: FuncId,
+) -> bool {
+    let Some(class) = cx.func(f).class.as_ref() else {
+        return false;
+    };
+    let Some(run) = cx.model.function_ids().find(|&g| {
+        let func = cx.func(g);
+        func.is_async && func.name == "run" && func.class.as_ref() == Some(class)
+    }) else {
+        return false;
+    };
+    fn reached_from(cx: &FileCx, g: FuncId, run: FuncId, depth: u32) -> bool {
+        g == run
+            || (depth > 0
+                && crate::python::common::private_helper_called_only(cx, g, |call| {
+                    reached_from(cx, cx.func_of(call), run, depth - 1)
+                }))
+    }
+    reached_from(cx, f, run, 3)
+        && (0..cx.model.stmts.len() as u32).map(StmtId).all(|o| {
+            !matches!(&cx.stmt(o).kind, StmtKind::Assign { targets, .. }
+                if targets.iter().any(|&t| shared_state(cx, globals, t).as_deref() == Some(key)))
+                || {
+                    let g = cx.tree.stmt_func(o);
+                    cx.func(g).name == "__init__" || reached_from(cx, g, run, 3)
+                }
+        })
 }
 
 /// The await at `a` sits in a branch that ends by leaving the function
@@ -760,6 +805,32 @@ class Recovery:
             return False
         self._retries = retries + 1
         return True
+"#,
+        r#"
+import asyncio
+
+
+class StreamConsumer:
+    def __init__(self, adapter):
+        self.adapter = adapter
+        self._queue = asyncio.Queue()
+        self._last_sent_text = ""
+
+    def on_delta(self, text):
+        self._queue.put_nowait(text)
+
+    async def run(self):
+        while True:
+            text = await self._queue.get()
+            if text is None:
+                return
+            await self._send_chunk(text)
+
+    async def _send_chunk(self, text):
+        previous = self._last_sent_text
+        result = await self.adapter.send(text)
+        if result.success:
+            self._last_sent_text = previous + text
 "#,
     ],
 };

@@ -42,7 +42,8 @@ append mode (`open(p, "a+b").close()`, a "touch"), which neither fails nor
 truncates one that appeared in between. Nor is a type check that
 only picks how to remove the path (`if isdir(p): rmtree(p) else:
 remove(p)`, also with `elif isfile(p):`), nor a check and act made under an inter-process file lock
-(`with FileLock(..)`, or a class of the file whose `__enter__` takes
+(`with FileLock(..)`, `fcntl.flock(fh, fcntl.LOCK_EX)` earlier in the
+function and not undone before the check, or a class of the file whose `__enter__` takes
 `fcntl.flock`/`lockf` and whose `__exit__` keeps the lock file, or
 between its `acquire()` and `release()`; also
 `with self.lock:` where `self.lock` is a file lock, or a thread lock only
@@ -508,7 +509,38 @@ fn under_file_lock(cx: &FileCx, s: StmtId) -> bool {
     };
     let start = cx.stmt(s).span.start;
     let f = cx.tree.stmt_func(s);
-    cx.tree.stmt_ancestors(s).any(|a| {
+    // `fcntl.flock(fh, fcntl.LOCK_EX)` earlier in the function, not undone
+    // (`LOCK_UN`, `fh.close()`) before the check.
+    let os_lock = |c: &Call| matches!(c.target.as_deref(), Some("fcntl.flock" | "fcntl.lockf"));
+    let names = |a: Option<ExprId>, what: &str| {
+        a.and_then(|a| cx.model.dotted(a))
+            .is_some_and(|d| d.ends_with(what))
+    };
+    let flocked = cx.body_calls(f).any(|e| {
+        let c = cx.call(e).unwrap();
+        let Some(fh) = c.positional(0).and_then(|a| cx.model.dotted(a)) else {
+            return false;
+        };
+        let (from, to) = (cx.expr(e).span.end, start);
+        os_lock(c)
+            && from <= to
+            && names(c.positional(1), "LOCK_EX")
+            && !cx.body_calls(f).any(|x| {
+                let k = cx.call(x).unwrap();
+                let at = cx.expr(x).span.start;
+                at >= from
+                    && at < to
+                    && ((os_lock(k)
+                        && k.positional(0).and_then(|a| cx.model.dotted(a)).as_deref()
+                            == Some(fh.as_str())
+                        && names(k.positional(1), "LOCK_UN"))
+                        || (k.name == "close"
+                            && k.receiver.and_then(|r| cx.model.dotted(r)).as_deref()
+                                == Some(fh.as_str())))
+            })
+    });
+    flocked
+        || cx.tree.stmt_ancestors(s).any(|a| {
         matches!(&cx.stmt(a).kind, StmtKind::With { items, .. } if items.iter().any(|i| file_lock(i.ctx)))
     }) || cx.body_calls(f).any(|e| {
         let c = cx.call(e).unwrap();
@@ -1507,6 +1539,19 @@ def cleanup_item(item: Path):
     with suppress(PermissionError, OSError):
         if item.exists():
             item.unlink()
+"#,
+        r#"
+import fcntl
+import os
+
+
+def fetch_server(module_path, server_path, flag):
+    version_file = open(os.path.join(module_path, "version.py"), "r")
+    fcntl.flock(version_file, fcntl.LOCK_EX)
+    if not os.path.exists(server_path):
+        os.makedirs(server_path)
+        open(flag, "a").close()
+    version_file.close()
 "#,
     ],
 };

@@ -555,21 +555,7 @@ fn walks_alternatives(cx: &FileCx, lp: StmtId, body: &Block) -> bool {
         .collect();
     let mut tainted = loop_names.clone();
     // Locals made from it, in order (`check_time`, then `hour_str`, `url`).
-    for st in walk::stmts_in_block(cx.model, body) {
-        if let StmtKind::Assign {
-            targets,
-            value: Some(v),
-            ..
-        } = &cx.stmt(st).kind
-            && mentions(*v, &tainted)
-        {
-            for &tg in targets {
-                if let Some(n) = cx.model.name_of(tg) {
-                    tainted.insert(n.to_string());
-                }
-            }
-        }
-    }
+    spread_to_locals(cx, body, &mut tainted);
     // What the handlers do after a failure (`save_snapshot(f"..{attempt}")`)
     // is not the operation tried.
     let handlers: Vec<Span> = walk::stmts_in_block(cx.model, body)
@@ -1131,6 +1117,29 @@ fn reshapes_the_request(cx: &FileCx, tried: &Block, h: &Handler) -> bool {
     })
 }
 
+/// Adds to `names` every local the block assigns from a value that
+/// mentions one of them, in source order (`check_time` made from the
+/// loop variable, then `url` from `check_time`).
+fn spread_to_locals(cx: &FileCx, block: &Block, names: &mut HashSet<String>) {
+    for st in walk::stmts_in_block(cx.model, block) {
+        if let StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } = &cx.stmt(st).kind
+            && exprs_under(cx.model, *v)
+                .into_iter()
+                .any(|x| cx.model.name_of(x).is_some_and(|n| names.contains(n)))
+        {
+            for &tg in targets {
+                if let Some(n) = cx.model.name_of(tg) {
+                    names.insert(n.to_string());
+                }
+            }
+        }
+    }
+}
+
 /// A handler that moves a cursor on (`idx += 1`) from which the loop
 /// builds what the next round asks for (`next_index = pick(cur + idx)`,
 /// `item = get_item(next_index)`, `await get_stream_details(item)`): the
@@ -1159,21 +1168,7 @@ fn advances_to_another_item(cx: &FileCx, loop_body: &Block, tried: &Block, h: &H
             .into_iter()
             .any(|x| cx.model.name_of(x).is_some_and(|n| names.contains(n)))
     };
-    for st in walk::stmts_in_block(cx.model, loop_body) {
-        if let StmtKind::Assign {
-            targets,
-            value: Some(v),
-            ..
-        } = &cx.stmt(st).kind
-            && mentions(*v, &tainted)
-        {
-            for &tg in targets {
-                if let Some(n) = cx.model.name_of(tg) {
-                    tainted.insert(n.to_string());
-                }
-            }
-        }
-    }
+    spread_to_locals(cx, loop_body, &mut tainted);
     exprs_in_block(cx.model, tried).into_iter().any(|e| {
         let ExprKind::Await(inner) = cx.expr(e).kind else {
             return false;
