@@ -912,7 +912,7 @@ pub fn waits_on_other_loop(cx: &FileCx, e: ExprId) -> bool {
 
 /// `at` lies within the source of `block`'s statements (false for an
 /// empty block).
-fn block_span_contains(m: &FileModel, block: &Block, at: Span) -> bool {
+pub fn block_span_contains(m: &FileModel, block: &Block, at: Span) -> bool {
     match (block.first(), block.last()) {
         (Some(&a), Some(&b)) => Span::new(m.stmt(a).span.start, m.stmt(b).span.end).contains(at),
         _ => false,

@@ -1370,6 +1370,16 @@ pub fn values_bound_to<'a>(
         })
 }
 
+/// The value `f`'s own assignments bind to `name`, when they bind it
+/// exactly once and with a value (`tasks = [..]`, then only read).
+pub fn value_bound_once(cx: &FileCx, f: FuncId, name: &str) -> Option<ExprId> {
+    let mut bound = values_bound_to(cx, f, name);
+    match (bound.next(), bound.next()) {
+        (Some(Some(v)), None) => Some(v),
+        _ => None,
+    }
+}
+
 /// The innermost loop (of the same function) around a statement, through
 /// `if`/`try`/`with` blocks.
 pub fn enclosing_loop(cx: &FileCx, s: StmtId) -> Option<StmtId> {

@@ -272,12 +272,13 @@ fn every_gathered(cx: &FileCx, f: FuncId, c: &Call, holds: fn(&FileCx, FuncId) -
             if cx.func(g).params.iter().any(|p| p.name == n) {
                 return None;
             }
-            let mut bound = crate::python::common::values_bound_to(cx, g, n);
-            match (bound.next(), bound.next()) {
-                (Some(Some(v)), None) => return Some(v),
-                (None, _) => scope = cx.func(g).parent,
-                _ => return None,
+            if crate::python::common::values_bound_to(cx, g, n)
+                .next()
+                .is_some()
+            {
+                return crate::python::common::value_bound_once(cx, g, n);
             }
+            scope = cx.func(g).parent;
         }
         None
     };

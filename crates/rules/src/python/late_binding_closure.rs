@@ -312,23 +312,18 @@ fn joined_in_the_round(cx: &FileCx, body: &Block, call: ExprId) -> bool {
         .into_iter()
         .filter(|&s| cx.stmt(s).span.start >= at)
         .collect();
-    let joins_name = |block: &Block, name: &str| {
+    // `name.join()` in `block`, from offset `from` on.
+    let joins_name = |block: &Block, name: &str, from: u32| {
         walk::exprs_in_block(cx.model, block).into_iter().any(|x| {
-            cx.call(x).is_some_and(|k| {
-                k.name == "join"
-                    && k.args.is_empty()
-                    && k.receiver.and_then(|r| cx.model.name_of(r)) == Some(name)
-            })
+            cx.expr(x).span.start >= from
+                && cx.call(x).is_some_and(|k| {
+                    k.name == "join"
+                        && k.args.is_empty()
+                        && k.receiver.and_then(|r| cx.model.name_of(r)) == Some(name)
+                })
         })
     };
-    if walk::exprs_in_block(cx.model, body).into_iter().any(|x| {
-        cx.expr(x).span.start >= at
-            && cx.call(x).is_some_and(|k| {
-                k.name == "join"
-                    && k.args.is_empty()
-                    && k.receiver.and_then(|r| cx.model.name_of(r)) == Some(thread)
-            })
-    }) {
+    if joins_name(body, thread, at) {
         return true;
     }
     // The lists the thread was appended to in this round.
@@ -355,7 +350,7 @@ fn joined_in_the_round(cx: &FileCx, body: &Block, call: ExprId) -> bool {
             cx.model.name_of(*iter).is_some_and(|l| holders.contains(l)) && {
                 let mut bound = HashSet::new();
                 names(cx, *t, &mut bound);
-                bound.iter().any(|n| joins_name(walk_body, n))
+                bound.iter().any(|n| joins_name(walk_body, n, 0))
             }
         }
         _ => false,

@@ -482,11 +482,8 @@ fn flag_params(cx: &FileCx, f: FuncId, cond: ExprId) -> Vec<String> {
                     return vec![format!("!{id}")];
                 }
                 // `not handshake`, the local bound once to a membership test.
-                let mut bound = crate::python::common::values_bound_to(cx, f, id);
-                match (bound.next(), bound.next()) {
-                    (Some(Some(v)), None) => excluded_words(cx, v, BinOp::In, &is_param),
-                    _ => Vec::new(),
-                }
+                crate::python::common::value_bound_once(cx, f, id)
+                    .map_or_else(Vec::new, |v| excluded_words(cx, v, BinOp::In, &is_param))
             }
             ExprKind::Binary {
                 op: BinOp::NotIn, ..

@@ -371,29 +371,36 @@ fn written_only_by_the_run_task(
                 }))
     }
     reached_from(cx, f, run, 3)
-        && (0..cx.model.stmts.len() as u32).map(StmtId).all(|o| {
-            !matches!(&cx.stmt(o).kind, StmtKind::Assign { targets, .. }
-                if targets.iter().any(|&t| shared_state(cx, globals, t).as_deref() == Some(key)))
-                || {
-                    let g = cx.tree.stmt_func(o);
-                    cx.func(g).name == "__init__" || reached_from(cx, g, run, 3)
-                }
+        && every_write_of(cx, globals, key, |o| {
+            let g = cx.tree.stmt_func(o);
+            cx.func(g).name == "__init__" || reached_from(cx, g, run, 3)
         })
+}
+
+/// Every assignment of the state `key` in the file passes `ok`.
+fn every_write_of(
+    cx: &FileCx,
+    globals: &HashSet<String>,
+    key: &str,
+    ok: impl Fn(StmtId) -> bool,
+) -> bool {
+    (0..cx.model.stmts.len() as u32).map(StmtId).all(|o| {
+        !matches!(&cx.stmt(o).kind, StmtKind::Assign { targets, .. }
+            if targets.iter().any(|&t| shared_state(cx, globals, t).as_deref() == Some(key)))
+            || ok(o)
+    })
 }
 
 /// The await at `a` sits in a branch that ends by leaving the function
 /// (`if exhausted: await warn(); return False`) and does not hold the
 /// write `s`: no path from the read to the write passes it.
 fn leaves_before(cx: &FileCx, f: FuncId, a: Span, s: StmtId) -> bool {
-    let span_of = |b: &Block| -> Option<Span> {
-        Some(cx.stmt(*b.first()?).span.cover(cx.stmt(*b.last()?).span))
-    };
     cx.body_stmts(f).iter().any(|&st| {
         let StmtKind::If { then, orelse, .. } = &cx.stmt(st).kind else {
             return false;
         };
         [then, orelse].into_iter().any(|b| {
-            span_of(b).is_some_and(|sp| sp.contains(a))
+            crate::util::block_span_contains(cx.model, b, a)
                 && crate::util::ends_in_exit(cx.model, b)
                 && !crate::util::block_contains(cx, b, s)
         })
@@ -403,11 +410,8 @@ fn leaves_before(cx: &FileCx, f: FuncId, a: Span, s: StmtId) -> bool {
 /// Apart from `s`, only `__init__` assigns the state `key` anywhere in
 /// the file.
 fn only_set_up_elsewhere(cx: &FileCx, globals: &HashSet<String>, key: &str, s: StmtId) -> bool {
-    (0..cx.model.stmts.len() as u32).map(StmtId).all(|o| {
-        o == s
-            || !matches!(&cx.stmt(o).kind, StmtKind::Assign { targets, .. }
-                if targets.iter().any(|&t| shared_state(cx, globals, t).as_deref() == Some(key)))
-            || cx.func(cx.tree.stmt_func(o)).name == "__init__"
+    every_write_of(cx, globals, key, |o| {
+        o == s || cx.func(cx.tree.stmt_func(o)).name == "__init__"
     })
 }
 

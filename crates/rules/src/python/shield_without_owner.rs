@@ -281,15 +281,12 @@ fn unowned(cx: &FileCx, shield: ExprId, arg: ExprId) -> Option<String> {
         crate::python::common::is_task_spawn(cx, c)
             && c.positional(0).is_some_and(|a| {
                 let a = cx.model.strip(a);
-                let inner = cx.model.name_of(a).and_then(|n| {
-                    let mut bound = crate::python::common::values_bound_to(cx, f, n);
-                    match (bound.next(), bound.next()) {
-                        (Some(Some(v)), None) => Some(cx.model.strip(v)),
-                        _ => None,
-                    }
-                });
-                cx.call(inner.unwrap_or(a))
-                    .is_some_and(|k| over_existing_work(cx, k))
+                let inner = cx
+                    .model
+                    .name_of(a)
+                    .and_then(|n| crate::python::common::value_bound_once(cx, f, n))
+                    .map_or(a, |v| cx.model.strip(v));
+                cx.call(inner).is_some_and(|k| over_existing_work(cx, k))
             })
     };
     if stored.is_empty()
@@ -338,11 +335,6 @@ fn unowned(cx: &FileCx, shield: ExprId, arg: ExprId) -> Option<String> {
 /// the work is done, so its result and error still reach someone.
 fn reaps_on_cancel(cx: &FileCx, shield: ExprId, name: &str) -> bool {
     let awaits_it = |block: &Block| {
-        let span_of_block = |b: &Block| {
-            let first = b.first().map(|&s| cx.stmt(s).span)?;
-            let last = b.last().map(|&s| cx.stmt(s).span)?;
-            Some(Span::new(first.start, last.end))
-        };
         let is_await_of_it = |e: ExprId| match &cx.expr(e).kind {
             ExprKind::Await(x) => cx.model.name_of(*x) == Some(name),
             _ => false,
@@ -350,15 +342,13 @@ fn reaps_on_cancel(cx: &FileCx, shield: ExprId, name: &str) -> bool {
         unsnarl_model::walk::exprs_in_block(cx.model, block)
             .into_iter()
             .any(is_await_of_it)
-            || span_of_block(block).is_some_and(|sp| {
-                cx.model.functions.iter().enumerate().any(|(i, g)| {
-                    g.is_async
-                        && sp.contains(g.span)
-                        && cx
-                            .body_exprs(FuncId(i as u32))
-                            .iter()
-                            .any(|&e| is_await_of_it(e))
-                })
+            || cx.model.functions.iter().enumerate().any(|(i, g)| {
+                g.is_async
+                    && crate::util::block_span_contains(cx.model, block, g.span)
+                    && cx
+                        .body_exprs(FuncId(i as u32))
+                        .iter()
+                        .any(|&e| is_await_of_it(e))
             })
     };
     let path = cx.enclosing_stmts(shield);

@@ -359,6 +359,13 @@ impl Rule for SignalInAsyncio {
     }
 }
 
+/// `loop.run_until_complete(..)`, `loop.run_forever()`, `asyncio.run(..)`:
+/// the call runs a loop on the calling thread.
+fn drives_a_loop(c: &Call) -> bool {
+    matches!(c.name.as_str(), "run_until_complete" | "run_forever")
+        || c.target.as_deref() == Some("asyncio.run")
+}
+
 /// The module has no coroutine of its own and runs its loops only on
 /// threads it starts (`threading.Thread(target=_run_loop)` whose body
 /// calls `loop.run_until_complete(..)`): handlers run on the main thread,
@@ -378,13 +385,7 @@ fn loop_only_on_worker_threads(cx: &FileCx) -> bool {
         .exprs
         .iter()
         .enumerate()
-        .filter(|(_, e)| match &e.kind {
-            ExprKind::Call(c) => {
-                matches!(c.name.as_str(), "run_until_complete" | "run_forever")
-                    || c.target.as_deref() == Some("asyncio.run")
-            }
-            _ => false,
-        })
+        .filter(|(_, e)| matches!(&e.kind, ExprKind::Call(c) if drives_a_loop(c)))
         .map(|(i, _)| ExprId(i as u32))
         .collect();
     !runs.is_empty()
@@ -412,10 +413,10 @@ fn loop_mode_returned_before(cx: &FileCx, id: ExprId) -> bool {
         .body_calls(f)
         .filter(|&x| {
             cx.call(x).is_some_and(|c| {
-                matches!(c.name.as_str(), "run_until_complete" | "run_forever")
+                drives_a_loop(c)
                     || matches!(
                         c.target.as_deref(),
-                        Some("asyncio.run" | "asyncio.new_event_loop" | "asyncio.Runner")
+                        Some("asyncio.new_event_loop" | "asyncio.Runner")
                     )
             })
         })

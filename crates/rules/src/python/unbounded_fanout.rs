@@ -992,18 +992,21 @@ fn bounded_input(cx: &FileCx, iter: ExprId) -> bool {
     }
 }
 
+/// `len(name)`.
+fn is_len_of(cx: &FileCx, e: ExprId, name: &str) -> bool {
+    cx.call(cx.model.strip(e)).is_some_and(|c| {
+        c.target.as_deref() == Some("builtins.len")
+            && c.positional(0).and_then(|a| cx.model.name_of(a)) == Some(name)
+    })
+}
+
 /// Earlier in the function, a test of the collection's length against a
 /// constant that leaves (`if len(buckets) > MAX_BUCKETS: return ..`, `if
 /// len(ids) >= 50: raise ValueError(..)`): past it, the fan-out is capped.
 fn length_checked(cx: &FileCx, iter: ExprId, name: &str) -> bool {
     let f = cx.func_of(iter);
     let at = cx.expr(iter).span.start;
-    let len_of_it = |e: ExprId| {
-        cx.call(cx.model.strip(e)).is_some_and(|c| {
-            c.target.as_deref() == Some("builtins.len")
-                && c.positional(0).and_then(|a| cx.model.name_of(a)) == Some(name)
-        })
-    };
+    let len_of_it = |e: ExprId| is_len_of(cx, e, name);
     let constant = |e: ExprId| {
         cx.model.int_value(e).is_some()
             || cx.model.name_of(e).is_some_and(|n| {
@@ -1039,12 +1042,7 @@ fn in_short_branch(cx: &FileCx, iter: ExprId, name: &str) -> bool {
     let Some(s) = cx.tree.enclosing_stmt(iter) else {
         return false;
     };
-    let len_of_it = |e: ExprId| {
-        cx.call(cx.model.strip(e)).is_some_and(|c| {
-            c.target.as_deref() == Some("builtins.len")
-                && c.positional(0).and_then(|a| cx.model.name_of(a)) == Some(name)
-        })
-    };
+    let len_of_it = |e: ExprId| is_len_of(cx, e, name);
     let small = |e: ExprId| {
         cx.model
             .int_value(e)

@@ -381,14 +381,8 @@ fn racers_carried_over(cx: &FileCx, f: FuncId, wait: ExprId, c: &Call) -> bool {
     let arg = cx
         .model
         .name_of(arg)
-        .and_then(|n| {
-            let mut bound = crate::python::common::values_bound_to(cx, f, n);
-            match (bound.next(), bound.next()) {
-                (Some(Some(v)), None) => Some(cx.model.strip(v)),
-                _ => None,
-            }
-        })
-        .unwrap_or(arg);
+        .and_then(|n| crate::python::common::value_bound_once(cx, f, n))
+        .map_or(arg, |v| cx.model.strip(v));
     // `[a, b]`, or `[aw for aw in (a, b) if aw]`.
     let listed = match &cx.expr(arg).kind {
         ExprKind::Comprehension { generators, .. } if generators.len() == 1 => {
