@@ -437,8 +437,10 @@ impl FromIterator<FnSummary> for FileSummaries {
 /// The block (not nested functions) yields from inside a `with` statement
 /// or a `try` with a `finally`: a generator suspended there holds what the
 /// exit or the `finally` would release. A `with` closed before the next
-/// `yield` (a timeout scope around one read) holds nothing while suspended.
-pub fn has_cleanup(m: &FileModel, body: &Block) -> bool {
+/// `yield` (a timeout scope around one read) holds nothing while suspended,
+/// and so does a `finally` that only sets flags or logs (`log.debug("stream
+/// closed")`).
+pub fn has_cleanup(m: &FileModel, kb: &Table, body: &Block) -> bool {
     use unsnarl_model::walk::{exprs_in_block, stmts_in_block};
     let yields_in = |b: &Block| {
         exprs_in_block(m, b)
@@ -460,9 +462,21 @@ pub fn has_cleanup(m: &FileModel, body: &Block) -> bool {
                 (yields_in(body)
                     || yields_in(orelse)
                     || handlers.iter().any(|h| yields_in(&h.body)))
-                    && exprs_in_block(m, fin)
-                        .into_iter()
-                        .any(|e| matches!(m.expr(e).kind, ExprKind::Call(_) | ExprKind::Await(_)))
+                    && {
+                        let exprs = exprs_in_block(m, fin);
+                        let logs: Vec<Span> = exprs
+                            .iter()
+                            .filter(|&&e| {
+                                matches!(&m.expr(e).kind, ExprKind::Call(c)
+                                    if kb.find_for_call(Effect::Logging, c).is_some())
+                            })
+                            .map(|&e| m.expr(e).span)
+                            .collect();
+                        exprs.into_iter().any(|e| {
+                            matches!(m.expr(e).kind, ExprKind::Call(_) | ExprKind::Await(_))
+                                && !logs.iter().any(|l| l.contains(m.expr(e).span))
+                        })
+                    }
             }
             _ => false,
         })
@@ -531,7 +545,7 @@ pub fn summarize(m: &FileModel, kb: &Table, lang: Language, names: &Names) -> Fi
             lang,
             is_async: f.is_async,
             is_generator: f.is_generator,
-            has_cleanup: f.is_generator && has_cleanup(m, &f.body),
+            has_cleanup: f.is_generator && has_cleanup(m, kb, &f.body),
             returns_awaitable,
             returns_via: returns_via.into(),
             rejects_via: match (lang.is_js_family() && !f.is_generator, f.is_async) {

@@ -425,7 +425,7 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
             body,
             ..
         } = &cx.stmt(a).kind
-            && releases(cx, fin, name)
+            && (releases(cx, fin, name) || released_through_a_list(cx, fin, body, name))
             && body_contains(cx, body, s)
         {
             return None;
@@ -1346,6 +1346,53 @@ fn enters_a_releasing_guard(cx: &FileCx, s: StmtId, name: &str) -> bool {
                         .is_some_and(|d| kept.iter().any(|k| *k == *d && k.starts_with("self.")))
             })
         })
+    })
+}
+
+/// `held.append((lock, label))` in a `try` body whose `finally` runs `for
+/// l, _ in reversed(held): l.release()`: locks taken one by one (sorted ids,
+/// a type lock) are collected and released together on every path.
+fn released_through_a_list(cx: &FileCx, fin: &Block, body: &Block, name: &str) -> bool {
+    let is_name = |e: ExprId| cx.model.dotted(e).as_deref() == Some(name);
+    let lists: Vec<String> = unsnarl_model::walk::exprs_in_block(cx.model, body)
+        .into_iter()
+        .filter_map(|e| {
+            let c = cx.call(e)?;
+            let arg = c.args.first()?.value;
+            let held = is_name(arg)
+                || matches!(&cx.expr(arg).kind, ExprKind::Collection { kind: CollKind::Tuple, elems, .. }
+                    if elems.first().is_some_and(|&x| is_name(x)));
+            (c.name == "append" && held)
+                .then(|| c.receiver.and_then(|r| cx.model.dotted(r)))
+                .flatten()
+        })
+        .collect();
+    if lists.is_empty() {
+        return false;
+    }
+    fin.iter().any(|&st| {
+        let StmtKind::For {
+            target: Some(t),
+            iter,
+            body: each,
+            ..
+        } = &cx.stmt(st).kind
+        else {
+            return false;
+        };
+        // `for l in held`, `for l in reversed(held)`, `for l, _ in ...`.
+        let iter = match cx.call(*iter) {
+            Some(c) if c.name == "reversed" => c.args.first().map(|a| a.value),
+            _ => Some(*iter),
+        };
+        let over_list = iter
+            .and_then(|i| cx.model.dotted(i))
+            .is_some_and(|d| lists.contains(&d));
+        let var = match &cx.expr(*t).kind {
+            ExprKind::Collection { elems, .. } => elems.first().and_then(|&x| cx.model.dotted(x)),
+            _ => cx.model.dotted(*t),
+        };
+        over_list && var.is_some_and(|v| releases(cx, each, &v))
     })
 }
 
@@ -2639,6 +2686,38 @@ class Gateway:
         self.history_cond.wait(timeout)
         self.history_cond.release()
         return list(self.history_buf)
+"#,
+        r#"
+import threading
+from contextlib import contextmanager
+
+
+class LockTable:
+    def __init__(self):
+        self._guard = threading.Lock()
+        self._locks = {}
+
+    @contextmanager
+    def holding(self, kind, ids):
+        held = []
+        try:
+            with self._guard:
+                kind_lock = self._locks.setdefault(kind, threading.RLock())
+            kind_lock.acquire()
+            held.append((kind_lock, kind))
+            for i in sorted(ids):
+                with self._guard:
+                    id_lock = self._locks.setdefault(i, threading.RLock())
+                id_lock.acquire()
+                self.note(i)
+                held.append((id_lock, i))
+            yield
+        finally:
+            for lock, _label in reversed(held):
+                lock.release()
+
+    def note(self, i):
+        pass
 "#,
     ],
 };

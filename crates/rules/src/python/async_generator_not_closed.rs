@@ -21,7 +21,7 @@ or a `with`/`async with`, whose body can leave early with `break` or
 `return`, when the generator is not wrapped in `contextlib.aclosing(...)`
 (and not closed with `aclose()` afterwards). A generator with no cleanup
 (a ticker, a paginator; a `finally` that only sets flags, `self._closed =
-True`, calls nothing and releases nothing), or whose `with` blocks all
+True`, or logs, and calls nothing else and releases nothing), or whose `with` blocks all
 end before its next `yield` (a timeout around each read), holds nothing
 while suspended.
 
@@ -125,7 +125,7 @@ fn async_generator_call(cx: &FileCx, iter: ExprId) -> Option<String> {
         return (func.is_async
             && func.is_generator
             && !has_ctx_decorator(func)
-            && crate::index::has_cleanup(cx.model, &func.body))
+            && crate::index::has_cleanup(cx.model, cx.kb, &func.body))
         .then(|| func.name.clone())
         .map(Into::into);
     }
@@ -298,6 +298,25 @@ class StreamManager:
         async for event in self.events(source):
             if event.get("error"):
                 return event
+"#,
+        r#"
+import logging
+
+log = logging.getLogger(__name__)
+
+
+async def events(conn):
+    try:
+        while True:
+            yield await conn.receive()
+    finally:
+        log.debug("event stream for %s ended", conn.name)
+
+
+async def first_join(conn):
+    async for event in events(conn):
+        if event.kind == "join":
+            return event
 "#,
     ],
 };

@@ -49,7 +49,7 @@ self.get_new_session()` where that only builds a session, and no
 override of it awaits): no other task runs in between. Nor is one
 whose only awaits are of a task or future the object keeps
 (`self._result = await self._task`, the task made once under `if
-self._task is None:`): every caller waits for the same work. Nor
+self._task is None:`, or handed to `__init__` as an `asyncio.Task`): every caller waits for the same work. Nor
 is a method that every caller in the file calls on an object it has just
 built (`cursor = Cursor(conn, q); return cursor._init()`, or `instance =
 cls(host)` in a classmethod factory): the second phase of a construction, which no other task can reach yet. Nor is a
@@ -784,8 +784,12 @@ fn holds_a_task(cx: &FileCx, place: &str) -> bool {
         cx.model,
         |t| cx.model.dotted(t).as_deref() == Some(place),
         |v| {
-            cx.call(cx.model.strip(v))
+            let v = cx.model.strip(v);
+            cx.call(v)
                 .is_some_and(|c| crate::python::common::is_task_spawn(cx, c))
+                // A task handed in (`def __init__(self, task:
+                // asyncio.Task[Result])`): started by whoever built it.
+                || cx.sema.type_of(v) == Some("asyncio.Task")
         },
     )
 }
@@ -1858,6 +1862,21 @@ class WorkerPool:
 
     async def start(self):
         await asyncio.sleep(0)
+"#,
+        r#"
+import asyncio
+
+
+class Run:
+    def __init__(self, task: asyncio.Task[dict], events):
+        self._task = task
+        self._events = events
+        self._result = None
+
+    async def result(self):
+        if self._result is None:
+            self._result = await self._task
+        return self._result
 "#,
     ],
 };

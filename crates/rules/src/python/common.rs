@@ -1977,6 +1977,16 @@ pub fn updated_in_place(cx: &FileCx, globals: &HashSet<String>, key: &str, op: B
     };
     let fresh_container = |v: ExprId| match &cx.expr(cx.model.strip(v)).kind {
         ExprKind::Collection { kind, .. } => fits(*kind),
+        // A bytearray or deque grows in place under `+=` whatever it
+        // starts with (`bytearray(size)`, `deque(maxlen=n)`).
+        ExprKind::Call(c)
+            if matches!(
+                c.target.as_deref(),
+                Some("builtins.bytearray" | "collections.deque")
+            ) =>
+        {
+            fits(CollKind::List)
+        }
         ExprKind::Call(c) => {
             c.args.is_empty()
                 && match c.target.as_deref() {

@@ -904,7 +904,19 @@ fn after_done_return(cx: &FileCx, call: ExprId, w: StmtId, lasting: &dyn Fn(&str
     let named_for_setup = |what: &str| {
         let last = what.rsplit('.').next().unwrap_or(what).to_ascii_lowercase();
         [
-            "init", "loaded", "ready", "setup", "built", "started", "logged", "warned",
+            "init",
+            "loaded",
+            "ready",
+            "setup",
+            "built",
+            "started",
+            "logged",
+            "warned",
+            "bootstrap",
+            "configured",
+            "prepared",
+            "installed",
+            "registered",
         ]
         .iter()
         .any(|w| last.contains(w))
@@ -2222,6 +2234,34 @@ def get_device():
                 time.sleep(0.2)
                 _extent, _ui = extent, dev
     return _ui
+"#,
+        r#"
+import logging
+import threading
+import time
+
+logger = logging.getLogger(__name__)
+
+
+class OcrService:
+    def __init__(self):
+        self._bootstrap_lock = threading.Lock()
+        self._engine_bootstrapped = False
+
+    def _bootstrap_engine_once(self):
+        if self._engine_bootstrapped:
+            return
+        with self._bootstrap_lock:
+            if self._engine_bootstrapped:
+                return
+            started = time.perf_counter()
+            load_engine()
+            self._engine_bootstrapped = True
+            logger.info("engine ready in %.2f s", time.perf_counter() - started)
+
+
+def load_engine():
+    pass
 "#,
     ],
 };

@@ -51,7 +51,8 @@ ordinary error (all their awaits in a `try` whose `except Exception:`
 logs or returns instead of raising, also each round of a loop, `while
 running: try: ... except Exception: await asyncio.sleep(1)`; an await
 outside such a `try` may be a sleep or a call of a coroutine of the file
-that catches everything in the same way, two calls down), called
+that catches everything in the same way, two calls down, or the entry
+of an `async with` on a lock or semaphore), called
 directly (or first bound to a local, `plugin = self._plugin_stats()`,
 also one of the function around a closure that gathers), started as
 tasks collected in a local list (also gathered a slice at a time, or
@@ -462,6 +463,18 @@ fn catches_everything_within(cx: &FileCx, g: FuncId, depth: u32) -> bool {
     let mut covered = Vec::new();
     let mut guarded = false;
     for s in unsnarl_model::walk::stmts_in_block(cx.model, &func.body) {
+        // Entering `async with semaphore:` fails only by cancellation.
+        if let StmtKind::With {
+            is_async: true,
+            items,
+            ..
+        } = &cx.stmt(s).kind
+            && items
+                .iter()
+                .all(|it| crate::python::common::lock_kind(cx, cx.model.strip(it.ctx)).is_some())
+        {
+            covered.push(cx.stmt(s).span);
+        }
         let StmtKind::Try { body, handlers, .. } = &cx.stmt(s).kind else {
             continue;
         };
@@ -1604,6 +1617,28 @@ def serve():
             sys.exit(1)
 
     asyncio.run(run_hybrid())
+"#,
+        r#"
+import asyncio
+import logging
+
+log = logging.getLogger(__name__)
+
+
+class Discovery:
+    async def fetch_all(self, names):
+        limit = asyncio.Semaphore(10)
+
+        async def fetch_one(name):
+            async with limit:
+                try:
+                    return name, await self.client.fetch_user(name)
+                except Exception as e:
+                    log.debug("fetch failed for %s: %s", name, e)
+                    return name, None
+
+        tasks = [asyncio.create_task(fetch_one(n)) for n in names]
+        return await asyncio.gather(*tasks)
 "#,
     ],
 };

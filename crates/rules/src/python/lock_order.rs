@@ -45,7 +45,8 @@ and reports:
   which requests with `allow_relogin=False`); one that passes `True`
   (`self.receive(force=True)`) does not reach what follows `if force:`
   when that branch always raises or returns, nor what runs under `if not
-  force:`, also where a function hands the flag on as it came
+  force:` or in the `else` of `if force:` (`save(tasks, locked=True)`
+  skips `else: async with config_lock:`), also where a function hands the flag on as it came
   (`self.connect(force=force)`); one that passes a string
   (`self._post("initialize", ..)`) does not reach what runs only under
   `if method not in ("initialize", ..):`, or under `if not handshake:`
@@ -661,7 +662,17 @@ fn walk(cx: &FileCx, f: FuncId, block: &Block, state: &mut State, out: &mut Vec<
             let before = state.free.len();
             state.free.extend(probed);
             let guards = state.under.len();
-            state.under.extend(flag_params(cx, f, *cond));
+            let flags = flag_params(cx, f, *cond);
+            // `if locked: .. else: async with lock:`: the `else` runs only
+            // when the one flag tested is off (`!locked`).
+            let negated: Vec<String> = match flags.as_slice() {
+                [p] if !p.contains('≠') => vec![
+                    p.strip_prefix('!')
+                        .map_or_else(|| format!("!{p}"), str::to_string),
+                ],
+                _ => Vec::new(),
+            };
+            state.under.extend(flags);
             walk(cx, f, then, state, out);
             state.under.truncate(guards);
             state.free.truncate(before);
@@ -678,7 +689,10 @@ fn walk(cx: &FileCx, f: FuncId, block: &Block, state: &mut State, out: &mut Vec<
             if crate::util::ends_in_exit(cx.model, then) {
                 state.free.extend(checked_locked(cx, f, *cond));
             }
+            let guards = state.under.len();
+            state.under.extend(negated);
             walk(cx, f, orelse, state, out);
+            state.under.truncate(guards);
             continue;
         }
         for_each_stmt_child(cx.model, s, &mut |c| match c {
@@ -1575,6 +1589,31 @@ class Fleet:
     def notify(self):
         with self.condition:
             self.condition.notify_all()
+"#,
+        r#"
+import asyncio
+import json
+
+config_lock = asyncio.Lock()
+
+
+async def save_tasks(tasks, locked=False):
+    def write():
+        with open("tasks.json", "w") as f:
+            json.dump(tasks, f)
+
+    if locked:
+        write()
+    else:
+        async with config_lock:
+            write()
+
+
+async def remove_task(name):
+    async with config_lock:
+        with open("tasks.json") as f:
+            tasks = [t for t in json.load(f) if t != name]
+        await save_tasks(tasks, locked=True)
 "#,
     ],
 };

@@ -31,8 +31,8 @@ False; ...; finally: self.flag = saved`), or puts the saved value back
 unchanged in a `finally` or `except` block after a callee or a setter
 overrode it (`saved = self.command; try: await sub.reinvoke(self)
 finally: self.command = saved`). Nor is `|=`/`-=` on a set or dict (or
-`+=` on a list) that the file only ever sets to a fresh container
-(`self.nets = set()`; writing an entry, `self.nets[k] = v`, keeps the
+`+=` on a list, a bytearray or a deque) that the file only ever sets to a fresh container
+(`self.nets = set()`, `self._buffer = bytearray()`; writing an entry, `self.nets[k] = v`, keeps the
 object): the operator changes that one object in place, so
 other tasks' additions stay in it. Nor is an update whose every await
 is of a coroutine of the file that never suspends (`self.cost += await
@@ -835,6 +835,22 @@ class StreamConsumer:
         result = await self.adapter.send(text)
         if result.success:
             self._last_sent_text = previous + text
+"#,
+        r#"
+import asyncio
+
+
+class FrameReader:
+    def __init__(self, reader: asyncio.StreamReader):
+        self._reader = reader
+        self._buffer = bytearray()
+
+    async def read_exactly(self, n):
+        while len(self._buffer) < n:
+            self._buffer += await self._reader.read(4096)
+        data = self._buffer[:n]
+        del self._buffer[:n]
+        return bytes(data)
 "#,
     ],
 };

@@ -70,7 +70,9 @@ network calls, whose `else` is the rest of the body). Nor a loop
 whose every address written out is this machine's
 (`requests.get(f"http://127.0.0.1:{port}/positions")`, also through a
 local the loop builds the address into): a sidecar on the same host has
-one poller, not a fleet.
+one poller, not a fleet. Nor a loop after the function started a child
+process (`subprocess.Popen(..)`, `asyncio.create_subprocess_exec(..)`):
+it waits for that child to come up.
 
 ## Why
 
@@ -204,6 +206,7 @@ impl Rule for PeriodicWithoutJitter {
             // local sidecar has no fleet of pollers to line up.
             if (!remote && !reconnects)
                 || crate::python::retry_without_backoff::reaches_this_host_only(cx, body)
+                || crate::python::retry_without_backoff::waits_for_own_child(cx, s)
                 || sleeps_instead_of_io(cx, *sleep, s, &exprs)
                 || only_reads(cx, &exprs)
                 || keepalive_writes(cx, s, &exprs)
@@ -1761,6 +1764,24 @@ async def wait_for_image(task_id):
             elif data["task_status"] == "FAILED":
                 raise RuntimeError("generation failed")
             await asyncio.sleep(5)
+"#,
+        r#"
+import asyncio
+
+import aiohttp
+
+
+class Sandbox:
+    async def start(self, session: aiohttp.ClientSession):
+        self.proc = await asyncio.create_subprocess_exec("gateway", "--port", str(self.port))
+        while True:
+            try:
+                async with session.get(self.status_url) as response:
+                    if response.status == 200:
+                        return
+            except aiohttp.ClientConnectorError:
+                pass
+            await asyncio.sleep(1)
 "#,
     ],
 };

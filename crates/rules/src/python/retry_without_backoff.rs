@@ -88,7 +88,9 @@ built with `AF_UNIX`, or a loopback host written out:
 `socket.create_connection(("127.0.0.1", port))` or
 `f"http://localhost:{port}/docs"` while a server just
 started comes up, also built into a local of the loop first) is not reported: a local peer has no fleet of clients
-to come back in waves. A wait read from the error just caught (`except FloodWaitError as e:
+to come back in waves. Nor one after the function started a child
+process (`subprocess.Popen(..)`, `await asyncio.create_subprocess_exec(..)`):
+it waits for that child to come up, and no other client waits on it. A wait read from the error just caught (`except FloodWaitError as e:
 await asyncio.sleep(e.seconds)`) is the one the server asked for, not a
 fixed delay.
 A delay one call down counts as the loop's own (a helper of the file
@@ -224,6 +226,7 @@ impl Rule for RetryWithoutBackoff {
             if let Some(first) = first
                 && constant
                 && !reaches_this_host_only(cx, body)
+                && !waits_for_own_child(cx, s)
             {
                 out.push(cx.finding(
                     &META,
@@ -279,6 +282,25 @@ pub(crate) fn reaches_this_host_only(cx: &FileCx, body: &Block) -> bool {
         }
     }
     local
+}
+
+/// The function started a child process before the loop
+/// (`subprocess.Popen([...])`, `await asyncio.create_subprocess_exec(..)`):
+/// a fixed delay while polling is a readiness wait for that child, which
+/// only this caller waits on, not a client among many retrying a shared
+/// dependency.
+pub(crate) fn waits_for_own_child(cx: &FileCx, lp: StmtId) -> bool {
+    let f = cx.tree.stmt_func(lp);
+    let start = cx.stmt(lp).span.start;
+    cx.body_calls(f).any(|e| {
+        cx.expr(e).span.end <= start
+            && cx.call(e).is_some_and(|c| {
+                c.target.as_deref() == Some("subprocess.Popen")
+                    || cx
+                        .effect(c, Effect::AsyncApi)
+                        .is_some_and(|a| a.kind.as_deref() == Some("spawn"))
+            })
+    })
 }
 
 /// A string written out: a literal, or the text of an f-string before its
@@ -2990,6 +3012,47 @@ async def chat(client: httpx.AsyncClient, url):
             console.print(reply.json()["answer"])
         except httpx.HTTPError as e:
             console.print(f"error: {e}")
+"#,
+        r#"
+import asyncio
+
+import aiohttp
+
+
+class KernelBox:
+    async def start(self, session: aiohttp.ClientSession):
+        self.proc = await asyncio.create_subprocess_exec("kernel-gateway", "--port", str(self.port))
+        while True:
+            try:
+                response = await session.get(self.kernel_url)
+                if response.status == 200:
+                    break
+            except aiohttp.ClientConnectorError:
+                pass
+            await asyncio.sleep(1)
+"#,
+        r#"
+import subprocess
+import sys
+import time
+
+import httpx
+
+
+def run_demo(url, env):
+    hub = subprocess.Popen([sys.executable, "-m", "hub", "serve"], env=env)
+    try:
+        for _ in range(100):
+            try:
+                if httpx.get(url + "/health", timeout=0.5).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            time.sleep(0.1)
+        else:
+            raise RuntimeError("hub did not start")
+    finally:
+        hub.terminate()
 "#,
     ],
 };

@@ -5,7 +5,7 @@ use crate::context::FileCx;
 use crate::python::common::{module_vars, shared_state, updated_in_place};
 use crate::rule::{Examples, Rule, RuleMeta};
 use std::collections::{HashMap, HashSet};
-use unsnarl_model::walk::{Visitor, exprs_under, walk_block};
+use unsnarl_model::walk::{Parent, Visitor, exprs_under, walk_block};
 use unsnarl_model::*;
 
 pub struct ThreadSharedMutation;
@@ -27,8 +27,12 @@ as one, or named for one: `self._stats_lock`, also an entry kept under a
 key named for it, `with self._progress["eventing"]["condition"]:`). A method started
 once per object, each on a new one (`target=out.drain` and
 `target=err.drain`, with `out` and `err` two new `Capture()` objects), is
-not reported for its updates of `self`: no two threads share them. Nor
-is `|=`/`-=` on a set or dict (or `+=` on a list) that the file only ever
+not reported for its updates of `self`: no two threads share them.
+Nor is a thread started from several places that each start it only
+while the one before has died (`if player is None or not
+player.is_alive(): player = Thread(..)`, the same `player` each time):
+one such thread runs at a time. Nor
+is `|=`/`-=` on a set or dict (or `+=` on a list, a bytearray or a deque) that the file only ever
 sets to a new empty one (`self.seen = set()`): the operator changes that
 one object in a single call and stores the same object back.
 
@@ -125,6 +129,32 @@ struct Starts {
     how: &'static str,
     /// Per start, the object whose method it is when that is a new one.
     objects: Vec<Option<String>>,
+    /// Per start, the place its thread is stored in when the start runs
+    /// only while that place holds no live thread.
+    slots: Vec<Option<String>>,
+}
+
+/// `t = threading.Thread(..)` (then `t.start()`) under `if t is None or not
+/// t.is_alive():`: the place `t` when the thread is started only while the
+/// one stored there is dead.
+fn singleton_slot(cx: &FileCx, thread: ExprId) -> Option<String> {
+    let Parent::Stmt(s) = cx.tree.expr_parent(thread) else {
+        return None;
+    };
+    let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind else {
+        return None;
+    };
+    let slot = cx.model.dotted(*targets.first()?)?;
+    let checked = cx.tree.stmt_ancestors(s).any(|a| {
+        matches!(&cx.stmt(a).kind, StmtKind::If { cond, .. }
+        if exprs_under(cx.model, *cond).into_iter().any(|e| {
+            cx.call(e).is_some_and(|c| {
+                c.name == "is_alive"
+                    && c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(slot.as_str())
+            })
+        }))
+    });
+    checked.then_some(slot)
 }
 
 /// Functions of this file that run on several threads at once, with how
@@ -192,14 +222,26 @@ fn concurrent_targets(cx: &FileCx) -> Vec<(FuncId, String, bool)> {
             many: false,
             how,
             objects: Vec::new(),
+            slots: Vec::new(),
         });
         entry.count += 1;
         entry.many |= many || in_loop;
         entry.objects.push(fresh_object(cx, t));
+        entry.slots.push(singleton_slot(cx, id));
     }
     sites
         .into_iter()
-        .filter(|(_, st)| st.many || st.count > 1)
+        .filter(|(_, st)| {
+            // Every start refills one slot only once its thread has died
+            // (`if t is None or not t.is_alive(): t = Thread(..)`): one
+            // thread at a time, however many places start it.
+            let one_slot = st.slots.first().cloned().flatten().is_some_and(|first| {
+                st.slots
+                    .iter()
+                    .all(|s| s.as_deref() == Some(first.as_str()))
+            });
+            st.many || (st.count > 1 && !one_slot)
+        })
         .map(|(f, st)| {
             // Each start runs the method of an object of its own
             // (`target=stdout_capture.drain`, `target=stderr_capture.drain`):
@@ -481,6 +523,34 @@ class Watcher:
     def run(self, orders):
         for o in orders:
             threading.Thread(target=self.watch, args=(o,)).start()
+"#,
+        r#"
+import threading
+
+playback = None
+index = 0
+playlist = []
+
+
+def play_loop():
+    global index
+    while playlist:
+        index = (index + 1) % len(playlist)
+
+
+def play(songs):
+    global playback, playlist
+    playlist = list(songs)
+    if playback is None or not playback.is_alive():
+        playback = threading.Thread(target=play_loop, daemon=True)
+        playback.start()
+
+
+def resume():
+    global playback
+    if playback is None or not playback.is_alive():
+        playback = threading.Thread(target=play_loop, daemon=True)
+        playback.start()
 "#,
     ],
 };

@@ -25,7 +25,8 @@ cancels, `finally: await stop_tasks()`) after the wait, or all of them before
 it (`for t in tasks: t.cancel()`, then a short wait on `tasks`), and
 nothing awaits them all after it (`finally: server.should_exit = True`
 then `await asyncio.gather(*tasks)`, or each by name, `finally: await
-task`, beside bare futures the function made). A wait over a
+task`, beside bare futures the function made or tasks that only wait
+for an `asyncio.Event`, `create_task(stop.wait())`). A wait over a
 collection that outlives it (one held by the object, or a local, a
 parameter or an attribute of one, kept across the iterations of a loop:
 `while ctx.tasks: done, _ = await asyncio.wait(ctx.tasks, ..)`, also
@@ -223,12 +224,35 @@ fn awaits_each_after(cx: &FileCx, f: FuncId, wait: ExprId, c: &Call) -> bool {
                     .is_some_and(|k| crate::python::common::makes_asyncio_future(cx, k))
             })
     };
+    // `create_task(shutdown.wait())` on an `asyncio.Event`: a waiter
+    // that holds nothing and does no work of its own.
+    let event_waiter = |x: ExprId| {
+        cx.call(x).is_some_and(|k| {
+            crate::python::common::is_task_spawn(cx, k)
+                && k.positional(0)
+                    .and_then(|a| cx.call(cx.model.strip(a)))
+                    .is_some_and(|w| {
+                        w.name == "wait"
+                            && w.receiver
+                                .and_then(|r| cx.sema.type_of(cx.model.strip(r)))
+                                .is_some_and(|t| {
+                                    cx.kb
+                                        .find(Effect::Completion, Some(t), "")
+                                        .is_some_and(|e| e.kind.as_deref() == Some("event"))
+                                })
+                    })
+        })
+    };
     !elems.is_empty()
         && elems.iter().all(|&x| {
-            cx.model
-                .name_of(cx.model.strip(x))
-                .is_some_and(|n| bare_future(n) || awaited_later(n))
+            let x = cx.model.strip(x);
+            event_waiter(x)
+                || cx
+                    .model
+                    .name_of(x)
+                    .is_some_and(|n| bare_future(n) || awaited_later(n))
         })
+        && elems.iter().any(|&x| !event_waiter(cx.model.strip(x)))
 }
 
 /// The tasks waited on are all awaited after the race (`finally: for s
@@ -1023,6 +1047,23 @@ async def stream(source, queue, handle):
         if next_output in done:
             yield next_output.result()
             next_output = None
+"#,
+        r#"
+import asyncio
+import signal
+
+
+async def main(server):
+    stop = asyncio.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    serving = asyncio.create_task(server.serve())
+    await asyncio.wait(
+        [serving, asyncio.create_task(stop.wait())],
+        return_when=asyncio.FIRST_COMPLETED,
+    )
+    if not serving.done():
+        server.should_exit = True
+        await serving
 "#,
     ],
 };
