@@ -25,7 +25,8 @@ exit that releases first (`if closed: release(); raise`) and statements that
 cannot raise (`items = []`, `last = None`, `ctx.event = asyncio.Event()`); a release that follows the
 acquire with nothing but such statements (or a wait on the condition
 just acquired, `cond.acquire(); cond.wait(t); cond.release()`), stores of a name into an
-attribute or entry of `self` (`self._objects[i] = obj`) or counter bumps
+attribute or entry of `self` (`self._objects[i] = obj`), a field of
+`self` read into a local (`first = not self._started`), or counter bumps
 (`self.seqnr += 1`, also a module counter read as text first, `job_id =
 str(job_counter); job_counter += 1`), or an `if` on an identity test
 whose branches hold only such statements (`if module is Heater:
@@ -681,6 +682,34 @@ fn cannot_raise(cx: &FileCx, s: StmtId) -> bool {
         || guarded_plain_steps(cx, s)
         || logs(cx, s)
         || sets_a_context_var(cx, s)
+        || reads_own_flag(cx, s)
+}
+
+/// `first = not self._started`: a local bound to a field of the object
+/// read (or negated) as it is, which does not raise.
+fn reads_own_flag(cx: &FileCx, s: StmtId) -> bool {
+    let StmtKind::Assign {
+        targets,
+        value: Some(v),
+        op: AssignOp::Plain,
+    } = &cx.stmt(s).kind
+    else {
+        return false;
+    };
+    let mut v = cx.model.strip(*v);
+    if let ExprKind::Unary {
+        op: UnOp::Not,
+        operand,
+    } = cx.expr(v).kind
+    {
+        v = cx.model.strip(operand);
+    }
+    targets.iter().all(|&t| cx.model.name_of(t).is_some())
+        && matches!(cx.expr(v).kind, ExprKind::Attr { .. })
+        && cx.model.dotted(v).is_some_and(|d| {
+            d.strip_prefix("self.")
+                .is_some_and(|rest| !rest.contains('.'))
+        })
 }
 
 /// `marker = _HELD.set(held | {key})`: setting a `contextvars.ContextVar`
@@ -2718,6 +2747,22 @@ class LockTable:
 
     def note(self, i):
         pass
+"#,
+        r#"
+import threading
+
+
+class TerminationHandler:
+    def __init__(self):
+        self._started = False
+        self._started_lock = threading.Lock()
+
+    def claim(self):
+        self._started_lock.acquire()
+        first = not self._started
+        self._started = True
+        self._started_lock.release()
+        return first
 "#,
     ],
 };

@@ -63,6 +63,10 @@ exchange, and the log line adds nothing to the wait. Removing files only
 on a failure (`except BaseException: shutil.rmtree(tmp,
 ignore_errors=True); raise`) undoes the block's half-done work before
 the next holder can see it, once per failure, and is left alone too,
+as is a block that also takes a lock on a file for other processes
+(`with self._lock, FileLock(path + ".lock"):`, or `fcntl.flock(fh,
+LOCK_EX)` inside): the file is the shared state, and reading, merging
+and writing it under both locks is the critical section,
 and I/O or logging under a lock that some block of the file holds while
 it waits for other threads' work (`Thread.join`, `Queue.join`,
 `Event.wait`, `Future.result`; `with self._op_lock: self._thread.join()`
@@ -285,6 +289,29 @@ impl Visitor for WithFinder {
     }
 }
 
+/// The block also takes a lock on a file, for other processes
+/// (`with self._lock, FileLock(path + ".lock"):`, or
+/// `fcntl.flock(fh, fcntl.LOCK_EX)` inside): the file is the shared state,
+/// and its read-modify-write under both locks is the critical section.
+fn takes_a_file_lock(cx: &FileCx, w: StmtId, body: &Block) -> bool {
+    let StmtKind::With { items, .. } = &cx.stmt(w).kind else {
+        return false;
+    };
+    let file_lock = |name: &str| {
+        let n = name.to_ascii_lowercase();
+        n.ends_with("filelock") || n.contains("interprocesslock")
+    };
+    items.iter().any(|it| {
+        cx.call(cx.model.strip(it.ctx))
+            .is_some_and(|c| file_lock(&c.name) || c.target.as_deref().is_some_and(file_lock))
+    }) || unsnarl_model::walk::calls_in_block(cx.model, body)
+        .into_iter()
+        .any(|e| {
+            cx.call(e)
+                .is_some_and(|c| matches!(c.target.as_deref(), Some("fcntl.flock" | "fcntl.lockf")))
+        })
+}
+
 fn check_with(
     cx: &FileCx,
     fid: FuncId,
@@ -297,6 +324,7 @@ fn check_with(
         return;
     };
     if serializes_io(cx, body)
+        || takes_a_file_lock(cx, w, body)
         || guards_only_io(cx, fid, body)
         || limits_concurrency(cx, lock)
         || private_to_the_call(cx, fid, w)
@@ -2262,6 +2290,34 @@ class OcrService:
 
 def load_engine():
     pass
+"#,
+        r#"
+import json
+import os
+import threading
+
+from filelock import FileLock
+
+
+class Memory:
+    def __init__(self, path):
+        self.path = path
+        self._lock = threading.Lock()
+        self._data = {}
+
+    def _mutate(self, fn):
+        with self._lock, FileLock(self.path + ".lock"):
+            if os.path.exists(self.path):
+                with open(self.path) as f:
+                    self._data = json.load(f)
+            fn(self._data)
+            tmp = f"{self.path}.{os.getpid()}.tmp"
+            with open(tmp, "w") as f:
+                json.dump(self._data, f)
+            os.replace(tmp, self.path)
+
+    def set(self, key, value):
+        self._mutate(lambda d: d.__setitem__(key, value))
 "#,
     ],
 };

@@ -429,7 +429,7 @@ fn run_on_a_loop_then_closed(cx: &FileCx, id: ExprId) -> bool {
 /// may call a coroutine of the file that catches everything in the same
 /// way (`rows = await self._fetch(q)`, whose own `except Exception:
 /// return []` ends every failure), two calls down.
-fn catches_everything(cx: &FileCx, g: FuncId) -> bool {
+pub(crate) fn catches_everything(cx: &FileCx, g: FuncId) -> bool {
     catches_everything_within(cx, g, 2)
 }
 

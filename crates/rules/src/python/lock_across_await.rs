@@ -54,7 +54,8 @@ Two shapes:
   which fails a second concurrent call; the knowledge marks such methods
   `exclusive`), or a lock kept on a connection object
   (`adapt_connection._execute_mutex`): sharing it takes the lock. Opening and querying a local
-  SQLite file through aiosqlite wait for no peer and are not counted as I/O here. So is a lock around one request that
+  SQLite file through aiosqlite (also as a SQLAlchemy engine the file builds
+  with `create_async_engine("sqlite+aiosqlite:///..")`) wait for no peer and are not counted as I/O here. So is a lock around one request that
   has a deadline (its own `timeout=`, or a timeout scope around it) and
   nothing else but locals: it takes a device's requests one at a time, and
   it is already what the fix below asks for. So is a lock whose body
@@ -802,6 +803,53 @@ fn never_suspends(cx: &FileCx, awaited: ExprId) -> bool {
         .is_some_and(|g| crate::python::common::never_suspends(cx, g))
 }
 
+/// `await conn.execute(..)` on a connection of a SQLAlchemy engine the file
+/// only ever builds over SQLite (`self._engine =
+/// create_async_engine(f"sqlite+aiosqlite:///{path}")`, then `async with
+/// self._engine.begin() as conn:`): a local file, like aiosqlite itself.
+fn on_sqlite_engine(cx: &FileCx, awaited: ExprId, c: &Call) -> bool {
+    let engine_of = |x: ExprId| {
+        let k = cx.call(cx.model.strip(x))?;
+        matches!(k.name.as_str(), "begin" | "connect")
+            .then(|| k.receiver.and_then(|r| cx.model.dotted(r)))
+            .flatten()
+    };
+    let Some(recv) = c.receiver.map(|r| cx.model.strip(r)) else {
+        return false;
+    };
+    let engine = match cx.model.name_of(recv) {
+        Some(conn) => {
+            let f = cx.func_of(awaited);
+            unsnarl_model::walk::stmts_in_block(cx.model, &cx.func(f).body)
+                .into_iter()
+                .find_map(|s| match &cx.stmt(s).kind {
+                    StmtKind::With { items, .. } => items.iter().find_map(|it| {
+                        (it.target.and_then(|t| cx.model.name_of(t)) == Some(conn))
+                            .then(|| engine_of(it.ctx))
+                            .flatten()
+                    }),
+                    _ => None,
+                })
+        }
+        None => None,
+    };
+    let Some(engine) = engine else {
+        return false;
+    };
+    crate::util::every_assigned_value(
+        cx.model,
+        |t| cx.model.dotted(t).as_deref() == Some(engine.as_str()),
+        |v| {
+            cx.call(cx.model.strip(v)).is_some_and(|k| {
+                k.name == "create_async_engine"
+                    && k.positional(0)
+                        .and_then(|u| crate::python::retry_without_backoff::written_text(cx, u))
+                        .is_some_and(|u| u.starts_with("sqlite"))
+            })
+        },
+    )
+}
+
 /// True when an awaited expression is network or disk I/O.
 fn awaits_io(cx: &FileCx, awaited: ExprId) -> bool {
     let Some(c) = cx.call(awaited) else {
@@ -809,6 +857,9 @@ fn awaits_io(cx: &FileCx, awaited: ExprId) -> bool {
     };
     if let Some(e) = cx.effect(c, Effect::AsyncApi) {
         return e.kind.as_deref() == Some("io");
+    }
+    if on_sqlite_engine(cx, awaited, c) {
+        return false;
     }
     // `await queue.put(value)`: a hand-off to another task, not a peer.
     crate::util::is_io_method_call(c) && !crate::python::common::on_a_queue(cx, c)
@@ -1667,6 +1718,32 @@ async def post_throttled(url, payload):
         resp = await _client.post(url, json=payload)
         _last_send_at = asyncio.get_running_loop().time()
         return resp
+"#,
+        r#"
+import asyncio
+import time
+
+from sqlalchemy import insert, select, update
+from sqlalchemy.ext.asyncio import create_async_engine
+
+
+class Repository:
+    def __init__(self, path):
+        self._path = path
+        self._write_lock = asyncio.Lock()
+        self._engine = None
+
+    async def init(self):
+        self._engine = create_async_engine(f"sqlite+aiosqlite:///{self._path}")
+
+    async def add_answer(self, answers, question_id, text):
+        async with self._write_lock:
+            async with self._engine.begin() as conn:
+                row = (await conn.execute(select(answers).where(answers.c.text == text))).first()
+                if row:
+                    await conn.execute(update(answers).values(same=row.same + 1))
+                else:
+                    await conn.execute(insert(answers).values(text=text, at=int(time.time())))
 "#,
     ],
 };

@@ -38,7 +38,8 @@ and reports:
   method of the class called on another object of it
   (`self._parent.is_registered(t)` under `self._lock`): it takes that
   object's lock. A call that passes `False` to a parameter of the callee
-  (`self._request(.., auth=False)`) does not reach what the callee does
+  (`self._request(.., auth=False)`, or leaves one that defaults to
+  `False` or `None` out) does not reach what the callee does
   only under `if auth:` (or `if auth and retry:`, or `self._header() if
   auth else {}`), also when the call is
   made further down (`_relogin` holding its lock and calling `login()`,
@@ -765,17 +766,28 @@ fn calls_in(cx: &FileCx, f: FuncId, e: ExprId, state: &State, out: &mut Vec<Even
                 // `False` to `p` switches off what runs under `if p:`;
                 // `True` what runs after `if p: raise` (`!p`); `"a"` what
                 // runs under `if p not in ("a", ..):` (`p≠a`).
-                let off = (0..c.args.len())
-                    .filter_map(|i| {
-                        let p = self.cx.param_receiving(callee, c, i)?;
-                        match self.cx.model.literal(c.args[i].value) {
-                            Some(Lit::Bool(false)) => Some(p.to_string()),
-                            Some(Lit::Bool(true)) => Some(format!("!{p}")),
-                            Some(Lit::Str(w)) => Some(format!("{p}≠{w}")),
-                            _ => None,
-                        }
-                    })
+                let flag = |p: &str, v: ExprId| match self.cx.model.literal(v) {
+                    Some(Lit::Bool(false) | Lit::Null) => Some(p.to_string()),
+                    Some(Lit::Bool(true)) => Some(format!("!{p}")),
+                    Some(Lit::Str(w)) => Some(format!("{p}≠{w}")),
+                    _ => None,
+                };
+                let received: Vec<&str> = (0..c.args.len())
+                    .filter_map(|i| self.cx.param_receiving(callee, c, i))
                     .collect();
+                let mut off: Vec<String> = (0..c.args.len())
+                    .filter_map(|i| flag(self.cx.param_receiving(callee, c, i)?, c.args[i].value))
+                    .collect();
+                // A flag left at its default (`def reset(self, with_lock=False)`
+                // called as `reset()`) is off as much as one passed `False`.
+                if !c.args.iter().any(|a| a.spread) {
+                    off.extend(self.cx.func(callee).params.iter().filter_map(|p| {
+                        let d = p.default?;
+                        (!received.contains(&&*p.name))
+                            .then(|| flag(&p.name, d))
+                            .flatten()
+                    }));
+                }
                 let forwards = (0..c.args.len())
                     .filter_map(|i| {
                         let mine = self
@@ -1614,6 +1626,36 @@ async def remove_task(name):
         with open("tasks.json") as f:
             tasks = [t for t in json.load(f) if t != name]
         await save_tasks(tasks, locked=True)
+"#,
+        r#"
+import threading
+
+
+class Pool:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._conns = []
+
+    def disconnect(self, with_lock=True):
+        if with_lock:
+            with self._lock:
+                self._close_all()
+        else:
+            self._close_all()
+
+    def reset(self, with_lock=False):
+        self.disconnect(with_lock=with_lock)
+
+    def checkout(self):
+        with self._lock:
+            if not self._conns:
+                self.reset()
+            return self._conns.pop() if self._conns else None
+
+    def _close_all(self):
+        for c in self._conns:
+            c.close()
+        self._conns.clear()
 "#,
     ],
 };

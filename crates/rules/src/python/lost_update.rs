@@ -303,6 +303,11 @@ fn stale_local(
             continue;
         }
         let read_end = cx.stmt(r).span.end;
+        // `if cached: entry = self._cache[k]; return [entry]`: the copy
+        // never reaches a write outside that branch.
+        if read_in_leaving_branch(cx, f, r, s) {
+            continue;
+        }
         // `saved = self.flag; self.flag = False; ...; self.flag = saved`:
         // the function overrode the state itself and puts the saved value
         // back, a restore rather than an update.
@@ -407,6 +412,21 @@ fn leaves_before(cx: &FileCx, f: FuncId, a: Span, s: StmtId) -> bool {
     })
 }
 
+/// The read `r` sits in a branch of an `if` that ends by leaving the
+/// function (or loop round), and the write `s` is outside that branch.
+fn read_in_leaving_branch(cx: &FileCx, f: FuncId, r: StmtId, s: StmtId) -> bool {
+    cx.body_stmts(f).iter().any(|&st| {
+        let StmtKind::If { then, orelse, .. } = &cx.stmt(st).kind else {
+            return false;
+        };
+        [then, orelse].into_iter().any(|b| {
+            crate::util::block_contains(cx, b, r)
+                && crate::util::ends_in_exit(cx.model, b)
+                && !crate::util::block_contains(cx, b, s)
+        })
+    })
+}
+
 /// Apart from `s`, only `__init__` assigns the state `key` anywhere in
 /// the file.
 fn only_set_up_elsewhere(cx: &FileCx, globals: &HashSet<String>, key: &str, s: StmtId) -> bool {
@@ -454,10 +474,18 @@ fn reassigned_between(cx: &FileCx, stmts: &[StmtId], local: &str, from: u32, to:
         _ => cx.model.name_of(t) == Some(local),
     };
     stmts.iter().any(|&r| {
-        cx.stmt(r).span.start >= from
-            && cx.stmt(r).span.end <= to
-            && matches!(&cx.stmt(r).kind, StmtKind::Assign { targets, .. }
-                if targets.iter().any(|&t| binds(t)))
+        let sp = cx.stmt(r).span;
+        match &cx.stmt(r).kind {
+            StmtKind::Assign { targets, .. } => {
+                sp.start >= from && sp.end <= to && targets.iter().any(|&t| binds(t))
+            }
+            // `for entry in entries:` rebinds the local, also around the
+            // write itself.
+            StmtKind::For {
+                target: Some(t), ..
+            } => sp.start >= from && sp.start <= to && binds(*t),
+            _ => false,
+        }
     })
 }
 
@@ -851,6 +879,29 @@ class FrameReader:
         data = self._buffer[:n]
         del self._buffer[:n]
         return bytes(data)
+"#,
+        r#"
+class Memory:
+    def __init__(self, store):
+        self._store = store
+        self._cache = {}
+
+    async def episodes(self, entry_id=None):
+        if entry_id and entry_id in self._cache:
+            entry = self._cache[entry_id]
+            entry.touch()
+            return [entry]
+        entries = await self._query()
+        for entry in entries:
+            self._cache[entry.entry_id] = entry
+        return entries
+
+    async def _query(self):
+        return await self._store.fetch_all()
+
+    async def store(self, entry):
+        self._cache[entry.entry_id] = entry
+        await self._store.save(entry)
 "#,
     ],
 };

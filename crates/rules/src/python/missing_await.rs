@@ -46,7 +46,10 @@ branch that runs when the callee is not a coroutine function (`await
 self.worker(d) if asyncio.iscoroutinefunction(self.worker) else
 self.worker(d)`: an override may be a plain function), or when the
 receiver is not of the class that makes it one (`ev.wait()` in the
-`else` of `if isinstance(ev, asyncio.Event):`).
+`else` of `if isinstance(ev, asyncio.Event):`), or when a method of the
+class stores another callable under the method's name on the instance
+(`(self.read_audio, self.save_audio) = utils`), which hides the `async
+def` for `self.save_audio(..)`.
 
 ## Why
 
@@ -289,7 +292,12 @@ fn coroutine_call(cx: &FileCx, c: &Call) -> Option<String> {
     };
     if let Some(local) = cx.local_function(t) {
         let f = cx.func(local);
-        if !f.is_async || f.is_generator || makes_sync(cx, f) || wrapped_by_sync_decorator(cx, f) {
+        if !f.is_async
+            || f.is_generator
+            || makes_sync(cx, f)
+            || wrapped_by_sync_decorator(cx, f)
+            || shadowed_on_instance(cx, c, f)
+        {
             return None;
         }
         return Some("is an `async def`".into());
@@ -309,6 +317,35 @@ fn coroutine_call(cx: &FileCx, c: &Call) -> Option<String> {
         return None;
     }
     api
+}
+
+/// `self.save(..)` where a method of the class stores another callable in
+/// `self.save` (`(self.load, self.save) = utils` in `__init__`): the
+/// instance attribute hides the `async def` of the same name.
+fn shadowed_on_instance(cx: &FileCx, c: &Call, method: &Function) -> bool {
+    let Some(class) = method.class.as_deref() else {
+        return false;
+    };
+    if c.receiver.and_then(|r| cx.model.name_of(cx.model.strip(r))) != Some("self") {
+        return false;
+    }
+    let place = format!("self.{}", c.name);
+    cx.model.stmts.iter().any(|st| {
+        let StmtKind::Assign { targets, .. } = &st.kind else {
+            return false;
+        };
+        targets.iter().any(|&t| {
+            let t = cx.model.strip(t);
+            let elems: Vec<ExprId> = match &cx.expr(t).kind {
+                ExprKind::Collection { elems, .. } => elems.clone(),
+                _ => vec![t],
+            };
+            elems.into_iter().any(|x| {
+                cx.model.dotted(x).as_deref() == Some(place.as_str())
+                    && cx.func(cx.func_of(x)).class.as_deref() == Some(class)
+            })
+        })
+    })
 }
 
 /// A known API that returns a coroutine. `gather`, `shield` and
@@ -1017,6 +1054,18 @@ class Suspendable:
                 # A `multiprocessing` event: its `wait` blocks.
                 self._can_run.wait()
         return (yield from self._coro.__await__())
+"#,
+        r#"
+class Detector:
+    def __init__(self, model, utils):
+        self.model = model
+        (self.get_timestamps, self.save_audio, self.read_audio) = utils
+
+    async def save_audio(self, path, chunk):
+        raise NotImplementedError
+
+    def dump(self, path, chunk):
+        self.save_audio(path, chunk)
 "#,
     ],
 };

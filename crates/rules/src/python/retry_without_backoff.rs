@@ -305,7 +305,7 @@ pub(crate) fn waits_for_own_child(cx: &FileCx, lp: StmtId) -> bool {
 
 /// A string written out: a literal, or the text of an f-string before its
 /// first placeholder (`f"http://localhost:{port}/docs"`: `http://localhost:`).
-fn written_text<'a>(cx: &FileCx<'a>, e: ExprId) -> Option<&'a str> {
+pub(crate) fn written_text<'a>(cx: &FileCx<'a>, e: ExprId) -> Option<&'a str> {
     if let Some(Lit::Str(text)) = cx.model.literal(e) {
         return Some(text.as_str());
     }

@@ -23,6 +23,9 @@ function of the project that hands back a future rather than a coroutine
 (`return self._waiter`; one of another module counts when it calls no
 coroutine function) is not reported: `shield` makes no task for a
 future, and whoever made it owns it; nor an `async def` of the file that
+only catches every ordinary error itself and returns nothing (a
+cleanup shielded in a `finally`, its save inside `try: .. except
+Exception: log.error(..)`), nor one that
 only waits for futures its object keeps and returns nothing, or their
 result (`await self._pid_waiter`, `await self._started; return await
 self._task`). Neither is a fresh bare future
@@ -45,7 +48,9 @@ whose handler of the caller's cancellation awaits the task before going on
 (`except asyncio.CancelledError: await task`, also `except
 BaseException:` or a bare `except:`; also from a coroutine the handler
 defines, `async def rollback(): await task`), or whose `finally` awaits it
-(`finally: task.cancel(); with suppress(CancelledError): await task`). A `typing.cast(T, x)`
+(`finally: task.cancel(); with suppress(CancelledError): await task`),
+or only cancels it (`finally: nxt.cancel()`: the work stops with the
+caller). A `typing.cast(T, x)`
 around the shielded value is `x` itself: it changes none of this.
 
 ## Why
@@ -232,6 +237,19 @@ fn kept_bare_future(cx: &FileCx, c: &Call) -> bool {
 }
 
 /// Describes the shielded value when nothing else owns it.
+/// A coroutine of the file that catches every ordinary error itself (its
+/// awaits inside `try: .. except Exception: log(..)`) and returns nothing
+/// (`async def _cleanup(): ...` shielded in a `finally`): left to run on
+/// alone, it has no result and no error for an owner to see.
+fn settles_alone(cx: &FileCx, c: &Call) -> bool {
+    cx.callee_in_file(c).is_some_and(|g| {
+        crate::python::gather_orphans::catches_everything(cx, g)
+            && !cx.body_stmts(g).iter().any(|&s| {
+                cx.tree.stmt_func(s) == g && matches!(cx.stmt(s).kind, StmtKind::Return(Some(_)))
+            })
+    })
+}
+
 fn unowned(cx: &FileCx, shield: ExprId, arg: ExprId) -> Option<String> {
     let arg = cx.model.strip(arg);
     if let Some(c) = cx.call(arg) {
@@ -241,6 +259,7 @@ fn unowned(cx: &FileCx, shield: ExprId, arg: ExprId) -> Option<String> {
             || only_awaits_a_stored_future(cx, c)
             || over_existing_work(cx, c)
             || crate::python::common::makes_asyncio_future(cx, c)
+            || settles_alone(cx, c)
         {
             return None;
         }
@@ -351,6 +370,17 @@ fn reaps_on_cancel(cx: &FileCx, shield: ExprId, name: &str) -> bool {
                         .any(|&e| is_await_of_it(e))
             })
     };
+    // `finally: nxt.cancel()`: the work stops when the caller leaves, so
+    // none is left running on its own.
+    let cancels_it = |block: &Block| {
+        unsnarl_model::walk::calls_in_block(cx.model, block)
+            .into_iter()
+            .any(|e| {
+                cx.call(e).is_some_and(|c| {
+                    c.name == "cancel" && c.receiver.and_then(|r| cx.model.name_of(r)) == Some(name)
+                })
+            })
+    };
     let path = cx.enclosing_stmts(shield);
     path.windows(2).any(|w| {
         let StmtKind::Try {
@@ -363,7 +393,9 @@ fn reaps_on_cancel(cx: &FileCx, shield: ExprId, name: &str) -> bool {
             return false;
         };
         body.contains(&w[0])
-            && (finally.as_ref().is_some_and(&awaits_it)
+            && (finally
+                .as_ref()
+                .is_some_and(|f| awaits_it(f) || cancels_it(f))
                 || handlers.iter().any(|h| {
                     // Also `except BaseException:` or a bare `except:`,
                     // which catch the cancellation too.
@@ -927,6 +959,62 @@ async def run_with_progress(ctx, func, *args):
     finally:
         if not worker_task.done():
             worker_task.cancel()
+"#,
+        r#"
+import asyncio
+import time
+
+
+async def batches(source, size, window):
+    items = []
+    started = None
+    nxt = asyncio.ensure_future(source.__anext__())
+    try:
+        while True:
+            timeout = None
+            if started is not None:
+                timeout = window - (time.monotonic() - started)
+            try:
+                item = await asyncio.wait_for(asyncio.shield(nxt), timeout)
+            except asyncio.TimeoutError:
+                yield items
+                items, started = [], None
+                continue
+            except StopAsyncIteration:
+                break
+            started = started or time.monotonic()
+            items.append(item)
+            if len(items) == size:
+                yield items
+                items, started = [], None
+            nxt = asyncio.ensure_future(source.__anext__())
+    finally:
+        nxt.cancel()
+    if items:
+        yield items
+"#,
+        r#"
+import asyncio
+import logging
+
+logger = logging.getLogger(__name__)
+
+
+class Room:
+    async def chat(self, chat_id, memory):
+        try:
+            return await self._run(chat_id)
+        finally:
+            self.threads.pop(chat_id, None)
+
+            async def cleanup():
+                memory.update_metadata({"running": False})
+                try:
+                    await self.store.save(chat_id)
+                except Exception as e:
+                    logger.error("could not save %s: %s", chat_id, e)
+
+            await asyncio.shield(cleanup())
 "#,
     ],
 };

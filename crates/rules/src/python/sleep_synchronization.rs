@@ -57,6 +57,10 @@ timeout=30_000)`, `proc.wait(timeout=10)`, `consumer.poll(timeout=1.0)`),
 or awaits a coroutine of the file that awaits the
 closing of what it tears down (`await self._disconnect(server)` whose
 body awaits `stack.aclose()`): the sleep is a margin after the real wait.
+Neither is a sleep followed by a loop that polls (it sleeps each round
+and leaves with `break` or `return`: `for _ in range(150): time.sleep(2);
+if not t.is_alive(): break`, also as the first statement of the `if`
+after the sleep): the loop is the wait, the sleep a head start.
 
 ## Why
 
@@ -168,6 +172,7 @@ impl Rule for SleepSynchronization {
                 && !callers_window
                 && !retries_next(cx, f, stmt)
                 && !waited_with_deadline_before(cx, stmt)
+                && !polls_after(cx, stmt)
                 && let Some(why) = waiting_comment(cx, e.span)
             {
                 out.push(cx.finding(
@@ -197,6 +202,10 @@ impl Rule for SleepSynchronization {
             let Some(mut next) = next_stmt(cx, stmt) else {
                 continue;
             };
+            // A poll follows: it is the wait, the sleep only a head start.
+            if polls_after(cx, stmt) {
+                continue;
+            }
             // `task.cancel()` of the started work reads nothing of it: what
             // counts is the statement after.
             while cancels_work(cx, next, &handed) {
@@ -236,6 +245,35 @@ impl Rule for SleepSynchronization {
             ));
         }
     }
+}
+
+/// The sleep is followed by a loop that polls (it sleeps each round and
+/// leaves with `break` or `return`: `for _ in range(150): time.sleep(2); if
+/// not t.is_alive(): break`), directly or as the first statement of the
+/// `if` after it: the loop is the real wait, and the sleep a head start.
+fn polls_after(cx: &FileCx, sleep_stmt: StmtId) -> bool {
+    let Some(next) = next_stmt(cx, sleep_stmt) else {
+        return false;
+    };
+    let mut candidates = vec![next];
+    if let StmtKind::If { then, .. } = &cx.stmt(next).kind {
+        candidates.extend(then.iter().copied().filter(|&t| {
+            !matches!(&cx.stmt(t).kind, StmtKind::Expr(x) if cx.call(*x).is_some_and(|c| c.target.as_deref() == Some("builtins.print")))
+        }).take(1));
+    }
+    candidates.into_iter().any(|l| {
+        let (StmtKind::For { body, .. } | StmtKind::While { body, .. }) = &cx.stmt(l).kind else {
+            return false;
+        };
+        let stmts = unsnarl_model::walk::stmts_in_block(cx.model, body);
+        let leaves = stmts
+            .iter()
+            .any(|&x| matches!(cx.stmt(x).kind, StmtKind::Break | StmtKind::Return(_)));
+        let sleeps = unsnarl_model::walk::calls_in_block(cx.model, body)
+            .into_iter()
+            .any(|x| cx.call(x).is_some_and(|c| sleep_arg(c).is_some()));
+        leaves && sleeps
+    })
 }
 
 /// The statement before the sleep (or the `try` it is) already waits for
@@ -1100,6 +1138,31 @@ def discover(manager, timeout=5):
         await asyncio.sleep(timeout)
         return await manager.get_devices()
     return asyncio.run(run_discovery())
+"#,
+        r#"
+import threading
+import time
+
+
+def authorize(port, serve):
+    result = {}
+
+    def run():
+        result["code"] = serve(port, timeout=300)
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+
+    # Give the server a moment to start
+    time.sleep(0.3)
+
+    for _ in range(150):
+        time.sleep(2)
+        if not t.is_alive():
+            break
+        if result.get("code"):
+            break
+    return result.get("code")
 "#,
     ],
 };

@@ -51,7 +51,12 @@ given to `_tool_loop` is `asyncio.new_event_loop()`, also through a
 local: `loop = asyncio.new_event_loop()` then `self._loop = loop`): it
 is not the caller's loop. Nor a call in a test, inside `with
 mock.patch.object(asyncio, "get_event_loop", ..)` or a patch of the
-module's `asyncio`, that replaced the loop with a mock.
+module's `asyncio`, that replaced the loop with a mock. Nor a bridge in a
+sync generator function that the coroutine only calls and hands on
+(`stream_zip(files=to_sync_iterable(files))`): none of its body runs at
+the call, only where it is iterated; a `for` loop over it in the
+coroutine (or `list(..)`, a list comprehension) runs it there and is
+followed.
 
 ## Why
 
@@ -221,6 +226,12 @@ fn async_caller(
         let mut next = Vec::new();
         for (g, path) in frontier {
             for &(caller, site) in callers.get(&g).into_iter().flatten() {
+                // Calling a generator function runs none of its body: that
+                // runs wherever the generator is iterated, which is here
+                // only when this caller loops over it on the spot.
+                if cx.func(g).is_generator && !iterated_on_the_spot(cx, site) {
+                    continue;
+                }
                 if cx.func(caller).is_async {
                     if cx.is_offloaded(caller) || inside_offload(cx, site) {
                         continue;
@@ -240,6 +251,32 @@ fn async_caller(
         frontier = next;
     }
     None
+}
+
+/// `for x in gen(..):`, `list(gen(..))`, `[y for y in gen(..)]`: the call's
+/// generator is drained where it is made.
+fn iterated_on_the_spot(cx: &FileCx, site: ExprId) -> bool {
+    match cx.tree.expr_parent(site) {
+        Parent::Stmt(s) => matches!(&cx.stmt(s).kind, StmtKind::For { iter, .. } if *iter == site),
+        Parent::Expr(p) => match &cx.expr(p).kind {
+            ExprKind::Comprehension {
+                kind, generators, ..
+            } => *kind != CollKind::Generator && generators.first().is_some_and(|g| g.iter == site),
+            ExprKind::Call(c) => matches!(
+                c.target.as_deref(),
+                Some(
+                    "builtins.list"
+                        | "builtins.tuple"
+                        | "builtins.set"
+                        | "builtins.sorted"
+                        | "builtins.dict"
+                        | "builtins.next"
+                )
+            ),
+            _ => false,
+        },
+        _ => true,
+    }
 }
 
 fn inside_offload(cx: &FileCx, call: ExprId) -> bool {
@@ -370,6 +407,26 @@ class MemoryStore:
 
     async def remember(self, coro):
         self.save(coro)
+"#,
+        r#"
+import asyncio
+
+
+def pages(client, loop):
+    n = 0
+    while True:
+        page = loop.run_until_complete(client.fetch(n))  # expect
+        if not page:
+            return
+        yield page
+        n += 1
+
+
+async def count(client):
+    total = 0
+    for page in pages(client, asyncio.get_event_loop()):
+        total += len(page)
+    return total
 "#,
     ],
     pass: &[
@@ -784,6 +841,33 @@ class Providers:
 
 async def main(http_client, factory):
     Providers.build(http_client, factory)
+"#,
+        r#"
+import asyncio
+
+
+async def zip_stream(files, pack):
+    loop = asyncio.get_event_loop()
+
+    def to_sync_iterable(chunks):
+        it = chunks.__aiter__()
+
+        async def get_next():
+            return await it.__anext__()
+
+        while True:
+            try:
+                value = asyncio.run_coroutine_threadsafe(get_next(), loop).result()
+            except StopAsyncIteration:
+                break
+            yield value
+
+    packed = pack(to_sync_iterable(files))
+    while True:
+        chunk = await loop.run_in_executor(None, next, packed, None)
+        if chunk is None:
+            break
+        yield chunk
 "#,
     ],
 };

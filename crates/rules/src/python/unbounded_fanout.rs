@@ -27,7 +27,9 @@ to another such local and grown only with literals,
 to one that nothing in the file grows; either counts only when no outer
 loop over other input multiplies it; nor a slice, `xs[:n]` or
 `islice(it, 0, n)` (also a local bound only to a slice with an end, `rows =
-results[:limit]`, or to a comprehension over one), or a `zip` with a count, `zip(items, range(n))`,
+results[:limit]`, to a comprehension over one, or to the result of a
+function of the file whose every `return` is such a slice, `return
+found[:3]`), or a `zip` with a count, `zip(items, range(n))`,
 nor a collection whose length the function tests first against a
 constant and leaves on (`if len(buckets) > MAX_BUCKETS: return ..`),
 or one walked only in the branch of a length test where it holds a
@@ -1200,8 +1202,28 @@ fn sliced_local(cx: &FileCx, f: FuncId, name: &str) -> bool {
     let values: Vec<ExprId> = crate::python::common::values_bound_to(cx, f, name)
         .collect::<Option<Vec<_>>>()
         .unwrap_or_default();
+    // `names = self._matches(query)` where every `return` of that function
+    // of the file is a slice with an end (`return found[:3]`).
+    let returns_a_slice = |v: ExprId| {
+        cx.call(cx.model.strip(v))
+            .and_then(|c| cx.callee_in_file(c))
+            .is_some_and(|g| {
+                let returns: Vec<Option<ExprId>> = cx
+                    .body_stmts(g)
+                    .iter()
+                    .filter_map(|&st| match cx.stmt(st).kind {
+                        StmtKind::Return(r) if cx.tree.stmt_func(st) == g => Some(r),
+                        _ => None,
+                    })
+                    .collect();
+                !cx.func(g).is_generator
+                    && !returns.is_empty()
+                    && returns.iter().all(|r| r.is_some_and(is_slice))
+            })
+    };
     !values.is_empty() && values.iter().all(|&v| {
         is_slice(v)
+            || returns_a_slice(v)
             || matches!(&cx.expr(cx.model.strip(v)).kind, ExprKind::Comprehension { generators, .. }
                     if matches!(generators.as_slice(), [one] if is_slice(one.iter)))
     })
@@ -3291,6 +3313,25 @@ class Mutes:
                 self._tasks[(channel, user)] = asyncio.create_task(
                     self.unmute_one(channel, data)
                 )
+"#,
+        r#"
+import asyncio
+
+
+class Catalogue:
+    def _matches(self, query, index):
+        found = []
+        for word in query.split():
+            name = index.get(word)
+            if name and name not in found:
+                found.append(name)
+        return found[:3]
+
+    async def fetch_results(self, query, index):
+        names = self._matches(query, index)
+        if not names:
+            return []
+        return await asyncio.gather(*(self._get_json(f"/api/{name}") for name in names))
 "#,
     ],
 };
