@@ -151,6 +151,19 @@ fn is_limiter(cx: &FileCx, r: ExprId) -> bool {
     })
 }
 
+/// `instance_lock.acquire()` after `from . import instance_lock`: a
+/// function of a project module (which takes a process-wide lock and hands
+/// back its handle), not a method of a lock object.
+fn module_function(cx: &FileCx, r: ExprId, c: &Call) -> bool {
+    let Some(name) = cx.model.name_of(cx.model.strip(r)) else {
+        return false;
+    };
+    cx.model.imports.iter().any(|i| &*i.local == name)
+        && c.target
+            .as_deref()
+            .is_some_and(|t| cx.index.resolve(cx.lang, t, cx.file).is_some())
+}
+
 /// `Lock`, `FileLock`: a CamelCase name is a class (a constant is all
 /// capitals, an instance lower case).
 fn names_a_class(last: &str) -> bool {
@@ -336,7 +349,7 @@ impl Rule for AcquireWithoutRelease {
                 continue;
             }
             let Some(r) = c.receiver else { continue };
-            if !is_limiter(cx, r) {
+            if !is_limiter(cx, r) || module_function(cx, r, c) {
                 continue;
             }
             let Some(name) = cx.model.dotted(r) else {
@@ -2763,6 +2776,30 @@ class TerminationHandler:
         self._started = True
         self._started_lock.release()
         return first
+"#,
+        r#"
+# file: app/instance_lock.py
+import fcntl
+
+
+def acquire():
+    fh = open("/tmp/app.lock", "w")
+    fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    return fh
+
+# file: app/server.py
+_HELD = None
+
+
+def main():
+    global _HELD
+    from . import instance_lock
+    _HELD = instance_lock.acquire()
+    serve()
+
+
+def serve():
+    pass
 "#,
     ],
 };

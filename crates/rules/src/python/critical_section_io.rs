@@ -30,7 +30,9 @@ load(path)`, also committed with others, `_extent, _ui = extent, dev`, or after 
 self.initialized: return`, or `if _options and not force: return
 _options`, also with an expiry, `if _token["value"] and now <
 _token["expires_at"]: return _token["value"]`, the block then setting
-`self.initialized = True` or the value from a call or a local; also a
+`self.initialized = True` or the value from a call or a local, or a
+slot keyed by what built it, `if _model is not None and _model[0] ==
+key: return _model[1]` then `_model = (key, model)`; also a
 warn-once latch, `if _failure_logged.is_set(): return` then
 `_failure_logged.set()`): every waiter needs it, and building it
 twice is what the lock prevents. A one-line append to a log file (see
@@ -980,7 +982,10 @@ fn after_done_return(cx: &FileCx, call: ExprId, w: StmtId, lasting: &dyn Fn(&str
                         && named_for_setup(&what)
                         && matches!(m.literal(*v), Some(Lit::Bool(true))))
                         || cx.call(m.strip(*v)).is_some()
-                        || m.name_of(*v).is_some()))
+                        || m.name_of(*v).is_some()
+                        // `_model = (key, model)`: a slot keyed by what built it.
+                        || matches!(&cx.expr(m.strip(*v)).kind, ExprKind::Collection { kind: CollKind::Tuple, elems, .. }
+                            if elems.iter().any(|&x| m.name_of(x).is_some() || cx.call(m.strip(x)).is_some()))))
             })
     })
 }
@@ -2318,6 +2323,26 @@ class Memory:
 
     def set(self, key, value):
         self._mutate(lambda d: d.__setitem__(key, value))
+"#,
+        r#"
+import sys
+import threading
+
+_MODEL_LOCK = threading.Lock()
+_model = None
+
+
+def get_model(name, device, load):
+    global _model
+    key = (name, device)
+    with _MODEL_LOCK:
+        if _model is not None and _model[0] == key:
+            return _model[1]
+        _model = None
+        model = load(name, device=device)
+        _model = (key, model)
+        print(f"loaded {name} on {device}", file=sys.stderr)
+        return model
 "#,
     ],
 };

@@ -38,7 +38,10 @@ other tasks' additions stay in it. Nor is an update whose every await
 is of a coroutine of the file that never suspends (`self.cost += await
 self.price(reply)`, where `price` awaits nothing and no override in the
 file does): it runs to its end in one step, and no other task runs
-between the read and the write. Nor is a write that merges the old copy
+between the read and the write. Nor is a copy that cannot reach the
+write: read in a branch that returns, in another arm of the same
+`if`/`elif` chain, or rebound on the way (`for entry in entries:` before
+`self._cache[entry.id] = entry`). Nor is a write that merges the old copy
 with the state read again after the await (`self.seen = max(saved,
 self.seen)`): other tasks' updates are kept. Nor is a write to the calling task's
 own entry (`task = asyncio.current_task()`, then `self._borrowers[task]
@@ -305,7 +308,7 @@ fn stale_local(
         let read_end = cx.stmt(r).span.end;
         // `if cached: entry = self._cache[k]; return [entry]`: the copy
         // never reaches a write outside that branch.
-        if read_in_leaving_branch(cx, f, r, s) {
+        if read_in_leaving_branch(cx, f, r, s) || in_exclusive_branches(cx, f, r, s) {
             continue;
         }
         // `saved = self.flag; self.flag = False; ...; self.flag = saved`:
@@ -424,6 +427,25 @@ fn read_in_leaving_branch(cx: &FileCx, f: FuncId, r: StmtId, s: StmtId) -> bool 
                 && crate::util::ends_in_exit(cx.model, b)
                 && !crate::util::block_contains(cx, b, s)
         })
+    })
+}
+
+/// The read `r` and the write `s` sit in different branches of one `if`
+/// (two arms of an `if`/`elif` chain): no run does both.
+fn in_exclusive_branches(cx: &FileCx, f: FuncId, r: StmtId, s: StmtId) -> bool {
+    cx.body_stmts(f).iter().any(|&st| {
+        let StmtKind::If { then, orelse, .. } = &cx.stmt(st).kind else {
+            return false;
+        };
+        let (rt, ro) = (
+            crate::util::block_contains(cx, then, r),
+            crate::util::block_contains(cx, orelse, r),
+        );
+        let (st_, so) = (
+            crate::util::block_contains(cx, then, s),
+            crate::util::block_contains(cx, orelse, s),
+        );
+        (rt && so && !st_) || (ro && st_ && !so)
     })
 }
 
@@ -902,6 +924,28 @@ class Memory:
     async def store(self, entry):
         self._cache[entry.entry_id] = entry
         await self._store.save(entry)
+"#,
+        r#"
+import random
+
+
+class Activity:
+    def __init__(self, handler):
+        self.knowledge = {}
+        self.handler = handler
+
+    async def run(self, cmd, arg):
+        if cmd == "text":
+            if arg in self.knowledge:
+                arg = self.knowledge[arg]
+            await self.handler.say(arg)
+        elif cmd == "random":
+            self.knowledge[arg[0]] = random.choice(arg[1])
+            await self.handler.done(cmd)
+
+    async def store(self, key, value):
+        self.knowledge[key] = value
+        await self.handler.done("store")
 "#,
     ],
 };

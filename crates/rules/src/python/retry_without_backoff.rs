@@ -81,7 +81,8 @@ nor one whose handler catches only an in-process queue's empty or full
 (`except asyncio.QueueEmpty:` for a `get_nowait()` in the `try`).
 Nor one whose handlers catch only optimistic-concurrency conflicts
 (Redis's `WatchError`, `StaleHeadError`, `KeyWrongLastSequenceError`, a
-version or revision mismatch, a `RunStateConflict`): another writer got there first, and the
+version or revision mismatch, a `RunStateConflict`, a database's
+`IntegrityError`, `UniqueViolation` or `SerializationFailure`): another writer got there first, and the
 compare-and-swap reads again and tries again at once, by design.
 A fixed delay in a loop that connects to this machine only (a socket
 built with `AF_UNIX`, or a loopback host written out:
@@ -840,7 +841,9 @@ fn empty_queue_only(cx: &FileCx, tried: &Block, h: &Handler) -> bool {
 /// client changed a watched key, so the `WATCH`/`MULTI` transaction lost
 /// the race), or an error named for a stale or wrong revision
 /// (`StaleHeadError`, NATS KV's `KeyWrongLastSequenceError`,
-/// `VersionConflictError`, `OptimisticLockError`). Another writer got
+/// `VersionConflictError`, `OptimisticLockError`), or a database's unique
+/// key or serialization conflict (`IntegrityError`, `UniqueViolation`,
+/// `SerializationFailure`). Another writer got
 /// there first: the compare-and-swap reads again and runs again at once,
 /// by design; the server did not fail.
 pub(crate) fn is_conflict(t: &str) -> bool {
@@ -855,6 +858,12 @@ pub(crate) fn is_conflict(t: &str) -> bool {
             "OptimisticLock",
             "ConcurrentModification",
             "StateConflict",
+            // A unique key another writer took first (`INSERT` of the
+            // next link of a chain), or a serializable transaction that
+            // lost to another: read again and retry is the protocol.
+            "IntegrityError",
+            "UniqueViolation",
+            "SerializationFailure",
         ]
         .iter()
         .any(|w| last.contains(w))
@@ -3053,6 +3062,23 @@ def run_demo(url, env):
             raise RuntimeError("hub did not start")
     finally:
         hub.terminate()
+"#,
+        r#"
+import psycopg2
+
+
+def append(pg, cur, record_id, digest_of):
+    for _ in range(5):
+        cur.execute("SELECT hash FROM ledger ORDER BY created_at DESC LIMIT 1")
+        row = cur.fetchone()
+        digest = digest_of(row[0] if row else None)
+        try:
+            cur.execute("INSERT INTO ledger (id, prev_hash, hash) VALUES (%s, %s, %s)", (record_id, row, digest))
+            pg.commit()
+            return digest
+        except psycopg2.IntegrityError:
+            pg.rollback()
+    raise RuntimeError("ledger append could not converge")
 "#,
     ],
 };

@@ -25,7 +25,9 @@ coroutine function) is not reported: `shield` makes no task for a
 future, and whoever made it owns it; nor an `async def` of the file that
 only catches every ordinary error itself and returns nothing (a
 cleanup shielded in a `finally`, its save inside `try: .. except
-Exception: log.error(..)`), nor one that
+Exception: log.error(..)`), or whose only await is entering `async with`
+on a lock around changes of its object's state (also made a task first,
+`shield(ensure_future(self._cleanup()))`), nor one that
 only waits for futures its object keeps and returns nothing, or their
 result (`await self._pid_waiter`, `await self._started; return await
 self._task`). Neither is a fresh bare future
@@ -242,12 +244,38 @@ fn kept_bare_future(cx: &FileCx, c: &Call) -> bool {
 /// (`async def _cleanup(): ...` shielded in a `finally`): left to run on
 /// alone, it has no result and no error for an owner to see.
 fn settles_alone(cx: &FileCx, c: &Call) -> bool {
+    // `shield(ensure_future(self._cleanup()))`: the task over it.
+    if crate::python::common::is_task_spawn(cx, c)
+        && let Some(inner) = c.positional(0).and_then(|a| cx.call(cx.model.strip(a)))
+    {
+        return settles_alone(cx, inner);
+    }
     cx.callee_in_file(c).is_some_and(|g| {
-        crate::python::gather_orphans::catches_everything(cx, g)
+        (crate::python::gather_orphans::catches_everything(cx, g) || only_takes_locks(cx, g))
             && !cx.body_stmts(g).iter().any(|&s| {
                 cx.tree.stmt_func(s) == g && matches!(cx.stmt(s).kind, StmtKind::Return(Some(_)))
             })
     })
+}
+
+/// An `async def` whose only suspension is entering `async with` on a lock
+/// (`async with self._lock: self._count -= 1; self._idle.set()`): it does
+/// no I/O and waits for nothing but its turn, so it has no failure of its
+/// own to report.
+fn only_takes_locks(cx: &FileCx, g: FuncId) -> bool {
+    let body = &cx.func(g).body;
+    let awaits = crate::util::awaits_in_block(cx.model, body);
+    let lock_entries: Vec<Span> = unsnarl_model::walk::stmts_in_block(cx.model, body)
+        .into_iter()
+        .filter(|&s| {
+            matches!(&cx.stmt(s).kind, StmtKind::With { is_async: true, items, .. }
+                if items.iter().all(|it| crate::python::common::lock_kind(cx, cx.model.strip(it.ctx)).is_some()))
+        })
+        .map(|s| cx.stmt(s).span)
+        .collect();
+    cx.func(g).is_async
+        && !lock_entries.is_empty()
+        && awaits.iter().all(|a| lock_entries.contains(a))
 }
 
 fn unowned(cx: &FileCx, shield: ExprId, arg: ExprId) -> Option<String> {
@@ -1015,6 +1043,33 @@ class Room:
                     logger.error("could not save %s: %s", chat_id, e)
 
             await asyncio.shield(cleanup())
+"#,
+        r#"
+import asyncio
+from contextlib import asynccontextmanager
+
+
+class PauseGate:
+    def __init__(self):
+        self._active = 0
+        self._resume = asyncio.Event()
+        self._lock = asyncio.Lock()
+
+    @asynccontextmanager
+    async def request(self):
+        async with self._lock:
+            self._active += 1
+            self._resume.clear()
+        try:
+            yield
+        finally:
+            await asyncio.shield(self._release())
+
+    async def _release(self):
+        async with self._lock:
+            self._active -= 1
+            if self._active == 0:
+                self._resume.set()
 "#,
     ],
 };
