@@ -26,7 +26,9 @@ cannot raise (`items = []`, `last = None`, `ctx.event = asyncio.Event()`); a rel
 acquire with nothing but such statements (or a wait on the condition
 just acquired, `cond.acquire(); cond.wait(t); cond.release()`), stores of a name into an
 attribute or entry of `self` (`self._objects[i] = obj`), a field of
-`self` read into a local (`first = not self._started`), or counter bumps
+`self` read into a local (`first = not self._started`), counting in a
+dict by key (`n = calls.get(key, 0); calls[key] = n - 1; if n <= 1: del
+calls[key]`), or counter bumps
 (`self.seqnr += 1`, also a module counter read as text first, `job_id =
 str(job_counter); job_counter += 1`), or an `if` on an identity test
 whose branches hold only such statements (`if module is Heater:
@@ -696,6 +698,71 @@ fn cannot_raise(cx: &FileCx, s: StmtId) -> bool {
         || logs(cx, s)
         || sets_a_context_var(cx, s)
         || reads_own_flag(cx, s)
+        || dict_bookkeeping(cx, s)
+}
+
+/// Counting in a dict by key (`n = open_calls.get(key, 0)`,
+/// `open_calls[key] = n - 1`, `if n <= 1: del open_calls[key]`): names,
+/// literals and arithmetic, with no call but a `get` of a plain key, which
+/// does not raise.
+fn dict_bookkeeping(cx: &FileCx, s: StmtId) -> bool {
+    let plain = |e: ExprId| {
+        unsnarl_model::walk::exprs_under(cx.model, e)
+            .into_iter()
+            .all(|x| match &cx.expr(x).kind {
+                ExprKind::Call(c) => {
+                    c.name == "get"
+                        && c.receiver.and_then(|r| cx.model.dotted(r)).is_some()
+                        && c.args.iter().all(|a| {
+                            !a.spread
+                                && matches!(
+                                    cx.expr(cx.model.strip(a.value)).kind,
+                                    ExprKind::Name { .. } | ExprKind::Literal(_)
+                                )
+                        })
+                }
+                // `d["k"]` raises `KeyError` when the key is missing.
+                ExprKind::Await(_) | ExprKind::Index { .. } => false,
+                _ => true,
+            })
+    };
+    let keyed = |t: ExprId| match &cx.expr(cx.model.strip(t)).kind {
+        ExprKind::Name { .. } => true,
+        ExprKind::Index { obj, index } => {
+            cx.model.dotted(*obj).is_some()
+                && matches!(
+                    cx.expr(cx.model.strip(*index)).kind,
+                    ExprKind::Name { .. } | ExprKind::Literal(_)
+                )
+        }
+        _ => false,
+    };
+    match &cx.stmt(s).kind {
+        StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } => targets.iter().all(|&t| keyed(t)) && plain(*v),
+        // `del calls[key]` only right after `calls[key] = ..` set it (a
+        // missing key raises `KeyError`).
+        StmtKind::If { cond, then, orelse } => {
+            let stored: Vec<&str> = match crate::util::prev_stmt(cx, s).map(|p| &cx.stmt(p).kind) {
+                Some(StmtKind::Assign { targets, .. }) => targets
+                    .iter()
+                    .map(|&t| cx.source(cx.expr(t).span))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            let step = |b: StmtId| match &cx.stmt(b).kind {
+                StmtKind::Delete(targets) => targets
+                    .iter()
+                    .all(|&t| keyed(t) && stored.contains(&cx.source(cx.expr(t).span))),
+                _ => dict_bookkeeping(cx, b),
+            };
+            plain(*cond) && then.iter().chain(orelse).all(|&b| step(b))
+        }
+        _ => false,
+    }
 }
 
 /// `first = not self._started`: a local bound to a field of the object
@@ -2800,6 +2867,21 @@ def main():
 
 def serve():
     pass
+"#,
+        r#"
+import threading
+
+open_calls = {}
+open_calls_lock = threading.Lock()
+
+
+def leave(key):
+    open_calls_lock.acquire()
+    current = open_calls.get(key, 0)
+    open_calls[key] = current - 1
+    if current <= 1:
+        del open_calls[key]
+    open_calls_lock.release()
 "#,
     ],
 };

@@ -42,7 +42,8 @@ CancelledError` sets the other way (`cancelled = True` there, then
 cancellation. Nor is a wait for a child the cleanup has just killed
 (`proc.kill()`, or SIGKILL sent to it or to its pid,
 `os.killpg(proc.pid, signal.SIGKILL)`, also by a function of the module
-handed the process, then `await proc.wait()`): a
+handed the process, or its pid and SIGKILL, `_signal_group(proc.pid,
+signal.SIGKILL)`, then `await proc.wait()`): a
 killed process cannot ignore the signal, so the wait only reaps it
 (after `terminate()` it stays reported: SIGTERM can be ignored), nor a
 read of a child's `stdout` or `stderr` after the cleanup has awaited its
@@ -248,7 +249,8 @@ fn helper_bounded(cx: &FileCx, c: &Call) -> bool {
 }
 
 /// `proc.wait()` / `proc.communicate()` after `proc.kill()` (or a SIGKILL
-/// sent to it, also by pid: `os.killpg(proc.pid, signal.SIGKILL)`) earlier in the same cleanup block, nested or not (`with
+/// sent to it, also by pid: `os.killpg(proc.pid, signal.SIGKILL)`, or
+/// through a helper of the file handed the pid and SIGKILL) earlier in the same cleanup block, nested or not (`with
 /// CancelScope(shield=True): proc.kill(); await proc.wait()`): a killed
 /// process cannot ignore the signal, so the wait ends as soon as the kernel
 /// reaps it, and a timeout would only risk leaving a zombie.
@@ -334,9 +336,11 @@ fn kills(cx: &FileCx, k: &Call, proc: &str) -> bool {
             .any(|a| cx.source(cx.expr(a.value).span).ends_with("SIGKILL"))
     };
     // `os.kill(proc.pid, signal.SIGKILL)`, `os.killpg(proc.pid,
-    // SIGKILL)`, `os.killpg(os.getpgid(proc.pid), SIGKILL)`.
+    // SIGKILL)`, `os.killpg(os.getpgid(proc.pid), SIGKILL)`, or a helper
+    // handed the pid and SIGKILL (`_signal_group(proc.pid, signal.SIGKILL)`).
     let by_pid = || {
-        matches!(k.target.as_deref(), Some("os.kill" | "os.killpg"))
+        (matches!(k.target.as_deref(), Some("os.kill" | "os.killpg"))
+            || cx.callee_in_file(k).is_some())
             && k.args.first().is_some_and(|a| {
                 cx.source(cx.expr(a.value).span)
                     .contains(&format!("{proc}.pid"))
@@ -950,6 +954,34 @@ class Player:
             if retries < 3:
                 return await self.avatar(retries + 1)
             return None
+"#,
+        r#"
+import asyncio
+import os
+import signal
+
+
+def _signal_group(pid, sig):
+    try:
+        os.killpg(os.getpgid(pid), sig)
+    except ProcessLookupError:
+        pass
+
+
+async def run(cmd):
+    process = await asyncio.create_subprocess_exec(*cmd, start_new_session=True)
+    try:
+        return await process.wait()
+    except asyncio.CancelledError:
+        _signal_group(process.pid, signal.SIGTERM)
+        try:
+            await asyncio.wait_for(process.wait(), timeout=5)
+        except TimeoutError:
+            pass
+        if process.returncode is None:
+            _signal_group(process.pid, signal.SIGKILL)
+            await process.wait()
+        raise
 "#,
     ],
 };

@@ -39,7 +39,10 @@ connects the object adds (`start`, `_connect_to_server`, `open`,
 task in self._tasks: task.cancel()`, also through a local joining it to
 others, `all_tasks = self.readers + self.writers`): a fixed set per
 connection; nor those an object's `run()` or `main()` adds one by one,
-outside any loop, when the file cancels each of them the same way.
+outside any loop, when the file cancels each of them the same way; nor
+a collection the file both gathers whole (`await
+asyncio.gather(*self._tasks)`) and cancels task by task: the object
+supervises one batch of work, reaped together.
 
 ## Why
 
@@ -125,6 +128,7 @@ impl Rule for TaskSetLeak {
             if pruned.contains(&key)
                 || started_for_the_connection(cx, cx.func_of(id), &key)
                 || started_by_the_run(cx, id, &key)
+                || supervised_whole(cx, &key)
                 || removed_by_inherited_callback(cx, cx.func_of(id), value)
             {
                 continue;
@@ -449,6 +453,26 @@ fn started_by_the_run(cx: &FileCx, add: ExprId, key: &str) -> bool {
         .enclosing_stmt(add)
         .is_some_and(|s| crate::python::common::enclosing_loop(cx, s).is_some());
     !in_loop
+        && (0..cx.model.stmts.len() as u32).any(|i| {
+            crate::python::common::cancels_each_of(cx, StmtId(i))
+                .is_some_and(|e| cx.model.dotted(e).as_deref() == Some(key))
+        })
+}
+
+/// The file both waits for the whole collection (`await
+/// asyncio.gather(*self._tasks)`) and cancels each of its tasks: the
+/// object supervises one batch of work (a streamed result, a run), whose
+/// tasks it reaps together, not a set that grows with each request.
+fn supervised_whole(cx: &FileCx, key: &str) -> bool {
+    let gathered = cx
+        .calls_to(&["asyncio.gather", "asyncio.tasks.gather"])
+        .into_iter()
+        .any(|(_, c)| {
+            c.args
+                .iter()
+                .any(|a| a.spread && cx.model.dotted(a.value).as_deref() == Some(key))
+        });
+    gathered
         && (0..cx.model.stmts.len() as u32).any(|i| {
             crate::python::common::cancels_each_of(cx, StmtId(i))
                 .is_some_and(|e| cx.model.dotted(e).as_deref() == Some(key))
@@ -858,6 +882,30 @@ class AgentRunner:
         for task in self.tasks:
             if not task.done():
                 task.cancel()
+"#,
+        r#"
+import asyncio
+
+
+class StreamedResult:
+    def __init__(self):
+        self._tasks = []
+        self._queue = asyncio.Queue(maxsize=16)
+
+    def add_segment(self, segment):
+        self._tasks.append(asyncio.create_task(self._render(segment)))
+
+    async def finish(self):
+        await asyncio.gather(*self._tasks)
+        await self._queue.put(None)
+
+    def cleanup(self):
+        for task in self._tasks:
+            if not task.done():
+                task.cancel()
+
+    async def _render(self, segment):
+        await self._queue.put(segment)
 "#,
     ],
 };

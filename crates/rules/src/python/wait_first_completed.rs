@@ -32,6 +32,8 @@ parameter or an attribute of one, kept across the iterations of a loop:
 `while ctx.tasks: done, _ = await asyncio.wait(ctx.tasks, ..)`, also
 picked from it, `[t for _, t in in_progress]`) multiplexes events or waits for a free
 slot: its unfinished tasks stay tracked, and it is not reported. Nor is a
+wait on one task written out (`asyncio.wait({task}, timeout=t)`): there
+is no race and no loser, only a bounded look at a task that goes on. Nor is a
 race of functions run on other threads (`asyncio.to_thread(ev.wait,
 t)`, `loop.run_in_executor(..)`, also wrapped in `ensure_future`):
 cancelling a loser would not stop its thread. Nor is a
@@ -117,6 +119,7 @@ impl Rule for WaitFirstCompleted {
                 continue;
             }
             if waits_only_on_others(cx, f, c)
+                || waits_on_one(cx, c)
                 || races_only_thread_work(cx, c)
                 || waits_on_kept_collection(cx, f, id, c)
                 || all_cancelled_before(cx, f, id, c)
@@ -147,6 +150,16 @@ impl Rule for WaitFirstCompleted {
             ));
         }
     }
+}
+
+/// `asyncio.wait({task}, timeout=t, return_when=FIRST_COMPLETED)`: one
+/// task, so no race and no loser; the wait is a bounded look at a task
+/// that goes on, whoever owns it.
+fn waits_on_one(cx: &FileCx, c: &Call) -> bool {
+    c.positional(0).is_some_and(|a| {
+        matches!(&cx.expr(cx.model.strip(a)).kind, ExprKind::Collection { elems, .. }
+            if elems.len() == 1 && !c.args.iter().any(|x| x.spread))
+    })
 }
 
 /// `Some(Some(name))`: the pending set is bound to `name`; `Some(None)`: it
@@ -1064,6 +1077,23 @@ async def main(server):
     if not serving.done():
         server.should_exit = True
         await serving
+"#,
+        r#"
+import asyncio
+
+
+class Adapter:
+    async def reply(self, user, msg):
+        state = self.buffers.get(user)
+        if state:
+            task = state.get("task")
+            done, _ = await asyncio.wait({task}, timeout=4.5, return_when=asyncio.FIRST_COMPLETED)
+            if done:
+                return task.result()
+            return "still working, the answer follows"
+        self.buffers[user] = state = {"task": None}
+        state["task"] = task = asyncio.create_task(self.answer(msg))
+        return "thinking"
 "#,
     ],
 };
