@@ -403,27 +403,26 @@ fn every_write_of(
 /// (`if exhausted: await warn(); return False`) and does not hold the
 /// write `s`: no path from the read to the write passes it.
 fn leaves_before(cx: &FileCx, f: FuncId, a: Span, s: StmtId) -> bool {
-    cx.body_stmts(f).iter().any(|&st| {
-        let StmtKind::If { then, orelse, .. } = &cx.stmt(st).kind else {
-            return false;
-        };
-        [then, orelse].into_iter().any(|b| {
-            crate::util::block_span_contains(cx.model, b, a)
-                && crate::util::ends_in_exit(cx.model, b)
-                && !crate::util::block_contains(cx, b, s)
-        })
+    in_leaving_branch(cx, f, s, |b| {
+        crate::util::block_span_contains(cx.model, b, a)
     })
 }
 
 /// The read `r` sits in a branch of an `if` that ends by leaving the
 /// function (or loop round), and the write `s` is outside that branch.
 fn read_in_leaving_branch(cx: &FileCx, f: FuncId, r: StmtId, s: StmtId) -> bool {
+    in_leaving_branch(cx, f, s, |b| crate::util::block_contains(cx, b, r))
+}
+
+/// A branch of an `if` of `f` that holds what `holds` asks about, ends by
+/// leaving (the function or the loop round), and does not hold `s`.
+fn in_leaving_branch(cx: &FileCx, f: FuncId, s: StmtId, holds: impl Fn(&Block) -> bool) -> bool {
     cx.body_stmts(f).iter().any(|&st| {
         let StmtKind::If { then, orelse, .. } = &cx.stmt(st).kind else {
             return false;
         };
         [then, orelse].into_iter().any(|b| {
-            crate::util::block_contains(cx, b, r)
+            holds(b)
                 && crate::util::ends_in_exit(cx.model, b)
                 && !crate::util::block_contains(cx, b, s)
         })
