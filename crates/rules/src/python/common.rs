@@ -241,6 +241,20 @@ pub fn lock_kind<'a>(cx: &FileCx<'a>, e: ExprId) -> Option<&'a str> {
     cx.kb.find(Effect::Lock, Some(ty), "")?.kind.as_deref()
 }
 
+/// The spans of the `async with` statements of `block` (nested ones
+/// included) whose every item is a lock or semaphore: entering one waits
+/// for a turn and fails only by cancellation.
+pub fn lock_entries(cx: &FileCx, block: &Block) -> Vec<Span> {
+    unsnarl_model::walk::stmts_in_block(cx.model, block)
+        .into_iter()
+        .filter(|&s| {
+            matches!(&cx.stmt(s).kind, StmtKind::With { is_async: true, items, .. }
+                if items.iter().all(|it| lock_kind(cx, cx.model.strip(it.ctx)).is_some()))
+        })
+        .map(|s| cx.stmt(s).span)
+        .collect()
+}
+
 pub fn lock_ref(cx: &FileCx, ctx: ExprId, f: FuncId) -> Option<LockRef> {
     let ctx = cx.model.strip(ctx);
     let kind = lock_kind(cx, ctx)?.to_string();

@@ -460,21 +460,10 @@ fn catches_everything_within(cx: &FileCx, g: FuncId, depth: u32) -> bool {
         return false;
     }
     let all = crate::util::awaits_in_block(cx.model, &func.body);
-    let mut covered = Vec::new();
+    // Entering `async with semaphore:` fails only by cancellation.
+    let mut covered = crate::python::common::lock_entries(cx, &func.body);
     let mut guarded = false;
     for s in unsnarl_model::walk::stmts_in_block(cx.model, &func.body) {
-        // Entering `async with semaphore:` fails only by cancellation.
-        if let StmtKind::With {
-            is_async: true,
-            items,
-            ..
-        } = &cx.stmt(s).kind
-            && items
-                .iter()
-                .all(|it| crate::python::common::lock_kind(cx, cx.model.strip(it.ctx)).is_some())
-        {
-            covered.push(cx.stmt(s).span);
-        }
         let StmtKind::Try { body, handlers, .. } = &cx.stmt(s).kind else {
             continue;
         };

@@ -501,6 +501,19 @@ fn flag_params(cx: &FileCx, f: FuncId, cond: ExprId) -> Vec<String> {
         .collect()
 }
 
+/// What the other branch of a test of one flag requires: `!p` for `p`,
+/// `p` for `!p`. Nothing for a test of several flags (its negation is a
+/// disjunction) or of a string parameter (`p≠a`).
+fn negation_of_one(flags: &[String]) -> Vec<String> {
+    match flags {
+        [p] if !p.contains('≠') => vec![
+            p.strip_prefix('!')
+                .map_or_else(|| format!("!{p}"), str::to_string),
+        ],
+        _ => Vec::new(),
+    }
+}
+
 /// `p in ("a", "b")` (with `op` `In`; `NotIn` alike) for a parameter `p`
 /// and string literals: `p≠a`, `p≠b`, what its negation requires.
 fn excluded_words(
@@ -666,13 +679,7 @@ fn walk(cx: &FileCx, f: FuncId, block: &Block, state: &mut State, out: &mut Vec<
             let flags = flag_params(cx, f, *cond);
             // `if locked: .. else: async with lock:`: the `else` runs only
             // when the one flag tested is off (`!locked`).
-            let negated: Vec<String> = match flags.as_slice() {
-                [p] if !p.contains('≠') => vec![
-                    p.strip_prefix('!')
-                        .map_or_else(|| format!("!{p}"), str::to_string),
-                ],
-                _ => Vec::new(),
-            };
+            let negated = negation_of_one(&flags);
             state.under.extend(flags);
             walk(cx, f, then, state, out);
             state.under.truncate(guards);
@@ -726,14 +733,7 @@ fn calls_in(cx: &FileCx, f: FuncId, e: ExprId, state: &State, out: &mut Vec<Even
                         free: self.state.free.clone(),
                         under: self.state.under.iter().cloned().chain(extra).collect(),
                     };
-                    let negated = flags
-                        .iter()
-                        .filter(|_| flags.len() == 1)
-                        .map(|p| {
-                            p.strip_prefix('!')
-                                .map_or_else(|| format!("!{p}"), str::to_string)
-                        })
-                        .collect();
+                    let negated = negation_of_one(&flags);
                     calls_in(self.cx, self.f, then, &under(flags), self.out);
                     calls_in(self.cx, self.f, orelse, &under(negated), self.out);
                     return false;

@@ -252,9 +252,7 @@ fn settles_alone(cx: &FileCx, c: &Call) -> bool {
     }
     cx.callee_in_file(c).is_some_and(|g| {
         (crate::python::gather_orphans::catches_everything(cx, g) || only_takes_locks(cx, g))
-            && !cx.body_stmts(g).iter().any(|&s| {
-                cx.tree.stmt_func(s) == g && matches!(cx.stmt(s).kind, StmtKind::Return(Some(_)))
-            })
+            && crate::python::common::returned_values(cx, g).all(|v| v.is_none())
     })
 }
 
@@ -265,14 +263,7 @@ fn settles_alone(cx: &FileCx, c: &Call) -> bool {
 fn only_takes_locks(cx: &FileCx, g: FuncId) -> bool {
     let body = &cx.func(g).body;
     let awaits = crate::util::awaits_in_block(cx.model, body);
-    let lock_entries: Vec<Span> = unsnarl_model::walk::stmts_in_block(cx.model, body)
-        .into_iter()
-        .filter(|&s| {
-            matches!(&cx.stmt(s).kind, StmtKind::With { is_async: true, items, .. }
-                if items.iter().all(|it| crate::python::common::lock_kind(cx, cx.model.strip(it.ctx)).is_some()))
-        })
-        .map(|s| cx.stmt(s).span)
-        .collect();
+    let lock_entries = crate::python::common::lock_entries(cx, body);
     cx.func(g).is_async
         && !lock_entries.is_empty()
         && awaits.iter().all(|a| lock_entries.contains(a))

@@ -1208,14 +1208,8 @@ fn sliced_local(cx: &FileCx, f: FuncId, name: &str) -> bool {
         cx.call(cx.model.strip(v))
             .and_then(|c| cx.callee_in_file(c))
             .is_some_and(|g| {
-                let returns: Vec<Option<ExprId>> = cx
-                    .body_stmts(g)
-                    .iter()
-                    .filter_map(|&st| match cx.stmt(st).kind {
-                        StmtKind::Return(r) if cx.tree.stmt_func(st) == g => Some(r),
-                        _ => None,
-                    })
-                    .collect();
+                let returns: Vec<Option<ExprId>> =
+                    crate::python::common::returned_values(cx, g).collect();
                 !cx.func(g).is_generator
                     && !returns.is_empty()
                     && returns.iter().all(|r| r.is_some_and(is_slice))
