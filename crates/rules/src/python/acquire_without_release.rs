@@ -85,6 +85,9 @@ async twins (`aacquire_lock`). Nor is a lock a function makes for itself
 `acquire`/`release`/`locked`, when every acquire of it sits in that
 function's own body (nothing runs beside the call to be blocked) or only
 tries (`claim.acquire(blocking=False)` picks a winner and never waits).
+Nor is a lock of `self` that the class's `__init__` acquires and keeps:
+built held, it is a signal (a worker releases it when ready, a waiter's
+`acquire(timeout=t)` waits for that), not a section to give back.
 A receiver known only by its name counts as a limiter
 (`self._limiter`) only in a file that releases one: a rate limiter (a
 token bucket, a sliding window) has no `release`, and spends what it takes
@@ -199,6 +202,37 @@ fn starts_empty(cx: &FileCx, f: FuncId, name: &str) -> bool {
                         .is_some_and(|a| matches!(cx.model.literal(a), Some(Lit::Int(0))))
             })
         })
+}
+
+/// `self.ready.acquire()` in the class's `__init__`, with no release
+/// there: the object is built holding the lock, which makes it a signal, not a critical section (a
+/// worker thread releases it once the connection is up, a waiter's
+/// `acquire(timeout=t)` waits for that, and re-arming takes it back).
+/// Nothing is owed back by the method that acquires it.
+fn held_from_construction(cx: &FileCx, f: FuncId, name: &str) -> bool {
+    let Some(attr) = name.strip_prefix("self.") else {
+        return false;
+    };
+    let Some(class) = crate::python::common::class_of(cx, f) else {
+        return false;
+    };
+    let lock = format!("self.{attr}");
+    let calls = |g: FuncId, method: &str| {
+        cx.body_calls(g).any(|e| {
+            cx.call(e).is_some_and(|k| {
+                k.name == method
+                    && k.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(&*lock)
+            })
+        })
+    };
+    // Taken and kept: an `__init__` that also releases it (a first
+    // reading under the lock) built an ordinary mutex.
+    cx.model.function_ids().any(|g| {
+        cx.func(g).name == "__init__"
+            && cx.func(g).class.as_deref() == Some(class)
+            && calls(g, "acquire")
+            && !calls(g, "release")
+    })
 }
 
 /// A lock the function builds for itself and never hands out (`claim =
@@ -358,7 +392,10 @@ impl Rule for AcquireWithoutRelease {
                 continue;
             };
             let f = cx.func_of(id);
-            if starts_empty(cx, f, &name) || private_to_call(cx, f, &name) {
+            if starts_empty(cx, f, &name)
+                || private_to_call(cx, f, &name)
+                || held_from_construction(cx, f, &name)
+            {
                 continue;
             }
             let func = cx.func(f);
@@ -2882,6 +2919,29 @@ def leave(key):
     if current <= 1:
         del open_calls[key]
     open_calls_lock.release()
+"#,
+        r#"
+import threading
+
+
+class Robot:
+    def __init__(self, port):
+        self.port = port
+        # Built held: the reader thread releases it once the link is up.
+        self.connected = threading.Lock()
+        self.connected.acquire()
+
+    def wait_until_connected(self, timeout=60):
+        if not self.connected.acquire(timeout=timeout):
+            raise TimeoutError("no link")
+
+    def reader(self):
+        while True:
+            line = self.port.readline()
+            if line == b"READY":
+                self.connected.release()
+            elif line == b"LOST" and not self.connected.locked():
+                self.connected.acquire()
 "#,
     ],
 };

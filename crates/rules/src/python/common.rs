@@ -2040,3 +2040,21 @@ pub fn updated_in_place(cx: &FileCx, globals: &HashSet<String>, key: &str, op: B
     }
     sets > 0
 }
+
+/// A string written out: a literal, or the text of an f-string before its
+/// first placeholder (`f"http://localhost:{port}/docs"`: `http://localhost:`).
+pub fn written_text<'a>(cx: &FileCx<'a>, e: ExprId) -> Option<&'a str> {
+    if let Some(Lit::Str(text)) = cx.model.literal(e) {
+        return Some(text.as_str());
+    }
+    if !matches!(cx.expr(e).kind, ExprKind::Other(_)) {
+        return None;
+    }
+    let src = cx.source(cx.expr(e).span);
+    let body = src
+        .strip_prefix(['f', 'F'])
+        .or_else(|| src.strip_prefix("rf"))
+        .or_else(|| src.strip_prefix("fr"))?;
+    let body = body.strip_prefix(['"', '\''])?;
+    Some(body.split(['{', '"', '\'']).next().unwrap_or(""))
+}

@@ -20,7 +20,10 @@ A `wait()` on a `threading.Condition`, `asyncio.Condition` (or trio/anyio
 condition) that is inside an `if` and not inside any loop of the function:
 the predicate is checked once before waiting and never again after waking
 (an `if` that only picks how to wait by the object's type,
-`isinstance(cond, anyio.Condition)`, tests no predicate and does not count).
+`isinstance(cond, anyio.Condition)`, tests no predicate and does not count;
+nor does one that tests only the function's parameters, `if timeout is
+None:`, or fields of the object nothing in the file writes, `if
+self.path == "/wait":` in a request handler).
 A wait followed at once by an `if` that tests the guard's state again and
 returns or raises (`if self._stop or not self._pending: return []`) is
 not reported: a wakeup with the predicate false goes back to the caller
@@ -105,6 +108,7 @@ impl Rule for CondvarWaitIf {
                     !cx.contains(*cond, id)
                         && !crate::python::common::is_assert(cx, s)
                         && !tests_a_type(cx, *cond)
+                        && !tests_no_shared_state(cx, cx.func_of(id), *cond)
                 }
                 _ => false,
             }) else {
@@ -142,6 +146,39 @@ fn tests_a_type(cx: &FileCx, cond: ExprId) -> bool {
             Some("builtins.isinstance" | "builtins.hasattr" | "builtins.callable")
         )
     })
+}
+
+/// The `if` tests only the function's parameters (`if timeout is None:`
+/// picks a plain wait over a bounded one) or fields of the object that
+/// nothing in the file writes (`if self.path == "/wait":` on a request
+/// handler): no notifier changes what it tests, so it is not the
+/// predicate the wait is for, only a choice of what to do.
+fn tests_no_shared_state(cx: &FileCx, f: FuncId, cond: ExprId) -> bool {
+    let func = cx.func(f);
+    let receiver = func.receiver.as_deref();
+    let written = |d: &str| {
+        (0..cx.model.exprs.len() as u32).any(|i| {
+            let x = ExprId(i);
+            matches!(cx.expr(x).kind, ExprKind::Attr { .. })
+                && cx.model.dotted(x).as_deref() == Some(d)
+                && (crate::python::common::is_store(cx, x)
+                    || matches!(cx.tree.expr_parent(x), Parent::Expr(p)
+                        if matches!(cx.expr(p).kind, ExprKind::Attr { .. } | ExprKind::Index { .. })))
+        })
+    };
+    exprs_under(cx.model, cond)
+        .into_iter()
+        .all(|x| match &cx.expr(x).kind {
+            ExprKind::Name { id, .. } => {
+                Some(id.as_str()) == receiver || func.params.iter().any(|p| p.name == *id)
+            }
+            ExprKind::Attr { obj, .. } => {
+                receiver.is_some_and(|r| cx.model.name_of(*obj) == Some(r))
+                    && cx.model.dotted(x).is_some_and(|d| !written(&d))
+            }
+            ExprKind::Call(_) | ExprKind::Await(_) | ExprKind::Index { .. } => false,
+            _ => true,
+        })
 }
 
 /// Right after the wait, an `if` tests again what the guard tested and
@@ -301,6 +338,27 @@ async def cancel_on_exit(condition, scope):
     else:
         raise TypeError("condition must be an Event or a Condition")
     scope.cancel()
+"#,
+        r#"
+import asyncio
+
+
+class Session:
+    def __init__(self):
+        self.wakeup = asyncio.Condition()
+
+    async def suspend(self, timeout=None):
+        async with self.wakeup:
+            # Picks a plain or a bounded wait for the next wakeup: the
+            # parameter is no predicate another task changes.
+            if timeout is None:
+                await self.wakeup.wait()
+                return True
+            try:
+                await asyncio.wait_for(self.wakeup.wait(), timeout)
+                return True
+            except asyncio.TimeoutError:
+                return False
 "#,
     ],
 };

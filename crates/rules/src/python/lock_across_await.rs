@@ -1,7 +1,7 @@
 //! PY004: a lock held while the coroutine is suspended at an `await`.
 
 use crate::context::FileCx;
-use crate::python::common::{is_none, lock_kind};
+use crate::python::common::{is_none, lock_kind, written_text};
 use crate::rule::{Examples, Rule, RuleMeta};
 use unsnarl_model::walk::{Visitor, walk_block};
 use unsnarl_model::*;
@@ -43,7 +43,8 @@ Two shapes:
   (`if lock.locked(): return` right before `async with lock:`): other
   tasks skip it instead of waiting; and so is a double-checked set-up
   whose body is one `if` that fills the slot it tests (`if self._pool is
-  None: self._pool = await create_pool(..)`, or moves on the expiry it
+  None: self._pool = await create_pool(..)`, or sets the event it tests,
+  `if not self._ready.is_set(): ... self._ready.set()`, or moves on the expiry it
   tests, `if time.monotonic() >= self._expires_at: ... self._expires_at =
   time.monotonic() + 300`), or that begins (perhaps
   after reading the time into a local) by checking again and leaving when
@@ -719,7 +720,8 @@ fn rechecks_first(cx: &FileCx, body: &Block) -> bool {
 /// Also a refresh on an expiry the branch moves on (`if time.monotonic() >=
 /// self._expires_at: ... self._expires_at = time.monotonic() + 300`, on
 /// every path the branch takes or in some of them): a field of the object
-/// the test reads and the branch assigns.
+/// the test reads and the branch assigns. Or an event the test reads and
+/// the branch sets (`if not self._ready.is_set(): ... self._ready.set()`).
 fn fills_what_it_tests(cx: &FileCx, cond: ExprId, then: &Block) -> bool {
     let assigned = |slot: &str| {
         unsnarl_model::walk::stmts_in_block(cx.model, then)
@@ -731,6 +733,22 @@ fn fills_what_it_tests(cx: &FileCx, cond: ExprId, then: &Block) -> bool {
     };
     if let Some(tested) = crate::python::common::tested_as_missing(cx, cond) {
         return assigned(&tested);
+    }
+    // `if not self._ready.is_set(): ... self._ready.set()`: the event
+    // the test reads is the slot, and the branch fills it.
+    let calls_on = |name: &str, block_or_cond: &[ExprId]| -> Vec<String> {
+        block_or_cond
+            .iter()
+            .filter_map(|&x| cx.call(x))
+            .filter(|k| k.name == name && k.args.is_empty())
+            .filter_map(|k| k.receiver.and_then(|r| cx.model.dotted(r)))
+            .filter(|d| d.starts_with("self."))
+            .collect()
+    };
+    let tested_events = calls_on("is_set", &unsnarl_model::walk::exprs_under(cx.model, cond));
+    if !tested_events.is_empty() {
+        let set = calls_on("set", &unsnarl_model::walk::calls_in_block(cx.model, then));
+        return tested_events.iter().any(|ev| set.contains(ev));
     }
     unsnarl_model::walk::exprs_under(cx.model, cond)
         .into_iter()
@@ -843,7 +861,7 @@ fn on_sqlite_engine(cx: &FileCx, awaited: ExprId, c: &Call) -> bool {
             cx.call(cx.model.strip(v)).is_some_and(|k| {
                 k.name == "create_async_engine"
                     && k.positional(0)
-                        .and_then(|u| crate::python::retry_without_backoff::written_text(cx, u))
+                        .and_then(|u| written_text(cx, u))
                         .is_some_and(|u| u.starts_with("sqlite"))
             })
         },
@@ -1744,6 +1762,27 @@ class Repository:
                     await conn.execute(update(answers).values(same=row.same + 1))
                 else:
                     await conn.execute(insert(answers).values(text=text, at=int(time.time())))
+"#,
+        r#"
+import asyncio
+import asyncpg
+
+
+class Store:
+    def __init__(self, dsn):
+        self.dsn = dsn
+        self._pool = None
+        self._init_lock = asyncio.Lock()
+        self._ready = asyncio.Event()
+
+    async def _ensure_ready(self):
+        # Only the first task does the set-up; the rest find it done.
+        async with self._init_lock:
+            if not self._ready.is_set():
+                self._pool = await asyncpg.create_pool(dsn=self.dsn)
+                async with self._pool.acquire() as conn:
+                    await conn.execute("CREATE TABLE IF NOT EXISTS items (id int)")
+                self._ready.set()
 "#,
     ],
 };

@@ -51,8 +51,10 @@ and reports:
   (`self.connect(force=force)`); one that passes a string
   (`self._post("initialize", ..)`) does not reach what runs only under
   `if method not in ("initialize", ..):`, or under `if not handshake:`
-  after `handshake = method in ("initialize", ..)`. A lock taken after the
-  function checked it is free and would have left otherwise (`if
+  after `handshake = method in ("initialize", ..)`, nor under `if action ==
+  "connect":` when the word passed is another (`self._run("close")`), nor
+  in that test's `else`/`elif` arms when it is that one. A lock taken after
+  the function checked it is free and would have left otherwise (`if
   self._conn_lock.locked(): return`) is not a re-entry: a path that
   already holds it returns there. Nor is a lock taken a
   second time after its `release` was handed to someone else
@@ -410,7 +412,7 @@ fn taken_by_events(
     stack: &mut Vec<FuncId>,
 ) -> Vec<(Held, Vec<String>)> {
     let name = format!("`{}`", cx.func(f).name);
-    let skipped = |under: &[String]| under.iter().any(|u| off.contains(u));
+    let skipped = |under: &[String]| under.iter().any(|u| off.contains(u) || other_word(u, off));
     let mut out: Vec<(Held, Vec<String>)> = Vec::new();
     for ev in &events[f.index()] {
         match ev {
@@ -490,6 +492,20 @@ fn flag_params(cx: &FileCx, f: FuncId, cond: ExprId) -> Vec<String> {
             ExprKind::Binary {
                 op: BinOp::NotIn, ..
             } => excluded_words(cx, t, BinOp::NotIn, &is_param),
+            // `if action == "connect":` runs only when `action` is that word.
+            ExprKind::Binary {
+                op: BinOp::Eq,
+                left,
+                right,
+            } => match (
+                cx.model
+                    .name_of(cx.model.strip(*left))
+                    .filter(|p| is_param(p)),
+                cx.model.literal(*right),
+            ) {
+                (Some(p), Some(Lit::Str(w))) => vec![format!("{p}={w}")],
+                _ => Vec::new(),
+            },
             _ => cx
                 .model
                 .name_of(t)
@@ -506,12 +522,29 @@ fn flag_params(cx: &FileCx, f: FuncId, cond: ExprId) -> Vec<String> {
 /// disjunction) or of a string parameter (`p≠a`).
 fn negation_of_one(flags: &[String]) -> Vec<String> {
     match flags {
+        // `if action == "connect": .. elif ..`: the rest runs when it is not.
+        [p] if let Some((name, w)) = required_word(p) => vec![format!("{name}≠{w}")],
         [p] if !p.contains('≠') => vec![
             p.strip_prefix('!')
                 .map_or_else(|| format!("!{p}"), str::to_string),
         ],
         _ => Vec::new(),
     }
+}
+
+/// `p=w`, what `if p == "w":` requires: the parameter and the word.
+fn required_word(flag: &str) -> Option<(&str, &str)> {
+    flag.split_once('=').filter(|(p, _)| !p.contains('≠'))
+}
+
+/// A call that passes `"close"` to `action` (`action≠close` switched off)
+/// does not reach what runs under `if action == "connect":`.
+fn other_word(flag: &str, off: &[String]) -> bool {
+    required_word(flag).is_some_and(|(p, w)| {
+        off.iter()
+            .filter_map(|o| o.split_once('≠'))
+            .any(|(q, given)| q == p && given != w)
+    })
 }
 
 /// `p in ("a", "b")` (with `op` `In`; `NotIn` alike) for a parameter `p`
@@ -1177,6 +1210,33 @@ class Client:
                 return self._post(method, params, _allow_reconnect=False)
         return response.json()
 "#,
+        r#"
+import asyncio
+
+
+# Reconnecting under the request lock goes back into `connect`, which
+# takes the lock again.
+class Session:
+    def __init__(self):
+        self._request_lock = asyncio.Lock()
+
+    async def connect(self):
+        async with self._request_lock:
+            self.connected = True
+
+    async def reconnect(self):
+        async with self._request_lock:
+            await self._on_owner("reconnect")  # expect
+
+    async def _on_owner(self, action):
+        if action == "close":
+            await self._teardown()
+        else:
+            await self.connect()
+
+    async def _teardown(self):
+        pass
+"#,
     ],
     pass: &[
         r#"
@@ -1656,6 +1716,38 @@ class Pool:
         for c in self._conns:
             c.close()
         self._conns.clear()
+"#,
+        r#"
+import asyncio
+
+
+class Session:
+    def __init__(self):
+        self._request_lock = asyncio.Lock()
+        self._load_lock = asyncio.Lock()
+
+    async def close(self):
+        async with self._request_lock:
+            # "close" never reaches the connect arm, which loads under the
+            # other lock.
+            await self._on_owner("close")
+
+    async def recover(self):
+        async with self._load_lock:
+            await self.close()
+
+    async def _on_owner(self, action):
+        if action == "connect":
+            await self._load()
+        elif action == "close":
+            await self._teardown()
+
+    async def _load(self):
+        async with self._load_lock:
+            pass
+
+    async def _teardown(self):
+        pass
 "#,
     ],
 };

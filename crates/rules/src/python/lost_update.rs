@@ -43,7 +43,8 @@ write: read in a branch that returns, in another arm of the same
 `if`/`elif` chain, or rebound on the way (`for entry in entries:` before
 `self._cache[entry.id] = entry`). Nor is a write that merges the old copy
 with the state read again after the await (`self.seen = max(saved,
-self.seen)`): other tasks' updates are kept. Nor is a write to the calling task's
+self.seen)`, `self.error = preferred(first, self.error)`): other tasks'
+updates are kept. Nor is a write to the calling task's
 own entry (`task = asyncio.current_task()`, then `self._borrowers[task]
 = held + count`): no other task uses that key. Nor is the same object
 written back unchanged (`registry = self._registry; ...;
@@ -457,11 +458,12 @@ fn only_set_up_elsewhere(cx: &FileCx, globals: &HashSet<String>, key: &str, s: S
 }
 
 /// The written value combines the old copy with the state read again
-/// now (`self.seen = max(saved, self.seen)`, `min(..)`): what other tasks
-/// wrote meanwhile is merged in, not overwritten.
+/// now (`self.seen = max(saved, self.seen)`, `min(..)`, or a helper that
+/// picks between them, `self.error = preferred(first, self.error)`): what
+/// other tasks wrote meanwhile is merged in, not overwritten.
 fn merges_a_fresh_read(cx: &FileCx, globals: &HashSet<String>, value: ExprId, key: &str) -> bool {
     cx.call(cx.model.strip(value)).is_some_and(|c| {
-        matches!(c.target.as_deref(), Some("builtins.max" | "builtins.min"))
+        c.receiver.is_none()
             && c.args
                 .iter()
                 .any(|a| shared_state(cx, globals, a.value).as_deref() == Some(key))
@@ -945,6 +947,33 @@ class Activity:
     async def store(self, key, value):
         self.knowledge[key] = value
         await self.handler.done("store")
+"#,
+        r#"
+import asyncio
+
+
+def preferred(a, b):
+    return a if a is not None and (b is None or a.rank > b.rank) else b
+
+
+class Client:
+    def __init__(self):
+        self.last_error = None
+
+    async def connect(self, url):
+        if await self._try("http", url):
+            return True
+        first = self.last_error
+        if await self._try("sse", url):
+            return True
+        # Merged with the error read now: nothing recorded meanwhile is lost.
+        self.last_error = preferred(first, self.last_error)
+        return False
+
+    async def _try(self, kind, url):
+        await asyncio.sleep(0)
+        self.last_error = None
+        return False
 "#,
     ],
 };

@@ -41,7 +41,9 @@ racers write the same bytes and neither fails; nor a file opened in
 append mode (`open(p, "a+b").close()`, a "touch"), which neither fails nor
 truncates one that appeared in between. Nor is a type check that
 only picks how to remove the path (`if isdir(p): rmtree(p) else:
-remove(p)`, also with `elif isfile(p):`), nor a check and act made under an inter-process file lock
+remove(p)`, also with `elif isfile(p):` or `elif exists(p):`, which only
+narrows a plain `else`, or an `or` of such tests, `if
+p.is_symlink() or p.is_file(): p.unlink() elif p.is_dir(): rmtree(p)`), nor a check and act made under an inter-process file lock
 (`with FileLock(..)`, `fcntl.flock(fh, fcntl.LOCK_EX)` earlier in the
 function and not undone before the check, or a class of the file whose `__enter__` takes
 `fcntl.flock`/`lockf` and whose `__exit__` keeps the lock file, or
@@ -610,30 +612,53 @@ fn locks_a_file_on_enter(cx: &FileCx, class_name: &str) -> bool {
 /// remove the path, not whether; both branches remove it. (An enclosing
 /// `exists` check that decides whether is judged on its own.)
 fn type_dispatch(cx: &FileCx, cond: ExprId, then: &Block, orelse: &Block, path: &str) -> bool {
-    let mut c = cx.model.strip(cond);
-    if let ExprKind::Unary { operand, .. } = &cx.expr(c).kind {
-        c = *operand;
-    }
-    let is_type_check = cx.call(c).is_some_and(|k| {
-        matches!(
-            k.name.as_str(),
-            "isdir" | "isfile" | "islink" | "is_dir" | "is_file" | "is_symlink"
-        )
-    });
+    let is_type_check = type_check_of(cx, cond).is_some_and(|p| p == path);
     let removes = |b: &Block| {
         unsnarl_model::walk::calls_in_block(cx.model, b)
             .into_iter()
             .any(|e| {
-                cx.call(e)
-                    .is_some_and(|k| act_on(cx, k, path, false).is_some())
+                cx.call(e).is_some_and(|k| {
+                    act_on(cx, k, path, false).is_some()
+                        // Also a removal that tolerates a missing path
+                        // (`p.unlink(missing_ok=True)`).
+                        || matches!(k.name.as_str(), "unlink" | "rmdir")
+                            && k.receiver.and_then(|r| path_text(cx, r)).as_deref() == Some(path)
+                })
             })
     };
     is_type_check && !orelse.is_empty() && removes(then) && removes(orelse)
 }
 
+/// The path a test of what kind of entry it is asks about: `isdir(p)`,
+/// `not p.is_file()`, or an `or` of such tests on one path
+/// (`p.is_symlink() or p.is_file()`).
+fn type_check_of(cx: &FileCx, cond: ExprId) -> Option<String> {
+    let mut c = cx.model.strip(cond);
+    if let ExprKind::Unary { operand, .. } = &cx.expr(c).kind {
+        c = cx.model.strip(*operand);
+    }
+    if let ExprKind::Logical {
+        op: LogicalOp::Or,
+        left,
+        right,
+    } = &cx.expr(c).kind
+    {
+        let l = type_check_of(cx, *left)?;
+        return (type_check_of(cx, *right)? == l).then_some(l);
+    }
+    let k = cx.call(c)?;
+    match k.name.as_str() {
+        "isdir" | "isfile" | "islink" => path_text(cx, k.positional(0)?),
+        "is_dir" | "is_file" | "is_symlink" if k.args.is_empty() => path_text(cx, k.receiver?),
+        _ => None,
+    }
+}
+
 /// The `elif isfile(p): remove(p)` arm of `if isdir(p): rmtree(p) elif
 /// isfile(p): remove(p)`: the `if` is the whole `else` of a type dispatch
-/// on the same path.
+/// on the same path. Also `elif p.exists(): p.unlink()`: a plain `else`
+/// would remove the same way with no check at all, so the test only
+/// narrows what the dispatch already does.
 fn elif_of_type_dispatch(cx: &FileCx, s: StmtId, path: &str) -> bool {
     let Some(outer) = cx.tree.stmt_ancestors(s).next() else {
         return false;
@@ -642,7 +667,7 @@ fn elif_of_type_dispatch(cx: &FileCx, s: StmtId, path: &str) -> bool {
         StmtKind::If { cond, then, orelse } => {
             orelse.len() == 1
                 && orelse[0] == s
-                && path_check(cx, *cond, false).is_some_and(|(p, _)| p == path)
+                && type_check_of(cx, *cond).is_some_and(|p| p == path)
                 && type_dispatch(cx, *cond, then, orelse, path)
         }
         _ => false,
@@ -1552,6 +1577,18 @@ def fetch_server(module_path, server_path, flag):
         os.makedirs(server_path)
         open(flag, "a").close()
     version_file.close()
+"#,
+        r#"
+import shutil
+from pathlib import Path
+
+
+def remove_exact(path: Path) -> None:
+    # The tests pick how to remove the path, not whether.
+    if path.is_symlink() or path.is_file():
+        path.unlink(missing_ok=True)
+    elif path.is_dir():
+        shutil.rmtree(path)
 "#,
     ],
 };

@@ -39,7 +39,8 @@ last (`content = await resp.text()` then `if content: break`, `if
 data.get("jobComplete"): break`); leaving only
 on `"error"` is a service that stops when its dependency fails. So is
 `while status in ("STARTING", "UNKNOWN"):` when the loop sets `status`
-afresh from what it polls. A delay the loop computes afresh each round
+afresh from what it polls (or `while run.status in [..]:` with `run`
+fetched again). A delay the loop computes afresh each round
 (`retry = backoff.delay()`, `delay = min(delay * 2, 60)`, also an
 attribute, `self._backoff *= 1.5`, or from a count the loop bumps,
 `retries += 1; delay = factor * 2 ** retries`) is a backoff, not a period, and so is
@@ -639,7 +640,8 @@ pub(crate) fn waits_for_final_state(cx: &FileCx, lp: StmtId, body: &Block) -> bo
 
 /// `while status in ("STARTING", "UNKNOWN"):` (or `!=`, `==`, `not in`
 /// a status string) where the loop assigns `status` afresh from what it
-/// polls: it runs until one job leaves a state, and ends with it.
+/// polls (also `while run.status in (..)` with `run` fetched again each
+/// round): it runs until one job leaves a state, and ends with it.
 fn polls_until_state_changes(cx: &FileCx, cond: ExprId, body: &Block) -> bool {
     let ExprKind::Binary {
         op: BinOp::In | BinOp::NotIn | BinOp::Eq | BinOp::NotEq,
@@ -649,7 +651,12 @@ fn polls_until_state_changes(cx: &FileCx, cond: ExprId, body: &Block) -> bool {
     else {
         return false;
     };
-    let Some(name) = cx.model.name_of(*left) else {
+    // `while run.status in (..)`: the field of what the loop re-fetches.
+    let left = match &cx.expr(cx.model.strip(*left)).kind {
+        ExprKind::Attr { obj, .. } => *obj,
+        _ => *left,
+    };
+    let Some(name) = cx.model.name_of(left) else {
         return false;
     };
     let strings = exprs_under(cx.model, *right)
@@ -1782,6 +1789,17 @@ class Sandbox:
             except aiohttp.ClientConnectorError:
                 pass
             await asyncio.sleep(1)
+"#,
+        r#"
+import asyncio
+
+
+async def wait_for_run(client, thread_id, run):
+    # Ends when this one run leaves its pending states.
+    while run.status in ["queued", "in_progress"]:
+        await asyncio.sleep(1)
+        run = await client.runs.get(thread_id=thread_id, run_id=run.id)
+    return run
 "#,
     ],
 };

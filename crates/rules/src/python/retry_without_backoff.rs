@@ -1,7 +1,7 @@
 //! PY027: retry loops with no backoff or a fixed one.
 
 use crate::context::FileCx;
-use crate::python::common::{int_constant, is_random_ref, is_zero_sleep, sleep_arg};
+use crate::python::common::{int_constant, is_random_ref, is_zero_sleep, sleep_arg, written_text};
 use crate::rule::{Examples, Rule, RuleMeta};
 use crate::util::always_raises;
 use std::collections::HashSet;
@@ -302,24 +302,6 @@ pub(crate) fn waits_for_own_child(cx: &FileCx, lp: StmtId) -> bool {
                         .is_some_and(|a| a.kind.as_deref() == Some("spawn"))
             })
     })
-}
-
-/// A string written out: a literal, or the text of an f-string before its
-/// first placeholder (`f"http://localhost:{port}/docs"`: `http://localhost:`).
-pub(crate) fn written_text<'a>(cx: &FileCx<'a>, e: ExprId) -> Option<&'a str> {
-    if let Some(Lit::Str(text)) = cx.model.literal(e) {
-        return Some(text.as_str());
-    }
-    if !matches!(cx.expr(e).kind, ExprKind::Other(_)) {
-        return None;
-    }
-    let src = cx.source(cx.expr(e).span);
-    let body = src
-        .strip_prefix(['f', 'F'])
-        .or_else(|| src.strip_prefix("rf"))
-        .or_else(|| src.strip_prefix("fr"))?;
-    let body = body.strip_prefix(['"', '\''])?;
-    Some(body.split(['{', '"', '\'']).next().unwrap_or(""))
 }
 
 /// A call of a function of the file that sleeps a randomized delay

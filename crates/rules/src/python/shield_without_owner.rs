@@ -52,7 +52,11 @@ BaseException:` or a bare `except:`; also from a coroutine the handler
 defines, `async def rollback(): await task`), or whose `finally` awaits it
 (`finally: task.cancel(); with suppress(CancelledError): await task`),
 or only cancels it (`finally: nxt.cancel()`: the work stops with the
-caller). A `typing.cast(T, x)`
+caller). Nor is a task the function shields only from a timeout
+(`await asyncio.wait_for(asyncio.shield(task), 5)`) and awaits itself
+later (`await task`), unless it catches its own cancellation there and
+lets the task go, nor a coroutine of the file that never suspends
+(no `await` of its own): it runs to its end in the first step. A `typing.cast(T, x)`
 around the shielded value is `x` itself: it changes none of this.
 
 ## Why
@@ -279,6 +283,7 @@ fn unowned(cx: &FileCx, shield: ExprId, arg: ExprId) -> Option<String> {
             || over_existing_work(cx, c)
             || crate::python::common::makes_asyncio_future(cx, c)
             || settles_alone(cx, c)
+            || crate::python::common::runs_in_one_step(cx, arg)
         {
             return None;
         }
@@ -360,8 +365,51 @@ fn unowned(cx: &FileCx, shield: ExprId, arg: ExprId) -> Option<String> {
             _ => false,
         }
     });
-    (!owned && !waits_until_done(cx, shield) && !reaps_on_cancel(cx, shield, name))
-        .then(|| format!("`{name}` is only held by this function"))
+    (!owned
+        && !waits_until_done(cx, shield)
+        && !reaps_on_cancel(cx, shield, name)
+        && !bounded_look_then_awaited(cx, shield, name))
+    .then(|| format!("`{name}` is only held by this function"))
+}
+
+/// `await asyncio.wait_for(asyncio.shield(task), timeout=5)`, and later in
+/// the function `await task`: the shield keeps the timeout from cancelling
+/// the task, which the function goes on to await itself. It stays the
+/// owner, and the task's result and error reach it.
+fn bounded_look_then_awaited(cx: &FileCx, shield: ExprId, name: &str) -> bool {
+    let Parent::Expr(w) = cx.tree.expr_parent(shield) else {
+        return false;
+    };
+    let in_wait_for = cx.call(w).is_some_and(|k| {
+        matches!(
+            k.target.as_deref(),
+            Some("asyncio.wait_for" | "asyncio.tasks.wait_for")
+        ) && k.positional(0).map(|a| cx.model.strip(a)) == Some(shield)
+    });
+    // A handler of the caller's own cancellation around it that lets the
+    // task go (`except asyncio.CancelledError: raise Interrupted()`) is
+    // the case the rule is for: the author handled the cancellation and
+    // left the task running.
+    let path = cx.enclosing_stmts(shield);
+    let handles_own_cancel = path.windows(2).any(|w| {
+        matches!(&cx.stmt(w[1]).kind, StmtKind::Try { body, handlers, .. }
+        if body.contains(&w[0])
+            && handlers.iter().any(|h| {
+                h.types.is_empty()
+                    || h.types
+                        .iter()
+                        .any(|t| t.ends_with("CancelledError") || t == "BaseException")
+            }))
+    });
+    let f = cx.func_of(shield);
+    let at = cx.expr(shield).span.end;
+    in_wait_for
+        && !handles_own_cancel
+        && cx.body_exprs(f).iter().any(|&e| {
+            cx.expr(e).span.start > at
+                && matches!(cx.expr(e).kind, ExprKind::Await(x)
+                    if cx.model.name_of(cx.model.strip(x)) == Some(name))
+        })
 }
 
 /// The `try` around the shield catches the caller's cancellation and, in
@@ -621,6 +669,31 @@ class Cache:
 
     async def get(self):
         await asyncio.shield(cast(Awaitable[None], self._refresh()))  # expect
+"#,
+        r#"
+import asyncio
+
+
+class Interrupted(Exception):
+    pass
+
+
+async def run_interruptible(operation, interrupted, interval=0.5):
+    task = asyncio.create_task(operation())
+    try:
+        while not task.done():
+            if interrupted():
+                task.cancel()
+                raise Interrupted()
+            try:
+                await asyncio.wait_for(asyncio.shield(task), timeout=interval)  # expect
+            except asyncio.TimeoutError:
+                continue
+        return await task
+    except asyncio.CancelledError:
+        # The caller's cancellation is turned into an error, and the task
+        # is left running.
+        raise Interrupted()
 "#,
     ],
     pass: &[
@@ -1061,6 +1134,35 @@ class PauseGate:
             self._active -= 1
             if self._active == 0:
                 self._resume.set()
+"#,
+        r#"
+import asyncio
+
+
+async def start(bot, fetch_latest):
+    version = asyncio.create_task(fetch_latest())
+    try:
+        # Shielded from the timeout only: the task is awaited below.
+        await asyncio.wait_for(asyncio.shield(version), timeout=5)
+    except asyncio.TimeoutError:
+        bot.log("still fetching the version in the background")
+    bot.ready.set()
+    try:
+        bot.latest = await version
+    except OSError:
+        bot.latest = None
+"#,
+        r#"
+import asyncio
+
+
+async def answer(manager, message):
+    async def commit():
+        # No await: it runs to its end in one step.
+        manager.append(message)
+        manager.notify(message)
+
+    await asyncio.shield(commit())
 "#,
     ],
 };

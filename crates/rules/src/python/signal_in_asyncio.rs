@@ -18,7 +18,8 @@ pub static META: RuleMeta = RuleMeta {
 `signal.signal(sig, handler)` with a real handler (not `SIG_DFL`/`SIG_IGN`)
 in a module that runs coroutines (it defines `async def` functions or
 starts a loop; not one with no coroutine of its own that runs its loops
-only on threads it starts, `threading.Thread(target=run_loop)`, where
+only on threads it starts, `threading.Thread(target=run_loop)` or
+`target=loop.run_forever`, where
 handlers run on the main thread), where the handler does not hand off with
 `call_soon_threadsafe`, `run_coroutine_threadsafe`, trio's
 `TrioToken.run_sync_soon` or tornado's `IOLoop.add_callback_from_signal`
@@ -53,7 +54,8 @@ none of it touches the loop). One
 that only logs swallows the signal and is reported. Nor is the fallback for a loop without
 `add_signal_handler` (`signal.signal` in the `except NotImplementedError:`
 of a `try` that calls it or opens anyio's or trio's signal receiver on
-it, as on Windows, or in the Windows branch of an
+it, as on Windows, also under `if not ok:` after a `try` that sets `ok
+= True` once the loop's handler is installed, or in the Windows branch of an
 `if sys.platform == "win32":` whose other branch calls it), nor a SIGINT
 or SIGTERM handler (also installed in a loop over those two) a plain function installs before it calls
 `uvicorn.run(..)`: uvicorn takes those two signals over while it serves
@@ -152,15 +154,55 @@ fn fallback_of_add_signal_handler(cx: &FileCx, id: ExprId) -> bool {
             && ((reaches(then, &this_call) && uses_loop_handler(orelse))
                 || (reaches(orelse, &this_call) && uses_loop_handler(then)))
     });
+    // `try: loop.add_signal_handler(..); ok = True except
+    // NotImplementedError: ok = False`, then `if not ok: signal.signal(..)`.
+    let catches_missing = |h: &Handler| {
+        h.types
+            .iter()
+            .any(|t| t.rsplit('.').next() == Some("NotImplementedError"))
+    };
+    let flagged_fallback = cx.tree.stmt_ancestors(s).any(|a| {
+        let StmtKind::If { cond, then, .. } = &cx.stmt(a).kind else {
+            return false;
+        };
+        let ExprKind::Unary {
+            op: UnOp::Not,
+            operand,
+        } = &cx.expr(cx.model.strip(*cond)).kind
+        else {
+            return false;
+        };
+        let Some(flag) = cx.model.name_of(cx.model.strip(*operand)) else {
+            return false;
+        };
+        // The flag is set `True` in the `try` that installs the loop's handler.
+        let sets_true = |b: &Block| {
+            unsnarl_model::walk::stmts_in_block(cx.model, b)
+                .into_iter()
+                .any(|x| {
+                    matches!(&cx.stmt(x).kind, StmtKind::Assign { targets, value: Some(v), .. }
+                        if targets.iter().any(|&t| cx.model.name_of(t) == Some(flag))
+                            && matches!(cx.model.literal(*v), Some(Lit::Bool(true))))
+                })
+        };
+        then.iter()
+            .any(|&b| cx.stmt(b).span.contains(cx.stmt(s).span))
+            && cx.model.stmts.iter().any(|st| {
+                matches!(&st.kind, StmtKind::Try { body, handlers, .. }
+                    if st.span.end <= cx.stmt(a).span.start
+                        && handlers.iter().any(catches_missing)
+                        && uses_loop_handler(body)
+                        && sets_true(body))
+            })
+    });
     platform_branch
+        || flagged_fallback
         || cx.tree.stmt_ancestors(s).any(|a| {
             let StmtKind::Try { body, handlers, .. } = &cx.stmt(a).kind else {
                 return false;
             };
             handlers.iter().any(|h| {
-                h.types
-                    .iter()
-                    .any(|t| t.rsplit('.').next() == Some("NotImplementedError"))
+                catches_missing(h)
                     && h.body
                         .iter()
                         .any(|&b| cx.stmt(b).span.contains(cx.stmt(s).span))
@@ -368,18 +410,28 @@ fn drives_a_loop(c: &Call) -> bool {
 
 /// The module has no coroutine of its own and runs its loops only on
 /// threads it starts (`threading.Thread(target=_run_loop)` whose body
-/// calls `loop.run_until_complete(..)`): handlers run on the main thread,
+/// calls `loop.run_until_complete(..)`, or `target=loop.run_forever`):
+/// handlers run on the main thread,
 /// never between the loop's bytecodes.
 fn loop_only_on_worker_threads(cx: &FileCx) -> bool {
     if cx.model.functions.iter().any(|f| f.is_async) {
         return false;
     }
-    let targets: Vec<FuncId> = cx
+    let thread_targets: Vec<ExprId> = cx
         .calls_to(&["threading.Thread"])
         .into_iter()
         .filter_map(|(_, c)| c.kwarg("target"))
-        .filter_map(|t| crate::python::common::local_callable(cx, t))
         .collect();
+    let targets: Vec<FuncId> = thread_targets
+        .iter()
+        .filter_map(|&t| crate::python::common::local_callable(cx, t))
+        .collect();
+    // `threading.Thread(target=loop.run_forever)`: the loop's own method
+    // is the thread's body.
+    let runs_loop_itself = thread_targets.iter().any(|&t| {
+        matches!(&cx.expr(cx.model.strip(t)).kind,
+            ExprKind::Attr { name, .. } if matches!(name.as_str(), "run_forever" | "run_until_complete"))
+    });
     let runs: Vec<ExprId> = cx
         .model
         .exprs
@@ -388,7 +440,7 @@ fn loop_only_on_worker_threads(cx: &FileCx) -> bool {
         .filter(|(_, e)| matches!(&e.kind, ExprKind::Call(c) if drives_a_loop(c)))
         .map(|(i, _)| ExprId(i as u32))
         .collect();
-    !runs.is_empty()
+    (!runs.is_empty() || runs_loop_itself)
         && runs.iter().all(|&r| {
             let f = cx.func_of(r);
             targets.contains(&f)
@@ -1434,6 +1486,49 @@ class ChatApp:
         if self._sigint.is_set():
             self._sigint.clear()
             await self.quit()
+"#,
+        r#"
+import asyncio
+import signal
+
+
+class Signals:
+    def __init__(self, server):
+        self._server = server
+
+    def _handle(self, sig):
+        self._server.close()
+
+    async def wait_closed(self):
+        await self._server.wait_closed()
+
+    def register(self, loop):
+        ok = False
+        try:
+            loop.add_signal_handler(signal.SIGTERM, self._handle, signal.SIGTERM)
+            ok = True
+        except (NotImplementedError, RuntimeError):
+            ok = False
+        if not ok:
+            # Only where the loop cannot take the signal itself.
+            signal.signal(signal.SIGTERM, lambda s, f: self._handle(s))
+"#,
+        r#"
+import asyncio
+import signal
+import threading
+
+
+def serve(server):
+    # The loop runs on its own thread; the main thread only waits.
+    loop = asyncio.new_event_loop()
+    threading.Thread(target=loop.run_forever, daemon=True).start()
+
+    def stop(signum, frame):
+        server.stop(grace=5)
+
+    signal.signal(signal.SIGTERM, stop)
+    server.wait_for_termination()
 "#,
     ],
 };

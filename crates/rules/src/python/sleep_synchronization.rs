@@ -35,7 +35,9 @@ Neither is an `assert` that
 repeats word for word one made before the sleep: it checks that nothing
 changed, which a slow machine cannot make fail. A `task.cancel()` of the
 started work right after the sleep reads nothing; the statement after it
-is the one judged. A sleep of a random length (`asyncio.sleep(random.uniform(1,
+is the one judged. Nor is a sleep whose next statement tries again (it
+calls the sleeping function itself, also under `if not self._shutdown:`,
+or hands a call an attempt count): a pause between attempts. A sleep of a random length (`asyncio.sleep(random.uniform(1,
 2))`) paces on purpose and is not reported. An awaited sleep in a test that runs on a fake clock
 (a parameter `autojump_clock`/`mock_clock` of trio, or `looptime`) is not
 reported either: it moves virtual time past a timeout exactly, at no cost.
@@ -185,7 +187,11 @@ impl Rule for SleepSynchronization {
                 ));
                 continue;
             }
-            if on_virtual_clock(cx, f, id) {
+            // A pause between attempts (`await asyncio.sleep(2)` in an
+            // `except` handler, then `await self.pop()` again): whatever
+            // was started above, the next statement tries again rather
+            // than reading it.
+            if on_virtual_clock(cx, f, id) || retries_next(cx, f, stmt) {
                 continue;
             }
             let Some(handed) = started_before(cx, f, e.span.start) else {
@@ -1163,6 +1169,31 @@ def authorize(port, serve):
         if result.get("code"):
             break
     return result.get("code")
+"#,
+        r#"
+import asyncio
+
+
+class Worker:
+    def __init__(self, redis):
+        self.redis = redis
+        self._shutdown = False
+        self._jobs = set()
+
+    async def pop(self):
+        try:
+            job = await self.redis.blpop("jobs")
+            task = asyncio.create_task(self._process(job))
+            self._jobs.add(task)
+            task.add_done_callback(self._jobs.discard)
+        except ConnectionError:
+            await asyncio.sleep(2)
+            # Tries again after a pause; reads nothing of the job above.
+            if not self._shutdown:
+                await self.pop()
+
+    async def _process(self, job):
+        await asyncio.sleep(0)
 "#,
     ],
 };

@@ -41,7 +41,8 @@ others, `all_tasks = self.readers + self.writers`): a fixed set per
 connection; nor those an object's `run()` or `main()` adds one by one,
 outside any loop, when the file cancels each of them the same way; nor
 a collection the file both gathers whole (`await
-asyncio.gather(*self._tasks)`) and cancels task by task: the object
+asyncio.gather(*self._tasks)`, or `*self._tasks.values()` of a dict)
+and cancels task by task: the object
 supervises one batch of work, reaped together.
 
 ## Why
@@ -171,7 +172,7 @@ impl Rule for TaskSetLeak {
                 continue;
             };
             let pruned = pruned.get_or_insert_with(|| pruned_collections(cx, &globals));
-            if pruned.contains(&key) {
+            if pruned.contains(&key) || supervised_whole(cx, &key) {
                 continue;
             }
             out.push(cx.finding(
@@ -464,19 +465,23 @@ fn started_by_the_run(cx: &FileCx, add: ExprId, key: &str) -> bool {
 /// object supervises one batch of work (a streamed result, a run), whose
 /// tasks it reaps together, not a set that grows with each request.
 fn supervised_whole(cx: &FileCx, key: &str) -> bool {
+    // The collection, or the tasks of a dict of them (`self._tasks.values()`).
+    let names_it = |e: ExprId| {
+        let e = cx.model.strip(e);
+        cx.model.dotted(e).as_deref() == Some(key)
+            || cx.call(e).is_some_and(|k| {
+                k.name == "values"
+                    && k.args.is_empty()
+                    && k.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(key)
+            })
+    };
     let gathered = cx
         .calls_to(&["asyncio.gather", "asyncio.tasks.gather"])
         .into_iter()
-        .any(|(_, c)| {
-            c.args
-                .iter()
-                .any(|a| a.spread && cx.model.dotted(a.value).as_deref() == Some(key))
-        });
+        .any(|(_, c)| c.args.iter().any(|a| a.spread && names_it(a.value)));
     gathered
-        && (0..cx.model.stmts.len() as u32).any(|i| {
-            crate::python::common::cancels_each_of(cx, StmtId(i))
-                .is_some_and(|e| cx.model.dotted(e).as_deref() == Some(key))
-        })
+        && (0..cx.model.stmts.len() as u32)
+            .any(|i| crate::python::common::cancels_each_of(cx, StmtId(i)).is_some_and(names_it))
 }
 
 /// `f` is `__init__`, or a private helper of the file called only from
@@ -906,6 +911,26 @@ class StreamedResult:
 
     async def _render(self, segment):
         await self._queue.put(segment)
+"#,
+        r#"
+import asyncio
+
+
+class Executor:
+    def __init__(self, nodes):
+        self._nodes = nodes
+        self._workers = {}
+
+    async def run(self):
+        for name, node in self._nodes.items():
+            for i in range(node.workers):
+                self._workers[f"{name}_{i}"] = asyncio.create_task(node.consume())
+        for node in self._nodes.values():
+            await node.queue.join()
+        # The whole batch is cancelled and reaped together.
+        for task in self._workers.values():
+            task.cancel()
+        await asyncio.gather(*self._workers.values(), return_exceptions=True)
 "#,
     ],
 };

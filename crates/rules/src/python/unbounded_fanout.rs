@@ -61,8 +61,10 @@ through a sync method of the file that makes one and starts nothing, a
 data loader's `load(key)`), or on work already submitted to a pool
 (`asyncio.wrap_future(f)`), or
 putting each item on an in-process queue (`gather(*[q.put(m) for m in
-batch])`) or waiting on one per item (`create_task(queue.get())` for each
-running job): the queue's other side sets the pace. Nor
+batch])`, also through a coroutine of the file that awaits nothing else,
+`async def _put(q): await q.put(item)`) or waiting on one per item
+(`create_task(queue.get())` for each running job): the queue's other side
+sets the pace. Nor
 is a coroutine that only waits on
 and signals synchronization primitives (`await event.wait();
 scope.cancel()`), a loop that stops after a count (`if i >= limit: break`
@@ -473,8 +475,24 @@ fn grown_only_at_setup(cx: &FileCx, field: &str) -> bool {
 /// within the process, whose pace the queue's other side sets; it opens
 /// nothing.
 fn hands_to_queue(cx: &FileCx, per_item: ExprId) -> bool {
-    cx.call(cx.model.strip(per_item))
-        .is_some_and(|c| crate::python::common::on_a_queue(cx, c))
+    cx.call(cx.model.strip(per_item)).is_some_and(|c| {
+        crate::python::common::on_a_queue(cx, c)
+            // A coroutine of the file whose only awaits are such hand-offs
+            // (`async def _put(q): try: await q.put(item) except
+            // QueueShutDown: ...`).
+            || cx.callee_in_file(c).is_some_and(|g| {
+                let awaited = crate::util::awaited_values(cx.model, &cx.func(g).body);
+                cx.func(g).is_async
+                    && !cx.func(g).is_generator
+                    && awaited.is_some_and(|a| {
+                        !a.is_empty()
+                            && a.iter().all(|&x| {
+                                cx.call(cx.model.strip(x))
+                                    .is_some_and(|k| crate::python::common::on_a_queue(cx, k))
+                            })
+                    })
+            })
+    })
 }
 
 /// The per-item awaitable is a bare future (`loop.create_future()`,
@@ -3326,6 +3344,25 @@ class Catalogue:
         if not names:
             return []
         return await asyncio.gather(*(self._get_json(f"/api/{name}") for name in names))
+"#,
+        r#"
+import asyncio
+
+
+class Broadcast:
+    def __init__(self):
+        self._subscribers = {}
+
+    async def publish(self, topic, item):
+        queues = self._subscribers.get(topic, set()).copy()
+        # One in-process hand-off per subscriber: nothing is opened.
+        await asyncio.gather(*(self._deliver(queue, item) for queue in queues))
+
+    async def _deliver(self, queue, item):
+        try:
+            await queue.put(item)
+        except asyncio.QueueShutDown:
+            pass
 "#,
     ],
 };

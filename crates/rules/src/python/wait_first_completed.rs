@@ -26,7 +26,9 @@ it (`for t in tasks: t.cancel()`, then a short wait on `tasks`), and
 nothing awaits them all after it (`finally: server.should_exit = True`
 then `await asyncio.gather(*tasks)`, or each by name, `finally: await
 task`, beside bare futures the function made or tasks that only wait
-for an `asyncio.Event`, `create_task(stop.wait())`). A wait over a
+for an `asyncio.Event`, `create_task(stop.wait())`). Nor is a race of
+timers and stop signals only (`create_task(asyncio.sleep(n))` against
+`create_task(stop.wait())`): the loser holds nothing. A wait over a
 collection that outlives it (one held by the object, or a local, a
 parameter or an attribute of one, kept across the iterations of a loop:
 `while ctx.tasks: done, _ = await asyncio.wait(ctx.tasks, ..)`, also
@@ -127,6 +129,7 @@ impl Rule for WaitFirstCompleted {
                 || awaits_each_after(cx, f, id, c)
                 || rewaits_until_done(cx, f, id, c)
                 || racers_carried_over(cx, f, id, c)
+                || races_only_timers(cx, f, c)
             {
                 continue;
             }
@@ -237,25 +240,7 @@ fn awaits_each_after(cx: &FileCx, f: FuncId, wait: ExprId, c: &Call) -> bool {
                     .is_some_and(|k| crate::python::common::makes_asyncio_future(cx, k))
             })
     };
-    // `create_task(shutdown.wait())` on an `asyncio.Event`: a waiter
-    // that holds nothing and does no work of its own.
-    let event_waiter = |x: ExprId| {
-        cx.call(x).is_some_and(|k| {
-            crate::python::common::is_task_spawn(cx, k)
-                && k.positional(0)
-                    .and_then(|a| cx.call(cx.model.strip(a)))
-                    .is_some_and(|w| {
-                        w.name == "wait"
-                            && w.receiver
-                                .and_then(|r| cx.sema.type_of(cx.model.strip(r)))
-                                .is_some_and(|t| {
-                                    cx.kb
-                                        .find(Effect::Completion, Some(t), "")
-                                        .is_some_and(|e| e.kind.as_deref() == Some("event"))
-                                })
-                    })
-        })
-    };
+    let event_waiter = |x: ExprId| spawns_where(cx, x, |w| is_event_wait(cx, w));
     !elems.is_empty()
         && elems.iter().all(|&x| {
             let x = cx.model.strip(x);
@@ -266,6 +251,62 @@ fn awaits_each_after(cx: &FileCx, f: FuncId, wait: ExprId, c: &Call) -> bool {
                     .is_some_and(|n| bare_future(n) || awaited_later(n))
         })
         && elems.iter().any(|&x| !event_waiter(cx.model.strip(x)))
+}
+
+/// `x` is a task started over a call that `runs` accepts
+/// (`create_task(stop.wait())`).
+fn spawns_where(cx: &FileCx, x: ExprId, runs: impl Fn(&Call) -> bool) -> bool {
+    cx.call(x).is_some_and(|k| {
+        crate::python::common::is_task_spawn(cx, k)
+            && k.positional(0)
+                .and_then(|a| cx.call(cx.model.strip(a)))
+                .is_some_and(runs)
+    })
+}
+
+/// `shutdown.wait()` on an `asyncio.Event`: a waiter that holds nothing
+/// and does no work of its own.
+fn is_event_wait(cx: &FileCx, w: &Call) -> bool {
+    w.name == "wait"
+        && w.receiver
+            .and_then(|r| cx.sema.type_of(cx.model.strip(r)))
+            .is_some_and(|t| {
+                cx.kb
+                    .find(Effect::Completion, Some(t), "")
+                    .is_some_and(|e| e.kind.as_deref() == Some("event"))
+            })
+}
+
+/// Every racer, written out or bound to a local of the function, is a
+/// timer or a stop signal (`sleep_task = create_task(asyncio.sleep(n))`
+/// raced against `stop_task = create_task(stop.wait())`): an interruptible
+/// sleep. The loser is a pending sleep or an event waiter, which hold
+/// nothing and do no work, so leaving it is harmless.
+fn races_only_timers(cx: &FileCx, f: FuncId, c: &Call) -> bool {
+    let Some(arg) = c.positional(0).map(|a| cx.model.strip(a)) else {
+        return false;
+    };
+    let ExprKind::Collection { elems, .. } = &cx.expr(arg).kind else {
+        return false;
+    };
+    let idle = |x: ExprId| {
+        spawns_where(cx, x, |w| {
+            matches!(
+                w.target.as_deref(),
+                Some("asyncio.sleep" | "asyncio.tasks.sleep")
+            ) || is_event_wait(cx, w)
+        })
+    };
+    !elems.is_empty()
+        && elems.iter().all(|&x| {
+            let x = cx.model.strip(x);
+            idle(x)
+                || cx.model.name_of(x).is_some_and(|n| {
+                    let mut values = crate::python::common::values_bound_to(cx, f, n).peekable();
+                    values.peek().is_some()
+                        && values.all(|v| v.is_some_and(|v| idle(cx.model.strip(v))))
+                })
+        })
 }
 
 /// The tasks waited on are all awaited after the race (`finally: for s
@@ -782,6 +823,18 @@ async def first_answer(self, hosts):
     done, _ = await asyncio.wait(racers, return_when=asyncio.FIRST_COMPLETED)  # expect
     return done.pop().result()
 "#,
+        r#"
+import asyncio
+
+
+async def first_or_nothing(fetch, seconds):
+    # A timer raced against real work: when the timer wins, the request
+    # goes on with nobody watching it.
+    work = asyncio.create_task(fetch())
+    timer = asyncio.create_task(asyncio.sleep(seconds))
+    await asyncio.wait({work, timer}, return_when=asyncio.FIRST_COMPLETED)  # expect
+    return work.result() if work.done() else None
+"#,
     ],
     pass: &[
         r#"
@@ -1094,6 +1147,22 @@ class Adapter:
         self.buffers[user] = state = {"task": None}
         state["task"] = task = asyncio.create_task(self.answer(msg))
         return "thinking"
+"#,
+        r#"
+import asyncio
+from datetime import timedelta
+
+
+async def run_until_stopped(tick, interval: timedelta, stop: asyncio.Event):
+    # A stop signal raced against a timer: the loser is a pending sleep or
+    # an event waiter, neither of which holds anything.
+    stop_task = asyncio.create_task(stop.wait())
+    while True:
+        await tick()
+        sleep_task = asyncio.create_task(asyncio.sleep(interval.total_seconds()))
+        await asyncio.wait({stop_task, sleep_task}, return_when=asyncio.FIRST_COMPLETED)
+        if stop.is_set():
+            return
 "#,
     ],
 };
