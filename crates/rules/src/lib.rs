@@ -341,14 +341,36 @@ fn waits_switched_off(m: &FileModel, kb: &knowledge::Table, c: &Call) -> bool {
 /// assigned, in this file, a queue its knowledge entry calls unbounded
 /// (`queue.Queue()`, no `maxsize`).
 pub(crate) fn receiver_unbounded(m: &FileModel, kb: &knowledge::Table, c: &Call) -> bool {
-    let Some(recv) = c.receiver.and_then(|r| m.dotted(r)) else {
-        return false;
-    };
     let unbounded_queue = |v: unsnarl_model::ExprId| {
         m.call(m.strip(v)).is_some_and(|q| {
             kb.find(Effect::Queue, q.target.as_deref(), &q.name)
                 .is_some_and(|entry| util::unbounded_reason(m, q, entry).is_some())
         })
+    };
+    // `self._queues[job.priority].put(job)` where `self._queues` only ever
+    // holds such queues (`{p: asyncio.Queue() for p in Priority}`, or a
+    // literal of them).
+    if let Some(r) = c.receiver
+        && let ExprKind::Index { obj, .. } = &m.expr(m.strip(r)).kind
+    {
+        let Some(table) = m.dotted(*obj) else {
+            return false;
+        };
+        let holds_only_queues = |v: unsnarl_model::ExprId| match &m.expr(m.strip(v)).kind {
+            ExprKind::Comprehension { elt, .. } => match &m.expr(*elt).kind {
+                ExprKind::Other(kv) if kv.len() == 2 => unbounded_queue(kv[1]),
+                _ => unbounded_queue(*elt),
+            },
+            ExprKind::Collection { elems, .. } => {
+                !elems.is_empty() && elems.iter().all(|&x| unbounded_queue(x))
+            }
+            _ => false,
+        };
+        return m.values_assigned_to(&table).next().is_some()
+            && m.only_ever_assigned(&table, holds_only_queues);
+    }
+    let Some(recv) = c.receiver.and_then(|r| m.dotted(r)) else {
+        return false;
     };
     // Only ever such a queue: built there, or set from a local that only
     // ever holds one (`q = queue.Queue(); self._audio = q`), and perhaps

@@ -631,6 +631,14 @@ pub fn waits_on_dedicated_loop(m: &FileModel, c: &Call, at: Span) -> bool {
     if let Some(v) = m.name_of(lp).and_then(local_value) {
         lp = v;
     }
+    // `loop = _ensure_sync_loop()`: a helper of the file that hands back
+    // the module's own loop (`return _SYNC_LOOP`), or `None`.
+    if let Some(k) = m
+        .call(lp)
+        .filter(|k| k.receiver.is_none() && k.args.is_empty())
+    {
+        return returns_dedicated_loop(m, &k.name);
+    }
     let Some(lp) = m.dotted(lp) else {
         return false;
     };
@@ -654,8 +662,44 @@ pub fn waits_on_dedicated_loop(m: &FileModel, c: &Call, at: Span) -> bool {
         }
         _ => lp,
     };
+    dedicated_loop(m, &lp)
+}
+
+/// Every `return` of the file's function `name` hands back `None` or a
+/// module variable holding a loop the file made for its own thread.
+fn returns_dedicated_loop(m: &FileModel, name: &str) -> bool {
+    let Some(h) = m
+        .function_ids()
+        .map(|f| m.func(f))
+        .find(|f| f.kind != FnKind::Module && f.name == name && !f.is_async)
+    else {
+        return false;
+    };
+    let returned: Vec<Option<ExprId>> = m
+        .stmts
+        .iter()
+        .filter(|st| enclosing_function_span(m, st.span) == Some(h.span))
+        .filter_map(|st| match st.kind {
+            StmtKind::Return(v) => Some(v),
+            _ => None,
+        })
+        .collect();
+    !returned.is_empty()
+        && returned.iter().all(|v| match v {
+            None => true,
+            Some(v) if matches!(m.literal(*v), Some(Lit::Null)) => true,
+            Some(v) => m
+                .name_of(m.strip(*v))
+                .is_some_and(|n| !h.params.iter().any(|p| p.name == n) && dedicated_loop(m, n)),
+        })
+}
+
+/// Every value the file assigns to `lp` (a name or field) is `None` or a
+/// new event loop (`asyncio.new_event_loop()`, directly or through a local
+/// of the function that assigns it), and one is.
+fn dedicated_loop(m: &FileModel, lp: &str) -> bool {
     let mut made = false;
-    let all = m.values_assigned_to(&lp).all(|v| match v {
+    let all = m.values_assigned_to(lp).all(|v| match v {
         None => true,
         Some(v) if matches!(m.literal(v), Some(Lit::Null)) => true,
         Some(v) => {

@@ -22,7 +22,8 @@ threading, trio/anyio), where the matching `release()` is not in the
 first thing in a `with ExitStack() as stack:` there,
 `stack.callback(sem.release)`), or there is no release at all. Between the acquire and that `try` may sit only an early
 exit that releases first (`if closed: release(); raise`) and statements that
-cannot raise (`items = []`, `last = None`, `ctx.event = asyncio.Event()`); a release that follows the
+cannot raise (`items = []`, `last = None`, `ctx.event = asyncio.Event()`,
+a pop its own test guards, `task = tasks.pop() if tasks else None`); a release that follows the
 acquire with nothing but such statements (or a wait on the condition
 just acquired, `cond.acquire(); cond.wait(t); cond.release()`), stores of a name into an
 attribute or entry of `self` (`self._objects[i] = obj`), a field of
@@ -1149,11 +1150,18 @@ fn binds_a_constant(cx: &FileCx, s: StmtId) -> bool {
     };
     // A read of an attribute of `self` (`errbacks = self._errbacks`) does
     // not raise on the attributes a class sets up.
-    let simple = |e: ExprId| match &cx.expr(e).kind {
+    let plain = |e: ExprId| match &cx.expr(e).kind {
         ExprKind::Literal(_) | ExprKind::Name { .. } => true,
-        ExprKind::Collection { elems, .. } => elems.is_empty(),
         ExprKind::Attr { .. } => cx.model.dotted(e).is_some_and(|d| d.starts_with("self.")),
         _ => false,
+    };
+    // Also a literal of such values under literal keys (`request =
+    // {"parameters": data, "state": "starting"}`).
+    let simple = |e: ExprId| match &cx.expr(e).kind {
+        ExprKind::Collection { elems, keys, .. } => {
+            elems.iter().all(|&x| plain(x)) && keys.iter().all(Option::is_some)
+        }
+        _ => plain(e),
     };
     // A fresh event or empty container (`ctx.event = asyncio.Event()`)
     // stored into a name or a plain attribute: nothing there can raise;
@@ -1229,7 +1237,22 @@ fn binds_a_constant(cx: &FileCx, s: StmtId) -> bool {
                     && parts.iter().any(|&x| new_id(x))
                     && parts.iter().all(|&x| new_id(x) || simple(x)))
     };
-    if (fresh(*v) || clock(*v) || fresh_id(*v))
+    // `task = tasks.pop() if tasks else None`: a pop the test of the same
+    // list guards cannot find it empty.
+    let guarded_pop = |e: ExprId| {
+        let ExprKind::Ternary { cond, then, orelse } = &cx.expr(cx.model.strip(e)).kind else {
+            return false;
+        };
+        let list = cx.model.dotted(cx.model.strip(*cond));
+        list.is_some()
+            && simple(*orelse)
+            && cx.call(cx.model.strip(*then)).is_some_and(|c| {
+                matches!(c.name.as_str(), "pop" | "popleft")
+                    && c.args.is_empty()
+                    && c.receiver.and_then(|r| cx.model.dotted(r)) == list
+            })
+    };
+    if (fresh(*v) || clock(*v) || fresh_id(*v) || guarded_pop(*v))
         && targets.iter().all(|&t| {
             matches!(cx.expr(t).kind, ExprKind::Name { .. })
                 || (matches!(cx.expr(t).kind, ExprKind::Attr { .. })
@@ -2942,6 +2965,38 @@ class Robot:
                 self.connected.release()
             elif line == b"LOST" and not self.connected.locked():
                 self.connected.acquire()
+"#,
+        r#"
+import threading
+
+thread_lock = threading.Lock()
+
+
+def next_task(tasks):
+    thread_lock.acquire()
+    # The test of the list guards the pop: nothing here raises.
+    task = tasks.pop() if tasks else None
+    thread_lock.release()
+    return task
+"#,
+        r#"
+import threading
+
+
+class Service:
+    def __init__(self, sessions):
+        self.sessions = sessions
+        self.create_lock = threading.Lock()
+
+    def start(self, data):
+        if not self.create_lock.acquire(blocking=False):
+            raise RuntimeError("another start is running")
+        # A literal of names cannot raise before the `try`.
+        request = {"parameters": data, "state": "starting", "error": None}
+        try:
+            return self.sessions.start(request)
+        finally:
+            self.create_lock.release()
 "#,
     ],
 };

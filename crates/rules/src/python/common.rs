@@ -673,11 +673,15 @@ pub fn on_a_queue(cx: &FileCx, c: &Call) -> bool {
         let last = last.trim_matches('_');
         last.contains("queue") || last == "q" || last.ends_with("_q")
     };
-    // `info["queue"].put(event)`: the entry a dict keeps its queue under.
-    if let ExprKind::Index { index, .. } = &cx.expr(cx.model.strip(r)).kind
-        && let Some(Lit::Str(key)) = cx.model.literal(*index)
-    {
-        return names_a_queue(key);
+    // `info["queue"].put(event)`: the entry a dict keeps its queue under;
+    // `self._queues[priority].put(job)`: one of a table of queues.
+    if let ExprKind::Index { obj, index } = &cx.expr(cx.model.strip(r)).kind {
+        let by_key = matches!(cx.model.literal(*index), Some(Lit::Str(key)) if names_a_queue(key));
+        return by_key
+            || cx
+                .model
+                .dotted(*obj)
+                .is_some_and(|d| names_a_queue(d.rsplit('.').next().unwrap_or(&d)));
     }
     cx.model
         .dotted(r)

@@ -22,7 +22,8 @@ Two shapes:
   coroutine whose body awaits: the lock stays held while the coroutine is
   suspended (an `await` of a coroutine of the file that has no `await` of
   its own, `await self._connect()`, does not suspend, nor does a `put` on
-  an asyncio queue the file only builds without a `maxsize`), or taken
+  an asyncio queue the file only builds without a `maxsize`, also one of
+  a table of them, `{p: asyncio.Queue() for p in priorities}`), or taken
   with `lock.acquire()` and awaited under before `release()` (an `if`
   whose branches each release before they await does not count, nor a
   lock the file only ever tries, `acquire(blocking=False)`, answering
@@ -43,7 +44,8 @@ Two shapes:
   (`if lock.locked(): return` right before `async with lock:`): other
   tasks skip it instead of waiting; and so is a double-checked set-up
   whose body is one `if` that fills the slot it tests (`if self._pool is
-  None: self._pool = await create_pool(..)`, or sets the event it tests,
+  None: self._pool = await create_pool(..)`, perhaps then handing it back,
+  `return self._pool`, or sets the event it tests,
   `if not self._ready.is_set(): ... self._ready.set()`, or moves on the expiry it
   tests, `if time.monotonic() >= self._expires_at: ... self._expires_at =
   time.monotonic() + 300`), or that begins (perhaps
@@ -709,7 +711,17 @@ fn rechecks_first(cx: &FileCx, body: &Block) -> bool {
             k == 0
         }
         _ => false,
-    }) || (body.len() == 1 && orelse.is_empty() && fills_what_it_tests(cx, *cond, then))
+    }) || (k == 0
+        && orelse.is_empty()
+        && fills_what_it_tests(cx, *cond, then)
+        && match body.as_slice() {
+            [_] => true,
+            // `if self._ws is None or self._ws.closed: self._ws = await
+            // connect(..)` then `return self._ws`: the slot handed back.
+            [_, r] => matches!(cx.stmt(*r).kind, StmtKind::Return(Some(v))
+                if cx.model.dotted(v).is_some_and(|d| d.starts_with("self."))),
+            _ => false,
+        })
 }
 
 /// `if self._pool is None: self._pool = await create_pool(..)` (or `if
@@ -804,15 +816,23 @@ fn body_awaits(cx: &FileCx, body: &Block) -> Vec<ExprId> {
 /// An awaited call of a coroutine function of the file whose body has no
 /// `await`, `async with` or `async for`: it finishes in one step. So does
 /// a `put` on an asyncio queue the file only ever builds unbounded
-/// (`results = asyncio.Queue()`): it is never full, so it never waits.
+/// (`results = asyncio.Queue()`, also in a table of them): it is never
+/// full, so it never waits.
 fn never_suspends(cx: &FileCx, awaited: ExprId) -> bool {
     let Some(c) = cx.call(awaited) else {
         return false;
     };
+    // Also one picked from a table of them (`await self._queues[p].put(job)`
+    // with `self._queues = {p: asyncio.Queue() for p in Priority}`): the
+    // awaited `put` is an asyncio queue's.
+    let from_table = c
+        .receiver
+        .is_some_and(|r| matches!(cx.expr(cx.model.strip(r)).kind, ExprKind::Index { .. }));
     if c.name == "put"
-        && c.target
-            .as_deref()
-            .is_some_and(|t| t.ends_with("Queue.put") && t.starts_with("asyncio."))
+        && (from_table
+            || c.target
+                .as_deref()
+                .is_some_and(|t| t.ends_with("Queue.put") && t.starts_with("asyncio.")))
         && crate::receiver_unbounded(cx.model, cx.kb, c)
     {
         return true;
@@ -1783,6 +1803,42 @@ class Store:
                 async with self._pool.acquire() as conn:
                     await conn.execute("CREATE TABLE IF NOT EXISTS items (id int)")
                 self._ready.set()
+"#,
+        r#"
+import asyncio
+import websockets
+
+
+class Client:
+    def __init__(self, url):
+        self.url = url
+        self._ws = None
+        self._ws_lock = asyncio.Lock()
+
+    async def _connection(self):
+        # One shared connection, made by the first task that needs it.
+        async with self._ws_lock:
+            if self._ws is None or self._ws.closed:
+                self._ws = await websockets.connect(self.url)
+            return self._ws
+"#,
+        r#"
+import asyncio
+
+
+class JobQueue:
+    def __init__(self, priorities):
+        self._lock = asyncio.Lock()
+        self._pending = {}
+        # Unbounded queues: a put never waits.
+        self._queues = {p: asyncio.Queue() for p in priorities}
+
+    async def add_job(self, job):
+        async with self._lock:
+            future = asyncio.get_running_loop().create_future()
+            self._pending[job.id] = future
+            await self._queues[job.priority].put(job)
+            return future
 "#,
     ],
 };

@@ -20,7 +20,9 @@ On a `threading.Condition` or `asyncio.Condition`: a `notify_all()` whose
 preceding statement adds exactly one item to a collection (`append`,
 `appendleft`, `add`, `put`, `put_nowait`, `insert`, `heapq.heappush`).
 A condition of the object that only `run` of a `threading.Thread`
-subclass waits on is left alone: each object has one waiting thread. So
+subclass waits on is left alone, and so is one waited on only by the
+method `__init__` hands to the one thread it starts
+(`threading.Thread(target=self._loop)`): each object has one waiting thread. So
 is an append-only log, a collection nothing in the file takes items out
 of (no `pop`, `get`, `remove`, `clear`, `del` or rebinding): each reader
 walks it with an index of its own, and every waiter needs every item.
@@ -145,13 +147,42 @@ fn waited_by_one_thread(cx: &FileCx, cond: ExprId) -> bool {
     !waits.is_empty()
         && waits.iter().all(|&e| {
             let f = cx.func(cx.func_of(e));
-            f.name == "run"
+            (f.name == "run"
                 && f.class.as_deref().is_some_and(|class| {
                     cx.model.types.iter().any(|t| {
                         &*t.qualname == class && t.bases.iter().any(|b| &**b == "threading.Thread")
                     })
-                })
+                }))
+                || the_thread_of_init(cx, cx.func_of(e))
         })
+}
+
+/// `f` is a method the class's `__init__` hands to one thread it starts
+/// (`self.thread = threading.Thread(target=self._loop)`, not in a loop):
+/// the object's only thread runs it.
+fn the_thread_of_init(cx: &FileCx, f: FuncId) -> bool {
+    let func = cx.func(f);
+    let Some(class) = func.class.as_deref() else {
+        return false;
+    };
+    let target = format!("self.{}", func.name);
+    let threads: Vec<ExprId> = cx
+        .calls_to(&["threading.Thread"])
+        .into_iter()
+        .filter(|(_, c)| {
+            c.kwarg("target")
+                .and_then(|t| cx.model.dotted(t))
+                .as_deref()
+                == Some(&*target)
+        })
+        .map(|(e, _)| e)
+        .collect();
+    matches!(threads.as_slice(), [t] if {
+        let g = cx.func(cx.func_of(*t));
+        g.name == "__init__"
+            && g.class.as_deref() == Some(class)
+            && !cx.in_loop(*t)
+    })
 }
 
 /// The `wait()`/`wait_for()` calls on the condition named `name`.
@@ -548,6 +579,34 @@ class Sink:
     def flush(self):
         with self._cond:
             self._cond.wait_for(lambda: not self._queue and self._inflight == 0)
+"#,
+        r#"
+import threading
+
+
+class Scheduler:
+    def __init__(self):
+        self.condition = threading.Condition()
+        self.commands = []
+        self.closed = False
+        # The object's one waiting thread.
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+        self.thread.start()
+
+    def submit(self, command):
+        with self.condition:
+            self.commands.append(command)
+            self.condition.notify_all()
+
+    def _loop(self):
+        while True:
+            with self.condition:
+                while not self.commands:
+                    self.condition.wait()
+                command = self.commands.pop(0)
+            if command is None:
+                return
+            command()
 "#,
     ],
 };

@@ -51,6 +51,9 @@ loop that catches only timeouts around awaits that wait for a reply
 with asyncio.timeout(t):`), or, in blocking code, around
 a `try` that receives and sends nothing (`sock.recv(n)` caught as
 `socket.timeout`): each failed attempt already waited that long. Nor is
+a loop whose handlers catch only errors of the input or of the code
+itself (`except (UnboundLocalError, TypeError, NameError):`,
+`KeyError`, `json.JSONDecodeError`): the other side did not fail. Nor is
 a non-blocking I/O loop: one whose handlers catch only "would block"
 errors (`ssl.SSLWantReadError`, pyOpenSSL's `SSL.WantReadError`, the
 same names re-exported by a package's own TLS shim, `BlockingIOError`),
@@ -775,6 +778,8 @@ fn is_local_error(t: &str) -> bool {
                 | "ValueError"
                 | "TypeError"
                 | "AttributeError"
+                | "NameError"
+                | "UnboundLocalError"
                 | "StopIteration"
                 | "StopAsyncIteration"
                 | "LookupError"
@@ -3061,6 +3066,24 @@ def append(pg, cur, record_id, digest_of):
         except psycopg2.IntegrityError:
             pg.rollback()
     raise RuntimeError("ledger append could not converge")
+"#,
+        r#"
+import asyncio
+
+
+async def delete_mirrored(get_session, bot, message_id):
+    for attempt in range(5):
+        try:
+            async with get_session() as session:
+                rows = await session.scalars(message_id)
+                for row in rows:
+                    await bot.delete_message(message_id=row.dcid)
+                    await session.delete(row)
+                await session.commit()
+            break
+        except (UnboundLocalError, TypeError, NameError):
+            # Waits for local state (the row) to be written; no service failed.
+            await asyncio.sleep(5)
 "#,
     ],
 };

@@ -63,7 +63,9 @@ and gives the old handlers back (replaying the signal to them) only once
 the server has shut down, nor one in a module with no coroutine of its
 own, by a function that starts its loop only in an earlier branch that
 leaves it (`if gateway: asyncio.run(serve()); return`): the install is on
-the synchronous path.
+the synchronous path. Nor is a handler that only starts a thread for its
+work (`threading.Thread(target=self._confirm_exit).start()`), perhaps
+re-arming a signal first: nothing of it runs on the loop's thread.
 
 ## Why
 
@@ -388,7 +390,38 @@ impl Rule for SignalInAsyncio {
                         || (ends_last && away_from_the_loop(cx, hc, f, 2))
                 })
             });
-            if hands_off || only_sets_flags {
+            // `signal.signal(SIGINT, self._stop)` then
+            // `threading.Thread(target=self._confirm_exit).start()`: the
+            // work goes to a thread of its own, off the loop's thread.
+            let makes_thread = |x: ExprId| {
+                cx.call(cx.model.strip(x))
+                    .is_some_and(|k| k.target.as_deref() == Some("threading.Thread"))
+            };
+            let starts_thread = |hc: &Call| {
+                hc.name == "start"
+                    && hc.receiver.is_some_and(|r| {
+                        makes_thread(r)
+                            || cx.model.name_of(cx.model.strip(r)).is_some_and(|n| {
+                                crate::python::common::value_bound_once(cx, f, n)
+                                    .is_some_and(makes_thread)
+                            })
+                    })
+            };
+            let hands_to_a_thread = cx
+                .body_calls(f)
+                .any(|x| cx.call(x).is_some_and(starts_thread))
+                && cx.body_calls(f).all(|x| {
+                    cx.call(x).is_some_and(|hc| {
+                        makes_thread(x)
+                            || starts_thread(hc)
+                            || says(hc)
+                            || matches!(
+                                hc.target.as_deref(),
+                                Some("signal.signal" | "signal.getsignal")
+                            )
+                    })
+                });
+            if hands_off || only_sets_flags || hands_to_a_thread {
                 continue;
             }
             out.push(cx.finding(
@@ -1529,6 +1562,35 @@ def serve(server):
 
     signal.signal(signal.SIGTERM, stop)
     server.wait_for_termination()
+"#,
+        r#"
+import asyncio
+import signal
+import threading
+
+
+class App:
+    def __init__(self, loop):
+        self.loop = loop
+
+    def init_signal(self):
+        signal.signal(signal.SIGINT, self._handle_sigint)
+
+    def _handle_sigint(self, sig, frame):
+        signal.signal(signal.SIGINT, self._force_stop)
+        # The prompt runs on a thread of its own, off the loop's thread.
+        thread = threading.Thread(target=self._confirm_exit, daemon=True)
+        thread.start()
+
+    def _force_stop(self, sig, frame):
+        self.loop.call_soon_threadsafe(self.loop.stop)
+
+    def _confirm_exit(self):
+        if input("Shut down? ") == "y":
+            self.loop.call_soon_threadsafe(self.loop.stop)
+
+    async def serve(self):
+        await asyncio.sleep(3600)
 "#,
     ],
 };

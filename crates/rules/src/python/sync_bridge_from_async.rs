@@ -48,8 +48,9 @@ only where no loop runs. Nor is
 a wait on a loop the module made for a thread of its own
 (`run_coroutine_threadsafe(coro, _tool_loop).result()` where every value
 given to `_tool_loop` is `asyncio.new_event_loop()`, also through a
-local: `loop = asyncio.new_event_loop()` then `self._loop = loop`): it
-is not the caller's loop. Nor a call in a test, inside `with
+local: `loop = asyncio.new_event_loop()` then `self._loop = loop`, or
+handed back by a helper of the file, `loop = _ensure_loop()` whose
+returns are that variable or `None`): it is not the caller's loop. Nor a call in a test, inside `with
 mock.patch.object(asyncio, "get_event_loop", ..)` or a patch of the
 module's `asyncio`, that replaced the loop with a mock. Nor a bridge in a
 sync generator function that the coroutine only calls and hands on
@@ -868,6 +869,49 @@ async def zip_stream(files, pack):
         if chunk is None:
             break
         yield chunk
+"#,
+        r#"
+import asyncio
+import threading
+
+_LOOP = None
+_LOOP_LOCK = threading.Lock()
+_READY = threading.Event()
+
+
+def _ensure_loop():
+    global _LOOP
+    with _LOOP_LOCK:
+        if _LOOP is not None and _LOOP.is_running():
+            return _LOOP
+
+        def _run():
+            global _LOOP
+            loop = asyncio.new_event_loop()
+            _LOOP = loop
+            _READY.set()
+            loop.run_forever()
+
+        threading.Thread(target=_run, daemon=True).start()
+    if not _READY.wait(timeout=1.0):
+        return None
+    return _LOOP
+
+
+def _schedule(coro):
+    # The module's own loop, on its own thread: never the caller's.
+    loop = _ensure_loop()
+    if loop is None:
+        raise RuntimeError("no loop")
+    asyncio.run_coroutine_threadsafe(coro, loop).result(timeout=5)
+
+
+async def _write(event):
+    await asyncio.sleep(0)
+
+
+async def emit(event):
+    _schedule(_write(event))
 "#,
     ],
 };

@@ -37,7 +37,8 @@ made once for each object. Nor are the workers a method that starts or
 connects the object adds (`start`, `_connect_to_server`, `open`,
 `initialize`, `__aenter__`, `setup_*`, `launch`) when the file cancels every task of the collection (`for
 task in self._tasks: task.cancel()`, also through a local joining it to
-others, `all_tasks = self.readers + self.writers`): a fixed set per
+others, `all_tasks = self.readers + self.writers`) or gathers it whole
+when it stops (`await asyncio.gather(*self._workers)`): a fixed set per
 connection; nor those an object's `run()` or `main()` adds one by one,
 outside any loop, when the file cancels each of them the same way; nor
 a collection the file both gathers whole (`await
@@ -434,9 +435,12 @@ fn started_for_the_connection(cx: &FileCx, f: FuncId, key: &str) -> bool {
                 })
             })
     };
+    // Stopped by cancelling each, or by a flag and then a gather of the
+    // whole set (`self._shutdown = True` .. `gather(*self._workers)`).
     lifecycle
-        && (0..cx.model.stmts.len() as u32)
+        && ((0..cx.model.stmts.len() as u32)
             .any(|i| crate::python::common::cancels_each_of(cx, StmtId(i)).is_some_and(walks_it))
+            || gathers_whole(cx, key))
 }
 
 /// The object's `run()` (or `main()`) adds its workers one by one, outside
@@ -465,23 +469,35 @@ fn started_by_the_run(cx: &FileCx, add: ExprId, key: &str) -> bool {
 /// object supervises one batch of work (a streamed result, a run), whose
 /// tasks it reaps together, not a set that grows with each request.
 fn supervised_whole(cx: &FileCx, key: &str) -> bool {
-    // The collection, or the tasks of a dict of them (`self._tasks.values()`).
-    let names_it = |e: ExprId| {
-        let e = cx.model.strip(e);
-        cx.model.dotted(e).as_deref() == Some(key)
-            || cx.call(e).is_some_and(|k| {
-                k.name == "values"
-                    && k.args.is_empty()
-                    && k.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(key)
-            })
-    };
-    let gathered = cx
-        .calls_to(&["asyncio.gather", "asyncio.tasks.gather"])
+    gathers_whole(cx, key)
+        && (0..cx.model.stmts.len() as u32).any(|i| {
+            crate::python::common::cancels_each_of(cx, StmtId(i))
+                .is_some_and(|e| names_the_tasks(cx, e, key))
+        })
+}
+
+/// The file awaits the whole collection at once (`asyncio.gather(*self._tasks)`,
+/// or `*self._tasks.values()` of a dict).
+fn gathers_whole(cx: &FileCx, key: &str) -> bool {
+    cx.calls_to(&["asyncio.gather", "asyncio.tasks.gather"])
         .into_iter()
-        .any(|(_, c)| c.args.iter().any(|a| a.spread && names_it(a.value)));
-    gathered
-        && (0..cx.model.stmts.len() as u32)
-            .any(|i| crate::python::common::cancels_each_of(cx, StmtId(i)).is_some_and(names_it))
+        .any(|(_, c)| {
+            c.args
+                .iter()
+                .any(|a| a.spread && names_the_tasks(cx, a.value, key))
+        })
+}
+
+/// `e` is the collection, or the tasks of a dict of them
+/// (`self._tasks.values()`).
+fn names_the_tasks(cx: &FileCx, e: ExprId, key: &str) -> bool {
+    let e = cx.model.strip(e);
+    cx.model.dotted(e).as_deref() == Some(key)
+        || cx.call(e).is_some_and(|k| {
+            k.name == "values"
+                && k.args.is_empty()
+                && k.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(key)
+        })
 }
 
 /// `f` is `__init__`, or a private helper of the file called only from
@@ -931,6 +947,29 @@ class Executor:
         for task in self._workers.values():
             task.cancel()
         await asyncio.gather(*self._workers.values(), return_exceptions=True)
+"#,
+        r#"
+import asyncio
+
+
+class Scraper:
+    def __init__(self, workers):
+        self.max_concurrent = workers
+        self._workers = []
+        self._shutdown = False
+
+    async def start(self):
+        # A fixed pool, stopped by the flag and gathered whole.
+        for i in range(self.max_concurrent):
+            self._workers.append(asyncio.create_task(self._worker(i)))
+
+    async def stop(self):
+        self._shutdown = True
+        await asyncio.gather(*self._workers, return_exceptions=True)
+
+    async def _worker(self, i):
+        while not self._shutdown:
+            await asyncio.sleep(1)
 "#,
     ],
 };

@@ -44,7 +44,7 @@ self._dead_fut]`) or gathered in a local list grown only with such
 fields (`futures.append(self._heartbeat_task)`): nobody expects this wait
 to cancel them. Nor is a wait inside `while not runner.done():` on that
 task and bare futures only (`{runner, wakeup}` with `wakeup =
-loop.create_future()`): the loop waits for the task again until it has
+loop.create_future()`, also bound to a local first): the loop waits for the task again until it has
 finished, and a bare future runs no work. Nor is a wait in a loop on
 locals the loop fills only when empty (`if not next_input: next_input =
 create_task(..)`) and empties once done: a racer still pending stays in
@@ -385,15 +385,24 @@ fn waits_only_on_others(cx: &FileCx, f: FuncId, c: &Call) -> bool {
         })
 }
 
-/// The wait sits in `while not runner.done():` for one of its racers,
-/// and every other racer is a bare future (`wakeup =
-/// loop.create_future()`) or an event's `wait()` of something else: the
+/// The wait sits in `while not runner.done():` for one of its racers
+/// (written out, or in a local set made just for it), and every other
+/// racer is a bare future (`wakeup = loop.create_future()`) or an event's
+/// `wait()` of something else: the
 /// loop waits again for the task until it has finished, and what it
 /// raced against runs no work of its own.
 fn rewaits_until_done(cx: &FileCx, f: FuncId, wait: ExprId, c: &Call) -> bool {
-    let Some(arg) = c.positional(0).map(|a| cx.model.strip(a)) else {
+    let Some(mut arg) = c.positional(0).map(|a| cx.model.strip(a)) else {
         return false;
     };
+    // `pending = {response, worker}` first.
+    if let Some(v) = cx
+        .model
+        .name_of(arg)
+        .and_then(|n| crate::python::common::value_bound_once(cx, f, n))
+    {
+        arg = cx.model.strip(v);
+    }
     let ExprKind::Collection { elems, .. } = &cx.expr(arg).kind else {
         return false;
     };
@@ -1163,6 +1172,34 @@ async def run_until_stopped(tick, interval: timedelta, stop: asyncio.Event):
         await asyncio.wait({stop_task, sleep_task}, return_when=asyncio.FIRST_COMPLETED)
         if stop.is_set():
             return
+"#,
+        r#"
+import asyncio
+
+
+def pump(generator):
+    requests = asyncio.Queue()
+
+    async def drive():
+        while (response := await requests.get()) is not None:
+            response.set_result(await generator.__anext__())
+
+    worker = asyncio.create_task(drive())
+
+    async def iterate():
+        # The worker is waited for again each round until it is done; the
+        # other racer is a bare future.
+        while not worker.done():
+            response = asyncio.get_running_loop().create_future()
+            requests.put_nowait(response)
+            pending = {response, worker}
+            done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            if response not in done:
+                break
+            yield response.result()
+        worker.result()
+
+    return iterate()
 "#,
     ],
 };
