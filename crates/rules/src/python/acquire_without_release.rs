@@ -86,7 +86,9 @@ async twins (`aacquire_lock`). Nor is a lock a function makes for itself
 `acquire`/`release`/`locked`, when every acquire of it sits in that
 function's own body (nothing runs beside the call to be blocked) or only
 tries (`claim.acquire(blocking=False)` picks a winner and never waits).
-Nor is a lock of `self` that the class's `__init__` acquires and keeps:
+Nor is a lock the file never releases anywhere and whose `locked()` a
+function returns as its state (`return self._closing.locked()`: a
+"closing" switch thrown once). Nor is a lock of `self` that the class's `__init__` acquires and keeps:
 built held, it is a signal (a worker releases it when ready, a waiter's
 `acquire(timeout=t)` waits for that), not a section to give back.
 A receiver known only by its name counts as a limiter
@@ -234,6 +236,25 @@ fn held_from_construction(cx: &FileCx, f: FuncId, name: &str) -> bool {
             && calls(g, "acquire")
             && !calls(g, "release")
     })
+}
+
+/// Nothing in the file ever releases the lock, and its `locked()` is read
+/// as state (`return self.closing_lock.locked()` in a `closing`
+/// property): taking it is a one-way switch ("closed"), not a section
+/// to give back.
+fn one_way_flag(cx: &FileCx, name: &str) -> bool {
+    let on_it = |method: &str| {
+        cx.calls_named(&[method])
+            .into_iter()
+            .filter(|(_, c)| c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(name))
+    };
+    // Read as the answer of a predicate (`return self._closing.locked()`),
+    // not merely tested before taking it.
+    let reported = on_it("locked").any(|(e, _)| {
+        matches!(cx.tree.expr_parent(e), Parent::Stmt(s)
+            if matches!(cx.stmt(s).kind, StmtKind::Return(Some(_))))
+    });
+    reported && on_it("release").next().is_none()
 }
 
 /// A lock the function builds for itself and never hands out (`claim =
@@ -396,6 +417,7 @@ impl Rule for AcquireWithoutRelease {
             if starts_empty(cx, f, &name)
                 || private_to_call(cx, f, &name)
                 || held_from_construction(cx, f, &name)
+                || one_way_flag(cx, &name)
             {
                 continue;
             }
@@ -2997,6 +3019,22 @@ class Service:
             return self.sessions.start(request)
         finally:
             self.create_lock.release()
+"#,
+        r#"
+import asyncio
+
+
+class Tasks:
+    def __init__(self):
+        self._closing = asyncio.Lock()
+
+    @property
+    def closing(self):
+        return self._closing.locked()
+
+    async def close(self):
+        # Thrown once and never released: "closed" from here on.
+        await self._closing.acquire()
 "#,
     ],
 };

@@ -650,14 +650,17 @@ pub fn is_close_like(name: &str) -> bool {
     )
 }
 
-/// `q.put(x)`/`q.get()` on a receiver named for a queue (`self._queue`,
-/// `ic.event_queue`, `q`, `self._in_q`) or typed as one: an in-process
-/// hand-off, not an HTTP verb, whatever the queue's type.
+/// `q.put(x)`/`q.get()` (or `q.join()`, waiting for its consumers) on a
+/// receiver named for a queue (`self._queue`, `ic.event_queue`, `q`,
+/// `self._in_q`) or typed as one: an in-process hand-off, not an HTTP
+/// verb, whatever the queue's type.
 pub fn on_a_queue(cx: &FileCx, c: &Call) -> bool {
     if matches!(c.name.as_str(), "send" | "receive") {
         return c.receiver.is_some_and(|r| on_a_memory_channel(cx, r));
     }
-    if !matches!(c.name.as_str(), "put" | "get") {
+    let queue_verb =
+        matches!(c.name.as_str(), "put" | "get") || (c.name == "join" && c.args.is_empty());
+    if !queue_verb {
         return false;
     }
     let Some(r) = c.receiver else { return false };

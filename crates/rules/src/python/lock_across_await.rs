@@ -44,8 +44,8 @@ Two shapes:
   (`if lock.locked(): return` right before `async with lock:`): other
   tasks skip it instead of waiting; and so is a double-checked set-up
   whose body is one `if` that fills the slot it tests (`if self._pool is
-  None: self._pool = await create_pool(..)`, perhaps then handing it back,
-  `return self._pool`, or sets the event it tests,
+  None: self._pool = await create_pool(..)`, one such step after another,
+  perhaps then handing it back, `return self._pool`, or sets the event it tests,
   `if not self._ready.is_set(): ... self._ready.set()`, or moves on the expiry it
   tests, `if time.monotonic() >= self._expires_at: ... self._expires_at =
   time.monotonic() + 300`), or that begins (perhaps
@@ -699,7 +699,7 @@ fn rechecks_first(cx: &FileCx, body: &Block) -> bool {
     }) else {
         return false;
     };
-    let StmtKind::If { cond, then, orelse } = &cx.stmt(body[k]).kind else {
+    let StmtKind::If { then, orelse, .. } = &cx.stmt(body[k]).kind else {
         return false;
     };
     then.last().is_some_and(|&l| match cx.stmt(l).kind {
@@ -711,16 +711,27 @@ fn rechecks_first(cx: &FileCx, body: &Block) -> bool {
             k == 0
         }
         _ => false,
-    }) || (k == 0
-        && orelse.is_empty()
-        && fills_what_it_tests(cx, *cond, then)
-        && match body.as_slice() {
-            [_] => true,
-            // `if self._ws is None or self._ws.closed: self._ws = await
-            // connect(..)` then `return self._ws`: the slot handed back.
-            [_, r] => matches!(cx.stmt(*r).kind, StmtKind::Return(Some(v))
-                if cx.model.dotted(v).is_some_and(|d| d.starts_with("self."))),
-            _ => false,
+    }) || (k == 0 && orelse.is_empty() && set_up_steps_only(cx, body))
+}
+
+/// The body is one or more set-up steps, each an `if` that fills the slot
+/// it tests (`if self._real is None: self._real = make()`, then `if not
+/// self._connected: await self._real.connect(); self._connected = True`),
+/// perhaps ending by handing a slot back (`return self._ws`).
+fn set_up_steps_only(cx: &FileCx, body: &Block) -> bool {
+    let steps = match body.split_last() {
+        Some((&r, rest))
+            if matches!(cx.stmt(r).kind, StmtKind::Return(Some(v))
+                if cx.model.dotted(v).is_some_and(|d| d.starts_with("self."))) =>
+        {
+            rest
+        }
+        _ => body.as_slice(),
+    };
+    !steps.is_empty()
+        && steps.iter().all(|&st| {
+            matches!(&cx.stmt(st).kind, StmtKind::If { cond, then, orelse }
+                if orelse.is_empty() && fills_what_it_tests(cx, *cond, then))
         })
 }
 
@@ -1839,6 +1850,26 @@ class JobQueue:
             self._pending[job.id] = future
             await self._queues[job.priority].put(job)
             return future
+"#,
+        r#"
+import asyncio
+
+
+class Client:
+    def __init__(self, make_client):
+        self._make_client = make_client
+        self._real = None
+        self._connected = False
+        self._lock = asyncio.Lock()
+
+    async def _ensure_connected(self):
+        # Two set-up steps, each done once by the first task.
+        async with self._lock:
+            if self._real is None:
+                self._real = self._make_client()
+            if not self._connected:
+                await self._real.connect()
+                self._connected = True
 "#,
     ],
 };

@@ -39,8 +39,8 @@ last (`content = await resp.text()` then `if content: break`, `if
 data.get("jobComplete"): break`); leaving only
 on `"error"` is a service that stops when its dependency fails. So is
 `while status in ("STARTING", "UNKNOWN"):` when the loop sets `status`
-afresh from what it polls (or `while run.status in [..]:` with `run`
-fetched again). A delay the loop computes afresh each round
+afresh from what it polls (or `while run.status in [..]:`, `while
+task.get("status") in (..):`, with `run` or `task` fetched again). A delay the loop computes afresh each round
 (`retry = backoff.delay()`, `delay = min(delay * 2, 60)`, also an
 attribute, `self._backoff *= 1.5`, or from a count the loop bumps,
 `retries += 1; delay = factor * 2 ** retries`) is a backoff, not a period, and so is
@@ -640,8 +640,9 @@ pub(crate) fn waits_for_final_state(cx: &FileCx, lp: StmtId, body: &Block) -> bo
 
 /// `while status in ("STARTING", "UNKNOWN"):` (or `!=`, `==`, `not in`
 /// a status string) where the loop assigns `status` afresh from what it
-/// polls (also `while run.status in (..)` with `run` fetched again each
-/// round): it runs until one job leaves a state, and ends with it.
+/// polls (also `while run.status in (..)`, `task.get("status")` or
+/// `job["state"]` with `run`, `task`, `job` fetched again each round): it
+/// runs until one job leaves a state, and ends with it.
 fn polls_until_state_changes(cx: &FileCx, cond: ExprId, body: &Block) -> bool {
     let ExprKind::Binary {
         op: BinOp::In | BinOp::NotIn | BinOp::Eq | BinOp::NotEq,
@@ -651,9 +652,11 @@ fn polls_until_state_changes(cx: &FileCx, cond: ExprId, body: &Block) -> bool {
     else {
         return false;
     };
-    // `while run.status in (..)`: the field of what the loop re-fetches.
+    // `while run.status in (..)`, `task.get("status")`, `job["state"]`:
+    // a field of what the loop re-fetches.
     let left = match &cx.expr(cx.model.strip(*left)).kind {
-        ExprKind::Attr { obj, .. } => *obj,
+        ExprKind::Attr { obj, .. } | ExprKind::Index { obj, .. } => *obj,
+        ExprKind::Call(c) if c.name == "get" => c.receiver.unwrap_or(*left),
         _ => *left,
     };
     let Some(name) = cx.model.name_of(left) else {
@@ -1800,6 +1803,19 @@ async def wait_for_run(client, thread_id, run):
         await asyncio.sleep(1)
         run = await client.runs.get(thread_id=thread_id, run_id=run.id)
     return run
+"#,
+        r#"
+import asyncio
+
+
+async def send_and_wait(client, url, first, poll_interval=1.0):
+    task = first
+    # Ends when this one task leaves its pending states.
+    while task.get("status") in ("pending", "running"):
+        await asyncio.sleep(poll_interval)
+        resp = await client.get(f"{url}/tasks/{task['id']}")
+        task = resp.json()
+    return task
 "#,
     ],
 };

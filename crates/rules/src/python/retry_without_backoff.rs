@@ -90,8 +90,9 @@ compare-and-swap reads again and tries again at once, by design.
 A fixed delay in a loop that connects to this machine only (a socket
 built with `AF_UNIX`, or a loopback host written out:
 `socket.create_connection(("127.0.0.1", port))` or
-`f"http://localhost:{port}/docs"` while a server just
-started comes up, also built into a local of the loop first) is not reported: a local peer has no fleet of clients
+`f"http://localhost:{port}/docs"`, also `f"{protocol}://localhost:{port}"`,
+while a server just started comes up, also built into a local of the
+loop or of the function before it) is not reported: a local peer has no fleet of clients
 to come back in waves. Nor one after the function started a child
 process (`subprocess.Popen(..)`, `await asyncio.create_subprocess_exec(..)`):
 it waits for that child to come up, and no other client waits on it. A wait read from the error just caught (`except FloodWaitError as e:
@@ -250,8 +251,10 @@ impl Rule for RetryWithoutBackoff {
 /// written out. The peer is a local process with a few local clients (a
 /// readiness wait for a server just started, an agent reconnecting to its
 /// master's socket): a fixed delay cannot synchronize a fleet against it.
-/// An address the loop builds into a local first (`url =
-/// f"http://127.0.0.1:11356/api/..."; requests.get(url)`) counts too.
+/// An address the loop (or the function, before it) builds into a local
+/// first (`url = f"http://127.0.0.1:11356/api/..."; requests.get(url)`)
+/// counts too, also with the scheme a placeholder
+/// (`f"{protocol}://localhost:{port}/.."`).
 pub(crate) fn reaches_this_host_only(cx: &FileCx, body: &Block) -> bool {
     let (Some(&first), Some(&last)) = (body.first(), body.last()) else {
         return false;
@@ -262,10 +265,16 @@ pub(crate) fn reaches_this_host_only(cx: &FileCx, body: &Block) -> bool {
         let c = cx.call(e).unwrap();
         for a in &c.args {
             let v = cx.model.strip(a.value);
+            // Built in the loop, or once before it in the function.
             let v = cx
                 .model
                 .name_of(v)
-                .and_then(|n| crate::util::local_value_in(cx.model, scope, n))
+                .and_then(|n| {
+                    crate::util::local_value_in(cx.model, scope, n).or_else(|| {
+                        crate::util::enclosing_function_span(cx.model, scope)
+                            .and_then(|f| crate::util::local_value_in(cx.model, f, n))
+                    })
+                })
                 .unwrap_or(v);
             let host = match &cx.expr(v).kind {
                 ExprKind::Collection { elems, .. } => elems.first().copied(),
@@ -277,10 +286,22 @@ pub(crate) fn reaches_this_host_only(cx: &FileCx, body: &Block) -> bool {
             let Some(text) = host.and_then(|h| written_text(cx, h)) else {
                 continue;
             };
-            let h = text.split_once("://").map_or(text, |(_, rest)| rest);
+            // `f"{protocol}://localhost:{port}/register"`: the scheme is a
+            // placeholder; the host is written out after it.
+            let after_placeholder = host
+                .filter(|_| text.is_empty())
+                .and_then(|h| cx.source(cx.expr(h).span).split_once("}://"))
+                .map(|(_, rest)| rest.split(['{', '"', '\'']).next().unwrap_or(""));
+            let (h, has_scheme) = match after_placeholder {
+                Some(rest) => (rest, true),
+                None => (
+                    text.split_once("://").map_or(text, |(_, rest)| rest),
+                    text.contains("://"),
+                ),
+            };
             if crate::shared::is_loopback_host(h) || h == "::1" {
                 local = true;
-            } else if text.contains("://") || h.parse::<std::net::IpAddr>().is_ok() {
+            } else if has_scheme || h.parse::<std::net::IpAddr>().is_ok() {
                 return false;
             }
         }
@@ -3084,6 +3105,23 @@ async def delete_mirrored(get_session, bot, message_id):
         except (UnboundLocalError, TypeError, NameError):
             # Waits for local state (the row) to be written; no service failed.
             await asyncio.sleep(5)
+"#,
+        r#"
+import time
+
+import requests
+
+
+def register(protocol, port, param):
+    # The backend runs on this machine: no fleet retries against it.
+    url = f"{protocol}://localhost:{port}/app/service/register"
+    while True:
+        try:
+            res = requests.post(url, json=param, timeout=10)
+            res.raise_for_status()
+            return
+        except Exception:
+            time.sleep(10)
 "#,
     ],
 };

@@ -31,7 +31,8 @@ the work itself (`thread.join()`, `proc.wait()`, `await task`, also
 with a deadline, `await asyncio.wait_for(future, timeout=t)`) is not
 reported: the sleep orders nothing there, and nor is a sleep right after
 such a wait (`run = await eval_task`): the work is over when it starts.
-Neither is an `assert` that
+Neither is an `assert` that something did not happen (`assert not
+t.done()`, `self.assertFalse(t.done())`), nor one that
 repeats word for word one made before the sleep: it checks that nothing
 changed, which a slow machine cannot make fail. A `task.cancel()` of the
 started work right after the sleep reads nothing; the statement after it
@@ -226,6 +227,11 @@ impl Rule for SleepSynchronization {
             // `thread.join()`, `await task`: the next statement waits for
             // the work itself, whatever the sleep did.
             if waits_for_work(cx, next, &handed) {
+                continue;
+            }
+            // `self.assertFalse(task.done())`: unittest's form of the
+            // same negative check.
+            if asserts_false(cx, next) {
                 continue;
             }
             let reads = if is_assert(cx, next) {
@@ -617,6 +623,17 @@ fn negative_assert(cx: &FileCx, s: StmtId) -> bool {
         } => matches!(cx.model.literal(*right), Some(Lit::Null | Lit::Bool(false))),
         _ => false,
     }
+}
+
+/// `self.assertFalse(x)` / `self.assertIsNone(x)` as a statement: a check
+/// that something did *not* happen, which a slow machine only makes more
+/// likely to hold.
+fn asserts_false(cx: &FileCx, s: StmtId) -> bool {
+    matches!(cx.stmt(s).kind, StmtKind::Expr(e)
+    if cx.call(cx.model.strip(e)).is_some_and(|c| {
+        matches!(c.name.as_str(), "assertFalse" | "assertIsNone")
+            && c.receiver.and_then(|r| cx.model.name_of(r)) == Some("self")
+    }))
 }
 
 /// The statement waits for the started work to end: `t.join()` or
@@ -1194,6 +1211,23 @@ class Worker:
 
     async def _process(self, job):
         await asyncio.sleep(0)
+"#,
+        r#"
+import asyncio
+import unittest
+
+
+class WatchdogTest(unittest.IsolatedAsyncioTestCase):
+    async def test_keeps_running(self):
+        task = asyncio.create_task(self.watchdog())
+        await asyncio.sleep(0.2)
+        # A check that it has not ended: a slow machine cannot break it.
+        self.assertFalse(task.done())
+        task.cancel()
+
+    async def watchdog(self):
+        while True:
+            await asyncio.sleep(1)
 "#,
     ],
 };

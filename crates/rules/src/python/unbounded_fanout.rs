@@ -61,7 +61,8 @@ through a sync method of the file that makes one and starts nothing, a
 data loader's `load(key)`), or on work already submitted to a pool
 (`asyncio.wrap_future(f)`), or
 putting each item on an in-process queue (`gather(*[q.put(m) for m in
-batch])`, also through a coroutine of the file that awaits nothing else,
+batch])`, or waiting for each to be drained, `q.join()`, also through a
+coroutine of the file that awaits nothing else,
 `async def _put(q): await q.put(item)`) or waiting on one per item
 (`create_task(queue.get())` for each running job): the queue's other side
 sets the pace. Nor
@@ -3363,6 +3364,18 @@ class Broadcast:
             await queue.put(item)
         except asyncio.QueueShutDown:
             pass
+"#,
+        r#"
+import asyncio
+
+
+class Publisher:
+    def __init__(self, shards):
+        self._queues = [asyncio.Queue() for _ in range(shards)]
+
+    async def flush(self):
+        # Waits for each in-process queue to be drained; starts no work.
+        await asyncio.gather(*(queue.join() for queue in self._queues))
 "#,
     ],
 };
