@@ -621,6 +621,14 @@ pub fn waits_on_dedicated_loop(m: &FileModel, c: &Call, at: Span) -> bool {
         },
         None => r,
     };
+    // Or a method of the file that schedules and hands the future back
+    // (`self._invoke_on_background_thread(coro).result()`, whose body
+    // ends `return asyncio.run_coroutine_threadsafe(.., loop=self._loop)`).
+    let fut = m
+        .call(fut)
+        .filter(|k| k.name != "run_coroutine_threadsafe")
+        .and_then(|k| scheduled_by_method(m, k))
+        .unwrap_or(fut);
     let Some(schedule) = m.call(fut).filter(|k| k.name == "run_coroutine_threadsafe") else {
         return false;
     };
@@ -663,6 +671,38 @@ pub fn waits_on_dedicated_loop(m: &FileModel, c: &Call, at: Span) -> bool {
         _ => lp,
     };
     dedicated_loop(m, &lp)
+}
+
+/// The `run_coroutine_threadsafe(..)` call a method of the file called on
+/// `self` hands back: its one `return` gives it, directly or through a
+/// local bound to it once.
+fn scheduled_by_method(m: &FileModel, k: &Call) -> Option<ExprId> {
+    if k.receiver.is_none_or(|r| m.name_of(r) != Some("self")) {
+        return None;
+    }
+    let h = m
+        .function_ids()
+        .map(|f| m.func(f))
+        .find(|f| f.kind != FnKind::Module && f.name == k.name && !f.is_async)?;
+    let returned: Vec<ExprId> = m
+        .stmts
+        .iter()
+        .filter(|st| enclosing_function_span(m, st.span) == Some(h.span))
+        .filter_map(|st| match st.kind {
+            StmtKind::Return(Some(v)) => Some(m.strip(v)),
+            _ => None,
+        })
+        .collect();
+    let [v] = returned.as_slice() else {
+        return None;
+    };
+    let v = m
+        .name_of(*v)
+        .and_then(|n| local_value_in(m, h.span, n))
+        .unwrap_or(*v);
+    m.call(v)
+        .filter(|c| c.name == "run_coroutine_threadsafe")
+        .map(|_| v)
 }
 
 /// Every `return` of the file's function `name` hands back `None` or a

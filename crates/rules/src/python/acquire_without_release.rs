@@ -23,7 +23,8 @@ first thing in a `with ExitStack() as stack:` there,
 `stack.callback(sem.release)`), or there is no release at all. Between the acquire and that `try` may sit only an early
 exit that releases first (`if closed: release(); raise`) and statements that
 cannot raise (`items = []`, `last = None`, `ctx.event = asyncio.Event()`,
-a pop its own test guards, `task = tasks.pop() if tasks else None`); a release that follows the
+a pop its own test guards, `task = tasks.pop() if tasks else None`, the
+size of a field, `n = len(self.items)`); a release that follows the
 acquire with nothing but such statements (or a wait on the condition
 just acquired, `cond.acquire(); cond.wait(t); cond.release()`), stores of a name into an
 attribute or entry of `self` (`self._objects[i] = obj`), a field of
@@ -60,7 +61,9 @@ got: lock.release()`, or `if got:` with that `try` first in it), or `if not
 lock.acquire(False): <defer the work> else:` with the `try` in the
 `else` (also as the last alternative of an `or`: `if closed or not
 lock.acquire(False):`), or a loop that tries each round, `while pending
-and lock.acquire(blocking=False):`, with the `try` in its body. So is a `try` whose catch-all handler (`except BaseException:`)
+and lock.acquire(blocking=False):`, with the `try` in its body. The acquire may also be the last statement of a deadline scope or of
+another lock's `with` (`with anyio.fail_after(5): await lock.acquire()`)
+with the `try` right after that block. So is a `try` whose catch-all handler (`except BaseException:`)
 releases while its body hands `sem.release` on to what keeps the permit
 after success (`StreamResponse(release=sem.release)`), or whose
 catch-all handler releases and re-raises while another method of the
@@ -556,6 +559,20 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
             Parent::Stmt(p)
                 if matches!(&cx.stmt(p).kind, StmtKind::Try { body, finally: None, handlers, .. }
                 if body.last() == Some(&last) && !handlers.is_empty()) =>
+            {
+                from = p
+            }
+            // `with anyio.fail_after(5): await lock.acquire()`, or the
+            // acquire last under `async with outer:`: leaving a deadline
+            // scope that did not fire, or another lock's `with`, raises
+            // nothing, so the `try` after it still follows the acquire.
+            Parent::Stmt(p)
+                if matches!(&cx.stmt(p).kind, StmtKind::With { body, items, .. }
+                if body.last() == Some(&last)
+                    && items.iter().all(|it| {
+                        crate::python::common::is_deadline_scope(cx, it.ctx)
+                            || crate::python::common::lock_kind(cx, it.ctx).is_some()
+                    })) =>
             {
                 from = p
             }
@@ -1194,6 +1211,11 @@ fn binds_a_constant(cx: &FileCx, s: StmtId) -> bool {
             (matches!(c.target.as_deref(), Some("os.getenv" | "os.environ.get"))
                 && c.positional(0)
                     .is_some_and(|a| matches!(cx.model.literal(a), Some(Lit::Str(_)))))
+                // `ret = len(self.attr)`: the size of a field of the object.
+                || (c.target.as_deref() == Some("builtins.len")
+                    && matches!(c.args.as_slice(), [a] if a.name.is_none()
+                        && !a.spread
+                        && cx.model.dotted(a.value).is_some_and(|d| d.starts_with("self."))))
                 // `job_id = str(job_counter)`: the text of a counter.
                 || (c.target.as_deref() == Some("builtins.str")
                     && matches!(c.args.as_slice(), [a] if a.name.is_none()
@@ -3035,6 +3057,39 @@ class Tasks:
     async def close(self):
         # Thrown once and never released: "closed" from here on.
         await self._closing.acquire()
+"#,
+        r#"
+import threading
+
+
+class ThreadedList:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.items = []
+
+    def __len__(self):
+        self.lock.acquire()
+        # The size of a field: nothing here raises.
+        ret = len(self.items)
+        self.lock.release()
+        return ret
+"#,
+        r#"
+import anyio
+
+
+class Runtime:
+    def __init__(self):
+        self._lock = anyio.Lock()
+
+    async def call(self, request):
+        # Only the wait is bounded; the release follows in the `finally`.
+        with anyio.fail_after(5):
+            await self._lock.acquire()
+        try:
+            return await request()
+        finally:
+            self._lock.release()
 "#,
     ],
 };

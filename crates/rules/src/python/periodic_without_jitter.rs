@@ -55,8 +55,10 @@ close it, `await self.send_command(..)` included, or push to the server's
 own clients, `await self.broadcast(..)`) is left alone: it keeps
 open connections alive, on their own phase. So is a loop
 that starts each round by waiting for work the process hands it (`msg =
-await self.send_queue.get()`, `await self.wakeup.wait()`): it runs when
-something arrives, and its sleep spaces out that work. Nor a sleep that
+await self.send_queue.get()`, `await self.wakeup.wait()`), or takes it
+only under a test that the queue holds some (`if not self.queue.empty():
+data = self.queue.get()`): it runs when something arrives, and its sleep
+spaces out that work. Nor a sleep that
 waits for a non-blocking socket to have data (in a handler of
 `BlockingIOError`, or under a test of `EWOULDBLOCK`/`EAGAIN`): that sleep
 paces reads on a connection the code already has, not a poll's period;
@@ -404,9 +406,11 @@ fn only_writes(name: &str) -> bool {
 
 /// Each round starts by waiting for work the process hands it (`msg =
 /// await self.send_queue.get()`, `await self.wakeup.wait()`), unconditionally
-/// (in the loop's body or the `try` that is): the loop runs when something
-/// arrives, and its sleep spaces out that work (writes to one device), it
-/// is not the period of a poll.
+/// (in the loop's body or the `try` that is), or takes it under a test
+/// that the queue holds some (`if not self.queue.empty(): data =
+/// self.queue.get()`): the loop runs when something arrives, and its
+/// sleep spaces out that work (writes to one device), it is not the
+/// period of a poll.
 pub(crate) fn waits_for_work(cx: &FileCx, body: &Block) -> bool {
     // `queue.get()` by type, or on a receiver named for a queue when the
     // type is unknown (`task = task_queue.get()`, `await
@@ -415,13 +419,7 @@ pub(crate) fn waits_for_work(cx: &FileCx, body: &Block) -> bool {
         let by_type = c.target.as_deref().is_some_and(|t| {
             t.ends_with("Queue.get") || t.ends_with("Event.wait") || t.ends_with("Condition.wait")
         });
-        let by_name = c.name.starts_with("get")
-            && c.receiver
-                .and_then(|r| cx.model.dotted(r))
-                .is_some_and(|d| {
-                    let last = d.rsplit('.').next().unwrap_or(&d).to_ascii_lowercase();
-                    last.ends_with("queue") || last == "q" || last.ends_with("_q")
-                });
+        let by_name = c.name.starts_with("get") && c.receiver.is_some_and(|r| named_queue(cx, r));
         // `await asyncio.wait_for(queue.get(), timeout=t)` (not of an
         // event's `wait()`: with a timeout, that is a sleep a stop can cut
         // short).
@@ -447,15 +445,58 @@ pub(crate) fn waits_for_work(cx: &FileCx, body: &Block) -> bool {
         b.iter().any(|&s| match &cx.stmt(s).kind {
             StmtKind::Expr(e) => waits(*e),
             StmtKind::Assign { value: Some(v), .. } => waits(*v),
+            // `if not self.queue.empty(): data = self.queue.get(); post(data)`:
+            // the round does its work only when an item was there, and
+            // everything else in it is under that test.
+            StmtKind::If { cond, then, orelse }
+                if orelse.is_empty() && tests_queue_has_items(cx, *cond) =>
+            {
+                then.iter().any(|&t| match &cx.stmt(t).kind {
+                    StmtKind::Try { body, .. } => any_waits(cx, body, waits),
+                    _ => any_waits(cx, &vec![t], waits),
+                })
+            }
             StmtKind::If { then, orelse, .. } => {
                 any_waits(cx, then, waits) && any_waits(cx, orelse, waits)
             }
             _ => false,
         })
     }
+    // `not q.empty()`, `q.qsize()`, `q.qsize() > 0` on a queue by name.
+    fn tests_queue_has_items(cx: &FileCx, cond: ExprId) -> bool {
+        let names_queue =
+            |c: &Call| c.args.is_empty() && c.receiver.is_some_and(|r| named_queue(cx, r));
+        match &cx.expr(cx.model.strip(cond)).kind {
+            ExprKind::Unary {
+                op: UnOp::Not,
+                operand,
+            } => cx
+                .call(cx.model.strip(*operand))
+                .is_some_and(|c| c.name == "empty" && names_queue(c)),
+            ExprKind::Binary {
+                op: BinOp::Gt,
+                left,
+                ..
+            } => cx
+                .call(cx.model.strip(*left))
+                .is_some_and(|c| c.name == "qsize" && names_queue(c)),
+            _ => cx
+                .call(cx.model.strip(cond))
+                .is_some_and(|c| c.name == "qsize" && names_queue(c)),
+        }
+    }
     body.iter().any(|&s| match &cx.stmt(s).kind {
         StmtKind::Try { body, .. } => any_waits(cx, body, &waits),
         _ => any_waits(cx, &vec![s], &waits),
+    })
+}
+
+/// A receiver named for a queue (`task_queue`, `self.send_queue`, `q`,
+/// `self._in_q`), whatever its type.
+fn named_queue(cx: &FileCx, r: ExprId) -> bool {
+    cx.model.dotted(r).is_some_and(|d| {
+        let last = d.rsplit('.').next().unwrap_or(&d).to_ascii_lowercase();
+        last.ends_with("queue") || last == "q" || last.ends_with("_q")
     })
 }
 
@@ -1816,6 +1857,26 @@ async def send_and_wait(client, url, first, poll_interval=1.0):
         resp = await client.get(f"{url}/tasks/{task['id']}")
         task = resp.json()
     return task
+"#,
+        r#"
+import time
+
+import requests
+
+
+class Alerter:
+    def __init__(self, queue, url):
+        self.queue = queue
+        self.url = url
+        self.running = True
+
+    def run(self):
+        # Sends only what the process queued; the period spaces the sends.
+        while self.running or not self.queue.empty():
+            if not self.queue.empty():
+                data = self.queue.get()
+                requests.post(self.url, data, timeout=10)
+            time.sleep(1)
 "#,
     ],
 };

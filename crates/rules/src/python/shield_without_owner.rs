@@ -394,12 +394,7 @@ fn bounded_look_then_awaited(cx: &FileCx, shield: ExprId, name: &str) -> bool {
     let handles_own_cancel = path.windows(2).any(|w| {
         matches!(&cx.stmt(w[1]).kind, StmtKind::Try { body, handlers, .. }
         if body.contains(&w[0])
-            && handlers.iter().any(|h| {
-                h.types.is_empty()
-                    || h.types
-                        .iter()
-                        .any(|t| t.ends_with("CancelledError") || t == "BaseException")
-            }))
+            && handlers.iter().any(catches_cancellation))
     });
     let f = cx.func_of(shield);
     let at = cx.expr(shield).span.end;
@@ -466,13 +461,18 @@ fn reaps_on_cancel(cx: &FileCx, shield: ExprId, name: &str) -> bool {
                 || handlers.iter().any(|h| {
                     // Also `except BaseException:` or a bare `except:`,
                     // which catch the cancellation too.
-                    (h.types.is_empty()
-                        || h.types
-                            .iter()
-                            .any(|t| t.ends_with("CancelledError") || t == "BaseException"))
-                        && awaits_it(&h.body)
+                    catches_cancellation(h) && awaits_it(&h.body)
                 }))
     })
+}
+
+/// The handler catches the caller's cancellation: `except
+/// CancelledError:`, `except BaseException:` or a bare `except:`.
+fn catches_cancellation(h: &Handler) -> bool {
+    h.types.is_empty()
+        || h.types
+            .iter()
+            .any(|t| t.ends_with("CancelledError") || t == "BaseException")
 }
 
 /// A future over work that already runs, which `shield` wraps in no new

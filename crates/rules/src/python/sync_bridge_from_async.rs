@@ -50,7 +50,9 @@ a wait on a loop the module made for a thread of its own
 given to `_tool_loop` is `asyncio.new_event_loop()`, also through a
 local: `loop = asyncio.new_event_loop()` then `self._loop = loop`, or
 handed back by a helper of the file, `loop = _ensure_loop()` whose
-returns are that variable or `None`): it is not the caller's loop. Nor a call in a test, inside `with
+returns are that variable or `None`, or a future a method of the file
+schedules on it and returns, `self._invoke(coro).result()`): it is not
+the caller's loop. Nor a call in a test, inside `with
 mock.patch.object(asyncio, "get_event_loop", ..)` or a patch of the
 module's `asyncio`, that replaced the loop with a mock. Nor a bridge in a
 sync generator function that the coroutine only calls and hands on
@@ -428,6 +430,27 @@ async def count(client):
     for page in pages(client, asyncio.get_event_loop()):
         total += len(page)
     return total
+"#,
+        r#"
+import asyncio
+
+
+class Bridge:
+    def __init__(self, loop):
+        # The loop the caller runs on.
+        self._loop = loop
+
+    def _invoke(self, coro):
+        return asyncio.run_coroutine_threadsafe(coro, self._loop)
+
+    def fetch(self):
+        return self._invoke(self._get()).result()  # expect
+
+    async def _get(self):
+        await asyncio.sleep(0)
+
+    async def handler(self):
+        return self.fetch()
 "#,
     ],
     pass: &[
@@ -912,6 +935,37 @@ async def _write(event):
 
 async def emit(event):
     _schedule(_write(event))
+"#,
+        r#"
+import asyncio
+import threading
+
+
+class Client:
+    def __init__(self):
+        self._loop = None
+
+    def start(self):
+        self._loop = asyncio.new_event_loop()
+        threading.Thread(target=self._loop.run_forever, daemon=True).start()
+
+    def stop(self):
+        self._loop = None
+
+    def _invoke(self, coro):
+        # The client's own loop, on its own thread: never the caller's.
+        future = asyncio.run_coroutine_threadsafe(coro, loop=self._loop)
+        return future
+
+    def list_tools(self):
+        return self._invoke(self._list_tools()).result()
+
+    async def _list_tools(self):
+        await asyncio.sleep(0)
+        return []
+
+    async def refresh(self):
+        return self.list_tools()
 "#,
     ],
 };

@@ -3,6 +3,7 @@
 use crate::context::FileCx;
 use crate::rule::{Examples, Rule, RuleMeta};
 use crate::util::unbounded_reason;
+use unsnarl_model::walk::Parent;
 use unsnarl_model::*;
 
 pub struct UnboundedQueue;
@@ -44,9 +45,13 @@ then waits on (`reply = Future(); q.put_nowait((fn, reply)); return
 reply.result()`; or an event it then waits on until the consumer sets
 it: `ev = asyncio.Event(); await q.put((item, ev)); await ev.wait()`, or
 `await q.put(item)` right before `await self.next_event.wait()`; or a
-queue with room for the one answer it then reads, `response =
+queue it then reads the one answer from, `response =
 queue.Queue(maxsize=1); requests.put((op, response));
-response.get(timeout=t)`; also
+response.get(timeout=t)`, whatever that queue's bound, also inside a
+dict item, `{"type": "READ", "result_queue": result_queue}`, beside
+fixed messages such as `{"type": "CLOSE", "result_queue":
+queue.Queue()}` (a queue made inside the message it travels in is that
+message's answer slot, and is not reported either); also
 through `await asyncio.wait_for(reply, t)`, and for a dict of such
 mailboxes, one per peer: `self._queues[peer] = asyncio.Queue()`), so each
 producer has one item at most; or a completion queue, a local fed only by
@@ -173,6 +178,7 @@ impl Rule for UnboundedQueue {
                 || carries_fixed_messages(cx, id)
                 || answer_queue(cx, id)
                 || keyed_answer_queue(cx, id)
+                || made_inside_a_message(cx, id)
                 || request_reply(cx, id)
                 || never_used(cx, id)
                 || drains_a_pipe(cx, id)
@@ -354,6 +360,18 @@ fn answer_queue(cx: &FileCx, ctor: ExprId) -> bool {
         }
     }
     gets == 1
+}
+
+/// A queue made inside the message it travels in (`requests.put({"type":
+/// "CLOSE", "result_queue": queue.Queue()})`): the answer slot of one
+/// message, which only its answerer can reach.
+fn made_inside_a_message(cx: &FileCx, ctor: ExprId) -> bool {
+    let Parent::Expr(msg) = cx.tree.expr_parent(ctor) else {
+        return false;
+    };
+    matches!(cx.expr(msg).kind, ExprKind::Collection { .. })
+        && matches!(cx.tree.expr_parent(msg), Parent::Expr(p)
+            if cx.call(p).is_some_and(|c| matches!(c.name.as_str(), "put" | "put_nowait")))
 }
 
 /// A one-answer queue kept in a dict under a key its function just made
@@ -1481,11 +1499,34 @@ fn request_reply(cx: &FileCx, ctor: ExprId) -> bool {
             .and_then(|v| cx.model.int_value(v))
             == Some(1)
     };
+    // Or any fresh queue the producer then reads its answer from
+    // (`result_queue = queue.Queue()` put inside the request, then
+    // `result_queue.get()`): one answer per request, whatever its bound.
     let makes_future = |c: &Call| {
         crate::python::common::completion_kind(cx, c).is_some_and(|k| k != "signal-wait")
             || one_slot(c)
+            || cx.effect(c, Effect::Queue).is_some()
     };
-    let fixed = |item: ExprId| matches!(cx.expr(item).kind, ExprKind::Literal(_));
+    // A fixed message: a literal (a `None` sentinel), or a literal built
+    // of literals and fresh objects (`{"type": "CLOSE", "result_queue":
+    // queue.Queue()}`), carrying nothing from outside.
+    let fixed = |item: ExprId| {
+        unsnarl_model::walk::exprs_under(cx.model, item)
+            .into_iter()
+            .all(|x| match &cx.expr(x).kind {
+                ExprKind::Literal(_) | ExprKind::Collection { .. } => true,
+                ExprKind::Call(c) => c.args.is_empty(),
+                // The callee of such a call (`queue.Queue`).
+                ExprKind::Name { .. } | ExprKind::Attr { .. } => {
+                    matches!(
+                        cx.tree.expr_parent(x),
+                        Parent::Expr(p) if cx.call(p).is_some_and(|c| c.func == x)
+                    ) || matches!(cx.tree.expr_parent(x), Parent::Expr(p)
+                    if matches!(cx.expr(p).kind, ExprKind::Attr { .. }))
+                }
+                _ => false,
+            })
+    };
     items.iter().any(|&(_, item)| !fixed(item))
         && items.iter().all(|&(put, item)| {
             if fixed(item) {
@@ -3283,6 +3324,35 @@ class Bridge:
             self._replies.put(None)
             raise EOFError("bridge ended")
         return reply
+"#,
+        r#"
+import queue
+import threading
+
+
+class SafePipe:
+    def __init__(self, pipe):
+        self._pipe = pipe
+        # Each caller has one request in it and waits for its answer.
+        self._requests = queue.Queue()
+        self._worker = threading.Thread(target=self._work, daemon=True)
+        self._worker.start()
+
+    def send(self, data):
+        result_queue = queue.Queue()
+        self._requests.put({"type": "SEND", "data": data, "result_queue": result_queue})
+        return result_queue.get()
+
+    def close(self):
+        self._requests.put({"type": "CLOSE", "result_queue": queue.Queue()})
+        self._worker.join()
+
+    def _work(self):
+        while True:
+            request = self._requests.get()
+            if request["type"] == "CLOSE":
+                return
+            request["result_queue"].put(self._pipe.send(request["data"]))
 "#,
     ],
 };
