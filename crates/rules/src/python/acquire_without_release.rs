@@ -216,18 +216,17 @@ fn starts_empty(cx: &FileCx, f: FuncId, name: &str) -> bool {
 /// `acquire(timeout=t)` waits for that, and re-arming takes it back).
 /// Nothing is owed back by the method that acquires it.
 fn held_from_construction(cx: &FileCx, f: FuncId, name: &str) -> bool {
-    let Some(attr) = name.strip_prefix("self.") else {
+    if !name.starts_with("self.") {
         return false;
-    };
+    }
     let Some(class) = crate::python::common::class_of(cx, f) else {
         return false;
     };
-    let lock = format!("self.{attr}");
     let calls = |g: FuncId, method: &str| {
         cx.body_calls(g).any(|e| {
             cx.call(e).is_some_and(|k| {
                 k.name == method
-                    && k.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(&*lock)
+                    && k.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(name)
             })
         })
     };
