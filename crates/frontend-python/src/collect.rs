@@ -25,6 +25,9 @@ struct Collector<'a, 's> {
     /// aliases, and how often each name is assigned.
     aliases: Vec<(&'a str, &'a Expr)>,
     counts: HashMap<&'a str, u32>,
+    /// Module level only: names bound by an import statement of the
+    /// module's own body (not inside an `if`, `try` or loop).
+    top_imports: Vec<&'a str>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -47,6 +50,7 @@ impl<'a> Lowerer<'a> {
             is_module,
             aliases: Vec::new(),
             counts: HashMap::default(),
+            top_imports: Vec::new(),
         };
         self.collect_block(&mut c, body, 0);
         let Collector {
@@ -157,7 +161,7 @@ impl<'a> Lowerer<'a> {
                             (top, top.to_string())
                         }
                     };
-                    self.add_import(c, local, target, alias);
+                    self.add_import(c, local, target, alias, depth);
                 }
             }
             Stmt::ImportFrom(i) => {
@@ -181,7 +185,7 @@ impl<'a> Lowerer<'a> {
                         continue;
                     }
                     let local = alias.asname.as_ref().map_or(name, |a| a.as_str());
-                    self.add_import(c, local, join(&base, name), alias);
+                    self.add_import(c, local, join(&base, name), alias, depth);
                 }
             }
             Stmt::Global(g) => {
@@ -253,6 +257,7 @@ impl<'a> Lowerer<'a> {
         local: &'a str,
         target: String,
         alias: &ast::Alias,
+        depth: u32,
     ) {
         if local.is_empty() || target.is_empty() {
             // An import the parser recovered from (`import` with no name).
@@ -263,6 +268,20 @@ impl<'a> Lowerer<'a> {
             target: target.clone().into(),
             span: span(alias.range),
         });
+        // Two imports of one name in the module's own body, neither under
+        // an `if` or a `try` (`from asyncio import sleep`, later `from time
+        // import sleep`): both always run, in order, before any function of
+        // the module is called, so the later one is what the name means.
+        // Otherwise the first import stands (fallbacks name the same API).
+        if c.is_module && depth == 1 {
+            if c.top_imports.contains(&local) {
+                if let Some((&key, _)) = c.scope.names.get_key_value(local) {
+                    c.scope.names.insert(key, Binding::Qualified(target));
+                }
+                return;
+            }
+            c.top_imports.push(local);
+        }
         c.scope.bind(local, Binding::Qualified(target));
     }
 }

@@ -1323,6 +1323,8 @@ impl Visitor for SummaryVisitor<'_> {
     fn enter_block(&mut self, m: &FileModel, block: &Block) {
         self.loop_tested
             .extend(crate::util::after_running_loop_exit(m, block));
+        self.loop_tested
+            .extend(crate::util::rescued_by_nest_asyncio(m, block));
     }
 
     fn enter_expr(&mut self, m: &FileModel, id: ExprId) -> bool {

@@ -895,12 +895,50 @@ fn ends_by_leaving(m: &FileModel, block: &Block) -> bool {
     })
 }
 
+/// The bodies of the `try` statements of `block` whose handler for a
+/// `RuntimeError` applies `nest_asyncio` (`try: loop.run_until_complete(c)
+/// except RuntimeError as e: if "already running" in str(e):
+/// nest_asyncio.apply(); ..`): on a running loop the bridge raises at once
+/// and the handler patches the loop and runs it again.
+pub fn rescued_by_nest_asyncio(m: &FileModel, block: &Block) -> Vec<Span> {
+    let applies = |b: &Block| {
+        unsnarl_model::walk::calls_in_block(m, b)
+            .into_iter()
+            .any(|x| m.call(x).and_then(|c| c.target.as_deref()) == Some("nest_asyncio.apply"))
+    };
+    block
+        .iter()
+        .filter_map(|&s| match &m.stmt(s).kind {
+            StmtKind::Try { body, handlers, .. }
+                if handlers.iter().any(|h| {
+                    (h.types.is_empty()
+                        || h.types.iter().any(|t| {
+                            matches!(
+                                t.rsplit('.').next(),
+                                Some("RuntimeError" | "Exception" | "BaseException")
+                            )
+                        }))
+                        && applies(&h.body)
+                }) =>
+            {
+                Some(
+                    m.stmt(*body.first()?)
+                        .span
+                        .cover(m.stmt(*body.last()?).span),
+                )
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 /// A call after [`after_running_loop_exit`] in a block of its function.
 pub fn after_running_loop_test(cx: &FileCx, e: ExprId) -> bool {
     struct Tails<'a>(&'a mut Vec<Span>);
     impl unsnarl_model::walk::Visitor for Tails<'_> {
         fn enter_block(&mut self, m: &FileModel, block: &Block) {
             self.0.extend(after_running_loop_exit(m, block));
+            self.0.extend(rescued_by_nest_asyncio(m, block));
         }
     }
     let mut tails = Vec::new();

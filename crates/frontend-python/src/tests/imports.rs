@@ -195,6 +195,25 @@ fn conditional_imports_at_module_level_bind() {
     );
 }
 
+/// The module's body imports one name twice, unconditionally: the later
+/// import is what the functions see.
+#[test]
+fn a_later_top_level_import_rebinds_the_name() {
+    let m = lower(
+        "from asyncio import sleep\nimport os\nfrom time import sleep\n\
+         async def f():\n    sleep(1)\n",
+    );
+    assert_eq!(target(&m, "sleep").as_deref(), Some("time.sleep"));
+    assert_eq!(
+        imports(&m),
+        pairs(&[
+            ("sleep", "asyncio.sleep"),
+            ("os", "os"),
+            ("sleep", "time.sleep")
+        ])
+    );
+}
+
 #[test]
 fn import_spans_cover_the_alias() {
     let src = "import time as t, os\n";

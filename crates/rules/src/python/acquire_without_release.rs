@@ -43,8 +43,9 @@ updates of a collection or event of `self` with plain values
 the release, and neither does a blocking acquire of a second lock
 (`a.acquire(); b.acquire(); try: ... finally:` releasing both), nor
 does reading an environment variable by a literal name
-(`os.environ.get("TARGET")`), setting a `contextvars.ContextVar` of the
-file to plain values (`marker = HELD.set(held | {key})`), making a fresh id (`rid =
+(`os.environ.get("TARGET")`), setting a `contextvars.ContextVar` to
+plain values (one of the file, `marker = HELD.set(held | {key})`, or one
+whose token the function hands back to its `reset`), making a fresh id (`rid =
 f"req_{uuid4()}"`) or a `logging` call (a failing handler is reported
 through `handleError`, not raised). A permit
 handed to the work a `try` right after it starts (`task =
@@ -80,18 +81,28 @@ an acquire inside `with` the same lock (taking it back after a
 on inside such a `with` (`release(); try: time.sleep(0) finally:
 acquire()` in a progress callback that lets other writers in), or in a
 `@contextmanager` that lends a permit its caller holds (`release(); try:
-yield finally: acquire()`). Methods that hand the
+yield finally: acquire()`), or in a private helper the file only calls
+while holding a lock (`async with self._lock: await self._start(t)`,
+whose body lets go of the lock around a slow step). Methods that hand the
 acquisition to their caller are not reported: a `begin_x` whose class
 has an `end_x`/`finish_x` releasing the same lock, `__enter__`/`__aenter__`,
 `acquire`/`acquire_*`, `*_acquire` (`semaphore_acquire(sem)`) and their
-async twins (`aacquire_lock`). Nor is a lock a function makes for itself
+async twins (`aacquire_lock`). Nor is a method that gives the permit back
+only when its own step fails (`except ShutDown: self._sem.release();
+raise`) in a class where another method releases it without taking it
+(a bounded queue's `task_done()`, a pool's `_return`): each permit goes
+with an item handed on, and its consumer returns it. Nor is a lock a function makes for itself
 (`claim = threading.Lock()`) and mentions only as the receiver of its own
 `acquire`/`release`/`locked`, when every acquire of it sits in that
 function's own body (nothing runs beside the call to be blocked) or only
 tries (`claim.acquire(blocking=False)` picks a winner and never waits).
 Nor is a lock the file never releases anywhere and whose `locked()` a
 function returns as its state (`return self._closing.locked()`: a
-"closing" switch thrown once). Nor is a lock of `self` that the class's `__init__` acquires and keeps:
+"closing" switch thrown once), or that the file only ever tries, never
+enters with `with`, never hands on (its `release` or itself passed to a
+call) and never releases under any owner (`if not _exiting.acquire(
+blocking=False): return`, then `os._exit(..)`: a latch the first exit
+takes). Nor is a lock of `self` that the class's `__init__` acquires and keeps:
 built held, it is a signal (a worker releases it when ready, a waiter's
 `acquire(timeout=t)` waits for that), not a section to give back.
 A receiver known only by its name counts as a limiter
@@ -256,7 +267,45 @@ fn one_way_flag(cx: &FileCx, name: &str) -> bool {
         matches!(cx.tree.expr_parent(e), Parent::Stmt(s)
             if matches!(cx.stmt(s).kind, StmtKind::Return(Some(_))))
     });
-    reported && on_it("release").next().is_none()
+    // Or only ever tried, never entered with `with`: a latch that the
+    // first of several exits takes (`if not _exiting.acquire(blocking=
+    // False): return`, then `os._exit(..)`), which no caller waits on.
+    // A lock whose `release` is handed on (`release=turn_lock.release`),
+    // that is passed to a helper, or that another object of the same
+    // attribute name releases (`executor._idle_semaphore.release()`) may
+    // be given back after all: only one nothing can release is a latch.
+    let last = name.rsplit('.').next().unwrap_or(name);
+    let given_back_or_handed_on = || {
+        (0..cx.model.exprs.len() as u32)
+            .map(ExprId)
+            .any(|x| match &cx.expr(x).kind {
+                ExprKind::Attr {
+                    obj, name: attr, ..
+                } => {
+                    attr.as_str() == "release"
+                        && cx
+                            .model
+                            .dotted(*obj)
+                            .is_some_and(|d| d.rsplit('.').next() == Some(last))
+                }
+                ExprKind::Call(k) => k
+                    .args
+                    .iter()
+                    .any(|a| cx.model.dotted(a.value).as_deref() == Some(name)),
+                _ => false,
+            })
+    };
+    let latch = || {
+        on_it("acquire").all(|(_, c)| crate::python::common::is_try_acquire(cx, c))
+            && !cx.model.function_ids().any(|g| {
+                cx.body_stmts(g).iter().any(|&s| {
+                    matches!(&cx.stmt(s).kind, StmtKind::With { items, .. }
+                        if items.iter().any(|it| cx.model.dotted(it.ctx).as_deref() == Some(name)))
+                })
+            })
+            && !given_back_or_handed_on()
+    };
+    on_it("release").next().is_none() && (reported || latch())
 }
 
 /// A lock the function builds for itself and never hands out (`claim =
@@ -381,6 +430,51 @@ fn begins_a_paired_section(cx: &FileCx, f: FuncId, lock: &str) -> bool {
     })
 }
 
+/// A permit that outlives the call on purpose: the method gives it back
+/// itself only when its step fails (`except ShutDown: self._sem.release();
+/// raise`), and another method of the class releases it without ever
+/// taking it (`task_done()` of a bounded queue, a pool's `_return`): each
+/// permit stands for an item handed on, and the consumer returns it.
+fn handed_to_another_method(cx: &FileCx, f: FuncId, lock: &str) -> bool {
+    let func = cx.func(f);
+    if func.class.is_none() || !cx.body_exprs(f).iter().any(|&e| is_release_of(cx, e, lock)) {
+        return false;
+    }
+    let acquires_in = |g: FuncId| {
+        cx.body_calls(g).any(|e| {
+            cx.call(e).is_some_and(|c| {
+                c.name == "acquire"
+                    && c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(lock)
+            })
+        })
+    };
+    // Not a teardown that gives back one permit once (`close()`): the
+    // permits taken for each item would still leak.
+    let teardown = |g: FuncId| {
+        matches!(
+            cx.func(g).name.trim_start_matches('_'),
+            "close"
+                | "aclose"
+                | "stop"
+                | "shutdown"
+                | "cleanup"
+                | "dispose"
+                | "terminate"
+                | "reset"
+                | "del__"
+                | "exit__"
+                | "aexit__"
+        )
+    };
+    cx.model.function_ids().any(|g| {
+        g != f
+            && cx.func(g).class == func.class
+            && !teardown(g)
+            && cx.body_exprs(g).iter().any(|&e| is_release_of(cx, e, lock))
+            && !acquires_in(g)
+    })
+}
+
 /// Methods of a class that is itself a synchronization primitive (it
 /// defines `release` or a context manager protocol): acquisition and
 /// release are split across its methods by design.
@@ -428,6 +522,7 @@ impl Rule for AcquireWithoutRelease {
                 || func.is_test
                 || in_primitive_class(cx, f)
                 || begins_a_paired_section(cx, f, &name)
+                || handed_to_another_method(cx, f, &name)
             {
                 continue;
             }
@@ -492,7 +587,9 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
         matches!(&cx.stmt(a).kind, StmtKind::Try { finally: Some(fin), .. }
             if body_contains(cx, fin, s)
                 && crate::util::prev_stmt(cx, a).is_some_and(|p| release_stmt(cx, p, name).is_some()))
-    }) && (handed_on_under_the_lock(cx, f, name) || lends_while_yielding(cx, f))
+    }) && (handed_on_under_the_lock(cx, f, name)
+        || lends_while_yielding(cx, f)
+        || crate::python::common::callers_hold_lock(cx, f))
     {
         return None;
     }
@@ -539,6 +636,8 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
                 && !updates_own_state(cx, next)
                 && !takes_another_lock(cx, next, name)
                 && !absorbs_errors(cx, next, name)
+                && !sets_a_context_var(cx, next)
+                && !logs(cx, next)
             {
                 break 'climb;
             }
@@ -905,9 +1004,29 @@ fn sets_a_context_var(cx: &FileCx, s: StmtId) -> bool {
         && c.args.len() == 1
         && c.args[0].name.is_none()
         && plain(cx, c.args[0].value)
-        && crate::python::common::constructions(cx, |t| t == "contextvars.ContextVar")
+        && (crate::python::common::constructions(cx, |t| t == "contextvars.ContextVar")
             .iter()
             .any(|(d, _)| *d == var)
+            || reset_with_token(cx, s, &var))
+}
+
+/// `tok = _CURRENT.set(v)` whose token the function later hands back to
+/// the same object's `reset` (`_CURRENT.reset(tok)`): the ContextVar
+/// token idiom, whatever module made the variable.
+fn reset_with_token(cx: &FileCx, s: StmtId, var: &str) -> bool {
+    let StmtKind::Assign { targets, .. } = &cx.stmt(s).kind else {
+        return false;
+    };
+    let Some(tok) = targets.first().and_then(|&t| cx.model.name_of(t)) else {
+        return false;
+    };
+    cx.body_calls(cx.tree.stmt_func(s)).any(|e| {
+        cx.call(e).is_some_and(|k| {
+            k.name == "reset"
+                && k.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(var)
+                && matches!(k.args.as_slice(), [a] if cx.model.name_of(a.value) == Some(tok))
+        })
+    })
 }
 
 /// `logger.info("start %s", request_id)`: the logging module reports a
@@ -1953,6 +2072,21 @@ def render(job):
     if got:
         job.run()
         gate.release()
+"#,
+        r#"
+import threading
+
+conversation_locks = {}
+
+
+def start_turn(conversation_id, build_job, start):
+    turn_lock = conversation_locks.setdefault(conversation_id, threading.Lock())
+    if not turn_lock.acquire(blocking=False):  # expect
+        return 409
+    # If building the job raises, the conversation stays busy for good.
+    job = build_job(conversation_id)
+    start(job, release=turn_lock.release)
+    return 202
 "#,
     ],
     pass: &[
@@ -3089,6 +3223,97 @@ class Runtime:
             return await request()
         finally:
             self._lock.release()
+"#,
+        r#"
+import atexit
+import os
+import threading
+import time
+
+# Taken by whichever exit comes first, and never given back.
+_exiting = threading.Lock()
+
+
+def leave_after_grace(signum):
+    time.sleep(2)
+    if not _exiting.acquire(blocking=False):
+        return
+    atexit._run_exitfuncs()
+    os._exit(128 + signum)
+
+
+def on_server_exit():
+    if not _exiting.acquire(blocking=False):
+        threading.Event().wait()
+"#,
+        r#"
+import threading
+
+from .transport import CURRENT_TOOL
+
+_slots = threading.BoundedSemaphore(8)
+
+
+def call_tool(name, handler, args):
+    if not _slots.acquire(timeout=30):
+        raise RuntimeError("busy")
+    # A ContextVar made in another module: the token goes back to its reset.
+    tok = CURRENT_TOOL.set(name)
+    try:
+        return handler(args)
+    finally:
+        CURRENT_TOOL.reset(tok)
+        _slots.release()
+"#,
+        r#"
+import asyncio
+
+
+class Executor:
+    def __init__(self):
+        self._lock = asyncio.Lock()
+        self._free = []
+
+    async def _start_instance(self, spec):
+        # Called with the lock held: let others in during the slow start.
+        self._lock.release()
+        try:
+            instance = await spec.start()
+        finally:
+            await self._lock.acquire()
+        self._free.append(instance)
+
+    async def acquire_for(self, spec):
+        async with self._lock:
+            if not self._free:
+                await self._start_instance(spec)
+            return self._free.pop()
+"#,
+        r#"
+from queue import Queue, ShutDown
+from threading import Semaphore
+
+
+class SyncQueue:
+    def __init__(self, maxsize):
+        self._sem = Semaphore(value=maxsize)
+        self._queue = Queue(maxsize=maxsize)
+
+    def put(self, item, block=True, timeout=None):
+        if not self._sem.acquire(blocking=block, timeout=timeout):
+            raise TimeoutError()
+        try:
+            self._queue.put_nowait(item)
+        except ShutDown:
+            self._sem.release()
+            raise
+
+    def get(self):
+        return self._queue.get()
+
+    def task_done(self):
+        self._queue.task_done()
+        self._sem.release()
 "#,
     ],
 };

@@ -20,7 +20,8 @@ Calls to `bcrypt.hashpw`/`checkpw`, `hashlib.pbkdf2_hmac`, `hashlib.scrypt`,
 `async def`, not offloaded to a thread or process. A `pbkdf2_hmac` with a
 literal count under 10,000 rounds (`pbkdf2_hmac("sha256", pw, salt,
 1000)`, a key a device protocol derives) costs well under a millisecond
-and is not reported.
+and is not reported, nor are passlib's MD5-crypt schemes (`md5_crypt`,
+`apr_md5_crypt`: a fixed 1,000 MD5 rounds, about a millisecond).
 
 ## Why
 
@@ -93,7 +94,8 @@ fn few_iterations(cx: &FileCx, c: &Call) -> bool {
 
 pub static EXAMPLES: Examples = Examples {
     language: Language::Python,
-    fail: &[r#"
+    fail: &[
+        r#"
 import bcrypt
 import hashlib
 from argon2 import PasswordHasher
@@ -105,8 +107,17 @@ async def register(req):
     k = hashlib.pbkdf2_hmac("sha256", req.password, b"salt", 600_000)  # expect
     r = hashlib.pbkdf2_hmac("sha256", req.password, b"salt", iterations=req.rounds)  # expect
     a = ph.hash(req.password)  # expect
-"#],
-    pass: &[r#"
+"#,
+        r#"
+from passlib.hash import sha512_crypt
+
+
+async def login(req, stored):
+    return sha512_crypt.verify(req.password, stored)  # expect
+"#,
+    ],
+    pass: &[
+        r#"
 import asyncio
 import bcrypt
 import hashlib
@@ -123,7 +134,17 @@ async def device_login(client, password, salt):
     # The device's protocol fixes 1,000 rounds: a fraction of a millisecond.
     key = hashlib.pbkdf2_hmac("sha256", password.encode(), salt, 1000)
     await client.send(key)
-"#],
+"#,
+        r#"
+from passlib.hash import apr_md5_crypt
+
+
+async def basic_auth(request, user, password):
+    # An htpasswd entry: 1,000 MD5 rounds, about a millisecond.
+    if apr_md5_crypt.verify(password, user.password):
+        request.state.auth_user = user
+"#,
+    ],
 };
 
 #[cfg(test)]

@@ -21,8 +21,10 @@ task group) and with no cancellation of the siblings in the function (or
 in a helper of the file it calls, such as a `finally: cancel_all(loop)`,
 or a helper named for cancelling that is handed the tasks:
 `finally: await cancel_and_wait(*tasks)`, wherever it is defined).
-Tasks gathered from a collection of the object (`*self.tasks.values()`,
-or a local list the function also stores there, `self.tasks = tasks`)
+A list of one awaitable (`tasks = [remove(ids)]`, then `gather(*tasks)`)
+is not reported. Tasks gathered from a collection of the object
+(`*self.tasks.values()`, a copy `*list(self.tasks)`, or a local list the
+function also stores there, `self.tasks = tasks`)
 whose every task another method of the class cancels still have an owner
 when one fails, and are not reported; nor are tasks held in fields of the
 object (`gather(self._reader, self._writer)`) that another method cancels. Nor is a gather in a teardown
@@ -33,7 +35,9 @@ where every close should run to its end even when one fails, or a
 already finished (also a list of only the done ones, `[t for t in
 tasks if t.done()]`), or one in a script's `if __name__ == "__main__":`
 block, whose `asyncio.run` cancels and reaps what is left when it
-raises, or in a coroutine the file only runs as `asyncio.run(main(..))`
+raises, or in a plain statement of a script's module level with no `try`
+around it (`loop.run_until_complete(gather(a(), b()))`: a failure ends
+the process), or in a coroutine the file only runs as `asyncio.run(main(..))`
 when nothing in it catches the gather's error and goes on (its failure
 ends the loop, which cancels the rest; a handler that ends in `raise` or
 `sys.exit(1)`, or one for `KeyboardInterrupt` only, goes on to that end), or run by a plain function with
@@ -152,6 +156,11 @@ impl Rule for GatherOrphans {
                 || paced_by_sleep(cx, c)
                 || only_thread_work(cx, c)
                 || run_on_a_loop_then_closed(cx, id)
+                // A script's own statement (`loop.run_until_complete(
+                // gather(..))` at module level, no `try` around it): a
+                // failure ends the process, and the rest with it.
+                || (matches!(cx.func(f).kind, FnKind::Module)
+                    && !crate::util::in_try_body_handling(cx, id, |_| true))
             {
                 continue;
             }
@@ -177,6 +186,8 @@ fn is_unsupervised(cx: &FileCx, id: ExprId, c: &Call) -> bool {
     match awaitables.as_slice() {
         [] => false,
         [one] if !one.spread => false,
+        // `tasks = [one_call()]`, then `gather(*tasks)`: a single awaitable.
+        [one] if single_item_list(cx, cx.func_of(id), one.value) => false,
         // One per item of a collection: the fan-out rule judges it.
         [one] => {
             let inline = matches!(
@@ -187,6 +198,29 @@ fn is_unsupervised(cx: &FileCx, id: ExprId, c: &Call) -> bool {
         }
         _ => true,
     }
+}
+
+/// A local bound once, to a list or tuple literal of one plain element,
+/// and never grown (no `append`, `extend`, `insert` or `+=` on it).
+fn single_item_list(cx: &FileCx, f: FuncId, e: ExprId) -> bool {
+    let Some(name) = cx.model.name_of(e) else {
+        return false;
+    };
+    let one = crate::python::common::value_bound_once(cx, f, name).is_some_and(|v| {
+        matches!(&cx.expr(cx.model.strip(v)).kind, ExprKind::Collection { kind: CollKind::List | CollKind::Tuple, elems, .. }
+            if matches!(elems.as_slice(), [x] if !matches!(cx.expr(*x).kind, ExprKind::Spread(_))))
+    });
+    let grown = cx.body_calls(f).any(|x| {
+        cx.call(x).is_some_and(|k| {
+            matches!(k.name.as_str(), "append" | "extend" | "insert" | "__iadd__")
+                && k.receiver.and_then(|r| cx.model.name_of(r)) == Some(name)
+        })
+    }) || cx.body_stmts(f).iter().any(|&st| {
+        matches!(&cx.stmt(st).kind, StmtKind::Assign { targets, op, .. }
+            if !matches!(op, AssignOp::Plain | AssignOp::Declare { .. })
+                && targets.iter().any(|&t| cx.model.name_of(t) == Some(name)))
+    });
+    one && !grown
 }
 
 /// One operation gathered with sleeps (`gather(self.work(),
@@ -522,6 +556,16 @@ fn gathers_owned_tasks(cx: &FileCx, f: FuncId, c: &Call) -> bool {
         return false;
     };
     let mut e = cx.model.strip(one.value);
+    // `gather(*list(self._tasks))`: a copy of the same set.
+    if let Some(k) = cx.call(e).filter(|k| {
+        matches!(
+            k.target.as_deref(),
+            Some("builtins.list" | "builtins.tuple")
+        ) && k.args.len() == 1
+            && !k.args[0].spread
+    }) {
+        e = cx.model.strip(k.args[0].value);
+    }
     if let Some(v) = cx
         .call(e)
         .filter(|v| v.name == "values" && v.args.is_empty())
@@ -678,6 +722,14 @@ async def refresh(user):
 async def start(tasks):
     results = await asyncio.gather(*tasks)  # expect
     return results
+
+
+async def on_block(block, provider, with_traces):
+    # One item at first, a second appended: two siblings after all.
+    coroutines = [get_logs(block, provider)]
+    if with_traces:
+        coroutines.append(get_traces(block, provider))
+    return await asyncio.gather(*coroutines)  # expect
 "#,
         r#"
 from asyncio import gather
@@ -1628,6 +1680,47 @@ class Discovery:
 
         tasks = [asyncio.create_task(fetch_one(n)) for n in names]
         return await asyncio.gather(*tasks)
+"#,
+        r#"
+import asyncio
+
+
+class Economy:
+    async def remove_agents(self, agent_ids):
+        tasks = [self._stub.RemoveAgent(agent_ids)]
+        await asyncio.gather(*tasks)
+"#,
+        r#"
+import asyncio
+
+
+class Runtime:
+    def __init__(self):
+        self._server_tasks = set()
+
+    async def run(self, servers):
+        for s in servers:
+            self._server_tasks.add(asyncio.create_task(s.serve()))
+        if self._server_tasks:
+            await asyncio.gather(*list(self._server_tasks))
+
+    async def shutdown(self):
+        for t in self._server_tasks:
+            t.cancel()
+        await asyncio.gather(*self._server_tasks, return_exceptions=True)
+"#,
+        r#"
+import asyncio
+
+
+async def fetch(n):
+    await asyncio.sleep(n)
+    return n
+
+
+loop = asyncio.new_event_loop()
+results = loop.run_until_complete(asyncio.gather(fetch(1), fetch(2)))
+print(results)
 "#,
     ],
 };

@@ -59,7 +59,9 @@ and reports:
   already holds it returns there. Nor is a lock taken a
   second time after its `release` was handed to someone else
   (`waiters.append(lock.release)`): a parking spot that another thread
-  opens.
+  opens, nor one a function takes back after releasing it for its caller
+  (`self._lock.release(); try: await slow() finally: await
+  self._lock.acquire()`).
 
 ## Why
 
@@ -607,6 +609,10 @@ struct State {
     held: Vec<Held>,
     free: Vec<String>,
     under: Vec<String>,
+    /// Locks the function released without having taken them (its caller
+    /// holds them: `self._lock.release()` around a slow step): taking one
+    /// back (`finally: await self._lock.acquire()`) is no second hold.
+    lent: Vec<String>,
 }
 
 /// The lock an `if` condition asks whether it is held (`if
@@ -659,6 +665,11 @@ fn walk(cx: &FileCx, f: FuncId, block: &Block, state: &mut State, out: &mut Vec<
             && is_ordered_kind(&l.kind)
         {
             if c.name == "acquire" {
+                if let Some(i) = state.lent.iter().rposition(|k| *k == l.key) {
+                    // Taken back for the caller that lent it.
+                    state.lent.remove(i);
+                    continue;
+                }
                 let lock = Held {
                     reentrant: reentrant(cx, &l),
                     checked_free: state.free.contains(&l.key),
@@ -674,6 +685,8 @@ fn walk(cx: &FileCx, f: FuncId, block: &Block, state: &mut State, out: &mut Vec<
                 state.held.push(lock);
             } else if let Some(i) = state.held.iter().rposition(|h| h.key == l.key) {
                 state.held.remove(i);
+            } else {
+                state.lent.push(l.key);
             }
             continue;
         }
@@ -765,6 +778,7 @@ fn calls_in(cx: &FileCx, f: FuncId, e: ExprId, state: &State, out: &mut Vec<Even
                         held: self.state.held.clone(),
                         free: self.state.free.clone(),
                         under: self.state.under.iter().cloned().chain(extra).collect(),
+                        lent: self.state.lent.clone(),
                     };
                     let negated = negation_of_one(&flags);
                     calls_in(self.cx, self.f, then, &under(flags), self.out);
@@ -1748,6 +1762,31 @@ class Session:
 
     async def _teardown(self):
         pass
+"#,
+        r#"
+import asyncio
+
+
+class Executor:
+    def __init__(self):
+        self._lock = asyncio.Lock()
+        self._free = []
+
+    async def _start_instance(self, spec):
+        # Called with the lock held: let others in during the slow start,
+        # then take it back for the caller.
+        self._lock.release()
+        try:
+            instance = await spec.start()
+        finally:
+            await self._lock.acquire()
+        self._free.append(instance)
+
+    async def acquire_for(self, spec):
+        async with self._lock:
+            if not self._free:
+                await self._start_instance(spec)
+            return self._free.pop()
 "#,
     ],
 };

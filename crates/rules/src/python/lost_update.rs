@@ -51,7 +51,12 @@ written back unchanged (`registry = self._registry; ...;
 self._registry = registry`) when nothing else in the file but `__init__`
 ever assigns it, nor a write reached from the read only past awaits
 that sit in a branch which leaves the function (`if exhausted: await
-warn(); return False`). Nor is state written only inside the object's
+warn(); return False`). Nor is a lazy fill whose fetch takes nothing from the call
+(`self._creds = self._creds or await self._get_creds(self.settings.app_id,
+SCOPE)`, no parameter or local among its arguments): a task that filled
+the slot meanwhile fetched the same thing. A fill that makes a resource
+(`self._con = self._con or await pool.acquire()`, `connect()`, `open_*`)
+is still reported: the overwritten one leaks. Nor is state written only inside the object's
 one task: every write of it is in `__init__`, in the class's `async def
 run(self)` or in a private method the file calls only from there (its
 public methods only queue work for that task).
@@ -170,6 +175,7 @@ impl Rule for LostUpdate {
             // function's assignments.)
             let Some(msg) = msg.filter(|_| {
                 !keyed_by_current_task(cx, f, *t)
+                    && !fills_if_empty(cx, f, *v, &key)
                     && !written_only_by_the_run_task(cx, &globals, &key, f)
             }) else {
                 continue;
@@ -184,6 +190,56 @@ impl Rule for LostUpdate {
             ));
         }
     }
+}
+
+/// `self._credentials = self._credentials or await self._get_credentials(
+/// self.settings.app_id, SCOPE)`: a lazy fill whose fetch takes nothing
+/// from this call (no parameter or local of the function among its
+/// arguments). A task that filled the slot meanwhile fetched the same
+/// thing, so writing this task's copy over it loses nothing.
+fn fills_if_empty(cx: &FileCx, f: FuncId, v: ExprId, key: &str) -> bool {
+    let ExprKind::Logical {
+        op: LogicalOp::Or,
+        left,
+        right,
+    } = &cx.expr(cx.model.strip(v)).kind
+    else {
+        return false;
+    };
+    let ExprKind::Await(inner) = cx.expr(cx.model.strip(*right)).kind else {
+        return false;
+    };
+    let Some(call) = cx.call(cx.model.strip(inner)) else {
+        return false;
+    };
+    let of_the_call = |x: ExprId| {
+        matches!(&cx.expr(x).kind, ExprKind::Name { .. })
+            && cx.model.name_of(x).is_some_and(|n| {
+                n != "self"
+                    && (cx.func(f).params.iter().any(|p| p.name == n)
+                        || crate::python::common::values_bound_to(cx, f, n)
+                            .next()
+                            .is_some())
+            })
+    };
+    // A fetch, not a resource each call makes anew (`pool.acquire()`,
+    // `connect()`): two racing fills would each hold one, and the
+    // overwritten one leaks.
+    let name = call.name.trim_start_matches('_').to_ascii_lowercase();
+    let makes_a_resource = [
+        "acquire", "connect", "open", "create", "start", "spawn", "new",
+    ]
+    .iter()
+    .any(|w| name.starts_with(w))
+        || name.ends_with("session")
+        || name.ends_with("connection");
+    cx.model.dotted(*left).as_deref() == Some(key)
+        && !makes_a_resource
+        && call.args.iter().all(|a| {
+            exprs_under(cx.model, a.value)
+                .into_iter()
+                .all(|x| !of_the_call(x))
+        })
 }
 
 /// The entry written is the current task's own (`task =
@@ -637,6 +693,21 @@ class Callback:
             except OSError:
                 port += 1
 "#,
+        r#"
+class Pool:
+    async def session_for(self, url):
+        # Filled from this call's own argument: another caller's session
+        # for another URL is overwritten.
+        self._session = self._session or await open_session(url)  # expect
+        return self._session
+"#,
+        r#"
+class Engine:
+    async def _acquire(self):
+        # Two racing fills each take a pool connection; one leaks.
+        self._global_con = self._global_con or await self._pool.acquire()  # expect
+        return self._global_con
+"#,
     ],
     pass: &[
         r#"
@@ -974,6 +1045,21 @@ class Client:
         await asyncio.sleep(0)
         self.last_error = None
         return False
+"#,
+        r#"
+SCOPE = "https://api.botframework.com/.default"
+
+
+class Adapter:
+    def __init__(self, settings):
+        self.settings = settings
+        self._credentials = None
+
+    async def process(self, request):
+        self._credentials = self._credentials or await self._get_app_credentials(
+            self.settings.app_id, SCOPE
+        )
+        return await self._send(request, self._credentials)
 "#,
     ],
 };

@@ -1067,6 +1067,17 @@ class Detector:
     def dump(self, path, chunk):
         self.save_audio(path, chunk)
 "#,
+        r#"
+from asyncio import sleep
+import threading
+# The later import is the one the module's functions see.
+from time import sleep
+
+
+def poll(flag: threading.Event):
+    while not flag.is_set():
+        sleep(0.5)
+"#,
     ],
 };
 

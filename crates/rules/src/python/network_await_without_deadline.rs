@@ -37,9 +37,10 @@ Awaits that wait on a network peer with nothing bounding them:
   (`self.reader`, set only from an `__init__` parameter): the caller owns
   that connection and its deadline; a server handler's reader is always
   checked; nor a reader the file builds itself, `asyncio.StreamReader()`,
-  in a file that connects one to a pipe with `connect_read_pipe`: it reads
-  standard input or a local process, where waiting for the next line is
-  the point).
+  in a file that connects one to a pipe with `connect_read_pipe`, nor the
+  stdout or stderr of a child the file starts with
+  `create_subprocess_exec`: it reads standard input or a local process,
+  where waiting for the next line is the point).
 
 A call in one branch of an `if` whose other branch makes the same call
 under a deadline (`if self.timeout: .. wait_for(open_connection(..),
@@ -189,7 +190,9 @@ impl Rule for NetworkAwaitWithoutDeadline {
                     is_helper_param(cx, f, r, &readers) || is_constructor_param(cx, f, r)
                 })
                 && !owner_closes_writer(cx, f)
-                && !c.receiver.is_some_and(|r| reads_a_pipe(cx, r))
+                && !c
+                    .receiver
+                    .is_some_and(|r| reads_a_pipe(cx, r) || reads_a_child(cx, r))
             {
                 Limit::Missing("reading from a stream")
             } else {
@@ -847,6 +850,30 @@ fn reads_a_pipe(cx: &FileCx, r: ExprId) -> bool {
             .all(|v| v.is_some_and(|v| built(v) || is_none(cx, v)))
 }
 
+/// The stdout or stderr pipe of a child process the file starts
+/// (`proc.stdout`, or `self._stdout = self._process.stdout` after `await
+/// asyncio.create_subprocess_exec(..)`, every other assignment a `None`):
+/// a local process, no network peer; waiting for its next output is the
+/// point, and killing the child ends the read.
+fn reads_a_child(cx: &FileCx, r: ExprId) -> bool {
+    let pipe = |v: ExprId| {
+        matches!(&cx.expr(cx.model.strip(v)).kind, ExprKind::Attr { obj, name, .. }
+            if matches!(name.as_str(), "stdout" | "stderr")
+                && cx.sema.type_of(*obj) == Some("asyncio.subprocess.Process"))
+    };
+    if pipe(r) {
+        return true;
+    }
+    let Some(d) = cx.model.dotted(r) else {
+        return false;
+    };
+    let values: Vec<Option<ExprId>> = cx.model.values_assigned_to(&d).collect();
+    values.iter().any(|v| v.is_some_and(pipe))
+        && values
+            .iter()
+            .all(|v| v.is_some_and(|v| pipe(v) || is_none(cx, v)))
+}
+
 fn is_reader(cx: &FileCx, r: ExprId, readers: &HashSet<String>) -> bool {
     if cx.sema.type_of(r) == Some("asyncio.StreamReader") {
         return true;
@@ -1433,6 +1460,27 @@ async def api_available(url, backup_url):
     async with aiohttp.ClientSession(timeout=backup_timeout) as session:
         async with session.get(backup_url) as response:
             return response.status == 200
+"#,
+        r#"
+import asyncio
+
+
+class ManagedProcess:
+    def __init__(self, argv):
+        self.argv = argv
+        self._process = None
+        self._stdout_reader: asyncio.StreamReader | None = None
+
+    async def start(self):
+        self._process = await asyncio.create_subprocess_exec(
+            *self.argv, stdout=asyncio.subprocess.PIPE
+        )
+        self._stdout_reader = self._process.stdout
+
+    async def read_stdout(self, n=-1):
+        if not self._stdout_reader:
+            raise RuntimeError("not started")
+        return await self._stdout_reader.read(n)
 "#,
     ],
 };

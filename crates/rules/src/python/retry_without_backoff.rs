@@ -560,8 +560,9 @@ pub(crate) fn retry_loop_body<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Bloc
     None
 }
 
-/// Each round asks for something else: an awaited I/O call in the loop's
-/// `try` takes an argument made from the loop variable (`for hours_back in
+/// Each round asks for something else: an I/O call in the loop's `try`
+/// (awaited, or a blocking one in a plain function) takes an argument
+/// made from the loop variable (`for hours_back in
 /// range(3)`, `url = BASE.format(hour=..hours_back..)`, `await
 /// session.get(url)`). A search over candidates (the last three hourly
 /// folders), not a retry of one request. A `timeout=` grown from the
@@ -603,10 +604,22 @@ fn walks_alternatives(cx: &FileCx, lp: StmtId, body: &Block) -> bool {
     unsnarl_model::walk::exprs_in_block(cx.model, body)
         .into_iter()
         .any(|e| {
-            cx.is_awaited(e)
+            let sync = !cx.func(cx.func_of(e)).is_async;
+            (cx.is_awaited(e) || sync)
                 && cx.call(e).is_some_and(|c| {
-                    if crate::python::common::is_io_call(cx, c) {
+                    if crate::python::common::is_io_call(cx, c)
+                        || (sync
+                            && cx.effect(c, Effect::Blocking).is_some()
+                            && crate::python::common::sleep_arg(c).is_none()
+                            // A pause between rounds, not the request
+                            // (`threading.Event().wait(DELAYS[attempt])`).
+                            && !matches!(c.name.as_str(), "wait" | "wait_for" | "join" | "acquire")
+                            && !handlers.iter().any(|h| h.contains(cx.expr(e).span)))
+                    {
                         return varies_with(c, &tainted);
+                    }
+                    if !cx.is_awaited(e) {
+                        return false;
                     }
                     // A function of another module of the project, which
                     // `calls_remote` counts as the call retried, handed the
@@ -3122,6 +3135,23 @@ def register(protocol, port, param):
             return
         except Exception:
             time.sleep(10)
+"#,
+        r#"
+import requests
+
+TEMPLATE = "https://download.example.org/whl/nightly/cu{}/torch/"
+
+
+def find_torch_page(cuda):
+    for c in range(cuda, max(-1, cuda - 15), -1):
+        # Try the nightly builds of each CUDA version in turn.
+        url = TEMPLATE.format(c)
+        try:
+            if requests.get(url, timeout=10).ok:
+                return url
+        except Exception:
+            continue
+    return None
 "#,
     ],
 };

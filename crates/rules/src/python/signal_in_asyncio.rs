@@ -43,11 +43,13 @@ perhaps a log line (also on a logger of unknown type named `logger` or
 `log`) or a `print` (`console.print`, rich's `print`, `click.echo`) on the way out, also
 through helpers of the file that only do that (`self.log(msg)`,
 `self.cleanup()` that only logs); when the exit is the handler's last
-statement, other calls of the standard library outside asyncio and
+statement (also the last of a `finally` that closes its body), other
+calls of the standard library outside asyncio and
 threading may come before it too (restoring the terminal with
 `termios.tcsetattr`, `conn.send(ack)` on a multiprocessing connection,
 naming the signal with `signal.Signals(signum).name`, also in helpers of
-the file).
+the file), and before an `os._exit(..)` that ends the handler an event
+may be set (`shutdown.set()`): the process ends before anything wakes.
 PY034 reports the logging and printing (a
 write they make can fail if the signal interrupts one on the same stream;
 none of it touches the loop). One
@@ -362,19 +364,37 @@ impl Rule for SignalInAsyncio {
             // after `termios.tcsetattr(..)`, `sys.exit(0)` after
             // `conn.send(ack)`) may do other work of a known library on
             // the way, as long as none of it is asyncio's.
-            let ends_last = cx
-                .func(f)
-                .body
-                .last()
-                .is_some_and(|&st| match cx.stmt(st).kind {
-                    StmtKind::Expr(x) | StmtKind::Raise(Some(x)) => {
-                        raises_exit_class(st)
-                            || cx
-                                .call(cx.model.strip(x))
-                                .is_some_and(|hc| ends(cx.model.strip(x), hc))
+            // Also as the last statement of a `finally` that closes the
+            // body (`try: cleanup() .. finally: sys.exit(0)`).
+            let last_of = |block: &Block| {
+                let mut last = block.last().copied();
+                while let Some(st) = last {
+                    match &cx.stmt(st).kind {
+                        StmtKind::Try {
+                            finally: Some(fin), ..
+                        } => last = fin.last().copied(),
+                        _ => break,
                     }
-                    _ => false,
-                });
+                }
+                last
+            };
+            let last = last_of(&cx.func(f).body);
+            let ends_last = last.is_some_and(|st| match cx.stmt(st).kind {
+                StmtKind::Expr(x) | StmtKind::Raise(Some(x)) => {
+                    raises_exit_class(st)
+                        || cx
+                            .call(cx.model.strip(x))
+                            .is_some_and(|hc| ends(cx.model.strip(x), hc))
+                }
+                _ => false,
+            });
+            // `os._exit(0)` last ends the process on the spot, before the
+            // loop runs again: an event set on the way (`shutdown.set()`)
+            // wakes nobody.
+            let exits_at_once = last.is_some_and(|st| {
+                matches!(cx.stmt(st).kind, StmtKind::Expr(x)
+                    if cx.call(cx.model.strip(x)).is_some_and(|hc| hc.target.as_deref() == Some("os._exit")))
+            });
             // A flag set to a plain value (`self.is_idling = False`): the
             // loop that polls it acts; a log line beside it is output only.
             let sets_a_flag = cx.body_stmts(f).iter().any(|&st| {
@@ -388,6 +408,7 @@ impl Rule for SignalInAsyncio {
                         || sets_thread_event(cx, hc, f)
                         || ((ends_somewhere || sets_a_flag) && says(hc))
                         || (ends_last && away_from_the_loop(cx, hc, f, 2))
+                        || (exits_at_once && hc.name == "set" && hc.args.is_empty())
                 })
             });
             // `signal.signal(SIGINT, self._stop)` then
@@ -1591,6 +1612,48 @@ class App:
 
     async def serve(self):
         await asyncio.sleep(3600)
+"#,
+        r#"
+import asyncio
+import os
+import signal
+
+
+def serve(console, run_server):
+    shutdown_event = asyncio.Event()
+
+    def signal_handler(sig, frame):
+        console.print("Shutting down server...")
+        shutdown_event.set()
+        os._exit(0)
+
+    signal.signal(signal.SIGINT, signal_handler)
+    asyncio.run(run_server(shutdown_event))
+"#,
+        r#"
+import asyncio
+import signal
+import sys
+
+
+class Agent:
+    def setup_graceful_shutdown(self):
+        def signal_handler(signum, frame):
+            self.log.warning("shutdown_signal_received", signal=signum)
+            try:
+                if hasattr(self, "_session_manager"):
+                    pass
+                self.log.info("cleanup_completed")
+            except Exception as e:
+                self.log.error("cleanup_error", error=str(e))
+            finally:
+                sys.exit(0)
+
+        signal.signal(signal.SIGTERM, signal_handler)
+
+    def run(self):
+        self.setup_graceful_shutdown()
+        asyncio.run(self.serve())
 "#,
     ],
 };

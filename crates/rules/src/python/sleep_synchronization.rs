@@ -36,7 +36,8 @@ t.done()`, `self.assertFalse(t.done())`), nor one that
 repeats word for word one made before the sleep: it checks that nothing
 changed, which a slow machine cannot make fail. A `task.cancel()` of the
 started work right after the sleep reads nothing; the statement after it
-is the one judged. Nor is a sleep whose next statement tries again (it
+is the one judged (also under `if not task.done():`, a deadline for
+the work). Nor is a sleep whose next statement tries again (it
 calls the sleeping function itself, also under `if not self._shutdown:`,
 or hands a call an attempt count): a pause between attempts. A sleep of a random length (`asyncio.sleep(random.uniform(1,
 2))`) paces on purpose and is not reported. An awaited sleep in a test that runs on a fake clock
@@ -50,20 +51,24 @@ the comment names a delay policy (a backoff, a retry, a rate limit, an
 interval) or a length someone set ("wait for the specified time"), the sleep lasts a window the caller passes in
 (`asyncio.sleep(timeout)` of a parameter named for a timeout, window or
 duration, also one of an enclosing function: how long to listen for
-replies), or the statement after it
+replies), or the rest of an interval measured on a clock (`asyncio.sleep(
+self.min_interval - elapsed)`, a rate limiter's pacing), or the statement after it
 tries again (calls the sleeping function itself, or hands a call an
 attempt count: `await self.send(failed, retry - 1)`): a pause between
 attempts, where a guess that is too short costs one more attempt. Nor
 when the statement before it (or the `try` before it) already waits for
 the condition with a deadline (`page.wait_for_selector(sel,
-timeout=30_000)`, `proc.wait(timeout=10)`, `consumer.poll(timeout=1.0)`),
-or awaits a coroutine of the file that awaits the
+timeout=30_000)`, `proc.wait(timeout=10)`, `consumer.poll(timeout=1.0)`;
+log lines between do not count), or awaits a coroutine of the file that awaits the
 closing of what it tears down (`await self._disconnect(server)` whose
 body awaits `stack.aclose()`): the sleep is a margin after the real wait.
 Neither is a sleep followed by a loop that polls (it sleeps each round
 and leaves with `break` or `return`: `for _ in range(150): time.sleep(2);
 if not t.is_alive(): break`, also as the first statement of the `if`
-after the sleep): the loop is the wait, the sleep a head start.
+after the sleep, or, for a loop that counts its rounds or tests a
+condition, after a few statements that neither sleep nor assert: a
+lookup, a guard that returns early): the loop is the wait, the sleep a
+head start.
 
 ## Why
 
@@ -170,9 +175,19 @@ impl Rule for SleepSynchronization {
                         && param
                 })
             });
+            // `await asyncio.sleep(self.min_interval - elapsed)`: the rest
+            // of an interval, measured on a clock (a rate limiter's pacing),
+            // not a guess of how long something takes.
+            let remainder = sleep_arg(c).flatten().is_some_and(|a| {
+                matches!(
+                    cx.expr(cx.model.strip(a)).kind,
+                    ExprKind::Binary { op: BinOp::Sub, .. }
+                )
+            });
             if !cx.func(f).is_test
                 && !long
                 && !callers_window
+                && !remainder
                 && !retries_next(cx, f, stmt)
                 && !waited_with_deadline_before(cx, stmt)
                 && !polls_after(cx, stmt)
@@ -263,8 +278,14 @@ impl Rule for SleepSynchronization {
 /// leaves with `break` or `return`: `for _ in range(150): time.sleep(2); if
 /// not t.is_alive(): break`), directly or as the first statement of the
 /// `if` after it: the loop is the real wait, and the sleep a head start.
+///
+/// A few statements that neither sleep nor assert may come between (a
+/// lookup, a guard that returns early, a counter set to zero): `time.sleep(
+/// 0.3)`, `f = current_file()`, `if f is None: return 1`, `last = 0`, then
+/// a loop that polls until the file's size stops changing.
 fn polls_after(cx: &FileCx, sleep_stmt: StmtId) -> bool {
-    let Some(next) = next_stmt(cx, sleep_stmt) else {
+    let after = crate::util::stmts_after(cx, sleep_stmt);
+    let Some(&next) = after.first() else {
         return false;
     };
     let mut candidates = vec![next];
@@ -272,6 +293,39 @@ fn polls_after(cx: &FileCx, sleep_stmt: StmtId) -> bool {
         candidates.extend(then.iter().copied().filter(|&t| {
             !matches!(&cx.stmt(t).kind, StmtKind::Expr(x) if cx.call(*x).is_some_and(|c| c.target.as_deref() == Some("builtins.print")))
         }).take(1));
+    }
+    for &s in after.iter().skip(1).take(4) {
+        // Only a loop that polls by count or condition (`for _ in
+        // range(10)`, `while ..`), not one that tries alternatives in turn
+        // (`for sel in selectors: .. break`).
+        let counted = match &cx.stmt(s).kind {
+            StmtKind::While { .. } => Some(true),
+            StmtKind::For { iter, .. } => Some(
+                cx.call(cx.model.strip(*iter))
+                    .is_some_and(|c| c.target.as_deref() == Some("builtins.range")),
+            ),
+            _ => None,
+        };
+        if let Some(counted) = counted {
+            if counted {
+                candidates.push(s);
+            }
+            break;
+        }
+        // Plain steps only: not a function defined on the way (a script
+        // that sets up, then enters its interactive loop).
+        if !matches!(
+            cx.stmt(s).kind,
+            StmtKind::Assign { .. } | StmtKind::If { .. } | StmtKind::Expr(_) | StmtKind::Pass
+        ) {
+            break;
+        }
+        let sleeps = unsnarl_model::walk::calls_in_block(cx.model, &vec![s])
+            .into_iter()
+            .any(|x| cx.call(x).is_some_and(|c| sleep_arg(c).is_some()));
+        if sleeps || is_assert(cx, s) {
+            break;
+        }
     }
     candidates.into_iter().any(|l| {
         let (StmtKind::For { body, .. } | StmtKind::While { body, .. }) = &cx.stmt(l).kind else {
@@ -294,8 +348,17 @@ fn polls_after(cx: &FileCx, sleep_stmt: StmtId) -> bool {
 /// `process.wait(timeout=10)`, a consumer's `poll(timeout=1.0)`,
 /// a helper `_wait_for_any_selector(page, sels, timeout=..)`). The sleep
 /// after it is a margin on top of the real wait, not a stand-in for it.
+///
+/// Log lines between that wait and the sleep change nothing.
 fn waited_with_deadline_before(cx: &FileCx, sleep_stmt: StmtId) -> bool {
-    let Some(prev) = crate::util::prev_stmt(cx, sleep_stmt) else {
+    let mut prev = crate::util::prev_stmt(cx, sleep_stmt);
+    for _ in 0..2 {
+        match prev {
+            Some(p) if only_logs(cx, p) => prev = crate::util::prev_stmt(cx, p),
+            _ => break,
+        }
+    }
+    let Some(prev) = prev else {
         return false;
     };
     let block: Block = match &cx.stmt(prev).kind {
@@ -310,6 +373,12 @@ fn waited_with_deadline_before(cx: &FileCx, sleep_stmt: StmtId) -> bool {
             (name.starts_with("wait") || name == "poll") && c.kwarg("timeout").is_some()
         })
         || awaited_close_before(cx, prev)
+}
+
+/// A statement that only writes a log record (`logger.info(..)`).
+fn only_logs(cx: &FileCx, s: StmtId) -> bool {
+    matches!(&cx.stmt(s).kind, StmtKind::Expr(x)
+        if cx.call(*x).is_some_and(|c| cx.effect(c, Effect::Logging).is_some()))
 }
 
 /// The statement before the sleep (or an `if` whose body it is) awaits a
@@ -372,12 +441,26 @@ fn on_virtual_clock(cx: &FileCx, f: FuncId, sleep: ExprId) -> bool {
 
 /// `task.cancel()` of a task handed the work (or its handle).
 fn cancels_work(cx: &FileCx, s: StmtId, handed: &HashSet<String>) -> bool {
-    matches!(&cx.stmt(s).kind, StmtKind::Expr(e)
-        if cx.call(*e).is_some_and(|c| c.name == "cancel"
-            && c.args.is_empty()
-            && c.receiver
-                .and_then(|r| cx.model.dotted(r))
-                .is_some_and(|d| handed.contains(&d))))
+    match &cx.stmt(s).kind {
+        StmtKind::Expr(e) => cx.call(*e).is_some_and(|c| {
+            c.name == "cancel"
+                && c.args.is_empty()
+                && c.receiver
+                    .and_then(|r| cx.model.dotted(r))
+                    .is_some_and(|d| handed.contains(&d))
+        }),
+        // `if not task.done(): task.cancel()`: the sleep was a deadline
+        // for the work, and what it reads of it is only whether it ended.
+        StmtKind::If { cond, then, orelse } => {
+            let done_test = matches!(&cx.expr(*cond).kind, ExprKind::Unary { operand, .. }
+                if cx.call(*operand).is_some_and(|c| c.name == "done" && c.args.is_empty()));
+            done_test
+                && orelse.is_empty()
+                && !then.is_empty()
+                && then.iter().all(|&t| cancels_work(cx, t, handed))
+        }
+        _ => false,
+    }
 }
 
 /// The asserts right after the sleep (the run starting at `check`) each
@@ -1228,6 +1311,74 @@ class WatchdogTest(unittest.IsolatedAsyncioTestCase):
     async def watchdog(self):
         while True:
             await asyncio.sleep(1)
+"#,
+        r#"
+import logging
+import time
+
+logger = logging.getLogger(__name__)
+
+
+def open_and_read(page, selector):
+    page.wait_for_selector(selector, timeout=30_000)
+    logger.info("the page shows %s", selector)
+    # Make sure the animation has finished before reading.
+    time.sleep(0.5)
+    return page.inner_text(selector)
+"#,
+        r#"
+import subprocess
+import time
+
+
+def stop_recording(current_file):
+    subprocess.run(["pkill", "-f", "ffmpeg"], capture_output=True)
+    # Wait for the file to be fully written.
+    time.sleep(0.3)
+    audio = current_file()
+    if audio is None:
+        return 1
+    last_size = 0
+    for _ in range(10):
+        size = audio.stat().st_size
+        if size == last_size:
+            break
+        last_size = size
+        time.sleep(0.1)
+    return 0
+"#,
+        r#"
+import asyncio
+import time
+
+
+class RateLimiter:
+    def __init__(self, min_interval):
+        self.min_interval = min_interval
+        self.last_request_time = 0.0
+        self._lock = asyncio.Lock()
+
+    async def wait_for_rate_limit(self):
+        async with self._lock:
+            elapsed = time.time() - self.last_request_time
+            if elapsed < self.min_interval:
+                # Wait for the remaining time
+                await asyncio.sleep(self.min_interval - elapsed)
+            self.last_request_time = time.time()
+"#,
+        r#"
+import asyncio
+
+
+async def run_scenario(agent, scenario):
+    task = asyncio.create_task(agent.run(scenario.prompt))
+    await asyncio.sleep(scenario.cancel_after_s)
+    if not task.done():
+        task.cancel()
+    try:
+        return await task
+    except asyncio.CancelledError:
+        return None
 "#,
     ],
 };

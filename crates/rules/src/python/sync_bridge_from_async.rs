@@ -36,7 +36,8 @@ loop: `try: asyncio.get_running_loop(); return None except RuntimeError:
 pass`, or one that sets a flag the function then leaves on, `if loop is
 not None: loop.create_task(coro); return`); nor is a bridge after
 `nest_asyncio.apply()`, which
-lets the running loop be entered again. Nor
+lets the running loop be entered again, nor one in a `try` whose
+`except RuntimeError` applies it and runs the coroutine again. Nor
 is a bridge in the handler of a `try` that first asks for the running
 loop (`try: loop = asyncio.get_running_loop() ... except RuntimeError:
 asyncio.run(coro)`, also `try: asyncio.get_running_loop().create_task(c)`;
@@ -966,6 +967,27 @@ class Client:
 
     async def refresh(self):
         return self.list_tools()
+"#,
+        r#"
+import asyncio
+
+import nest_asyncio
+
+
+def run_sync(func, *args):
+    loop = asyncio.get_event_loop()
+    try:
+        return loop.run_until_complete(func(*args))
+    except RuntimeError as e:
+        if "event loop is already running" in str(e):
+            # On a running loop: patch it, then run the coroutine again.
+            nest_asyncio.apply()
+            return loop.run_until_complete(func(*args))
+        raise
+
+
+async def handler(tool):
+    return run_sync(tool.fetch)
 "#,
     ],
 };

@@ -166,11 +166,24 @@ fn finding(cx: &FileCx, span: Span, missing: &[&str]) -> Finding {
         ["wait"] => "retries immediately, with no wait between attempts (no `wait=`)",
         _ => "never stops retrying (no `stop=`)",
     };
+    // With a wait, nothing is hammered: the call just never gives up, and
+    // its caller waits for as long as the dependency is down.
+    let (why, fix) = if missing.contains(&"wait") {
+        (
+            "a failing dependency is hammered in a tight loop from every caller at once",
+            "pass `stop=stop_after_attempt(n)` (or `stop_after_delay`) and `wait=wait_random_exponential(...)`",
+        )
+    } else {
+        (
+            "while the dependency is down, the call never returns and its caller waits with it",
+            "pass `stop=stop_after_attempt(n)` or `stop=stop_after_delay(seconds)`, and let the caller handle the final error",
+        )
+    };
     cx.finding(
         &META,
         span,
-        format!("this tenacity `@retry` {what}: a failing dependency is hammered in a tight loop from every caller at once"),
-        "pass `stop=stop_after_attempt(n)` (or `stop_after_delay`) and `wait=wait_random_exponential(...)`",
+        format!("this tenacity `@retry` {what}: {why}"),
+        fix,
     )
 }
 
@@ -283,4 +296,26 @@ class Spider:
 mod tests {
     use super::*;
     crate::testing::rule_tests!(TenacityUnbounded);
+
+    /// A retry that waits between attempts but never stops is not a tight
+    /// loop: the message says what does go wrong (the caller never gets an
+    /// answer).
+    #[test]
+    fn a_wait_without_a_stop_is_not_called_a_tight_loop() {
+        let found = crate::testing::messages(
+            &TenacityUnbounded,
+            Language::Python,
+            "from tenacity import retry, wait_exponential\n\n\
+             @retry(wait=wait_exponential(min=3, max=30))\n\
+             def run(self):\n    self.connect()\n\n\
+             @retry\n\
+             def charge(card):\n    return gateway.charge(card)\n",
+        );
+        assert_eq!(found.len(), 2, "{found:?}");
+        let waits = crate::testing::message_with(&found, "never stops");
+        assert!(!waits.contains("tight loop"), "{waits}");
+        assert!(waits.contains("never returns"), "{waits}");
+        let bare = crate::testing::message_with(&found, "immediately and forever");
+        assert!(bare.contains("tight loop"), "{bare}");
+    }
 }

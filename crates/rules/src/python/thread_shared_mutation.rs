@@ -26,12 +26,15 @@ several places), that updates shared state with a read-modify-write
 as one, or named for one: `self._stats_lock`, also an entry kept under a
 key named for it, `with self._progress["eventing"]["condition"]:`). A method started
 once per object, each on a new one (`target=out.drain` and
-`target=err.drain`, with `out` and `err` two new `Capture()` objects), is
+`target=err.drain`, with `out` and `err` two new `Capture()` objects,
+bound one by one or by `out, err = Capture(), Capture()`), is
 not reported for its updates of `self`: no two threads share them.
 Nor is a thread started from several places that each start it only
 while the one before has died (`if player is None or not
 player.is_alive(): player = Thread(..)`, the same `player` each time):
-one such thread runs at a time. Nor
+one such thread runs at a time. Nor is an `async def` handed to a pool
+(`worker_pool.submit(self.handle, update)`): threads do not run its body,
+a loop does, and an update with no `await` inside is atomic there. Nor
 is `|=`/`-=` on a set or dict (or `+=` on a list, a bytearray or a deque) that the file only ever
 sets to a new empty one (`self.seen = set()`): the operator changes that
 one object in a single call and stores the same object back.
@@ -212,6 +215,13 @@ fn concurrent_targets(cx: &FileCx) -> Vec<(FuncId, String, bool)> {
         }) else {
             continue;
         };
+        // An `async def` handed to a pool (`worker_pool.submit(self.
+        // _process_update, u)`): a thread would only build its coroutine;
+        // what runs it is a loop, where `+=` with no `await` inside is
+        // atomic.
+        if cx.func(f).is_async {
+            continue;
+        }
         let in_loop = cx.in_loop(id)
             || cx
                 .tree
@@ -260,13 +270,21 @@ fn concurrent_targets(cx: &FileCx) -> Vec<(FuncId, String, bool)> {
 
 /// The object of a bound-method target (`capture.drain`), when it is a
 /// name its function binds once, to a new object (`capture =
-/// _StreamCapture(limit)`).
+/// _StreamCapture(limit)`, or `out, err = _Capture(), _Capture()`).
 fn fresh_object(cx: &FileCx, target: ExprId) -> Option<String> {
     let ExprKind::Attr { obj, .. } = &cx.expr(cx.model.strip(target)).kind else {
         return None;
     };
     let name = cx.model.name_of(*obj)?;
-    let mut bound = crate::python::common::values_bound_to(cx, cx.func_of(target), name);
+    let mut bound =
+        cx.body_stmts(cx.func_of(target))
+            .iter()
+            .filter_map(|&s| match &cx.stmt(s).kind {
+                StmtKind::Assign { targets, value, .. } => {
+                    targets.iter().find_map(|&t| value_for(cx, t, *value, name))
+                }
+                _ => None,
+            });
     let first = bound.next()??;
     let c = cx.call(cx.model.strip(first))?;
     let class_like = c.receiver.is_none()
@@ -274,6 +292,26 @@ fn fresh_object(cx: &FileCx, target: ExprId) -> Option<String> {
             .trim_start_matches('_')
             .starts_with(|ch: char| ch.is_ascii_uppercase());
     (class_like && bound.next().is_none()).then(|| name.to_string())
+}
+
+/// What an assignment to `t` binds to `name`: the whole value for a plain
+/// name, the matching element when a tuple of names takes a tuple of the
+/// same length (`out, err = A(), B()`), no value when it takes anything
+/// else. `None` when `t` does not bind `name`.
+fn value_for(cx: &FileCx, t: ExprId, value: Option<ExprId>, name: &str) -> Option<Option<ExprId>> {
+    let m = cx.model;
+    if m.name_of(t) == Some(name) {
+        return Some(value);
+    }
+    let ExprKind::Collection { elems: names, .. } = &cx.expr(m.strip(t)).kind else {
+        return None;
+    };
+    let i = names.iter().position(|&n| m.name_of(n) == Some(name))?;
+    let elems = value.and_then(|v| match &cx.expr(m.strip(v)).kind {
+        ExprKind::Collection { elems, .. } if elems.len() == names.len() => Some(elems),
+        _ => None,
+    });
+    Some(elems.map(|e| e[i]))
 }
 
 fn is_executor(cx: &FileCx, r: ExprId) -> bool {
@@ -551,6 +589,47 @@ def resume():
     if playback is None or not playback.is_alive():
         playback = threading.Thread(target=play_loop, daemon=True)
         playback.start()
+"#,
+        r#"
+import subprocess
+import threading
+
+
+class Capture:
+    data = b""
+
+    def drain(self, stream):
+        while chunk := stream.read(8192):
+            self.data += chunk
+
+
+def shell(command):
+    process = subprocess.Popen(["sh", "-c", command], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = Capture(), Capture()
+    readers = [
+        threading.Thread(target=out.drain, args=(process.stdout,)),
+        threading.Thread(target=err.drain, args=(process.stderr,)),
+    ]
+    for reader in readers:
+        reader.start()
+    process.wait()
+    for reader in readers:
+        reader.join()
+    return out.data, err.data
+"#,
+        r#"
+class Client:
+    def __init__(self, worker_pool):
+        self.worker_pool = worker_pool
+        self.handled = 0
+
+    async def _process_update(self, update):
+        self.handled += 1
+        await self.dispatch(update)
+
+    def feed(self, updates):
+        for u in updates:
+            self.worker_pool.submit(self._process_update, u)
 "#,
     ],
 };

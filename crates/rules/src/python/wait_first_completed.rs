@@ -33,7 +33,9 @@ collection that outlives it (one held by the object, or a local, a
 parameter or an attribute of one, kept across the iterations of a loop:
 `while ctx.tasks: done, _ = await asyncio.wait(ctx.tasks, ..)`, also
 picked from it, `[t for _, t in in_progress]`) multiplexes events or waits for a free
-slot: its unfinished tasks stay tracked, and it is not reported. Nor is a
+slot: its unfinished tasks stay tracked, and it is not reported; nor is
+a wait over the loop's every task (`{t for t in asyncio.all_tasks() if t
+is not current}`), whose unfinished ones belong to whoever started them. Nor is a
 wait on one task written out (`asyncio.wait({task}, timeout=t)`): there
 is no race and no loser, only a bounded look at a task that goes on. Nor is a
 race of functions run on other threads (`asyncio.to_thread(ev.wait,
@@ -41,8 +43,9 @@ t)`, `loop.run_in_executor(..)`, also wrapped in `ensure_future`):
 cancelling a loser would not stop its thread. Nor is a
 wait on futures other objects keep, written out (`[self._closing,
 self._dead_fut]`) or gathered in a local list grown only with such
-fields (`futures.append(self._heartbeat_task)`): nobody expects this wait
-to cancel them. Nor is a wait inside `while not runner.done():` on that
+fields (`futures.append(self._heartbeat_task)`) or filtered from them
+(`[t for t in (self._a, self._b) if t is not None]`): nobody expects this
+wait to cancel them. Nor is a wait inside `while not runner.done():` on that
 task and bare futures only (`{runner, wakeup}` with `wakeup =
 loop.create_future()`, also bound to a local first): the loop waits for the task again until it has
 finished, and a bare future runs no work. Nor is a wait in a loop on
@@ -365,11 +368,29 @@ fn waits_only_on_others(cx: &FileCx, f: FuncId, c: &Call) -> bool {
     let Some(name) = cx.model.name_of(arg) else {
         return false;
     };
+    // `[t for t in (self._a, self._b) if t is not None]`: the same fields,
+    // filtered.
+    let filtered_others = |v: ExprId| match &cx.expr(v).kind {
+        ExprKind::Comprehension {
+            elt, generators, ..
+        } => match generators.as_slice() {
+            [g] => {
+                cx.model.name_of(*elt).is_some()
+                    && cx.model.name_of(*elt) == cx.model.name_of(g.target)
+                    && matches!(&cx.expr(cx.model.strip(g.iter)).kind,
+                        ExprKind::Collection { elems, .. } if others(elems))
+            }
+            _ => false,
+        },
+        _ => false,
+    };
     let assigned = assignments_of(cx, f, name);
     !assigned.is_empty()
         && assigned.iter().all(|&(_, v)| {
-            matches!(&cx.expr(cx.model.strip(v)).kind,
+            let v = cx.model.strip(v);
+            matches!(&cx.expr(v).kind,
                 ExprKind::Collection { elems, .. } if others(elems))
+                || filtered_others(v)
         })
         && cx.body_exprs(f).iter().all(|&e| {
             let Some(k) = cx.call(e) else { return true };
@@ -539,6 +560,7 @@ fn waits_on_kept_collection(cx: &FileCx, f: FuncId, wait: ExprId, c: &Call) -> b
     // The collections the waited expression is made of: itself, and those
     // of the value a local it names was last given before the wait.
     let mut parts = collection_parts(cx, arg);
+    let mut value = arg;
     if let Some(name) = cx.model.name_of(arg) {
         let last = assignments_of(cx, f, name)
             .into_iter()
@@ -546,7 +568,19 @@ fn waits_on_kept_collection(cx: &FileCx, f: FuncId, wait: ExprId, c: &Call) -> b
             .max_by_key(|&(s, _)| cx.stmt(s).span.start);
         if let Some((_, v)) = last {
             parts.extend(collection_parts(cx, v));
+            value = v;
         }
+    }
+    // Every task of the loop (`{t for t in asyncio.all_tasks() if t is not
+    // current}`): the ones still running belong to whoever started them.
+    if unsnarl_model::walk::exprs_under(cx.model, value)
+        .into_iter()
+        .any(|x| {
+            cx.call(x)
+                .is_some_and(|k| k.target.as_deref() == Some("asyncio.all_tasks"))
+        })
+    {
+        return true;
     }
     let on_object = parts.iter().any(|&e| {
         matches!(&cx.expr(e).kind, ExprKind::Attr { obj, .. }
@@ -1200,6 +1234,40 @@ def pump(generator):
         worker.result()
 
     return iterate()
+"#,
+        r#"
+import asyncio
+
+
+class Channel:
+    def _ensure_consumer_tasks(self):
+        if self._consume_task is None or self._consume_task.done():
+            self._consume_task = asyncio.create_task(self._consume())
+
+    async def drain_events(self, timeout):
+        self._ensure_consumer_tasks()
+        tasks = [t for t in (self._consume_task, self._xread_task) if t is not None]
+        if not tasks:
+            return False
+        done, _pending = await asyncio.wait(
+            tasks, return_when=asyncio.FIRST_COMPLETED, timeout=timeout
+        )
+        return bool(done)
+"#,
+        r#"
+import asyncio
+
+
+async def run_until_idle():
+    current = asyncio.current_task()
+    while True:
+        pending = {t for t in asyncio.all_tasks() if t is not current}
+        if not pending:
+            return
+        done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_EXCEPTION)
+        for t in done:
+            if not t.cancelled() and t.exception() is not None:
+                raise t.exception()
 "#,
     ],
 };

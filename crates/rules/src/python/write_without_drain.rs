@@ -30,7 +30,10 @@ not reported, and neither is a loop over the function's `*args` (the
 fields of one message its caller wrote out) or over a list the function
 built itself (`lines = []` filled from one request), or over a mapping
 the caller handed in (`for key, vals in headers.items()`, also an item
-of one, `headers = resp.get("headers")`, and the values of one), that
+of one, `headers = resp.get("headers")` or `resp.headers if
+resp.headers else Headers()`, and the values of one), or a
+`while` loop with no `await` that empties a queue already in memory
+(`while not q.empty(): writer.write(q.get_nowait())`), that
 the function drains after the loop: what waits in the
 buffer was already in memory.
 Nor is a loop of a few rounds fixed in the code (`for _ in
@@ -160,7 +163,7 @@ impl Rule for WriteWithoutDrain {
             if drains_in(body)
                 || outer_drains
                 || few_rounds(cx, lp)
-                || writes_arguments_then_drains(cx, f, lp, r)
+                || writes_arguments_then_drains(cx, f, lp, c, r)
                 || fresh_writer_or_reply(cx, body, id, r)
                 || !reported.insert(cx.stmt(lp).span.start)
             {
@@ -231,9 +234,45 @@ fn few_rounds(cx: &FileCx, lp: StmtId) -> bool {
 /// function built in memory (`header_lines`), followed in the same
 /// block by `await writer.drain()`: the buffer holds one message at most
 /// before the peer's pace applies.
-fn writes_arguments_then_drains(cx: &FileCx, f: FuncId, lp: StmtId, writer: ExprId) -> bool {
+fn writes_arguments_then_drains(
+    cx: &FileCx,
+    f: FuncId,
+    lp: StmtId,
+    write: &Call,
+    writer: ExprId,
+) -> bool {
+    let w = cx.model.dotted(writer);
+    let drained_after = || {
+        w.is_some()
+            && std::iter::successors(crate::util::next_stmt(cx, lp), |&s| {
+                crate::util::next_stmt(cx, s)
+            })
+            .any(|s| {
+                unsnarl_model::walk::calls_in_block(cx.model, &[s].to_vec())
+                    .into_iter()
+                    .any(|x| {
+                        cx.call(x).is_some_and(|dc| {
+                            dc.name == "drain" && dc.receiver.and_then(|r| cx.model.dotted(r)) == w
+                        }) && cx.is_awaited(x)
+                    })
+            })
+    };
     let StmtKind::For { iter, .. } = &cx.stmt(lp).kind else {
-        return false;
+        // `while not q.empty(): writer.write(q.get_nowait())` with no await
+        // in the loop: it empties a container already in memory, and
+        // nothing new can arrive before the drain after it.
+        let StmtKind::While { body, .. } = &cx.stmt(lp).kind else {
+            return false;
+        };
+        let takes_from_memory = write.args.first().is_some_and(|a| {
+            cx.call(cx.model.strip(a.value)).is_some_and(|k| {
+                k.receiver.is_some() && matches!(k.name.as_str(), "get_nowait" | "popleft" | "pop")
+            })
+        });
+        let suspends = unsnarl_model::walk::exprs_in_block(cx.model, body)
+            .into_iter()
+            .any(|x| matches!(cx.expr(x).kind, ExprKind::Await(_)));
+        return takes_from_memory && !suspends && drained_after();
     };
     let over_varargs = cx
         .model
@@ -254,7 +293,6 @@ fn writes_arguments_then_drains(cx: &FileCx, f: FuncId, lp: StmtId, writer: Expr
                 })
             })
     });
-    let w = cx.model.dotted(writer);
     // A mapping the caller handed in (`for key, vals in raw_headers.items()`),
     // or the values of one (`for v in vals` inside that loop): in memory
     // already, and drained after the loops.
@@ -268,20 +306,7 @@ fn writes_arguments_then_drains(cx: &FileCx, f: FuncId, lp: StmtId, writer: Expr
                 })
         });
     }
-    (over_varargs || over_built_list)
-        && w.is_some()
-        && std::iter::successors(crate::util::next_stmt(cx, lp), |&s| {
-            crate::util::next_stmt(cx, s)
-        })
-        .any(|s| {
-            unsnarl_model::walk::calls_in_block(cx.model, &[s].to_vec())
-                .into_iter()
-                .any(|x| {
-                    cx.call(x).is_some_and(|dc| {
-                        dc.name == "drain" && dc.receiver.and_then(|r| cx.model.dotted(r)) == w
-                    }) && cx.is_awaited(x)
-                })
-        })
+    (over_varargs || over_built_list) && drained_after()
 }
 
 /// The `for` walks a mapping parameter of `f` (`params.items()`,
@@ -301,7 +326,9 @@ fn over_a_param_mapping(cx: &FileCx, f: FuncId, lp: StmtId) -> bool {
     {
         let is_param = |n: &str| cx.func(f).params.iter().any(|q| q.name == n);
         // Or a local taken from one (`raw_headers = resp.get("headers") or
-        // {}`): an item of the caller's mapping, no call but `get`.
+        // {}`, `headers = resp.headers if resp.headers else Headers()`):
+        // an item of the caller's mapping, no call but `get` and a new
+        // empty mapping.
         let taken_from_param = || {
             let mut bound = crate::python::common::values_bound_to(cx, f, p).peekable();
             bound.peek().is_some()
@@ -312,7 +339,14 @@ fn over_a_param_mapping(cx: &FileCx, f: FuncId, lp: StmtId) -> bool {
                             .iter()
                             .any(|&x| cx.model.name_of(x).is_some_and(is_param))
                             && under.iter().all(|&x| match &cx.expr(x).kind {
-                                ExprKind::Call(k) => k.name == "get",
+                                ExprKind::Call(k) => {
+                                    k.name == "get"
+                                        || (k.args.is_empty()
+                                            && k.receiver.is_none()
+                                            && (k.name == "dict"
+                                                || k.name
+                                                    .starts_with(|c: char| c.is_ascii_uppercase())))
+                                }
                                 ExprKind::Await(_) => false,
                                 _ => true,
                             })
@@ -601,6 +635,29 @@ async def serve_backward(host, port, auth, handler, closed):
             asyncio.ensure_future(handler(reader, writer))
         else:
             writer.close()
+"#,
+        r#"
+import asyncio
+
+
+async def forward(channel, writer: asyncio.StreamWriter):
+    await channel.wait_until_ended()
+    # The last bytes arrived with the end: pass them on, then drain once.
+    while not channel.arrived.empty():
+        writer.write(channel.arrived.get_nowait())
+    await writer.drain()
+"#,
+        r#"
+import asyncio
+
+
+async def write_response(writer: asyncio.StreamWriter, response, status):
+    headers = response.headers if response.headers else HttpHeaders()
+    writer.write(f"HTTP/1.1 {status}\r\n".encode())
+    for key, value in headers.items():
+        writer.write(f"{key}: {value}\r\n".encode())
+    writer.write(b"\r\n")
+    await writer.drain()
 "#,
     ],
 };
