@@ -88,8 +88,8 @@ acquisition to their caller are not reported: a `begin_x` whose class
 has an `end_x`/`finish_x` releasing the same lock, `__enter__`/`__aenter__`,
 `acquire`/`acquire_*`, `*_acquire` (`semaphore_acquire(sem)`) and their
 async twins (`aacquire_lock`). Nor is a method that gives the permit back
-only when its own step fails (`except ShutDown: self._sem.release();
-raise`) in a class where another method releases it without taking it
+only when the step right after the acquire fails (a `try` there whose
+`except ShutDown:` releases and re-raises) in a class where another method releases it without taking it
 (a bounded queue's `task_done()`, a pool's `_return`): each permit goes
 with an item handed on, and its consumer returns it. Nor is a lock a function makes for itself
 (`claim = threading.Lock()`) and mentions only as the receiver of its own
@@ -431,13 +431,29 @@ fn begins_a_paired_section(cx: &FileCx, f: FuncId, lock: &str) -> bool {
 }
 
 /// A permit that outlives the call on purpose: the method gives it back
-/// itself only when its step fails (`except ShutDown: self._sem.release();
-/// raise`), and another method of the class releases it without ever
+/// itself only when the step right after the acquire fails (`try: ..
+/// except ShutDown: self._sem.release(); raise`), and another method of the class releases it without ever
 /// taking it (`task_done()` of a bounded queue, a pool's `_return`): each
 /// permit stands for an item handed on, and the consumer returns it.
-fn handed_to_another_method(cx: &FileCx, f: FuncId, lock: &str) -> bool {
+fn handed_to_another_method(cx: &FileCx, f: FuncId, acquire: ExprId, lock: &str) -> bool {
     let func = cx.func(f);
-    if func.class.is_none() || !cx.body_exprs(f).iter().any(|&e| is_release_of(cx, e, lock)) {
+    if func.class.is_none() {
+        return false;
+    }
+    // The step right after the acquire (or after its `if not ..acquire():
+    // raise` guard) is a `try` whose handler gives the permit back.
+    let Some(s) = cx.tree.enclosing_stmt(acquire) else {
+        return false;
+    };
+    let released_on_failure = crate::util::next_stmt(cx, s).is_some_and(|n| {
+        matches!(&cx.stmt(n).kind, StmtKind::Try { handlers, .. }
+        if handlers.iter().any(|h| {
+            unsnarl_model::walk::exprs_in_block(cx.model, &h.body)
+                .into_iter()
+                .any(|e| is_release_of(cx, e, lock))
+        }))
+    });
+    if !released_on_failure {
         return false;
     }
     let acquires_in = |g: FuncId| {
@@ -522,7 +538,7 @@ impl Rule for AcquireWithoutRelease {
                 || func.is_test
                 || in_primitive_class(cx, f)
                 || begins_a_paired_section(cx, f, &name)
-                || handed_to_another_method(cx, f, &name)
+                || handed_to_another_method(cx, f, id, &name)
             {
                 continue;
             }
@@ -2087,6 +2103,27 @@ def start_turn(conversation_id, build_job, start):
     job = build_job(conversation_id)
     start(job, release=turn_lock.release)
     return 202
+"#,
+        r#"
+import threading
+
+
+class Client:
+    def __init__(self, socket):
+        self._lock = threading.Lock()
+        self._socket = socket
+
+    def _on_reply(self, msg):
+        self._reply = msg
+        self._lock.release()
+
+    def send(self, msg, encode):
+        self._lock.acquire()  # expect
+        # If encoding raises, nothing gives the lock back.
+        payload = encode(msg)
+        self._socket.send(payload)
+        if not self._socket.poll(1000):
+            self._lock.release()
 "#,
     ],
     pass: &[

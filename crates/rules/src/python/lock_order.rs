@@ -1764,29 +1764,34 @@ class Session:
         pass
 "#,
         r#"
-import asyncio
+import threading
+import time
 
 
-class Executor:
-    def __init__(self):
-        self._lock = asyncio.Lock()
-        self._free = []
+class Connection:
+    def __init__(self, connect):
+        self._connection_lock = threading.Lock()
+        self._connect = connect
+        self._conn = None
 
-    async def _start_instance(self, spec):
-        # Called with the lock held: let others in during the slow start,
-        # then take it back for the caller.
-        self._lock.release()
+    def _wait_unlocked(self, delay):
+        # Runs with the lock held: let other threads use the connection
+        # while this one backs off, then take the lock back.
+        self._connection_lock.release()
         try:
-            instance = await spec.start()
+            time.sleep(delay)
         finally:
-            await self._lock.acquire()
-        self._free.append(instance)
+            self._connection_lock.acquire()
 
-    async def acquire_for(self, spec):
-        async with self._lock:
-            if not self._free:
-                await self._start_instance(spec)
-            return self._free.pop()
+    def get(self):
+        with self._connection_lock:
+            for attempt in range(3):
+                try:
+                    self._conn = self._conn or self._connect()
+                    return self._conn
+                except OSError:
+                    self._wait_unlocked(2 ** attempt)
+            raise ConnectionError("no connection")
 "#,
     ],
 };
