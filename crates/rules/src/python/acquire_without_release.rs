@@ -89,9 +89,10 @@ has an `end_x`/`finish_x` releasing the same lock, `__enter__`/`__aenter__`,
 `acquire`/`acquire_*`, `*_acquire` (`semaphore_acquire(sem)`) and their
 async twins (`aacquire_lock`). Nor is a method that gives the permit back
 only when the step right after the acquire fails (a `try` there whose
-`except ShutDown:` releases and re-raises) in a class where another method releases it without taking it
-(a bounded queue's `task_done()`, a pool's `_return`): each permit goes
-with an item handed on, and its consumer returns it. Nor is a lock a function makes for itself
+`except ShutDown:` releases and re-raises) in a class where another
+method, not one it calls itself, releases it without taking it (a bounded
+queue's `task_done()`): each permit goes with an item handed on, and its
+consumer returns it. Nor is a lock a function makes for itself
 (`claim = threading.Lock()`) and mentions only as the receiver of its own
 `acquire`/`release`/`locked`, when every acquire of it sits in that
 function's own body (nothing runs beside the call to be blocked) or only
@@ -482,9 +483,17 @@ fn handed_to_another_method(cx: &FileCx, f: FuncId, acquire: ExprId, lock: &str)
                 | "aexit__"
         )
     };
+    // A method this one calls to give the permit back (`self.
+    // _release_slot(..)` on its own paths) keeps the release here, where
+    // every path must reach it: not a hand-off.
+    let called: Vec<FuncId> = cx
+        .body_calls(f)
+        .filter_map(|e| cx.call(e).and_then(|c| cx.callee_in_file(c)))
+        .collect();
     cx.model.function_ids().any(|g| {
         g != f
             && cx.func(g).class == func.class
+            && !called.contains(&g)
             && !teardown(g)
             && cx.body_exprs(g).iter().any(|&e| is_release_of(cx, e, lock))
             && !acquires_in(g)
@@ -2124,6 +2133,30 @@ class Client:
         self._socket.send(payload)
         if not self._socket.poll(1000):
             self._lock.release()
+"#,
+        r#"
+import asyncio
+
+
+class Runner:
+    def _release_slot(self, execution, case_id):
+        execution.slots_held.discard(case_id)
+        execution.semaphore.release()
+
+    async def _run_case(self, execution, case):
+        await execution.semaphore.acquire()  # expect
+        try:
+            await self.acquire_launch_slot()
+        except BaseException:
+            execution.semaphore.release()
+            raise
+        execution.slots_held.add(case.case_id)
+        if execution.cancel_event.is_set():
+            self._release_slot(execution, case.case_id)
+            return
+        # Cancelled here, the permit is never given back.
+        await self.launch(case)
+        self._release_slot(execution, case.case_id)
 "#,
     ],
     pass: &[
