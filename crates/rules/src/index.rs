@@ -1322,9 +1322,7 @@ impl Visitor for SummaryVisitor<'_> {
 
     fn enter_block(&mut self, m: &FileModel, block: &Block) {
         self.loop_tested
-            .extend(crate::util::after_running_loop_exit(m, block));
-        self.loop_tested
-            .extend(crate::util::rescued_by_nest_asyncio(m, block));
+            .extend(crate::util::loop_safe_tails(m, block));
     }
 
     fn enter_expr(&mut self, m: &FileModel, id: ExprId) -> bool {

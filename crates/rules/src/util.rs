@@ -900,7 +900,16 @@ fn ends_by_leaving(m: &FileModel, block: &Block) -> bool {
 /// except RuntimeError as e: if "already running" in str(e):
 /// nest_asyncio.apply(); ..`): on a running loop the bridge raises at once
 /// and the handler patches the loop and runs it again.
-pub fn rescued_by_nest_asyncio(m: &FileModel, block: &Block) -> Vec<Span> {
+fn rescued_by_nest_asyncio(m: &FileModel, block: &Block) -> Vec<Span> {
+    // Most files never import it: skip their handlers' calls (this runs on
+    // every block the project index summarizes).
+    if !m
+        .imports
+        .iter()
+        .any(|i| i.target.starts_with("nest_asyncio"))
+    {
+        return Vec::new();
+    }
     let applies = |b: &Block| {
         unsnarl_model::walk::calls_in_block(m, b)
             .into_iter()
@@ -932,13 +941,20 @@ pub fn rescued_by_nest_asyncio(m: &FileModel, block: &Block) -> Vec<Span> {
         .collect()
 }
 
-/// A call after [`after_running_loop_exit`] in a block of its function.
+/// The parts of `block` where no bridge blocks a running loop: after
+/// [`after_running_loop_exit`], and in a `try` that [`rescued_by_nest_asyncio`].
+pub fn loop_safe_tails(m: &FileModel, block: &Block) -> impl Iterator<Item = Span> {
+    after_running_loop_exit(m, block)
+        .into_iter()
+        .chain(rescued_by_nest_asyncio(m, block))
+}
+
+/// A call in [`loop_safe_tails`] of a block of its function.
 pub fn after_running_loop_test(cx: &FileCx, e: ExprId) -> bool {
     struct Tails<'a>(&'a mut Vec<Span>);
     impl unsnarl_model::walk::Visitor for Tails<'_> {
         fn enter_block(&mut self, m: &FileModel, block: &Block) {
-            self.0.extend(after_running_loop_exit(m, block));
-            self.0.extend(rescued_by_nest_asyncio(m, block));
+            self.0.extend(loop_safe_tails(m, block));
         }
     }
     let mut tails = Vec::new();

@@ -234,14 +234,7 @@ fn held_from_construction(cx: &FileCx, f: FuncId, name: &str) -> bool {
     let Some(class) = crate::python::common::class_of(cx, f) else {
         return false;
     };
-    let calls = |g: FuncId, method: &str| {
-        cx.body_calls(g).any(|e| {
-            cx.call(e).is_some_and(|k| {
-                k.name == method
-                    && k.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(name)
-            })
-        })
-    };
+    let calls = |g: FuncId, method: &str| calls_on(cx, g, method, name);
     // Taken and kept: an `__init__` that also releases it (a first
     // reading under the lock) built an ordinary mutex.
     cx.model.function_ids().any(|g| {
@@ -277,24 +270,14 @@ fn one_way_flag(cx: &FileCx, name: &str) -> bool {
     // be given back after all: only one nothing can release is a latch.
     let last = name.rsplit('.').next().unwrap_or(name);
     let given_back_or_handed_on = || {
-        (0..cx.model.exprs.len() as u32)
-            .map(ExprId)
-            .any(|x| match &cx.expr(x).kind {
-                ExprKind::Attr {
-                    obj, name: attr, ..
-                } => {
-                    attr.as_str() == "release"
-                        && cx
-                            .model
-                            .dotted(*obj)
-                            .is_some_and(|d| d.rsplit('.').next() == Some(last))
-                }
-                ExprKind::Call(k) => k
-                    .args
-                    .iter()
-                    .any(|a| cx.model.dotted(a.value).as_deref() == Some(name)),
-                _ => false,
-            })
+        (0..cx.model.exprs.len() as u32).map(ExprId).any(|x| {
+            is_release_of_attr(cx, x, last)
+                || cx.call(x).is_some_and(|k| {
+                    k.args
+                        .iter()
+                        .any(|a| cx.model.dotted(a.value).as_deref() == Some(name))
+                })
+        })
     };
     let latch = || {
         on_it("acquire").all(|(_, c)| crate::python::common::is_try_acquire(cx, c))
@@ -457,14 +440,6 @@ fn handed_to_another_method(cx: &FileCx, f: FuncId, acquire: ExprId, lock: &str)
     if !released_on_failure {
         return false;
     }
-    let acquires_in = |g: FuncId| {
-        cx.body_calls(g).any(|e| {
-            cx.call(e).is_some_and(|c| {
-                c.name == "acquire"
-                    && c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(lock)
-            })
-        })
-    };
     // Not a teardown that gives back one permit once (`close()`): the
     // permits taken for each item would still leak.
     let teardown = |g: FuncId| {
@@ -496,7 +471,16 @@ fn handed_to_another_method(cx: &FileCx, f: FuncId, acquire: ExprId, lock: &str)
             && !called.contains(&g)
             && !teardown(g)
             && cx.body_exprs(g).iter().any(|&e| is_release_of(cx, e, lock))
-            && !acquires_in(g)
+            && !calls_on(cx, g, "acquire", lock)
+    })
+}
+
+/// `g`'s own body calls `method` on the lock `lock` (`self._lock.acquire()`).
+fn calls_on(cx: &FileCx, g: FuncId, method: &str, lock: &str) -> bool {
+    cx.body_calls(g).any(|e| {
+        cx.call(e).is_some_and(|k| {
+            k.name == method && k.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(lock)
+        })
     })
 }
 
@@ -780,14 +764,7 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
     if release_sites.is_empty() {
         // Released by another method of the file (start/stop pairs), or a
         // `release` passed as a callback.
-        let acquires_in = |g: FuncId| {
-            cx.body_calls(g).any(|e| {
-                cx.call(e).is_some_and(|c| {
-                    c.name == "acquire"
-                        && c.receiver.and_then(|r| cx.model.dotted(r)).as_deref() == Some(name)
-                })
-            })
-        };
+        let acquires_in = |g: FuncId| calls_on(cx, g, "acquire", name);
         let attr = name.rsplit('.').next().unwrap_or(name);
         let elsewhere = (0..cx.model.exprs.len() as u32).map(ExprId).any(|x| {
             is_release_of_attr(cx, x, attr)

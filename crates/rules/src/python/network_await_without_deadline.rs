@@ -841,13 +841,17 @@ fn reads_a_pipe(cx: &FileCx, r: ExprId) -> bool {
         cx.call(cx.model.strip(v))
             .is_some_and(|c| c.target.as_deref() == Some("asyncio.StreamReader"))
     };
-    let values: Vec<Option<ExprId>> = cx.model.values_assigned_to(&d).collect();
-    !cx.calls_named(&["connect_read_pipe"]).is_empty()
-        && values.iter().any(|v| v.is_some_and(built))
-        // Besides, only reset to `None` (`self.stdin = None` in `__init__`).
+    !cx.calls_named(&["connect_read_pipe"]).is_empty() && only_assigned(cx, &d, built)
+}
+
+/// `d` is assigned a value `made` accepts, and besides only reset to `None`
+/// (`self.stdin = None` in `__init__`).
+fn only_assigned(cx: &FileCx, d: &str, made: impl Fn(ExprId) -> bool) -> bool {
+    let values: Vec<Option<ExprId>> = cx.model.values_assigned_to(d).collect();
+    values.iter().any(|v| v.is_some_and(&made))
         && values
             .iter()
-            .all(|v| v.is_some_and(|v| built(v) || is_none(cx, v)))
+            .all(|v| v.is_some_and(|v| made(v) || is_none(cx, v)))
 }
 
 /// The stdout or stderr pipe of a child process the file starts
@@ -864,14 +868,9 @@ fn reads_a_child(cx: &FileCx, r: ExprId) -> bool {
     if pipe(r) {
         return true;
     }
-    let Some(d) = cx.model.dotted(r) else {
-        return false;
-    };
-    let values: Vec<Option<ExprId>> = cx.model.values_assigned_to(&d).collect();
-    values.iter().any(|v| v.is_some_and(pipe))
-        && values
-            .iter()
-            .all(|v| v.is_some_and(|v| pipe(v) || is_none(cx, v)))
+    cx.model
+        .dotted(r)
+        .is_some_and(|d| only_assigned(cx, &d, pipe))
 }
 
 fn is_reader(cx: &FileCx, r: ExprId, readers: &HashSet<String>) -> bool {

@@ -604,35 +604,37 @@ fn walks_alternatives(cx: &FileCx, lp: StmtId, body: &Block) -> bool {
     unsnarl_model::walk::exprs_in_block(cx.model, body)
         .into_iter()
         .any(|e| {
+            let Some(c) = cx.call(e) else {
+                return false;
+            };
+            let awaited = cx.is_awaited(e);
             let sync = !cx.func(cx.func_of(e)).is_async;
-            (cx.is_awaited(e) || sync)
-                && cx.call(e).is_some_and(|c| {
-                    if crate::python::common::is_io_call(cx, c)
-                        || (sync
-                            && cx.effect(c, Effect::Blocking).is_some()
-                            && crate::python::common::sleep_arg(c).is_none()
-                            // A pause between rounds, not the request
-                            // (`threading.Event().wait(DELAYS[attempt])`).
-                            && !matches!(c.name.as_str(), "wait" | "wait_for" | "join" | "acquire")
-                            && !handlers.iter().any(|h| h.contains(cx.expr(e).span)))
-                    {
-                        return varies_with(c, &tainted);
-                    }
-                    if !cx.is_awaited(e) {
-                        return false;
-                    }
-                    // A function of another module of the project, which
-                    // `calls_remote` counts as the call retried, handed the
-                    // loop variable itself (`create_tcp_forward_listener(..,
-                    // BASE_PORT + n)`), not a value merely made after a
-                    // failure (a prompt that reports the last error).
-                    c.receiver.is_none()
-                        && c.target
-                            .as_deref()
-                            .is_some_and(|t| cx.local_functions(t).next().is_none())
-                        && !handlers.iter().any(|h| h.contains(cx.expr(e).span))
-                        && varies_with(c, &loop_names)
-                })
+            if !awaited && !sync {
+                return false;
+            }
+            let in_handler = handlers.iter().any(|h| h.contains(cx.expr(e).span));
+            // A plain function's blocking request, not a pause between
+            // rounds (`threading.Event().wait(DELAYS[attempt])`).
+            let blocking_request = sync
+                && !in_handler
+                && cx.effect(c, Effect::Blocking).is_some()
+                && crate::python::common::sleep_arg(c).is_none()
+                && !matches!(c.name.as_str(), "wait" | "wait_for" | "join" | "acquire");
+            if crate::python::common::is_io_call(cx, c) || blocking_request {
+                return varies_with(c, &tainted);
+            }
+            // A function of another module of the project, which
+            // `calls_remote` counts as the call retried, handed the loop
+            // variable itself (`create_tcp_forward_listener(.., BASE_PORT +
+            // n)`), not a value merely made after a failure (a prompt that
+            // reports the last error).
+            awaited
+                && c.receiver.is_none()
+                && c.target
+                    .as_deref()
+                    .is_some_and(|t| cx.local_functions(t).next().is_none())
+                && !in_handler
+                && varies_with(c, &loop_names)
         })
 }
 

@@ -320,10 +320,7 @@ fn polls_after(cx: &FileCx, sleep_stmt: StmtId) -> bool {
         ) {
             break;
         }
-        let sleeps = unsnarl_model::walk::calls_in_block(cx.model, &vec![s])
-            .into_iter()
-            .any(|x| cx.call(x).is_some_and(|c| sleep_arg(c).is_some()));
-        if sleeps || is_assert(cx, s) {
+        if sleeps_in(cx, &vec![s]) || is_assert(cx, s) {
             break;
         }
     }
@@ -335,11 +332,15 @@ fn polls_after(cx: &FileCx, sleep_stmt: StmtId) -> bool {
         let leaves = stmts
             .iter()
             .any(|&x| matches!(cx.stmt(x).kind, StmtKind::Break | StmtKind::Return(_)));
-        let sleeps = unsnarl_model::walk::calls_in_block(cx.model, body)
-            .into_iter()
-            .any(|x| cx.call(x).is_some_and(|c| sleep_arg(c).is_some()));
-        leaves && sleeps
+        leaves && sleeps_in(cx, body)
     })
+}
+
+/// Some call in the block sleeps (with a delay or without).
+fn sleeps_in(cx: &FileCx, block: &Block) -> bool {
+    unsnarl_model::walk::calls_in_block(cx.model, block)
+        .into_iter()
+        .any(|x| cx.call(x).is_some_and(|c| sleep_arg(c).is_some()))
 }
 
 /// The statement before the sleep (or the `try` it is) already waits for
