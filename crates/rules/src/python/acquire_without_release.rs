@@ -647,6 +647,7 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
                 && !absorbs_errors(cx, next, name)
                 && !sets_a_context_var(cx, next)
                 && !logs(cx, next)
+                && !collects_a_name(cx, next)
             {
                 break 'climb;
             }
@@ -689,6 +690,18 @@ fn classify(cx: &FileCx, f: FuncId, s: StmtId, acquire: ExprId, name: &str) -> O
     // A probe: the release is the very next statement, or follows only
     // statements that cannot raise (`self._objects[i] = obj`).
     let after: Vec<StmtId> = match &cx.stmt(s).kind {
+        // `if not lock.acquire(blocking=False): raise Busy()`: the lock is
+        // held after the `if`.
+        StmtKind::If { cond, then, orelse }
+            if orelse.is_empty()
+                && matches!(&cx.expr(cx.model.strip(*cond)).kind,
+                    ExprKind::Unary { op: UnOp::Not, operand } if cx.model.strip(*operand) == acquire)
+                && then.last().is_some_and(|&l| {
+                    matches!(cx.stmt(l).kind, StmtKind::Return(_) | StmtKind::Raise(_))
+                }) =>
+        {
+            stmts_after(cx, s).to_vec()
+        }
         StmtKind::If { cond, then, .. } if cx.contains(*cond, acquire) => then.clone(),
         // `got = lock.acquire(timeout=t)` then `if got: lock.release()`.
         StmtKind::Assign { targets, .. } => {
@@ -876,6 +889,28 @@ fn cannot_raise(cx: &FileCx, s: StmtId) -> bool {
         || sets_a_context_var(cx, s)
         || reads_own_flag(cx, s)
         || dict_bookkeeping(cx, s)
+        || collects_a_name(cx, s)
+}
+
+/// `running.add(me)`, `self._waiters.append(fut)`: a name put into a list
+/// or set the file only ever makes empty (`running = set()`), which does
+/// not raise.
+fn collects_a_name(cx: &FileCx, s: StmtId) -> bool {
+    let StmtKind::Expr(x) = cx.stmt(s).kind else {
+        return false;
+    };
+    cx.call(cx.model.strip(x)).is_some_and(|c| {
+        matches!(c.name.as_str(), "add" | "append")
+            && matches!(c.args.as_slice(), [a] if a.name.is_none() && !a.spread
+                && matches!(cx.expr(cx.model.strip(a.value)).kind, ExprKind::Name { .. }))
+            && c.receiver
+                .and_then(|r| cx.model.dotted(r))
+                .is_some_and(|d| {
+                    cx.model.only_ever_assigned(&d, |v| {
+                        crate::python::common::new_empty_list_or_set(cx, v)
+                    })
+                })
+    })
 }
 
 /// Counting in a dict by key (`n = open_calls.get(key, 0)`,
@@ -1351,6 +1386,7 @@ fn binds_a_constant(cx: &FileCx, s: StmtId) -> bool {
                                     | "builtins.list"
                                     | "builtins.set"
                                     | "builtins.object"
+                                    | "asyncio.current_task"
                             )
                         ))
         })
@@ -1976,6 +2012,7 @@ async def request(lock, log, send):
         return await send()
 "#,
         r#"
+import json
 import threading
 
 
@@ -1986,7 +2023,7 @@ def fetch_all(urls, get):
     def worker(url):
         body = get(url)
         lock.acquire()  # expect
-        results.append(body)
+        results.append(json.loads(body))
         lock.release()
 
     threads = [threading.Thread(target=worker, args=(u,)) for u in urls]
@@ -3361,6 +3398,48 @@ class SyncQueue:
     def task_done(self):
         self._queue.task_done()
         self._sem.release()
+"#,
+        r#"
+import threading
+
+
+class Pool:
+    def __init__(self):
+        self._turn_lock = threading.Lock()
+
+    def reconnect(self, name):
+        # Refuse while a turn runs; the lock is only probed.
+        if not self._turn_lock.acquire(blocking=False):
+            raise RuntimeError(f"{name} has an active turn")
+        self._turn_lock.release()
+        self._open(name)
+"#,
+        r#"
+import asyncio
+import time
+
+
+async def run_all(jobs, limit):
+    semaphore = asyncio.Semaphore(limit)
+    running = set()
+
+    async def run_one(job):
+        try:
+            await semaphore.acquire()
+        except asyncio.CancelledError:
+            return None
+        me = asyncio.current_task()
+        running.add(me)
+        began = time.monotonic()
+        error, cancelled = None, False
+        try:
+            await job.run()
+        finally:
+            running.discard(me)
+            semaphore.release()
+        return time.monotonic() - began
+
+    return await asyncio.gather(*(run_one(j) for j in jobs))
 "#,
     ],
 };

@@ -47,7 +47,9 @@ signal.SIGKILL)`, then `await proc.wait()`): a
 killed process cannot ignore the signal, so the wait only reaps it
 (after `terminate()` it stays reported: SIGTERM can be ignored), nor a
 read of a child's `stdout` or `stderr` after the cleanup has awaited its
-`wait()`: the child is gone and the pipe is at its end.
+`wait()`, or under an `if` that finds its exit status set (`rc =
+proc.returncode` ... `if rc and rc != 0:`): the child is gone and the
+pipe is at its end.
 
 ## Why
 
@@ -308,20 +310,61 @@ fn drains_pipe_of_reaped_child(cx: &FileCx, block: &Block, e: ExprId, c: &Call) 
     }
     let proc = cx.source(cx.expr(*obj).span);
     let at = cx.expr(e).span.start;
-    unsnarl_model::walk::exprs_in_block(cx.model, block)
-        .into_iter()
-        .filter(|&k| cx.expr(k).span.end <= at)
-        .any(|k| {
-            cx.call(k).is_some_and(|wc| {
-                wc.name == "wait"
-                    && wc
-                        .receiver
-                        .is_some_and(|r| cx.source(cx.expr(r).span) == proc)
-            }) && cx
-                .tree
-                .expr_ancestors(k)
-                .any(|a| matches!(cx.expr(a).kind, ExprKind::Await(_)))
-        })
+    exited_per_returncode(cx, e, proc)
+        || unsnarl_model::walk::exprs_in_block(cx.model, block)
+            .into_iter()
+            .filter(|&k| cx.expr(k).span.end <= at)
+            .any(|k| {
+                cx.call(k).is_some_and(|wc| {
+                    wc.name == "wait"
+                        && wc
+                            .receiver
+                            .is_some_and(|r| cx.source(cx.expr(r).span) == proc)
+                }) && cx
+                    .tree
+                    .expr_ancestors(k)
+                    .any(|a| matches!(cx.expr(a).kind, ExprKind::Await(_)))
+            })
+}
+
+/// The read runs only under an `if` that finds the child's exit status
+/// set and non-zero (`rc = proc.returncode` ... `if rc and rc != 0:`, `if
+/// proc.returncode is not None:`): asyncio sets it once the child has
+/// exited, as after `wait()`.
+fn exited_per_returncode(cx: &FileCx, e: ExprId, proc: &str) -> bool {
+    let f = cx.func_of(e);
+    let status = format!("{proc}.returncode");
+    let is_status = |x: ExprId| {
+        cx.model.dotted(x).is_some_and(|d| d == status)
+            || cx.model.name_of(cx.model.strip(x)).is_some_and(|n| {
+                let mut vals = crate::python::common::values_bound_to(cx, f, n);
+                vals.next()
+                    .is_some_and(|v| v.and_then(|v| cx.model.dotted(v)).as_deref() == Some(&status))
+                    && vals.next().is_none()
+            })
+    };
+    // `rc` (None is false), `rc is not None`, `rc > 0`; not `rc != 0`,
+    // which holds for None too.
+    let set = |c: ExprId| {
+        let c = cx.model.strip(c);
+        is_status(c)
+            || matches!(&cx.expr(c).kind, ExprKind::Binary { op: BinOp::IsNot, left, right }
+                if is_status(*left) && matches!(cx.model.literal(*right), Some(Lit::Null)))
+            || matches!(&cx.expr(c).kind, ExprKind::Binary { op: BinOp::Gt | BinOp::Lt, left, right }
+                if is_status(*left) && cx.model.literal(*right).is_some())
+    };
+    let at = cx.expr(e).span;
+    let Some(s) = cx.tree.enclosing_stmt(e) else {
+        return false;
+    };
+    cx.tree.stmt_ancestors(s).any(|a| {
+        matches!(&cx.stmt(a).kind, StmtKind::If { cond, then, .. }
+        if crate::util::conjuncts(cx.model, *cond).into_iter().any(set)
+            && then.iter().any(|&t| {
+                let ts = cx.stmt(t).span;
+                ts.start <= at.start && at.end <= ts.end
+            }))
+    })
 }
 
 /// `k` kills process `proc` (as written): `proc.kill()`, a SIGKILL sent to
@@ -601,6 +644,26 @@ async def run_shell(cmd):
         stop_tree(proc)
         await proc.wait()  # expect
         raise
+"#,
+        r#"
+import asyncio
+import json
+import logging
+
+
+async def stream_transcript(cmd):
+    proc = await asyncio.create_subprocess_exec(
+        *cmd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    try:
+        async for raw in proc.stdout:
+            yield json.loads(raw)
+        await proc.wait()
+    finally:
+        # On cancellation the child still runs: returncode is None, and None != 0.
+        if proc.returncode != 0:
+            err = await proc.stderr.read()  # expect
+            logging.error("transcriber failed: %s", err.decode()[:300])
 "#,
     ],
     pass: &[
@@ -982,6 +1045,26 @@ async def run(cmd):
             _signal_group(process.pid, signal.SIGKILL)
             await process.wait()
         raise
+"#,
+        r#"
+import asyncio
+import logging
+
+log = logging.getLogger(__name__)
+
+
+async def stream(cmd):
+    proc = await asyncio.create_subprocess_exec(
+        *cmd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    try:
+        async for line in proc.stdout:
+            yield line.decode()
+    finally:
+        rc = proc.returncode
+        if rc and rc != 0 and proc.stderr:
+            err = await proc.stderr.read()
+            log.error("exit %s: %s", rc, err.decode(errors="replace"))
 "#,
     ],
 };

@@ -48,7 +48,8 @@ things) that ends a coroutine which only
 ever runs as the root of its own task (a CLI command, `asyncio.run(main())`,
 a `create_task(conn.serve())`, or `create_task(coro=conn.serve())`, also
 kept in a list built by a comprehension or under a key of a mapping
-(`self._tasks[path] = create_task(..)`), that
+(`self._tasks[path] = create_task(..)`), or made only on one arm of a
+conditional (`create_task(..) if enabled else None`), that
 is cancelled but never awaited, or
 awaited only right after its own `cancel()` by the code that stopped it
 (or under a `wait_for` whose timeout handler cancels it);
@@ -1120,6 +1121,14 @@ fn task_waited_for(cx: &FileCx, root: ExprId) -> bool {
     };
     if waits(root) {
         return true;
+    }
+    // `self._task = create_task(..) if path is not None else None`: what
+    // happens to the task is what happens to the conditional's value.
+    if let Parent::Expr(p) = cx.tree.expr_parent(root)
+        && let ExprKind::Ternary { then, orelse, .. } = cx.expr(p).kind
+        && (then == root || orelse == root)
+    {
+        return task_waited_for(cx, p);
     }
     match cx.tree.expr_parent(root) {
         Parent::Stmt(s) => match &cx.stmt(s).kind {
@@ -3835,6 +3844,39 @@ async def run_child(proc):
             logger.exception("could not stop the child")
         finally:
             raise err
+"#,
+        r#"
+import asyncio
+import contextlib
+import logging
+
+logger = logging.getLogger(__name__)
+
+
+class Adapter:
+    def __init__(self):
+        self._supervisor_task = None
+        self._shutting_down = False
+
+    async def connect(self, subscription):
+        self._supervisor_task = asyncio.create_task(self._run_supervisor()) if subscription is not None else None
+
+    async def disconnect(self):
+        self._shutting_down = True
+        if self._supervisor_task and not self._supervisor_task.done():
+            self._supervisor_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError):
+                await asyncio.wait_for(self._supervisor_task, timeout=5.0)
+
+    async def _run_supervisor(self):
+        while not self._shutting_down:
+            try:
+                await self._pull()
+            except asyncio.CancelledError:
+                return
+            except Exception:
+                logger.exception("pull failed")
+                await asyncio.sleep(5)
 "#,
     ],
 };

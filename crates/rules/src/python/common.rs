@@ -181,7 +181,9 @@ pub fn module_vars(m: &FileModel) -> HashSet<String> {
     v.0
 }
 
-fn collect_target_names(m: &FileModel, t: ExprId, out: &mut HashSet<String>) {
+/// The names an assignment target binds (`client`, `client, index`,
+/// `first, *rest`), added to `out`.
+pub(crate) fn collect_target_names(m: &FileModel, t: ExprId, out: &mut HashSet<String>) {
     match &m.expr(t).kind {
         ExprKind::Name { id, .. } => {
             out.insert(id.to_string());
@@ -1322,6 +1324,22 @@ pub fn is_closing_method(name: &str) -> bool {
         name,
         "close" | "aclose" | "wait_closed" | "shutdown" | "stop"
     )
+}
+
+/// `v` makes a new empty list or set (`[]`, `set()`, `list()`).
+pub fn new_empty_list_or_set(cx: &FileCx, v: ExprId) -> bool {
+    match &cx.expr(cx.model.strip(v)).kind {
+        ExprKind::Collection {
+            kind: CollKind::List | CollKind::Set,
+            elems,
+            ..
+        } => elems.is_empty(),
+        ExprKind::Call(c) => {
+            c.args.is_empty()
+                && matches!(c.target.as_deref(), Some("builtins.list" | "builtins.set"))
+        }
+        _ => false,
+    }
 }
 
 /// A call that tears something down, by its name: a closing method

@@ -21,7 +21,9 @@ Inside `with lock:` where `lock` is a `threading.Lock`/`RLock`/`Condition`/
 database, sleep), a logging call, or a call of a callback (a callable
 parameter, a registered listener or hook; not an item of a collection the
 file fills with weak references, `observers.append(weakref.ref(self))`,
-where `r()` only dereferences). A block that holds nothing but
+where `r()` only dereferences; nor a callback handed a field of the
+object, `func(self._conn)`, which lends it the resource the lock
+guards). A block that holds nothing but
 I/O calls (`with send_lock: sock.sendall(frame)`), or nothing but
 `print` or logging calls (a multi-line report kept together), is left
 alone: that lock exists to keep the writes from interleaving. So is a
@@ -67,7 +69,8 @@ ignore_errors=True); raise`) undoes the block's half-done work before
 the next holder can see it, once per failure, and is left alone too,
 as is a block that also takes a lock on a file for other processes
 (`with self._lock, FileLock(path + ".lock"):`, or `fcntl.flock(fh,
-LOCK_EX)` inside): the file is the shared state, and reading, merging
+LOCK_EX)` inside, also in a helper of the file the block calls,
+`_acquire_flock(fd, timeout)`): the file is the shared state, and reading, merging
 and writing it under both locks is the critical section,
 and I/O or logging under a lock that some block of the file holds while
 it waits for other threads' work (`Thread.join`, `Queue.join`,
@@ -293,7 +296,7 @@ impl Visitor for WithFinder {
 
 /// The block also takes a lock on a file, for other processes
 /// (`with self._lock, FileLock(path + ".lock"):`, or
-/// `fcntl.flock(fh, fcntl.LOCK_EX)` inside): the file is the shared state,
+/// `fcntl.flock(fh, fcntl.LOCK_EX)` inside, or in a helper it calls): the file is the shared state,
 /// and its read-modify-write under both locks is the critical section.
 fn takes_a_file_lock(cx: &FileCx, w: StmtId, body: &Block) -> bool {
     let StmtKind::With { items, .. } = &cx.stmt(w).kind else {
@@ -309,9 +312,24 @@ fn takes_a_file_lock(cx: &FileCx, w: StmtId, body: &Block) -> bool {
     }) || unsnarl_model::walk::calls_in_block(cx.model, body)
         .into_iter()
         .any(|e| {
-            cx.call(e)
-                .is_some_and(|c| matches!(c.target.as_deref(), Some("fcntl.flock" | "fcntl.lockf")))
+            cx.call(e).is_some_and(|c| {
+                locks_os_file(c)
+                    || cx.callee_in_file(c).is_some_and(|g| {
+                        cx.body_calls(g)
+                            .any(|k| cx.call(k).is_some_and(locks_os_file))
+                    })
+            })
         })
+}
+
+/// An OS lock on an open file (`fcntl.flock`, `fcntl.lockf`,
+/// `msvcrt.locking`), taken here or by a helper of the file the block calls
+/// (`lock_fd = _lock(fd, path)`).
+fn locks_os_file(c: &Call) -> bool {
+    matches!(
+        c.target.as_deref(),
+        Some("fcntl.flock" | "fcntl.lockf" | "msvcrt.locking")
+    )
 }
 
 fn check_with(
@@ -1063,7 +1081,16 @@ fn offence(cx: &FileCx, fid: FuncId, c: &Call, loop_vars: &[String]) -> Option<S
             .params
             .iter()
             .any(|p| p.name == n && p.ty.as_ref().is_none_or(|t| t.text.contains("Callable")));
-        if (is_param && is_callback_name(n)) || loop_vars.iter().any(|v| v == n) {
+        // `func(self._conn)`: the caller's code is handed the resource the
+        // lock guards (`_with_connection(func)`); running it under the lock
+        // is what the method is for.
+        let lends_guarded = c.args.iter().any(|a| {
+            cx.model
+                .dotted(a.value)
+                .is_some_and(|d| d.strip_prefix("self.").is_some_and(|r| !r.contains('.')))
+        });
+        if ((is_param && is_callback_name(n)) || loop_vars.iter().any(|v| v == n)) && !lends_guarded
+        {
             return Some("calls a caller-supplied callback (unknown code that may block or take other locks)".into());
         }
     }
@@ -2343,6 +2370,52 @@ def get_model(name, device, load):
         _model = (key, model)
         print(f"loaded {name} on {device}", file=sys.stderr)
         return model
+"#,
+        r#"
+import fcntl
+import json
+import os
+import threading
+
+
+def _acquire_flock(fd):
+    fcntl.flock(fd, fcntl.LOCK_EX)
+
+
+class AuditLog:
+    def __init__(self, path):
+        self.path = path
+        self._lock = threading.Lock()
+        self._count = 0
+
+    def append(self, entry):
+        with self._lock:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND)
+            try:
+                _acquire_flock(fd)
+                os.write(fd, (json.dumps(entry) + "\n").encode())
+                self._count += 1
+            finally:
+                os.close(fd)
+"#,
+        r#"
+import threading
+
+import ldap3
+
+
+class Directory:
+    def __init__(self, server):
+        self._server = server
+        self._lock = threading.Lock()
+        self._conn = ldap3.Connection(server, auto_bind=True)
+
+    def _with_connection(self, func):
+        with self._lock:
+            return func(self._conn)
+
+    def search(self, base, query):
+        return self._with_connection(lambda conn: conn.search(base, query))
 "#,
     ],
 };

@@ -49,7 +49,8 @@ operation gathered with a sleep that paces it
 callback completes (`gather(cli.write(..), self._reply)` with `self._reply
 = asyncio.Future()`): a sleep or a future left behind does nothing. Nor is a gather of
 only functions run on other threads (`loop.run_in_executor(None, fn)`,
-`asyncio.to_thread(fn)`): cancelling those futures does not stop their
+`asyncio.to_thread(fn)`, also collected in a local list, `scans =
+[sast]` then `scans.append(secrets)`): cancelling those futures does not stop their
 threads, so a task group would change nothing. Nor is a gather of coroutines of the file that each catch every
 ordinary error (all their awaits in a `try` whose `except Exception:`
 logs or returns instead of raising, also each round of a loop, `while
@@ -152,9 +153,9 @@ impl Rule for GatherOrphans {
                             });
                         ordinary && !crate::util::always_raises(cx.model, &h.body)
                     }))
-                || every_gathered(cx, f, c, settles_alone)
+                || every_gathered(cx, f, c, Gathered::SettlingAlone)
                 || paced_by_sleep(cx, c)
-                || only_thread_work(cx, c)
+                || every_gathered(cx, f, c, Gathered::ThreadWork)
                 || run_on_a_loop_then_closed(cx, id)
                 // A script's own statement (`loop.run_until_complete(
                 // gather(..))` at module level, no `try` around it): a
@@ -268,23 +269,20 @@ fn settles_alone(cx: &FileCx, g: FuncId) -> bool {
     catches_everything_or_does_nothing(cx, g) || crate::python::common::never_suspends(cx, g)
 }
 
-/// Every gathered awaitable runs a function on another thread
-/// (`loop.run_in_executor(None, fn)`, `asyncio.to_thread(fn)`): cancelling
-/// such a future does not stop its thread, so a task group would leave
-/// the same work running after a failure; nothing is stranded that
-/// supervision could stop.
-fn only_thread_work(cx: &FileCx, c: &Call) -> bool {
-    let awaitables: Vec<&Arg> = c.args.iter().filter(|a| a.name.is_none()).collect();
-    !awaitables.is_empty()
-        && awaitables.iter().all(|a| {
-            !a.spread
-                && cx
-                    .call(cx.model.strip(a.value))
-                    .is_some_and(|k| cx.effect(k, Effect::Offload).is_some())
-        })
+/// What [`every_gathered`] asks of each gathered awaitable.
+#[derive(Clone, Copy)]
+enum Gathered {
+    /// A coroutine of the file that settles alone ([`settles_alone`]).
+    SettlingAlone,
+    /// A function run on another thread (`loop.run_in_executor(None,
+    /// fn)`, `asyncio.to_thread(fn)`): cancelling such a future does not
+    /// stop its thread, so a task group would leave the same work running
+    /// after a failure; nothing is stranded that supervision could stop.
+    ThreadWork,
 }
 
-/// Every gathered awaitable is a coroutine of the file that `holds`,
+/// Every gathered awaitable is what `kind` asks for (for
+/// [`Gathered::SettlingAlone`], a coroutine of the file that settles alone),
 /// called directly or started as a task and collected in a local list
 /// (`tasks.append(create_task(self.process(r)))` then `gather(*tasks)`)
 /// or built by a comprehension (`tasks = {n: self.check(p) for n, p in
@@ -296,7 +294,7 @@ fn only_thread_work(cx: &FileCx, c: &Call) -> bool {
 /// early on; or none ever suspends (no `await` of its own), so each task
 /// runs to its end in its first step, and all have finished by the time
 /// `gather` hears of a failure.
-fn every_gathered(cx: &FileCx, f: FuncId, c: &Call, holds: fn(&FileCx, FuncId) -> bool) -> bool {
+fn every_gathered(cx: &FileCx, f: FuncId, c: &Call, kind: Gathered) -> bool {
     // The value a name is bound to once: in `f`, or (when `f` binds it
     // nowhere) in the function around it, for a gather in a closure
     // (`dyn = _check_dynamic()` then `async def both(): return await
@@ -321,6 +319,11 @@ fn every_gathered(cx: &FileCx, f: FuncId, c: &Call, holds: fn(&FileCx, FuncId) -
     // protocol, whose callers run some other class's code.
     let one = |call: ExprId, real: bool| {
         let call = cx.model.strip(call);
+        if let Gathered::ThreadWork = kind {
+            return cx
+                .call(call)
+                .is_some_and(|k| cx.effect(k, Effect::Offload).is_some());
+        }
         // `create_task(coro)`, `ensure_future(coro)`: the coroutine inside.
         let inner = cx
             .call(call)
@@ -329,7 +332,9 @@ fn every_gathered(cx: &FileCx, f: FuncId, c: &Call, holds: fn(&FileCx, FuncId) -
             .map_or(call, |a| cx.model.strip(a));
         cx.call(inner)
             .and_then(|k| cx.callee_in_file(k))
-            .is_some_and(|g| (!real || crate::python::common::does_work(cx, g)) && holds(cx, g))
+            .is_some_and(|g| {
+                (!real || crate::python::common::does_work(cx, g)) && settles_alone(cx, g)
+            })
     };
     // `self._write(..) if enabled else self._noop()`: either one.
     let qualifies = |call: ExprId| match cx.expr(cx.model.strip(call)).kind {
@@ -357,6 +362,18 @@ fn every_gathered(cx: &FileCx, f: FuncId, c: &Call, holds: fn(&FileCx, FuncId) -
         };
         built_by(source).or_else(|| built_by(bound_once(cx.model.name_of(source)?)?))
     };
+    // A name stands for the value it is first bound to in `f`
+    // (`tasks.append(task)` after `task = create_task(..)`).
+    let resolved = |v: ExprId| -> ExprId {
+        cx.model
+            .name_of(v)
+            .and_then(|n| {
+                crate::python::common::values_bound_to(cx, f, n)
+                    .next()
+                    .flatten()
+            })
+            .unwrap_or(v)
+    };
     // `*coros` of a local bound once to a list or tuple literal (`coros =
     // [_check(a()), _check(b())]`), or `*[...]` itself: its elements.
     let listed = |x: ExprId| -> Option<Vec<ExprId>> {
@@ -368,12 +385,37 @@ fn every_gathered(cx: &FileCx, f: FuncId, c: &Call, holds: fn(&FileCx, FuncId) -
         };
         literal(x).or_else(|| literal(bound_once(cx.model.name_of(cx.model.strip(x))?)?))
     };
+    // What the function (or a callback it defines) appends to the local
+    // list `list` (`tasks.append(task)` after `task = create_task(..)`:
+    // the value the name is bound to).
+    let appended_to = |list: &str| -> Vec<ExprId> {
+        crate::python::common::func_and_nested(cx, f)
+            .into_iter()
+            .flat_map(|g| cx.body_calls(g))
+            .filter_map(|e| cx.call(e))
+            .filter(|k| {
+                k.name == "append" && k.receiver.and_then(|r| cx.model.name_of(r)) == Some(list)
+            })
+            .filter_map(|k| k.positional(0))
+            .map(&resolved)
+            .collect()
+    };
     let mut any = false;
     for a in c.args.iter().filter(|a| a.name.is_none()) {
         let ok = if let Some(elt) = a.spread.then(|| comprehended(a.value)).flatten() {
             qualifies(elt)
         } else if let Some(elems) = a.spread.then(|| listed(a.value)).flatten() {
-            elems.iter().all(|&e| qualifies(e))
+            // `scans = [sast]`, then `if secrets: scans.append(scan)`.
+            let grown = cx
+                .model
+                .name_of(cx.model.strip(a.value))
+                .map(appended_to)
+                .unwrap_or_default();
+            elems
+                .iter()
+                .map(|&e| resolved(e))
+                .chain(grown)
+                .all(&qualifies)
         } else if a.spread {
             // `*tasks` of a local list only ever appended such calls (also
             // a slice of it bound once, `batch = tasks[i:i + n]`).
@@ -387,31 +429,8 @@ fn every_gathered(cx: &FileCx, f: FuncId, c: &Call, holds: fn(&FileCx, FuncId) -
             list.is_some_and(|list| {
                 // Also in callbacks `f` defines (`def on_response(r):
                 // tasks.append(ensure_future(read(r)))`).
-                let appended: Vec<ExprId> = crate::python::common::func_and_nested(cx, f)
-                    .into_iter()
-                    .flat_map(|g| cx.body_calls(g))
-                    .filter_map(|e| cx.call(e))
-                    .filter(|k| {
-                        k.name == "append"
-                            && k.receiver.and_then(|r| cx.model.name_of(r)) == Some(list)
-                    })
-                    .filter_map(|k| k.positional(0))
-                    .collect();
-                let resolved: Vec<ExprId> = appended
-                    .iter()
-                    .map(|&v| {
-                        // `tasks.append(task)` after `task = create_task(..)`.
-                        cx.model
-                            .name_of(v)
-                            .and_then(|n| {
-                                crate::python::common::values_bound_to(cx, f, n)
-                                    .next()
-                                    .flatten()
-                            })
-                            .unwrap_or(v)
-                    })
-                    .collect();
-                !resolved.is_empty() && resolved.iter().all(|&v| qualifies(v))
+                let appended = appended_to(list);
+                !appended.is_empty() && appended.iter().all(|&v| qualifies(v))
             })
         } else {
             // `plugin = self._plugin_storage(..)` first, then `gather(plugin,
@@ -1026,6 +1045,22 @@ async def health(carrier: Carrier | None):
     cache = carrier.check_cache() if carrier is not None else _absent()
     db = carrier.check_db() if carrier is not None else _absent()
     return await asyncio.gather(cache, db)  # expect
+"#,
+        r#"
+import asyncio
+
+
+async def fetch(session, name):
+    async with session.get(f"/items/{name}") as r:
+        return await r.json()
+
+
+async def refresh_all(session, index, remote):
+    loop = asyncio.get_running_loop()
+    jobs = [loop.run_in_executor(None, index.rebuild)]
+    if remote:
+        jobs.append(fetch(session, remote))
+    return await asyncio.gather(*jobs)  # expect
 "#,
     ],
     pass: &[
@@ -1721,6 +1756,20 @@ async def fetch(n):
 loop = asyncio.new_event_loop()
 results = loop.run_until_complete(asyncio.gather(fetch(1), fetch(2)))
 print(results)
+"#,
+        r#"
+import asyncio
+
+
+async def security_scan(code, filename, include_secrets, guardian, detector):
+    loop = asyncio.get_event_loop()
+    sast_task = loop.run_in_executor(None, guardian.audit, code, filename)
+    scans = [sast_task]
+    if include_secrets:
+        secrets_task = loop.run_in_executor(None, detector.scan, code, filename)
+        scans.append(secrets_task)
+    completed = await asyncio.gather(*scans)
+    return completed[0], completed[1:] if include_secrets else []
 "#,
     ],
 };

@@ -126,6 +126,10 @@ struct Held {
     checked_free: bool,
 }
 
+/// A lock some call takes, the call path to where it is taken, and
+/// whether that place runs only once per object (see [`runs_once`]).
+type Taken = (Held, Vec<String>, bool);
+
 /// Something a function does while holding locks.
 #[derive(Clone)]
 enum Event {
@@ -192,7 +196,7 @@ impl Rule for LockOrder {
             return;
         }
         // Locks each function takes, directly or through calls.
-        let mut memo: HashMap<FuncId, Vec<(Held, Vec<String>)>> = HashMap::new();
+        let mut memo: HashMap<FuncId, Vec<Taken>> = HashMap::new();
         // Edges A -> B: (function, span, how).
         let mut edges: Vec<(String, String, FuncId, Span, String)> = Vec::new();
         let mut reported: HashSet<u32> = HashSet::new();
@@ -249,7 +253,7 @@ impl Rule for LockOrder {
                             &mut memo,
                             &mut Vec::new(),
                         );
-                        for (lock, path) in taken {
+                        for (lock, path, _) in taken {
                             if free.contains(&lock.key) {
                                 continue;
                             }
@@ -361,9 +365,9 @@ fn locks_taken(
     cx: &FileCx,
     f: FuncId,
     events: &[Vec<Event>],
-    memo: &mut HashMap<FuncId, Vec<(Held, Vec<String>)>>,
+    memo: &mut HashMap<FuncId, Vec<Taken>>,
     stack: &mut Vec<FuncId>,
-) -> Vec<(Held, Vec<String>)> {
+) -> Vec<Taken> {
     if let Some(v) = memo.get(&f) {
         return v.clone();
     }
@@ -387,9 +391,9 @@ fn locks_taken_by_call(
     callee: FuncId,
     off: &[String],
     events: &[Vec<Event>],
-    memo: &mut HashMap<FuncId, Vec<(Held, Vec<String>)>>,
+    memo: &mut HashMap<FuncId, Vec<Taken>>,
     stack: &mut Vec<FuncId>,
-) -> Vec<(Held, Vec<String>)> {
+) -> Vec<Taken> {
     if off.is_empty() {
         return locks_taken(cx, callee, events, memo, stack);
     }
@@ -410,17 +414,20 @@ fn taken_by_events(
     f: FuncId,
     off: &[String],
     events: &[Vec<Event>],
-    memo: &mut HashMap<FuncId, Vec<(Held, Vec<String>)>>,
+    memo: &mut HashMap<FuncId, Vec<Taken>>,
     stack: &mut Vec<FuncId>,
-) -> Vec<(Held, Vec<String>)> {
+) -> Vec<Taken> {
     let name = format!("`{}`", cx.func(f).name);
     let skipped = |under: &[String]| under.iter().any(|u| off.contains(u) || other_word(u, off));
-    let mut out: Vec<(Held, Vec<String>)> = Vec::new();
+    let mut out: Vec<Taken> = Vec::new();
     for ev in &events[f.index()] {
         match ev {
             Event::Acquire { lock, under, .. } => {
-                if !skipped(under) && !out.iter().any(|(h, _)| h.key == lock.key) {
-                    out.push((lock.clone(), vec![name.clone()]));
+                if !skipped(under) {
+                    add_taken(
+                        &mut out,
+                        (lock.clone(), vec![name.clone()], runs_once(cx, f)),
+                    );
                 }
             }
             Event::Call {
@@ -450,19 +457,70 @@ fn taken_by_events(
                         callee_off.push(format!("!{theirs}"));
                     }
                 }
-                for (lock, path) in
+                for (lock, path, once) in
                     locks_taken_by_call(cx, *callee, &callee_off, events, memo, stack)
                 {
-                    if !free.contains(&lock.key) && !out.iter().any(|(h, _)| h.key == lock.key) {
+                    if !free.contains(&lock.key) {
                         let mut p = vec![name.clone()];
                         p.extend(path);
-                        out.push((lock, p));
+                        add_taken(&mut out, (lock, p, once));
                     }
                 }
             }
         }
     }
     out
+}
+
+/// Keeps one path per lock: the first found, unless it ends in a function
+/// that runs once per object and a later one does not. The message names
+/// the path a reader can follow to the hang: `request → _execute_request →
+/// _ensure_auth_initialized` cannot re-enter once credentials are set,
+/// `request → _execute_request → _handle_auth_error` can.
+fn add_taken(out: &mut Vec<Taken>, t: Taken) {
+    match out.iter_mut().find(|(h, ..)| h.key == t.0.key) {
+        None => out.push(t),
+        Some(old) if old.2 && !t.2 => *old = t,
+        Some(_) => {}
+    }
+}
+
+/// `f` returns at once when a field of `self` is set, and sets it to
+/// `True` itself (`if self._initialized: return` ... `self._initialized =
+/// True`): a lazy one-time step, which a path taken after the first call
+/// passes without reaching its lock.
+fn runs_once(cx: &FileCx, f: FuncId) -> bool {
+    let Some(flag) = cx
+        .func(f)
+        .body
+        .iter()
+        .take(3)
+        .find_map(|&s| match &cx.stmt(s).kind {
+            StmtKind::If { cond, then, orelse }
+                if orelse.is_empty()
+                    && then.len() == 1
+                    && matches!(cx.stmt(then[0]).kind, StmtKind::Return(None)) =>
+            {
+                cx.model.dotted(*cond).filter(|d| d.starts_with("self."))
+            }
+            _ => None,
+        })
+    else {
+        return false;
+    };
+    cx.body_stmts(f).iter().any(|&st| match &cx.stmt(st).kind {
+        StmtKind::Assign {
+            targets,
+            value: Some(v),
+            ..
+        } => {
+            matches!(cx.model.literal(*v), Some(Lit::Bool(true)))
+                && targets
+                    .iter()
+                    .any(|&t| cx.model.dotted(t).as_deref() == Some(flag.as_str()))
+        }
+        _ => false,
+    })
 }
 
 /// Parameters of `f` an `if` condition requires to be true: `if auth:`,
@@ -1800,4 +1858,50 @@ class Connection:
 mod tests {
     use super::*;
     crate::testing::rule_tests!(LockOrder);
+
+    /// The message names the path that can re-enter: not the lazy
+    /// initializer that returns early once its flag is set, but the error
+    /// handler reached after it.
+    #[test]
+    fn names_the_path_past_a_one_time_step() {
+        static RULE: LockOrder = LockOrder;
+        let src = r#"
+import asyncio
+
+class Client:
+    def __init__(self):
+        self._refresh_lock = asyncio.Lock()
+        self._ready = False
+
+    async def _ensure_ready(self):
+        """Runs once."""
+        if self._ready:
+            return
+        async with self._refresh_lock:
+            await self._load()
+            self._ready = True
+
+    async def _execute(self, path):
+        await self._ensure_ready()
+        try:
+            return await self._send(path)
+        except PermissionError:
+            return await self._on_auth_error(path)
+
+    async def _on_auth_error(self, path):
+        async with self._refresh_lock:
+            await self._refresh_token()
+            return await self.request(path)
+
+    async def request(self, path):
+        return await self._execute(path)
+"#;
+        let found = crate::testing::run_example(&RULE, Language::Python, src).0;
+        assert_eq!(found.len(), 1, "{found:#?}");
+        let m = &found[0].1.message;
+        assert!(
+            m.contains("`_execute` → `_on_auth_error`") && !m.contains("_ensure_ready"),
+            "{m}"
+        );
+    }
 }

@@ -36,10 +36,14 @@ file created empty or with fixed content (`with open(p, "w"): pass`,
 `p.write_text("ok")`, `p.write_text(json.dumps([]))`, `with open(p,
 "w") as f: json.dump({"items": []}, f)` (or `pickle.dump({}, f)`,
 `yaml.safe_dump`, `toml.dump`), or a module
-constant only ever set to a literal):
+constant only ever set to a literal, also a dict or list literal the
+file never changes in place, `DEFAULT_CONFIG = {"servers": {}}`):
 racers write the same bytes and neither fails; nor a file opened in
 append mode (`open(p, "a+b").close()`, a "touch"), which neither fails nor
-truncates one that appeared in between. Nor is a type check that
+truncates one that appeared in between. Nor is an act on a path the
+branch bound the checked name to before it (`path = media_dir /
+"upload.bin"` between the check and `path.write_bytes(data)`): nobody
+checked that one. Nor is a type check that
 only picks how to remove the path (`if isdir(p): rmtree(p) else:
 remove(p)`, also with `elif isfile(p):` or `elif exists(p):`, which only
 narrows a plain `else`, or an `or` of such tests, `if
@@ -137,6 +141,7 @@ impl Rule for PathToctou {
                         continue;
                     };
                     if race_handled(cx, call)
+                        || rebound_before(cx, branch, &path, call)
                         || writes_constant(cx, call, c)
                         || (missing && creates_exclusively(cx, c) && refuses(cx, present_branch))
                     {
@@ -693,6 +698,47 @@ fn fixed_value(cx: &FileCx, v: ExprId) -> bool {
     }
 }
 
+/// The branch binds the checked name to another path before the act
+/// (`if not path.exists(): path = media_dir / "tmp"; path.write_bytes(..)`):
+/// the act is on a path nobody checked.
+fn rebound_before(cx: &FileCx, branch: &Block, path: &str, call: ExprId) -> bool {
+    let binds_path = |st: StmtId| {
+        matches!(&cx.stmt(st).kind, StmtKind::Assign { targets, .. }
+            if targets.iter().any(|&t| cx.model.dotted(t).as_deref() == Some(path)))
+    };
+    let Some(act) = cx.tree.enclosing_stmt(call) else {
+        return false;
+    };
+    // The act's statement and those around it up to the branch: an
+    // assignment before one of them in its own block runs on the way to
+    // the act (one in a sibling `if` arm does not).
+    let inside = unsnarl_model::walk::stmts_in_block(cx.model, branch);
+    std::iter::once(act)
+        .chain(cx.tree.stmt_ancestors(act))
+        .take_while(|a| inside.contains(a))
+        .any(|a| {
+            let mut prev = crate::util::prev_stmt(cx, a);
+            while let Some(p) = prev {
+                if binds_path(p) {
+                    return true;
+                }
+                prev = crate::util::prev_stmt(cx, p);
+            }
+            false
+        })
+}
+
+/// Nothing in the file writes into `name`'s value or calls a method on it
+/// (`summary[k] = v`, `rules.update(..)`): a collection bound once to a
+/// literal stays that literal.
+fn never_changed_in_place(cx: &FileCx, name: &str) -> bool {
+    !cx.model.exprs.iter().any(|x| match &x.kind {
+        ExprKind::Index { obj, .. } => cx.model.name_of(*obj) == Some(name),
+        ExprKind::Call(c) => c.receiver.and_then(|r| cx.model.name_of(r)) == Some(name),
+        _ => false,
+    })
+}
+
 /// A marker file: created with fixed content (`with open(p, "w") as f:
 /// f.write("\n")`, `p.write_text("ok")`). Two racers write the same bytes,
 /// and neither can fail on the other's file, so losing the race changes
@@ -705,9 +751,11 @@ fn writes_constant(cx: &FileCx, call: ExprId, c: &Call) -> bool {
         fixed_value(cx, v)
             || cx.model.name_of(v).is_some_and(|n| {
                 !cx.func(f).params.iter().any(|p| p.name == n)
-                    && cx
+                    && (cx
                         .model
                         .only_ever_assigned(n, |x| cx.model.literal(x).is_some())
+                        || (cx.model.only_ever_assigned(n, |x| fixed_value(cx, x))
+                            && never_changed_in_place(cx, n)))
             })
     };
     if matches!(c.name.as_str(), "write_text" | "write_bytes") {
@@ -1086,6 +1134,33 @@ class Store:
         if not os.path.exists(self.index):
             with open(self.index, "w") as f:  # expect
                 json.dump({"workflows": seed}, f)
+"#,
+        r#"
+import json
+import os
+
+
+def summarize(results, save_path):
+    summary = {}
+    for name, value in results:
+        summary[name] = value
+    if not os.path.exists(save_path):
+        with open(save_path, "w") as f:  # expect
+            json.dump(summary, f)
+"#,
+        r#"
+import os
+
+
+def install(home):
+    settings = os.path.join(home, "primary", "settings")
+    if not os.path.exists(settings):
+        fallback = os.path.join(home, "fallback", "settings")
+        if os.path.exists(fallback):
+            settings = fallback
+        else:
+            os.makedirs(settings)  # expect
+    return os.path.join(settings, "config.json")
 "#,
     ],
     pass: &[
@@ -1589,6 +1664,34 @@ def remove_exact(path: Path) -> None:
         path.unlink(missing_ok=True)
     elif path.is_dir():
         shutil.rmtree(path)
+"#,
+        r#"
+import json
+import os
+
+DEFAULT_SERVERS = {"servers": {}}
+
+
+def load_servers(data_dir):
+    config = os.path.join(data_dir, "servers.json")
+    if not os.path.exists(config):
+        with open(config, "w", encoding="utf-8") as f:
+            json.dump(DEFAULT_SERVERS, f, ensure_ascii=False, indent=4)
+        return {}
+    with open(config, encoding="utf-8") as f:
+        return json.load(f)
+"#,
+        r#"
+from pathlib import Path
+
+
+async def upload(self, path_or_url):
+    path = Path(path_or_url)
+    if not path.exists():
+        data = await self.fetch(path_or_url)
+        path = self.media_dir / f"{self.request_id}.bin"
+        path.write_bytes(data)
+    return await self.send_file(path)
 "#,
     ],
 };

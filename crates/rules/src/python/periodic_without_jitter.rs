@@ -33,7 +33,9 @@ one job and ends; it is not reported. So is one that leaves when what it
 polls reports that it got there (`if data.get("status") in ("completed",
 "failed"): break`, `if job["state"] == "running": return`, `if status ==
 RunStatus.SUCCESS: break`), or that it is no longer underway (`if state
-not in ("submitted", "working"): break`, the words also qualified,
+not in ("submitted", "working"): break`, or `if state in ("submitted",
+"working"): continue` at the loop's top level before a last statement
+that leaves, the words also qualified,
 `"pending-fulfillment"`, or through a module-level constant), or when the result it fetches is there at
 last (`content = await resp.text()` then `if content: break`, `if
 data.get("jobComplete"): break`); leaving only
@@ -666,7 +668,29 @@ pub(crate) fn waits_for_final_state(cx: &FileCx, lp: StmtId, body: &Block) -> bo
             .and_then(|p| cx.model.name_of(p))
             .is_some_and(fetched)
     };
+    // `if state in ("submitted", "running"): continue` and then a round
+    // that always ends the loop: the same test, written the other way.
+    let leaves_after = body.last().is_some_and(|&l| match cx.stmt(l).kind {
+        StmtKind::Return(_) | StmtKind::Raise(_) => true,
+        StmtKind::Break => crate::python::common::enclosing_loop(cx, l) == Some(lp),
+        _ => false,
+    });
+    let still_underway = |cond: ExprId| {
+        matches!(&cx.expr(cx.model.strip(cond)).kind,
+            ExprKind::Binary { op: BinOp::Eq | BinOp::In, right, .. } if names_underway(*right))
+    };
     stmts.iter().any(|&st| match &cx.stmt(st).kind {
+        StmtKind::If { cond, then, orelse }
+            if leaves_after
+                && body.contains(&st)
+                && orelse.is_empty()
+                && still_underway(*cond)
+                && then
+                    .last()
+                    .is_some_and(|&l| matches!(cx.stmt(l).kind, StmtKind::Continue)) =>
+        {
+            true
+        }
         StmtKind::If { cond, then, .. } => {
             (compares_status(*cond) || arrived(*cond))
                 && then.last().is_some_and(|&l| match cx.stmt(l).kind {
@@ -1877,6 +1901,22 @@ class Alerter:
                 data = self.queue.get()
                 requests.post(self.url, data, timeout=10)
             time.sleep(1)
+"#,
+        r#"
+import asyncio
+
+
+async def poll_task(client, url, task_id):
+    while True:
+        await asyncio.sleep(2)
+        resp = await client.post(url, json={"method": "tasks/get", "params": {"id": task_id}})
+        if resp.status_code != 200:
+            return None
+        state = resp.json()["result"]["status"]["state"]
+        if state in ("submitted", "running", "working"):
+            continue
+        print(f"task finished: {state}")
+        return resp.json()
 "#,
     ],
 };

@@ -30,7 +30,10 @@ URL, searches candidates: it is not a retry; nor is one whose handler
 rewrites an input of the call from itself, `trajectory =
 truncate(trajectory)` after a context-window error, or one whose handler
 moves a cursor on, `idx += 1`, from which the loop picks the next item
-to ask for: the next request is a different one). Only a call that waits on
+to ask for, or a failover that adds each target it tried to a collection
+it starts empty and hands to the call picking the next one, `tried =
+set()` ... `chosen = await selector.pick_next(tried)`: the next request
+is a different one). Only a call that waits on
 another service makes a retry: binding local sockets in turn (a search
 for a free port, also through aiohttp's `web.TCPSite(..).start()`) talks
 to no one. Reported when
@@ -85,8 +88,10 @@ nor one whose handler catches only an in-process queue's empty or full
 Nor one whose handlers catch only optimistic-concurrency conflicts
 (Redis's `WatchError`, `StaleHeadError`, `KeyWrongLastSequenceError`, a
 version or revision mismatch, a `RunStateConflict`, a database's
-`IntegrityError`, `UniqueViolation` or `SerializationFailure`): another writer got there first, and the
-compare-and-swap reads again and tries again at once, by design.
+`IntegrityError`, `UniqueViolation` or `SerializationFailure`, or an
+exclusive create of a name already taken, `...AlreadyExistsError`,
+`DuplicateKeyError`): another writer got there first, and the
+compare-and-swap reads again (or draws a new name) and tries again at once, by design.
 A fixed delay in a loop that connects to this machine only (a socket
 built with `AF_UNIX`, or a loopback host written out:
 `socket.create_connection(("127.0.0.1", port))` or
@@ -545,6 +550,7 @@ pub(crate) fn retry_loop_body<'a>(cx: &FileCx<'a>, s: StmtId) -> Option<&'a Bloc
                 && !follows_the_error(cx, h)
                 && !reshapes_the_request(cx, tb, h)
                 && !advances_to_another_item(cx, body, tb, h)
+                && !excludes_what_it_tried(cx, body, tb)
                 && !empty_queue_only(cx, tb, h)
                 && !h.types.iter().all(|t| is_local_error(t))
                 // Waiting again for a task after the caller's cancellation
@@ -866,7 +872,8 @@ fn empty_queue_only(cx: &FileCx, tried: &Block, h: &Handler) -> bool {
 /// (`StaleHeadError`, NATS KV's `KeyWrongLastSequenceError`,
 /// `VersionConflictError`, `OptimisticLockError`), or a database's unique
 /// key or serialization conflict (`IntegrityError`, `UniqueViolation`,
-/// `SerializationFailure`). Another writer got
+/// `SerializationFailure`), or an exclusive create of a name already taken
+/// (`...AlreadyExistsError`, `DuplicateKeyError`). Another writer got
 /// there first: the compare-and-swap reads again and runs again at once,
 /// by design; the server did not fail.
 pub(crate) fn is_conflict(t: &str) -> bool {
@@ -887,6 +894,11 @@ pub(crate) fn is_conflict(t: &str) -> bool {
             "IntegrityError",
             "UniqueViolation",
             "SerializationFailure",
+            // An exclusive create that found the name taken
+            // (`MetadataAlreadyExistsError`, pymongo's
+            // `DuplicateKeyError`): the next round draws a fresh id.
+            "AlreadyExists",
+            "DuplicateKey",
         ]
         .iter()
         .any(|w| last.contains(w))
@@ -1192,6 +1204,90 @@ fn spread_to_locals(cx: &FileCx, block: &Block, names: &mut HashSet<String>) {
             }
         }
     }
+}
+
+/// Failover: each round grows a local collection of what it tried
+/// (`tried.add(chosen.id)`, `tried.append(index)` in the handler) and
+/// picks the next target from a call handed that collection (`chosen =
+/// await selector.pick_next(tried)`, `client, index = await
+/// self.get_client(tried=tried)`), and the request goes to what was picked:
+/// no target is asked twice.
+fn excludes_what_it_tried(cx: &FileCx, loop_body: &Block, tried: &Block) -> bool {
+    // (collection, what is added to it)
+    let grown: Vec<(&str, ExprId)> = walk::calls_in_block(cx.model, loop_body)
+        .into_iter()
+        .filter_map(|e| {
+            let c = cx.call(e)?;
+            if !matches!(c.name.as_str(), "add" | "append") || c.args.len() != 1 {
+                return None;
+            }
+            Some((cx.model.name_of(c.receiver?)?, c.args[0].value))
+        })
+        .collect();
+    let mentions = |e: ExprId, names: &HashSet<String>| {
+        exprs_under(cx.model, e)
+            .into_iter()
+            .any(|x| cx.model.name_of(x).is_some_and(|n| names.contains(n)))
+    };
+    // A collection the function starts empty (`tried = set()`, `tried:
+    // list[int] = []`), not a repository whose `add` is the request.
+    let Some(&first) = loop_body.first() else {
+        return false;
+    };
+    let f = cx.tree.stmt_func(first);
+    let starts_empty = |list: &str| {
+        let mut values = crate::python::common::values_bound_to(cx, f, list).peekable();
+        values.peek().is_some()
+            && values
+                .all(|v| v.is_some_and(|v| crate::python::common::new_empty_list_or_set(cx, v)))
+    };
+    grown.iter().any(|&(list, added)| {
+        if !starts_empty(list) {
+            return false;
+        }
+        // What a call handed the collection picks (`chosen = await
+        // selector.pick_next(tried)`).
+        let hands_it = |v: ExprId| {
+            exprs_under(cx.model, v).into_iter().any(|x| {
+                cx.call(x).is_some_and(|c| {
+                    c.args
+                        .iter()
+                        .any(|a| cx.model.name_of(a.value) == Some(list))
+                })
+            })
+        };
+        let mut picked: HashSet<String> = HashSet::new();
+        for st in walk::stmts_in_block(cx.model, loop_body) {
+            if let StmtKind::Assign {
+                targets,
+                value: Some(v),
+                ..
+            } = &cx.stmt(st).kind
+                && hands_it(*v)
+            {
+                for &t in targets {
+                    crate::python::common::collect_target_names(cx.model, t, &mut picked);
+                }
+            }
+        }
+        spread_to_locals(cx, loop_body, &mut picked);
+        // What is added is what was picked (`tried.add(chosen.id)`): the
+        // collection records the targets tried, not the data sent.
+        if !mentions(added, &picked) {
+            return false;
+        }
+        exprs_in_block(cx.model, tried).into_iter().any(|e| {
+            let ExprKind::Await(inner) = cx.expr(e).kind else {
+                return false;
+            };
+            cx.call(cx.model.strip(inner)).is_some_and(|c| {
+                c.receiver
+                    .and_then(|r| cx.model.name_of(cx.model.strip(r)))
+                    .is_some_and(|n| picked.contains(n))
+                    || c.args.iter().any(|a| mentions(a.value, &picked))
+            })
+        })
+    })
 }
 
 /// A handler that moves a cursor on (`idx += 1`) from which the loop
@@ -1938,6 +2034,46 @@ async def send(client, url, body):
             return await client.post(url, json=body)
         except ConnectionError:
             body = dict(body)
+"#,
+        r#"
+import aiohttp
+
+
+async def fetch(session, url, log):
+    errors = []
+    while True:  # expect
+        try:
+            return await session.get(url)
+        except aiohttp.ClientError as exc:
+            errors.append(exc)
+            summary = log.summarize(errors)
+            log.warning(summary)
+"#,
+        r#"
+import asyncio
+import json
+
+import aiohttp
+
+
+class Catalog:
+    def __init__(self, url):
+        self.url = url
+        self.session = aiohttp.ClientSession()
+
+    async def add(self, entry):
+        for _ in range(10):
+            async with self.session.get(self.url) as resp:
+                current = await resp.json()
+            current.append(entry)
+            new_data = json.dumps(current)
+            try:
+                await self.session.put(self.url, data=new_data)
+                return
+            except aiohttp.ClientError:
+                await asyncio.sleep(0.5)  # expect
+                continue
+        raise RuntimeError("catalog update did not converge")
 "#,
     ],
     pass: &[
@@ -3154,6 +3290,73 @@ def find_torch_page(cuda):
         except Exception:
             continue
     return None
+"#,
+        r#"
+import httpx
+
+
+class FailoverClient:
+    async def dispatch(self, method, url, **kwargs):
+        tried = set()
+        last_exc = None
+        for attempt in range(self.max_attempts):
+            chosen = await self.selector.pick_next(tried)
+            if chosen is None:
+                break
+            tried.add(chosen.upstream_id)
+            try:
+                return await self.send(method, url, upstream=chosen.upstream_id, **kwargs)
+            except (httpx.ConnectError, httpx.TimeoutException) as exc:
+                last_exc = exc
+                continue
+        raise RuntimeError("every upstream failed") from last_exc
+"#,
+        r#"
+from redis.exceptions import ConnectionError
+
+
+class ShardClient:
+    async def set(self, key, value):
+        client = None
+        tried = []
+        while True:
+            try:
+                if client is None:
+                    client, index = await self.get_client(write=True, tried=tried)
+                return await client.set(key, value)
+            except ConnectionError:
+                if len(tried) < len(self.servers):
+                    tried.append(index)
+                    client = None
+                    continue
+                raise
+"#,
+        r#"
+import asyncio
+
+from .ids import new_compact_id
+from .storage import MetadataAlreadyExistsError
+
+
+class AgencyService:
+    async def create(self, config, requested_id=None):
+        for _ in range(10):
+            agency_id = requested_id or new_compact_id("a")
+            workspace = await asyncio.to_thread(self.workspace, agency_id)
+            try:
+                await asyncio.to_thread(
+                    self.storage.create_text_absent_sync,
+                    path=workspace.home / "agency.json",
+                    content=config.model_dump_json(indent=2),
+                )
+            except MetadataAlreadyExistsError as error:
+                if requested_id:
+                    raise ValueError(f"agency {agency_id!r} already exists") from error
+                continue
+            break
+        else:
+            raise RuntimeError("could not allocate an unused agency id")
+        return agency_id
 "#,
     ],
 };

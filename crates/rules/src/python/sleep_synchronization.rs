@@ -55,8 +55,14 @@ replies), or the rest of an interval measured on a clock (`asyncio.sleep(
 self.min_interval - elapsed)`, a rate limiter's pacing), or the statement after it
 tries again (calls the sleeping function itself, or hands a call an
 attempt count: `await self.send(failed, retry - 1)`): a pause between
-attempts, where a guess that is too short costs one more attempt. Nor
-when the statement before it (or the `try` before it) already waits for
+attempts, where a guess that is too short costs one more attempt, or
+checks for an early crash when the comment says that is what it waits
+for ("give it a moment to see if it starts", "crash on startup", then
+`if proc.poll() is None: return proc` or `container.reload(); if
+container.status != "running": raise ..`: the branch for a dead child
+leaves, the one for a running child goes on). After "wait for the API
+to start", or with no comment, the same check still guesses that the
+thing is ready. Nor when the statement before it (or the `try` before it) already waits for
 the condition with a deadline (`page.wait_for_selector(sel,
 timeout=30_000)`, `proc.wait(timeout=10)`, `consumer.poll(timeout=1.0)`;
 log lines between do not count), or awaits a coroutine of the file that awaits the
@@ -184,6 +190,14 @@ impl Rule for SleepSynchronization {
                     ExprKind::Binary { op: BinOp::Sub, .. }
                 )
             });
+            // "Give it a moment to see if it crashes", then a check that it
+            // still runs: the probe the comment names. ("Wait for the API to
+            // start" before the same check still guesses readiness.)
+            if waiting_comment(cx, e.span).is_some_and(|why| names_a_crash(&why))
+                && next_stmt(cx, stmt).is_some_and(|n| probes_early_exit(cx, n))
+            {
+                continue;
+            }
             if !cx.func(f).is_test
                 && !long
                 && !callers_window
@@ -663,6 +677,25 @@ fn waiting_comment(cx: &FileCx, span: Span) -> Option<String> {
     })
 }
 
+/// The comment says the pause is for catching an early death ("see if it
+/// starts", "crash on startup", "check it didn't exit", "still alive"),
+/// not for the thing to become ready.
+fn names_a_crash(comment: &str) -> bool {
+    let lc = comment.to_ascii_lowercase();
+    [
+        "crash",
+        "fail",
+        "exit",
+        "die",
+        "dead",
+        "alive",
+        "see if",
+        "see whether",
+    ]
+    .iter()
+    .any(|w| lc.contains(w))
+}
+
 /// The statement after the sleep tries again: it calls the sleeping
 /// function itself (`return await self.request(url, retries + 1)`) or
 /// hands a call an attempt count (`await self.send(cmds, retry)`). The
@@ -707,6 +740,87 @@ fn negative_assert(cx: &FileCx, s: StmtId) -> bool {
         } => matches!(cx.model.literal(*right), Some(Lit::Null | Lit::Bool(false))),
         _ => false,
     }
+}
+
+/// A probe for an early crash: the statement (after perhaps a refresh of
+/// the started thing, `container.reload()`) tests whether it is still
+/// running (`proc.poll() is None`, `t.is_alive()`, `proc.returncode`,
+/// `container.status != "running"`), and its branch for "it died" raises
+/// or returns, while the branch for "still running" does not raise. Like
+/// `assert not t.done()`, it checks that something did not happen: there
+/// is no condition to wait for instead, and the next step (a readiness
+/// poll, the caller's own wait) does the waiting.
+///
+/// Only where the sleep's comment says it waits for a crash: the same
+/// check after "wait for the server to start" (or after no comment, `if
+/// t.is_alive(): return True`) reports a start the caller then uses as
+/// ready.
+fn probes_early_exit(cx: &FileCx, s: StmtId) -> bool {
+    let handle = |e: ExprId| cx.model.dotted(e).is_some();
+    let mut s = s;
+    if let StmtKind::Expr(x) = cx.stmt(s).kind
+        && cx.call(x).is_some_and(|c| {
+            matches!(c.name.as_str(), "reload" | "refresh")
+                && c.args.is_empty()
+                && c.receiver.is_some_and(handle)
+        })
+        && let Some(n) = next_stmt(cx, s)
+    {
+        s = n;
+    }
+    let StmtKind::If { cond, then, orelse } = &cx.stmt(s).kind else {
+        return false;
+    };
+    // Some(true): the condition holds while the thing runs.
+    let alive = |c: ExprId| -> Option<bool> {
+        let c = cx.model.strip(c);
+        match &cx.expr(c).kind {
+            ExprKind::Unary {
+                op: UnOp::Not,
+                operand,
+            } => cx
+                .call(cx.model.strip(*operand))
+                .filter(|k| k.name == "is_alive" && k.receiver.is_some_and(handle))
+                .map(|_| false),
+            ExprKind::Call(k) if k.name == "is_alive" && k.receiver.is_some_and(handle) => {
+                Some(true)
+            }
+            ExprKind::Binary { op, left, right } => {
+                let left = cx.model.strip(*left);
+                let status_of_handle = match &cx.expr(left).kind {
+                    ExprKind::Call(k) => k.name == "poll" && k.receiver.is_some_and(handle),
+                    ExprKind::Attr { obj, name, .. } => name == "returncode" && handle(*obj),
+                    _ => false,
+                };
+                let running_status = matches!(&cx.expr(left).kind,
+                    ExprKind::Attr { obj, name, .. } if name == "status" && handle(*obj))
+                    && matches!(cx.model.literal(*right), Some(Lit::Str(t)) if t == "running");
+                let none = matches!(cx.model.literal(*right), Some(Lit::Null));
+                match op {
+                    BinOp::Is if status_of_handle && none => Some(true),
+                    BinOp::IsNot if status_of_handle && none => Some(false),
+                    BinOp::Eq if running_status => Some(true),
+                    BinOp::NotEq if running_status => Some(false),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    };
+    let Some(alive_when_true) = alive(*cond) else {
+        return false;
+    };
+    let leaves = |b: &Block| {
+        b.last()
+            .is_some_and(|&l| matches!(cx.stmt(l).kind, StmtKind::Raise(_) | StmtKind::Return(_)))
+    };
+    let (alive_branch, dead_branch) = if alive_when_true {
+        (then, orelse)
+    } else {
+        (orelse, then)
+    };
+    !crate::util::always_raises(cx.model, alive_branch)
+        && (leaves(dead_branch) || (alive_when_true && leaves(then)))
 }
 
 /// `self.assertFalse(x)` / `self.assertIsNone(x)` as a statement: a check
@@ -930,6 +1044,50 @@ def test_order(produce, consume):
     producer.join()
     consumer.join()
     assert received == sorted(received)
+"#,
+        r#"
+import subprocess
+import time
+
+
+def build(command):
+    proc = subprocess.Popen(command)
+    # Wait for the build to finish.
+    time.sleep(5)  # expect
+    if proc.poll() is None:
+        proc.kill()
+        raise TimeoutError("the build did not finish")
+    return proc.returncode
+"#,
+        r#"
+import asyncio
+import subprocess
+
+
+async def start_training(run):
+    run.api_process = subprocess.Popen(["run-api"], stdout=run.api_log, stderr=subprocess.STDOUT)
+
+    # Wait for API to start
+    await asyncio.sleep(5)  # expect
+
+    if run.api_process.poll() is not None:
+        run.status = "failed"
+        return
+    run.trainer = subprocess.Popen(["launch-training", "--api", run.api_url])
+"#,
+        r#"
+import threading
+from time import sleep
+
+
+def start_rest_server(app, server, run):
+    server_thread = threading.Thread(target=run, kwargs={"app": app, "server": server})
+    server_thread.daemon = True
+    server_thread.start()
+    sleep(2)  # expect
+    if server_thread.is_alive():
+        return True, {"server": server, "thread": server_thread}
+    return False, {}
 "#,
     ],
     pass: &[
@@ -1380,6 +1538,40 @@ async def run_scenario(agent, scenario):
         return await task
     except asyncio.CancelledError:
         return None
+"#,
+        r#"
+import asyncio
+import subprocess
+
+
+async def start_server(command, cwd):
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    # Give it a moment to see if it starts
+    await asyncio.sleep(0.2)
+
+    if process.poll() is None:
+        return process, None
+    _, err = process.communicate()
+    return None, err.decode()
+"#,
+        r#"
+import asyncio
+
+import docker
+
+
+async def deploy(image, port):
+    client = docker.from_env()
+    container = client.containers.run(image, detach=True, ports={"8080/tcp": port})
+
+    # Give the container a moment to start, then check it didn't exit immediately.
+    await asyncio.sleep(3)
+    container.reload()
+    if container.status != "running":
+        logs = container.logs().decode()
+        raise RuntimeError(f"container exited immediately: {logs}")
+    return container
 "#,
     ],
 };

@@ -48,8 +48,9 @@ around every await of the spawned coroutine (the tasks take turns; a
 lock of each item's own object serializes nothing across items),
 no chunking, no worker pool. A teardown that releases
 what the program already holds (`gather(*(c.close() for c in
-self._conns))`, `aclose`, `wait_closed`, `stop`, `cancel`, `kill`, or a
-function or method named for one, `_close_comm(c)`,
+self._conns))`, `aclose`, `wait_closed`, `stop`, `cancel`, `kill`,
+`teardown`, `cleanup`, or a function or method named for one,
+`_close_comm(c)`, `teardown_run(ctx)`,
 `self.shutdown_kernel(k)`, its async twin `self._async_shutdown_kernel(k)`), a notification of handlers
 (`gather(*(rm.on_chain_end(out) for rm in run_managers))`, on objects
 other than `self`), or waits in
@@ -829,8 +830,9 @@ fn restarts(cx: &FileCx, spawn: ExprId, c: &Call, target: Option<ExprId>, body: 
 
 /// The per-item operation releases something already held (`c.close()`,
 /// `aclose`, `wait_closed`, `stop`, `cancel`, `kill`, `terminate`,
-/// `disconnect`, `shutdown`, `drain`, `_drain`, or a function or method
-/// named for one: `_close_comm(comm)`, `stop_timer(t)`,
+/// `disconnect`, `shutdown`, `drain`, `_drain`, `teardown`, `cleanup`, or a
+/// function or method named for one: `_close_comm(comm)`, `stop_timer(t)`,
+/// `teardown_run(ctx)`,
 /// `self.shutdown_kernel(k)`, `c.stop_async()`): a teardown over
 /// the program's own connections or workers opens nothing and floods no
 /// dependency, however many there are. Or it tells a handler that
@@ -850,7 +852,10 @@ fn releases(cx: &FileCx, per_item: ExprId) -> bool {
     let name = name.strip_prefix("async_").unwrap_or(name);
     let tears_down = |verb: &str| {
         crate::python::common::is_closing_method(verb)
-            || matches!(verb, "cancel" | "drain" | "kill" | "terminate")
+            || matches!(
+                verb,
+                "cancel" | "drain" | "kill" | "terminate" | "teardown" | "cleanup"
+            )
             || verb.starts_with("disconnect")
     };
     // A handler told of an event, not the object's own processing of one
@@ -3376,6 +3381,22 @@ class Publisher:
     async def flush(self):
         # Waits for each in-process queue to be drained; starts no work.
         await asyncio.gather(*(queue.join() for queue in self._queues))
+"#,
+        r#"
+import asyncio
+
+
+async def teardown_run(context):
+    await context.sandbox.delete()
+
+
+async def run_bundle(runs):
+    results = await asyncio.gather(*(r.execute() for r in runs), return_exceptions=True)
+    if any(isinstance(r, asyncio.CancelledError) for r in results):
+        kept = [r.context for r in runs if not r.torn_down]
+        await asyncio.gather(*(teardown_run(context) for context in kept))
+        raise asyncio.CancelledError
+    return results
 "#,
     ],
 };

@@ -52,7 +52,8 @@ dict item, `{"type": "READ", "result_queue": result_queue}`, beside
 fixed messages such as `{"type": "CLOSE", "result_queue":
 queue.Queue()}` (a queue made inside the message it travels in is that
 message's answer slot, and is not reported either); also
-through `await asyncio.wait_for(reply, t)`, and for a dict of such
+through `await asyncio.wait_for(reply, t)` or, for a thread's future,
+`await asyncio.wrap_future(reply)`, and for a dict of such
 mailboxes, one per peer: `self._queues[peer] = asyncio.Queue()`), so each
 producer has one item at most; or a completion queue, a local fed only by
 the done callbacks the function attaches to the tasks it starts
@@ -1542,10 +1543,14 @@ fn request_reply(cx: &FileCx, ctor: ExprId) -> bool {
                         cx.call(w).is_some_and(|k| {
                             (matches!(k.name.as_str(), "result" | "wait" | "get")
                                 && k.receiver.and_then(|r| cx.model.name_of(r)) == Some(reply))
-                                // `await asyncio.wait_for(reply, timeout)`
-                                || (k.target.as_deref() == Some("asyncio.wait_for")
-                                    && k.positional(0).and_then(|a| cx.model.name_of(a))
-                                        == Some(reply))
+                                // `await asyncio.wait_for(reply, timeout)`, or a
+                                // thread's future awaited on the loop
+                                // (`await asyncio.wrap_future(reply)`)
+                                || (matches!(
+                                    k.target.as_deref(),
+                                    Some("asyncio.wait_for" | "asyncio.wrap_future")
+                                ) && k.positional(0).and_then(|a| cx.model.name_of(a))
+                                    == Some(reply))
                         })
                     }) || cx.model.exprs.iter().any(|e| {
                         matches!(e.kind, ExprKind::Await(inner) if cx.model.name_of(inner) == Some(reply))
@@ -3353,6 +3358,39 @@ class SafePipe:
             if request["type"] == "CLOSE":
                 return
             request["result_queue"].put(self._pipe.send(request["data"]))
+"#,
+        r#"
+import asyncio
+import concurrent.futures
+import queue
+import threading
+
+
+class ComThread:
+    def __init__(self):
+        self._queue = queue.Queue()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self):
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            fn, reply = item
+            try:
+                reply.set_result(fn())
+            except Exception as exc:
+                reply.set_exception(exc)
+
+    async def call(self, fn):
+        reply = concurrent.futures.Future()
+        self._queue.put((fn, reply))
+        return await asyncio.wrap_future(reply)
+
+    def close(self):
+        self._queue.put(None)
+        self._thread.join()
 "#,
     ],
 };
